@@ -1,0 +1,32 @@
+# One place for the warning flags of every vramscope target.
+function(vramscope_target_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion)
+  if(VRAMSCOPE_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+  target_compile_features(${target} PUBLIC cxx_std_20)
+endfunction()
+
+# vramscope_module(NAME SOURCES... DEPS ...): a static library vramscope_NAME, alias vramscope::NAME.
+function(vramscope_module name)
+  cmake_parse_arguments(M "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(vramscope_${name} STATIC ${M_SOURCES})
+  add_library(vramscope::${name} ALIAS vramscope_${name})
+  target_include_directories(vramscope_${name}
+    PUBLIC ${PROJECT_SOURCE_DIR}/include
+    PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(vramscope_${name} PUBLIC ${M_DEPS})
+  vramscope_target_warnings(vramscope_${name})
+endfunction()
+
+# vramscope_test(NAME SOURCES... DEPS ...): one GoogleTest executable per module.
+function(vramscope_test name)
+  cmake_parse_arguments(T "" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(vramscope_${name}_tests ${T_SOURCES})
+  target_include_directories(vramscope_${name}_tests PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+  target_link_libraries(vramscope_${name}_tests PRIVATE ${T_DEPS} GTest::gtest GTest::gtest_main GTest::gmock)
+  target_compile_definitions(vramscope_${name}_tests PRIVATE
+    VRAMSCOPE_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  vramscope_target_warnings(vramscope_${name}_tests)
+  gtest_discover_tests(vramscope_${name}_tests DISCOVERY_TIMEOUT 60)
+endfunction()

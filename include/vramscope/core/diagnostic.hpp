@@ -1,0 +1,32 @@
+#pragma once
+// A diagnostic is how vramscope reports bad input: where (source, line, column), what was
+// expected, and the offending line with a caret, in the style of a compiler message:
+//
+//   job.yaml:12:5: unknown key "optimiser" (did you mean "optimizer"?)
+//   optimiser: adamw
+//   ^ near here
+
+#include <string>
+#include <vector>
+
+namespace vramscope {
+
+struct diagnostic {
+  std::string source;   // file name or "<stdin>", "--set", ...; may be empty
+  int line = 0;         // 1-based; 0 when unknown
+  int column = 0;       // 1-based; 0 when unknown
+  std::string message;  // what is wrong and what was expected, lower-case start
+  std::string context;  // the offending line, printed under the message with a caret
+
+  /// "source:line:column: message" plus context and caret lines when known.
+  [[nodiscard]] std::string to_string() const;
+};
+
+/// Recoverable oddities found while reading input (an unknown column, a skipped record).
+using warnings = std::vector<diagnostic>;
+
+/// Returns the candidate closest to `word` by edit distance, or "" when none is close enough
+/// (distance above a third of the word's length, at least 2).
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace vramscope

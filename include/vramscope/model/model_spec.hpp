@@ -1,0 +1,78 @@
+#pragma once
+// What is in a model: its architecture numbers and the exact list of parameter tensors, each
+// assigned to the unit that FSDP / ZeRO-3 would gather as one piece (embedding, each block,
+// final norm, head, vision tower blocks, projector, ...). Every memory figure vramscope
+// computes later starts from this inventory.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <vramscope/core/dtype.hpp>
+#include <vramscope/core/result.hpp>
+
+namespace vramscope::model {
+
+/// One parameter tensor, as it appears in the checkpoint.
+struct tensor {
+  std::string name;                  // checkpoint name, e.g. "model.layers.0.self_attn.q_proj.weight"
+  std::vector<std::uint64_t> shape;  // as stored (out_features, in_features) for Linear weights
+  dtype type = dtype::bf16;          // checkpoint dtype (config's torch_dtype)
+  std::string unit;                  // the unit it belongs to, e.g. "layers.0" (see `unit`)
+  [[nodiscard]] std::uint64_t numel() const;
+};
+
+/// What a unit is: the granularity of FSDP wrapping and ZeRO-3 gathering.
+enum class unit_kind { embedding, block, norm, head, vision_embedding, vision_block, vision_head, projector, other };
+
+/// A group of tensors gathered together. `name` is the module path relative to the model
+/// ("embed_tokens", "layers.7", "norm", "lm_head", "vision_tower.layers.3", "multi_modal_projector").
+struct unit {
+  std::string name;
+  unit_kind kind = unit_kind::other;
+  std::uint64_t parameters = 0;  // elements in this unit's tensors
+  bytes size = 0;                // bytes in checkpoint dtype
+};
+
+/// The numbers the activation and communication models need, for one transformer stack.
+struct stack_shape {
+  std::string family;        // "llama", "gemma2", "siglip", ...
+  std::uint64_t hidden = 0;
+  std::uint64_t intermediate = 0;  // MLP width (per expert for MoE)
+  std::uint64_t layers = 0;
+  std::uint64_t heads = 0;
+  std::uint64_t kv_heads = 0;
+  std::uint64_t head_dim = 0;
+  std::uint64_t vocab = 0;         // 0 for vision towers
+  std::uint64_t experts = 0;       // 0 for dense models
+  std::uint64_t experts_per_token = 0;
+  bool gated_mlp = true;           // SwiGLU / GeGLU (3 matrices) vs plain MLP (2)
+  bool tied_embeddings = false;
+  std::uint64_t image_tokens = 0;  // vision towers: patches per image
+};
+
+/// A model: identity, architecture numbers, tensor inventory and units in forward order.
+struct model_spec {
+  std::string name;                  // preset name or the path it was read from
+  std::string model_type;            // config.json "model_type"
+  dtype type = dtype::bf16;          // checkpoint dtype
+  stack_shape text;                  // the language model (or the only stack)
+  std::optional<stack_shape> vision; // vision tower for multimodal models
+  std::vector<stack_shape> extra;    // further stacks (pi0's action expert)
+  std::vector<tensor> tensors;       // checkpoint order within each unit
+  std::vector<unit> units;           // forward order
+
+  [[nodiscard]] std::uint64_t parameters() const;
+  [[nodiscard]] bytes size() const;  // bytes of all tensors in their dtypes
+  /// The unit with the most parameters (the largest single FSDP / ZeRO-3 gather).
+  [[nodiscard]] const unit& largest_unit() const;
+};
+
+/// Loads a model from a preset name ("llama-3.1-8b"), a config.json path, or a folder that
+/// holds config.json and/or safetensors files (single file or index + shards). When both a
+/// config and weights are present their inventories are compared and any difference is an
+/// error naming the first differing tensor.
+result<model_spec> load_model(const std::string& name_or_path);
+
+}  // namespace vramscope::model

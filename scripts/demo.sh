@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Installs dependencies, builds vramscope, and runs it on a built-in example.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+cmake -S . -B build -G Ninja
+cmake --build build --target vramscope
+build/tools/vramscope inspect llama-3.1-8b

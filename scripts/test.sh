@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs dependencies, builds vramscope with warnings as errors, and runs every test.
+# This is the test command README.md gives and .ci/run runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+cmake -S . -B build -G Ninja -DVRAMSCOPE_WERROR=ON -DVRAMSCOPE_BUILD_BENCHMARKS=ON
+cmake --build build
+ctest --test-dir build --output-on-failure
+if [ -x scripts/fuzz-smoke.sh ]; then scripts/fuzz-smoke.sh; fi

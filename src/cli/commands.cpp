@@ -1,0 +1,77 @@
+#include "cli/commands.hpp"
+
+#include <vramscope/cli/run.hpp>
+
+#include <fmt/format.h>
+
+#include <array>
+#include <exception>
+#include <ostream>
+
+namespace vramscope::cli {
+
+namespace {
+
+constexpr std::string_view version = "0.1.0";
+
+const std::array command_table{
+    command{"inspect", "inspect MODEL [--json] [--tensors]",
+            "tensor inventory, parameter totals and units of a model", &cmd_inspect},
+    command{"models", "models [--json]", "the built-in preset catalog", &cmd_models},
+};
+
+void print_help(std::ostream& out) {
+  out << "vramscope " << version
+      << " — predict, measure and explain the GPU memory of distributed training jobs\n\n"
+      << "usage: vramscope COMMAND [ARGS...]\n\ncommands:\n";
+  for (const auto& c : command_table) out << fmt::format("  {:<10} {}\n", c.name, c.summary);
+  out << "\nrun 'vramscope help COMMAND' or 'vramscope COMMAND --help' for a command's options\n"
+      << "exit codes: 0 ok, 1 does not fit / error finding, 2 bad input, 3 environment\n";
+}
+
+const command* find_command(std::string_view name) {
+  for (const auto& c : command_table)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+int unknown_command(std::string_view name, std::ostream& err) {
+  err << "vramscope: unknown command '" << name << "'\n"
+      << "run 'vramscope help' for the list of commands\n";
+  return static_cast<int>(exit_status::bad_input);
+}
+
+int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" ||
+      (args[0] == "help" && args.size() == 1)) {
+    print_help(out);
+    return static_cast<int>(exit_status::ok);
+  }
+  if (args[0] == "--version" || args[0] == "version") {
+    out << "vramscope " << version << "\n";
+    return static_cast<int>(exit_status::ok);
+  }
+  if (args[0] == "help") {
+    const command* c = find_command(args[1]);
+    if (!c) return unknown_command(args[1], err);
+    return c->run({"--help"}, out, err);
+  }
+  const command* c = find_command(args[0]);
+  if (!c) return unknown_command(args[0], err);
+  return c->run(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+}
+
+}  // namespace
+
+std::span<const command> commands() { return command_table; }
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  try {
+    return dispatch(args, out, err);
+  } catch (const std::exception& e) {
+    err << "vramscope: internal error: " << e.what() << "\n";
+    return static_cast<int>(exit_status::environment);
+  }
+}
+
+}  // namespace vramscope::cli
