@@ -1,0 +1,94 @@
+#pragma once
+// Allocator models: pure bookkeeping replicas of the allocators that sit between a framework
+// and the driver (PyTorch's caching allocator, XLA's BFC pool, or none). The simulator replays a
+// rank's events through one of them to learn `allocated`, `active` and `reserved` at every
+// point. No model touches device memory. Models are not thread-safe.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <vramscope/core/units.hpp>
+
+namespace vramscope::alloc {
+
+/// A CUDA stream, as the schedule numbers them (0 = default/compute stream).
+using stream_id = std::uint32_t;
+/// Identifies one live allocation; returned by allocate, passed back to free.
+using handle = std::uint64_t;
+
+/// Why an allocation failed: the figures PyTorch prints in its OOM message.
+struct oom_info {
+  bytes requested = 0;       // the caller's size
+  bytes segment_size = 0;    // what the driver was asked for ("Tried to allocate ...")
+  bytes allocated = 0;       // allocated_bytes at the failure
+  bytes reserved = 0;        // reserved_bytes at the failure (after the cache flush)
+  bytes capacity = 0;        // the limit the model runs under
+  bytes largest_free = 0;    // largest cached free block
+  std::string message;       // the text the framework would print
+};
+
+/// Result of one allocation: a handle and the block size actually taken, or an OOM.
+struct allocation {
+  bool ok = false;
+  handle id = 0;
+  bytes block_size = 0;  // rounded size counted in allocated_bytes (may exceed the request)
+  std::optional<oom_info> oom;
+  static allocation failed(oom_info why) { return allocation{false, 0, 0, std::move(why)}; }
+};
+
+/// One memory_stats-style quadruple: current value and peak since the last reset.
+struct stat {
+  bytes current = 0;
+  bytes peak = 0;
+};
+
+/// The figures every model maintains (names as in torch.cuda.memory_stats()).
+struct allocator_stats {
+  stat allocated;           // live blocks, rounded sizes
+  stat active;              // allocated + freed blocks still waiting for stream events
+  stat reserved;            // bytes held from the driver (segments / mapped pages / pool)
+  stat requested;           // live requests, unrounded
+  bytes inactive_split = 0; // free bytes inside partly used segments (current)
+  std::uint64_t segments = 0;
+  std::uint64_t device_allocs = 0;  // cudaMalloc / page maps
+  std::uint64_t alloc_retries = 0;  // cache flushes before a retry
+  std::uint64_t ooms = 0;
+};
+
+/// The interface the simulator uses. Implementations: caching_allocator (PyTorch),
+/// bfc_allocator (XLA), exact_allocator (no caching). Adaptors wrap any of them.
+class allocator_model {
+ public:
+  virtual ~allocator_model() = default;
+
+  /// Allocates `size` bytes for work on `stream`. On failure returns allocation::failed with
+  /// the OOM figures; the model's state is then as the real allocator leaves it (cache flushed).
+  virtual allocation allocate(bytes size, stream_id stream) = 0;
+
+  /// The user frees `id`. allocated drops now; if the block had recorded streams it stays
+  /// active until those streams' events complete and a later allocate() polls them.
+  /// Requires: `id` is live.
+  virtual void free(handle id) = 0;
+
+  /// torch's Tensor.record_stream: `id` is used by `stream` too (no-op for its own stream).
+  virtual void record_stream(handle id, stream_id stream) = 0;
+
+  /// All work queued so far on `stream` has finished: events recorded on it complete. Blocks
+  /// they guard become reusable at the next allocate() (as process_events polls them).
+  virtual void complete_stream(stream_id stream) = 0;
+
+  /// torch.cuda.empty_cache(): synchronise, release every fully free segment.
+  virtual void empty_cache() = 0;
+
+  /// peak = current for every stat (torch.cuda.reset_peak_memory_stats()).
+  virtual void reset_peaks() = 0;
+
+  [[nodiscard]] virtual const allocator_stats& stats() const = 0;
+
+  /// Short name for reports: "torch-caching", "xla-bfc", "exact".
+  [[nodiscard]] virtual std::string name() const = 0;
+};
+
+}  // namespace vramscope::alloc

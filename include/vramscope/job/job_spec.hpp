@@ -1,0 +1,144 @@
+#pragma once
+// How a training job is run: model, hardware, parallel layout, precision, optimizer, training
+// shape, adapters, initialisation, framework and environment. This is the resolved form of the
+// YAML job spec (docs/job-spec.md): every field has its default filled in, and validation has
+// already checked ranges and combinations.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <vramscope/core/dtype.hpp>
+#include <vramscope/core/units.hpp>
+
+namespace vramscope::job {
+
+enum class strategy { ddp, fsdp1, fsdp2, zero1, zero2, zero3, jax, single };
+enum class sharding { full_shard, shard_grad_op, no_shard, hybrid_shard };  // FSDP1
+enum class prefetch { pre, post, none };                                    // FSDP1 backward
+enum class optimizer_kind { adamw, adam, sgd, sgd_momentum, adafactor, adamw_8bit };
+enum class checkpointing { none, full, selective };
+enum class attention_impl { flash, efficient, math, eager };
+enum class loss_impl { hf, liger_fused };
+enum class weight_load { all_ranks, rank0, random, none };  // how weights reach the GPU
+enum class state_dict_kind { none, full, sharded };        // checkpoint saving
+
+struct hardware_spec {
+  std::string gpu = "H100-80GB";  // catalog name (see gpu_catalog.hpp)
+  bytes capacity = 0;             // total memory of one GPU; from the catalog unless overridden
+  int gpus_per_node = 8;
+  int nodes = 1;
+};
+
+struct parallel_spec {
+  strategy kind = strategy::fsdp2;
+  int dp_replicate = 1;  // HSDP replicas (FSDP2) / DDP replicas of a sharded group
+  int dp_shard = 0;      // 0 = all remaining ranks (world / (tp * dp_replicate))
+  int tp = 1;
+  bool sequence_parallel = false;
+  // FSDP1
+  sharding fsdp_sharding = sharding::full_shard;
+  prefetch backward_prefetch = prefetch::pre;
+  bool forward_prefetch = false;
+  bool limit_all_gathers = true;
+  bool use_orig_params = true;
+  bool sync_module_states = false;
+  bool device_id = true;          // FSDP1 device_id given: CPU modules moved to GPU before sharding
+  std::string wrap = "block";     // "block" (one unit per transformer block) or "none"
+  // FSDP2
+  int reshard_after_forward = 1;  // 1 = true, 0 = false, N > 1 = reshard to groups of N ranks
+  // FSDP1 / FSDP2 / ZeRO
+  bool cpu_offload = false;        // FSDP params+grads+optimizer state to CPU
+  bool offload_optimizer = false;  // ZeRO
+  bool offload_param = false;      // ZeRO-3
+  // DDP
+  double bucket_cap_mb = 25;
+  bool gradient_as_bucket_view = false;
+  bool static_graph = false;
+  // ZeRO (DeepSpeed config names, in elements)
+  std::uint64_t reduce_bucket_size = 500'000'000;
+  std::uint64_t allgather_bucket_size = 500'000'000;
+  std::uint64_t prefetch_bucket_size = 50'000'000;
+  std::uint64_t max_live_parameters = 1'000'000'000;
+  bool contiguous_gradients = true;
+  // JAX
+  int fsdp_devices = 1;  // size of the FSDP mesh axis (OpenPI's fsdp_devices)
+};
+
+struct precision_spec {
+  dtype params = dtype::bf16;  // dtype parameters are computed in (unsharded / autocast dtype)
+  dtype master = dtype::f32;   // dtype of the stored trainable weights the optimizer updates
+  dtype reduce = dtype::f32;   // gradient reduction dtype
+  dtype buffers = dtype::f32;
+  bool autocast = false;       // torch.autocast: fp32 weights cast to `params` on the fly
+};
+
+struct optimizer_spec {
+  optimizer_kind kind = optimizer_kind::adamw;
+  dtype state = dtype::f32;  // dtype of moment tensors (8-bit optimizers ignore it)
+  bool fused = false;        // fused/foreach implementations allocate temporaries differently
+  bool foreach_impl = true;
+};
+
+struct training_spec {
+  std::uint64_t micro_batch = 1;
+  std::uint64_t seq_len = 2048;
+  int gradient_accumulation = 1;
+  checkpointing activation_checkpointing = checkpointing::none;
+  int checkpoint_every = 2;  // selective: checkpoint every Nth block
+  attention_impl attention = attention_impl::flash;
+  loss_impl loss = loss_impl::hf;
+  bool liger_kernels = false;  // Liger RMSNorm, SwiGLU, RoPE
+  bool padding_mask = false;   // a padding attention mask is passed (no native GQA in SDPA)
+  int steps = 2;               // training steps simulated
+};
+
+struct lora_spec {
+  bool enabled = false;
+  int rank = 16;
+  double alpha = 32;
+  std::vector<std::string> targets = {"q_proj", "v_proj"};
+  std::optional<dtype> base_quantization;  // int8 / nf4 frozen base weights (QLoRA)
+};
+
+struct init_spec {
+  bool meta_device = false;                 // non-loading ranks build on the meta device
+  weight_load load = weight_load::all_ranks;
+  std::string map_location = "cpu";         // torch.load map_location: "cpu", "cuda", "none"
+  bool set_device_first = true;             // torch.cuda.set_device(local_rank) before CUDA work
+  bytes early_tensors = 0;                  // tensors created on the default GPU before set_device
+};
+
+struct checkpoint_spec {
+  state_dict_kind save = state_dict_kind::none;
+};
+
+struct framework_spec {
+  std::string name = "torch";       // "torch" or "jax"
+  std::string version = "2.6";      // torch or jax version
+  std::string cuda = "12.4";
+  std::string transformers = "4.46";
+  std::string jaxlib;               // defaults to `version` for jax
+};
+
+/// A fully resolved job.
+struct job_spec {
+  std::string model = "llama-3.1-8b";
+  hardware_spec hardware;
+  parallel_spec parallel;
+  precision_spec precision;
+  optimizer_spec optimizer;
+  training_spec training;
+  lora_spec lora;
+  init_spec init;
+  checkpoint_spec checkpoint;
+  framework_spec framework;
+  std::map<std::string, std::string> env;
+
+  /// nodes * gpus_per_node (JAX: one process per node sees every GPU of it).
+  [[nodiscard]] int world_size() const { return hardware.nodes * hardware.gpus_per_node; }
+};
+
+}  // namespace vramscope::job
