@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <vramscope/core/units.hpp>
 
@@ -17,6 +18,10 @@ namespace vramscope::alloc {
 using stream_id = std::uint32_t;
 /// Identifies one live allocation; returned by allocate, passed back to free.
 using handle = std::uint64_t;
+
+/// The handle of every zero-byte allocation: no memory is taken (torch and XLA hand out a null
+/// pointer), and free / record_stream on it do nothing. Real handles are never this value.
+inline constexpr handle zero_size_handle = ~handle{0};
 
 /// Why an allocation failed: the figures PyTorch prints in its OOM message.
 struct oom_info {
@@ -55,6 +60,30 @@ struct allocator_stats {
   std::uint64_t device_allocs = 0;  // cudaMalloc / page maps
   std::uint64_t alloc_retries = 0;  // cache flushes before a retry
   std::uint64_t ooms = 0;
+  // Added for the alloc module's models; zero where a model has no such notion.
+  std::uint64_t allocations = 0;            // live allocations (torch "allocation.all.current")
+  std::uint64_t inactive_split_blocks = 0;  // torch "inactive_split.all.current"
+  std::uint64_t device_frees = 0;           // cudaFree / page unmaps (torch "num_device_free")
+  std::uint64_t sync_all_streams = 0;       // event synchronisations (torch "num_sync_all_streams")
+  std::uint64_t oversize_allocations = 0;   // live blocks >= max_split_size (current)
+  std::uint64_t oversize_segments = 0;      // segments >= max_split_size (current)
+};
+
+/// What a block of reserved memory holds, as a memory snapshot would name it.
+enum class block_state : std::uint8_t {
+  allocated,     // a live allocation
+  pending_free,  // freed by the user, waiting for recorded-stream events ("active_pending_free")
+  cached,        // free and reusable
+};
+
+/// One block of the debug view `allocator_model::blocks()`.
+struct block_info {
+  std::uint64_t address = 0;  // simulated device address; blocks never overlap
+  bytes size = 0;             // bytes the block covers (rounded)
+  bytes requested = 0;        // the caller's size while allocated or pending, else 0
+  stream_id stream = 0;       // allocation stream
+  block_state state = block_state::cached;
+  handle id = 0;  // the live handle when allocated, else 0
 };
 
 /// The interface the simulator uses. Implementations: caching_allocator (PyTorch),
@@ -89,6 +118,15 @@ class allocator_model {
 
   /// Short name for reports: "torch-caching", "xla-bfc", "exact".
   [[nodiscard]] virtual std::string name() const = 0;
+
+  /// Debug view: every block of memory the model holds from the driver (mapped memory only),
+  /// sorted by address. The sizes of all blocks add up to stats().reserved.current. Cost is
+  /// linear in the number of blocks: for tests and snapshots, not for the replay loop. Every
+  /// model of this module overrides it; the default (a model that keeps no blocks) is empty.
+  [[nodiscard]] virtual std::vector<block_info> blocks() const { return {}; }
+
+  /// The most the model may ever reserve (its device limit); reserved never exceeds it.
+  [[nodiscard]] virtual bytes capacity() const { return ~bytes{0}; }
 };
 
 }  // namespace vramscope::alloc

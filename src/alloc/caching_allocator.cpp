@@ -1,0 +1,182 @@
+// caching_allocator: the public face, block storage and statistics. The allocation logic is in
+// caching_malloc.cpp, caching_release.cpp and caching_expandable.cpp.
+
+#include <vramscope/alloc/caching_allocator.hpp>
+
+#include <algorithm>
+
+#include "alloc/caching_state.hpp"
+#include "alloc/stat_ops.hpp"
+
+namespace vramscope::alloc {
+
+using detail::block_index;
+using detail::cblock;
+using detail::no_block;
+
+caching_allocator::state::state(caching_allocator_options o)
+    : options(std::move(o)),
+      device_total(options.device_total != 0 ? options.device_total : options.capacity),
+      allowed_memory_maximum(
+          options.memory_fraction > 0
+              ? static_cast<bytes>(options.memory_fraction * static_cast<double>(device_total))
+              : 0),
+      small_pool(true),
+      large_pool(false) {
+  VRAMSCOPE_EXPECTS(options.memory_fraction >= 0 && options.memory_fraction <= 1,
+                    "memory_fraction must lie in [0, 1]");
+  VRAMSCOPE_EXPECTS(
+      options.garbage_collection_threshold >= 0 && options.garbage_collection_threshold < 1,
+      "garbage_collection_threshold must lie in [0, 1)");
+  for (std::uint32_t d : options.roundup_power2_divisions)
+    VRAMSCOPE_EXPECTS((d & (d - 1)) == 0, "roundup_power2_divisions must be 0 or powers of 2");
+}
+
+// --- block storage ---
+
+block_index caching_allocator::state::new_block() {
+  block_index index;
+  if (!free_slots.empty()) {
+    index = free_slots.back();
+    free_slots.pop_back();
+  } else {
+    index = static_cast<block_index>(blocks.size());
+    blocks.emplace_back();
+  }
+  cblock& b = blocks[index];
+  const std::uint32_t generation = b.generation;
+  std::vector<stream_id> uses = std::move(b.stream_uses);  // keeps its capacity
+  b = cblock{};
+  b.generation = generation;
+  b.stream_uses = std::move(uses);
+  b.live = true;
+  return index;
+}
+
+void caching_allocator::state::delete_block(block_index index) {
+  cblock& b = blocks[index];
+  b.live = false;
+  b.stream_uses.clear();
+  free_slots.push_back(index);
+}
+
+void caching_allocator::state::insert_into_blocks(block_index index) {
+  cblock& b = at(index);
+  detail::block_pool& pool = pool_of(b);
+  b.gc_count_base = pool.free_block_calls;
+  pool.blocks.insert({b.stream, b.size, b.address, index});
+}
+
+void caching_allocator::state::erase_from_blocks(block_index index) {
+  const cblock& b = at(index);
+  auto& set = pool_of(b).blocks;
+  const auto it = set.find({b.stream, b.size, b.address, index});
+  assert(it != set.end() && it->index == index);
+  set.erase(it);
+}
+
+void caching_allocator::state::insert_unmapped(block_index index) {
+  const cblock& b = at(index);
+  pool_of(b).unmapped.insert({b.stream, b.address, index});
+}
+
+void caching_allocator::state::erase_unmapped(block_index index) {
+  const cblock& b = at(index);
+  auto& set = pool_of(b).unmapped;
+  const auto it = set.find({b.stream, b.address, index});
+  assert(it != set.end() && it->index == index);
+  set.erase(it);
+}
+
+bool caching_allocator::state::gc_enabled() const {
+  return allowed_memory_maximum > 0 && options.garbage_collection_threshold > 0;
+}
+
+// --- statistics: every change goes to the aggregate and to the block's pool ---
+
+void caching_allocator::state::increase(stat allocator_stats::*field, bool small, bytes n) {
+  detail::increase(totals.*field, n);
+  detail::increase(per_pool[small ? 0 : 1].*field, n);
+}
+
+void caching_allocator::state::decrease(stat allocator_stats::*field, bool small, bytes n) {
+  detail::decrease(totals.*field, n);
+  detail::decrease(per_pool[small ? 0 : 1].*field, n);
+}
+
+void caching_allocator::state::add(std::uint64_t allocator_stats::*field, bool small,
+                                   std::uint64_t n) {
+  totals.*field += n;
+  per_pool[small ? 0 : 1].*field += n;
+}
+
+void caching_allocator::state::subtract(std::uint64_t allocator_stats::*field, bool small,
+                                        std::uint64_t n) {
+  assert(totals.*field >= n && per_pool[small ? 0 : 1].*field >= n);
+  totals.*field -= n;
+  per_pool[small ? 0 : 1].*field -= n;
+}
+
+// --- the public interface ---
+
+caching_allocator::caching_allocator(caching_allocator_options options)
+    : state_(std::make_unique<state>(std::move(options))) {}
+
+caching_allocator::~caching_allocator() = default;
+
+allocation caching_allocator::allocate(bytes size, stream_id stream) {
+  return state_->malloc(size, stream);
+}
+
+void caching_allocator::free(handle id) { state_->free(id); }
+
+void caching_allocator::record_stream(handle id, stream_id stream) {
+  if (id == zero_size_handle) return;
+  cblock& b = state_->allocated_block(id);
+  // Uses on the allocation stream need no event (upstream recordStream).
+  if (stream == b.stream) return;
+  if (std::find(b.stream_uses.begin(), b.stream_uses.end(), stream) == b.stream_uses.end())
+    b.stream_uses.push_back(stream);
+}
+
+void caching_allocator::complete_stream(stream_id stream) { state_->events.complete(stream); }
+
+void caching_allocator::empty_cache() { state_->release_cached_blocks(); }
+
+void caching_allocator::reset_peaks() {
+  detail::reset_peaks(state_->totals);
+  for (auto& pool : state_->per_pool) detail::reset_peaks(pool);
+}
+
+const allocator_stats& caching_allocator::stats() const { return state_->totals; }
+
+std::string caching_allocator::name() const { return "torch-caching"; }
+
+bytes caching_allocator::capacity() const { return state_->options.capacity; }
+
+const allocator_stats& caching_allocator::pool_stats(pool_kind pool) const {
+  return state_->per_pool[pool == pool_kind::small ? 0 : 1];
+}
+
+const caching_allocator_options& caching_allocator::options() const { return state_->options; }
+
+std::vector<block_info> caching_allocator::blocks() const {
+  std::vector<block_info> out;
+  for (std::size_t i = 0; i < state_->blocks.size(); ++i) {
+    const cblock& b = state_->blocks[i];
+    if (!b.live || !b.mapped) continue;
+    block_info info{b.address, b.size, b.requested, b.stream, block_state::cached, 0};
+    if (b.allocated) {
+      info.state = block_state::allocated;
+      info.id = detail::make_handle(static_cast<block_index>(i), b.generation);
+    } else if (b.event_count > 0 || !b.stream_uses.empty()) {
+      info.state = block_state::pending_free;
+    }
+    out.push_back(info);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const block_info& a, const block_info& b) { return a.address < b.address; });
+  return out;
+}
+
+}  // namespace vramscope::alloc

@@ -1,0 +1,82 @@
+#pragma once
+// The CUDA events every model records when a block used on other streams is freed. One FIFO per
+// stream, as upstream's cuda_events map: an event recorded on stream s completes when the work
+// queued on s before it finishes, i.e. at the first complete_stream(s) after it was recorded.
+// poll() is torch's process_events: per stream, pop completed events in order and stop at the
+// first incomplete one. drain() is synchronize_and_free_events.
+
+#include <cstdint>
+#include <deque>
+#include <map>
+
+#include <vramscope/alloc/allocator_model.hpp>
+
+namespace vramscope::alloc::detail {
+
+class stream_events {
+ public:
+  /// Records an event on `stream` guarding `block` (an index the model chooses).
+  void record(stream_id stream, std::uint32_t block) {
+    queue& q = streams_[stream];
+    q.pending.push_back({++q.recorded, block});
+    ++pending_;
+  }
+
+  /// Every event recorded on `stream` so far is complete.
+  void complete(stream_id stream) {
+    auto it = streams_.find(stream);
+    if (it != streams_.end()) it->second.completed = it->second.recorded;
+  }
+
+  [[nodiscard]] bool empty() const { return pending_ == 0; }
+
+  /// Calls on_done(block) for each completed event, per stream in FIFO order.
+  template <typename OnDone>
+  void poll(OnDone on_done) {
+    if (pending_ == 0) return;
+    for (auto& [stream, q] : streams_) {
+      while (!q.pending.empty() && q.pending.front().sequence <= q.completed) {
+        const std::uint32_t block = q.pending.front().block;
+        q.pending.pop_front();
+        --pending_;
+        on_done(block);
+      }
+    }
+  }
+
+  /// Waits for every event: calls on_done(block) for all of them and forgets them.
+  template <typename OnDone>
+  void drain(OnDone on_done) {
+    for (auto& [stream, q] : streams_) {
+      while (!q.pending.empty()) {
+        const std::uint32_t block = q.pending.front().block;
+        q.pending.pop_front();
+        --pending_;
+        on_done(block);
+      }
+      q.completed = q.recorded;
+    }
+  }
+
+ private:
+  struct event {
+    std::uint64_t sequence;
+    std::uint32_t block;
+  };
+  struct queue {
+    std::uint64_t recorded = 0;
+    std::uint64_t completed = 0;
+    std::deque<event> pending;
+  };
+  std::map<stream_id, queue> streams_;
+  std::size_t pending_ = 0;
+};
+
+/// Handles encode a slot index and a generation, so a stale handle is caught.
+inline handle make_handle(std::uint32_t slot, std::uint32_t generation) {
+  return (static_cast<handle>(generation) << 32) | slot;
+}
+inline std::uint32_t handle_slot(handle id) { return static_cast<std::uint32_t>(id & 0xffffffffu); }
+inline std::uint32_t handle_generation(handle id) { return static_cast<std::uint32_t>(id >> 32); }
+
+}  // namespace vramscope::alloc::detail
