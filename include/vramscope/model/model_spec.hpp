@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <vramscope/core/dtype.hpp>
@@ -62,17 +63,39 @@ struct model_spec {
   std::vector<stack_shape> extra;    // further stacks (pi0's action expert)
   std::vector<tensor> tensors;       // checkpoint order within each unit
   std::vector<unit> units;           // forward order
+  warnings notes;                    // oddities that did not stop loading (e.g. a tied head
+                                     // present in the weights anyway)
 
   [[nodiscard]] std::uint64_t parameters() const;
   [[nodiscard]] bytes size() const;  // bytes of all tensors in their dtypes
-  /// The unit with the most parameters (the largest single FSDP / ZeRO-3 gather).
+  /// The unit with the most parameters (the largest single FSDP / ZeRO-3 gather); the first
+  /// such unit on ties. Requires: at least one unit (every model the readers return has one).
   [[nodiscard]] const unit& largest_unit() const;
 };
 
-/// Loads a model from a preset name ("llama-3.1-8b"), a config.json path, or a folder that
-/// holds config.json and/or safetensors files (single file or index + shards). When both a
-/// config and weights are present their inventories are compared and any difference is an
-/// error naming the first differing tensor.
+/// Lower-case name of a unit kind: "embedding", "block", "vision_block", ...
+std::string_view name_of(unit_kind kind);
+
+/// A count with thousands separators: 8030261248 -> "8,030,261,248".
+std::string format_count(std::uint64_t n);
+
+/// A shape as text: {4096, 128256} -> "[4096, 128256]"; a scalar is "[]".
+std::string format_shape(const std::vector<std::uint64_t>& shape);
+
+/// Recomputes every unit's `parameters` and `size` from `tensors` (after tensor dtypes
+/// changed, for instance). Units keep their order; a tensor naming a unit that does not exist
+/// is a bug (std::logic_error).
+void recompute_units(model_spec& spec);
+
+/// Loads a model from a preset name ("llama-3.1-8b"), a config.json path, a .safetensors
+/// file, or a folder that holds config.json and/or safetensors files (single file, index +
+/// shards, or several *.safetensors). When both a config and weights are present their
+/// inventories are compared and any difference is an error naming the first differing tensor;
+/// when they agree, tensor dtypes are taken from the weights. Weights without a config give
+/// an inventory whose units are inferred from tensor names (model_type "safetensors").
+/// A bare name (no '/', no file of that name) is looked up in the preset catalog
+/// (see catalog.hpp); an unknown one is an error that lists the presets.
+/// Reads only config files and safetensors headers, never the weights. Thread-safe.
 result<model_spec> load_model(const std::string& name_or_path);
 
 }  // namespace vramscope::model

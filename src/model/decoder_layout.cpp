@@ -1,0 +1,117 @@
+#include "model/decoder_layout.hpp"
+
+#include <fmt/format.h>
+
+namespace vramscope::model::detail {
+
+namespace {
+
+// Adds "<base>.weight" [rows, cols] and, when `bias`, "<base>.bias" [rows].
+void linear(inventory_builder& out, const std::string& base, std::uint64_t rows, std::uint64_t cols,
+            bool bias) {
+  out.add(base + ".weight", {rows, cols});
+  if (bias) out.add(base + ".bias", {rows});
+}
+
+void attention(inventory_builder& out, const decoder_layout& d, const std::string& p) {
+  const std::uint64_t q = d.heads * d.head_dim;
+  const std::uint64_t kv = d.kv_heads * d.head_dim;
+  const bool qkv_bias = d.attention_bias || d.qkv_bias;
+  if (d.fused) {
+    // Phi3Attention declares o_proj before qkv_proj.
+    linear(out, p + "self_attn.o_proj", d.hidden, q, d.attention_bias);
+    linear(out, p + "self_attn.qkv_proj", q + 2 * kv, d.hidden, qkv_bias);
+    return;
+  }
+  linear(out, p + "self_attn.q_proj", q, d.hidden, qkv_bias);
+  linear(out, p + "self_attn.k_proj", kv, d.hidden, qkv_bias);
+  linear(out, p + "self_attn.v_proj", kv, d.hidden, qkv_bias);
+  linear(out, p + "self_attn.o_proj", d.hidden, q, d.attention_bias);
+  if (d.qk_norm) {
+    out.add(p + "self_attn.q_norm.weight", {d.head_dim});
+    out.add(p + "self_attn.k_norm.weight", {d.head_dim});
+  }
+}
+
+void mlp(inventory_builder& out, const decoder_layout& d, const std::string& p) {
+  if (d.experts > 0) {
+    // MixtralSparseMoeBlock: the router, then each expert's w1 (gate), w2 (down), w3 (up).
+    out.add(p + "block_sparse_moe.gate.weight", {d.experts, d.hidden});
+    for (std::uint64_t e = 0; e < d.experts && !out.full(); ++e) {
+      const std::string x = fmt::format("{}block_sparse_moe.experts.{}.", p, e);
+      out.add(x + "w1.weight", {d.intermediate, d.hidden});
+      out.add(x + "w2.weight", {d.hidden, d.intermediate});
+      out.add(x + "w3.weight", {d.intermediate, d.hidden});
+    }
+    return;
+  }
+  if (d.fused) {
+    linear(out, p + "mlp.gate_up_proj", 2 * d.intermediate, d.hidden, d.mlp_bias);
+    linear(out, p + "mlp.down_proj", d.hidden, d.intermediate, d.mlp_bias);
+    return;
+  }
+  linear(out, p + "mlp.gate_proj", d.intermediate, d.hidden, d.mlp_bias);
+  linear(out, p + "mlp.up_proj", d.intermediate, d.hidden, d.mlp_bias);
+  linear(out, p + "mlp.down_proj", d.hidden, d.intermediate, d.mlp_bias);
+}
+
+}  // namespace
+
+void add_decoder_embedding(inventory_builder& out, const decoder_layout& d,
+                           const decoder_names& n) {
+  if (!d.embedding) return;
+  out.begin_unit(n.unit_prefix + "embed_tokens", unit_kind::embedding);
+  out.add(n.model_prefix + "embed_tokens.weight", {d.vocab, d.hidden});
+}
+
+void add_decoder_layer(inventory_builder& out, const decoder_layout& d, const decoder_names& n,
+                       std::uint64_t layer) {
+  out.begin_unit(fmt::format("{}layers.{}", n.unit_prefix, layer), unit_kind::block);
+  const std::string p = fmt::format("{}layers.{}.", n.model_prefix, layer);
+  attention(out, d, p);
+  mlp(out, d, p);
+  out.add(p + "input_layernorm.weight", {d.hidden});
+  out.add(p + "post_attention_layernorm.weight", {d.hidden});
+  if (d.sandwich_norms) {
+    out.add(p + "pre_feedforward_layernorm.weight", {d.hidden});
+    out.add(p + "post_feedforward_layernorm.weight", {d.hidden});
+  }
+}
+
+void add_decoder_final_norm(inventory_builder& out, const decoder_layout& d,
+                            const decoder_names& n) {
+  out.begin_unit(n.unit_prefix + "norm", unit_kind::norm);
+  out.add(n.model_prefix + "norm.weight", {d.hidden});
+}
+
+void add_decoder_head(inventory_builder& out, const decoder_layout& d, const decoder_names& n) {
+  if (d.tied || !d.embedding) return;
+  out.begin_unit(n.unit_prefix + "lm_head", unit_kind::head);
+  out.add(n.head_name, {d.vocab, d.hidden});
+}
+
+void add_decoder(inventory_builder& out, const decoder_layout& d, const decoder_names& n) {
+  add_decoder_embedding(out, d, n);
+  for (std::uint64_t i = 0; i < d.layers && !out.full(); ++i) add_decoder_layer(out, d, n, i);
+  add_decoder_final_norm(out, d, n);
+  add_decoder_head(out, d, n);
+}
+
+stack_shape shape_of(const decoder_layout& d) {
+  stack_shape s;
+  s.family = d.family;
+  s.hidden = d.hidden;
+  s.intermediate = d.intermediate;
+  s.layers = d.layers;
+  s.heads = d.heads;
+  s.kv_heads = d.kv_heads;
+  s.head_dim = d.head_dim;
+  s.vocab = d.embedding ? d.vocab : 0;
+  s.experts = d.experts;
+  s.experts_per_token = d.experts_per_token;
+  s.gated_mlp = true;
+  s.tied_embeddings = d.tied;
+  return s;
+}
+
+}  // namespace vramscope::model::detail

@@ -1,0 +1,79 @@
+#pragma once
+// The model families the config reader knows, as a table (model_type -> builder), and the
+// pieces families share: reading a decoder-only text config, and the SigLIP vision tower.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "model/config_fields.hpp"
+#include "model/decoder_layout.hpp"
+#include "model/inventory_builder.hpp"
+
+namespace vramscope::model::detail {
+
+/// Builds the inventory of one model_type from its top-level config reader.
+using family_fn = void (*)(field_reader& config, inventory_builder& out, std::string_view type);
+
+struct family {
+  std::string_view model_type;
+  family_fn build;
+};
+
+/// Every supported model_type, sorted by name.
+std::span<const family> families();
+
+// Builders, one file per group of families.
+void build_decoder_family(field_reader& config, inventory_builder& out, std::string_view type);
+void build_gemma3(field_reader& config, inventory_builder& out, std::string_view type);
+void build_gpt2(field_reader& config, inventory_builder& out, std::string_view type);
+void build_gpt_neox(field_reader& config, inventory_builder& out, std::string_view type);
+void build_siglip(field_reader& config, inventory_builder& out, std::string_view type);
+void build_paligemma(field_reader& config, inventory_builder& out, std::string_view type);
+void build_pi0(field_reader& config, inventory_builder& out, std::string_view type);
+
+/// True when `type` is a decoder-only family read by read_text_decoder.
+bool is_decoder_family(std::string_view type);
+
+/// Reads a decoder-only config (llama, mistral, mixtral, qwen2, qwen3, phi3, gemma, gemma2,
+/// gemma3_text) with transformers' class defaults for the absent fields (required instead when
+/// the reader is strict) and checks that the numbers describe a model. Without `embedding`
+/// (pi0's action expert) vocab_size is not read and the stack has no embedding or head.
+/// Requires: is_decoder_family(type).
+decoder_layout read_text_decoder(field_reader& config, std::string_view type,
+                                 bool embedding = true);
+
+/// A SigLIP vision tower (SiglipVisionTransformer).
+struct vision_layout {
+  std::uint64_t hidden = 0;
+  std::uint64_t intermediate = 0;
+  std::uint64_t layers = 0;
+  std::uint64_t heads = 0;
+  std::uint64_t channels = 3;
+  std::uint64_t image_size = 0;
+  std::uint64_t patch_size = 0;
+  bool head = true;  // attention-pooling head (vision_use_head)
+  [[nodiscard]] std::uint64_t patches() const {
+    return (image_size / patch_size) * (image_size / patch_size);
+  }
+};
+
+/// Reads a siglip_vision_model config (SiglipVisionConfig defaults when not strict;
+/// `use_head_default` is the vision_use_head default of the enclosing model).
+vision_layout read_vision(field_reader& config, bool use_head_default);
+
+/// Emits the tower: units "<unit_prefix>embeddings", "<unit_prefix>layers.N",
+/// "<unit_prefix>post_layernorm" and, with a head, "<unit_prefix>head"; tensor names start
+/// with `tensor_prefix` ("vision_model." or "vision_tower.vision_model.").
+void add_vision_tower(inventory_builder& out, const vision_layout& v,
+                      const std::string& tensor_prefix, const std::string& unit_prefix);
+
+stack_shape shape_of(const vision_layout& v);
+
+/// The checkpoint dtype: "torch_dtype" (or the newer "dtype"), else text_config's; when
+/// absent, float32, as transformers loads such checkpoints.
+dtype read_dtype(field_reader& config);
+
+}  // namespace vramscope::model::detail

@@ -1,0 +1,132 @@
+// Decoder-only families: one row per model_type saying how it departs from Llama and which
+// defaults its transformers config class applies (configuration_<family>.py, __init__
+// signature). Defaults matter for nested text_config objects, which real multimodal configs
+// leave mostly implicit; top-level configs must give the size fields.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "model/families.hpp"
+
+namespace vramscope::model::detail {
+
+namespace {
+
+constexpr std::uint64_t heads_default = 0;  // kv_heads default: num_attention_heads
+constexpr std::uint64_t derived = 0;        // head_dim default: hidden_size / num_attention_heads
+
+struct decoder_family {
+  std::string_view model_type;
+  // transformers class defaults
+  std::uint64_t vocab, hidden, intermediate, layers, heads, kv_heads, head_dim;
+  bool tied;
+  // departures from Llama
+  bool reads_attention_bias;  // "attention_bias" adds q/k/v/o biases
+  bool qkv_bias;              // q/k/v biases always (qwen2)
+  bool qk_norm;
+  bool sandwich_norms;
+  bool fused;
+  bool moe;
+};
+
+// clang-format off
+constexpr std::array<decoder_family, 9> decoder_families{{
+    // type           vocab   hidden inter  layers heads kv             head_dim  tied
+    {"gemma",         256000, 3072,  24576, 28,    16,   16,            256,      true,
+     true, false, false, false, false, false},
+    {"gemma2",        256000, 2304,  9216,  26,    8,    4,             256,      true,
+     true, false, false, true, false, false},
+    {"gemma3_text",   262208, 2304,  9216,  26,    8,    4,             256,      true,
+     true, false, true, true, false, false},
+    {"llama",         32000,  4096,  11008, 32,    32,   heads_default, derived,  false,
+     true, false, false, false, false, false},
+    {"mistral",       32000,  4096,  14336, 32,    32,   8,             derived,  false,
+     false, false, false, false, false, false},
+    {"mixtral",       32000,  4096,  14336, 32,    32,   8,             derived,  false,
+     false, false, false, false, false, true},
+    {"phi3",          32064,  3072,  8192,  32,    32,   heads_default, derived,  false,
+     false, false, false, false, true, false},
+    {"qwen2",         151936, 4096,  22016, 32,    32,   32,            derived,  false,
+     false, true, false, false, false, false},
+    {"qwen3",         151936, 4096,  22016, 32,    32,   32,            128,      false,
+     true, false, true, false, false, false},
+}};
+// clang-format on
+
+const decoder_family* find_family(std::string_view type) {
+  for (const auto& f : decoder_families)
+    if (f.model_type == type) return &f;
+  return nullptr;
+}
+
+void read_sizes(field_reader& c, const decoder_family& f, decoder_layout& d) {
+  if (d.embedding) d.vocab = c.size("vocab_size", f.vocab);
+  d.hidden = c.size("hidden_size", f.hidden);
+  d.intermediate = c.size("intermediate_size", f.intermediate);
+  d.layers = c.size("num_hidden_layers", f.layers, max_config_layers);
+  d.heads = c.size("num_attention_heads", f.heads);
+  // Absent: the class default; null: num_attention_heads (every config class does this).
+  const std::uint64_t kv_default =
+      (f.kv_heads == heads_default || c.is_null("num_key_value_heads")) ? d.heads : f.kv_heads;
+  d.kv_heads = c.count("num_key_value_heads", kv_default);
+  if (auto head_dim = c.optional_count("head_dim")) {
+    d.head_dim = *head_dim;
+  } else if (f.head_dim != derived) {
+    d.head_dim = f.head_dim;
+  } else if (!c.failed()) {
+    c.check(d.hidden % d.heads == 0, "num_attention_heads",
+            fmt::format("hidden_size {} is not a multiple of num_attention_heads {} (and no "
+                        "head_dim is given)",
+                        d.hidden, d.heads));
+    d.head_dim = d.hidden / d.heads;
+  }
+}
+
+void check_heads(field_reader& c, const decoder_layout& d) {
+  if (c.failed()) return;
+  c.check(d.kv_heads <= d.heads && d.heads % d.kv_heads == 0, "num_key_value_heads",
+          fmt::format("num_key_value_heads {} must divide num_attention_heads {}", d.kv_heads,
+                      d.heads));
+}
+
+void read_moe(field_reader& c, decoder_layout& d) {
+  d.experts = c.size("num_local_experts", 8, 1024);
+  d.experts_per_token = c.count("num_experts_per_tok", 2, 1024);
+  if (!c.failed())
+    c.check(d.experts_per_token <= d.experts, "num_experts_per_tok",
+            fmt::format("num_experts_per_tok {} exceeds num_local_experts {}", d.experts_per_token,
+                        d.experts));
+}
+
+}  // namespace
+
+bool is_decoder_family(std::string_view type) { return find_family(type) != nullptr; }
+
+decoder_layout read_text_decoder(field_reader& c, std::string_view type, bool embedding) {
+  const decoder_family* f = find_family(type);
+  VRAMSCOPE_EXPECTS(f != nullptr, "read_text_decoder: not a decoder family");
+  decoder_layout d;
+  d.family = std::string(type);
+  d.embedding = embedding;
+  read_sizes(c, *f, d);
+  check_heads(c, d);
+  d.tied = c.flag("tie_word_embeddings", f->tied);
+  if (f->reads_attention_bias) d.attention_bias = c.flag("attention_bias", false);
+  if (type == "llama") d.mlp_bias = c.flag("mlp_bias", false);
+  d.qkv_bias = f->qkv_bias;
+  d.qk_norm = f->qk_norm;
+  d.sandwich_norms = f->sandwich_norms;
+  d.fused = f->fused;
+  if (f->moe) read_moe(c, d);
+  return d;
+}
+
+void build_decoder_family(field_reader& config, inventory_builder& out, std::string_view type) {
+  const decoder_layout d = read_text_decoder(config, type);
+  if (config.failed()) return;
+  add_decoder(out, d);
+  out.spec().text = shape_of(d);
+}
+
+}  // namespace vramscope::model::detail

@@ -1,0 +1,149 @@
+#include <vramscope/model/catalog.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+
+#include <vramscope/core/io.hpp>
+
+#include "model/safetensors_bytes.hpp"
+
+namespace vramscope::model {
+namespace {
+
+// The counts the publishers give (Hugging Face safetensors totals; see docs/models.md for the
+// variant of each), kept here apart from catalog.json so a typo in either one fails.
+const std::map<std::string, std::uint64_t> published = {
+    {"llama-3.1-8b", 8'030'261'248},
+    {"llama-3.1-70b", 70'553'706'496},
+    {"llama-3.2-1b", 1'235'814'400},
+    {"llama-3.2-3b", 3'212'749'824},
+    {"llama-2-7b", 6'738'415'616},
+    {"llama-2-13b", 13'015'864'320},
+    {"mistral-7b", 7'241'732'096},
+    {"mixtral-8x7b", 46'702'792'704},
+    {"qwen2.5-0.5b", 494'032'768},
+    {"qwen2.5-7b", 7'615'616'512},
+    {"qwen2.5-72b", 72'706'203'648},
+    {"qwen3-8b", 8'190'735'360},
+    {"gemma-2b", 2'506'172'416},
+    {"gemma-7b", 8'537'680'896},
+    {"gemma-2-9b", 9'241'705'984},
+    {"phi-3-mini", 3'821'079'552},
+    {"gpt2", 124'439'808},
+    {"pythia-1b", 1'011'781'632},
+    {"tinyllama-1.1b", 1'100'048'384},
+    {"siglip-so400m", 428'225'600},
+    {"paligemma-3b", 2'923'466'480},
+    {"pi0", 3'238'048'528},
+};
+
+TEST(Catalog, ListsExactlyTheExpectedPresets) {
+  auto list = presets();
+  ASSERT_TRUE(list) << list.error().to_string();
+  std::map<std::string, std::uint64_t> listed;
+  for (const auto& p : *list) listed[p.name] = p.published_parameters;
+  EXPECT_EQ(listed, published);
+}
+
+TEST(Catalog, EveryPresetTotalEqualsItsPublishedCount) {
+  auto list = presets();
+  ASSERT_TRUE(list) << list.error().to_string();
+  for (const auto& p : *list) {
+    auto spec = load_preset(p.name);
+    ASSERT_TRUE(spec) << spec.error().to_string();
+    EXPECT_EQ(spec->parameters(), p.published_parameters) << p.name;
+    EXPECT_EQ(spec->name, p.name);
+  }
+}
+
+TEST(Catalog, EveryPresetsUnitsAddUpToItsTensors) {
+  for (const auto& [name, count] : published) {
+    auto spec = load_preset(name);
+    ASSERT_TRUE(spec) << spec.error().to_string();
+    std::uint64_t in_units = 0;
+    bytes size = 0;
+    for (const auto& u : spec->units) {
+      EXPECT_GT(u.parameters, 0u) << name << " " << u.name;
+      in_units += u.parameters;
+      size += u.size;
+    }
+    EXPECT_EQ(in_units, count) << name;
+    EXPECT_EQ(size, spec->size()) << name;
+  }
+}
+
+TEST(Catalog, EmbeddedConfigsMatchTheFilesInDataModels) {
+  for (const auto& [name, count] : published) {
+    auto on_disk = read_file(std::string(VRAMSCOPE_SOURCE_DIR) + "/data/models/" + name + ".json");
+    ASSERT_TRUE(on_disk) << on_disk.error().to_string();
+    auto embedded = preset_config(name);
+    ASSERT_TRUE(embedded) << embedded.error().to_string();
+    EXPECT_EQ(*embedded, *on_disk) << name << ": rebuild to refresh the embedded copy";
+  }
+}
+
+TEST(Catalog, UnknownPresetListsThePresetsAndAGuess) {
+  auto spec = load_preset("llama-3.1-8");
+  ASSERT_FALSE(spec);
+  const std::string message = spec.error().to_string();
+  EXPECT_EQ(message.rfind("llama-3.1-8: not a preset, file or folder; presets: llama-3.1-8b, "
+                          "llama-3.1-70b, ",
+                          0),
+            0u)
+      << message;
+  EXPECT_NE(message.find("pi0 (did you mean \"llama-3.1-8b\"?)"), std::string::npos) << message;
+}
+
+class DataDir : public ::testing::Test {
+ protected:
+  void TearDown() override { unsetenv("VRAMSCOPE_DATA_DIR"); }
+};
+
+TEST_F(DataDir, AddsAndReplacesPresets) {
+  const auto dir = testing::fresh_folder("data_dir");
+  testing::write(dir / "models" / "catalog.json",
+                 R"({"presets": [{"name": "tiny", "hf_id": "x/tiny", "published_parameters": 1,)"
+                 R"( "parameters_source": "test", "description": "a tiny model"}]})");
+  testing::write(dir / "models" / "tiny.json",
+                 R"({"model_type": "gpt2", "vocab_size": 10, "n_positions": 4, "n_embd": 4,)"
+                 R"( "n_layer": 1, "n_head": 2})");
+  testing::write(dir / "models" / "gpt2.json",
+                 R"({"model_type": "gpt2", "vocab_size": 10, "n_positions": 4, "n_embd": 4,)"
+                 R"( "n_layer": 2, "n_head": 2})");
+  setenv("VRAMSCOPE_DATA_DIR", dir.c_str(), 1);
+  auto list = presets();
+  ASSERT_TRUE(list) << list.error().to_string();
+  EXPECT_EQ(list->back().name, "tiny");
+  auto tiny = load_preset("tiny");
+  ASSERT_TRUE(tiny) << tiny.error().to_string();
+  EXPECT_EQ(tiny->text.layers, 1u);
+  auto gpt2 = load_preset("gpt2");
+  ASSERT_TRUE(gpt2) << gpt2.error().to_string();
+  EXPECT_EQ(gpt2->text.layers, 2u);
+  auto llama = load_preset("llama-3.2-1b");  // not overridden: the built-in copy
+  ASSERT_TRUE(llama);
+  EXPECT_EQ(llama->parameters(), 1'235'814'400u);
+}
+
+TEST_F(DataDir, ErrorsNameTheOverridingFile) {
+  const auto dir = testing::fresh_folder("data_dir_bad");
+  testing::write(dir / "models" / "gpt2.json", R"({"model_type": "gpt2"})");
+  setenv("VRAMSCOPE_DATA_DIR", dir.c_str(), 1);
+  auto spec = load_preset("gpt2");
+  ASSERT_FALSE(spec);
+  EXPECT_EQ(spec.error().to_string(), (dir / "models" / "gpt2.json").string() +
+                                          ": missing required field \"vocab_size\" (a positive "
+                                          "integer)");
+}
+
+TEST_F(DataDir, MustBeAFolder) {
+  setenv("VRAMSCOPE_DATA_DIR", "/nonexistent/vramscope", 1);
+  auto list = presets();
+  ASSERT_FALSE(list);
+  EXPECT_EQ(list.error().to_string(), "VRAMSCOPE_DATA_DIR=/nonexistent/vramscope: not a folder");
+}
+
+}  // namespace
+}  // namespace vramscope::model

@@ -1,0 +1,201 @@
+#include <vramscope/model/config_reader.hpp>
+
+#include <gtest/gtest.h>
+
+namespace vramscope::model {
+namespace {
+
+std::string error_of(const std::string& text) {
+  auto spec = parse_config_json(text, "config.json");
+  EXPECT_FALSE(spec);
+  return spec ? std::string("(parsed)") : spec.error().to_string();
+}
+
+model_spec parsed(const std::string& text) {
+  auto spec = parse_config_json(text, "config.json");
+  EXPECT_TRUE(spec) << spec.error().to_string();
+  return spec ? *spec : model_spec{};
+}
+
+const std::string llama_sizes =
+    R"("hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,)"
+    R"( "num_attention_heads": 8, "vocab_size": 100)";
+
+TEST(ConfigReader, RejectsInvalidJsonWithLineAndCaret) {
+  EXPECT_EQ(error_of("{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 4096,,\n}"),
+            "config.json:3:23: invalid JSON: syntax error while parsing object key - unexpected "
+            "','; expected string literal\n"
+            "  \"hidden_size\": 4096,,\n"
+            "                      ^ near here");
+}
+
+TEST(ConfigReader, RejectsTopLevelThatIsNotAnObject) {
+  EXPECT_EQ(error_of("[1, 2]"), "config.json: expected a JSON object at the top level, got array");
+}
+
+TEST(ConfigReader, RequiresModelType) {
+  EXPECT_EQ(error_of("{" + llama_sizes + "}"),
+            "config.json: missing required field \"model_type\" (a string such as \"llama\")");
+}
+
+TEST(ConfigReader, UnknownModelTypeListsTheSupportedOnes) {
+  EXPECT_EQ(error_of("{\n  \"model_type\": \"lama\"\n}"),
+            "config.json:2:3: unknown model_type \"lama\"; supported: gemma, gemma2, gemma3, "
+            "gemma3_text, gpt2, gpt_neox, llama, mistral, mixtral, paligemma, phi3, pi0, qwen2, "
+            "qwen3, siglip, siglip_vision_model (did you mean \"llama\"?)\n"
+            "  \"model_type\": \"lama\"\n"
+            "  ^ near here");
+}
+
+TEST(ConfigReader, MissingRequiredFieldNamesFileAndField) {
+  EXPECT_EQ(error_of(R"({"model_type": "llama", "hidden_size": 64, "vocab_size": 100,
+                        "num_hidden_layers": 2, "num_attention_heads": 8})"),
+            "config.json: missing required field \"intermediate_size\" (a positive integer)");
+}
+
+TEST(ConfigReader, WrongTypePointsAtTheField) {
+  EXPECT_EQ(error_of("{\"model_type\": \"llama\", \"vocab_size\": 100,\n \"hidden_size\": \"64\"}"),
+            "config.json:2:2: field \"hidden_size\" must be a positive integer, got \"64\"\n"
+            " \"hidden_size\": \"64\"}\n"
+            " ^ near here");
+}
+
+TEST(ConfigReader, RejectsZeroNegativeFractionalAndHugeSizes) {
+  const auto with = [](const std::string& field) {
+    return error_of(R"({"model_type": "gpt2", "vocab_size": 10, "n_positions": 4, "n_embd": 4,
+                       "n_head": 2, )" +
+                    field + "}");
+  };
+  EXPECT_NE(with(R"("n_layer": 0)").find("field \"n_layer\" must be a positive integer, got 0"),
+            std::string::npos);
+  EXPECT_NE(with(R"("n_layer": -3)").find("got -3"), std::string::npos);
+  EXPECT_NE(with(R"("n_layer": 2.5)").find("got 2.5"), std::string::npos);
+  EXPECT_NE(with(R"("n_layer": 5000)").find("field \"n_layer\" is 5000, above the limit of 1024"),
+            std::string::npos);
+}
+
+TEST(ConfigReader, KvHeadsMustDivideHeads) {
+  EXPECT_NE(error_of(R"({"model_type": "llama", )" + llama_sizes + R"(, "num_key_value_heads": 3})")
+                .find("num_key_value_heads 3 must divide num_attention_heads 8"),
+            std::string::npos);
+}
+
+TEST(ConfigReader, WidthMustSplitIntoHeadsWithoutHeadDim) {
+  EXPECT_NE(error_of(R"({"model_type": "llama", "hidden_size": 60, "intermediate_size": 128,
+                        "num_hidden_layers": 2, "num_attention_heads": 8, "vocab_size": 100})")
+                .find("hidden_size 60 is not a multiple of num_attention_heads 8 (and no head_dim "
+                      "is given)"),
+            std::string::npos);
+}
+
+TEST(ConfigReader, RejectsUnknownDtype) {
+  EXPECT_EQ(error_of("{\"model_type\": \"gpt2\",\n\"torch_dtype\": \"float12\"}"),
+            "config.json:2:1: field \"torch_dtype\" is \"float12\", not a dtype (expected "
+            "float32, bfloat16, float16, ...)\n"
+            "\"torch_dtype\": \"float12\"}\n"
+            "^ near here");
+}
+
+TEST(ConfigReader, NestedFieldsAreNamedWithTheirPath) {
+  const std::string text =
+      "{\"model_type\": \"pi0\", \"action_dim\": 32,\n"
+      " \"vision_config\": {\"hidden_size\": 8, \"intermediate_size\": 16,"
+      " \"num_hidden_layers\": 1, \"num_attention_heads\": 2, \"image_size\": 4, \"patch_size\": "
+      "2},\n"
+      " \"text_config\": {\"intermediate_size\": 16}}";
+  EXPECT_EQ(error_of(text),
+            "config.json:3:2: missing required field \"text_config.vocab_size\" (a positive "
+            "integer)\n"
+            " \"text_config\": {\"intermediate_size\": 16}}\n"
+            " ^ near here");
+}
+
+TEST(ConfigReader, PointsAtTheKeyOfTheRightObject) {
+  // "hidden_size" appears first inside text_config; the error is about the top-level one.
+  const std::string text =
+      "{\"model_type\": \"paligemma\",\n"
+      " \"text_config\": {\"hidden_size\": 2048},\n"
+      " \"projection_dim\": \"2048\"}";
+  EXPECT_EQ(error_of(text),
+            "config.json:3:2: field \"projection_dim\" must be a positive integer, got \"2048\"\n"
+            " \"projection_dim\": \"2048\"}\n"
+            " ^ near here");
+  const std::string nested =
+      "{\"model_type\": \"paligemma\", \"hidden_size\": 2048,\n"
+      " \"text_config\": {\"vocab_size\": 10,\n   \"hidden_size\": true}}";
+  EXPECT_EQ(error_of(nested),
+            "config.json:3:4: field \"text_config.hidden_size\" must be a positive integer, got "
+            "true\n"
+            "   \"hidden_size\": true}}\n"
+            "   ^ near here");
+}
+
+TEST(ConfigReader, RefusesInventoriesThatAreTooLarge) {
+  EXPECT_EQ(error_of(R"({"model_type": "mixtral", "hidden_size": 8, "intermediate_size": 8,
+                        "num_hidden_layers": 1024, "num_attention_heads": 2, "vocab_size": 8,
+                        "num_key_value_heads": 2, "num_local_experts": 1024})"),
+            "config.json: the model has more than 200000 tensors, which no real checkpoint has");
+  EXPECT_NE(error_of(R"({"model_type": "gpt2", "vocab_size": 16777216, "n_positions": 4,
+                        "n_embd": 16777216, "n_layer": 1024, "n_head": 1,
+                        "n_inner": 16777216})")
+                .find("the model has more than 1,000,000,000,000,000 parameters"),
+            std::string::npos);
+}
+
+TEST(ConfigReader, KvHeadsDefaultAsTransformersDoes) {
+  // Llama: absent means num_attention_heads.
+  EXPECT_EQ(parsed(R"({"model_type": "llama", )" + llama_sizes + "}").text.kv_heads, 8u);
+  // Mistral's class default is 8, whatever the head count; null means num_attention_heads.
+  const std::string mistral = R"({"model_type": "mistral", "hidden_size": 64,
+      "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 16,
+      "vocab_size": 100)";
+  EXPECT_EQ(parsed(mistral + "}").text.kv_heads, 8u);
+  EXPECT_EQ(parsed(mistral + R"(, "num_key_value_heads": null})").text.kv_heads, 16u);
+}
+
+TEST(ConfigReader, HeadDimDefaultsPerFamily) {
+  EXPECT_EQ(parsed(R"({"model_type": "llama", )" + llama_sizes + "}").text.head_dim, 8u);
+  EXPECT_EQ(
+      parsed(R"({"model_type": "llama", )" + llama_sizes + R"(, "head_dim": 16})").text.head_dim,
+      16u);
+  // Qwen3 and Gemma configs default to more kv heads (32, 16) than these 8 heads: give them.
+  const std::string kv = R"(, "num_key_value_heads": 8})";
+  EXPECT_EQ(parsed(R"({"model_type": "qwen3", )" + llama_sizes + kv).text.head_dim, 128u);
+  EXPECT_EQ(parsed(R"({"model_type": "gemma", )" + llama_sizes + kv).text.head_dim, 256u);
+}
+
+TEST(ConfigReader, TiedEmbeddingsDefaultPerFamily) {
+  EXPECT_FALSE(parsed(R"({"model_type": "llama", )" + llama_sizes + "}").text.tied_embeddings);
+  const std::string kv = R"(, "num_key_value_heads": 1})";
+  EXPECT_TRUE(parsed(R"({"model_type": "gemma", )" + llama_sizes + kv).text.tied_embeddings);
+  const auto untied_gemma =
+      parsed(R"({"model_type": "gemma", "tie_word_embeddings": false, )" + llama_sizes + kv);
+  EXPECT_EQ(untied_gemma.tensors.back().name, "lm_head.weight");
+}
+
+TEST(ConfigReader, DtypeComesFromTorchDtypeOrDtypeElseFloat32) {
+  EXPECT_EQ(
+      parsed(R"({"model_type": "llama", "torch_dtype": "bfloat16", )" + llama_sizes + "}").type,
+      dtype::bf16);
+  EXPECT_EQ(parsed(R"({"model_type": "llama", "dtype": "float16", )" + llama_sizes + "}").type,
+            dtype::f16);
+  EXPECT_EQ(parsed(R"({"model_type": "llama", )" + llama_sizes + "}").type, dtype::f32);
+}
+
+TEST(ConfigReader, LlamaBiasesFollowTheFlags) {
+  const auto spec = parsed(R"({"model_type": "llama", "attention_bias": true, "mlp_bias": true, )" +
+                           llama_sizes + "}");
+  std::size_t biases = 0;
+  for (const auto& t : spec.tensors)
+    if (t.name.ends_with(".bias")) ++biases;
+  EXPECT_EQ(biases, 2u * 7u);  // q, k, v, o, gate, up, down in each of 2 layers
+}
+
+TEST(ConfigReader, SupportedTypesAreSorted) {
+  const auto types = supported_model_types();
+  EXPECT_TRUE(std::is_sorted(types.begin(), types.end()));
+  EXPECT_EQ(types.size(), 16u);
+}
+
+}  // namespace
+}  // namespace vramscope::model
