@@ -23,7 +23,7 @@ endfunction()
 function(vramscope_test name)
   cmake_parse_arguments(T "" "" "SOURCES;DEPS" ${ARGN})
   add_executable(vramscope_${name}_tests ${T_SOURCES})
-  target_include_directories(vramscope_${name}_tests PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+  target_include_directories(vramscope_${name}_tests PRIVATE ${PROJECT_SOURCE_DIR}/tests ${PROJECT_SOURCE_DIR}/src)
   target_link_libraries(vramscope_${name}_tests PRIVATE ${T_DEPS} GTest::gtest GTest::gtest_main GTest::gmock)
   target_compile_definitions(vramscope_${name}_tests PRIVATE
     VRAMSCOPE_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
