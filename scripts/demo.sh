@@ -5,4 +5,4 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake -S . -B build -G Ninja
 cmake --build build --target vramscope
-build/tools/vramscope inspect llama-3.1-8b
+build/tools/vramscope plan examples/llama-3.1-8b-fsdp2.yaml

@@ -1,0 +1,53 @@
+#pragma once
+// Readers for nvidia-smi output, the format every user can paste: the default table (old
+// "MiB / MiB" layout of drivers <= 470 and the 2023+ layout with GI/CI process columns), the
+// --query-gpu / --query-compute-apps CSV (with or without header and units) and `-q -x` XML.
+// docs/formats/nvidia-smi.md describes what is read and what is ignored.
+//
+// All functions are pure: they read `text` and return an observation (gpus and/or processes,
+// plus warnings for ignored parts) or a diagnostic naming `source`, the line and what was
+// expected. They never throw on bad input and take time linear in the input. Thread-safe.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <vramscope/core/result.hpp>
+#include <vramscope/observe/observation.hpp>
+
+namespace vramscope::observe {
+
+enum class smi_format { table, csv, xml };
+
+struct smi_options {
+  /// The fields of a CSV written with `noheader`, in order, as given to --query-gpu= or
+  /// --query-compute-apps= (e.g. {"index", "memory.used"}). Ignored when the CSV has a header.
+  /// Without a header and without fields a CSV is rejected: its columns cannot be named safely.
+  std::vector<std::string> csv_fields;
+};
+
+/// Guesses the format from content: XML declaration or <nvidia_smi_log> -> xml; a "+---" /
+/// "NVIDIA-SMI" table -> table; comma-separated rows -> csv. Empty when none fits.
+std::optional<smi_format> detect_smi_format(std::string_view text);
+
+/// Detects the format and parses. Fails with "could not tell ..." when detection fails.
+result<observation> parse_nvidia_smi(std::string_view text, const std::string& source,
+                                     const smi_options& options = {});
+
+/// The default `nvidia-smi` table: GPU rows (index, name, bus id, memory used/total,
+/// utilisation), the process table, driver and CUDA versions. The MIG devices table is skipped
+/// with a warning. Fails on a GPU row without its memory row, or a malformed process row.
+result<observation> parse_nvidia_smi_table(std::string_view text, const std::string& source);
+
+/// --query-gpu=... or --query-compute-apps=... with --format=csv[,noheader][,nounits]. A CSV
+/// whose columns include "pid" is a process list, otherwise a GPU list. "[N/A]" and any other
+/// "[...]" value is empty. Fails on a row with too few columns or a value that does not parse.
+result<observation> parse_nvidia_smi_csv(std::string_view text, const std::string& source,
+                                         const smi_options& options = {});
+
+/// `nvidia-smi -q -x`. Any DTD version; unknown elements are ignored. Fails when the XML is
+/// malformed (with the parser's line and column) or its root is not <nvidia_smi_log>.
+result<observation> parse_nvidia_smi_xml(std::string_view text, const std::string& source);
+
+}  // namespace vramscope::observe

@@ -1,0 +1,115 @@
+#pragma once
+// What a user observed about GPU memory, read from the files they can produce without vramscope:
+// nvidia-smi output (per GPU and per process), torch.cuda.memory_stats() / memory_summary()
+// (per rank, the allocator's own figures) and out-of-memory messages from logs. The doctor
+// compares these with a prediction; `explain` reads them with read_observation().
+//
+// Every figure is in bytes. A figure the source did not report ("[N/A]", "[Not Supported]", a
+// field an older driver does not print) is an empty std::optional, never 0. Values are plain
+// data: copyable, no references into the text they came from.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <vramscope/core/diagnostic.hpp>
+#include <vramscope/core/units.hpp>
+
+namespace vramscope::observe {
+
+/// One GPU as nvidia-smi reports it (table row, --query-gpu CSV row or <gpu> XML element).
+struct gpu_observation {
+  std::optional<int> index;        // nvidia-smi's index (PCI order); XML: position of <gpu>
+  std::string name;                // "NVIDIA A100-SXM4-80GB"; the old table truncates it ("...")
+  std::string uuid;                // "GPU-529b3263-..."; empty when not reported
+  std::string bus_id;              // "00000000:01:00.0"; empty when not reported
+  std::optional<bytes> total;      // framebuffer memory, as the driver reports it
+  std::optional<bytes> used;       // used by all processes plus driver allocations
+  std::optional<bytes> free;
+  std::optional<bytes> reserved;   // held back by the driver (newer drivers only)
+  std::optional<int> utilization_gpu;     // percent
+  std::optional<int> utilization_memory;  // percent of time memory was read or written
+};
+
+/// One process on one GPU as nvidia-smi lists it. PIDs are host PIDs even inside containers.
+struct process_observation {
+  std::optional<int> gpu_index;    // the table and XML give the GPU; CSV gives gpu_uuid instead
+  std::string gpu_uuid;            // CSV --query-compute-apps=gpu_uuid; empty otherwise
+  std::string gpu_bus_id;          // CSV gpu_bus_id, XML <gpu id=...>; empty otherwise
+  std::int64_t pid = 0;
+  std::string name;                // may be empty (containers) or truncated from the left (table)
+  std::string type;                // "C" compute, "G" graphics, "C+G", "M+C" (MPS); CSV: empty
+  std::optional<bytes> used;       // empty for "N/A" (e.g. Windows WDDM)
+  std::optional<int> gpu_instance;      // MIG GI id; empty without MIG
+  std::optional<int> compute_instance;  // MIG CI id; empty without MIG
+};
+
+/// Where a torch_stats came from; memory_summary figures are rounded down to the unit shown.
+enum class stats_origin { memory_stats_json, memory_summary_text };
+
+/// torch.cuda.memory_stats() of one rank (or the same figures read off memory_summary()).
+struct torch_stats {
+  struct level {
+    std::optional<bytes> current;
+    std::optional<bytes> peak;
+  };
+  std::optional<int> rank;          // from a "rank" field, a "[rankN]:" prefix or the file name
+  std::optional<int> device;        // from a "device" field or "device ID N" in the summary
+  stats_origin origin = stats_origin::memory_stats_json;
+  level allocated;                  // allocated_bytes.all.*: live tensors, rounded block sizes
+  level active;                     // active_bytes.all.*: allocated + freed blocks awaiting events
+  level reserved;                   // reserved_bytes.all.*: segments held from cudaMalloc
+  level requested;                  // requested_bytes.all.*: unrounded request sizes
+  level inactive_split;             // inactive_split_bytes.all.*: non-releasable free bytes
+  std::optional<std::uint64_t> inactive_split_blocks;  // inactive_split.all.current
+  std::optional<std::uint64_t> num_alloc_retries;      // cudaMalloc failures followed by a retry
+  std::optional<std::uint64_t> num_ooms;
+  std::map<std::string, std::uint64_t> raw;  // every key as read, e.g. "allocated_bytes.all.peak"
+  std::string source;                       // file name, for messages
+};
+
+enum class oom_kind { torch, xla };
+
+/// A process named in an out-of-memory message; pid is empty for "this process".
+struct oom_process {
+  std::optional<std::int64_t> pid;
+  bytes used = 0;
+};
+
+/// One out-of-memory error found in a log. Sizes in the message are printed with two decimals
+/// ("79.15 GiB"), so they are exact only to about 0.01 of their unit.
+struct oom_report {
+  oom_kind kind = oom_kind::torch;
+  std::optional<int> rank;                  // "[rank3]:" prefix or "rank=3" before the message
+  std::optional<int> gpu;                   // "GPU 0 ..." (torch) or allocator "GPU_0_bfc" (xla)
+  std::optional<bytes> requested;           // "Tried to allocate X" / "trying to allocate N bytes"
+  std::optional<bytes> capacity;            // torch: total capacity; xla: BFC memory limit
+  std::optional<bytes> free;                // torch: free on the device when it failed
+  std::vector<oom_process> processes;       // torch: "Process P has M memory in use", in order
+  std::optional<bytes> allocated_by_pytorch;    // "A is allocated by PyTorch" / "A already allocated"
+  std::optional<bytes> reserved_by_pytorch;     // allocated + reserved-but-unallocated
+  std::optional<bytes> reserved_unallocated;    // "R is reserved by PyTorch but unallocated"
+  std::optional<bytes> in_use;              // xla BFC "InUse"
+  std::optional<bytes> peak_in_use;         // xla BFC "MaxInUse"
+  std::optional<bytes> largest_free_block;  // xla BFC "LargestFreeBlock"
+  int line = 0;                             // 1-based line of the message in the log
+  std::string raw;                          // the message text as found (joined lines)
+};
+
+/// Everything read from one or more observation files. `append` merges bundles.
+struct observation {
+  std::vector<gpu_observation> gpus;
+  std::vector<process_observation> processes;
+  std::vector<torch_stats> stats;
+  std::vector<oom_report> ooms;
+  std::string driver_version;               // when nvidia-smi printed it
+  std::string cuda_version;
+  vramscope::warnings warnings;             // recoverable oddities (unknown columns, ...)
+};
+
+/// Moves everything from `from` into `into` (vectors appended; versions kept if `into` has none).
+void append(observation& into, observation&& from);
+
+}  // namespace vramscope::observe

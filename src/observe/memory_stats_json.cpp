@@ -1,0 +1,249 @@
+// torch.cuda.memory_stats() saved as JSON. nlohmann's SAX interface builds the document while a
+// counting iterator tells where each key sits, so a value of the wrong type is reported at its
+// line and column (a DOM parse would lose positions).
+#include <vramscope/observe/torch_stats.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <iterator>
+
+#include "observe/text_util.hpp"
+#include "observe/torch_stats_keys.hpp"
+
+namespace vramscope::observe {
+
+namespace {
+
+using json = nlohmann::json;
+constexpr std::size_t max_json_depth = 32;
+
+// A char iterator that publishes how far the parser has read.
+struct counting_iterator {
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  const char* at = nullptr;
+  const char** furthest = nullptr;
+
+  reference operator*() const { return *at; }
+  counting_iterator& operator++() {
+    ++at;
+    if (at > *furthest) *furthest = at;
+    return *this;
+  }
+  counting_iterator operator++(int) {
+    auto copy = *this;
+    ++*this;
+    return copy;
+  }
+  bool operator==(const counting_iterator& o) const { return at == o.at; }
+  bool operator!=(const counting_iterator& o) const { return at != o.at; }
+};
+
+class stats_sax {
+ public:
+  stats_sax(std::string_view text, const std::string& source, const char** read_to)
+      : text_(text), source_(source), read_to_(read_to) {}
+
+  std::optional<diagnostic> error;
+  json root;
+
+  bool null() { return scalar(json(nullptr), "null"); }
+  bool boolean(bool b) { return scalar(json(b), "a boolean"); }
+  bool number_integer(json::number_integer_t n) {
+    if (n < 0) return scalar(json(n), "a negative number");
+    return scalar(json(static_cast<std::uint64_t>(n)), nullptr);
+  }
+  bool number_unsigned(json::number_unsigned_t n) { return scalar(json(n), nullptr); }
+  bool number_float(json::number_float_t d, const std::string&) {
+    if (d >= 0 && d < 1.8e19 && d == static_cast<double>(static_cast<std::uint64_t>(d)))
+      return scalar(json(static_cast<std::uint64_t>(d)), nullptr);
+    return scalar(json(d), "a fraction");
+  }
+  bool string(json::string_t& s) { return scalar(json(s), "a string"); }
+  bool binary(json::binary_t&) { return scalar(json(nullptr), "binary data"); }
+
+  bool start_object(std::size_t) { return open(json::object(), "an object"); }
+  bool start_array(std::size_t) { return open(json::array(), "a list"); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+
+  bool key(json::string_t& k) {
+    key_ = k;
+    key_end_ = static_cast<std::size_t>(*read_to_ - text_.data());
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) {
+    std::string what = ex.what();
+    const std::size_t column = what.find(", column ");
+    const std::size_t colon = column == std::string::npos ? what.find("] ") : what.find(": ", column);
+    if (colon != std::string::npos) what = what.substr(colon + 2);
+    const std::size_t at = position > 0 ? position - 1 : 0;
+    error = detail::error_at_offset(source_, text_, at, "invalid JSON: " + what);
+    return false;
+  }
+
+ private:
+  // Where the current key starts, for the caret.
+  std::size_t key_offset() const {
+    const std::string quoted_key = "\"" + key_ + "\"";
+    const std::size_t at = text_.rfind(quoted_key, key_end_);
+    return at == std::string_view::npos ? key_end_ : at;
+  }
+
+  bool checked_key() const {
+    return !stack_.empty() && stack_.back()->is_object() &&
+           (detail::is_memory_stats_key(key_) || detail::is_meta_key(key_));
+  }
+
+  bool fail_type(const char* got) {
+    error = detail::error_at_offset(source_, text_, key_offset(),
+                                    fmt::format("\"{}\" must be a whole number of bytes or a count, got {}",
+                                                key_, got));
+    return false;
+  }
+
+  bool insert(json value) {
+    if (stack_.empty()) {
+      root = std::move(value);
+      return true;
+    }
+    json& top = *stack_.back();
+    if (top.is_object()) top[key_] = std::move(value);
+    else top.push_back(std::move(value));
+    return true;
+  }
+
+  json* inserted() {
+    json& top = *stack_.back();
+    return top.is_object() ? &top[key_] : &top.back();
+  }
+
+  // `bad`: why this value cannot be a memory_stats figure (nullptr when it can).
+  bool scalar(json value, const char* bad) {
+    if (bad && checked_key()) return fail_type(bad);
+    return insert(std::move(value));
+  }
+
+  bool open(json value, const char* what) {
+    if (checked_key()) return fail_type(what);
+    if (stack_.size() >= max_json_depth) {
+      error = detail::error_at_offset(source_, text_, static_cast<std::size_t>(*read_to_ - text_.data()) - 1,
+                                      fmt::format("JSON nested deeper than {} levels", max_json_depth));
+      return false;
+    }
+    if (stack_.empty()) {
+      root = std::move(value);
+      stack_.push_back(&root);
+    } else {
+      insert(std::move(value));
+      stack_.push_back(inserted());
+    }
+    return true;
+  }
+
+  bool close() {
+    stack_.pop_back();
+    return true;
+  }
+
+  std::string_view text_;
+  const std::string& source_;
+  const char** read_to_;
+  std::vector<json*> stack_;
+  std::string key_;
+  std::size_t key_end_ = 0;
+};
+
+struct interpreter {
+  const std::string& source;
+  warnings& warns;
+  std::vector<torch_stats> out;
+
+  static std::optional<int> small_int(const json& j, const char* key) {
+    const auto it = j.find(key);
+    if (it == j.end() || !it->is_number_unsigned() || it->get<std::uint64_t>() > 1'000'000) return std::nullopt;
+    return static_cast<int>(it->get<std::uint64_t>());
+  }
+
+  status entry(const json& obj, std::optional<int> rank_hint, const std::string& where) {
+    const json* stats = &obj;
+    for (const char* nested : {"stats", "memory_stats"})
+      if (auto it = obj.find(nested); it != obj.end() && it->is_object()) stats = &*it;
+    torch_stats s;
+    s.source = source;
+    s.rank = small_int(obj, "rank");
+    if (!s.rank) s.rank = small_int(obj, "global_rank");
+    if (!s.rank) s.rank = rank_hint;
+    s.device = small_int(obj, "device");
+    if (!s.device && stats != &obj) s.device = small_int(*stats, "device");
+    for (const auto& [key, value] : stats->items()) {
+      if (detail::is_memory_stats_key(key)) s.raw[key] = value.get<std::uint64_t>();
+      else if (!detail::is_meta_key(key) && key != "stats" && key != "memory_stats")
+        warns.push_back(error_at(source, fmt::format("{}key \"{}\" is not a memory_stats key; skipped", where, key)));
+    }
+    if (s.raw.empty())
+      return error_at(source, fmt::format("{}no memory_stats keys found (expected keys such as "
+                                          "\"allocated_bytes.all.peak\")", where));
+    detail::fill_from_raw(s);
+    out.push_back(std::move(s));
+    return ok();
+  }
+
+  static bool keyed_by_rank(const json& obj) {
+    if (obj.empty()) return false;
+    for (const auto& [key, value] : obj.items())
+      if (!detail::is_digits(key) || key.size() > 6 || !value.is_object()) return false;
+    return true;
+  }
+
+  status top(const json& root) {
+    if (root.is_array()) {
+      for (std::size_t i = 0; i < root.size(); ++i) {
+        const std::string where = fmt::format("element {} of the list: ", i);
+        if (!root[i].is_object())
+          return error_at(source, where + "expected an object of memory_stats keys");
+        auto st = entry(root[i], static_cast<int>(i), where);
+        if (!st) return st;
+      }
+      return ok();
+    }
+    if (!root.is_object())
+      return error_at(source, "expected a JSON object of memory_stats keys, or a list of them");
+    if (keyed_by_rank(root)) {
+      for (const auto& [key, value] : root.items()) {
+        auto st = entry(value, std::stoi(key), fmt::format("rank \"{}\": ", key));
+        if (!st) return st;
+      }
+      return ok();
+    }
+    return entry(root, rank_from_file_name(source), "");
+  }
+};
+
+}  // namespace
+
+result<std::vector<torch_stats>> parse_memory_stats_json(std::string_view text,
+                                                         const std::string& source,
+                                                         warnings& found_warnings) {
+  const char* read_to = text.data();
+  stats_sax sax(text, source, &read_to);
+  const counting_iterator first{text.data(), &read_to};
+  const counting_iterator last{text.data() + text.size(), &read_to};
+  const bool parsed = json::sax_parse(first, last, &sax);
+  if (!parsed || sax.error) {
+    if (sax.error) return *sax.error;
+    return error_at(source, "invalid JSON");
+  }
+  interpreter in{source, found_warnings, {}};
+  auto st = in.top(sax.root);
+  if (!st) return st.error();
+  return std::move(in.out);
+}
+
+}  // namespace vramscope::observe

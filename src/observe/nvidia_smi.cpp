@@ -1,0 +1,46 @@
+#include <vramscope/observe/nvidia_smi.hpp>
+
+#include "observe/text_util.hpp"
+
+namespace vramscope::observe {
+
+namespace {
+
+std::string_view first_line(std::string_view text) {
+  for (const auto& line : detail::split_lines(text.substr(0, 64 * 1024)))
+    if (!detail::trim(line.text).empty()) return detail::trim(line.text);
+  return {};
+}
+
+bool has_table_borders(std::string_view text) {
+  const auto head = text.substr(0, 64 * 1024);
+  return head.find("\n+--") != std::string_view::npos || head.substr(0, 3) == "+--";
+}
+
+}  // namespace
+
+std::optional<smi_format> detect_smi_format(std::string_view text) {
+  const std::string_view first = first_line(text);
+  if (first.empty()) return std::nullopt;
+  if (first.front() == '<') return smi_format::xml;
+  if (detail::contains(text.substr(0, 64 * 1024), "NVIDIA-SMI") || has_table_borders(text))
+    return smi_format::table;
+  if (detail::contains(first, ",")) return smi_format::csv;
+  return std::nullopt;
+}
+
+result<observation> parse_nvidia_smi(std::string_view text, const std::string& source,
+                                     const smi_options& options) {
+  const auto format = detect_smi_format(text);
+  if (!format)
+    return error_at(source, "could not tell the nvidia-smi format: expected the default table, "
+                            "--query-*=... --format=csv output or -q -x XML");
+  switch (*format) {
+    case smi_format::xml: return parse_nvidia_smi_xml(text, source);
+    case smi_format::table: return parse_nvidia_smi_table(text, source);
+    case smi_format::csv: break;
+  }
+  return parse_nvidia_smi_csv(text, source, options);
+}
+
+}  // namespace vramscope::observe

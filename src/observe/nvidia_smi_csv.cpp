@@ -1,0 +1,271 @@
+// nvidia-smi --query-gpu / --query-compute-apps CSV. Facts used (observe-formats.md §1.3-1.4):
+// fields are separated by ", "; the header carries units in brackets ("memory.used [MiB]");
+// `nounits` drops the units from values; bracketed tokens ("[N/A]", "[Not Supported]") mean no
+// value; process names may be empty or contain commas; memory is in MiB.
+#include <vramscope/observe/nvidia_smi.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "observe/text_util.hpp"
+
+namespace vramscope::observe {
+
+namespace {
+
+using detail::text_line;
+
+enum class field {
+  index, name, uuid, bus_id, memory_total, memory_used, memory_free, memory_reserved,
+  util_gpu, util_memory, gpu_uuid, gpu_bus_id, pid, process_name, used_memory, unused
+};
+
+struct field_name {
+  std::string_view text;
+  field gpu_meaning;      // in a --query-gpu CSV
+  field process_meaning;  // in a --query-compute-apps CSV
+};
+
+constexpr field_name field_names[] = {
+    {"index", field::index, field::unused},
+    {"name", field::name, field::process_name},
+    {"gpu_name", field::name, field::unused},
+    {"uuid", field::uuid, field::gpu_uuid},
+    {"gpu_uuid", field::uuid, field::gpu_uuid},
+    {"pci.bus_id", field::bus_id, field::gpu_bus_id},
+    {"gpu_bus_id", field::bus_id, field::gpu_bus_id},
+    {"memory.total", field::memory_total, field::unused},
+    {"memory.used", field::memory_used, field::unused},
+    {"memory.free", field::memory_free, field::unused},
+    {"memory.reserved", field::memory_reserved, field::unused},
+    {"utilization.gpu", field::util_gpu, field::unused},
+    {"utilization.memory", field::util_memory, field::unused},
+    {"pid", field::unused, field::pid},
+    {"process_name", field::unused, field::process_name},
+    {"used_gpu_memory", field::unused, field::used_memory},
+    {"used_memory", field::unused, field::used_memory},
+};
+
+struct column {
+  std::string name;  // without the unit
+  bytes unit = MiB;  // from "[MiB]" in the header; nvidia-smi prints memory in MiB
+  field meaning = field::unused;
+};
+
+struct csv_layout {
+  std::vector<column> columns;
+  bool processes = false;
+  int text_column = -1;  // the column that may contain commas
+};
+
+std::vector<std::string_view> cells_of(std::string_view line) {
+  auto cells = detail::split(line, ',');
+  for (auto& c : cells) c = detail::trim(c);
+  return cells;
+}
+
+bool is_field_name(std::string_view cell) {
+  const std::size_t bracket = cell.find(" [");
+  std::string_view name = cell.substr(0, bracket);
+  if (bracket != std::string_view::npos && cell.back() != ']') return false;
+  if (name.empty() || !((name[0] >= 'a' && name[0] <= 'z') || name[0] == '_')) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+  });
+}
+
+bool looks_like_header(std::string_view line) {
+  const auto cells = cells_of(line);
+  return std::all_of(cells.begin(), cells.end(), is_field_name);
+}
+
+column column_from(std::string_view cell) {
+  column c;
+  const std::size_t bracket = cell.find(" [");
+  c.name = detail::to_lower(detail::trim(cell.substr(0, bracket)));
+  if (bracket != std::string_view::npos) {
+    const std::string_view unit = cell.substr(bracket + 2, cell.size() - bracket - 3);
+    if (auto scale = detail::parse_size("1 " + std::string(unit), 0)) c.unit = *scale;
+  }
+  return c;
+}
+
+csv_layout layout_from(std::vector<column> columns, warnings& warns, const std::string& source,
+                       int header_line) {
+  csv_layout layout;
+  layout.processes = std::any_of(columns.begin(), columns.end(),
+                                 [](const column& c) { return c.name == "pid"; });
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    auto& c = columns[i];
+    for (const auto& f : field_names)
+      if (f.text == c.name) c.meaning = layout.processes ? f.process_meaning : f.gpu_meaning;
+    if (c.meaning == field::process_name || c.meaning == field::name)
+      layout.text_column = static_cast<int>(i);
+    if (c.meaning == field::unused && c.name != "timestamp")
+      warns.push_back(error_at(source, fmt::format("column \"{}\" is not used", c.name), header_line));
+  }
+  layout.columns = std::move(columns);
+  return layout;
+}
+
+// Joins the cells that a comma inside the text column split apart.
+std::vector<std::string_view> fit_cells(std::vector<std::string_view> cells, const csv_layout& layout) {
+  const std::size_t want = layout.columns.size();
+  if (cells.size() <= want || layout.text_column < 0) return cells;
+  const auto k = static_cast<std::size_t>(layout.text_column);
+  const std::size_t extra = cells.size() - want;
+  const char* begin = cells[k].data();
+  const char* end = cells[k + extra].data() + cells[k + extra].size();
+  cells[k] = std::string_view(begin, static_cast<std::size_t>(end - begin));
+  cells.erase(cells.begin() + static_cast<std::ptrdiff_t>(k + 1),
+              cells.begin() + static_cast<std::ptrdiff_t>(k + 1 + extra));
+  return cells;
+}
+
+bool is_missing(std::string_view v) { return v.size() >= 2 && v.front() == '[' && v.back() == ']'; }
+
+struct row_reader {
+  const std::string& source;
+  const text_line& line;
+
+  diagnostic bad(std::string_view cell, const column& c, std::string_view expected) const {
+    return detail::error_on_line(source, line, detail::column_of(line, cell),
+                                 fmt::format("{}: expected {}, got {}", c.name, expected,
+                                             detail::quoted(cell)));
+  }
+  result<std::optional<bytes>> size(std::string_view cell, const column& c) const {
+    if (is_missing(cell)) return std::optional<bytes>{};
+    if (auto v = detail::parse_size(cell, c.unit)) return std::optional<bytes>{*v};
+    return bad(cell, c, "a size such as \"1024 MiB\"");
+  }
+  result<std::optional<int>> percent(std::string_view cell, const column& c) const {
+    if (is_missing(cell)) return std::optional<int>{};
+    std::string_view v = cell;
+    if (!v.empty() && v.back() == '%') v = detail::trim(v.substr(0, v.size() - 1));
+    if (auto n = detail::parse_uint(v); n && *n <= 100) return std::optional<int>{static_cast<int>(*n)};
+    return bad(cell, c, "a percentage such as \"30 %\"");
+  }
+  result<std::optional<std::int64_t>> integer(std::string_view cell, const column& c) const {
+    if (is_missing(cell)) return std::optional<std::int64_t>{};
+    if (auto n = detail::parse_uint(cell); n && *n <= static_cast<std::uint64_t>(INT32_MAX))
+      return std::optional<std::int64_t>{static_cast<std::int64_t>(*n)};
+    return bad(cell, c, "a whole number");
+  }
+};
+
+std::string text_value(std::string_view cell) { return is_missing(cell) ? std::string() : std::string(cell); }
+
+status read_gpu_cell(const row_reader& r, std::string_view cell, const column& c, gpu_observation& g) {
+  switch (c.meaning) {
+    case field::index: {
+      auto v = r.integer(cell, c);
+      if (!v) return v.error();
+      if (*v) g.index = static_cast<int>(**v);
+      break;
+    }
+    case field::name: g.name = text_value(cell); break;
+    case field::uuid: g.uuid = text_value(cell); break;
+    case field::bus_id: g.bus_id = text_value(cell); break;
+    case field::memory_total: case field::memory_used: case field::memory_free:
+    case field::memory_reserved: {
+      auto v = r.size(cell, c);
+      if (!v) return v.error();
+      auto& slot = c.meaning == field::memory_total ? g.total
+                   : c.meaning == field::memory_used ? g.used
+                   : c.meaning == field::memory_free ? g.free : g.reserved;
+      slot = *v;
+      break;
+    }
+    case field::util_gpu: case field::util_memory: {
+      auto v = r.percent(cell, c);
+      if (!v) return v.error();
+      (c.meaning == field::util_gpu ? g.utilization_gpu : g.utilization_memory) = *v;
+      break;
+    }
+    default: break;
+  }
+  return ok();
+}
+
+status read_process_cell(const row_reader& r, std::string_view cell, const column& c,
+                         process_observation& p) {
+  switch (c.meaning) {
+    case field::gpu_uuid: p.gpu_uuid = text_value(cell); break;
+    case field::gpu_bus_id: p.gpu_bus_id = text_value(cell); break;
+    case field::process_name: p.name = text_value(cell); break;
+    case field::pid: {
+      auto v = r.integer(cell, c);
+      if (!v) return v.error();
+      if (!*v) return r.bad(cell, c, "a process id");
+      p.pid = **v;
+      break;
+    }
+    case field::used_memory: {
+      auto v = r.size(cell, c);
+      if (!v) return v.error();
+      p.used = *v;
+      break;
+    }
+    default: break;
+  }
+  return ok();
+}
+
+status read_row(const std::string& source, const text_line& line, bool last_unterminated,
+                const csv_layout& layout, observation& out) {
+  auto cells = fit_cells(cells_of(line.text), layout);
+  if (cells.size() != layout.columns.size()) {
+    std::string message = fmt::format("expected {} columns, got {}", layout.columns.size(), cells.size());
+    if (last_unterminated && cells.size() < layout.columns.size()) message += " (is the file cut off?)";
+    return detail::error_on_line(source, line, 0, std::move(message));
+  }
+  const row_reader reader{source, line};
+  gpu_observation gpu;
+  process_observation process;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    auto st = layout.processes ? read_process_cell(reader, cells[i], layout.columns[i], process)
+                               : read_gpu_cell(reader, cells[i], layout.columns[i], gpu);
+    if (!st) return st.error();
+  }
+  if (layout.processes) out.processes.push_back(std::move(process));
+  else out.gpus.push_back(std::move(gpu));
+  return ok();
+}
+
+}  // namespace
+
+result<observation> parse_nvidia_smi_csv(std::string_view text, const std::string& source,
+                                         const smi_options& options) {
+  const auto lines = detail::split_lines(text);
+  std::size_t first = 0;
+  while (first < lines.size() && detail::trim(lines[first].text).empty()) ++first;
+  if (first == lines.size()) return error_at(source, "empty CSV: expected nvidia-smi --query-* output");
+
+  observation out;
+  std::vector<column> columns;
+  const bool has_header = looks_like_header(lines[first].text);
+  if (has_header) {
+    for (auto cell : cells_of(lines[first].text)) columns.push_back(column_from(cell));
+  } else if (!options.csv_fields.empty()) {
+    for (const auto& f : options.csv_fields) columns.push_back(column_from(detail::trim(f)));
+  } else {
+    return detail::error_on_line(
+        source, lines[first], 0,
+        "CSV without a header row (nvidia-smi --format=csv,noheader): give the queried fields, "
+        "e.g. index,memory.used, so its columns can be named");
+  }
+  const csv_layout layout =
+      layout_from(std::move(columns), out.warnings, source, has_header ? lines[first].number : 0);
+  const bool unterminated = !text.empty() && text.back() != '\n';
+  for (std::size_t i = has_header ? first + 1 : first; i < lines.size(); ++i) {
+    const auto& line = lines[i];
+    if (detail::trim(line.text).empty()) continue;
+    if (has_header && line.text == lines[first].text) continue;  // repeated by a polling loop
+    auto st = read_row(source, line, unterminated && i + 1 == lines.size(), layout, out);
+    if (!st) return st.error();
+  }
+  return out;
+}
+
+}  // namespace vramscope::observe

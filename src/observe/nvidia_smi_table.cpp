@@ -1,0 +1,222 @@
+// The default `nvidia-smi` table. Facts used (observe-formats.md §1.2): each GPU takes a row with
+// "index name persistence | bus-id disp | ECC" followed by a row with "... | used MiB / total MiB
+// | util% mode"; the process table lists "GPU [GI CI] PID Type name memory", names truncated from
+// the left with "...", memory "N/A" on some systems; types C, G, C+G, M+C. The layout is not
+// guaranteed stable, so cells are found by their content rather than by column positions.
+#include <vramscope/observe/nvidia_smi.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "observe/text_util.hpp"
+
+namespace vramscope::observe {
+
+namespace {
+
+using detail::text_line;
+
+std::vector<std::string_view> tokens_of(std::string_view s) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    const std::size_t start = i;
+    while (i < s.size() && s[i] != ' ' && s[i] != '\t') ++i;
+    if (i > start) out.push_back(s.substr(start, i - start));
+  }
+  return out;
+}
+
+// Cells between the outer '|' borders of a table line; empty when the line is not a table row.
+std::vector<std::string_view> cells_of(std::string_view line) {
+  line = detail::trim(line);
+  if (line.size() < 2 || line.front() != '|' || line.back() != '|') return {};
+  return detail::split(line.substr(1, line.size() - 2), '|');
+}
+
+bool is_bus_id(std::string_view s) {
+  if (std::count(s.begin(), s.end(), ':') != 2 || s.find('.') == std::string_view::npos) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == ':' || c == '.';
+  });
+}
+
+bool is_process_type(std::string_view s) {
+  return !s.empty() && s.size() <= 5 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return c == 'C' || c == 'G' || c == 'M' || c == '+'; });
+}
+
+std::string_view value_after(std::string_view line, std::string_view label) {
+  const std::size_t at = line.find(label);
+  if (at == std::string_view::npos) return {};
+  const auto toks = tokens_of(line.substr(at + label.size()));
+  return toks.empty() ? std::string_view{} : toks.front();
+}
+
+bool is_gpu_row(const std::vector<std::string_view>& cells) {
+  if (cells.size() < 2) return false;
+  const auto first = tokens_of(cells[0]);
+  const auto second = tokens_of(cells[1]);
+  return first.size() >= 2 && detail::is_digits(first[0]) && !second.empty() && is_bus_id(second[0]);
+}
+
+gpu_observation gpu_from_row(const std::vector<std::string_view>& cells) {
+  gpu_observation g;
+  std::string_view head = detail::trim(cells[0]);
+  const auto toks = tokens_of(head);
+  g.index = static_cast<int>(detail::parse_uint(toks[0]).value_or(0));
+  std::string_view name = detail::trim(head.substr(toks[0].size()));
+  const auto rest = tokens_of(name);
+  if (rest.size() >= 2 && (rest.back() == "On" || rest.back() == "Off"))
+    name = detail::trim(name.substr(0, static_cast<std::size_t>(rest.back().data() - name.data())));
+  g.name = std::string(name);
+  g.bus_id = std::string(tokens_of(cells[1])[0]);
+  return g;
+}
+
+// "| N/A 49C P0 24W / 75W |  7719MiB /   8192MiB |  6%  Default |"
+status read_memory_row(const std::string& source, const text_line& line, gpu_observation& g) {
+  const auto cells = cells_of(line.text);
+  const std::string missing = fmt::format(
+      "expected GPU {}'s memory row (\"used MiB / total MiB\") after its name row", g.index.value_or(0));
+  if (cells.size() < 2) return detail::error_on_line(source, line, 0, missing);
+  const auto parts = detail::split(cells[1], '/');
+  if (parts.size() != 2) return detail::error_on_line(source, line, 0, missing);
+  const auto used = detail::parse_size(parts[0], 0);
+  const auto total = detail::parse_size(parts[1], 0);
+  if (!used || !total)
+    return detail::error_on_line(source, line, detail::column_of(line, detail::trim(parts[0])),
+                                 fmt::format("expected \"used MiB / total MiB\", got {}",
+                                             detail::quoted(detail::trim(cells[1]))));
+  g.used = used;
+  g.total = total;
+  if (cells.size() >= 3) {
+    const auto toks = tokens_of(cells[2]);
+    if (!toks.empty() && toks[0].size() > 1 && toks[0].back() == '%')
+      if (auto u = detail::parse_uint(toks[0].substr(0, toks[0].size() - 1)); u && *u <= 100)
+        g.utilization_gpu = static_cast<int>(*u);
+  }
+  return ok();
+}
+
+std::optional<int> optional_id(std::string_view s) {
+  if (auto v = detail::parse_uint(s); v && *v < 1'000'000) return static_cast<int>(*v);
+  return std::nullopt;
+}
+
+// "|    0   N/A  N/A     10734      C   python3     160MiB |" (GI/CI columns optional).
+result<process_observation> read_process_row(const std::string& source, const text_line& line,
+                                             std::string_view content) {
+  const auto toks = tokens_of(content);
+  const auto fail = [&](std::string_view at, std::string message) -> diagnostic {
+    return detail::error_on_line(source, line, detail::column_of(line, at), std::move(message));
+  };
+  if (toks.size() < 4) return fail(content, "expected a process row: GPU, PID, type, name and memory");
+  std::size_t type_at = is_process_type(toks[2]) ? 2 : (toks.size() >= 6 && is_process_type(toks[4])) ? 4 : 0;
+  if (type_at == 0) {
+    // Where the type should be: after GPU, GI, CI and PID when the row has MIG columns.
+    const bool mig_columns = toks.size() >= 6 && (toks[1] == "N/A" || detail::is_digits(toks[3]));
+    const std::string_view got = toks[mig_columns ? 4 : 2];
+    return fail(got, fmt::format("expected a process type (C, G, C+G, M+C) after the PID, got {}",
+                                 detail::quoted(got)));
+  }
+  if (type_at + 2 > toks.size()) return fail(toks.back(), "expected the process's GPU memory at the end of the row");
+  process_observation p;
+  const auto gpu = optional_id(toks[0]);
+  const auto pid = detail::parse_uint(toks[type_at - 1]);
+  if (!gpu) return fail(toks[0], fmt::format("expected a GPU index, got {}", detail::quoted(toks[0])));
+  if (!pid || *pid > static_cast<std::uint64_t>(INT32_MAX))
+    return fail(toks[type_at - 1], fmt::format("expected a PID, got {}", detail::quoted(toks[type_at - 1])));
+  p.gpu_index = gpu;
+  p.pid = static_cast<std::int64_t>(*pid);
+  p.type = std::string(toks[type_at]);
+  if (type_at == 4) {
+    p.gpu_instance = optional_id(toks[1]);
+    p.compute_instance = optional_id(toks[2]);
+  }
+  const std::string_view memory = toks.back();
+  if (memory != "N/A") {
+    auto used = detail::parse_size(memory, 0);
+    if (!used) return fail(memory, fmt::format("expected GPU memory such as \"160MiB\" or \"N/A\", got {}",
+                                               detail::quoted(memory)));
+    p.used = used;
+  }
+  const char* name_begin = toks[type_at].data() + toks[type_at].size();
+  if (toks.size() > type_at + 2)
+    p.name = std::string(detail::trim(std::string_view(name_begin, static_cast<std::size_t>(memory.data() - name_begin))));
+  return p;
+}
+
+enum class section { gpus, mig, processes };
+
+struct table_reader {
+  const std::string& source;
+  std::vector<text_line> lines;
+  observation out;
+  section where = section::gpus;
+
+  status read_line(std::size_t& i) {
+    const text_line& line = lines[i];
+    if (detail::contains(line.text, "NVIDIA-SMI")) {
+      out.driver_version = std::string(value_after(line.text, "Driver Version:"));
+      out.cuda_version = std::string(value_after(line.text, "CUDA Version:"));
+      return ok();
+    }
+    if (detail::contains(line.text, "MIG devices:")) {
+      where = section::mig;
+      out.warnings.push_back(error_at(source, "the MIG devices table is not read", line.number));
+      return ok();
+    }
+    if (detail::contains(line.text, "Processes:")) {
+      where = section::processes;
+      return ok();
+    }
+    const auto cells = cells_of(line.text);
+    if (where == section::processes) return read_process_line(line, cells);
+    if (where == section::gpus && is_gpu_row(cells)) return read_gpu(i, cells);
+    return ok();
+  }
+
+  status read_gpu(std::size_t& i, const std::vector<std::string_view>& cells) {
+    gpu_observation g = gpu_from_row(cells);
+    if (i + 1 >= lines.size())
+      return detail::error_on_line(source, lines[i], 0,
+                                   fmt::format("GPU {}'s row is the last line: its memory row is missing (is the table cut off?)",
+                                               g.index.value_or(0)));
+    ++i;
+    auto st = read_memory_row(source, lines[i], g);
+    if (!st) return st.error();
+    out.gpus.push_back(std::move(g));
+    return ok();
+  }
+
+  status read_process_line(const text_line& line, const std::vector<std::string_view>& cells) {
+    if (cells.size() != 1) return ok();  // borders, "+---" lines
+    const std::string_view content = detail::trim(cells[0]);
+    if (content.empty() || content.front() == '=' || detail::contains(content, "PID") ||
+        detail::contains(content, "No running processes found") ||
+        !(content.front() >= '0' && content.front() <= '9'))
+      return ok();
+    auto p = read_process_row(source, line, content);
+    if (!p) return p.error();
+    out.processes.push_back(std::move(*p));
+    return ok();
+  }
+};
+
+}  // namespace
+
+result<observation> parse_nvidia_smi_table(std::string_view text, const std::string& source) {
+  table_reader reader{source, detail::split_lines(text), {}, section::gpus};
+  for (std::size_t i = 0; i < reader.lines.size(); ++i) {
+    auto st = reader.read_line(i);
+    if (!st) return st.error();
+  }
+  if (reader.out.gpus.empty() && reader.out.processes.empty())
+    return error_at(source, "no GPU rows and no process rows found: expected the table printed by nvidia-smi");
+  return std::move(reader.out);
+}
+
+}  // namespace vramscope::observe

@@ -1,0 +1,255 @@
+// Out-of-memory messages in logs. PyTorch's wording (CUDACachingAllocator.cpp, allocator-torch.md
+// §5) changed in 2.1 from "(GPU 0; T total capacity; A already allocated; F free; R reserved in
+// total by PyTorch)" to sentences ("GPU 0 has a total capacity of T of which F is free. ...");
+// some 2.1 builds spell "capacty". Sizes are printed with two decimals and B/bytes/KiB/MiB/GiB.
+// XLA reports "Out of memory while trying to allocate N bytes." after the BFC allocator's dump.
+#include <vramscope/observe/oom_report.hpp>
+
+#include <fmt/format.h>
+
+#include <set>
+#include <utility>
+
+#include "observe/text_util.hpp"
+
+namespace vramscope::observe {
+
+namespace {
+
+using detail::text_line;
+
+constexpr std::string_view torch_anchor = "out of memory. Tried to allocate";
+constexpr std::string_view xla_anchor = "Out of memory while trying to allocate";
+constexpr std::string_view bfc_anchor = "ran out of memory trying to allocate";
+constexpr std::size_t max_wrapped_lines = 5;
+constexpr std::size_t max_dump_lines = 5000;  // a BFC dump lists every chunk; stop looking after this
+
+// Text after a "[rank3]:" prefix, or the line itself.
+std::string_view without_rank_prefix(std::string_view line) {
+  std::string_view t = detail::trim(line);
+  if (t.substr(0, 5) == "[rank") {
+    const std::size_t close = t.find("]:");
+    if (close != std::string_view::npos) return detail::trim(t.substr(close + 2));
+  }
+  return line;
+}
+
+std::optional<int> number_at(std::string_view s, std::size_t at) {
+  std::size_t end = at;
+  while (end < s.size() && end - at < 7 && s[end] >= '0' && s[end] <= '9') ++end;
+  if (auto v = detail::parse_uint(s.substr(at, end - at))) return static_cast<int>(*v);
+  return std::nullopt;
+}
+
+std::optional<int> rank_before(std::string_view line, std::size_t anchor) {
+  const std::string_view head = line.substr(0, anchor);
+  if (const std::size_t at = head.find("[rank"); at != std::string_view::npos) return number_at(head, at + 5);
+  if (const std::size_t at = head.find("rank="); at != std::string_view::npos) return number_at(head, at + 5);
+  return std::nullopt;
+}
+
+// The size right after the first `label` at or after `from`; `from` moves past it.
+std::optional<bytes> size_after(std::string_view m, std::string_view label, std::size_t& from) {
+  const std::size_t at = m.find(label, from);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::size_t used = 0;
+  auto size = detail::parse_size_prefix(m.substr(at + label.size()), used);
+  if (size) from = at + label.size() + used;
+  return size;
+}
+
+void read_sentences(std::string_view m, oom_report& r) {
+  std::size_t at = 0;
+  if (const std::size_t gpu = m.find("GPU "); gpu != std::string_view::npos &&
+                                              m.find(" has a total capac", gpu) != std::string_view::npos)
+    r.gpu = number_at(m, gpu + 4);
+  std::size_t pos = 0;
+  r.capacity = size_after(m, "total capacity of ", pos);
+  if (!r.capacity) r.capacity = size_after(m, "total capacty of ", pos);
+  r.free = size_after(m, " of which ", pos);
+  while ((at = m.find("Process ", pos)) != std::string_view::npos) {
+    std::size_t p = at + 8, end = p;
+    while (end < m.size() && m[end] >= '0' && m[end] <= '9') ++end;
+    const auto pid = detail::parse_int(m.substr(p, end - p));
+    pos = end;
+    if (auto used = size_after(m, " has ", pos); pid && used) r.processes.push_back({pid, *used});
+  }
+  pos = 0;
+  if (auto own = size_after(m, "this process has ", pos)) r.processes.push_back({std::nullopt, *own});
+  pos = 0;
+  r.allocated_by_pytorch = size_after(m, "Of the allocated memory ", pos);
+  r.reserved_unallocated = size_after(m, "is allocated by PyTorch, and ", pos);
+  if (r.allocated_by_pytorch && r.reserved_unallocated)
+    r.reserved_by_pytorch = *r.allocated_by_pytorch + *r.reserved_unallocated;
+}
+
+// "(GPU 0; 79.15 GiB total capacity; 70.12 GiB already allocated; 1.25 GiB free; 76.63 GiB
+// reserved in total by PyTorch)"; the oldest releases said "cached" for reserved.
+void read_parenthesis(std::string_view m, oom_report& r) {
+  const std::size_t open = m.find("(GPU ");
+  if (open == std::string_view::npos) return;
+  const std::size_t close = m.find(')', open);
+  r.gpu = number_at(m, open + 5);
+  for (auto part : detail::split(m.substr(open + 1, close == std::string_view::npos ? std::string_view::npos : close - open - 1), ';')) {
+    part = detail::trim(part);
+    std::size_t used = 0;
+    const auto size = detail::parse_size_prefix(part, used);
+    if (!size) continue;
+    const std::string_view what = detail::trim(part.substr(used));
+    if (what == "total capacity") r.capacity = size;
+    else if (what == "already allocated") r.allocated_by_pytorch = size;
+    else if (what == "free") r.free = size;
+    else if (what == "reserved in total by PyTorch" || what == "cached") r.reserved_by_pytorch = size;
+  }
+  if (r.allocated_by_pytorch && r.reserved_by_pytorch && *r.reserved_by_pytorch >= *r.allocated_by_pytorch)
+    r.reserved_unallocated = *r.reserved_by_pytorch - *r.allocated_by_pytorch;
+}
+
+// The message from its anchor, joined over wrapped lines, cut before the advice that follows it.
+std::string torch_message(const std::vector<text_line>& lines, std::size_t i, std::size_t anchor) {
+  std::string_view first = lines[i].text;
+  std::size_t start = first.rfind("CUDA", anchor);
+  if (start == std::string_view::npos || anchor - start > 8) start = anchor;
+  std::string m(first.substr(start));
+  for (std::size_t k = i + 1; k < lines.size() && k <= i + max_wrapped_lines; ++k) {
+    const std::string_view next = detail::trim(without_rank_prefix(lines[k].text));
+    if (next.empty() || detail::contains(next, torch_anchor) || detail::contains(next, "Traceback")) break;
+    if (detail::contains(m, "See documentation") || detail::contains(m, "reserved in total by PyTorch") ||
+        detail::contains(m, " cached)"))
+      break;
+    m += ' ';
+    m += next;
+  }
+  for (std::string_view end : {" If reserved", " See documentation"})
+    if (const std::size_t at = m.find(end); at != std::string::npos) m.resize(at);
+  return m;
+}
+
+oom_report read_torch(const std::vector<text_line>& lines, std::size_t i, std::size_t anchor) {
+  oom_report r;
+  r.kind = oom_kind::torch;
+  r.line = lines[i].number;
+  r.rank = rank_before(lines[i].text, anchor);
+  r.raw = torch_message(lines, i, anchor);
+  std::size_t pos = 0;
+  r.requested = size_after(r.raw, "Tried to allocate ", pos);
+  if (r.raw.find("(GPU ") != std::string::npos) read_parenthesis(r.raw, r);
+  else read_sentences(r.raw, r);
+  return r;
+}
+
+// The XLA report being assembled: the BFC dump lines come before the error that ends it.
+struct xla_reader {
+  bool open = false;
+  bool has_error = false;
+  std::size_t started = 0;
+  std::size_t last_error = 0;
+  oom_report report;
+
+  static std::optional<bytes> stat_value(std::string_view line, std::string_view label) {
+    const std::size_t at = line.find(label);
+    if (at == std::string_view::npos || (at > 0 && line[at - 1] != ' ' && line[at - 1] != ']')) return std::nullopt;
+    return detail::parse_size(detail::trim(line.substr(at + label.size())), 1);
+  }
+
+  void read_dump_line(std::string_view line) {
+    if (auto v = stat_value(line, "Limit:")) report.capacity = v;
+    if (auto v = stat_value(line, "InUse:")) report.in_use = v;
+    if (auto v = stat_value(line, "MaxInUse:")) report.peak_in_use = v;
+    if (auto v = stat_value(line, "LargestFreeBlock:")) report.largest_free_block = v;
+    std::size_t pos = 0;
+    if (!report.capacity) report.capacity = size_after(line, "memory_limit_: ", pos);
+  }
+
+  void start(const text_line& line, std::size_t i) {
+    open = true;
+    has_error = false;
+    started = i;
+    report = oom_report{};
+    report.kind = oom_kind::xla;
+    report.line = line.number;
+  }
+
+  // "Allocator (GPU_0_bfc) ran out of memory trying to allocate 16.00GiB (rounded to 17179869184)"
+  void start_bfc(const text_line& line, std::size_t i) {
+    start(line, i);
+    report.raw = std::string(detail::trim(line.text));
+    const std::string_view t = line.text;
+    if (const std::size_t at = t.find("(GPU_"); at != std::string_view::npos) report.gpu = number_at(t, at + 5);
+    std::size_t pos = 0;
+    report.requested = size_after(t, "(rounded to ", pos);
+    pos = 0;
+    if (!report.requested) report.requested = size_after(t, "trying to allocate ", pos);
+  }
+
+  void close(std::vector<oom_report>& out) {
+    if (open) out.push_back(std::move(report));
+    open = false;
+  }
+};
+
+struct oom_scanner {
+  const std::string& source;
+  const std::vector<text_line>& lines;
+  warnings& warns;
+  std::vector<oom_report> out;
+  std::set<std::pair<int, std::string>> seen_torch;
+  xla_reader xla;
+
+  void torch(std::size_t i, std::size_t at) {
+    xla.close(out);
+    oom_report r = read_torch(lines, i, at);
+    if (!seen_torch.insert({r.rank.value_or(-1), r.raw}).second) return;
+    if (!r.requested)
+      warns.push_back(detail::error_on_line(source, lines[i], static_cast<int>(at) + 1,
+                                            "out-of-memory message without a readable \"Tried to allocate\" size"));
+    out.push_back(std::move(r));
+  }
+
+  void xla_error(std::size_t i, std::size_t at) {
+    const std::string_view t = lines[i].text;
+    std::size_t pos = at;
+    const auto size = size_after(t, "Out of memory while trying to allocate ", pos);
+    // The runtime logs the error, then Python raises it again: one failure, not two.
+    const bool repeat = xla.open && xla.has_error && size == xla.report.requested && i - xla.last_error <= 50;
+    if (!repeat && (!xla.open || xla.has_error || i - xla.started > max_dump_lines)) {
+      xla.close(out);
+      xla.start(lines[i], i);
+    }
+    if (size) xla.report.requested = size;
+    xla.has_error = true;
+    xla.last_error = i;
+    if (!xla.report.raw.empty()) xla.report.raw += '\n';
+    xla.report.raw += detail::trim(t.substr(at));
+    if (!xla.report.requested)
+      warns.push_back(detail::error_on_line(source, lines[i], static_cast<int>(at) + 1,
+                                            "out-of-memory message without a readable allocation size"));
+  }
+
+  void line(std::size_t i) {
+    const std::string_view t = lines[i].text;
+    if (const std::size_t at = t.find(torch_anchor); at != std::string_view::npos) {
+      torch(i, at);
+    } else if (detail::contains(t, bfc_anchor) && !detail::contains(t, "not a failure")) {
+      xla.close(out);
+      xla.start_bfc(lines[i], i);
+    } else if (const std::size_t x = t.find(xla_anchor); x != std::string_view::npos) {
+      xla_error(i, x);
+    } else if (xla.open && !xla.has_error && i - xla.started <= max_dump_lines) {
+      xla.read_dump_line(t);
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<oom_report> find_oom_reports(std::string_view text, const std::string& source,
+                                         warnings& found_warnings) {
+  const auto lines = detail::split_lines(text);
+  oom_scanner scan{source, lines, found_warnings, {}, {}, {}};
+  for (std::size_t i = 0; i < lines.size(); ++i) scan.line(i);
+  scan.xla.close(scan.out);
+  return std::move(scan.out);
+}
+
+}  // namespace vramscope::observe

@@ -1,0 +1,95 @@
+#include <vramscope/observe/read_observation.hpp>
+
+#include <vramscope/core/io.hpp>
+#include <vramscope/observe/oom_report.hpp>
+#include <vramscope/observe/torch_stats.hpp>
+
+#include "observe/text_util.hpp"
+
+namespace vramscope::observe {
+
+namespace {
+
+constexpr std::size_t sniff_bytes = 64 * 1024;
+
+std::string_view skip_space_and_bom(std::string_view text) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\n' || text.front() == '\r' || text.front() == '\t'))
+    text.remove_prefix(1);
+  return text;
+}
+
+bool is_json_list(std::string_view text) {
+  std::string_view rest = skip_space_and_bom(text.substr(1));
+  return rest.empty() || rest.front() == '{' || rest.front() == ']';
+}
+
+bool has_log_markers(std::string_view text) {
+  return detail::contains(text, "memory summary, device ID ") ||
+         detail::contains(text, "out of memory. Tried to allocate") ||
+         detail::contains(text, "Out of memory while trying to allocate") ||
+         detail::contains(text, "ran out of memory trying to allocate");
+}
+
+result<observation> parse_log(std::string_view text, const std::string& source) {
+  observation out;
+  auto stats = parse_memory_summary(text, source, out.warnings);
+  if (!stats) return stats.error();
+  out.stats = std::move(*stats);
+  out.ooms = find_oom_reports(text, source, out.warnings);
+  if (out.stats.empty() && out.ooms.empty())
+    return error_at(source, "no memory_summary() table and no out-of-memory message found");
+  return out;
+}
+
+result<observation> parse_stats(std::string_view text, const std::string& source) {
+  observation out;
+  auto stats = parse_memory_stats_json(text, source, out.warnings);
+  if (!stats) return stats.error();
+  out.stats = std::move(*stats);
+  return out;
+}
+
+}  // namespace
+
+std::optional<observation_format> detect_observation_format(std::string_view text) {
+  const std::string_view start = skip_space_and_bom(text);
+  if (start.empty()) return std::nullopt;
+  if (start.front() == '<') return observation_format::smi_xml;
+  if (start.front() == '{' || (start.front() == '[' && is_json_list(start))) return observation_format::memory_stats;
+  const std::string_view head = text.substr(0, sniff_bytes);
+  if (detail::contains(head, "NVIDIA-SMI")) return observation_format::smi_table;
+  if (has_log_markers(text)) return observation_format::log;
+  if (const auto smi = detect_smi_format(text)) {
+    if (*smi == smi_format::table) return observation_format::smi_table;
+    if (*smi == smi_format::csv) return observation_format::smi_csv;
+  }
+  return std::nullopt;
+}
+
+result<observation> parse_observation(std::string_view text, const std::string& source,
+                                      const smi_options& options) {
+  if (!text.empty() && static_cast<unsigned char>(text.front()) == 0x80)
+    return error_at(source, "this is a pickle (a PyTorch memory snapshot?): analyse it with `vramscope snapshot`");
+  const auto format = detect_observation_format(text);
+  if (!format)
+    return error_at(source, "could not tell the format: expected nvidia-smi output (table, CSV or XML), "
+                            "torch.cuda.memory_stats() JSON, a memory_summary() table or a log with an "
+                            "out-of-memory message");
+  switch (*format) {
+    case observation_format::smi_table: return parse_nvidia_smi_table(text, source);
+    case observation_format::smi_csv: return parse_nvidia_smi_csv(text, source, options);
+    case observation_format::smi_xml: return parse_nvidia_smi_xml(text, source);
+    case observation_format::memory_stats: return parse_stats(text, source);
+    case observation_format::log: break;
+  }
+  return parse_log(text, source);
+}
+
+result<observation> read_observation(const std::string& path, const smi_options& options) {
+  auto text = read_file(path, 64_MiB);
+  if (!text) return text.error();
+  return parse_observation(*text, path, options);
+}
+
+}  // namespace vramscope::observe

@@ -1,0 +1,144 @@
+#include <vramscope/observe/torch_stats.hpp>
+
+#include <gtest/gtest.h>
+
+#include "observe/observe_data.hpp"
+
+namespace vramscope::observe {
+namespace {
+
+using testing::data;
+
+result<std::vector<torch_stats>> parse(const std::string& text, const std::string& source = "stats.json") {
+  warnings w;
+  return parse_memory_stats_json(text, source, w);
+}
+
+TEST(MemoryStatsJson, ReadsAFlatDictAndTakesTheRankFromTheFileName) {
+  auto s = parse(data("stats_rank3.json"), "runs/stats_rank3.json");
+  ASSERT_TRUE(s) << s.error().to_string();
+  ASSERT_EQ(s->size(), 1u);
+  const torch_stats& r = (*s)[0];
+  EXPECT_EQ(r.rank, 3);
+  EXPECT_EQ(r.origin, stats_origin::memory_stats_json);
+  EXPECT_EQ(r.allocated.peak, 19756849561u);  // case 4: 18.4 GiB
+  EXPECT_EQ(r.active.peak, 39 * GiB);
+  EXPECT_EQ(r.reserved.peak, 45 * GiB);
+  EXPECT_EQ(r.inactive_split.peak, 5 * GiB);
+  EXPECT_EQ(r.inactive_split_blocks, 212u);
+  EXPECT_EQ(r.num_alloc_retries, 2u);
+  EXPECT_EQ(r.num_ooms, 0u);
+  EXPECT_EQ(r.raw.at("max_split_size"), 18446744073709551615u);
+  EXPECT_EQ(r.raw.at("allocated_bytes.large_pool.peak"), 19559281065u);
+}
+
+TEST(MemoryStatsJson, ReadsTheNestedForm) {
+  auto s = parse(data("memory_stats_nested.json"));
+  ASSERT_TRUE(s) << s.error().to_string();
+  ASSERT_EQ(s->size(), 1u);
+  EXPECT_EQ((*s)[0].rank, 1);
+  EXPECT_EQ((*s)[0].device, 1);
+  EXPECT_EQ((*s)[0].active.peak, 37 * GiB);
+}
+
+TEST(MemoryStatsJson, ReadsAListOfRanks) {
+  auto s = parse(data("memory_stats_all_ranks.json"));
+  ASSERT_TRUE(s) << s.error().to_string();
+  ASSERT_EQ(s->size(), 2u);
+  EXPECT_EQ((*s)[0].rank, 0);
+  EXPECT_EQ((*s)[1].rank, 1);
+  EXPECT_EQ((*s)[0].reserved.peak, 24 * GiB);
+}
+
+TEST(MemoryStatsJson, ReadsADictKeyedByRank) {
+  auto s = parse(data("memory_stats_by_rank.json"));
+  ASSERT_TRUE(s) << s.error().to_string();
+  ASSERT_EQ(s->size(), 2u);
+  EXPECT_EQ((*s)[1].rank, 1);
+  EXPECT_EQ((*s)[1].allocated.current, 9 * GiB);
+}
+
+TEST(MemoryStatsJson, ListPositionIsTheRankWhenNoneIsGiven) {
+  auto s = parse(R"([{"allocated_bytes.all.peak": 1}, {"allocated_bytes.all.peak": 2}])");
+  ASSERT_TRUE(s);
+  EXPECT_EQ((*s)[1].rank, 1);
+  EXPECT_EQ((*s)[1].allocated.peak, 2u);
+  EXPECT_FALSE((*s)[1].allocated.current);
+}
+
+TEST(MemoryStatsJson, WarnsAboutKeysItDoesNotKnow) {
+  warnings w;
+  auto s = parse_memory_stats_json(R"({"allocated_bytes.all.peak": 1, "step": 40})", "stats.json", w);
+  ASSERT_TRUE(s);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].to_string(), "stats.json: key \"step\" is not a memory_stats key; skipped");
+}
+
+TEST(MemoryStatsJson, RejectsANonNumericValue) {
+  auto s = parse("{\n  \"allocated_bytes.all.current\": 1024,\n  \"allocated_bytes.all.peak\": \"12 GiB\"\n}\n");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().to_string(),
+            "stats.json:3:3: \"allocated_bytes.all.peak\" must be a whole number of bytes or a count, got a string\n"
+            "  \"allocated_bytes.all.peak\": \"12 GiB\"\n"
+            "  ^ near here");
+}
+
+TEST(MemoryStatsJson, RejectsANegativeValue) {
+  auto s = parse(R"({"num_ooms": -1})");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, "\"num_ooms\" must be a whole number of bytes or a count, got a negative number");
+}
+
+TEST(MemoryStatsJson, RejectsAFraction) {
+  auto s = parse(R"({"reserved_bytes.all.peak": 1.5})");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, "\"reserved_bytes.all.peak\" must be a whole number of bytes or a count, got a fraction");
+}
+
+TEST(MemoryStatsJson, RejectsAnObjectWithoutStatsKeys) {
+  auto s = parse(R"({"loss": 2.5})");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().to_string(),
+            "stats.json: no memory_stats keys found (expected keys such as \"allocated_bytes.all.peak\")");
+}
+
+TEST(MemoryStatsJson, RejectsAListElementThatIsNotAnObject) {
+  auto s = parse(R"([{"num_ooms": 0}, 7])");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, "element 1 of the list: expected an object of memory_stats keys");
+}
+
+TEST(MemoryStatsJson, RejectsInvalidJsonWithItsPosition) {
+  auto s = parse("{\n  \"num_ooms\": 0,\n  \"segment.all.peak\" 4\n}\n");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().line, 3);
+  EXPECT_EQ(s.error().message.rfind("invalid JSON: syntax error while parsing object separator", 0), 0u)
+      << s.error().message;
+}
+
+TEST(MemoryStatsJson, RejectsTruncatedJson) {
+  auto s = parse("{\"num_ooms\": 0, \"segment.all.peak\": ");
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("unexpected end of input"), std::string::npos) << s.error().message;
+}
+
+TEST(MemoryStatsJson, RejectsNestingTooDeep) {
+  auto s = parse(std::string(40, '[') + std::string(40, ']'));
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, "JSON nested deeper than 32 levels");
+  EXPECT_EQ(s.error().column, 33);
+}
+
+TEST(RankFromFileName, ReadsTheUsualPatterns) {
+  EXPECT_EQ(rank_from_file_name("stats_rank3.json"), 3);
+  EXPECT_EQ(rank_from_file_name("/tmp/run/rank-12.json"), 12);
+  EXPECT_EQ(rank_from_file_name("Rank_4_stats.json"), 4);
+  EXPECT_EQ(rank_from_file_name("memory_stats.3.json"), 3);
+  EXPECT_EQ(rank_from_file_name("out/stats-7.json"), 7);
+  EXPECT_FALSE(rank_from_file_name("frank3.json"));
+  EXPECT_FALSE(rank_from_file_name("stats.json"));
+  EXPECT_FALSE(rank_from_file_name("rank3/stats.json"));
+}
+
+}  // namespace
+}  // namespace vramscope::observe

@@ -1,0 +1,144 @@
+#include <vramscope/observe/nvidia_smi.hpp>
+
+#include <gtest/gtest.h>
+
+#include "observe/observe_data.hpp"
+
+namespace vramscope::observe {
+namespace {
+
+using testing::data;
+
+TEST(NvidiaSmiCsv, ReadsQueryGpuWithHeaderAndUnits) {
+  auto o = parse_nvidia_smi_csv(data("smi_case1_query_gpu.csv"), "gpu.csv");
+  ASSERT_TRUE(o) << o.error().to_string();
+  ASSERT_EQ(o->gpus.size(), 2u);
+  const auto& g = o->gpus[1];
+  EXPECT_EQ(g.index, 1);
+  EXPECT_EQ(g.name, "NVIDIA A100-SXM4-80GB");
+  EXPECT_EQ(g.uuid, "GPU-6a0e9d3b-41c2-8d7e-a2b5-0c4f9e8d7b22");
+  EXPECT_EQ(g.bus_id, "00000000:0F:00.0");
+  EXPECT_EQ(g.total, 81920 * MiB);
+  EXPECT_EQ(g.reserved, 531 * MiB);
+  EXPECT_EQ(g.used, 74161 * MiB);
+  EXPECT_EQ(g.free, 7228 * MiB);
+  EXPECT_EQ(g.utilization_gpu, 0);
+  EXPECT_FALSE(g.utilization_memory);
+  EXPECT_TRUE(o->warnings.empty());
+}
+
+TEST(NvidiaSmiCsv, ReadsComputeAppsWithGpuUuid) {
+  auto o = parse_nvidia_smi_csv(data("smi_case1_query_apps.csv"), "apps.csv");
+  ASSERT_TRUE(o) << o.error().to_string();
+  ASSERT_EQ(o->processes.size(), 2u);
+  EXPECT_TRUE(o->gpus.empty());
+  EXPECT_EQ(o->processes[0].gpu_uuid, "GPU-2f7c1a52-9b1e-6f0d-3c3b-8f1d0e6a4c11");
+  EXPECT_EQ(o->processes[0].pid, 412097);
+  EXPECT_EQ(o->processes[0].name, "python");
+  EXPECT_EQ(o->processes[0].used, 73728 * MiB);
+  EXPECT_FALSE(o->processes[0].gpu_index);
+}
+
+TEST(NvidiaSmiCsv, ReadsEmptyNamesCommasInNamesAndMissingValues) {
+  auto o = parse_nvidia_smi_csv(data("smi_apps_odd_names.csv"), "apps.csv");
+  ASSERT_TRUE(o) << o.error().to_string();
+  ASSERT_EQ(o->processes.size(), 3u);
+  EXPECT_EQ(o->processes[0].name, "/app/llama-server");
+  EXPECT_EQ(o->processes[0].used, 23342 * MiB);
+  EXPECT_EQ(o->processes[1].name, "");
+  EXPECT_EQ(o->processes[1].used, 512 * MiB);
+  EXPECT_EQ(o->processes[2].name, "python train.py --tags a,b");
+  EXPECT_FALSE(o->processes[2].used);
+  ASSERT_EQ(o->warnings.size(), 1u);  // gpu_name is not used for processes
+  EXPECT_EQ(o->warnings[0].to_string(), "apps.csv:1: column \"gpu_name\" is not used");
+}
+
+TEST(NvidiaSmiCsv, ReadsNoHeaderNoUnitsWithGivenFields) {
+  smi_options options;
+  options.csv_fields = {"index", "name", "memory.total", "memory.used", "memory.free"};
+  auto o = parse_nvidia_smi_csv(data("smi_l40s_noheader_nounits.csv"), "l40s.csv", options);
+  ASSERT_TRUE(o) << o.error().to_string();
+  ASSERT_EQ(o->gpus.size(), 2u);
+  EXPECT_EQ(o->gpus[0].total, 46068 * MiB);
+  EXPECT_EQ(o->gpus[0].used, 9123 * MiB);
+  EXPECT_EQ(o->gpus[1].free, 45470 * MiB);
+}
+
+TEST(NvidiaSmiCsv, BracketedValuesAreEmpty) {
+  auto o = parse_nvidia_smi_csv(data("smi_gb10_na.csv"), "gb10.csv");
+  ASSERT_TRUE(o) << o.error().to_string();
+  ASSERT_EQ(o->gpus.size(), 1u);
+  EXPECT_FALSE(o->gpus[0].total);
+  EXPECT_FALSE(o->gpus[0].used);
+  EXPECT_FALSE(o->gpus[0].free);
+}
+
+TEST(NvidiaSmiCsv, AcceptsCommasWithoutSpacesAndRepeatedHeaders) {
+  auto o = parse_nvidia_smi_csv("index,memory.used [MiB]\n0,10 MiB\nindex,memory.used [MiB]\n0,12 MiB\n", "loop.csv");
+  ASSERT_TRUE(o) << o.error().to_string();
+  ASSERT_EQ(o->gpus.size(), 2u);
+  EXPECT_EQ(o->gpus[1].used, 12 * MiB);
+}
+
+TEST(NvidiaSmiCsv, HeaderOnlyMeansNoProcesses) {
+  auto o = parse_nvidia_smi_csv("pid, process_name, used_gpu_memory [MiB]\n", "apps.csv");
+  ASSERT_TRUE(o);
+  EXPECT_TRUE(o->processes.empty());
+}
+
+TEST(NvidiaSmiCsv, RejectsRowWithMissingColumn) {
+  auto parsed = parse_nvidia_smi_csv("index, memory.used [MiB]\n0\n", "smi.csv");
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().to_string(),
+            "smi.csv:2: expected 2 columns, got 1\n"
+            "0\n"
+            "^ near here");
+}
+
+TEST(NvidiaSmiCsv, RejectsTruncatedLastRow) {
+  auto parsed = parse_nvidia_smi_csv("index, name, memory.used [MiB]\n0, NVIDIA A100, 100 MiB\n1, NVI", "smi.csv");
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().to_string(),
+            "smi.csv:3: expected 3 columns, got 2 (is the file cut off?)\n"
+            "1, NVI\n"
+            "^ near here");
+}
+
+TEST(NvidiaSmiCsv, RejectsRowWithTooManyColumns) {
+  auto parsed = parse_nvidia_smi_csv("index, memory.used [MiB]\n0, 1 MiB, 7\n", "smi.csv");
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().message, "expected 2 columns, got 3");
+}
+
+TEST(NvidiaSmiCsv, RejectsValueThatIsNotASize) {
+  auto parsed = parse_nvidia_smi_csv("index, memory.used [MiB]\n0, lots\n", "smi.csv");
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().to_string(),
+            "smi.csv:2:4: memory.used: expected a size such as \"1024 MiB\", got \"lots\"\n"
+            "0, lots\n"
+            "   ^ near here");
+}
+
+TEST(NvidiaSmiCsv, RejectsBadPid) {
+  auto parsed = parse_nvidia_smi_csv("pid, used_memory [MiB]\n-4, 1 MiB\n", "apps.csv");
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().message, "pid: expected a whole number, got \"-4\"");
+}
+
+TEST(NvidiaSmiCsv, RejectsNoHeaderWithoutFields) {
+  auto parsed = parse_nvidia_smi_csv(data("smi_l40s_noheader_nounits.csv"), "l40s.csv");
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().message,
+            "CSV without a header row (nvidia-smi --format=csv,noheader): give the queried fields, e.g. "
+            "index,memory.used, so its columns can be named");
+  EXPECT_EQ(parsed.error().line, 1);
+}
+
+TEST(NvidiaSmiCsv, RejectsEmptyText) {
+  auto parsed = parse_nvidia_smi_csv("\n\n", "empty.csv");
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().to_string(), "empty.csv: empty CSV: expected nvidia-smi --query-* output");
+}
+
+}  // namespace
+}  // namespace vramscope::observe

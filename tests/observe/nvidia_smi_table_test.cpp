@@ -1,0 +1,157 @@
+#include <vramscope/observe/nvidia_smi.hpp>
+
+#include <gtest/gtest.h>
+
+#include "observe/observe_data.hpp"
+
+namespace vramscope::observe {
+namespace {
+
+using testing::data;
+
+TEST(NvidiaSmiTable, ReadsCase1JaxOnTwoA100s) {
+  auto o = parse_nvidia_smi_table(data("smi_case1_2xa100_jax.txt"), "smi.txt");
+  ASSERT_TRUE(o) << o.error().to_string();
+  EXPECT_EQ(o->driver_version, "535.183.01");
+  EXPECT_EQ(o->cuda_version, "12.2");
+  ASSERT_EQ(o->gpus.size(), 2u);
+  EXPECT_EQ(o->gpus[0].index, 0);
+  EXPECT_EQ(o->gpus[0].name, "NVIDIA A100-SXM4-80GB");
+  EXPECT_EQ(o->gpus[0].bus_id, "00000000:07:00.0");
+  EXPECT_EQ(o->gpus[1].used, 74161 * MiB);
+  EXPECT_EQ(o->gpus[1].total, 81920 * MiB);
+  EXPECT_EQ(o->gpus[1].utilization_gpu, 0);
+  EXPECT_FALSE(o->gpus[1].free);  // the table does not print it
+  ASSERT_EQ(o->processes.size(), 2u);
+  for (int g = 0; g < 2; ++g) {
+    EXPECT_EQ(o->processes[static_cast<std::size_t>(g)].gpu_index, g);
+    EXPECT_EQ(o->processes[static_cast<std::size_t>(g)].pid, 412097);
+    EXPECT_EQ(o->processes[static_cast<std::size_t>(g)].type, "C");
+    EXPECT_EQ(o->processes[static_cast<std::size_t>(g)].name, "python");
+    EXPECT_EQ(o->processes[static_cast<std::size_t>(g)].used, 73728 * MiB);
+    EXPECT_FALSE(o->processes[static_cast<std::size_t>(g)].gpu_instance);
+  }
+}
+
+TEST(NvidiaSmiTable, ReadsCase5EightPidsOnGpuZero) {
+  auto o = parse_nvidia_smi_table(data("smi_case5_8xh100_ddp.txt"), "smi.txt");
+  ASSERT_TRUE(o) << o.error().to_string();
+  ASSERT_EQ(o->gpus.size(), 8u);
+  EXPECT_EQ(o->gpus[0].used, 42087 * MiB);
+  EXPECT_EQ(o->gpus[7].total, 81559 * MiB);
+  EXPECT_EQ(o->gpus[7].bus_id, "00000000:DB:00.0");
+  EXPECT_EQ(o->gpus[3].utilization_gpu, 97);
+  std::vector<int> per_gpu(8, 0);
+  for (const auto& p : o->processes) ++per_gpu[static_cast<std::size_t>(*p.gpu_index)];
+  EXPECT_EQ(per_gpu, (std::vector<int>{8, 1, 1, 1, 1, 1, 1, 1}));
+  EXPECT_EQ(o->processes[1].used, 514 * MiB);
+  EXPECT_EQ(o->processes[1].name, "/opt/conda/bin/python3.11");
+}
+
+TEST(NvidiaSmiTable, ReadsTheOldLayoutWithoutGiCi) {
+  auto o = parse_nvidia_smi_table(data("smi_old_440.txt"), "smi.txt");
+  ASSERT_TRUE(o) << o.error().to_string();
+  ASSERT_EQ(o->gpus.size(), 2u);
+  EXPECT_EQ(o->gpus[0].name, "GeForce GTX 108...");
+  EXPECT_EQ(o->gpus[0].used, 10916 * MiB);
+  EXPECT_EQ(o->gpus[0].total, 11175 * MiB);
+  EXPECT_EQ(o->gpus[0].utilization_gpu, 59);
+  ASSERT_EQ(o->processes.size(), 3u);
+  EXPECT_EQ(o->processes[1].pid, 28311);
+  EXPECT_EQ(o->processes[1].name, "python train.py --config a,b");
+  EXPECT_EQ(o->processes[1].used, 1012 * MiB);
+}
+
+TEST(NvidiaSmiTable, ReadsNotAvailableMemoryAndCombinedTypes) {
+  auto o = parse_nvidia_smi_table(data("smi_windows_na.txt"), "smi.txt");
+  ASSERT_TRUE(o) << o.error().to_string();
+  ASSERT_EQ(o->processes.size(), 3u);
+  EXPECT_EQ(o->processes[0].type, "C+G");
+  EXPECT_EQ(o->processes[0].name, "C:\\Windows\\explorer.exe");
+  EXPECT_FALSE(o->processes[0].used);
+  EXPECT_EQ(o->processes[2].type, "C");
+}
+
+TEST(NvidiaSmiTable, SkipsTheMigTableWithAWarning) {
+  auto o = parse_nvidia_smi_table(data("smi_mig.txt"), "smi.txt");
+  ASSERT_TRUE(o) << o.error().to_string();
+  ASSERT_EQ(o->gpus.size(), 1u);
+  EXPECT_FALSE(o->gpus[0].utilization_gpu);  // "N/A"
+  ASSERT_EQ(o->processes.size(), 1u);
+  EXPECT_EQ(o->processes[0].gpu_instance, 1);
+  EXPECT_EQ(o->processes[0].compute_instance, 0);
+  ASSERT_EQ(o->warnings.size(), 1u);
+  EXPECT_EQ(o->warnings[0].to_string(), "smi.txt:14: the MIG devices table is not read");
+}
+
+TEST(NvidiaSmiTable, RejectsAGpuRowWithoutItsMemoryRow) {
+  const std::string text =
+      "|   0  NVIDIA A100-SXM4-80GB          On  | 00000000:07:00.0 Off |                    0 |\n"
+      "+-----------------------------------------+----------------------+----------------------+\n";
+  auto o = parse_nvidia_smi_table(text, "smi.txt");
+  ASSERT_FALSE(o);
+  EXPECT_EQ(o.error().to_string(),
+            "smi.txt:2: expected GPU 0's memory row (\"used MiB / total MiB\") after its name row\n"
+            "+-----------------------------------------+----------------------+----------------------+\n"
+            "^ near here");
+}
+
+TEST(NvidiaSmiTable, RejectsATableCutAfterAGpuRow) {
+  auto o = parse_nvidia_smi_table("|   0  Tesla P4   Off |   00000000:86:00.0 Off |   Off |", "smi.txt");
+  ASSERT_FALSE(o);
+  EXPECT_EQ(o.error().message, "GPU 0's row is the last line: its memory row is missing (is the table cut off?)");
+}
+
+TEST(NvidiaSmiTable, RejectsAMemoryCellThatIsNotASize) {
+  const std::string text =
+      "|   0  Tesla P4                       Off |   00000000:86:00.0 Off |                  Off |\n"
+      "| N/A   49C    P0             24W /   75W |    77x9MiB /   8192MiB |      6%      Default |\n";
+  auto o = parse_nvidia_smi_table(text, "smi.txt");
+  ASSERT_FALSE(o);
+  EXPECT_EQ(o.error().message, "expected \"used MiB / total MiB\", got \"77x9MiB /   8192MiB\"");
+  EXPECT_EQ(o.error().line, 2);
+  EXPECT_EQ(o.error().column, 48);
+}
+
+TEST(NvidiaSmiTable, RejectsAProcessRowWithoutAType) {
+  const std::string text =
+      "| Processes:                                                                  |\n"
+      "|    0   N/A  N/A     10734      X   python                              160MiB |\n";
+  auto o = parse_nvidia_smi_table(text, "smi.txt");
+  ASSERT_FALSE(o);
+  EXPECT_EQ(o.error().to_string(),
+            "smi.txt:2:34: expected a process type (C, G, C+G, M+C) after the PID, got \"X\"\n"
+            "|    0   N/A  N/A     10734      X   python                              160MiB |\n"
+            "                                 ^ near here");
+}
+
+TEST(NvidiaSmiTable, RejectsAProcessMemoryThatIsNotASize) {
+  const std::string text =
+      "| Processes:                                                                  |\n"
+      "|    0     28290      C   python                                      lots |\n";
+  auto o = parse_nvidia_smi_table(text, "smi.txt");
+  ASSERT_FALSE(o);
+  EXPECT_EQ(o.error().message, "expected GPU memory such as \"160MiB\" or \"N/A\", got \"lots\"");
+}
+
+TEST(NvidiaSmiTable, RejectsTextWithoutRows) {
+  auto o = parse_nvidia_smi_table("+------+\n| hello |\n+------+\n", "smi.txt");
+  ASSERT_FALSE(o);
+  EXPECT_EQ(o.error().to_string(),
+            "smi.txt: no GPU rows and no process rows found: expected the table printed by nvidia-smi");
+}
+
+TEST(NvidiaSmiDetect, TellsTheThreeFormatsApart) {
+  EXPECT_EQ(detect_smi_format(data("smi_case1_2xa100_jax.txt")), smi_format::table);
+  EXPECT_EQ(detect_smi_format(data("smi_case1_query_gpu.csv")), smi_format::csv);
+  EXPECT_EQ(detect_smi_format(data("smi_case1_v12.xml")), smi_format::xml);
+  EXPECT_FALSE(detect_smi_format("hello world\n"));
+  auto o = parse_nvidia_smi("hello world\n", "x.txt");
+  ASSERT_FALSE(o);
+  EXPECT_EQ(o.error().to_string(),
+            "x.txt: could not tell the nvidia-smi format: expected the default table, --query-*=... "
+            "--format=csv output or -q -x XML");
+}
+
+}  // namespace
+}  // namespace vramscope::observe

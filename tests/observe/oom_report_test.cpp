@@ -1,0 +1,139 @@
+#include <vramscope/observe/oom_report.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "observe/observe_data.hpp"
+
+namespace vramscope::observe {
+namespace {
+
+using testing::data;
+
+bytes approx(double value, bytes unit) { return static_cast<bytes>(std::llround(value * static_cast<double>(unit))); }
+
+std::vector<oom_report> find(const std::string& text, warnings* w = nullptr) {
+  warnings local;
+  return find_oom_reports(text, "train.log", w ? *w : local);
+}
+
+TEST(OomReport, ReadsTheCurrentTorchMessage) {
+  const auto r = find(data("torchrun_oom_rank0.log"));
+  ASSERT_EQ(r.size(), 1u);  // printed twice by the launcher, reported once
+  const oom_report& o = r[0];
+  EXPECT_EQ(o.kind, oom_kind::torch);
+  EXPECT_EQ(o.rank, 0);
+  EXPECT_EQ(o.line, 4);
+  EXPECT_EQ(o.gpu, 0);
+  EXPECT_EQ(o.requested, 2 * GiB);
+  EXPECT_EQ(o.capacity, approx(79.15, GiB));
+  EXPECT_EQ(o.free, approx(1.25, GiB));
+  ASSERT_EQ(o.processes.size(), 1u);
+  EXPECT_EQ(o.processes[0].pid, 1234);
+  EXPECT_EQ(o.processes[0].used, approx(77.89, GiB));
+  EXPECT_EQ(o.allocated_by_pytorch, approx(70.12, GiB));
+  EXPECT_EQ(o.reserved_unallocated, approx(6.51, GiB));
+  EXPECT_EQ(o.reserved_by_pytorch, approx(70.12, GiB) + approx(6.51, GiB));
+  EXPECT_EQ(o.raw.rfind("CUDA out of memory. Tried to allocate 2.00 GiB.", 0), 0u);
+  EXPECT_EQ(o.raw.find("If reserved"), std::string::npos);
+}
+
+TEST(OomReport, ReadsTheOlderTorchMessage) {
+  const auto r = find(data("oom_torch_old.log"));
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].line, 5);
+  EXPECT_EQ(r[0].gpu, 0);
+  EXPECT_EQ(r[0].requested, 2 * GiB);
+  EXPECT_EQ(r[0].capacity, approx(79.15, GiB));
+  EXPECT_EQ(r[0].allocated_by_pytorch, approx(70.12, GiB));
+  EXPECT_EQ(r[0].free, approx(1.25, GiB));
+  EXPECT_EQ(r[0].reserved_by_pytorch, approx(76.63, GiB));
+  EXPECT_EQ(r[0].reserved_unallocated, approx(76.63, GiB) - approx(70.12, GiB));
+  EXPECT_TRUE(r[0].processes.empty());
+}
+
+TEST(OomReport, ReadsThisProcessAndOtherProcesses) {
+  const auto r = find(
+      "OutOfMemoryError: CUDA out of memory. Tried to allocate 5.96 GiB. GPU 1 has a total capacty of 23.69 GiB "
+      "of which 5.25 GiB is free. Process 2006998 has 256.00 MiB memory in use. Including non-PyTorch memory, "
+      "this process has 18.17 GiB memory in use. Of the allocated memory 17.88 GiB is allocated by PyTorch, and "
+      "0 bytes is reserved by PyTorch but unallocated.\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].gpu, 1);
+  EXPECT_EQ(r[0].capacity, approx(23.69, GiB));
+  ASSERT_EQ(r[0].processes.size(), 2u);
+  EXPECT_EQ(r[0].processes[0].pid, 2006998);
+  EXPECT_EQ(r[0].processes[0].used, 256 * MiB);
+  EXPECT_FALSE(r[0].processes[1].pid);
+  EXPECT_EQ(r[0].processes[1].used, approx(18.17, GiB));
+  EXPECT_EQ(r[0].reserved_unallocated, 0u);
+}
+
+TEST(OomReport, JoinsAMessageWrappedOverLines) {
+  const auto r = find(
+      "[rank2]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 764.00 MiB.\n"
+      "[rank2]: GPU 2 has a total capacity of 47.37 GiB of which 442.88 MiB is free.\n"
+      "[rank2]: Of the allocated memory 42.40 GiB is allocated by PyTorch, and 3.24 GiB is reserved by PyTorch "
+      "but unallocated.\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].rank, 2);
+  EXPECT_EQ(r[0].gpu, 2);
+  EXPECT_EQ(r[0].requested, 764 * MiB);
+  EXPECT_EQ(r[0].free, approx(442.88, MiB));
+  EXPECT_EQ(r[0].reserved_unallocated, approx(3.24, GiB));
+}
+
+TEST(OomReport, KeepsOneReportPerRank) {
+  const std::string m = "CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of 8.00 GiB "
+                        "of which 0 bytes is free.";
+  const auto r = find("[rank0]: " + m + "\n[rank1]: " + m + "\n[rank0]: " + m + "\n");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].rank, 0);
+  EXPECT_EQ(r[1].rank, 1);
+  EXPECT_EQ(r[0].free, 0u);
+}
+
+TEST(OomReport, ReadsXlaWithTheBfcDump) {
+  const auto r = find(data("oom_xla_bfc.log"));
+  ASSERT_EQ(r.size(), 1u);
+  const oom_report& o = r[0];
+  EXPECT_EQ(o.kind, oom_kind::xla);
+  EXPECT_EQ(o.line, 2);
+  EXPECT_EQ(o.gpu, 0);
+  EXPECT_EQ(o.requested, 17179869184u);
+  EXPECT_EQ(o.capacity, 77309411328u);
+  EXPECT_EQ(o.in_use, 62523928576u);
+  EXPECT_EQ(o.peak_in_use, 70866960384u);
+  EXPECT_EQ(o.largest_free_block, 10737418240u);
+}
+
+TEST(OomReport, ReadsAnXlaErrorWithoutADump) {
+  const auto r = find("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to "
+                      "allocate 16.00GiB.\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].kind, oom_kind::xla);
+  EXPECT_EQ(r[0].requested, 16 * GiB);
+  EXPECT_FALSE(r[0].capacity);
+}
+
+TEST(OomReport, IgnoresTensorflowsNotAFailureWarnings) {
+  EXPECT_TRUE(find("W bfc_allocator.cc:243] Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.25GiB "
+                   "with freed_by_count=0. The caller indicates that this is not a failure, but may mean ...\n")
+                  .empty());
+}
+
+TEST(OomReport, WarnsWhenTheSizeCannotBeRead) {
+  warnings w;
+  const auto r = find("RuntimeError: CUDA out of memory. Tried to allocate lots of memory\n", &w);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_FALSE(r[0].requested);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].line, 1);
+  EXPECT_EQ(w[0].message, "out-of-memory message without a readable \"Tried to allocate\" size");
+}
+
+TEST(OomReport, FindsNothingInAQuietLog) { EXPECT_TRUE(find("step 1 loss 2.0\nstep 2 loss 1.9\n").empty()); }
+
+}  // namespace
+}  // namespace vramscope::observe

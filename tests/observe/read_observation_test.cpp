@@ -1,0 +1,86 @@
+#include <vramscope/observe/read_observation.hpp>
+
+#include <vramscope/observe/observe_json.hpp>
+
+#include <gtest/gtest.h>
+
+#include "observe/observe_data.hpp"
+
+namespace vramscope::observe {
+namespace {
+
+using testing::data;
+using testing::data_path;
+
+TEST(ReadObservation, DetectsEveryFormat) {
+  EXPECT_EQ(detect_observation_format(data("smi_case1_2xa100_jax.txt")), observation_format::smi_table);
+  EXPECT_EQ(detect_observation_format(data("smi_case1_query_gpu.csv")), observation_format::smi_csv);
+  EXPECT_EQ(detect_observation_format(data("smi_case1_v12.xml")), observation_format::smi_xml);
+  EXPECT_EQ(detect_observation_format(data("stats_rank3.json")), observation_format::memory_stats);
+  EXPECT_EQ(detect_observation_format(data("memory_stats_all_ranks.json")), observation_format::memory_stats);
+  EXPECT_EQ(detect_observation_format(data("memory_summary_device0.txt")), observation_format::log);
+  EXPECT_EQ(detect_observation_format(data("torchrun_oom_rank0.log")), observation_format::log);
+  EXPECT_EQ(detect_observation_format(data("oom_xla_bfc.log")), observation_format::log);
+  EXPECT_FALSE(detect_observation_format("just some words\n"));
+}
+
+TEST(ReadObservation, ReadsStatsWithTheRankFromTheFileName) {
+  auto o = read_observation(data_path("stats_rank3.json"));
+  ASSERT_TRUE(o) << o.error().to_string();
+  ASSERT_EQ(o->stats.size(), 1u);
+  EXPECT_EQ(o->stats[0].rank, 3);
+}
+
+TEST(ReadObservation, ReadsSummaryAndOomFromOneLog) {
+  auto o = read_observation(data_path("torchrun_oom_rank0.log"));
+  ASSERT_TRUE(o) << o.error().to_string();
+  EXPECT_EQ(o->stats.size(), 1u);
+  EXPECT_EQ(o->ooms.size(), 1u);
+}
+
+TEST(ReadObservation, PointsPicklesToTheSnapshotCommand) {
+  auto o = parse_observation(std::string("\x80\x04}\x94."), "snap.pickle");
+  ASSERT_FALSE(o);
+  EXPECT_EQ(o.error().to_string(),
+            "snap.pickle: this is a pickle (a PyTorch memory snapshot?): analyse it with `vramscope snapshot`");
+}
+
+TEST(ReadObservation, RejectsTextOfNoKnownFormat) {
+  auto o = parse_observation("just some words\n", "notes.txt");
+  ASSERT_FALSE(o);
+  EXPECT_EQ(o.error().to_string(),
+            "notes.txt: could not tell the format: expected nvidia-smi output (table, CSV or XML), "
+            "torch.cuda.memory_stats() JSON, a memory_summary() table or a log with an out-of-memory message");
+}
+
+TEST(ReadObservation, MissingFileIsNamed) {
+  auto o = read_observation("/nonexistent/smi.txt");
+  ASSERT_FALSE(o);
+  EXPECT_EQ(o.error().to_string(), "/nonexistent/smi.txt: no such file");
+}
+
+TEST(ReadObservation, AppendMergesBundles) {
+  auto a = read_observation(data_path("smi_case1_query_gpu.csv"));
+  auto b = read_observation(data_path("smi_case1_query_apps.csv"));
+  ASSERT_TRUE(a && b);
+  append(*a, std::move(*b));
+  EXPECT_EQ(a->gpus.size(), 2u);
+  EXPECT_EQ(a->processes.size(), 2u);
+}
+
+TEST(ObservationJson, WritesBytesAndOmitsMissingFigures) {
+  auto o = read_observation(data_path("smi_gb10_na.csv"));
+  ASSERT_TRUE(o);
+  const auto j = to_json(*o);
+  ASSERT_EQ(j["gpus"].size(), 1u);
+  EXPECT_FALSE(j["gpus"][0].contains("total"));
+  auto t = read_observation(data_path("smi_case1_2xa100_jax.txt"));
+  ASSERT_TRUE(t);
+  const auto k = to_json(*t);
+  EXPECT_EQ(k["gpus"][0]["total"], 81920 * MiB);
+  EXPECT_EQ(k["processes"][1]["used"], 73728 * MiB);
+  EXPECT_EQ(k["driver_version"], "535.183.01");
+}
+
+}  // namespace
+}  // namespace vramscope::observe

@@ -1,0 +1,247 @@
+#include <vramscope/observe/torch_snapshot.hpp>
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "observe/snapshot_fixtures.hpp"
+
+namespace vramscope::observe {
+namespace {
+
+using testing::frame;
+using testing::snapshot_maker;
+
+constexpr std::uint64_t seg = 0x7f3a00000000;
+
+result<snapshot_summary> analyze(const snapshot_maker& m, int protocol = 4, snapshot_options options = {}) {
+  return analyze_snapshot_bytes(m.bytes(protocol), "snap.pickle", options);
+}
+
+bytes sum_categories(const device_snapshot& d) {
+  return std::accumulate(d.categories_at_peak.begin(), d.categories_at_peak.end(), bytes{0});
+}
+
+// One 20 MiB segment; allocations of 1000, 3000 and 10000 bytes, the first freed in between.
+snapshot_maker simple_snapshot() {
+  snapshot_maker m;
+  auto fwd = m.stack({frame("forward", "/workspace/model.py", 41), frame("_call_impl",
+                      "/usr/lib/python3/site-packages/torch/nn/modules/module.py", 1520)});
+  auto opt = m.stack({frame("_multi_tensor_adamw", "/usr/lib/python3/site-packages/torch/optim/adamw.py", 600),
+                      frame("train_step", "/workspace/train.py", 88)});
+  m.event(0, "segment_alloc", seg, 20 * MiB);
+  m.event(0, "alloc", seg, 1000, fwd);
+  m.event(0, "alloc", seg + 1024, 3000, opt);
+  m.event(0, "free_requested", seg, 1000, fwd);
+  m.event(0, "free_completed", seg, 1000, fwd);
+  m.event(0, "alloc", seg + 4096, 10000, fwd);
+  m.segment(0, seg, 20 * MiB,
+            {m.block(1024, 0, "inactive"), m.block(3072, 3000, "active_allocated", opt),
+             m.block(10240, 10000, "active_allocated", fwd), m.block(20 * MiB - 14336, 0, "inactive")});
+  return m;
+}
+
+TEST(TorchSnapshot, FindsThePeakAndTheBlocksLiveThere) {
+  auto s = analyze(simple_snapshot());
+  ASSERT_TRUE(s) << s.error().to_string();
+  ASSERT_EQ(s->devices.size(), 1u);
+  const auto& d = s->devices[0];
+  EXPECT_EQ(s->protocol, 4);
+  EXPECT_EQ(d.trace_entries, 6u);
+  EXPECT_EQ(d.allocs, 3u);
+  EXPECT_EQ(d.peak_allocated.value, 3072u + 10240u);
+  EXPECT_EQ(d.peak_allocated.trace_index, 5u);
+  EXPECT_EQ(d.peak_allocated.time_us, 1'717'000'000'000'060u);
+  EXPECT_EQ(d.peak_reserved.value, 20 * MiB);
+  EXPECT_EQ(d.peak_reserved.trace_index, 0u);
+  EXPECT_EQ(d.reserved_at_allocated_peak, 20 * MiB);
+  EXPECT_EQ(d.allocations_at_peak, 2u);
+  ASSERT_EQ(d.top_allocations.size(), 2u);
+  EXPECT_EQ(d.top_allocations[0].size, 10240u);
+  EXPECT_EQ(d.top_allocations[0].requested, 10000u);
+  EXPECT_EQ(d.top_allocations[0].address, seg + 4096);
+  EXPECT_EQ(d.top_allocations[0].category, memory_category::activations);
+  ASSERT_EQ(d.top_allocations[0].frames.size(), 1u);  // module.py is torch internals: hidden
+  EXPECT_EQ(d.top_allocations[0].frames[0].filename, "/workspace/model.py");
+  EXPECT_EQ(d.top_allocations[0].frames[0].line, 41);
+  EXPECT_EQ(d.top_allocations[1].category, memory_category::optimizer);
+  EXPECT_EQ(d.categories_at_peak[static_cast<std::size_t>(memory_category::activations)], 10240u);
+  EXPECT_EQ(d.categories_at_peak[static_cast<std::size_t>(memory_category::optimizer)], 3072u);
+  EXPECT_EQ(sum_categories(d), d.peak_allocated.value);
+  EXPECT_EQ(s->alloc_conf, "expandable_segments:False");
+}
+
+TEST(TorchSnapshot, ReadsTheFinalSegmentState) {
+  auto s = analyze(simple_snapshot());
+  ASSERT_TRUE(s);
+  const auto& f = s->devices[0].final_state;
+  EXPECT_EQ(f.segments, 1u);
+  EXPECT_EQ(f.blocks, 4u);
+  EXPECT_EQ(f.reserved, 20 * MiB);
+  EXPECT_EQ(f.allocated, 13312u);
+  EXPECT_EQ(f.requested, 13000u);
+  EXPECT_EQ(f.inactive, 20 * MiB - 13312);
+  EXPECT_EQ(f.inactive_split, 20 * MiB - 13312);
+  EXPECT_EQ(f.inactive_split_blocks, 2u);
+  EXPECT_EQ(f.largest_inactive_block, 20 * MiB - 14336);
+}
+
+TEST(TorchSnapshot, EveryProtocolGivesTheSameAnswer) {
+  const auto m = simple_snapshot();
+  for (int protocol : {2, 3, 4, 5}) {
+    auto s = analyze(m, protocol);
+    ASSERT_TRUE(s) << "protocol " << protocol << ": " << s.error().to_string();
+    EXPECT_EQ(s->protocol, protocol);
+    EXPECT_EQ(s->devices[0].peak_allocated.value, 13312u) << "protocol " << protocol;
+    EXPECT_EQ(s->devices[0].top_allocations[0].frames[0].name, "forward");
+  }
+}
+
+TEST(TorchSnapshot, AllocationsFromBeforeTheTraceCountFromTheFirstEntry) {
+  snapshot_maker m;
+  // 5000 B (5120 rounded) allocated before recording, freed at entry 2; a 4096 B block
+  // allocated before recording and still live at the end.
+  m.event(0, "alloc", seg + 65536, 8192);
+  m.event(0, "alloc", seg + 131072, 8192);
+  m.event(0, "free_requested", seg, 5000);
+  m.event(0, "free_completed", seg, 5000);
+  m.segment(0, seg, 2 * MiB,
+            {m.block(65536, 0, "inactive"), m.block(8192, 8192, "active_allocated"),
+             m.block(57344, 0, "inactive"), m.block(8192, 8192, "active_allocated"),
+             m.block(2 * MiB - 139264 - 4096, 0, "inactive"),
+             m.block(4096, 4096, "active_allocated", m.stack({frame("__init__", "/workspace/model.py", 12)}))});
+  auto s = analyze(m);
+  ASSERT_TRUE(s) << s.error().to_string();
+  const auto& d = s->devices[0];
+  EXPECT_EQ(d.peak_allocated.value, 8192u + 8192u + 5120u + 4096u);
+  EXPECT_EQ(d.peak_allocated.trace_index, 1u);
+  EXPECT_EQ(d.allocated_before_trace, 2u);
+  EXPECT_EQ(d.allocations_at_peak, 4u);
+  EXPECT_EQ(sum_categories(d), d.peak_allocated.value);
+  EXPECT_EQ(d.categories_at_peak[static_cast<std::size_t>(memory_category::parameters)], 4096u);
+  std::size_t before = 0;
+  for (const auto& a : d.top_allocations) before += a.trace_index ? 0u : 1u;
+  EXPECT_EQ(before, 2u);
+}
+
+TEST(TorchSnapshot, ActivePeakCountsBlocksWaitingForStreams) {
+  snapshot_maker m;
+  m.event(0, "alloc", seg, 1 * MiB);
+  m.event(0, "free_requested", seg, 1 * MiB);  // recordStream: completion waits
+  m.event(0, "alloc", seg + 1 * MiB, 1 * MiB);
+  m.event(0, "free_completed", seg, 1 * MiB);
+  m.segment(0, seg, 2 * MiB, {m.block(1 * MiB, 0, "inactive"), m.block(1 * MiB, 1 * MiB, "active_allocated")});
+  auto s = analyze(m);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->devices[0].peak_allocated.value, 1 * MiB);
+  EXPECT_EQ(s->devices[0].peak_allocated.trace_index, 0u);
+  EXPECT_EQ(s->devices[0].peak_active.value, 2 * MiB);
+  EXPECT_EQ(s->devices[0].peak_active.trace_index, 2u);
+}
+
+TEST(TorchSnapshot, ReservedFollowsSegmentEventsAnchoredAtTheFinalState) {
+  snapshot_maker m;
+  m.event(0, "segment_alloc", seg, 20 * MiB);
+  m.event(0, "segment_alloc", seg + 20 * MiB, 40 * MiB);
+  m.event(0, "segment_free", seg + 20 * MiB, 40 * MiB);
+  m.segment(0, seg, 20 * MiB, {m.block(20 * MiB, 0, "inactive")});
+  m.segment(0, seg + 100 * MiB, 2 * MiB, {m.block(2 * MiB, 0, "inactive")});  // from before the trace
+  auto s = analyze(m);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->devices[0].final_state.reserved, 22 * MiB);
+  EXPECT_EQ(s->devices[0].peak_reserved.value, 62 * MiB);
+  EXPECT_EQ(s->devices[0].peak_reserved.trace_index, 1u);
+  EXPECT_EQ(s->devices[0].segment_allocs, 2u);
+  EXPECT_EQ(s->devices[0].segment_frees, 1u);
+}
+
+TEST(TorchSnapshot, SeparatesDevicesAndRecordsOoms) {
+  snapshot_maker m;
+  m.event(0, "alloc", seg, 4096);
+  m.event(1, "alloc", seg, 8192);
+  m.oom(1, 2 * GiB, 1 * GiB);
+  m.segment(0, seg, 2 * MiB, {m.block(4096, 4096, "active_allocated"), m.block(2 * MiB - 4096, 0, "inactive")});
+  m.segment(1, seg, 2 * MiB, {m.block(8192, 8192, "active_allocated"), m.block(2 * MiB - 8192, 0, "inactive")});
+  auto s = analyze(m);
+  ASSERT_TRUE(s);
+  ASSERT_EQ(s->devices.size(), 2u);
+  EXPECT_EQ(s->devices[0].peak_allocated.value, 4096u);
+  EXPECT_EQ(s->devices[1].peak_allocated.value, 8192u);
+  ASSERT_EQ(s->devices[1].ooms.size(), 1u);
+  EXPECT_EQ(s->devices[1].ooms[0].requested, 2 * GiB);
+  EXPECT_EQ(s->devices[1].ooms[0].device_free, 1 * GiB);
+  EXPECT_EQ(s->devices[1].ooms[0].trace_index, 1u);
+}
+
+TEST(TorchSnapshot, CategoriesFollowTheFrameRules) {
+  snapshot_maker m;
+  const std::pair<const char*, memory_category> cases[] = {
+      {"all_gather_into_tensor", memory_category::communication},
+      {"backward", memory_category::gradients},
+      {"from_pretrained", memory_category::parameters},
+      {"step", memory_category::other},
+  };
+  std::uint64_t addr = seg;
+  for (const auto& [name, category] : cases) {
+    m.event(0, "alloc", addr, 512, m.stack({frame(name, "/workspace/x.py", 1)}));
+    addr += 512;
+  }
+  auto s = analyze(m);
+  ASSERT_TRUE(s);
+  const auto& c = s->devices[0].categories_at_peak;
+  for (const auto& [name, category] : cases) EXPECT_EQ(c[static_cast<std::size_t>(category)], 512u) << name;
+}
+
+TEST(TorchSnapshot, GroupsLiveBlocksByCallSite) {
+  snapshot_maker m;
+  auto site = m.stack({frame("forward", "/workspace/attn.py", 77)});
+  for (int i = 0; i < 1500; ++i) m.event(0, "alloc", seg + static_cast<std::uint64_t>(i) * 4096, 4096, site);
+  m.event(0, "alloc", seg + 1500 * 4096ull, 2 * MiB, m.stack({frame("forward", "/workspace/mlp.py", 9)}));
+  auto s = analyze(m);
+  ASSERT_TRUE(s);
+  const auto& d = s->devices[0];
+  ASSERT_GE(d.top_sites.size(), 2u);
+  EXPECT_EQ(d.top_sites[0].count, 1500u);
+  EXPECT_EQ(d.top_sites[0].total, 1500u * 4096u);
+  EXPECT_EQ(d.top_sites[0].frames[0].filename, "/workspace/attn.py");
+  EXPECT_EQ(d.top_sites[1].total, 2 * MiB);
+  EXPECT_EQ(d.top_allocations.size(), 10u);
+  EXPECT_EQ(d.top_allocations[0].size, 2 * MiB);
+}
+
+TEST(TorchSnapshot, SnapshotWithoutTracesReportsTheFinalState) {
+  snapshot_maker m;
+  m.segment(0, seg, 2 * MiB, {m.block(4096, 4000, "active_allocated"), m.block(2 * MiB - 4096, 0, "inactive")});
+  auto s = analyze(m);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->devices[0].trace_entries, 0u);
+  EXPECT_EQ(s->devices[0].peak_allocated.value, 4096u);
+  EXPECT_FALSE(s->devices[0].peak_allocated.trace_index);
+  EXPECT_EQ(s->devices[0].peak_reserved.value, 2 * MiB);
+}
+
+TEST(TorchSnapshot, StreamsAFileFromDiskInSmallChunks) {
+  const auto m = simple_snapshot();
+  const std::string path = ::testing::TempDir() + "vramscope_snapshot_test.pickle";
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    const std::string data = m.bytes();
+    std::fwrite(data.data(), 1, data.size(), f);
+    std::fclose(f);
+  }
+  snapshot_options small;
+  small.chunk = 16;  // every string crosses a chunk boundary
+  auto s = analyze_snapshot(path, small);
+  ASSERT_TRUE(s) << s.error().to_string();
+  EXPECT_EQ(s->devices[0].peak_allocated.value, 13312u);
+  std::remove(path.c_str());
+}
+
+TEST(TorchSnapshot, MissingFileIsNamed) {
+  auto s = analyze_snapshot("/nonexistent/snap.pickle");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().to_string(), "/nonexistent/snap.pickle: no such file");
+}
+
+}  // namespace
+}  // namespace vramscope::observe
