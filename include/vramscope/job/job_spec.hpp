@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <vramscope/core/diagnostic.hpp>
 #include <vramscope/core/dtype.hpp>
 #include <vramscope/core/units.hpp>
 
@@ -30,6 +31,7 @@ struct hardware_spec {
   bytes capacity = 0;             // total memory of one GPU; from the catalog unless overridden
   int gpus_per_node = 8;
   int nodes = 1;
+  int compute_capability = 0;     // major * 10 + minor (90 = sm_90); from the catalog unless set
 };
 
 struct parallel_spec {
@@ -123,6 +125,15 @@ struct framework_spec {
   std::string jaxlib;               // defaults to `version` for jax
 };
 
+/// Where the values of a job came from. Used only for messages (a validation error points at
+/// the YAML line that set the field) and so that resolve_job can re-derive defaults after an
+/// override. Not part of the job's meaning: to_yaml / to_json do not write it.
+struct job_provenance {
+  std::string source;                         // file the job was read from ("" when built in code)
+  std::map<std::string, diagnostic> set_at;   // dotted path -> where it was set (message empty)
+  std::vector<std::string> derived;           // dotted paths resolve_job filled in
+};
+
 /// A fully resolved job.
 struct job_spec {
   std::string model = "llama-3.1-8b";
@@ -136,6 +147,7 @@ struct job_spec {
   checkpoint_spec checkpoint;
   framework_spec framework;
   std::map<std::string, std::string> env;
+  job_provenance provenance;
 
   /// nodes * gpus_per_node (JAX: one process per node sees every GPU of it).
   [[nodiscard]] int world_size() const { return hardware.nodes * hardware.gpus_per_node; }

@@ -1,0 +1,137 @@
+#include <vramscope/job/gpu_catalog.hpp>
+
+#include <vramscope/job/job_names.hpp>
+
+#include <fmt/format.h>
+
+#include <array>
+#include <string>
+#include <utility>
+
+namespace vramscope::job {
+
+namespace {
+
+// NVML totals in MiB. "seen" = the figure appears as memory.total in several nvidia-smi outputs
+// posted publicly (issue threads, READMEs; e.g. NVIDIA/nccl#1264 for the H100 SXM); other rows
+// say why they are not confirmed.
+constexpr const char* seen = "nvidia-smi memory.total in public logs";
+
+constexpr std::array catalog{
+    gpu_info{"V100-16GB", "Tesla V100-SXM2-16GB", 16384 * MiB, 70, "Volta",
+             "V100-PCIE-16GB logs show 16384 MiB; some V100-SXM2-16GB reports show 16160 MiB",
+             false},
+    gpu_info{"V100-32GB", "Tesla V100-SXM2-32GB", 32768 * MiB, 70, "Volta", seen, true},
+    gpu_info{"T4", "Tesla T4", 15360 * MiB, 75, "Turing", seen, true},
+    gpu_info{"A10", "NVIDIA A10", 23028 * MiB, 86, "Ampere", seen, true},
+    gpu_info{"A10G", "NVIDIA A10G", 23028 * MiB, 86, "Ampere", seen, true},
+    gpu_info{"RTX-3090", "NVIDIA GeForce RTX 3090", 24576 * MiB, 86, "Ampere", seen, true},
+    gpu_info{"RTX-A6000", "NVIDIA RTX A6000", 49140 * MiB, 86, "Ampere", seen, true},
+    gpu_info{"A40", "NVIDIA A40", 46068 * MiB, 86, "Ampere", seen, true},
+    gpu_info{"A100-40GB", "NVIDIA A100-SXM4-40GB", 40960 * MiB, 80, "Ampere", seen, true},
+    gpu_info{"A100-80GB", "NVIDIA A100-SXM4-80GB", 81920 * MiB, 80, "Ampere", seen, true},
+    gpu_info{"L4", "NVIDIA L4", 23034 * MiB, 89, "Ada Lovelace", seen, true},
+    gpu_info{"RTX-4090", "NVIDIA GeForce RTX 4090", 24564 * MiB, 89, "Ada Lovelace", seen, true},
+    gpu_info{"L40", "NVIDIA L40", 46068 * MiB, 89, "Ada Lovelace",
+             "assumed equal to the L40S (same 48 GB board); not seen in a log", false},
+    gpu_info{"L40S", "NVIDIA L40S", 46068 * MiB, 89, "Ada Lovelace", seen, true},
+    gpu_info{"RTX-6000-Ada", "NVIDIA RTX 6000 Ada Generation", 49140 * MiB, 89, "Ada Lovelace",
+             seen, true},
+    gpu_info{"H100-PCIe", "NVIDIA H100 PCIe", 81559 * MiB, 90, "Hopper",
+             "one public log (81559 MiB); same as the SXM part", false},
+    gpu_info{"H100-80GB", "NVIDIA H100 80GB HBM3", 81559 * MiB, 90, "Hopper", seen, true},
+    gpu_info{"H100-NVL", "NVIDIA H100 NVL", 95830 * MiB, 90, "Hopper", seen, true},
+    gpu_info{"H200", "NVIDIA H200", 143771 * MiB, 90, "Hopper", seen, true},
+    gpu_info{"B200", "NVIDIA B200", 183359 * MiB, 100, "Blackwell", seen, true},
+};
+
+// Extra spellings, as users and tools write them. Compared after normalize_name.
+constexpr std::pair<std::string_view, std::string_view> aliases[] = {
+    {"v100", "V100-16GB"},          {"v100-sxm2-16gb", "V100-16GB"},
+    {"v100-pcie-16gb", "V100-16GB"}, {"v100-sxm2-32gb", "V100-32GB"},
+    {"a10g", "A10G"},               {"3090", "RTX-3090"},
+    {"rtx3090", "RTX-3090"},        {"geforce-rtx-3090", "RTX-3090"},
+    {"a6000", "RTX-A6000"},         {"a100-sxm4-40gb", "A100-40GB"},
+    {"a100-pcie-40gb", "A100-40GB"}, {"a100-40g", "A100-40GB"},
+    {"a100-sxm4-80gb", "A100-80GB"}, {"a100-80g", "A100-80GB"},
+    {"a100-sxm", "A100-80GB"},      {"NVIDIA A100 80GB PCIe", "A100-80GB"},
+    {"a100-pcie-80gb", "A100-80GB"}, {"4090", "RTX-4090"},
+    {"rtx4090", "RTX-4090"},        {"geforce-rtx-4090", "RTX-4090"},
+    {"rtx-6000-ada-generation", "RTX-6000-Ada"}, {"h100", "H100-80GB"},
+    {"h100-sxm", "H100-80GB"},      {"h100-sxm5", "H100-80GB"},
+    {"h100-sxm5-80gb", "H100-80GB"}, {"h100-80gb-hbm3", "H100-80GB"},
+    {"h100-80g", "H100-80GB"},      {"h100-nvl-94gb", "H100-NVL"},
+    {"h200-141gb", "H200"},         {"h200-sxm", "H200"},
+    {"NVIDIA H200 NVL", "H200"},    {"h200-nvl", "H200"},
+};
+
+// Matching key: normalize_name also drops a leading vendor word.
+std::string key_of(std::string_view name) {
+  std::string key = normalize_name(name);
+  for (std::string_view vendor : {"nvidia", "tesla"})
+    if (key.rfind(vendor, 0) == 0 && key.size() > vendor.size()) key = key.substr(vendor.size());
+  if (key.rfind("geforce", 0) == 0) key = key.substr(7);
+  return key;
+}
+
+const gpu_info* by_canonical(std::string_view name) {
+  for (const auto& g : catalog)
+    if (g.name == name) return &g;
+  return nullptr;
+}
+
+std::string catalog_list() {
+  std::string out;
+  for (const auto& g : catalog) out += (out.empty() ? "" : ", ") + std::string(g.name);
+  return out;
+}
+
+// Catalog names that start with the query ("a100" -> A100-40GB, A100-80GB).
+std::vector<std::string> prefix_matches(const std::string& key) {
+  std::vector<std::string> out;
+  for (const auto& g : catalog)
+    if (key_of(g.name).rfind(key, 0) == 0) out.emplace_back(g.name);
+  return out;
+}
+
+}  // namespace
+
+std::span<const gpu_info> gpu_catalog() { return catalog; }
+
+const gpu_info* lookup_gpu(std::string_view name) {
+  const std::string key = key_of(name);
+  if (key.empty()) return nullptr;
+  for (const auto& g : catalog)
+    if (key_of(g.name) == key || key_of(g.smi_name) == key) return &g;
+  for (const auto& [alias, target] : aliases)
+    if (key_of(alias) == key) return by_canonical(target);
+  return nullptr;
+}
+
+result<const gpu_info*> find_gpu(std::string_view name) {
+  if (const gpu_info* g = lookup_gpu(name)) return g;
+  const std::string text(name);
+  const auto prefixed = prefix_matches(key_of(name));
+  std::string hint;
+  if (prefixed.size() > 1) {
+    hint = " (ambiguous: ";
+    for (std::size_t i = 0; i < prefixed.size(); ++i)
+      hint += (i == 0 ? "" : i + 1 == prefixed.size() ? " or " : ", ") + prefixed[i];
+    hint += ")";
+  } else if (std::string best = did_you_mean(text, gpu_names()); !best.empty()) {
+    hint = fmt::format(" (did you mean \"{}\"?)", best);
+  }
+  return error_at("", fmt::format("unknown GPU \"{}\"{}; known GPUs: {}; for another GPU set "
+                                  "hardware.gpu_memory",
+                                  text, hint, catalog_list()));
+}
+
+std::vector<std::string> gpu_names() {
+  std::vector<std::string> names;
+  for (const auto& g : catalog) names.emplace_back(g.name);
+  return names;
+}
+
+std::string format_compute_capability(int cc) { return fmt::format("{}.{}", cc / 10, cc % 10); }
+
+}  // namespace vramscope::job

@@ -1,0 +1,280 @@
+// DeepSpeed JSON config -> job spec. Option names and defaults from DeepSpeed's configuration
+// documentation (deepspeed.ai/docs/config-json); what each one becomes is tabled in
+// docs/importers.md.
+#include <vramscope/job/importers.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+
+#include "job/import_common.hpp"
+#include "job/source_text.hpp"
+
+namespace vramscope::job {
+
+namespace detail {
+
+namespace {
+
+// Scalars as text. Nested lists and objects inside lists are not DeepSpeed options vramscope
+// reads; they are not dumped, since dumping is recursive and input nesting is unbounded.
+std::string text_of(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "none";
+  if (v.is_structured()) return v.is_array() ? "[...]" : "{...}";
+  return v.dump();
+}
+
+// DeepSpeed configs nest three levels deep; a bound keeps the recursion safe on any input.
+constexpr std::size_t max_depth = 32;
+
+bool flatten(const nlohmann::json& object, std::vector<std::string>& path, import_context& ctx,
+             std::string_view text, const std::string& source) {
+  if (path.size() > max_depth) return false;
+  for (const auto& [key, value] : object.items()) {
+    path.push_back(key);
+    if (value.is_object() && !value.empty()) {
+      if (!flatten(value, path, ctx, text, source)) return false;
+    } else {
+      entry e;
+      e.key = join(path, ".");
+      e.is_string = value.is_string();
+      e.value.is_list = value.is_array();
+      if (value.is_array())
+        for (const auto& item : value) e.value.items.push_back(text_of(item));
+      e.value.text = value.is_array() ? join(e.value.items, ",") : text_of(value);
+      e.where = locate_json_key(source, text, path);
+      ctx.entries.push_back(std::move(e));
+    }
+    path.pop_back();
+  }
+  return true;
+}
+
+result<nlohmann::json> parse_json(std::string_view text, const std::string& source) {
+  try {
+    return nlohmann::json::parse(text, nullptr, true, /*ignore_comments=*/true);
+  } catch (const nlohmann::json::parse_error& e) {
+    const std::string_view before = text.substr(0, std::min(e.byte > 0 ? e.byte - 1 : 0, text.size()));
+    const int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+    const auto start = before.rfind('\n');
+    const auto column = before.size() - (start == std::string_view::npos ? 0 : start + 1) + 1;
+    std::string what = e.what();
+    if (const auto colon = what.find(": ", what.find("column")); colon != std::string::npos)
+      what = what.substr(colon + 2);
+    return at(location(source, text, line, static_cast<int>(column)), "json syntax error: " + what);
+  } catch (const nlohmann::json::exception& e) {
+    // Number overflow ("2e777...") is reported as out_of_range, without a position.
+    std::string what = e.what();
+    if (const auto bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
+    return diagnostic{source, 0, 0, "json error: " + what, ""};
+  }
+}
+
+bool enabled(const import_context& ctx, const std::string& key) {
+  const entry* e = ctx.find(key);
+  return e != nullptr && (e->value.text == "true" || e->value.text == "auto");
+}
+
+// Strategy from zero_optimization.stage; DeepSpeed's default stage is 0 (plain data parallel).
+std::optional<diagnostic> read_stage(import_context& ctx) {
+  const entry* e = ctx.find("zero_optimization.stage");
+  if (e == nullptr) {
+    ctx.note("no zero_optimization.stage: DeepSpeed's default stage 0 (plain data parallel), "
+             "modelled as ddp");
+    ctx.out.job.parallel.kind = strategy::ddp;
+    return std::nullopt;
+  }
+  const std::string& stage = e->value.text;
+  if (stage != "0" && stage != "1" && stage != "2" && stage != "3")
+    return at(e->where, fmt::format("{}: invalid value \"{}\" (expected one of: 0, 1, 2, 3)",
+                                    e->key, stage));
+  if (stage == "0") ctx.note(*e, "stage 0 (plain data parallel) is modelled as ddp");
+  const std::string problem = ctx.set("parallel.strategy", stage == "0" ? "ddp" : "zero" + stage, *e);
+  return problem.empty() ? std::nullopt : std::optional(at(e->where, problem));
+}
+
+// bf16 / fp16: the model is held in 16 bits with an fp32 master copy in the optimizer, and
+// gradients are reduced in the 16-bit dtype unless communication_data_type says otherwise.
+// Without either section DeepSpeed trains in fp32.
+std::optional<diagnostic> read_precision(import_context& ctx) {
+  const bool bf16 = enabled(ctx, "bf16.enabled");
+  const bool fp16 = enabled(ctx, "fp16.enabled");
+  for (const char* key : {"bf16.enabled", "fp16.enabled"}) {
+    const entry* e = ctx.find(key);
+    if (e == nullptr) continue;
+    if (e->value.text == "auto")
+      ctx.note(*e, fmt::format("\"{}\" is \"auto\" (filled in at launch by the HF Trainer or "
+                               "accelerate): assumed enabled", key));
+    else
+      ctx.precision_from_file = true;
+  }
+  const entry* e = ctx.find(bf16 ? "bf16.enabled" : "fp16.enabled");
+  if (bf16 && fp16) return at(e->where, "bf16.enabled and fp16.enabled are both on; DeepSpeed "
+                                        "takes one");
+  if (!bf16 && !fp16) {
+    ctx.out.job.precision = {dtype::f32, dtype::f32, dtype::f32, dtype::f32, false};
+    return std::nullopt;
+  }
+  ctx.precision_from_file = true;
+  const std::string half = bf16 ? "bf16" : "fp16";
+  for (const auto& [path, value] : {std::pair{"precision.params", half}, {"precision.reduce", half},
+                                    {"precision.buffers", half}, {"precision.master", std::string("fp32")},
+                                    {"precision.autocast", std::string("false")}})
+    if (auto problem = ctx.set(path, value, *e); !problem.empty()) return at(e->where, problem);
+  return std::nullopt;
+}
+
+// train_batch_size = micro batch x gradient accumulation x data-parallel ranks.
+std::string read_world(import_context& ctx, bool& has_world_size) {
+  const entry* total = ctx.find("train_batch_size");
+  const entry* micro = ctx.find("train_micro_batch_size_per_gpu");
+  const entry* accumulation = ctx.find("gradient_accumulation_steps");
+  if (total == nullptr || micro == nullptr) return "";
+  std::uint64_t t = 0, m = 0, a = 1;
+  if (!parse_count_text(total->value.text, 1, 1ULL << 40, t).empty() ||
+      !parse_count_text(micro->value.text, 1, 1ULL << 40, m).empty() ||
+      (accumulation != nullptr &&
+       !parse_count_text(accumulation->value.text, 1, 1ULL << 40, a).empty()))
+    return "";  // "auto" somewhere: the other rows note it
+  if (t % (m * a) != 0)
+    return fmt::format("train_batch_size {} is not a multiple of train_micro_batch_size_per_gpu "
+                       "{} x gradient_accumulation_steps {}", t, m, a);
+  has_world_size = true;
+  return set_world(ctx, static_cast<long long>(t / (m * a)), *total);
+}
+
+std::string read_optimizer(import_context& ctx, const entry& e) {
+  std::string type = e.value.text;
+  std::transform(type.begin(), type.end(), type.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (type == "adamw" || type == "adam") return ctx.set("optimizer.name", type, e);
+  if (type == "sgd") {
+    const entry* momentum = ctx.find("optimizer.params.momentum");
+    const bool with_momentum = momentum != nullptr && momentum->value.text != "0" &&
+                               momentum->value.text != "0.0";
+    return ctx.set("optimizer.name", with_momentum ? "sgd_momentum" : "sgd", e);
+  }
+  ctx.note(e, fmt::format("optimizer type \"{}\" is modelled as adamw (two fp32 states per "
+                          "parameter)", e.value.text));
+  return ctx.set("optimizer.name", "adamw", e);
+}
+
+const std::vector<option>& deepspeed_table() {
+  const std::string zero = "zero_optimization.";
+  static const std::vector<option> table{
+      {zero + "stage", handled()},
+      {zero + "offload_optimizer.device",
+       maps_with("parallel.offload_optimizer", {{"none", "false"}, {"cpu", "true"}, {"nvme", "true"}})},
+      {zero + "offload_param.device",
+       maps_with("parallel.offload_param", {{"none", "false"}, {"cpu", "true"}, {"nvme", "true"}})},
+      {zero + "offload_optimizer.ratio", not_modelled("partial optimizer offload")},
+      {zero + "offload_optimizer.*", no_effect()},
+      {zero + "offload_param.*", no_effect()},
+      {zero + "cpu_offload", maps_to("parallel.offload_optimizer")},
+      {zero + "reduce_bucket_size", maps_to("parallel.reduce_bucket_size")},
+      {zero + "allgather_bucket_size", maps_to("parallel.allgather_bucket_size")},
+      {zero + "stage3_prefetch_bucket_size", maps_to("parallel.prefetch_bucket_size")},
+      {zero + "stage3_max_live_parameters", maps_to("parallel.max_live_parameters")},
+      {zero + "contiguous_gradients", maps_to("parallel.contiguous_gradients")},
+      {zero + "stage3_gather_16bit_weights_on_model_save",
+       maps_with("checkpoint.save", {{"true", "full"}, {"false", "none"}})},
+      {zero + "overlap_comm", not_modelled("overlapped reduction keeps extra gradient buckets")},
+      {zero + "stage3_max_reuse_distance", not_modelled("gathered parameters kept for reuse")},
+      {zero + "stage3_param_persistence_threshold",
+       not_modelled("small parameters stay unsharded")},
+      {zero + "sub_group_size", not_modelled("the optimizer step works in sub-groups")},
+      {zero + "reduce_scatter", not_modelled("choice of gradient reduction collective")},
+      {zero + "allgather_partitions", not_modelled("choice of parameter gather collective")},
+      {zero + "zero_hpz_partition_size", not_modelled("ZeRO++ secondary partition")},
+      {zero + "zero_quantized_weights", not_modelled("ZeRO++ quantized weights")},
+      {zero + "zero_quantized_gradients", not_modelled("ZeRO++ quantized gradients")},
+      {zero + "mics_shard_size", not_modelled("MiCS sharding groups")},
+      {zero + "mics_hierarchical_params_gather", not_modelled("MiCS sharding groups")},
+      {zero + "memory_efficient_linear", not_modelled("ZeRO-3 linear layer implementation")},
+      {zero + "round_robin_gradients", no_effect()},
+      {zero + "elastic_checkpoint", no_effect()},
+      {zero + "load_from_fp32_weights", no_effect()},
+      {zero + "ignore_unused_parameters", no_effect()},
+      {zero + "legacy_stage1", no_effect()},
+      {zero + "use_multi_rank_bucket_allreduce", no_effect()},
+      {"bf16.enabled", handled()},
+      {"fp16.enabled", handled()},
+      {"bf16.*", no_effect()},
+      {"fp16.auto_cast", not_modelled("fp16 autocast of inputs")},
+      {"fp16.*", no_effect()},
+      {"communication_data_type", maps_to("precision.reduce")},
+      {"data_types.grad_accum_dtype", not_modelled("gradient accumulation buffer dtype")},
+      {"train_batch_size", handled()},
+      {"train_micro_batch_size_per_gpu", maps_to("training.micro_batch")},
+      {"gradient_accumulation_steps", maps_to("training.gradient_accumulation")},
+      {"optimizer.type", custom(read_optimizer)},
+      {"optimizer.params.*", no_effect()},
+      {"zero_allow_untested_optimizer", no_effect()},
+      {"zero_force_ds_cpu_optimizer", no_effect()},
+      {"activation_checkpointing.*",
+       not_modelled("applies to models that call deepspeed.checkpointing; set "
+                    "training.activation_checkpointing")},
+      {"amp.*", not_modelled("apex AMP")},
+      {"compression_training.*", not_modelled("compression training")},
+      {"data_efficiency.*", not_modelled("data efficiency pipeline")},
+      {"scheduler.*", no_effect()},
+      {"gradient_clipping", no_effect()},
+      {"prescale_gradients", no_effect()},
+      {"gradient_predivide_factor", no_effect()},
+      {"steps_per_print", no_effect()},
+      {"wall_clock_breakdown", no_effect()},
+      {"dump_state", no_effect()},
+      {"flops_profiler.*", no_effect()},
+      {"tensorboard.*", no_effect()},
+      {"wandb.*", no_effect()},
+      {"csv_monitor.*", no_effect()},
+      {"comms_logger.*", no_effect()},
+      {"checkpoint.*", no_effect()},
+      {"aio.*", no_effect()},
+      {"elasticity.*", no_effect()},
+      {"autotuning.*", no_effect()},
+  };
+  return table;
+}
+
+}  // namespace
+
+std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view text,
+                                         const std::string& source, bool& has_world_size) {
+  auto parsed = parse_json(text, source);
+  if (!parsed) return parsed.error();
+  if (!parsed->is_object())
+    return diagnostic{source, 1, 1, "expected a JSON object of DeepSpeed options",
+                      line_at(text, 1)};
+  std::vector<entry> outer = std::move(ctx.entries);
+  ctx.entries.clear();
+  std::vector<std::string> path;
+  if (!flatten(*parsed, path, ctx, text, source)) {
+    ctx.entries = std::move(outer);
+    return diagnostic{source, 0, 0,
+                      fmt::format("options nested more than {} levels deep: not a DeepSpeed "
+                                  "config", max_depth), ""};
+  }
+  std::optional<diagnostic> error = read_stage(ctx);
+  if (!error) error = read_precision(ctx);
+  if (!error)
+    if (std::string problem = read_world(ctx, has_world_size); !problem.empty())
+      error = at(ctx.find("train_batch_size")->where, problem);
+  if (!error) error = apply_options(ctx, deepspeed_table());
+  ctx.entries = std::move(outer);
+  return error;
+}
+
+}  // namespace detail
+
+result<imported_job> import_deepspeed(std::string_view text, const std::string& source) {
+  detail::import_context ctx("deepspeed", source);
+  bool has_world_size = false;
+  if (auto err = detail::read_deepspeed(ctx, text, source, has_world_size)) return *err;
+  return detail::finish(ctx, has_world_size);
+}
+
+}  // namespace vramscope::job

@@ -1,0 +1,283 @@
+// torchtitan job TOML (train_configs/*.toml) -> job spec. Option names from torchtitan's
+// JobConfig (torchtitan/config/job_config.py); what each one becomes is tabled in
+// docs/importers.md. torchtitan shards with FSDP2 (fully_shard) and uses DDP only when the
+// shard degree is 1 and the replicate degree is not.
+#include <vramscope/job/importers.hpp>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+#include "job/import_common.hpp"
+#include "job/source_text.hpp"
+
+namespace vramscope::job {
+
+namespace detail {
+
+namespace {
+
+using maybe_error = std::optional<diagnostic>;
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+std::string text_of(const toml::node& v) {
+  if (const auto* s = v.as_string()) return s->get();
+  if (const auto* b = v.as_boolean()) return b->get() ? "true" : "false";
+  if (const auto* i = v.as_integer()) return std::to_string(i->get());
+  if (const auto* f = v.as_floating_point()) return fmt::format("{}", f->get());
+  std::ostringstream out;
+  v.visit([&out](const auto& value) { out << value; });
+  return out.str();
+}
+
+void flatten(const toml::table& table, const std::string& prefix, import_context& ctx,
+             std::string_view text) {
+  for (const auto& [k, v] : table) {
+    const std::string key = prefix + std::string(k.str());
+    if (const auto* sub = v.as_table()) {
+      flatten(*sub, key + ".", ctx, text);
+      continue;
+    }
+    entry e;
+    e.key = key;
+    const auto begin = k.source().begin;
+    e.where = location(ctx.source, text, static_cast<int>(begin.line), static_cast<int>(begin.column));
+    e.is_string = v.is_string();
+    if (const auto* array = v.as_array()) {
+      e.value.is_list = true;
+      for (const auto& item : *array) e.value.items.push_back(text_of(item));
+      e.value.text = join(e.value.items, ",");
+    } else {
+      e.value.text = text_of(v);
+    }
+    ctx.entries.push_back(std::move(e));
+  }
+}
+
+// torchtitan model names and flavors -> vramscope presets ("llama3" "8B" -> llama-3.1-8b).
+maybe_error read_model(import_context& ctx) {
+  const entry* name = ctx.find("model.name");
+  const entry* flavor = ctx.find("model.flavor");
+  if (name == nullptr) return std::nullopt;
+  const std::string f = flavor == nullptr ? "" : lower(flavor->value.text);
+  const std::string n = lower(name->value.text);
+  std::string preset = n + (f.empty() ? "" : "-" + f);
+  if (n == "llama3") preset = "llama-3.1-" + f;
+  if (n == "llama2") preset = "llama-2-" + f;
+  if (n != "llama3" && n != "llama2" && n != "qwen3")
+    ctx.note(*name, fmt::format("model {} {}: planned as \"{}\"; check it against `vramscope "
+                                "models` and set model if it differs", name->value.text,
+                                flavor == nullptr ? "" : flavor->value.text, preset));
+  if (flavor != nullptr) ctx.mapped_to(*flavor, "model");
+  const std::string problem = ctx.set("model", preset, *name);
+  return problem.empty() ? std::nullopt : maybe_error(at(name->where, problem));
+}
+
+long long degree(const import_context& ctx, const std::string& key, long long fallback,
+                 std::string& problem) {
+  const entry* e = ctx.find("parallelism." + key);
+  if (e == nullptr) return fallback;
+  long long value = 0;
+  std::istringstream in(e->value.text);
+  if (!(in >> value) || !in.eof() || value == 0 || value < -1 || value > (1 << 20))
+    problem = fmt::format("parallelism.{}: expected a degree of 1 or more (or -1), got \"{}\"", key,
+                          e->value.text);
+  return value;
+}
+
+void note_unmodelled(import_context& ctx, const std::string& key, long long value) {
+  const entry* e = ctx.find("parallelism." + key);
+  if (e == nullptr) return;
+  if (value <= 1) return ctx.ignore(*e);
+  const bool pp = key == "pipeline_parallel_degree";
+  ctx.note(*e, fmt::format("{} {} is not modelled: planned on the data- and tensor-parallel GPUs "
+                           "only, as if {} (an over-estimate)", key, value,
+                           pp ? "each stage held the whole model" : "each GPU saw the whole "
+                                                                    "sequence"));
+}
+
+// Sets a parallel field from its [parallelism] entry, or from the file as a whole.
+std::string put(import_context& ctx, const std::string& key, const std::string& path,
+                long long value) {
+  const entry* e = ctx.find("parallelism." + key);
+  entry file_level;
+  file_level.where = diagnostic{ctx.source, 0, 0, "", ""};
+  return ctx.set(path, std::to_string(value), e != nullptr ? *e : file_level);
+}
+
+maybe_error read_parallelism(import_context& ctx, bool& has_world_size) {
+  std::string problem;
+  const long long shard = degree(ctx, "data_parallel_shard_degree", -1, problem);
+  const long long rep = degree(ctx, "data_parallel_replicate_degree", 1, problem);
+  const long long tp = degree(ctx, "tensor_parallel_degree", 1, problem);
+  const long long pp = degree(ctx, "pipeline_parallel_degree", 1, problem);
+  const long long cp = degree(ctx, "context_parallel_degree", 1, problem);
+  const entry* where = ctx.find("parallelism.data_parallel_shard_degree");
+  const diagnostic at_file{ctx.source, 0, 0, "", ""};
+  if (problem.empty() && (rep == -1 || tp == -1 || pp == -1 || cp == -1))
+    problem = "parallelism: only data_parallel_shard_degree may be -1";
+  if (!problem.empty()) return at(where != nullptr ? where->where : at_file, problem);
+  note_unmodelled(ctx, "pipeline_parallel_degree", pp);
+  note_unmodelled(ctx, "context_parallel_degree", cp);
+  if (shard == 1 && rep > 1) {
+    ctx.note(*ctx.find("parallelism.data_parallel_replicate_degree"),
+             "a shard degree of 1 with replicas is DDP in torchtitan: planned as ddp");
+    ctx.out.job.parallel.kind = strategy::ddp;
+    problem = put(ctx, "data_parallel_replicate_degree", "parallel.dp_shard", rep);
+  } else {
+    problem = put(ctx, "data_parallel_replicate_degree", "parallel.dp_replicate", rep);
+    if (problem.empty())
+      problem = put(ctx, "data_parallel_shard_degree", "parallel.dp_shard", shard == -1 ? 0 : shard);
+  }
+  if (problem.empty()) problem = put(ctx, "tensor_parallel_degree", "parallel.tp", tp);
+  // torchtitan's tensor-parallel plan shards the norms on the sequence dimension.
+  if (problem.empty() && tp > 1)
+    problem = ctx.set("parallel.sequence_parallel", "true", *ctx.find("parallelism.tensor_parallel_degree"));
+  if (problem.empty() && shard != -1 && where != nullptr) {
+    has_world_size = true;
+    problem = set_world(ctx, shard * rep * tp, *where);
+  }
+  return problem.empty() ? std::nullopt : maybe_error(at(where != nullptr ? where->where : at_file, problem));
+}
+
+// mode none | full | selective; selective_ac_option "op" (per-operator) or N (every Nth block).
+maybe_error read_checkpointing(import_context& ctx) {
+  const entry* mode = ctx.find("activation_checkpoint.mode");
+  const entry* option = ctx.find("activation_checkpoint.selective_ac_option");
+  if (mode == nullptr) return std::nullopt;
+  std::string problem;
+  const std::string m = lower(mode->value.text);
+  if (m != "selective" || option == nullptr) {
+    problem = ctx.set("training.activation_checkpointing", m, *mode);
+  } else if (lower(option->value.text) == "op") {
+    ctx.note(*option, "per-operator selective checkpointing keeps some matmul outputs; planned "
+                      "as full checkpointing, a lower bound");
+    problem = ctx.set("training.activation_checkpointing", "full", *option);
+  } else {
+    problem = ctx.set("training.activation_checkpointing", "selective", *mode);
+    if (problem.empty()) problem = ctx.set("training.checkpoint_every", option->value.text, *option);
+  }
+  return problem.empty() ? std::nullopt : maybe_error(at(mode->where, problem));
+}
+
+std::string read_implementation(import_context& ctx, const entry& e) {
+  const std::string v = lower(e.value.text);
+  if (v != "fused" && v != "foreach" && v != "for-loop")
+    return fmt::format("{}: invalid value \"{}\" (expected one of: fused, foreach, for-loop)",
+                       e.key, e.value.text);
+  if (auto problem = ctx.set("optimizer.fused", v == "fused" ? "true" : "false", e); !problem.empty())
+    return problem;
+  return ctx.set("optimizer.foreach", v == "foreach" ? "true" : "false", e);
+}
+
+std::vector<option> ignored(const std::string& section, std::initializer_list<const char*> keys) {
+  std::vector<option> rows;
+  for (const char* key : keys) rows.push_back({section + "." + key, no_effect()});
+  return rows;
+}
+
+// Sections that hold mapped keys list their other keys one by one, so that a mistyped key is
+// reported as unknown rather than swallowed by a wildcard.
+const std::vector<option>& torchtitan_table() {
+  static const std::vector<option> table = [] {
+    std::vector<option> rows{
+        {"model.name", handled()},
+        {"model.flavor", handled()},
+        {"model.converters", not_modelled("float8 / mx converters change weight and activation dtypes")},
+        {"training.local_batch_size", maps_to("training.micro_batch")},
+        {"training.batch_size", maps_to("training.micro_batch")},
+        {"training.seq_len", maps_to("training.seq_len")},
+        {"training.mixed_precision_param", maps_to("precision.params")},
+        {"training.mixed_precision_reduce", maps_to("precision.reduce")},
+        {"training.enable_cpu_offload", maps_to("parallel.cpu_offload")},
+        {"training.global_batch_size", not_modelled("gradient accumulation; set "
+                                                    "training.gradient_accumulation")},
+        {"training.compile", not_modelled("torch.compile changes activation memory")},
+        {"parallelism.data_parallel_shard_degree", handled()},
+        {"parallelism.data_parallel_replicate_degree", handled()},
+        {"parallelism.tensor_parallel_degree", handled()},
+        {"parallelism.pipeline_parallel_degree", handled()},
+        {"parallelism.context_parallel_degree", handled()},
+        {"parallelism.fsdp_reshard_after_forward",
+         maps_with("parallel.reshard_after_forward",
+                   {{"default", "true"}, {"always", "true"}, {"never", "false"}})},
+        {"parallelism.enable_async_tensor_parallel",
+         not_modelled("async tensor parallelism uses symmetric-memory buffers")},
+        {"parallelism.disable_loss_parallel", not_modelled("loss parallelism keeps logits sharded")},
+        {"parallelism.enable_compiled_autograd", not_modelled("compiled autograd")},
+        {"parallelism.expert_parallel_degree", not_modelled("expert parallelism")},
+        {"parallelism.expert_tensor_parallel_degree", not_modelled("expert parallelism")},
+        {"activation_checkpoint.mode", handled()},
+        {"activation_checkpoint.selective_ac_option", handled()},
+        {"activation_checkpoint.memory_budget", not_modelled("memory-budget checkpointing")},
+        {"optimizer.name", maps_with("optimizer.name", {{"AdamW", "adamw"}, {"Adam", "adam"}})},
+        {"optimizer.implementation", custom(read_implementation)},
+        {"optimizer.early_step_in_backward", not_modelled("optimizer step in backward")},
+        {"checkpoint.enable_checkpoint",
+         maps_with("checkpoint.save", {{"true", "sharded"}, {"false", "none"}})},
+        {"compile.*", not_modelled("torch.compile changes activation memory")},
+        {"float8.*", not_modelled("float8 training")},
+        {"mx.*", not_modelled("MX formats")},
+        {"experimental.*", not_modelled("experimental features")},
+        {"validation.*", not_modelled("validation passes")},
+        {"fault_tolerance.*", not_modelled("fault-tolerant replica groups")},
+    };
+    for (auto&& more :
+         {ignored("model", {"tokenizer_path", "hf_assets_path", "print_after_conversion",
+                            "norm_type"}),
+          ignored("training", {"dataset", "dataset_path", "max_norm", "steps", "warmup_steps",
+                               "gc_freq", "gc_debug", "seed", "deterministic",
+                               "deterministic_warn_only"}),
+          ignored("parallelism", {"pipeline_parallel_schedule", "pipeline_parallel_schedule_csv",
+                                  "pipeline_parallel_microbatch_size",
+                                  "pipeline_parallel_split_points",
+                                  "pipeline_parallel_layers_per_stage",
+                                  "pipeline_parallel_first_stage_less_layers",
+                                  "pipeline_parallel_last_stage_less_layers",
+                                  "module_fqns_per_model_part", "context_parallel_rotate_method"}),
+          ignored("activation_checkpoint", {"preserve_rng_state", "determinism_check", "debug",
+                                            "early_stop", "visualize_memory_budget_pareto",
+                                            "per_op_sac_force_recompute_mm_shapes_by_fqns"}),
+          ignored("optimizer", {"lr", "eps", "beta1", "beta2", "weight_decay"})})
+      rows.insert(rows.end(), more.begin(), more.end());
+    for (const char* section : {"checkpoint.*", "job.*", "lr_scheduler.*", "metrics.*",
+                                "profiling.*", "comm.*", "memory_estimation.*"})
+      rows.push_back({section, no_effect()});
+    return rows;
+  }();
+  return table;
+}
+
+}  // namespace
+
+}  // namespace detail
+
+result<imported_job> import_torchtitan(std::string_view text, const std::string& source) {
+  toml::table root;
+  try {
+    root = toml::parse(text, std::string_view(source));
+  } catch (const toml::parse_error& e) {
+    const auto begin = e.source().begin;
+    return detail::at(detail::location(source, text, static_cast<int>(begin.line),
+                                       static_cast<int>(begin.column)),
+                      "toml syntax error: " + std::string(e.description()));
+  }
+  detail::import_context ctx("torchtitan", source);
+  detail::flatten(root, "", ctx, text);
+  bool has_world_size = false;
+  if (auto err = detail::read_model(ctx)) return *err;
+  if (auto err = detail::read_parallelism(ctx, has_world_size)) return *err;
+  if (auto err = detail::read_checkpointing(ctx)) return *err;
+  if (auto err = detail::apply_options(ctx, detail::torchtitan_table())) return *err;
+  return detail::finish(ctx, has_world_size);
+}
+
+}  // namespace vramscope::job

@@ -1,0 +1,70 @@
+#include <vramscope/job/importers.hpp>
+
+#include <vramscope/core/io.hpp>
+
+#include <filesystem>
+#include <string_view>
+
+namespace vramscope::job {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  const auto first = s.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
+}
+
+// "[model]" or "[training]  # comment": a torchtitan table header.
+bool is_torchtitan_table(std::string_view line) {
+  line = trim(line.substr(0, line.find('#')));
+  for (std::string_view name : {"model", "training", "parallelism", "activation_checkpoint",
+                                "optimizer", "job"})
+    if (line.size() == name.size() + 2 && line.front() == '[' && line.back() == ']' &&
+        line.substr(1, name.size()) == name)
+      return true;
+  return false;
+}
+
+// "distributed_type: FSDP" at the start of a line: an accelerate top-level key.
+bool is_accelerate_key(std::string_view line) {
+  for (std::string_view key : {"distributed_type", "compute_environment"})
+    if (line.substr(0, key.size()) == key && trim(line.substr(key.size())).substr(0, 1) == ":")
+      return true;
+  return false;
+}
+
+}  // namespace
+
+config_format detect_format(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && text[first] == '{') return config_format::deepspeed;
+  bool accelerate = false;
+  for (std::string_view rest = text; !rest.empty();) {
+    const auto end = rest.find('\n');
+    const std::string_view line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    if (is_torchtitan_table(line)) return config_format::torchtitan;
+    accelerate = accelerate || is_accelerate_key(line);
+  }
+  return accelerate ? config_format::accelerate : config_format::unknown;
+}
+
+result<imported_job> import_config_text(std::string_view text, const std::string& source,
+                                        const std::string& base_dir) {
+  switch (detect_format(text)) {
+    case config_format::accelerate: return import_accelerate(text, source, base_dir);
+    case config_format::deepspeed: return import_deepspeed(text, source);
+    case config_format::torchtitan: return import_torchtitan(text, source);
+    case config_format::unknown: break;
+  }
+  return error_at(source, "not an accelerate YAML, DeepSpeed JSON or torchtitan TOML config");
+}
+
+result<imported_job> import_config(const std::string& path) {
+  auto text = read_file(path, 16_MiB);
+  if (!text) return text.error();
+  return import_config_text(*text, path, std::filesystem::path(path).parent_path().string());
+}
+
+}  // namespace vramscope::job

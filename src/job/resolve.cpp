@@ -1,0 +1,175 @@
+#include <vramscope/job/resolve.hpp>
+
+#include <vramscope/job/gpu_catalog.hpp>
+#include <vramscope/job/job_names.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "job/field_table.hpp"
+#include "job/rules.hpp"
+
+namespace vramscope::job {
+
+namespace {
+
+using detail::field_error;
+using detail::is_set;
+using detail::maybe_error;
+
+// The jax version assumed when a jax job names none (memory defaults change at 0.4.14).
+constexpr const char* default_jax_version = "0.5.0";
+
+void mark_derived(job_spec& job, const std::string& path) {
+  auto& derived = job.provenance.derived;
+  if (std::find(derived.begin(), derived.end(), path) == derived.end()) derived.push_back(path);
+}
+
+// Values derived by an earlier resolution go back to their defaults, so they follow overrides.
+void reset_derived(job_spec& job) {
+  const job_spec defaults;
+  for (const auto& path : job.provenance.derived)
+    if (const auto* f = detail::find_field(path)) f->copy(job, defaults);
+  job.provenance.derived.clear();
+}
+
+maybe_error derive_hardware(job_spec& job, warnings& notes) {
+  auto& hw = job.hardware;
+  const gpu_info* gpu = lookup_gpu(hw.gpu);
+  if (gpu != nullptr) hw.gpu = std::string(gpu->name);  // "h100" is written back as H100-80GB
+  if (hw.capacity == 0) {
+    if (gpu == nullptr) return field_error(job, "hardware.gpu", find_gpu(hw.gpu).error().message);
+    hw.capacity = gpu->memory;
+    mark_derived(job, "hardware.gpu_memory");
+  } else if (gpu != nullptr && hw.capacity > gpu->memory) {
+    notes.push_back(field_error(
+        job, "hardware.gpu_memory",
+        fmt::format("{} is more than the {} reports ({})", format_bytes(hw.capacity), gpu->name,
+                    format_bytes(gpu->memory))));
+  }
+  if (hw.compute_capability == 0) {
+    hw.compute_capability = gpu != nullptr ? gpu->compute_capability : 80;
+    if (gpu == nullptr)
+      notes.push_back(field_error(job, "hardware.compute_capability",
+                                  fmt::format("GPU \"{}\" is not in the catalog: assuming 8.0; set "
+                                              "hardware.compute_capability", hw.gpu)));
+    mark_derived(job, "hardware.compute_capability");
+  }
+  return std::nullopt;
+}
+
+maybe_error derive_framework(job_spec& job) {
+  auto& fw = job.framework;
+  const bool jax = job.parallel.kind == strategy::jax;
+  if (jax && fw.name == "torch" && !is_set(job, "framework.name")) {
+    fw.name = "jax";
+    mark_derived(job, "framework.name");
+    if (!is_set(job, "framework.version")) {
+      fw.version = default_jax_version;
+      mark_derived(job, "framework.version");
+    }
+  }
+  if (jax && fw.name != "jax")
+    return field_error(job, "parallel.strategy",
+                       fmt::format("jax needs framework.name: jax (framework.name is {})", fw.name));
+  if (!jax && fw.name == "jax")
+    return field_error(job, "framework.name",
+                       fmt::format("jax needs parallel.strategy: jax (parallel.strategy is {})",
+                                   name_of(job.parallel.kind)));
+  if (fw.name != "jax" && !fw.jaxlib.empty())
+    return field_error(job, "framework.jaxlib", "applies to jax jobs only (framework.name is torch)");
+  if (fw.name == "jax" && fw.jaxlib.empty()) {
+    fw.jaxlib = fw.version;
+    mark_derived(job, "framework.jaxlib");
+  }
+  return std::nullopt;
+}
+
+// DDP and a single GPU have no parameter-dtype option: lower-precision compute over
+// higher-precision weights is torch.autocast.
+void derive_precision(job_spec& job) {
+  const auto kind = job.parallel.kind;
+  auto& p = job.precision;
+  if ((kind == strategy::ddp || kind == strategy::single) && p.params != p.master && !p.autocast &&
+      !is_set(job, "precision.autocast") && !is_set(job, "precision")) {
+    p.autocast = true;
+    mark_derived(job, "precision.autocast");
+  }
+}
+
+std::string world_text(const job_spec& job) {
+  return fmt::format("{} GPUs (hardware.nodes {} x hardware.gpus_per_node {})", job.world_size(),
+                     job.hardware.nodes, job.hardware.gpus_per_node);
+}
+
+maybe_error derive_single(job_spec& job) {
+  if (job.parallel.kind != strategy::single || job.world_size() == 1) return std::nullopt;
+  if (!is_set(job, "hardware.gpus_per_node") && !is_set(job, "hardware.nodes")) {
+    job.hardware.gpus_per_node = 1;
+    mark_derived(job, "hardware.gpus_per_node");
+    return std::nullopt;
+  }
+  const std::string path = is_set(job, "hardware.nodes") ? "hardware.nodes" : "hardware.gpus_per_node";
+  return field_error(job, path, fmt::format("strategy single runs on one GPU, but the job has {}",
+                                            world_text(job)));
+}
+
+// FSDP1 HYBRID_SHARD shards within a node and replicates across nodes by default.
+void derive_hybrid(job_spec& job) {
+  auto& par = job.parallel;
+  if (par.kind != strategy::fsdp1 || par.fsdp_sharding != sharding::hybrid_shard ||
+      par.dp_replicate != 1 || is_set(job, "parallel.dp_replicate"))
+    return;
+  const int world = job.world_size();
+  if (par.dp_shard == 0 && job.hardware.gpus_per_node % par.tp == 0) {
+    par.dp_shard = job.hardware.gpus_per_node / par.tp;
+    mark_derived(job, "parallel.dp_shard");
+  }
+  if (par.dp_shard > 0 && world % (par.tp * par.dp_shard) == 0) {
+    par.dp_replicate = world / (par.tp * par.dp_shard);
+    mark_derived(job, "parallel.dp_replicate");
+  }
+}
+
+maybe_error derive_layout(job_spec& job) {
+  if (auto err = derive_single(job)) return err;
+  derive_hybrid(job);
+  auto& par = job.parallel;
+  const int world = job.world_size();
+  const int tp_rep = par.tp * par.dp_replicate;
+  if (world % tp_rep != 0) {
+    const std::string path = par.tp > 1 || par.dp_replicate == 1 ? "parallel.tp" : "parallel.dp_replicate";
+    return field_error(job, path,
+                       fmt::format("tp {} x dp_replicate {} = {} does not divide the job's {}",
+                                   par.tp, par.dp_replicate, tp_rep, world_text(job)));
+  }
+  if (par.dp_shard == 0) {
+    par.dp_shard = world / tp_rep;
+    mark_derived(job, "parallel.dp_shard");
+  } else if (static_cast<long long>(tp_rep) * par.dp_shard != world) {
+    return field_error(job, "parallel.dp_shard",
+                       fmt::format("tp {} x dp_replicate {} x dp_shard {} = {} ranks, but the "
+                                   "job has {}", par.tp, par.dp_replicate, par.dp_shard,
+                                   static_cast<long long>(tp_rep) * par.dp_shard, world_text(job)));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+status resolve_job(job_spec& job, warnings* notes) {
+  warnings found;
+  reset_derived(job);
+  if (auto err = derive_hardware(job, found)) return *err;
+  if (auto err = derive_framework(job)) return *err;
+  derive_precision(job);
+  if (auto err = derive_layout(job)) return *err;
+  if (auto err = detail::check_parallel(job, found)) return *err;
+  if (auto err = detail::check_training(job, found)) return *err;
+  if (auto err = detail::check_env(job, found)) return *err;
+  if (notes != nullptr) notes->insert(notes->end(), found.begin(), found.end());
+  return ok();
+}
+
+}  // namespace vramscope::job

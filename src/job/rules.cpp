@@ -1,0 +1,200 @@
+#include "job/rules.hpp"
+
+#include <vramscope/job/job_names.hpp>
+
+#include <fmt/format.h>
+
+#include <array>
+#include <charconv>
+
+#include "job/field_table.hpp"
+
+namespace vramscope::job::detail {
+
+namespace {
+
+constexpr unsigned bit(strategy s) { return 1u << static_cast<unsigned>(s); }
+constexpr unsigned any_zero = bit(strategy::zero1) | bit(strategy::zero2) | bit(strategy::zero3);
+constexpr unsigned any_fsdp = bit(strategy::fsdp1) | bit(strategy::fsdp2);
+
+// An option that only one family of strategies has, and when it counts as given: a value other
+// than its default (so a written-out default, as to_yaml produces, never trips the rule).
+struct strategy_option {
+  const char* path;
+  bool (*given)(const parallel_spec&);
+  unsigned strategies;
+  const char* hint;
+};
+
+const parallel_spec defaults{};
+
+constexpr std::array<strategy_option, 21> strategy_options{{
+    {"parallel.offload_param", [](const parallel_spec& p) { return p.offload_param; },
+     bit(strategy::zero3), "for fsdp1/fsdp2 use parallel.cpu_offload"},
+    {"parallel.offload_optimizer", [](const parallel_spec& p) { return p.offload_optimizer; },
+     any_zero, "for fsdp1/fsdp2 use parallel.cpu_offload"},
+    {"parallel.cpu_offload", [](const parallel_spec& p) { return p.cpu_offload; }, any_fsdp,
+     "for ZeRO use parallel.offload_optimizer and parallel.offload_param"},
+    {"parallel.reshard_after_forward",
+     [](const parallel_spec& p) { return p.reshard_after_forward != 1; }, bit(strategy::fsdp2),
+     "for fsdp1 use parallel.fsdp_sharding"},
+    {"parallel.fsdp_sharding",
+     [](const parallel_spec& p) { return p.fsdp_sharding != sharding::full_shard; },
+     bit(strategy::fsdp1), "for fsdp2 use parallel.reshard_after_forward and parallel.dp_replicate"},
+    {"parallel.backward_prefetch",
+     [](const parallel_spec& p) { return p.backward_prefetch != prefetch::pre; },
+     bit(strategy::fsdp1), ""},
+    {"parallel.forward_prefetch", [](const parallel_spec& p) { return p.forward_prefetch; },
+     bit(strategy::fsdp1), ""},
+    {"parallel.limit_all_gathers", [](const parallel_spec& p) { return !p.limit_all_gathers; },
+     bit(strategy::fsdp1), ""},
+    {"parallel.use_orig_params", [](const parallel_spec& p) { return !p.use_orig_params; },
+     bit(strategy::fsdp1), ""},
+    {"parallel.sync_module_states", [](const parallel_spec& p) { return p.sync_module_states; },
+     bit(strategy::fsdp1), ""},
+    {"parallel.device_id", [](const parallel_spec& p) { return !p.device_id; },
+     bit(strategy::fsdp1), ""},
+    {"parallel.wrap", [](const parallel_spec& p) { return p.wrap != "block"; }, any_fsdp, ""},
+    {"parallel.bucket_cap_mb",
+     [](const parallel_spec& p) { return p.bucket_cap_mb != defaults.bucket_cap_mb; },
+     bit(strategy::ddp), "for ZeRO use parallel.reduce_bucket_size"},
+    {"parallel.gradient_as_bucket_view",
+     [](const parallel_spec& p) { return p.gradient_as_bucket_view; }, bit(strategy::ddp), ""},
+    {"parallel.static_graph", [](const parallel_spec& p) { return p.static_graph; },
+     bit(strategy::ddp), ""},
+    {"parallel.reduce_bucket_size",
+     [](const parallel_spec& p) { return p.reduce_bucket_size != defaults.reduce_bucket_size; },
+     any_zero, "for ddp use parallel.bucket_cap_mb"},
+    {"parallel.allgather_bucket_size",
+     [](const parallel_spec& p) { return p.allgather_bucket_size != defaults.allgather_bucket_size; },
+     bit(strategy::zero1) | bit(strategy::zero2), "for zero3 use parallel.prefetch_bucket_size"},
+    {"parallel.prefetch_bucket_size",
+     [](const parallel_spec& p) { return p.prefetch_bucket_size != defaults.prefetch_bucket_size; },
+     bit(strategy::zero3), ""},
+    {"parallel.max_live_parameters",
+     [](const parallel_spec& p) { return p.max_live_parameters != defaults.max_live_parameters; },
+     bit(strategy::zero3), ""},
+    {"parallel.contiguous_gradients",
+     [](const parallel_spec& p) { return !p.contiguous_gradients; }, any_zero, ""},
+    {"parallel.fsdp_devices", [](const parallel_spec& p) { return p.fsdp_devices != 1; },
+     bit(strategy::jax), ""},
+}};
+
+std::string strategies_text(unsigned mask) {
+  std::vector<std::string> names;
+  for (unsigned i = 0; i < 8; ++i)
+    if ((mask & (1u << i)) != 0) names.emplace_back(name_of(static_cast<strategy>(i)));
+  return join(names);
+}
+
+maybe_error check_strategy_options(const job_spec& job) {
+  const auto kind = job.parallel.kind;
+  for (const auto& o : strategy_options) {
+    if (!o.given(job.parallel) || (o.strategies & bit(kind)) != 0) continue;
+    std::string message = fmt::format("applies to {} only (parallel.strategy is {})",
+                                      strategies_text(o.strategies), name_of(kind));
+    if (*o.hint != '\0') message += fmt::format("; {}", o.hint);
+    return field_error(job, o.path, message);
+  }
+  return std::nullopt;
+}
+
+maybe_error check_mesh(const job_spec& job) {
+  const auto& p = job.parallel;
+  const bool hsdp = p.kind == strategy::fsdp2 ||
+                    (p.kind == strategy::fsdp1 && p.fsdp_sharding == sharding::hybrid_shard);
+  if (p.dp_replicate > 1 && !hsdp)
+    return field_error(job, "parallel.dp_replicate",
+                       fmt::format("replica groups (HSDP) need strategy fsdp2, or fsdp1 with "
+                                   "fsdp_sharding: hybrid_shard (parallel.strategy is {})",
+                                   name_of(p.kind)));
+  const int n = p.reshard_after_forward;
+  if (n >= 2 && (n >= p.dp_shard || p.dp_shard % n != 0))
+    return field_error(job, "parallel.reshard_after_forward",
+                       fmt::format("a reshard group of {} must divide the shard group "
+                                   "(parallel.dp_shard {}) and be smaller than it", n, p.dp_shard));
+  if (p.kind != strategy::jax) return std::nullopt;
+  if (p.tp != 1)
+    return field_error(job, "parallel.tp", "tensor parallelism is not modelled for jax jobs; "
+                                           "the mesh is set by parallel.fsdp_devices");
+  if (p.dp_replicate != 1)
+    return field_error(job, "parallel.dp_replicate", "not used by jax jobs; the mesh is set by "
+                                                     "parallel.fsdp_devices");
+  if (job.world_size() % p.fsdp_devices != 0)
+    return field_error(job, "parallel.fsdp_devices",
+                       fmt::format("{} does not divide the job's {} GPUs", p.fsdp_devices,
+                                   job.world_size()));
+  return std::nullopt;
+}
+
+}  // namespace
+
+diagnostic where_set(const job_spec& job, const std::string& path) {
+  const auto& set_at = job.provenance.set_at;
+  if (auto it = set_at.find(path); it != set_at.end()) return it->second;
+  if (auto it = set_at.find(section_of(path)); it != set_at.end()) return it->second;
+  return diagnostic{job.provenance.source, 0, 0, "", ""};
+}
+
+diagnostic field_error(const job_spec& job, const std::string& path, const std::string& message) {
+  diagnostic d = where_set(job, path);
+  d.message = path + ": " + message;
+  return d;
+}
+
+bool is_set(const job_spec& job, const std::string& path) {
+  return job.provenance.set_at.count(path) != 0;
+}
+
+maybe_error check_parallel(const job_spec& job, warnings& notes) {
+  if (auto err = check_strategy_options(job)) return err;
+  if (auto err = check_mesh(job)) return err;
+  const auto& p = job.parallel;
+  if (p.tp > job.hardware.gpus_per_node)
+    notes.push_back(field_error(job, "parallel.tp",
+                                fmt::format("{} is more than hardware.gpus_per_node {}: "
+                                            "tensor-parallel collectives cross nodes",
+                                            p.tp, job.hardware.gpus_per_node)));
+  if (p.sequence_parallel && p.tp == 1)
+    notes.push_back(field_error(job, "parallel.sequence_parallel", "has no effect without tp > 1"));
+  return std::nullopt;
+}
+
+maybe_error check_training(const job_spec& job, warnings& notes) {
+  const auto& lora = job.lora;
+  if (lora.enabled && lora.targets.empty())
+    return field_error(job, "lora.targets", "expected at least one module name");
+  if (!lora.enabled && lora.base_quantization)
+    return field_error(job, "lora.base_quantization",
+                       "quantized base weights need LoRA (lora.enabled is false)");
+  if (job.init.early_tensors > 0 && job.init.set_device_first)
+    return field_error(job, "init.early_tensors",
+                       "tensors made before set_device need init.set_device_first: false");
+  const auto& t = job.training;
+  if (t.checkpoint_every != 2 && t.activation_checkpointing != checkpointing::selective)
+    notes.push_back(field_error(job, "training.checkpoint_every",
+                                fmt::format("has no effect unless activation_checkpointing is "
+                                            "selective (it is {})",
+                                            name_of(t.activation_checkpointing))));
+  const auto kind = job.optimizer.kind;
+  if (is_set(job, "optimizer.state") &&
+      (kind == optimizer_kind::adamw_8bit || kind == optimizer_kind::sgd))
+    notes.push_back(field_error(job, "optimizer.state",
+                                fmt::format("ignored: {} keeps {}", name_of(kind),
+                                            kind == optimizer_kind::sgd ? "no state"
+                                                                        : "8-bit state")));
+  return std::nullopt;
+}
+
+int version_key(const std::string& version) {
+  int major = 0;
+  int minor = 0;
+  const char* p = version.data();
+  const char* end = p + version.size();
+  auto r = std::from_chars(p, end, major);
+  if (r.ec != std::errc() || r.ptr == end || *r.ptr != '.') return -1;
+  if (std::from_chars(r.ptr + 1, end, minor).ec != std::errc()) return -1;
+  return major * 100 + std::min(minor, 99);
+}
+
+}  // namespace vramscope::job::detail

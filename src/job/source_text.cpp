@@ -1,0 +1,64 @@
+#include "job/source_text.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace vramscope::job::detail {
+
+std::string line_at(std::string_view text, int line) {
+  if (line < 1) return "";
+  std::size_t start = 0;
+  for (int i = 1; i < line; ++i) {
+    const auto next = text.find('\n', start);
+    if (next == std::string_view::npos) return "";
+    start = next + 1;
+  }
+  std::string_view rest = text.substr(start);
+  rest = rest.substr(0, rest.find('\n'));
+  if (!rest.empty() && rest.back() == '\r') rest.remove_suffix(1);
+  return std::string(rest);
+}
+
+// A position past the last line (a parser reaching the end of input) is shown at the end of
+// the last line that has text, so the message keeps a context line.
+diagnostic location(const std::string& source, std::string_view text, int line, int column) {
+  std::string context = line_at(text, line);
+  if (context.empty() && line > 1) {
+    int previous = line - 1;
+    while (previous > 1 && line_at(text, previous).empty()) --previous;
+    if (std::string last = line_at(text, previous); !last.empty())
+      return diagnostic{source, previous, static_cast<int>(last.size()) + 1, "", last};
+  }
+  return diagnostic{source, line, column, "", context};
+}
+
+diagnostic location(const std::string& source, std::string_view text, const YAML::Node& node,
+                    const diagnostic& fallback) {
+  const YAML::Mark mark = node.Mark();
+  if (mark.is_null() || mark.line < 0) return fallback;
+  return location(source, text, mark.line + 1, mark.column + 1);
+}
+
+diagnostic at(diagnostic where, std::string message) {
+  where.message = std::move(message);
+  return where;
+}
+
+diagnostic locate_json_key(const std::string& source, std::string_view text,
+                           const std::vector<std::string>& path) {
+  std::size_t pos = 0;
+  for (const auto& key : path) {
+    pos = text.find("\"" + key + "\"", pos);
+    if (pos == std::string_view::npos) return diagnostic{source, 0, 0, "", ""};
+    if (&key != &path.back()) pos += key.size() + 2;
+  }
+  const std::string_view before = text.substr(0, pos);
+  const int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+  const auto line_start = before.rfind('\n');
+  const auto column = pos - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
+  return location(source, text, line, static_cast<int>(column));
+}
+
+}  // namespace vramscope::job::detail

@@ -1,0 +1,266 @@
+#include <vramscope/job/resolve.hpp>
+
+#include <vramscope/job/job_reader.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace vramscope::job {
+namespace {
+
+std::string first_error(const std::string& yaml) {
+  auto job = parse_job_yaml(yaml, "job.yaml");
+  return job ? "(valid)" : job.error().to_string();
+}
+
+// Messages of the warnings, without locations.
+std::vector<std::string> warning_messages(const std::string& yaml) {
+  warnings notes;
+  auto job = parse_job_yaml(yaml, "job.yaml", &notes);
+  EXPECT_TRUE(job) << job.error().to_string();
+  std::vector<std::string> out;
+  for (const auto& n : notes) out.push_back(n.message);
+  return out;
+}
+
+// ---- derived values ---------------------------------------------------------------------------
+
+TEST(Resolve, DerivesShardDegreeFromWorldSize) {
+  auto job = parse_job_yaml("hardware: { nodes: 4 }\nparallel: { tp: 4, dp_replicate: 2 }\n", "j");
+  ASSERT_TRUE(job) << job.error().to_string();
+  EXPECT_EQ(job->parallel.dp_shard, 4);  // 32 / (4 x 2)
+}
+
+TEST(Resolve, UnknownGpuNeedsGpuMemory) {
+  EXPECT_EQ(first_error("hardware:\n  gpu: H100-90GB\n"),
+            "job.yaml:2:8: hardware.gpu: unknown GPU \"H100-90GB\" (did you mean \"H100-80GB\"?); "
+            "known GPUs: V100-16GB, V100-32GB, T4, A10, A10G, RTX-3090, RTX-A6000, A40, A100-40GB, "
+            "A100-80GB, L4, RTX-4090, L40, L40S, RTX-6000-Ada, H100-PCIe, H100-80GB, H100-NVL, "
+            "H200, B200; for another GPU set hardware.gpu_memory\n"
+            "  gpu: H100-90GB\n"
+            "       ^ near here");
+  const auto notes = warning_messages("hardware: { gpu: MI300X, gpu_memory: 192GiB }\n");
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0], "hardware.compute_capability: GPU \"MI300X\" is not in the catalog: "
+                      "assuming 8.0; set hardware.compute_capability");
+}
+
+TEST(Resolve, JaxStrategySetsFrameworkAndJaxlib) {
+  auto job = parse_job_yaml("parallel: { strategy: jax, fsdp_devices: 2 }\n", "j");
+  ASSERT_TRUE(job) << job.error().to_string();
+  EXPECT_EQ(job->framework.name, "jax");
+  EXPECT_EQ(job->framework.version, "0.5.0");
+  EXPECT_EQ(job->framework.jaxlib, "0.5.0");
+  auto pinned = parse_job_yaml(
+      "parallel: { strategy: jax }\nframework: { name: jax, version: \"0.4.13\" }\n", "j");
+  ASSERT_TRUE(pinned);
+  EXPECT_EQ(pinned->framework.jaxlib, "0.4.13");
+}
+
+TEST(Resolve, DdpWithMixedDtypesUsesAutocast) {
+  auto job = parse_job_yaml("parallel: { strategy: ddp }\n", "j");
+  ASSERT_TRUE(job);
+  EXPECT_TRUE(job->precision.autocast);
+  auto explicit_off = parse_job_yaml("parallel: { strategy: ddp }\nprecision: bf16-param\n", "j");
+  ASSERT_TRUE(explicit_off);
+  EXPECT_FALSE(explicit_off->precision.autocast);
+}
+
+TEST(Resolve, SingleStrategyUsesOneGpu) {
+  auto job = parse_job_yaml("parallel: { strategy: single }\n", "j");
+  ASSERT_TRUE(job) << job.error().to_string();
+  EXPECT_EQ(job->world_size(), 1);
+  EXPECT_EQ(first_error("hardware: { gpus_per_node: 2 }\nparallel: { strategy: single }\n"),
+            "job.yaml:1:28: hardware.gpus_per_node: strategy single runs on one GPU, but the job "
+            "has 2 GPUs (hardware.nodes 1 x hardware.gpus_per_node 2)\n"
+            "hardware: { gpus_per_node: 2 }\n"
+            "                           ^ near here");
+}
+
+TEST(Resolve, ResolvingTwiceGivesTheSameJob) {
+  auto job = parse_job_yaml("parallel: { strategy: jax }\n", "j");
+  ASSERT_TRUE(job);
+  job_spec again = *job;
+  ASSERT_TRUE(resolve_job(again));
+  EXPECT_EQ(again.framework.version, job->framework.version);
+  EXPECT_EQ(again.parallel.dp_shard, job->parallel.dp_shard);
+  EXPECT_EQ(again.provenance.derived, job->provenance.derived);
+}
+
+// ---- errors -----------------------------------------------------------------------------------
+
+TEST(ResolveErrors, WorldSizeMustBeDivisible) {
+  EXPECT_EQ(first_error("parallel:\n  tp: 3\n"),
+            "job.yaml:2:7: parallel.tp: tp 3 x dp_replicate 1 = 3 does not divide the job's 8 GPUs "
+            "(hardware.nodes 1 x hardware.gpus_per_node 8)\n"
+            "  tp: 3\n"
+            "      ^ near here");
+  EXPECT_EQ(first_error("parallel: { strategy: fsdp2, tp: 2, dp_shard: 2 }\n"),
+            "job.yaml:1:47: parallel.dp_shard: tp 2 x dp_replicate 1 x dp_shard 2 = 4 ranks, but "
+            "the job has 8 GPUs (hardware.nodes 1 x hardware.gpus_per_node 8)\n"
+            "parallel: { strategy: fsdp2, tp: 2, dp_shard: 2 }\n"
+            "                                              ^ near here");
+}
+
+TEST(ResolveErrors, OptionsBelongToTheirStrategy) {
+  EXPECT_EQ(first_error("parallel:\n  strategy: zero2\n  offload_param: true\n"),
+            "job.yaml:3:18: parallel.offload_param: applies to zero3 only (parallel.strategy is "
+            "zero2); for fsdp1/fsdp2 use parallel.cpu_offload\n"
+            "  offload_param: true\n"
+            "                 ^ near here");
+  EXPECT_EQ(first_error("parallel: { strategy: fsdp1, reshard_after_forward: false }\n"),
+            "job.yaml:1:53: parallel.reshard_after_forward: applies to fsdp2 only "
+            "(parallel.strategy is fsdp1); for fsdp1 use parallel.fsdp_sharding\n"
+            "parallel: { strategy: fsdp1, reshard_after_forward: false }\n"
+            "                                                    ^ near here");
+  EXPECT_EQ(first_error("parallel: { strategy: fsdp2, fsdp_sharding: shard_grad_op }\n"),
+            "job.yaml:1:45: parallel.fsdp_sharding: applies to fsdp1 only (parallel.strategy is "
+            "fsdp2); for fsdp2 use parallel.reshard_after_forward and parallel.dp_replicate\n"
+            "parallel: { strategy: fsdp2, fsdp_sharding: shard_grad_op }\n"
+            "                                            ^ near here");
+  EXPECT_EQ(first_error("parallel: { strategy: ddp, cpu_offload: true }\n"),
+            "job.yaml:1:41: parallel.cpu_offload: applies to fsdp1, fsdp2 only (parallel.strategy "
+            "is ddp); for ZeRO use parallel.offload_optimizer and parallel.offload_param\n"
+            "parallel: { strategy: ddp, cpu_offload: true }\n"
+            "                                        ^ near here");
+  EXPECT_EQ(first_error("parallel: { strategy: fsdp2, fsdp_devices: 2 }\n"),
+            "job.yaml:1:44: parallel.fsdp_devices: applies to jax only (parallel.strategy is "
+            "fsdp2)\n"
+            "parallel: { strategy: fsdp2, fsdp_devices: 2 }\n"
+            "                                           ^ near here");
+}
+
+TEST(ResolveErrors, DefaultValuesOfOtherStrategiesAreHarmless) {
+  EXPECT_EQ(first_error("parallel: { strategy: ddp, limit_all_gathers: true, "
+                        "reshard_after_forward: true }\n"),
+            "(valid)");
+}
+
+TEST(ResolveErrors, ReplicasNeedHsdp) {
+  EXPECT_EQ(first_error("parallel: { strategy: fsdp1, dp_replicate: 2 }\n"),
+            "job.yaml:1:44: parallel.dp_replicate: replica groups (HSDP) need strategy fsdp2, or "
+            "fsdp1 with fsdp_sharding: hybrid_shard (parallel.strategy is fsdp1)\n"
+            "parallel: { strategy: fsdp1, dp_replicate: 2 }\n"
+            "                                           ^ near here");
+  EXPECT_EQ(first_error("parallel: { strategy: fsdp2, dp_replicate: 2 }\n"), "(valid)");
+}
+
+TEST(ResolveErrors, ReshardGroupMustDivideShardGroup) {
+  EXPECT_EQ(first_error("parallel: { reshard_after_forward: 3 }\n"),
+            "job.yaml:1:36: parallel.reshard_after_forward: a reshard group of 3 must divide the "
+            "shard group (parallel.dp_shard 8) and be smaller than it\n"
+            "parallel: { reshard_after_forward: 3 }\n"
+            "                                   ^ near here");
+  EXPECT_EQ(first_error("parallel: { reshard_after_forward: 4 }\n"), "(valid)");
+}
+
+TEST(ResolveErrors, JaxAndFrameworkMustAgree) {
+  EXPECT_EQ(first_error("parallel: { strategy: jax }\nframework: { name: torch }\n"),
+            "job.yaml:1:23: parallel.strategy: jax needs framework.name: jax (framework.name is "
+            "torch)\n"
+            "parallel: { strategy: jax }\n"
+            "                      ^ near here");
+  EXPECT_EQ(first_error("framework: { name: jax }\n"),
+            "job.yaml:1:20: framework.name: jax needs parallel.strategy: jax (parallel.strategy "
+            "is fsdp2)\n"
+            "framework: { name: jax }\n"
+            "                   ^ near here");
+  EXPECT_EQ(first_error("parallel: { strategy: jax, tp: 2 }\n"),
+            "job.yaml:1:32: parallel.tp: tensor parallelism is not modelled for jax jobs; the mesh "
+            "is set by parallel.fsdp_devices\n"
+            "parallel: { strategy: jax, tp: 2 }\n"
+            "                               ^ near here");
+  EXPECT_EQ(first_error("parallel: { strategy: jax, fsdp_devices: 3 }\n"),
+            "job.yaml:1:42: parallel.fsdp_devices: 3 does not divide the job's 8 GPUs\n"
+            "parallel: { strategy: jax, fsdp_devices: 3 }\n"
+            "                                         ^ near here");
+}
+
+TEST(ResolveErrors, LoraAndInitRules) {
+  EXPECT_EQ(first_error("lora: { targets: [] }\n"),
+            "job.yaml:1:18: lora.targets: expected at least one module name\n"
+            "lora: { targets: [] }\n"
+            "                 ^ near here");
+  EXPECT_EQ(first_error("lora: { enabled: false, base_quantization: nf4 }\n"),
+            "job.yaml:1:44: lora.base_quantization: quantized base weights need LoRA "
+            "(lora.enabled is false)\n"
+            "lora: { enabled: false, base_quantization: nf4 }\n"
+            "                                           ^ near here");
+  EXPECT_EQ(first_error("init: { early_tensors: 1GiB }\n"),
+            "job.yaml:1:24: init.early_tensors: tensors made before set_device need "
+            "init.set_device_first: false\n"
+            "init: { early_tensors: 1GiB }\n"
+            "                       ^ near here");
+}
+
+TEST(ResolveErrors, EnvironmentValues) {
+  EXPECT_EQ(first_error("env: { TORCH_NCCL_AVOID_RECORD_STREAMS: sometimes }\n"),
+            "job.yaml:1:41: env.TORCH_NCCL_AVOID_RECORD_STREAMS: expected 0 or 1, got "
+            "\"sometimes\"\n"
+            "env: { TORCH_NCCL_AVOID_RECORD_STREAMS: sometimes }\n"
+            "                                        ^ near here");
+  EXPECT_EQ(first_error("parallel: { strategy: jax }\nenv: { XLA_PYTHON_CLIENT_MEM_FRACTION: high }\n"),
+            "job.yaml:2:40: env.XLA_PYTHON_CLIENT_MEM_FRACTION: expected a fraction such as 0.75, "
+            "got \"high\"\n"
+            "env: { XLA_PYTHON_CLIENT_MEM_FRACTION: high }\n"
+            "                                       ^ near here");
+  EXPECT_EQ(first_error("parallel: { strategy: jax }\nenv: { XLA_PYTHON_CLIENT_ALLOCATOR: cuda }\n"),
+            "job.yaml:2:37: env.XLA_PYTHON_CLIENT_ALLOCATOR: invalid value \"cuda\" (expected one "
+            "of: default, platform, bfc, cuda_async, vmm)\n"
+            "env: { XLA_PYTHON_CLIENT_ALLOCATOR: cuda }\n"
+            "                                    ^ near here");
+  EXPECT_NE(first_error("parallel: { strategy: jax }\nenv: { XLA_PYTHON_CLIENT_MEM_FRACTION: .9, "
+                        "XLA_CLIENT_MEM_FRACTION: .9 }\n")
+                .find("jax refuses it together with XLA_PYTHON_CLIENT_MEM_FRACTION"),
+            std::string::npos);
+  EXPECT_EQ(first_error("parallel: { strategy: jax }\nenv: { XLA_PYTHON_CLIENT_MEM_FRACTION: .9 }\n"),
+            "(valid)");
+}
+
+// ---- warnings ---------------------------------------------------------------------------------
+
+TEST(ResolveWarnings, TensorParallelAcrossNodes) {
+  EXPECT_EQ(warning_messages("hardware: { nodes: 4 }\nparallel: { tp: 16 }\n"),
+            std::vector<std::string>{"parallel.tp: 16 is more than hardware.gpus_per_node 8: "
+                                     "tensor-parallel collectives cross nodes"});
+}
+
+TEST(ResolveWarnings, OptionsWithoutEffect) {
+  EXPECT_EQ(warning_messages("parallel: { sequence_parallel: true }\n"
+                             "training: { checkpoint_every: 4 }\n"
+                             "optimizer: { name: adamw_8bit, state: bf16 }\n"),
+            (std::vector<std::string>{
+                "parallel.sequence_parallel: has no effect without tp > 1",
+                "training.checkpoint_every: has no effect unless activation_checkpointing is "
+                "selective (it is none)",
+                "optimizer.state: ignored: adamw_8bit keeps 8-bit state"}));
+}
+
+TEST(ResolveWarnings, EnvironmentNearMissesAndVersions) {
+  EXPECT_EQ(warning_messages("env: { PYTORCH_CUDA_ALOC_CONF: \"expandable_segments:True\" }\n"),
+            std::vector<std::string>{"env.PYTORCH_CUDA_ALOC_CONF: not a variable vramscope reads "
+                                     "(did you mean \"PYTORCH_CUDA_ALLOC_CONF\"?)"});
+  EXPECT_EQ(warning_messages("env: { PYTORCH_CUDA_ALLOC_CONF: \"expandable_segment:True,"
+                             "roundup_power2_divisions:[256:1,512:2]\" }\n"),
+            std::vector<std::string>{"env.PYTORCH_CUDA_ALLOC_CONF: unknown option "
+                                     "\"expandable_segment\" (did you mean "
+                                     "\"expandable_segments\"?)"});
+  EXPECT_EQ(warning_messages("framework: { version: \"2.8\" }\n"
+                             "env: { TORCH_NCCL_AVOID_RECORD_STREAMS: 1 }\n"),
+            std::vector<std::string>{"env.TORCH_NCCL_AVOID_RECORD_STREAMS: ignored by torch 2.8 "
+                                     "(from 2.8 collectives never record streams)"});
+  EXPECT_EQ(warning_messages("env: { XLA_PYTHON_CLIENT_PREALLOCATE: \"false\" }\n"),
+            std::vector<std::string>{"env.XLA_PYTHON_CLIENT_PREALLOCATE: has no effect on a torch "
+                                     "job"});
+  EXPECT_TRUE(warning_messages("env: { MY_OWN_SETTING: 1 }\n").empty());
+}
+
+TEST(ResolveWarnings, GpuMemoryAboveTheCatalog) {
+  EXPECT_EQ(warning_messages("hardware: { gpu: L4, gpu_memory: 48GiB }\n"),
+            std::vector<std::string>{"hardware.gpu_memory: 48.00 GiB is more than the L4 reports "
+                                     "(22.49 GiB)"});
+}
+
+}  // namespace
+}  // namespace vramscope::job
