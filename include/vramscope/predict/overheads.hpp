@@ -1,0 +1,22 @@
+#pragma once
+// GPU memory outside the framework's allocator: the CUDA context, NCCL communicator buffers,
+// and the cuBLAS workspace (which does go through the allocator; its size is decided here).
+// Numbers and their sources: docs/overheads.md.
+
+#include <vramscope/job/job_spec.hpp>
+
+namespace vramscope::predict {
+
+/// One process's CUDA context on one GPU.
+bytes cuda_context_bytes(const job::job_spec& job);
+
+/// Number of NCCL communicators a rank of this job creates.
+int nccl_communicators(const job::job_spec& job);
+
+/// NCCL buffers of one rank: connections x channels x FIFO sizes per communicator, plus NVLS.
+bytes nccl_bytes(const job::job_spec& job, int compute_capability);
+
+/// cuBLAS workspace per stream (allocated through the caching allocator).
+bytes cublas_workspace_bytes(const job::job_spec& job, int compute_capability);
+
+}  // namespace vramscope::predict

@@ -1,0 +1,99 @@
+#pragma once
+// Predictions: for every rank the four levels of DESIGN.md at their peaks, where the peak
+// happens and what it is made of; for every GPU what nvidia-smi will show, process by process.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <vramscope/alloc/allocator_model.hpp>
+#include <vramscope/core/result.hpp>
+#include <vramscope/job/job_spec.hpp>
+#include <vramscope/model/model_spec.hpp>
+
+namespace vramscope::predict {
+
+/// The four levels, in bytes.
+struct levels {
+  bytes allocated = 0;
+  bytes active = 0;
+  bytes reserved = 0;
+  bytes device = 0;
+};
+
+/// What the peak is made of (DESIGN.md categories): live bytes per category, and
+/// fragmentation = reserved - active, at the moment of the allocated peak.
+struct breakdown {
+  bytes parameters = 0, gradients = 0, optimizer = 0, activations = 0, communication = 0,
+        temporary = 0, fragmentation = 0, cuda_context = 0, nccl = 0, other_processes = 0;
+};
+
+/// One point of the allocated / reserved curve.
+struct timeline_point {
+  std::uint64_t event = 0;
+  bytes allocated = 0, active = 0, reserved = 0;
+  std::uint32_t phase = 0;
+};
+
+struct rank_prediction {
+  int rank = 0;
+  int gpu = 0;                   // global GPU index the rank runs on
+  int like_rank = 0;             // the representative rank whose program was simulated
+  levels peak;                   // device: everything on this rank's GPU
+  std::string peak_phase;        // phase of the allocated peak
+  std::string reserved_peak_phase;
+  std::string init_phase_peak;   // allocated peak during init, as text for reports
+  bytes init_allocated = 0;      // peak allocated during init
+  bytes init_reserved = 0;
+  breakdown parts;
+  bytes context = 0, nccl = 0;   // outside the allocator, this rank's process
+  std::optional<alloc::oom_info> oom;
+  std::string oom_phase;
+  std::vector<timeline_point> timeline;       // filled when asked for
+  std::vector<std::string> phase_names;       // for timeline points
+};
+
+/// A process's share of one GPU.
+struct process_share {
+  int rank = -1;            // -1: not a rank of this job (another process)
+  std::string what;         // "rank 3", "rank 3: CUDA context before set_device", "JAX pool"
+  bytes device = 0;
+};
+
+struct gpu_prediction {
+  int index = 0;
+  bytes capacity = 0;
+  bytes device = 0;         // sum of processes
+  std::vector<process_share> processes;
+};
+
+struct prediction {
+  job::job_spec job;
+  std::string model_name;
+  std::uint64_t parameters = 0;
+  std::string allocator;        // "torch-caching", "xla-bfc", "exact"
+  bool fits = true;
+  std::vector<rank_prediction> ranks;
+  std::vector<gpu_prediction> gpus;
+  bytes cpu_memory = 0;         // host memory for offloaded state, per rank
+  std::vector<std::string> notes;  // assumptions worth telling the user
+  /// JAX: the pool fraction XLA_PYTHON_CLIENT_MEM_FRACTION is set to (or defaults to), and the
+  /// smallest fraction that holds this job's working set with 10 % headroom.
+  std::optional<double> jax_fraction, jax_recommended_fraction;
+};
+
+struct predict_options {
+  bool timeline = false;     // keep the allocated/reserved curve per representative rank
+  std::size_t timeline_points = 4000;
+};
+
+/// Plans the job. Fails on combinations it cannot model (message names the field).
+result<prediction> plan(const model::model_spec& model, const job::job_spec& job,
+                        const predict_options& options = {});
+
+/// The worst rank (largest device figure, then reserved).
+const rank_prediction& busiest_rank(const prediction& p);
+
+}  // namespace vramscope::predict

@@ -1,0 +1,58 @@
+#pragma once
+// The memory events one rank performs, in program order. A schedule is not a formula: it is the
+// ordered list of allocations, frees, cross-stream uses and synchronisation points that the
+// rank's framework issues, so that lifetimes and overlaps decide the peak when an allocator
+// model replays them.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <vramscope/core/units.hpp>
+
+namespace vramscope::schedule {
+
+/// What a tensor is, for the breakdown of DESIGN.md.
+enum class category : std::uint8_t {
+  parameters, gradients, optimizer, activations, communication, temporary,
+};
+inline constexpr int category_count = 6;
+std::string_view name_of(category c);
+
+/// CUDA streams as the schedule numbers them.
+namespace streams {
+inline constexpr std::uint32_t compute = 0;
+inline constexpr std::uint32_t unshard = 1;        // FSDP1 unshard / FSDP2 all-gather copy-in
+inline constexpr std::uint32_t pre_unshard = 2;    // FSDP1 mixed-precision shard cast
+inline constexpr std::uint32_t reduce = 3;         // FSDP1 post-backward / FSDP2 reduce-scatter
+inline constexpr std::uint32_t nccl = 4;           // ProcessGroupNCCL's internal stream
+}  // namespace streams
+
+enum class event_kind : std::uint8_t {
+  alloc,          // tensor `tensor` of `size` bytes on `stream`
+  free,           // the user drops `tensor`
+  record_stream,  // `tensor` is used by `stream` (Tensor.record_stream)
+  sync,           // the GPU has caught up with the CPU on `stream` (all its events complete)
+  phase,          // a new phase begins: phase_names[phase]
+  empty_cache,    // torch.cuda.empty_cache()
+};
+
+/// One event. Plain data, 24 bytes, so a program of millions of events stays cheap.
+struct event {
+  event_kind kind;
+  category cat;
+  std::uint32_t stream;
+  std::uint32_t tensor;  // index of the tensor, unique within the program
+  std::uint32_t phase;   // index into program::phase_names, current phase for every event
+  bytes size;
+};
+
+/// A rank's program: its events and the names of its phases.
+struct program {
+  std::vector<event> events;
+  std::vector<std::string> phase_names;  // "init", "forward:layers.3", "backward:layers.3", ...
+  std::uint32_t tensors = 0;             // number of tensor ids used
+};
+
+}  // namespace vramscope::schedule

@@ -1,0 +1,36 @@
+#pragma once
+// Turns a model and a job into the program of memory events one rank performs: init (weights
+// reaching the GPU, the wrapper's state), then `training.steps` training steps (forward and
+// backward unit by unit, gradient reduction, optimizer step), and an optional checkpoint save.
+
+#include <vector>
+
+#include <vramscope/core/result.hpp>
+#include <vramscope/job/job_spec.hpp>
+#include <vramscope/model/model_spec.hpp>
+#include <vramscope/schedule/event.hpp>
+
+namespace vramscope::schedule {
+
+struct schedule_options {
+  bytes cublas_workspace = 32_MiB;  // per stream that runs GEMMs; by GPU generation (predict)
+};
+
+/// The event program of `rank`. Requires: the job validated and 0 <= rank < world size.
+/// Fails for combinations the schedule cannot express (e.g. strategy jax, handled by predict).
+result<program> build_program(const model::model_spec& model, const job::job_spec& job, int rank,
+                              const schedule_options& options = {});
+
+/// Ranks whose programs differ, one representative each (usually rank 0 and rank 1): every
+/// other rank behaves like `representative_of(rank)`.
+std::vector<int> representative_ranks(const job::job_spec& job);
+int representative_of(const job::job_spec& job, int rank);
+
+/// True when collectives of this job free their buffers through record_stream (torch < 2.8
+/// without TORCH_NCCL_AVOID_RECORD_STREAMS=1), which keeps them `active` until the GPU catches up.
+bool collectives_record_stream(const job::job_spec& job);
+
+/// Parses a "major.minor" version; unparsable parts count as 0. Used for version rules.
+int version_number(const std::string& version);
+
+}  // namespace vramscope::schedule

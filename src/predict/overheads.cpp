@@ -1,0 +1,64 @@
+#include <vramscope/predict/overheads.hpp>
+
+#include <vramscope/schedule/schedule.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace vramscope::predict {
+
+namespace {
+
+std::string env_of(const job::job_spec& job, const std::string& key) {
+  const auto it = job.env.find(key);
+  return it == job.env.end() ? std::string() : it->second;
+}
+
+}  // namespace
+
+bytes cuda_context_bytes(const job::job_spec& job) {
+  // Lazy module loading (default since torch 1.13 with CUDA >= 11.7, PR #86509) keeps the
+  // context near 300-500 MiB; a training process loads cuBLAS, NCCL and attention kernels, so
+  // the upper end is taken. Eager loading measured 636 MiB for a bare context (PR #86509) and
+  // grows past 1 GiB with libraries. JAX's context is created on every visible GPU.
+  const bool eager = env_of(job, "CUDA_MODULE_LOADING") == "EAGER" ||
+                     schedule::version_number(job.framework.cuda) < schedule::version_number("11.7");
+  return eager ? 1024_MiB : 500_MiB;
+}
+
+int nccl_communicators(const job::job_spec& job) {
+  if (job.world_size() <= 1 || job.parallel.kind == job::strategy::single) return 0;
+  int count = 1;  // the default (world) process group
+  if (job.parallel.tp > 1) ++count;
+  if (job.parallel.tp > 1 || job.parallel.dp_replicate > 1) ++count;  // the data-parallel mesh dim
+  if (job.parallel.dp_replicate > 1) ++count;
+  return count;
+}
+
+bytes nccl_bytes(const job::job_spec& job, int compute_capability) {
+  const int communicators = nccl_communicators(job);
+  if (communicators == 0) return 0;
+  // Per connection: LL 512 KiB + LL128 4,915,200 B + SIMPLE 4 MiB (NCCL src/init.cc defaults);
+  // a ring has 2 connections per channel. Channel counts: about 16 on Ampere NVLink systems,
+  // 32 on Hopper and later (NCCL logs); PCIe-only GPUs use few channels (assume 4).
+  constexpr bytes per_connection = 512_KiB + 4'915'200 + 4_MiB;
+  int channels = 4;
+  if (compute_capability >= 90) channels = 32;
+  else if (compute_capability == 80) channels = 16;
+  bytes total = static_cast<bytes>(communicators) * 2 * static_cast<bytes>(channels) * per_connection;
+  // NVLink SHARP on Hopper NVSwitch systems with more than 2 GPUs: 288 MiB per rank
+  // (nvlsPerRankSize 301,989,888 in NCCL's log), unless NCCL_NVLS_ENABLE=0.
+  if (compute_capability >= 90 && job.hardware.gpus_per_node > 2 &&
+      env_of(job, "NCCL_NVLS_ENABLE") != "0")
+    total += 301'989'888;
+  return total;
+}
+
+bytes cublas_workspace_bytes(const job::job_spec& job, int compute_capability) {
+  // aten/src/ATen/cuda/CublasHandlePool.cpp: 32 MiB on compute capability 9.x and later,
+  // ":4096:2:16:8" = 8,519,680 B before; torch < 2.1 used 4 MiB everywhere.
+  if (schedule::version_number(job.framework.version) < schedule::version_number("2.1")) return 4_MiB;
+  return compute_capability >= 90 ? 32_MiB : 8'519'680;
+}
+
+}  // namespace vramscope::predict

@@ -1,0 +1,186 @@
+// plan(): simulate each representative rank, then lay the ranks out on GPUs with everything
+// that lives outside the allocator.
+#include <vramscope/predict/prediction.hpp>
+
+#include <vramscope/alloc/caching_options.hpp>
+#include <vramscope/alloc/factory.hpp>
+#include <vramscope/job/gpu_catalog.hpp>
+#include <vramscope/schedule/schedule.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "predict/gpus.hpp"
+#include "predict/jax_plan.hpp"
+#include <vramscope/predict/overheads.hpp>
+#include "predict/replay.hpp"
+
+namespace vramscope::predict {
+
+namespace {
+
+std::string env_of(const job::job_spec& job, const std::string& key) {
+  const auto it = job.env.find(key);
+  return it == job.env.end() ? std::string() : it->second;
+}
+
+int compute_capability(const job::job_spec& job) {
+  if (job.hardware.compute_capability > 0) return job.hardware.compute_capability;
+  const auto* gpu = job::lookup_gpu(job.hardware.gpu);
+  return gpu ? gpu->compute_capability : 80;
+}
+
+result<std::unique_ptr<alloc::allocator_model>> torch_allocator(const job::job_spec& job,
+                                                                bytes capacity, int device) {
+  if (env_of(job, "PYTORCH_NO_CUDA_MEMORY_CACHING") == "1")
+    return alloc::make_exact_allocator(capacity);
+  std::string conf = env_of(job, "PYTORCH_CUDA_ALLOC_CONF");
+  if (conf.empty()) conf = env_of(job, "PYTORCH_ALLOC_CONF");
+  auto options = alloc::parse_alloc_conf(conf);
+  if (!options) {
+    auto d = options.error();
+    d.source = "env.PYTORCH_CUDA_ALLOC_CONF";
+    return d;
+  }
+  options->capacity = capacity;
+  options->device_total = job.hardware.capacity;
+  options->device = device;
+  if (options->backend == alloc::alloc_backend::cuda_malloc_async)
+    return alloc::make_exact_allocator(capacity);
+  return alloc::make_caching_allocator(*options);
+}
+
+void fill_from_replay(rank_prediction& r, const replay_result& rr, const schedule::program& p) {
+  r.peak.allocated = rr.peak.allocated;
+  r.peak.active = rr.peak.active;
+  r.peak.reserved = rr.peak.reserved;
+  r.peak_phase = p.phase_names[rr.allocated_peak_phase];
+  r.reserved_peak_phase = p.phase_names[rr.reserved_peak_phase];
+  r.init_allocated = rr.init_allocated;
+  r.init_reserved = rr.init_reserved;
+  using schedule::category;
+  auto at = [&](category c) { return rr.at_peak[static_cast<std::size_t>(c)]; };
+  r.parts.parameters = at(category::parameters);
+  r.parts.gradients = at(category::gradients);
+  r.parts.optimizer = at(category::optimizer);
+  r.parts.activations = at(category::activations);
+  r.parts.communication = at(category::communication);
+  r.parts.temporary = at(category::temporary);
+  r.parts.fragmentation = rr.fragmentation;
+  r.oom = rr.oom;
+  if (rr.oom) r.oom_phase = p.phase_names[rr.oom_phase];
+  r.timeline = rr.timeline;
+  if (!rr.timeline.empty()) r.phase_names = p.phase_names;
+}
+
+// Host memory of offloaded state per rank: the master shard, its gradient and optimizer state
+// (FSDP cpu_offload, ZeRO offload_optimizer) and the compute-dtype parameter shard (ZeRO-3
+// offload_param). Pinned buffers for the transfers are not counted.
+bytes host_memory(const model::model_spec& model, const job::job_spec& job) {
+  const auto& p = job.parallel;
+  if (!p.cpu_offload && !p.offload_optimizer && !p.offload_param) return 0;
+  const int world = std::max(1, job.world_size() / std::max(1, p.tp * p.dp_replicate));
+  const bytes shard = ceil_div(model.parameters(), static_cast<std::uint64_t>(world * std::max(1, p.tp)));
+  const auto m = static_cast<bytes>(std::max(1, bits_of(job.precision.master) / 8));
+  bytes state_per_param = 0;
+  switch (job.optimizer.kind) {
+    case job::optimizer_kind::adamw:
+    case job::optimizer_kind::adam: state_per_param = 2 * m; break;
+    case job::optimizer_kind::sgd_momentum: state_per_param = m; break;
+    case job::optimizer_kind::adamw_8bit: state_per_param = 2; break;
+    default: break;
+  }
+  bytes total = 0;
+  if (p.cpu_offload || p.offload_optimizer) total += shard * (2 * m + state_per_param);
+  if (p.offload_param) total += shard * static_cast<bytes>(std::max(1, bits_of(job.precision.params) / 8));
+  return total;
+}
+
+result<prediction> plan_torch(const model::model_spec& model, const job::job_spec& job,
+                              const predict_options& options) {
+  prediction out;
+  out.job = job;
+  out.model_name = model.name;
+  out.parameters = model.parameters();
+  const int cc = compute_capability(job);
+  const bytes context = cuda_context_bytes(job);
+  const bytes nccl = nccl_bytes(job, cc);
+  const bytes checkpoint = model.size();
+  schedule::schedule_options sopts;
+  sopts.cublas_workspace = cublas_workspace_bytes(job, cc);
+
+  std::map<int, rank_prediction> simulated;
+  for (int rep : schedule::representative_ranks(job)) {
+    auto program = schedule::build_program(model, job, rep, sopts);
+    if (!program) return program.error();
+    const bytes outside = context + nccl + foreign_bytes_on(job, rep, checkpoint);
+    const bytes capacity = job.hardware.capacity > outside ? job.hardware.capacity - outside : 0;
+    auto allocator = torch_allocator(job, capacity, rep % job.hardware.gpus_per_node);
+    if (!allocator) return allocator.error();
+    out.allocator = (*allocator)->name();
+    const auto rr = replay(*program, **allocator, options.timeline ? options.timeline_points : 0);
+    rank_prediction r;
+    fill_from_replay(r, rr, *program);
+    simulated[rep] = std::move(r);
+  }
+
+  const int world = job.world_size();
+  out.gpus.resize(static_cast<std::size_t>(world));
+  for (int g = 0; g < world; ++g) {
+    out.gpus[static_cast<std::size_t>(g)].index = g;
+    out.gpus[static_cast<std::size_t>(g)].capacity = job.hardware.capacity;
+  }
+  out.ranks.reserve(static_cast<std::size_t>(world));
+  for (int rank = 0; rank < world; ++rank) {
+    rank_prediction r = simulated[schedule::representative_of(job, rank)];
+    if (rank != schedule::representative_of(job, rank)) r.timeline.clear();
+    r.rank = rank;
+    r.gpu = rank;
+    r.like_rank = schedule::representative_of(job, rank);
+    r.context = context;
+    r.nccl = nccl;
+    auto& gpu = out.gpus[static_cast<std::size_t>(rank)];
+    gpu.processes.push_back({rank, fmt::format("rank {}", rank), r.peak.reserved + context + nccl});
+    const int node_gpu0 = rank - rank % job.hardware.gpus_per_node;
+    for (auto& share : stray_shares(job, rank, checkpoint))
+      out.gpus[static_cast<std::size_t>(node_gpu0)].processes.push_back(share);
+    out.ranks.push_back(std::move(r));
+  }
+  for (auto& gpu : out.gpus)
+    for (const auto& p : gpu.processes) gpu.device += p.device;
+  for (auto& r : out.ranks) {
+    const auto& gpu = out.gpus[static_cast<std::size_t>(r.gpu)];
+    r.peak.device = gpu.device;
+    r.parts.cuda_context = r.context;
+    r.parts.nccl = r.nccl;
+    r.parts.other_processes = gpu.device - (r.peak.reserved + r.context + r.nccl);
+    if (r.oom || gpu.device > gpu.capacity) out.fits = false;
+  }
+  out.cpu_memory = host_memory(model, job);
+  if (out.cpu_memory > 0)
+    out.notes.push_back(fmt::format("offloaded state needs about {} of host memory per rank "
+                                    "({} per node); the GPU figures exclude it",
+                                    format_bytes(out.cpu_memory),
+                                    format_bytes(out.cpu_memory * static_cast<bytes>(job.hardware.gpus_per_node))));
+  return out;
+}
+
+}  // namespace
+
+result<prediction> plan(const model::model_spec& model, const job::job_spec& job,
+                        const predict_options& options) {
+  if (job.parallel.kind == job::strategy::jax || job.framework.name == "jax")
+    return plan_jax(model, job, options);
+  return plan_torch(model, job, options);
+}
+
+const rank_prediction& busiest_rank(const prediction& p) {
+  VRAMSCOPE_EXPECTS(!p.ranks.empty(), "prediction without ranks");
+  return *std::max_element(p.ranks.begin(), p.ranks.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.peak.device, a.peak.reserved) < std::tie(b.peak.device, b.peak.reserved);
+  });
+}
+
+}  // namespace vramscope::predict

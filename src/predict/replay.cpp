@@ -1,0 +1,116 @@
+#include "predict/replay.hpp"
+
+#include <algorithm>
+
+namespace vramscope::predict {
+
+namespace {
+
+using schedule::event_kind;
+
+struct live_tensor {
+  alloc::handle id = 0;
+  bytes size = 0;
+  schedule::category cat = schedule::category::temporary;
+  bool live = false;
+};
+
+class replayer {
+ public:
+  replayer(const schedule::program& p, alloc::allocator_model& a, std::size_t points)
+      : program_(p), allocator_(a), tensors_(p.tensors) {
+    stride_ = points > 0 ? std::max<std::size_t>(1, p.events.size() / points) : 0;
+  }
+
+  replay_result run() {
+    for (std::size_t i = 0; i < program_.events.size(); ++i) {
+      const auto& e = program_.events[i];
+      if (!apply(e)) break;
+      observe(e, i);
+    }
+    return std::move(result_);
+  }
+
+ private:
+  bool apply(const schedule::event& e) {
+    switch (e.kind) {
+      case event_kind::alloc: return allocate(e);
+      case event_kind::free: release(e.tensor); break;
+      case event_kind::record_stream:
+        if (tensors_[e.tensor].live) allocator_.record_stream(tensors_[e.tensor].id, e.stream);
+        break;
+      case event_kind::sync: allocator_.complete_stream(e.stream); break;
+      case event_kind::empty_cache: allocator_.empty_cache(); break;
+      case event_kind::phase: break;
+    }
+    return true;
+  }
+
+  bool allocate(const schedule::event& e) {
+    const auto a = allocator_.allocate(e.size, e.stream);
+    if (!a.ok) {
+      result_.oom = a.oom;
+      result_.oom_phase = e.phase;
+      return false;
+    }
+    tensors_[e.tensor] = live_tensor{a.id, a.block_size, e.cat, true};
+    by_category_[static_cast<std::size_t>(e.cat)] += a.block_size;
+    return true;
+  }
+
+  void release(std::uint32_t tensor) {
+    auto& t = tensors_[tensor];
+    if (!t.live) return;
+    allocator_.free(t.id);
+    by_category_[static_cast<std::size_t>(t.cat)] -= t.size;
+    t.live = false;
+  }
+
+  void observe(const schedule::event& e, std::size_t index) {
+    const auto& s = allocator_.stats();
+    auto& r = result_;
+    if (s.allocated.current > r.peak.allocated) {
+      r.peak.allocated = s.allocated.current;
+      r.allocated_peak_phase = e.phase;
+      r.at_peak = by_category_;
+      r.fragmentation = s.reserved.current - s.active.current;
+    }
+    r.peak.active = std::max(r.peak.active, s.active.current);
+    if (s.reserved.current > r.peak.reserved) {
+      r.peak.reserved = s.reserved.current;
+      r.reserved_peak_phase = e.phase;
+    }
+    if (e.phase == 0) {
+      r.init_allocated = std::max(r.init_allocated, s.allocated.current);
+      r.init_reserved = std::max(r.init_reserved, s.reserved.current);
+    }
+    if (stride_ > 0) sample(s, e.phase, index);
+  }
+
+  // Keeps the highest point of each window, so downsampling never hides a peak.
+  void sample(const alloc::allocator_stats& s, std::uint32_t phase, std::size_t index) {
+    if (s.allocated.current >= window_.allocated || s.reserved.current > window_.reserved)
+      window_ = timeline_point{index, s.allocated.current, s.active.current, s.reserved.current, phase};
+    if ((index + 1) % stride_ == 0 || index + 1 == program_.events.size()) {
+      result_.timeline.push_back(window_);
+      window_ = timeline_point{};
+    }
+  }
+
+  const schedule::program& program_;
+  alloc::allocator_model& allocator_;
+  std::vector<live_tensor> tensors_;
+  std::array<bytes, schedule::category_count> by_category_{};
+  replay_result result_;
+  std::size_t stride_ = 0;
+  timeline_point window_{};
+};
+
+}  // namespace
+
+replay_result replay(const schedule::program& program, alloc::allocator_model& allocator,
+                     std::size_t timeline_points) {
+  return replayer(program, allocator, timeline_points).run();
+}
+
+}  // namespace vramscope::predict

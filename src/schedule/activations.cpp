@@ -1,0 +1,179 @@
+#include "schedule/activations.hpp"
+
+#include <algorithm>
+
+namespace vramscope::schedule {
+
+namespace {
+
+using job::attention_impl;
+
+struct dims {
+  std::uint64_t n, h, i, heads, kv, batch, seq;  // tokens, hidden, MLP width, q heads, kv width
+  std::uint64_t c;                                // compute dtype bytes
+  std::uint64_t tp, res;                          // tp size; residual-stream split (SP)
+};
+
+bool tensor_parallel_sequence(const job::job_spec& job) {
+  return job.parallel.tp > 1 && job.parallel.sequence_parallel;
+}
+
+// RMSNorm as HF writes it: fp32 copy of the input and the rsqrt are saved by the multiply; the
+// bf16 normalised value is saved by the weight multiply (only when the weight trains), and its
+// output by the next projections. Liger's RMSNorm saves only its input and rstd.
+void add_norm(std::vector<bytes>& saved, const dims& d, bool liger, bool weight_trains) {
+  const std::uint64_t nh = d.n * d.h / d.res;
+  if (liger) {
+    saved.push_back(d.c * nh);
+    saved.push_back(4 * d.n / d.res);
+  } else {
+    saved.push_back(4 * nh);
+    saved.push_back(4 * d.n / d.res);
+    if (weight_trains) saved.push_back(d.c * nh);
+  }
+  saved.push_back(d.c * d.n * d.h);  // normalised output: input of the next projections
+}
+
+// Saved by attention, per implementation (see docs/model-activations.md).
+void add_attention(unit_activations& a, const dims& d, const job::job_spec& job) {
+  const std::uint64_t q = d.c * d.n * d.h / d.tp;
+  const std::uint64_t kv = d.c * d.n * d.kv / d.tp;
+  const std::uint64_t heads = std::max<std::uint64_t>(1, d.heads / d.tp);
+  const std::uint64_t scores = d.batch * heads * d.seq * d.seq;
+  const bool repeat_kv = job.training.padding_mask || job.training.attention != attention_impl::flash;
+  const std::uint64_t k_saved = repeat_kv ? q : kv;
+  a.saved.push_back(q);            // rotated query
+  a.saved.push_back(k_saved);      // rotated key (repeated to all heads without native GQA)
+  a.saved.push_back(k_saved);      // value
+  switch (job.training.attention) {
+    case attention_impl::flash:
+    case attention_impl::efficient:
+      a.saved.push_back(q);                       // attention output
+      a.saved.push_back(4 * d.batch * heads * d.seq);  // logsumexp, fp32
+      a.backward_temps.push_back(4 * d.n * d.h / d.tp);  // fp32 dq accumulator
+      break;
+    case attention_impl::math:
+      a.saved.push_back(d.c * scores);  // softmax probabilities
+      a.forward_temps.push_back(d.c * scores);
+      a.backward_temps.push_back(d.c * scores);
+      a.backward_temps.push_back(d.c * scores);
+      break;
+    case attention_impl::eager:
+      a.saved.push_back(4 * scores);    // fp32 softmax output
+      a.saved.push_back(d.c * scores);  // its bf16 cast, input of probs @ v
+      a.forward_temps.push_back(d.c * scores);   // raw scores
+      a.forward_temps.push_back(d.c * scores);   // scores + causal mask
+      a.backward_temps.push_back(4 * scores);
+      a.backward_temps.push_back(4 * scores);
+      break;
+  }
+  a.saved.push_back(q);  // transpose + contiguous: o_proj input
+  a.backward_temps.push_back(q);
+  a.backward_temps.push_back(2 * kv);
+}
+
+void add_mlp(unit_activations& a, const dims& d, bool gated, bool liger) {
+  const std::uint64_t inner = d.c * d.n * d.i / d.tp;
+  if (gated) {
+    a.saved.push_back(inner);               // gate output
+    a.saved.push_back(inner);               // up output
+    if (!liger) a.saved.push_back(inner);   // SiLU(gate)
+    a.saved.push_back(inner);               // down_proj input
+    a.backward_temps.insert(a.backward_temps.end(), {inner, inner, inner});
+  } else {
+    a.saved.push_back(inner);  // fc1 output
+    a.saved.push_back(inner);  // activation output
+    a.backward_temps.insert(a.backward_temps.end(), {inner, inner});
+  }
+}
+
+unit_activations block(const dims& d, const model::stack_shape& s, const job::job_spec& job,
+                       bool trains) {
+  unit_activations a;
+  const bool liger = job.training.liger_kernels;
+  add_norm(a.saved, d, liger, trains);
+  add_attention(a, d, job);
+  add_norm(a.saved, d, liger, trains);
+  dims mlp = d;
+  if (s.experts > 0) mlp.n = d.n * std::max<std::uint64_t>(1, s.experts_per_token);
+  add_mlp(a, mlp, s.gated_mlp, liger);
+  if (s.experts > 0) a.saved.push_back(4 * d.n * s.experts);  // router logits, fp32
+  a.checkpoint_input = d.c * d.n * d.h / d.res;
+  a.backward_temps.push_back(d.c * d.n * d.h);  // gradient of the residual stream
+  // Attention and MLP each end in an all-reduce of the block output; with sequence parallelism
+  // each begins with an all-gather of the input and ends with a reduce-scatter instead.
+  a.tp_collectives = d.tp > 1 ? (d.res > 1 ? 4 : 2) : 0;
+  a.tp_buffer = d.tp > 1 ? d.c * d.n * d.h : 0;
+  return a;
+}
+
+// Logits and loss (transformers >= 4.46 casts in the loss; earlier versions return fp32 logits
+// and make a shifted copy), or Liger's fused linear cross-entropy, which never materialises them.
+unit_activations head(const dims& d, const model::stack_shape& s, const job::job_spec& job) {
+  unit_activations a;
+  const std::uint64_t v = s.vocab / d.tp;
+  const std::uint64_t nv = d.n * v;
+  if (job.training.loss == job::loss_impl::liger_fused) {
+    const std::uint64_t inc = ceil_div(v, std::max<std::uint64_t>(1, d.h));
+    std::uint64_t chunk = 1;
+    while (chunk < ceil_div(d.n, inc)) chunk *= 2;
+    chunk = std::min(chunk, d.n);
+    a.saved.push_back(d.c * d.n * d.h);  // gradient w.r.t. the input, computed in forward
+    a.saved.push_back(d.c * v * d.h);    // gradient w.r.t. the head weight
+    a.forward_temps.push_back(d.c * chunk * v);
+    a.forward_temps.push_back(4 * chunk);
+    return a;
+  }
+  const bool old_loss = job.framework.transformers < std::string("4.46") &&
+                        job.framework.transformers.size() >= 4 &&
+                        job.framework.transformers.rfind("4.", 0) == 0;
+  if (old_loss) {
+    a.saved.push_back(4 * nv);             // fp32 logits returned by the model
+    a.forward_temps.push_back(d.c * nv);   // bf16 head output before the cast
+    a.saved.push_back(4 * nv);             // shifted contiguous copy
+  } else {
+    a.saved.push_back(d.c * nv);           // logits in the model dtype, kept by the output
+    a.forward_temps.push_back(4 * nv);     // fp32 upcast inside the loss
+  }
+  a.saved.push_back(4 * nv);               // log-softmax output
+  a.backward_temps.insert(a.backward_temps.end(), {4 * nv, 4 * nv, d.c * nv});
+  return a;
+}
+
+}  // namespace
+
+unit_activations activations_for(model::unit_kind kind, const model::stack_shape& s,
+                                 const job::job_spec& job, token_shape t, int tp,
+                                 bool weights_trainable) {
+  dims d{};
+  d.batch = t.batch;
+  d.seq = t.seq;
+  d.n = t.tokens();
+  d.h = s.hidden;
+  d.i = s.intermediate;
+  d.heads = s.heads;
+  d.kv = s.kv_heads * (s.head_dim ? s.head_dim : (s.heads ? s.hidden / s.heads : 0));
+  if (s.head_dim && s.heads) d.h = std::max(d.h, s.heads * s.head_dim);
+  d.c = static_cast<std::uint64_t>(std::max(1, bits_of(job.precision.params) / 8));
+  d.tp = static_cast<std::uint64_t>(std::max(1, tp));
+  d.res = tensor_parallel_sequence(job) ? d.tp : 1;
+  unit_activations a;
+  switch (kind) {
+    case model::unit_kind::block:
+    case model::unit_kind::vision_block: return block(d, s, job, weights_trainable);
+    case model::unit_kind::embedding:
+      a.saved.push_back(8 * d.n);  // int64 token ids
+      a.checkpoint_input = 8 * d.n;
+      return a;
+    case model::unit_kind::norm:
+      add_norm(a.saved, d, job.training.liger_kernels, weights_trainable);
+      return a;
+    case model::unit_kind::head:  // called by the step driver for the loss stage
+      if (s.vocab > 0) return head(d, s, job);
+      return a;
+    default:
+      return a;
+  }
+}
+
+}  // namespace vramscope::schedule

@@ -1,0 +1,36 @@
+#pragma once
+// Activation memory per unit: the tensors autograd saves in forward for backward, the
+// transients of forward, and the temporaries of backward, for a HF-style implementation of each
+// family. Sizes are per rank (after tensor-parallel splitting) for `tokens` tokens.
+
+#include <cstdint>
+#include <vector>
+
+#include <vramscope/job/job_spec.hpp>
+#include <vramscope/model/model_spec.hpp>
+
+namespace vramscope::schedule {
+
+struct unit_activations {
+  std::vector<bytes> saved;           // allocated in forward, freed in this unit's backward
+  std::vector<bytes> forward_temps;   // allocated and freed within forward, after `saved`
+  std::vector<bytes> backward_temps;  // allocated in backward before `saved` is released
+  bytes checkpoint_input = 0;         // what activation checkpointing keeps instead of `saved`
+  int tp_collectives = 0;             // tensor-parallel collectives per pass (forward or backward)
+  bytes tp_buffer = 0;                // size of one tensor-parallel collective buffer
+};
+
+/// What the training job's micro-batch looks like to a stack.
+struct token_shape {
+  std::uint64_t batch = 1;
+  std::uint64_t seq = 1;
+  [[nodiscard]] std::uint64_t tokens() const { return batch * seq; }
+};
+
+/// Activations of one unit of kind `kind` belonging to a stack of shape `s`.
+/// `weights_trainable` is false for frozen bases (LoRA), which changes what norms save.
+unit_activations activations_for(model::unit_kind kind, const model::stack_shape& s,
+                                 const job::job_spec& job, token_shape t, int tp,
+                                 bool weights_trainable);
+
+}  // namespace vramscope::schedule

@@ -1,0 +1,64 @@
+#include "schedule/builder.hpp"
+
+namespace vramscope::schedule {
+
+std::string_view name_of(category c) {
+  switch (c) {
+    case category::parameters: return "parameters";
+    case category::gradients: return "gradients";
+    case category::optimizer: return "optimizer";
+    case category::activations: return "activations";
+    case category::communication: return "communication";
+    case category::temporary: return "temporary";
+  }
+  return "temporary";
+}
+
+program_builder::program_builder() {
+  program_.phase_names.push_back("init");
+  program_.tensors = 1;  // id 0 is the null tensor
+}
+
+tensor_id program_builder::alloc(bytes size, category cat, std::uint32_t stream) {
+  if (size == 0) return 0;
+  const tensor_id id = program_.tensors++;
+  push(event_kind::alloc, cat, stream, id, size);
+  return id;
+}
+
+void program_builder::free(tensor_id& id) {
+  if (id == 0) return;
+  push(event_kind::free, category::temporary, 0, id, 0);
+  id = 0;
+}
+
+void program_builder::record_stream(tensor_id id, std::uint32_t stream) {
+  if (id != 0) push(event_kind::record_stream, category::temporary, stream, id, 0);
+}
+
+void program_builder::sync(std::uint32_t stream) {
+  push(event_kind::sync, category::temporary, stream, 0, 0);
+}
+
+void program_builder::sync_all() {
+  for (std::uint32_t s = 0; s <= streams::nccl; ++s) sync(s);
+}
+
+void program_builder::phase(std::string name) {
+  if (program_.phase_names[phase_] == name) return;
+  program_.phase_names.push_back(std::move(name));
+  phase_ = static_cast<std::uint32_t>(program_.phase_names.size() - 1);
+  push(event_kind::phase, category::temporary, 0, 0, 0);
+}
+
+void program_builder::empty_cache() { push(event_kind::empty_cache, category::temporary, 0, 0, 0); }
+
+const std::string& program_builder::current_phase() const { return program_.phase_names[phase_]; }
+
+void program_builder::push(event_kind kind, category cat, std::uint32_t stream, tensor_id id,
+                           bytes size) {
+  program_.events.push_back(event{kind, cat, stream, id, phase_, size});
+  last_cat_ = cat;
+}
+
+}  // namespace vramscope::schedule

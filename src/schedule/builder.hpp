@@ -1,0 +1,35 @@
+#pragma once
+// program_builder: appends events to a program with tensor ids handed out in order.
+
+#include <string>
+
+#include <vramscope/schedule/event.hpp>
+
+namespace vramscope::schedule {
+
+/// A tensor id returned by alloc; 0 means "none" (so optional tensors need no extra flag).
+using tensor_id = std::uint32_t;
+
+class program_builder {
+ public:
+  program_builder();
+  /// Allocates `size` bytes (0 returns the null id and emits nothing).
+  tensor_id alloc(bytes size, category cat, std::uint32_t stream = streams::compute);
+  /// Frees `id` (null id ignored) and resets it to null.
+  void free(tensor_id& id);
+  void record_stream(tensor_id id, std::uint32_t stream);
+  void sync(std::uint32_t stream);
+  void sync_all();
+  void phase(std::string name);
+  void empty_cache();
+  [[nodiscard]] const std::string& current_phase() const;
+  program take() { return std::move(program_); }
+
+ private:
+  void push(event_kind kind, category cat, std::uint32_t stream, tensor_id id, bytes size);
+  program program_;
+  std::uint32_t phase_ = 0;
+  category last_cat_ = category::temporary;
+};
+
+}  // namespace vramscope::schedule

@@ -1,0 +1,70 @@
+#include "schedule/strategy.hpp"
+
+#include <algorithm>
+
+namespace vramscope::schedule {
+
+std::vector<tensor_id> alloc_each(program_builder& out, const std::vector<std::uint64_t>& tensors,
+                                  int element_bytes, category cat, std::uint32_t stream) {
+  std::vector<tensor_id> ids;
+  ids.reserve(tensors.size());
+  for (auto n : tensors) ids.push_back(out.alloc(n * static_cast<bytes>(element_bytes), cat, stream));
+  return ids;
+}
+
+void free_all(program_builder& out, std::vector<tensor_id>& ids) {
+  for (auto& id : ids) out.free(id);
+  ids.clear();
+}
+
+void optimizer_first_step(program_builder& out, const job::job_spec& job,
+                          const std::vector<std::uint64_t>& trainable, int state_bytes,
+                          int master_bytes, optimizer_state& st) {
+  if (st.created) return;
+  st.created = true;
+  if (master_bytes > 0)
+    for (auto n : trainable)
+      st.master.push_back(out.alloc(n * static_cast<bytes>(master_bytes), category::optimizer));
+  // torch optimizers create their state lazily, tensor by tensor, at the first step.
+  for (auto n : trainable) {
+    const bytes b = optimizer_state_bytes(job.optimizer.kind, n, state_bytes);
+    const bool two_states = job.optimizer.kind == job::optimizer_kind::adamw ||
+                            job.optimizer.kind == job::optimizer_kind::adam;
+    if (two_states) {
+      st.states.push_back(out.alloc(b / 2, category::optimizer));
+      st.states.push_back(out.alloc(b - b / 2, category::optimizer));
+    } else {
+      st.states.push_back(out.alloc(b, category::optimizer));
+    }
+  }
+}
+
+void optimizer_step_transient(program_builder& out, const job::job_spec& job,
+                              const std::vector<std::uint64_t>& trainable, int state_bytes) {
+  using job::optimizer_kind;
+  const auto kind = job.optimizer.kind;
+  std::uint64_t largest = 0;
+  for (auto n : trainable) largest = std::max(largest, n);
+  const auto e = static_cast<bytes>(state_bytes);
+  tensor_id tmp = 0;
+  if ((kind == optimizer_kind::adamw || kind == optimizer_kind::adam) && !job.optimizer.fused &&
+      job.optimizer.foreach_impl) {
+    // _foreach_sqrt(exp_avg_sq) materialises one state-sized list for every tensor at once.
+    std::vector<tensor_id> ids;
+    for (auto n : trainable) ids.push_back(out.alloc(n * e, category::temporary));
+    free_all(out, ids);
+    return;
+  }
+  if (kind == optimizer_kind::adafactor) tmp = out.alloc(2 * largest * 4, category::temporary);
+  else if (kind == optimizer_kind::adamw || kind == optimizer_kind::adam)
+    tmp = out.alloc(largest * e, category::temporary);  // single-tensor loop: one at a time
+  out.free(tmp);
+}
+
+std::vector<tensor_id> alloc_frozen(program_builder& out, const layout& lay) {
+  std::vector<tensor_id> ids;
+  for (const auto& u : lay.units) ids.push_back(out.alloc(u.frozen_bytes, category::parameters));
+  return ids;
+}
+
+}  // namespace vramscope::schedule

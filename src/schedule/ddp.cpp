@@ -1,0 +1,111 @@
+// DDP (and a single GPU, which is DDP without communication): full replicas of parameters,
+// gradients and optimizer state; gradient buckets of bucket_cap_mb (the first one 1 MiB)
+// allocated at construction; `.grad` tensors beside them unless gradient_as_bucket_view.
+// Facts: torch/nn/parallel/distributed.py, c10d/reducer.hpp (see docs/schedule.md).
+#include <algorithm>
+
+#include "schedule/strategy.hpp"
+
+namespace vramscope::schedule {
+
+namespace {
+
+constexpr bytes first_bucket = 1_MiB;      // dist._DEFAULT_FIRST_BUCKET_BYTES
+constexpr bytes broadcast_bucket = 250_MiB;  // module-state sync at construction (250 MB)
+
+class ddp_strategy final : public strategy {
+ public:
+  using strategy::strategy;
+
+  void init() override {
+    const bool single = job().parallel.kind == job::strategy::single;
+    frozen_ = alloc_frozen(out(), lay());
+    for (const auto& u : lay().units)
+      params_.push_back(alloc_each(out(), u.trainable, lay().dtypes.stored, category::parameters));
+    if (single) return;
+    // Parameter broadcast from rank 0 in coalesced 250 MiB buckets.
+    auto b = out().alloc(std::min(broadcast_bucket, total_param_bytes()), category::communication);
+    out().free(b);
+    buckets_ = make_buckets();
+  }
+
+  void post_backward(std::size_t unit) override {
+    const auto& u = lay().units[unit];
+    if (unit < casts_.size()) free_all(out(), casts_[unit]);
+    if (grads_.size() < lay().units.size()) grads_.resize(lay().units.size());
+    const bool as_view = job().parallel.gradient_as_bucket_view && !buckets_.empty();
+    if (!as_view && grads_[unit].empty())
+      grads_[unit] = alloc_each(out(), u.trainable, lay().dtypes.grad, category::gradients);
+    // The bucket all-reduce works in place on persistent buffers: nothing new to allocate.
+  }
+
+  void optimizer_step(int step) override {
+    out().phase("optimizer");
+    std::vector<std::uint64_t> trainable;
+    for (const auto& u : lay().units) trainable.insert(trainable.end(), u.trainable.begin(), u.trainable.end());
+    const int state = lay().dtypes.master ? lay().dtypes.master : lay().dtypes.stored;
+    optimizer_first_step(out(), job(), trainable, state, lay().dtypes.master, opt_);
+    optimizer_step_transient(out(), job(), trainable, state);
+    steps_ = step + 1;
+  }
+
+  void pre_forward(std::size_t unit) override {
+    // The second forward rebuilds the buckets in gradient-ready order (Reducer::rebuild_buckets):
+    // the old buffers are released, then new ones allocated, so the layout changes, not the size.
+    if (unit == 0 && steps_ == 1 && !rebuilt_ && !buckets_.empty() && !job().parallel.static_graph) {
+      rebuilt_ = true;
+      free_all(out(), buckets_);
+      buckets_ = make_buckets();
+    }
+    if (job().precision.autocast) {
+      // autocast caches the low-precision copy of every weight it casts for the rest of the
+      // forward; the copies are saved by the matmuls and live until the unit's backward.
+      if (casts_.size() < lay().units.size()) casts_.resize(lay().units.size());
+      casts_[unit] = alloc_each(out(), lay().units[unit].trainable, lay().dtypes.compute, category::parameters);
+    }
+  }
+
+  void zero_grad() override {
+    for (auto& g : grads_) free_all(out(), g);  // set_to_none=True (default since torch 2.0)
+  }
+
+ private:
+  bytes total_param_bytes() const {
+    bytes total = 0;
+    for (const auto& u : lay().units) total += u.trainable_numel * static_cast<bytes>(lay().dtypes.stored);
+    return total;
+  }
+
+  std::vector<tensor_id> make_buckets() {
+    const auto cap = static_cast<bytes>(job().parallel.bucket_cap_mb * 1024.0 * 1024.0);
+    std::vector<tensor_id> ids;
+    bytes current = 0, limit = first_bucket;
+    const auto g = static_cast<bytes>(lay().dtypes.grad);
+    for (const auto& u : lay().units)
+      for (auto n : u.trainable) {
+        if (current > 0 && current + n * g > limit) {
+          ids.push_back(out().alloc(current, category::gradients));
+          current = 0;
+          limit = cap;
+        }
+        current += n * g;
+      }
+    if (current > 0) ids.push_back(out().alloc(current, category::gradients));
+    return ids;
+  }
+
+  std::vector<tensor_id> frozen_;
+  std::vector<std::vector<tensor_id>> params_;
+  std::vector<std::vector<tensor_id>> grads_;
+  std::vector<tensor_id> buckets_;
+  std::vector<std::vector<tensor_id>> casts_;
+  optimizer_state opt_;
+  int steps_ = 0;
+  bool rebuilt_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<strategy> make_ddp(step_context& ctx) { return std::make_unique<ddp_strategy>(ctx); }
+
+}  // namespace vramscope::schedule

@@ -1,0 +1,207 @@
+// FSDP1 (FullyShardedDataParallel, flat parameters). One FlatParameter per wrapped unit, padded
+// so every rank holds padded_numel / W elements; unshard allocates the padded full parameter on
+// the unshard stream and reshard frees it with record_stream from the compute stream, so the
+// block is reusable only once the compute stream has passed that point. The rate limiter
+// (limit_all_gathers) makes the CPU wait until at most two such frees are outstanding.
+// Facts: torch/distributed/fsdp/_flat_param.py, _runtime_utils.py, _limiter_utils.py,
+// _init_utils.py (see /docs/schedule.md).
+#include <algorithm>
+
+#include "schedule/fsdp_groups.hpp"
+#include "schedule/strategy.hpp"
+
+namespace vramscope::schedule {
+
+namespace {
+
+constexpr bytes sync_bucket = 250_MiB;  // sync_module_states broadcast bucket
+
+class fsdp1_strategy final : public strategy {
+ public:
+  explicit fsdp1_strategy(step_context& ctx) : strategy(ctx), wrap_(wrap_units(ctx.lay, ctx.job)) {
+    const auto& p = job().parallel;
+    world_ = static_cast<std::uint64_t>(ctx.rank.dp_shard);
+    sharded_ = p.fsdp_sharding != job::sharding::no_shard && world_ > 1;
+    reshard_after_forward_ = p.fsdp_sharding == job::sharding::full_shard ||
+                             p.fsdp_sharding == job::sharding::hybrid_shard;
+    const auto& d = lay().dtypes;
+    mixed_ = d.compute != d.stored;
+    for (const auto& g : wrap_.groups) {
+      // use_orig_params pads each original parameter to 16 bytes; the flat tensor is padded to
+      // a multiple of the world size.
+      const auto align = static_cast<std::uint64_t>(p.use_orig_params ? std::max(1, 16 / d.stored) : 1);
+      std::uint64_t n = 0;
+      for (auto t : g.tensors) n += (t + align - 1) / align * align;
+      padded_.push_back((n + world_ - 1) / world_ * world_);
+    }
+    state_.resize(wrap_.groups.size());
+  }
+
+  void init() override {
+    frozen_ = alloc_frozen(out(), lay());
+    const auto& in = job().init;
+    const bool meta_rank = in.meta_device && in.load == job::weight_load::rank0 && ctx_.rank.rank != 0;
+    const bool cpu_module = !meta_rank && in.load != job::weight_load::random;
+    const bool on_gpu_before_sharding = meta_rank || !cpu_module || job().parallel.device_id;
+    // FSDP wraps bottom-up: every child unit first, the root last.
+    for (std::size_t g = 1; g <= wrap_.groups.size(); ++g) {
+      const std::size_t gi = g % wrap_.groups.size();
+      if (on_gpu_before_sharding) shard_on_gpu(gi);
+      else if (!job().parallel.cpu_offload)
+        state_[gi].shard = out().alloc(shard_bytes(gi), category::parameters);
+    }
+  }
+
+  void pre_forward(std::size_t unit) override {
+    const std::size_t g = wrap_.group_of_unit[unit];
+    unshard(g);
+    if (job().parallel.forward_prefetch && g + 1 < wrap_.groups.size() && is_first(unit, g))
+      unshard(g + 1);
+  }
+
+  void post_forward(std::size_t unit) override {
+    const std::size_t g = wrap_.group_of_unit[unit];
+    if (reshard_after_forward_ && !wrap_.groups[g].root && is_last(unit, g)) reshard(g);
+  }
+
+  void pre_backward(std::size_t unit) override {
+    const std::size_t g = wrap_.group_of_unit[unit];
+    unshard(g);
+    if (job().parallel.backward_prefetch == job::prefetch::pre && g > 1 && is_last(unit, g))
+      unshard(g - 1);
+    if (state_[g].grad == 0)
+      state_[g].grad = out().alloc(padded_[g] * compute(), category::gradients);
+  }
+
+  void post_backward(std::size_t unit) override {
+    const std::size_t g = wrap_.group_of_unit[unit];
+    if (!is_first(unit, g)) return;  // the hook fires once the whole flat gradient is ready
+    if (job().parallel.backward_prefetch == job::prefetch::post && g > 1) unshard(g - 1);
+    if (sharded_) reshard(g);
+    reduce_scatter(g);
+  }
+
+  void end_backward() override {
+    for (std::size_t g = 0; g < wrap_.groups.size(); ++g)
+      if (sharded_) reshard(g);
+  }
+
+  void optimizer_step(int) override {
+    out().phase("optimizer");
+    if (job().parallel.cpu_offload) return;  // the step runs on the CPU
+    std::vector<std::uint64_t> shards;
+    for (std::size_t g = 0; g < wrap_.groups.size(); ++g) shards.push_back(shard_numel(g));
+    optimizer_first_step(out(), job(), shards, lay().dtypes.stored, 0, opt_);
+    optimizer_step_transient(out(), job(), shards, lay().dtypes.stored);
+  }
+
+  void zero_grad() override {
+    for (auto& s : state_) out().free(s.grad_shard);
+  }
+
+  void save_checkpoint() override {
+    // FULL_STATE_DICT gathers each unit in turn (offload_to_cpu moves it to the host).
+    if (job().checkpoint.save != job::state_dict_kind::full) return;
+    out().phase("checkpoint");
+    for (std::size_t g = 0; g < wrap_.groups.size(); ++g) {
+      auto full = out().alloc(padded_[g] * static_cast<bytes>(lay().dtypes.stored), category::parameters);
+      out().free(full);
+    }
+  }
+
+ private:
+  struct group_state {
+    tensor_id shard = 0, full = 0, grad = 0, grad_shard = 0;
+  };
+
+  bytes compute() const { return static_cast<bytes>(lay().dtypes.compute); }
+  std::uint64_t shard_numel(std::size_t g) const { return sharded_ ? padded_[g] / world_ : padded_[g]; }
+  bytes shard_bytes(std::size_t g) const { return shard_numel(g) * static_cast<bytes>(lay().dtypes.stored); }
+  bool is_first(std::size_t unit, std::size_t g) const { return wrap_.groups[g].units.front() == unit; }
+  bool is_last(std::size_t unit, std::size_t g) const { return wrap_.groups[g].units.back() == unit; }
+
+  // Materialise the unit on the GPU, broadcast it (sync_module_states), flatten, keep a shard.
+  void shard_on_gpu(std::size_t g) {
+    const auto& d = lay().dtypes;
+    std::vector<tensor_id> originals;
+    for (auto u : wrap_.groups[g].units)
+      for (auto ids = alloc_each(out(), lay().units[u].trainable, d.stored, category::parameters);
+           auto id : ids)
+        originals.push_back(id);
+    if (job().parallel.sync_module_states) {
+      auto bucket = out().alloc(std::min(sync_bucket, padded_[g] * static_cast<bytes>(d.stored)),
+                                category::communication);
+      out().free(bucket);
+    }
+    auto flat = out().alloc(padded_[g] * static_cast<bytes>(d.stored), category::parameters);
+    free_all(out(), originals);
+    state_[g].shard = sharded_ ? out().alloc(shard_bytes(g), category::parameters) : flat;
+    if (sharded_) out().free(flat);
+    if (job().parallel.cpu_offload) out().free(state_[g].shard);  // shards move to pinned host memory
+  }
+
+  void unshard(std::size_t g) {
+    auto& s = state_[g];
+    if (s.full != 0 || !sharded_) return;
+    tensor_id staged = 0, low = 0;
+    if (job().parallel.cpu_offload)
+      staged = out().alloc(shard_bytes(g), category::communication, streams::pre_unshard);
+    if (mixed_) low = out().alloc(shard_numel(g) * compute(), category::communication, streams::pre_unshard);
+    s.full = out().alloc(padded_[g] * (mixed_ ? compute() : static_cast<bytes>(lay().dtypes.stored)),
+                         category::parameters, streams::unshard);
+    for (tensor_id* t : {&staged, &low}) {
+      out().record_stream(*t, streams::unshard);
+      out().free(*t);
+    }
+  }
+
+  void reshard(std::size_t g) {
+    auto& s = state_[g];
+    if (s.full == 0) return;
+    // The limiter keeps two frees in flight: the CPU waits until the GPU has executed the older
+    // ones, and by then every stream has passed the earlier units' work.
+    if (job().parallel.limit_all_gathers) out().sync_all();
+    out().record_stream(s.full, streams::compute);
+    out().free(s.full);
+  }
+
+  void reduce_scatter(std::size_t g) {
+    auto& s = state_[g];
+    const auto& d = lay().dtypes;
+    const bytes reduce = static_cast<bytes>(d.reduce);
+    tensor_id cast = 0, output = 0;
+    if (d.reduce != d.compute) cast = out().alloc(padded_[g] * reduce, category::communication, streams::reduce);
+    output = out().alloc(shard_numel(g) * reduce, category::communication, streams::reduce);
+    out().record_stream(s.grad, streams::reduce);
+    out().free(s.grad);
+    out().free(cast);
+    if (job().parallel.cpu_offload) {
+      out().free(output);
+      return;
+    }
+    // The reduced shard is cast to the parameter dtype and accumulated into the saved shard.
+    if (s.grad_shard == 0) {
+      s.grad_shard = out().alloc(shard_bytes(g), category::gradients, streams::reduce);
+    } else {
+      auto add = out().alloc(shard_bytes(g), category::temporary, streams::reduce);
+      out().free(add);
+    }
+    out().free(output);
+  }
+
+  fsdp_wrapping wrap_;
+  std::vector<std::uint64_t> padded_;
+  std::vector<group_state> state_;
+  std::vector<tensor_id> frozen_;
+  optimizer_state opt_;
+  std::uint64_t world_ = 1;
+  bool sharded_ = true, reshard_after_forward_ = true, mixed_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<strategy> make_fsdp1(step_context& ctx) {
+  return std::make_unique<fsdp1_strategy>(ctx);
+}
+
+}  // namespace vramscope::schedule

@@ -1,0 +1,178 @@
+// FSDP2 (fully_shard): per-parameter shards padded on dim 0; one all-gather per parameter group
+// into a flat output on the copy-in stream, copied out into per-parameter unsharded tensors on
+// the compute stream; reduce-scatter input on the compute stream (kept until the next group's
+// post-backward) and output on the reduce-scatter stream. No record_stream anywhere.
+// Facts: torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py, _fsdp_param_group.py.
+#include <algorithm>
+
+#include "schedule/fsdp_groups.hpp"
+#include "schedule/strategy.hpp"
+
+namespace vramscope::schedule {
+
+namespace {
+
+class fsdp2_strategy final : public strategy {
+ public:
+  explicit fsdp2_strategy(step_context& ctx) : strategy(ctx), wrap_(wrap_units(ctx.lay, ctx.job)) {
+    world_ = static_cast<std::uint64_t>(std::max(1, ctx.rank.dp_shard));
+    state_.resize(wrap_.groups.size());
+  }
+
+  void init() override {
+    frozen_ = alloc_frozen(out(), lay());
+    const auto& in = job().init;
+    for (std::size_t g = 0; g < wrap_.groups.size(); ++g) {
+      auto& s = state_[g];
+      // Without meta-device construction each full parameter exists beside its new shard
+      // while fully_shard runs; with it only shards are ever materialised.
+      std::vector<tensor_id> full;
+      if (!in.meta_device && in.load != job::weight_load::none)
+        full = alloc_each(out(), wrap_.groups[g].tensors, lay().dtypes.stored, category::parameters);
+      if (!job().parallel.cpu_offload)
+        s.shards = alloc_each(out(), shard_numels(g), lay().dtypes.stored, category::parameters);
+      free_all(out(), full);
+      // Loading a full state dict from rank 0 broadcasts one parameter at a time.
+      if (in.meta_device && in.load == job::weight_load::rank0) {
+        for (auto n : wrap_.groups[g].tensors) {
+          auto t = out().alloc(n * static_cast<bytes>(lay().dtypes.stored), category::communication);
+          out().free(t);
+        }
+      }
+    }
+  }
+
+  void pre_forward(std::size_t unit) override {
+    const std::size_t g = wrap_.group_of_unit[unit];
+    if (!is_first(unit, g) || !state_[g].unsharded.empty()) return;
+    unshard(g, /*forward=*/true);
+  }
+
+  void post_forward(std::size_t unit) override {
+    const std::size_t g = wrap_.group_of_unit[unit];
+    if (!is_last(unit, g) || wrap_.groups[g].root) return;
+    const int raf = job().parallel.reshard_after_forward;
+    if (raf == 0) return;
+    free_all(out(), state_[g].unsharded);
+    if (raf > 1) {  // keep a shard over a group of `raf` ranks until backward
+      std::uint64_t total = 0;
+      for (auto n : padded_numels(g)) total += n;
+      state_[g].partial = out().alloc(total / static_cast<std::uint64_t>(raf) * compute(),
+                                      category::parameters);
+    }
+  }
+
+  void pre_backward(std::size_t unit) override {
+    const std::size_t g = wrap_.group_of_unit[unit];
+    if (forward_output_ != 0) out().free(forward_output_);  // last forward group clears it
+    if (!is_last(unit, g)) return;
+    if (state_[g].unsharded.empty()) unshard(g, false);
+    if (g > 1 && state_[g - 1].unsharded.empty()) unshard(g - 1, false);  // prefetch one ahead
+    state_[g].grads = alloc_each(out(), padded_numels(g), lay().dtypes.compute, category::gradients);
+  }
+
+  void post_backward(std::size_t unit) override {
+    const std::size_t g = wrap_.group_of_unit[unit];
+    if (!is_first(unit, g)) return;
+    auto& s = state_[g];
+    const auto& d = lay().dtypes;
+    std::uint64_t total = 0;
+    for (auto n : padded_numels(g)) total += n;
+    auto input = out().alloc(total * static_cast<bytes>(d.reduce), category::communication);
+    free_all(out(), s.grads);
+    out().free(pending_input_);  // the previous group's reduce-scatter input
+    pending_input_ = input;
+    free_all(out(), s.unsharded);
+    out().free(s.partial);
+    auto output = out().alloc(total / world_ * static_cast<bytes>(d.reduce), category::communication,
+                              streams::reduce);
+    if (job().parallel.cpu_offload) {
+      out().free(output);
+      return;
+    }
+    if (d.reduce != d.stored) {  // cast to the parameter dtype; the cast becomes the gradient
+      auto cast = out().alloc(total / world_ * static_cast<bytes>(d.stored), category::gradients);
+      out().free(output);
+      output = cast;
+    }
+    if (s.grad_shard == 0) {
+      s.grad_shard = output;
+    } else {
+      out().free(output);  // accumulated into the existing gradient
+    }
+  }
+
+  void end_backward() override { out().free(pending_input_); }
+
+  void optimizer_step(int) override {
+    out().phase("optimizer");
+    if (job().parallel.cpu_offload) return;
+    std::vector<std::uint64_t> shards;
+    for (std::size_t g = 0; g < wrap_.groups.size(); ++g)
+      for (auto n : shard_numels(g)) shards.push_back(n);
+    optimizer_first_step(out(), job(), shards, lay().dtypes.stored, 0, opt_);
+    optimizer_step_transient(out(), job(), shards, lay().dtypes.stored);
+  }
+
+  void zero_grad() override {
+    for (auto& s : state_) out().free(s.grad_shard);
+  }
+
+ private:
+  struct group_state {
+    std::vector<tensor_id> shards, unsharded, grads;
+    tensor_id partial = 0, grad_shard = 0;
+  };
+
+  bytes compute() const { return static_cast<bytes>(lay().dtypes.compute); }
+  bool is_first(std::size_t unit, std::size_t g) const { return wrap_.groups[g].units.front() == unit; }
+  bool is_last(std::size_t unit, std::size_t g) const { return wrap_.groups[g].units.back() == unit; }
+
+  std::vector<std::uint64_t> padded_numels(std::size_t g) const {
+    std::vector<std::uint64_t> out;
+    for (auto n : wrap_.groups[g].tensors) out.push_back((n + world_ - 1) / world_ * world_);
+    return out;
+  }
+  std::vector<std::uint64_t> shard_numels(std::size_t g) const {
+    auto out = padded_numels(g);
+    for (auto& n : out) n /= world_;
+    return out;
+  }
+
+  void unshard(std::size_t g, bool forward) {
+    const auto& d = lay().dtypes;
+    std::uint64_t total = 0;
+    for (auto n : padded_numels(g)) total += n;
+    // Offloaded shards are copied host-to-device first; mixed precision casts them into one
+    // flat low-precision copy-in buffer.
+    tensor_id staged = 0, copy_in = 0;
+    if (job().parallel.cpu_offload)
+      staged = out().alloc(total / world_ * static_cast<bytes>(d.stored), category::communication,
+                           streams::unshard);
+    if (d.compute != d.stored)
+      copy_in = out().alloc(total / world_ * compute(), category::communication, streams::unshard);
+    auto output = out().alloc(total * compute(), category::communication, streams::unshard);
+    out().free(copy_in);
+    out().free(staged);
+    state_[g].unsharded = alloc_each(out(), padded_numels(g), d.compute, category::parameters);
+    // Forward keeps the all-gather output until the next group's copy-out.
+    if (forward_output_ != 0) out().free(forward_output_);
+    if (forward) forward_output_ = output;
+    else out().free(output);
+  }
+
+  fsdp_wrapping wrap_;
+  std::vector<group_state> state_;
+  std::vector<tensor_id> frozen_;
+  optimizer_state opt_;
+  tensor_id forward_output_ = 0, pending_input_ = 0;
+  std::uint64_t world_ = 1;
+};
+
+}  // namespace
+
+std::unique_ptr<strategy> make_fsdp2(step_context& ctx) {
+  return std::make_unique<fsdp2_strategy>(ctx);
+}
+
+}  // namespace vramscope::schedule

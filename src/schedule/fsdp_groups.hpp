@@ -1,0 +1,27 @@
+#pragma once
+// FSDP wrapping: which units form one FSDP unit (FSDP1 FlatParameter / FSDP2 parameter group).
+// With wrap "block" each transformer block is its own group and the root group holds every
+// other parameter (embedding, final norm, head, vision extras); with wrap "none" the whole
+// model is one root group.
+
+#include <cstdint>
+#include <vector>
+
+#include "schedule/layout.hpp"
+
+namespace vramscope::schedule {
+
+struct fsdp_group {
+  std::vector<std::size_t> units;          // indices into layout::units
+  std::vector<std::uint64_t> tensors;      // element counts of its trainable tensors
+  bool root = false;
+};
+
+struct fsdp_wrapping {
+  std::vector<fsdp_group> groups;          // groups[0] is the root
+  std::vector<std::size_t> group_of_unit;  // unit index -> group index
+};
+
+fsdp_wrapping wrap_units(const layout& lay, const job::job_spec& job);
+
+}  // namespace vramscope::schedule

@@ -1,0 +1,219 @@
+// The step driver: init, then forward and backward unit by unit, the loss, the strategy's
+// gradient and optimizer hooks, and the CPU/GPU synchronisation points.
+#include <vramscope/schedule/schedule.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "schedule/activations.hpp"
+#include "schedule/strategy.hpp"
+
+namespace vramscope::schedule {
+
+namespace {
+
+const model::stack_shape& stack_of(const model::model_spec& m, const model::unit& u) {
+  using model::unit_kind;
+  if (m.vision && (u.kind == unit_kind::vision_block || u.kind == unit_kind::vision_embedding ||
+                   u.kind == unit_kind::vision_head))
+    return *m.vision;
+  if (!m.extra.empty() && u.name.find("expert") != std::string::npos) return m.extra.front();
+  return m.text;
+}
+
+token_shape tokens_of(const model::stack_shape& s, const job::job_spec& job, bool vision) {
+  if (vision) return {job.training.micro_batch, std::max<std::uint64_t>(1, s.image_tokens)};
+  return {job.training.micro_batch, job.training.seq_len};
+}
+
+bool checkpointed(const job::job_spec& job, std::size_t block_index) {
+  switch (job.training.activation_checkpointing) {
+    case job::checkpointing::none: return false;
+    case job::checkpointing::full: return true;
+    case job::checkpointing::selective:
+      return block_index % static_cast<std::size_t>(std::max(1, job.training.checkpoint_every)) == 0;
+  }
+  return false;
+}
+
+class driver {
+ public:
+  driver(const model::model_spec& m, const job::job_spec& j, int rank, const schedule_options& o)
+      : model_(m), job_(j), options_(o),
+        ctx_{m, j, make_rank_info(j, rank), {}, out_} {
+    ctx_.lay = make_layout(m, j, ctx_.rank);
+    record_stream_ = collectives_record_stream(j);
+    std::size_t block = 0;
+    for (const auto& u : m.units) {
+      const auto& s = stack_of(m, u);
+      const bool vision = m.vision.has_value() && &s == &*m.vision;
+      // The head's memory is the loss stage's, modelled once after the last unit.
+      acts_.push_back(u.kind == model::unit_kind::head
+                          ? unit_activations{}
+                          : activations_for(u.kind, s, j, tokens_of(s, j, vision), ctx_.rank.tp,
+                                            !j.lora.enabled));
+      const bool is_block = u.kind == model::unit_kind::block || u.kind == model::unit_kind::vision_block;
+      ckpt_.push_back(is_block && checkpointed(j, block));
+      if (is_block) ++block;
+    }
+    // pi0 trains on a flow-matching loss over the action expert's output: no vocabulary logits.
+    if (m.model_type != "pi0")
+      loss_ = activations_for(model::unit_kind::head, m.text, j, tokens_of(m.text, j, false),
+                              ctx_.rank.tp, !j.lora.enabled);
+    saved_.resize(m.units.size());
+  }
+
+  result<program> run() {
+    auto s = make_strategy();
+    if (!s) return error_at("job", "strategy has no event schedule");
+    strategy_ = s.get();
+    out_.phase("init");
+    s->init();
+    for (int step = 0; step < std::max(1, job_.training.steps); ++step) {
+      for (int micro = 0; micro < std::max(1, job_.training.gradient_accumulation); ++micro) {
+        forward(step == 0 && micro == 0);
+        backward();
+        s->end_backward();
+      }
+      s->optimizer_step(step);
+      s->zero_grad();
+      out_.sync_all();  // the training loop reads the loss: the CPU waits for the GPU
+    }
+    s->save_checkpoint();
+    return out_.take();
+  }
+
+ private:
+  std::unique_ptr<strategy> make_strategy() {
+    switch (job_.parallel.kind) {
+      case job::strategy::ddp:
+      case job::strategy::single: return make_ddp(ctx_);
+      case job::strategy::fsdp1: return make_fsdp1(ctx_);
+      case job::strategy::fsdp2: return make_fsdp2(ctx_);
+      case job::strategy::zero1:
+      case job::strategy::zero2:
+      case job::strategy::zero3: return make_zero(ctx_);
+      case job::strategy::jax: return nullptr;
+    }
+    return nullptr;
+  }
+
+  void forward(bool first) {
+    for (std::size_t u = 0; u < model_.units.size(); ++u) {
+      out_.phase("forward:" + model_.units[u].name);
+      if (first && u == 0)  // cuBLAS workspace: created by the first GEMM, kept for the process
+        workspace_ = out_.alloc(options_.cublas_workspace, category::temporary);
+      strategy_->pre_forward(u);
+      forward_unit(acts_[u], saved_[u], ckpt_[u]);
+      strategy_->post_forward(u);
+    }
+    out_.phase("forward:loss");
+    forward_unit(loss_, loss_saved_, false);
+  }
+
+  void backward() {
+    out_.phase("backward:loss");
+    backward_unit(loss_, loss_saved_, false);
+    for (std::size_t u = model_.units.size(); u-- > 0;) {
+      out_.phase("backward:" + model_.units[u].name);
+      strategy_->pre_backward(u);
+      backward_unit(acts_[u], saved_[u], ckpt_[u]);
+      strategy_->post_backward(u);
+    }
+  }
+
+  void forward_unit(const unit_activations& a, std::vector<tensor_id>& saved, bool ckpt) {
+    if (ckpt) {  // runs without saving: everything is transient but the input
+      saved.push_back(out_.alloc(a.checkpoint_input, category::activations));
+      transient(a.saved, category::activations);
+      transient(a.forward_temps, category::temporary);
+    } else {
+      for (auto b : a.saved) saved.push_back(out_.alloc(b, category::activations));
+      transient(a.forward_temps, category::temporary);
+    }
+    collectives(a);
+  }
+
+  void backward_unit(const unit_activations& a, std::vector<tensor_id>& saved, bool ckpt) {
+    std::vector<tensor_id> recomputed;
+    if (ckpt) {
+      for (auto b : a.saved) recomputed.push_back(out_.alloc(b, category::activations));
+      transient(a.forward_temps, category::temporary);
+    }
+    std::vector<tensor_id> temps;
+    for (auto b : a.backward_temps) temps.push_back(out_.alloc(b, category::temporary));
+    free_all(out_, recomputed);
+    free_all(out_, saved);
+    free_all(out_, temps);
+    collectives(a);
+  }
+
+  void transient(const std::vector<bytes>& sizes, category cat) {
+    std::vector<tensor_id> ids;
+    for (auto b : sizes) ids.push_back(out_.alloc(b, cat));
+    free_all(out_, ids);
+  }
+
+  // Tensor-parallel collectives: asynchronous functional collectives whose buffers are freed
+  // through record_stream on the NCCL stream when the torch version does so.
+  void collectives(const unit_activations& a) {
+    for (int c = 0; c < a.tp_collectives; ++c) {
+      auto buffer = out_.alloc(a.tp_buffer, category::communication);
+      if (record_stream_) out_.record_stream(buffer, streams::nccl);
+      out_.free(buffer);
+    }
+  }
+
+  const model::model_spec& model_;
+  const job::job_spec& job_;
+  schedule_options options_;
+  program_builder out_;
+  step_context ctx_;
+  strategy* strategy_ = nullptr;
+  std::vector<unit_activations> acts_;
+  std::vector<bool> ckpt_;
+  unit_activations loss_;
+  std::vector<std::vector<tensor_id>> saved_;
+  std::vector<tensor_id> loss_saved_;
+  tensor_id workspace_ = 0;
+  bool record_stream_ = false;
+};
+
+}  // namespace
+
+int version_number(const std::string& version) {
+  int major = 0, minor = 0;
+  std::size_t pos = 0;
+  while (pos < version.size() && std::isdigit(static_cast<unsigned char>(version[pos])))
+    major = major * 10 + (version[pos++] - '0');
+  if (pos < version.size() && version[pos] == '.') ++pos;
+  while (pos < version.size() && std::isdigit(static_cast<unsigned char>(version[pos])))
+    minor = minor * 10 + (version[pos++] - '0');
+  return major * 1000 + std::min(minor, 999);
+}
+
+bool collectives_record_stream(const job::job_spec& job) {
+  if (job.framework.name != "torch") return false;
+  const int v = version_number(job.framework.version);
+  if (v >= version_number("2.8")) return false;  // stashing always on from 2.8
+  const auto it = job.env.find("TORCH_NCCL_AVOID_RECORD_STREAMS");
+  return it == job.env.end() || it->second != "1";
+}
+
+result<program> build_program(const model::model_spec& model, const job::job_spec& job, int rank,
+                              const schedule_options& options) {
+  if (rank < 0 || rank >= job.world_size())
+    return error_at("job", "rank " + std::to_string(rank) + " is outside the job's " +
+                               std::to_string(job.world_size()) + " ranks");
+  driver d(model, job, rank, options);
+  return d.run();
+}
+
+std::vector<int> representative_ranks(const job::job_spec& job) {
+  if (job.world_size() <= 1) return {0};
+  return {0, 1};
+}
+
+int representative_of(const job::job_spec&, int rank) { return rank == 0 ? 0 : 1; }
+
+}  // namespace vramscope::schedule

@@ -1,0 +1,77 @@
+#pragma once
+// A data-parallel wrapper's part of a training step. The step driver (step.cpp) walks the units
+// in forward and backward order and calls these hooks; each strategy emits its own parameter,
+// gradient, communication and optimizer events.
+
+#include <memory>
+#include <vector>
+
+#include "schedule/activations.hpp"
+#include "schedule/builder.hpp"
+#include "schedule/layout.hpp"
+
+namespace vramscope::schedule {
+
+/// Everything a strategy reads while emitting events.
+struct step_context {
+  const model::model_spec& model;
+  const job::job_spec& job;
+  rank_info rank;
+  layout lay;
+  program_builder& out;
+};
+
+class strategy {
+ public:
+  explicit strategy(step_context& ctx) : ctx_(ctx) {}
+  virtual ~strategy() = default;
+  /// Init: weights reach the GPU and the wrapper builds its state.
+  virtual void init() = 0;
+  virtual void pre_forward(std::size_t /*unit*/) {}
+  virtual void post_forward(std::size_t /*unit*/) {}
+  virtual void pre_backward(std::size_t /*unit*/) {}
+  /// The unit's backward computed its parameter gradients.
+  virtual void post_backward(std::size_t unit) = 0;
+  virtual void end_backward() {}
+  virtual void optimizer_step(int step) = 0;
+  virtual void zero_grad() = 0;
+  /// Saving a checkpoint (checkpoint.save).
+  virtual void save_checkpoint() {}
+
+ protected:
+  step_context& ctx_;
+  program_builder& out() { return ctx_.out; }
+  const layout& lay() const { return ctx_.lay; }
+  const job::job_spec& job() const { return ctx_.job; }
+};
+
+std::unique_ptr<strategy> make_ddp(step_context& ctx);
+std::unique_ptr<strategy> make_fsdp1(step_context& ctx);
+std::unique_ptr<strategy> make_fsdp2(step_context& ctx);
+std::unique_ptr<strategy> make_zero(step_context& ctx);
+
+// Shared pieces (common.cpp).
+
+/// Allocates `tensors` element counts of `element_bytes` each; returns their ids.
+std::vector<tensor_id> alloc_each(program_builder& out, const std::vector<std::uint64_t>& tensors,
+                                  int element_bytes, category cat,
+                                  std::uint32_t stream = streams::compute);
+void free_all(program_builder& out, std::vector<tensor_id>& ids);
+
+/// Optimizer state for the trainable tensors (created at the first step), and the transient
+/// of one step (foreach implementations materialise one state-sized temporary).
+struct optimizer_state {
+  std::vector<tensor_id> states;
+  std::vector<tensor_id> master;
+  bool created = false;
+};
+void optimizer_first_step(program_builder& out, const job::job_spec& job,
+                          const std::vector<std::uint64_t>& trainable, int state_bytes,
+                          int master_bytes, optimizer_state& st);
+void optimizer_step_transient(program_builder& out, const job::job_spec& job,
+                              const std::vector<std::uint64_t>& trainable, int state_bytes);
+
+/// The frozen (LoRA base) weights of every unit, allocated whole.
+std::vector<tensor_id> alloc_frozen(program_builder& out, const layout& lay);
+
+}  // namespace vramscope::schedule

@@ -1,0 +1,178 @@
+#include <vramscope/predict/prediction.hpp>
+
+#include <gtest/gtest.h>
+
+#include "support/tiny_model.hpp"
+
+namespace vramscope::predict {
+namespace {
+
+job::job_spec job_of(job::strategy s, int gpus) {
+  job::job_spec j;
+  j.parallel.kind = s;
+  j.hardware.gpu = "H100-80GB";
+  j.hardware.gpus_per_node = gpus;
+  j.hardware.capacity = 80_GiB;
+  j.hardware.compute_capability = 90;
+  j.training.seq_len = 1024;
+  return j;
+}
+
+prediction run(const job::job_spec& j, const model::model_spec& m = testing::tiny_llama()) {
+  auto p = plan(m, j);
+  EXPECT_TRUE(p) << (p ? "" : p.error().to_string());
+  return std::move(*p);
+}
+
+TEST(Plan, LevelsAreOrdered) {
+  for (auto s : {job::strategy::ddp, job::strategy::fsdp1, job::strategy::fsdp2, job::strategy::zero3}) {
+    const auto p = run(job_of(s, 4));
+    for (const auto& r : p.ranks) {
+      EXPECT_LE(r.peak.allocated, r.peak.active);
+      EXPECT_LE(r.peak.active, r.peak.reserved);
+      EXPECT_LT(r.peak.reserved, r.peak.device);
+    }
+    EXPECT_TRUE(p.fits);
+  }
+}
+
+TEST(Plan, ListsEveryRankAndGpu) {
+  auto j = job_of(job::strategy::fsdp2, 8);
+  j.hardware.nodes = 64;
+  const auto p = run(j);
+  EXPECT_EQ(p.ranks.size(), 512u);
+  EXPECT_EQ(p.gpus.size(), 512u);
+  EXPECT_EQ(p.ranks[511].gpu, 511);
+}
+
+TEST(Plan, DeviceAddsContextAndNcclToReserved) {
+  const auto p = run(job_of(job::strategy::ddp, 2));
+  const auto& r = p.ranks[1];
+  EXPECT_EQ(r.peak.device, r.peak.reserved + r.context + r.nccl);
+  EXPECT_GT(r.nccl, 0u);
+}
+
+TEST(Plan, OutOfMemoryIsReportedWithItsPhase) {
+  auto j = job_of(job::strategy::ddp, 2);
+  j.hardware.capacity = 2_GiB;
+  const auto p = run(j);
+  EXPECT_FALSE(p.fits);
+  ASSERT_TRUE(p.ranks[0].oom.has_value());
+  EXPECT_FALSE(p.ranks[0].oom_phase.empty());
+  EXPECT_NE(p.ranks[0].oom->message.find("CUDA out of memory"), std::string::npos);
+}
+
+// Case 4: tensor-parallel collectives freed through record_stream pile up under FSDP2.
+TEST(Plan, RecordStreamInflatesActiveUnderFsdp2WithTensorParallel) {
+  auto j = job_of(job::strategy::fsdp2, 8);
+  j.parallel.tp = 4;
+  j.parallel.dp_shard = 2;
+  j.training.seq_len = 8192;
+  j.framework.version = "2.6";
+  const auto m = testing::tiny_llama(128256, 4096, 14336, 32, 32, 8);  // Llama-3-8B shape
+  const auto before = run(j, m).ranks[0].peak;
+  j.env["TORCH_NCCL_AVOID_RECORD_STREAMS"] = "1";
+  const auto after = run(j, m).ranks[0].peak;
+  // At least the forward's collective buffers (2 per block of 8192 x 4096 bf16) are pending.
+  EXPECT_EQ(after.active, after.allocated);
+  EXPECT_GE(before.active - before.allocated, 32u * 2u * 8192u * 4096u * 2u);
+  EXPECT_GT(before.reserved, after.reserved + 1_GiB);
+  j.env.clear();
+  j.framework.version = "2.8";
+  EXPECT_EQ(run(j, m).ranks[0].peak.active, after.active);
+}
+
+// Case 5: CUDA work before set_device puts a context of every rank on GPU 0.
+TEST(Plan, RanksWithoutSetDeviceCrowdGpuZero) {
+  auto j = job_of(job::strategy::ddp, 4);
+  j.init.set_device_first = false;
+  const auto p = run(j);
+  EXPECT_EQ(p.gpus[0].processes.size(), 4u);
+  EXPECT_EQ(p.gpus[1].processes.size(), 1u);
+  EXPECT_EQ(p.gpus[0].device - p.gpus[1].device, 3 * p.ranks[0].context);
+}
+
+TEST(Plan, CheckpointWithoutMapLocationLandsOnGpuZero) {
+  auto j = job_of(job::strategy::ddp, 4);
+  j.init.load = job::weight_load::all_ranks;
+  j.init.map_location = "cuda";
+  const auto m = testing::tiny_llama();
+  const auto p = run(j, m);
+  EXPECT_GE(p.gpus[0].device - p.gpus[1].device, 3 * (m.size() + p.ranks[0].context));
+}
+
+// Case 2: FSDP1 meta-device ranks materialise each unit on the GPU before sharding; rank 0,
+// holding the CPU module without device_id, shards on the CPU.
+TEST(Plan, Fsdp1MetaInitIsUnevenWithoutSyncAndDeviceId) {
+  auto j = job_of(job::strategy::fsdp1, 8);
+  j.init.meta_device = true;
+  j.init.load = job::weight_load::rank0;
+  j.parallel.sync_module_states = false;
+  j.parallel.device_id = false;
+  auto p = run(j);
+  EXPECT_GT(p.ranks[1].init_allocated, p.ranks[0].init_allocated);
+  j.parallel.sync_module_states = true;
+  j.parallel.device_id = true;
+  p = run(j);
+  EXPECT_EQ(p.ranks[1].init_allocated, p.ranks[0].init_allocated);
+}
+
+// Case 1: one JAX process preallocates its pool on every visible GPU.
+TEST(Plan, JaxPreallocatesOnEveryVisibleGpu) {
+  auto j = job_of(job::strategy::jax, 2);
+  j.framework.name = "jax";
+  j.framework.version = "0.4.30";
+  j.hardware.capacity = 81920_MiB;
+  j.env["XLA_PYTHON_CLIENT_MEM_FRACTION"] = "0.9";
+  auto p = run(j);
+  ASSERT_EQ(p.gpus.size(), 2u);
+  for (const auto& g : p.gpus) EXPECT_EQ(g.device, 73728_MiB + p.ranks[0].context);
+  EXPECT_LT(p.ranks[0].peak.allocated, 73728_MiB / 4);
+  ASSERT_TRUE(p.jax_recommended_fraction.has_value());
+  EXPECT_LT(*p.jax_recommended_fraction, 0.9);
+  j.parallel.fsdp_devices = 2;
+  EXPECT_EQ(run(j).gpus[1].device, 73728_MiB + p.ranks[0].context);
+  j.env["CUDA_VISIBLE_DEVICES"] = "0";
+  p = run(j);
+  EXPECT_EQ(p.gpus[1].device, 0u);
+  EXPECT_EQ(p.ranks.size(), 1u);
+}
+
+TEST(Plan, JaxDefaultFractionDependsOnVersion) {
+  auto j = job_of(job::strategy::jax, 1);
+  j.framework.name = "jax";
+  j.hardware.capacity = 80_GiB;
+  j.framework.version = "0.4.13";
+  EXPECT_DOUBLE_EQ(*run(j).jax_fraction, 0.9);
+  j.framework.version = "0.4.14";
+  EXPECT_DOUBLE_EQ(*run(j).jax_fraction, 0.75);
+}
+
+TEST(Plan, JaxRejectsBothFractionVariables) {
+  auto j = job_of(job::strategy::jax, 1);
+  j.framework.name = "jax";
+  j.env["XLA_PYTHON_CLIENT_MEM_FRACTION"] = "0.5";
+  j.env["XLA_CLIENT_MEM_FRACTION"] = "0.5";
+  auto p = plan(testing::tiny_llama(), j);
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().source, "env.XLA_CLIENT_MEM_FRACTION");
+}
+
+TEST(Plan, BadAllocConfIsBadInput) {
+  auto j = job_of(job::strategy::ddp, 2);
+  j.env["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:maybe";
+  auto p = plan(testing::tiny_llama(), j);
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().source, "env.PYTORCH_CUDA_ALLOC_CONF");
+}
+
+TEST(Plan, ExpandableSegmentsNeverReserveMore) {
+  auto j = job_of(job::strategy::fsdp2, 8);
+  j.training.seq_len = 4096;
+  const bytes plain = run(j).ranks[0].peak.reserved;
+  j.env["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True";
+  EXPECT_LE(run(j).ranks[0].peak.reserved, plain);
+}
+
+}  // namespace
+}  // namespace vramscope::predict

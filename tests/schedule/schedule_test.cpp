@@ -1,0 +1,190 @@
+#include <vramscope/schedule/schedule.hpp>
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <map>
+
+#include "support/tiny_model.hpp"
+
+namespace vramscope::schedule {
+namespace {
+
+// Replays a program exactly (no allocator): live bytes per category, their peak, and checks
+// that the program is well formed.
+struct exact_replay {
+  std::array<bytes, category_count> live{};
+  bytes total = 0, peak = 0;
+  std::array<bytes, category_count> peak_by_category{};
+  std::array<bytes, category_count> training_peak_by_category{};  // phases after init
+  bool well_formed = true;
+
+  explicit exact_replay(const program& p) {
+    std::map<std::uint32_t, std::pair<bytes, category>> tensors;
+    for (const auto& e : p.events) {
+      if (e.kind == event_kind::alloc) {
+        if (!tensors.emplace(e.tensor, std::make_pair(e.size, e.cat)).second) well_formed = false;
+        live[static_cast<std::size_t>(e.cat)] += e.size;
+        total += e.size;
+        peak = std::max(peak, total);
+        for (std::size_t c = 0; c < category_count; ++c) {
+          peak_by_category[c] = std::max(peak_by_category[c], live[c]);
+          if (e.phase != 0) training_peak_by_category[c] = std::max(training_peak_by_category[c], live[c]);
+        }
+      } else if (e.kind == event_kind::free) {
+        auto it = tensors.find(e.tensor);
+        if (it == tensors.end()) {
+          well_formed = false;
+          continue;
+        }
+        live[static_cast<std::size_t>(it->second.second)] -= it->second.first;
+        total -= it->second.first;
+        tensors.erase(it);
+      }
+    }
+  }
+  bytes at(category c) const { return live[static_cast<std::size_t>(c)]; }
+  bytes peak_of(category c) const { return peak_by_category[static_cast<std::size_t>(c)]; }
+  bytes training_peak_of(category c) const {
+    return training_peak_by_category[static_cast<std::size_t>(c)];
+  }
+};
+
+job::job_spec job_of(job::strategy s, int gpus) {
+  job::job_spec j;
+  j.parallel.kind = s;
+  j.hardware.gpus_per_node = gpus;
+  j.hardware.capacity = 80_GiB;
+  j.training.seq_len = 512;
+  return j;
+}
+
+program build(const job::job_spec& j, int rank = 0) {
+  auto p = build_program(testing::tiny_llama(), j, rank);
+  EXPECT_TRUE(p) << (p ? "" : p.error().to_string());
+  return std::move(*p);
+}
+
+TEST(Schedule, EveryStrategyProducesAWellFormedProgram) {
+  for (auto s : {job::strategy::single, job::strategy::ddp, job::strategy::fsdp1,
+                 job::strategy::fsdp2, job::strategy::zero1, job::strategy::zero2,
+                 job::strategy::zero3}) {
+    exact_replay r(build(job_of(s, 4)));
+    EXPECT_TRUE(r.well_formed) << static_cast<int>(s);
+    EXPECT_GT(r.peak, 0u);
+  }
+}
+
+TEST(Schedule, DdpFp32AdamwHoldsSixteenBytesPerParameterAfterTheStep) {
+  auto j = job_of(job::strategy::ddp, 2);
+  j.precision.params = j.precision.master = j.precision.reduce = dtype::f32;
+  j.parallel.gradient_as_bucket_view = true;
+  exact_replay r(build(j));
+  const bytes p = testing::tiny_llama().parameters();
+  // 4 (weights) + 4 (gradients, as views into the buckets) + 8 (exp_avg, exp_avg_sq).
+  EXPECT_EQ(r.at(category::parameters), 4 * p);
+  EXPECT_EQ(r.at(category::gradients), 4 * p);
+  EXPECT_EQ(r.at(category::optimizer), 8 * p);
+}
+
+TEST(Schedule, DdpWithoutBucketViewHoldsGradientsTwiceDuringBackward) {
+  auto j = job_of(job::strategy::ddp, 2);
+  j.precision.params = j.precision.master = dtype::f32;
+  const bytes p = testing::tiny_llama().parameters();
+  j.parallel.gradient_as_bucket_view = false;
+  EXPECT_EQ(exact_replay(build(j)).peak_of(category::gradients), 8 * p);
+  j.parallel.gradient_as_bucket_view = true;
+  EXPECT_EQ(exact_replay(build(j)).peak_of(category::gradients), 4 * p);
+}
+
+TEST(Schedule, Fsdp2ShardsDivideStateByTheShardCount) {
+  auto one = job_of(job::strategy::fsdp2, 1);
+  auto eight = job_of(job::strategy::fsdp2, 8);
+  exact_replay a(build(one)), b(build(eight));
+  EXPECT_NEAR(static_cast<double>(a.at(category::optimizer)) / static_cast<double>(b.at(category::optimizer)),
+              8.0, 0.05);
+}
+
+TEST(Schedule, MoreShardsNeverIncreaseShardedState) {
+  bytes previous = ~bytes{0};
+  for (int gpus : {1, 2, 4, 8}) {
+    exact_replay r(build(job_of(job::strategy::fsdp1, gpus)));
+    const bytes state = r.at(category::optimizer);
+    EXPECT_LE(state, previous) << gpus;
+    previous = state;
+  }
+}
+
+TEST(Schedule, CheckpointingNeverIncreasesActivations) {
+  auto j = job_of(job::strategy::fsdp2, 2);
+  bytes previous = ~bytes{0};
+  for (auto ac : {job::checkpointing::none, job::checkpointing::selective, job::checkpointing::full}) {
+    j.training.activation_checkpointing = ac;
+    const bytes peak = exact_replay(build(j)).peak_of(category::activations);
+    EXPECT_LE(peak, previous);
+    previous = peak;
+  }
+}
+
+TEST(Schedule, ShardGradOpKeepsParametersThroughForward) {
+  auto full = job_of(job::strategy::fsdp1, 4);
+  auto grad_op = full;
+  grad_op.parallel.fsdp_sharding = job::sharding::shard_grad_op;
+  // Every unsharded block stays until its backward: at least all blocks' padded parameters.
+  const bytes grad_op_peak = exact_replay(build(grad_op)).training_peak_of(category::parameters);
+  const bytes full_peak = exact_replay(build(full)).training_peak_of(category::parameters);
+  EXPECT_GT(grad_op_peak, full_peak);
+  EXPECT_GE(grad_op_peak, bytes_of(dtype::bf16, testing::tiny_llama().parameters()));
+}
+
+TEST(Schedule, LigerFusedLossNeverMaterialisesLogits) {
+  auto j = job_of(job::strategy::fsdp2, 2);
+  j.training.seq_len = 2048;
+  const bytes hf = exact_replay(build(j)).peak;
+  j.training.loss = job::loss_impl::liger_fused;
+  EXPECT_LT(exact_replay(build(j)).peak, hf);
+}
+
+TEST(Schedule, RecordStreamDependsOnVersionAndEnvironment) {
+  auto j = job_of(job::strategy::fsdp2, 8);
+  j.framework.version = "2.6";
+  EXPECT_TRUE(collectives_record_stream(j));
+  j.env["TORCH_NCCL_AVOID_RECORD_STREAMS"] = "1";
+  EXPECT_FALSE(collectives_record_stream(j));
+  j.env.clear();
+  j.framework.version = "2.8";
+  EXPECT_FALSE(collectives_record_stream(j));
+}
+
+TEST(Schedule, RankOutsideTheJobIsAnError) {
+  auto p = build_program(testing::tiny_llama(), job_of(job::strategy::ddp, 2), 5);
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().message, "rank 5 is outside the job's 2 ranks");
+}
+
+TEST(Schedule, VersionNumbers) {
+  EXPECT_LT(version_number("2.6"), version_number("2.8"));
+  EXPECT_LT(version_number("2.10"), version_number("3.0"));
+  EXPECT_GT(version_number("2.10"), version_number("2.9"));
+}
+
+}  // namespace
+}  // namespace vramscope::schedule
+
+namespace vramscope::schedule {
+namespace {
+
+TEST(Schedule, CpuOffloadNeverLeavesMoreOnTheGpu) {
+  for (auto s : {job::strategy::fsdp1, job::strategy::fsdp2}) {
+    auto j = job_of(s, 4);
+    const bytes resident = exact_replay(build(j)).peak;
+    j.parallel.cpu_offload = true;
+    exact_replay offloaded(build(j));
+    EXPECT_TRUE(offloaded.well_formed);
+    EXPECT_LT(offloaded.peak, resident) << static_cast<int>(s);
+    EXPECT_EQ(offloaded.at(category::optimizer), 0u);
+  }
+}
+
+}  // namespace
+}  // namespace vramscope::schedule
