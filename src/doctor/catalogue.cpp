@@ -1,0 +1,62 @@
+#include <vramscope/doctor/finding.hpp>
+
+#include <algorithm>
+#include <array>
+
+#include "doctor/rules/rules.hpp"
+
+namespace vramscope::doctor {
+
+namespace {
+
+constexpr std::array catalogue{
+    rule{"MEM001", "the job does not fit", "a job spec whose plan runs out of memory",
+         &rules::does_not_fit},
+    rule{"JAX001", "JAX preallocates its pool on every visible GPU",
+         "a JAX job, or GPUs held at 75 % / 90 % of their memory", &rules::jax_preallocation},
+    rule{"FSDP001", "FSDP1 meta-device init without sync_module_states / device_id",
+         "an FSDP1 job with meta-device ranks, or rank 0 peaking apart from the others",
+         &rules::fsdp1_meta_init},
+    rule{"OPT001", "options that save nothing", "a job spec: each memory option re-planned",
+         &rules::options_without_effect},
+    rule{"NCCL001", "record_stream keeps collective buffers alive",
+         "memory_stats with active peak far above allocated peak", &rules::record_stream_inflation},
+    rule{"GPU001", "GPU 0 carries memory of other ranks",
+         "several processes on GPU 0 and one on the others, or a job that touches cuda:0 early",
+         &rules::gpu0_crowding},
+    rule{"DEV001", "nvidia-smi shows more than PyTorch reserved",
+         "nvidia-smi used and memory_stats reserved of the same GPU", &rules::device_above_reserved},
+    rule{"FRAG001", "fragmentation: reserved far above allocated",
+         "memory_stats or an OOM message with a large reserved-but-unallocated share",
+         &rules::fragmentation},
+    rule{"OOM001", "out of memory", "an out-of-memory message in a log", &rules::out_of_memory_message},
+    rule{"PRED001", "observation disagrees with the prediction",
+         "a job spec and observations of the same levels", &rules::prediction_disagrees},
+};
+
+int rank_of(severity s) { return s == severity::error ? 0 : s == severity::warning ? 1 : 2; }
+
+}  // namespace
+
+std::string_view name_of(severity s) {
+  switch (s) {
+    case severity::info: return "info";
+    case severity::warning: return "warning";
+    case severity::error: return "error";
+  }
+  return "info";
+}
+
+std::span<const rule> all_rules() { return catalogue; }
+
+std::vector<finding> diagnose(const doctor_input& input) {
+  std::vector<finding> out;
+  for (const auto& r : catalogue)
+    for (auto& f : r.check(input)) out.push_back(std::move(f));
+  std::stable_sort(out.begin(), out.end(), [](const finding& a, const finding& b) {
+    return rank_of(a.level) < rank_of(b.level);
+  });
+  return out;
+}
+
+}  // namespace vramscope::doctor

@@ -1,0 +1,33 @@
+#include "doctor/replan.hpp"
+
+#include <vramscope/job/overrides.hpp>
+#include <vramscope/job/resolve.hpp>
+
+namespace vramscope::doctor {
+
+std::optional<replanned> replan(const doctor_input& in, const std::vector<std::string>& overrides) {
+  if (!in.job || !in.model || !in.prediction) return std::nullopt;
+  job::job_spec fixed = *in.job;
+  if (!job::apply_overrides(fixed, overrides)) return std::nullopt;
+  if (!job::resolve_job(fixed)) return std::nullopt;
+  auto after = predict::plan(*in.model, fixed);
+  if (!after) return std::nullopt;
+  const auto before_device = predict::busiest_rank(*in.prediction).peak.device;
+  const auto after_device = predict::busiest_rank(*after).peak.device;
+  return replanned{std::move(*after), static_cast<std::int64_t>(before_device) -
+                                          static_cast<std::int64_t>(after_device)};
+}
+
+std::string replan_basis(const std::vector<std::string>& overrides) {
+  std::string out = "re-planned with ";
+  for (std::size_t i = 0; i < overrides.size(); ++i) out += (i ? ", " : "") + overrides[i];
+  return out;
+}
+
+std::optional<bytes> observed_used(const observe::observation& o, int gpu) {
+  for (const auto& g : o.gpus)
+    if (g.index && *g.index == gpu) return g.used;
+  return std::nullopt;
+}
+
+}  // namespace vramscope::doctor

@@ -1,0 +1,27 @@
+#pragma once
+// Pricing a fix: re-plan the job with the fix applied and compare the busiest GPU.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <vramscope/doctor/finding.hpp>
+
+namespace vramscope::doctor {
+
+struct replanned {
+  predict::prediction after;
+  std::int64_t saving = 0;  // busiest device before - after (positive = the fix saves memory)
+};
+
+/// Applies `overrides` ("parallel.sync_module_states=true", "env.X=1") to the input's job and
+/// plans again. Empty when there is no job/model/prediction or the fix does not apply.
+std::optional<replanned> replan(const doctor_input& in, const std::vector<std::string>& overrides);
+
+/// "re-planned with a=b, c=d".
+std::string replan_basis(const std::vector<std::string>& overrides);
+
+/// Observed bytes of the busiest GPU / rank helpers.
+std::optional<bytes> observed_used(const observe::observation& o, int gpu);
+
+}  // namespace vramscope::doctor

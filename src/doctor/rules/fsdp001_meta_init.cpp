@@ -1,0 +1,71 @@
+// FSDP001: FSDP1 with meta-device ranks but without sync_module_states / device_id: rank 0 and
+// the other ranks initialise along different paths and peak differently.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "doctor/replan.hpp"
+#include "doctor/rules/rules.hpp"
+
+namespace vramscope::doctor::rules {
+
+namespace {
+
+bool risky_job(const job::job_spec& j) {
+  return j.parallel.kind == job::strategy::fsdp1 && j.init.meta_device &&
+         j.init.load == job::weight_load::rank0 &&
+         (!j.parallel.sync_module_states || !j.parallel.device_id);
+}
+
+// Rank 0's reserved peak more than 10 % (and 1 GiB) away from the median of the others.
+std::optional<std::string> uneven_ranks(const observe::observation& o) {
+  std::optional<bytes> rank0;
+  std::vector<bytes> others;
+  for (const auto& s : o.stats) {
+    if (!s.rank || !s.reserved.peak) continue;
+    if (*s.rank == 0) rank0 = *s.reserved.peak;
+    else others.push_back(*s.reserved.peak);
+  }
+  if (!rank0 || others.empty()) return std::nullopt;
+  std::nth_element(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(others.size() / 2), others.end());
+  const bytes median = others[others.size() / 2];
+  const bytes gap = *rank0 > median ? *rank0 - median : median - *rank0;
+  if (gap < 1_GiB || gap * 10 < median) return std::nullopt;
+  return fmt::format("memory_stats: rank 0 reserved peak {}, other ranks' median {}", format_bytes(*rank0),
+                     format_bytes(median));
+}
+
+}  // namespace
+
+std::vector<finding> fsdp1_meta_init(const doctor_input& in) {
+  const bool job_risk = in.job && risky_job(*in.job);
+  const auto observed = in.observed ? uneven_ranks(*in.observed) : std::nullopt;
+  if (!job_risk && !(observed && (!in.job || in.job->parallel.kind == job::strategy::fsdp1))) return {};
+  finding f{"FSDP001", "FSDP1 meta-device init without sync_module_states / device_id", severity::warning,
+            {}, {}, {}, {}, {}};
+  if (observed) f.evidence.push_back(*observed);
+  if (job_risk) {
+    f.evidence.push_back(fmt::format("job: init.meta_device=true, init.load=rank0, "
+                                     "parallel.sync_module_states={}, parallel.device_id={}",
+                                     in.job->parallel.sync_module_states, in.job->parallel.device_id));
+    if (in.prediction && in.prediction->ranks.size() > 1)
+      f.evidence.push_back(fmt::format("plan: init peak rank 0 {}, rank 1 {}",
+                                       format_bytes(in.prediction->ranks[0].init_allocated),
+                                       format_bytes(in.prediction->ranks[1].init_allocated)));
+  }
+  f.cause = "rank 0 holds the loaded model on the CPU and, without device_id, shards it there; the "
+            "meta-device ranks materialise each unit on the GPU (to_empty) before flattening and "
+            "sharding it. Without sync_module_states nothing makes the ranks consistent, so their "
+            "weights differ and their init peaks differ";
+  f.fix = "FullyShardedDataParallel(..., sync_module_states=True, device_id=torch.cuda.current_device())";
+  const std::vector<std::string> fix{"parallel.sync_module_states=true", "parallel.device_id=true"};
+  if (auto after = replan(in, fix)) {
+    f.evidence.push_back(fmt::format("with the fix every rank's init peak is {}",
+                                     format_bytes(after->after.ranks.front().init_allocated)));
+    f.saving = after->saving;
+    f.saving_basis = replan_basis(fix);
+  }
+  return {f};
+}
+
+}  // namespace vramscope::doctor::rules

@@ -1,0 +1,71 @@
+// NCCL001: active far above allocated: buffers of collectives freed through record_stream wait
+// for the NCCL stream, so the allocator cannot reuse them and reserves more.
+#include <vramscope/schedule/schedule.hpp>
+
+#include <fmt/format.h>
+
+#include "doctor/replan.hpp"
+#include "doctor/rules/rules.hpp"
+
+namespace vramscope::doctor::rules {
+
+namespace {
+
+struct gap {
+  int rank;
+  bytes allocated, active, reserved;
+};
+
+std::optional<gap> largest_gap(const observe::observation& o) {
+  std::optional<gap> best;
+  for (const auto& s : o.stats) {
+    if (!s.allocated.peak || !s.active.peak) continue;
+    const bytes a = *s.allocated.peak, act = *s.active.peak;
+    // Active 30 % and 1 GiB above allocated: more than the few in-flight buffers of a step.
+    if (act < a + 1_GiB || act * 10 < a * 13) continue;
+    if (!best || act - a > best->active - best->allocated)
+      best = gap{s.rank.value_or(-1), a, act, s.reserved.peak.value_or(0)};
+  }
+  return best;
+}
+
+}  // namespace
+
+std::vector<finding> record_stream_inflation(const doctor_input& in) {
+  const auto observed = in.observed ? largest_gap(*in.observed) : std::nullopt;
+  const bool job_gap = in.prediction && in.job && schedule::collectives_record_stream(*in.job) &&
+                       predict::busiest_rank(*in.prediction).peak.active >
+                           predict::busiest_rank(*in.prediction).peak.allocated + 1_GiB;
+  if (!observed && !job_gap) return {};
+  finding f{"NCCL001", "record_stream keeps collective buffers alive", severity::warning, {}, {}, {}, {}, {}};
+  if (observed)
+    f.evidence.push_back(fmt::format("memory_stats rank {}: active peak {} vs allocated peak {} (reserved {})",
+                                     observed->rank, format_bytes(observed->active),
+                                     format_bytes(observed->allocated), format_bytes(observed->reserved)));
+  if (in.prediction) {
+    const auto& r = predict::busiest_rank(*in.prediction);
+    f.evidence.push_back(fmt::format("plan: active {} vs allocated {}", format_bytes(r.peak.active),
+                                     format_bytes(r.peak.allocated)));
+  }
+  f.cause = "ProcessGroupNCCL calls record_stream on the buffers of asynchronous collectives (tensor "
+            "parallelism issues many); a freed buffer is reusable only once the NCCL stream has passed "
+            "it and a later allocation notices, so freed buffers pile up as `active` and the allocator "
+            "reserves new segments. FSDP1's limit_all_gathers throttled the CPU and hid this; FSDP2 does not";
+  const std::string version = in.job ? in.job->framework.version : "";
+  if (in.job && schedule::version_number(version) >= schedule::version_number("2.8")) {
+    f.fix = "torch >= 2.8 no longer uses record_stream for these collectives; look for another "
+            "cross-stream consumer (custom streams, pinned-memory copies)";
+    return {f};
+  }
+  f.fix = "export TORCH_NCCL_AVOID_RECORD_STREAMS=1 (torch 2.1-2.7), or upgrade to torch >= 2.8";
+  if (auto after = replan(in, {"env.TORCH_NCCL_AVOID_RECORD_STREAMS=1"})) {
+    f.saving = after->saving;
+    f.saving_basis = replan_basis({"env.TORCH_NCCL_AVOID_RECORD_STREAMS=1"});
+  } else if (observed && observed->reserved > observed->allocated) {
+    f.saving = static_cast<std::int64_t>(observed->active - observed->allocated);
+    f.saving_basis = "observed active - allocated peak";
+  }
+  return {f};
+}
+
+}  // namespace vramscope::doctor::rules

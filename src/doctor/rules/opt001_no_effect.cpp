@@ -1,0 +1,59 @@
+// OPT001: memory options whose change saves nothing for this job (re-planned one by one), and
+// the ones that do, so claimed savings can be checked before a run.
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include "doctor/replan.hpp"
+#include "doctor/rules/rules.hpp"
+
+namespace vramscope::doctor::rules {
+
+namespace {
+
+// Settings people reach for, as the alternative to what the job has now.
+std::vector<std::string> alternatives(const job::job_spec& j) {
+  std::vector<std::string> out;
+  const bool fsdp1 = j.parallel.kind == job::strategy::fsdp1;
+  if (fsdp1) {
+    out.push_back(fmt::format("parallel.limit_all_gathers={}", !j.parallel.limit_all_gathers));
+    out.push_back(fmt::format("parallel.use_orig_params={}", !j.parallel.use_orig_params));
+    out.push_back(fmt::format("parallel.forward_prefetch={}", !j.parallel.forward_prefetch));
+  }
+  if (fsdp1 || j.parallel.kind == job::strategy::fsdp2) {
+    out.push_back(fmt::format("parallel.cpu_offload={}", !j.parallel.cpu_offload));
+    // An explicit low-precision MixedPrecision: only changes anything when params are not
+    // already stored in low precision (bf16-mixed rather than bf16-true).
+    out.push_back("precision.reduce=bf16");
+    out.push_back("precision.buffers=bf16");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<finding> options_without_effect(const doctor_input& in) {
+  if (!in.job || !in.prediction) return {};
+  std::vector<std::string> none, some;
+  for (const auto& setting : alternatives(*in.job)) {
+    auto after = replan(in, {setting});
+    if (!after) continue;
+    if (std::llabs(after->saving) < static_cast<long long>(1_MiB))
+      none.push_back(setting);
+    else
+      some.push_back(fmt::format("{}: {}", setting, format_delta(-after->saving)));
+  }
+  if (none.empty()) return {};
+  finding f{"OPT001", "options that save nothing for this job", severity::info, {}, {}, {}, {}, {}};
+  for (const auto& s : none) f.evidence.push_back(fmt::format("--set {}: no change on the busiest GPU", s));
+  for (const auto& s : some) f.evidence.push_back(fmt::format("--set {} on the busiest GPU", s));
+  f.cause = "these settings do not change what is resident at the peak for this job (for example a "
+            "bf16 MixedPrecision when the parameters are already bf16, or a wrap policy that yields "
+            "the same units); claimed savings from them will not appear";
+  f.fix = "keep the settings that show a saving above; drop the others or keep them for speed";
+  f.saving = 0;
+  f.saving_basis = "re-planned each setting on its own";
+  return {f};
+}
+
+}  // namespace vramscope::doctor::rules

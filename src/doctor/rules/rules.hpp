@@ -1,0 +1,19 @@
+#pragma once
+// One function per rule; each lives in its own file and is listed in catalogue.cpp.
+
+#include <vramscope/doctor/finding.hpp>
+
+namespace vramscope::doctor::rules {
+
+std::vector<finding> does_not_fit(const doctor_input& in);            // MEM001
+std::vector<finding> jax_preallocation(const doctor_input& in);       // JAX001
+std::vector<finding> fsdp1_meta_init(const doctor_input& in);         // FSDP001
+std::vector<finding> options_without_effect(const doctor_input& in);  // OPT001
+std::vector<finding> record_stream_inflation(const doctor_input& in); // NCCL001
+std::vector<finding> gpu0_crowding(const doctor_input& in);           // GPU001
+std::vector<finding> device_above_reserved(const doctor_input& in);   // DEV001
+std::vector<finding> fragmentation(const doctor_input& in);           // FRAG001
+std::vector<finding> out_of_memory_message(const doctor_input& in);   // OOM001
+std::vector<finding> prediction_disagrees(const doctor_input& in);    // PRED001
+
+}  // namespace vramscope::doctor::rules
