@@ -15,6 +15,15 @@ namespace {
 constexpr std::string_view version = "0.1.0";
 
 const std::array command_table{
+    command{"plan", "plan (JOB.yaml | --from CONFIG) [--json] [--timeline FILE.csv] [--rank N] [--set key=value ...]",
+            "predict per-rank and per-GPU memory of a training job", &cmd_plan},
+    command{"compare", "compare (JOB.yaml | --from CONFIG) --vary key=v1,v2 [--vary ...] [--json]",
+            "what-if table over job fields, with deltas", &cmd_compare},
+    command{"explain",
+            "explain [JOB.yaml] [--smi FILE] [--stats FILE ...] [--oom FILE] [--snapshot FILE] [--json] [--rules]",
+            "why a GPU shows what it shows: evidence, cause, fix and its saving", &cmd_explain},
+    command{"snapshot", "snapshot FILE.pickle [--json] [--top N]",
+            "peak, live allocations and fragmentation of a PyTorch memory snapshot", &cmd_snapshot},
     command{"inspect", "inspect MODEL [--json] [--tensors]",
             "tensor inventory, parameter totals and units of a model", &cmd_inspect},
     command{"models", "models [--json]", "the built-in preset catalog", &cmd_models},

@@ -23,6 +23,10 @@ struct command {
 std::span<const command> commands();
 
 int cmd_inspect(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmd_plan(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmd_compare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmd_snapshot(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_models(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace vramscope::cli

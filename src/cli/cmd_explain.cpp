@@ -1,0 +1,103 @@
+// vramscope explain [JOB.yaml] [--smi FILE ...] [--stats FILE ...] [--oom FILE ...]
+//                   [--snapshot FILE] [--json] [--rules] [--set key=value ...]
+#include <vramscope/doctor/finding.hpp>
+#include <vramscope/observe/read_observation.hpp>
+#include <vramscope/observe/torch_snapshot.hpp>
+#include <vramscope/report/findings_report.hpp>
+
+#include <optional>
+
+#include "cli/args.hpp"
+#include "cli/commands.hpp"
+#include "cli/planning.hpp"
+
+namespace vramscope::cli {
+
+namespace {
+
+struct explain_args {
+  std::string job_path;
+  std::vector<std::string> smi, stats, oom, overrides;
+  std::string snapshot;
+  bool json = false, rules = false;
+};
+
+// A snapshot's per-device peaks, as the allocator figures of one rank.
+void add_snapshot(observe::observation& obs, const observe::snapshot_summary& s) {
+  for (const auto& d : s.devices) {
+    observe::torch_stats t;
+    t.device = d.device;
+    t.allocated.peak = d.peak_allocated.value;
+    t.active.peak = d.peak_active.value;
+    t.reserved.peak = d.peak_reserved.value;
+    t.reserved.current = d.final_state.reserved;
+    t.inactive_split.current = d.final_state.inactive_split;
+    t.source = s.source;
+    obs.stats.push_back(std::move(t));
+  }
+}
+
+result<observe::observation> read_all(const explain_args& a) {
+  observe::observation obs;
+  for (const auto* list : {&a.smi, &a.stats, &a.oom})
+    for (const auto& path : *list) {
+      auto one = observe::read_observation(path);
+      if (!one) return one.error();
+      observe::append(obs, std::move(*one));
+    }
+  if (!a.snapshot.empty()) {
+    auto s = observe::analyze_snapshot(a.snapshot);
+    if (!s) return s.error();
+    add_snapshot(obs, *s);
+  }
+  return obs;
+}
+
+}  // namespace
+
+int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"Explain observed GPU memory: evidence, cause, fix and its saving", "explain"};
+  explain_args a;
+  app.add_option("job", a.job_path, "job spec (YAML); fixes are priced by re-planning it");
+  app.add_option("--smi", a.smi, "nvidia-smi output: table, --query CSV or -q -x XML");
+  app.add_option("--stats", a.stats, "torch.cuda.memory_stats() JSON or memory_summary() text, per rank");
+  app.add_option("--oom", a.oom, "a log with out-of-memory messages");
+  app.add_option("--snapshot", a.snapshot, "a torch.cuda.memory._dump_snapshot pickle");
+  app.add_option("--set", a.overrides, "override a job field");
+  app.add_flag("--json", a.json, "print findings as JSON");
+  app.add_flag("--rules", a.rules, "list the rule catalogue and exit");
+  int code = 0;
+  if (!parse_args(app, args, out, err, code)) return code;
+  if (a.rules) {
+    out << report::render_rules_text();
+    return 0;
+  }
+  auto obs = read_all(a);
+  if (!obs) return report_bad_input(err, "explain", obs.error());
+  print_notes(err, obs->warnings);
+  std::optional<loaded_job> loaded;
+  std::optional<predict::prediction> prediction;
+  doctor::doctor_input in;
+  in.observed = &*obs;
+  if (!a.job_path.empty()) {
+    auto l = load_job_and_model(a.job_path, a.overrides);
+    if (!l) return report_bad_input(err, "explain", l.error());
+    loaded = std::move(*l);
+    auto p = predict::plan(loaded->model, loaded->job);
+    if (!p) return report_bad_input(err, "explain", p.error());
+    prediction = std::move(*p);
+    in.job = &loaded->job;
+    in.model = &loaded->model;
+    in.prediction = &*prediction;
+  } else if (a.smi.empty() && a.stats.empty() && a.oom.empty() && a.snapshot.empty()) {
+    err << "vramscope explain: nothing to explain: give a job spec and/or --smi, --stats, --oom, --snapshot\n";
+    return static_cast<int>(exit_status::bad_input);
+  }
+  const auto findings = doctor::diagnose(in);
+  out << (a.json ? report::findings_json(findings).dump(2) + "\n" : report::render_findings_text(findings));
+  for (const auto& f : findings)
+    if (f.level == doctor::severity::error) return static_cast<int>(exit_status::findings);
+  return static_cast<int>(exit_status::ok);
+}
+
+}  // namespace vramscope::cli

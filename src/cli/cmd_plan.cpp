@@ -1,0 +1,59 @@
+// vramscope plan JOB.yaml [--json] [--timeline FILE.csv] [--rank N] [--set key=value ...]
+#include <vramscope/core/io.hpp>
+#include <vramscope/report/plan_report.hpp>
+
+#include "cli/args.hpp"
+#include "cli/commands.hpp"
+#include "cli/planning.hpp"
+
+namespace vramscope::cli {
+
+namespace {
+
+struct plan_args {
+  std::string job_path;
+  bool json = false;
+  std::string timeline, from;
+  int rank = -1;
+  std::vector<std::string> overrides;
+};
+
+void only_rank(predict::prediction& p, int rank) {
+  std::erase_if(p.ranks, [rank](const auto& r) { return r.rank != rank; });
+}
+
+}  // namespace
+
+int cmd_plan(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"Predict the per-rank and per-GPU memory of a training job", "plan"};
+  plan_args a;
+  app.add_option("job", a.job_path, "job spec (YAML)");
+  app.add_option("--from", a.from, "import an accelerate YAML, DeepSpeed JSON or torchtitan TOML config");
+  app.add_flag("--json", a.json, "print the prediction as JSON");
+  app.add_option("--timeline", a.timeline, "write the allocated/reserved curve per rank as CSV");
+  app.add_option("--rank", a.rank, "show only this rank");
+  app.add_option("--set", a.overrides, "override a job field, e.g. --set parallel.tp=4");
+  int code = 0;
+  if (!parse_args(app, args, out, err, code)) return code;
+
+  auto loaded = load_job_and_model(a.job_path, a.overrides, a.from);
+  if (!loaded) return report_bad_input(err, "plan", loaded.error());
+  print_notes(err, loaded->notes);
+  predict::predict_options options;
+  options.timeline = !a.timeline.empty();
+  auto p = predict::plan(loaded->model, loaded->job, options);
+  if (!p) return report_bad_input(err, "plan", p.error());
+  if (a.rank >= 0) {
+    if (a.rank >= static_cast<int>(p->ranks.size()))
+      return report_bad_input(err, "plan", error_at("--rank", "rank " + std::to_string(a.rank) +
+                                                              " does not exist in this job"));
+    only_rank(*p, a.rank);
+  }
+  if (!a.timeline.empty())
+    if (auto written = write_file_atomic(a.timeline, report::timeline_csv(*p)); !written)
+      return report_bad_input(err, "plan", written.error());
+  out << (a.json ? report::plan_json(*p).dump(2) + "\n" : report::render_plan_text(*p));
+  return static_cast<int>(p->fits ? exit_status::ok : exit_status::findings);
+}
+
+}  // namespace vramscope::cli

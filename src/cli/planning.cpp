@@ -1,0 +1,64 @@
+#include "cli/planning.hpp"
+
+#include <vramscope/cli/run.hpp>
+#include <vramscope/job/importers.hpp>
+#include <vramscope/job/job_reader.hpp>
+#include <vramscope/job/overrides.hpp>
+#include <vramscope/job/resolve.hpp>
+
+#include <filesystem>
+
+namespace vramscope::cli {
+
+namespace {
+
+result<job::job_spec> import_job(const std::string& from, const std::vector<std::string>& overrides,
+                                 warnings& notes) {
+  auto imported = job::import_config(from);
+  if (!imported) return imported.error();
+  notes.insert(notes.end(), imported->notes.begin(), imported->notes.end());
+  job::job_spec j = std::move(imported->job);
+  if (auto applied = job::apply_overrides(j, overrides, &notes); !applied) return applied.error();
+  if (auto resolved = job::resolve_job(j, &notes); !resolved) return resolved.error();
+  return j;
+}
+
+}  // namespace
+
+result<loaded_job> load_job_and_model(const std::string& path,
+                                      const std::vector<std::string>& overrides,
+                                      const std::string& from) {
+  loaded_job out;
+  if (path.empty() && from.empty())
+    return error_at("", "no job: give a job spec (JOB.yaml) or --from a framework config");
+  auto job = from.empty() ? job::load_job(path, overrides, &out.notes)
+                          : import_job(from, overrides, out.notes);
+  if (!job) return job.error();
+  out.job = std::move(*job);
+  std::string model_ref = out.job.model;
+  // A model given as a path is relative to the job file, like an include.
+  const auto beside = std::filesystem::path(path).parent_path() / model_ref;
+  if (model_ref.find('/') != std::string::npos && !std::filesystem::path(model_ref).is_absolute() &&
+      std::filesystem::exists(beside))
+    model_ref = beside.string();
+  auto model = model::load_model(model_ref);
+  if (!model) {
+    auto d = model.error();
+    if (d.source.empty()) d.source = path;
+    d.message = "model \"" + out.job.model + "\": " + d.message;
+    return d;
+  }
+  out.model = std::move(*model);
+  return out;
+}
+
+int report_bad_input(std::ostream& err, const std::string& command, const diagnostic& d) {
+  err << "vramscope " << command << ": " << d.to_string() << "\n";
+  return static_cast<int>(exit_status::bad_input);
+}
+
+void print_notes(std::ostream& err, const warnings& notes) {
+  for (const auto& n : notes) err << "warning: " << n.to_string() << "\n";
+}
+
+}  // namespace vramscope::cli

@@ -1,0 +1,35 @@
+#pragma once
+// Shared by plan, compare and explain: read a job spec (with --set overrides), load its model
+// (a path is taken relative to the job file), and plan it.
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <vramscope/core/result.hpp>
+#include <vramscope/job/job_spec.hpp>
+#include <vramscope/model/model_spec.hpp>
+#include <vramscope/predict/prediction.hpp>
+
+namespace vramscope::cli {
+
+struct loaded_job {
+  job::job_spec job;
+  model::model_spec model;
+  warnings notes;
+};
+
+/// Loads the job spec at `path` — or, when `from` is given, imports the framework config at
+/// `from` (accelerate YAML, DeepSpeed JSON, torchtitan TOML) — applies `overrides`, then loads
+/// its model. Importer notes (unknown or unmodelled options) land in `notes`.
+result<loaded_job> load_job_and_model(const std::string& path,
+                                      const std::vector<std::string>& overrides,
+                                      const std::string& from = "");
+
+/// Prints a diagnostic as "vramscope CMD: <diagnostic>" and returns exit code 2.
+int report_bad_input(std::ostream& err, const std::string& command, const diagnostic& d);
+
+/// Prints warnings as "warning: ..." lines.
+void print_notes(std::ostream& err, const warnings& notes);
+
+}  // namespace vramscope::cli

@@ -1,0 +1,72 @@
+#include <vramscope/report/plan_report.hpp>
+
+#include <vramscope/job/job_writer.hpp>
+
+#include <fmt/format.h>
+
+namespace vramscope::report {
+
+namespace {
+
+nlohmann::json rank_json(const predict::rank_prediction& r) {
+  const auto& b = r.parts;
+  nlohmann::json j = {
+      {"rank", r.rank},
+      {"gpu", r.gpu},
+      {"like_rank", r.like_rank},
+      {"peak", {{"allocated", r.peak.allocated}, {"active", r.peak.active},
+                {"reserved", r.peak.reserved}, {"device", r.peak.device}}},
+      {"peak_phase", r.peak_phase},
+      {"reserved_peak_phase", r.reserved_peak_phase},
+      {"init_peak", {{"allocated", r.init_allocated}, {"reserved", r.init_reserved}}},
+      {"breakdown", {{"parameters", b.parameters}, {"gradients", b.gradients},
+                     {"optimizer", b.optimizer}, {"activations", b.activations},
+                     {"communication", b.communication}, {"temporary", b.temporary},
+                     {"fragmentation", b.fragmentation}, {"cuda_context", b.cuda_context},
+                     {"nccl", b.nccl}, {"other_processes", b.other_processes}}},
+  };
+  if (r.oom)
+    j["oom"] = {{"phase", r.oom_phase}, {"requested", r.oom->requested},
+                {"segment_size", r.oom->segment_size}, {"reserved", r.oom->reserved},
+                {"allocated", r.oom->allocated}, {"capacity", r.oom->capacity},
+                {"message", r.oom->message}};
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json plan_json(const predict::prediction& p) {
+  nlohmann::json out;
+  out["job"] = job::to_json(p.job);
+  out["model"] = {{"name", p.model_name}, {"parameters", p.parameters}};
+  out["allocator"] = p.allocator;
+  out["fits"] = p.fits;
+  out["verdict"] = verdict_line(p);
+  out["ranks"] = nlohmann::json::array();
+  for (const auto& r : p.ranks) out["ranks"].push_back(rank_json(r));
+  out["gpus"] = nlohmann::json::array();
+  for (const auto& g : p.gpus) {
+    nlohmann::json procs = nlohmann::json::array();
+    for (const auto& proc : g.processes)
+      procs.push_back({{"rank", proc.rank}, {"what", proc.what}, {"device", proc.device}});
+    out["gpus"].push_back(
+        {{"index", g.index}, {"capacity", g.capacity}, {"device", g.device}, {"processes", procs}});
+  }
+  if (p.jax_fraction)
+    out["jax"] = {{"mem_fraction", *p.jax_fraction},
+                  {"recommended_fraction", *p.jax_recommended_fraction}};
+  out["cpu_memory_per_rank"] = p.cpu_memory;
+  out["notes"] = p.notes;
+  return out;
+}
+
+std::string timeline_csv(const predict::prediction& p) {
+  std::string out = "rank,event,phase,allocated,active,reserved\n";
+  for (const auto& r : p.ranks)
+    for (const auto& t : r.timeline)
+      out += fmt::format("{},{},{},{},{},{}\n", r.rank, t.event, r.phase_names[t.phase],
+                         t.allocated, t.active, t.reserved);
+  return out;
+}
+
+}  // namespace vramscope::report

@@ -1,0 +1,155 @@
+#include <vramscope/report/plan_report.hpp>
+
+#include <vramscope/schedule/schedule.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace vramscope::report {
+
+namespace {
+
+using predict::prediction;
+using predict::rank_prediction;
+
+std::string with_commas(std::uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string_view strategy_name(job::strategy s) {
+  switch (s) {
+    case job::strategy::ddp: return "ddp";
+    case job::strategy::fsdp1: return "fsdp1";
+    case job::strategy::fsdp2: return "fsdp2";
+    case job::strategy::zero1: return "zero1";
+    case job::strategy::zero2: return "zero2";
+    case job::strategy::zero3: return "zero3";
+    case job::strategy::jax: return "jax";
+    case job::strategy::single: return "single";
+  }
+  return "?";
+}
+
+bool same_figures(const rank_prediction& a, const rank_prediction& b) {
+  return a.peak.allocated == b.peak.allocated && a.peak.active == b.peak.active &&
+         a.peak.reserved == b.peak.reserved && a.peak.device == b.peak.device &&
+         a.peak_phase == b.peak_phase && a.oom.has_value() == b.oom.has_value();
+}
+
+std::string rank_label(int first, int last) {
+  return first == last ? fmt::format("rank {}", first) : fmt::format("ranks {}-{}", first, last);
+}
+
+void rank_table(std::string& out, const prediction& p) {
+  out += fmt::format("{:<16} {:>11} {:>11} {:>11} {:>11}  {}\n", "per rank", "allocated", "active",
+                     "reserved", "device", "peak phase");
+  std::size_t i = 0;
+  while (i < p.ranks.size()) {
+    std::size_t j = i;
+    while (j + 1 < p.ranks.size() && same_figures(p.ranks[i], p.ranks[j + 1])) ++j;
+    const auto& r = p.ranks[i];
+    out += fmt::format("{:<16} {:>11} {:>11} {:>11} {:>11}  {}{}\n",
+                       rank_label(p.ranks[i].rank, p.ranks[j].rank), format_bytes(r.peak.allocated),
+                       format_bytes(r.peak.active), format_bytes(r.peak.reserved),
+                       format_bytes(r.peak.device), r.peak_phase,
+                       r.oom ? fmt::format("  OUT OF MEMORY in {}", r.oom_phase) : "");
+    i = j + 1;
+  }
+}
+
+void breakdown_lines(std::string& out, const rank_prediction& r) {
+  const auto& b = r.parts;
+  out += fmt::format("\nbreakdown of rank {} at its peak ({}):\n", r.rank, r.peak_phase);
+  const std::pair<const char*, bytes> rows[] = {
+      {"parameters", b.parameters},       {"gradients", b.gradients},
+      {"optimizer", b.optimizer},         {"activations", b.activations},
+      {"communication", b.communication}, {"temporary", b.temporary},
+      {"fragmentation", b.fragmentation}, {"cuda_context", b.cuda_context},
+      {"nccl", b.nccl},                   {"other_processes", b.other_processes}};
+  for (const auto& [name, value] : rows)
+    if (value > 0) out += fmt::format("  {:<16} {:>11}\n", name, format_bytes(value));
+  if (r.init_allocated > 0)
+    out += fmt::format("  init peak: {} allocated, {} reserved\n", format_bytes(r.init_allocated),
+                       format_bytes(r.init_reserved));
+}
+
+// A rank may hold several shares of one GPU (its context and its tensors): count processes.
+std::size_t distinct_processes(const predict::gpu_prediction& g) {
+  std::vector<int> ranks;
+  for (const auto& proc : g.processes)
+    if (std::find(ranks.begin(), ranks.end(), proc.rank) == ranks.end()) ranks.push_back(proc.rank);
+  return ranks.size();
+}
+
+void gpu_table(std::string& out, const prediction& p) {
+  out += "\nper GPU (what nvidia-smi will show):\n";
+  std::size_t i = 0;
+  auto signature = [](const predict::gpu_prediction& g) { return std::make_pair(g.device, g.processes.size()); };
+  while (i < p.gpus.size()) {
+    std::size_t j = i;
+    while (j + 1 < p.gpus.size() && signature(p.gpus[j + 1]) == signature(p.gpus[i])) ++j;
+    const auto& g = p.gpus[i];
+    const std::string label = i == j ? fmt::format("GPU {}", g.index)
+                                     : fmt::format("GPUs {}-{}", g.index, p.gpus[j].index);
+    const std::size_t n = distinct_processes(g);
+    out += fmt::format("  {:<12} {:>11} of {:<11} {} process{}\n", label, format_bytes(g.device),
+                       format_bytes(g.capacity), n, n == 1 ? "" : "es");
+    if (g.processes.size() > 1 || (i == j && !g.processes.empty() && g.processes[0].rank < 0))
+      for (const auto& proc : g.processes)
+        out += fmt::format("      {:>11}  {}\n", format_bytes(proc.device), proc.what);
+    i = j + 1;
+  }
+}
+
+}  // namespace
+
+std::string verdict_line(const prediction& p) {
+  for (const auto& r : p.ranks)
+    if (r.oom) {
+      const bytes need = r.oom->requested;
+      return fmt::format("does not fit: rank {} runs out of memory in {} (asked for {} with {} "
+                         "reserved of {} usable)",
+                         r.rank, r.oom_phase, format_bytes(need), format_bytes(r.oom->reserved),
+                         format_bytes(r.oom->capacity));
+    }
+  const predict::gpu_prediction* worst = nullptr;
+  for (const auto& g : p.gpus)
+    if (!worst || g.device > worst->device) worst = &g;
+  if (!worst) return "nothing to place";
+  if (worst->device > worst->capacity)
+    return fmt::format("does not fit: GPU {} needs {} of {} (short by {})", worst->index,
+                       format_bytes(worst->device), format_bytes(worst->capacity),
+                       format_bytes(worst->device - worst->capacity));
+  return fmt::format("fits: busiest GPU {} at {} of {} ({} headroom)", worst->index,
+                     format_bytes(worst->device), format_bytes(worst->capacity),
+                     format_bytes(worst->capacity - worst->device));
+}
+
+std::string render_plan_text(const prediction& p) {
+  const auto& j = p.job;
+  std::string out = fmt::format(
+      "{} ({} parameters) on {} x {} ({} node{}), {} {}, params {} / master {}, {}, micro-batch {} x {} tokens\n",
+      p.model_name, with_commas(p.parameters), j.world_size(), j.hardware.gpu, j.hardware.nodes,
+      j.hardware.nodes == 1 ? "" : "s", j.framework.name, strategy_name(j.parallel.kind),
+      name_of(j.precision.params), name_of(j.precision.master),
+      j.lora.enabled ? "lora" : "full fine-tune", j.training.micro_batch, j.training.seq_len);
+  out += fmt::format("allocator model: {}\n\n", p.allocator);
+  rank_table(out, p);
+  breakdown_lines(out, predict::busiest_rank(p));
+  gpu_table(out, p);
+  if (p.jax_fraction)
+    out += fmt::format("\nJAX pool fraction {:.2f}; the working set needs about {:.2f} "
+                       "(XLA_PYTHON_CLIENT_MEM_FRACTION={:.2f} would do)\n",
+                       *p.jax_fraction, *p.jax_recommended_fraction, *p.jax_recommended_fraction);
+  for (const auto& note : p.notes) out += "note: " + note + "\n";
+  out += "\n" + verdict_line(p) + "\n";
+  return out;
+}
+
+}  // namespace vramscope::report

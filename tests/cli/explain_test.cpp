@@ -1,0 +1,133 @@
+// `explain` on the observation files a user of each case would have had: the right rule fires,
+// with a fix and a saving.
+#include <vramscope/cli/run.hpp>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+namespace vramscope::cli {
+namespace {
+
+const std::string cases = std::string(VRAMSCOPE_SOURCE_DIR) + "/examples/cases/";
+
+struct explained {
+  int code;
+  nlohmann::json findings;
+  std::string err;
+};
+
+explained explain(std::vector<std::string> args) {
+  args.insert(args.begin(), "explain");
+  args.push_back("--json");
+  std::ostringstream out, err;
+  const int code = run(args, out, err);
+  explained e{code, {}, err.str()};
+  if (code <= 1) e.findings = nlohmann::json::parse(out.str())["findings"];
+  return e;
+}
+
+const nlohmann::json* find_rule(const nlohmann::json& findings, const std::string& id) {
+  for (const auto& f : findings)
+    if (f["rule"] == id) return &f;
+  return nullptr;
+}
+
+TEST(ExplainCase1, RecognisesJaxPreallocationFromNvidiaSmiAlone) {
+  auto e = explain({"--smi", cases + "1-jax-preallocation/nvidia-smi.txt"});
+  ASSERT_LE(e.code, 1) << e.err;
+  const auto* f = find_rule(e.findings, "JAX001");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE((*f)["fix"].get<std::string>().find("CUDA_VISIBLE_DEVICES=0"), std::string::npos);
+}
+
+TEST(ExplainCase1, WithTheJobRecommendsAFractionAndPricesIt) {
+  auto e = explain({cases + "1-jax-preallocation/job.yaml", "--smi", cases + "1-jax-preallocation/nvidia-smi.txt"});
+  ASSERT_LE(e.code, 1) << e.err;
+  const auto* f = find_rule(e.findings, "JAX001");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE((*f)["fix"].get<std::string>().find("XLA_PYTHON_CLIENT_MEM_FRACTION=0."), std::string::npos);
+  EXPECT_GT((*f)["saving"].get<std::int64_t>(), 40LL * 1024 * 1024 * 1024);
+}
+
+TEST(ExplainCase2, RecognisesUnevenRanksAndPricesSyncModuleStates) {
+  std::vector<std::string> args{cases + "2-fsdp1-meta-init/job.yaml", "--stats"};
+  for (int r = 0; r < 8; ++r) args.push_back(cases + "2-fsdp1-meta-init/memory_stats_rank" + std::to_string(r) + ".json");
+  auto e = explain(args);
+  ASSERT_LE(e.code, 1) << e.err;
+  const auto* f = find_rule(e.findings, "FSDP001");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE((*f)["fix"].get<std::string>().find("sync_module_states=True"), std::string::npos);
+  EXPECT_FALSE((*f)["saving"].is_null());
+  EXPECT_GE((*f)["evidence"].size(), 2u);
+}
+
+TEST(ExplainCase3, NamesTheOptionsThatSaveNothing) {
+  auto e = explain({cases + "3-fsdp-options/job.yaml"});
+  ASSERT_LE(e.code, 1) << e.err;
+  const auto* f = find_rule(e.findings, "OPT001");
+  ASSERT_NE(f, nullptr);
+  const auto evidence = (*f)["evidence"].dump();
+  EXPECT_NE(evidence.find("precision.reduce=bf16: no change"), std::string::npos) << evidence;
+  EXPECT_NE(evidence.find("parallel.cpu_offload=true: -"), std::string::npos) << evidence;
+}
+
+TEST(ExplainCase4, RecognisesRecordStreamFromMemoryStatsAndPricesTheVariable) {
+  auto e = explain({cases + "4-fsdp2-tp-record-stream/job.yaml", "--stats",
+                    cases + "4-fsdp2-tp-record-stream/memory_stats_rank0.json"});
+  ASSERT_LE(e.code, 1) << e.err;
+  const auto* f = find_rule(e.findings, "NCCL001");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE((*f)["fix"].get<std::string>().find("TORCH_NCCL_AVOID_RECORD_STREAMS=1"), std::string::npos);
+  EXPECT_GT((*f)["saving"].get<std::int64_t>(), 1LL << 30);
+}
+
+TEST(ExplainCase4, KnowsTheVariableIsIgnoredFromTorch28) {
+  auto e = explain({cases + "4-fsdp2-tp-record-stream/job.yaml", "--set", "framework.version=2.8", "--stats",
+                    cases + "4-fsdp2-tp-record-stream/memory_stats_rank0.json"});
+  const auto* f = find_rule(e.findings, "NCCL001");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE((*f)["fix"].get<std::string>().find("torch >= 2.8 no longer"), std::string::npos);
+}
+
+TEST(ExplainCase5, RecognisesGpuZeroCrowdingFromNvidiaSmi) {
+  auto e = explain({"--smi", cases + "5-ddp-gpu0/nvidia-smi.txt"});
+  ASSERT_LE(e.code, 1) << e.err;
+  const auto* f = find_rule(e.findings, "GPU001");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE((*f)["fix"].get<std::string>().find("map_location"), std::string::npos);
+  EXPECT_GT((*f)["saving"].get<std::int64_t>(), 0);
+}
+
+TEST(Explain, RulesListsTheCatalogue) {
+  std::ostringstream out, err;
+  EXPECT_EQ(run({"explain", "--rules"}, out, err), 0);
+  for (const char* id : {"MEM001", "JAX001", "FSDP001", "OPT001", "NCCL001", "GPU001", "DEV001", "FRAG001",
+                         "OOM001", "PRED001"})
+    EXPECT_NE(out.str().find(id), std::string::npos) << id;
+}
+
+TEST(Explain, NothingToExplainIsBadInput) {
+  std::ostringstream out, err;
+  EXPECT_EQ(run({"explain"}, out, err), 2);
+  EXPECT_NE(err.str().find("nothing to explain"), std::string::npos);
+}
+
+TEST(Explain, MissingObservationFileNamesIt) {
+  std::ostringstream out, err;
+  EXPECT_EQ(run({"explain", "--smi", "/nonexistent/smi.txt"}, out, err), 2);
+  EXPECT_NE(err.str().find("/nonexistent/smi.txt"), std::string::npos);
+}
+
+TEST(Explain, JobThatDoesNotFitIsAnErrorWithFixes) {
+  auto e = explain({cases + "3-fsdp-options/job.yaml", "--set", "training.activation_checkpointing=none",
+                    "--set", "training.micro_batch=16"});
+  EXPECT_EQ(e.code, 1);
+  const auto* f = find_rule(e.findings, "MEM001");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ((*f)["severity"], "error");
+}
+
+}  // namespace
+}  // namespace vramscope::cli

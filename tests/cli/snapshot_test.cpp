@@ -1,0 +1,130 @@
+// `vramscope snapshot`, called directly (cmd_snapshot) with pickles written by the test writer.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <vramscope/core/units.hpp>
+
+#include "cli/commands.hpp"
+#include "observe/snapshot_fixtures.hpp"
+
+namespace vramscope::cli {
+namespace {
+
+using observe::testing::frame;
+using observe::testing::snapshot_maker;
+
+struct cli_result {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+cli_result snapshot(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  const int code = cmd_snapshot(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::string write_temp(const std::string& name, const std::string& bytes) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+std::string sample_snapshot() {
+  constexpr std::uint64_t seg = 0x7f3a00000000;
+  snapshot_maker m;
+  auto fwd = m.stack({frame("forward", "/workspace/model.py", 41)});
+  auto grad = m.stack({frame("backward", "/workspace/train.py", 90)});
+  m.event(0, "segment_alloc", seg, 20 * MiB);
+  m.event(0, "alloc", seg, 6 * MiB, fwd);
+  m.event(0, "alloc", seg + 6 * MiB, 2 * MiB, grad);
+  m.event(0, "free_requested", seg, 6 * MiB, fwd);
+  m.event(0, "free_completed", seg, 6 * MiB, fwd);
+  m.oom(0, 40 * MiB, 10 * MiB);
+  m.segment(0, seg, 20 * MiB, {m.block(6 * MiB, 0, "inactive"), m.block(2 * MiB, 2 * MiB, "active_allocated", grad),
+                               m.block(12 * MiB, 0, "inactive")});
+  return m.bytes();
+}
+
+TEST(CliSnapshot, PrintsPeaksCategoriesTopAllocationsAndFragmentation) {
+  const std::string path = write_temp("cli_snapshot.pickle", sample_snapshot());
+  auto r = snapshot({path});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("pickle protocol 4, 1 device(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("device 0: 6 trace entries (2 allocs, 1 frees, 1 segment allocs, 0 segment frees)"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  peak allocated      8.0 MiB  at entry 2 (+0.020 ms, "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  peak reserved      20.0 MiB  at entry 0 (+0.000 ms, "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 blocks live, 20.0 MiB reserved, 12.0 MiB of it not allocated"), std::string::npos);
+  EXPECT_NE(r.out.find("    activations        6.0 MiB   75.0%"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("    gradients          2.0 MiB   25.0%"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("      1.     6.0 MiB  activations    model.py:41 forward"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not releasable (in split segments) 18.0 MiB in 2 blocks"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("out of memory: 1 time(s); the last at entry 5 asked for 40.0 MiB with 10.0 MiB free"),
+            std::string::npos) << r.out;
+  std::remove(path.c_str());
+}
+
+TEST(CliSnapshot, TopLimitsTheLists) {
+  const std::string path = write_temp("cli_snapshot_top.pickle", sample_snapshot());
+  auto r = snapshot({path, "--top", "1"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("largest allocations at the peak (top 1):"), std::string::npos);
+  EXPECT_EQ(r.out.find("      2. "), std::string::npos) << r.out;
+  std::remove(path.c_str());
+}
+
+TEST(CliSnapshot, JsonHasFiguresInBytes) {
+  const std::string path = write_temp("cli_snapshot_json.pickle", sample_snapshot());
+  auto r = snapshot({path, "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["protocol"], 4);
+  const auto& d = j["devices"][0];
+  EXPECT_EQ(d["peak_allocated"]["bytes"], 8 * MiB);
+  EXPECT_EQ(d["peak_allocated"]["trace_index"], 2);
+  EXPECT_EQ(d["peak_reserved"]["bytes"], 20 * MiB);
+  EXPECT_EQ(d["fragmentation_at_allocated_peak"], 12 * MiB);
+  EXPECT_EQ(d["categories_at_peak"]["gradients"], 2 * MiB);
+  EXPECT_EQ(d["top_allocations"][0]["frames"][0]["filename"], "/workspace/model.py");
+  EXPECT_EQ(d["final_state"]["inactive_split"], 18 * MiB);
+  std::remove(path.c_str());
+}
+
+TEST(CliSnapshot, BadInputExitsTwoWithTheDiagnostic) {
+  const std::string path = write_temp("cli_snapshot_bad.pickle", std::string("\x80\x04\x95\x10\x00\x00", 6));
+  auto r = snapshot({path});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, path + ": at byte offset 2: the file ends inside FRAME (it needs 5 more bytes)\n");
+  std::remove(path.c_str());
+}
+
+TEST(CliSnapshot, MissingFileExitsTwo) {
+  auto r = snapshot({"/nonexistent/snap.pickle"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "/nonexistent/snap.pickle: no such file\n");
+}
+
+TEST(CliSnapshot, UsageErrorsExitTwo) {
+  auto r = snapshot({});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("FILE is required"), std::string::npos) << r.err;
+  auto t = snapshot({"x.pickle", "--top", "0"});
+  EXPECT_EQ(t.code, 2);
+}
+
+TEST(CliSnapshot, HelpExitsZero) {
+  auto r = snapshot({"--help"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("--top"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vramscope::cli
