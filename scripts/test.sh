@@ -7,4 +7,5 @@ scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DVRAMSCOPE_WERROR=ON -DVRAMSCOPE_BUILD_BENCHMARKS=ON
 cmake --build build
 ctest --test-dir build --output-on-failure
+scripts/accuracy.sh
 if [ -x scripts/fuzz-smoke.sh ]; then scripts/fuzz-smoke.sh; fi

@@ -1,0 +1,279 @@
+"""Building the model of a job and wrapping it the way the job says, for measure_torch.py.
+
+Every function takes the resolved settings `s` (jobspec.resolve) and a `notes` object whose
+`not_applied` list receives the fields the harness could not reproduce, so a measurement never
+claims more than it ran. Each step follows the public recipe of its library:
+
+  model      transformers AutoModelForCausalLM.from_config (random weights, no download) from
+             data/models/<preset>.json, built on the CPU, the GPU or the meta device
+  LoRA       peft get_peft_model(LoraConfig(r, lora_alpha, target_modules))
+  TP         DTensor parallelize_module: colwise q/k/v/gate/up, rowwise o/down (+ sequence
+             parallel norms) on every decoder layer
+  AC         checkpoint_wrapper (non-reentrant) on every block (full) or every Nth (selective)
+  DDP        DistributedDataParallel(device_ids, bucket_cap_mb, gradient_as_bucket_view,
+             static_graph); lower-precision compute through torch.autocast
+  FSDP1      FullyShardedDataParallel(ModuleWrapPolicy({decoder layer}), sharding strategy,
+             prefetch, limit_all_gathers, MixedPrecision, CPUOffload, use_orig_params,
+             sync_module_states, device_id, param_init_fn = to_empty for meta init)
+  FSDP2      fully_shard on every block then the root (reshard_after_forward,
+             MixedPrecisionPolicy, CPUOffloadPolicy); meta init: to_empty after sharding
+"""
+
+import json
+import os
+
+import jobspec
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DTYPE_NAMES = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}
+
+
+class Skip(Exception):
+    """The job needs something this harness does not do; no measurement is written."""
+
+
+def torch_dtype(name):
+    import torch
+    return getattr(torch, DTYPE_NAMES[name])
+
+
+def model_config(s):
+    """The transformers config of the job's model (preset name or path to a config.json)."""
+    from transformers import AutoConfig
+    name = s["model"]
+    path = name if os.path.exists(name) else os.path.join(REPO, "data", "models", f"{name}.json")
+    if os.path.isdir(path):
+        path = os.path.join(path, "config.json")
+    if not os.path.exists(path):
+        raise Skip(f"no config for model {name!r} (looked for {path})")
+    with open(path, encoding="utf-8") as f:
+        raw = json.load(f)
+    model_type = raw.pop("model_type", None)
+    if model_type is None:
+        raise Skip(f"{path}: no model_type")
+    for key in [k for k in raw if k.startswith("_")] + ["architectures", "transformers_version"]:
+        raw.pop(key, None)
+    try:
+        return AutoConfig.for_model(model_type, **raw)
+    except ValueError as error:
+        raise Skip(f"transformers cannot build model_type {model_type!r}: {error}") from error
+
+
+def attn_implementation(s):
+    return "eager" if s["training.attention"] == "eager" else "sdpa"
+
+
+def apply_liger(s, config, notes):
+    wanted = s["training.liger_kernels"] or s["training.loss"] == "liger_fused"
+    if not wanted:
+        return
+    try:
+        from liger_kernel.transformers import monkey_patch
+    except ImportError as error:
+        notes.not_applied.append(f"training.liger_kernels/loss: liger_kernel unavailable ({error})")
+        return
+    if config.model_type not in getattr(monkey_patch, "MODEL_TYPE_TO_APPLY_LIGER_FN", {}):
+        notes.not_applied.append(f"training.liger_kernels/loss: liger_kernel does not patch "
+                                 f"{config.model_type}")
+        return
+    # Patches the transformers classes, so it runs before the model is built.
+    monkey_patch._apply_liger_kernel(
+        config.model_type, rope=s["training.liger_kernels"], rms_norm=s["training.liger_kernels"],
+        swiglu=s["training.liger_kernels"], cross_entropy=False,
+        fused_linear_cross_entropy=s["training.loss"] == "liger_fused")
+
+
+def build_model(s, device, notes):
+    """The model on `device` ("cpu", "cuda" or "meta") in the master dtype."""
+    import torch
+    from transformers import AutoModelForCausalLM
+    config = model_config(s)
+    config.use_cache = False
+    apply_liger(s, config, notes)
+    try:
+        with torch.device(device):
+            model = AutoModelForCausalLM.from_config(
+                config, torch_dtype=torch_dtype(s["precision.master"]),
+                attn_implementation=attn_implementation(s))
+    except ValueError as error:  # not a causal LM (vision towers, multimodal presets)
+        raise Skip(f"AutoModelForCausalLM cannot build {config.model_type!r}: {error}") from error
+    if s["lora.enabled"]:
+        model = apply_lora(s, model)
+    return model
+
+
+def apply_lora(s, model):
+    try:
+        from peft import LoraConfig, get_peft_model
+    except ImportError as error:
+        raise Skip("lora.enabled needs peft, which is not installed") from error
+    config = LoraConfig(r=s["lora.rank"], lora_alpha=s["lora.alpha"],
+                        target_modules=list(s["lora.targets"]), lora_dropout=0.0, bias="none",
+                        task_type="CAUSAL_LM")
+    return get_peft_model(model, config)
+
+
+def decoder_layer_classes(model):
+    """The classes transformers marks as not-to-split: one FSDP unit / AC region each."""
+    names = set()
+    for module in model.modules():
+        names.update(getattr(module, "_no_split_modules", None) or [])
+    classes = {type(m) for m in model.modules() if type(m).__name__ in names}
+    if not classes:
+        raise Skip("cannot find the decoder layer class (_no_split_modules is empty)")
+    return classes
+
+
+def decoder_layers(model):
+    classes = tuple(decoder_layer_classes(model))
+    return [m for m in model.modules() if isinstance(m, classes)]
+
+
+def checkpoint_selector(s, model):
+    """check_fn for apply_activation_checkpointing, or None when the job has no AC."""
+    mode = s["training.activation_checkpointing"]
+    if mode == "none":
+        return None
+    layers = decoder_layers(model)
+    every = 1 if mode == "full" else s["training.checkpoint_every"]
+    chosen = {id(m) for i, m in enumerate(layers) if i % every == 0}
+    return lambda module: id(module) in chosen
+
+
+def apply_checkpointing(s, model, check_fn=None):
+    from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import (
+        CheckpointImpl, apply_activation_checkpointing, checkpoint_wrapper)
+    check_fn = check_fn or checkpoint_selector(s, model)
+    if check_fn is None:
+        return
+    import functools
+    wrapper = functools.partial(checkpoint_wrapper, checkpoint_impl=CheckpointImpl.NO_REENTRANT)
+    apply_activation_checkpointing(model, checkpoint_wrapper_fn=wrapper, check_fn=check_fn)
+
+
+def make_mesh(s):
+    """The device mesh (dp_replicate, dp_shard, tp) with size-1 dimensions left out."""
+    from torch.distributed.device_mesh import init_device_mesh
+    dims = [(n, s[f"parallel.{n}"]) for n in ("dp_replicate", "dp_shard", "tp")
+            if s[f"parallel.{n}"] > 1]
+    if not dims:
+        dims = [("dp_shard", 1)]
+    return init_device_mesh("cuda", tuple(d for _, d in dims),
+                            mesh_dim_names=tuple(n for n, _ in dims))
+
+
+def dp_mesh(mesh):
+    names = [n for n in mesh.mesh_dim_names if n in ("dp_replicate", "dp_shard")]
+    if not names:
+        return None
+    return mesh[tuple(names)] if len(names) > 1 else mesh[names[0]]
+
+
+def apply_tensor_parallel(s, model, mesh, notes):
+    """Megatron-style TP of every decoder layer of a llama-like model (q/k/v/o, gate/up/down)."""
+    from torch.distributed.tensor.parallel import (ColwiseParallel, RowwiseParallel,
+                                                   parallelize_module)
+    sp = s["parallel.sequence_parallel"]
+    tp_mesh = mesh["tp"]
+    tp = s["parallel.tp"]
+    for layer in decoder_layers(model):
+        if not hasattr(layer, "self_attn") or not hasattr(layer, "mlp"):
+            raise Skip("tensor parallel: the harness knows llama-like layers (self_attn, mlp) only")
+        plan = {"self_attn.q_proj": ColwiseParallel(), "self_attn.k_proj": ColwiseParallel(),
+                "self_attn.v_proj": ColwiseParallel(),
+                "self_attn.o_proj": RowwiseParallel(**_sp_output(sp)),
+                "mlp.gate_proj": ColwiseParallel(), "mlp.up_proj": ColwiseParallel(),
+                "mlp.down_proj": RowwiseParallel(**_sp_output(sp))}
+        if sp:
+            plan.update(_sp_layer_plan())
+        parallelize_module(layer, tp_mesh, plan)
+        # Older transformers reshape with the global head counts: give them the local ones.
+        for attr in ("num_heads", "num_key_value_heads", "hidden_size"):
+            if isinstance(getattr(layer.self_attn, attr, None), int):
+                setattr(layer.self_attn, attr, getattr(layer.self_attn, attr) // tp)
+    if sp:
+        _parallelize_sp_ends(model, tp_mesh)
+        notes.remarks.append("sequence parallel on transformers modules is experimental here: "
+                             "position_ids are passed explicitly")
+
+
+def placements():
+    """(Replicate, Shard): public in torch >= 2.5, under _tensor before."""
+    try:
+        from torch.distributed.tensor import Replicate, Shard
+    except ImportError:
+        from torch.distributed._tensor import Replicate, Shard
+    return Replicate, Shard
+
+
+def _sp_output(sp):
+    _, Shard = placements()
+    return {"output_layouts": Shard(1)} if sp else {}
+
+
+def _sp_layer_plan():
+    Replicate, Shard = placements()
+    from torch.distributed.tensor.parallel import PrepareModuleInput, SequenceParallel
+    return {"input_layernorm": SequenceParallel(), "post_attention_layernorm": SequenceParallel(),
+            "self_attn": PrepareModuleInput(input_kwarg_layouts={"hidden_states": Shard(1)},
+                                            desired_input_kwarg_layouts={"hidden_states": Replicate()}),
+            "mlp": PrepareModuleInput(input_layouts=(Shard(1),), desired_input_layouts=(Replicate(),))}
+
+
+def _parallelize_sp_ends(model, tp_mesh):
+    Replicate, Shard = placements()
+    from torch.distributed.tensor.parallel import (ColwiseParallel, RowwiseParallel,
+                                                   SequenceParallel, parallelize_module)
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    inner = base.model
+    parallelize_module(inner, tp_mesh, {
+        "embed_tokens": RowwiseParallel(input_layouts=Replicate(), output_layouts=Shard(1)),
+        "norm": SequenceParallel()})
+    parallelize_module(base, tp_mesh, {
+        "lm_head": ColwiseParallel(input_layouts=Shard(1), output_layouts=Replicate())})
+
+
+def optimizer_for(s, model):
+    import torch
+    params = [p for p in model.parameters() if p.requires_grad]
+    name = s["optimizer.name"]
+    fused = s["optimizer.fused"] or None
+    foreach = None if fused else s["optimizer.foreach"]
+    if name in ("adamw", "adam"):
+        cls = torch.optim.AdamW if name == "adamw" else torch.optim.Adam
+        return cls(params, lr=1e-5, fused=fused, foreach=foreach)
+    if name in ("sgd", "sgd_momentum"):
+        momentum = 0.9 if name == "sgd_momentum" else 0.0
+        return torch.optim.SGD(params, lr=1e-5, momentum=momentum, foreach=foreach)
+    if name == "adafactor":
+        from transformers.optimization import Adafactor
+        return Adafactor(params, lr=1e-5, scale_parameter=False, relative_step=False,
+                         warmup_init=False)
+    if name == "adamw_8bit":
+        try:
+            import bitsandbytes
+        except ImportError as error:
+            raise Skip("optimizer adamw_8bit needs bitsandbytes, which is not installed") from error
+        return bitsandbytes.optim.AdamW8bit(params, lr=1e-5)
+    raise Skip(f"optimizer {name!r} is not implemented by the harness")
+
+
+def check_supported(s, notes):
+    """Raises Skip for jobs the harness cannot run; lists fields it runs only in part."""
+    strategy = s["parallel.strategy"]
+    if strategy not in ("ddp", "fsdp1", "fsdp2", "single"):
+        raise Skip(f"strategy {strategy} is not measured by measure_torch.py")
+    if s["parallel.tp"] > 1 and strategy != "fsdp2":
+        raise Skip("tensor parallel is measured with fsdp2 only")
+    if s["lora.base_quantization"] != "none":
+        raise Skip("quantized LoRA bases (QLoRA) are not implemented by the harness")
+    if s["optimizer.state"] != s["precision.master"] and s["optimizer.name"] != "adamw_8bit":
+        notes.not_applied.append("optimizer.state: torch optimizers keep state in the "
+                                 "parameter dtype")
+    if s["checkpoint.save"] != "none":
+        notes.not_applied.append("checkpoint.save: no checkpoint is written")
+    if not s["init.set_device_first"]:
+        notes.not_applied.append("init.set_device_first: one GPU cannot show a context on "
+                                 "another GPU")
+    if strategy == "fsdp2" and s["precision.buffers"] != s["precision.master"]:
+        notes.not_applied.append("precision.buffers: FSDP2 MixedPrecisionPolicy has no buffer dtype")

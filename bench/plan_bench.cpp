@@ -1,0 +1,97 @@
+// How long predict::plan takes for whole jobs: Llama-3.1-8B on one node of 8 GPUs (FSDP2 and
+// DDP) and Llama-3.1-70B on 64 nodes x 8 GPUs (FSDP2, 512 ranks). Models come from the preset
+// catalog through model::load_model and jobs from YAML, both once, outside the timed loop;
+// loading and parsing have benchmarks of their own, so the time of a whole `vramscope plan`
+// is their sum. Results and the command are recorded in bench/README.md.
+
+#include <benchmark/benchmark.h>
+
+#include <stdexcept>
+#include <string>
+
+#include <vramscope/job/job_reader.hpp>
+#include <vramscope/model/model_spec.hpp>
+#include <vramscope/predict/prediction.hpp>
+
+namespace vramscope {
+namespace {
+
+constexpr const char* llama8b_fsdp2 = R"(model: llama-3.1-8b
+hardware: { gpu: H100-80GB, gpus_per_node: 8, nodes: 1 }
+parallel: { strategy: fsdp2 }
+precision: { params: bf16, master: fp32, reduce: fp32 }
+optimizer: adamw
+training: { micro_batch: 1, seq_len: 8192, activation_checkpointing: full, attention: flash }
+)";
+
+constexpr const char* llama8b_ddp = R"(model: llama-3.1-8b
+hardware: { gpu: H100-80GB, gpus_per_node: 8, nodes: 1 }
+parallel: { strategy: ddp }
+precision: bf16-mixed
+optimizer: adamw
+training: { micro_batch: 1, seq_len: 2048, activation_checkpointing: full, attention: flash }
+)";
+
+constexpr const char* llama70b_fsdp2 = R"(model: llama-3.1-70b
+hardware: { gpu: H100-80GB, gpus_per_node: 8, nodes: 64 }
+parallel: { strategy: fsdp2 }
+precision: { params: bf16, master: fp32, reduce: fp32 }
+optimizer: adamw
+training: { micro_batch: 1, seq_len: 8192, activation_checkpointing: full, attention: flash }
+init: { meta_device: true }
+)";
+
+template <typename T>
+T value_or_throw(result<T> r) {
+  if (!r) throw std::runtime_error(r.error().to_string());
+  return std::move(r).value();
+}
+
+void plan_job(benchmark::State& state, const char* yaml, const char* model_name) {
+  const auto model = value_or_throw(model::load_model(model_name));
+  const auto job = value_or_throw(job::parse_job_yaml(yaml, "plan_bench"));
+  std::size_t ranks = 0;
+  for (auto _ : state) {
+    auto p = predict::plan(model, job);
+    if (!p) {
+      state.SkipWithError(p.error().to_string().c_str());
+      return;
+    }
+    ranks = p->ranks.size();
+    benchmark::DoNotOptimize(p->fits);
+  }
+  state.counters["ranks"] = static_cast<double>(ranks);
+}
+
+void BM_PlanLlama8bFsdp2Ranks8(benchmark::State& state) {
+  plan_job(state, llama8b_fsdp2, "llama-3.1-8b");
+}
+void BM_PlanLlama8bDdpRanks8(benchmark::State& state) {
+  plan_job(state, llama8b_ddp, "llama-3.1-8b");
+}
+void BM_PlanLlama70bFsdp2Ranks512(benchmark::State& state) {
+  plan_job(state, llama70b_fsdp2, "llama-3.1-70b");
+}
+
+void BM_LoadModelLlama70b(benchmark::State& state) {
+  for (auto _ : state) {
+    auto m = model::load_model("llama-3.1-70b");
+    benchmark::DoNotOptimize(m.has_value());
+  }
+}
+
+void BM_ParseJobLlama70b(benchmark::State& state) {
+  for (auto _ : state) {
+    auto j = job::parse_job_yaml(llama70b_fsdp2, "plan_bench");
+    benchmark::DoNotOptimize(j.has_value());
+  }
+}
+
+BENCHMARK(BM_PlanLlama8bFsdp2Ranks8)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PlanLlama8bDdpRanks8)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PlanLlama70bFsdp2Ranks512)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LoadModelLlama70b)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ParseJobLlama70b)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace vramscope
