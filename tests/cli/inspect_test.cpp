@@ -1,6 +1,8 @@
 // vramscope inspect and vramscope models, driven in process through cli::run.
 #include <vramscope/cli/run.hpp>
 
+#include "support/cli.hpp"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -9,17 +11,8 @@
 namespace vramscope::cli {
 namespace {
 
-struct cli_result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-cli_result invoke(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = run(args, out, err);
-  return {code, out.str(), err.str()};
-}
+using testing::cli_result;
+using testing::invoke;
 
 TEST(CliInspect, TextShowsTotalsUnitsAndTheLargestUnit) {
   auto r = invoke({"inspect", "llama-3.1-8b"});

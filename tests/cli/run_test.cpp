@@ -1,5 +1,7 @@
 #include <vramscope/cli/run.hpp>
 
+#include "support/cli.hpp"
+
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -7,17 +9,8 @@
 namespace vramscope::cli {
 namespace {
 
-struct cli_result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-cli_result invoke(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = run(args, out, err);
-  return {code, out.str(), err.str()};
-}
+using testing::cli_result;
+using testing::invoke;
 
 TEST(CliRun, HelpListsCommands) {
   auto r = invoke({"help"});

@@ -8,7 +8,7 @@
 
 #include <vramscope/core/units.hpp>
 
-#include "cli/commands.hpp"
+#include "support/cli.hpp"
 #include "observe/snapshot_fixtures.hpp"
 
 namespace vramscope::cli {
@@ -17,16 +17,11 @@ namespace {
 using observe::testing::frame;
 using observe::testing::snapshot_maker;
 
-struct cli_result {
-  int code;
-  std::string out;
-  std::string err;
-};
+using vramscope::testing::cli_result;
 
-cli_result snapshot(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int code = cmd_snapshot(args, out, err);
-  return {code, out.str(), err.str()};
+cli_result snapshot(std::vector<std::string> args) {
+  args.insert(args.begin(), "snapshot");
+  return vramscope::testing::invoke(args);
 }
 
 std::string write_temp(const std::string& name, const std::string& bytes) {
