@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 namespace vramscope {
@@ -30,7 +31,7 @@ bool parse_bytes(std::string_view text, bytes& out) {
   while (pos < s.size() && (std::isdigit(static_cast<unsigned char>(s[pos])) || s[pos] == '.')) ++pos;
   if (pos == 0) return false;
   const std::string number = s.substr(0, pos);
-  if (number.find('.') != number.rfind('.')) return false;
+  if (number.find('.') != number.rfind('.') || number == "." || number.size() > 30) return false;
   std::string unit = s.substr(pos);
   for (auto& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   double scale = 1;
@@ -44,7 +45,9 @@ bool parse_bytes(std::string_view text, bytes& out) {
   else if (unit == "gb") scale = 1e9;
   else if (unit == "tb") scale = 1e12;
   else return false;
-  const double value = std::stod(number) * scale;
+  char* end = nullptr;
+  const double value = std::strtod(number.c_str(), &end) * scale;
+  if (end != number.c_str() + number.size()) return false;
   if (!(value >= 0) || value > 1.8e19) return false;
   out = static_cast<bytes>(std::llround(value));
   return true;

@@ -43,6 +43,9 @@ TEST(Units, ParseBytesRejectsNonSizes) {
   EXPECT_FALSE(parse_bytes("GiB", b));
   EXPECT_FALSE(parse_bytes("12 parsecs", b));
   EXPECT_FALSE(parse_bytes("1.2.3G", b));
+  EXPECT_FALSE(parse_bytes(".", b));
+  EXPECT_FALSE(parse_bytes(".GiB", b));
+  EXPECT_FALSE(parse_bytes(std::string(400, '9'), b));
 }
 
 TEST(Units, RoundUpAndCeilDiv) {
