@@ -1,6 +1,7 @@
 // vramscope explain [JOB.yaml] [--smi FILE ...] [--stats FILE ...] [--oom FILE ...]
-//                   [--snapshot FILE] [--json] [--rules] [--set key=value ...]
+//                   [--snapshot FILE] [--trace DIR] [--json] [--rules] [--set key=value ...]
 #include <vramscope/doctor/finding.hpp>
+#include <vramscope/monitor/trace_reader.hpp>
 #include <vramscope/observe/read_observation.hpp>
 #include <vramscope/observe/torch_snapshot.hpp>
 #include <vramscope/report/findings_report.hpp>
@@ -18,7 +19,7 @@ namespace {
 struct explain_args {
   std::string job_path;
   std::vector<std::string> smi, stats, oom, overrides;
-  std::string snapshot;
+  std::string snapshot, trace;
   bool json = false, rules = false;
 };
 
@@ -50,6 +51,11 @@ result<observe::observation> read_all(const explain_args& a) {
     if (!s) return s.error();
     add_snapshot(obs, *s);
   }
+  if (!a.trace.empty()) {  // per-process trace files merged by GPU: peaks as nvidia-smi would show
+    auto t = monitor::read_trace_folder(a.trace);
+    if (!t) return t.error();
+    observe::append(obs, monitor::to_observation(*t));
+  }
   return obs;
 }
 
@@ -63,6 +69,7 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
   app.add_option("--stats", a.stats, "torch.cuda.memory_stats() JSON or memory_summary() text, per rank");
   app.add_option("--oom", a.oom, "a log with out-of-memory messages");
   app.add_option("--snapshot", a.snapshot, "a torch.cuda.memory._dump_snapshot pickle");
+  app.add_option("--trace", a.trace, "a folder written by `vramscope trace` (per-process files)");
   app.add_option("--set", a.overrides, "override a job field");
   app.add_flag("--json", a.json, "print findings as JSON");
   app.add_flag("--rules", a.rules, "list the rule catalogue and exit");
@@ -89,8 +96,9 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
     in.job = &loaded->job;
     in.model = &loaded->model;
     in.prediction = &*prediction;
-  } else if (a.smi.empty() && a.stats.empty() && a.oom.empty() && a.snapshot.empty()) {
-    err << "vramscope explain: nothing to explain: give a job spec and/or --smi, --stats, --oom, --snapshot\n";
+  } else if (a.smi.empty() && a.stats.empty() && a.oom.empty() && a.snapshot.empty() && a.trace.empty()) {
+    err << "vramscope explain: nothing to explain: give a job spec and/or --smi, --stats, --oom, "
+           "--snapshot, --trace\n";
     return static_cast<int>(exit_status::bad_input);
   }
   const auto findings = doctor::diagnose(in);

@@ -27,6 +27,8 @@ int cmd_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
 int cmd_compare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_snapshot(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmd_watch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmd_trace(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_models(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace vramscope::cli

@@ -131,3 +131,23 @@ TEST(Explain, JobThatDoesNotFitIsAnErrorWithFixes) {
 
 }  // namespace
 }  // namespace vramscope::cli
+
+namespace vramscope::cli {
+namespace {
+
+TEST(ExplainTrace, TraceFolderMergedByGpuShowsGpuZeroCrowding) {
+  auto e = explain({"--trace", std::string(VRAMSCOPE_SOURCE_DIR) + "/tests/data/cli/trace-gpu0"});
+  ASSERT_LE(e.code, 1) << e.err;
+  const auto* f = find_rule(e.findings, "GPU001");
+  ASSERT_NE(f, nullptr) << e.findings.dump();
+  EXPECT_EQ((*f)["saving"].get<std::int64_t>(), 1LL << 30);
+}
+
+TEST(ExplainTrace, MissingFolderIsBadInput) {
+  std::ostringstream out, err;
+  EXPECT_EQ(run({"explain", "--trace", "/nonexistent/trace-dir"}, out, err), 2);
+  EXPECT_NE(err.str().find("/nonexistent/trace-dir"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vramscope::cli

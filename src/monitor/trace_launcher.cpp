@@ -1,0 +1,218 @@
+#include <vramscope/monitor/trace_launcher.hpp>
+
+#include <vramscope/monitor/process_info.hpp>
+#include <vramscope/monitor/stop_signal.hpp>
+#include <vramscope/monitor/trace_writer.hpp>
+
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <set>
+#include <thread>
+
+extern char** environ;
+
+namespace vramscope::monitor {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::chrono::milliseconds poll_period{50};
+
+std::vector<std::string> child_environment(const std::string& library, const std::string& dir) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    const std::string_view entry(*e);
+    if (entry.starts_with("CUDA_INJECTION64_PATH=") || entry.starts_with("VRAMSCOPE_TRACE_DIR="))
+      continue;
+    env.emplace_back(entry);
+  }
+  env.push_back("CUDA_INJECTION64_PATH=" + library);
+  env.push_back("VRAMSCOPE_TRACE_DIR=" + dir);
+  return env;
+}
+
+result<pid_t> spawn(const std::vector<std::string>& command, std::vector<std::string> env) {
+  std::vector<char*> argv, envp;
+  for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = ::posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
+  if (rc != 0)
+    return error_at("trace", fmt::format("cannot run {}: {}", command[0],
+                                         rc == ENOENT ? "not found" : std::strerror(rc)));
+  return pid;
+}
+
+std::uint64_t realtime_ns() {
+  using namespace std::chrono;
+  return static_cast<std::uint64_t>(
+      duration_cast<nanoseconds>(system_clock::now().time_since_epoch()).count());
+}
+
+// Finds processes CUPTI could not trace (from the headers of new trace files) and samples
+// them through NVML.
+class fallback_sampler {
+ public:
+  fallback_sampler(const trace_options& o, std::ostream& log) : o_(o), log_(log) {}
+
+  void scan_headers() {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(o_.out_dir, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (!name.starts_with("trace-") || !name.ends_with(".jsonl") || classified_.count(name))
+        continue;
+      auto header = read_trace_header(entry.path().string());
+      if (!header) continue;  // header not written yet
+      classified_.insert(name);
+      if (header->ok) continue;
+      untraced_.insert(header->pid);
+      log_ << fmt::format(
+          "vramscope trace: pid {} is not traced by CUPTI ({}); sampling it "
+          "through NVML every {} ms\n",
+          header->pid, header->message, o_.fallback_interval.count());
+    }
+  }
+
+  void sample() {
+    if (untraced_.empty() || !problem_.empty()) return;
+    if (!source_) {
+      auto s = open_gpu_source(o_.fallback_source);
+      if (!s) {
+        problem_ = s.error().message;
+        log_ << "vramscope trace: cannot sample through NVML either: " << problem_ << "\n";
+        return;
+      }
+      source_ = std::move(*s);
+    }
+    auto s = source_->read();
+    if (!s) return;
+    const auto t = realtime_ns();
+    for (const auto& p : s->processes)
+      if (untraced_.count(p.process.pid) && p.process.used) write_sample(p, t);
+  }
+
+  [[nodiscard]] std::vector<std::int64_t> sampled() const {
+    return {untraced_.begin(), untraced_.end()};
+  }
+  [[nodiscard]] const std::string& problem() const { return problem_; }
+
+ private:
+  void write_sample(const process_reading& p, std::uint64_t t) {
+    auto& out = files_[p.process.pid];
+    if (!out.is_open())
+      out.open(fs::path(o_.out_dir) / fmt::format("sample-{}.jsonl", p.process.pid), std::ios::app);
+    auto& rank =
+        ranks_.try_emplace(p.process.pid, read_process_details(p.process.pid, o_.proc_root).rank)
+            .first->second;
+    nlohmann::json line = {{"type", "sample"},           {"timestamp", t},
+                           {"pid", p.process.pid},       {"gpu", p.process.gpu_index.value_or(-1)},
+                           {"uuid", p.process.gpu_uuid}, {"bytes", *p.process.used}};
+    if (rank) line["rank"] = *rank;
+    out << line.dump() << '\n' << std::flush;
+  }
+
+  const trace_options& o_;
+  std::ostream& log_;
+  std::set<std::string> classified_;
+  std::set<std::int64_t> untraced_;
+  std::unique_ptr<gpu_source> source_;
+  std::string problem_;
+  std::map<std::int64_t, std::ofstream> files_;
+  std::map<std::int64_t, std::optional<int>> ranks_;
+};
+
+int wait_for(pid_t child, fallback_sampler& sampler, std::chrono::milliseconds interval) {
+  auto next_sample = std::chrono::steady_clock::now();
+  for (;;) {
+    int status = 0;
+    const pid_t done = ::waitpid(child, &status, WNOHANG);
+    if (done == child) return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+    if (done < 0 && errno != EINTR) return 127;
+    if (int sig = stop_signal_scope::received(); sig != 0) {
+      if (sig != SIGINT) ::kill(child, sig);  // Ctrl-C reached the child from the terminal
+      stop_signal_scope::clear();
+    }
+    sampler.scan_headers();
+    if (std::chrono::steady_clock::now() >= next_sample) {
+      sampler.sample();
+      next_sample += interval;
+    }
+    std::this_thread::sleep_for(std::min(poll_period, interval));
+  }
+}
+
+}  // namespace
+
+std::optional<trace_file_status> read_trace_header(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!std::getline(in, line) || in.eof()) return std::nullopt;  // no complete first line
+  const auto o = nlohmann::json::parse(line, nullptr, false);
+  if (!o.is_object() || o.value("type", "") != "header") return std::nullopt;
+  trace_file_status s;
+  try {
+    s.pid = o.value("pid", std::int64_t{0});
+    s.ok = o.value("status", "ok") == "ok";
+    s.message = o.value("message", o.value("status", ""));
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+  return s;
+}
+
+std::string find_trace_library() {
+  if (const char* env = std::getenv("VRAMSCOPE_TRACE_LIBRARY"); env && *env)
+    return std::string_view(env) == "none" ? std::string() : std::string(env);
+#ifdef VRAMSCOPE_TRACE_LIBRARY_PATH
+  if (fs::exists(VRAMSCOPE_TRACE_LIBRARY_PATH)) return VRAMSCOPE_TRACE_LIBRARY_PATH;
+#endif
+  std::error_code ec;
+  const auto exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  for (const auto& candidate : {exe.parent_path() / "libvramscope_trace.so",
+                                exe.parent_path().parent_path() / "lib" / "libvramscope_trace.so"})
+    if (fs::exists(candidate, ec)) return candidate.string();
+  return {};
+}
+
+result<trace_run> run_traced(const std::vector<std::string>& command, const trace_options& options,
+                             std::ostream& log) {
+  VRAMSCOPE_EXPECTS(!command.empty(), "run_traced needs a command");
+  std::error_code ec;
+  const std::string library = options.library.empty() ? find_trace_library() : options.library;
+  if (library.empty() || !fs::exists(library, ec))
+    return error_at("trace", library.empty()
+                                 ? "no CUPTI injection library: this vramscope was built "
+                                   "without CUDA's CUPTI"
+                                 : library + ": no such file");
+  fs::create_directories(options.out_dir, ec);
+  if (!fs::is_directory(options.out_dir, ec))
+    return error_at("trace", fmt::format("cannot create the folder {}", options.out_dir));
+  stop_signal_scope signals;  // before the spawn: exec resets caught signals in the child
+  auto child = spawn(command, child_environment(fs::absolute(library).string(),
+                                                fs::absolute(options.out_dir).string()));
+  if (!child) return child.error();
+  fallback_sampler sampler(options, log);
+  trace_run run;
+  run.exit_code = wait_for(*child, sampler, options.fallback_interval);
+  sampler.scan_headers();  // a process that exited quickly still counts as untraced
+  run.sampled = sampler.sampled();
+  run.fallback_problem = sampler.problem();
+  return run;
+}
+
+}  // namespace vramscope::monitor

@@ -1,0 +1,257 @@
+#include <vramscope/monitor/trace_reader.hpp>
+
+#include <vramscope/core/io.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+namespace vramscope::monitor {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct timed {
+  std::uint64_t t = 0;
+  std::int64_t delta = 0;  // events: +size / -size; samples: the sampled bytes
+};
+
+struct device_info {
+  std::string uuid, name;
+  std::optional<bytes> total;
+};
+
+// Everything read from one file, before its device ordinals are resolved to GPUs.
+struct file_info {
+  std::int64_t pid = 0;
+  std::optional<int> rank;
+  std::optional<std::string> visible_devices;
+  std::map<int, device_info> devices;
+  std::map<int, std::vector<timed>> events;  // by CUDA ordinal
+  std::map<int, std::uint64_t> counts;       // events of any kind, by ordinal
+  std::map<std::pair<std::string, int>, std::vector<timed>> samples;  // (uuid, index)
+};
+
+struct gpu_acc {
+  trace_gpu_peak peak;
+  std::vector<timed> events;
+  std::map<std::uint64_t, bytes> sample_sums;  // timestamp -> bytes of all processes
+};
+
+std::optional<int> opt_int(const json& o, const char* key) {
+  auto it = o.find(key);
+  if (it == o.end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<int>();
+}
+
+std::int64_t signed_size(bytes b) {
+  return static_cast<std::int64_t>(std::min<bytes>(b, INT64_MAX));
+}
+
+void read_line(const json& o, file_info& f, trace_summary& s) {
+  const std::string type = o.value("type", "");
+  if (type == "header") {
+    f.pid = o.value("pid", f.pid);
+    f.rank = opt_int(o, "rank");
+    if (o.contains("cuda_visible_devices")) f.visible_devices = o.value("cuda_visible_devices", "");
+    if (o.value("status", "ok") != "ok") {
+      s.untraced_pids.push_back(f.pid);
+      s.untraced_messages.push_back(o.value("message", o.value("status", "")));
+    }
+  } else if (type == "device") {
+    f.devices[o.value("device", -1)] = {
+        o.value("uuid", ""), o.value("name", ""),
+        o.contains("total") ? std::optional<bytes>(o.value("total", bytes{0})) : std::nullopt};
+  } else if (type == "event") {
+    ++s.events;
+    f.pid = o.value("pid", f.pid);
+    if (!f.rank) f.rank = opt_int(o, "rank");
+    const int device = o.value("device", -1);
+    ++f.counts[device];
+    const std::string kind = o.value("kind", "");
+    const auto size = signed_size(o.value("bytes", bytes{0}));
+    if (kind == "alloc" || kind == "free")
+      f.events[device].push_back(
+          {o.value("timestamp", std::uint64_t{0}), kind == "alloc" ? size : -size});
+  } else if (type == "sample") {
+    ++s.samples;
+    f.pid = o.value("pid", f.pid);
+    if (!f.rank) f.rank = opt_int(o, "rank");
+    f.samples[{o.value("uuid", ""), o.value("gpu", -1)}].push_back(
+        {o.value("timestamp", std::uint64_t{0}), signed_size(o.value("bytes", bytes{0}))});
+  } else if (type == "dropped") {
+    s.dropped += o.value("count", std::uint64_t{0});
+  }
+}
+
+status read_file_lines(const fs::path& path, file_info& f, trace_summary& s) {
+  auto text = read_file(path.string(), 4_GiB);
+  if (!text) return text.error();
+  std::string_view rest = *text;
+  for (int line = 1; !rest.empty(); ++line) {
+    const auto end = rest.find('\n');
+    const std::string_view row = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
+    if (row.empty()) continue;
+    const json o = json::parse(row, nullptr, false);
+    if (o.is_discarded() || !o.is_object()) {
+      s.warnings.push_back(
+          error_at(path.string(),
+                   end == std::string_view::npos
+                       ? "partial last line skipped (the process ended while writing)"
+                       : "line skipped: not a JSON object",
+                   line));
+      continue;
+    }
+    try {
+      read_line(o, f, s);
+    } catch (const json::exception& e) {  // a field of the wrong type
+      s.warnings.push_back(error_at(path.string(), std::string("line skipped: ") + e.what(), line));
+    }
+  }
+  return ok();
+}
+
+// The GPU an ordinal of this process ran on: its UUID from a device line, else through
+// CUDA_VISIBLE_DEVICES, else the ordinal itself as a physical index. The physical index is
+// filled whenever it can be known (a numeric CUDA_VISIBLE_DEVICES entry, or none set), so GPUs
+// keyed by UUID still carry their nvidia-smi index.
+std::string resolve_gpu(int ordinal, const file_info& f, std::optional<int>& index) {
+  std::string entry;
+  if (f.visible_devices && ordinal >= 0) {
+    std::vector<std::string> entries;
+    for (std::size_t b = 0; b <= f.visible_devices->size();) {
+      const auto e = std::min(f.visible_devices->find(',', b), f.visible_devices->size());
+      entries.push_back(f.visible_devices->substr(b, e - b));
+      b = e + 1;
+    }
+    if (static_cast<std::size_t>(ordinal) < entries.size()) entry = entries[static_cast<std::size_t>(ordinal)];
+  }
+  const bool numeric = !entry.empty() && entry.size() < 6 &&
+                       entry.find_first_not_of("0123456789") == std::string::npos;
+  if (numeric) index = std::stoi(entry);
+  else if (!f.visible_devices && ordinal >= 0) index = ordinal;
+  if (auto it = f.devices.find(ordinal); it != f.devices.end() && !it->second.uuid.empty())
+    return it->second.uuid;
+  if (entry.starts_with("GPU-") || entry.starts_with("MIG-")) return entry;
+  return "#" + std::to_string(index.value_or(ordinal));
+}
+
+// Peak of a running sum over events sorted by time.
+std::pair<bytes, std::uint64_t> replay(std::vector<timed> events, bytes* final_live = nullptr) {
+  std::stable_sort(events.begin(), events.end(), [](auto& a, auto& b) { return a.t < b.t; });
+  std::int64_t live = 0, peak = 0;
+  std::uint64_t when = 0;
+  for (const auto& e : events) {
+    live += e.delta;
+    if (live > peak) {
+      peak = live;
+      when = e.t;
+    }
+  }
+  if (final_live) *final_live = static_cast<bytes>(std::max<std::int64_t>(live, 0));
+  return {static_cast<bytes>(peak), when};
+}
+
+void merge_file(const file_info& f, std::map<std::string, gpu_acc>& gpus) {
+  for (const auto& [ordinal, count] : f.counts) {
+    std::optional<int> index;
+    const std::string key = resolve_gpu(ordinal, f, index);
+    auto& g = gpus[key];
+    g.peak.gpu = key;
+    if (index) g.peak.index = index;
+    if (auto it = f.devices.find(ordinal); it != f.devices.end()) {
+      g.peak.name = it->second.name;
+      g.peak.total = it->second.total;
+    }
+    trace_process_peak p{f.pid, f.rank, key, 0, 0, count, false};
+    auto it = f.events.find(ordinal);
+    if (it != f.events.end()) {
+      p.peak = replay(it->second, &p.final_live).first;
+      g.events.insert(g.events.end(), it->second.begin(), it->second.end());
+    }
+    g.peak.processes.push_back(p);
+  }
+  for (const auto& [where, samples] : f.samples) {
+    const std::string key = !where.first.empty() ? where.first : "#" + std::to_string(where.second);
+    auto& g = gpus[key];
+    g.peak.gpu = key;
+    if (where.second >= 0) g.peak.index = where.second;
+    trace_process_peak p{f.pid, f.rank, key, 0, 0, samples.size(), true};
+    for (const auto& s : samples) {
+      p.peak = std::max(p.peak, static_cast<bytes>(s.delta));
+      g.sample_sums[s.t] += static_cast<bytes>(s.delta);
+    }
+    p.final_live = samples.empty() ? 0 : static_cast<bytes>(samples.back().delta);
+    g.peak.processes.push_back(p);
+  }
+}
+
+}  // namespace
+
+result<trace_summary> read_trace_folder(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return error_at(dir, "not a folder (expected the --out folder of vramscope trace)");
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if ((name.starts_with("trace-") || name.starts_with("sample-")) && name.ends_with(".jsonl"))
+      files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  trace_summary s;
+  std::map<std::string, gpu_acc> gpus;
+  for (const auto& path : files) {
+    file_info f;
+    if (auto st = read_file_lines(path, f, s); !st) {
+      s.warnings.push_back(st.error());
+      continue;
+    }
+    ++s.files;
+    merge_file(f, gpus);
+  }
+  for (auto& [key, g] : gpus) {
+    std::tie(g.peak.peak, g.peak.peak_timestamp_ns) = replay(std::move(g.events));
+    for (const auto& [t, sum] : g.sample_sums)
+      if (sum > g.peak.peak) {
+        g.peak.peak = sum;
+        g.peak.peak_timestamp_ns = t;
+      }
+    std::stable_sort(g.peak.processes.begin(), g.peak.processes.end(),
+                     [](const auto& a, const auto& b) { return a.peak > b.peak; });
+    s.gpus.push_back(std::move(g.peak));
+  }
+  return s;
+}
+
+observe::observation to_observation(const trace_summary& summary) {
+  observe::observation o;
+  for (const auto& g : summary.gpus) {
+    observe::gpu_observation gpu;
+    gpu.index = g.index;
+    gpu.name = g.name;
+    if (!g.gpu.starts_with("#")) gpu.uuid = g.gpu;
+    gpu.total = g.total;
+    gpu.used = g.peak;
+    o.gpus.push_back(gpu);
+    for (const auto& p : g.processes) {
+      observe::process_observation proc;
+      proc.gpu_index = g.index;
+      proc.gpu_uuid = gpu.uuid;
+      proc.pid = p.pid;
+      proc.used = p.peak;
+      proc.type = "C";
+      o.processes.push_back(proc);
+    }
+  }
+  o.warnings = summary.warnings;
+  return o;
+}
+
+}  // namespace vramscope::monitor
