@@ -16,11 +16,6 @@ namespace vramscope::predict {
 
 namespace {
 
-std::string env_of(const job::job_spec& job, const std::string& key) {
-  const auto it = job.env.find(key);
-  return it == job.env.end() ? std::string() : it->second;
-}
-
 // "0.4.13" -> {0, 4, 13}; missing parts are 0.
 std::array<int, 3> version_parts(const std::string& v) {
   std::array<int, 3> parts{};
@@ -38,7 +33,7 @@ diagnostic env_error(const std::string& key, const std::string& message) {
 }  // namespace
 
 result<std::vector<int>> visible_devices(const job::job_spec& job) {
-  const std::string value = env_of(job, "CUDA_VISIBLE_DEVICES");
+  const std::string value = job.env_value("CUDA_VISIBLE_DEVICES");
   std::vector<int> out;
   if (value.empty() && job.env.count("CUDA_VISIBLE_DEVICES") == 0) {
     for (int i = 0; i < job.hardware.gpus_per_node; ++i) out.push_back(i);
@@ -61,8 +56,8 @@ result<std::vector<int>> visible_devices(const job::job_spec& job) {
 }
 
 result<double> jax_mem_fraction(const job::job_spec& job) {
-  const std::string current = env_of(job, "XLA_CLIENT_MEM_FRACTION");
-  const std::string legacy = env_of(job, "XLA_PYTHON_CLIENT_MEM_FRACTION");
+  const std::string current = job.env_value("XLA_CLIENT_MEM_FRACTION");
+  const std::string legacy = job.env_value("XLA_PYTHON_CLIENT_MEM_FRACTION");
   if (!current.empty() && !legacy.empty())
     return env_error("XLA_CLIENT_MEM_FRACTION",
                      "XLA_CLIENT_MEM_FRACTION and XLA_PYTHON_CLIENT_MEM_FRACTION are both set; jax refuses that");
@@ -86,8 +81,8 @@ result<prediction> plan_jax(const model::model_spec& model, const job::job_spec&
   if (!visible) return visible.error();
   auto fraction = jax_mem_fraction(job);
   if (!fraction) return fraction.error();
-  const std::string kind = env_of(job, "XLA_PYTHON_CLIENT_ALLOCATOR");
-  const std::string pre = env_of(job, "XLA_PYTHON_CLIENT_PREALLOCATE");
+  const std::string kind = job.env_value("XLA_PYTHON_CLIENT_ALLOCATOR");
+  const std::string pre = job.env_value("XLA_PYTHON_CLIENT_PREALLOCATE");
   const bool platform = kind == "platform";
   const bool preallocate = !platform && pre != "false" && pre != "False" && pre != "0";
   const bytes pool = static_cast<bytes>(std::floor(*fraction * static_cast<double>(job.hardware.capacity)));
@@ -133,26 +128,18 @@ result<prediction> plan_jax(const model::model_spec& model, const job::job_spec&
     rank_prediction r;
     r.rank = i;
     r.gpu = (*visible)[static_cast<std::size_t>(i)];
-    r.peak.allocated = rr.peak.allocated;
-    r.peak.active = rr.peak.active;
-    r.peak.reserved = preallocate ? pool : rr.peak.reserved;
+    fill_rank(r, rr, *program);
+    if (preallocate) {  // the pool is taken whole at the first operation
+      r.peak.reserved = pool;
+      r.reserved_peak_phase = "init";
+    }
     r.peak.device = out.gpus[static_cast<std::size_t>(r.gpu)].device;
-    r.peak_phase = program->phase_names[rr.allocated_peak_phase];
-    r.reserved_peak_phase = preallocate ? "init" : program->phase_names[rr.reserved_peak_phase];
     r.context = context;
-    r.parts.parameters = rr.at_peak[0];
-    r.parts.gradients = rr.at_peak[1];
-    r.parts.optimizer = rr.at_peak[2];
-    r.parts.activations = rr.at_peak[3];
-    r.parts.communication = rr.at_peak[4];
-    r.parts.temporary = rr.at_peak[5];
     r.parts.fragmentation = r.peak.reserved - std::min(r.peak.reserved, rr.peak.active);
     r.parts.cuda_context = context;
-    r.oom = rr.oom;
-    if (rr.oom) r.oom_phase = program->phase_names[rr.oom_phase];
-    if (i == 0) {
-      r.timeline = rr.timeline;
-      if (!rr.timeline.empty()) r.phase_names = program->phase_names;
+    if (i != 0) {
+      r.timeline.clear();
+      r.phase_names.clear();
     }
     if (r.oom || r.peak.device > job.hardware.capacity) out.fits = false;
     out.ranks.push_back(std::move(r));

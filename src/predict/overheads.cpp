@@ -7,21 +7,12 @@
 
 namespace vramscope::predict {
 
-namespace {
-
-std::string env_of(const job::job_spec& job, const std::string& key) {
-  const auto it = job.env.find(key);
-  return it == job.env.end() ? std::string() : it->second;
-}
-
-}  // namespace
-
 bytes cuda_context_bytes(const job::job_spec& job) {
   // Lazy module loading (default since torch 1.13 with CUDA >= 11.7, PR #86509) keeps the
   // context near 300-500 MiB; a training process loads cuBLAS, NCCL and attention kernels, so
   // the upper end is taken. Eager loading measured 636 MiB for a bare context (PR #86509) and
   // grows past 1 GiB with libraries. JAX's context is created on every visible GPU.
-  const bool eager = env_of(job, "CUDA_MODULE_LOADING") == "EAGER" ||
+  const bool eager = job.env_value("CUDA_MODULE_LOADING") == "EAGER" ||
                      schedule::version_number(job.framework.cuda) < schedule::version_number("11.7");
   return eager ? 1024_MiB : 500_MiB;
 }
@@ -49,7 +40,7 @@ bytes nccl_bytes(const job::job_spec& job, int compute_capability) {
   // NVLink SHARP on Hopper NVSwitch systems with more than 2 GPUs: 288 MiB per rank
   // (nvlsPerRankSize 301,989,888 in NCCL's log), unless NCCL_NVLS_ENABLE=0.
   if (compute_capability >= 90 && job.hardware.gpus_per_node > 2 &&
-      env_of(job, "NCCL_NVLS_ENABLE") != "0")
+      job.env_value("NCCL_NVLS_ENABLE") != "0")
     total += 301'989'888;
   return total;
 }

@@ -21,11 +21,6 @@ namespace vramscope::predict {
 
 namespace {
 
-std::string env_of(const job::job_spec& job, const std::string& key) {
-  const auto it = job.env.find(key);
-  return it == job.env.end() ? std::string() : it->second;
-}
-
 int compute_capability(const job::job_spec& job) {
   if (job.hardware.compute_capability > 0) return job.hardware.compute_capability;
   const auto* gpu = job::lookup_gpu(job.hardware.gpu);
@@ -34,10 +29,10 @@ int compute_capability(const job::job_spec& job) {
 
 result<std::unique_ptr<alloc::allocator_model>> torch_allocator(const job::job_spec& job,
                                                                 bytes capacity, int device) {
-  if (env_of(job, "PYTORCH_NO_CUDA_MEMORY_CACHING") == "1")
+  if (job.env_value("PYTORCH_NO_CUDA_MEMORY_CACHING") == "1")
     return alloc::make_exact_allocator(capacity);
-  std::string conf = env_of(job, "PYTORCH_CUDA_ALLOC_CONF");
-  if (conf.empty()) conf = env_of(job, "PYTORCH_ALLOC_CONF");
+  std::string conf = job.env_value("PYTORCH_CUDA_ALLOC_CONF");
+  if (conf.empty()) conf = job.env_value("PYTORCH_ALLOC_CONF");
   auto options = alloc::parse_alloc_conf(conf);
   if (!options) {
     auto d = options.error();
@@ -50,29 +45,6 @@ result<std::unique_ptr<alloc::allocator_model>> torch_allocator(const job::job_s
   if (options->backend == alloc::alloc_backend::cuda_malloc_async)
     return alloc::make_exact_allocator(capacity);
   return alloc::make_caching_allocator(*options);
-}
-
-void fill_from_replay(rank_prediction& r, const replay_result& rr, const schedule::program& p) {
-  r.peak.allocated = rr.peak.allocated;
-  r.peak.active = rr.peak.active;
-  r.peak.reserved = rr.peak.reserved;
-  r.peak_phase = p.phase_names[rr.allocated_peak_phase];
-  r.reserved_peak_phase = p.phase_names[rr.reserved_peak_phase];
-  r.init_allocated = rr.init_allocated;
-  r.init_reserved = rr.init_reserved;
-  using schedule::category;
-  auto at = [&](category c) { return rr.at_peak[static_cast<std::size_t>(c)]; };
-  r.parts.parameters = at(category::parameters);
-  r.parts.gradients = at(category::gradients);
-  r.parts.optimizer = at(category::optimizer);
-  r.parts.activations = at(category::activations);
-  r.parts.communication = at(category::communication);
-  r.parts.temporary = at(category::temporary);
-  r.parts.fragmentation = rr.fragmentation;
-  r.oom = rr.oom;
-  if (rr.oom) r.oom_phase = p.phase_names[rr.oom_phase];
-  r.timeline = rr.timeline;
-  if (!rr.timeline.empty()) r.phase_names = p.phase_names;
 }
 
 // Host memory of offloaded state per rank: the master shard, its gradient and optimizer state
@@ -122,7 +94,7 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
     out.allocator = (*allocator)->name();
     const auto rr = replay(*program, **allocator, options.timeline ? options.timeline_points : 0);
     rank_prediction r;
-    fill_from_replay(r, rr, *program);
+    fill_rank(r, rr, *program);
     simulated[rep] = std::move(r);
   }
 

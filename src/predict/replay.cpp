@@ -108,6 +108,29 @@ class replayer {
 
 }  // namespace
 
+void fill_rank(rank_prediction& r, const replay_result& rr, const schedule::program& p) {
+  r.peak.allocated = rr.peak.allocated;
+  r.peak.active = rr.peak.active;
+  r.peak.reserved = rr.peak.reserved;
+  r.peak_phase = p.phase_names[rr.allocated_peak_phase];
+  r.reserved_peak_phase = p.phase_names[rr.reserved_peak_phase];
+  r.init_allocated = rr.init_allocated;
+  r.init_reserved = rr.init_reserved;
+  using schedule::category;
+  auto at = [&](category c) { return rr.at_peak[static_cast<std::size_t>(c)]; };
+  r.parts.parameters = at(category::parameters);
+  r.parts.gradients = at(category::gradients);
+  r.parts.optimizer = at(category::optimizer);
+  r.parts.activations = at(category::activations);
+  r.parts.communication = at(category::communication);
+  r.parts.temporary = at(category::temporary);
+  r.parts.fragmentation = rr.fragmentation;
+  r.oom = rr.oom;
+  if (rr.oom) r.oom_phase = p.phase_names[rr.oom_phase];
+  r.timeline = rr.timeline;
+  if (!rr.timeline.empty()) r.phase_names = p.phase_names;
+}
+
 replay_result replay(const schedule::program& program, alloc::allocator_model& allocator,
                      std::size_t timeline_points) {
   return replayer(program, allocator, timeline_points).run();

@@ -23,6 +23,9 @@ struct replay_result {
   std::vector<timeline_point> timeline;
 };
 
+/// Copies the replay's figures into a rank's prediction (levels, phases, breakdown, OOM, curve).
+void fill_rank(rank_prediction& r, const replay_result& rr, const schedule::program& p);
+
 /// Requires: `program` is well formed (every free names a live tensor).
 replay_result replay(const schedule::program& program, alloc::allocator_model& allocator,
                      std::size_t timeline_points = 0);

@@ -196,8 +196,7 @@ bool collectives_record_stream(const job::job_spec& job) {
   if (job.framework.name != "torch") return false;
   const int v = version_number(job.framework.version);
   if (v >= version_number("2.8")) return false;  // stashing always on from 2.8
-  const auto it = job.env.find("TORCH_NCCL_AVOID_RECORD_STREAMS");
-  return it == job.env.end() || it->second != "1";
+  return job.env_value("TORCH_NCCL_AVOID_RECORD_STREAMS") != "1";
 }
 
 result<program> build_program(const model::model_spec& model, const job::job_spec& job, int rank,

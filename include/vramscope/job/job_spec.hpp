@@ -151,6 +151,12 @@ struct job_spec {
 
   /// nodes * gpus_per_node (JAX: one process per node sees every GPU of it).
   [[nodiscard]] int world_size() const { return hardware.nodes * hardware.gpus_per_node; }
+
+  /// The value of environment variable `key` in `env`, or "" when unset.
+  [[nodiscard]] std::string env_value(const std::string& key) const {
+    const auto it = env.find(key);
+    return it == env.end() ? std::string() : it->second;
+  }
 };
 
 }  // namespace vramscope::job
