@@ -16,16 +16,6 @@ namespace vramscope::predict {
 
 namespace {
 
-// "0.4.13" -> {0, 4, 13}; missing parts are 0.
-std::array<int, 3> version_parts(const std::string& v) {
-  std::array<int, 3> parts{};
-  std::istringstream in(v);
-  std::string piece;
-  for (std::size_t i = 0; i < 3 && std::getline(in, piece, '.'); ++i)
-    parts[i] = std::atoi(piece.c_str());
-  return parts;
-}
-
 diagnostic env_error(const std::string& key, const std::string& message) {
   return error_at("env." + key, message);
 }
@@ -72,7 +62,7 @@ result<double> jax_mem_fraction(const job::job_spec& job) {
   }
   // XLA's default changed from 0.9 to 0.75 with jax/jaxlib 0.4.14 (jax docs PR #16724).
   const std::string& v = job.framework.jaxlib.empty() ? job.framework.version : job.framework.jaxlib;
-  return version_parts(v) < std::array<int, 3>{0, 4, 14} ? 0.9 : 0.75;
+  return schedule::version_number(v) < schedule::version_number("0.4.14") ? 0.9 : 0.75;
 }
 
 result<prediction> plan_jax(const model::model_spec& model, const job::job_spec& job,

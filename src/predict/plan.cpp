@@ -55,7 +55,7 @@ bytes host_memory(const model::model_spec& model, const job::job_spec& job) {
   if (!p.cpu_offload && !p.offload_optimizer && !p.offload_param) return 0;
   const int world = std::max(1, job.world_size() / std::max(1, p.tp * p.dp_replicate));
   const bytes shard = ceil_div(model.parameters(), static_cast<std::uint64_t>(world * std::max(1, p.tp)));
-  const auto m = static_cast<bytes>(std::max(1, bits_of(job.precision.master) / 8));
+  const bytes m = bytes_of(job.precision.master, 1);
   bytes state_per_param = 0;
   switch (job.optimizer.kind) {
     case job::optimizer_kind::adamw:
@@ -66,7 +66,7 @@ bytes host_memory(const model::model_spec& model, const job::job_spec& job) {
   }
   bytes total = 0;
   if (p.cpu_offload || p.offload_optimizer) total += shard * (2 * m + state_per_param);
-  if (p.offload_param) total += shard * static_cast<bytes>(std::max(1, bits_of(job.precision.params) / 8));
+  if (p.offload_param) total += shard * bytes_of(job.precision.params, 1);
   return total;
 }
 

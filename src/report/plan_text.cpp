@@ -1,6 +1,7 @@
 #include <vramscope/report/plan_report.hpp>
 
-#include <vramscope/schedule/schedule.hpp>
+#include <vramscope/job/job_names.hpp>
+#include <vramscope/model/model_spec.hpp>
 
 #include <fmt/format.h>
 
@@ -12,29 +13,6 @@ namespace {
 
 using predict::prediction;
 using predict::rank_prediction;
-
-std::string with_commas(std::uint64_t n) {
-  std::string digits = std::to_string(n), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-std::string_view strategy_name(job::strategy s) {
-  switch (s) {
-    case job::strategy::ddp: return "ddp";
-    case job::strategy::fsdp1: return "fsdp1";
-    case job::strategy::fsdp2: return "fsdp2";
-    case job::strategy::zero1: return "zero1";
-    case job::strategy::zero2: return "zero2";
-    case job::strategy::zero3: return "zero3";
-    case job::strategy::jax: return "jax";
-    case job::strategy::single: return "single";
-  }
-  return "?";
-}
 
 bool same_figures(const rank_prediction& a, const rank_prediction& b) {
   return a.peak.allocated == b.peak.allocated && a.peak.active == b.peak.active &&
@@ -135,8 +113,8 @@ std::string render_plan_text(const prediction& p) {
   const auto& j = p.job;
   std::string out = fmt::format(
       "{} ({} parameters) on {} x {} ({} node{}), {} {}, params {} / master {}, {}, micro-batch {} x {} tokens\n",
-      p.model_name, with_commas(p.parameters), j.world_size(), j.hardware.gpu, j.hardware.nodes,
-      j.hardware.nodes == 1 ? "" : "s", j.framework.name, strategy_name(j.parallel.kind),
+      p.model_name, model::format_count(p.parameters), j.world_size(), j.hardware.gpu, j.hardware.nodes,
+      j.hardware.nodes == 1 ? "" : "s", j.framework.name, job::name_of(j.parallel.kind),
       name_of(j.precision.params), name_of(j.precision.master),
       j.lora.enabled ? "lora" : "full fine-tune", j.training.micro_batch, j.training.seq_len);
   out += fmt::format("allocator model: {}\n\n", p.allocator);

@@ -154,7 +154,7 @@ unit_activations activations_for(model::unit_kind kind, const model::stack_shape
   d.heads = s.heads;
   d.kv = s.kv_heads * (s.head_dim ? s.head_dim : (s.heads ? s.hidden / s.heads : 0));
   if (s.head_dim && s.heads) d.h = std::max(d.h, s.heads * s.head_dim);
-  d.c = static_cast<std::uint64_t>(std::max(1, bits_of(job.precision.params) / 8));
+  d.c = bytes_of(job.precision.params, 1);
   d.tp = static_cast<std::uint64_t>(std::max(1, tp));
   d.res = tensor_parallel_sequence(job) ? d.tp : 1;
   unit_activations a;

@@ -8,7 +8,7 @@ namespace {
 
 using job::strategy;
 
-int size_of(dtype t) { return std::max(1, bits_of(t) / 8); }
+int size_of(dtype t) { return static_cast<int>(bytes_of(t, 1)); }
 
 bool is_lora_target(const model::tensor& t, const job::lora_spec& lora) {
   if (t.shape.size() != 2 || t.name.size() < 7 || t.name.substr(t.name.size() - 7) != ".weight")

@@ -182,14 +182,17 @@ class driver {
 }  // namespace
 
 int version_number(const std::string& version) {
-  int major = 0, minor = 0;
+  int number = 0;
   std::size_t pos = 0;
-  while (pos < version.size() && std::isdigit(static_cast<unsigned char>(version[pos])))
-    major = major * 10 + (version[pos++] - '0');
-  if (pos < version.size() && version[pos] == '.') ++pos;
-  while (pos < version.size() && std::isdigit(static_cast<unsigned char>(version[pos])))
-    minor = minor * 10 + (version[pos++] - '0');
-  return major * 1000 + std::min(minor, 999);
+  for (int part = 0; part < 3; ++part) {
+    int value = 0;  // each part clamped to 999, so long digit strings cannot overflow
+    while (pos < version.size() && std::isdigit(static_cast<unsigned char>(version[pos])))
+      value = std::min(999, value * 10 + (version[pos++] - '0'));
+    number = number * 1000 + value;
+    if (pos < version.size() && version[pos] == '.') ++pos;
+    else pos = version.size();
+  }
+  return number;
 }
 
 bool collectives_record_stream(const job::job_spec& job) {

@@ -166,6 +166,10 @@ TEST(Schedule, VersionNumbers) {
   EXPECT_LT(version_number("2.6"), version_number("2.8"));
   EXPECT_LT(version_number("2.10"), version_number("3.0"));
   EXPECT_GT(version_number("2.10"), version_number("2.9"));
+  EXPECT_LT(version_number("0.4.13"), version_number("0.4.14"));
+  EXPECT_EQ(version_number("2.6"), version_number("2.6.0"));
+  EXPECT_EQ(version_number("2.6.0+cu124"), version_number("2.6"));
+  EXPECT_EQ(version_number(std::string(40, '9')), 999'000'000);
 }
 
 }  // namespace

@@ -30,7 +30,8 @@ int representative_of(const job::job_spec& job, int rank);
 /// without TORCH_NCCL_AVOID_RECORD_STREAMS=1), which keeps them `active` until the GPU catches up.
 bool collectives_record_stream(const job::job_spec& job);
 
-/// Parses a "major.minor" version; unparsable parts count as 0. Used for version rules.
+/// Parses a "major.minor.patch" version into one comparable number (each part clamped to 999);
+/// missing or unparsable parts count as 0. Used for version rules of torch, CUDA and jaxlib.
 int version_number(const std::string& version);
 
 }  // namespace vramscope::schedule
