@@ -35,6 +35,7 @@ DEFAULTS = {
     "parallel.device_id": True,
     "parallel.wrap": "block",
     "parallel.reshard_after_forward": True,
+    "parallel.no_sync": False,
     "parallel.cpu_offload": False,
     "parallel.bucket_cap_mb": 25,
     "parallel.gradient_as_bucket_view": False,
@@ -60,10 +61,15 @@ DEFAULTS = {
     "training.padding_mask": False,
     "training.steps": 2,
     "lora.enabled": False,
+    "lora.method": "lora",
+    "lora.virtual_tokens": 20,
     "lora.rank": 16,
     "lora.alpha": 32,
     "lora.targets": ["q_proj", "v_proj"],
     "lora.base_quantization": "none",
+    "lora.quantizer": "bitsandbytes",
+    "lora.double_quant": False,
+    "lora.quant_storage": "uint8",
     "init.meta_device": False,
     "init.load": "all_ranks",
     "init.map_location": "cpu",
@@ -293,7 +299,8 @@ def world_size(s):
 
 # The paths written to `harness.applied` and checked by bench/accuracy.
 APPLIED_PATHS = [p for p in DEFAULTS if p not in ("hardware.gpu", "lora.base_quantization",
-                                                  "checkpoint.save")]
+                                                  "lora.quantizer", "lora.double_quant",
+                                                  "lora.quant_storage", "checkpoint.save")]
 
 
 def applied(s):

@@ -86,6 +86,14 @@ maybe_error derive_framework(job_spec& job) {
   return std::nullopt;
 }
 
+// IA3's targets default to PEFT's for decoder models (TRANSFORMERS_MODELS_TO_IA3_TARGET_MODULES
+// _MAPPING, llama: k_proj, v_proj, down_proj) rather than LoRA's q_proj, v_proj.
+void derive_peft(job_spec& job) {
+  if (job.lora.method != "ia3" || is_set(job, "lora.targets")) return;
+  job.lora.targets = {"k_proj", "v_proj", "down_proj"};
+  mark_derived(job, "lora.targets");
+}
+
 // DDP and a single GPU have no parameter-dtype option: lower-precision compute over
 // higher-precision weights is torch.autocast.
 void derive_precision(job_spec& job) {
@@ -164,6 +172,7 @@ status resolve_job(job_spec& job, warnings* notes) {
   if (auto err = derive_hardware(job, found)) return *err;
   if (auto err = derive_framework(job)) return *err;
   derive_precision(job);
+  derive_peft(job);
   if (auto err = derive_layout(job)) return *err;
   if (auto err = detail::check_parallel(job, found)) return *err;
   if (auto err = detail::check_training(job, found)) return *err;

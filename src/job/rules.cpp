@@ -28,7 +28,7 @@ struct strategy_option {
 
 const parallel_spec defaults{};
 
-constexpr std::array<strategy_option, 21> strategy_options{{
+constexpr std::array<strategy_option, 22> strategy_options{{
     {"parallel.offload_param", [](const parallel_spec& p) { return p.offload_param; },
      bit(strategy::zero3), "for fsdp1/fsdp2 use parallel.cpu_offload"},
     {"parallel.offload_optimizer", [](const parallel_spec& p) { return p.offload_optimizer; },
@@ -55,6 +55,8 @@ constexpr std::array<strategy_option, 21> strategy_options{{
     {"parallel.device_id", [](const parallel_spec& p) { return !p.device_id; },
      bit(strategy::fsdp1), ""},
     {"parallel.wrap", [](const parallel_spec& p) { return p.wrap != "block"; }, any_fsdp, ""},
+    {"parallel.no_sync", [](const parallel_spec& p) { return p.no_sync; },
+     any_fsdp | bit(strategy::ddp), "ZeRO reduces every micro-batch into its partition"},
     {"parallel.bucket_cap_mb",
      [](const parallel_spec& p) { return p.bucket_cap_mb != defaults.bucket_cap_mb; },
      bit(strategy::ddp), "for ZeRO use parallel.reduce_bucket_size"},
@@ -160,6 +162,58 @@ maybe_error check_parallel(const job_spec& job, warnings& notes) {
   return std::nullopt;
 }
 
+// Quantised frozen bases (QLoRA): what bitsandbytes' options apply to, and what FSDP1 can
+// flatten.
+// PEFT methods the planner models; the others are refused rather than planned as LoRA.
+static maybe_error check_peft_method(const job_spec& job, warnings& notes) {
+  const auto& lora = job.lora;
+  static const std::array<const char*, 7> unmodelled{"boft", "lokr", "osf", "fourierft",
+                                                     "hra", "bone", "p_tuning"};
+  for (const char* m : unmodelled)
+    if (lora.method == m)
+      return field_error(job, "lora.method",
+                         fmt::format("{} is not modelled yet; modelled methods: lora, dora, "
+                                     "lora_fa, adalora, loha, vera, oft, ia3, prompt_tuning, "
+                                     "prefix_tuning, ln_tuning", m));
+  const bool virtual_tokens = lora.method == "prompt_tuning" || lora.method == "prefix_tuning";
+  if (is_set(job, "lora.virtual_tokens") && !virtual_tokens)
+    notes.push_back(field_error(job, "lora.virtual_tokens",
+                                fmt::format("has no effect with lora.method {}", lora.method)));
+  return std::nullopt;
+}
+
+static maybe_error check_quantisation(const job_spec& job, warnings& notes) {
+  const auto& lora = job.lora;
+  const bool four_bit = lora.base_quantization && *lora.base_quantization != dtype::i8;
+  if (lora.quantizer == "torchao") {
+    if (lora.base_quantization && *lora.base_quantization != dtype::nf4)
+      return field_error(job, "lora.base_quantization",
+                         fmt::format("torchao quantizes to nf4 only (got {})",
+                                     name_of(*lora.base_quantization)));
+    if (job.parallel.kind == strategy::fsdp1 || job.parallel.kind == strategy::zero3)
+      return field_error(job, "lora.quantizer",
+                         fmt::format("torchao's NF4Tensor shards under FSDP2 only (parallel.strategy "
+                                     "is {}); use bitsandbytes with lora.quant_storage: bf16",
+                                     name_of(job.parallel.kind)));
+  }
+  for (const char* path : {"lora.quantizer", "lora.double_quant", "lora.quant_storage"})
+    if (is_set(job, path) && !four_bit)
+      notes.push_back(field_error(job, path, "has no effect unless lora.base_quantization is nf4 or int4"));
+  // FlatParamHandle flattens a unit into one tensor of one dtype ("Must flatten tensors with
+  // uniform dtype", torch/distributed/fsdp/_flat_param.py): 4-bit weights packed as uint8 beside
+  // the unit's float parameters stop FSDP1 at wrapping. The FSDP + QLoRA recipe therefore sets
+  // bnb_4bit_quant_storage to the model's dtype.
+  if (four_bit && job.parallel.kind == strategy::fsdp1 && lora.quant_storage == dtype::u8 &&
+      job.parallel.fsdp_sharding != sharding::no_shard)
+    return field_error(job, "lora.quant_storage",
+                       fmt::format("FSDP1 cannot flatten 4-bit weights packed as uint8 with the "
+                                   "unit's {} parameters (it needs one dtype per unit); set "
+                                   "lora.quant_storage: {} as the FSDP + QLoRA recipe does "
+                                   "(bnb_4bit_quant_storage)",
+                                   name_of(job.precision.master), name_of(job.precision.master)));
+  return std::nullopt;
+}
+
 maybe_error check_training(const job_spec& job, warnings& notes) {
   const auto& lora = job.lora;
   if (lora.enabled && lora.targets.empty())
@@ -167,6 +221,8 @@ maybe_error check_training(const job_spec& job, warnings& notes) {
   if (!lora.enabled && lora.base_quantization)
     return field_error(job, "lora.base_quantization",
                        "quantized base weights need LoRA (lora.enabled is false)");
+  if (auto err = check_quantisation(job, notes)) return err;
+  if (auto err = check_peft_method(job, notes)) return err;
   if (job.init.early_tensors > 0 && job.init.set_device_first)
     return field_error(job, "init.early_tensors",
                        "tensors made before set_device need init.set_device_first: false");

@@ -109,6 +109,21 @@ std::string verdict_line(const prediction& p) {
                      format_bytes(worst->capacity - worst->device));
 }
 
+// "full fine-tune", "lora r16", "qlora r16 (nf4 base)", "ia3", "prompt_tuning (20 virtual tokens)".
+static std::string training_kind(const job::job_spec& j) {
+  const auto& l = j.lora;
+  if (!l.enabled) return "full fine-tune";
+  const bool ranked = l.method == "lora" || l.method == "dora" || l.method == "lora_fa" ||
+                      l.method == "adalora" || l.method == "loha" || l.method == "vera" ||
+                      l.method == "oft";
+  std::string text = l.method == "lora" && l.base_quantization ? "qlora" : l.method;
+  if (ranked) text += fmt::format(" r{}", l.rank);
+  if (l.method == "prompt_tuning" || l.method == "prefix_tuning")
+    text += fmt::format(" ({} virtual tokens)", l.virtual_tokens);
+  if (l.base_quantization) text += fmt::format(" ({} base)", name_of(*l.base_quantization));
+  return text;
+}
+
 std::string render_plan_text(const prediction& p) {
   const auto& j = p.job;
   std::string out = fmt::format(
@@ -116,7 +131,7 @@ std::string render_plan_text(const prediction& p) {
       p.model_name, model::format_count(p.parameters), j.world_size(), j.hardware.gpu, j.hardware.nodes,
       j.hardware.nodes == 1 ? "" : "s", j.framework.name, job::name_of(j.parallel.kind),
       name_of(j.precision.params), name_of(j.precision.master),
-      j.lora.enabled ? "lora" : "full fine-tune", j.training.micro_batch, j.training.seq_len);
+      training_kind(j), j.training.micro_batch, j.training.seq_len);
   out += fmt::format("allocator model: {}\n\n", p.allocator);
   rank_table(out, p);
   breakdown_lines(out, predict::busiest_rank(p));

@@ -61,9 +61,38 @@ void optimizer_step_transient(program_builder& out, const job::job_spec& job,
   out.free(tmp);
 }
 
-std::vector<tensor_id> alloc_frozen(program_builder& out, const layout& lay) {
+bytes frozen_shard_bytes(const frozen_tensor& f, std::uint64_t world) {
+  return ceil_div(f.elements, world) * static_cast<bytes>(f.element_bytes);
+}
+
+tensor_id load_frozen(program_builder& out, const frozen_tensor& f, int load_bytes) {
+  // Quantising loaders put each weight on the GPU in the load dtype and quantise it there
+  // (transformers' bitsandbytes path: Params4bit.to(cuda); torchtune builds the linear, then
+  // converts it to NF4): the full-precision copy is freed once the packed one exists.
+  tensor_id full = 0;
+  if (f.quantised) full = out.alloc(f.numel * static_cast<bytes>(load_bytes), category::temporary);
+  const tensor_id id = out.alloc(f.stored, category::parameters);
+  out.free(full);
+  return id;
+}
+
+std::vector<tensor_id> alloc_frozen(program_builder& out, const layout& lay, std::uint64_t world,
+                                    bool quantised_sharded) {
   std::vector<tensor_id> ids;
-  for (const auto& u : lay.units) ids.push_back(out.alloc(u.frozen_bytes, category::parameters));
+  for (const auto& u : lay.units) {
+    for (const auto& f : u.frozen) {
+      const bool shard = world > 1 && (!f.quantised || quantised_sharded);
+      ids.push_back(shard ? out.alloc(frozen_shard_bytes(f, world), category::parameters)
+                          : load_frozen(out, f, lay.dtypes.compute));
+    }
+    if (u.quant_state_bytes > 0) ids.push_back(out.alloc(u.quant_state_bytes, category::parameters));
+  }
+  return ids;
+}
+
+std::vector<tensor_id> gather_frozen(program_builder& out, const unit_layout& u, std::uint32_t stream) {
+  std::vector<tensor_id> ids;
+  for (const auto& f : u.frozen) ids.push_back(out.alloc(f.gathered, category::parameters, stream));
   return ids;
 }
 

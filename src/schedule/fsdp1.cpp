@@ -30,15 +30,28 @@ class fsdp1_strategy final : public strategy {
       // use_orig_params pads each original parameter to 16 bytes; the flat tensor is padded to
       // a multiple of the world size.
       const auto align = static_cast<std::uint64_t>(p.use_orig_params ? std::max(1, 16 / d.stored) : 1);
-      std::uint64_t n = 0;
-      for (auto t : g.tensors) n += (t + align - 1) / align * align;
-      padded_.push_back((n + world_ - 1) / world_ * world_);
+      const auto pad = [&](std::uint64_t n) { return (n + align - 1) / align * align; };
+      std::uint64_t trainable = 0, frozen = 0;
+      for (auto t : g.tensors) trainable += pad(t);
+      // Frozen (LoRA base) parameters are flattened and sharded like the others, counted in
+      // elements of the flat parameter's dtype.
+      for (auto u : g.units)
+        for (const auto& f : lay().units[u].frozen) frozen += pad(ceil_div(f.stored, static_cast<bytes>(d.stored)));
+      const auto round = [&](std::uint64_t n) { return (n + world_ - 1) / world_ * world_; };
+      padded_.push_back(round(trainable + frozen));
+      // With use_orig_params a FlatParameter may mix frozen and trainable parameters, and its
+      // gradient then covers all of it ("gradient memory usage ... equivalent to not freezing
+      // those parameters", FSDP docs); without it frozen parameters need units of their own
+      // (PEFT's fsdp_auto_wrap_policy), and only the trainable flat parameter has a gradient.
+      grad_padded_.push_back(p.use_orig_params && trainable > 0 ? padded_.back() : round(trainable));
+      trainable_.push_back(trainable);
     }
     state_.resize(wrap_.groups.size());
   }
 
   void init() override {
-    frozen_ = alloc_frozen(out(), lay());
+    for (const auto& u : lay().units)  // quantisation constants: module attributes, never flattened
+      quant_state_.push_back(out().alloc(u.quant_state_bytes, category::parameters));
     const auto& in = job().init;
     const bool meta_rank = in.meta_device && in.load == job::weight_load::rank0 && ctx_.rank.rank != 0;
     const bool cpu_module = !meta_rank && in.load != job::weight_load::random;
@@ -51,6 +64,11 @@ class fsdp1_strategy final : public strategy {
         state_[gi].shard = out().alloc(shard_bytes(gi), category::parameters);
     }
   }
+
+  // Inside no_sync() the post-backward hook reshards but neither reduces nor frees the
+  // unsharded gradient, which accumulates until the synchronised micro-batch
+  // (_runtime_utils._post_backward_hook, _should_sync_gradients).
+  void begin_micro_batch(bool last) override { sync_ = last || !job().parallel.no_sync; }
 
   void pre_forward(std::size_t unit) override {
     const std::size_t g = wrap_.group_of_unit[unit];
@@ -70,7 +88,7 @@ class fsdp1_strategy final : public strategy {
     if (job().parallel.backward_prefetch == job::prefetch::pre && g > 1 && is_last(unit, g))
       unshard(g - 1);
     if (state_[g].grad == 0)
-      state_[g].grad = out().alloc(padded_[g] * compute(), category::gradients);
+      state_[g].grad = out().alloc(grad_padded_[g] * compute(), category::gradients);
   }
 
   void post_backward(std::size_t unit) override {
@@ -78,7 +96,7 @@ class fsdp1_strategy final : public strategy {
     if (!is_first(unit, g)) return;  // the hook fires once the whole flat gradient is ready
     if (job().parallel.backward_prefetch == job::prefetch::post && g > 1) unshard(g - 1);
     if (sharded_) reshard(g);
-    reduce_scatter(g);
+    if (sync_) reduce_scatter(g);
   }
 
   void end_backward() override {
@@ -90,7 +108,8 @@ class fsdp1_strategy final : public strategy {
     out().phase("optimizer");
     if (job().parallel.cpu_offload) return;  // the step runs on the CPU
     std::vector<std::uint64_t> shards;
-    for (std::size_t g = 0; g < wrap_.groups.size(); ++g) shards.push_back(shard_numel(g));
+    for (std::size_t g = 0; g < wrap_.groups.size(); ++g)
+      shards.push_back(sharded_ ? ceil_div(trainable_[g], world_) : trainable_[g]);
     optimizer_first_step(out(), job(), shards, lay().dtypes.stored, 0, opt_);
     optimizer_step_transient(out(), job(), shards, lay().dtypes.stored);
   }
@@ -116,7 +135,13 @@ class fsdp1_strategy final : public strategy {
 
   bytes compute() const { return static_cast<bytes>(lay().dtypes.compute); }
   std::uint64_t shard_numel(std::size_t g) const { return sharded_ ? padded_[g] / world_ : padded_[g]; }
+  std::uint64_t grad_shard_numel(std::size_t g) const {
+    return sharded_ ? grad_padded_[g] / world_ : grad_padded_[g];
+  }
   bytes shard_bytes(std::size_t g) const { return shard_numel(g) * static_cast<bytes>(lay().dtypes.stored); }
+  bytes grad_shard_bytes(std::size_t g) const {
+    return grad_shard_numel(g) * static_cast<bytes>(lay().dtypes.stored);
+  }
   bool is_first(std::size_t unit, std::size_t g) const { return wrap_.groups[g].units.front() == unit; }
   bool is_last(std::size_t unit, std::size_t g) const { return wrap_.groups[g].units.back() == unit; }
 
@@ -124,10 +149,12 @@ class fsdp1_strategy final : public strategy {
   void shard_on_gpu(std::size_t g) {
     const auto& d = lay().dtypes;
     std::vector<tensor_id> originals;
-    for (auto u : wrap_.groups[g].units)
+    for (auto u : wrap_.groups[g].units) {
       for (auto ids = alloc_each(out(), lay().units[u].trainable, d.stored, category::parameters);
            auto id : ids)
         originals.push_back(id);
+      for (const auto& f : lay().units[u].frozen) originals.push_back(load_frozen(out(), f, d.compute));
+    }
     if (job().parallel.sync_module_states) {
       auto bucket = out().alloc(std::min(sync_bucket, padded_[g] * static_cast<bytes>(d.stored)),
                                 category::communication);
@@ -170,8 +197,9 @@ class fsdp1_strategy final : public strategy {
     const auto& d = lay().dtypes;
     const bytes reduce = static_cast<bytes>(d.reduce);
     tensor_id cast = 0, output = 0;
-    if (d.reduce != d.compute) cast = out().alloc(padded_[g] * reduce, category::communication, streams::reduce);
-    output = out().alloc(shard_numel(g) * reduce, category::communication, streams::reduce);
+    if (grad_padded_[g] == 0) return;  // a unit of frozen parameters only
+    if (d.reduce != d.compute) cast = out().alloc(grad_padded_[g] * reduce, category::communication, streams::reduce);
+    output = out().alloc(grad_shard_numel(g) * reduce, category::communication, streams::reduce);
     out().record_stream(s.grad, streams::reduce);
     out().free(s.grad);
     out().free(cast);
@@ -181,21 +209,23 @@ class fsdp1_strategy final : public strategy {
     }
     // The reduced shard is cast to the parameter dtype and accumulated into the saved shard.
     if (s.grad_shard == 0) {
-      s.grad_shard = out().alloc(shard_bytes(g), category::gradients, streams::reduce);
+      s.grad_shard = out().alloc(grad_shard_bytes(g), category::gradients, streams::reduce);
     } else {
-      auto add = out().alloc(shard_bytes(g), category::temporary, streams::reduce);
+      auto add = out().alloc(grad_shard_bytes(g), category::temporary, streams::reduce);
       out().free(add);
     }
     out().free(output);
   }
 
   fsdp_wrapping wrap_;
-  std::vector<std::uint64_t> padded_;
+  std::vector<std::uint64_t> padded_;       // elements of each flat parameter, padded
+  std::vector<std::uint64_t> grad_padded_;  // elements its gradient covers
+  std::vector<std::uint64_t> trainable_;    // trainable elements (the optimizer's share)
   std::vector<group_state> state_;
-  std::vector<tensor_id> frozen_;
+  std::vector<tensor_id> quant_state_;
   optimizer_state opt_;
   std::uint64_t world_ = 1;
-  bool sharded_ = true, reshard_after_forward_ = true, mixed_ = false;
+  bool sharded_ = true, reshard_after_forward_ = true, mixed_ = false, sync_ = true;
 };
 
 }  // namespace

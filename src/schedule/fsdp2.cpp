@@ -20,17 +20,26 @@ class fsdp2_strategy final : public strategy {
   }
 
   void init() override {
-    frozen_ = alloc_frozen(out(), lay());
     const auto& in = job().init;
     for (std::size_t g = 0; g < wrap_.groups.size(); ++g) {
       auto& s = state_[g];
       // Without meta-device construction each full parameter exists beside its new shard
-      // while fully_shard runs; with it only shards are ever materialised.
+      // while fully_shard runs; with it only shards are ever materialised. Frozen (LoRA base)
+      // parameters are sharded like any other (fully_shard does not look at requires_grad).
       std::vector<tensor_id> full;
-      if (!in.meta_device && in.load != job::weight_load::none)
+      if (!in.meta_device && in.load != job::weight_load::none) {
         full = alloc_each(out(), wrap_.groups[g].tensors, lay().dtypes.stored, category::parameters);
-      if (!job().parallel.cpu_offload)
+        for (auto u : wrap_.groups[g].units)
+          for (const auto& f : lay().units[u].frozen) full.push_back(load_frozen(out(), f, lay().dtypes.compute));
+      }
+      if (!job().parallel.cpu_offload) {
         s.shards = alloc_each(out(), shard_numels(g), lay().dtypes.stored, category::parameters);
+        for (auto u : wrap_.groups[g].units)
+          for (const auto& f : lay().units[u].frozen)
+            s.shards.push_back(out().alloc(frozen_shard_bytes(f, world_), category::parameters));
+      }
+      for (auto u : wrap_.groups[g].units)  // quantisation constants stay whole on every rank
+        s.shards.push_back(out().alloc(lay().units[u].quant_state_bytes, category::parameters));
       free_all(out(), full);
       // Loading a full state dict from rank 0 broadcasts one parameter at a time.
       if (in.meta_device && in.load == job::weight_load::rank0) {
@@ -42,9 +51,13 @@ class fsdp2_strategy final : public strategy {
     }
   }
 
+  // set_requires_gradient_sync(False): unsharded gradients accumulate across micro-batches
+  // and are reduce-scattered at the synchronised one (_fsdp_param_group.post_backward).
+  void begin_micro_batch(bool last) override { sync_ = last || !job().parallel.no_sync; }
+
   void pre_forward(std::size_t unit) override {
     const std::size_t g = wrap_.group_of_unit[unit];
-    if (!is_first(unit, g) || !state_[g].unsharded.empty()) return;
+    if (!is_first(unit, g) || state_[g].gathered) return;
     unshard(g, /*forward=*/true);
   }
 
@@ -53,11 +66,11 @@ class fsdp2_strategy final : public strategy {
     if (!is_last(unit, g) || wrap_.groups[g].root) return;
     const int raf = job().parallel.reshard_after_forward;
     if (raf == 0) return;
-    free_all(out(), state_[g].unsharded);
+    reshard(g);
     if (raf > 1) {  // keep a shard over a group of `raf` ranks until backward
       std::uint64_t total = 0;
       for (auto n : padded_numels(g)) total += n;
-      state_[g].partial = out().alloc(total / static_cast<std::uint64_t>(raf) * compute(),
+      state_[g].partial = out().alloc((total * compute() + frozen_gathered(g)) / static_cast<std::uint64_t>(raf),
                                       category::parameters);
     }
   }
@@ -66,9 +79,10 @@ class fsdp2_strategy final : public strategy {
     const std::size_t g = wrap_.group_of_unit[unit];
     if (forward_output_ != 0) out().free(forward_output_);  // last forward group clears it
     if (!is_last(unit, g)) return;
-    if (state_[g].unsharded.empty()) unshard(g, false);
-    if (g > 1 && state_[g - 1].unsharded.empty()) unshard(g - 1, false);  // prefetch one ahead
-    state_[g].grads = alloc_each(out(), padded_numels(g), lay().dtypes.compute, category::gradients);
+    if (!state_[g].gathered) unshard(g, false);
+    if (g > 1 && !state_[g - 1].gathered) unshard(g - 1, false);  // prefetch one ahead
+    if (state_[g].grads.empty())
+      state_[g].grads = alloc_each(out(), padded_numels(g), lay().dtypes.compute, category::gradients);
   }
 
   void post_backward(std::size_t unit) override {
@@ -76,14 +90,20 @@ class fsdp2_strategy final : public strategy {
     if (!is_first(unit, g)) return;
     auto& s = state_[g];
     const auto& d = lay().dtypes;
+    if (!sync_) {  // keep the unsharded gradients; only the parameters are resharded
+      reshard(g);
+      out().free(s.partial);
+      return;
+    }
     std::uint64_t total = 0;
     for (auto n : padded_numels(g)) total += n;
     auto input = out().alloc(total * static_cast<bytes>(d.reduce), category::communication);
     free_all(out(), s.grads);
     out().free(pending_input_);  // the previous group's reduce-scatter input
     pending_input_ = input;
-    free_all(out(), s.unsharded);
+    reshard(g);
     out().free(s.partial);
+    if (total == 0) return;  // only frozen parameters: nothing to reduce
     auto output = out().alloc(total / world_ * static_cast<bytes>(d.reduce), category::communication,
                               streams::reduce);
     if (job().parallel.cpu_offload) {
@@ -122,7 +142,20 @@ class fsdp2_strategy final : public strategy {
   struct group_state {
     std::vector<tensor_id> shards, unsharded, grads;
     tensor_id partial = 0, grad_shard = 0;
+    bool gathered = false;
   };
+
+  // Bytes of the group's frozen parameters once gathered for compute.
+  bytes frozen_gathered(std::size_t g) const {
+    bytes total = 0;
+    for (auto u : wrap_.groups[g].units) total += lay().units[u].frozen_gathered_bytes;
+    return total;
+  }
+
+  void reshard(std::size_t g) {
+    free_all(out(), state_[g].unsharded);
+    state_[g].gathered = false;
+  }
 
   bytes compute() const { return static_cast<bytes>(lay().dtypes.compute); }
   bool is_first(std::size_t unit, std::size_t g) const { return wrap_.groups[g].units.front() == unit; }
@@ -145,16 +178,24 @@ class fsdp2_strategy final : public strategy {
     for (auto n : padded_numels(g)) total += n;
     // Offloaded shards are copied host-to-device first; mixed precision casts them into one
     // flat low-precision copy-in buffer.
+    bytes frozen_stored = 0;
+    for (auto u : wrap_.groups[g].units)
+      for (const auto& f : lay().units[u].frozen) frozen_stored += frozen_shard_bytes(f, world_);
+    const bytes frozen_full = frozen_gathered(g);
     tensor_id staged = 0, copy_in = 0;
     if (job().parallel.cpu_offload)
-      staged = out().alloc(total / world_ * static_cast<bytes>(d.stored), category::communication,
-                           streams::unshard);
-    if (d.compute != d.stored)
-      copy_in = out().alloc(total / world_ * compute(), category::communication, streams::unshard);
-    auto output = out().alloc(total * compute(), category::communication, streams::unshard);
+      staged = out().alloc(total / world_ * static_cast<bytes>(d.stored) + frozen_stored,
+                           category::communication, streams::unshard);
+    if (d.compute != d.stored || frozen_full / world_ < frozen_stored)
+      copy_in = out().alloc(total / world_ * compute() + frozen_full / world_, category::communication,
+                            streams::unshard);
+    auto output = out().alloc(total * compute() + frozen_full, category::communication, streams::unshard);
     out().free(copy_in);
     out().free(staged);
     state_[g].unsharded = alloc_each(out(), padded_numels(g), d.compute, category::parameters);
+    for (auto u : wrap_.groups[g].units)
+      for (auto id : gather_frozen(out(), lay().units[u])) state_[g].unsharded.push_back(id);
+    state_[g].gathered = true;
     // Forward keeps the all-gather output until the next group's copy-out.
     if (forward_output_ != 0) out().free(forward_output_);
     if (forward) forward_output_ = output;
@@ -163,10 +204,10 @@ class fsdp2_strategy final : public strategy {
 
   fsdp_wrapping wrap_;
   std::vector<group_state> state_;
-  std::vector<tensor_id> frozen_;
   optimizer_state opt_;
   tensor_id forward_output_ = 0, pending_input_ = 0;
   std::uint64_t world_ = 1;
+  bool sync_ = true;
 };
 
 }  // namespace

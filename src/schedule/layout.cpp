@@ -18,6 +18,60 @@ bool is_lora_target(const model::tensor& t, const job::lora_spec& lora) {
   });
 }
 
+// A module of the MLP (IA3 scales its input rather than its output there, as PEFT's
+// feedforward_modules do).
+bool in_mlp(const std::string& name) {
+  for (const char* part : {".mlp.", ".feed_forward.", "gate_proj", "up_proj", "down_proj", ".fc1.",
+                           ".fc2.", "dense_h_to_4h", "dense_4h_to_h"})
+    if (name.find(part) != std::string::npos) return true;
+  return false;
+}
+
+bool is_norm(const model::tensor& t, model::unit_kind kind) {
+  return t.shape.size() == 1 && t.name.find("norm") != std::string::npos &&
+         (kind == model::unit_kind::block || kind == model::unit_kind::norm);
+}
+
+// What a PEFT method adds to one target matrix of shape (out, in): trainable tensors (element
+// counts), frozen extras, and per-token activations beyond the base layer's. The counts are
+// those PEFT prints with print_trainable_parameters (peft/tuners/<method>/layer.py).
+struct adapter {
+  std::vector<std::uint64_t> trainable;
+  std::uint64_t frozen = 0;          // frozen adapter values (LoRA-FA's A), master dtype
+  std::uint64_t saved_per_token = 0; // values saved for backward per token
+  std::uint64_t transient = 0;       // values of a transient matrix in forward
+};
+
+adapter adapter_for(const std::string& method, std::uint64_t r, std::uint64_t out,
+                    std::uint64_t in, bool mlp) {
+  adapter a;
+  if (method == "lora" || method == "adalora" || method == "dora") {
+    a.trainable = {r * in, out * r};
+    if (method == "adalora") a.trainable.push_back(r);  // lora_E, the singular values
+    if (method == "dora") {
+      // lora_magnitude_vector; forward recomputes the base output to rescale it (saved) and
+      // the norm of W + s*BA row by row (a full weight-sized transient).
+      a.trainable.push_back(out);
+      a.saved_per_token = out;
+      a.transient = 2 * out * in;
+    }
+  } else if (method == "lora_fa") {  // LoRA-FA's optimizer freezes A and trains B only
+    a.trainable = {out * r};
+    a.frozen = r * in;
+  } else if (method == "loha") {  // two Hadamard factors, each a rank-r pair
+    a.trainable = {r * in, out * r, r * in, out * r};
+  } else if (method == "vera") {  // scaling vectors over shared frozen projections
+    a.trainable = {r, out};
+  } else if (method == "oft") {  // r blocks of (in/r)^2, stored as their upper triangles
+    const std::uint64_t b = in / std::max<std::uint64_t>(1, r);
+    a.trainable = {r * (b * (b - 1) / 2)};
+  } else if (method == "ia3") {  // one vector; the scaled tensor is saved for its gradient
+    a.trainable = {mlp ? in : out};
+    a.saved_per_token = mlp ? in : out;
+  }
+  return a;
+}
+
 // Tensor parallelism splits the matrices of blocks and the vocabulary of embedding and head;
 // norms and other vectors are replicated (Megatron-style layout).
 std::uint64_t tp_split(const model::tensor& t, model::unit_kind kind, int tp) {
@@ -28,14 +82,103 @@ std::uint64_t tp_split(const model::tensor& t, model::unit_kind kind, int tp) {
   return split ? ceil_div(n, static_cast<std::uint64_t>(tp)) : n;
 }
 
-// Frozen base weights quantised as in QLoRA: nf4/int4 with one 8-bit absmax per 64 values
-// (double quantisation), int8 with one fp32 scale per row (approximated per 4096 values).
-bytes quantised_bytes(dtype q, std::uint64_t numel) {
-  if (q == dtype::nf4 || q == dtype::int4) return bytes_of(q, numel) + ceil_div(numel, 64);
-  return bytes_of(q, numel) + ceil_div(numel, 4096) * 4;
+// A frozen tensor of `numel` elements (after the TP split) as this rank stores it.
+frozen_tensor make_frozen(const model::tensor& t, model::unit_kind kind, std::uint64_t numel,
+                          const job::job_spec& job, const state_dtypes& d, bool target) {
+  frozen_tensor f;
+  f.numel = numel;
+  const auto& lora = job.lora;
+  // torchtune quantises the base of the LoRA-targeted linears only (LoRALinear's
+  // quantize_base); transformers quantises every linear but the head.
+  const bool torchao = lora.quantizer == "torchao";
+  if (lora.base_quantization && quantisable(t, kind) && (!torchao || target)) {
+    // The TP split divides the rows of the matrix; the packing is per value, so split the
+    // full matrix's figures in the same proportion.
+    auto shape = t.shape;
+    const std::uint64_t full = t.numel();
+    if (numel != full && full > 0) shape[0] = ceil_div(shape[0] * numel, full);
+    const auto q = quantised_bytes(*lora.base_quantization, shape, lora.double_quant || torchao);
+    const bool four_bit = *lora.base_quantization != dtype::i8;
+    if (torchao) {
+      // torchao's NF4Tensor (torchao/dtypes/nf4tensor.py) always double-quantises, and its
+      // scalers are inner tensors of the parameter: FSDP2 shards them with the packed values.
+      f.element_bytes = 1;
+      f.elements = q.packed + q.state;
+    } else {
+      // Packed 4-bit weights are elements of bnb_4bit_quant_storage, int8 ones int8; the
+      // QuantState is an attribute of the parameter, so it stays whole on every rank.
+      f.element_bytes = four_bit ? size_of(lora.quant_storage) : 1;
+      f.elements = ceil_div(q.packed, static_cast<bytes>(f.element_bytes));
+      f.quant_state = q.state;
+    }
+    f.stored = f.elements * static_cast<bytes>(f.element_bytes);
+    f.gathered = f.stored;  // gathered packed; dequantised one matmul at a time
+    f.quantised = true;
+    return f;
+  }
+  f.element_bytes = d.frozen;
+  f.elements = numel;
+  f.stored = numel * static_cast<bytes>(d.frozen);
+  f.gathered = numel * static_cast<bytes>(std::min(d.frozen, d.compute));
+  return f;
+}
+
+// Tensors of a PEFT method that belong to the model rather than to a target: the virtual-token
+// embedding of prompt tuning (num_virtual_tokens x hidden) and prefix tuning (its keys and
+// values for every layer, num_virtual_tokens x layers x 2 x kv width), and VeRA's shared
+// frozen projections (r x largest in, largest out x r). They are kept with the embedding unit.
+void add_model_level_adapters(const model::model_spec& model, const job::job_spec& job,
+                              layout& out, std::uint64_t max_out, std::uint64_t max_in) {
+  const auto& lora = job.lora;
+  if (!lora.enabled || out.units.empty()) return;
+  auto& first = out.units.front();
+  const auto tokens = static_cast<std::uint64_t>(lora.virtual_tokens);
+  const auto& s = model.text;
+  std::uint64_t extra = 0;
+  if (lora.method == "prompt_tuning") extra = tokens * s.hidden;
+  if (lora.method == "prefix_tuning") extra = tokens * s.layers * 2 * s.kv_heads * s.head_dim;
+  if (extra > 0) {
+    first.tensors.push_back(extra);
+    first.trainable.push_back(extra);
+  }
+  if (lora.method == "vera" && max_out > 0) {
+    frozen_tensor shared;
+    shared.numel = shared.elements = static_cast<std::uint64_t>(lora.rank) * (max_in + max_out);
+    shared.element_bytes = 4;  // vera_A / vera_B buffers are created in fp32
+    shared.stored = shared.gathered = shared.elements * 4;
+    first.frozen.push_back(shared);
+    first.frozen_bytes += shared.stored;
+    first.frozen_gathered_bytes += shared.stored;
+  }
 }
 
 }  // namespace
+
+quantised_size quantised_bytes(dtype q, const std::vector<std::uint64_t>& shape, bool double_quant) {
+  std::uint64_t numel = 1;
+  for (auto s : shape) numel *= s;
+  quantised_size out;
+  if (q == dtype::i8) {
+    // Int8Params: int8 values and SCB, one fp32 absmax per output row.
+    out.packed = numel;
+    out.state = (shape.empty() ? 1 : shape[0]) * 4;
+    return out;
+  }
+  // Params4bit (bitsandbytes/nn/modules.py, functional.quantize_4bit): blocksize 64.
+  out.packed = ceil_div(numel, 2);
+  const std::uint64_t blocks = ceil_div(numel, 64);
+  // compress_statistics (double quantisation) quantises the absmax with blocksize 256.
+  out.state = double_quant ? blocks + ceil_div(blocks, 256) * 4 : blocks * 4;
+  return out;
+}
+
+bool quantisable(const model::tensor& t, model::unit_kind kind) {
+  using model::unit_kind;
+  if (t.shape.size() != 2 || t.name.size() < 7 || t.name.substr(t.name.size() - 7) != ".weight")
+    return false;
+  return kind == unit_kind::block || kind == unit_kind::vision_block ||
+         kind == unit_kind::projector || kind == unit_kind::other;
+}
 
 rank_info make_rank_info(const job::job_spec& job, int rank) {
   rank_info r;
@@ -59,7 +202,6 @@ state_dtypes make_state_dtypes(const job::job_spec& job) {
   state_dtypes d;
   d.compute = size_of(p.params);
   d.reduce = size_of(p.reduce);
-  d.frozen = size_of(p.params);
   switch (job.parallel.kind) {
     case strategy::fsdp1:
     case strategy::fsdp2:
@@ -81,6 +223,9 @@ state_dtypes make_state_dtypes(const job::job_spec& job) {
       d.master = (!p.autocast && p.master != p.params) ? size_of(p.master) : 0;
       break;
   }
+  // A frozen base (LoRA) stays in the dtype the model is held in: fp32 under autocast or
+  // fp32 FSDP shards, the load dtype otherwise. Only the computation is in `params`.
+  d.frozen = d.stored;
   return d;
 }
 
@@ -109,27 +254,61 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
       if (ul.name == name) return &ul;
     return nullptr;
   };
+  // Methods with an adapter per target matrix; prompt and prefix tuning add model-level
+  // tensors instead, LN tuning trains the norms.
+  const bool per_target = lora.method != "prompt_tuning" && lora.method != "prefix_tuning" &&
+                          lora.method != "ln_tuning";
+  std::uint64_t max_out = 0, max_in = 0;
   for (const auto& t : model.tensors) {
     unit_layout* ul = find_unit(t.unit);
     if (!ul) continue;
     const std::uint64_t n = tp_split(t, ul->kind, r.tp);
-    if (!lora.enabled) {
+    const bool trained_norm = lora.method == "ln_tuning" && is_norm(t, ul->kind);
+    if (!lora.enabled || trained_norm) {
       ul->tensors.push_back(n);
       ul->trainable.push_back(n);
       continue;
     }
     // LoRA: the base tensor is frozen; each target matrix gains A (r x in) and B (out x r),
     // trainable and kept in the master dtype (adapters are upcast to fp32 by default).
-    const dtype base = lora.base_quantization.value_or(job.precision.params);
-    ul->frozen_bytes += lora.base_quantization ? quantised_bytes(base, n) : bytes_of(base, n);
-    if (is_lora_target(t, lora)) {
-      const auto rank = static_cast<std::uint64_t>(lora.rank);
-      const std::uint64_t adapter = ceil_div(rank * (t.shape[0] + t.shape[1]),
-                                             static_cast<std::uint64_t>(r.tp));
-      ul->tensors.push_back(adapter);
-      ul->trainable.push_back(adapter);
+    const auto f = make_frozen(t, ul->kind, n, job, out.dtypes, per_target && is_lora_target(t, lora));
+    ul->frozen_bytes += f.stored;
+    ul->frozen_gathered_bytes += f.gathered;
+    ul->quant_state_bytes += f.quant_state;
+    if (f.quantised)
+      ul->largest_dequantised = std::max<bytes>(ul->largest_dequantised, n * static_cast<bytes>(out.dtypes.compute));
+    // torch.autocast casts a frozen float matrix for each matmul and autograd keeps the cast
+    // for the input gradient (only leaf tensors that require grad are cached instead).
+    const bool embedding = ul->kind == model::unit_kind::embedding || ul->kind == model::unit_kind::vision_embedding;
+    if (!f.quantised && !embedding && job.precision.autocast && t.shape.size() == 2 &&
+        out.dtypes.frozen > out.dtypes.compute)
+      ul->autocast_frozen_bytes += n * static_cast<bytes>(out.dtypes.compute);
+    ul->frozen.push_back(f);
+    if (per_target && is_lora_target(t, lora)) {
+      const auto tp = static_cast<std::uint64_t>(r.tp);
+      const auto a = adapter_for(lora.method, static_cast<std::uint64_t>(lora.rank), t.shape[0],
+                                 t.shape[1], in_mlp(t.name));
+      for (auto v : a.trainable) {
+        ul->tensors.push_back(ceil_div(v, tp));
+        ul->trainable.push_back(ceil_div(v, tp));
+      }
+      if (a.frozen > 0) {
+        frozen_tensor extra;
+        extra.numel = extra.elements = ceil_div(a.frozen, tp);
+        extra.element_bytes = size_of(job.precision.master);
+        extra.stored = extra.gathered = extra.elements * static_cast<bytes>(extra.element_bytes);
+        ul->frozen.push_back(extra);
+        ul->frozen_bytes += extra.stored;
+        ul->frozen_gathered_bytes += extra.gathered;
+      }
+      ul->adapter_saved_per_token += ceil_div(a.saved_per_token, tp) * static_cast<bytes>(out.dtypes.compute);
+      ul->adapter_transient = std::max<bytes>(ul->adapter_transient,
+                                              ceil_div(a.transient, tp) * static_cast<bytes>(out.dtypes.compute));
+      max_out = std::max(max_out, t.shape[0]);
+      max_in = std::max(max_in, t.shape[1]);
     }
   }
+  add_model_level_adapters(model, job, out, max_out, max_in);
   for (auto& ul : out.units) {
     for (auto n : ul.tensors) ul.numel += n;
     for (auto n : ul.trainable) ul.trainable_numel += n;

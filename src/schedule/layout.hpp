@@ -21,6 +21,20 @@ struct rank_info {
   int local_rank = 0;
 };
 
+/// A frozen base tensor of a LoRA job as this rank stores it before any data-parallel sharding.
+/// Quantised weights (QLoRA) are packed into `storage_bytes`-sized elements
+/// (bnb_4bit_quant_storage); their quantisation constants are not parameters, so FSDP and
+/// ZeRO-3 never shard them.
+struct frozen_tensor {
+  std::uint64_t numel = 0;     // values of the tensor (after the TP split)
+  std::uint64_t elements = 0;  // elements as FSDP / ZeRO-3 see them (packed ones for quantised)
+  int element_bytes = 2;       // bytes of one such element
+  bytes stored = 0;            // elements * element_bytes
+  bytes gathered = 0;          // bytes once unsharded for compute (mixed precision casts floats)
+  bytes quant_state = 0;       // absmax / scales of a quantised weight (0 when not quantised)
+  bool quantised = false;
+};
+
 /// One unit (FSDP wrap / ZeRO-3 gather granule) on this rank, after the TP split.
 struct unit_layout {
   std::string name;
@@ -29,7 +43,14 @@ struct unit_layout {
   std::vector<std::uint64_t> trainable;  // element counts of tensors that get gradients
   std::uint64_t numel = 0;               // sum of `tensors`
   std::uint64_t trainable_numel = 0;     // sum of `trainable`
-  bytes frozen_bytes = 0;                // frozen base weights in their (maybe quantised) dtype
+  std::vector<frozen_tensor> frozen;     // frozen base tensors (LoRA), TP-split
+  bytes frozen_bytes = 0;                // sum of frozen[].stored
+  bytes frozen_gathered_bytes = 0;       // sum of frozen[].gathered
+  bytes quant_state_bytes = 0;           // sum of frozen[].quant_state
+  bytes largest_dequantised = 0;         // largest quantised weight in the compute dtype
+  bytes autocast_frozen_bytes = 0;       // frozen float matrices cast by autocast, saved for backward
+  bytes adapter_saved_per_token = 0;     // PEFT activations saved for backward, per token
+  bytes adapter_transient = 0;           // PEFT transient in forward (DoRA's weight norm)
 };
 
 /// Dtype sizes in bytes of each kind of state (see docs/job-spec.md, "precision").
@@ -39,7 +60,7 @@ struct state_dtypes {
   int grad = 2;        // persistent gradients
   int reduce = 4;      // gradient reduction
   int master = 0;      // extra master copy held by the optimizer (0 = none)
-  int frozen = 2;      // frozen base weights (LoRA)
+  int frozen = 2;      // frozen float base weights (LoRA): the dtype the model was loaded in
 };
 
 struct layout {
@@ -56,6 +77,21 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
 /// Bytes of optimizer state for one tensor of `numel` trainable elements (and its 2-D shape
 /// when known, for factored optimizers), in state dtype of `element_bytes` bytes.
 bytes optimizer_state_bytes(job::optimizer_kind kind, std::uint64_t numel, int element_bytes);
+
+/// Bytes a quantised frozen weight of `shape` takes on the GPU: {packed weight, quantisation
+/// constants}. nf4/int4 (bitsandbytes Params4bit): two values a byte, one absmax per block of 64
+/// values, fp32, or with double quantisation 8-bit with one fp32 absmax per 256 blocks.
+/// int8 (LLM.int8 Int8Params): one byte a value and one fp32 scale per output row (SCB).
+struct quantised_size {
+  bytes packed = 0;
+  bytes state = 0;
+};
+quantised_size quantised_bytes(dtype q, const std::vector<std::uint64_t>& shape, bool double_quant);
+
+/// True when `t` is a weight bitsandbytes would quantise: transformers replaces nn.Linear
+/// modules only, and never the output head (modules_to_not_convert); embeddings, norms and
+/// biases stay in the load dtype.
+bool quantisable(const model::tensor& t, model::unit_kind kind);
 
 /// True when the strategy shards parameters over the data-parallel group.
 bool shards_parameters(const job::job_spec& job);

@@ -23,7 +23,10 @@ const model::stack_shape& stack_of(const model::model_spec& m, const model::unit
 
 token_shape tokens_of(const model::stack_shape& s, const job::job_spec& job, bool vision) {
   if (vision) return {job.training.micro_batch, std::max<std::uint64_t>(1, s.image_tokens)};
-  return {job.training.micro_batch, job.training.seq_len};
+  // Prompt tuning prepends its virtual tokens to every sequence.
+  const bool prompt = job.lora.enabled && job.lora.method == "prompt_tuning";
+  return {job.training.micro_batch,
+          job.training.seq_len + (prompt ? static_cast<std::uint64_t>(job.lora.virtual_tokens) : 0)};
 }
 
 bool checkpointed(const job::job_spec& job, std::size_t block_index) {
@@ -60,6 +63,7 @@ class driver {
     if (m.model_type != "pi0")
       loss_ = activations_for(model::unit_kind::head, m.text, j, tokens_of(m.text, j, false),
                               ctx_.rank.tp, !j.lora.enabled);
+    add_frozen_compute();
     saved_.resize(m.units.size());
   }
 
@@ -70,7 +74,9 @@ class driver {
     out_.phase("init");
     s->init();
     for (int step = 0; step < std::max(1, job_.training.steps); ++step) {
-      for (int micro = 0; micro < std::max(1, job_.training.gradient_accumulation); ++micro) {
+      const int micros = std::max(1, job_.training.gradient_accumulation);
+      for (int micro = 0; micro < micros; ++micro) {
+        s->begin_micro_batch(micro + 1 == micros);
         forward(step == 0 && micro == 0);
         backward();
         s->end_backward();
@@ -119,6 +125,27 @@ class driver {
       strategy_->pre_backward(u);
       backward_unit(acts_[u], saved_[u], ckpt_[u]);
       strategy_->post_backward(u);
+    }
+  }
+
+  // What computing with a frozen base costs beyond the activations: bitsandbytes dequantises
+  // each 4-bit / 8-bit weight into the compute dtype for its matmul, forward and backward
+  // (bitsandbytes/autograd/_functions.py, MatMul4Bit); torch.autocast casts each frozen fp32
+  // matrix and the matmul saves the cast for the input gradient.
+  // PEFT methods save tensors of their own (DoRA's rescaled base output, IA3's scaled
+  // tensor) and DoRA builds a weight-sized matrix for its norm.
+  void add_frozen_compute() {
+    const auto tokens = tokens_of(model_.text, job_, false).tokens();
+    for (std::size_t u = 0; u < ctx_.lay.units.size() && u < acts_.size(); ++u) {
+      const auto& lu = ctx_.lay.units[u];
+      auto& a = lu.kind == model::unit_kind::head ? loss_ : acts_[u];
+      if (lu.adapter_saved_per_token > 0) a.saved.push_back(lu.adapter_saved_per_token * tokens);
+      if (lu.adapter_transient > 0) a.forward_temps.push_back(lu.adapter_transient);
+      if (lu.largest_dequantised > 0) {
+        a.forward_temps.push_back(lu.largest_dequantised);
+        a.backward_temps.push_back(lu.largest_dequantised);
+      }
+      if (lu.autocast_frozen_bytes > 0) a.saved.push_back(lu.autocast_frozen_bytes);
     }
   }
 

@@ -27,6 +27,8 @@ class strategy {
   virtual ~strategy() = default;
   /// Init: weights reach the GPU and the wrapper builds its state.
   virtual void init() = 0;
+  /// A micro-batch starts; `last` is the one of the step that ends with the optimizer.
+  virtual void begin_micro_batch(bool /*last*/) {}
   virtual void pre_forward(std::size_t /*unit*/) {}
   virtual void post_forward(std::size_t /*unit*/) {}
   virtual void pre_backward(std::size_t /*unit*/) {}
@@ -71,7 +73,19 @@ void optimizer_first_step(program_builder& out, const job::job_spec& job,
 void optimizer_step_transient(program_builder& out, const job::job_spec& job,
                               const std::vector<std::uint64_t>& trainable, int state_bytes);
 
-/// The frozen (LoRA base) weights of every unit, allocated whole.
-std::vector<tensor_id> alloc_frozen(program_builder& out, const layout& lay);
+/// The frozen (LoRA base) weights of every unit as this rank keeps them between steps: whole
+/// (world 1), or sharded `world` ways per tensor as FSDP and ZeRO-3 shard frozen parameters
+/// like any other. Quantised weights are sharded only when `quantised_sharded`; their
+/// quantisation constants are module attributes, not parameters, and always stay whole.
+std::vector<tensor_id> alloc_frozen(program_builder& out, const layout& lay,
+                                    std::uint64_t world = 1, bool quantised_sharded = true);
+/// Loads one whole frozen tensor onto the GPU; a quantised one passes through a transient copy
+/// in the load dtype (`load_bytes` a value). Returns the stored tensor.
+tensor_id load_frozen(program_builder& out, const frozen_tensor& f, int load_bytes);
+/// Bytes of one rank's shard of `f` (padded to a multiple of `world` elements).
+bytes frozen_shard_bytes(const frozen_tensor& f, std::uint64_t world);
+/// The unsharded frozen tensors of unit `u` in their gathered (compute) form.
+std::vector<tensor_id> gather_frozen(program_builder& out, const unit_layout& u,
+                                     std::uint32_t stream = streams::compute);
 
 }  // namespace vramscope::schedule

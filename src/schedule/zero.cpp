@@ -21,7 +21,13 @@ class zero_strategy final : public strategy {
   }
 
   void init() override {
-    frozen_ = alloc_frozen(out(), lay());
+    // Stage 3 partitions every parameter, frozen ones included (a LoRA base is gathered per
+    // module like the rest); stages 1 and 2 keep whole frozen weights on every rank.
+    if (stage_ == 3 && job().parallel.offload_param) {  // partitions on the host, constants stay
+      for (const auto& u : lay().units) frozen_.push_back(out().alloc(u.quant_state_bytes, category::parameters));
+    } else {
+      frozen_ = alloc_frozen(out(), lay(), stage_ == 3 ? world_ : 1);
+    }
     const auto& d = lay().dtypes;
     for (const auto& u : lay().units) {
       if (stage_ < 3) {
@@ -82,9 +88,10 @@ class zero_strategy final : public strategy {
   void gather(std::size_t unit) {
     if (stage_ < 3) return;
     if (gathered_.size() < lay().units.size()) gathered_.resize(lay().units.size());
+    const auto& u = lay().units[unit];
     if (gathered_[unit] == 0)
-      gathered_[unit] = out().alloc(lay().units[unit].trainable_numel * compute(), category::parameters,
-                                    streams::unshard);
+      gathered_[unit] = out().alloc(u.trainable_numel * compute() + u.frozen_gathered_bytes,
+                                    category::parameters, streams::unshard);
   }
   void release(std::size_t unit) {
     if (stage_ < 3 || unit >= gathered_.size()) return;

@@ -47,16 +47,54 @@ TEST(Layout, LoraTrainsOnlyAdapters) {
   EXPECT_EQ(lay.dtypes.stored, 4);  // adapters kept in fp32
 }
 
-TEST(Layout, QuantisedBaseIsAboutHalfAByte) {
+TEST(Layout, QuantisationCoversTheLinearLayersOnly) {
   const auto m = testing::tiny_llama();
   auto j = base_job();
   j.lora.enabled = true;
   j.lora.base_quantization = dtype::nf4;
   const auto lay = make_layout(m, j, make_rank_info(j, 0));
-  bytes frozen = 0;
-  for (const auto& u : lay.units) frozen += u.frozen_bytes;
-  EXPECT_GT(frozen, m.parameters() / 2);
-  EXPECT_LT(frozen, m.parameters() / 2 + m.parameters() / 32);
+  // bitsandbytes replaces nn.Linear in the blocks; embeddings, norms and the head stay in the
+  // dtype the model is held in (fp32 FSDP shards here).
+  std::uint64_t linear = 0, other = 0;
+  for (const auto& t : m.tensors)
+    (t.shape.size() == 2 && t.unit.rfind("layers.", 0) == 0 ? linear : other) += t.numel();
+  bytes frozen = 0, state = 0;
+  for (const auto& u : lay.units) {
+    frozen += u.frozen_bytes;
+    state += u.quant_state_bytes;
+  }
+  EXPECT_EQ(frozen, linear / 2 + other * 4);
+  EXPECT_EQ(state, linear / 64 * 4);  // one fp32 absmax per block of 64
+  j.lora.double_quant = true;  // 8-bit absmax, one fp32 constant per 256 blocks
+  const auto dq = make_layout(m, j, make_rank_info(j, 0));
+  bytes dq_state = 0;
+  for (const auto& u : dq.units) dq_state += u.quant_state_bytes;
+  EXPECT_LT(dq_state, state / 3);
+  EXPECT_GT(dq_state, linear / 64);
+}
+
+TEST(Layout, PackedStorageDecidesTheElementsFsdpSees) {
+  const auto m = testing::tiny_llama();
+  auto j = base_job();
+  j.lora.enabled = true;
+  j.lora.base_quantization = dtype::nf4;
+  j.lora.quant_storage = dtype::bf16;
+  const auto lay = make_layout(m, j, make_rank_info(j, 0));
+  for (const auto& u : lay.units)
+    for (const auto& f : u.frozen)
+      if (f.quantised) {
+        EXPECT_EQ(f.element_bytes, 2);
+        EXPECT_EQ(f.elements, f.numel / 4);  // four 4-bit values per bf16 element
+      }
+}
+
+TEST(Layout, Int8KeepsOneScalePerRow) {
+  const auto q = quantised_bytes(dtype::i8, {4096, 1024}, false);
+  EXPECT_EQ(q.packed, 4096u * 1024u);
+  EXPECT_EQ(q.state, 4096u * 4u);
+  const auto n = quantised_bytes(dtype::nf4, {4096, 1024}, false);
+  EXPECT_EQ(n.packed, 4096u * 1024u / 2);
+  EXPECT_EQ(n.state, 4096u * 1024u / 64 * 4);
 }
 
 TEST(Layout, StateDtypesFollowStrategy) {

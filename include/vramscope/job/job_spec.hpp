@@ -51,6 +51,10 @@ struct parallel_spec {
   std::string wrap = "block";     // "block" (one unit per transformer block) or "none"
   // FSDP2
   int reshard_after_forward = 1;  // 1 = true, 0 = false, N > 1 = reshard to groups of N ranks
+  // FSDP1 / FSDP2: gradient accumulation inside no_sync() (Lightning no_backward_sync,
+  // accelerate's accumulate) or with FSDP2 set_requires_gradient_sync(False): unsharded
+  // gradients are kept between micro-batches and reduced at the last one.
+  bool no_sync = false;
   // FSDP1 / FSDP2 / ZeRO
   bool cpu_offload = false;        // FSDP params+grads+optimizer state to CPU
   bool offload_optimizer = false;  // ZeRO
@@ -99,10 +103,20 @@ struct training_spec {
 
 struct lora_spec {
   bool enabled = false;
+  // The PEFT method (docs/job-spec.md, "lora"): lora, dora, lora_fa, adalora, loha, vera, oft,
+  // ia3, prompt_tuning, prefix_tuning, ln_tuning. `rank` is each method's r (AdaLoRA's
+  // init_r, OFT's number of blocks).
+  std::string method = "lora";
+  int virtual_tokens = 20;  // prompt / prefix tuning: num_virtual_tokens
   int rank = 16;
   double alpha = 32;
   std::vector<std::string> targets = {"q_proj", "v_proj"};
   std::optional<dtype> base_quantization;  // int8 / nf4 frozen base weights (QLoRA)
+  std::string quantizer = "bitsandbytes";  // "bitsandbytes" (transformers / PEFT) or "torchao"
+                                           // (torchtune's NF4Tensor)
+  bool double_quant = false;               // bnb_4bit_use_double_quant: 8-bit absmax
+  dtype quant_storage = dtype::u8;         // bnb_4bit_quant_storage: element type of packed
+                                           // 4-bit weights (bf16 lets FSDP flatten and shard them)
 };
 
 struct init_spec {
