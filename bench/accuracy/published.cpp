@@ -34,8 +34,7 @@ class model_cache {
   result<const model::model_spec*> get(const std::string& name, const std::string& job_file) {
     if (auto it = models_.find(name); it != models_.end()) return &it->second;
     auto model = model::load_model(name);
-    if (!model)
-      return error_at(job_file, fmt::format("model: {}", model.error().to_string()));
+    if (!model) return error_at(job_file, fmt::format("model: {}", model.error().to_string()));
     return &models_.emplace(name, std::move(*model)).first->second;
   }
 
@@ -62,8 +61,9 @@ result<published_case> score_one(const published_record& r, const std::string& j
   published_case c;
   c.record = r;
   c.job_file = job_file;
-  c.predicted_oom = !plan->fits || std::any_of(plan->ranks.begin(), plan->ranks.end(),
-                                               [](const auto& rank) { return rank.oom.has_value(); });
+  c.predicted_oom =
+      !plan->fits || std::any_of(plan->ranks.begin(), plan->ranks.end(),
+                                 [](const auto& rank) { return rank.oom.has_value(); });
   c.peak_phase = rank0->peak_phase;
   if (r.level) c.predicted = level_bytes(rank0->peak, *r.level);
   if (c.predicted && r.value && !r.oom)
@@ -73,13 +73,15 @@ result<published_case> score_one(const published_record& r, const std::string& j
 }
 
 // Job files that name no record of the set: a typo in a file name must not go unscored.
-std::optional<diagnostic> check_job_files(const std::string& dir, const std::set<std::string>& ids) {
+std::optional<diagnostic> check_job_files(const std::string& dir,
+                                          const std::set<std::string>& ids) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     if (entry.path().extension() != ".yaml") continue;
     const std::string id = entry.path().stem().string();
     if (!ids.contains(id))
-      return error_at(entry.path().string(), fmt::format("names no record of {}/records.jsonl", dir));
+      return error_at(entry.path().string(),
+                      fmt::format("names no record of {}/records.jsonl", dir));
   }
   if (ec) return error_at(dir, "cannot list the folder: " + ec.message());
   return std::nullopt;

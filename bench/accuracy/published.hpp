@@ -21,12 +21,12 @@ namespace vramscope::bench {
 
 /// One record of the development set, as far as the scorer needs it.
 struct published_record {
-  std::string source;  // file the record came from
-  int line = 0;        // 1-based
-  std::string id;      // "LR01"
-  std::string group;   // the id's first two letters
-  char quality = 'C';  // 'A', 'B' or 'C'; C is never scored
-  std::string metric;  // memory_metric as published
+  std::string source;                // file the record came from
+  int line = 0;                      // 1-based
+  std::string id;                    // "LR01"
+  std::string group;                 // the id's first two letters
+  char quality = 'C';                // 'A', 'B' or 'C'; C is never scored
+  std::string metric;                // memory_metric as published
   std::optional<std::size_t> level;  // index into level_names; nullopt: the metric is not stated
   std::optional<bytes> value;        // memory_value x memory_unit; nullopt for an OOM record
   bool oom = false;                  // the run did not fit
@@ -67,7 +67,7 @@ struct published_case {
 };
 
 struct published_set {
-  std::vector<published_case> cases;  // in record order
+  std::vector<published_case> cases;                                  // in record order
   std::vector<std::pair<published_record, std::string>> unexpressed;  // with the feature
   std::size_t quality_c = 0;                                          // records never scored
 };
@@ -82,9 +82,9 @@ result<published_set> score_published(const std::string& dir,
 /// Figures of one group (or of all records, group "all").
 struct published_group {
   std::string name;
-  std::size_t records = 0;    // A/B records
-  std::size_t expressed = 0;  // of which translated into a job
-  std::size_t n = 0;          // scored for error (ran, metric stated)
+  std::size_t records = 0;     // A/B records
+  std::size_t expressed = 0;   // of which translated into a job
+  std::size_t n = 0;           // scored for error (ran, metric stated)
   double median = 0, p90 = 0;  // of |relative error|, when n > 0
   std::size_t oom_agree = 0, oom_total = 0;
 };

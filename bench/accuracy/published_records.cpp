@@ -52,7 +52,8 @@ std::optional<double> unit_bytes(const std::string& unit) {
 
 std::optional<diagnostic> read_value(const nlohmann::json& obj, published_record& r) {
   for (const char* key : {"memory_value", "memory_unit"})
-    if (!obj.contains(key)) return error_at(r.source, fmt::format("missing field \"{}\"", key), r.line);
+    if (!obj.contains(key))
+      return error_at(r.source, fmt::format("missing field \"{}\"", key), r.line);
   const auto& value = obj["memory_value"];
   const auto& unit = obj["memory_unit"];
   if (!value.is_number() || value.get<double>() <= 0)
@@ -66,7 +67,8 @@ std::optional<diagnostic> read_value(const nlohmann::json& obj, published_record
 
 std::optional<diagnostic> read_fields(const nlohmann::json& obj, published_record& r) {
   for (const char* key : {"id", "quality", "oom", "memory_metric"})
-    if (!obj.contains(key)) return error_at(r.source, fmt::format("missing field \"{}\"", key), r.line);
+    if (!obj.contains(key))
+      return error_at(r.source, fmt::format("missing field \"{}\"", key), r.line);
   if (!obj["id"].is_string() || !valid_id(obj["id"].get<std::string>()))
     return field_error(r, "id", "two capital letters and digits", obj["id"]);
   r.id = obj["id"].get<std::string>();

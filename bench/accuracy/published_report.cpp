@@ -23,9 +23,9 @@ std::string render_case(const published_case& c) {
   const auto& r = c.record;
   const std::string level = r.level ? std::string(level_names[*r.level]) : "(not stated)";
   const std::string error = c.error ? fmt::format("{:+.1f} %", *c.error * 100) : "-";
-  const std::string oom = fmt::format("{}/{}{}", r.oom ? "oom" : "ran",
-                                      c.predicted_oom ? "oom" : "fits",
-                                      r.oom == c.predicted_oom ? "" : " DISAGREE");
+  const std::string oom =
+      fmt::format("{}/{}{}", r.oom ? "oom" : "ran", c.predicted_oom ? "oom" : "fits",
+                  r.oom == c.predicted_oom ? "" : " DISAGREE");
   return fmt::format("{:<5} {}  {:<12} {:>11} {:>11} {:>9}  {:<17} {}\n", r.id, r.quality, level,
                      figure(r.value), figure(c.predicted), error, oom, c.peak_phase);
 }
@@ -39,8 +39,8 @@ std::string render_group(const published_group& g) {
 
 const published_group* find_group(const std::vector<published_group>& groups,
                                   const std::string& name) {
-  const auto it = std::find_if(groups.begin(), groups.end(),
-                               [&](const auto& g) { return g.name == name; });
+  const auto it =
+      std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.name == name; });
   return it == groups.end() ? nullptr : &*it;
 }
 
@@ -87,9 +87,9 @@ result<published_group> read_group(const nlohmann::json& g, const std::string& n
 }  // namespace
 
 std::string render_published(const published_set& set, const std::vector<published_group>& groups) {
-  std::string out = fmt::format("{:<5} {}  {:<12} {:>11} {:>11} {:>9}  {:<17} {}\n", "id", "q",
-                                "level", "published", "predicted", "error", "oom pub/pred",
-                                "predicted allocated peak");
+  std::string out =
+      fmt::format("{:<5} {}  {:<12} {:>11} {:>11} {:>9}  {:<17} {}\n", "id", "q", "level",
+                  "published", "predicted", "error", "oom pub/pred", "predicted allocated peak");
   for (const auto& c : set.cases) out += render_case(c);
   out += fmt::format("\n{:<5} {:>7} {:>9} {:>4} {:>9} {:>9} {:>10}\n", "group", "records",
                      "expressed", "n", "median", "p90", "OOM agree");
@@ -108,8 +108,12 @@ nlohmann::json to_published_baseline_json(const std::vector<published_group>& gr
                         {"note", "written by vramscope_accuracy --published --write-baseline"},
                         {"groups", nlohmann::json::object()}};
   for (const auto& g : groups)
-    doc["groups"][g.name] = {{"records", g.records}, {"expressed", g.expressed}, {"n", g.n},
-                             {"median", g.median},   {"p90", g.p90},             {"oom_agree", g.oom_agree},
+    doc["groups"][g.name] = {{"records", g.records},
+                             {"expressed", g.expressed},
+                             {"n", g.n},
+                             {"median", g.median},
+                             {"p90", g.p90},
+                             {"oom_agree", g.oom_agree},
                              {"oom_total", g.oom_total}};
   return doc;
 }
@@ -150,8 +154,8 @@ std::vector<std::string> published_regressions(const std::vector<published_group
       out.push_back(fmt::format("{}: median |error| {:.4f} %, baseline {:.4f} %", b.name,
                                 n->median * 100, b.median * 100));
     if (n->p90 > b.p90 + baseline_epsilon)
-      out.push_back(fmt::format("{}: p90 |error| {:.4f} %, baseline {:.4f} %", b.name,
-                                n->p90 * 100, b.p90 * 100));
+      out.push_back(fmt::format("{}: p90 |error| {:.4f} %, baseline {:.4f} %", b.name, n->p90 * 100,
+                                b.p90 * 100));
     if (agreement(*n) + baseline_epsilon < agreement(b))
       out.push_back(fmt::format("{}: OOM agreement {} of {}, baseline {} of {}", b.name,
                                 n->oom_agree, n->oom_total, b.oom_agree, b.oom_total));

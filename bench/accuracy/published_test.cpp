@@ -74,9 +74,11 @@ TEST(PublishedRecord, RejectsMissingOom) {
 }
 
 TEST(Unexpressed, ReadsTheLastCellOfEachRecordRow) {
-  const std::string dir = folder("list", "", {{"LIST.md", "# list\n\n| id | model | missing |\n"
-                                                          "|---|---|---|\n"
-                                                          "| LR01 | phi-1.5 | model family phi |\n"}});
+  const std::string dir = folder("list", "",
+                                 {{"LIST.md",
+                                   "# list\n\n| id | model | missing |\n"
+                                   "|---|---|---|\n"
+                                   "| LR01 | phi-1.5 | model family phi |\n"}});
   auto list = read_unexpressed(dir + "/LIST.md");
   ASSERT_TRUE(list) << list.error().to_string();
   ASSERT_EQ(list->size(), 1u);
@@ -87,8 +89,7 @@ TEST(Unexpressed, RejectsRowWithoutFeature) {
   const std::string dir = folder("list_bad", "", {{"LIST.md", "| LR01 |\n"}});
   auto list = read_unexpressed(dir + "/LIST.md");
   ASSERT_FALSE(list);
-  EXPECT_EQ(list.error().to_string().rfind(dir + "/LIST.md:1: row of LR01 names no missing", 0),
-            0u)
+  EXPECT_EQ(list.error().to_string().rfind(dir + "/LIST.md:1: row of LR01 names no missing", 0), 0u)
       << list.error().to_string();
 }
 
@@ -96,9 +97,8 @@ TEST(ScorePublished, RecordWithNeitherJobNorEntryIsAnError) {
   const std::string dir = folder("neither", ran + "\n", {});
   auto set = score_published(dir, {});
   ASSERT_FALSE(set);
-  EXPECT_EQ(set.error().to_string(),
-            dir + "/records.jsonl:1: record LR06: quality A but neither " + dir +
-                "/LR06.yaml nor a not-expressible entry");
+  EXPECT_EQ(set.error().to_string(), dir + "/records.jsonl:1: record LR06: quality A but neither " +
+                                         dir + "/LR06.yaml nor a not-expressible entry");
 }
 
 TEST(ScorePublished, JobThatDoesNotParseNamesFileAndLine) {
@@ -106,8 +106,7 @@ TEST(ScorePublished, JobThatDoesNotParseNamesFileAndLine) {
       folder("badjob", ran + "\n", {{"LR06.yaml", "model: gpt2\ntraining: { seq_len: -3 }\n"}});
   auto set = score_published(dir, {});
   ASSERT_FALSE(set);
-  EXPECT_EQ(set.error().to_string().rfind(dir + "/LR06.yaml:2:", 0), 0u)
-      << set.error().to_string();
+  EXPECT_EQ(set.error().to_string().rfind(dir + "/LR06.yaml:2:", 0), 0u) << set.error().to_string();
 }
 
 TEST(ScorePublished, JobWithoutRecordIsAnError) {
