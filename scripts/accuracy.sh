@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Scores vramscope against the ground truth in bench/data/*.jsonl and fails when a measured
-# figure got worse than bench/data/baseline.json (bench/README.md, "Scoring"). Also checks the
+# figure got worse than bench/data/baseline.json (bench/README.md, "Scoring"); then scores the
+# published yardstick (bench/published/README.md) and fails when its figures got worse than
+# bench/data/published/baseline.json. Also checks the
 # harness, which cannot run here (no GPU): every Python file compiles, the scripts answer
 # --help without torch or jax, and every case of bench/matrices plans and is resolved by
 # bench/groundtruth/jobspec.py exactly as the job module resolves it.
@@ -35,3 +37,6 @@ fi
 echo "accuracy.sh: every matrix case plans and resolves as the harness resolves it"
 
 "$scorer" bench/data/*.jsonl --baseline bench/data/baseline.json
+
+"$scorer" --published bench/data/published --unexpressed bench/published/UNEXPRESSED.md \
+  --baseline bench/data/published/baseline.json

@@ -8,6 +8,8 @@
 
 #include "accuracy/baseline.hpp"
 #include "accuracy/groundtruth.hpp"
+#include "accuracy/published.hpp"
+#include "accuracy/published_report.hpp"
 #include "accuracy/scoring.hpp"
 #include "accuracy/table.hpp"
 
@@ -22,13 +24,20 @@ struct options {
   std::string baseline;
   std::string write_baseline;
   bool gate_not_measured = false;
+  std::string published;    // folder of the published yardstick (records.jsonl + jobs)
+  std::string unexpressed;  // its list of records the job spec cannot express
 };
 
 // Returns -1 when the run should go on, else the exit status (after --help or a usage error).
 int parse(const std::vector<std::string>& args, options& o, std::ostream& out, std::ostream& err) {
   CLI::App app{"Score vramscope's predictions against ground-truth measurements (JSONL)",
                "vramscope_accuracy"};
-  app.add_option("files", o.files, "ground-truth JSONL files")->required();
+  app.add_option("files", o.files, "ground-truth JSONL files");
+  app.add_option("--published", o.published,
+                 "score the published yardstick in this folder instead (records.jsonl, "
+                 "<id>.yaml)");
+  app.add_option("--unexpressed", o.unexpressed,
+                 "with --published: the Markdown list of records the job spec cannot express");
   app.add_option("--baseline", o.baseline, "fail when a figure is worse than this baseline");
   app.add_option("--write-baseline", o.write_baseline, "write the current figures here");
   app.add_flag("--gate-not-measured", o.gate_not_measured,
@@ -36,7 +45,6 @@ int parse(const std::vector<std::string>& args, options& o, std::ostream& out, s
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 consumes from the back
   try {
     app.parse(reversed);
-    return -1;
   } catch (const CLI::CallForHelp&) {
     out << app.help();
     return exit_ok;
@@ -44,6 +52,19 @@ int parse(const std::vector<std::string>& args, options& o, std::ostream& out, s
     err << "vramscope_accuracy: " << e.what() << "\n";
     return exit_bad_input;
   }
+  const char* usage = nullptr;
+  if (o.published.empty() && o.files.empty()) usage = "give ground-truth files or --published";
+  if (!o.published.empty() && !o.files.empty())
+    usage = "give ground-truth files or --published, not both";
+  if (o.published.empty() != o.unexpressed.empty())
+    usage = "--published and --unexpressed go together";
+  if (!o.published.empty() && o.gate_not_measured)
+    usage = "--gate-not-measured applies to ground-truth files only";
+  if (usage != nullptr) {
+    err << "vramscope_accuracy: " << usage << "\n";
+    return exit_bad_input;
+  }
+  return -1;
 }
 
 int bad_input(std::ostream& err, const diagnostic& d) {
@@ -66,11 +87,43 @@ int check_baseline(const options& o, const summary& before, const summary& now, 
   return worse.empty() ? exit_ok : exit_worse;
 }
 
+int run_published(const options& o, std::ostream& out, std::ostream& err) {
+  std::optional<std::vector<published_group>> before;
+  if (!o.baseline.empty()) {
+    auto read = read_published_baseline(o.baseline);
+    if (!read) return bad_input(err, read.error());
+    before = *read;
+  }
+  auto unexpressed = read_unexpressed(o.unexpressed);
+  if (!unexpressed) return bad_input(err, unexpressed.error());
+  auto set = score_published(o.published, *unexpressed);
+  if (!set) return bad_input(err, set.error());
+  const auto groups = summarize_published(*set);
+  out << render_published(*set, groups);
+  int status = exit_ok;
+  if (before) {
+    const auto worse = published_regressions(*before, groups);
+    for (const auto& w : worse) out << "WORSE than " << o.baseline << ": " << w << "\n";
+    if (worse.empty()) out << "baseline " << o.baseline << ": nothing got worse\n";
+    if (worse.empty() && !published_improvements(*before, groups).empty())
+      out << "improved (refresh the baseline with --write-baseline)\n";
+    if (!worse.empty()) status = exit_worse;
+  }
+  if (!o.write_baseline.empty()) {
+    auto written =
+        write_file_atomic(o.write_baseline, to_published_baseline_json(groups).dump(2) + "\n");
+    if (!written) return bad_input(err, written.error());
+    out << "wrote " << o.write_baseline << "\n";
+  }
+  return status;
+}
+
 }  // namespace
 
 int run_accuracy(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   options o;
   if (const int code = parse(args, o, out, err); code >= 0) return code;
+  if (!o.published.empty()) return run_published(o, out, err);
   std::optional<summary> before;
   if (!o.baseline.empty()) {
     auto read = read_baseline(o.baseline);
