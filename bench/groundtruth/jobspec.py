@@ -69,6 +69,7 @@ DEFAULTS = {
     "lora.base_quantization": "none",
     "lora.quantizer": "bitsandbytes",
     "lora.double_quant": False,
+    "lora.quantize_skip": ["lm_head"],
     "lora.quant_storage": "uint8",
     "init.meta_device": False,
     "init.load": "all_ranks",
@@ -166,7 +167,7 @@ def apply_overrides(job, overrides):
 
 def _override_value(key, text):
     from mini_yaml import scalar
-    if key == "lora.targets":
+    if key in ("lora.targets", "lora.quantize_skip"):
         return [t.strip() for t in text.strip("[]").split(",") if t.strip()]
     if key.startswith("env."):
         return text
@@ -238,7 +239,7 @@ def _canonical(path, value):
         raise JobError(f"{path}: invalid value {value!r} (expected one of: {', '.join(_ENUMS[path])})")
     if path == "parallel.reshard_after_forward" and not isinstance(value, bool):
         return {1: True, 0: False}.get(int(value), int(value))
-    if path == "lora.targets" and isinstance(value, str):
+    if path in ("lora.targets", "lora.quantize_skip") and isinstance(value, str):
         return [t.strip() for t in value.split(",") if t.strip()]
     return value
 
@@ -299,7 +300,7 @@ def world_size(s):
 
 # The paths written to `harness.applied` and checked by bench/accuracy.
 APPLIED_PATHS = [p for p in DEFAULTS if p not in ("hardware.gpu", "lora.base_quantization",
-                                                  "lora.quantizer", "lora.double_quant",
+                                                  "lora.quantizer", "lora.double_quant", "lora.quantize_skip",
                                                   "lora.quant_storage", "checkpoint.save")]
 
 

@@ -109,6 +109,11 @@ field sized(field f) {
   return f;
 }
 
+field listed(field f) {
+  f.is_list = true;
+  return f;
+}
+
 std::vector<field> build_table() {
   const std::vector<dtype> float_types{dtype::f32, dtype::bf16, dtype::f16};
   const std::vector<dtype> quant_types{dtype::i8, dtype::nf4, dtype::int4};
@@ -195,11 +200,12 @@ std::vector<field> build_table() {
       make("lora.virtual_tokens", &j::lora, &lo::virtual_tokens, int_codec(1, 1'000'000)),
       make("lora.rank", &j::lora, &lo::rank, int_codec(1, 65536)),
       make("lora.alpha", &j::lora, &lo::alpha, real_codec(0, 1e6)),
-      make("lora.targets", &j::lora, &lo::targets, list_codec()),
+      listed(make("lora.targets", &j::lora, &lo::targets, list_codec())),
       make("lora.base_quantization", &j::lora, &lo::base_quantization,
            optional_dtype_codec(quant_types)),
       make("lora.quantizer", &j::lora, &lo::quantizer, choice_codec({"bitsandbytes", "torchao"})),
       make("lora.double_quant", &j::lora, &lo::double_quant, bool_codec()),
+      listed(make("lora.quantize_skip", &j::lora, &lo::quantize_skip, list_codec())),
       make("lora.quant_storage", &j::lora, &lo::quant_storage,
            dtype_codec({dtype::u8, dtype::bf16, dtype::f16, dtype::f32})),
       make("init.meta_device", &j::init, &in::meta_device, bool_codec()),

@@ -25,6 +25,7 @@ struct field {
   std::function<void(job_spec&, const job_spec&)> copy;         // dst.field = src.field
   bool written = true;  // false for shorthands, which the writers expand instead
   bool is_size = false; // bytes: the YAML writer prints "80GiB" rather than a bare count
+  bool is_list = false; // a list of names: YAML sequences are read item by item
 };
 
 /// Every field, in the order of docs/job-spec.md and of the writers' output.

@@ -158,7 +158,7 @@ maybe_error reader::read_field(const std::string& path, const YAML::Node& key,
   raw_value raw;
   if (value.IsScalar()) {
     raw.text = value.Scalar();
-  } else if (value.IsSequence() && path == "lora.targets") {
+  } else if (value.IsSequence() && f != nullptr && f->is_list) {
     raw.is_list = true;
     for (const auto& item : value) {
       if (!item.IsScalar())

@@ -21,7 +21,8 @@ bool tensor_parallel_sequence(const job::job_spec& job) {
 // RMSNorm as HF writes it: fp32 copy of the input and the rsqrt are saved by the multiply; the
 // bf16 normalised value is saved by the weight multiply (only when the weight trains), and its
 // output by the next projections. Liger's RMSNorm saves only its input and rstd.
-void add_norm(std::vector<bytes>& saved, const dims& d, bool liger, bool weight_trains) {
+void add_norm(std::vector<bytes>& saved, const dims& d, bool liger, bool weight_trains,
+              bool output_saved) {
   const std::uint64_t nh = d.n * d.h / d.res;
   if (liger) {
     saved.push_back(d.c * nh);
@@ -31,11 +32,11 @@ void add_norm(std::vector<bytes>& saved, const dims& d, bool liger, bool weight_
     saved.push_back(4 * d.n / d.res);
     if (weight_trains) saved.push_back(d.c * nh);
   }
-  saved.push_back(d.c * d.n * d.h);  // normalised output: input of the next projections
+  if (output_saved) saved.push_back(d.c * d.n * d.h);  // input of the next projections
 }
 
 // Saved by attention, per implementation (see docs/model-activations.md).
-void add_attention(unit_activations& a, const dims& d, const job::job_spec& job) {
+void add_attention(unit_activations& a, const dims& d, const job::job_spec& job, bool o_input) {
   const std::uint64_t q = d.c * d.n * d.h / d.tp;
   const std::uint64_t kv = d.c * d.n * d.kv / d.tp;
   const std::uint64_t heads = std::max<std::uint64_t>(1, d.heads / d.tp);
@@ -67,36 +68,36 @@ void add_attention(unit_activations& a, const dims& d, const job::job_spec& job)
       a.backward_temps.push_back(4 * scores);
       break;
   }
-  a.saved.push_back(q);  // transpose + contiguous: o_proj input
+  if (o_input) a.saved.push_back(q);  // transpose + contiguous: o_proj input
   a.backward_temps.push_back(q);
   a.backward_temps.push_back(2 * kv);
 }
 
-void add_mlp(unit_activations& a, const dims& d, bool gated, bool liger) {
+void add_mlp(unit_activations& a, const dims& d, bool gated, bool liger, bool down_input) {
   const std::uint64_t inner = d.c * d.n * d.i / d.tp;
   if (gated) {
     a.saved.push_back(inner);               // gate output
     a.saved.push_back(inner);               // up output
     if (!liger) a.saved.push_back(inner);   // SiLU(gate)
-    a.saved.push_back(inner);               // down_proj input
+    if (down_input) a.saved.push_back(inner);  // down_proj input
     a.backward_temps.insert(a.backward_temps.end(), {inner, inner, inner});
   } else {
-    a.saved.push_back(inner);  // fc1 output
-    a.saved.push_back(inner);  // activation output
+    a.saved.push_back(inner);                  // fc1 output
+    if (down_input) a.saved.push_back(inner);  // activation output: fc2 input
     a.backward_temps.insert(a.backward_temps.end(), {inner, inner});
   }
 }
 
 unit_activations block(const dims& d, const model::stack_shape& s, const job::job_spec& job,
-                       bool trains) {
+                       const saved_inputs& in) {
   unit_activations a;
   const bool liger = job.training.liger_kernels;
-  add_norm(a.saved, d, liger, trains);
-  add_attention(a, d, job);
-  add_norm(a.saved, d, liger, trains);
+  add_norm(a.saved, d, liger, in.norm_weights, in.qkv);
+  add_attention(a, d, job, in.o);
+  add_norm(a.saved, d, liger, in.norm_weights, in.mlp);
   dims mlp = d;
   if (s.experts > 0) mlp.n = d.n * std::max<std::uint64_t>(1, s.experts_per_token);
-  add_mlp(a, mlp, s.gated_mlp, liger);
+  add_mlp(a, mlp, s.gated_mlp, liger, in.down);
   if (s.experts > 0) a.saved.push_back(4 * d.n * s.experts);  // router logits, fp32
   a.checkpoint_input = d.c * d.n * d.h / d.res;
   a.backward_temps.push_back(d.c * d.n * d.h);  // gradient of the residual stream
@@ -144,7 +145,7 @@ unit_activations head(const dims& d, const model::stack_shape& s, const job::job
 
 unit_activations activations_for(model::unit_kind kind, const model::stack_shape& s,
                                  const job::job_spec& job, token_shape t, int tp,
-                                 bool weights_trainable) {
+                                 const saved_inputs& inputs) {
   dims d{};
   d.batch = t.batch;
   d.seq = t.seq;
@@ -160,13 +161,13 @@ unit_activations activations_for(model::unit_kind kind, const model::stack_shape
   unit_activations a;
   switch (kind) {
     case model::unit_kind::block:
-    case model::unit_kind::vision_block: return block(d, s, job, weights_trainable);
+    case model::unit_kind::vision_block: return block(d, s, job, inputs);
     case model::unit_kind::embedding:
       a.saved.push_back(8 * d.n);  // int64 token ids
       a.checkpoint_input = 8 * d.n;
       return a;
     case model::unit_kind::norm:
-      add_norm(a.saved, d, job.training.liger_kernels, weights_trainable);
+      add_norm(a.saved, d, job.training.liger_kernels, inputs.norm_weights, inputs.head);
       return a;
     case model::unit_kind::head:  // called by the step driver for the loss stage
       if (s.vocab > 0) return head(d, s, job);

@@ -27,10 +27,23 @@ struct token_shape {
   [[nodiscard]] std::uint64_t tokens() const { return batch * seq; }
 };
 
+/// Which inputs of a block's layers autograd keeps. A linear layer saves its input only to
+/// compute its weight's gradient (autograd saves a matmul operand only when the other one
+/// requires grad), so frozen linears (LoRA bases) keep nothing unless an adapter or a
+/// quantised matmul needs the input; a norm's weight multiply saves the normalised value only
+/// when the weight trains.
+struct saved_inputs {
+  bool norm_weights = true;  // norm weights train
+  bool qkv = true;           // input of the q/k/v projections (the first norm's output)
+  bool o = true;             // input of the attention output projection
+  bool mlp = true;           // input of the MLP's first projections (the second norm's output)
+  bool down = true;          // input of the MLP's output projection
+  bool head = true;          // input of the output head (the final norm's output)
+};
+
 /// Activations of one unit of kind `kind` belonging to a stack of shape `s`.
-/// `weights_trainable` is false for frozen bases (LoRA), which changes what norms save.
 unit_activations activations_for(model::unit_kind kind, const model::stack_shape& s,
                                  const job::job_spec& job, token_shape t, int tp,
-                                 bool weights_trainable);
+                                 const saved_inputs& inputs);
 
 }  // namespace vramscope::schedule

@@ -32,6 +32,35 @@ bool is_norm(const model::tensor& t, model::unit_kind kind) {
          (kind == model::unit_kind::block || kind == model::unit_kind::norm);
 }
 
+// The block layer group a linear weight belongs to, by its module name across the families
+// the model readers know; nullptr for anything else.
+bool saved_inputs::* input_group(const std::string& name) {
+  static const std::pair<const char*, bool saved_inputs::*> groups[] = {
+      {"q_proj", &saved_inputs::qkv},        {"k_proj", &saved_inputs::qkv},
+      {"v_proj", &saved_inputs::qkv},        {"qkv_proj", &saved_inputs::qkv},
+      {"query_key_value", &saved_inputs::qkv}, {"c_attn", &saved_inputs::qkv},
+      {"o_proj", &saved_inputs::o},          {"out_proj", &saved_inputs::o},
+      {"attention.dense", &saved_inputs::o}, {"attn.c_proj", &saved_inputs::o},
+      {"gate_proj", &saved_inputs::mlp},     {"up_proj", &saved_inputs::mlp},
+      {"gate_up_proj", &saved_inputs::mlp},  {"fc1", &saved_inputs::mlp},
+      {"dense_h_to_4h", &saved_inputs::mlp}, {"c_fc", &saved_inputs::mlp},
+      {"down_proj", &saved_inputs::down},    {"fc2", &saved_inputs::down},
+      {"dense_4h_to_h", &saved_inputs::down}, {"mlp.c_proj", &saved_inputs::down},
+      {"lm_head", &saved_inputs::head},      {"embed_out", &saved_inputs::head},
+  };
+  for (const auto& [part, member] : groups)
+    if (name.find(part) != std::string::npos) return member;
+  return nullptr;
+}
+
+// PEFT methods whose adapter needs the layer's input for its gradient (LoRA's A, DoRA, LoHa's
+// delta weight, OFT's rotated weight); LoRA-FA trains B on A's output, VeRA its vectors on the
+// frozen projections' outputs, IA3 its vector on the scaled tensor.
+bool adapter_saves_input(const std::string& method) {
+  return method == "lora" || method == "dora" || method == "adalora" || method == "loha" ||
+         method == "oft";
+}
+
 // What a PEFT method adds to one target matrix of shape (out, in): trainable tensors (element
 // counts), frozen extras, and per-token activations beyond the base layer's. The counts are
 // those PEFT prints with print_trainable_parameters (peft/tuners/<method>/layer.py).
@@ -91,7 +120,7 @@ frozen_tensor make_frozen(const model::tensor& t, model::unit_kind kind, std::ui
   // torchtune quantises the base of the LoRA-targeted linears only (LoRALinear's
   // quantize_base); transformers quantises every linear but the head.
   const bool torchao = lora.quantizer == "torchao";
-  if (lora.base_quantization && quantisable(t, kind) && (!torchao || target)) {
+  if (lora.base_quantization && quantisable(t, kind, lora.quantize_skip) && (!torchao || target)) {
     // The TP split divides the rows of the matrix; the packing is per value, so split the
     // full matrix's figures in the same proportion.
     auto shape = t.shape;
@@ -172,12 +201,17 @@ quantised_size quantised_bytes(dtype q, const std::vector<std::uint64_t>& shape,
   return out;
 }
 
-bool quantisable(const model::tensor& t, model::unit_kind kind) {
+bool quantisable(const model::tensor& t, model::unit_kind kind, const std::vector<std::string>& skip) {
   using model::unit_kind;
   if (t.shape.size() != 2 || t.name.size() < 7 || t.name.substr(t.name.size() - 7) != ".weight")
     return false;
+  for (const auto& s : skip)  // a module path component; "lm_head" is the output head whatever
+                              // the family calls it (get_output_embeddings)
+    if ((s == "lm_head" && kind == unit_kind::head) || t.name == s + ".weight" || t.name.find("." + s + ".") != std::string::npos ||
+        t.name.rfind(s + ".", 0) == 0)
+      return false;
   return kind == unit_kind::block || kind == unit_kind::vision_block ||
-         kind == unit_kind::projector || kind == unit_kind::other;
+         kind == unit_kind::projector || kind == unit_kind::other || kind == unit_kind::head;
 }
 
 rank_info make_rank_info(const job::job_spec& job, int rank) {
@@ -247,6 +281,10 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
     unit_layout ul;
     ul.name = u.name;
     ul.kind = u.kind;
+    if (lora.enabled) {  // nothing trains but what the method adds
+      ul.inputs = saved_inputs{false, false, false, false, false, false};
+      ul.inputs.norm_weights = lora.method == "ln_tuning";
+    }
     out.units.push_back(std::move(ul));
   }
   auto find_unit = [&](const std::string& name) -> unit_layout* {
@@ -271,7 +309,14 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
     }
     // LoRA: the base tensor is frozen; each target matrix gains A (r x in) and B (out x r),
     // trainable and kept in the master dtype (adapters are upcast to fp32 by default).
-    const auto f = make_frozen(t, ul->kind, n, job, out.dtypes, per_target && is_lora_target(t, lora));
+    const bool target = per_target && is_lora_target(t, lora);
+    const auto f = make_frozen(t, ul->kind, n, job, out.dtypes, target);
+    // bitsandbytes' matmuls keep their input whenever it needs a gradient (MatMul4Bit and
+    // MatMul8bitLt save A for the backward), frozen weight or not.
+    if (auto group = input_group(t.name); group != nullptr &&
+        ((target && adapter_saves_input(lora.method)) ||
+         (f.quantised && lora.quantizer == "bitsandbytes")))
+      ul->inputs.*group = true;
     ul->frozen_bytes += f.stored;
     ul->frozen_gathered_bytes += f.gathered;
     ul->quant_state_bytes += f.quant_state;

@@ -9,6 +9,8 @@
 #include <vramscope/job/job_spec.hpp>
 #include <vramscope/model/model_spec.hpp>
 
+#include "schedule/activations.hpp"
+
 namespace vramscope::schedule {
 
 /// A rank's coordinates in the job's mesh.
@@ -51,6 +53,8 @@ struct unit_layout {
   bytes autocast_frozen_bytes = 0;       // frozen float matrices cast by autocast, saved for backward
   bytes adapter_saved_per_token = 0;     // PEFT activations saved for backward, per token
   bytes adapter_transient = 0;           // PEFT transient in forward (DoRA's weight norm)
+  saved_inputs inputs;                   // which layer inputs autograd keeps (all when training
+                                         // every weight)
 };
 
 /// Dtype sizes in bytes of each kind of state (see docs/job-spec.md, "precision").
@@ -88,10 +92,10 @@ struct quantised_size {
 };
 quantised_size quantised_bytes(dtype q, const std::vector<std::uint64_t>& shape, bool double_quant);
 
-/// True when `t` is a weight bitsandbytes would quantise: transformers replaces nn.Linear
-/// modules only, and never the output head (modules_to_not_convert); embeddings, norms and
-/// biases stay in the load dtype.
-bool quantisable(const model::tensor& t, model::unit_kind kind);
+/// True when `t` is a weight bitsandbytes would quantise: nn.Linear weights only (embeddings,
+/// norms and biases stay in the load dtype), except modules named in `skip` (transformers'
+/// modules_to_not_convert: the output head by default).
+bool quantisable(const model::tensor& t, model::unit_kind kind, const std::vector<std::string>& skip);
 
 /// True when the strategy shards parameters over the data-parallel group.
 bool shards_parameters(const job::job_spec& job);

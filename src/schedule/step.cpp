@@ -46,15 +46,22 @@ class driver {
         ctx_{m, j, make_rank_info(j, rank), {}, out_} {
     ctx_.lay = make_layout(m, j, ctx_.rank);
     record_stream_ = collectives_record_stream(j);
+    // The final norm's output is the head's input: kept when the head needs it.
+    bool head_input = !j.lora.enabled;
+    for (const auto& lu : ctx_.lay.units)
+      if (lu.kind == model::unit_kind::head) head_input = head_input || lu.inputs.head;
     std::size_t block = 0;
-    for (const auto& u : m.units) {
+    for (std::size_t i = 0; i < m.units.size(); ++i) {
+      const auto& u = m.units[i];
       const auto& s = stack_of(m, u);
       const bool vision = m.vision.has_value() && &s == &*m.vision;
+      saved_inputs inputs = i < ctx_.lay.units.size() ? ctx_.lay.units[i].inputs : saved_inputs{};
+      if (u.kind == model::unit_kind::norm) inputs.head = head_input;
       // The head's memory is the loss stage's, modelled once after the last unit.
       acts_.push_back(u.kind == model::unit_kind::head
                           ? unit_activations{}
                           : activations_for(u.kind, s, j, tokens_of(s, j, vision), ctx_.rank.tp,
-                                            !j.lora.enabled));
+                                            inputs));
       const bool is_block = u.kind == model::unit_kind::block || u.kind == model::unit_kind::vision_block;
       ckpt_.push_back(is_block && checkpointed(j, block));
       if (is_block) ++block;
@@ -62,7 +69,7 @@ class driver {
     // pi0 trains on a flow-matching loss over the action expert's output: no vocabulary logits.
     if (m.model_type != "pi0")
       loss_ = activations_for(model::unit_kind::head, m.text, j, tokens_of(m.text, j, false),
-                              ctx_.rank.tp, !j.lora.enabled);
+                              ctx_.rank.tp, saved_inputs{});
     add_frozen_compute();
     saved_.resize(m.units.size());
   }

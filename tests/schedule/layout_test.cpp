@@ -73,6 +73,22 @@ TEST(Layout, QuantisationCoversTheLinearLayersOnly) {
   EXPECT_GT(dq_state, linear / 64);
 }
 
+TEST(Layout, QuantizeSkipDecidesWhetherTheHeadIsQuantised) {
+  const auto m = testing::tiny_llama();
+  auto j = base_job();
+  j.lora.enabled = true;
+  j.lora.base_quantization = dtype::nf4;
+  const auto skipped = make_layout(m, j, make_rank_info(j, 0));
+  j.lora.quantize_skip = {};  // Lightning's BitsandbytesPrecision converts every Linear
+  const auto all = make_layout(m, j, make_rank_info(j, 0));
+  const auto& head_skipped = skipped.units.back();
+  const auto& head_all = all.units.back();
+  ASSERT_EQ(head_all.kind, model::unit_kind::head);
+  EXPECT_EQ(head_skipped.quant_state_bytes, 0u);
+  EXPECT_GT(head_all.quant_state_bytes, 0u);
+  EXPECT_LT(head_all.frozen_bytes * 4, head_skipped.frozen_bytes);  // 4 bits against fp32
+}
+
 TEST(Layout, PackedStorageDecidesTheElementsFsdpSees) {
   const auto m = testing::tiny_llama();
   auto j = base_job();

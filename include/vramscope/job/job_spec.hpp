@@ -115,6 +115,9 @@ struct lora_spec {
   std::string quantizer = "bitsandbytes";  // "bitsandbytes" (transformers / PEFT) or "torchao"
                                            // (torchtune's NF4Tensor)
   bool double_quant = false;               // bnb_4bit_use_double_quant: 8-bit absmax
+  // Linear modules left unquantised (transformers' llm_int8_skip_modules; its default skips
+  // the output head; Lightning's BitsandbytesPrecision converts every Linear: []).
+  std::vector<std::string> quantize_skip = {"lm_head"};
   dtype quant_storage = dtype::u8;         // bnb_4bit_quant_storage: element type of packed
                                            // 4-bit weights (bf16 lets FSDP flatten and shard them)
 };
