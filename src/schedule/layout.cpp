@@ -1,5 +1,7 @@
 #include "schedule/layout.hpp"
 
+#include <vramscope/model/modules.hpp>
+
 #include <algorithm>
 
 namespace vramscope::schedule {
@@ -9,14 +11,6 @@ namespace {
 using job::strategy;
 
 int size_of(dtype t) { return static_cast<int>(bytes_of(t, 1)); }
-
-bool is_lora_target(const model::tensor& t, const job::lora_spec& lora) {
-  if (t.shape.size() != 2 || t.name.size() < 7 || t.name.substr(t.name.size() - 7) != ".weight")
-    return false;
-  return std::any_of(lora.targets.begin(), lora.targets.end(), [&](const std::string& target) {
-    return t.name.find("." + target + ".") != std::string::npos;
-  });
-}
 
 // Tensor parallelism splits the matrices of blocks and the vocabulary of embedding and head;
 // norms and other vectors are replicated (Megatron-style layout).
@@ -98,6 +92,9 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
   layout out;
   out.dtypes = make_state_dtypes(job);
   const auto& lora = job.lora;
+  // Adapter pairs per tensor (model/modules.hpp); build_program has validated the targets.
+  const auto targets = lora.enabled ? model::lora_targets(model, lora.targets) : model::lora_target_set{};
+  VRAMSCOPE_EXPECTS(targets, "lora.targets not validated: " + (targets ? "" : targets.error().message));
   for (const auto& u : model.units) {
     unit_layout ul;
     ul.name = u.name;
@@ -122,8 +119,8 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
     // trainable and kept in the master dtype (adapters are upcast to fp32 by default).
     const dtype base = lora.base_quantization.value_or(job.precision.params);
     ul->frozen_bytes += lora.base_quantization ? quantised_bytes(base, n) : bytes_of(base, n);
-    if (is_lora_target(t, lora)) {
-      const auto rank = static_cast<std::uint64_t>(lora.rank);
+    if (const int pairs = targets->adapters[static_cast<std::size_t>(&t - model.tensors.data())]) {
+      const auto rank = static_cast<std::uint64_t>(lora.rank) * static_cast<std::uint64_t>(pairs);
       const std::uint64_t adapter = ceil_div(rank * (t.shape[0] + t.shape[1]),
                                              static_cast<std::uint64_t>(r.tp));
       ul->tensors.push_back(adapter);
