@@ -98,6 +98,19 @@ void derive_precision(job_spec& job) {
   }
 }
 
+// The dtype of the optimizer state follows the parameters the optimizer updates: torch
+// optimizers create it with torch.zeros_like(param) (torch/optim/adamw.py, _init_group). Those
+// parameters are the master weights for every strategy modelled: FSDP's sharded parameters,
+// the weights of DDP / a single GPU (or the master copy beside them), LoRA adapters. DeepSpeed
+// ZeRO steps its fp32 master partition (zero.cpp), whatever precision.master says.
+void derive_optimizer_state(job_spec& job) {
+  if (is_set(job, "optimizer.state")) return;
+  const auto kind = job.parallel.kind;
+  const bool deepspeed = kind == strategy::zero1 || kind == strategy::zero2 || kind == strategy::zero3;
+  job.optimizer.state = deepspeed ? dtype::f32 : job.precision.master;
+  mark_derived(job, "optimizer.state");
+}
+
 std::string world_text(const job_spec& job) {
   return fmt::format("{} GPUs (hardware.nodes {} x hardware.gpus_per_node {})", job.world_size(),
                      job.hardware.nodes, job.hardware.gpus_per_node);
@@ -164,6 +177,7 @@ status resolve_job(job_spec& job, warnings* notes) {
   if (auto err = derive_hardware(job, found)) return *err;
   if (auto err = derive_framework(job)) return *err;
   derive_precision(job);
+  derive_optimizer_state(job);
   if (auto err = derive_layout(job)) return *err;
   if (auto err = detail::check_parallel(job, found)) return *err;
   if (auto err = detail::check_training(job, found)) return *err;

@@ -56,11 +56,12 @@ bytes host_memory(const model::model_spec& model, const job::job_spec& job) {
   const int world = std::max(1, job.world_size() / std::max(1, p.tp * p.dp_replicate));
   const bytes shard = ceil_div(model.parameters(), static_cast<std::uint64_t>(world * std::max(1, p.tp)));
   const bytes m = bytes_of(job.precision.master, 1);
+  const bytes s = bytes_of(job.optimizer.state, 1);
   bytes state_per_param = 0;
   switch (job.optimizer.kind) {
     case job::optimizer_kind::adamw:
-    case job::optimizer_kind::adam: state_per_param = 2 * m; break;
-    case job::optimizer_kind::sgd_momentum: state_per_param = m; break;
+    case job::optimizer_kind::adam: state_per_param = 2 * s; break;
+    case job::optimizer_kind::sgd_momentum: state_per_param = s; break;
     case job::optimizer_kind::adamw_8bit: state_per_param = 2; break;
     default: break;
   }

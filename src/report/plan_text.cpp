@@ -85,6 +85,14 @@ void gpu_table(std::string& out, const prediction& p) {
   }
 }
 
+// "adamw, state fp32": the optimizer and the state dtype that was planned.
+std::string optimizer_text(const job::optimizer_spec& o) {
+  using job::optimizer_kind;
+  if (o.kind == optimizer_kind::sgd) return "sgd";
+  if (o.kind == optimizer_kind::adamw_8bit) return "adamw_8bit, state 8-bit";
+  return fmt::format("{}, state {}", job::name_of(o.kind), name_of(o.state));
+}
+
 }  // namespace
 
 std::string verdict_line(const prediction& p) {
@@ -112,10 +120,10 @@ std::string verdict_line(const prediction& p) {
 std::string render_plan_text(const prediction& p) {
   const auto& j = p.job;
   std::string out = fmt::format(
-      "{} ({} parameters) on {} x {} ({} node{}), {} {}, params {} / master {}, {}, micro-batch {} x {} tokens\n",
+      "{} ({} parameters) on {} x {} ({} node{}), {} {}, params {} / master {}, {}, {}, micro-batch {} x {} tokens\n",
       p.model_name, model::format_count(p.parameters), j.world_size(), j.hardware.gpu, j.hardware.nodes,
       j.hardware.nodes == 1 ? "" : "s", j.framework.name, job::name_of(j.parallel.kind),
-      name_of(j.precision.params), name_of(j.precision.master),
+      name_of(j.precision.params), name_of(j.precision.master), optimizer_text(j.optimizer),
       j.lora.enabled ? "lora" : "full fine-tune", j.training.micro_batch, j.training.seq_len);
   out += fmt::format("allocator model: {}\n\n", p.allocator);
   rank_table(out, p);

@@ -91,8 +91,8 @@ class fsdp1_strategy final : public strategy {
     if (job().parallel.cpu_offload) return;  // the step runs on the CPU
     std::vector<std::uint64_t> shards;
     for (std::size_t g = 0; g < wrap_.groups.size(); ++g) shards.push_back(shard_numel(g));
-    optimizer_first_step(out(), job(), shards, lay().dtypes.stored, 0, opt_);
-    optimizer_step_transient(out(), job(), shards, lay().dtypes.stored);
+    optimizer_first_step(out(), job(), shards, lay().dtypes.state, 0, opt_);
+    optimizer_step_transient(out(), job(), shards, lay().dtypes.state);
   }
 
   void zero_grad() override {

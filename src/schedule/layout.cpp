@@ -54,6 +54,7 @@ state_dtypes make_state_dtypes(const job::job_spec& job) {
   d.compute = size_of(p.params);
   d.reduce = size_of(p.reduce);
   d.frozen = size_of(p.params);
+  d.state = size_of(job.optimizer.state);
   switch (job.parallel.kind) {
     case strategy::fsdp1:
     case strategy::fsdp2:

@@ -40,6 +40,7 @@ struct state_dtypes {
   int reduce = 4;      // gradient reduction
   int master = 0;      // extra master copy held by the optimizer (0 = none)
   int frozen = 2;      // frozen base weights (LoRA)
+  int state = 4;       // optimizer state: job.optimizer.state, as resolve_job decided it
 };
 
 struct layout {
