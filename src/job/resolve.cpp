@@ -103,7 +103,15 @@ void derive_precision(job_spec& job) {
 // parameters are the master weights for every strategy modelled: FSDP's sharded parameters,
 // the weights of DDP / a single GPU (or the master copy beside them), LoRA adapters. DeepSpeed
 // ZeRO steps its fp32 master partition (zero.cpp), whatever precision.master says.
+// bitsandbytes keeps its 32-bit state (and 8-bit state of small tensors) in fp32 whatever the
+// parameters are (bitsandbytes/optim/optimizer.py, Optimizer2State.init_state); a given value
+// is overruled, with the warning of check_training, so that the spec shows what is planned.
 void derive_optimizer_state(job_spec& job) {
+  if (is_bitsandbytes(job.optimizer.kind)) {
+    job.optimizer.state = dtype::f32;
+    mark_derived(job, "optimizer.state");
+    return;
+  }
   if (is_set(job, "optimizer.state")) return;
   const auto kind = job.parallel.kind;
   const bool deepspeed = kind == strategy::zero1 || kind == strategy::zero2 || kind == strategy::zero3;

@@ -49,7 +49,8 @@ void breakdown_lines(std::string& out, const rank_prediction& r) {
       {"optimizer", b.optimizer},         {"activations", b.activations},
       {"communication", b.communication}, {"temporary", b.temporary},
       {"fragmentation", b.fragmentation}, {"cuda_context", b.cuda_context},
-      {"nccl", b.nccl},                   {"other_processes", b.other_processes}};
+      {"nccl", b.nccl},                   {"other_processes", b.other_processes},
+      {"managed (paged)", b.managed}};
   for (const auto& [name, value] : rows)
     if (value > 0) out += fmt::format("  {:<16} {:>11}\n", name, format_bytes(value));
   if (r.init_allocated > 0)
@@ -90,7 +91,9 @@ std::string optimizer_text(const job::optimizer_spec& o) {
   using job::optimizer_kind;
   if (o.kind == optimizer_kind::sgd) return "sgd";
   if (o.kind == optimizer_kind::adamw_8bit) return "adamw_8bit, state 8-bit";
-  return fmt::format("{}, state {}", job::name_of(o.kind), name_of(o.state));
+  if (o.kind == optimizer_kind::paged_adamw_8bit) return "paged_adamw_8bit, state 8-bit, paged";
+  return fmt::format("{}, state {}{}", job::name_of(o.kind), name_of(o.state),
+                     o.kind == optimizer_kind::paged_adamw ? ", paged" : "");
 }
 
 }  // namespace

@@ -138,24 +138,4 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
   return out;
 }
 
-bytes optimizer_state_bytes(job::optimizer_kind kind, std::uint64_t numel, int element_bytes) {
-  const auto e = static_cast<std::uint64_t>(element_bytes);
-  switch (kind) {
-    case job::optimizer_kind::adamw:
-    case job::optimizer_kind::adam: return 2 * numel * e;
-    case job::optimizer_kind::sgd_momentum: return numel * e;
-    case job::optimizer_kind::sgd: return 0;
-    // Factored second moment: about a row and a column vector per matrix; for an unknown shape
-    // assume a square matrix (2 * sqrt(n)) values in fp32.
-    case job::optimizer_kind::adafactor: {
-      std::uint64_t side = 1;
-      while (side * side < numel) side *= 2;
-      return std::min(numel, 2 * side) * 4;
-    }
-    // bitsandbytes 8-bit Adam: two uint8 states plus one fp32 absmax per 256-value block each.
-    case job::optimizer_kind::adamw_8bit: return 2 * numel + 2 * ceil_div(numel, 256) * 4;
-  }
-  return 0;
-}
-
 }  // namespace vramscope::schedule

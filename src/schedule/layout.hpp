@@ -54,10 +54,6 @@ rank_info make_rank_info(const job::job_spec& job, int rank);
 state_dtypes make_state_dtypes(const job::job_spec& job);
 layout make_layout(const model::model_spec& model, const job::job_spec& job, const rank_info& r);
 
-/// Bytes of optimizer state for one tensor of `numel` trainable elements (and its 2-D shape
-/// when known, for factored optimizers), in state dtype of `element_bytes` bytes.
-bytes optimizer_state_bytes(job::optimizer_kind kind, std::uint64_t numel, int element_bytes);
-
 /// True when the strategy shards parameters over the data-parallel group.
 bool shards_parameters(const job::job_spec& job);
 

@@ -259,6 +259,23 @@ TEST(ResolveWarnings, OptionsWithoutEffect) {
                 "optimizer.state: ignored: adamw_8bit keeps 8-bit state"}));
 }
 
+TEST(Resolve, BitsandbytesOptimizersKeepFp32StateAndNeedTorch) {
+  auto job = parse_job_yaml("precision: bf16-true\noptimizer: paged_adamw_32bit\n", "j");
+  ASSERT_TRUE(job) << job.error().to_string();
+  EXPECT_EQ(job->optimizer.kind, optimizer_kind::paged_adamw);
+  EXPECT_EQ(job->optimizer.state, dtype::f32);
+  warnings notes;
+  auto given = parse_job_yaml("optimizer: { name: paged_adamw, state: bf16 }\n", "j", &notes);
+  ASSERT_TRUE(given);
+  EXPECT_EQ(given->optimizer.state, dtype::f32);  // what is planned, with a warning
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].message, "optimizer.state: ignored: paged_adamw keeps fp32 state (bitsandbytes)");
+  EXPECT_NE(first_error("parallel: { strategy: jax }\noptimizer: paged_adamw_8bit\n")
+                .find("optimizer.name: paged_adamw_8bit is a bitsandbytes optimizer: it needs "
+                      "framework.name: torch (framework.name is jax)"),
+            std::string::npos);
+}
+
 TEST(ResolveWarnings, EnvironmentNearMissesAndVersions) {
   EXPECT_EQ(warning_messages("env: { PYTORCH_CUDA_ALOC_CONF: \"expandable_segments:True\" }\n"),
             std::vector<std::string>{"env.PYTORCH_CUDA_ALOC_CONF: not a variable vramscope reads "
