@@ -3,6 +3,7 @@
 #include <vramscope/cli/run.hpp>
 #include <vramscope/job/importers.hpp>
 #include <vramscope/job/job_reader.hpp>
+#include <vramscope/job/model_checks.hpp>
 #include <vramscope/job/overrides.hpp>
 #include <vramscope/job/resolve.hpp>
 
@@ -49,6 +50,7 @@ result<loaded_job> load_job_and_model(const std::string& path,
     return d;
   }
   out.model = std::move(*model);
+  if (auto checked = job::check_against_model(out.job, out.model); !checked) return checked.error();
   return out;
 }
 

@@ -37,6 +37,8 @@ constexpr spelling<optimizer_kind> optimizer_names[] = {
     {optimizer_kind::adafactor, "adafactor"},   {optimizer_kind::adamw_8bit, "adamw_8bit"},
     {optimizer_kind::adamw, "adamw_torch"},     {optimizer_kind::adamw, "adamw_torch_fused"},
     {optimizer_kind::adamw_8bit, "adamw_bnb_8bit"},
+    {optimizer_kind::paged_adamw, "paged_adamw"}, {optimizer_kind::paged_adamw_8bit, "paged_adamw_8bit"},
+    {optimizer_kind::paged_adamw, "paged_adamw_32bit"},
 };
 constexpr spelling<checkpointing> checkpointing_names[] = {
     {checkpointing::none, "none"},    {checkpointing::full, "full"},

@@ -106,6 +106,27 @@ void derive_precision(job_spec& job) {
   }
 }
 
+// The dtype of the optimizer state follows the parameters the optimizer updates: torch
+// optimizers create it with torch.zeros_like(param) (torch/optim/adamw.py, _init_group). Those
+// parameters are the master weights for every strategy modelled: FSDP's sharded parameters,
+// the weights of DDP / a single GPU (or the master copy beside them), LoRA adapters. DeepSpeed
+// ZeRO steps its fp32 master partition (zero.cpp), whatever precision.master says.
+// bitsandbytes keeps its 32-bit state (and 8-bit state of small tensors) in fp32 whatever the
+// parameters are (bitsandbytes/optim/optimizer.py, Optimizer2State.init_state); a given value
+// is overruled, with the warning of check_training, so that the spec shows what is planned.
+void derive_optimizer_state(job_spec& job) {
+  if (is_bitsandbytes(job.optimizer.kind)) {
+    job.optimizer.state = dtype::f32;
+    mark_derived(job, "optimizer.state");
+    return;
+  }
+  if (is_set(job, "optimizer.state")) return;
+  const auto kind = job.parallel.kind;
+  const bool deepspeed = kind == strategy::zero1 || kind == strategy::zero2 || kind == strategy::zero3;
+  job.optimizer.state = deepspeed ? dtype::f32 : job.precision.master;
+  mark_derived(job, "optimizer.state");
+}
+
 std::string world_text(const job_spec& job) {
   return fmt::format("{} GPUs (hardware.nodes {} x hardware.gpus_per_node {})", job.world_size(),
                      job.hardware.nodes, job.hardware.gpus_per_node);
@@ -173,6 +194,7 @@ status resolve_job(job_spec& job, warnings* notes) {
   if (auto err = derive_framework(job)) return *err;
   derive_precision(job);
   derive_peft(job);
+  derive_optimizer_state(job);
   if (auto err = derive_layout(job)) return *err;
   if (auto err = detail::check_parallel(job, found)) return *err;
   if (auto err = detail::check_training(job, found)) return *err;

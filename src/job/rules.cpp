@@ -233,12 +233,18 @@ maybe_error check_training(const job_spec& job, warnings& notes) {
                                             "selective (it is {})",
                                             name_of(t.activation_checkpointing))));
   const auto kind = job.optimizer.kind;
-  if (is_set(job, "optimizer.state") &&
-      (kind == optimizer_kind::adamw_8bit || kind == optimizer_kind::sgd))
-    notes.push_back(field_error(job, "optimizer.state",
-                                fmt::format("ignored: {} keeps {}", name_of(kind),
-                                            kind == optimizer_kind::sgd ? "no state"
-                                                                        : "8-bit state")));
+  if (is_bitsandbytes(kind) && job.framework.name != "torch")
+    return field_error(job, "optimizer.name",
+                       fmt::format("{} is a bitsandbytes optimizer: it needs framework.name: "
+                                   "torch (framework.name is {})",
+                                   name_of(kind), job.framework.name));
+  if (is_set(job, "optimizer.state") && (is_bitsandbytes(kind) || kind == optimizer_kind::sgd))
+    notes.push_back(field_error(
+        job, "optimizer.state",
+        fmt::format("ignored: {} keeps {}", name_of(kind),
+                    kind == optimizer_kind::sgd         ? "no state"
+                    : kind == optimizer_kind::paged_adamw ? "fp32 state (bitsandbytes)"
+                                                          : "8-bit state")));
   return std::nullopt;
 }
 

@@ -56,18 +56,35 @@ bytes host_memory(const model::model_spec& model, const job::job_spec& job) {
   const int world = std::max(1, job.world_size() / std::max(1, p.tp * p.dp_replicate));
   const bytes shard = ceil_div(model.parameters(), static_cast<std::uint64_t>(world * std::max(1, p.tp)));
   const bytes m = bytes_of(job.precision.master, 1);
+  const bytes s = bytes_of(job.optimizer.state, 1);
   bytes state_per_param = 0;
   switch (job.optimizer.kind) {
     case job::optimizer_kind::adamw:
-    case job::optimizer_kind::adam: state_per_param = 2 * m; break;
-    case job::optimizer_kind::sgd_momentum: state_per_param = m; break;
-    case job::optimizer_kind::adamw_8bit: state_per_param = 2; break;
+    case job::optimizer_kind::adam: state_per_param = 2 * s; break;
+    case job::optimizer_kind::sgd_momentum: state_per_param = s; break;
+    case job::optimizer_kind::adamw_8bit:
+    case job::optimizer_kind::paged_adamw_8bit: state_per_param = 2; break;
+    case job::optimizer_kind::paged_adamw: state_per_param = 8; break;
     default: break;
   }
   bytes total = 0;
   if (p.cpu_offload || p.offload_optimizer) total += shard * (2 * m + state_per_param);
   if (p.offload_param) total += shard * bytes_of(job.precision.params, 1);
   return total;
+}
+
+// Paged optimizer state (cudaMallocManaged) is prefetched to the GPU before each step and stays
+// there while the GPU has room; under pressure the driver evicts pages to host memory instead
+// of failing, so the GPU holds what fits beside the rank's reserved memory and overheads.
+bytes resident_managed(const rank_prediction& r, bytes capacity) {
+  const bytes rest = r.peak.reserved + r.context + r.nccl;
+  return rest >= capacity ? 0 : std::min(r.managed, capacity - rest);
+}
+
+const rank_prediction* evicting_rank(const prediction& p) {
+  for (const auto& r : p.ranks)
+    if (r.managed_resident < r.managed) return &r;
+  return nullptr;
 }
 
 result<prediction> plan_torch(const model::model_spec& model, const job::job_spec& job,
@@ -95,6 +112,7 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
     const auto rr = replay(*program, **allocator, options.timeline ? options.timeline_points : 0);
     rank_prediction r;
     fill_rank(r, rr, *program);
+    r.managed = program->managed;
     simulated[rep] = std::move(r);
   }
 
@@ -113,8 +131,10 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
     r.like_rank = schedule::representative_of(job, rank);
     r.context = context;
     r.nccl = nccl;
+    r.managed_resident = resident_managed(r, job.hardware.capacity);
     auto& gpu = out.gpus[static_cast<std::size_t>(rank)];
-    gpu.processes.push_back({rank, fmt::format("rank {}", rank), r.peak.reserved + context + nccl});
+    gpu.processes.push_back({rank, fmt::format("rank {}", rank),
+                             r.peak.reserved + context + nccl + r.managed_resident});
     const int node_gpu0 = rank - rank % job.hardware.gpus_per_node;
     for (auto& share : stray_shares(job, rank, checkpoint))
       out.gpus[static_cast<std::size_t>(node_gpu0)].processes.push_back(share);
@@ -127,9 +147,15 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
     r.peak.device = gpu.device;
     r.parts.cuda_context = r.context;
     r.parts.nccl = r.nccl;
-    r.parts.other_processes = gpu.device - (r.peak.reserved + r.context + r.nccl);
+    r.parts.managed = r.managed_resident;
+    r.parts.other_processes = gpu.device - (r.peak.reserved + r.context + r.nccl + r.managed_resident);
     if (r.oom || gpu.device > gpu.capacity) out.fits = false;
   }
+  if (const auto* r = evicting_rank(out))
+    out.notes.push_back(fmt::format(
+        "rank {}: {} of its {} of paged optimizer state does not fit beside the allocator's peak; "
+        "the driver evicts it to host memory (slower steps, no out-of-memory error)",
+        r->rank, format_bytes(r->managed - r->managed_resident), format_bytes(r->managed)));
   out.cpu_memory = host_memory(model, job);
   if (out.cpu_memory > 0)
     out.notes.push_back(fmt::format("offloaded state needs about {} of host memory per rank "

@@ -23,7 +23,8 @@ nlohmann::json rank_json(const predict::rank_prediction& r) {
                      {"optimizer", b.optimizer}, {"activations", b.activations},
                      {"communication", b.communication}, {"temporary", b.temporary},
                      {"fragmentation", b.fragmentation}, {"cuda_context", b.cuda_context},
-                     {"nccl", b.nccl}, {"other_processes", b.other_processes}}},
+                     {"nccl", b.nccl}, {"other_processes", b.other_processes},
+                     {"managed", b.managed}}},
   };
   if (r.oom)
     j["oom"] = {{"phase", r.oom_phase}, {"requested", r.oom->requested},

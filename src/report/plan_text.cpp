@@ -49,7 +49,8 @@ void breakdown_lines(std::string& out, const rank_prediction& r) {
       {"optimizer", b.optimizer},         {"activations", b.activations},
       {"communication", b.communication}, {"temporary", b.temporary},
       {"fragmentation", b.fragmentation}, {"cuda_context", b.cuda_context},
-      {"nccl", b.nccl},                   {"other_processes", b.other_processes}};
+      {"nccl", b.nccl},                   {"other_processes", b.other_processes},
+      {"managed (paged)", b.managed}};
   for (const auto& [name, value] : rows)
     if (value > 0) out += fmt::format("  {:<16} {:>11}\n", name, format_bytes(value));
   if (r.init_allocated > 0)
@@ -83,6 +84,16 @@ void gpu_table(std::string& out, const prediction& p) {
         out += fmt::format("      {:>11}  {}\n", format_bytes(proc.device), proc.what);
     i = j + 1;
   }
+}
+
+// "adamw, state fp32": the optimizer and the state dtype that was planned.
+std::string optimizer_text(const job::optimizer_spec& o) {
+  using job::optimizer_kind;
+  if (o.kind == optimizer_kind::sgd) return "sgd";
+  if (o.kind == optimizer_kind::adamw_8bit) return "adamw_8bit, state 8-bit";
+  if (o.kind == optimizer_kind::paged_adamw_8bit) return "paged_adamw_8bit, state 8-bit, paged";
+  return fmt::format("{}, state {}{}", job::name_of(o.kind), name_of(o.state),
+                     o.kind == optimizer_kind::paged_adamw ? ", paged" : "");
 }
 
 }  // namespace
@@ -127,10 +138,10 @@ static std::string training_kind(const job::job_spec& j) {
 std::string render_plan_text(const prediction& p) {
   const auto& j = p.job;
   std::string out = fmt::format(
-      "{} ({} parameters) on {} x {} ({} node{}), {} {}, params {} / master {}, {}, micro-batch {} x {} tokens\n",
+      "{} ({} parameters) on {} x {} ({} node{}), {} {}, params {} / master {}, {}, {}, micro-batch {} x {} tokens\n",
       p.model_name, model::format_count(p.parameters), j.world_size(), j.hardware.gpu, j.hardware.nodes,
       j.hardware.nodes == 1 ? "" : "s", j.framework.name, job::name_of(j.parallel.kind),
-      name_of(j.precision.params), name_of(j.precision.master),
+      name_of(j.precision.params), name_of(j.precision.master), optimizer_text(j.optimizer),
       training_kind(j), j.training.micro_batch, j.training.seq_len);
   out += fmt::format("allocator model: {}\n\n", p.allocator);
   rank_table(out, p);

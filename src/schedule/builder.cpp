@@ -53,6 +53,8 @@ void program_builder::phase(std::string name) {
 
 void program_builder::empty_cache() { push(event_kind::empty_cache, category::temporary, 0, 0, 0); }
 
+void program_builder::managed(bytes size) { program_.managed += size; }
+
 const std::string& program_builder::current_phase() const { return program_.phase_names[phase_]; }
 
 void program_builder::push(event_kind kind, category cat, std::uint32_t stream, tensor_id id,

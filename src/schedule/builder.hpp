@@ -22,6 +22,9 @@ class program_builder {
   void sync_all();
   void phase(std::string name);
   void empty_cache();
+  /// Adds `size` bytes of CUDA unified memory (cudaMallocManaged) to program::managed: memory
+  /// the rank's process holds outside the allocator, never freed while training.
+  void managed(bytes size);
   [[nodiscard]] const std::string& current_phase() const;
   program take() { return std::move(program_); }
 

@@ -25,18 +25,13 @@ void optimizer_first_step(program_builder& out, const job::job_spec& job,
   if (master_bytes > 0)
     for (auto n : trainable)
       st.master.push_back(out.alloc(n * static_cast<bytes>(master_bytes), category::optimizer));
-  // torch optimizers create their state lazily, tensor by tensor, at the first step.
-  for (auto n : trainable) {
-    const bytes b = optimizer_state_bytes(job.optimizer.kind, n, state_bytes);
-    const bool two_states = job.optimizer.kind == job::optimizer_kind::adamw ||
-                            job.optimizer.kind == job::optimizer_kind::adam;
-    if (two_states) {
-      st.states.push_back(out.alloc(b / 2, category::optimizer));
-      st.states.push_back(out.alloc(b - b / 2, category::optimizer));
-    } else {
-      st.states.push_back(out.alloc(b, category::optimizer));
+  // torch optimizers create their state lazily, tensor by tensor, at the first step; paged
+  // (bitsandbytes) buffers live in unified memory outside the caching allocator.
+  for (auto n : trainable)
+    for (const auto& b : optimizer_state_buffers(job.optimizer.kind, n, state_bytes)) {
+      if (b.managed) out.managed(b.size);
+      else st.states.push_back(out.alloc(b.size, category::optimizer));
     }
-  }
 }
 
 void optimizer_step_transient(program_builder& out, const job::job_spec& job,

@@ -43,9 +43,8 @@ class ddp_strategy final : public strategy {
     out().phase("optimizer");
     std::vector<std::uint64_t> trainable;
     for (const auto& u : lay().units) trainable.insert(trainable.end(), u.trainable.begin(), u.trainable.end());
-    const int state = lay().dtypes.master ? lay().dtypes.master : lay().dtypes.stored;
-    optimizer_first_step(out(), job(), trainable, state, lay().dtypes.master, opt_);
-    optimizer_step_transient(out(), job(), trainable, state);
+    optimizer_first_step(out(), job(), trainable, lay().dtypes.state, lay().dtypes.master, opt_);
+    optimizer_step_transient(out(), job(), trainable, lay().dtypes.state);
     steps_ = step + 1;
   }
 

@@ -110,8 +110,8 @@ class fsdp1_strategy final : public strategy {
     std::vector<std::uint64_t> shards;
     for (std::size_t g = 0; g < wrap_.groups.size(); ++g)
       shards.push_back(sharded_ ? ceil_div(trainable_[g], world_) : trainable_[g]);
-    optimizer_first_step(out(), job(), shards, lay().dtypes.stored, 0, opt_);
-    optimizer_step_transient(out(), job(), shards, lay().dtypes.stored);
+    optimizer_first_step(out(), job(), shards, lay().dtypes.state, 0, opt_);
+    optimizer_step_transient(out(), job(), shards, lay().dtypes.state);
   }
 
   void zero_grad() override {

@@ -130,8 +130,8 @@ class fsdp2_strategy final : public strategy {
     std::vector<std::uint64_t> shards;
     for (std::size_t g = 0; g < wrap_.groups.size(); ++g)
       for (auto n : shard_numels(g)) shards.push_back(n);
-    optimizer_first_step(out(), job(), shards, lay().dtypes.stored, 0, opt_);
-    optimizer_step_transient(out(), job(), shards, lay().dtypes.stored);
+    optimizer_first_step(out(), job(), shards, lay().dtypes.state, 0, opt_);
+    optimizer_step_transient(out(), job(), shards, lay().dtypes.state);
   }
 
   void zero_grad() override {

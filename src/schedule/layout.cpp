@@ -1,5 +1,7 @@
 #include "schedule/layout.hpp"
 
+#include <vramscope/model/modules.hpp>
+
 #include <algorithm>
 
 namespace vramscope::schedule {
@@ -9,14 +11,6 @@ namespace {
 using job::strategy;
 
 int size_of(dtype t) { return static_cast<int>(bytes_of(t, 1)); }
-
-bool is_lora_target(const model::tensor& t, const job::lora_spec& lora) {
-  if (t.shape.size() != 2 || t.name.size() < 7 || t.name.substr(t.name.size() - 7) != ".weight")
-    return false;
-  return std::any_of(lora.targets.begin(), lora.targets.end(), [&](const std::string& target) {
-    return t.name.find("." + target + ".") != std::string::npos;
-  });
-}
 
 // A module of the MLP (IA3 scales its input rather than its output there, as PEFT's
 // feedforward_modules do).
@@ -236,6 +230,7 @@ state_dtypes make_state_dtypes(const job::job_spec& job) {
   state_dtypes d;
   d.compute = size_of(p.params);
   d.reduce = size_of(p.reduce);
+  d.state = size_of(job.optimizer.state);
   switch (job.parallel.kind) {
     case strategy::fsdp1:
     case strategy::fsdp2:
@@ -277,6 +272,10 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
   layout out;
   out.dtypes = make_state_dtypes(job);
   const auto& lora = job.lora;
+  // Adapter pairs per tensor (model/modules.hpp); build_program has validated the targets.
+  const bool per_target = lora.enabled && lora.uses_targets();
+  const auto targets = per_target ? model::lora_targets(model, lora.targets) : model::lora_target_set{};
+  VRAMSCOPE_EXPECTS(targets, "lora.targets not validated: " + (targets ? "" : targets.error().message));
   for (const auto& u : model.units) {
     unit_layout ul;
     ul.name = u.name;
@@ -292,10 +291,6 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
       if (ul.name == name) return &ul;
     return nullptr;
   };
-  // Methods with an adapter per target matrix; prompt and prefix tuning add model-level
-  // tensors instead, LN tuning trains the norms.
-  const bool per_target = lora.method != "prompt_tuning" && lora.method != "prefix_tuning" &&
-                          lora.method != "ln_tuning";
   std::uint64_t max_out = 0, max_in = 0;
   for (const auto& t : model.tensors) {
     unit_layout* ul = find_unit(t.unit);
@@ -309,7 +304,9 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
     }
     // LoRA: the base tensor is frozen; each target matrix gains A (r x in) and B (out x r),
     // trainable and kept in the master dtype (adapters are upcast to fp32 by default).
-    const bool target = per_target && is_lora_target(t, lora);
+    // Adapter pairs on this tensor (two where a tied head and embedding share it).
+    const int pairs = per_target ? targets->adapters[static_cast<std::size_t>(&t - model.tensors.data())] : 0;
+    const bool target = pairs > 0;
     const auto f = make_frozen(t, ul->kind, n, job, out.dtypes, target);
     // bitsandbytes' matmuls keep their input whenever it needs a gradient (MatMul4Bit and
     // MatMul8bitLt save A for the backward), frozen weight or not.
@@ -329,7 +326,7 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
         out.dtypes.frozen > out.dtypes.compute)
       ul->autocast_frozen_bytes += n * static_cast<bytes>(out.dtypes.compute);
     ul->frozen.push_back(f);
-    if (per_target && is_lora_target(t, lora)) {
+    for (int pair = 0; pair < pairs; ++pair) {
       const auto tp = static_cast<std::uint64_t>(r.tp);
       const auto a = adapter_for(lora.method, static_cast<std::uint64_t>(lora.rank), t.shape[0],
                                  t.shape[1], in_mlp(t.name));
@@ -362,26 +359,6 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
   }
   if (lora.enabled) out.dtypes.stored = out.dtypes.grad = size_of(job.precision.master);
   return out;
-}
-
-bytes optimizer_state_bytes(job::optimizer_kind kind, std::uint64_t numel, int element_bytes) {
-  const auto e = static_cast<std::uint64_t>(element_bytes);
-  switch (kind) {
-    case job::optimizer_kind::adamw:
-    case job::optimizer_kind::adam: return 2 * numel * e;
-    case job::optimizer_kind::sgd_momentum: return numel * e;
-    case job::optimizer_kind::sgd: return 0;
-    // Factored second moment: about a row and a column vector per matrix; for an unknown shape
-    // assume a square matrix (2 * sqrt(n)) values in fp32.
-    case job::optimizer_kind::adafactor: {
-      std::uint64_t side = 1;
-      while (side * side < numel) side *= 2;
-      return std::min(numel, 2 * side) * 4;
-    }
-    // bitsandbytes 8-bit Adam: two uint8 states plus one fp32 absmax per 256-value block each.
-    case job::optimizer_kind::adamw_8bit: return 2 * numel + 2 * ceil_div(numel, 256) * 4;
-  }
-  return 0;
 }
 
 }  // namespace vramscope::schedule

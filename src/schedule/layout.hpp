@@ -65,6 +65,7 @@ struct state_dtypes {
   int reduce = 4;      // gradient reduction
   int master = 0;      // extra master copy held by the optimizer (0 = none)
   int frozen = 2;      // frozen float base weights (LoRA): the dtype the model was loaded in
+  int state = 4;       // optimizer state: job.optimizer.state, as resolve_job decided it
 };
 
 struct layout {
@@ -77,10 +78,6 @@ struct layout {
 rank_info make_rank_info(const job::job_spec& job, int rank);
 state_dtypes make_state_dtypes(const job::job_spec& job);
 layout make_layout(const model::model_spec& model, const job::job_spec& job, const rank_info& r);
-
-/// Bytes of optimizer state for one tensor of `numel` trainable elements (and its 2-D shape
-/// when known, for factored optimizers), in state dtype of `element_bytes` bytes.
-bytes optimizer_state_bytes(job::optimizer_kind kind, std::uint64_t numel, int element_bytes);
 
 /// Bytes a quantised frozen weight of `shape` takes on the GPU: {packed weight, quantisation
 /// constants}. nf4/int4 (bitsandbytes Params4bit): two values a byte, one absmax per block of 64

@@ -2,6 +2,8 @@
 // gradient and optimizer hooks, and the CPU/GPU synchronisation points.
 #include <vramscope/schedule/schedule.hpp>
 
+#include <vramscope/model/modules.hpp>
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -241,6 +243,12 @@ result<program> build_program(const model::model_spec& model, const job::job_spe
   if (rank < 0 || rank >= job.world_size())
     return error_at("job", "rank " + std::to_string(rank) + " is outside the job's " +
                                std::to_string(job.world_size()) + " ranks");
+  if (job.lora.enabled && job.lora.uses_targets())
+    if (auto targets = model::lora_targets(model, job.lora.targets); !targets) {
+      auto d = targets.error();
+      d.message = "lora.targets: " + d.message;
+      return d;
+    }
   driver d(model, job, rank, options);
   return d.run();
 }

@@ -9,6 +9,7 @@
 #include "schedule/activations.hpp"
 #include "schedule/builder.hpp"
 #include "schedule/layout.hpp"
+#include "schedule/optimizer_state.hpp"
 
 namespace vramscope::schedule {
 

@@ -71,9 +71,9 @@ class zero_strategy final : public strategy {
     const std::uint64_t n = part(lay().trainable_numel);
     if (stage_ == 1 && grad_partition_ == 0)  // stage 1 reduces full gradients, then partitions
       grad_partition_ = out().alloc(n * compute(), category::gradients);
-    optimizer_first_step(out(), job(), {n}, 4, 0, opt_);
+    optimizer_first_step(out(), job(), {n}, lay().dtypes.state, 0, opt_);
     auto fp32_grad = out().alloc(n * 4, category::temporary);  // fp32 copy of the partition's gradient
-    optimizer_step_transient(out(), job(), {n}, 4);
+    optimizer_step_transient(out(), job(), {n}, lay().dtypes.state);
     out().free(fp32_grad);
   }
 

@@ -1,6 +1,7 @@
 #include <vramscope/job/resolve.hpp>
 
 #include <vramscope/job/job_reader.hpp>
+#include <vramscope/job/overrides.hpp>
 
 #include <gtest/gtest.h>
 
@@ -44,6 +45,27 @@ TEST(Resolve, UnknownGpuNeedsGpuMemory) {
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_EQ(notes[0], "hardware.compute_capability: GPU \"MI300X\" is not in the catalog: "
                       "assuming 8.0; set hardware.compute_capability");
+}
+
+TEST(Resolve, OptimizerStateFollowsTheWeightsTheOptimizerSteps) {
+  auto state_of = [](const std::string& yaml) {
+    auto job = parse_job_yaml(yaml, "j");
+    EXPECT_TRUE(job) << job.error().to_string();
+    return job ? job->optimizer.state : dtype::f64;
+  };
+  EXPECT_EQ(state_of("optimizer: adamw\n"), dtype::f32);
+  EXPECT_EQ(state_of("precision: bf16-true\n"), dtype::bf16);
+  EXPECT_EQ(state_of("precision: bf16-param\n"), dtype::f32);
+  EXPECT_EQ(state_of("precision: bf16-true\nparallel: { strategy: ddp }\n"), dtype::bf16);
+  // DeepSpeed steps an fp32 master partition whatever precision.master says.
+  EXPECT_EQ(state_of("precision: bf16-true\nparallel: { strategy: zero2 }\n"), dtype::f32);
+  // Given, it wins; a later override of the precision re-derives only an unset state.
+  EXPECT_EQ(state_of("precision: bf16-true\noptimizer: { state: fp32 }\n"), dtype::f32);
+  auto job = parse_job_yaml("precision: bf16-true\n", "j");
+  ASSERT_TRUE(job);
+  ASSERT_TRUE(apply_overrides(*job, {"precision=bf16-mixed"}));
+  ASSERT_TRUE(resolve_job(*job));
+  EXPECT_EQ(job->optimizer.state, dtype::f32);
 }
 
 TEST(Resolve, JaxStrategySetsFrameworkAndJaxlib) {
@@ -235,6 +257,23 @@ TEST(ResolveWarnings, OptionsWithoutEffect) {
                 "training.checkpoint_every: has no effect unless activation_checkpointing is "
                 "selective (it is none)",
                 "optimizer.state: ignored: adamw_8bit keeps 8-bit state"}));
+}
+
+TEST(Resolve, BitsandbytesOptimizersKeepFp32StateAndNeedTorch) {
+  auto job = parse_job_yaml("precision: bf16-true\noptimizer: paged_adamw_32bit\n", "j");
+  ASSERT_TRUE(job) << job.error().to_string();
+  EXPECT_EQ(job->optimizer.kind, optimizer_kind::paged_adamw);
+  EXPECT_EQ(job->optimizer.state, dtype::f32);
+  warnings notes;
+  auto given = parse_job_yaml("optimizer: { name: paged_adamw, state: bf16 }\n", "j", &notes);
+  ASSERT_TRUE(given);
+  EXPECT_EQ(given->optimizer.state, dtype::f32);  // what is planned, with a warning
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].message, "optimizer.state: ignored: paged_adamw keeps fp32 state (bitsandbytes)");
+  EXPECT_NE(first_error("parallel: { strategy: jax }\noptimizer: paged_adamw_8bit\n")
+                .find("optimizer.name: paged_adamw_8bit is a bitsandbytes optimizer: it needs "
+                      "framework.name: torch (framework.name is jax)"),
+            std::string::npos);
 }
 
 TEST(ResolveWarnings, EnvironmentNearMissesAndVersions) {

@@ -36,6 +36,38 @@ TEST(Plan, LevelsAreOrdered) {
   }
 }
 
+TEST(Plan, PagedOptimizerStateIsOnTheDeviceButNotInTheAllocator) {
+  auto j = job_of(job::strategy::single, 1);
+  j.optimizer.kind = job::optimizer_kind::adamw;
+  const auto plain = run(j);
+  j.optimizer.kind = job::optimizer_kind::paged_adamw;
+  const auto paged = run(j);
+  const auto& r = paged.ranks[0];
+  EXPECT_GT(r.managed, 0u);
+  EXPECT_EQ(r.managed_resident, r.managed);
+  EXPECT_EQ(r.parts.managed, r.managed);
+  EXPECT_LT(r.peak.reserved, plain.ranks[0].peak.reserved);
+  EXPECT_EQ(r.peak.device, r.peak.reserved + r.context + r.nccl + r.managed);
+  EXPECT_TRUE(paged.notes.empty());
+}
+
+TEST(Plan, PagedStateThatDoesNotFitIsEvictedNotAnOutOfMemory) {
+  auto j = job_of(job::strategy::single, 1);
+  j.optimizer.kind = job::optimizer_kind::paged_adamw;
+  const auto roomy = run(j);
+  const auto& r0 = roomy.ranks[0];
+  // Leave room for the allocator's peak and half of the paged state.
+  j.hardware.capacity = r0.peak.reserved + r0.context + r0.nccl + r0.managed / 2;
+  const auto tight = run(j);
+  const auto& r = tight.ranks[0];
+  EXPECT_FALSE(r.oom.has_value());
+  EXPECT_EQ(r.managed_resident, r0.managed / 2);
+  EXPECT_EQ(r.peak.device, j.hardware.capacity);
+  EXPECT_TRUE(tight.fits);
+  ASSERT_EQ(tight.notes.size(), 1u);
+  EXPECT_NE(tight.notes[0].find("paged optimizer state does not fit"), std::string::npos);
+}
+
 TEST(Plan, ListsEveryRankAndGpu) {
   auto j = job_of(job::strategy::fsdp2, 8);
   j.hardware.nodes = 64;

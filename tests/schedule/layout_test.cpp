@@ -130,12 +130,5 @@ TEST(Layout, StateDtypesFollowStrategy) {
   EXPECT_EQ(d.master, 0);
 }
 
-TEST(Layout, OptimizerStateSizes) {
-  EXPECT_EQ(optimizer_state_bytes(job::optimizer_kind::adamw, 1000, 4), 8000u);
-  EXPECT_EQ(optimizer_state_bytes(job::optimizer_kind::sgd, 1000, 4), 0u);
-  EXPECT_EQ(optimizer_state_bytes(job::optimizer_kind::sgd_momentum, 1000, 4), 4000u);
-  EXPECT_EQ(optimizer_state_bytes(job::optimizer_kind::adamw_8bit, 1024, 4), 2048u + 32u);
-}
-
 }  // namespace
 }  // namespace vramscope::schedule

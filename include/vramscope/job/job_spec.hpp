@@ -19,7 +19,8 @@ namespace vramscope::job {
 enum class strategy { ddp, fsdp1, fsdp2, zero1, zero2, zero3, jax, single };
 enum class sharding { full_shard, shard_grad_op, no_shard, hybrid_shard };  // FSDP1
 enum class prefetch { pre, post, none };                                    // FSDP1 backward
-enum class optimizer_kind { adamw, adam, sgd, sgd_momentum, adafactor, adamw_8bit };
+// adamw_8bit, paged_adamw, paged_adamw_8bit: bitsandbytes AdamW8bit, PagedAdamW(32bit), PagedAdamW8bit
+enum class optimizer_kind { adamw, adam, sgd, sgd_momentum, adafactor, adamw_8bit, paged_adamw, paged_adamw_8bit };
 enum class checkpointing { none, full, selective };
 enum class attention_impl { flash, efficient, math, eager };
 enum class loss_impl { hf, liger_fused };
@@ -81,9 +82,16 @@ struct precision_spec {
   bool autocast = false;       // torch.autocast: fp32 weights cast to `params` on the fly
 };
 
+/// True for the bitsandbytes optimizers (adamw_8bit, paged_adamw, paged_adamw_8bit), which
+/// decide their state dtypes themselves.
+constexpr bool is_bitsandbytes(optimizer_kind kind) {
+  return kind == optimizer_kind::adamw_8bit || kind == optimizer_kind::paged_adamw ||
+         kind == optimizer_kind::paged_adamw_8bit;
+}
+
 struct optimizer_spec {
   optimizer_kind kind = optimizer_kind::adamw;
-  dtype state = dtype::f32;  // dtype of moment tensors (8-bit optimizers ignore it)
+  dtype state = dtype::f32;  // dtype of moment tensors; resolve_job derives it (bitsandbytes: fp32)
   bool fused = false;        // fused/foreach implementations allocate temporaries differently
   bool foreach_impl = true;
 };
@@ -108,6 +116,12 @@ struct lora_spec {
   // init_r, OFT's number of blocks).
   std::string method = "lora";
   int virtual_tokens = 20;  // prompt / prefix tuning: num_virtual_tokens
+
+  /// Whether the method puts an adapter on each of `targets` (prompt and prefix tuning add
+  /// model-level tensors; LN tuning trains the norms).
+  [[nodiscard]] bool uses_targets() const {
+    return method != "prompt_tuning" && method != "prefix_tuning" && method != "ln_tuning";
+  }
   int rank = 16;
   double alpha = 32;
   std::vector<std::string> targets = {"q_proj", "v_proj"};

@@ -17,6 +17,9 @@
 //   precision.autocast          true for ddp / single when params and master dtypes differ
 //                               (the only way those wrappers compute in a lower precision),
 //                               unless given
+//   optimizer.state             the dtype of the weights the optimizer steps: precision.master
+//                               (fp32 for DeepSpeed ZeRO, whose master partition is fp32),
+//                               unless given
 //
 // Errors (the first one found is returned; it names the field and, when the field came from
 // YAML or --set, points at that line): world size not equal to tp x dp_replicate x dp_shard,

@@ -24,10 +24,13 @@ struct levels {
 };
 
 /// What the peak is made of (DESIGN.md categories): live bytes per category, and
-/// fragmentation = reserved - active, at the moment of the allocated peak.
+/// fragmentation = reserved - active, at the moment of the allocated peak. `managed` is paged
+/// optimizer state resident on the GPU (CUDA unified memory): outside allocated and reserved,
+/// inside device.
 struct breakdown {
   bytes parameters = 0, gradients = 0, optimizer = 0, activations = 0, communication = 0,
-        temporary = 0, fragmentation = 0, cuda_context = 0, nccl = 0, other_processes = 0;
+        temporary = 0, fragmentation = 0, cuda_context = 0, nccl = 0, other_processes = 0,
+        managed = 0;
 };
 
 /// One point of the allocated / reserved curve.
@@ -49,6 +52,8 @@ struct rank_prediction {
   bytes init_reserved = 0;
   breakdown parts;
   bytes context = 0, nccl = 0;   // outside the allocator, this rank's process
+  bytes managed = 0;             // paged optimizer state of this rank (CUDA unified memory)
+  bytes managed_resident = 0;    // the part of it the GPU holds at the peak (the rest evicted)
   std::optional<alloc::oom_info> oom;
   std::string oom_phase;
   std::vector<timeline_point> timeline;       // filled when asked for

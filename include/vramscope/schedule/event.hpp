@@ -53,6 +53,9 @@ struct program {
   std::vector<event> events;
   std::vector<std::string> phase_names;  // "init", "forward:layers.3", "backward:layers.3", ...
   std::uint32_t tensors = 0;             // number of tensor ids used
+  /// CUDA unified memory the rank allocates outside the allocator (bitsandbytes paged optimizer
+  /// state), from the first optimizer step on. Resident on the GPU unless the driver evicts it.
+  bytes managed = 0;
 };
 
 }  // namespace vramscope::schedule

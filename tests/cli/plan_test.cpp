@@ -1,0 +1,116 @@
+// `vramscope plan` on small job files written by the test: checks against the model, and the
+// job the report prints against the job that was planned.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "support/cli.hpp"
+
+namespace vramscope::cli {
+namespace {
+
+using vramscope::testing::invoke;
+
+// A job file in a fresh temporary folder; removed with the object.
+class job_file {
+ public:
+  explicit job_file(const std::string& text)
+      : dir_(std::filesystem::temp_directory_path() /
+             ("vramscope-plan-test-" + std::to_string(reinterpret_cast<std::uintptr_t>(this)))) {
+    std::filesystem::create_directories(dir_);
+    std::ofstream(path()) << text;
+  }
+  ~job_file() { std::filesystem::remove_all(dir_); }
+  job_file(const job_file&) = delete;
+  job_file& operator=(const job_file&) = delete;
+  [[nodiscard]] std::string path() const { return (dir_ / "job.yaml").string(); }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+constexpr const char* lora_job =
+    "model: llama-3.2-1b\n"
+    "parallel: { strategy: single }\n"
+    "training: { seq_len: 512 }\n"
+    "lora:\n"
+    "  rank: 8\n"
+    "  targets: [q_proj, v_projj]\n";
+
+TEST(PlanLoraTargets, UnmatchedTargetIsBadInputNamingFileAndField) {
+  const job_file job(lora_job);
+  const auto r = invoke({"plan", job.path()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "vramscope plan: " + job.path() +
+                ":6:12: lora.targets: \"v_projj\" matches no module of llama-3.2-1b (did you "
+                "mean \"v_proj\"?); LoRA can target embed_tokens, q_proj, k_proj, v_proj, o_proj, "
+                "gate_proj, up_proj, down_proj, lm_head (or \"all-linear\")\n"
+                "  targets: [q_proj, v_projj]\n"
+                "           ^ near here\n");
+}
+
+TEST(PlanLoraTargets, OverrideIsCheckedToo) {
+  const job_file job(lora_job);
+  const auto r = invoke({"plan", job.path(), "--set", "lora.targets=all-linear"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  const auto bad = invoke({"plan", job.path(), "--set", "lora.targets=layers"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("lora.targets: \"layers\" matches model.layers, which LoRA cannot adapt"),
+            std::string::npos)
+      << bad.err;
+}
+
+TEST(PlanLoraTargets, MoreTargetsMeanMoreTrainableState) {
+  const job_file job(lora_job);
+  auto optimizer = [&](const std::string& targets) {
+    const auto r = invoke({"plan", job.path(), "--json", "--set", "lora.targets=" + targets});
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out)["ranks"][0]["breakdown"]["optimizer"].get<std::uint64_t>();
+  };
+  const auto qv = optimizer("q_proj,v_proj");
+  const auto all = optimizer("all-linear");
+  const auto with_head = optimizer("all-linear,lm_head");  // lm_head: tied to embed_tokens
+  EXPECT_GT(all, qv);
+  EXPECT_GT(with_head, all);
+}
+
+constexpr const char* bf16_true_job =
+    "model: qwen2.5-0.5b\n"
+    "parallel: { strategy: single }\n"
+    "precision: bf16-true\n"
+    "training: { seq_len: 256 }\n";
+
+TEST(PlanOptimizerState, ExplicitStateChangesThePlanAndThePrintedStateIsThePlannedOne) {
+  const job_file job(bf16_true_job);
+  auto plan = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"plan", job.path(), "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = invoke(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  const auto derived = plan({});
+  const auto fp32 = plan({"--set", "optimizer.state=fp32"});
+  EXPECT_EQ(derived["job"]["optimizer"]["state"], "bf16");
+  EXPECT_EQ(fp32["job"]["optimizer"]["state"], "fp32");
+  // One GPU, AdamW: two moments of every parameter, in the printed dtype, live at the peak
+  // (the allocator's blocks round each tensor up by less than 1%).
+  const auto params = derived["model"]["parameters"].get<std::uint64_t>();
+  auto near = [](std::uint64_t planned, std::uint64_t expected) {
+    return planned >= expected && planned <= expected + expected / 100;
+  };
+  const auto bf16_bytes = derived["ranks"][0]["breakdown"]["optimizer"].get<std::uint64_t>();
+  const auto fp32_bytes = fp32["ranks"][0]["breakdown"]["optimizer"].get<std::uint64_t>();
+  EXPECT_PRED2(near, bf16_bytes, 2 * params * 2);
+  EXPECT_PRED2(near, fp32_bytes, 2 * params * 4);
+  const auto text = invoke({"plan", job.path(), "--set", "optimizer.state=fp32"});
+  EXPECT_NE(text.out.find("params bf16 / master bf16, adamw, state fp32, full fine-tune"),
+            std::string::npos)
+      << text.out;
+}
+
+}  // namespace
+}  // namespace vramscope::cli
