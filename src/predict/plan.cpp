@@ -47,14 +47,17 @@ result<std::unique_ptr<alloc::allocator_model>> torch_allocator(const job::job_s
   return alloc::make_caching_allocator(*options);
 }
 
-// Host memory of offloaded state per rank: the master shard, its gradient and optimizer state
-// (FSDP cpu_offload, ZeRO offload_optimizer) and the compute-dtype parameter shard (ZeRO-3
+// Host memory of offloaded state per rank: the trainable master shard, its gradient and
+// optimizer state (FSDP cpu_offload, ZeRO offload_optimizer), the frozen base's shard (FSDP
+// cpu_offload, ZeRO-3 offload_param) and the compute-dtype parameter shard (ZeRO-3
 // offload_param). Pinned buffers for the transfers are not counted.
 bytes host_memory(const model::model_spec& model, const job::job_spec& job) {
   const auto& p = job.parallel;
   if (!p.cpu_offload && !p.offload_optimizer && !p.offload_param) return 0;
-  const int world = std::max(1, job.world_size() / std::max(1, p.tp * p.dp_replicate));
-  const bytes shard = ceil_div(model.parameters(), static_cast<std::uint64_t>(world * std::max(1, p.tp)));
+  const auto world = static_cast<std::uint64_t>(std::max(1, job.world_size() / std::max(1, p.tp * p.dp_replicate)));
+  const auto split = schedule::split_parameters(model, job);  // already split by TP
+  const bytes shard = ceil_div(split.trainable, world);
+  const bytes frozen = ceil_div(split.frozen, world);
   const bytes m = bytes_of(job.precision.master, 1);
   const bytes s = bytes_of(job.optimizer.state, 1);
   bytes state_per_param = 0;
@@ -69,6 +72,7 @@ bytes host_memory(const model::model_spec& model, const job::job_spec& job) {
   }
   bytes total = 0;
   if (p.cpu_offload || p.offload_optimizer) total += shard * (2 * m + state_per_param);
+  if (p.cpu_offload || p.offload_param) total += frozen;
   if (p.offload_param) total += shard * bytes_of(job.precision.params, 1);
   return total;
 }

@@ -253,6 +253,14 @@ result<program> build_program(const model::model_spec& model, const job::job_spe
   return d.run();
 }
 
+parameter_split split_parameters(const model::model_spec& model, const job::job_spec& job) {
+  const auto lay = make_layout(model, job, make_rank_info(job, 0));
+  parameter_split out;
+  out.trainable = lay.trainable_numel;
+  for (const auto& u : lay.units) out.frozen += u.frozen_bytes + u.quant_state_bytes;
+  return out;
+}
+
 std::vector<int> representative_ranks(const job::job_spec& job) {
   if (job.world_size() <= 1) return {0};
   return {0, 1};

@@ -140,6 +140,15 @@ TEST(LoraPlan, QloraUnderFsdpHoldsHalfThePackedBasePerRank) {
   }
 }
 
+TEST(LoraPlan, OffloadedQloraBaseNeedsItsPackedShardOfHostMemory) {
+  // The FSDP + QLoRA recipe with CPU offload: the host keeps each rank's shard of the packed
+  // base (and of the bf16 embedding and head), not a shard of the unquantised model.
+  const auto p = plan_of(qlora70b("{ strategy: fsdp1, cpu_offload: true }", ", quant_storage: bf16"));
+  const auto s = split_of(preset("llama-3.1-70b"));
+  EXPECT_GT(p.cpu_memory, s.linear / 2 / 2 + s.other * 2 / 2);
+  EXPECT_LT(p.cpu_memory, s.linear / 2 / 2 + s.other * 2 / 2 + s.linear / 64 * 4 + 1_GiB);
+}
+
 TEST(LoraPlan, Fsdp1RefusesFourBitWeightsPackedAsUint8) {
   auto j = job::parse_job_yaml(qlora70b("{ strategy: fsdp1 }"), "test.yaml");
   ASSERT_FALSE(j);
