@@ -1,6 +1,6 @@
 // Trainable-parameter counts of PEFT methods on Llama-3.2-3B, as PEFT's
 // print_trainable_parameters reports them in PEFT's method-comparison suite (the published
-// figures of the dev set, ../shared/measurements, records PM02-PM16).
+// figures of bench/data/published/records.jsonl, records PM02-PM16).
 #include "schedule/layout.hpp"
 
 #include <gtest/gtest.h>
