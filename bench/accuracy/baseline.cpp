@@ -21,21 +21,6 @@ nlohmann::json group_json(const group_summary& g) {
           {"levels", levels}};
 }
 
-template <typename T>
-result<T> get(const nlohmann::json& obj, const std::string& key, const std::string& where,
-              const std::string& path) {
-  if (!obj.is_object() || !obj.contains(key))
-    return error_at(path, fmt::format("missing field \"{}{}\"", where, key));
-  const auto& v = obj[key];
-  if constexpr (std::is_same_v<T, double>) {
-    if (!v.is_number())
-      return error_at(path, fmt::format("field \"{}{}\": expected a number", where, key));
-  } else {
-    if (!v.is_number_unsigned())
-      return error_at(path, fmt::format("field \"{}{}\": expected a count", where, key));
-  }
-  return v.get<T>();
-}
 
 result<group_summary> read_group(const nlohmann::json& doc, const std::string& name,
                                  const std::string& path) {
@@ -43,9 +28,9 @@ result<group_summary> read_group(const nlohmann::json& doc, const std::string& n
     return error_at(path, fmt::format("missing field \"{}\"", name));
   const auto& g = doc[name];
   group_summary out;
-  auto cases = get<std::size_t>(g, "cases", name + ".", path);
-  auto agree = get<std::size_t>(g, "oom_agree", name + ".", path);
-  auto total = get<std::size_t>(g, "oom_total", name + ".", path);
+  auto cases = json_number<std::size_t>(g, "cases", name + ".", path);
+  auto agree = json_number<std::size_t>(g, "oom_agree", name + ".", path);
+  auto total = json_number<std::size_t>(g, "oom_total", name + ".", path);
   if (!cases) return cases.error();
   if (!agree) return agree.error();
   if (!total) return total.error();
@@ -58,9 +43,9 @@ result<group_summary> read_group(const nlohmann::json& doc, const std::string& n
                                          g["levels"].contains(std::string(level_names[i]))
                                      ? g["levels"][std::string(level_names[i])]
                                      : nlohmann::json();
-    auto n = get<std::size_t>(level, "n", where, path);
-    auto median = get<double>(level, "median", where, path);
-    auto p90 = get<double>(level, "p90", where, path);
+    auto n = json_number<std::size_t>(level, "n", where, path);
+    auto median = json_number<double>(level, "median", where, path);
+    auto p90 = json_number<double>(level, "p90", where, path);
     if (!n) return n.error();
     if (!median) return median.error();
     if (!p90) return p90.error();

@@ -15,7 +15,10 @@
 
 #include <vramscope/core/result.hpp>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include <type_traits>
 
 #include "accuracy/scoring.hpp"
 
@@ -39,5 +42,23 @@ std::vector<std::string> regressions(const group_summary& before, const group_su
 /// Levels of `now` that improved on `before` (for a hint to refresh the baseline).
 std::vector<std::string> improvements(const group_summary& before, const group_summary& now,
                                       const std::string& group);
+
+/// The number at `obj[key]` (a count for integral T), or an error naming `path` and the field
+/// as `where` + key ("measured.cases"): missing field, or not a number / not a count.
+template <typename T>
+result<T> json_number(const nlohmann::json& obj, const std::string& key, const std::string& where,
+                       const std::string& path) {
+  if (!obj.is_object() || !obj.contains(key))
+    return error_at(path, fmt::format("missing field \"{}{}\"", where, key));
+  const auto& v = obj[key];
+  if constexpr (std::is_same_v<T, double>) {
+    if (!v.is_number())
+      return error_at(path, fmt::format("field \"{}{}\": expected a number", where, key));
+  } else {
+    if (!v.is_number_unsigned())
+      return error_at(path, fmt::format("field \"{}{}\": expected a count", where, key));
+  }
+  return v.get<T>();
+}
 
 }  // namespace vramscope::bench

@@ -49,16 +49,6 @@ double agreement(const published_group& g) {
                           : static_cast<double>(g.oom_agree) / static_cast<double>(g.oom_total);
 }
 
-template <typename T>
-result<T> get(const nlohmann::json& obj, const std::string& key, const std::string& where,
-              const std::string& path) {
-  if (!obj.is_object() || !obj.contains(key))
-    return error_at(path, fmt::format("missing field \"{}.{}\"", where, key));
-  const auto& v = obj[key];
-  const bool ok = std::is_same_v<T, double> ? v.is_number() : v.is_number_unsigned();
-  if (!ok) return error_at(path, fmt::format("field \"{}.{}\": expected a number", where, key));
-  return v.get<T>();
-}
 
 result<published_group> read_group(const nlohmann::json& g, const std::string& name,
                                    const std::string& path) {
@@ -70,14 +60,14 @@ result<published_group> read_group(const nlohmann::json& g, const std::string& n
                                                                     {"oom_agree", &out.oom_agree},
                                                                     {"oom_total", &out.oom_total}}};
   for (const auto& [key, field] : counts) {
-    auto v = get<std::size_t>(g, key, where, path);
+    auto v = json_number<std::size_t>(g, key, where + ".", path);
     if (!v) return v.error();
     *field = *v;
   }
   const std::array<std::pair<const char*, double*>, 2> errors{
       {{"median", &out.median}, {"p90", &out.p90}}};
   for (const auto& [key, field] : errors) {
-    auto v = get<double>(g, key, where, path);
+    auto v = json_number<double>(g, key, where + ".", path);
     if (!v) return v.error();
     *field = *v;
   }

@@ -47,11 +47,17 @@ TEST(Layout, LoraTrainsOnlyAdapters) {
   EXPECT_EQ(lay.dtypes.stored, 4);  // adapters kept in fp32
 }
 
-TEST(Layout, QuantisationCoversTheLinearLayersOnly) {
-  const auto m = testing::tiny_llama();
+// A QLoRA job on the tiny model: nf4 base, LoRA on the default targets.
+job::job_spec qlora_job() {
   auto j = base_job();
   j.lora.enabled = true;
   j.lora.base_quantization = dtype::nf4;
+  return j;
+}
+
+TEST(Layout, QuantisationCoversTheLinearLayersOnly) {
+  const auto m = testing::tiny_llama();
+  auto j = qlora_job();
   const auto lay = make_layout(m, j, make_rank_info(j, 0));
   // bitsandbytes replaces nn.Linear in the blocks; embeddings, norms and the head stay in the
   // dtype the model is held in (fp32 FSDP shards here).
@@ -75,9 +81,7 @@ TEST(Layout, QuantisationCoversTheLinearLayersOnly) {
 
 TEST(Layout, QuantizeSkipDecidesWhetherTheHeadIsQuantised) {
   const auto m = testing::tiny_llama();
-  auto j = base_job();
-  j.lora.enabled = true;
-  j.lora.base_quantization = dtype::nf4;
+  auto j = qlora_job();
   const auto skipped = make_layout(m, j, make_rank_info(j, 0));
   j.lora.quantize_skip = {};  // Lightning's BitsandbytesPrecision converts every Linear
   const auto all = make_layout(m, j, make_rank_info(j, 0));
@@ -91,9 +95,7 @@ TEST(Layout, QuantizeSkipDecidesWhetherTheHeadIsQuantised) {
 
 TEST(Layout, PackedStorageDecidesTheElementsFsdpSees) {
   const auto m = testing::tiny_llama();
-  auto j = base_job();
-  j.lora.enabled = true;
-  j.lora.base_quantization = dtype::nf4;
+  auto j = qlora_job();
   j.lora.quant_storage = dtype::bf16;
   const auto lay = make_layout(m, j, make_rank_info(j, 0));
   for (const auto& u : lay.units)
