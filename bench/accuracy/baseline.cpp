@@ -70,13 +70,20 @@ nlohmann::json to_baseline_json(const summary& s) {
           {"not_measured", group_json(s.not_measured)}};
 }
 
-result<summary> read_baseline(const std::string& path) {
+result<nlohmann::json> read_baseline_document(const std::string& path, std::string_view schema) {
   auto text = read_file(path);
   if (!text) return text.error();
   nlohmann::json doc = nlohmann::json::parse(*text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) return error_at(path, "not a JSON object");
-  if (!doc.contains("schema") || doc["schema"] != schema)
+  if (!doc.contains("schema") || doc["schema"] != std::string(schema))
     return error_at(path, fmt::format("expected \"schema\": \"{}\"", schema));
+  return doc;
+}
+
+result<summary> read_baseline(const std::string& path) {
+  auto read = read_baseline_document(path, schema);
+  if (!read) return read.error();
+  const auto& doc = *read;
   auto measured = read_group(doc, "measured", path);
   if (!measured) return measured.error();
   auto placeholder = read_group(doc, "not_measured", path);

@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <string_view>
 #include <type_traits>
 
 #include "accuracy/scoring.hpp"
@@ -42,6 +43,9 @@ std::vector<std::string> regressions(const group_summary& before, const group_su
 /// Levels of `now` that improved on `before` (for a hint to refresh the baseline).
 std::vector<std::string> improvements(const group_summary& before, const group_summary& now,
                                       const std::string& group);
+
+/// Reads a baseline file: a JSON object whose "schema" is `schema`. Errors name `path`.
+result<nlohmann::json> read_baseline_document(const std::string& path, std::string_view schema);
 
 /// The number at `obj[key]` (a count for integral T), or an error naming `path` and the field
 /// as `where` + key ("measured.cases"): missing field, or not a number / not a count.

@@ -109,12 +109,9 @@ nlohmann::json to_published_baseline_json(const std::vector<published_group>& gr
 }
 
 result<std::vector<published_group>> read_published_baseline(const std::string& path) {
-  auto text = read_file(path);
-  if (!text) return text.error();
-  nlohmann::json doc = nlohmann::json::parse(*text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) return error_at(path, "not a JSON object");
-  if (!doc.contains("schema") || doc["schema"] != schema)
-    return error_at(path, fmt::format("expected \"schema\": \"{}\"", schema));
+  auto read = read_baseline_document(path, schema);
+  if (!read) return read.error();
+  const auto& doc = *read;
   if (!doc.contains("groups") || !doc["groups"].is_object())
     return error_at(path, "missing field \"groups\"");
   std::vector<published_group> out;
