@@ -150,8 +150,8 @@ std::vector<published_group> summarize_published(const published_set& set) {
   for (const auto& [name, members] : by_group)
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   std::vector<published_group> out;
-  published_group all{"all"};
-  std::vector<double> all_errors;
+  published_group all{"all"}, exact{"exact"};
+  std::vector<double> all_errors, exact_errors;
   for (const auto& name : names) {
     published_group g{name};
     std::vector<double> errors;
@@ -162,8 +162,15 @@ std::vector<published_group> summarize_published(const published_set& set) {
     finish(g, errors);
     out.push_back(g);
   }
+  // Exact translations: records whose sequence length is the real one (not a cap).
+  for (const auto& c : set.cases)
+    if (c.record.exact_length) add(exact, c, exact_errors);
+  for (const auto& [r, feature] : set.unexpressed)
+    if (r.exact_length) add(exact, std::nullopt, exact_errors);
   finish(all, all_errors);
+  finish(exact, exact_errors);
   out.push_back(all);
+  out.push_back(exact);
   return out;
 }
 

@@ -30,6 +30,8 @@ struct published_record {
   std::optional<std::size_t> level;  // index into level_names; nullopt: the metric is not stated
   std::optional<bytes> value;        // memory_value x memory_unit; nullopt for an OOM record
   bool oom = false;                  // the run did not fit
+  bool exact_length = false;         // "seq_len_exact" says the sequence length is the tensor's
+                                     // real length, not a cap (an exact translation is possible)
 };
 
 /// The level a published memory_metric measures (index into level_names), from its wording:

@@ -84,6 +84,12 @@ std::optional<diagnostic> read_fields(const nlohmann::json& obj, published_recor
     return field_error(r, "memory_metric", "a string or null", metric);
   if (metric.is_string()) r.metric = metric.get<std::string>();
   r.level = level_of_metric(r.metric);
+  if (obj.contains("seq_len_exact")) {
+    const auto& exact = obj["seq_len_exact"];
+    if (!exact.is_string() && !exact.is_null())
+      return field_error(r, "seq_len_exact", "a string or null", exact);
+    r.exact_length = exact.is_string() && exact.get<std::string>().rfind("exact", 0) == 0;
+  }
   if (r.oom) return std::nullopt;
   return read_value(obj, r);
 }

@@ -86,7 +86,8 @@ std::string render_published(const published_set& set, const std::vector<publish
   for (const auto& g : groups) out += render_group(g);
   out += fmt::format(
       "(records: quality A/B; n: scored for |relative error| on the record's own metric; "
-      "{} quality C records are never scored)\n",
+      "{} quality C records are never scored; exact: the records whose sequence length is the "
+      "real tensor length, not a cap)\n",
       set.quality_c);
   out += fmt::format("\nnot expressible ({} records):\n", set.unexpressed.size());
   for (const auto& [r, feature] : set.unexpressed) out += fmt::format("  {}  {}\n", r.id, feature);

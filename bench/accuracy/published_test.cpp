@@ -51,6 +51,21 @@ TEST(PublishedRecord, ConvertsDecimalGigabytes) {
   EXPECT_EQ(r->level, 0u);
 }
 
+TEST(PublishedRecord, ReadsWhetherTheSequenceLengthIsExact) {
+  auto with = [](const std::string& field) {
+    return ran.substr(0, ran.size() - 1) + R"(,"seq_len_exact":)" + field + "}";
+  };
+  auto exact = parse_published_record(with(R"x("exact (packed)")x"), "records.jsonl", 1);
+  ASSERT_TRUE(exact) << exact.error().to_string();
+  EXPECT_TRUE(exact->exact_length);
+  auto cap = parse_published_record(with(R"x("cap-only (dynamic padding)")x"), "records.jsonl", 2);
+  ASSERT_TRUE(cap);
+  EXPECT_FALSE(cap->exact_length);
+  auto bad = parse_published_record(with("5"), "records.jsonl", 3);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().to_string().find("seq_len_exact"), std::string::npos) << bad.error().to_string();
+}
+
 TEST(PublishedRecord, RejectsUnknownUnit) {
   std::string text = ran;
   text.replace(text.find("\"GB\""), 4, "\"TB\"");
@@ -130,8 +145,13 @@ TEST(ScorePublished, ScoresTheRecordsLevelOnly) {
   const auto groups = summarize_published(*set);
   EXPECT_EQ(groups.front().name, "LR");
   EXPECT_EQ(groups.front().n, 1u);
-  EXPECT_EQ(groups.back().name, "all");
-  EXPECT_EQ(groups.back().oom_agree, 1u);
+  ASSERT_GE(groups.size(), 2u);
+  const auto& all = groups[groups.size() - 2];
+  EXPECT_EQ(all.name, "all");
+  EXPECT_EQ(all.oom_agree, 1u);
+  // The record gives no seq_len_exact, so it is not an exact translation.
+  EXPECT_EQ(groups.back().name, "exact");
+  EXPECT_EQ(groups.back().records, 0u);
 }
 
 TEST(PublishedBaseline, WorseMedianFewerScoredAndLowerAgreementAreRegressions) {
