@@ -149,6 +149,29 @@ TEST(LoraPlan, OffloadedQloraBaseNeedsItsPackedShardOfHostMemory) {
   EXPECT_LT(p.cpu_memory, s.linear / 2 / 2 + s.other * 2 / 2 + s.linear / 64 * 4 + 1_GiB);
 }
 
+TEST(LoraPlan, FrozenLinearsKeepOnlyTheInputsAdaptersNeed) {
+  // Same job, three ways to train it: every weight, LoRA on q/v (the q/k/v input is kept for
+  // A's gradient, nothing else of the frozen linears), LoRA-FA (B trains on A's output only).
+  const std::string job = "model: llama-3.2-1b\n"
+                          "parallel: { strategy: single }\n"
+                          "precision: bf16-true\n"
+                          "training: { micro_batch: 4, seq_len: 2048 }\n";
+  const auto full = plan_of(job, "llama-3.2-1b");
+  const auto lora = plan_of(job + "lora: { rank: 8 }\n", "llama-3.2-1b");
+  const auto fa = plan_of(job + "lora: { rank: 8, method: lora_fa }\n", "llama-3.2-1b");
+  ASSERT_FALSE(full.ranks.empty());
+  ASSERT_FALSE(lora.ranks.empty());
+  ASSERT_FALSE(fa.ranks.empty());
+  const auto& s = preset("llama-3.2-1b").text;
+  const bytes tokens = 4 * 2048;
+  // Full fine-tuning also keeps the o_proj, gate/up and down_proj inputs of every block (and
+  // the norms' normalised values); LoRA on q/v does not.
+  const bytes dropped = s.layers * tokens * 2 * (2 * s.hidden + s.intermediate);
+  EXPECT_GT(full.ranks[0].parts.activations, lora.ranks[0].parts.activations + dropped);
+  // LoRA-FA does not keep the q/k/v input either.
+  EXPECT_GE(lora.ranks[0].parts.activations, fa.ranks[0].parts.activations + s.layers * tokens * 2 * s.hidden);
+}
+
 TEST(LoraPlan, Fsdp1RefusesFourBitWeightsPackedAsUint8) {
   auto j = job::parse_job_yaml(qlora70b("{ strategy: fsdp1 }"), "test.yaml");
   ASSERT_FALSE(j);
