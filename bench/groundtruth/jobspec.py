@@ -100,7 +100,7 @@ _ENUMS = {
     "parallel.backward_prefetch": ["pre", "post", "none"],
     "parallel.wrap": ["block", "none"],
     "optimizer.name": ["adamw", "adam", "sgd", "sgd_momentum", "adafactor", "adamw_8bit"],
-    "training.activation_checkpointing": ["none", "full", "selective"],
+    "training.activation_checkpointing": ["none", "full", "selective", "op"],
     "training.attention": ["flash", "efficient", "math", "eager"],
     "training.loss": ["hf", "liger_fused"],
     "init.load": ["all_ranks", "rank0", "random", "none"],

@@ -158,9 +158,7 @@ maybe_error read_checkpointing(import_context& ctx) {
   if (m != "selective" || option == nullptr) {
     problem = ctx.set("training.activation_checkpointing", m, *mode);
   } else if (lower(option->value.text) == "op") {
-    ctx.note(*option, "per-operator selective checkpointing keeps some matmul outputs; planned "
-                      "as full checkpointing, a lower bound");
-    problem = ctx.set("training.activation_checkpointing", "full", *option);
+    problem = ctx.set("training.activation_checkpointing", "op", *option);
   } else {
     problem = ctx.set("training.activation_checkpointing", "selective", *mode);
     if (problem.empty()) problem = ctx.set("training.checkpoint_every", option->value.text, *option);

@@ -43,7 +43,8 @@ constexpr spelling<optimizer_kind> optimizer_names[] = {
 constexpr spelling<checkpointing> checkpointing_names[] = {
     {checkpointing::none, "none"},    {checkpointing::full, "full"},
     {checkpointing::selective, "selective"}, {checkpointing::none, "false"},
-    {checkpointing::full, "true"},
+    {checkpointing::full, "true"},    {checkpointing::op, "op"},
+    {checkpointing::op, "selective_op"}, {checkpointing::op, "per_op"},
 };
 constexpr spelling<attention_impl> attention_names[] = {
     {attention_impl::flash, "flash"},           {attention_impl::efficient, "efficient"},

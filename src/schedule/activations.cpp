@@ -88,6 +88,29 @@ void add_mlp(unit_activations& a, const dims& d, bool gated, bool liger, bool do
   }
 }
 
+// Per-operator selective checkpointing as torchtitan applies it (selective_ac_option "op",
+// torchtitan/models/llama3/infra/parallelize.py _custom_policy): the outputs of the ops in its
+// save list are kept (flash / efficient attention, and aten.mm) except every second matmul of
+// the block, counted in forward order; everything else is recomputed in backward. A decoder
+// block's matmuls run q, k, v, o, then gate (w1), up (w3), down (w2) for a gated MLP or fc1,
+// fc2: the 1st, 3rd, 5th and 7th are kept (q, v, gate, down; q, v, fc1 without a gate).
+std::vector<bytes> per_op_saved(const dims& d, const model::stack_shape& s, const job::job_spec& job) {
+  std::vector<bytes> out;
+  const std::uint64_t heads = std::max<std::uint64_t>(1, d.heads / d.tp);
+  out.push_back(d.c * d.n * d.h / d.tp);   // q projection output
+  out.push_back(d.c * d.n * d.kv / d.tp);  // v projection output
+  const auto impl = job.training.attention;
+  if (impl == attention_impl::flash || impl == attention_impl::efficient) {
+    out.push_back(d.c * d.n * d.h / d.tp);           // attention output
+    out.push_back(4 * d.batch * heads * d.seq);      // logsumexp
+  }
+  dims mlp = d;
+  if (s.experts > 0) mlp.n = d.n * std::max<std::uint64_t>(1, s.experts_per_token);
+  out.push_back(d.c * mlp.n * d.i / d.tp);          // gate (or fc1) output
+  if (s.gated_mlp) out.push_back(d.c * mlp.n * d.h);  // down_proj output (before its reduction)
+  return out;
+}
+
 unit_activations block(const dims& d, const model::stack_shape& s, const job::job_spec& job,
                        const saved_inputs& in) {
   unit_activations a;
@@ -100,6 +123,8 @@ unit_activations block(const dims& d, const model::stack_shape& s, const job::jo
   add_mlp(a, mlp, s.gated_mlp, liger, in.down);
   if (s.experts > 0) a.saved.push_back(4 * d.n * s.experts);  // router logits, fp32
   a.checkpoint_input = d.c * d.n * d.h / d.res;
+  if (job.training.activation_checkpointing == job::checkpointing::op)
+    a.checkpoint_extra = per_op_saved(d, s, job);
   a.backward_temps.push_back(d.c * d.n * d.h);  // gradient of the residual stream
   // Attention and MLP each end in an all-reduce of the block output; with sequence parallelism
   // each begins with an all-gather of the input and ends with a reduce-scatter instead.

@@ -16,6 +16,8 @@ struct unit_activations {
   std::vector<bytes> forward_temps;   // allocated and freed within forward, after `saved`
   std::vector<bytes> backward_temps;  // allocated in backward before `saved` is released
   bytes checkpoint_input = 0;         // what activation checkpointing keeps instead of `saved`
+  std::vector<bytes> checkpoint_extra;  // per-operator selective checkpointing: the op outputs
+                                        // its policy keeps beside the input
   int tp_collectives = 0;             // tensor-parallel collectives per pass (forward or backward)
   bytes tp_buffer = 0;                // size of one tensor-parallel collective buffer
 };

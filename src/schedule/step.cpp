@@ -34,7 +34,8 @@ token_shape tokens_of(const model::stack_shape& s, const job::job_spec& job, boo
 bool checkpointed(const job::job_spec& job, std::size_t block_index) {
   switch (job.training.activation_checkpointing) {
     case job::checkpointing::none: return false;
-    case job::checkpointing::full: return true;
+    case job::checkpointing::full:
+    case job::checkpointing::op: return true;
     case job::checkpointing::selective:
       return block_index % static_cast<std::size_t>(std::max(1, job.training.checkpoint_every)) == 0;
   }
@@ -161,6 +162,7 @@ class driver {
   void forward_unit(const unit_activations& a, std::vector<tensor_id>& saved, bool ckpt) {
     if (ckpt) {  // runs without saving: everything is transient but the input
       saved.push_back(out_.alloc(a.checkpoint_input, category::activations));
+      for (auto b : a.checkpoint_extra) saved.push_back(out_.alloc(b, category::activations));
       transient(a.saved, category::activations);
       transient(a.forward_temps, category::temporary);
     } else {

@@ -50,12 +50,12 @@ TEST(ImportTorchtitan, ReportsUnknownAndUnmodelledOptions) {
   EXPECT_NE(find_note(imported.notes, "does not name the GPU"), "");
 }
 
-TEST(ImportTorchtitan, PerOperatorCheckpointingIsPlannedAsFull) {
+TEST(ImportTorchtitan, PerOperatorCheckpointingIsPlannedAsSuch) {
   auto imported = import_config_text(
       "[activation_checkpoint]\nmode = \"selective\"\nselective_ac_option = \"op\"\n", "t.toml");
   ASSERT_TRUE(imported) << imported.error().to_string();
-  EXPECT_EQ(imported->job.training.activation_checkpointing, checkpointing::full);
-  EXPECT_NE(find_note(imported->notes, "per-operator selective checkpointing"), "");
+  EXPECT_EQ(imported->job.training.activation_checkpointing, checkpointing::op);
+  EXPECT_EQ(find_note(imported->notes, "per-operator selective checkpointing"), "");
 }
 
 TEST(ImportTorchtitan, UnmodelledParallelismIsNoted) {

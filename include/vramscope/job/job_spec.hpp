@@ -21,7 +21,7 @@ enum class sharding { full_shard, shard_grad_op, no_shard, hybrid_shard };  // F
 enum class prefetch { pre, post, none };                                    // FSDP1 backward
 // adamw_8bit, paged_adamw, paged_adamw_8bit: bitsandbytes AdamW8bit, PagedAdamW(32bit), PagedAdamW8bit
 enum class optimizer_kind { adamw, adam, sgd, sgd_momentum, adafactor, adamw_8bit, paged_adamw, paged_adamw_8bit };
-enum class checkpointing { none, full, selective };
+enum class checkpointing { none, full, selective, op };  // op: per-operator selective (torchtitan)
 enum class attention_impl { flash, efficient, math, eager };
 enum class loss_impl { hf, liger_fused };
 enum class weight_load { all_ranks, rank0, random, none };  // how weights reach the GPU
