@@ -13,13 +13,19 @@ namespace vramscope::cli {
 
 namespace {
 
+// `trainer.*` items of --set are the HF Trainer's arguments that fill DeepSpeed "auto" values;
+// the values filled from the model's hidden size wait in `autos` until the model is loaded.
 result<job::job_spec> import_job(const std::string& from, const std::vector<std::string>& overrides,
-                                 warnings& notes) {
-  auto imported = job::import_config(from);
+                                 warnings& notes, std::vector<job::hidden_size_auto>& autos) {
+  job::trainer_args trainer;
+  std::vector<std::string> rest;
+  if (auto taken = job::take_trainer_args(overrides, trainer, rest); !taken) return taken.error();
+  auto imported = job::import_config(from, trainer);
   if (!imported) return imported.error();
   notes.insert(notes.end(), imported->notes.begin(), imported->notes.end());
+  autos = std::move(imported->hidden_size_autos);
   job::job_spec j = std::move(imported->job);
-  if (auto applied = job::apply_overrides(j, overrides, &notes); !applied) return applied.error();
+  if (auto applied = job::apply_overrides(j, rest, &notes); !applied) return applied.error();
   if (auto resolved = job::resolve_job(j, &notes); !resolved) return resolved.error();
   return j;
 }
@@ -32,8 +38,9 @@ result<loaded_job> load_job_and_model(const std::string& path,
   loaded_job out;
   if (path.empty() && from.empty())
     return error_at("", "no job: give a job spec (JOB.yaml) or --from a framework config");
+  std::vector<job::hidden_size_auto> autos;
   auto job = from.empty() ? job::load_job(path, overrides, &out.notes)
-                          : import_job(from, overrides, out.notes);
+                          : import_job(from, overrides, out.notes, autos);
   if (!job) return job.error();
   out.job = std::move(*job);
   std::string model_ref = out.job.model;
@@ -50,6 +57,7 @@ result<loaded_job> load_job_and_model(const std::string& path,
     return d;
   }
   out.model = std::move(*model);
+  job::fill_hidden_size_autos(out.job, autos, out.model.text.hidden, overrides, &out.notes);
   if (auto checked = job::check_against_model(out.job, out.model); !checked) return checked.error();
   return out;
 }

@@ -312,7 +312,7 @@ maybe_error read_deepspeed_file(import_context& ctx, const std::string& base_dir
 }  // namespace detail
 
 result<imported_job> import_accelerate(std::string_view text, const std::string& source,
-                                       const std::string& base_dir) {
+                                       const std::string& base_dir, const trainer_args& trainer) {
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));
@@ -322,6 +322,7 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
   }
   if (!root.IsMap()) return error_at(source, "expected a YAML map of accelerate options");
   detail::import_context ctx("accelerate", source);
+  ctx.trainer = trainer;
   if (!detail::flatten(root, "", ctx, text))
     return error_at(source, fmt::format("more than {} options or {} levels of nesting: not an "
                                         "accelerate config", detail::max_entries,

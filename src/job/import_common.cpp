@@ -196,6 +196,11 @@ result<imported_job> finish(import_context& ctx, bool has_world_size) {
     return std::tuple(a.where.source != ctx.source, a.where.source, a.where.line, a.where.column) <
            std::tuple(b.where.source != ctx.source, b.where.source, b.where.line, b.where.column);
   });
+  // Notes too: "auto" values are noted before the table runs.
+  std::stable_sort(ctx.out.notes.begin(), ctx.out.notes.end(), [&](const diagnostic& a, const diagnostic& b) {
+    return std::tuple(a.source != ctx.source, a.source, a.line, a.column) <
+           std::tuple(b.source != ctx.source, b.source, b.line, b.column);
+  });
   note_assumptions(ctx, has_world_size);
   if (auto resolved = resolve_job(ctx.out.job, &ctx.out.notes); !resolved) return resolved.error();
   return std::move(ctx.out);

@@ -46,6 +46,7 @@ class import_context {
   std::vector<entry> entries;
   std::string source;
   bool precision_from_file = false;  // a DeepSpeed file said bf16/fp16 on or off explicitly
+  trainer_args trainer;              // what fills DeepSpeed "auto" values
 };
 
 /// What to do with one option. Returns "" or the problem (an error of the import).
@@ -80,6 +81,11 @@ std::string set_world(import_context& ctx, long long world, const entry& e);
 /// `has_world_size` when train_batch_size implies the data-parallel size.
 std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view text,
                                          const std::string& source, bool& has_world_size);
+
+/// Fills the DeepSpeed "auto" values the HF Trainer fills from its arguments (micro batch,
+/// gradient accumulation) into the entries, and moves those it fills from the model's hidden
+/// size to ctx.out.hidden_size_autos; each is noted. bf16 / fp16 are read_deepspeed's.
+void resolve_trainer_autos(import_context& ctx);
 
 /// Runs every entry through `table`. "auto" string values of mapped options are noted and left
 /// at vramscope's default. Returns the first error.

@@ -73,9 +73,27 @@ result<nlohmann::json> parse_json(std::string_view text, const std::string& sour
   }
 }
 
-bool enabled(const import_context& ctx, const std::string& key) {
+// bf16.enabled / fp16.enabled: an explicit value, or for "auto" what fills it at launch: the
+// HF Trainer's --bf16 / --fp16 (trainer_config_process), or under accelerate its
+// mixed_precision, which read_mixed_precision applies afterwards.
+bool enabled(import_context& ctx, const std::string& key, bool trainer_value) {
   const entry* e = ctx.find(key);
-  return e != nullptr && (e->value.text == "true" || e->value.text == "auto");
+  if (e == nullptr) return false;
+  if (e->value.text != "auto") {
+    ctx.precision_from_file = true;
+    return e->value.text == "true";
+  }
+  const std::string flag = key.substr(0, 4);
+  if (ctx.out.format == "accelerate")
+    ctx.note(*e, fmt::format("\"{}\" is \"auto\": accelerate fills it from mixed_precision",
+                             key));
+  else
+    ctx.note(*e, fmt::format("\"{}\" is \"auto\": the HF Trainer fills it from --{} (assumed "
+                             "{}{}; --set trainer.{}={} says otherwise)", key, flag,
+                             trainer_value ? "on" : "off",
+                             trainer_value ? "" : ", TrainingArguments' default", flag,
+                             trainer_value ? "false" : "true"));
+  return trainer_value;
 }
 
 // Strategy from zero_optimization.stage; DeepSpeed's default stage is 0 (plain data parallel).
@@ -100,17 +118,8 @@ std::optional<diagnostic> read_stage(import_context& ctx) {
 // gradients are reduced in the 16-bit dtype unless communication_data_type says otherwise.
 // Without either section DeepSpeed trains in fp32.
 std::optional<diagnostic> read_precision(import_context& ctx) {
-  const bool bf16 = enabled(ctx, "bf16.enabled");
-  const bool fp16 = enabled(ctx, "fp16.enabled");
-  for (const char* key : {"bf16.enabled", "fp16.enabled"}) {
-    const entry* e = ctx.find(key);
-    if (e == nullptr) continue;
-    if (e->value.text == "auto")
-      ctx.note(*e, fmt::format("\"{}\" is \"auto\" (filled in at launch by the HF Trainer or "
-                               "accelerate): assumed enabled", key));
-    else
-      ctx.precision_from_file = true;
-  }
+  const bool bf16 = enabled(ctx, "bf16.enabled", ctx.trainer.bf16);
+  const bool fp16 = enabled(ctx, "fp16.enabled", ctx.trainer.fp16);
   const entry* e = ctx.find(bf16 ? "bf16.enabled" : "fp16.enabled");
   if (bf16 && fp16) return at(e->where, "bf16.enabled and fp16.enabled are both on; DeepSpeed "
                                         "takes one");
@@ -118,7 +127,6 @@ std::optional<diagnostic> read_precision(import_context& ctx) {
     ctx.out.job.precision = {dtype::f32, dtype::f32, dtype::f32, dtype::f32, false};
     return std::nullopt;
   }
-  ctx.precision_from_file = true;
   const std::string half = bf16 ? "bf16" : "fp16";
   for (const auto& [path, value] : {std::pair{"precision.params", half}, {"precision.reduce", half},
                                     {"precision.buffers", half}, {"precision.master", std::string("fp32")},
@@ -258,6 +266,7 @@ std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view t
                       fmt::format("options nested more than {} levels deep: not a DeepSpeed "
                                   "config", max_depth), ""};
   }
+  resolve_trainer_autos(ctx);
   std::optional<diagnostic> error = read_stage(ctx);
   if (!error) error = read_precision(ctx);
   if (!error)
@@ -270,8 +279,10 @@ std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view t
 
 }  // namespace detail
 
-result<imported_job> import_deepspeed(std::string_view text, const std::string& source) {
+result<imported_job> import_deepspeed(std::string_view text, const std::string& source,
+                                      const trainer_args& trainer) {
   detail::import_context ctx("deepspeed", source);
+  ctx.trainer = trainer;
   bool has_world_size = false;
   if (auto err = detail::read_deepspeed(ctx, text, source, has_world_size)) return *err;
   return detail::finish(ctx, has_world_size);

@@ -51,20 +51,21 @@ config_format detect_format(std::string_view text) {
 }
 
 result<imported_job> import_config_text(std::string_view text, const std::string& source,
-                                        const std::string& base_dir) {
+                                        const std::string& base_dir, const trainer_args& trainer) {
   switch (detect_format(text)) {
-    case config_format::accelerate: return import_accelerate(text, source, base_dir);
-    case config_format::deepspeed: return import_deepspeed(text, source);
+    case config_format::accelerate: return import_accelerate(text, source, base_dir, trainer);
+    case config_format::deepspeed: return import_deepspeed(text, source, trainer);
     case config_format::torchtitan: return import_torchtitan(text, source);
     case config_format::unknown: break;
   }
   return error_at(source, "not an accelerate YAML, DeepSpeed JSON or torchtitan TOML config");
 }
 
-result<imported_job> import_config(const std::string& path) {
+result<imported_job> import_config(const std::string& path, const trainer_args& trainer) {
   auto text = read_file(path, 16_MiB);
   if (!text) return text.error();
-  return import_config_text(*text, path, std::filesystem::path(path).parent_path().string());
+  return import_config_text(*text, path, std::filesystem::path(path).parent_path().string(),
+                            trainer);
 }
 
 }  // namespace vramscope::job

@@ -55,6 +55,10 @@ class stats_sax {
   bool null() { return scalar(json(nullptr), "null"); }
   bool boolean(bool b) { return scalar(json(b), "a boolean"); }
   bool number_integer(json::number_integer_t n) {
+    // torch reports an unset PYTORCH_CUDA_ALLOC_CONF max_split_size_mb as -1 (the allocator's
+    // SIZE_MAX limit cast to int64_t in c10/cuda/CUDACachingAllocator.cpp): "no limit", kept
+    // out of the figures.
+    if (n == -1 && key_ == "max_split_size" && checked_key()) return true;
     if (n < 0) return scalar(json(n), "a negative number");
     return scalar(json(static_cast<std::uint64_t>(n)), nullptr);
   }

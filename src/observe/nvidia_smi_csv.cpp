@@ -70,8 +70,10 @@ bool is_field_name(std::string_view cell) {
   std::string_view name = cell.substr(0, bracket);
   if (bracket != std::string_view::npos && cell.back() != ']') return false;
   if (name.empty() || !((name[0] >= 'a' && name[0] <= 'z') || name[0] == '_')) return false;
+  // Full --query-gpu lists have camelCase fields: "pci.baseClass", "encoder.stats.sessionCount".
   return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '.';
   });
 }
 

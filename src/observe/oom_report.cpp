@@ -2,11 +2,15 @@
 // §5) changed in 2.1 from "(GPU 0; T total capacity; A already allocated; F free; R reserved in
 // total by PyTorch)" to sentences ("GPU 0 has a total capacity of T of which F is free. ...");
 // some 2.1 builds spell "capacty". Sizes are printed with two decimals and B/bytes/KiB/MiB/GiB.
-// XLA reports "Out of memory while trying to allocate N bytes." after the BFC allocator's dump.
+// XLA reports "Out of memory while trying to allocate N bytes." after the BFC allocator's dump
+// (TensorFlow-era runtimes prefix "Resource exhausted: ", newer ones "RESOURCE_EXHAUSTED: "); the
+// PjRt GPU client says "Out of memory allocating N bytes." instead. Messages pasted from a
+// terminal may be wrapped anywhere, the anchor phrase included.
 #include <vramscope/observe/oom_report.hpp>
 
 #include <fmt/format.h>
 
+#include <deque>
 #include <set>
 #include <utility>
 
@@ -20,7 +24,9 @@ using detail::text_line;
 
 constexpr std::string_view torch_anchor = "out of memory. Tried to allocate";
 constexpr std::string_view xla_anchor = "Out of memory while trying to allocate";
+constexpr std::string_view xla_pjrt_anchor = "Out of memory allocating ";
 constexpr std::string_view bfc_anchor = "ran out of memory trying to allocate";
+constexpr std::string_view anchors[] = {torch_anchor, xla_anchor, xla_pjrt_anchor, bfc_anchor};
 constexpr std::size_t max_wrapped_lines = 5;
 constexpr std::size_t max_dump_lines = 5000;  // a BFC dump lists every chunk; stop looking after this
 
@@ -84,7 +90,11 @@ void read_sentences(std::string_view m, oom_report& r) {
 }
 
 // "(GPU 0; 79.15 GiB total capacity; 70.12 GiB already allocated; 1.25 GiB free; 76.63 GiB
-// reserved in total by PyTorch)"; the oldest releases said "cached" for reserved.
+// reserved in total by PyTorch)". The 1.0-1.3 releases ended with "C cached)" instead, and C was
+// the cache the allocator held beyond what was allocated (reserved minus allocated), not the
+// total: real messages of those releases print C below the allocated figure ("643.57 MiB already
+// allocated; 8.20 GiB free; 32.43 MiB cached", RenYurui/StructureFlow#35), which a total could
+// never be.
 void read_parenthesis(std::string_view m, oom_report& r) {
   const std::size_t open = m.find("(GPU ");
   if (open == std::string_view::npos) return;
@@ -99,7 +109,12 @@ void read_parenthesis(std::string_view m, oom_report& r) {
     if (what == "total capacity") r.capacity = size;
     else if (what == "already allocated") r.allocated_by_pytorch = size;
     else if (what == "free") r.free = size;
-    else if (what == "reserved in total by PyTorch" || what == "cached") r.reserved_by_pytorch = size;
+    else if (what == "reserved in total by PyTorch") r.reserved_by_pytorch = size;
+    else if (what == "cached") r.reserved_unallocated = size;
+  }
+  if (r.allocated_by_pytorch && r.reserved_unallocated && !r.reserved_by_pytorch) {
+    r.reserved_by_pytorch = *r.allocated_by_pytorch + *r.reserved_unallocated;
+    return;
   }
   if (r.allocated_by_pytorch && r.reserved_by_pytorch && *r.reserved_by_pytorch >= *r.allocated_by_pytorch)
     r.reserved_unallocated = *r.reserved_by_pytorch - *r.allocated_by_pytorch;
@@ -209,7 +224,9 @@ struct oom_scanner {
   void xla_error(std::size_t i, std::size_t at) {
     const std::string_view t = lines[i].text;
     std::size_t pos = at;
-    const auto size = size_after(t, "Out of memory while trying to allocate ", pos);
+    auto size = size_after(t, "Out of memory while trying to allocate ", pos);
+    pos = at;
+    if (!size) size = size_after(t, xla_pjrt_anchor, pos);
     // The runtime logs the error, then Python raises it again: one failure, not two.
     const bool repeat = xla.open && xla.has_error && size == xla.report.requested && i - xla.last_error <= 50;
     if (!repeat && (!xla.open || xla.has_error || i - xla.started > max_dump_lines)) {
@@ -235,17 +252,63 @@ struct oom_scanner {
       xla.start_bfc(lines[i], i);
     } else if (const std::size_t x = t.find(xla_anchor); x != std::string_view::npos) {
       xla_error(i, x);
+    } else if (const std::size_t p = t.find(xla_pjrt_anchor); p != std::string_view::npos) {
+      xla_error(i, p);
     } else if (xla.open && !xla.has_error && i - xla.started <= max_dump_lines) {
       xla.read_dump_line(t);
     }
   }
 };
 
+bool ends_with(std::string_view s, std::string_view end) {
+  return s.size() >= end.size() && s.substr(s.size() - end.size()) == end;
+}
+
+// How line `a` joins the next line `b` to be read: " " when wrapped at a space, "" when cut in a
+// word, nullopt when not wrapped. Wrapped means an anchor phrase starts on `a` and ends on `b`,
+// or stands last on `a` with its size on `b`.
+std::optional<std::string_view> joiner(std::string_view a, std::string_view b) {
+  a = detail::trim(a);
+  b = detail::trim(b);
+  if (b.empty()) return std::nullopt;
+  for (std::string_view anchor : anchors) {
+    if (ends_with(a, detail::trim(anchor))) return " ";
+    for (std::size_t k = 1; k < anchor.size(); ++k) {
+      const std::string_view head = anchor.substr(0, k), tail = anchor.substr(k);
+      if (head.back() == ' ' && ends_with(a, detail::trim(head)) &&
+          b.substr(0, tail.size()) == tail)
+        return " ";
+      if (head.back() != ' ' && tail.front() != ' ' && ends_with(a, head) &&
+          b.substr(0, tail.size()) == tail)
+        return "";
+    }
+  }
+  return std::nullopt;
+}
+
+// The lines with wrapped messages joined; `store` keeps the joined text.
+std::vector<text_line> unwrap(std::vector<text_line> lines, std::deque<std::string>& store) {
+  std::vector<text_line> out;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    text_line line = lines[i];
+    for (int joins = 0; joins < 3 && i + 1 < lines.size(); ++joins) {
+      const auto sep = joiner(line.text, lines[i + 1].text);
+      if (!sep) break;
+      store.push_back(std::string(detail::trim(line.text)) + std::string(*sep) +
+                      std::string(detail::trim(lines[++i].text)));
+      line.text = store.back();
+    }
+    out.push_back(line);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<oom_report> find_oom_reports(std::string_view text, const std::string& source,
                                          warnings& found_warnings) {
-  const auto lines = detail::split_lines(text);
+  std::deque<std::string> joined;
+  const auto lines = unwrap(detail::split_lines(text), joined);
   oom_scanner scan{source, lines, found_warnings, {}, {}, {}};
   for (std::size_t i = 0; i < lines.size(); ++i) scan.line(i);
   scan.xla.close(scan.out);

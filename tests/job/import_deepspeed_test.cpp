@@ -27,9 +27,106 @@ TEST(ImportDeepSpeed, MapsAZero3Config) {
   EXPECT_EQ(job.training.gradient_accumulation, 4);
   EXPECT_EQ(job.world_size(), 8);  // 64 = 2 x 4 x 8
   EXPECT_EQ(job.optimizer.kind, optimizer_kind::adamw);
-  EXPECT_EQ(job.precision.params, dtype::bf16);  // "auto", assumed on
+  // bf16.enabled "auto": the Trainer's --bf16, off by default, so DeepSpeed trains in fp32.
+  EXPECT_EQ(job.precision.params, dtype::f32);
   EXPECT_EQ(job.precision.master, dtype::f32);
-  EXPECT_EQ(job.precision.reduce, dtype::bf16);
+}
+
+TEST(ImportDeepSpeed, AutoPrecisionFollowsTheTrainerArguments) {
+  trainer_args bf16;
+  bf16.bf16 = true;
+  auto on = import_config(sample("deepspeed_zero3.json"), bf16);
+  ASSERT_TRUE(on) << on.error().to_string();
+  EXPECT_EQ(on->job.precision.params, dtype::bf16);
+  EXPECT_EQ(on->job.precision.master, dtype::f32);
+  EXPECT_EQ(on->job.precision.reduce, dtype::bf16);
+  EXPECT_NE(find_note(on->notes, "\"bf16.enabled\" is \"auto\": the HF Trainer fills it from "
+                                 "--bf16 (assumed on; --set trainer.bf16=false says otherwise)"),
+            "");
+}
+
+// The Hugging Face Trainer / LLaMA-Factory pattern: both precisions and the batch "auto".
+TEST(ImportDeepSpeed, BothPrecisionsAutoAreNotBothOn) {
+  const std::string text = R"({
+  "fp16": {"enabled": "auto", "loss_scale": 0},
+  "bf16": {"enabled": "auto"},
+  "train_batch_size": "auto",
+  "train_micro_batch_size_per_gpu": "auto",
+  "gradient_accumulation_steps": "auto",
+  "zero_optimization": {"stage": 3, "reduce_bucket_size": "auto",
+    "stage3_prefetch_bucket_size": "auto", "stage3_param_persistence_threshold": "auto"}
+})";
+  auto none = import_config_text(text, "ds.json");
+  ASSERT_TRUE(none) << none.error().to_string();
+  EXPECT_EQ(none->job.precision.params, dtype::f32);
+  EXPECT_EQ(none->job.training.micro_batch, 8u);  // per_device_train_batch_size's default
+  EXPECT_EQ(none->job.training.gradient_accumulation, 1);
+  ASSERT_EQ(none->hidden_size_autos.size(), 2u);
+  EXPECT_EQ(none->hidden_size_autos[0].field, "parallel.reduce_bucket_size");
+  EXPECT_EQ(none->hidden_size_autos[1].field, "parallel.prefetch_bucket_size");
+  EXPECT_EQ(find_note(none->notes, "\"train_micro_batch_size_per_gpu\" is \"auto\""),
+            "ds.json:5:3: \"train_micro_batch_size_per_gpu\" is \"auto\": the HF Trainer fills "
+            "it from per_device_train_batch_size (assumed 8, TrainingArguments' default unless "
+            "--set trainer.per_device_train_batch_size gives it); set training.micro_batch to "
+            "plan another\n"
+            "  \"train_micro_batch_size_per_gpu\": \"auto\",\n"
+            "  ^ near here");
+  trainer_args args;
+  args.fp16 = true;
+  args.per_device_train_batch_size = 4;
+  args.gradient_accumulation_steps = 2;
+  auto fp16 = import_config_text(text, "ds.json", "", args);
+  ASSERT_TRUE(fp16) << fp16.error().to_string();
+  EXPECT_EQ(fp16->job.precision.params, dtype::f16);
+  EXPECT_EQ(fp16->job.training.micro_batch, 4u);
+  EXPECT_EQ(fp16->job.training.gradient_accumulation, 2);
+  // An explicit value still wins over the arguments, and two explicit "on" are still refused.
+  auto both = import_config_text("{\"bf16\": {\"enabled\": true},\n \"fp16\": {\"enabled\": "
+                                 "true}}", "ds.json");
+  ASSERT_FALSE(both);
+  EXPECT_NE(both.error().to_string().find("both on"), std::string::npos);
+}
+
+TEST(ImportDeepSpeed, HiddenSizeAutosAreFilledFromTheModel) {
+  auto imported = import_config_text(
+      "{\"zero_optimization\": {\"stage\": 3, \"reduce_bucket_size\": \"auto\", "
+      "\"stage3_prefetch_bucket_size\": \"auto\"}}", "ds.json");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  job_spec job = imported->job;
+  warnings notes;
+  fill_hidden_size_autos(job, imported->hidden_size_autos, 4096, {}, &notes);
+  EXPECT_EQ(job.parallel.reduce_bucket_size, 4096u * 4096u);
+  EXPECT_EQ(job.parallel.prefetch_bucket_size, 15'099'494u);  // int(0.9 * 4096^2)
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0].message, "\"zero_optimization.reduce_bucket_size\" is \"auto\": filled as "
+                              "the HF Trainer does from the model's hidden size 4096: "
+                              "parallel.reduce_bucket_size = 16777216");
+  // --set wins; a model without a hidden size keeps the default.
+  job_spec overridden = imported->job;
+  fill_hidden_size_autos(overridden, imported->hidden_size_autos, 4096,
+                         {"parallel.reduce_bucket_size=1000"}, nullptr);
+  EXPECT_EQ(overridden.parallel.reduce_bucket_size, imported->job.parallel.reduce_bucket_size);
+  job_spec no_hidden = imported->job;
+  fill_hidden_size_autos(no_hidden, imported->hidden_size_autos, 0, {}, nullptr);
+  EXPECT_EQ(no_hidden.parallel.prefetch_bucket_size, job_spec{}.parallel.prefetch_bucket_size);
+}
+
+TEST(ImportDeepSpeed, TrainerArgumentsFromSet) {
+  trainer_args args;
+  std::vector<std::string> rest;
+  ASSERT_TRUE(take_trainer_args({"trainer.bf16=true", "model=llama-2-7b",
+                                 "trainer.per_device_train_batch_size=2"}, args, rest));
+  EXPECT_TRUE(args.bf16);
+  EXPECT_EQ(args.per_device_train_batch_size, 2u);
+  EXPECT_EQ(rest, std::vector<std::string>{"model=llama-2-7b"});
+  trainer_args bad;
+  const auto unknown = take_trainer_args({"trainer.bf17=true"}, bad, rest);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().to_string(),
+            "--set trainer.bf17=true: unknown trainer argument (known: bf16, fp16, "
+            "per_device_train_batch_size, gradient_accumulation_steps)");
+  EXPECT_FALSE(take_trainer_args({"trainer.bf16=true", "trainer.fp16=true"}, bad, rest));
+  EXPECT_FALSE(take_trainer_args({"trainer.per_device_train_batch_size=0"}, bad, rest));
 }
 
 TEST(ImportDeepSpeed, ReportsUnknownUnmodelledAndAutoOptions) {

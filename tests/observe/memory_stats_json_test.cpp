@@ -89,6 +89,18 @@ TEST(MemoryStatsJson, RejectsANegativeValue) {
   EXPECT_EQ(s.error().message, "\"num_ooms\" must be a whole number of bytes or a count, got a negative number");
 }
 
+// torch writes an unset max_split_size as -1; that is "no limit", not a bad value.
+TEST(MemoryStatsJson, TakesMaxSplitSizeMinusOneAsUnset) {
+  auto s = parse(R"({"allocated_bytes.all.peak": 7, "max_split_size": -1, "num_ooms": 0})");
+  ASSERT_TRUE(s) << s.error().to_string();
+  EXPECT_EQ((*s)[0].allocated.peak, 7u);
+  EXPECT_EQ((*s)[0].raw.count("max_split_size"), 0u);
+  auto nested = parse(R"({"rank": 2, "stats": {"max_split_size": -1, "allocated_bytes.all.peak": 9}})");
+  ASSERT_TRUE(nested) << nested.error().to_string();
+  EXPECT_EQ((*nested)[0].allocated.peak, 9u);
+  EXPECT_FALSE(parse(R"({"allocated_bytes.all.peak": 7, "max_split_size": -2})"));
+}
+
 TEST(MemoryStatsJson, RejectsAFraction) {
   auto s = parse(R"({"reserved_bytes.all.peak": 1.5})");
   ASSERT_FALSE(s);

@@ -27,6 +27,18 @@ TEST(NvidiaSmiCsv, ReadsQueryGpuWithHeaderAndUnits) {
   EXPECT_TRUE(o->warnings.empty());
 }
 
+// A long --query-gpu list names fields in camelCase; that is still a header.
+TEST(NvidiaSmiCsv, ReadsAHeaderWithCamelCaseFields) {
+  auto o = parse_nvidia_smi_csv(
+      "index, name, pci.baseClass, encoder.stats.sessionCount, memory.total [MiB], "
+      "memory.used [MiB]\n"
+      "0, NVIDIA H100 80GB HBM3, 0x3, 0, 81559 MiB, 1024 MiB\n", "gpu.csv");
+  ASSERT_TRUE(o) << o.error().to_string();
+  ASSERT_EQ(o->gpus.size(), 1u);
+  EXPECT_EQ(o->gpus[0].total, 81559 * MiB);
+  EXPECT_EQ(o->gpus[0].used, 1024 * MiB);
+}
+
 TEST(NvidiaSmiCsv, ReadsComputeAppsWithGpuUuid) {
   auto o = parse_nvidia_smi_csv(data("smi_case1_query_apps.csv"), "apps.csv");
   ASSERT_TRUE(o) << o.error().to_string();

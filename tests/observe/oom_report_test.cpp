@@ -117,6 +117,52 @@ TEST(OomReport, ReadsAnXlaErrorWithoutADump) {
   EXPECT_FALSE(r[0].capacity);
 }
 
+TEST(OomReport, ReadsThePjrtAndTheOlderXlaWording) {
+  const auto pjrt = find("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory "
+                         "allocating 2147483648 bytes.\n");
+  ASSERT_EQ(pjrt.size(), 1u);
+  EXPECT_EQ(pjrt[0].kind, oom_kind::xla);
+  EXPECT_EQ(pjrt[0].requested, 2 * GiB);
+  const auto old = find("RuntimeError: Resource exhausted: Out of memory while trying to allocate "
+                        "3221225472 bytes.\n");
+  ASSERT_EQ(old.size(), 1u);
+  EXPECT_EQ(old[0].requested, 3 * GiB);
+}
+
+// Pasted from a terminal: wrapped at a space, inside a word, or just before the size.
+TEST(OomReport, ReadsMessagesWrappedOverLines) {
+  for (const char* text :
+       {"XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying\n"
+        "to allocate 1073741824 bytes.\n",
+        "XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to all\n"
+        "ocate 1073741824 bytes.\n",
+        "XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory allocating\n"
+        "  1073741824 bytes.\n"}) {
+    const auto r = find(text);
+    ASSERT_EQ(r.size(), 1u) << text;
+    EXPECT_EQ(r[0].requested, GiB) << text;
+    EXPECT_EQ(r[0].line, 1) << text;
+  }
+  const auto torch = find("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to\n"
+                          "allocate 20.00 MiB (GPU 0; 15.78 GiB total capacity; 14.56 GiB already "
+                          "allocated; 3.44 MiB free; 14.75 GiB reserved in total by PyTorch)\n");
+  ASSERT_EQ(torch.size(), 1u);
+  EXPECT_EQ(torch[0].requested, 20 * MiB);
+  EXPECT_EQ(torch[0].gpu, 0);
+}
+
+// torch 1.0-1.3: "cached" is what the cache holds beyond the allocated memory. From
+// RenYurui/StructureFlow#35, where it is below the allocated figure.
+TEST(OomReport, ReadsTheOldCachedFigureAsReservedButUnallocated) {
+  const auto r = find("RuntimeError: CUDA out of memory. Tried to allocate 8.13 GiB (GPU 0; 10.76 GiB "
+                      "total capacity; 643.57 MiB already allocated; 8.20 GiB free; 32.43 MiB cached)\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].allocated_by_pytorch, approx(643.57, MiB));
+  EXPECT_EQ(r[0].reserved_unallocated, approx(32.43, MiB));
+  EXPECT_EQ(r[0].reserved_by_pytorch, approx(643.57, MiB) + approx(32.43, MiB));
+  EXPECT_EQ(r[0].free, approx(8.20, GiB));
+}
+
 TEST(OomReport, IgnoresTensorflowsNotAFailureWarnings) {
   EXPECT_TRUE(find("W bfc_allocator.cc:243] Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.25GiB "
                    "with freed_by_count=0. The caller indicates that this is not a failure, but may mean ...\n")

@@ -17,6 +17,7 @@
 // Values the job spec cannot take (zero_optimization.stage: 7) are errors, with the file's line.
 // Thread-safe: no shared state.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,31 @@ struct import_mapping {
   diagnostic where;    // its location in the file (message empty)
 };
 
+/// The HF Trainer's arguments that fill a DeepSpeed config's "auto" values at launch
+/// (transformers, integrations/deepspeed.py, HfTrainerDeepSpeedConfig.trainer_config_process).
+/// The defaults are TrainingArguments' defaults. `--set trainer.NAME=VALUE` gives them.
+struct trainer_args {
+  bool bf16 = false;                                // --bf16: fills bf16.enabled
+  bool fp16 = false;                                // --fp16: fills fp16.enabled
+  std::uint64_t per_device_train_batch_size = 8;    // fills train_micro_batch_size_per_gpu
+  std::uint64_t gradient_accumulation_steps = 1;    // fills gradient_accumulation_steps
+};
+
+/// Reads the `trainer.NAME=VALUE` items of `overrides` into `args` and moves every other item
+/// to `rest`. An unknown NAME or a bad VALUE is an error naming the item ("--set trainer.x").
+status take_trainer_args(const std::vector<std::string>& overrides, trainer_args& args,
+                         std::vector<std::string>& rest);
+
+/// A DeepSpeed "auto" that the Trainer fills from the model's hidden size once the model is
+/// loaded (trainer_config_finalize): reduce_bucket_size = hidden_size^2 and, under ZeRO-3,
+/// stage3_prefetch_bucket_size = 0.9 x hidden_size^2.
+struct hidden_size_auto {
+  std::string option;  // "zero_optimization.reduce_bucket_size"
+  std::string field;   // "parallel.reduce_bucket_size"
+  double factor = 1;   // of hidden_size^2
+  diagnostic where;
+};
+
 /// A resolved job built from a framework config, with everything the import had to say.
 struct imported_job {
   job_spec job;
@@ -41,7 +67,15 @@ struct imported_job {
   std::vector<import_mapping> mapped;  // options that set job fields, in the file's order
   warnings notes;      // unknown and unmodelled options, "auto" values, assumptions, warnings
   warnings no_effect;  // options read and ignored because they do not affect GPU memory
+  std::vector<hidden_size_auto> hidden_size_autos;  // filled by fill_hidden_size_autos
 };
+
+/// Fills the hidden-size "auto" values as the Trainer does, from the model's hidden size
+/// (`hidden` = 0: the model has none; the fields keep vramscope's defaults, noted). A field that
+/// `overrides` (--set items, "path=value") sets is left alone. Each value filled is noted.
+void fill_hidden_size_autos(job_spec& job, const std::vector<hidden_size_auto>& autos,
+                            std::uint64_t hidden, const std::vector<std::string>& overrides,
+                            warnings* notes);
 
 enum class config_format { accelerate, deepspeed, torchtitan, unknown };
 
@@ -55,17 +89,20 @@ config_format detect_format(std::string_view text);
 /// accelerate config's folder, then to the working directory). Fails with core's read_file
 /// message, with "<path>: not an accelerate YAML, DeepSpeed JSON or torchtitan TOML config",
 /// with a syntax error of the format, or with a value the job spec cannot take.
-result<imported_job> import_config(const std::string& path);
+result<imported_job> import_config(const std::string& path, const trainer_args& trainer = {});
 
 /// The same on text already read; `source` names it in messages. `base_dir` is where an
 /// accelerate config's relative deepspeed_config_file is looked for ("" = working directory).
 result<imported_job> import_config_text(std::string_view text, const std::string& source,
-                                        const std::string& base_dir = "");
+                                        const std::string& base_dir = "",
+                                        const trainer_args& trainer = {});
 
 /// The three importers, for callers that know the format.
 result<imported_job> import_accelerate(std::string_view text, const std::string& source,
-                                       const std::string& base_dir = "");
-result<imported_job> import_deepspeed(std::string_view text, const std::string& source);
+                                       const std::string& base_dir = "",
+                                       const trainer_args& trainer = {});
+result<imported_job> import_deepspeed(std::string_view text, const std::string& source,
+                                      const trainer_args& trainer = {});
 result<imported_job> import_torchtitan(std::string_view text, const std::string& source);
 
 }  // namespace vramscope::job
