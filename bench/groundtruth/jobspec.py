@@ -102,7 +102,7 @@ _ENUMS = {
     "optimizer.name": ["adamw", "adam", "sgd", "sgd_momentum", "adafactor", "adamw_8bit"],
     "training.activation_checkpointing": ["none", "full", "selective", "op"],
     "training.attention": ["flash", "efficient", "math", "eager"],
-    "training.loss": ["hf", "liger_fused"],
+    "training.loss": ["hf", "liger_fused", "torchtitan"],
     "init.load": ["all_ranks", "rank0", "random", "none"],
     "init.map_location": ["cpu", "cuda", "none"],
     "framework.name": ["torch", "jax"],

@@ -64,6 +64,8 @@ def attn_implementation(s):
 
 
 def apply_liger(s, config, notes):
+    if s["training.loss"] == "torchtitan":
+        raise Skip("torchtitan's training step (training.loss torchtitan) is not implemented by the harness")
     wanted = s["training.liger_kernels"] or s["training.loss"] == "liger_fused"
     if not wanted:
         return

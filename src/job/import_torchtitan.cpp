@@ -275,6 +275,7 @@ result<imported_job> import_torchtitan(std::string_view text, const std::string&
   if (auto err = detail::read_parallelism(ctx, has_world_size)) return *err;
   if (auto err = detail::read_checkpointing(ctx)) return *err;
   if (auto err = detail::apply_options(ctx, detail::torchtitan_table())) return *err;
+  ctx.out.job.training.loss = loss_impl::torchtitan;  // torchtitan's own training step
   return detail::finish(ctx, has_world_size);
 }
 

@@ -55,6 +55,7 @@ constexpr spelling<attention_impl> attention_names[] = {
 constexpr spelling<loss_impl> loss_names[] = {
     {loss_impl::hf, "hf"},
     {loss_impl::liger_fused, "liger_fused"},
+    {loss_impl::torchtitan, "torchtitan"},
     {loss_impl::liger_fused, "liger"},
     {loss_impl::liger_fused, "fused_linear_cross_entropy"},
 };

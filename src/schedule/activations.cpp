@@ -150,6 +150,17 @@ unit_activations head(const dims& d, const model::stack_shape& s, const job::job
     a.forward_temps.push_back(4 * chunk);
     return a;
   }
+  if (job.training.loss == job::loss_impl::torchtitan) {
+    // torchtitan's train step: cross_entropy(pred.flatten(0, 1).float(), labels) over
+    // pre-shifted labels, then `del pred` before backward. The bf16 logits and their fp32 copy
+    // live through the loss's forward only; the fp32 log-softmax output is saved. In backward
+    // the NLL gradient and the log-softmax gradient (fp32) coexist; the bf16 gradient of the
+    // cast comes once the NLL gradient is freed.
+    a.saved.push_back(4 * nv);
+    a.forward_temps.insert(a.forward_temps.end(), {d.c * nv, 4 * nv});
+    a.backward_temps.insert(a.backward_temps.end(), {4 * nv, 4 * nv});
+    return a;
+  }
   const bool old_loss = job.framework.transformers < std::string("4.46") &&
                         job.framework.transformers.size() >= 4 &&
                         job.framework.transformers.rfind("4.", 0) == 0;

@@ -50,6 +50,12 @@ TEST(ImportTorchtitan, ReportsUnknownAndUnmodelledOptions) {
   EXPECT_NE(find_note(imported.notes, "does not name the GPU"), "");
 }
 
+TEST(ImportTorchtitan, PlansTorchtitansOwnTrainingStep) {
+  auto imported = import_config_text("[training]\nbatch_size = 2\n", "t.toml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.training.loss, loss_impl::torchtitan);
+}
+
 TEST(ImportTorchtitan, PerOperatorCheckpointingIsPlannedAsSuch) {
   auto imported = import_config_text(
       "[activation_checkpoint]\nmode = \"selective\"\nselective_ac_option = \"op\"\n", "t.toml");

@@ -41,6 +41,26 @@ TEST(PerOpCheckpointing, KeepsEveryOtherMatmulAndTheAttentionOutput) {
   EXPECT_LE(op - full, 16 * kept);
 }
 
+TEST(TorchtitanLoss, KeepsOnlyTheFp32LogSoftmaxForBackward) {
+  // torchtitan deletes the bf16 logits before backward and has no shifted copy: at the loss
+  // it holds one fp32 (tokens x vocab) tensor where transformers < 4.46 holds three.
+  auto m = model::load_model("llama-3.2-1b");
+  ASSERT_TRUE(m);
+  auto plan_with = [&](const char* loss) {
+    auto j = job::parse_job_yaml(std::string("model: llama-3.2-1b\nparallel: { strategy: single }\n"
+                                             "precision: bf16-true\nframework: { transformers: \"4.45\" }\n"
+                                             "training: { micro_batch: 1, seq_len: 4096, activation_checkpointing: full, loss: ") +
+                                     loss + " }\n",
+                                 "test.yaml");
+    EXPECT_TRUE(j) << (j ? "" : j.error().to_string());
+    auto p = plan(*m, *j);
+    EXPECT_TRUE(p);
+    return p->ranks[0].peak.allocated;
+  };
+  const bytes logits = 4096ull * 128256ull * 4;  // one fp32 logits-sized tensor
+  EXPECT_GT(plan_with("hf"), plan_with("torchtitan") + logits);
+}
+
 TEST(PerOpCheckpointing, HasItsYamlNames) {
   for (const char* name : {"op", "selective_op", "per-op"}) {
     auto j = job::parse_job_yaml(std::string("training: { activation_checkpointing: ") + name + " }\n",

@@ -23,7 +23,7 @@ enum class prefetch { pre, post, none };                                    // F
 enum class optimizer_kind { adamw, adam, sgd, sgd_momentum, adafactor, adamw_8bit, paged_adamw, paged_adamw_8bit };
 enum class checkpointing { none, full, selective, op };  // op: per-operator selective (torchtitan)
 enum class attention_impl { flash, efficient, math, eager };
-enum class loss_impl { hf, liger_fused };
+enum class loss_impl { hf, liger_fused, torchtitan };
 enum class weight_load { all_ranks, rank0, random, none };  // how weights reach the GPU
 enum class state_dict_kind { none, full, sharded };        // checkpoint saving
 
