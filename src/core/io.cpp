@@ -19,6 +19,16 @@ result<std::uint64_t> file_size(const std::string& path) {
   const auto st = fs::status(path, ec);
   if (ec || !fs::exists(st)) return error_at(path, "no such file");
   if (fs::is_directory(st)) return error_at(path, "is a directory, expected a file");
+  // Devices, pipes and sockets have no size to read up to: /dev/zero never ends, a FIFO blocks.
+  if (!fs::is_regular_file(st)) {
+    const char* kind = fs::is_fifo(st)                                       ? "a named pipe (FIFO)"
+                       : fs::is_character_file(st) || fs::is_block_file(st) ? "a device"
+                       : fs::is_socket(st)                                   ? "a socket"
+                                                                             : "not a regular file";
+    return error_at(path, fmt::format("is {}, expected a regular file (write the output to a "
+                                      "file and pass its path)",
+                                      kind));
+  }
   const auto size = fs::file_size(path, ec);
   if (ec) return error_at(path, ec.message());
   return static_cast<std::uint64_t>(size);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 
 namespace vramscope {
@@ -46,6 +48,20 @@ TEST(Io, DirectoryIsNotAFile) {
   auto content = read_file(std::filesystem::temp_directory_path().string());
   ASSERT_FALSE(content);
   EXPECT_NE(content.error().message.find("is a directory"), std::string::npos);
+}
+
+TEST(Io, DevicesAndPipesAreRefusedInPlainWords) {
+  auto device = read_file("/dev/zero");  // never ends: reading it whole would never return
+  ASSERT_FALSE(device);
+  EXPECT_NE(device.error().message.find("is a device, expected a regular file"), std::string::npos)
+      << device.error().message;
+  const auto fifo = (std::filesystem::temp_directory_path() / "vramscope_io_test.fifo").string();
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto pipe = read_file(fifo);  // opening a FIFO for reading would block until a writer comes
+  std::filesystem::remove(fifo);
+  ASSERT_FALSE(pipe);
+  EXPECT_NE(pipe.error().message.find("named pipe"), std::string::npos) << pipe.error().message;
 }
 
 }  // namespace
