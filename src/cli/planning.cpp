@@ -50,6 +50,18 @@ result<loaded_job> load_job_and_model(const std::string& path,
       std::filesystem::exists(beside))
     model_ref = beside.string();
   auto model = model::load_model(model_ref);
+  if (!model && model_ref.find('/') == std::string::npos) {
+    // A name that is no preset: point at the option that chose it (a job's `model:` line, or
+    // the torchtitan name/flavour it was derived from) and say how to give the model instead.
+    const auto set = out.job.provenance.set_at.find("model");
+    if (set != out.job.provenance.set_at.end() && !set->second.source.empty()) {
+      diagnostic d = set->second;
+      d.message = "model \"" + out.job.model + "\": " + model.error().message +
+                  "; for a model that is not a preset give its config.json with --set "
+                  "model=PATH/config.json";
+      return d;
+    }
+  }
   if (!model) {
     auto d = model.error();
     if (d.source.empty()) d.source = path;
