@@ -321,6 +321,19 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
                       "yaml syntax error: " + e.msg);
   }
   if (!root.IsMap()) return error_at(source, "expected a YAML map of accelerate options");
+  // accelerate's sections are maps of options; one written as a value (or an alias to one) is
+  // a broken config, not a set of unknown options to skip.
+  for (const auto& item : root) {
+    const std::string key = item.first.IsScalar() ? item.first.Scalar() : "";
+    const bool section = key == "fsdp_config" || key == "deepspeed_config" ||
+                         key == "megatron_lm_config" || key == "dynamo_config" ||
+                         key == "fp8_config" || key == "ipex_config" || key == "mpirun_config";
+    const YAML::Node& value = item.second;
+    if (section && !value.IsMap() && !value.IsNull())
+      return detail::at(detail::location(source, text, item.first, {source, 0, 0, "", ""}),
+                        fmt::format("{}: expected a map of options, got {}", key,
+                                    value.IsSequence() ? "a list" : "\"" + value.Scalar() + "\""));
+  }
   detail::import_context ctx("accelerate", source);
   ctx.trainer = trainer;
   if (!detail::flatten(root, "", ctx, text))

@@ -49,6 +49,21 @@ TEST(ImportAccelerate, ReportsUnknownOptionsAndLocatesThem) {
   EXPECT_EQ(find_note(imported.notes, "number of GPUs"), "");  // num_processes gives it
 }
 
+TEST(ImportAccelerate, ASectionThatIsNotAMapIsAnError) {
+  // Written as a value, or an alias to one: a broken config, not unknown options to skip.
+  for (const char* text : {"distributed_type: FSDP\nfsdp_config: true\n",
+                           "base: &b 3\ndistributed_type: FSDP\nfsdp_config: *b\n",
+                           "distributed_type: DEEPSPEED\ndeepspeed_config: [1, 2]\n"}) {
+    auto imported = import_config_text(text, "cfg.yaml");
+    ASSERT_FALSE(imported) << text;
+    const auto message = imported.error().to_string();
+    EXPECT_NE(message.find("_config: expected a map of options"), std::string::npos) << message;
+    EXPECT_EQ(message.rfind("cfg.yaml:", 0), 0u) << message;
+  }
+  // An empty section is no section.
+  EXPECT_TRUE(import_config_text("distributed_type: FSDP\nfsdp_config:\n", "cfg.yaml"));
+}
+
 TEST(ImportAccelerate, ListsOptionsWithoutMemoryEffect) {
   const imported_job imported = import_ok("accelerate_fsdp.yaml");
   for (const char* key : {"compute_environment", "main_process_port", "rdzv_backend", "tpu_env"})
