@@ -71,15 +71,12 @@ tensor_id load_frozen(program_builder& out, const frozen_tensor& f, int load_byt
   return id;
 }
 
-std::vector<tensor_id> alloc_frozen(program_builder& out, const layout& lay, std::uint64_t world,
-                                    bool quantised_sharded) {
+std::vector<tensor_id> alloc_frozen(program_builder& out, const layout& lay, std::uint64_t world) {
   std::vector<tensor_id> ids;
   for (const auto& u : lay.units) {
-    for (const auto& f : u.frozen) {
-      const bool shard = world > 1 && (!f.quantised || quantised_sharded);
-      ids.push_back(shard ? out.alloc(frozen_shard_bytes(f, world), category::parameters)
-                          : load_frozen(out, f, lay.dtypes.compute));
-    }
+    for (const auto& f : u.frozen)
+      ids.push_back(world > 1 ? out.alloc(frozen_shard_bytes(f, world), category::parameters)
+                              : load_frozen(out, f, lay.dtypes.compute));
     if (u.quant_state_bytes > 0) ids.push_back(out.alloc(u.quant_state_bytes, category::parameters));
   }
   return ids;

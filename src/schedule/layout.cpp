@@ -12,15 +12,6 @@ using job::strategy;
 
 int size_of(dtype t) { return static_cast<int>(bytes_of(t, 1)); }
 
-// A module of the MLP (IA3 scales its input rather than its output there, as PEFT's
-// feedforward_modules do).
-bool in_mlp(const std::string& name) {
-  for (const char* part : {".mlp.", ".feed_forward.", "gate_proj", "up_proj", "down_proj", ".fc1.",
-                           ".fc2.", "dense_h_to_4h", "dense_4h_to_h"})
-    if (name.find(part) != std::string::npos) return true;
-  return false;
-}
-
 bool is_norm(const model::tensor& t, model::unit_kind kind) {
   return t.shape.size() == 1 && t.name.find("norm") != std::string::npos &&
          (kind == model::unit_kind::block || kind == model::unit_kind::norm);
@@ -45,6 +36,24 @@ bool saved_inputs::* input_group(const std::string& name) {
   for (const auto& [part, member] : groups)
     if (name.find(part) != std::string::npos) return member;
   return nullptr;
+}
+
+// A module of the MLP (IA3 scales its input rather than its output there, as PEFT's
+// feedforward_modules do).
+bool in_mlp(const std::string& name) {
+  const auto group = input_group(name);
+  return group == &saved_inputs::mlp || group == &saved_inputs::down;
+}
+
+// A frozen float tensor of `numel` values kept in `element_bytes`, computed with in
+// `gathered_bytes` a value once unsharded.
+frozen_tensor float_frozen(std::uint64_t numel, int element_bytes, int gathered_bytes) {
+  frozen_tensor f;
+  f.numel = f.elements = numel;
+  f.element_bytes = element_bytes;
+  f.stored = numel * static_cast<bytes>(element_bytes);
+  f.gathered = numel * static_cast<bytes>(gathered_bytes);
+  return f;
 }
 
 // PEFT methods whose adapter needs the layer's input for its gradient (LoRA's A, DoRA, LoHa's
@@ -108,8 +117,6 @@ std::uint64_t tp_split(const model::tensor& t, model::unit_kind kind, int tp) {
 // A frozen tensor of `numel` elements (after the TP split) as this rank stores it.
 frozen_tensor make_frozen(const model::tensor& t, model::unit_kind kind, std::uint64_t numel,
                           const job::job_spec& job, const state_dtypes& d, bool target) {
-  frozen_tensor f;
-  f.numel = numel;
   const auto& lora = job.lora;
   // torchtune quantises the base of the LoRA-targeted linears only (LoRALinear's
   // quantize_base); transformers quantises every linear but the head.
@@ -117,6 +124,8 @@ frozen_tensor make_frozen(const model::tensor& t, model::unit_kind kind, std::ui
   if (lora.base_quantization && quantisable(t, kind, lora.quantize_skip) && (!torchao || target)) {
     // The TP split divides the rows of the matrix; the packing is per value, so split the
     // full matrix's figures in the same proportion.
+    frozen_tensor f;
+    f.numel = numel;
     auto shape = t.shape;
     const std::uint64_t full = t.numel();
     if (numel != full && full > 0) shape[0] = ceil_div(shape[0] * numel, full);
@@ -139,11 +148,7 @@ frozen_tensor make_frozen(const model::tensor& t, model::unit_kind kind, std::ui
     f.quantised = true;
     return f;
   }
-  f.element_bytes = d.frozen;
-  f.elements = numel;
-  f.stored = numel * static_cast<bytes>(d.frozen);
-  f.gathered = numel * static_cast<bytes>(std::min(d.frozen, d.compute));
-  return f;
+  return float_frozen(numel, d.frozen, std::min(d.frozen, d.compute));
 }
 
 // Tensors of a PEFT method that belong to the model rather than to a target: the virtual-token
@@ -164,15 +169,8 @@ void add_model_level_adapters(const model::model_spec& model, const job::job_spe
     first.tensors.push_back(extra);
     first.trainable.push_back(extra);
   }
-  if (lora.method == "vera" && max_out > 0) {
-    frozen_tensor shared;
-    shared.numel = shared.elements = static_cast<std::uint64_t>(lora.rank) * (max_in + max_out);
-    shared.element_bytes = 4;  // vera_A / vera_B buffers are created in fp32
-    shared.stored = shared.gathered = shared.elements * 4;
-    first.frozen.push_back(shared);
-    first.frozen_bytes += shared.stored;
-    first.frozen_gathered_bytes += shared.stored;
-  }
+  if (lora.method == "vera" && max_out > 0)  // vera_A / vera_B buffers are created in fp32
+    first.frozen.push_back(float_frozen(static_cast<std::uint64_t>(lora.rank) * (max_in + max_out), 4, 4));
 }
 
 }  // namespace
@@ -314,9 +312,6 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
         ((target && adapter_saves_input(lora.method)) ||
          (f.quantised && lora.quantizer == "bitsandbytes")))
       ul->inputs.*group = true;
-    ul->frozen_bytes += f.stored;
-    ul->frozen_gathered_bytes += f.gathered;
-    ul->quant_state_bytes += f.quant_state;
     if (f.quantised)
       ul->largest_dequantised = std::max<bytes>(ul->largest_dequantised, n * static_cast<bytes>(out.dtypes.compute));
     // torch.autocast casts a frozen float matrix for each matmul and autograd keeps the cast
@@ -335,13 +330,8 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
         ul->trainable.push_back(ceil_div(v, tp));
       }
       if (a.frozen > 0) {
-        frozen_tensor extra;
-        extra.numel = extra.elements = ceil_div(a.frozen, tp);
-        extra.element_bytes = size_of(job.precision.master);
-        extra.stored = extra.gathered = extra.elements * static_cast<bytes>(extra.element_bytes);
-        ul->frozen.push_back(extra);
-        ul->frozen_bytes += extra.stored;
-        ul->frozen_gathered_bytes += extra.gathered;
+        const int master = size_of(job.precision.master);
+        ul->frozen.push_back(float_frozen(ceil_div(a.frozen, tp), master, master));
       }
       ul->adapter_saved_per_token += ceil_div(a.saved_per_token, tp) * static_cast<bytes>(out.dtypes.compute);
       ul->adapter_transient = std::max<bytes>(ul->adapter_transient,
@@ -354,6 +344,11 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
   for (auto& ul : out.units) {
     for (auto n : ul.tensors) ul.numel += n;
     for (auto n : ul.trainable) ul.trainable_numel += n;
+    for (const auto& f : ul.frozen) {
+      ul.frozen_bytes += f.stored;
+      ul.frozen_gathered_bytes += f.gathered;
+      ul.quant_state_bytes += f.quant_state;
+    }
     out.numel += ul.numel;
     out.trainable_numel += ul.trainable_numel;
   }

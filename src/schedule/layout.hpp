@@ -24,7 +24,7 @@ struct rank_info {
 };
 
 /// A frozen base tensor of a LoRA job as this rank stores it before any data-parallel sharding.
-/// Quantised weights (QLoRA) are packed into `storage_bytes`-sized elements
+/// Quantised weights (QLoRA) are packed into `element_bytes`-sized elements
 /// (bnb_4bit_quant_storage); their quantisation constants are not parameters, so FSDP and
 /// ZeRO-3 never shard them.
 struct frozen_tensor {
@@ -46,9 +46,9 @@ struct unit_layout {
   std::uint64_t numel = 0;               // sum of `tensors`
   std::uint64_t trainable_numel = 0;     // sum of `trainable`
   std::vector<frozen_tensor> frozen;     // frozen base tensors (LoRA), TP-split
-  bytes frozen_bytes = 0;                // sum of frozen[].stored
-  bytes frozen_gathered_bytes = 0;       // sum of frozen[].gathered
-  bytes quant_state_bytes = 0;           // sum of frozen[].quant_state
+  bytes frozen_bytes = 0;                // sum of frozen[].stored (summed by make_layout)
+  bytes frozen_gathered_bytes = 0;       // sum of frozen[].gathered (summed by make_layout)
+  bytes quant_state_bytes = 0;           // sum of frozen[].quant_state (summed by make_layout)
   bytes largest_dequantised = 0;         // largest quantised weight in the compute dtype
   bytes autocast_frozen_bytes = 0;       // frozen float matrices cast by autocast, saved for backward
   bytes adapter_saved_per_token = 0;     // PEFT activations saved for backward, per token

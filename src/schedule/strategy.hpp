@@ -75,11 +75,9 @@ void optimizer_step_transient(program_builder& out, const job::job_spec& job,
                               const std::vector<std::uint64_t>& trainable, int state_bytes);
 
 /// The frozen (LoRA base) weights of every unit as this rank keeps them between steps: whole
-/// (world 1), or sharded `world` ways per tensor as FSDP and ZeRO-3 shard frozen parameters
-/// like any other. Quantised weights are sharded only when `quantised_sharded`; their
-/// quantisation constants are module attributes, not parameters, and always stay whole.
-std::vector<tensor_id> alloc_frozen(program_builder& out, const layout& lay,
-                                    std::uint64_t world = 1, bool quantised_sharded = true);
+/// (world 1), or sharded `world` ways per tensor as ZeRO-3 shards frozen parameters like any
+/// other. Quantisation constants are module attributes, not parameters, and always stay whole.
+std::vector<tensor_id> alloc_frozen(program_builder& out, const layout& lay, std::uint64_t world = 1);
 /// Loads one whole frozen tensor onto the GPU; a quantised one passes through a transient copy
 /// in the load dtype (`load_bytes` a value). Returns the stored tensor.
 tensor_id load_frozen(program_builder& out, const frozen_tensor& f, int load_bytes);
