@@ -2,7 +2,7 @@
 // gradient and optimizer hooks, and the CPU/GPU synchronisation points.
 #include <vramscope/schedule/schedule.hpp>
 
-#include <vramscope/model/modules.hpp>
+#include <vramscope/job/model_checks.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -245,12 +245,7 @@ result<program> build_program(const model::model_spec& model, const job::job_spe
   if (rank < 0 || rank >= job.world_size())
     return error_at("job", "rank " + std::to_string(rank) + " is outside the job's " +
                                std::to_string(job.world_size()) + " ranks");
-  if (job.lora.enabled && job.lora.uses_targets())
-    if (auto targets = model::lora_targets(model, job.lora.targets); !targets) {
-      auto d = targets.error();
-      d.message = "lora.targets: " + d.message;
-      return d;
-    }
+  if (auto checked = job::check_against_model(job, model); !checked) return checked.error();
   driver d(model, job, rank, options);
   return d.run();
 }
