@@ -162,8 +162,6 @@ maybe_error check_parallel(const job_spec& job, warnings& notes) {
   return std::nullopt;
 }
 
-// Quantised frozen bases (QLoRA): what bitsandbytes' options apply to, and what FSDP1 can
-// flatten.
 // PEFT methods the planner models; the others are refused rather than planned as LoRA.
 static maybe_error check_peft_method(const job_spec& job, warnings& notes) {
   const auto& lora = job.lora;
@@ -182,6 +180,8 @@ static maybe_error check_peft_method(const job_spec& job, warnings& notes) {
   return std::nullopt;
 }
 
+// Quantised frozen bases (QLoRA): what bitsandbytes' options apply to, and what FSDP1 can
+// flatten.
 static maybe_error check_quantisation(const job_spec& job, warnings& notes) {
   const auto& lora = job.lora;
   const bool four_bit = lora.base_quantization && *lora.base_quantization != dtype::i8;

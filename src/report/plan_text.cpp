@@ -124,9 +124,7 @@ std::string verdict_line(const prediction& p) {
 static std::string training_kind(const job::job_spec& j) {
   const auto& l = j.lora;
   if (!l.enabled) return "full fine-tune";
-  const bool ranked = l.method == "lora" || l.method == "dora" || l.method == "lora_fa" ||
-                      l.method == "adalora" || l.method == "loha" || l.method == "vera" ||
-                      l.method == "oft";
+  const bool ranked = l.uses_targets() && l.method != "ia3";  // IA3 has no rank
   std::string text = l.method == "lora" && l.base_quantization ? "qlora" : l.method;
   if (ranked) text += fmt::format(" r{}", l.rank);
   if (l.method == "prompt_tuning" || l.method == "prefix_tuning")
