@@ -82,6 +82,12 @@ std::vector<tensor_id> alloc_frozen(program_builder& out, const layout& lay, std
   return ids;
 }
 
+std::vector<tensor_id> alloc_quant_states(program_builder& out, const layout& lay) {
+  std::vector<tensor_id> ids;
+  for (const auto& u : lay.units) ids.push_back(out.alloc(u.quant_state_bytes, category::parameters));
+  return ids;
+}
+
 std::vector<tensor_id> gather_frozen(program_builder& out, const unit_layout& u, std::uint32_t stream) {
   std::vector<tensor_id> ids;
   for (const auto& f : u.frozen) ids.push_back(out.alloc(f.gathered, category::parameters, stream));

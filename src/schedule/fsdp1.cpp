@@ -50,8 +50,7 @@ class fsdp1_strategy final : public strategy {
   }
 
   void init() override {
-    for (const auto& u : lay().units)  // quantisation constants: module attributes, never flattened
-      quant_state_.push_back(out().alloc(u.quant_state_bytes, category::parameters));
+    quant_state_ = alloc_quant_states(out(), lay());  // module attributes, never flattened
     const auto& in = job().init;
     const bool meta_rank = in.meta_device && in.load == job::weight_load::rank0 && ctx_.rank.rank != 0;
     const bool cpu_module = !meta_rank && in.load != job::weight_load::random;

@@ -78,6 +78,9 @@ void optimizer_step_transient(program_builder& out, const job::job_spec& job,
 /// (world 1), or sharded `world` ways per tensor as ZeRO-3 shards frozen parameters like any
 /// other. Quantisation constants are module attributes, not parameters, and always stay whole.
 std::vector<tensor_id> alloc_frozen(program_builder& out, const layout& lay, std::uint64_t world = 1);
+/// The quantisation constants of every unit, whole: what a rank keeps on the GPU of a quantised
+/// base whose packed weights are flattened (FSDP1) or offloaded (ZeRO-3 offload_param).
+std::vector<tensor_id> alloc_quant_states(program_builder& out, const layout& lay);
 /// Loads one whole frozen tensor onto the GPU; a quantised one passes through a transient copy
 /// in the load dtype (`load_bytes` a value). Returns the stored tensor.
 tensor_id load_frozen(program_builder& out, const frozen_tensor& f, int load_bytes);

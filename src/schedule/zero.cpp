@@ -23,11 +23,10 @@ class zero_strategy final : public strategy {
   void init() override {
     // Stage 3 partitions every parameter, frozen ones included (a LoRA base is gathered per
     // module like the rest); stages 1 and 2 keep whole frozen weights on every rank.
-    if (stage_ == 3 && job().parallel.offload_param) {  // partitions on the host, constants stay
-      for (const auto& u : lay().units) frozen_.push_back(out().alloc(u.quant_state_bytes, category::parameters));
-    } else {
+    if (stage_ == 3 && job().parallel.offload_param)  // partitions on the host, constants stay
+      frozen_ = alloc_quant_states(out(), lay());
+    else
       frozen_ = alloc_frozen(out(), lay(), stage_ == 3 ? world_ : 1);
-    }
     const auto& d = lay().dtypes;
     for (const auto& u : lay().units) {
       if (stage_ < 3) {
