@@ -260,10 +260,6 @@ struct oom_scanner {
   }
 };
 
-bool ends_with(std::string_view s, std::string_view end) {
-  return s.size() >= end.size() && s.substr(s.size() - end.size()) == end;
-}
-
 // How line `a` joins the next line `b` to be read: " " when wrapped at a space, "" when cut in a
 // word, nullopt when not wrapped. Wrapped means an anchor phrase starts on `a` and ends on `b`,
 // or stands last on `a` with its size on `b`.
@@ -272,13 +268,13 @@ std::optional<std::string_view> joiner(std::string_view a, std::string_view b) {
   b = detail::trim(b);
   if (b.empty()) return std::nullopt;
   for (std::string_view anchor : anchors) {
-    if (ends_with(a, detail::trim(anchor))) return " ";
+    if (a.ends_with(detail::trim(anchor))) return " ";
     for (std::size_t k = 1; k < anchor.size(); ++k) {
       const std::string_view head = anchor.substr(0, k), tail = anchor.substr(k);
-      if (head.back() == ' ' && ends_with(a, detail::trim(head)) &&
+      if (head.back() == ' ' && a.ends_with(detail::trim(head)) &&
           b.substr(0, tail.size()) == tail)
         return " ";
-      if (head.back() != ' ' && tail.front() != ' ' && ends_with(a, head) &&
+      if (head.back() != ' ' && tail.front() != ' ' && a.ends_with(head) &&
           b.substr(0, tail.size()) == tail)
         return "";
     }

@@ -195,8 +195,7 @@ quantised_size quantised_bytes(dtype q, const std::vector<std::uint64_t>& shape,
 
 bool quantisable(const model::tensor& t, model::unit_kind kind, const std::vector<std::string>& skip) {
   using model::unit_kind;
-  if (t.shape.size() != 2 || t.name.size() < 7 || t.name.substr(t.name.size() - 7) != ".weight")
-    return false;
+  if (t.shape.size() != 2 || !t.name.ends_with(".weight")) return false;
   for (const auto& s : skip)  // a module path component; "lm_head" is the output head whatever
                               // the family calls it (get_output_embeddings)
     if ((s == "lm_head" && kind == unit_kind::head) || t.name == s + ".weight" || t.name.find("." + s + ".") != std::string::npos ||
