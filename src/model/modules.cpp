@@ -146,16 +146,19 @@ diagnostic no_match(const model_spec& m, const std::vector<module_entry>& module
 
 }  // namespace
 
-module_kind kind_of(const model_spec& model, const tensor& t) {
+module_kind kind_of(const tensor& t, unit_kind unit) {
   if (t.shape.size() != 2 || !t.name.ends_with(".weight")) return module_kind::other;
-  const unit* u = unit_named(model, t.unit);
-  if (u == nullptr) return module_kind::linear;
-  switch (u->kind) {
+  switch (unit) {
     case unit_kind::embedding:
     case unit_kind::vision_embedding: return module_kind::embedding;
     case unit_kind::head: return module_kind::head;
     default: return module_kind::linear;
   }
+}
+
+module_kind kind_of(const model_spec& model, const tensor& t) {
+  const unit* u = unit_named(model, t.unit);
+  return kind_of(t, u == nullptr ? unit_kind::other : u->kind);
 }
 
 result<lora_target_set> lora_targets(const model_spec& model,

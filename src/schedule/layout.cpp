@@ -195,14 +195,15 @@ quantised_size quantised_bytes(dtype q, const std::vector<std::uint64_t>& shape,
 
 bool quantisable(const model::tensor& t, model::unit_kind kind, const std::vector<std::string>& skip) {
   using model::unit_kind;
-  if (t.shape.size() != 2 || !t.name.ends_with(".weight")) return false;
-  for (const auto& s : skip)  // a module path component; "lm_head" is the output head whatever
-                              // the family calls it (get_output_embeddings)
-    if ((s == "lm_head" && kind == unit_kind::head) || t.name == s + ".weight" || t.name.find("." + s + ".") != std::string::npos ||
-        t.name.rfind(s + ".", 0) == 0)
+  const auto module = model::kind_of(t, kind);  // nn.Linear (or the head), as PEFT sees it
+  if (module != model::module_kind::linear && module != model::module_kind::head) return false;
+  // A skip entry is a module path component; "lm_head" is the output head whatever the family
+  // calls it (get_output_embeddings).
+  for (const auto& s : skip)
+    if ((s == "lm_head" && kind == unit_kind::head) || t.name == s + ".weight" ||
+        t.name.find("." + s + ".") != std::string::npos || t.name.rfind(s + ".", 0) == 0)
       return false;
-  return kind == unit_kind::block || kind == unit_kind::vision_block ||
-         kind == unit_kind::projector || kind == unit_kind::other || kind == unit_kind::head;
+  return kind != unit_kind::norm && kind != unit_kind::vision_head;
 }
 
 rank_info make_rank_info(const job::job_spec& job, int rank) {

@@ -53,5 +53,7 @@ result<lora_target_set> lora_targets(const model_spec& model,
 
 /// The kind of the module owning tensor `t` (see module_kind).
 module_kind kind_of(const model_spec& model, const tensor& t);
+/// The same for a tensor of a unit of kind `unit` (no lookup of the unit by name).
+module_kind kind_of(const tensor& t, unit_kind unit);
 
 }  // namespace vramscope::model
