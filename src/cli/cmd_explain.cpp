@@ -5,6 +5,7 @@
 #include <vramscope/observe/read_observation.hpp>
 #include <vramscope/observe/torch_snapshot.hpp>
 #include <vramscope/report/findings_report.hpp>
+#include <vramscope/report/trace_report.hpp>
 
 #include <optional>
 
@@ -38,7 +39,7 @@ void add_snapshot(observe::observation& obs, const observe::snapshot_summary& s)
   }
 }
 
-result<observe::observation> read_all(const explain_args& a) {
+result<observe::observation> read_all(const explain_args& a, std::string& trace_text) {
   observe::observation obs;
   for (const auto* list : {&a.smi, &a.stats, &a.oom})
     for (const auto& path : *list) {
@@ -54,6 +55,7 @@ result<observe::observation> read_all(const explain_args& a) {
   if (!a.trace.empty()) {  // per-process trace files merged by GPU: peaks as nvidia-smi would show
     auto t = monitor::read_trace_folder(a.trace);
     if (!t) return t.error();
+    trace_text = report::render_trace_text(*t, a.trace);
     observe::append(obs, monitor::to_observation(*t));
   }
   return obs;
@@ -79,7 +81,8 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
     out << report::render_rules_text();
     return 0;
   }
-  auto obs = read_all(a);
+  std::string trace_text;
+  auto obs = read_all(a, trace_text);
   if (!obs) return report_bad_input(err, "explain", obs.error());
   print_notes(err, obs->warnings);
   std::optional<loaded_job> loaded;
@@ -102,6 +105,7 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
     return static_cast<int>(exit_status::bad_input);
   }
   const auto findings = doctor::diagnose(in);
+  if (!a.json) out << trace_text;
   out << (a.json ? report::findings_json(findings).dump(2) + "\n" : report::render_findings_text(findings));
   for (const auto& f : findings)
     if (f.level == doctor::severity::error) return static_cast<int>(exit_status::findings);
