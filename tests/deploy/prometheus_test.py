@@ -5,7 +5,8 @@ environment stand for the ranks), and Debian's Prometheus scrapes both on 127.0.
 shipped alert rules. Checks:
 
   - GET / links /metrics; /metrics carries dcgm-exporter's labels (Hostname, UUID, modelName);
-  - every vramscope_* metric the alert rules and the Grafana dashboard query is exported;
+  - every vramscope_* metric the alert rules and the Grafana dashboard query is exported, and
+    every dashboard query is valid PromQL that returns data;
   - promtool accepts the configuration and the rules, and the rules' unit tests pass;
   - Prometheus scrapes both nodes and fires the rank-imbalance alert (a rank on one node far
     above the ranks of the other) and the allocator alert (from `watch --stats`).
@@ -25,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -242,6 +244,18 @@ def main():
                       and n[2] != "3"}
         if unexpected:
             fail(f"alerts fired for ranks that are fine: {sorted(unexpected)}")
+        # Every dashboard query is valid PromQL for this Prometheus, and those over watch's own
+        # series return data (DCGM's series are not scraped here).
+        for expr in exprs:
+            q = expr.replace("$host", ".*")
+            try:
+                query(q)
+            except urllib.error.HTTPError as e:
+                fail(f"the dashboard query {expr!r} is refused by Prometheus: {e.read().decode()[:300]}")
+            if "DCGM" not in expr and "ALERTS" not in expr and "alert_active" not in expr:
+                # range functions such as increase() need two scrapes: wait for them
+                wait_for(f"data for the dashboard query {expr!r}", lambda: query(q), 20)
+
         print(f"ok: Prometheus scraped 2 nodes, 4 ranks; firing: {sorted(names)}")
         return 0
     finally:
