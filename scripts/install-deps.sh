@@ -6,7 +6,7 @@ packages=(
   build-essential cmake ninja-build g++ clang libclang-rt-14-dev
   libfmt-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev libpugixml-dev libtomlplusplus-dev libcpp-httplib-dev python3
-  prometheus
+  prometheus chromium
 )
 missing=()
 for p in "${packages[@]}"; do
