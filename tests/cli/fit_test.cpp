@@ -50,6 +50,18 @@ TEST(Fit, MaximizeSeqLenMatchesPlanAtTheBoundary) {
   EXPECT_EQ(plan_code({"training.seq_len=" + std::to_string(n + 1)}), 1);
 }
 
+TEST(Fit, FromImportedConfigMatchesPlanFrom) {
+  const std::string config = std::string(VRAMSCOPE_SOURCE_DIR) + "/tests/data/job/torchtitan_llama3_8b.toml";
+  const auto r = invoke({"fit", "--from", config, "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto n = nlohmann::json::parse(r.out)["largest"].get<int>();
+  auto plan_from = [&](int mb) {
+    return invoke({"plan", "--from", config, "--set", "training.micro_batch=" + std::to_string(mb)}).code;
+  };
+  EXPECT_EQ(plan_from(n), 0);
+  EXPECT_EQ(plan_from(n + 1), 1);
+}
+
 TEST(Fit, NothingFitsExitsOneWithTheClosestMissAndShortfall) {
   const auto r = invoke({"fit", example, "--set", "hardware.gpu_memory=8GiB"});
   EXPECT_EQ(r.code, 1) << r.err;
