@@ -79,7 +79,7 @@ std::optional<finding> capacity_mismatch(const observe::oom_report& o, int gpu, 
   f.level = severity::warning;
   f.evidence.push_back(fmt::format("nvidia-smi GPU {} ({}) has {} in total", gpu, g.name, format_bytes(*g.total)));
   f.cause = "the message's GPU is not the table's GPU of that index: CUDA_VISIBLE_DEVICES renumbers GPUs "
-            "for PyTorch, or the table comes from another machine";
+            "for PyTorch, a MIG instance is a slice of its GPU, or the table comes from another machine";
   f.fix = "match the GPU by bus id (nvidia-smi --query-gpu=index,pci.bus_id,memory.total --format=csv)";
   return f;
 }
