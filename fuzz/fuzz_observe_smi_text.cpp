@@ -1,4 +1,4 @@
-// Fuzzes the nvidia-smi table and CSV readers: any bytes give an observation or a diagnostic,
+// Fuzzes the nvidia-smi table, `-q` text and CSV readers, and the dispatcher that picks one: any bytes give an observation or a diagnostic,
 // never a crash or a hang, and what they give can be written as JSON.
 #include <cstddef>
 #include <cstdint>
@@ -28,6 +28,8 @@ void check_observation(const vramscope::result<vramscope::observe::observation>&
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   check_observation(vramscope::observe::parse_nvidia_smi_table(text, "fuzz.txt"));
+  check_observation(vramscope::observe::parse_nvidia_smi_text(text, "fuzz.txt"));
+  check_observation(vramscope::observe::parse_nvidia_smi(text, "fuzz.txt"));
   check_observation(vramscope::observe::parse_nvidia_smi_csv(text, "fuzz.csv"));
   vramscope::observe::smi_options fields;
   fields.csv_fields = {"index", "name", "memory.total", "memory.used", "memory.free"};

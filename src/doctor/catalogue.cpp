@@ -30,6 +30,8 @@ constexpr std::array catalogue{
          "memory_stats or an OOM message with a large reserved-but-unallocated share",
          &rules::fragmentation},
     rule{"OOM001", "out of memory", "an out-of-memory message in a log", &rules::out_of_memory_message},
+    rule{"OOM002", "out-of-memory message checked against nvidia-smi",
+         "a PyTorch out-of-memory message and nvidia-smi output together", &rules::oom_against_nvidia_smi},
     rule{"PRED001", "observation disagrees with the prediction",
          "a job spec and observations of the same levels", &rules::prediction_disagrees},
 };

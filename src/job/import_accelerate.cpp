@@ -132,6 +132,16 @@ std::string read_use_cpu(import_context& ctx, const entry& e) {
   return "";
 }
 
+// Context parallelism splits the sequence over ranks; only its absence (size 1) is planned.
+std::string read_cp_size(import_context& ctx, const entry& e) {
+  if (e.value.text == "1") {
+    ctx.ignore(e);
+    return "";
+  }
+  ctx.note(e, fmt::format("context parallelism of {} is not modelled: planned without it", e.value.text));
+  return "";
+}
+
 // Options FSDP2 does not have: applied for FSDP1, noted and skipped for FSDP2.
 action fsdp1_only(action inner) {
   return custom([inner](import_context& ctx, const entry& e) -> std::string {
@@ -187,6 +197,12 @@ const std::vector<option>& accelerate_table() {
       {ds + "gradient_clipping", no_effect()},
       {ds + "deepspeed_multinode_launcher", no_effect()},
       {ds + "deepspeed_hostfile", no_effect()},
+      // accelerate >= 1.10 N-D parallelism (accelerate/parallelism_config.py, ParallelismConfig):
+      // the mesh sizes of FSDP2's HSDP replicas and shards and of tensor parallelism.
+      {"parallelism_config.parallelism_config_tp_size", maps_to("parallel.tp")},
+      {"parallelism_config.parallelism_config_dp_replicate_size", maps_to("parallel.dp_replicate")},
+      {"parallelism_config.parallelism_config_dp_shard_size", maps_to("parallel.dp_shard")},
+      {"parallelism_config.parallelism_config_cp_size", custom(read_cp_size)},
       {"dynamo_config.*", not_modelled("torch.compile changes activation memory")},
       {"megatron_lm_config.*", not_modelled("Megatron-LM parallelism")},
       {"fp8_config.*", not_modelled("fp8 training")},
@@ -327,7 +343,8 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
     const std::string key = item.first.IsScalar() ? item.first.Scalar() : "";
     const bool section = key == "fsdp_config" || key == "deepspeed_config" ||
                          key == "megatron_lm_config" || key == "dynamo_config" ||
-                         key == "fp8_config" || key == "ipex_config" || key == "mpirun_config";
+                         key == "fp8_config" || key == "ipex_config" || key == "mpirun_config" ||
+                         key == "parallelism_config";
     const YAML::Node& value = item.second;
     if (section && !value.IsMap() && !value.IsNull())
       return detail::at(detail::location(source, text, item.first, {source, 0, 0, "", ""}),

@@ -135,11 +135,34 @@ std::optional<diagnostic> read_precision(import_context& ctx) {
   return std::nullopt;
 }
 
+// Without train_micro_batch_size_per_gpu DeepSpeed derives it from train_batch_size, gradient
+// accumulation and the world size (deepspeed/runtime/config.py, _set_batch_related_parameters);
+// the file does not give the world size, so the assumed one is used, and said.
+std::string derive_micro_batch(import_context& ctx, const entry& total, const entry* accumulation) {
+  std::uint64_t t = 0, a = 1;
+  if (!parse_count_text(total.value.text, 1, 1ULL << 40, t).empty() ||
+      (accumulation != nullptr && !parse_count_text(accumulation->value.text, 1, 1ULL << 40, a).empty()))
+    return "";  // "auto": the other rows note it
+  const auto world = static_cast<std::uint64_t>(ctx.out.job.hardware.gpus_per_node) *
+                     static_cast<std::uint64_t>(ctx.out.job.hardware.nodes);
+  if (world == 0 || t % (a * world) != 0) {
+    ctx.note(total, fmt::format("train_batch_size {} is not a multiple of gradient_accumulation_steps {} x "
+                                "the assumed {} GPUs: micro batch left at its default",
+                                t, a, world));
+    return "";
+  }
+  ctx.note(total, fmt::format("no train_micro_batch_size_per_gpu: {} / (gradient_accumulation_steps {} x {} "
+                              "GPUs assumed) = {}, as DeepSpeed derives it",
+                              t, a, world, t / (a * world)));
+  return ctx.set("training.micro_batch", std::to_string(t / (a * world)), total);
+}
+
 // train_batch_size = micro batch x gradient accumulation x data-parallel ranks.
 std::string read_world(import_context& ctx, bool& has_world_size) {
   const entry* total = ctx.find("train_batch_size");
   const entry* micro = ctx.find("train_micro_batch_size_per_gpu");
   const entry* accumulation = ctx.find("gradient_accumulation_steps");
+  if (total != nullptr && micro == nullptr) return derive_micro_batch(ctx, *total, accumulation);
   if (total == nullptr || micro == nullptr) return "";
   std::uint64_t t = 0, m = 0, a = 1;
   if (!parse_count_text(total->value.text, 1, 1ULL << 40, t).empty() ||

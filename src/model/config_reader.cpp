@@ -50,9 +50,11 @@ const family* find_family(std::string_view type) {
 
 std::optional<std::string> read_model_type(field_reader& config) {
   if (!config.has("model_type")) {
-    config.errors().set(error_at(config.source().name,
-                                 "missing required field \"model_type\" (a string such as "
-                                 "\"llama\")"));
+    // Pointed at the object that lacks it, so the message has a position like every other.
+    const std::size_t object = config.source().text.find('{');
+    config.errors().set(diagnostic_at(config.source(), object == std::string_view::npos ? 0 : object,
+                                      "missing required field \"model_type\" (a string such as "
+                                      "\"llama\"): not a Hugging Face config.json?"));
     return std::nullopt;
   }
   std::string type = config.text("model_type", "");

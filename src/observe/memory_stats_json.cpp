@@ -100,15 +100,31 @@ class stats_sax {
     return at == std::string_view::npos ? key_end_ : at;
   }
 
+  // The memory_stats key the current value stands for: the key itself in the flat form, or
+  // joined from the enclosing groups in the nested form ("peak" in {"allocated_bytes": {"all":
+  // {...}}} is "allocated_bytes.all.peak").
+  std::string full_key() const {
+    std::size_t group = keys_.size();
+    for (std::size_t i = keys_.size(); i-- > 0;)
+      if (keys_[i].find('.') == std::string::npos && detail::is_memory_stats_group(keys_[i])) {
+        group = i;
+        break;
+      }
+    std::string full;
+    for (std::size_t i = group; i < keys_.size(); ++i) full += keys_[i] + ".";
+    return full + key_;
+  }
+
   bool checked_key() const {
-    return !stack_.empty() && stack_.back()->is_object() &&
-           (detail::is_memory_stats_key(key_) || detail::is_meta_key(key_));
+    if (stack_.empty() || !stack_.back()->is_object()) return false;
+    const std::string full = full_key();
+    return detail::is_memory_stats_key(full) || detail::is_meta_key(key_);
   }
 
   bool fail_type(const char* got) {
     error = detail::error_at_offset(source_, text_, key_offset(),
                                     fmt::format("\"{}\" must be a whole number of bytes or a count, got {}",
-                                                key_, got));
+                                                full_key(), got));
     return false;
   }
 
@@ -135,7 +151,7 @@ class stats_sax {
   }
 
   bool open(json value, const char* what) {
-    if (checked_key()) return fail_type(what);
+    if (checked_key() && !detail::is_memory_stats_group(full_key())) return fail_type(what);
     if (stack_.size() >= max_json_depth) {
       error = detail::error_at_offset(source_, text_, static_cast<std::size_t>(*read_to_ - text_.data()) - 1,
                                       fmt::format("JSON nested deeper than {} levels", max_json_depth));
@@ -144,7 +160,9 @@ class stats_sax {
     if (stack_.empty()) {
       root = std::move(value);
       stack_.push_back(&root);
+      keys_.emplace_back();
     } else {
+      keys_.push_back(stack_.back()->is_object() ? key_ : std::string());
       insert(std::move(value));
       stack_.push_back(inserted());
     }
@@ -153,6 +171,7 @@ class stats_sax {
 
   bool close() {
     stack_.pop_back();
+    keys_.pop_back();
     return true;
   }
 
@@ -160,6 +179,7 @@ class stats_sax {
   const std::string& source_;
   const char** read_to_;
   std::vector<json*> stack_;
+  std::vector<std::string> keys_;  // the key each open container was entered by ("" for none)
   std::string key_;
   std::size_t key_end_ = 0;
 };
@@ -175,6 +195,16 @@ struct interpreter {
     return static_cast<int>(it->get<std::uint64_t>());
   }
 
+  // torch.cuda.memory_stats_as_nested_dict(): {"allocated_bytes": {"all": {"peak": N}}}.
+  void collect_nested(const std::string& prefix, const json& group, torch_stats& s, const std::string& where) {
+    for (const auto& [key, value] : group.items()) {
+      const std::string full = prefix + "." + key;
+      if (value.is_object() && detail::is_memory_stats_group(full)) collect_nested(full, value, s, where);
+      else if (detail::is_memory_stats_key(full) && value.is_number_unsigned()) s.raw[full] = value.get<std::uint64_t>();
+      else warns.push_back(error_at(source, fmt::format("{}key \"{}\" is not a memory_stats key; skipped", where, full)));
+    }
+  }
+
   status entry(const json& obj, std::optional<int> rank_hint, const std::string& where) {
     const json* stats = &obj;
     for (const char* nested : {"stats", "memory_stats"})
@@ -187,7 +217,8 @@ struct interpreter {
     s.device = small_int(obj, "device");
     if (!s.device && stats != &obj) s.device = small_int(*stats, "device");
     for (const auto& [key, value] : stats->items()) {
-      if (detail::is_memory_stats_key(key)) s.raw[key] = value.get<std::uint64_t>();
+      if (value.is_object() && detail::is_memory_stats_group(key)) collect_nested(key, value, s, where);
+      else if (detail::is_memory_stats_key(key) && value.is_number_unsigned()) s.raw[key] = value.get<std::uint64_t>();
       else if (!detail::is_meta_key(key) && key != "stats" && key != "memory_stats")
         warns.push_back(error_at(source, fmt::format("{}key \"{}\" is not a memory_stats key; skipped", where, key)));
     }

@@ -23,6 +23,7 @@ std::optional<smi_format> detect_smi_format(std::string_view text) {
   const std::string_view first = first_line(text);
   if (first.empty()) return std::nullopt;
   if (first.front() == '<') return smi_format::xml;
+  if (detail::contains(first, "NVSMI LOG")) return smi_format::text;
   if (detail::contains(text.substr(0, 64 * 1024), "NVIDIA-SMI") || has_table_borders(text))
     return smi_format::table;
   if (detail::contains(first, ",")) return smi_format::csv;
@@ -34,10 +35,11 @@ result<observation> parse_nvidia_smi(std::string_view text, const std::string& s
   const auto format = detect_smi_format(text);
   if (!format)
     return error_at(source, "could not tell the nvidia-smi format: expected the default table, "
-                            "--query-*=... --format=csv output or -q -x XML");
+                            "--query-*=... --format=csv output, -q text or -q -x XML");
   switch (*format) {
     case smi_format::xml: return parse_nvidia_smi_xml(text, source);
     case smi_format::table: return parse_nvidia_smi_table(text, source);
+    case smi_format::text: return parse_nvidia_smi_text(text, source);
     case smi_format::csv: break;
   }
   return parse_nvidia_smi_csv(text, source, options);

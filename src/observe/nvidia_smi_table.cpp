@@ -1,7 +1,8 @@
 // The default `nvidia-smi` table. Facts used (observe-formats.md §1.2): each GPU takes a row with
 // "index name persistence | bus-id disp | ECC" followed by a row with "... | used MiB / total MiB
 // | util% mode"; the process table lists "GPU [GI CI] PID Type name memory", names truncated from
-// the left with "...", memory "N/A" on some systems; types C, G, C+G, M+C. The layout is not
+// the left with "...", memory "N/A" on some systems (Windows WDDM, WSL); types C, G, C+G, M+C.
+// Windows tables end the name cell with the driver model (WDDM, TCC, MCDM) instead of On/Off. The layout is not
 // guaranteed stable, so cells are found by their content rather than by column positions.
 #include <vramscope/observe/nvidia_smi.hpp>
 
@@ -69,7 +70,10 @@ gpu_observation gpu_from_row(const std::vector<std::string_view>& cells) {
   g.index = static_cast<int>(detail::parse_uint(toks[0]).value_or(0));
   std::string_view name = detail::trim(head.substr(toks[0].size()));
   const auto rest = tokens_of(name);
-  if (rest.size() >= 2 && (rest.back() == "On" || rest.back() == "Off"))
+  // The name column ends with Persistence-M (On/Off) on Linux and with the driver model on
+  // Windows ("TCC/WDDM" or "Driver-Model" header: WDDM, TCC, MCDM).
+  const auto mode = rest.empty() ? std::string_view{} : rest.back();
+  if (rest.size() >= 2 && (mode == "On" || mode == "Off" || mode == "WDDM" || mode == "TCC" || mode == "MCDM"))
     name = detail::trim(name.substr(0, static_cast<std::size_t>(rest.back().data() - name.data())));
   g.name = std::string(name);
   g.bus_id = std::string(tokens_of(cells[1])[0]);
@@ -160,7 +164,9 @@ struct table_reader {
   status read_line(std::size_t& i) {
     const text_line& line = lines[i];
     if (detail::contains(line.text, "NVIDIA-SMI")) {
+      // Driver 610 renamed them "KMD Version:" and "CUDA UMD Version:".
       out.driver_version = std::string(value_after(line.text, "Driver Version:"));
+      if (out.driver_version.empty()) out.driver_version = std::string(value_after(line.text, "KMD Version:"));
       out.cuda_version = std::string(value_after(line.text, "CUDA Version:"));
       return ok();
     }

@@ -5,7 +5,10 @@
 // XLA reports "Out of memory while trying to allocate N bytes." after the BFC allocator's dump
 // (TensorFlow-era runtimes prefix "Resource exhausted: ", newer ones "RESOURCE_EXHAUSTED: "); the
 // PjRt GPU client says "Out of memory allocating N bytes." instead. Messages pasted from a
-// terminal may be wrapped anywhere, the anchor phrase included.
+// terminal may be wrapped anywhere, the anchor phrase included, and are sometimes pasted from
+// "Tried to allocate" on. Two messages carry no figures: "CUDA error: out of memory", raised
+// outside the caching allocator (context creation, cuBLAS/cuDNN workspaces), and torch <= 0.4's
+// "cuda runtime error (2) : out of memory" (THC); they are reports without sizes.
 #include <vramscope/observe/oom_report.hpp>
 
 #include <fmt/format.h>
@@ -27,6 +30,7 @@ constexpr std::string_view xla_anchor = "Out of memory while trying to allocate"
 constexpr std::string_view xla_pjrt_anchor = "Out of memory allocating ";
 constexpr std::string_view bfc_anchor = "ran out of memory trying to allocate";
 constexpr std::string_view anchors[] = {torch_anchor, xla_anchor, xla_pjrt_anchor, bfc_anchor};
+constexpr std::string_view bare_anchors[] = {"CUDA error: out of memory", "runtime error (2) : out of memory"};
 constexpr std::size_t max_wrapped_lines = 5;
 constexpr std::size_t max_dump_lines = 5000;  // a BFC dump lists every chunk; stop looking after this
 
@@ -140,6 +144,22 @@ std::string torch_message(const std::vector<text_line>& lines, std::size_t i, st
   return m;
 }
 
+// Where a message pasted from "Tried to allocate X (GPU 0; ..." or "Tried to allocate X. GPU 0
+// has a total capacity ..." starts in `line`, without the "CUDA out of memory." before it.
+std::optional<std::size_t> headless_torch(std::string_view line) {
+  const std::string_view t = detail::trim(without_rank_prefix(line));
+  if (t.substr(0, 18) != "Tried to allocate " ||
+      (!detail::contains(t, "(GPU ") && !detail::contains(t, " has a total capac")))
+    return std::nullopt;
+  return static_cast<std::size_t>(t.data() - line.data());
+}
+
+std::optional<std::size_t> bare_torch(std::string_view line) {
+  for (std::string_view anchor : bare_anchors)
+    if (const std::size_t at = line.find(anchor); at != std::string_view::npos) return at;
+  return std::nullopt;
+}
+
 oom_report read_torch(const std::vector<text_line>& lines, std::size_t i, std::size_t anchor) {
   oom_report r;
   r.kind = oom_kind::torch;
@@ -221,6 +241,17 @@ struct oom_scanner {
     out.push_back(std::move(r));
   }
 
+  // A figure-less message: one report per line, its text as raw.
+  void torch_bare(std::size_t i, std::size_t at) {
+    xla.close(out);
+    oom_report r;
+    r.kind = oom_kind::torch;
+    r.line = lines[i].number;
+    r.rank = rank_before(lines[i].text, at);
+    r.raw = std::string(detail::trim(lines[i].text.substr(at)));
+    if (seen_torch.insert({r.rank.value_or(-1), r.raw}).second) out.push_back(std::move(r));
+  }
+
   void xla_error(std::size_t i, std::size_t at) {
     const std::string_view t = lines[i].text;
     std::size_t pos = at;
@@ -247,6 +278,8 @@ struct oom_scanner {
     const std::string_view t = lines[i].text;
     if (const std::size_t at = t.find(torch_anchor); at != std::string_view::npos) {
       torch(i, at);
+    } else if (const auto tried = headless_torch(t)) {
+      torch(i, *tried);
     } else if (detail::contains(t, bfc_anchor) && !detail::contains(t, "not a failure")) {
       xla.close(out);
       xla.start_bfc(lines[i], i);
@@ -254,6 +287,8 @@ struct oom_scanner {
       xla_error(i, x);
     } else if (const std::size_t p = t.find(xla_pjrt_anchor); p != std::string_view::npos) {
       xla_error(i, p);
+    } else if (const auto bare = bare_torch(t)) {
+      torch_bare(i, *bare);
     } else if (xla.open && !xla.has_error && i - xla.started <= max_dump_lines) {
       xla.read_dump_line(t);
     }

@@ -24,11 +24,12 @@ bool is_json_list(std::string_view text) {
   return rest.empty() || rest.front() == '{' || rest.front() == ']';
 }
 
+// A memory_summary() table, or any message find_oom_reports reads (one definition of "an
+// out-of-memory message", whatever its wording or wrapping).
 bool has_log_markers(std::string_view text) {
-  return detail::contains(text, "memory summary, device ID ") ||
-         detail::contains(text, "out of memory. Tried to allocate") ||
-         detail::contains(text, "Out of memory while trying to allocate") ||
-         detail::contains(text, "ran out of memory trying to allocate");
+  if (detail::contains(text, "memory summary, device ID ")) return true;
+  warnings ignored;
+  return !find_oom_reports(text, "", ignored).empty();
 }
 
 result<observation> parse_log(std::string_view text, const std::string& source) {
@@ -58,6 +59,7 @@ std::optional<observation_format> detect_observation_format(std::string_view tex
   if (start.front() == '<') return observation_format::smi_xml;
   if (start.front() == '{' || (start.front() == '[' && is_json_list(start))) return observation_format::memory_stats;
   const std::string_view head = text.substr(0, sniff_bytes);
+  if (detect_smi_format(text) == smi_format::text) return observation_format::smi_text;
   if (detail::contains(head, "NVIDIA-SMI")) return observation_format::smi_table;
   if (has_log_markers(text)) return observation_format::log;
   if (const auto smi = detect_smi_format(text)) {
@@ -73,13 +75,14 @@ result<observation> parse_observation(std::string_view text, const std::string& 
     return error_at(source, "this is a pickle (a PyTorch memory snapshot?): analyse it with `vramscope snapshot`");
   const auto format = detect_observation_format(text);
   if (!format)
-    return error_at(source, "could not tell the format: expected nvidia-smi output (table, CSV or XML), "
+    return error_at(source, "could not tell the format: expected nvidia-smi output (table, CSV, -q text or XML), "
                             "torch.cuda.memory_stats() JSON, a memory_summary() table or a log with an "
                             "out-of-memory message");
   switch (*format) {
     case observation_format::smi_table: return parse_nvidia_smi_table(text, source);
     case observation_format::smi_csv: return parse_nvidia_smi_csv(text, source, options);
     case observation_format::smi_xml: return parse_nvidia_smi_xml(text, source);
+    case observation_format::smi_text: return parse_nvidia_smi_text(text, source);
     case observation_format::memory_stats: return parse_stats(text, source);
     case observation_format::log: break;
   }

@@ -42,6 +42,15 @@ bool is_memory_stats_key(std::string_view key) {
   return dot != std::string_view::npos && one_of(key.substr(0, dot), quadruple_stats);
 }
 
+bool is_memory_stats_group(std::string_view key) {
+  const std::size_t dot = key.find('.');
+  const std::string_view base = key.substr(0, dot);
+  if (!one_of(base, quadruple_stats)) return false;
+  if (dot == std::string_view::npos) return true;
+  const std::string_view pool = key.substr(dot + 1);
+  return !base.starts_with("oversize_") && (pool == "all" || pool == "large_pool" || pool == "small_pool");
+}
+
 bool is_meta_key(std::string_view key) { return one_of(key, meta_keys); }
 
 void fill_from_raw(torch_stats& s) {

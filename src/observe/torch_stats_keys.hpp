@@ -11,6 +11,9 @@ namespace vramscope::observe::detail {
 /// "allocated_bytes.all.peak", "num_ooms", "oversize_segments.current", ...
 bool is_memory_stats_key(std::string_view key);
 
+/// The objects of torch.cuda.memory_stats_as_nested_dict(): "allocated_bytes" and
+/// "allocated_bytes.all" hold objects whose leaves complete the key ("allocated_bytes.all.peak").
+bool is_memory_stats_group(std::string_view key);
 /// Keys that describe the entry rather than the allocator ("rank", "device", ...).
 bool is_meta_key(std::string_view key);
 

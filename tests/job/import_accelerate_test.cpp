@@ -159,5 +159,19 @@ TEST(ImportAccelerate, AliasesCannotMultiplyOptionsWithoutBound) {
             "acc.yaml: more than 2000 options or 16 levels of nesting: not an accelerate config");
 }
 
+TEST(ImportAccelerate, ReadsTheNDParallelismConfig) {
+  auto imported = import_accelerate("distributed_type: FSDP\nnum_processes: 8\nfsdp_config:\n  fsdp_version: 2\n"
+                                     "parallelism_config:\n  parallelism_config_cp_size: 1\n"
+                                     "  parallelism_config_dp_replicate_size: 2\n  parallelism_config_dp_shard_size: 2\n"
+                                     "  parallelism_config_tp_size: 2\n",
+                                     "tp_hsdp.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.parallel.kind, strategy::fsdp2);
+  EXPECT_EQ(imported->job.parallel.tp, 2);
+  EXPECT_EQ(imported->job.parallel.dp_replicate, 2);
+  EXPECT_EQ(imported->job.parallel.dp_shard, 2);
+  EXPECT_EQ(testing::find_note(imported->notes, "unknown option"), "");
+}
+
 }  // namespace
 }  // namespace vramscope::job

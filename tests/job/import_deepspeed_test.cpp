@@ -201,5 +201,18 @@ TEST(ImportDeepSpeed, InconsistentBatchSizesAreAnError) {
                                  "train_micro_batch_size_per_gpu 4 x gradient_accumulation_steps 1");
 }
 
+TEST(ImportDeepSpeed, DerivesTheMicroBatchFromTrainBatchSizeAsDeepSpeedDoes) {
+  auto imported = import_deepspeed("{\"train_batch_size\": 256, \"gradient_accumulation_steps\": 2}", "ds.json");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.training.micro_batch, 16u);  // 256 / (2 x 8 GPUs assumed)
+  EXPECT_NE(testing::find_note(imported->notes, "as DeepSpeed derives it"), "");
+  auto odd = import_deepspeed("{\"train_batch_size\": 12}", "ds.json");
+  ASSERT_TRUE(odd) << odd.error().to_string();
+  EXPECT_EQ(odd->job.training.micro_batch, job_spec{}.training.micro_batch);
+  EXPECT_EQ(testing::find_note(odd->notes, "not a multiple"),
+            "ds.json:1:2: train_batch_size 12 is not a multiple of gradient_accumulation_steps 1 x the assumed 8 "
+            "GPUs: micro batch left at its default\n{\"train_batch_size\": 12}\n ^ near here");
+}
+
 }  // namespace
 }  // namespace vramscope::job

@@ -33,9 +33,11 @@ TEST(ConfigReader, RejectsTopLevelThatIsNotAnObject) {
   EXPECT_EQ(error_of("[1, 2]"), "config.json: expected a JSON object at the top level, got array");
 }
 
-TEST(ConfigReader, RequiresModelType) {
-  EXPECT_EQ(error_of("{" + llama_sizes + "}"),
-            "config.json: missing required field \"model_type\" (a string such as \"llama\")");
+TEST(ConfigReader, RequiresModelTypeAndPointsAtTheObject) {
+  const std::string error = error_of("\n{" + llama_sizes + "}");
+  EXPECT_EQ(error.substr(0, error.find('\n')),
+            "config.json:2:1: missing required field \"model_type\" (a string such as \"llama\"): not a "
+            "Hugging Face config.json?");
 }
 
 TEST(ConfigReader, UnknownModelTypeListsTheSupportedOnes) {

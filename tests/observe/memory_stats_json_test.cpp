@@ -74,6 +74,34 @@ TEST(MemoryStatsJson, WarnsAboutKeysItDoesNotKnow) {
   EXPECT_EQ(w[0].to_string(), "stats.json: key \"step\" is not a memory_stats key; skipped");
 }
 
+// torch.cuda.memory_stats_as_nested_dict(), saved with json.dump.
+TEST(MemoryStatsJson, ReadsTheNestedDictForm) {
+  auto s = parse(R"({"active_bytes": {"all": {"current": 1, "peak": 3}},
+    "allocated_bytes": {"all": {"allocated": 9, "current": 1024, "freed": 8, "peak": 4096},
+                        "large_pool": {"current": 1000, "peak": 4000}},
+    "reserved_bytes": {"all": {"current": 2097152, "peak": 8388608}},
+    "oversize_allocations": {"current": 0, "peak": 0},
+    "num_alloc_retries": 2, "num_ooms": 1, "max_split_size": -1})");
+  ASSERT_TRUE(s) << s.error().to_string();
+  ASSERT_EQ(s->size(), 1u);
+  const auto& r = (*s)[0];
+  EXPECT_EQ(r.allocated.current, 1024u);
+  EXPECT_EQ(r.allocated.peak, 4096u);
+  EXPECT_EQ(r.reserved.peak, 8388608u);
+  EXPECT_EQ(r.num_alloc_retries, 2u);
+  EXPECT_EQ(r.raw.at("allocated_bytes.large_pool.peak"), 4000u);
+  EXPECT_EQ(r.raw.at("oversize_allocations.peak"), 0u);
+}
+
+TEST(MemoryStatsJson, NamesTheWholeKeyOfABadNestedValue) {
+  auto s = parse("{\"allocated_bytes\": {\"all\": {\n  \"peak\": \"4 GiB\"}}}");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().to_string(),
+            "stats.json:2:3: \"allocated_bytes.all.peak\" must be a whole number of bytes or a count, got a string\n"
+            "  \"peak\": \"4 GiB\"}}}\n"
+            "  ^ near here");
+}
+
 TEST(MemoryStatsJson, RejectsANonNumericValue) {
   auto s = parse("{\n  \"allocated_bytes.all.current\": 1024,\n  \"allocated_bytes.all.peak\": \"12 GiB\"\n}\n");
   ASSERT_FALSE(s);

@@ -150,7 +150,28 @@ TEST(NvidiaSmiDetect, TellsTheThreeFormatsApart) {
   ASSERT_FALSE(o);
   EXPECT_EQ(o.error().to_string(),
             "x.txt: could not tell the nvidia-smi format: expected the default table, --query-*=... "
-            "--format=csv output or -q -x XML");
+            "--format=csv output, -q text or -q -x XML");
+}
+
+TEST(NvidiaSmiTable, WindowsTablesEndTheNameWithTheDriverModel) {
+  const std::string text =
+      "| NVIDIA-SMI 610.62                 KMD Version: 610.62        CUDA UMD Version: 13.3     |\n"
+      "| GPU  Name                  Driver-Model | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n"
+      "|   0  NVIDIA GeForce RTX 2080 ...  WDDM  |   00000000:0C:00.0 Off |                  N/A |\n"
+      "| 38%   45C    P2             97W /  250W |    1296MiB /   8192MiB |      7%      Default |\n"
+      "|   1  Tesla T4            TCC  | 0000503C:00:00.0 Off |                    0 |\n"
+      "| N/A   35C    P8    11W /  70W |      8MiB / 15205MiB |      0%      Default |\n"
+      "| Processes:                                                                              |\n"
+      "|    0   N/A  N/A            2056    C+G   C:\\Windows\\System32\\dwm.exe           N/A      |\n";
+  auto o = parse_nvidia_smi_table(text, "smi.txt");
+  ASSERT_TRUE(o) << o.error().to_string();
+  EXPECT_EQ(o->driver_version, "610.62");
+  ASSERT_EQ(o->gpus.size(), 2u);
+  EXPECT_EQ(o->gpus[0].name, "NVIDIA GeForce RTX 2080 ...");
+  EXPECT_EQ(o->gpus[1].name, "Tesla T4");
+  ASSERT_EQ(o->processes.size(), 1u);
+  EXPECT_EQ(o->processes[0].name, "C:\\Windows\\System32\\dwm.exe");
+  EXPECT_FALSE(o->processes[0].used);
 }
 
 }  // namespace

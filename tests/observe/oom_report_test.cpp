@@ -181,5 +181,24 @@ TEST(OomReport, WarnsWhenTheSizeCannotBeRead) {
 
 TEST(OomReport, FindsNothingInAQuietLog) { EXPECT_TRUE(find("step 1 loss 2.0\nstep 2 loss 1.9\n").empty()); }
 
+TEST(OomReport, ReadsAMessagePastedFromTriedToAllocate) {
+  const auto r = find("Tried to allocate 20.00 MiB (GPU 0; 1.96 GiB total capacity; 1.24 GiB already "
+                         "allocated; 2.88 MiB free; 1.25 GiB reserved in total by PyTorch)\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].kind, oom_kind::torch);
+  EXPECT_EQ(r[0].requested, 20 * MiB);
+  EXPECT_EQ(r[0].gpu, 0);
+}
+
+TEST(OomReport, AMessageWithoutFiguresIsStillAReport) {
+  const auto r = find("RuntimeError: CUDA error: out of memory\n"
+                         "RuntimeError: cuda runtime error (2) : out of memory at THCStorage.cu:66\n");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].kind, oom_kind::torch);
+  EXPECT_EQ(r[0].raw, "CUDA error: out of memory");
+  EXPECT_FALSE(r[0].requested);
+  EXPECT_EQ(r[1].line, 2);
+}
+
 }  // namespace
 }  // namespace vramscope::observe

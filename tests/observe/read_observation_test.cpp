@@ -49,7 +49,7 @@ TEST(ReadObservation, RejectsTextOfNoKnownFormat) {
   auto o = parse_observation("just some words\n", "notes.txt");
   ASSERT_FALSE(o);
   EXPECT_EQ(o.error().to_string(),
-            "notes.txt: could not tell the format: expected nvidia-smi output (table, CSV or XML), "
+            "notes.txt: could not tell the format: expected nvidia-smi output (table, CSV, -q text or XML), "
             "torch.cuda.memory_stats() JSON, a memory_summary() table or a log with an out-of-memory message");
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Readers for nvidia-smi output, the format every user can paste: the default table (old
 // "MiB / MiB" layout of drivers <= 470 and the 2023+ layout with GI/CI process columns), the
-// --query-gpu / --query-compute-apps CSV (with or without header and units) and `-q -x` XML.
+// --query-gpu / --query-compute-apps CSV (with or without header and units), the `-q` plain text
+// and `-q -x` XML.
 // docs/formats/nvidia-smi.md describes what is read and what is ignored.
 //
 // All functions are pure: they read `text` and return an observation (gpus and/or processes,
@@ -18,7 +19,7 @@
 
 namespace vramscope::observe {
 
-enum class smi_format { table, csv, xml };
+enum class smi_format { table, csv, text, xml };
 
 struct smi_options {
   /// The fields of a CSV written with `noheader`, in order, as given to --query-gpu= or
@@ -27,7 +28,8 @@ struct smi_options {
   std::vector<std::string> csv_fields;
 };
 
-/// Guesses the format from content: XML declaration or <nvidia_smi_log> -> xml; a "+---" /
+/// Guesses the format from content: XML declaration or <nvidia_smi_log> -> xml; the "NVSMI LOG"
+/// banner of `-q` -> text; a "+---" /
 /// "NVIDIA-SMI" table -> table; comma-separated rows -> csv. Empty when none fits.
 std::optional<smi_format> detect_smi_format(std::string_view text);
 
@@ -45,6 +47,13 @@ result<observation> parse_nvidia_smi_table(std::string_view text, const std::str
 /// "[...]" value is empty. Fails on a row with too few columns or a value that does not parse.
 result<observation> parse_nvidia_smi_csv(std::string_view text, const std::string& source,
                                          const smi_options& options = {});
+
+/// `nvidia-smi -q` plain text, any driver from 369 on, Linux or Windows: per "GPU <bus id>"
+/// block the FB Memory Usage figures, name, UUID, utilisation and the Processes list (a
+/// process's "Used GPU Memory" is empty where WDDM says "Not available"). Devices are indexed
+/// by their order, as in the XML. Fails without the "NVSMI LOG" banner, or on a memory figure,
+/// percentage or process id that does not parse (file, line and column).
+result<observation> parse_nvidia_smi_text(std::string_view text, const std::string& source);
 
 /// `nvidia-smi -q -x`. Any DTD version; unknown elements are ignored. Fails when the XML is
 /// malformed (with the parser's line and column) or its root is not <nvidia_smi_log>.

@@ -16,6 +16,7 @@ namespace vramscope::observe {
 enum class observation_format {
   smi_table,      // default nvidia-smi output
   smi_csv,        // nvidia-smi --query-*=... --format=csv
+  smi_text,       // nvidia-smi -q
   smi_xml,        // nvidia-smi -q -x
   memory_stats,   // torch.cuda.memory_stats() as JSON
   log,            // text with memory_summary() tables and/or out-of-memory messages

@@ -21,6 +21,7 @@ namespace vramscope::observe {
 ///   {"rank": 3, "device": 3, "stats": {...}}                      one rank, nested
 ///   [{...}, {...}]                                                one entry per rank
 ///   {"0": {...}, "1": {...}}                                      keyed by rank
+///   {"allocated_bytes": {"all": {"peak": 123, ...}, ...}, ...}    memory_stats_as_nested_dict()
 /// The rank comes from a "rank" field, else the object key, else the file name (see
 /// rank_from_file_name), else the position in a list. Fails when a memory_stats key holds
 /// something other than a whole number, when no memory_stats key is present, on JSON nested

@@ -14,6 +14,7 @@ std::vector<finding> gpu0_crowding(const doctor_input& in);           // GPU001
 std::vector<finding> device_above_reserved(const doctor_input& in);   // DEV001
 std::vector<finding> fragmentation(const doctor_input& in);           // FRAG001
 std::vector<finding> out_of_memory_message(const doctor_input& in);   // OOM001
+std::vector<finding> oom_against_nvidia_smi(const doctor_input& in);  // OOM002
 std::vector<finding> prediction_disagrees(const doctor_input& in);    // PRED001
 
 }  // namespace vramscope::doctor::rules

@@ -1,0 +1,201 @@
+// Every file under tests/data/realworld/ (real files written by other people; SOURCES.md says
+// where each came from) is read by the reader its kind names in expected.json, and must yield
+// the facts listed there, or be refused (exit status 2 from the CLI) with exactly the message
+// listed there. A file present but not in the manifest, or listed but absent, fails.
+//
+// To add a file: copy it unchanged, add a SOURCES.md row, then run this binary with
+// VRAMSCOPE_REALWORLD_DUMP=1 to print every fact the readers produce; check the ones you list
+// against the file by hand.
+#include "corpus_facts.hpp"
+
+#include <vramscope/core/io.hpp>
+#include <vramscope/job/importers.hpp>
+#include <vramscope/model/config_reader.hpp>
+#include <vramscope/observe/read_observation.hpp>
+
+#include "support/cli.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace vramscope::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const std::string& root() {
+  static const std::string dir = std::string(VRAMSCOPE_SOURCE_DIR) + "/tests/data/realworld";
+  return dir;
+}
+
+bool is_bookkeeping(const std::string& rel) { return rel == "SOURCES.md" || rel == "expected.json"; }
+
+std::vector<std::string> corpus_files() {
+  std::vector<std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(root())) {
+    if (!entry.is_regular_file()) continue;
+    const std::string rel = fs::relative(entry.path(), root()).generic_string();
+    if (!is_bookkeeping(rel)) files.push_back(rel);
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+const json& manifest() {
+  static const json m = [] {
+    auto text = read_file(root() + "/expected.json");
+    if (!text) return json::object();
+    return json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  }();
+  return m;
+}
+
+enum class reader { observation, job_config, model_config };
+
+reader reader_of(const std::string& kind) {
+  if (kind == "accelerate" || kind == "deepspeed" || kind == "torchtitan") return reader::job_config;
+  if (kind == "hf_config") return reader::model_config;
+  return reader::observation;
+}
+
+std::string format_name(observe::observation_format f) {
+  switch (f) {
+    case observe::observation_format::smi_table: return "smi_table";
+    case observe::observation_format::smi_csv: return "smi_csv";
+    case observe::observation_format::smi_xml: return "smi_xml";
+    case observe::observation_format::smi_text: return "smi_q";
+    case observe::observation_format::memory_stats: return "memory_stats";
+    case observe::observation_format::log: return "log";
+  }
+  return "?";
+}
+
+job::trainer_args trainer_of(const json& entry) {
+  job::trainer_args t;
+  if (!entry.contains("trainer")) return t;
+  const auto& a = entry["trainer"];
+  t.bf16 = a.value("bf16", t.bf16);
+  t.fp16 = a.value("fp16", t.fp16);
+  t.per_device_train_batch_size = a.value("per_device_train_batch_size", t.per_device_train_batch_size);
+  return t;
+}
+
+/// What the reader made of the file: facts, or the first line of its diagnostic with the corpus
+/// folder taken off the path so that the manifest does not depend on the checkout.
+struct outcome {
+  json facts;
+  std::string refusal;
+};
+
+std::string first_line_relative(const diagnostic& d) {
+  std::string text = d.to_string();
+  text = text.substr(0, text.find('\n'));
+  const std::string prefix = root() + "/";
+  if (text.rfind(prefix, 0) == 0) text.erase(0, prefix.size());
+  return text;
+}
+
+template <typename T, typename Facts>
+outcome outcome_of(const result<T>& r, Facts facts) {
+  if (!r) return {json(), first_line_relative(r.error())};
+  return {facts(*r), ""};
+}
+
+outcome read_as(const std::string& rel, const json& entry) {
+  const std::string path = root() + "/" + rel;
+  switch (reader_of(entry.value("kind", ""))) {
+    case reader::observation: {
+      auto out = outcome_of(observe::read_observation(path), observation_facts);
+      auto text = read_file(path);
+      const auto f = text ? observe::detect_observation_format(*text) : std::nullopt;
+      if (out.refusal.empty()) out.facts["format"] = f ? format_name(*f) : "none";
+      return out;
+    }
+    case reader::job_config:
+      return outcome_of(job::import_config(path, trainer_of(entry)), job_facts);
+    case reader::model_config:
+      return outcome_of(model::read_config_json(path), model_facts);
+  }
+  return {};
+}
+
+std::vector<std::string> cli_args_for(const std::string& kind, const std::string& path) {
+  switch (reader_of(kind)) {
+    case reader::job_config: return {"plan", "--from", path};
+    case reader::model_config: return {"inspect", path};
+    case reader::observation: break;
+  }
+  if (kind == "oom" || kind == "memory_summary") return {"explain", "--oom", path};
+  if (kind == "memory_stats") return {"explain", "--stats", path};
+  return {"explain", "--smi", path};
+}
+
+class RealworldCorpus : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RealworldCorpus, YieldsWhatTheManifestSays) {
+  const std::string& rel = GetParam();
+  ASSERT_TRUE(manifest().contains(rel)) << rel << " is in tests/data/realworld/ but not in expected.json";
+  const json& entry = manifest()[rel];
+  const outcome got = read_as(rel, entry);
+  if (std::getenv("VRAMSCOPE_REALWORLD_DUMP") != nullptr) {
+    std::cout << rel << "\n" << (got.refusal.empty() ? got.facts.dump(1) : got.refusal) << "\n";
+  }
+  if (entry.contains("refused")) {
+    EXPECT_EQ(got.refusal, entry["refused"].get<std::string>());
+    const std::string path = root() + "/" + rel;
+    const auto cli = invoke(cli_args_for(entry["kind"].get<std::string>(), path));
+    EXPECT_EQ(cli.code, 2) << cli.out << cli.err;
+    const std::string where = got.refusal.substr(0, got.refusal.find(": "));
+    EXPECT_NE(cli.err.find(root() + "/" + where), std::string::npos) << cli.err;
+    return;
+  }
+  ASSERT_EQ(got.refusal, "") << rel << " was refused";
+  ASSERT_TRUE(entry.contains("yields")) << rel << ": the manifest lists no facts";
+  for (const auto& [key, want] : entry["yields"].items()) {
+    ASSERT_TRUE(got.facts.contains(key)) << rel << ": no fact " << key;
+    EXPECT_EQ(got.facts[key], want) << rel << ": " << key;
+  }
+}
+
+std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name;
+  for (char c : info.param) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, RealworldCorpus, ::testing::ValuesIn(corpus_files()), test_name);
+
+// Real files of two machines, so the rule must notice that they do not describe one GPU: the
+// message's 6 GiB GPU 0 is not the table's 8 GiB GPU 0.
+TEST(RealworldExplain, ChecksAnOutOfMemoryMessageAgainstNvidiaSmi) {
+  const auto cli = invoke({"explain", "--json", "--smi", root() + "/smi_table/gpuexporter_win_rtx2080s_591.txt", "--oom",
+                           root() + "/oom/mgfn_35_torch21_no_process_line.txt"});
+  EXPECT_LE(cli.code, 1) << cli.err;
+  EXPECT_NE(cli.out.find("\"OOM002\""), std::string::npos) << cli.out;
+  EXPECT_NE(cli.out.find("has 8.00 GiB in total"), std::string::npos) << cli.out;
+}
+
+TEST(RealworldManifest, ParsesAndListsOnlyFilesThatExist) {
+  ASSERT_TRUE(manifest().is_object() && !manifest().empty()) << "tests/data/realworld/expected.json";
+  const auto files = corpus_files();
+  for (const auto& [rel, entry] : manifest().items()) {
+    EXPECT_TRUE(std::binary_search(files.begin(), files.end(), rel)) << rel << " is listed but absent";
+    EXPECT_TRUE(entry.contains("kind")) << rel;
+    EXPECT_NE(entry.contains("yields"), entry.contains("refused")) << rel;
+  }
+}
+
+TEST(RealworldManifest, HoldsAtLeastEightyFiles) { EXPECT_GE(corpus_files().size(), 80u); }
+
+}  // namespace
+}  // namespace vramscope::testing
