@@ -67,6 +67,16 @@ def test_compare_varies_a_key():
     assert rows == json.loads(out)
 
 
+def test_fit_calls_the_fit_command():
+    has_fit = "\n  fit " in vramscope.run("help")[1]
+    if not has_fit:  # this build has no fit command: the error says so
+        with pytest.raises(vramscope.VramscopeError, match="unknown command 'fit'"):
+            vramscope.fit(EXAMPLE)
+        return
+    code, out, _ = vramscope.run("fit", str(EXAMPLE), "--json")
+    assert vramscope.fit(EXAMPLE) == json.loads(out)
+
+
 def test_inspect_and_models():
     names = [m["name"] for m in vramscope.models()]
     assert "llama-3.1-8b" in names
