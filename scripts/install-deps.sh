@@ -6,6 +6,7 @@ packages=(
   build-essential cmake ninja-build g++ clang libclang-rt-14-dev
   libfmt-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev libpugixml-dev libtomlplusplus-dev libcpp-httplib-dev python3
+  prometheus chromium
   # install: the man page check (groff, man -l), the .deb (dpkg-dev for dpkg-shlibdeps), the
   # zsh completion check (zsh -n)
   groff-base man-db dpkg-dev zsh

@@ -1,60 +1,19 @@
-// vramscope compare JOB.yaml --vary key=v1,v2 [--vary ...] [--json] [--set key=value ...]
+// vramscope compare JOB.yaml --vary key=v1,v2|1..8|pow2:1..64 [--vary ...] [--json] [--set key=value ...]
 // One row per combination: the busiest rank's peak reserved and device memory, the delta to the
-// first row, and whether it fits.
-#include <vramscope/predict/prediction.hpp>
-#include <vramscope/report/plan_report.hpp>
-
+// first row, and whether it fits. A row that does not fit shows what it needs (planned with
+// unlimited memory) and its shortfall, not the state at the out-of-memory error.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <sstream>
-
 #include "cli/args.hpp"
+#include "cli/axes.hpp"
 #include "cli/commands.hpp"
 #include "cli/planning.hpp"
+#include "cli/what_if.hpp"
 
 namespace vramscope::cli {
 
 namespace {
-
-struct axis {
-  std::string key;
-  std::vector<std::string> values;
-};
-
-result<axis> parse_vary(const std::string& text) {
-  const auto eq = text.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-    return error_at("--vary", "expected key=value1,value2,... got \"" + text + "\"");
-  axis a{text.substr(0, eq), {}};
-  std::istringstream in(text.substr(eq + 1));
-  for (std::string v; std::getline(in, v, ',');)
-    if (!v.empty()) a.values.push_back(v);
-  return a;
-}
-
-// Every combination of the axes' values, first axis slowest.
-std::vector<std::vector<std::string>> combinations(const std::vector<axis>& axes) {
-  std::vector<std::vector<std::string>> rows{{}};
-  for (const auto& a : axes) {
-    std::vector<std::vector<std::string>> next;
-    for (const auto& row : rows)
-      for (const auto& v : a.values) {
-        auto r = row;
-        r.push_back(a.key + "=" + v);
-        next.push_back(std::move(r));
-      }
-    rows = std::move(next);
-  }
-  return rows;
-}
-
-struct row {
-  std::vector<std::string> settings;
-  bytes reserved = 0, device = 0;
-  bool fits = false;
-  std::string verdict;
-};
 
 std::string join(const std::vector<std::string>& parts) {
   std::string out;
@@ -64,16 +23,44 @@ std::string join(const std::vector<std::string>& parts) {
 
 std::int64_t delta(bytes a, bytes b) { return static_cast<std::int64_t>(a) - static_cast<std::int64_t>(b); }
 
-void print_table(std::ostream& out, const std::vector<row>& rows) {
+// What a row shows: as planned when it fits, what it needs when it does not.
+bytes shown_device(const row_outcome& r) { return r.fits ? r.device : *r.need; }
+
+std::string fits_text(const row_outcome& r) {
+  return r.fits ? "yes" : "no, short by " + format_bytes(*r.need - r.capacity);
+}
+
+void print_table(std::ostream& out, const std::vector<row_outcome>& rows) {
   std::size_t width = 10;
   for (const auto& r : rows) width = std::max(width, join(r.settings).size());
-  out << fmt::format("{:<{}}  {:>11} {:>11} {:>12}  {}\n", "settings", width, "reserved", "device",
-                     "delta", "fits");
+  out << fmt::format("{:<{}}  {:>11} {:>11} {:>12}  {}\n", "settings", width, "reserved",
+                     "device", "delta", "fits");
+  const bytes first = shown_device(rows.front());
   for (const auto& r : rows)
     out << fmt::format("{:<{}}  {:>11} {:>11} {:>12}  {}\n", join(r.settings), width,
-                       format_bytes(r.reserved), format_bytes(r.device),
-                       &r == &rows.front() ? "-" : format_delta(delta(r.device, rows.front().device)),
-                       r.fits ? "yes" : "no");
+                       r.fits ? format_bytes(r.reserved) : "-", format_bytes(shown_device(r)),
+                       &r == &rows.front() ? "-" : format_delta(delta(shown_device(r), first)),
+                       fits_text(r));
+  if (std::any_of(rows.begin(), rows.end(), [](const auto& r) { return !r.fits; }))
+    out << "rows that do not fit show the device memory they need (planned with unlimited "
+           "memory)\n";
+}
+
+nlohmann::json rows_json(const std::vector<row_outcome>& rows) {
+  nlohmann::json j = nlohmann::json::array();
+  const bytes first = shown_device(rows.front());
+  for (const auto& r : rows) {
+    nlohmann::json row{{"settings", r.settings}, {"reserved", r.reserved},
+                       {"device", shown_device(r)}, {"need", *r.need},
+                       {"delta_device", delta(shown_device(r), first)}, {"fits", r.fits},
+                       {"verdict", r.verdict}};
+    if (!r.fits) {
+      row["shortfall"] = *r.need - r.capacity;
+      row["device_at_oom"] = r.device;
+    }
+    j.push_back(std::move(row));
+  }
+  return j;
 }
 
 }  // namespace
@@ -85,40 +72,25 @@ int cmd_compare(const std::vector<std::string>& args, std::ostream& out, std::os
   bool json = false;
   app.add_option("job", job_path, "job spec (YAML)");
   app.add_option("--from", from, "import an accelerate YAML, DeepSpeed JSON or torchtitan TOML config");
-  app.add_option("--vary", varies, "key=v1,v2,... (repeatable)")->required();
+  app.add_option("--vary", varies, "key=v1,v2,... with ranges 1..8 and pow2:1..64 (repeatable)")
+      ->required();
   app.add_option("--set", overrides, "override a job field for every row");
   app.add_flag("--json", json, "print the rows as JSON");
   int code = 0;
   if (!parse_args(app, args, out, err, code)) return code;
 
-  std::vector<axis> axes;
-  for (const auto& v : varies) {
-    auto a = parse_vary(v);
-    if (!a) return report_bad_input(err, "compare", a.error());
-    axes.push_back(std::move(*a));
+  auto axes = parse_axes(varies, "--vary");
+  if (!axes) return report_bad_input(err, "compare", axes.error());
+  auto engine = what_if::open(job_path, overrides, from);
+  if (!engine) return report_bad_input(err, "compare", engine.error());
+  print_notes(err, engine->notes());
+  std::vector<row_outcome> rows;
+  for (auto& r : engine->evaluate_all(combinations(*axes), "--vary", true)) {
+    if (!r) return report_bad_input(err, "compare", r.error());
+    rows.push_back(std::move(*r));
   }
-  std::vector<row> rows;
-  for (const auto& settings : combinations(axes)) {
-    auto all = overrides;
-    all.insert(all.end(), settings.begin(), settings.end());
-    auto loaded = load_job_and_model(job_path, all, from);
-    if (!loaded) return report_bad_input(err, "compare", loaded.error());
-    auto p = predict::plan(loaded->model, loaded->job);
-    if (!p) return report_bad_input(err, "compare", p.error());
-    const auto& busiest = predict::busiest_rank(*p);
-    rows.push_back({settings, busiest.peak.reserved, busiest.peak.device, p->fits,
-                    report::verdict_line(*p)});
-  }
-  if (json) {
-    nlohmann::json j = nlohmann::json::array();
-    for (const auto& r : rows)
-      j.push_back({{"settings", r.settings}, {"reserved", r.reserved}, {"device", r.device},
-                   {"delta_device", delta(r.device, rows.front().device)}, {"fits", r.fits},
-                   {"verdict", r.verdict}});
-    out << j.dump(2) << "\n";
-  } else {
-    print_table(out, rows);
-  }
+  if (json) out << rows_json(rows).dump(2) << "\n";
+  else print_table(out, rows);
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <vramscope/observe/read_observation.hpp>
 #include <vramscope/observe/torch_snapshot.hpp>
 #include <vramscope/report/findings_report.hpp>
+#include <vramscope/report/trace_report.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -66,7 +67,7 @@ status add_recorded(const std::string& dir, explain_args& a) {
   return ok();
 }
 
-result<observe::observation> read_all(const explain_args& a) {
+result<observe::observation> read_all(const explain_args& a, std::string& trace_text) {
   observe::observation obs;
   for (const auto* list : {&a.smi, &a.stats, &a.oom})
     for (const auto& path : *list) {
@@ -82,6 +83,7 @@ result<observe::observation> read_all(const explain_args& a) {
   if (!a.trace.empty()) {  // per-process trace files merged by GPU: peaks as nvidia-smi would show
     auto t = monitor::read_trace_folder(a.trace);
     if (!t) return t.error();
+    trace_text = report::render_trace_text(*t, a.trace);
     observe::append(obs, monitor::to_observation(*t));
   }
   return obs;
@@ -112,7 +114,8 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
   if (!a.recorded.empty())
     if (auto added = add_recorded(a.recorded, a); !added)
       return report_bad_input(err, "explain", added.error());
-  auto obs = read_all(a);
+  std::string trace_text;
+  auto obs = read_all(a, trace_text);
   if (!obs) return report_bad_input(err, "explain", obs.error());
   print_notes(err, obs->warnings);
   std::optional<loaded_job> loaded;
@@ -135,6 +138,7 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
     return static_cast<int>(exit_status::bad_input);
   }
   const auto findings = doctor::diagnose(in);
+  if (!a.json) out << trace_text;
   out << (a.json ? report::findings_json(findings).dump(2) + "\n" : report::render_findings_text(findings));
   for (const auto& f : findings)
     if (f.level == doctor::severity::error) return static_cast<int>(exit_status::findings);

@@ -1,4 +1,4 @@
-// vramscope plan JOB.yaml [--json] [--timeline FILE.csv] [--rank N] [--set key=value ...]
+// vramscope plan JOB.yaml [--json] [--timeline FILE.csv] [--html FILE.html] [--rank N] [--set key=value ...]
 #include <vramscope/core/io.hpp>
 #include <vramscope/report/plan_report.hpp>
 
@@ -13,7 +13,7 @@ namespace {
 struct plan_args {
   std::string job_path;
   bool json = false;
-  std::string timeline, from;
+  std::string timeline, html, from;
   int rank = -1;
   std::vector<std::string> overrides;
 };
@@ -31,6 +31,7 @@ int cmd_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   app.add_option("--from", a.from, "import an accelerate YAML, DeepSpeed JSON or torchtitan TOML config");
   app.add_flag("--json", a.json, "print the prediction as JSON");
   app.add_option("--timeline", a.timeline, "write the allocated/reserved curve per rank as CSV");
+  app.add_option("--html", a.html, "write a self-contained HTML report (curves, breakdown, GPUs)");
   app.add_option("--rank", a.rank, "show only this rank");
   app.add_option("--set", a.overrides, "override a job field, e.g. --set parallel.tp=4");
   int code = 0;
@@ -40,7 +41,7 @@ int cmd_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (!loaded) return report_bad_input(err, "plan", loaded.error());
   print_notes(err, loaded->notes);
   predict::predict_options options;
-  options.timeline = !a.timeline.empty();
+  options.timeline = !a.timeline.empty() || !a.html.empty();
   auto p = predict::plan(loaded->model, loaded->job, options);
   if (!p) return report_bad_input(err, "plan", p.error());
   if (a.rank >= 0) {
@@ -51,6 +52,9 @@ int cmd_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   }
   if (!a.timeline.empty())
     if (auto written = write_file_atomic(a.timeline, report::timeline_csv(*p)); !written)
+      return report_bad_input(err, "plan", written.error());
+  if (!a.html.empty())
+    if (auto written = write_file_atomic(a.html, report::plan_html(*p)); !written)
       return report_bad_input(err, "plan", written.error());
   out << (a.json ? report::plan_json(*p).dump(2) + "\n" : report::render_plan_text(*p));
   return static_cast<int>(p->fits ? exit_status::ok : exit_status::findings);

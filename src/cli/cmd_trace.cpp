@@ -10,6 +10,7 @@
 #include <vramscope/monitor/sampler.hpp>
 #include <vramscope/monitor/trace_launcher.hpp>
 #include <vramscope/monitor/trace_reader.hpp>
+#include <vramscope/report/trace_report.hpp>
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
@@ -37,50 +38,6 @@ std::pair<std::vector<std::string>, std::vector<std::string>> split_command(
   }
   const auto at = args.begin() + static_cast<std::ptrdiff_t>(std::min(i, args.size()));
   return {{args.begin(), at}, {at, args.end()}};
-}
-
-std::string process_text(const monitor::trace_process_peak& p) {
-  std::string who =
-      p.rank ? fmt::format("pid {} (rank {})", p.pid, *p.rank) : fmt::format("pid {}", p.pid);
-  return fmt::format("{} {}{}", who, format_bytes(p.peak), p.sampled ? " sampled" : "");
-}
-
-void print_summary(const monitor::trace_summary& s, const std::string& dir, std::ostream& err) {
-  err << fmt::format("vramscope trace: {} file{} in {}: {} events", s.files,
-                     s.files == 1 ? "" : "s", dir, s.events);
-  if (s.samples) err << fmt::format(", {} NVML samples", s.samples);
-  if (s.dropped) err << fmt::format(", {} records dropped by CUPTI", s.dropped);
-  err << "\n";
-  for (const auto& g : s.gpus) {
-    err << fmt::format("  GPU {}{}: peak {}\n", g.gpu, g.name.empty() ? "" : " (" + g.name + ")",
-                       format_bytes(g.peak));
-    for (const auto& p : g.processes) err << "    " << process_text(p) << "\n";
-  }
-  for (std::size_t i = 0; i < s.untraced_pids.size(); ++i)
-    err << fmt::format("  pid {} was not traced: {}\n", s.untraced_pids[i], s.untraced_messages[i]);
-  for (const auto& w : s.warnings) err << "  warning: " << w.to_string() << "\n";
-}
-
-nlohmann::json summary_json(const monitor::trace_summary& s, int exit_code) {
-  nlohmann::json j = {{"exit_code", exit_code},
-                      {"events", s.events},
-                      {"samples", s.samples},
-                      {"dropped", s.dropped},
-                      {"gpus", nlohmann::json::array()}};
-  for (const auto& g : s.gpus) {
-    nlohmann::json gj = {
-        {"gpu", g.gpu}, {"name", g.name}, {"peak", g.peak}, {"processes", nlohmann::json::array()}};
-    if (g.index) gj["index"] = *g.index;
-    if (g.total) gj["total"] = *g.total;
-    for (const auto& p : g.processes) {
-      nlohmann::json pj = {
-          {"pid", p.pid}, {"peak", p.peak}, {"final", p.final_live}, {"sampled", p.sampled}};
-      if (p.rank) pj["rank"] = *p.rank;
-      gj["processes"].push_back(pj);
-    }
-    j["gpus"].push_back(gj);
-  }
-  return j;
 }
 
 int fail(std::ostream& err, const std::string& message, exit_status code) {
@@ -129,8 +86,12 @@ int cmd_trace(const std::vector<std::string>& args, std::ostream& out, std::ostr
     err << "vramscope trace: no trace file: the command never initialised CUDA, or the driver did "
            "not load "
         << options.library << "\n";
-  print_summary(*summary, options.out_dir, err);
-  if (as_json) out << summary_json(*summary, run->exit_code).dump(2) << "\n";
+  err << report::render_trace_text(*summary, options.out_dir);
+  if (as_json) {
+    auto j = report::trace_json(*summary);
+    j["exit_code"] = run->exit_code;
+    out << j.dump(2) << "\n";
+  }
   return run->exit_code;
 }
 

@@ -10,6 +10,8 @@
 #include <vramscope/monitor/gpu_source.hpp>
 #include <vramscope/monitor/prometheus.hpp>
 #include <vramscope/monitor/replay_source.hpp>
+#include <vramscope/monitor/stats_folder.hpp>
+#include <vramscope/monitor/trace_record.hpp>
 #include <vramscope/monitor/watch_loop.hpp>
 
 #include "cli/args.hpp"
@@ -26,6 +28,8 @@ struct watch_args {
   std::string prometheus;
   std::string replay;
   std::string source = "auto";
+  std::string hostname;
+  std::string stats;
   std::uint64_t count = 0;
   bool once = false;
   bool json = false;
@@ -44,7 +48,12 @@ void add_options(CLI::App& app, watch_args& a) {
   app.add_option("--replay", a.replay, "play back a file written by --log instead of reading GPUs");
   app.add_option("--source", a.source, "where to read GPUs: auto, nvml or smi");
   app.add_option("--count", a.count, "stop after this many refreshes (default: until Ctrl-C)");
+  app.add_option("--hostname", a.hostname,
+                 "the Hostname label of the metrics (default: this machine's host name)");
+  app.add_option("--stats", a.stats,
+                 "a folder of per-rank torch.cuda.memory_stats() JSON files to export as metrics");
 }
+
 
 int fail(std::ostream& err, const diagnostic& d, exit_status code) {
   err << "vramscope watch: " << d.to_string() << "\n";
@@ -76,6 +85,13 @@ status read_settings(const watch_args& a, monitor::watch_settings& settings, std
   settings.once = a.once;
   settings.json = a.json;
   settings.count = a.count;
+  settings.hostname = a.hostname.empty() ? monitor::host_name() : a.hostname;
+  settings.stats_dir = a.stats;
+  if (!a.stats.empty()) {
+    if (a.prometheus.empty())
+      return error_at("--stats", "the rank figures are exported as metrics: add --prometheus HOST:PORT");
+    if (auto folder = monitor::read_stats_folder(a.stats); !folder) return folder.error();
+  }
   settings.clear_screen = !a.json && !a.once && &out == &std::cout && ::isatty(STDOUT_FILENO);
   return ok();
 }

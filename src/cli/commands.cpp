@@ -20,6 +20,8 @@ const std::array command_table{
             "predict per-rank and per-GPU memory of a training job", &cmd_plan},
     command{"compare", "compare (JOB.yaml | --from CONFIG) --vary key=v1,v2 [--vary ...] [--json]",
             "what-if table over job fields, with deltas", &cmd_compare},
+    command{"fit", "fit (JOB.yaml | --from CONFIG) [--maximize KEY] [--try KEY=a,b|1..64|pow2:1..128 ...] [--json]",
+            "the largest micro-batch (or KEY) that fits, or which combinations fit", &cmd_fit},
     command{"explain",
             "explain [JOB.yaml] [--smi FILE] [--stats FILE ...] [--oom FILE] [--snapshot FILE] [--recorded DIR] [--json] [--rules]",
             "why a GPU shows what it shows: evidence, cause, fix and its saving", &cmd_explain},

@@ -49,6 +49,7 @@ inline constexpr exit_code_doc exit_codes[] = {
 int cmd_inspect(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_plan(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_compare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmd_fit(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_snapshot(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_watch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

@@ -1,6 +1,7 @@
 #include "cli/planning.hpp"
 
 #include <vramscope/cli/run.hpp>
+#include <vramscope/core/io.hpp>
 #include <vramscope/job/importers.hpp>
 #include <vramscope/job/job_reader.hpp>
 #include <vramscope/job/model_checks.hpp>
@@ -10,8 +11,6 @@
 #include <filesystem>
 
 namespace vramscope::cli {
-
-namespace {
 
 // `trainer.*` items of --set are the HF Trainer's arguments that fill DeepSpeed "auto" values;
 // the values filled from the model's hidden size wait in `autos` until the model is loaded.
@@ -30,7 +29,45 @@ result<job::job_spec> import_job(const std::string& from, const std::vector<std:
   return j;
 }
 
-}  // namespace
+result<job::job_spec> read_job_unresolved(const std::string& path,
+                                          const std::vector<std::string>& overrides) {
+  auto text = read_file(path);
+  if (!text) return text.error();
+  auto job = job::read_job_yaml(*text, path);
+  if (!job) return job;
+  for (const auto& o : overrides)
+    if (auto set = job::set_field(*job, o); !set) return set.error();
+  return job;
+}
+
+result<model::model_spec> load_model_of(const job::job_spec& job, const std::string& path) {
+  std::string model_ref = job.model;
+  // A model given as a path is relative to the job file, like an include.
+  const auto beside = std::filesystem::path(path).parent_path() / model_ref;
+  if (model_ref.find('/') != std::string::npos && !std::filesystem::path(model_ref).is_absolute() &&
+      std::filesystem::exists(beside))
+    model_ref = beside.string();
+  auto model = model::load_model(model_ref);
+  if (!model && model_ref.find('/') == std::string::npos) {
+    // A name that is no preset: point at the option that chose it (a job's `model:` line, or
+    // the torchtitan name/flavour it was derived from) and say how to give the model instead.
+    const auto set = job.provenance.set_at.find("model");
+    if (set != job.provenance.set_at.end() && !set->second.source.empty()) {
+      diagnostic d = set->second;
+      d.message = "model \"" + job.model + "\": " + model.error().message +
+                  "; for a model that is not a preset give its config.json with --set "
+                  "model=PATH/config.json";
+      return d;
+    }
+  }
+  if (!model) {
+    auto d = model.error();
+    if (d.source.empty()) d.source = path;
+    d.message = "model \"" + job.model + "\": " + d.message;
+    return d;
+  }
+  return model;
+}
 
 result<loaded_job> load_job_and_model(const std::string& path,
                                       const std::vector<std::string>& overrides,
@@ -43,31 +80,8 @@ result<loaded_job> load_job_and_model(const std::string& path,
                           : import_job(from, overrides, out.notes, autos);
   if (!job) return job.error();
   out.job = std::move(*job);
-  std::string model_ref = out.job.model;
-  // A model given as a path is relative to the job file, like an include.
-  const auto beside = std::filesystem::path(path).parent_path() / model_ref;
-  if (model_ref.find('/') != std::string::npos && !std::filesystem::path(model_ref).is_absolute() &&
-      std::filesystem::exists(beside))
-    model_ref = beside.string();
-  auto model = model::load_model(model_ref);
-  if (!model && model_ref.find('/') == std::string::npos) {
-    // A name that is no preset: point at the option that chose it (a job's `model:` line, or
-    // the torchtitan name/flavour it was derived from) and say how to give the model instead.
-    const auto set = out.job.provenance.set_at.find("model");
-    if (set != out.job.provenance.set_at.end() && !set->second.source.empty()) {
-      diagnostic d = set->second;
-      d.message = "model \"" + out.job.model + "\": " + model.error().message +
-                  "; for a model that is not a preset give its config.json with --set "
-                  "model=PATH/config.json";
-      return d;
-    }
-  }
-  if (!model) {
-    auto d = model.error();
-    if (d.source.empty()) d.source = path;
-    d.message = "model \"" + out.job.model + "\": " + d.message;
-    return d;
-  }
+  auto model = load_model_of(out.job, path);
+  if (!model) return model.error();
   out.model = std::move(*model);
   job::fill_hidden_size_autos(out.job, autos, out.model.text.hidden, overrides, &out.notes);
   if (auto checked = job::check_against_model(out.job, out.model); !checked) return checked.error();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <vramscope/core/result.hpp>
+#include <vramscope/job/importers.hpp>
 #include <vramscope/job/job_spec.hpp>
 #include <vramscope/model/model_spec.hpp>
 #include <vramscope/predict/prediction.hpp>
@@ -25,6 +26,16 @@ struct loaded_job {
 result<loaded_job> load_job_and_model(const std::string& path,
                                       const std::vector<std::string>& overrides,
                                       const std::string& from = "");
+
+/// The pieces of load_job_and_model, for the what-if engine, which loads once and varies per row:
+/// the job file read with `overrides` set but not resolved (load_job before resolve_job) ...
+result<job::job_spec> read_job_unresolved(const std::string& path,
+                                          const std::vector<std::string>& overrides);
+/// ... the framework config at `from` imported with `overrides` applied, resolved ...
+result<job::job_spec> import_job(const std::string& from, const std::vector<std::string>& overrides,
+                                 warnings& notes, std::vector<job::hidden_size_auto>& autos);
+/// ... and the job's model (a path in `job.model` is taken relative to the job file `path`).
+result<model::model_spec> load_model_of(const job::job_spec& job, const std::string& path);
 
 /// Prints a diagnostic as "vramscope CMD: <diagnostic>" and returns exit code 2.
 int report_bad_input(std::ostream& err, const std::string& command, const diagnostic& d);

@@ -26,7 +26,7 @@ std::string replan_basis(const std::vector<std::string>& overrides) {
 
 std::optional<bytes> observed_used(const observe::observation& o, int gpu) {
   for (const auto& g : o.gpus)
-    if (g.index && *g.index == gpu) return g.used;
+    if (g.index && *g.index == gpu && g.host.empty()) return g.used;
   return std::nullopt;
 }
 

@@ -16,6 +16,16 @@ namespace {
 
 constexpr const char* content_type = "text/plain; version=0.0.4; charset=utf-8";
 
+// GET /: what a person opening the address in a browser (or a load balancer's health check)
+// gets, instead of a 404.
+constexpr const char* index_page = R"(<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>vramscope watch</title></head>
+<body><h1>vramscope watch</h1>
+<p>GPU memory per GPU, process and rank, in the Prometheus text format: <a href="/metrics">/metrics</a>.</p>
+<p>Alert rules and a Grafana dashboard for these metrics ship in the <code>deploy/</code> folder of vramscope.</p>
+</body></html>
+)";
+
 }  // namespace
 
 struct metrics_server::impl {
@@ -37,6 +47,9 @@ result<std::unique_ptr<metrics_server>> metrics_server::start(const std::string&
   const auto& [host, port] = *where;
   auto p = std::make_unique<impl>();
   impl* self = p.get();
+  p->server.Get("/", [](const httplib::Request&, httplib::Response& response) {
+    response.set_content(index_page, "text/html; charset=utf-8");
+  });
   p->server.Get("/metrics", [self](const httplib::Request&, httplib::Response& response) {
     std::lock_guard lock(self->mutex);
     response.set_content(self->text, content_type);

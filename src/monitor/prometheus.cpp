@@ -71,13 +71,36 @@ struct families {
   family samples{"vramscope_samples_total", "counter", "Samples read since the start."};
   family stamp{"vramscope_last_sample_timestamp_seconds", "gauge",
                "Unix time of the latest sample."};
+  // watch --stats DIR: each rank's torch.cuda.memory_stats()
+  family torch_allocated{"vramscope_torch_allocated_bytes", "gauge",
+                         "Bytes of live tensors in the rank's caching allocator."};
+  family torch_active{"vramscope_torch_active_bytes", "gauge",
+                      "Allocated bytes plus freed blocks still waiting on a stream."};
+  family torch_reserved{"vramscope_torch_reserved_bytes", "gauge",
+                        "Bytes the rank's caching allocator holds from the driver."};
+  family torch_allocated_peak{"vramscope_torch_allocated_peak_bytes", "gauge",
+                              "Highest allocated bytes since the rank started or reset its peaks."};
+  family torch_reserved_peak{"vramscope_torch_reserved_peak_bytes", "gauge",
+                             "Highest reserved bytes since the rank started or reset its peaks."};
+  family torch_retries{"vramscope_torch_alloc_retries_total", "counter",
+                       "cudaMalloc failures the allocator answered by freeing its cache and retrying."};
+  family torch_ooms{"vramscope_torch_ooms_total", "counter",
+                    "Out-of-memory errors the rank's allocator raised."};
+  family torch_age{"vramscope_torch_stats_age_seconds", "gauge",
+                   "Seconds since the rank last wrote its memory_stats file."};
+  family torch_skipped{"vramscope_torch_stats_files_skipped", "gauge",
+                       "memory_stats files in the folder that could not be read at this refresh."};
 };
 
-labels gpu_labels(const observe::gpu_observation& g) {
+// dcgm-exporter's names for the same facts go after ours: Hostname, UUID, modelName.
+labels gpu_labels(const observe::gpu_observation& g, const std::string& host) {
   return {{"gpu", std::to_string(g.index.value_or(-1))},
           {"uuid", g.uuid},
           {"pci_bus_id", g.bus_id},
-          {"model_name", g.name}};
+          {"model_name", g.name},
+          {"Hostname", host},
+          {"UUID", g.uuid},
+          {"modelName", g.name}};
 }
 
 std::string opt_int(const std::optional<int>& v) { return v ? std::to_string(*v) : std::string(); }
@@ -87,14 +110,15 @@ std::string comm_of(const std::string& name) {
   return slash == std::string::npos ? name : name.substr(slash + 1);
 }
 
-labels process_labels(const process_reading& p) {
+labels process_labels(const process_reading& p, const std::string& host) {
   return {{"gpu", opt_int(p.process.gpu_index)},  {"uuid", p.process.gpu_uuid},
           {"pid", std::to_string(p.process.pid)}, {"comm", comm_of(p.process.name)},
-          {"rank", opt_int(p.details.rank)},      {"local_rank", opt_int(p.details.local_rank)}};
+          {"rank", opt_int(p.details.rank)},      {"local_rank", opt_int(p.details.local_rank)},
+          {"Hostname", host},                     {"UUID", p.process.gpu_uuid}};
 }
 
-void add_gpu(families& m, const gpu_reading& g, const peak_tracker& peaks) {
-  const auto l = gpu_labels(g.gpu);
+void add_gpu(families& m, const gpu_reading& g, const peak_tracker& peaks, const std::string& host) {
+  const auto l = gpu_labels(g.gpu, host);
   m.lost.add(l, std::string(g.lost ? "1" : "0"));
   if (g.lost) return;
   m.total.add(l, g.gpu.total);
@@ -107,16 +131,34 @@ void add_gpu(families& m, const gpu_reading& g, const peak_tracker& peaks) {
   m.activity.add_ratio(l, g.gpu.utilization_memory);
 }
 
-void add_alerts(families& m, const frame& f) {
+void add_alerts(families& m, const frame& f, const std::string& host) {
   for (const auto& g : f.now.gpus) {
     if (!g.gpu.index) continue;
     for (auto kind : all_alert_kinds()) {
       bool active = false;
       for (const auto& a : f.alerts) active = active || (a.kind == kind && a.gpu == *g.gpu.index);
-      m.alerts.add({{"alert", std::string(alert_id(kind))}, {"gpu", std::to_string(*g.gpu.index)}},
+      m.alerts.add({{"alert", std::string(alert_id(kind))},
+                    {"gpu", std::to_string(*g.gpu.index)},
+                    {"Hostname", host}},
                    std::string(active ? "1" : "0"));
     }
   }
+}
+
+void add_ranks(families& m, const stats_folder& folder, const std::string& host) {
+  for (const auto& r : folder.ranks) {
+    const labels l{{"rank", opt_int(r.stats.rank)}, {"file", r.file}, {"Hostname", host}};
+    const auto& s = r.stats;
+    m.torch_allocated.add(l, s.allocated.current);
+    m.torch_active.add(l, s.active.current);
+    m.torch_reserved.add(l, s.reserved.current);
+    m.torch_allocated_peak.add(l, s.allocated.peak);
+    m.torch_reserved_peak.add(l, s.reserved.peak);
+    if (s.num_alloc_retries) m.torch_retries.add(l, std::to_string(*s.num_alloc_retries));
+    if (s.num_ooms) m.torch_ooms.add(l, std::to_string(*s.num_ooms));
+    m.torch_age.add(l, fmt::format("{:.3f}", r.age_seconds));
+  }
+  m.torch_skipped.add({{"Hostname", host}}, std::to_string(folder.skipped));
 }
 
 }  // namespace
@@ -136,22 +178,27 @@ std::string escape_label_value(const std::string& value) {
   return out;
 }
 
-std::string render_prometheus(const frame& f, const peak_tracker& peaks) {
+std::string render_prometheus(const frame& f, const peak_tracker& peaks,
+                              const exposition_extras& extras) {
   families m;
-  for (const auto& g : f.now.gpus) add_gpu(m, g, peaks);
+  const std::string& host = extras.hostname;
+  for (const auto& g : f.now.gpus) add_gpu(m, g, peaks, host);
   for (const auto& p : f.now.processes) {
-    const auto l = process_labels(p);
+    const auto l = process_labels(p, host);
     m.proc_used.add(l, p.process.used);
     m.proc_window.add(l, p.peak_used);
     m.proc_peak.add(l, peaks.process_peak(p));
   }
-  add_alerts(m, f);
+  add_alerts(m, f, host);
+  if (extras.ranks) add_ranks(m, *extras.ranks, host);
   m.samples.add({}, std::to_string(peaks.samples()));
   m.stamp.add({}, fmt::format("{:.3f}", static_cast<double>(f.now.time_ms) / 1000.0));
   std::string out;
   for (const family* x :
        {&m.total, &m.used, &m.free, &m.reserved, &m.gpu_window, &m.gpu_peak, &m.util, &m.activity,
-        &m.lost, &m.proc_used, &m.proc_window, &m.proc_peak, &m.alerts, &m.samples, &m.stamp})
+        &m.lost, &m.proc_used, &m.proc_window, &m.proc_peak, &m.alerts, &m.torch_allocated,
+        &m.torch_active, &m.torch_reserved, &m.torch_allocated_peak, &m.torch_reserved_peak,
+        &m.torch_retries, &m.torch_ooms, &m.torch_age, &m.torch_skipped, &m.samples, &m.stamp})
     x->render(out);
   return out;
 }

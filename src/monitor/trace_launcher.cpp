@@ -2,6 +2,7 @@
 
 #include <vramscope/monitor/process_info.hpp>
 #include <vramscope/monitor/stop_signal.hpp>
+#include <vramscope/monitor/trace_record.hpp>
 #include <vramscope/monitor/trace_writer.hpp>
 
 #include <fmt/format.h>
@@ -122,6 +123,7 @@ class fallback_sampler {
                            {"pid", p.process.pid},       {"gpu", p.process.gpu_index.value_or(-1)},
                            {"uuid", p.process.gpu_uuid}, {"bytes", *p.process.used}};
     if (rank) line["rank"] = *rank;
+    if (!host_.empty()) line["host"] = host_;
     out << line.dump() << '\n' << std::flush;
   }
 
@@ -133,6 +135,7 @@ class fallback_sampler {
   std::string problem_;
   std::map<std::int64_t, std::ofstream> files_;
   std::map<std::int64_t, std::optional<int>> ranks_;
+  std::string host_ = host_name();
 };
 
 int wait_for(pid_t child, fallback_sampler& sampler, std::chrono::milliseconds interval) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 
 namespace vramscope::monitor {
 
@@ -28,6 +29,7 @@ struct device_info {
 
 // Everything read from one file, before its device ordinals are resolved to GPUs.
 struct file_info {
+  std::string host;
   std::int64_t pid = 0;
   std::optional<int> rank;
   std::optional<std::string> visible_devices;
@@ -58,6 +60,7 @@ void read_line(const json& o, file_info& f, trace_summary& s) {
   if (type == "header") {
     f.pid = o.value("pid", f.pid);
     f.rank = opt_int(o, "rank");
+    if (o.contains("host")) f.host = o.value("host", f.host);
     if (o.contains("cuda_visible_devices")) f.visible_devices = o.value("cuda_visible_devices", "");
     if (o.value("status", "ok") != "ok") {
       s.untraced_pids.push_back(f.pid);
@@ -82,6 +85,7 @@ void read_line(const json& o, file_info& f, trace_summary& s) {
     ++s.samples;
     f.pid = o.value("pid", f.pid);
     if (!f.rank) f.rank = opt_int(o, "rank");
+    if (f.host.empty()) f.host = o.value("host", "");
     f.samples[{o.value("uuid", ""), o.value("gpu", -1)}].push_back(
         {o.value("timestamp", std::uint64_t{0}), signed_size(o.value("bytes", bytes{0}))});
   } else if (type == "dropped") {
@@ -117,6 +121,11 @@ status read_file_lines(const fs::path& path, file_info& f, trace_summary& s) {
   return ok();
 }
 
+// A GPU known only by its index: the index is per machine.
+std::string index_key(const std::string& host, int index) {
+  return host + "#" + std::to_string(index);
+}
+
 // The GPU an ordinal of this process ran on: its UUID from a device line, else through
 // CUDA_VISIBLE_DEVICES, else the ordinal itself as a physical index. The physical index is
 // filled whenever it can be known (a numeric CUDA_VISIBLE_DEVICES entry, or none set), so GPUs
@@ -139,7 +148,7 @@ std::string resolve_gpu(int ordinal, const file_info& f, std::optional<int>& ind
   if (auto it = f.devices.find(ordinal); it != f.devices.end() && !it->second.uuid.empty())
     return it->second.uuid;
   if (entry.starts_with("GPU-") || entry.starts_with("MIG-")) return entry;
-  return "#" + std::to_string(index.value_or(ordinal));
+  return index_key(f.host, index.value_or(ordinal));
 }
 
 // Peak of a running sum over events sorted by time.
@@ -164,12 +173,13 @@ void merge_file(const file_info& f, std::map<std::string, gpu_acc>& gpus) {
     const std::string key = resolve_gpu(ordinal, f, index);
     auto& g = gpus[key];
     g.peak.gpu = key;
+    g.peak.host = f.host;
     if (index) g.peak.index = index;
     if (auto it = f.devices.find(ordinal); it != f.devices.end()) {
       g.peak.name = it->second.name;
       g.peak.total = it->second.total;
     }
-    trace_process_peak p{f.pid, f.rank, key, 0, 0, count, false};
+    trace_process_peak p{f.host, f.pid, f.rank, key, 0, 0, count, false};
     auto it = f.events.find(ordinal);
     if (it != f.events.end()) {
       p.peak = replay(it->second, &p.final_live).first;
@@ -178,11 +188,12 @@ void merge_file(const file_info& f, std::map<std::string, gpu_acc>& gpus) {
     g.peak.processes.push_back(p);
   }
   for (const auto& [where, samples] : f.samples) {
-    const std::string key = !where.first.empty() ? where.first : "#" + std::to_string(where.second);
+    const std::string key = !where.first.empty() ? where.first : index_key(f.host, where.second);
     auto& g = gpus[key];
     g.peak.gpu = key;
+    g.peak.host = f.host;
     if (where.second >= 0) g.peak.index = where.second;
-    trace_process_peak p{f.pid, f.rank, key, 0, 0, samples.size(), true};
+    trace_process_peak p{f.host, f.pid, f.rank, key, 0, 0, samples.size(), true};
     for (const auto& s : samples) {
       p.peak = std::max(p.peak, static_cast<bytes>(s.delta));
       g.sample_sums[s.t] += static_cast<bytes>(s.delta);
@@ -199,24 +210,40 @@ result<trace_summary> read_trace_folder(const std::string& dir) {
   if (!fs::is_directory(dir, ec))
     return error_at(dir, "not a folder (expected the --out folder of vramscope trace)");
   std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if ((name.starts_with("trace-") || name.starts_with("sample-")) && name.ends_with(".jsonl"))
-      files.push_back(entry.path());
+  // Subfolders too (one per node); links to folders are not followed, so no cycle.
+  for (auto it = fs::recursive_directory_iterator(dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if ((name.starts_with("trace-") || name.starts_with("sample-")) && name.ends_with(".jsonl") &&
+        it->is_regular_file(ec))
+      files.push_back(it->path());
   }
   std::sort(files.begin(), files.end());
   trace_summary s;
+  if (ec) s.warnings.push_back(error_at(dir, "not every subfolder could be read: " + ec.message()));
   std::map<std::string, gpu_acc> gpus;
+  std::set<std::string> hosts;
   for (const auto& path : files) {
     file_info f;
     if (auto st = read_file_lines(path, f, s); !st) {
       s.warnings.push_back(st.error());
       continue;
     }
+    if (f.host.empty()) {  // an older file: the node's subfolder names the machine
+      const auto parent = path.parent_path().lexically_relative(dir);
+      if (!parent.empty() && parent != ".") f.host = parent.begin()->string();
+    }
     ++s.files;
+    if (!f.host.empty()) hosts.insert(f.host);
     merge_file(f, gpus);
   }
+  s.hosts.assign(hosts.begin(), hosts.end());
   for (auto& [key, g] : gpus) {
+    if (s.hosts.size() <= 1) {  // one machine: GPUs known by index are named as nvidia-smi does
+      const auto hash = g.peak.gpu.find('#');
+      if (hash != std::string::npos) g.peak.gpu.erase(0, hash);
+      for (auto& p : g.peak.processes) p.gpu = g.peak.gpu;
+    }
     std::tie(g.peak.peak, g.peak.peak_timestamp_ns) = replay(std::move(g.events));
     for (const auto& [t, sum] : g.sample_sums)
       if (sum > g.peak.peak) {
@@ -232,17 +259,21 @@ result<trace_summary> read_trace_folder(const std::string& dir) {
 
 observe::observation to_observation(const trace_summary& summary) {
   observe::observation o;
+  // Hosts only where they tell machines apart, so one machine's trace reads like its nvidia-smi.
+  const bool many = summary.hosts.size() > 1;
   for (const auto& g : summary.gpus) {
     observe::gpu_observation gpu;
+    if (many) gpu.host = g.host;
     gpu.index = g.index;
     gpu.name = g.name;
-    if (!g.gpu.starts_with("#")) gpu.uuid = g.gpu;
+    if (g.gpu.find('#') == std::string::npos) gpu.uuid = g.gpu;
     gpu.total = g.total;
     gpu.used = g.peak;
     o.gpus.push_back(gpu);
     for (const auto& p : g.processes) {
       observe::process_observation proc;
       proc.gpu_index = g.index;
+      if (many) proc.host = p.host;
       proc.gpu_uuid = gpu.uuid;
       proc.pid = p.pid;
       proc.used = p.peak;

@@ -2,6 +2,8 @@
 // exceptions, no vramscope::core symbols, so the library drags nothing into the traced program.
 #include <vramscope/monitor/trace_record.hpp>
 
+#include <unistd.h>
+
 #include <charconv>
 #include <cstdlib>
 
@@ -205,6 +207,10 @@ void append_header_line(std::string& out, const trace_header& h) {
     key(out, "cuda_visible_devices");
     append_string(out, *h.cuda_visible_devices);
   }
+  if (!h.host.empty()) {
+    key(out, "host");
+    append_string(out, h.host);
+  }
   key(out, "status");
   append_string(out, h.status);
   key(out, "message");
@@ -226,7 +232,14 @@ trace_header header_from_environment(std::int64_t pid) {
   h.local_rank = env_int("LOCAL_RANK");
   h.world_size = env_int("WORLD_SIZE");
   if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) h.cuda_visible_devices = v;
+  h.host = host_name();
   return h;
+}
+
+std::string host_name() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) return {};
+  return host;
 }
 
 std::string format_gpu_uuid(const unsigned char (&b)[16]) {

@@ -4,6 +4,7 @@
 #include <vramscope/monitor/stop_signal.hpp>
 #include <vramscope/monitor/watch_view.hpp>
 
+#include <optional>
 #include <ostream>
 #include <thread>
 
@@ -35,7 +36,17 @@ void publish(const frame& f, const sampler& s, const watch_settings& settings,
                         {settings.clear_screen, settings.monitor.interval, settings.utc})
         << std::flush;
   if (outputs.log) *outputs.log << line << "\n" << std::flush;
-  if (outputs.metrics) outputs.metrics->publish(render_prometheus(f, s.peaks()));
+  if (outputs.metrics) {
+    exposition_extras extras{settings.hostname, nullptr};
+    std::optional<stats_folder> ranks;
+    if (!settings.stats_dir.empty()) {
+      // A folder that vanished after start counts as no files: the metrics keep flowing.
+      auto read = read_stats_folder(settings.stats_dir);
+      ranks = read ? std::move(*read) : stats_folder{};
+      extras.ranks = &*ranks;
+    }
+    outputs.metrics->publish(render_prometheus(f, s.peaks(), extras));
+  }
 }
 
 }  // namespace

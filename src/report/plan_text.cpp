@@ -42,16 +42,8 @@ void rank_table(std::string& out, const prediction& p) {
 }
 
 void breakdown_lines(std::string& out, const rank_prediction& r) {
-  const auto& b = r.parts;
   out += fmt::format("\nbreakdown of rank {} at its peak ({}):\n", r.rank, r.peak_phase);
-  const std::pair<const char*, bytes> rows[] = {
-      {"parameters", b.parameters},       {"gradients", b.gradients},
-      {"optimizer", b.optimizer},         {"activations", b.activations},
-      {"communication", b.communication}, {"temporary", b.temporary},
-      {"fragmentation", b.fragmentation}, {"cuda_context", b.cuda_context},
-      {"nccl", b.nccl},                   {"other_processes", b.other_processes},
-      {"managed (paged)", b.managed}};
-  for (const auto& [name, value] : rows)
+  for (const auto& [name, value] : breakdown_rows(r.parts))
     if (value > 0) out += fmt::format("  {:<16} {:>11}\n", name, format_bytes(value));
   if (r.init_allocated > 0)
     out += fmt::format("  init peak: {} allocated, {} reserved\n", format_bytes(r.init_allocated),
@@ -98,6 +90,15 @@ std::string optimizer_text(const job::optimizer_spec& o) {
 
 }  // namespace
 
+std::vector<std::pair<std::string_view, bytes>> breakdown_rows(const predict::breakdown& b) {
+  return {{"parameters", b.parameters},       {"gradients", b.gradients},
+          {"optimizer", b.optimizer},         {"activations", b.activations},
+          {"communication", b.communication}, {"temporary", b.temporary},
+          {"fragmentation", b.fragmentation}, {"cuda_context", b.cuda_context},
+          {"nccl", b.nccl},                   {"other_processes", b.other_processes},
+          {"managed (paged)", b.managed}};
+}
+
 std::string verdict_line(const prediction& p) {
   for (const auto& r : p.ranks)
     if (r.oom) {
@@ -133,14 +134,18 @@ static std::string training_kind(const job::job_spec& j) {
   return text;
 }
 
-std::string render_plan_text(const prediction& p) {
+std::string plan_heading(const prediction& p) {
   const auto& j = p.job;
-  std::string out = fmt::format(
-      "{} ({} parameters) on {} x {} ({} node{}), {} {}, params {} / master {}, {}, {}, micro-batch {} x {} tokens\n",
+  return fmt::format(
+      "{} ({} parameters) on {} x {} ({} node{}), {} {}, params {} / master {}, {}, {}, micro-batch {} x {} tokens",
       p.model_name, model::format_count(p.parameters), j.world_size(), j.hardware.gpu, j.hardware.nodes,
       j.hardware.nodes == 1 ? "" : "s", j.framework.name, job::name_of(j.parallel.kind),
       name_of(j.precision.params), name_of(j.precision.master), optimizer_text(j.optimizer),
       training_kind(j), j.training.micro_batch, j.training.seq_len);
+}
+
+std::string render_plan_text(const prediction& p) {
+  std::string out = plan_heading(p) + "\n";
   out += fmt::format("allocator model: {}\n\n", p.allocator);
   rank_table(out, p);
   breakdown_lines(out, predict::busiest_rank(p));

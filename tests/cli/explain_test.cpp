@@ -143,6 +143,27 @@ TEST(ExplainTrace, TraceFolderMergedByGpuShowsGpuZeroCrowding) {
   EXPECT_EQ((*f)["saving"].get<std::int64_t>(), 1LL << 30);
 }
 
+// Three nodes' folders read as one: GPU 0 of each node is another GPU, so only node-c, where
+// rank 5 also holds memory on GPU 0, is crowded (merged by index alone, every node's GPU 0
+// would look like one GPU with four processes).
+TEST(ExplainTrace, FoldersOfSeveralNodesAreToldApartByHost) {
+  auto e = explain({"--trace", std::string(VRAMSCOPE_SOURCE_DIR) + "/tests/data/cli/trace-nodes"});
+  ASSERT_LE(e.code, 1) << e.err;
+  const auto* f = find_rule(e.findings, "GPU001");
+  ASSERT_NE(f, nullptr) << e.findings.dump();
+  EXPECT_EQ((*f)["saving"].get<std::int64_t>(), 1LL << 30);
+  EXPECT_NE((*f)["evidence"][0].get<std::string>().find("2 processes on GPU 0 of node-c"), std::string::npos)
+      << (*f)["evidence"].dump();
+
+  std::ostringstream out, err;
+  run({"explain", "--trace", std::string(VRAMSCOPE_SOURCE_DIR) + "/tests/data/cli/trace-nodes"}, out, err);
+  EXPECT_NE(out.str().find("5 files in "), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find(" from 3 hosts: "), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("  GPU node-b#0: peak 20.00 GiB\n    pid 100 (rank 2) 20.00 GiB\n"),
+            std::string::npos)
+      << out.str();
+}
+
 TEST(ExplainTrace, MissingFolderIsBadInput) {
   std::ostringstream out, err;
   EXPECT_EQ(run({"explain", "--trace", "/nonexistent/trace-dir"}, out, err), 2);

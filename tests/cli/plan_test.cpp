@@ -124,5 +124,40 @@ TEST(PlanCommand, AModelThatIsNoPresetIsPointedAtWhereItWasChosen) {
   EXPECT_NE(r.err.find("--set model=PATH/config.json"), std::string::npos) << r.err;
 }
 
+// --html: one self-contained page with the verdict, the GPUs against capacity, the breakdown
+// and the curve of every simulated rank; written whole, nothing fetched from a network.
+TEST(PlanHtml, WritesASelfContainedReport) {
+  const job_file job(
+      "model: llama-3.2-1b\n"
+      "hardware: { gpu: A100-80GB, gpus_per_node: 2 }\n"
+      "parallel: { strategy: fsdp2 }\n"
+      "training: { seq_len: 1024 }\n");
+  const std::string html = job.path() + ".html";
+  const auto r = invoke({"plan", job.path(), "--html", html});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream in(html);
+  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(page.empty());
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(page.find("<p class=\"verdict fits\">fits: busiest GPU "), std::string::npos);
+  EXPECT_NE(page.find("<svg class=\"gpus\""), std::string::npos);
+  EXPECT_NE(page.find("GPUs 0-1 (2 alike)"), std::string::npos) << "two alike GPUs, one row";
+  EXPECT_NE(page.find("<svg class=\"breakdown\""), std::string::npos);
+  EXPECT_NE(page.find("<polyline class=\"allocated\""), std::string::npos);
+  EXPECT_NE(page.find("<polyline class=\"reserved\""), std::string::npos);
+  EXPECT_NE(page.find(">forward</text>"), std::string::npos) << "phase bands are labelled";
+  EXPECT_NE(page.find("allocator limit"), std::string::npos);
+  for (const char* remote : {"http://", "https://", "<script", "src="})
+    EXPECT_EQ(page.find(remote), std::string::npos) << remote;
+  std::filesystem::remove(html);
+}
+
+TEST(PlanHtml, UnwritablePathIsBadInputNamingIt) {
+  const job_file job("model: llama-3.2-1b\nparallel: { strategy: single }\n");
+  const auto r = invoke({"plan", job.path(), "--html", "/nonexistent/dir/report.html"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/nonexistent/dir/report.html"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace vramscope::cli

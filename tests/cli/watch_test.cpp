@@ -130,6 +130,16 @@ TEST(WatchCommand, BadArgumentsAreExitCodeTwo) {
   EXPECT_EQ(address.code, 2);
   auto unknown = watch({"--colour"});
   EXPECT_EQ(unknown.code, 2);
+  auto stats_alone = watch({"--replay", data("replay-ddp-gpu0.jsonl"), "--stats", "."});
+  EXPECT_EQ(stats_alone.code, 2);
+  EXPECT_EQ(stats_alone.err,
+            "vramscope watch: --stats: the rank figures are exported as metrics: add --prometheus HOST:PORT\n");
+  auto no_folder = watch({"--replay", data("replay-ddp-gpu0.jsonl"), "--prometheus", "127.0.0.1:0",
+                          "--stats", "/nonexistent/stats"});
+  EXPECT_EQ(no_folder.code, 2);
+  EXPECT_EQ(no_folder.err,
+            "vramscope watch: /nonexistent/stats: not a folder (expected a folder of "
+            "torch.cuda.memory_stats() JSON files)\n");
 }
 
 TEST(WatchCommand, ServesPrometheusWhileRunning) {

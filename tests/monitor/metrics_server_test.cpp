@@ -35,11 +35,22 @@ TEST(MetricsServer, ServesThePublishedTextAtMetrics) {
   EXPECT_EQ(after->get_header_value("Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
 }
 
-TEST(MetricsServer, OtherPathsAreNotFound) {
+TEST(MetricsServer, RootIsAPageLinkingTheMetrics) {
   auto server = metrics_server::start("127.0.0.1:0");
   ASSERT_TRUE(server);
   auto client = client_for((*server)->port());
   auto r = client.Get("/");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_NE(r->body.find("<a href=\"/metrics\">"), std::string::npos) << r->body;
+}
+
+TEST(MetricsServer, OtherPathsAreNotFound) {
+  auto server = metrics_server::start("127.0.0.1:0");
+  ASSERT_TRUE(server);
+  auto client = client_for((*server)->port());
+  auto r = client.Get("/metricz");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 404);
 }

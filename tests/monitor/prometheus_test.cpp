@@ -47,7 +47,8 @@ TEST(Prometheus, WritesGpuAndProcessGaugesWithDcgmLabels) {
   EXPECT_NE(
       text.find(
           "vramscope_gpu_memory_used_bytes{gpu=\"0\",uuid=\"GPU-aaaa\","
-          "pci_bus_id=\"00000000:18:00.0\",model_name=\"NVIDIA H100 \\\"80GB\\\"\"} 23622320128\n"),
+          "pci_bus_id=\"00000000:18:00.0\",model_name=\"NVIDIA H100 \\\"80GB\\\"\","
+          "UUID=\"GPU-aaaa\",modelName=\"NVIDIA H100 \\\"80GB\\\"\"} 23622320128\n"),
       std::string::npos)
       << text;
   EXPECT_NE(text.find("vramscope_gpu_utilization_ratio{gpu=\"0\",uuid=\"GPU-aaaa\","),
@@ -55,12 +56,12 @@ TEST(Prometheus, WritesGpuAndProcessGaugesWithDcgmLabels) {
   EXPECT_NE(text.find("} 0.37\n"), std::string::npos);
   EXPECT_NE(
       text.find("vramscope_process_memory_used_bytes{gpu=\"0\",uuid=\"GPU-aaaa\",pid=\"1000\","
-                "comm=\"python3\",rank=\"0\"} 22548578304\n"),
+                "comm=\"python3\",rank=\"0\",UUID=\"GPU-aaaa\"} 22548578304\n"),
       std::string::npos)
       << text;
   EXPECT_NE(
       text.find("vramscope_process_memory_peak_bytes{gpu=\"1\",uuid=\"GPU-bbbb\",pid=\"1001\","
-                "comm=\"python3\",rank=\"1\"} 20401094656\n"),
+                "comm=\"python3\",rank=\"1\",UUID=\"GPU-bbbb\"} 20401094656\n"),
       std::string::npos);
   EXPECT_NE(text.find("vramscope_samples_total 1\n"), std::string::npos);
   EXPECT_NE(text.find("vramscope_last_sample_timestamp_seconds 1732183200.500\n"),
@@ -71,7 +72,8 @@ TEST(Prometheus, LostGpuReportsOnlyThatItIsLost) {
   peak_tracker peaks;
   const std::string text = render_prometheus(ddp_frame(peaks), peaks);
   EXPECT_NE(
-      text.find("vramscope_gpu_lost{gpu=\"2\",uuid=\"GPU-cccc\",model_name=\"Test GPU\"} 1\n"),
+      text.find("vramscope_gpu_lost{gpu=\"2\",uuid=\"GPU-cccc\",model_name=\"Test GPU\","
+                "UUID=\"GPU-cccc\",modelName=\"Test GPU\"} 1\n"),
       std::string::npos)
       << text;
   EXPECT_NE(text.find("vramscope_gpu_lost{gpu=\"0\","), std::string::npos);
@@ -93,7 +95,13 @@ TEST(Prometheus, AlertGaugeIsOneWhileTheAlertHoldsAndZeroOtherwise) {
 // names, one HELP and TYPE per name before its samples, each name's lines in one group.
 TEST(Prometheus, OutputFollowsTheExpositionFormat) {
   peak_tracker peaks;
-  const std::string text = render_prometheus(ddp_frame(peaks), peaks);
+  stats_folder folder;
+  observe::torch_stats s;
+  s.rank = 0;
+  s.allocated = {1 * GiB, 2 * GiB};
+  s.reserved = {3 * GiB, 3 * GiB};
+  folder.ranks.push_back({s, "rank0.json", 0.25});
+  const std::string text = render_prometheus(ddp_frame(peaks), peaks, {"host-\"a\"", &folder});
   ASSERT_FALSE(text.empty());
   EXPECT_EQ(text.back(), '\n');
   const std::regex sample_line(
@@ -118,6 +126,57 @@ TEST(Prometheus, OutputFollowsTheExpositionFormat) {
       current = name;
     }
   }
+}
+
+TEST(Prometheus, HostnameLabelsEverySampleOfTheNode) {
+  peak_tracker peaks;
+  const std::string text = render_prometheus(ddp_frame(peaks), peaks, {"gpu-node-07", nullptr});
+  EXPECT_NE(text.find("vramscope_gpu_memory_used_bytes{gpu=\"1\",uuid=\"GPU-bbbb\",model_name=\"Test GPU\","
+                      "Hostname=\"gpu-node-07\",UUID=\"GPU-bbbb\",modelName=\"Test GPU\"} "),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("vramscope_alert_active{alert=\"shared_gpu\",gpu=\"0\",Hostname=\"gpu-node-07\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("rank=\"0\",Hostname=\"gpu-node-07\",UUID=\"GPU-aaaa\"} 22548578304\n"),
+            std::string::npos);
+  // every GPU, process and alert sample carries it; the two totals do not
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#' || line.rfind("vramscope_samples_total", 0) == 0 ||
+        line.rfind("vramscope_last_sample", 0) == 0)
+      continue;
+    EXPECT_NE(line.find("Hostname=\"gpu-node-07\""), std::string::npos) << line;
+  }
+}
+
+TEST(Prometheus, ExportsEachRanksAllocatorFigures) {
+  peak_tracker peaks;
+  stats_folder folder;
+  observe::torch_stats s;
+  s.rank = 3;
+  s.allocated = {30 * GiB, 31 * GiB};
+  s.reserved = {36 * GiB, 38 * GiB};
+  s.active = {30 * GiB, std::nullopt};
+  s.num_alloc_retries = 2;
+  folder.ranks.push_back({s, "rank3.json", 1.5});
+  observe::torch_stats unknown;  // only the current allocated figure, no rank
+  unknown.allocated.current = 1 * GiB;
+  folder.ranks.push_back({unknown, "other.json", 0});
+  folder.skipped = 1;
+  const std::string text = render_prometheus(ddp_frame(peaks), peaks, {"n1", &folder});
+  const std::string l = "{rank=\"3\",file=\"rank3.json\",Hostname=\"n1\"} ";
+  EXPECT_NE(text.find("vramscope_torch_allocated_bytes" + l + std::to_string(30 * GiB) + "\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("vramscope_torch_reserved_peak_bytes" + l + std::to_string(38 * GiB) + "\n"), std::string::npos);
+  EXPECT_NE(text.find("vramscope_torch_allocated_peak_bytes" + l + std::to_string(31 * GiB) + "\n"), std::string::npos);
+  EXPECT_NE(text.find("vramscope_torch_active_bytes" + l + std::to_string(30 * GiB) + "\n"), std::string::npos);
+  EXPECT_NE(text.find("vramscope_torch_alloc_retries_total" + l + "2\n"), std::string::npos);
+  EXPECT_NE(text.find("vramscope_torch_stats_age_seconds" + l + "1.500\n"), std::string::npos);
+  EXPECT_EQ(text.find("vramscope_torch_ooms_total"), std::string::npos) << "not in the file: no sample";
+  EXPECT_NE(text.find("vramscope_torch_allocated_bytes{file=\"other.json\",Hostname=\"n1\"} 1073741824\n"),
+            std::string::npos);
+  EXPECT_EQ(text.find("vramscope_torch_reserved_bytes{file=\"other.json\""), std::string::npos);
+  EXPECT_NE(text.find("vramscope_torch_stats_files_skipped{Hostname=\"n1\"} 1\n"), std::string::npos);
+  EXPECT_NE(text.find("# TYPE vramscope_torch_alloc_retries_total counter\n"), std::string::npos);
 }
 
 TEST(Prometheus, EscapesLabelValues) {

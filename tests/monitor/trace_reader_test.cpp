@@ -127,6 +127,53 @@ TEST_F(TraceFolder, BecomesAnObservationOfPeaks) {
   EXPECT_EQ(o.warnings.size(), 2u);
 }
 
+// Two nodes: the same pid and the same index-only GPU on each; one node's files name their host,
+// the other's (written before headers did) are told apart by their subfolder.
+TEST(TraceReader, FoldersOfSeveralNodesKeepTheirGpusApart) {
+  temp_dir dir;
+  dir.write("node-a/trace-100.jsonl",
+            "{\"type\":\"header\",\"version\":1,\"pid\":100,\"rank\":0,\"cuda_visible_devices\":\"0\","
+            "\"status\":\"ok\"}\n" + event(10, "alloc", 3 * GiB, 100));
+  dir.write("collected/b/trace-100.jsonl",
+            "{\"type\":\"header\",\"version\":1,\"pid\":100,\"rank\":1,\"cuda_visible_devices\":\"0\","
+            "\"host\":\"node-b\",\"status\":\"ok\"}\n" + event(10, "alloc", 5 * GiB, 100));
+  dir.write("collected/b/sample-7.jsonl",
+            "{\"type\":\"sample\",\"timestamp\":5,\"pid\":7,\"gpu\":1,\"uuid\":\"\",\"host\":\"node-b\","
+            "\"bytes\":1073741824}\n");
+  auto s = read_trace_folder(dir.path());
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->files, 3u);
+  EXPECT_EQ(s->hosts, (std::vector<std::string>{"node-a", "node-b"}));
+  const auto* a = find(*s, "node-a#0");
+  const auto* b = find(*s, "node-b#0");
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(a->peak, 3 * GiB);
+  EXPECT_EQ(b->peak, 5 * GiB) << "pid 100 of node-a is another process";
+  EXPECT_EQ(b->host, "node-b");
+  ASSERT_EQ(b->processes.size(), 1u);
+  EXPECT_EQ(b->processes[0].host, "node-b");
+  ASSERT_NE(find(*s, "node-b#1"), nullptr);
+  const auto o = to_observation(*s);
+  ASSERT_EQ(o.gpus.size(), 3u);
+  EXPECT_EQ(o.gpus[0].host, "node-a");
+  EXPECT_EQ(o.gpus[0].index, 0);
+  EXPECT_EQ(o.gpus[0].uuid, "");
+  EXPECT_EQ(o.processes[0].host, "node-a");
+}
+
+TEST_F(TraceFolder, OneMachineNamesNoHost) {
+  dir_.write("trace-500.jsonl",
+             "{\"type\":\"header\",\"version\":1,\"pid\":500,\"host\":\"gpu-7\",\"status\":\"ok\"}\n" +
+                 event(5, "alloc", 1 * GiB, 500));
+  auto s = read_trace_folder(dir_.path());
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->hosts, std::vector<std::string>{"gpu-7"});
+  EXPECT_NE(find(*s, "#0"), nullptr) << "index-only GPUs keep nvidia-smi's name on one machine";
+  const auto o = to_observation(*s);
+  for (const auto& g : o.gpus) EXPECT_EQ(g.host, "");
+}
+
 TEST(TraceReader, MissingFolderIsAnError) {
   auto s = read_trace_folder("/nonexistent/trace");
   ASSERT_FALSE(s);

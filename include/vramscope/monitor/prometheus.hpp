@@ -2,36 +2,50 @@
 // `watch --prometheus ADDR:PORT`: the latest frame in the Prometheus text exposition format
 // 0.0.4 (observe-formats.md §4.1), served at /metrics by a small HTTP server.
 //
-// Names use base units (bytes, ratios) and a vramscope_ prefix, and carry the labels
-// dcgm-exporter uses for the same GPU (`gpu` = index, `uuid`, `pci_bus_id`, `model_name`), so
-// series join with DCGM_FI_DEV_FB_USED on `gpu` or `uuid`. docs/watch.md lists every metric:
+// Names use base units (bytes, ratios) and a vramscope_ prefix. GPU samples carry our labels
+// (`gpu` = index, `uuid`, `pci_bus_id`, `model_name`) and the names dcgm-exporter gives the same
+// facts (`UUID`, `modelName`, `Hostname`), so one dashboard or join (`on(Hostname, gpu)` or
+// `on(UUID)` with DCGM_FI_DEV_FB_USED) serves both exporters. docs/watch.md lists every metric:
 //
-//   vramscope_gpu_memory_{total,used,free,reserved}_bytes{gpu,uuid,pci_bus_id,model_name}
+//   vramscope_gpu_memory_{total,used,free,reserved}_bytes{gpu,uuid,pci_bus_id,model_name,...}
 //   vramscope_gpu_memory_window_peak_bytes, vramscope_gpu_memory_peak_bytes
 //   vramscope_gpu_utilization_ratio, vramscope_gpu_memory_activity_ratio, vramscope_gpu_lost
-//   vramscope_process_memory_used_bytes{gpu,uuid,pid,comm,rank,local_rank}
+//   vramscope_process_memory_used_bytes{gpu,uuid,pid,comm,rank,local_rank,Hostname,UUID}
 //   vramscope_process_memory_window_peak_bytes, vramscope_process_memory_peak_bytes
-//   vramscope_alert_active{alert,gpu}   1 while the alert holds, else 0 (every alert x GPU)
+//   vramscope_alert_active{alert,gpu,Hostname}  1 while the alert holds, else 0 (every alert x GPU)
+//   vramscope_torch_{allocated,active,reserved}_bytes{rank,file,Hostname}  (watch --stats DIR)
+//   vramscope_torch_{allocated,reserved}_peak_bytes, vramscope_torch_alloc_retries_total,
+//   vramscope_torch_ooms_total, vramscope_torch_stats_age_seconds
+//   vramscope_torch_stats_files_skipped{Hostname}
 //   vramscope_samples_total, vramscope_last_sample_timestamp_seconds
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <vramscope/core/result.hpp>
 #include <vramscope/monitor/peak_tracker.hpp>
 #include <vramscope/monitor/sampler.hpp>
+#include <vramscope/monitor/stats_folder.hpp>
 
 namespace vramscope::monitor {
 
+/// What the exposition adds to a frame from outside the GPU source.
+struct exposition_extras {
+  std::string hostname;  // the `Hostname` label on every GPU, process and alert sample; "" = none
+  const stats_folder* ranks = nullptr;  // the ranks' allocator figures (`watch --stats DIR`)
+};
+
 /// The exposition text for one frame. Figures that are unknown are left out (no sample line);
 /// lost GPUs report only vramscope_gpu_lost 1. Ends with a newline.
-std::string render_prometheus(const frame& f, const peak_tracker& peaks);
+std::string render_prometheus(const frame& f, const peak_tracker& peaks,
+                              const exposition_extras& extras = {});
 
 /// Escapes a label value: backslash, double quote and newline.
 std::string escape_label_value(const std::string& value);
 
-/// HTTP server answering GET /metrics with the latest published text (404 elsewhere), on a
-/// background thread. publish() may be called from any thread. The destructor stops the
+/// HTTP server answering GET /metrics with the latest published text and GET / with a small
+/// HTML page linking it (404 elsewhere), on a background thread. publish() may be called from any thread. The destructor stops the
 /// server and joins its thread.
 class metrics_server {
  public:

@@ -4,6 +4,12 @@
 // samples (trace_launcher.hpp). Merges the processes by GPU and computes peaks: per process on
 // each GPU, and per GPU over all processes, replaying alloc/free events in timestamp order.
 //
+// Many nodes: the folders of several machines can be read as one, with each node's files in
+// a subfolder (DIR/node-a/trace-*.jsonl, DIR/node-b/...; any depth) or all together. A file's
+// machine is the host its header names, else the subfolder it is in. GPUs are told apart by
+// UUID, or by host and index when no UUID was recorded, so the same pid or GPU index on two
+// machines never merge. Timestamps are compared only within a machine.
+//
 // What the peaks mean: the bytes the traced processes asked the driver for (cudaMalloc and
 // friends, cuMemCreate, stream-ordered allocations), i.e. about the `reserved` level of
 // DESIGN.md plus NCCL and library buffers, without the CUDA context. map/unmap events describe
@@ -27,6 +33,7 @@ namespace vramscope::monitor {
 
 /// One process on one GPU.
 struct trace_process_peak {
+  std::string host;  // the machine; empty when the file does not say and is not in a subfolder
   std::int64_t pid = 0;
   std::optional<int> rank;
   std::string gpu;           // the GPU key, as in trace_gpu_peak::gpu
@@ -38,8 +45,9 @@ struct trace_process_peak {
 
 /// One GPU, over every process that used it.
 struct trace_gpu_peak {
-  std::string gpu;             // the GPU's UUID; "#N" for physical index N when no UUID
-                               // was recorded
+  std::string gpu;             // the GPU's UUID; "#N" for physical index N when no UUID was
+                               // recorded ("HOST#N" when the folder holds several machines)
+  std::string host;            // the machine, as trace_process_peak::host
   std::optional<int> index;    // physical index, when known (samples, CUDA_VISIBLE_DEVICES)
   std::string name;            // model name from the device record; may be empty
   std::optional<bytes> total;  // memory of the GPU, from the device record
@@ -56,6 +64,7 @@ struct trace_summary {
   std::vector<std::int64_t> untraced_pids;     // headers whose status is not "ok"
   std::vector<std::string> untraced_messages;  // their messages, same order
   std::uint64_t files = 0;
+  std::vector<std::string> hosts;              // distinct machines named, sorted
   vramscope::warnings warnings;  // skipped lines, unreadable files
 };
 

@@ -6,7 +6,7 @@
 //
 // File format (one JSON object per line; docs/trace.md):
 //   {"type":"header","version":1,"pid":4242,"rank":0,"local_rank":0,"world_size":8,
-//    "cuda_visible_devices":"0,1","status":"ok","message":""}
+//    "cuda_visible_devices":"0,1","host":"gpu-node-07","status":"ok","message":""}
 //   {"type":"device","device":0,"uuid":"GPU-...","name":"NVIDIA H100 80GB HBM3","total":85...}
 //   {"type":"event","timestamp":123456789,"device":0,"pid":4242,"rank":0,"kind":"alloc",
 //    "address":"0x7f0000000000","bytes":2097152,"stream":7,"api":"cuMemCreate"}
@@ -127,14 +127,19 @@ struct trace_header {
   std::int64_t pid = 0;
   std::optional<int> rank, local_rank, world_size;
   std::optional<std::string> cuda_visible_devices;
+  std::string host;           // the machine's host name; empty when it cannot be read
   std::string status = "ok";  // "ok", "multiple_subscribers", "error"
   std::string message;
 };
 void append_header_line(std::string& out, const trace_header& h);
 
 /// The header of this process: rank, local rank and world size from RANK, LOCAL_RANK and
-/// WORLD_SIZE (values that are not whole numbers are left out), CUDA_VISIBLE_DEVICES as set.
+/// WORLD_SIZE (values that are not whole numbers are left out), CUDA_VISIBLE_DEVICES as set,
+/// and the host name (so folders from many nodes can be read together).
 trace_header header_from_environment(std::int64_t pid);
+
+/// This machine's host name (gethostname); empty when it cannot be read.
+std::string host_name();
 void append_dropped_line(std::string& out, std::uint64_t count);
 
 /// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" from the 16 bytes of a CUuuid.

@@ -20,6 +20,8 @@ struct watch_settings {
   bool clear_screen = false;  // redraw in place (for a terminal)
   std::uint64_t count = 0;    // stop after this many refreshes; 0: no limit
   bool utc = false;           // view timestamps in UTC
+  std::string hostname;       // the metrics' Hostname label
+  std::string stats_dir;      // re-read at every refresh for the metrics; "" = none
 };
 
 /// Where refreshes go besides `out`; null members are unused.

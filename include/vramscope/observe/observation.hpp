@@ -31,6 +31,8 @@ struct gpu_observation {
   std::optional<bytes> reserved;   // held back by the driver (newer drivers only)
   std::optional<int> utilization_gpu;     // percent
   std::optional<int> utilization_memory;  // percent of time memory was read or written
+  std::string host;                // the machine, when files of several are read together
+                                   // (vramscope trace across nodes); empty otherwise
 };
 
 /// One process on one GPU as nvidia-smi lists it. PIDs are host PIDs even inside containers.
@@ -44,6 +46,7 @@ struct process_observation {
   std::optional<bytes> used;       // empty for "N/A" (e.g. Windows WDDM)
   std::optional<int> gpu_instance;      // MIG GI id; empty without MIG
   std::optional<int> compute_instance;  // MIG CI id; empty without MIG
+  std::string host;                // as gpu_observation::host
 };
 
 /// Where a torch_stats came from; memory_summary figures are rounded down to the unit shown.

@@ -31,7 +31,8 @@ std::vector<finding> device_above_reserved(const doctor_input& in) {
                                      "PyTorch", gpu, format_bytes(*used), s.source,
                                      format_bytes(*s.reserved.current), format_bytes(gap)));
     std::size_t processes = 0;
-    for (const auto& p : in.observed->processes) processes += p.gpu_index && *p.gpu_index == gpu;
+    for (const auto& p : in.observed->processes)
+      processes += p.gpu_index && *p.gpu_index == gpu && p.host.empty();
     const job::job_spec defaults;
     const auto& j = in.job ? *in.job : defaults;
     const bytes context = predict::cuda_context_bytes(j);

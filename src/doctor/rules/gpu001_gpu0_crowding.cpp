@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 
 #include "doctor/replan.hpp"
 #include "doctor/rules/rules.hpp"
@@ -12,17 +13,19 @@ namespace vramscope::doctor::rules {
 namespace {
 
 struct crowding {
+  std::string host;  // the machine whose GPU 0 is crowded; empty for a one-machine observation
   std::size_t on_gpu0 = 0, typical = 0;
   bytes extra = 0;  // memory of GPU 0's processes that run mainly elsewhere
 };
 
-// GPU 0 lists more processes than the other GPUs, which list about one each.
-std::optional<crowding> observed_crowding(const observe::observation& o) {
+// GPU 0 of one machine lists more processes than its other GPUs, which list about one each.
+std::optional<crowding> crowding_on(const observe::observation& o, const std::string& host) {
   std::map<int, std::vector<const observe::process_observation*>> by_gpu;
   for (const auto& p : o.processes)
-    if (p.gpu_index) by_gpu[*p.gpu_index].push_back(&p);
+    if (p.gpu_index && p.host == host) by_gpu[*p.gpu_index].push_back(&p);
   if (by_gpu.size() < 2 || by_gpu.count(0) == 0) return std::nullopt;
   crowding c;
+  c.host = host;
   c.on_gpu0 = by_gpu[0].size();
   std::size_t max_other = 0;
   for (const auto& [gpu, procs] : by_gpu)
@@ -48,6 +51,17 @@ std::optional<crowding> observed_crowding(const observe::observation& o) {
   return c;
 }
 
+// Machines are told apart by host (GPU 0 of one node is not GPU 0 of another): the machine
+// whose GPU 0 carries the most memory of other ranks.
+std::optional<crowding> observed_crowding(const observe::observation& o) {
+  std::set<std::string> hosts;
+  for (const auto& p : o.processes) hosts.insert(p.host);
+  std::optional<crowding> worst;
+  for (const auto& host : hosts)
+    if (auto c = crowding_on(o, host); c && (!worst || c->extra > worst->extra)) worst = std::move(c);
+  return worst;
+}
+
 bool risky_job(const job::job_spec& j) {
   return j.world_size() > 1 &&
          (!j.init.set_device_first || (j.init.load == job::weight_load::all_ranks && j.init.map_location != "cpu"));
@@ -61,9 +75,10 @@ std::vector<finding> gpu0_crowding(const doctor_input& in) {
   if (!observed && !job_risk) return {};
   finding f{"GPU001", "GPU 0 carries memory of other ranks", severity::warning, {}, {}, {}, {}, {}};
   if (observed)
-    f.evidence.push_back(fmt::format("nvidia-smi: {} processes on GPU 0, at most {} on any other GPU; "
+    f.evidence.push_back(fmt::format("nvidia-smi: {} processes on GPU 0{}, at most {} on any other GPU; "
                                      "{} on GPU 0 belongs to processes whose own GPU is another",
-                                     observed->on_gpu0, observed->typical, format_bytes(observed->extra)));
+                                     observed->on_gpu0, observed->host.empty() ? "" : " of " + observed->host,
+                                     observed->typical, format_bytes(observed->extra)));
   if (in.prediction && in.prediction->gpus.size() > 1)
     f.evidence.push_back(fmt::format("plan: GPU 0 {} vs GPU 1 {}", format_bytes(in.prediction->gpus[0].device),
                                      format_bytes(in.prediction->gpus[1].device)));

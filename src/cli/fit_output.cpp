@@ -1,0 +1,117 @@
+#include "cli/fit_output.hpp"
+
+#include <vramscope/job/job_names.hpp>
+
+#include <fmt/format.h>
+
+namespace vramscope::cli {
+
+const char* const cost_proxy_text =
+    "cost proxy: recompute = share of a step's FLOPs spent re-running the forward pass for "
+    "activation checkpointing (none 0 %, full 33 %, selective 33 %/checkpoint_every, op 17 %); "
+    "host = host memory of offloaded state per rank";
+
+namespace {
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : " ") + p;
+  return out;
+}
+
+std::string header(const job::job_spec& job, const std::string& model) {
+  return fmt::format("fit: {} on {} x {} ({} each), {}\n", model, job.world_size(),
+                     job.hardware.gpu, format_bytes(job.hardware.capacity),
+                     job::name_of(job.parallel.kind));
+}
+
+std::string headroom_text(const row_outcome& r) {
+  const auto h = r.headroom();
+  return h >= 0 ? format_bytes(static_cast<bytes>(h)) : "-" + format_bytes(static_cast<bytes>(-h));
+}
+
+std::string miss_line(const row_outcome& r) {
+  return fmt::format("{} needs {} of {} (short by {})", join(r.settings), format_bytes(*r.need),
+                     format_bytes(r.capacity), format_bytes(*r.need - r.capacity));
+}
+
+nlohmann::json row_json(const row_outcome& r) {
+  nlohmann::json j{{"settings", r.settings}, {"fits", r.fits}, {"reserved", r.reserved},
+                   {"device", r.device}, {"capacity", r.capacity}, {"recompute", r.recompute},
+                   {"host_memory", r.host}};
+  if (r.need) {
+    j["need"] = *r.need;
+    j["headroom"] = r.headroom();
+  }
+  return j;
+}
+
+}  // namespace
+
+std::string render_maximize(const job::job_spec& base, const maximize_result& r) {
+  std::string out = header(base, base.model);
+  if (r.best) {
+    out += fmt::format("largest {} that fits: {}\n", r.key, *r.best_value);
+    out += fmt::format("  {}: device {}, headroom {}\n", join(r.best->settings),
+                       format_bytes(r.best->device), headroom_text(*r.best));
+    if (r.miss) out += "  " + miss_line(*r.miss) + "\n";
+  } else {
+    out += fmt::format("no value of {} fits", r.key);
+    out += r.miss ? ": the closest miss is " + miss_line(*r.miss) + "\n" : "\n";
+  }
+  if (!r.stopped.empty()) out += "  stopped: " + r.stopped + "\n";
+  out += r.bisected ? fmt::format("searched {} plans: doubling from 1, then bisection (assumes "
+                                  "memory grows with {}; docs/fit.md)\n", r.evaluated, r.key)
+                    : fmt::format("searched {} plans: every value from 1 to {} ({} is not known "
+                                  "to be monotone)\n", r.evaluated, r.up_to, r.key);
+  return out;
+}
+
+nlohmann::json maximize_json(const maximize_result& r) {
+  nlohmann::json j{{"key", r.key}, {"search", r.bisected ? "bisection" : "scan"},
+                   {"up_to", r.up_to}, {"plans", r.evaluated}};
+  j["largest"] = r.best_value ? nlohmann::json(*r.best_value) : nlohmann::json(nullptr);
+  j["fits"] = r.best ? row_json(*r.best) : nlohmann::json(nullptr);
+  j["miss"] = r.miss ? row_json(*r.miss) : nlohmann::json(nullptr);
+  if (!r.stopped.empty()) j["stopped"] = r.stopped;
+  return j;
+}
+
+std::string render_try(const job::job_spec& base, const try_summary& s) {
+  std::string out = header(base, base.model);
+  out += fmt::format("{} of {} combinations fit", s.fitting.size(), s.combinations);
+  if (!s.invalid.empty()) out += fmt::format(" ({} refused by the job rules)", s.invalid.size());
+  out += "; ranked by cost, then by headroom\n";
+  out += std::string(cost_proxy_text) + "\n";
+  if (s.fitting.empty()) {
+    out += s.closest ? "nothing fits: the closest miss is " + miss_line(*s.closest) + "\n"
+                     : "nothing fits: no combination is valid; the first refusal: " +
+                           (s.invalid.empty() ? std::string("none") : s.invalid.front().to_string()) +
+                           "\n";
+    return out;
+  }
+  std::size_t width = 8;
+  for (const auto& r : s.fitting) width = std::max(width, join(r.settings).size());
+  out += fmt::format("{:>4}  {:<{}}  {:>11} {:>11} {:>9} {:>11}\n", "#", "settings", width,
+                     "device", "headroom", "recompute", "host");
+  std::size_t n = 0;
+  for (const auto& r : s.fitting)
+    out += fmt::format("{:>4}  {:<{}}  {:>11} {:>11} {:>8.0f}% {:>11}\n", ++n, join(r.settings),
+                       width, format_bytes(r.device), headroom_text(r), r.recompute * 100,
+                       r.host > 0 ? format_bytes(r.host) : "-");
+  return out;
+}
+
+nlohmann::json try_json(const try_summary& s) {
+  nlohmann::json j{{"combinations", s.combinations}, {"cost_proxy", cost_proxy_text},
+                   {"ranked_by", {"recompute", "host_memory", "headroom"}}};
+  j["fits"] = nlohmann::json::array();
+  for (const auto& r : s.fitting) j["fits"].push_back(row_json(r));
+  j["does_not_fit"] = s.missing.size();
+  j["refused"] = nlohmann::json::array();
+  for (const auto& d : s.invalid) j["refused"].push_back(d.to_string());
+  j["closest_miss"] = s.closest ? row_json(*s.closest) : nlohmann::json(nullptr);
+  return j;
+}
+
+}  // namespace vramscope::cli

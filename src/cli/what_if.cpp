@@ -1,0 +1,187 @@
+#include "cli/what_if.hpp"
+
+#include <vramscope/job/model_checks.hpp>
+#include <vramscope/job/overrides.hpp>
+#include <vramscope/job/resolve.hpp>
+#include <vramscope/predict/prediction.hpp>
+#include <vramscope/report/plan_report.hpp>
+
+#include <malloc.h>
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "cli/planning.hpp"
+
+namespace vramscope::cli {
+
+namespace {
+
+// Messages about a row's own settings come out of the job module under "--set"; they name the
+// option the row came from instead.
+diagnostic blame(diagnostic d, const std::vector<std::string>& settings, const std::string& option) {
+  if (d.source == "--set" && std::find(settings.begin(), settings.end(), d.context) != settings.end())
+    d.source = option;
+  return d;
+}
+
+// Every row builds and frees the same few MiB (event programs, allocator state). By default glibc
+// gives freed memory back to the kernel (trim, madvise, munmap of large blocks) and the next row
+// faults fresh pages in again: on this project's 2-core VM that was half the CPU time of a
+// 1,200-row grid (bench/README.md). Keeping up to 256 MiB in the process avoids it; figures are
+// unaffected.
+void keep_freed_memory() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  });
+}
+
+}  // namespace
+
+double recompute_share(const job::job_spec& job) {
+  switch (job.training.activation_checkpointing) {
+    case job::checkpointing::none: return 0;
+    case job::checkpointing::full: return 1.0 / 3;
+    case job::checkpointing::selective:
+      return 1.0 / (3.0 * std::max(1, job.training.checkpoint_every));
+    case job::checkpointing::op: return 1.0 / 6;
+  }
+  return 0;
+}
+
+result<what_if> what_if::open(const std::string& path, const std::vector<std::string>& overrides,
+                              const std::string& from) {
+  // Load once the way plan does, so that a bad base job fails with plan's message.
+  auto loaded = load_job_and_model(path, overrides, from);
+  if (!loaded) return loaded.error();
+  keep_freed_memory();
+  what_if w;
+  w.path_ = path;
+  w.overrides_ = overrides;
+  w.imported_ = !from.empty();
+  w.notes_ = std::move(loaded->notes);
+  w.resolved_ = loaded->job;
+  w.model_ = std::make_shared<const model::model_spec>(std::move(loaded->model));
+  if (w.imported_) {
+    warnings ignored;
+    auto job = import_job(from, overrides, ignored, w.autos_);
+    if (!job) return job.error();
+    w.base_ = std::move(*job);
+  } else {
+    auto job = read_job_unresolved(path, overrides);
+    if (!job) return job.error();
+    w.base_ = std::move(*job);
+  }
+  return w;
+}
+
+status what_if::check_settings(const std::vector<std::string>& settings,
+                               const std::string& option) const {
+  for (const auto& s : settings) {
+    job::job_spec probe = base_;
+    if (auto set = job::set_field(probe, s); !set) return blame(set.error(), {s}, option);
+  }
+  return ok();
+}
+
+result<what_if::row_job> what_if::resolve_row(const std::vector<std::string>& settings,
+                                              const std::string& option) const {
+  row_job r{base_, model_};
+  for (const auto& s : settings)
+    if (auto set = job::set_field(r.job, s); !set) return blame(set.error(), settings, option);
+  if (auto resolved = job::resolve_job(r.job); !resolved)
+    return blame(resolved.error(), settings, option);
+  if (r.job.model != model_->name && r.job.model != resolved_.model) {
+    auto m = load_model_of(r.job, path_);
+    if (!m) return blame(m.error(), settings, option);
+    r.model = std::make_shared<const model::model_spec>(std::move(*m));
+  }
+  if (imported_) {
+    auto all = overrides_;
+    all.insert(all.end(), settings.begin(), settings.end());
+    job::fill_hidden_size_autos(r.job, autos_, r.model->text.hidden, all, nullptr);
+  }
+  if (auto checked = job::check_against_model(r.job, *r.model); !checked)
+    return blame(checked.error(), settings, option);
+  return r;
+}
+
+result<job::job_spec> what_if::job_with(const std::vector<std::string>& settings,
+                                        const std::string& option) const {
+  auto r = resolve_row(settings, option);
+  if (!r) return r.error();
+  return std::move(r->job);
+}
+
+result<row_outcome> what_if::evaluate(const std::vector<std::string>& settings,
+                                      const std::string& option, bool need_when_missing) const {
+  auto r = resolve_row(settings, option);
+  if (!r) return r.error();
+  auto p = predict::plan(*r->model, r->job);
+  if (!p) return blame(p.error(), settings, option);
+  const auto& busiest = predict::busiest_rank(*p);
+  row_outcome out;
+  out.settings = settings;
+  out.fits = p->fits;
+  out.capacity = r->job.hardware.capacity;
+  out.reserved = busiest.peak.reserved;
+  out.device = busiest.peak.device;
+  out.host = p->cpu_memory;
+  out.recompute = recompute_share(r->job);
+  out.verdict = report::verdict_line(*p);
+  if (out.fits) out.need = out.device;
+  if (!out.fits && need_when_missing)
+    if (auto filled = fill_need(out, option); !filled) return filled.error();
+  return out;
+}
+
+namespace {
+
+// The same job on a GPU without limit: the allocator never runs out and no memory fraction
+// caps it, so the plan shows what the job needs rather than the state at the out-of-memory
+// error. JAX's pool grows on demand instead of being preallocated as a fraction of the GPU.
+job::job_spec unlimited_memory(job::job_spec job) {
+  job.hardware.capacity = bytes{1} << 60;  // far above any GPU, far below wrapping in sums
+  if (job.parallel.kind == job::strategy::jax || job.framework.name == "jax")
+    job.env["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false";
+  return job;
+}
+
+}  // namespace
+
+status what_if::fill_need(row_outcome& row, const std::string& option) const {
+  if (row.need) return ok();
+  auto r = resolve_row(row.settings, option);
+  if (!r) return r.error();
+  auto p = predict::plan(*r->model, unlimited_memory(r->job));
+  if (!p) return blame(p.error(), row.settings, option);
+  row.need = std::max(predict::busiest_rank(*p).peak.device, row.device);
+  return ok();
+}
+
+std::vector<result<row_outcome>> what_if::evaluate_all(
+    const std::vector<std::vector<std::string>>& rows, const std::string& option,
+    bool need_when_missing, unsigned threads) const {
+  std::vector<std::optional<result<row_outcome>>> slots(rows.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < rows.size(); i = next++)
+      slots[i].emplace(evaluate(rows[i], option, need_when_missing));
+  };
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, rows.size()));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  std::vector<result<row_outcome>> out;
+  out.reserve(rows.size());
+  for (auto& s : slots) out.push_back(std::move(*s));
+  return out;
+}
+
+}  // namespace vramscope::cli

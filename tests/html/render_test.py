@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""`plan --html` as a person sees it: every example job (examples/*.yaml and the five cases) is
+planned to an HTML report, which headless Chromium (Debian's `chromium`) opens from disk. The
+test fails when Chromium reports an error on the page, when the drawn elements are missing from
+the DOM it rendered, or when a screenshot comes out blank.
+
+Exits 77 (skipped) without chromium, unless VRAMSCOPE_REQUIRE_CHROMIUM=1 (set by
+scripts/test.sh, which installs it). --screenshots DIR keeps the PNGs.
+"""
+import argparse
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+
+
+def fail(message):
+    print(f"FAIL: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def chromium(binary, *args, timeout=60):
+    base = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+            "--allow-file-access-from-files", "--enable-logging=stderr", "--v=0"]
+    return subprocess.run(base + list(args), capture_output=True, text=True, timeout=timeout)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--vramscope", required=True)
+    ap.add_argument("--examples", required=True)
+    ap.add_argument("--screenshots")
+    args = ap.parse_args()
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not binary:
+        if os.environ.get("VRAMSCOPE_REQUIRE_CHROMIUM") == "1":
+            fail("chromium is not installed (Debian package chromium)")
+        print("SKIP: chromium is not installed (Debian package chromium)")
+        return SKIP
+    jobs = sorted(glob.glob(os.path.join(args.examples, "*.yaml")) +
+                  glob.glob(os.path.join(args.examples, "cases", "*", "job*.yaml")))
+    if len(jobs) < 8:
+        fail(f"expected the examples and the five cases, found {jobs}")
+    tmp = tempfile.mkdtemp(prefix="vramscope-html-")
+    try:
+        for job in jobs:
+            name = os.path.relpath(job, args.examples).replace(os.sep, "_").removesuffix(".yaml")
+            page = os.path.join(tmp, name + ".html")
+            r = subprocess.run([args.vramscope, "plan", job, "--html", page], capture_output=True,
+                               text=True, timeout=120)
+            if r.returncode not in (0, 1) or not os.path.exists(page):
+                fail(f"plan {job} --html: exit {r.returncode}: {r.stderr}")
+            dom = chromium(binary, "--dump-dom", "file://" + page)
+            if dom.returncode != 0:
+                fail(f"chromium could not open {page}: {dom.stderr[-2000:]}")
+            errors = [l for l in dom.stderr.splitlines()
+                      if "CONSOLE" in l or "Uncaught" in l]
+            if errors:
+                fail(f"{name}: errors on the page: {errors}")
+            html = dom.stdout
+            verdict = re.search(r'<p class="verdict (fits|nofit)">([^<]+)</p>', html)
+            if not verdict:
+                fail(f"{name}: no verdict in the rendered page")
+            if (verdict.group(1) == "fits") != (r.returncode == 0):
+                fail(f"{name}: the page says {verdict.group(2)!r} but plan exited {r.returncode}")
+            for element, minimum in (('<svg class="gpus"', 1), ('<rect class="process"', 1),
+                                     ('<line class="capacity"', 1), ('<svg class="breakdown"', 1),
+                                     ('<rect class="part"', 2), ('<polyline class="allocated"', 1),
+                                     ('<polyline class="reserved"', 1), ('<rect class="phase"', 2)):
+                if html.count(element) < minimum:
+                    fail(f"{name}: expected at least {minimum} {element} in the rendered DOM")
+            shot = os.path.join(args.screenshots or tmp, name + ".png")
+            if args.screenshots:
+                os.makedirs(args.screenshots, exist_ok=True)
+            s = chromium(binary, "--window-size=1240,1400", "--screenshot=" + shot, "file://" + page)
+            if s.returncode != 0 or not os.path.exists(shot) or os.path.getsize(shot) < 20000:
+                fail(f"{name}: the screenshot is missing or blank ({s.stderr[-500:]})")
+            print(f"ok {name}: {verdict.group(2)}")
+        return 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
