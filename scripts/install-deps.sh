@@ -7,6 +7,11 @@ packages=(
   libfmt-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev libpugixml-dev libtomlplusplus-dev libcpp-httplib-dev python3
   prometheus chromium
+  # install: the man page check (groff, man -l), the .deb (dpkg-dev for dpkg-shlibdeps), the
+  # zsh completion check (zsh -n)
+  groff-base man-db dpkg-dev zsh
+  # the Python package, built and tested offline: python/, scripts/test.sh
+  python3-dev pybind11-dev python3-pybind11 python3-setuptools python3-pip python3-pytest
 )
 missing=()
 for p in "${packages[@]}"; do

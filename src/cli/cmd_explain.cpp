@@ -1,5 +1,6 @@
 // vramscope explain [JOB.yaml] [--smi FILE ...] [--stats FILE ...] [--oom FILE ...]
-//                   [--snapshot FILE] [--trace DIR] [--json] [--rules] [--set key=value ...]
+//                   [--snapshot FILE] [--trace DIR] [--recorded DIR] [--json] [--rules]
+//                   [--set key=value ...]
 #include <vramscope/doctor/finding.hpp>
 #include <vramscope/monitor/trace_reader.hpp>
 #include <vramscope/observe/read_observation.hpp>
@@ -7,6 +8,8 @@
 #include <vramscope/report/findings_report.hpp>
 #include <vramscope/report/trace_report.hpp>
 
+#include <algorithm>
+#include <filesystem>
 #include <optional>
 
 #include "cli/args.hpp"
@@ -20,7 +23,7 @@ namespace {
 struct explain_args {
   std::string job_path;
   std::vector<std::string> smi, stats, oom, overrides;
-  std::string snapshot, trace;
+  std::string snapshot, trace, recorded;
   bool json = false, rules = false;
 };
 
@@ -37,6 +40,31 @@ void add_snapshot(observe::observation& obs, const observe::snapshot_summary& s)
     t.source = s.source;
     obs.stats.push_back(std::move(t));
   }
+}
+
+// A folder written by the Python recorder (vramscope.torch, docs/python.md): files are told
+// apart by name. explain reads one snapshot, so a given --snapshot wins, else the first by name.
+status add_recorded(const std::string& dir, explain_args& a) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return error_at(dir, "not a folder");
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_regular_file()) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::size_t used = 0;
+  for (const auto& f : files) {
+    const std::string name = f.filename().string();
+    if (name.starts_with("memory_stats")) a.stats.push_back(f.string());
+    else if (name.starts_with("oom")) a.oom.push_back(f.string());
+    else if (name.starts_with("snapshot") && a.snapshot.empty()) a.snapshot = f.string();
+    else continue;
+    ++used;
+  }
+  if (used == 0)
+    return error_at(dir, "no recorded files here (memory_stats_rank*.json, oom_rank*.log, "
+                         "snapshot_rank*.pickle)");
+  return ok();
 }
 
 result<observe::observation> read_all(const explain_args& a, std::string& trace_text) {
@@ -72,6 +100,8 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
   app.add_option("--oom", a.oom, "a log with out-of-memory messages");
   app.add_option("--snapshot", a.snapshot, "a torch.cuda.memory._dump_snapshot pickle");
   app.add_option("--trace", a.trace, "a folder written by `vramscope trace` (per-process files)");
+  app.add_option("--recorded", a.recorded,
+                 "a folder written by vramscope.torch (per-rank stats, OOM messages, snapshots)");
   app.add_option("--set", a.overrides, "override a job field");
   app.add_flag("--json", a.json, "print findings as JSON");
   app.add_flag("--rules", a.rules, "list the rule catalogue and exit");
@@ -81,6 +111,9 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
     out << report::render_rules_text();
     return 0;
   }
+  if (!a.recorded.empty())
+    if (auto added = add_recorded(a.recorded, a); !added)
+      return report_bad_input(err, "explain", added.error());
   std::string trace_text;
   auto obs = read_all(a, trace_text);
   if (!obs) return report_bad_input(err, "explain", obs.error());

@@ -166,7 +166,7 @@ int cmd_snapshot(const std::vector<std::string>& args, std::ostream& out, std::o
   options.top_allocations = top;
   auto summary = observe::analyze_snapshot(path, options);
   if (!summary) {
-    err << summary.error().to_string() << "\n";
+    err << "vramscope snapshot: " << summary.error().to_string() << "\n";
     return static_cast<int>(exit_status::bad_input);
   }
   if (json) out << observe::to_json(*summary).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

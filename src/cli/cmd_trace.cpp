@@ -56,7 +56,6 @@ int cmd_trace(const std::vector<std::string>& args, std::ostream& out, std::ostr
   app.add_option("--fallback-interval", fallback_interval,
                  "NVML sampling period for processes CUPTI cannot trace");
   app.add_flag("--json", as_json, "print the summary as JSON on stdout");
-  app.footer("usage: vramscope trace [--out DIR] -- COMMAND [ARGS...]");
   auto [own, command] = split_command(args);
   int code = 0;
   if (!parse_args(app, own, out, err, code)) return code;

@@ -36,9 +36,12 @@ std::string invalid(std::string_view text, const std::vector<std::string>& allow
 
 // Wraps a scalar-only parser so that lists are rejected with the codec's description.
 template <typename T, typename F>
-codec<T> scalar(std::string expects, F parse_text, std::function<nlohmann::json(const T&)> show) {
+codec<T> scalar(std::string expects, F parse_text, std::function<nlohmann::json(const T&)> show,
+                std::vector<std::string> choices = {}, std::string allowed = "") {
   codec<T> c;
   c.expects = expects;
+  c.allowed = allowed.empty() ? expects : std::move(allowed);
+  c.choices = std::move(choices);
   c.parse = [expects, parse_text](const raw_value& v, T& out) -> std::string {
     if (v.is_list) return fmt::format("expected {}, got a list", expects);
     return parse_text(v.text, out);
@@ -123,15 +126,17 @@ codec<int> int_codec(int min, int max) {
     out = static_cast<int>(value);
     return "";
   };
-  return scalar<int>("an integer", parse, [](const int& v) { return nlohmann::json(v); });
+  return scalar<int>("an integer", parse, [](const int& v) { return nlohmann::json(v); }, {},
+                     fmt::format("an integer, {} to {}", min, max));
 }
 
 codec<std::uint64_t> count_codec(std::uint64_t min, std::uint64_t max) {
   auto parse = [min, max](std::string_view text, std::uint64_t& out) {
     return parse_count_text(text, min, max, out);
   };
-  return scalar<std::uint64_t>("a whole number", parse,
-                               [](const std::uint64_t& v) { return nlohmann::json(v); });
+  return scalar<std::uint64_t>(
+      "a whole number", parse, [](const std::uint64_t& v) { return nlohmann::json(v); }, {},
+      fmt::format("a whole number, {} to {}", min, max));
 }
 
 codec<double> real_codec(double min_exclusive, double max) {
@@ -146,12 +151,15 @@ codec<double> real_codec(double min_exclusive, double max) {
     out = d;
     return "";
   };
-  return scalar<double>("a number", parse, [](const double& v) { return nlohmann::json(v); });
+  return scalar<double>(
+      "a number", parse, [](const double& v) { return nlohmann::json(v); }, {},
+      fmt::format("a number, more than {} and at most {}", min_exclusive, max));
 }
 
 codec<bool> bool_codec() {
-  return scalar<bool>("true or false", parse_bool_text,
-                      [](const bool& v) { return nlohmann::json(v); });
+  return scalar<bool>(
+      "true or false", parse_bool_text, [](const bool& v) { return nlohmann::json(v); },
+      {"true", "false"});
 }
 
 codec<std::string> string_codec() {
@@ -171,8 +179,9 @@ codec<std::string> choice_codec(std::vector<std::string> allowed) {
     out = t;
     return "";
   };
-  return scalar<std::string>("one of: " + join(allowed), parse,
-                             [](const std::string& v) { return nlohmann::json(v); });
+  return scalar<std::string>(
+      "one of: " + join(allowed), parse, [](const std::string& v) { return nlohmann::json(v); },
+      allowed);
 }
 
 // "2.6", "2.6.0", "0.4.35", "12.4", "2.6.0.dev20241112": at least MAJOR.MINOR in digits.
@@ -218,8 +227,9 @@ codec<dtype> dtype_codec(std::vector<dtype> allowed) {
     out = *t;
     return "";
   };
-  return scalar<dtype>(expects, parse,
-                       [](const dtype& v) { return nlohmann::json(std::string(name_of(v))); });
+  return scalar<dtype>(
+      expects, parse, [](const dtype& v) { return nlohmann::json(std::string(name_of(v))); },
+      names);
 }
 
 codec<std::optional<dtype>> optional_dtype_codec(std::vector<dtype> allowed) {
@@ -236,15 +246,19 @@ codec<std::optional<dtype>> optional_dtype_codec(std::vector<dtype> allowed) {
     out = *t;
     return "";
   };
-  return scalar<std::optional<dtype>>(expects, parse, [](const std::optional<dtype>& v) {
-    return nlohmann::json(v ? std::string(name_of(*v)) : "none");
-  });
+  return scalar<std::optional<dtype>>(
+      expects, parse,
+      [](const std::optional<dtype>& v) {
+        return nlohmann::json(v ? std::string(name_of(*v)) : "none");
+      },
+      names);
 }
 
 // A YAML sequence, or one scalar holding a comma-separated list ("q_proj,v_proj").
 codec<std::vector<std::string>> list_codec() {
   codec<std::vector<std::string>> c;
   c.expects = "a list of names";
+  c.allowed = "a list of names, \"a,b\" or [a, b]";
   c.parse = [](const raw_value& v, std::vector<std::string>& out) -> std::string {
     std::vector<std::string> items = v.items;
     if (!v.is_list) {
@@ -320,8 +334,9 @@ codec<Enum> enum_codec() {
     out = *v;
     return "";
   };
-  return scalar<Enum>("one of: " + join(names), parse,
-                      [](const Enum& v) { return nlohmann::json(std::string(name_of(v))); });
+  return scalar<Enum>(
+      "one of: " + join(names), parse,
+      [](const Enum& v) { return nlohmann::json(std::string(name_of(v))); }, names);
 }
 
 template codec<strategy> enum_codec<strategy>();

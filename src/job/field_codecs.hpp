@@ -29,7 +29,9 @@ struct raw_value {
 /// ("expected an integer, got \"four\""); it leaves `out` untouched on failure.
 template <typename T>
 struct codec {
-  std::string expects;  // "an integer", "true or false", ... used in type errors and docs
+  std::string expects;  // "an integer", "true or false", ... used in type errors
+  std::string allowed;  // for `vramscope keys`: expects with its range ("an integer, 1 to 64")
+  std::vector<std::string> choices;  // the closed set of values, for completions; else empty
   std::function<std::string(const raw_value&, T&)> parse;
   std::function<nlohmann::json(const T&)> show;
 };

@@ -18,6 +18,8 @@ field make(std::string path, T job_spec::*member, codec<T> c) {
   field f;
   f.path = std::move(path);
   f.expects = c.expects;
+  f.allowed = c.allowed;
+  f.choices = c.choices;
   f.set = [member, parse = c.parse](job_spec& j, const raw_value& v) { return parse(v, j.*member); };
   f.get = [member, show = c.show](const job_spec& j) { return show(j.*member); };
   f.copy = [member](job_spec& dst, const job_spec& src) { dst.*member = src.*member; };
@@ -29,6 +31,8 @@ field make(std::string path, S job_spec::*section, T S::*member, codec<T> c) {
   field f;
   f.path = std::move(path);
   f.expects = c.expects;
+  f.allowed = c.allowed;
+  f.choices = c.choices;
   f.set = [section, member, parse = c.parse](job_spec& j, const raw_value& v) {
     return parse(v, (j.*section).*member);
   };
@@ -81,6 +85,8 @@ field precision_shorthand() {
   field f;
   f.path = "precision";
   f.expects = "a map or one of: " + join(names);
+  f.allowed = "one of: " + join(names) + " (sets the precision.* fields)";
+  f.choices = names;
   f.set = [names](job_spec& j, const raw_value& v) -> std::string {
     for (const auto& p : precision_presets) {
       if (v.is_list || normalize_name(p.name) != normalize_name(v.text)) continue;
@@ -100,6 +106,7 @@ field optimizer_shorthand() {
   field f = make("optimizer", &job_spec::optimizer, &optimizer_spec::kind,
                  enum_codec<optimizer_kind>());
   f.expects = "a map or " + f.expects;
+  f.allowed += " (sets optimizer.name)";
   f.written = false;
   return f;
 }

@@ -20,6 +20,8 @@ namespace vramscope::job::detail {
 struct field {
   std::string path;     // "parallel.tp"; shorthands have no dot ("precision", "optimizer")
   std::string expects;  // "an integer", for "expected ..., got a map"
+  std::string allowed;  // what `vramscope keys` shows: "an integer, 1 to 1024"
+  std::vector<std::string> choices;  // closed set of values (enums, booleans), else empty
   std::function<std::string(job_spec&, const raw_value&)> set;  // "" or the problem
   std::function<nlohmann::json(const job_spec&)> get;           // canonical value
   std::function<void(job_spec&, const job_spec&)> copy;         // dst.field = src.field

@@ -97,14 +97,14 @@ TEST(CliSnapshot, BadInputExitsTwoWithTheDiagnostic) {
   auto r = snapshot({path});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, path + ": at byte offset 2: the file ends inside FRAME (it needs 5 more bytes)\n");
+  EXPECT_EQ(r.err, "vramscope snapshot: " + path + ": at byte offset 2: the file ends inside FRAME (it needs 5 more bytes)\n");
   std::remove(path.c_str());
 }
 
 TEST(CliSnapshot, MissingFileExitsTwo) {
   auto r = snapshot({"/nonexistent/snap.pickle"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "/nonexistent/snap.pickle: no such file\n");
+  EXPECT_EQ(r.err, "vramscope snapshot: /nonexistent/snap.pickle: no such file\n");
 }
 
 TEST(CliSnapshot, UsageErrorsExitTwo) {

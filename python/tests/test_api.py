@@ -1,0 +1,104 @@
+"""vramscope's Python API: the same answers as the command line's --json, in process."""
+import json
+import sys
+import warnings
+
+import pytest
+
+import vramscope
+from conftest import REPO
+
+EXAMPLE = REPO / "examples" / "llama-3.1-8b-fsdp2.yaml"
+
+
+def test_plan_of_a_dict_has_the_plan_json_shape():
+    p = vramscope.plan({"model": "llama-3.1-8b"})
+    assert {"job", "fits", "ranks", "gpus"} <= set(p)  # DESIGN.md keys; more may follow
+    assert isinstance(p["fits"], bool)
+    assert p["job"]["model"] == "llama-3.1-8b"
+    rank0 = p["ranks"][0]
+    assert set(rank0["peak"]) == {"allocated", "active", "reserved", "device"}
+    assert rank0["peak"]["allocated"] > 10 * 2**30  # 8B parameters cannot fit in less
+    assert len(p["ranks"]) == p["job"]["hardware"]["gpus_per_node"] * p["job"]["hardware"]["nodes"]
+
+
+def test_plan_of_a_path_equals_the_command_line():
+    code, out, _ = vramscope.run("plan", str(EXAMPLE), "--json")
+    assert code in (0, 1)
+    assert vramscope.plan(EXAMPLE) == json.loads(out)
+
+
+def test_keyword_overrides_act_like_set():
+    base = vramscope.plan(EXAMPLE)
+    nested = vramscope.plan(EXAMPLE, training={"seq_len": 512})
+    dunder = vramscope.plan(EXAMPLE, training__seq_len=512)
+    code, out, _ = vramscope.run("plan", str(EXAMPLE), "--json", "--set", "training.seq_len=512")
+    assert nested == dunder == json.loads(out)
+    assert nested["job"]["training"]["seq_len"] == 512
+    assert nested["ranks"][0]["peak"]["allocated"] < base["ranks"][0]["peak"]["allocated"]
+
+
+def test_dict_job_equals_the_same_yaml(tmp_path):
+    job = {"model": "llama-3.1-8b", "parallel": {"strategy": "fsdp2"},
+           "training": {"micro_batch": 1, "seq_len": 2048}}
+    path = tmp_path / "job.yaml"
+    path.write_text(json.dumps(job))
+    assert vramscope.plan(job) == vramscope.plan(path)
+
+
+def test_bad_key_raises_with_the_command_line_message():
+    with pytest.raises(vramscope.VramscopeError) as e:
+        vramscope.plan({"model": "llama-3.1-8b"}, parallel={"tpp": 2})
+    assert e.value.code == 2
+    assert 'unknown key "parallel.tpp" (did you mean "parallel.tp"?)' in str(e.value)
+    assert str(e.value).startswith("vramscope plan: ")
+
+
+def test_errors_name_a_dict_job_as_such():
+    with pytest.raises(vramscope.VramscopeError) as e:
+        vramscope.plan({"model": "llama-3.1-8b", "parallel": {"tp": "four"}})
+    assert "<job dict>" in str(e.value)
+    assert "vramscope-" not in str(e.value)  # no temporary path
+
+
+def test_compare_varies_a_key():
+    rows = vramscope.compare(EXAMPLE, vary={"training.seq_len": [1024, 2048]})
+    code, out, _ = vramscope.run("compare", str(EXAMPLE), "--json", "--vary", "training.seq_len=1024,2048")
+    assert rows == json.loads(out)
+
+
+def test_fit_calls_the_fit_command():
+    has_fit = "\n  fit " in vramscope.run("help")[1]
+    if not has_fit:  # this build has no fit command: the error says so
+        with pytest.raises(vramscope.VramscopeError, match="unknown command 'fit'"):
+            vramscope.fit(EXAMPLE)
+        return
+    code, out, _ = vramscope.run("fit", str(EXAMPLE), "--json")
+    assert vramscope.fit(EXAMPLE) == json.loads(out)
+
+
+def test_inspect_and_models():
+    names = [m["name"] for m in vramscope.models()]
+    assert "llama-3.1-8b" in names
+    inv = vramscope.inspect("llama-3.1-8b")
+    code, out, _ = vramscope.run("inspect", "llama-3.1-8b", "--json")
+    assert inv == json.loads(out)
+
+
+def test_keys_lists_every_key_with_default():
+    keys = {k["key"]: k for k in vramscope.keys()}
+    assert keys["parallel.tp"]["default"] == "1"
+    assert "H100-80GB" in keys["hardware.gpu"]["values"]
+
+
+def test_explain_reads_stats_files():
+    stats = REPO / "tests" / "data" / "observe" / "stats_rank3.json"
+    findings = vramscope.explain(stats=str(stats))
+    code, out, _ = vramscope.run("explain", "--stats", str(stats), "--json")
+    assert findings == json.loads(out)
+
+
+def test_runs_in_process():
+    # The extension is loaded into this interpreter; no vramscope executable is needed.
+    assert "vramscope._vramscope" in sys.modules
+    assert vramscope.__version__ == vramscope.run("--version")[1].split()[1]

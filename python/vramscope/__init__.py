@@ -1,0 +1,187 @@
+"""vramscope from Python: predict, measure and explain the GPU memory of training jobs.
+
+Every function calls the C++ library in process (the extension module ``_vramscope``) and
+returns what the matching command prints with ``--json``, parsed::
+
+    import vramscope
+    p = vramscope.plan({"model": "llama-3.1-8b", "parallel": {"strategy": "fsdp2"}})
+    p["fits"], p["ranks"][0]["peak"]["reserved"]
+
+A job is a dict (the YAML job spec as Python data), a path to a job YAML, or nothing (the
+defaults); keyword arguments override single keys as ``--set`` does: nested dicts
+(``training={"seq_len": 4096}``) or ``__`` for the dot (``training__seq_len=4096``).
+``vramscope keys`` (or :func:`keys`) lists every key.
+
+Bad input raises :class:`VramscopeError` with the message the command line would print;
+warnings (importer notes, validation notes) become Python warnings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import warnings
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+
+from . import _vramscope
+
+__version__ = _vramscope.__version__
+__all__ = ["plan", "compare", "fit", "explain", "inspect", "models", "keys", "run",
+           "VramscopeError"]
+
+Job = Union[None, str, os.PathLike, Mapping[str, Any]]
+
+
+class VramscopeError(RuntimeError):
+    """A command failed: bad input (exit code 2) or an environment problem (3)."""
+
+    def __init__(self, message: str, code: int):
+        super().__init__(message)
+        self.code = code
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    """Runs ``vramscope ARGS...`` in process: (exit code, stdout, stderr)."""
+    code, out, err = _vramscope.run([str(a) for a in args])
+    return code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ",".join(_scalar(v) for v in value)
+    return str(value)
+
+
+def _flatten(data: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """{"parallel": {"tp": 2}} -> ["parallel.tp=2"]; keys may use "__" for the dot."""
+    items = []
+    for key, value in data.items():
+        path = prefix + str(key).replace("__", ".")
+        if isinstance(value, Mapping):
+            items += _flatten(value, path + ".")
+        else:
+            items.append(f"{path}={_scalar(value)}")
+    return items
+
+
+def _set_args(overrides: Mapping[str, Any]) -> list[str]:
+    args = []
+    for item in _flatten(overrides):
+        args += ["--set", item]
+    return args
+
+
+class _JobFile:
+    """The job as a path for the command line. A dict is written as JSON (which YAML reads)
+    to a private temporary file for the duration of the call; a model path in it that exists
+    relative to the current directory is made absolute first, since the command line reads
+    model paths relative to the job file."""
+
+    def __init__(self, job: Job):
+        self.job, self.path, self._dir = job, None, None
+
+    def __enter__(self) -> "_JobFile":
+        if self.job is None:
+            self.job = {}
+        if isinstance(self.job, (str, os.PathLike)):
+            self.path = os.fspath(self.job)
+            return self
+        data = dict(self.job)
+        model = data.get("model")
+        if isinstance(model, str) and os.path.exists(model):
+            data["model"] = os.path.abspath(model)
+        self._dir = tempfile.TemporaryDirectory(prefix="vramscope-")
+        self.path = os.path.join(self._dir.name, "job.yaml")
+        with open(self.path, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._dir is not None:
+            self._dir.cleanup()
+
+    def clean(self, text: str) -> str:
+        """Messages name the job the way the caller gave it."""
+        if self._dir is not None and self.path:
+            return text.replace(self.path, "<job dict>")
+        return text
+
+
+def _call(args: Sequence[str], ok_codes: Iterable[int] = (0, 1), job: Optional[_JobFile] = None) -> Any:
+    code, out, err = run(*args)
+    if job is not None:
+        err = job.clean(err)
+    for line in err.splitlines():
+        if line.startswith("warning: "):
+            warnings.warn(line[len("warning: "):], stacklevel=3)
+    if code not in ok_codes:
+        message = "\n".join(l for l in err.splitlines() if not l.startswith("warning: "))
+        raise VramscopeError(message or f"vramscope {args[0]} exited with {code}", code)
+    return json.loads(out)
+
+
+def _with_job(command: str, job: Job, extra: Sequence[str], overrides: Mapping[str, Any]) -> Any:
+    with _JobFile(job) as holder:
+        args = [command, holder.path, "--json", *extra, *_set_args(overrides)]
+        return _call(args, job=holder)
+
+
+def plan(job: Job = None, *, rank: Optional[int] = None, **overrides: Any) -> dict:
+    """The prediction of ``vramscope plan --json``: {"job", "fits", "ranks", "gpus"}.
+    A job that does not fit is an answer, not an error: look at ``["fits"]``."""
+    extra = ["--rank", str(rank)] if rank is not None else []
+    return _with_job("plan", job, extra, overrides)
+
+
+def compare(job: Job = None, *, vary: Union[Mapping[str, Iterable[Any]], Sequence[str]],
+            **overrides: Any) -> Any:
+    """``vramscope compare --json``: one row per combination of the varied keys.
+    ``vary`` maps keys to values ({"parallel.tp": [1, 2, 4]}) or lists "key=v1,v2" items."""
+    items = vary if not isinstance(vary, Mapping) else [
+        f"{k.replace('__', '.')}={_scalar(list(v))}" for k, v in vary.items()]
+    extra = []
+    for item in items:
+        extra += ["--vary", item]
+    return _with_job("compare", job, extra, overrides)
+
+
+def fit(job: Job = None, *args: str, **overrides: Any) -> Any:
+    """``vramscope fit JOB --json ARGS...``: the largest setting or the configurations that fit.
+    Raises VramscopeError when this build has no ``fit`` command."""
+    return _with_job("fit", job, list(args), overrides)
+
+
+def explain(job: Job = None, *, recorded: Optional[str] = None, smi: Union[None, str, Sequence[str]] = None,
+            stats: Union[None, str, Sequence[str]] = None, oom: Union[None, str, Sequence[str]] = None,
+            snapshot: Optional[str] = None, trace: Optional[str] = None, **overrides: Any) -> Any:
+    """``vramscope explain --json``: findings with evidence, cause and fix. ``recorded`` is a
+    folder written by :mod:`vramscope.torch`; the job (optional) prices the fixes."""
+    extra: list[str] = []
+    for flag, value in (("--smi", smi), ("--stats", stats), ("--oom", oom)):
+        for v in ([value] if isinstance(value, (str, os.PathLike)) else value or []):
+            extra += [flag, os.fspath(v)]
+    for flag, value in (("--snapshot", snapshot), ("--trace", trace), ("--recorded", recorded)):
+        if value is not None:
+            extra += [flag, os.fspath(value)]
+    if job is None:
+        return _call(["explain", "--json", *extra, *_set_args(overrides)])
+    return _with_job("explain", job, extra, overrides)
+
+
+def inspect(model: str, *, tensors: bool = False) -> dict:
+    """``vramscope inspect MODEL --json``: units, tensors and parameter totals of a preset
+    name or a config.json path."""
+    return _call(["inspect", os.fspath(model), "--json", *(["--tensors"] if tensors else [])])
+
+
+def models() -> list:
+    """The preset catalog (``vramscope models --json``), one dict per preset."""
+    return _call(["models", "--json"])["presets"]
+
+
+def keys() -> list:
+    """Every job key with its default and allowed values (``vramscope keys --json``)."""
+    return _call(["keys", "--json"])
