@@ -54,7 +54,6 @@ void add_options(CLI::App& app, watch_args& a) {
                  "a folder of per-rank torch.cuda.memory_stats() JSON files to export as metrics");
 }
 
-
 int fail(std::ostream& err, const diagnostic& d, exit_status code) {
   err << "vramscope watch: " << d.to_string() << "\n";
   return static_cast<int>(code);

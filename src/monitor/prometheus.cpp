@@ -154,8 +154,8 @@ void add_ranks(families& m, const stats_folder& folder, const std::string& host)
     m.torch_reserved.add(l, s.reserved.current);
     m.torch_allocated_peak.add(l, s.allocated.peak);
     m.torch_reserved_peak.add(l, s.reserved.peak);
-    if (s.num_alloc_retries) m.torch_retries.add(l, std::to_string(*s.num_alloc_retries));
-    if (s.num_ooms) m.torch_ooms.add(l, std::to_string(*s.num_ooms));
+    m.torch_retries.add(l, s.num_alloc_retries);
+    m.torch_ooms.add(l, s.num_ooms);
     m.torch_age.add(l, fmt::format("{:.3f}", r.age_seconds));
   }
   m.torch_skipped.add({{"Hostname", host}}, std::to_string(folder.skipped));

@@ -4,7 +4,6 @@
 #include <vramscope/monitor/stop_signal.hpp>
 #include <vramscope/monitor/watch_view.hpp>
 
-#include <optional>
 #include <ostream>
 #include <thread>
 
@@ -38,12 +37,10 @@ void publish(const frame& f, const sampler& s, const watch_settings& settings,
   if (outputs.log) *outputs.log << line << "\n" << std::flush;
   if (outputs.metrics) {
     exposition_extras extras{settings.hostname, nullptr};
-    std::optional<stats_folder> ranks;
+    stats_folder ranks;  // a folder that vanished after start counts as no files
     if (!settings.stats_dir.empty()) {
-      // A folder that vanished after start counts as no files: the metrics keep flowing.
-      auto read = read_stats_folder(settings.stats_dir);
-      ranks = read ? std::move(*read) : stats_folder{};
-      extras.ranks = &*ranks;
+      if (auto read = read_stats_folder(settings.stats_dir)) ranks = std::move(*read);
+      extras.ranks = &ranks;
     }
     outputs.metrics->publish(render_prometheus(f, s.peaks(), extras));
   }
