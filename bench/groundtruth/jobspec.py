@@ -65,6 +65,7 @@ DEFAULTS = {
     "lora.virtual_tokens": 20,
     "lora.rank": 16,
     "lora.alpha": 32,
+    "lora.dropout": 0.0,
     "lora.targets": ["q_proj", "v_proj"],
     "lora.base_quantization": "none",
     "lora.quantizer": "bitsandbytes",

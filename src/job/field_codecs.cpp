@@ -156,6 +156,22 @@ codec<double> real_codec(double min_exclusive, double max) {
       fmt::format("a number, more than {} and at most {}", min_exclusive, max));
 }
 
+codec<double> probability_codec() {
+  auto parse = [](std::string_view text, double& out) -> std::string {
+    const std::string s(text);
+    char* end = nullptr;
+    const double d = s.empty() ? std::nan("") : std::strtod(s.c_str(), &end);
+    if (std::isnan(d) || end != s.c_str() + s.size() || std::isinf(d))
+      return fmt::format("expected a number, got \"{}\"", text);
+    if (d < 0 || d > 1) return out_of_range(text, "from 0 to 1");
+    out = d;
+    return "";
+  };
+  return scalar<double>(
+      "a number", parse, [](const double& v) { return nlohmann::json(v); }, {},
+      "a probability from 0 to 1");
+}
+
 codec<bool> bool_codec() {
   return scalar<bool>(
       "true or false", parse_bool_text, [](const bool& v) { return nlohmann::json(v); },

@@ -207,6 +207,7 @@ std::vector<field> build_table() {
       make("lora.virtual_tokens", &j::lora, &lo::virtual_tokens, int_codec(1, 1'000'000)),
       make("lora.rank", &j::lora, &lo::rank, int_codec(1, 65536)),
       make("lora.alpha", &j::lora, &lo::alpha, real_codec(0, 1e6)),
+      make("lora.dropout", &j::lora, &lo::dropout, probability_codec()),
       listed(make("lora.targets", &j::lora, &lo::targets, list_codec())),
       make("lora.base_quantization", &j::lora, &lo::base_quantization,
            optional_dtype_codec(quant_types)),

@@ -56,6 +56,7 @@ constexpr spelling<loss_impl> loss_names[] = {
     {loss_impl::hf, "hf"},
     {loss_impl::liger_fused, "liger_fused"},
     {loss_impl::torchtitan, "torchtitan"},
+    {loss_impl::litgpt, "litgpt"},
     {loss_impl::liger_fused, "liger"},
     {loss_impl::liger_fused, "fused_linear_cross_entropy"},
 };

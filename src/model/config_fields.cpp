@@ -161,6 +161,17 @@ bool field_reader::flag(std::string_view key, bool fallback) {
   return value->get<bool>();
 }
 
+double field_reader::probability(std::string_view key, double fallback) {
+  const json* value = find(key);
+  if (!value) return fallback;
+  if (!value->is_number() || !(value->get<double>() >= 0.0 && value->get<double>() <= 1.0)) {
+    fail(key, fmt::format("field \"{}\" must be a probability from 0 to 1, got {}", path_of(key),
+                          shown(*value)));
+    return fallback;
+  }
+  return value->get<double>();
+}
+
 std::string field_reader::text(std::string_view key, std::string fallback) {
   const json* value = find(key);
   if (!value) return fallback;

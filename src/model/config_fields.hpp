@@ -53,6 +53,8 @@ class field_reader {
                                               std::uint64_t max = max_config_dimension);
   /// A boolean with a default used when absent or null.
   bool flag(std::string_view key, bool fallback);
+  /// A probability (a dropout rate) from 0 to 1, with a default used when absent or null.
+  double probability(std::string_view key, double fallback);
   /// A string with a default used when absent or null.
   std::string text(std::string_view key, std::string fallback);
   /// A nested object (sub-config). Absent or null: `fallback` (which must outlive the reader).

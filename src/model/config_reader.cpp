@@ -15,7 +15,8 @@ namespace detail {
 
 namespace {
 
-constexpr std::array<family, 16> family_table{{
+constexpr std::array<family, 18> family_table{{
+    {"falcon", &build_falcon},
     {"gemma", &build_decoder_family},
     {"gemma2", &build_decoder_family},
     {"gemma3", &build_gemma3},
@@ -26,6 +27,7 @@ constexpr std::array<family, 16> family_table{{
     {"mistral", &build_decoder_family},
     {"mixtral", &build_decoder_family},
     {"paligemma", &build_paligemma},
+    {"phi", &build_phi},
     {"phi3", &build_decoder_family},
     {"pi0", &build_pi0},
     {"qwen2", &build_decoder_family},

@@ -30,6 +30,8 @@ void build_decoder_family(field_reader& config, inventory_builder& out, std::str
 void build_gemma3(field_reader& config, inventory_builder& out, std::string_view type);
 void build_gpt2(field_reader& config, inventory_builder& out, std::string_view type);
 void build_gpt_neox(field_reader& config, inventory_builder& out, std::string_view type);
+void build_phi(field_reader& config, inventory_builder& out, std::string_view type);
+void build_falcon(field_reader& config, inventory_builder& out, std::string_view type);
 void build_siglip(field_reader& config, inventory_builder& out, std::string_view type);
 void build_paligemma(field_reader& config, inventory_builder& out, std::string_view type);
 void build_pi0(field_reader& config, inventory_builder& out, std::string_view type);

@@ -1,4 +1,5 @@
-// GPT-2 and GPT-NeoX (Pythia): LayerNorm with biases, plain (ungated) MLPs.
+// The families with LayerNorm (with biases) and plain, ungated MLPs: GPT-2, GPT-NeoX (Pythia,
+// StableLM-alpha), Phi (phi-1, phi-1.5, phi-2) and Falcon.
 //
 // GPT-2 (modeling_gpt2.py) stores its projections as Conv1D, whose weight is (in, out):
 //   wte.weight [vocab, n_embd]   wpe.weight [n_positions, n_embd]
@@ -18,6 +19,25 @@
 //   gpt_neox.layers.N.attention.dense [hidden, hidden] (+bias)
 //   gpt_neox.layers.N.mlp.dense_h_to_4h [intermediate, hidden] +bias, dense_4h_to_h +bias
 //   gpt_neox.final_layer_norm.weight/.bias; embed_out.weight [vocab, hidden] (untied)
+//   use_parallel_residual (default true): x + attention(ln1(x)) + mlp(ln2(x)).
+//
+// Phi (modeling_phi.py, PhiForCausalLM): one LayerNorm feeds attention and MLP in parallel:
+//   model.embed_tokens.weight [vocab, hidden]
+//   model.layers.N.self_attn.{q,k,v}_proj .weight/.bias, self_attn.dense .weight/.bias
+//   model.layers.N.self_attn.{q,k}_layernorm .weight/.bias [head_dim]  (qk_layernorm only)
+//   model.layers.N.mlp.fc1 [intermediate, hidden] +bias, mlp.fc2 [hidden, intermediate] +bias
+//   model.layers.N.input_layernorm .weight/.bias; model.final_layernorm .weight/.bias
+//   lm_head.weight [vocab, hidden] and lm_head.bias [vocab]
+//
+// Falcon (modeling_falcon.py, FalconForCausalLM): a fused query_key_value whose width depends
+// on the attention kind (multi-query: hidden + 2 head_dim; new_decoder_architecture: grouped
+// kv heads), no biases by default:
+//   transformer.word_embeddings.weight [vocab, hidden]
+//   transformer.h.N.self_attention.query_key_value, self_attention.dense
+//   transformer.h.N.mlp.dense_h_to_4h [ffn, hidden], mlp.dense_4h_to_h [hidden, ffn]
+//   transformer.h.N.input_layernorm (parallel_attn, one norm), or ln_attn and ln_mlp
+//   (num_ln_in_parallel_attn 2), or input_layernorm and post_attention_layernorm (sequential)
+//   transformer.ln_f .weight/.bias; lm_head.weight tied to the embedding unless untied
 #include <fmt/format.h>
 
 #include "model/families.hpp"
@@ -30,6 +50,35 @@ void pair(inventory_builder& out, const std::string& base, std::vector<std::uint
           std::uint64_t bias) {
   out.add(base + ".weight", std::move(weight));
   out.add(base + ".bias", {bias});
+}
+
+// Adds "<base>.weight" [rows, cols] and, when `bias`, "<base>.bias" [rows].
+void projection(inventory_builder& out, const std::string& base, std::uint64_t rows,
+                std::uint64_t cols, bool bias) {
+  out.add(base + ".weight", {rows, cols});
+  if (bias) out.add(base + ".bias", {rows});
+}
+
+// The MLP-width tensors autograd keeps for an activation function named as transformers'
+// ACT2FN names it (activations.py). One fused op saves its input only; the Python-level ones are
+// chains of elementwise ops, each multiply of two tensors saving both:
+//   gelu_new  0.5 x (1 + tanh(c (x + 0.044715 x^3))): x, tanh, 0.5 x, 1 + tanh
+//   gelu_fast 0.5 x (1 + tanh(0.798 x (1 + 0.044715 x x))): x, 0.044715 x, 0.798 x, the
+//             bracket, tanh, 0.5 x, 1 + tanh
+//   quick_gelu x sigmoid(1.702 x): x, sigmoid
+std::uint32_t activation_saved(field_reader& c, std::string_view key, std::string fallback) {
+  static constexpr std::pair<std::string_view, std::uint32_t> known[] = {
+      {"gelu", 1}, {"gelu_pytorch_tanh", 1}, {"relu", 1}, {"silu", 1}, {"swish", 1},
+      {"gelu_new", 4}, {"gelu_fast", 7}, {"quick_gelu", 2},
+  };
+  const std::string name = c.text(key, std::move(fallback));
+  for (const auto& [n, saved] : known)
+    if (n == name) return saved;
+  if (!c.failed())
+    c.fail(key, fmt::format("unknown activation \"{}\": expected one of gelu, gelu_new, gelu_fast, "
+                            "gelu_pytorch_tanh, quick_gelu, relu, silu",
+                            name));
+  return 1;
 }
 
 void check_heads(field_reader& c, std::string_view heads_key, std::uint64_t hidden,
@@ -52,6 +101,7 @@ stack_shape plain_shape(std::string family, std::uint64_t hidden, std::uint64_t 
   s.vocab = vocab;
   s.gated_mlp = false;
   s.tied_embeddings = tied;
+  s.layer_norm = true;
   return s;
 }
 
@@ -66,6 +116,8 @@ void build_gpt2(field_reader& c, inventory_builder& out, std::string_view) {
   const std::uint64_t heads = c.size("n_head", 12);
   const std::uint64_t inner = c.count("n_inner", 4 * h);
   const bool tied = c.flag("tie_word_embeddings", true);
+  const std::uint32_t act = activation_saved(c, "activation_function", "gelu_new");
+  const bool dropout = c.probability("resid_pdrop", 0.1) > 0;
   check_heads(c, "n_head", h, heads);
   if (c.failed()) return;
   out.begin_unit("wte", unit_kind::embedding);
@@ -89,6 +141,8 @@ void build_gpt2(field_reader& c, inventory_builder& out, std::string_view) {
     out.add("lm_head.weight", {vocab, h});
   }
   out.spec().text = plain_shape("gpt2", h, inner, layers, heads, vocab, tied);
+  out.spec().text.activation_saved = act;
+  out.spec().text.residual_dropout = dropout;
 }
 
 void build_gpt_neox(field_reader& c, inventory_builder& out, std::string_view) {
@@ -100,6 +154,8 @@ void build_gpt_neox(field_reader& c, inventory_builder& out, std::string_view) {
   const std::uint64_t inner = c.size("intermediate_size", 24576);
   const bool bias = c.flag("attention_bias", true);
   const bool tied = c.flag("tie_word_embeddings", false);
+  const bool parallel = c.flag("use_parallel_residual", true);
+  const std::uint32_t act = activation_saved(c, "hidden_act", "gelu");
   check_heads(c, "num_attention_heads", h, heads);
   if (c.failed()) return;
   out.begin_unit("embed_in", unit_kind::embedding);
@@ -123,6 +179,119 @@ void build_gpt_neox(field_reader& c, inventory_builder& out, std::string_view) {
     out.add("embed_out.weight", {vocab, h});
   }
   out.spec().text = plain_shape("gpt_neox", h, inner, layers, heads, vocab, tied);
+  out.spec().text.form = parallel ? block_form::parallel : block_form::sequential;
+  out.spec().text.activation_saved = act;
+}
+
+void build_phi(field_reader& c, inventory_builder& out, std::string_view) {
+  // PhiConfig defaults: 51200 / 2048 / 8192 / 24 layers / 32 heads; gelu_new; untied head.
+  const std::uint64_t vocab = c.size("vocab_size", 51200);
+  const std::uint64_t h = c.size("hidden_size", 2048);
+  const std::uint64_t inner = c.size("intermediate_size", 8192);
+  const std::uint64_t layers = c.size("num_hidden_layers", 24, max_config_layers);
+  const std::uint64_t heads = c.size("num_attention_heads", 32);
+  const std::uint64_t kv_heads = c.count("num_key_value_heads", heads);
+  const bool tied = c.flag("tie_word_embeddings", false);
+  const bool qk_norm = c.flag("qk_layernorm", false);
+  const std::uint32_t act = activation_saved(c, "hidden_act", "gelu_new");
+  const bool dropout = c.probability("resid_pdrop", 0.0) > 0;
+  check_heads(c, "num_attention_heads", h, heads);
+  if (!c.failed())
+    c.check(kv_heads <= heads && heads % kv_heads == 0, "num_key_value_heads",
+            fmt::format("num_key_value_heads {} must divide num_attention_heads {}", kv_heads,
+                        heads));
+  if (c.failed()) return;
+  const std::uint64_t head_dim = h / heads;
+  out.begin_unit("embed_tokens", unit_kind::embedding);
+  out.add("model.embed_tokens.weight", {vocab, h});
+  for (std::uint64_t i = 0; i < layers && !out.full(); ++i) {
+    out.begin_unit(fmt::format("layers.{}", i), unit_kind::block);
+    const std::string p = fmt::format("model.layers.{}.", i);
+    projection(out, p + "self_attn.q_proj", h, h, true);
+    projection(out, p + "self_attn.k_proj", kv_heads * head_dim, h, true);
+    projection(out, p + "self_attn.v_proj", kv_heads * head_dim, h, true);
+    projection(out, p + "self_attn.dense", h, h, true);
+    if (qk_norm) {
+      pair(out, p + "self_attn.q_layernorm", {head_dim}, head_dim);
+      pair(out, p + "self_attn.k_layernorm", {head_dim}, head_dim);
+    }
+    pair(out, p + "mlp.fc1", {inner, h}, inner);
+    pair(out, p + "mlp.fc2", {h, inner}, h);
+    pair(out, p + "input_layernorm", {h}, h);
+  }
+  out.begin_unit("final_layernorm", unit_kind::norm);
+  pair(out, "model.final_layernorm", {h}, h);
+  if (!tied) {
+    out.begin_unit("lm_head", unit_kind::head);
+    pair(out, "lm_head", {vocab, h}, vocab);
+  }
+  stack_shape s = plain_shape("phi", h, inner, layers, heads, vocab, tied);
+  s.kv_heads = kv_heads;
+  s.form = block_form::parallel_shared;
+  s.activation_saved = act;
+  s.residual_dropout = dropout;
+  out.spec().text = s;
+}
+
+void build_falcon(field_reader& c, inventory_builder& out, std::string_view) {
+  // FalconConfig defaults: 65024 / 4544 / 32 layers / 71 heads, multi-query, parallel
+  // attention with one norm, no biases, ffn 4 x hidden, gelu; "n_embed" is an older name of
+  // hidden_size that the class still accepts.
+  const std::uint64_t vocab = c.size("vocab_size", 65024);
+  const std::uint64_t h = c.has("n_embed") && !c.has("hidden_size") ? c.size("n_embed", 4544)
+                                                                    : c.size("hidden_size", 4544);
+  const std::uint64_t layers = c.size("num_hidden_layers", 32, max_config_layers);
+  const std::uint64_t heads = c.size("num_attention_heads", 71);
+  const bool new_arch = c.flag("new_decoder_architecture", false);
+  const bool multi_query = c.flag("multi_query", true);
+  const bool parallel = c.flag("parallel_attn", true);
+  const bool bias = c.flag("bias", false);
+  const std::uint64_t ffn = c.count("ffn_hidden_size", 4 * h);
+  const bool tied = c.flag("tie_word_embeddings", true);
+  const std::uint64_t norms = c.count("num_ln_in_parallel_attn", new_arch ? 2 : 1, 2);
+  const std::uint32_t act = activation_saved(c, "activation", "gelu");
+  const bool dropout = c.probability("hidden_dropout", 0.0) > 0;
+  check_heads(c, "num_attention_heads", h, heads);
+  const std::uint64_t kv_heads =
+      new_arch ? c.count("num_kv_heads", heads) : (multi_query ? 1 : heads);
+  if (!c.failed())
+    c.check(kv_heads <= heads && heads % kv_heads == 0, "num_kv_heads",
+            fmt::format("num_kv_heads {} must divide num_attention_heads {}", kv_heads, heads));
+  if (c.failed()) return;
+  const std::uint64_t head_dim = h / heads;
+  out.begin_unit("word_embeddings", unit_kind::embedding);
+  out.add("transformer.word_embeddings.weight", {vocab, h});
+  for (std::uint64_t i = 0; i < layers && !out.full(); ++i) {
+    out.begin_unit(fmt::format("h.{}", i), unit_kind::block);
+    const std::string p = fmt::format("transformer.h.{}.", i);
+    projection(out, p + "self_attention.query_key_value", (heads + 2 * kv_heads) * head_dim, h,
+               bias);
+    projection(out, p + "self_attention.dense", h, h, bias);
+    projection(out, p + "mlp.dense_h_to_4h", ffn, h, bias);
+    projection(out, p + "mlp.dense_4h_to_h", h, ffn, bias);
+    if (!parallel) {
+      pair(out, p + "input_layernorm", {h}, h);
+      pair(out, p + "post_attention_layernorm", {h}, h);
+    } else if (norms == 2) {
+      pair(out, p + "ln_attn", {h}, h);
+      pair(out, p + "ln_mlp", {h}, h);
+    } else {
+      pair(out, p + "input_layernorm", {h}, h);
+    }
+  }
+  out.begin_unit("ln_f", unit_kind::norm);
+  pair(out, "transformer.ln_f", {h}, h);
+  if (!tied) {
+    out.begin_unit("lm_head", unit_kind::head);
+    out.add("lm_head.weight", {vocab, h});
+  }
+  stack_shape s = plain_shape("falcon", h, ffn, layers, heads, vocab, tied);
+  s.kv_heads = kv_heads;
+  s.form = !parallel ? block_form::sequential
+                     : (norms == 2 ? block_form::parallel : block_form::parallel_shared);
+  s.activation_saved = act;
+  s.residual_dropout = dropout;
+  out.spec().text = s;
 }
 
 }  // namespace vramscope::model::detail

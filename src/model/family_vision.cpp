@@ -98,6 +98,7 @@ stack_shape shape_of(const vision_layout& v) {
   s.kv_heads = v.heads;
   s.head_dim = v.heads ? v.hidden / v.heads : 0;
   s.gated_mlp = false;
+  s.layer_norm = true;  // SiglipEncoderLayer: nn.LayerNorm, sequential, gelu_pytorch_tanh
   s.image_tokens = v.patch_size ? v.patches() : 0;
   return s;
 }

@@ -18,18 +18,27 @@ bool tensor_parallel_sequence(const job::job_spec& job) {
   return job.parallel.tp > 1 && job.parallel.sequence_parallel;
 }
 
-// RMSNorm as HF writes it: fp32 copy of the input and the rsqrt are saved by the multiply; the
-// bf16 normalised value is saved by the weight multiply (only when the weight trains), and its
-// output by the next projections. Liger's RMSNorm saves only its input and rstd.
-void add_norm(std::vector<bytes>& saved, const dims& d, bool liger, bool weight_trains,
-              bool output_saved) {
+// A norm over the residual stream. RMSNorm as HF writes it upcasts its input: the fp32 copy and
+// the rsqrt are saved by the multiply; the bf16 normalised value is saved by the weight multiply
+// (only when the weight trains). Liger's RMSNorm saves only its input and rstd. LayerNorm is one
+// op (aten native_layer_norm) that saves its input as it is, with the fp32 mean and rstd of each
+// row, and computes the weight's gradient from those; two LayerNorms reading the same tensor
+// (GPT-NeoX's parallel block) save it once (`input_shared` for the second). The output is saved
+// by the next projections when they keep their input.
+void add_norm(std::vector<bytes>& saved, const dims& d, const model::stack_shape& s, bool liger,
+              bool weight_trains, bool output_saved, bool input_shared = false) {
   const std::uint64_t nh = d.n * d.h / d.res;
-  if (liger) {
+  const std::uint64_t rows = d.n / d.res;
+  if (s.layer_norm) {
+    if (!input_shared) saved.push_back(d.c * nh);
+    saved.push_back(4 * rows);  // mean
+    saved.push_back(4 * rows);  // rstd
+  } else if (liger) {
     saved.push_back(d.c * nh);
-    saved.push_back(4 * d.n / d.res);
+    saved.push_back(4 * rows);
   } else {
     saved.push_back(4 * nh);
-    saved.push_back(4 * d.n / d.res);
+    saved.push_back(4 * rows);
     if (weight_trains) saved.push_back(d.c * nh);
   }
   if (output_saved) saved.push_back(d.c * d.n * d.h);  // input of the next projections
@@ -73,16 +82,23 @@ void add_attention(unit_activations& a, const dims& d, const job::job_spec& job,
   a.backward_temps.push_back(2 * kv);
 }
 
-void add_mlp(unit_activations& a, const dims& d, bool gated, bool liger, bool down_input) {
+// The MLP. The activation function saves its input (the first projection's output) and, when
+// it is a chain of Python-level ops (transformers' gelu_new), its intermediates too:
+// `act_saved` MLP-width tensors in all.
+void add_mlp(unit_activations& a, const dims& d, bool gated, std::uint32_t act_saved, bool liger,
+             bool down_input) {
   const std::uint64_t inner = d.c * d.n * d.i / d.tp;
+  const std::uint32_t extra = act_saved > 1 ? act_saved - 1 : 0;
   if (gated) {
     a.saved.push_back(inner);               // gate output
     a.saved.push_back(inner);               // up output
     if (!liger) a.saved.push_back(inner);   // SiLU(gate)
+    a.saved.insert(a.saved.end(), extra, inner);
     if (down_input) a.saved.push_back(inner);  // down_proj input
     a.backward_temps.insert(a.backward_temps.end(), {inner, inner, inner});
   } else {
     a.saved.push_back(inner);                  // fc1 output
+    a.saved.insert(a.saved.end(), extra, inner);
     if (down_input) a.saved.push_back(inner);  // activation output: fc2 input
     a.backward_temps.insert(a.backward_temps.end(), {inner, inner});
   }
@@ -115,13 +131,28 @@ unit_activations block(const dims& d, const model::stack_shape& s, const job::jo
                        const saved_inputs& in) {
   unit_activations a;
   const bool liger = job.training.liger_kernels;
-  add_norm(a.saved, d, liger, in.norm_weights, in.qkv);
+  switch (s.form) {
+    case model::block_form::sequential:  // the second norm reads x + attention
+      add_norm(a.saved, d, s, liger, in.norm_weights, in.qkv);
+      add_norm(a.saved, d, s, liger, in.norm_weights, in.mlp);
+      break;
+    case model::block_form::parallel:  // both norms read the block input x
+      add_norm(a.saved, d, s, liger, in.norm_weights, in.qkv);
+      add_norm(a.saved, d, s, liger, in.norm_weights, in.mlp, /*input_shared=*/true);
+      break;
+    case model::block_form::parallel_shared:  // attention and MLP read one norm's output
+      add_norm(a.saved, d, s, liger, in.norm_weights, in.qkv || in.mlp);
+      break;
+  }
   add_attention(a, d, job, in.o);
-  add_norm(a.saved, d, liger, in.norm_weights, in.mlp);
   dims mlp = d;
   if (s.experts > 0) mlp.n = d.n * std::max<std::uint64_t>(1, s.experts_per_token);
-  add_mlp(a, mlp, s.gated_mlp, liger, in.down);
+  add_mlp(a, mlp, s.gated_mlp, s.activation_saved, liger, in.down);
   if (s.experts > 0) a.saved.push_back(4 * d.n * s.experts);  // router logits, fp32
+  if (s.residual_dropout) {  // a bool mask for each of the attention and MLP outputs
+    a.saved.push_back(d.n * d.h / d.res);
+    a.saved.push_back(d.n * d.h / d.res);
+  }
   a.checkpoint_input = d.c * d.n * d.h / d.res;
   if (job.training.activation_checkpointing == job::checkpointing::op)
     a.checkpoint_extra = per_op_saved(d, s, job);
@@ -159,6 +190,18 @@ unit_activations head(const dims& d, const model::stack_shape& s, const job::job
     a.saved.push_back(4 * nv);
     a.forward_temps.insert(a.forward_temps.end(), {d.c * nv, 4 * nv});
     a.backward_temps.insert(a.backward_temps.end(), {4 * nv, 4 * nv});
+    return a;
+  }
+  if (job.training.loss == job::loss_impl::litgpt) {
+    // LitGPT's fine-tuning step (finetune/lora.py: model(input_ids, lm_head_chunk_size=128),
+    // then utils.chunked_cross_entropy): the head runs on 128-token slices of each sequence and
+    // cross-entropy runs per slice in the logits' dtype. The list of logit slices lives through
+    // backward and each slice's log-softmax output is saved; backward handles one slice at a
+    // time (the gradients of its log-softmax output and input).
+    const std::uint64_t slice = d.batch * std::min<std::uint64_t>(128, d.seq) * v;
+    a.saved.push_back(d.c * nv);  // the logit slices
+    a.saved.push_back(d.c * nv);  // their log-softmax outputs
+    a.backward_temps.insert(a.backward_temps.end(), {d.c * slice, d.c * slice});
     return a;
   }
   const bool old_loss = job.framework.transformers < std::string("4.46") &&
@@ -203,7 +246,7 @@ unit_activations activations_for(model::unit_kind kind, const model::stack_shape
       a.checkpoint_input = 8 * d.n;
       return a;
     case model::unit_kind::norm:
-      add_norm(a.saved, d, job.training.liger_kernels, inputs.norm_weights, inputs.head);
+      add_norm(a.saved, d, s, job.training.liger_kernels, inputs.norm_weights, inputs.head);
       return a;
     case model::unit_kind::head:  // called by the step driver for the loss stage
       if (s.vocab > 0) return head(d, s, job);

@@ -13,7 +13,9 @@ using job::strategy;
 int size_of(dtype t) { return static_cast<int>(bytes_of(t, 1)); }
 
 bool is_norm(const model::tensor& t, model::unit_kind kind) {
-  return t.shape.size() == 1 && t.name.find("norm") != std::string::npos &&
+  const bool named = t.name.find("norm") != std::string::npos ||
+                     t.name.find(".ln_") != std::string::npos || t.name.rfind("ln_", 0) == 0;
+  return t.shape.size() == 1 && named &&
          (kind == model::unit_kind::block || kind == model::unit_kind::norm);
 }
 
@@ -26,6 +28,7 @@ bool saved_inputs::* input_group(const std::string& name) {
       {"query_key_value", &saved_inputs::qkv}, {"c_attn", &saved_inputs::qkv},
       {"o_proj", &saved_inputs::o},          {"out_proj", &saved_inputs::o},
       {"attention.dense", &saved_inputs::o}, {"attn.c_proj", &saved_inputs::o},
+      {"self_attn.dense", &saved_inputs::o},
       {"gate_proj", &saved_inputs::mlp},     {"up_proj", &saved_inputs::mlp},
       {"gate_up_proj", &saved_inputs::mlp},  {"fc1", &saved_inputs::mlp},
       {"dense_h_to_4h", &saved_inputs::mlp}, {"c_fc", &saved_inputs::mlp},
@@ -62,6 +65,12 @@ frozen_tensor float_frozen(std::uint64_t numel, int element_bytes, int gathered_
 bool adapter_saves_input(const std::string& method) {
   return method == "lora" || method == "dora" || method == "adalora" || method == "loha" ||
          method == "oft";
+}
+
+// PEFT methods whose layer runs its input through lora_dropout before A (peft/tuners/lora/layer.py
+// Linear.forward: lora_B(lora_A(dropout(x)))).
+bool applies_lora_dropout(const std::string& method) {
+  return method == "lora" || method == "dora" || method == "adalora" || method == "lora_fa";
 }
 
 // What a PEFT method adds to one target matrix of shape (out, in): trainable tensors (element
@@ -308,10 +317,22 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
     const auto f = make_frozen(t, ul->kind, n, job, out.dtypes, target);
     // bitsandbytes' matmuls keep their input whenever it needs a gradient (MatMul4Bit and
     // MatMul8bitLt save A for the backward), frozen weight or not.
+    // With lora_dropout each adapted module drops its own copy of the input (nn.Dropout, one
+    // per module): A keeps that copy instead of the input itself, and the dropout keeps its
+    // bool mask for the input's gradient.
+    const bool dropped = target && lora.dropout > 0 && applies_lora_dropout(lora.method);
     if (auto group = input_group(t.name); group != nullptr &&
-        ((target && adapter_saves_input(lora.method)) ||
+        ((target && adapter_saves_input(lora.method) && !dropped) ||
          (f.quantised && lora.quantizer == "bitsandbytes")))
       ul->inputs.*group = true;
+    if (dropped) {
+      // Tensor parallelism splits the input of the row-parallel layers (o, down) only.
+      const auto group = input_group(t.name);
+      const bool row = group == &saved_inputs::o || group == &saved_inputs::down;
+      const std::uint64_t in = row ? ceil_div(t.shape[1], static_cast<std::uint64_t>(r.tp)) : t.shape[1];
+      const bytes copy = adapter_saves_input(lora.method) ? in * static_cast<bytes>(out.dtypes.compute) : 0;
+      ul->adapter_saved_per_token += static_cast<bytes>(pairs) * (copy + in);
+    }
     if (f.quantised)
       ul->largest_dequantised = std::max<bytes>(ul->largest_dequantised, n * static_cast<bytes>(out.dtypes.compute));
     // torch.autocast casts a frozen float matrix for each matmul and autograd keeps the cast

@@ -86,7 +86,7 @@ TEST(CliInspect, BadConfigIsBadInputWithTheFileAndLine) {
       std::string(VRAMSCOPE_SOURCE_DIR) + "/tests/data/model/bad/unknown_type.json";
   auto r = invoke({"inspect", path});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find(path + ":3:3: unknown model_type \"bert\"; supported: gemma, "),
+  EXPECT_NE(r.err.find(path + ":3:3: unknown model_type \"bert\"; supported: falcon, gemma, "),
             std::string::npos)
       << r.err;
 }
@@ -109,7 +109,7 @@ TEST(CliModels, JsonCarriesComputedAndPublishedCounts) {
   auto r = invoke({"models", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
-  ASSERT_EQ(doc["presets"].size(), 22u);
+  ASSERT_EQ(doc["presets"].size(), 24u);
   for (const auto& p : doc["presets"]) {
     EXPECT_EQ(p["parameters"], p["published_parameters"]) << p["name"];
     EXPECT_FALSE(p["hf_id"].get<std::string>().empty());

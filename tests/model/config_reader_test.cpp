@@ -42,8 +42,8 @@ TEST(ConfigReader, RequiresModelTypeAndPointsAtTheObject) {
 
 TEST(ConfigReader, UnknownModelTypeListsTheSupportedOnes) {
   EXPECT_EQ(error_of("{\n  \"model_type\": \"lama\"\n}"),
-            "config.json:2:3: unknown model_type \"lama\"; supported: gemma, gemma2, gemma3, "
-            "gemma3_text, gpt2, gpt_neox, llama, mistral, mixtral, paligemma, phi3, pi0, qwen2, "
+            "config.json:2:3: unknown model_type \"lama\"; supported: falcon, gemma, gemma2, gemma3, "
+            "gemma3_text, gpt2, gpt_neox, llama, mistral, mixtral, paligemma, phi, phi3, pi0, qwen2, "
             "qwen3, siglip, siglip_vision_model (did you mean \"llama\"?)\n"
             "  \"model_type\": \"lama\"\n"
             "  ^ near here");
@@ -196,7 +196,7 @@ TEST(ConfigReader, LlamaBiasesFollowTheFlags) {
 TEST(ConfigReader, SupportedTypesAreSorted) {
   const auto types = supported_model_types();
   EXPECT_TRUE(std::is_sorted(types.begin(), types.end()));
-  EXPECT_EQ(types.size(), 16u);
+  EXPECT_EQ(types.size(), 18u);
 }
 
 }  // namespace

@@ -185,6 +185,109 @@ TEST(GptNeoxFamily, PythiaFusedQkvWithBiasesAndUntiedHead) {
   EXPECT_EQ(spec.type, dtype::f16);
 }
 
+TEST(GptNeoxFamily, ParallelResidualAndLayerNormShapeTheActivations) {
+  const auto spec = preset_named("pythia-1b");
+  EXPECT_TRUE(spec.text.layer_norm);
+  EXPECT_EQ(spec.text.form, block_form::parallel);
+  EXPECT_EQ(spec.text.activation_saved, 1u);  // hidden_act gelu: one op
+  auto sequential = parse_config_json(
+      R"({"model_type": "gpt_neox", "hidden_size": 64, "num_attention_heads": 4,
+          "num_hidden_layers": 2, "intermediate_size": 256, "vocab_size": 100,
+          "use_parallel_residual": false, "hidden_act": "gelu_new"})",
+      "neox.json");
+  ASSERT_TRUE(sequential) << sequential.error().to_string();
+  EXPECT_EQ(sequential->text.form, block_form::sequential);
+  EXPECT_EQ(sequential->text.activation_saved, 4u);
+}
+
+TEST(PhiFamily, Phi15ParallelBlockUnderOneLayerNormWithBiasedHead) {
+  const auto spec = preset_named("phi-1.5");
+  EXPECT_EQ(spec.model_type, "phi");
+  EXPECT_EQ(shape_of(spec, "model.embed_tokens.weight"), (shape{51200, 2048}));
+  EXPECT_EQ(shape_of(spec, "model.layers.0.self_attn.q_proj.bias"), (shape{2048}));
+  EXPECT_EQ(shape_of(spec, "model.layers.23.self_attn.dense.weight"), (shape{2048, 2048}));
+  EXPECT_EQ(shape_of(spec, "model.layers.0.mlp.fc1.weight"), (shape{8192, 2048}));
+  EXPECT_EQ(shape_of(spec, "model.layers.0.mlp.fc2.bias"), (shape{2048}));
+  EXPECT_EQ(shape_of(spec, "model.layers.0.input_layernorm.bias"), (shape{2048}));
+  EXPECT_EQ(shape_of(spec, "lm_head.bias"), (shape{51200}));
+  EXPECT_EQ(count_containing(spec, "post_attention_layernorm"), 0u);
+  EXPECT_EQ(unit_names(spec).back(), "lm_head");
+  EXPECT_EQ(spec.text.form, block_form::parallel_shared);
+  EXPECT_TRUE(spec.text.layer_norm);
+  EXPECT_FALSE(spec.text.gated_mlp);
+  EXPECT_EQ(spec.text.activation_saved, 4u);  // transformers' gelu_new: x, tanh, x/2, 1 + tanh
+  EXPECT_FALSE(spec.text.residual_dropout);   // resid_pdrop 0
+  EXPECT_TRUE(preset_named("phi-2").text.residual_dropout);  // resid_pdrop 0.1
+}
+
+TEST(PhiFamily, QkLayerNormAndGroupedKvHeads) {
+  auto spec = parse_config_json(
+      R"({"model_type": "phi", "hidden_size": 64, "num_attention_heads": 8,
+          "num_key_value_heads": 2, "num_hidden_layers": 1, "intermediate_size": 128,
+          "vocab_size": 100, "qk_layernorm": true})",
+      "phi.json");
+  ASSERT_TRUE(spec) << spec.error().to_string();
+  EXPECT_EQ(shape_of(*spec, "model.layers.0.self_attn.k_proj.weight"), (shape{16, 64}));
+  EXPECT_EQ(shape_of(*spec, "model.layers.0.self_attn.q_layernorm.weight"), (shape{8}));
+  EXPECT_EQ(spec->text.kv_heads, 2u);
+}
+
+TEST(FalconFamily, Falcon7bMultiQueryFusedQkvAndOneNorm) {
+  const auto spec = test_config("falcon-7b.json");
+  EXPECT_EQ(spec.parameters(), 6'921'720'704u);  // tied head, the class default
+  EXPECT_EQ(shape_of(spec, "transformer.h.0.self_attention.query_key_value.weight"),
+            (shape{4544 + 2 * 64, 4544}));
+  EXPECT_EQ(shape_of(spec, "transformer.h.31.mlp.dense_h_to_4h.weight"), (shape{18176, 4544}));
+  EXPECT_EQ(count_containing(spec, ".bias"), 32u + 1u);  // only the LayerNorms have biases
+  EXPECT_EQ(count_containing(spec, "lm_head"), 0u);
+  EXPECT_EQ(spec.text.kv_heads, 1u);
+  EXPECT_EQ(spec.text.form, block_form::parallel_shared);
+  EXPECT_EQ(unit_names(spec).front(), "word_embeddings");
+  EXPECT_EQ(unit_names(spec)[1], "h.0");
+}
+
+TEST(FalconFamily, NewDecoderArchitectureHasGroupedKvAndTwoNorms) {
+  auto spec = parse_config_json(
+      R"({"model_type": "falcon", "hidden_size": 256, "num_attention_heads": 8,
+          "num_kv_heads": 2, "num_hidden_layers": 2, "vocab_size": 100,
+          "new_decoder_architecture": true, "bias": true})",
+      "falcon.json");
+  ASSERT_TRUE(spec) << spec.error().to_string();
+  EXPECT_EQ(shape_of(*spec, "transformer.h.0.self_attention.query_key_value.weight"),
+            (shape{(8 + 2 * 2) * 32, 256}));
+  EXPECT_EQ(shape_of(*spec, "transformer.h.1.ln_mlp.weight"), (shape{256}));
+  EXPECT_EQ(shape_of(*spec, "transformer.h.0.mlp.dense_4h_to_h.bias"), (shape{256}));
+  EXPECT_EQ(spec->text.form, block_form::parallel);
+  auto sequential = parse_config_json(
+      R"({"model_type": "falcon", "hidden_size": 256, "num_attention_heads": 8,
+          "num_hidden_layers": 1, "vocab_size": 100, "parallel_attn": false})",
+      "falcon.json");
+  ASSERT_TRUE(sequential) << sequential.error().to_string();
+  EXPECT_EQ(sequential->text.form, block_form::sequential);
+  EXPECT_EQ(shape_of(*sequential, "transformer.h.0.post_attention_layernorm.weight"),
+            (shape{256}));
+}
+
+TEST(LayerNormFamilies, RefuseAnUnknownActivationOrDropoutRate) {
+  auto act = parse_config_json(
+      R"({"model_type": "phi", "hidden_size": 64, "num_attention_heads": 8,
+          "num_hidden_layers": 1, "intermediate_size": 128, "vocab_size": 100,
+          "hidden_act": "gelu_newer"})",
+      "phi.json");
+  ASSERT_FALSE(act);
+  EXPECT_NE(act.error().to_string().find("unknown activation \"gelu_newer\""), std::string::npos)
+      << act.error().to_string();
+  auto rate = parse_config_json(
+      R"({"model_type": "phi", "hidden_size": 64, "num_attention_heads": 8,
+          "num_hidden_layers": 1, "intermediate_size": 128, "vocab_size": 100,
+          "resid_pdrop": 1.5})",
+      "phi.json");
+  ASSERT_FALSE(rate);
+  EXPECT_NE(rate.error().to_string().find("resid_pdrop\" must be a probability"),
+            std::string::npos)
+      << rate.error().to_string();
+}
+
 TEST(SiglipFamily, So400mVisionTowerWithPoolingHead) {
   const auto spec = preset_named("siglip-so400m");
   EXPECT_EQ(shape_of(spec, "vision_model.embeddings.patch_embedding.weight"),

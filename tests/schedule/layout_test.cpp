@@ -47,6 +47,27 @@ TEST(Layout, LoraTrainsOnlyAdapters) {
   EXPECT_EQ(lay.dtypes.stored, 4);  // adapters kept in fp32
 }
 
+TEST(Layout, LoraDropoutKeepsADroppedCopyAndAMaskPerTarget) {
+  const auto m = testing::tiny_llama();
+  auto j = base_job();
+  j.lora.enabled = true;
+  j.lora.targets = {"q_proj", "v_proj"};
+  const auto plain = make_layout(m, j, make_rank_info(j, 0));
+  j.lora.dropout = 0.05;
+  const auto dropped = make_layout(m, j, make_rank_info(j, 0));
+  const auto& before = plain.units[1];
+  const auto& after = dropped.units[1];
+  ASSERT_EQ(after.kind, model::unit_kind::block);
+  // Without dropout A keeps the norm's output (one tensor shared by q and v); with it each of
+  // q_proj and v_proj keeps its own bf16 copy and bool mask of the 1024-wide input.
+  EXPECT_TRUE(before.inputs.qkv);
+  EXPECT_FALSE(after.inputs.qkv);
+  EXPECT_EQ(after.adapter_saved_per_token - before.adapter_saved_per_token, 2u * (1024u * 2 + 1024u));
+  // LoRA-FA's A is frozen: the mask only.
+  j.lora.method = "lora_fa";
+  EXPECT_EQ(make_layout(m, j, make_rank_info(j, 0)).units[1].adapter_saved_per_token, 2u * 1024u);
+}
+
 // A QLoRA job on the tiny model: nf4 base, LoRA on the default targets.
 job::job_spec qlora_job() {
   auto j = base_job();

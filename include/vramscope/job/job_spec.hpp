@@ -23,7 +23,7 @@ enum class prefetch { pre, post, none };                                    // F
 enum class optimizer_kind { adamw, adam, sgd, sgd_momentum, adafactor, adamw_8bit, paged_adamw, paged_adamw_8bit };
 enum class checkpointing { none, full, selective, op };  // op: per-operator selective (torchtitan)
 enum class attention_impl { flash, efficient, math, eager };
-enum class loss_impl { hf, liger_fused, torchtitan };
+enum class loss_impl { hf, liger_fused, torchtitan, litgpt };
 enum class weight_load { all_ranks, rank0, random, none };  // how weights reach the GPU
 enum class state_dict_kind { none, full, sharded };        // checkpoint saving
 
@@ -124,6 +124,7 @@ struct lora_spec {
   }
   int rank = 16;
   double alpha = 32;
+  double dropout = 0;  // lora_dropout: > 0 keeps a dropped copy of each target's input and its mask
   std::vector<std::string> targets = {"q_proj", "v_proj"};
   std::optional<dtype> base_quantization;  // int8 / nf4 frozen base weights (QLoRA)
   std::string quantizer = "bitsandbytes";  // "bitsandbytes" (transformers / PEFT) or "torchao"

@@ -36,6 +36,13 @@ struct unit {
   bytes size = 0;                // bytes in checkpoint dtype
 };
 
+/// How a block arranges its attention and MLP around the residual stream.
+enum class block_form {
+  sequential,       // h = x + attn(norm1(x)); out = h + mlp(norm2(h))     (Llama, GPT-2)
+  parallel,         // out = x + attn(norm1(x)) + mlp(norm2(x))            (GPT-NeoX)
+  parallel_shared,  // out = x + attn(n) + mlp(n), n = norm(x): one norm   (Phi, Falcon-7B)
+};
+
 /// The numbers the activation and communication models need, for one transformer stack.
 struct stack_shape {
   std::string family;        // "llama", "gemma2", "siglip", ...
@@ -51,6 +58,13 @@ struct stack_shape {
   bool gated_mlp = true;           // SwiGLU / GeGLU (3 matrices) vs plain MLP (2)
   bool tied_embeddings = false;
   std::uint64_t image_tokens = 0;  // vision towers: patches per image
+  bool layer_norm = false;         // LayerNorm (saves its input as is, mean and rstd) rather
+                                   // than an RMSNorm that upcasts its input to fp32
+  block_form form = block_form::sequential;
+  std::uint32_t activation_saved = 1;  // MLP-width tensors the activation function saves: 1 for
+                                       // one fused op (silu, gelu, gelu_pytorch_tanh); more for
+                                       // transformers' composite ones (gelu_new saves 4)
+  bool residual_dropout = false;   // dropout on the attention and MLP outputs (a bool mask each)
 };
 
 /// A model: identity, architecture numbers, tensor inventory and units in forward order.

@@ -1,0 +1,101 @@
+// What the activation model saves for the block shapes and losses the families and jobs differ
+// in: LayerNorm vs RMSNorm, parallel blocks, composite activation functions, residual dropout,
+// and LitGPT's sliced loss.
+#include "schedule/activations.hpp"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+namespace vramscope::schedule {
+namespace {
+
+// A GPT-NeoX-like stack: hidden 1024, MLP 4096, plain GELU MLP, 16 heads.
+model::stack_shape plain_stack() {
+  model::stack_shape s;
+  s.family = "test";
+  s.hidden = 1024;
+  s.intermediate = 4096;
+  s.layers = 2;
+  s.heads = 16;
+  s.kv_heads = 16;
+  s.head_dim = 64;
+  s.vocab = 50000;
+  s.gated_mlp = false;
+  return s;
+}
+
+bytes saved_by(model::unit_kind kind, const model::stack_shape& s, const job::job_spec& job,
+               token_shape t = {1, 1000}, saved_inputs in = {}) {
+  const auto a = activations_for(kind, s, job, t, 1, in);
+  return std::accumulate(a.saved.begin(), a.saved.end(), bytes{0});
+}
+
+TEST(Activations, LayerNormSavesItsInputAsIsNotAnFp32Copy) {
+  const job::job_spec job;  // bf16 compute
+  auto rms = plain_stack();
+  auto ln = plain_stack();
+  ln.layer_norm = true;
+  const std::uint64_t n = 1000, h = 1024;
+  // Per norm: RMSNorm keeps an fp32 copy (4h) + rstd + the normalised bf16 value (2h, the
+  // weight trains); LayerNorm keeps its bf16 input (2h) + fp32 mean and rstd.
+  const bytes rms_norm = 4 * n * h + 4 * n + 2 * n * h;
+  const bytes ln_norm = 2 * n * h + 8 * n;
+  EXPECT_EQ(saved_by(model::unit_kind::block, rms, job) - saved_by(model::unit_kind::block, ln, job),
+            2 * (rms_norm - ln_norm));
+  EXPECT_EQ(saved_by(model::unit_kind::norm, ln, job), ln_norm + 2 * n * h);  // + head input
+}
+
+TEST(Activations, ParallelBlocksShareTheNormInput) {
+  const job::job_spec job;
+  auto seq = plain_stack();
+  seq.layer_norm = true;
+  auto par = seq;
+  par.form = model::block_form::parallel;
+  auto shared = seq;
+  shared.form = model::block_form::parallel_shared;
+  const std::uint64_t n = 1000, h = 1024;
+  // Two LayerNorms on one x keep it once; one shared norm also keeps one output and one set
+  // of statistics.
+  EXPECT_EQ(saved_by(model::unit_kind::block, seq, job) - saved_by(model::unit_kind::block, par, job),
+            2 * n * h);
+  EXPECT_EQ(saved_by(model::unit_kind::block, par, job) -
+                saved_by(model::unit_kind::block, shared, job),
+            8 * n + 2 * n * h);
+}
+
+TEST(Activations, CompositeActivationsAndResidualDropoutSaveMore) {
+  const job::job_spec job;
+  auto base = plain_stack();
+  auto gelu_new = base;
+  gelu_new.activation_saved = 4;
+  auto dropout = base;
+  dropout.residual_dropout = true;
+  const std::uint64_t n = 1000, h = 1024, i = 4096;
+  EXPECT_EQ(saved_by(model::unit_kind::block, gelu_new, job) -
+                saved_by(model::unit_kind::block, base, job),
+            3 * 2 * n * i);
+  EXPECT_EQ(saved_by(model::unit_kind::block, dropout, job) -
+                saved_by(model::unit_kind::block, base, job),
+            2 * n * h);  // two bool masks
+}
+
+TEST(Activations, LitgptLossKeepsBf16SlicesAndTheirLogSoftmax) {
+  job::job_spec job;
+  job.training.loss = job::loss_impl::litgpt;
+  const auto s = plain_stack();
+  const std::uint64_t v = 50000;
+  const auto a = activations_for(model::unit_kind::head, s, job, {2, 1000}, 1, {});
+  const bytes saved = std::accumulate(a.saved.begin(), a.saved.end(), bytes{0});
+  EXPECT_EQ(saved, 2 * (2 * 2000 * v));
+  ASSERT_EQ(a.backward_temps.size(), 2u);
+  EXPECT_EQ(a.backward_temps[0], 2 * (2 * 128 * v));  // one 128-token slice of each sequence
+  EXPECT_TRUE(a.forward_temps.empty());
+  // The Hugging Face loss keeps an fp32 log-softmax beside the logits.
+  job.training.loss = job::loss_impl::hf;
+  const auto hf = activations_for(model::unit_kind::head, s, job, {2, 1000}, 1, {});
+  EXPECT_GT(std::accumulate(hf.saved.begin(), hf.saved.end(), bytes{0}), saved);
+}
+
+}  // namespace
+}  // namespace vramscope::schedule
