@@ -1,6 +1,11 @@
 #include <vramscope/job/importers.hpp>
 
+#include <vramscope/model/model_spec.hpp>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <tuple>
 
 #include "job/import_test_support.hpp"
 
@@ -87,6 +92,18 @@ TEST(ImportTorchtitan, AutoShardDegreeLeavesTheWorldToTheUser) {
   ASSERT_TRUE(imported) << imported.error().to_string();
   EXPECT_EQ(imported->job.parallel.dp_shard, 4);  // 8 assumed GPUs / tp 2
   EXPECT_NE(find_note(imported->notes, "does not give the number of GPUs"), "");
+}
+
+TEST(ImportTorchtitan, ShippedLargeFlavorsNameTheirPresets) {
+  // torchtitan's llama3_405b.toml and qwen3_32b.toml name these flavors.
+  for (const auto& [name, flavor, preset] :
+       {std::tuple{"llama3", "405B", "llama-3.1-405b"}, std::tuple{"qwen3", "32B", "qwen3-32b"}}) {
+    auto imported = import_config_text(
+        fmt::format("[model]\nname = \"{}\"\nflavor = \"{}\"\n", name, flavor), "t.toml");
+    ASSERT_TRUE(imported) << imported.error().to_string();
+    EXPECT_EQ(imported->job.model, preset);
+    EXPECT_TRUE(model::load_model(imported->job.model)) << preset;
+  }
 }
 
 TEST(ImportTorchtitan, ErrorsAreLocated) {
