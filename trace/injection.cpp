@@ -1,9 +1,10 @@
 // libvramscope_trace.so: a CUPTI injection library. The CUDA driver loads the library named by
-// CUDA_INJECTION64_PATH when it initialises and calls InitializeInjection (observe-formats.md
-// §3.1). We subscribe to CUPTI, enable MEMORY2 activity records (cudaMalloc and friends) and
-// DEVICE records (ordinal -> UUID), and callbacks on the exit of the driver's virtual-memory
-// and stream-ordered calls, which MEMORY2 does not describe fully (§3.4, §3.6). Everything is
-// turned into trace records by the CUDA-free code in src/monitor and appended to
+// CUDA_INJECTION64_PATH when it initialises and calls InitializeInjection (CUPTI's sample
+// cupti_trace_injection; docs/trace.md, "How it works"). We subscribe to CUPTI, enable MEMORY2
+// activity records (cudaMalloc and friends) and DEVICE records (ordinal -> UUID), and callbacks
+// on the exit of the driver's virtual-memory and stream-ordered calls, which MEMORY2 does not
+// describe fully (cupti_activity.h, cupti_driver_cbid.h). Everything is turned into trace
+// records by the CUDA-free code in src/monitor and appended to
 // $VRAMSCOPE_TRACE_DIR/trace-<pid>.jsonl.
 //
 // Rules for code that runs inside someone else's training job: never throw, never exit,

@@ -2,7 +2,7 @@
 // The accuracy baseline: per level the median and 90th-percentile absolute relative error and
 // the number of cases scored, plus OOM agreement, for measured lines and for placeholder lines
 // separately. Committed as bench/data/baseline.json; a change to the planner must not make any
-// measured figure worse (DESIGN.md, "How accuracy is established").
+// measured figure worse (docs/design.md, "How accuracy is established").
 //
 // File format (schema "vramscope-accuracy-baseline/1"):
 //   {"schema": ..., "note": ...,

@@ -18,7 +18,7 @@
 
 namespace vramscope::bench {
 
-/// The four levels of DESIGN.md, in the order every array below uses.
+/// The four levels of docs/design.md, in the order every array below uses.
 inline constexpr std::array<std::string_view, 4> level_names{"allocated", "active", "reserved",
                                                              "device"};
 

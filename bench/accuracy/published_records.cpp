@@ -41,7 +41,8 @@ bool valid_id(const std::string& id) {
   return true;
 }
 
-// Published units: GB = 10^9 bytes, GiB = 2^30 (measurements/README.md).
+// Published units: GB = 10^9 bytes, GiB = 2^30 (bench/published/README.md, "Rules of the
+// translation").
 std::optional<double> unit_bytes(const std::string& unit) {
   if (unit == "GB") return 1e9;
   if (unit == "GiB") return 1073741824.0;

@@ -65,7 +65,8 @@ def main(argv=None):
 
 
 def default_fraction(version):
-    # XLA's default pool fraction went from 0.9 to 0.75 with jax/jaxlib 0.4.14 (reference/jax.md).
+    # XLA's default pool fraction went from 0.9 to 0.75 with jax/jaxlib 0.4.14 (XLA's
+    # xla/pjrt/gpu/gpu_helpers.h; jax PR #16724 updated the docs; docs/allocators.md).
     parts = [int(p) if p.isdigit() else 0 for p in (version.split(".") + ["0", "0"])[:3]]
     return 0.9 if parts < [0, 4, 14] else 0.75
 

@@ -1,6 +1,6 @@
 """Measuring memory phase by phase and writing the measurement line.
 
-The four levels are those of DESIGN.md: `allocated`, `active` and `reserved` are the peaks of
+The four levels are those of docs/design.md: `allocated`, `active` and `reserved` are the peaks of
 PyTorch's caching allocator (`torch.cuda.memory_stats()`: allocated_bytes / active_bytes /
 reserved_bytes, "all" pools), reset with `torch.cuda.reset_peak_memory_stats()` at the start of
 every phase; `device` is what the driver reports for this process, sampled every few

@@ -29,8 +29,9 @@ def rounded(size):
 
 
 def segment_size(size):
-    # allocator-torch.md §3: small requests share 2 MiB segments, 1-10 MiB share 20 MiB, larger
-    # requests get their size rounded up to 2 MiB.
+    # PyTorch's c10/cuda/CUDACachingAllocator.cpp (get_allocation_size; docs/allocators.md,
+    # "Sizes"): small requests share 2 MiB segments, 1-10 MiB share 20 MiB, larger requests get
+    # their size rounded up to 2 MiB.
     r = rounded(size)
     if r <= MIB:
         return 2 * MIB

@@ -13,7 +13,7 @@ EXAMPLE = REPO / "examples" / "llama-3.1-8b-fsdp2.yaml"
 
 def test_plan_of_a_dict_has_the_plan_json_shape():
     p = vramscope.plan({"model": "llama-3.1-8b"})
-    assert {"job", "fits", "ranks", "gpus"} <= set(p)  # DESIGN.md keys; more may follow
+    assert {"job", "fits", "ranks", "gpus"} <= set(p)  # docs/formats/plan-json.md; more may follow
     assert isinstance(p["fits"], bool)
     assert p["job"]["model"] == "llama-3.1-8b"
     rank0 = p["ranks"][0]

@@ -34,7 +34,7 @@ std::string_view version();
 inline constexpr std::string_view tagline =
     "predict, measure and explain the GPU memory of distributed training jobs";
 
-/// What each exit code means, for `vramscope help` and the man page (DESIGN.md, Commands).
+/// What each exit code means, for `vramscope help` and the man page (docs/design.md, Commands).
 struct exit_code_doc {
   int code;
   std::string_view meaning;

@@ -1,7 +1,8 @@
-// Checks of the environment variables that change memory behaviour. Facts from
-// /work/shared/reference: jax.md §1 (XLA_* variables and their accepted values), fsdp-ddp.md §3
-// (TORCH_NCCL_AVOID_RECORD_STREAMS is ignored from PyTorch 2.8), allocator-torch.md
-// (PYTORCH_CUDA_ALLOC_CONF options).
+// Checks of the environment variables that change memory behaviour (docs/job-spec.md, `env`).
+// Upstream facts: the XLA_* variables and their accepted values, jaxlib's xla_client.py
+// (generate_pjrt_gpu_plugin_options); TORCH_NCCL_AVOID_RECORD_STREAMS, ignored from PyTorch 2.8,
+// torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp; the PYTORCH_CUDA_ALLOC_CONF options,
+// c10/core/AllocatorConfig.cpp (docs/allocators.md, "PYTORCH_CUDA_ALLOC_CONF").
 #include "job/rules.hpp"
 
 #include <fmt/format.h>

@@ -1,7 +1,8 @@
 #pragma once
 // The part of NVML's C ABI that nvml_source uses, declared here because nvml.h is not
-// installed on build machines (nvtop does the same). Layouts and constants follow nvml.h as
-// summarised in observe-formats.md §2.3-2.5; the static_asserts pin the LP64 sizes given there.
+// installed on build machines (nvtop does the same). Layouts and constants follow NVIDIA's
+// nvml.h (NVML API version 13; NVIDIA/go-nvml carries a copy as gen/nvml/nvml.h); the
+// static_asserts pin their LP64 sizes.
 
 #include <cstddef>
 #include <cstdint>
@@ -13,7 +14,7 @@ using return_t = int;  // nvmlReturn_t
 struct device_st;
 using device_t = device_st*;  // nvmlDevice_t, opaque
 
-// nvmlReturn_t values (observe-formats.md §2.5).
+// nvmlReturn_t values (nvml.h, enum nvmlReturn_enum).
 inline constexpr return_t success = 0;
 inline constexpr return_t not_supported = 3;
 inline constexpr return_t no_permission = 4;
@@ -130,9 +131,9 @@ std::string error_text(const api& f, return_t code);
 std::string resolve(void* handle, api& f);
 
 /// Resolves the process-list functions (_v3 -> _v2 -> v1, the same version for all three
-/// lists) and the record size, which depends on the driver version (observe-formats.md §2.7,
-/// "535.x"): call after nvmlInit, when the version can be read. Returns false when not even
-/// the v1 compute list exists.
+/// lists) and the record size, which depends on the driver version (docs/watch.md, "Reading
+/// NVML without its header"): call after nvmlInit, when the version can be read. Returns false
+/// when not even the v1 compute list exists.
 bool choose_process_api(void* handle, api& f, const std::string& driver_version);
 
 /// Falls back one process API version (3 -> 2 -> 1) after a call answered FUNCTION_NOT_FOUND

@@ -1,7 +1,8 @@
 #pragma once
-// The process lists of one GPU through NVML: the call protocol of observe-formats.md §2.6
-// (ask for the count, allocate with slack, retry while the list grows), the record layouts of
-// each API version, and the merge of the compute, graphics and MPS lists by pid.
+// The process lists of one GPU through NVML: the call protocol nvml.h documents for the
+// nvmlDevice*RunningProcesses functions (ask for the count, allocate with slack, retry while the
+// list grows), the record layouts of each API version, and the merge of the compute, graphics
+// and MPS lists by pid.
 
 #include <functional>
 #include <string>

@@ -1,5 +1,6 @@
-// NVML through dlopen. The call protocols and the driver pitfalls this code works around are
-// listed in observe-formats.md §2 (process lists: §2.6; 535.x record size: §2.7).
+// NVML through dlopen. The call protocols (NVIDIA's nvml.h) and the driver pitfalls this code
+// works around (the 535.x process record size) are summarised in docs/watch.md, "Reading NVML
+// without its header".
 #include <vramscope/monitor/nvml_source.hpp>
 
 #include <dlfcn.h>

@@ -1,8 +1,9 @@
-// torch.cuda.memory_summary(). Layout (allocator-torch.md §11): a 75-column table between "|"
-// borders; a title "PyTorch CUDA memory summary, device ID N"; a line "CUDA OOMs: N |
-// cudaMalloc retries: N"; then groups of rows "label | current | peak | allocated | freed",
-// each group an "all" row followed (unless abbreviated) by "from large pool" and "from small
-// pool". Byte cells are "<n> <unit>" with n rounded down to the unit; count cells "<n> [K|M]".
+// torch.cuda.memory_summary(). Layout (torch/cuda/memory.py, memory_summary; described in
+// docs/formats/memory-stats.md): a 75-column table between "|" borders; a title "PyTorch CUDA
+// memory summary, device ID N"; a line "CUDA OOMs: N | cudaMalloc retries: N"; then groups of
+// rows "label | current | peak | allocated | freed", each group an "all" row followed (unless
+// abbreviated) by "from large pool" and "from small pool". Byte cells are "<n> <unit>" with n
+// rounded down to the unit; count cells "<n> [K|M]".
 #include <vramscope/observe/torch_stats.hpp>
 
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// nvidia-smi --query-gpu / --query-compute-apps CSV. Facts used (observe-formats.md §1.3-1.4):
+// nvidia-smi --query-gpu / --query-compute-apps CSV. Facts used (docs/formats/nvidia-smi.md):
 // fields are separated by ", "; the header carries units in brackets ("memory.used [MiB]");
 // `nounits` drops the units from values; bracketed tokens ("[N/A]", "[Not Supported]") mean no
 // value; process names may be empty or contain commas; memory is in MiB.

@@ -1,9 +1,10 @@
-// The default `nvidia-smi` table. Facts used (observe-formats.md §1.2): each GPU takes a row with
-// "index name persistence | bus-id disp | ECC" followed by a row with "... | used MiB / total MiB
-// | util% mode"; the process table lists "GPU [GI CI] PID Type name memory", names truncated from
-// the left with "...", memory "N/A" on some systems (Windows WDDM, WSL); types C, G, C+G, M+C.
-// Windows tables end the name cell with the driver model (WDDM, TCC, MCDM) instead of On/Off. The layout is not
-// guaranteed stable, so cells are found by their content rather than by column positions.
+// The default `nvidia-smi` table. Facts used (docs/formats/nvidia-smi.md, "The default table"):
+// each GPU takes a row with "index name persistence | bus-id disp | ECC" followed by a row with
+// "... | used MiB / total MiB | util% mode"; the process table lists "GPU [GI CI] PID Type name
+// memory", names truncated from the left with "...", memory "N/A" on some systems (Windows WDDM,
+// WSL); types C, G, C+G, M+C. Windows tables end the name cell with the driver model (WDDM, TCC,
+// MCDM) instead of On/Off. The layout is not guaranteed stable, so cells are found by their
+// content rather than by column positions.
 #include <vramscope/observe/nvidia_smi.hpp>
 
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// `nvidia-smi -q -x`. Facts used (observe-formats.md §1.5): root <nvidia_smi_log>; one <gpu id=
+// `nvidia-smi -q -x`. Facts used (docs/formats/nvidia-smi.md): root <nvidia_smi_log>; one <gpu id=
 // "bus id"> per device with product_name, uuid, fb_memory_usage/{total,reserved,used,free} as
 // "<n> MiB" (reserved absent on old drivers, "N/A" on unified-memory GPUs), utilization/
 // {gpu_util,memory_util} as "<n> %", processes/process_info/{gpu_instance_id, compute_instance_id,

@@ -1,6 +1,7 @@
-// Out-of-memory messages in logs. PyTorch's wording (CUDACachingAllocator.cpp, allocator-torch.md
-// §5) changed in 2.1 from "(GPU 0; T total capacity; A already allocated; F free; R reserved in
-// total by PyTorch)" to sentences ("GPU 0 has a total capacity of T of which F is free. ...");
+// Out-of-memory messages in logs (docs/formats/memory-stats.md). PyTorch's wording
+// (c10/cuda/CUDACachingAllocator.cpp, DeviceCachingAllocator::malloc) changed in 2.1 from
+// "(GPU 0; T total capacity; A already allocated; F free; R reserved in total by PyTorch)" to
+// sentences ("GPU 0 has a total capacity of T of which F is free. ...");
 // some 2.1 builds spell "capacty". Sizes are printed with two decimals and B/bytes/KiB/MiB/GiB.
 // XLA reports "Out of memory while trying to allocate N bytes." after the BFC allocator's dump
 // (TensorFlow-era runtimes prefix "Resource exhausted: ", newer ones "RESOURCE_EXHAUSTED: "); the

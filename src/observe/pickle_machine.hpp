@@ -2,8 +2,8 @@
 // Our unpickler: executes the opcodes of pickle protocols 2-5 that data pickles use (no GLOBAL,
 // REDUCE or other object-building opcodes), with a value stack, a mark stack and the memo,
 // reading from a byte_source. Completed dicts and list appends go to the snapshot_builder,
-// which keeps only what the analysis needs. Opcode layouts: snapshot-format.md §5 (from the
-// Python pickle protocol definition).
+// which keeps only what the analysis needs. Opcode layouts: CPython's Lib/pickletools.py, the
+// definition of the pickle protocols.
 //
 // Limits (snapshot_options): open MARKs (nesting depth), values on the stack, string length,
 // memo size (2^29 entries). Every failure records the byte offset of the opcode.

@@ -1,5 +1,6 @@
 #pragma once
-// Pickle opcode bytes and operand decoding (CPython Lib/pickletools.py; snapshot-format.md §5).
+// Pickle opcode bytes and operand decoding (CPython Lib/pickletools.py; the opcodes read are
+// listed in docs/formats/snapshot.md, "Reading it without Python").
 
 #include <bit>
 #include <cstdint>

@@ -5,7 +5,7 @@
 // trace-entry dicts become events that are replayed the moment they are appended to their list
 // and then forgotten. Everything else stays a generic value (the top-level dict, settings).
 //
-// Dicts are recognised by their keys (snapshot-format.md §2): "action" -> trace entry;
+// Dicts are recognised by their keys (docs/formats/snapshot.md): "action" -> trace entry;
 // "blocks" + "total_size" -> segment; "state" + "size" -> block; "filename" + "line" -> frame.
 
 #include <cstdint>

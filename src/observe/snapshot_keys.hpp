@@ -1,6 +1,7 @@
 #pragma once
 // The keys and values the snapshot builder recognises, and typed reads of dict fields that
-// explain what is wrong (snapshot-format.md §2 lists the keys).
+// explain what is wrong. The keys are those of the dict PyTorch builds in
+// torch/csrc/cuda/Module.cpp (THCPModule_memorySnapshot); docs/formats/snapshot.md shows them.
 
 #include <fmt/format.h>
 

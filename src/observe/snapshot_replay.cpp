@@ -4,8 +4,9 @@ namespace vramscope::observe::detail {
 
 namespace {
 
-// The caching allocator rounds every request up to a multiple of 512 B (allocator-torch.md §2,
-// default configuration). Blocks handed out unsplit can be larger; the trace does not say.
+// The caching allocator rounds every request up to a multiple of 512 B (default configuration;
+// c10/cuda/CUDACachingAllocator.cpp, round_size; docs/allocators.md, "Sizes"). Blocks handed
+// out unsplit can be larger; the trace does not say.
 bytes round_block(bytes size) { return size < 512 ? 512 : round_up(size, 512); }
 
 std::optional<std::uint64_t> index_of(std::int64_t seq) {

@@ -6,7 +6,8 @@ namespace vramscope::observe::detail {
 
 namespace {
 
-// Stats kept as {current, peak, allocated, freed} per pool (allocator-torch.md §6).
+// Stats kept as {current, peak, allocated, freed} per pool (c10/cuda/CUDACachingAllocator.cpp,
+// increase_stat / decrease_stat; key names in docs/formats/memory-stats.md).
 constexpr std::string_view quadruple_stats[] = {
     "allocated_bytes", "active_bytes", "reserved_bytes", "requested_bytes", "inactive_split_bytes",
     "allocation", "active", "segment", "inactive_split", "oversize_allocations", "oversize_segments",

@@ -1,6 +1,6 @@
 #pragma once
-// memory_stats() key names (allocator-torch.md §6): "<stat>.<pool>.<field>" for the quadruple
-// stats, plain names for the counters, and how they fill a torch_stats.
+// memory_stats() key names (docs/formats/memory-stats.md): "<stat>.<pool>.<field>" for the
+// quadruple stats, plain names for the counters, and how they fill a torch_stats.
 
 #include <string_view>
 

@@ -44,7 +44,7 @@ void add_norm(std::vector<bytes>& saved, const dims& d, const model::stack_shape
   if (output_saved) saved.push_back(d.c * d.n * d.h);  // input of the next projections
 }
 
-// Saved by attention, per implementation (see docs/model-activations.md).
+// Saved by attention, per implementation (see docs/schedule.md, "Activations").
 void add_attention(unit_activations& a, const dims& d, const job::job_spec& job, bool o_input) {
   const std::uint64_t q = d.c * d.n * d.h / d.tp;
   const std::uint64_t kv = d.c * d.n * d.kv / d.tp;

@@ -4,7 +4,7 @@
 // block is reusable only once the compute stream has passed that point. The rate limiter
 // (limit_all_gathers) makes the CPU wait until at most two such frees are outstanding.
 // Facts: torch/distributed/fsdp/_flat_param.py, _runtime_utils.py, _limiter_utils.py,
-// _init_utils.py (see /docs/schedule.md).
+// _init_utils.py (see docs/schedule.md, "Per strategy").
 #include <algorithm>
 
 #include "schedule/fsdp_groups.hpp"

@@ -1,7 +1,7 @@
 // A fake libnvidia-ml for tests: exports the NVML symbols nvml_source resolves, with the
-// layouts of observe-formats.md §2.3, and answers from a JSON file named by
-// $VRAMSCOPE_FAKE_NVML_CONFIG, read at nvmlInit. Compile-time switches drop symbols to play
-// older drivers: FAKE_NVML_NO_V3 (no _v3 process functions, no GetMemoryInfo_v2),
+// layouts of nvml.h (as src/monitor/nvml_api.hpp declares them), and answers from a JSON file
+// named by $VRAMSCOPE_FAKE_NVML_CONFIG, read at nvmlInit. Compile-time switches drop symbols to
+// play older drivers: FAKE_NVML_NO_V3 (no _v3 process functions, no GetMemoryInfo_v2),
 // FAKE_NVML_NO_V2 (only the v1 process functions), FAKE_NVML_535 (the 535.43-535.98 symbol
 // set: no nvmlDeviceGetRunningProcessDetailList), FAKE_NVML_NO_COUNT (not an NVML at all).
 //

@@ -1,5 +1,5 @@
 #pragma once
-// Test support: builds pickles the way CPython's pickler writes them (snapshot-format.md §5):
+// Test support: builds pickles the way CPython's pickler writes them (Lib/pickle.py, _Pickler):
 // PROTO, then FRAME-d data for protocols 4-5; MEMOIZE (4-5) or BINPUT (2-3) after every
 // string, list, dict and tuple; repeated strings and shared containers as BINGET; dicts as
 // EMPTY_DICT + MARK ... SETITEMS batches of up to 1000 items (SETITEM for one); lists likewise

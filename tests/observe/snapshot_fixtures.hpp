@@ -1,7 +1,8 @@
 #pragma once
 // Test support: memory snapshots described in C++ and written with pickle_writer, shaped as
-// torch.cuda.memory._dump_snapshot writes them (snapshot-format.md §2): shared key strings, one
-// shared empty frames list, frame dicts shared between a block and its alloc entry.
+// torch.cuda.memory._dump_snapshot writes them (the dict of torch/csrc/cuda/Module.cpp,
+// THCPModule_memorySnapshot; docs/formats/snapshot.md): shared key strings, one shared empty
+// frames list, frame dicts shared between a block and its alloc entry.
 
 #include <cstdint>
 #include <string>

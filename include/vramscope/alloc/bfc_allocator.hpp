@@ -3,7 +3,8 @@
 // device whose limit is memory_fraction x total memory (default 0.75). With preallocation the
 // first allocation takes the whole limit from the driver; without it the pool grows in regions
 // of doubling size up to the limit. Memory never goes back to the driver.
-// Upstream facts: docs/allocators.md and shared/reference/jax.md.
+// Upstream facts: docs/allocators.md ("bfc_allocator"), from XLA's
+// xla/tsl/framework/bfc_allocator.cc and xla/pjrt/gpu/gpu_helpers.cc (CreateBFCAllocator).
 
 #include <memory>
 #include <string>

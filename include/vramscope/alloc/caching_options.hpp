@@ -3,7 +3,8 @@
 // key plus the device figures the model needs, the parser for the PYTORCH_CUDA_ALLOC_CONF
 // string, and the size rules (rounding, new-segment size, torch's size formatting) as free
 // functions so that other modules (the doctor, the snapshot reader) apply the same arithmetic.
-// Upstream facts: docs/allocators.md and shared/reference/allocator-torch.md.
+// Upstream facts: docs/allocators.md, from PyTorch's c10/cuda/CUDACachingAllocator.cpp and
+// c10/core/AllocatorConfig.cpp.
 
 #include <array>
 #include <cstdint>

@@ -8,7 +8,7 @@
 
 namespace vramscope::cli {
 
-/// Process exit codes, as DESIGN.md defines them.
+/// Process exit codes, as docs/design.md ("Commands") lists them.
 enum class exit_status : int {
   ok = 0,            // success
   findings = 1,      // the job does not fit, or explain found an error-severity finding

@@ -2,7 +2,7 @@
 // The GPUs vramscope knows by name: total memory as the driver reports it, compute capability
 // and generation. `hardware.gpu` in a job spec is looked up here to fill `hardware.capacity`
 // (unless `hardware.gpu_memory` is given) and `hardware.compute_capability` (which decides, for
-// example, the cuBLAS workspace size: overheads.md §3).
+// example, the cuBLAS workspace size: docs/schedule.md, "Outside the allocator").
 //
 // Memory figures are NVML's "total" (what `nvidia-smi --query-gpu=memory.total` prints), in
 // bytes: MiB figures times 1,048,576. This is the capacity a job can see before the CUDA

@@ -1,8 +1,8 @@
 #pragma once
-// Reading a job spec: the YAML of DESIGN.md "The job spec (YAML)", documented field by field in
-// docs/job-spec.md. Reading has two steps: the YAML is turned into a job_spec holding exactly
-// what the file says (read_job_yaml), then resolve_job (resolve.hpp) fills the derived values
-// and checks the combinations. parse_job_yaml and load_job do both.
+// Reading a job spec: the YAML documented field by field in docs/job-spec.md. Reading has two
+// steps: the YAML is turned into a job_spec holding exactly what the file says (read_job_yaml),
+// then resolve_job (resolve.hpp) fills the derived values and checks the combinations.
+// parse_job_yaml and load_job do both.
 //
 // Every failure is a diagnostic naming the file, line, column and field, with the offending line
 // and a caret:

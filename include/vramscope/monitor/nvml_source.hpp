@@ -3,7 +3,7 @@
 // never linked, so vramscope builds and runs on machines without a driver.
 //
 // Symbols are resolved by their exported (versioned) names with fallbacks, as the driver
-// exports them (observe-formats.md §2.1-2.7):
+// exports them (nvml.h; docs/watch.md, "Reading NVML without its header"):
 //   nvmlInit_v2, nvmlDeviceGetCount_v2, nvmlDeviceGetHandleByIndex_v2   (required)
 //   nvmlDeviceGetMemoryInfo_v2 -> nvmlDeviceGetMemoryInfo               (v2 separates reserved)
 //   nvmlDevice{Compute,Graphics,MPSCompute}RunningProcesses _v3 -> _v2 -> v1

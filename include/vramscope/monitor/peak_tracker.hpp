@@ -1,7 +1,7 @@
 #pragma once
 // Peaks between refreshes. `watch` samples several times per displayed refresh so that a short
 // spike between two refreshes is not missed (polling at the display rate is how users miss
-// peaks, observe-formats.md §2.9); the tracker keeps, per GPU and per process on a GPU, the
+// peaks; docs/watch.md, "The view"); the tracker keeps, per GPU and per process on a GPU, the
 // highest `used` of the current window and since the start.
 //
 // GPUs are keyed by UUID (by index when the source gives no UUID); processes by (GPU, pid).

@@ -1,6 +1,7 @@
 #pragma once
 // `watch --prometheus ADDR:PORT`: the latest frame in the Prometheus text exposition format
-// 0.0.4 (observe-formats.md §4.1), served at /metrics by a small HTTP server.
+// 0.0.4 (the Prometheus documentation, "Exposition formats"), served at /metrics by a small
+// HTTP server.
 //
 // Names use base units (bytes, ratios) and a vramscope_ prefix. GPU samples carry our labels
 // (`gpu` = index, `uuid`, `pci_bus_id`, `model_name`) and the names dcgm-exporter gives the same

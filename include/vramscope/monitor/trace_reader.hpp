@@ -12,7 +12,8 @@
 //
 // What the peaks mean: the bytes the traced processes asked the driver for (cudaMalloc and
 // friends, cuMemCreate, stream-ordered allocations), i.e. about the `reserved` level of
-// DESIGN.md plus NCCL and library buffers, without the CUDA context. map/unmap events describe
+// docs/design.md ("Four levels of memory") plus NCCL and library buffers, without the CUDA
+// context. map/unmap events describe
 // address space and do not count. Timestamps from different processes are compared as CUPTI
 // gives them (one clock per machine).
 //

@@ -46,7 +46,7 @@ struct trace_record {
   std::string_view api;  // static text: "memory2", "cuMemCreate", ...
 };
 
-/// The fields of a CUPTI MEMORY2 record (CUpti_ActivityMemory4, observe-formats.md §3.4).
+/// The fields of a CUPTI MEMORY2 record (CUpti_ActivityMemory4 in CUPTI's cupti_activity.h).
 struct memory_activity {
   std::uint32_t operation = 0;    // 1 allocation, 2 release
   std::uint32_t memory_kind = 0;  // 3 device, 4 array, 5 managed, 6 device static, ...
@@ -59,7 +59,8 @@ struct memory_activity {
   bool is_async = false;    // stream-ordered (pool) allocation
 };
 
-/// The driver calls the injection library subscribes to (observe-formats.md §3.6).
+/// The driver calls the injection library subscribes to (CUPTI's cupti_driver_cbid.h;
+/// docs/trace.md, "How it works").
 enum class driver_call_kind {
   mem_create,       // cuMemCreate: physical memory, size + handle (+ device from its props)
   mem_release,      // cuMemRelease: handle

@@ -6,7 +6,7 @@
 // the file (which can be gigabytes). docs/formats/snapshot.md describes the format, the replay
 // and the frame rules.
 //
-// What the replay computes, per device (the levels of DESIGN.md):
+// What the replay computes, per device (the levels of docs/design.md):
 //   allocated  live blocks, sizes rounded to 512 B as the allocator rounds by default; a free
 //              counts at "free_requested" (as allocated_bytes does)
 //   active     allocated plus blocks freed but still waiting for stream events; a free counts at

@@ -1,7 +1,7 @@
 #pragma once
 // GPU memory outside the framework's allocator: the CUDA context, NCCL communicator buffers,
 // and the cuBLAS workspace (which does go through the allocator; its size is decided here).
-// Numbers and their sources: docs/overheads.md.
+// Numbers and their upstream sources: docs/schedule.md, "Outside the allocator".
 
 #include <vramscope/job/job_spec.hpp>
 

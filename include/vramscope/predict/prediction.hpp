@@ -1,5 +1,5 @@
 #pragma once
-// Predictions: for every rank the four levels of DESIGN.md at their peaks, where the peak
+// Predictions: for every rank the four levels of docs/design.md at their peaks, where the peak
 // happens and what it is made of; for every GPU what nvidia-smi will show, process by process.
 
 #include <array>
@@ -23,7 +23,7 @@ struct levels {
   bytes device = 0;
 };
 
-/// What the peak is made of (DESIGN.md categories): live bytes per category, and
+/// What the peak is made of (docs/design.md, "Breakdown categories"): live bytes per category, and
 /// fragmentation = reserved - active, at the moment of the allocated peak. `managed` is paged
 /// optimizer state resident on the GPU (CUDA unified memory): outside allocated and reserved,
 /// inside device.

@@ -16,7 +16,8 @@ namespace vramscope::report {
 /// the per-GPU table (what nvidia-smi will show) and the verdict with headroom or shortfall.
 std::string render_plan_text(const predict::prediction& p);
 
-/// The stable JSON shape of DESIGN.md ("job", "fits", "ranks", "gpus"), every figure in bytes.
+/// The stable JSON shape of docs/formats/plan-json.md ("job", "fits", "ranks", "gpus"), every
+/// figure in bytes.
 nlohmann::json plan_json(const predict::prediction& p);
 
 /// "rank,event,phase,allocated,active,reserved" rows of every simulated rank's curve.

@@ -13,7 +13,7 @@
 
 namespace vramscope::schedule {
 
-/// What a tensor is, for the breakdown of DESIGN.md.
+/// What a tensor is, for the breakdown (docs/design.md, "Breakdown categories").
 enum class category : std::uint8_t {
   parameters, gradients, optimizer, activations, communication, temporary,
 };
