@@ -115,12 +115,13 @@ TEST(PlanOptimizerState, ExplicitStateChangesThePlanAndThePrintedStateIsThePlann
 TEST(PlanCommand, AModelThatIsNoPresetIsPointedAtWhereItWasChosen) {
   // A torchtitan config naming a flavour vramscope has no preset for: the error names the file
   // and line of the model name and says how to give the model instead.
-  job_file config("[model]\nname = \"llama3\"\nflavor = \"405B\"\n");
+  // (torchtitan's llama3 flavours include debugmodel, a tiny model for its own tests.)
+  job_file config("[model]\nname = \"llama3\"\nflavor = \"debugmodel\"\n");
   const auto toml = config.path() + ".toml";
   std::filesystem::copy_file(config.path(), toml);
   const auto r = testing::invoke({"plan", "--from", toml});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find(toml + ":2:1: model \"llama-3.1-405b\": not a preset"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(toml + ":2:1: model \"llama-3.1-debugmodel\": not a preset"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--set model=PATH/config.json"), std::string::npos) << r.err;
 }
 
