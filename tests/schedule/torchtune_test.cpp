@@ -67,5 +67,54 @@ TEST(ChunkedLoss, KeepsNoModelDtypeLogitsForBackward) {
             2 * n * vocab);
 }
 
+job::job_spec bf16_true(job::strategy s, int gpus) {
+  auto j = job_of(s, gpus);
+  j.precision.params = j.precision.master = j.precision.reduce = j.precision.buffers = dtype::bf16;
+  j.optimizer.state = dtype::bf16;
+  return j;
+}
+
+TEST(OptimizerInBackward, HoldsOneGradientAtATime) {
+  auto j = bf16_true(job::strategy::single, 1);
+  const auto m = testing::tiny_llama();
+  EXPECT_EQ(exact_replay(build(j)).peak_of(category::gradients), 2 * m.parameters());
+  j.optimizer.in_backward = true;
+  exact_replay r(build(j));
+  EXPECT_TRUE(r.well_formed);
+  EXPECT_EQ(r.peak_of(category::gradients), 2 * vocab * 1024);  // the embedding's or the head's
+  EXPECT_EQ(r.at(category::gradients), 0u);
+}
+
+TEST(OptimizerInBackward, CreatesTheSameStateDuringTheFirstBackward) {
+  auto j = bf16_true(job::strategy::single, 1);
+  const bytes state = exact_replay(build(j)).at(category::optimizer);
+  j.optimizer.in_backward = true;
+  const auto p = build(j);
+  EXPECT_EQ(exact_replay(p).at(category::optimizer), state);
+  for (const auto& e : p.events)
+    if (e.kind == event_kind::alloc && e.cat == category::optimizer) {
+      EXPECT_EQ(p.phase_names[e.phase].rfind("backward:", 0), 0u) << p.phase_names[e.phase];
+      break;
+    }
+}
+
+TEST(OptimizerInBackward, Fsdp2StepsEachShardUnderTheReduceScatterStream) {
+  auto j = bf16_true(job::strategy::fsdp2, 4);
+  const exact_replay before(build(j));
+  j.optimizer.in_backward = true;
+  const auto p = build(j);
+  const exact_replay after(p);
+  EXPECT_TRUE(after.well_formed);
+  EXPECT_EQ(after.at(category::optimizer), before.at(category::optimizer));
+  EXPECT_LE(after.peak, before.peak);
+  int allocs = 0;
+  for (const auto& e : p.events)
+    if (e.kind == event_kind::alloc && e.cat == category::optimizer) {
+      EXPECT_EQ(e.stream, streams::reduce);
+      ++allocs;
+    }
+  EXPECT_GT(allocs, 0);
+}
+
 }  // namespace
 }  // namespace vramscope::schedule
