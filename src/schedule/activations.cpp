@@ -230,6 +230,7 @@ unit_activations activations_for(model::unit_kind kind, const model::stack_shape
       return a;
     case model::unit_kind::norm:
       add_norm(a.saved, d, job.training.liger_kernels, inputs.norm_weights, inputs.head);
+      a.saved_by_head = inputs.head ? 1 : 0;
       return a;
     case model::unit_kind::head:  // called by the step driver for the loss stage
       if (s.vocab > 0) return head(d, s, job);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "schedule/activations.hpp"
+#include "schedule/offload.hpp"
 #include "schedule/schedule_support.hpp"
 #include "support/tiny_model.hpp"
 
@@ -114,6 +115,96 @@ TEST(OptimizerInBackward, Fsdp2StepsEachShardUnderTheReduceScatterStream) {
       ++allocs;
     }
   EXPECT_GT(allocs, 0);
+}
+
+program pack_all(const job::job_spec& j, const std::vector<bytes>& sizes,
+                 std::vector<tensor_id>* kept = nullptr) {
+  program_builder out;
+  activation_offloader o(j, out);
+  for (auto b : sizes) {
+    const tensor_id t = o.pack(b, 0, true);
+    if (kept) kept->push_back(t);
+  }
+  return out.take();
+}
+
+TEST(ActivationOffloading, KeepsTheLastFivePackedTensorsUntilTheirCopiesAreDone) {
+  auto j = job_of(job::strategy::single, 1);
+  j.training.activation_offloading = true;
+  std::vector<tensor_id> kept;
+  const auto p = pack_all(j, std::vector<bytes>(8, 4096), &kept);
+  EXPECT_EQ(exact_replay(p).at(category::activations), 5 * 4096u);
+  EXPECT_EQ(p.offloaded, 8 * 4096u);
+  EXPECT_EQ(kept, std::vector<tensor_id>(8, 0));  // nothing for autograd to hold on the GPU
+}
+
+TEST(ActivationOffloading, LeavesTensorsUnderOneKiBInPlace) {
+  auto j = job_of(job::strategy::single, 1);
+  j.training.activation_offloading = true;
+  std::vector<tensor_id> kept;
+  const auto p = pack_all(j, {1023, 1024}, &kept);
+  EXPECT_NE(kept[0], 0u);
+  EXPECT_EQ(kept[1], 0u);
+  EXPECT_EQ(p.offloaded, 1024u);
+  // Small tensors count towards the stash's window without releasing anything.
+  EXPECT_EQ(exact_replay(pack_all(j, {2048, 8, 8, 8, 8, 2048})).at(category::activations),
+            2048u + 4 * 8);
+  EXPECT_EQ(exact_replay(pack_all(j, {2048, 8, 8, 8, 8, 8, 2048})).at(category::activations),
+            2048u + 5 * 8);
+}
+
+TEST(ActivationOffloading, WithoutACopyStreamReleasesEachTensorAtOnce) {
+  auto j = job_of(job::strategy::single, 1);
+  j.training.activation_offloading = true;
+  j.framework.version = "2.4";  // OffloadActivations uses streams from torch 2.5
+  EXPECT_EQ(exact_replay(pack_all(j, std::vector<bytes>(8, 4096))).at(category::activations), 0u);
+}
+
+TEST(ActivationOffloading, BackwardBringsAUnitsTensorsBackOnTheCopyStream) {
+  auto j = job_of(job::strategy::single, 1);
+  j.training.activation_offloading = true;
+  program_builder out;
+  activation_offloader o(j, out);
+  for (std::size_t unit = 0; unit < 3; ++unit)
+    for (int i = 0; i < 3; ++i) (void)o.pack(4096, unit, false);
+  // Packs 5 to 9 are stashed: unit 1's last two and unit 2's three.
+  auto unit2 = o.unpack(2);
+  EXPECT_EQ(unit2.size(), 3u);  // straight from the stash
+  auto unit1 = o.unpack(1);     // all from the host: its two stashed ones went with unit 2
+  EXPECT_EQ(unit1.size(), 3u);
+  const auto p = out.take();
+  EXPECT_EQ(exact_replay(p).at(category::activations), 6 * 4096u);
+  int from_host = 0;
+  for (const auto& e : p.events)
+    if (e.kind == event_kind::alloc && e.stream == streams::offload) ++from_host;
+  EXPECT_EQ(from_host, 3);
+  EXPECT_EQ(p.offloaded, 0u);  // record was false
+}
+
+TEST(ActivationOffloading, TheOutputHeadsInputIsOutsideTheHook) {
+  const auto& s = testing::tiny_llama().text;
+  const auto j = job_of(job::strategy::single, 1);
+  saved_inputs in;
+  EXPECT_EQ(activations_for(model::unit_kind::norm, s, j, {1, 512}, 1, in).saved_by_head, 1u);
+  in.head = false;
+  EXPECT_EQ(activations_for(model::unit_kind::norm, s, j, {1, 512}, 1, in).saved_by_head, 0u);
+}
+
+TEST(ActivationOffloading, LowersTheActivationPeakOfACheckpointedModel) {
+  const auto m = testing::tiny_llama(vocab, 1024, 4096, 12);
+  auto j = job_of(job::strategy::single, 1);
+  j.training.activation_checkpointing = job::checkpointing::full;
+  auto plan = [&](const job::job_spec& job) { return *build_program(m, job, 0); };
+  const auto resident = plan(j);
+  j.training.activation_offloading = true;
+  const auto offloaded = plan(j);
+  const exact_replay a(resident), b(offloaded);
+  EXPECT_TRUE(b.well_formed);
+  EXPECT_EQ(b.at(category::activations), 0u);  // everything brought back is freed
+  EXPECT_EQ(resident.offloaded, 0u);
+  // Twelve block inputs of 512 tokens x 1024 bf16 are among what goes to the host.
+  EXPECT_GE(offloaded.offloaded, 12 * 512 * 1024 * 2u);
+  EXPECT_LT(b.peak_of(category::activations), a.peak_of(category::activations));
 }
 
 }  // namespace
