@@ -229,6 +229,12 @@ static maybe_error check_torchtune_features(const job_spec& job, warnings& notes
     if (on && job.framework.name != "torch")
       return field_error(job, path, fmt::format("is a PyTorch hook: it needs framework.name: torch "
                                                 "(framework.name is {})", job.framework.name));
+  // torchtune's recipes refuse offloading without checkpointing; OffloadActivations itself
+  // works either way, and is planned as it would run.
+  if (t.activation_offloading && t.activation_checkpointing == checkpointing::none)
+    notes.push_back(field_error(job, "training.activation_offloading",
+                                "torchtune's recipes refuse it without activation checkpointing; "
+                                "planned as OffloadActivations runs, every saved tensor offloaded"));
   if (!job.optimizer.in_backward) return std::nullopt;
   // recipes/full_finetune_single_device.py refuses gradient accumulation with optimizer_in_bwd;
   // the distributed recipe runs it under FSDP2 (fully_shard) only.

@@ -346,10 +346,15 @@ TEST(ResolveErrors, TorchtuneFeatureCombinations) {
   EXPECT_EQ(first_error("optimizer: { in_backward: true }\n"), "(valid)");  // fsdp2
 }
 
-TEST(ResolveWarnings, LossChunksWithoutChunkedLoss) {
-  EXPECT_EQ(warning_messages("training: { loss_chunks: 4 }\n"),
+TEST(ResolveWarnings, TorchtuneFeaturesOutsideTorchtunesRecipes) {
+  EXPECT_EQ(warning_messages("training: { loss_chunks: 4, activation_offloading: true }\n"),
             (std::vector<std::string>{
-                "training.loss_chunks: has no effect unless training.loss is chunked (it is hf)"}));
+                "training.loss_chunks: has no effect unless training.loss is chunked (it is hf)",
+                "training.activation_offloading: torchtune's recipes refuse it without activation "
+                "checkpointing; planned as OffloadActivations runs, every saved tensor offloaded"}));
+  EXPECT_TRUE(warning_messages("training: { activation_offloading: true, "
+                               "activation_checkpointing: full }\n")
+                  .empty());
 }
 
 }  // namespace
