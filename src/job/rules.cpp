@@ -219,9 +219,9 @@ static maybe_error check_quantisation(const job_spec& job, warnings& notes) {
 static maybe_error check_torchtune_features(const job_spec& job, warnings& notes) {
   const auto& t = job.training;
   if (is_set(job, "training.loss_chunks") && t.loss != loss_impl::chunked)
-    notes.push_back(field_error(job, "training.loss_chunks",
-                                fmt::format("has no effect unless training.loss is chunked (it is {})",
-                                            name_of(t.loss))));
+    notes.push_back(field_error(
+        job, "training.loss_chunks",
+        fmt::format("has no effect unless training.loss is chunked (it is {})", name_of(t.loss))));
   const std::array<std::pair<const char*, bool>, 2> hooks{
       {{"optimizer.in_backward", job.optimizer.in_backward},
        {"training.activation_offloading", t.activation_offloading}}};
@@ -232,9 +232,10 @@ static maybe_error check_torchtune_features(const job_spec& job, warnings& notes
   // torchtune's recipes refuse offloading without checkpointing; OffloadActivations itself
   // works either way, and is planned as it would run.
   if (t.activation_offloading && t.activation_checkpointing == checkpointing::none)
-    notes.push_back(field_error(job, "training.activation_offloading",
-                                "torchtune's recipes refuse it without activation checkpointing; "
-                                "planned as OffloadActivations runs, every saved tensor offloaded"));
+    notes.push_back(field_error(
+        job, "training.activation_offloading",
+        "torchtune's recipes refuse it without activation checkpointing; planned as "
+        "OffloadActivations runs, every saved tensor offloaded"));
   if (!job.optimizer.in_backward) return std::nullopt;
   // recipes/full_finetune_single_device.py refuses gradient accumulation with optimizer_in_bwd;
   // the distributed recipe runs it under FSDP2 (fully_shard) only.

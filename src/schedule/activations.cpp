@@ -175,7 +175,8 @@ unit_activations head(const dims& d, const model::stack_shape& s, const job::job
     a.forward_temps.push_back(4 * chunk);
     return a;
   }
-  if (job.training.loss == job::loss_impl::chunked) return chunked_head(d, v, job.training.loss_chunks);
+  if (job.training.loss == job::loss_impl::chunked)
+    return chunked_head(d, v, job.training.loss_chunks);
   if (job.training.loss == job::loss_impl::torchtitan) {
     // torchtitan's train step: cross_entropy(pred.flatten(0, 1).float(), labels) over
     // pre-shifted labels, then `del pred` before backward. The bf16 logits and their fp32 copy

@@ -51,7 +51,8 @@ void optimizer_step_transient(program_builder& out, const job::job_spec& job,
     free_all(out, ids);
     return;
   }
-  if (kind == optimizer_kind::adafactor) tmp = out.alloc(2 * largest * 4, category::temporary, stream);
+  if (kind == optimizer_kind::adafactor)
+    tmp = out.alloc(2 * largest * 4, category::temporary, stream);
   else if (kind == optimizer_kind::adamw || kind == optimizer_kind::adam)
     tmp = out.alloc(largest * e, category::temporary, stream);  // single-tensor loop: one at a time
   out.free(tmp);
@@ -65,7 +66,8 @@ void optimizer_step_in_backward(program_builder& out, const job::job_spec& job, 
                                 std::uint32_t stream) {
   if (first) {
     if (master_bytes > 0)
-      st.master.push_back(out.alloc(numel * static_cast<bytes>(master_bytes), category::optimizer, stream));
+      st.master.push_back(
+          out.alloc(numel * static_cast<bytes>(master_bytes), category::optimizer, stream));
     for (const auto& b : optimizer_state_buffers(job.optimizer.kind, numel, state_bytes)) {
       if (b.managed) out.managed(b.size);
       else st.states.push_back(out.alloc(b.size, category::optimizer, stream));

@@ -44,8 +44,9 @@ TEST(ChunkedLoss, SplitsTheSequenceAsTensorSplitDoes) {
   auto j = chunked_job(10, 4);
   j.training.micro_batch = 2;
   const auto a = loss_of(j);  // 3, 3, 2, 2 tokens per sequence
-  EXPECT_EQ(a.saved, (std::vector<bytes>{4 * 6 * vocab, 4 * 6 * vocab, 4 * 4 * vocab, 4 * 4 * vocab}));
-  EXPECT_EQ(a.forward_temps.back(), 4 * 6 * vocab);  // the largest chunk's upcast
+  EXPECT_EQ(a.saved,
+            (std::vector<bytes>{4 * 6 * vocab, 4 * 6 * vocab, 4 * 4 * vocab, 4 * 4 * vocab}));
+  EXPECT_EQ(a.forward_temps.back(), 4 * 6 * vocab);        // the largest chunk's upcast
   EXPECT_EQ(loss_of(chunked_job(3, 8)).saved.size(), 3u);  // never more chunks than tokens
 }
 
