@@ -50,6 +50,7 @@ DEFAULTS = {
     "optimizer.state": "fp32",
     "optimizer.fused": False,
     "optimizer.foreach": True,
+    "optimizer.in_backward": False,
     "training.micro_batch": 1,
     "training.seq_len": 2048,
     "training.gradient_accumulation": 1,
@@ -57,8 +58,10 @@ DEFAULTS = {
     "training.checkpoint_every": 2,
     "training.attention": "flash",
     "training.loss": "hf",
+    "training.loss_chunks": 8,
     "training.liger_kernels": False,
     "training.padding_mask": False,
+    "training.activation_offloading": False,
     "training.steps": 2,
     "lora.enabled": False,
     "lora.method": "lora",
@@ -92,7 +95,8 @@ _ALIASES = {
                        "adamwbnb8bit": "adamw_8bit"},
     "training.activation_checkpointing": {"false": "none", "true": "full"},
     "training.attention": {"flashattention2": "flash", "sdpa": "flash", "memefficient": "efficient"},
-    "training.loss": {"liger": "liger_fused", "fusedlinearcrossentropy": "liger_fused"},
+    "training.loss": {"liger": "liger_fused", "fusedlinearcrossentropy": "liger_fused",
+                      "cewithchunkedoutputloss": "chunked"},
 }
 # Canonical enum names of src/job/job_names.cpp (the first spelling of each value).
 _ENUMS = {
@@ -103,7 +107,7 @@ _ENUMS = {
     "optimizer.name": ["adamw", "adam", "sgd", "sgd_momentum", "adafactor", "adamw_8bit"],
     "training.activation_checkpointing": ["none", "full", "selective", "op"],
     "training.attention": ["flash", "efficient", "math", "eager"],
-    "training.loss": ["hf", "liger_fused", "torchtitan"],
+    "training.loss": ["hf", "liger_fused", "torchtitan", "chunked"],
     "init.load": ["all_ranks", "rank0", "random", "none"],
     "init.map_location": ["cpu", "cuda", "none"],
     "framework.name": ["torch", "jax"],

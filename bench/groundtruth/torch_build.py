@@ -63,6 +63,16 @@ def attn_implementation(s):
     return "eager" if s["training.attention"] == "eager" else "sdpa"
 
 
+def refuse_torchtune_features(s):
+    """torchtune's memory features, which the harness's Hugging Face training step lacks."""
+    if s["training.loss"] == "chunked":
+        raise Skip("torchtune's chunked cross-entropy (training.loss chunked) is not implemented by the harness")
+    if s["optimizer.in_backward"]:
+        raise Skip("optimizer.in_backward is not implemented by the harness")
+    if s["training.activation_offloading"]:
+        raise Skip("training.activation_offloading is not implemented by the harness")
+
+
 def apply_liger(s, config, notes):
     if s["training.loss"] == "torchtitan":
         raise Skip("torchtitan's training step (training.loss torchtitan) is not implemented by the harness")
@@ -91,6 +101,7 @@ def build_model(s, device, notes):
     from transformers import AutoModelForCausalLM
     config = model_config(s)
     config.use_cache = False
+    refuse_torchtune_features(s)
     apply_liger(s, config, notes)
     try:
         with torch.device(device):

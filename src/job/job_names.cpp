@@ -57,8 +57,10 @@ constexpr spelling<loss_impl> loss_names[] = {
     {loss_impl::liger_fused, "liger_fused"},
     {loss_impl::torchtitan, "torchtitan"},
     {loss_impl::litgpt, "litgpt"},
+    {loss_impl::chunked, "chunked"},
     {loss_impl::liger_fused, "liger"},
     {loss_impl::liger_fused, "fused_linear_cross_entropy"},
+    {loss_impl::chunked, "ce_with_chunked_output_loss"},
 };
 constexpr spelling<weight_load> weight_load_names[] = {
     {weight_load::all_ranks, "all_ranks"},

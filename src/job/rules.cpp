@@ -6,6 +6,7 @@
 
 #include <array>
 #include <charconv>
+#include <utility>
 
 #include "job/field_table.hpp"
 
@@ -214,6 +215,43 @@ static maybe_error check_quantisation(const job_spec& job, warnings& notes) {
   return std::nullopt;
 }
 
+// torchtune's memory features, with the combinations its recipes accept.
+static maybe_error check_torchtune_features(const job_spec& job, warnings& notes) {
+  const auto& t = job.training;
+  if (is_set(job, "training.loss_chunks") && t.loss != loss_impl::chunked)
+    notes.push_back(field_error(
+        job, "training.loss_chunks",
+        fmt::format("has no effect unless training.loss is chunked (it is {})", name_of(t.loss))));
+  const std::array<std::pair<const char*, bool>, 2> hooks{
+      {{"optimizer.in_backward", job.optimizer.in_backward},
+       {"training.activation_offloading", t.activation_offloading}}};
+  for (const auto& [path, on] : hooks)
+    if (on && job.framework.name != "torch")
+      return field_error(job, path, fmt::format("is a PyTorch hook: it needs framework.name: torch "
+                                                "(framework.name is {})", job.framework.name));
+  // torchtune's recipes refuse offloading without checkpointing; OffloadActivations itself
+  // works either way, and is planned as it would run.
+  if (t.activation_offloading && t.activation_checkpointing == checkpointing::none)
+    notes.push_back(field_error(
+        job, "training.activation_offloading",
+        "torchtune's recipes refuse it without activation checkpointing; planned as "
+        "OffloadActivations runs, every saved tensor offloaded"));
+  if (!job.optimizer.in_backward) return std::nullopt;
+  // recipes/full_finetune_single_device.py refuses gradient accumulation with optimizer_in_bwd;
+  // the distributed recipe runs it under FSDP2 (fully_shard) only.
+  if (t.gradient_accumulation > 1)
+    return field_error(job, "optimizer.in_backward",
+                       fmt::format("steps the optimizer in every backward, so it cannot accumulate "
+                                   "gradients (training.gradient_accumulation is {})",
+                                   t.gradient_accumulation));
+  const auto kind = job.parallel.kind;
+  if (kind != strategy::single && kind != strategy::fsdp2)
+    return field_error(job, "optimizer.in_backward",
+                       fmt::format("torchtune runs it on a single device or under fsdp2 only "
+                                   "(parallel.strategy is {})", name_of(kind)));
+  return std::nullopt;
+}
+
 maybe_error check_training(const job_spec& job, warnings& notes) {
   const auto& lora = job.lora;
   if (lora.enabled && lora.targets.empty())
@@ -232,6 +270,7 @@ maybe_error check_training(const job_spec& job, warnings& notes) {
                                 fmt::format("has no effect unless activation_checkpointing is "
                                             "selective (it is {})",
                                             name_of(t.activation_checkpointing))));
+  if (auto err = check_torchtune_features(job, notes)) return err;
   const auto kind = job.optimizer.kind;
   if (is_bitsandbytes(kind) && job.framework.name != "torch")
     return field_error(job, "optimizer.name",

@@ -164,6 +164,31 @@ unit_activations block(const dims& d, const model::stack_shape& s, const job::jo
   return a;
 }
 
+// torchtune's CEWithChunkedOutputLoss (torchtune/modules/loss/ce_chunked_output_loss.py) over
+// TransformerDecoder.chunked_output (torchtune/modules/transformer.py): the output projection
+// runs on each of `chunks` tensor_split slices of the sequence and the model returns the list,
+// so every logit chunk, in the model dtype, lives until the recipe's `del logits` after the loss
+// (recipes/full_finetune_single_device.py, _loss_step). The loss upcasts one chunk at a time
+// (`logits.float()`, a no-op for fp32 logits) and cross_entropy saves that chunk's fp32
+// log-softmax output; the upcast copy is transient. Backward walks the chunks one by one: the
+// NLL and log-softmax gradients (fp32) and the gradient of the cast of one chunk at a time.
+unit_activations chunked_head(const dims& d, std::uint64_t v, int chunks) {
+  unit_activations a;
+  const std::uint64_t k = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(chunks), 1, d.seq);
+  const std::uint64_t largest = d.batch * ceil_div(d.seq, k) * v;  // elements of the first chunk
+  for (std::uint64_t i = 0; i < k; ++i) {
+    // tensor_split: the first seq % k slices hold one token more
+    const std::uint64_t elements = d.batch * (d.seq / k + (i < d.seq % k ? 1 : 0)) * v;
+    a.saved.push_back(4 * elements);            // log-softmax output of the chunk
+    a.forward_temps.push_back(d.c * elements);  // the chunk's logits
+  }
+  const bool upcast = d.c != 4;
+  if (upcast) a.forward_temps.push_back(4 * largest);
+  a.backward_temps.insert(a.backward_temps.end(), {4 * largest, 4 * largest});
+  if (upcast) a.backward_temps.push_back(d.c * largest);
+  return a;
+}
+
 // Logits and loss (transformers >= 4.46 casts in the loss; earlier versions return fp32 logits
 // and make a shifted copy), or Liger's fused linear cross-entropy, which never materialises them.
 unit_activations head(const dims& d, const model::stack_shape& s, const job::job_spec& job) {
@@ -181,6 +206,8 @@ unit_activations head(const dims& d, const model::stack_shape& s, const job::job
     a.forward_temps.push_back(4 * chunk);
     return a;
   }
+  if (job.training.loss == job::loss_impl::chunked)
+    return chunked_head(d, v, job.training.loss_chunks);
   if (job.training.loss == job::loss_impl::torchtitan) {
     // torchtitan's train step: cross_entropy(pred.flatten(0, 1).float(), labels) over
     // pre-shifted labels, then `del pred` before backward. The bf16 logits and their fp32 copy
@@ -247,6 +274,7 @@ unit_activations activations_for(model::unit_kind kind, const model::stack_shape
       return a;
     case model::unit_kind::norm:
       add_norm(a.saved, d, s, job.training.liger_kernels, inputs.norm_weights, inputs.head);
+      a.saved_by_head = inputs.head ? 1 : 0;
       return a;
     case model::unit_kind::head:  // called by the step driver for the loss stage
       if (s.vocab > 0) return head(d, s, job);

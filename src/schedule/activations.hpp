@@ -18,6 +18,8 @@ struct unit_activations {
   bytes checkpoint_input = 0;         // what activation checkpointing keeps instead of `saved`
   std::vector<bytes> checkpoint_extra;  // per-operator selective checkpointing: the op outputs
                                         // its policy keeps beside the input
+  std::size_t saved_by_head = 0;      // trailing entries of `saved` that the output head saves
+                                      // (its input), outside activation offloading's reach
   int tp_collectives = 0;             // tensor-parallel collectives per pass (forward or backward)
   bytes tp_buffer = 0;                // size of one tensor-parallel collective buffer
 };

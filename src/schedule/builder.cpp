@@ -55,6 +55,8 @@ void program_builder::empty_cache() { push(event_kind::empty_cache, category::te
 
 void program_builder::managed(bytes size) { program_.managed += size; }
 
+void program_builder::offloaded(bytes size) { program_.offloaded += size; }
+
 const std::string& program_builder::current_phase() const { return program_.phase_names[phase_]; }
 
 void program_builder::push(event_kind kind, category cat, std::uint32_t stream, tensor_id id,

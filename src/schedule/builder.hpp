@@ -25,6 +25,8 @@ class program_builder {
   /// Adds `size` bytes of CUDA unified memory (cudaMallocManaged) to program::managed: memory
   /// the rank's process holds outside the allocator, never freed while training.
   void managed(bytes size);
+  /// Records `size` bytes of saved activations copied to host memory (program::offloaded).
+  void offloaded(bytes size);
   [[nodiscard]] const std::string& current_phase() const;
   program take() { return std::move(program_); }
 

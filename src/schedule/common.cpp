@@ -35,7 +35,8 @@ void optimizer_first_step(program_builder& out, const job::job_spec& job,
 }
 
 void optimizer_step_transient(program_builder& out, const job::job_spec& job,
-                              const std::vector<std::uint64_t>& trainable, int state_bytes) {
+                              const std::vector<std::uint64_t>& trainable, int state_bytes,
+                              std::uint32_t stream) {
   using job::optimizer_kind;
   const auto kind = job.optimizer.kind;
   std::uint64_t largest = 0;
@@ -46,14 +47,33 @@ void optimizer_step_transient(program_builder& out, const job::job_spec& job,
       job.optimizer.foreach_impl) {
     // _foreach_sqrt(exp_avg_sq) materialises one state-sized list for every tensor at once.
     std::vector<tensor_id> ids;
-    for (auto n : trainable) ids.push_back(out.alloc(n * e, category::temporary));
+    for (auto n : trainable) ids.push_back(out.alloc(n * e, category::temporary, stream));
     free_all(out, ids);
     return;
   }
-  if (kind == optimizer_kind::adafactor) tmp = out.alloc(2 * largest * 4, category::temporary);
+  if (kind == optimizer_kind::adafactor)
+    tmp = out.alloc(2 * largest * 4, category::temporary, stream);
   else if (kind == optimizer_kind::adamw || kind == optimizer_kind::adam)
-    tmp = out.alloc(largest * e, category::temporary);  // single-tensor loop: one at a time
+    tmp = out.alloc(largest * e, category::temporary, stream);  // single-tensor loop: one at a time
   out.free(tmp);
+}
+
+// torchtune/training/memory.py, register_optim_in_bwd_hooks: `optim_dict[param].step()` then
+// `optim_dict[param].zero_grad()` (set_to_none) in each parameter's post-accumulate-grad hook,
+// with one optimizer per parameter (recipes/full_finetune_single_device.py, _setup_optimizer).
+void optimizer_step_in_backward(program_builder& out, const job::job_spec& job, std::uint64_t numel,
+                                int state_bytes, int master_bytes, bool first, optimizer_state& st,
+                                std::uint32_t stream) {
+  if (first) {
+    if (master_bytes > 0)
+      st.master.push_back(
+          out.alloc(numel * static_cast<bytes>(master_bytes), category::optimizer, stream));
+    for (const auto& b : optimizer_state_buffers(job.optimizer.kind, numel, state_bytes)) {
+      if (b.managed) out.managed(b.size);
+      else st.states.push_back(out.alloc(b.size, category::optimizer, stream));
+    }
+  }
+  optimizer_step_transient(out, job, {numel}, state_bytes, stream);
 }
 
 bytes frozen_shard_bytes(const frozen_tensor& f, std::uint64_t world) {

@@ -32,6 +32,15 @@ class ddp_strategy final : public strategy {
   void post_backward(std::size_t unit) override {
     const auto& u = lay().units[unit];
     if (unit < casts_.size()) free_all(out(), casts_[unit]);
+    if (job().optimizer.in_backward) {  // each gradient is stepped and freed as it arrives
+      for (auto n : u.trainable) {
+        auto grad = out().alloc(n * static_cast<bytes>(lay().dtypes.grad), category::gradients);
+        optimizer_step_in_backward(out(), job(), n, lay().dtypes.state, lay().dtypes.master,
+                                   !opt_.created, opt_);
+        out().free(grad);
+      }
+      return;
+    }
     if (grads_.size() < lay().units.size()) grads_.resize(lay().units.size());
     const bool as_view = job().parallel.gradient_as_bucket_view && !buckets_.empty();
     if (!as_view && grads_[unit].empty())
@@ -41,11 +50,15 @@ class ddp_strategy final : public strategy {
 
   void optimizer_step(int step) override {
     out().phase("optimizer");
+    steps_ = step + 1;
+    if (job().optimizer.in_backward) {  // stepped in backward; the state exists from now on
+      opt_.created = true;
+      return;
+    }
     std::vector<std::uint64_t> trainable;
     for (const auto& u : lay().units) trainable.insert(trainable.end(), u.trainable.begin(), u.trainable.end());
     optimizer_first_step(out(), job(), trainable, lay().dtypes.state, lay().dtypes.master, opt_);
     optimizer_step_transient(out(), job(), trainable, lay().dtypes.state);
-    steps_ = step + 1;
   }
 
   void pre_forward(std::size_t unit) override {

@@ -115,6 +115,15 @@ class fsdp2_strategy final : public strategy {
       out().free(output);
       output = cast;
     }
+    if (job().optimizer.in_backward) {
+      // foreach_reduce runs each sharded parameter's post-accumulate-grad hooks under the
+      // reduce-scatter stream (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py); the
+      // gradients are views of one output, freed once the last of them is set to None.
+      for (auto n : shard_numels(g))
+        optimizer_step_in_backward(out(), job(), n, d.state, 0, !opt_.created, opt_, streams::reduce);
+      out().free(output);
+      return;
+    }
     if (s.grad_shard == 0) {
       s.grad_shard = output;
     } else {
@@ -127,6 +136,10 @@ class fsdp2_strategy final : public strategy {
   void optimizer_step(int) override {
     out().phase("optimizer");
     if (job().parallel.cpu_offload) return;
+    if (job().optimizer.in_backward) {  // stepped in backward; the state exists from now on
+      opt_.created = true;
+      return;
+    }
     std::vector<std::uint64_t> shards;
     for (std::size_t g = 0; g < wrap_.groups.size(); ++g)
       for (auto n : shard_numels(g)) shards.push_back(n);

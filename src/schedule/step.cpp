@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "schedule/activations.hpp"
+#include "schedule/offload.hpp"
 #include "schedule/strategy.hpp"
 
 namespace vramscope::schedule {
@@ -46,7 +47,7 @@ class driver {
  public:
   driver(const model::model_spec& m, const job::job_spec& j, int rank, const schedule_options& o)
       : model_(m), job_(j), options_(o),
-        ctx_{m, j, make_rank_info(j, rank), {}, out_} {
+        ctx_{m, j, make_rank_info(j, rank), {}, out_}, offload_(j, out_) {
     ctx_.lay = make_layout(m, j, ctx_.rank);
     record_stream_ = collectives_record_stream(j);
     // The final norm's output is the head's input: kept when the head needs it.
@@ -120,11 +121,11 @@ class driver {
       if (first && u == 0)  // cuBLAS workspace: created by the first GEMM, kept for the process
         workspace_ = out_.alloc(options_.cublas_workspace, category::temporary);
       strategy_->pre_forward(u);
-      forward_unit(acts_[u], saved_[u], ckpt_[u]);
+      forward_unit(acts_[u], saved_[u], ckpt_[u], {u, first ? recorded_unit : offloaded_unit});
       strategy_->post_forward(u);
     }
     out_.phase("forward:loss");
-    forward_unit(loss_, loss_saved_, false);
+    forward_unit(loss_, loss_saved_, false, {0, kept_unit});
   }
 
   void backward() {
@@ -133,6 +134,8 @@ class driver {
     for (std::size_t u = model_.units.size(); u-- > 0;) {
       out_.phase("backward:" + model_.units[u].name);
       strategy_->pre_backward(u);
+      if (offload_.enabled())
+        for (auto id : offload_.unpack(u)) saved_[u].push_back(id);
       backward_unit(acts_[u], saved_[u], ckpt_[u]);
       strategy_->post_backward(u);
     }
@@ -159,14 +162,35 @@ class driver {
     }
   }
 
-  void forward_unit(const unit_activations& a, std::vector<tensor_id>& saved, bool ckpt) {
+  // How activation offloading treats a unit's saved tensors: the model's units are under the
+  // hook (the first forward's bytes are recorded in program::offloaded), the loss is not.
+  enum offload_mode { kept_unit, offloaded_unit, recorded_unit };
+  struct hooked_unit {
+    std::size_t index;
+    offload_mode mode;
+  };
+
+  // A tensor the unit saves for backward, through the offloading hook when it is on. The
+  // checkpoint's input is saved through it too (torch.utils.checkpoint, _NoopSaveInputs);
+  // per-op checkpointing keeps its op outputs in its own cache, outside the hook.
+  void save(bytes b, std::vector<tensor_id>& saved, hooked_unit unit) {
+    if (unit.mode == kept_unit || !offload_.enabled())
+      saved.push_back(out_.alloc(b, category::activations));
+    else
+      saved.push_back(offload_.pack(b, unit.index, unit.mode == recorded_unit));
+  }
+
+  void forward_unit(const unit_activations& a, std::vector<tensor_id>& saved, bool ckpt,
+                    hooked_unit unit) {
     if (ckpt) {  // runs without saving: everything is transient but the input
-      saved.push_back(out_.alloc(a.checkpoint_input, category::activations));
+      save(a.checkpoint_input, saved, unit);
       for (auto b : a.checkpoint_extra) saved.push_back(out_.alloc(b, category::activations));
       transient(a.saved, category::activations);
       transient(a.forward_temps, category::temporary);
     } else {
-      for (auto b : a.saved) saved.push_back(out_.alloc(b, category::activations));
+      const std::size_t hooked = a.saved.size() - std::min(a.saved.size(), a.saved_by_head);
+      for (std::size_t i = 0; i < a.saved.size(); ++i)
+        save(a.saved[i], saved, i < hooked ? unit : hooked_unit{unit.index, kept_unit});
       transient(a.forward_temps, category::temporary);
     }
     collectives(a);
@@ -215,6 +239,7 @@ class driver {
   std::vector<tensor_id> loss_saved_;
   tensor_id workspace_ = 0;
   bool record_stream_ = false;
+  activation_offloader offload_;
 };
 
 }  // namespace

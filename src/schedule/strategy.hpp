@@ -72,7 +72,15 @@ void optimizer_first_step(program_builder& out, const job::job_spec& job,
                           const std::vector<std::uint64_t>& trainable, int state_bytes,
                           int master_bytes, optimizer_state& st);
 void optimizer_step_transient(program_builder& out, const job::job_spec& job,
-                              const std::vector<std::uint64_t>& trainable, int state_bytes);
+                              const std::vector<std::uint64_t>& trainable, int state_bytes,
+                              std::uint32_t stream = streams::compute);
+/// Optimizer in backward (job.optimizer.in_backward) for one tensor of `numel` elements whose
+/// gradient has just been accumulated: the post-accumulate-grad hook steps that tensor's own
+/// optimizer, which creates its state at its first step (`first`); the caller then frees the
+/// gradient (the hook's zero_grad). Allocations land on `stream`, the hook's current stream.
+void optimizer_step_in_backward(program_builder& out, const job::job_spec& job, std::uint64_t numel,
+                                int state_bytes, int master_bytes, bool first, optimizer_state& st,
+                                std::uint32_t stream = streams::compute);
 
 /// The frozen (LoRA base) weights of every unit as this rank keeps them between steps: whole
 /// (world 1), or sharded `world` ways per tensor as ZeRO-3 shards frozen parameters like any

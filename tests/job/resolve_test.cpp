@@ -301,5 +301,61 @@ TEST(ResolveWarnings, GpuMemoryAboveTheCatalog) {
                                      "(22.49 GiB)"});
 }
 
+TEST(Resolve, TorchtuneFeaturesParse) {
+  auto job = parse_job_yaml("parallel: { strategy: single }\n"
+                            "optimizer: { in_backward: true }\n"
+                            "training: { loss: CEWithChunkedOutputLoss, loss_chunks: 16, "
+                            "activation_offloading: true, activation_checkpointing: full }\n",
+                            "j");
+  ASSERT_TRUE(job) << job.error().to_string();
+  EXPECT_TRUE(job->optimizer.in_backward);
+  EXPECT_EQ(job->training.loss, loss_impl::chunked);
+  EXPECT_EQ(job->training.loss_chunks, 16);
+  EXPECT_TRUE(job->training.activation_offloading);
+  const job_spec defaults;
+  EXPECT_FALSE(defaults.optimizer.in_backward);
+  EXPECT_EQ(defaults.training.loss_chunks, 8);  // CEWithChunkedOutputLoss(num_output_chunks=8)
+  EXPECT_FALSE(defaults.training.activation_offloading);
+}
+
+TEST(ResolveErrors, TorchtuneFeatureCombinations) {
+  EXPECT_EQ(first_error("optimizer: { in_backward: true }\n"
+                        "training: { gradient_accumulation: 4 }\n"),
+            "job.yaml:1:27: optimizer.in_backward: steps the optimizer in every backward, so it "
+            "cannot accumulate gradients (training.gradient_accumulation is 4)\n"
+            "optimizer: { in_backward: true }\n"
+            "                          ^ near here");
+  EXPECT_EQ(first_error("parallel: { strategy: ddp }\noptimizer: { in_backward: true }\n"),
+            "job.yaml:2:27: optimizer.in_backward: torchtune runs it on a single device or under "
+            "fsdp2 only (parallel.strategy is ddp)\n"
+            "optimizer: { in_backward: true }\n"
+            "                          ^ near here");
+  EXPECT_EQ(first_error("parallel: { strategy: jax }\ntraining: { activation_offloading: true }\n"),
+            "job.yaml:2:36: training.activation_offloading: is a PyTorch hook: it needs "
+            "framework.name: torch (framework.name is jax)\n"
+            "training: { activation_offloading: true }\n"
+            "                                   ^ near here");
+  EXPECT_EQ(first_error("training: { loss_chunks: 0 }\n"),
+            "job.yaml:1:26: training.loss_chunks: 0 is out of range (expected 1 to 1024)\n"
+            "training: { loss_chunks: 0 }\n"
+            "                         ^ near here");
+  EXPECT_EQ(first_error("optimizer: { in_backward: sometimes }\n"),
+            "job.yaml:1:27: optimizer.in_backward: expected true or false, got \"sometimes\"\n"
+            "optimizer: { in_backward: sometimes }\n"
+            "                          ^ near here");
+  EXPECT_EQ(first_error("optimizer: { in_backward: true }\n"), "(valid)");  // fsdp2
+}
+
+TEST(ResolveWarnings, TorchtuneFeaturesOutsideTorchtunesRecipes) {
+  EXPECT_EQ(warning_messages("training: { loss_chunks: 4, activation_offloading: true }\n"),
+            (std::vector<std::string>{
+                "training.loss_chunks: has no effect unless training.loss is chunked (it is hf)",
+                "training.activation_offloading: torchtune's recipes refuse it without activation "
+                "checkpointing; planned as OffloadActivations runs, every saved tensor offloaded"}));
+  EXPECT_TRUE(warning_messages("training: { activation_offloading: true, "
+                               "activation_checkpointing: full }\n")
+                  .empty());
+}
+
 }  // namespace
 }  // namespace vramscope::job

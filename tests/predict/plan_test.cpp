@@ -206,5 +206,27 @@ TEST(Plan, ExpandableSegmentsNeverReserveMore) {
   EXPECT_LE(run(j).ranks[0].peak.reserved, plain);
 }
 
+TEST(Plan, NotesTorchtunesMemoryFeatures) {
+  auto j = job_of(job::strategy::single, 1);
+  j.training.activation_checkpointing = job::checkpointing::full;
+  EXPECT_TRUE(run(j).notes.empty());
+  j.training.loss = job::loss_impl::chunked;
+  j.training.loss_chunks = 16;
+  j.optimizer.in_backward = true;
+  j.training.activation_offloading = true;
+  const auto p = run(j);
+  ASSERT_EQ(p.notes.size(), 3u);
+  EXPECT_EQ(p.notes[0],
+            "chunked cross-entropy: the logits come in 16 chunks and the loss upcasts one chunk "
+            "at a time to fp32 (torchtune CEWithChunkedOutputLoss)");
+  EXPECT_EQ(p.notes[1].rfind("optimizer in backward: ", 0), 0u);
+  // Four block inputs of 1024 tokens x 1024 bf16, the token ids and the final norm's tensors
+  // but its output (the head's input): 4 x 2 MiB + 8 KiB + 4 MiB + 4 KiB + 2 MiB.
+  EXPECT_EQ(p.notes[2].rfind("activation offloading: 14.0 MiB of saved activations per "
+                             "micro-batch go to pinned host memory", 0),
+            0u)
+      << p.notes[2];
+}
+
 }  // namespace
 }  // namespace vramscope::predict

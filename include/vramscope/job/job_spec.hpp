@@ -23,7 +23,9 @@ enum class prefetch { pre, post, none };                                    // F
 enum class optimizer_kind { adamw, adam, sgd, sgd_momentum, adafactor, adamw_8bit, paged_adamw, paged_adamw_8bit };
 enum class checkpointing { none, full, selective, op };  // op: per-operator selective (torchtitan)
 enum class attention_impl { flash, efficient, math, eager };
-enum class loss_impl { hf, liger_fused, torchtitan, litgpt };
+// chunked: torchtune's CEWithChunkedOutputLoss (logits returned in training.loss_chunks chunks);
+// litgpt: LitGPT's head over 128-token slices with a cross-entropy per slice in the logits' dtype
+enum class loss_impl { hf, liger_fused, torchtitan, chunked, litgpt };
 enum class weight_load { all_ranks, rank0, random, none };  // how weights reach the GPU
 enum class state_dict_kind { none, full, sharded };        // checkpoint saving
 
@@ -94,6 +96,10 @@ struct optimizer_spec {
   dtype state = dtype::f32;  // dtype of moment tensors; resolve_job derives it (bitsandbytes: fp32)
   bool fused = false;        // fused/foreach implementations allocate temporaries differently
   bool foreach_impl = true;
+  // torchtune's optimizer_in_bwd: one optimizer per parameter, stepped by a
+  // post-accumulate-grad hook that then frees the gradient (torchtune/training/memory.py,
+  // register_optim_in_bwd_hooks). single and fsdp2 only, without gradient accumulation.
+  bool in_backward = false;
 };
 
 struct training_spec {
@@ -104,8 +110,12 @@ struct training_spec {
   int checkpoint_every = 2;  // selective: checkpoint every Nth block
   attention_impl attention = attention_impl::flash;
   loss_impl loss = loss_impl::hf;
+  int loss_chunks = 8;         // chunked: CEWithChunkedOutputLoss num_output_chunks
   bool liger_kernels = false;  // Liger RMSNorm, SwiGLU, RoPE
   bool padding_mask = false;   // a padding attention mask is passed (no native GQA in SDPA)
+  // torchtune's enable_activation_offloading: tensors saved in the model's forward go to
+  // pinned host memory (torchtune/training/_activation_offloading.py, OffloadActivations).
+  bool activation_offloading = false;
   int steps = 2;               // training steps simulated
 };
 

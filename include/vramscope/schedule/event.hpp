@@ -27,6 +27,7 @@ inline constexpr std::uint32_t unshard = 1;        // FSDP1 unshard / FSDP2 all-
 inline constexpr std::uint32_t pre_unshard = 2;    // FSDP1 mixed-precision shard cast
 inline constexpr std::uint32_t reduce = 3;         // FSDP1 post-backward / FSDP2 reduce-scatter
 inline constexpr std::uint32_t nccl = 4;           // ProcessGroupNCCL's internal stream
+inline constexpr std::uint32_t offload = 5;        // activation offloading's copy stream (torchtune)
 }  // namespace streams
 
 enum class event_kind : std::uint8_t {
@@ -56,6 +57,9 @@ struct program {
   /// CUDA unified memory the rank allocates outside the allocator (bitsandbytes paged optimizer
   /// state), from the first optimizer step on. Resident on the GPU unless the driver evicts it.
   bytes managed = 0;
+  /// Saved activations one micro-batch's forward moves to pinned host memory (activation
+  /// offloading); the events hold only what stays on, or comes back to, the GPU.
+  bytes offloaded = 0;
 };
 
 }  // namespace vramscope::schedule
