@@ -29,38 +29,6 @@ std::string upper(std::string s) {
   return s;
 }
 
-// YAML aliases can repeat a map many times over (`b: {x: *a, y: *a}`, nested): the walk stops
-// at a bound far above any real accelerate config, instead of growing without limit.
-constexpr std::size_t max_entries = 2'000;
-constexpr int max_depth = 16;
-
-bool flatten(const YAML::Node& map, const std::string& prefix, import_context& ctx,
-             std::string_view text, int depth = 0) {
-  if (depth > max_depth) return false;
-  for (const auto& item : map) {
-    if (ctx.entries.size() >= max_entries) return false;
-    const std::string key = prefix + item.first.Scalar();
-    const YAML::Node& value = item.second;
-    if (value.IsMap()) {
-      if (!flatten(value, key + ".", ctx, text, depth + 1)) return false;
-      continue;
-    }
-    entry e;
-    e.key = key;
-    e.where = location(ctx.source, text, item.first, {ctx.source, 0, 0, "", ""});
-    e.is_string = value.IsScalar() && value.Tag() == "!";
-    if (value.IsSequence()) {
-      e.value.is_list = true;
-      for (const auto& v : value) e.value.items.push_back(v.IsScalar() ? v.Scalar() : "");
-      e.value.text = join(e.value.items, ",");
-    } else if (value.IsScalar()) {
-      e.value.text = value.Scalar();
-    }
-    ctx.entries.push_back(std::move(e));
-  }
-  return true;
-}
-
 // FSDP1 sharding strategies by name or by accelerate's older numbering.
 std::string read_sharding(import_context& ctx, const entry& e) {
   const std::string v = upper(e.value.text);
@@ -353,10 +321,10 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
   }
   detail::import_context ctx("accelerate", source);
   ctx.trainer = trainer;
-  if (!detail::flatten(root, "", ctx, text))
+  if (!detail::flatten_yaml(root, "", ctx, text))
     return error_at(source, fmt::format("more than {} options or {} levels of nesting: not an "
-                                        "accelerate config", detail::max_entries,
-                                        detail::max_depth));
+                                        "accelerate config", detail::max_yaml_entries,
+                                        detail::max_yaml_depth));
   bool has_world_size = false;
   if (auto err = detail::read_strategy(ctx)) return *err;
   if (auto err = detail::read_deepspeed_file(ctx, base_dir, has_world_size)) return *err;

@@ -3,6 +3,7 @@
 #include <vramscope/job/resolve.hpp>
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
@@ -204,6 +205,33 @@ result<imported_job> finish(import_context& ctx, bool has_world_size) {
   note_assumptions(ctx, has_world_size);
   if (auto resolved = resolve_job(ctx.out.job, &ctx.out.notes); !resolved) return resolved.error();
   return std::move(ctx.out);
+}
+
+bool flatten_yaml(const YAML::Node& map, const std::string& prefix, import_context& ctx,
+                  std::string_view text, int depth) {
+  if (depth > max_yaml_depth) return false;
+  for (const auto& item : map) {
+    if (ctx.entries.size() >= max_yaml_entries) return false;
+    const std::string key = prefix + item.first.Scalar();
+    const YAML::Node& value = item.second;
+    if (value.IsMap()) {
+      if (!flatten_yaml(value, key + ".", ctx, text, depth + 1)) return false;
+      continue;
+    }
+    entry e;
+    e.key = key;
+    e.where = location(ctx.source, text, item.first, {ctx.source, 0, 0, "", ""});
+    e.is_string = value.IsScalar() && value.Tag() == "!";
+    if (value.IsSequence()) {
+      e.value.is_list = true;
+      for (const auto& v : value) e.value.items.push_back(v.IsScalar() ? v.Scalar() : "");
+      e.value.text = join(e.value.items, ",");
+    } else if (value.IsScalar()) {
+      e.value.text = value.Scalar();
+    }
+    ctx.entries.push_back(std::move(e));
+  }
+  return true;
 }
 
 }  // namespace vramscope::job::detail

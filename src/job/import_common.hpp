@@ -16,6 +16,10 @@
 
 #include "job/field_codecs.hpp"
 
+namespace YAML {
+class Node;
+}
+
 namespace vramscope::job::detail {
 
 /// One option of the imported file, flattened: nested keys joined with '.'.
@@ -86,6 +90,15 @@ std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view t
 /// gradient accumulation) into the entries, and moves those it fills from the model's hidden
 /// size to ctx.out.hidden_size_autos; each is noted. bf16 / fp16 are read_deepspeed's.
 void resolve_trainer_autos(import_context& ctx);
+
+/// The YAML importers' walk (accelerate, torchtune): nested maps become dotted keys, lists keep
+/// their scalar items. YAML aliases can repeat a map many times over (`b: {x: *a, y: *a}`,
+/// nested), so the walk gives up (false) past max_yaml_entries options or max_yaml_depth levels,
+/// bounds far above any real config.
+constexpr std::size_t max_yaml_entries = 2'000;
+constexpr int max_yaml_depth = 16;
+bool flatten_yaml(const YAML::Node& map, const std::string& prefix, import_context& ctx,
+                  std::string_view text, int depth = 0);
 
 /// Runs every entry through `table`. "auto" string values of mapped options are noted and left
 /// at vramscope's default. Returns the first error.

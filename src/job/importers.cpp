@@ -34,6 +34,16 @@ bool is_accelerate_key(std::string_view line) {
   return false;
 }
 
+// "  _component_: torchtune.models.llama3_1.lora_llama3_1_8b": a torchtune component.
+bool is_torchtune_component(std::string_view line) {
+  line = trim(line.substr(0, line.find('#')));
+  const std::string_view key = "_component_:";
+  if (line.substr(0, key.size()) != key) return false;
+  std::string_view value = trim(line.substr(key.size()));
+  if (!value.empty() && (value.front() == '"' || value.front() == '\'')) value.remove_prefix(1);
+  return value.substr(0, 10) == "torchtune.";
+}
+
 }  // namespace
 
 config_format detect_format(std::string_view text) {
@@ -45,6 +55,7 @@ config_format detect_format(std::string_view text) {
     const std::string_view line = rest.substr(0, end);
     rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
     if (is_torchtitan_table(line)) return config_format::torchtitan;
+    if (is_torchtune_component(line)) return config_format::torchtune;
     accelerate = accelerate || is_accelerate_key(line);
   }
   return accelerate ? config_format::accelerate : config_format::unknown;
@@ -56,9 +67,10 @@ result<imported_job> import_config_text(std::string_view text, const std::string
     case config_format::accelerate: return import_accelerate(text, source, base_dir, trainer);
     case config_format::deepspeed: return import_deepspeed(text, source, trainer);
     case config_format::torchtitan: return import_torchtitan(text, source);
+    case config_format::torchtune: return import_torchtune(text, source);
     case config_format::unknown: break;
   }
-  return error_at(source, "not an accelerate YAML, DeepSpeed JSON or torchtitan TOML config");
+  return error_at(source, "not an accelerate YAML, DeepSpeed JSON, torchtitan TOML or torchtune YAML config");
 }
 
 result<imported_job> import_config(const std::string& path, const trainer_args& trainer) {

@@ -18,13 +18,16 @@ TEST(Importers, DetectFormatFromContent) {
   EXPECT_EQ(detect_format("debug: false\ndistributed_type: FSDP\n"), config_format::accelerate);
   EXPECT_EQ(detect_format("model: llama-3.1-8b\n"), config_format::unknown);
   EXPECT_EQ(detect_format(""), config_format::unknown);
+  EXPECT_EQ(detect_format("model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n"),
+            config_format::torchtune);
+  EXPECT_EQ(detect_format("model:\n  _component_: mylib.build\n"), config_format::unknown);
 }
 
 TEST(Importers, UnknownFormatIsAnError) {
   auto imported = import_config_text("model: llama\n", "x.yaml");
   ASSERT_FALSE(imported);
   EXPECT_EQ(imported.error().to_string(),
-            "x.yaml: not an accelerate YAML, DeepSpeed JSON or torchtitan TOML config");
+            "x.yaml: not an accelerate YAML, DeepSpeed JSON, torchtitan TOML or torchtune YAML config");
   auto missing = import_config(testing::sample("nope.yaml"));
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("no such file"), std::string::npos);

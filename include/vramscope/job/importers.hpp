@@ -2,8 +2,9 @@
 // Importers of real framework configs into a job spec, so that `plan` can start from the file a
 // user already has: an accelerate config YAML (`accelerate config` output: distributed_type,
 // fsdp_config, deepspeed_config, mixed_precision, num_processes, ...), a DeepSpeed JSON config
-// (zero_optimization, bf16/fp16, batch sizes, optimizer) and a torchtitan TOML job file
-// ([model], [training], [parallelism], [activation_checkpoint], [optimizer], ...).
+// (zero_optimization, bf16/fp16, batch sizes, optimizer), a torchtitan TOML job file
+// ([model], [training], [parallelism], [activation_checkpoint], [optimizer], ...) and a
+// torchtune recipe config YAML (model._component_, batch_size, dtype, optimizer_in_bwd, ...).
 // docs/importers.md tables every option and what it becomes.
 //
 // Nothing is dropped silently. Every option of the file ends up in one of three places:
@@ -63,7 +64,7 @@ struct hidden_size_auto {
 /// A resolved job built from a framework config, with everything the import had to say.
 struct imported_job {
   job_spec job;
-  std::string format;  // "accelerate", "deepspeed" or "torchtitan"
+  std::string format;  // "accelerate", "deepspeed", "torchtitan" or "torchtune"
   std::vector<import_mapping> mapped;  // options that set job fields, in the file's order
   warnings notes;      // unknown and unmodelled options, "auto" values, assumptions, warnings
   warnings no_effect;  // options read and ignored because they do not affect GPU memory
@@ -77,11 +78,12 @@ void fill_hidden_size_autos(job_spec& job, const std::vector<hidden_size_auto>& 
                             std::uint64_t hidden, const std::vector<std::string>& overrides,
                             warnings* notes);
 
-enum class config_format { accelerate, deepspeed, torchtitan, unknown };
+enum class config_format { accelerate, deepspeed, torchtitan, torchtune, unknown };
 
 /// Decides the format from the content (never the file name): a JSON object is DeepSpeed; a
-/// TOML file with [model] / [training] / [parallelism] tables is torchtitan; a YAML map with
-/// distributed_type or compute_environment is accelerate.
+/// TOML file with [model] / [training] / [parallelism] tables is torchtitan; a YAML file with a
+/// `_component_: torchtune....` is a torchtune recipe config; a YAML map with distributed_type
+/// or compute_environment is accelerate.
 config_format detect_format(std::string_view text);
 
 /// Reads the file, detects its format and imports it. An accelerate config that names a
@@ -104,5 +106,9 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
 result<imported_job> import_deepspeed(std::string_view text, const std::string& source,
                                       const trainer_args& trainer = {});
 result<imported_job> import_torchtitan(std::string_view text, const std::string& source);
+/// A torchtune recipe config (recipes/configs/*.yaml): the model builder and its LoRA
+/// arguments, batch, accumulation, dtype, checkpointing, activation offloading, optimizer in
+/// backward, chunked cross-entropy; FSDP2 when it has fsdp_* keys, else one GPU.
+result<imported_job> import_torchtune(std::string_view text, const std::string& source);
 
 }  // namespace vramscope::job
