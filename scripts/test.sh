@@ -28,6 +28,6 @@ test -f "$root/usr/share/zsh/vendor-completions/_vramscope"
 VRAMSCOPE_BUILD_DIR="$PWD/build" "$py" -m pip install -q --no-build-isolation --no-index \
   --no-deps --target "$root/site" ./python
 (cd "$root" && "$py" -c "import sys; sys.path.insert(0, 'site'); import vramscope; print('python: fits', vramscope.plan({'model': 'llama-3.1-8b'})['fits'])")
-VRAMSCOPE_PYTHONPATH="$root/site" "$py" -m pytest -q -p no:cacheprovider python/tests
+VRAMSCOPE_PYTHONPATH="$root/site" "$py" -m pytest -q -p no:cacheprovider --confcutdir=python/tests python/tests
 scripts/accuracy.sh
 if [ -x scripts/fuzz-smoke.sh ]; then scripts/fuzz-smoke.sh; fi
