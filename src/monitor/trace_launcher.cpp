@@ -168,7 +168,9 @@ std::optional<trace_file_status> read_trace_header(const std::string& path) {
   if (!o.is_object() || o.value("type", "") != "header") return std::nullopt;
   trace_file_status s;
   try {
-    s.pid = o.value("pid", std::int64_t{0});
+    // A pid too long for 64 bits arrives as a double; only integers are taken.
+    if (auto it = o.find("pid"); it != o.end() && it->is_number_integer())
+      s.pid = it->get<std::int64_t>();
     s.ok = o.value("status", "ok") == "ok";
     s.message = o.value("message", o.value("status", ""));
   } catch (const nlohmann::json::exception&) {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 namespace vramscope::monitor {
 
@@ -51,6 +52,23 @@ std::optional<int> opt_int(const json& o, const char* key) {
   return it->get<int>();
 }
 
+// A field that is present but not what the format says; the line is skipped with a warning.
+struct bad_field : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// An integer field, `fallback` when absent. Anything else throws bad_field, a number too long
+// for 64 bits included: nlohmann keeps that as a double, and its value() would convert it with
+// a static_cast, undefined behaviour when out of range.
+template <typename T>
+T integer_or(const json& o, const char* key, T fallback) {
+  auto it = o.find(key);
+  if (it == o.end() || it->is_null()) return fallback;
+  if (!it->is_number_integer())
+    throw bad_field(std::string(key) + ": expected an integer, got " + it->dump().substr(0, 40));
+  return it->get<T>();
+}
+
 std::int64_t signed_size(bytes b) {
   return static_cast<std::int64_t>(std::min<bytes>(b, INT64_MAX));
 }
@@ -58,7 +76,7 @@ std::int64_t signed_size(bytes b) {
 void read_line(const json& o, file_info& f, trace_summary& s) {
   const std::string type = o.value("type", "");
   if (type == "header") {
-    f.pid = o.value("pid", f.pid);
+    f.pid = integer_or(o, "pid", f.pid);
     f.rank = opt_int(o, "rank");
     if (o.contains("host")) f.host = o.value("host", f.host);
     if (o.contains("cuda_visible_devices")) f.visible_devices = o.value("cuda_visible_devices", "");
@@ -67,29 +85,29 @@ void read_line(const json& o, file_info& f, trace_summary& s) {
       s.untraced_messages.push_back(o.value("message", o.value("status", "")));
     }
   } else if (type == "device") {
-    f.devices[o.value("device", -1)] = {
+    f.devices[integer_or(o, "device", -1)] = {
         o.value("uuid", ""), o.value("name", ""),
-        o.contains("total") ? std::optional<bytes>(o.value("total", bytes{0})) : std::nullopt};
+        o.contains("total") ? std::optional<bytes>(integer_or(o, "total", bytes{0})) : std::nullopt};
   } else if (type == "event") {
     ++s.events;
-    f.pid = o.value("pid", f.pid);
+    f.pid = integer_or(o, "pid", f.pid);
     if (!f.rank) f.rank = opt_int(o, "rank");
-    const int device = o.value("device", -1);
+    const int device = integer_or(o, "device", -1);
     ++f.counts[device];
     const std::string kind = o.value("kind", "");
-    const auto size = signed_size(o.value("bytes", bytes{0}));
+    const auto size = signed_size(integer_or(o, "bytes", bytes{0}));
     if (kind == "alloc" || kind == "free")
       f.events[device].push_back(
-          {o.value("timestamp", std::uint64_t{0}), kind == "alloc" ? size : -size});
+          {integer_or(o, "timestamp", std::uint64_t{0}), kind == "alloc" ? size : -size});
   } else if (type == "sample") {
     ++s.samples;
-    f.pid = o.value("pid", f.pid);
+    f.pid = integer_or(o, "pid", f.pid);
     if (!f.rank) f.rank = opt_int(o, "rank");
     if (f.host.empty()) f.host = o.value("host", "");
-    f.samples[{o.value("uuid", ""), o.value("gpu", -1)}].push_back(
-        {o.value("timestamp", std::uint64_t{0}), signed_size(o.value("bytes", bytes{0}))});
+    f.samples[{o.value("uuid", ""), integer_or(o, "gpu", -1)}].push_back(
+        {integer_or(o, "timestamp", std::uint64_t{0}), signed_size(integer_or(o, "bytes", bytes{0}))});
   } else if (type == "dropped") {
-    s.dropped += o.value("count", std::uint64_t{0});
+    s.dropped += integer_or(o, "count", std::uint64_t{0});
   }
 }
 
@@ -115,6 +133,8 @@ status read_file_lines(const fs::path& path, file_info& f, trace_summary& s) {
     try {
       read_line(o, f, s);
     } catch (const json::exception& e) {  // a field of the wrong type
+      s.warnings.push_back(error_at(path.string(), std::string("line skipped: ") + e.what(), line));
+    } catch (const bad_field& e) {
       s.warnings.push_back(error_at(path.string(), std::string("line skipped: ") + e.what(), line));
     }
   }

@@ -115,6 +115,26 @@ TEST_F(TraceFolder, CountsDroppedRecordsAndWarnsAboutBadLines) {
             dir_.file("trace-400.jsonl") + ":2: line skipped: not a JSON object");
 }
 
+TEST(TraceReader, AnIntegerTooLongForSixtyFourBitsSkipsItsLine) {
+  // nlohmann keeps such a number as a double; converting it to an integer would be undefined
+  // behaviour (the fuzzer found this pid).
+  temp_dir dir;
+  dir.write("trace-1.jsonl",
+            "{\"type\":\"header\",\"version\":1,\"pid\":1,\"status\":\"ok\"}\n"
+            "{\"type\":\"event\",\"timestamp\":1,\"device\":0,\"pid\":"
+            "39999999999999999999999999999999999999999999901,\"kind\":\"alloc\",\"bytes\":1024}\n"
+            "{\"type\":\"event\",\"timestamp\":2,\"device\":0,\"pid\":1,\"kind\":\"alloc\","
+            "\"bytes\":\"many\"}\n");
+  auto s = read_trace_folder(dir.path());
+  ASSERT_TRUE(s) << s.error().to_string();
+  ASSERT_EQ(s->warnings.size(), 2u);
+  EXPECT_EQ(s->warnings[0].to_string(),
+            dir.file("trace-1.jsonl") +
+                ":2: line skipped: pid: expected an integer, got 4e+46");
+  EXPECT_EQ(s->warnings[1].to_string(),
+            dir.file("trace-1.jsonl") + ":3: line skipped: bytes: expected an integer, got \"many\"");
+}
+
 TEST_F(TraceFolder, BecomesAnObservationOfPeaks) {
   auto s = read_trace_folder(dir_.path());
   ASSERT_TRUE(s);
