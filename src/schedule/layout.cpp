@@ -315,19 +315,18 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
     const int pairs = per_target ? targets->adapters[static_cast<std::size_t>(&t - model.tensors.data())] : 0;
     const bool target = pairs > 0;
     const auto f = make_frozen(t, ul->kind, n, job, out.dtypes, target);
-    // bitsandbytes' matmuls keep their input whenever it needs a gradient (MatMul4Bit and
-    // MatMul8bitLt save A for the backward), frozen weight or not.
     // With lora_dropout each adapted module drops its own copy of the input (nn.Dropout, one
     // per module): A keeps that copy instead of the input itself, and the dropout keeps its
     // bool mask for the input's gradient.
     const bool dropped = target && lora.dropout > 0 && applies_lora_dropout(lora.method);
-    if (auto group = input_group(t.name); group != nullptr &&
-        ((target && adapter_saves_input(lora.method) && !dropped) ||
-         (f.quantised && lora.quantizer == "bitsandbytes")))
+    const auto group = input_group(t.name);
+    // bitsandbytes' matmuls keep their input whenever it needs a gradient (MatMul4Bit and
+    // MatMul8bitLt save A for the backward), frozen weight or not.
+    if (group != nullptr && ((target && adapter_saves_input(lora.method) && !dropped) ||
+                             (f.quantised && lora.quantizer == "bitsandbytes")))
       ul->inputs.*group = true;
     if (dropped) {
       // Tensor parallelism splits the input of the row-parallel layers (o, down) only.
-      const auto group = input_group(t.name);
       const bool row = group == &saved_inputs::o || group == &saved_inputs::down;
       const std::uint64_t in = row ? ceil_div(t.shape[1], static_cast<std::uint64_t>(r.tp)) : t.shape[1];
       const bytes copy = adapter_saves_input(lora.method) ? in * static_cast<bytes>(out.dtypes.compute) : 0;
