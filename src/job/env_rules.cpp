@@ -35,12 +35,6 @@ const std::vector<std::string> alloc_conf_options{
     "pinned_num_register_threads", "pinned_use_background_threads", "max_non_split_rounding_mb",
 };
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
 // "key:value,key:[a:b,c:d]": commas inside brackets do not separate options.
 std::vector<std::string> split_options(const std::string& conf) {
   std::vector<std::string> out;

@@ -13,14 +13,14 @@
 
 namespace vramscope::job::detail {
 
-namespace {
-
 std::string lower(std::string_view text) {
   std::string out(text);
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
+
+namespace {
 
 std::string got(const raw_value& v) {
   return v.is_list ? "a list" : fmt::format("\"{}\"", v.text);

@@ -297,13 +297,9 @@ maybe_error read_deepspeed_file(import_context& ctx, const std::string& base_dir
 
 result<imported_job> import_accelerate(std::string_view text, const std::string& source,
                                        const std::string& base_dir, const trainer_args& trainer) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    return detail::at(detail::location(source, text, e.mark.line + 1, e.mark.column + 1),
-                      "yaml syntax error: " + e.msg);
-  }
+  auto parsed = detail::parse_yaml(source, text);
+  if (!parsed) return parsed.error();
+  const YAML::Node& root = *parsed;
   if (!root.IsMap()) return error_at(source, "expected a YAML map of accelerate options");
   // accelerate's sections are maps of options; one written as a value (or an alias to one) is
   // a broken config, not a set of unknown options to skip.

@@ -16,12 +16,6 @@ namespace vramscope::job::detail {
 
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
 bool matches(const std::string& pattern, const std::string& key) {
   if (pattern.size() >= 2 && pattern.compare(pattern.size() - 2, 2, ".*") == 0)
     return key.rfind(pattern.substr(0, pattern.size() - 1), 0) == 0;
@@ -205,6 +199,13 @@ result<imported_job> finish(import_context& ctx, bool has_world_size) {
   note_assumptions(ctx, has_world_size);
   if (auto resolved = resolve_job(ctx.out.job, &ctx.out.notes); !resolved) return resolved.error();
   return std::move(ctx.out);
+}
+
+std::vector<option> ignored(const std::string& section, std::initializer_list<const char*> keys) {
+  std::vector<option> rows;
+  for (const char* key : keys)
+    rows.push_back({section.empty() ? std::string(key) : section + "." + key, no_effect()});
+  return rows;
 }
 
 bool flatten_yaml(const YAML::Node& map, const std::string& prefix, import_context& ctx,

@@ -5,6 +5,7 @@
 // no table row claims is reported as unknown, with a did-you-mean. Private to the job module.
 
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <utility>
@@ -75,6 +76,9 @@ struct option {
   std::string key;  // flattened key; "optimizer.params.*" claims a whole subtree
   action act;
 };
+
+/// One no_effect() row per key of `section` ("" for top-level keys).
+std::vector<option> ignored(const std::string& section, std::initializer_list<const char*> keys);
 
 /// Sets the job's GPU count from a world size the file implies: one node up to 8 GPUs, else
 /// nodes of 8 (noted as an assumption), else one node of `world`. Returns "" or the problem.

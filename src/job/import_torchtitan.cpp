@@ -22,12 +22,6 @@ namespace {
 
 using maybe_error = std::optional<diagnostic>;
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
 std::string text_of(const toml::node& v) {
   if (const auto* s = v.as_string()) return s->get();
   if (const auto* b = v.as_boolean()) return b->get() ? "true" : "false";
@@ -174,12 +168,6 @@ std::string read_implementation(import_context& ctx, const entry& e) {
   if (auto problem = ctx.set("optimizer.fused", v == "fused" ? "true" : "false", e); !problem.empty())
     return problem;
   return ctx.set("optimizer.foreach", v == "foreach" ? "true" : "false", e);
-}
-
-std::vector<option> ignored(const std::string& section, std::initializer_list<const char*> keys) {
-  std::vector<option> rows;
-  for (const char* key : keys) rows.push_back({section + "." + key, no_effect()});
-  return rows;
 }
 
 // Sections that hold mapped keys list their other keys one by one, so that a mistyped key is

@@ -26,16 +26,6 @@ namespace {
 
 using maybe_error = std::optional<diagnostic>;
 
-std::string lower_text(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-bool ends_with(const std::string& s, std::string_view tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 // torchtune builder names (without lora_ / qlora_ and _base / _instruct) -> presets.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 17> builders{{
     {"llama3_1_8b", "llama-3.1-8b"},   {"llama3_1_70b", "llama-3.1-70b"},
@@ -55,12 +45,12 @@ maybe_error read_model(import_context& ctx) {
   if (e == nullptr) return std::nullopt;
   std::string builder = e->value.text;
   if (const auto dot = builder.rfind('.'); dot != std::string::npos) builder = builder.substr(dot + 1);
-  builder = lower_text(builder);
+  builder = lower(builder);
   const bool qlora = builder.rfind("qlora_", 0) == 0;
   const bool lora = qlora || builder.rfind("lora_", 0) == 0;
   std::string base = builder.substr(qlora ? 6 : lora ? 5 : 0);
   for (std::string_view tail : {"_base", "_instruct"})
-    if (ends_with(base, tail)) base.resize(base.size() - tail.size());
+    if (base.ends_with(tail)) base.resize(base.size() - tail.size());
   std::string preset = base;
   const auto it = std::find_if(builders.begin(), builders.end(),
                                [&](const auto& b) { return b.first == base; });
@@ -90,7 +80,7 @@ maybe_error read_targets(import_context& ctx) {
   std::vector<std::string> targets;
   if (attn != nullptr) {
     for (const auto& m : attn->value.items) {
-      const std::string name = lower_text(m);
+      const std::string name = lower(m);
       if (name != "q_proj" && name != "k_proj" && name != "v_proj" && name != "output_proj")
         return at(attn->where, fmt::format("model.lora_attn_modules: unknown module \"{}\" "
                                            "(expected q_proj, k_proj, v_proj, output_proj)", m));
@@ -120,7 +110,7 @@ maybe_error read_targets(import_context& ctx) {
 
 // tokenizer.max_seq_len: the longest sequence; null leaves the length to the data.
 std::string read_seq_len(import_context& ctx, const entry& e) {
-  const std::string v = lower_text(e.value.text);
+  const std::string v = lower(e.value.text);
   if (v.empty() || v == "null" || v == "~") {
     ctx.note(e, "tokenizer.max_seq_len is null: sequences are as long as the dataset's longest "
                 "sample in each batch; set training.seq_len to that length");
@@ -143,7 +133,7 @@ std::string read_packed(import_context& ctx, const entry& e) {
 
 // dtype bf16 | fp32: the recipes hold parameters, gradients and optimizer state in it.
 std::string read_dtype(import_context& ctx, const entry& e) {
-  const std::string v = lower_text(e.value.text);
+  const std::string v = lower(e.value.text);
   if (v == "bf16") return ctx.set("precision", "bf16-true", e);
   if (v == "fp32") return ctx.set("precision", "fp32", e);
   return fmt::format("dtype: invalid value \"{}\" (expected bf16 or fp32, what torchtune's "
@@ -159,8 +149,8 @@ std::string read_checkpointing(import_context& ctx, const entry& e) {
 
 std::string read_loss(import_context& ctx, const entry& e) {
   const std::string v = e.value.text;
-  if (ends_with(v, "CEWithChunkedOutputLoss")) return ctx.set("training.loss", "chunked", e);
-  if (ends_with(v, "CrossEntropyLoss")) {
+  if (v.ends_with("CEWithChunkedOutputLoss")) return ctx.set("training.loss", "chunked", e);
+  if (v.ends_with("CrossEntropyLoss")) {
     ctx.note(e, "torch.nn.CrossEntropyLoss over the model's fp32 logits: planned as the Hugging "
                 "Face loss (training.loss hf)");
     return "";
@@ -191,12 +181,6 @@ std::string read_optimizer(import_context& ctx, const entry& e) {
                      "torch.optim.AdamW, Adam, SGD; bitsandbytes.optim.AdamW8bit, PagedAdamW, "
                      "PagedAdamW8bit; torchao.optim.AdamW8bit)",
                      e.value.text);
-}
-
-std::vector<option> ignored(const std::string& section, std::initializer_list<const char*> keys) {
-  std::vector<option> rows;
-  for (const char* key : keys) rows.push_back({section.empty() ? key : section + "." + key, no_effect()});
-  return rows;
 }
 
 const std::vector<option>& torchtune_table() {
@@ -324,13 +308,9 @@ maybe_error read_strategy(import_context& ctx, std::string_view text, bool& has_
 }  // namespace detail
 
 result<imported_job> import_torchtune(std::string_view text, const std::string& source) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    return detail::at(detail::location(source, text, e.mark.line + 1, e.mark.column + 1),
-                      "yaml syntax error: " + e.msg);
-  }
+  auto parsed = detail::parse_yaml(source, text);
+  if (!parsed) return parsed.error();
+  const YAML::Node& root = *parsed;
   if (!root.IsMap()) return error_at(source, "expected a YAML map of torchtune options");
   detail::import_context ctx("torchtune", source);
   if (!detail::flatten_yaml(root, "", ctx, text))

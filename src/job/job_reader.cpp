@@ -201,13 +201,9 @@ int second_document_line(std::string_view text) {
 result<job_spec> read_job_yaml(std::string_view text, std::string source) {
   if (const int line = second_document_line(text); line > 0)
     return detail::at(detail::location(source, text, line, 1), "expected one YAML document");
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    return detail::at(detail::location(source, text, e.mark.line + 1, e.mark.column + 1),
-                      "yaml syntax error: " + e.msg);
-  }
+  auto parsed = detail::parse_yaml(source, text);
+  if (!parsed) return parsed.error();
+  const YAML::Node& root = *parsed;
   if (root.IsNull())
     return error_at(source, "empty job spec: expected a map of sections (model, hardware, "
                             "parallel, ...)");

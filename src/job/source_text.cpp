@@ -61,4 +61,13 @@ diagnostic locate_json_key(const std::string& source, std::string_view text,
   return location(source, text, line, static_cast<int>(column));
 }
 
+result<YAML::Node> parse_yaml(const std::string& source, std::string_view text) {
+  try {
+    return YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    return at(location(source, text, e.mark.line + 1, e.mark.column + 1),
+              "yaml syntax error: " + e.msg);
+  }
+}
+
 }  // namespace vramscope::job::detail

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <vramscope/core/diagnostic.hpp>
+#include <vramscope/core/result.hpp>
 
 namespace YAML {
 class Node;
@@ -23,6 +24,10 @@ diagnostic location(const std::string& source, std::string_view text, int line, 
 /// A location at a yaml-cpp node (its marks are 0-based); `fallback` when the node has no mark.
 diagnostic location(const std::string& source, std::string_view text, const YAML::Node& node,
                     const diagnostic& fallback);
+
+/// Parses `text` as one YAML document; a syntax error is "yaml syntax error: ..." located at
+/// its line and column.
+result<YAML::Node> parse_yaml(const std::string& source, std::string_view text);
 
 /// `where` with `message` filled in.
 diagnostic at(diagnostic where, std::string message);
