@@ -123,11 +123,19 @@ def measure(args, job, s):
     return 0
 
 
+DRIVER_RESERVED_SLACK = 1 << 30
+
+
 def cap_memory(s, probe, allow_smaller):
     """Limits the allocator so that this GPU behaves like one of the job's capacity."""
     import torch
     total = torch.cuda.get_device_properties(0).total_memory
     want = s["hardware.gpu_memory"]
+    # The job's capacity is NVML's total; torch's excludes what the driver reserves (480 MiB
+    # on an H100 80GB HBM3 with driver 580: 85520809984 B against 85017493504 B), so the
+    # same GPU model reads as smaller by up to this much.
+    if want - total <= DRIVER_RESERVED_SLACK:
+        return None
     if want > total and not allow_smaller:
         from torch_build import Skip
         raise Skip(f"the job's GPU has {want} B, this one {total} B (--allow-smaller-gpu)")

@@ -55,10 +55,17 @@ def _wrap_ddp(s, model):
     import torch
     from torch.nn.parallel import DistributedDataParallel
     model = _to_gpu_with_ac(s, model)
-    return DistributedDataParallel(model, device_ids=[torch.cuda.current_device()],
-                                   bucket_cap_mb=s["parallel.bucket_cap_mb"],
-                                   gradient_as_bucket_view=s["parallel.gradient_as_bucket_view"],
-                                   static_graph=s["parallel.static_graph"])
+    ddp = DistributedDataParallel(model, device_ids=[torch.cuda.current_device()],
+                                  bucket_cap_mb=s["parallel.bucket_cap_mb"],
+                                  gradient_as_bucket_view=s["parallel.gradient_as_bucket_view"],
+                                  static_graph=s["parallel.static_graph"])
+    # The fake process group's all-reduce future completes with None, which DDP's reducer
+    # rejects (torch 2.11: "expected the hook result is either a Tensor or a TensorList").
+    # An all-reduce works in place on the bucket, so completing with the bucket itself, as
+    # torch's own noop_hook does, keeps the memory of a real one.
+    from torch.distributed.algorithms.ddp_comm_hooks.debugging_hooks import noop_hook
+    ddp.register_comm_hook(None, noop_hook)
+    return ddp
 
 
 def _fsdp1_mixed_precision(s):
