@@ -1,5 +1,7 @@
 #include "schedule/activations.hpp"
 
+#include <vramscope/schedule/schedule.hpp>
+
 #include <algorithm>
 
 namespace vramscope::schedule {
@@ -44,18 +46,38 @@ void add_norm(std::vector<bytes>& saved, const dims& d, const model::stack_shape
   if (output_saved) saved.push_back(d.c * d.n * d.h);  // input of the next projections
 }
 
+// The SDPA kernel that runs when the job asks for flash. SDPA's flash kernel takes only 16-bit
+// inputs; without it, a grouped-query call that passes `enable_gqa` (transformers >= 4.54,
+// integrations/sdpa_attention.py `use_gqa_in_sdpa`: torch >= 2.5 and no attention mask) has no
+// fused kernel left (the memory-efficient one refuses enable_gqa) and falls to the math path,
+// which keeps the score matrix; otherwise transformers repeats K and V and the memory-efficient
+// kernel runs. Measured on an H100 (bench/data/full-h100.jsonl, ddp-fp32: Qwen2.5-0.5B in fp32,
+// 2 x 2048 tokens) at 10.7 GiB above the flash plan, the size of 24 layers' fp32 scores.
+attention_impl sdpa_kernel(const dims& d, const job::job_spec& job) {
+  const attention_impl asked = job.training.attention;
+  if (asked != attention_impl::flash || d.c == 2) return asked;
+  const bool gqa = d.kv < d.h;
+  const bool native_gqa = !job.training.padding_mask &&
+                          version_number(job.framework.version) >= version_number("2.5") &&
+                          version_number(job.framework.transformers) >= version_number("4.54");
+  return gqa && native_gqa ? attention_impl::math : attention_impl::efficient;
+}
+
 // Saved by attention, per implementation (see docs/schedule.md, "Activations").
 void add_attention(unit_activations& a, const dims& d, const job::job_spec& job, bool o_input) {
   const std::uint64_t q = d.c * d.n * d.h / d.tp;
   const std::uint64_t kv = d.c * d.n * d.kv / d.tp;
   const std::uint64_t heads = std::max<std::uint64_t>(1, d.heads / d.tp);
   const std::uint64_t scores = d.batch * heads * d.seq * d.seq;
-  const bool repeat_kv = job.training.padding_mask || job.training.attention != attention_impl::flash;
+  const attention_impl kernel = sdpa_kernel(d, job);
+  // Only flash takes K and V with fewer heads; the math path repeats them inside SDPA and the
+  // others get them repeated by transformers.
+  const bool repeat_kv = job.training.padding_mask || kernel != attention_impl::flash;
   const std::uint64_t k_saved = repeat_kv ? q : kv;
   a.saved.push_back(q);            // rotated query
   a.saved.push_back(k_saved);      // rotated key (repeated to all heads without native GQA)
   a.saved.push_back(k_saved);      // value
-  switch (job.training.attention) {
+  switch (kernel) {
     case attention_impl::flash:
     case attention_impl::efficient:
       a.saved.push_back(q);                       // attention output
@@ -208,17 +230,6 @@ unit_activations head(const dims& d, const model::stack_shape& s, const job::job
   }
   if (job.training.loss == job::loss_impl::chunked)
     return chunked_head(d, v, job.training.loss_chunks);
-  if (job.training.loss == job::loss_impl::torchtitan) {
-    // torchtitan's train step: cross_entropy(pred.flatten(0, 1).float(), labels) over
-    // pre-shifted labels, then `del pred` before backward. The bf16 logits and their fp32 copy
-    // live through the loss's forward only; the fp32 log-softmax output is saved. In backward
-    // the NLL gradient and the log-softmax gradient (fp32) coexist; the bf16 gradient of the
-    // cast comes once the NLL gradient is freed.
-    a.saved.push_back(4 * nv);
-    a.forward_temps.insert(a.forward_temps.end(), {d.c * nv, 4 * nv});
-    a.backward_temps.insert(a.backward_temps.end(), {4 * nv, 4 * nv});
-    return a;
-  }
   if (job.training.loss == job::loss_impl::litgpt) {
     // LitGPT's fine-tuning step (finetune/lora.py: model(input_ids, lm_head_chunk_size=128),
     // then utils.chunked_cross_entropy): the head runs on 128-token slices of each sequence and
@@ -231,19 +242,39 @@ unit_activations head(const dims& d, const model::stack_shape& s, const job::job
     a.backward_temps.insert(a.backward_temps.end(), {d.c * slice, d.c * slice});
     return a;
   }
+  if (job.framework.name == "jax") {  // predict/jax_plan.cpp plans its step as FSDP2
+    // One compiled XLA program: its buffer assignment, not a Python loop, decides what lives.
+    // The harness's JAX step (bench/groundtruth/jax_model.py) measured within 1 % of the logits
+    // in the compute dtype and the fp32 log-softmax output held through backward, with the
+    // gradients of both beside them (bench/data/smoke-h100.jsonl).
+    a.saved.insert(a.saved.end(), {d.c * nv, 4 * nv});
+    a.forward_temps.push_back(4 * nv);
+    a.backward_temps.insert(a.backward_temps.end(), {4 * nv, 4 * nv, d.c * nv});
+    return a;
+  }
+  // A PyTorch training loop keeps only the loss: Trainer.compute_loss returns `outputs["loss"]`
+  // and drops the output object, Lightning steps return the loss, and torchtitan's step does
+  // `del pred` before backward; so the logits live through the loss's forward only.
+  // transformers >= 4.46 casts them to fp32 inside the loss (loss_utils.ForCausalLMLoss:
+  // `logits.float()`, then cross_entropy over pre-shifted labels); earlier versions return fp32
+  // logits from the model and the loss takes a shifted contiguous copy. Either way
+  // cross_entropy saves its fp32 log-softmax output. In backward the NLL gradient and the
+  // log-softmax gradient (fp32) coexist with that output; the gradient of the cast (or of the
+  // shift) comes once the NLL gradient and the saved output are freed, so it adds no peak.
+  // Measured on an H100 (bench/data/full-h100.jsonl, transformers 5.17): planning the logits
+  // as kept through backward and the cast's gradient beside the fp32 ones over-predicted the
+  // allocated peak of every bf16 case by 3.8 bytes per logit.
   const bool old_loss = job.framework.transformers < std::string("4.46") &&
                         job.framework.transformers.size() >= 4 &&
                         job.framework.transformers.rfind("4.", 0) == 0;
-  if (old_loss) {
-    a.saved.push_back(4 * nv);             // fp32 logits returned by the model
-    a.forward_temps.push_back(d.c * nv);   // bf16 head output before the cast
-    a.saved.push_back(4 * nv);             // shifted contiguous copy
-  } else {
-    a.saved.push_back(d.c * nv);           // logits in the model dtype, kept by the output
-    a.forward_temps.push_back(4 * nv);     // fp32 upcast inside the loss
-  }
-  a.saved.push_back(4 * nv);               // log-softmax output
-  a.backward_temps.insert(a.backward_temps.end(), {4 * nv, 4 * nv, d.c * nv});
+  a.saved.push_back(4 * nv);  // log-softmax output
+  if (old_loss)
+    a.forward_temps.insert(a.forward_temps.end(), {4 * nv, 4 * nv});  // fp32 logits, shifted copy
+  else if (d.c != 4)
+    a.forward_temps.insert(a.forward_temps.end(), {d.c * nv, 4 * nv});  // logits, fp32 upcast
+  else
+    a.forward_temps.push_back(4 * nv);  // fp32 logits: `float()` returns the same tensor
+  a.backward_temps.insert(a.backward_temps.end(), {4 * nv, 4 * nv});
   return a;
 }
 

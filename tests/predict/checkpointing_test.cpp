@@ -57,8 +57,11 @@ TEST(TorchtitanLoss, KeepsOnlyTheFp32LogSoftmaxForBackward) {
     EXPECT_TRUE(p);
     return p->ranks[0].peak.allocated;
   };
-  const bytes logits = 4096ull * 128256ull * 4;  // one fp32 logits-sized tensor
-  EXPECT_GT(plan_with("hf"), plan_with("torchtitan") + logits);
+  // Neither loop keeps the model's output through backward (Trainer.compute_loss returns the
+  // loss alone; torchtitan deletes `pred`): both reach the same backward peak, the saved fp32
+  // log-softmax beside the NLL and log-softmax gradients, although transformers < 4.46 makes
+  // more fp32 copies in forward.
+  EXPECT_EQ(plan_with("hf"), plan_with("torchtitan"));
 }
 
 TEST(PerOpCheckpointing, HasItsYamlNames) {

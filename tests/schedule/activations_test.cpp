@@ -91,10 +91,13 @@ TEST(Activations, LitgptLossKeepsBf16SlicesAndTheirLogSoftmax) {
   ASSERT_EQ(a.backward_temps.size(), 2u);
   EXPECT_EQ(a.backward_temps[0], 2 * (2 * 128 * v));  // one 128-token slice of each sequence
   EXPECT_TRUE(a.forward_temps.empty());
-  // The Hugging Face loss keeps an fp32 log-softmax beside the logits.
+  // The Hugging Face loss keeps only its fp32 log-softmax for backward: the bf16 logits and
+  // their fp32 upcast live through forward, and backward holds two fp32 gradients at once.
   job.training.loss = job::loss_impl::hf;
   const auto hf = activations_for(model::unit_kind::head, s, job, {2, 1000}, 1, {});
-  EXPECT_GT(std::accumulate(hf.saved.begin(), hf.saved.end(), bytes{0}), saved);
+  EXPECT_EQ(hf.saved, std::vector<bytes>{4 * 2000 * v});
+  EXPECT_EQ(hf.forward_temps, (std::vector<bytes>{2 * 2000 * v, 4 * 2000 * v}));
+  EXPECT_EQ(hf.backward_temps, (std::vector<bytes>{4 * 2000 * v, 4 * 2000 * v}));
 }
 
 }  // namespace
