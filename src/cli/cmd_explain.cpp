@@ -1,6 +1,7 @@
-// vramscope explain [JOB.yaml] [--smi FILE ...] [--stats FILE ...] [--oom FILE ...]
+// vramscope explain [JOB.yaml | OBSERVED-FILE] [--smi FILE ...] [--stats FILE ...] [--oom FILE ...]
 //                   [--snapshot FILE] [--trace DIR] [--recorded DIR] [--json] [--rules]
 //                   [--set key=value ...]
+#include <vramscope/core/io.hpp>
 #include <vramscope/doctor/finding.hpp>
 #include <vramscope/monitor/trace_reader.hpp>
 #include <vramscope/observe/read_observation.hpp>
@@ -67,6 +68,33 @@ status add_recorded(const std::string& dir, explain_args& a) {
   return ok();
 }
 
+// `explain FILE` with a file that is no job spec: what a user has at hand after a run (a
+// snapshot pickle, torch.cuda.memory_stats() JSON, a memory_summary() table, nvidia-smi output
+// or an OOM log) is read as if given with its option. A job spec (YAML or JSON) stays the job.
+void route_positional(explain_args& a) {
+  const std::string ext = std::filesystem::path(a.job_path).extension().string();
+  if (ext == ".yaml" || ext == ".yml" || ext == ".toml") return;  // a job, whatever it quotes
+  const auto size = file_size(a.job_path);
+  if (!size || *size == 0) return;  // the job loader reports what is wrong with it
+  const auto head = read_file_range(a.job_path, 0, std::min<std::uint64_t>(*size, 64 * 1024));
+  if (!head) return;
+  if (static_cast<unsigned char>(head->front()) == 0x80) {  // pickle protocol 2+
+    if (a.snapshot.empty()) a.snapshot = a.job_path;
+    a.job_path.clear();
+    return;
+  }
+  const auto format = observe::detect_observation_format(*head);
+  if (!format) return;
+  // Any text with commas can pass for a header-less CSV: only a .csv file is taken for one.
+  if (*format == observe::observation_format::smi_csv && ext != ".csv") return;
+  const bool stats_keys = head->find("\"allocated_bytes.") != std::string::npos ||
+                          head->find("\"reserved_bytes.") != std::string::npos ||
+                          head->find("\"num_alloc_retries\"") != std::string::npos;
+  if (*format == observe::observation_format::memory_stats && !stats_keys) return;  // a JSON job
+  a.stats.push_back(a.job_path);  // read_observation tells the kinds apart again
+  a.job_path.clear();
+}
+
 result<observe::observation> read_all(const explain_args& a, std::string& trace_text) {
   observe::observation obs;
   for (const auto* list : {&a.smi, &a.stats, &a.oom})
@@ -94,7 +122,10 @@ result<observe::observation> read_all(const explain_args& a, std::string& trace_
 int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{"Explain observed GPU memory: evidence, cause, fix and its saving", "explain"};
   explain_args a;
-  app.add_option("job", a.job_path, "job spec (YAML); fixes are priced by re-planning it");
+  app.add_option("job", a.job_path,
+                 "job spec (YAML); fixes are priced by re-planning it. An nvidia-smi output, "
+                 "memory_stats() JSON, memory_summary() table, OOM log or snapshot pickle given "
+                 "here is read as if given with its option");
   app.add_option("--smi", a.smi, "nvidia-smi output: table, --query CSV or -q -x XML");
   app.add_option("--stats", a.stats, "torch.cuda.memory_stats() JSON or memory_summary() text, per rank");
   app.add_option("--oom", a.oom, "a log with out-of-memory messages");
@@ -111,6 +142,7 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
     out << report::render_rules_text();
     return 0;
   }
+  if (!a.job_path.empty()) route_positional(a);
   if (!a.recorded.empty())
     if (auto added = add_recorded(a.recorded, a); !added)
       return report_bad_input(err, "explain", added.error());

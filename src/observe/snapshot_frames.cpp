@@ -38,6 +38,30 @@ constexpr frame_rule rules[] = {
     {frame_internal, where::name_prefix, "PyObject_"},
     {frame_internal, where::name_prefix, "__libc_start"},
 
+    // A stack recorded with C++ frames (torch >= 2.1, `_record_memory_history(stacks="all")`)
+    // begins with the capture itself, the allocator and the dispatcher's layers; an allocation
+    // made on the autograd thread has no Python frame at all, and these would fill its shown
+    // frames (seen in a torch 2.11 snapshot, tests/data/observe/h100_torch211/).
+    {frame_plumbing, where::name_prefix, "torch::unwind::"},
+    {frame_plumbing, where::name_prefix, "torch::CapturedTraceback::"},
+    {frame_plumbing, where::name_prefix, "torch::cuda::(anonymous namespace)::gather"},
+    {frame_plumbing, where::name_prefix, "c10::cuda::CUDACachingAllocator::"},
+    {frame_plumbing, where::name_prefix, "c10::impl::"},
+    {frame_plumbing, where::name_prefix, "c10::Dispatcher::"},
+    {frame_plumbing, where::name_prefix, "at::_ops::"},
+    {frame_plumbing, where::name_prefix, "at::detail::empty"},
+    {frame_plumbing, where::name_prefix, "at::native::empty"},
+    {frame_plumbing, where::name_prefix, "at::empty"},
+    {frame_plumbing, where::name_prefix, "at::TensorIterator"},
+    {frame_plumbing, where::name_prefix, "at::meta::structured_"},
+    {frame_plumbing, where::name_prefix, "at::(anonymous namespace)"},
+    {frame_plumbing, where::name_prefix, "_Py"},
+    {frame_plumbing, where::name_prefix, "Py"},
+    {frame_plumbing, where::name_prefix, "__libc_"},
+    {frame_plumbing, where::name_exact, "_start"},
+    {frame_plumbing, where::name_prefix, "start_thread"},
+    {frame_plumbing, where::name_prefix, "clone"},
+
     {frame_communication, where::name, "nccl"},
     {frame_communication, where::file, "nccl"},
     {frame_communication, where::name, "all_gather"},

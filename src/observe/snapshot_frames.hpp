@@ -18,6 +18,7 @@ enum frame_flag : std::uint8_t {
   frame_backward = 8,       // autograd backward
   frame_parameters = 16,    // module construction, .to()/.cuda(), checkpoint loading
   frame_forward = 32,       // module forward
+  frame_plumbing = 64,      // stack capture, the caching allocator, op dispatch, the interpreter
 };
 
 /// Flags of one frame (a bit set of frame_flag).

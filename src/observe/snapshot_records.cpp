@@ -137,6 +137,9 @@ std::uint32_t snapshot_builder::intern_traceback(const std::vector<std::uint32_t
   std::vector<std::uint32_t> shown;
   for (auto id : frame_ids)
     if (shown.size() < keep && !(frames[id].flags & frame_internal)) shown.push_back(id);
+  if (shown.empty())  // C++ frames only (the autograd thread): the first that do the work
+    for (auto id : frame_ids)
+      if (shown.size() < keep && !(frames[id].flags & frame_plumbing)) shown.push_back(id);
   if (shown.empty())
     shown.assign(frame_ids.begin(), frame_ids.begin() + static_cast<std::ptrdiff_t>(std::min(keep, frame_ids.size())));
   const memory_category category = category_of(flags);

@@ -170,5 +170,36 @@ TEST(ExplainTrace, MissingFolderIsBadInput) {
   EXPECT_NE(err.str().find("/nonexistent/trace-dir"), std::string::npos);
 }
 
+// `explain FILE` with what a user has after a run: files torch 2.11 and nvidia-smi 580 wrote on
+// an H100 (tests/data/observe/h100_torch211/, tests/data/realworld/) are read as observations,
+// not refused as job specs ("unknown section"), and give what their options give.
+TEST(ExplainPositional, ReadsObservedFilesAsIfGivenWithTheirOption) {
+  const std::string real = std::string(VRAMSCOPE_SOURCE_DIR) + "/tests/data/";
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {real + "observe/h100_torch211/memory_stats.json", "--stats"},
+      {real + "observe/h100_torch211/memory_summary.txt", "--stats"},
+      {real + "observe/h100_torch211/snapshot.pickle", "--snapshot"},
+      {real + "realworld/smi_table/vramscope_h100_580.txt", "--smi"},
+      {real + "realworld/smi_xml/vramscope_h100_580.xml", "--smi"},
+      {real + "realworld/smi_csv/vramscope_h100_580.apps.csv", "--smi"},
+      {real + "realworld/oom/vramscope_h100_torch211_filled.txt", "--oom"},
+  };
+  for (const auto& [path, option] : files) {
+    auto positional = explain({path});
+    ASSERT_LE(positional.code, 1) << path << ": " << positional.err;
+    auto with_option = explain({option, path});
+    ASSERT_LE(with_option.code, 1) << path << ": " << with_option.err;
+    EXPECT_EQ(positional.findings, with_option.findings) << path;
+  }
+  auto oom = explain({real + "realworld/oom/vramscope_h100_torch211_filled.txt"});
+  EXPECT_NE(find_rule(oom.findings, "OOM001"), nullptr);
+}
+
+TEST(ExplainPositional, AJobSpecIsStillAJob) {
+  auto e = explain({cases + "5-ddp-gpu0/job.yaml"});
+  ASSERT_LE(e.code, 1) << e.err;
+  EXPECT_NE(find_rule(e.findings, "GPU001"), nullptr);
+}
+
 }  // namespace
 }  // namespace vramscope::cli

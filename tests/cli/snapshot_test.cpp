@@ -121,5 +121,19 @@ TEST(CliSnapshot, HelpExitsZero) {
   EXPECT_NE(r.out.find("--top"), std::string::npos);
 }
 
+// A snapshot torch 2.11 wrote with C++ frames (tests/data/observe/h100_torch211/): gradients
+// allocated on the autograd thread have no Python frame; their shown frames are the ops that
+// allocated, not the stack capture, the caching allocator or the dispatcher.
+TEST(CliSnapshot, RealTorch211StacksShowTheOpsNotTheCapture) {
+  auto r = snapshot({std::string(VRAMSCOPE_SOURCE_DIR) +
+                     "/tests/data/observe/h100_torch211/snapshot.pickle", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const std::string text = j.dump();
+  EXPECT_EQ(text.find("torch::unwind::unwind"), std::string::npos);
+  EXPECT_EQ(text.find("CUDACachingAllocator"), std::string::npos);
+  EXPECT_NE(text.find("pow_backward"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace vramscope::cli

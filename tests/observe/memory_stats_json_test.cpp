@@ -1,6 +1,7 @@
 #include <vramscope/observe/torch_stats.hpp>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "observe/observe_data.hpp"
 
@@ -178,6 +179,27 @@ TEST(RankFromFileName, ReadsTheUsualPatterns) {
   EXPECT_FALSE(rank_from_file_name("frank3.json"));
   EXPECT_FALSE(rank_from_file_name("stats.json"));
   EXPECT_FALSE(rank_from_file_name("rank3/stats.json"));
+}
+
+// A dump torch 2.11.0+cu130 wrote on an H100 (bench/groundtruth/collect_files.py): 122 flat keys,
+// "max_split_size": -1 (unset) among them. What the reader keeps equals the file's own values.
+TEST(MemoryStatsJson, ReadsARealTorch211DumpAsTorchWroteIt) {
+  const std::string text = data("h100_torch211/memory_stats.json");
+  const auto file = nlohmann::json::parse(text);
+  ASSERT_EQ(file.at("max_split_size").get<std::int64_t>(), -1);
+  auto s = parse(text, "memory_stats.json");
+  ASSERT_TRUE(s) << s.error().to_string();
+  ASSERT_EQ(s->size(), 1u);
+  const torch_stats& r = (*s)[0];
+  const auto at = [&](const char* key) { return file.at(key).get<std::uint64_t>(); };
+  EXPECT_EQ(r.allocated.peak, at("allocated_bytes.all.peak"));
+  EXPECT_EQ(r.allocated.current, at("allocated_bytes.all.current"));
+  EXPECT_EQ(r.active.peak, at("active_bytes.all.peak"));
+  EXPECT_EQ(r.reserved.peak, at("reserved_bytes.all.peak"));
+  EXPECT_EQ(r.reserved.current, at("reserved_bytes.all.current"));
+  EXPECT_EQ(r.num_alloc_retries, at("num_alloc_retries"));
+  EXPECT_EQ(r.num_ooms, at("num_ooms"));
+  EXPECT_GT(r.allocated.peak, 6 * GiB);  // the workload's peak: 6945 MiB in its memory_summary()
 }
 
 }  // namespace
