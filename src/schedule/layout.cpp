@@ -361,6 +361,20 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
     }
   }
   add_model_level_adapters(model, job, out, max_out, max_in);
+  // FSDP1 with use_orig_params flattens a unit's frozen and trainable parameters into one
+  // FlatParameter, which requires grad when any of them does, and in forward the module's
+  // weights are views of it: autograd takes the frozen base weights of a unit with adapters for
+  // weights that need a gradient and keeps every matmul's and norm's input, as in full
+  // fine-tuning (its gradient over the whole FlatParameter is fsdp1.cpp's). Measured on an
+  // H100 (bench/data/full-h100.jsonl, fsdp1-lora): planned as frozen, these inputs were missing,
+  // 12 % of the allocated peak.
+  if (lora.enabled && job.parallel.kind == job::strategy::fsdp1 && job.parallel.use_orig_params) {
+    const bool one_unit = job.parallel.wrap == "none";
+    const bool any_trains = std::any_of(out.units.begin(), out.units.end(),
+                                        [](const unit_layout& ul) { return !ul.trainable.empty(); });
+    for (auto& ul : out.units)
+      if (!ul.trainable.empty() || (one_unit && any_trains)) ul.inputs = saved_inputs{};
+  }
   for (auto& ul : out.units) {
     for (auto n : ul.tensors) ul.numel += n;
     for (auto n : ul.trainable) ul.trainable_numel += n;

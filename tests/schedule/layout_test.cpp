@@ -68,6 +68,33 @@ TEST(Layout, LoraDropoutKeepsADroppedCopyAndAMaskPerTarget) {
   EXPECT_EQ(make_layout(m, j, make_rank_info(j, 0)).units[1].adapter_saved_per_token, 2u * 1024u);
 }
 
+TEST(Layout, Fsdp1WithOrigParamsKeepsTheInputsOfFrozenWeightsBesideAdapters) {
+  const auto m = testing::tiny_llama();
+  auto j = base_job();
+  j.lora.enabled = true;
+  j.lora.targets = {"q_proj", "v_proj"};
+  const auto block = [&] { return make_layout(m, j, make_rank_info(j, 0)).units[1]; };
+  const auto root = [&] { return make_layout(m, j, make_rank_info(j, 0)).units[0]; };
+  // FSDP2: frozen weights keep no input; only the adapters' one (the first norm's output).
+  EXPECT_TRUE(block().inputs.qkv);
+  EXPECT_FALSE(block().inputs.mlp);
+  EXPECT_FALSE(block().inputs.down);
+  EXPECT_FALSE(block().inputs.norm_weights);
+  // FSDP1 with use_orig_params: the block's weights are views of a FlatParameter that requires
+  // grad, so every input is kept; the embedding's unit has no adapter and stays frozen.
+  j.parallel.kind = job::strategy::fsdp1;
+  j.parallel.use_orig_params = true;
+  EXPECT_TRUE(block().inputs.mlp);
+  EXPECT_TRUE(block().inputs.down);
+  EXPECT_TRUE(block().inputs.o);
+  EXPECT_TRUE(block().inputs.norm_weights);
+  EXPECT_TRUE(root().trainable.empty());
+  EXPECT_FALSE(root().inputs.head);
+  // Without use_orig_params frozen parameters are wrapped apart and do not require grad.
+  j.parallel.use_orig_params = false;
+  EXPECT_FALSE(block().inputs.mlp);
+}
+
 // A QLoRA job on the tiny model: nf4 base, LoRA on the default targets.
 job::job_spec qlora_job() {
   auto j = base_job();
