@@ -182,15 +182,29 @@ TEST(RunAccuracy, MissingFileIsBadInput) {
   EXPECT_NE(err.str().find("/nonexistent/ground-truth.jsonl"), std::string::npos) << err.str();
 }
 
-TEST(RunAccuracy, ScoresTheExampleDataAgainstItsBaseline) {
+TEST(RunAccuracy, ScoresTheCommittedDataAgainstItsBaseline) {
+  // The files scripts/accuracy.sh scores (bench/data/*.jsonl): the H100 measurements and the
+  // placeholder lines, against the committed baseline.
   const std::string data = std::string(VRAMSCOPE_BENCH_DIR) + "/data/";
   std::ostringstream out, err;
-  EXPECT_EQ(
-      run_accuracy({data + "example-not-measured.jsonl", "--baseline", data + "baseline.json"}, out,
-                   err),
-      0)
+  EXPECT_EQ(run_accuracy({data + "example-not-measured.jsonl", data + "full-h100.jsonl",
+                          data + "smoke-h100.jsonl", "--baseline", data + "baseline.json"},
+                         out, err),
+            0)
       << out.str() << err.str();
   EXPECT_NE(out.str().find("NOT MEASUREMENTS"), std::string::npos);
+  EXPECT_NE(out.str().find("MEASURED (14 lines)"), std::string::npos) << out.str();
+}
+
+TEST(RunAccuracy, PlaceholdersAloneFailABaselineWithMeasurements) {
+  const std::string data = std::string(VRAMSCOPE_BENCH_DIR) + "/data/";
+  std::ostringstream out, err;
+  EXPECT_EQ(run_accuracy({data + "example-not-measured.jsonl", "--baseline", data + "baseline.json"},
+                         out, err),
+            1)
+      << out.str() << err.str();
+  EXPECT_NE((out.str() + err.str()).find("scored on 0 cases, the baseline on 14"), std::string::npos)
+      << out.str() << err.str();
 }
 
 }  // namespace

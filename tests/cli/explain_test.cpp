@@ -171,13 +171,13 @@ TEST(ExplainTrace, MissingFolderIsBadInput) {
 }
 
 // `explain FILE` with what a user has after a run: files torch 2.11 and nvidia-smi 580 wrote on
-// an H100 (tests/data/observe/h100_torch211/, tests/data/realworld/) are read as observations,
+// an H100 (tests/data/realworld/, tests/data/observe/h100_torch211/) are read as observations,
 // not refused as job specs ("unknown section"), and give what their options give.
 TEST(ExplainPositional, ReadsObservedFilesAsIfGivenWithTheirOption) {
   const std::string real = std::string(VRAMSCOPE_SOURCE_DIR) + "/tests/data/";
   const std::vector<std::pair<std::string, std::string>> files = {
-      {real + "observe/h100_torch211/memory_stats.json", "--stats"},
-      {real + "observe/h100_torch211/memory_summary.txt", "--stats"},
+      {real + "realworld/memory_stats/vramscope_h100_torch211.json", "--stats"},
+      {real + "realworld/memory_summary/vramscope_h100_torch211.txt", "--stats"},
       {real + "observe/h100_torch211/snapshot.pickle", "--snapshot"},
       {real + "realworld/smi_table/vramscope_h100_580.txt", "--smi"},
       {real + "realworld/smi_xml/vramscope_h100_580.xml", "--smi"},

@@ -184,7 +184,7 @@ TEST(RankFromFileName, ReadsTheUsualPatterns) {
 // A dump torch 2.11.0+cu130 wrote on an H100 (bench/groundtruth/collect_files.py): 122 flat keys,
 // "max_split_size": -1 (unset) among them. What the reader keeps equals the file's own values.
 TEST(MemoryStatsJson, ReadsARealTorch211DumpAsTorchWroteIt) {
-  const std::string text = data("h100_torch211/memory_stats.json");
+  const std::string text = data("../realworld/memory_stats/vramscope_h100_torch211.json");
   const auto file = nlohmann::json::parse(text);
   ASSERT_EQ(file.at("max_split_size").get<std::int64_t>(), -1);
   auto s = parse(text, "memory_stats.json");
