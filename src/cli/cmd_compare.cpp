@@ -15,12 +15,6 @@ namespace vramscope::cli {
 
 namespace {
 
-std::string join(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : " ") + p;
-  return out;
-}
-
 std::int64_t delta(bytes a, bytes b) { return static_cast<std::int64_t>(a) - static_cast<std::int64_t>(b); }
 
 // What a row shows: as planned when it fits, what it needs when it does not.
@@ -32,12 +26,12 @@ std::string fits_text(const row_outcome& r) {
 
 void print_table(std::ostream& out, const std::vector<row_outcome>& rows) {
   std::size_t width = 10;
-  for (const auto& r : rows) width = std::max(width, join(r.settings).size());
+  for (const auto& r : rows) width = std::max(width, settings_text(r.settings).size());
   out << fmt::format("{:<{}}  {:>11} {:>11} {:>12}  {}\n", "settings", width, "reserved",
                      "device", "delta", "fits");
   const bytes first = shown_device(rows.front());
   for (const auto& r : rows)
-    out << fmt::format("{:<{}}  {:>11} {:>11} {:>12}  {}\n", join(r.settings), width,
+    out << fmt::format("{:<{}}  {:>11} {:>11} {:>12}  {}\n", settings_text(r.settings), width,
                        r.fits ? format_bytes(r.reserved) : "-", format_bytes(shown_device(r)),
                        &r == &rows.front() ? "-" : format_delta(delta(shown_device(r), first)),
                        fits_text(r));

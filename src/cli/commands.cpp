@@ -40,7 +40,7 @@ const std::array command_table{
 };
 
 constexpr int bad_input = static_cast<int>(exit_status::bad_input);
-constexpr int ok = static_cast<int>(exit_status::ok);
+constexpr int exit_ok = static_cast<int>(exit_status::ok);
 
 void print_usage(std::ostream& out) {
   out << "Usage: vramscope COMMAND [ARGS...]\n"
@@ -77,9 +77,9 @@ int unknown_command(const std::string& name, std::ostream& err) {
 int generate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   if (args[0] == "--man") {
     write_man_page(out);
-    return ok;
+    return exit_ok;
   }
-  if (args.size() == 2 && write_completion(out, args[1])) return ok;
+  if (args.size() == 2 && write_completion(out, args[1])) return exit_ok;
   err << "vramscope: --completion takes bash or zsh\n";
   return bad_input;
 }
@@ -87,7 +87,7 @@ int generate(const std::vector<std::string>& args, std::ostream& out, std::ostre
 int help(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   if (args.size() == 1) {
     print_help(out);
-    return ok;
+    return exit_ok;
   }
   const command* c = find_command(args[1]);
   if (!c) return unknown_command(args[1], err);
@@ -105,7 +105,7 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (first == "help") return help(args, out, err);
   if (first == "--version" || first == "-V" || first == "version") {
     out << "vramscope " << version() << "\n";
-    return ok;
+    return exit_ok;
   }
   if (first == "--man" || first == "--completion") return generate(args, out, err);
   const command* c = find_command(first);

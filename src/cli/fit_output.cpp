@@ -13,12 +13,6 @@ const char* const cost_proxy_text =
 
 namespace {
 
-std::string join(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : " ") + p;
-  return out;
-}
-
 std::string header(const job::job_spec& job, const std::string& model) {
   return fmt::format("fit: {} on {} x {} ({} each), {}\n", model, job.world_size(),
                      job.hardware.gpu, format_bytes(job.hardware.capacity),
@@ -31,7 +25,7 @@ std::string headroom_text(const row_outcome& r) {
 }
 
 std::string miss_line(const row_outcome& r) {
-  return fmt::format("{} needs {} of {} (short by {})", join(r.settings), format_bytes(*r.need),
+  return fmt::format("{} needs {} of {} (short by {})", settings_text(r.settings), format_bytes(*r.need),
                      format_bytes(r.capacity), format_bytes(*r.need - r.capacity));
 }
 
@@ -52,7 +46,7 @@ std::string render_maximize(const job::job_spec& base, const maximize_result& r)
   std::string out = header(base, base.model);
   if (r.best) {
     out += fmt::format("largest {} that fits: {}\n", r.key, *r.best_value);
-    out += fmt::format("  {}: device {}, headroom {}\n", join(r.best->settings),
+    out += fmt::format("  {}: device {}, headroom {}\n", settings_text(r.best->settings),
                        format_bytes(r.best->device), headroom_text(*r.best));
     if (r.miss) out += "  " + miss_line(*r.miss) + "\n";
   } else {
@@ -91,12 +85,12 @@ std::string render_try(const job::job_spec& base, const try_summary& s) {
     return out;
   }
   std::size_t width = 8;
-  for (const auto& r : s.fitting) width = std::max(width, join(r.settings).size());
+  for (const auto& r : s.fitting) width = std::max(width, settings_text(r.settings).size());
   out += fmt::format("{:>4}  {:<{}}  {:>11} {:>11} {:>9} {:>11}\n", "#", "settings", width,
                      "device", "headroom", "recompute", "host");
   std::size_t n = 0;
   for (const auto& r : s.fitting)
-    out += fmt::format("{:>4}  {:<{}}  {:>11} {:>11} {:>8.0f}% {:>11}\n", ++n, join(r.settings),
+    out += fmt::format("{:>4}  {:<{}}  {:>11} {:>11} {:>8.0f}% {:>11}\n", ++n, settings_text(r.settings),
                        width, format_bytes(r.device), headroom_text(r), r.recompute * 100,
                        r.host > 0 ? format_bytes(r.host) : "-");
   return out;

@@ -184,4 +184,10 @@ std::vector<result<row_outcome>> what_if::evaluate_all(
   return out;
 }
 
+std::string settings_text(const std::vector<std::string>& settings) {
+  std::string out;
+  for (const auto& s : settings) out += (out.empty() ? "" : " ") + s;
+  return out;
+}
+
 }  // namespace vramscope::cli

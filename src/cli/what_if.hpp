@@ -21,6 +21,9 @@
 
 namespace vramscope::cli {
 
+/// A row's settings as the tables show them: "key=value key=value".
+std::string settings_text(const std::vector<std::string>& settings);
+
 struct row_outcome {
   std::vector<std::string> settings;  // the row's "key=value" items
   bool fits = false;                  // plan's verdict

@@ -40,7 +40,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 17> builders
 }};
 
 // model._component_: the preset, and LoRA / QLoRA from the builder's prefix.
-maybe_error read_model(import_context& ctx) {
+maybe_error read_tune_model(import_context& ctx) {
   const entry* e = ctx.find("model._component_");
   if (e == nullptr) return std::nullopt;
   std::string builder = e->value.text;
@@ -140,7 +140,7 @@ std::string read_dtype(import_context& ctx, const entry& e) {
                      "recipes accept)", e.value.text);
 }
 
-std::string read_checkpointing(import_context& ctx, const entry& e) {
+std::string read_tune_checkpointing(import_context& ctx, const entry& e) {
   bool on = false;
   if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
     return "enable_activation_checkpointing: " + problem;
@@ -159,7 +159,7 @@ std::string read_loss(import_context& ctx, const entry& e) {
   return "";
 }
 
-std::string read_optimizer(import_context& ctx, const entry& e) {
+std::string read_tune_optimizer(import_context& ctx, const entry& e) {
   static constexpr std::array<std::pair<std::string_view, std::string_view>, 8> names{{
       {"torch.optim.AdamW", "adamw"},
       {"torch.optim.Adam", "adam"},
@@ -200,12 +200,12 @@ const std::vector<option>& torchtune_table() {
         {"batch_size", maps_to("training.micro_batch")},
         {"gradient_accumulation_steps", maps_to("training.gradient_accumulation")},
         {"dtype", custom(read_dtype)},
-        {"enable_activation_checkpointing", custom(read_checkpointing)},
+        {"enable_activation_checkpointing", custom(read_tune_checkpointing)},
         {"enable_activation_offloading", maps_to("training.activation_offloading")},
         {"optimizer_in_bwd", maps_to("optimizer.in_backward")},
         {"loss._component_", custom(read_loss)},
         {"loss.num_output_chunks", maps_to("training.loss_chunks")},
-        {"optimizer._component_", custom(read_optimizer)},
+        {"optimizer._component_", custom(read_tune_optimizer)},
         {"optimizer.fused", maps_to("optimizer.fused")},
         {"optimizer.foreach", maps_to("optimizer.foreach")},
         {"fsdp_cpu_offload", maps_to("parallel.cpu_offload")},
@@ -319,7 +319,7 @@ result<imported_job> import_torchtune(std::string_view text, const std::string& 
                                         detail::max_yaml_depth));
   bool has_world_size = false;
   if (auto err = detail::read_strategy(ctx, text, has_world_size)) return *err;
-  if (auto err = detail::read_model(ctx)) return *err;
+  if (auto err = detail::read_tune_model(ctx)) return *err;
   if (auto err = detail::read_targets(ctx)) return *err;
   if (auto err = detail::apply_options(ctx, detail::torchtune_table())) return *err;
   return detail::finish(ctx, has_world_size);

@@ -13,7 +13,7 @@ namespace {
 
 constexpr const char* override_source = "--set";
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_blanks(std::string_view s) {
   const auto first = s.find_first_not_of(" \t");
   if (first == std::string_view::npos) return {};
   return s.substr(first, s.find_last_not_of(" \t") - first + 1);
@@ -27,7 +27,7 @@ diagnostic at_column(std::string_view text, std::size_t column, std::string mess
 // A list may be written "a,b" or "[a, b]"; the list codec splits on commas.
 detail::raw_value raw_of(std::string_view value) {
   if (value.size() >= 2 && value.front() == '[' && value.back() == ']')
-    value = trim(value.substr(1, value.size() - 2));
+    value = trim_blanks(value.substr(1, value.size() - 2));
   return detail::raw_value{std::string(value), {}, false};
 }
 
@@ -38,8 +38,8 @@ status set_field(job_spec& job, std::string_view key_eq_value) {
   if (eq == std::string_view::npos)
     return at_column(key_eq_value, 1,
                      fmt::format("expected key=value, got \"{}\"", key_eq_value));
-  const std::string key(trim(key_eq_value.substr(0, eq)));
-  const std::string_view value = trim(key_eq_value.substr(eq + 1));
+  const std::string key(trim_blanks(key_eq_value.substr(0, eq)));
+  const std::string_view value = trim_blanks(key_eq_value.substr(eq + 1));
   if (detail::find_field(key) == nullptr && !detail::is_env_path(key)) {
     if (key.rfind("env.", 0) == 0)
       return at_column(key_eq_value, 1,

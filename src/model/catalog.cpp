@@ -17,12 +17,12 @@ namespace vramscope::model {
 namespace {
 
 namespace fs = std::filesystem;
-using json = nlohmann::ordered_json;
+using catalog_json = nlohmann::ordered_json;
 
 constexpr const char* built_in_catalog = "data/models/catalog.json (built in)";
 
 // One preset entry; `where` names it in messages ("catalog.json: presets[3]").
-result<preset> parse_preset(const json& item, const std::string& where) {
+result<preset> parse_preset(const catalog_json& item, const std::string& where) {
   const auto text = [&](const char* key) -> std::optional<std::string> {
     if (!item.contains(key) || !item[key].is_string()) return std::nullopt;
     return item[key].get<std::string>();
@@ -43,10 +43,10 @@ result<preset> parse_preset(const json& item, const std::string& where) {
 }
 
 result<std::vector<preset>> parse_catalog(std::string_view text, const std::string& source) {
-  json root;
+  catalog_json root;
   try {
-    root = json::parse(text.begin(), text.end());
-  } catch (const json::exception& e) {
+    root = catalog_json::parse(text.begin(), text.end());
+  } catch (const catalog_json::exception& e) {
     return error_at(source, std::string("invalid JSON: ") + e.what());
   }
   if (!root.is_object() || !root.contains("presets") || !root["presets"].is_array())

@@ -6,27 +6,20 @@ namespace vramscope::model::detail {
 
 namespace {
 
-// Adds "<base>.weight" [rows, cols] and, when `bias`, "<base>.bias" [rows].
-void linear(inventory_builder& out, const std::string& base, std::uint64_t rows, std::uint64_t cols,
-            bool bias) {
-  out.add(base + ".weight", {rows, cols});
-  if (bias) out.add(base + ".bias", {rows});
-}
-
 void attention(inventory_builder& out, const decoder_layout& d, const std::string& p) {
   const std::uint64_t q = d.heads * d.head_dim;
   const std::uint64_t kv = d.kv_heads * d.head_dim;
   const bool qkv_bias = d.attention_bias || d.qkv_bias;
   if (d.fused) {
     // Phi3Attention declares o_proj before qkv_proj.
-    linear(out, p + "self_attn.o_proj", d.hidden, q, d.attention_bias);
-    linear(out, p + "self_attn.qkv_proj", q + 2 * kv, d.hidden, qkv_bias);
+    add_linear(out, p + "self_attn.o_proj", d.hidden, q, d.attention_bias);
+    add_linear(out, p + "self_attn.qkv_proj", q + 2 * kv, d.hidden, qkv_bias);
     return;
   }
-  linear(out, p + "self_attn.q_proj", q, d.hidden, qkv_bias);
-  linear(out, p + "self_attn.k_proj", kv, d.hidden, qkv_bias);
-  linear(out, p + "self_attn.v_proj", kv, d.hidden, qkv_bias);
-  linear(out, p + "self_attn.o_proj", d.hidden, q, d.attention_bias);
+  add_linear(out, p + "self_attn.q_proj", q, d.hidden, qkv_bias);
+  add_linear(out, p + "self_attn.k_proj", kv, d.hidden, qkv_bias);
+  add_linear(out, p + "self_attn.v_proj", kv, d.hidden, qkv_bias);
+  add_linear(out, p + "self_attn.o_proj", d.hidden, q, d.attention_bias);
   if (d.qk_norm) {
     out.add(p + "self_attn.q_norm.weight", {d.head_dim});
     out.add(p + "self_attn.k_norm.weight", {d.head_dim});
@@ -46,13 +39,13 @@ void mlp(inventory_builder& out, const decoder_layout& d, const std::string& p) 
     return;
   }
   if (d.fused) {
-    linear(out, p + "mlp.gate_up_proj", 2 * d.intermediate, d.hidden, d.mlp_bias);
-    linear(out, p + "mlp.down_proj", d.hidden, d.intermediate, d.mlp_bias);
+    add_linear(out, p + "mlp.gate_up_proj", 2 * d.intermediate, d.hidden, d.mlp_bias);
+    add_linear(out, p + "mlp.down_proj", d.hidden, d.intermediate, d.mlp_bias);
     return;
   }
-  linear(out, p + "mlp.gate_proj", d.intermediate, d.hidden, d.mlp_bias);
-  linear(out, p + "mlp.up_proj", d.intermediate, d.hidden, d.mlp_bias);
-  linear(out, p + "mlp.down_proj", d.hidden, d.intermediate, d.mlp_bias);
+  add_linear(out, p + "mlp.gate_proj", d.intermediate, d.hidden, d.mlp_bias);
+  add_linear(out, p + "mlp.up_proj", d.intermediate, d.hidden, d.mlp_bias);
+  add_linear(out, p + "mlp.down_proj", d.hidden, d.intermediate, d.mlp_bias);
 }
 
 }  // namespace

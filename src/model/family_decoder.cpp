@@ -54,7 +54,7 @@ constexpr std::array<decoder_family, 9> decoder_families{{
 }};
 // clang-format on
 
-const decoder_family* find_family(std::string_view type) {
+const decoder_family* find_decoder_family(std::string_view type) {
   for (const auto& f : decoder_families)
     if (f.model_type == type) return &f;
   return nullptr;
@@ -101,10 +101,10 @@ void read_moe(field_reader& c, decoder_layout& d) {
 
 }  // namespace
 
-bool is_decoder_family(std::string_view type) { return find_family(type) != nullptr; }
+bool is_decoder_family(std::string_view type) { return find_decoder_family(type) != nullptr; }
 
 decoder_layout read_text_decoder(field_reader& c, std::string_view type, bool embedding) {
-  const decoder_family* f = find_family(type);
+  const decoder_family* f = find_decoder_family(type);
   VRAMSCOPE_EXPECTS(f != nullptr, "read_text_decoder: not a decoder family");
   decoder_layout d;
   d.family = std::string(type);

@@ -19,14 +19,8 @@ namespace vramscope::model::detail {
 
 namespace {
 
-const decoder_names language_model{"language_model.model.", "", ""};
+const decoder_names pi0_language_model{"language_model.model.", "", ""};
 const decoder_names action_expert{"action_expert.model.", "", "action_expert."};
-
-void linear(inventory_builder& out, const std::string& name, std::uint64_t rows,
-            std::uint64_t cols) {
-  out.add(name + ".weight", {rows, cols});
-  out.add(name + ".bias", {rows});
-}
 
 // OpenPI's attention runs both experts' tokens through one softmax, layer by layer.
 void check_expert(field_reader& expert, const decoder_layout& text, const decoder_layout& e) {
@@ -52,10 +46,10 @@ void check_type(field_reader& r, std::string_view expected) {
 
 void add_action_in(inventory_builder& out, std::uint64_t width, std::uint64_t action_dim) {
   out.begin_unit("action_in", unit_kind::projector);
-  linear(out, "state_proj", width, action_dim);
-  linear(out, "action_in_proj", width, action_dim);
-  linear(out, "action_time_mlp_in", width, 2 * width);
-  linear(out, "action_time_mlp_out", width, width);
+  add_linear(out, "state_proj", width, action_dim, true);
+  add_linear(out, "action_in_proj", width, action_dim, true);
+  add_linear(out, "action_time_mlp_in", width, 2 * width, true);
+  add_linear(out, "action_time_mlp_out", width, width, true);
 }
 
 }  // namespace
@@ -78,17 +72,17 @@ void build_pi0(field_reader& c, inventory_builder& out, std::string_view) {
 
   add_vision_tower(out, v, "vision_tower.vision_model.", "vision_tower.");
   out.begin_unit("multi_modal_projector", unit_kind::projector);
-  linear(out, "multi_modal_projector.linear", d.hidden, v.hidden);
-  add_decoder_embedding(out, d, language_model);
+  add_linear(out, "multi_modal_projector.linear", d.hidden, v.hidden, true);
+  add_decoder_embedding(out, d, pi0_language_model);
   add_action_in(out, e.hidden, action_dim);
   for (std::uint64_t i = 0; i < d.layers && !out.full(); ++i) {
-    add_decoder_layer(out, d, language_model, i);
+    add_decoder_layer(out, d, pi0_language_model, i);
     add_decoder_layer(out, e, action_expert, i);
   }
-  add_decoder_final_norm(out, d, language_model);
+  add_decoder_final_norm(out, d, pi0_language_model);
   add_decoder_final_norm(out, e, action_expert);
   out.begin_unit("action_out_proj", unit_kind::head);
-  linear(out, "action_out_proj", action_dim, e.hidden);
+  add_linear(out, "action_out_proj", action_dim, e.hidden, true);
 
   out.spec().text = shape_of(d);
   out.spec().vision = shape_of(v);

@@ -16,12 +16,6 @@ namespace vramscope::model::detail {
 
 namespace {
 
-void linear(inventory_builder& out, const std::string& base, std::uint64_t rows,
-            std::uint64_t cols) {
-  out.add(base + ".weight", {rows, cols});
-  out.add(base + ".bias", {rows});
-}
-
 void layer_norm(inventory_builder& out, const std::string& base, std::uint64_t width) {
   out.add(base + ".weight", {width});
   out.add(base + ".bias", {width});
@@ -31,10 +25,10 @@ void encoder_layer(inventory_builder& out, const vision_layout& v, const std::st
   // SiglipAttention declares k, v, q, out in this order; SiglipEncoderLayer: self_attn,
   // layer_norm1, mlp, layer_norm2.
   for (const char* proj : {"k_proj", "v_proj", "q_proj", "out_proj"})
-    linear(out, p + "self_attn." + proj, v.hidden, v.hidden);
+    add_linear(out, p + "self_attn." + proj, v.hidden, v.hidden, true);
   layer_norm(out, p + "layer_norm1", v.hidden);
-  linear(out, p + "mlp.fc1", v.intermediate, v.hidden);
-  linear(out, p + "mlp.fc2", v.hidden, v.intermediate);
+  add_linear(out, p + "mlp.fc1", v.intermediate, v.hidden, true);
+  add_linear(out, p + "mlp.fc2", v.hidden, v.intermediate, true);
   layer_norm(out, p + "layer_norm2", v.hidden);
 }
 
@@ -42,10 +36,10 @@ void pooling_head(inventory_builder& out, const vision_layout& v, const std::str
   out.add(p + "head.probe", {1, 1, v.hidden});
   out.add(p + "head.attention.in_proj_weight", {3 * v.hidden, v.hidden});
   out.add(p + "head.attention.in_proj_bias", {3 * v.hidden});
-  linear(out, p + "head.attention.out_proj", v.hidden, v.hidden);
+  add_linear(out, p + "head.attention.out_proj", v.hidden, v.hidden, true);
   layer_norm(out, p + "head.layernorm", v.hidden);
-  linear(out, p + "head.mlp.fc1", v.intermediate, v.hidden);
-  linear(out, p + "head.mlp.fc2", v.hidden, v.intermediate);
+  add_linear(out, p + "head.mlp.fc1", v.intermediate, v.hidden, true);
+  add_linear(out, p + "head.mlp.fc2", v.hidden, v.intermediate, true);
 }
 
 }  // namespace

@@ -58,4 +58,10 @@ result<model_spec> inventory_builder::finish(const std::string& source) {
   return std::move(spec_);
 }
 
+void add_linear(inventory_builder& out, const std::string& base, std::uint64_t rows,
+                std::uint64_t cols, bool bias) {
+  out.add(base + ".weight", {rows, cols});
+  if (bias) out.add(base + ".bias", {rows});
+}
+
 }  // namespace vramscope::model::detail

@@ -39,4 +39,8 @@ class inventory_builder {
   std::optional<std::string> problem_;
 };
 
+/// Adds "<base>.weight" [rows, cols] and, when `bias`, "<base>.bias" [rows]: a Linear layer.
+void add_linear(inventory_builder& out, const std::string& base, std::uint64_t rows,
+                std::uint64_t cols, bool bias);
+
 }  // namespace vramscope::model::detail

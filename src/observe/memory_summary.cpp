@@ -50,7 +50,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 4> required_
 }};
 
 constexpr std::string_view column_names[] = {"Cur Usage", "Peak Usage", "Tot Alloc", "Tot Freed"};
-constexpr std::string_view field_names[] = {"current", "peak", "allocated", "freed"};
+constexpr std::string_view stat_columns[] = {"current", "peak", "allocated", "freed"};
 
 const row_kind* kind_of(std::string_view label) {
   for (const auto& k : row_kinds)
@@ -99,8 +99,8 @@ struct table_parser {
             fmt::format("expected {} in the \"{}\" column, got {}",
                         kind.is_bytes ? "a size such as \"1234 MiB\"" : "a count such as \"12\" or \"3 K\"",
                         column_names[c], detail::quoted(cell)));
-      const std::string key = kind.pooled ? fmt::format("{}.{}.{}", kind.stat, pool, field_names[c])
-                                          : fmt::format("{}.{}", kind.stat, field_names[c]);
+      const std::string key = kind.pooled ? fmt::format("{}.{}.{}", kind.stat, pool, stat_columns[c])
+                                          : fmt::format("{}.{}", kind.stat, stat_columns[c]);
       stats.raw[key] = *value;
     }
     return ok();

@@ -32,7 +32,7 @@ std::vector<std::string_view> tokens_of(std::string_view s) {
 }
 
 // Cells between the outer '|' borders of a table line; empty when the line is not a table row.
-std::vector<std::string_view> cells_of(std::string_view line) {
+std::vector<std::string_view> table_cells(std::string_view line) {
   line = detail::trim(line);
   if (line.size() < 2 || line.front() != '|' || line.back() != '|') return {};
   return detail::split(line.substr(1, line.size() - 2), '|');
@@ -83,7 +83,7 @@ gpu_observation gpu_from_row(const std::vector<std::string_view>& cells) {
 
 // "| N/A 49C P0 24W / 75W |  7719MiB /   8192MiB |  6%  Default |"
 status read_memory_row(const std::string& source, const text_line& line, gpu_observation& g) {
-  const auto cells = cells_of(line.text);
+  const auto cells = table_cells(line.text);
   const std::string missing = fmt::format(
       "expected GPU {}'s memory row (\"used MiB / total MiB\") after its name row", g.index.value_or(0));
   if (cells.size() < 2) return detail::error_on_line(source, line, 0, missing);
@@ -180,7 +180,7 @@ struct table_reader {
       where = section::processes;
       return ok();
     }
-    const auto cells = cells_of(line.text);
+    const auto cells = table_cells(line.text);
     if (where == section::processes) return read_process_line(line, cells);
     if (where == section::gpus && is_gpu_row(cells)) return read_gpu(i, cells);
     return ok();

@@ -47,7 +47,7 @@ entry split_entry(const detail::text_line& line) {
 
 std::string_view first_word(std::string_view v) { return v.substr(0, v.find(' ')); }
 
-bool is_missing(std::string_view v) {
+bool text_missing(std::string_view v) {
   return v.empty() || v == "N/A" || v.front() == '[' || detail::contains(v, "Not Supported") ||
          detail::contains(v, "Not available") || detail::contains(v, "Insufficient Permissions") ||
          detail::contains(v, "deprecated");
@@ -121,7 +121,7 @@ class text_reader {
   }
 
   result<std::optional<bytes>> size_of(const entry& e) const {
-    if (is_missing(e.value)) return std::optional<bytes>{};
+    if (text_missing(e.value)) return std::optional<bytes>{};
     if (auto b = detail::parse_size(e.value, 0)) return std::optional<bytes>{*b};
     return detail::error_on_line(source_, e.line, detail::column_of(e.line, e.value),
                                  fmt::format("{}: expected a size such as \"8188 MiB\", got {}", e.key,
@@ -143,7 +143,7 @@ class text_reader {
 
   status utilization_value(const entry& e) {
     std::optional<int>* field = e.key == "Gpu" ? &gpu_.utilization_gpu : e.key == "Memory" ? &gpu_.utilization_memory : nullptr;
-    if (field == nullptr || is_missing(e.value)) return ok();
+    if (field == nullptr || text_missing(e.value)) return ok();
     std::string_view v = e.value;
     if (!v.empty() && v.back() == '%') v = detail::trim(v.substr(0, v.size() - 1));
     if (auto n = detail::parse_uint(v); n && *n <= 100) {

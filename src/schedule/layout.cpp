@@ -8,7 +8,6 @@ namespace vramscope::schedule {
 
 namespace {
 
-using job::strategy;
 
 int size_of(dtype t) { return static_cast<int>(bytes_of(t, 1)); }
 
@@ -223,10 +222,10 @@ rank_info make_rank_info(const job::job_spec& job, int rank) {
   r.dp_replicate = std::max(1, job.parallel.dp_replicate);
   r.dp_shard = job.parallel.dp_shard > 0 ? job.parallel.dp_shard
                                          : std::max(1, r.world / (r.tp * r.dp_replicate));
-  if (job.parallel.kind == strategy::ddp || job.parallel.kind == strategy::single) r.dp_shard = 1;
-  if (job.parallel.kind == strategy::fsdp1 && job.parallel.fsdp_sharding == job::sharding::hybrid_shard)
+  if (job.parallel.kind == job::strategy::ddp || job.parallel.kind == job::strategy::single) r.dp_shard = 1;
+  if (job.parallel.kind == job::strategy::fsdp1 && job.parallel.fsdp_sharding == job::sharding::hybrid_shard)
     r.dp_shard = std::min(r.dp_shard, job.hardware.gpus_per_node);
-  if (job.parallel.kind == strategy::fsdp1 && job.parallel.fsdp_sharding == job::sharding::no_shard)
+  if (job.parallel.kind == job::strategy::fsdp1 && job.parallel.fsdp_sharding == job::sharding::no_shard)
     r.dp_shard = 1;
   r.local_rank = rank % std::max(1, job.hardware.gpus_per_node);
   return r;
@@ -239,21 +238,21 @@ state_dtypes make_state_dtypes(const job::job_spec& job) {
   d.reduce = size_of(p.reduce);
   d.state = size_of(job.optimizer.state);
   switch (job.parallel.kind) {
-    case strategy::fsdp1:
-    case strategy::fsdp2:
-    case strategy::jax:
+    case job::strategy::fsdp1:
+    case job::strategy::fsdp2:
+    case job::strategy::jax:
       d.stored = size_of(p.master);
       d.grad = size_of(p.master);
       break;
-    case strategy::zero1:
-    case strategy::zero2:
-    case strategy::zero3:
+    case job::strategy::zero1:
+    case job::strategy::zero2:
+    case job::strategy::zero3:
       d.stored = size_of(p.params);
       d.grad = size_of(p.params);
       d.master = p.master != p.params ? size_of(p.master) : 0;
       break;
-    case strategy::ddp:
-    case strategy::single:
+    case job::strategy::ddp:
+    case job::strategy::single:
       d.stored = p.autocast ? size_of(p.master) : size_of(p.params);
       d.grad = d.stored;
       d.master = (!p.autocast && p.master != p.params) ? size_of(p.master) : 0;
@@ -267,10 +266,10 @@ state_dtypes make_state_dtypes(const job::job_spec& job) {
 
 bool shards_parameters(const job::job_spec& job) {
   switch (job.parallel.kind) {
-    case strategy::fsdp1: return job.parallel.fsdp_sharding != job::sharding::no_shard;
-    case strategy::fsdp2:
-    case strategy::zero3:
-    case strategy::jax: return true;
+    case job::strategy::fsdp1: return job.parallel.fsdp_sharding != job::sharding::no_shard;
+    case job::strategy::fsdp2:
+    case job::strategy::zero3:
+    case job::strategy::jax: return true;
     default: return false;
   }
 }

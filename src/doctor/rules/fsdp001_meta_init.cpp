@@ -11,7 +11,7 @@ namespace vramscope::doctor::rules {
 
 namespace {
 
-bool risky_job(const job::job_spec& j) {
+bool risky_init_job(const job::job_spec& j) {
   return j.parallel.kind == job::strategy::fsdp1 && j.init.meta_device &&
          j.init.load == job::weight_load::rank0 &&
          (!j.parallel.sync_module_states || !j.parallel.device_id);
@@ -38,7 +38,7 @@ std::optional<std::string> uneven_ranks(const observe::observation& o) {
 }  // namespace
 
 std::vector<finding> fsdp1_meta_init(const doctor_input& in) {
-  const bool job_risk = in.job && risky_job(*in.job);
+  const bool job_risk = in.job && risky_init_job(*in.job);
   const auto observed = in.observed ? uneven_ranks(*in.observed) : std::nullopt;
   if (!job_risk && !(observed && (!in.job || in.job->parallel.kind == job::strategy::fsdp1))) return {};
   finding f{"FSDP001", "FSDP1 meta-device init without sync_module_states / device_id", severity::warning,

@@ -62,7 +62,7 @@ std::optional<crowding> observed_crowding(const observe::observation& o) {
   return worst;
 }
 
-bool risky_job(const job::job_spec& j) {
+bool crowds_gpu0(const job::job_spec& j) {
   return j.world_size() > 1 &&
          (!j.init.set_device_first || (j.init.load == job::weight_load::all_ranks && j.init.map_location != "cpu"));
 }
@@ -71,7 +71,7 @@ bool risky_job(const job::job_spec& j) {
 
 std::vector<finding> gpu0_crowding(const doctor_input& in) {
   const auto observed = in.observed ? observed_crowding(*in.observed) : std::nullopt;
-  const bool job_risk = in.job && risky_job(*in.job);
+  const bool job_risk = in.job && crowds_gpu0(*in.job);
   if (!observed && !job_risk) return {};
   finding f{"GPU001", "GPU 0 carries memory of other ranks", severity::warning, {}, {}, {}, {}, {}};
   if (observed)
