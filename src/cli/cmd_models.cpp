@@ -37,6 +37,7 @@ void write_json(const std::vector<row>& rows, std::ostream& out) {
   for (const auto& r : rows)
     doc["presets"].push_back({{"name", r.entry.name},
                               {"hf_id", r.entry.hf_id},
+                              {"hf_aliases", r.entry.hf_aliases},
                               {"model_type", r.spec.model_type},
                               {"dtype", name_of(r.spec.type)},
                               {"parameters", r.spec.parameters()},

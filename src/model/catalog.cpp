@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -39,6 +40,16 @@ result<preset> parse_preset(const catalog_json& item, const std::string& where) 
   if (!item.contains("published_parameters") || !item["published_parameters"].is_number_unsigned())
     return error_at(where, "missing field \"published_parameters\" (an integer)");
   p.published_parameters = item["published_parameters"].get<std::uint64_t>();
+  if (item.contains("hf_aliases")) {
+    const auto& aliases = item["hf_aliases"];
+    if (!aliases.is_array())
+      return error_at(where, "field \"hf_aliases\" must be a list of Hugging Face ids");
+    for (const auto& a : aliases) {
+      if (!a.is_string() || a.get<std::string>().find('/') == std::string::npos)
+        return error_at(where, "field \"hf_aliases\" must be a list of Hugging Face ids (\"org/name\")");
+      p.hf_aliases.push_back(a.get<std::string>());
+    }
+  }
   return p;
 }
 
@@ -102,8 +113,15 @@ struct preset_text {
   std::string source;  // the file it came from, for messages
 };
 
+std::string folded(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 // $VRAMSCOPE_DATA_DIR/models/<name>.json first, then the built-in copy.
-result<preset_text> find_preset(const std::string& name) {
+result<preset_text> find_preset(const std::string& asked) {
+  const std::string name = preset_named(asked).value_or(asked);
   auto dir = user_models_dir();
   if (!dir) return dir.error();
   std::error_code ec;
@@ -139,6 +157,24 @@ result<std::vector<preset>> presets() {
   return list;
 }
 
+std::optional<std::string> preset_named(const std::string& name) {
+  auto list = presets();
+  if (!list) return std::nullopt;
+  for (const auto& p : *list)
+    if (p.name == name) return p.name;
+  const std::string key = folded(name);
+  for (const auto& p : *list)
+    if (folded(p.name) == key) return p.name;
+  // Only ids of the form "org/name": the catalog's other origins are not Hugging Face ids.
+  if (name.find('/') == std::string::npos) return std::nullopt;
+  for (const auto& p : *list) {
+    if (folded(p.hf_id) == key) return p.name;
+    for (const auto& alias : p.hf_aliases)
+      if (folded(alias) == key) return p.name;
+  }
+  return std::nullopt;
+}
+
 result<std::string> preset_config(const std::string& name) {
   auto found = find_preset(name);
   if (!found) return found.error();
@@ -149,7 +185,7 @@ result<model_spec> load_preset(const std::string& name) {
   auto found = find_preset(name);
   if (!found) return found.error();
   auto spec = parse_config_json(found->text, found->source);
-  if (spec) spec->name = name;
+  if (spec) spec->name = preset_named(name).value_or(name);
   return spec;
 }
 

@@ -72,7 +72,13 @@ result<model_spec> load_model(const std::string& name_or_path) {
   const bool exists = fs::exists(name_or_path, ec);
   const bool path_like = name_or_path.find('/') != std::string::npos;
   if (!exists && !path_like) return load_preset(name_or_path);
-  if (!exists) return error_at(name_or_path, "no such file or folder");
+  if (!exists) {
+    // "meta-llama/Llama-3.1-8B": a Hugging Face id that is not a local folder names its preset.
+    if (auto preset = preset_named(name_or_path)) return load_preset(*preset);
+    return error_at(name_or_path,
+                    "no such file or folder, and no preset has this Hugging Face id (nothing is "
+                    "downloaded: give the checkpoint's folder or its config.json)");
+  }
   if (fs::is_directory(name_or_path, ec)) return load_folder(name_or_path);
   return load_file(name_or_path);
 }

@@ -100,6 +100,37 @@ TEST(Catalog, UnknownPresetListsThePresetsAndAGuess) {
   EXPECT_NE(message.find("pi0 (did you mean \"llama-3.1-8b\"?)"), std::string::npos) << message;
 }
 
+TEST(Catalog, PresetNamesIgnoreLetterCase) {
+  EXPECT_EQ(preset_named("Llama-3.1-8B"), "llama-3.1-8b");
+  EXPECT_EQ(preset_named("QWEN2.5-7B"), "qwen2.5-7b");
+  auto spec = load_preset("Phi-2");
+  ASSERT_TRUE(spec) << spec.error().to_string();
+  EXPECT_EQ(spec->name, "phi-2");
+  EXPECT_EQ(spec->parameters(), 2'779'683'840u);
+}
+
+TEST(Catalog, HuggingFaceIdsAndTheirAliasesNameTheirPreset) {
+  EXPECT_EQ(preset_named("meta-llama/Llama-3.1-8B"), "llama-3.1-8b");
+  EXPECT_EQ(preset_named("meta-llama/llama-3.1-8b"), "llama-3.1-8b");
+  EXPECT_EQ(preset_named("meta-llama/Meta-Llama-3.1-70B-Instruct"), "llama-3.1-70b");
+  EXPECT_EQ(preset_named("Qwen/Qwen2.5-7B-Instruct"), "qwen2.5-7b");
+  EXPECT_EQ(preset_named("microsoft/phi-1_5"), "phi-1.5");
+  // Close is not enough: another size, or a name without its organisation, is no id.
+  EXPECT_EQ(preset_named("meta-llama/Llama-3.1-9B"), std::nullopt);
+  EXPECT_EQ(preset_named("Llama-3.1-8B-Instruct"), std::nullopt);
+}
+
+TEST(Catalog, EveryHuggingFaceIdAndAliasNamesItsOwnPreset) {
+  auto list = presets();
+  ASSERT_TRUE(list) << list.error().to_string();
+  for (const auto& p : *list) {
+    if (p.hf_id.find('/') != std::string::npos) {
+      EXPECT_EQ(preset_named(p.hf_id), p.name) << p.hf_id;
+    }
+    for (const auto& alias : p.hf_aliases) EXPECT_EQ(preset_named(alias), p.name) << alias;
+  }
+}
+
 class DataDir : public ::testing::Test {
  protected:
   void TearDown() override { unsetenv("VRAMSCOPE_DATA_DIR"); }
@@ -129,6 +160,19 @@ TEST_F(DataDir, AddsAndReplacesPresets) {
   auto llama = load_preset("llama-3.2-1b");  // not overridden: the built-in copy
   ASSERT_TRUE(llama);
   EXPECT_EQ(llama->parameters(), 1'235'814'400u);
+}
+
+TEST_F(DataDir, AnAliasThatIsNotAListOfIdsIsAnErrorNamingTheEntry) {
+  const auto dir = testing::fresh_folder("data_dir_aliases");
+  testing::write(dir / "models" / "catalog.json",
+                 R"({"presets": [{"name": "tiny", "hf_id": "x/tiny", "hf_aliases": ["tiny"],)"
+                 R"( "published_parameters": 1, "parameters_source": "test", "description": "t"}]})");
+  setenv("VRAMSCOPE_DATA_DIR", dir.c_str(), 1);
+  auto list = presets();
+  ASSERT_FALSE(list);
+  EXPECT_NE(list.error().to_string().find("catalog.json: presets[0]: field \"hf_aliases\" must be"),
+            std::string::npos)
+      << list.error().to_string();
 }
 
 TEST_F(DataDir, ErrorsNameTheOverridingFile) {

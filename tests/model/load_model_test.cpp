@@ -201,12 +201,23 @@ TEST(LoadModel, Gpt2WeightsMayCarryTheTransformerPrefix) {
   EXPECT_NE(spec->notes[0].message.find("stores lm_head.weight although"), std::string::npos);
 }
 
+TEST(LoadModel, AHuggingFaceIdThatIsNoLocalFolderLoadsItsPreset) {
+  auto spec = load_model("meta-llama/Llama-3.1-8B-Instruct");
+  ASSERT_TRUE(spec) << spec.error().to_string();
+  EXPECT_EQ(spec->name, "llama-3.1-8b");
+  EXPECT_EQ(spec->parameters(), 8'030'261'248u);
+  auto upper = load_model("GPT2");
+  ASSERT_TRUE(upper) << upper.error().to_string();
+  EXPECT_EQ(upper->name, "gpt2");
+}
+
 TEST(LoadModel, ConfigFileAndErrors) {
   auto spec = load_model(tiny_config);
   ASSERT_TRUE(spec) << spec.error().to_string();
   EXPECT_EQ(spec->parameters(), 32u * 8u * 2u + 2u * (64u * 2u + 32u * 2u + 128u * 3u + 16u) + 8u);
   EXPECT_EQ(load_model("./no/such/model").error().to_string(),
-            "./no/such/model: no such file or folder");
+            "./no/such/model: no such file or folder, and no preset has this Hugging Face id "
+            "(nothing is downloaded: give the checkpoint's folder or its config.json)");
   const auto empty = testing::fresh_folder("empty");
   EXPECT_EQ(load_model(empty.string()).error().to_string(),
             empty.string() + ": holds neither config.json nor *.safetensors files");
