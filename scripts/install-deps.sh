@@ -11,7 +11,8 @@ packages=(
   # zsh completion check (zsh -n)
   groff-base man-db dpkg-dev zsh
   # the Python package, built and tested offline: python/, scripts/test.sh
-  python3-dev pybind11-dev python3-pybind11 python3-setuptools python3-pip python3-pytest
+  # (python3-wheel: pip's bdist_wheel, which `pip install --no-build-isolation ./python` needs)
+  python3-dev pybind11-dev python3-pybind11 python3-setuptools python3-wheel python3-pip python3-pytest
 )
 missing=()
 for p in "${packages[@]}"; do
