@@ -1,43 +1,92 @@
+// metrics_server: `watch --prometheus`, served by the plugin libvramscope_http.so, which is
+// opened here on first use so that no other command loads the HTTP library and the TLS and
+// compression libraries behind it (see http_plugin.hpp).
 #include <vramscope/monitor/prometheus.hpp>
 
-#include <httplib.h>
-#include <sys/socket.h>
+#include <dlfcn.h>
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
-#include <mutex>
-#include <thread>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+
+#include "monitor/http_plugin.hpp"
 
 namespace vramscope::monitor {
 
+namespace detail {
+
+/// The plugin's entry points.
+struct http_plugin {
+  decltype(&vramscope_http_start) start = nullptr;
+  decltype(&vramscope_http_publish) publish = nullptr;
+  decltype(&vramscope_http_stop) stop = nullptr;
+};
+
+}  // namespace detail
+
 namespace {
 
-constexpr const char* content_type = "text/plain; version=0.0.4; charset=utf-8";
+namespace fs = std::filesystem;
+using detail::http_plugin;
 
-// GET /: what a person opening the address in a browser (or a load balancer's health check)
-// gets, instead of a 404.
-constexpr const char* index_page = R"(<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>vramscope watch</title></head>
-<body><h1>vramscope watch</h1>
-<p>GPU memory per GPU, process and rank, in the Prometheus text format: <a href="/metrics">/metrics</a>.</p>
-<p>Alert rules and a Grafana dashboard for these metrics ship in the <code>deploy/</code> folder of vramscope.</p>
-</body></html>
-)";
+constexpr const char* plugin_name = "libvramscope_http.so";
+
+// Where the plugin may be: $VRAMSCOPE_HTTP_PLUGIN; beside an installed binary
+// (PREFIX/bin/vramscope -> PREFIX/LIBDIR/vramscope/); the build tree.
+std::vector<std::string> plugin_candidates() {
+  if (const char* env = std::getenv("VRAMSCOPE_HTTP_PLUGIN"); env && *env) return {env};
+  std::vector<std::string> out;
+  std::error_code ec;
+  const auto exe = fs::read_symlink("/proc/self/exe", ec);
+#ifdef VRAMSCOPE_HTTP_PLUGIN_FROM_BIN
+  if (!ec) out.push_back((exe.parent_path() / VRAMSCOPE_HTTP_PLUGIN_FROM_BIN).lexically_normal().string());
+#endif
+#ifdef VRAMSCOPE_HTTP_PLUGIN_PATH
+  out.emplace_back(VRAMSCOPE_HTTP_PLUGIN_PATH);
+#endif
+  return out;
+}
+
+result<http_plugin> load_plugin() {
+  const auto candidates = plugin_candidates();
+  std::string tried;
+  for (const auto& path : candidates) {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) {
+      tried += fmt::format("{}{} (absent)", tried.empty() ? "" : ", ", path);
+      continue;
+    }
+    // Kept loaded for the life of the process: a server may outlive any one caller.
+    void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      const char* why = ::dlerror();
+      tried += fmt::format("{}{} ({})", tried.empty() ? "" : ", ", path, why ? why : "dlopen failed");
+      continue;
+    }
+    http_plugin p;
+    p.start = reinterpret_cast<decltype(p.start)>(::dlsym(handle, "vramscope_http_start"));
+    p.publish = reinterpret_cast<decltype(p.publish)>(::dlsym(handle, "vramscope_http_publish"));
+    p.stop = reinterpret_cast<decltype(p.stop)>(::dlsym(handle, "vramscope_http_stop"));
+    if (p.start && p.publish && p.stop) return p;
+    tried += fmt::format("{}{} (not a vramscope HTTP plugin)", tried.empty() ? "" : ", ", path);
+  }
+  return error_at("--prometheus",
+                  fmt::format("cannot serve metrics: no usable {} (tried: {}); set "
+                              "VRAMSCOPE_HTTP_PLUGIN to its path",
+                              plugin_name, tried.empty() ? "nothing" : tried));
+}
 
 }  // namespace
 
 struct metrics_server::impl {
-  httplib::Server server;
-  std::thread thread;
-  std::mutex mutex;
-  std::string text = "# vramscope: no sample yet\n";
+  detail::http_plugin api;
+  void* server = nullptr;
   int port = 0;
 
   ~impl() {
-    server.stop();
-    if (thread.joinable()) thread.join();
+    if (server) api.stop(server);
   }
 };
 
@@ -45,34 +94,14 @@ result<std::unique_ptr<metrics_server>> metrics_server::start(const std::string&
   auto where = parse_listen_address(address);
   if (!where) return where.error();
   const auto& [host, port] = *where;
+  auto api = load_plugin();
+  if (!api) return api.error();
   auto p = std::make_unique<impl>();
-  impl* self = p.get();
-  p->server.Get("/", [](const httplib::Request&, httplib::Response& response) {
-    response.set_content(index_page, "text/html; charset=utf-8");
-  });
-  p->server.Get("/metrics", [self](const httplib::Request&, httplib::Response& response) {
-    std::lock_guard lock(self->mutex);
-    response.set_content(self->text, content_type);
-  });
-  // httplib's default also sets SO_REUSEPORT, which would let a second `watch` share the port
-  // silently and answer half the scrapes; keep only SO_REUSEADDR.
-  p->server.set_socket_options([](int sock) {
-    int yes = 1;
-    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
-  p->server.set_read_timeout(5, 0);
-  p->server.set_write_timeout(5, 0);
-  errno = 0;
-  p->port = port == 0 ? p->server.bind_to_any_port(host)
-                      : (p->server.bind_to_port(host, port) ? port : -1);
-  if (p->port < 0)
-    return error_at("--prometheus", fmt::format("cannot listen on {}: {}", address,
-                                                errno ? std::strerror(errno) : "bind failed"));
-  p->thread = std::thread([self] { self->server.listen_after_bind(); });
-  // stop() is a no-op until the loop runs: wait for it, so the destructor can always stop it.
-  for (int i = 0; i < 500 && !p->server.is_running(); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  if (!p->server.is_running()) return error_at("--prometheus", "the HTTP server did not start");
+  p->api = *api;
+  char error[256] = "";
+  p->server = api->start(host.c_str(), port, &p->port, error, sizeof error);
+  if (!p->server)
+    return error_at("--prometheus", fmt::format("cannot listen on {}: {}", address, error));
   return std::unique_ptr<metrics_server>(new metrics_server(std::move(p)));
 }
 
@@ -80,8 +109,7 @@ metrics_server::metrics_server(std::unique_ptr<impl> impl) : impl_(std::move(imp
 metrics_server::~metrics_server() = default;
 
 void metrics_server::publish(std::string text) {
-  std::lock_guard lock(impl_->mutex);
-  impl_->text = std::move(text);
+  impl_->api.publish(impl_->server, text.data(), text.size());
 }
 
 int metrics_server::port() const { return impl_->port; }

@@ -6,6 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
 namespace vramscope::monitor {
 namespace {
 
@@ -74,6 +78,31 @@ TEST(MetricsServer, StopsWhenDestroyed) {
   }
   auto client = client_for(port);
   EXPECT_FALSE(client.Get("/metrics")) << "nothing listens after the server is gone";
+}
+
+class PluginPath : public ::testing::Test {
+ protected:
+  void TearDown() override { unsetenv("VRAMSCOPE_HTTP_PLUGIN"); }
+};
+
+TEST_F(PluginPath, AMissingPluginIsADiagnosticNamingWhereItLooked) {
+  setenv("VRAMSCOPE_HTTP_PLUGIN", "/nonexistent/libvramscope_http.so", 1);
+  auto server = metrics_server::start("127.0.0.1:0");
+  ASSERT_FALSE(server);
+  EXPECT_EQ(server.error().to_string(),
+            "--prometheus: cannot serve metrics: no usable libvramscope_http.so (tried: "
+            "/nonexistent/libvramscope_http.so (absent)); set VRAMSCOPE_HTTP_PLUGIN to its path");
+}
+
+TEST_F(PluginPath, AFileThatIsNotThePluginIsRefused) {
+  const auto path = std::filesystem::temp_directory_path() / "vramscope_not_a_plugin.so";
+  std::ofstream(path) << "not an ELF file";
+  setenv("VRAMSCOPE_HTTP_PLUGIN", path.c_str(), 1);
+  auto server = metrics_server::start("127.0.0.1:0");
+  ASSERT_FALSE(server);
+  EXPECT_NE(server.error().message.find("cannot serve metrics: no usable libvramscope_http.so"),
+            std::string::npos)
+      << server.error().message;
 }
 
 }  // namespace
