@@ -19,6 +19,7 @@ DEFAULTS = {
     "model": "llama-3.1-8b",
     "hardware.gpu": "H100-80GB",
     "hardware.gpu_memory": 0,
+    "hardware.driver_reserved": 0,
     "hardware.gpus_per_node": 8,
     "hardware.nodes": 1,
     "parallel.strategy": "fsdp2",
@@ -132,6 +133,9 @@ PRECISION_PRESETS = {
 GPU_MEMORY_MIB = {"h10080gb": 81559, "h100": 81559, "h100pcie": 81559, "h100nvl": 95830,
                   "h200": 143771, "a10080gb": 81920, "a10040gb": 40960, "l40s": 46068,
                   "a10g": 23028, "l4": 23034, "rtx4090": 24564, "b200": 183359}
+# The driver's reservation of the GPUs above where the catalog (src/job/gpu_catalog.cpp) has one.
+GPU_RESERVED_MIB = {"h10080gb": 480, "h100": 480, "h100nvl": 594, "a10040gb": 512, "l40s": 609,
+                    "a10g": 435, "l4": 556, "rtx4090": 357}
 
 
 class JobError(ValueError):
@@ -260,12 +264,17 @@ def resolve(job):
         s["framework.name"] = "jax"
         if "framework.version" not in explicit:
             s["framework.version"] = "0.5.0"
+    gpu = normalize(s["hardware.gpu"]).removeprefix("nvidia")
     if not s["hardware.gpu_memory"]:
-        mib = GPU_MEMORY_MIB.get(normalize(s["hardware.gpu"]).removeprefix("nvidia"))
+        mib = GPU_MEMORY_MIB.get(gpu)
         if mib is None:
             raise JobError(f"hardware.gpu {s['hardware.gpu']!r} is not in the harness's table: "
                            "set hardware.gpu_memory")
         s["hardware.gpu_memory"] = mib * 1024 * 1024
+    if "hardware.driver_reserved" not in explicit:
+        # resolve.cpp: the catalog's reservation, for the catalog GPU's whole memory only.
+        whole = GPU_MEMORY_MIB.get(gpu, 0) * 1024 * 1024 == s["hardware.gpu_memory"]
+        s["hardware.driver_reserved"] = GPU_RESERVED_MIB.get(gpu, 0) * 1024 * 1024 if whole else 0
     _derive_precision(s, explicit)
     _derive_layout(s, explicit)
     return s

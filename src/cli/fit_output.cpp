@@ -15,7 +15,7 @@ namespace {
 
 std::string header(const job::job_spec& job, const std::string& model) {
   return fmt::format("fit: {} on {} x {} ({} each), {}\n", model, job.world_size(),
-                     job.hardware.gpu, format_bytes(job.hardware.capacity),
+                     job.hardware.gpu, format_bytes(job::usable_capacity(job.hardware)),
                      job::name_of(job.parallel.kind));
 }
 

@@ -127,7 +127,7 @@ result<row_outcome> what_if::evaluate(const std::vector<std::string>& settings,
   row_outcome out;
   out.settings = settings;
   out.fits = p->fits;
-  out.capacity = r->job.hardware.capacity;
+  out.capacity = job::usable_capacity(r->job.hardware);
   out.reserved = busiest.peak.reserved;
   out.device = busiest.peak.device;
   out.host = p->cpu_memory;
@@ -146,6 +146,7 @@ namespace {
 // error. JAX's pool grows on demand instead of being preallocated as a fraction of the GPU.
 job::job_spec unlimited_memory(job::job_spec job) {
   job.hardware.capacity = bytes{1} << 60;  // far above any GPU, far below wrapping in sums
+  job.hardware.driver_reserved = 0;
   if (job.parallel.kind == job::strategy::jax || job.framework.name == "jax")
     job.env["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false";
   return job;

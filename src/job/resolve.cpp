@@ -48,6 +48,16 @@ maybe_error derive_hardware(job_spec& job, warnings& notes) {
         fmt::format("{} is more than the {} reports ({})", format_bytes(hw.capacity), gpu->name,
                     format_bytes(gpu->memory))));
   }
+  if (!is_set(job, "hardware.driver_reserved")) {
+    // A gpu_memory other than the catalog's describes part of a GPU (MIG) or another board:
+    // the catalog's reservation belongs to the whole catalog GPU only.
+    hw.driver_reserved = gpu != nullptr && hw.capacity == gpu->memory ? gpu->reserved : 0;
+    mark_derived(job, "hardware.driver_reserved");
+  } else if (hw.driver_reserved >= hw.capacity) {
+    return field_error(job, "hardware.driver_reserved",
+                       fmt::format("{} is not less than the GPU's memory ({})",
+                                   format_bytes(hw.driver_reserved), format_bytes(hw.capacity)));
+  }
   if (hw.compute_capability == 0) {
     hw.compute_capability = gpu != nullptr ? gpu->compute_capability : 80;
     if (gpu == nullptr)

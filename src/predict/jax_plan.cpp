@@ -75,7 +75,7 @@ result<prediction> plan_jax(const model::model_spec& model, const job::job_spec&
   const std::string pre = job.env_value("XLA_PYTHON_CLIENT_PREALLOCATE");
   const bool platform = kind == "platform";
   const bool preallocate = !platform && pre != "false" && pre != "False" && pre != "0";
-  const bytes pool = static_cast<bytes>(std::floor(*fraction * static_cast<double>(job.hardware.capacity)));
+  const bytes pool = static_cast<bytes>(std::floor(*fraction * static_cast<double>(job::usable_capacity(job.hardware))));
   const auto devices = static_cast<int>(visible->size());
 
   // The working set of one device: sharded over the FSDP axis, data over the rest.
@@ -100,11 +100,11 @@ result<prediction> plan_jax(const model::model_spec& model, const job::job_spec&
   out.parameters = model.parameters();
   out.allocator = allocator->name();
   out.jax_fraction = *fraction;
-  const double need = static_cast<double>(rr.peak.allocated) * 1.1 / static_cast<double>(job.hardware.capacity);
+  const double need = static_cast<double>(rr.peak.allocated) * 1.1 / static_cast<double>(job::usable_capacity(job.hardware));
   out.jax_recommended_fraction = std::min(1.0, std::ceil(need * 100.0) / 100.0);
   const bytes context = cuda_context_bytes(job);
   for (int g = 0; g < job.hardware.gpus_per_node; ++g) {
-    gpu_prediction gpu{g, job.hardware.capacity, 0, {}};
+    gpu_prediction gpu{g, job::usable_capacity(job.hardware), 0, {}};
     if (std::find(visible->begin(), visible->end(), g) != visible->end()) {
       const bytes held = platform ? rr.peak.reserved : preallocate ? pool : rr.peak.reserved;
       gpu.processes.push_back({0, "JAX process: CUDA context", context});
@@ -131,7 +131,7 @@ result<prediction> plan_jax(const model::model_spec& model, const job::job_spec&
       r.timeline.clear();
       r.phase_names.clear();
     }
-    if (r.oom || r.peak.device > job.hardware.capacity) out.fits = false;
+    if (r.oom || r.peak.device > job::usable_capacity(job.hardware)) out.fits = false;
     out.ranks.push_back(std::move(r));
   }
   out.notes.push_back(fmt::format(

@@ -41,7 +41,7 @@ result<std::unique_ptr<alloc::allocator_model>> torch_allocator(const job::job_s
     return d;
   }
   options->capacity = capacity;
-  options->device_total = job.hardware.capacity;
+  options->device_total = job::usable_capacity(job.hardware);  // torch's total_memory
   options->device = device;
   if (options->backend == alloc::alloc_backend::cuda_malloc_async)
     return alloc::make_exact_allocator(capacity);
@@ -119,6 +119,16 @@ void torchtune_notes(const job::job_spec& job, bytes offloaded, std::vector<std:
             : ""));
 }
 
+// Why a GPU's capacity is less than nvidia-smi's total, said once.
+void capacity_note(const job::job_spec& job, std::vector<std::string>& notes) {
+  if (job.hardware.driver_reserved == 0) return;
+  notes.push_back(fmt::format("usable memory per GPU: {}, the {} total less {} the driver reserves "
+                              "(nvidia-smi -q \"Reserved\"; hardware.driver_reserved)",
+                              format_bytes(job::usable_capacity(job.hardware)),
+                              format_bytes(job.hardware.capacity),
+                              format_bytes(job.hardware.driver_reserved)));
+}
+
 const rank_prediction* evicting_rank(const prediction& p) {
   for (const auto& r : p.ranks)
     if (r.managed_resident < r.managed) return &r;
@@ -135,6 +145,7 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
   const bytes context = cuda_context_bytes(job);
   const bytes nccl = nccl_bytes(job, cc);
   const bytes checkpoint = model.size();
+  const bytes usable = job::usable_capacity(job.hardware);
   schedule::schedule_options sopts;
   sopts.cublas_workspace = cublas_workspace_bytes(job, cc);
 
@@ -145,7 +156,7 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
     auto program = schedule::build_program(model, job, rep, sopts);
     if (!program) return program.error();
     const bytes outside = context + nccl + foreign_bytes_on(job, rep, checkpoint);
-    const bytes capacity = job.hardware.capacity > outside ? job.hardware.capacity - outside : 0;
+    const bytes capacity = usable > outside ? usable - outside : 0;
     // A rank whose program and capacity equal the first one's replays to the same figures: the
     // replay is a pure function of them and the allocator options, which differ only in the
     // device index, and that appears only in an out-of-memory message.
@@ -172,7 +183,7 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
   out.gpus.resize(static_cast<std::size_t>(world));
   for (int g = 0; g < world; ++g) {
     out.gpus[static_cast<std::size_t>(g)].index = g;
-    out.gpus[static_cast<std::size_t>(g)].capacity = job.hardware.capacity;
+    out.gpus[static_cast<std::size_t>(g)].capacity = usable;
   }
   out.ranks.reserve(static_cast<std::size_t>(world));
   for (int rank = 0; rank < world; ++rank) {
@@ -183,7 +194,7 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
     r.like_rank = schedule::representative_of(job, rank);
     r.context = context;
     r.nccl = nccl;
-    r.managed_resident = resident_managed(r, job.hardware.capacity);
+    r.managed_resident = resident_managed(r, usable);
     auto& gpu = out.gpus[static_cast<std::size_t>(rank)];
     gpu.processes.push_back({rank, fmt::format("rank {}", rank),
                              r.peak.reserved + context + nccl + r.managed_resident});
@@ -208,6 +219,7 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
         "rank {}: {} of its {} of paged optimizer state does not fit beside the allocator's peak; "
         "the driver evicts it to host memory (slower steps, no out-of-memory error)",
         r->rank, format_bytes(r->managed - r->managed_resident), format_bytes(r->managed)));
+  capacity_note(job, out.notes);
   torchtune_notes(job, first_program ? first_program->offloaded : 0, out.notes);
   out.cpu_memory = host_memory(model, job);
   if (out.cpu_memory > 0)

@@ -43,6 +43,7 @@ TEST(JobWriter, YamlOfTheDefaultJob) {
             "hardware:\n"
             "  gpu: H100-80GB\n"
             "  gpu_memory: 81559MiB\n"
+            "  driver_reserved: 480MiB\n"
             "  compute_capability: \"9.0\"\n"
             "  gpus_per_node: 8\n"
             "  nodes: 1\n"

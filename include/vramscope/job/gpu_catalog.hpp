@@ -28,6 +28,11 @@ struct gpu_info {
   std::string_view generation;     // "Volta", "Turing", "Ampere", "Ada Lovelace", "Hopper", ...
   std::string_view source;         // where the memory figure comes from
   bool confirmed = false;          // false: the figure is believed but not confirmed (see source)
+  // Memory the driver keeps out of every process's reach: nvidia-smi -q's "FB Memory Usage /
+  // Reserved", the difference between NVML's total and cudaMemGetInfo's (torch's "total
+  // capacity"). 0 where no figure is known. It varies a little with the driver.
+  bytes reserved = 0;
+  std::string_view reserved_source;
 };
 
 /// Every catalog row, in a stable order (by generation, then size).

@@ -32,10 +32,18 @@ enum class state_dict_kind { none, full, sharded };        // checkpoint saving
 struct hardware_spec {
   std::string gpu = "H100-80GB";  // catalog name (see gpu_catalog.hpp)
   bytes capacity = 0;             // total memory of one GPU; from the catalog unless overridden
+  bytes driver_reserved = 0;      // of it, what the driver keeps from every process; catalog's
+                                  // unless set (hardware.driver_reserved)
   int gpus_per_node = 8;
   int nodes = 1;
   int compute_capability = 0;     // major * 10 + minor (90 = sm_90); from the catalog unless set
 };
+
+/// What processes can use of one GPU: the total less the driver's reservation. It is what
+/// cudaMemGetInfo and torch ("total capacity") report as the device's memory.
+inline bytes usable_capacity(const hardware_spec& hw) {
+  return hw.capacity > hw.driver_reserved ? hw.capacity - hw.driver_reserved : 0;
+}
 
 struct parallel_spec {
   strategy kind = strategy::fsdp2;

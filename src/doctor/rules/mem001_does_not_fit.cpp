@@ -39,7 +39,8 @@ std::vector<finding> does_not_fit(const doctor_input& in) {
     }
   const auto& busiest = predict::busiest_rank(p);
   f.evidence.push_back(fmt::format("busiest GPU {}: {} planned of {}", busiest.gpu,
-                                   format_bytes(busiest.peak.device), format_bytes(p.job.hardware.capacity)));
+                                   format_bytes(busiest.peak.device),
+                                   format_bytes(job::usable_capacity(p.job.hardware))));
   f.cause = fmt::format("the peak in {} needs more than the GPU has", busiest.peak_phase);
   std::vector<std::string> fits;
   std::int64_t best = 0;
