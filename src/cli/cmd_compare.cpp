@@ -1,4 +1,5 @@
-// vramscope compare JOB.yaml --vary key=v1,v2|1..8|pow2:1..64 [--vary ...] [--json] [--set key=value ...]
+// vramscope compare JOB.yaml --vary key=v1,v2|1..8|pow2:1..64 [--vary ...] [--json] [--html FILE.html]
+//     [--set key=value ...]
 // One row per combination: the busiest rank's peak reserved and device memory, the delta to the
 // first row, and whether it fits. A row that does not fit shows what it needs (planned with
 // unlimited memory) and its shortfall, not the state at the out-of-memory error.
@@ -9,7 +10,10 @@
 #include "cli/axes.hpp"
 #include "cli/commands.hpp"
 #include "cli/planning.hpp"
+#include "cli/sweep_page.hpp"
 #include "cli/what_if.hpp"
+
+#include <vramscope/core/io.hpp>
 
 namespace vramscope::cli {
 
@@ -63,6 +67,7 @@ int cmd_compare(const std::vector<std::string>& args, std::ostream& out, std::os
   CLI::App app{"What-if table: plan a job under every combination of varied fields", "compare"};
   std::string job_path, from;
   std::vector<std::string> varies, overrides;
+  std::string html;
   bool json = false;
   app.add_option("job", job_path, "job spec (YAML)");
   app.add_option("--from", from, "import an accelerate YAML, DeepSpeed JSON, torchtitan TOML or torchtune YAML config");
@@ -70,6 +75,8 @@ int cmd_compare(const std::vector<std::string>& args, std::ostream& out, std::os
       ->required();
   app.add_option("--set", overrides, "override a job field for every row");
   app.add_flag("--json", json, "print the rows as JSON");
+  app.add_option("--html", html,
+                 "write a self-contained HTML page: each row's memory against capacity");
   int code = 0;
   if (!parse_args(app, args, out, err, code)) return code;
 
@@ -83,6 +90,10 @@ int cmd_compare(const std::vector<std::string>& args, std::ostream& out, std::os
     if (!r) return report_bad_input(err, "compare", r.error());
     rows.push_back(std::move(*r));
   }
+  if (!html.empty())
+    if (auto written = write_file_atomic(html, report::sweep_html(compare_page(engine->base_job(), rows)));
+        !written)
+      return report_bad_input(err, "compare", written.error());
   if (json) out << rows_json(rows).dump(2) << "\n";
   else print_table(out, rows);
   return 0;

@@ -1,5 +1,5 @@
 // vramscope fit (JOB.yaml | --from CONFIG) [--maximize KEY [--up-to N]] [--try KEY=a,b|1..64|pow2:1..128 ...]
-//     [--set key=value ...] [--json]
+//     [--set key=value ...] [--json] [--html FILE.html]
 // With no option, the largest training.micro_batch that fits; with --maximize, the largest value
 // of another integer field; with --try, the combinations that fit, cheapest first.
 #include <fmt/format.h>
@@ -11,7 +11,10 @@
 #include "cli/fit_output.hpp"
 #include "cli/fit_search.hpp"
 #include "cli/planning.hpp"
+#include "cli/sweep_page.hpp"
 #include "cli/what_if.hpp"
+
+#include <vramscope/core/io.hpp>
 
 namespace vramscope::cli {
 
@@ -21,6 +24,7 @@ struct fit_args {
   std::string job_path, from, maximize = "training.micro_batch";
   std::int64_t up_to = 0;
   std::vector<std::string> tries, overrides;
+  std::string html;
   bool json = false;
 };
 
@@ -34,6 +38,10 @@ int run_maximize(const what_if& engine, const fit_args& a, std::ostream& out, st
   const std::int64_t up_to = a.up_to > 0 ? a.up_to : bisected ? 1 << 20 : 64;
   auto found = maximize(engine, a.maximize, up_to);
   if (!found) return report_bad_input(err, "fit", found.error());
+  if (!a.html.empty())
+    if (auto written = write_file_atomic(a.html, report::sweep_html(maximize_page(engine.base_job(), *found)));
+        !written)
+      return report_bad_input(err, "fit", written.error());
   if (a.json) out << maximize_json(*found).dump(2) << "\n";
   else out << render_maximize(engine.base_job(), *found);
   return exit_code(found->best_value.has_value());
@@ -52,6 +60,16 @@ int run_try(const what_if& engine, const fit_args& a, std::ostream& out, std::os
   if (s.fitting.empty())
     if (auto filled = fill_closest_miss(engine, s); !filled)
       return report_bad_input(err, "fit", filled.error());
+  if (!a.html.empty()) {
+    // The page draws what each miss would need: plan them again with unlimited memory.
+    for (auto& miss : s.missing)
+      if (!miss.need)
+        if (auto filled = engine.fill_need(miss, "--try"); !filled)
+          return report_bad_input(err, "fit", filled.error());
+    if (auto written = write_file_atomic(a.html, report::sweep_html(try_page(engine.base_job(), s)));
+        !written)
+      return report_bad_input(err, "fit", written.error());
+  }
   if (a.json) out << try_json(s).dump(2) << "\n";
   else out << render_try(engine.base_job(), s);
   return exit_code(!s.fitting.empty());
@@ -74,6 +92,8 @@ int cmd_fit(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                                  "list the combinations that fit");
   app.add_option("--set", a.overrides, "override a job field for every configuration");
   app.add_flag("--json", a.json, "print the result as JSON");
+  app.add_option("--html", a.html,
+                 "write a self-contained HTML page: each configuration's memory against capacity");
   max_opt->excludes(try_opt);
   int code = 0;
   if (!parse_args(app, args, out, err, code)) return code;

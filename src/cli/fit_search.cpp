@@ -47,6 +47,7 @@ class prober {
     return it->second;
   }
   [[nodiscard]] std::size_t count() const { return seen_.size(); }
+  [[nodiscard]] const std::map<std::int64_t, result<row_outcome>>& seen() const { return seen_; }
 
  private:
   const what_if& engine_;
@@ -121,6 +122,10 @@ result<maximize_result> maximize(const what_if& engine, const std::string& key,
   if (out.miss) {
     if (auto filled = engine.fill_need(*out.miss, option); !filled) return filled.error();
     ++out.evaluated;
+  }
+  for (const auto& [value, row] : probe.seen()) {
+    if (!row) continue;
+    out.tried.push_back(out.miss && row->settings == out.miss->settings ? *out.miss : *row);
   }
   return out;
 }

@@ -29,6 +29,8 @@ struct maximize_result {
   std::optional<row_outcome> best;       // the row at best_value
   std::optional<row_outcome> miss;       // the smallest value above best that does not fit (or
                                          // 1 when nothing fits), with `need` filled
+  std::vector<row_outcome> tried;        // every valid value planned, in value order (the
+                                         // miss with its need)
   std::size_t evaluated = 0;             // plans run, counting both of a miss
   std::string stopped;                   // why the search went no higher, when not a miss:
                                          // the first invalid value's message, or the limit

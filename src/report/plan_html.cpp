@@ -8,26 +8,15 @@
 #include <array>
 #include <map>
 
+#include "report/html_common.hpp"
+
 namespace vramscope::report {
 
 namespace {
 
 using predict::prediction;
 using predict::rank_prediction;
-
-std::string escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+using detail::escape;
 
 // One colour per breakdown category, in breakdown_rows order.
 constexpr std::array<const char*, 11> category_colours = {
@@ -38,20 +27,6 @@ constexpr std::array<const char*, 6> process_colours = {"#4e79a7", "#f28e2b", "#
 
 double gib(bytes b) { return static_cast<double>(b) / static_cast<double>(1_GiB); }
 
-constexpr const char* style = R"(
-body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}
-h1{font-size:20px;margin:0 0 4px} h2{font-size:16px;margin:28px 0 8px}
-.job{color:#555}
-.verdict{padding:10px 14px;border-radius:6px;font-weight:600;margin:16px 0}
-.fits{background:#e6f4ea;color:#1e6b34}.nofit{background:#fdecea;color:#a4231b}
-.legend span{display:inline-block;margin-right:14px;white-space:nowrap}
-.swatch{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:middle}
-.ranks{display:flex;flex-wrap:wrap;gap:16px} figure{margin:0} figcaption{font-weight:600}
-table{border-collapse:collapse}td,th{padding:2px 10px;text-align:right}th{text-align:left}
-td:first-child{text-align:left}
-.note{color:#555}
-svg text{font:12px system-ui,sans-serif;fill:#333}
-)";
 
 // GPUs with the same capacity and the same processes, to draw 512 alike GPUs as one row.
 std::string gpu_signature(const predict::gpu_prediction& g) {
@@ -236,7 +211,7 @@ void timelines(std::string& out, const prediction& p) {
 std::string plan_html(const prediction& p) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
   out += fmt::format("<title>vramscope plan: {}</title>\n<style>{}</style></head><body>\n",
-                     escape(p.model_name), style);
+                     escape(p.model_name), detail::page_style);
   out += fmt::format("<h1>vramscope plan: {}</h1>\n<p class=\"job\">{}</p>\n", escape(p.model_name),
                      escape(plan_heading(p)));
   out += fmt::format("<p class=\"verdict {}\">{}</p>\n", p.fits ? "fits" : "nofit", escape(verdict_line(p)));

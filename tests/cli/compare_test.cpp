@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include "support/cli.hpp"
 
 namespace vramscope::cli {
@@ -11,6 +15,27 @@ namespace {
 using vramscope::testing::invoke;
 
 const std::string example = std::string(VRAMSCOPE_SOURCE_DIR) + "/examples/llama-3.1-8b-fsdp2.yaml";
+
+std::string read_page(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+std::string scratch_html(const char* name) {
+  return (std::filesystem::temp_directory_path() / name).string();
+}
+
+void expect_self_contained(const std::string& page) {
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  for (const char* remote : {"http://", "https://", "<script", "src="})
+    EXPECT_EQ(page.find(remote), std::string::npos) << remote;
+}
 
 TEST(Compare, RangeGivesOneRowPerValue) {
   const auto r = invoke({"compare", example, "--vary", "training.micro_batch=1..3", "--json"});
@@ -48,6 +73,30 @@ TEST(Compare, RowThatDoesNotFitShowsWhatItNeeds) {
   EXPECT_GT(big["shortfall"].get<std::int64_t>(), 0);
   const auto text = invoke({"compare", example, "--vary", "training.micro_batch=1,64"});
   EXPECT_NE(text.out.find("no, short by "), std::string::npos) << text.out;
+}
+
+TEST(CompareHtml, DrawsEveryRowAgainstTheCapacity) {
+  const std::string html = scratch_html("vramscope_compare_test.html");
+  std::filesystem::remove(html);
+  const auto r = invoke({"compare", example, "--vary", "training.micro_batch=1..5", "--html", html});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string page = read_page(html);
+  expect_self_contained(page);
+  EXPECT_NE(page.find("<p class=\"verdict fits\">3 of 5 rows fit</p>"), std::string::npos) << page;
+  EXPECT_EQ(count_of(page, "<rect class=\"row fits\""), 3u);
+  EXPECT_EQ(count_of(page, "<rect class=\"row nofit\""), 2u);
+  EXPECT_EQ(count_of(page, "<line class=\"capacity\""), 1u);
+  EXPECT_NE(page.find("capacity 79.18 GiB"), std::string::npos);
+  // A row that does not fit is drawn to what it needs, as the table says.
+  EXPECT_NE(page.find("training.micro_batch=4: needs 85.20 GiB, short by 6.02 GiB"), std::string::npos);
+  std::filesystem::remove(html);
+}
+
+TEST(CompareHtml, UnwritablePathIsBadInputNamingIt) {
+  const auto r = invoke({"compare", example, "--vary", "training.micro_batch=1", "--html",
+                         "/nonexistent/dir/compare.html"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("vramscope compare: /nonexistent/dir/compare.html"), std::string::npos) << r.err;
 }
 
 }  // namespace

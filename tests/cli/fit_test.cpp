@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -16,6 +19,27 @@ namespace {
 using vramscope::testing::invoke;
 
 const std::string example = std::string(VRAMSCOPE_SOURCE_DIR) + "/examples/llama-3.1-8b-fsdp2.yaml";
+
+std::string read_page(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+std::string scratch_html(const char* name) {
+  return (std::filesystem::temp_directory_path() / name).string();
+}
+
+void expect_self_contained(const std::string& page) {
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  for (const char* remote : {"http://", "https://", "<script", "src="})
+    EXPECT_EQ(page.find(remote), std::string::npos) << remote;
+}
 
 nlohmann::json fit_json(std::vector<std::string> args, int expected_code = 0) {
   args.insert(args.begin(), {"fit", example});
@@ -195,6 +219,39 @@ TEST(Axes, ExpandsRangesAndPowersOfTwo) {
   auto p = parse_axis("k=pow2:3..20", "--try");
   ASSERT_TRUE(p);
   EXPECT_EQ(p->values, (std::vector<std::string>{"4", "8", "16"}));
+}
+
+TEST(FitHtml, MaximizeDrawsEveryPlannedValueAndMarksTheBoundary) {
+  const std::string html = scratch_html("vramscope_fit_test.html");
+  std::filesystem::remove(html);
+  const auto r = invoke({"fit", example, "--html", html});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string page = read_page(html);
+  expect_self_contained(page);
+  EXPECT_NE(page.find("largest training.micro_batch that fits: 3"), std::string::npos);
+  // The search planned 1, 2, 4 and 3: three fit, one does not.
+  EXPECT_EQ(count_of(page, "<rect class=\"row fits\""), 3u);
+  EXPECT_EQ(count_of(page, "<rect class=\"row nofit\""), 1u);
+  EXPECT_NE(page.find("largest that fits"), std::string::npos);
+  EXPECT_NE(page.find("smallest that does not"), std::string::npos);
+  std::filesystem::remove(html);
+}
+
+TEST(FitHtml, TryDrawsWhatEachMissWouldNeed) {
+  const std::string html = scratch_html("vramscope_fit_try_test.html");
+  std::filesystem::remove(html);
+  const auto r = invoke({"fit", example, "--try", "training.micro_batch=3..5", "--html", html});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string page = read_page(html);
+  expect_self_contained(page);
+  EXPECT_NE(page.find("1 of 3 combinations fit"), std::string::npos);
+  EXPECT_EQ(count_of(page, "<rect class=\"row nofit\""), 2u);
+  EXPECT_EQ(count_of(page, "out of memory at"), 0u) << "every miss is drawn to its need";
+  EXPECT_NE(page.find("training.micro_batch=4: needs 85.20 GiB"), std::string::npos);
+  // The text output is the same with or without the page.
+  const auto plain = invoke({"fit", example, "--try", "training.micro_batch=3..5"});
+  EXPECT_EQ(plain.out, r.out);
+  std::filesystem::remove(html);
 }
 
 }  // namespace

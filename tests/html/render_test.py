@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""`plan --html` as a person sees it: every example job (examples/*.yaml and the five cases) is
-planned to an HTML report, which headless Chromium (Debian's `chromium`) opens from disk. The
-test fails when Chromium reports an error on the page, when the drawn elements are missing from
-the DOM it rendered, or when a screenshot comes out blank.
+"""The HTML reports as a person sees them: every example job (examples/*.yaml and the five cases)
+is planned to an HTML report, and `compare --html` and `fit --html` (both modes) are written for
+the 8B example; headless Chromium (Debian's `chromium`) opens each from disk. The test fails when
+Chromium reports an error on a page, when the drawn elements are missing from the DOM it
+rendered, or when a screenshot comes out blank.
 
 Exits 77 (skipped) without chromium, unless VRAMSCOPE_REQUIRE_CHROMIUM=1 (set by
 scripts/test.sh, which installs it). --screenshots DIR keeps the PNGs.
@@ -30,6 +31,25 @@ def chromium(binary, *args, timeout=60):
     return subprocess.run(base + list(args), capture_output=True, text=True, timeout=timeout)
 
 
+def open_in_chromium(binary, page, name):
+    """The DOM Chromium rendered from `page`; fails on a console error."""
+    dom = chromium(binary, "--dump-dom", "file://" + page)
+    if dom.returncode != 0:
+        fail(f"chromium could not open {page}: {dom.stderr[-2000:]}")
+    errors = [l for l in dom.stderr.splitlines() if "CONSOLE" in l or "Uncaught" in l]
+    if errors:
+        fail(f"{name}: errors on the page: {errors}")
+    return dom.stdout
+
+
+def screenshot(binary, page, name, folder):
+    os.makedirs(folder, exist_ok=True)
+    shot = os.path.join(folder, name + ".png")
+    s = chromium(binary, "--window-size=1240,1400", "--screenshot=" + shot, "file://" + page)
+    if s.returncode != 0 or not os.path.exists(shot) or os.path.getsize(shot) < 20000:
+        fail(f"{name}: the screenshot is missing or blank ({s.stderr[-500:]})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--vramscope", required=True)
@@ -55,14 +75,7 @@ def main():
                                text=True, timeout=120)
             if r.returncode not in (0, 1) or not os.path.exists(page):
                 fail(f"plan {job} --html: exit {r.returncode}: {r.stderr}")
-            dom = chromium(binary, "--dump-dom", "file://" + page)
-            if dom.returncode != 0:
-                fail(f"chromium could not open {page}: {dom.stderr[-2000:]}")
-            errors = [l for l in dom.stderr.splitlines()
-                      if "CONSOLE" in l or "Uncaught" in l]
-            if errors:
-                fail(f"{name}: errors on the page: {errors}")
-            html = dom.stdout
+            html = open_in_chromium(binary, page, name)
             verdict = re.search(r'<p class="verdict (fits|nofit)">([^<]+)</p>', html)
             if not verdict:
                 fail(f"{name}: no verdict in the rendered page")
@@ -74,12 +87,31 @@ def main():
                                      ('<polyline class="reserved"', 1), ('<rect class="phase"', 2)):
                 if html.count(element) < minimum:
                     fail(f"{name}: expected at least {minimum} {element} in the rendered DOM")
-            shot = os.path.join(args.screenshots or tmp, name + ".png")
-            if args.screenshots:
-                os.makedirs(args.screenshots, exist_ok=True)
-            s = chromium(binary, "--window-size=1240,1400", "--screenshot=" + shot, "file://" + page)
-            if s.returncode != 0 or not os.path.exists(shot) or os.path.getsize(shot) < 20000:
-                fail(f"{name}: the screenshot is missing or blank ({s.stderr[-500:]})")
+            screenshot(binary, page, name, args.screenshots or tmp)
+            print(f"ok {name}: {verdict.group(2)}")
+        example = os.path.join(args.examples, "llama-3.1-8b-fsdp2.yaml")
+        sweeps = {
+            "compare": ["compare", example, "--vary", "training.micro_batch=1..5",
+                        "--vary", "training.activation_checkpointing=full,selective"],
+            "fit": ["fit", example],
+            "fit-try": ["fit", example, "--try", "parallel.strategy=fsdp2,zero3,fsdp1",
+                        "--try", "training.micro_batch=1..4"],
+        }
+        for name, command in sweeps.items():
+            page = os.path.join(tmp, name + ".html")
+            r = subprocess.run([args.vramscope] + command + ["--html", page], capture_output=True,
+                               text=True, timeout=300)
+            if r.returncode not in (0, 1) or not os.path.exists(page):
+                fail(f"{' '.join(command)} --html: exit {r.returncode}: {r.stderr}")
+            html = open_in_chromium(binary, page, name)
+            verdict = re.search(r'<p class="verdict (fits|nofit)">([^<]+)</p>', html)
+            if not verdict:
+                fail(f"{name}: no verdict in the rendered page")
+            for element, minimum in (('<svg class="sweep"', 1), ('<rect class="row', 3),
+                                     ('<line class="capacity"', 1), ('<table class="rows"', 1)):
+                if html.count(element) < minimum:
+                    fail(f"{name}: expected at least {minimum} {element} in the rendered DOM")
+            screenshot(binary, page, name, args.screenshots or tmp)
             print(f"ok {name}: {verdict.group(2)}")
         return 0
     finally:

@@ -1,0 +1,84 @@
+#include "cli/sweep_page.hpp"
+
+#include <vramscope/job/job_names.hpp>
+
+#include <fmt/format.h>
+
+#include "cli/fit_output.hpp"
+
+namespace vramscope::cli {
+
+namespace {
+
+std::string job_line(const job::job_spec& job) {
+  return fmt::format("{} on {} x {} ({} usable each), {}", job.model, job.world_size(),
+                     job.hardware.gpu, format_bytes(job::usable_capacity(job.hardware)),
+                     job::name_of(job.parallel.kind));
+}
+
+report::sweep_row row_of(const row_outcome& r, std::string note = {}) {
+  return {settings_text(r.settings), r.fits, r.device, r.fits ? std::nullopt : r.need,
+          std::move(note)};
+}
+
+report::sweep_page page_for(const char* command, const job::job_spec& base) {
+  report::sweep_page page;
+  page.command = command;
+  page.heading = job_line(base);
+  page.capacity = job::usable_capacity(base.hardware);
+  return page;
+}
+
+}  // namespace
+
+report::sweep_page compare_page(const job::job_spec& base, const std::vector<row_outcome>& rows) {
+  auto page = page_for("compare", base);
+  std::size_t fitting = 0;
+  for (const auto& r : rows) {
+    fitting += r.fits ? 1 : 0;
+    page.rows.push_back(row_of(r));
+  }
+  page.found = fitting > 0;
+  page.verdict = fmt::format("{} of {} rows fit", fitting, rows.size());
+  return page;
+}
+
+report::sweep_page maximize_page(const job::job_spec& base, const maximize_result& r) {
+  auto page = page_for("fit", base);
+  page.found = r.best.has_value();
+  page.verdict = r.best_value ? fmt::format("largest {} that fits: {}", r.key, *r.best_value)
+                              : fmt::format("no value of {} fits", r.key);
+  for (const auto& row : r.tried) {
+    std::string note;
+    if (r.best && row.settings == r.best->settings) note = "largest that fits";
+    if (r.miss && row.settings == r.miss->settings) note = "smallest that does not";
+    page.rows.push_back(row_of(row, note));
+  }
+  page.notes.push_back(r.bisected
+                           ? fmt::format("{} plans: doubling from 1, then bisection (memory grows "
+                                         "with {}; docs/fit.md)", r.evaluated, r.key)
+                           : fmt::format("{} plans: every value from 1 to {}", r.evaluated, r.up_to));
+  if (!r.stopped.empty()) page.notes.push_back("stopped: " + r.stopped);
+  return page;
+}
+
+report::sweep_page try_page(const job::job_spec& base, const try_summary& s) {
+  auto page = page_for("fit", base);
+  page.found = !s.fitting.empty();
+  page.verdict = fmt::format("{} of {} combinations fit", s.fitting.size(), s.combinations);
+  std::size_t rank = 0;
+  for (const auto& r : s.fitting)
+    page.rows.push_back(row_of(r, fmt::format("#{}, recompute {:.0f} %", ++rank, r.recompute * 100)));
+  for (const auto& r : s.missing)
+    page.rows.push_back(row_of(r, s.closest && r.settings == s.closest->settings ? "closest miss" : ""));
+  if (s.closest)  // it carries its need when the misses themselves were planned without
+    for (auto& row : page.rows)
+      if (row.label == settings_text(s.closest->settings)) row.need = s.closest->need;
+  page.notes.push_back(cost_proxy_text);
+  if (!s.invalid.empty())
+    page.notes.push_back(fmt::format("{} combinations refused by the job rules; the first: {}",
+                                     s.invalid.size(), s.invalid.front().to_string()));
+  return page;
+}
+
+}  // namespace vramscope::cli
