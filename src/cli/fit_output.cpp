@@ -9,6 +9,7 @@ namespace vramscope::cli {
 const char* const cost_proxy_text =
     "cost proxy: recompute = share of a step's FLOPs spent re-running the forward pass for "
     "activation checkpointing (none 0 %, full 33 %, selective 33 %/checkpoint_every, op 17 %); "
+    "network = bytes one rank sends per step in its collectives (docs/fit.md); "
     "host = host memory of offloaded state per rank";
 
 namespace {
@@ -32,7 +33,7 @@ std::string miss_line(const row_outcome& r) {
 nlohmann::json row_json(const row_outcome& r) {
   nlohmann::json j{{"settings", r.settings}, {"fits", r.fits}, {"reserved", r.reserved},
                    {"device", r.device}, {"capacity", r.capacity}, {"recompute", r.recompute},
-                   {"host_memory", r.host}};
+                   {"network_bytes", r.network}, {"host_memory", r.host}};
   if (r.need) {
     j["need"] = *r.need;
     j["headroom"] = r.headroom();
@@ -86,19 +87,20 @@ std::string render_try(const job::job_spec& base, const try_summary& s) {
   }
   std::size_t width = 8;
   for (const auto& r : s.fitting) width = std::max(width, settings_text(r.settings).size());
-  out += fmt::format("{:>4}  {:<{}}  {:>11} {:>11} {:>9} {:>11}\n", "#", "settings", width,
-                     "device", "headroom", "recompute", "host");
+  out += fmt::format("{:>4}  {:<{}}  {:>11} {:>11} {:>9} {:>11} {:>11}\n", "#", "settings", width,
+                     "device", "headroom", "recompute", "network", "host");
   std::size_t n = 0;
   for (const auto& r : s.fitting)
-    out += fmt::format("{:>4}  {:<{}}  {:>11} {:>11} {:>8.0f}% {:>11}\n", ++n, settings_text(r.settings),
-                       width, format_bytes(r.device), headroom_text(r), r.recompute * 100,
+    out += fmt::format("{:>4}  {:<{}}  {:>11} {:>11} {:>8.0f}% {:>11} {:>11}\n", ++n,
+                       settings_text(r.settings), width, format_bytes(r.device), headroom_text(r),
+                       r.recompute * 100, r.network > 0 ? format_bytes(r.network) : "-",
                        r.host > 0 ? format_bytes(r.host) : "-");
   return out;
 }
 
 nlohmann::json try_json(const try_summary& s) {
   nlohmann::json j{{"combinations", s.combinations}, {"cost_proxy", cost_proxy_text},
-                   {"ranked_by", {"recompute", "host_memory", "headroom"}}};
+                   {"ranked_by", {"recompute", "network_bytes", "host_memory", "headroom"}}};
   j["fits"] = nlohmann::json::array();
   for (const auto& r : s.fitting) j["fits"].push_back(row_json(r));
   j["does_not_fit"] = s.missing.size();

@@ -139,8 +139,8 @@ try_summary summarize(std::vector<result<row_outcome>> rows) {
     else s.missing.push_back(std::move(*r));
   }
   std::stable_sort(s.fitting.begin(), s.fitting.end(), [](const auto& a, const auto& b) {
-    return std::make_tuple(a.recompute, a.host, -a.headroom()) <
-           std::make_tuple(b.recompute, b.host, -b.headroom());
+    return std::make_tuple(a.recompute, a.network, a.host, -a.headroom()) <
+           std::make_tuple(b.recompute, b.network, b.host, -b.headroom());
   });
   return s;
 }

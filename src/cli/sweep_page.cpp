@@ -68,7 +68,8 @@ report::sweep_page try_page(const job::job_spec& base, const try_summary& s) {
   page.verdict = fmt::format("{} of {} combinations fit", s.fitting.size(), s.combinations);
   std::size_t rank = 0;
   for (const auto& r : s.fitting)
-    page.rows.push_back(row_of(r, fmt::format("#{}, recompute {:.0f} %", ++rank, r.recompute * 100)));
+    page.rows.push_back(row_of(r, fmt::format("#{}, recompute {:.0f} %, network {}", ++rank,
+                                              r.recompute * 100, format_bytes(r.network))));
   for (const auto& r : s.missing)
     page.rows.push_back(row_of(r, s.closest && r.settings == s.closest->settings ? "closest miss" : ""));
   if (s.closest)  // it carries its need when the misses themselves were planned without

@@ -5,6 +5,7 @@
 #include <vramscope/job/resolve.hpp>
 #include <vramscope/predict/prediction.hpp>
 #include <vramscope/report/plan_report.hpp>
+#include <vramscope/schedule/schedule.hpp>
 
 #include <malloc.h>
 
@@ -51,6 +52,54 @@ double recompute_share(const job::job_spec& job) {
     case job::checkpointing::op: return 1.0 / 6;
   }
   return 0;
+}
+
+bytes network_per_step(const model::model_spec& model, const job::job_spec& job) {
+  const auto& p = job.parallel;
+  if (p.kind == job::strategy::jax) return 0;
+  const auto ring = [](int n) { return n > 1 ? static_cast<double>(n - 1) / n : 0.0; };
+  const auto split = schedule::split_parameters(model, job);  // this rank's, after the TP split
+  const int tp = std::max(1, p.tp);
+  const int dp = std::max(1, job.world_size() / tp);
+  const int shard = p.dp_shard > 0 ? std::min(p.dp_shard, dp) : dp;
+  const int replicas = std::max(1, dp / shard);
+  const int micros = std::max(1, job.training.gradient_accumulation);
+  const int grad_syncs = p.no_sync ? 1 : micros;
+  const double grads = static_cast<double>(bytes_of(job.precision.reduce, split.trainable));
+  const double params =
+      static_cast<double>(bytes_of(job.precision.params, split.trainable) + split.frozen);
+  double total = 0;
+  switch (p.kind) {
+    case job::strategy::ddp:
+    case job::strategy::single: total = grad_syncs * 2 * ring(dp) * grads; break;
+    case job::strategy::zero1:
+    case job::strategy::zero2:
+      total = grad_syncs * ring(dp) * grads +
+              ring(dp) * static_cast<double>(bytes_of(job.precision.params, split.trainable));
+      break;
+    case job::strategy::fsdp1:
+    case job::strategy::fsdp2:
+    case job::strategy::zero3: {
+      if (p.kind == job::strategy::fsdp1 && p.fsdp_sharding == job::sharding::no_shard) {
+        total = grad_syncs * 2 * ring(dp) * grads;
+        break;
+      }
+      const bool kept = (p.kind == job::strategy::fsdp1 && p.fsdp_sharding == job::sharding::shard_grad_op) ||
+                        (p.kind == job::strategy::fsdp2 && p.reshard_after_forward == 0);
+      total = micros * (kept ? 1 : 2) * ring(shard) * params + grad_syncs * ring(shard) * grads +
+              grad_syncs * 2 * ring(replicas) * grads / shard;
+      break;
+    }
+    case job::strategy::jax: break;
+  }
+  if (tp > 1) {
+    const auto& s = model.text;
+    const double act = static_cast<double>(
+        bytes_of(job.precision.params, job.training.micro_batch * job.training.seq_len * s.hidden));
+    const int forwards = job.training.activation_checkpointing == job::checkpointing::none ? 1 : 2;
+    total += micros * static_cast<double>(s.layers) * 2 * (forwards + 1) * 2 * ring(tp) * act;
+  }
+  return static_cast<bytes>(total);
 }
 
 result<what_if> what_if::open(const std::string& path, const std::vector<std::string>& overrides,
@@ -132,6 +181,7 @@ result<row_outcome> what_if::evaluate(const std::vector<std::string>& settings,
   out.device = busiest.peak.device;
   out.host = p->cpu_memory;
   out.recompute = recompute_share(r->job);
+  out.network = network_per_step(*r->model, r->job);
   out.verdict = report::verdict_line(*p);
   if (out.fits) out.need = out.device;
   if (!out.fits && need_when_missing)

@@ -33,6 +33,7 @@ struct row_outcome {
                                       // else planned with unlimited memory (when asked for)
   bytes host = 0;                     // host memory of offloaded state per rank
   double recompute = 0;               // cost proxy: see recompute_share()
+  bytes network = 0;                  // cost proxy: see network_per_step()
   std::string verdict;                // report::verdict_line
 
   /// capacity - need, negative for a shortfall. Requires: need.
@@ -46,6 +47,17 @@ struct row_outcome {
 /// every block (1/3), selective every Nth block (1/(3N)), torchtitan's per-op policy about half
 /// of the matmuls (1/6, it saves every second one). 0 without checkpointing.
 double recompute_share(const job::job_spec& job);
+
+/// Bytes one rank sends over the network per optimizer step in its collectives, with ring
+/// algorithms (an all-gather or a reduce-scatter over n ranks sends (n-1)/n of the buffer, an
+/// all-reduce twice that): DDP all-reduces the gradients; FSDP and ZeRO-3 all-gather the
+/// parameters (frozen ones too) in forward and again in backward unless they stay unsharded
+/// between them, and reduce-scatter the gradients; ZeRO-1/2 reduce-scatter the gradients and
+/// all-gather the updated parameters; HSDP adds an all-reduce of the gradient shards across
+/// replicas; tensor parallelism all-reduces each block's activations twice in forward and twice
+/// in backward (again in recomputed forwards). Gradients go once per micro-batch, or once per
+/// step under no_sync. JAX jobs: 0 (not modelled).
+bytes network_per_step(const model::model_spec& model, const job::job_spec& job);
 
 class what_if {
  public:

@@ -111,7 +111,11 @@ TEST(Fit, TryRanksByCostThenHeadroom) {
     const auto& a = j["fits"][i - 1];
     const auto& b = j["fits"][i];
     EXPECT_LE(a["recompute"].get<double>(), b["recompute"].get<double>());
-    if (a["recompute"] == b["recompute"] && a["host_memory"] == b["host_memory"]) {
+    if (a["recompute"] == b["recompute"]) {
+      EXPECT_LE(a["network_bytes"].get<std::uint64_t>(), b["network_bytes"].get<std::uint64_t>());
+    }
+    if (a["recompute"] == b["recompute"] && a["network_bytes"] == b["network_bytes"] &&
+        a["host_memory"] == b["host_memory"]) {
       EXPECT_GE(a["headroom"].get<std::int64_t>(), b["headroom"].get<std::int64_t>());
     }
   }
@@ -252,6 +256,31 @@ TEST(FitHtml, TryDrawsWhatEachMissWouldNeed) {
   const auto plain = invoke({"fit", example, "--try", "training.micro_batch=3..5"});
   EXPECT_EQ(plain.out, r.out);
   std::filesystem::remove(html);
+}
+
+// The network proxy by hand for Llama-3.2-1B (P = 1,235,814,400 parameters, fp32 gradient
+// reduction, bf16 compute): ring collectives over n ranks send (n-1)/n of the buffer.
+TEST(NetworkPerStep, MatchesTheRingFormulasOfEachStrategy) {
+  auto engine = what_if::open(example, {"model=llama-3.2-1b"}, "");
+  ASSERT_TRUE(engine) << engine.error().to_string();
+  const std::uint64_t P = 1'235'814'400;
+  auto network = [&](std::vector<std::string> settings) {
+    auto job = engine->job_with(settings, "--try");
+    EXPECT_TRUE(job) << job.error().to_string();
+    return job ? network_per_step(engine->model(), *job) : 0;
+  };
+  // DDP over 8: an all-reduce of 4P bytes of gradients, 2 x 7/8 of it.
+  EXPECT_EQ(network({"parallel.strategy=ddp"}), 2 * 7 * (4 * P) / 8);
+  // FSDP2 over 8: bf16 parameters gathered in forward and backward, fp32 gradients scattered.
+  EXPECT_EQ(network({"parallel.strategy=fsdp2"}), 7 * (2 * 2 * P + 4 * P) / 8);
+  // Parameters kept unsharded after forward: one gather per micro-batch.
+  EXPECT_EQ(network({"parallel.strategy=fsdp2", "parallel.reshard_after_forward=false"}),
+            7 * (2 * P + 4 * P) / 8);
+  // ZeRO-2: gradients reduce-scattered, updated bf16 parameters gathered once per step.
+  EXPECT_EQ(network({"parallel.strategy=zero2"}), 7 * (4 * P + 2 * P) / 8);
+  // Accumulating 4 micro-batches without no_sync reduces the gradients 4 times.
+  EXPECT_EQ(network({"parallel.strategy=ddp", "training.gradient_accumulation=4"}),
+            4 * (2 * 7 * (4 * P) / 8));
 }
 
 }  // namespace
