@@ -21,7 +21,8 @@ dpkg -x "$deb" "$root"
 "$root/usr/bin/vramscope" --version
 "$root/usr/bin/vramscope" plan "$root/usr/share/doc/vramscope/examples/llama-3.1-8b-fsdp2.yaml" > /dev/null
 # `watch --prometheus` loads the HTTP plugin that the package carries beside the binary.
-dpkg -c "$deb" | grep -q '/vramscope/libvramscope_http.so$'
+# (grep without -q reads the whole listing: -q would stop dpkg-deb with SIGPIPE under pipefail)
+dpkg -c "$deb" | grep '/vramscope/libvramscope_http.so$' > /dev/null
 "$root/usr/bin/vramscope" watch --replay tests/data/monitor/replay-ddp-gpu0.jsonl --interval 0 --json \
   --prometheus 127.0.0.1:0 > /dev/null
 man -l "$root/usr/share/man/man1/vramscope.1" > /dev/null
