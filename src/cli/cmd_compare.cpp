@@ -9,7 +9,7 @@
 #include "cli/args.hpp"
 #include "cli/axes.hpp"
 #include "cli/commands.hpp"
-#include "cli/planning.hpp"
+#include "cli/job_loading.hpp"
 #include "cli/sweep_page.hpp"
 #include "cli/what_if.hpp"
 

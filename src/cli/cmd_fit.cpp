@@ -10,7 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/fit_output.hpp"
 #include "cli/fit_search.hpp"
-#include "cli/planning.hpp"
+#include "cli/job_loading.hpp"
 #include "cli/sweep_page.hpp"
 #include "cli/what_if.hpp"
 

@@ -72,7 +72,7 @@ void write_unit_row(const model::unit& first, const model::unit* last, std::size
       last ? fmt::format("{}..{} ({})", first.name, indexed(last->name)->second, count)
            : first.name;
   out << fmt::format("  {:<40} {:<17} {:>16} {:>12}{}\n", name, model::name_of(first.kind),
-                     model::format_count(first.parameters), format_bytes(first.size), suffix);
+                     format_count(first.parameters), format_bytes(first.size), suffix);
 }
 
 void write_units(const model_spec& spec, std::ostream& out) {
@@ -109,7 +109,7 @@ void write_text(const model_spec& spec, bool tensors, std::ostream& out) {
     per_dtype.push_back(fmt::format("{} {}", name_of(type), format_bytes(size)));
   out << fmt::format("model         {}\n", spec.name);
   out << fmt::format("model_type    {}\n", spec.model_type);
-  out << fmt::format("parameters    {}\n", model::format_count(spec.parameters()));
+  out << fmt::format("parameters    {}\n", format_count(spec.parameters()));
   out << fmt::format("size          {} ({})\n", format_bytes(spec.size()),
                      fmt::join(per_dtype, ", "));
   out << fmt::format("text stack    {}\n", describe_stack(spec.text));
@@ -120,7 +120,7 @@ void write_text(const model_spec& spec, bool tensors, std::ostream& out) {
   out << fmt::format(
       "\nlargest unit: {}, {} parameters, {} (FSDP and ZeRO-3 gather one unit at "
       "a time)\n",
-      largest.name, model::format_count(largest.parameters), format_bytes(largest.size));
+      largest.name, format_count(largest.parameters), format_bytes(largest.size));
   if (tensors) write_tensors(spec, out);
   for (const auto& n : spec.notes) out << "note: " << n.to_string() << "\n";
 }

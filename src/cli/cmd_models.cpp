@@ -23,9 +23,9 @@ void write_text(const std::vector<row>& rows, std::ostream& out) {
   out << fmt::format("{:<16} {:>16} {:>11} {:<6} {}\n", "preset", "parameters", "size", "dtype",
                      "description");
   for (const auto& r : rows) {
-    std::string count = model::format_count(r.spec.parameters());
+    std::string count = format_count(r.spec.parameters());
     if (r.spec.parameters() != r.entry.published_parameters)
-      count += fmt::format(" (published {})", model::format_count(r.entry.published_parameters));
+      count += fmt::format(" (published {})", format_count(r.entry.published_parameters));
     out << fmt::format("{:<16} {:>16} {:>11} {:<6} {}\n", r.entry.name, count,
                        format_bytes(r.spec.size()), name_of(r.spec.type), r.entry.description);
   }

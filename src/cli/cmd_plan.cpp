@@ -4,7 +4,7 @@
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
-#include "cli/planning.hpp"
+#include "cli/job_loading.hpp"
 
 namespace vramscope::cli {
 

@@ -30,12 +30,6 @@ std::string format_time(std::uint64_t time_us) {
   return fmt::format("{}.{:03} UTC", text, time_us % 1'000'000 / 1000);
 }
 
-std::string format_count(std::uint64_t n) {
-  std::string digits = std::to_string(n);
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
-  return digits;
-}
-
 // "+12.345 s" or, under a second, "+0.020 ms".
 std::string format_duration(std::uint64_t us) {
   if (us >= 1'000'000) return fmt::format("{:.3f} s", static_cast<double>(us) / 1e6);

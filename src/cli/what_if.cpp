@@ -14,7 +14,7 @@
 #include <mutex>
 #include <thread>
 
-#include "cli/planning.hpp"
+#include "cli/job_loading.hpp"
 
 namespace vramscope::cli {
 

@@ -53,4 +53,11 @@ bool parse_bytes(std::string_view text, bytes& out) {
   return true;
 }
 
+std::string format_count(std::uint64_t n) {
+  std::string digits = std::to_string(n);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
+    digits.insert(static_cast<std::size_t>(i), ",");
+  return digits;
+}
+
 }  // namespace vramscope

@@ -17,7 +17,7 @@ constexpr std::array catalogue{
     rule{"FSDP001", "FSDP1 meta-device init without sync_module_states / device_id",
          "an FSDP1 job with meta-device ranks, or rank 0 peaking apart from the others",
          &rules::fsdp1_meta_init},
-    rule{"OPT001", "options that save nothing", "a job spec: each memory option re-planned",
+    rule{"OPT001", "options that save nothing for this job", "a job spec: each memory option re-planned",
          &rules::options_without_effect},
     rule{"NCCL001", "record_stream keeps collective buffers alive",
          "memory_stats with active peak far above allocated peak", &rules::record_stream_inflation},
@@ -54,7 +54,12 @@ std::span<const rule> all_rules() { return catalogue; }
 std::vector<finding> diagnose(const doctor_input& input) {
   std::vector<finding> out;
   for (const auto& r : catalogue)
-    for (auto& f : r.check(input)) out.push_back(std::move(f));
+    for (auto& f : r.check(input)) {
+      // A rule's title is the catalogue's; a rule may name its finding more precisely (OOM001
+      // says whose out-of-memory error it read).
+      if (f.title.empty()) f.title = std::string(r.title);
+      out.push_back(std::move(f));
+    }
   std::stable_sort(out.begin(), out.end(), [](const finding& a, const finding& b) {
     return rank_of(a.level) < rank_of(b.level);
   });

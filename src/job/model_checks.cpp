@@ -2,7 +2,7 @@
 
 #include <vramscope/model/modules.hpp>
 
-#include "job/rules.hpp"
+#include "job/validation.hpp"
 
 namespace vramscope::job {
 

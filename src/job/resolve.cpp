@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "job/field_table.hpp"
-#include "job/rules.hpp"
+#include "job/validation.hpp"
 
 namespace vramscope::job {
 

@@ -1,5 +1,6 @@
 #include "predict/jax_plan.hpp"
 
+#include <vramscope/core/version.hpp>
 #include <vramscope/alloc/factory.hpp>
 #include <vramscope/schedule/schedule.hpp>
 
@@ -62,7 +63,7 @@ result<double> jax_mem_fraction(const job::job_spec& job) {
   }
   // XLA's default changed from 0.9 to 0.75 with jax/jaxlib 0.4.14 (jax docs PR #16724).
   const std::string& v = job.framework.jaxlib.empty() ? job.framework.version : job.framework.jaxlib;
-  return schedule::version_number(v) < schedule::version_number("0.4.14") ? 0.9 : 0.75;
+  return version_number(v) < version_number("0.4.14") ? 0.9 : 0.75;
 }
 
 result<prediction> plan_jax(const model::model_spec& model, const job::job_spec& job,

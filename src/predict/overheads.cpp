@@ -1,5 +1,7 @@
 #include <vramscope/predict/overheads.hpp>
 
+#include <vramscope/core/version.hpp>
+
 #include <vramscope/schedule/schedule.hpp>
 
 #include <algorithm>
@@ -13,7 +15,7 @@ bytes cuda_context_bytes(const job::job_spec& job) {
   // the upper end is taken. Eager loading measured 636 MiB for a bare context (PR #86509) and
   // grows past 1 GiB with libraries. JAX's context is created on every visible GPU.
   const bool eager = job.env_value("CUDA_MODULE_LOADING") == "EAGER" ||
-                     schedule::version_number(job.framework.cuda) < schedule::version_number("11.7");
+                     version_number(job.framework.cuda) < version_number("11.7");
   return eager ? 1024_MiB : 500_MiB;
 }
 
@@ -48,7 +50,7 @@ bytes nccl_bytes(const job::job_spec& job, int compute_capability) {
 bytes cublas_workspace_bytes(const job::job_spec& job, int compute_capability) {
   // aten/src/ATen/cuda/CublasHandlePool.cpp: 32 MiB on compute capability 9.x and later,
   // ":4096:2:16:8" = 8,519,680 B before; torch < 2.1 used 4 MiB everywhere.
-  if (schedule::version_number(job.framework.version) < schedule::version_number("2.1")) return 4_MiB;
+  if (version_number(job.framework.version) < version_number("2.1")) return 4_MiB;
   return compute_capability >= 90 ? 32_MiB : 8'519'680;
 }
 

@@ -2,6 +2,8 @@
 // that lives outside the allocator.
 #include <vramscope/predict/prediction.hpp>
 
+#include <vramscope/core/version.hpp>
+
 #include <vramscope/alloc/caching_options.hpp>
 #include <vramscope/alloc/factory.hpp>
 #include <vramscope/job/gpu_catalog.hpp>
@@ -114,7 +116,7 @@ void torchtune_notes(const job::job_spec& job, bytes offloaded, std::vector<std:
         "(not in the GPU figures); tensors under 1 KiB, the output head's input, the loss's "
         "tensors{} stay on the GPU",
         format_bytes(offloaded),
-        schedule::version_number(job.framework.version) >= schedule::version_number("2.5")
+        version_number(job.framework.version) >= version_number("2.5")
             ? " and the last 5 offloaded tensors (until their copies are done)"
             : ""));
 }

@@ -138,7 +138,7 @@ std::string plan_heading(const prediction& p) {
   const auto& j = p.job;
   return fmt::format(
       "{} ({} parameters) on {} x {} ({} node{}), {} {}, params {} / master {}, {}, {}, micro-batch {} x {} tokens",
-      p.model_name, model::format_count(p.parameters), j.world_size(), j.hardware.gpu, j.hardware.nodes,
+      p.model_name, format_count(p.parameters), j.world_size(), j.hardware.gpu, j.hardware.nodes,
       j.hardware.nodes == 1 ? "" : "s", j.framework.name, job::name_of(j.parallel.kind),
       name_of(j.precision.params), name_of(j.precision.master), optimizer_text(j.optimizer),
       training_kind(j), j.training.micro_batch, j.training.seq_len);

@@ -29,6 +29,9 @@ constexpr std::uint64_t ceil_div(std::uint64_t n, std::uint64_t d) { return (n +
 /// "12.34 GiB", "512.0 MiB", "1.5 KiB", "100 B": binary units, for tables meant for people.
 std::string format_bytes(bytes n);
 
+/// "8,030,261,248": an integer with thousands separators, for counts meant for people.
+std::string format_count(std::uint64_t n);
+
 /// Signed variant for deltas: "+1.25 GiB", "-300.0 MiB", "0 B".
 std::string format_delta(std::int64_t n);
 

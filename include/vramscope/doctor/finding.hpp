@@ -23,7 +23,7 @@ std::string_view name_of(severity s);
 
 struct finding {
   std::string rule;                   // rule id, e.g. "JAX001"
-  std::string title;                  // one line
+  std::string title;                  // one line; empty: the catalogue's title for the rule
   severity level = severity::warning;
   std::vector<std::string> evidence;  // numbers with units and where they came from
   std::string cause;

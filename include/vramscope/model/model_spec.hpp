@@ -90,9 +90,6 @@ struct model_spec {
 /// Lower-case name of a unit kind: "embedding", "block", "vision_block", ...
 std::string_view name_of(unit_kind kind);
 
-/// A count with thousands separators: 8030261248 -> "8,030,261,248".
-std::string format_count(std::uint64_t n);
-
 /// A shape as text: {4096, 128256} -> "[4096, 128256]"; a scalar is "[]".
 std::string format_shape(const std::vector<std::uint64_t>& shape);
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <vramscope/core/result.hpp>
+#include <vramscope/core/version.hpp>
 #include <vramscope/job/job_spec.hpp>
 #include <vramscope/model/model_spec.hpp>
 #include <vramscope/schedule/event.hpp>
@@ -40,8 +41,5 @@ int representative_of(const job::job_spec& job, int rank);
 /// without TORCH_NCCL_AVOID_RECORD_STREAMS=1), which keeps them `active` until the GPU catches up.
 bool collectives_record_stream(const job::job_spec& job);
 
-/// Parses a "major.minor.patch" version into one comparable number (each part clamped to 999);
-/// missing or unparsable parts count as 0. Used for version rules of torch, CUDA and jaxlib.
-int version_number(const std::string& version);
 
 }  // namespace vramscope::schedule

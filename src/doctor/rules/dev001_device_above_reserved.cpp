@@ -26,7 +26,7 @@ std::vector<finding> device_above_reserved(const doctor_input& in) {
     const auto used = observed_used(*in.observed, gpu);
     if (!used || *used < *s.reserved.current + 1_GiB) continue;
     const bytes gap = *used - *s.reserved.current;
-    finding f{"DEV001", "nvidia-smi shows more than PyTorch reserved", severity::info, {}, {}, {}, {}, {}};
+    finding f{"DEV001", {}, severity::info, {}, {}, {}, {}, {}};
     f.evidence.push_back(fmt::format("GPU {}: nvidia-smi {} used, memory_stats ({}) reserved {}: {} outside "
                                      "PyTorch", gpu, format_bytes(*used), s.source,
                                      format_bytes(*s.reserved.current), format_bytes(gap)));

@@ -31,7 +31,7 @@ std::vector<finding> fragmentation(const doctor_input& in) {
                                      format_bytes(*o.reserved_unallocated)));
     }
   if (evidence.empty()) return {};
-  finding f{"FRAG001", "fragmentation: reserved far above allocated", severity::warning, evidence, {}, {}, {}, {}};
+  finding f{"FRAG001", {}, severity::warning, evidence, {}, {}, {}, {}};
   f.cause = "freed blocks are split pieces of larger segments, or belong to another stream; they cannot "
             "serve the sizes being requested, so the allocator asks the driver for new segments";
   f.fix = "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True";

@@ -41,7 +41,7 @@ std::vector<finding> fsdp1_meta_init(const doctor_input& in) {
   const bool job_risk = in.job && risky_init_job(*in.job);
   const auto observed = in.observed ? uneven_ranks(*in.observed) : std::nullopt;
   if (!job_risk && !(observed && (!in.job || in.job->parallel.kind == job::strategy::fsdp1))) return {};
-  finding f{"FSDP001", "FSDP1 meta-device init without sync_module_states / device_id", severity::warning,
+  finding f{"FSDP001", {}, severity::warning,
             {}, {}, {}, {}, {}};
   if (observed) f.evidence.push_back(*observed);
   if (job_risk) {

@@ -73,7 +73,7 @@ std::vector<finding> gpu0_crowding(const doctor_input& in) {
   const auto observed = in.observed ? observed_crowding(*in.observed) : std::nullopt;
   const bool job_risk = in.job && crowds_gpu0(*in.job);
   if (!observed && !job_risk) return {};
-  finding f{"GPU001", "GPU 0 carries memory of other ranks", severity::warning, {}, {}, {}, {}, {}};
+  finding f{"GPU001", {}, severity::warning, {}, {}, {}, {}, {}};
   if (observed)
     f.evidence.push_back(fmt::format("nvidia-smi: {} processes on GPU 0{}, at most {} on any other GPU; "
                                      "{} on GPU 0 belongs to processes whose own GPU is another",

@@ -34,7 +34,7 @@ void observed_evidence(const doctor_input& in, finding& f) {
 
 std::vector<finding> jax_preallocation(const doctor_input& in) {
   const bool jax_job = in.job && (in.job->framework.name == "jax" || in.job->parallel.kind == job::strategy::jax);
-  finding f{"JAX001", "JAX preallocates its pool on every visible GPU", severity::warning, {}, {}, {}, {}, {}};
+  finding f{"JAX001", {}, severity::warning, {}, {}, {}, {}, {}};
   observed_evidence(in, f);
   // With a job, only a JAX job; without one, only GPUs held at XLA's fractions.
   if (in.job ? !jax_job : f.evidence.empty()) return {};

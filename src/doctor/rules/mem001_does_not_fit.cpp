@@ -30,7 +30,7 @@ constexpr candidate candidates[] = {
 std::vector<finding> does_not_fit(const doctor_input& in) {
   if (!in.prediction || in.prediction->fits) return {};
   const auto& p = *in.prediction;
-  finding f{"MEM001", "the job does not fit", severity::error, {}, {}, {}, {}, {}};
+  finding f{"MEM001", {}, severity::error, {}, {}, {}, {}, {}};
   for (const auto& r : p.ranks)
     if (r.oom) {
       f.evidence.push_back(fmt::format("rank {} runs out of memory in {}: {}", r.rank, r.oom_phase,

@@ -1,5 +1,6 @@
 // NCCL001: active far above allocated: buffers of collectives freed through record_stream wait
 // for the NCCL stream, so the allocator cannot reuse them and reserves more.
+#include <vramscope/core/version.hpp>
 #include <vramscope/schedule/schedule.hpp>
 
 #include <fmt/format.h>
@@ -37,7 +38,7 @@ std::vector<finding> record_stream_inflation(const doctor_input& in) {
                        predict::busiest_rank(*in.prediction).peak.active >
                            predict::busiest_rank(*in.prediction).peak.allocated + 1_GiB;
   if (!observed && !job_gap) return {};
-  finding f{"NCCL001", "record_stream keeps collective buffers alive", severity::warning, {}, {}, {}, {}, {}};
+  finding f{"NCCL001", {}, severity::warning, {}, {}, {}, {}, {}};
   if (observed)
     f.evidence.push_back(fmt::format("memory_stats rank {}: active peak {} vs allocated peak {} (reserved {})",
                                      observed->rank, format_bytes(observed->active),
@@ -52,7 +53,7 @@ std::vector<finding> record_stream_inflation(const doctor_input& in) {
             "it and a later allocation notices, so freed buffers pile up as `active` and the allocator "
             "reserves new segments. FSDP1's limit_all_gathers throttled the CPU and hid this; FSDP2 does not";
   const std::string version = in.job ? in.job->framework.version : "";
-  if (in.job && schedule::version_number(version) >= schedule::version_number("2.8")) {
+  if (in.job && version_number(version) >= version_number("2.8")) {
     f.fix = "torch >= 2.8 no longer uses record_stream for these collectives; look for another "
             "cross-stream consumer (custom streams, pinned-memory copies)";
     return {f};

@@ -53,7 +53,7 @@ others_on_gpu processes_on(const observe::observation& o, int index, const obser
 }
 
 finding base(const observe::oom_report& o, int gpu) {
-  finding f{"OOM002", "out-of-memory message checked against nvidia-smi", severity::info, {}, {}, {}, {}, {}};
+  finding f{"OOM002", {}, severity::info, {}, {}, {}, {}, {}};
   f.evidence.push_back(fmt::format("line {}: tried to allocate {} on GPU {}{}", o.line,
                                    o.requested ? format_bytes(*o.requested) : "?", gpu,
                                    o.capacity ? fmt::format(" of {}", format_bytes(*o.capacity)) : ""));

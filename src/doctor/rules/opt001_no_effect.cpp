@@ -44,7 +44,7 @@ std::vector<finding> options_without_effect(const doctor_input& in) {
       some.push_back(fmt::format("{}: {}", setting, format_delta(-after->saving)));
   }
   if (none.empty()) return {};
-  finding f{"OPT001", "options that save nothing for this job", severity::info, {}, {}, {}, {}, {}};
+  finding f{"OPT001", {}, severity::info, {}, {}, {}, {}, {}};
   for (const auto& s : none) f.evidence.push_back(fmt::format("--set {}: no change on the busiest GPU", s));
   for (const auto& s : some) f.evidence.push_back(fmt::format("--set {} on the busiest GPU", s));
   f.cause = "these settings do not change what is resident at the peak for this job (for example a "

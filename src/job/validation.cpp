@@ -1,4 +1,4 @@
-#include "job/rules.hpp"
+#include "job/validation.hpp"
 
 #include <vramscope/job/job_names.hpp>
 

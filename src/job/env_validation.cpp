@@ -3,7 +3,7 @@
 // (generate_pjrt_gpu_plugin_options); TORCH_NCCL_AVOID_RECORD_STREAMS, ignored from PyTorch 2.8,
 // torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp; the PYTORCH_CUDA_ALLOC_CONF options,
 // c10/core/AllocatorConfig.cpp (docs/allocators.md, "PYTORCH_CUDA_ALLOC_CONF").
-#include "job/rules.hpp"
+#include "job/validation.hpp"
 
 #include <fmt/format.h>
 

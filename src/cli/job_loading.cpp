@@ -1,4 +1,4 @@
-#include "cli/planning.hpp"
+#include "cli/job_loading.hpp"
 
 #include <vramscope/cli/run.hpp>
 #include <vramscope/core/io.hpp>

@@ -1,6 +1,7 @@
 #pragma once
-// Shared by plan, compare and explain: read a job spec (with --set overrides), load its model
-// (a path is taken relative to the job file), and plan it.
+// Shared by plan, compare, fit and explain: read a job spec (with --set overrides) or import a
+// framework config, and load its model (a path is taken relative to the job file). Planning
+// itself is predict::plan.
 
 #include <ostream>
 #include <string>
