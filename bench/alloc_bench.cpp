@@ -8,7 +8,6 @@
 #include <random>
 #include <vector>
 
-#include <vramscope/alloc/adaptors.hpp>
 #include <vramscope/alloc/factory.hpp>
 
 namespace vramscope::alloc {
@@ -134,20 +133,11 @@ void BM_ReplayExact(benchmark::State& state) {
 void BM_ReplayBfc(benchmark::State& state) {
   replay_events(state, [] { return make_bfc_allocator(jax_bfc_options(80_GiB)); });
 }
-void BM_ReplayCachingWithStatisticsScope(benchmark::State& state) {
-  replay_events(state, [] {
-    auto model = std::make_unique<statistics_adaptor>(make_caching_allocator(torch(false)));
-    model->push_scope("step");
-    return model;
-  });
-}
-
 BENCHMARK(BM_ReplayCaching)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ReplayCachingExpandable)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ReplayCachingMaxSplit)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ReplayExact)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ReplayBfc)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_ReplayCachingWithStatisticsScope)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace vramscope::alloc

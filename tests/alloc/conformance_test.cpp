@@ -1,4 +1,4 @@
-// The one suite every allocator model and adaptor passes (rmm's mr_ref_test): freed bytes are
+// The one suite every allocator model passes (rmm's mr_ref_test): freed bytes are
 // reusable, stats stay ordered and agree with the block view, live blocks never overlap, an OOM
 // leaves a consistent model, and record_stream defers reuse until the stream completes and a
 // later allocation polls it.
@@ -10,7 +10,6 @@
 #include <random>
 #include <vector>
 
-#include <vramscope/alloc/adaptors.hpp>
 #include <vramscope/alloc/caching_allocator.hpp>
 #include <vramscope/alloc/factory.hpp>
 
@@ -72,27 +71,6 @@ std::vector<model_case> all_models() {
          bfc_options o{capacity, false};
          o.garbage_collection = true;
          return make_bfc_allocator(o);
-       }},
-      {"Statistics",
-       [] {
-         auto a = std::make_unique<statistics_adaptor>(make_caching_allocator(caching()));
-         a->push_scope("step");
-         return a;
-       }},
-      {"Tracking",
-       [] { return std::make_unique<tracking_adaptor>(make_caching_allocator(caching())); }},
-      {"Limiting",
-       [] {
-         return std::make_unique<limiting_adaptor>(make_caching_allocator(caching()), capacity);
-       }},
-      {"LimitingBfc",
-       [] {
-         return std::make_unique<limiting_adaptor>(make_bfc_allocator({capacity, false}), 900_MiB);
-       }},
-      {"Stacked",
-       [] {
-         return std::make_unique<statistics_adaptor>(std::make_unique<tracking_adaptor>(
-             std::make_unique<limiting_adaptor>(make_caching_allocator(caching(true)), capacity)));
        }},
   };
 }

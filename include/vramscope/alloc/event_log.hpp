@@ -1,5 +1,5 @@
 #pragma once
-// The allocator event log: what tracking_adaptor records, its CSV form, and replay() which feeds
+// The allocator event log: a sequence of allocator calls, its CSV form, and replay() which feeds
 // a log to any allocator model (rmm's replay tool, in miniature). Format (docs/allocators.md):
 //
 //   op,size,stream,handle
