@@ -74,14 +74,7 @@ struct bfc_allocator::state {
 
   // --- chunk storage ---
   std::uint32_t new_chunk() {
-    std::uint32_t index;
-    if (!free_slots.empty()) {
-      index = free_slots.back();
-      free_slots.pop_back();
-    } else {
-      index = static_cast<std::uint32_t>(chunks.size());
-      chunks.emplace_back();
-    }
+    const std::uint32_t index = detail::take_slot(chunks, free_slots);
     chunk& c = chunks[index];
     const std::uint32_t generation = c.generation;
     c = chunk{};
@@ -103,14 +96,7 @@ struct bfc_allocator::state {
     return i != no_chunk && chunks[i].live && !chunks[i].in_use;
   }
 
-  chunk& allocated_chunk(handle id) {
-    const std::uint32_t slot = detail::handle_slot(id);
-    VRAMSCOPE_EXPECTS(slot < chunks.size(), "unknown allocation handle");
-    chunk& c = chunks[slot];
-    VRAMSCOPE_EXPECTS(c.live && c.allocated && c.generation == detail::handle_generation(id),
-                      "handle is not a live allocation (freed twice?)");
-    return c;
-  }
+  chunk& allocated_chunk(handle id) { return detail::allocated_slot(chunks, id); }
 
   // --- FindChunkPtr / SplitChunk ---
   std::uint32_t find_chunk(bytes rounded) {

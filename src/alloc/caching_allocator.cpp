@@ -35,14 +35,7 @@ caching_allocator::state::state(caching_allocator_options o)
 // --- block storage ---
 
 block_index caching_allocator::state::new_block() {
-  block_index index;
-  if (!free_slots.empty()) {
-    index = free_slots.back();
-    free_slots.pop_back();
-  } else {
-    index = static_cast<block_index>(blocks.size());
-    blocks.emplace_back();
-  }
+  const block_index index = detail::take_slot(blocks, free_slots);
   cblock& b = blocks[index];
   const std::uint32_t generation = b.generation;
   std::vector<stream_id> uses = std::move(b.stream_uses);  // keeps its capacity

@@ -124,12 +124,7 @@ allocation caching_allocator::state::alloc_found_block(alloc_params& p, bytes or
 }
 
 cblock& caching_allocator::state::allocated_block(handle id) {
-  const std::uint32_t slot = detail::handle_slot(id);
-  VRAMSCOPE_EXPECTS(slot < blocks.size(), "unknown allocation handle");
-  cblock& b = blocks[slot];
-  VRAMSCOPE_EXPECTS(b.live && b.allocated && b.generation == detail::handle_generation(id),
-                    "handle is not a live allocation (freed twice?)");
-  return b;
+  return detail::allocated_slot(blocks, id);
 }
 
 void caching_allocator::state::free(handle id) {

@@ -25,14 +25,7 @@ struct exact_allocator::state {
     std::vector<stream_id> stream_uses;
   };
 
-  entry& allocated_entry(handle id) {
-    const std::uint32_t slot = detail::handle_slot(id);
-    VRAMSCOPE_EXPECTS(slot < entries.size(), "unknown allocation handle");
-    entry& e = entries[slot];
-    VRAMSCOPE_EXPECTS(e.live && e.allocated && e.generation == detail::handle_generation(id),
-                      "handle is not a live allocation (freed twice?)");
-    return e;
-  }
+  entry& allocated_entry(handle id) { return detail::allocated_slot(entries, id); }
 
   // cudaFree: the memory goes back to the driver.
   void release(std::uint32_t slot) {
@@ -104,14 +97,7 @@ allocation exact_allocator::allocate(bytes size, stream_id stream) {
                   s.oom_text(rounded)};
     return allocation::failed(std::move(info));
   }
-  std::uint32_t slot;
-  if (!s.free_slots.empty()) {
-    slot = s.free_slots.back();
-    s.free_slots.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(s.entries.size());
-    s.entries.emplace_back();
-  }
+  const std::uint32_t slot = detail::take_slot(s.entries, s.free_slots);
   state::entry& e = s.entries[slot];
   e.address = s.next_address;
   s.next_address += rounded;

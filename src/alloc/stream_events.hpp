@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <vector>
 
 #include <vramscope/alloc/allocator_model.hpp>
+#include <vramscope/core/result.hpp>
 
 namespace vramscope::alloc::detail {
 
@@ -78,5 +80,31 @@ inline handle make_handle(std::uint32_t slot, std::uint32_t generation) {
 }
 inline std::uint32_t handle_slot(handle id) { return static_cast<std::uint32_t>(id & 0xffffffffu); }
 inline std::uint32_t handle_generation(handle id) { return static_cast<std::uint32_t>(id >> 32); }
+
+/// A slot for a new block, chunk or entry: the last one freed, or a new one at the end of
+/// `slots`. Its contents are the caller's to reset; the generation it holds must survive, so
+/// stale handles stay detectable.
+template <typename Slots>
+std::uint32_t take_slot(Slots& slots, std::vector<std::uint32_t>& free_slots) {
+  if (!free_slots.empty()) {
+    const std::uint32_t index = free_slots.back();
+    free_slots.pop_back();
+    return index;
+  }
+  slots.emplace_back();
+  return static_cast<std::uint32_t>(slots.size() - 1);
+}
+
+/// The live allocation `id` names in `slots` (the blocks, chunks or entries of a model, each with
+/// `live`, `allocated` and `generation`); a contract violation for an unknown or stale handle.
+template <typename Slots>
+auto& allocated_slot(Slots& slots, handle id) {
+  const std::uint32_t slot = handle_slot(id);
+  VRAMSCOPE_EXPECTS(slot < slots.size(), "unknown allocation handle");
+  auto& s = slots[slot];
+  VRAMSCOPE_EXPECTS(s.live && s.allocated && s.generation == handle_generation(id),
+                    "handle is not a live allocation (freed twice?)");
+  return s;
+}
 
 }  // namespace vramscope::alloc::detail
