@@ -24,7 +24,7 @@ namespace {
 struct explain_args {
   std::string job_path;
   std::vector<std::string> smi, stats, oom, overrides;
-  std::string snapshot, trace, recorded;
+  std::string snapshot, trace, recorded, html;
   bool json = false, rules = false;
 };
 
@@ -135,6 +135,7 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
                  "a folder written by vramscope.torch (per-rank stats, OOM messages, snapshots)");
   app.add_option("--set", a.overrides, "override a job field");
   app.add_flag("--json", a.json, "print findings as JSON");
+  app.add_option("--html", a.html, "also write the findings as a self-contained HTML page");
   app.add_flag("--rules", a.rules, "list the rule catalogue and exit");
   int code = 0;
   if (!parse_args(app, args, out, err, code)) return code;
@@ -170,6 +171,25 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
     return static_cast<int>(exit_status::bad_input);
   }
   const auto findings = doctor::diagnose(in);
+  if (!a.html.empty()) {
+    std::vector<std::string> inputs;
+    // "memory stats: 8 files (examples/x/memory_stats_rank0.json, ...)" for long lists.
+    const auto files = [&inputs](const char* kind, const std::vector<std::string>& paths) {
+      if (paths.size() > 2)
+        inputs.push_back(fmt::format("{}: {} files ({}, ...)", kind, paths.size(), paths.front()));
+      else
+        for (const auto& p : paths) inputs.push_back(fmt::format("{} {}", kind, p));
+    };
+    if (!a.job_path.empty()) inputs.push_back("job " + a.job_path);
+    files("nvidia-smi", a.smi);
+    files("memory stats", a.stats);
+    files("log", a.oom);
+    if (!a.snapshot.empty()) inputs.push_back("snapshot " + a.snapshot);
+    if (!a.trace.empty()) inputs.push_back("trace " + a.trace);
+    if (!a.recorded.empty()) inputs.push_back("recorded " + a.recorded);
+    if (auto written = write_file_atomic(a.html, report::findings_html(findings, inputs)); !written)
+      return report_bad_input(err, "explain", written.error());
+  }
   if (!a.json) out << trace_text;
   out << (a.json ? report::findings_json(findings).dump(2) + "\n" : report::render_findings_text(findings));
   for (const auto& f : findings)

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "report/html_common.hpp"
+
 namespace vramscope::report {
 
 namespace {
@@ -40,6 +44,75 @@ nlohmann::json findings_json(const std::vector<doctor::finding>& findings) {
     list.push_back(std::move(j));
   }
   return {{"findings", list}};
+}
+
+std::string findings_html(const std::vector<doctor::finding>& findings,
+                          const std::vector<std::string>& inputs) {
+  using detail::escape;
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
+  out += fmt::format("<title>vramscope explain</title>\n<style>{}"
+                     ".finding{{border-left:6px solid #bab0ac;padding:6px 14px;margin:14px 0;background:#fafafa}}"
+                     ".finding.error{{border-color:#e15759}}.finding.warning{{border-color:#f28e2b}}"
+                     ".finding.info{{border-color:#4e79a7}}.finding h2{{margin:4px 0}}"
+                     ".label{{color:#555;font-weight:600;margin-right:6px}}</style></head><body>\n",
+                     detail::page_style);
+  out += "<h1>vramscope explain</h1>\n";
+  if (!inputs.empty()) {
+    out += "<p class=\"job\">read: ";
+    for (std::size_t i = 0; i < inputs.size(); ++i) out += (i ? ", " : "") + escape(inputs[i]);
+    out += "</p>\n";
+  }
+  std::size_t errors = 0;
+  for (const auto& f : findings) errors += f.level == doctor::severity::error ? 1 : 0;
+  out += fmt::format("<p class=\"verdict {}\">{}</p>\n", errors ? "nofit" : "fits",
+                     findings.empty() ? std::string("no findings: nothing in the inputs matches a known problem")
+                                      : fmt::format("{} finding{}, {} error{}", findings.size(),
+                                                    findings.size() == 1 ? "" : "s", errors,
+                                                    errors == 1 ? "" : "s"));
+  // The savings side by side: how much each fix gives back on the busiest GPU.
+  std::int64_t largest = 0;
+  for (const auto& f : findings) largest = std::max(largest, f.saving.value_or(0));
+  if (largest > 0) {
+    out += "<h2>What each fix saves on the busiest GPU</h2>\n";
+    std::size_t n = 0;
+    for (const auto& f : findings) n += f.saving.value_or(0) > 0 ? 1u : 0u;
+    const int width = 600, bar = 18, gap = 6, label = 110;
+    out += fmt::format("<svg class=\"savings\" width=\"{}\" height=\"{}\" role=\"img\" "
+                       "aria-label=\"savings\">\n", label + width + 120, static_cast<int>(n) * (bar + gap) + 4);
+    int y = 2;
+    for (const auto& f : findings) {
+      if (f.saving.value_or(0) <= 0) continue;
+      const double w = width * static_cast<double>(*f.saving) / static_cast<double>(largest);
+      out += fmt::format("<text x=\"0\" y=\"{}\">{}</text><rect class=\"saving\" x=\"{}\" y=\"{}\" "
+                         "width=\"{:.1f}\" height=\"{}\" fill=\"#59a14f\"><title>{}</title></rect>"
+                         "<text x=\"{:.1f}\" y=\"{}\">{}</text>\n",
+                         y + bar - 5, escape(f.rule), label, y, w, bar, escape(f.title),
+                         label + w + 6, y + bar - 5, format_bytes(static_cast<bytes>(*f.saving)));
+      y += bar + gap;
+    }
+    out += "</svg>\n";
+  }
+  for (const auto& f : findings) {
+    const std::string_view level = doctor::name_of(f.level);
+    out += fmt::format("<section class=\"finding {}\"><h2>{} {} <span class=\"note\">({})</span></h2>\n",
+                       level, escape(f.rule), escape(f.title), level);
+    if (!f.evidence.empty()) {
+      out += "<p class=\"label\">evidence</p><ul>\n";
+      for (const auto& e : f.evidence) out += "<li>" + escape(e) + "</li>\n";
+      out += "</ul>\n";
+    }
+    if (!f.cause.empty()) out += "<p><span class=\"label\">cause</span>" + escape(f.cause) + "</p>\n";
+    if (!f.fix.empty()) out += "<p><span class=\"label\">fix</span><code>" + escape(f.fix) + "</code></p>\n";
+    if (f.saving) {
+      const std::int64_t s = *f.saving;
+      out += fmt::format("<p><span class=\"label\">saving</span>{} {} on the busiest GPU ({})</p>\n",
+                         format_bytes(static_cast<bytes>(s >= 0 ? s : -s)), s >= 0 ? "less" : "more",
+                         escape(f.saving_basis));
+    }
+    out += "</section>\n";
+  }
+  out += "<p class=\"note\">Written by vramscope explain --html.</p>\n</body></html>\n";
+  return out;
 }
 
 std::string render_rules_text() {

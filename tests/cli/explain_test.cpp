@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace vramscope::cli {
@@ -61,6 +64,41 @@ TEST(ExplainCase2, RecognisesUnevenRanksAndPricesSyncModuleStates) {
   EXPECT_NE((*f)["fix"].get<std::string>().find("sync_module_states=True"), std::string::npos);
   EXPECT_FALSE((*f)["saving"].is_null());
   EXPECT_GE((*f)["evidence"].size(), 2u);
+}
+
+TEST(ExplainHtml, WritesEveryFindingAsACardWithItsSaving) {
+  const std::string html = (std::filesystem::temp_directory_path() / "vramscope_explain.html").string();
+  std::filesystem::remove(html);
+  std::vector<std::string> args{cases + "2-fsdp1-meta-init/job.yaml", "--html", html, "--stats"};
+  for (int r = 0; r < 8; ++r) args.push_back(cases + "2-fsdp1-meta-init/memory_stats_rank" + std::to_string(r) + ".json");
+  auto e = explain(args);
+  ASSERT_LE(e.code, 1) << e.err;
+  std::ifstream in(html);
+  const std::string page{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  ASSERT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  std::size_t cards = 0, savings = 0;
+  for (auto at = page.find("<section class=\"finding "); at != std::string::npos;
+       at = page.find("<section class=\"finding ", at + 1))
+    ++cards;
+  for (const auto& f : e.findings) savings += f["saving"].is_number() && f["saving"].get<std::int64_t>() > 0;
+  for (auto at = page.find("<rect class=\"saving\""); at != std::string::npos;
+       at = page.find("<rect class=\"saving\"", at + 1))
+    --savings;
+  EXPECT_EQ(cards, e.findings.size()) << "one card per finding the JSON lists";
+  EXPECT_EQ(savings, 0u) << "one bar per positive saving";
+  EXPECT_NE(page.find("FSDP001 FSDP1 meta-device init"), std::string::npos);
+  EXPECT_NE(page.find("memory stats: 8 files ("), std::string::npos);
+  for (const char* remote : {"http://", "https://", "<script", "src="})
+    EXPECT_EQ(page.find(remote), std::string::npos) << remote;
+  std::filesystem::remove(html);
+}
+
+TEST(ExplainHtml, UnwritablePathIsBadInputNamingIt) {
+  std::ostringstream out, err;
+  const int code = run({"explain", cases + "5-ddp-gpu0/job.yaml", "--html", "/nonexistent/dir/e.html"},
+                       out, err);
+  EXPECT_EQ(code, 2);
+  EXPECT_NE(err.str().find("vramscope explain: /nonexistent/dir/e.html"), std::string::npos) << err.str();
 }
 
 TEST(ExplainCase3, NamesTheOptionsThatSaveNothing) {

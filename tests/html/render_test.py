@@ -113,6 +113,21 @@ def main():
                     fail(f"{name}: expected at least {minimum} {element} in the rendered DOM")
             screenshot(binary, page, name, args.screenshots or tmp)
             print(f"ok {name}: {verdict.group(2)}")
+        # explain --html of case 2: the eight ranks' memory_stats and the job.
+        case2 = os.path.join(args.examples, "cases", "2-fsdp1-meta-init")
+        page = os.path.join(tmp, "explain-case2.html")
+        stats = sorted(glob.glob(os.path.join(case2, "memory_stats_rank*.json")))
+        r = subprocess.run([args.vramscope, "explain", os.path.join(case2, "job.yaml"), "--html", page,
+                            "--stats"] + stats, capture_output=True, text=True, timeout=300)
+        if r.returncode not in (0, 1) or not os.path.exists(page):
+            fail(f"explain --html: exit {r.returncode}: {r.stderr}")
+        html = open_in_chromium(binary, page, "explain-case2")
+        for element, minimum in (('<section class="finding', 1), ('<svg class="savings"', 1),
+                                 ('<rect class="saving"', 1)):
+            if html.count(element) < minimum:
+                fail(f"explain-case2: expected at least {minimum} {element} in the rendered DOM")
+        screenshot(binary, page, "explain-case2", args.screenshots or tmp)
+        print("ok explain-case2")
         return 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -17,6 +17,12 @@ std::string render_findings_text(const std::vector<doctor::finding>& findings);
 /// "saving_basis"}]}; saving is bytes or null.
 nlohmann::json findings_json(const std::vector<doctor::finding>& findings);
 
+/// `explain --html`: a self-contained page (inline CSS, no script, nothing fetched). Each finding
+/// as a card with its severity, evidence, cause, fix and saving; a bar per saving, so the fixes
+/// compare at a glance; `inputs` lists what was read. Findings in the order given.
+std::string findings_html(const std::vector<doctor::finding>& findings,
+                          const std::vector<std::string>& inputs);
+
 /// The catalogue for `explain --rules`: id, title and what triggers each rule.
 std::string render_rules_text();
 
