@@ -14,7 +14,8 @@ harness never applies are left to the C++ side. No torch or jax import here.
 import copy
 import os
 
-# Defaults of job_spec.hpp, by dotted path (the fields the harness applies).
+# Defaults of job_spec.hpp, by dotted path (the fields the harness applies). These tables and
+# _ENUMS below are checked against `vramscope keys --json` by tests/bench/harness_job_test.py.
 DEFAULTS = {
     "model": "llama-3.1-8b",
     "hardware.gpu": "H100-80GB",
@@ -105,10 +106,11 @@ _ENUMS = {
     "parallel.fsdp_sharding": ["full_shard", "shard_grad_op", "no_shard", "hybrid_shard"],
     "parallel.backward_prefetch": ["pre", "post", "none"],
     "parallel.wrap": ["block", "none"],
-    "optimizer.name": ["adamw", "adam", "sgd", "sgd_momentum", "adafactor", "adamw_8bit"],
+    "optimizer.name": ["adamw", "adam", "sgd", "sgd_momentum", "adafactor", "adamw_8bit",
+                       "paged_adamw", "paged_adamw_8bit"],
     "training.activation_checkpointing": ["none", "full", "selective", "op"],
     "training.attention": ["flash", "efficient", "math", "eager"],
-    "training.loss": ["hf", "liger_fused", "torchtitan", "chunked"],
+    "training.loss": ["hf", "liger_fused", "torchtitan", "litgpt", "chunked"],
     "init.load": ["all_ranks", "rank0", "random", "none"],
     "init.map_location": ["cpu", "cuda", "none"],
     "framework.name": ["torch", "jax"],
