@@ -49,19 +49,14 @@ nlohmann::json findings_json(const std::vector<doctor::finding>& findings) {
 std::string findings_html(const std::vector<doctor::finding>& findings,
                           const std::vector<std::string>& inputs) {
   using detail::escape;
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
-  out += fmt::format("<title>vramscope explain</title>\n<style>{}"
-                     ".finding{{border-left:6px solid #bab0ac;padding:6px 14px;margin:14px 0;background:#fafafa}}"
-                     ".finding.error{{border-color:#e15759}}.finding.warning{{border-color:#f28e2b}}"
-                     ".finding.info{{border-color:#4e79a7}}.finding h2{{margin:4px 0}}"
-                     ".label{{color:#555;font-weight:600;margin-right:6px}}</style></head><body>\n",
-                     detail::page_style);
-  out += "<h1>vramscope explain</h1>\n";
-  if (!inputs.empty()) {
-    out += "<p class=\"job\">read: ";
-    for (std::size_t i = 0; i < inputs.size(); ++i) out += (i ? ", " : "") + escape(inputs[i]);
-    out += "</p>\n";
-  }
+  std::string read;
+  for (const auto& i : inputs) read += (read.empty() ? "read: " : ", ") + i;
+  std::string out = detail::page_start(
+      "vramscope explain", read,
+      ".finding{border-left:6px solid #bab0ac;padding:6px 14px;margin:14px 0;background:#fafafa}"
+      ".finding.error{border-color:#e15759}.finding.warning{border-color:#f28e2b}"
+      ".finding.info{border-color:#4e79a7}.finding h2{margin:4px 0}"
+      ".label{color:#555;font-weight:600;margin-right:6px}");
   std::size_t errors = 0;
   for (const auto& f : findings) errors += f.level == doctor::severity::error ? 1 : 0;
   out += fmt::format("<p class=\"verdict {}\">{}</p>\n", errors ? "nofit" : "fits",

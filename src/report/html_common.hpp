@@ -36,4 +36,24 @@ td:first-child{text-align:left}
 svg text{font:12px system-ui,sans-serif;fill:#333}
 )";
 
+/// The page up to its heading: doctype, title, the shared style sheet (plus `extra_style`),
+/// "<h1>title</h1>" and, when given, the one-line description under it.
+inline std::string page_start(std::string_view title, std::string_view description,
+                              std::string_view extra_style = {}) {
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>";
+  out += escape(title);
+  out += "</title>\n<style>";
+  out += page_style;
+  out += extra_style;
+  out += "</style></head><body>\n<h1>";
+  out += escape(title);
+  out += "</h1>\n";
+  if (!description.empty()) {
+    out += "<p class=\"job\">";
+    out += escape(description);
+    out += "</p>\n";
+  }
+  return out;
+}
+
 }  // namespace vramscope::report::detail

@@ -209,11 +209,7 @@ void timelines(std::string& out, const prediction& p) {
 }  // namespace
 
 std::string plan_html(const prediction& p) {
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
-  out += fmt::format("<title>vramscope plan: {}</title>\n<style>{}</style></head><body>\n",
-                     escape(p.model_name), detail::page_style);
-  out += fmt::format("<h1>vramscope plan: {}</h1>\n<p class=\"job\">{}</p>\n", escape(p.model_name),
-                     escape(plan_heading(p)));
+  std::string out = detail::page_start("vramscope plan: " + p.model_name, plan_heading(p));
   out += fmt::format("<p class=\"verdict {}\">{}</p>\n", p.fits ? "fits" : "nofit", escape(verdict_line(p)));
   gpu_bars(out, p);
   if (!p.ranks.empty()) breakdown_bar(out, predict::busiest_rank(p));

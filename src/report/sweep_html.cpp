@@ -92,11 +92,7 @@ void table(std::string& out, const sweep_page& page) {
 }  // namespace
 
 std::string sweep_html(const sweep_page& page) {
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
-  out += fmt::format("<title>vramscope {}</title>\n<style>{}</style></head><body>\n",
-                     escape(page.command), detail::page_style);
-  out += fmt::format("<h1>vramscope {}</h1>\n<p class=\"job\">{}</p>\n", escape(page.command),
-                     escape(page.heading));
+  std::string out = detail::page_start("vramscope " + page.command, page.heading);
   out += fmt::format("<p class=\"verdict {}\">{}</p>\n", page.found ? "fits" : "nofit",
                      escape(page.verdict));
   out += "<h2>Memory of the busiest GPU, per configuration</h2>\n";

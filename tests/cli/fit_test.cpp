@@ -20,26 +20,7 @@ using vramscope::testing::invoke;
 
 const std::string example = std::string(VRAMSCOPE_SOURCE_DIR) + "/examples/llama-3.1-8b-fsdp2.yaml";
 
-std::string read_page(const std::string& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::size_t count_of(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
-std::string scratch_html(const char* name) {
-  return (std::filesystem::temp_directory_path() / name).string();
-}
-
-void expect_self_contained(const std::string& page) {
-  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
-  for (const char* remote : {"http://", "https://", "<script", "src="})
-    EXPECT_EQ(page.find(remote), std::string::npos) << remote;
-}
+using namespace vramscope::testing::html;
 
 nlohmann::json fit_json(std::vector<std::string> args, int expected_code = 0) {
   args.insert(args.begin(), {"fit", example});

@@ -1,9 +1,14 @@
 #pragma once
 // Runs `vramscope ARGS...` in process and captures what it printed.
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include <vramscope/cli/run.hpp>
 
@@ -20,5 +25,33 @@ inline cli_result invoke(const std::vector<std::string>& args) {
   const int code = cli::run(args, out, err);
   return {code, out.str(), err.str()};
 }
+
+/// Pages written by --html, as tests read them.
+namespace html {
+
+inline std::string read_page(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+inline std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+/// A path for a page in the system temp folder.
+inline std::string scratch_html(const char* name) {
+  return (std::filesystem::temp_directory_path() / name).string();
+}
+
+/// A page opens from disk with nothing fetched: no URL, no script, no external source.
+inline void expect_self_contained(const std::string& page) {
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  for (const char* remote : {"http://", "https://", "<script", "src="})
+    EXPECT_EQ(page.find(remote), std::string::npos) << remote;
+}
+
+}  // namespace html
 
 }  // namespace vramscope::testing
