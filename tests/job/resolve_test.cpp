@@ -47,6 +47,40 @@ TEST(Resolve, UnknownGpuNeedsGpuMemory) {
                       "assuming 8.0; set hardware.compute_capability");
 }
 
+TEST(Resolve, DriverReservationComesFromTheCatalogForTheWholeGpu) {
+  auto h100 = parse_job_yaml("hardware: { gpu: H100-80GB }\n", "j");
+  ASSERT_TRUE(h100) << h100.error().to_string();
+  EXPECT_EQ(h100->hardware.driver_reserved, 480 * MiB);
+  EXPECT_EQ(usable_capacity(h100->hardware), (81559 - 480) * MiB);
+  // The catalog's memory given explicitly is still the whole GPU.
+  auto whole = parse_job_yaml("hardware: { gpu: H100-80GB, gpu_memory: 81559MiB }\n", "j");
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(whole->hardware.driver_reserved, 480 * MiB);
+  // Part of a GPU (a MIG slice) or a GPU without a known figure: nothing is assumed.
+  auto slice = parse_job_yaml("hardware: { gpu: H100-80GB, gpu_memory: 40GiB }\n", "j");
+  ASSERT_TRUE(slice);
+  EXPECT_EQ(slice->hardware.driver_reserved, 0u);
+  auto h200 = parse_job_yaml("hardware: { gpu: H200 }\n", "j");
+  ASSERT_TRUE(h200);
+  EXPECT_EQ(h200->hardware.driver_reserved, 0u);
+  // Set by hand, it follows the user; --set of another GPU re-derives it.
+  auto set = parse_job_yaml("hardware: { gpu: H100-80GB, driver_reserved: 600MiB }\n", "j");
+  ASSERT_TRUE(set);
+  EXPECT_EQ(set->hardware.driver_reserved, 600 * MiB);
+  auto moved = *h100;
+  ASSERT_TRUE(apply_override(moved, "hardware.gpu=A100-40GB"));
+  ASSERT_TRUE(resolve_job(moved));
+  EXPECT_EQ(moved.hardware.driver_reserved, 512 * MiB);
+}
+
+TEST(Resolve, DriverReservationMustLeaveSomeMemory) {
+  EXPECT_EQ(first_error("hardware: { gpu: T4, driver_reserved: 16GiB }\n").rfind(
+                "job.yaml:1:39: hardware.driver_reserved: 16.00 GiB is not less than the GPU's "
+                "memory (15.00 GiB)", 0),
+            0u)
+      << first_error("hardware: { gpu: T4, driver_reserved: 16GiB }\n");
+}
+
 TEST(Resolve, OptimizerStateFollowsTheWeightsTheOptimizerSteps) {
   auto state_of = [](const std::string& yaml) {
     auto job = parse_job_yaml(yaml, "j");

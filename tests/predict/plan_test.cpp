@@ -36,6 +36,29 @@ TEST(Plan, LevelsAreOrdered) {
   }
 }
 
+// The driver's reservation is memory no process gets: the allocator's limit, the GPU's capacity
+// in the report and the verdict all count against what is left.
+TEST(Plan, TheDriversReservationIsNotUsable) {
+  auto j = job_of(job::strategy::single, 1);
+  const auto without = run(j);
+  j.hardware.driver_reserved = 512_MiB;
+  const auto with = run(j);
+  EXPECT_EQ(with.gpus[0].capacity, 80_GiB - 512_MiB);
+  EXPECT_EQ(with.ranks[0].peak.device, without.ranks[0].peak.device) << "the reservation is not "
+                                                                        "a process's memory";
+  ASSERT_FALSE(with.notes.empty());
+  EXPECT_NE(with.notes[0].find("usable memory per GPU: 79.50 GiB, the 80.00 GiB total less "
+                               "512.0 MiB the driver reserves"),
+            std::string::npos)
+      << with.notes[0];
+  // A GPU that holds the job only within its reservation does not fit.
+  j.hardware.capacity = without.ranks[0].peak.device + 256_MiB;
+  j.hardware.driver_reserved = 0;
+  EXPECT_TRUE(run(j).fits);
+  j.hardware.driver_reserved = 512_MiB;
+  EXPECT_FALSE(run(j).fits);
+}
+
 TEST(Plan, PagedOptimizerStateIsOnTheDeviceButNotInTheAllocator) {
   auto j = job_of(job::strategy::single, 1);
   j.optimizer.kind = job::optimizer_kind::adamw;
