@@ -1,5 +1,7 @@
 #include <vramscope/core/dtype.hpp>
 
+#include <vramscope/core/diagnostic.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -53,8 +55,7 @@ std::string_view name_of(dtype t) { return row_of(t).name; }
 std::optional<dtype> parse_dtype(std::string_view text) {
   std::string s(text);
   if (s.rfind("torch.", 0) == 0) s = s.substr(6);
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  s = lower_case(s);
   for (const auto& r : dtype_table)
     if (r.name == s) return r.type;
   for (const auto& [alias, type] : aliases)

@@ -89,7 +89,7 @@ maybe_error check_xla(const job_spec& job) {
                        "name); keep one");
   if (auto it = env.find("XLA_PYTHON_CLIENT_ALLOCATOR"); it != env.end()) {
     const std::vector<std::string> kinds{"default", "platform", "bfc", "cuda_async", "vmm"};
-    if (std::find(kinds.begin(), kinds.end(), lower(it->second)) == kinds.end())
+    if (std::find(kinds.begin(), kinds.end(), lower_case(it->second)) == kinds.end())
       return field_error(job, "env.XLA_PYTHON_CLIENT_ALLOCATOR",
                          fmt::format("invalid value \"{}\" (expected one of: {})", it->second,
                                      join(kinds)));

@@ -13,13 +13,6 @@
 
 namespace vramscope::job::detail {
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 namespace {
 
 std::string got(const raw_value& v) {
@@ -83,7 +76,7 @@ bool parse_size_text(std::string_view text, bytes& out) {
 }
 
 std::string parse_bool_text(std::string_view text, bool& out) {
-  const std::string t = lower(text);
+  const std::string t = lower_case(text);
   const bool yes = t == "true" || t == "yes" || t == "on" || t == "1";
   const bool no = t == "false" || t == "no" || t == "off" || t == "0";
   if (!yes && !no) return fmt::format("expected true or false, got \"{}\"", text);
@@ -190,7 +183,7 @@ codec<std::string> string_codec() {
 
 codec<std::string> choice_codec(std::vector<std::string> allowed) {
   auto parse = [allowed](std::string_view text, std::string& out) -> std::string {
-    const std::string t = lower(text);
+    const std::string t = lower_case(text);
     if (std::find(allowed.begin(), allowed.end(), t) == allowed.end()) return invalid(text, allowed);
     out = t;
     return "";
@@ -252,7 +245,7 @@ codec<std::optional<dtype>> optional_dtype_codec(std::vector<dtype> allowed) {
   std::vector<std::string> names{"none"};
   const std::string expects = dtype_names(allowed, names);
   auto parse = [allowed, names](std::string_view text, std::optional<dtype>& out) -> std::string {
-    if (lower(text) == "none") {
+    if (lower_case(text) == "none") {
       out = std::nullopt;
       return "";
     }
@@ -319,7 +312,7 @@ codec<int> reshard_codec() {
 
 codec<int> compute_capability_codec() {
   auto parse = [](std::string_view text, int& out) -> std::string {
-    std::string t = lower(text);
+    std::string t = lower_case(text);
     if (t.rfind("sm_", 0) == 0) t = t.substr(3);
     else if (t.rfind("sm", 0) == 0) t = t.substr(2);
     const auto dot = t.find('.');

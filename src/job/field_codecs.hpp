@@ -65,8 +65,6 @@ std::string parse_count_text(std::string_view text, std::uint64_t min, std::uint
 /// anything that is not a size.
 bool parse_size_text(std::string_view text, bytes& out);
 
-/// `text` in lower case (ASCII): option values compared without regard to case.
-std::string lower(std::string_view text);
 
 /// "a, b, c".
 std::string join(const std::vector<std::string>& items, std::string_view separator = ", ");

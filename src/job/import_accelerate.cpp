@@ -251,9 +251,7 @@ maybe_error read_processes(import_context& ctx, bool& has_world_size) {
 maybe_error read_mixed_precision(import_context& ctx) {
   const entry* e = ctx.find("mixed_precision");
   if (e == nullptr || ctx.precision_from_file) return std::nullopt;
-  std::string mp = e->value.text;
-  std::transform(mp.begin(), mp.end(), mp.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::string mp = lower_case(e->value.text);
   if (mp == "fp8") {
     ctx.note(*e, "fp8 training is not modelled: planned as bf16");
     mp = "bf16";

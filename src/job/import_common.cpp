@@ -89,7 +89,7 @@ action maps_with(std::string path, std::vector<std::pair<std::string, std::strin
   return {action_kind::mapped, [path, values](import_context& ctx, const entry& e) {
             std::vector<std::string> accepted;
             for (const auto& [from, to] : values) {
-              if (lower(from) == lower(e.value.text)) return ctx.set(path, to, e);
+              if (lower_case(from) == lower_case(e.value.text)) return ctx.set(path, to, e);
               accepted.push_back(from);
             }
             return fmt::format("{}: invalid value \"{}\" (expected one of: {})", e.key,
@@ -136,7 +136,7 @@ std::optional<diagnostic> apply_options(import_context& ctx, const std::vector<o
       report_unknown(ctx, e, table);
       continue;
     }
-    if (o->act.kind == action_kind::mapped && e.is_string && lower(e.value.text) == "auto") {
+    if (o->act.kind == action_kind::mapped && e.is_string && lower_case(e.value.text) == "auto") {
       ctx.note(e, fmt::format("\"{}\" is \"auto\" (filled in at launch by the HF Trainer or "
                               "accelerate): vramscope keeps its default", e.key));
       continue;

@@ -178,9 +178,7 @@ std::string read_world(import_context& ctx, bool& has_world_size) {
 }
 
 std::string read_optimizer(import_context& ctx, const entry& e) {
-  std::string type = e.value.text;
-  std::transform(type.begin(), type.end(), type.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string type = lower_case(e.value.text);
   if (type == "adamw" || type == "adam") return ctx.set("optimizer.name", type, e);
   if (type == "sgd") {
     const entry* momentum = ctx.find("optimizer.params.momentum");

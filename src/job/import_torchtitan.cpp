@@ -61,8 +61,8 @@ maybe_error read_model(import_context& ctx) {
   const entry* name = ctx.find("model.name");
   const entry* flavor = ctx.find("model.flavor");
   if (name == nullptr) return std::nullopt;
-  const std::string f = flavor == nullptr ? "" : lower(flavor->value.text);
-  const std::string n = lower(name->value.text);
+  const std::string f = flavor == nullptr ? "" : lower_case(flavor->value.text);
+  const std::string n = lower_case(name->value.text);
   std::string preset = n + (f.empty() ? "" : "-" + f);
   if (n == "llama3") preset = "llama-3.1-" + f;
   if (n == "llama2") preset = "llama-2-" + f;
@@ -148,10 +148,10 @@ maybe_error read_checkpointing(import_context& ctx) {
   const entry* option = ctx.find("activation_checkpoint.selective_ac_option");
   if (mode == nullptr) return std::nullopt;
   std::string problem;
-  const std::string m = lower(mode->value.text);
+  const std::string m = lower_case(mode->value.text);
   if (m != "selective" || option == nullptr) {
     problem = ctx.set("training.activation_checkpointing", m, *mode);
-  } else if (lower(option->value.text) == "op") {
+  } else if (lower_case(option->value.text) == "op") {
     problem = ctx.set("training.activation_checkpointing", "op", *option);
   } else {
     problem = ctx.set("training.activation_checkpointing", "selective", *mode);
@@ -161,7 +161,7 @@ maybe_error read_checkpointing(import_context& ctx) {
 }
 
 std::string read_implementation(import_context& ctx, const entry& e) {
-  const std::string v = lower(e.value.text);
+  const std::string v = lower_case(e.value.text);
   if (v != "fused" && v != "foreach" && v != "for-loop")
     return fmt::format("{}: invalid value \"{}\" (expected one of: fused, foreach, for-loop)",
                        e.key, e.value.text);

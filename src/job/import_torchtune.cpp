@@ -45,7 +45,7 @@ maybe_error read_tune_model(import_context& ctx) {
   if (e == nullptr) return std::nullopt;
   std::string builder = e->value.text;
   if (const auto dot = builder.rfind('.'); dot != std::string::npos) builder = builder.substr(dot + 1);
-  builder = lower(builder);
+  builder = lower_case(builder);
   const bool qlora = builder.rfind("qlora_", 0) == 0;
   const bool lora = qlora || builder.rfind("lora_", 0) == 0;
   std::string base = builder.substr(qlora ? 6 : lora ? 5 : 0);
@@ -80,7 +80,7 @@ maybe_error read_targets(import_context& ctx) {
   std::vector<std::string> targets;
   if (attn != nullptr) {
     for (const auto& m : attn->value.items) {
-      const std::string name = lower(m);
+      const std::string name = lower_case(m);
       if (name != "q_proj" && name != "k_proj" && name != "v_proj" && name != "output_proj")
         return at(attn->where, fmt::format("model.lora_attn_modules: unknown module \"{}\" "
                                            "(expected q_proj, k_proj, v_proj, output_proj)", m));
@@ -110,7 +110,7 @@ maybe_error read_targets(import_context& ctx) {
 
 // tokenizer.max_seq_len: the longest sequence; null leaves the length to the data.
 std::string read_seq_len(import_context& ctx, const entry& e) {
-  const std::string v = lower(e.value.text);
+  const std::string v = lower_case(e.value.text);
   if (v.empty() || v == "null" || v == "~") {
     ctx.note(e, "tokenizer.max_seq_len is null: sequences are as long as the dataset's longest "
                 "sample in each batch; set training.seq_len to that length");
@@ -133,7 +133,7 @@ std::string read_packed(import_context& ctx, const entry& e) {
 
 // dtype bf16 | fp32: the recipes hold parameters, gradients and optimizer state in it.
 std::string read_dtype(import_context& ctx, const entry& e) {
-  const std::string v = lower(e.value.text);
+  const std::string v = lower_case(e.value.text);
   if (v == "bf16") return ctx.set("precision", "bf16-true", e);
   if (v == "fp32") return ctx.set("precision", "fp32", e);
   return fmt::format("dtype: invalid value \"{}\" (expected bf16 or fp32, what torchtune's "

@@ -27,9 +27,7 @@ bool is_plain(const std::string& s) {
   if (s.empty()) return false;
   const auto first = static_cast<unsigned char>(s[0]);
   if (std::isalpha(first) == 0 && first != '_' && first != '/') return false;
-  std::string low(s);
-  std::transform(low.begin(), low.end(), low.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string low = lower_case(s);
   if (std::find(reserved.begin(), reserved.end(), low) != reserved.end()) return false;
   return std::all_of(s.begin(), s.end(), [](unsigned char c) {
     return std::isalnum(c) != 0 || c == '_' || c == '-' || c == '.' || c == '/';

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -113,12 +112,6 @@ struct preset_text {
   std::string source;  // the file it came from, for messages
 };
 
-std::string folded(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // $VRAMSCOPE_DATA_DIR/models/<name>.json first, then the built-in copy.
 result<preset_text> find_preset(const std::string& asked) {
   const std::string name = preset_named(asked).value_or(asked);
@@ -162,15 +155,15 @@ std::optional<std::string> preset_named(const std::string& name) {
   if (!list) return std::nullopt;
   for (const auto& p : *list)
     if (p.name == name) return p.name;
-  const std::string key = folded(name);
+  const std::string key = lower_case(name);
   for (const auto& p : *list)
-    if (folded(p.name) == key) return p.name;
+    if (lower_case(p.name) == key) return p.name;
   // Only ids of the form "org/name": the catalog's other origins are not Hugging Face ids.
   if (name.find('/') == std::string::npos) return std::nullopt;
   for (const auto& p : *list) {
-    if (folded(p.hf_id) == key) return p.name;
+    if (lower_case(p.hf_id) == key) return p.name;
     for (const auto& alias : p.hf_aliases)
-      if (folded(alias) == key) return p.name;
+      if (lower_case(alias) == key) return p.name;
   }
   return std::nullopt;
 }

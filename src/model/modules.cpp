@@ -79,10 +79,7 @@ bool is_regex(const std::string& target) {
 }
 
 bool is_all_linear(const std::string& target) {
-  std::string lower(target);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return lower == all_linear_targets;
+  return lower_case(target) == all_linear_targets;
 }
 
 bool name_matches(const std::string& module, const std::string& key) {

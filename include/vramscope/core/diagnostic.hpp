@@ -7,6 +7,7 @@
 //   ^ near here
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace vramscope {
@@ -24,6 +25,9 @@ struct diagnostic {
 
 /// Recoverable oddities found while reading input (an unknown column, a skipped record).
 using warnings = std::vector<diagnostic>;
+
+/// `text` in lower case (ASCII): names and option values compared without regard to case.
+std::string lower_case(std::string_view text);
 
 /// Returns the candidate closest to `word` by edit distance, or "" when none is close enough
 /// (distance above a third of the word's length, at least 2).
