@@ -12,13 +12,14 @@ const char* const cost_proxy_text =
     "network = bytes one rank sends per step in its collectives (docs/fit.md); "
     "host = host memory of offloaded state per rank";
 
+std::string job_summary(const job::job_spec& job) {
+  return fmt::format("{} on {} x {} ({} each), {}", job.model, job.world_size(), job.hardware.gpu,
+                     format_bytes(job::usable_capacity(job.hardware)), job::name_of(job.parallel.kind));
+}
+
 namespace {
 
-std::string header(const job::job_spec& job, const std::string& model) {
-  return fmt::format("fit: {} on {} x {} ({} each), {}\n", model, job.world_size(),
-                     job.hardware.gpu, format_bytes(job::usable_capacity(job.hardware)),
-                     job::name_of(job.parallel.kind));
-}
+std::string header(const job::job_spec& job) { return "fit: " + job_summary(job) + "\n"; }
 
 std::string headroom_text(const row_outcome& r) {
   const auto h = r.headroom();
@@ -44,7 +45,7 @@ nlohmann::json row_json(const row_outcome& r) {
 }  // namespace
 
 std::string render_maximize(const job::job_spec& base, const maximize_result& r) {
-  std::string out = header(base, base.model);
+  std::string out = header(base);
   if (r.best) {
     out += fmt::format("largest {} that fits: {}\n", r.key, *r.best_value);
     out += fmt::format("  {}: device {}, headroom {}\n", settings_text(r.best->settings),
@@ -73,7 +74,7 @@ nlohmann::json maximize_json(const maximize_result& r) {
 }
 
 std::string render_try(const job::job_spec& base, const try_summary& s) {
-  std::string out = header(base, base.model);
+  std::string out = header(base);
   out += fmt::format("{} of {} combinations fit", s.fitting.size(), s.combinations);
   if (!s.invalid.empty()) out += fmt::format(" ({} refused by the job rules)", s.invalid.size());
   out += "; ranked by cost, then by headroom\n";

@@ -12,6 +12,10 @@
 
 namespace vramscope::cli {
 
+/// The job in one line, "llama-3.1-8b on 8 x H100-80GB (79.18 GiB each), fsdp2": the heading of
+/// fit's output and of the compare and fit pages.
+std::string job_summary(const job::job_spec& job);
+
 /// The header line naming the cost proxy `fit --try` ranks by.
 extern const char* const cost_proxy_text;
 

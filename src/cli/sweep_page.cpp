@@ -1,7 +1,5 @@
 #include "cli/sweep_page.hpp"
 
-#include <vramscope/job/job_names.hpp>
-
 #include <fmt/format.h>
 
 #include "cli/fit_output.hpp"
@@ -9,12 +7,6 @@
 namespace vramscope::cli {
 
 namespace {
-
-std::string job_line(const job::job_spec& job) {
-  return fmt::format("{} on {} x {} ({} usable each), {}", job.model, job.world_size(),
-                     job.hardware.gpu, format_bytes(job::usable_capacity(job.hardware)),
-                     job::name_of(job.parallel.kind));
-}
 
 report::sweep_row row_of(const row_outcome& r, std::string note = {}) {
   return {settings_text(r.settings), r.fits, r.device, r.fits ? std::nullopt : r.need,
@@ -24,7 +16,7 @@ report::sweep_row row_of(const row_outcome& r, std::string note = {}) {
 report::sweep_page page_for(const char* command, const job::job_spec& base) {
   report::sweep_page page;
   page.command = command;
-  page.heading = job_line(base);
+  page.heading = job_summary(base);
   page.capacity = job::usable_capacity(base.hardware);
   return page;
 }
@@ -72,9 +64,6 @@ report::sweep_page try_page(const job::job_spec& base, const try_summary& s) {
                                               r.recompute * 100, format_bytes(r.network))));
   for (const auto& r : s.missing)
     page.rows.push_back(row_of(r, s.closest && r.settings == s.closest->settings ? "closest miss" : ""));
-  if (s.closest)  // it carries its need when the misses themselves were planned without
-    for (auto& row : page.rows)
-      if (row.label == settings_text(s.closest->settings)) row.need = s.closest->need;
   page.notes.push_back(cost_proxy_text);
   if (!s.invalid.empty())
     page.notes.push_back(fmt::format("{} combinations refused by the job rules; the first: {}",

@@ -10,25 +10,28 @@ namespace vramscope::report {
 
 namespace {
 
-std::string saving_text(const doctor::finding& f) {
-  if (!f.saving) return "";
+constexpr const char* no_findings = "no findings: nothing in the inputs matches a known problem";
+
+// "254.0 MiB less on the busiest GPU (re-planned with ...)". Requires: f.saving.
+std::string saving_phrase(const doctor::finding& f) {
   const std::int64_t s = *f.saving;
   const std::string amount = s >= 0 ? format_bytes(static_cast<bytes>(s)) + " less"
                                     : format_bytes(static_cast<bytes>(-s)) + " more";
-  return fmt::format("  saving: {} on the busiest GPU ({})\n", amount, f.saving_basis);
+  return fmt::format("{} on the busiest GPU ({})", amount, f.saving_basis);
 }
 
 }  // namespace
 
 std::string render_findings_text(const std::vector<doctor::finding>& findings) {
-  if (findings.empty()) return "no findings: nothing in the inputs matches a known problem\n";
+  if (findings.empty()) return std::string(no_findings) + "\n";
   std::string out;
   for (const auto& f : findings) {
     out += fmt::format("[{}] {} {}\n", doctor::name_of(f.level), f.rule, f.title);
     for (const auto& e : f.evidence) out += "  evidence: " + e + "\n";
     if (!f.cause.empty()) out += "  cause: " + f.cause + "\n";
     if (!f.fix.empty()) out += "  fix: " + f.fix + "\n";
-    out += saving_text(f) + "\n";
+    if (f.saving) out += "  saving: " + saving_phrase(f) + "\n";
+    out += "\n";
   }
   return out;
 }
@@ -60,7 +63,7 @@ std::string findings_html(const std::vector<doctor::finding>& findings,
   std::size_t errors = 0;
   for (const auto& f : findings) errors += f.level == doctor::severity::error ? 1 : 0;
   out += fmt::format("<p class=\"verdict {}\">{}</p>\n", errors ? "nofit" : "fits",
-                     findings.empty() ? std::string("no findings: nothing in the inputs matches a known problem")
+                     findings.empty() ? std::string(no_findings)
                                       : fmt::format("{} finding{}, {} error{}", findings.size(),
                                                     findings.size() == 1 ? "" : "s", errors,
                                                     errors == 1 ? "" : "s"));
@@ -98,12 +101,7 @@ std::string findings_html(const std::vector<doctor::finding>& findings,
     }
     if (!f.cause.empty()) out += "<p><span class=\"label\">cause</span>" + escape(f.cause) + "</p>\n";
     if (!f.fix.empty()) out += "<p><span class=\"label\">fix</span><code>" + escape(f.fix) + "</code></p>\n";
-    if (f.saving) {
-      const std::int64_t s = *f.saving;
-      out += fmt::format("<p><span class=\"label\">saving</span>{} {} on the busiest GPU ({})</p>\n",
-                         format_bytes(static_cast<bytes>(s >= 0 ? s : -s)), s >= 0 ? "less" : "more",
-                         escape(f.saving_basis));
-    }
+    if (f.saving) out += "<p><span class=\"label\">saving</span>" + escape(saving_phrase(f)) + "</p>\n";
     out += "</section>\n";
   }
   out += "<p class=\"note\">Written by vramscope explain --html.</p>\n</body></html>\n";

@@ -19,8 +19,15 @@ std::string label_of(const sweep_row& r) {
   return r.label.empty() ? std::string("(the job as it is)") : r.label;
 }
 
-// The figure a row is drawn to: what it needs when it does not fit, else its planned peak.
-bytes drawn(const sweep_row& r) { return !r.fits && r.need ? *r.need : r.device; }
+// The figure a row is drawn to: what it needs when it does not fit (when known), else its peak.
+bytes drawn(const sweep_row& r) { return r.need.value_or(r.device); }
+
+// Headroom of a row that fits, shortfall of one that does not (0 at or past the boundary).
+bytes margin(const sweep_row& r, bytes capacity) {
+  const bytes d = drawn(r);
+  if (r.fits) return capacity > d ? capacity - d : 0;
+  return d > capacity ? d - capacity : 0;
+}
 
 void chart(std::string& out, const sweep_page& page) {
   const std::size_t n = std::min(page.rows.size(), drawn_rows);
@@ -44,10 +51,10 @@ void chart(std::string& out, const sweep_page& page) {
     const std::string text = label_of(r);
     const double w = width * static_cast<double>(drawn(r)) / static_cast<double>(scale);
     const std::string figure =
-        r.fits ? fmt::format("{}, {} headroom", format_bytes(r.device),
-                             format_bytes(page.capacity > r.device ? page.capacity - r.device : 0))
+        r.fits   ? fmt::format("{}, {} headroom", format_bytes(r.device),
+                               format_bytes(margin(r, page.capacity)))
         : r.need ? fmt::format("needs {}, short by {}", format_bytes(*r.need),
-                               format_bytes(*r.need > page.capacity ? *r.need - page.capacity : 0))
+                               format_bytes(margin(r, page.capacity)))
                  : fmt::format("out of memory at {}", format_bytes(r.device));
     out += fmt::format("<text x=\"0\" y=\"{}\">{}</text>\n", y + bar - 4,
                        escape(text.size() > 70 ? text.substr(0, 67) + "..." : text));
@@ -75,13 +82,12 @@ void table(std::string& out, const sweep_page& page) {
   out += "<h2>Rows</h2>\n<table class=\"rows\"><tr><th>settings</th><th>verdict</th>"
          "<th>planned device</th><th>needs</th><th>headroom / short by</th><th></th></tr>\n";
   for (const auto& r : page.rows) {
-    const bytes need = r.need.value_or(r.device);
-    const std::string margin =
-        r.fits ? format_bytes(page.capacity > r.device ? page.capacity - r.device : 0)
-               : (r.need ? "-" + format_bytes(need > page.capacity ? need - page.capacity : 0) : "-");
+    const std::string shown = r.fits   ? format_bytes(margin(r, page.capacity))
+                              : r.need ? "-" + format_bytes(margin(r, page.capacity))
+                                       : std::string("-");
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                        escape(label_of(r)), r.fits ? "fits" : "does not fit",
-                       format_bytes(r.device), r.need ? format_bytes(*r.need) : "-", margin,
+                       format_bytes(r.device), r.need ? format_bytes(*r.need) : "-", shown,
                        escape(r.note));
   }
   out += "</table>\n<p class=\"note\">A row that does not fit stops at its out-of-memory error: "

@@ -14,7 +14,8 @@ struct sweep_row {
   std::string label;                  // the row's settings, "key=value key=value"
   bool fits = false;                  // plan's verdict
   bytes device = 0;                   // busiest GPU as planned (at the OOM when it fails)
-  std::optional<bytes> need;          // what a row that does not fit needs (unlimited memory)
+  std::optional<bytes> need;          // what a row that does not fit needs (unlimited memory);
+                                      // empty for a row that fits
   std::string note;                   // optional: "largest that fits", "cheapest", a cost ...
 };
 
