@@ -50,19 +50,18 @@ std::vector<std::string> plugin_candidates() {
 }
 
 result<http_plugin> load_plugin() {
-  const auto candidates = plugin_candidates();
-  std::string tried;
-  for (const auto& path : candidates) {
+  std::vector<std::string> tried;  // "PATH (why not)"
+  for (const auto& path : plugin_candidates()) {
     std::error_code ec;
     if (!fs::exists(path, ec)) {
-      tried += fmt::format("{}{} (absent)", tried.empty() ? "" : ", ", path);
+      tried.push_back(path + " (absent)");
       continue;
     }
     // Kept loaded for the life of the process: a server may outlive any one caller.
     void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
       const char* why = ::dlerror();
-      tried += fmt::format("{}{} ({})", tried.empty() ? "" : ", ", path, why ? why : "dlopen failed");
+      tried.push_back(fmt::format("{} ({})", path, why ? why : "dlopen failed"));
       continue;
     }
     http_plugin p;
@@ -70,12 +69,12 @@ result<http_plugin> load_plugin() {
     p.publish = reinterpret_cast<decltype(p.publish)>(::dlsym(handle, "vramscope_http_publish"));
     p.stop = reinterpret_cast<decltype(p.stop)>(::dlsym(handle, "vramscope_http_stop"));
     if (p.start && p.publish && p.stop) return p;
-    tried += fmt::format("{}{} (not a vramscope HTTP plugin)", tried.empty() ? "" : ", ", path);
+    tried.push_back(path + " (not a vramscope HTTP plugin)");
   }
   return error_at("--prometheus",
                   fmt::format("cannot serve metrics: no usable {} (tried: {}); set "
                               "VRAMSCOPE_HTTP_PLUGIN to its path",
-                              plugin_name, tried.empty() ? "nothing" : tried));
+                              plugin_name, tried.empty() ? "nothing" : fmt::format("{}", fmt::join(tried, ", "))));
 }
 
 }  // namespace
