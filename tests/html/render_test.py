@@ -67,67 +67,51 @@ def main():
     if len(jobs) < 8:
         fail(f"expected the examples and the five cases, found {jobs}")
     tmp = tempfile.mkdtemp(prefix="vramscope-html-")
+
+    def render(name, command, elements):
+        """Writes the page of `command --html`, opens it, checks its verdict and the drawn
+        `elements` (tag prefix, minimum count), and takes the screenshot. Returns the exit code
+        and the verdict's (class, text)."""
+        page = os.path.join(tmp, name + ".html")
+        r = subprocess.run([args.vramscope] + command + ["--html", page], capture_output=True,
+                           text=True, timeout=300)
+        if r.returncode not in (0, 1) or not os.path.exists(page):
+            fail(f"{' '.join(command)} --html: exit {r.returncode}: {r.stderr}")
+        html = open_in_chromium(binary, page, name)
+        verdict = re.search(r'<p class="verdict (fits|nofit)">([^<]+)</p>', html)
+        if not verdict:
+            fail(f"{name}: no verdict in the rendered page")
+        for element, minimum in elements:
+            if html.count(element) < minimum:
+                fail(f"{name}: expected at least {minimum} {element} in the rendered DOM")
+        screenshot(binary, page, name, args.screenshots or tmp)
+        print(f"ok {name}: {verdict.group(2)}")
+        return r.returncode, verdict.groups()
+
     try:
         for job in jobs:
             name = os.path.relpath(job, args.examples).replace(os.sep, "_").removesuffix(".yaml")
-            page = os.path.join(tmp, name + ".html")
-            r = subprocess.run([args.vramscope, "plan", job, "--html", page], capture_output=True,
-                               text=True, timeout=120)
-            if r.returncode not in (0, 1) or not os.path.exists(page):
-                fail(f"plan {job} --html: exit {r.returncode}: {r.stderr}")
-            html = open_in_chromium(binary, page, name)
-            verdict = re.search(r'<p class="verdict (fits|nofit)">([^<]+)</p>', html)
-            if not verdict:
-                fail(f"{name}: no verdict in the rendered page")
-            if (verdict.group(1) == "fits") != (r.returncode == 0):
-                fail(f"{name}: the page says {verdict.group(2)!r} but plan exited {r.returncode}")
-            for element, minimum in (('<svg class="gpus"', 1), ('<rect class="process"', 1),
-                                     ('<line class="capacity"', 1), ('<svg class="breakdown"', 1),
-                                     ('<rect class="part"', 2), ('<polyline class="allocated"', 1),
-                                     ('<polyline class="reserved"', 1), ('<rect class="phase"', 2)):
-                if html.count(element) < minimum:
-                    fail(f"{name}: expected at least {minimum} {element} in the rendered DOM")
-            screenshot(binary, page, name, args.screenshots or tmp)
-            print(f"ok {name}: {verdict.group(2)}")
+            code, (kind, text) = render(name, ["plan", job], (
+                ('<svg class="gpus"', 1), ('<rect class="process"', 1), ('<line class="capacity"', 1),
+                ('<svg class="breakdown"', 1), ('<rect class="part"', 2),
+                ('<polyline class="allocated"', 1), ('<polyline class="reserved"', 1),
+                ('<rect class="phase"', 2)))
+            if (kind == "fits") != (code == 0):
+                fail(f"{name}: the page says {text!r} but plan exited {code}")
         example = os.path.join(args.examples, "llama-3.1-8b-fsdp2.yaml")
-        sweeps = {
-            "compare": ["compare", example, "--vary", "training.micro_batch=1..5",
-                        "--vary", "training.activation_checkpointing=full,selective"],
-            "fit": ["fit", example],
-            "fit-try": ["fit", example, "--try", "parallel.strategy=fsdp2,zero3,fsdp1",
-                        "--try", "training.micro_batch=1..4"],
-        }
-        for name, command in sweeps.items():
-            page = os.path.join(tmp, name + ".html")
-            r = subprocess.run([args.vramscope] + command + ["--html", page], capture_output=True,
-                               text=True, timeout=300)
-            if r.returncode not in (0, 1) or not os.path.exists(page):
-                fail(f"{' '.join(command)} --html: exit {r.returncode}: {r.stderr}")
-            html = open_in_chromium(binary, page, name)
-            verdict = re.search(r'<p class="verdict (fits|nofit)">([^<]+)</p>', html)
-            if not verdict:
-                fail(f"{name}: no verdict in the rendered page")
-            for element, minimum in (('<svg class="sweep"', 1), ('<rect class="row', 3),
-                                     ('<line class="capacity"', 1), ('<table class="rows"', 1)):
-                if html.count(element) < minimum:
-                    fail(f"{name}: expected at least {minimum} {element} in the rendered DOM")
-            screenshot(binary, page, name, args.screenshots or tmp)
-            print(f"ok {name}: {verdict.group(2)}")
+        sweep = (('<svg class="sweep"', 1), ('<rect class="row', 3), ('<line class="capacity"', 1),
+                 ('<table class="rows"', 1))
+        render("compare", ["compare", example, "--vary", "training.micro_batch=1..5",
+                           "--vary", "training.activation_checkpointing=full,selective"], sweep)
+        render("fit", ["fit", example], sweep)
+        render("fit-try", ["fit", example, "--try", "parallel.strategy=fsdp2,zero3,fsdp1",
+                           "--try", "training.micro_batch=1..4"], sweep)
         # explain --html of case 2: the eight ranks' memory_stats and the job.
         case2 = os.path.join(args.examples, "cases", "2-fsdp1-meta-init")
-        page = os.path.join(tmp, "explain-case2.html")
         stats = sorted(glob.glob(os.path.join(case2, "memory_stats_rank*.json")))
-        r = subprocess.run([args.vramscope, "explain", os.path.join(case2, "job.yaml"), "--html", page,
-                            "--stats"] + stats, capture_output=True, text=True, timeout=300)
-        if r.returncode not in (0, 1) or not os.path.exists(page):
-            fail(f"explain --html: exit {r.returncode}: {r.stderr}")
-        html = open_in_chromium(binary, page, "explain-case2")
-        for element, minimum in (('<section class="finding', 1), ('<svg class="savings"', 1),
-                                 ('<rect class="saving"', 1)):
-            if html.count(element) < minimum:
-                fail(f"explain-case2: expected at least {minimum} {element} in the rendered DOM")
-        screenshot(binary, page, "explain-case2", args.screenshots or tmp)
-        print("ok explain-case2")
+        render("explain-case2", ["explain", os.path.join(case2, "job.yaml"), "--stats"] + stats,
+               (('<section class="finding', 1), ('<svg class="savings"', 1),
+                ('<rect class="saving"', 1)))
         return 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -61,6 +61,16 @@ TEST(GpuCatalog, EveryRowIsFoundByItsOwnNames) {
   }
 }
 
+// Every reservation says where it comes from; a GPU without a figure says so and reserves 0.
+TEST(GpuCatalog, EveryDriverReservationNamesItsSource) {
+  for (const auto& g : gpu_catalog()) {
+    EXPECT_FALSE(g.reserved_source.empty()) << g.name;
+    EXPECT_LT(g.reserved, g.memory) << g.name;
+    EXPECT_EQ(g.reserved % MiB, 0u) << g.name;
+    EXPECT_EQ(g.reserved == 0, g.reserved_source == "no figure known") << g.name;
+  }
+}
+
 TEST(GpuCatalog, UnknownNameListsTheCatalogWithDidYouMean) {
   auto found = find_gpu("H100-90GB");
   ASSERT_FALSE(found);
