@@ -232,14 +232,20 @@ unit_activations head(const dims& d, const model::stack_shape& s, const job::job
     return chunked_head(d, v, job.training.loss_chunks);
   if (job.training.loss == job::loss_impl::litgpt) {
     // LitGPT's fine-tuning step (finetune/lora.py: model(input_ids, lm_head_chunk_size=128),
-    // then utils.chunked_cross_entropy): the head runs on 128-token slices of each sequence and
-    // cross-entropy runs per slice in the logits' dtype. The list of logit slices lives through
-    // backward and each slice's log-softmax output is saved; backward handles one slice at a
-    // time (the gradients of its log-softmax output and input).
+    // then utils.chunked_cross_entropy): the head runs on 128-token slices of each sequence. The
+    // model is a Fabric module, and Fabric converts every floating-point output of forward to
+    // the default dtype, fp32 (lightning/fabric/plugins/precision/half.py and amp.py,
+    // convert_output; wrapper.py _FabricModule.forward): the list of fp32 slices lives through
+    // backward, and cross-entropy per slice saves its fp32 log-softmax output. The slices in
+    // the compute dtype die when the converted list replaces them, before the loss allocates
+    // anything, so they never sit beside the log-softmax outputs and add no peak. Backward
+    // handles one slice at a time: the fp32 gradients of its log-softmax output and input,
+    // then the gradient of the conversion in the compute dtype.
     const std::uint64_t slice = d.batch * std::min<std::uint64_t>(128, d.seq) * v;
-    a.saved.push_back(d.c * nv);  // the logit slices
-    a.saved.push_back(d.c * nv);  // their log-softmax outputs
-    a.backward_temps.insert(a.backward_temps.end(), {d.c * slice, d.c * slice});
+    a.saved.push_back(4 * nv);  // the fp32 logit slices
+    a.saved.push_back(4 * nv);  // their log-softmax outputs
+    a.backward_temps.insert(a.backward_temps.end(), {4 * slice, 4 * slice});
+    if (d.c != 4) a.backward_temps.push_back(d.c * slice);
     return a;
   }
   if (job.framework.name == "jax") {  // predict/jax_plan.cpp plans its step as FSDP2

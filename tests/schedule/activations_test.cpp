@@ -80,20 +80,24 @@ TEST(Activations, CompositeActivationsAndResidualDropoutSaveMore) {
             2 * n * h);  // two bool masks
 }
 
-TEST(Activations, LitgptLossKeepsBf16SlicesAndTheirLogSoftmax) {
+TEST(Activations, LitgptLossKeepsFabricsFp32SlicesAndTheirLogSoftmax) {
   job::job_spec job;
   job.training.loss = job::loss_impl::litgpt;
   const auto s = plain_stack();
   const std::uint64_t v = 50000;
   const auto a = activations_for(model::unit_kind::head, s, job, {2, 1000}, 1, {});
-  const bytes saved = std::accumulate(a.saved.begin(), a.saved.end(), bytes{0});
-  EXPECT_EQ(saved, 2 * (2 * 2000 * v));
-  ASSERT_EQ(a.backward_temps.size(), 2u);
-  EXPECT_EQ(a.backward_temps[0], 2 * (2 * 128 * v));  // one 128-token slice of each sequence
-  EXPECT_TRUE(a.forward_temps.empty());
+  // Fabric hands back fp32 slices; cross-entropy saves their fp32 log-softmax.
+  EXPECT_EQ(a.saved, (std::vector<bytes>{4 * 2000 * v, 4 * 2000 * v}));
+  EXPECT_TRUE(a.forward_temps.empty());  // the bf16 slices die before the loss runs
+  // one 128-token slice of each sequence: two fp32 gradients, then the conversion's bf16 one
+  EXPECT_EQ(a.backward_temps, (std::vector<bytes>{4 * 256 * v, 4 * 256 * v, 2 * 256 * v}));
+  job.precision.params = dtype::f32;
+  const auto fp32 = activations_for(model::unit_kind::head, s, job, {2, 1000}, 1, {});
+  EXPECT_EQ(fp32.backward_temps.size(), 2u);  // fp32 logits are not converted
   // The Hugging Face loss keeps only its fp32 log-softmax for backward: the bf16 logits and
   // their fp32 upcast live through forward, and backward holds two fp32 gradients at once.
   job.training.loss = job::loss_impl::hf;
+  job.precision.params = dtype::bf16;
   const auto hf = activations_for(model::unit_kind::head, s, job, {2, 1000}, 1, {});
   EXPECT_EQ(hf.saved, std::vector<bytes>{4 * 2000 * v});
   EXPECT_EQ(hf.forward_temps, (std::vector<bytes>{2 * 2000 * v, 4 * 2000 * v}));
