@@ -91,11 +91,9 @@ void note_unmodelled(import_context& ctx, const std::string& key, long long valu
   const entry* e = ctx.find("parallelism." + key);
   if (e == nullptr) return;
   if (value <= 1) return ctx.ignore(*e);
-  const bool pp = key == "pipeline_parallel_degree";
   ctx.note(*e, fmt::format("{} {} is not modelled: planned on the data- and tensor-parallel GPUs "
-                           "only, as if {} (an over-estimate)", key, value,
-                           pp ? "each stage held the whole model" : "each GPU saw the whole "
-                                                                    "sequence"));
+                           "only, as if each GPU saw the whole sequence (an over-estimate)", key,
+                           value));
 }
 
 // Sets a parallel field from its [parallelism] entry, or from the file as a whole.
@@ -119,8 +117,10 @@ maybe_error read_parallelism(import_context& ctx, bool& has_world_size) {
   if (problem.empty() && (rep == -1 || tp == -1 || pp == -1 || cp == -1))
     problem = "parallelism: only data_parallel_shard_degree may be -1";
   if (!problem.empty()) return at(where != nullptr ? where->where : at_file, problem);
-  note_unmodelled(ctx, "pipeline_parallel_degree", pp);
   note_unmodelled(ctx, "context_parallel_degree", cp);
+  if (problem.empty() && pp > 1) problem = put(ctx, "pipeline_parallel_degree", "parallel.pp", pp);
+  if (const entry* e = ctx.find("parallelism.pipeline_parallel_degree"); e != nullptr && pp <= 1)
+    ctx.ignore(*e);
   if (shard == 1 && rep > 1) {
     ctx.note(*ctx.find("parallelism.data_parallel_replicate_degree"),
              "a shard degree of 1 with replicas is DDP in torchtitan: planned as ddp");
@@ -137,9 +137,53 @@ maybe_error read_parallelism(import_context& ctx, bool& has_world_size) {
     problem = ctx.set("parallel.sequence_parallel", "true", *ctx.find("parallelism.tensor_parallel_degree"));
   if (problem.empty() && shard != -1 && where != nullptr) {
     has_world_size = true;
-    problem = set_world(ctx, shard * rep * tp, *where);
+    problem = set_world(ctx, shard * rep * tp * pp, *where);
+  } else if (problem.empty() && where != nullptr && ctx.out.job.world_size() % (rep * tp * pp) != 0) {
+    // A shard degree of -1 takes what is left of the world, which must hold the other
+    // dimensions at least once: assume the smallest such world.
+    problem = set_world(ctx, rep * tp * pp, *where);
   }
   return problem.empty() ? std::nullopt : maybe_error(at(where != nullptr ? where->where : at_file, problem));
+}
+
+// Pipeline parallelism (torchtitan/distributed/pipeline_parallel.py): the schedule, and the
+// local batch cut into micro-batches of pipeline_parallel_microbatch_size (default 1) that run
+// through the stages in one step. FSDP's "default" reshard policy keeps parameters unsharded
+// after forward under a pipeline (torchtitan's parallelize: reshard_after_forward is
+// `not pp_enabled`). Runs after the table has mapped local_batch_size.
+maybe_error read_pipeline(import_context& ctx) {
+  auto& job = ctx.out.job;
+  if (job.parallel.pp <= 1) {
+    for (const char* key : {"parallelism.pipeline_parallel_schedule",
+                            "parallelism.pipeline_parallel_microbatch_size"})
+      if (const entry* e = ctx.find(key)) ctx.ignore(*e);
+    return std::nullopt;
+  }
+  if (const entry* e = ctx.find("parallelism.pipeline_parallel_schedule")) {
+    if (auto problem = ctx.set("parallel.pp_schedule", e->value.text, *e); !problem.empty())
+      return at(e->where, problem);
+  }
+  long long micro = 1;
+  const entry* size = ctx.find("parallelism.pipeline_parallel_microbatch_size");
+  if (size != nullptr) {
+    std::istringstream in(size->value.text);
+    if (!(in >> micro) || !in.eof() || micro < 1)
+      return at(size->where, fmt::format("parallelism.pipeline_parallel_microbatch_size: expected "
+                                         "a positive integer, got \"{}\"", size->value.text));
+  }
+  const long long local = static_cast<long long>(job.training.micro_batch);
+  if (local % micro != 0)
+    return at(size != nullptr ? size->where : diagnostic{ctx.source, 0, 0, "", ""},
+              fmt::format("training.local_batch_size {} is not a multiple of "
+                          "pipeline_parallel_microbatch_size {}", local, micro));
+  const entry& where = size != nullptr ? *size : *ctx.find("parallelism.pipeline_parallel_degree");
+  std::string problem = ctx.set("training.micro_batch", std::to_string(micro), where);
+  if (problem.empty())
+    problem = ctx.set("training.gradient_accumulation", std::to_string(local / micro), where);
+  const entry* reshard = ctx.find("parallelism.fsdp_reshard_after_forward");
+  if (problem.empty() && (reshard == nullptr || lower_case(reshard->value.text) == "default"))
+    problem = ctx.set("parallel.reshard_after_forward", "false", reshard != nullptr ? *reshard : where);
+  return problem.empty() ? std::nullopt : maybe_error(at(where.where, problem));
 }
 
 // mode none | full | selective; selective_ac_option "op" (per-operator) or N (every Nth block).
@@ -191,6 +235,8 @@ const std::vector<option>& torchtitan_table() {
         {"parallelism.data_parallel_replicate_degree", handled()},
         {"parallelism.tensor_parallel_degree", handled()},
         {"parallelism.pipeline_parallel_degree", handled()},
+        {"parallelism.pipeline_parallel_schedule", handled()},
+        {"parallelism.pipeline_parallel_microbatch_size", handled()},
         {"parallelism.context_parallel_degree", handled()},
         {"parallelism.fsdp_reshard_after_forward",
          maps_with("parallel.reshard_after_forward",
@@ -222,8 +268,7 @@ const std::vector<option>& torchtitan_table() {
           ignored("training", {"dataset", "dataset_path", "max_norm", "steps", "warmup_steps",
                                "gc_freq", "gc_debug", "seed", "deterministic",
                                "deterministic_warn_only"}),
-          ignored("parallelism", {"pipeline_parallel_schedule", "pipeline_parallel_schedule_csv",
-                                  "pipeline_parallel_microbatch_size",
+          ignored("parallelism", {"pipeline_parallel_schedule_csv",
                                   "pipeline_parallel_split_points",
                                   "pipeline_parallel_layers_per_stage",
                                   "pipeline_parallel_first_stage_less_layers",
@@ -263,6 +308,7 @@ result<imported_job> import_torchtitan(std::string_view text, const std::string&
   if (auto err = detail::read_parallelism(ctx, has_world_size)) return *err;
   if (auto err = detail::read_checkpointing(ctx)) return *err;
   if (auto err = detail::apply_options(ctx, detail::torchtitan_table())) return *err;
+  if (auto err = detail::read_pipeline(ctx)) return *err;
   ctx.out.job.training.loss = loss_impl::torchtitan;  // torchtitan's own training step
   return detail::finish(ctx, has_world_size);
 }

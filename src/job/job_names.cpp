@@ -62,6 +62,11 @@ constexpr spelling<loss_impl> loss_names[] = {
     {loss_impl::liger_fused, "fused_linear_cross_entropy"},
     {loss_impl::chunked, "ce_with_chunked_output_loss"},
 };
+constexpr spelling<pp_schedule> pp_schedule_names[] = {
+    {pp_schedule::one_f_one_b, "1f1b"},
+    {pp_schedule::gpipe, "gpipe"},
+    {pp_schedule::interleaved_1f1b, "interleaved_1f1b"},
+};
 constexpr spelling<weight_load> weight_load_names[] = {
     {weight_load::all_ranks, "all_ranks"},
     {weight_load::rank0, "rank0"},
@@ -81,6 +86,7 @@ constexpr std::span<const spelling<optimizer_kind>> table(optimizer_kind*) { ret
 constexpr std::span<const spelling<checkpointing>> table(checkpointing*) { return checkpointing_names; }
 constexpr std::span<const spelling<attention_impl>> table(attention_impl*) { return attention_names; }
 constexpr std::span<const spelling<loss_impl>> table(loss_impl*) { return loss_names; }
+constexpr std::span<const spelling<pp_schedule>> table(pp_schedule*) { return pp_schedule_names; }
 constexpr std::span<const spelling<weight_load>> table(weight_load*) { return weight_load_names; }
 constexpr std::span<const spelling<state_dict_kind>> table(state_dict_kind*) { return state_dict_names; }
 
@@ -130,6 +136,7 @@ std::string_view name_of(optimizer_kind v) { return canonical(v); }
 std::string_view name_of(checkpointing v) { return canonical(v); }
 std::string_view name_of(attention_impl v) { return canonical(v); }
 std::string_view name_of(loss_impl v) { return canonical(v); }
+std::string_view name_of(pp_schedule v) { return canonical(v); }
 std::string_view name_of(weight_load v) { return canonical(v); }
 std::string_view name_of(state_dict_kind v) { return canonical(v); }
 
@@ -143,6 +150,7 @@ VRAMSCOPE_JOB_ENUM(optimizer_kind)
 VRAMSCOPE_JOB_ENUM(checkpointing)
 VRAMSCOPE_JOB_ENUM(attention_impl)
 VRAMSCOPE_JOB_ENUM(loss_impl)
+VRAMSCOPE_JOB_ENUM(pp_schedule)
 VRAMSCOPE_JOB_ENUM(weight_load)
 VRAMSCOPE_JOB_ENUM(state_dict_kind)
 #undef VRAMSCOPE_JOB_ENUM

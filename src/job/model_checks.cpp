@@ -2,11 +2,55 @@
 
 #include <vramscope/model/modules.hpp>
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
 #include "job/validation.hpp"
 
 namespace vramscope::job {
 
+namespace {
+
+// What pipeline parallelism needs of the model (schedule/pipeline.cpp splits it as torchtitan
+// does): one decoder stack, no head tied to the embedding (the first and last stages would both
+// hold it), and at least one block in every stage once the embedding and the output count as
+// one block each.
+status check_pipeline_model(const job_spec& job, const model::model_spec& model) {
+  const int stages = job.parallel.pp * std::max(1, job.parallel.pp_stages_per_rank);
+  if (job.parallel.pp <= 1) return ok();
+  if (model.vision || !model.extra.empty())
+    return detail::field_error(job, "parallel.pp",
+                               fmt::format("pipeline parallelism is planned for decoder-only models; "
+                                           "{} has more than one stack", model.name));
+  if (model.text.tied_embeddings)
+    return detail::field_error(job, "parallel.pp",
+                               fmt::format("{} ties its head to its embedding, which the first and "
+                                           "last pipeline stages would both hold; not planned",
+                                           model.name));
+  std::uint64_t blocks = 0;
+  for (const auto& u : model.units) {
+    if (u.kind == model::unit_kind::block) ++blocks;
+    else if (u.kind != model::unit_kind::embedding && u.kind != model::unit_kind::norm &&
+             u.kind != model::unit_kind::head)
+      return detail::field_error(job, "parallel.pp",
+                                 fmt::format("pipeline parallelism is planned for decoder-only "
+                                             "models; {} has a {} unit ({})", model.name,
+                                             model::name_of(u.kind), u.name));
+  }
+  if ((blocks + 2) / static_cast<std::uint64_t>(stages) < 2)
+    return detail::field_error(
+        job, "parallel.pp",
+        fmt::format("{} blocks (plus the embedding and the head) cannot fill {} pipeline stages "
+                    "(pp {} x pp_stages_per_rank {}) with a block each", blocks, stages,
+                    job.parallel.pp, std::max(1, job.parallel.pp_stages_per_rank)));
+  return ok();
+}
+
+}  // namespace
+
 status check_against_model(const job_spec& job, const model::model_spec& model) {
+  if (auto pipeline = check_pipeline_model(job, model); !pipeline) return pipeline;
   if (!job.lora.enabled || !job.lora.uses_targets()) return ok();
   if (auto targets = model::lora_targets(model, job.lora.targets); !targets)
     return detail::field_error(job, "lora.targets", targets.error().message);

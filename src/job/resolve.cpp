@@ -143,15 +143,21 @@ std::string world_text(const job_spec& job) {
 }
 
 maybe_error derive_single(job_spec& job) {
-  if (job.parallel.kind != strategy::single || job.world_size() == 1) return std::nullopt;
+  // A single-device job runs one GPU per pipeline stage.
+  const int stages = std::max(1, job.parallel.pp);
+  if (job.parallel.kind != strategy::single || job.world_size() == stages) return std::nullopt;
   if (!is_set(job, "hardware.gpus_per_node") && !is_set(job, "hardware.nodes")) {
-    job.hardware.gpus_per_node = 1;
+    job.hardware.gpus_per_node = stages;
     mark_derived(job, "hardware.gpus_per_node");
     return std::nullopt;
   }
   const std::string path = is_set(job, "hardware.nodes") ? "hardware.nodes" : "hardware.gpus_per_node";
-  return field_error(job, path, fmt::format("strategy single runs on one GPU, but the job has {}",
-                                            world_text(job)));
+  return field_error(job, path,
+                     stages == 1 ? fmt::format("strategy single runs on one GPU, but the job has {}",
+                                               world_text(job))
+                                 : fmt::format("strategy single runs one GPU per pipeline stage "
+                                               "(parallel.pp {}), but the job has {}",
+                                               stages, world_text(job)));
 }
 
 // FSDP1 HYBRID_SHARD shards within a node and replicates across nodes by default.
@@ -171,25 +177,49 @@ void derive_hybrid(job_spec& job) {
   }
 }
 
+// Interleaved schedules give each rank two virtual stages unless told otherwise (torchtitan's
+// default for multi-stage schedules); the others one.
+// A pipeline stage reduces its gradients at the last micro-batch's backward only
+// (torch.distributed.pipelining, _PipelineStageBase.backward_maybe_with_nosync): under FSDP2
+// the unsharded gradients of the earlier ones are kept, as with no_sync.
+void derive_pipeline(job_spec& job) {
+  auto& par = job.parallel;
+  if (par.pp > 1 && par.kind == strategy::fsdp2 && !is_set(job, "parallel.no_sync")) {
+    par.no_sync = true;
+    mark_derived(job, "parallel.no_sync");
+  }
+  if (par.pp_stages_per_rank != 0) return;
+  par.pp_stages_per_rank = par.pp > 1 && par.pp_sched == pp_schedule::interleaved_1f1b ? 2 : 1;
+  mark_derived(job, "parallel.pp_stages_per_rank");
+}
+
 maybe_error derive_layout(job_spec& job) {
   if (auto err = derive_single(job)) return err;
   derive_hybrid(job);
   auto& par = job.parallel;
+  derive_pipeline(job);
   const int world = job.world_size();
-  const int tp_rep = par.tp * par.dp_replicate;
+  if (par.pp > 1 && world % par.pp != 0)
+    return field_error(job, "parallel.pp",
+                       fmt::format("{} pipeline stages do not divide the job's {}", par.pp,
+                                   world_text(job)));
+  const int tp_rep = par.tp * par.dp_replicate * par.pp;
   if (world % tp_rep != 0) {
     const std::string path = par.tp > 1 || par.dp_replicate == 1 ? "parallel.tp" : "parallel.dp_replicate";
     return field_error(job, path,
-                       fmt::format("tp {} x dp_replicate {} = {} does not divide the job's {}",
-                                   par.tp, par.dp_replicate, tp_rep, world_text(job)));
+                       fmt::format("tp {} x dp_replicate {}{} = {} does not divide the job's {}",
+                                   par.tp, par.dp_replicate,
+                                   par.pp > 1 ? fmt::format(" x pp {}", par.pp) : "", tp_rep,
+                                   world_text(job)));
   }
   if (par.dp_shard == 0) {
     par.dp_shard = world / tp_rep;
     mark_derived(job, "parallel.dp_shard");
   } else if (static_cast<long long>(tp_rep) * par.dp_shard != world) {
     return field_error(job, "parallel.dp_shard",
-                       fmt::format("tp {} x dp_replicate {} x dp_shard {} = {} ranks, but the "
-                                   "job has {}", par.tp, par.dp_replicate, par.dp_shard,
+                       fmt::format("tp {} x dp_replicate {}{} x dp_shard {} = {} ranks, but the "
+                                   "job has {}", par.tp, par.dp_replicate,
+                                   par.pp > 1 ? fmt::format(" x pp {}", par.pp) : "", par.dp_shard,
                                    static_cast<long long>(tp_rep) * par.dp_shard, world_text(job)));
   }
   return std::nullopt;

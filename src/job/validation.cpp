@@ -102,7 +102,45 @@ maybe_error check_strategy_options(const job_spec& job) {
   return std::nullopt;
 }
 
-maybe_error check_mesh(const job_spec& job) {
+// Pipeline parallelism as torch.distributed.pipelining runs it: with no data-parallel wrapper,
+// DDP or FSDP2 (torchtitan's combinations), on the three schedules the planner models.
+maybe_error check_pipeline(const job_spec& job, warnings& notes) {
+  const auto& p = job.parallel;
+  if (p.pp <= 1) {
+    for (const char* path : {"parallel.pp_schedule", "parallel.pp_stages_per_rank"})
+      if (is_set(job, path)) notes.push_back(field_error(job, path, "has no effect without parallel.pp > 1"));
+    return std::nullopt;
+  }
+  if (p.kind != strategy::single && p.kind != strategy::ddp && p.kind != strategy::fsdp2)
+    return field_error(job, "parallel.pp",
+                       fmt::format("pipeline parallelism is planned with strategy single, ddp or "
+                                   "fsdp2, as torchtitan combines it (parallel.strategy is {})",
+                                   name_of(p.kind)));
+  const bool interleaved = p.pp_sched == pp_schedule::interleaved_1f1b;
+  if (!interleaved && p.pp_stages_per_rank != 1)
+    return field_error(job, "parallel.pp_stages_per_rank",
+                       fmt::format("{} runs one stage per rank; use pp_schedule: interleaved_1f1b "
+                                   "for {} virtual stages", name_of(p.pp_sched),
+                                   p.pp_stages_per_rank));
+  if (interleaved && p.pp_stages_per_rank < 2)
+    return field_error(job, "parallel.pp_stages_per_rank",
+                       "interleaved_1f1b needs at least 2 virtual stages per rank");
+  const int micro = std::max(1, job.training.gradient_accumulation);
+  if (interleaved && micro % p.pp != 0)
+    return field_error(job, "training.gradient_accumulation",
+                       fmt::format("interleaved_1f1b runs the micro-batches in rounds of "
+                                   "parallel.pp {}; {} micro-batches is not a multiple", p.pp, micro));
+  if (job.training.activation_offloading)
+    return field_error(job, "training.activation_offloading",
+                       "is not planned with pipeline parallelism (parallel.pp > 1)");
+  if (job.lora.enabled)
+    return field_error(job, "parallel.pp", "LoRA and other PEFT methods are not planned with "
+                                           "pipeline parallelism");
+  return std::nullopt;
+}
+
+maybe_error check_mesh(const job_spec& job, warnings& notes) {
+  if (auto err = check_pipeline(job, notes)) return err;
   const auto& p = job.parallel;
   const bool hsdp = p.kind == strategy::fsdp2 ||
                     (p.kind == strategy::fsdp1 && p.fsdp_sharding == sharding::hybrid_shard);
@@ -151,7 +189,7 @@ bool is_set(const job_spec& job, const std::string& path) {
 
 maybe_error check_parallel(const job_spec& job, warnings& notes) {
   if (auto err = check_strategy_options(job)) return err;
-  if (auto err = check_mesh(job)) return err;
+  if (auto err = check_mesh(job, notes)) return err;
   const auto& p = job.parallel;
   if (p.tp > job.hardware.gpus_per_node)
     notes.push_back(field_error(job, "parallel.tp",

@@ -134,12 +134,23 @@ static std::string training_kind(const job::job_spec& j) {
   return text;
 }
 
+// " + pp 4 (1f1b, 8 micro-batches)"; empty without pipeline parallelism.
+static std::string pipeline_text(const job::job_spec& j) {
+  const auto& par = j.parallel;
+  if (par.pp <= 1) return "";
+  const std::string virtual_stages =
+      par.pp_stages_per_rank > 1 ? fmt::format(", {} stages per rank", par.pp_stages_per_rank) : "";
+  return fmt::format(" + pp {} ({}{}, {} micro-batches)", par.pp, job::name_of(par.pp_sched),
+                     virtual_stages, std::max(1, j.training.gradient_accumulation));
+}
+
 std::string plan_heading(const prediction& p) {
   const auto& j = p.job;
   return fmt::format(
-      "{} ({} parameters) on {} x {} ({} node{}), {} {}, params {} / master {}, {}, {}, micro-batch {} x {} tokens",
+      "{} ({} parameters) on {} x {} ({} node{}), {} {}{}, params {} / master {}, {}, {}, micro-batch {} x {} tokens",
       p.model_name, format_count(p.parameters), j.world_size(), j.hardware.gpu, j.hardware.nodes,
       j.hardware.nodes == 1 ? "" : "s", j.framework.name, job::name_of(j.parallel.kind),
+      pipeline_text(j),
       name_of(j.precision.params), name_of(j.precision.master), optimizer_text(j.optimizer),
       training_kind(j), j.training.micro_batch, j.training.seq_len);
 }

@@ -21,6 +21,8 @@ struct rank_info {
   int dp_shard = 1;      // size of the sharding group (FSDP / ZeRO)
   int dp_replicate = 1;  // replicas of the sharding group
   int local_rank = 0;
+  int pp = 1;            // pipeline stages (ranks along the pipeline dimension)
+  int pp_rank = 0;       // this rank's place along it (the outermost mesh dimension)
 };
 
 /// A frozen base tensor of a LoRA job as this rank stores it before any data-parallel sharding.

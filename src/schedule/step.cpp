@@ -4,11 +4,15 @@
 
 #include <vramscope/job/model_checks.hpp>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 
 #include "schedule/activations.hpp"
 #include "schedule/offload.hpp"
+#include "schedule/pipeline.hpp"
 #include "schedule/strategy.hpp"
 
 namespace vramscope::schedule {
@@ -43,10 +47,20 @@ bool checkpointed(const job::job_spec& job, std::size_t block_index) {
   return false;
 }
 
+// This rank's part of a pipeline: the local stages (units of the rank's model, in order), the
+// order of its passes, and whether it holds the model's first and last stage.
+struct pipeline_part {
+  std::vector<std::vector<std::size_t>> chunks;  // local stage -> unit indices
+  std::vector<pipeline_op> ops;
+  bool last_chunk_has_loss = false;
+  bool first_chunk_has_input = false;  // the embedding: no activation arrives from a peer
+};
+
 class driver {
  public:
-  driver(const model::model_spec& m, const job::job_spec& j, int rank, const schedule_options& o)
-      : model_(m), job_(j), options_(o),
+  driver(const model::model_spec& m, const job::job_spec& j, int rank, const schedule_options& o,
+         std::optional<pipeline_part> pipe = std::nullopt)
+      : model_(m), job_(j), options_(o), pipe_(std::move(pipe)),
         ctx_{m, j, make_rank_info(j, rank), {}, out_}, offload_(j, out_) {
     ctx_.lay = make_layout(m, j, ctx_.rank);
     record_stream_ = collectives_record_stream(j);
@@ -84,6 +98,7 @@ class driver {
     strategy_ = s.get();
     out_.phase("init");
     s->init();
+    if (pipe_) return run_pipeline();
     for (int step = 0; step < std::max(1, job_.training.steps); ++step) {
       const int micros = std::max(1, job_.training.gradient_accumulation);
       for (int micro = 0; micro < micros; ++micro) {
@@ -101,6 +116,80 @@ class driver {
   }
 
  private:
+  // Pipeline parallelism: the rank runs its schedule's passes, each over one local stage and
+  // one micro-batch, and holds every micro-batch's activations from its forward to its
+  // backward. torch.distributed.pipelining keeps each stage's output (fwd_cache) until that
+  // backward; a stage that receives its input gets it from a peer (the first block's input)
+  // and sends the input's gradient back; the last stage runs the loss inside its forward.
+  result<program> run_pipeline() {
+    const int micros = std::max(1, job_.training.gradient_accumulation);
+    const auto tokens = tokens_of(model_.text, job_, false).tokens();
+    const bytes hidden = tokens * model_.text.hidden * static_cast<bytes>(ctx_.lay.dtypes.compute);
+    const bytes logits = tokens * model_.text.vocab * static_cast<bytes>(ctx_.lay.dtypes.compute);
+    const std::size_t chunks = pipe_->chunks.size();
+    std::vector<std::vector<std::vector<tensor_id>>> saved(
+        static_cast<std::size_t>(micros), std::vector<std::vector<tensor_id>>(model_.units.size()));
+    std::vector<std::vector<tensor_id>> loss_saved(static_cast<std::size_t>(micros));
+    std::vector<std::vector<tensor_id>> stage_output(
+        static_cast<std::size_t>(micros), std::vector<tensor_id>(chunks, 0));
+    bool first_forward = true;
+    for (int step = 0; step < std::max(1, job_.training.steps); ++step) {
+      for (const auto& op : pipe_->ops) {
+        const auto mb = static_cast<std::size_t>(op.micro);
+        const auto c = static_cast<std::size_t>(op.chunk);
+        const bool has_loss = pipe_->last_chunk_has_loss && c + 1 == chunks;
+        const bool receives = !(pipe_->first_chunk_has_input && c == 0);
+        const std::string tag = fmt::format(" (micro-batch {})", op.micro);
+        if (op.forward) {
+          for (auto u : pipe_->chunks[c]) {
+            out_.phase("forward:" + model_.units[u].name + tag);
+            if (first_forward)  // cuBLAS workspace: created by the first GEMM
+              workspace_ = out_.alloc(options_.cublas_workspace, category::temporary);
+            first_forward = false;
+            strategy_->pre_forward(u);
+            forward_unit(acts_[u], saved[mb][u], ckpt_[u], {u, kept_unit});
+            strategy_->post_forward(u);
+          }
+          if (has_loss) {
+            out_.phase("forward:loss" + tag);
+            stage_output[mb][c] = out_.alloc(logits, category::activations);
+            forward_unit(loss_, loss_saved[mb], false, {0, kept_unit});
+          } else {
+            stage_output[mb][c] = out_.alloc(hidden, category::activations);
+          }
+          continue;
+        }
+        strategy_->begin_micro_batch(op.micro + 1 == micros);
+        tensor_id grad_in = 0;
+        if (has_loss) {
+          out_.phase("backward:loss" + tag);
+          backward_unit(loss_, loss_saved[mb], false);
+        } else {  // the gradient of the stage's output arrives from the next stage
+          grad_in = out_.alloc(hidden, category::communication);
+        }
+        out_.free(stage_output[mb][c]);
+        const auto& units = pipe_->chunks[c];
+        for (auto it = units.rbegin(); it != units.rend(); ++it) {
+          out_.phase("backward:" + model_.units[*it].name + tag);
+          strategy_->pre_backward(*it);
+          backward_unit(acts_[*it], saved[mb][*it], ckpt_[*it]);
+          strategy_->post_backward(*it);
+          out_.free(grad_in);
+        }
+        if (receives) {  // the input's gradient, sent back to the previous stage
+          auto sent = out_.alloc(hidden, category::communication);
+          out_.free(sent);
+        }
+        strategy_->end_backward();
+      }
+      strategy_->optimizer_step(step);
+      strategy_->zero_grad();
+      out_.sync_all();
+    }
+    strategy_->save_checkpoint();
+    return out_.take();
+  }
+
   std::unique_ptr<strategy> make_strategy() {
     switch (job_.parallel.kind) {
       case job::strategy::ddp:
@@ -229,6 +318,7 @@ class driver {
   const model::model_spec& model_;
   const job::job_spec& job_;
   schedule_options options_;
+  std::optional<pipeline_part> pipe_;
   program_builder out_;
   step_context ctx_;
   strategy* strategy_ = nullptr;
@@ -257,7 +347,36 @@ result<program> build_program(const model::model_spec& model, const job::job_spe
     return error_at("job", "rank " + std::to_string(rank) + " is outside the job's " +
                                std::to_string(job.world_size()) + " ranks");
   if (auto checked = job::check_against_model(job, model); !checked) return checked.error();
-  driver d(model, job, rank, options);
+  if (job.parallel.pp <= 1) {
+    driver d(model, job, rank, options);
+    return d.run();
+  }
+  // Pipeline parallelism: this rank plans its own stages as a model of their units.
+  const int pp = job.parallel.pp;
+  const int per_rank = std::max(1, job.parallel.pp_stages_per_rank);
+  auto stages = stage_of_units(model, pp * per_rank);
+  if (!stages) return stages.error();
+  const int pp_rank = make_rank_info(job, rank).pp_rank;
+  model::model_spec part = model;
+  part.units.clear();
+  part.tensors.clear();
+  pipeline_part pipe;
+  pipe.chunks.resize(static_cast<std::size_t>(per_rank));
+  std::vector<std::string> kept;
+  for (std::size_t i = 0; i < model.units.size(); ++i) {
+    const int stage = (*stages)[i];
+    if (pipeline_rank_of_stage(stage, pp) != pp_rank) continue;
+    pipe.chunks[static_cast<std::size_t>(stage / pp)].push_back(part.units.size());
+    part.units.push_back(model.units[i]);
+    kept.push_back(model.units[i].name);
+    if (stage == pp * per_rank - 1) pipe.last_chunk_has_loss = true;
+    if (stage == 0) pipe.first_chunk_has_input = true;
+  }
+  for (const auto& t : model.tensors)
+    if (std::find(kept.begin(), kept.end(), t.unit) != kept.end()) part.tensors.push_back(t);
+  pipe.ops = pipeline_ops(job.parallel.pp_sched, pp, pp_rank, per_rank,
+                          job.training.gradient_accumulation);
+  driver d(part, job, rank, options, std::move(pipe));
   return d.run();
 }
 
@@ -269,11 +388,24 @@ parameter_split split_parameters(const model::model_spec& model, const job::job_
   return out;
 }
 
+// Pipeline stages hold different units: the first rank of each stage represents it, and rank 1
+// the ranks of the first stage other than rank 0.
 std::vector<int> representative_ranks(const job::job_spec& job) {
   if (job.world_size() <= 1) return {0};
-  return {0, 1};
+  const int pp = std::max(1, job.parallel.pp);
+  const int per_stage = job.world_size() / pp;
+  std::vector<int> out{0, 1};
+  for (int s = 1; s < pp; ++s)
+    if (s * per_stage != 1) out.push_back(s * per_stage);
+  return out;
 }
 
-int representative_of(const job::job_spec&, int rank) { return rank == 0 ? 0 : 1; }
+int representative_of(const job::job_spec& job, int rank) {
+  const int pp = std::max(1, job.parallel.pp);
+  const int per_stage = std::max(1, job.world_size() / pp);
+  const int stage = rank / per_stage;
+  if (stage == 0) return rank == 0 ? 0 : 1;
+  return stage * per_stage;
+}
 
 }  // namespace vramscope::schedule

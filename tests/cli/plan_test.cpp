@@ -160,5 +160,39 @@ TEST(PlanHtml, UnwritablePathIsBadInputNamingIt) {
   EXPECT_NE(r.err.find("/nonexistent/dir/report.html"), std::string::npos) << r.err;
 }
 
+// The recipe of examples/recipes/: torchtitan's 70B with PP x TP x FSDP2, one row per stage.
+TEST(PlanPipeline, TheTorchtitanRecipePlansEveryStage) {
+  const std::string recipe =
+      std::string(VRAMSCOPE_SOURCE_DIR) + "/examples/recipes/torchtitan-llama3-70b-pp-tp-fsdp.toml";
+  const auto r = invoke({"plan", "--from", recipe, "--set", "hardware.nodes=8", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find("not modelled"), std::string::npos) << r.err;
+  const auto plan = nlohmann::json::parse(r.out);
+  EXPECT_EQ(plan["job"]["parallel"]["pp"], 4);
+  EXPECT_EQ(plan["job"]["parallel"]["pp_schedule"], "interleaved_1f1b");
+  EXPECT_EQ(plan["job"]["training"]["gradient_accumulation"], 8);
+  const auto text = invoke({"plan", "--from", recipe, "--set", "hardware.nodes=8"});
+  ASSERT_EQ(text.code, 0) << text.err;
+  for (const char* row : {"ranks 0-15", "ranks 16-31", "ranks 32-47", "ranks 48-63"})
+    EXPECT_NE(text.out.find(row), std::string::npos) << row << "\n" << text.out;
+  EXPECT_NE(text.out.find("+ pp 4 (interleaved_1f1b, 2 stages per rank, 8 micro-batches)"),
+            std::string::npos) << text.out;
+}
+
+TEST(PlanPipeline, ModelsItCannotSplitAreBadInputNamingTheField) {
+  const job_file tied("model: llama-3.2-1b\nhardware: { gpus_per_node: 4 }\n"
+                      "parallel: { strategy: fsdp2, pp: 4 }\n");
+  const auto r = invoke({"plan", tied.path()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(":3:34: parallel.pp: llama-3.2-1b ties its head to its embedding"),
+            std::string::npos) << r.err;
+  const job_file deep("model: llama-3.1-8b\nhardware: { gpus_per_node: 8, nodes: 4 }\n"
+                      "parallel: { strategy: single, pp: 32 }\n");
+  const auto few = invoke({"plan", deep.path()});
+  EXPECT_EQ(few.code, 2);
+  EXPECT_NE(few.err.find("32 blocks (plus the embedding and the head) cannot fill 32 pipeline "
+                         "stages"), std::string::npos) << few.err;
+}
+
 }  // namespace
 }  // namespace vramscope::cli

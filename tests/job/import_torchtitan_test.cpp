@@ -69,15 +69,59 @@ TEST(ImportTorchtitan, PerOperatorCheckpointingIsPlannedAsSuch) {
   EXPECT_EQ(find_note(imported->notes, "per-operator selective checkpointing"), "");
 }
 
+TEST(ImportTorchtitan, PipelineParallelismCutsTheLocalBatchIntoMicroBatches) {
+  auto imported = import_config_text(
+      "[training]\nlocal_batch_size = 8\n"
+      "[parallelism]\ndata_parallel_shard_degree = 4\npipeline_parallel_degree = 2\n"
+      "pipeline_parallel_schedule = \"Interleaved1F1B\"\npipeline_parallel_microbatch_size = 2\n",
+      "t.toml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  const auto& job = imported->job;
+  EXPECT_EQ(job.world_size(), 8);
+  EXPECT_EQ(job.parallel.pp, 2);
+  EXPECT_EQ(job.parallel.dp_shard, 4);
+  EXPECT_EQ(job.parallel.pp_sched, pp_schedule::interleaved_1f1b);
+  EXPECT_EQ(job.parallel.pp_stages_per_rank, 2);
+  EXPECT_EQ(job.training.micro_batch, 2u);
+  EXPECT_EQ(job.training.gradient_accumulation, 4);
+  // torchtitan keeps FSDP's parameters unsharded after forward under a pipeline; a stage
+  // reduces its gradients at its last micro-batch only.
+  EXPECT_EQ(job.parallel.reshard_after_forward, 0);
+  EXPECT_TRUE(job.parallel.no_sync);
+  EXPECT_EQ(find_note(imported->notes, "pipeline_parallel"), "");
+  // A shard degree of -1 leaves the world to the user, but it must hold tp x pp.
+  auto auto_shard = import_config_text(
+      "[parallelism]\ndata_parallel_shard_degree = -1\ntensor_parallel_degree = 8\n"
+      "pipeline_parallel_degree = 4\n", "t.toml");
+  ASSERT_TRUE(auto_shard) << auto_shard.error().to_string();
+  EXPECT_EQ(auto_shard->job.world_size(), 32);
+  EXPECT_EQ(auto_shard->job.parallel.dp_shard, 1);
+}
+
+TEST(ImportTorchtitan, PipelineErrorsAreLocated) {
+  auto schedule = import_config_text(
+      "[parallelism]\npipeline_parallel_degree = 2\npipeline_parallel_schedule = \"ZBVZeroBubble\"\n",
+      "t.toml");
+  ASSERT_FALSE(schedule);
+  EXPECT_NE(schedule.error().to_string().find("t.toml:3:1"), std::string::npos) << schedule.error().to_string();
+  EXPECT_NE(schedule.error().to_string().find("1f1b, gpipe, interleaved_1f1b"), std::string::npos);
+  auto split = import_config_text(
+      "[training]\nlocal_batch_size = 3\n[parallelism]\npipeline_parallel_degree = 2\n"
+      "pipeline_parallel_microbatch_size = 2\n", "t.toml");
+  ASSERT_FALSE(split);
+  EXPECT_NE(split.error().to_string().find("t.toml:5:1: training.local_batch_size 3 is not a multiple"),
+            std::string::npos) << split.error().to_string();
+}
+
 TEST(ImportTorchtitan, UnmodelledParallelismIsNoted) {
   auto imported = import_config_text(
-      "[parallelism]\ndata_parallel_shard_degree = 4\npipeline_parallel_degree = 2\n", "t.toml");
+      "[parallelism]\ndata_parallel_shard_degree = 4\ncontext_parallel_degree = 2\n", "t.toml");
   ASSERT_TRUE(imported) << imported.error().to_string();
   EXPECT_EQ(imported->job.world_size(), 4);
-  EXPECT_EQ(find_note(imported->notes, "pipeline_parallel_degree 2"),
-            "t.toml:3:1: pipeline_parallel_degree 2 is not modelled: planned on the data- and "
-            "tensor-parallel GPUs only, as if each stage held the whole model (an over-estimate)\n"
-            "pipeline_parallel_degree = 2\n"
+  EXPECT_EQ(find_note(imported->notes, "context_parallel_degree 2"),
+            "t.toml:3:1: context_parallel_degree 2 is not modelled: planned on the data- and "
+            "tensor-parallel GPUs only, as if each GPU saw the whole sequence (an over-estimate)\n"
+            "context_parallel_degree = 2\n"
             "^ near here");
   auto ddp = import_config_text(
       "[parallelism]\ndata_parallel_shard_degree = 1\ndata_parallel_replicate_degree = 8\n", "t.toml");

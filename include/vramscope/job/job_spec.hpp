@@ -26,6 +26,9 @@ enum class attention_impl { flash, efficient, math, eager };
 // chunked: torchtune's CEWithChunkedOutputLoss (logits returned in training.loss_chunks chunks);
 // litgpt: LitGPT's head over 128-token slices with a cross-entropy per slice in the logits' dtype
 enum class loss_impl { hf, liger_fused, torchtitan, chunked, litgpt };
+// Pipeline schedules as torch.distributed.pipelining names them (ScheduleGPipe, Schedule1F1B,
+// ScheduleInterleaved1F1B): which micro-batches' activations a stage holds at once.
+enum class pp_schedule { gpipe, one_f_one_b, interleaved_1f1b };
 enum class weight_load { all_ranks, rank0, random, none };  // how weights reach the GPU
 enum class state_dict_kind { none, full, sharded };        // checkpoint saving
 
@@ -51,6 +54,13 @@ struct parallel_spec {
   int dp_shard = 0;      // 0 = all remaining ranks (world / (tp * dp_replicate))
   int tp = 1;
   bool sequence_parallel = false;
+  // Pipeline parallelism: `pp` stages (outermost mesh dimension, as torchtitan orders it), the
+  // micro-batches of a step (training.gradient_accumulation, each training.micro_batch) run
+  // through them on `pp_schedule`; interleaved schedules give each rank `pp_stages_per_rank`
+  // virtual stages (0 = derived: 2 for interleaved_1f1b, else 1).
+  int pp = 1;
+  pp_schedule pp_sched = pp_schedule::one_f_one_b;
+  int pp_stages_per_rank = 0;
   // FSDP1
   sharding fsdp_sharding = sharding::full_shard;
   prefetch backward_prefetch = prefetch::pre;

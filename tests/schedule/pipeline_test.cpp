@@ -1,0 +1,163 @@
+// Pipeline parallelism: torchtitan's stage split, the passes of each schedule, and what a
+// rank of each stage holds.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <utility>
+
+#include "schedule/pipeline.hpp"
+#include "schedule/schedule_support.hpp"
+#include "support/tiny_model.hpp"
+
+namespace vramscope::schedule {
+namespace {
+
+// Blocks of each stage, counted from stage_of_units.
+std::vector<int> blocks_per_stage(const model::model_spec& m, int stages) {
+  auto split = stage_of_units(m, stages);
+  EXPECT_TRUE(split) << (split ? "" : split.error().to_string());
+  std::vector<int> out(static_cast<std::size_t>(stages), 0);
+  for (std::size_t i = 0; i < m.units.size(); ++i)
+    if (m.units[i].kind == model::unit_kind::block) ++out[static_cast<std::size_t>((*split)[i])];
+  return out;
+}
+
+TEST(PipelineSplit, CountsTheEmbeddingAndTheOutputAsOneBlockEach) {
+  // 32 blocks + 2 over 4 stages: 9, 9, 8, 8 "layers"; the first gives one to the embedding and
+  // the last one to the norm and head (torchtitan, generate_llm_fqn_per_model_part).
+  const auto m = testing::tiny_llama(32000, 1024, 4096, 32);
+  EXPECT_EQ(blocks_per_stage(m, 4), (std::vector<int>{8, 9, 8, 7}));
+  auto split = stage_of_units(m, 4);
+  ASSERT_TRUE(split);
+  for (std::size_t i = 0; i < m.units.size(); ++i) {
+    const auto kind = m.units[i].kind;
+    if (kind == model::unit_kind::embedding) {
+      EXPECT_EQ((*split)[i], 0);
+    }
+    if (kind == model::unit_kind::norm || kind == model::unit_kind::head) {
+      EXPECT_EQ((*split)[i], 3);
+    }
+  }
+  // Stages stay in model order.
+  for (std::size_t i = 1; i < m.units.size(); ++i) EXPECT_LE((*split)[i - 1], (*split)[i]);
+  EXPECT_EQ(blocks_per_stage(m, 2), (std::vector<int>{16, 16}));
+  EXPECT_EQ(blocks_per_stage(m, 1), (std::vector<int>{32}));
+}
+
+TEST(PipelineSplit, RefusesStagesWithoutABlock) {
+  const auto m = testing::tiny_llama(32000, 1024, 4096, 4);  // 6 "layers"
+  EXPECT_TRUE(stage_of_units(m, 3));
+  EXPECT_FALSE(stage_of_units(m, 4));
+}
+
+// Checks that every (stage, micro-batch) pass runs forward once and backward once, after it.
+void expect_complete(const std::vector<pipeline_op>& ops, int chunks, int micros) {
+  std::set<std::pair<int, int>> forward, backward;
+  for (const auto& op : ops) {
+    const auto key = std::make_pair(op.chunk, op.micro);
+    if (op.forward) {
+      EXPECT_TRUE(forward.insert(key).second);
+    } else {
+      EXPECT_TRUE(forward.count(key)) << "backward before forward";
+      EXPECT_TRUE(backward.insert(key).second);
+    }
+  }
+  EXPECT_EQ(forward.size(), static_cast<std::size_t>(chunks * micros));
+  EXPECT_EQ(backward.size(), forward.size());
+}
+
+TEST(PipelineSchedule, OneFOneBHoldsAsManyMicroBatchesAsStagesRemain) {
+  for (int rank = 0; rank < 4; ++rank) {
+    const auto ops = pipeline_ops(job::pp_schedule::one_f_one_b, 4, rank, 1, 8);
+    expect_complete(ops, 1, 8);
+    EXPECT_EQ(peak_in_flight(ops), 4 - rank);
+  }
+  // Fewer micro-batches than stages: all of them.
+  EXPECT_EQ(peak_in_flight(pipeline_ops(job::pp_schedule::one_f_one_b, 4, 0, 1, 2)), 2);
+}
+
+TEST(PipelineSchedule, GPipeHoldsEveryMicroBatch) {
+  const auto ops = pipeline_ops(job::pp_schedule::gpipe, 4, 3, 1, 8);
+  expect_complete(ops, 1, 8);
+  EXPECT_EQ(peak_in_flight(ops), 8);
+}
+
+TEST(PipelineSchedule, InterleavedWarmsUpByRoundsAndHops) {
+  // (v - 1) p + 2 (p - 1 - rank) warm-up forwards, then one forward before each backward.
+  for (int rank = 0; rank < 4; ++rank) {
+    const auto ops = pipeline_ops(job::pp_schedule::interleaved_1f1b, 4, rank, 2, 8);
+    expect_complete(ops, 2, 8);
+    EXPECT_EQ(peak_in_flight(ops), 4 + 2 * (3 - rank) + 1);
+  }
+  // The first forwards go through local stage 0 for a round of pp micro-batches, then stage 1;
+  // the first backward is of the last local stage.
+  const auto ops = pipeline_ops(job::pp_schedule::interleaved_1f1b, 4, 0, 2, 8);
+  EXPECT_EQ(ops[3].chunk, 0);
+  EXPECT_EQ(ops[3].micro, 3);
+  EXPECT_EQ(ops[4].chunk, 1);
+  EXPECT_EQ(ops[4].micro, 0);
+  for (const auto& op : ops)
+    if (!op.forward) {
+      EXPECT_EQ(op.chunk, 1);
+      EXPECT_EQ(op.micro, 0);
+      break;
+    }
+}
+
+job::job_spec pipeline_job(job::pp_schedule schedule, int micros) {
+  auto j = job_of(job::strategy::single, 4);
+  j.parallel.pp = 4;
+  j.parallel.pp_sched = schedule;
+  j.parallel.pp_stages_per_rank = schedule == job::pp_schedule::interleaved_1f1b ? 2 : 1;
+  j.training.gradient_accumulation = micros;
+  return j;
+}
+
+bytes activation_peak(const model::model_spec& m, const job::job_spec& j, int rank) {
+  auto p = build_program(m, j, rank);
+  EXPECT_TRUE(p) << (p ? "" : p.error().to_string());
+  return exact_replay(*p).training_peak_of(category::activations);
+}
+
+TEST(PipelinePlan, EachStageHoldsItsOwnUnitsAndItsScheduleOfMicroBatches) {
+  const auto m = testing::tiny_llama(32000, 1024, 4096, 14);  // 16 "layers": 3, 4, 4, 3 blocks
+  const auto one_f = pipeline_job(job::pp_schedule::one_f_one_b, 8);
+  const auto gpipe = pipeline_job(job::pp_schedule::gpipe, 8);
+  // A rank's parameters are its stage's alone.
+  auto params = [&](int rank) {
+    auto p = build_program(m, one_f, rank);
+    EXPECT_TRUE(p);
+    return exact_replay(*p).training_peak_of(category::parameters);
+  };
+  EXPECT_LT(params(1), m.size());
+  EXPECT_GT(params(1), params(0) / 2);
+  // 1F1B: the first stage holds 4 micro-batches of 3 blocks, the second 3 of 4.
+  const bytes first = activation_peak(m, one_f, 0), second = activation_peak(m, one_f, 1);
+  EXPECT_GT(first, 0u);
+  EXPECT_NEAR(static_cast<double>(second) / static_cast<double>(first), 12.0 / 12.0, 0.1);
+  // GPipe holds all 8 micro-batches: about twice 1F1B's first stage.
+  const bytes all = activation_peak(m, gpipe, 0);
+  EXPECT_NEAR(static_cast<double>(all) / static_cast<double>(first), 2.0, 0.1);
+  // Interleaved: more passes in flight than 1F1B, each of half a stage.
+  EXPECT_GT(activation_peak(m, pipeline_job(job::pp_schedule::interleaved_1f1b, 8), 0), 0u);
+  auto p = build_program(m, one_f, 3);
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(exact_replay(*p).well_formed);
+}
+
+TEST(PipelinePlan, StagesAreRepresentedByTheirFirstRank) {
+  auto j = pipeline_job(job::pp_schedule::one_f_one_b, 4);
+  j.parallel.kind = job::strategy::fsdp2;
+  j.hardware.gpus_per_node = 8;  // 4 stages of 2 ranks
+  EXPECT_EQ(representative_ranks(j), (std::vector<int>{0, 1, 2, 4, 6}));
+  EXPECT_EQ(representative_of(j, 3), 2);
+  EXPECT_EQ(representative_of(j, 7), 6);
+  EXPECT_EQ(representative_of(j, 1), 1);
+  j.hardware.gpus_per_node = 4;  // one rank per stage
+  EXPECT_EQ(representative_ranks(j), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(representative_of(j, 2), 2);
+}
+
+}  // namespace
+}  // namespace vramscope::schedule
