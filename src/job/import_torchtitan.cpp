@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <sstream>
+#include <tuple>
 
 #include "job/import_common.hpp"
 #include "job/source_text.hpp"
@@ -87,14 +88,6 @@ long long degree(const import_context& ctx, const std::string& key, long long fa
   return value;
 }
 
-void note_unmodelled(import_context& ctx, const std::string& key, long long value) {
-  const entry* e = ctx.find("parallelism." + key);
-  if (e == nullptr) return;
-  if (value <= 1) return ctx.ignore(*e);
-  ctx.note(*e, fmt::format("{} {} is not modelled: planned on the data- and tensor-parallel GPUs "
-                           "only, as if each GPU saw the whole sequence (an over-estimate)", key,
-                           value));
-}
 
 // Sets a parallel field from its [parallelism] entry, or from the file as a whole.
 std::string put(import_context& ctx, const std::string& key, const std::string& path,
@@ -117,10 +110,13 @@ maybe_error read_parallelism(import_context& ctx, bool& has_world_size) {
   if (problem.empty() && (rep == -1 || tp == -1 || pp == -1 || cp == -1))
     problem = "parallelism: only data_parallel_shard_degree may be -1";
   if (!problem.empty()) return at(where != nullptr ? where->where : at_file, problem);
-  note_unmodelled(ctx, "context_parallel_degree", cp);
-  if (problem.empty() && pp > 1) problem = put(ctx, "pipeline_parallel_degree", "parallel.pp", pp);
-  if (const entry* e = ctx.find("parallelism.pipeline_parallel_degree"); e != nullptr && pp <= 1)
-    ctx.ignore(*e);
+  // Pipeline and context degrees of 1 are the defaults: nothing to set.
+  for (const auto& [key, path, value] : {std::tuple{"pipeline_parallel_degree", "parallel.pp", pp},
+                                         std::tuple{"context_parallel_degree", "parallel.cp", cp}}) {
+    if (value > 1 && problem.empty()) problem = put(ctx, key, path, value);
+    if (const entry* e = ctx.find(std::string("parallelism.") + key); e != nullptr && value <= 1)
+      ctx.ignore(*e);
+  }
   if (shard == 1 && rep > 1) {
     ctx.note(*ctx.find("parallelism.data_parallel_replicate_degree"),
              "a shard degree of 1 with replicas is DDP in torchtitan: planned as ddp");
@@ -137,11 +133,11 @@ maybe_error read_parallelism(import_context& ctx, bool& has_world_size) {
     problem = ctx.set("parallel.sequence_parallel", "true", *ctx.find("parallelism.tensor_parallel_degree"));
   if (problem.empty() && shard != -1 && where != nullptr) {
     has_world_size = true;
-    problem = set_world(ctx, shard * rep * tp * pp, *where);
-  } else if (problem.empty() && where != nullptr && ctx.out.job.world_size() % (rep * tp * pp) != 0) {
+    problem = set_world(ctx, shard * rep * tp * pp * cp, *where);
+  } else if (problem.empty() && where != nullptr && ctx.out.job.world_size() % (rep * tp * pp * cp) != 0) {
     // A shard degree of -1 takes what is left of the world, which must hold the other
     // dimensions at least once: assume the smallest such world.
-    problem = set_world(ctx, rep * tp * pp, *where);
+    problem = set_world(ctx, rep * tp * pp * cp, *where);
   }
   return problem.empty() ? std::nullopt : maybe_error(at(where != nullptr ? where->where : at_file, problem));
 }

@@ -203,14 +203,14 @@ maybe_error derive_layout(job_spec& job) {
     return field_error(job, "parallel.pp",
                        fmt::format("{} pipeline stages do not divide the job's {}", par.pp,
                                    world_text(job)));
-  const int tp_rep = par.tp * par.dp_replicate * par.pp;
+  const int tp_rep = par.tp * par.dp_replicate * par.pp * par.cp;
+  const std::string others = fmt::format("{}{}", par.pp > 1 ? fmt::format(" x pp {}", par.pp) : "",
+                                         par.cp > 1 ? fmt::format(" x cp {}", par.cp) : "");
   if (world % tp_rep != 0) {
     const std::string path = par.tp > 1 || par.dp_replicate == 1 ? "parallel.tp" : "parallel.dp_replicate";
     return field_error(job, path,
                        fmt::format("tp {} x dp_replicate {}{} = {} does not divide the job's {}",
-                                   par.tp, par.dp_replicate,
-                                   par.pp > 1 ? fmt::format(" x pp {}", par.pp) : "", tp_rep,
-                                   world_text(job)));
+                                   par.tp, par.dp_replicate, others, tp_rep, world_text(job)));
   }
   if (par.dp_shard == 0) {
     par.dp_shard = world / tp_rep;
@@ -218,8 +218,7 @@ maybe_error derive_layout(job_spec& job) {
   } else if (static_cast<long long>(tp_rep) * par.dp_shard != world) {
     return field_error(job, "parallel.dp_shard",
                        fmt::format("tp {} x dp_replicate {}{} x dp_shard {} = {} ranks, but the "
-                                   "job has {}", par.tp, par.dp_replicate,
-                                   par.pp > 1 ? fmt::format(" x pp {}", par.pp) : "", par.dp_shard,
+                                   "job has {}", par.tp, par.dp_replicate, others, par.dp_shard,
                                    static_cast<long long>(tp_rep) * par.dp_shard, world_text(job)));
   }
   return std::nullopt;

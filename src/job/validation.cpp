@@ -139,8 +139,31 @@ maybe_error check_pipeline(const job_spec& job, warnings& notes) {
   return std::nullopt;
 }
 
+// Context parallelism as torchtitan composes it: FSDP2 over dp_shard x cp, the sequence cut
+// into 2 x cp chunks so that causal attention balances across ranks.
+maybe_error check_context(const job_spec& job) {
+  const auto& p = job.parallel;
+  if (p.cp <= 1) return std::nullopt;
+  if (p.kind != strategy::fsdp2)
+    return field_error(job, "parallel.cp",
+                       fmt::format("context parallelism is planned with strategy fsdp2, as "
+                                   "torchtitan combines it (parallel.strategy is {})",
+                                   name_of(p.kind)));
+  const auto chunks = static_cast<std::uint64_t>(2 * p.cp);
+  if (job.training.seq_len % chunks != 0)
+    return field_error(job, "training.seq_len",
+                       fmt::format("{} tokens do not split into 2 x parallel.cp = {} equal chunks "
+                                   "(context parallelism's load-balanced causal sharding)",
+                                   job.training.seq_len, chunks));
+  if (job.lora.enabled)
+    return field_error(job, "parallel.cp", "LoRA and other PEFT methods are not planned with "
+                                           "context parallelism");
+  return std::nullopt;
+}
+
 maybe_error check_mesh(const job_spec& job, warnings& notes) {
   if (auto err = check_pipeline(job, notes)) return err;
+  if (auto err = check_context(job)) return err;
   const auto& p = job.parallel;
   const bool hsdp = p.kind == strategy::fsdp2 ||
                     (p.kind == strategy::fsdp1 && p.fsdp_sharding == sharding::hybrid_shard);

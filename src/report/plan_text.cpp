@@ -134,14 +134,21 @@ static std::string training_kind(const job::job_spec& j) {
   return text;
 }
 
-// " + pp 4 (1f1b, 8 micro-batches)"; empty without pipeline parallelism.
+// " + pp 4 (1f1b, 8 micro-batches) + cp 8 (16384 tokens per rank)"; empty without pipeline
+// and context parallelism.
 static std::string pipeline_text(const job::job_spec& j) {
   const auto& par = j.parallel;
-  if (par.pp <= 1) return "";
-  const std::string virtual_stages =
-      par.pp_stages_per_rank > 1 ? fmt::format(", {} stages per rank", par.pp_stages_per_rank) : "";
-  return fmt::format(" + pp {} ({}{}, {} micro-batches)", par.pp, job::name_of(par.pp_sched),
-                     virtual_stages, std::max(1, j.training.gradient_accumulation));
+  std::string out;
+  if (par.pp > 1) {
+    const std::string virtual_stages =
+        par.pp_stages_per_rank > 1 ? fmt::format(", {} stages per rank", par.pp_stages_per_rank) : "";
+    out += fmt::format(" + pp {} ({}{}, {} micro-batches)", par.pp, job::name_of(par.pp_sched),
+                       virtual_stages, std::max(1, j.training.gradient_accumulation));
+  }
+  if (par.cp > 1)
+    out += fmt::format(" + cp {} ({} tokens per rank)", par.cp,
+                       j.training.seq_len / static_cast<std::uint64_t>(par.cp));
+  return out;
 }
 
 std::string plan_heading(const prediction& p) {

@@ -63,6 +63,20 @@ attention_impl sdpa_kernel(const dims& d, const job::job_spec& job) {
   return gqa && native_gqa ? attention_impl::math : attention_impl::efficient;
 }
 
+// Ring attention under context parallelism (torch/distributed/tensor/experimental/_attention.py,
+// _templated_ring_attention and its backward): the kernel runs once per rank of the cp group on
+// the local queries and the keys and values passed round the ring, and autograd saves what the
+// kernel saves at the local size. Forward holds the local keys and values being sent and the
+// next ones arriving (one flat buffer each), the merged output and log-sum-exp in fp32 and a
+// merge temporary, and each step's output. Backward also passes the key and value gradients
+// round, accumulated in fp32: the accumulators, the ones in flight, and the keys and values.
+void add_ring_buffers(unit_activations& a, const dims& d, std::uint64_t kv) {
+  const std::uint64_t out32 = 4 * d.n * d.h / d.tp;
+  const std::uint64_t kv32 = kv / d.c * 4;
+  a.forward_temps.insert(a.forward_temps.end(), {2 * kv, 2 * kv, out32, out32, d.c * d.n * d.h / d.tp});
+  a.backward_temps.insert(a.backward_temps.end(), {2 * kv, 2 * kv, 2 * kv32, 2 * kv32});
+}
+
 // Saved by attention, per implementation (see docs/schedule.md, "Activations").
 void add_attention(unit_activations& a, const dims& d, const job::job_spec& job, bool o_input) {
   const std::uint64_t q = d.c * d.n * d.h / d.tp;
@@ -102,6 +116,7 @@ void add_attention(unit_activations& a, const dims& d, const job::job_spec& job,
   if (o_input) a.saved.push_back(q);  // transpose + contiguous: o_proj input
   a.backward_temps.push_back(q);
   a.backward_temps.push_back(2 * kv);
+  if (job.parallel.cp > 1) add_ring_buffers(a, d, kv);
 }
 
 // The MLP. The activation function saves its input (the first projection's output) and, when

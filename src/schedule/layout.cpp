@@ -221,9 +221,12 @@ rank_info make_rank_info(const job::job_spec& job, int rank) {
   r.tp = std::max(1, job.parallel.tp);
   r.pp = std::max(1, job.parallel.pp);
   r.pp_rank = rank / std::max(1, r.world / r.pp);
+  r.cp = std::max(1, job.parallel.cp);
   r.dp_replicate = std::max(1, job.parallel.dp_replicate);
-  r.dp_shard = job.parallel.dp_shard > 0 ? job.parallel.dp_shard
-                                         : std::max(1, r.world / (r.tp * r.dp_replicate * r.pp));
+  // FSDP2 shards over the data-parallel and context-parallel ranks together (dp_shard_cp).
+  r.dp_shard = (job.parallel.dp_shard > 0
+                    ? job.parallel.dp_shard
+                    : std::max(1, r.world / (r.tp * r.dp_replicate * r.pp * r.cp))) * r.cp;
   if (job.parallel.kind == job::strategy::ddp || job.parallel.kind == job::strategy::single) r.dp_shard = 1;
   if (job.parallel.kind == job::strategy::fsdp1 && job.parallel.fsdp_sharding == job::sharding::hybrid_shard)
     r.dp_shard = std::min(r.dp_shard, job.hardware.gpus_per_node);

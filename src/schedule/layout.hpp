@@ -23,6 +23,7 @@ struct rank_info {
   int local_rank = 0;
   int pp = 1;            // pipeline stages (ranks along the pipeline dimension)
   int pp_rank = 0;       // this rank's place along it (the outermost mesh dimension)
+  int cp = 1;            // context-parallel ranks sharing each sequence
 };
 
 /// A frozen base tensor of a LoRA job as this rank stores it before any data-parallel sharding.

@@ -30,10 +30,12 @@ const model::stack_shape& stack_of(const model::model_spec& m, const model::unit
 
 token_shape tokens_of(const model::stack_shape& s, const job::job_spec& job, bool vision) {
   if (vision) return {job.training.micro_batch, std::max<std::uint64_t>(1, s.image_tokens)};
-  // Prompt tuning prepends its virtual tokens to every sequence.
+  // Prompt tuning prepends its virtual tokens to every sequence; context parallelism gives each
+  // rank its share of every sequence.
   const bool prompt = job.lora.enabled && job.lora.method == "prompt_tuning";
+  const auto cp = static_cast<std::uint64_t>(std::max(1, job.parallel.cp));
   return {job.training.micro_batch,
-          job.training.seq_len + (prompt ? static_cast<std::uint64_t>(job.lora.virtual_tokens) : 0)};
+          job.training.seq_len / cp + (prompt ? static_cast<std::uint64_t>(job.lora.virtual_tokens) : 0)};
 }
 
 bool checkpointed(const job::job_spec& job, std::size_t block_index) {

@@ -194,5 +194,21 @@ TEST(PlanPipeline, ModelsItCannotSplitAreBadInputNamingTheField) {
                          "stages"), std::string::npos) << few.err;
 }
 
+TEST(PlanContextParallel, ShowsEachRanksShareAndRefusesUnevenSequences) {
+  const job_file job("model: llama-3.1-8b\nparallel: { strategy: fsdp2, cp: 8 }\n"
+                     "training: { seq_len: 131072, activation_checkpointing: full }\n");
+  const auto r = invoke({"plan", job.path()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("torch fsdp2 + cp 8 (16384 tokens per rank)"), std::string::npos) << r.out;
+  const auto uneven = invoke({"plan", job.path(), "--set", "training.seq_len=1000"});
+  EXPECT_EQ(uneven.code, 2);
+  EXPECT_NE(uneven.err.find("training.seq_len: 1000 tokens do not split into 2 x parallel.cp = 16"),
+            std::string::npos) << uneven.err;
+  const auto ddp = invoke({"plan", job.path(), "--set", "parallel.strategy=ddp"});
+  EXPECT_EQ(ddp.code, 2);
+  EXPECT_NE(ddp.err.find(":2:34: parallel.cp: context parallelism is planned with strategy fsdp2"),
+            std::string::npos) << ddp.err;
+}
+
 }  // namespace
 }  // namespace vramscope::cli

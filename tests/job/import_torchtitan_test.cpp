@@ -113,16 +113,15 @@ TEST(ImportTorchtitan, PipelineErrorsAreLocated) {
             std::string::npos) << split.error().to_string();
 }
 
-TEST(ImportTorchtitan, UnmodelledParallelismIsNoted) {
+TEST(ImportTorchtitan, ContextParallelismSharesEachSequence) {
   auto imported = import_config_text(
-      "[parallelism]\ndata_parallel_shard_degree = 4\ncontext_parallel_degree = 2\n", "t.toml");
+      "[training]\nseq_len = 65536\n"
+      "[parallelism]\ndata_parallel_shard_degree = 2\ncontext_parallel_degree = 4\n", "t.toml");
   ASSERT_TRUE(imported) << imported.error().to_string();
-  EXPECT_EQ(imported->job.world_size(), 4);
-  EXPECT_EQ(find_note(imported->notes, "context_parallel_degree 2"),
-            "t.toml:3:1: context_parallel_degree 2 is not modelled: planned on the data- and "
-            "tensor-parallel GPUs only, as if each GPU saw the whole sequence (an over-estimate)\n"
-            "context_parallel_degree = 2\n"
-            "^ near here");
+  EXPECT_EQ(imported->job.world_size(), 8);
+  EXPECT_EQ(imported->job.parallel.cp, 4);
+  EXPECT_EQ(imported->job.parallel.dp_shard, 2);
+  EXPECT_EQ(find_note(imported->notes, "context_parallel"), "");
   auto ddp = import_config_text(
       "[parallelism]\ndata_parallel_shard_degree = 1\ndata_parallel_replicate_degree = 8\n", "t.toml");
   ASSERT_TRUE(ddp) << ddp.error().to_string();

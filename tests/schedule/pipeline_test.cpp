@@ -1,5 +1,5 @@
-// Pipeline parallelism: torchtitan's stage split, the passes of each schedule, and what a
-// rank of each stage holds.
+// Pipeline and context parallelism: torchtitan's stage split, the passes of each schedule, what
+// a rank of each stage holds, and a rank's share of a sequence under ring attention.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -157,6 +157,28 @@ TEST(PipelinePlan, StagesAreRepresentedByTheirFirstRank) {
   j.hardware.gpus_per_node = 4;  // one rank per stage
   EXPECT_EQ(representative_ranks(j), (std::vector<int>{0, 1, 2, 3}));
   EXPECT_EQ(representative_of(j, 2), 2);
+}
+
+TEST(ContextParallel, EachRankHoldsItsShareOfTheSequenceAndShardsOverTheGroup) {
+  const auto m = testing::tiny_llama();
+  auto j = job_of(job::strategy::fsdp2, 8);
+  j.training.seq_len = 4096;
+  j.parallel.dp_shard = 8;
+  const auto whole = build(j);
+  auto cp = j;
+  cp.parallel.dp_shard = 2;
+  cp.parallel.cp = 4;  // 2 x 4: FSDP2 still shards over all 8 ranks
+  const auto part = build(cp);
+  const exact_replay a(whole), b(part);
+  EXPECT_TRUE(b.well_formed);
+  // A quarter of each sequence's activations (the ring's transients aside) ...
+  const double ratio = static_cast<double>(b.training_peak_of(category::activations)) /
+                       static_cast<double>(a.training_peak_of(category::activations));
+  EXPECT_NEAR(ratio, 0.25, 0.02);
+  // ... and the same parameter shards: dp_shard x cp ranks share the model.
+  EXPECT_EQ(b.training_peak_of(category::parameters), a.training_peak_of(category::parameters));
+  // Ring attention's buffers make the forward's transients larger than a quarter.
+  EXPECT_GT(b.peak_of(category::temporary), 0u);
 }
 
 }  // namespace

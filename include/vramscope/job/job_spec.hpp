@@ -61,6 +61,10 @@ struct parallel_spec {
   int pp = 1;
   pp_schedule pp_sched = pp_schedule::one_f_one_b;
   int pp_stages_per_rank = 0;
+  // Context parallelism (torch.distributed.tensor.experimental.context_parallel, ring
+  // attention): each rank of a `cp` group holds training.seq_len / cp tokens of every sequence;
+  // FSDP2 shards parameters over dp_shard x cp ranks, as torchtitan's dp_shard_cp mesh does.
+  int cp = 1;
   // FSDP1
   sharding fsdp_sharding = sharding::full_shard;
   prefetch backward_prefetch = prefetch::pre;
