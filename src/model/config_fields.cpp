@@ -150,6 +150,28 @@ std::optional<std::uint64_t> field_reader::optional_count(std::string_view key, 
   return integer(key, max);
 }
 
+std::vector<std::uint64_t> field_reader::indices(std::string_view key, std::uint64_t limit) {
+  std::vector<std::uint64_t> out;
+  const json* value = find(key);
+  if (!value) return out;
+  if (!value->is_array()) {
+    fail(key, fmt::format("field \"{}\" must be a list of layer indices, got {}", path_of(key),
+                          shown(*value)));
+    return out;
+  }
+  for (const auto& item : *value) {
+    const bool index = item.is_number_unsigned() ||
+                       (item.is_number_integer() && item.get<std::int64_t>() >= 0);
+    if (!index || item.get<std::uint64_t>() >= limit) {
+      fail(key, fmt::format("field \"{}\" must hold layer indices from 0 to {}, got {}",
+                            path_of(key), limit - 1, shown(item)));
+      return {};
+    }
+    out.push_back(item.get<std::uint64_t>());
+  }
+  return out;
+}
+
 bool field_reader::flag(std::string_view key, bool fallback) {
   const json* value = find(key);
   if (!value) return fallback;

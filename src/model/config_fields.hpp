@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <vramscope/core/diagnostic.hpp>
 #include <vramscope/model/config_reader.hpp>
@@ -51,6 +52,8 @@ class field_reader {
   /// A positive integer, or nullopt when absent or null.
   std::optional<std::uint64_t> optional_count(std::string_view key,
                                               std::uint64_t max = max_config_dimension);
+  /// A list of layer indices (non-negative integers below `limit`); empty when absent or null.
+  std::vector<std::uint64_t> indices(std::string_view key, std::uint64_t limit);
   /// A boolean with a default used when absent or null.
   bool flag(std::string_view key, bool fallback);
   /// A probability (a dropout rate) from 0 to 1, with a default used when absent or null.

@@ -15,7 +15,7 @@ namespace detail {
 
 namespace {
 
-constexpr std::array<family, 18> family_table{{
+constexpr std::array<family, 20> family_table{{
     {"falcon", &build_falcon},
     {"gemma", &build_decoder_family},
     {"gemma2", &build_decoder_family},
@@ -31,7 +31,9 @@ constexpr std::array<family, 18> family_table{{
     {"phi3", &build_decoder_family},
     {"pi0", &build_pi0},
     {"qwen2", &build_decoder_family},
+    {"qwen2_moe", &build_decoder_family},
     {"qwen3", &build_decoder_family},
+    {"qwen3_moe", &build_decoder_family},
     {"siglip", &build_siglip},
     {"siglip_vision_model", &build_siglip},
 }};

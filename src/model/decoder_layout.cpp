@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace vramscope::model::detail {
 
 namespace {
@@ -26,7 +28,30 @@ void attention(inventory_builder& out, const decoder_layout& d, const std::strin
   }
 }
 
-void mlp(inventory_builder& out, const decoder_layout& d, const std::string& p) {
+void gated_mlp(inventory_builder& out, const std::string& p, std::uint64_t hidden,
+               std::uint64_t inter, bool bias) {
+  add_linear(out, p + "gate_proj", inter, hidden, bias);
+  add_linear(out, p + "up_proj", inter, hidden, bias);
+  add_linear(out, p + "down_proj", hidden, inter, bias);
+}
+
+// Qwen2MoeSparseMoeBlock / Qwen3MoeSparseMoeBlock: the router, the experts, then (qwen2_moe)
+// the shared expert and its gate.
+void qwen_moe(inventory_builder& out, const decoder_layout& d, const std::string& p) {
+  out.add(p + "mlp.gate.weight", {d.experts, d.hidden});
+  for (std::uint64_t e = 0; e < d.experts && !out.full(); ++e)
+    gated_mlp(out, fmt::format("{}mlp.experts.{}.", p, e), d.hidden, d.intermediate, false);
+  if (d.shared_intermediate == 0) return;
+  gated_mlp(out, p + "mlp.shared_expert.", d.hidden, d.shared_intermediate, false);
+  out.add(p + "mlp.shared_expert_gate.weight", {1, d.hidden});
+}
+
+void mlp(inventory_builder& out, const decoder_layout& d, const std::string& p, std::uint64_t layer) {
+  if (d.qwen_moe) {
+    if (std::find(d.dense_layers.begin(), d.dense_layers.end(), layer) == d.dense_layers.end())
+      return qwen_moe(out, d, p);
+    return gated_mlp(out, p + "mlp.", d.hidden, d.dense_intermediate, false);
+  }
   if (d.experts > 0) {
     // MixtralSparseMoeBlock: the router, then each expert's w1 (gate), w2 (down), w3 (up).
     out.add(p + "block_sparse_moe.gate.weight", {d.experts, d.hidden});
@@ -62,7 +87,7 @@ void add_decoder_layer(inventory_builder& out, const decoder_layout& d, const de
   out.begin_unit(fmt::format("{}layers.{}", n.unit_prefix, layer), unit_kind::block);
   const std::string p = fmt::format("{}layers.{}.", n.model_prefix, layer);
   attention(out, d, p);
-  mlp(out, d, p);
+  mlp(out, d, p, layer);
   out.add(p + "input_layernorm.weight", {d.hidden});
   out.add(p + "post_attention_layernorm.weight", {d.hidden});
   if (d.sandwich_norms) {
@@ -102,6 +127,7 @@ stack_shape shape_of(const decoder_layout& d) {
   s.vocab = d.embedding ? d.vocab : 0;
   s.experts = d.experts;
   s.experts_per_token = d.experts_per_token;
+  s.shared_expert_intermediate = d.shared_intermediate;
   s.gated_mlp = true;
   s.tied_embeddings = d.tied;
   return s;

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "model/inventory_builder.hpp"
 
@@ -35,6 +36,13 @@ struct decoder_layout {
   std::uint64_t vocab = 0;
   std::uint64_t experts = 0;  // mixtral: block_sparse_moe with w1/w2/w3 experts and a router
   std::uint64_t experts_per_token = 0;
+  // Qwen MoE (qwen2_moe, qwen3_moe): mlp.gate router and mlp.experts.N.{gate,up,down}_proj of
+  // width `intermediate`; a shared expert of `shared_intermediate` with its one-output gate
+  // (qwen2_moe); the layers in `dense_layers` have a plain MLP of `dense_intermediate` instead.
+  bool qwen_moe = false;
+  std::uint64_t shared_intermediate = 0;
+  std::uint64_t dense_intermediate = 0;
+  std::vector<std::uint64_t> dense_layers;
   bool attention_bias = false;  // biases on q, k, v and o (llama/qwen3 attention_bias)
   bool qkv_bias = false;        // biases on q, k, v only (qwen2)
   bool mlp_bias = false;        // biases on gate, up, down (llama mlp_bias)

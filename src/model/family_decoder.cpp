@@ -27,30 +27,35 @@ struct decoder_family {
   bool qk_norm;
   bool sandwich_norms;
   bool fused;
-  bool moe;
+  bool moe;       // Mixtral's block_sparse_moe
+  bool qwen_moe;  // Qwen's mlp.experts (qwen2_moe adds a shared expert)
 };
 
 // clang-format off
-constexpr std::array<decoder_family, 9> decoder_families{{
+constexpr std::array<decoder_family, 11> decoder_families{{
     // type           vocab   hidden inter  layers heads kv             head_dim  tied
     {"gemma",         256000, 3072,  24576, 28,    16,   16,            256,      true,
-     true, false, false, false, false, false},
+     true, false, false, false, false, false, false},
     {"gemma2",        256000, 2304,  9216,  26,    8,    4,             256,      true,
-     true, false, false, true, false, false},
+     true, false, false, true, false, false, false},
     {"gemma3_text",   262208, 2304,  9216,  26,    8,    4,             256,      true,
-     true, false, true, true, false, false},
+     true, false, true, true, false, false, false},
     {"llama",         32000,  4096,  11008, 32,    32,   heads_default, derived,  false,
-     true, false, false, false, false, false},
+     true, false, false, false, false, false, false},
     {"mistral",       32000,  4096,  14336, 32,    32,   8,             derived,  false,
-     false, false, false, false, false, false},
+     false, false, false, false, false, false, false},
     {"mixtral",       32000,  4096,  14336, 32,    32,   8,             derived,  false,
-     false, false, false, false, false, true},
+     false, false, false, false, false, true, false},
     {"phi3",          32064,  3072,  8192,  32,    32,   heads_default, derived,  false,
-     false, false, false, false, true, false},
+     false, false, false, false, true, false, false},
     {"qwen2",         151936, 4096,  22016, 32,    32,   32,            derived,  false,
-     false, true, false, false, false, false},
+     false, true, false, false, false, false, false},
+    {"qwen2_moe",     151936, 2048,  5632,  24,    16,   16,            derived,  false,
+     false, true, false, false, false, false, true},
     {"qwen3",         151936, 4096,  22016, 32,    32,   32,            128,      false,
-     true, false, true, false, false, false},
+     true, false, true, false, false, false, false},
+    {"qwen3_moe",     151936, 2048,  6144,  24,    32,   4,             derived,  false,
+     true, false, true, false, false, false, true},
 }};
 // clang-format on
 
@@ -99,6 +104,28 @@ void read_moe(field_reader& c, decoder_layout& d) {
                         d.experts));
 }
 
+// Qwen2MoeConfig / Qwen3MoeConfig: routed experts of moe_intermediate_size, a layer is sparse
+// unless listed in mlp_only_layers or off the decoder_sparse_step (modeling_qwen3_moe.py,
+// Qwen3MoeDecoderLayer: sparse when (layer + 1) % step == 0); qwen2_moe adds a shared expert.
+void read_qwen_moe(field_reader& c, std::string_view type, decoder_layout& d) {
+  const bool qwen2 = type == "qwen2_moe";
+  d.qwen_moe = true;
+  d.experts = c.size("num_experts", qwen2 ? 60 : 128, 1024);
+  d.experts_per_token = c.count("num_experts_per_tok", qwen2 ? 4 : 8, 1024);
+  d.dense_intermediate = d.intermediate;
+  d.intermediate = c.size("moe_intermediate_size", qwen2 ? 1408 : 768);
+  if (qwen2) d.shared_intermediate = c.size("shared_expert_intermediate_size", 5632);
+  const std::uint64_t step = c.count("decoder_sparse_step", 1, 1024);
+  const auto only = c.indices("mlp_only_layers", d.layers);
+  for (std::uint64_t l = 0; l < d.layers; ++l)
+    if (std::find(only.begin(), only.end(), l) != only.end() || (l + 1) % step != 0)
+      d.dense_layers.push_back(l);
+  if (!c.failed())
+    c.check(d.experts_per_token <= d.experts, "num_experts_per_tok",
+            fmt::format("num_experts_per_tok {} exceeds num_experts {}", d.experts_per_token,
+                        d.experts));
+}
+
 }  // namespace
 
 bool is_decoder_family(std::string_view type) { return find_decoder_family(type) != nullptr; }
@@ -119,6 +146,7 @@ decoder_layout read_text_decoder(field_reader& c, std::string_view type, bool em
   d.sandwich_norms = f->sandwich_norms;
   d.fused = f->fused;
   if (f->moe) read_moe(c, d);
+  if (f->qwen_moe) read_qwen_moe(c, type, d);
   return d;
 }
 

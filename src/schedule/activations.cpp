@@ -185,6 +185,11 @@ unit_activations block(const dims& d, const model::stack_shape& s, const job::jo
   dims mlp = d;
   if (s.experts > 0) mlp.n = d.n * std::max<std::uint64_t>(1, s.experts_per_token);
   add_mlp(a, mlp, s.gated_mlp, s.activation_saved, liger, in.down);
+  if (s.shared_expert_intermediate > 0) {  // every token also goes through the shared expert
+    dims shared = d;
+    shared.i = s.shared_expert_intermediate;
+    add_mlp(a, shared, true, s.activation_saved, liger, in.down);
+  }
   if (s.experts > 0) a.saved.push_back(4 * d.n * s.experts);  // router logits, fp32
   if (s.residual_dropout) {  // a bool mask for each of the attention and MLP outputs
     a.saved.push_back(d.n * d.h / d.res);

@@ -44,7 +44,7 @@ TEST(ConfigReader, UnknownModelTypeListsTheSupportedOnes) {
   EXPECT_EQ(error_of("{\n  \"model_type\": \"lama\"\n}"),
             "config.json:2:3: unknown model_type \"lama\"; supported: falcon, gemma, gemma2, gemma3, "
             "gemma3_text, gpt2, gpt_neox, llama, mistral, mixtral, paligemma, phi, phi3, pi0, qwen2, "
-            "qwen3, siglip, siglip_vision_model (did you mean \"llama\"?)\n"
+            "qwen2_moe, qwen3, qwen3_moe, siglip, siglip_vision_model (did you mean \"llama\"?)\n"
             "  \"model_type\": \"lama\"\n"
             "  ^ near here");
 }
@@ -196,7 +196,50 @@ TEST(ConfigReader, LlamaBiasesFollowTheFlags) {
 TEST(ConfigReader, SupportedTypesAreSorted) {
   const auto types = supported_model_types();
   EXPECT_TRUE(std::is_sorted(types.begin(), types.end()));
-  EXPECT_EQ(types.size(), 18u);
+  EXPECT_EQ(types.size(), 20u);
+}
+
+TEST(ConfigReader, QwenMoeHasRoutedAndSharedExpertsAndDenseLayers) {
+  // qwen2_moe: 3 layers, the middle one dense (mlp_only_layers), the others with 4 experts of 16
+  // and a shared expert of 32 with its one-output gate.
+  const auto m = parsed(R"({"model_type": "qwen2_moe", "hidden_size": 64, "intermediate_size": 128,
+    "num_hidden_layers": 3, "num_attention_heads": 8, "num_key_value_heads": 8, "vocab_size": 100, "num_experts": 4,
+    "num_experts_per_tok": 2, "moe_intermediate_size": 16, "shared_expert_intermediate_size": 32,
+    "mlp_only_layers": [1]})");
+  const std::uint64_t h = 64, v = 100;
+  const std::uint64_t attention = 3 * (h * h + h) + h * h;  // q/k/v with biases, o without
+  const std::uint64_t sparse = 4 * h + 4 * 3 * h * 16 + 3 * h * 32 + h;
+  const std::uint64_t dense = 3 * h * 128;
+  EXPECT_EQ(m.parameters(), 2 * v * h + h + 3 * (attention + 2 * h) + 2 * sparse + dense);
+  EXPECT_EQ(m.text.experts, 4u);
+  EXPECT_EQ(m.text.experts_per_token, 2u);
+  EXPECT_EQ(m.text.intermediate, 16u);
+  EXPECT_EQ(m.text.shared_expert_intermediate, 32u);
+  bool shared = false, dense_mlp = false;
+  for (const auto& t : m.tensors) {
+    shared = shared || t.name == "model.layers.0.mlp.shared_expert_gate.weight";
+    dense_mlp = dense_mlp || t.name == "model.layers.1.mlp.gate_proj.weight";
+  }
+  EXPECT_TRUE(shared);
+  EXPECT_TRUE(dense_mlp);
+  // decoder_sparse_step 2: only every second layer is sparse.
+  const auto stepped = parsed(R"({"model_type": "qwen3_moe", )" + llama_sizes +
+                              R"(, "num_experts": 4, "moe_intermediate_size": 16, "num_experts_per_tok": 2,
+    "decoder_sparse_step": 2})");
+  std::uint64_t routers = 0;
+  for (const auto& t : stepped.tensors) routers += t.name.find("mlp.gate.weight") != std::string::npos;
+  EXPECT_EQ(routers, 1u);
+}
+
+TEST(ConfigReader, QwenMoeRejectsBadLayerListsAndTooManyExpertsPerToken) {
+  EXPECT_NE(error_of(R"({"model_type": "qwen3_moe", )" + llama_sizes +
+                     R"(, "num_experts": 4, "moe_intermediate_size": 16, "mlp_only_layers": [5]})")
+                .find("\"mlp_only_layers\" must hold layer indices from 0 to 1, got 5"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"model_type": "qwen3_moe", )" + llama_sizes +
+                     R"(, "num_experts": 4, "moe_intermediate_size": 16, "num_experts_per_tok": 8})")
+                .find("num_experts_per_tok 8 exceeds num_experts 4"),
+            std::string::npos);
 }
 
 }  // namespace

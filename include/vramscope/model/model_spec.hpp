@@ -55,6 +55,7 @@ struct stack_shape {
   std::uint64_t vocab = 0;         // 0 for vision towers
   std::uint64_t experts = 0;       // 0 for dense models
   std::uint64_t experts_per_token = 0;
+  std::uint64_t shared_expert_intermediate = 0;  // an always-active expert beside the routed ones
   bool gated_mlp = true;           // SwiGLU / GeGLU (3 matrices) vs plain MLP (2)
   bool tied_embeddings = false;
   std::uint64_t image_tokens = 0;  // vision towers: patches per image
