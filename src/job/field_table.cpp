@@ -151,6 +151,7 @@ std::vector<field> build_table() {
       make("parallel.pp_schedule", &j::parallel, &par::pp_sched, enum_codec<pp_schedule>()),
       make("parallel.pp_stages_per_rank", &j::parallel, &par::pp_stages_per_rank, int_codec(0, 64)),
       make("parallel.cp", &j::parallel, &par::cp, int_codec(1, 1024)),
+      make("parallel.ep", &j::parallel, &par::ep, int_codec(1, 1024)),
       make("parallel.fsdp_sharding", &j::parallel, &par::fsdp_sharding, enum_codec<sharding>()),
       make("parallel.backward_prefetch", &j::parallel, &par::backward_prefetch,
            enum_codec<prefetch>()),

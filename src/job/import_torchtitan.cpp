@@ -105,14 +105,17 @@ maybe_error read_parallelism(import_context& ctx, bool& has_world_size) {
   const long long tp = degree(ctx, "tensor_parallel_degree", 1, problem);
   const long long pp = degree(ctx, "pipeline_parallel_degree", 1, problem);
   const long long cp = degree(ctx, "context_parallel_degree", 1, problem);
+  const long long ep = degree(ctx, "expert_parallel_degree", 1, problem);
   const entry* where = ctx.find("parallelism.data_parallel_shard_degree");
   const diagnostic at_file{ctx.source, 0, 0, "", ""};
-  if (problem.empty() && (rep == -1 || tp == -1 || pp == -1 || cp == -1))
+  if (problem.empty() && (rep == -1 || tp == -1 || pp == -1 || cp == -1 || ep == -1))
     problem = "parallelism: only data_parallel_shard_degree may be -1";
   if (!problem.empty()) return at(where != nullptr ? where->where : at_file, problem);
-  // Pipeline and context degrees of 1 are the defaults: nothing to set.
+  // Pipeline, context and expert degrees of 1 are the defaults: nothing to set. Expert-parallel
+  // ranks are borrowed from the data-parallel ones and add nothing to the world.
   for (const auto& [key, path, value] : {std::tuple{"pipeline_parallel_degree", "parallel.pp", pp},
-                                         std::tuple{"context_parallel_degree", "parallel.cp", cp}}) {
+                                         std::tuple{"context_parallel_degree", "parallel.cp", cp},
+                                         std::tuple{"expert_parallel_degree", "parallel.ep", ep}}) {
     if (value > 1 && problem.empty()) problem = put(ctx, key, path, value);
     if (const entry* e = ctx.find(std::string("parallelism.") + key); e != nullptr && value <= 1)
       ctx.ignore(*e);
@@ -241,8 +244,9 @@ const std::vector<option>& torchtitan_table() {
          not_modelled("async tensor parallelism uses symmetric-memory buffers")},
         {"parallelism.disable_loss_parallel", not_modelled("loss parallelism keeps logits sharded")},
         {"parallelism.enable_compiled_autograd", not_modelled("compiled autograd")},
-        {"parallelism.expert_parallel_degree", not_modelled("expert parallelism")},
-        {"parallelism.expert_tensor_parallel_degree", not_modelled("expert parallelism")},
+        {"parallelism.expert_parallel_degree", handled()},
+        {"parallelism.expert_tensor_parallel_degree",
+         not_modelled("expert tensor parallelism (experts split over the tensor-parallel ranks too)")},
         {"activation_checkpoint.mode", handled()},
         {"activation_checkpoint.selective_ac_option", handled()},
         {"activation_checkpoint.memory_budget", not_modelled("memory-budget checkpointing")},

@@ -49,8 +49,25 @@ status check_pipeline_model(const job_spec& job, const model::model_spec& model)
 
 }  // namespace
 
+// Expert parallelism splits each MoE layer's routed experts evenly over the ep ranks.
+status check_expert_model(const job_spec& job, const model::model_spec& model) {
+  const int ep = job.parallel.ep;
+  if (ep <= 1) return ok();
+  const auto experts = model.text.experts;
+  if (experts == 0)
+    return detail::field_error(job, "parallel.ep",
+                               fmt::format("{} has no experts to split (not a mixture of experts)",
+                                           model.name));
+  if (experts % static_cast<std::uint64_t>(ep) != 0)
+    return detail::field_error(job, "parallel.ep",
+                               fmt::format("{} experts per layer of {} do not split evenly over "
+                                           "{} ranks", experts, model.name, ep));
+  return ok();
+}
+
 status check_against_model(const job_spec& job, const model::model_spec& model) {
   if (auto pipeline = check_pipeline_model(job, model); !pipeline) return pipeline;
+  if (auto experts = check_expert_model(job, model); !experts) return experts;
   if (!job.lora.enabled || !job.lora.uses_targets()) return ok();
   if (auto targets = model::lora_targets(model, job.lora.targets); !targets)
     return detail::field_error(job, "lora.targets", targets.error().message);

@@ -161,9 +161,31 @@ maybe_error check_context(const job_spec& job) {
   return std::nullopt;
 }
 
+// Expert parallelism as torchtitan composes it: FSDP2, the experts split over ranks borrowed
+// from the data- and context-parallel ones.
+maybe_error check_experts(const job_spec& job) {
+  const auto& p = job.parallel;
+  if (p.ep <= 1) return std::nullopt;
+  if (p.kind != strategy::fsdp2)
+    return field_error(job, "parallel.ep",
+                       fmt::format("expert parallelism is planned with strategy fsdp2, as "
+                                   "torchtitan combines it (parallel.strategy is {})",
+                                   name_of(p.kind)));
+  const int borrowed = p.dp_shard * p.cp;
+  if (borrowed % p.ep != 0)
+    return field_error(job, "parallel.ep",
+                       fmt::format("{} must divide dp_shard {} x cp {} = {}: expert-parallel ranks "
+                                   "are taken from those", p.ep, p.dp_shard, p.cp, borrowed));
+  if (job.lora.enabled)
+    return field_error(job, "parallel.ep", "LoRA and other PEFT methods are not planned with "
+                                           "expert parallelism");
+  return std::nullopt;
+}
+
 maybe_error check_mesh(const job_spec& job, warnings& notes) {
   if (auto err = check_pipeline(job, notes)) return err;
   if (auto err = check_context(job)) return err;
+  if (auto err = check_experts(job)) return err;
   const auto& p = job.parallel;
   const bool hsdp = p.kind == strategy::fsdp2 ||
                     (p.kind == strategy::fsdp1 && p.fsdp_sharding == sharding::hybrid_shard);

@@ -134,8 +134,8 @@ static std::string training_kind(const job::job_spec& j) {
   return text;
 }
 
-// " + pp 4 (1f1b, 8 micro-batches) + cp 8 (16384 tokens per rank)"; empty without pipeline
-// and context parallelism.
+// " + pp 4 (1f1b, 8 micro-batches) + cp 8 (16384 tokens per rank) + ep 8"; empty without
+// pipeline, context and expert parallelism.
 static std::string pipeline_text(const job::job_spec& j) {
   const auto& par = j.parallel;
   std::string out;
@@ -148,6 +148,7 @@ static std::string pipeline_text(const job::job_spec& j) {
   if (par.cp > 1)
     out += fmt::format(" + cp {} ({} tokens per rank)", par.cp,
                        j.training.seq_len / static_cast<std::uint64_t>(par.cp));
+  if (par.ep > 1) out += fmt::format(" + ep {}", par.ep);
   return out;
 }
 

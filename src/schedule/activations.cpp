@@ -141,6 +141,23 @@ void add_mlp(unit_activations& a, const dims& d, bool gated, std::uint32_t act_s
   }
 }
 
+// A mixture-of-experts layer sends each token to `experts_per_token` experts: the experts'
+// inputs are copies of the tokens they were routed (transformers' Mixtral and Qwen MoE index
+// `hidden_states[top_x]`, torchtitan's GroupedExperts `x[token_indices]`), kept by their first
+// matmuls when those train, and each expert output is multiplied by its routing weight, which
+// keeps the output for the router's gradient. Under expert parallelism
+// (parallel.ep; torchtitan's ExpertParallel _token_dispatch / _token_combine) the routed tokens
+// are permuted and exchanged all-to-all on the way in and on the way back, in forward and in
+// backward: a permuted copy and the exchange's output each time.
+void add_routing(unit_activations& a, const dims& d, const model::stack_shape& s,
+                 const job::job_spec& job, const saved_inputs& in) {
+  const std::uint64_t routed = d.c * d.n * std::max<std::uint64_t>(1, s.experts_per_token) * d.h;
+  if (in.mlp) a.saved.insert(a.saved.end(), {routed, routed});  // expert inputs and outputs
+  if (job.parallel.ep <= 1) return;
+  a.forward_temps.insert(a.forward_temps.end(), {routed, routed, routed, routed});
+  a.backward_temps.insert(a.backward_temps.end(), {routed, routed});
+}
+
 // Per-operator selective checkpointing as torchtitan applies it (selective_ac_option "op",
 // torchtitan/models/llama3/infra/parallelize.py _custom_policy): the outputs of the ops in its
 // save list are kept (flash / efficient attention, and aten.mm) except every second matmul of
@@ -190,7 +207,10 @@ unit_activations block(const dims& d, const model::stack_shape& s, const job::jo
     shared.i = s.shared_expert_intermediate;
     add_mlp(a, shared, true, s.activation_saved, liger, in.down);
   }
-  if (s.experts > 0) a.saved.push_back(4 * d.n * s.experts);  // router logits, fp32
+  if (s.experts > 0) {
+    a.saved.push_back(4 * d.n * s.experts);  // router logits, fp32
+    add_routing(a, d, s, job, in);
+  }
   if (s.residual_dropout) {  // a bool mask for each of the attention and MLP outputs
     a.saved.push_back(d.n * d.h / d.res);
     a.saved.push_back(d.n * d.h / d.res);

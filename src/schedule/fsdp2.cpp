@@ -34,12 +34,14 @@ class fsdp2_strategy final : public strategy {
       }
       if (!job().parallel.cpu_offload) {
         s.shards = alloc_each(out(), shard_numels(g), lay().dtypes.stored, category::parameters);
-        for (auto u : wrap_.groups[g].units)
-          for (const auto& f : lay().units[u].frozen)
-            s.shards.push_back(out().alloc(frozen_shard_bytes(f, world_), category::parameters));
+        if (!is_experts(g))
+          for (auto u : wrap_.groups[g].units)
+            for (const auto& f : lay().units[u].frozen)
+              s.shards.push_back(out().alloc(frozen_shard_bytes(f, world_), category::parameters));
       }
-      for (auto u : wrap_.groups[g].units)  // quantisation constants stay whole on every rank
-        s.shards.push_back(out().alloc(lay().units[u].quant_state_bytes, category::parameters));
+      if (!is_experts(g))
+        for (auto u : wrap_.groups[g].units)  // quantisation constants stay whole on every rank
+          s.shards.push_back(out().alloc(lay().units[u].quant_state_bytes, category::parameters));
       free_all(out(), full);
       // Loading a full state dict from rank 0 broadcasts one parameter at a time.
       if (in.meta_device && in.load == job::weight_load::rank0) {
@@ -57,13 +59,43 @@ class fsdp2_strategy final : public strategy {
 
   void pre_forward(std::size_t unit) override {
     const std::size_t g = wrap_.group_of_unit[unit];
-    if (!is_first(unit, g) || state_[g].gathered) return;
-    unshard(g, /*forward=*/true);
+    if (is_first(unit, g) && !state_[g].gathered) unshard(g, /*forward=*/true);
+    if (const std::size_t e = wrap_.experts_of_unit[unit]; e != 0 && !state_[e].gathered)
+      unshard(e, /*forward=*/true);
   }
 
   void post_forward(std::size_t unit) override {
+    if (const std::size_t e = wrap_.experts_of_unit[unit]; e != 0) release_after_forward(e);
     const std::size_t g = wrap_.group_of_unit[unit];
     if (!is_last(unit, g) || wrap_.groups[g].root) return;
+    release_after_forward(g);
+  }
+
+  void pre_backward(std::size_t unit) override {
+    const std::size_t g = wrap_.group_of_unit[unit];
+    if (forward_output_ != 0) out().free(forward_output_);  // last forward group clears it
+    if (!is_last(unit, g)) return;
+    if (!state_[g].gathered) unshard(g, false);
+    if (g > 1 && !state_[g - 1].gathered && !is_experts(g - 1)) unshard(g - 1, false);  // prefetch one ahead
+    if (state_[g].grads.empty())
+      state_[g].grads = alloc_each(out(), padded_numels(g), lay().dtypes.compute, category::gradients);
+    if (const std::size_t e = wrap_.experts_of_unit[unit]; e != 0) {
+      if (!state_[e].gathered) unshard(e, false);
+      if (state_[e].grads.empty())
+        state_[e].grads = alloc_each(out(), padded_numels(e), lay().dtypes.compute, category::gradients);
+    }
+  }
+
+  void post_backward(std::size_t unit) override {
+    if (const std::size_t e = wrap_.experts_of_unit[unit]; e != 0) reduce_gradients(e);
+    const std::size_t g = wrap_.group_of_unit[unit];
+    if (!is_first(unit, g)) return;
+    reduce_gradients(g);
+  }
+
+ private:
+  // reshard_after_forward for a group whose forward has finished.
+  void release_after_forward(std::size_t g) {
     const int raf = job().parallel.reshard_after_forward;
     if (raf == 0) return;
     reshard(g);
@@ -75,19 +107,8 @@ class fsdp2_strategy final : public strategy {
     }
   }
 
-  void pre_backward(std::size_t unit) override {
-    const std::size_t g = wrap_.group_of_unit[unit];
-    if (forward_output_ != 0) out().free(forward_output_);  // last forward group clears it
-    if (!is_last(unit, g)) return;
-    if (!state_[g].gathered) unshard(g, false);
-    if (g > 1 && !state_[g - 1].gathered) unshard(g - 1, false);  // prefetch one ahead
-    if (state_[g].grads.empty())
-      state_[g].grads = alloc_each(out(), padded_numels(g), lay().dtypes.compute, category::gradients);
-  }
-
-  void post_backward(std::size_t unit) override {
-    const std::size_t g = wrap_.group_of_unit[unit];
-    if (!is_first(unit, g)) return;
+  // The group's backward is done: its gradients are reduce-scattered (or kept under no_sync).
+  void reduce_gradients(std::size_t g) {
     auto& s = state_[g];
     const auto& d = lay().dtypes;
     if (!sync_) {  // keep the unsharded gradients; only the parameters are resharded
@@ -104,14 +125,14 @@ class fsdp2_strategy final : public strategy {
     reshard(g);
     out().free(s.partial);
     if (total == 0) return;  // only frozen parameters: nothing to reduce
-    auto output = out().alloc(total / world_ * static_cast<bytes>(d.reduce), category::communication,
+    auto output = out().alloc(total / world_of(g) * static_cast<bytes>(d.reduce), category::communication,
                               streams::reduce);
     if (job().parallel.cpu_offload) {
       out().free(output);
       return;
     }
     if (d.reduce != d.stored) {  // cast to the parameter dtype; the cast becomes the gradient
-      auto cast = out().alloc(total / world_ * static_cast<bytes>(d.stored), category::gradients);
+      auto cast = out().alloc(total / world_of(g) * static_cast<bytes>(d.stored), category::gradients);
       out().free(output);
       output = cast;
     }
@@ -161,6 +182,7 @@ class fsdp2_strategy final : public strategy {
   // Bytes of the group's frozen parameters once gathered for compute.
   bytes frozen_gathered(std::size_t g) const {
     bytes total = 0;
+    if (is_experts(g)) return total;
     for (auto u : wrap_.groups[g].units) total += lay().units[u].frozen_gathered_bytes;
     return total;
   }
@@ -174,40 +196,52 @@ class fsdp2_strategy final : public strategy {
   bool is_first(std::size_t unit, std::size_t g) const { return wrap_.groups[g].units.front() == unit; }
   bool is_last(std::size_t unit, std::size_t g) const { return wrap_.groups[g].units.back() == unit; }
 
+  // A block's routed experts under expert parallelism: a group of their own.
+  bool is_experts(std::size_t g) const { return wrap_.groups[g].shard_divisor > 1; }
+  // Ranks the group's parameters are sharded over.
+  std::uint64_t world_of(std::size_t g) const {
+    return std::max<std::uint64_t>(1, world_ / wrap_.groups[g].shard_divisor);
+  }
+
   std::vector<std::uint64_t> padded_numels(std::size_t g) const {
+    const std::uint64_t w = world_of(g);
     std::vector<std::uint64_t> out;
-    for (auto n : wrap_.groups[g].tensors) out.push_back((n + world_ - 1) / world_ * world_);
+    for (auto n : wrap_.groups[g].tensors) out.push_back((n + w - 1) / w * w);
     return out;
   }
   std::vector<std::uint64_t> shard_numels(std::size_t g) const {
     auto out = padded_numels(g);
-    for (auto& n : out) n /= world_;
+    for (auto& n : out) n /= world_of(g);
     return out;
   }
 
   void unshard(std::size_t g, bool forward) {
     const auto& d = lay().dtypes;
+    const std::uint64_t world = world_of(g);
+    const bool experts = is_experts(g);
     std::uint64_t total = 0;
     for (auto n : padded_numels(g)) total += n;
     // Offloaded shards are copied host-to-device first; mixed precision casts them into one
     // flat low-precision copy-in buffer.
     bytes frozen_stored = 0;
-    for (auto u : wrap_.groups[g].units)
-      for (const auto& f : lay().units[u].frozen) frozen_stored += frozen_shard_bytes(f, world_);
+    if (!experts)
+      for (auto u : wrap_.groups[g].units)
+        for (const auto& f : lay().units[u].frozen) frozen_stored += frozen_shard_bytes(f, world);
     const bytes frozen_full = frozen_gathered(g);
     tensor_id staged = 0, copy_in = 0;
     if (job().parallel.cpu_offload)
-      staged = out().alloc(total / world_ * static_cast<bytes>(d.stored) + frozen_stored,
+      staged = out().alloc(total / world * static_cast<bytes>(d.stored) + frozen_stored,
                            category::communication, streams::unshard);
-    if (d.compute != d.stored || frozen_full / world_ < frozen_stored)
-      copy_in = out().alloc(total / world_ * compute() + frozen_full / world_, category::communication,
+    if (d.compute != d.stored || frozen_full / world < frozen_stored)
+      copy_in = out().alloc(total / world * compute() + frozen_full / world, category::communication,
                             streams::unshard);
     auto output = out().alloc(total * compute() + frozen_full, category::communication, streams::unshard);
     out().free(copy_in);
     out().free(staged);
     state_[g].unsharded = alloc_each(out(), padded_numels(g), d.compute, category::parameters);
-    for (auto u : wrap_.groups[g].units)
-      for (auto id : gather_frozen(out(), lay().units[u])) state_[g].unsharded.push_back(id);
+    if (!experts)
+      for (auto u : wrap_.groups[g].units)
+        for (auto id : gather_frozen(out(), lay().units[u])) state_[g].unsharded.push_back(id);
     state_[g].gathered = true;
     // Forward keeps the all-gather output until the next group's copy-out.
     if (forward_output_ != 0) out().free(forward_output_);

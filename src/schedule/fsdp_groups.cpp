@@ -1,12 +1,17 @@
 #include "schedule/fsdp_groups.hpp"
 
+#include <algorithm>
+
 namespace vramscope::schedule {
 
 fsdp_wrapping wrap_units(const layout& lay, const job::job_spec& job) {
   fsdp_wrapping w;
   w.groups.push_back(fsdp_group{{}, {}, true});
   w.group_of_unit.resize(lay.units.size(), 0);
+  w.experts_of_unit.resize(lay.units.size(), 0);
   const bool per_block = job.parallel.wrap != "none";
+  const auto ep = static_cast<std::uint64_t>(std::max(1, job.parallel.ep));
+  std::vector<fsdp_group> experts;
   for (std::size_t i = 0; i < lay.units.size(); ++i) {
     const auto& u = lay.units[i];
     const bool is_block = u.kind == model::unit_kind::block || u.kind == model::unit_kind::vision_block;
@@ -17,7 +22,16 @@ fsdp_wrapping wrap_units(const layout& lay, const job::job_spec& job) {
     }
     w.group_of_unit[i] = g;
     w.groups[g].units.push_back(i);
-    w.groups[g].tensors.insert(w.groups[g].tensors.end(), u.trainable.begin(), u.trainable.end());
+    fsdp_group routed{{i}, {}, false, ep};
+    for (std::size_t t = 0; t < u.trainable.size(); ++t) {
+      const bool own_group = ep > 1 && t < u.expert.size() && u.expert[t];
+      (own_group ? routed.tensors : w.groups[g].tensors).push_back(u.trainable[t]);
+    }
+    if (!routed.tensors.empty()) experts.push_back(std::move(routed));
+  }
+  for (auto& routed : experts) {  // after every other group
+    w.experts_of_unit[routed.units.front()] = w.groups.size();
+    w.groups.push_back(std::move(routed));
   }
   return w;
 }

@@ -15,11 +15,16 @@ struct fsdp_group {
   std::vector<std::size_t> units;          // indices into layout::units
   std::vector<std::uint64_t> tensors;      // element counts of its trainable tensors
   bool root = false;
+  std::uint64_t shard_divisor = 1;         // shards over (sharding group / this) ranks
 };
 
 struct fsdp_wrapping {
   std::vector<fsdp_group> groups;          // groups[0] is the root
   std::vector<std::size_t> group_of_unit;  // unit index -> group index
+  // Under expert parallelism each block's routed experts are a group of their own, sharded over
+  // the ranks left after the ep split (torchtitan: fully_shard(moe.experts, dp_mod_ep mesh)),
+  // placed after every other group; unit index -> that group (0 when none).
+  std::vector<std::size_t> experts_of_unit;
 };
 
 fsdp_wrapping wrap_units(const layout& lay, const job::job_spec& job);

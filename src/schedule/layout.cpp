@@ -3,6 +3,8 @@
 #include <vramscope/model/modules.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 
 namespace vramscope::schedule {
 
@@ -222,6 +224,8 @@ rank_info make_rank_info(const job::job_spec& job, int rank) {
   r.pp = std::max(1, job.parallel.pp);
   r.pp_rank = rank / std::max(1, r.world / r.pp);
   r.cp = std::max(1, job.parallel.cp);
+  r.ep = std::max(1, job.parallel.ep);
+  r.ep_rank = (rank / r.tp) % r.ep;  // the ep ranks are consecutive data-parallel ranks
   r.dp_replicate = std::max(1, job.parallel.dp_replicate);
   // FSDP2 shards over the data-parallel and context-parallel ranks together (dp_shard_cp).
   r.dp_shard = (job.parallel.dp_shard > 0
@@ -279,6 +283,18 @@ bool shards_parameters(const job::job_spec& job) {
   }
 }
 
+std::optional<std::uint64_t> expert_index(const std::string& name) {
+  const std::string key = ".experts.";
+  const auto at = name.find(key);
+  if (at == std::string::npos) return std::nullopt;
+  std::uint64_t index = 0;
+  std::size_t i = at + key.size();
+  if (i >= name.size() || std::isdigit(static_cast<unsigned char>(name[i])) == 0) return std::nullopt;
+  for (; i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])) != 0; ++i)
+    index = index * 10 + static_cast<std::uint64_t>(name[i] - '0');
+  return index;
+}
+
 layout make_layout(const model::model_spec& model, const job::job_spec& job, const rank_info& r) {
   layout out;
   out.dtypes = make_state_dtypes(job);
@@ -309,8 +325,14 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
     const std::uint64_t n = tp_split(t, ul->kind, r.tp);
     const bool trained_norm = lora.method == "ln_tuning" && is_norm(t, ul->kind);
     if (!lora.enabled || trained_norm) {
+      // Under expert parallelism a rank holds the routed experts e with e % ep == its place.
+      const auto e = expert_index(t.name);
+      if (e && r.ep > 1 && *e % static_cast<std::uint64_t>(r.ep) != static_cast<std::uint64_t>(r.ep_rank))
+        continue;
       ul->tensors.push_back(n);
       ul->trainable.push_back(n);
+      ul->expert.resize(ul->trainable.size() - 1, false);
+      ul->expert.push_back(e.has_value());
       continue;
     }
     // LoRA: the base tensor is frozen; each target matrix gains A (r x in) and B (out x r),
@@ -380,6 +402,7 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
       if (!ul.trainable.empty() || (one_unit && any_trains)) ul.inputs = saved_inputs{};
   }
   for (auto& ul : out.units) {
+    ul.expert.resize(ul.trainable.size(), false);
     for (auto n : ul.tensors) ul.numel += n;
     for (auto n : ul.trainable) ul.trainable_numel += n;
     for (const auto& f : ul.frozen) {

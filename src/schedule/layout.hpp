@@ -3,6 +3,7 @@
 // tensor-parallel splitting and LoRA, and the dtypes each kind of state is kept in.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,13 @@ struct rank_info {
   int pp = 1;            // pipeline stages (ranks along the pipeline dimension)
   int pp_rank = 0;       // this rank's place along it (the outermost mesh dimension)
   int cp = 1;            // context-parallel ranks sharing each sequence
+  int ep = 1;            // expert-parallel ranks sharing each MoE layer's experts
+  int ep_rank = 0;       // this rank's place among them
 };
+
+/// The routed expert a tensor belongs to: N of "...experts.N..." (Mixtral's
+/// block_sparse_moe.experts.N.w1, Qwen's mlp.experts.N.gate_proj); none for other tensors.
+std::optional<std::uint64_t> expert_index(const std::string& name);
 
 /// A frozen base tensor of a LoRA job as this rank stores it before any data-parallel sharding.
 /// Quantised weights (QLoRA) are packed into `element_bytes`-sized elements
@@ -46,6 +53,8 @@ struct unit_layout {
   model::unit_kind kind = model::unit_kind::other;
   std::vector<std::uint64_t> tensors;    // element counts of its tensors (TP-split)
   std::vector<std::uint64_t> trainable;  // element counts of tensors that get gradients
+  std::vector<bool> expert;              // per trainable tensor: a routed expert's (this rank's
+                                         // share under expert parallelism)
   std::uint64_t numel = 0;               // sum of `tensors`
   std::uint64_t trainable_numel = 0;     // sum of `trainable`
   std::vector<frozen_tensor> frozen;     // frozen base tensors (LoRA), TP-split

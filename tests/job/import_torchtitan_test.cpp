@@ -129,6 +129,21 @@ TEST(ImportTorchtitan, ContextParallelismSharesEachSequence) {
   EXPECT_EQ(ddp->job.parallel.dp_shard, 8);
 }
 
+TEST(ImportTorchtitan, ExpertParallelismBorrowsDataParallelRanks) {
+  auto imported = import_config_text(
+      "[model]\nname = \"qwen3\"\n"
+      "[parallelism]\ndata_parallel_shard_degree = 8\nexpert_parallel_degree = 4\n", "t.toml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.world_size(), 8);
+  EXPECT_EQ(imported->job.parallel.ep, 4);
+  EXPECT_EQ(find_note(imported->notes, "expert_parallel"), "");
+  auto uneven = import_config_text(
+      "[parallelism]\ndata_parallel_shard_degree = 8\nexpert_parallel_degree = 3\n", "t.toml");
+  ASSERT_FALSE(uneven);
+  EXPECT_NE(uneven.error().to_string().find("t.toml:3:1: parallel.ep: 3 must divide dp_shard 8"),
+            std::string::npos) << uneven.error().to_string();
+}
+
 TEST(ImportTorchtitan, AutoShardDegreeLeavesTheWorldToTheUser) {
   auto imported = import_config_text("[parallelism]\ndata_parallel_shard_degree = -1\n"
                                      "tensor_parallel_degree = 2\n", "t.toml");

@@ -1,11 +1,15 @@
-// Pipeline and context parallelism: torchtitan's stage split, the passes of each schedule, what
-// a rank of each stage holds, and a rank's share of a sequence under ring attention.
+// Pipeline, context and expert parallelism: torchtitan's stage split, the passes of each
+// schedule, what a rank of each stage holds, a rank's share of a sequence under ring attention,
+// and a rank's share of the experts.
 #include <gtest/gtest.h>
 
 #include <map>
 #include <set>
 #include <utility>
 
+#include <vramscope/model/config_reader.hpp>
+
+#include "schedule/layout.hpp"
 #include "schedule/pipeline.hpp"
 #include "schedule/schedule_support.hpp"
 #include "support/tiny_model.hpp"
@@ -179,6 +183,50 @@ TEST(ContextParallel, EachRankHoldsItsShareOfTheSequenceAndShardsOverTheGroup) {
   EXPECT_EQ(b.training_peak_of(category::parameters), a.training_peak_of(category::parameters));
   // Ring attention's buffers make the forward's transients larger than a quarter.
   EXPECT_GT(b.peak_of(category::temporary), 0u);
+}
+
+model::model_spec tiny_moe() {
+  auto m = model::parse_config_json(
+      R"({"model_type": "qwen3_moe", "hidden_size": 256, "intermediate_size": 512,
+          "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
+          "head_dim": 64, "vocab_size": 1000, "num_experts": 16, "num_experts_per_tok": 2,
+          "moe_intermediate_size": 128})",
+      "config.json");
+  EXPECT_TRUE(m) << m.error().to_string();
+  return *m;
+}
+
+TEST(ExpertParallel, ExpertIndexReadsMixtralAndQwenNames) {
+  EXPECT_EQ(expert_index("model.layers.3.block_sparse_moe.experts.12.w1.weight"), 12u);
+  EXPECT_EQ(expert_index("model.layers.0.mlp.experts.7.down_proj.weight"), 7u);
+  EXPECT_FALSE(expert_index("model.layers.0.mlp.shared_expert.up_proj.weight"));
+  EXPECT_FALSE(expert_index("model.layers.0.mlp.gate.weight"));
+}
+
+TEST(ExpertParallel, EachRankHoldsItsShareOfTheExpertsAndGathersOnlyThose) {
+  const auto m = tiny_moe();
+  auto j = job_of(job::strategy::fsdp2, 8);
+  j.parallel.dp_shard = 8;
+  auto ep = j;
+  ep.parallel.ep = 4;
+  const auto whole = make_layout(m, j, make_rank_info(j, 0));
+  const auto part = make_layout(m, ep, make_rank_info(ep, 5));
+  // 4 of the 16 experts (3 matrices each) of every layer stay on the rank.
+  const std::uint64_t expert = 3 * 256 * 128;
+  EXPECT_EQ(whole.trainable_numel - part.trainable_numel, 4 * 12 * expert);
+  const auto build_for = [&](const job::job_spec& job) {
+    auto p = build_program(m, job, 0);
+    EXPECT_TRUE(p) << (p ? "" : p.error().to_string());
+    return exact_replay(*p);
+  };
+  const auto a = build_for(j), b = build_for(ep);
+  EXPECT_TRUE(b.well_formed);
+  // The same parameter shards (experts over 8 / 4 ranks, a quarter of them each) ...
+  const double shards = static_cast<double>(b.at(category::parameters)) /
+                        static_cast<double>(a.at(category::parameters));
+  EXPECT_NEAR(shards, 1.0, 0.02);
+  // ... but a block gathers only its quarter of the experts.
+  EXPECT_LT(b.peak_of(category::communication), a.peak_of(category::communication));
 }
 
 }  // namespace

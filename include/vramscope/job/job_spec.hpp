@@ -65,6 +65,10 @@ struct parallel_spec {
   // attention): each rank of a `cp` group holds training.seq_len / cp tokens of every sequence;
   // FSDP2 shards parameters over dp_shard x cp ranks, as torchtitan's dp_shard_cp mesh does.
   int cp = 1;
+  // Expert parallelism (torchtitan's expert_parallel_degree): the routed experts of each MoE
+  // layer are split over `ep` ranks taken from the dp_shard x cp ranks, tokens reach them by
+  // all-to-all, and FSDP2 shards each rank's experts over dp_shard x cp / ep ranks.
+  int ep = 1;
   // FSDP1
   sharding fsdp_sharding = sharding::full_shard;
   prefetch backward_prefetch = prefetch::pre;
