@@ -150,6 +150,19 @@ std::optional<std::uint64_t> field_reader::optional_count(std::string_view key, 
   return integer(key, max);
 }
 
+std::uint64_t field_reader::at_most(std::string_view key, std::uint64_t fallback, std::uint64_t limit) {
+  const json* value = find(key);
+  if (!value) return fallback;
+  const bool ok = value->is_number_unsigned() ||
+                  (value->is_number_integer() && value->get<std::int64_t>() >= 0);
+  if (!ok || value->get<std::uint64_t>() > limit) {
+    fail(key, fmt::format("field \"{}\" must be an integer from 0 to {}, got {}", path_of(key),
+                          limit, shown(*value)));
+    return fallback;
+  }
+  return value->get<std::uint64_t>();
+}
+
 std::vector<std::uint64_t> field_reader::indices(std::string_view key, std::uint64_t limit) {
   std::vector<std::uint64_t> out;
   const json* value = find(key);

@@ -52,6 +52,9 @@ class field_reader {
   /// A positive integer, or nullopt when absent or null.
   std::optional<std::uint64_t> optional_count(std::string_view key,
                                               std::uint64_t max = max_config_dimension);
+  /// A non-negative integer up to `limit` (a layer count that may be 0), with a default used
+  /// when absent or null.
+  std::uint64_t at_most(std::string_view key, std::uint64_t fallback, std::uint64_t limit);
   /// A list of layer indices (non-negative integers below `limit`); empty when absent or null.
   std::vector<std::uint64_t> indices(std::string_view key, std::uint64_t limit);
   /// A boolean with a default used when absent or null.

@@ -15,7 +15,9 @@ namespace detail {
 
 namespace {
 
-constexpr std::array<family, 20> family_table{{
+constexpr std::array<family, 22> family_table{{
+    {"deepseek_v2", &build_deepseek},
+    {"deepseek_v3", &build_deepseek},
     {"falcon", &build_falcon},
     {"gemma", &build_decoder_family},
     {"gemma2", &build_decoder_family},

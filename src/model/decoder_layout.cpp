@@ -8,7 +8,28 @@ namespace vramscope::model::detail {
 
 namespace {
 
+// DeepseekV3Attention (modeling_deepseek_v3.py): q through q_a_proj, q_a_layernorm and q_b_proj
+// (or one q_proj), k and v from kv_a_proj_with_mqa's latent (plus the shared rotary key),
+// kv_a_layernorm and kv_b_proj, then o_proj over heads x v_head_dim.
+void latent_attention(inventory_builder& out, const decoder_layout& d, const std::string& p) {
+  const std::uint64_t q = d.heads * d.head_dim;
+  const std::uint64_t nope = d.head_dim - d.qk_rope_head_dim;
+  if (d.q_lora_rank == 0) {
+    add_linear(out, p + "self_attn.q_proj", q, d.hidden, false);
+  } else {
+    add_linear(out, p + "self_attn.q_a_proj", d.q_lora_rank, d.hidden, d.attention_bias);
+    out.add(p + "self_attn.q_a_layernorm.weight", {d.q_lora_rank});
+    add_linear(out, p + "self_attn.q_b_proj", q, d.q_lora_rank, false);
+  }
+  add_linear(out, p + "self_attn.kv_a_proj_with_mqa", d.kv_lora_rank + d.qk_rope_head_dim, d.hidden,
+             d.attention_bias);
+  out.add(p + "self_attn.kv_a_layernorm.weight", {d.kv_lora_rank});
+  add_linear(out, p + "self_attn.kv_b_proj", d.heads * (nope + d.v_head_dim), d.kv_lora_rank, false);
+  add_linear(out, p + "self_attn.o_proj", d.hidden, d.heads * d.v_head_dim, d.attention_bias);
+}
+
 void attention(inventory_builder& out, const decoder_layout& d, const std::string& p) {
+  if (d.mla) return latent_attention(out, d, p);
   const std::uint64_t q = d.heads * d.head_dim;
   const std::uint64_t kv = d.kv_heads * d.head_dim;
   const bool qkv_bias = d.attention_bias || d.qkv_bias;
@@ -42,6 +63,8 @@ void qwen_moe(inventory_builder& out, const decoder_layout& d, const std::string
   for (std::uint64_t e = 0; e < d.experts && !out.full(); ++e)
     gated_mlp(out, fmt::format("{}mlp.experts.{}.", p, e), d.hidden, d.intermediate, false);
   if (d.shared_intermediate == 0) return;
+  if (d.deepseek_shared)
+    return gated_mlp(out, p + "mlp.shared_experts.", d.hidden, d.shared_intermediate, false);
   gated_mlp(out, p + "mlp.shared_expert.", d.hidden, d.shared_intermediate, false);
   out.add(p + "mlp.shared_expert_gate.weight", {1, d.hidden});
 }

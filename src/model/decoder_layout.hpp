@@ -36,11 +36,19 @@ struct decoder_layout {
   std::uint64_t vocab = 0;
   std::uint64_t experts = 0;  // mixtral: block_sparse_moe with w1/w2/w3 experts and a router
   std::uint64_t experts_per_token = 0;
-  // Qwen MoE (qwen2_moe, qwen3_moe): mlp.gate router and mlp.experts.N.{gate,up,down}_proj of
-  // width `intermediate`; a shared expert of `shared_intermediate` with its one-output gate
-  // (qwen2_moe); the layers in `dense_layers` have a plain MLP of `dense_intermediate` instead.
+  // Qwen and DeepSeek MoE (qwen2_moe, qwen3_moe, deepseek_v2, deepseek_v3): mlp.gate router and
+  // mlp.experts.N.{gate,up,down}_proj of width `intermediate`; a shared expert of
+  // `shared_intermediate` (qwen2_moe: mlp.shared_expert with a one-output gate; DeepSeek:
+  // mlp.shared_experts, no gate); the layers in `dense_layers` have a plain MLP of
+  // `dense_intermediate` instead.
   bool qwen_moe = false;
   std::uint64_t shared_intermediate = 0;
+  bool deepseek_shared = false;  // mlp.shared_experts without a gate
+  // Multi-head latent attention (DeepSeek-V2/V3): queries through a rank-`q_lora_rank` bottleneck
+  // (0: a plain q_proj), keys and values from one rank-`kv_lora_rank` latent plus a shared
+  // rotary key; head_dim is qk_nope + qk_rope, v_head_dim the value width per head.
+  bool mla = false;
+  std::uint64_t q_lora_rank = 0, kv_lora_rank = 0, qk_rope_head_dim = 0, v_head_dim = 0;
   std::uint64_t dense_intermediate = 0;
   std::vector<std::uint64_t> dense_layers;
   bool attention_bias = false;  // biases on q, k, v and o (llama/qwen3 attention_bias)

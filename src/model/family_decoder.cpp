@@ -128,6 +128,53 @@ void read_qwen_moe(field_reader& c, std::string_view type, decoder_layout& d) {
 
 }  // namespace
 
+// DeepseekV2Config / DeepseekV3Config (configuration_deepseek_v3.py): multi-head latent
+// attention, n_routed_experts of moe_intermediate_size with n_shared_experts always active, the
+// first first_k_dense_replace layers (and those off moe_layer_freq) dense with
+// intermediate_size. The router's e_score_correction_bias is a buffer, not a parameter, and the
+// multi-token-prediction layer (num_nextn_predict_layers, stored as layer num_hidden_layers) is
+// not part of the trained model: neither is in the inventory.
+void build_deepseek(field_reader& c, inventory_builder& out, std::string_view type) {
+  const bool v3 = type == "deepseek_v3";
+  decoder_layout d;
+  d.family = std::string(type);
+  d.vocab = c.size("vocab_size", v3 ? 129280 : 102400);
+  d.hidden = c.size("hidden_size", v3 ? 7168 : 5120);
+  d.intermediate = c.size("intermediate_size", v3 ? 18432 : 12288);
+  d.layers = c.size("num_hidden_layers", v3 ? 61 : 60, max_config_layers);
+  d.heads = c.size("num_attention_heads", 128);
+  d.kv_heads = d.heads;  // latent attention expands keys and values per head
+  d.tied = c.flag("tie_word_embeddings", false);
+  d.attention_bias = c.flag("attention_bias", false);
+  d.mla = true;
+  d.q_lora_rank = c.optional_count("q_lora_rank").value_or(0);
+  d.kv_lora_rank = c.count("kv_lora_rank", 512);
+  d.qk_rope_head_dim = c.count("qk_rope_head_dim", 64);
+  d.head_dim = c.count("qk_nope_head_dim", 128) + d.qk_rope_head_dim;
+  d.v_head_dim = c.count("v_head_dim", 128);
+  const auto routed = c.optional_count("n_routed_experts", 1024);
+  if (routed) {
+    d.qwen_moe = true;
+    d.deepseek_shared = true;
+    d.experts = *routed;
+    d.experts_per_token = c.count("num_experts_per_tok", v3 ? 8 : 6, 1024);
+    d.dense_intermediate = d.intermediate;
+    d.intermediate = c.size("moe_intermediate_size", v3 ? 2048 : 1407);
+    d.shared_intermediate = d.intermediate * c.count("n_shared_experts", v3 ? 1 : 2, 1024);
+    const std::uint64_t first_dense = c.at_most("first_k_dense_replace", v3 ? 3 : 0, d.layers);
+    const std::uint64_t freq = c.count("moe_layer_freq", 1, 1024);
+    for (std::uint64_t l = 0; l < d.layers; ++l)
+      if (l < first_dense || l % freq != 0) d.dense_layers.push_back(l);
+    if (!c.failed())
+      c.check(d.experts_per_token <= d.experts, "num_experts_per_tok",
+              fmt::format("num_experts_per_tok {} exceeds n_routed_experts {}", d.experts_per_token,
+                          d.experts));
+  }
+  if (c.failed()) return;
+  add_decoder(out, d);
+  out.spec().text = shape_of(d);
+}
+
 bool is_decoder_family(std::string_view type) { return find_decoder_family(type) != nullptr; }
 
 decoder_layout read_text_decoder(field_reader& c, std::string_view type, bool embedding) {

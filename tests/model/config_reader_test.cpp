@@ -42,7 +42,8 @@ TEST(ConfigReader, RequiresModelTypeAndPointsAtTheObject) {
 
 TEST(ConfigReader, UnknownModelTypeListsTheSupportedOnes) {
   EXPECT_EQ(error_of("{\n  \"model_type\": \"lama\"\n}"),
-            "config.json:2:3: unknown model_type \"lama\"; supported: falcon, gemma, gemma2, gemma3, "
+            "config.json:2:3: unknown model_type \"lama\"; supported: deepseek_v2, deepseek_v3, "
+            "falcon, gemma, gemma2, gemma3, "
             "gemma3_text, gpt2, gpt_neox, llama, mistral, mixtral, paligemma, phi, phi3, pi0, qwen2, "
             "qwen2_moe, qwen3, qwen3_moe, siglip, siglip_vision_model (did you mean \"llama\"?)\n"
             "  \"model_type\": \"lama\"\n"
@@ -196,7 +197,7 @@ TEST(ConfigReader, LlamaBiasesFollowTheFlags) {
 TEST(ConfigReader, SupportedTypesAreSorted) {
   const auto types = supported_model_types();
   EXPECT_TRUE(std::is_sorted(types.begin(), types.end()));
-  EXPECT_EQ(types.size(), 20u);
+  EXPECT_EQ(types.size(), 22u);
 }
 
 TEST(ConfigReader, QwenMoeHasRoutedAndSharedExpertsAndDenseLayers) {
@@ -239,6 +240,42 @@ TEST(ConfigReader, QwenMoeRejectsBadLayerListsAndTooManyExpertsPerToken) {
   EXPECT_NE(error_of(R"({"model_type": "qwen3_moe", )" + llama_sizes +
                      R"(, "num_experts": 4, "moe_intermediate_size": 16, "num_experts_per_tok": 8})")
                 .find("num_experts_per_tok 8 exceeds num_experts 4"),
+            std::string::npos);
+}
+
+TEST(ConfigReader, DeepseekHasLatentAttentionSharedExpertsAndDenseFirstLayers) {
+  // deepseek_v3 in miniature: 3 layers, the first dense; q through a rank-16 bottleneck, k and
+  // v from a rank-8 latent; 4 routed experts of 16 and 2 shared ones.
+  const std::string config = R"({"model_type": "deepseek_v3", "hidden_size": 64,
+    "intermediate_size": 96, "num_hidden_layers": 3, "num_attention_heads": 4, "vocab_size": 100,
+    "q_lora_rank": 16, "kv_lora_rank": 8, "qk_nope_head_dim": 12, "qk_rope_head_dim": 4,
+    "v_head_dim": 10, "n_routed_experts": 4, "num_experts_per_tok": 2, "n_shared_experts": 2,
+    "moe_intermediate_size": 16, "first_k_dense_replace": 1})";
+  const auto m = parsed(config);
+  const std::uint64_t h = 64, v = 100, heads = 4, qk = 16;
+  const std::uint64_t attention = 16 * h + 16 + heads * qk * 16 + (8 + 4) * h + 8 +
+                                  heads * (12 + 10) * 8 + h * heads * 10;
+  const std::uint64_t sparse = 4 * h + 4 * 3 * h * 16 + 3 * h * 32;
+  const std::uint64_t dense = 3 * h * 96;
+  EXPECT_EQ(m.parameters(), 2 * v * h + h + 3 * (attention + 2 * h) + dense + 2 * sparse);
+  EXPECT_EQ(m.text.head_dim, 16u);
+  EXPECT_EQ(m.text.kv_heads, 4u);
+  EXPECT_EQ(m.text.shared_expert_intermediate, 32u);
+  // Without the query bottleneck: one q_proj; first_k_dense_replace 0: every layer sparse.
+  std::string plain = config;
+  plain.replace(plain.find("\"q_lora_rank\": 16"), 17, "\"q_lora_rank\": null");
+  plain.replace(plain.find("\"first_k_dense_replace\": 1"), 26, "\"first_k_dense_replace\": 0");
+  const auto p = parsed(plain);
+  bool q_proj = false;
+  std::uint64_t routers = 0;
+  for (const auto& t : p.tensors) {
+    q_proj = q_proj || t.name == "model.layers.0.self_attn.q_proj.weight";
+    routers += t.name.find("mlp.gate.weight") != std::string::npos;
+  }
+  EXPECT_TRUE(q_proj);
+  EXPECT_EQ(routers, 3u);
+  plain.replace(plain.find("\"first_k_dense_replace\": 0"), 26, "\"first_k_dense_replace\": 9");
+  EXPECT_NE(error_of(plain).find("\"first_k_dense_replace\" must be an integer from 0 to 3, got 9"),
             std::string::npos);
 }
 
