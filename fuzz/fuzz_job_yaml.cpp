@@ -21,7 +21,7 @@ void check(bool condition) {
 void check_resolved(const vramscope::job::job_spec& job) {
   const auto& p = job.parallel;
   check(job.world_size() >= 1);
-  check(static_cast<long long>(p.tp) * p.dp_replicate * p.dp_shard == job.world_size());
+  check(static_cast<long long>(p.tp) * p.dp_replicate * p.dp_shard * p.pp * p.cp == job.world_size());
   check(job.hardware.capacity > 0);
   check(job.hardware.compute_capability > 0);
   auto again = vramscope::job::parse_job_yaml(vramscope::job::to_yaml(job), "fuzz/written.yaml");

@@ -115,7 +115,8 @@ void read_qwen_moe(field_reader& c, std::string_view type, decoder_layout& d) {
   d.dense_intermediate = d.intermediate;
   d.intermediate = c.size("moe_intermediate_size", qwen2 ? 1408 : 768);
   if (qwen2) d.shared_intermediate = c.size("shared_expert_intermediate_size", 5632);
-  const std::uint64_t step = c.count("decoder_sparse_step", 1, 1024);
+  // A bad step (0) is recorded by count(); 1 keeps the loop defined until the error is reported.
+  const std::uint64_t step = std::max<std::uint64_t>(1, c.count("decoder_sparse_step", 1, 1024));
   const auto only = c.indices("mlp_only_layers", d.layers);
   for (std::uint64_t l = 0; l < d.layers; ++l)
     if (std::find(only.begin(), only.end(), l) != only.end() || (l + 1) % step != 0)
@@ -162,7 +163,7 @@ void build_deepseek(field_reader& c, inventory_builder& out, std::string_view ty
     d.intermediate = c.size("moe_intermediate_size", v3 ? 2048 : 1407);
     d.shared_intermediate = d.intermediate * c.count("n_shared_experts", v3 ? 1 : 2, 1024);
     const std::uint64_t first_dense = c.at_most("first_k_dense_replace", v3 ? 3 : 0, d.layers);
-    const std::uint64_t freq = c.count("moe_layer_freq", 1, 1024);
+    const std::uint64_t freq = std::max<std::uint64_t>(1, c.count("moe_layer_freq", 1, 1024));
     for (std::uint64_t l = 0; l < d.layers; ++l)
       if (l < first_dense || l % freq != 0) d.dense_layers.push_back(l);
     if (!c.failed())

@@ -241,6 +241,11 @@ TEST(ConfigReader, QwenMoeRejectsBadLayerListsAndTooManyExpertsPerToken) {
                      R"(, "num_experts": 4, "moe_intermediate_size": 16, "num_experts_per_tok": 8})")
                 .find("num_experts_per_tok 8 exceeds num_experts 4"),
             std::string::npos);
+  // A step of 0 (found by fuzz_model_config) is bad input, not a division by zero.
+  EXPECT_NE(error_of(R"({"model_type": "qwen3_moe", )" + llama_sizes +
+                     R"(, "num_experts": 4, "moe_intermediate_size": 16, "decoder_sparse_step": 0})")
+                .find("\"decoder_sparse_step\" must be a positive integer, got 0"),
+            std::string::npos);
 }
 
 TEST(ConfigReader, DeepseekHasLatentAttentionSharedExpertsAndDenseFirstLayers) {
