@@ -76,6 +76,28 @@ maybe_error read_model(import_context& ctx) {
   return problem.empty() ? std::nullopt : maybe_error(at(name->where, problem));
 }
 
+// Older torchtitan configs (2024 to early 2025) kept the parallel degrees under [training] and
+// the pipeline and context options under [experimental]; they mean what [parallelism] means now.
+// Each such key is read as its [parallelism] name unless the file also has that one.
+void read_legacy_layout(import_context& ctx) {
+  static const char* const moved[] = {
+      "data_parallel_shard_degree", "data_parallel_replicate_degree", "tensor_parallel_degree",
+      "enable_async_tensor_parallel", "pipeline_parallel_degree", "pipeline_parallel_schedule",
+      "pipeline_parallel_microbatch_size", "pipeline_parallel_split_points",
+      "context_parallel_degree", "context_parallel_rotate_method", "expert_parallel_degree"};
+  for (auto& e : ctx.entries) {
+    for (const char* key : moved) {
+      for (const char* section : {"training.", "experimental."}) {
+        if (e.key != std::string(section) + key) continue;
+        const std::string now = std::string("parallelism.") + key;
+        if (ctx.find(now) != nullptr) continue;
+        ctx.note(e, fmt::format("{} is the older place of {}: read as such", e.key, now));
+        e.key = now;
+      }
+    }
+  }
+}
+
 long long degree(const import_context& ctx, const std::string& key, long long fallback,
                  std::string& problem) {
   const entry* e = ctx.find("parallelism." + key);
@@ -213,6 +235,33 @@ std::string read_implementation(import_context& ctx, const entry& e) {
   return ctx.set("optimizer.foreach", v == "foreach" ? "true" : "false", e);
 }
 
+// A section whose options act only when its switch is on ([compile] enable, [validation]
+// enable) or when model.converters names it ([quantize.*] for "quantize.linear.float8" and the
+// like): off, its options change nothing; on, they change memory in ways not modelled.
+bool section_on(const import_context& ctx, const std::string& section) {
+  if (section == "quantize") {
+    const entry* converters = ctx.find("model.converters");
+    if (converters == nullptr) return false;
+    const auto& items = converters->value.is_list ? converters->value.items
+                                                  : std::vector<std::string>{converters->value.text};
+    return std::any_of(items.begin(), items.end(), [](const std::string& c) { return !c.empty(); });
+  }
+  const entry* enable = ctx.find(section + ".enable");
+  bool on = false;
+  return enable != nullptr && parse_bool_text(enable->value.text, on).empty() && on;
+}
+
+action not_modelled_when_on(const std::string& section, const std::string& reason) {
+  const action when_on = not_modelled(reason);
+  return custom([section, when_on](import_context& ctx, const entry& e) {
+    if (!section_on(ctx, section)) {
+      ctx.ignore(e);
+      return std::string();
+    }
+    return when_on.apply(ctx, e);
+  });
+}
+
 // Sections that hold mapped keys list their other keys one by one, so that a mistyped key is
 // reported as unknown rather than swallowed by a wildcard.
 const std::vector<option>& torchtitan_table() {
@@ -220,7 +269,7 @@ const std::vector<option>& torchtitan_table() {
     std::vector<option> rows{
         {"model.name", handled()},
         {"model.flavor", handled()},
-        {"model.converters", not_modelled("float8 / mx converters change weight and activation dtypes")},
+        {"model.converters", not_modelled_when_on("quantize", "float8 / mx converters change weight and activation dtypes")},
         {"training.local_batch_size", maps_to("training.micro_batch")},
         {"training.batch_size", maps_to("training.micro_batch")},
         {"training.seq_len", maps_to("training.seq_len")},
@@ -255,11 +304,12 @@ const std::vector<option>& torchtitan_table() {
         {"optimizer.early_step_in_backward", not_modelled("optimizer step in backward")},
         {"checkpoint.enable_checkpoint",
          maps_with("checkpoint.save", {{"true", "sharded"}, {"false", "none"}})},
-        {"compile.*", not_modelled("torch.compile changes activation memory")},
+        {"compile.*", not_modelled_when_on("compile", "torch.compile changes activation memory")},
+        {"quantize.*", not_modelled_when_on("quantize", "float8 / mx training changes weight and activation dtypes")},
         {"float8.*", not_modelled("float8 training")},
         {"mx.*", not_modelled("MX formats")},
         {"experimental.*", not_modelled("experimental features")},
-        {"validation.*", not_modelled("validation passes")},
+        {"validation.*", not_modelled_when_on("validation", "validation passes")},
         {"fault_tolerance.*", not_modelled("fault-tolerant replica groups")},
     };
     for (auto&& more :
@@ -303,6 +353,7 @@ result<imported_job> import_torchtitan(std::string_view text, const std::string&
   }
   detail::import_context ctx("torchtitan", source);
   detail::flatten(root, "", ctx, text);
+  detail::read_legacy_layout(ctx);
   bool has_world_size = false;
   if (auto err = detail::read_model(ctx)) return *err;
   if (auto err = detail::read_parallelism(ctx, has_world_size)) return *err;

@@ -46,8 +46,8 @@ TEST(ImportTorchtitan, ReportsUnknownAndUnmodelledOptions) {
                 ":37:1: unknown option \"training.gc_frequency\"; ignored\n"
                 "gc_frequency = 50  # mistyped gc_freq: the importer must report it\n"
                 "^ near here");
-  EXPECT_NE(find_note(imported.notes, "\"compile.components\" changes memory"), "");
-  // Switches that are off have no effect.
+  // Switches that are off have no effect, nor do the options of a section switched off.
+  EXPECT_NE(find_note(imported.no_effect, "\"compile.components\""), "");
   EXPECT_NE(find_note(imported.no_effect, "\"parallelism.enable_async_tensor_parallel\""), "");
   EXPECT_NE(find_note(imported.no_effect, "\"compile.enable\""), "");
   EXPECT_NE(find_note(imported.no_effect, "\"training.steps\" does not affect"), "");
@@ -142,6 +142,37 @@ TEST(ImportTorchtitan, ExpertParallelismBorrowsDataParallelRanks) {
   ASSERT_FALSE(uneven);
   EXPECT_NE(uneven.error().to_string().find("t.toml:3:1: parallel.ep: 3 must divide dp_shard 8"),
             std::string::npos) << uneven.error().to_string();
+}
+
+TEST(ImportTorchtitan, ReadsTheOlderLayoutOfParallelDegrees) {
+  auto imported = import_config_text(
+      "[training]\ndata_parallel_shard_degree = 2\ntensor_parallel_degree = 2\n"
+      "[experimental]\npipeline_parallel_degree = 2\n", "t.toml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.world_size(), 8);
+  EXPECT_EQ(imported->job.parallel.tp, 2);
+  EXPECT_EQ(imported->job.parallel.pp, 2);
+  EXPECT_EQ(imported->job.parallel.dp_shard, 2);
+  EXPECT_NE(find_note(imported->notes, "experimental.pipeline_parallel_degree is the older place of "
+                                       "parallelism.pipeline_parallel_degree"), "");
+  EXPECT_EQ(find_note(imported->notes, "unknown option"), "");
+}
+
+TEST(ImportTorchtitan, SectionsThatAreOffChangeNothing) {
+  auto off = import_config_text(
+      "[training]\nseq_len = 2048\n[compile]\nenable = false\ncomponents = [\"model\", \"loss\"]\n"
+      "[validation]\nenable = false\nfreq = 500\n"
+      "[quantize.linear.float8]\nenable_fsdp_float8_all_gather = true\n", "t.toml");
+  ASSERT_TRUE(off) << off.error().to_string();
+  EXPECT_EQ(find_note(off->notes, "changes memory"), "");
+  EXPECT_EQ(find_note(off->notes, "unknown option"), "");
+  auto on = import_config_text(
+      "[model]\nconverters = [\"quantize.linear.float8\"]\n"
+      "[compile]\nenable = true\ncomponents = [\"model\"]\n"
+      "[quantize.linear.float8]\nenable_fsdp_float8_all_gather = true\n", "t.toml");
+  ASSERT_TRUE(on) << on.error().to_string();
+  EXPECT_NE(find_note(on->notes, "\"compile.components\" changes memory"), "");
+  EXPECT_NE(find_note(on->notes, "\"quantize.linear.float8.enable_fsdp_float8_all_gather\" changes memory"), "");
 }
 
 TEST(ImportTorchtitan, AutoShardDegreeLeavesTheWorldToTheUser) {
