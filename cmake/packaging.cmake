@@ -15,8 +15,8 @@ set(CPACK_STRIP_FILES ON)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 # Where CUDA is found, libvramscope_trace.so links the toolkit's CUPTI, which no Debian package
 # provides: its folder is private to dpkg-shlibdeps, and the library finds it by rpath.
-if(TARGET vramscope_trace)
-  get_target_property(cupti_dirs vramscope_trace INSTALL_RPATH)
+if(TARGET vramscope_cupti_trace)
+  get_target_property(cupti_dirs vramscope_cupti_trace INSTALL_RPATH)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${cupti_dirs})
 endif()
 include(CPack)

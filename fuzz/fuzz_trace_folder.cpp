@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include <vramscope/monitor/trace_reader.hpp>
+#include <vramscope/trace/trace_reader.hpp>
 
 namespace {
 
@@ -39,10 +39,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         << input.substr(start, end - start);
     start = end + 1;
   }
-  auto s = vramscope::monitor::read_trace_folder(folder().string());
+  auto s = vramscope::trace::read_trace_folder(folder().string());
   check(s.has_value());
   if (s) {
-    const auto o = vramscope::monitor::to_observation(*s);
+    const auto o = vramscope::trace::to_observation(*s);
     check(o.gpus.size() == s->gpus.size());
     for (const auto& g : s->gpus) check(!g.gpu.empty());
   }

@@ -15,8 +15,8 @@
 #include <cupti.h>  // also declares the driver calls' parameter structs (generated_cuda_meta.h)
 #include <unistd.h>
 
-#include <vramscope/monitor/trace_record.hpp>
-#include <vramscope/monitor/trace_writer.hpp>
+#include <vramscope/trace/trace_record.hpp>
+#include <vramscope/trace/trace_writer.hpp>
 
 #include <atomic>
 #include <cstdarg>
@@ -27,7 +27,7 @@
 
 namespace {
 
-using namespace vramscope::monitor;
+using namespace vramscope::trace;
 
 constexpr std::size_t activity_buffer_bytes = 1 << 20;
 constexpr std::uint32_t flush_period_ms = 2000;

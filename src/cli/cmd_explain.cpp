@@ -3,7 +3,7 @@
 //                   [--set key=value ...]
 #include <vramscope/core/io.hpp>
 #include <vramscope/doctor/finding.hpp>
-#include <vramscope/monitor/trace_reader.hpp>
+#include <vramscope/trace/trace_reader.hpp>
 #include <vramscope/observe/read_observation.hpp>
 #include <vramscope/observe/torch_snapshot.hpp>
 #include <vramscope/report/findings_report.hpp>
@@ -109,10 +109,10 @@ result<observe::observation> read_all(const explain_args& a, std::string& trace_
     add_snapshot(obs, *s);
   }
   if (!a.trace.empty()) {  // per-process trace files merged by GPU: peaks as nvidia-smi would show
-    auto t = monitor::read_trace_folder(a.trace);
+    auto t = trace::read_trace_folder(a.trace);
     if (!t) return t.error();
     trace_text = report::render_trace_text(*t, a.trace);
-    observe::append(obs, monitor::to_observation(*t));
+    observe::append(obs, trace::to_observation(*t));
   }
   return obs;
 }

@@ -8,8 +8,8 @@
 #include <ostream>
 
 #include <vramscope/monitor/sampler.hpp>
-#include <vramscope/monitor/trace_launcher.hpp>
-#include <vramscope/monitor/trace_reader.hpp>
+#include <vramscope/trace/trace_launcher.hpp>
+#include <vramscope/trace/trace_reader.hpp>
 #include <vramscope/report/trace_report.hpp>
 
 #include "cli/args.hpp"
@@ -49,7 +49,7 @@ int fail(std::ostream& err, const std::string& message, exit_status code) {
 
 int cmd_trace(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{"Run a command and record every GPU allocation of its processes (CUPTI)", "trace"};
-  monitor::trace_options options;
+  trace::trace_options options;
   std::string fallback_interval = "100ms";
   bool as_json = false;
   app.add_option("--out", options.out_dir, "folder for the per-process trace files");
@@ -68,19 +68,19 @@ int cmd_trace(const std::vector<std::string>& args, std::ostream& out, std::ostr
         err, interval ? "--fallback-interval: must be more than 0" : interval.error().to_string(),
         exit_status::bad_input);
   options.fallback_interval = *interval;
-  options.library = monitor::find_trace_library();
+  options.library = trace::find_trace_library();
   if (options.library.empty())
     return fail(err,
                 "this vramscope was built without CUDA's CUPTI, so it cannot trace allocations; "
                 "rebuild where the CUDA toolkit is installed, or follow the job with "
                 "'vramscope watch --log FILE'",
                 exit_status::environment);
-  auto run = monitor::run_traced(command, options, err);
+  auto run = trace::run_traced(command, options, err);
   if (!run) return fail(err, run.error().message, exit_status::bad_input);
   if (!run->fallback_problem.empty())
     err << "vramscope trace: some processes were neither traced nor sampled: "
         << run->fallback_problem << "\n";
-  auto summary = monitor::read_trace_folder(options.out_dir);
+  auto summary = trace::read_trace_folder(options.out_dir);
   if (!summary) return fail(err, summary.error().to_string(), exit_status::environment);
   if (summary->files == 0)
     err << "vramscope trace: no trace file: the command never initialised CUDA, or the driver did "

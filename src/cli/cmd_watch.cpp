@@ -11,7 +11,7 @@
 #include <vramscope/monitor/prometheus.hpp>
 #include <vramscope/monitor/replay_source.hpp>
 #include <vramscope/monitor/stats_folder.hpp>
-#include <vramscope/monitor/trace_record.hpp>
+#include <vramscope/trace/trace_record.hpp>
 #include <vramscope/monitor/watch_loop.hpp>
 
 #include "cli/args.hpp"
@@ -84,7 +84,7 @@ status read_settings(const watch_args& a, monitor::watch_settings& settings, std
   settings.once = a.once;
   settings.json = a.json;
   settings.count = a.count;
-  settings.hostname = a.hostname.empty() ? monitor::host_name() : a.hostname;
+  settings.hostname = a.hostname.empty() ? trace::host_name() : a.hostname;
   settings.stats_dir = a.stats;
   if (!a.stats.empty()) {
     if (a.prometheus.empty())

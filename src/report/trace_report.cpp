@@ -8,7 +8,7 @@ namespace vramscope::report {
 
 namespace {
 
-std::string process_text(const monitor::trace_process_peak& p) {
+std::string process_text(const trace::trace_process_peak& p) {
   std::string who =
       p.rank ? fmt::format("pid {} (rank {})", p.pid, *p.rank) : fmt::format("pid {}", p.pid);
   return fmt::format("{} {}{}", who, format_bytes(p.peak), p.sampled ? " sampled" : "");
@@ -16,7 +16,7 @@ std::string process_text(const monitor::trace_process_peak& p) {
 
 }  // namespace
 
-std::string render_trace_text(const monitor::trace_summary& s, const std::string& dir) {
+std::string render_trace_text(const trace::trace_summary& s, const std::string& dir) {
   std::string out = fmt::format("vramscope trace: {} file{} in {}", s.files, s.files == 1 ? "" : "s", dir);
   if (s.hosts.size() > 1) out += fmt::format(" from {} hosts", s.hosts.size());
   out += fmt::format(": {} events", s.events);
@@ -37,7 +37,7 @@ std::string render_trace_text(const monitor::trace_summary& s, const std::string
   return out;
 }
 
-nlohmann::json trace_json(const monitor::trace_summary& s) {
+nlohmann::json trace_json(const trace::trace_summary& s) {
   nlohmann::json j = {{"events", s.events},
                       {"samples", s.samples},
                       {"dropped", s.dropped},

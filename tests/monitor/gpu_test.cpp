@@ -1,8 +1,8 @@
 // Opt-in checks on a real GPU (CTest label `gpu`: ctest -L gpu). Each test skips itself where
 // the NVIDIA driver cannot be loaded, so the suite also passes on machines without a GPU.
 #include <vramscope/monitor/nvml_source.hpp>
-#include <vramscope/monitor/trace_launcher.hpp>
-#include <vramscope/monitor/trace_reader.hpp>
+#include <vramscope/trace/trace_launcher.hpp>
+#include <vramscope/trace/trace_reader.hpp>
 
 #include <vramscope/core/io.hpp>
 
@@ -20,6 +20,9 @@ namespace vramscope::monitor {
 namespace {
 
 using testing::temp_dir;
+using trace::read_trace_folder;
+using trace::run_traced;
+using trace::trace_options;
 
 TEST(GpuNvml, ReadsTheRealDriver) {
   auto source = nvml_source::open();

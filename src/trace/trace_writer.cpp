@@ -1,5 +1,5 @@
 // Part of the CUPTI injection library too: plain POSIX calls, no exceptions.
-#include <vramscope/monitor/trace_writer.hpp>
+#include <vramscope/trace/trace_writer.hpp>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace vramscope::monitor {
+namespace vramscope::trace {
 
 std::string trace_file_name(std::int64_t pid) { return "trace-" + std::to_string(pid) + ".jsonl"; }
 
@@ -53,4 +53,4 @@ void trace_writer::close() {
   fd_ = -1;
 }
 
-}  // namespace vramscope::monitor
+}  // namespace vramscope::trace

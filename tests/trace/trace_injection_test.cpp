@@ -2,7 +2,7 @@
 // the CUDA driver would. Without a GPU CUPTI cannot subscribe: the library must say so in the
 // header of its trace file and go quiet, never crash. Built only with the library.
 #include <vramscope/core/io.hpp>
-#include <vramscope/monitor/trace_launcher.hpp>
+#include <vramscope/trace/trace_launcher.hpp>
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -12,11 +12,11 @@
 
 #include "monitor/monitor_support.hpp"
 
-namespace vramscope::monitor {
+namespace vramscope::trace {
 namespace {
 
-using testing::scoped_env;
-using testing::temp_dir;
+using monitor::testing::scoped_env;
+using monitor::testing::temp_dir;
 
 TEST(TraceInjection, WritesAHeaderAndNeverCrashes) {
   temp_dir dir;
@@ -47,4 +47,4 @@ TEST(TraceInjection, WritesAHeaderAndNeverCrashes) {
 }
 
 }  // namespace
-}  // namespace vramscope::monitor
+}  // namespace vramscope::trace

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace vramscope::monitor {
+namespace vramscope::trace {
 
 /// "trace-<pid>.jsonl": the file of one traced process inside the --out folder.
 std::string trace_file_name(std::int64_t pid);
@@ -55,4 +55,4 @@ class trace_writer {
   std::uint64_t written_ = 0;
 };
 
-}  // namespace vramscope::monitor
+}  // namespace vramscope::trace

@@ -1,9 +1,9 @@
 // The host side of `vramscope trace`, with shell commands in place of CUDA programs: the
 // injection library is only named in the child's environment, so any existing file serves.
-#include <vramscope/monitor/trace_launcher.hpp>
+#include <vramscope/trace/trace_launcher.hpp>
 
 #include <vramscope/core/io.hpp>
-#include <vramscope/monitor/trace_reader.hpp>
+#include <vramscope/trace/trace_reader.hpp>
 
 #include <gtest/gtest.h>
 
@@ -11,11 +11,11 @@
 
 #include "monitor/monitor_support.hpp"
 
-namespace vramscope::monitor {
+namespace vramscope::trace {
 namespace {
 
-using testing::scoped_env;
-using testing::temp_dir;
+using monitor::testing::scoped_env;
+using monitor::testing::temp_dir;
 
 class TraceLauncher : public ::testing::Test {
  protected:
@@ -24,7 +24,7 @@ class TraceLauncher : public ::testing::Test {
     o.out_dir = dir_.file("out");
     o.library = VRAMSCOPE_FAKE_NVML_FULL;  // any existing file
     o.fallback_interval = std::chrono::milliseconds(20);
-    o.fallback_source = {source_kind::nvml, VRAMSCOPE_FAKE_NVML_FULL, ""};
+    o.fallback_source = {monitor::source_kind::nvml, VRAMSCOPE_FAKE_NVML_FULL, ""};
     return o;
   }
   temp_dir dir_;
@@ -89,7 +89,7 @@ TEST_F(TraceLauncher, SamplesThroughNvmlWhenCuptiIsTaken) {
 
 TEST_F(TraceLauncher, SaysWhenTheFallbackCannotRunEither) {
   auto o = options();
-  o.fallback_source = {source_kind::nvml, "/nonexistent/libnvidia-ml.so.1", ""};
+  o.fallback_source = {monitor::source_kind::nvml, "/nonexistent/libnvidia-ml.so.1", ""};
   auto run =
       run_traced({"sh", "-c",
                   "echo '{\"type\":\"header\",\"pid\":1,\"status\":\"error\",\"message\":\"x\"}' "
@@ -132,4 +132,4 @@ TEST(TraceLibrary, EnvironmentVariableWins) {
 }
 
 }  // namespace
-}  // namespace vramscope::monitor
+}  // namespace vramscope::trace

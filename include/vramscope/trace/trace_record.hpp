@@ -26,7 +26,7 @@
 
 #include <vramscope/core/units.hpp>
 
-namespace vramscope::monitor {
+namespace vramscope::trace {
 
 enum class trace_kind { alloc, free, map, unmap };
 
@@ -146,4 +146,4 @@ void append_dropped_line(std::string& out, std::uint64_t count);
 /// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" from the 16 bytes of a CUuuid.
 std::string format_gpu_uuid(const unsigned char (&bytes)[16]);
 
-}  // namespace vramscope::monitor
+}  // namespace vramscope::trace

@@ -21,7 +21,7 @@
 #include <vramscope/core/result.hpp>
 #include <vramscope/monitor/gpu_source.hpp>
 
-namespace vramscope::monitor {
+namespace vramscope::trace {
 
 struct trace_options {
   /// Folder for the per-process files; created when missing. Files of an earlier run in the
@@ -33,7 +33,7 @@ struct trace_options {
   /// and costs about a millisecond of CPU per sample and GPU.
   std::chrono::milliseconds fallback_interval{100};
   /// How to reach NVML for the fallback.
-  source_options fallback_source;
+  monitor::source_options fallback_source;
   std::string proc_root = "/proc";
 };
 
@@ -64,4 +64,4 @@ struct trace_file_status {
 };
 std::optional<trace_file_status> read_trace_header(const std::string& path);
 
-}  // namespace vramscope::monitor
+}  // namespace vramscope::trace

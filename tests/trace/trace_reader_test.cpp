@@ -1,13 +1,13 @@
-#include <vramscope/monitor/trace_reader.hpp>
+#include <vramscope/trace/trace_reader.hpp>
 
 #include <gtest/gtest.h>
 
 #include "monitor/monitor_support.hpp"
 
-namespace vramscope::monitor {
+namespace vramscope::trace {
 namespace {
 
-using testing::temp_dir;
+using monitor::testing::temp_dir;
 
 std::string event(std::uint64_t t, const char* kind, bytes size, std::int64_t pid, int device = 0) {
   return "{\"type\":\"event\",\"timestamp\":" + std::to_string(t) +
@@ -210,4 +210,4 @@ TEST(TraceReader, EmptyFolderIsAnEmptySummary) {
 }
 
 }  // namespace
-}  // namespace vramscope::monitor
+}  // namespace vramscope::trace

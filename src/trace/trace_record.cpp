@@ -1,13 +1,13 @@
 // Part of the CUPTI injection library too (built position-independent): no fmt, no
 // exceptions, no vramscope::core symbols, so the library drags nothing into the traced program.
-#include <vramscope/monitor/trace_record.hpp>
+#include <vramscope/trace/trace_record.hpp>
 
 #include <unistd.h>
 
 #include <charconv>
 #include <cstdlib>
 
-namespace vramscope::monitor {
+namespace vramscope::trace {
 
 namespace {
 
@@ -253,4 +253,4 @@ std::string format_gpu_uuid(const unsigned char (&b)[16]) {
   return out;
 }
 
-}  // namespace vramscope::monitor
+}  // namespace vramscope::trace

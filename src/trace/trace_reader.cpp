@@ -1,4 +1,4 @@
-#include <vramscope/monitor/trace_reader.hpp>
+#include <vramscope/trace/trace_reader.hpp>
 
 #include <vramscope/core/io.hpp>
 
@@ -11,7 +11,7 @@
 #include <set>
 #include <stdexcept>
 
-namespace vramscope::monitor {
+namespace vramscope::trace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -305,4 +305,4 @@ observe::observation to_observation(const trace_summary& summary) {
   return o;
 }
 
-}  // namespace vramscope::monitor
+}  // namespace vramscope::trace

@@ -30,7 +30,7 @@
 #include <vramscope/core/units.hpp>
 #include <vramscope/observe/observation.hpp>
 
-namespace vramscope::monitor {
+namespace vramscope::trace {
 
 /// One process on one GPU.
 struct trace_process_peak {
@@ -77,4 +77,4 @@ result<trace_summary> read_trace_folder(const std::string& dir);
 /// name when known), each process's peak on each GPU as a process_observation.
 observe::observation to_observation(const trace_summary& summary);
 
-}  // namespace vramscope::monitor
+}  // namespace vramscope::trace

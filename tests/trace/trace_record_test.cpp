@@ -1,6 +1,6 @@
 // The CUDA-free half of the injection library, fed with synthetic CUPTI data.
-#include <vramscope/monitor/trace_record.hpp>
-#include <vramscope/monitor/trace_writer.hpp>
+#include <vramscope/trace/trace_record.hpp>
+#include <vramscope/trace/trace_writer.hpp>
 
 #include <vramscope/core/io.hpp>
 
@@ -9,11 +9,11 @@
 
 #include "monitor/monitor_support.hpp"
 
-namespace vramscope::monitor {
+namespace vramscope::trace {
 namespace {
 
-using testing::scoped_env;
-using testing::temp_dir;
+using monitor::testing::scoped_env;
+using monitor::testing::temp_dir;
 
 memory_activity device_alloc(std::uint64_t address, bytes size, std::uint64_t t) {
   memory_activity a;
@@ -179,4 +179,4 @@ TEST(TraceWriter, UnopenableFileGoesQuiet) {
 }
 
 }  // namespace
-}  // namespace vramscope::monitor
+}  // namespace vramscope::trace

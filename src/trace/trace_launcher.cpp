@@ -1,9 +1,9 @@
-#include <vramscope/monitor/trace_launcher.hpp>
+#include <vramscope/trace/trace_launcher.hpp>
 
 #include <vramscope/monitor/process_info.hpp>
 #include <vramscope/monitor/stop_signal.hpp>
-#include <vramscope/monitor/trace_record.hpp>
-#include <vramscope/monitor/trace_writer.hpp>
+#include <vramscope/trace/trace_record.hpp>
+#include <vramscope/trace/trace_writer.hpp>
 
 #include <fmt/format.h>
 #include <spawn.h>
@@ -23,7 +23,15 @@
 
 extern char** environ;
 
-namespace vramscope::monitor {
+namespace vramscope::trace {
+
+// The live-machine pieces the launcher borrows from monitor: where CUPTI is taken it samples
+// the GPU through monitor's sources, and it reads process details and stop signals as watch does.
+using monitor::gpu_source;
+using monitor::open_gpu_source;
+using monitor::process_reading;
+using monitor::read_process_details;
+using monitor::stop_signal_scope;
 
 namespace fs = std::filesystem;
 
@@ -220,4 +228,4 @@ result<trace_run> run_traced(const std::vector<std::string>& command, const trac
   return run;
 }
 
-}  // namespace vramscope::monitor
+}  // namespace vramscope::trace
