@@ -1,7 +1,8 @@
-// vramscope snapshot FILE.pickle [--json] [--top N]: where the peak of a PyTorch memory snapshot
-// is, what was live there and how fragmented the allocator was.
+// vramscope snapshot FILE.pickle [--json] [--top N] [--html PAGE]: where the peak of a PyTorch
+// memory snapshot is, what was live there and how fragmented the allocator was.
 #include <vramscope/observe/observe_json.hpp>
 #include <vramscope/observe/torch_snapshot.hpp>
+#include <vramscope/report/snapshot_report.hpp>
 
 #include <fmt/format.h>
 
@@ -153,6 +154,9 @@ int cmd_snapshot(const std::vector<std::string>& args, std::ostream& out, std::o
   app.add_flag("--json", json, "print the analysis as JSON (figures in bytes)");
   app.add_option("--top", top, "how many allocations and call sites to list (default 10)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{10000}));
+  std::string html;
+  app.add_option("--html", html, "also write a self-contained HTML page: the memory timeline, the "
+                                 "largest allocations at the peak and the segment map");
   int code = 0;
   if (!parse_args(app, args, out, err, code)) return code;
 
@@ -162,6 +166,10 @@ int cmd_snapshot(const std::vector<std::string>& args, std::ostream& out, std::o
   if (!summary) {
     err << "vramscope snapshot: " << summary.error().to_string() << "\n";
     return static_cast<int>(exit_status::bad_input);
+  }
+  if (!html.empty()) {
+    if (auto written = write_file_atomic(html, report::snapshot_html(*summary, top)); !written)
+      return report_bad_input(err, "snapshot", written.error());
   }
   if (json) out << observe::to_json(*summary).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   else render_text(out, *summary, top);

@@ -60,7 +60,7 @@ bool snapshot_builder::replay_into(object_slot& list, const value& item, std::ui
     return ctx_.fail(offset, "a trace entry is appended to a list twice");
   if (list.replay == no_index) {
     list.replay = static_cast<std::uint32_t>(replays.size());
-    replays.emplace_back();
+    replays.emplace_back(ctx_.options.timeline_points);
   }
   trace_replay& replay = replays[list.replay];
   const std::size_t live_before = replay.live_blocks();

@@ -47,7 +47,39 @@ void trace_replay::feed(const trace_event& e) {
     case trace_action::snapshot:
     case trace_action::other: ++others; break;
   }
+  record_timeline();
   ++seq_;
+}
+
+void trace_replay::record_timeline() {
+  if (timeline_capacity_ == 0) return;
+  const std::uint64_t index = seq_ / stretch_entries_;
+  if (index >= timeline_.size()) {
+    if (timeline_.size() == timeline_capacity_) {  // merge neighbours: twice as long each
+      std::vector<stretch> merged;
+      merged.reserve(timeline_.size() / 2 + 1);
+      for (std::size_t i = 0; i < timeline_.size(); i += 2) {
+        stretch s = timeline_[i];
+        if (i + 1 < timeline_.size()) {
+          s.allocated = std::max(s.allocated, timeline_[i + 1].allocated);
+          s.reserved_delta = std::max(s.reserved_delta, timeline_[i + 1].reserved_delta);
+        }
+        merged.push_back(s);
+      }
+      timeline_ = std::move(merged);
+      stretch_entries_ *= 2;
+      return record_timeline();
+    }
+    timeline_.push_back({seq_, time_, allocated_, reserved_delta_});
+    return;
+  }
+  stretch& s = timeline_.back();
+  s.allocated = std::max(s.allocated, allocated_);
+  s.reserved_delta = std::max(s.reserved_delta, reserved_delta_);
+}
+
+void trace_replay::raise_timeline(bytes size) {
+  for (stretch& s : timeline_) s.allocated += size;
 }
 
 void trace_replay::raise_allocated_peak() {
@@ -95,6 +127,7 @@ void trace_replay::free_requested(const trace_event& e) {
   // Allocated before the trace: live (allocated and active) from the first entry until now.
   const bytes size = round_block(e.size);
   ++found_before_;
+  raise_timeline(size);
   peak_allocated_.value += size;
   peak_active_.value += size;
   journal_.push_back({e.addr, size, e.size, 0, std::nullopt});
@@ -134,6 +167,7 @@ replay_result trace_replay::finish(bytes reserved_end, const std::vector<final_b
     peak_active_.value += fb.size;
     if (fb.pending_free) continue;
     peak_allocated_.value += fb.size;
+    raise_timeline(fb.size);
     ++found_before_;
     before.push_back({fb.address, fb.size, fb.requested, fb.traceback, std::nullopt});
   }
@@ -156,6 +190,10 @@ replay_result trace_replay::finish(bytes reserved_end, const std::vector<final_b
   });
   r.at_peak.insert(r.at_peak.end(), before.begin(), before.end());
   r.allocated_before_trace = found_before_;
+  for (const stretch& s : timeline_) {
+    const std::int64_t reserved = start + s.reserved_delta;
+    r.timeline.push_back({s.first_entry, s.time_us, s.allocated, reserved < 0 ? 0 : static_cast<bytes>(reserved)});
+  }
   return r;
 }
 

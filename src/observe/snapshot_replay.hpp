@@ -53,6 +53,7 @@ struct peak_block {
 
 struct replay_result {
   trace_peak allocated, active, reserved;
+  std::vector<timeline_point> timeline;
   bytes reserved_at_allocated_peak = 0;
   std::vector<peak_block> at_peak;
   std::uint64_t allocated_before_trace = 0;
@@ -61,6 +62,9 @@ struct replay_result {
 
 class trace_replay {
  public:
+  /// `timeline_points`: stretches the timeline keeps; when the trace outgrows them, neighbours
+  /// merge (keeping their maxima) and each stretch covers twice as many entries.
+  explicit trace_replay(std::size_t timeline_points = 1024) : timeline_capacity_(timeline_points) {}
   void feed(const trace_event& e);
 
   /// Reconciles with the final state (`reserved_end`: sum of the device's segment sizes;
@@ -94,6 +98,18 @@ class trace_replay {
   void raise_allocated_peak();
   void raise_active_peak();
   void journal_if_live_at_peak(std::uint64_t addr, const live_block& b);
+  void record_timeline();
+  void raise_timeline(bytes size);  // a block found live since before the trace
+
+  struct stretch {
+    std::uint64_t first_entry = 0;
+    std::optional<std::uint64_t> time_us;
+    std::uint64_t allocated = 0;
+    std::int64_t reserved_delta = 0;
+  };
+  std::vector<stretch> timeline_;
+  std::size_t timeline_capacity_ = 1024;
+  std::uint64_t stretch_entries_ = 1;
 
   addr_map<live_block> live_;
   std::vector<peak_block> journal_;  // live at the allocated peak, freed since

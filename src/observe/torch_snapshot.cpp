@@ -45,13 +45,19 @@ struct summarizer {
   }
 
   // Final state of `device` from its segments; fills the live blocks the replay reconciles with.
-  segment_state final_state(int device, std::vector<final_block>& live) const {
+  segment_state final_state(int device, std::vector<final_block>& live,
+                            std::vector<segment_view>& views) const {
     segment_state s;
     for (const segment_record& seg : b.segments) {
       if (seg.device != device) continue;
       ++s.segments;
       s.expandable_segments += seg.expandable ? 1 : 0;
       s.reserved += seg.total_size;
+      segment_view v;
+      v.address = seg.address;
+      v.size = seg.total_size;
+      v.expandable = seg.expandable;
+      v.blocks = seg.blocks.size();
       for (std::uint32_t id : seg.blocks) {
         const block_record& blk = b.blocks[id];
         ++s.blocks;
@@ -59,15 +65,19 @@ struct summarizer {
           case block_state::active_allocated:
             s.allocated += blk.size;
             s.requested += blk.requested;
+            v.allocated += blk.size;
             live.push_back({blk.address, blk.size, blk.requested, false, blk.traceback});
             break;
           case block_state::active_pending_free:
             s.active_pending_free += blk.size;
+            v.pending_free += blk.size;
             live.push_back({blk.address, blk.size, blk.requested, true, blk.traceback});
             break;
           case block_state::inactive:
             s.inactive += blk.size;
             s.largest_inactive_block = std::max(s.largest_inactive_block, blk.size);
+            v.free += blk.size;
+            v.largest_free = std::max(v.largest_free, blk.size);
             if (seg.blocks.size() > 1) {
               s.inactive_split += blk.size;
               ++s.inactive_split_blocks;
@@ -75,7 +85,10 @@ struct summarizer {
             break;
         }
       }
+      views.push_back(v);
     }
+    std::sort(views.begin(), views.end(),
+              [](const segment_view& x, const segment_view& y) { return x.address < y.address; });
     return s;
   }
 
@@ -115,7 +128,7 @@ struct summarizer {
     device_snapshot d;
     d.device = index;
     std::vector<final_block> live;
-    d.final_state = final_state(index, live);
+    d.final_state = final_state(index, live, d.segments);
     d.trace_entries = replay.entries();
     d.allocs = replay.allocs;
     d.frees = replay.frees;
@@ -131,6 +144,7 @@ struct summarizer {
     d.peak_reserved = r.reserved;
     d.reserved_at_allocated_peak = r.reserved_at_allocated_peak;
     d.allocated_before_trace = r.allocated_before_trace;
+    d.timeline = std::move(r.timeline);
     if (r.reserved_inconsistent)
       warns.push_back(error_at(source, fmt::format("device {}: the trace frees more segment memory than the final "
                                                    "segments explain; reserved figures assume 0 at the first entry",

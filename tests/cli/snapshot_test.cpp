@@ -135,5 +135,34 @@ TEST(CliSnapshot, RealTorch211StacksShowTheOpsNotTheCapture) {
   EXPECT_NE(text.find("pow_backward"), std::string::npos);
 }
 
+TEST(CliSnapshot, HtmlDrawsTheTimelineTheLargestAllocationsAndTheSegments) {
+  const std::string pickle = std::string(VRAMSCOPE_SOURCE_DIR) + "/tests/data/observe/h100_torch211/snapshot.pickle";
+  const std::string page = ::testing::TempDir() + "snapshot.html";
+  std::remove(page.c_str());
+  const auto r = snapshot({pickle, "--html", page, "--top", "5"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream in(page);
+  std::stringstream html;
+  html << in.rdbuf();
+  const std::string text = html.str();
+  EXPECT_NE(text.find("<polyline class=\"allocated\""), std::string::npos);
+  EXPECT_NE(text.find("<line class=\"peak\""), std::string::npos);
+  EXPECT_NE(text.find("peak 6.78 GiB"), std::string::npos);
+  std::size_t rows = 0, segments = 0;
+  for (std::size_t at = text.find("<td class=\"frames\">"); at != std::string::npos;
+       at = text.find("<td class=\"frames\">", at + 1))
+    ++rows;
+  for (std::size_t at = text.find("<g class=\"segment\">"); at != std::string::npos;
+       at = text.find("<g class=\"segment\">", at + 1))
+    ++segments;
+  EXPECT_EQ(rows, 5u);
+  EXPECT_EQ(segments, 35u);  // the final state's 35 segments
+  EXPECT_NE(r.out.find("peak allocated"), std::string::npos);  // the text report is still printed
+  // A page that cannot be written is bad input naming the path, and nothing is left behind.
+  const auto bad = snapshot({pickle, "--html", "/nonexistent/dir/snapshot.html"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("/nonexistent/dir/snapshot.html"), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace vramscope::cli

@@ -112,6 +112,14 @@ def main():
         render("explain-case2", ["explain", os.path.join(case2, "job.yaml"), "--stats"] + stats,
                (('<section class="finding', 1), ('<svg class="savings"', 1),
                 ('<rect class="saving"', 1)))
+        # snapshot --html of the snapshot measured on an H100 (torch 2.11): timeline, the largest
+        # allocations at the peak and the segment map.
+        pickle = os.path.join(args.examples, os.pardir, "tests", "data", "observe", "h100_torch211",
+                              "snapshot.pickle")
+        render("snapshot-h100", ["snapshot", pickle],
+               (('<polyline class="allocated"', 1), ('<polyline class="reserved"', 1),
+                ('<line class="peak"', 1), ('<table class="allocations"', 1),
+                ('<g class="segment"', 30)))
         return 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

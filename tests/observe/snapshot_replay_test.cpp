@@ -150,6 +150,40 @@ TEST_P(RandomHistory, StreamingReplayMatchesBruteForce) {
   EXPECT_EQ(to_json(*generic), to_json(*s));
 }
 
+// The timeline keeps at most timeline_points stretches and loses no peak: its highest point is
+// the allocated peak whenever the peak lies inside the trace, and no point is above it.
+TEST_P(RandomHistory, TimelineKeepsThePeakInAFewPoints) {
+  const history h = random_history(GetParam(), 1200);
+  const std::size_t cut = GetParam() % 3 == 0 ? 0 : static_cast<std::size_t>(GetParam() * 37 % 600);
+  snapshot_options options;
+  options.timeline_points = 16;
+  const std::string data = snapshot_of(h, cut, 4);
+  auto s = analyze_snapshot_bytes(data, "random.pickle", options);
+  ASSERT_TRUE(s) << s.error().to_string();
+  const device_snapshot& d = s->devices[0];
+  ASSERT_FALSE(d.timeline.empty());
+  EXPECT_LE(d.timeline.size(), 16u);
+  EXPECT_GE(d.timeline.size(), 8u);  // halving only when full
+  vramscope::bytes highest = 0;
+  for (std::size_t i = 0; i < d.timeline.size(); ++i) {
+    if (i > 0) {
+      EXPECT_GT(d.timeline[i].first_entry, d.timeline[i - 1].first_entry);
+    }
+    EXPECT_LE(d.timeline[i].allocated, d.peak_allocated.value);
+    highest = std::max(highest, d.timeline[i].allocated);
+  }
+  EXPECT_EQ(d.timeline.front().first_entry, 0u);
+  if (d.peak_allocated.trace_index) {
+    EXPECT_EQ(highest, d.peak_allocated.value);
+  }
+  options.fast_trace_entries = false;  // the generic path draws the same timeline
+  auto generic = analyze_snapshot_bytes(data, "random.pickle", options);
+  ASSERT_TRUE(generic);
+  ASSERT_EQ(generic->devices[0].timeline.size(), d.timeline.size());
+  for (std::size_t i = 0; i < d.timeline.size(); ++i)
+    EXPECT_EQ(generic->devices[0].timeline[i].allocated, d.timeline[i].allocated);
+}
+
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomHistory, ::testing::Range<std::uint64_t>(1, 41));
 
 }  // namespace

@@ -92,6 +92,28 @@ struct segment_state {
   bytes largest_inactive_block = 0;
 };
 
+/// The levels over a stretch of trace entries (their maxima, so that no peak is lost when a long
+/// trace is drawn in a few hundred points).
+struct timeline_point {
+  std::uint64_t first_entry = 0;          // index of the stretch's first trace entry
+  std::optional<std::uint64_t> time_us;   // its time, when recorded
+  bytes allocated = 0;                    // the most allocated within the stretch
+  bytes reserved = 0;                     // the most reserved within the stretch
+};
+
+/// One segment of the final state: how much of it is allocated, waiting for stream events or
+/// free, and its largest free block (what fragmentation leaves usable).
+struct segment_view {
+  std::uint64_t address = 0;
+  bytes size = 0;
+  bytes allocated = 0;
+  bytes pending_free = 0;
+  bytes free = 0;
+  bytes largest_free = 0;
+  std::uint64_t blocks = 0;
+  bool expandable = false;
+};
+
 struct device_snapshot {
   int device = 0;
   segment_state final_state;
@@ -107,6 +129,8 @@ struct device_snapshot {
   std::vector<allocation_site> top_sites;                         // largest total first
   std::vector<snapshot_oom> ooms;
   std::optional<std::uint64_t> first_time_us, last_time_us;
+  std::vector<timeline_point> timeline;   // in trace order, at most snapshot_options::timeline_points
+  std::vector<segment_view> segments;     // the final state's, by address
 };
 
 struct snapshot_summary {
@@ -127,6 +151,7 @@ struct snapshot_options {
   bytes max_retained = 1_GiB;             // strings and values kept outside trace entries
   std::size_t max_stack = 1'000'000;      // values on the unpickler stack
   std::size_t chunk = 4_MiB;              // read size when streaming a file
+  std::size_t timeline_points = 1024;     // stretches the timeline keeps (a power of two)
   bool fast_trace_entries = true;         // decode plain trace-entry dicts directly; the result is
                                           // the same either way (off only to test that it is)
 };
