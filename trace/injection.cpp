@@ -4,7 +4,7 @@
 // activity records (cudaMalloc and friends) and DEVICE records (ordinal -> UUID), and callbacks
 // on the exit of the driver's virtual-memory and stream-ordered calls, which MEMORY2 does not
 // describe fully (cupti_activity.h, cupti_driver_cbid.h). Everything is turned into trace
-// records by the CUDA-free code in src/monitor and appended to
+// records by the CUDA-free code in src/watch and appended to
 // $VRAMSCOPE_TRACE_DIR/trace-<pid>.jsonl.
 //
 // Rules for code that runs inside someone else's training job: never throw, never exit,

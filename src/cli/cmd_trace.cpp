@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <ostream>
 
-#include <vramscope/monitor/sampler.hpp>
+#include <vramscope/watch/sampler.hpp>
 #include <vramscope/trace/trace_launcher.hpp>
 #include <vramscope/trace/trace_reader.hpp>
 #include <vramscope/report/trace_report.hpp>
@@ -62,7 +62,7 @@ int cmd_trace(const std::vector<std::string>& args, std::ostream& out, std::ostr
   if (command.empty())
     return fail(err, "no command to run: vramscope trace [--out DIR] -- COMMAND [ARGS...]",
                 exit_status::bad_input);
-  auto interval = monitor::parse_duration(fallback_interval, "--fallback-interval");
+  auto interval = watch::parse_duration(fallback_interval, "--fallback-interval");
   if (!interval || interval->count() <= 0)
     return fail(
         err, interval ? "--fallback-interval: must be more than 0" : interval.error().to_string(),

@@ -7,12 +7,12 @@
 #include <iostream>
 #include <ostream>
 
-#include <vramscope/monitor/gpu_source.hpp>
-#include <vramscope/monitor/prometheus.hpp>
-#include <vramscope/monitor/replay_source.hpp>
-#include <vramscope/monitor/stats_folder.hpp>
+#include <vramscope/watch/gpu_source.hpp>
+#include <vramscope/watch/prometheus.hpp>
+#include <vramscope/watch/replay_source.hpp>
+#include <vramscope/watch/stats_folder.hpp>
 #include <vramscope/trace/trace_record.hpp>
-#include <vramscope/monitor/watch_loop.hpp>
+#include <vramscope/watch/watch_loop.hpp>
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
@@ -59,24 +59,24 @@ int fail(std::ostream& err, const diagnostic& d, exit_status code) {
   return static_cast<int>(code);
 }
 
-result<std::unique_ptr<monitor::gpu_source>> open_source(const watch_args& a) {
+result<std::unique_ptr<watch::gpu_source>> open_source(const watch_args& a) {
   if (!a.replay.empty()) {
-    auto r = monitor::replay_source::open(a.replay);
+    auto r = watch::replay_source::open(a.replay);
     if (!r) return r.error();
-    return std::unique_ptr<monitor::gpu_source>(std::move(*r));
+    return std::unique_ptr<watch::gpu_source>(std::move(*r));
   }
-  const auto kind = monitor::parse_source_kind(a.source);
+  const auto kind = watch::parse_source_kind(a.source);
   if (!kind) return error_at("--source", "expected auto, nvml or smi, got \"" + a.source + "\"");
-  return monitor::open_gpu_source({*kind, {}, {}});
+  return watch::open_gpu_source({*kind, {}, {}});
 }
 
 // Fills `settings` from the arguments; the durations are the only fields that can be wrong.
-status read_settings(const watch_args& a, monitor::watch_settings& settings, std::ostream& out) {
-  auto interval = monitor::parse_duration(a.interval, "--interval");
+status read_settings(const watch_args& a, watch::watch_settings& settings, std::ostream& out) {
+  auto interval = watch::parse_duration(a.interval, "--interval");
   if (!interval) return interval.error();
   settings.monitor.interval = *interval;
   if (!a.sample_interval.empty()) {
-    auto every = monitor::parse_duration(a.sample_interval, "--sample-interval");
+    auto every = watch::parse_duration(a.sample_interval, "--sample-interval");
     if (!every) return every.error();
     settings.monitor.sample_interval = *every;
   }
@@ -89,7 +89,7 @@ status read_settings(const watch_args& a, monitor::watch_settings& settings, std
   if (!a.stats.empty()) {
     if (a.prometheus.empty())
       return error_at("--stats", "the rank figures are exported as metrics: add --prometheus HOST:PORT");
-    if (auto folder = monitor::read_stats_folder(a.stats); !folder) return folder.error();
+    if (auto folder = watch::read_stats_folder(a.stats); !folder) return folder.error();
   }
   settings.clear_screen = !a.json && !a.once && &out == &std::cout && ::isatty(STDOUT_FILENO);
   return ok();
@@ -108,7 +108,7 @@ int cmd_watch(const std::vector<std::string>& args, std::ostream& out, std::ostr
   int code = 0;
   if (!parse_args(app, args, out, err, code)) return code;
 
-  monitor::watch_settings settings;
+  watch::watch_settings settings;
   if (auto st = read_settings(a, settings, out); !st)
     return fail(err, st.error(), exit_status::bad_input);
   auto source = open_source(a);
@@ -125,18 +125,18 @@ int cmd_watch(const std::vector<std::string>& args, std::ostream& out, std::ostr
     if (!log)
       return fail(err, error_at(a.log, "cannot open for appending"), exit_status::bad_input);
   }
-  std::unique_ptr<monitor::metrics_server> server;
+  std::unique_ptr<watch::metrics_server> server;
   if (!a.prometheus.empty()) {
-    auto where = monitor::parse_listen_address(a.prometheus);
+    auto where = watch::parse_listen_address(a.prometheus);
     if (!where) return fail(err, where.error(), exit_status::bad_input);
-    auto started = monitor::metrics_server::start(a.prometheus);
+    auto started = watch::metrics_server::start(a.prometheus);
     if (!started) return fail(err, started.error(), exit_status::environment);
     server = std::move(*started);
     err << fmt::format("vramscope watch: serving metrics at http://{}:{}/metrics\n", where->first,
                        server->port());
   }
   auto r =
-      monitor::run_watch(**source, settings, {log.is_open() ? &log : nullptr, server.get()}, out);
+      watch::run_watch(**source, settings, {log.is_open() ? &log : nullptr, server.get()}, out);
   if (!r) return fail(err, r.error(), exit_status::environment);
   return static_cast<int>(exit_status::ok);
 }

@@ -1,7 +1,7 @@
 #include <vramscope/trace/trace_launcher.hpp>
 
-#include <vramscope/monitor/process_info.hpp>
-#include <vramscope/monitor/stop_signal.hpp>
+#include <vramscope/watch/process_info.hpp>
+#include <vramscope/watch/stop_signal.hpp>
 #include <vramscope/trace/trace_record.hpp>
 #include <vramscope/trace/trace_writer.hpp>
 
@@ -25,13 +25,13 @@ extern char** environ;
 
 namespace vramscope::trace {
 
-// The live-machine pieces the launcher borrows from monitor: where CUPTI is taken it samples
-// the GPU through monitor's sources, and it reads process details and stop signals as watch does.
-using monitor::gpu_source;
-using monitor::open_gpu_source;
-using monitor::process_reading;
-using monitor::read_process_details;
-using monitor::stop_signal_scope;
+// The live-machine pieces the launcher borrows from watch: where CUPTI is taken it samples
+// the GPU through watch's sources, and it reads process details and stop signals as watch does.
+using watch::gpu_source;
+using watch::open_gpu_source;
+using watch::process_reading;
+using watch::read_process_details;
+using watch::stop_signal_scope;
 
 namespace fs = std::filesystem;
 

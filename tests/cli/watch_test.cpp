@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
-#include "monitor/monitor_support.hpp"
+#include "watch/watch_support.hpp"
 
 namespace vramscope::cli {
 namespace {
@@ -31,9 +31,9 @@ cli_result trace(const std::vector<std::string>& args) {
   return {code, out.str(), err.str()};
 }
 
-using monitor::testing::data_path;
-using monitor::testing::scoped_env;
-using monitor::testing::temp_dir;
+using watch::testing::data_path;
+using watch::testing::scoped_env;
+using watch::testing::temp_dir;
 
 std::string data(const std::string& name) { return data_path(name); }
 

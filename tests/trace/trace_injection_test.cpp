@@ -10,13 +10,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "monitor/monitor_support.hpp"
+#include "watch/watch_support.hpp"
 
 namespace vramscope::trace {
 namespace {
 
-using monitor::testing::scoped_env;
-using monitor::testing::temp_dir;
+using watch::testing::scoped_env;
+using watch::testing::temp_dir;
 
 TEST(TraceInjection, WritesAHeaderAndNeverCrashes) {
   temp_dir dir;

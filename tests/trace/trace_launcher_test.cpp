@@ -9,13 +9,13 @@
 
 #include <sstream>
 
-#include "monitor/monitor_support.hpp"
+#include "watch/watch_support.hpp"
 
 namespace vramscope::trace {
 namespace {
 
-using monitor::testing::scoped_env;
-using monitor::testing::temp_dir;
+using watch::testing::scoped_env;
+using watch::testing::temp_dir;
 
 class TraceLauncher : public ::testing::Test {
  protected:
@@ -24,7 +24,7 @@ class TraceLauncher : public ::testing::Test {
     o.out_dir = dir_.file("out");
     o.library = VRAMSCOPE_FAKE_NVML_FULL;  // any existing file
     o.fallback_interval = std::chrono::milliseconds(20);
-    o.fallback_source = {monitor::source_kind::nvml, VRAMSCOPE_FAKE_NVML_FULL, ""};
+    o.fallback_source = {watch::source_kind::nvml, VRAMSCOPE_FAKE_NVML_FULL, ""};
     return o;
   }
   temp_dir dir_;
@@ -89,7 +89,7 @@ TEST_F(TraceLauncher, SamplesThroughNvmlWhenCuptiIsTaken) {
 
 TEST_F(TraceLauncher, SaysWhenTheFallbackCannotRunEither) {
   auto o = options();
-  o.fallback_source = {monitor::source_kind::nvml, "/nonexistent/libnvidia-ml.so.1", ""};
+  o.fallback_source = {watch::source_kind::nvml, "/nonexistent/libnvidia-ml.so.1", ""};
   auto run =
       run_traced({"sh", "-c",
                   "echo '{\"type\":\"header\",\"pid\":1,\"status\":\"error\",\"message\":\"x\"}' "

@@ -2,12 +2,12 @@
 
 #include <gtest/gtest.h>
 
-#include "monitor/monitor_support.hpp"
+#include "watch/watch_support.hpp"
 
 namespace vramscope::trace {
 namespace {
 
-using monitor::testing::temp_dir;
+using watch::testing::temp_dir;
 
 std::string event(std::uint64_t t, const char* kind, bytes size, std::int64_t pid, int device = 0) {
   return "{\"type\":\"event\",\"timestamp\":" + std::to_string(t) +

@@ -7,13 +7,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "monitor/monitor_support.hpp"
+#include "watch/watch_support.hpp"
 
 namespace vramscope::trace {
 namespace {
 
-using monitor::testing::scoped_env;
-using monitor::testing::temp_dir;
+using watch::testing::scoped_env;
+using watch::testing::temp_dir;
 
 memory_activity device_alloc(std::uint64_t address, bytes size, std::uint64_t t) {
   memory_activity a;

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include <vramscope/core/result.hpp>
-#include <vramscope/monitor/gpu_source.hpp>
+#include <vramscope/watch/gpu_source.hpp>
 
 namespace vramscope::trace {
 
@@ -33,7 +33,7 @@ struct trace_options {
   /// and costs about a millisecond of CPU per sample and GPU.
   std::chrono::milliseconds fallback_interval{100};
   /// How to reach NVML for the fallback.
-  monitor::source_options fallback_source;
+  watch::source_options fallback_source;
   std::string proc_root = "/proc";
 };
 

@@ -1,0 +1,43 @@
+#pragma once
+// The JSON form of a sample: one line of `watch --log FILE.jsonl`, the output of
+// `watch --once --json`, and the input of replay_source. docs/watch.md documents the fields.
+//
+//   {"time_ms": 1732200000000, "source": "nvml",
+//    "gpus": [{"index": 0, "name": "...", "uuid": "GPU-...", "bus_id": "...", "total": 85520809984,
+//              "used": 1048576, "free": ..., "reserved": ..., "util_gpu": 37, "util_memory": 12,
+//              "peak_used": ..., "lost": true}],
+//    "processes": [{"gpu": 0, "gpu_uuid": "GPU-...", "pid": 4242, "name": "python3", "type": "C",
+//                   "used": ..., "peak_used": ..., "rank": 0, "local_rank": 0, "world_size": 8,
+//                   "cuda_visible_devices": "0,1", "framework": "torch", "xla_mem_fraction": 0.9}],
+//    "alerts": [{"id": "shared_gpu", "gpu": 0, "pids": [4242, 4243], "message": "..."}],
+//    "warnings": ["nvml: GPU 1: utilisation unavailable: Not Supported"]}
+//
+// Sizes are integers in bytes. Figures that are unknown are omitted, never written as 0; "lost"
+// appears only when true. Readers ignore keys they do not know, so newer logs stay readable.
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include <vramscope/core/result.hpp>
+#include <vramscope/watch/alerts.hpp>
+#include <vramscope/watch/gpu_source.hpp>
+
+namespace vramscope::watch {
+
+/// The object above. `source` is omitted when empty.
+nlohmann::json to_json(const sample& s, std::span<const alert> alerts = {},
+                       std::string_view source = {});
+
+/// One line of JSONL (no newline), with invalid UTF-8 in names replaced.
+std::string to_json_line(const sample& s, std::span<const alert> alerts = {},
+                         std::string_view source = {});
+
+/// Reads one line written by to_json_line. Alerts and warnings in the line are not read back
+/// (they are recomputed). Fails with "<source>:<line>: <path>: expected ..." for a value of
+/// the wrong type, or the JSON parser's message with the column.
+result<sample> sample_from_json_line(std::string_view text, const std::string& source, int line);
+
+}  // namespace vramscope::watch

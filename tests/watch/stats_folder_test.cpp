@@ -1,0 +1,55 @@
+#include <vramscope/watch/stats_folder.hpp>
+
+#include <gtest/gtest.h>
+
+#include "watch/watch_support.hpp"
+
+namespace vramscope::watch {
+namespace {
+
+using testing::temp_dir;
+
+TEST(StatsFolder, ReadsEveryRanksMemoryStatsInRankOrder) {
+  temp_dir dir;
+  dir.write("rank1.json", R"({"allocated_bytes.all.current": 100, "reserved_bytes.all.peak": 400})");
+  dir.write("rank0.json", R"({"rank": 0, "allocated_bytes.all.current": 50, "num_alloc_retries": 3})");
+  dir.write("eval.json", R"({"allocated_bytes.all.current": 7})");
+  dir.write("notes.txt", "not a stats file");
+  dir.write("old/rank9.json", R"({"allocated_bytes.all.current": 9})");
+  auto f = read_stats_folder(dir.path());
+  ASSERT_TRUE(f);
+  ASSERT_EQ(f->ranks.size(), 3u) << "*.json directly in the folder only";
+  EXPECT_EQ(f->ranks[0].stats.rank, 0);
+  EXPECT_EQ(f->ranks[0].stats.num_alloc_retries, 3u);
+  EXPECT_EQ(f->ranks[1].stats.rank, 1) << "rank from the file name";
+  EXPECT_EQ(f->ranks[1].file, "rank1.json");
+  EXPECT_EQ(f->ranks[1].stats.reserved.peak, 400u);
+  EXPECT_FALSE(f->ranks[2].stats.rank) << "no rank: last";
+  EXPECT_EQ(f->ranks[2].file, "eval.json");
+  EXPECT_GE(f->ranks[0].age_seconds, 0.0);
+  EXPECT_LT(f->ranks[0].age_seconds, 60.0);
+  EXPECT_EQ(f->skipped, 0u);
+}
+
+TEST(StatsFolder, HalfWrittenFilesAreSkippedAndCounted) {
+  temp_dir dir;
+  dir.write("rank0.json", R"({"allocated_bytes.all.current": 1)");
+  dir.write("rank1.json", R"({"allocated_bytes.all.current": 2})");
+  dir.write("rank2.json", R"({"allocated_bytes.all.current": "lots"})");
+  auto f = read_stats_folder(dir.path());
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->ranks.size(), 1u);
+  EXPECT_EQ(f->skipped, 2u);
+  ASSERT_EQ(f->problems.size(), 2u);
+  EXPECT_NE(f->problems[0].to_string().find("rank0.json"), std::string::npos) << f->problems[0].to_string();
+}
+
+TEST(StatsFolder, MissingFolderIsAnError) {
+  auto f = read_stats_folder("/nonexistent/stats");
+  ASSERT_FALSE(f);
+  EXPECT_EQ(f.error().to_string(),
+            "/nonexistent/stats: not a folder (expected a folder of torch.cuda.memory_stats() JSON files)");
+}
+
+}  // namespace
+}  // namespace vramscope::watch

@@ -1,0 +1,133 @@
+#include <vramscope/watch/watch_loop.hpp>
+
+#include <vramscope/watch/nvml_source.hpp>
+#include <vramscope/watch/replay_source.hpp>
+#include <vramscope/watch/sample_json.hpp>
+
+#include <httplib.h>
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <sstream>
+#include <thread>
+
+#include "watch/watch_support.hpp"
+
+namespace vramscope::watch {
+namespace {
+
+using testing::scoped_env;
+using testing::temp_dir;
+
+std::unique_ptr<replay_source> ddp_replay() {
+  auto s = replay_source::open(testing::data_path("replay-ddp-gpu0.jsonl"));
+  if (!s) throw std::runtime_error(s.error().to_string());
+  return std::move(*s);
+}
+
+watch_settings fast(bool json) {
+  watch_settings w;
+  w.monitor.interval = std::chrono::milliseconds(0);
+  w.monitor.read_proc = false;
+  w.json = json;
+  w.utc = true;
+  return w;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+TEST(WatchLoop, ReplaysEveryRecordedLineAsOneRefresh) {
+  auto source = ddp_replay();
+  std::ostringstream out;
+  auto r = run_watch(*source, fast(true), {}, out);
+  ASSERT_TRUE(r) << r.error().to_string();
+  EXPECT_EQ(r->refreshes, 3u);
+  const auto lines = lines_of(out.str());
+  ASSERT_EQ(lines.size(), 3u);
+  auto first = sample_from_json_line(lines[0], "out", 1);
+  ASSERT_TRUE(first) << first.error().to_string();
+  EXPECT_EQ(first->time_ms, 1732183200000);
+  EXPECT_NE(lines[0].find("\"id\":\"shared_gpu\""), std::string::npos) << "alerts are recomputed";
+}
+
+TEST(WatchLoop, StopsAfterCountAndOnce) {
+  auto source = ddp_replay();
+  std::ostringstream out;
+  auto settings = fast(true);
+  settings.count = 2;
+  ASSERT_EQ(run_watch(*source, settings, {}, out)->refreshes, 2u);
+  auto again = ddp_replay();
+  settings.count = 0;
+  settings.once = true;
+  std::ostringstream once;
+  ASSERT_EQ(run_watch(*again, settings, {}, once)->refreshes, 1u);
+  EXPECT_EQ(lines_of(once.str()).size(), 1u);
+}
+
+TEST(WatchLoop, LogGetsOneLinePerRefreshBesideTheView) {
+  auto source = ddp_replay();
+  std::ostringstream out, log;
+  auto r = run_watch(*source, fast(false), {&log, nullptr}, out);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(lines_of(log.str()).size(), 3u);
+  EXPECT_NE(out.str().find("vramscope watch  2024-11-21 10:00:02  replay"), std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("[shared_gpu] GPU 0 holds 4 processes"), std::string::npos);
+  // The log replays to the same samples.
+  auto back = replay_source::from_text(log.str(), "log");
+  ASSERT_TRUE(back);
+  EXPECT_EQ((*back)->size(), 3u);
+}
+
+TEST(WatchLoop, PublishesMetricsOfEachRefresh) {
+  auto server = metrics_server::start("127.0.0.1:0");
+  ASSERT_TRUE(server);
+  auto source = ddp_replay();
+  std::ostringstream out;
+  ASSERT_TRUE(run_watch(*source, fast(true), {nullptr, server->get()}, out));
+  httplib::Client client("127.0.0.1", (*server)->port());
+  client.set_connection_timeout(2, 0);
+  client.set_read_timeout(2, 0);
+  auto r = client.Get("/metrics");
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->body.find("vramscope_alert_active{alert=\"shared_gpu\",gpu=\"0\"} 1\n"),
+            std::string::npos);
+  EXPECT_NE(r->body.find("vramscope_samples_total 3\n"), std::string::npos);
+}
+
+TEST(WatchLoop, SamplesLiveSourceSeveralTimesPerRefreshAndStopsOnSignal) {
+  temp_dir dir;
+  scoped_env config(
+      "VRAMSCOPE_FAKE_NVML_CONFIG",
+      dir.write("nvml.json", R"({"devices": [{"uuid": "GPU-l", "total": 100, "used": 10}]})"));
+  auto source = nvml_source::open(VRAMSCOPE_FAKE_NVML_FULL);
+  ASSERT_TRUE(source) << source.error().to_string();
+  watch_settings settings = fast(true);
+  settings.monitor.interval = std::chrono::milliseconds(200);
+  settings.monitor.sample_interval = std::chrono::milliseconds(20);
+  settings.count = 20;  // a bound, should the signal get lost
+  // Ignored outside run_watch's own handler, so a late signal cannot end the test binary.
+  const auto previous = std::signal(SIGINT, SIG_IGN);
+  std::thread stopper([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    std::raise(SIGINT);
+  });
+  std::ostringstream out;
+  auto r = run_watch(**source, settings, {}, out);
+  stopper.join();
+  std::signal(SIGINT, previous);
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->interrupted);
+  EXPECT_GE(r->refreshes, 2u);
+  EXPECT_LE(r->refreshes, 5u);
+  EXPECT_GE(r->samples, 3 * r->refreshes) << "sampled faster than refreshed";
+}
+
+}  // namespace
+}  // namespace vramscope::watch
