@@ -139,46 +139,44 @@ maybe_error check_pipeline(const job_spec& job, warnings& notes) {
   return std::nullopt;
 }
 
-// Context parallelism as torchtitan composes it: FSDP2 over dp_shard x cp, the sequence cut
-// into 2 x cp chunks so that causal attention balances across ranks.
+// Context and expert parallelism are planned as torchtitan composes them: under FSDP2, and
+// without PEFT adapters. `path` is the degree's field, `what` the parallelism's name.
+maybe_error check_torchtitan_dimension(const job_spec& job, const char* path, const char* what) {
+  if (job.parallel.kind != strategy::fsdp2)
+    return field_error(job, path,
+                       fmt::format("{} is planned with strategy fsdp2, as torchtitan combines it "
+                                   "(parallel.strategy is {})", what, name_of(job.parallel.kind)));
+  if (job.lora.enabled)
+    return field_error(job, path, fmt::format("LoRA and other PEFT methods are not planned with {}", what));
+  return std::nullopt;
+}
+
+// Context parallelism: FSDP2 over dp_shard x cp, the sequence cut into 2 x cp chunks so that
+// causal attention balances across ranks.
 maybe_error check_context(const job_spec& job) {
   const auto& p = job.parallel;
   if (p.cp <= 1) return std::nullopt;
-  if (p.kind != strategy::fsdp2)
-    return field_error(job, "parallel.cp",
-                       fmt::format("context parallelism is planned with strategy fsdp2, as "
-                                   "torchtitan combines it (parallel.strategy is {})",
-                                   name_of(p.kind)));
+  if (auto err = check_torchtitan_dimension(job, "parallel.cp", "context parallelism")) return err;
   const auto chunks = static_cast<std::uint64_t>(2 * p.cp);
   if (job.training.seq_len % chunks != 0)
     return field_error(job, "training.seq_len",
                        fmt::format("{} tokens do not split into 2 x parallel.cp = {} equal chunks "
                                    "(context parallelism's load-balanced causal sharding)",
                                    job.training.seq_len, chunks));
-  if (job.lora.enabled)
-    return field_error(job, "parallel.cp", "LoRA and other PEFT methods are not planned with "
-                                           "context parallelism");
   return std::nullopt;
 }
 
-// Expert parallelism as torchtitan composes it: FSDP2, the experts split over ranks borrowed
-// from the data- and context-parallel ones.
+// Expert parallelism: the experts split over ranks borrowed from the data- and context-parallel
+// ones.
 maybe_error check_experts(const job_spec& job) {
   const auto& p = job.parallel;
   if (p.ep <= 1) return std::nullopt;
-  if (p.kind != strategy::fsdp2)
-    return field_error(job, "parallel.ep",
-                       fmt::format("expert parallelism is planned with strategy fsdp2, as "
-                                   "torchtitan combines it (parallel.strategy is {})",
-                                   name_of(p.kind)));
+  if (auto err = check_torchtitan_dimension(job, "parallel.ep", "expert parallelism")) return err;
   const int borrowed = p.dp_shard * p.cp;
   if (borrowed % p.ep != 0)
     return field_error(job, "parallel.ep",
                        fmt::format("{} must divide dp_shard {} x cp {} = {}: expert-parallel ranks "
                                    "are taken from those", p.ep, p.dp_shard, p.cp, borrowed));
-  if (job.lora.enabled)
-    return field_error(job, "parallel.ep", "LoRA and other PEFT methods are not planned with "
-                                           "expert parallelism");
   return std::nullopt;
 }
 
