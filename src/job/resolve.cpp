@@ -207,7 +207,11 @@ maybe_error derive_layout(job_spec& job) {
   const std::string others = fmt::format("{}{}", par.pp > 1 ? fmt::format(" x pp {}", par.pp) : "",
                                          par.cp > 1 ? fmt::format(" x cp {}", par.cp) : "");
   if (world % tp_rep != 0) {
-    const std::string path = par.tp > 1 || par.dp_replicate == 1 ? "parallel.tp" : "parallel.dp_replicate";
+    // Blame the dimension most likely just set: context, pipeline, tensor, then replicas.
+    const std::string path = par.cp > 1   ? "parallel.cp"
+                             : par.pp > 1 ? "parallel.pp"
+                             : par.tp > 1 || par.dp_replicate == 1 ? "parallel.tp"
+                                                                    : "parallel.dp_replicate";
     return field_error(job, path,
                        fmt::format("tp {} x dp_replicate {}{} = {} does not divide the job's {}",
                                    par.tp, par.dp_replicate, others, tp_rep, world_text(job)));
