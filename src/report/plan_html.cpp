@@ -47,7 +47,7 @@ void gpu_bars(std::string& out, const prediction& p) {
   }
   bytes scale = 1;
   for (const auto& g : p.gpus) scale = std::max({scale, g.capacity, g.device});
-  const int width = 900, bar = 22, gap = 10, label = 150;
+  const int width = 800, bar = 22, gap = 10, label = 150;  // with the labels, within the page
   const int height = static_cast<int>(rows.size()) * (bar + gap) + 24;
   out += fmt::format("<svg class=\"gpus\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"GPU memory\">\n",
                      width + label + 160, height);
