@@ -124,7 +124,12 @@ result<model_spec> parse_config_json(std::string_view text, std::string source) 
         source, fmt::format("expected a JSON object at the top level, got {}", root.type_name()));
   detail::first_error errors;
   detail::field_reader config(src, root, "", true, errors);
-  const auto type = detail::read_model_type(config);
+  // DeepSeek's own inference config (no model_type; "dim", "n_layers" and a kv latent) is a
+  // DeepSeek-V3 by another spelling.
+  const bool deepseek_inference = !config.has("model_type") && config.has("dim") &&
+                                  config.has("n_layers") && config.has("kv_lora_rank");
+  const auto type = deepseek_inference ? std::optional<std::string>("deepseek_v3")
+                                       : detail::read_model_type(config);
   const dtype type_of_weights = detail::read_dtype(config);
   if (errors.error) return *errors.error;
   detail::inventory_builder out(type_of_weights);
@@ -134,6 +139,9 @@ result<model_spec> parse_config_json(std::string_view text, std::string source) 
   if (!spec) return spec;
   spec->name = source;
   spec->model_type = *type;
+  if (deepseek_inference)
+    spec->notes.push_back(error_at(source, "DeepSeek's inference config format (no model_type): "
+                                           "read as deepseek_v3"));
   return spec;
 }
 

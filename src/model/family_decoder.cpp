@@ -137,18 +137,24 @@ void read_qwen_moe(field_reader& c, std::string_view type, decoder_layout& d) {
 // not part of the trained model: neither is in the inventory.
 void build_deepseek(field_reader& c, inventory_builder& out, std::string_view type) {
   const bool v3 = type == "deepseek_v3";
+  // DeepSeek's own inference format (inference/configs/config_*.json, ModelArgs of model.py)
+  // names the same fields differently; read whichever the file has.
+  const auto key = [&c](const char* hf, const char* inference) {
+    return !c.has(hf) && c.has(inference) ? inference : hf;
+  };
   decoder_layout d;
   d.family = std::string(type);
   d.vocab = c.size("vocab_size", v3 ? 129280 : 102400);
-  d.hidden = c.size("hidden_size", v3 ? 7168 : 5120);
-  d.intermediate = c.size("intermediate_size", v3 ? 18432 : 12288);
-  d.layers = c.size("num_hidden_layers", v3 ? 61 : 60, max_config_layers);
-  d.heads = c.size("num_attention_heads", 128);
+  d.hidden = c.size(key("hidden_size", "dim"), v3 ? 7168 : 5120);
+  d.intermediate = c.size(key("intermediate_size", "inter_dim"), v3 ? 18432 : 12288);
+  d.layers = c.size(key("num_hidden_layers", "n_layers"), v3 ? 61 : 60, max_config_layers);
+  d.heads = c.size(key("num_attention_heads", "n_heads"), 128);
   d.kv_heads = d.heads;  // latent attention expands keys and values per head
   d.tied = c.flag("tie_word_embeddings", false);
   d.attention_bias = c.flag("attention_bias", false);
   d.mla = true;
-  d.q_lora_rank = c.optional_count("q_lora_rank").value_or(0);
+  // null (transformers) or 0 (DeepSeek's format): no query bottleneck, one q_proj.
+  d.q_lora_rank = c.at_most("q_lora_rank", 0, max_config_dimension);
   d.kv_lora_rank = c.count("kv_lora_rank", 512);
   d.qk_rope_head_dim = c.count("qk_rope_head_dim", 64);
   d.head_dim = c.count("qk_nope_head_dim", 128) + d.qk_rope_head_dim;
@@ -158,11 +164,12 @@ void build_deepseek(field_reader& c, inventory_builder& out, std::string_view ty
     d.qwen_moe = true;
     d.deepseek_shared = true;
     d.experts = *routed;
-    d.experts_per_token = c.count("num_experts_per_tok", v3 ? 8 : 6, 1024);
+    d.experts_per_token = c.count(key("num_experts_per_tok", "n_activated_experts"), v3 ? 8 : 6, 1024);
     d.dense_intermediate = d.intermediate;
-    d.intermediate = c.size("moe_intermediate_size", v3 ? 2048 : 1407);
+    d.intermediate = c.size(key("moe_intermediate_size", "moe_inter_dim"), v3 ? 2048 : 1407);
     d.shared_intermediate = d.intermediate * c.count("n_shared_experts", v3 ? 1 : 2, 1024);
-    const std::uint64_t first_dense = c.at_most("first_k_dense_replace", v3 ? 3 : 0, d.layers);
+    const std::uint64_t first_dense =
+        c.at_most(key("first_k_dense_replace", "n_dense_layers"), v3 ? 3 : 0, d.layers);
     const std::uint64_t freq = std::max<std::uint64_t>(1, c.count("moe_layer_freq", 1, 1024));
     for (std::uint64_t l = 0; l < d.layers; ++l)
       if (l < first_dense || l % freq != 0) d.dense_layers.push_back(l);

@@ -284,5 +284,25 @@ TEST(ConfigReader, DeepseekHasLatentAttentionSharedExpertsAndDenseFirstLayers) {
             std::string::npos);
 }
 
+TEST(ConfigReader, DeepseeksInferenceFormatReadsAsDeepseekV3) {
+  // The same miniature model in DeepSeek's own spelling (inference/configs/config_*.json), with
+  // q_lora_rank 0 for "no query bottleneck".
+  const auto hf = parsed(R"({"model_type": "deepseek_v3", "hidden_size": 64,
+    "intermediate_size": 96, "num_hidden_layers": 3, "num_attention_heads": 4, "vocab_size": 100,
+    "q_lora_rank": null, "kv_lora_rank": 8, "qk_nope_head_dim": 12, "qk_rope_head_dim": 4,
+    "v_head_dim": 10, "n_routed_experts": 4, "num_experts_per_tok": 2, "n_shared_experts": 2,
+    "moe_intermediate_size": 16, "first_k_dense_replace": 1})");
+  const auto own = parsed(R"({"vocab_size": 100, "dim": 64, "inter_dim": 96, "moe_inter_dim": 16,
+    "n_layers": 3, "n_dense_layers": 1, "n_heads": 4, "n_routed_experts": 4, "n_shared_experts": 2,
+    "n_activated_experts": 2, "q_lora_rank": 0, "kv_lora_rank": 8, "qk_nope_head_dim": 12,
+    "qk_rope_head_dim": 4, "v_head_dim": 10, "dtype": "bf16"})");
+  EXPECT_EQ(own.model_type, "deepseek_v3");
+  EXPECT_EQ(own.parameters(), hf.parameters());
+  ASSERT_EQ(own.tensors.size(), hf.tensors.size());
+  for (std::size_t i = 0; i < own.tensors.size(); ++i) EXPECT_EQ(own.tensors[i].name, hf.tensors[i].name);
+  ASSERT_EQ(own.notes.size(), 1u);
+  EXPECT_NE(own.notes[0].message.find("DeepSeek's inference config format"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace vramscope::model
