@@ -91,9 +91,7 @@ void mlp(inventory_builder& out, const decoder_layout& d, const std::string& p, 
     add_linear(out, p + "mlp.down_proj", d.hidden, d.intermediate, d.mlp_bias);
     return;
   }
-  add_linear(out, p + "mlp.gate_proj", d.intermediate, d.hidden, d.mlp_bias);
-  add_linear(out, p + "mlp.up_proj", d.intermediate, d.hidden, d.mlp_bias);
-  add_linear(out, p + "mlp.down_proj", d.hidden, d.intermediate, d.mlp_bias);
+  gated_mlp(out, p + "mlp.", d.hidden, d.intermediate, d.mlp_bias);
 }
 
 }  // namespace

@@ -95,13 +95,19 @@ void check_heads(field_reader& c, const decoder_layout& d) {
                       d.heads));
 }
 
+// A token cannot go to more experts than a layer has; `experts_field` is the family's name for
+// the count (num_local_experts, num_experts, n_routed_experts).
+void check_experts_per_token(field_reader& c, const decoder_layout& d, const char* experts_field) {
+  if (c.failed()) return;
+  c.check(d.experts_per_token <= d.experts, "num_experts_per_tok",
+          fmt::format("num_experts_per_tok {} exceeds {} {}", d.experts_per_token, experts_field,
+                      d.experts));
+}
+
 void read_moe(field_reader& c, decoder_layout& d) {
   d.experts = c.size("num_local_experts", 8, 1024);
   d.experts_per_token = c.count("num_experts_per_tok", 2, 1024);
-  if (!c.failed())
-    c.check(d.experts_per_token <= d.experts, "num_experts_per_tok",
-            fmt::format("num_experts_per_tok {} exceeds num_local_experts {}", d.experts_per_token,
-                        d.experts));
+  check_experts_per_token(c, d, "num_local_experts");
 }
 
 // Qwen2MoeConfig / Qwen3MoeConfig: routed experts of moe_intermediate_size, a layer is sparse
@@ -121,10 +127,7 @@ void read_qwen_moe(field_reader& c, std::string_view type, decoder_layout& d) {
   for (std::uint64_t l = 0; l < d.layers; ++l)
     if (std::find(only.begin(), only.end(), l) != only.end() || (l + 1) % step != 0)
       d.dense_layers.push_back(l);
-  if (!c.failed())
-    c.check(d.experts_per_token <= d.experts, "num_experts_per_tok",
-            fmt::format("num_experts_per_tok {} exceeds num_experts {}", d.experts_per_token,
-                        d.experts));
+  check_experts_per_token(c, d, "num_experts");
 }
 
 }  // namespace
@@ -173,10 +176,7 @@ void build_deepseek(field_reader& c, inventory_builder& out, std::string_view ty
     const std::uint64_t freq = std::max<std::uint64_t>(1, c.count("moe_layer_freq", 1, 1024));
     for (std::uint64_t l = 0; l < d.layers; ++l)
       if (l < first_dense || l % freq != 0) d.dense_layers.push_back(l);
-    if (!c.failed())
-      c.check(d.experts_per_token <= d.experts, "num_experts_per_tok",
-              fmt::format("num_experts_per_tok {} exceeds n_routed_experts {}", d.experts_per_token,
-                          d.experts));
+    check_experts_per_token(c, d, "n_routed_experts");
   }
   if (c.failed()) return;
   add_decoder(out, d);
