@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "report/html_common.hpp"
+#include "report/snapshot_frames.hpp"
 
 namespace vramscope::report {
 
@@ -21,17 +22,6 @@ constexpr const char* allocated_colour = "#4e79a7";
 constexpr const char* reserved_colour = "#f28e2b";
 constexpr const char* pending_colour = "#edc948";
 constexpr const char* free_colour = "#d3d3d3";
-
-std::string frames_text(const std::vector<observe::stack_frame>& frames) {
-  if (frames.empty()) return "(no call stack recorded)";
-  std::string out;
-  for (const auto& f : frames) {
-    const std::size_t slash = f.filename.find_last_of('/');
-    const std::string file = slash == std::string::npos ? f.filename : f.filename.substr(slash + 1);
-    out += fmt::format("{}{}:{} {}", out.empty() ? "" : " \u2190 ", file, f.line, f.name);
-  }
-  return out;
-}
 
 // Allocated and reserved over the trace, with the allocated peak marked.
 std::string timeline_svg(const device_snapshot& d) {
@@ -88,7 +78,7 @@ std::string allocations_table(const device_snapshot& d, std::size_t top) {
   for (const auto& a : d.top_allocations) {
     if (i++ == top) break;
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"frames\">{}{}</td></tr>\n", i,
-                       format_bytes(a.size), observe::name_of(a.category), escape(frames_text(a.frames)),
+                       format_bytes(a.size), observe::name_of(a.category), escape(detail::frames_line(a.frames, a.frames.size(), " \u2190 ")),
                        a.trace_index ? "" : " <span class=\"note\">[before recording]</span>");
   }
   out += "</table>\n";

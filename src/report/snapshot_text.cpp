@@ -7,13 +7,14 @@
 #include <algorithm>
 #include <ctime>
 
+#include "report/snapshot_frames.hpp"
+
 namespace vramscope::report {
 
 namespace {
 
 using observe::device_snapshot;
 using observe::snapshot_summary;
-using observe::stack_frame;
 using observe::trace_peak;
 
 // "2025-06-05 10:12:44.123 UTC"
@@ -30,18 +31,6 @@ std::string format_time(std::uint64_t time_us) {
 std::string format_duration(std::uint64_t us) {
   if (us >= 1'000'000) return fmt::format("{:.3f} s", static_cast<double>(us) / 1e6);
   return fmt::format("{:.3f} ms", static_cast<double>(us) / 1e3);
-}
-
-std::string format_frames(const std::vector<stack_frame>& frames, std::size_t limit) {
-  if (frames.empty()) return "(no call stack recorded)";
-  std::string out;
-  for (std::size_t i = 0; i < frames.size() && i < limit; ++i) {
-    const auto& f = frames[i];
-    const std::size_t slash = f.filename.find_last_of('/');
-    const std::string file = slash == std::string::npos ? f.filename : f.filename.substr(slash + 1);
-    out += fmt::format("{}{}:{} {}", i ? " <- " : "", file, f.line, f.name);
-  }
-  return out;
 }
 
 std::string when(const trace_peak& p, const device_snapshot& d) {
@@ -87,14 +76,14 @@ void render_top(std::ostream& out, const device_snapshot& d, std::size_t top) {
   for (const auto& a : d.top_allocations) {
     if (i++ == top) break;
     out << fmt::format("    {:>3}. {:>11}  {:<13}  {}{}\n", i, format_bytes(a.size), observe::name_of(a.category),
-                       format_frames(a.frames, 3), a.trace_index ? "" : "  [before recording]");
+                       detail::frames_line(a.frames, 3, " <- "), a.trace_index ? "" : "  [before recording]");
   }
   out << "\n  call sites at the peak:\n";
   i = 0;
   for (const auto& s : d.top_sites) {
     if (i++ == top) break;
     out << fmt::format("    {:>3}. {:>11} in {:>6} blocks  {:<13}  {}\n", i, format_bytes(s.total), format_count(s.count),
-                       observe::name_of(s.category), format_frames(s.frames, 3));
+                       observe::name_of(s.category), detail::frames_line(s.frames, 3, " <- "));
   }
 }
 
