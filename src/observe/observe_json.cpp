@@ -15,6 +15,8 @@ void put(json& j, const char* key, const std::string& v) {
   if (!v.empty()) j[key] = v;
 }
 
+}  // namespace
+
 json to_json(const gpu_observation& g) {
   json j = json::object();
   put(j, "index", g.index);
@@ -42,6 +44,8 @@ json to_json(const process_observation& p) {
   put(j, "compute_instance", p.compute_instance);
   return j;
 }
+
+namespace {
 
 json to_json(const torch_stats::level& l) {
   json j = json::object();

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <vramscope/observe/observe_json.hpp>
+
 #include <limits>
 
 namespace vramscope::watch {
@@ -21,34 +23,18 @@ void put(json& o, const char* key, const std::string& v) {
   if (!v.empty()) o[key] = v;
 }
 
+// A GPU and a process are written as `explain --json` writes them (observe::to_json), plus what
+// only watch knows.
 json gpu_json(const gpu_reading& g) {
-  json o = json::object();
-  put(o, "index", g.gpu.index);
-  put(o, "name", g.gpu.name);
-  put(o, "uuid", g.gpu.uuid);
-  put(o, "bus_id", g.gpu.bus_id);
-  put(o, "total", g.gpu.total);
-  put(o, "used", g.gpu.used);
-  put(o, "free", g.gpu.free);
-  put(o, "reserved", g.gpu.reserved);
-  put(o, "util_gpu", g.gpu.utilization_gpu);
-  put(o, "util_memory", g.gpu.utilization_memory);
+  json o = observe::to_json(g.gpu);
   put(o, "peak_used", g.peak_used);
   if (g.lost) o["lost"] = true;
   return o;
 }
 
 json process_json(const process_reading& p) {
-  json o = json::object();
-  put(o, "gpu", p.process.gpu_index);
-  put(o, "gpu_uuid", p.process.gpu_uuid);
-  o["pid"] = p.process.pid;
-  put(o, "name", p.process.name);
-  put(o, "type", p.process.type);
-  put(o, "used", p.process.used);
+  json o = observe::to_json(p.process);
   put(o, "peak_used", p.peak_used);
-  put(o, "gpu_instance", p.process.gpu_instance);
-  put(o, "compute_instance", p.process.compute_instance);
   put(o, "rank", p.details.rank);
   put(o, "local_rank", p.details.local_rank);
   put(o, "world_size", p.details.world_size);
@@ -138,6 +124,9 @@ status read_gpu(const json& o, const std::string& path, const line_ctx& c, gpu_r
   r.size("used", g.gpu.used);
   r.size("free", g.gpu.free);
   r.size("reserved", g.gpu.reserved);
+  r.integer("utilization_gpu", g.gpu.utilization_gpu);
+  r.integer("utilization_memory", g.gpu.utilization_memory);
+  // Logs written before the names matched explain --json's.
   r.integer("util_gpu", g.gpu.utilization_gpu);
   r.integer("util_memory", g.gpu.utilization_memory);
   r.size("peak_used", g.peak_used);
@@ -149,8 +138,10 @@ status read_process(const json& o, const std::string& path, const line_ctx& c, p
   object_reader r(o, path, c);
   r.require("pid");
   r.integer64("pid", p.process.pid);
-  r.integer("gpu", p.process.gpu_index);
+  r.integer("gpu_index", p.process.gpu_index);
+  r.integer("gpu", p.process.gpu_index);  // the name before it matched explain --json's
   r.text("gpu_uuid", p.process.gpu_uuid);
+  r.text("gpu_bus_id", p.process.gpu_bus_id);
   r.text("name", p.process.name);
   r.text("type", p.process.type);
   r.size("used", p.process.used);

@@ -50,6 +50,25 @@ TEST(SampleJson, RoundTripsEveryField) {
   EXPECT_EQ(p.peak_used, 10 * GiB);
 }
 
+TEST(SampleJson, NamesFieldsAsExplainJsonDoes) {
+  const auto j = to_json(full_sample());
+  EXPECT_EQ(j["gpus"][0]["utilization_gpu"], 55);
+  EXPECT_FALSE(j["gpus"][0].contains("util_gpu"));
+  EXPECT_EQ(j["processes"][0]["gpu_index"], 0);
+  EXPECT_FALSE(j["processes"][0].contains("gpu"));
+}
+
+TEST(SampleJson, ReadsLogsWrittenWithTheEarlierNames) {
+  auto back = sample_from_json_line(
+      R"({"time_ms": 1, "gpus": [{"index": 0, "util_gpu": 37, "util_memory": 12}],)"
+      R"( "processes": [{"gpu": 0, "pid": 7}]})",
+      "old.jsonl", 1);
+  ASSERT_TRUE(back) << back.error().to_string();
+  EXPECT_EQ(back->gpus[0].gpu.utilization_gpu, 37);
+  EXPECT_EQ(back->gpus[0].gpu.utilization_memory, 12);
+  EXPECT_EQ(back->processes[0].process.gpu_index, 0);
+}
+
 TEST(SampleJson, OmitsUnknownFiguresInsteadOfWritingZero) {
   sample s;
   s.gpus.push_back(gpu(0, std::nullopt, 80 * GiB));

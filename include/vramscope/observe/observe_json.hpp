@@ -10,6 +10,14 @@
 
 namespace vramscope::observe {
 
+/// One GPU: {"index", "name", "uuid", "bus_id", "total", "used", "free", "reserved",
+/// "utilization_gpu", "utilization_memory"}; `watch --json` lines use it too.
+nlohmann::json to_json(const gpu_observation& g);
+
+/// One process: {"pid", "gpu_index", "gpu_uuid", "gpu_bus_id", "name", "type", "used",
+/// "gpu_instance", "compute_instance"}.
+nlohmann::json to_json(const process_observation& p);
+
 /// {"gpus": [...], "processes": [...], "stats": [...], "ooms": [...], "warnings": [...]}
 nlohmann::json to_json(const observation& o);
 

@@ -4,16 +4,18 @@
 //
 //   {"time_ms": 1732200000000, "source": "nvml",
 //    "gpus": [{"index": 0, "name": "...", "uuid": "GPU-...", "bus_id": "...", "total": 85520809984,
-//              "used": 1048576, "free": ..., "reserved": ..., "util_gpu": 37, "util_memory": 12,
-//              "peak_used": ..., "lost": true}],
-//    "processes": [{"gpu": 0, "gpu_uuid": "GPU-...", "pid": 4242, "name": "python3", "type": "C",
+//              "used": 1048576, "free": ..., "reserved": ..., "utilization_gpu": 37,
+//              "utilization_memory": 12, "peak_used": ..., "lost": true}],
+//    "processes": [{"pid": 4242, "gpu_index": 0, "gpu_uuid": "GPU-...", "name": "python3", "type": "C",
 //                   "used": ..., "peak_used": ..., "rank": 0, "local_rank": 0, "world_size": 8,
 //                   "cuda_visible_devices": "0,1", "framework": "torch", "xla_mem_fraction": 0.9}],
 //    "alerts": [{"id": "shared_gpu", "gpu": 0, "pids": [4242, 4243], "message": "..."}],
 //    "warnings": ["nvml: GPU 1: utilisation unavailable: Not Supported"]}
 //
 // Sizes are integers in bytes. Figures that are unknown are omitted, never written as 0; "lost"
-// appears only when true. Readers ignore keys they do not know, so newer logs stay readable.
+// appears only when true. Readers ignore keys they do not know, so newer logs stay readable. GPUs
+// and processes carry the names of `explain --json` (observe/observe_json.hpp); logs written
+// before that ("util_gpu", "util_memory", a process's "gpu") still read.
 
 #include <span>
 #include <string>
