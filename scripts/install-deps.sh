@@ -7,6 +7,8 @@ packages=(
   libfmt-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev libpugixml-dev libtomlplusplus-dev libcpp-httplib-dev python3
   prometheus chromium
+  # watch's full screen (ncurses) and its test under tmux
+  libncurses-dev tmux
   # install: the man page check (groff, man -l), the .deb (dpkg-dev for dpkg-shlibdeps), the
   # zsh completion check (zsh -n)
   groff-base man-db dpkg-dev zsh

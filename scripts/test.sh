@@ -9,9 +9,10 @@ py=$(command -v /usr/bin/python3 || command -v python3)
 cmake -S . -B build -G Ninja -DVRAMSCOPE_WERROR=ON -DVRAMSCOPE_BUILD_BENCHMARKS=ON \
   -DPython3_EXECUTABLE="$py"
 cmake --build build
-# deploy.prometheus runs Debian's Prometheus and html.render Debian's Chromium (both installed
-# above); neither may skip here.
-VRAMSCOPE_REQUIRE_PROMETHEUS=1 VRAMSCOPE_REQUIRE_CHROMIUM=1 ctest --test-dir build --output-on-failure
+# deploy.prometheus runs Debian's Prometheus, html.render Debian's Chromium and watch.screen
+# tmux (all installed above); none may skip here.
+VRAMSCOPE_REQUIRE_PROMETHEUS=1 VRAMSCOPE_REQUIRE_CHROMIUM=1 VRAMSCOPE_REQUIRE_TMUX=1 \
+  ctest --test-dir build --output-on-failure
 
 # The .deb: built from this tree, unpacked into a scratch root, and run from there.
 deb=$(scripts/package.sh build)

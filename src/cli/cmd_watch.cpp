@@ -1,5 +1,7 @@
 // vramscope watch: live GPU memory per GPU and per process, with peaks between refreshes,
-// alerts, a JSONL log and a Prometheus endpoint. docs/watch.md is the user's guide.
+// alerts, a JSONL log and a Prometheus endpoint. docs/watch.md is the user's guide. On a
+// terminal it is a full screen (report::watch_screen drawn by terminal_screen); elsewhere, and
+// with --plain, a text block per refresh; with --json, JSON lines.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -7,6 +9,7 @@
 #include <iostream>
 #include <ostream>
 
+#include <vramscope/report/watch_report.hpp>
 #include <vramscope/watch/gpu_source.hpp>
 #include <vramscope/watch/prometheus.hpp>
 #include <vramscope/watch/replay_source.hpp>
@@ -16,6 +19,7 @@
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "cli/terminal_screen.hpp"
 
 namespace vramscope::cli {
 
@@ -33,6 +37,7 @@ struct watch_args {
   std::uint64_t count = 0;
   bool once = false;
   bool json = false;
+  bool plain = false;
 };
 
 void add_options(CLI::App& app, watch_args& a) {
@@ -45,6 +50,9 @@ void add_options(CLI::App& app, watch_args& a) {
   app.add_option("--prometheus", a.prometheus, "serve /metrics at HOST:PORT, e.g. 127.0.0.1:9400");
   app.add_flag("--once", a.once, "print one sample and exit");
   app.add_flag("--json", a.json, "print JSON lines instead of the table");
+  app.add_flag("--plain", a.plain,
+               "print a text block per refresh even on a terminal (default there: a full screen; "
+               "keys q quit, s sort, p processes)");
   app.add_option("--replay", a.replay, "play back a file written by --log instead of reading GPUs");
   app.add_option("--source", a.source, "where to read GPUs: auto, nvml or smi");
   app.add_option("--count", a.count, "stop after this many refreshes (default: until Ctrl-C)");
@@ -71,7 +79,7 @@ result<std::unique_ptr<watch::gpu_source>> open_source(const watch_args& a) {
 }
 
 // Fills `settings` from the arguments; the durations are the only fields that can be wrong.
-status read_settings(const watch_args& a, watch::watch_settings& settings, std::ostream& out) {
+status read_settings(const watch_args& a, watch::watch_settings& settings) {
   auto interval = watch::parse_duration(a.interval, "--interval");
   if (!interval) return interval.error();
   settings.monitor.interval = *interval;
@@ -82,7 +90,6 @@ status read_settings(const watch_args& a, watch::watch_settings& settings, std::
   }
   settings.monitor.read_proc = a.replay.empty();
   settings.once = a.once;
-  settings.json = a.json;
   settings.count = a.count;
   settings.hostname = a.hostname.empty() ? trace::host_name() : a.hostname;
   settings.stats_dir = a.stats;
@@ -91,8 +98,70 @@ status read_settings(const watch_args& a, watch::watch_settings& settings, std::
       return error_at("--stats", "the rank figures are exported as metrics: add --prometheus HOST:PORT");
     if (auto folder = watch::read_stats_folder(a.stats); !folder) return folder.error();
   }
-  settings.clear_screen = !a.json && !a.once && &out == &std::cout && ::isatty(STDOUT_FILENO);
   return ok();
+}
+
+// The text block of each refresh, one after another.
+class text_display final : public watch::watch_display {
+ public:
+  text_display(std::ostream& out, report::watch_text_options options)
+      : out_(out), options_(options) {}
+  void show(const watch::frame& f, const watch::peak_tracker& peaks) override {
+    out_ << report::render_watch_text(f, peaks, options_) << std::flush;
+  }
+
+ private:
+  std::ostream& out_;
+  report::watch_text_options options_;
+};
+
+// The full screen: redrawn at each refresh, after a key that changes the view, and when the
+// terminal is resized.
+class screen_display final : public watch::watch_display {
+ public:
+  screen_display(std::unique_ptr<terminal_screen> terminal, std::chrono::milliseconds interval)
+      : terminal_(std::move(terminal)),
+        view_({interval, false, terminal_->unicode(), 256}) {}
+  void show(const watch::frame& f, const watch::peak_tracker& peaks) override {
+    view_.add(f, peaks);
+    draw();
+  }
+  bool poll_input() override {
+    for (;;) {
+      switch (terminal_->read_key()) {
+        case terminal_screen::key::none: return true;
+        case terminal_screen::key::quit: return false;
+        case terminal_screen::key::sort: view_.cycle_sort(); break;
+        case terminal_screen::key::processes: view_.toggle_processes(); break;
+        case terminal_screen::key::resize: break;
+        case terminal_screen::key::other: continue;
+      }
+      draw();
+    }
+  }
+
+ private:
+  void draw() { terminal_->draw(view_.layout(terminal_->width(), terminal_->height())); }
+  std::unique_ptr<terminal_screen> terminal_;
+  report::watch_screen view_;
+};
+
+// --json: JSON lines; a terminal on both ends: the full screen (plain text when ncurses cannot
+// drive it, saying why); otherwise the text blocks.
+std::unique_ptr<watch::watch_display> choose_display(const watch_args& a,
+                                                     const watch::watch_settings& settings,
+                                                     std::ostream& out, std::ostream& err) {
+  if (a.json) return std::make_unique<watch::json_line_display>(out);
+  const report::watch_text_options text{settings.monitor.interval, false};
+  const bool terminal = !a.plain && !a.once && &out == &std::cout && ::isatty(STDOUT_FILENO) &&
+                        ::isatty(STDIN_FILENO);
+  if (terminal) {
+    std::string why;
+    if (auto screen = terminal_screen::open(why))
+      return std::make_unique<screen_display>(std::move(screen), settings.monitor.interval);
+    err << "vramscope watch: " << why << "; printing plain text instead\n";
+  }
+  return std::make_unique<text_display>(out, text);
 }
 
 constexpr std::string_view no_gpu_hint =
@@ -109,7 +178,7 @@ int cmd_watch(const std::vector<std::string>& args, std::ostream& out, std::ostr
   if (!parse_args(app, args, out, err, code)) return code;
 
   watch::watch_settings settings;
-  if (auto st = read_settings(a, settings, out); !st)
+  if (auto st = read_settings(a, settings); !st)
     return fail(err, st.error(), exit_status::bad_input);
   auto source = open_source(a);
   if (!source) {
@@ -135,8 +204,10 @@ int cmd_watch(const std::vector<std::string>& args, std::ostream& out, std::ostr
     err << fmt::format("vramscope watch: serving metrics at http://{}:{}/metrics\n", where->first,
                        server->port());
   }
-  auto r =
-      watch::run_watch(**source, settings, {log.is_open() ? &log : nullptr, server.get()}, out);
+  auto display = choose_display(a, settings, out, err);
+  auto r = watch::run_watch(**source, settings, {log.is_open() ? &log : nullptr, server.get()},
+                            *display);
+  display.reset();  // a full screen gives the terminal back before anything more is printed
   if (!r) return fail(err, r.error(), exit_status::environment);
   return static_cast<int>(exit_status::ok);
 }

@@ -2,7 +2,6 @@
 
 #include <vramscope/watch/sample_json.hpp>
 #include <vramscope/watch/stop_signal.hpp>
-#include <vramscope/watch/watch_view.hpp>
 
 #include <ostream>
 #include <thread>
@@ -13,11 +12,18 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 
-// Sleeps until `until` in short steps, so a signal ends the wait quickly (std::this_thread
-// resumes a sleep that a signal interrupted).
-void sleep_until(clock::time_point until) {
+// Why the loop should end now: a signal, or the user quitting the display.
+bool should_stop(watch_display& display, bool& quit) {
+  if (stop_signal_scope::received()) return true;
+  if (!quit && !display.poll_input()) quit = true;
+  return quit;
+}
+
+// Sleeps until `until` in short steps, so a signal or a key ends the wait quickly
+// (std::this_thread resumes a sleep that a signal interrupted).
+void sleep_until(clock::time_point until, watch_display& display, bool& quit) {
   constexpr auto step = std::chrono::milliseconds(20);
-  while (!stop_signal_scope::received()) {
+  while (!should_stop(display, quit)) {
     const auto now = clock::now();
     if (now >= until) return;
     std::this_thread::sleep_for(std::min<clock::duration>(step, until - now));
@@ -25,16 +31,9 @@ void sleep_until(clock::time_point until) {
 }
 
 void publish(const frame& f, const sampler& s, const watch_settings& settings,
-             const watch_outputs& outputs, std::ostream& out) {
-  const std::string line =
-      (settings.json || outputs.log) ? to_json_line(f.now, f.alerts, f.source) : "";
-  if (settings.json)
-    out << line << "\n" << std::flush;
-  else
-    out << render_frame(f, s.peaks(),
-                        {settings.clear_screen, settings.monitor.interval, settings.utc})
-        << std::flush;
-  if (outputs.log) *outputs.log << line << "\n" << std::flush;
+             const watch_outputs& outputs, watch_display& display) {
+  display.show(f, s.peaks());
+  if (outputs.log) *outputs.log << to_json_line(f.now, f.alerts, f.source) << "\n" << std::flush;
   if (outputs.metrics) {
     exposition_extras extras{settings.hostname, nullptr};
     stats_folder ranks;  // a folder that vanished after start counts as no files
@@ -48,8 +47,12 @@ void publish(const frame& f, const sampler& s, const watch_settings& settings,
 
 }  // namespace
 
+void json_line_display::show(const frame& f, const peak_tracker&) {
+  out_ << to_json_line(f.now, f.alerts, f.source) << "\n" << std::flush;
+}
+
 result<watch_result> run_watch(gpu_source& source, const watch_settings& settings,
-                               const watch_outputs& outputs, std::ostream& out) {
+                               const watch_outputs& outputs, watch_display& display) {
   stop_signal_scope signals;
   sampler s(source, settings.monitor);
   const auto sample_every = effective_sample_interval(settings.monitor);
@@ -68,15 +71,15 @@ result<watch_result> run_watch(gpu_source& source, const watch_settings& setting
       }
       ++r.samples;
       if (settings.once || replay) break;
-      sleep_until(std::min(clock::now() + sample_every, next_refresh));
-    } while (clock::now() < next_refresh && !stop_signal_scope::received());
-    if (!s.has_new_sample()) break;  // a replay ran out
-    publish(s.take_frame(), s, settings, outputs, out);
+      sleep_until(std::min(clock::now() + sample_every, next_refresh), display, r.quit);
+    } while (clock::now() < next_refresh && !should_stop(display, r.quit));
+    if (r.quit || !s.has_new_sample()) break;  // the user quit, or a replay ran out
+    publish(s.take_frame(), s, settings, outputs, display);
     ++r.refreshes;
     if (settings.once || (settings.count && r.refreshes >= settings.count) || source.finished())
       break;
-    sleep_until(next_refresh);
-    if (stop_signal_scope::received()) break;
+    sleep_until(next_refresh, display, r.quit);
+    if (should_stop(display, r.quit)) break;
   }
   r.interrupted = stop_signal_scope::received() != 0;
   return r;

@@ -1,4 +1,4 @@
-#include <vramscope/watch/watch_view.hpp>
+#include <vramscope/report/watch_report.hpp>
 
 #include <vramscope/core/io.hpp>
 
@@ -6,11 +6,14 @@
 
 #include "watch/watch_support.hpp"
 
-namespace vramscope::watch {
+namespace vramscope::report {
 namespace {
 
-using testing::gpu;
-using testing::process;
+using watch::frame;
+using watch::peak_tracker;
+using watch::sample;
+using watch::testing::gpu;
+using watch::testing::process;
 
 frame two_gpu_frame(peak_tracker& peaks) {
   frame f;
@@ -33,37 +36,28 @@ frame two_gpu_frame(peak_tracker& peaks) {
   peaks.add(spike);
   peaks.add(f.now);
   peaks.fill_window_peaks(f.now);
-  f.alerts = evaluate_alerts(f.now);
+  f.alerts = watch::evaluate_alerts(f.now);
   f.now.warnings.push_back(error_at("nvml", "GPU 1 is lost"));
   return f;
 }
 
-TEST(WatchView, RendersGpusProcessesAlertsAndWarnings) {
+TEST(WatchText, RendersGpusProcessesAlertsAndWarnings) {
   peak_tracker peaks;
   const frame f = two_gpu_frame(peaks);
-  const std::string text = render_frame(f, peaks, {false, std::chrono::milliseconds(1000), true});
-  auto expected = read_file(testing::data_path("expected-watch.txt"));
+  const std::string text = render_watch_text(f, peaks, {std::chrono::milliseconds(1000), true});
+  auto expected = read_file(watch::testing::data_path("expected-watch.txt"));
   ASSERT_TRUE(expected) << expected.error().to_string();
   EXPECT_EQ(text, *expected);
 }
 
-TEST(WatchView, ClearsTheScreenOnlyWhenAsked) {
-  peak_tracker peaks;
-  const frame f = two_gpu_frame(peaks);
-  const std::string plain = render_frame(f, peaks, {false, std::chrono::milliseconds(1000), true});
-  const std::string tty = render_frame(f, peaks, {true, std::chrono::milliseconds(1000), true});
-  EXPECT_EQ(plain.find('\x1b'), std::string::npos);
-  EXPECT_EQ(tty, "\x1b[H\x1b[2J" + plain);
-}
-
-TEST(WatchView, ShowsIntervalsBelowASecond) {
+TEST(WatchText, ShowsIntervalsBelowASecond) {
   peak_tracker peaks;
   frame f = two_gpu_frame(peaks);
   f.samples_in_window = 1;
-  const std::string text = render_frame(f, peaks, {false, std::chrono::milliseconds(250), true});
+  const std::string text = render_watch_text(f, peaks, {std::chrono::milliseconds(250), true});
   EXPECT_EQ(text.substr(0, text.find('\n')),
             "vramscope watch  2024-11-21 10:00:00  nvml  every 250 ms, peaks over 1 sample");
 }
 
 }  // namespace
-}  // namespace vramscope::watch
+}  // namespace vramscope::report
