@@ -11,7 +11,7 @@
 #include <string>
 
 #include "cli/axes.hpp"
-#include "cli/what_if.hpp"
+#include <vramscope/whatif/what_if.hpp>
 
 namespace vramscope::cli {
 namespace {
@@ -24,7 +24,7 @@ const std::vector<std::string> grid_axes{
 };
 
 void fit_grid(benchmark::State& state, unsigned threads) {
-  auto engine = what_if::open(VRAMSCOPE_SOURCE_DIR "/examples/llama-3.1-8b-fsdp2.yaml", {}, "");
+  auto engine = whatif::what_if::open(VRAMSCOPE_SOURCE_DIR "/examples/llama-3.1-8b-fsdp2.yaml", {}, "");
   if (!engine) throw std::runtime_error(engine.error().to_string());
   auto axes = parse_axes(grid_axes, "--try");
   if (!axes) throw std::runtime_error(axes.error().to_string());

@@ -2,6 +2,7 @@
 //                   [--snapshot FILE] [--trace DIR] [--recorded DIR] [--json] [--rules]
 //                   [--set key=value ...]
 #include <vramscope/core/io.hpp>
+#include <vramscope/job/job_loading.hpp>
 #include <vramscope/doctor/finding.hpp>
 #include <vramscope/trace/trace_reader.hpp>
 #include <vramscope/observe/read_observation.hpp>
@@ -15,7 +16,7 @@
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
-#include "cli/job_loading.hpp"
+#include "cli/messages.hpp"
 
 namespace vramscope::cli {
 
@@ -151,12 +152,12 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
   auto obs = read_all(a, trace_text);
   if (!obs) return report_bad_input(err, "explain", obs.error());
   print_notes(err, obs->warnings);
-  std::optional<loaded_job> loaded;
+  std::optional<job::loaded_job> loaded;
   std::optional<predict::prediction> prediction;
   doctor::doctor_input in;
   in.observed = &*obs;
   if (!a.job_path.empty()) {
-    auto l = load_job_and_model(a.job_path, a.overrides);
+    auto l = job::load_job_and_model(a.job_path, a.overrides);
     if (!l) return report_bad_input(err, "explain", l.error());
     loaded = std::move(*l);
     auto p = predict::plan(loaded->model, loaded->job);

@@ -8,13 +8,12 @@
 #include "cli/args.hpp"
 #include "cli/axes.hpp"
 #include "cli/commands.hpp"
-#include "cli/fit_output.hpp"
-#include "cli/fit_search.hpp"
-#include "cli/job_loading.hpp"
-#include "cli/sweep_page.hpp"
-#include "cli/what_if.hpp"
+#include "cli/messages.hpp"
 
 #include <vramscope/core/io.hpp>
+#include <vramscope/report/whatif_report.hpp>
+#include <vramscope/whatif/fit_search.hpp>
+#include <vramscope/whatif/what_if.hpp>
 
 namespace vramscope::cli {
 
@@ -32,22 +31,22 @@ int exit_code(bool any_fits) {
   return static_cast<int>(any_fits ? exit_status::ok : exit_status::findings);
 }
 
-int run_maximize(const what_if& engine, const fit_args& a, std::ostream& out, std::ostream& err) {
-  const auto& monotone = monotone_keys();
+int run_maximize(const whatif::what_if& engine, const fit_args& a, std::ostream& out, std::ostream& err) {
+  const auto& monotone = whatif::monotone_keys();
   const bool bisected = std::find(monotone.begin(), monotone.end(), a.maximize) != monotone.end();
   const std::int64_t up_to = a.up_to > 0 ? a.up_to : bisected ? 1 << 20 : 64;
-  auto found = maximize(engine, a.maximize, up_to);
+  auto found = whatif::maximize(engine, a.maximize, up_to);
   if (!found) return report_bad_input(err, "fit", found.error());
   if (!a.html.empty())
-    if (auto written = write_file_atomic(a.html, report::sweep_html(maximize_page(engine.base_job(), *found)));
+    if (auto written = write_file_atomic(a.html, report::sweep_html(report::maximize_page(engine.base_job(), *found)));
         !written)
       return report_bad_input(err, "fit", written.error());
-  if (a.json) out << maximize_json(*found).dump(2) << "\n";
-  else out << render_maximize(engine.base_job(), *found);
+  if (a.json) out << report::maximize_json(*found).dump(2) << "\n";
+  else out << report::render_maximize(engine.base_job(), *found);
   return exit_code(found->best_value.has_value());
 }
 
-int run_try(const what_if& engine, const fit_args& a, std::ostream& out, std::ostream& err) {
+int run_try(const whatif::what_if& engine, const fit_args& a, std::ostream& out, std::ostream& err) {
   auto axes = parse_axes(a.tries, "--try");
   if (!axes) return report_bad_input(err, "fit", axes.error());
   for (const auto& ax : *axes)
@@ -56,9 +55,9 @@ int run_try(const what_if& engine, const fit_args& a, std::ostream& out, std::os
         return report_bad_input(err, "fit", checked.error());
   const auto rows = combinations(*axes);
   auto results = engine.evaluate_all(rows, "--try", false);
-  try_summary s = summarize(std::move(results));
+  whatif::try_summary s = whatif::summarize(std::move(results));
   if (s.fitting.empty())
-    if (auto filled = fill_closest_miss(engine, s); !filled)
+    if (auto filled = whatif::fill_closest_miss(engine, s); !filled)
       return report_bad_input(err, "fit", filled.error());
   if (!a.html.empty()) {
     // The page draws what each miss would need: plan them again with unlimited memory.
@@ -66,12 +65,12 @@ int run_try(const what_if& engine, const fit_args& a, std::ostream& out, std::os
       if (!miss.need)
         if (auto filled = engine.fill_need(miss, "--try"); !filled)
           return report_bad_input(err, "fit", filled.error());
-    if (auto written = write_file_atomic(a.html, report::sweep_html(try_page(engine.base_job(), s)));
+    if (auto written = write_file_atomic(a.html, report::sweep_html(report::try_page(engine.base_job(), s)));
         !written)
       return report_bad_input(err, "fit", written.error());
   }
-  if (a.json) out << try_json(s).dump(2) << "\n";
-  else out << render_try(engine.base_job(), s);
+  if (a.json) out << report::try_json(s).dump(2) << "\n";
+  else out << report::render_try(engine.base_job(), s);
   return exit_code(!s.fitting.empty());
 }
 
@@ -100,7 +99,7 @@ int cmd_fit(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (a.up_to < 0)
     return report_bad_input(err, "fit", error_at("--up-to", "expected a positive integer"));
 
-  auto engine = what_if::open(a.job_path, a.overrides, a.from);
+  auto engine = whatif::what_if::open(a.job_path, a.overrides, a.from);
   if (!engine) return report_bad_input(err, "fit", engine.error());
   print_notes(err, engine->notes());
   return a.tries.empty() ? run_maximize(*engine, a, out, err) : run_try(*engine, a, out, err);

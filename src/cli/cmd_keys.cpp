@@ -1,9 +1,7 @@
 // vramscope keys [--json] [PREFIX]: every key of the job spec that YAML and --set take, with
 // what it accepts and its default, read from the job module's field table.
 #include <vramscope/job/keys.hpp>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
+#include <vramscope/report/model_report.hpp>
 
 #include <ostream>
 
@@ -11,29 +9,6 @@
 #include "cli/commands.hpp"
 
 namespace vramscope::cli {
-
-namespace {
-
-void write_text(const std::vector<job::key_doc>& keys, std::ostream& out) {
-  out << fmt::format("{:<34} {:<22} {}\n", "key", "default", "allowed values");
-  for (const auto& k : keys)
-    out << fmt::format("{:<34} {:<22} {}\n", k.path, k.default_value.empty() ? "-" : k.default_value,
-                       k.allowed);
-  out << "\nset one with --set KEY=VALUE, or as `section: {key: value}` in the job YAML;\n"
-      << "environment variables are env.NAME (e.g. --set env.PYTORCH_CUDA_ALLOC_CONF=...)\n";
-}
-
-void write_json(const std::vector<job::key_doc>& keys, std::ostream& out) {
-  nlohmann::ordered_json doc = nlohmann::ordered_json::array();
-  for (const auto& k : keys)
-    doc.push_back({{"key", k.path},
-                   {"default", k.default_value},
-                   {"allowed", k.allowed},
-                   {"values", k.values}});
-  out << doc.dump(2) << "\n";
-}
-
-}  // namespace
 
 int cmd_keys(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{"Every job-spec key --set takes, with its default and allowed values", "keys"};
@@ -51,9 +26,9 @@ int cmd_keys(const std::vector<std::string>& args, std::ostream& out, std::ostre
     return static_cast<int>(exit_status::bad_input);
   }
   if (as_json)
-    write_json(keys, out);
+    report::render_keys_json(out, keys);
   else
-    write_text(keys, out);
+    report::render_keys_text(out, keys);
   return static_cast<int>(exit_status::ok);
 }
 

@@ -1,10 +1,11 @@
 // vramscope plan JOB.yaml [--json] [--timeline FILE.csv] [--html FILE.html] [--rank N] [--set key=value ...]
 #include <vramscope/core/io.hpp>
+#include <vramscope/job/job_loading.hpp>
 #include <vramscope/report/plan_report.hpp>
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
-#include "cli/job_loading.hpp"
+#include "cli/messages.hpp"
 
 namespace vramscope::cli {
 
@@ -37,7 +38,7 @@ int cmd_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   int code = 0;
   if (!parse_args(app, args, out, err, code)) return code;
 
-  auto loaded = load_job_and_model(a.job_path, a.overrides, a.from);
+  auto loaded = job::load_job_and_model(a.job_path, a.overrides, a.from);
   if (!loaded) return report_bad_input(err, "plan", loaded.error());
   print_notes(err, loaded->notes);
   predict::predict_options options;

@@ -8,6 +8,7 @@
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
+#include "cli/messages.hpp"
 
 namespace vramscope::cli {
 

@@ -248,4 +248,23 @@ const rank_prediction& busiest_rank(const prediction& p) {
   });
 }
 
+verdict_facts verdict_of(const prediction& p) {
+  verdict_facts v;
+  for (const auto& r : p.ranks)
+    if (r.oom) {
+      v.oom = verdict_facts::out_of_memory{r.rank, r.oom_phase, r.oom->requested, r.oom->reserved,
+                                           r.oom->capacity};
+      return v;
+    }
+  const gpu_prediction* worst = nullptr;
+  for (const auto& g : p.gpus)
+    if (!worst || g.device > worst->device) worst = &g;
+  if (worst) {
+    v.busiest_gpu = worst->index;
+    v.busiest_device = worst->device;
+    v.busiest_capacity = worst->capacity;
+  }
+  return v;
+}
+
 }  // namespace vramscope::predict

@@ -99,27 +99,23 @@ std::vector<std::pair<std::string_view, bytes>> breakdown_rows(const predict::br
           {"managed (paged)", b.managed}};
 }
 
-std::string verdict_line(const prediction& p) {
-  for (const auto& r : p.ranks)
-    if (r.oom) {
-      const bytes need = r.oom->requested;
-      return fmt::format("does not fit: rank {} runs out of memory in {} (asked for {} with {} "
-                         "reserved of {} usable)",
-                         r.rank, r.oom_phase, format_bytes(need), format_bytes(r.oom->reserved),
-                         format_bytes(r.oom->capacity));
-    }
-  const predict::gpu_prediction* worst = nullptr;
-  for (const auto& g : p.gpus)
-    if (!worst || g.device > worst->device) worst = &g;
-  if (!worst) return "nothing to place";
-  if (worst->device > worst->capacity)
-    return fmt::format("does not fit: GPU {} needs {} of {} (short by {})", worst->index,
-                       format_bytes(worst->device), format_bytes(worst->capacity),
-                       format_bytes(worst->device - worst->capacity));
-  return fmt::format("fits: busiest GPU {} at {} of {} ({} headroom)", worst->index,
-                     format_bytes(worst->device), format_bytes(worst->capacity),
-                     format_bytes(worst->capacity - worst->device));
+std::string verdict_line(const predict::verdict_facts& v) {
+  if (v.oom)
+    return fmt::format("does not fit: rank {} runs out of memory in {} (asked for {} with {} "
+                       "reserved of {} usable)",
+                       v.oom->rank, v.oom->phase, format_bytes(v.oom->requested),
+                       format_bytes(v.oom->reserved), format_bytes(v.oom->capacity));
+  if (!v.busiest_gpu) return "nothing to place";
+  if (v.busiest_device > v.busiest_capacity)
+    return fmt::format("does not fit: GPU {} needs {} of {} (short by {})", *v.busiest_gpu,
+                       format_bytes(v.busiest_device), format_bytes(v.busiest_capacity),
+                       format_bytes(v.busiest_device - v.busiest_capacity));
+  return fmt::format("fits: busiest GPU {} at {} of {} ({} headroom)", *v.busiest_gpu,
+                     format_bytes(v.busiest_device), format_bytes(v.busiest_capacity),
+                     format_bytes(v.busiest_capacity - v.busiest_device));
 }
+
+std::string verdict_line(const prediction& p) { return verdict_line(predict::verdict_of(p)); }
 
 // "full fine-tune", "lora r16", "qlora r16 (nf4 base)", "ia3", "prompt_tuning (20 virtual tokens)".
 static std::string training_kind(const job::job_spec& j) {

@@ -23,7 +23,7 @@ void put(json& o, const char* key, const std::string& v) {
   if (!v.empty()) o[key] = v;
 }
 
-// A GPU and a process are written as `explain --json` writes them (observe::to_json), plus what
+// A GPU and a process are written in observe's JSON form of them (observe::to_json), plus what
 // only watch knows.
 json gpu_json(const gpu_reading& g) {
   json o = observe::to_json(g.gpu);

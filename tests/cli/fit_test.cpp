@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cli/axes.hpp"
-#include "cli/what_if.hpp"
+#include <vramscope/whatif/what_if.hpp>
 #include "support/cli.hpp"
 
 namespace vramscope::cli {
@@ -106,7 +106,7 @@ TEST(Fit, TryRanksByCostThenHeadroom) {
 
 // Every verdict of a grid, sampled, equals plan's on that configuration.
 TEST(Fit, GridVerdictsEqualPlanOnSampledRows) {
-  auto engine = what_if::open(example, {}, "");
+  auto engine = whatif::what_if::open(example, {}, "");
   ASSERT_TRUE(engine) << engine.error().to_string();
   auto axes = parse_axes({"parallel.strategy=fsdp2,fsdp1,zero3,ddp",
                           "training.activation_checkpointing=none,full",
@@ -136,14 +136,14 @@ TEST(Fit, GridVerdictsEqualPlanOnSampledRows) {
 // 0.6 GiB either way (seq_len 512: 29.47 GiB reserved, 1000: 28.94, 2048: 29.47, 4096: 29.29,
 // at 1000 GiB of device memory). docs/fit.md
 // says what that means for --maximize training.seq_len.
-bytes need_at(const what_if& engine, const std::string& setting) {
+bytes need_at(const whatif::what_if& engine, const std::string& setting) {
   auto r = engine.evaluate({setting}, "--try", true);
   EXPECT_TRUE(r) << r.error().to_string();
   return r ? *r->need : 0;
 }
 
 TEST(Fit, MemoryIsMonotoneInTheBisectedKeys) {
-  auto engine = what_if::open(example, {"hardware.gpu_memory=1000GiB"}, "");
+  auto engine = whatif::what_if::open(example, {"hardware.gpu_memory=1000GiB"}, "");
   ASSERT_TRUE(engine);
   const std::vector<std::pair<std::string, std::vector<int>>> sweeps{
       {"training.micro_batch", {1, 2, 3, 4, 5, 6, 8, 11, 16}},
@@ -160,7 +160,7 @@ TEST(Fit, MemoryIsMonotoneInTheBisectedKeys) {
 }
 
 TEST(Fit, ShortSequencesAreNotMonotone) {
-  auto engine = what_if::open(example, {"hardware.gpu_memory=1000GiB"}, "");
+  auto engine = whatif::what_if::open(example, {"hardware.gpu_memory=1000GiB"}, "");
   ASSERT_TRUE(engine);
   const bytes at_512 = need_at(*engine, "training.seq_len=512");
   const bytes at_1000 = need_at(*engine, "training.seq_len=1000");
@@ -242,13 +242,13 @@ TEST(FitHtml, TryDrawsWhatEachMissWouldNeed) {
 // The network proxy by hand for Llama-3.2-1B (P = 1,235,814,400 parameters, fp32 gradient
 // reduction, bf16 compute): ring collectives over n ranks send (n-1)/n of the buffer.
 TEST(NetworkPerStep, MatchesTheRingFormulasOfEachStrategy) {
-  auto engine = what_if::open(example, {"model=llama-3.2-1b"}, "");
+  auto engine = whatif::what_if::open(example, {"model=llama-3.2-1b"}, "");
   ASSERT_TRUE(engine) << engine.error().to_string();
   const std::uint64_t P = 1'235'814'400;
   auto network = [&](std::vector<std::string> settings) {
     auto job = engine->job_with(settings, "--try");
     EXPECT_TRUE(job) << job.error().to_string();
-    return job ? network_per_step(engine->model(), *job) : 0;
+    return job ? whatif::network_per_step(engine->model(), *job) : 0;
   };
   // DDP over 8: an all-reduce of 4P bytes of gradients, 2 x 7/8 of it.
   EXPECT_EQ(network({"parallel.strategy=ddp"}), 2 * 7 * (4 * P) / 8);

@@ -11,7 +11,7 @@
 namespace vramscope::observe {
 
 /// One GPU: {"index", "name", "uuid", "bus_id", "total", "used", "free", "reserved",
-/// "utilization_gpu", "utilization_memory"}; `watch --json` lines use it too.
+/// "utilization_gpu", "utilization_memory"}; the lines of `watch --json` and `--log` use it too.
 nlohmann::json to_json(const gpu_observation& g);
 
 /// One process: {"pid", "gpu_index", "gpu_uuid", "gpu_bus_id", "name", "type", "used",

@@ -101,4 +101,19 @@ result<prediction> plan(const model::model_spec& model, const job::job_spec& job
 /// The worst rank (largest device figure, then reserved).
 const rank_prediction& busiest_rank(const prediction& p);
 
+/// What the one-line verdict of a plan rests on (report::verdict_line words it), small enough
+/// for each of thousands of what-if rows to keep.
+struct verdict_facts {
+  struct out_of_memory {
+    int rank = 0;
+    std::string phase;
+    bytes requested = 0, reserved = 0, capacity = 0;
+  };
+  std::optional<out_of_memory> oom;  // the first rank that ran out of memory
+  std::optional<int> busiest_gpu;    // otherwise the GPU with the most device memory, if any
+  bytes busiest_device = 0, busiest_capacity = 0;
+};
+
+verdict_facts verdict_of(const prediction& p);
+
 }  // namespace vramscope::predict

@@ -41,5 +41,6 @@ std::string plan_html(const predict::prediction& p);
 
 /// One line: "does not fit: rank 3 runs out of memory in backward:layers.7 (short by 2.1 GiB)".
 std::string verdict_line(const predict::prediction& p);
+std::string verdict_line(const predict::verdict_facts& v);
 
 }  // namespace vramscope::report

@@ -14,8 +14,9 @@
 //
 // Sizes are integers in bytes. Figures that are unknown are omitted, never written as 0; "lost"
 // appears only when true. Readers ignore keys they do not know, so newer logs stay readable. GPUs
-// and processes carry the names of `explain --json` (observe/observe_json.hpp); logs written
-// before that ("util_gpu", "util_memory", a process's "gpu") still read.
+// and processes are written in observe's JSON form of them (observe/observe_json.hpp, the names
+// of the observation structs); logs written before that ("util_gpu", "util_memory", a process's
+// "gpu") still read.
 
 #include <span>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// The what-if engine that `compare` and `fit` share: the job file (or imported config) is read
+// The what-if engine (module whatif) that `compare` and `fit` share: the job file (or imported config) is read
 // and its model loaded once; each row applies its own "key=value" settings to a copy of that job,
 // resolves it exactly as `plan --set` would, and plans it. Rows run on all cores.
 //
@@ -18,8 +18,9 @@
 #include <vramscope/job/importers.hpp>
 #include <vramscope/job/job_spec.hpp>
 #include <vramscope/model/model_spec.hpp>
+#include <vramscope/predict/prediction.hpp>
 
-namespace vramscope::cli {
+namespace vramscope::whatif {
 
 /// A row's settings as the tables show them: "key=value key=value".
 std::string settings_text(const std::vector<std::string>& settings);
@@ -34,7 +35,7 @@ struct row_outcome {
   bytes host = 0;                     // host memory of offloaded state per rank
   double recompute = 0;               // cost proxy: see recompute_share()
   bytes network = 0;                  // cost proxy: see network_per_step()
-  std::string verdict;                // report::verdict_line
+  predict::verdict_facts verdict;     // report::verdict_line words it
 
   /// capacity - need, negative for a shortfall. Requires: need.
   [[nodiscard]] std::int64_t headroom() const {
@@ -114,4 +115,4 @@ class what_if {
   warnings notes_;
 };
 
-}  // namespace vramscope::cli
+}  // namespace vramscope::whatif

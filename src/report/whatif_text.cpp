@@ -1,10 +1,13 @@
-#include "cli/fit_output.hpp"
+#include <vramscope/report/whatif_report.hpp>
 
 #include <vramscope/job/job_names.hpp>
+#include <vramscope/report/plan_report.hpp>
 
 #include <fmt/format.h>
 
-namespace vramscope::cli {
+#include <algorithm>
+
+namespace vramscope::report {
 
 const char* const cost_proxy_text =
     "cost proxy: recompute = share of a step's FLOPs spent re-running the forward pass for "
@@ -21,17 +24,17 @@ namespace {
 
 std::string header(const job::job_spec& job) { return "fit: " + job_summary(job) + "\n"; }
 
-std::string headroom_text(const row_outcome& r) {
+std::string headroom_text(const whatif::row_outcome& r) {
   const auto h = r.headroom();
   return h >= 0 ? format_bytes(static_cast<bytes>(h)) : "-" + format_bytes(static_cast<bytes>(-h));
 }
 
-std::string miss_line(const row_outcome& r) {
-  return fmt::format("{} needs {} of {} (short by {})", settings_text(r.settings), format_bytes(*r.need),
+std::string miss_line(const whatif::row_outcome& r) {
+  return fmt::format("{} needs {} of {} (short by {})", whatif::settings_text(r.settings), format_bytes(*r.need),
                      format_bytes(r.capacity), format_bytes(*r.need - r.capacity));
 }
 
-nlohmann::json row_json(const row_outcome& r) {
+nlohmann::json row_json(const whatif::row_outcome& r) {
   nlohmann::json j{{"settings", r.settings}, {"fits", r.fits}, {"reserved", r.reserved},
                    {"device", r.device}, {"capacity", r.capacity}, {"recompute", r.recompute},
                    {"network_bytes", r.network}, {"host_memory", r.host}};
@@ -44,11 +47,11 @@ nlohmann::json row_json(const row_outcome& r) {
 
 }  // namespace
 
-std::string render_maximize(const job::job_spec& base, const maximize_result& r) {
+std::string render_maximize(const job::job_spec& base, const whatif::maximize_result& r) {
   std::string out = header(base);
   if (r.best) {
     out += fmt::format("largest {} that fits: {}\n", r.key, *r.best_value);
-    out += fmt::format("  {}: device {}, headroom {}\n", settings_text(r.best->settings),
+    out += fmt::format("  {}: device {}, headroom {}\n", whatif::settings_text(r.best->settings),
                        format_bytes(r.best->device), headroom_text(*r.best));
     if (r.miss) out += "  " + miss_line(*r.miss) + "\n";
   } else {
@@ -63,7 +66,7 @@ std::string render_maximize(const job::job_spec& base, const maximize_result& r)
   return out;
 }
 
-nlohmann::json maximize_json(const maximize_result& r) {
+nlohmann::json maximize_json(const whatif::maximize_result& r) {
   nlohmann::json j{{"key", r.key}, {"search", r.bisected ? "bisection" : "scan"},
                    {"up_to", r.up_to}, {"plans", r.evaluated}};
   j["largest"] = r.best_value ? nlohmann::json(*r.best_value) : nlohmann::json(nullptr);
@@ -73,7 +76,7 @@ nlohmann::json maximize_json(const maximize_result& r) {
   return j;
 }
 
-std::string render_try(const job::job_spec& base, const try_summary& s) {
+std::string render_try(const job::job_spec& base, const whatif::try_summary& s) {
   std::string out = header(base);
   out += fmt::format("{} of {} combinations fit", s.fitting.size(), s.combinations);
   if (!s.invalid.empty()) out += fmt::format(" ({} refused by the job rules)", s.invalid.size());
@@ -87,19 +90,19 @@ std::string render_try(const job::job_spec& base, const try_summary& s) {
     return out;
   }
   std::size_t width = 8;
-  for (const auto& r : s.fitting) width = std::max(width, settings_text(r.settings).size());
+  for (const auto& r : s.fitting) width = std::max(width, whatif::settings_text(r.settings).size());
   out += fmt::format("{:>4}  {:<{}}  {:>11} {:>11} {:>9} {:>11} {:>11}\n", "#", "settings", width,
                      "device", "headroom", "recompute", "network", "host");
   std::size_t n = 0;
   for (const auto& r : s.fitting)
     out += fmt::format("{:>4}  {:<{}}  {:>11} {:>11} {:>8.0f}% {:>11} {:>11}\n", ++n,
-                       settings_text(r.settings), width, format_bytes(r.device), headroom_text(r),
+                       whatif::settings_text(r.settings), width, format_bytes(r.device), headroom_text(r),
                        r.recompute * 100, r.network > 0 ? format_bytes(r.network) : "-",
                        r.host > 0 ? format_bytes(r.host) : "-");
   return out;
 }
 
-nlohmann::json try_json(const try_summary& s) {
+nlohmann::json try_json(const whatif::try_summary& s) {
   nlohmann::json j{{"combinations", s.combinations}, {"cost_proxy", cost_proxy_text},
                    {"ranked_by", {"recompute", "network_bytes", "host_memory", "headroom"}}};
   j["fits"] = nlohmann::json::array();
@@ -111,4 +114,57 @@ nlohmann::json try_json(const try_summary& s) {
   return j;
 }
 
-}  // namespace vramscope::cli
+// ---- compare ----
+
+namespace {
+
+std::int64_t compare_delta(bytes a, bytes b) {
+  return static_cast<std::int64_t>(a) - static_cast<std::int64_t>(b);
+}
+
+// What a row shows: as planned when it fits, what it needs when it does not.
+bytes shown_device(const whatif::row_outcome& r) { return r.fits ? r.device : *r.need; }
+
+std::string fits_text(const whatif::row_outcome& r) {
+  return r.fits ? "yes" : "no, short by " + format_bytes(*r.need - r.capacity);
+}
+
+}  // namespace
+
+std::string render_compare_text(const std::vector<whatif::row_outcome>& rows) {
+  std::string out;
+  std::size_t width = 10;
+  for (const auto& r : rows) width = std::max(width, whatif::settings_text(r.settings).size());
+  out += fmt::format("{:<{}}  {:>11} {:>11} {:>12}  {}\n", "settings", width, "reserved",
+                     "device", "delta", "fits");
+  const bytes first = shown_device(rows.front());
+  for (const auto& r : rows)
+    out += fmt::format("{:<{}}  {:>11} {:>11} {:>12}  {}\n", whatif::settings_text(r.settings),
+                       width, r.fits ? format_bytes(r.reserved) : "-",
+                       format_bytes(shown_device(r)),
+                       &r == &rows.front() ? "-" : format_delta(compare_delta(shown_device(r), first)),
+                       fits_text(r));
+  if (std::any_of(rows.begin(), rows.end(), [](const auto& r) { return !r.fits; }))
+    out += "rows that do not fit show the device memory they need (planned with unlimited "
+           "memory)\n";
+  return out;
+}
+
+nlohmann::json compare_json(const std::vector<whatif::row_outcome>& rows) {
+  nlohmann::json j = nlohmann::json::array();
+  const bytes first = shown_device(rows.front());
+  for (const auto& r : rows) {
+    nlohmann::json row{{"settings", r.settings}, {"reserved", r.reserved},
+                       {"device", shown_device(r)}, {"need", *r.need},
+                       {"delta_device", compare_delta(shown_device(r), first)}, {"fits", r.fits},
+                       {"verdict", verdict_line(r.verdict)}};
+    if (!r.fits) {
+      row["shortfall"] = *r.need - r.capacity;
+      row["device_at_oom"] = r.device;
+    }
+    j.push_back(std::move(row));
+  }
+  return j;
+}
+
+}  // namespace vramscope::report

@@ -1,6 +1,5 @@
-#include "cli/job_loading.hpp"
+#include <vramscope/job/job_loading.hpp>
 
-#include <vramscope/cli/run.hpp>
 #include <vramscope/core/io.hpp>
 #include <vramscope/job/importers.hpp>
 #include <vramscope/job/job_reader.hpp>
@@ -10,37 +9,37 @@
 
 #include <filesystem>
 
-namespace vramscope::cli {
+namespace vramscope::job {
 
 // `trainer.*` items of --set are the HF Trainer's arguments that fill DeepSpeed "auto" values;
 // the values filled from the model's hidden size wait in `autos` until the model is loaded.
-result<job::job_spec> import_job(const std::string& from, const std::vector<std::string>& overrides,
-                                 warnings& notes, std::vector<job::hidden_size_auto>& autos) {
-  job::trainer_args trainer;
+result<job_spec> import_job(const std::string& from, const std::vector<std::string>& overrides,
+                                 warnings& notes, std::vector<hidden_size_auto>& autos) {
+  trainer_args trainer;
   std::vector<std::string> rest;
-  if (auto taken = job::take_trainer_args(overrides, trainer, rest); !taken) return taken.error();
-  auto imported = job::import_config(from, trainer);
+  if (auto taken = take_trainer_args(overrides, trainer, rest); !taken) return taken.error();
+  auto imported = import_config(from, trainer);
   if (!imported) return imported.error();
   notes.insert(notes.end(), imported->notes.begin(), imported->notes.end());
   autos = std::move(imported->hidden_size_autos);
-  job::job_spec j = std::move(imported->job);
-  if (auto applied = job::apply_overrides(j, rest, &notes); !applied) return applied.error();
-  if (auto resolved = job::resolve_job(j, &notes); !resolved) return resolved.error();
+  job_spec j = std::move(imported->job);
+  if (auto applied = apply_overrides(j, rest, &notes); !applied) return applied.error();
+  if (auto resolved = resolve_job(j, &notes); !resolved) return resolved.error();
   return j;
 }
 
-result<job::job_spec> read_job_unresolved(const std::string& path,
+result<job_spec> read_job_unresolved(const std::string& path,
                                           const std::vector<std::string>& overrides) {
   auto text = read_file(path);
   if (!text) return text.error();
-  auto job = job::read_job_yaml(*text, path);
+  auto job = read_job_yaml(*text, path);
   if (!job) return job;
   for (const auto& o : overrides)
-    if (auto set = job::set_field(*job, o); !set) return set.error();
+    if (auto set = set_field(*job, o); !set) return set.error();
   return job;
 }
 
-result<model::model_spec> load_model_of(const job::job_spec& job, const std::string& path) {
+result<model::model_spec> load_model_of(const job_spec& job, const std::string& path) {
   std::string model_ref = job.model;
   // A model given as a path is relative to the job file, like an include.
   const auto beside = std::filesystem::path(path).parent_path() / model_ref;
@@ -75,26 +74,17 @@ result<loaded_job> load_job_and_model(const std::string& path,
   loaded_job out;
   if (path.empty() && from.empty())
     return error_at("", "no job: give a job spec (JOB.yaml) or --from a framework config");
-  std::vector<job::hidden_size_auto> autos;
-  auto job = from.empty() ? job::load_job(path, overrides, &out.notes)
+  std::vector<hidden_size_auto> autos;
+  auto job = from.empty() ? load_job(path, overrides, &out.notes)
                           : import_job(from, overrides, out.notes, autos);
   if (!job) return job.error();
   out.job = std::move(*job);
   auto model = load_model_of(out.job, path);
   if (!model) return model.error();
   out.model = std::move(*model);
-  job::fill_hidden_size_autos(out.job, autos, out.model.text.hidden, overrides, &out.notes);
-  if (auto checked = job::check_against_model(out.job, out.model); !checked) return checked.error();
+  fill_hidden_size_autos(out.job, autos, out.model.text.hidden, overrides, &out.notes);
+  if (auto checked = check_against_model(out.job, out.model); !checked) return checked.error();
   return out;
 }
 
-int report_bad_input(std::ostream& err, const std::string& command, const diagnostic& d) {
-  err << "vramscope " << command << ": " << d.to_string() << "\n";
-  return static_cast<int>(exit_status::bad_input);
-}
-
-void print_notes(std::ostream& err, const warnings& notes) {
-  for (const auto& n : notes) err << "warning: " << n.to_string() << "\n";
-}
-
-}  // namespace vramscope::cli
+}  // namespace vramscope::job

@@ -1,4 +1,4 @@
-#include "cli/fit_search.hpp"
+#include <vramscope/whatif/fit_search.hpp>
 
 #include <vramscope/job/job_writer.hpp>
 
@@ -9,7 +9,7 @@
 #include <map>
 #include <tuple>
 
-namespace vramscope::cli {
+namespace vramscope::whatif {
 
 namespace {
 
@@ -153,4 +153,4 @@ status fill_closest_miss(const what_if& engine, try_summary& s) {
   return ok();
 }
 
-}  // namespace vramscope::cli
+}  // namespace vramscope::whatif

@@ -14,9 +14,9 @@
 
 #include <vramscope/core/result.hpp>
 
-#include "cli/what_if.hpp"
+#include <vramscope/whatif/what_if.hpp>
 
-namespace vramscope::cli {
+namespace vramscope::whatif {
 
 /// The fields searched by galloping and bisection.
 const std::vector<std::string>& monotone_keys();
@@ -56,4 +56,4 @@ try_summary summarize(std::vector<result<row_outcome>> rows);
 /// When nothing fits, plans each miss with unlimited memory and picks the closest.
 status fill_closest_miss(const what_if& engine, try_summary& s);
 
-}  // namespace vramscope::cli
+}  // namespace vramscope::whatif

@@ -1,10 +1,9 @@
-#include "cli/what_if.hpp"
+#include <vramscope/whatif/what_if.hpp>
 
 #include <vramscope/job/model_checks.hpp>
 #include <vramscope/job/overrides.hpp>
 #include <vramscope/job/resolve.hpp>
 #include <vramscope/predict/prediction.hpp>
-#include <vramscope/report/plan_report.hpp>
 #include <vramscope/schedule/schedule.hpp>
 
 #include <malloc.h>
@@ -14,9 +13,9 @@
 #include <mutex>
 #include <thread>
 
-#include "cli/job_loading.hpp"
+#include <vramscope/job/job_loading.hpp>
 
-namespace vramscope::cli {
+namespace vramscope::whatif {
 
 namespace {
 
@@ -105,7 +104,7 @@ bytes network_per_step(const model::model_spec& model, const job::job_spec& job)
 result<what_if> what_if::open(const std::string& path, const std::vector<std::string>& overrides,
                               const std::string& from) {
   // Load once the way plan does, so that a bad base job fails with plan's message.
-  auto loaded = load_job_and_model(path, overrides, from);
+  auto loaded = job::load_job_and_model(path, overrides, from);
   if (!loaded) return loaded.error();
   keep_freed_memory();
   what_if w;
@@ -117,11 +116,11 @@ result<what_if> what_if::open(const std::string& path, const std::vector<std::st
   w.model_ = std::make_shared<const model::model_spec>(std::move(loaded->model));
   if (w.imported_) {
     warnings ignored;
-    auto job = import_job(from, overrides, ignored, w.autos_);
+    auto job = job::import_job(from, overrides, ignored, w.autos_);
     if (!job) return job.error();
     w.base_ = std::move(*job);
   } else {
-    auto job = read_job_unresolved(path, overrides);
+    auto job = job::read_job_unresolved(path, overrides);
     if (!job) return job.error();
     w.base_ = std::move(*job);
   }
@@ -145,7 +144,7 @@ result<what_if::row_job> what_if::resolve_row(const std::vector<std::string>& se
   if (auto resolved = job::resolve_job(r.job); !resolved)
     return blame(resolved.error(), settings, option);
   if (r.job.model != model_->name && r.job.model != resolved_.model) {
-    auto m = load_model_of(r.job, path_);
+    auto m = job::load_model_of(r.job, path_);
     if (!m) return blame(m.error(), settings, option);
     r.model = std::make_shared<const model::model_spec>(std::move(*m));
   }
@@ -182,7 +181,7 @@ result<row_outcome> what_if::evaluate(const std::vector<std::string>& settings,
   out.host = p->cpu_memory;
   out.recompute = recompute_share(r->job);
   out.network = network_per_step(*r->model, r->job);
-  out.verdict = report::verdict_line(*p);
+  out.verdict = predict::verdict_of(*p);
   if (out.fits) out.need = out.device;
   if (!out.fits && need_when_missing)
     if (auto filled = fill_need(out, option); !filled) return filled.error();
@@ -241,4 +240,4 @@ std::string settings_text(const std::vector<std::string>& settings) {
   return out;
 }
 
-}  // namespace vramscope::cli
+}  // namespace vramscope::whatif

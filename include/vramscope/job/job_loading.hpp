@@ -1,9 +1,8 @@
 #pragma once
-// Shared by plan, compare, fit and explain: read a job spec (with --set overrides) or import a
-// framework config, and load its model (a path is taken relative to the job file). Planning
-// itself is predict::plan.
+// Shared by plan, compare, fit and explain (and the what-if engine): read a job spec (with --set
+// overrides) or import a framework config, and load its model (a path is taken relative to the
+// job file). Planning itself is predict::plan.
 
-#include <ostream>
 #include <string>
 #include <vector>
 
@@ -11,12 +10,11 @@
 #include <vramscope/job/importers.hpp>
 #include <vramscope/job/job_spec.hpp>
 #include <vramscope/model/model_spec.hpp>
-#include <vramscope/predict/prediction.hpp>
 
-namespace vramscope::cli {
+namespace vramscope::job {
 
 struct loaded_job {
-  job::job_spec job;
+  job_spec job;
   model::model_spec model;
   warnings notes;
 };
@@ -30,18 +28,12 @@ result<loaded_job> load_job_and_model(const std::string& path,
 
 /// The pieces of load_job_and_model, for the what-if engine, which loads once and varies per row:
 /// the job file read with `overrides` set but not resolved (load_job before resolve_job) ...
-result<job::job_spec> read_job_unresolved(const std::string& path,
+result<job_spec> read_job_unresolved(const std::string& path,
                                           const std::vector<std::string>& overrides);
 /// ... the framework config at `from` imported with `overrides` applied, resolved ...
-result<job::job_spec> import_job(const std::string& from, const std::vector<std::string>& overrides,
-                                 warnings& notes, std::vector<job::hidden_size_auto>& autos);
+result<job_spec> import_job(const std::string& from, const std::vector<std::string>& overrides,
+                                 warnings& notes, std::vector<hidden_size_auto>& autos);
 /// ... and the job's model (a path in `job.model` is taken relative to the job file `path`).
-result<model::model_spec> load_model_of(const job::job_spec& job, const std::string& path);
+result<model::model_spec> load_model_of(const job_spec& job, const std::string& path);
 
-/// Prints a diagnostic as "vramscope CMD: <diagnostic>" and returns exit code 2.
-int report_bad_input(std::ostream& err, const std::string& command, const diagnostic& d);
-
-/// Prints warnings as "warning: ..." lines.
-void print_notes(std::ostream& err, const warnings& notes);
-
-}  // namespace vramscope::cli
+}  // namespace vramscope::job
