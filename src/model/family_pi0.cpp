@@ -87,6 +87,7 @@ void build_pi0(field_reader& c, inventory_builder& out, std::string_view) {
   out.spec().text = shape_of(d);
   out.spec().vision = shape_of(v);
   out.spec().extra.push_back(shape_of(e));
+  out.spec().extra.back().unit_prefix = action_expert.unit_prefix;
 }
 
 }  // namespace vramscope::model::detail

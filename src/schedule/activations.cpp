@@ -63,6 +63,12 @@ attention_impl sdpa_kernel(const dims& d, const job::job_spec& job) {
   return gqa && native_gqa ? attention_impl::math : attention_impl::efficient;
 }
 
+// T5Attention (transformers' modeling_t5.py) computes its scores with torch.matmul, adds the
+// relative position bias and runs softmax itself: no SDPA kernel, whatever the job asks for.
+attention_impl kernel_for(const dims& d, const model::stack_shape& s, const job::job_spec& job) {
+  return s.eager_attention ? attention_impl::eager : sdpa_kernel(d, job);
+}
+
 // Ring attention under context parallelism (torch/distributed/tensor/experimental/_attention.py,
 // _templated_ring_attention and its backward): the kernel runs once per rank of the cp group on
 // the local queries and the keys and values passed round the ring, and autograd saves what the
@@ -78,12 +84,13 @@ void add_ring_buffers(unit_activations& a, const dims& d, std::uint64_t kv) {
 }
 
 // Saved by attention, per implementation (see docs/schedule.md, "Activations").
-void add_attention(unit_activations& a, const dims& d, const job::job_spec& job, bool o_input) {
+void add_attention(unit_activations& a, const dims& d, const model::stack_shape& s,
+                   const job::job_spec& job, bool o_input) {
   const std::uint64_t q = d.c * d.n * d.h / d.tp;
   const std::uint64_t kv = d.c * d.n * d.kv / d.tp;
   const std::uint64_t heads = std::max<std::uint64_t>(1, d.heads / d.tp);
   const std::uint64_t scores = d.batch * heads * d.seq * d.seq;
-  const attention_impl kernel = sdpa_kernel(d, job);
+  const attention_impl kernel = kernel_for(d, s, job);
   // Only flash takes K and V with fewer heads; the math path repeats them inside SDPA and the
   // others get them repeated by transformers.
   const bool repeat_kv = job.training.padding_mask || kernel != attention_impl::flash;
@@ -106,7 +113,8 @@ void add_attention(unit_activations& a, const dims& d, const job::job_spec& job,
       break;
     case attention_impl::eager:
       a.saved.push_back(4 * scores);    // fp32 softmax output
-      a.saved.push_back(d.c * scores);  // its bf16 cast, input of probs @ v
+      a.saved.push_back(d.c * scores);  // its bf16 cast (or its dropout), input of probs @ v
+      if (s.attention_dropout) a.saved.push_back(scores);  // the dropout's bool mask
       a.forward_temps.push_back(d.c * scores);   // raw scores
       a.forward_temps.push_back(d.c * scores);   // scores + causal mask
       a.backward_temps.push_back(4 * scores);
@@ -169,7 +177,7 @@ std::vector<bytes> per_op_saved(const dims& d, const model::stack_shape& s, cons
   const std::uint64_t heads = std::max<std::uint64_t>(1, d.heads / d.tp);
   out.push_back(d.c * d.n * d.h / d.tp);   // q projection output
   out.push_back(d.c * d.n * d.kv / d.tp);  // v projection output
-  const auto impl = job.training.attention;
+  const auto impl = s.eager_attention ? attention_impl::eager : job.training.attention;
   if (impl == attention_impl::flash || impl == attention_impl::efficient) {
     out.push_back(d.c * d.n * d.h / d.tp);           // attention output
     out.push_back(4 * d.batch * heads * d.seq);      // logsumexp
@@ -198,7 +206,11 @@ unit_activations block(const dims& d, const model::stack_shape& s, const job::jo
       add_norm(a.saved, d, s, liger, in.norm_weights, in.qkv || in.mlp);
       break;
   }
-  add_attention(a, d, job, in.o);
+  add_attention(a, d, s, job, in.o);
+  if (s.cross_attention) {  // a second norm and attention, over the encoder's output
+    add_norm(a.saved, d, s, liger, in.norm_weights, in.qkv);
+    add_attention(a, d, s, job, in.o);
+  }
   dims mlp = d;
   if (s.experts > 0) mlp.n = d.n * std::max<std::uint64_t>(1, s.experts_per_token);
   add_mlp(a, mlp, s.gated_mlp, s.activation_saved, liger, in.down);
@@ -219,9 +231,10 @@ unit_activations block(const dims& d, const model::stack_shape& s, const job::jo
   if (job.training.activation_checkpointing == job::checkpointing::op)
     a.checkpoint_extra = per_op_saved(d, s, job);
   a.backward_temps.push_back(d.c * d.n * d.h);  // gradient of the residual stream
-  // Attention and MLP each end in an all-reduce of the block output; with sequence parallelism
-  // each begins with an all-gather of the input and ends with a reduce-scatter instead.
-  a.tp_collectives = d.tp > 1 ? (d.res > 1 ? 4 : 2) : 0;
+  // Attention (each of them) and MLP end in an all-reduce of the block output; with sequence
+  // parallelism each begins with an all-gather of the input and ends with a reduce-scatter.
+  const int sublayers = s.cross_attention ? 3 : 2;
+  a.tp_collectives = d.tp > 1 ? sublayers * (d.res > 1 ? 2 : 1) : 0;
   a.tp_buffer = d.tp > 1 ? d.c * d.n * d.h : 0;
   return a;
 }

@@ -24,7 +24,8 @@ const model::stack_shape& stack_of(const model::model_spec& m, const model::unit
   if (m.vision && (u.kind == unit_kind::vision_block || u.kind == unit_kind::vision_embedding ||
                    u.kind == unit_kind::vision_head))
     return *m.vision;
-  if (!m.extra.empty() && u.name.find("expert") != std::string::npos) return m.extra.front();
+  for (const auto& s : m.extra)
+    if (!s.unit_prefix.empty() && u.name.starts_with(s.unit_prefix)) return s;
   return m.text;
 }
 

@@ -1,6 +1,6 @@
 // What the activation model saves for the block shapes and losses the families and jobs differ
 // in: LayerNorm vs RMSNorm, parallel blocks, composite activation functions, residual dropout,
-// and LitGPT's sliced loss.
+// eager-only attention and its dropout, cross-attention, and LitGPT's sliced loss.
 #include "schedule/activations.hpp"
 
 #include <gtest/gtest.h>
@@ -78,6 +78,43 @@ TEST(Activations, CompositeActivationsAndResidualDropoutSaveMore) {
   EXPECT_EQ(saved_by(model::unit_kind::block, dropout, job) -
                 saved_by(model::unit_kind::block, base, job),
             2 * n * h);  // two bool masks
+}
+
+TEST(Activations, EagerFamiliesMaterialiseTheScoresWhateverTheJobAsks) {
+  job::job_spec flash;  // training.attention flash
+  job::job_spec eager;
+  eager.training.attention = job::attention_impl::eager;
+  auto t5 = plain_stack();
+  t5.eager_attention = true;  // T5Attention: matmul, + position bias, softmax, matmul
+  EXPECT_EQ(saved_by(model::unit_kind::block, t5, flash), saved_by(model::unit_kind::block, t5, eager));
+  EXPECT_EQ(saved_by(model::unit_kind::block, t5, flash),
+            saved_by(model::unit_kind::block, plain_stack(), eager));
+  // Attention dropout keeps a bool mask per score where the scores exist, and nothing under
+  // a fused kernel.
+  auto dropped = t5;
+  dropped.attention_dropout = true;
+  const std::uint64_t scores = 16 * 1000 * 1000;  // 1 sequence, 16 heads, 1000 x 1000
+  EXPECT_EQ(saved_by(model::unit_kind::block, dropped, flash) -
+                saved_by(model::unit_kind::block, t5, flash),
+            scores);
+  auto fused = plain_stack();
+  fused.attention_dropout = true;
+  EXPECT_EQ(saved_by(model::unit_kind::block, fused, flash),
+            saved_by(model::unit_kind::block, plain_stack(), flash));
+}
+
+TEST(Activations, CrossAttentionAddsANormAndAnAttentionOverAsManyEncoderTokens) {
+  const job::job_spec job;  // bf16, flash
+  auto decoder = plain_stack();
+  decoder.cross_attention = true;
+  const std::uint64_t n = 1000, h = 1024;
+  // RMS-style norm: fp32 copy, rstd, the bf16 normalised value, its output kept by q; then q,
+  // k, v, the attention output, the fp32 log-sum-exp and the o_proj input.
+  const bytes norm = 4 * n * h + 4 * n + 2 * n * h + 2 * n * h;
+  const bytes attention = 5 * 2 * n * h + 4 * 16 * n;
+  EXPECT_EQ(saved_by(model::unit_kind::block, decoder, job) -
+                saved_by(model::unit_kind::block, plain_stack(), job),
+            norm + attention);
 }
 
 TEST(Activations, LitgptLossKeepsFabricsFp32SlicesAndTheirLogSoftmax) {

@@ -66,6 +66,16 @@ struct stack_shape {
                                        // one fused op (silu, gelu, gelu_pytorch_tanh); more for
                                        // transformers' composite ones (gelu_new saves 4)
   bool residual_dropout = false;   // dropout on the attention and MLP outputs (a bool mask each)
+  bool attention_dropout = false;  // dropout on the attention probabilities: a bool mask per
+                                   // score where the scores are materialised (eager attention)
+  bool eager_attention = false;    // the family's attention is written as matmul, softmax,
+                                   // matmul whatever kernel the job asks for (T5's relative
+                                   // position bias): the scores are always materialised
+  bool cross_attention = false;    // each block also attends to an encoder's output (T5's
+                                   // decoder): a second norm and attention, keys and values
+                                   // over as many encoder tokens as the block has
+  std::string unit_prefix{};       // extra stacks: the prefix of the unit names that belong to
+                                   // this stack ("action_expert.", "encoder.")
 };
 
 /// A model: identity, architecture numbers, tensor inventory and units in forward order.
@@ -75,7 +85,8 @@ struct model_spec {
   dtype type = dtype::bf16;          // checkpoint dtype
   stack_shape text;                  // the language model (or the only stack)
   std::optional<stack_shape> vision; // vision tower for multimodal models
-  std::vector<stack_shape> extra;    // further stacks (pi0's action expert)
+  std::vector<stack_shape> extra;    // further stacks (pi0's action expert, T5's encoder),
+                                     // each owning the units named with its unit_prefix
   std::vector<tensor> tensors;       // checkpoint order within each unit
   std::vector<unit> units;           // forward order
   warnings notes;                    // oddities that did not stop loading (e.g. a tied head
