@@ -217,6 +217,21 @@ std::string field_reader::text(std::string_view key, std::string fallback) {
   return value->get<std::string>();
 }
 
+std::vector<std::string> field_reader::texts(std::string_view key) {
+  std::vector<std::string> out;
+  const json* value = find(key);
+  if (!value) return out;
+  const bool strings = value->is_array() && std::all_of(value->begin(), value->end(),
+                                                        [](const json& v) { return v.is_string(); });
+  if (!strings) {
+    fail(key, fmt::format("field \"{}\" must be a list of strings, got {}", path_of(key),
+                          shown(*value)));
+    return out;
+  }
+  for (const auto& item : *value) out.push_back(item.get<std::string>());
+  return out;
+}
+
 field_reader field_reader::child(std::string_view key, const json& fallback, bool strict) {
   const json* value = find(key);
   const std::size_t at = locate(key);
@@ -229,6 +244,32 @@ field_reader field_reader::child(std::string_view key, const json& fallback, boo
                      offset);
   child.in_text_ = value != nullptr;  // defaults have no place in the file
   return child;
+}
+
+// One fused op saves its input only; the Python-level ones of transformers' activations.py are
+// chains of elementwise ops, each multiply of two tensors saving both:
+//   gelu_new  0.5 x (1 + tanh(c (x + 0.044715 x^3))): x, tanh, 0.5 x, 1 + tanh
+//   gelu_fast 0.5 x (1 + tanh(0.798 x (1 + 0.044715 x x))): x, 0.044715 x, 0.798 x, the
+//             bracket, tanh, 0.5 x, 1 + tanh
+//   quick_gelu x sigmoid(1.702 x): x, sigmoid
+std::optional<std::uint32_t> activation_saved(std::string_view name) {
+  static constexpr std::pair<std::string_view, std::uint32_t> known[] = {
+      {"gelu", 1}, {"gelu_pytorch_tanh", 1}, {"relu", 1}, {"silu", 1}, {"swish", 1},
+      {"gelu_new", 4}, {"gelu_fast", 7}, {"quick_gelu", 2},
+  };
+  for (const auto& [n, saved] : known)
+    if (n == name) return saved;
+  return std::nullopt;
+}
+
+std::uint32_t read_activation(field_reader& c, std::string_view key, std::string fallback) {
+  const std::string name = c.text(key, std::move(fallback));
+  if (auto saved = activation_saved(name)) return *saved;
+  if (!c.failed())
+    c.fail(key, fmt::format("unknown activation \"{}\": expected one of gelu, gelu_new, gelu_fast, "
+                            "gelu_pytorch_tanh, quick_gelu, relu, silu",
+                            name));
+  return 1;
 }
 
 }  // namespace vramscope::model::detail

@@ -63,6 +63,8 @@ class field_reader {
   double probability(std::string_view key, double fallback);
   /// A string with a default used when absent or null.
   std::string text(std::string_view key, std::string fallback);
+  /// A list of strings ("architectures"); empty when absent or null.
+  std::vector<std::string> texts(std::string_view key);
   /// A nested object (sub-config). Absent or null: `fallback` (which must outlive the reader).
   /// The child is strict only if `strict` is passed.
   field_reader child(std::string_view key, const json& fallback, bool strict);
@@ -94,6 +96,14 @@ class field_reader {
   std::size_t text_offset_;
   bool in_text_ = true;  // false for a sub-config made of defaults (absent from the file)
 };
+
+/// The MLP-width tensors autograd keeps for the activation function transformers' ACT2FN
+/// calls `name` (stack_shape::activation_saved), or nullopt for a name not modelled.
+std::optional<std::uint32_t> activation_saved(std::string_view name);
+
+/// Reads activation function field `key` (default `fallback`) as activation_saved; an unknown
+/// name is an error naming the field and the known ones.
+std::uint32_t read_activation(field_reader& config, std::string_view key, std::string fallback);
 
 /// A diagnostic at byte `offset` of `source.text`: line, column and the line's text.
 diagnostic diagnostic_at(const config_source& source, std::size_t offset, std::string message);

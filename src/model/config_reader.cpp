@@ -15,7 +15,11 @@ namespace detail {
 
 namespace {
 
-constexpr std::array<family, 22> family_table{{
+constexpr std::array<family, 27> family_table{{
+    {"bert", &build_bert},
+    {"clip", &build_clip},
+    {"clip_text_model", &build_clip},
+    {"clip_vision_model", &build_clip},
     {"deepseek_v2", &build_deepseek},
     {"deepseek_v3", &build_deepseek},
     {"falcon", &build_falcon},
@@ -38,6 +42,7 @@ constexpr std::array<family, 22> family_table{{
     {"qwen3_moe", &build_decoder_family},
     {"siglip", &build_siglip},
     {"siglip_vision_model", &build_siglip},
+    {"t5", &build_t5},
 }};
 
 // nlohmann's messages read "[json.exception.parse_error.101] parse error at line 1, column 9:
@@ -77,6 +82,19 @@ std::optional<std::string> read_model_type(field_reader& config) {
 }  // namespace
 
 std::span<const family> families() { return family_table; }
+
+std::string read_architecture(field_reader& config, std::string_view type,
+                              std::initializer_list<std::string_view> known,
+                              std::string_view fallback) {
+  const auto named = config.texts("architectures");
+  if (named.empty()) return std::string(fallback);
+  if (std::find(known.begin(), known.end(), named.front()) != known.end()) return named.front();
+  config.fail("architectures",
+              fmt::format("field \"architectures\" names {}, which vramscope does not read for "
+                          "model_type \"{}\" (its heads are not modelled); it reads {}",
+                          named.front(), type, fmt::join(known, ", ")));
+  return std::string(fallback);
+}
 
 dtype read_dtype(field_reader& config) {
   static const json empty = json::object();

@@ -1,8 +1,10 @@
 #pragma once
 // The model families the config reader knows, as a table (model_type -> builder), and the
-// pieces families share: reading a decoder-only text config, and the SigLIP vision tower.
+// pieces families share: reading a decoder-only text config, the SigLIP and CLIP vision towers
+// and their encoder layers.
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -36,6 +38,9 @@ void build_deepseek(field_reader& config, inventory_builder& out, std::string_vi
 void build_siglip(field_reader& config, inventory_builder& out, std::string_view type);
 void build_paligemma(field_reader& config, inventory_builder& out, std::string_view type);
 void build_pi0(field_reader& config, inventory_builder& out, std::string_view type);
+void build_bert(field_reader& config, inventory_builder& out, std::string_view type);
+void build_clip(field_reader& config, inventory_builder& out, std::string_view type);
+void build_t5(field_reader& config, inventory_builder& out, std::string_view type);
 
 /// True when `type` is a decoder-only family read by read_text_decoder.
 bool is_decoder_family(std::string_view type);
@@ -48,7 +53,9 @@ bool is_decoder_family(std::string_view type);
 decoder_layout read_text_decoder(field_reader& config, std::string_view type,
                                  bool embedding = true);
 
-/// A SigLIP vision tower (SiglipVisionTransformer).
+/// A ViT tower: SigLIP's (SiglipVisionTransformer) or, with `clip`, CLIP's
+/// (CLIPVisionTransformer: a class token, a patch convolution without bias, pre_layrnorm before
+/// the layers, post_layernorm over the class token only, no pooling head).
 struct vision_layout {
   std::uint64_t hidden = 0;
   std::uint64_t intermediate = 0;
@@ -57,23 +64,49 @@ struct vision_layout {
   std::uint64_t channels = 3;
   std::uint64_t image_size = 0;
   std::uint64_t patch_size = 0;
-  bool head = true;  // attention-pooling head (vision_use_head)
+  bool head = true;  // attention-pooling head (vision_use_head; SigLIP only)
+  bool clip = false;
+  std::uint32_t activation_saved = 1;  // of hidden_act (stack_shape::activation_saved)
   [[nodiscard]] std::uint64_t patches() const {
     return (image_size / patch_size) * (image_size / patch_size);
   }
+  /// Tokens per image: the patches, and CLIP's class token.
+  [[nodiscard]] std::uint64_t tokens() const { return patches() + (clip ? 1 : 0); }
 };
 
-/// Reads a siglip_vision_model config (SiglipVisionConfig defaults when not strict;
-/// `use_head_default` is the vision_use_head default of the enclosing model).
-vision_layout read_vision(field_reader& config, bool use_head_default);
+/// SiglipVisionConfig's defaults; `head` is the vision_use_head default of the enclosing model.
+vision_layout siglip_vision_defaults(bool head);
+/// CLIPVisionConfig's defaults.
+vision_layout clip_vision_defaults();
 
-/// Emits the tower: units "<unit_prefix>embeddings", "<unit_prefix>layers.N",
-/// "<unit_prefix>post_layernorm" and, with a head, "<unit_prefix>head"; tensor names start
-/// with `tensor_prefix` ("vision_model." or "vision_tower.vision_model.").
+/// Reads a vision tower config (siglip_vision_model or clip_vision_model, as `defaults.clip`
+/// says); absent fields take `defaults` when the reader is not strict.
+vision_layout read_vision(field_reader& config, const vision_layout& defaults);
+
+/// Emits the tower: units "<unit_prefix>embeddings" (with CLIP's pre_layrnorm),
+/// "<unit_prefix>layers.N", "<unit_prefix>post_layernorm" (a norm for SigLIP, which applies it
+/// to every token; a vision_head for CLIP, which applies it to the class token) and, with a
+/// head, "<unit_prefix>head"; tensor names start with `tensor_prefix` ("vision_model." or
+/// "vision_tower.vision_model.").
 void add_vision_tower(inventory_builder& out, const vision_layout& v,
                       const std::string& tensor_prefix, const std::string& unit_prefix);
 
+/// The pre-LN encoder layers SigLIP and CLIP (both towers) share (SiglipEncoderLayer,
+/// CLIPEncoderLayer): units "<unit_prefix>N" of `kind`, tensors
+/// "<tensor_prefix>N.self_attn.{k,v,q,out}_proj", ".layer_norm1", ".mlp.fc1", ".mlp.fc2",
+/// ".layer_norm2", every one with its bias.
+void add_encoder_layers(inventory_builder& out, std::uint64_t hidden, std::uint64_t intermediate,
+                        std::uint64_t layers, const std::string& tensor_prefix,
+                        const std::string& unit_prefix, unit_kind kind);
+
 stack_shape shape_of(const vision_layout& v);
+
+/// The model class the config names first in "architectures", or `fallback` when it names
+/// none; one that is not among `known` is an error naming the field, the model_type `type`
+/// and the classes vramscope reads.
+std::string read_architecture(field_reader& config, std::string_view type,
+                              std::initializer_list<std::string_view> known,
+                              std::string_view fallback);
 
 /// The checkpoint dtype: "torch_dtype" (or the newer "dtype"), else text_config's; when
 /// absent, float32, as transformers loads such checkpoints.

@@ -59,28 +59,6 @@ void projection(inventory_builder& out, const std::string& base, std::uint64_t r
   if (bias) out.add(base + ".bias", {rows});
 }
 
-// The MLP-width tensors autograd keeps for an activation function named as transformers'
-// ACT2FN names it (activations.py). One fused op saves its input only; the Python-level ones are
-// chains of elementwise ops, each multiply of two tensors saving both:
-//   gelu_new  0.5 x (1 + tanh(c (x + 0.044715 x^3))): x, tanh, 0.5 x, 1 + tanh
-//   gelu_fast 0.5 x (1 + tanh(0.798 x (1 + 0.044715 x x))): x, 0.044715 x, 0.798 x, the
-//             bracket, tanh, 0.5 x, 1 + tanh
-//   quick_gelu x sigmoid(1.702 x): x, sigmoid
-std::uint32_t activation_saved(field_reader& c, std::string_view key, std::string fallback) {
-  static constexpr std::pair<std::string_view, std::uint32_t> known[] = {
-      {"gelu", 1}, {"gelu_pytorch_tanh", 1}, {"relu", 1}, {"silu", 1}, {"swish", 1},
-      {"gelu_new", 4}, {"gelu_fast", 7}, {"quick_gelu", 2},
-  };
-  const std::string name = c.text(key, std::move(fallback));
-  for (const auto& [n, saved] : known)
-    if (n == name) return saved;
-  if (!c.failed())
-    c.fail(key, fmt::format("unknown activation \"{}\": expected one of gelu, gelu_new, gelu_fast, "
-                            "gelu_pytorch_tanh, quick_gelu, relu, silu",
-                            name));
-  return 1;
-}
-
 void check_heads(field_reader& c, std::string_view heads_key, std::uint64_t hidden,
                  std::uint64_t heads) {
   if (c.failed()) return;
@@ -116,7 +94,7 @@ void build_gpt2(field_reader& c, inventory_builder& out, std::string_view) {
   const std::uint64_t heads = c.size("n_head", 12);
   const std::uint64_t inner = c.count("n_inner", 4 * h);
   const bool tied = c.flag("tie_word_embeddings", true);
-  const std::uint32_t act = activation_saved(c, "activation_function", "gelu_new");
+  const std::uint32_t act = read_activation(c, "activation_function", "gelu_new");
   const bool dropout = c.probability("resid_pdrop", 0.1) > 0;
   check_heads(c, "n_head", h, heads);
   if (c.failed()) return;
@@ -155,7 +133,7 @@ void build_gpt_neox(field_reader& c, inventory_builder& out, std::string_view) {
   const bool bias = c.flag("attention_bias", true);
   const bool tied = c.flag("tie_word_embeddings", false);
   const bool parallel = c.flag("use_parallel_residual", true);
-  const std::uint32_t act = activation_saved(c, "hidden_act", "gelu");
+  const std::uint32_t act = read_activation(c, "hidden_act", "gelu");
   check_heads(c, "num_attention_heads", h, heads);
   if (c.failed()) return;
   out.begin_unit("embed_in", unit_kind::embedding);
@@ -193,7 +171,7 @@ void build_phi(field_reader& c, inventory_builder& out, std::string_view) {
   const std::uint64_t kv_heads = c.count("num_key_value_heads", heads);
   const bool tied = c.flag("tie_word_embeddings", false);
   const bool qk_norm = c.flag("qk_layernorm", false);
-  const std::uint32_t act = activation_saved(c, "hidden_act", "gelu_new");
+  const std::uint32_t act = read_activation(c, "hidden_act", "gelu_new");
   const bool dropout = c.probability("resid_pdrop", 0.0) > 0;
   check_heads(c, "num_attention_heads", h, heads);
   if (!c.failed())
@@ -249,7 +227,7 @@ void build_falcon(field_reader& c, inventory_builder& out, std::string_view) {
   const std::uint64_t ffn = c.count("ffn_hidden_size", 4 * h);
   const bool tied = c.flag("tie_word_embeddings", true);
   const std::uint64_t norms = c.count("num_ln_in_parallel_attn", new_arch ? 2 : 1, 2);
-  const std::uint32_t act = activation_saved(c, "activation", "gelu");
+  const std::uint32_t act = read_activation(c, "activation", "gelu");
   const bool dropout = c.probability("hidden_dropout", 0.0) > 0;
   check_heads(c, "num_attention_heads", h, heads);
   const std::uint64_t kv_heads =

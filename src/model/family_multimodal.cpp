@@ -55,7 +55,7 @@ void build_paligemma(field_reader& c, inventory_builder& out, std::string_view) 
                        {"num_key_value_heads", 1},   {"vocab_size", c.count("vocab_size", 257152)}};
   field_reader vision = c.child("vision_config", default_vision, false);
   check_vision_type(vision);
-  const vision_layout v = read_vision(vision, true);
+  const vision_layout v = read_vision(vision, siglip_vision_defaults(true));
   field_reader text = c.child("text_config", default_text, false);
   const decoder_layout d = read_language_model(text, "gemma");
   const std::uint64_t projection = c.count("projection_dim", 2048);
@@ -75,7 +75,7 @@ void build_gemma3(field_reader& c, inventory_builder& out, std::string_view) {
   static const json empty = json::object();
   field_reader vision = c.child("vision_config", empty, false);
   check_vision_type(vision);
-  const vision_layout v = read_vision(vision, true);
+  const vision_layout v = read_vision(vision, siglip_vision_defaults(true));
   field_reader text = c.child("text_config", empty, false);
   const decoder_layout d = read_language_model(text, "gemma3_text");
   if (c.failed()) return;

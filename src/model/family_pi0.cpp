@@ -58,7 +58,7 @@ void build_pi0(field_reader& c, inventory_builder& out, std::string_view) {
   static const json empty = json::object();
   field_reader vision = c.child("vision_config", empty, true);
   check_type(vision, "siglip_vision_model");
-  const vision_layout v = read_vision(vision, false);
+  const vision_layout v = read_vision(vision, siglip_vision_defaults(false));
   field_reader text = c.child("text_config", empty, true);
   check_type(text, "gemma");
   decoder_layout d = read_text_decoder(text, "gemma");

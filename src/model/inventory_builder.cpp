@@ -64,4 +64,9 @@ void add_linear(inventory_builder& out, const std::string& base, std::uint64_t r
   if (bias) out.add(base + ".bias", {rows});
 }
 
+void add_layer_norm(inventory_builder& out, const std::string& base, std::uint64_t width) {
+  out.add(base + ".weight", {width});
+  out.add(base + ".bias", {width});
+}
+
 }  // namespace vramscope::model::detail

@@ -43,4 +43,7 @@ class inventory_builder {
 void add_linear(inventory_builder& out, const std::string& base, std::uint64_t rows,
                 std::uint64_t cols, bool bias);
 
+/// Adds "<base>.weight" and "<base>.bias" [width]: an nn.LayerNorm.
+void add_layer_norm(inventory_builder& out, const std::string& base, std::uint64_t width);
+
 }  // namespace vramscope::model::detail

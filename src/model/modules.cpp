@@ -145,6 +145,8 @@ diagnostic no_match(const model_spec& m, const std::vector<module_entry>& module
 
 module_kind kind_of(const tensor& t, unit_kind unit) {
   if (t.shape.size() != 2 || !t.name.ends_with(".weight")) return module_kind::other;
+  // T5's relative_attention_bias is an nn.Embedding inside a block.
+  if (t.name.ends_with("relative_attention_bias.weight")) return module_kind::embedding;
   switch (unit) {
     case unit_kind::embedding:
     case unit_kind::vision_embedding: return module_kind::embedding;

@@ -36,6 +36,13 @@ bool saved_inputs::* input_group(const std::string& name) {
       {"down_proj", &saved_inputs::down},    {"fc2", &saved_inputs::down},
       {"dense_4h_to_h", &saved_inputs::down}, {"mlp.c_proj", &saved_inputs::down},
       {"lm_head", &saved_inputs::head},      {"embed_out", &saved_inputs::head},
+      // T5 (SelfAttention / EncDecAttention .q .k .v .o, DenseReluDense .wi / .wi_0 / .wi_1, .wo)
+      {"Attention.q.", &saved_inputs::qkv},  {"Attention.k.", &saved_inputs::qkv},
+      {"Attention.v.", &saved_inputs::qkv},  {"Attention.o.", &saved_inputs::o},
+      {"DenseReluDense.wi", &saved_inputs::mlp}, {"DenseReluDense.wo", &saved_inputs::down},
+      // BERT (attention.output.dense before the MLP's output.dense, which it contains)
+      {"attention.self.", &saved_inputs::qkv}, {"attention.output.dense", &saved_inputs::o},
+      {"intermediate.dense", &saved_inputs::mlp}, {"output.dense", &saved_inputs::down},
   };
   for (const auto& [part, member] : groups)
     if (name.find(part) != std::string::npos) return member;

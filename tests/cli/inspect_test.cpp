@@ -86,7 +86,8 @@ TEST(CliInspect, BadConfigIsBadInputWithTheFileAndLine) {
       std::string(VRAMSCOPE_SOURCE_DIR) + "/tests/data/model/bad/unknown_type.json";
   auto r = invoke({"inspect", path});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find(path + ":3:3: unknown model_type \"bert\"; supported: deepseek_v2, deepseek_v3, falcon, gemma, "),
+  EXPECT_NE(r.err.find(path + ":3:3: unknown model_type \"roberta\"; supported: bert, clip, clip_text_model, "
+                              "clip_vision_model, deepseek_v2, deepseek_v3, falcon, gemma, "),
             std::string::npos)
       << r.err;
 }

@@ -15,7 +15,8 @@ namespace vramscope::model {
 /// What PEFT can put a LoRA adapter on, as far as the inventory tells.
 enum class module_kind {
   linear,     // a 2-D ".weight" outside embedding units (nn.Linear)
-  embedding,  // a 2-D ".weight" in an embedding unit (nn.Embedding: rows = vocabulary)
+  embedding,  // a 2-D ".weight" in an embedding unit, or T5's relative_attention_bias
+              // (nn.Embedding: rows = vocabulary or buckets)
   head,       // the output projection (unit kind head): a Linear, but not in "all-linear"
   other,      // norms, convolutions, containers: LoRA cannot target them
 };
