@@ -2,14 +2,14 @@
 // published ones; where a count is computed, the test says how.
 #include <vramscope/model/config_reader.hpp>
 
+#include "spec_lookup.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 namespace vramscope::model {
 namespace {
-
-using shape = std::vector<std::uint64_t>;
 
 model_spec realworld(const std::string& file) {
   auto spec = read_config_json(std::string(VRAMSCOPE_SOURCE_DIR) +
@@ -31,18 +31,6 @@ std::string error_of(const std::string& text) {
 }
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
-
-const tensor* find(const model_spec& spec, const std::string& name) {
-  const auto it = std::find_if(spec.tensors.begin(), spec.tensors.end(),
-                               [&](const tensor& t) { return t.name == name; });
-  return it == spec.tensors.end() ? nullptr : &*it;
-}
-
-shape shape_of(const model_spec& spec, const std::string& name) {
-  const tensor* t = find(spec, name);
-  EXPECT_NE(t, nullptr) << name;
-  return t ? t->shape : shape{};
-}
 
 const unit* unit_of(const model_spec& spec, const std::string& name) {
   for (const auto& u : spec.units)

@@ -2,14 +2,14 @@
 #include <vramscope/model/catalog.hpp>
 #include <vramscope/model/config_reader.hpp>
 
+#include "spec_lookup.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 namespace vramscope::model {
 namespace {
-
-using shape = std::vector<std::uint64_t>;
 
 model_spec preset_named(const std::string& name) {
   auto spec = load_preset(name);
@@ -22,18 +22,6 @@ model_spec test_config(const std::string& file) {
       read_config_json(std::string(VRAMSCOPE_SOURCE_DIR) + "/tests/data/model/configs/" + file);
   EXPECT_TRUE(spec) << spec.error().to_string();
   return spec ? *spec : model_spec{};
-}
-
-const tensor* find(const model_spec& spec, const std::string& name) {
-  const auto it = std::find_if(spec.tensors.begin(), spec.tensors.end(),
-                               [&](const tensor& t) { return t.name == name; });
-  return it == spec.tensors.end() ? nullptr : &*it;
-}
-
-shape shape_of(const model_spec& spec, const std::string& name) {
-  const tensor* t = find(spec, name);
-  EXPECT_NE(t, nullptr) << name;
-  return t ? t->shape : shape{};
 }
 
 std::size_t count_containing(const model_spec& spec, const std::string& part) {
