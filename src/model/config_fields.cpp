@@ -221,8 +221,9 @@ std::vector<std::string> field_reader::texts(std::string_view key) {
   std::vector<std::string> out;
   const json* value = find(key);
   if (!value) return out;
-  const bool strings = value->is_array() && std::all_of(value->begin(), value->end(),
-                                                        [](const json& v) { return v.is_string(); });
+  const bool strings =
+      value->is_array() &&
+      std::all_of(value->begin(), value->end(), [](const json& v) { return v.is_string(); });
   if (!strings) {
     fail(key, fmt::format("field \"{}\" must be a list of strings, got {}", path_of(key),
                           shown(*value)));
@@ -254,8 +255,8 @@ field_reader field_reader::child(std::string_view key, const json& fallback, boo
 //   quick_gelu x sigmoid(1.702 x): x, sigmoid
 std::optional<std::uint32_t> activation_saved(std::string_view name) {
   static constexpr std::pair<std::string_view, std::uint32_t> known[] = {
-      {"gelu", 1}, {"gelu_pytorch_tanh", 1}, {"relu", 1}, {"silu", 1}, {"swish", 1},
-      {"gelu_new", 4}, {"gelu_fast", 7}, {"quick_gelu", 2},
+      {"gelu", 1},  {"gelu_pytorch_tanh", 1}, {"relu", 1},      {"silu", 1},
+      {"swish", 1}, {"gelu_new", 4},          {"gelu_fast", 7}, {"quick_gelu", 2},
   };
   for (const auto& [n, saved] : known)
     if (n == name) return saved;

@@ -5,7 +5,8 @@
 //   bert.embeddings.token_type_embeddings.weight  [type_vocab_size, hidden]
 //   bert.embeddings.LayerNorm.weight/.bias        [hidden]
 //   bert.encoder.layer.N.attention.self.{query,key,value} [hidden, hidden] (+bias)
-//   bert.encoder.layer.N.attention.output.dense [hidden, hidden] (+bias), attention.output.LayerNorm
+//   bert.encoder.layer.N.attention.output.dense [hidden, hidden] (+bias)
+//   bert.encoder.layer.N.attention.output.LayerNorm.weight/.bias [hidden]
 //   bert.encoder.layer.N.intermediate.dense [intermediate, hidden] (+bias)
 //   bert.encoder.layer.N.output.dense [hidden, intermediate] (+bias), output.LayerNorm
 //   bert.pooler.dense [hidden, hidden] (+bias)          BertModel, BertForPreTraining

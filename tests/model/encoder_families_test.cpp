@@ -78,8 +78,8 @@ TEST(BertFamily, NamesShapesAndUnitsOfBertForPreTraining) {
   const auto spec = parsed(bert_base("BertForPreTraining"));
   EXPECT_EQ(shape_of(spec, "bert.embeddings.position_embeddings.weight"), (shape{512, 768}));
   EXPECT_EQ(shape_of(spec, "bert.embeddings.token_type_embeddings.weight"), (shape{2, 768}));
-  const std::vector<std::string> layer0 = {
-      "query.weight", "query.bias", "key.weight", "key.bias", "value.weight", "value.bias"};
+  const std::vector<std::string> layer0 = {"query.weight", "query.bias",   "key.weight",
+                                           "key.bias",     "value.weight", "value.bias"};
   const auto* first = find(spec, "bert.encoder.layer.0.attention.self.query.weight");
   ASSERT_NE(first, nullptr);
   for (std::size_t i = 0; i < layer0.size(); ++i)
@@ -168,7 +168,7 @@ TEST(ClipFamily, VitLargeCountsAsTheCheckpoint) {
   const auto spec = realworld("torchtitan_flux_test_clip-vit-large-patch14_config.json");
   EXPECT_EQ(spec.parameters(), 427'616'513u);
   EXPECT_EQ(spec.text.family, "clip");
-  EXPECT_EQ(spec.text.vocab, 0u);  // contrastive loss: no vocabulary logits
+  EXPECT_EQ(spec.text.vocab, 0u);             // contrastive loss: no vocabulary logits
   EXPECT_EQ(spec.text.activation_saved, 2u);  // quick_gelu: x and sigmoid(1.702 x)
   ASSERT_TRUE(spec.vision);
   EXPECT_EQ(spec.vision->image_tokens, 257u);  // 16 x 16 patches and the class token
@@ -240,9 +240,10 @@ TEST(ClipFamily, BadInputNamesTheField) {
   EXPECT_EQ(first_line(error_of(R"({"model_type": "clip", "vision_config": {"patch_size": 0}})")),
             "config.json:1:42: field \"vision_config.patch_size\" must be a positive integer, "
             "got 0");
-  EXPECT_EQ(first_line(error_of(R"({"model_type": "clip", "text_config": {"hidden_act": "tanh"}})")),
-            "config.json:1:40: unknown activation \"tanh\": expected one of gelu, gelu_new, "
-            "gelu_fast, gelu_pytorch_tanh, quick_gelu, relu, silu");
+  EXPECT_EQ(
+      first_line(error_of(R"({"model_type": "clip", "text_config": {"hidden_act": "tanh"}})")),
+      "config.json:1:40: unknown activation \"tanh\": expected one of gelu, gelu_new, "
+      "gelu_fast, gelu_pytorch_tanh, quick_gelu, relu, silu");
   EXPECT_EQ(error_of(R"({"model_type": "clip_text_model", "hidden_size": 64})"),
             "config.json: missing required field \"vocab_size\" (a positive integer)");
 }
@@ -287,7 +288,8 @@ TEST(T5Family, BlocksNamesAndStacks) {
             nullptr);
   EXPECT_EQ(find(spec, "decoder.block.0.layer.1.EncDecAttention.relative_attention_bias.weight"),
             nullptr);
-  EXPECT_EQ(shape_of(spec, "decoder.block.5.layer.1.EncDecAttention.o.weight"), (shape{4096, 4096}));
+  EXPECT_EQ(shape_of(spec, "decoder.block.5.layer.1.EncDecAttention.o.weight"),
+            (shape{4096, 4096}));
   EXPECT_EQ(shape_of(spec, "encoder.block.2.layer.1.DenseReluDense.wi_1.weight"),
             (shape{10240, 4096}));
   EXPECT_EQ(shape_of(spec, "decoder.block.2.layer.2.DenseReluDense.wo.weight"),
@@ -330,15 +332,17 @@ TEST(T5Family, BadInputNamesTheField) {
             "config.json:1:76: field \"num_layers\" must be a positive integer, got 0");
   EXPECT_EQ(error_of(R"({"model_type": "t5", "d_ff": 64, "num_layers": 2, "vocab_size": 100})"),
             "config.json: missing required field \"d_model\" (a positive integer)");
-  EXPECT_EQ(first_line(error_of(R"({"model_type": "t5", )" + sizes +
-                                R"( "num_layers": 2, "vocab_size": 100, "feed_forward_proj": "gated-tanh"})")),
+  EXPECT_EQ(first_line(error_of(
+                R"({"model_type": "t5", )" + sizes +
+                R"( "num_layers": 2, "vocab_size": 100, "feed_forward_proj": "gated-tanh"})")),
             "config.json:1:112: field \"feed_forward_proj\" is \"gated-tanh\": expected an "
             "activation (gelu, gelu_new, gelu_fast, gelu_pytorch_tanh, quick_gelu, relu, silu), "
             "alone or after \"gated-\"");
-  EXPECT_EQ(first_line(error_of(R"({"model_type": "t5", "architectures": ["T5ForQuestionAnswering"]})")),
-            "config.json:1:22: field \"architectures\" names T5ForQuestionAnswering, which "
-            "vramscope does not read for model_type \"t5\" (its heads are not modelled); it reads "
-            "T5ForConditionalGeneration, T5WithLMHeadModel, T5Model, T5EncoderModel");
+  EXPECT_EQ(
+      first_line(error_of(R"({"model_type": "t5", "architectures": ["T5ForQuestionAnswering"]})")),
+      "config.json:1:22: field \"architectures\" names T5ForQuestionAnswering, which "
+      "vramscope does not read for model_type \"t5\" (its heads are not modelled); it reads "
+      "T5ForConditionalGeneration, T5WithLMHeadModel, T5Model, T5EncoderModel");
 }
 
 }  // namespace

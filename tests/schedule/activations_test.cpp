@@ -86,7 +86,8 @@ TEST(Activations, EagerFamiliesMaterialiseTheScoresWhateverTheJobAsks) {
   eager.training.attention = job::attention_impl::eager;
   auto t5 = plain_stack();
   t5.eager_attention = true;  // T5Attention: matmul, + position bias, softmax, matmul
-  EXPECT_EQ(saved_by(model::unit_kind::block, t5, flash), saved_by(model::unit_kind::block, t5, eager));
+  EXPECT_EQ(saved_by(model::unit_kind::block, t5, flash),
+            saved_by(model::unit_kind::block, t5, eager));
   EXPECT_EQ(saved_by(model::unit_kind::block, t5, flash),
             saved_by(model::unit_kind::block, plain_stack(), eager));
   // Attention dropout keeps a bool mask per score where the scores exist, and nothing under
