@@ -1,0 +1,105 @@
+// MEM001: a planned job that runs out of memory, with the single changes that make it fit, each
+// case with its own job.
+#include <vramscope/core/units.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "doctor/planned_job.hpp"
+#include "doctor/rules/rules.hpp"
+
+namespace vramscope::doctor {
+namespace {
+
+// Llama-3.2-1B in bf16 on one RTX 3090 (torch reports 23.69 GiB), 4,096-token sequences.
+std::string job_yaml(int micro_batch, const std::string& training_extra = "") {
+  return "model: llama-3.2-1b\n"
+         "hardware: { gpu: RTX-3090 }\n"
+         "parallel: { strategy: single }\n"
+         "precision: bf16-true\n"
+         "optimizer: adamw\n"
+         "training: { micro_batch: " +
+         std::to_string(micro_batch) + ", seq_len: 4096" + training_extra + " }\n";
+}
+
+TEST(Mem001, ListsTheChangesThatMakeItFitCheapestFirst) {
+  const auto job = plan_yaml(job_yaml(2));
+  ASSERT_TRUE(job);
+  ASSERT_FALSE(job->prediction.fits);
+  // The two fixes written into the job by hand, planned apart from the rule's --set path.
+  const auto liger = plan_yaml(job_yaml(2, ", loss: liger_fused"));
+  const auto full = plan_yaml(job_yaml(2, ", activation_checkpointing: full"));
+  const auto selective = plan_yaml(job_yaml(2, ", activation_checkpointing: selective"));
+  ASSERT_TRUE(liger && full && selective);
+  ASSERT_TRUE(liger->prediction.fits);
+  ASSERT_TRUE(full->prediction.fits);
+  ASSERT_FALSE(selective->prediction.fits);
+  const std::int64_t liger_saving = job->busiest_device() - liger->busiest_device();
+  const std::int64_t full_saving = job->busiest_device() - full->busiest_device();
+
+  const auto found = rules::does_not_fit(job->input());
+  ASSERT_EQ(found.size(), 1u);
+  const finding& f = found[0];
+  EXPECT_EQ(f.rule, "MEM001");
+  EXPECT_EQ(f.level, severity::error);
+  ASSERT_EQ(f.evidence.size(), 2u);
+  // The fp32 logits of 2 x 4,096 tokens over Llama 3's 128,256-word vocabulary are the request
+  // that fails; the message is cut before "Of the allocated memory".
+  const std::string request = format_bytes(bytes{2} * 4096 * 128256 * 4);
+  EXPECT_EQ(request, "3.91 GiB");
+  const std::string head =
+      "rank 0 runs out of memory in forward:loss: CUDA out of memory. Tried to allocate " +
+      request + ". GPU 0 has a total capacity of 23.69 GiB of which ";
+  EXPECT_EQ(f.evidence[0].substr(0, head.size()), head) << f.evidence[0];
+  EXPECT_TRUE(f.evidence[0].ends_with(" is free")) << f.evidence[0];
+  EXPECT_EQ(f.evidence[1],
+            "busiest GPU 0: " + format_bytes(static_cast<bytes>(job->busiest_device())) +
+                " planned of 23.69 GiB");
+  EXPECT_EQ(f.cause, "the peak in forward:loss needs more than the GPU has");
+  EXPECT_EQ(f.fix,
+            "any of these makes it fit, cheapest first:\n"
+            "  --set training.loss=liger_fused (needs Liger-Kernel; " +
+                format_bytes(static_cast<bytes>(liger_saving)) +
+                " less on the busiest GPU)\n"
+                "  --set training.activation_checkpointing=full (recomputes every block (~30 % "
+                "slower); " +
+                format_bytes(static_cast<bytes>(full_saving)) + " less on the busiest GPU)");
+  // The saving is the cheapest fix's, not the largest.
+  EXPECT_GT(full_saving, liger_saving);
+  EXPECT_EQ(f.saving, liger_saving);
+  EXPECT_EQ(f.saving_basis, "re-planned with training.loss=liger_fused");
+}
+
+TEST(Mem001, SaysSoWhenNoSingleChangeMakesItFit) {
+  const auto job = plan_yaml(job_yaml(4));
+  ASSERT_TRUE(job);
+  ASSERT_FALSE(job->prediction.fits);
+  const auto found = rules::does_not_fit(job->input());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].level, severity::error);
+  EXPECT_EQ(found[0].fix,
+            "no single change makes it fit: add GPUs, shorten seq_len or lower micro_batch");
+  EXPECT_FALSE(found[0].saving);
+}
+
+TEST(Mem001, SilentWhenThePlanFits) {
+  // Half the batch, or the cheapest fix applied: both plans fit.
+  for (const auto& yaml : {job_yaml(1), job_yaml(2, ", loss: liger_fused")}) {
+    const auto job = plan_yaml(yaml);
+    ASSERT_TRUE(job);
+    ASSERT_TRUE(job->prediction.fits) << yaml;
+    EXPECT_TRUE(rules::does_not_fit(job->input()).empty()) << yaml;
+  }
+}
+
+TEST(Mem001, SilentWithoutAPrediction) {
+  const auto job = plan_yaml(job_yaml(2));
+  ASSERT_TRUE(job);
+  doctor_input in = job->input();
+  in.prediction = nullptr;
+  EXPECT_TRUE(rules::does_not_fit(in).empty());
+}
+
+}  // namespace
+}  // namespace vramscope::doctor
