@@ -1,0 +1,149 @@
+// JAX001: a JAX process preallocating its pool on every visible GPU, from nvidia-smi alone or
+// from a JAX job's plan, each case with its own evidence.
+#include <vramscope/core/units.hpp>
+#include <vramscope/job/job_spec.hpp>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "doctor/planned_job.hpp"
+#include "doctor/rules/rules.hpp"
+
+namespace vramscope::doctor {
+namespace {
+
+observe::gpu_observation gpu(int index, bytes total, bytes used) {
+  observe::gpu_observation g;
+  g.index = index;
+  g.name = "NVIDIA A100-SXM4-80GB";
+  g.total = total;
+  g.used = used;
+  return g;
+}
+
+// OpenPI's pi0 LoRA fine-tuning on 2 x A100 80 GB, one JAX process (examples/cases/1-...).
+std::string pi0_job(int gpus, const std::string& env) {
+  return "model: pi0\n"
+         "hardware: { gpu: A100-80GB, gpus_per_node: " +
+         std::to_string(gpus) +
+         ", nodes: 1 }\n"
+         "parallel: { strategy: jax, fsdp_devices: 1 }\n"
+         "precision: { params: bf16, master: fp32, reduce: fp32 }\n"
+         "optimizer: adamw\n"
+         "training: { micro_batch: 16, seq_len: 816, activation_checkpointing: full }\n"
+         "lora: { rank: 16, targets: [q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, "
+         "down_proj] }\n"
+         "framework: { name: jax, version: \"0.5.3\" }\n"
+         "env: { " +
+         env + " }\n";
+}
+
+TEST(Jax001, GpusHeldAtXlasFractionsWithoutAJob) {
+  observe::observation o;
+  // 72.5 / 80 = 90.6 % (the 0.9 pool of jaxlib < 0.4.14), 60.5 / 80 = 75.6 % (0.75 since), and
+  // a GPU at 50 % that is not named.
+  o.gpus = {gpu(0, 80_GiB, 72_GiB + 512_MiB), gpu(1, 80_GiB, 60_GiB + 512_MiB),
+            gpu(2, 80_GiB, 40_GiB)};
+  doctor_input in;
+  in.observed = &o;
+  const auto found = rules::jax_preallocation(in);
+  ASSERT_EQ(found.size(), 1u);
+  const finding& f = found[0];
+  EXPECT_EQ(f.rule, "JAX001");
+  EXPECT_EQ(f.level, severity::warning);
+  EXPECT_EQ(f.evidence,
+            (std::vector<std::string>{
+                "GPU 0: 72.50 GiB of 80.00 GiB used (91 %, XLA's 0.90 pool plus a context)",
+                "GPU 1: 60.50 GiB of 80.00 GiB used (76 %, XLA's 0.75 pool plus a context)"}));
+  EXPECT_EQ(f.fix,
+            "CUDA_VISIBLE_DEVICES=0 to use one GPU; XLA_PYTHON_CLIENT_MEM_FRACTION sized to the "
+            "real need, or XLA_PYTHON_CLIENT_PREALLOCATE=false to grow on demand");
+  EXPECT_FALSE(f.saving);
+}
+
+TEST(Jax001, FractionsAreMatchedFromTheirValueToTwoPointsAbove) {
+  const auto fires = [](bytes used) {
+    observe::observation o;
+    o.gpus = {gpu(0, 80_GiB, used)};
+    doctor_input in;
+    in.observed = &o;
+    return !rules::jax_preallocation(in).empty();
+  };
+  EXPECT_TRUE(fires(60_GiB));             // 0.75 exactly
+  EXPECT_FALSE(fires(60_GiB - 1_MiB));    // just under 0.75
+  EXPECT_TRUE(fires(72_GiB));             // 0.90 exactly
+  EXPECT_FALSE(fires(72_GiB - 1_MiB));    // just under 0.90
+  EXPECT_FALSE(fires(61_GiB + 700_MiB));  // 0.771: above 0.75 + 0.02
+  EXPECT_FALSE(fires(73_GiB + 700_MiB));  // 0.921: above 0.90 + 0.02
+}
+
+TEST(Jax001, SilentOnATorchJobOrAGpuWithoutItsTotal) {
+  observe::observation o;
+  o.gpus = {gpu(0, 80_GiB, 72_GiB + 512_MiB)};
+  job::job_spec torch_job;  // framework torch, strategy fsdp2
+  doctor_input in;
+  in.job = &torch_job;
+  in.observed = &o;
+  EXPECT_TRUE(rules::jax_preallocation(in).empty());
+
+  o.gpus[0].total.reset();
+  in.job = nullptr;
+  EXPECT_TRUE(rules::jax_preallocation(in).empty());
+}
+
+TEST(Jax001, AJaxJobsPlanSizesTheFractionAndPricesIt) {
+  const auto job = plan_yaml(pi0_job(2, "XLA_PYTHON_CLIENT_MEM_FRACTION: \"0.9\""));
+  ASSERT_TRUE(job);
+  const bytes usable = job::usable_capacity(job->job.hardware);
+  const bytes working_set = job->prediction.ranks.front().peak.allocated;
+  // The working set plus 10 %, rounded up to a hundredth of the GPU.
+  const double fraction =
+      std::ceil(static_cast<double>(working_set) * 1.1 / static_cast<double>(usable) * 100) / 100;
+  EXPECT_EQ(fmt::format("{:.2f}", fraction), "0.27");
+
+  const auto found = rules::jax_preallocation(job->input());
+  ASSERT_EQ(found.size(), 1u);
+  const finding& f = found[0];
+  EXPECT_EQ(f.level, severity::warning);
+  EXPECT_EQ(f.evidence, (std::vector<std::string>{"plan: working set " + format_bytes(working_set) +
+                                                  " per GPU inside a 0.90 pool"}));
+  EXPECT_EQ(f.fix,
+            "XLA_PYTHON_CLIENT_MEM_FRACTION=0.27 (the working set plus 10 %); or "
+            "CUDA_VISIBLE_DEVICES=0 to use one GPU and leave the others free");
+  // Each GPU holds a context and the pool, floor(fraction x usable): the saving is the
+  // difference of the two pools, and the job planned with 0.27 written in agrees.
+  const auto pool = [usable](double f) {
+    return static_cast<std::int64_t>(std::floor(f * static_cast<double>(usable)));
+  };
+  EXPECT_EQ(f.saving, pool(0.9) - pool(0.27));
+  const auto fixed = plan_yaml(pi0_job(2, "XLA_PYTHON_CLIENT_MEM_FRACTION: \"0.27\""));
+  ASSERT_TRUE(fixed);
+  EXPECT_EQ(f.saving, job->busiest_device() - fixed->busiest_device());
+  EXPECT_EQ(f.saving_basis, "re-planned with env.XLA_PYTHON_CLIENT_MEM_FRACTION=0.27");
+}
+
+TEST(Jax001, OneGpuIsNotToldToHideTheOthers) {
+  const auto job = plan_yaml(pi0_job(1, "XLA_PYTHON_CLIENT_MEM_FRACTION: \"0.9\""));
+  ASSERT_TRUE(job);
+  const auto found = rules::jax_preallocation(job->input());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].fix.find("CUDA_VISIBLE_DEVICES"), std::string::npos) << found[0].fix;
+}
+
+TEST(Jax001, AJaxJobWithoutAPlanGetsTheGeneralFix) {
+  auto job = job::parse_job_yaml(pi0_job(2, "XLA_PYTHON_CLIENT_MEM_FRACTION: \"0.9\""), "job.yaml");
+  ASSERT_TRUE(job) << job.error().to_string();
+  doctor_input in;
+  in.job = &*job;
+  const auto found = rules::jax_preallocation(in);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_TRUE(found[0].evidence.empty());
+  EXPECT_TRUE(found[0].fix.starts_with("CUDA_VISIBLE_DEVICES=0 to use one GPU; ")) << found[0].fix;
+  EXPECT_FALSE(found[0].saving);
+}
+
+}  // namespace
+}  // namespace vramscope::doctor
