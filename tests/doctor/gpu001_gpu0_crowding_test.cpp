@@ -1,0 +1,163 @@
+// GPU001: GPU 0 carrying other ranks' memory, from nvidia-smi's process list or from a job that
+// touches cuda:0 before set_device or loads a checkpoint onto it, each case with its own evidence.
+#include <vramscope/core/units.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "doctor/planned_job.hpp"
+#include "doctor/rules/rules.hpp"
+
+namespace vramscope::doctor {
+namespace {
+
+observe::process_observation process(int gpu, std::int64_t pid, bytes used, std::string host = "") {
+  observe::process_observation p;
+  p.gpu_index = gpu;
+  p.pid = pid;
+  p.used = used;
+  p.host = std::move(host);
+  return p;
+}
+
+// Ranks 100..103 on GPUs 0..3, 20 GiB each, and `extra` bytes on GPU 0 for each rank but 100.
+std::vector<observe::process_observation> crowded(bytes extra, const std::string& host = "") {
+  std::vector<observe::process_observation> out;
+  for (int gpu = 0; gpu < 4; ++gpu) out.push_back(process(gpu, 100 + gpu, 20_GiB, host));
+  for (int rank = 1; rank < 4; ++rank) out.push_back(process(0, 100 + rank, extra, host));
+  return out;
+}
+
+std::vector<finding> check(const observe::observation& o) {
+  doctor_input in;
+  in.observed = &o;
+  return rules::gpu0_crowding(in);
+}
+
+// PyTorch Lightning DDP of GPT-2 on 8 x A100 40 GB (examples/cases/5-ddp-gpu0).
+std::string ddp_job(const std::string& init, int gpus = 8) {
+  return "model: gpt2\n"
+         "hardware: { gpu: A100-40GB, gpus_per_node: " +
+         std::to_string(gpus) +
+         ", nodes: 1 }\n"
+         "parallel: { strategy: ddp }\n"
+         "precision: { params: fp32, master: fp32, reduce: fp32 }\n"
+         "optimizer: adamw\n"
+         "training: { micro_batch: 12, seq_len: 1024 }\n"
+         "init: { " +
+         init +
+         " }\n"
+         "framework: { name: torch, version: \"2.4\" }\n";
+}
+
+const std::string crowding_init = "load: all_ranks, map_location: cuda, set_device_first: false";
+const std::string fixed_init = "load: all_ranks, map_location: cpu, set_device_first: true";
+
+TEST(Gpu001, OtherRanksProcessesOnGpuZero) {
+  observe::observation o;
+  o.processes = crowded(500_MiB);
+  const auto found = check(o);
+  ASSERT_EQ(found.size(), 1u);
+  const finding& f = found[0];
+  EXPECT_EQ(f.rule, "GPU001");
+  EXPECT_EQ(f.level, severity::warning);
+  // 3 x 500 MiB = 1,500 MiB.
+  EXPECT_EQ(f.evidence, (std::vector<std::string>{
+                            "nvidia-smi: 4 processes on GPU 0, at most 1 on any other GPU; "
+                            "1.46 GiB on GPU 0 belongs to processes whose own GPU is "
+                            "another"}));
+  EXPECT_EQ(f.saving, static_cast<std::int64_t>(1500_MiB));
+  EXPECT_EQ(f.saving_basis, "observed memory of the extra processes on GPU 0");
+  EXPECT_NE(f.fix.find("map_location=\"cpu\""), std::string::npos);
+}
+
+TEST(Gpu001, HiddenPidsCountAllButGpuZerosLargestProcess) {
+  // In a container nvidia-smi shows PIDs that appear nowhere else.
+  observe::observation o;
+  o.processes = {process(0, 7, 20_GiB), process(0, 8, 400_MiB), process(0, 9, 600_MiB),
+                 process(1, 10, 20_GiB), process(2, 11, 20_GiB)};
+  const auto found = check(o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].saving, static_cast<std::int64_t>(1000_MiB));
+  EXPECT_TRUE(found[0].evidence[0].starts_with("nvidia-smi: 3 processes on GPU 0, at most 1 on"))
+      << found[0].evidence[0];
+}
+
+TEST(Gpu001, NamesTheMachineWhoseGpuZeroIsWorst) {
+  observe::observation o;
+  o.processes = crowded(100_MiB, "node-a");
+  for (auto& p : crowded(1_GiB, "node-b")) o.processes.push_back(p);
+  const auto found = check(o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].evidence[0],
+            "nvidia-smi: 4 processes on GPU 0 of node-b, at most 1 on any other GPU; 3.00 GiB on "
+            "GPU 0 belongs to processes whose own GPU is another");
+  EXPECT_EQ(found[0].saving, static_cast<std::int64_t>(3_GiB));
+}
+
+TEST(Gpu001, SilentWhenGpuZeroListsNoMoreThanTheOthers) {
+  observe::observation one_each;
+  for (int gpu = 0; gpu < 4; ++gpu) one_each.processes.push_back(process(gpu, 100 + gpu, 20_GiB));
+  EXPECT_TRUE(check(one_each).empty());
+
+  observe::observation two_each = one_each;  // 100 also on GPU 1: GPU 0 is not the odd one
+  two_each.processes.push_back(process(0, 101, 500_MiB));
+  two_each.processes.push_back(process(1, 100, 500_MiB));
+  EXPECT_TRUE(check(two_each).empty());
+
+  observe::observation one_gpu;  // nothing to compare GPU 0 with
+  one_gpu.processes = {process(0, 100, 20_GiB), process(0, 101, 500_MiB)};
+  EXPECT_TRUE(check(one_gpu).empty());
+
+  // GPU 0 of node-a and GPU 1 of node-b are different GPUs.
+  observe::observation two_nodes;
+  two_nodes.processes = {process(0, 100, 20_GiB, "node-a"), process(0, 101, 500_MiB, "node-a"),
+                         process(1, 101, 20_GiB, "node-b")};
+  EXPECT_TRUE(check(two_nodes).empty());
+}
+
+TEST(Gpu001, JobThatCrowdsGpuZeroIsPricedByTheFixedJob) {
+  const auto job = plan_yaml(ddp_job(crowding_init));
+  const auto fixed = plan_yaml(ddp_job(fixed_init));
+  ASSERT_TRUE(job && fixed);
+  const auto& gpus = job->prediction.gpus;
+  ASSERT_EQ(gpus.size(), 8u);
+  // GPU 0 holds, for each of the 7 other ranks, a CUDA context (500 MiB under lazy loading)
+  // and the checkpoint it restored there: GPT-2's fp32 weights, to within 2 MiB.
+  const bytes weights = job->model.parameters() * 4;
+  const bytes per_rank = (gpus[0].device - gpus[1].device) / 7;
+  EXPECT_GE(per_rank, 500_MiB + weights);
+  EXPECT_LT(per_rank, 500_MiB + weights + 2_MiB);
+
+  const auto found = rules::gpu0_crowding(job->input());
+  ASSERT_EQ(found.size(), 1u);
+  const finding& f = found[0];
+  EXPECT_EQ(f.evidence, (std::vector<std::string>{"plan: GPU 0 " + format_bytes(gpus[0].device) +
+                                                  " vs GPU 1 " + format_bytes(gpus[1].device)}));
+  EXPECT_EQ(f.saving, job->busiest_device() - fixed->busiest_device());
+  EXPECT_EQ(f.saving, static_cast<std::int64_t>(gpus[0].device - gpus[1].device));
+  EXPECT_EQ(f.saving_basis, "re-planned with init.set_device_first=true, init.map_location=cpu");
+}
+
+TEST(Gpu001, EitherLateSetDeviceOrACheckpointOnCudaIsARisk) {
+  for (const auto& init :
+       {std::string("load: all_ranks, map_location: cuda, set_device_first: true"),
+        std::string("load: all_ranks, map_location: cpu, set_device_first: false")}) {
+    const auto job = plan_yaml(ddp_job(init));
+    ASSERT_TRUE(job);
+    EXPECT_EQ(rules::gpu0_crowding(job->input()).size(), 1u) << init;
+  }
+}
+
+TEST(Gpu001, SilentOnTheFixedJobOrASingleGpu) {
+  for (const auto& yaml : {ddp_job(fixed_init), ddp_job(crowding_init, 1)}) {
+    const auto job = plan_yaml(yaml);
+    ASSERT_TRUE(job);
+    EXPECT_TRUE(rules::gpu0_crowding(job->input()).empty()) << yaml;
+  }
+}
+
+}  // namespace
+}  // namespace vramscope::doctor
