@@ -1,0 +1,152 @@
+// FRAG001: reserved far above allocated in memory_stats, or a large reserved-but-unallocated
+// share in an out-of-memory message, each case with its own evidence.
+#include <vramscope/core/units.hpp>
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "doctor/planned_job.hpp"
+#include "doctor/rules/rules.hpp"
+
+namespace vramscope::doctor {
+namespace {
+
+observe::torch_stats peaks(bytes reserved, bytes allocated, std::optional<bytes> active = {}) {
+  observe::torch_stats s;
+  s.rank = 0;
+  s.reserved.peak = reserved;
+  s.allocated.peak = allocated;
+  s.active.peak = active;
+  s.source = "rank0.json";
+  return s;
+}
+
+observe::oom_report oom(bytes reserved_unallocated) {
+  observe::oom_report o;
+  o.line = 12;
+  o.requested = 2_GiB;
+  o.reserved_unallocated = reserved_unallocated;
+  return o;
+}
+
+std::vector<finding> check(const observe::observation& o) {
+  doctor_input in;
+  in.observed = &o;
+  return rules::fragmentation(in);
+}
+
+// lit-gpt's FSDP1 Llama-2-7B on 8 x A100 80 GB (examples/cases/3-fsdp-options).
+std::string litgpt_job(const std::string& env = "") {
+  return "model: llama-2-7b\n"
+         "hardware: { gpu: A100-80GB, gpus_per_node: 8, nodes: 1 }\n"
+         "parallel: { strategy: fsdp1, wrap: block, limit_all_gathers: true, cpu_offload: false }\n"
+         "precision: bf16-true\n"
+         "optimizer: adamw\n"
+         "training: { micro_batch: 4, seq_len: 4096, activation_checkpointing: full }\n"
+         "checkpoint: { save: full }\n"
+         "framework: { name: torch, version: \"2.3\" }\n" +
+         (env.empty() ? "" : "env: { " + env + " }\n");
+}
+
+const std::string expandable = "PYTORCH_CUDA_ALLOC_CONF: \"expandable_segments:True\"";
+
+TEST(Frag001, ReservedFarAboveAllocatedInMemoryStats) {
+  observe::observation o;
+  o.stats = {peaks(30_GiB, 20_GiB)};
+  o.stats[0].inactive_split.current = 3_GiB;
+  const auto found = check(o);
+  ASSERT_EQ(found.size(), 1u);
+  const finding& f = found[0];
+  EXPECT_EQ(f.rule, "FRAG001");
+  EXPECT_EQ(f.level, severity::warning);
+  EXPECT_EQ(f.evidence,
+            (std::vector<std::string>{"rank0.json: reserved peak 30.00 GiB vs allocated "
+                                      "peak 20.00 GiB, 3.00 GiB in inactive split "
+                                      "blocks"}));
+  EXPECT_EQ(f.fix, "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+  EXPECT_EQ(f.saving, static_cast<std::int64_t>(10_GiB));
+  EXPECT_EQ(f.saving_basis, "at most the observed reserved - allocated");
+}
+
+TEST(Frag001, GapMustBeOneGiBAndAFifthOfReserved) {
+  const auto fires = [](bytes reserved, bytes allocated) {
+    observe::observation o;
+    o.stats = {peaks(reserved, allocated)};
+    return !check(o).empty();
+  };
+  EXPECT_TRUE(fires(30_GiB, 24_GiB));           // 6 GiB = 20 % of 30 GiB
+  EXPECT_FALSE(fires(30_GiB, 24_GiB + 1_MiB));  // just under 20 %
+  EXPECT_TRUE(fires(4_GiB, 3_GiB));             // 1 GiB = 25 %
+  EXPECT_FALSE(fires(4_GiB, 3_GiB + 1_MiB));    // just under 1 GiB
+  EXPECT_FALSE(fires(20_GiB, 30_GiB));          // allocated above reserved: no gap
+}
+
+TEST(Frag001, ActiveFarAboveAllocatedIsLeftToNccl001) {
+  // The 10 GiB gap with active holding half of it or less is fragmentation; more is record_stream.
+  observe::observation o;
+  o.stats = {peaks(30_GiB, 20_GiB, 25_GiB)};
+  EXPECT_EQ(check(o).size(), 1u);
+  o.stats = {peaks(30_GiB, 20_GiB, 25_GiB + 1_MiB)};
+  EXPECT_TRUE(check(o).empty());
+}
+
+TEST(Frag001, OutOfMemoryMessageWithReservedButUnallocated) {
+  observe::observation o;
+  o.ooms = {oom(1_GiB)};
+  const auto found = check(o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].evidence,
+            (std::vector<std::string>{"OOM message (line 12): 1.00 GiB reserved by "
+                                      "PyTorch but unallocated"}));
+  EXPECT_EQ(found[0].saving, static_cast<std::int64_t>(1_GiB));
+
+  o.ooms = {oom(1_GiB - 1_MiB)};
+  EXPECT_TRUE(check(o).empty());
+}
+
+TEST(Frag001, TheLargestWasteIsTheSaving) {
+  observe::observation o;
+  o.stats = {peaks(30_GiB, 20_GiB), peaks(12_GiB, 8_GiB)};
+  o.ooms = {oom(6_GiB)};
+  const auto found = check(o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].evidence.size(), 3u);
+  EXPECT_EQ(found[0].saving, static_cast<std::int64_t>(10_GiB));
+}
+
+TEST(Frag001, AJobIsPricedByPlanningItWithExpandableSegments) {
+  const auto job = plan_yaml(litgpt_job());
+  const auto fixed = plan_yaml(litgpt_job(expandable));
+  ASSERT_TRUE(job && fixed);
+  const std::int64_t planned = job->busiest_device() - fixed->busiest_device();
+  ASSERT_GT(planned, 0);
+  observe::observation o;
+  o.stats = {peaks(30_GiB, 20_GiB)};
+  const auto found = rules::fragmentation(job->input(&o));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].saving, planned);
+  EXPECT_EQ(found[0].saving_basis,
+            "re-planned with env.PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+
+  // Already on expandable segments the re-plan saves nothing: the observed gap is the bound.
+  const auto found_fixed = rules::fragmentation(fixed->input(&o));
+  ASSERT_EQ(found_fixed.size(), 1u);
+  EXPECT_EQ(found_fixed[0].saving, static_cast<std::int64_t>(10_GiB));
+  EXPECT_EQ(found_fixed[0].saving_basis, "at most the observed reserved - allocated");
+}
+
+TEST(Frag001, SilentWithoutObservations) {
+  const auto job = plan_yaml(litgpt_job());
+  ASSERT_TRUE(job);
+  EXPECT_TRUE(rules::fragmentation(job->input()).empty());
+  observe::observation no_peaks;
+  no_peaks.stats = {peaks(30_GiB, 20_GiB)};
+  no_peaks.stats[0].allocated.peak.reset();
+  EXPECT_TRUE(check(no_peaks).empty());
+}
+
+}  // namespace
+}  // namespace vramscope::doctor
