@@ -20,7 +20,8 @@ constexpr std::array catalogue{
     rule{"OPT001", "options that save nothing for this job", "a job spec: each memory option re-planned",
          &rules::options_without_effect},
     rule{"NCCL001", "record_stream keeps collective buffers alive",
-         "memory_stats with active peak far above allocated peak", &rules::record_stream_inflation},
+         "memory_stats with active peak far above allocated peak, or a plan whose gap goes "
+         "without record_stream", &rules::record_stream_inflation},
     rule{"GPU001", "GPU 0 carries memory of other ranks",
          "several processes on GPU 0 and one on the others, or a job that touches cuda:0 early",
          &rules::gpu0_crowding},

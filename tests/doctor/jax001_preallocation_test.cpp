@@ -133,6 +133,30 @@ TEST(Jax001, OneGpuIsNotToldToHideTheOthers) {
   EXPECT_EQ(found[0].fix.find("CUDA_VISIBLE_DEVICES"), std::string::npos) << found[0].fix;
 }
 
+// The job already as the rule would have it: the pool at the working set plus 10 % on the one
+// GPU it needs. Nothing is left to advise.
+TEST(Jax001, SilentOnTheFixedJob) {
+  const auto job = plan_yaml(pi0_job(2, "XLA_PYTHON_CLIENT_MEM_FRACTION: \"0.27\", "
+                                        "CUDA_VISIBLE_DEVICES: \"0\""));
+  ASSERT_TRUE(job);
+  ASSERT_TRUE(job->prediction.jax_recommended_fraction);
+  EXPECT_EQ(fmt::format("{:.2f}", *job->prediction.jax_recommended_fraction), "0.27");
+  EXPECT_TRUE(rules::jax_preallocation(job->input()).empty());
+  // The fraction alone fixed, two GPUs still visible: only the second advice remains.
+  const auto both = plan_yaml(pi0_job(2, "XLA_PYTHON_CLIENT_MEM_FRACTION: \"0.27\""));
+  ASSERT_TRUE(both);
+  const auto found = rules::jax_preallocation(both->input());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].fix, "CUDA_VISIBLE_DEVICES=0 to use one GPU and leave the others free");
+  EXPECT_FALSE(found[0].saving);
+}
+
+TEST(Jax001, SilentWhenThePoolIsNotPreallocated) {
+  const auto job = plan_yaml(pi0_job(2, "XLA_PYTHON_CLIENT_PREALLOCATE: \"false\""));
+  ASSERT_TRUE(job);
+  EXPECT_TRUE(rules::jax_preallocation(job->input()).empty());
+}
+
 TEST(Jax001, AJaxJobWithoutAPlanGetsTheGeneralFix) {
   auto job = job::parse_job_yaml(pi0_job(2, "XLA_PYTHON_CLIENT_MEM_FRACTION: \"0.9\""), "job.yaml");
   ASSERT_TRUE(job) << job.error().to_string();

@@ -112,6 +112,29 @@ TEST(Nccl001, SilentOnTheJobWithoutRecordStream) {
   EXPECT_TRUE(rules::record_stream_inflation(doctor_input{}).empty());
 }
 
+// FSDP1's plan shows active above allocated for reasons of its own (the flat parameters' buffers),
+// and planning without record_stream changes nothing: the plan alone is no evidence.
+TEST(Nccl001, SilentWhenTheJobWithoutRecordStreamIsTheSame) {
+  // examples/cases/2-fsdp1-meta-init/job-fixed.yaml
+  const std::string fsdp1 =
+      "model: llama-3.1-8b\n"
+      "hardware: { gpu: H100-80GB, gpus_per_node: 8, nodes: 1 }\n"
+      "parallel: { strategy: fsdp1, sync_module_states: true, device_id: true }\n"
+      "precision: { params: bf16, master: fp32, reduce: fp32 }\n"
+      "optimizer: adamw\n"
+      "training: { micro_batch: 4, seq_len: 2048, activation_checkpointing: full, "
+      "liger_kernels: true, loss: liger_fused }\n"
+      "init: { meta_device: true, load: rank0 }\n"
+      "framework: { name: torch, version: \"2.4\", transformers: \"4.44\" }\n";
+  const auto job = plan_yaml(fsdp1);
+  const auto without = plan_yaml(fsdp1 + "env: { " + avoid_record_streams + " }\n");
+  ASSERT_TRUE(job && without);
+  const auto& peak = predict::busiest_rank(job->prediction).peak;
+  EXPECT_GT(peak.active, peak.allocated + 1_GiB) << "the gap the rule used to fire on";
+  EXPECT_EQ(job->busiest_device(), without->busiest_device());
+  EXPECT_TRUE(rules::record_stream_inflation(job->input()).empty());
+}
+
 TEST(Nccl001, OnTorch28TheStatsPointElsewhere) {
   const auto job = plan_yaml(tp_job("2.8"));
   ASSERT_TRUE(job);

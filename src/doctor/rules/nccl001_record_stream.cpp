@@ -34,10 +34,18 @@ std::optional<gap> largest_gap(const observe::observation& o) {
 
 std::vector<finding> record_stream_inflation(const doctor_input& in) {
   const auto observed = in.observed ? largest_gap(*in.observed) : std::nullopt;
-  const bool job_gap = in.prediction && in.job && schedule::collectives_record_stream(*in.job) &&
-                       predict::busiest_rank(*in.prediction).peak.active >
-                           predict::busiest_rank(*in.prediction).peak.allocated + 1_GiB;
-  if (!observed && !job_gap) return {};
+  // From the plan alone: the same gap as in the stats, and only when planning the job without
+  // record_stream shows that it is the cause (active can exceed allocated for other reasons,
+  // FSDP1's flat-parameter buffers among them).
+  std::optional<replanned> without_record_stream;
+  if (!observed && in.prediction && in.job && schedule::collectives_record_stream(*in.job)) {
+    const auto& peak = predict::busiest_rank(*in.prediction).peak;
+    if (peak.active >= peak.allocated + 1_GiB && peak.active * 10 >= peak.allocated * 13)
+      if (auto after = replan(in, {"env.TORCH_NCCL_AVOID_RECORD_STREAMS=1"});
+          after && after->saving >= static_cast<std::int64_t>(1_MiB))
+        without_record_stream = std::move(*after);
+  }
+  if (!observed && !without_record_stream) return {};
   finding f{"NCCL001", {}, severity::warning, {}, {}, {}, {}, {}};
   if (observed)
     f.evidence.push_back(fmt::format("memory_stats rank {}: active peak {} vs allocated peak {} (reserved {})",
@@ -59,7 +67,8 @@ std::vector<finding> record_stream_inflation(const doctor_input& in) {
     return {f};
   }
   f.fix = "export TORCH_NCCL_AVOID_RECORD_STREAMS=1 (torch 2.1-2.7), or upgrade to torch >= 2.8";
-  if (auto after = replan(in, {"env.TORCH_NCCL_AVOID_RECORD_STREAMS=1"})) {
+  if (!without_record_stream) without_record_stream = replan(in, {"env.TORCH_NCCL_AVOID_RECORD_STREAMS=1"});
+  if (const auto& after = without_record_stream) {
     f.saving = after->saving;
     f.saving_basis = replan_basis({"env.TORCH_NCCL_AVOID_RECORD_STREAMS=1"});
   } else if (observed && observed->reserved > observed->allocated) {

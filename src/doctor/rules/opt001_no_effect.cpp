@@ -23,9 +23,10 @@ std::vector<std::string> alternatives(const job::job_spec& j) {
   if (fsdp1 || j.parallel.kind == job::strategy::fsdp2) {
     out.push_back(fmt::format("parallel.cpu_offload={}", !j.parallel.cpu_offload));
     // An explicit low-precision MixedPrecision: only changes anything when params are not
-    // already stored in low precision (bf16-mixed rather than bf16-true).
+    // already stored in low precision (bf16-mixed rather than bf16-true), which is what this
+    // answers for a bf16-true job. Its buffer_dtype is not tried: the planner keeps no separate
+    // buffers (RoPE tables and the like are a few MiB), so "no change" would say nothing.
     out.push_back("precision.reduce=bf16");
-    out.push_back("precision.buffers=bf16");
   }
   return out;
 }
