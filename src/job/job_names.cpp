@@ -52,6 +52,14 @@ constexpr spelling<attention_impl> attention_names[] = {
     {attention_impl::flash, "flash_attention_2"}, {attention_impl::flash, "sdpa"},
     {attention_impl::efficient, "mem_efficient"},
 };
+constexpr spelling<float8_recipe> float8_names[] = {
+    {float8_recipe::none, "none"},
+    {float8_recipe::tensorwise, "tensorwise"},
+    {float8_recipe::rowwise, "rowwise"},
+    {float8_recipe::rowwise_with_gw_hp, "rowwise_with_gw_hp"},
+    {float8_recipe::none, "false"},
+    {float8_recipe::tensorwise, "true"},
+};
 constexpr spelling<loss_impl> loss_names[] = {
     {loss_impl::hf, "hf"},
     {loss_impl::liger_fused, "liger_fused"},
@@ -86,6 +94,7 @@ constexpr std::span<const spelling<optimizer_kind>> table(optimizer_kind*) { ret
 constexpr std::span<const spelling<checkpointing>> table(checkpointing*) { return checkpointing_names; }
 constexpr std::span<const spelling<attention_impl>> table(attention_impl*) { return attention_names; }
 constexpr std::span<const spelling<loss_impl>> table(loss_impl*) { return loss_names; }
+constexpr std::span<const spelling<float8_recipe>> table(float8_recipe*) { return float8_names; }
 constexpr std::span<const spelling<pp_schedule>> table(pp_schedule*) { return pp_schedule_names; }
 constexpr std::span<const spelling<weight_load>> table(weight_load*) { return weight_load_names; }
 constexpr std::span<const spelling<state_dict_kind>> table(state_dict_kind*) { return state_dict_names; }
@@ -136,6 +145,7 @@ std::string_view name_of(optimizer_kind v) { return canonical(v); }
 std::string_view name_of(checkpointing v) { return canonical(v); }
 std::string_view name_of(attention_impl v) { return canonical(v); }
 std::string_view name_of(loss_impl v) { return canonical(v); }
+std::string_view name_of(float8_recipe v) { return canonical(v); }
 std::string_view name_of(pp_schedule v) { return canonical(v); }
 std::string_view name_of(weight_load v) { return canonical(v); }
 std::string_view name_of(state_dict_kind v) { return canonical(v); }
@@ -150,6 +160,7 @@ VRAMSCOPE_JOB_ENUM(optimizer_kind)
 VRAMSCOPE_JOB_ENUM(checkpointing)
 VRAMSCOPE_JOB_ENUM(attention_impl)
 VRAMSCOPE_JOB_ENUM(loss_impl)
+VRAMSCOPE_JOB_ENUM(float8_recipe)
 VRAMSCOPE_JOB_ENUM(pp_schedule)
 VRAMSCOPE_JOB_ENUM(weight_load)
 VRAMSCOPE_JOB_ENUM(state_dict_kind)

@@ -29,13 +29,15 @@ struct strategy_option {
 
 const parallel_spec defaults{};
 
-constexpr std::array<strategy_option, 22> strategy_options{{
+constexpr std::array<strategy_option, 23> strategy_options{{
     {"parallel.offload_param", [](const parallel_spec& p) { return p.offload_param; },
      bit(strategy::zero3), "for fsdp1/fsdp2 use parallel.cpu_offload"},
     {"parallel.offload_optimizer", [](const parallel_spec& p) { return p.offload_optimizer; },
      any_zero, "for fsdp1/fsdp2 use parallel.cpu_offload"},
     {"parallel.cpu_offload", [](const parallel_spec& p) { return p.cpu_offload; }, any_fsdp,
      "for ZeRO use parallel.offload_optimizer and parallel.offload_param"},
+    {"parallel.float8_all_gather", [](const parallel_spec& p) { return p.float8_all_gather; },
+     bit(strategy::fsdp2), "torchao's float8 all-gather is an FSDP2 (fully_shard) extension"},
     {"parallel.reshard_after_forward",
      [](const parallel_spec& p) { return p.reshard_after_forward != 1; }, bit(strategy::fsdp2),
      "for fsdp1 use parallel.fsdp_sharding"},
@@ -296,6 +298,36 @@ static maybe_error check_quantisation(const job_spec& job, warnings& notes) {
   return std::nullopt;
 }
 
+// torchao float8 training: Float8Linear swaps the model's nn.Linear layers (torchtitan's
+// float8 converter, convert_to_float8_training), so it is a full-training PyTorch feature; the
+// FSDP2 float8 all-gather exists for tensorwise scaling only (torchao/float8/fsdp_utils.py:
+// WeightWithDynamicFloat8CastTensor).
+static maybe_error check_float8(const job_spec& job, warnings& notes) {
+  const auto recipe = job.precision.float8;
+  if (job.parallel.float8_all_gather && recipe != float8_recipe::tensorwise)
+    return field_error(job, "parallel.float8_all_gather",
+                       fmt::format("needs precision.float8: tensorwise (torchao all-gathers "
+                                   "float8 weights for tensorwise scaling only; it is {})",
+                                   name_of(recipe)));
+  if (recipe == float8_recipe::none) return std::nullopt;
+  if (job.framework.name != "torch")
+    return field_error(job, "precision.float8",
+                       fmt::format("is torchao's Float8Linear: it needs framework.name: torch "
+                                   "(framework.name is {})", job.framework.name));
+  if (job.lora.enabled)
+    return field_error(job, "precision.float8",
+                       "float8 training of adapter (LoRA / PEFT) jobs is not modelled: torchao "
+                       "converts the nn.Linear layers of a fully trained model");
+  const int cc = job.hardware.compute_capability;
+  if (cc > 0 && cc < 89)
+    notes.push_back(field_error(
+        job, "precision.float8",
+        fmt::format("float8 matmuls (torch._scaled_mm) need compute capability 8.9 or later "
+                    "(H100, L4, RTX 4090); {} is {}.{}: planned all the same",
+                    job.hardware.gpu, cc / 10, cc % 10)));
+  return std::nullopt;
+}
+
 // torchtune's memory features, with the combinations its recipes accept.
 static maybe_error check_torchtune_features(const job_spec& job, warnings& notes) {
   const auto& t = job.training;
@@ -352,6 +384,7 @@ maybe_error check_training(const job_spec& job, warnings& notes) {
                                             "selective (it is {})",
                                             name_of(t.activation_checkpointing))));
   if (auto err = check_torchtune_features(job, notes)) return err;
+  if (auto err = check_float8(job, notes)) return err;
   const auto kind = job.optimizer.kind;
   if (is_bitsandbytes(kind) && job.framework.name != "torch")
     return field_error(job, "optimizer.name",

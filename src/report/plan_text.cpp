@@ -148,15 +148,22 @@ static std::string pipeline_text(const job::job_spec& j) {
   return out;
 }
 
+// ", float8 tensorwise linears (all-gathered in float8)" when torchao float8 training is on.
+std::string float8_text(const job::job_spec& j) {
+  if (j.precision.float8 == job::float8_recipe::none) return "";
+  return fmt::format(", float8 {} linears{}", job::name_of(j.precision.float8),
+                     j.parallel.float8_all_gather ? " (all-gathered in float8)" : "");
+}
+
 std::string plan_heading(const prediction& p) {
   const auto& j = p.job;
   return fmt::format(
-      "{} ({} parameters) on {} x {} ({} node{}), {} {}{}, params {} / master {}, {}, {}, micro-batch {} x {} tokens",
+      "{} ({} parameters) on {} x {} ({} node{}), {} {}{}, params {} / master {}{}, {}, {}, micro-batch {} x {} tokens",
       p.model_name, format_count(p.parameters), j.world_size(), j.hardware.gpu, j.hardware.nodes,
       j.hardware.nodes == 1 ? "" : "s", j.framework.name, job::name_of(j.parallel.kind),
       pipeline_text(j),
-      name_of(j.precision.params), name_of(j.precision.master), optimizer_text(j.optimizer),
-      training_kind(j), j.training.micro_batch, j.training.seq_len);
+      name_of(j.precision.params), name_of(j.precision.master), float8_text(j),
+      optimizer_text(j.optimizer), training_kind(j), j.training.micro_batch, j.training.seq_len);
 }
 
 std::string render_plan_text(const prediction& p) {

@@ -99,12 +99,9 @@ class fsdp2_strategy final : public strategy {
     const int raf = job().parallel.reshard_after_forward;
     if (raf == 0) return;
     reshard(g);
-    if (raf > 1) {  // keep a shard over a group of `raf` ranks until backward
-      std::uint64_t total = 0;
-      for (auto n : padded_numels(g)) total += n;
-      state_[g].partial = out().alloc((total * compute() + frozen_gathered(g)) / static_cast<std::uint64_t>(raf),
+    if (raf > 1)  // keep a shard over a group of `raf` ranks until backward
+      state_[g].partial = out().alloc((gathered_bytes(g) + frozen_gathered(g)) / static_cast<std::uint64_t>(raf),
                                       category::parameters);
-    }
   }
 
   // The group's backward is done: its gradients are reduce-scattered (or kept under no_sync).
@@ -215,12 +212,35 @@ class fsdp2_strategy final : public strategy {
     return out;
   }
 
+  // Bytes of one element of each of the group's tensors once gathered: the compute dtype, or
+  // one byte for a Float8Linear weight all-gathered in float8 (torchao's
+  // WeightWithDynamicFloat8CastTensor: fsdp_pre_all_gather casts the local shard to float8,
+  // FSDP2 all-gathers those bytes and fsdp_post_all_gather wraps the unsharded data in a
+  // Float8Tensor that the matmul takes as it is).
+  std::vector<int> gathered_element_bytes(std::size_t g) const {
+    const bool f8 = job().parallel.float8_all_gather;
+    std::vector<int> out;
+    const auto& group = wrap_.groups[g];
+    for (std::size_t i = 0; i < group.tensors.size(); ++i)
+      out.push_back(f8 && i < group.float8.size() && group.float8[i] ? 1 : lay().dtypes.compute);
+    return out;
+  }
+  bytes gathered_bytes(std::size_t g) const {
+    const auto numels = padded_numels(g);
+    const auto sizes = gathered_element_bytes(g);
+    bytes total = 0;
+    for (std::size_t i = 0; i < numels.size(); ++i) total += numels[i] * static_cast<bytes>(sizes[i]);
+    return total;
+  }
+
   void unshard(std::size_t g, bool forward) {
     const auto& d = lay().dtypes;
     const std::uint64_t world = world_of(g);
     const bool experts = is_experts(g);
     std::uint64_t total = 0;
     for (auto n : padded_numels(g)) total += n;
+    const bytes gathered = gathered_bytes(g);
+    const bool cast = d.compute != d.stored || gathered != total * compute();
     // Offloaded shards are copied host-to-device first; mixed precision casts them into one
     // flat low-precision copy-in buffer.
     bytes frozen_stored = 0;
@@ -232,13 +252,18 @@ class fsdp2_strategy final : public strategy {
     if (job().parallel.cpu_offload)
       staged = out().alloc(total / world * static_cast<bytes>(d.stored) + frozen_stored,
                            category::communication, streams::unshard);
-    if (d.compute != d.stored || frozen_full / world < frozen_stored)
-      copy_in = out().alloc(total / world * compute() + frozen_full / world, category::communication,
+    if (cast || frozen_full / world < frozen_stored)
+      copy_in = out().alloc(gathered / world + frozen_full / world, category::communication,
                             streams::unshard);
-    auto output = out().alloc(total * compute() + frozen_full, category::communication, streams::unshard);
+    auto output = out().alloc(gathered + frozen_full, category::communication, streams::unshard);
     out().free(copy_in);
     out().free(staged);
-    state_[g].unsharded = alloc_each(out(), padded_numels(g), d.compute, category::parameters);
+    const auto numels = padded_numels(g);
+    const auto sizes = gathered_element_bytes(g);
+    state_[g].unsharded.clear();
+    for (std::size_t i = 0; i < numels.size(); ++i)
+      state_[g].unsharded.push_back(
+          out().alloc(numels[i] * static_cast<bytes>(sizes[i]), category::parameters));
     if (!experts)
       for (auto u : wrap_.groups[g].units)
         for (auto id : gather_frozen(out(), lay().units[u])) state_[g].unsharded.push_back(id);

@@ -6,7 +6,7 @@ namespace vramscope::schedule {
 
 fsdp_wrapping wrap_units(const layout& lay, const job::job_spec& job) {
   fsdp_wrapping w;
-  w.groups.push_back(fsdp_group{{}, {}, true});
+  w.groups.push_back(fsdp_group{{}, {}, {}, true});
   w.group_of_unit.resize(lay.units.size(), 0);
   w.experts_of_unit.resize(lay.units.size(), 0);
   const bool per_block = job.parallel.wrap != "none";
@@ -22,10 +22,12 @@ fsdp_wrapping wrap_units(const layout& lay, const job::job_spec& job) {
     }
     w.group_of_unit[i] = g;
     w.groups[g].units.push_back(i);
-    fsdp_group routed{{i}, {}, false, ep};
+    fsdp_group routed{{i}, {}, {}, false, ep};
     for (std::size_t t = 0; t < u.trainable.size(); ++t) {
       const bool own_group = ep > 1 && t < u.expert.size() && u.expert[t];
-      (own_group ? routed.tensors : w.groups[g].tensors).push_back(u.trainable[t]);
+      auto& group = own_group ? routed : w.groups[g];
+      group.tensors.push_back(u.trainable[t]);
+      group.float8.push_back(t < u.float8.size() && u.float8[t]);
     }
     if (!routed.tensors.empty()) experts.push_back(std::move(routed));
   }

@@ -14,6 +14,7 @@ namespace vramscope::schedule {
 struct fsdp_group {
   std::vector<std::size_t> units;          // indices into layout::units
   std::vector<std::uint64_t> tensors;      // element counts of its trainable tensors
+  std::vector<bool> float8;                // per tensor: a Float8Linear's weight
   bool root = false;
   std::uint64_t shard_divisor = 1;         // shards over (sharding group / this) ranks
 };

@@ -223,6 +223,14 @@ bool quantisable(const model::tensor& t, model::unit_kind kind, const std::vecto
   return kind != unit_kind::norm && kind != unit_kind::vision_head;
 }
 
+bool float8_convertible(const model::tensor& t, model::unit_kind kind) {
+  using model::unit_kind;
+  if (model::kind_of(t, kind) != model::module_kind::linear || t.shape.size() != 2) return false;
+  if (kind == unit_kind::norm || kind == unit_kind::embedding || kind == unit_kind::vision_embedding)
+    return false;
+  return t.shape[0] % 16 == 0 && t.shape[1] % 16 == 0;
+}
+
 rank_info make_rank_info(const job::job_spec& job, int rank) {
   rank_info r;
   r.rank = rank;
@@ -340,6 +348,19 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
       ul->trainable.push_back(n);
       ul->expert.resize(ul->trainable.size() - 1, false);
       ul->expert.push_back(e.has_value());
+      const bool f8 = job.precision.float8 != job::float8_recipe::none && !e &&
+                      float8_convertible(t, ul->kind);
+      ul->float8.resize(ul->trainable.size() - 1, false);
+      ul->float8.push_back(f8);
+      if (f8) {
+        // Tensor parallelism splits the input features of the row-parallel layers (o, down)
+        // and the output features of the others.
+        const auto group = input_group(t.name);
+        const bool row = group == &saved_inputs::o || group == &saved_inputs::down;
+        const auto tp = static_cast<std::uint64_t>(r.tp);
+        ul->float8_linears.push_back({row ? ceil_div(t.shape[1], tp) : t.shape[1],
+                                      row ? t.shape[0] : ceil_div(t.shape[0], tp), n});
+      }
       continue;
     }
     // LoRA: the base tensor is frozen; each target matrix gains A (r x in) and B (out x r),

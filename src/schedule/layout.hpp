@@ -47,6 +47,19 @@ struct frozen_tensor {
   bool quantised = false;
 };
 
+/// A torchao Float8Linear on this rank (precision.float8), after the TP split: its matmuls take
+/// float8 copies of their operands, made just before and freed just after.
+struct float8_linear {
+  std::uint64_t in = 0, out = 0;  // input and output features on this rank
+  std::uint64_t numel = 0;        // weight elements on this rank
+};
+
+/// True when torchao's convert_to_float8_training swaps the module of weight `t` for a
+/// Float8Linear: an nn.Linear (not the output head, which torchtitan's converter filters out,
+/// nor routed experts, which are not nn.Linear in torchtitan's MoE) whose in and out features
+/// are multiples of 16 (torch._scaled_mm's requirement, checked by the converter).
+bool float8_convertible(const model::tensor& t, model::unit_kind kind);
+
 /// One unit (FSDP wrap / ZeRO-3 gather granule) on this rank, after the TP split.
 struct unit_layout {
   std::string name;
@@ -55,6 +68,8 @@ struct unit_layout {
   std::vector<std::uint64_t> trainable;  // element counts of tensors that get gradients
   std::vector<bool> expert;              // per trainable tensor: a routed expert's (this rank's
                                          // share under expert parallelism)
+  std::vector<bool> float8;              // per trainable tensor: a Float8Linear's weight
+  std::vector<float8_linear> float8_linears;
   std::uint64_t numel = 0;               // sum of `tensors`
   std::uint64_t trainable_numel = 0;     // sum of `trainable`
   std::vector<frozen_tensor> frozen;     // frozen base tensors (LoRA), TP-split

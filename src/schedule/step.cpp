@@ -251,7 +251,30 @@ class driver {
         a.backward_temps.push_back(lu.largest_dequantised);
       }
       if (lu.autocast_frozen_bytes > 0) a.saved.push_back(lu.autocast_frozen_bytes);
+      add_float8_casts(lu, tokens, a);
     }
+  }
+
+  // torchao's Float8Linear (float8_linear.py, matmul_with_hp_or_float8_args) saves its input and
+  // weight in high precision, as nn.Linear does, and casts them to float8 around each matmul:
+  // forward holds the float8 input and weight while the matmul runs; backward casts the output
+  // gradient twice (one layout per matmul) and the input once more, all alive at the weight
+  // gradient's matmul, plus the weight again. A weight FSDP2 all-gathered in float8 is a
+  // Float8Tensor already: no cast. With rowwise_with_gw_hp the weight gradient's matmul stays
+  // in high precision (no second gradient cast, no input cast). The largest linear of a unit
+  // sets its transient.
+  void add_float8_casts(const unit_layout& lu, std::uint64_t tokens, unit_activations& a) const {
+    if (lu.float8_linears.empty()) return;
+    const bool weight_is_float8 = job_.parallel.float8_all_gather;
+    const bool gw_hp = job_.precision.float8 == job::float8_recipe::rowwise_with_gw_hp;
+    bytes forward = 0, backward = 0;
+    for (const auto& l : lu.float8_linears) {
+      const bytes w = weight_is_float8 ? 0 : l.numel;
+      forward = std::max<bytes>(forward, tokens * l.in + w);
+      backward = std::max<bytes>(backward, gw_hp ? tokens * l.out + w : 2 * tokens * l.out + tokens * l.in + w);
+    }
+    a.forward_temps.push_back(forward);
+    a.backward_temps.push_back(backward);
   }
 
   // How activation offloading treats a unit's saved tensors: the model's units are under the

@@ -393,3 +393,66 @@ TEST(ResolveWarnings, TorchtuneFeaturesOutsideTorchtunesRecipes) {
 
 }  // namespace
 }  // namespace vramscope::job
+
+namespace vramscope::job {
+namespace {
+
+TEST(Resolve, Float8FieldsParse) {
+  auto job = parse_job_yaml("precision: { float8: tensorwise }\n"
+                            "parallel: { strategy: fsdp2, float8_all_gather: true }\n",
+                            "j");
+  ASSERT_TRUE(job) << job.error().to_string();
+  EXPECT_EQ(job->precision.float8, float8_recipe::tensorwise);
+  EXPECT_TRUE(job->parallel.float8_all_gather);
+  auto rowwise = parse_job_yaml("precision: { float8: Rowwise-With-GW-HP }\n", "j");
+  ASSERT_TRUE(rowwise) << rowwise.error().to_string();
+  EXPECT_EQ(rowwise->precision.float8, float8_recipe::rowwise_with_gw_hp);
+  const job_spec defaults;
+  EXPECT_EQ(defaults.precision.float8, float8_recipe::none);
+  EXPECT_FALSE(defaults.parallel.float8_all_gather);
+}
+
+std::string float8_error(const std::string& yaml) {
+  auto job = parse_job_yaml(yaml, "job.yaml");
+  return job ? "" : job.error().to_string();
+}
+
+TEST(ResolveErrors, Float8Combinations) {
+  EXPECT_EQ(float8_error("precision: { float8: rowwise }\n"
+                         "parallel: { float8_all_gather: true }\n"),
+            "job.yaml:2:32: parallel.float8_all_gather: needs precision.float8: tensorwise "
+            "(torchao all-gathers float8 weights for tensorwise scaling only; it is rowwise)\n"
+            "parallel: { float8_all_gather: true }\n"
+            "                               ^ near here");
+  EXPECT_NE(float8_error("precision: { float8: tensorwise }\n"
+                         "parallel: { strategy: ddp, float8_all_gather: true }\n")
+                .find("parallel.float8_all_gather: applies to fsdp2 only"),
+            std::string::npos);
+  EXPECT_NE(float8_error("parallel: { strategy: jax }\nframework: { name: jax }\n"
+                         "precision: { float8: tensorwise }\n")
+                .find("precision.float8: is torchao's Float8Linear: it needs framework.name: torch"),
+            std::string::npos);
+  EXPECT_NE(float8_error("precision: { float8: tensorwise }\nlora: { rank: 16, targets: [q_proj] }\n")
+                .find("precision.float8: float8 training of adapter (LoRA / PEFT) jobs is not "
+                      "modelled"),
+            std::string::npos);
+  EXPECT_NE(float8_error("precision: { float8: fp4 }\n").find("one of: none, tensorwise, rowwise, "
+                                                              "rowwise_with_gw_hp"),
+            std::string::npos);
+}
+
+TEST(ResolveWarnings, Float8BeforeHopperIsPlannedWithAWarning) {
+  std::vector<std::string> found;
+  warnings notes;
+  auto job = parse_job_yaml("hardware: { gpu: A100-80GB }\nprecision: { float8: tensorwise }\n",
+                            "job.yaml", &notes);
+  ASSERT_TRUE(job) << job.error().to_string();
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].message.find("need compute capability 8.9 or later (H100, L4, RTX 4090); "
+                                  "A100-80GB is 8.0"),
+            std::string::npos)
+      << notes[0].message;
+}
+
+}  // namespace
+}  // namespace vramscope::job

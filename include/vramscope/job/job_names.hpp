@@ -26,6 +26,7 @@ std::string_view name_of(prefetch v);
 std::string_view name_of(optimizer_kind v);
 std::string_view name_of(checkpointing v);
 std::string_view name_of(attention_impl v);
+std::string_view name_of(float8_recipe v);
 std::string_view name_of(loss_impl v);
 std::string_view name_of(pp_schedule v);
 std::string_view name_of(weight_load v);

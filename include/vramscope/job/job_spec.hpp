@@ -23,6 +23,10 @@ enum class prefetch { pre, post, none };                                    // F
 enum class optimizer_kind { adamw, adam, sgd, sgd_momentum, adafactor, adamw_8bit, paged_adamw, paged_adamw_8bit };
 enum class checkpointing { none, full, selective, op };  // op: per-operator selective (torchtitan)
 enum class attention_impl { flash, efficient, math, eager };
+// torchao float8 training recipes (Float8LinearConfig.from_recipe_name; torchtitan's
+// float8.recipe_name): nn.Linear layers run their matmuls in float8 with dynamic scales per
+// tensor, or per row ("rowwise_with_gw_hp" keeps the weight gradient's matmul in high precision).
+enum class float8_recipe { none, tensorwise, rowwise, rowwise_with_gw_hp };
 // chunked: torchtune's CEWithChunkedOutputLoss (logits returned in training.loss_chunks chunks);
 // litgpt: LitGPT's head over 128-token slices with a cross-entropy per slice in the logits' dtype
 enum class loss_impl { hf, liger_fused, torchtitan, chunked, litgpt };
@@ -86,6 +90,8 @@ struct parallel_spec {
   bool no_sync = false;
   // FSDP1 / FSDP2 / ZeRO
   bool cpu_offload = false;        // FSDP params+grads+optimizer state to CPU
+  bool float8_all_gather = false;  // FSDP2: float8 linear weights all-gathered in float8
+                                   // (torchao enable_fsdp_float8_all_gather, tensorwise only)
   bool offload_optimizer = false;  // ZeRO
   bool offload_param = false;      // ZeRO-3
   // DDP
@@ -108,6 +114,7 @@ struct precision_spec {
   dtype reduce = dtype::f32;   // gradient reduction dtype
   dtype buffers = dtype::f32;
   bool autocast = false;       // torch.autocast: fp32 weights cast to `params` on the fly
+  float8_recipe float8 = float8_recipe::none;  // torchao Float8Linear in place of nn.Linear
 };
 
 /// True for the bitsandbytes optimizers (adamw_8bit, paged_adamw, paged_adamw_8bit), which
