@@ -1,5 +1,7 @@
 #include <vramscope/job/job_reader.hpp>
 
+#include <vramscope/job/job_loading.hpp>
+
 #include <vramscope/core/io.hpp>
 #include <vramscope/job/overrides.hpp>
 #include <vramscope/job/resolve.hpp>
@@ -221,12 +223,8 @@ result<job_spec> parse_job_yaml(std::string_view text, std::string source, warni
 
 result<job_spec> load_job(const std::string& path, const std::vector<std::string>& overrides,
                           warnings* notes) {
-  auto text = read_file(path);
-  if (!text) return text.error();
-  auto job = read_job_yaml(*text, path);
+  auto job = read_job_unresolved(path, overrides);
   if (!job) return job;
-  for (const auto& o : overrides)
-    if (auto set = set_field(*job, o); !set) return set.error();
   if (auto resolved = resolve_job(*job, notes); !resolved) return resolved.error();
   return job;
 }

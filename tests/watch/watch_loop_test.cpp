@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -124,13 +125,20 @@ TEST(WatchLoop, PublishesMetricsOfEachRefresh) {
   EXPECT_NE(r->body.find("vramscope_samples_total 3\n"), std::string::npos);
 }
 
+// A live source: the fake NVML with one GPU, its config in `dir` for the scope of `config`.
+std::unique_ptr<gpu_source> one_fake_gpu(const temp_dir& dir, std::optional<scoped_env>& config) {
+  config.emplace("VRAMSCOPE_FAKE_NVML_CONFIG",
+                 dir.write("nvml.json", R"({"devices": [{"uuid": "GPU-l", "total": 100, "used": 10}]})"));
+  auto source = nvml_source::open(VRAMSCOPE_FAKE_NVML_FULL);
+  if (!source) ADD_FAILURE() << source.error().to_string();
+  return source ? std::move(*source) : nullptr;
+}
+
 TEST(WatchLoop, SamplesLiveSourceSeveralTimesPerRefreshAndStopsOnSignal) {
   temp_dir dir;
-  scoped_env config(
-      "VRAMSCOPE_FAKE_NVML_CONFIG",
-      dir.write("nvml.json", R"({"devices": [{"uuid": "GPU-l", "total": 100, "used": 10}]})"));
-  auto source = nvml_source::open(VRAMSCOPE_FAKE_NVML_FULL);
-  ASSERT_TRUE(source) << source.error().to_string();
+  std::optional<scoped_env> config;
+  auto source = one_fake_gpu(dir, config);
+  ASSERT_TRUE(source);
   watch_settings settings = fast();
   settings.monitor.interval = std::chrono::milliseconds(200);
   settings.monitor.sample_interval = std::chrono::milliseconds(20);
@@ -142,7 +150,7 @@ TEST(WatchLoop, SamplesLiveSourceSeveralTimesPerRefreshAndStopsOnSignal) {
     std::raise(SIGINT);
   });
   recording_display display;
-  auto r = run_watch(**source, settings, {}, display);
+  auto r = run_watch(*source, settings, {}, display);
   stopper.join();
   std::signal(SIGINT, previous);
   ASSERT_TRUE(r);
@@ -154,11 +162,9 @@ TEST(WatchLoop, SamplesLiveSourceSeveralTimesPerRefreshAndStopsOnSignal) {
 
 TEST(WatchLoop, TheDisplayEndsTheLoopWhenTheUserQuits) {
   temp_dir dir;
-  scoped_env config(
-      "VRAMSCOPE_FAKE_NVML_CONFIG",
-      dir.write("nvml.json", R"({"devices": [{"uuid": "GPU-q", "total": 100, "used": 10}]})"));
-  auto source = nvml_source::open(VRAMSCOPE_FAKE_NVML_FULL);
-  ASSERT_TRUE(source) << source.error().to_string();
+  std::optional<scoped_env> config;
+  auto source = one_fake_gpu(dir, config);
+  ASSERT_TRUE(source);
   watch_settings settings = fast();
   settings.monitor.interval = std::chrono::milliseconds(100);
   settings.monitor.sample_interval = std::chrono::milliseconds(20);
@@ -166,7 +172,7 @@ TEST(WatchLoop, TheDisplayEndsTheLoopWhenTheUserQuits) {
   recording_display display;
   const auto started = std::chrono::steady_clock::now();
   display.quit_at = started + std::chrono::milliseconds(250);  // after two refreshes
-  auto r = run_watch(**source, settings, {}, display);
+  auto r = run_watch(*source, settings, {}, display);
   ASSERT_TRUE(r) << r.error().to_string();
   EXPECT_TRUE(r->quit);
   EXPECT_FALSE(r->interrupted);
