@@ -235,16 +235,114 @@ std::string read_implementation(import_context& ctx, const entry& e) {
   return ctx.set("optimizer.foreach", v == "foreach" ? "true" : "false", e);
 }
 
+// The converters model.converters lists ("float8", "quantize.linear.float8", "mx", ...).
+std::vector<std::string> converters(const import_context& ctx) {
+  const entry* e = ctx.find("model.converters");
+  if (e == nullptr) return {};
+  std::vector<std::string> out;
+  for (const auto& c : e->value.is_list ? e->value.items : std::vector<std::string>{e->value.text})
+    if (!c.empty()) out.push_back(c);
+  return out;
+}
+
+// torchao float8 linears: the "float8" converter (its options in [quantize.linear.float8], or
+// [float8] in older torchtitan, which also switched it on with float8.enable_float8_linear).
+bool is_float8_converter(const std::string& name) {
+  return name == "float8" || name == "quantize.linear.float8";
+}
+
+bool float8_on(const import_context& ctx) {
+  const auto list = converters(ctx);
+  if (std::any_of(list.begin(), list.end(), is_float8_converter)) return true;
+  const entry* legacy = ctx.find("float8.enable_float8_linear");
+  bool on = false;
+  return legacy != nullptr && parse_bool_text(legacy->value.text, on).empty() && on;
+}
+
+// A float8 option, in either place torchtitan has kept it.
+const entry* float8_option(const import_context& ctx, const std::string& key) {
+  if (const entry* e = ctx.find("quantize.linear.float8." + key)) return e;
+  return ctx.find("float8." + key);
+}
+
+// Float8 training as torchtitan sets it up (components/quantization/float8.py): the recipe
+// (tensorwise unless recipe_name says otherwise) and, with data-parallel sharding and the
+// tensorwise recipe, FSDP2's float8 all-gather.
+std::optional<diagnostic> read_float8(import_context& ctx) {
+  if (!float8_on(ctx)) return std::nullopt;
+  const entry* switch_entry = ctx.find("model.converters");
+  if (switch_entry == nullptr) switch_entry = ctx.find("float8.enable_float8_linear");
+  std::string recipe = "tensorwise";
+  const entry* recipe_entry = float8_option(ctx, "recipe_name");
+  if (recipe_entry != nullptr) {
+    const auto v = lower_case(recipe_entry->value.text);
+    if (v != "tensorwise" && v != "rowwise" && v != "rowwise_with_gw_hp")
+      return at(recipe_entry->where,
+                fmt::format("{}: invalid value \"{}\" (expected one of: tensorwise, rowwise, "
+                            "rowwise_with_gw_hp)", recipe_entry->key, recipe_entry->value.text));
+    recipe = v;
+  }
+  const entry& where = recipe_entry != nullptr ? *recipe_entry : *switch_entry;
+  if (auto problem = ctx.set("precision.float8", recipe, where); !problem.empty())
+    return at(where.where, problem);
+  const entry* all_gather = float8_option(ctx, "enable_fsdp_float8_all_gather");
+  bool gather = false;
+  if (all_gather == nullptr || !parse_bool_text(all_gather->value.text, gather).empty() || !gather)
+    return std::nullopt;
+  if (recipe != "tensorwise") {
+    ctx.note(*all_gather, fmt::format("{}: torchao all-gathers float8 weights for the tensorwise "
+                                      "recipe only ({} here): planned without it",
+                                      all_gather->key, recipe));
+    return std::nullopt;
+  }
+  if (auto problem = ctx.set("parallel.float8_all_gather", "true", *all_gather); !problem.empty())
+    return at(all_gather->where, problem);
+  return std::nullopt;
+}
+
+// model.converters: float8 is modelled (read_float8); any other converter (MX formats, float8
+// grouped GEMMs of MoE experts) changes memory in ways not modelled.
+std::string read_converters(import_context& ctx, const entry& e) {
+  std::vector<std::string> others;
+  for (const auto& c : converters(ctx))
+    if (!is_float8_converter(c)) others.push_back(c);
+  if (others.empty()) {
+    ctx.ignore(e);
+    return "";
+  }
+  return not_modelled(fmt::format("converters {} change weight and activation dtypes",
+                                  fmt::join(others, ", ")))
+      .apply(ctx, e);
+}
+
+// The options of the float8 converter: consumed by read_float8 when it is on, nothing when off.
+// filter_fqns: torchtitan's default skips the output head, which the planner never converts;
+// other names (a MoE router's gate) keep a few MiB of linears in high precision, planned as
+// converted. precompute_float8_dynamic_scale_for_fsdp keeps one scale per weight; emulate runs
+// the same casts without float8 matmuls.
+std::string read_float8_option(import_context& ctx, const entry& e) {
+  const std::string key = e.key.substr(e.key.rfind('.') + 1);
+  static const std::vector<std::string> known{"enable_fsdp_float8_all_gather",
+                                              "precompute_float8_dynamic_scale_for_fsdp",
+                                              "recipe_name", "filter_fqns", "emulate",
+                                              "enable_float8_linear"};
+  if (!float8_on(ctx) || std::find(known.begin(), known.end(), key) != known.end()) {
+    ctx.ignore(e);
+    return "";
+  }
+  return not_modelled("a float8 option vramscope does not know").apply(ctx, e);
+}
+
 // A section whose options act only when its switch is on ([compile] enable, [validation]
-// enable) or when model.converters names it ([quantize.*] for "quantize.linear.float8" and the
-// like): off, its options change nothing; on, they change memory in ways not modelled.
+// enable) or when model.converters names it ([quantize.linear.mx] for "quantize.linear.mx" or
+// "mx", [quantize.grouped_mm.float8] for "quantize.grouped_mm.float8"): off, its options change
+// nothing; on, they change memory in ways not modelled.
 bool section_on(const import_context& ctx, const std::string& section) {
-  if (section == "quantize") {
-    const entry* converters = ctx.find("model.converters");
-    if (converters == nullptr) return false;
-    const auto& items = converters->value.is_list ? converters->value.items
-                                                  : std::vector<std::string>{converters->value.text};
-    return std::any_of(items.begin(), items.end(), [](const std::string& c) { return !c.empty(); });
+  if (section.starts_with("quantize")) {
+    const auto list = converters(ctx);
+    return std::any_of(list.begin(), list.end(), [&](const std::string& c) {
+      return section.starts_with(c) || (c == "mx" && section.starts_with("quantize.linear.mx"));
+    });
   }
   const entry* enable = ctx.find(section + ".enable");
   bool on = false;
@@ -254,7 +352,9 @@ bool section_on(const import_context& ctx, const std::string& section) {
 action not_modelled_when_on(const std::string& section, const std::string& reason) {
   const action when_on = not_modelled(reason);
   return custom([section, when_on](import_context& ctx, const entry& e) {
-    if (!section_on(ctx, section)) {
+    // quantize.* options belong to the converter section their key names.
+    const std::string owner = section == "quantize" ? e.key.substr(0, e.key.rfind('.')) : section;
+    if (!section_on(ctx, owner)) {
       ctx.ignore(e);
       return std::string();
     }
@@ -269,7 +369,7 @@ const std::vector<option>& torchtitan_table() {
     std::vector<option> rows{
         {"model.name", handled()},
         {"model.flavor", handled()},
-        {"model.converters", not_modelled_when_on("quantize", "float8 / mx converters change weight and activation dtypes")},
+        {"model.converters", custom(read_converters)},
         {"training.local_batch_size", maps_to("training.micro_batch")},
         {"training.batch_size", maps_to("training.micro_batch")},
         {"training.seq_len", maps_to("training.seq_len")},
@@ -305,8 +405,9 @@ const std::vector<option>& torchtitan_table() {
         {"checkpoint.enable_checkpoint",
          maps_with("checkpoint.save", {{"true", "sharded"}, {"false", "none"}})},
         {"compile.*", not_modelled_when_on("compile", "torch.compile changes activation memory")},
-        {"quantize.*", not_modelled_when_on("quantize", "float8 / mx training changes weight and activation dtypes")},
-        {"float8.*", not_modelled("float8 training")},
+        {"quantize.linear.float8.*", custom(read_float8_option)},
+        {"float8.*", custom(read_float8_option)},
+        {"quantize.*", not_modelled_when_on("quantize", "MX formats and float8 grouped GEMMs change weight and activation dtypes")},
         {"mx.*", not_modelled("MX formats")},
         {"experimental.*", not_modelled("experimental features")},
         {"validation.*", not_modelled_when_on("validation", "validation passes")},
@@ -358,6 +459,7 @@ result<imported_job> import_torchtitan(std::string_view text, const std::string&
   if (auto err = detail::read_model(ctx)) return *err;
   if (auto err = detail::read_parallelism(ctx, has_world_size)) return *err;
   if (auto err = detail::read_checkpointing(ctx)) return *err;
+  if (auto err = detail::read_float8(ctx)) return *err;
   if (auto err = detail::apply_options(ctx, detail::torchtitan_table())) return *err;
   if (auto err = detail::read_pipeline(ctx)) return *err;
   ctx.out.job.training.loss = loss_impl::torchtitan;  // torchtitan's own training step

@@ -172,7 +172,66 @@ TEST(ImportTorchtitan, SectionsThatAreOffChangeNothing) {
       "[quantize.linear.float8]\nenable_fsdp_float8_all_gather = true\n", "t.toml");
   ASSERT_TRUE(on) << on.error().to_string();
   EXPECT_NE(find_note(on->notes, "\"compile.components\" changes memory"), "");
-  EXPECT_NE(find_note(on->notes, "\"quantize.linear.float8.enable_fsdp_float8_all_gather\" changes memory"), "");
+  // Float8 is modelled: on, its options map instead of being reported.
+  EXPECT_EQ(find_note(on->notes, "float8"), "");
+  EXPECT_EQ(on->job.precision.float8, float8_recipe::tensorwise);
+  EXPECT_TRUE(on->job.parallel.float8_all_gather);
+  EXPECT_EQ(off->job.precision.float8, float8_recipe::none);
+  EXPECT_FALSE(off->job.parallel.float8_all_gather);
+}
+
+TEST(ImportTorchtitan, Float8ConverterMapsItsRecipeAndAllGather) {
+  // torchtitan's 405B config: converters = ["float8"], options in [quantize.linear.float8].
+  auto shipped = import_config_text(
+      "[model]\nconverters = [\"float8\"]\n"
+      "[quantize.linear.float8]\nenable_fsdp_float8_all_gather = true\n"
+      "precompute_float8_dynamic_scale_for_fsdp = true\nfilter_fqns = [\"output\"]\n",
+      "t.toml");
+  ASSERT_TRUE(shipped) << shipped.error().to_string();
+  EXPECT_EQ(shipped->job.precision.float8, float8_recipe::tensorwise);
+  EXPECT_TRUE(shipped->job.parallel.float8_all_gather);
+  EXPECT_EQ(find_note(shipped->notes, "float8"), "");
+  EXPECT_EQ(find_note(shipped->notes, "unknown option"), "");
+  // Older torchtitan: [float8] enable_float8_linear, and a rowwise recipe, which has no float8
+  // all-gather (planned without it, said so).
+  auto legacy = import_config_text(
+      "[training]\nseq_len = 2048\n"
+      "[float8]\nenable_float8_linear = true\nrecipe_name = \"rowwise\"\n"
+      "enable_fsdp_float8_all_gather = true\n",
+      "t.toml");
+  ASSERT_TRUE(legacy) << legacy.error().to_string();
+  EXPECT_EQ(legacy->job.precision.float8, float8_recipe::rowwise);
+  EXPECT_FALSE(legacy->job.parallel.float8_all_gather);
+  EXPECT_NE(find_note(legacy->notes, "all-gathers float8 weights for the tensorwise recipe only "
+                                     "(rowwise here)"),
+            "");
+  auto off = import_config_text(
+      "[training]\nseq_len = 2048\n[float8]\nenable_float8_linear = false\nrecipe_name = \"rowwise\"\n",
+      "t.toml");
+  ASSERT_TRUE(off) << off.error().to_string();
+  EXPECT_EQ(off->job.precision.float8, float8_recipe::none);
+  EXPECT_TRUE(off->notes.empty() || find_note(off->notes, "float8") == "");
+  // Other converters are not modelled, nor unknown float8 options.
+  auto mx = import_config_text(
+      "[model]\nconverters = [\"float8\", \"quantize.grouped_mm.float8\"]\n"
+      "[quantize.grouped_mm.float8]\nfqns = [\"experts\"]\n"
+      "[quantize.linear.float8]\nnew_knob = 1\n",
+      "t.toml");
+  ASSERT_TRUE(mx) << mx.error().to_string();
+  EXPECT_NE(find_note(mx->notes, "converters quantize.grouped_mm.float8 change weight"), "");
+  EXPECT_NE(find_note(mx->notes, "\"quantize.grouped_mm.float8.fqns\" changes memory"), "");
+  EXPECT_NE(find_note(mx->notes, "\"quantize.linear.float8.new_knob\" changes memory"), "");
+  // A grouped-GEMM section whose converter is not listed changes nothing.
+  auto unlisted = import_config_text(
+      "[model]\nconverters = [\"float8\"]\n[quantize.grouped_mm.float8]\nfqns = [\"experts\"]\n",
+      "t.toml");
+  ASSERT_TRUE(unlisted) << unlisted.error().to_string();
+  EXPECT_EQ(find_note(unlisted->notes, "changes memory"), "");
+  auto bad = import_config_text(
+      "[model]\nconverters = [\"float8\"]\n[quantize.linear.float8]\nrecipe_name = \"fp4\"\n",
+      "t.toml");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().to_string().substr(0, 46), "t.toml:4:1: quantize.linear.float8.recipe_name");
 }
 
 TEST(ImportTorchtitan, AutoShardDegreeLeavesTheWorldToTheUser) {
