@@ -101,6 +101,32 @@ std::string read_use_cpu(import_context& ctx, const entry& e) {
 }
 
 // Context parallelism splits the sequence over ranks; only its absence (size 1) is planned.
+// dynamo_config: accelerate wraps the model in torch.compile with this backend (INDUCTOR fuses
+// the pointwise chains, which training.compile plans; NO leaves it eager). The modes that capture
+// CUDA graphs keep a private memory pool, not modelled.
+std::string read_dynamo_backend(import_context& ctx, const entry& e) {
+  const std::string v = lower_case(e.value.text);
+  if (v == "no") {
+    ctx.ignore(e);
+    return "";
+  }
+  if (v == "inductor") return ctx.set("training.compile", "true", e);
+  return not_modelled(fmt::format("torch.compile backend {} (inductor is the one modelled)",
+                                  e.value.text))
+      .apply(ctx, e);
+}
+
+std::string read_dynamo_mode(import_context& ctx, const entry& e) {
+  const std::string v = lower_case(e.value.text);
+  if (v == "default" || v.empty()) {
+    ctx.ignore(e);
+    return "";
+  }
+  return not_modelled(fmt::format("torch.compile mode {} captures CUDA graphs, which keep a "
+                                  "private memory pool", e.value.text))
+      .apply(ctx, e);
+}
+
 std::string read_cp_size(import_context& ctx, const entry& e) {
   if (e.value.text == "1") {
     ctx.ignore(e);
@@ -171,7 +197,12 @@ const std::vector<option>& accelerate_table() {
       {"parallelism_config.parallelism_config_dp_replicate_size", maps_to("parallel.dp_replicate")},
       {"parallelism_config.parallelism_config_dp_shard_size", maps_to("parallel.dp_shard")},
       {"parallelism_config.parallelism_config_cp_size", custom(read_cp_size)},
-      {"dynamo_config.*", not_modelled("torch.compile changes activation memory")},
+      {"dynamo_config.dynamo_backend", custom(read_dynamo_backend)},
+      {"dynamo_config.dynamo_mode", custom(read_dynamo_mode)},
+      {"dynamo_config.dynamo_use_fullgraph", no_effect()},
+      {"dynamo_config.dynamo_use_dynamic", no_effect()},
+      {"dynamo_config.dynamo_use_regional_compilation", no_effect()},
+      {"dynamo_config.*", not_modelled("a torch.compile option vramscope does not know")},
       {"megatron_lm_config.*", not_modelled("Megatron-LM parallelism")},
       {"fp8_config.*", not_modelled("fp8 training")},
       {"compute_environment", no_effect()}, {"debug", no_effect()},

@@ -349,6 +349,48 @@ bool section_on(const import_context& ctx, const std::string& section) {
   return enable != nullptr && parse_bool_text(enable->value.text, on).empty() && on;
 }
 
+// [compile] enable: torchtitan compiles each transformer block when "model" is among the
+// components (its default: ["model", "loss"]); the loss's compile is not modelled (the loss is
+// planned as in eager, see docs/schedule.md).
+bool compiles_blocks(const import_context& ctx) {
+  const entry* components = ctx.find("compile.components");
+  if (components == nullptr) return true;
+  const auto& items = components->value.is_list ? components->value.items
+                                                : std::vector<std::string>{components->value.text};
+  return std::find(items.begin(), items.end(), "model") != items.end();
+}
+
+std::string read_compile(import_context& ctx, const entry& e) {
+  bool on = false;
+  if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
+    return fmt::format("{}: {}", e.key, problem);
+  if (!on) {
+    ctx.ignore(e);
+    return "";
+  }
+  return ctx.set("training.compile", compiles_blocks(ctx) ? "true" : "false", e);
+}
+
+std::string read_compile_components(import_context& ctx, const entry& e) {
+  if (!section_on(ctx, "compile")) {
+    ctx.ignore(e);
+    return "";
+  }
+  if (!compiles_blocks(ctx)) ctx.note(e, "compile.components without \"model\": the blocks run eagerly");
+  return ctx.set("training.compile", compiles_blocks(ctx) ? "true" : "false", e);
+}
+
+// Only inductor fuses; another backend (aot_eager, cudagraphs) is not modelled.
+std::string read_compile_backend(import_context& ctx, const entry& e) {
+  if (!section_on(ctx, "compile") || lower_case(e.value.text) == "inductor") {
+    ctx.ignore(e);
+    return "";
+  }
+  return not_modelled(fmt::format("torch.compile backend {} (inductor is the one modelled)",
+                                  e.value.text))
+      .apply(ctx, e);
+}
+
 action not_modelled_when_on(const std::string& section, const std::string& reason) {
   const action when_on = not_modelled(reason);
   return custom([section, when_on](import_context& ctx, const entry& e) {
@@ -378,7 +420,7 @@ const std::vector<option>& torchtitan_table() {
         {"training.enable_cpu_offload", maps_to("parallel.cpu_offload")},
         {"training.global_batch_size", not_modelled("gradient accumulation; set "
                                                     "training.gradient_accumulation")},
-        {"training.compile", not_modelled("torch.compile changes activation memory")},
+        {"training.compile", maps_to("training.compile")},
         {"parallelism.data_parallel_shard_degree", handled()},
         {"parallelism.data_parallel_replicate_degree", handled()},
         {"parallelism.tensor_parallel_degree", handled()},
@@ -404,7 +446,10 @@ const std::vector<option>& torchtitan_table() {
         {"optimizer.early_step_in_backward", not_modelled("optimizer step in backward")},
         {"checkpoint.enable_checkpoint",
          maps_with("checkpoint.save", {{"true", "sharded"}, {"false", "none"}})},
-        {"compile.*", not_modelled_when_on("compile", "torch.compile changes activation memory")},
+        {"compile.enable", custom(read_compile)},
+        {"compile.components", custom(read_compile_components)},
+        {"compile.backend", custom(read_compile_backend)},
+        {"compile.*", not_modelled_when_on("compile", "a torch.compile option vramscope does not know")},
         {"quantize.linear.float8.*", custom(read_float8_option)},
         {"float8.*", custom(read_float8_option)},
         {"quantize.*", not_modelled_when_on("quantize", "MX formats and float8 grouped GEMMs change weight and activation dtypes")},

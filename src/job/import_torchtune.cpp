@@ -210,7 +210,7 @@ const std::vector<option>& torchtune_table() {
         {"optimizer.foreach", maps_to("optimizer.foreach")},
         {"fsdp_cpu_offload", maps_to("parallel.cpu_offload")},
         {"fsdp_reshard_after_forward", maps_to("parallel.reshard_after_forward")},
-        {"compile", not_modelled("torch.compile changes activation memory")},
+        {"compile", maps_to("training.compile")},  // training.compile_model: each layer
         {"custom_sharded_layers", not_modelled("extra FSDP units around the embedding and head")},
         {"tensor_parallel_dim", not_modelled("tensor parallelism of the distributed recipes")},
         {"tensor_parallel_plan._component_", not_modelled("tensor parallelism")},

@@ -189,10 +189,18 @@ std::vector<bytes> per_op_saved(const dims& d, const model::stack_shape& s, cons
   return out;
 }
 
+// torch.compile (inductor) fuses each chain of pointwise ops into one kernel, and AOTAutograd's
+// min-cut partitioner keeps for backward only what the chain cannot recompute cheaply: its
+// inputs and a norm's per-row statistics (torch/_functorch/partitioners.py,
+// min_cut_rematerialization_partition). An RMSNorm then keeps its input and rstd, not its fp32
+// upcast and normalised output, and a gated activation keeps the two projections' outputs, not
+// SiLU(gate) - exactly what Liger's fused kernels keep - and a Python-level activation chain
+// (gelu_new) keeps its input only. Attention kernels, matmuls and the loss are not pointwise
+// chains and are planned as without compile.
 unit_activations block(const dims& d, const model::stack_shape& s, const job::job_spec& job,
                        const saved_inputs& in) {
   unit_activations a;
-  const bool liger = job.training.liger_kernels;
+  const bool liger = job.training.liger_kernels || job.training.compile;
   switch (s.form) {
     case model::block_form::sequential:  // the second norm reads x + attention
       add_norm(a.saved, d, s, liger, in.norm_weights, in.qkv);
@@ -213,11 +221,12 @@ unit_activations block(const dims& d, const model::stack_shape& s, const job::jo
   }
   dims mlp = d;
   if (s.experts > 0) mlp.n = d.n * std::max<std::uint64_t>(1, s.experts_per_token);
-  add_mlp(a, mlp, s.gated_mlp, s.activation_saved, liger, in.down);
+  const std::uint32_t act_saved = job.training.compile ? 1 : s.activation_saved;
+  add_mlp(a, mlp, s.gated_mlp, act_saved, liger, in.down);
   if (s.shared_expert_intermediate > 0) {  // every token also goes through the shared expert
     dims shared = d;
     shared.i = s.shared_expert_intermediate;
-    add_mlp(a, shared, true, s.activation_saved, liger, in.down);
+    add_mlp(a, shared, true, act_saved, liger, in.down);
   }
   if (s.experts > 0) {
     a.saved.push_back(4 * d.n * s.experts);  // router logits, fp32

@@ -49,6 +49,26 @@ TEST(ImportAccelerate, ReportsUnknownOptionsAndLocatesThem) {
   EXPECT_EQ(find_note(imported.notes, "number of GPUs"), "");  // num_processes gives it
 }
 
+TEST(ImportAccelerate, DynamoInductorIsTorchCompile) {
+  auto inductor = import_config_text(
+      "distributed_type: FSDP\nnum_processes: 8\ndynamo_config:\n  dynamo_backend: INDUCTOR\n"
+      "  dynamo_use_fullgraph: false\n",
+      "cfg.yaml");
+  ASSERT_TRUE(inductor) << inductor.error().to_string();
+  EXPECT_TRUE(inductor->job.training.compile);
+  EXPECT_EQ(find_note(inductor->notes, "dynamo"), "");
+  auto graphs = import_config_text(
+      "distributed_type: FSDP\nnum_processes: 8\ndynamo_config:\n  dynamo_backend: INDUCTOR\n"
+      "  dynamo_mode: max-autotune\n",
+      "cfg.yaml");
+  ASSERT_TRUE(graphs) << graphs.error().to_string();
+  EXPECT_NE(find_note(graphs->notes, "captures CUDA graphs"), "");
+  auto off = import_config_text(
+      "distributed_type: FSDP\nnum_processes: 8\ndynamo_config:\n  dynamo_backend: NO\n", "cfg.yaml");
+  ASSERT_TRUE(off) << off.error().to_string();
+  EXPECT_FALSE(off->job.training.compile);
+}
+
 TEST(ImportAccelerate, ASectionThatIsNotAMapIsAnError) {
   // Written as a value, or an alias to one: a broken config, not unknown options to skip.
   for (const char* text : {"distributed_type: FSDP\nfsdp_config: true\n",

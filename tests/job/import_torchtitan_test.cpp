@@ -171,13 +171,31 @@ TEST(ImportTorchtitan, SectionsThatAreOffChangeNothing) {
       "[compile]\nenable = true\ncomponents = [\"model\"]\n"
       "[quantize.linear.float8]\nenable_fsdp_float8_all_gather = true\n", "t.toml");
   ASSERT_TRUE(on) << on.error().to_string();
-  EXPECT_NE(find_note(on->notes, "\"compile.components\" changes memory"), "");
+  EXPECT_EQ(find_note(on->notes, "compile"), "") << "torch.compile of the blocks is modelled";
+  EXPECT_TRUE(on->job.training.compile);
+  EXPECT_FALSE(off->job.training.compile);
   // Float8 is modelled: on, its options map instead of being reported.
   EXPECT_EQ(find_note(on->notes, "float8"), "");
   EXPECT_EQ(on->job.precision.float8, float8_recipe::tensorwise);
   EXPECT_TRUE(on->job.parallel.float8_all_gather);
   EXPECT_EQ(off->job.precision.float8, float8_recipe::none);
   EXPECT_FALSE(off->job.parallel.float8_all_gather);
+}
+
+TEST(ImportTorchtitan, CompileOfTheBlocksMapsOtherBackendsAreNotModelled) {
+  auto loss_only = import_config_text(
+      "[training]\nseq_len = 2048\n[compile]\nenable = true\ncomponents = [\"loss\"]\n", "t.toml");
+  ASSERT_TRUE(loss_only) << loss_only.error().to_string();
+  EXPECT_FALSE(loss_only->job.training.compile);
+  EXPECT_NE(find_note(loss_only->notes, "without \"model\": the blocks run eagerly"), "");
+  auto older = import_config_text("[training]\ncompile = true\n", "t.toml");
+  ASSERT_TRUE(older) << older.error().to_string();
+  EXPECT_TRUE(older->job.training.compile);
+  auto backend = import_config_text(
+      "[training]\nseq_len = 2048\n[compile]\nenable = true\nbackend = \"aot_eager\"\n", "t.toml");
+  ASSERT_TRUE(backend) << backend.error().to_string();
+  EXPECT_TRUE(backend->job.training.compile);
+  EXPECT_NE(find_note(backend->notes, "backend aot_eager (inductor is the one modelled)"), "");
 }
 
 TEST(ImportTorchtitan, Float8ConverterMapsItsRecipeAndAllGather) {

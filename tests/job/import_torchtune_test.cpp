@@ -73,10 +73,13 @@ TEST(ImportTorchtune, MemoryFeaturesOfAFullFinetune) {
       "enable_activation_checkpointing: True\n"
       "enable_activation_offloading: True\n"
       "fsdp_cpu_offload: False\n"
+      "compile: True\n"
       "dtype: bf16\n",
       "t.yaml");
   ASSERT_TRUE(imported) << imported.error().to_string();
   const job_spec& job = imported->job;
+  EXPECT_TRUE(job.training.compile);
+  EXPECT_EQ(find_note(imported->notes, "compile"), "");
   EXPECT_EQ(job.model, "llama-3.1-8b");
   EXPECT_FALSE(job.lora.enabled);
   EXPECT_EQ(job.parallel.kind, strategy::fsdp2);  // fsdp_* keys: a distributed config

@@ -142,5 +142,26 @@ TEST(Activations, LitgptLossKeepsFabricsFp32SlicesAndTheirLogSoftmax) {
   EXPECT_EQ(hf.backward_temps, (std::vector<bytes>{4 * 2000 * v, 4 * 2000 * v}));
 }
 
+// torch.compile fuses the pointwise chains: norms keep their input and rstd and a gated MLP its
+// two projections' outputs, as Liger's kernels do; a composite activation keeps its input only.
+TEST(Activations, CompileSavesWhatFusedKernelsSave) {
+  model::stack_shape gated = plain_stack();
+  gated.gated_mlp = true;
+  job::job_spec eager, compiled, liger;
+  compiled.training.compile = true;
+  liger.training.liger_kernels = true;
+  const auto block = model::unit_kind::block;
+  EXPECT_EQ(saved_by(block, gated, compiled), saved_by(block, gated, liger));
+  EXPECT_LT(saved_by(block, gated, compiled), saved_by(block, gated, eager));
+  // Per 1000 tokens: each RMSNorm keeps its bf16 input (2 bytes x 1024) instead of its fp32
+  // copy and bf16 output (6 x 1024), and the MLP loses its SiLU output (2 bytes x 4096).
+  EXPECT_EQ(saved_by(block, gated, eager) - saved_by(block, gated, compiled),
+            1000u * (2 * 4 * 1024 + 2 * 4096));
+  model::stack_shape composite = plain_stack();
+  composite.activation_saved = 4;  // gelu_new: a chain of Python-level ops
+  EXPECT_EQ(saved_by(block, composite, eager) - saved_by(block, composite, compiled),
+            1000u * (2 * 4 * 1024 + 3 * 2 * 4096));
+}
+
 }  // namespace
 }  // namespace vramscope::schedule

@@ -145,6 +145,10 @@ struct training_spec {
   loss_impl loss = loss_impl::hf;
   int loss_chunks = 8;         // chunked: CEWithChunkedOutputLoss num_output_chunks
   bool liger_kernels = false;  // Liger RMSNorm, SwiGLU, RoPE
+  // torch.compile of the model's blocks (torchtitan compile.enable, torchtune compile, HF
+  // torch_compile): pointwise chains fuse, so norms and activation functions save only their
+  // inputs, as Liger's kernels do (docs/schedule.md, "torch.compile")
+  bool compile = false;
   bool padding_mask = false;   // a padding attention mask is passed (no native GQA in SDPA)
   // torchtune's enable_activation_offloading: tensors saved in the model's forward go to
   // pinned host memory (torchtune/training/_activation_offloading.py, OffloadActivations).
