@@ -15,7 +15,7 @@ namespace detail {
 
 namespace {
 
-constexpr std::array<family, 27> family_table{{
+constexpr std::array<family, 29> family_table{{
     {"bert", &build_bert},
     {"clip", &build_clip},
     {"clip_text_model", &build_clip},
@@ -30,6 +30,8 @@ constexpr std::array<family, 27> family_table{{
     {"gpt2", &build_gpt2},
     {"gpt_neox", &build_gpt_neox},
     {"llama", &build_decoder_family},
+    {"llama4", &build_llama4},
+    {"llama4_text", &build_decoder_family},
     {"mistral", &build_decoder_family},
     {"mixtral", &build_decoder_family},
     {"paligemma", &build_paligemma},

@@ -69,10 +69,30 @@ void qwen_moe(inventory_builder& out, const decoder_layout& d, const std::string
   out.add(p + "mlp.shared_expert_gate.weight", {1, d.hidden});
 }
 
+// Llama4TextMoe (modeling_llama4.py): Llama4TextExperts' gate_up_proj and down_proj (one
+// parameter each, [experts, ...]: written per expert so that expert parallelism can place
+// them), the router (an nn.Linear without bias), the shared expert (Llama4TextMLP).
+void llama4_moe(inventory_builder& out, const decoder_layout& d, const std::string& p) {
+  for (std::uint64_t e = 0; e < d.experts && !out.full(); ++e) {
+    const std::string x = fmt::format("{}feed_forward.experts.{}.", p, e);
+    out.add(x + "gate_up_proj", {d.hidden, 2 * d.intermediate});
+    out.add(x + "down_proj", {d.intermediate, d.hidden});
+  }
+  out.add(p + "feed_forward.router.weight", {d.experts, d.hidden});
+  gated_mlp(out, p + "feed_forward.shared_expert.", d.hidden, d.shared_intermediate, false);
+}
+
+bool is_dense(const decoder_layout& d, std::uint64_t layer) {
+  return std::find(d.dense_layers.begin(), d.dense_layers.end(), layer) != d.dense_layers.end();
+}
+
 void mlp(inventory_builder& out, const decoder_layout& d, const std::string& p, std::uint64_t layer) {
+  if (d.llama4_moe) {
+    if (!is_dense(d, layer)) return llama4_moe(out, d, p);
+    return gated_mlp(out, p + "feed_forward.", d.hidden, d.dense_intermediate, false);
+  }
   if (d.qwen_moe) {
-    if (std::find(d.dense_layers.begin(), d.dense_layers.end(), layer) == d.dense_layers.end())
-      return qwen_moe(out, d, p);
+    if (!is_dense(d, layer)) return qwen_moe(out, d, p);
     return gated_mlp(out, p + "mlp.", d.hidden, d.dense_intermediate, false);
   }
   if (d.experts > 0) {

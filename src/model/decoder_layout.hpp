@@ -51,6 +51,13 @@ struct decoder_layout {
   std::uint64_t q_lora_rank = 0, kv_lora_rank = 0, qk_rope_head_dim = 0, v_head_dim = 0;
   std::uint64_t dense_intermediate = 0;
   std::vector<std::uint64_t> dense_layers;
+  // Llama 4 (llama4_text): the MLP is `feed_forward`; a sparse layer has the routed experts as
+  // feed_forward.experts.E.{gate_up_proj [hidden, 2 x intermediate], down_proj [intermediate,
+  // hidden]} (the checkpoint's experts.gate_up_proj [experts, hidden, 2 x intermediate] and
+  // experts.down_proj cut per expert), feed_forward.router [experts, hidden] and
+  // feed_forward.shared_expert.{gate,up,down}_proj of `shared_intermediate`; the layers in
+  // `dense_layers` have feed_forward.{gate,up,down}_proj of `dense_intermediate`.
+  bool llama4_moe = false;
   bool attention_bias = false;  // biases on q, k, v and o (llama/qwen3 attention_bias)
   bool qkv_bias = false;        // biases on q, k, v only (qwen2)
   bool mlp_bias = false;        // biases on gate, up, down (llama mlp_bias)

@@ -35,6 +35,7 @@ void build_gpt_neox(field_reader& config, inventory_builder& out, std::string_vi
 void build_phi(field_reader& config, inventory_builder& out, std::string_view type);
 void build_falcon(field_reader& config, inventory_builder& out, std::string_view type);
 void build_deepseek(field_reader& config, inventory_builder& out, std::string_view type);
+void build_llama4(field_reader& config, inventory_builder& out, std::string_view type);
 void build_siglip(field_reader& config, inventory_builder& out, std::string_view type);
 void build_paligemma(field_reader& config, inventory_builder& out, std::string_view type);
 void build_pi0(field_reader& config, inventory_builder& out, std::string_view type);
@@ -45,8 +46,8 @@ void build_t5(field_reader& config, inventory_builder& out, std::string_view typ
 /// True when `type` is a decoder-only family read by read_text_decoder.
 bool is_decoder_family(std::string_view type);
 
-/// Reads a decoder-only config (llama, mistral, mixtral, qwen2, qwen3, phi3, gemma, gemma2,
-/// gemma3_text) with transformers' class defaults for the absent fields (required instead when
+/// Reads a decoder-only config (llama, llama4_text, mistral, mixtral, qwen2, qwen3, phi3, gemma,
+/// gemma2, gemma3_text) with transformers' class defaults for the absent fields (required instead when
 /// the reader is strict) and checks that the numbers describe a model. Without `embedding`
 /// (pi0's action expert) vocab_size is not read and the stack has no embedding or head.
 /// Requires: is_decoder_family(type).

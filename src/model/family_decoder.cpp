@@ -32,7 +32,7 @@ struct decoder_family {
 };
 
 // clang-format off
-constexpr std::array<decoder_family, 11> decoder_families{{
+constexpr std::array<decoder_family, 12> decoder_families{{
     // type           vocab   hidden inter  layers heads kv             head_dim  tied
     {"gemma",         256000, 3072,  24576, 28,    16,   16,            256,      true,
      true, false, false, false, false, false, false},
@@ -41,6 +41,8 @@ constexpr std::array<decoder_family, 11> decoder_families{{
     {"gemma3_text",   262208, 2304,  9216,  26,    8,    4,             256,      true,
      true, false, true, true, false, false, false},
     {"llama",         32000,  4096,  11008, 32,    32,   heads_default, derived,  false,
+     true, false, false, false, false, false, false},
+    {"llama4_text",   202048, 5120,  8192,  48,    40,   8,             128,      false,
      true, false, false, false, false, false, false},
     {"mistral",       32000,  4096,  14336, 32,    32,   8,             derived,  false,
      false, false, false, false, false, false, false},
@@ -130,7 +132,51 @@ void read_qwen_moe(field_reader& c, std::string_view type, decoder_layout& d) {
   check_experts_per_token(c, d, "num_experts");
 }
 
+// Llama4TextConfig (configuration_llama4.py): num_local_experts routed experts of
+// intermediate_size, top num_experts_per_tok, and a shared expert of the same width on the
+// layers in moe_layers (absent: every interleave_moe_layer_step-th, counting from step - 1, as
+// torchtitan's models/llama4 does with (layer + 1) % step == 0); the other layers have a plain
+// MLP of intermediate_size_mlp. The query/key L2 norm (use_qk_norm) has no parameters.
+void read_llama4_moe(field_reader& c, decoder_layout& d) {
+  d.llama4_moe = true;
+  d.experts = c.size("num_local_experts", 16, 1024);
+  d.experts_per_token = c.count("num_experts_per_tok", 1, 1024);
+  d.shared_intermediate = d.intermediate;
+  d.dense_intermediate = c.size("intermediate_size_mlp", 16384);
+  // A bad step (0) is recorded by count(); 1 keeps the loop defined until the error is reported.
+  const std::uint64_t step =
+      std::max<std::uint64_t>(1, c.count("interleave_moe_layer_step", 1, 1024));
+  const bool listed = c.has("moe_layers");
+  const auto sparse = c.indices("moe_layers", d.layers);
+  for (std::uint64_t l = 0; l < d.layers; ++l) {
+    const bool moe = listed ? std::find(sparse.begin(), sparse.end(), l) != sparse.end()
+                            : (l + 1) % step == 0;
+    if (!moe) d.dense_layers.push_back(l);
+  }
+  check_experts_per_token(c, d, "num_local_experts");
+}
+
 }  // namespace
+
+// Llama4Config (Llama4ForConditionalGeneration): the text model of text_config only, under
+// language_model.; the vision model and projector are not read (torchtitan's models/llama4
+// trains the text model alone), and a note says so.
+void build_llama4(field_reader& c, inventory_builder& out, std::string_view) {
+  static const json empty = json::object();
+  field_reader text = c.child("text_config", empty, false);
+  const std::string type = text.text("model_type", "llama4_text");
+  text.check(type == "llama4_text", "model_type",
+             fmt::format("field \"{}\" is \"{}\"; a llama4 text_config is llama4_text",
+                         text.path_of("model_type"), type));
+  if (c.failed()) return;
+  const decoder_layout d = read_text_decoder(text, "llama4_text");
+  if (c.failed()) return;
+  add_decoder(out, d, {"language_model.model.", "language_model.lm_head.weight", ""});
+  out.spec().text = shape_of(d);
+  out.spec().notes.push_back(error_at(
+      c.source().name, "llama4: the text model only (text_config); the vision model and the "
+                       "multi-modal projector are not counted or planned"));
+}
 
 // DeepseekV2Config / DeepseekV3Config (configuration_deepseek_v3.py): multi-head latent
 // attention, n_routed_experts of moe_intermediate_size with n_shared_experts always active, the
@@ -196,6 +242,7 @@ decoder_layout read_text_decoder(field_reader& c, std::string_view type, bool em
   d.tied = c.flag("tie_word_embeddings", f->tied);
   if (f->reads_attention_bias) d.attention_bias = c.flag("attention_bias", false);
   if (type == "llama") d.mlp_bias = c.flag("mlp_bias", false);
+  if (type == "llama4_text") read_llama4_moe(c, d);
   d.qkv_bias = f->qkv_bias;
   d.qk_norm = f->qk_norm;
   d.sandwich_norms = f->sandwich_norms;
