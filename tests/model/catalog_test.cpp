@@ -43,6 +43,11 @@ const std::map<std::string, std::uint64_t> published = {
     {"paligemma-3b", 2'923'466'480},
     {"pi0", 3'238'048'528},
     {"llama-2-70b", 68'976'648'192},
+    {"qwen3-0.6b", 596'049'920},
+    {"deepseek-v3", 671'026'404'352},
+    {"deepseek-v3-16b", 15'706'484'224},  // torchtitan's flavor: derived, see catalog.json
+    {"llama-4-scout", 107'769'861'120},  // the text model only
+    {"llama3-debugmodel", 6'163'712},
     {"gemma-2-2b", 2'614'341'888},
 };
 
