@@ -57,6 +57,22 @@ void flatten(const toml::table& table, const std::string& prefix, import_context
   }
 }
 
+// torchtitan flavors whose preset name is not "<name>-<flavor>" (torchtitan/models/<name>/
+// __init__.py at commit 4a950ea): the model each flavor's ModelArgs builds. An empty preset is a
+// flavor vramscope has no preset for, refused with `why`.
+struct flavor_preset {
+  std::string_view name, flavor, preset, why;
+};
+constexpr flavor_preset flavor_presets[] = {
+    {"llama3", "debugmodel", "llama3-debugmodel", ""},
+    {"deepseek_v3", "16b", "deepseek-v3-16b", ""},
+    {"deepseek_v3", "671b", "deepseek-v3", ""},
+    {"llama4", "17bx16e", "llama-4-scout", ""},
+    {"llama4", "17bx128e", "",
+     "Llama 4 Maverick (128 experts, MoE every second layer) has no preset; give a Llama 4 "
+     "config.json as model"},
+};
+
 // torchtitan model names and flavors -> vramscope presets ("llama3" "8B" -> llama-3.1-8b).
 maybe_error read_model(import_context& ctx) {
   const entry* name = ctx.find("model.name");
@@ -67,7 +83,16 @@ maybe_error read_model(import_context& ctx) {
   std::string preset = n + (f.empty() ? "" : "-" + f);
   if (n == "llama3") preset = "llama-3.1-" + f;
   if (n == "llama2") preset = "llama-2-" + f;
-  if (n != "llama3" && n != "llama2" && n != "qwen3")
+  bool known = n == "llama3" || n == "llama2" || n == "qwen3";
+  for (const auto& p : flavor_presets) {
+    if (p.name != n || p.flavor != f) continue;
+    if (p.preset.empty())
+      return at(flavor->where, fmt::format("model {} {}: {}", name->value.text,
+                                           flavor->value.text, p.why));
+    preset = std::string(p.preset);
+    known = true;
+  }
+  if (!known)
     ctx.note(*name, fmt::format("model {} {}: planned as \"{}\"; check it against `vramscope "
                                 "models` and set model if it differs", name->value.text,
                                 flavor == nullptr ? "" : flavor->value.text, preset));
@@ -404,6 +429,23 @@ action not_modelled_when_on(const std::string& section, const std::string& reaso
   });
 }
 
+// Expert tensor parallelism acts only beside expert parallelism (JobConfig: "1 means disabled.
+// No effect for non-MoE models, or when ep = 1"): without it the routed experts follow the
+// tensor-parallel plan as every other block weight does, which is what vramscope plans.
+std::string read_expert_tensor_parallel(import_context& ctx, const entry& e) {
+  const auto degree_of = [](const entry* d) {
+    long long value = 1;
+    if (d != nullptr) std::istringstream(d->value.text) >> value;
+    return value;
+  };
+  if (degree_of(&e) <= 1 || degree_of(ctx.find("parallelism.expert_parallel_degree")) <= 1) {
+    ctx.ignore(e);
+    return std::string();
+  }
+  return not_modelled("expert tensor parallelism (experts split over the tensor-parallel ranks "
+                      "too)").apply(ctx, e);
+}
+
 // Sections that hold mapped keys list their other keys one by one, so that a mistyped key is
 // reported as unknown rather than swallowed by a wildcard.
 const std::vector<option>& torchtitan_table() {
@@ -436,8 +478,7 @@ const std::vector<option>& torchtitan_table() {
         {"parallelism.disable_loss_parallel", not_modelled("loss parallelism keeps logits sharded")},
         {"parallelism.enable_compiled_autograd", not_modelled("compiled autograd")},
         {"parallelism.expert_parallel_degree", handled()},
-        {"parallelism.expert_tensor_parallel_degree",
-         not_modelled("expert tensor parallelism (experts split over the tensor-parallel ranks too)")},
+        {"parallelism.expert_tensor_parallel_degree", custom(read_expert_tensor_parallel)},
         {"activation_checkpoint.mode", handled()},
         {"activation_checkpoint.selective_ac_option", handled()},
         {"activation_checkpoint.memory_budget", not_modelled("memory-budget checkpointing")},

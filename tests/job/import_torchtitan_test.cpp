@@ -263,13 +263,47 @@ TEST(ImportTorchtitan, AutoShardDegreeLeavesTheWorldToTheUser) {
 TEST(ImportTorchtitan, ShippedLargeFlavorsNameTheirPresets) {
   // torchtitan's llama3_405b.toml and qwen3_32b.toml name these flavors.
   for (const auto& [name, flavor, preset] :
-       {std::tuple{"llama3", "405B", "llama-3.1-405b"}, std::tuple{"qwen3", "32B", "qwen3-32b"}}) {
+       {std::tuple{"llama3", "405B", "llama-3.1-405b"}, std::tuple{"qwen3", "32B", "qwen3-32b"},
+        std::tuple{"qwen3", "0.6B", "qwen3-0.6b"}, std::tuple{"llama3", "debugmodel", "llama3-debugmodel"},
+        std::tuple{"deepseek_v3", "16B", "deepseek-v3-16b"}, std::tuple{"deepseek_v3", "671B", "deepseek-v3"},
+        std::tuple{"llama4", "17bx16e", "llama-4-scout"}}) {
     auto imported = import_config_text(
         fmt::format("[model]\nname = \"{}\"\nflavor = \"{}\"\n", name, flavor), "t.toml");
     ASSERT_TRUE(imported) << imported.error().to_string();
     EXPECT_EQ(imported->job.model, preset);
     EXPECT_TRUE(model::load_model(imported->job.model)) << preset;
   }
+}
+
+TEST(ImportTorchtitan, FlavorsNamedExactlyAreNotNoted) {
+  auto imported = import_config_text("[model]\nname = \"deepseek_v3\"\nflavor = \"16B\"\n", "t.toml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(find_note(imported->notes, "check it against"), "");
+}
+
+TEST(ImportTorchtitan, MaverickHasNoPreset) {
+  auto imported = import_config_text("[model]\nname = \"llama4\"\nflavor = \"17bx128e\"\n", "t.toml");
+  ASSERT_FALSE(imported);
+  EXPECT_EQ(imported.error().to_string(),
+            "t.toml:3:1: model llama4 17bx128e: Llama 4 Maverick (128 experts, MoE every second "
+            "layer) has no preset; give a Llama 4 config.json as model\n"
+            "flavor = \"17bx128e\"\n"
+            "^ near here");
+}
+
+TEST(ImportTorchtitan, ExpertTensorParallelismActsOnlyBesideExpertParallelism) {
+  // JobConfig: "1 means disabled. No effect for non-MoE models, or when ep = 1".
+  for (const char* degrees : {"expert_parallel_degree = 8\nexpert_tensor_parallel_degree = 1\n",
+                              "tensor_parallel_degree = 8\nexpert_tensor_parallel_degree = 8\n"}) {
+    auto imported = import_config_text(std::string("[parallelism]\n") + degrees, "t.toml");
+    ASSERT_TRUE(imported) << imported.error().to_string();
+    EXPECT_EQ(find_note(imported->notes, "expert_tensor_parallel_degree"), "") << degrees;
+  }
+  auto both = import_config_text("[parallelism]\ntensor_parallel_degree = 2\n"
+                                 "expert_parallel_degree = 4\nexpert_tensor_parallel_degree = 2\n",
+                                 "t.toml");
+  ASSERT_TRUE(both) << both.error().to_string();
+  EXPECT_NE(find_note(both->notes, "expert tensor parallelism"), "");
 }
 
 TEST(ImportTorchtitan, ErrorsAreLocated) {
