@@ -401,7 +401,9 @@ std::string read_compile_components(import_context& ctx, const entry& e) {
     ctx.ignore(e);
     return "";
   }
-  if (!compiles_blocks(ctx)) ctx.note(e, "compile.components without \"model\": the blocks run eagerly");
+  if (!compiles_blocks(ctx))
+    ctx.note(e, "compile.components without \"model\": the blocks run eagerly (a compiled loss is "
+                "planned as an eager one)");
   return ctx.set("training.compile", compiles_blocks(ctx) ? "true" : "false", e);
 }
 
