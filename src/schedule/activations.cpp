@@ -256,15 +256,26 @@ unit_activations block(const dims& d, const model::stack_shape& s, const job::jo
 // (`logits.float()`, a no-op for fp32 logits) and cross_entropy saves that chunk's fp32
 // log-softmax output; the upcast copy is transient. Backward walks the chunks one by one: the
 // NLL and log-softmax gradients (fp32) and the gradient of the cast of one chunk at a time.
-unit_activations chunked_head(const dims& d, std::uint64_t v, int chunks) {
+//
+// Under compile (training.compile) torchtune compiles the loss's per-chunk cross-entropy
+// (training.compile_loss: `loss.compute_cross_entropy = torch.compile(...)`): the upcast and the
+// log-softmax fuse into the kernel, and the partitioner keeps the chunk's logits (alive anyway in
+// the list) and each row's log-sum-exp instead of the fp32 log-softmax; backward writes the
+// chunk's gradient in the logits' dtype directly.
+unit_activations chunked_head(const dims& d, std::uint64_t v, int chunks, bool compiled) {
   unit_activations a;
   const std::uint64_t k = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(chunks), 1, d.seq);
   const std::uint64_t largest = d.batch * ceil_div(d.seq, k) * v;  // elements of the first chunk
   for (std::uint64_t i = 0; i < k; ++i) {
     // tensor_split: the first seq % k slices hold one token more
-    const std::uint64_t elements = d.batch * (d.seq / k + (i < d.seq % k ? 1 : 0)) * v;
-    a.saved.push_back(4 * elements);            // log-softmax output of the chunk
-    a.forward_temps.push_back(d.c * elements);  // the chunk's logits
+    const std::uint64_t rows = d.batch * (d.seq / k + (i < d.seq % k ? 1 : 0));
+    const std::uint64_t elements = rows * v;
+    a.saved.push_back(compiled ? 4 * rows : 4 * elements);  // log-sum-exp, or log-softmax output
+    a.forward_temps.push_back(d.c * elements);              // the chunk's logits
+  }
+  if (compiled) {
+    a.backward_temps.push_back(d.c * largest);
+    return a;
   }
   const bool upcast = d.c != 4;
   if (upcast) a.forward_temps.push_back(4 * largest);
@@ -291,7 +302,7 @@ unit_activations head(const dims& d, const model::stack_shape& s, const job::job
     return a;
   }
   if (job.training.loss == job::loss_impl::chunked)
-    return chunked_head(d, v, job.training.loss_chunks);
+    return chunked_head(d, v, job.training.loss_chunks, job.training.compile);
   if (job.training.loss == job::loss_impl::litgpt) {
     // LitGPT's fine-tuning step (finetune/lora.py: model(input_ids, lm_head_chunk_size=128),
     // then utils.chunked_cross_entropy): the head runs on 128-token slices of each sequence. The

@@ -163,5 +163,21 @@ TEST(Activations, CompileSavesWhatFusedKernelsSave) {
             1000u * (2 * 4 * 1024 + 3 * 2 * 4096));
 }
 
+// torchtune compiles the chunked loss's per-chunk cross-entropy: each chunk keeps its logits
+// (alive anyway) and its rows' log-sum-exp, not its fp32 log-softmax.
+TEST(Activations, CompiledChunkedLossKeepsTheLogSumExpNotTheLogSoftmax) {
+  job::job_spec eager, compiled;
+  eager.training.loss = compiled.training.loss = job::loss_impl::chunked;
+  eager.training.loss_chunks = compiled.training.loss_chunks = 8;
+  compiled.training.compile = true;
+  const auto head = model::unit_kind::head;
+  const token_shape t{2, 4096};
+  const model::stack_shape s = plain_stack();  // vocabulary 50000
+  EXPECT_EQ(saved_by(head, s, eager, t), 4u * 2 * 4096 * 50000);  // fp32 log-softmax of each chunk
+  EXPECT_EQ(saved_by(head, s, compiled, t), 4u * 2 * 4096);       // fp32 log-sum-exp of each row
+  const auto a = activations_for(head, s, compiled, t, 1, saved_inputs{});
+  EXPECT_EQ(a.backward_temps, (std::vector<bytes>{2u * 2 * 512 * 50000}));  // one chunk's gradient, bf16
+}
+
 }  // namespace
 }  // namespace vramscope::schedule
