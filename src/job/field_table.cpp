@@ -208,6 +208,7 @@ std::vector<field> build_table() {
       make("training.loss_chunks", &j::training, &tr::loss_chunks, int_codec(1, 1024)),
       make("training.liger_kernels", &j::training, &tr::liger_kernels, bool_codec()),
       make("training.compile", &j::training, &tr::compile, bool_codec()),
+      make("training.compile_loss", &j::training, &tr::compile_loss, bool_codec()),
       make("training.padding_mask", &j::training, &tr::padding_mask, bool_codec()),
       make("training.activation_offloading", &j::training, &tr::activation_offloading,
            bool_codec()),

@@ -110,7 +110,10 @@ std::string read_dynamo_backend(import_context& ctx, const entry& e) {
     ctx.ignore(e);
     return "";
   }
-  if (v == "inductor") return ctx.set("training.compile", "true", e);
+  if (v == "inductor") {  // the whole model, its loss included
+    if (auto problem = ctx.set("training.compile", "true", e); !problem.empty()) return problem;
+    return ctx.set("training.compile_loss", "true", e);
+  }
   return not_modelled(fmt::format("torch.compile backend {} (inductor is the one modelled)",
                                   e.value.text))
       .apply(ctx, e);

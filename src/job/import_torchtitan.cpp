@@ -377,12 +377,21 @@ bool section_on(const import_context& ctx, const std::string& section) {
 // [compile] enable: torchtitan compiles each transformer block when "model" is among the
 // components (its default: ["model", "loss"]); the loss's compile is not modelled (the loss is
 // planned as in eager, see docs/schedule.md).
-bool compiles_blocks(const import_context& ctx) {
+bool compiles(const import_context& ctx, const std::string& component) {
   const entry* components = ctx.find("compile.components");
-  if (components == nullptr) return true;
+  if (components == nullptr) return true;  // torchtitan's default: ["model", "loss"]
   const auto& items = components->value.is_list ? components->value.items
                                                 : std::vector<std::string>{components->value.text};
-  return std::find(items.begin(), items.end(), "model") != items.end();
+  return std::find(items.begin(), items.end(), component) != items.end();
+}
+
+// The blocks and the loss, as compile.components says (the loss: components/loss.py,
+// build_cross_entropy_loss).
+std::string set_compile(import_context& ctx, const entry& e) {
+  if (auto problem = ctx.set("training.compile", compiles(ctx, "model") ? "true" : "false", e);
+      !problem.empty())
+    return problem;
+  return ctx.set("training.compile_loss", compiles(ctx, "loss") ? "true" : "false", e);
 }
 
 std::string read_compile(import_context& ctx, const entry& e) {
@@ -393,7 +402,10 @@ std::string read_compile(import_context& ctx, const entry& e) {
     ctx.ignore(e);
     return "";
   }
-  return ctx.set("training.compile", compiles_blocks(ctx) ? "true" : "false", e);
+  if (e.key == "training.compile")
+    ctx.note(e, "training.compile: torchtitan compiles the loss with the blocks since early 2025, "
+                "before that only the blocks (then set training.compile_loss=false)");
+  return set_compile(ctx, e);
 }
 
 std::string read_compile_components(import_context& ctx, const entry& e) {
@@ -401,10 +413,7 @@ std::string read_compile_components(import_context& ctx, const entry& e) {
     ctx.ignore(e);
     return "";
   }
-  if (!compiles_blocks(ctx))
-    ctx.note(e, "compile.components without \"model\": the blocks run eagerly (a compiled loss is "
-                "planned as an eager one)");
-  return ctx.set("training.compile", compiles_blocks(ctx) ? "true" : "false", e);
+  return set_compile(ctx, e);
 }
 
 // Only inductor fuses; another backend (aot_eager, cudagraphs) is not modelled.
@@ -464,7 +473,7 @@ const std::vector<option>& torchtitan_table() {
         {"training.enable_cpu_offload", maps_to("parallel.cpu_offload")},
         {"training.global_batch_size", not_modelled("gradient accumulation; set "
                                                     "training.gradient_accumulation")},
-        {"training.compile", maps_to("training.compile")},
+        {"training.compile", custom(read_compile)},
         {"parallelism.data_parallel_shard_degree", handled()},
         {"parallelism.data_parallel_replicate_degree", handled()},
         {"parallelism.tensor_parallel_degree", handled()},

@@ -183,6 +183,13 @@ std::string read_tune_optimizer(import_context& ctx, const entry& e) {
                      e.value.text);
 }
 
+// compile: torchtune's recipes compile each layer (training.compile_model) and the loss
+// (training.compile_loss).
+std::string read_tune_compile(import_context& ctx, const entry& e) {
+  if (auto problem = ctx.set("training.compile", e.value.text, e); !problem.empty()) return problem;
+  return ctx.set("training.compile_loss", e.value.text, e);
+}
+
 const std::vector<option>& torchtune_table() {
   static const std::vector<option> table = [] {
     std::vector<option> rows{
@@ -210,7 +217,7 @@ const std::vector<option>& torchtune_table() {
         {"optimizer.foreach", maps_to("optimizer.foreach")},
         {"fsdp_cpu_offload", maps_to("parallel.cpu_offload")},
         {"fsdp_reshard_after_forward", maps_to("parallel.reshard_after_forward")},
-        {"compile", maps_to("training.compile")},  // training.compile_model: each layer
+        {"compile", custom(read_tune_compile)},
         {"custom_sharded_layers", not_modelled("extra FSDP units around the embedding and head")},
         {"tensor_parallel_dim", not_modelled("tensor parallelism of the distributed recipes")},
         {"tensor_parallel_plan._component_", not_modelled("tensor parallelism")},

@@ -385,10 +385,14 @@ maybe_error check_training(const job_spec& job, warnings& notes) {
                                             name_of(t.activation_checkpointing))));
   if (auto err = check_torchtune_features(job, notes)) return err;
   if (auto err = check_float8(job, notes)) return err;
-  if (job.training.compile && job.framework.name != "torch")
-    return field_error(job, "training.compile",
-                       fmt::format("is torch.compile: it needs framework.name: torch (framework.name "
-                                   "is {}; a JAX step is always compiled)", job.framework.name));
+  for (const auto& [path, on] : std::array<std::pair<const char*, bool>, 2>{
+           {{"training.compile", job.training.compile},
+            {"training.compile_loss", job.training.compile_loss}}})
+    if (on && job.framework.name != "torch")
+      return field_error(job, path,
+                         fmt::format("is torch.compile: it needs framework.name: torch "
+                                     "(framework.name is {}; a JAX step is always compiled)",
+                                     job.framework.name));
   const auto kind = job.optimizer.kind;
   if (is_bitsandbytes(kind) && job.framework.name != "torch")
     return field_error(job, "optimizer.name",

@@ -257,7 +257,7 @@ unit_activations block(const dims& d, const model::stack_shape& s, const job::jo
 // log-softmax output; the upcast copy is transient. Backward walks the chunks one by one: the
 // NLL and log-softmax gradients (fp32) and the gradient of the cast of one chunk at a time.
 //
-// Under compile (training.compile) torchtune compiles the loss's per-chunk cross-entropy
+// Under training.compile_loss torchtune compiles the loss's per-chunk cross-entropy
 // (training.compile_loss: `loss.compute_cross_entropy = torch.compile(...)`): the upcast and the
 // log-softmax fuse into the kernel, and the partitioner keeps the chunk's logits (alive anyway in
 // the list) and each row's log-sum-exp instead of the fp32 log-softmax; backward writes the
@@ -302,7 +302,7 @@ unit_activations head(const dims& d, const model::stack_shape& s, const job::job
     return a;
   }
   if (job.training.loss == job::loss_impl::chunked)
-    return chunked_head(d, v, job.training.loss_chunks, job.training.compile);
+    return chunked_head(d, v, job.training.loss_chunks, job.training.compile_loss);
   if (job.training.loss == job::loss_impl::litgpt) {
     // LitGPT's fine-tuning step (finetune/lora.py: model(input_ids, lm_head_chunk_size=128),
     // then utils.chunked_cross_entropy): the head runs on 128-token slices of each sequence. The
@@ -343,6 +343,17 @@ unit_activations head(const dims& d, const model::stack_shape& s, const job::job
   // Measured on an H100 (bench/data/full-h100.jsonl, transformers 5.17): planning the logits
   // as kept through backward and the cast's gradient beside the fp32 ones over-predicted the
   // allocated peak of every bf16 case by 3.8 bytes per logit.
+  // torchtitan's loss compiled (training.compile_loss; components/loss.py,
+  // build_cross_entropy_loss: torch.compile of cross_entropy(pred.flatten(0, 1).float(), labels)):
+  // the upcast and the log-softmax fuse into the kernel, the partitioner keeps the bf16 logits it
+  // was given and each row's log-sum-exp, and backward writes the logits' gradient in their dtype.
+  // A compiled plain cross-entropy of the other loops is planned as eager (torchtune's model
+  // hands the loss fp32 logits, which it keeps as the eager loss keeps its fp32 output).
+  if (job.training.loss == job::loss_impl::torchtitan && job.training.compile_loss) {
+    a.saved.insert(a.saved.end(), {d.c * nv, 4 * d.n});  // logits, log-sum-exp per row
+    a.backward_temps.push_back(d.c * nv);                 // their gradient
+    return a;
+  }
   const bool old_loss = job.framework.transformers < std::string("4.46") &&
                         job.framework.transformers.size() >= 4 &&
                         job.framework.transformers.rfind("4.", 0) == 0;

@@ -56,6 +56,7 @@ TEST(ImportAccelerate, DynamoInductorIsTorchCompile) {
       "cfg.yaml");
   ASSERT_TRUE(inductor) << inductor.error().to_string();
   EXPECT_TRUE(inductor->job.training.compile);
+  EXPECT_TRUE(inductor->job.training.compile_loss) << "the whole model, its loss included";
   EXPECT_EQ(find_note(inductor->notes, "dynamo"), "");
   auto graphs = import_config_text(
       "distributed_type: FSDP\nnum_processes: 8\ndynamo_config:\n  dynamo_backend: INDUCTOR\n"

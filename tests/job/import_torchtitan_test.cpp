@@ -187,10 +187,17 @@ TEST(ImportTorchtitan, CompileOfTheBlocksMapsOtherBackendsAreNotModelled) {
       "[training]\nseq_len = 2048\n[compile]\nenable = true\ncomponents = [\"loss\"]\n", "t.toml");
   ASSERT_TRUE(loss_only) << loss_only.error().to_string();
   EXPECT_FALSE(loss_only->job.training.compile);
-  EXPECT_NE(find_note(loss_only->notes, "without \"model\": the blocks run eagerly"), "");
+  EXPECT_TRUE(loss_only->job.training.compile_loss);
+  EXPECT_EQ(find_note(loss_only->notes, "compile"), "");
+  auto both = import_config_text("[training]\nseq_len = 2048\n[compile]\nenable = true\n", "t.toml");
+  ASSERT_TRUE(both) << both.error().to_string();
+  EXPECT_TRUE(both->job.training.compile);
+  EXPECT_TRUE(both->job.training.compile_loss) << "torchtitan's default components: model and loss";
   auto older = import_config_text("[training]\ncompile = true\n", "t.toml");
   ASSERT_TRUE(older) << older.error().to_string();
   EXPECT_TRUE(older->job.training.compile);
+  EXPECT_TRUE(older->job.training.compile_loss);
+  EXPECT_NE(find_note(older->notes, "before that only the blocks"), "");
   auto backend = import_config_text(
       "[training]\nseq_len = 2048\n[compile]\nenable = true\nbackend = \"aot_eager\"\n", "t.toml");
   ASSERT_TRUE(backend) << backend.error().to_string();

@@ -79,6 +79,7 @@ TEST(ImportTorchtune, MemoryFeaturesOfAFullFinetune) {
   ASSERT_TRUE(imported) << imported.error().to_string();
   const job_spec& job = imported->job;
   EXPECT_TRUE(job.training.compile);
+  EXPECT_TRUE(job.training.compile_loss);
   EXPECT_EQ(find_note(imported->notes, "compile"), "");
   EXPECT_EQ(job.model, "llama-3.1-8b");
   EXPECT_FALSE(job.lora.enabled);

@@ -169,7 +169,7 @@ TEST(Activations, CompiledChunkedLossKeepsTheLogSumExpNotTheLogSoftmax) {
   job::job_spec eager, compiled;
   eager.training.loss = compiled.training.loss = job::loss_impl::chunked;
   eager.training.loss_chunks = compiled.training.loss_chunks = 8;
-  compiled.training.compile = true;
+  compiled.training.compile_loss = true;
   const auto head = model::unit_kind::head;
   const token_shape t{2, 4096};
   const model::stack_shape s = plain_stack();  // vocabulary 50000
@@ -177,6 +177,28 @@ TEST(Activations, CompiledChunkedLossKeepsTheLogSumExpNotTheLogSoftmax) {
   EXPECT_EQ(saved_by(head, s, compiled, t), 4u * 2 * 4096);       // fp32 log-sum-exp of each row
   const auto a = activations_for(head, s, compiled, t, 1, saved_inputs{});
   EXPECT_EQ(a.backward_temps, (std::vector<bytes>{2u * 2 * 512 * 50000}));  // one chunk's gradient, bf16
+}
+
+// torchtitan's compiled loss (cross_entropy of the bf16 logits upcast inside the compiled
+// function) keeps the logits it was given and the rows' log-sum-exp; backward writes a bf16
+// gradient. Eager, it keeps the fp32 log-softmax and holds two fp32 gradients in backward.
+TEST(Activations, CompiledTorchtitanLossKeepsTheBf16LogitsAndTheLogSumExp) {
+  job::job_spec eager, compiled;
+  eager.training.loss = compiled.training.loss = job::loss_impl::torchtitan;
+  compiled.training.compile_loss = true;
+  const auto head = model::unit_kind::head;
+  const token_shape t{2, 4096};
+  const model::stack_shape s = plain_stack();  // vocabulary 50000
+  const bytes logits = 2u * 4096 * 50000;
+  EXPECT_EQ(saved_by(head, s, eager, t), 4u * logits);
+  EXPECT_EQ(saved_by(head, s, compiled, t), 2u * logits + 4u * 2 * 4096);
+  const auto a = activations_for(head, s, compiled, t, 1, saved_inputs{});
+  EXPECT_TRUE(a.forward_temps.empty());
+  EXPECT_EQ(a.backward_temps, (std::vector<bytes>{2u * logits}));
+  // The other loops' plain cross-entropy is planned as eager.
+  job::job_spec hf = compiled;
+  hf.training.loss = job::loss_impl::hf;
+  EXPECT_EQ(saved_by(head, s, hf, t), 4u * logits);
 }
 
 }  // namespace

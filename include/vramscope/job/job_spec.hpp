@@ -149,6 +149,10 @@ struct training_spec {
   // torch_compile): pointwise chains fuse, so norms and activation functions save only their
   // inputs, as Liger's kernels do (docs/schedule.md, "torch.compile")
   bool compile = false;
+  // torch.compile of the loss function (torchtitan's build_cross_entropy_loss when "loss" is
+  // among compile.components; torchtune's compile_loss): its upcast and log-softmax fuse, and
+  // it keeps its input logits and the rows' log-sum-exp for backward (docs/schedule.md)
+  bool compile_loss = false;
   bool padding_mask = false;   // a padding attention mask is passed (no native GQA in SDPA)
   // torchtune's enable_activation_offloading: tensors saved in the model's forward go to
   // pinned host memory (torchtune/training/_activation_offloading.py, OffloadActivations).
