@@ -1,6 +1,6 @@
 #pragma once
 // What the two watch renderings (watch_text.cpp, watch_screen.cpp) share: the title's clock and
-// interval, and the short names of processes and their ranks.
+// interval, and the short names of processes, their ranks and tags.
 
 #include <fmt/format.h>
 
@@ -44,6 +44,15 @@ inline std::string watch_process_name(const std::string& name, std::size_t width
 inline std::string watch_rank(const watch::process_details& d) {
   if (!d.rank) return "-";
   return d.world_size ? fmt::format("{}/{}", *d.rank, *d.world_size) : std::to_string(*d.rank);
+}
+
+/// What else a process is: its framework ("torch", "jax") and, unless it is a plain compute
+/// client, its type ("G", "M"); "" when neither is known.
+inline std::string watch_process_tags(const watch::process_reading& p) {
+  std::string tags = p.details.framework;
+  if (!p.process.type.empty() && p.process.type != "C")
+    tags += (tags.empty() ? "" : " ") + p.process.type;
+  return tags;
 }
 
 }  // namespace vramscope::report::detail

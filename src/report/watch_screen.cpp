@@ -194,30 +194,19 @@ void watch_screen::cycle_sort() {
                                          : screen_sort::index;
 }
 
-const watch_screen::gpu_history* watch_screen::history_of(const watch::gpu_reading& g) const {
-  const std::string key = watch::gpu_key(g.gpu);
-  for (const auto& h : histories_)
-    if (h.key == key) return &h;
-  return nullptr;
-}
-
 void watch_screen::add(const watch::frame& f, const watch::peak_tracker& peaks) {
   shown_refresh s{f, {}, {}};
   for (const auto& g : f.now.gpus) s.gpu_max.push_back(peaks.gpu_peak(g));
   for (const auto& p : f.now.processes) s.process_max.push_back(peaks.process_peak(p));
   for (const auto& g : f.now.gpus) {
-    const std::string key = watch::gpu_key(g.gpu);
-    auto h = std::find_if(histories_.begin(), histories_.end(),
-                          [&](const gpu_history& x) { return x.key == key; });
-    if (h == histories_.end()) h = histories_.insert(histories_.end(), {key, {}});
+    auto& filled = histories_[watch::gpu_key(g.gpu)];
     // The window's peak, so that a spike between refreshes shows in the history too.
     observe::gpu_observation at_peak = g.gpu;
     if (g.peak_used) at_peak.used = std::max(*g.peak_used, at_peak.used.value_or(0));
-    h->filled.push_back(g.lost ? -1.0 : filled_of(at_peak).value_or(-1.0));
-    if (h->filled.size() > options_.history)
-      h->filled.erase(
-          h->filled.begin(),
-          h->filled.begin() + static_cast<std::ptrdiff_t>(h->filled.size() - options_.history));
+    filled.push_back(g.lost ? -1.0 : filled_of(at_peak).value_or(-1.0));
+    if (filled.size() > options_.history)
+      filled.erase(filled.begin(),
+                   filled.begin() + static_cast<std::ptrdiff_t>(filled.size() - options_.history));
   }
   shown_ = std::move(s);
 }
@@ -320,7 +309,8 @@ std::vector<screen_line> watch_screen::layout(int width_in, int height_in) const
         .cell(gib_text(g.peak_used, 1), 6, screen_style::plain, true)
         .cell(gib_text(shown_->gpu_max[i], 1), 6, screen_style::dim, true);
     if (col.history)
-      if (const auto* h = history_of(g)) add_history(line, h->filled, col.history, u);
+      if (const auto h = histories_.find(watch::gpu_key(g.gpu)); h != histories_.end())
+        add_history(line, h->second, col.history, u);
     rows.push_back(line.take());
   }
   if (gpu_rows < order.size())
@@ -335,7 +325,7 @@ std::vector<screen_line> watch_screen::layout(int width_in, int height_in) const
   const std::size_t alert_rows = std::min({messages.size(), max_alert_lines, body - rows.size()});
   for (std::size_t i = 0; i < alert_rows; ++i) {
     line_builder line(width);
-    const bool warning = messages[i].starts_with("warning");
+    const bool warning = i >= f.alerts.size();  // the warnings follow the alerts
     rows.push_back(
         line.add(printable(messages[i]), warning ? screen_style::dim : screen_style::alert).take());
   }
@@ -370,9 +360,6 @@ std::vector<screen_line> watch_screen::layout(int width_in, int height_in) const
       for (std::size_t r = 0; r < fit; ++r) {
         const std::size_t i = porder[r];
         const auto& p = procs[i];
-        std::string tags = printable(p.details.framework);
-        if (!p.process.type.empty() && p.process.type != "C")
-          tags += (tags.empty() ? "" : " ") + printable(p.process.type);
         line_builder line(width);
         line.cell(p.process.gpu_index ? std::to_string(*p.process.gpu_index) : "-", 3)
             .cell(std::to_string(p.process.pid), 8)
@@ -381,7 +368,7 @@ std::vector<screen_line> watch_screen::layout(int width_in, int height_in) const
             .cell(gib_text(p.process.used, 2), 7, screen_style::plain, true)
             .cell(gib_text(p.peak_used, 2), 7, screen_style::plain, true)
             .cell(gib_text(shown_->process_max[i], 2), 7, screen_style::dim, true)
-            .add(tags, screen_style::dim);
+            .add(printable(detail::watch_process_tags(p)), screen_style::dim);
         rows.push_back(line.take());
       }
       if (fit < porder.size())

@@ -32,9 +32,7 @@ void render_processes(const watch::frame& f, int gpu, const watch::peak_tracker&
                          "MEMORY", "PEAK", "MAX");
       header = true;
     }
-    std::string tags = p.details.framework;
-    if (!p.process.type.empty() && p.process.type != "C")
-      tags += (tags.empty() ? "" : " ") + p.process.type;
+    const std::string tags = detail::watch_process_tags(p);
     out +=
         fmt::format("     {:<8} {:<6} {:<18} {:>11} {:>11} {:>11}{}\n", p.process.pid,
                     detail::watch_rank(p.details), detail::watch_process_name(p.process.name, 18),

@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -106,16 +107,10 @@ class watch_screen {
     std::vector<std::optional<bytes>> gpu_max;      // parallel to frame.now.gpus
     std::vector<std::optional<bytes>> process_max;  // parallel to frame.now.processes
   };
-  struct gpu_history {
-    std::string key;             // watch::gpu_key
-    std::vector<double> filled;  // used / total per refresh, oldest first; < 0: unknown
-  };
-
-  [[nodiscard]] const gpu_history* history_of(const watch::gpu_reading& g) const;
-
   options options_;
   std::optional<shown_refresh> shown_;
-  std::vector<gpu_history> histories_;
+  // Per GPU (watch::gpu_key): used / total at each refresh, oldest first; < 0: unknown.
+  std::map<std::string, std::vector<double>> histories_;
   screen_sort sort_ = screen_sort::index;
   bool show_processes_ = true;
 };
