@@ -4,6 +4,7 @@
 // post-backward) and output on the reduce-scatter stream. No record_stream anywhere.
 // Facts: torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py, _fsdp_param_group.py.
 #include <algorithm>
+#include <numeric>
 
 #include "schedule/fsdp_groups.hpp"
 #include "schedule/strategy.hpp"
@@ -212,25 +213,23 @@ class fsdp2_strategy final : public strategy {
     return out;
   }
 
-  // Bytes of one element of each of the group's tensors once gathered: the compute dtype, or
-  // one byte for a Float8Linear weight all-gathered in float8 (torchao's
+  // Bytes of each of the group's (padded) tensors once gathered: the compute dtype, or one byte
+  // an element for a Float8Linear weight all-gathered in float8 (torchao's
   // WeightWithDynamicFloat8CastTensor: fsdp_pre_all_gather casts the local shard to float8,
   // FSDP2 all-gathers those bytes and fsdp_post_all_gather wraps the unsharded data in a
   // Float8Tensor that the matmul takes as it is).
-  std::vector<int> gathered_element_bytes(std::size_t g) const {
+  std::vector<bytes> gathered_sizes(std::size_t g) const {
     const bool f8 = job().parallel.float8_all_gather;
-    std::vector<int> out;
     const auto& group = wrap_.groups[g];
-    for (std::size_t i = 0; i < group.tensors.size(); ++i)
-      out.push_back(f8 && i < group.float8.size() && group.float8[i] ? 1 : lay().dtypes.compute);
+    const auto numels = padded_numels(g);
+    std::vector<bytes> out;
+    for (std::size_t i = 0; i < numels.size(); ++i)
+      out.push_back(numels[i] * (f8 && group.float8[i] ? bytes{1} : compute()));
     return out;
   }
   bytes gathered_bytes(std::size_t g) const {
-    const auto numels = padded_numels(g);
-    const auto sizes = gathered_element_bytes(g);
-    bytes total = 0;
-    for (std::size_t i = 0; i < numels.size(); ++i) total += numels[i] * static_cast<bytes>(sizes[i]);
-    return total;
+    const auto sizes = gathered_sizes(g);
+    return std::accumulate(sizes.begin(), sizes.end(), bytes{0});
   }
 
   void unshard(std::size_t g, bool forward) {
@@ -239,7 +238,8 @@ class fsdp2_strategy final : public strategy {
     const bool experts = is_experts(g);
     std::uint64_t total = 0;
     for (auto n : padded_numels(g)) total += n;
-    const bytes gathered = gathered_bytes(g);
+    const auto sizes = gathered_sizes(g);
+    const bytes gathered = std::accumulate(sizes.begin(), sizes.end(), bytes{0});
     const bool cast = d.compute != d.stored || gathered != total * compute();
     // Offloaded shards are copied host-to-device first; mixed precision casts them into one
     // flat low-precision copy-in buffer.
@@ -258,12 +258,8 @@ class fsdp2_strategy final : public strategy {
     auto output = out().alloc(gathered + frozen_full, category::communication, streams::unshard);
     out().free(copy_in);
     out().free(staged);
-    const auto numels = padded_numels(g);
-    const auto sizes = gathered_element_bytes(g);
     state_[g].unsharded.clear();
-    for (std::size_t i = 0; i < numels.size(); ++i)
-      state_[g].unsharded.push_back(
-          out().alloc(numels[i] * static_cast<bytes>(sizes[i]), category::parameters));
+    for (const bytes size : sizes) state_[g].unsharded.push_back(out().alloc(size, category::parameters));
     if (!experts)
       for (auto u : wrap_.groups[g].units)
         for (auto id : gather_frozen(out(), lay().units[u])) state_[g].unsharded.push_back(id);

@@ -49,6 +49,13 @@ bool saved_inputs::* input_group(const std::string& name) {
   return nullptr;
 }
 
+// Tensor parallelism splits the input features of the row-parallel layers (o, down) and the
+// output features of the others.
+bool row_parallel(const std::string& name) {
+  const auto group = input_group(name);
+  return group == &saved_inputs::o || group == &saved_inputs::down;
+}
+
 // A module of the MLP (IA3 scales its input rather than its output there, as PEFT's
 // feedforward_modules do).
 bool in_mlp(const std::string& name) {
@@ -353,10 +360,7 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
       ul->float8.resize(ul->trainable.size() - 1, false);
       ul->float8.push_back(f8);
       if (f8) {
-        // Tensor parallelism splits the input features of the row-parallel layers (o, down)
-        // and the output features of the others.
-        const auto group = input_group(t.name);
-        const bool row = group == &saved_inputs::o || group == &saved_inputs::down;
+        const bool row = row_parallel(t.name);
         const auto tp = static_cast<std::uint64_t>(r.tp);
         ul->float8_linears.push_back({row ? ceil_div(t.shape[1], tp) : t.shape[1],
                                       row ? t.shape[0] : ceil_div(t.shape[0], tp), n});
@@ -380,9 +384,7 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
                              (f.quantised && lora.quantizer == "bitsandbytes")))
       ul->inputs.*group = true;
     if (dropped) {
-      // Tensor parallelism splits the input of the row-parallel layers (o, down) only.
-      const bool row = group == &saved_inputs::o || group == &saved_inputs::down;
-      const std::uint64_t in = row ? ceil_div(t.shape[1], static_cast<std::uint64_t>(r.tp)) : t.shape[1];
+      const std::uint64_t in = row_parallel(t.name) ? ceil_div(t.shape[1], static_cast<std::uint64_t>(r.tp)) : t.shape[1];
       const bytes copy = adapter_saves_input(lora.method) ? in * static_cast<bytes>(out.dtypes.compute) : 0;
       ul->adapter_saved_per_token += static_cast<bytes>(pairs) * (copy + in);
     }
