@@ -100,7 +100,6 @@ std::string read_use_cpu(import_context& ctx, const entry& e) {
   return "";
 }
 
-// Context parallelism splits the sequence over ranks; only its absence (size 1) is planned.
 // dynamo_config: accelerate wraps the model in torch.compile with this backend (INDUCTOR fuses
 // the pointwise chains, which training.compile plans; NO leaves it eager). The modes that capture
 // CUDA graphs keep a private memory pool, not modelled.
@@ -110,13 +109,8 @@ std::string read_dynamo_backend(import_context& ctx, const entry& e) {
     ctx.ignore(e);
     return "";
   }
-  if (v == "inductor") {  // the whole model, its loss included
-    if (auto problem = ctx.set("training.compile", "true", e); !problem.empty()) return problem;
-    return ctx.set("training.compile_loss", "true", e);
-  }
-  return not_modelled(fmt::format("torch.compile backend {} (inductor is the one modelled)",
-                                  e.value.text))
-      .apply(ctx, e);
+  if (v == "inductor") return set_compile(ctx, e, "true", "true");  // the whole model and loss
+  return other_compile_backend(ctx, e);
 }
 
 std::string read_dynamo_mode(import_context& ctx, const entry& e) {
@@ -130,6 +124,7 @@ std::string read_dynamo_mode(import_context& ctx, const entry& e) {
       .apply(ctx, e);
 }
 
+// Context parallelism splits the sequence over ranks; only its absence (size 1) is planned.
 std::string read_cp_size(import_context& ctx, const entry& e) {
   if (e.value.text == "1") {
     ctx.ignore(e);

@@ -146,6 +146,18 @@ std::optional<diagnostic> apply_options(import_context& ctx, const std::vector<o
   return std::nullopt;
 }
 
+std::string set_compile(import_context& ctx, const entry& e, const std::string& blocks,
+                        const std::string& loss) {
+  if (auto problem = ctx.set("training.compile", blocks, e); !problem.empty()) return problem;
+  return ctx.set("training.compile_loss", loss, e);
+}
+
+std::string other_compile_backend(import_context& ctx, const entry& e) {
+  return not_modelled(fmt::format("torch.compile backend {} (inductor is the one modelled)",
+                                  e.value.text))
+      .apply(ctx, e);
+}
+
 std::string set_world(import_context& ctx, long long world, const entry& e) {
   if (world < 1 || world > 100'000'000)
     return fmt::format("{}: implies {} GPUs, which is out of range", e.key, world);

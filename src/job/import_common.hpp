@@ -80,6 +80,16 @@ struct option {
 /// One no_effect() row per key of `section` ("" for top-level keys).
 std::vector<option> ignored(const std::string& section, std::initializer_list<const char*> keys);
 
+/// torch.compile as a framework config asks for it: training.compile (the blocks) and
+/// training.compile_loss (the loss function) set to `blocks` and `loss` ("true", "false" or the
+/// file's own text, which the fields' codec checks), both at `e`. Returns "" or the problem.
+std::string set_compile(import_context& ctx, const entry& e, const std::string& blocks,
+                        const std::string& loss);
+
+/// A torch.compile backend other than inductor (the one whose fusion training.compile plans):
+/// noted at `e` as not modelled. Returns "".
+std::string other_compile_backend(import_context& ctx, const entry& e);
+
 /// Sets the job's GPU count from a world size the file implies: one node up to 8 GPUs, else
 /// nodes of 8 (noted as an assumption), else one node of `world`. Returns "" or the problem.
 std::string set_world(import_context& ctx, long long world, const entry& e);

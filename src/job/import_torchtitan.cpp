@@ -260,14 +260,20 @@ std::string read_implementation(import_context& ctx, const entry& e) {
   return ctx.set("optimizer.foreach", v == "foreach" ? "true" : "false", e);
 }
 
-// The converters model.converters lists ("float8", "quantize.linear.float8", "mx", ...).
-std::vector<std::string> converters(const import_context& ctx) {
-  const entry* e = ctx.find("model.converters");
+// The items of a list option (a scalar is a list of one), empty ones left out; none when the
+// option is not in the file.
+std::vector<std::string> items_of(const import_context& ctx, const std::string& key) {
+  const entry* e = ctx.find(key);
   if (e == nullptr) return {};
   std::vector<std::string> out;
   for (const auto& c : e->value.is_list ? e->value.items : std::vector<std::string>{e->value.text})
     if (!c.empty()) out.push_back(c);
   return out;
+}
+
+// The converters model.converters lists ("float8", "quantize.linear.float8", "mx", ...).
+std::vector<std::string> converters(const import_context& ctx) {
+  return items_of(ctx, "model.converters");
 }
 
 // torchao float8 linears: the "float8" converter (its options in [quantize.linear.float8], or
@@ -375,23 +381,17 @@ bool section_on(const import_context& ctx, const std::string& section) {
 }
 
 // [compile] enable: torchtitan compiles each transformer block when "model" is among the
-// components (its default: ["model", "loss"]); the loss's compile is not modelled (the loss is
-// planned as in eager, see docs/schedule.md).
+// components and the loss (components/loss.py, build_cross_entropy_loss) when "loss" is; its
+// default is both.
 bool compiles(const import_context& ctx, const std::string& component) {
-  const entry* components = ctx.find("compile.components");
-  if (components == nullptr) return true;  // torchtitan's default: ["model", "loss"]
-  const auto& items = components->value.is_list ? components->value.items
-                                                : std::vector<std::string>{components->value.text};
+  if (ctx.find("compile.components") == nullptr) return true;
+  const auto items = items_of(ctx, "compile.components");
   return std::find(items.begin(), items.end(), component) != items.end();
 }
 
-// The blocks and the loss, as compile.components says (the loss: components/loss.py,
-// build_cross_entropy_loss).
-std::string set_compile(import_context& ctx, const entry& e) {
-  if (auto problem = ctx.set("training.compile", compiles(ctx, "model") ? "true" : "false", e);
-      !problem.empty())
-    return problem;
-  return ctx.set("training.compile_loss", compiles(ctx, "loss") ? "true" : "false", e);
+std::string set_compile_components(import_context& ctx, const entry& e) {
+  return set_compile(ctx, e, compiles(ctx, "model") ? "true" : "false",
+                     compiles(ctx, "loss") ? "true" : "false");
 }
 
 std::string read_compile(import_context& ctx, const entry& e) {
@@ -405,7 +405,7 @@ std::string read_compile(import_context& ctx, const entry& e) {
   if (e.key == "training.compile")
     ctx.note(e, "training.compile: torchtitan compiles the loss with the blocks since early 2025, "
                 "before that only the blocks (then set training.compile_loss=false)");
-  return set_compile(ctx, e);
+  return set_compile_components(ctx, e);
 }
 
 std::string read_compile_components(import_context& ctx, const entry& e) {
@@ -413,7 +413,7 @@ std::string read_compile_components(import_context& ctx, const entry& e) {
     ctx.ignore(e);
     return "";
   }
-  return set_compile(ctx, e);
+  return set_compile_components(ctx, e);
 }
 
 // Only inductor fuses; another backend (aot_eager, cudagraphs) is not modelled.
@@ -422,9 +422,7 @@ std::string read_compile_backend(import_context& ctx, const entry& e) {
     ctx.ignore(e);
     return "";
   }
-  return not_modelled(fmt::format("torch.compile backend {} (inductor is the one modelled)",
-                                  e.value.text))
-      .apply(ctx, e);
+  return other_compile_backend(ctx, e);
 }
 
 action not_modelled_when_on(const std::string& section, const std::string& reason) {

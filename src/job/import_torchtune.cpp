@@ -186,8 +186,7 @@ std::string read_tune_optimizer(import_context& ctx, const entry& e) {
 // compile: torchtune's recipes compile each layer (training.compile_model) and the loss
 // (training.compile_loss).
 std::string read_tune_compile(import_context& ctx, const entry& e) {
-  if (auto problem = ctx.set("training.compile", e.value.text, e); !problem.empty()) return problem;
-  return ctx.set("training.compile_loss", e.value.text, e);
+  return set_compile(ctx, e, e.value.text, e.value.text);
 }
 
 const std::vector<option>& torchtune_table() {
