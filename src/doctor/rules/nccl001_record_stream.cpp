@@ -17,13 +17,20 @@ struct gap {
   bytes allocated, active, reserved;
 };
 
+// Active 30 % and 1 GiB above allocated: more than the few in-flight buffers of a step.
+bool inflated(bytes allocated, bytes active) {
+  return active >= allocated + 1_GiB && active * 10 >= allocated * 13;
+}
+
+// The job's collectives without record_stream (torch 2.1-2.7).
+const std::vector<std::string> avoid_record_streams{"env.TORCH_NCCL_AVOID_RECORD_STREAMS=1"};
+
 std::optional<gap> largest_gap(const observe::observation& o) {
   std::optional<gap> best;
   for (const auto& s : o.stats) {
     if (!s.allocated.peak || !s.active.peak) continue;
     const bytes a = *s.allocated.peak, act = *s.active.peak;
-    // Active 30 % and 1 GiB above allocated: more than the few in-flight buffers of a step.
-    if (act < a + 1_GiB || act * 10 < a * 13) continue;
+    if (!inflated(a, act)) continue;
     if (!best || act - a > best->active - best->allocated)
       best = gap{s.rank.value_or(-1), a, act, s.reserved.peak.value_or(0)};
   }
@@ -40,8 +47,8 @@ std::vector<finding> record_stream_inflation(const doctor_input& in) {
   std::optional<replanned> without_record_stream;
   if (!observed && in.prediction && in.job && schedule::collectives_record_stream(*in.job)) {
     const auto& peak = predict::busiest_rank(*in.prediction).peak;
-    if (peak.active >= peak.allocated + 1_GiB && peak.active * 10 >= peak.allocated * 13)
-      if (auto after = replan(in, {"env.TORCH_NCCL_AVOID_RECORD_STREAMS=1"});
+    if (inflated(peak.allocated, peak.active))
+      if (auto after = replan(in, avoid_record_streams);
           after && after->saving >= static_cast<std::int64_t>(1_MiB))
         without_record_stream = std::move(*after);
   }
@@ -67,10 +74,10 @@ std::vector<finding> record_stream_inflation(const doctor_input& in) {
     return {f};
   }
   f.fix = "export TORCH_NCCL_AVOID_RECORD_STREAMS=1 (torch 2.1-2.7), or upgrade to torch >= 2.8";
-  if (!without_record_stream) without_record_stream = replan(in, {"env.TORCH_NCCL_AVOID_RECORD_STREAMS=1"});
+  if (!without_record_stream) without_record_stream = replan(in, avoid_record_streams);
   if (const auto& after = without_record_stream) {
     f.saving = after->saving;
-    f.saving_basis = replan_basis({"env.TORCH_NCCL_AVOID_RECORD_STREAMS=1"});
+    f.saving_basis = replan_basis(avoid_record_streams);
   } else if (observed && observed->reserved > observed->allocated) {
     f.saving = static_cast<std::int64_t>(observed->active - observed->allocated);
     f.saving_basis = "observed active - allocated peak";
