@@ -64,6 +64,8 @@ DEFAULTS = {
     "training.liger_kernels": False,
     "training.padding_mask": False,
     "training.activation_offloading": False,
+    "training.compile": False,
+    "training.compile_loss": False,
     "training.steps": 2,
     "lora.enabled": False,
     "lora.method": "lora",

@@ -10,6 +10,10 @@ claims more than it ran. Each step follows the public recipe of its library:
   TP         DTensor parallelize_module: colwise q/k/v/gate/up, rowwise o/down (+ sequence
              parallel norms) on every decoder layer
   AC         checkpoint_wrapper (non-reentrant) on every block (full) or every Nth (selective)
+  compile    torch.compile (inductor) of every block after checkpointing and before FSDP2, in
+             place (Module.compile), as torchtitan's apply_compile does
+  optimizer  in backward: one optimizer per parameter stepped from its post-accumulate-grad
+             hook, as torchtune's optimizer_in_bwd does (single GPU only here)
   DDP        DistributedDataParallel(device_ids, bucket_cap_mb, gradient_as_bucket_view,
              static_graph); lower-precision compute through torch.autocast
   FSDP1      FullyShardedDataParallel(ModuleWrapPolicy({decoder layer}), sharding strategy,
@@ -67,8 +71,8 @@ def refuse_torchtune_features(s):
     """torchtune's memory features, which the harness's Hugging Face training step lacks."""
     if s["training.loss"] == "chunked":
         raise Skip("torchtune's chunked cross-entropy (training.loss chunked) is not implemented by the harness")
-    if s["optimizer.in_backward"]:
-        raise Skip("optimizer.in_backward is not implemented by the harness")
+    if s["optimizer.in_backward"] and s["parallel.strategy"] != "single":
+        raise Skip("optimizer.in_backward is measured on a single GPU only")
     if s["training.activation_offloading"]:
         raise Skip("training.activation_offloading is not implemented by the harness")
 
@@ -166,6 +170,17 @@ def apply_checkpointing(s, model, check_fn=None):
     apply_activation_checkpointing(model, checkpoint_wrapper_fn=wrapper, check_fn=check_fn)
 
 
+def apply_compile(s, model, outermost):
+    """torch.compile of every decoder block, in place, so FSDP2 can still shard the module."""
+    if s["training.compile_loss"]:
+        raise Skip("training.compile_loss: the harness computes the Hugging Face loss inside "
+                   "the model's forward")
+    if not s["training.compile"]:
+        return
+    for block in decoder_layers(model):
+        outermost(model, block).compile()
+
+
 def make_mesh(s):
     """The device mesh (dp_replicate, dp_shard, tp) with size-1 dimensions left out."""
     from torch.distributed.device_mesh import init_device_mesh
@@ -248,9 +263,35 @@ def _parallelize_sp_ends(model, tp_mesh):
         "lm_head": ColwiseParallel(input_layouts=Shard(1), output_layouts=Replicate())})
 
 
+class InBackward:
+    """torchtune's optimizer_in_bwd: each parameter's optimizer steps, and its gradient is
+    freed, as soon as the gradient is accumulated; step() and zero_grad() do nothing."""
+
+    def __init__(self, s, params):
+        self.optimizers = {p: _one_optimizer(s, [p]) for p in params}
+        for p in params:
+            p.register_post_accumulate_grad_hook(self._step)
+
+    def _step(self, param):
+        self.optimizers[param].step()
+        self.optimizers[param].zero_grad(set_to_none=True)
+
+    def step(self):
+        pass
+
+    def zero_grad(self, set_to_none=True):
+        pass
+
+
 def optimizer_for(s, model):
-    import torch
     params = [p for p in model.parameters() if p.requires_grad]
+    if s["optimizer.in_backward"]:
+        return InBackward(s, params)
+    return _one_optimizer(s, params)
+
+
+def _one_optimizer(s, params):
+    import torch
     name = s["optimizer.name"]
     fused = s["optimizer.fused"] or None
     foreach = None if fused else s["optimizer.foreach"]
@@ -282,6 +323,8 @@ def check_supported(s, notes):
         raise Skip("tensor parallel is measured with fsdp2 only")
     if s["lora.base_quantization"] != "none":
         raise Skip("quantized LoRA bases (QLoRA) are not implemented by the harness")
+    if s["training.compile"] and strategy == "fsdp1":
+        raise Skip("training.compile is measured with single, ddp and fsdp2 only")
     if s["optimizer.state"] != s["precision.master"] and s["optimizer.name"] != "adamw_8bit":
         notes.not_applied.append("optimizer.state: torch optimizers keep state in the "
                                  "parameter dtype")

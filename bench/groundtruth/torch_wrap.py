@@ -48,6 +48,7 @@ def wrap(s, model, where, notes):
 def _to_gpu_with_ac(s, model):
     model = model.to("cuda")
     torch_build.apply_checkpointing(s, model)
+    torch_build.apply_compile(s, model, _outermost)
     return model
 
 
@@ -109,6 +110,7 @@ def _wrap_fsdp1(s, model, where):
         cpu_offload=CPUOffload(offload_params=True) if s["parallel.cpu_offload"] else None,
         **kwargs)
     torch_build.apply_checkpointing(s, model, check_fn)
+    torch_build.apply_compile(s, model, _outermost)  # refuses FSDP1
     return model
 
 
@@ -129,6 +131,7 @@ def _wrap_fsdp2(s, model, where, notes):
     if s["parallel.tp"] > 1:
         torch_build.apply_tensor_parallel(s, model, mesh, notes)
     torch_build.apply_checkpointing(s, model)
+    torch_build.apply_compile(s, model, _outermost)
     master = s["precision.master"]
     mp = MixedPrecisionPolicy()
     if s["precision.params"] != master or s["precision.reduce"] != master:
