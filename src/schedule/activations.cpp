@@ -13,6 +13,7 @@ using job::attention_impl;
 struct dims {
   std::uint64_t n, h, i, heads, kv, batch, seq;  // tokens, hidden, MLP width, q heads, kv width
   std::uint64_t c;                                // compute dtype bytes
+  std::uint64_t r;                                // residual-stream dtype bytes (fp32 under autocast)
   std::uint64_t tp, res;                          // tp size; residual-stream split (SP)
 };
 
@@ -21,18 +22,26 @@ bool tensor_parallel_sequence(const job::job_spec& job) {
 }
 
 // A norm over the residual stream. RMSNorm as HF writes it upcasts its input: the fp32 copy and
-// the rsqrt are saved by the multiply; the bf16 normalised value is saved by the weight multiply
-// (only when the weight trains). Liger's RMSNorm saves only its input and rstd. LayerNorm is one
-// op (aten native_layer_norm) that saves its input as it is, with the fp32 mean and rstd of each
-// row, and computes the weight's gradient from those; two LayerNorms reading the same tensor
-// (GPT-NeoX's parallel block) save it once (`input_shared` for the second). The output is saved
-// by the next projections when they keep their input.
+// the rsqrt are saved by the multiply; the normalised value, cast back to the input's dtype, is
+// saved by the weight multiply (only when the weight trains). Liger's RMSNorm saves only its
+// input and rstd. LayerNorm is one op (aten native_layer_norm) that saves its input as it is,
+// with the fp32 mean and rstd of each row, and computes the weight's gradient from those; two
+// LayerNorms reading the same tensor (GPT-NeoX's parallel block) save it once (`input_shared`
+// for the second). The output is saved by the next projections when they keep their input.
+//
+// Under torch.autocast over fp32 weights the residual stream is fp32 (the embedding and the
+// residual adds are not autocast ops), so the normalised value the weight multiply keeps is
+// fp32, and the norm's fp32 output is cast to the compute dtype by each projection that reads
+// it: q, k and v keep three casts, gate and up two (autocast caches only casts of leaf tensors
+// that require grad, the weights). Measured on an H100 (bench/data/full-h100.jsonl,
+// ddp-bf16mixed and single-llama1b-bf16mixed: 8.4 bytes per hidden unit, token and layer above
+// the plan that counted a bf16 stream).
 void add_norm(std::vector<bytes>& saved, const dims& d, const model::stack_shape& s, bool liger,
-              bool weight_trains, bool output_saved, bool input_shared = false) {
+              bool weight_trains, bool output_saved, bool input_shared = false, int readers = 1) {
   const std::uint64_t nh = d.n * d.h / d.res;
   const std::uint64_t rows = d.n / d.res;
   if (s.layer_norm) {
-    if (!input_shared) saved.push_back(d.c * nh);
+    if (!input_shared) saved.push_back(d.r * nh);
     saved.push_back(4 * rows);  // mean
     saved.push_back(4 * rows);  // rstd
   } else if (liger) {
@@ -41,9 +50,11 @@ void add_norm(std::vector<bytes>& saved, const dims& d, const model::stack_shape
   } else {
     saved.push_back(4 * nh);
     saved.push_back(4 * rows);
-    if (weight_trains) saved.push_back(d.c * nh);
+    if (weight_trains) saved.push_back(d.r * nh);
   }
-  if (output_saved) saved.push_back(d.c * d.n * d.h);  // input of the next projections
+  if (!output_saved) return;
+  const int casts = d.r != d.c && !liger ? std::max(1, readers) : 1;
+  saved.insert(saved.end(), static_cast<std::size_t>(casts), d.c * d.n * d.h);  // projections' input
 }
 
 // The SDPA kernel that runs when the job asks for flash. SDPA's flash kernel takes only 16-bit
@@ -121,7 +132,13 @@ void add_attention(unit_activations& a, const dims& d, const model::stack_shape&
       a.backward_temps.push_back(4 * scores);
       break;
   }
-  if (o_input) a.saved.push_back(q);  // transpose + contiguous: o_proj input
+  // transformers and torchtitan hand o_proj `out.transpose(1, 2).contiguous()`. The flash and
+  // memory-efficient kernels write their output as (batch, seq, heads, dim) and return it
+  // transposed, so that copy is the output itself; after math or eager attention it is a new
+  // tensor. Measured on an H100 (bench/data/full-h100.jsonl: every bf16 flash case was 2 bytes
+  // per hidden unit, token and layer above the plan that counted both).
+  const bool kernel_layout = kernel == attention_impl::flash || kernel == attention_impl::efficient;
+  if (o_input && !kernel_layout) a.saved.push_back(q);
   a.backward_temps.push_back(q);
   a.backward_temps.push_back(2 * kv);
   if (job.parallel.cp > 1) add_ring_buffers(a, d, kv);
@@ -203,15 +220,16 @@ unit_activations block(const dims& d, const model::stack_shape& s, const job::jo
   const bool liger = job.training.liger_kernels || job.training.compile;
   switch (s.form) {
     case model::block_form::sequential:  // the second norm reads x + attention
-      add_norm(a.saved, d, s, liger, in.norm_weights, in.qkv);
-      add_norm(a.saved, d, s, liger, in.norm_weights, in.mlp);
+      add_norm(a.saved, d, s, liger, in.norm_weights, in.qkv, false, in.qkv_readers);
+      add_norm(a.saved, d, s, liger, in.norm_weights, in.mlp, false, in.mlp_readers);
       break;
     case model::block_form::parallel:  // both norms read the block input x
-      add_norm(a.saved, d, s, liger, in.norm_weights, in.qkv);
-      add_norm(a.saved, d, s, liger, in.norm_weights, in.mlp, /*input_shared=*/true);
+      add_norm(a.saved, d, s, liger, in.norm_weights, in.qkv, false, in.qkv_readers);
+      add_norm(a.saved, d, s, liger, in.norm_weights, in.mlp, /*input_shared=*/true, in.mlp_readers);
       break;
     case model::block_form::parallel_shared:  // attention and MLP read one norm's output
-      add_norm(a.saved, d, s, liger, in.norm_weights, in.qkv || in.mlp);
+      add_norm(a.saved, d, s, liger, in.norm_weights, in.qkv || in.mlp, false,
+               (in.qkv ? in.qkv_readers : 0) + (in.mlp ? in.mlp_readers : 0));
       break;
   }
   add_attention(a, d, s, job, in.o);
@@ -236,10 +254,10 @@ unit_activations block(const dims& d, const model::stack_shape& s, const job::jo
     a.saved.push_back(d.n * d.h / d.res);
     a.saved.push_back(d.n * d.h / d.res);
   }
-  a.checkpoint_input = d.c * d.n * d.h / d.res;
+  a.checkpoint_input = d.r * d.n * d.h / d.res;
   if (job.training.activation_checkpointing == job::checkpointing::op)
     a.checkpoint_extra = per_op_saved(d, s, job);
-  a.backward_temps.push_back(d.c * d.n * d.h);  // gradient of the residual stream
+  a.backward_temps.push_back(d.r * d.n * d.h);  // gradient of the residual stream
   // Attention (each of them) and MLP end in an all-reduce of the block output; with sequence
   // parallelism each begins with an all-gather of the input and ends with a reduce-scatter.
   const int sublayers = s.cross_attention ? 3 : 2;
@@ -383,6 +401,7 @@ unit_activations activations_for(model::unit_kind kind, const model::stack_shape
   d.kv = s.kv_heads * (s.head_dim ? s.head_dim : (s.heads ? s.hidden / s.heads : 0));
   if (s.head_dim && s.heads) d.h = std::max(d.h, s.heads * s.head_dim);
   d.c = bytes_of(job.precision.params, 1);
+  d.r = job.precision.autocast ? std::max(d.c, bytes_of(job.precision.master, 1)) : d.c;
   d.tp = static_cast<std::uint64_t>(std::max(1, tp));
   d.res = tensor_parallel_sequence(job) ? d.tp : 1;
   unit_activations a;

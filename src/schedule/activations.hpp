@@ -43,6 +43,11 @@ struct saved_inputs {
   bool mlp = true;           // input of the MLP's first projections (the second norm's output)
   bool down = true;          // input of the MLP's output projection
   bool head = true;          // input of the output head (the final norm's output)
+  // Separate matrices reading the first and second norm's output (q, k, v: 3; gate, up: 2; a
+  // fused qkv or gate_up: 1; 0 when unknown, taken as 1). Under autocast over an fp32 residual
+  // stream each one casts that output to the compute dtype for itself and keeps its cast.
+  std::uint8_t qkv_readers = 0;
+  std::uint8_t mlp_readers = 0;
 };
 
 /// Activations of one unit of kind `kind` belonging to a stack of shape `s`.

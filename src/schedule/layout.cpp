@@ -56,6 +56,15 @@ bool row_parallel(const std::string& name) {
   return group == &saved_inputs::o || group == &saved_inputs::down;
 }
 
+// Counts `t` among the matrices reading a norm's output (saved_inputs::qkv_readers and
+// mlp_readers). Routed experts read the dispatched copies of the tokens, not the norm output.
+void count_reader(saved_inputs& in, const model::tensor& t, bool expert) {
+  if (expert || t.shape.size() != 2) return;
+  const auto group = input_group(t.name);
+  if (group == &saved_inputs::qkv) ++in.qkv_readers;
+  if (group == &saved_inputs::mlp) ++in.mlp_readers;
+}
+
 // A module of the MLP (IA3 scales its input rather than its output there, as PEFT's
 // feedforward_modules do).
 bool in_mlp(const std::string& name) {
@@ -355,6 +364,7 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
       ul->trainable.push_back(n);
       ul->expert.resize(ul->trainable.size() - 1, false);
       ul->expert.push_back(e.has_value());
+      count_reader(ul->inputs, t, e.has_value());
       const bool f8 = job.precision.float8 != job::float8_recipe::none && !e &&
                       float8_convertible(t, ul->kind);
       ul->float8.resize(ul->trainable.size() - 1, false);

@@ -110,9 +110,9 @@ TEST(Activations, CrossAttentionAddsANormAndAnAttentionOverAsManyEncoderTokens) 
   decoder.cross_attention = true;
   const std::uint64_t n = 1000, h = 1024;
   // RMS-style norm: fp32 copy, rstd, the bf16 normalised value, its output kept by q; then q,
-  // k, v, the attention output, the fp32 log-sum-exp and the o_proj input.
+  // k, v, the attention output (flash: also o_proj's input) and the fp32 log-sum-exp.
   const bytes norm = 4 * n * h + 4 * n + 2 * n * h + 2 * n * h;
-  const bytes attention = 5 * 2 * n * h + 4 * 16 * n;
+  const bytes attention = 4 * 2 * n * h + 4 * 16 * n;
   EXPECT_EQ(saved_by(model::unit_kind::block, decoder, job) -
                 saved_by(model::unit_kind::block, plain_stack(), job),
             norm + attention);
@@ -161,6 +161,54 @@ TEST(Activations, CompileSavesWhatFusedKernelsSave) {
   composite.activation_saved = 4;  // gelu_new: a chain of Python-level ops
   EXPECT_EQ(saved_by(block, composite, eager) - saved_by(block, composite, compiled),
             1000u * (2 * 4 * 1024 + 3 * 2 * 4096));
+}
+
+// Flash and memory-efficient attention write (batch, seq, heads, dim), so o_proj's
+// `transpose(1, 2).contiguous()` input is the kernel's output itself; after math or eager
+// attention it is a copy.
+TEST(Activations, OProjKeepsItsOwnCopyOnlyAfterMathOrEagerAttention) {
+  const auto block = model::unit_kind::block;
+  saved_inputs frozen_o;
+  frozen_o.o = false;
+  for (const auto kernel : {job::attention_impl::flash, job::attention_impl::efficient}) {
+    job::job_spec job;
+    job.training.attention = kernel;
+    EXPECT_EQ(saved_by(block, plain_stack(), job, {1, 1000}, {}),
+              saved_by(block, plain_stack(), job, {1, 1000}, frozen_o));
+  }
+  for (const auto kernel : {job::attention_impl::math, job::attention_impl::eager}) {
+    job::job_spec job;
+    job.training.attention = kernel;
+    EXPECT_EQ(saved_by(block, plain_stack(), job, {1, 1000}, {}) -
+                  saved_by(block, plain_stack(), job, {1, 1000}, frozen_o),
+              2u * 1000 * 1024);
+  }
+}
+
+// Under autocast over fp32 weights the residual stream is fp32: the RMSNorm's weight multiply
+// keeps an fp32 normalised value, and every projection reading the norm's output keeps its own
+// bf16 cast of it (q, k, v: three; gate, up: two).
+TEST(Activations, AutocastKeepsAnFp32NormAndOneCastPerProjection) {
+  model::stack_shape llama = plain_stack();
+  llama.gated_mlp = true;
+  job::job_spec pure, mixed;
+  mixed.precision.autocast = true;  // params bf16, master fp32 (the defaults)
+  saved_inputs separate;
+  separate.qkv_readers = 3;
+  separate.mlp_readers = 2;
+  const auto block = model::unit_kind::block;
+  const bytes nh = 1000u * 1024;
+  // Without autocast the readers share one bf16 output.
+  EXPECT_EQ(saved_by(block, llama, pure, {1, 1000}, separate), saved_by(block, llama, pure));
+  // Two norms each keep 2 more bytes per value (fp32 normalised value), and 2 + 1 more casts.
+  EXPECT_EQ(saved_by(block, llama, mixed, {1, 1000}, separate) - saved_by(block, llama, pure),
+            2 * 2 * nh + 3 * 2 * nh);
+  // A fused qkv and gate_up (one reader each, or unknown) keep one cast.
+  EXPECT_EQ(saved_by(block, llama, mixed) - saved_by(block, llama, pure), 2 * 2 * nh);
+  // Compiled blocks are planned as fused kernels: one cast, whatever reads it.
+  job::job_spec compiled = mixed;
+  compiled.training.compile = true;
+  EXPECT_EQ(saved_by(block, llama, compiled, {1, 1000}, separate), saved_by(block, llama, compiled));
 }
 
 // torchtune compiles the chunked loss's per-chunk cross-entropy: each chunk keeps its logits

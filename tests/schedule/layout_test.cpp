@@ -22,6 +22,18 @@ TEST(Layout, FullFineTuneTrainsEveryParameter) {
   EXPECT_EQ(lay.trainable_numel, m.parameters());
 }
 
+// Under autocast each matrix reading a norm's output keeps its own cast of it: the layout
+// counts them (tiny_llama: q, k, v and gate, up), and not for the head or the embedding.
+TEST(Layout, CountsTheMatricesReadingEachNormOutput) {
+  const auto m = testing::tiny_llama();
+  const auto j = base_job();
+  const auto lay = make_layout(m, j, make_rank_info(j, 0));
+  EXPECT_EQ(lay.units[1].inputs.qkv_readers, 3);
+  EXPECT_EQ(lay.units[1].inputs.mlp_readers, 2);
+  EXPECT_EQ(lay.units[0].inputs.qkv_readers, 0);
+  EXPECT_EQ(lay.units[0].inputs.mlp_readers, 0);
+}
+
 TEST(Layout, TensorParallelSplitsMatricesNotNorms) {
   const auto m = testing::tiny_llama();
   auto j = base_job();
