@@ -172,6 +172,7 @@ std::vector<field> build_table() {
       make("parallel.gradient_as_bucket_view", &j::parallel, &par::gradient_as_bucket_view,
            bool_codec()),
       make("parallel.static_graph", &j::parallel, &par::static_graph, bool_codec()),
+      make("parallel.distributed_optimizer", &j::parallel, &par::distributed_optimizer, bool_codec()),
       make("parallel.reduce_bucket_size", &j::parallel, &par::reduce_bucket_size,
            count_codec(1, 10'000'000'000'000)),
       make("parallel.allgather_bucket_size", &j::parallel, &par::allgather_bucket_size,

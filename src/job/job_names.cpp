@@ -21,6 +21,7 @@ constexpr spelling<strategy> strategy_names[] = {
     {strategy::zero1, "zero1"},   {strategy::zero2, "zero2"},        {strategy::zero3, "zero3"},
     {strategy::jax, "jax"},       {strategy::single, "single"},      {strategy::fsdp2, "fully_shard"},
     {strategy::ddp, "distributed_data_parallel"},                   {strategy::single, "none"},
+    {strategy::megatron, "megatron"},                               {strategy::megatron, "megatron_lm"},
 };
 constexpr spelling<sharding> sharding_names[] = {
     {sharding::full_shard, "full_shard"},       {sharding::shard_grad_op, "shard_grad_op"},

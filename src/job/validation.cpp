@@ -29,7 +29,7 @@ struct strategy_option {
 
 const parallel_spec defaults{};
 
-constexpr std::array<strategy_option, 23> strategy_options{{
+constexpr std::array<strategy_option, 24> strategy_options{{
     {"parallel.offload_param", [](const parallel_spec& p) { return p.offload_param; },
      bit(strategy::zero3), "for fsdp1/fsdp2 use parallel.cpu_offload"},
     {"parallel.offload_optimizer", [](const parallel_spec& p) { return p.offload_optimizer; },
@@ -83,11 +83,13 @@ constexpr std::array<strategy_option, 23> strategy_options{{
      [](const parallel_spec& p) { return !p.contiguous_gradients; }, any_zero, ""},
     {"parallel.fsdp_devices", [](const parallel_spec& p) { return p.fsdp_devices != 1; },
      bit(strategy::jax), ""},
+    {"parallel.distributed_optimizer", [](const parallel_spec& p) { return p.distributed_optimizer; },
+     bit(strategy::megatron), "for DeepSpeed's equivalent use parallel.strategy zero1"},
 }};
 
 std::string strategies_text(unsigned mask) {
   std::vector<std::string> names;
-  for (unsigned i = 0; i < 8; ++i)
+  for (unsigned i = 0; i <= static_cast<unsigned>(strategy::megatron); ++i)
     if ((mask & (1u << i)) != 0) names.emplace_back(name_of(static_cast<strategy>(i)));
   return join(names);
 }
@@ -113,10 +115,12 @@ maybe_error check_pipeline(const job_spec& job, warnings& notes) {
       if (is_set(job, path)) notes.push_back(field_error(job, path, "has no effect without parallel.pp > 1"));
     return std::nullopt;
   }
-  if (p.kind != strategy::single && p.kind != strategy::ddp && p.kind != strategy::fsdp2)
+  if (p.kind != strategy::single && p.kind != strategy::ddp && p.kind != strategy::fsdp2 &&
+      p.kind != strategy::megatron)
     return field_error(job, "parallel.pp",
                        fmt::format("pipeline parallelism is planned with strategy single, ddp or "
-                                   "fsdp2, as torchtitan combines it (parallel.strategy is {})",
+                                   "fsdp2, as torchtitan combines it, or megatron "
+                                   "(parallel.strategy is {})",
                                    name_of(p.kind)));
   const bool interleaved = p.pp_sched == pp_schedule::interleaved_1f1b;
   if (!interleaved && p.pp_stages_per_rank != 1)
@@ -243,6 +247,17 @@ maybe_error check_parallel(const job_spec& job, warnings& notes) {
                                             p.tp, job.hardware.gpus_per_node)));
   if (p.sequence_parallel && p.tp == 1)
     notes.push_back(field_error(job, "parallel.sequence_parallel", "has no effect without tp > 1"));
+  if (p.kind == strategy::megatron) {
+    // Megatron-LM pretrains full models: adapters belong to NeMo's PEFT, which is not modelled.
+    if (job.lora.enabled)
+      return field_error(job, "parallel.strategy",
+                         "megatron plans full training; LoRA and other PEFT methods are not "
+                         "planned with it");
+    if (job.framework.name != "torch")
+      return field_error(job, "parallel.strategy",
+                         fmt::format("megatron is a PyTorch framework (framework.name is {})",
+                                     job.framework.name));
+  }
   return std::nullopt;
 }
 

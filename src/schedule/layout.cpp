@@ -291,6 +291,11 @@ state_dtypes make_state_dtypes(const job::job_spec& job) {
       d.grad = size_of(p.params);
       d.master = p.master != p.params ? size_of(p.master) : 0;
       break;
+    case job::strategy::megatron:  // a bf16 model, an fp32 main_grad buffer, fp32 main params
+      d.stored = size_of(p.params);
+      d.grad = size_of(p.reduce);
+      d.master = p.master != p.params ? size_of(p.master) : 0;
+      break;
     case job::strategy::ddp:
     case job::strategy::single:
       d.stored = p.autocast ? size_of(p.master) : size_of(p.params);

@@ -202,6 +202,7 @@ class driver {
       case job::strategy::zero1:
       case job::strategy::zero2:
       case job::strategy::zero3: return make_zero(ctx_);
+      case job::strategy::megatron: return make_megatron(ctx_);
       case job::strategy::jax: return nullptr;
     }
     return nullptr;

@@ -52,6 +52,7 @@ std::unique_ptr<strategy> make_ddp(step_context& ctx);
 std::unique_ptr<strategy> make_fsdp1(step_context& ctx);
 std::unique_ptr<strategy> make_fsdp2(step_context& ctx);
 std::unique_ptr<strategy> make_zero(step_context& ctx);
+std::unique_ptr<strategy> make_megatron(step_context& ctx);
 
 // Shared pieces (common.cpp).
 

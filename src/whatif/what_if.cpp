@@ -89,6 +89,13 @@ bytes network_per_step(const model::model_spec& model, const job::job_spec& job)
               grad_syncs * 2 * ring(replicas) * grads / shard;
       break;
     }
+    case job::strategy::megatron:
+      // Gradients accumulate locally and are reduced once per step (all-reduce; reduce-scatter
+      // of the buffer, then all-gather of the parameters, with the distributed optimizer).
+      total = p.distributed_optimizer
+                  ? ring(dp) * grads + ring(dp) * static_cast<double>(bytes_of(job.precision.params, split.trainable))
+                  : 2 * ring(dp) * grads;
+      break;
     case job::strategy::jax: break;
   }
   if (tp > 1) {

@@ -224,7 +224,7 @@ TEST(JobReaderErrors, UnknownSectionSuggestsASection) {
 TEST(JobReaderErrors, InvalidEnumListsAllowedValues) {
   EXPECT_EQ(parse_error("parallel:\n  strategy: fsdp3\n"),
             "job.yaml:2:13: parallel.strategy: invalid value \"fsdp3\" (expected one of: ddp, "
-            "fsdp1, fsdp2, zero1, zero2, zero3, jax, single)\n"
+            "fsdp1, fsdp2, zero1, zero2, zero3, jax, single, megatron)\n"
             "  strategy: fsdp3\n"
             "            ^ near here");
   EXPECT_EQ(parse_error("precision: { params: fp64 }\n"),

@@ -11,7 +11,7 @@ namespace {
 TEST(Schedule, EveryStrategyProducesAWellFormedProgram) {
   for (auto s : {job::strategy::single, job::strategy::ddp, job::strategy::fsdp1,
                  job::strategy::fsdp2, job::strategy::zero1, job::strategy::zero2,
-                 job::strategy::zero3}) {
+                 job::strategy::zero3, job::strategy::megatron}) {
     exact_replay r(build(job_of(s, 4)));
     EXPECT_TRUE(r.well_formed) << static_cast<int>(s);
     EXPECT_GT(r.peak, 0u);
@@ -28,6 +28,27 @@ TEST(Schedule, DdpFp32AdamwHoldsSixteenBytesPerParameterAfterTheStep) {
   EXPECT_EQ(r.at(category::parameters), 4 * p);
   EXPECT_EQ(r.at(category::gradients), 4 * p);
   EXPECT_EQ(r.at(category::optimizer), 8 * p);
+}
+
+// Megatron-LM's bytes per parameter (docs/source/api-guide/dist_optimizer.md): bf16 parameters
+// with fp32 gradients hold 18 (2 + 4 + 12) without the distributed optimizer and 6 + 12/dp
+// with it; fp16 gradients (no --accumulate-allreduce-grads-in-fp32) hold 2 fewer.
+TEST(Schedule, MegatronHoldsWhatItsDistributedOptimizerDocumentSays) {
+  const bytes p = testing::tiny_llama().parameters();
+  auto j = job_of(job::strategy::megatron, 4);  // bf16 params, fp32 master and reduce
+  exact_replay plain(build(j));
+  EXPECT_EQ(plain.at(category::parameters), 2 * p);
+  EXPECT_EQ(plain.at(category::gradients), 4 * p);
+  EXPECT_EQ(plain.at(category::optimizer), 12 * p);
+  j.parallel.distributed_optimizer = true;
+  exact_replay sharded(build(j));
+  EXPECT_EQ(sharded.at(category::parameters), 2 * p);
+  EXPECT_EQ(sharded.at(category::gradients), 4 * p);
+  EXPECT_EQ(sharded.at(category::optimizer), 12 * ((p + 3) / 4));
+  // During init the model and the contiguous parameter buffer coexist.
+  EXPECT_EQ(sharded.peak_of(category::parameters), 4 * p);
+  j.precision.reduce = dtype::bf16;
+  EXPECT_EQ(exact_replay(build(j)).at(category::gradients), 2 * p);
 }
 
 TEST(Schedule, DdpWithoutBucketViewHoldsGradientsTwiceDuringBackward) {

@@ -16,7 +16,7 @@
 
 namespace vramscope::job {
 
-enum class strategy { ddp, fsdp1, fsdp2, zero1, zero2, zero3, jax, single };
+enum class strategy { ddp, fsdp1, fsdp2, zero1, zero2, zero3, jax, single, megatron };
 enum class sharding { full_shard, shard_grad_op, no_shard, hybrid_shard };  // FSDP1
 enum class prefetch { pre, post, none };                                    // FSDP1 backward
 // adamw_8bit, paged_adamw, paged_adamw_8bit: bitsandbytes AdamW8bit, PagedAdamW(32bit), PagedAdamW8bit
@@ -104,6 +104,9 @@ struct parallel_spec {
   std::uint64_t prefetch_bucket_size = 50'000'000;
   std::uint64_t max_live_parameters = 1'000'000'000;
   bool contiguous_gradients = true;
+  // Megatron-LM: --use-distributed-optimizer shards the fp32 main parameters and the optimizer
+  // state over the data-parallel ranks (its gradient buffer stays whole)
+  bool distributed_optimizer = false;
   // JAX
   int fsdp_devices = 1;  // size of the FSDP mesh axis (OpenPI's fsdp_devices)
 };

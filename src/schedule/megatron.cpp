@@ -1,0 +1,88 @@
+// Megatron-LM's data parallelism (megatron/core/distributed/distributed_data_parallel.py,
+// param_and_grad_buffer.py) and its optimizers (megatron/core/optimizer/distrib_optimizer.py,
+// optimizer.py Float16OptimizerWithFloat16Params). See docs/schedule.md, "Megatron-LM".
+//
+// - The model is held in the compute dtype (`--bf16` / `--fp16` cast the model, Float16Module).
+// - DDP allocates one contiguous gradient buffer (`main_grad`) for every trainable parameter in
+//   the reduce dtype (fp32 with `--accumulate-allreduce-grads-in-fp32`, Megatron's default under
+//   bf16) at construction, and keeps it: backward accumulates each parameter's gradient into it
+//   (the bf16 `.grad` autograd produces is freed by the hook, or never made with gradient
+//   accumulation fusion), and zero_grad zeroes it in place. Reduce-scatter (distributed
+//   optimizer) or all-reduce (plain) run in place on it.
+// - With the distributed optimizer DDP also moves the parameters into one contiguous buffer,
+//   param by param, so that the post-step all-gather writes into place.
+// - The optimizer holds fp32 main parameters, created with it, and Adam's two fp32 moments,
+//   created at the first step: the rank's 1/dp shard of each with `--use-distributed-optimizer`,
+//   all of them without. The main gradients are views of the fp32 buffer (`.float()` of an fp32
+//   tensor); an fp16 buffer is copied to fp32 for the step. Megatron's Adam is a fused kernel
+//   (apex / Transformer Engine FusedAdam), so the step has no state-sized temporaries.
+//
+// Bytes per trainable parameter, as Megatron's docs/source/api-guide/dist_optimizer.md states
+// them: bf16 parameters with fp32 gradients 18 (plain) or 6 + 12/dp (distributed); fp16 with
+// fp16 gradients 20 or 4 + 16/dp; fp32 16 or 8 + 8/dp.
+#include <algorithm>
+
+#include "schedule/strategy.hpp"
+
+namespace vramscope::schedule {
+
+namespace {
+
+class megatron_strategy final : public strategy {
+ public:
+  explicit megatron_strategy(step_context& ctx) : strategy(ctx) {
+    dp_ = job().parallel.distributed_optimizer
+              ? static_cast<std::uint64_t>(std::max(1, ctx.rank.dp_shard))
+              : 1;
+  }
+
+  void init() override {
+    const auto& d = lay().dtypes;
+    std::vector<std::vector<tensor_id>> built;
+    for (const auto& u : lay().units)
+      built.push_back(alloc_each(out(), u.trainable, d.compute, category::parameters));
+    grad_buffer_ = out().alloc(lay().trainable_numel * static_cast<bytes>(d.grad), category::gradients);
+    if (job().parallel.distributed_optimizer) {
+      // _ParamAndGradBuffer: each parameter is copied into the buffer and its old storage freed.
+      param_buffer_ = out().alloc(lay().trainable_numel * static_cast<bytes>(d.compute), category::parameters);
+      for (auto& unit : built) free_all(out(), unit);
+    } else {
+      params_ = std::move(built);
+    }
+    // The optimizer's fp32 main parameters exist from its construction.
+    if (d.master > 0)
+      main_params_ = out().alloc(shard(lay().trainable_numel) * static_cast<bytes>(d.master), category::optimizer);
+  }
+
+  void post_backward(std::size_t unit) override {
+    // Each parameter's gradient reaches main_grad through a bf16 `.grad` the hook adds and frees.
+    auto transient = alloc_each(out(), lay().units[unit].trainable, lay().dtypes.compute, category::gradients);
+    free_all(out(), transient);
+  }
+
+  void optimizer_step(int) override {
+    out().phase("optimizer");
+    const std::uint64_t n = shard(lay().trainable_numel);
+    optimizer_first_step(out(), job(), {n}, lay().dtypes.state, 0, opt_);
+    if (lay().dtypes.grad < 4) {  // an fp16 gradient buffer: fp32 main gradients for the step
+      auto main_grad = out().alloc(n * 4, category::temporary);
+      out().free(main_grad);
+    }
+  }
+
+  void zero_grad() override {}  // the buffer is zeroed in place
+
+ private:
+  std::uint64_t shard(std::uint64_t n) const { return (n + dp_ - 1) / dp_; }
+
+  std::uint64_t dp_ = 1;
+  std::vector<std::vector<tensor_id>> params_;
+  tensor_id grad_buffer_ = 0, param_buffer_ = 0, main_params_ = 0;
+  optimizer_state opt_;
+};
+
+}  // namespace
+
+std::unique_ptr<strategy> make_megatron(step_context& ctx) { return std::make_unique<megatron_strategy>(ctx); }
+
+}  // namespace vramscope::schedule
