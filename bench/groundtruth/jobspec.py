@@ -92,7 +92,8 @@ DEFAULTS = {
 
 # Aliases accepted by src/job/job_names.cpp, by normalized spelling (see normalize()).
 _ALIASES = {
-    "parallel.strategy": {"fullyshard": "fsdp2", "distributeddataparallel": "ddp", "none": "single"},
+    "parallel.strategy": {"fullyshard": "fsdp2", "distributeddataparallel": "ddp", "none": "single",
+                          "megatronlm": "megatron"},
     "parallel.backward_prefetch": {"backwardpre": "pre", "backwardpost": "post",
                                    "noprefetch": "none"},
     "optimizer.name": {"adamwtorch": "adamw", "adamwtorchfused": "adamw",
@@ -104,7 +105,8 @@ _ALIASES = {
 }
 # Canonical enum names of src/job/job_names.cpp (the first spelling of each value).
 _ENUMS = {
-    "parallel.strategy": ["ddp", "fsdp1", "fsdp2", "zero1", "zero2", "zero3", "jax", "single"],
+    "parallel.strategy": ["ddp", "fsdp1", "fsdp2", "zero1", "zero2", "zero3", "jax", "single",
+                          "megatron"],
     "parallel.fsdp_sharding": ["full_shard", "shard_grad_op", "no_shard", "hybrid_shard"],
     "parallel.backward_prefetch": ["pre", "post", "none"],
     "parallel.wrap": ["block", "none"],

@@ -323,6 +323,8 @@ def check_supported(s, notes):
         raise Skip("tensor parallel is measured with fsdp2 only")
     if s["lora.base_quantization"] != "none":
         raise Skip("quantized LoRA bases (QLoRA) are not implemented by the harness")
+    if s.get("parallel.async_tp"):
+        raise Skip("parallel.async_tp (symmetric-memory fused TP) is not implemented by the harness")
     if s["training.compile"] and strategy == "fsdp1":
         raise Skip("training.compile is measured with single, ddp and fsdp2 only")
     if s["optimizer.state"] != s["precision.master"] and s["optimizer.name"] != "adamw_8bit":

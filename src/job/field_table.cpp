@@ -166,6 +166,7 @@ std::vector<field> build_table() {
       make("parallel.no_sync", &j::parallel, &par::no_sync, bool_codec()),
       make("parallel.cpu_offload", &j::parallel, &par::cpu_offload, bool_codec()),
       make("parallel.float8_all_gather", &j::parallel, &par::float8_all_gather, bool_codec()),
+      make("parallel.async_tp", &j::parallel, &par::async_tp, bool_codec()),
       make("parallel.offload_optimizer", &j::parallel, &par::offload_optimizer, bool_codec()),
       make("parallel.offload_param", &j::parallel, &par::offload_param, bool_codec()),
       make("parallel.bucket_cap_mb", &j::parallel, &par::bucket_cap_mb, real_codec(0, 1e6)),

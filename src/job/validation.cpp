@@ -247,6 +247,20 @@ maybe_error check_parallel(const job_spec& job, warnings& notes) {
                                             p.tp, job.hardware.gpus_per_node)));
   if (p.sequence_parallel && p.tp == 1)
     notes.push_back(field_error(job, "parallel.sequence_parallel", "has no effect without tp > 1"));
+  if (p.async_tp) {
+    // torchtitan (parallelize.py, maybe_enable_async_tp) turns on inductor's micro-pipeline TP
+    // pass and symmetric memory for the TP group; the pass rewrites compiled graphs only.
+    if (p.tp <= 1)
+      return field_error(job, "parallel.async_tp", "needs tensor parallelism (parallel.tp > 1)");
+    if (!job.training.compile)
+      return field_error(job, "parallel.async_tp",
+                         "rewrites compiled graphs only: it needs training.compile (torchtitan "
+                         "refuses async TP without compile)");
+    if (p.kind != strategy::fsdp2 && p.kind != strategy::ddp && p.kind != strategy::single)
+      return field_error(job, "parallel.async_tp",
+                         fmt::format("is torchtitan's: planned with fsdp2, ddp or single "
+                                     "(parallel.strategy is {})", name_of(p.kind)));
+  }
   if (p.kind == strategy::megatron) {
     // Megatron-LM pretrains full models: adapters belong to NeMo's PEFT, which is not modelled.
     if (job.lora.enabled)

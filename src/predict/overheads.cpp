@@ -53,6 +53,20 @@ bytes nccl_bytes(const job::job_spec& job, int compute_capability) {
   return total;
 }
 
+bytes symmetric_memory_bytes(const job::job_spec& job, const model::model_spec& model) {
+  if (!job.parallel.async_tp || job.parallel.tp <= 1) return 0;
+  // torch/distributed/_symmetric_memory/__init__.py: one workspace per group, grown to the
+  // largest request: an all-gather-matmul asks for its input shard, a matmul-reduce-scatter for
+  // two output chunks (double buffering), each tokens / tp x hidden in the compute dtype.
+  // Allocated through the CUDA driver (cuMem), outside the caching allocator.
+  const auto tokens = static_cast<std::uint64_t>(job.training.micro_batch) *
+                      static_cast<std::uint64_t>(job.training.seq_len) /
+                      static_cast<std::uint64_t>(std::max(1, job.parallel.cp));
+  const auto local = (tokens + static_cast<std::uint64_t>(job.parallel.tp) - 1) /
+                     static_cast<std::uint64_t>(job.parallel.tp);
+  return 2 * local * model.text.hidden * bytes_of(job.precision.params, 1);
+}
+
 bytes cublas_workspace_bytes(const job::job_spec& job, int compute_capability) {
   // aten/src/ATen/cuda/CublasHandlePool.cpp: 32 MiB on compute capability 9.x and later,
   // ":4096:2:16:8" = 8,519,680 B before; torch < 2.1 used 4 MiB everywhere.

@@ -145,7 +145,7 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
   out.parameters = model.parameters();
   const int cc = compute_capability(job);
   const bytes context = cuda_context_bytes(job);
-  const bytes nccl = nccl_bytes(job, cc);
+  const bytes nccl = nccl_bytes(job, cc) + symmetric_memory_bytes(job, model);
   const bytes checkpoint = model.size();
   const bytes usable = job::usable_capacity(job.hardware);
   schedule::schedule_options sopts;

@@ -48,7 +48,9 @@ TEST(ImportTorchtitan, ReportsUnknownAndUnmodelledOptions) {
                 "^ near here");
   // Switches that are off have no effect, nor do the options of a section switched off.
   EXPECT_NE(find_note(imported.no_effect, "\"compile.components\""), "");
-  EXPECT_NE(find_note(imported.no_effect, "\"parallelism.enable_async_tensor_parallel\""), "");
+  // Async TP is a job field now (parallel.async_tp), read as the file says, noted nowhere.
+  EXPECT_FALSE(imported.job.parallel.async_tp);
+  EXPECT_EQ(find_note(imported.notes, "enable_async_tensor_parallel"), "");
   EXPECT_NE(find_note(imported.no_effect, "\"compile.enable\""), "");
   EXPECT_NE(find_note(imported.no_effect, "\"training.steps\" does not affect"), "");
   EXPECT_EQ(find_note(imported.notes, "does not name the model"), "");

@@ -441,6 +441,25 @@ TEST(ResolveErrors, Float8Combinations) {
             std::string::npos);
 }
 
+TEST(ResolveErrors, AsyncTensorParallelNeedsTpCompileAndTorchtitansStrategies) {
+  EXPECT_EQ(float8_error("parallel: { async_tp: true }\ntraining: { compile: true }\n"),
+            "job.yaml:1:23: parallel.async_tp: needs tensor parallelism (parallel.tp > 1)\n"
+            "parallel: { async_tp: true }\n"
+            "                      ^ near here");
+  EXPECT_NE(float8_error("hardware: { gpus_per_node: 8 }\nparallel: { tp: 4, async_tp: true }\n")
+                .find("parallel.async_tp: rewrites compiled graphs only: it needs training.compile"),
+            std::string::npos);
+  EXPECT_NE(float8_error("hardware: { gpus_per_node: 8 }\n"
+                         "parallel: { strategy: zero3, tp: 4, async_tp: true }\n"
+                         "training: { compile: true }\n")
+                .find("parallel.async_tp: is torchtitan's: planned with fsdp2, ddp or single "
+                      "(parallel.strategy is zero3)"),
+            std::string::npos);
+  EXPECT_EQ(float8_error("hardware: { gpus_per_node: 8 }\nparallel: { tp: 4, async_tp: true }\n"
+                         "training: { compile: true }\n"),
+            "");
+}
+
 TEST(ResolveWarnings, Float8BeforeHopperIsPlannedWithAWarning) {
   std::vector<std::string> found;
   warnings notes;

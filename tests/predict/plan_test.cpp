@@ -137,6 +137,26 @@ TEST(Plan, RecordStreamInflatesActiveUnderFsdp2WithTensorParallel) {
   EXPECT_EQ(run(j, m).ranks[0].peak.active, after.active);
 }
 
+// Async TP (torchtitan's enable_async_tensor_parallel): the compiled blocks' collectives become
+// symmetric-memory fused matmuls, with no record_stream, and the workspace (two output chunks of
+// tokens / tp x hidden, bf16) sits outside the caching allocator with the NCCL buffers.
+TEST(Plan, AsyncTensorParallelHasNoRecordStreamAndASymmetricMemoryWorkspace) {
+  auto j = job_of(job::strategy::fsdp2, 8);
+  j.parallel.tp = 4;
+  j.parallel.dp_shard = 2;
+  j.parallel.sequence_parallel = true;
+  j.training.seq_len = 8192;
+  j.training.compile = true;
+  j.framework.version = "2.6";
+  const auto m = testing::tiny_llama(128256, 4096, 14336, 32, 32, 8);  // Llama-3-8B shape
+  const auto sync = run(j, m).ranks[0];
+  j.parallel.async_tp = true;
+  const auto async = run(j, m).ranks[0];
+  EXPECT_GT(sync.peak.active, sync.peak.allocated + 1_GiB);
+  EXPECT_EQ(async.peak.active, async.peak.allocated);
+  EXPECT_EQ(async.nccl - sync.nccl, 2u * (8192u / 4u) * 4096u * 2u);
+}
+
 // Case 5: CUDA work before set_device puts a context of every rank on GPU 0.
 TEST(Plan, RanksWithoutSetDeviceCrowdGpuZero) {
   auto j = job_of(job::strategy::ddp, 4);

@@ -90,6 +90,8 @@ struct parallel_spec {
   bool no_sync = false;
   // FSDP1 / FSDP2 / ZeRO
   bool cpu_offload = false;        // FSDP params+grads+optimizer state to CPU
+  bool async_tp = false;           // torchtitan's enable_async_tensor_parallel: the compiled
+                                   // blocks' TP collectives run as symmetric-memory fused ops
   bool float8_all_gather = false;  // FSDP2: float8 linear weights all-gathered in float8
                                    // (torchao enable_fsdp_float8_all_gather, tensorwise only)
   bool offload_optimizer = false;  // ZeRO

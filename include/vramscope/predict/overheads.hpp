@@ -4,6 +4,7 @@
 // Numbers and their upstream sources: docs/schedule.md, "Outside the allocator".
 
 #include <vramscope/job/job_spec.hpp>
+#include <vramscope/model/model_spec.hpp>
 
 namespace vramscope::predict {
 
@@ -15,6 +16,10 @@ int nccl_communicators(const job::job_spec& job);
 
 /// NCCL buffers of one rank: connections x channels x FIFO sizes per communicator, plus NVLS.
 bytes nccl_bytes(const job::job_spec& job, int compute_capability);
+
+/// The symmetric-memory workspace of async tensor parallelism (parallel.async_tp), outside the
+/// caching allocator; 0 without it. Reported with the NCCL buffers.
+bytes symmetric_memory_bytes(const job::job_spec& job, const model::model_spec& model);
 
 /// cuBLAS workspace per stream (allocated through the caching allocator).
 bytes cublas_workspace_bytes(const job::job_spec& job, int compute_capability);
