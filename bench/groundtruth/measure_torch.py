@@ -44,6 +44,9 @@ def parse_args(argv):
     p.add_argument("--case", default=None, help="case name written into the line")
     p.add_argument("--snapshot", default=None,
                    help="also write torch.cuda.memory._dump_snapshot to this pickle")
+    p.add_argument("--snapshot-stacks", choices=("all", "python", "none"), default="all",
+                   help="stack traces kept with each allocator event of --snapshot; 'none' "
+                        "keeps only the events (addresses, sizes, streams), a far smaller file")
     p.add_argument("--allow-smaller-gpu", action="store_true",
                    help="measure even when this GPU has less memory than the job's GPU")
     p.add_argument("--keep-versions", action="store_true",
@@ -104,7 +107,11 @@ def measure(args, job, s):
     cap = cap_memory(s, probe, args.allow_smaller_gpu)
     pg = init_process_group(s, args.rank)
     if args.snapshot:
-        torch.cuda.memory._record_memory_history(max_entries=200_000)
+        if args.snapshot_stacks == "none":
+            torch.cuda.memory._record_memory_history(context=None, max_entries=200_000)
+        else:
+            torch.cuda.memory._record_memory_history(stacks=args.snapshot_stacks,
+                                                     max_entries=200_000)
     rec = recording.PhaseRecorder(probe)
     where = None
     try:

@@ -52,6 +52,10 @@ def parse_args(argv):
     p.add_argument("--resume", action="store_true",
                    help="skip (case, rank) pairs already present in --out")
     p.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    p.add_argument("--snapshots", default=None, metavar="DIR",
+                   help="also write each case's allocator history to DIR/<case>-rank<N>.pickle "
+                        "(torch.cuda.memory._dump_snapshot, without stack traces, so that the "
+                        "files stay small); `vramscope snapshot FILE` reads them")
     p.add_argument("--describe-out", default=None, metavar="FILE.jsonl",
                    help="run nothing; write one line per case with the settings the harness "
                         "would apply and no peaks (\"measured\": false), for "
@@ -89,6 +93,10 @@ def command(args, run):
            "--out", args.out, "--case", run["name"]]
     for item in run["set"]:
         cmd += ["--set", item]
+    if args.snapshots and script_for(run) == "measure_torch.py":
+        name = re.sub(r"[^A-Za-z0-9_.-]", "_", run["name"])
+        cmd += ["--snapshot", os.path.join(args.snapshots, f"{name}-rank{run['rank']}.pickle"),
+                "--snapshot-stacks", "none"]
     return cmd
 
 
@@ -169,6 +177,9 @@ def write_descriptions(args, runs):
 def main(argv=None):
     args = parse_args(argv)
     args.out = os.path.abspath(args.out)
+    if args.snapshots:
+        args.snapshots = os.path.abspath(args.snapshots)
+        os.makedirs(args.snapshots, exist_ok=True)
     log_path = args.log or re.sub(r"\.jsonl$", "", args.out) + ".run.log"
     runs = load_matrix(args.matrix)
     if args.filter:
