@@ -166,7 +166,7 @@ struct caching_allocator::state {
   bytes allowed_memory_maximum;  // memory_fraction * device_total, or 0 when unset
   detail::block_pool small_pool;
   detail::block_pool large_pool;
-  std::deque<detail::cblock> blocks;  // a deque: references stay valid as it grows
+  detail::stable_slots<detail::cblock> blocks;  // references stay valid as it grows
   std::vector<detail::block_index> free_slots;
   std::vector<detail::expandable_segment> expandable_segments;
   detail::stream_events events;

@@ -28,7 +28,7 @@ class node_arena {
       return p;
     }
     if (left_ < size) {
-      chunks_.push_back(std::make_unique<std::byte[]>(chunk_bytes));
+      chunks_.push_back(std::make_unique_for_overwrite<std::byte[]>(chunk_bytes));  // no zeroing
       cursor_ = chunks_.back().get();
       left_ = chunk_bytes;
     }

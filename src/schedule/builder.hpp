@@ -28,7 +28,7 @@ class program_builder {
   /// Records `size` bytes of saved activations copied to host memory (program::offloaded).
   void offloaded(bytes size);
   [[nodiscard]] const std::string& current_phase() const;
-  program take() { return std::move(program_); }
+  program take();
 
  private:
   void push(event_kind kind, category cat, std::uint32_t stream, tensor_id id, bytes size);

@@ -201,14 +201,19 @@ class fsdp2_strategy final : public strategy {
     return std::max<std::uint64_t>(1, world_ / wrap_.groups[g].shard_divisor);
   }
 
-  std::vector<std::uint64_t> padded_numels(std::size_t g) const {
-    const std::uint64_t w = world_of(g);
-    std::vector<std::uint64_t> out;
-    for (auto n : wrap_.groups[g].tensors) out.push_back((n + w - 1) / w * w);
+  // Each group's tensors padded to a multiple of its shard count, computed once per group (the
+  // schedule asks for them at every unshard and reduce-scatter).
+  const std::vector<std::uint64_t>& padded_numels(std::size_t g) const {
+    if (padded_.size() < wrap_.groups.size()) padded_.resize(wrap_.groups.size());
+    auto& out = padded_[g];
+    if (out.empty() && !wrap_.groups[g].tensors.empty()) {
+      const std::uint64_t w = world_of(g);
+      for (auto n : wrap_.groups[g].tensors) out.push_back((n + w - 1) / w * w);
+    }
     return out;
   }
   std::vector<std::uint64_t> shard_numels(std::size_t g) const {
-    auto out = padded_numels(g);
+    std::vector<std::uint64_t> out = padded_numels(g);
     for (auto& n : out) n /= world_of(g);
     return out;
   }
@@ -221,7 +226,7 @@ class fsdp2_strategy final : public strategy {
   std::vector<bytes> gathered_sizes(std::size_t g) const {
     const bool f8 = job().parallel.float8_all_gather;
     const auto& group = wrap_.groups[g];
-    const auto numels = padded_numels(g);
+    const auto& numels = padded_numels(g);
     std::vector<bytes> out;
     for (std::size_t i = 0; i < numels.size(); ++i)
       out.push_back(numels[i] * (f8 && group.float8[i] ? bytes{1} : compute()));
@@ -271,6 +276,7 @@ class fsdp2_strategy final : public strategy {
   }
 
   fsdp_wrapping wrap_;
+  mutable std::vector<std::vector<std::uint64_t>> padded_;  // padded_numels, per group
   std::vector<group_state> state_;
   optimizer_state opt_;
   tensor_id forward_output_ = 0, pending_input_ = 0;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <string_view>
+#include <unordered_map>
 
 namespace vramscope::schedule {
 
@@ -44,9 +46,19 @@ bool saved_inputs::* input_group(const std::string& name) {
       {"attention.self.", &saved_inputs::qkv}, {"attention.output.dense", &saved_inputs::o},
       {"intermediate.dense", &saved_inputs::mlp}, {"output.dense", &saved_inputs::down},
   };
+  // The same names come back for every layout of a model (what-if grids plan thousands), so
+  // each distinct name is classified once per thread.
+  thread_local std::unordered_map<std::string, bool saved_inputs::*> known;
+  if (const auto it = known.find(name); it != known.end()) return it->second;
+  bool saved_inputs::* found = nullptr;
   for (const auto& [part, member] : groups)
-    if (name.find(part) != std::string::npos) return member;
-  return nullptr;
+    if (name.find(part) != std::string::npos) {
+      found = member;
+      break;
+    }
+  if (known.size() > 100'000) known.clear();  // a bound for processes that see many models
+  known.emplace(name, found);
+  return found;
 }
 
 // Tensor parallelism splits the input features of the row-parallel layers (o, down) and the
@@ -320,7 +332,7 @@ bool shards_parameters(const job::job_spec& job) {
 }
 
 std::optional<std::uint64_t> expert_index(const std::string& name) {
-  const std::string key = ".experts.";
+  constexpr std::string_view key = ".experts.";
   const auto at = name.find(key);
   if (at == std::string::npos) return std::nullopt;
   std::uint64_t index = 0;
@@ -349,11 +361,27 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
     }
     out.units.push_back(std::move(ul));
   }
+  // A model lists its tensors unit by unit, so the search starts at the last unit found.
+  std::size_t cursor = 0;
   auto find_unit = [&](const std::string& name) -> unit_layout* {
-    for (auto& ul : out.units)
-      if (ul.name == name) return &ul;
+    const std::size_t n = out.units.size();
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t i = (cursor + k) % n;
+      if (out.units[i].name == name) {
+        cursor = i;
+        return &out.units[i];
+      }
+    }
     return nullptr;
   };
+  // Room for each unit's tensors at once: every layout of a what-if grid grows these lists.
+  std::vector<std::size_t> per_unit(out.units.size(), 0);
+  for (const auto& t : model.tensors)
+    if (unit_layout* ul = find_unit(t.unit)) ++per_unit[static_cast<std::size_t>(ul - out.units.data())];
+  for (std::size_t i = 0; i < out.units.size(); ++i) {
+    out.units[i].tensors.reserve(per_unit[i]);
+    out.units[i].trainable.reserve(per_unit[i]);
+  }
   std::uint64_t max_out = 0, max_in = 0;
   for (const auto& t : model.tensors) {
     unit_layout* ul = find_unit(t.unit);

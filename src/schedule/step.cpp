@@ -313,23 +313,24 @@ class driver {
   }
 
   void backward_unit(const unit_activations& a, std::vector<tensor_id>& saved, bool ckpt) {
-    std::vector<tensor_id> recomputed;
+    // Scratch lists kept across units: they hold ids only for the length of one call.
+    recomputed_.clear();
     if (ckpt) {
-      for (auto b : a.saved) recomputed.push_back(out_.alloc(b, category::activations));
+      for (auto b : a.saved) recomputed_.push_back(out_.alloc(b, category::activations));
       transient(a.forward_temps, category::temporary);
     }
-    std::vector<tensor_id> temps;
-    for (auto b : a.backward_temps) temps.push_back(out_.alloc(b, category::temporary));
-    free_all(out_, recomputed);
+    temps_.clear();
+    for (auto b : a.backward_temps) temps_.push_back(out_.alloc(b, category::temporary));
+    free_all(out_, recomputed_);
     free_all(out_, saved);
-    free_all(out_, temps);
+    free_all(out_, temps_);
     collectives(a);
   }
 
   void transient(const std::vector<bytes>& sizes, category cat) {
-    std::vector<tensor_id> ids;
-    for (auto b : sizes) ids.push_back(out_.alloc(b, cat));
-    free_all(out_, ids);
+    transient_.clear();
+    for (auto b : sizes) transient_.push_back(out_.alloc(b, cat));
+    free_all(out_, transient_);
   }
 
   // Tensor-parallel collectives: asynchronous functional collectives whose buffers are freed
@@ -360,6 +361,7 @@ class driver {
   std::vector<std::vector<tensor_id>> saved_;
   std::vector<tensor_id> loss_saved_;
   tensor_id workspace_ = 0;
+  std::vector<tensor_id> recomputed_, temps_, transient_;  // backward_unit's and transient's scratch
   bool record_stream_ = false;
   activation_offloader offload_;
 };
