@@ -374,6 +374,7 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
     }
     return nullptr;
   };
+  const bool ln_tuning = lora.method == "ln_tuning";
   // Room for each unit's tensors at once: every layout of a what-if grid grows these lists.
   std::vector<std::size_t> per_unit(out.units.size(), 0);
   for (const auto& t : model.tensors)
@@ -381,13 +382,15 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
   for (std::size_t i = 0; i < out.units.size(); ++i) {
     out.units[i].tensors.reserve(per_unit[i]);
     out.units[i].trainable.reserve(per_unit[i]);
+    out.units[i].expert.reserve(per_unit[i]);
+    out.units[i].float8.reserve(per_unit[i]);
   }
   std::uint64_t max_out = 0, max_in = 0;
   for (const auto& t : model.tensors) {
     unit_layout* ul = find_unit(t.unit);
     if (!ul) continue;
     const std::uint64_t n = tp_split(t, ul->kind, r.tp);
-    const bool trained_norm = lora.method == "ln_tuning" && is_norm(t, ul->kind);
+    const bool trained_norm = ln_tuning && is_norm(t, ul->kind);
     if (!lora.enabled || trained_norm) {
       // Under expert parallelism a rank holds the routed experts e with e % ep == its place.
       const auto e = expert_index(t.name);
