@@ -15,7 +15,7 @@ namespace detail {
 
 namespace {
 
-constexpr std::array<family, 29> family_table{{
+constexpr std::array<family, 30> family_table{{
     {"bert", &build_bert},
     {"clip", &build_clip},
     {"clip_text_model", &build_clip},
@@ -44,6 +44,7 @@ constexpr std::array<family, 29> family_table{{
     {"qwen3_moe", &build_decoder_family},
     {"siglip", &build_siglip},
     {"siglip_vision_model", &build_siglip},
+    {"stablelm", &build_stablelm},
     {"t5", &build_t5},
 }};
 

@@ -34,6 +34,7 @@ void build_gpt2(field_reader& config, inventory_builder& out, std::string_view t
 void build_gpt_neox(field_reader& config, inventory_builder& out, std::string_view type);
 void build_phi(field_reader& config, inventory_builder& out, std::string_view type);
 void build_falcon(field_reader& config, inventory_builder& out, std::string_view type);
+void build_stablelm(field_reader& config, inventory_builder& out, std::string_view type);
 void build_deepseek(field_reader& config, inventory_builder& out, std::string_view type);
 void build_llama4(field_reader& config, inventory_builder& out, std::string_view type);
 void build_siglip(field_reader& config, inventory_builder& out, std::string_view type);

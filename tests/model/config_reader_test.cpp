@@ -45,7 +45,8 @@ TEST(ConfigReader, UnknownModelTypeListsTheSupportedOnes) {
             "config.json:2:3: unknown model_type \"lama\"; supported: bert, clip, clip_text_model, "
             "clip_vision_model, deepseek_v2, deepseek_v3, falcon, gemma, gemma2, gemma3, "
             "gemma3_text, gpt2, gpt_neox, llama, llama4, llama4_text, mistral, mixtral, paligemma, "
-            "phi, phi3, pi0, qwen2, qwen2_moe, qwen3, qwen3_moe, siglip, siglip_vision_model, t5 "
+            "phi, phi3, pi0, qwen2, qwen2_moe, qwen3, qwen3_moe, siglip, siglip_vision_model, "
+            "stablelm, t5 "
             "(did you mean "
             "\"llama\"?)\n"
             "  \"model_type\": \"lama\"\n"
@@ -199,7 +200,7 @@ TEST(ConfigReader, LlamaBiasesFollowTheFlags) {
 TEST(ConfigReader, SupportedTypesAreSorted) {
   const auto types = supported_model_types();
   EXPECT_TRUE(std::is_sorted(types.begin(), types.end()));
-  EXPECT_EQ(types.size(), 29u);
+  EXPECT_EQ(types.size(), 30u);
 }
 
 TEST(ConfigReader, QwenMoeHasRoutedAndSharedExpertsAndDenseLayers) {
