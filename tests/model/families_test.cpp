@@ -256,6 +256,21 @@ TEST(FalconFamily, NewDecoderArchitectureHasGroupedKvAndTwoNorms) {
             (shape{256}));
 }
 
+TEST(FalconFamily, Falcon40bPresetHasEightKvHeadsAndTwoNormsPerLayer) {
+  const auto spec = preset_named("falcon-40b");
+  // modeling_falcon.py: (num_attention_heads + 2 x num_kv_heads) x head_dim = (128 + 16) x 64.
+  EXPECT_EQ(shape_of(spec, "transformer.h.0.self_attention.query_key_value.weight"),
+            (shape{9216, 8192}));
+  EXPECT_EQ(shape_of(spec, "transformer.h.59.mlp.dense_h_to_4h.weight"), (shape{32768, 8192}));
+  EXPECT_EQ(shape_of(spec, "transformer.h.59.ln_attn.bias"), (shape{8192}));
+  EXPECT_EQ(shape_of(spec, "transformer.h.59.ln_mlp.weight"), (shape{8192}));
+  EXPECT_EQ(count_containing(spec, "input_layernorm"), 0u);
+  EXPECT_EQ(count_containing(spec, "lm_head"), 0u);  // tied, the class default
+  EXPECT_EQ(spec.text.kv_heads, 8u);
+  EXPECT_EQ(spec.text.form, block_form::parallel);
+  EXPECT_EQ(unit_names(spec).size(), 1u + 60u + 1u);
+}
+
 TEST(LayerNormFamilies, RefuseAnUnknownActivationOrDropoutRate) {
   auto act = parse_config_json(
       R"({"model_type": "phi", "hidden_size": 64, "num_attention_heads": 8,

@@ -1,6 +1,7 @@
 // StableLM (model_type "stablelm"): shapes as modeling_stablelm.py declares them
 // (StableLmAttention, StableLmLayerNormPerHead, StableLmMLP, StableLmDecoderLayer), and bad
 // configs refused with the file, line and field.
+#include <vramscope/model/catalog.hpp>
 #include <vramscope/model/config_reader.hpp>
 
 #include "spec_lookup.hpp"
@@ -85,6 +86,21 @@ TEST(StableLmFamily, QkvBiasPerHeadNormsParallelResidualAndTiedHead) {
   EXPECT_EQ(spec.text.form, block_form::parallel_shared);
   EXPECT_TRUE(spec.text.tied_embeddings);
   EXPECT_TRUE(spec.text.residual_dropout);
+}
+
+TEST(StableLmFamily, PresetsCountAsTheirCheckpoints) {
+  auto two = load_preset("stablelm-2-1.6b");
+  ASSERT_TRUE(two) << two.error().to_string();
+  EXPECT_EQ(shape_of(*two, "model.layers.23.self_attn.k_proj.bias"), (shape{2048}));
+  EXPECT_EQ(shape_of(*two, "model.layers.0.mlp.down_proj.weight"), (shape{2048, 5632}));
+  EXPECT_EQ(two->largest_unit().name, "embed_tokens");
+  auto three = load_preset("stablelm-3b-4e1t");
+  ASSERT_TRUE(three) << three.error().to_string();
+  EXPECT_EQ(find(*three, "model.layers.0.self_attn.q_proj.bias"), nullptr);
+  // A layer: attention 4 x 2560^2 + MLP 3 x 6912 x 2560 + LayerNorms 4 x 2560.
+  const unit& layer = three->units[1];
+  EXPECT_EQ(layer.name, "layers.0");
+  EXPECT_EQ(layer.parameters, 79'308'800u);
 }
 
 TEST(StableLmFamily, BadInputNamesTheFileAndField) {
