@@ -5,16 +5,21 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace vramscope::report {
 
 void render_presets_text(std::ostream& out, const std::vector<preset_row>& rows) {
-  out << fmt::format("{:<16} {:>16} {:>11} {:<6} {}\n", "preset", "parameters", "size", "dtype",
-                     "description");
+  // The name column is as wide as the longest name (stablelm-base-alpha-3b), at least 16.
+  std::size_t width = 16;
+  for (const auto& r : rows) width = std::max(width, r.entry.name.size());
+  out << fmt::format("{:<{}} {:>16} {:>11} {:<6} {}\n", "preset", width, "parameters", "size",
+                     "dtype", "description");
   for (const auto& r : rows) {
     std::string count = format_count(r.spec.parameters());
     if (r.spec.parameters() != r.entry.published_parameters)
       count += fmt::format(" (published {})", format_count(r.entry.published_parameters));
-    out << fmt::format("{:<16} {:>16} {:>11} {:<6} {}\n", r.entry.name, count,
+    out << fmt::format("{:<{}} {:>16} {:>11} {:<6} {}\n", r.entry.name, width, count,
                        format_bytes(r.spec.size()), name_of(r.spec.type), r.entry.description);
   }
   out << "\nrun 'vramscope inspect PRESET' for a preset's units and tensors\n";
