@@ -43,6 +43,27 @@ field make(std::string path, S job_spec::*section, T S::*member, codec<T> c) {
   return f;
 }
 
+// `model`: a name or path (the string), or an inline config, which the JSON writer shows as the
+// object it is. Setting a name drops an inline config; copying copies both.
+field model_field() {
+  field f = make("model", &job_spec::model, string_codec());
+  f.set = [parse = f.set](job_spec& j, const raw_value& v) {
+    j.model_config.clear();
+    return parse(j, v);
+  };
+  f.get = [](const job_spec& j) {
+    if (j.model_config.empty()) return nlohmann::json(j.model);
+    nlohmann::json object = nlohmann::json::object();
+    for (const auto& k : j.model_config) object[k.key] = nlohmann::json::parse(k.json, nullptr, false);
+    return object;
+  };
+  f.copy = [](job_spec& dst, const job_spec& src) {
+    dst.model = src.model;
+    dst.model_config = src.model_config;
+  };
+  return f;
+}
+
 // "fsdp" alone names two different wrappers with different memory behaviour: refuse it.
 codec<strategy> strategy_codec() {
   codec<strategy> c = enum_codec<strategy>();
@@ -134,7 +155,7 @@ std::vector<field> build_table() {
   using in = init_spec;
   using fw = framework_spec;
   return {
-      make("model", &j::model, string_codec()),
+      model_field(),
       make("hardware.gpu", &j::hardware, &hw::gpu, string_codec()),
       sized(make("hardware.gpu_memory", &j::hardware, &hw::capacity, size_codec(MiB))),
       sized(make("hardware.driver_reserved", &j::hardware, &hw::driver_reserved, size_codec())),

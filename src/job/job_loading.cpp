@@ -7,6 +7,11 @@
 #include <vramscope/job/overrides.hpp>
 #include <vramscope/job/resolve.hpp>
 
+#include <vramscope/model/config_reader.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 
 namespace vramscope::job {
@@ -39,7 +44,63 @@ result<job_spec> read_job_unresolved(const std::string& path,
   return job;
 }
 
+namespace {
+
+// Where a problem of an inline model is reported: the key's line, else the `model:` line.
+diagnostic inline_location(const job_spec& job, const model_key* key) {
+  if (key != nullptr && !key->where.source.empty()) return key->where;
+  const auto set = job.provenance.set_at.find("model");
+  if (set != job.provenance.set_at.end()) return set->second;
+  return diagnostic{job.provenance.source, 0, 0, "", ""};
+}
+
+// An inline model: its keys become a config.json, one key a line, so that a problem the reader
+// finds on line n is the key written (n - 1)th. A key the family never reads is an error when it
+// is close to one it reads (a misspelling), else a note (a key with no memory effect).
+result<model::model_spec> load_inline_model(const job_spec& job) {
+  std::string text = "{\n";
+  for (std::size_t i = 0; i < job.model_config.size(); ++i)
+    text += fmt::format("{}: {}{}\n", nlohmann::json(job.model_config[i].key).dump(),
+                        job.model_config[i].json,
+                        i + 1 < job.model_config.size() ? "," : "");
+  text += "}\n";
+  model::config_keys keys;
+  auto model = model::parse_config_json(text, job.model, keys);
+  const auto key_named = [&](const std::string& name) -> const model_key* {
+    for (const auto& k : job.model_config)
+      if (k.key == name) return &k;
+    return nullptr;
+  };
+  if (!model) {
+    const int line = model.error().line;
+    const model_key* key = line >= 2 && static_cast<std::size_t>(line - 2) < job.model_config.size()
+                               ? &job.model_config[static_cast<std::size_t>(line - 2)]
+                               : nullptr;
+    diagnostic d = inline_location(job, key);
+    d.message = "model: " + model.error().message;
+    return d;
+  }
+  for (const auto& name : keys.unread) {
+    if (name == "_name_or_path") continue;
+    const std::string near = did_you_mean(name, keys.read);
+    diagnostic d = inline_location(job, key_named(name));
+    if (!near.empty()) {
+      d.message = fmt::format("model: key \"{}\" is not one vramscope reads for model_type {} (did "
+                              "you mean \"{}\"?)", name, model->model_type, near);
+      return d;
+    }
+    d.message = fmt::format("model: key \"{}\" is not read for model_type {} (no memory effect, "
+                            "or not modelled); ignored", name, model->model_type);
+    model->notes.push_back(std::move(d));
+  }
+  model->name = job.model;
+  return model;
+}
+
+}  // namespace
+
 result<model::model_spec> load_model_of(const job_spec& job, const std::string& path) {
+  if (!job.model_config.empty()) return load_inline_model(job);
   std::string model_ref = job.model;
   // A model given as a path is relative to the job file, like an include.
   const auto beside = std::filesystem::path(path).parent_path() / model_ref;
@@ -82,6 +143,9 @@ result<loaded_job> load_job_and_model(const std::string& path,
   auto model = load_model_of(out.job, path);
   if (!model) return model.error();
   out.model = std::move(*model);
+  // An inline model's keys that have no effect (load_inline_model) are the job's notes.
+  if (!out.job.model_config.empty())
+    out.notes.insert(out.notes.end(), out.model.notes.begin(), out.model.notes.end());
   fill_hidden_size_autos(out.job, autos, out.model.text.hidden, overrides, &out.notes);
   if (auto checked = check_against_model(out.job, out.model); !checked) return checked.error();
   return out;

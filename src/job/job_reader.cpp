@@ -7,6 +7,7 @@
 #include <vramscope/job/resolve.hpp>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -58,6 +59,7 @@ class reader {
   maybe_error read_section(const std::string& name, const YAML::Node& key, const YAML::Node& value);
   maybe_error read_map(const std::string& section, const YAML::Node& map);
   maybe_error read_env(const YAML::Node& map);
+  maybe_error read_model_map(const YAML::Node& key, const YAML::Node& map);
   maybe_error read_field(const std::string& path, const YAML::Node& key, const YAML::Node& value);
 
   std::string source_;
@@ -97,6 +99,7 @@ maybe_error reader::read_root(const YAML::Node& root) {
 
 maybe_error reader::read_section(const std::string& name, const YAML::Node& key,
                                  const YAML::Node& value) {
+  if (name == "model" && value.IsMap()) return read_model_map(key, value);
   if (name == "model") return read_field("model", key, value);
   if (name == "env") return value.IsNull() ? std::nullopt : read_env(value);
   if (const auto s = shorthands.find(name); s != shorthands.end() && value.IsScalar())
@@ -129,6 +132,61 @@ maybe_error reader::read_map(const std::string& section, const YAML::Node& map) 
     }
     if (auto err = read_field(section + "." + key, entry.first, entry.second)) return err;
   }
+  return std::nullopt;
+}
+
+// A YAML scalar as the JSON value config.json would hold: quoted text stays a string; plain
+// text is a number, a boolean or null when it reads as one (YAML 1.2's core schema), else a string.
+nlohmann::json json_of_scalar(const YAML::Node& node) {
+  const std::string& text = node.Scalar();
+  if (node.Tag() == "!") return text;
+  if (text == "null" || text == "~" || text.empty()) return nullptr;
+  if (text == "true" || text == "True") return true;
+  if (text == "false" || text == "False") return false;
+  auto parsed = nlohmann::json::parse(text, nullptr, false);
+  if (!parsed.is_discarded() && parsed.is_number()) return parsed;
+  return text;
+}
+
+nlohmann::json json_of(const YAML::Node& node, int depth = 0) {
+  if (depth > 16) return nullptr;  // deeper than any config.json; yaml-cpp aliases can recurse
+  if (node.IsScalar()) return json_of_scalar(node);
+  if (node.IsSequence()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& item : node) out.push_back(json_of(item, depth + 1));
+    return out;
+  }
+  if (node.IsMap()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& item : node) out[item.first.Scalar()] = json_of(item.second, depth + 1);
+    return out;
+  }
+  return nullptr;
+}
+
+// `model:` as a map of config.json keys (docs/job-spec.md, "model"). The keys are checked when
+// the model is read (job_loading.cpp), where the family knows which ones it reads.
+maybe_error reader::read_model_map(const YAML::Node& key, const YAML::Node& map) {
+  std::map<std::string, int> seen;
+  job_.model_config.clear();
+  std::string name, type;
+  for (const auto& entry : map) {
+    if (auto err = check_key(entry.first, seen)) return err;
+    const nlohmann::json value = json_of(entry.second);
+    // Invalid UTF-8 becomes U+FFFD, as JSON (and config.json) cannot hold it.
+    const auto replace = nlohmann::json::error_handler_t::replace;
+    const std::string key =
+        nlohmann::json::parse(nlohmann::json(entry.first.Scalar()).dump(-1, ' ', false, replace))
+            .get<std::string>();
+    job_.model_config.push_back({key, value.dump(-1, ' ', false, replace), where(entry.first)});
+    if (entry.first.Scalar() == "_name_or_path" && value.is_string()) name = value.get<std::string>();
+    if (entry.first.Scalar() == "model_type" && value.is_string()) type = value.get<std::string>();
+  }
+  if (job_.model_config.empty())
+    return at(where(key), "model: expected a preset name, a path, or a map of config.json keys, "
+                          "got an empty map");
+  job_.model = !name.empty() ? name : fmt::format("inline {} config", type.empty() ? "model" : type);
+  job_.provenance.set_at["model"] = where(key);
   return std::nullopt;
 }
 

@@ -56,7 +56,7 @@ std::string yaml_value(const nlohmann::json& v) {
     for (const auto& item : v) out += (out.empty() ? "" : ", ") + yaml_value(item);
     return "[" + out + "]";
   }
-  return v.dump();
+  return v.dump();  // numbers, booleans, null; a map as JSON, which YAML reads as a flow map
 }
 
 }  // namespace
@@ -84,6 +84,13 @@ std::string to_yaml(const job_spec& job) {
     if (!f.written) continue;
     const std::string section = detail::section_of(f.path);
     const nlohmann::json value = f.get(job);
+    if (value.is_object()) {  // an inline model: one config.json key a line
+      out += f.path + ":\n";
+      for (const auto& k : job.model_config)
+        out += fmt::format("  {}: {}\n", yaml_string(k.key),
+                           yaml_value(nlohmann::json::parse(k.json, nullptr, false)));
+      continue;
+    }
     const std::string text =
         f.is_size ? exact_size(value.get<bytes>()) : yaml_value(value);
     if (section.empty()) {

@@ -51,12 +51,20 @@ std::string field_reader::path_of(std::string_view key) const { return path_ + s
 bool field_reader::has(std::string_view key) const { return find(key) != nullptr; }
 
 bool field_reader::is_null(std::string_view key) const {
+  note_read(key);
   if (!object_->is_object()) return false;
   const auto it = object_->find(std::string(key));
   return it != object_->end() && it->is_null();
 }
 
+void field_reader::note_read(std::string_view key) const {
+  if (!path_.empty()) return;
+  auto& keys = errors_->read_keys;
+  if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.emplace_back(key);
+}
+
 const json* field_reader::find(std::string_view key) const {
+  note_read(key);
   if (!object_->is_object()) return nullptr;
   const auto it = object_->find(std::string(key));
   if (it == object_->end() || it->is_null()) return nullptr;

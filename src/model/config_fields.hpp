@@ -28,6 +28,7 @@ struct config_source {
 /// The first diagnostic of a config, shared by every reader of that config.
 struct first_error {
   std::optional<diagnostic> error;
+  std::vector<std::string> read_keys;  // top-level keys any reader looked up, present or not
   void set(diagnostic d) {
     if (!error) error = std::move(d);
   }
@@ -85,6 +86,7 @@ class field_reader {
 
  private:
   const json* find(std::string_view key) const;    // nullptr when absent or null
+  void note_read(std::string_view key) const;      // records a top-level key in read_keys
   std::size_t locate(std::string_view key) const;  // text offset of the key, npos if unknown
   std::optional<std::uint64_t> integer(std::string_view key, std::uint64_t max);
 

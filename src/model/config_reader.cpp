@@ -129,6 +129,11 @@ std::vector<std::string> supported_model_types() {
 }
 
 result<model_spec> parse_config_json(std::string_view text, std::string source) {
+  config_keys ignored;
+  return parse_config_json(text, std::move(source), ignored);
+}
+
+result<model_spec> parse_config_json(std::string_view text, std::string source, config_keys& keys) {
   using detail::json;
   const detail::config_source src{source, text};
   json root;
@@ -160,6 +165,10 @@ result<model_spec> parse_config_json(std::string_view text, std::string source) 
   if (!spec) return spec;
   spec->name = source;
   spec->model_type = *type;
+  keys.read = errors.read_keys;
+  for (const auto& item : root.items())
+    if (std::find(keys.read.begin(), keys.read.end(), item.key()) == keys.read.end())
+      keys.unread.push_back(item.key());
   if (deepseek_inference)
     spec->notes.push_back(error_at(source, "DeepSeek's inference config format (no model_type): "
                                            "read as deepseek_v3"));

@@ -222,9 +222,22 @@ struct job_provenance {
   std::vector<std::string> derived;           // dotted paths resolve_job filled in
 };
 
+/// One key of a model given inline rather than by name: `model:` written as a map of Hugging
+/// Face config.json keys, or a model an importer built from a framework's arguments (Megatron-LM's
+/// --num-layers, --hidden-size, ...). The keys go to model::parse_config_json in this order.
+struct model_key {
+  std::string key;   // "hidden_size"
+  std::string json;  // the value as JSON text: "4096", "\"llama\"", "true", "{\"type\": \"yarn\"}"
+  diagnostic where;  // the line that wrote it (message empty; empty source when built in code)
+};
+
 /// A fully resolved job.
 struct job_spec {
+  /// A preset name or a config.json / checkpoint path; with model_config, the inline model's
+  /// name (its "_name_or_path" key, else "inline <model_type> config").
   std::string model = "llama-3.1-8b";
+  /// The model's config.json keys when it is given inline; empty when `model` names it.
+  std::vector<model_key> model_config;
   hardware_spec hardware;
   parallel_spec parallel;
   precision_spec precision;

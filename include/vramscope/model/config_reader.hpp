@@ -38,6 +38,16 @@ std::vector<std::string> supported_model_types();
 /// Pure function of its arguments; thread-safe; never throws on any input.
 result<model_spec> parse_config_json(std::string_view text, std::string source);
 
+/// The top-level keys of a config and whether the reader looked at them: a config written by
+/// hand (a job's inline `model:` map) can then be told that a key is misspelt.
+struct config_keys {
+  std::vector<std::string> read;    // keys the family reads (given or not), in reading order
+  std::vector<std::string> unread;  // keys of the config the reader never looked at
+};
+
+/// parse_config_json that also fills `keys` (when the parse succeeds).
+result<model_spec> parse_config_json(std::string_view text, std::string source, config_keys& keys);
+
 /// Reads `path` (at most 16 MiB) and parses it with parse_config_json.
 result<model_spec> read_config_json(const std::string& path);
 
