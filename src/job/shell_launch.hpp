@@ -1,0 +1,58 @@
+#pragma once
+// Reading a training launch written as a shell script, the way Megatron-LM's examples write them
+// (examples/gpt3/train_gpt3_175b_distributed.sh, examples/llama/train_llama3_8b_h100_fp8.sh):
+// `NAME=value` assignments, bash arrays (`ARGS=( --num-layers 96 ... )`, `ARGS+=(...)`),
+// `$NAME`, `${NAME}`, `${NAME:-default}`, `${ARRAY[@]}`, quotes, backslash continuations and
+// comments, and one command that runs a Python script (`torchrun ${DISTRIBUTED_ARGS[@]}
+// pretrain_gpt.py ${GPT_MODEL_ARGS[@]} ...`). A file with no such command is a plain list of
+// arguments (`--num-layers 24 --hidden-size 1024`, one or many a line).
+//
+// Not a shell: nothing is run. Command substitution (`$(...)`), arithmetic (`$((...))`) and
+// variables the script does not set (its positional arguments, the environment) stay as written
+// and are marked unresolved. Conditionals and loops are not evaluated: every branch is read, in
+// file order, and the notes say so. Private to the job module; pure functions, thread-safe.
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <vramscope/core/diagnostic.hpp>
+#include <vramscope/core/result.hpp>
+
+namespace vramscope::job::detail {
+
+/// One word after expansion, located where it was written (an array element's own line when it
+/// came from `${ARRAY[@]}`).
+struct shell_word {
+  std::string text;
+  int line = 0;
+  int column = 0;
+  bool unresolved = false;  // holds $(...), $((...)) or a variable the script does not set
+};
+
+/// The launch a script describes.
+struct shell_launch {
+  std::vector<shell_word> launcher;  // the words before the script: torchrun, --nproc_per_node, 8
+  shell_word script;                 // "pretrain_gpt.py"; empty text for a plain argument list
+  std::vector<shell_word> args;      // the script's arguments, in order
+  /// Variables the script exports (`export NAME=value`, or `export NAME` after setting it), in
+  /// order, each with its value where the export is written; the last export of a name wins.
+  std::vector<std::pair<std::string, shell_word>> exports;
+  std::vector<diagnostic> notes;     // branches read as if all were taken, other launches ignored
+};
+
+/// Largest script read (words after expansion); a bound far above any real launch, against
+/// arrays that expand into themselves many times over.
+constexpr std::size_t max_shell_words = 100'000;
+
+/// Reads `text`. Fails on an unterminated quote, `${`, `$(` or array (naming the line where it
+/// opened) and on more than max_shell_words words.
+result<shell_launch> read_shell_launch(std::string_view text, const std::string& source);
+
+/// True when some line of `text` has, outside a comment, a word ending in `pretrain_gpt.py` /
+/// `pretrain_mamba.py` (any `pretrain_*.py`) or the word `--num-layers`: a Megatron launch or
+/// argument list. Cheap; for format detection.
+bool looks_like_megatron(std::string_view text);
+
+}  // namespace vramscope::job::detail

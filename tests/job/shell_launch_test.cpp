@@ -1,0 +1,147 @@
+#include "job/shell_launch.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace vramscope::job::detail {
+namespace {
+
+std::vector<std::string> texts(const std::vector<shell_word>& words) {
+  std::vector<std::string> out;
+  for (const auto& w : words) out.push_back(w.text);
+  return out;
+}
+
+shell_launch read_ok(const std::string& text) {
+  auto launch = read_shell_launch(text, "run.sh");
+  if (!launch) ADD_FAILURE() << launch.error().to_string();
+  return launch ? *launch : shell_launch{};
+}
+
+using words = std::vector<std::string>;
+
+TEST(ShellLaunch, PlainListOneOrManyFlagsALine) {
+  const auto l = read_ok("--num-layers 2 --hidden-size 64\n--bf16\n# a comment --fp16\n");
+  EXPECT_EQ(l.script.text, "");
+  EXPECT_EQ(texts(l.args), (words{"--num-layers", "2", "--hidden-size", "64", "--bf16"}));
+  EXPECT_EQ(l.args[4].line, 2);
+  EXPECT_EQ(l.args[2].column, 16);
+}
+
+TEST(ShellLaunch, ArraysExpandToTheirElementsWithTheirLines) {
+  const auto l = read_ok(
+      "GPUS=8\n"
+      "DIST=(\n  --nproc_per_node $GPUS  # eight\n  --nnodes ${NODES:-2}\n)\n"
+      "MODEL=( --num-layers 4 )\n"
+      "MODEL+=(\"--swiglu --bf16\")\n"
+      "torchrun ${DIST[@]} pretrain_gpt.py \\\n  ${MODEL[@]}\n");
+  EXPECT_EQ(texts(l.launcher), (words{"torchrun", "--nproc_per_node", "8", "--nnodes", "2"}));
+  EXPECT_EQ(l.script.text, "pretrain_gpt.py");
+  EXPECT_EQ(l.script.line, 8);
+  // An unquoted expansion splits the quoted element "--swiglu --bf16" into two words.
+  EXPECT_EQ(texts(l.args), (words{"--num-layers", "4", "--swiglu", "--bf16"}));
+  EXPECT_EQ(l.args[0].line, 6);
+  EXPECT_EQ(l.args[2].line, 7);
+  EXPECT_EQ(l.launcher[2].line, 3);
+}
+
+TEST(ShellLaunch, QuotedArrayExpansionKeepsElementsWhole) {
+  const auto l = read_ok("A=(\"--x 1\" '--y')\npython pretrain_gpt.py \"${A[@]}\" '$HOME'\n");
+  EXPECT_EQ(texts(l.launcher), (words{"python"}));
+  EXPECT_EQ(texts(l.args), (words{"--x 1", "--y", "$HOME"}));
+  EXPECT_FALSE(l.args[2].unresolved);  // single quotes: no expansion
+}
+
+TEST(ShellLaunch, UnsetVariablesAndSubstitutionsStayUnresolved) {
+  const auto l = read_ok("N=$((2*4))\npython pretrain_gpt.py --a $1 --b $N --c $UNSET --d \"${X}\"\n");
+  EXPECT_EQ(texts(l.args), (words{"--a", "$1", "--b", "$((2*4))", "--c", "$UNSET", "--d", "$X"}));
+  EXPECT_TRUE(l.args[1].unresolved);
+  EXPECT_TRUE(l.args[3].unresolved);
+  EXPECT_TRUE(l.args[5].unresolved);
+  EXPECT_TRUE(l.args[7].unresolved);
+  EXPECT_FALSE(l.args[6].unresolved);
+}
+
+TEST(ShellLaunch, ExportsAreCollected) {
+  const auto l = read_ok("export A=1\nB=two\nexport B\nexport A=3\n--num-layers 1\n");
+  ASSERT_EQ(l.exports.size(), 2u);
+  EXPECT_EQ(l.exports[0].first, "B");
+  EXPECT_EQ(l.exports[0].second.text, "two");
+  EXPECT_EQ(l.exports[1].first, "A");
+  EXPECT_EQ(l.exports[1].second.text, "3");
+  EXPECT_EQ(l.exports[1].second.line, 4);
+}
+
+TEST(ShellLaunch, BranchesAreReadInOrderAndNoted) {
+  const auto l = read_ok("A=(--x 1)\nif [[ \"$D\" == fp8 ]]; then\n  A+=(--fp8-format hybrid)\nfi\n"
+                         "torchrun pretrain_gpt.py ${A[@]} ${MISSING[@]}\n"
+                         "python tools/other.py --y\n");
+  EXPECT_EQ(texts(l.args), (words{"--x", "1", "--fp8-format", "hybrid"}));
+  ASSERT_EQ(l.notes.size(), 3u);
+  EXPECT_EQ(l.notes[0].line, 2);
+  EXPECT_EQ(l.notes[2].line, 6);  // another launch, not a pretrain_*.py one: ignored
+  EXPECT_NE(l.notes[0].message.find("reads every branch"), std::string::npos);
+  EXPECT_EQ(l.notes[1].to_string(),
+            "run.sh:5:34: ${MISSING[@]}: the script sets no array MISSING; it expands to nothing\n"
+            "torchrun pretrain_gpt.py ${A[@]} ${MISSING[@]}\n"
+            "                                 ^ near here");
+}
+
+TEST(ShellLaunch, LaterNonPretrainLaunchIsNoted) {
+  const auto l = read_ok("python prepare.py --z\ntorchrun pretrain_gpt.py --num-layers 1\n"
+                         "python pretrain_gpt.py --num-layers 2\n");
+  EXPECT_EQ(texts(l.args), (words{"--num-layers", "1"}));
+  ASSERT_EQ(l.notes.size(), 1u);
+  EXPECT_EQ(l.notes[0].line, 3);
+}
+
+TEST(ShellLaunch, PlainListNotesCommandsThatAreNotArguments) {
+  const auto l = read_ok("--num-layers 1\nstray --bf16\n");
+  EXPECT_EQ(texts(l.args), (words{"--num-layers", "1"}));
+  ASSERT_EQ(l.notes.size(), 1u);
+  EXPECT_EQ(l.notes[0].to_string(),
+            "run.sh:2:1: \"stray\" starts no argument (--flag) and runs no Python script; the "
+            "line is ignored\nstray --bf16\n^ near here");
+}
+
+TEST(ShellLaunch, RejectsAnUnclosedQuote) {
+  auto l = read_shell_launch("A=1\nB=\"open\n--x\n", "run.sh");
+  ASSERT_FALSE(l);
+  EXPECT_EQ(l.error().to_string(),
+            "run.sh:2:3: quote (\") opened here is never closed\nB=\"open\n  ^ near here");
+}
+
+TEST(ShellLaunch, RejectsAnUnclosedArray) {
+  auto l = read_shell_launch("ARGS=(\n --x 1\n", "run.sh");
+  ASSERT_FALSE(l);
+  EXPECT_EQ(l.error().to_string(),
+            "run.sh:1:6: array ARGS opened here is never closed with ')'\nARGS=(\n     ^ near here");
+}
+
+TEST(ShellLaunch, RejectsAnUnclosedBrace) {
+  auto l = read_shell_launch("python pretrain_gpt.py ${A\n", "run.sh");
+  ASSERT_FALSE(l);
+  EXPECT_EQ(l.error().line, 1);
+  EXPECT_NE(l.error().message.find("\"${\" opened here is never closed"), std::string::npos);
+}
+
+TEST(ShellLaunch, BoundsExpansionBlowUp) {
+  std::string text = "A=(x x x x x x x x x x)\n";
+  for (int i = 0; i < 6; ++i) text += "A=(${A[@]} ${A[@]} ${A[@]} ${A[@]} ${A[@]} ${A[@]})\n";
+  auto l = read_shell_launch(text, "run.sh");
+  ASSERT_FALSE(l);
+  EXPECT_NE(l.error().message.find("more than 100000 words"), std::string::npos);
+}
+
+TEST(ShellLaunch, RecognisesMegatronText) {
+  EXPECT_TRUE(looks_like_megatron("--num-layers 2\n"));
+  EXPECT_TRUE(looks_like_megatron("torchrun x/pretrain_gpt.py \\\n"));
+  EXPECT_TRUE(looks_like_megatron("A=(\"--num-layers=4\")"));
+  EXPECT_FALSE(looks_like_megatron("# --num-layers 2\nfoo: bar\n"));
+  EXPECT_FALSE(looks_like_megatron("num_layers: 2\nscript: pretrain.py\n"));
+}
+
+}  // namespace
+}  // namespace vramscope::job::detail
