@@ -2,6 +2,8 @@
 
 #include <vramscope/core/io.hpp>
 
+#include "job/shell_launch.hpp"
+
 #include <filesystem>
 #include <string_view>
 
@@ -58,7 +60,8 @@ config_format detect_format(std::string_view text) {
     if (is_torchtune_component(line)) return config_format::torchtune;
     accelerate = accelerate || is_accelerate_key(line);
   }
-  return accelerate ? config_format::accelerate : config_format::unknown;
+  if (accelerate) return config_format::accelerate;
+  return detail::looks_like_megatron(text) ? config_format::megatron : config_format::unknown;
 }
 
 result<imported_job> import_config_text(std::string_view text, const std::string& source,
@@ -68,9 +71,11 @@ result<imported_job> import_config_text(std::string_view text, const std::string
     case config_format::deepspeed: return import_deepspeed(text, source, trainer);
     case config_format::torchtitan: return import_torchtitan(text, source);
     case config_format::torchtune: return import_torchtune(text, source);
+    case config_format::megatron: return import_megatron(text, source);
     case config_format::unknown: break;
   }
-  return error_at(source, "not an accelerate YAML, DeepSpeed JSON, torchtitan TOML or torchtune YAML config");
+  return error_at(source, "not an accelerate YAML, DeepSpeed JSON, torchtitan TOML, torchtune YAML "
+                          "config or Megatron-LM arguments");
 }
 
 result<imported_job> import_config(const std::string& path, const trainer_args& trainer) {

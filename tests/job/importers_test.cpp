@@ -27,7 +27,8 @@ TEST(Importers, UnknownFormatIsAnError) {
   auto imported = import_config_text("model: llama\n", "x.yaml");
   ASSERT_FALSE(imported);
   EXPECT_EQ(imported.error().to_string(),
-            "x.yaml: not an accelerate YAML, DeepSpeed JSON, torchtitan TOML or torchtune YAML config");
+            "x.yaml: not an accelerate YAML, DeepSpeed JSON, torchtitan TOML, torchtune YAML "
+            "config or Megatron-LM arguments");
   auto missing = import_config(testing::sample("nope.yaml"));
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("no such file"), std::string::npos);

@@ -64,7 +64,7 @@ struct hidden_size_auto {
 /// A resolved job built from a framework config, with everything the import had to say.
 struct imported_job {
   job_spec job;
-  std::string format;  // "accelerate", "deepspeed", "torchtitan" or "torchtune"
+  std::string format;  // "accelerate", "deepspeed", "torchtitan", "torchtune" or "megatron"
   std::vector<import_mapping> mapped;  // options that set job fields, in the file's order
   warnings notes;      // unknown and unmodelled options, "auto" values, assumptions, warnings
   warnings no_effect;  // options read and ignored because they do not affect GPU memory
@@ -78,12 +78,13 @@ void fill_hidden_size_autos(job_spec& job, const std::vector<hidden_size_auto>& 
                             std::uint64_t hidden, const std::vector<std::string>& overrides,
                             warnings* notes);
 
-enum class config_format { accelerate, deepspeed, torchtitan, torchtune, unknown };
+enum class config_format { accelerate, deepspeed, torchtitan, torchtune, megatron, unknown };
 
 /// Decides the format from the content (never the file name): a JSON object is DeepSpeed; a
 /// TOML file with [model] / [training] / [parallelism] tables is torchtitan; a YAML file with a
 /// `_component_: torchtune....` is a torchtune recipe config; a YAML map with distributed_type
-/// or compute_environment is accelerate.
+/// or compute_environment is accelerate; otherwise a file with a `pretrain_*.py` word or a
+/// `--num-layers` argument is Megatron-LM's arguments.
 config_format detect_format(std::string_view text);
 
 /// Reads the file, detects its format and imports it. An accelerate config that names a
@@ -110,5 +111,11 @@ result<imported_job> import_torchtitan(std::string_view text, const std::string&
 /// arguments, batch, accumulation, dtype, checkpointing, activation offloading, optimizer in
 /// backward, chunked cross-entropy; FSDP2 when it has fsdp_* keys, else one GPU.
 result<imported_job> import_torchtune(std::string_view text, const std::string& source);
+/// Megatron-LM's pretrain_gpt.py arguments: a plain list of `--flag value` words, or a launch
+/// script (shell variables and arrays, a torchrun line; see src/job/shell_launch.hpp). Strategy
+/// megatron; the model is built inline from --num-layers, --hidden-size, ... (model_config).
+/// Fails on a value Megatron would refuse, a global batch that does not divide, a vocabulary it
+/// cannot know (a tokenizer file without --vocab-size), naming the file, line and flag.
+result<imported_job> import_megatron(std::string_view text, const std::string& source);
 
 }  // namespace vramscope::job

@@ -1,0 +1,293 @@
+#include <vramscope/job/importers.hpp>
+
+#include <vramscope/job/job_loading.hpp>
+#include <vramscope/model/model_spec.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "job/import_test_support.hpp"
+
+namespace vramscope::job {
+namespace {
+
+using testing::find_note;
+
+std::string example(const std::string& name) {
+  return std::string(VRAMSCOPE_SOURCE_DIR) + "/examples/recipes/" + name;
+}
+
+// A model Megatron needs: 2 layers of 64, 4 heads, GPT-2's tokenizer.
+const std::string small_model =
+    "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n"
+    "--seq-length 128 --tokenizer-type GPT2BPETokenizer\n";
+
+// `args` as the arguments of a torchrun launch on `gpus` GPUs, lines continued with backslashes.
+std::string launch(const std::string& args, int gpus = 8) {
+  std::string out = "torchrun --nproc_per_node " + std::to_string(gpus) + " pretrain_gpt.py \\\n";
+  for (char c : args.substr(0, args.size() - 1)) out += c == '\n' ? std::string(" \\\n") : std::string(1, c);
+  return out + "\n";
+}
+
+imported_job import_ok(const std::string& text) {
+  auto imported = import_config_text(text, "args.txt");
+  if (!imported) ADD_FAILURE() << imported.error().to_string();
+  return imported ? *imported : imported_job{};
+}
+
+std::string import_error(const std::string& text) {
+  auto imported = import_config_text(text, "args.txt");
+  return imported ? std::string("(imported)") : imported.error().to_string();
+}
+
+std::string key_of(const job_spec& job, const std::string& key) {
+  for (const auto& k : job.model_config)
+    if (k.key == key) return k.json;
+  return "";
+}
+
+std::uint64_t parameters_of(const job_spec& job) {
+  auto model = load_model_of(job, "");
+  if (!model) ADD_FAILURE() << model.error().to_string();
+  return model ? model->parameters() : 0;
+}
+
+TEST(ImportMegatron, DetectsArgumentListsAndLaunchScripts) {
+  EXPECT_EQ(detect_format("--num-layers 2 --hidden-size 8\n"), config_format::megatron);
+  EXPECT_EQ(detect_format("torchrun pretrain_gpt.py ${ARGS[@]}\n"), config_format::megatron);
+  EXPECT_EQ(detect_format("# --num-layers 2\n"), config_format::unknown);
+  EXPECT_EQ(detect_format("[model]\n# --num-layers 2\n"), config_format::torchtitan);
+  EXPECT_EQ(detect_format("distributed_type: FSDP\n"), config_format::accelerate);
+}
+
+TEST(ImportMegatron, MapsTheGpt3Example) {
+  auto imported = import_config(example("megatron-gpt3-175b.sh"));
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  const job_spec& job = imported->job;
+  EXPECT_EQ(imported->format, "megatron");
+  EXPECT_EQ(job.parallel.kind, strategy::megatron);
+  EXPECT_EQ(job.parallel.tp, 8);
+  EXPECT_EQ(job.parallel.pp, 16);
+  EXPECT_EQ(job.parallel.pp_sched, pp_schedule::one_f_one_b);
+  EXPECT_EQ(job.parallel.dp_shard, 8);
+  EXPECT_TRUE(job.parallel.sequence_parallel);
+  EXPECT_TRUE(job.parallel.distributed_optimizer);
+  EXPECT_EQ(job.hardware.nodes, 128);
+  EXPECT_EQ(job.hardware.gpus_per_node, 8);
+  EXPECT_EQ(job.training.micro_batch, 1u);
+  EXPECT_EQ(job.training.gradient_accumulation, 192);  // 1536 / (1 x 8)
+  EXPECT_EQ(job.training.seq_len, 2048u);
+  EXPECT_EQ(job.training.activation_checkpointing, checkpointing::full);
+  EXPECT_EQ(job.precision.params, dtype::bf16);
+  EXPECT_EQ(job.precision.reduce, dtype::f32);
+  EXPECT_EQ(job.precision.master, dtype::f32);
+  EXPECT_EQ(job.optimizer.kind, optimizer_kind::adam);
+  EXPECT_EQ(job.env_value("TORCH_NCCL_AVOID_RECORD_STREAMS"), "1");
+  EXPECT_EQ(key_of(job, "model_type"), "\"gpt2\"");
+  EXPECT_EQ(key_of(job, "vocab_size"), "51200");  // 50257 padded to a multiple of 128 x 8
+  EXPECT_EQ(key_of(job, "tie_word_embeddings"), "false");  // the last stage's own copy
+  // Nothing that matters is left unmodelled or unknown.
+  EXPECT_EQ(find_note(imported->notes, "does not model"), "");
+  EXPECT_EQ(find_note(imported->notes, "unknown option"), "");
+  EXPECT_NE(find_note(imported->no_effect, "\"--overlap-grad-reduce\""), "");
+}
+
+TEST(ImportMegatron, MapsTheLlamaExample) {
+  auto imported = import_config(example("megatron-llama2-7b.sh"));
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  const job_spec& job = imported->job;
+  EXPECT_EQ(job.parallel.tp, 2);
+  EXPECT_EQ(job.parallel.pp, 1);
+  EXPECT_EQ(job.parallel.dp_shard, 4);
+  EXPECT_EQ(job.training.gradient_accumulation, 32);  // 128 / (1 x 4)
+  EXPECT_EQ(job.training.attention, attention_impl::flash);
+  EXPECT_EQ(key_of(job, "model_type"), "\"llama\"");
+  EXPECT_EQ(parameters_of(job), 6'738'415'616u);  // Llama-2-7B's published count
+  EXPECT_EQ(find_note(imported->notes, "does not model"), "");
+  EXPECT_EQ(find_note(imported->notes, "unknown option"), "");
+}
+
+TEST(ImportMegatron, Gpt3ShapesGiveAbout175BParameters) {
+  // Tied embeddings without a pipeline: 96 x (12 h^2 + 13 h) + (51200 + 2048 + 2) h.
+  const auto imported = import_ok(
+      "--num-layers 96 --hidden-size 12288 --num-attention-heads 96 --seq-length 2048\n"
+      "--max-position-embeddings 2048 --tokenizer-type GPT2BPETokenizer\n"
+      "--tensor-model-parallel-size 8\n");
+  EXPECT_EQ(parameters_of(imported.job), 174'615'846'912u);
+}
+
+TEST(ImportMegatron, ErrorsNameTheLineAndFlag) {
+  EXPECT_EQ(import_error(small_model + "--micro-batch-size two\n"),
+            "args.txt:3:1: --micro-batch-size: expected a whole number of at least 1, got \"two\"\n"
+            "--micro-batch-size two\n"
+            "^ near here");
+  EXPECT_EQ(import_error("N=\ntorchrun --nproc_per_node 8 pretrain_gpt.py \\\n  --num-layers $LAYERS\n"),
+            "args.txt:3:3: --num-layers: \"$LAYERS\" uses a variable or command the script does "
+            "not set; write the number\n"
+            "  --num-layers $LAYERS\n"
+            "  ^ near here");
+  EXPECT_EQ(import_error("torchrun --nnodes x pretrain_gpt.py --num-layers 1\n"),
+            "args.txt:1:10: torchrun --nnodes: expected a whole number of at least 1, got \"x\"\n"
+            "torchrun --nnodes x pretrain_gpt.py --num-layers 1\n"
+            "         ^ near here");
+}
+
+TEST(ImportMegatron, GlobalBatchMustDivide) {
+  EXPECT_EQ(import_error(launch(small_model +
+                                "--tensor-model-parallel-size 2 --micro-batch-size 2 --global-batch-size 20\n")),
+            "args.txt:4:53: --global-batch-size 20 is not divisible by --micro-batch-size 2 x "
+            "data-parallel size 4 (the world / (tp 2 x pp 1 x cp 1))\n"
+            "--tensor-model-parallel-size 2 --micro-batch-size 2 --global-batch-size 20\n"
+            "                                                    ^ near here");
+}
+
+TEST(ImportMegatron, WorldMustHoldTheModelParallelism) {
+  const std::string e = import_error(launch(small_model + "--tensor-model-parallel-size 4\n", 6));
+  EXPECT_EQ(e.substr(0, e.find('\n')),
+            "args.txt:4:1: the world of 6 GPUs is not divisible by tensor x pipeline x context "
+            "parallel sizes 4 x 1 x 1");
+}
+
+TEST(ImportMegatron, UnknownVocabularyAsksForVocabSize) {
+  const std::string base =
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n";
+  EXPECT_EQ(import_error(base + "--tokenizer-type HuggingFaceTokenizer --tokenizer-model x\n"),
+            "args.txt:2:1: --tokenizer-type HuggingFaceTokenizer: its vocabulary size is in the "
+            "tokenizer's files, which vramscope does not read; add --vocab-size N (the vocabulary "
+            "before Megatron pads it)\n"
+            "--tokenizer-type HuggingFaceTokenizer --tokenizer-model x\n"
+            "^ near here");
+  EXPECT_EQ(import_error(base),
+            "args.txt: the arguments give neither --tokenizer-type nor --vocab-size: add "
+            "--vocab-size N (the tokenizer's vocabulary before Megatron pads it)");
+  const auto padded = import_ok(base + "--tokenizer-type NullTokenizer --vocab-size 1000\n"
+                                       "--tensor-model-parallel-size 2\n");
+  EXPECT_EQ(key_of(padded.job, "vocab_size"), "1024");  // a multiple of 128 x 2
+}
+
+TEST(ImportMegatron, MissingRequiredArgument) {
+  EXPECT_EQ(import_error("--num-layers 2 --hidden-size 64 --num-attention-heads 4\n"),
+            "args.txt: --max-position-embeddings is missing: Megatron requires --num-layers, "
+            "--hidden-size, --num-attention-heads and --max-position-embeddings");
+}
+
+TEST(ImportMegatron, PrecisionAndGradientBuffer) {
+  const auto bf16 = import_ok(small_model + "--bf16\n").job;
+  EXPECT_EQ(bf16.precision.params, dtype::bf16);
+  EXPECT_EQ(bf16.precision.reduce, dtype::f32);
+  const auto bf16_grads = import_ok(small_model + "--bf16 --grad-reduce-in-bf16\n").job;
+  EXPECT_EQ(bf16_grads.precision.reduce, dtype::bf16);
+  const auto fp16 = import_ok(small_model + "--fp16\n").job;
+  EXPECT_EQ(fp16.precision.params, dtype::f16);
+  EXPECT_EQ(fp16.precision.reduce, dtype::f16);
+  EXPECT_EQ(fp16.precision.master, dtype::f32);
+  const auto fp16_fp32 = import_ok(small_model + "--fp16 --accumulate-allreduce-grads-in-fp32\n").job;
+  EXPECT_EQ(fp16_fp32.precision.reduce, dtype::f32);
+  const auto fp32 = import_ok(small_model).job;
+  EXPECT_EQ(fp32.precision.params, dtype::f32);
+  EXPECT_EQ(fp32.precision.reduce, dtype::f32);
+  const std::string both = import_error(small_model + "--bf16 --fp16\n");
+  EXPECT_EQ(both.substr(0, both.find('\n')),
+            "args.txt:3:8: --fp16 and --bf16 are both given (Megatron refuses that)");
+}
+
+TEST(ImportMegatron, InterleavedPipeline) {
+  const std::string args = small_model + "--pipeline-model-parallel-size 2 --global-batch-size 8\n";
+  // 2 layers over 2 stages leave one virtual stage of one layer: plain 1F1B.
+  const auto per_stage = import_ok(launch(args + "--num-layers-per-virtual-pipeline-stage 1\n")).job;
+  EXPECT_EQ(per_stage.parallel.pp_sched, pp_schedule::one_f_one_b);
+  const auto counted = import_ok(launch(args + "--virtual-pipeline-model-parallel-size 2\n"
+                                               "--num-layers 4\n")).job;
+  EXPECT_EQ(counted.parallel.pp_sched, pp_schedule::interleaved_1f1b);
+  EXPECT_EQ(counted.parallel.pp_stages_per_rank, 2);
+  EXPECT_EQ(counted.training.gradient_accumulation, 2);  // 8 / (1 x 4)
+}
+
+TEST(ImportMegatron, RecomputeGranularities) {
+  const auto full = import_ok(small_model + "--recompute-granularity full "
+                                            "--recompute-method uniform --recompute-num-layers 2\n");
+  EXPECT_EQ(full.job.training.activation_checkpointing, checkpointing::full);
+  EXPECT_NE(find_note(full.notes, "uniform recompute of 2-layer groups"), "");
+  const auto block = import_ok(
+      "--num-layers 8 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n"
+      "--tokenizer-type GPT2BPETokenizer --recompute-granularity full --recompute-method block "
+      "--recompute-num-layers 2\n");
+  EXPECT_EQ(block.job.training.activation_checkpointing, checkpointing::selective);
+  EXPECT_EQ(block.job.training.checkpoint_every, 4);
+  const auto selective = import_ok(small_model + "--recompute-activations --attention-backend unfused\n");
+  EXPECT_EQ(selective.job.training.activation_checkpointing, checkpointing::none);
+  EXPECT_EQ(selective.job.training.attention, attention_impl::flash);
+  EXPECT_NE(find_note(selective.notes, "selective recompute of core attention"), "");
+  const auto unfused = import_ok(small_model + "--attention-backend unfused\n");
+  EXPECT_EQ(unfused.job.training.attention, attention_impl::math);
+  const std::string bad = import_error(small_model + "--recompute-granularity some\n");
+  EXPECT_EQ(bad.substr(0, bad.find('\n')),
+            "args.txt:3:1: --recompute-granularity: invalid value \"some\" (expected full or "
+            "selective)");
+}
+
+TEST(ImportMegatron, OptimizerChoices) {
+  EXPECT_EQ(import_ok(small_model).job.optimizer.kind, optimizer_kind::adam);
+  EXPECT_EQ(import_ok(small_model + "--optimizer sgd\n").job.optimizer.kind,
+            optimizer_kind::sgd_momentum);
+  EXPECT_EQ(import_ok(small_model + "--optimizer sgd --sgd-momentum 0\n").job.optimizer.kind,
+            optimizer_kind::sgd);
+}
+
+TEST(ImportMegatron, ModelFamilies) {
+  const std::string base =
+      "--num-layers 2 --hidden-size 256 --num-attention-heads 4 --max-position-embeddings 128 "
+      "--vocab-size 1000 --tokenizer-type NullTokenizer\n";
+  const auto llama = import_ok(base + "--swiglu --normalization RMSNorm --position-embedding-type "
+                                      "rope --group-query-attention --num-query-groups 2\n").job;
+  EXPECT_EQ(key_of(llama, "model_type"), "\"llama\"");
+  EXPECT_EQ(key_of(llama, "intermediate_size"), "640");  // int(4 x 256 x 2/3 / 64) x 64
+  EXPECT_EQ(key_of(llama, "num_key_value_heads"), "2");
+  EXPECT_EQ(key_of(llama, "attention_bias"), "true");
+  const auto neox = import_ok(base + "--position-embedding-type rope --untie-embeddings-and-output-weights\n").job;
+  EXPECT_EQ(key_of(neox, "model_type"), "\"gpt_neox\"");
+  EXPECT_EQ(key_of(neox, "use_parallel_residual"), "false");
+  const auto moe = import_ok(base + "--swiglu --normalization RMSNorm --position-embedding-type rope "
+                                    "--disable-bias-linear --num-experts 8 --moe-router-topk 2 "
+                                    "--moe-ffn-hidden-size 128\n");
+  EXPECT_EQ(key_of(moe.job, "model_type"), "\"mixtral\"");
+  EXPECT_EQ(key_of(moe.job, "num_local_experts"), "8");
+  EXPECT_EQ(key_of(moe.job, "intermediate_size"), "128");
+  EXPECT_GT(parameters_of(moe.job), 0u);
+  const auto gpt = import_ok(base + "--swiglu --hidden-dropout 0.1\n");
+  EXPECT_NE(find_note(gpt.notes, "LayerNorm norms are planned as llama's RMSNorm"), "");
+  EXPECT_NE(find_note(gpt.notes, "hidden dropout (0.1"), "");
+}
+
+TEST(ImportMegatron, NotesUnknownAndUnmodelledFlags) {
+  const auto imported = import_ok(small_model + "--num-layer 3\n--fp8-format hybrid\n--lr 1e-4\n"
+                                                "--tp-comm-overlap\n");
+  EXPECT_EQ(find_note(imported.notes, "--num-layer\""),
+            "args.txt:3:1: unknown option \"--num-layer\" (did you mean \"--num-layers\"?); ignored\n"
+            "--num-layer 3\n"
+            "^ near here");
+  EXPECT_NE(find_note(imported.notes, "\"--fp8-format\" changes memory"), "");
+  EXPECT_NE(find_note(imported.notes, "\"--tp-comm-overlap\" changes memory"), "");
+  EXPECT_NE(find_note(imported.no_effect, "\"--lr\""), "");
+  EXPECT_NE(find_note(imported.notes, "do not give the number of GPUs"), "");
+}
+
+TEST(ImportMegatron, ContextAndExpertParallelismAreNoted) {
+  const auto imported = import_ok(launch(small_model +
+                                         "--context-parallel-size 2 --expert-model-parallel-size 2 "
+                                         "--tensor-model-parallel-size 2 --global-batch-size 4\n"));
+  EXPECT_EQ(imported.job.training.gradient_accumulation, 2);  // dp = 8 / (2 x 2) = 2
+  EXPECT_EQ(imported.job.parallel.dp_shard, 4);               // cp ranks planned as dp ranks
+  EXPECT_NE(find_note(imported.notes, "context parallelism is not modelled"), "");
+  EXPECT_NE(find_note(imported.notes, "expert parallelism is not modelled"), "");
+}
+
+TEST(ImportMegatron, RepeatedFlagKeepsTheLast) {
+  const auto imported = import_ok(small_model + "--micro-batch-size 2\n--micro-batch-size 4\n");
+  EXPECT_EQ(imported.job.training.micro_batch, 4u);
+  EXPECT_NE(find_note(imported.notes, "first on line 3"), "");
+}
+
+}  // namespace
+}  // namespace vramscope::job
