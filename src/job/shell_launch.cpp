@@ -36,7 +36,9 @@ struct statement {
 };
 
 bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_'; }
-bool is_name_char(char c) { return is_name_start(c) || std::isdigit(static_cast<unsigned char>(c)) != 0; }
+bool is_name_char(char c) {
+  return is_name_start(c) || std::isdigit(static_cast<unsigned char>(c)) != 0;
+}
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 bool ends_statement(char c) { return c == '\n' || c == ';' || c == '&' || c == '|'; }
 
@@ -119,7 +121,7 @@ class lexer {
     advance();  // '('
     while (pos_ < text_.size()) {
       const char c = text_[pos_];
-      if (is_blank(c) || c == '\n') {
+      if (is_blank(c) || ends_statement(c)) {  // ; & | inside ( ) separate words, as blanks
         advance();
       } else if (c == '\\' && peek(1) == '\n') {
         advance(2);
@@ -138,7 +140,8 @@ class lexer {
   }
 
   void literal(raw_word& w, char c, bool quoted) {
-    if (w.parts.empty() || w.parts.back().kind != part_kind::text || w.parts.back().quoted != quoted)
+    if (w.parts.empty() || w.parts.back().kind != part_kind::text ||
+        w.parts.back().quoted != quoted)
       w.parts.push_back(part{part_kind::text, "", quoted, std::nullopt});
     w.parts.back().value += c;
   }
@@ -149,7 +152,9 @@ class lexer {
     while (pos_ < text_.size()) {
       const char c = text_[pos_];
       if (is_blank(c) || ends_statement(c) || (in_array && c == ')')) break;
-      if (c == '(' && !in_array && assignment_prefix(w) == w.parts[0].value.size()) break;  // NAME=(
+      if (const std::size_t prefix = assignment_prefix(w);  // NAME=( opens an array
+          c == '(' && !in_array && prefix > 0 && prefix == w.parts[0].value.size())
+        break;
 
       if (c == '\\') {
         advance();
@@ -220,8 +225,8 @@ class lexer {
         return std::nullopt;
       }
     }
-    return here(line, column, fmt::format("\"{}\" opened here is never closed",
-                                          text_.substr(start, skip)));
+    return here(line, column,
+                fmt::format("\"{}\" opened here is never closed", text_.substr(start, skip)));
   }
 
   maybe_error read_dollar(raw_word& w, bool quoted) {
@@ -247,7 +252,8 @@ class lexer {
       w.parts.push_back(part{part_kind::variable, name, quoted, std::nullopt});
       return std::nullopt;
     }
-    if (std::isdigit(static_cast<unsigned char>(next)) != 0 || std::string_view("@*#?$!-").find(next) != std::string_view::npos) {
+    if (std::isdigit(static_cast<unsigned char>(next)) != 0 ||
+        std::string_view("@*#?$!-").find(next) != std::string_view::npos) {
       w.parts.push_back(part{part_kind::unresolved, std::string("$") + next, quoted, std::nullopt});
       advance(2);
       return std::nullopt;
@@ -263,8 +269,8 @@ class lexer {
     while (i < inner.size() && (is_name_char(inner[i]))) ++i;
     const std::string name = inner.substr(0, i);
     const std::string rest = inner.substr(i);
-    const bool named = !name.empty() && (is_name_start(name[0]) ||
-                                         std::all_of(name.begin(), name.end(), ::isdigit));
+    const bool named = !name.empty() &&
+                       (is_name_start(name[0]) || std::all_of(name.begin(), name.end(), ::isdigit));
     if (!named) return part{part_kind::unresolved, raw, quoted, std::nullopt};
     if (rest.empty()) return part{part_kind::variable, name, quoted, std::nullopt};
     if (rest == "[@]" || rest == "[*]") return part{part_kind::array, name, quoted, std::nullopt};
@@ -300,13 +306,19 @@ class expander {
   std::vector<shell_word> run(const raw_word& w) {
     for (const auto& p : w.parts) {
       switch (p.kind) {
-        case part_kind::text: append(p.value, true); break;
+        case part_kind::text:
+          append(p.value, true);
+          break;
         case part_kind::unresolved:
           append(p.value, true);
           cur_.unresolved = true;
           break;
-        case part_kind::variable: variable(p); break;
-        case part_kind::array: array(p); break;
+        case part_kind::variable:
+          variable(p);
+          break;
+        case part_kind::array:
+          array(p);
+          break;
       }
     }
     push();
@@ -378,11 +390,11 @@ class expander {
   bool started_ = false;
 };
 
-constexpr std::array<std::string_view, 7> declarators{"export", "local", "declare", "readonly",
-                                                      "typeset", "env", "set"};
-constexpr std::array<std::string_view, 14> keywords{"if", "elif", "while", "until", "for", "case",
-                                                    "then", "else", "do", "fi", "done", "esac",
-                                                    "{", "}"};
+constexpr std::array<std::string_view, 7> declarators{"export",  "local", "declare", "readonly",
+                                                      "typeset", "env",   "set"};
+constexpr std::array<std::string_view, 14> keywords{"if",   "elif", "while", "until", "for",
+                                                    "case", "then", "else",  "do",    "fi",
+                                                    "done", "esac", "{",     "}"};
 
 std::string literal_text(const raw_word& w) {
   if (w.parts.size() != 1 || w.parts[0].kind != part_kind::text) return "";
@@ -390,7 +402,16 @@ std::string literal_text(const raw_word& w) {
 }
 
 bool is_script(const std::string& word) {
-  return word.size() > 3 && word.compare(word.size() - 3, 3, ".py") == 0;
+  return word.size() > 3 && word.compare(word.size() - 3, 3, ".py") == 0 &&
+         word.find_first_of(" \t\n") == std::string::npos;
+}
+
+// Commands that name a script without running it.
+bool runs_nothing(const std::string& command) {
+  for (std::string_view c : {"echo", "printf", "test", "[", "[[", "ls", "cat", "cp", "mv", "rm",
+                             "mkdir", "cd", "wget", "curl"})
+    if (command == c) return true;
+  return false;
 }
 
 class interpreter {
@@ -411,10 +432,12 @@ class interpreter {
                                          literal_text(words[0])) != declarators.end()) {
         exported = exported || literal_text(words[0]) == "export";
         words.erase(words.begin());
-        while (!words.empty() && literal_text(words[0]).rfind('-', 0) == 0) words.erase(words.begin());
+        while (!words.empty() && literal_text(words[0]).rfind('-', 0) == 0)
+          words.erase(words.begin());
       }
       while (!words.empty() && (assignment_prefix(words[0]) > 0 || exported)) {
-        const std::string name = assignment_prefix(words[0]) > 0 ? assign(words[0]) : literal_text(words[0]);
+        const std::string name =
+            assignment_prefix(words[0]) > 0 ? assign(words[0]) : literal_text(words[0]);
         if (exported) export_variable(name, words[0], out);
         words.erase(words.begin());
       }
@@ -425,14 +448,16 @@ class interpreter {
       if (count_ > max_shell_words)
         return at(location(source_, text_, s.line, 1),
                   fmt::format("more than {} words after expansion", max_shell_words));
-      command(fields, out, loose);
+      if (!fields.empty()) command(fields, out, loose);  // "${EMPTY[@]}" alone is no command
     }
     if (out.script.text.empty()) {
       // A plain argument list: a line that is neither arguments nor shell plumbing of a launch.
       out.args = std::move(loose);
       for (const auto& w : other_commands_)
-        note(w.line, w.column, fmt::format("\"{}\" starts no argument (--flag) and runs no "
-                                           "Python script; the line is ignored", w.text));
+        note(w.line, w.column,
+             fmt::format("\"{}\" starts no argument (--flag) and runs no "
+                         "Python script; the line is ignored",
+                         w.text));
     }
     out.notes.insert(out.notes.end(), notes_.begin(), notes_.end());
     return std::nullopt;
@@ -444,8 +469,10 @@ class interpreter {
     std::vector<std::string> missing;
     auto fields = expander(vars_, w, split, missing).run(w);
     for (const auto& name : missing)
-      note(w.line, w.column, fmt::format("${{{}[@]}}: the script sets no array {}; it expands to "
-                                         "nothing", name, name));
+      note(w.line, w.column,
+           fmt::format("${{{}[@]}}: the script sets no array {}; it expands to "
+                       "nothing",
+                       name, name));
     count_ += fields.size();
     return fields;
   }
@@ -462,9 +489,11 @@ class interpreter {
       if (first == "if" || first == "while" || first == "until" || first == "for" ||
           first == "case" || first == "elif") {
         if (!noted_branches_)
-          note(line, words[0].column, fmt::format("\"{}\": vramscope does not run the script; it "
-                                                  "reads every branch and loop body once, in "
-                                                  "order (later values win)", first));
+          note(line, words[0].column,
+               fmt::format("\"{}\": vramscope does not run the script; it "
+                           "reads every branch and loop body once, in "
+                           "order (later values win)",
+                           first));
         noted_branches_ = true;
         return false;
       }
@@ -521,20 +550,25 @@ class interpreter {
   // The first command running a `pretrain_*.py` (else any `.py`) is the launch; later ones are
   // noted. Commands that start with an option are a plain argument list.
   void command(std::vector<shell_word>& fields, shell_launch& out, std::vector<shell_word>& loose) {
-    const auto script = std::find_if(fields.begin(), fields.end(),
-                                     [](const shell_word& f) { return is_script(f.text); });
+    const auto script = runs_nothing(fields[0].text)
+                            ? fields.end()
+                            : std::find_if(fields.begin(), fields.end(),
+                                           [](const shell_word& f) { return is_script(f.text); });
     if (script == fields.end()) {
-      if (fields[0].text.rfind('-', 0) == 0) loose.insert(loose.end(), fields.begin(), fields.end());
-      else other_commands_.push_back(fields[0]);
+      if (fields[0].text.rfind('-', 0) == 0)
+        loose.insert(loose.end(), fields.begin(), fields.end());
+      else
+        other_commands_.push_back(fields[0]);
       return;
     }
     const bool pretrain = script->text.find("pretrain_") != std::string::npos;
     const bool have = !out.script.text.empty();
     const bool have_pretrain = have && out.script.text.find("pretrain_") != std::string::npos;
     if (have && (have_pretrain || !pretrain)) {
-      note(script->line, script->column, fmt::format("another launch ({}) is ignored: the "
-                                                     "arguments of {} are read", script->text,
-                                                     out.script.text));
+      note(script->line, script->column,
+           fmt::format("another launch ({}) is ignored: the "
+                       "arguments of {} are read",
+                       script->text, out.script.text));
       return;
     }
     out.launcher.assign(fields.begin(), script);
@@ -576,7 +610,8 @@ bool looks_like_megatron(std::string_view text) {
       const auto slash = word.rfind('/');
       const std::string_view base = slash == std::string_view::npos ? word : word.substr(slash + 1);
       if (word == "--num-layers" || word.rfind("--num-layers=", 0) == 0 ||
-          (base.rfind("pretrain_", 0) == 0 && base.size() > 12 && base.substr(base.size() - 3) == ".py"))
+          (base.rfind("pretrain_", 0) == 0 && base.size() > 12 &&
+           base.substr(base.size() - 3) == ".py"))
         return true;
       i = j;
     }

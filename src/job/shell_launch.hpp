@@ -39,7 +39,7 @@ struct shell_launch {
   /// Variables the script exports (`export NAME=value`, or `export NAME` after setting it), in
   /// order, each with its value where the export is written; the last export of a name wins.
   std::vector<std::pair<std::string, shell_word>> exports;
-  std::vector<diagnostic> notes;     // branches read as if all were taken, other launches ignored
+  std::vector<diagnostic> notes;  // branches read as if all were taken, other launches ignored
 };
 
 /// Largest script read (words after expansion); a bound far above any real launch, against

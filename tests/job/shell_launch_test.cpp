@@ -55,7 +55,8 @@ TEST(ShellLaunch, QuotedArrayExpansionKeepsElementsWhole) {
 }
 
 TEST(ShellLaunch, UnsetVariablesAndSubstitutionsStayUnresolved) {
-  const auto l = read_ok("N=$((2*4))\npython pretrain_gpt.py --a $1 --b $N --c $UNSET --d \"${X}\"\n");
+  const auto l =
+      read_ok("N=$((2*4))\npython pretrain_gpt.py --a $1 --b $N --c $UNSET --d \"${X}\"\n");
   EXPECT_EQ(texts(l.args), (words{"--a", "$1", "--b", "$((2*4))", "--c", "$UNSET", "--d", "$X"}));
   EXPECT_TRUE(l.args[1].unresolved);
   EXPECT_TRUE(l.args[3].unresolved);
@@ -75,9 +76,10 @@ TEST(ShellLaunch, ExportsAreCollected) {
 }
 
 TEST(ShellLaunch, BranchesAreReadInOrderAndNoted) {
-  const auto l = read_ok("A=(--x 1)\nif [[ \"$D\" == fp8 ]]; then\n  A+=(--fp8-format hybrid)\nfi\n"
-                         "torchrun pretrain_gpt.py ${A[@]} ${MISSING[@]}\n"
-                         "python tools/other.py --y\n");
+  const auto l = read_ok(
+      "A=(--x 1)\nif [[ \"$D\" == fp8 ]]; then\n  A+=(--fp8-format hybrid)\nfi\n"
+      "torchrun pretrain_gpt.py ${A[@]} ${MISSING[@]}\n"
+      "python tools/other.py --y\n");
   EXPECT_EQ(texts(l.args), (words{"--x", "1", "--fp8-format", "hybrid"}));
   ASSERT_EQ(l.notes.size(), 3u);
   EXPECT_EQ(l.notes[0].line, 2);
@@ -89,9 +91,18 @@ TEST(ShellLaunch, BranchesAreReadInOrderAndNoted) {
             "                                 ^ near here");
 }
 
+TEST(ShellLaunch, CommandsThatOnlyNameAScriptAreNotLaunches) {
+  const auto l = read_ok(
+      "S=pretrain_gpt.py\nif [ ! -f \"$S\" ]; then\n  echo \"not found: $S\"\n  ls $S\nfi\n"
+      "torchrun \"$S\" --num-layers 1\n");
+  EXPECT_EQ(l.script.line, 6);
+  EXPECT_EQ(texts(l.args), (words{"--num-layers", "1"}));
+}
+
 TEST(ShellLaunch, LaterNonPretrainLaunchIsNoted) {
-  const auto l = read_ok("python prepare.py --z\ntorchrun pretrain_gpt.py --num-layers 1\n"
-                         "python pretrain_gpt.py --num-layers 2\n");
+  const auto l = read_ok(
+      "python prepare.py --z\ntorchrun pretrain_gpt.py --num-layers 1\n"
+      "python pretrain_gpt.py --num-layers 2\n");
   EXPECT_EQ(texts(l.args), (words{"--num-layers", "1"}));
   ASSERT_EQ(l.notes.size(), 1u);
   EXPECT_EQ(l.notes[0].line, 3);
@@ -106,6 +117,13 @@ TEST(ShellLaunch, PlainListNotesCommandsThatAreNotArguments) {
             "line is ignored\nstray --bf16\n^ near here");
 }
 
+TEST(ShellLaunch, RegressionFuzzEmptyWordsAndParentheses) {
+  // A '(' after an empty quoted word, and a command that expands to no words at all.
+  EXPECT_EQ(read_ok("(x\n\"\"(y\nE=()\n${E[@]}\n--num-layers 1\n").args.size(), 2u);
+  // ';', '&' and '|' inside an array.
+  EXPECT_EQ(texts(read_ok("A=(--x;1|&)\n${A[@]}\n").args), (words{"--x", "1"}));
+}
+
 TEST(ShellLaunch, RejectsAnUnclosedQuote) {
   auto l = read_shell_launch("A=1\nB=\"open\n--x\n", "run.sh");
   ASSERT_FALSE(l);
@@ -116,8 +134,9 @@ TEST(ShellLaunch, RejectsAnUnclosedQuote) {
 TEST(ShellLaunch, RejectsAnUnclosedArray) {
   auto l = read_shell_launch("ARGS=(\n --x 1\n", "run.sh");
   ASSERT_FALSE(l);
-  EXPECT_EQ(l.error().to_string(),
-            "run.sh:1:6: array ARGS opened here is never closed with ')'\nARGS=(\n     ^ near here");
+  EXPECT_EQ(
+      l.error().to_string(),
+      "run.sh:1:6: array ARGS opened here is never closed with ')'\nARGS=(\n     ^ near here");
 }
 
 TEST(ShellLaunch, RejectsAnUnclosedBrace) {
