@@ -47,7 +47,8 @@ void read_flags(import_context& ctx, std::string_view text, const std::vector<sh
                                   [&](const entry& o) { return o.key == e.key; });
     if (old != ctx.entries.end()) {
       ctx.note(e, fmt::format("{} is given again (first on line {}): the last value is used, as "
-                              "argparse does", e.key, old->where.line));
+                              "argparse does",
+                              e.key, old->where.line));
       ctx.entries.erase(old);
     }
     ctx.entries.push_back(std::move(e));
@@ -59,7 +60,9 @@ void read_flags(import_context& ctx, std::string_view text, const std::vector<sh
 long long read_launcher(import_context& ctx, std::string_view text, const shell_launch& launch,
                         maybe_error& error) {
   const auto& words = launch.launcher;
-  const auto where = [&](const shell_word& w) { return location(ctx.source, text, w.line, w.column); };
+  const auto where = [&](const shell_word& w) {
+    return location(ctx.source, text, w.line, w.column);
+  };
   const bool torchrun = std::any_of(words.begin(), words.end(), [](const shell_word& w) {
     return w.text == "torchrun" || w.text.ends_with("/torchrun") ||
            w.text == "torch.distributed.run" || w.text == "torch.distributed.launch";
@@ -91,7 +94,8 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
     while (k < 2 && canonical != fields[k].first) ++k;
     if (k == 2) {
       ctx.ignore(ctx.entries.back());
-    } else if (counts[k] = flag_int(ctx, ctx.entries.back().key, 1, 1, error); !error) {
+    } else if (counts[k] = flag_int(ctx, ctx.entries.back().key, 1, 1, error, max_megatron_degree);
+               !error) {
       given[k] = true;
       if (auto problem = ctx.set(fields[k].second, std::to_string(counts[k]), ctx.entries.back());
           !problem.empty())
@@ -108,62 +112,192 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
 }
 
 // Flags the importer's own code reads (parallelism, batch, precision, recompute, the model).
-constexpr const char* read_by_code[] = {
-    "--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--context-parallel-size",
-    "--expert-model-parallel-size", "--sequence-parallel", "--use-distributed-optimizer",
-    "--num-layers-per-virtual-pipeline-stage", "--virtual-pipeline-model-parallel-size",
-    "--num-virtual-stages-per-pipeline-rank", "--micro-batch-size", "--global-batch-size",
-    "--seq-length", "--bf16", "--fp16", "--grad-reduce-in-bf16",
-    "--accumulate-allreduce-grads-in-fp32", "--recompute-granularity", "--recompute-activations",
-    "--recompute-method", "--recompute-num-layers", "--recompute-modules", "--sgd-momentum",
-    "--num-layers", "--hidden-size", "--num-attention-heads", "--ffn-hidden-size",
-    "--kv-channels", "--group-query-attention", "--num-query-groups", "--max-position-embeddings",
-    "--position-embedding-type", "--normalization", "--swiglu",
-    "--untie-embeddings-and-output-weights", "--disable-bias-linear", "--add-qkv-bias",
-    "--vocab-size", "--tokenizer-type", "--make-vocab-size-divisible-by", "--num-experts",
-    "--moe-router-topk", "--moe-ffn-hidden-size", "--hidden-dropout"};
+constexpr const char* read_by_code[] = {"--tensor-model-parallel-size",
+                                        "--pipeline-model-parallel-size",
+                                        "--context-parallel-size",
+                                        "--expert-model-parallel-size",
+                                        "--sequence-parallel",
+                                        "--use-distributed-optimizer",
+                                        "--num-layers-per-virtual-pipeline-stage",
+                                        "--virtual-pipeline-model-parallel-size",
+                                        "--num-virtual-stages-per-pipeline-rank",
+                                        "--micro-batch-size",
+                                        "--global-batch-size",
+                                        "--seq-length",
+                                        "--bf16",
+                                        "--fp16",
+                                        "--grad-reduce-in-bf16",
+                                        "--accumulate-allreduce-grads-in-fp32",
+                                        "--recompute-granularity",
+                                        "--recompute-activations",
+                                        "--recompute-method",
+                                        "--recompute-num-layers",
+                                        "--recompute-modules",
+                                        "--sgd-momentum",
+                                        "--num-layers",
+                                        "--hidden-size",
+                                        "--num-attention-heads",
+                                        "--ffn-hidden-size",
+                                        "--kv-channels",
+                                        "--group-query-attention",
+                                        "--num-query-groups",
+                                        "--max-position-embeddings",
+                                        "--position-embedding-type",
+                                        "--normalization",
+                                        "--swiglu",
+                                        "--untie-embeddings-and-output-weights",
+                                        "--disable-bias-linear",
+                                        "--add-qkv-bias",
+                                        "--vocab-size",
+                                        "--tokenizer-type",
+                                        "--make-vocab-size-divisible-by",
+                                        "--num-experts",
+                                        "--moe-router-topk",
+                                        "--moe-ffn-hidden-size",
+                                        "--hidden-dropout"};
 
 // Megatron flags that do not change GPU memory: learning-rate schedule, data, checkpoint paths,
 // logging, profiling, kernel fusions that keep the same tensors, communication overlap.
-constexpr const char* without_effect[] = {
-    "--use-mcore-models", "--use-legacy-models", "--transformer-impl", "--overlap-grad-reduce",
-    "--overlap-param-gather", "--align-param-gather", "--align-grad-reduce", "--ddp-bucket-size",
-    "--ddp-average-in-collective", "--overlap-p2p-communication", "--defer-embedding-wgrad-compute",
-    "--check-for-nan-in-loss-and-grad", "--no-check-for-nan-in-loss-and-grad",
-    "--no-gradient-accumulation-fusion", "--no-masked-softmax-fusion", "--no-bias-gelu-fusion",
-    "--no-bias-swiglu-fusion", "--no-bias-dropout-fusion", "--no-rope-fusion",
-    "--no-persist-layer-norm", "--apply-layernorm-1p", "--attention-softmax-in-fp32",
-    "--attention-dropout", "--rotary-base", "--rotary-percent", "--rotary-seq-len-interpolation-factor",
-    "--use-rope-scaling", "--rope-scaling-factor", "--norm-epsilon", "--init-method-std",
-    "--init-method-xavier-uniform", "--use-cpu-initialization", "--lr", "--min-lr",
-    "--lr-decay-style", "--lr-decay-iters", "--lr-decay-samples", "--lr-warmup-fraction",
-    "--lr-warmup-iters", "--lr-warmup-samples", "--lr-warmup-init", "--decoupled-lr",
-    "--decoupled-min-lr", "--weight-decay", "--start-weight-decay", "--end-weight-decay",
-    "--weight-decay-incr-style", "--clip-grad", "--adam-beta1", "--adam-beta2", "--adam-eps",
-    "--loss-scale", "--initial-loss-scale", "--min-loss-scale", "--loss-scale-window",
-    "--hysteresis", "--train-iters", "--train-samples", "--exit-interval", "--exit-duration-in-mins",
-    "--exit-signal-handler", "--seed", "--rampup-batch-size", "--step-batch-size-schedule",
-    "--calculate-per-token-loss", "--manual-gc", "--manual-gc-interval", "--manual-gc-eval",
-    "--data-path", "--train-data-path", "--valid-data-path", "--test-data-path", "--split",
-    "--vocab-file", "--merge-file", "--tokenizer-model", "--data-cache-path", "--mock-data",
-    "--num-workers", "--no-create-attention-mask-in-dataloader", "--no-mmap-bin-files",
-    "--tiktoken-pattern", "--reset-position-ids", "--reset-attention-mask", "--eod-mask-loss",
-    "--dataloader-type", "--save", "--load", "--save-interval", "--ckpt-format", "--no-save-optim",
-    "--no-save-rng", "--no-load-optim", "--no-load-rng", "--finetune", "--pretrained-checkpoint",
-    "--use-checkpoint-args", "--use-dist-ckpt", "--auto-detect-ckpt-format",
-    "--ckpt-fully-parallel-save", "--ckpt-fully-parallel-load", "--async-save",
-    "--ckpt-assume-constant-structure", "--log-interval", "--log-params-norm",
-    "--log-num-zeros-in-grad", "--log-throughput", "--log-timers-to-tensorboard",
-    "--log-validation-ppl-to-tensorboard", "--log-memory-to-tensorboard",
-    "--log-world-size-to-tensorboard", "--log-loss-scale-to-tensorboard",
-    "--log-batch-size-to-tensorboard", "--timing-log-level", "--timing-log-option",
-    "--tensorboard-dir", "--tensorboard-log-interval", "--tensorboard-queue-size",
-    "--wandb-project", "--wandb-exp-name", "--wandb-save-dir", "--eval-iters", "--eval-interval",
-    "--skip-train", "--profile", "--profile-step-start", "--profile-step-end", "--profile-ranks",
-    "--use-pytorch-profiler", "--distributed-backend", "--distributed-timeout-minutes",
-    "--deterministic-mode", "--log-progress", "--moe-router-load-balancing-type",
-    "--moe-aux-loss-coeff", "--moe-z-loss-coeff", "--moe-token-dispatcher-type",
-    "--moe-grouped-gemm", "--moe-permute-fusion", "--moe-router-dtype"};
+constexpr const char* without_effect[] = {"--use-mcore-models",
+                                          "--use-legacy-models",
+                                          "--transformer-impl",
+                                          "--overlap-grad-reduce",
+                                          "--overlap-param-gather",
+                                          "--align-param-gather",
+                                          "--align-grad-reduce",
+                                          "--ddp-bucket-size",
+                                          "--ddp-average-in-collective",
+                                          "--overlap-p2p-communication",
+                                          "--defer-embedding-wgrad-compute",
+                                          "--check-for-nan-in-loss-and-grad",
+                                          "--no-check-for-nan-in-loss-and-grad",
+                                          "--no-gradient-accumulation-fusion",
+                                          "--no-masked-softmax-fusion",
+                                          "--no-bias-gelu-fusion",
+                                          "--no-bias-swiglu-fusion",
+                                          "--no-bias-dropout-fusion",
+                                          "--no-rope-fusion",
+                                          "--no-persist-layer-norm",
+                                          "--apply-layernorm-1p",
+                                          "--attention-softmax-in-fp32",
+                                          "--attention-dropout",
+                                          "--rotary-base",
+                                          "--rotary-percent",
+                                          "--rotary-seq-len-interpolation-factor",
+                                          "--use-rope-scaling",
+                                          "--rope-scaling-factor",
+                                          "--norm-epsilon",
+                                          "--init-method-std",
+                                          "--init-method-xavier-uniform",
+                                          "--use-cpu-initialization",
+                                          "--lr",
+                                          "--min-lr",
+                                          "--lr-decay-style",
+                                          "--lr-decay-iters",
+                                          "--lr-decay-samples",
+                                          "--lr-warmup-fraction",
+                                          "--lr-warmup-iters",
+                                          "--lr-warmup-samples",
+                                          "--lr-warmup-init",
+                                          "--decoupled-lr",
+                                          "--decoupled-min-lr",
+                                          "--weight-decay",
+                                          "--start-weight-decay",
+                                          "--end-weight-decay",
+                                          "--weight-decay-incr-style",
+                                          "--clip-grad",
+                                          "--adam-beta1",
+                                          "--adam-beta2",
+                                          "--adam-eps",
+                                          "--loss-scale",
+                                          "--initial-loss-scale",
+                                          "--min-loss-scale",
+                                          "--loss-scale-window",
+                                          "--hysteresis",
+                                          "--train-iters",
+                                          "--train-samples",
+                                          "--exit-interval",
+                                          "--exit-duration-in-mins",
+                                          "--exit-signal-handler",
+                                          "--seed",
+                                          "--rampup-batch-size",
+                                          "--step-batch-size-schedule",
+                                          "--calculate-per-token-loss",
+                                          "--manual-gc",
+                                          "--manual-gc-interval",
+                                          "--manual-gc-eval",
+                                          "--data-path",
+                                          "--train-data-path",
+                                          "--valid-data-path",
+                                          "--test-data-path",
+                                          "--split",
+                                          "--vocab-file",
+                                          "--merge-file",
+                                          "--tokenizer-model",
+                                          "--data-cache-path",
+                                          "--mock-data",
+                                          "--num-workers",
+                                          "--no-create-attention-mask-in-dataloader",
+                                          "--no-mmap-bin-files",
+                                          "--tiktoken-pattern",
+                                          "--reset-position-ids",
+                                          "--reset-attention-mask",
+                                          "--eod-mask-loss",
+                                          "--dataloader-type",
+                                          "--save",
+                                          "--load",
+                                          "--save-interval",
+                                          "--ckpt-format",
+                                          "--no-save-optim",
+                                          "--no-save-rng",
+                                          "--no-load-optim",
+                                          "--no-load-rng",
+                                          "--finetune",
+                                          "--pretrained-checkpoint",
+                                          "--use-checkpoint-args",
+                                          "--use-dist-ckpt",
+                                          "--auto-detect-ckpt-format",
+                                          "--ckpt-fully-parallel-save",
+                                          "--ckpt-fully-parallel-load",
+                                          "--async-save",
+                                          "--ckpt-assume-constant-structure",
+                                          "--log-interval",
+                                          "--log-params-norm",
+                                          "--log-num-zeros-in-grad",
+                                          "--log-throughput",
+                                          "--log-timers-to-tensorboard",
+                                          "--log-validation-ppl-to-tensorboard",
+                                          "--log-memory-to-tensorboard",
+                                          "--log-world-size-to-tensorboard",
+                                          "--log-loss-scale-to-tensorboard",
+                                          "--log-batch-size-to-tensorboard",
+                                          "--timing-log-level",
+                                          "--timing-log-option",
+                                          "--tensorboard-dir",
+                                          "--tensorboard-log-interval",
+                                          "--tensorboard-queue-size",
+                                          "--wandb-project",
+                                          "--wandb-exp-name",
+                                          "--wandb-save-dir",
+                                          "--eval-iters",
+                                          "--eval-interval",
+                                          "--skip-train",
+                                          "--profile",
+                                          "--profile-step-start",
+                                          "--profile-step-end",
+                                          "--profile-ranks",
+                                          "--use-pytorch-profiler",
+                                          "--distributed-backend",
+                                          "--distributed-timeout-minutes",
+                                          "--deterministic-mode",
+                                          "--log-progress",
+                                          "--moe-router-load-balancing-type",
+                                          "--moe-aux-loss-coeff",
+                                          "--moe-z-loss-coeff",
+                                          "--moe-token-dispatcher-type",
+                                          "--moe-grouped-gemm",
+                                          "--moe-permute-fusion",
+                                          "--moe-router-dtype"};
 
 // Flags that change memory in ways strategy megatron does not plan.
 const std::vector<option>& not_modelled_rows() {
@@ -172,26 +306,31 @@ const std::vector<option>& not_modelled_rows() {
     const auto add = [&](std::initializer_list<const char*> flags, const char* reason) {
       for (const char* f : flags) out.push_back({f, not_modelled(reason)});
     };
-    add({"--fp8-format", "--fp8-recipe", "--fp8-margin", "--fp8-interval",
-         "--fp8-amax-history-len", "--fp8-amax-compute-algo", "--fp8-param-gather",
-         "--first-last-layers-bf16", "--fp4-format", "--fp4-recipe", "--fp4-param"},
+    add({"--fp8-format", "--fp8-recipe", "--fp8-margin", "--fp8-interval", "--fp8-amax-history-len",
+         "--fp8-amax-compute-algo", "--fp8-param-gather", "--first-last-layers-bf16",
+         "--fp4-format", "--fp4-recipe", "--fp4-param"},
         "Transformer Engine FP8/FP4 training: float8 weight copies and activations");
-    add({"--tp-comm-overlap"}, "Transformer Engine's userbuffers for overlapped tensor-parallel "
-                               "communication");
+    add({"--tp-comm-overlap"},
+        "Transformer Engine's userbuffers for overlapped tensor-parallel "
+        "communication");
     add({"--cross-entropy-loss-fusion"}, "the fused cross-entropy keeps no fp32 logits");
     add({"--empty-unused-memory-level"}, "torch.cuda.empty_cache() between phases");
     add({"--cpu-offloading", "--cpu-offloading-num-layers", "--cpu-offloading-activations",
-         "--cpu-offloading-weights"}, "activation and weight offloading to the CPU");
+         "--cpu-offloading-weights"},
+        "activation and weight offloading to the CPU");
     add({"--optimizer-cpu-offload", "--optimizer-offload-fraction",
          "--use-precision-aware-optimizer", "--main-grads-dtype", "--main-params-dtype",
-         "--exp-avg-dtype", "--exp-avg-sq-dtype"}, "optimizer state placement and dtypes");
+         "--exp-avg-dtype", "--exp-avg-sq-dtype"},
+        "optimizer state placement and dtypes");
     add({"--distribute-saved-activations"}, "saved activations split over tensor-parallel ranks");
-    add({"--moe-shared-expert-intermediate-size", "--moe-layer-freq", "--moe-expert-capacity-factor",
-         "--moe-pad-expert-input-to-capacity", "--expert-tensor-parallel-size"},
+    add({"--moe-shared-expert-intermediate-size", "--moe-layer-freq",
+         "--moe-expert-capacity-factor", "--moe-pad-expert-input-to-capacity",
+         "--expert-tensor-parallel-size"},
         "MoE layouts other than Mixtral's");
     add({"--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers",
          "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split",
-         "--pipeline-model-parallel-layout"}, "uneven pipeline splits");
+         "--pipeline-model-parallel-layout"},
+        "uneven pipeline splits");
     add({"--multi-latent-attention", "--q-lora-rank", "--kv-lora-rank", "--mtp-num-layers"},
         "multi-latent attention and multi-token prediction");
     add({"--hybrid-override-pattern", "--hybrid-layer-pattern"}, "Mamba hybrid layers");
@@ -229,15 +368,18 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   ctx.out.notes = launch->notes;
   detail::read_flags(ctx, text, launch->args);
   if (ctx.find("--num-layers") == nullptr)
-    return detail::at(launch->script.text.empty()
-                          ? diagnostic{source, 0, 0, "", ""}
-                          : detail::location(source, text, launch->script.line, launch->script.column),
-                      "no --num-layers among the Megatron-LM arguments (Megatron requires "
-                      "--num-layers, --hidden-size, --num-attention-heads and "
-                      "--max-position-embeddings)");
+    return detail::at(
+        launch->script.text.empty()
+            ? diagnostic{source, 0, 0, "", ""}
+            : detail::location(source, text, launch->script.line, launch->script.column),
+        "no --num-layers among the Megatron-LM arguments (Megatron requires "
+        "--num-layers, --hidden-size, --num-attention-heads and "
+        "--max-position-embeddings)");
   for (const auto& [name, value] : launch->exports) {
     // Exported variables reach the training processes: the job's environment.
-    const detail::entry e{"export " + name, {value.text, {}, false}, true,
+    const detail::entry e{"export " + name,
+                          {value.text, {}, false},
+                          true,
                           detail::location(source, text, value.line, value.column)};
     if (auto problem = ctx.set("env." + name, value.text, e); !problem.empty())
       return detail::at(e.where, problem);

@@ -40,7 +40,9 @@ std::vector<key_doc> key_docs() {
     if (f.path == "hardware.gpu_memory" || f.path == "hardware.compute_capability")
       d.default_value = "from hardware.gpu";
     if (d.values.empty()) d.values = known_values(f.path);
-    if (f.path == "model") d.allowed = "a preset name (vramscope models) or a config.json path";
+    if (f.path == "model")
+      d.allowed =
+          "a preset name (vramscope models), a config.json path, or a map of config.json keys";
     if (f.path == "hardware.gpu") d.allowed = "a GPU of the catalog (vramscope keys --json lists them)";
     docs.push_back(std::move(d));
   }

@@ -17,13 +17,18 @@ namespace vramscope::job::detail {
 bool flag_given(const import_context& ctx, const std::string& flag);
 
 /// The integer value of `flag`, or `fallback` when it is absent. A value that is not a whole
-/// number of at least `min` (or one the script leaves unresolved, "$NUM_LAYERS") sets `error`
+/// number from `min` to `max` (or one the script leaves unresolved, "$NUM_LAYERS") sets `error`
 /// at the flag's line, naming the flag; later calls keep the first error.
 long long flag_int(const import_context& ctx, const std::string& flag, long long fallback,
-                   long long min, std::optional<diagnostic>& error);
+                   long long min, std::optional<diagnostic>& error, long long max = 1LL << 40);
+
+/// Largest parallel degree, GPU count or micro batch read: far above any real job, and small
+/// enough that products of three of them cannot overflow.
+constexpr long long max_megatron_degree = 1LL << 20;
 
 /// The text value of `flag`, or `fallback` when it is absent.
-std::string flag_text(const import_context& ctx, const std::string& flag, const std::string& fallback);
+std::string flag_text(const import_context& ctx, const std::string& flag,
+                      const std::string& fallback);
 
 /// The parallel layout: degrees as given (1 when absent), the data-parallel size they leave, and
 /// --num-layers.

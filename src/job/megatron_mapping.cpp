@@ -14,18 +14,25 @@ namespace {
 
 using maybe_error = std::optional<diagnostic>;
 
+// The file as a whole, for values no one flag sets (the strategy, a derived precision).
+entry file_entry(const import_context& ctx) {
+  return entry{"", {}, false, diagnostic{ctx.source, 0, 0, "", ""}};
+}
+
 // A world size the arguments do not give: the smallest that holds one copy of the model
 // parallelism, or one node of 8 GPUs when that holds it.
 long long assume_world(import_context& ctx, long long model_parallel) {
   const long long world = 8 % model_parallel == 0 ? 8 : model_parallel;
-  entry file_level{"", {}, false, diagnostic{ctx.source, 0, 0, "", ""}};
   const long long per_node = world % 8 == 0 ? 8 : world;
-  (void)ctx.set("hardware.gpus_per_node", std::to_string(per_node), file_level);
-  (void)ctx.set("hardware.nodes", std::to_string(world / per_node), file_level);
-  ctx.note(fmt::format("the arguments do not give the number of GPUs (torchrun --nproc_per_node "
-                       "and --nnodes): assumed {}, so {} data-parallel rank(s) for "
-                       "--global-batch-size; set hardware.nodes and hardware.gpus_per_node (the "
-                       "gradient accumulation stays as derived here)", world, world / model_parallel));
+  // A count the job spec cannot take is refused by its validation, located at the file.
+  (void)ctx.set("hardware.gpus_per_node", std::to_string(per_node), file_entry(ctx));
+  (void)ctx.set("hardware.nodes", std::to_string(world / per_node), file_entry(ctx));
+  ctx.note(
+      fmt::format("the arguments do not give the number of GPUs (torchrun --nproc_per_node "
+                  "and --nnodes): assumed {}, so {} data-parallel rank(s) for "
+                  "--global-batch-size; set hardware.nodes and hardware.gpus_per_node (the "
+                  "gradient accumulation stays as derived here)",
+                  world, world / model_parallel));
   return world;
 }
 
@@ -37,12 +44,6 @@ void set_from(import_context& ctx, const std::string& flag, const std::string& p
   if (auto problem = ctx.set(path, value, *e); !problem.empty()) error = at(e->where, problem);
 }
 
-const entry& file_entry(const import_context& ctx) {
-  static thread_local entry e;
-  e = entry{"", {}, false, diagnostic{ctx.source, 0, 0, "", ""}};
-  return e;
-}
-
 // Selective recompute of core attention (the attention's softmax, its dropout and the
 // scores, s x s a head) is what flash attention avoids keeping in the first place: planned as
 // no checkpointing with flash attention. --recompute-modules other than core_attn are noted.
@@ -50,18 +51,20 @@ maybe_error read_selective(import_context& ctx, const entry& from) {
   for (const auto& [path, value] : {std::pair{"training.activation_checkpointing", "none"},
                                     std::pair{"training.attention", "flash"}})
     if (auto problem = ctx.set(path, value, from); !problem.empty()) return at(from.where, problem);
-  ctx.note(from, "selective recompute of core attention is planned as no checkpointing with "
-                 "flash attention, which keeps none of the attention's sequence x sequence "
-                 "tensors either");
+  ctx.note(from,
+           "selective recompute of core attention is planned as no checkpointing with "
+           "flash attention, which keeps none of the attention's sequence x sequence "
+           "tensors either");
   const entry* modules = ctx.find("--recompute-modules");
   if (modules == nullptr) return std::nullopt;
   std::vector<std::string> others;
   for (const auto& m : modules->value.items)
     if (m != "core_attn") others.push_back(m);
-  if (others.empty()) ctx.mapped_to(*modules, "training.attention");
+  if (others.empty())
+    ctx.mapped_to(*modules, "training.attention");
   else
-    ctx.note(*modules, fmt::format("recomputing {} is not modelled: planned as kept",
-                                   join(others, ", ")));
+    ctx.note(*modules,
+             fmt::format("recomputing {} is not modelled: planned as kept", join(others, ", ")));
   return std::nullopt;
 }
 
@@ -69,18 +72,19 @@ maybe_error read_selective(import_context& ctx, const entry& from) {
 
 maybe_error read_megatron_parallelism(import_context& ctx, long long world, megatron_mesh& m) {
   maybe_error error;
-  m.tp = flag_int(ctx, "--tensor-model-parallel-size", 1, 1, error);
-  m.pp = flag_int(ctx, "--pipeline-model-parallel-size", 1, 1, error);
-  m.cp = flag_int(ctx, "--context-parallel-size", 1, 1, error);
-  m.ep = flag_int(ctx, "--expert-model-parallel-size", 1, 1, error);
+  m.tp = flag_int(ctx, "--tensor-model-parallel-size", 1, 1, error, max_megatron_degree);
+  m.pp = flag_int(ctx, "--pipeline-model-parallel-size", 1, 1, error, max_megatron_degree);
+  m.cp = flag_int(ctx, "--context-parallel-size", 1, 1, error, max_megatron_degree);
+  m.ep = flag_int(ctx, "--expert-model-parallel-size", 1, 1, error, max_megatron_degree);
   m.layers = flag_int(ctx, "--num-layers", 1, 1, error);
   if (error) return error;
   if (world == 0) world = assume_world(ctx, m.tp * m.pp * m.cp);
   if (world % (m.tp * m.pp * m.cp) != 0) {
     const entry* e = ctx.find("--tensor-model-parallel-size");
     return at(e != nullptr ? e->where : file_entry(ctx).where,
-              fmt::format("the world of {} GPUs is not divisible by tensor x pipeline x context "
-                          "parallel sizes {} x {} x {}", world, m.tp, m.pp, m.cp));
+              fmt::format("the world of {} GPUs (torchrun --nproc_per_node x --nnodes) is not "
+                          "divisible by tensor x pipeline x context parallel sizes {} x {} x {}",
+                          world, m.tp, m.pp, m.cp));
   }
   m.dp = world / (m.tp * m.pp * m.cp);
   if (auto problem = ctx.set("parallel.strategy", "megatron", file_entry(ctx)); !problem.empty())
@@ -88,17 +92,21 @@ maybe_error read_megatron_parallelism(import_context& ctx, long long world, mega
   set_from(ctx, "--tensor-model-parallel-size", "parallel.tp", std::to_string(m.tp), error);
   set_from(ctx, "--pipeline-model-parallel-size", "parallel.pp", std::to_string(m.pp), error);
   // Megatron turns sequence parallelism off without tensor parallelism (validate_args).
-  if (m.tp > 1) set_from(ctx, "--sequence-parallel", "parallel.sequence_parallel", "true", error);
-  else if (const entry* e = ctx.find("--sequence-parallel")) ctx.ignore(*e);
+  if (m.tp > 1)
+    set_from(ctx, "--sequence-parallel", "parallel.sequence_parallel", "true", error);
+  else if (const entry* e = ctx.find("--sequence-parallel"))
+    ctx.ignore(*e);
   set_from(ctx, "--use-distributed-optimizer", "parallel.distributed_optimizer", "true", error);
   if (const entry* e = ctx.find("--context-parallel-size"); e != nullptr && m.cp > 1)
     ctx.note(*e, fmt::format("context parallelism is not modelled with strategy megatron: the {} "
                              "context-parallel ranks are planned as data-parallel ranks (the "
                              "distributed optimizer shards over both, as Megatron's does) that "
-                             "each hold the whole sequence (an over-estimate of activations)", m.cp));
+                             "each hold the whole sequence (an over-estimate of activations)",
+                             m.cp));
   if (const entry* e = ctx.find("--expert-model-parallel-size"); e != nullptr && m.ep > 1)
-    ctx.note(*e, "expert parallelism is not modelled with strategy megatron: every rank is "
-                 "planned with all the experts (an over-estimate)");
+    ctx.note(*e,
+             "expert parallelism is not modelled with strategy megatron: every rank is "
+             "planned with all the experts (an over-estimate)");
   return error;
 }
 
@@ -106,7 +114,7 @@ maybe_error read_megatron_parallelism(import_context& ctx, long long world, mega
 // Megatron's schedules run per step (megatron/core/num_microbatches_calculator.py).
 maybe_error read_megatron_batch(import_context& ctx, const megatron_mesh& m) {
   maybe_error error;
-  const long long micro = flag_int(ctx, "--micro-batch-size", 1, 1, error);
+  const long long micro = flag_int(ctx, "--micro-batch-size", 1, 1, error, max_megatron_degree);
   const long long global = flag_int(ctx, "--global-batch-size", micro * m.dp, 1, error);
   if (error) return error;
   if (global % (micro * m.dp) != 0)
@@ -134,8 +142,8 @@ maybe_error read_megatron_interleaving(import_context& ctx, const megatron_mesh&
     const long long n = flag_int(ctx, per_stage->key, 1, 1, error);
     if (!error && (m.layers % m.pp != 0 || (m.layers / m.pp) % n != 0))
       return at(per_stage->where, fmt::format("{} {}: --num-layers {} / --pipeline-model-parallel-"
-                                              "size {} is not a multiple of it", per_stage->key, n,
-                                              m.layers, m.pp));
+                                              "size {} is not a multiple of it",
+                                              per_stage->key, n, m.layers, m.pp));
     stages = m.layers / m.pp / n;
   } else if (count != nullptr) {
     stages = flag_int(ctx, count->key, 1, 1, error);
@@ -171,9 +179,9 @@ maybe_error read_megatron_precision(import_context& ctx) {
   const std::string dtype = bf16 != nullptr ? "bf16" : "fp16";
   const bool fp32_grads = bf16 != nullptr ? !flag_given(ctx, "--grad-reduce-in-bf16")
                                           : flag_given(ctx, "--accumulate-allreduce-grads-in-fp32");
-  for (const auto& [path, value] : {std::pair{"precision.params", dtype},
-                                    std::pair{"precision.master", std::string("fp32")},
-                                    std::pair{"precision.reduce", fp32_grads ? std::string("fp32") : dtype}})
+  for (const auto& [path, value] :
+       {std::pair{"precision.params", dtype}, std::pair{"precision.master", std::string("fp32")},
+        std::pair{"precision.reduce", fp32_grads ? std::string("fp32") : dtype}})
     if (auto problem = ctx.set(path, value, on); !problem.empty()) return at(on.where, problem);
   set_from(ctx, "--grad-reduce-in-bf16", "precision.reduce", dtype, error);
   set_from(ctx, "--accumulate-allreduce-grads-in-fp32", "precision.reduce", "fp32", error);
@@ -189,39 +197,51 @@ maybe_error read_megatron_recompute(import_context& ctx, const megatron_mesh& m)
   const entry* from = ctx.find("--recompute-granularity");
   if (granularity.empty() && (from = ctx.find("--recompute-activations")) != nullptr)
     granularity = "selective";
-  for (const char* flag : {"--recompute-method", "--recompute-num-layers", "--recompute-modules"})
-    if (const entry* e = ctx.find(flag); e != nullptr && granularity != "full" &&
-                                         !(granularity == "selective" && e->key == "--recompute-modules"))
-      ctx.ignore(*e);
+  // The method and layer count act under full recompute only, the modules under selective.
+  for (const char* flag : {"--recompute-method", "--recompute-num-layers", "--recompute-modules"}) {
+    const entry* e = ctx.find(flag);
+    const bool acts = e != nullptr && (e->key == "--recompute-modules" ? granularity == "selective"
+                                                                       : granularity == "full");
+    if (e != nullptr && !acts) ctx.ignore(*e);
+  }
   maybe_error error;
   if (from == nullptr) return std::nullopt;
   if (granularity == "selective") return read_selective(ctx, *from);
   if (granularity != "full")
     return at(from->where, fmt::format("--recompute-granularity: invalid value \"{}\" (expected "
-                                       "full or selective)", granularity));
+                                       "full or selective)",
+                                       granularity));
   const std::string method = flag_text(ctx, "--recompute-method", "uniform");
   const long long n = flag_int(ctx, "--recompute-num-layers", 1, 0, error);
   if (error) return error;
-  const long long stages = std::max(1LL, static_cast<long long>(ctx.out.job.parallel.pp_stages_per_rank));
+  const long long stages =
+      std::max(1LL, static_cast<long long>(ctx.out.job.parallel.pp_stages_per_rank));
   const long long per_stage = std::max(1LL, m.layers / m.pp / stages);
   std::string mode = "full";
   if (method == "uniform" && n > 1)
     ctx.note(*ctx.find("--recompute-num-layers"),
              fmt::format("uniform recompute of {}-layer groups is planned as every layer "
                          "checkpointed on its own (Megatron keeps one input per group, and "
-                         "recomputes a group's activations at once)", n));
+                         "recomputes a group's activations at once)",
+                         n));
   if (method == "block" && n == 0) mode = "none";
   if (method == "block" && n > 0 && n < per_stage) {
     mode = "selective";
     const long long every = (per_stage + n - 1) / n;
-    set_from(ctx, "--recompute-num-layers", "training.checkpoint_every", std::to_string(every), error);
-    ctx.note(*ctx.find("--recompute-num-layers"),
+    const entry* count = ctx.find("--recompute-num-layers");
+    const entry& anchor = count != nullptr ? *count : *from;
+    if (auto problem = ctx.set("training.checkpoint_every", std::to_string(every), anchor);
+        !problem.empty())
+      return at(anchor.where, problem);
+    ctx.note(anchor,
              fmt::format("block recompute of the first {} of {} layers a stage is planned as every "
-                         "{}th layer checkpointed ({} of them)", n, per_stage, every, per_stage / every));
+                         "{}th layer checkpointed ({} of them)",
+                         n, per_stage, every, per_stage / every));
   }
   if (method != "uniform" && method != "block")
     return at(ctx.find("--recompute-method")->where,
-              fmt::format("--recompute-method: invalid value \"{}\" (expected uniform or block)", method));
+              fmt::format("--recompute-method: invalid value \"{}\" (expected uniform or block)",
+                          method));
   if (auto problem = ctx.set("training.activation_checkpointing", mode, *from); !problem.empty())
     return at(from->where, problem);
   set_from(ctx, "--recompute-method", "training.activation_checkpointing", mode, error);
@@ -237,9 +257,12 @@ std::string read_megatron_attention(import_context& ctx, const entry& e) {
                          flag_given(ctx, "--recompute-activations");
   if (v == "flash" || v == "fused" || v == "auto" || e.key == "--use-flash-attn")
     return ctx.set("training.attention", "flash", e);
-  if (v == "unfused" || v == "local") return ctx.set("training.attention", selective ? "flash" : "math", e);
-  return fmt::format("{}: invalid value \"{}\" (expected one of: flash, fused, unfused, local, "
-                     "auto)", e.key, e.value.text);
+  if (v == "unfused" || v == "local")
+    return ctx.set("training.attention", selective ? "flash" : "math", e);
+  return fmt::format(
+      "{}: invalid value \"{}\" (expected one of: flash, fused, unfused, local, "
+      "auto)",
+      e.key, e.value.text);
 }
 
 // --optimizer adam (Megatron's default; FusedAdam, two fp32 moments) or sgd (momentum 0.9 unless

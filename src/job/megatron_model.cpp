@@ -53,7 +53,8 @@ maybe_error read_vocab(const import_context& ctx, megatron_shape& s, long long t
                        "--vocab-size N (the tokenizer's vocabulary before Megatron pads it)"
                      : fmt::format("--tokenizer-type {}: its vocabulary size is in the tokenizer's "
                                    "files, which vramscope does not read; add --vocab-size N (the "
-                                   "vocabulary before Megatron pads it)", tokenizer));
+                                   "vocabulary before Megatron pads it)",
+                                   tokenizer));
   }
   const long long divisible = flag_int(ctx, "--make-vocab-size-divisible-by", 128, 1, error);
   const long long multiple = divisible * tp;
@@ -63,22 +64,25 @@ maybe_error read_vocab(const import_context& ctx, megatron_shape& s, long long t
 
 maybe_error read_shape(const import_context& ctx, megatron_shape& s, long long tp) {
   maybe_error error;
-  for (const char* required : {"--num-layers", "--hidden-size", "--num-attention-heads",
-                               "--max-position-embeddings"})
+  for (const char* required :
+       {"--num-layers", "--hidden-size", "--num-attention-heads", "--max-position-embeddings"})
     if (ctx.find(required) == nullptr)
       return at(diagnostic{ctx.source, 0, 0, "", ""},
                 fmt::format("{} is missing: Megatron requires --num-layers, --hidden-size, "
-                            "--num-attention-heads and --max-position-embeddings", required));
+                            "--num-attention-heads and --max-position-embeddings",
+                            required));
   s.layers = flag_int(ctx, "--num-layers", 0, 1, error);
   s.hidden = flag_int(ctx, "--hidden-size", 0, 1, error);
   s.heads = flag_int(ctx, "--num-attention-heads", 0, 1, error);
   s.positions = flag_int(ctx, "--max-position-embeddings", 0, 1, error);
   s.swiglu = flag_given(ctx, "--swiglu");
-  s.ffn = flag_int(ctx, "--ffn-hidden-size", s.swiglu ? (4 * s.hidden * 2 / 3) / 64 * 64 : 4 * s.hidden, 1, error);
+  s.ffn = flag_int(ctx, "--ffn-hidden-size",
+                   s.swiglu ? (4 * s.hidden * 2 / 3) / 64 * 64 : 4 * s.hidden, 1, error);
   if (!error && ctx.find("--kv-channels") == nullptr && s.hidden % s.heads != 0)
     return at(ctx.find("--num-attention-heads")->where,
               fmt::format("--num-attention-heads {} does not divide --hidden-size {}; give "
-                          "--kv-channels", s.heads, s.hidden));
+                          "--kv-channels",
+                          s.heads, s.hidden));
   s.kv_channels = flag_int(ctx, "--kv-channels", s.heads > 0 ? s.hidden / s.heads : 0, 1, error);
   s.groups = flag_given(ctx, "--group-query-attention")
                  ? flag_int(ctx, "--num-query-groups", 1, 1, error)
@@ -96,30 +100,38 @@ maybe_error read_shape(const import_context& ctx, megatron_shape& s, long long t
     s.hidden_dropout = std::strtod(e->value.text.c_str(), &end);
     if (e->value.text.empty() || *end != '\0' || s.hidden_dropout < 0 || s.hidden_dropout > 1)
       return at(e->where, fmt::format("--hidden-dropout: expected a probability from 0 to 1, got "
-                                      "\"{}\"", e->value.text));
+                                      "\"{}\"",
+                                      e->value.text));
   }
   if (auto err = read_vocab(ctx, s, tp, error)) return err;
   if (!error && s.groups > s.heads)
-    return at(ctx.find("--num-query-groups")->where,
-              fmt::format("--num-query-groups {} exceeds --num-attention-heads {}", s.groups, s.heads));
+    return at(
+        ctx.find("--num-query-groups")->where,
+        fmt::format("--num-query-groups {} exceeds --num-attention-heads {}", s.groups, s.heads));
   return error;
 }
 
 using keys = std::vector<std::pair<std::string, nlohmann::json>>;
 
 keys gpt2_keys(const megatron_shape& s) {
-  return {{"model_type", "gpt2"},      {"vocab_size", s.vocab},  {"n_positions", s.positions},
-          {"n_embd", s.hidden},        {"n_layer", s.layers},    {"n_head", s.heads},
-          {"n_inner", s.ffn},          {"activation_function", "gelu"},
-          {"resid_pdrop", s.hidden_dropout}, {"tie_word_embeddings", s.tied}};
+  return {{"model_type", "gpt2"},
+          {"vocab_size", s.vocab},
+          {"n_positions", s.positions},
+          {"n_embd", s.hidden},
+          {"n_layer", s.layers},
+          {"n_head", s.heads},
+          {"n_inner", s.ffn},
+          {"activation_function", "gelu"},
+          {"resid_pdrop", s.hidden_dropout},
+          {"tie_word_embeddings", s.tied}};
 }
 
 keys neox_keys(const megatron_shape& s) {
-  return {{"model_type", "gpt_neox"},  {"vocab_size", s.vocab},  {"hidden_size", s.hidden},
-          {"num_hidden_layers", s.layers}, {"num_attention_heads", s.heads},
-          {"intermediate_size", s.ffn}, {"hidden_act", "gelu"},
-          {"attention_bias", s.bias || s.qkv_bias}, {"use_parallel_residual", false},
-          {"tie_word_embeddings", s.tied}};
+  return {{"model_type", "gpt_neox"},       {"vocab_size", s.vocab},
+          {"hidden_size", s.hidden},        {"num_hidden_layers", s.layers},
+          {"num_attention_heads", s.heads}, {"intermediate_size", s.ffn},
+          {"hidden_act", "gelu"},           {"attention_bias", s.bias || s.qkv_bias},
+          {"use_parallel_residual", false}, {"tie_word_embeddings", s.tied}};
 }
 
 keys llama_keys(const megatron_shape& s) {
@@ -146,26 +158,32 @@ keys llama_keys(const megatron_shape& s) {
 void note_departures(import_context& ctx, const megatron_shape& s, const std::string& type) {
   const auto note_at = [&](const char* flag, const std::string& message) {
     const entry* e = ctx.find(flag);
-    if (e != nullptr) ctx.note(*e, message);
-    else ctx.note(message);
+    if (e != nullptr)
+      ctx.note(*e, message);
+    else
+      ctx.note(message);
   };
   const bool llama_like = type == "llama" || type == "mixtral";
   if (llama_like && s.norm != "RMSNorm")
     note_at("--normalization", fmt::format("{} norms are planned as {}'s RMSNorm (no bias: {} "
-                                           "parameters fewer a layer)", s.norm, type, 2 * s.hidden));
+                                           "parameters fewer a layer)",
+                                           s.norm, type, 2 * s.hidden));
   if (llama_like && s.position_type == "learned_absolute")
     note_at("--position-embedding-type",
             fmt::format("learned absolute positions are planned as {}'s rotary embedding: the "
-                        "{} x {} position table is left out", type, s.positions, s.hidden));
+                        "{} x {} position table is left out",
+                        type, s.positions, s.hidden));
   if (type == "mixtral" && (s.bias || !s.swiglu))
-    note_at("--num-experts", "Megatron's MoE layers are planned as Mixtral's (SwiGLU experts "
-                             "without biases, a router without bias)");
+    note_at("--num-experts",
+            "Megatron's MoE layers are planned as Mixtral's (SwiGLU experts "
+            "without biases, a router without bias)");
   if (!llama_like && s.norm == "RMSNorm")
-    note_at("--normalization", fmt::format("RMSNorm is planned as {}'s LayerNorm (with bias)", type));
+    note_at("--normalization",
+            fmt::format("RMSNorm is planned as {}'s LayerNorm (with bias)", type));
   if (!llama_like && (s.groups != s.heads || s.kv_channels * s.heads != s.hidden))
     note_at("--num-query-groups", fmt::format("{} has no grouped-query attention or separate "
-                                              "head width: planned with {} heads of {}", type,
-                                              s.heads, s.hidden / s.heads));
+                                              "head width: planned with {} heads of {}",
+                                              type, s.heads, s.hidden / s.heads));
   if (type != "gpt2" && s.hidden_dropout > 0)
     note_at("--hidden-dropout", fmt::format("hidden dropout ({}, Megatron's default 0.1 when not "
                                             "given) is not modelled for {}: its masks are left "
@@ -178,13 +196,20 @@ void note_departures(import_context& ctx, const megatron_shape& s, const std::st
 // The flag a config key comes from, so that a problem the model reader finds names its line.
 std::string flag_of_key(const std::string& key) {
   static const std::pair<const char*, const char*> table[] = {
-      {"vocab_size", "--vocab-size"}, {"n_positions", "--max-position-embeddings"},
-      {"n_embd", "--hidden-size"}, {"hidden_size", "--hidden-size"},
-      {"n_layer", "--num-layers"}, {"num_hidden_layers", "--num-layers"},
-      {"n_head", "--num-attention-heads"}, {"num_attention_heads", "--num-attention-heads"},
-      {"n_inner", "--ffn-hidden-size"}, {"intermediate_size", "--ffn-hidden-size"},
-      {"num_key_value_heads", "--num-query-groups"}, {"head_dim", "--kv-channels"},
-      {"num_local_experts", "--num-experts"}, {"num_experts_per_tok", "--moe-router-topk"}};
+      {"vocab_size", "--vocab-size"},
+      {"n_positions", "--max-position-embeddings"},
+      {"n_embd", "--hidden-size"},
+      {"hidden_size", "--hidden-size"},
+      {"n_layer", "--num-layers"},
+      {"num_hidden_layers", "--num-layers"},
+      {"n_head", "--num-attention-heads"},
+      {"num_attention_heads", "--num-attention-heads"},
+      {"n_inner", "--ffn-hidden-size"},
+      {"intermediate_size", "--ffn-hidden-size"},
+      {"num_key_value_heads", "--num-query-groups"},
+      {"head_dim", "--kv-channels"},
+      {"num_local_experts", "--num-experts"},
+      {"num_experts_per_tok", "--moe-router-topk"}};
   for (const auto& [k, flag] : table)
     if (key == k) return flag;
   return "--num-layers";
@@ -211,16 +236,18 @@ maybe_error read_megatron_model(import_context& ctx, const megatron_mesh& m) {
              "output layer, planned as an untied head");
   }
   const std::string type = family_of(s);
-  if (!s.swiglu && s.experts == 0 && s.position_type != "rope" && s.position_type != "learned_absolute")
+  if (!s.swiglu && s.experts == 0 && s.position_type != "rope" &&
+      s.position_type != "learned_absolute")
     ctx.note(*ctx.find("--position-embedding-type"),
              fmt::format("--position-embedding-type {} is planned as learned absolute positions "
-                         "(gpt2)", s.position_type));
+                         "(gpt2)",
+                         s.position_type));
   if (s.experts > 0 && !s.swiglu)
     ctx.note(*ctx.find("--num-experts"), "experts without --swiglu are planned as SwiGLU experts");
   note_departures(ctx, s, type);
   const keys k = type == "gpt2" ? gpt2_keys(s) : type == "gpt_neox" ? neox_keys(s) : llama_keys(s);
-  const std::string name = fmt::format(
-      "Megatron-LM {} ({})", type, std::filesystem::path(ctx.source).filename().string());
+  const std::string name = fmt::format("Megatron-LM {} ({})", type,
+                                       std::filesystem::path(ctx.source).filename().string());
   auto& job = ctx.out.job;
   const entry* anchor = ctx.find("--num-layers");
   job.model = name;
@@ -230,13 +257,27 @@ maybe_error read_megatron_model(import_context& ctx, const megatron_mesh& m) {
     job.model_config.push_back({key, value.dump(), from != nullptr ? from->where : anchor->where});
   }
   job.provenance.set_at["model"] = anchor->where;
-  for (const char* flag :
-       {"--num-layers", "--hidden-size", "--num-attention-heads", "--ffn-hidden-size",
-        "--kv-channels", "--group-query-attention", "--num-query-groups",
-        "--max-position-embeddings", "--position-embedding-type", "--normalization", "--swiglu",
-        "--untie-embeddings-and-output-weights", "--disable-bias-linear", "--add-qkv-bias",
-        "--vocab-size", "--tokenizer-type", "--make-vocab-size-divisible-by", "--num-experts",
-        "--moe-router-topk", "--moe-ffn-hidden-size", "--hidden-dropout"})
+  for (const char* flag : {"--num-layers",
+                           "--hidden-size",
+                           "--num-attention-heads",
+                           "--ffn-hidden-size",
+                           "--kv-channels",
+                           "--group-query-attention",
+                           "--num-query-groups",
+                           "--max-position-embeddings",
+                           "--position-embedding-type",
+                           "--normalization",
+                           "--swiglu",
+                           "--untie-embeddings-and-output-weights",
+                           "--disable-bias-linear",
+                           "--add-qkv-bias",
+                           "--vocab-size",
+                           "--tokenizer-type",
+                           "--make-vocab-size-divisible-by",
+                           "--num-experts",
+                           "--moe-router-topk",
+                           "--moe-ffn-hidden-size",
+                           "--hidden-dropout"})
     if (const entry* e = ctx.find(flag)) ctx.mapped_to(*e, "model");
   return std::nullopt;
 }

@@ -26,7 +26,8 @@ const std::string small_model =
 // `args` as the arguments of a torchrun launch on `gpus` GPUs, lines continued with backslashes.
 std::string launch(const std::string& args, int gpus = 8) {
   std::string out = "torchrun --nproc_per_node " + std::to_string(gpus) + " pretrain_gpt.py \\\n";
-  for (char c : args.substr(0, args.size() - 1)) out += c == '\n' ? std::string(" \\\n") : std::string(1, c);
+  for (char c : args.substr(0, args.size() - 1))
+    out += c == '\n' ? std::string(" \\\n") : std::string(1, c);
   return out + "\n";
 }
 
@@ -85,7 +86,7 @@ TEST(ImportMegatron, MapsTheGpt3Example) {
   EXPECT_EQ(job.optimizer.kind, optimizer_kind::adam);
   EXPECT_EQ(job.env_value("TORCH_NCCL_AVOID_RECORD_STREAMS"), "1");
   EXPECT_EQ(key_of(job, "model_type"), "\"gpt2\"");
-  EXPECT_EQ(key_of(job, "vocab_size"), "51200");  // 50257 padded to a multiple of 128 x 8
+  EXPECT_EQ(key_of(job, "vocab_size"), "51200");           // 50257 padded to a multiple of 128 x 8
   EXPECT_EQ(key_of(job, "tie_word_embeddings"), "false");  // the last stage's own copy
   // Nothing that matters is left unmodelled or unknown.
   EXPECT_EQ(find_note(imported->notes, "does not model"), "");
@@ -122,11 +123,12 @@ TEST(ImportMegatron, ErrorsNameTheLineAndFlag) {
             "args.txt:3:1: --micro-batch-size: expected a whole number of at least 1, got \"two\"\n"
             "--micro-batch-size two\n"
             "^ near here");
-  EXPECT_EQ(import_error("N=\ntorchrun --nproc_per_node 8 pretrain_gpt.py \\\n  --num-layers $LAYERS\n"),
-            "args.txt:3:3: --num-layers: \"$LAYERS\" uses a variable or command the script does "
-            "not set; write the number\n"
-            "  --num-layers $LAYERS\n"
-            "  ^ near here");
+  EXPECT_EQ(
+      import_error("N=\ntorchrun --nproc_per_node 8 pretrain_gpt.py \\\n  --num-layers $LAYERS\n"),
+      "args.txt:3:3: --num-layers: \"$LAYERS\" uses a variable or command the script does "
+      "not set; write the number\n"
+      "  --num-layers $LAYERS\n"
+      "  ^ near here");
   EXPECT_EQ(import_error("torchrun --nnodes x pretrain_gpt.py --num-layers 1\n"),
             "args.txt:1:10: torchrun --nnodes: expected a whole number of at least 1, got \"x\"\n"
             "torchrun --nnodes x pretrain_gpt.py --num-layers 1\n"
@@ -134,8 +136,9 @@ TEST(ImportMegatron, ErrorsNameTheLineAndFlag) {
 }
 
 TEST(ImportMegatron, GlobalBatchMustDivide) {
-  EXPECT_EQ(import_error(launch(small_model +
-                                "--tensor-model-parallel-size 2 --micro-batch-size 2 --global-batch-size 20\n")),
+  EXPECT_EQ(import_error(launch(
+                small_model +
+                "--tensor-model-parallel-size 2 --micro-batch-size 2 --global-batch-size 20\n")),
             "args.txt:4:53: --global-batch-size 20 is not divisible by --micro-batch-size 2 x "
             "data-parallel size 4 (the world / (tp 2 x pp 1 x cp 1))\n"
             "--tensor-model-parallel-size 2 --micro-batch-size 2 --global-batch-size 20\n"
@@ -145,8 +148,8 @@ TEST(ImportMegatron, GlobalBatchMustDivide) {
 TEST(ImportMegatron, WorldMustHoldTheModelParallelism) {
   const std::string e = import_error(launch(small_model + "--tensor-model-parallel-size 4\n", 6));
   EXPECT_EQ(e.substr(0, e.find('\n')),
-            "args.txt:4:1: the world of 6 GPUs is not divisible by tensor x pipeline x context "
-            "parallel sizes 4 x 1 x 1");
+            "args.txt:4:1: the world of 6 GPUs (torchrun --nproc_per_node x --nnodes) is not "
+            "divisible by tensor x pipeline x context parallel sizes 4 x 1 x 1");
 }
 
 TEST(ImportMegatron, UnknownVocabularyAsksForVocabSize) {
@@ -161,8 +164,9 @@ TEST(ImportMegatron, UnknownVocabularyAsksForVocabSize) {
   EXPECT_EQ(import_error(base),
             "args.txt: the arguments give neither --tokenizer-type nor --vocab-size: add "
             "--vocab-size N (the tokenizer's vocabulary before Megatron pads it)");
-  const auto padded = import_ok(base + "--tokenizer-type NullTokenizer --vocab-size 1000\n"
-                                       "--tensor-model-parallel-size 2\n");
+  const auto padded = import_ok(base +
+                                "--tokenizer-type NullTokenizer --vocab-size 1000\n"
+                                "--tensor-model-parallel-size 2\n");
   EXPECT_EQ(key_of(padded.job, "vocab_size"), "1024");  // a multiple of 128 x 2
 }
 
@@ -182,7 +186,8 @@ TEST(ImportMegatron, PrecisionAndGradientBuffer) {
   EXPECT_EQ(fp16.precision.params, dtype::f16);
   EXPECT_EQ(fp16.precision.reduce, dtype::f16);
   EXPECT_EQ(fp16.precision.master, dtype::f32);
-  const auto fp16_fp32 = import_ok(small_model + "--fp16 --accumulate-allreduce-grads-in-fp32\n").job;
+  const auto fp16_fp32 =
+      import_ok(small_model + "--fp16 --accumulate-allreduce-grads-in-fp32\n").job;
   EXPECT_EQ(fp16_fp32.precision.reduce, dtype::f32);
   const auto fp32 = import_ok(small_model).job;
   EXPECT_EQ(fp32.precision.params, dtype::f32);
@@ -195,18 +200,21 @@ TEST(ImportMegatron, PrecisionAndGradientBuffer) {
 TEST(ImportMegatron, InterleavedPipeline) {
   const std::string args = small_model + "--pipeline-model-parallel-size 2 --global-batch-size 8\n";
   // 2 layers over 2 stages leave one virtual stage of one layer: plain 1F1B.
-  const auto per_stage = import_ok(launch(args + "--num-layers-per-virtual-pipeline-stage 1\n")).job;
+  const auto per_stage =
+      import_ok(launch(args + "--num-layers-per-virtual-pipeline-stage 1\n")).job;
   EXPECT_EQ(per_stage.parallel.pp_sched, pp_schedule::one_f_one_b);
   const auto counted = import_ok(launch(args + "--virtual-pipeline-model-parallel-size 2\n"
-                                               "--num-layers 4\n")).job;
+                                               "--num-layers 4\n"))
+                           .job;
   EXPECT_EQ(counted.parallel.pp_sched, pp_schedule::interleaved_1f1b);
   EXPECT_EQ(counted.parallel.pp_stages_per_rank, 2);
   EXPECT_EQ(counted.training.gradient_accumulation, 2);  // 8 / (1 x 4)
 }
 
 TEST(ImportMegatron, RecomputeGranularities) {
-  const auto full = import_ok(small_model + "--recompute-granularity full "
-                                            "--recompute-method uniform --recompute-num-layers 2\n");
+  const auto full = import_ok(small_model +
+                              "--recompute-granularity full "
+                              "--recompute-method uniform --recompute-num-layers 2\n");
   EXPECT_EQ(full.job.training.activation_checkpointing, checkpointing::full);
   EXPECT_NE(find_note(full.notes, "uniform recompute of 2-layer groups"), "");
   const auto block = import_ok(
@@ -215,7 +223,13 @@ TEST(ImportMegatron, RecomputeGranularities) {
       "--recompute-num-layers 2\n");
   EXPECT_EQ(block.job.training.activation_checkpointing, checkpointing::selective);
   EXPECT_EQ(block.job.training.checkpoint_every, 4);
-  const auto selective = import_ok(small_model + "--recompute-activations --attention-backend unfused\n");
+  // Block recompute without a layer count: Megatron's default of one layer a stage.
+  const auto block_one = import_ok(
+      "--num-layers 8 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n"
+      "--tokenizer-type GPT2BPETokenizer --recompute-granularity full --recompute-method block\n");
+  EXPECT_EQ(block_one.job.training.checkpoint_every, 8);
+  const auto selective =
+      import_ok(small_model + "--recompute-activations --attention-backend unfused\n");
   EXPECT_EQ(selective.job.training.activation_checkpointing, checkpointing::none);
   EXPECT_EQ(selective.job.training.attention, attention_impl::flash);
   EXPECT_NE(find_note(selective.notes, "selective recompute of core attention"), "");
@@ -239,18 +253,23 @@ TEST(ImportMegatron, ModelFamilies) {
   const std::string base =
       "--num-layers 2 --hidden-size 256 --num-attention-heads 4 --max-position-embeddings 128 "
       "--vocab-size 1000 --tokenizer-type NullTokenizer\n";
-  const auto llama = import_ok(base + "--swiglu --normalization RMSNorm --position-embedding-type "
-                                      "rope --group-query-attention --num-query-groups 2\n").job;
+  const auto llama = import_ok(base +
+                               "--swiglu --normalization RMSNorm --position-embedding-type "
+                               "rope --group-query-attention --num-query-groups 2\n")
+                         .job;
   EXPECT_EQ(key_of(llama, "model_type"), "\"llama\"");
   EXPECT_EQ(key_of(llama, "intermediate_size"), "640");  // int(4 x 256 x 2/3 / 64) x 64
   EXPECT_EQ(key_of(llama, "num_key_value_heads"), "2");
   EXPECT_EQ(key_of(llama, "attention_bias"), "true");
-  const auto neox = import_ok(base + "--position-embedding-type rope --untie-embeddings-and-output-weights\n").job;
+  const auto neox =
+      import_ok(base + "--position-embedding-type rope --untie-embeddings-and-output-weights\n")
+          .job;
   EXPECT_EQ(key_of(neox, "model_type"), "\"gpt_neox\"");
   EXPECT_EQ(key_of(neox, "use_parallel_residual"), "false");
-  const auto moe = import_ok(base + "--swiglu --normalization RMSNorm --position-embedding-type rope "
-                                    "--disable-bias-linear --num-experts 8 --moe-router-topk 2 "
-                                    "--moe-ffn-hidden-size 128\n");
+  const auto moe = import_ok(base +
+                             "--swiglu --normalization RMSNorm --position-embedding-type rope "
+                             "--disable-bias-linear --num-experts 8 --moe-router-topk 2 "
+                             "--moe-ffn-hidden-size 128\n");
   EXPECT_EQ(key_of(moe.job, "model_type"), "\"mixtral\"");
   EXPECT_EQ(key_of(moe.job, "num_local_experts"), "8");
   EXPECT_EQ(key_of(moe.job, "intermediate_size"), "128");
@@ -261,12 +280,14 @@ TEST(ImportMegatron, ModelFamilies) {
 }
 
 TEST(ImportMegatron, NotesUnknownAndUnmodelledFlags) {
-  const auto imported = import_ok(small_model + "--num-layer 3\n--fp8-format hybrid\n--lr 1e-4\n"
-                                                "--tp-comm-overlap\n");
-  EXPECT_EQ(find_note(imported.notes, "--num-layer\""),
-            "args.txt:3:1: unknown option \"--num-layer\" (did you mean \"--num-layers\"?); ignored\n"
-            "--num-layer 3\n"
-            "^ near here");
+  const auto imported = import_ok(small_model +
+                                  "--num-layer 3\n--fp8-format hybrid\n--lr 1e-4\n"
+                                  "--tp-comm-overlap\n");
+  EXPECT_EQ(
+      find_note(imported.notes, "--num-layer\""),
+      "args.txt:3:1: unknown option \"--num-layer\" (did you mean \"--num-layers\"?); ignored\n"
+      "--num-layer 3\n"
+      "^ near here");
   EXPECT_NE(find_note(imported.notes, "\"--fp8-format\" changes memory"), "");
   EXPECT_NE(find_note(imported.notes, "\"--tp-comm-overlap\" changes memory"), "");
   EXPECT_NE(find_note(imported.no_effect, "\"--lr\""), "");
@@ -274,9 +295,9 @@ TEST(ImportMegatron, NotesUnknownAndUnmodelledFlags) {
 }
 
 TEST(ImportMegatron, ContextAndExpertParallelismAreNoted) {
-  const auto imported = import_ok(launch(small_model +
-                                         "--context-parallel-size 2 --expert-model-parallel-size 2 "
-                                         "--tensor-model-parallel-size 2 --global-batch-size 4\n"));
+  const auto imported =
+      import_ok(launch(small_model + "--context-parallel-size 2 --expert-model-parallel-size 2 "
+                                     "--tensor-model-parallel-size 2 --global-batch-size 4\n"));
   EXPECT_EQ(imported.job.training.gradient_accumulation, 2);  // dp = 8 / (2 x 2) = 2
   EXPECT_EQ(imported.job.parallel.dp_shard, 4);               // cp ranks planned as dp ranks
   EXPECT_NE(find_note(imported.notes, "context parallelism is not modelled"), "");

@@ -48,9 +48,10 @@ TEST(InlineModel, ReadsTheMapAndNamesIt) {
 }
 
 TEST(InlineModel, KeepsQuotedStringsAndNestedMaps) {
-  const job_spec job = parse_ok(llama_7b + "  torch_dtype: \"bfloat16\"\n"
-                                           "  rope_scaling: {rope_type: llama3, factor: 8.0}\n"
-                                           "  eos_token_id: [1, \"2\"]\n");
+  const job_spec job = parse_ok(llama_7b +
+                                "  torch_dtype: \"bfloat16\"\n"
+                                "  rope_scaling: {rope_type: llama3, factor: 8.0}\n"
+                                "  eos_token_id: [1, \"2\"]\n");
   EXPECT_EQ(job.model_config[6].json, "\"bfloat16\"");
   EXPECT_EQ(job.model_config[7].json, "{\"factor\":8.0,\"rope_type\":\"llama3\"}");
   EXPECT_EQ(job.model_config[8].json, "[1,\"2\"]");
@@ -105,8 +106,9 @@ TEST(InlineModel, ANameReplacesIt) {
 TEST(InlineModel, RefusesAnEmptyMapAndDuplicateKeys) {
   auto empty = parse_job_yaml("model: {}\n", "job.yaml");
   ASSERT_FALSE(empty);
-  EXPECT_EQ(empty.error().message,
-            "model: expected a preset name, a path, or a map of config.json keys, got an empty map");
+  EXPECT_EQ(
+      empty.error().message,
+      "model: expected a preset name, a path, or a map of config.json keys, got an empty map");
   auto twice = parse_job_yaml("model:\n  a: 1\n  a: 2\n", "job.yaml");
   ASSERT_FALSE(twice);
   EXPECT_EQ(twice.error().line, 3);
