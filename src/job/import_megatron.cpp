@@ -111,7 +111,8 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
   return counts[0] * counts[1];
 }
 
-// Flags the importer's own code reads (parallelism, batch, precision, recompute, the model).
+// Flags the importer's own code reads (parallelism, batch, precision, recompute); the model's
+// are megatron_model_flags.
 constexpr const char* read_by_code[] = {"--tensor-model-parallel-size",
                                         "--pipeline-model-parallel-size",
                                         "--context-parallel-size",
@@ -133,28 +134,7 @@ constexpr const char* read_by_code[] = {"--tensor-model-parallel-size",
                                         "--recompute-method",
                                         "--recompute-num-layers",
                                         "--recompute-modules",
-                                        "--sgd-momentum",
-                                        "--num-layers",
-                                        "--hidden-size",
-                                        "--num-attention-heads",
-                                        "--ffn-hidden-size",
-                                        "--kv-channels",
-                                        "--group-query-attention",
-                                        "--num-query-groups",
-                                        "--max-position-embeddings",
-                                        "--position-embedding-type",
-                                        "--normalization",
-                                        "--swiglu",
-                                        "--untie-embeddings-and-output-weights",
-                                        "--disable-bias-linear",
-                                        "--add-qkv-bias",
-                                        "--vocab-size",
-                                        "--tokenizer-type",
-                                        "--make-vocab-size-divisible-by",
-                                        "--num-experts",
-                                        "--moe-router-topk",
-                                        "--moe-ffn-hidden-size",
-                                        "--hidden-dropout"};
+                                        "--sgd-momentum"};
 
 // Megatron flags that do not change GPU memory: learning-rate schedule, data, checkpoint paths,
 // logging, profiling, kernel fusions that keep the same tensors, communication overlap.
@@ -349,6 +329,7 @@ const std::vector<option>& megatron_table() {
                              {"--use-flash-attn", custom(read_megatron_attention)},
                              {"--optimizer", custom(read_megatron_optimizer)}};
     for (const char* f : read_by_code) rows.push_back({f, handled()});
+    for (const char* f : megatron_model_flags) rows.push_back({f, handled()});
     for (const char* f : without_effect) rows.push_back({f, no_effect()});
     const auto& more = not_modelled_rows();
     rows.insert(rows.end(), more.begin(), more.end());

@@ -4,6 +4,7 @@
 // ("--num-layers"). Helpers that read typed values with Megatron's defaults, and the model
 // Megatron builds from them (megatron_model.cpp). Private to the job module.
 
+#include <array>
 #include <optional>
 #include <string>
 
@@ -54,6 +55,15 @@ std::optional<diagnostic> read_megatron_recompute(import_context& ctx, const meg
 /// Table handlers: --attention-backend / --use-flash-attn, and --optimizer.
 std::string read_megatron_attention(import_context& ctx, const entry& e);
 std::string read_megatron_optimizer(import_context& ctx, const entry& e);
+
+/// The flags Megatron-LM builds its model from, which read_megatron_model consumes.
+inline constexpr std::array<const char*, 21> megatron_model_flags{
+    "--num-layers", "--hidden-size", "--num-attention-heads", "--ffn-hidden-size",
+    "--kv-channels", "--group-query-attention", "--num-query-groups",
+    "--max-position-embeddings", "--position-embedding-type", "--normalization", "--swiglu",
+    "--untie-embeddings-and-output-weights", "--disable-bias-linear", "--add-qkv-bias",
+    "--vocab-size", "--tokenizer-type", "--make-vocab-size-divisible-by", "--num-experts",
+    "--moe-router-topk", "--moe-ffn-hidden-size", "--hidden-dropout"};
 
 /// The model pretrain_gpt.py builds from the arguments (--num-layers, --hidden-size, ...), as
 /// the config.json keys of the Hugging Face family with the same tensors (gpt2, gpt_neox, llama

@@ -257,27 +257,7 @@ maybe_error read_megatron_model(import_context& ctx, const megatron_mesh& m) {
     job.model_config.push_back({key, value.dump(), from != nullptr ? from->where : anchor->where});
   }
   job.provenance.set_at["model"] = anchor->where;
-  for (const char* flag : {"--num-layers",
-                           "--hidden-size",
-                           "--num-attention-heads",
-                           "--ffn-hidden-size",
-                           "--kv-channels",
-                           "--group-query-attention",
-                           "--num-query-groups",
-                           "--max-position-embeddings",
-                           "--position-embedding-type",
-                           "--normalization",
-                           "--swiglu",
-                           "--untie-embeddings-and-output-weights",
-                           "--disable-bias-linear",
-                           "--add-qkv-bias",
-                           "--vocab-size",
-                           "--tokenizer-type",
-                           "--make-vocab-size-divisible-by",
-                           "--num-experts",
-                           "--moe-router-topk",
-                           "--moe-ffn-hidden-size",
-                           "--hidden-dropout"})
+  for (const char* flag : megatron_model_flags)
     if (const entry* e = ctx.find(flag)) ctx.mapped_to(*e, "model");
   return std::nullopt;
 }
