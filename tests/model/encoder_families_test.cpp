@@ -8,6 +8,8 @@
 
 #include <algorithm>
 
+#include "support/config_parsing.hpp"
+
 namespace vramscope::model {
 namespace {
 
@@ -18,19 +20,9 @@ model_spec realworld(const std::string& file) {
   return spec ? *spec : model_spec{};
 }
 
-model_spec parsed(const std::string& text) {
-  auto spec = parse_config_json(text, "config.json");
-  EXPECT_TRUE(spec) << spec.error().to_string();
-  return spec ? *spec : model_spec{};
-}
-
-std::string error_of(const std::string& text) {
-  auto spec = parse_config_json(text, "config.json");
-  EXPECT_FALSE(spec);
-  return spec ? std::string("(parsed)") : spec.error().to_string();
-}
-
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+using testing::error_of;
+using testing::first_line;
+using testing::parsed;
 
 const unit* unit_of(const model_spec& spec, const std::string& name) {
   for (const auto& u : spec.units)

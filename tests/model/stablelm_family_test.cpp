@@ -10,6 +10,8 @@
 
 #include <string>
 
+#include "support/config_parsing.hpp"
+
 namespace vramscope::model {
 namespace {
 
@@ -18,19 +20,9 @@ const std::string tiny = R"("model_type": "stablelm", "hidden_size": 32,
     "intermediate_size": 48, "num_hidden_layers": 2, "num_attention_heads": 4,
     "num_key_value_heads": 2, "vocab_size": 100)";
 
-model_spec parsed(const std::string& text) {
-  auto spec = parse_config_json(text, "config.json");
-  EXPECT_TRUE(spec) << spec.error().to_string();
-  return spec ? *spec : model_spec{};
-}
-
-std::string error_of(const std::string& text) {
-  auto spec = parse_config_json(text, "config.json");
-  EXPECT_FALSE(spec);
-  return spec ? std::string("(parsed)") : spec.error().to_string();
-}
-
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+using testing::error_of;
+using testing::first_line;
+using testing::parsed;
 
 std::vector<std::string> unit_names(const model_spec& spec) {
   std::vector<std::string> names;
