@@ -19,6 +19,11 @@ namespace vramscope::cli {
 /// error, with "vramscope CMD: ..." and a pointer to the help on `err`. Unknown options get
 /// the closest known one as a suggestion. While a describe_commands() visitor is active it
 /// hands `app` to the visitor instead, parses nothing and returns false.
+/// The help of --from, which plan, compare and fit share: the formats the importers read.
+inline constexpr const char* from_option_help =
+    "import an accelerate YAML, DeepSpeed JSON, torchtitan TOML, torchtune YAML config or a "
+    "Megatron-LM launch script or argument list";
+
 bool parse_args(CLI::App& app, const std::vector<std::string>& args, std::ostream& out,
                 std::ostream& err, int& code);
 

@@ -21,7 +21,7 @@ int cmd_compare(const std::vector<std::string>& args, std::ostream& out, std::os
   std::string html;
   bool json = false;
   app.add_option("job", job_path, "job spec (YAML)");
-  app.add_option("--from", from, "import an accelerate YAML, DeepSpeed JSON, torchtitan TOML or torchtune YAML config");
+  app.add_option("--from", from, from_option_help);
   app.add_option("--vary", varies, "key=v1,v2,... with ranges 1..8 and pow2:1..64 (repeatable)")
       ->required();
   app.add_option("--set", overrides, "override a job field for every row");

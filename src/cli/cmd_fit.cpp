@@ -80,7 +80,7 @@ int cmd_fit(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   CLI::App app{"The largest job that fits, or which combinations of settings fit", "fit"};
   fit_args a;
   app.add_option("job", a.job_path, "job spec (YAML)");
-  app.add_option("--from", a.from, "import an accelerate YAML, DeepSpeed JSON, torchtitan TOML or torchtune YAML config");
+  app.add_option("--from", a.from, from_option_help);
   auto* max_opt = app.add_option("--maximize", a.maximize,
                                  "integer field to maximize (default training.micro_batch)");
   app.add_option("--up-to", a.up_to,

@@ -29,7 +29,7 @@ int cmd_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   CLI::App app{"Predict the per-rank and per-GPU memory of a training job", "plan"};
   plan_args a;
   app.add_option("job", a.job_path, "job spec (YAML)");
-  app.add_option("--from", a.from, "import an accelerate YAML, DeepSpeed JSON, torchtitan TOML or torchtune YAML config");
+  app.add_option("--from", a.from, from_option_help);
   app.add_flag("--json", a.json, "print the prediction as JSON");
   app.add_option("--timeline", a.timeline, "write the allocated/reserved curve per rank as CSV");
   app.add_option("--html", a.html, "write a self-contained HTML report (curves, breakdown, GPUs)");
