@@ -261,17 +261,13 @@ maybe_error check_parallel(const job_spec& job, warnings& notes) {
                          fmt::format("is torchtitan's: planned with fsdp2, ddp or single "
                                      "(parallel.strategy is {})", name_of(p.kind)));
   }
-  if (p.kind == strategy::megatron) {
-    // Megatron-LM pretrains full models: adapters belong to NeMo's PEFT, which is not modelled.
-    if (job.lora.enabled)
-      return field_error(job, "parallel.strategy",
-                         "megatron plans full training; LoRA and other PEFT methods are not "
-                         "planned with it");
-    if (job.framework.name != "torch")
-      return field_error(job, "parallel.strategy",
-                         fmt::format("megatron is a PyTorch framework (framework.name is {})",
-                                     job.framework.name));
-  }
+  // Megatron-LM pretrains full models: adapters belong to NeMo's PEFT, which is not modelled.
+  // (A JAX framework with it is refused with the other strategies: framework.name jax needs
+  // parallel.strategy jax.)
+  if (p.kind == strategy::megatron && job.lora.enabled)
+    return field_error(job, "parallel.strategy",
+                       "megatron plans full training; LoRA and other PEFT methods are not "
+                       "planned with it");
   return std::nullopt;
 }
 

@@ -460,6 +460,25 @@ TEST(ResolveErrors, AsyncTensorParallelNeedsTpCompileAndTorchtitansStrategies) {
             "");
 }
 
+TEST(ResolveErrors, MegatronOptionsAndCombinations) {
+  EXPECT_EQ(float8_error("parallel: { strategy: fsdp2, distributed_optimizer: true }\n"),
+            "job.yaml:1:53: parallel.distributed_optimizer: applies to megatron only "
+            "(parallel.strategy is fsdp2); for DeepSpeed's equivalent use parallel.strategy zero1\n"
+            "parallel: { strategy: fsdp2, distributed_optimizer: true }\n"
+            "                                                    ^ near here");
+  EXPECT_NE(float8_error("parallel: { strategy: megatron }\nlora: { rank: 16, targets: [q_proj] }\n")
+                .find("parallel.strategy: megatron plans full training; LoRA and other PEFT "
+                      "methods are not planned with it"),
+            std::string::npos);
+  EXPECT_NE(float8_error("parallel: { strategy: megatron }\nframework: { name: jax }\n")
+                .find("framework.name: jax needs parallel.strategy: jax (parallel.strategy is megatron)"),
+            std::string::npos);
+  EXPECT_EQ(float8_error("parallel: { strategy: megatron_lm, distributed_optimizer: true }\n"), "");
+  auto job = parse_job_yaml("parallel: { strategy: megatron }\n", "job.yaml");
+  ASSERT_TRUE(job) << job.error().to_string();
+  EXPECT_EQ(job->optimizer.state, dtype::f32);  // Megatron's optimizer steps fp32 main params
+}
+
 TEST(ResolveWarnings, Float8BeforeHopperIsPlannedWithAWarning) {
   std::vector<std::string> found;
   warnings notes;
