@@ -90,16 +90,6 @@ template <typename T, unsigned Shift = 10>
 class stable_slots {
  public:
   stable_slots() = default;
-  stable_slots(const stable_slots& other) { *this = other; }
-  stable_slots& operator=(const stable_slots& other) {
-    if (this == &other) return *this;
-    chunks_.clear();
-    size_ = 0;
-    for (std::size_t i = 0; i < other.size_; ++i) emplace_back() = other[i];
-    return *this;
-  }
-  stable_slots(stable_slots&&) noexcept = default;
-  stable_slots& operator=(stable_slots&&) noexcept = default;
 
   T& operator[](std::size_t i) { return chunks_[i >> Shift][i & mask]; }
   const T& operator[](std::size_t i) const { return chunks_[i >> Shift][i & mask]; }

@@ -18,6 +18,13 @@ class fsdp2_strategy final : public strategy {
   explicit fsdp2_strategy(step_context& ctx) : strategy(ctx), wrap_(wrap_units(ctx.lay, ctx.job)) {
     world_ = static_cast<std::uint64_t>(std::max(1, ctx.rank.dp_shard));
     state_.resize(wrap_.groups.size());
+    // Each group's tensors padded to a multiple of its shard count, asked for at every unshard
+    // and reduce-scatter.
+    padded_.resize(wrap_.groups.size());
+    for (std::size_t g = 0; g < wrap_.groups.size(); ++g) {
+      const std::uint64_t w = world_of(g);
+      for (auto n : wrap_.groups[g].tensors) padded_[g].push_back((n + w - 1) / w * w);
+    }
   }
 
   void init() override {
@@ -201,17 +208,7 @@ class fsdp2_strategy final : public strategy {
     return std::max<std::uint64_t>(1, world_ / wrap_.groups[g].shard_divisor);
   }
 
-  // Each group's tensors padded to a multiple of its shard count, computed once per group (the
-  // schedule asks for them at every unshard and reduce-scatter).
-  const std::vector<std::uint64_t>& padded_numels(std::size_t g) const {
-    if (padded_.size() < wrap_.groups.size()) padded_.resize(wrap_.groups.size());
-    auto& out = padded_[g];
-    if (out.empty() && !wrap_.groups[g].tensors.empty()) {
-      const std::uint64_t w = world_of(g);
-      for (auto n : wrap_.groups[g].tensors) out.push_back((n + w - 1) / w * w);
-    }
-    return out;
-  }
+  const std::vector<std::uint64_t>& padded_numels(std::size_t g) const { return padded_[g]; }
   std::vector<std::uint64_t> shard_numels(std::size_t g) const {
     std::vector<std::uint64_t> out = padded_numels(g);
     for (auto& n : out) n /= world_of(g);
@@ -276,7 +273,7 @@ class fsdp2_strategy final : public strategy {
   }
 
   fsdp_wrapping wrap_;
-  mutable std::vector<std::vector<std::uint64_t>> padded_;  // padded_numels, per group
+  std::vector<std::vector<std::uint64_t>> padded_;  // padded_numels, per group
   std::vector<group_state> state_;
   optimizer_state opt_;
   tensor_id forward_output_ = 0, pending_input_ = 0;

@@ -375,10 +375,16 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
     return nullptr;
   };
   const bool ln_tuning = lora.method == "ln_tuning";
-  // Room for each unit's tensors at once: every layout of a what-if grid grows these lists.
+  // Each tensor's unit, found once; room for each unit's tensors at once (every layout of a
+  // what-if grid grows these lists).
+  std::vector<unit_layout*> unit_of_tensor;
+  unit_of_tensor.reserve(model.tensors.size());
   std::vector<std::size_t> per_unit(out.units.size(), 0);
-  for (const auto& t : model.tensors)
-    if (unit_layout* ul = find_unit(t.unit)) ++per_unit[static_cast<std::size_t>(ul - out.units.data())];
+  for (const auto& t : model.tensors) {
+    unit_layout* ul = find_unit(t.unit);
+    unit_of_tensor.push_back(ul);
+    if (ul) ++per_unit[static_cast<std::size_t>(ul - out.units.data())];
+  }
   for (std::size_t i = 0; i < out.units.size(); ++i) {
     out.units[i].tensors.reserve(per_unit[i]);
     out.units[i].trainable.reserve(per_unit[i]);
@@ -386,8 +392,9 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
     out.units[i].float8.reserve(per_unit[i]);
   }
   std::uint64_t max_out = 0, max_in = 0;
-  for (const auto& t : model.tensors) {
-    unit_layout* ul = find_unit(t.unit);
+  for (std::size_t ti = 0; ti < model.tensors.size(); ++ti) {
+    const auto& t = model.tensors[ti];
+    unit_layout* ul = unit_of_tensor[ti];
     if (!ul) continue;
     const std::uint64_t n = tp_split(t, ul->kind, r.tp);
     const bool trained_norm = ln_tuning && is_norm(t, ul->kind);

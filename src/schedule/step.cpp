@@ -334,16 +334,12 @@ class driver {
   }
 
   // Tensor-parallel collectives: asynchronous functional collectives whose buffers are freed
-  // through record_stream on the NCCL stream when the torch version does so. Under async TP
-  // (parallel.async_tp) inductor's micro-pipeline pass fuses each all-gather with the matmuls it
-  // feeds and each reduce-scatter with the matmul before it
-  // (torch/_inductor/fx_passes/micro_pipeline_tp.py; symm_mem.fused_all_gather_matmul,
-  // fused_matmul_reduce_scatter): they copy through the symmetric-memory workspace on the
-  // current and one backend stream, with no NCCL stream and no record_stream.
+  // through record_stream on the NCCL stream when the torch version does so
+  // (collectives_record_stream).
   void collectives(const unit_activations& a) {
     for (int c = 0; c < a.tp_collectives; ++c) {
       auto buffer = out_.alloc(a.tp_buffer, category::communication);
-      if (record_stream_ && !job_.parallel.async_tp) out_.record_stream(buffer, streams::nccl);
+      if (record_stream_) out_.record_stream(buffer, streams::nccl);
       out_.free(buffer);
     }
   }
@@ -370,6 +366,12 @@ class driver {
 
 bool collectives_record_stream(const job::job_spec& job) {
   if (job.framework.name != "torch") return false;
+  // Under async TP (parallel.async_tp) inductor's micro-pipeline pass fuses each all-gather with
+  // the matmuls it feeds and each reduce-scatter with the matmul before it
+  // (torch/_inductor/fx_passes/micro_pipeline_tp.py; symm_mem.fused_all_gather_matmul,
+  // fused_matmul_reduce_scatter): they copy through the symmetric-memory workspace on the
+  // current and one backend stream, with no NCCL stream and no record_stream.
+  if (job.parallel.async_tp) return false;
   const int v = version_number(job.framework.version);
   if (v >= version_number("2.8")) return false;  // stashing always on from 2.8
   return job.env_value("TORCH_NCCL_AVOID_RECORD_STREAMS") != "1";

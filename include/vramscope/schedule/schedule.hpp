@@ -38,7 +38,8 @@ parameter_split split_parameters(const model::model_spec& model, const job::job_
 int representative_of(const job::job_spec& job, int rank);
 
 /// True when collectives of this job free their buffers through record_stream (torch < 2.8
-/// without TORCH_NCCL_AVOID_RECORD_STREAMS=1), which keeps them `active` until the GPU catches up.
+/// without TORCH_NCCL_AVOID_RECORD_STREAMS=1, and not async TP's fused collectives), which keeps
+/// them `active` until the GPU catches up.
 bool collectives_record_stream(const job::job_spec& job);
 
 
