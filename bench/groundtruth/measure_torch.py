@@ -32,6 +32,9 @@ class Notes:
     def __init__(self):
         self.not_applied = []
         self.remarks = []
+        # Fields the harness ran differently from the job and can name what ran instead: the
+        # recorded job says what ran (build_record), so the scorer plans the job measured.
+        self.ran_instead = {}
 
 
 def parse_args(argv):
@@ -233,8 +236,22 @@ def _major_minor(version):
     return ".".join(version.split("+")[0].split(".")[:2])
 
 
+def record_what_ran(job, s, ran_instead):
+    """Writes each field the harness ran differently into the recorded job; returns them."""
+    changed = []
+    for path, value in ran_instead.items():
+        section, key = path.split(".", 1)
+        if not isinstance(job.get(section), dict):
+            job[section] = {}
+        job[section][key] = value
+        s[path] = value
+        changed.append(f"{path}={json.dumps(value)}")
+    return changed
+
+
 def build_record(args, job, s, rec, probe, notes):
     rewritten = installed_versions(job, s, args.keep_versions)
+    rewritten += record_what_ran(job, s, notes.ran_instead)
     return {
         "schema": recording.SCHEMA,
         "measured": True,

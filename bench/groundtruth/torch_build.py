@@ -77,6 +77,14 @@ def refuse_torchtune_features(s):
         raise Skip("training.activation_offloading is not implemented by the harness")
 
 
+def run_without_liger(s, notes, why):
+    """The model runs with transformers' own kernels and loss: the recorded job says so."""
+    notes.remarks.append(f"training.liger_kernels/loss: {why}; ran without Liger")
+    notes.ran_instead["training.liger_kernels"] = False
+    if s["training.loss"] == "liger_fused":
+        notes.ran_instead["training.loss"] = "hf"
+
+
 def apply_liger(s, config, notes):
     if s["training.loss"] == "torchtitan":
         raise Skip("torchtitan's training step (training.loss torchtitan) is not implemented by the harness")
@@ -86,12 +94,9 @@ def apply_liger(s, config, notes):
     try:
         from liger_kernel.transformers import monkey_patch
     except ImportError as error:
-        notes.not_applied.append(f"training.liger_kernels/loss: liger_kernel unavailable ({error})")
-        return
+        return run_without_liger(s, notes, f"liger_kernel unavailable ({error})")
     if config.model_type not in getattr(monkey_patch, "MODEL_TYPE_TO_APPLY_LIGER_FN", {}):
-        notes.not_applied.append(f"training.liger_kernels/loss: liger_kernel does not patch "
-                                 f"{config.model_type}")
-        return
+        return run_without_liger(s, notes, f"liger_kernel does not patch {config.model_type}")
     # Patches the transformers classes, so it runs before the model is built.
     monkey_patch._apply_liger_kernel(
         config.model_type, rope=s["training.liger_kernels"], rms_norm=s["training.liger_kernels"],
