@@ -2,9 +2,12 @@
 
 #include <vramscope/core/io.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "accuracy/accuracy_cli.hpp"
 #include "accuracy/baseline.hpp"
@@ -182,12 +185,22 @@ TEST(RunAccuracy, MissingFileIsBadInput) {
   EXPECT_NE(err.str().find("/nonexistent/ground-truth.jsonl"), std::string::npos) << err.str();
 }
 
+// The files scripts/accuracy.sh scores: bench/data/*.jsonl, in name order.
+std::vector<std::string> committed_data_files() {
+  std::vector<std::string> files;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(VRAMSCOPE_BENCH_DIR) + "/data"))
+    if (entry.is_regular_file() && entry.path().extension() == ".jsonl")
+      files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 // The measured lines of the committed ground truth (one JSON object per line).
 std::size_t committed_measurements() {
-  const std::string data = std::string(VRAMSCOPE_BENCH_DIR) + "/data/";
   std::size_t count = 0;
-  for (const char* file : {"full-h100.jsonl", "smoke-h100.jsonl"}) {
-    std::istringstream lines(read_file(data + file).value());
+  for (const auto& file : committed_data_files()) {
+    std::istringstream lines(read_file(file).value());
     for (std::string line; std::getline(lines, line);)
       if (line.find("\"measured\":true") != std::string::npos) ++count;
   }
@@ -195,18 +208,17 @@ std::size_t committed_measurements() {
 }
 
 TEST(RunAccuracy, ScoresTheCommittedDataAgainstItsBaseline) {
-  // The files scripts/accuracy.sh scores (bench/data/*.jsonl): the H100 measurements and the
+  // The files scripts/accuracy.sh scores (bench/data/*.jsonl): the GPU measurements and the
   // placeholder lines, against the committed baseline.
   const std::string data = std::string(VRAMSCOPE_BENCH_DIR) + "/data/";
+  auto args = committed_data_files();
+  args.insert(args.end(), {"--baseline", data + "baseline.json"});
   std::ostringstream out, err;
-  EXPECT_EQ(run_accuracy({data + "example-not-measured.jsonl", data + "full-h100.jsonl",
-                          data + "smoke-h100.jsonl", "--baseline", data + "baseline.json"},
-                         out, err),
-            0)
+  EXPECT_EQ(run_accuracy(args, out, err), 0)
       << out.str() << err.str();
   EXPECT_NE(out.str().find("NOT MEASUREMENTS"), std::string::npos);
   const auto measured = committed_measurements();
-  EXPECT_GE(measured, 37u);
+  EXPECT_GE(measured, 45u);
   EXPECT_NE(out.str().find("MEASURED (" + std::to_string(measured) + " lines)"), std::string::npos)
       << out.str();
 }

@@ -43,11 +43,11 @@ block_index caching_allocator::state::find_expandable_block(const alloc_params& 
   // A new segment: its address range covers 1 1/8 of the device's memory.
   const bytes page = pool.small ? small_segment_size : large_segment_size;
   detail::expandable_segment segment;
-  segment.base = next_address;
+  segment.base = next_expandable_address;
   segment.size = round_up(device_total + device_total / 8, page);
   segment.page = page;
   segment.live = true;
-  next_address += segment.size + large_segment_size;
+  next_expandable_address += segment.size + large_segment_size;
   expandable_segments.push_back(segment);
 
   const block_index index = new_block();

@@ -28,11 +28,11 @@ bool caching_allocator::state::alloc_block(alloc_params& p, bool is_retry) {
   if (reserved + p.alloc_size > options.capacity) return false;
   const block_index index = new_block();
   cblock& b = at(index);
-  b.address = next_address;
+  next_segment_address -= round_up(p.alloc_size, large_segment_rounding);
+  b.address = next_segment_address;
   b.size = p.alloc_size;
   b.stream = p.stream;
   b.small = p.pool->small;
-  next_address += round_up(p.alloc_size, large_segment_rounding);
   add(&allocator_stats::segments, b.small, 1);
   increase(&allocator_stats::reserved, b.small, b.size);
   if (b.size >= options.max_split_size) add(&allocator_stats::oversize_segments, b.small, 1);

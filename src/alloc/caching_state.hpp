@@ -172,7 +172,16 @@ struct caching_allocator::state {
   detail::stream_events events;
   allocator_stats totals;
   std::array<allocator_stats, 2> per_pool;              // [0] small, [1] large
-  std::uint64_t next_address = std::uint64_t{1} << 40;  // simulated device addresses
+  // Simulated device addresses. The CUDA driver hands out each new cudaMalloc range below the
+  // previous one, so the newest segment has the lowest address, and upstream's best fit, which
+  // breaks ties between equal free blocks by address, prefers blocks of newer segments. Which
+  // block a request takes decides what a later request finds, hence what is reserved:
+  // allocator histories recorded on an H200 replay to the byte only with this order
+  // (tests/alloc/measured_trace_test.cpp). Expandable segments reserve their address ranges
+  // upwards from the same point, so the two never overlap.
+  static constexpr std::uint64_t address_origin = std::uint64_t{1} << 46;
+  std::uint64_t next_segment_address = address_origin;     // the lowest segment's start
+  std::uint64_t next_expandable_address = address_origin;  // the end of the last reservation
 };
 
 }  // namespace vramscope::alloc
