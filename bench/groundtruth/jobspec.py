@@ -39,7 +39,7 @@ DEFAULTS = {
     "parallel.reshard_after_forward": True,
     "parallel.no_sync": False,
     "parallel.cpu_offload": False,
-    "parallel.bucket_cap_mb": 25,
+    "parallel.bucket_cap_mb": "default",  # not passed: torch's 25 MiB, first bucket 1 MiB
     "parallel.gradient_as_bucket_view": False,
     "parallel.static_graph": False,
     "parallel.fsdp_devices": 1,

@@ -56,8 +56,9 @@ def _wrap_ddp(s, model):
     import torch
     from torch.nn.parallel import DistributedDataParallel
     model = _to_gpu_with_ac(s, model)
+    cap = s["parallel.bucket_cap_mb"]  # "default": not passed, as the job spec means it
     ddp = DistributedDataParallel(model, device_ids=[torch.cuda.current_device()],
-                                  bucket_cap_mb=s["parallel.bucket_cap_mb"],
+                                  bucket_cap_mb=None if cap == "default" else cap,
                                   gradient_as_bucket_view=s["parallel.gradient_as_bucket_view"],
                                   static_graph=s["parallel.static_graph"])
     # The fake process group's all-reduce future completes with None, which DDP's reducer

@@ -149,6 +149,25 @@ codec<double> real_codec(double min_exclusive, double max) {
       fmt::format("a number, more than {} and at most {}", min_exclusive, max));
 }
 
+codec<std::optional<double>> optional_real_codec(double min_exclusive, double max) {
+  const auto number = real_codec(min_exclusive, max);
+  auto parse = [number](std::string_view text, std::optional<double>& out) -> std::string {
+    if (lower_case(text) == "default") {
+      out = std::nullopt;
+      return "";
+    }
+    double value = 0;
+    if (auto problem = number.parse(raw_value{std::string(text), {}, false}, value); !problem.empty())
+      return problem + " or default";
+    out = value;
+    return "";
+  };
+  return scalar<std::optional<double>>(
+      "a number or default", parse,
+      [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json("default"); },
+      {}, number.allowed + ", or default");
+}
+
 codec<double> probability_codec() {
   auto parse = [](std::string_view text, double& out) -> std::string {
     const std::string s(text);

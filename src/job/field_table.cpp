@@ -190,7 +190,7 @@ std::vector<field> build_table() {
       make("parallel.async_tp", &j::parallel, &par::async_tp, bool_codec()),
       make("parallel.offload_optimizer", &j::parallel, &par::offload_optimizer, bool_codec()),
       make("parallel.offload_param", &j::parallel, &par::offload_param, bool_codec()),
-      make("parallel.bucket_cap_mb", &j::parallel, &par::bucket_cap_mb, real_codec(0, 1e6)),
+      make("parallel.bucket_cap_mb", &j::parallel, &par::bucket_cap_mb, optional_real_codec(0, 1e6)),
       make("parallel.gradient_as_bucket_view", &j::parallel, &par::gradient_as_bucket_view,
            bool_codec()),
       make("parallel.static_graph", &j::parallel, &par::static_graph, bool_codec()),

@@ -61,7 +61,7 @@ constexpr std::array<strategy_option, 24> strategy_options{{
     {"parallel.no_sync", [](const parallel_spec& p) { return p.no_sync; },
      any_fsdp | bit(strategy::ddp), "ZeRO reduces every micro-batch into its partition"},
     {"parallel.bucket_cap_mb",
-     [](const parallel_spec& p) { return p.bucket_cap_mb != defaults.bucket_cap_mb; },
+     [](const parallel_spec& p) { return p.bucket_cap_mb.has_value(); },
      bit(strategy::ddp), "for ZeRO use parallel.reduce_bucket_size"},
     {"parallel.gradient_as_bucket_view",
      [](const parallel_spec& p) { return p.gradient_as_bucket_view; }, bit(strategy::ddp), ""},

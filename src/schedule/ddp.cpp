@@ -1,6 +1,8 @@
 // DDP (and a single GPU, which is DDP without communication): full replicas of parameters,
-// gradients and optimizer state; gradient buckets of bucket_cap_mb (the first one 1 MiB)
-// allocated at construction; `.grad` tensors beside them unless gradient_as_bucket_view.
+// gradients and optimizer state; one gradient bucket holding every gradient allocated at
+// construction, replaced in the second forward by buckets of bucket_cap_mb in gradient-ready
+// order (the first one 1 MiB when bucket_cap_mb is not passed); `.grad` tensors beside them
+// unless gradient_as_bucket_view.
 // Facts: torch/nn/parallel/distributed.py, c10d/reducer.hpp (see docs/schedule.md).
 #include <algorithm>
 
@@ -11,6 +13,7 @@ namespace vramscope::schedule {
 namespace {
 
 constexpr bytes first_bucket = 1_MiB;      // dist._DEFAULT_FIRST_BUCKET_BYTES
+constexpr double default_bucket_cap_mb = 25;  // DDP's bucket_cap_mb when none is passed
 constexpr bytes broadcast_bucket = 250_MiB;  // module-state sync at construction (250 MB)
 
 class ddp_strategy final : public strategy {
@@ -26,7 +29,11 @@ class ddp_strategy final : public strategy {
     // Parameter broadcast from rank 0 in coalesced 250 MiB buckets.
     auto b = out().alloc(std::min(broadcast_bucket, total_param_bytes()), category::communication);
     out().free(b);
-    buckets_ = make_buckets();
+    // Without find_unused_parameters, DDP's constructor buckets with the limit sys.maxsize: the
+    // first iteration has one bucket per dtype, all the gradients in one flat buffer
+    // (_ddp_init_helper, "we only disable bucketing for the first iteration"; measured: one
+    // 4.6 GiB block for Llama-3.2-1B's fp32 gradients, bench/data/snapshots).
+    if (const bytes all = total_grad_bytes(); all > 0) buckets_.push_back(out().alloc(all, category::gradients));
   }
 
   void post_backward(std::size_t unit) override {
@@ -62,9 +69,10 @@ class ddp_strategy final : public strategy {
   }
 
   void pre_forward(std::size_t unit) override {
-    // The second forward rebuilds the buckets in gradient-ready order (Reducer::rebuild_buckets):
-    // the old buffers are released, then new ones allocated, so the layout changes, not the size.
-    if (unit == 0 && steps_ == 1 && !rebuilt_ && !buckets_.empty() && !job().parallel.static_graph) {
+    // The second forward rebuilds the buckets in gradient-ready order (Reducer::rebuild_buckets,
+    // with a static graph too): the one first-iteration buffer is released, then the buckets of
+    // bucket_cap_mb are allocated, so the layout changes, not the size.
+    if (unit == 0 && steps_ == 1 && !rebuilt_ && !buckets_.empty()) {
       rebuilt_ = true;
       free_all(out(), buckets_);
       buckets_ = make_buckets();
@@ -88,19 +96,31 @@ class ddp_strategy final : public strategy {
     return total;
   }
 
+  bytes total_grad_bytes() const {
+    bytes total = 0;
+    for (const auto& u : lay().units) total += u.trainable_numel * static_cast<bytes>(lay().dtypes.grad);
+    return total;
+  }
+
+  // The rebuilt buckets (Reducer::rebuild_buckets -> compute_bucket_assignment_by_size), in the
+  // order backward produces the gradients, the last unit's first. The first bucket's limit is
+  // 1 MiB only when DDP was given no bucket_cap_mb; a value passed limits the first bucket too
+  // (bucket_bytes_cap_default; measured: the rebuilt buckets of ddp-bf16mixed-sgd, 33.25 MiB
+  // then 40.26 MiB, bench/data/snapshots).
   std::vector<tensor_id> make_buckets() {
-    const auto cap = static_cast<bytes>(job().parallel.bucket_cap_mb * 1024.0 * 1024.0);
+    const auto& mb = job().parallel.bucket_cap_mb;
+    const auto cap = static_cast<bytes>(mb.value_or(default_bucket_cap_mb) * 1024.0 * 1024.0);
     std::vector<tensor_id> ids;
-    bytes current = 0, limit = first_bucket;
+    bytes current = 0, limit = mb ? cap : first_bucket;
     const auto g = static_cast<bytes>(lay().dtypes.grad);
-    for (const auto& u : lay().units)
-      for (auto n : u.trainable) {
-        if (current > 0 && current + n * g > limit) {
+    for (auto u = lay().units.rbegin(); u != lay().units.rend(); ++u)
+      for (auto n = u->trainable.rbegin(); n != u->trainable.rend(); ++n) {
+        current += *n * g;  // a bucket closes once it reaches its limit, with the tensor that did it
+        if (current >= limit) {
           ids.push_back(out().alloc(current, category::gradients));
           current = 0;
           limit = cap;
         }
-        current += n * g;
       }
     if (current > 0) ids.push_back(out().alloc(current, category::gradients));
     return ids;

@@ -30,6 +30,20 @@ TEST(Overrides, SetsAFieldAndResolvesAgain) {
   EXPECT_EQ(job.parallel.dp_shard, 2);  // re-derived from the new tp
 }
 
+TEST(Overrides, DdpBucketCapIsUnsetUnlessPassed) {
+  job_spec job = resolved("parallel: { strategy: ddp }\n");
+  EXPECT_FALSE(job.parallel.bucket_cap_mb.has_value());  // torch's default: 1 MiB first bucket
+  ASSERT_TRUE(apply_override(job, "parallel.bucket_cap_mb=25"));
+  EXPECT_EQ(job.parallel.bucket_cap_mb, 25.0);
+  ASSERT_TRUE(apply_override(job, "parallel.bucket_cap_mb=default"));
+  EXPECT_FALSE(job.parallel.bucket_cap_mb.has_value());
+  const auto bad = override_error(job, "parallel.bucket_cap_mb=0");
+  EXPECT_NE(bad.find("parallel.bucket_cap_mb"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("or default"), std::string::npos) << bad;
+  const auto fsdp = override_error(resolved(), "parallel.bucket_cap_mb=25");
+  EXPECT_NE(fsdp.find("parallel.bucket_cap_mb"), std::string::npos) << fsdp;
+}
+
 TEST(Overrides, ANewGpuBringsItsOwnMemory) {
   job_spec job = resolved();
   ASSERT_TRUE(apply_override(job, "hardware.gpu=a100-40gb"));

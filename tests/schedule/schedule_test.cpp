@@ -1,5 +1,9 @@
 #include <vramscope/schedule/schedule.hpp>
 
+#include <map>
+#include <optional>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "schedule/schedule_support.hpp"
@@ -59,6 +63,73 @@ TEST(Schedule, DdpWithoutBucketViewHoldsGradientsTwiceDuringBackward) {
   EXPECT_EQ(exact_replay(build(j)).peak_of(category::gradients), 8 * p);
   j.parallel.gradient_as_bucket_view = true;
   EXPECT_EQ(exact_replay(build(j)).peak_of(category::gradients), 4 * p);
+}
+
+// DDP's gradient buckets: one buffer for every gradient until the second forward, then buckets
+// in gradient-ready order, each closed by the tensor that makes it reach its limit.
+struct ddp_buckets {
+  bytes first_iteration = 0;
+  std::size_t first_iteration_buffers = 0;
+  std::vector<bytes> rebuilt;
+};
+
+ddp_buckets buckets_of(const program& p) {
+  ddp_buckets out;
+  std::map<std::uint32_t, bytes> init_gradients;
+  bool collecting = false;
+  for (const auto& e : p.events) {
+    const bool gradient = e.cat == category::gradients;
+    if (e.kind == event_kind::alloc && gradient && e.phase == 0) {
+      init_gradients[e.tensor] = e.size;
+      out.first_iteration += e.size;
+      ++out.first_iteration_buffers;
+    } else if (e.kind == event_kind::free && init_gradients.count(e.tensor) != 0 && e.phase != 0) {
+      collecting = true;
+    } else if (collecting && e.kind == event_kind::alloc) {
+      if (!gradient) break;
+      out.rebuilt.push_back(e.size);
+    }
+  }
+  return out;
+}
+
+// A model whose head (ready first in backward) is smaller than 1 MiB: 64 x 1024 fp32 weights.
+ddp_buckets ddp_buckets_with_small_head(std::optional<double> bucket_cap_mb) {
+  auto j = job_of(job::strategy::ddp, 2);
+  j.precision.params = j.precision.master = j.precision.reduce = dtype::f32;
+  j.training.steps = 2;
+  j.parallel.bucket_cap_mb = bucket_cap_mb;
+  auto p = build_program(testing::tiny_llama(64), j, 0);
+  EXPECT_TRUE(p) << (p ? "" : p.error().to_string());
+  return buckets_of(*p);
+}
+
+TEST(Schedule, DdpBucketsEveryGradientTogetherUntilTheSecondForward) {
+  const bytes grads = 4 * testing::tiny_llama(64).parameters();
+  const auto b = ddp_buckets_with_small_head(std::nullopt);
+  EXPECT_EQ(b.first_iteration_buffers, 1u);  // no bucket limit in the first iteration
+  EXPECT_EQ(b.first_iteration, grads);
+  ASSERT_GT(b.rebuilt.size(), 2u);
+  bytes sum = 0;
+  for (auto s : b.rebuilt) sum += s;
+  EXPECT_EQ(sum, grads);
+  // No bucket_cap_mb passed: the first bucket closes at 1 MiB, with the first 16 MiB MLP weight
+  // after the head and the final norm; the others at 25 MiB, each with the tensor reaching it.
+  EXPECT_GE(b.rebuilt.front(), 16_MiB);
+  EXPECT_LT(b.rebuilt.front(), 17_MiB);
+  for (std::size_t i = 1; i + 1 < b.rebuilt.size(); ++i) {
+    EXPECT_GE(b.rebuilt[i], 25_MiB) << i;
+    EXPECT_LT(b.rebuilt[i], 25_MiB + 16_MiB) << i;
+  }
+}
+
+TEST(Schedule, DdpBucketCapPassedLimitsTheFirstBucketToo) {
+  const auto b = ddp_buckets_with_small_head(25.0);
+  ASSERT_GT(b.rebuilt.size(), 2u);
+  // The head, the final norm and two 16 MiB MLP weights: the second reaches 25 MiB.
+  EXPECT_GE(b.rebuilt.front(), 32_MiB);
+  EXPECT_LT(b.rebuilt.front(), 33_MiB);
+  for (std::size_t i = 0; i + 1 < b.rebuilt.size(); ++i) EXPECT_GE(b.rebuilt[i], 25_MiB) << i;
 }
 
 TEST(Schedule, Fsdp2ShardsDivideStateByTheShardCount) {

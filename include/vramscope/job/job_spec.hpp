@@ -97,7 +97,9 @@ struct parallel_spec {
   bool offload_optimizer = false;  // ZeRO
   bool offload_param = false;      // ZeRO-3
   // DDP
-  double bucket_cap_mb = 25;
+  // bucket_cap_mb as passed to DistributedDataParallel; unset: not passed, so torch's 25 MiB with
+  // a 1 MiB first bucket (a value passed caps the first bucket too).
+  std::optional<double> bucket_cap_mb;
   bool gradient_as_bucket_view = false;
   bool static_graph = false;
   // ZeRO (DeepSpeed config names, in elements)
