@@ -75,6 +75,9 @@ constexpr spelling<pp_schedule> pp_schedule_names[] = {
     {pp_schedule::one_f_one_b, "1f1b"},
     {pp_schedule::gpipe, "gpipe"},
     {pp_schedule::interleaved_1f1b, "interleaved_1f1b"},
+    {pp_schedule::interleaved_zero_bubble, "interleaved_zero_bubble"},
+    {pp_schedule::zbv_zero_bubble, "zbv_zero_bubble"},
+    {pp_schedule::dualpipev, "dualpipev"},
 };
 constexpr spelling<weight_load> weight_load_names[] = {
     {weight_load::all_ranks, "all_ranks"},

@@ -191,7 +191,7 @@ void derive_pipeline(job_spec& job) {
     mark_derived(job, "parallel.no_sync");
   }
   if (par.pp_stages_per_rank != 0) return;
-  par.pp_stages_per_rank = par.pp > 1 && par.pp_sched == pp_schedule::interleaved_1f1b ? 2 : 1;
+  par.pp_stages_per_rank = par.pp > 1 && multi_stage(par.pp_sched) ? 2 : 1;
   mark_derived(job, "parallel.pp_stages_per_rank");
 }
 

@@ -106,8 +106,48 @@ maybe_error check_strategy_options(const job_spec& job) {
   return std::nullopt;
 }
 
+// What each schedule's constructor in torch.distributed.pipelining (schedules.py) and
+// torchtitan's stage setup (pipeline_parallel.py, _get_pipeline_metadata and
+// _get_pp_rank_to_stage_indices_mapping) accept.
+maybe_error check_pipeline_schedule(const job_spec& job, warnings& notes) {
+  const auto& p = job.parallel;
+  const auto name = name_of(p.pp_sched);
+  const int micro = std::max(1, job.training.gradient_accumulation);
+  if (!multi_stage(p.pp_sched) && p.pp_stages_per_rank != 1)
+    return field_error(job, "parallel.pp_stages_per_rank",
+                       fmt::format("{} runs one stage per rank; use pp_schedule: interleaved_1f1b "
+                                   "for {} virtual stages", name, p.pp_stages_per_rank));
+  if (v_shaped(p.pp_sched) && p.pp_stages_per_rank != 2)
+    return field_error(job, "parallel.pp_stages_per_rank",
+                       fmt::format("{} places exactly 2 stages per rank in a V, got {}", name,
+                                   p.pp_stages_per_rank));
+  if (multi_stage(p.pp_sched) && p.pp_stages_per_rank < 2)
+    return field_error(job, "parallel.pp_stages_per_rank",
+                       fmt::format("{} needs at least 2 virtual stages per rank", name));
+  if (p.pp_sched == pp_schedule::interleaved_1f1b && micro % p.pp != 0)
+    return field_error(job, "training.gradient_accumulation",
+                       fmt::format("interleaved_1f1b runs the micro-batches in rounds of "
+                                   "parallel.pp {}; {} micro-batches is not a multiple", p.pp, micro));
+  // ScheduleInterleavedZeroBubble: max(1, m / pp) rounds of equal size.
+  const int rounds = std::max(1, micro / p.pp);
+  if (p.pp_sched == pp_schedule::interleaved_zero_bubble && micro % rounds != 0)
+    return field_error(job, "training.gradient_accumulation",
+                       fmt::format("interleaved_zero_bubble runs the micro-batches in {} equal "
+                                   "rounds (micro-batches / parallel.pp {}); {} is not a multiple "
+                                   "of {}", rounds, p.pp, micro, rounds));
+  if (p.pp_sched == pp_schedule::dualpipev && micro < 2 * p.pp)
+    return field_error(job, "training.gradient_accumulation",
+                       fmt::format("dualpipev needs at least as many micro-batches as stages "
+                                   "(2 x parallel.pp = {}), got {}", 2 * p.pp, micro));
+  if (splits_backward(p.pp_sched) && job.training.compile)
+    notes.push_back(field_error(job, "training.compile",
+                                fmt::format("{} splits backward around eager autograd nodes; "
+                                            "compiled blocks are planned as if eager", name)));
+  return std::nullopt;
+}
+
 // Pipeline parallelism as torch.distributed.pipelining runs it: with no data-parallel wrapper,
-// DDP or FSDP2 (torchtitan's combinations), on the three schedules the planner models.
+// DDP or FSDP2 (torchtitan's combinations), on the schedules the planner models.
 maybe_error check_pipeline(const job_spec& job, warnings& notes) {
   const auto& p = job.parallel;
   if (p.pp <= 1) {
@@ -122,20 +162,7 @@ maybe_error check_pipeline(const job_spec& job, warnings& notes) {
                                    "fsdp2, as torchtitan combines it, or megatron "
                                    "(parallel.strategy is {})",
                                    name_of(p.kind)));
-  const bool interleaved = p.pp_sched == pp_schedule::interleaved_1f1b;
-  if (!interleaved && p.pp_stages_per_rank != 1)
-    return field_error(job, "parallel.pp_stages_per_rank",
-                       fmt::format("{} runs one stage per rank; use pp_schedule: interleaved_1f1b "
-                                   "for {} virtual stages", name_of(p.pp_sched),
-                                   p.pp_stages_per_rank));
-  if (interleaved && p.pp_stages_per_rank < 2)
-    return field_error(job, "parallel.pp_stages_per_rank",
-                       "interleaved_1f1b needs at least 2 virtual stages per rank");
-  const int micro = std::max(1, job.training.gradient_accumulation);
-  if (interleaved && micro % p.pp != 0)
-    return field_error(job, "training.gradient_accumulation",
-                       fmt::format("interleaved_1f1b runs the micro-batches in rounds of "
-                                   "parallel.pp {}; {} micro-batches is not a multiple", p.pp, micro));
+  if (auto err = check_pipeline_schedule(job, notes)) return err;
   if (job.training.activation_offloading)
     return field_error(job, "training.activation_offloading",
                        "is not planned with pipeline parallelism (parallel.pp > 1)");

@@ -100,13 +100,33 @@ TEST(ImportTorchtitan, PipelineParallelismCutsTheLocalBatchIntoMicroBatches) {
   EXPECT_EQ(auto_shard->job.parallel.dp_shard, 1);
 }
 
+TEST(ImportTorchtitan, ZeroBubbleSchedulesKeepTorchtitansSpellings) {
+  const std::pair<const char*, pp_schedule> cases[] = {
+      {"InterleavedZeroBubble", pp_schedule::interleaved_zero_bubble},
+      {"ZBVZeroBubble", pp_schedule::zbv_zero_bubble},
+      {"DualPipeV", pp_schedule::dualpipev},
+      {"dualpipev", pp_schedule::dualpipev},
+  };
+  for (const auto& [name, schedule] : cases) {
+    auto imported = import_config_text(
+        fmt::format("[training]\nlocal_batch_size = 8\n[parallelism]\npipeline_parallel_degree = 2\n"
+                    "pipeline_parallel_schedule = \"{}\"\n", name),
+        "t.toml");
+    ASSERT_TRUE(imported) << imported.error().to_string();
+    EXPECT_EQ(imported->job.parallel.pp_sched, schedule) << name;
+    EXPECT_EQ(imported->job.parallel.pp_stages_per_rank, 2) << name;  // multi-stage: 2 per rank
+  }
+}
+
 TEST(ImportTorchtitan, PipelineErrorsAreLocated) {
   auto schedule = import_config_text(
-      "[parallelism]\npipeline_parallel_degree = 2\npipeline_parallel_schedule = \"ZBVZeroBubble\"\n",
+      "[parallelism]\npipeline_parallel_degree = 2\npipeline_parallel_schedule = \"LoopedBFS\"\n",
       "t.toml");
   ASSERT_FALSE(schedule);
   EXPECT_NE(schedule.error().to_string().find("t.toml:3:1"), std::string::npos) << schedule.error().to_string();
-  EXPECT_NE(schedule.error().to_string().find("1f1b, gpipe, interleaved_1f1b"), std::string::npos);
+  EXPECT_NE(schedule.error().to_string().find(
+                "1f1b, gpipe, interleaved_1f1b, interleaved_zero_bubble, zbv_zero_bubble, dualpipev"),
+            std::string::npos) << schedule.error().to_string();
   auto split = import_config_text(
       "[training]\nlocal_batch_size = 3\n[parallelism]\npipeline_parallel_degree = 2\n"
       "pipeline_parallel_microbatch_size = 2\n", "t.toml");

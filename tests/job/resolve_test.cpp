@@ -187,6 +187,36 @@ TEST(ResolveErrors, OptionsBelongToTheirStrategy) {
             "                                           ^ near here");
 }
 
+TEST(ResolveErrors, ZeroBubbleSchedulesNeedTheirStagesAndMicroBatches) {
+  // ScheduleZBVZeroBubble and ScheduleDualPipeV: exactly 2 stages per rank, in a V.
+  EXPECT_EQ(first_error("parallel: { pp: 4, pp_schedule: ZBVZeroBubble, pp_stages_per_rank: 3 }\n"),
+            "job.yaml:1:68: parallel.pp_stages_per_rank: zbv_zero_bubble places exactly 2 stages "
+            "per rank in a V, got 3\n"
+            "parallel: { pp: 4, pp_schedule: ZBVZeroBubble, pp_stages_per_rank: 3 }\n"
+            "                                                                   ^ near here");
+  // ScheduleDualPipeV: at least as many micro-batches as stages.
+  EXPECT_EQ(first_error("parallel: { pp: 4, pp_schedule: DualPipeV }\n"
+                        "training: { gradient_accumulation: 6 }\n"),
+            "job.yaml:2:36: training.gradient_accumulation: dualpipev needs at least as many "
+            "micro-batches as stages (2 x parallel.pp = 8), got 6\n"
+            "training: { gradient_accumulation: 6 }\n"
+            "                                   ^ near here");
+  // ScheduleInterleavedZeroBubble: max(1, m / pp) rounds of equal size.
+  EXPECT_EQ(first_error("parallel: { pp: 4, pp_schedule: interleaved_zero_bubble }\n"
+                        "training: { gradient_accumulation: 9 }\n"),
+            "job.yaml:2:36: training.gradient_accumulation: interleaved_zero_bubble runs the "
+            "micro-batches in 2 equal rounds (micro-batches / parallel.pp 4); 9 is not a multiple "
+            "of 2\n"
+            "training: { gradient_accumulation: 9 }\n"
+            "                                   ^ near here");
+  EXPECT_EQ(first_error("parallel: { pp: 4, pp_schedule: interleaved_zero_bubble }\n"
+                        "training: { gradient_accumulation: 10 }\n"),
+            "(valid)");  // 2 rounds of 5, as upstream allows
+  EXPECT_EQ(first_error("parallel: { pp: 4, pp_schedule: zbv_zero_bubble }\n"
+                        "training: { gradient_accumulation: 3 }\n"),
+            "(valid)");  // ZBV drops the passes of micro-batches it does not have
+}
+
 TEST(ResolveErrors, DefaultValuesOfOtherStrategiesAreHarmless) {
   EXPECT_EQ(first_error("parallel: { strategy: ddp, limit_all_gathers: true, "
                         "reshard_after_forward: true }\n"),
@@ -291,6 +321,14 @@ TEST(ResolveWarnings, OptionsWithoutEffect) {
                 "training.checkpoint_every: has no effect unless activation_checkpointing is "
                 "selective (it is none)",
                 "optimizer.state: ignored: adamw_8bit keeps 8-bit state"}));
+}
+
+TEST(ResolveWarnings, CompiledBlocksUnderASplitBackwardArePlannedEager) {
+  EXPECT_EQ(warning_messages("parallel: { pp: 4, pp_schedule: zbv_zero_bubble }\n"
+                             "training: { gradient_accumulation: 8, compile: true }\n"),
+            (std::vector<std::string>{
+                "training.compile: zbv_zero_bubble splits backward around eager autograd nodes; "
+                "compiled blocks are planned as if eager"}));
 }
 
 TEST(Resolve, BitsandbytesOptimizersKeepFp32StateAndNeedTorch) {

@@ -31,8 +31,30 @@ enum class float8_recipe { none, tensorwise, rowwise, rowwise_with_gw_hp };
 // litgpt: LitGPT's head over 128-token slices with a cross-entropy per slice in the logits' dtype
 enum class loss_impl { hf, liger_fused, torchtitan, chunked, litgpt };
 // Pipeline schedules as torch.distributed.pipelining names them (ScheduleGPipe, Schedule1F1B,
-// ScheduleInterleaved1F1B): which micro-batches' activations a stage holds at once.
-enum class pp_schedule { gpipe, one_f_one_b, interleaved_1f1b };
+// ScheduleInterleaved1F1B, ScheduleInterleavedZeroBubble, ScheduleZBVZeroBubble,
+// ScheduleDualPipeV): which micro-batches' activations a stage holds at once. The last three
+// split each backward into an input-gradient and a weight-gradient pass; the last two place
+// stages in a V (rank r holds stages r and 2 pp - 1 - r).
+enum class pp_schedule {
+  gpipe,
+  one_f_one_b,
+  interleaved_1f1b,
+  interleaved_zero_bubble,
+  zbv_zero_bubble,
+  dualpipev
+};
+/// Whether schedule `s` runs several virtual stages on each rank (a PipelineScheduleMulti).
+inline bool multi_stage(pp_schedule s) {
+  return s != pp_schedule::gpipe && s != pp_schedule::one_f_one_b;
+}
+/// Whether `s` places stages in a V (torchtitan's "v" style, exactly 2 stages per rank).
+inline bool v_shaped(pp_schedule s) {
+  return s == pp_schedule::zbv_zero_bubble || s == pp_schedule::dualpipev;
+}
+/// Whether `s` splits backward passes into an input-gradient and a weight-gradient pass.
+inline bool splits_backward(pp_schedule s) {
+  return s == pp_schedule::interleaved_zero_bubble || v_shaped(s);
+}
 enum class weight_load { all_ranks, rank0, random, none };  // how weights reach the GPU
 enum class state_dict_kind { none, full, sharded };        // checkpoint saving
 
@@ -60,8 +82,9 @@ struct parallel_spec {
   bool sequence_parallel = false;
   // Pipeline parallelism: `pp` stages (outermost mesh dimension, as torchtitan orders it), the
   // micro-batches of a step (training.gradient_accumulation, each training.micro_batch) run
-  // through them on `pp_schedule`; interleaved schedules give each rank `pp_stages_per_rank`
-  // virtual stages (0 = derived: 2 for interleaved_1f1b, else 1).
+  // through them on `pp_schedule`; multi-stage schedules give each rank `pp_stages_per_rank`
+  // virtual stages (0 = derived: 2 for interleaved_1f1b, interleaved_zero_bubble,
+  // zbv_zero_bubble and dualpipev, else 1).
   int pp = 1;
   pp_schedule pp_sched = pp_schedule::one_f_one_b;
   int pp_stages_per_rank = 0;
