@@ -1,7 +1,10 @@
 // Facts: torchtitan/distributed/pipeline_parallel.py (generate_llm_fqn_per_model_part, the
 // stage split) and torch/distributed/pipelining/schedules.py (ScheduleGPipe, Schedule1F1B,
-// ScheduleInterleaved1F1B: warm-up counts and the order of forwards and backwards).
+// ScheduleInterleaved1F1B: warm-up counts and the order of forwards and backwards). The
+// zero-bubble orders are in pipeline_orders.cpp.
 #include "schedule/pipeline.hpp"
+
+#include "schedule/pipeline_orders.hpp"
 
 #include <fmt/format.h>
 
@@ -68,25 +71,25 @@ std::vector<pipeline_op> pipeline_ops(job::pp_schedule schedule, int pp, int ran
   // The k-th forward and backward of the rank: which local stage and micro-batch they run.
   auto forward_op = [&](int k) {
     const int round = k / (p * v), in_round = k % (p * v);
-    return pipeline_op{true, in_round / p, round * p + in_round % p};
+    return pipeline_op{pass::forward, in_round / p, round * p + in_round % p};
   };
   auto backward_op = [&](int k) {
     const int round = k / (p * v), in_round = k % (p * v);
-    return pipeline_op{false, v - 1 - in_round / p, round * p + in_round % p};
+    return pipeline_op{pass::backward, v - 1 - in_round / p, round * p + in_round % p};
   };
   std::vector<pipeline_op> ops;
   int f = 0, b = 0;
   switch (schedule) {
     case job::pp_schedule::gpipe:
-      for (int k = 0; k < m; ++k) ops.push_back({true, 0, k});
-      for (int k = 0; k < m; ++k) ops.push_back({false, 0, k});
+      for (int k = 0; k < m; ++k) ops.push_back({pass::forward, 0, k});
+      for (int k = 0; k < m; ++k) ops.push_back({pass::backward, 0, k});
       return ops;
     case job::pp_schedule::one_f_one_b: {
       const int warmup = std::min(m, p - rank);
-      for (; f < warmup; ++f) ops.push_back({true, 0, f});
+      for (; f < warmup; ++f) ops.push_back({pass::forward, 0, f});
       while (b < m) {
-        ops.push_back({false, 0, b++});
-        if (f < m) ops.push_back({true, 0, f++});
+        ops.push_back({pass::backward, 0, b++});
+        if (f < m) ops.push_back({pass::forward, 0, f++});
       }
       return ops;
     }
@@ -100,6 +103,10 @@ std::vector<pipeline_op> pipeline_ops(job::pp_schedule schedule, int pp, int ran
       while (b < total) ops.push_back(backward_op(b++));
       return ops;
     }
+    case job::pp_schedule::interleaved_zero_bubble:
+      return interleaved_zero_bubble_ops(p, rank, std::max(1, stages_per_rank), m);
+    case job::pp_schedule::zbv_zero_bubble: return zbv_zero_bubble_ops(p, rank, m);
+    case job::pp_schedule::dualpipev: return dualpipev_ops(p, rank, m);
   }
   return ops;
 }
@@ -107,10 +114,34 @@ std::vector<pipeline_op> pipeline_ops(job::pp_schedule schedule, int pp, int ran
 int peak_in_flight(const std::vector<pipeline_op>& ops) {
   int live = 0, peak = 0;
   for (const auto& op : ops) {
-    live += op.forward ? 1 : -1;
+    if (op.kind == pass::forward) ++live;
+    if (op.kind == pass::backward || op.kind == pass::backward_weight) --live;
     peak = std::max(peak, live);
   }
   return peak;
+}
+
+int peak_awaiting_weight(const std::vector<pipeline_op>& ops) {
+  int waiting = 0, peak = 0;
+  for (const auto& op : ops) {
+    if (op.kind == pass::backward_input) ++waiting;
+    if (op.kind == pass::backward_weight) --waiting;
+    peak = std::max(peak, waiting);
+  }
+  return peak;
+}
+
+bytes weight_gradient_inputs(const model::model_spec& model, std::string_view unit,
+                             std::uint64_t tokens, int tp, bytes element_bytes) {
+  std::uint64_t rows = 0;
+  for (const auto& t : model.tensors) {
+    if (t.unit != unit || t.shape.empty()) continue;
+    const bool bias = t.name.size() >= 4 && t.name.compare(t.name.size() - 4, 4, "bias") == 0;
+    if (t.shape.size() == 1 && !bias) rows += t.shape[0];  // a norm's weight multiply
+    if (t.shape.size() >= 2) rows += t.shape[t.shape.size() - 2];  // a matmul's output
+  }
+  const auto split = static_cast<std::uint64_t>(std::max(1, tp));
+  return tokens * rows / split * element_bytes;
 }
 
 }  // namespace vramscope::schedule

@@ -127,63 +127,26 @@ class driver {
   result<program> run_pipeline() {
     const int micros = std::max(1, job_.training.gradient_accumulation);
     const auto tokens = tokens_of(model_.text, job_, false).tokens();
-    const bytes hidden = tokens * model_.text.hidden * static_cast<bytes>(ctx_.lay.dtypes.compute);
-    const bytes logits = tokens * model_.text.vocab * static_cast<bytes>(ctx_.lay.dtypes.compute);
-    const std::size_t chunks = pipe_->chunks.size();
-    std::vector<std::vector<std::vector<tensor_id>>> saved(
-        static_cast<std::size_t>(micros), std::vector<std::vector<tensor_id>>(model_.units.size()));
-    std::vector<std::vector<tensor_id>> loss_saved(static_cast<std::size_t>(micros));
-    std::vector<std::vector<tensor_id>> stage_output(
-        static_cast<std::size_t>(micros), std::vector<tensor_id>(chunks, 0));
-    bool first_forward = true;
+    const auto compute = static_cast<bytes>(ctx_.lay.dtypes.compute);
+    hidden_ = tokens * model_.text.hidden * compute;
+    logits_ = tokens * model_.text.vocab * compute;
+    const auto m = static_cast<std::size_t>(micros), chunks = pipe_->chunks.size();
+    held_.saved.assign(m, std::vector<std::vector<tensor_id>>(model_.units.size()));
+    held_.loss_saved.assign(m, {});
+    held_.stage_output.assign(m, std::vector<tensor_id>(chunks, 0));
+    held_.grad_output = held_.stage_output;
+    held_.weight_inputs.assign(m, std::vector<std::vector<tensor_id>>(chunks));
+    for (const auto& u : model_.units)
+      weight_input_bytes_.push_back(
+          weight_gradient_inputs(model_, u.name, tokens, ctx_.rank.tp, compute));
     for (int step = 0; step < std::max(1, job_.training.steps); ++step) {
       for (const auto& op : pipe_->ops) {
-        const auto mb = static_cast<std::size_t>(op.micro);
-        const auto c = static_cast<std::size_t>(op.chunk);
-        const bool has_loss = pipe_->last_chunk_has_loss && c + 1 == chunks;
-        const bool receives = !(pipe_->first_chunk_has_input && c == 0);
-        const std::string tag = fmt::format(" (micro-batch {})", op.micro);
-        if (op.forward) {
-          for (auto u : pipe_->chunks[c]) {
-            out_.phase("forward:" + model_.units[u].name + tag);
-            if (first_forward)  // cuBLAS workspace: created by the first GEMM
-              workspace_ = out_.alloc(options_.cublas_workspace, category::temporary);
-            first_forward = false;
-            strategy_->pre_forward(u);
-            forward_unit(acts_[u], saved[mb][u], ckpt_[u], {u, kept_unit});
-            strategy_->post_forward(u);
-          }
-          if (has_loss) {
-            out_.phase("forward:loss" + tag);
-            stage_output[mb][c] = out_.alloc(logits, category::activations);
-            forward_unit(loss_, loss_saved[mb], false, {0, kept_unit});
-          } else {
-            stage_output[mb][c] = out_.alloc(hidden, category::activations);
-          }
-          continue;
+        switch (op.kind) {
+          case pass::forward: pipeline_forward(op); break;
+          case pass::backward: pipeline_backward(op, micros); break;
+          case pass::backward_input: pipeline_input_gradient(op); break;
+          case pass::backward_weight: pipeline_weight_gradient(op, micros); break;
         }
-        strategy_->begin_micro_batch(op.micro + 1 == micros);
-        tensor_id grad_in = 0;
-        if (has_loss) {
-          out_.phase("backward:loss" + tag);
-          backward_unit(loss_, loss_saved[mb], false);
-        } else {  // the gradient of the stage's output arrives from the next stage
-          grad_in = out_.alloc(hidden, category::communication);
-        }
-        out_.free(stage_output[mb][c]);
-        const auto& units = pipe_->chunks[c];
-        for (auto it = units.rbegin(); it != units.rend(); ++it) {
-          out_.phase("backward:" + model_.units[*it].name + tag);
-          strategy_->pre_backward(*it);
-          backward_unit(acts_[*it], saved[mb][*it], ckpt_[*it]);
-          strategy_->post_backward(*it);
-          out_.free(grad_in);
-        }
-        if (receives) {  // the input's gradient, sent back to the previous stage
-          auto sent = out_.alloc(hidden, category::communication);
-          out_.free(sent);
-        }
-        strategy_->end_backward();
       }
       strategy_->optimizer_step(step);
       strategy_->zero_grad();
@@ -191,6 +154,106 @@ class driver {
     }
     strategy_->save_checkpoint();
     return out_.take();
+  }
+
+  bool has_loss(const pipeline_op& op) const {
+    return pipe_->last_chunk_has_loss && static_cast<std::size_t>(op.chunk) + 1 == pipe_->chunks.size();
+  }
+  bool receives(const pipeline_op& op) const { return !(pipe_->first_chunk_has_input && op.chunk == 0); }
+  static std::string tag(const pipeline_op& op, const char* part = "") {
+    return fmt::format(" (micro-batch {}{})", op.micro, part);
+  }
+
+  void pipeline_forward(const pipeline_op& op) {
+    const auto mb = static_cast<std::size_t>(op.micro), c = static_cast<std::size_t>(op.chunk);
+    for (auto u : pipe_->chunks[c]) {
+      out_.phase("forward:" + model_.units[u].name + tag(op));
+      if (first_forward_)  // cuBLAS workspace: created by the first GEMM
+        workspace_ = out_.alloc(options_.cublas_workspace, category::temporary);
+      first_forward_ = false;
+      strategy_->pre_forward(u);
+      forward_unit(acts_[u], held_.saved[mb][u], ckpt_[u], {u, kept_unit});
+      strategy_->post_forward(u);
+    }
+    if (has_loss(op)) {
+      out_.phase("forward:loss" + tag(op));
+      held_.stage_output[mb][c] = out_.alloc(logits_, category::activations);
+      forward_unit(loss_, held_.loss_saved[mb], false, {0, kept_unit});
+    } else {
+      held_.stage_output[mb][c] = out_.alloc(hidden_, category::activations);
+    }
+  }
+
+  void pipeline_backward(const pipeline_op& op, int micros) {
+    const auto mb = static_cast<std::size_t>(op.micro), c = static_cast<std::size_t>(op.chunk);
+    strategy_->begin_micro_batch(op.micro + 1 == micros);
+    tensor_id grad_in = 0;
+    if (has_loss(op)) {
+      out_.phase("backward:loss" + tag(op));
+      backward_unit(loss_, held_.loss_saved[mb], false);
+    } else {  // the gradient of the stage's output arrives from the next stage
+      grad_in = out_.alloc(hidden_, category::communication);
+    }
+    out_.free(held_.stage_output[mb][c]);
+    const auto& units = pipe_->chunks[c];
+    for (auto it = units.rbegin(); it != units.rend(); ++it) {
+      out_.phase("backward:" + model_.units[*it].name + tag(op));
+      strategy_->pre_backward(*it);
+      backward_unit(acts_[*it], held_.saved[mb][*it], ckpt_[*it]);
+      strategy_->post_backward(*it);
+      out_.free(grad_in);
+    }
+    if (receives(op)) {  // the input's gradient, sent back to the previous stage
+      auto sent = out_.alloc(hidden_, category::communication);
+      out_.free(sent);
+    }
+    strategy_->end_backward();
+  }
+
+  // The input-gradient pass (stage_backward_input): autograd runs with retain_graph, so every
+  // saved activation stays for the weight gradient, and a hook on each operation that reads a
+  // weight keeps the gradient reaching it. The stage's output, detached, and the gradient
+  // received for it stay in the stage's backward_state. The first stage skips the pass: its
+  // weight-gradient pass runs the whole backward (backward_weight_one_chunk, stage 0).
+  void pipeline_input_gradient(const pipeline_op& op) {
+    if (!receives(op)) return;
+    const auto mb = static_cast<std::size_t>(op.micro), c = static_cast<std::size_t>(op.chunk);
+    auto& kept = held_.weight_inputs[mb][c];
+    if (has_loss(op)) {  // the loss's own nodes go with the detached loss
+      out_.phase("backward:loss" + tag(op, ", input gradient"));
+      backward_unit(loss_, held_.loss_saved[mb], false);
+      out_.free(held_.stage_output[mb][c]);
+    } else {
+      held_.grad_output[mb][c] = out_.alloc(hidden_, category::communication);
+    }
+    const auto& units = pipe_->chunks[c];
+    for (auto it = units.rbegin(); it != units.rend(); ++it) {
+      out_.phase("backward:" + model_.units[*it].name + tag(op, ", input gradient"));
+      input_gradient_unit(acts_[*it], ckpt_[*it]);
+      kept.push_back(out_.alloc(weight_input_bytes_[*it], category::activations));
+    }
+    auto sent = out_.alloc(hidden_, category::communication);
+    out_.free(sent);
+  }
+
+  // The weight-gradient pass (stage_backward_weight): from the kept gradients to the weights'
+  // gradients, releasing the graph as it goes; then the backward_state goes.
+  void pipeline_weight_gradient(const pipeline_op& op, int micros) {
+    if (!receives(op)) return pipeline_backward(op, micros);
+    const auto mb = static_cast<std::size_t>(op.micro), c = static_cast<std::size_t>(op.chunk);
+    strategy_->begin_micro_batch(op.micro + 1 == micros);
+    const auto& units = pipe_->chunks[c];
+    for (auto it = units.rbegin(); it != units.rend(); ++it) {
+      out_.phase("backward:" + model_.units[*it].name + tag(op, ", weight gradient"));
+      strategy_->pre_backward(*it);
+      if (ckpt_[*it]) transient(acts_[*it].saved, category::activations);  // recomputed again
+      free_all(out_, held_.saved[mb][*it]);
+      strategy_->post_backward(*it);
+    }
+    free_all(out_, held_.weight_inputs[mb][c]);
+    out_.free(held_.stage_output[mb][c]);
+    out_.free(held_.grad_output[mb][c]);
+    strategy_->end_backward();
   }
 
   std::unique_ptr<strategy> make_strategy() {
@@ -327,6 +390,20 @@ class driver {
     collectives(a);
   }
 
+  // backward_unit less the release of what the unit saved (or, checkpointed, its input).
+  void input_gradient_unit(const unit_activations& a, bool ckpt) {
+    recomputed_.clear();
+    if (ckpt) {
+      for (auto b : a.saved) recomputed_.push_back(out_.alloc(b, category::activations));
+      transient(a.forward_temps, category::temporary);
+    }
+    temps_.clear();
+    for (auto b : a.backward_temps) temps_.push_back(out_.alloc(b, category::temporary));
+    free_all(out_, recomputed_);
+    free_all(out_, temps_);
+    collectives(a);
+  }
+
   void transient(const std::vector<bytes>& sizes, category cat) {
     transient_.clear();
     for (auto b : sizes) transient_.push_back(out_.alloc(b, cat));
@@ -358,6 +435,17 @@ class driver {
   std::vector<tensor_id> loss_saved_;
   tensor_id workspace_ = 0;
   std::vector<tensor_id> recomputed_, temps_, transient_;  // backward_unit's and transient's scratch
+  // run_pipeline's: what a pass leaves for a later one, per micro-batch.
+  struct pipeline_held {
+    std::vector<std::vector<std::vector<tensor_id>>> saved;          // [micro][unit]
+    std::vector<std::vector<tensor_id>> loss_saved;                  // [micro]
+    std::vector<std::vector<tensor_id>> stage_output;                // [micro][chunk]
+    std::vector<std::vector<tensor_id>> grad_output;                 // [micro][chunk], I to W
+    std::vector<std::vector<std::vector<tensor_id>>> weight_inputs;  // [micro][chunk], I to W
+  } held_;
+  std::vector<bytes> weight_input_bytes_;  // per unit: what an input-gradient pass keeps
+  bytes hidden_ = 0, logits_ = 0;          // one micro-batch's hidden states and logits
+  bool first_forward_ = true;
   bool record_stream_ = false;
   activation_offloader offload_;
 };
@@ -401,7 +489,7 @@ result<program> build_program(const model::model_spec& model, const job::job_spe
   std::vector<std::string> kept;
   for (std::size_t i = 0; i < model.units.size(); ++i) {
     const int stage = (*stages)[i];
-    if (pipeline_rank_of_stage(stage, pp) != pp_rank) continue;
+    if (pipeline_rank_of_stage(stage, pp, job.parallel.pp_sched) != pp_rank) continue;
     pipe.chunks[static_cast<std::size_t>(stage / pp)].push_back(part.units.size());
     part.units.push_back(model.units[i]);
     kept.push_back(model.units[i].name);

@@ -3,6 +3,7 @@
 // and a rank's share of the experts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <utility>
@@ -55,20 +56,33 @@ TEST(PipelineSplit, RefusesStagesWithoutABlock) {
   EXPECT_FALSE(stage_of_units(m, 4));
 }
 
-// Checks that every (stage, micro-batch) pass runs forward once and backward once, after it.
+// Checks that every (stage, micro-batch) pass runs forward once, then either one full backward
+// or an input-gradient pass followed by a weight-gradient pass.
 void expect_complete(const std::vector<pipeline_op>& ops, int chunks, int micros) {
-  std::set<std::pair<int, int>> forward, backward;
+  std::set<std::pair<int, int>> forward, backward, input, weight;
   for (const auto& op : ops) {
     const auto key = std::make_pair(op.chunk, op.micro);
-    if (op.forward) {
-      EXPECT_TRUE(forward.insert(key).second);
-    } else {
-      EXPECT_TRUE(forward.count(key)) << "backward before forward";
-      EXPECT_TRUE(backward.insert(key).second);
+    switch (op.kind) {
+      case pass::forward: EXPECT_TRUE(forward.insert(key).second); break;
+      case pass::backward:
+        EXPECT_TRUE(forward.count(key)) << "backward before forward";
+        EXPECT_FALSE(input.count(key)) << "full backward after an input gradient";
+        EXPECT_TRUE(backward.insert(key).second);
+        break;
+      case pass::backward_input:
+        EXPECT_TRUE(forward.count(key)) << "input gradient before forward";
+        EXPECT_TRUE(input.insert(key).second);
+        break;
+      case pass::backward_weight:
+        EXPECT_TRUE(input.count(key)) << "weight gradient before input gradient";
+        EXPECT_TRUE(weight.insert(key).second);
+        EXPECT_TRUE(backward.insert(key).second);
+        break;
     }
   }
   EXPECT_EQ(forward.size(), static_cast<std::size_t>(chunks * micros));
   EXPECT_EQ(backward.size(), forward.size());
+  EXPECT_EQ(weight.size(), input.size());
 }
 
 TEST(PipelineSchedule, OneFOneBHoldsAsManyMicroBatchesAsStagesRemain) {
@@ -102,18 +116,96 @@ TEST(PipelineSchedule, InterleavedWarmsUpByRoundsAndHops) {
   EXPECT_EQ(ops[4].chunk, 1);
   EXPECT_EQ(ops[4].micro, 0);
   for (const auto& op : ops)
-    if (!op.forward) {
+    if (op.kind != pass::forward) {
       EXPECT_EQ(op.chunk, 1);
       EXPECT_EQ(op.micro, 0);
       break;
     }
 }
 
+TEST(PipelineSchedule, VPlacementPutsTheFirstAndLastStagesOnRankZero) {
+  // torchtitan's "v" style: rank r holds stages r and 2 pp - 1 - r; "loop": r and r + pp.
+  using job::pp_schedule;
+  const std::vector<int> v{0, 1, 2, 3, 3, 2, 1, 0}, loop{0, 1, 2, 3, 0, 1, 2, 3};
+  for (int stage = 0; stage < 8; ++stage) {
+    EXPECT_EQ(pipeline_rank_of_stage(stage, 4, pp_schedule::zbv_zero_bubble), v[static_cast<std::size_t>(stage)]);
+    EXPECT_EQ(pipeline_rank_of_stage(stage, 4, pp_schedule::dualpipev), v[static_cast<std::size_t>(stage)]);
+    EXPECT_EQ(pipeline_rank_of_stage(stage, 4, pp_schedule::interleaved_zero_bubble),
+              loop[static_cast<std::size_t>(stage)]);
+  }
+}
+
+// pp 4, 8 micro-batches, by hand from ScheduleZBVZeroBubble's phases. Rank r: 2 (4 - r) - 1
+// forwards of chunk 0, r pairs of forwards (chunk 1, chunk 0), then chunk 1's first forward:
+// 2 (4 - r) - 1 + 2 r + 1 = 8 passes before its weight gradient releases one. In the
+// cool-down r pairs of input gradients, then one more, wait for their weights: 2 r + 1.
+TEST(PipelineSchedule, ZbvHoldsTwicePpHalfStagesOnEveryRank) {
+  for (int rank = 0; rank < 4; ++rank) {
+    const auto ops = pipeline_ops(job::pp_schedule::zbv_zero_bubble, 4, rank, 2, 8);
+    expect_complete(ops, 2, 8);
+    EXPECT_EQ(peak_in_flight(ops), 8) << "rank " << rank;
+    EXPECT_EQ(peak_awaiting_weight(ops), 2 * rank + 1) << "rank " << rank;
+    const int warmup = 2 * (4 - rank) - 1;
+    for (int k = 0; k < warmup; ++k) {
+      EXPECT_EQ(ops[static_cast<std::size_t>(k)].kind, pass::forward);
+      EXPECT_EQ(ops[static_cast<std::size_t>(k)].chunk, 0);
+    }
+  }
+  // Fewer micro-batches than 2 pp - 1: the order is built for 7 and the rest dropped.
+  for (int rank = 0; rank < 4; ++rank)
+    expect_complete(pipeline_ops(job::pp_schedule::zbv_zero_bubble, 4, rank, 2, 3), 2, 3);
+}
+
+// pp 4, 2 stages per rank, 8 micro-batches (rounds of 4), by hand from _get_1f1b_rank_ops with
+// zero bubble: (2 - 1) 4 + (3 - r) warm-up forwards; each steady step a forward and an input
+// gradient, and from step r on the oldest weight gradient: 4 + 3 - r + r + 1 = 8 in flight
+// (interleaved 1F1B holds 4 + 2 (3 - r) + 1), r + 1 awaiting their weight.
+TEST(PipelineSchedule, InterleavedZeroBubbleHoldsOneRoundPerStage) {
+  for (int rank = 0; rank < 4; ++rank) {
+    const auto ops = pipeline_ops(job::pp_schedule::interleaved_zero_bubble, 4, rank, 2, 8);
+    expect_complete(ops, 2, 8);
+    EXPECT_EQ(peak_in_flight(ops), 8) << "rank " << rank;
+    EXPECT_EQ(peak_awaiting_weight(ops), rank + 1) << "rank " << rank;
+    const int warmup = 4 + 3 - rank;
+    EXPECT_EQ(ops[static_cast<std::size_t>(warmup)].kind, pass::forward);
+    EXPECT_EQ(ops[static_cast<std::size_t>(warmup) + 1].kind, pass::backward_input);
+    EXPECT_EQ(ops[static_cast<std::size_t>(warmup) + 1].chunk, 1);  // stages reversed
+  }
+  // 10 micro-batches on pp 4: 2 rounds of 5.
+  expect_complete(pipeline_ops(job::pp_schedule::interleaved_zero_bubble, 4, 1, 2, 10), 2, 10);
+}
+
+// pp 4, 8 micro-batches, by hand from ScheduleDualPipeV's steps: 2 (3 - r) forwards of chunk 0,
+// r + 1 pairs (chunk 0, chunk 1): 8; I1 W F1 keeps 8; the first overlapped pair runs its
+// forward before its backward: 9 on every rank.
+TEST(PipelineSchedule, DualPipeVHoldsOneMoreThanTwicePp) {
+  for (int rank = 0; rank < 4; ++rank) {
+    const auto ops = pipeline_ops(job::pp_schedule::dualpipev, 4, rank, 2, 8);
+    expect_complete(ops, 2, 8);
+    EXPECT_EQ(peak_in_flight(ops), 9) << "rank " << rank;
+  }
+  // Full backwards and split ones both occur (step 6 splits the second half).
+  const auto ops = pipeline_ops(job::pp_schedule::dualpipev, 4, 2, 2, 12);
+  expect_complete(ops, 2, 12);
+  EXPECT_TRUE(std::any_of(ops.begin(), ops.end(), [](auto& op) { return op.kind == pass::backward; }));
+  EXPECT_TRUE(std::any_of(ops.begin(), ops.end(), [](auto& op) { return op.kind == pass::backward_input; }));
+}
+
+TEST(PipelineSchedule, WeightGradientKeepsOneRowPerTokenForEachWeightOutput) {
+  // tiny_llama: hidden 1024, 16 heads of 64, 4 KV heads (256), intermediate 4096. A block's
+  // weights write q 1024 + k 256 + v 256 + o 1024 + gate 4096 + up 4096 + down 1024 and its two
+  // norms 1024 each: 13824 values per token; the head writes the vocabulary, 32000.
+  const auto m = testing::tiny_llama();
+  EXPECT_EQ(weight_gradient_inputs(m, "layers.0", 10, 1, 2), 10u * 13824u * 2u);
+  EXPECT_EQ(weight_gradient_inputs(m, "layers.0", 10, 2, 2), 10u * 13824u);
+  EXPECT_EQ(weight_gradient_inputs(m, "lm_head", 10, 1, 2), 10u * 32000u * 2u);
+}
+
 job::job_spec pipeline_job(job::pp_schedule schedule, int micros) {
   auto j = job_of(job::strategy::single, 4);
   j.parallel.pp = 4;
   j.parallel.pp_sched = schedule;
-  j.parallel.pp_stages_per_rank = schedule == job::pp_schedule::interleaved_1f1b ? 2 : 1;
+  j.parallel.pp_stages_per_rank = job::multi_stage(schedule) ? 2 : 1;
   j.training.gradient_accumulation = micros;
   return j;
 }
@@ -148,6 +240,48 @@ TEST(PipelinePlan, EachStageHoldsItsOwnUnitsAndItsScheduleOfMicroBatches) {
   auto p = build_program(m, one_f, 3);
   ASSERT_TRUE(p);
   EXPECT_TRUE(exact_replay(*p).well_formed);
+}
+
+TEST(PipelinePlan, VShapedRankZeroHoldsTheEmbeddingAndTheHead) {
+  // 14 blocks + 2 over 8 stages of 2: stage 0 the embedding and a block, stage 7 a block and
+  // the output. V: rank 0 holds stages 0 and 7, rank 3 stages 3 and 4 (4 blocks); loop: rank 0
+  // holds stages 0 and 4 (the embedding and 3 blocks).
+  const auto m = testing::tiny_llama(32000, 1024, 4096, 14);
+  auto params = [&](job::pp_schedule schedule, int rank) {
+    auto p = build_program(m, pipeline_job(schedule, 8), rank);
+    EXPECT_TRUE(p) << (p ? "" : p.error().to_string());
+    return p ? exact_replay(*p).training_peak_of(category::parameters) : bytes{0};
+  };
+  const bytes embedding = 32000ull * 1024 * 2, block = m.units[1].size;
+  const bytes v0 = params(job::pp_schedule::zbv_zero_bubble, 0);
+  EXPECT_EQ(params(job::pp_schedule::dualpipev, 0), v0);
+  EXPECT_NEAR(static_cast<double>(v0), static_cast<double>(2 * embedding + 2 * block), 0.01 * static_cast<double>(v0));
+  EXPECT_NEAR(static_cast<double>(params(job::pp_schedule::zbv_zero_bubble, 3)),
+              static_cast<double>(4 * block), 0.01 * static_cast<double>(v0));
+  EXPECT_NEAR(static_cast<double>(params(job::pp_schedule::interleaved_zero_bubble, 0)),
+              static_cast<double>(embedding + 3 * block), 0.01 * static_cast<double>(v0));
+  // Rank 0 also runs the loss: its activations include a micro-batch's logits.
+  auto p = build_program(m, pipeline_job(job::pp_schedule::zbv_zero_bubble, 8), 0);
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(exact_replay(*p).well_formed);
+}
+
+TEST(PipelinePlan, SplitBackwardHoldsFewerPassesPlusTheWeightGradientInputs) {
+  const auto m = testing::tiny_llama(32000, 1024, 4096, 14);
+  const auto interleaved = pipeline_job(job::pp_schedule::interleaved_1f1b, 8);
+  const auto zero_bubble = pipeline_job(job::pp_schedule::interleaved_zero_bubble, 8);
+  // Rank 1 (no embedding, no loss): 8 passes in flight against 4 + 2 x 2 + 1 = 9, plus the
+  // weight-gradient inputs of the 2 passes awaiting their weight gradient (each smaller than
+  // a pass's saved activations): between 8/9 and 10/9 of interleaved 1F1B.
+  const double ratio = static_cast<double>(activation_peak(m, zero_bubble, 1)) /
+                       static_cast<double>(activation_peak(m, interleaved, 1));
+  EXPECT_GT(ratio, 8.0 / 9.0);
+  EXPECT_LT(ratio, 10.0 / 9.0);
+  for (int rank = 0; rank < 4; ++rank) {
+    auto p = build_program(m, zero_bubble, rank);
+    ASSERT_TRUE(p) << p.error().to_string();
+    EXPECT_TRUE(exact_replay(*p).well_formed) << "rank " << rank;
+  }
 }
 
 TEST(PipelinePlan, StagesAreRepresentedByTheirFirstRank) {
