@@ -208,6 +208,26 @@ TEST(PlanPipeline, TheTorchtitanRecipePlansEveryStage) {
             std::string::npos) << text.out;
 }
 
+// Issue 12: torchtitan's zero-bubble schedules plan from --from with nothing unmodelled; the V
+// puts the embedding and the head on pipeline rank 0, whose rows run the loss.
+TEST(PlanPipeline, RegressionIssue12ZeroBubbleScheduleFromTorchtitanPlans) {
+  const std::string toml =
+      std::string(VRAMSCOPE_SOURCE_DIR) + "/tests/data/cli/torchtitan-llama3-8b-zbv.toml";
+  const auto r = invoke({"plan", "--from", toml});
+  ASSERT_TRUE(r.code == 0 || r.code == 1) << r.err;
+  std::istringstream lines(r.err);
+  for (std::string line; std::getline(lines, line);)
+    EXPECT_EQ(line.find("not model"), std::string::npos) << line;
+  EXPECT_NE(r.out.find("+ pp 4 (zbv_zero_bubble, 2 stages per rank, 8 micro-batches)"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("input gradient)"), std::string::npos) << r.out;
+  const auto json = invoke({"plan", "--from", toml, "--json"});
+  ASSERT_TRUE(json.code == 0 || json.code == 1) << json.err;
+  const auto plan = nlohmann::json::parse(json.out);
+  EXPECT_EQ(plan["job"]["parallel"]["pp_schedule"], "zbv_zero_bubble");
+  EXPECT_EQ(plan["job"]["parallel"]["pp_stages_per_rank"], 2);
+}
+
 TEST(PlanPipeline, ModelsItCannotSplitAreBadInputNamingTheField) {
   const job_file tied("model: llama-3.2-1b\nhardware: { gpus_per_node: 4 }\n"
                       "parallel: { strategy: fsdp2, pp: 4 }\n");
