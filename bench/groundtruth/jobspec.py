@@ -60,6 +60,7 @@ DEFAULTS = {
     "training.checkpoint_every": 2,
     "training.attention": "flash",
     "training.loss": "hf",
+    "training.model_code": "hf",
     "training.loss_chunks": 8,
     "training.liger_kernels": False,
     "training.padding_mask": False,
@@ -102,6 +103,7 @@ _ALIASES = {
     "training.attention": {"flashattention2": "flash", "sdpa": "flash", "memefficient": "efficient"},
     "training.loss": {"liger": "liger_fused", "fusedlinearcrossentropy": "liger_fused",
                       "cewithchunkedoutputloss": "chunked"},
+    "training.model_code": {"transformers": "hf"},
 }
 # Canonical enum names of src/job/job_names.cpp (the first spelling of each value).
 _ENUMS = {
@@ -115,6 +117,7 @@ _ENUMS = {
     "training.activation_checkpointing": ["none", "full", "selective", "op"],
     "training.attention": ["flash", "efficient", "math", "eager"],
     "training.loss": ["hf", "liger_fused", "torchtitan", "litgpt", "chunked"],
+    "training.model_code": ["hf", "litgpt"],
     "init.load": ["all_ranks", "rank0", "random", "none"],
     "init.map_location": ["cpu", "cuda", "none"],
     "framework.name": ["torch", "jax"],

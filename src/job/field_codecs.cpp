@@ -374,6 +374,7 @@ template codec<optimizer_kind> enum_codec<optimizer_kind>();
 template codec<checkpointing> enum_codec<checkpointing>();
 template codec<attention_impl> enum_codec<attention_impl>();
 template codec<loss_impl> enum_codec<loss_impl>();
+template codec<model_impl> enum_codec<model_impl>();
 template codec<float8_recipe> enum_codec<float8_recipe>();
 template codec<pp_schedule> enum_codec<pp_schedule>();
 template codec<weight_load> enum_codec<weight_load>();

@@ -228,6 +228,7 @@ std::vector<field> build_table() {
       make("training.checkpoint_every", &j::training, &tr::checkpoint_every, int_codec(1, 10000)),
       make("training.attention", &j::training, &tr::attention, enum_codec<attention_impl>()),
       make("training.loss", &j::training, &tr::loss, enum_codec<loss_impl>()),
+      make("training.model_code", &j::training, &tr::model_code, enum_codec<model_impl>()),
       make("training.loss_chunks", &j::training, &tr::loss_chunks, int_codec(1, 1024)),
       make("training.liger_kernels", &j::training, &tr::liger_kernels, bool_codec()),
       make("training.compile", &j::training, &tr::compile, bool_codec()),

@@ -71,6 +71,12 @@ constexpr spelling<loss_impl> loss_names[] = {
     {loss_impl::liger_fused, "fused_linear_cross_entropy"},
     {loss_impl::chunked, "ce_with_chunked_output_loss"},
 };
+constexpr spelling<model_impl> model_impl_names[] = {
+    {model_impl::hf, "hf"},
+    {model_impl::litgpt, "litgpt"},
+    {model_impl::hf, "transformers"},
+    {model_impl::litgpt, "lit_gpt"},
+};
 constexpr spelling<pp_schedule> pp_schedule_names[] = {
     {pp_schedule::one_f_one_b, "1f1b"},
     {pp_schedule::gpipe, "gpipe"},
@@ -98,6 +104,7 @@ constexpr std::span<const spelling<optimizer_kind>> table(optimizer_kind*) { ret
 constexpr std::span<const spelling<checkpointing>> table(checkpointing*) { return checkpointing_names; }
 constexpr std::span<const spelling<attention_impl>> table(attention_impl*) { return attention_names; }
 constexpr std::span<const spelling<loss_impl>> table(loss_impl*) { return loss_names; }
+constexpr std::span<const spelling<model_impl>> table(model_impl*) { return model_impl_names; }
 constexpr std::span<const spelling<float8_recipe>> table(float8_recipe*) { return float8_names; }
 constexpr std::span<const spelling<pp_schedule>> table(pp_schedule*) { return pp_schedule_names; }
 constexpr std::span<const spelling<weight_load>> table(weight_load*) { return weight_load_names; }
@@ -149,6 +156,7 @@ std::string_view name_of(optimizer_kind v) { return canonical(v); }
 std::string_view name_of(checkpointing v) { return canonical(v); }
 std::string_view name_of(attention_impl v) { return canonical(v); }
 std::string_view name_of(loss_impl v) { return canonical(v); }
+std::string_view name_of(model_impl v) { return canonical(v); }
 std::string_view name_of(float8_recipe v) { return canonical(v); }
 std::string_view name_of(pp_schedule v) { return canonical(v); }
 std::string_view name_of(weight_load v) { return canonical(v); }
@@ -164,6 +172,7 @@ VRAMSCOPE_JOB_ENUM(optimizer_kind)
 VRAMSCOPE_JOB_ENUM(checkpointing)
 VRAMSCOPE_JOB_ENUM(attention_impl)
 VRAMSCOPE_JOB_ENUM(loss_impl)
+VRAMSCOPE_JOB_ENUM(model_impl)
 VRAMSCOPE_JOB_ENUM(float8_recipe)
 VRAMSCOPE_JOB_ENUM(pp_schedule)
 VRAMSCOPE_JOB_ENUM(weight_load)

@@ -28,6 +28,7 @@ std::string_view name_of(checkpointing v);
 std::string_view name_of(attention_impl v);
 std::string_view name_of(float8_recipe v);
 std::string_view name_of(loss_impl v);
+std::string_view name_of(model_impl v);
 std::string_view name_of(pp_schedule v);
 std::string_view name_of(weight_load v);
 std::string_view name_of(state_dict_kind v);

@@ -30,6 +30,10 @@ enum class float8_recipe { none, tensorwise, rowwise, rowwise_with_gw_hp };
 // chunked: torchtune's CEWithChunkedOutputLoss (logits returned in training.loss_chunks chunks);
 // litgpt: LitGPT's head over 128-token slices with a cross-entropy per slice in the logits' dtype
 enum class loss_impl { hf, liger_fused, torchtitan, chunked, litgpt };
+// Whose modeling code runs the model: Hugging Face transformers' (the layout the planner's
+// activations follow), or LitGPT's own GPT class (lit_gpt/model.py and lit_gpt/lora.py of
+// October 2023), whose fused qkv, RMSNorm and LoRA layers keep other tensors for backward.
+enum class model_impl { hf, litgpt };
 // Pipeline schedules as torch.distributed.pipelining names them (ScheduleGPipe, Schedule1F1B,
 // ScheduleInterleaved1F1B, ScheduleInterleavedZeroBubble, ScheduleZBVZeroBubble,
 // ScheduleDualPipeV): which micro-batches' activations a stage holds at once. The last three
@@ -173,6 +177,7 @@ struct training_spec {
   int checkpoint_every = 2;  // selective: checkpoint every Nth block
   attention_impl attention = attention_impl::flash;
   loss_impl loss = loss_impl::hf;
+  model_impl model_code = model_impl::hf;  // whose modeling code (docs/schedule.md, "LitGPT")
   int loss_chunks = 8;         // chunked: CEWithChunkedOutputLoss num_output_chunks
   bool liger_kernels = false;  // Liger RMSNorm, SwiGLU, RoPE
   // torch.compile of the model's blocks (torchtitan compile.enable, torchtune compile, HF
