@@ -15,6 +15,8 @@ struct dims {
   std::uint64_t c;                                // compute dtype bytes
   std::uint64_t r;                                // residual-stream dtype bytes (fp32 under autocast)
   std::uint64_t tp, res;                          // tp size; residual-stream split (SP)
+  bool litgpt = false;       // LitGPT's GPT class (training.model_code: litgpt)
+  bool mean_saves = false;   // torch.mean keeps its input for backward (torch < 2.2)
 };
 
 bool tensor_parallel_sequence(const job::job_spec& job) {
@@ -36,11 +38,23 @@ bool tensor_parallel_sequence(const job::job_spec& job) {
 // that require grad, the weights). Measured on an H100 (bench/data/full-h100.jsonl,
 // ddp-bf16mixed and single-llama1b-bf16mixed: 8.4 bytes per hidden unit, token and layer above
 // the plan that counted a bf16 stream).
+//
+// LitGPT's RMSNorm (lit_gpt/rmsnorm.py, RMSNorm.forward) computes in the stream's dtype, with
+// no fp32 upcast: `norm_x = torch.mean(x * x, dim=-1, keepdim=True)` keeps x (the product's
+// two operands are one tensor), and torch before 2.2 also keeps the product x * x, mean's
+// input (MeanBackward1 `_saved_self`; pytorch#109876, fixed by #109935 in 2.2); `x *
+// torch.rsqrt(norm_x + eps)` keeps x and the rsqrt (one value a row); `self.weight * x_normed`
+// keeps x_normed only when the weight trains.
 void add_norm(std::vector<bytes>& saved, const dims& d, const model::stack_shape& s, bool liger,
               bool weight_trains, bool output_saved, bool input_shared = false, int readers = 1) {
   const std::uint64_t nh = d.n * d.h / d.res;
   const std::uint64_t rows = d.n / d.res;
-  if (s.layer_norm) {
+  if (d.litgpt && !s.layer_norm && !liger) {
+    saved.push_back(d.r * nh);                    // x
+    if (d.mean_saves) saved.push_back(d.r * nh);  // x * x, kept by mean
+    saved.push_back(d.r * rows);                  // rsqrt
+    if (weight_trains) saved.push_back(d.r * nh);  // x_normed
+  } else if (s.layer_norm) {
     if (!input_shared) saved.push_back(d.r * nh);
     saved.push_back(4 * rows);  // mean
     saved.push_back(4 * rows);  // rstd
@@ -103,12 +117,20 @@ void add_attention(unit_activations& a, const dims& d, const model::stack_shape&
   const std::uint64_t scores = d.batch * heads * d.seq * d.seq;
   const attention_impl kernel = kernel_for(d, s, job);
   // Only flash takes K and V with fewer heads; the math path repeats them inside SDPA and the
-  // others get them repeated by transformers.
-  const bool repeat_kv = job.training.padding_mask || kernel != attention_impl::flash;
+  // others get them repeated by transformers. LitGPT repeats them itself for grouped queries.
+  const bool gqa = d.kv < d.h && d.kv * d.heads != d.h;  // neither MHA nor one shared head
+  const bool repeat_kv =
+      d.litgpt ? gqa : job.training.padding_mask || kernel != attention_impl::flash;
   const std::uint64_t k_saved = repeat_kv ? q : kv;
   a.saved.push_back(q);            // rotated query
   a.saved.push_back(k_saved);      // rotated key (repeated to all heads without native GQA)
-  a.saved.push_back(k_saved);      // value
+  // LitGPT's CausalSelfAttention.forward (lit_gpt/model.py) splits its fused qkv output by
+  // views (view, permute, split, reshape) and ropes q and k into new tensors (torch.cat of the
+  // roped part and the rest), but hands SDPA v as it is: with one key/value head per query head
+  // (or one for all) v.reshape is a view, so the value SDPA saves keeps the whole fused output,
+  // q, k and v rows together, alive. With grouped queries v.expand(...).reshape copies.
+  const bool fused_view = d.litgpt && !gqa;
+  a.saved.push_back(fused_view ? q + 2 * kv : k_saved);  // value (or the qkv output it views)
   switch (kernel) {
     case attention_impl::flash:
     case attention_impl::efficient:
@@ -404,6 +426,8 @@ unit_activations activations_for(model::unit_kind kind, const model::stack_shape
   d.r = job.precision.autocast ? std::max(d.c, bytes_of(job.precision.master, 1)) : d.c;
   d.tp = static_cast<std::uint64_t>(std::max(1, tp));
   d.res = tensor_parallel_sequence(job) ? d.tp : 1;
+  d.litgpt = job.training.model_code == job::model_impl::litgpt;
+  d.mean_saves = version_number(job.framework.version) < version_number("2.2");
   unit_activations a;
   switch (kind) {
     case model::unit_kind::block:

@@ -343,6 +343,37 @@ std::optional<std::uint64_t> expert_index(const std::string& name) {
   return index;
 }
 
+// The rows of LitGPT's fused qkv linear that carry LoRA (lit_gpt/lora.py, LoRAQKVLinear's
+// enable_lora): the job's q_proj, k_proj and v_proj targets name them; a fused target
+// (query_key_value, ...) stands for finetune/lora.py's defaults, lora_query and lora_value.
+struct litgpt_qkv {
+  std::uint64_t q = 0, k = 0, v = 0;  // adapted rows of each
+  bool dropped = false;               // the one lora_dropout of the fused input is counted
+};
+
+void note_litgpt_qkv(litgpt_qkv& rows, const model::tensor& t) {
+  const auto has = [&](const char* part) { return t.name.find(part) != std::string::npos; };
+  if (has("q_proj")) rows.q = t.shape[0];
+  else if (has("k_proj")) rows.k = t.shape[0];
+  else if (has("v_proj")) rows.v = t.shape[0];
+  else if (t.shape[0] > t.shape[1]) {  // fused: hidden query rows, then keys and values alike
+    rows.q = t.shape[1];
+    rows.v = (t.shape[0] - t.shape[1]) / 2;
+  }
+}
+
+// LoRAQKVLinear.zero_pad (lit_gpt/lora.py) places the adapter's output rows into a zero
+// (tokens, out) tensor with an out-of-place `result.index_copy(1, lora_ind, x.reshape(...))`
+// when q, k or v is left out; IndexCopyBackward keeps `source` (its gradient is
+// `grad.index_select(dim, index).expand_as(source)`): tokens x the adapted rows, in the compute
+// dtype. With all three adapted zero_pad returns its input and keeps nothing.
+bytes litgpt_zero_pad_per_token(const litgpt_qkv& rows, int tp, bytes compute) {
+  const bool all = rows.q > 0 && rows.k > 0 && rows.v > 0;
+  const std::uint64_t adapted = rows.q + rows.k + rows.v;
+  if (all || adapted == 0) return 0;
+  return ceil_div(adapted, static_cast<std::uint64_t>(std::max(1, tp))) * compute;
+}
+
 layout make_layout(const model::model_spec& model, const job::job_spec& job, const rank_info& r) {
   layout out;
   out.dtypes = make_state_dtypes(job);
@@ -392,6 +423,8 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
     out.units[i].float8.reserve(per_unit[i]);
   }
   std::uint64_t max_out = 0, max_in = 0;
+  const bool litgpt = job.training.model_code == job::model_impl::litgpt;
+  std::vector<litgpt_qkv> qkv_rows(litgpt ? out.units.size() : 0);
   for (std::size_t ti = 0; ti < model.tensors.size(); ++ti) {
     const auto& t = model.tensors[ti];
     unit_layout* ul = unit_of_tensor[ti];
@@ -431,12 +464,19 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
     // bool mask for the input's gradient.
     const bool dropped = target && lora.dropout > 0 && applies_lora_dropout(lora.method);
     const auto group = input_group(t.name);
+    // LitGPT computes q, k and v with one LoRAQKVLinear: one lora_dropout, one dropped copy.
+    litgpt_qkv* fused = litgpt && target && group == &saved_inputs::qkv && t.shape.size() == 2
+                            ? &qkv_rows[static_cast<std::size_t>(ul - out.units.data())]
+                            : nullptr;
+    if (fused) note_litgpt_qkv(*fused, t);
+    const bool drop_counted = fused && fused->dropped;
+    if (fused && dropped) fused->dropped = true;
     // bitsandbytes' matmuls keep their input whenever it needs a gradient (MatMul4Bit and
     // MatMul8bitLt save A for the backward), frozen weight or not.
     if (group != nullptr && ((target && adapter_saves_input(lora.method) && !dropped) ||
                              (f.quantised && lora.quantizer == "bitsandbytes")))
       ul->inputs.*group = true;
-    if (dropped) {
+    if (dropped && !drop_counted) {
       const std::uint64_t in = row_parallel(t.name) ? ceil_div(t.shape[1], static_cast<std::uint64_t>(r.tp)) : t.shape[1];
       const bytes copy = adapter_saves_input(lora.method) ? in * static_cast<bytes>(out.dtypes.compute) : 0;
       ul->adapter_saved_per_token += static_cast<bytes>(pairs) * (copy + in);
@@ -469,6 +509,9 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
       max_in = std::max(max_in, t.shape[1]);
     }
   }
+  for (std::size_t i = 0; i < qkv_rows.size(); ++i)
+    out.units[i].adapter_saved_per_token +=
+        litgpt_zero_pad_per_token(qkv_rows[i], r.tp, static_cast<bytes>(out.dtypes.compute));
   add_model_level_adapters(model, job, out, max_out, max_in);
   // FSDP1 with use_orig_params flattens a unit's frozen and trainable parameters into one
   // FlatParameter, which requires grad when any of them does, and in forward the module's

@@ -142,6 +142,46 @@ TEST(Activations, LitgptLossKeepsFabricsFp32SlicesAndTheirLogSoftmax) {
   EXPECT_EQ(hf.backward_temps, (std::vector<bytes>{4 * 2000 * v, 4 * 2000 * v}));
 }
 
+// LitGPT's GPT class (lit_gpt/model.py, lit_gpt/rmsnorm.py), a Llama-shaped block of hidden
+// 1024, 16 heads of 64, MLP 4096, 1000 tokens, bf16, frozen weights (LoRA: nothing but the
+// adapters' inputs, which the layout counts). By hand, per block:
+//   HF:     2 RMSNorms, fp32 input 4Nh + rsqrt 4N each; q, k, v, out 2Nh each + logsumexp
+//           4·16·N; gate, up, SiLU(gate) 2NI each
+//   LitGPT: 2 RMSNorms, input 2Nh + x*x 2Nh (torch < 2.2) + rsqrt 2N each; q, k 2Nh each, the
+//           fused qkv output 3·2Nh (v is a view of it), out 2Nh + logsumexp; the same MLP
+TEST(Activations, LitgptKeepsTheFusedQkvOutputAndItsRmsNormsBf16Tensors) {
+  auto s = plain_stack();
+  s.gated_mlp = true;
+  job::job_spec hf;
+  hf.framework.version = "2.1";
+  job::job_spec lit = hf;
+  lit.training.model_code = job::model_impl::litgpt;
+  const std::uint64_t n = 1000, h = 1024, i = 4096;
+  saved_inputs frozen{false, false, false, false, false, false};
+  const bytes mlp = 3 * 2 * n * i;
+  const bytes lse = 4 * 16 * n;
+  const bytes hf_block = 2 * (4 * n * h + 4 * n) + 4 * 2 * n * h + lse + mlp;
+  const bytes lit_block = 2 * (2 * n * h + 2 * n * h + 2 * n) + 2 * 2 * n * h + 3 * 2 * n * h +
+                          2 * n * h + lse + mlp;
+  EXPECT_EQ(saved_by(model::unit_kind::block, s, hf, {1, n}, frozen), hf_block);
+  EXPECT_EQ(saved_by(model::unit_kind::block, s, lit, {1, n}, frozen), lit_block);
+  // torch 2.2 stops keeping mean's input (pytorch#109935): 2Nh less per norm.
+  lit.framework.version = "2.2";
+  EXPECT_EQ(saved_by(model::unit_kind::block, s, lit, {1, n}, frozen), lit_block - 2 * 2 * n * h);
+  // Grouped queries (4 key/value heads): LitGPT repeats k and v with expand + reshape, copies
+  // of all 16 heads, and the fused output is no longer kept.
+  auto gqa = s;
+  gqa.kv_heads = 4;
+  lit.framework.version = "2.1";
+  EXPECT_EQ(saved_by(model::unit_kind::block, gqa, lit, {1, n}, frozen), lit_block - 3 * 2 * n * h + 2 * n * h);
+  // LayerNorm models keep the same norm tensors as under the HF layout.
+  auto ln = plain_stack();
+  ln.layer_norm = true;
+  EXPECT_EQ(saved_by(model::unit_kind::block, ln, lit, {1, n}, frozen) -
+                saved_by(model::unit_kind::block, ln, hf, {1, n}, frozen),
+            3 * 2 * n * h - 2 * n * h);  // only the fused qkv output in place of v
+}
+
 // torch.compile fuses the pointwise chains: norms keep their input and rstd and a gated MLP its
 // two projections' outputs, as Liger's kernels do; a composite activation keeps its input only.
 TEST(Activations, CompileSavesWhatFusedKernelsSave) {

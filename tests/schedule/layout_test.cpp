@@ -80,6 +80,29 @@ TEST(Layout, LoraDropoutKeepsADroppedCopyAndAMaskPerTarget) {
   EXPECT_EQ(make_layout(m, j, make_rank_info(j, 0)).units[1].adapter_saved_per_token, 2u * 1024u);
 }
 
+// LitGPT's LoRAQKVLinear (lit_gpt/lora.py): q, k and v share one lora_dropout (one bf16 copy
+// and one bool mask of the 1024-wide input), and zero_pad's out-of-place index_copy keeps its
+// source, tokens x the adapted rows (q 1024 + v 256 of tiny_llama) in bf16, unless all of q, k
+// and v carry an adapter.
+TEST(Layout, LitgptQkvDropsOnceAndKeepsZeroPadsIndexCopySource) {
+  const auto m = testing::tiny_llama();
+  auto j = base_job();
+  j.lora.enabled = true;
+  j.lora.targets = {"q_proj", "v_proj"};
+  j.training.model_code = job::model_impl::litgpt;
+  const auto per_token = [&] { return make_layout(m, j, make_rank_info(j, 0)).units[1].adapter_saved_per_token; };
+  const bytes source = (1024u + 256u) * 2u;
+  EXPECT_EQ(per_token(), source);
+  j.lora.dropout = 0.05;
+  EXPECT_EQ(per_token(), source + 1024u * 2u + 1024u);  // one copy and one mask, not two
+  j.lora.targets = {"q_proj", "k_proj", "v_proj"};
+  EXPECT_EQ(per_token(), 1024u * 2u + 1024u);  // zero_pad returns its input as it is
+  j.lora.targets = {"v_proj"};
+  EXPECT_EQ(per_token(), 256u * 2u + 1024u * 2u + 1024u);
+  j.training.model_code = job::model_impl::hf;  // PEFT: v_proj's own dropout, no zero_pad
+  EXPECT_EQ(per_token(), 1024u * 2u + 1024u);
+}
+
 TEST(Layout, Fsdp1WithOrigParamsKeepsTheInputsOfFrozenWeightsBesideAdapters) {
   const auto m = testing::tiny_llama();
   auto j = base_job();
