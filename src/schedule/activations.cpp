@@ -117,19 +117,20 @@ void add_attention(unit_activations& a, const dims& d, const model::stack_shape&
   const std::uint64_t scores = d.batch * heads * d.seq * d.seq;
   const attention_impl kernel = kernel_for(d, s, job);
   // Only flash takes K and V with fewer heads; the math path repeats them inside SDPA and the
-  // others get them repeated by transformers. LitGPT repeats them itself for grouped queries.
-  const bool gqa = d.kv < d.h && d.kv * d.heads != d.h;  // neither MHA nor one shared head
-  const bool repeat_kv =
-      d.litgpt ? gqa : job.training.padding_mask || kernel != attention_impl::flash;
+  // others get them repeated by transformers. LitGPT repeats them itself for grouped queries
+  // (expand + reshape) and hands SDPA a single shared head as it is (torch 2.1's fused kernels
+  // refuse it; the math path broadcasts it into copies).
+  const bool repeat_kv = d.litgpt ? d.kv < d.h
+                                  : job.training.padding_mask || kernel != attention_impl::flash;
   const std::uint64_t k_saved = repeat_kv ? q : kv;
   a.saved.push_back(q);            // rotated query
   a.saved.push_back(k_saved);      // rotated key (repeated to all heads without native GQA)
   // LitGPT's CausalSelfAttention.forward (lit_gpt/model.py) splits its fused qkv output by
   // views (view, permute, split, reshape) and ropes q and k into new tensors (torch.cat of the
   // roped part and the rest), but hands SDPA v as it is: with one key/value head per query head
-  // (or one for all) v.reshape is a view, so the value SDPA saves keeps the whole fused output,
-  // q, k and v rows together, alive. With grouped queries v.expand(...).reshape copies.
-  const bool fused_view = d.litgpt && !gqa;
+  // v.reshape is a view, so the value SDPA saves keeps the whole fused output,
+  // q, k and v rows together, alive. With fewer key/value heads v is repeated into a copy.
+  const bool fused_view = d.litgpt && !repeat_kv;
   a.saved.push_back(fused_view ? q + 2 * kv : k_saved);  // value (or the qkv output it views)
   switch (kernel) {
     case attention_impl::flash:
