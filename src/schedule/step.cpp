@@ -376,6 +376,15 @@ class driver {
   }
 
   void backward_unit(const unit_activations& a, std::vector<tensor_id>& saved, bool ckpt) {
+    backward_pass(a, &saved, ckpt);
+  }
+
+  // backward_unit less the release of what the unit saved (or, checkpointed, its input).
+  void input_gradient_unit(const unit_activations& a, bool ckpt) { backward_pass(a, nullptr, ckpt); }
+
+  // A unit's backward: recompute when checkpointed, the backward temporaries, then release the
+  // recomputed tensors, what the unit saved (unless `saved` is null) and the temporaries.
+  void backward_pass(const unit_activations& a, std::vector<tensor_id>* saved, bool ckpt) {
     // Scratch lists kept across units: they hold ids only for the length of one call.
     recomputed_.clear();
     if (ckpt) {
@@ -385,21 +394,7 @@ class driver {
     temps_.clear();
     for (auto b : a.backward_temps) temps_.push_back(out_.alloc(b, category::temporary));
     free_all(out_, recomputed_);
-    free_all(out_, saved);
-    free_all(out_, temps_);
-    collectives(a);
-  }
-
-  // backward_unit less the release of what the unit saved (or, checkpointed, its input).
-  void input_gradient_unit(const unit_activations& a, bool ckpt) {
-    recomputed_.clear();
-    if (ckpt) {
-      for (auto b : a.saved) recomputed_.push_back(out_.alloc(b, category::activations));
-      transient(a.forward_temps, category::temporary);
-    }
-    temps_.clear();
-    for (auto b : a.backward_temps) temps_.push_back(out_.alloc(b, category::temporary));
-    free_all(out_, recomputed_);
+    if (saved != nullptr) free_all(out_, *saved);
     free_all(out_, temps_);
     collectives(a);
   }
