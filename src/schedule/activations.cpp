@@ -398,13 +398,13 @@ unit_activations head(const dims& d, const model::stack_shape& s, const job::job
   const bool old_loss = job.framework.transformers < std::string("4.46") &&
                         job.framework.transformers.size() >= 4 &&
                         job.framework.transformers.rfind("4.", 0) == 0;
-  a.saved.push_back(4 * nv);  // log-softmax output
+  a.saved.push_back(4 * nv);  // log-softmax output, computed from the logits below
   if (old_loss)
-    a.forward_temps.insert(a.forward_temps.end(), {4 * nv, 4 * nv});  // fp32 logits, shifted copy
+    a.saved_from.insert(a.saved_from.end(), {4 * nv, 4 * nv});  // fp32 logits, shifted copy
   else if (d.c != 4)
-    a.forward_temps.insert(a.forward_temps.end(), {d.c * nv, 4 * nv});  // logits, fp32 upcast
+    a.saved_from.insert(a.saved_from.end(), {d.c * nv, 4 * nv});  // logits, fp32 upcast
   else
-    a.forward_temps.push_back(4 * nv);  // fp32 logits: `float()` returns the same tensor
+    a.saved_from.push_back(4 * nv);  // fp32 logits: `float()` returns the same tensor
   a.backward_temps.insert(a.backward_temps.end(), {4 * nv, 4 * nv});
   return a;
 }

@@ -14,6 +14,10 @@ namespace vramscope::schedule {
 struct unit_activations {
   std::vector<bytes> saved;           // allocated in forward, freed in this unit's backward
   std::vector<bytes> forward_temps;   // allocated and freed within forward, after `saved`
+  // Forward temporaries the saved tensors are computed from, in op order: allocated before
+  // `saved` and freed, last first, once it is (the logits and their fp32 upcast before the
+  // loss's log-softmax output).
+  std::vector<bytes> saved_from;
   std::vector<bytes> backward_temps;  // allocated in backward before `saved` is released
   bytes checkpoint_input = 0;         // what activation checkpointing keeps instead of `saved`
   std::vector<bytes> checkpoint_extra;  // per-operator selective checkpointing: the op outputs

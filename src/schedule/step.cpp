@@ -361,17 +361,19 @@ class driver {
 
   void forward_unit(const unit_activations& a, std::vector<tensor_id>& saved, bool ckpt,
                     hooked_unit unit) {
+    sources_.clear();
+    for (auto b : a.saved_from) sources_.push_back(out_.alloc(b, category::temporary));
     if (ckpt) {  // runs without saving: everything is transient but the input
       save(a.checkpoint_input, saved, unit);
       for (auto b : a.checkpoint_extra) saved.push_back(out_.alloc(b, category::activations));
       transient(a.saved, category::activations);
-      transient(a.forward_temps, category::temporary);
     } else {
       const std::size_t hooked = a.saved.size() - std::min(a.saved.size(), a.saved_by_head);
       for (std::size_t i = 0; i < a.saved.size(); ++i)
         save(a.saved[i], saved, i < hooked ? unit : hooked_unit{unit.index, kept_unit});
-      transient(a.forward_temps, category::temporary);
     }
+    for (auto it = sources_.rbegin(); it != sources_.rend(); ++it) out_.free(*it);
+    transient(a.forward_temps, category::temporary);
     collectives(a);
   }
 
@@ -388,7 +390,10 @@ class driver {
     // Scratch lists kept across units: they hold ids only for the length of one call.
     recomputed_.clear();
     if (ckpt) {
+      sources_.clear();
+      for (auto b : a.saved_from) sources_.push_back(out_.alloc(b, category::temporary));
       for (auto b : a.saved) recomputed_.push_back(out_.alloc(b, category::activations));
+      for (auto it = sources_.rbegin(); it != sources_.rend(); ++it) out_.free(*it);
       transient(a.forward_temps, category::temporary);
     }
     temps_.clear();
@@ -429,7 +434,7 @@ class driver {
   std::vector<std::vector<tensor_id>> saved_;
   std::vector<tensor_id> loss_saved_;
   tensor_id workspace_ = 0;
-  std::vector<tensor_id> recomputed_, temps_, transient_;  // backward_unit's and transient's scratch
+  std::vector<tensor_id> recomputed_, temps_, transient_, sources_;  // the passes' scratch
   // run_pipeline's: what a pass leaves for a later one, per micro-batch.
   struct pipeline_held {
     std::vector<std::vector<std::vector<tensor_id>>> saved;          // [micro][unit]

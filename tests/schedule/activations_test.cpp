@@ -138,7 +138,8 @@ TEST(Activations, LitgptLossKeepsFabricsFp32SlicesAndTheirLogSoftmax) {
   job.precision.params = dtype::bf16;
   const auto hf = activations_for(model::unit_kind::head, s, job, {2, 1000}, 1, {});
   EXPECT_EQ(hf.saved, std::vector<bytes>{4 * 2000 * v});
-  EXPECT_EQ(hf.forward_temps, (std::vector<bytes>{2 * 2000 * v, 4 * 2000 * v}));
+  EXPECT_EQ(hf.saved_from, (std::vector<bytes>{2 * 2000 * v, 4 * 2000 * v}));  // logits, upcast
+  EXPECT_TRUE(hf.forward_temps.empty());
   EXPECT_EQ(hf.backward_temps, (std::vector<bytes>{4 * 2000 * v, 4 * 2000 * v}));
 }
 
