@@ -14,10 +14,14 @@ namespace vramscope::schedule {
 struct unit_activations {
   std::vector<bytes> saved;           // allocated in forward, freed in this unit's backward
   std::vector<bytes> forward_temps;   // allocated and freed within forward, after `saved`
-  // Forward temporaries the saved tensors are computed from, in op order: allocated before
-  // `saved` and freed, last first, once it is (the logits and their fp32 upcast before the
-  // loss's log-softmax output).
+  // Forward temporaries in op order around one saved tensor, saved[saved_from_at]: `saved_from`
+  // (what it is computed from) is allocated just before it, `saved_after` just after it, and
+  // both are freed, last first, before the next saved tensor (the logits and their fp32 upcast
+  // before the loss's log-softmax output; math attention's scores before its softmax output
+  // and the bool mask after it).
   std::vector<bytes> saved_from;
+  std::vector<bytes> saved_after;
+  std::size_t saved_from_at = 0;
   std::vector<bytes> backward_temps;  // allocated in backward before `saved` is released
   bytes checkpoint_input = 0;         // what activation checkpointing keeps instead of `saved`
   std::vector<bytes> checkpoint_extra;  // per-operator selective checkpointing: the op outputs

@@ -361,18 +361,18 @@ class driver {
 
   void forward_unit(const unit_activations& a, std::vector<tensor_id>& saved, bool ckpt,
                     hooked_unit unit) {
-    sources_.clear();
-    for (auto b : a.saved_from) sources_.push_back(out_.alloc(b, category::temporary));
     if (ckpt) {  // runs without saving: everything is transient but the input
       save(a.checkpoint_input, saved, unit);
       for (auto b : a.checkpoint_extra) saved.push_back(out_.alloc(b, category::activations));
-      transient(a.saved, category::activations);
+      recomputed_.clear();
+      for_each_saved(a, [&](std::size_t, bytes b) { recomputed_.push_back(out_.alloc(b, category::activations)); });
+      free_all(out_, recomputed_);
     } else {
       const std::size_t hooked = a.saved.size() - std::min(a.saved.size(), a.saved_by_head);
-      for (std::size_t i = 0; i < a.saved.size(); ++i)
-        save(a.saved[i], saved, i < hooked ? unit : hooked_unit{unit.index, kept_unit});
+      for_each_saved(a, [&](std::size_t i, bytes b) {
+        save(b, saved, i < hooked ? unit : hooked_unit{unit.index, kept_unit});
+      });
     }
-    for (auto it = sources_.rbegin(); it != sources_.rend(); ++it) out_.free(*it);
     transient(a.forward_temps, category::temporary);
     collectives(a);
   }
@@ -390,10 +390,7 @@ class driver {
     // Scratch lists kept across units: they hold ids only for the length of one call.
     recomputed_.clear();
     if (ckpt) {
-      sources_.clear();
-      for (auto b : a.saved_from) sources_.push_back(out_.alloc(b, category::temporary));
-      for (auto b : a.saved) recomputed_.push_back(out_.alloc(b, category::activations));
-      for (auto it = sources_.rbegin(); it != sources_.rend(); ++it) out_.free(*it);
+      for_each_saved(a, [&](std::size_t, bytes b) { recomputed_.push_back(out_.alloc(b, category::activations)); });
       transient(a.forward_temps, category::temporary);
     }
     temps_.clear();
@@ -402,6 +399,24 @@ class driver {
     if (saved != nullptr) free_all(out_, *saved);
     free_all(out_, temps_);
     collectives(a);
+  }
+
+  // Calls `keep(i, bytes)` for each saved tensor in order, with the temporaries around
+  // saved[saved_from_at] allocated and freed in op order.
+  template <typename Keep>
+  void for_each_saved(const unit_activations& a, Keep keep) {
+    for (std::size_t i = 0; i < a.saved.size(); ++i) {
+      const bool around = i == a.saved_from_at && !(a.saved_from.empty() && a.saved_after.empty());
+      if (around) {
+        sources_.clear();
+        for (auto b : a.saved_from) sources_.push_back(out_.alloc(b, category::temporary));
+      }
+      keep(i, a.saved[i]);
+      if (around) {
+        for (auto b : a.saved_after) sources_.push_back(out_.alloc(b, category::temporary));
+        for (auto it = sources_.rbegin(); it != sources_.rend(); ++it) out_.free(*it);
+      }
+    }
   }
 
   void transient(const std::vector<bytes>& sizes, category cat) {

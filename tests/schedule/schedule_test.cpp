@@ -132,6 +132,28 @@ TEST(Schedule, DdpBucketCapPassedLimitsTheFirstBucketToo) {
   for (std::size_t i = 0; i + 1 < b.rebuilt.size(); ++i) EXPECT_GE(b.rebuilt[i], 25_MiB) << i;
 }
 
+// The loss's transients in op order: the bf16 logits and their fp32 upcast come before the
+// log-softmax output computed from them and go right after it (allocator histories,
+// bench/data/snapshots: +1187 +2374 +2374 -2374 -1187 MiB for Qwen2.5-0.5B).
+TEST(Schedule, LossAllocatesTheLogitsAndTheirUpcastBeforeTheLogSoftmax) {
+  auto j = job_of(job::strategy::fsdp2, 2);  // bf16 compute
+  j.training.steps = 1;
+  const auto p = build(j);
+  const bytes nv = 2 * 512 * 32000;  // tokens x vocab of tiny_llama, job_of's 512 tokens
+  std::vector<std::pair<event_kind, bytes>> loss;
+  std::map<std::uint32_t, bytes> sizes;
+  for (const auto& e : p.events) {
+    if (e.kind == event_kind::alloc) sizes[e.tensor] = e.size;
+    if (p.phase_names[e.phase] != "forward:loss") continue;
+    if (e.kind == event_kind::alloc && e.size >= nv) loss.emplace_back(e.kind, e.size);
+    if (e.kind == event_kind::free && sizes[e.tensor] >= nv) loss.emplace_back(e.kind, sizes[e.tensor]);
+  }
+  const std::vector<std::pair<event_kind, bytes>> expected = {
+      {event_kind::alloc, nv}, {event_kind::alloc, 2 * nv}, {event_kind::alloc, 2 * nv},
+      {event_kind::free, 2 * nv}, {event_kind::free, nv}};
+  EXPECT_EQ(loss, expected);
+}
+
 TEST(Schedule, Fsdp2ShardsDivideStateByTheShardCount) {
   auto one = job_of(job::strategy::fsdp2, 1);
   auto eight = job_of(job::strategy::fsdp2, 8);
