@@ -198,25 +198,39 @@ class fsdp1_strategy final : public strategy {
     auto& s = state_[g];
     const auto& d = lay().dtypes;
     const bytes reduce = static_cast<bytes>(d.reduce);
-    tensor_id cast = 0, output = 0;
     if (grad_padded_[g] == 0) return;  // a unit of frozen parameters only
-    if (d.reduce != d.compute) cast = out().alloc(grad_padded_[g] * reduce, category::communication, streams::reduce);
-    output = out().alloc(grad_shard_numel(g) * reduce, category::communication, streams::reduce);
+    // _post_backward_hook casts the unsharded gradient to the reduce dtype (the compute-dtype
+    // one goes at once); _reduce_grad reduce-scatters it into a new shard, which becomes the
+    // saved gradient shard itself (_accumulate_sharded_grad) unless it must be cast to the
+    // parameter dtype first, or is added in place to the one saved by an earlier micro-batch;
+    // the unsharded gradient goes when _reduce_grad returns. The H200 allocator history of
+    // fsdp1-full-limit shows it: each block's 29 MiB shard takes a segment of its own, since the
+    // 232 MiB unsharded fp32 gradient still holds the block freed by the previous one.
     out().record_stream(s.grad, streams::reduce);
-    out().free(s.grad);
-    out().free(cast);
-    if (job().parallel.cpu_offload) {
+    tensor_id cast = 0;
+    if (d.reduce != d.compute) {
+      cast = out().alloc(grad_padded_[g] * reduce, category::communication, streams::reduce);
+      out().free(s.grad);
+    }
+    const bool offload = job().parallel.cpu_offload;
+    const bool becomes_saved = s.grad_shard == 0 && d.reduce == d.stored && !offload;
+    tensor_id output = out().alloc(grad_shard_numel(g) * reduce,
+                                   becomes_saved ? category::gradients : category::communication,
+                                   streams::reduce);
+    if (!offload && d.reduce != d.stored) {  // _cast_grad_to_param_dtype
+      auto shard = out().alloc(grad_shard_bytes(g),
+                               s.grad_shard == 0 ? category::gradients : category::temporary,
+                               streams::reduce);
       out().free(output);
-      return;
+      output = shard;
     }
-    // The reduced shard is cast to the parameter dtype and accumulated into the saved shard.
-    if (s.grad_shard == 0) {
-      s.grad_shard = out().alloc(grad_shard_bytes(g), category::gradients, streams::reduce);
+    if (!offload && s.grad_shard == 0) {
+      s.grad_shard = output;  // kept for the optimizer
     } else {
-      auto add = out().alloc(grad_shard_bytes(g), category::temporary, streams::reduce);
-      out().free(add);
+      out().free(output);  // added in place to the saved shard, or copied to the host
     }
-    out().free(output);
+    out().free(cast);
+    out().free(s.grad);
   }
 
   fsdp_wrapping wrap_;

@@ -154,6 +154,33 @@ TEST(Schedule, LossAllocatesTheLogitsAndTheirUpcastBeforeTheLogSoftmax) {
   EXPECT_EQ(loss, expected);
 }
 
+// FSDP1's reduce-scatter output is the saved gradient shard itself when the reduce dtype is the
+// parameter dtype (_accumulate_sharded_grad): one allocation per unit on the post-backward
+// stream kept for the optimizer, beside the unsharded gradient cast to the reduce dtype.
+TEST(Schedule, Fsdp1KeepsTheReduceScatterOutputAsTheGradientShard) {
+  auto j = job_of(job::strategy::fsdp1, 4);  // bf16 compute, fp32 parameters and reduce
+  j.training.steps = 1;
+  const auto p = build(j);
+  std::size_t kept = 0, unsharded_casts = 0, pre_optimizer_frees = 0;
+  std::map<std::uint32_t, bool> shards;
+  bool optimizer = false;
+  for (const auto& e : p.events) {
+    if (e.kind == event_kind::phase && p.phase_names[e.phase] == "optimizer") optimizer = true;
+    if (e.kind == event_kind::alloc && e.stream == streams::reduce) {
+      if (e.cat == category::gradients) {
+        ++kept;
+        shards[e.tensor] = true;
+      } else if (e.cat == category::communication) {
+        ++unsharded_casts;
+      }
+    }
+    if (e.kind == event_kind::free && !optimizer && shards.count(e.tensor) != 0) ++pre_optimizer_frees;
+  }
+  EXPECT_GT(kept, 0u);
+  EXPECT_EQ(unsharded_casts, kept);  // no separate output tensor beside the kept shard
+  EXPECT_EQ(pre_optimizer_frees, 0u);
+}
+
 TEST(Schedule, Fsdp2ShardsDivideStateByTheShardCount) {
   auto one = job_of(job::strategy::fsdp2, 1);
   auto eight = job_of(job::strategy::fsdp2, 8);
