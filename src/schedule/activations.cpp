@@ -330,6 +330,26 @@ unit_activations chunked_head(const dims& d, std::uint64_t v, int chunks, bool c
   return a;
 }
 
+// torchtitan's loss under tensor parallelism runs inside `loss_parallel()` (train_context;
+// parallelisms: enable_loss_parallel = tp > 1 and not training.disable_loss_parallel), over the
+// vocabulary-sharded logits, `nv` elements a rank. DTensor's custom handlers replace the
+// log-softmax and NLL kernels (torch/distributed/tensor/parallel/loss.py). Forward,
+// `_log_softmax`: `shifted = x - x_max` (fp32, alive until the handler returns),
+// `torch.exp(shifted)` (freed once summed), then `result = shifted - shifted_logsumexp`, the
+// saved output. Backward, `_nll_loss_and_log_softmax_backward` on that output:
+// `grad_input = torch.zeros_like(x)`, then `(grad_input + torch.exp(x)) * grad_output`: the
+// zeros, the exp and the sum are alive together beside the saved output (16 bytes a logit;
+// the product then takes the exp's place); `_log_softmax_backward_data` only returns its
+// input.
+unit_activations loss_parallel(std::uint64_t c, std::uint64_t nv) {
+  unit_activations a;
+  a.saved_from = {c * nv, 4 * nv, 4 * nv};      // logits, fp32 upcast, shifted
+  a.saved_scratch = {4 * nv};                   // exp(shifted)
+  a.saved = {4 * nv};                           // log-softmax output
+  a.backward_temps = {4 * nv, 4 * nv, 4 * nv};  // zeros, exp(x), their sum
+  return a;
+}
+
 // Logits and loss (transformers >= 4.46 casts in the loss; earlier versions return fp32 logits
 // and make a shifted copy), or Liger's fused linear cross-entropy, which never materialises them.
 unit_activations head(const dims& d, const model::stack_shape& s, const job::job_spec& job) {
@@ -400,6 +420,8 @@ unit_activations head(const dims& d, const model::stack_shape& s, const job::job
     a.backward_temps.push_back(d.c * nv);                 // their gradient
     return a;
   }
+  if (job.training.loss == job::loss_impl::torchtitan && d.tp > 1)
+    return loss_parallel(d.c, nv);
   const bool old_loss = job.framework.transformers < std::string("4.46") &&
                         job.framework.transformers.size() >= 4 &&
                         job.framework.transformers.rfind("4.", 0) == 0;

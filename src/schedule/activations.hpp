@@ -20,6 +20,7 @@ struct unit_activations {
   // before the loss's log-softmax output; math attention's scores before its softmax output
   // and the bool mask after it).
   std::vector<bytes> saved_from;
+  std::vector<bytes> saved_scratch;  // allocated and freed between `saved_from` and the saved one
   std::vector<bytes> saved_after;
   std::size_t saved_from_at = 0;
   std::vector<bytes> backward_temps;  // allocated in backward before `saved` is released

@@ -406,10 +406,12 @@ class driver {
   template <typename Keep>
   void for_each_saved(const unit_activations& a, Keep keep) {
     for (std::size_t i = 0; i < a.saved.size(); ++i) {
-      const bool around = i == a.saved_from_at && !(a.saved_from.empty() && a.saved_after.empty());
+      const bool around = i == a.saved_from_at &&
+                          !(a.saved_from.empty() && a.saved_scratch.empty() && a.saved_after.empty());
       if (around) {
         sources_.clear();
         for (auto b : a.saved_from) sources_.push_back(out_.alloc(b, category::temporary));
+        transient(a.saved_scratch, category::temporary);
       }
       keep(i, a.saved[i]);
       if (around) {

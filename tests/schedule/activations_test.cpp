@@ -290,5 +290,29 @@ TEST(Activations, CompiledTorchtitanLossKeepsTheBf16LogitsAndTheLogSumExp) {
   EXPECT_EQ(saved_by(head, s, hf, t), 4u * logits);
 }
 
+// torchtitan's loss under tensor parallelism runs in loss_parallel(): DTensor's handlers
+// (torch/distributed/tensor/parallel/loss.py) on the vocabulary-sharded logits. Forward keeps
+// `shifted` until the log-softmax result exists and takes `exp(shifted)` for the sum; backward
+// holds `zeros_like(x)`, `exp(x)` and their sum beside the saved output: 16 bytes a local logit
+// where the fused kernels hold 12. TN11's rank: 16 x 8192 tokens, 128256 / 8 = 16032 logits each.
+TEST(Activations, TorchtitanLossParallelHoldsTheShiftedLogitsAndThreeGradientTemporaries) {
+  job::job_spec titan;
+  titan.training.loss = job::loss_impl::torchtitan;
+  auto s = plain_stack();
+  s.vocab = 128256;
+  const token_shape t{16, 8192};
+  const bytes local = 16ull * 8192 * 16032;  // 2,101,346,304 logits a rank
+  const auto a = activations_for(model::unit_kind::head, s, titan, t, 8, saved_inputs{});
+  EXPECT_EQ(a.saved_from, (std::vector<bytes>{2 * local, 4 * local, 4 * local}));
+  EXPECT_EQ(a.saved_scratch, (std::vector<bytes>{4 * local}));
+  EXPECT_EQ(a.saved, (std::vector<bytes>{4 * local}));  // 7.83 GiB
+  EXPECT_EQ(a.saved.front(), bytes{8'405'385'216});
+  EXPECT_EQ(a.backward_temps, (std::vector<bytes>{4 * local, 4 * local, 4 * local}));
+  // Without tensor parallelism the eager kernels run: no scratch, two fp32 gradients.
+  const auto one = activations_for(model::unit_kind::head, s, titan, t, 1, saved_inputs{});
+  EXPECT_TRUE(one.saved_scratch.empty());
+  EXPECT_EQ(one.backward_temps.size(), 2u);
+}
+
 }  // namespace
 }  // namespace vramscope::schedule

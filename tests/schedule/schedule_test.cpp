@@ -181,6 +181,31 @@ TEST(Schedule, Fsdp1KeepsTheReduceScatterOutputAsTheGradientShard) {
   EXPECT_EQ(pre_optimizer_frees, 0u);
 }
 
+// Under tensor parallelism torchtitan's loss runs loss_parallel()'s handlers: the shifted
+// logits join what the saved output is computed from, and exp(shifted) comes and goes before it.
+TEST(Schedule, LossParallelTakesItsExpBeforeItSavesTheLogSoftmax) {
+  auto j = job_of(job::strategy::fsdp2, 4);
+  j.parallel.tp = 2;
+  j.training.loss = job::loss_impl::torchtitan;
+  j.training.steps = 1;
+  const auto p = build(j);
+  const bytes l = 512u * 16000;  // tokens x the rank's half of the tiny Llama's vocabulary
+  std::vector<std::pair<event_kind, bytes>> seen;
+  std::map<std::uint32_t, bytes> sizes;
+  for (const auto& e : p.events) {
+    if (e.kind == event_kind::alloc) sizes[e.tensor] = e.size;
+    if (p.phase_names[e.phase] != "forward:loss") continue;
+    if ((e.kind == event_kind::alloc || e.kind == event_kind::free) && sizes[e.tensor] >= l)
+      seen.emplace_back(e.kind, sizes[e.tensor]);
+  }
+  using k = event_kind;
+  EXPECT_EQ(seen, (std::vector<std::pair<k, bytes>>{
+                      {k::alloc, 2 * l}, {k::alloc, 4 * l}, {k::alloc, 4 * l},  // logits, upcast, shifted
+                      {k::alloc, 4 * l}, {k::free, 4 * l},                      // exp(shifted)
+                      {k::alloc, 4 * l},                                        // saved log-softmax
+                      {k::free, 4 * l}, {k::free, 4 * l}, {k::free, 2 * l}}));
+}
+
 TEST(Schedule, Fsdp2ShardsDivideStateByTheShardCount) {
   auto one = job_of(job::strategy::fsdp2, 1);
   auto eight = job_of(job::strategy::fsdp2, 8);
