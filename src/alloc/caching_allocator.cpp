@@ -7,6 +7,7 @@
 
 #include "alloc/caching_state.hpp"
 #include "alloc/stat_ops.hpp"
+#include "alloc/torch_messages.hpp"
 
 namespace vramscope::alloc {
 
@@ -146,6 +147,11 @@ const allocator_stats& caching_allocator::stats() const { return state_->totals;
 std::string caching_allocator::name() const { return "torch-caching"; }
 
 bytes caching_allocator::capacity() const { return state_->options.capacity; }
+
+std::optional<std::string> caching_allocator::oom_message(const oom_info& info) const {
+  return detail::torch_oom_message(info, state_->device_total, state_->allowed_memory_maximum,
+                                   state_->options.device);
+}
 
 const allocator_stats& caching_allocator::pool_stats(pool_kind pool) const {
   return state_->per_pool[pool == pool_kind::small ? 0 : 1];

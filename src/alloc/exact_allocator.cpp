@@ -44,18 +44,20 @@ struct exact_allocator::state {
     if (--entries[slot].event_count == 0) release(slot);
   }
 
-  std::string oom_text(bytes rounded) const {
+  // `info` holds the figures at the failure: the rounded request and what was allocated and
+  // reserved then.
+  std::string oom_text(const oom_info& info) const {
     const bytes total = options.device_total != 0 ? options.device_total : options.capacity;
     if (options.flavour == exact_flavour::cuda_malloc_async)
       return fmt::format(
           "Allocation on device {} would exceed allowed memory. (out of memory) Currently "
           "allocated: {}, requested: {}, device limit: {}, free (according to CUDA): {}.",
-          options.device, format_bytes(stats.allocated.current), format_bytes(rounded),
-          format_bytes(total), format_bytes(options.capacity - stats.reserved.current));
+          options.device, format_bytes(info.allocated), format_bytes(info.segment_size),
+          format_bytes(total), format_bytes(options.capacity - info.reserved));
     return fmt::format(
         "CUDA error: out of memory (cudaMalloc of {} with PYTORCH_NO_CUDA_MEMORY_CACHING=1; {} of "
         "{} in use).",
-        format_bytes(rounded), format_bytes(stats.reserved.current),
+        format_bytes(info.segment_size), format_bytes(info.reserved),
         format_bytes(options.capacity));
   }
 
@@ -94,7 +96,8 @@ allocation exact_allocator::allocate(bytes size, stream_id stream) {
                   s.stats.reserved.current,
                   s.options.capacity,
                   0,
-                  s.oom_text(rounded)};
+                  {}};
+    info.message = s.oom_text(info);
     return allocation::failed(std::move(info));
   }
   const std::uint32_t slot = detail::take_slot(s.entries, s.free_slots);
@@ -162,6 +165,10 @@ std::string exact_allocator::name() const {
 }
 
 bytes exact_allocator::capacity() const { return state_->options.capacity; }
+
+std::optional<std::string> exact_allocator::oom_message(const oom_info& info) const {
+  return state_->oom_text(info);
+}
 
 std::vector<block_info> exact_allocator::blocks() const {
   std::vector<block_info> out;

@@ -131,6 +131,21 @@ void capacity_note(const job::job_spec& job, std::vector<std::string>& notes) {
                               format_bytes(job.hardware.driver_reserved)));
 }
 
+// The first rank's figures for a rank with the same program and capacity on `device`, with the
+// out-of-memory message worded by that device's allocator model; nullopt where the model cannot
+// word it (then the rank is replayed).
+std::optional<rank_prediction> same_as_first(const rank_prediction& first, const job::job_spec& job,
+                                             bytes capacity, int device) {
+  if (!first.oom) return first;
+  auto allocator = torch_allocator(job, capacity, device);
+  if (!allocator) return std::nullopt;
+  auto message = (*allocator)->oom_message(*first.oom);
+  if (!message) return std::nullopt;
+  rank_prediction r = first;
+  r.oom->message = std::move(*message);
+  return r;
+}
+
 const rank_prediction* evicting_rank(const prediction& p) {
   for (const auto& r : p.ranks)
     if (r.managed_resident < r.managed) return &r;
@@ -159,15 +174,16 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
     if (!program) return program.error();
     const bytes outside = context + nccl + foreign_bytes_on(job, rep, checkpoint);
     const bytes capacity = usable > outside ? usable - outside : 0;
+    const int device = rep % job.hardware.gpus_per_node;
     // A rank whose program and capacity equal the first one's replays to the same figures: the
     // replay is a pure function of them and the allocator options, which differ only in the
     // device index, and that appears only in an out-of-memory message.
-    if (first_program && capacity == first_capacity && !simulated.begin()->second.oom &&
-        same_program(*program, *first_program)) {
-      simulated[rep] = simulated.begin()->second;
-      continue;
-    }
-    auto allocator = torch_allocator(job, capacity, rep % job.hardware.gpus_per_node);
+    if (first_program && capacity == first_capacity && same_program(*program, *first_program))
+      if (auto same = same_as_first(simulated.begin()->second, job, capacity, device)) {
+        simulated[rep] = std::move(*same);
+        continue;
+      }
+    auto allocator = torch_allocator(job, capacity, device);
     if (!allocator) return allocator.error();
     out.allocator = (*allocator)->name();
     const auto rr = replay(*program, **allocator, options.timeline ? options.timeline_points : 0);

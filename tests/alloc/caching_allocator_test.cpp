@@ -281,5 +281,24 @@ TEST_F(CachingAllocator, FreeOfUnknownHandleIsABug) {
   EXPECT_THROW(model->record_stream(a, 1), std::logic_error);
 }
 
+// A replay on device 3 fails with the figures of the same replay on device 0; device 3's model
+// words device 0's failure as its own.
+TEST(CachingAllocatorOom, AnotherDeviceWordsTheSameFailure) {
+  auto fail_on = [](int device) {
+    caching_allocator_options o;
+    o.capacity = 1_GiB;
+    o.device = device;
+    auto model = std::make_unique<caching_allocator>(o);
+    model->allocate(400_MiB, 0);
+    model->allocate(400_MiB, 0);
+    auto failed = model->allocate(400_MiB, 0);
+    return std::make_pair(std::move(model), *failed.oom);
+  };
+  const auto [device0, failed0] = fail_on(0);
+  const auto [device3, failed3] = fail_on(3);
+  EXPECT_NE(failed0.message, failed3.message);
+  EXPECT_EQ(device3->oom_message(failed0), failed3.message);
+}
+
 }  // namespace
 }  // namespace vramscope::alloc

@@ -181,6 +181,20 @@ TEST_P(AllocatorConformance, OomLeavesStatsConsistent) {
   expect_consistent(*model, live, "after recovering");
 }
 
+// plan reuses one rank's replay for another with the same program and capacity and asks that
+// rank's model to word the error: the words must be the ones allocate gave.
+TEST_P(AllocatorConformance, OomMessageRewordsTheFailure) {
+  allocate(400_MiB);
+  allocate(400_MiB);
+  const allocation failed = model->allocate(400_MiB, 0);
+  ASSERT_FALSE(failed.ok);
+  ASSERT_TRUE(failed.oom.has_value());
+  const auto message = model->oom_message(*failed.oom);
+  if (message) {
+    EXPECT_EQ(*message, failed.oom->message);
+  }
+}
+
 TEST_P(AllocatorConformance, PeaksResetToCurrent) {
   const handle a = allocate(64_MiB);
   allocate(8_MiB);

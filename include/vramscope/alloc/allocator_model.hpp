@@ -127,6 +127,16 @@ class allocator_model {
 
   /// The most the model may ever reserve (its device limit); reserved never exceeds it.
   [[nodiscard]] virtual bytes capacity() const { return ~bytes{0}; }
+
+  /// The message this model would give for an out-of-memory error with `info`'s figures, as
+  /// allocate() writes it into oom_info::message. A replay is a pure function of the events, the
+  /// capacity and the options, and the device index of the options appears only in this text, so
+  /// a caller may reuse another device's replay and ask the model of this device for its words.
+  /// nullopt where a model cannot say (the default): the caller replays instead.
+  [[nodiscard]] virtual std::optional<std::string> oom_message(const oom_info& info) const {
+    (void)info;
+    return std::nullopt;
+  }
 };
 
 }  // namespace vramscope::alloc

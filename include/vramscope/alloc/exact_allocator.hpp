@@ -54,6 +54,7 @@ class exact_allocator final : public allocator_model {
   [[nodiscard]] std::string name() const override;  // "exact" or "torch-cuda-malloc-async"
   [[nodiscard]] std::vector<block_info> blocks() const override;
   [[nodiscard]] bytes capacity() const override;
+  [[nodiscard]] std::optional<std::string> oom_message(const oom_info& info) const override;
 
  private:
   struct state;
