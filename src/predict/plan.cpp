@@ -170,15 +170,22 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
   std::optional<schedule::program> first_program;
   bytes first_capacity = 0;
   for (int rep : schedule::representative_ranks(job)) {
-    auto program = schedule::build_program(model, job, rep, sopts);
-    if (!program) return program.error();
     const bytes outside = context + nccl + foreign_bytes_on(job, rep, checkpoint);
     const bytes capacity = usable > outside ? usable - outside : 0;
     const int device = rep % job.hardware.gpus_per_node;
     // A rank whose program and capacity equal the first one's replays to the same figures: the
     // replay is a pure function of them and the allocator options, which differ only in the
-    // device index, and that appears only in an out-of-memory message.
-    if (first_program && capacity == first_capacity && same_program(*program, *first_program))
+    // device index, and that appears only in an out-of-memory message. The first program is
+    // every rank's when building it read nothing of the rank's place.
+    const bool same_capacity = first_program && capacity == first_capacity;
+    if (same_capacity && !first_program->rank_specific)
+      if (auto same = same_as_first(simulated.begin()->second, job, capacity, device)) {
+        simulated[rep] = std::move(*same);
+        continue;
+      }
+    auto program = schedule::build_program(model, job, rep, sopts);
+    if (!program) return program.error();
+    if (same_capacity && same_program(*program, *first_program))
       if (auto same = same_as_first(simulated.begin()->second, job, capacity, device)) {
         simulated[rep] = std::move(*same);
         continue;

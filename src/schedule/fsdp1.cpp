@@ -52,7 +52,7 @@ class fsdp1_strategy final : public strategy {
   void init() override {
     quant_state_ = alloc_quant_states(out(), lay());  // module attributes, never flattened
     const auto& in = job().init;
-    const bool meta_rank = in.meta_device && in.load == job::weight_load::rank0 && ctx_.rank.rank != 0;
+    const bool meta_rank = in.meta_device && in.load == job::weight_load::rank0 && ctx_.rank.rank() != 0;
     const bool cpu_module = !meta_rank && in.load != job::weight_load::random;
     const bool on_gpu_before_sharding = meta_rank || !cpu_module || job().parallel.device_id;
     // FSDP wraps bottom-up: every child unit first, the root last.

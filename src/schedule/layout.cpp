@@ -261,14 +261,14 @@ bool float8_convertible(const model::tensor& t, model::unit_kind kind) {
 
 rank_info make_rank_info(const job::job_spec& job, int rank) {
   rank_info r;
-  r.rank = rank;
+  r.rank_ = rank;
   r.world = job.world_size();
   r.tp = std::max(1, job.parallel.tp);
   r.pp = std::max(1, job.parallel.pp);
-  r.pp_rank = rank / std::max(1, r.world / r.pp);
+  r.pp_rank_ = rank / std::max(1, r.world / r.pp);
   r.cp = std::max(1, job.parallel.cp);
   r.ep = std::max(1, job.parallel.ep);
-  r.ep_rank = (rank / r.tp) % r.ep;  // the ep ranks are consecutive data-parallel ranks
+  r.ep_rank_ = (rank / r.tp) % r.ep;  // the ep ranks are consecutive data-parallel ranks
   r.dp_replicate = std::max(1, job.parallel.dp_replicate);
   // FSDP2 shards over the data-parallel and context-parallel ranks together (dp_shard_cp).
   r.dp_shard = (job.parallel.dp_shard > 0
@@ -279,7 +279,7 @@ rank_info make_rank_info(const job::job_spec& job, int rank) {
     r.dp_shard = std::min(r.dp_shard, job.hardware.gpus_per_node);
   if (job.parallel.kind == job::strategy::fsdp1 && job.parallel.fsdp_sharding == job::sharding::no_shard)
     r.dp_shard = 1;
-  r.local_rank = rank % std::max(1, job.hardware.gpus_per_node);
+  r.local_rank_ = rank % std::max(1, job.hardware.gpus_per_node);
   return r;
 }
 
@@ -434,7 +434,7 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
     if (!lora.enabled || trained_norm) {
       // Under expert parallelism a rank holds the routed experts e with e % ep == its place.
       const auto e = expert_index(t.name);
-      if (e && r.ep > 1 && *e % static_cast<std::uint64_t>(r.ep) != static_cast<std::uint64_t>(r.ep_rank))
+      if (e && r.ep > 1 && *e % static_cast<std::uint64_t>(r.ep) != static_cast<std::uint64_t>(r.ep_rank()))
         continue;
       ul->tensors.push_back(n);
       ul->trainable.push_back(n);

@@ -14,19 +14,35 @@
 
 namespace vramscope::schedule {
 
-/// A rank's coordinates in the job's mesh.
+/// A rank's coordinates in the job's mesh. The sizes are the job's, the same on every rank; the
+/// rank's place in the mesh (rank, local_rank, pp_rank, ep_rank) is read through accessors
+/// that note the read in `*place_read` when it is set. A program built without reading them is
+/// every rank's program (program::rank_specific), so plan need not build it again.
 struct rank_info {
-  int rank = 0;
   int world = 1;
   int tp = 1;
   int dp_shard = 1;      // size of the sharding group (FSDP / ZeRO)
   int dp_replicate = 1;  // replicas of the sharding group
-  int local_rank = 0;
   int pp = 1;            // pipeline stages (ranks along the pipeline dimension)
-  int pp_rank = 0;       // this rank's place along it (the outermost mesh dimension)
   int cp = 1;            // context-parallel ranks sharing each sequence
   int ep = 1;            // expert-parallel ranks sharing each MoE layer's experts
-  int ep_rank = 0;       // this rank's place among them
+  bool* place_read = nullptr;  // set by whoever needs to know (the step driver)
+
+  [[nodiscard]] int rank() const { return read(rank_); }
+  [[nodiscard]] int local_rank() const { return read(local_rank_); }
+  [[nodiscard]] int pp_rank() const { return read(pp_rank_); }  // place along the pipeline
+  [[nodiscard]] int ep_rank() const { return read(ep_rank_); }  // place among the ep ranks
+
+ private:
+  friend rank_info make_rank_info(const job::job_spec& job, int rank);
+  int read(int place) const {
+    if (place_read != nullptr) *place_read = true;
+    return place;
+  }
+  int rank_ = 0;
+  int local_rank_ = 0;
+  int pp_rank_ = 0;  // the outermost mesh dimension
+  int ep_rank_ = 0;
 };
 
 /// The routed expert a tensor belongs to: N of "...experts.N..." (Mixtral's

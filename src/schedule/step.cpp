@@ -65,6 +65,7 @@ class driver {
          std::optional<pipeline_part> pipe = std::nullopt)
       : model_(m), job_(j), options_(o), pipe_(std::move(pipe)),
         ctx_{m, j, make_rank_info(j, rank), {}, out_}, offload_(j, out_) {
+    ctx_.rank.place_read = &place_read_;
     ctx_.lay = make_layout(m, j, ctx_.rank);
     record_stream_ = collectives_record_stream(j);
     // The final norm's output is the head's input: kept when the head needs it.
@@ -115,7 +116,9 @@ class driver {
       out_.sync_all();  // the training loop reads the loss: the CPU waits for the GPU
     }
     s->save_checkpoint();
-    return out_.take();
+    auto p = out_.take();
+    p.rank_specific = place_read_;
+    return p;
   }
 
  private:
@@ -464,6 +467,7 @@ class driver {
   bytes hidden_ = 0, logits_ = 0;          // one micro-batch's hidden states and logits
   bool first_forward_ = true;
   bool record_stream_ = false;
+  bool place_read_ = false;  // building read the rank's place in the mesh (rank_info)
   activation_offloader offload_;
 };
 
@@ -497,7 +501,7 @@ result<program> build_program(const model::model_spec& model, const job::job_spe
   const int per_rank = std::max(1, job.parallel.pp_stages_per_rank);
   auto stages = stage_of_units(model, pp * per_rank);
   if (!stages) return stages.error();
-  const int pp_rank = make_rank_info(job, rank).pp_rank;
+  const int pp_rank = make_rank_info(job, rank).pp_rank();
   model::model_spec part = model;
   part.units.clear();
   part.tensors.clear();

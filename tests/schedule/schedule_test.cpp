@@ -1,7 +1,9 @@
 #include <vramscope/schedule/schedule.hpp>
 
+#include <algorithm>
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -20,6 +22,42 @@ TEST(Schedule, EveryStrategyProducesAWellFormedProgram) {
     EXPECT_TRUE(r.well_formed) << static_cast<int>(s);
     EXPECT_GT(r.peak, 0u);
   }
+}
+
+// plan builds one program for all ranks when building rank 0's read nothing of its place in
+// the mesh (program::rank_specific): every rank must then have that program, event for event.
+void expect_rank_specific_tells_the_truth(const job::job_spec& j, const std::string& label) {
+  const program first = build(j, 0);
+  for (int rank = 1; rank < j.world_size(); ++rank) {
+    const program other = build(j, rank);
+    const bool same =
+        other.tensors == first.tensors && other.phase_names == first.phase_names &&
+        std::equal(first.events.begin(), first.events.end(), other.events.begin(),
+                   other.events.end(), [](const event& a, const event& b) {
+                     return a.kind == b.kind && a.cat == b.cat && a.stream == b.stream &&
+                            a.tensor == b.tensor && a.phase == b.phase && a.size == b.size;
+                   });
+    if (!first.rank_specific) {
+      EXPECT_TRUE(same) << label << ": rank " << rank;
+    }
+  }
+}
+
+TEST(Schedule, ARankSpecificProgramIsMarkedSo) {
+  for (auto s : {job::strategy::single, job::strategy::ddp, job::strategy::fsdp1,
+                 job::strategy::fsdp2, job::strategy::zero1, job::strategy::zero2,
+                 job::strategy::zero3, job::strategy::megatron}) {
+    expect_rank_specific_tells_the_truth(job_of(s, 4), std::to_string(static_cast<int>(s)));
+    auto j = job_of(s, 4);
+    j.init.meta_device = true;
+    j.init.load = job::weight_load::rank0;
+    expect_rank_specific_tells_the_truth(j, "meta init " + std::to_string(static_cast<int>(s)));
+  }
+  auto fsdp1 = job_of(job::strategy::fsdp1, 4);
+  EXPECT_FALSE(build(fsdp1).rank_specific);
+  fsdp1.init.meta_device = true;
+  fsdp1.init.load = job::weight_load::rank0;
+  EXPECT_TRUE(build(fsdp1).rank_specific);  // rank 0 loads, the others build on meta
 }
 
 TEST(Schedule, DdpFp32AdamwHoldsSixteenBytesPerParameterAfterTheStep) {

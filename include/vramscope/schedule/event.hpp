@@ -60,6 +60,9 @@ struct program {
   /// Saved activations one micro-batch's forward moves to pinned host memory (activation
   /// offloading); the events hold only what stays on, or comes back to, the GPU.
   bytes offloaded = 0;
+  /// False when building read nothing of the rank's place in the mesh (its rank, local rank,
+  /// pipeline or expert rank), only the job's sizes: every rank of the job has this program.
+  bool rank_specific = true;
 };
 
 }  // namespace vramscope::schedule
