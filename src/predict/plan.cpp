@@ -199,6 +199,7 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
     r.managed = program->managed;
     simulated[rep] = std::move(r);
     if (!first_program) {
+      if (rep == 0 && job.parallel.pp <= 1) out.parameters_split = program->parameters;
       first_program = std::move(*program);
       first_capacity = capacity;
     }

@@ -283,6 +283,13 @@ rank_info make_rank_info(const job::job_spec& job, int rank) {
   return r;
 }
 
+parameter_split split_of(const layout& lay) {
+  parameter_split out;
+  out.trainable = lay.trainable_numel;
+  for (const auto& u : lay.units) out.frozen += u.frozen_bytes + u.quant_state_bytes;
+  return out;
+}
+
 state_dtypes make_state_dtypes(const job::job_spec& job) {
   const auto& p = job.precision;
   state_dtypes d;

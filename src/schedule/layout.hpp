@@ -9,6 +9,7 @@
 
 #include <vramscope/job/job_spec.hpp>
 #include <vramscope/model/model_spec.hpp>
+#include <vramscope/schedule/event.hpp>
 
 #include "schedule/activations.hpp"
 
@@ -121,6 +122,8 @@ struct layout {
 rank_info make_rank_info(const job::job_spec& job, int rank);
 state_dtypes make_state_dtypes(const job::job_spec& job);
 layout make_layout(const model::model_spec& model, const job::job_spec& job, const rank_info& r);
+/// What `lay` holds before data-parallel sharding: its trainable values and frozen bytes.
+parameter_split split_of(const layout& lay);
 
 /// Bytes a quantised frozen weight of `shape` takes on the GPU: {packed weight, quantisation
 /// constants}. nf4/int4 (bitsandbytes Params4bit): two values a byte, one absmax per block of 64

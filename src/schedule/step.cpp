@@ -118,6 +118,7 @@ class driver {
     s->save_checkpoint();
     auto p = out_.take();
     p.rank_specific = place_read_;
+    p.parameters = split_of(ctx_.lay);
     return p;
   }
 
@@ -526,11 +527,7 @@ result<program> build_program(const model::model_spec& model, const job::job_spe
 }
 
 parameter_split split_parameters(const model::model_spec& model, const job::job_spec& job) {
-  const auto lay = make_layout(model, job, make_rank_info(job, 0));
-  parameter_split out;
-  out.trainable = lay.trainable_numel;
-  for (const auto& u : lay.units) out.frozen += u.frozen_bytes + u.quant_state_bytes;
-  return out;
+  return split_of(make_layout(model, job, make_rank_info(job, 0)));
 }
 
 // Pipeline stages hold different units: the first rank of each stage represents it, and rank 1

@@ -54,10 +54,15 @@ double recompute_share(const job::job_spec& job) {
 }
 
 bytes network_per_step(const model::model_spec& model, const job::job_spec& job) {
+  if (job.parallel.kind == job::strategy::jax) return 0;
+  return network_per_step(model, job, schedule::split_parameters(model, job));
+}
+
+bytes network_per_step(const model::model_spec& model, const job::job_spec& job,
+                       const schedule::parameter_split& split) {  // rank 0's, after the TP split
   const auto& p = job.parallel;
   if (p.kind == job::strategy::jax) return 0;
   const auto ring = [](int n) { return n > 1 ? static_cast<double>(n - 1) / n : 0.0; };
-  const auto split = schedule::split_parameters(model, job);  // this rank's, after the TP split
   const int tp = std::max(1, p.tp);
   const int dp = std::max(1, job.world_size() / tp);
   const int shard = p.dp_shard > 0 ? std::min(p.dp_shard, dp) : dp;
@@ -187,7 +192,8 @@ result<row_outcome> what_if::evaluate(const std::vector<std::string>& settings,
   out.device = busiest.peak.device;
   out.host = p->cpu_memory;
   out.recompute = recompute_share(r->job);
-  out.network = network_per_step(*r->model, r->job);
+  out.network = p->parameters_split ? network_per_step(*r->model, r->job, *p->parameters_split)
+                                    : network_per_step(*r->model, r->job);
   out.verdict = predict::verdict_of(*p);
   if (out.fits) out.need = out.device;
   if (!out.fits && need_when_missing)

@@ -1,4 +1,5 @@
 #include <vramscope/predict/prediction.hpp>
+#include <vramscope/schedule/schedule.hpp>
 
 #include <gtest/gtest.h>
 
@@ -33,6 +34,21 @@ TEST(Plan, LevelsAreOrdered) {
       EXPECT_LT(r.peak.reserved, r.peak.device);
     }
     EXPECT_TRUE(p.fits);
+  }
+}
+
+// fit reads the parameter split from the plan instead of laying the model out again.
+TEST(Plan, KeepsRankZerosParameterSplit) {
+  for (auto s : {job::strategy::ddp, job::strategy::fsdp1, job::strategy::fsdp2, job::strategy::zero3}) {
+    auto j = job_of(s, 4);
+    for (int tp : {1, 2}) {
+      j.parallel.tp = tp;
+      const auto p = run(j);
+      ASSERT_TRUE(p.parameters_split.has_value());
+      const auto split = schedule::split_parameters(testing::tiny_llama(), j);
+      EXPECT_EQ(p.parameters_split->trainable, split.trainable);
+      EXPECT_EQ(p.parameters_split->frozen, split.frozen);
+    }
   }
 }
 

@@ -12,6 +12,7 @@
 #include <vramscope/core/result.hpp>
 #include <vramscope/job/job_spec.hpp>
 #include <vramscope/model/model_spec.hpp>
+#include <vramscope/schedule/event.hpp>
 
 namespace vramscope::predict {
 
@@ -83,6 +84,9 @@ struct prediction {
   std::vector<rank_prediction> ranks;
   std::vector<gpu_prediction> gpus;
   bytes cpu_memory = 0;         // host memory for offloaded state, per rank
+  /// schedule::split_parameters(model, job), found on the way when planning built rank 0's
+  /// program (jobs without pipeline stages), so that callers need not lay the model out again.
+  std::optional<schedule::parameter_split> parameters_split;
   std::vector<std::string> notes;  // assumptions worth telling the user
   /// JAX: the pool fraction XLA_PYTHON_CLIENT_MEM_FRACTION is set to (or defaults to), and the
   /// smallest fraction that holds this job's working set with 10 % headroom.

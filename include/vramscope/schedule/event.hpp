@@ -5,6 +5,7 @@
 // model replays them.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,14 @@ struct event {
   bytes size;
 };
 
+/// What a rank holds before data-parallel sharding, after the tensor-parallel split: the
+/// values that train (adapters for LoRA) and the bytes of the frozen base as stored
+/// (quantised and packed for QLoRA, quantisation constants included).
+struct parameter_split {
+  std::uint64_t trainable = 0;
+  bytes frozen = 0;
+};
+
 /// A rank's program: its events and the names of its phases.
 struct program {
   std::vector<event> events;
@@ -63,6 +72,9 @@ struct program {
   /// False when building read nothing of the rank's place in the mesh (its rank, local rank,
   /// pipeline or expert rank), only the job's sizes: every rank of the job has this program.
   bool rank_specific = true;
+  /// The parameters of the rank's layout; for rank 0 of a job without pipeline stages,
+  /// split_parameters(model, job). Unset for pipeline stages.
+  std::optional<parameter_split> parameters;
 };
 
 }  // namespace vramscope::schedule

@@ -26,14 +26,8 @@ result<program> build_program(const model::model_spec& model, const job::job_spe
 /// other rank behaves like `representative_of(rank)`.
 std::vector<int> representative_ranks(const job::job_spec& job);
 
-/// What rank 0 holds before data-parallel sharding, after the tensor-parallel split: the
-/// values that train (adapters for LoRA) and the bytes of the frozen base as stored
-/// (quantised and packed for QLoRA, quantisation constants included). Requires a job whose
+/// What rank 0 holds before data-parallel sharding (parameter_split). Requires a job whose
 /// LoRA targets resolve against `model` (build_program checks them).
-struct parameter_split {
-  std::uint64_t trainable = 0;
-  bytes frozen = 0;
-};
 parameter_split split_parameters(const model::model_spec& model, const job::job_spec& job);
 int representative_of(const job::job_spec& job, int rank);
 

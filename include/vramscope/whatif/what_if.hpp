@@ -18,6 +18,7 @@
 #include <vramscope/job/importers.hpp>
 #include <vramscope/job/job_spec.hpp>
 #include <vramscope/model/model_spec.hpp>
+#include <vramscope/schedule/event.hpp>
 #include <vramscope/predict/prediction.hpp>
 
 namespace vramscope::whatif {
@@ -59,6 +60,9 @@ double recompute_share(const job::job_spec& job);
 /// in backward (again in recomputed forwards). Gradients go once per micro-batch, or once per
 /// step under no_sync. JAX jobs: 0 (not modelled).
 bytes network_per_step(const model::model_spec& model, const job::job_spec& job);
+/// The same, given schedule::split_parameters(model, job) (prediction::parameters_split).
+bytes network_per_step(const model::model_spec& model, const job::job_spec& job,
+                       const schedule::parameter_split& split);
 
 class what_if {
  public:
