@@ -88,29 +88,6 @@ bool caching_allocator::state::gc_enabled() const {
 
 // --- statistics: every change goes to the aggregate and to the block's pool ---
 
-void caching_allocator::state::increase(stat allocator_stats::*field, bool small, bytes n) {
-  detail::increase(totals.*field, n);
-  detail::increase(per_pool[small ? 0 : 1].*field, n);
-}
-
-void caching_allocator::state::decrease(stat allocator_stats::*field, bool small, bytes n) {
-  detail::decrease(totals.*field, n);
-  detail::decrease(per_pool[small ? 0 : 1].*field, n);
-}
-
-void caching_allocator::state::add(std::uint64_t allocator_stats::*field, bool small,
-                                   std::uint64_t n) {
-  totals.*field += n;
-  per_pool[small ? 0 : 1].*field += n;
-}
-
-void caching_allocator::state::subtract(std::uint64_t allocator_stats::*field, bool small,
-                                        std::uint64_t n) {
-  assert(totals.*field >= n && per_pool[small ? 0 : 1].*field >= n);
-  totals.*field -= n;
-  per_pool[small ? 0 : 1].*field -= n;
-}
-
 // --- the public interface ---
 
 caching_allocator::caching_allocator(caching_allocator_options options)

@@ -10,6 +10,7 @@
 // release paths, events, OOM) and caching_expandable.cpp (expandable segments).
 
 #include <array>
+#include <cassert>
 #include <cstdint>
 #include <deque>
 #include <set>
@@ -18,6 +19,7 @@
 #include <vramscope/alloc/caching_allocator.hpp>
 
 #include "alloc/node_arena.hpp"
+#include "alloc/stat_ops.hpp"
 #include "alloc/stream_events.hpp"
 
 namespace vramscope::alloc {
@@ -183,5 +185,29 @@ struct caching_allocator::state {
   std::uint64_t next_segment_address = address_origin;     // the lowest segment's start
   std::uint64_t next_expandable_address = address_origin;  // the end of the last reservation
 };
+
+// The statistics change on every event: defined here so that the allocation paths inline them.
+inline void caching_allocator::state::increase(stat allocator_stats::*field, bool small, bytes n) {
+  detail::increase(totals.*field, n);
+  detail::increase(per_pool[small ? 0 : 1].*field, n);
+}
+
+inline void caching_allocator::state::decrease(stat allocator_stats::*field, bool small, bytes n) {
+  detail::decrease(totals.*field, n);
+  detail::decrease(per_pool[small ? 0 : 1].*field, n);
+}
+
+inline void caching_allocator::state::add(std::uint64_t allocator_stats::*field, bool small,
+                                          std::uint64_t n) {
+  totals.*field += n;
+  per_pool[small ? 0 : 1].*field += n;
+}
+
+inline void caching_allocator::state::subtract(std::uint64_t allocator_stats::*field, bool small,
+                                               std::uint64_t n) {
+  assert(totals.*field >= n && per_pool[small ? 0 : 1].*field >= n);
+  totals.*field -= n;
+  per_pool[small ? 0 : 1].*field -= n;
+}
 
 }  // namespace vramscope::alloc
