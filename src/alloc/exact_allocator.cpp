@@ -90,13 +90,12 @@ allocation exact_allocator::allocate(bytes size, stream_id stream) {
   }
   if (s.stats.reserved.current + rounded > s.options.capacity) {
     ++s.stats.ooms;
-    oom_info info{size,
-                  rounded,
-                  s.stats.allocated.current,
-                  s.stats.reserved.current,
-                  s.options.capacity,
-                  0,
-                  {}};
+    oom_info info;
+    info.requested = size;
+    info.segment_size = rounded;
+    info.allocated = s.stats.allocated.current;
+    info.reserved = s.stats.reserved.current;
+    info.capacity = s.options.capacity;
     info.message = s.oom_text(info);
     return allocation::failed(std::move(info));
   }

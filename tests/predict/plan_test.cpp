@@ -39,7 +39,8 @@ TEST(Plan, LevelsAreOrdered) {
 
 // fit reads the parameter split from the plan instead of laying the model out again.
 TEST(Plan, KeepsRankZerosParameterSplit) {
-  for (auto s : {job::strategy::ddp, job::strategy::fsdp1, job::strategy::fsdp2, job::strategy::zero3}) {
+  for (auto s :
+       {job::strategy::ddp, job::strategy::fsdp1, job::strategy::fsdp2, job::strategy::zero3}) {
     auto j = job_of(s, 4);
     for (int tp : {1, 2}) {
       j.parallel.tp = tp;

@@ -30,13 +30,13 @@ void expect_rank_specific_tells_the_truth(const job::job_spec& j, const std::str
   const program first = build(j, 0);
   for (int rank = 1; rank < j.world_size(); ++rank) {
     const program other = build(j, rank);
-    const bool same =
-        other.tensors == first.tensors && other.phase_names == first.phase_names &&
-        std::equal(first.events.begin(), first.events.end(), other.events.begin(),
-                   other.events.end(), [](const event& a, const event& b) {
-                     return a.kind == b.kind && a.cat == b.cat && a.stream == b.stream &&
-                            a.tensor == b.tensor && a.phase == b.phase && a.size == b.size;
-                   });
+    const bool same = other.tensors == first.tensors && other.phase_names == first.phase_names &&
+                      std::equal(first.events.begin(), first.events.end(), other.events.begin(),
+                                 other.events.end(), [](const event& a, const event& b) {
+                                   return a.kind == b.kind && a.cat == b.cat &&
+                                          a.stream == b.stream && a.tensor == b.tensor &&
+                                          a.phase == b.phase && a.size == b.size;
+                                 });
     if (!first.rank_specific) {
       EXPECT_TRUE(same) << label << ": rank " << rank;
     }

@@ -18,8 +18,8 @@
 #include <vramscope/job/importers.hpp>
 #include <vramscope/job/job_spec.hpp>
 #include <vramscope/model/model_spec.hpp>
-#include <vramscope/schedule/event.hpp>
 #include <vramscope/predict/prediction.hpp>
+#include <vramscope/schedule/event.hpp>
 
 namespace vramscope::whatif {
 
