@@ -27,13 +27,13 @@ class ddp_strategy final : public strategy {
       params_.push_back(alloc_each(out(), u.trainable, lay().dtypes.stored, category::parameters));
     if (single) return;
     // Parameter broadcast from rank 0 in coalesced 250 MiB buckets.
-    auto b = out().alloc(std::min(broadcast_bucket, total_param_bytes()), category::communication);
+    auto b = out().alloc(std::min(broadcast_bucket, trainable_bytes(lay().dtypes.stored)), category::communication);
     out().free(b);
     // Without find_unused_parameters, DDP's constructor buckets with the limit sys.maxsize: the
     // first iteration has one bucket per dtype, all the gradients in one flat buffer
     // (_ddp_init_helper, "we only disable bucketing for the first iteration"; measured: one
     // 4.6 GiB block for Llama-3.2-1B's fp32 gradients, bench/data/snapshots).
-    if (const bytes all = total_grad_bytes(); all > 0) buckets_.push_back(out().alloc(all, category::gradients));
+    if (const bytes all = trainable_bytes(lay().dtypes.grad); all > 0) buckets_.push_back(out().alloc(all, category::gradients));
   }
 
   void post_backward(std::size_t unit) override {
@@ -90,15 +90,10 @@ class ddp_strategy final : public strategy {
   }
 
  private:
-  bytes total_param_bytes() const {
+  // The rank's trainable parameters at `dtype_bytes` each.
+  bytes trainable_bytes(int dtype_bytes) const {
     bytes total = 0;
-    for (const auto& u : lay().units) total += u.trainable_numel * static_cast<bytes>(lay().dtypes.stored);
-    return total;
-  }
-
-  bytes total_grad_bytes() const {
-    bytes total = 0;
-    for (const auto& u : lay().units) total += u.trainable_numel * static_cast<bytes>(lay().dtypes.grad);
+    for (const auto& u : lay().units) total += u.trainable_numel * static_cast<bytes>(dtype_bytes);
     return total;
   }
 

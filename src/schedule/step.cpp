@@ -368,8 +368,7 @@ class driver {
     if (ckpt) {  // runs without saving: everything is transient but the input
       save(a.checkpoint_input, saved, unit);
       for (auto b : a.checkpoint_extra) saved.push_back(out_.alloc(b, category::activations));
-      recomputed_.clear();
-      for_each_saved(a, [&](std::size_t, bytes b) { recomputed_.push_back(out_.alloc(b, category::activations)); });
+      recompute(a);  // the forward under checkpointing saves nothing: all of it goes at once
       free_all(out_, recomputed_);
     } else {
       const std::size_t hooked = a.saved.size() - std::min(a.saved.size(), a.saved_by_head);
@@ -394,7 +393,7 @@ class driver {
     // Scratch lists kept across units: they hold ids only for the length of one call.
     recomputed_.clear();
     if (ckpt) {
-      for_each_saved(a, [&](std::size_t, bytes b) { recomputed_.push_back(out_.alloc(b, category::activations)); });
+      recompute(a);
       transient(a.forward_temps, category::temporary);
     }
     temps_.clear();
@@ -403,6 +402,13 @@ class driver {
     if (saved != nullptr) free_all(out_, *saved);
     free_all(out_, temps_);
     collectives(a);
+  }
+
+  // What the unit saves, allocated in op order into recomputed_ (a checkpointed forward, or its
+  // recomputation in backward).
+  void recompute(const unit_activations& a) {
+    recomputed_.clear();
+    for_each_saved(a, [&](std::size_t, bytes b) { recomputed_.push_back(out_.alloc(b, category::activations)); });
   }
 
   // Calls `keep(i, bytes)` for each saved tensor in order, with the temporaries around

@@ -170,6 +170,20 @@ TEST(Schedule, DdpBucketCapPassedLimitsTheFirstBucketToo) {
   for (std::size_t i = 0; i + 1 < b.rebuilt.size(); ++i) EXPECT_GE(b.rebuilt[i], 25_MiB) << i;
 }
 
+// The allocations and frees of the loss's forward, in program order, of tensors of at least
+// `at_least` bytes (what is freed is told by the size it was allocated with).
+std::vector<std::pair<event_kind, bytes>> loss_forward_events(const program& p, bytes at_least) {
+  std::vector<std::pair<event_kind, bytes>> out;
+  std::map<std::uint32_t, bytes> sizes;
+  for (const auto& e : p.events) {
+    if (e.kind == event_kind::alloc) sizes[e.tensor] = e.size;
+    if (p.phase_names[e.phase] != "forward:loss") continue;
+    if ((e.kind == event_kind::alloc || e.kind == event_kind::free) && sizes[e.tensor] >= at_least)
+      out.emplace_back(e.kind, sizes[e.tensor]);
+  }
+  return out;
+}
+
 // The loss's transients in op order: the bf16 logits and their fp32 upcast come before the
 // log-softmax output computed from them and go right after it (allocator histories,
 // bench/data/snapshots: +1187 +2374 +2374 -2374 -1187 MiB for Qwen2.5-0.5B).
@@ -178,18 +192,10 @@ TEST(Schedule, LossAllocatesTheLogitsAndTheirUpcastBeforeTheLogSoftmax) {
   j.training.steps = 1;
   const auto p = build(j);
   const bytes nv = 2 * 512 * 32000;  // tokens x vocab of tiny_llama, job_of's 512 tokens
-  std::vector<std::pair<event_kind, bytes>> loss;
-  std::map<std::uint32_t, bytes> sizes;
-  for (const auto& e : p.events) {
-    if (e.kind == event_kind::alloc) sizes[e.tensor] = e.size;
-    if (p.phase_names[e.phase] != "forward:loss") continue;
-    if (e.kind == event_kind::alloc && e.size >= nv) loss.emplace_back(e.kind, e.size);
-    if (e.kind == event_kind::free && sizes[e.tensor] >= nv) loss.emplace_back(e.kind, sizes[e.tensor]);
-  }
   const std::vector<std::pair<event_kind, bytes>> expected = {
       {event_kind::alloc, nv}, {event_kind::alloc, 2 * nv}, {event_kind::alloc, 2 * nv},
       {event_kind::free, 2 * nv}, {event_kind::free, nv}};
-  EXPECT_EQ(loss, expected);
+  EXPECT_EQ(loss_forward_events(p, nv), expected);
 }
 
 // FSDP1's reduce-scatter output is the saved gradient shard itself when the reduce dtype is the
@@ -228,16 +234,8 @@ TEST(Schedule, LossParallelTakesItsExpBeforeItSavesTheLogSoftmax) {
   j.training.steps = 1;
   const auto p = build(j);
   const bytes l = 512u * 16000;  // tokens x the rank's half of the tiny Llama's vocabulary
-  std::vector<std::pair<event_kind, bytes>> seen;
-  std::map<std::uint32_t, bytes> sizes;
-  for (const auto& e : p.events) {
-    if (e.kind == event_kind::alloc) sizes[e.tensor] = e.size;
-    if (p.phase_names[e.phase] != "forward:loss") continue;
-    if ((e.kind == event_kind::alloc || e.kind == event_kind::free) && sizes[e.tensor] >= l)
-      seen.emplace_back(e.kind, sizes[e.tensor]);
-  }
   using k = event_kind;
-  EXPECT_EQ(seen, (std::vector<std::pair<k, bytes>>{
+  EXPECT_EQ(loss_forward_events(p, l), (std::vector<std::pair<k, bytes>>{
                       {k::alloc, 2 * l}, {k::alloc, 4 * l}, {k::alloc, 4 * l},  // logits, upcast, shifted
                       {k::alloc, 4 * l}, {k::free, 4 * l},                      // exp(shifted)
                       {k::alloc, 4 * l},                                        // saved log-softmax
