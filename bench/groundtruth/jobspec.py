@@ -28,6 +28,9 @@ DEFAULTS = {
     "parallel.dp_shard": 0,
     "parallel.tp": 1,
     "parallel.sequence_parallel": False,
+    "parallel.tp_embedding": True,
+    "parallel.tp_head": True,
+    "parallel.loss_parallel": "default",  # job_spec::vocab_parallel_loss
     "parallel.fsdp_sharding": "full_shard",
     "parallel.backward_prefetch": "pre",
     "parallel.forward_prefetch": False,

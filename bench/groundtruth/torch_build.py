@@ -8,7 +8,8 @@ claims more than it ran. Each step follows the public recipe of its library:
              data/models/<preset>.json, built on the CPU, the GPU or the meta device
   LoRA       peft get_peft_model(LoraConfig(r, lora_alpha, target_modules))
   TP         DTensor parallelize_module: colwise q/k/v/gate/up, rowwise o/down (+ sequence
-             parallel norms) on every decoder layer
+             parallel norms) on every decoder layer; the embedding rowwise and the head
+             colwise with its output gathered (parallel.tp_embedding, parallel.tp_head)
   AC         checkpoint_wrapper (non-reentrant) on every block (full) or every Nth (selective)
   compile    torch.compile (inductor) of every block after checkpointing and before FSDP2, in
              place (Module.compile), as torchtitan's apply_compile does
@@ -211,6 +212,14 @@ def apply_tensor_parallel(s, model, mesh, notes):
     sp = s["parallel.sequence_parallel"]
     tp_mesh = mesh["tp"]
     tp = s["parallel.tp"]
+    if s["parallel.loss_parallel"] is True:
+        raise Skip("parallel.loss_parallel: the harness's loss runs on gathered logits only")
+    tied = getattr(getattr(model, "config", None), "tie_word_embeddings", False)
+    if tied and (s["parallel.tp_embedding"] or s["parallel.tp_head"]):
+        raise Skip("tensor parallel: a tied embedding and head cannot be sharded two ways; "
+                   "set parallel.tp_embedding=false and parallel.tp_head=false")
+    if sp and not (s["parallel.tp_embedding"] and s["parallel.tp_head"]):
+        raise Skip("sequence parallel: the harness shards the embedding and the head with it")
     for layer in decoder_layers(model):
         if not hasattr(layer, "self_attn") or not hasattr(layer, "mlp"):
             raise Skip("tensor parallel: the harness knows llama-like layers (self_attn, mlp) only")
@@ -226,7 +235,9 @@ def apply_tensor_parallel(s, model, mesh, notes):
         for attr in ("num_heads", "num_key_value_heads", "hidden_size"):
             if isinstance(getattr(layer.self_attn, attr, None), int):
                 setattr(layer.self_attn, attr, getattr(layer.self_attn, attr) // tp)
-    if sp:
+    if not sp:
+        _parallelize_ends(model, tp_mesh, s["parallel.tp_embedding"], s["parallel.tp_head"])
+    else:
         _parallelize_sp_ends(model, tp_mesh)
         notes.remarks.append("sequence parallel on transformers modules is experimental here: "
                              "position_ids are passed explicitly")
@@ -255,12 +266,29 @@ def _sp_layer_plan():
             "mlp": PrepareModuleInput(input_layouts=(Shard(1),), desired_input_layouts=(Replicate(),))}
 
 
+def _base_and_inner(model):
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    return base, base.model
+
+
+def _parallelize_ends(model, tp_mesh, embedding, head):
+    """Without sequence parallel: the embedding sharded on the vocabulary with its output summed
+    over the TP ranks, the head sharded on it with its output gathered (the whole logits)."""
+    Replicate, _ = placements()
+    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+    base, inner = _base_and_inner(model)
+    if embedding:
+        parallelize_module(inner, tp_mesh, {
+            "embed_tokens": RowwiseParallel(input_layouts=Replicate(), output_layouts=Replicate())})
+    if head:
+        parallelize_module(base, tp_mesh, {"lm_head": ColwiseParallel(output_layouts=Replicate())})
+
+
 def _parallelize_sp_ends(model, tp_mesh):
     Replicate, Shard = placements()
     from torch.distributed.tensor.parallel import (ColwiseParallel, RowwiseParallel,
                                                    SequenceParallel, parallelize_module)
-    base = model.get_base_model() if hasattr(model, "get_base_model") else model
-    inner = base.model
+    base, inner = _base_and_inner(model)
     parallelize_module(inner, tp_mesh, {
         "embed_tokens": RowwiseParallel(input_layouts=Replicate(), output_layouts=Shard(1)),
         "norm": SequenceParallel()})

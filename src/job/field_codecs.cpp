@@ -190,6 +190,24 @@ codec<bool> bool_codec() {
       {"true", "false"});
 }
 
+codec<std::optional<bool>> optional_bool_codec() {
+  auto parse = [](std::string_view text, std::optional<bool>& out) -> std::string {
+    if (lower_case(text) == "default") {
+      out = std::nullopt;
+      return "";
+    }
+    bool value = false;
+    if (!parse_bool_text(text, value).empty())
+      return fmt::format("expected true, false or default, got \"{}\"", text);
+    out = value;
+    return "";
+  };
+  return scalar<std::optional<bool>>(
+      "true, false or default", parse,
+      [](const std::optional<bool>& v) { return v ? nlohmann::json(*v) : nlohmann::json("default"); },
+      {"true", "false", "default"});
+}
+
 codec<std::string> string_codec() {
   auto parse = [](std::string_view text, std::string& out) -> std::string {
     if (text.empty()) return "expected a non-empty string";

@@ -44,6 +44,8 @@ codec<std::optional<double>> optional_real_codec(double min_exclusive, double ma
 /// A probability (a dropout rate): a number from 0 to 1.
 codec<double> probability_codec();
 codec<bool> bool_codec();
+/// true, false, or `default` (unset: derived from the rest of the job).
+codec<std::optional<bool>> optional_bool_codec();
 codec<std::string> string_codec();
 codec<std::string> choice_codec(std::vector<std::string> allowed);
 codec<std::string> version_codec(bool allow_empty = false);  // empty: "not given"

@@ -274,6 +274,23 @@ maybe_error check_parallel(const job_spec& job, warnings& notes) {
                                             p.tp, job.hardware.gpus_per_node)));
   if (p.sequence_parallel && p.tp == 1)
     notes.push_back(field_error(job, "parallel.sequence_parallel", "has no effect without tp > 1"));
+  for (const auto& [path, sharded] : {std::pair{"parallel.tp_embedding", p.tp_embedding},
+                                       std::pair{"parallel.tp_head", p.tp_head}})
+    if (!sharded && p.tp == 1) notes.push_back(field_error(job, path, "has no effect without tp > 1"));
+  if (p.loss_parallel) {
+    if (p.tp == 1)
+      notes.push_back(field_error(job, "parallel.loss_parallel", "has no effect without tp > 1"));
+    else if (p.kind == strategy::megatron && !*p.loss_parallel)
+      return field_error(job, "parallel.loss_parallel",
+                         "Megatron's cross-entropy is always vocabulary-parallel (false is not possible)");
+    else if (*p.loss_parallel && !p.tp_head)
+      return field_error(job, "parallel.loss_parallel",
+                         "works on the head's vocabulary shards: it needs parallel.tp_head true");
+    else if (*p.loss_parallel && job.training.loss != loss_impl::hf && job.training.loss != loss_impl::torchtitan)
+      return field_error(job, "parallel.loss_parallel",
+                         fmt::format("is planned for the hf and torchtitan losses (training.loss is {})",
+                                     name_of(job.training.loss)));
+  }
   if (p.async_tp) {
     // torchtitan (parallelize.py, maybe_enable_async_tp) turns on inductor's micro-pipeline TP
     // pass and symmetric memory for the TP group; the pass rewrites compiled graphs only.

@@ -352,18 +352,29 @@ unit_activations loss_parallel(std::uint64_t c, std::uint64_t nv) {
 
 // Logits and loss (transformers >= 4.46 casts in the loss; earlier versions return fp32 logits
 // and make a shifted copy), or Liger's fused linear cross-entropy, which never materialises them.
+// Under tensor parallelism the logits span the whole vocabulary on every rank unless the loss is
+// vocabulary-parallel (job_spec::vocab_parallel_loss): a sharded head (ColwiseParallel with
+// output_layouts=Replicate(), as torchtitan builds it without loss parallelism and torchtune
+// and the PyTorch TP tutorial always do) gathers its output shards, and an unsharded head
+// computes them whole. Measured on an H200 (bench/data/full-h200.jsonl, case 4's
+// fsdp2-tp4-sp-llama8b): the rank held the bf16 shard, the all-gather's output and the
+// assembled logits (501, 2004 and 2004 MiB), then the loss's fp32 tensors of the whole
+// vocabulary (4008 MiB each).
 unit_activations head(const dims& d, const model::stack_shape& s, const job::job_spec& job) {
   unit_activations a;
-  const std::uint64_t v = s.vocab / d.tp;
+  const bool sharded_head = d.tp > 1 && job.parallel.tp_head;
+  const bool whole_logits = d.tp > 1 && !job.vocab_parallel_loss(static_cast<int>(d.tp));
+  const std::uint64_t v = sharded_head && !whole_logits ? s.vocab / d.tp : s.vocab;
   const std::uint64_t nv = d.n * v;
-  if (job.training.loss == job::loss_impl::liger_fused) {
-    const std::uint64_t inc = ceil_div(v, std::max<std::uint64_t>(1, d.h));
+  if (job.training.loss == job::loss_impl::liger_fused) {  // on the rank's part of the head
+    const std::uint64_t lv = sharded_head ? s.vocab / d.tp : s.vocab;
+    const std::uint64_t inc = ceil_div(lv, std::max<std::uint64_t>(1, d.h));
     std::uint64_t chunk = 1;
     while (chunk < ceil_div(d.n, inc)) chunk *= 2;
     chunk = std::min(chunk, d.n);
     a.saved.push_back(d.c * d.n * d.h);  // gradient w.r.t. the input, computed in forward
-    a.saved.push_back(d.c * v * d.h);    // gradient w.r.t. the head weight
-    a.forward_temps.push_back(d.c * chunk * v);
+    a.saved.push_back(d.c * lv * d.h);    // gradient w.r.t. the head weight
+    a.forward_temps.push_back(d.c * chunk * lv);
     a.forward_temps.push_back(4 * chunk);
     return a;
   }
@@ -420,8 +431,15 @@ unit_activations head(const dims& d, const model::stack_shape& s, const job::job
     a.backward_temps.push_back(d.c * nv);                 // their gradient
     return a;
   }
-  if (job.training.loss == job::loss_impl::torchtitan && d.tp > 1)
+  if (job.vocab_parallel_loss(static_cast<int>(d.tp)) && job.parallel.kind != job::strategy::megatron)
     return loss_parallel(d.c, nv);
+  if (sharded_head && whole_logits) {
+    // Shard_(-1) -> Replicate: the all-gather stacks the shards on dim 0 (tp x the shard), and
+    // their concatenation on the vocabulary is the logits (torch/distributed/tensor/_redistribute.py,
+    // _collective_utils.py).
+    const std::uint64_t shard = d.n * ceil_div(s.vocab, d.tp);
+    a.gathered_from = {d.c * shard, d.c * shard * d.tp};
+  }
   const bool old_loss = job.framework.transformers < std::string("4.46") &&
                         job.framework.transformers.size() >= 4 &&
                         job.framework.transformers.rfind("4.", 0) == 0;

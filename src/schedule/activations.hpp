@@ -20,6 +20,10 @@ struct unit_activations {
   // before the loss's log-softmax output; math attention's scores before its softmax output
   // and the bool mask after it).
   std::vector<bytes> saved_from;
+  // Allocated before `saved_from` and freed, last first, as soon as its first entry exists: a
+  // tensor-parallel head's output shard and the all-gather's output that its whole-vocabulary
+  // logits are assembled from.
+  std::vector<bytes> gathered_from;
   std::vector<bytes> saved_scratch;  // allocated and freed between `saved_from` and the saved one
   std::vector<bytes> saved_after;
   std::size_t saved_from_at = 0;

@@ -149,13 +149,15 @@ adapter adapter_for(const std::string& method, std::uint64_t r, std::uint64_t ou
   return a;
 }
 
-// Tensor parallelism splits the matrices of blocks and the vocabulary of embedding and head;
-// norms and other vectors are replicated (Megatron-style layout).
-std::uint64_t tp_split(const model::tensor& t, model::unit_kind kind, int tp) {
+// Tensor parallelism splits the matrices of blocks and, unless the job leaves them whole
+// (parallel.tp_embedding, parallel.tp_head), the vocabulary of embedding and head; norms and
+// other vectors are replicated (Megatron-style layout).
+std::uint64_t tp_split(const model::tensor& t, model::unit_kind kind, const job::parallel_spec& p, int tp) {
   const std::uint64_t n = t.numel();
   if (tp <= 1 || t.shape.size() < 2) return n;
-  const bool split = kind == model::unit_kind::block || kind == model::unit_kind::embedding ||
-                     kind == model::unit_kind::head || kind == model::unit_kind::vision_block;
+  const bool split = kind == model::unit_kind::block || kind == model::unit_kind::vision_block ||
+                     (kind == model::unit_kind::embedding && p.tp_embedding) ||
+                     (kind == model::unit_kind::head && p.tp_head);
   return split ? ceil_div(n, static_cast<std::uint64_t>(tp)) : n;
 }
 
@@ -436,7 +438,7 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
     const auto& t = model.tensors[ti];
     unit_layout* ul = unit_of_tensor[ti];
     if (!ul) continue;
-    const std::uint64_t n = tp_split(t, ul->kind, r.tp);
+    const std::uint64_t n = tp_split(t, ul->kind, job.parallel, r.tp);
     const bool trained_norm = ln_tuning && is_norm(t, ul->kind);
     if (!lora.enabled || trained_norm) {
       // Under expert parallelism a rank holds the routed experts e with e % ep == its place.

@@ -416,19 +416,30 @@ class driver {
   template <typename Keep>
   void for_each_saved(const unit_activations& a, Keep keep) {
     for (std::size_t i = 0; i < a.saved.size(); ++i) {
-      const bool around = i == a.saved_from_at &&
-                          !(a.saved_from.empty() && a.saved_scratch.empty() && a.saved_after.empty());
+      const bool around = i == a.saved_from_at && !(a.saved_from.empty() && a.gathered_from.empty() &&
+                                                    a.saved_scratch.empty() && a.saved_after.empty());
       if (around) {
         sources_.clear();
-        for (auto b : a.saved_from) sources_.push_back(out_.alloc(b, category::temporary));
+        gathered_.clear();
+        for (auto b : a.gathered_from) gathered_.push_back(out_.alloc(b, category::temporary));
+        for (auto b : a.saved_from) {
+          sources_.push_back(out_.alloc(b, category::temporary));
+          if (sources_.size() == 1) release_last_first(gathered_);
+        }
+        release_last_first(gathered_);
         transient(a.saved_scratch, category::temporary);
       }
       keep(i, a.saved[i]);
       if (around) {
         for (auto b : a.saved_after) sources_.push_back(out_.alloc(b, category::temporary));
-        for (auto it = sources_.rbegin(); it != sources_.rend(); ++it) out_.free(*it);
+        release_last_first(sources_);
       }
     }
+  }
+
+  void release_last_first(std::vector<tensor_id>& ids) {
+    for (auto it = ids.rbegin(); it != ids.rend(); ++it) out_.free(*it);
+    ids.clear();
   }
 
   void transient(const std::vector<bytes>& sizes, category cat) {
@@ -461,7 +472,7 @@ class driver {
   std::vector<std::vector<tensor_id>> saved_;
   std::vector<tensor_id> loss_saved_;
   tensor_id workspace_ = 0;
-  std::vector<tensor_id> recomputed_, temps_, transient_, sources_;  // the passes' scratch
+  std::vector<tensor_id> recomputed_, temps_, transient_, sources_, gathered_;  // the passes' scratch
   // run_pipeline's: what a pass leaves for a later one, per micro-batch.
   struct pipeline_held {
     std::vector<std::vector<std::vector<tensor_id>>> saved;          // [micro][unit]

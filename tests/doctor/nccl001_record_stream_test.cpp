@@ -33,7 +33,7 @@ std::string tp_job(const std::string& torch, const std::string& env = "") {
          "precision: { params: bf16, master: fp32, reduce: fp32 }\n"
          "optimizer: adamw\n"
          "training: { micro_batch: 1, seq_len: 8192, activation_checkpointing: selective, "
-         "checkpoint_every: 2 }\n"
+         "checkpoint_every: 2, loss: torchtitan }\n"
          "framework: { name: torch, version: \"" +
          torch + "\" }\n" + (env.empty() ? "" : "env: { " + env + " }\n");
 }

@@ -63,6 +63,22 @@ TEST(ImportTorchtitan, PlansTorchtitansOwnTrainingStep) {
   EXPECT_EQ(imported->job.training.loss, loss_impl::torchtitan);
 }
 
+// torchtitan keeps the logits sharded under loss_parallel() unless disable_loss_parallel; the
+// switch is a job field now, not a "not modelled" note.
+TEST(ImportTorchtitan, DisableLossParallelGathersTheLogits) {
+  auto off = import_config_text(
+      "[parallelism]\ntensor_parallel_degree = 2\ndisable_loss_parallel = true\n", "t.toml");
+  ASSERT_TRUE(off) << off.error().to_string();
+  EXPECT_EQ(off->job.parallel.loss_parallel, std::optional<bool>(false));
+  EXPECT_FALSE(off->job.vocab_parallel_loss(off->job.parallel.tp));
+  EXPECT_EQ(find_note(off->notes, "disable_loss_parallel"), "");
+  auto on = import_config_text(
+      "[parallelism]\ntensor_parallel_degree = 2\ndisable_loss_parallel = false\n", "t.toml");
+  ASSERT_TRUE(on) << on.error().to_string();
+  EXPECT_EQ(on->job.parallel.loss_parallel, std::nullopt);
+  EXPECT_TRUE(on->job.vocab_parallel_loss(on->job.parallel.tp));
+}
+
 TEST(ImportTorchtitan, PerOperatorCheckpointingIsPlannedAsSuch) {
   auto imported = import_config_text(
       "[activation_checkpoint]\nmode = \"selective\"\nselective_ac_option = \"op\"\n", "t.toml");

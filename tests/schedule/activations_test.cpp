@@ -314,5 +314,36 @@ TEST(Activations, TorchtitanLossParallelHoldsTheShiftedLogitsAndThreeGradientTem
   EXPECT_EQ(one.backward_temps.size(), 2u);
 }
 
+// loss_parallel decides whether the logits stay sharded: torchtitan's loss keeps them sharded
+// unless parallel.loss_parallel is false (its disable_loss_parallel); a plain loss gathers
+// them unless it is true.
+TEST(Activations, LossParallelDecidesWhetherTheLogitsStaySharded) {
+  auto s = plain_stack();
+  const token_shape t{1, 1000};
+  const bytes whole = 1000ull * 50000, local = whole / 4;
+  job::job_spec titan;
+  titan.parallel.tp = 4;
+  titan.training.loss = job::loss_impl::torchtitan;
+  EXPECT_EQ(activations_for(model::unit_kind::head, s, titan, t, 4, {}).saved,
+            (std::vector<bytes>{4 * local}));
+  titan.parallel.loss_parallel = false;
+  const auto gathered = activations_for(model::unit_kind::head, s, titan, t, 4, {});
+  EXPECT_EQ(gathered.saved, (std::vector<bytes>{4 * whole}));
+  EXPECT_EQ(gathered.gathered_from, (std::vector<bytes>{2 * local, 2 * whole}));
+  EXPECT_TRUE(gathered.saved_scratch.empty());
+  job::job_spec hf;
+  hf.parallel.tp = 4;
+  EXPECT_EQ(activations_for(model::unit_kind::head, s, hf, t, 4, {}).saved, (std::vector<bytes>{4 * whole}));
+  hf.parallel.loss_parallel = true;
+  EXPECT_EQ(activations_for(model::unit_kind::head, s, hf, t, 4, {}).saved, (std::vector<bytes>{4 * local}));
+  // Megatron's vocabulary-parallel cross-entropy keeps the shards, without a gather.
+  job::job_spec megatron;
+  megatron.parallel.tp = 4;
+  megatron.parallel.kind = job::strategy::megatron;
+  const auto m = activations_for(model::unit_kind::head, s, megatron, t, 4, {});
+  EXPECT_EQ(m.saved, (std::vector<bytes>{4 * local}));
+  EXPECT_TRUE(m.gathered_from.empty());
+}
+
 }  // namespace
 }  // namespace vramscope::schedule

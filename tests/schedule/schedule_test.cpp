@@ -242,6 +242,29 @@ TEST(Schedule, LossParallelTakesItsExpBeforeItSavesTheLogSoftmax) {
                       {k::free, 4 * l}, {k::free, 4 * l}, {k::free, 2 * l}}));
 }
 
+// Without a vocabulary-parallel loss a tensor-parallel head gathers its output: the rank's bf16
+// shard, the all-gather's output (the shards stacked) and the assembled whole-vocabulary
+// logits, then the loss's fp32 tensors of the whole vocabulary (case 4's allocator history,
+// bench/data/snapshots/h200-2026-11-26b.tgz: +501 +2004 +2004 -2004 -501 +4008 +4008 MiB).
+TEST(Schedule, TensorParallelHeadGathersWholeLogitsForAPlainLoss) {
+  auto j = job_of(job::strategy::fsdp2, 4);
+  j.parallel.tp = 2;
+  j.training.steps = 1;
+  const bytes shard = 512u * 16000;  // tokens x the rank's half of the tiny Llama's vocabulary
+  const bytes nv = 2 * shard;
+  using k = event_kind;
+  EXPECT_EQ(loss_forward_events(build(j), shard), (std::vector<std::pair<k, bytes>>{
+                      {k::alloc, 2 * shard}, {k::alloc, 2 * nv},  // shard, all-gather output
+                      {k::alloc, 2 * nv}, {k::free, 2 * nv}, {k::free, 2 * shard},  // logits
+                      {k::alloc, 4 * nv}, {k::alloc, 4 * nv},     // upcast, saved log-softmax
+                      {k::free, 4 * nv}, {k::free, 2 * nv}}));
+  // A head left whole computes the logits itself: nothing to gather.
+  j.parallel.tp_head = false;
+  EXPECT_EQ(loss_forward_events(build(j), shard), (std::vector<std::pair<k, bytes>>{
+                      {k::alloc, 2 * nv}, {k::alloc, 4 * nv}, {k::alloc, 4 * nv},
+                      {k::free, 4 * nv}, {k::free, 2 * nv}}));
+}
+
 TEST(Schedule, Fsdp2ShardsDivideStateByTheShardCount) {
   auto one = job_of(job::strategy::fsdp2, 1);
   auto eight = job_of(job::strategy::fsdp2, 8);

@@ -84,6 +84,17 @@ struct parallel_spec {
   int dp_shard = 0;      // 0 = all remaining ranks (world / (tp * dp_replicate))
   int tp = 1;
   bool sequence_parallel = false;
+  // Which ends of the model tensor parallelism shards on the vocabulary: the input embedding
+  // (RowwiseParallel on it) and the output head (ColwiseParallel). A plan of the blocks only
+  // leaves them whole on every TP rank.
+  bool tp_embedding = true;
+  bool tp_head = true;
+  // Whether the loss runs on the head's vocabulary-sharded logits (torch's loss_parallel(),
+  // Megatron's vocab-parallel cross-entropy); otherwise the head gathers its output to the
+  // whole vocabulary on every TP rank (ColwiseParallel with output_layouts=Replicate()). Unset:
+  // true for torchtitan's loss (its default under tp > 1) and Megatron, false for the rest
+  // (job_spec::vocab_parallel_loss).
+  std::optional<bool> loss_parallel;
   // Pipeline parallelism: `pp` stages (outermost mesh dimension, as torchtitan orders it), the
   // micro-batches of a step (training.gradient_accumulation, each training.micro_batch) run
   // through them on `pp_schedule`; multi-stage schedules give each rank `pp_stages_per_rank`
@@ -282,6 +293,16 @@ struct job_spec {
 
   /// nodes * gpus_per_node (JAX: one process per node sees every GPU of it).
   [[nodiscard]] int world_size() const { return hardware.nodes * hardware.gpus_per_node; }
+
+  /// Whether the loss runs on the head's vocabulary-sharded logits over `tp` ranks (the job's
+  /// parallel.tp): tp > 1 with a sharded head, and parallel.loss_parallel, by default on for
+  /// torchtitan's loss (enable_loss_parallel = not disable_loss_parallel) and Megatron
+  /// (vocab_parallel_cross_entropy).
+  [[nodiscard]] bool vocab_parallel_loss(int tp) const {
+    if (tp <= 1 || !parallel.tp_head) return false;
+    if (parallel.loss_parallel) return *parallel.loss_parallel;
+    return training.loss == loss_impl::torchtitan || parallel.kind == strategy::megatron;
+  }
 
   /// The value of environment variable `key` in `env`, or "" when unset.
   [[nodiscard]] std::string env_value(const std::string& key) const {
