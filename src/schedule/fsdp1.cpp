@@ -26,6 +26,19 @@ class fsdp1_strategy final : public strategy {
                              p.fsdp_sharding == job::sharding::hybrid_shard;
     const auto& d = lay().dtypes;
     mixed_ = d.compute != d.stored;
+    // A head tied to the embedding is one Parameter reached from two modules. A rank that builds
+    // on the meta device materialises module by module with to_empty(recurse=False)
+    // (_init_utils._materialize_meta_module, and the usual param_init_fn), and nn.Module._apply
+    // gives each module a new Parameter: embed_tokens and lm_head end up with one each, so the
+    // root FlatParameter flattens the embedding's matrix twice (the H200 allocator history of
+    // fsdp1-meta-init-sync rank 1: two 1002 MiB fp32 originals, a 2004 MiB flat parameter).
+    const auto& in = job().init;
+    meta_rank_ = in.meta_device && in.load == job::weight_load::rank0 && ctx.rank.rank() != 0;
+    for (std::size_t u = 0; u < lay().units.size(); ++u)
+      if (ctx.model.text.tied_embeddings && lay().units[u].kind == model::unit_kind::embedding &&
+          wrap_.group_of_unit[u] == 0 && !lay().units[u].trainable.empty())
+        tied_numel_ = lay().units[u].trainable.front();
+    untied_ = meta_rank_ && tied_numel_ > 0;
     for (const auto& g : wrap_.groups) {
       // use_orig_params pads each original parameter to 16 bytes; the flat tensor is padded to
       // a multiple of the world size.
@@ -33,6 +46,7 @@ class fsdp1_strategy final : public strategy {
       const auto pad = [&](std::uint64_t n) { return (n + align - 1) / align * align; };
       std::uint64_t trainable = 0, frozen = 0;
       for (auto t : g.tensors) trainable += pad(t);
+      if (g.root && untied_) trainable += pad(tied_numel_);
       // Frozen (LoRA base) parameters are flattened and sharded like the others, counted in
       // elements of the flat parameter's dtype.
       for (auto u : g.units)
@@ -52,9 +66,8 @@ class fsdp1_strategy final : public strategy {
   void init() override {
     quant_state_ = alloc_quant_states(out(), lay());  // module attributes, never flattened
     const auto& in = job().init;
-    const bool meta_rank = in.meta_device && in.load == job::weight_load::rank0 && ctx_.rank.rank() != 0;
-    const bool cpu_module = !meta_rank && in.load != job::weight_load::random;
-    const bool on_gpu_before_sharding = meta_rank || !cpu_module || job().parallel.device_id;
+    const bool cpu_module = !meta_rank_ && in.load != job::weight_load::random;
+    const bool on_gpu_before_sharding = meta_rank_ || !cpu_module || job().parallel.device_id;
     // FSDP wraps bottom-up: every child unit first, the root last.
     for (std::size_t g = 1; g <= wrap_.groups.size(); ++g) {
       const std::size_t gi = g % wrap_.groups.size();
@@ -154,6 +167,8 @@ class fsdp1_strategy final : public strategy {
         originals.push_back(id);
       for (const auto& f : lay().units[u].frozen) originals.push_back(load_frozen(out(), f, d.compute));
     }
+    if (wrap_.groups[g].root && untied_)  // lm_head's own copy of the tied matrix (see above)
+      originals.push_back(out().alloc(tied_numel_ * static_cast<bytes>(d.stored), category::parameters));
     if (job().parallel.sync_module_states) {
       auto bucket = out().alloc(std::min(sync_bucket, padded_[g] * static_cast<bytes>(d.stored)),
                                 category::communication);
@@ -241,6 +256,8 @@ class fsdp1_strategy final : public strategy {
   std::vector<tensor_id> quant_state_;
   optimizer_state opt_;
   std::uint64_t world_ = 1;
+  std::uint64_t tied_numel_ = 0;  // elements of an embedding the head shares (root group), else 0
+  bool meta_rank_ = false, untied_ = false;
   bool sharded_ = true, reshard_after_forward_ = true, mixed_ = false, sync_ = true;
 };
 

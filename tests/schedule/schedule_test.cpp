@@ -225,6 +225,29 @@ TEST(Schedule, Fsdp1KeepsTheReduceScatterOutputAsTheGradientShard) {
   EXPECT_EQ(pre_optimizer_frees, 0u);
 }
 
+// A rank that builds on the meta device materialises each module with to_empty(recurse=False)
+// (_init_utils._materialize_meta_module), which gives embed_tokens and a tied lm_head a Parameter
+// each: that rank's root FlatParameter holds the embedding's matrix twice, rank 0's (loaded on
+// the CPU, still tied) once. The H200 allocator history of fsdp1-meta-init-sync shows it.
+TEST(Schedule, Fsdp1MetaInitUntiesATiedHeadOnTheRanksThatBuildOnMeta) {
+  auto tied = testing::tiny_llama();
+  tied.tensors.pop_back();  // lm_head.weight
+  tied.units.pop_back();
+  tied.text.tied_embeddings = true;
+  auto j = job_of(job::strategy::fsdp1, 4);
+  j.init.meta_device = true;
+  j.init.load = job::weight_load::rank0;
+  const auto optimizer_of = [&](const model::model_spec& m, int rank) {
+    auto p = build_program(m, j, rank);
+    EXPECT_TRUE(p.has_value());
+    return exact_replay(*p).at(category::optimizer);
+  };
+  const bytes embedding_shard = 32000u * 1024 / 4;  // elements of one rank's share of [V, h]
+  // AdamW's two fp32 states cover one more embedding shard on rank 1.
+  EXPECT_EQ(optimizer_of(tied, 1), optimizer_of(tied, 0) + 2 * 4 * embedding_shard);
+  EXPECT_EQ(optimizer_of(testing::tiny_llama(), 1), optimizer_of(testing::tiny_llama(), 0));
+}
+
 // Under tensor parallelism torchtitan's loss runs loss_parallel()'s handlers: the shifted
 // logits join what the saved output is computed from, and exp(shifted) comes and goes before it.
 TEST(Schedule, LossParallelTakesItsExpBeforeItSavesTheLogSoftmax) {
