@@ -99,13 +99,25 @@ class fsdp1_strategy final : public strategy {
     unshard(g);
     if (job().parallel.backward_prefetch == job::prefetch::pre && g > 1 && is_last(unit, g))
       unshard(g - 1);
-    if (state_[g].grad == 0)
-      state_[g].grad = out().alloc(grad_padded_[g] * compute(), category::gradients);
+    if (!sharded_) {
+      if (state_[g].grad == 0) state_[g].grad = out().alloc(grad_padded_[g] * compute(), category::gradients);
+      return;
+    }
+    // Autograd gives each original parameter (a view of the unsharded FlatParameter) a gradient
+    // of its own on the compute stream; a head tied to the embedding gets its gradient first,
+    // from the loss's backward, before any root unit (the H200 histories: a 501 MiB bf16
+    // gradient on stream 0 right after the loss, kept to the end of backward).
+    auto& s = state_[g];
+    if (wrap_.groups[g].root && tied_numel_ > 0 && s.param_grads.empty())
+      s.param_grads.push_back(out().alloc(tied_numel_ * compute(), category::gradients));
+    for (auto id : alloc_each(out(), lay().units[unit].trainable, lay().dtypes.compute, category::gradients))
+      s.param_grads.push_back(id);
   }
 
   void post_backward(std::size_t unit) override {
     const std::size_t g = wrap_.group_of_unit[unit];
     if (!is_first(unit, g)) return;  // the hook fires once the whole flat gradient is ready
+    if (sharded_) flatten_gradient(g);
     if (job().parallel.backward_prefetch == job::prefetch::post && g > 1) unshard(g - 1);
     if (sharded_) reshard(g);
     if (sync_) reduce_scatter(g);
@@ -143,6 +155,7 @@ class fsdp1_strategy final : public strategy {
  private:
   struct group_state {
     tensor_id shard = 0, full = 0, grad = 0, grad_shard = 0;
+    std::vector<tensor_id> param_grads;  // the original parameters' gradients (sharded only)
   };
 
   bytes compute() const { return static_cast<bytes>(lay().dtypes.compute); }
@@ -182,6 +195,45 @@ class fsdp1_strategy final : public strategy {
     if (sharded_) out().free(flat);
     free_all(out(), originals);
     if (job().parallel.cpu_offload) out().free(state_[g].shard);  // shards move to pinned host memory
+  }
+
+  // The original parameters are views that _use_unsharded_views makes of the unsharded
+  // FlatParameter inside FlatParamHandle.unshard(), which _runtime_utils._unshard runs on the
+  // unshard stream; autograd runs a backward node on the stream of its forward op, so the
+  // views' backward concatenates the parameters' gradients into the flat gradient on the
+  // unshard stream, once all of them are ready. Two gradients into one view (a tied head and
+  // its embedding) are summed there first, out of place, and the summands go. The H200
+  // histories (fsdp1-full-limit, fsdp1-cpuoffload, fsdp1-meta-init-sync): each block's 116 MiB
+  // flat gradient on the unshard stream after its 8/2/2/8/32/32/32 MiB weight gradients on
+  // stream 0; the root's 501 MiB embedding gradient, a
+  // 501 MiB sum and a 501 MiB flat gradient on the unshard stream, then the reduce.
+  // (Sharded strategies only: NO_SHARD has no measured history.)
+  void flatten_gradient(std::size_t g) {
+    auto& s = state_[g];
+    tensor_id sum = 0;
+    if (wrap_.groups[g].root && tied_numel_ > 0 && !untied_ && s.param_grads.size() >= 2) {
+      sum = out().alloc(tied_numel_ * compute(), category::gradients, streams::unshard);
+      // The head's gradient came first (pre_backward), the embedding's last: its unit is the
+      // root's first in forward, so its last in backward.
+      for (tensor_id* t : {&s.param_grads.front(), &s.param_grads.back()}) release_on_unshard(*t);
+      std::erase(s.param_grads, tensor_id{0});
+    }
+    if (grad_padded_[g] > 0) {
+      auto flat = out().alloc(grad_padded_[g] * compute(), category::gradients, streams::unshard);
+      if (s.grad == 0) s.grad = flat;
+      else out().free(flat);  // no_sync: accumulated into the kept unsharded gradient
+    }
+    out().free(sum);
+    for (auto& t : s.param_grads) release_on_unshard(t);
+    s.param_grads.clear();
+  }
+
+  // A tensor read on the unshard stream by a backward node: autograd records that stream, so
+  // the block goes back to the pool only once the stream has passed (the histories:
+  // free_requested right after the concatenation, free_completed after the reshard).
+  void release_on_unshard(tensor_id& t) {
+    out().record_stream(t, streams::unshard);
+    out().free(t);
   }
 
   void unshard(std::size_t g) {

@@ -248,6 +248,37 @@ TEST(Schedule, Fsdp1MetaInitUntiesATiedHeadOnTheRanksThatBuildOnMeta) {
   EXPECT_EQ(optimizer_of(testing::tiny_llama(), 1), optimizer_of(testing::tiny_llama(), 0));
 }
 
+// FSDP1's original parameters are views made on the unshard stream, so the views' backward
+// concatenates their gradients (computed on the compute stream, still live) into the flat
+// gradient on the unshard stream, one per FlatParameter; a tied head adds the sum of its two
+// gradients there first (H200 histories of fsdp1-full-limit and fsdp1-cpuoffload).
+TEST(Schedule, Fsdp1ConcatenatesTheParametersGradientsOnTheUnshardStream) {
+  auto tied = testing::tiny_llama();
+  tied.tensors.pop_back();  // lm_head.weight
+  tied.units.pop_back();
+  tied.text.tied_embeddings = true;
+  auto j = job_of(job::strategy::fsdp1, 4);
+  j.training.steps = 1;
+  const auto count = [&](const model::model_spec& m) {
+    auto p = build_program(m, j, 0);
+    EXPECT_TRUE(p.has_value());
+    std::map<std::uint32_t, bytes> compute_grads;
+    std::size_t flat = 0;
+    for (const auto& e : p->events) {
+      if (e.kind == event_kind::alloc && e.cat == category::gradients && e.stream == streams::compute)
+        compute_grads[e.tensor] = e.size;
+      if (e.kind == event_kind::free) compute_grads.erase(e.tensor);
+      if (e.kind == event_kind::alloc && e.cat == category::gradients && e.stream == streams::unshard) {
+        ++flat;
+        EXPECT_FALSE(compute_grads.empty());  // the parameters' own gradients are still there
+      }
+    }
+    return flat;
+  };
+  EXPECT_EQ(count(testing::tiny_llama()), 5u);  // four blocks and the root
+  EXPECT_EQ(count(tied), 6u);                   // and the tied gradients' sum
+}
+
 // Under tensor parallelism torchtitan's loss runs loss_parallel()'s handlers: the shifted
 // logits join what the saved output is computed from, and exp(shifted) comes and goes before it.
 TEST(Schedule, LossParallelTakesItsExpBeforeItSavesTheLogSoftmax) {
