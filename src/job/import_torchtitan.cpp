@@ -14,6 +14,7 @@
 
 #include "job/import_common.hpp"
 #include "job/source_text.hpp"
+#include "job/validation.hpp"
 
 namespace vramscope::job {
 
@@ -558,6 +559,11 @@ result<imported_job> import_torchtitan(std::string_view text, const std::string&
   if (auto err = detail::apply_options(ctx, detail::torchtitan_table())) return *err;
   if (auto err = detail::read_pipeline(ctx)) return *err;
   ctx.out.job.training.loss = loss_impl::torchtitan;  // torchtitan's own training step
+  // torchtitan's collectives never record streams: its init_distributed set
+  // TORCH_NCCL_AVOID_RECORD_STREAMS=1 from 2024-04 (torchtitan/utils.py at 9dec370) until
+  // torchtitan#1088 (2025-04) removed it because torch had made stashing the default (2.8).
+  if (detail::version_key(ctx.out.job.framework.version) < 208)
+    ctx.out.job.env.emplace("TORCH_NCCL_AVOID_RECORD_STREAMS", "1");
   return detail::finish(ctx, has_world_size);
 }
 

@@ -79,6 +79,14 @@ TEST(ImportTorchtitan, DisableLossParallelGathersTheLogits) {
   EXPECT_TRUE(on->job.vocab_parallel_loss(on->job.parallel.tp));
 }
 
+// torchtitan's collectives never record streams (its init_distributed set the variable until
+// torch made stashing the default): an imported job says so for torch < 2.8.
+TEST(ImportTorchtitan, CollectivesAvoidRecordStream) {
+  auto imported = import_config_text("[parallelism]\ntensor_parallel_degree = 2\n", "t.toml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.env_value("TORCH_NCCL_AVOID_RECORD_STREAMS"), "1");
+}
+
 TEST(ImportTorchtitan, PerOperatorCheckpointingIsPlannedAsSuch) {
   auto imported = import_config_text(
       "[activation_checkpoint]\nmode = \"selective\"\nselective_ac_option = \"op\"\n", "t.toml");
