@@ -456,6 +456,25 @@ std::string read_expert_tensor_parallel(import_context& ctx, const entry& e) {
                       "too)").apply(ctx, e);
 }
 
+// pipeline_parallel_layers_per_stage sizes the virtual stages: torchtitan makes
+// ceil((layers + first_stage_less_layers + last_stage_less_layers) / layers_per_stage) of them
+// (pipeline_parallel.py, pipeline_llm), pp_stages_per_rank of them on each rank. The stage count
+// needs the model's layer count, which the job spec leaves to the planner, so it is noted with
+// the field to set. The two weights change the split only when they are not 1 (vramscope's
+// split counts the embedding and the output as one block each, as torchtitan's defaults do).
+std::string read_stage_sizing(import_context& ctx, const entry& e) {
+  const bool default_weight = e.key.ends_with("_less_layers") && e.value.text == "1";
+  if (default_weight) {
+    ctx.ignore(e);
+    return "";
+  }
+  return not_modelled(e.key.ends_with("_less_layers")
+                          ? "a stage split weighing the embedding or the output other than one block"
+                          : "virtual stages sized by layer count; set parallel.pp_stages_per_rank "
+                            "to ceil((layers + 2) / layers_per_stage) / pipeline_parallel_degree")
+      .apply(ctx, e);
+}
+
 // Sections that hold mapped keys list their other keys one by one, so that a mistyped key is
 // reported as unknown rather than swallowed by a wildcard.
 const std::vector<option>& torchtitan_table() {
@@ -488,6 +507,9 @@ const std::vector<option>& torchtitan_table() {
          maps_with("parallel.loss_parallel", {{"true", "false"}, {"false", "default"}})},
         {"parallelism.enable_compiled_autograd", not_modelled("compiled autograd")},
         {"parallelism.expert_parallel_degree", handled()},
+        {"parallelism.pipeline_parallel_layers_per_stage", custom(read_stage_sizing)},
+        {"parallelism.pipeline_parallel_first_stage_less_layers", custom(read_stage_sizing)},
+        {"parallelism.pipeline_parallel_last_stage_less_layers", custom(read_stage_sizing)},
         {"parallelism.expert_tensor_parallel_degree", custom(read_expert_tensor_parallel)},
         {"activation_checkpoint.mode", handled()},
         {"activation_checkpoint.selective_ac_option", handled()},
@@ -517,9 +539,6 @@ const std::vector<option>& torchtitan_table() {
                                "deterministic_warn_only"}),
           ignored("parallelism", {"pipeline_parallel_schedule_csv",
                                   "pipeline_parallel_split_points",
-                                  "pipeline_parallel_layers_per_stage",
-                                  "pipeline_parallel_first_stage_less_layers",
-                                  "pipeline_parallel_last_stage_less_layers",
                                   "module_fqns_per_model_part", "context_parallel_rotate_method"}),
           ignored("activation_checkpoint", {"preserve_rng_state", "determinism_check", "debug",
                                             "early_stop", "visualize_memory_budget_pareto",
