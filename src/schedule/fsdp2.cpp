@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include <vramscope/core/version.hpp>
+
 #include "schedule/fsdp_groups.hpp"
 #include "schedule/strategy.hpp"
 
@@ -25,11 +27,20 @@ class fsdp2_strategy final : public strategy {
       const std::uint64_t w = world_of(g);
       for (auto n : wrap_.groups[g].tensors) padded_[g].push_back((n + w - 1) / w * w);
     }
+    // The root group's tensors, unit by unit (wrap_units adds them in unit order).
+    root_first_.assign(lay().units.size() + 1, 0);
+    std::size_t next = 0;
+    for (std::size_t u = 0; u < lay().units.size(); ++u) {
+      root_first_[u] = next;
+      if (wrap_.group_of_unit[u] == 0) next += lay().units[u].trainable.size();
+    }
+    root_first_.back() = next;
+    root_unit_grads_.assign(lay().units.size(), false);
   }
 
   void init() override {
     const auto& in = job().init;
-    for (std::size_t g = 0; g < wrap_.groups.size(); ++g) {
+    for (const std::size_t g : shard_order()) {
       auto& s = state_[g];
       // Without meta-device construction each full parameter exists beside its new shard
       // while fully_shard runs; with it only shards are ever materialised. Frozen (LoRA base)
@@ -75,12 +86,33 @@ class fsdp2_strategy final : public strategy {
   void post_forward(std::size_t unit) override {
     if (const std::size_t e = wrap_.experts_of_unit[unit]; e != 0) release_after_forward(e);
     const std::size_t g = wrap_.group_of_unit[unit];
-    if (!is_last(unit, g) || wrap_.groups[g].root) return;
-    release_after_forward(g);
+    if (!is_last(unit, g) || (wrap_.groups[g].root && !torch_hooks())) return;
+    if (!wrap_.groups[g].root) {
+      release_after_forward(g);
+    } else if (!loss_in_model()) {
+      root_post_forward();
+    }
+  }
+
+  // transformers computes the loss inside the model's forward (LlamaForCausalLM.forward calls
+  // self.loss_function when given labels): the root module's post-forward hook runs after the
+  // loss, and its pre-backward hook, registered on the output (the loss among it), before the
+  // loss's backward (torch/distributed/fsdp/_fully_shard/_fsdp_state.py, _post_forward and
+  // _register_pre_backward_hook).
+  void end_forward() override {
+    if (loss_in_model()) root_post_forward();
+  }
+  void begin_backward() override {
+    if (loss_in_model()) root_pre_backward();
   }
 
   void pre_backward(std::size_t unit) override {
     const std::size_t g = wrap_.group_of_unit[unit];
+    if (wrap_.groups[g].root && torch_hooks()) {
+      if (is_last(unit, g) && !loss_in_model()) root_pre_backward();
+      root_unit_gradients(unit);
+      return;
+    }
     if (forward_output_ != 0) out().free(forward_output_);  // last forward group clears it
     if (!is_last(unit, g)) return;
     if (!state_[g].gathered) unshard(g, false);
@@ -102,6 +134,61 @@ class fsdp2_strategy final : public strategy {
   }
 
  private:
+  // The module hooks below are FSDP2's; predict/jax_plan.cpp plans a JAX step through this
+  // strategy too, with the root's gradients at its pre-backward and nothing else of them.
+  bool torch_hooks() const { return job().framework.name != "jax"; }
+  bool loss_in_model() const { return torch_hooks() && job().training.loss == job::loss_impl::hf; }
+
+  // The root group is resharded after forward only from torch 2.8 on, and there only when
+  // fully_shard was given reshard_after_forward (as every job spec gives it): before, and with
+  // the argument left at None, _lazy_init sets the root's post_forward_mesh_info to None
+  // ("the parameters would be freed and all-gathered immediately"; pytorch/pytorch#154704 and
+  // #155319, torch/distributed/fsdp/_fully_shard/_fsdp_state.py, _auto_reshard_after_forward).
+  bool root_reshards() const {
+    return version_number(job().framework.version) >= version_number("2.8") &&
+           job().parallel.reshard_after_forward != 0;
+  }
+
+  // The root's post-forward: its own reshard (see root_reshards), and the last all-gather's
+  // output, which the root frees once forward is over (_fsdp_state.py _post_forward:
+  // `self._comm_ctx.all_gather_state = None`).
+  void root_post_forward() {
+    if (root_reshards()) release_after_forward(0);
+    out().free(forward_output_);
+    forward_output_ = 0;
+  }
+
+  // The root's pre-backward: its unshard, then the prefetch of the group whose forward ended
+  // before the root's, the last block's (FSDPParamGroup._backward_prefetch walks
+  // post_forward_order backwards; the root's post-forward is its last entry).
+  void root_pre_backward() {
+    if (forward_output_ != 0) out().free(forward_output_);
+    forward_output_ = 0;
+    if (!state_[0].gathered) unshard(0, false);
+    const std::size_t last = last_block_group();
+    if (last != 0 && !state_[last].gathered) unshard(last, false);
+  }
+
+  // The group of the last unit that is not the root's (0 when every unit is the root's).
+  std::size_t last_block_group() const {
+    for (std::size_t u = wrap_.group_of_unit.size(); u-- > 0;)
+      if (wrap_.group_of_unit[u] != 0) return wrap_.group_of_unit[u];
+    return 0;
+  }
+
+  // Autograd creates each unsharded gradient when the backward of the module that uses the
+  // parameter runs (AccumulateGrad): the root's units are far apart in backward (the head's
+  // gradient comes with the loss's backward, the embedding's last of all), so each gets its
+  // own at its backward.
+  void root_unit_gradients(std::size_t unit) {
+    if (root_unit_grads_[unit]) return;
+    root_unit_grads_[unit] = true;
+    const auto& padded = padded_numels(0);
+    for (std::size_t i = root_first_[unit]; i < root_first_[unit + 1]; ++i)
+      state_[0].grads.push_back(
+          out().alloc(padded[i] * static_cast<bytes>(lay().dtypes.compute), category::gradients));
+  }
+
   // reshard_after_forward for a group whose forward has finished.
   void release_after_forward(std::size_t g) {
     const int raf = job().parallel.reshard_after_forward;
@@ -123,12 +210,26 @@ class fsdp2_strategy final : public strategy {
     }
     std::uint64_t total = 0;
     for (auto n : padded_numels(g)) total += n;
-    auto input = out().alloc(total * static_cast<bytes>(d.reduce), category::communication);
+    // FSDPParamGroup.post_backward: the reshard first ("post_backward_reshard"), then
+    // "post_backward_reduce" drops the previous group's reduce-scatter input
+    // (`comm_ctx.reduce_scatter_state = None`) before foreach_reduce allocates this one's and
+    // copies the unsharded gradients into it (_fsdp_param_group.py, _fsdp_collectives.py). A
+    // JAX step keeps the order its plan was measured with (XLA assigns those buffers).
+    if (torch_hooks()) {
+      reshard(g);
+      out().free(s.partial);
+      out().free(pending_input_);
+    }
+    const tensor_id input =
+        out().alloc(total * static_cast<bytes>(d.reduce), category::communication);
     free_all(out(), s.grads);
-    out().free(pending_input_);  // the previous group's reduce-scatter input
+    if (!torch_hooks()) {
+      out().free(pending_input_);
+      reshard(g);
+      out().free(s.partial);
+    }
+    if (g == 0) std::fill(root_unit_grads_.begin(), root_unit_grads_.end(), false);
     pending_input_ = input;
-    reshard(g);
-    out().free(s.partial);
     if (total == 0) return;  // only frozen parameters: nothing to reduce
     auto output = out().alloc(total / world_of(g) * static_cast<bytes>(d.reduce), category::communication,
                               streams::reduce);
@@ -178,6 +279,25 @@ class fsdp2_strategy final : public strategy {
   }
 
  private:
+  // The order fully_shard is applied in: block by block (a block's routed experts before the
+  // block itself: torchtitan's apply_fsdp shards transformer_block.moe.experts, then the block),
+  // the root last, since fully_shard(model) takes the parameters no inner call has claimed
+  // (torchtitan parallelize.py apply_fsdp; bench/groundtruth/torch_wrap.py).
+  std::vector<std::size_t> shard_order() const {
+    std::vector<std::size_t> order;
+    if (!torch_hooks()) {  // a JAX step: its parameters in group order, as before
+      for (std::size_t g = 0; g < wrap_.groups.size(); ++g) order.push_back(g);
+      return order;
+    }
+    for (std::size_t u = 0; u < wrap_.group_of_unit.size(); ++u) {
+      if (const std::size_t e = wrap_.experts_of_unit[u]; e != 0) order.push_back(e);
+      if (const std::size_t g = wrap_.group_of_unit[u]; g != 0 && is_first(u, g))
+        order.push_back(g);
+    }
+    order.push_back(0);
+    return order;
+  }
+
   struct group_state {
     std::vector<tensor_id> shards, unsharded, grads;
     tensor_id partial = 0, grad_shard = 0;
@@ -274,6 +394,8 @@ class fsdp2_strategy final : public strategy {
 
   fsdp_wrapping wrap_;
   std::vector<std::vector<std::uint64_t>> padded_;  // padded_numels, per group
+  std::vector<std::size_t> root_first_;             // per unit: its first tensor in the root group
+  std::vector<bool> root_unit_grads_;               // per unit: its root gradients exist
   std::vector<group_state> state_;
   optimizer_state opt_;
   tensor_id forward_output_ = 0, pending_input_ = 0;

@@ -286,10 +286,12 @@ class driver {
     }
     out_.phase("forward:loss");
     forward_unit(loss_, loss_saved_, false, {0, kept_unit});
+    strategy_->end_forward();
   }
 
   void backward() {
     out_.phase("backward:loss");
+    strategy_->begin_backward();
     backward_unit(loss_, loss_saved_, false);
     for (std::size_t u = model_.units.size(); u-- > 0;) {
       out_.phase("backward:" + model_.units[u].name);

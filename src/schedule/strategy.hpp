@@ -32,6 +32,10 @@ class strategy {
   virtual void begin_micro_batch(bool /*last*/) {}
   virtual void pre_forward(std::size_t /*unit*/) {}
   virtual void post_forward(std::size_t /*unit*/) {}
+  /// The loss's forward is done (the step driver models it after the last unit's post_forward).
+  virtual void end_forward() {}
+  /// Backward starts: before the loss's backward.
+  virtual void begin_backward() {}
   virtual void pre_backward(std::size_t /*unit*/) {}
   /// The unit's backward computed its parameter gradients.
   virtual void post_backward(std::size_t unit) = 0;
