@@ -211,6 +211,119 @@ void add_routing(unit_activations& a, const dims& d, const model::stack_shape& s
   a.backward_temps.insert(a.backward_temps.end(), {routed, routed});
 }
 
+// A forward that keeps nothing for backward, as a list of steps (forward_step).
+class step_list {
+ public:
+  std::size_t alloc(bytes b) {
+    steps.push_back({b, 0});
+    return steps.size() - 1;
+  }
+  void free(std::size_t step) { steps.push_back({0, step}); }
+  std::vector<forward_step> steps;
+};
+
+// Python frees each intermediate once its last reference goes, so a forward that saves nothing
+// holds only the tensors its frame still names. The code below follows transformers'
+// modeling_llama.py (Qwen2 and Mistral share it) line by line; `free` marks the end of a
+// reference.
+//
+// LlamaRMSNorm.forward: `hidden_states.to(torch.float32)`, `variance = hidden_states.pow(2)
+// .mean(-1, keepdim=True)`, `hidden_states = hidden_states * torch.rsqrt(variance + eps)`,
+// `return self.weight * hidden_states.to(input_dtype)`. Returns the output's step.
+std::size_t rms_norm_steps(step_list& p, const dims& d) {
+  const std::uint64_t x = d.n * d.h, rows = d.n;
+  const auto upcast = p.alloc(4 * x);
+  const auto square = p.alloc(4 * x);
+  const auto variance = p.alloc(4 * rows);
+  p.free(square);
+  const auto shifted = p.alloc(4 * rows);  // variance + eps
+  const auto rstd = p.alloc(4 * rows);
+  p.free(shifted);
+  const auto normed = p.alloc(4 * x);
+  p.free(rstd);
+  p.free(upcast);  // hidden_states rebound to the normalised value
+  const auto cast = p.alloc(d.c * x);
+  const auto out = p.alloc(d.c * x);  // weight * cast
+  p.free(cast);
+  p.free(normed);
+  p.free(variance);
+  return out;
+}
+
+// apply_rotary_pos_emb on one of q and k (`t` bytes): `(x * cos) + (rotate_half(x) * sin)`,
+// rotate_half being `torch.cat((-x2, x1), dim=-1)` over the halves of the head dimension.
+std::size_t rope_steps(step_list& p, bytes t) {
+  const auto by_cos = p.alloc(t);
+  const auto negated = p.alloc(t / 2);
+  const auto rotated = p.alloc(t);
+  p.free(negated);
+  const auto by_sin = p.alloc(t);
+  p.free(rotated);
+  const auto out = p.alloc(t);
+  p.free(by_sin);
+  p.free(by_cos);
+  return out;
+}
+
+// LlamaDecoderLayer.forward with SDPA's flash kernel taking k and v with their own heads:
+// norm, q/k/v projections, RoPE (the projections' outputs go when the names are rebound), the
+// kernel's output and log-sum-exp, o_proj (the kernel output goes at the rebinding), the
+// residual add, then norm and LlamaMLP `down_proj(act_fn(gate_proj(x)) * up_proj(x))` and the
+// second residual add, whose result is the block's output.
+void llama_block_steps(unit_activations& a, const dims& d) {
+  step_list p;
+  const std::uint64_t x = d.c * d.n * d.h, kv = d.c * d.n * d.kv, inner = d.c * d.n * d.i;
+  const auto n1 = rms_norm_steps(p, d);
+  const auto q = p.alloc(x);
+  const auto k = p.alloc(kv);
+  const auto v = p.alloc(kv);
+  const auto q_rot = rope_steps(p, x);
+  const auto k_rot = rope_steps(p, kv);
+  p.free(q);
+  p.free(k);
+  const auto attn = p.alloc(x);
+  p.free(p.alloc(4 * d.batch * d.heads * d.seq));  // log-sum-exp, kept by nothing
+  const auto o = p.alloc(x);
+  p.free(attn);
+  p.free(q_rot);  // the attention's locals at its return
+  p.free(k_rot);
+  p.free(v);
+  p.free(n1);  // hidden_states rebound to the attention's output
+  const auto s1 = p.alloc(d.r * d.n * d.h);
+  p.free(o);
+  const auto n2 = rms_norm_steps(p, d);
+  const auto gate = p.alloc(inner);
+  const auto act = p.alloc(inner);
+  p.free(gate);
+  const auto up = p.alloc(inner);
+  const auto prod = p.alloc(inner);
+  p.free(act);
+  p.free(up);
+  const auto down = p.alloc(x);
+  p.free(prod);
+  p.free(n2);
+  a.checkpoint_output = p.alloc(d.r * d.n * d.h);
+  p.free(down);
+  p.free(s1);
+  a.checkpointed_forward = std::move(p.steps);
+}
+
+// Where the steps above are the block's code: transformers' Llama, Qwen2 and Mistral decoder
+// layers run by PyTorch (not a JAX program, whose buffers XLA assigns) in bf16 or fp16 with no
+// autocast, SDPA's flash kernel, nn.Linear (not torchao's Float8Linear), full checkpointing, no
+// tensor, context or sequence parallelism, no LoRA, Liger or compile.
+bool llama_steps_apply(const dims& d, const model::stack_shape& s, const job::job_spec& job) {
+  const bool family = s.family == "llama" || s.family == "qwen2" || s.family == "mistral";
+  return family && job.framework.name != "jax" &&
+         job.precision.float8 == job::float8_recipe::none && !d.litgpt && d.c == 2 && d.r == 2 &&
+         d.tp == 1 && job.parallel.cp <= 1 && sdpa_kernel(d, job) == attention_impl::flash &&
+         !job.training.padding_mask &&
+         job.training.activation_checkpointing == job::checkpointing::full && !job.lora.enabled &&
+         !job.training.liger_kernels && !job.training.compile && s.experts == 0 && s.gated_mlp &&
+         s.activation_saved == 1 && !s.layer_norm && !s.residual_dropout &&
+         s.form == model::block_form::sequential && !s.cross_attention && !s.eager_attention;
+}
+
 // Per-operator selective checkpointing as torchtitan applies it (selective_ac_option "op",
 // torchtitan/models/llama3/infra/parallelize.py _custom_policy): the outputs of the ops in its
 // save list are kept (flash / efficient attention, and aten.mm) except every second matmul of
@@ -283,6 +396,7 @@ unit_activations block(const dims& d, const model::stack_shape& s, const job::jo
     a.saved.push_back(d.n * d.h / d.res);
   }
   a.checkpoint_input = d.r * d.n * d.h / d.res;
+  if (llama_steps_apply(d, s, job)) llama_block_steps(a, d);
   if (job.training.activation_checkpointing == job::checkpointing::op)
     a.checkpoint_extra = per_op_saved(d, s, job);
   a.backward_temps.push_back(d.r * d.n * d.h);  // gradient of the residual stream

@@ -11,6 +11,13 @@
 
 namespace vramscope::schedule {
 
+/// One step of a forward pass that keeps nothing for backward: allocate `alloc` bytes, or, where
+/// `alloc` is 0, free the tensor that step `index` allocated.
+struct forward_step {
+  bytes alloc = 0;
+  std::size_t index = 0;
+};
+
 struct unit_activations {
   std::vector<bytes> saved;           // allocated in forward, freed in this unit's backward
   std::vector<bytes> forward_temps;   // allocated and freed within forward, after `saved`
@@ -31,6 +38,12 @@ struct unit_activations {
   bytes checkpoint_input = 0;         // what activation checkpointing keeps instead of `saved`
   std::vector<bytes> checkpoint_extra;  // per-operator selective checkpointing: the op outputs
                                         // its policy keeps beside the input
+  // The first forward under activation checkpointing, op by op, where it is known (else every
+  // tensor of `saved` lives until the unit's forward ends): the checkpoint input is there
+  // already; step `checkpoint_output` allocates the unit's output, the next unit's input, and
+  // stays allocated.
+  std::vector<forward_step> checkpointed_forward;
+  std::size_t checkpoint_output = 0;
   std::size_t saved_by_head = 0;      // trailing entries of `saved` that the output head saves
                                       // (its input), outside activation offloading's reach
   int tp_collectives = 0;             // tensor-parallel collectives per pass (forward or backward)

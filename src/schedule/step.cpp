@@ -367,7 +367,17 @@ class driver {
 
   void forward_unit(const unit_activations& a, std::vector<tensor_id>& saved, bool ckpt,
                     hooked_unit unit) {
-    if (ckpt) {  // runs without saving: everything is transient but the input
+    tensor_id input = carried_;  // the previous unit's output, when it was stepped
+    carried_ = 0;
+    if (ckpt && !a.checkpointed_forward.empty() && !offload_.enabled() && !pipe_) {
+      if (input != 0) {
+        saved.push_back(input);  // the checkpoint keeps its input
+        input = 0;
+      } else {
+        save(a.checkpoint_input, saved, unit);
+      }
+      carried_ = run_steps(a);
+    } else if (ckpt) {  // runs without saving: everything is transient but the input
       save(a.checkpoint_input, saved, unit);
       for (auto b : a.checkpoint_extra) saved.push_back(out_.alloc(b, category::activations));
       recompute(a);  // the forward under checkpointing saves nothing: all of it goes at once
@@ -378,8 +388,27 @@ class driver {
         save(b, saved, i < hooked ? unit : hooked_unit{unit.index, kept_unit});
       });
     }
+    out_.free(input);  // the previous unit's output, read by this one and now dead
     transient(a.forward_temps, category::temporary);
     collectives(a);
+  }
+
+  // A unit's forward that saves nothing, step by step (unit_activations::checkpointed_forward);
+  // returns its output, left allocated.
+  tensor_id run_steps(const unit_activations& a) {
+    steps_.clear();
+    for (const auto& st : a.checkpointed_forward) {
+      if (st.alloc > 0) {
+        steps_.push_back(out_.alloc(st.alloc, category::activations));
+      } else {
+        out_.free(steps_[st.index]);
+        steps_.push_back(0);
+      }
+    }
+    const tensor_id output = steps_[a.checkpoint_output];
+    steps_[a.checkpoint_output] = 0;
+    free_all(out_, steps_);
+    return output;
   }
 
   void backward_unit(const unit_activations& a, std::vector<tensor_id>& saved, bool ckpt) {
@@ -473,6 +502,8 @@ class driver {
   unit_activations loss_;
   std::vector<std::vector<tensor_id>> saved_;
   std::vector<tensor_id> loss_saved_;
+  std::vector<tensor_id> steps_;  // run_steps' ids, by step
+  tensor_id carried_ = 0;         // a stepped unit's output, the next unit's input
   tensor_id workspace_ = 0;
   std::vector<tensor_id> recomputed_, temps_, transient_, sources_, gathered_;  // the passes' scratch
   // run_pipeline's: what a pass leaves for a later one, per micro-batch.

@@ -347,3 +347,69 @@ TEST(Activations, LossParallelDecidesWhetherTheLogitsStaySharded) {
 
 }  // namespace
 }  // namespace vramscope::schedule
+
+namespace vramscope::schedule {
+namespace {
+
+model::stack_shape llama_stack() {
+  auto s = plain_stack();
+  s.family = "llama";
+  s.gated_mlp = true;
+  s.kv_heads = 4;
+  return s;
+}
+
+// Live bytes over a checkpointed forward's steps: {peak, still allocated at the end}.
+std::pair<bytes, bytes> run(const unit_activations& a) {
+  std::vector<bytes> sizes;
+  bytes live = 0, peak = 0;
+  for (const auto& st : a.checkpointed_forward) {
+    sizes.push_back(st.alloc);
+    live += st.alloc;
+    if (st.alloc == 0) live -= sizes[st.index];
+    peak = std::max(peak, live);
+  }
+  return {peak, live};
+}
+
+// Under full checkpointing a Llama block's first forward keeps nothing for backward, so each
+// intermediate goes with its last reference (modeling_llama.py; the allocator history of
+// fsdp2-llama8b-fullac-seq8192, bench/data/snapshots/h200-2026-11-26b.tgz: 224 MiB up to three
+// at a time in the MLP). The most alive at once is the MLP's: SiLU(gate), up and their product
+// beside the attention's residual sum and the second norm's output.
+TEST(Activations, CheckpointedLlamaBlockFreesEachIntermediateAfterItsLastUse) {
+  job::job_spec job;  // bf16, flash
+  job.training.activation_checkpointing = job::checkpointing::full;
+  const std::uint64_t n = 1000, h = 1024, i = 4096;
+  const auto a = activations_for(model::unit_kind::block, llama_stack(), job, {1, n}, 1, {});
+  ASSERT_FALSE(a.checkpointed_forward.empty());
+  const auto [peak, left] = run(a);
+  EXPECT_EQ(peak, 2 * (2 * n * h) + 3 * (2 * n * i));
+  EXPECT_EQ(left, 2 * n * h);  // the block's output, the next block's input
+  EXPECT_EQ(a.checkpointed_forward[a.checkpoint_output].alloc, 2 * n * h);
+}
+
+// Only the code the steps transcribe: not under autocast (an fp32 residual stream), LoRA or
+// another family's block.
+TEST(Activations, CheckpointedStepsOnlyForTheLlamaBlockTheyFollow) {
+  job::job_spec job;
+  job.training.activation_checkpointing = job::checkpointing::full;
+  auto steps = [&](const job::job_spec& j, const model::stack_shape& s) {
+    return activations_for(model::unit_kind::block, s, j, {1, 1000}, 1, {})
+        .checkpointed_forward.size();
+  };
+  EXPECT_GT(steps(job, llama_stack()), 0u);
+  EXPECT_EQ(steps(job, plain_stack()), 0u);
+  auto autocast = job;
+  autocast.precision.autocast = true;
+  EXPECT_EQ(steps(autocast, llama_stack()), 0u);
+  auto lora = job;
+  lora.lora.enabled = true;
+  EXPECT_EQ(steps(lora, llama_stack()), 0u);
+  auto selective = job;
+  selective.training.activation_checkpointing = job::checkpointing::selective;
+  EXPECT_EQ(steps(selective, llama_stack()), 0u);
+}
+
+}  // namespace
+}  // namespace vramscope::schedule

@@ -516,5 +516,45 @@ TEST(Schedule, Fsdp2RootGradientsComeWithTheirUnitsBackward) {
   EXPECT_EQ(phases, (std::vector<std::string>{"backward:lm_head", "backward:embed_tokens"}));
 }
 
+// Under full checkpointing each block's output is the next block's checkpoint input: the
+// forward ends with one tensor of the residual stream per block kept and nothing else of theirs.
+TEST(Schedule, CheckpointedBlocksPassTheirOutputOnAsTheNextInput) {
+  auto j = job_of(job::strategy::fsdp2, 2);
+  j.training.steps = 1;
+  j.training.activation_checkpointing = job::checkpointing::full;
+  auto model = testing::tiny_llama();
+  model.text.gated_mlp = true;  // a Llama block: SwiGLU, no shared expert
+  model.text.shared_expert_intermediate = 0;
+  auto built = build_program(model, j, 0);
+  ASSERT_TRUE(built);
+  const program& p = *built;
+  exact_replay r(p);
+  EXPECT_TRUE(r.well_formed);
+  // Live activations when the loss starts: the four block inputs (bf16, 512 x 1024) and, of
+  // that size, the final norm's normalised value and its output, the head's input.
+  std::map<std::uint32_t, bytes> live;
+  bytes now = 0, peak = 0;
+  for (const auto& e : p.events) {
+    if (in_phase(p, e, "forward:loss")) break;
+    if (e.kind == event_kind::alloc && e.cat == category::activations) {
+      live[e.tensor] = e.size;
+      peak = std::max(peak, now += e.size);
+    }
+    if (e.kind == event_kind::free && live.count(e.tensor) != 0) {
+      now -= live[e.tensor];
+      live.erase(e.tensor);
+    }
+  }
+  // The most at once, in the last block's MLP: the token ids the embedding keeps, the four
+  // inputs, the attention's residual sum, the second norm's output, SiLU(gate), up and their
+  // product (4096 wide).
+  const bytes x = 2u * 512 * 1024, inner = 2u * 512 * 4096;
+  EXPECT_EQ(peak, 8u * 512 + 4 * x + 2 * x + 3 * inner);
+  std::size_t stream_tensors = 0;
+  for (const auto& [id, size] : live)
+    if (size == 2u * 512 * 1024) ++stream_tensors;
+  EXPECT_EQ(stream_tensors, 4u + 2);
+}
+
 }  // namespace
 }  // namespace vramscope::schedule
