@@ -71,7 +71,9 @@ TEST(Case4RecordStream, ActiveFarAboveAllocatedUntilTheVariableIsSet) {
   EXPECT_EQ(at(f, "peak", "active"), at(f, "peak", "allocated"));
   EXPECT_GT(at(r, "peak", "reserved"), at(f, "peak", "reserved") + 2 * GiB);
   const auto newer = plan_json("4-fsdp2-tp-record-stream/job.yaml", {"--set", "framework.version=2.8"});
-  EXPECT_EQ(at(newer["ranks"][0], "peak", "active"), at(f, "peak", "active"));
+  // torch 2.8 never records streams: nothing is held past its free (its FSDP2 differs in
+  // other ways, so the peaks themselves need not equal the 2.6 ones).
+  EXPECT_EQ(at(newer["ranks"][0], "peak", "active"), at(newer["ranks"][0], "peak", "allocated"));
 }
 
 TEST(Case5DdpGpuZero, GpuZeroCarriesEveryOtherRanksContextAndCheckpoint) {

@@ -170,16 +170,23 @@ TEST(Schedule, DdpBucketCapPassedLimitsTheFirstBucketToo) {
   for (std::size_t i = 0; i + 1 < b.rebuilt.size(); ++i) EXPECT_GE(b.rebuilt[i], 25_MiB) << i;
 }
 
-// The allocations and frees of the loss's forward, in program order, of tensors of at least
-// `at_least` bytes (what is freed is told by the size it was allocated with).
+// The allocations and frees, in program order, of the tensors of at least `at_least` bytes
+// that the loss's forward allocates (what is freed is told by the size it was allocated with);
+// what the phase frees of earlier tensors (the root's parameters at its post-forward) is left out.
 std::vector<std::pair<event_kind, bytes>> loss_forward_events(const program& p, bytes at_least) {
   std::vector<std::pair<event_kind, bytes>> out;
-  std::map<std::uint32_t, bytes> sizes;
+  std::map<std::uint32_t, bytes> sizes;  // the phase's live allocations
   for (const auto& e : p.events) {
-    if (e.kind == event_kind::alloc) sizes[e.tensor] = e.size;
     if (p.phase_names[e.phase] != "forward:loss") continue;
-    if ((e.kind == event_kind::alloc || e.kind == event_kind::free) && sizes[e.tensor] >= at_least)
-      out.emplace_back(e.kind, sizes[e.tensor]);
+    if (e.kind == event_kind::alloc) {
+      sizes[e.tensor] = e.size;
+      if (e.size >= at_least) out.emplace_back(e.kind, e.size);
+    } else if (e.kind == event_kind::free) {
+      const auto it = sizes.find(e.tensor);
+      if (it == sizes.end()) continue;
+      if (it->second >= at_least) out.emplace_back(e.kind, it->second);
+      sizes.erase(it);
+    }
   }
   return out;
 }
