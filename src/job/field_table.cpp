@@ -174,6 +174,7 @@ std::vector<field> build_table() {
       make("parallel.pp", &j::parallel, &par::pp, int_codec(1, 1024)),
       make("parallel.pp_schedule", &j::parallel, &par::pp_sched, enum_codec<pp_schedule>()),
       make("parallel.pp_stages_per_rank", &j::parallel, &par::pp_stages_per_rank, int_codec(0, 64)),
+      make("parallel.pp_layers_per_stage", &j::parallel, &par::pp_layers_per_stage, int_codec(0, 1024)),
       make("parallel.cp", &j::parallel, &par::cp, int_codec(1, 1024)),
       make("parallel.ep", &j::parallel, &par::ep, int_codec(1, 1024)),
       make("parallel.fsdp_sharding", &j::parallel, &par::fsdp_sharding, enum_codec<sharding>()),

@@ -456,23 +456,15 @@ std::string read_expert_tensor_parallel(import_context& ctx, const entry& e) {
                       "too)").apply(ctx, e);
 }
 
-// pipeline_parallel_layers_per_stage sizes the virtual stages: torchtitan makes
-// ceil((layers + first_stage_less_layers + last_stage_less_layers) / layers_per_stage) of them
-// (pipeline_parallel.py, pipeline_llm), pp_stages_per_rank of them on each rank. The stage count
-// needs the model's layer count, which the job spec leaves to the planner, so it is noted with
-// the field to set. The two weights change the split only when they are not 1 (vramscope's
-// split counts the embedding and the output as one block each, as torchtitan's defaults do).
-std::string read_stage_sizing(import_context& ctx, const entry& e) {
-  const bool default_weight = e.key.ends_with("_less_layers") && e.value.text == "1";
-  if (default_weight) {
+// The weights of the embedding and the output in torchtitan's stage split
+// (pipeline_parallel.py, pipeline_llm and generate_llm_fqn_per_model_part): vramscope's split
+// counts each as one block, torchtitan's default; another weight is not modelled.
+std::string read_stage_weight(import_context& ctx, const entry& e) {
+  if (e.value.text == "1") {
     ctx.ignore(e);
     return "";
   }
-  return not_modelled(e.key.ends_with("_less_layers")
-                          ? "a stage split weighing the embedding or the output other than one block"
-                          : "virtual stages sized by layer count; set parallel.pp_stages_per_rank "
-                            "to ceil((layers + 2) / layers_per_stage) / pipeline_parallel_degree")
-      .apply(ctx, e);
+  return not_modelled("a stage split weighing the embedding or the output other than one block").apply(ctx, e);
 }
 
 // Sections that hold mapped keys list their other keys one by one, so that a mistyped key is
@@ -507,9 +499,9 @@ const std::vector<option>& torchtitan_table() {
          maps_with("parallel.loss_parallel", {{"true", "false"}, {"false", "default"}})},
         {"parallelism.enable_compiled_autograd", not_modelled("compiled autograd")},
         {"parallelism.expert_parallel_degree", handled()},
-        {"parallelism.pipeline_parallel_layers_per_stage", custom(read_stage_sizing)},
-        {"parallelism.pipeline_parallel_first_stage_less_layers", custom(read_stage_sizing)},
-        {"parallelism.pipeline_parallel_last_stage_less_layers", custom(read_stage_sizing)},
+        {"parallelism.pipeline_parallel_layers_per_stage", maps_to("parallel.pp_layers_per_stage")},
+        {"parallelism.pipeline_parallel_first_stage_less_layers", custom(read_stage_weight)},
+        {"parallelism.pipeline_parallel_last_stage_less_layers", custom(read_stage_weight)},
         {"parallelism.expert_tensor_parallel_degree", custom(read_expert_tensor_parallel)},
         {"activation_checkpoint.mode", handled()},
         {"activation_checkpoint.selective_ac_option", handled()},

@@ -147,6 +147,7 @@ result<loaded_job> load_job_and_model(const std::string& path,
   if (!out.job.model_config.empty())
     out.notes.insert(out.notes.end(), out.model.notes.begin(), out.model.notes.end());
   fill_hidden_size_autos(out.job, autos, out.model.text.hidden, overrides, &out.notes);
+  complete_with_model(out.job, out.model);
   if (auto checked = check_against_model(out.job, out.model); !checked) return checked.error();
   return out;
 }

@@ -16,9 +16,35 @@ namespace {
 // does): one decoder stack, no head tied to the embedding (the first and last stages would both
 // hold it), and at least one block in every stage once the embedding and the output count as
 // one block each.
+std::uint64_t blocks_of(const model::model_spec& model) {
+  return static_cast<std::uint64_t>(std::count_if(model.units.begin(), model.units.end(), [](const auto& u) {
+    return u.kind == model::unit_kind::block;
+  }));
+}
+
+// torchtitan's pipeline_llm: ceil((layers + first_stage_less_layers + last_stage_less_layers) /
+// pipeline_parallel_layers_per_stage) virtual stages, both weights 1 by default.
+std::uint64_t stages_from_layers(const job_spec& job, const model::model_spec& model) {
+  const auto per = static_cast<std::uint64_t>(job.parallel.pp_layers_per_stage);
+  return (blocks_of(model) + 2 + per - 1) / per;
+}
+
 status check_pipeline_model(const job_spec& job, const model::model_spec& model) {
-  const int stages = job.parallel.pp * std::max(1, job.parallel.pp_stages_per_rank);
   if (job.parallel.pp <= 1) return ok();
+  if (job.parallel.pp_layers_per_stage > 0) {
+    const auto virtual_stages = stages_from_layers(job, model);
+    const auto pp = static_cast<std::uint64_t>(job.parallel.pp);
+    if (virtual_stages % pp != 0)
+      return detail::field_error(
+          job, "parallel.pp_layers_per_stage",
+          fmt::format("{} blocks plus the embedding and the output in stages of {} make {} virtual "
+                      "stages, not a multiple of parallel.pp {} (torchtitan refuses it too)",
+                      blocks_of(model), job.parallel.pp_layers_per_stage, virtual_stages, pp));
+    if (auto err = detail::check_stages_per_rank(job, static_cast<int>(virtual_stages / pp),
+                                                 "parallel.pp_layers_per_stage"))
+      return *err;
+  }
+  const int stages = job.parallel.pp * stages_per_rank(job, model);
   if (model.vision || !model.extra.empty())
     return detail::field_error(job, "parallel.pp",
                                fmt::format("pipeline parallelism is planned for decoder-only models; "
@@ -43,11 +69,24 @@ status check_pipeline_model(const job_spec& job, const model::model_spec& model)
         job, "parallel.pp",
         fmt::format("{} blocks (plus the embedding and the head) cannot fill {} pipeline stages "
                     "(pp {} x pp_stages_per_rank {}) with a block each", blocks, stages,
-                    job.parallel.pp, std::max(1, job.parallel.pp_stages_per_rank)));
+                    job.parallel.pp, stages_per_rank(job, model)));
   return ok();
 }
 
 }  // namespace
+
+int stages_per_rank(const job_spec& job, const model::model_spec& model) {
+  if (job.parallel.pp_stages_per_rank > 0) return job.parallel.pp_stages_per_rank;
+  if (job.parallel.pp <= 1 || job.parallel.pp_layers_per_stage <= 0) return 1;
+  return static_cast<int>(stages_from_layers(job, model) / static_cast<std::uint64_t>(job.parallel.pp));
+}
+
+void complete_with_model(job_spec& job, const model::model_spec& model) {
+  if (job.parallel.pp_stages_per_rank != 0 || job.parallel.pp <= 1 || job.parallel.pp_layers_per_stage <= 0)
+    return;
+  job.parallel.pp_stages_per_rank = stages_per_rank(job, model);
+  detail::mark_derived(job, "parallel.pp_stages_per_rank");
+}
 
 // Expert parallelism splits each MoE layer's routed experts evenly over the ep ranks.
 status check_expert_model(const job_spec& job, const model::model_spec& model) {

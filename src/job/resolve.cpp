@@ -12,7 +12,14 @@
 
 namespace vramscope::job {
 
+void detail::mark_derived(job_spec& job, const std::string& path) {
+  auto& derived = job.provenance.derived;
+  if (std::find(derived.begin(), derived.end(), path) == derived.end()) derived.push_back(path);
+}
+
 namespace {
+
+using detail::mark_derived;
 
 using detail::field_error;
 using detail::is_set;
@@ -20,11 +27,6 @@ using detail::maybe_error;
 
 // The jax version assumed when a jax job names none (memory defaults change at 0.4.14).
 constexpr const char* default_jax_version = "0.5.0";
-
-void mark_derived(job_spec& job, const std::string& path) {
-  auto& derived = job.provenance.derived;
-  if (std::find(derived.begin(), derived.end(), path) == derived.end()) derived.push_back(path);
-}
 
 // Values derived by an earlier resolution go back to their defaults, so they follow overrides.
 void reset_derived(job_spec& job) {
@@ -191,6 +193,7 @@ void derive_pipeline(job_spec& job) {
     mark_derived(job, "parallel.no_sync");
   }
   if (par.pp_stages_per_rank != 0) return;
+  if (par.pp > 1 && par.pp_layers_per_stage > 0) return;  // from the model's blocks (complete_with_model)
   par.pp_stages_per_rank = par.pp > 1 && multi_stage(par.pp_sched) ? 2 : 1;
   mark_derived(job, "parallel.pp_stages_per_rank");
 }

@@ -113,17 +113,12 @@ maybe_error check_pipeline_schedule(const job_spec& job, warnings& notes) {
   const auto& p = job.parallel;
   const auto name = name_of(p.pp_sched);
   const int micro = std::max(1, job.training.gradient_accumulation);
-  if (!multi_stage(p.pp_sched) && p.pp_stages_per_rank != 1)
-    return field_error(job, "parallel.pp_stages_per_rank",
-                       fmt::format("{} runs one stage per rank; use pp_schedule: interleaved_1f1b "
-                                   "for {} virtual stages", name, p.pp_stages_per_rank));
-  if (v_shaped(p.pp_sched) && p.pp_stages_per_rank != 2)
-    return field_error(job, "parallel.pp_stages_per_rank",
-                       fmt::format("{} places exactly 2 stages per rank in a V, got {}", name,
-                                   p.pp_stages_per_rank));
-  if (multi_stage(p.pp_sched) && p.pp_stages_per_rank < 2)
-    return field_error(job, "parallel.pp_stages_per_rank",
-                       fmt::format("{} needs at least 2 virtual stages per rank", name));
+  if (p.pp_layers_per_stage > 0 && is_set(job, "parallel.pp_stages_per_rank"))
+    return field_error(job, "parallel.pp_layers_per_stage",
+                       "sizes the virtual stages itself: set it or parallel.pp_stages_per_rank, not both");
+  // With pp_layers_per_stage the count needs the model's blocks: check_against_model checks it.
+  if (p.pp_stages_per_rank != 0)
+    if (auto err = check_stages_per_rank(job, p.pp_stages_per_rank, "parallel.pp_stages_per_rank")) return err;
   if (p.pp_sched == pp_schedule::interleaved_1f1b && micro % p.pp != 0)
     return field_error(job, "training.gradient_accumulation",
                        fmt::format("interleaved_1f1b runs the micro-batches in rounds of "
@@ -151,7 +146,7 @@ maybe_error check_pipeline_schedule(const job_spec& job, warnings& notes) {
 maybe_error check_pipeline(const job_spec& job, warnings& notes) {
   const auto& p = job.parallel;
   if (p.pp <= 1) {
-    for (const char* path : {"parallel.pp_schedule", "parallel.pp_stages_per_rank"})
+    for (const char* path : {"parallel.pp_schedule", "parallel.pp_stages_per_rank", "parallel.pp_layers_per_stage"})
       if (is_set(job, path)) notes.push_back(field_error(job, path, "has no effect without parallel.pp > 1"));
     return std::nullopt;
   }
@@ -245,6 +240,22 @@ maybe_error check_mesh(const job_spec& job, warnings& notes) {
 }
 
 }  // namespace
+
+maybe_error check_stages_per_rank(const job_spec& job, int per_rank, const std::string& path) {
+  const auto sched = job.parallel.pp_sched;
+  const auto name = name_of(sched);
+  if (!multi_stage(sched) && per_rank != 1)
+    return field_error(job, path,
+                       fmt::format("{} runs one stage per rank; use pp_schedule: interleaved_1f1b "
+                                   "for {} virtual stages", name, per_rank));
+  if (v_shaped(sched) && per_rank != 2)
+    return field_error(job, path,
+                       fmt::format("{} places exactly 2 stages per rank in a V, got {}", name, per_rank));
+  if (multi_stage(sched) && per_rank < 2)
+    return field_error(job, path, fmt::format("{} needs at least 2 virtual stages per rank, got {}",
+                                              name, per_rank));
+  return std::nullopt;
+}
 
 diagnostic where_set(const job_spec& job, const std::string& path) {
   const auto& set_at = job.provenance.set_at;

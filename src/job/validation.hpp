@@ -33,6 +33,14 @@ maybe_error check_training(const job_spec& job, warnings& notes);
 /// XLA_*): invalid values are errors, near-misses of known names are warnings.
 maybe_error check_env(const job_spec& job, warnings& notes);
 
+/// The virtual stages per rank `per_rank` that the job's pipeline schedule accepts (one for a
+/// single-stage schedule, two for a V, at least two for the other multi-stage ones); the error
+/// names `path`.
+maybe_error check_stages_per_rank(const job_spec& job, int per_rank, const std::string& path);
+
+/// Records that `path` was filled in by resolution, not given (job_provenance::derived).
+void mark_derived(job_spec& job, const std::string& path);
+
 /// "2.6" -> 206, "0.4.35" -> 4; -1 when unreadable. Compares major.minor only.
 int version_key(const std::string& version);
 

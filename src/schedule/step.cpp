@@ -549,7 +549,7 @@ result<program> build_program(const model::model_spec& model, const job::job_spe
   }
   // Pipeline parallelism: this rank plans its own stages as a model of their units.
   const int pp = job.parallel.pp;
-  const int per_rank = std::max(1, job.parallel.pp_stages_per_rank);
+  const int per_rank = job::stages_per_rank(job, model);
   auto stages = stage_of_units(model, pp * per_rank);
   if (!stages) return stages.error();
   const int pp_rank = make_rank_info(job, rank).pp_rank();

@@ -165,6 +165,7 @@ result<what_if::row_job> what_if::resolve_row(const std::vector<std::string>& se
     all.insert(all.end(), settings.begin(), settings.end());
     job::fill_hidden_size_autos(r.job, autos_, r.model->text.hidden, all, nullptr);
   }
+  job::complete_with_model(r.job, *r.model);
   if (auto checked = job::check_against_model(r.job, *r.model); !checked)
     return blame(checked.error(), settings, option);
   return r;

@@ -87,10 +87,10 @@ TEST(ImportTorchtitan, CollectivesAvoidRecordStream) {
   EXPECT_EQ(imported->job.env_value("TORCH_NCCL_AVOID_RECORD_STREAMS"), "1");
 }
 
-// Stages sized by layer count need the model's layers: noted with the field to set, never
-// silently planned with the default stage count. The split weights at torchtitan's default 1
-// are what vramscope plans.
-TEST(ImportTorchtitan, LayersPerStageIsNotedWithTheFieldToSet) {
+// Stages sized by layer count map to parallel.pp_layers_per_stage (the count per rank follows
+// from the model's blocks); the split weights at torchtitan's default 1 are what vramscope
+// plans, another weight is noted.
+TEST(ImportTorchtitan, LayersPerStageSizesTheVirtualStages) {
   auto imported = import_config_text(
       "[training]\nlocal_batch_size = 4\n"
       "[parallelism]\npipeline_parallel_degree = 2\npipeline_parallel_schedule = \"Interleaved1F1B\"\n"
@@ -98,7 +98,9 @@ TEST(ImportTorchtitan, LayersPerStageIsNotedWithTheFieldToSet) {
       "pipeline_parallel_last_stage_less_layers = 2\n",
       "t.toml");
   ASSERT_TRUE(imported) << imported.error().to_string();
-  EXPECT_NE(find_note(imported->notes, "set parallel.pp_stages_per_rank"), "");
+  EXPECT_EQ(imported->job.parallel.pp_layers_per_stage, 4);
+  EXPECT_EQ(imported->job.parallel.pp_stages_per_rank, 0);  // from the model's blocks
+  EXPECT_EQ(find_note(imported->notes, "layers_per_stage"), "");
   EXPECT_NE(find_note(imported->notes, "last_stage_less_layers"), "");
   EXPECT_EQ(find_note(imported->notes, "first_stage_less_layers"), "");
 }

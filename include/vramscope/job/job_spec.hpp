@@ -103,6 +103,11 @@ struct parallel_spec {
   int pp = 1;
   pp_schedule pp_sched = pp_schedule::one_f_one_b;
   int pp_stages_per_rank = 0;
+  // torchtitan's pipeline_parallel_layers_per_stage: the virtual stages sized by layer count,
+  // ceil((blocks + 2) / pp_layers_per_stage) of them (the embedding and the output weigh one
+  // block each), pp_stages_per_rank = that / pp once the model is known
+  // (job::complete_with_model). 0: not given.
+  int pp_layers_per_stage = 0;
   // Context parallelism (torch.distributed.tensor.experimental.context_parallel, ring
   // attention): each rank of a `cp` group holds training.seq_len / cp tokens of every sequence;
   // FSDP2 shards parameters over dp_shard x cp ranks, as torchtitan's dp_shard_cp mesh does.

@@ -16,4 +16,14 @@ namespace vramscope::job {
 /// Passes when LoRA is off. Thread-safe.
 status check_against_model(const job_spec& job, const model::model_spec& model);
 
+/// The pipeline's virtual stages per rank: parallel.pp_stages_per_rank, or, sized by
+/// parallel.pp_layers_per_stage, ceil((blocks + 2) / layers per stage) / pp (torchtitan's
+/// pipeline_llm). 1 without a pipeline.
+int stages_per_rank(const job_spec& job, const model::model_spec& model);
+
+/// Fills what the job leaves to the model it names (parallel.pp_stages_per_rank from
+/// parallel.pp_layers_per_stage), marked derived. Run after the model is loaded, before
+/// check_against_model.
+void complete_with_model(job_spec& job, const model::model_spec& model);
+
 }  // namespace vramscope::job
