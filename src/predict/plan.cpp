@@ -146,6 +146,34 @@ std::optional<rank_prediction> same_as_first(const rank_prediction& first, const
   return r;
 }
 
+// Whether a rank's program may end where its replay runs out of memory (replay_while_built):
+// the plan reads nothing of it past the failure. Not with the curve, whose sampling needs the
+// program's length, nor where the plan reports a program total that may grow after the
+// failure: paged optimizer state (program::managed, from the first optimizer step on; only
+// the paged optimizers have it, schedule/optimizer_state.cpp) and the saved activations
+// offloaded to the host (program::offloaded, in a note).
+bool may_end_at_oom(const job::job_spec& job, const predict_options& options) {
+  return !options.timeline && !job.training.activation_offloading &&
+         job.optimizer.kind != job::optimizer_kind::paged_adamw &&
+         job.optimizer.kind != job::optimizer_kind::paged_adamw_8bit;
+}
+
+// A rank's program built while it is replayed: the same figures as building it whole and
+// replaying it, but the build stops at an out-of-memory failure. nullopt when the allocator
+// options are bad (the caller builds the program first, so that its error comes first).
+std::optional<result<std::pair<schedule::program, replay_result>>> build_and_replay(
+    const model::model_spec& model, const job::job_spec& job, int rank,
+    const schedule::schedule_options& sopts, bytes capacity, int device, std::string& name) {
+  auto allocator = torch_allocator(job, capacity, device);
+  if (!allocator) return std::nullopt;
+  name = (*allocator)->name();
+  replay_while_built replay(**allocator);
+  auto program = schedule::build_program(model, job, rank, sopts, replay);
+  if (!program) return program.error();
+  auto figures = replay.finish(*program);
+  return std::pair{std::move(*program), std::move(figures)};
+}
+
 const rank_prediction* evicting_rank(const prediction& p) {
   for (const auto& r : p.ranks)
     if (r.managed_resident < r.managed) return &r;
@@ -169,6 +197,7 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
   std::map<int, rank_prediction> simulated;
   std::optional<schedule::program> first_program;
   bytes first_capacity = 0;
+  const bool may_end = may_end_at_oom(job, options);
   for (int rep : schedule::representative_ranks(job)) {
     const bytes outside = context + nccl + foreign_bytes_on(job, rep, checkpoint);
     const bytes capacity = usable > outside ? usable - outside : 0;
@@ -176,31 +205,41 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
     // A rank whose program and capacity equal the first one's replays to the same figures: the
     // replay is a pure function of them and the allocator options, which differ only in the
     // device index, and that appears only in an out-of-memory message. The first program is
-    // every rank's when building it read nothing of the rank's place.
+    // every rank's when building it read nothing of the rank's place; cut short at its
+    // failure (program::complete), it is every rank's beginning, where their replays fail too.
     const bool same_capacity = first_program && capacity == first_capacity;
     if (same_capacity && !first_program->rank_specific)
       if (auto same = same_as_first(simulated.begin()->second, job, capacity, device)) {
         simulated[rep] = std::move(*same);
         continue;
       }
-    auto program = schedule::build_program(model, job, rep, sopts);
-    if (!program) return program.error();
-    if (same_capacity && same_program(*program, *first_program))
-      if (auto same = same_as_first(simulated.begin()->second, job, capacity, device)) {
-        simulated[rep] = std::move(*same);
-        continue;
-      }
-    auto allocator = torch_allocator(job, capacity, device);
-    if (!allocator) return allocator.error();
-    out.allocator = (*allocator)->name();
-    const auto rr = replay(*program, **allocator, options.timeline ? options.timeline_points : 0);
+    // With no first program to compare with, the program is replayed as it is built.
+    std::optional<result<std::pair<schedule::program, replay_result>>> built;
+    if (may_end && !same_capacity)
+      built = build_and_replay(model, job, rep, sopts, capacity, device, out.allocator);
+    if (!built) {
+      auto program = schedule::build_program(model, job, rep, sopts);
+      if (!program) return program.error();
+      if (same_capacity && same_program(*program, *first_program))
+        if (auto same = same_as_first(simulated.begin()->second, job, capacity, device)) {
+          simulated[rep] = std::move(*same);
+          continue;
+        }
+      auto allocator = torch_allocator(job, capacity, device);
+      if (!allocator) return allocator.error();
+      out.allocator = (*allocator)->name();
+      auto rr = replay(*program, **allocator, options.timeline ? options.timeline_points : 0);
+      built = std::pair{std::move(*program), std::move(rr)};
+    }
+    if (!*built) return built->error();
+    auto& [program, rr] = **built;
     rank_prediction r;
-    fill_rank(r, rr, *program);
-    r.managed = program->managed;
+    fill_rank(r, rr, program);
+    r.managed = program.managed;
     simulated[rep] = std::move(r);
     if (!first_program) {
-      if (rep == 0 && job.parallel.pp <= 1) out.parameters_split = program->parameters;
-      first_program = std::move(*program);
+      if (rep == 0 && job.parallel.pp <= 1) out.parameters_split = program.parameters;
+      first_program = std::move(program);
       first_capacity = capacity;
     }
   }

@@ -4,7 +4,8 @@
 
 namespace vramscope::predict {
 
-namespace {
+// Not in an anonymous namespace: replay_while_built::state holds one.
+namespace replay_detail {
 
 using schedule::event_kind;
 
@@ -17,19 +18,25 @@ struct live_tensor {
 
 class replayer {
  public:
-  replayer(const schedule::program& p, alloc::allocator_model& a, std::size_t points)
-      : program_(p), allocator_(a), tensors_(p.tensors) {
-    stride_ = points > 0 ? std::max<std::size_t>(1, p.events.size() / points) : 0;
+  replayer(alloc::allocator_model& a, std::size_t points, std::size_t total_events)
+      : allocator_(a), total_events_(total_events) {
+    stride_ = points > 0 ? std::max<std::size_t>(1, total_events / points) : 0;
   }
 
-  replay_result run() {
-    for (std::size_t i = 0; i < program_.events.size(); ++i) {
-      const auto& e = program_.events[i];
-      if (!apply(e)) break;
-      observe(e, i);
+  // Replays the events of `p` from where the last call stopped; false once an allocation has
+  // failed (the replay ends there).
+  bool advance(const schedule::program& p) {
+    if (result_.oom) return false;
+    if (tensors_.size() < p.tensors) tensors_.resize(p.tensors);
+    for (; next_ < p.events.size(); ++next_) {
+      const auto& e = p.events[next_];
+      if (!apply(e)) return false;
+      observe(e, next_);
     }
-    return std::move(result_);
+    return true;
   }
+
+  replay_result take() { return std::move(result_); }
 
  private:
   bool apply(const schedule::event& e) {
@@ -91,14 +98,15 @@ class replayer {
   void sample(const alloc::allocator_stats& s, std::uint32_t phase, std::size_t index) {
     if (s.allocated.current >= window_.allocated || s.reserved.current > window_.reserved)
       window_ = timeline_point{index, s.allocated.current, s.active.current, s.reserved.current, phase};
-    if ((index + 1) % stride_ == 0 || index + 1 == program_.events.size()) {
+    if ((index + 1) % stride_ == 0 || index + 1 == total_events_) {
       result_.timeline.push_back(window_);
       window_ = timeline_point{};
     }
   }
 
-  const schedule::program& program_;
   alloc::allocator_model& allocator_;
+  std::size_t total_events_;
+  std::size_t next_ = 0;  // the next event to replay
   std::vector<live_tensor> tensors_;
   std::array<bytes, schedule::category_count> by_category_{};
   replay_result result_;
@@ -106,7 +114,7 @@ class replayer {
   timeline_point window_{};
 };
 
-}  // namespace
+}  // namespace replay_detail
 
 void fill_rank(rank_prediction& r, const replay_result& rr, const schedule::program& p) {
   r.peak.allocated = rr.peak.allocated;
@@ -133,7 +141,28 @@ void fill_rank(rank_prediction& r, const replay_result& rr, const schedule::prog
 
 replay_result replay(const schedule::program& program, alloc::allocator_model& allocator,
                      std::size_t timeline_points) {
-  return replayer(program, allocator, timeline_points).run();
+  replay_detail::replayer r(allocator, timeline_points, program.events.size());
+  r.advance(program);
+  return r.take();
+}
+
+struct replay_while_built::state {
+  explicit state(alloc::allocator_model& a) : run(a, 0, 0) {}
+  replay_detail::replayer run;
+};
+
+replay_while_built::replay_while_built(alloc::allocator_model& allocator)
+    : state_(std::make_unique<state>(allocator)) {}
+
+replay_while_built::~replay_while_built() = default;
+
+bool replay_while_built::grown(const schedule::program& so_far) {
+  return state_->run.advance(so_far);
+}
+
+replay_result replay_while_built::finish(const schedule::program& program) {
+  state_->run.advance(program);
+  return state_->run.take();
 }
 
 }  // namespace vramscope::predict

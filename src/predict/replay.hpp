@@ -3,6 +3,7 @@
 // breakdown at the allocated peak, the first OOM and (optionally) the curve.
 
 #include <array>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -29,5 +30,22 @@ void fill_rank(rank_prediction& r, const replay_result& rr, const schedule::prog
 /// Requires: `program` is well formed (every free names a live tensor).
 replay_result replay(const schedule::program& program, alloc::allocator_model& allocator,
                      std::size_t timeline_points = 0);
+
+/// The replay of a program while build_program builds it (no curve): each phase boundary
+/// replays the events so far, and the first allocation that fails stops the build, since
+/// nothing after it changes the replay's figures. Pass it to build_program, then call finish()
+/// with the program built: the result is replay(program, allocator) of the whole program.
+class replay_while_built final : public schedule::program_watcher {
+ public:
+  explicit replay_while_built(alloc::allocator_model& allocator);  // must outlive this
+  ~replay_while_built() override;
+  bool grown(const schedule::program& so_far) override;
+  /// Replays what is left of `program` (the one the build returned) and gives the figures.
+  replay_result finish(const schedule::program& program);
+
+ private:
+  struct state;
+  std::unique_ptr<state> state_;
+};
 
 }  // namespace vramscope::predict

@@ -21,14 +21,23 @@ namespace {
 thread_local std::size_t last_program_events = 0;
 }  // namespace
 
-program_builder::program_builder() {
+program_builder::program_builder(program_watcher* watcher) : watcher_(watcher) {
   program_.phase_names.push_back("init");
   program_.tensors = 1;  // id 0 is the null tensor
   program_.events.reserve(last_program_events + last_program_events / 8);
 }
 
 program program_builder::take() {
-  last_program_events = program_.events.size();
+  if (cut_) {  // a short program says nothing of the next row's size
+    program_.events.resize(cut_->events);
+    program_.phase_names.resize(cut_->phases);
+    program_.tensors = cut_->tensors;
+    program_.managed = cut_->managed;
+    program_.offloaded = cut_->offloaded;
+    program_.complete = false;
+  } else {
+    last_program_events = program_.events.size();
+  }
   return std::move(program_);
 }
 
@@ -59,6 +68,9 @@ void program_builder::sync_all() {
 
 void program_builder::phase(std::string name) {
   if (program_.phase_names[phase_] == name) return;
+  if (watcher_ != nullptr && !cut_ && !watcher_->grown(program_))
+    cut_ = cut{program_.events.size(), program_.phase_names.size(), program_.tensors,
+               program_.managed, program_.offloaded};
   program_.phase_names.push_back(std::move(name));
   phase_ = static_cast<std::uint32_t>(program_.phase_names.size() - 1);
   push(event_kind::phase, category::temporary, 0, 0, 0);

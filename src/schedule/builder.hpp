@@ -1,6 +1,7 @@
 #pragma once
 // program_builder: appends events to a program with tensor ids handed out in order.
 
+#include <optional>
 #include <string>
 
 #include <vramscope/schedule/event.hpp>
@@ -12,7 +13,9 @@ using tensor_id = std::uint32_t;
 
 class program_builder {
  public:
-  program_builder();
+  /// `watcher`, when given, sees the program at each phase boundary and may stop it (it must
+  /// outlive the builder).
+  explicit program_builder(program_watcher* watcher = nullptr);
   /// Allocates `size` bytes (0 returns the null id and emits nothing).
   tensor_id alloc(bytes size, category cat, std::uint32_t stream = streams::compute);
   /// Frees `id` (null id ignored) and resets it to null.
@@ -28,11 +31,22 @@ class program_builder {
   /// Records `size` bytes of saved activations copied to host memory (program::offloaded).
   void offloaded(bytes size);
   [[nodiscard]] const std::string& current_phase() const;
+  /// True once the watcher has ended the program: what is built from then on is dropped by
+  /// take(), so the caller may stop building (or go on: the result is the same).
+  [[nodiscard]] bool stopped() const { return cut_.has_value(); }
   program take();
 
  private:
   void push(event_kind kind, category cat, std::uint32_t stream, tensor_id id, bytes size);
+  // Where the watcher ended the program: take() cuts it back to this.
+  struct cut {
+    std::size_t events, phases;
+    std::uint32_t tensors;
+    bytes managed, offloaded;
+  };
   program program_;
+  program_watcher* watcher_;
+  std::optional<cut> cut_;
   std::uint32_t phase_ = 0;
   category last_cat_ = category::temporary;
 };

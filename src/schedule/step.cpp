@@ -62,8 +62,8 @@ struct pipeline_part {
 class driver {
  public:
   driver(const model::model_spec& m, const job::job_spec& j, int rank, const schedule_options& o,
-         std::optional<pipeline_part> pipe = std::nullopt)
-      : model_(m), job_(j), options_(o), pipe_(std::move(pipe)),
+         std::optional<pipeline_part> pipe = std::nullopt, program_watcher* watcher = nullptr)
+      : model_(m), job_(j), options_(o), pipe_(std::move(pipe)), out_(watcher),
         ctx_{m, j, make_rank_info(j, rank), {}, out_}, offload_(j, out_) {
     ctx_.rank.place_read = &place_read_;
     ctx_.lay = make_layout(m, j, ctx_.rank);
@@ -103,9 +103,11 @@ class driver {
     out_.phase("init");
     s->init();
     if (pipe_) return run_pipeline();
-    for (int step = 0; step < std::max(1, job_.training.steps); ++step) {
+    // A watcher may end the program at a phase boundary: the loops stop there (take() drops
+    // anything built after it, so the checks only save work).
+    for (int step = 0; step < std::max(1, job_.training.steps) && !out_.stopped(); ++step) {
       const int micros = std::max(1, job_.training.gradient_accumulation);
-      for (int micro = 0; micro < micros; ++micro) {
+      for (int micro = 0; micro < micros && !out_.stopped(); ++micro) {
         s->begin_micro_batch(micro + 1 == micros);
         forward(step == 0 && micro == 0);
         backward();
@@ -143,8 +145,9 @@ class driver {
     for (const auto& u : model_.units)
       weight_input_bytes_.push_back(
           weight_gradient_inputs(model_, u.name, tokens, ctx_.rank.tp, compute));
-    for (int step = 0; step < std::max(1, job_.training.steps); ++step) {
+    for (int step = 0; step < std::max(1, job_.training.steps) && !out_.stopped(); ++step) {
       for (const auto& op : pipe_->ops) {
+        if (out_.stopped()) break;
         switch (op.kind) {
           case pass::forward: pipeline_forward(op); break;
           case pass::backward: pipeline_backward(op, micros); break;
@@ -278,6 +281,7 @@ class driver {
   void forward(bool first) {
     for (std::size_t u = 0; u < model_.units.size(); ++u) {
       out_.phase("forward:" + model_.units[u].name);
+      if (out_.stopped()) return;
       if (first && u == 0)  // cuBLAS workspace: created by the first GEMM, kept for the process
         workspace_ = out_.alloc(options_.cublas_workspace, category::temporary);
       strategy_->pre_forward(u);
@@ -295,6 +299,7 @@ class driver {
     backward_unit(loss_, loss_saved_, false);
     for (std::size_t u = model_.units.size(); u-- > 0;) {
       out_.phase("backward:" + model_.units[u].name);
+      if (out_.stopped()) return;
       strategy_->pre_backward(u);
       if (offload_.enabled())
         for (auto id : offload_.unpack(u)) saved_[u].push_back(id);
@@ -537,14 +542,16 @@ bool collectives_record_stream(const job::job_spec& job) {
   return job.env_value("TORCH_NCCL_AVOID_RECORD_STREAMS") != "1";
 }
 
-result<program> build_program(const model::model_spec& model, const job::job_spec& job, int rank,
-                              const schedule_options& options) {
+namespace {
+
+result<program> build(const model::model_spec& model, const job::job_spec& job, int rank,
+                      const schedule_options& options, program_watcher* watcher) {
   if (rank < 0 || rank >= job.world_size())
     return error_at("job", "rank " + std::to_string(rank) + " is outside the job's " +
                                std::to_string(job.world_size()) + " ranks");
   if (auto checked = job::check_against_model(job, model); !checked) return checked.error();
   if (job.parallel.pp <= 1) {
-    driver d(model, job, rank, options);
+    driver d(model, job, rank, options, std::nullopt, watcher);
     return d.run();
   }
   // Pipeline parallelism: this rank plans its own stages as a model of their units.
@@ -572,8 +579,20 @@ result<program> build_program(const model::model_spec& model, const job::job_spe
     if (std::find(kept.begin(), kept.end(), t.unit) != kept.end()) part.tensors.push_back(t);
   pipe.ops = pipeline_ops(job.parallel.pp_sched, pp, pp_rank, per_rank,
                           job.training.gradient_accumulation);
-  driver d(part, job, rank, options, std::move(pipe));
+  driver d(part, job, rank, options, std::move(pipe), watcher);
   return d.run();
+}
+
+}  // namespace
+
+result<program> build_program(const model::model_spec& model, const job::job_spec& job, int rank,
+                              const schedule_options& options) {
+  return build(model, job, rank, options, nullptr);
+}
+
+result<program> build_program(const model::model_spec& model, const job::job_spec& job, int rank,
+                              const schedule_options& options, program_watcher& watcher) {
+  return build(model, job, rank, options, &watcher);
 }
 
 parameter_split split_parameters(const model::model_spec& model, const job::job_spec& job) {

@@ -60,6 +60,63 @@ TEST(Schedule, ARankSpecificProgramIsMarkedSo) {
   EXPECT_TRUE(build(fsdp1).rank_specific);  // rank 0 loads, the others build on meta
 }
 
+// Stops the build at the phase boundary after `phases` phases have begun.
+struct stop_after final : program_watcher {
+  explicit stop_after(std::size_t n) : phases(n) {}
+  bool grown(const program& so_far) override {
+    seen_events = so_far.events.size();
+    return so_far.phase_names.size() < phases;
+  }
+  std::size_t phases, seen_events = 0;
+};
+
+bool same_events(const program& a, const program& b, std::size_t n) {
+  return std::equal(a.events.begin(), a.events.begin() + static_cast<std::ptrdiff_t>(n),
+                    b.events.begin(), [](const event& x, const event& y) {
+                      return x.kind == y.kind && x.cat == y.cat && x.stream == y.stream &&
+                             x.tensor == y.tensor && x.phase == y.phase && x.size == y.size;
+                    });
+}
+
+// plan stops building a rank that has run out of memory (predict's replay_while_built): what
+// a watcher ends must be the whole program's beginning, up to the phase where it stopped.
+TEST(Schedule, AWatcherEndsTheProgramAtAPhaseBoundary) {
+  for (auto s : {job::strategy::ddp, job::strategy::fsdp1, job::strategy::fsdp2,
+                 job::strategy::zero3, job::strategy::megatron}) {
+    auto j = job_of(s, 4);
+    j.training.gradient_accumulation = 2;
+    const program whole = build(j);
+    for (std::size_t phases : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{30},
+                               whole.phase_names.size() - 1, whole.phase_names.size()}) {
+      stop_after watcher(phases);
+      auto cut = build_program(testing::tiny_llama(), j, 0, {}, watcher);
+      ASSERT_TRUE(cut);
+      const std::string label =
+          std::to_string(static_cast<int>(s)) + " after " + std::to_string(phases);
+      const bool stopped = phases < whole.phase_names.size();
+      EXPECT_EQ(cut->complete, !stopped) << label;
+      ASSERT_LE(cut->events.size(), whole.events.size()) << label;
+      EXPECT_TRUE(same_events(*cut, whole, cut->events.size())) << label;
+      EXPECT_EQ(cut->phase_names.size(), std::min(phases, whole.phase_names.size())) << label;
+      EXPECT_TRUE(
+          std::equal(cut->phase_names.begin(), cut->phase_names.end(), whole.phase_names.begin()))
+          << label;
+      if (stopped) {
+        EXPECT_EQ(cut->events.size(), watcher.seen_events) << label;  // up to the boundary
+        EXPECT_EQ(whole.events[cut->events.size()].kind, event_kind::phase) << label;
+      } else {
+        EXPECT_EQ(cut->events.size(), whole.events.size()) << label;
+        EXPECT_EQ(cut->tensors, whole.tensors) << label;
+      }
+      std::uint32_t used = 1;
+      for (const auto& e : cut->events)
+        if (e.kind == event_kind::alloc) used = std::max(used, e.tensor + 1);
+      EXPECT_EQ(cut->tensors, used) << label;
+      EXPECT_EQ(cut->parameters.has_value(), whole.parameters.has_value()) << label;
+    }
+  }
+}
+
 TEST(Schedule, DdpFp32AdamwHoldsSixteenBytesPerParameterAfterTheStep) {
   auto j = job_of(job::strategy::ddp, 2);
   j.precision.params = j.precision.master = j.precision.reduce = dtype::f32;

@@ -75,6 +75,26 @@ struct program {
   /// The parameters of the rank's layout; for rank 0 of a job without pipeline stages,
   /// split_parameters(model, job). Unset for pipeline stages.
   std::optional<parameter_split> parameters;
+  /// False when a program_watcher stopped building: the events are the rank's program up to a
+  /// phase boundary, and `tensors`, `managed` and `offloaded` count only them (`rank_specific`
+  /// may also count a read made while the build wound down).
+  bool complete = true;
+};
+
+/// Reads a program while build_program builds it, and may end it early: predict replays the
+/// events as they come and stops a rank that has run out of memory, since no later event
+/// changes its figures. Called on the building thread.
+class program_watcher {
+ public:
+  virtual ~program_watcher() = default;
+  /// Called with the program so far each time a new phase is about to begin; false ends the
+  /// program there (the next phase and everything after it are left out).
+  virtual bool grown(const program& so_far) = 0;
+
+ protected:
+  program_watcher() = default;
+  program_watcher(const program_watcher&) = default;
+  program_watcher& operator=(const program_watcher&) = default;
 };
 
 }  // namespace vramscope::schedule

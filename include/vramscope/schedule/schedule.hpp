@@ -22,6 +22,11 @@ struct schedule_options {
 result<program> build_program(const model::model_spec& model, const job::job_spec& job, int rank,
                               const schedule_options& options = {});
 
+/// The same, shown to `watcher` phase by phase (program_watcher::grown); when it says stop, the
+/// result is the program up to there, with program::complete false.
+result<program> build_program(const model::model_spec& model, const job::job_spec& job, int rank,
+                              const schedule_options& options, program_watcher& watcher);
+
 /// Ranks whose programs differ, one representative each (usually rank 0 and rank 1): every
 /// other rank behaves like `representative_of(rank)`.
 std::vector<int> representative_ranks(const job::job_spec& job);

@@ -1,0 +1,87 @@
+// plan replays a rank's program while it is built and stops the build at an out-of-memory
+// failure (replay_while_built): the figures must be those of replaying the whole program.
+#include "predict/replay.hpp"
+
+#include <vramscope/alloc/factory.hpp>
+#include <vramscope/schedule/schedule.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "support/tiny_model.hpp"
+
+namespace vramscope::predict {
+namespace {
+
+job::job_spec job_of(job::strategy s) {
+  job::job_spec j;
+  j.parallel.kind = s;
+  j.hardware.gpus_per_node = 4;
+  j.training.seq_len = 2048;
+  j.training.micro_batch = 4;
+  j.training.gradient_accumulation = 2;
+  return j;
+}
+
+std::unique_ptr<alloc::allocator_model> allocator(bytes capacity) {
+  alloc::caching_allocator_options o;
+  o.capacity = capacity;
+  o.device_total = capacity;
+  return alloc::make_caching_allocator(o);
+}
+
+void expect_same(const replay_result& a, const replay_result& b, const std::string& label) {
+  EXPECT_EQ(a.peak.allocated, b.peak.allocated) << label;
+  EXPECT_EQ(a.peak.active, b.peak.active) << label;
+  EXPECT_EQ(a.peak.reserved, b.peak.reserved) << label;
+  EXPECT_EQ(a.allocated_peak_phase, b.allocated_peak_phase) << label;
+  EXPECT_EQ(a.reserved_peak_phase, b.reserved_peak_phase) << label;
+  EXPECT_EQ(a.at_peak, b.at_peak) << label;
+  EXPECT_EQ(a.fragmentation, b.fragmentation) << label;
+  EXPECT_EQ(a.init_allocated, b.init_allocated) << label;
+  EXPECT_EQ(a.init_reserved, b.init_reserved) << label;
+  ASSERT_EQ(a.oom.has_value(), b.oom.has_value()) << label;
+  if (a.oom) {
+    EXPECT_EQ(a.oom_phase, b.oom_phase) << label;
+    EXPECT_EQ(a.oom->requested, b.oom->requested) << label;
+    EXPECT_EQ(a.oom->allocated, b.oom->allocated) << label;
+    EXPECT_EQ(a.oom->reserved, b.oom->reserved) << label;
+    EXPECT_EQ(a.oom->largest_free, b.oom->largest_free) << label;
+    EXPECT_EQ(a.oom->message, b.oom->message) << label;
+  }
+}
+
+TEST(ReplayWhileBuilt, GivesTheWholeProgramsFiguresAndStopsAtTheFailure) {
+  const auto model = testing::tiny_llama();
+  for (auto s :
+       {job::strategy::ddp, job::strategy::fsdp1, job::strategy::fsdp2, job::strategy::zero3}) {
+    const auto j = job_of(s);
+    const auto whole = schedule::build_program(model, j, 0);
+    ASSERT_TRUE(whole);
+    const bytes need = replay(*whole, *allocator(80_GiB)).peak.reserved;
+    int stopped = 0;
+    // From failing at the first allocation to fitting with room to spare.
+    for (bytes capacity = 2_MiB; capacity < 2 * need; capacity += need / 23) {
+      const std::string label =
+          std::to_string(static_cast<int>(s)) + " at " + std::to_string(capacity);
+      const auto expected = replay(*whole, *allocator(capacity));
+      auto a = allocator(capacity);
+      replay_while_built watcher(*a);
+      const auto cut = schedule::build_program(model, j, 0, {}, watcher);
+      ASSERT_TRUE(cut) << label;
+      expect_same(watcher.finish(*cut), expected, label);
+      if (!expected.oom) {
+        EXPECT_TRUE(cut->complete) << label;
+      }
+      if (!cut->complete) {
+        ++stopped;
+        EXPECT_LT(cut->events.size(), whole->events.size()) << label;
+      }
+    }
+    EXPECT_GT(stopped, 0) << static_cast<int>(s);
+  }
+}
+
+}  // namespace
+}  // namespace vramscope::predict
