@@ -58,28 +58,25 @@ void caching_allocator::state::insert_into_blocks(block_index index) {
   cblock& b = at(index);
   detail::block_pool& pool = pool_of(b);
   b.gc_count_base = pool.free_block_calls;
-  pool.blocks.insert({b.stream, b.size, b.address, index});
+  b.in_blocks = pool.blocks.insert({b.stream, b.size, b.address, index}).first;
 }
 
 void caching_allocator::state::erase_from_blocks(block_index index) {
   const cblock& b = at(index);
-  auto& set = pool_of(b).blocks;
-  const auto it = set.find({b.stream, b.size, b.address, index});
-  assert(it != set.end() && it->index == index);
-  set.erase(it);
+  assert(b.in_blocks->index == index && b.in_blocks->size == b.size &&
+         b.in_blocks->address == b.address);
+  pool_of(b).blocks.erase(b.in_blocks);
 }
 
 void caching_allocator::state::insert_unmapped(block_index index) {
-  const cblock& b = at(index);
-  pool_of(b).unmapped.insert({b.stream, b.address, index});
+  cblock& b = at(index);
+  b.in_unmapped = pool_of(b).unmapped.insert({b.stream, b.address, index}).first;
 }
 
 void caching_allocator::state::erase_unmapped(block_index index) {
   const cblock& b = at(index);
-  auto& set = pool_of(b).unmapped;
-  const auto it = set.find({b.stream, b.address, index});
-  assert(it != set.end() && it->index == index);
-  set.erase(it);
+  assert(b.in_unmapped->index == index && b.in_unmapped->address == b.address);
+  pool_of(b).unmapped.erase(b.in_unmapped);
 }
 
 bool caching_allocator::state::gc_enabled() const {

@@ -197,9 +197,9 @@ bytes caching_allocator::state::try_merge_blocks(block_index dst, block_index sr
   const bytes subsumed = s.size;
   d.size += subsumed;
   if (s.mapped) {
-    pool.blocks.erase(pool.blocks.find({s.stream, s.size, s.address, src}));
+    pool.blocks.erase(s.in_blocks);
   } else {
-    pool.unmapped.erase(pool.unmapped.find({s.stream, s.address, src}));
+    pool.unmapped.erase(s.in_unmapped);
   }
   delete_block(src);
   return subsumed;

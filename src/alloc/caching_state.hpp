@@ -29,27 +29,6 @@ using block_index = std::uint32_t;
 inline constexpr block_index no_block = 0xffffffffu;
 inline constexpr std::uint32_t no_segment = 0xffffffffu;
 
-struct cblock {
-  std::uint64_t address = 0;
-  bytes size = 0;
-  bytes requested = 0;
-  stream_id stream = 0;
-  block_index prev = no_block;  // neighbours within the segment
-  block_index next = no_block;
-  std::uint32_t generation = 0;        // bumped at every hand-out; part of the handle
-  std::uint32_t event_count = 0;       // outstanding events after a free with stream uses
-  std::uint32_t segment = no_segment;  // expandable segment, or no_segment
-  std::int64_t gc_count_base = 0;      // pool's free-block search count when cached
-  bool small = false;
-  bool allocated = false;
-  bool mapped = true;
-  bool live = false;  // the slot holds a block
-  std::vector<stream_id> stream_uses;
-
-  [[nodiscard]] bool is_split() const { return prev != no_block || next != no_block; }
-  [[nodiscard]] bool expandable() const { return segment != no_segment; }
-};
-
 struct size_key {
   stream_id stream;
   bytes size;
@@ -76,6 +55,34 @@ struct address_order {
   }
 };
 
+// The free pools; a block in one keeps its place there (cblock::in_blocks, in_unmapped), so
+// that a merge or a release erases it without searching.
+using size_set = std::set<size_key, size_order, node_allocator<size_key>>;
+using address_set = std::set<address_key, address_order, node_allocator<address_key>>;
+
+struct cblock {
+  std::uint64_t address = 0;
+  bytes size = 0;
+  bytes requested = 0;
+  stream_id stream = 0;
+  block_index prev = no_block;  // neighbours within the segment
+  block_index next = no_block;
+  std::uint32_t generation = 0;        // bumped at every hand-out; part of the handle
+  std::uint32_t event_count = 0;       // outstanding events after a free with stream uses
+  std::uint32_t segment = no_segment;  // expandable segment, or no_segment
+  std::int64_t gc_count_base = 0;      // pool's free-block search count when cached
+  bool small = false;
+  bool allocated = false;
+  bool mapped = true;
+  bool live = false;  // the slot holds a block
+  std::vector<stream_id> stream_uses;
+  size_set::iterator in_blocks{};       // its place in pool.blocks while cached and mapped
+  address_set::iterator in_unmapped{};  // its place in pool.unmapped while unmapped
+
+  [[nodiscard]] bool is_split() const { return prev != no_block || next != no_block; }
+  [[nodiscard]] bool expandable() const { return segment != no_segment; }
+};
+
 struct block_pool {
   explicit block_pool(bool is_small)
       : small(is_small),
@@ -87,8 +94,8 @@ struct block_pool {
   bool small;
   node_arena block_nodes;  // before the sets that draw from them
   node_arena unmapped_nodes;
-  std::set<size_key, size_order, node_allocator<size_key>> blocks;  // cached, mapped, reusable
-  std::set<address_key, address_order, node_allocator<address_key>> unmapped;  // expandable
+  size_set blocks;        // cached, mapped, reusable
+  address_set unmapped;   // expandable
   std::int64_t free_block_calls = 0;  // get_free_blocks_call_count (garbage collection age)
 };
 
