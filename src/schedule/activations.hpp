@@ -74,6 +74,7 @@ struct saved_inputs {
   // stream each one casts that output to the compute dtype for itself and keeps its cast.
   std::uint8_t qkv_readers = 0;
   std::uint8_t mlp_readers = 0;
+  bool operator==(const saved_inputs&) const = default;
 };
 
 /// Activations of one unit of kind `kind` belonging to a stack of shape `s`.

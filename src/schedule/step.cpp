@@ -73,17 +73,26 @@ class driver {
     for (const auto& lu : ctx_.lay.units)
       if (lu.kind == model::unit_kind::head) head_input = head_input || lu.inputs.head;
     std::size_t block = 0;
+    acts_.reserve(m.units.size());
+    const model::stack_shape* last_stack = nullptr;  // the last unit's arguments
+    saved_inputs last_inputs;
     for (std::size_t i = 0; i < m.units.size(); ++i) {
       const auto& u = m.units[i];
       const auto& s = stack_of(m, u);
       const bool vision = m.vision.has_value() && &s == &*m.vision;
       saved_inputs inputs = i < ctx_.lay.units.size() ? ctx_.lay.units[i].inputs : saved_inputs{};
       if (u.kind == model::unit_kind::norm) inputs.head = head_input;
-      // The head's memory is the loss stage's, modelled once after the last unit.
-      acts_.push_back(u.kind == model::unit_kind::head
-                          ? unit_activations{}
-                          : activations_for(u.kind, s, j, tokens_of(s, j, vision), ctx_.rank.tp,
-                                            inputs));
+      // The head's memory is the loss stage's, modelled once after the last unit. A unit like
+      // the one before it (a model's blocks, mostly) has its activations: they are a function
+      // of the arguments alone.
+      if (u.kind == model::unit_kind::head)
+        acts_.emplace_back();
+      else if (i > 0 && u.kind == m.units[i - 1].kind && &s == last_stack && inputs == last_inputs)
+        acts_.push_back(acts_.back());
+      else
+        acts_.push_back(activations_for(u.kind, s, j, tokens_of(s, j, vision), ctx_.rank.tp, inputs));
+      last_stack = &s;
+      last_inputs = inputs;
       const bool is_block = u.kind == model::unit_kind::block || u.kind == model::unit_kind::vision_block;
       ckpt_.push_back(is_block && checkpointed(j, block));
       if (is_block) ++block;
