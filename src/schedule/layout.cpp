@@ -68,11 +68,12 @@ bool row_parallel(const std::string& name) {
   return group == &saved_inputs::o || group == &saved_inputs::down;
 }
 
-// Counts `t` among the matrices reading a norm's output (saved_inputs::qkv_readers and
-// mlp_readers). Routed experts read the dispatched copies of the tokens, not the norm output.
-void count_reader(saved_inputs& in, const model::tensor& t, bool expert) {
+// Counts `t`, of layer group `group`, among the matrices reading a norm's output
+// (saved_inputs::qkv_readers and mlp_readers). Routed experts read the dispatched copies of
+// the tokens, not the norm output.
+void count_reader(saved_inputs& in, const model::tensor& t, bool saved_inputs::* group,
+                  bool expert) {
   if (expert || t.shape.size() != 2) return;
-  const auto group = input_group(t.name);
   if (group == &saved_inputs::qkv) ++in.qkv_readers;
   if (group == &saved_inputs::mlp) ++in.mlp_readers;
 }
@@ -383,6 +384,31 @@ bytes litgpt_zero_pad_per_token(const litgpt_qkv& rows, int tp, bytes compute) {
   return ceil_div(adapted, static_cast<std::uint64_t>(std::max(1, tp))) * compute;
 }
 
+// What make_layout reads from each tensor's name (expert_index, input_group), in the order of
+// model.tensors. Every layout of a what-if grid lays out the same model: the answers are kept
+// per thread for as long as the names are the same (checked, name by name, on each call).
+struct name_facts {
+  std::optional<std::uint64_t> expert;
+  bool saved_inputs::* group = nullptr;
+};
+
+const std::vector<name_facts>& name_facts_of(const model::model_spec& model) {
+  thread_local std::vector<std::string> names;
+  thread_local std::vector<name_facts> facts;
+  const auto& ts = model.tensors;
+  const bool same = names.size() == ts.size() &&
+                    std::equal(ts.begin(), ts.end(), names.begin(),
+                               [](const model::tensor& t, const std::string& n) { return t.name == n; });
+  if (same) return facts;
+  names.clear();
+  facts.clear();
+  for (const auto& t : ts) {
+    names.push_back(t.name);
+    facts.push_back({expert_index(t.name), input_group(t.name)});
+  }
+  return facts;
+}
+
 layout make_layout(const model::model_spec& model, const job::job_spec& job, const rank_info& r) {
   layout out;
   out.dtypes = make_state_dtypes(job);
@@ -434,6 +460,7 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
   std::uint64_t max_out = 0, max_in = 0;
   const bool litgpt = job.training.model_code == job::model_impl::litgpt;
   std::vector<litgpt_qkv> qkv_rows(litgpt ? out.units.size() : 0);
+  const auto& facts = name_facts_of(model);
   for (std::size_t ti = 0; ti < model.tensors.size(); ++ti) {
     const auto& t = model.tensors[ti];
     unit_layout* ul = unit_of_tensor[ti];
@@ -442,14 +469,14 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
     const bool trained_norm = ln_tuning && is_norm(t, ul->kind);
     if (!lora.enabled || trained_norm) {
       // Under expert parallelism a rank holds the routed experts e with e % ep == its place.
-      const auto e = expert_index(t.name);
+      const auto e = facts[ti].expert;
       if (e && r.ep > 1 && *e % static_cast<std::uint64_t>(r.ep) != static_cast<std::uint64_t>(r.ep_rank()))
         continue;
       ul->tensors.push_back(n);
       ul->trainable.push_back(n);
       ul->expert.resize(ul->trainable.size() - 1, false);
       ul->expert.push_back(e.has_value());
-      count_reader(ul->inputs, t, e.has_value());
+      count_reader(ul->inputs, t, facts[ti].group, e.has_value());
       const bool f8 = job.precision.float8 != job::float8_recipe::none && !e &&
                       float8_convertible(t, ul->kind);
       ul->float8.resize(ul->trainable.size() - 1, false);
@@ -472,7 +499,7 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
     // per module): A keeps that copy instead of the input itself, and the dropout keeps its
     // bool mask for the input's gradient.
     const bool dropped = target && lora.dropout > 0 && applies_lora_dropout(lora.method);
-    const auto group = input_group(t.name);
+    const auto group = facts[ti].group;
     // LitGPT computes q, k and v with one LoRAQKVLinear: one lora_dropout, one dropped copy.
     litgpt_qkv* fused = litgpt && target && group == &saved_inputs::qkv && t.shape.size() == 2
                             ? &qkv_rows[static_cast<std::size_t>(ul - out.units.data())]
