@@ -39,10 +39,8 @@ block_index caching_allocator::state::new_block() {
   const block_index index = detail::take_slot(blocks, free_slots);
   cblock& b = blocks[index];
   const std::uint32_t generation = b.generation;
-  std::vector<stream_id> uses = std::move(b.stream_uses);  // keeps its capacity
-  b = cblock{};
+  static_cast<detail::cblock_fields&>(b) = detail::cblock_fields{};  // stream_uses as it was
   b.generation = generation;
-  b.stream_uses = std::move(uses);
   b.live = true;
   return index;
 }

@@ -60,7 +60,9 @@ struct address_order {
 using size_set = std::set<size_key, size_order, node_allocator<size_key>>;
 using address_set = std::set<address_key, address_order, node_allocator<address_key>>;
 
-struct cblock {
+// A block's plain fields, which new_block resets at once; cblock adds its stream-use list,
+// whose capacity a reused slot keeps.
+struct cblock_fields {
   std::uint64_t address = 0;
   bytes size = 0;
   bytes requested = 0;
@@ -75,9 +77,12 @@ struct cblock {
   bool allocated = false;
   bool mapped = true;
   bool live = false;  // the slot holds a block
-  std::vector<stream_id> stream_uses;
   size_set::iterator in_blocks{};       // its place in pool.blocks while cached and mapped
   address_set::iterator in_unmapped{};  // its place in pool.unmapped while unmapped
+};
+
+struct cblock : cblock_fields {
+  std::vector<stream_id> stream_uses;  // empty while the slot is free (delete_block)
 
   [[nodiscard]] bool is_split() const { return prev != no_block || next != no_block; }
   [[nodiscard]] bool expandable() const { return segment != no_segment; }
