@@ -294,10 +294,7 @@ TEST(Schedule, Fsdp1KeepsTheReduceScatterOutputAsTheGradientShard) {
 // each: that rank's root FlatParameter holds the embedding's matrix twice, rank 0's (loaded on
 // the CPU, still tied) once. The H200 allocator history of fsdp1-meta-init-sync shows it.
 TEST(Schedule, Fsdp1MetaInitUntiesATiedHeadOnTheRanksThatBuildOnMeta) {
-  auto tied = testing::tiny_llama();
-  tied.tensors.pop_back();  // lm_head.weight
-  tied.units.pop_back();
-  tied.text.tied_embeddings = true;
+  const auto tied = testing::tiny_llama_tied();
   auto j = job_of(job::strategy::fsdp1, 4);
   j.init.meta_device = true;
   j.init.load = job::weight_load::rank0;
@@ -317,10 +314,7 @@ TEST(Schedule, Fsdp1MetaInitUntiesATiedHeadOnTheRanksThatBuildOnMeta) {
 // gradient on the unshard stream, one per FlatParameter; a tied head adds the sum of its two
 // gradients there first (H200 histories of fsdp1-full-limit and fsdp1-cpuoffload).
 TEST(Schedule, Fsdp1ConcatenatesTheParametersGradientsOnTheUnshardStream) {
-  auto tied = testing::tiny_llama();
-  tied.tensors.pop_back();  // lm_head.weight
-  tied.units.pop_back();
-  tied.text.tied_embeddings = true;
+  const auto tied = testing::tiny_llama_tied();
   auto j = job_of(job::strategy::fsdp1, 4);
   j.training.steps = 1;
   const auto count = [&](const model::model_spec& m) {

@@ -49,4 +49,13 @@ inline model::model_spec tiny_llama(std::uint64_t vocab = 32000, std::uint64_t h
   return m;
 }
 
+/// tiny_llama with its head tied to the embedding: no lm_head tensor or unit.
+inline model::model_spec tiny_llama_tied() {
+  auto m = tiny_llama();
+  m.tensors.pop_back();  // lm_head.weight
+  m.units.pop_back();
+  m.text.tied_embeddings = true;
+  return m;
+}
+
 }  // namespace vramscope::testing
