@@ -202,10 +202,11 @@ codec<std::optional<bool>> optional_bool_codec() {
     out = value;
     return "";
   };
-  return scalar<std::optional<bool>>(
-      "true, false or default", parse,
-      [](const std::optional<bool>& v) { return v ? nlohmann::json(*v) : nlohmann::json("default"); },
-      {"true", "false", "default"});
+  return scalar<std::optional<bool>>("true, false or default", parse,
+                                     [](const std::optional<bool>& v) {
+                                       return v ? nlohmann::json(*v) : nlohmann::json("default");
+                                     },
+                                     {"true", "false", "default"});
 }
 
 codec<std::string> string_codec() {

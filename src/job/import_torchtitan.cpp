@@ -464,7 +464,8 @@ std::string read_stage_weight(import_context& ctx, const entry& e) {
     ctx.ignore(e);
     return "";
   }
-  return not_modelled("a stage split weighing the embedding or the output other than one block").apply(ctx, e);
+  return not_modelled("a stage split weighing the embedding or the output other than one block")
+      .apply(ctx, e);
 }
 
 // Sections that hold mapped keys list their other keys one by one, so that a mistyped key is
@@ -514,24 +515,28 @@ const std::vector<option>& torchtitan_table() {
         {"compile.enable", custom(read_compile)},
         {"compile.components", custom(read_compile_components)},
         {"compile.backend", custom(read_compile_backend)},
-        {"compile.*", not_modelled_when_on("compile", "a torch.compile option vramscope does not know")},
+        {"compile.*",
+         not_modelled_when_on("compile", "a torch.compile option vramscope does not know")},
         {"quantize.linear.float8.*", custom(read_float8_option)},
         {"float8.*", custom(read_float8_option)},
-        {"quantize.*", not_modelled_when_on("quantize", "MX formats and float8 grouped GEMMs change weight and activation dtypes")},
+        {"quantize.*",
+         not_modelled_when_on(
+             "quantize",
+             "MX formats and float8 grouped GEMMs change weight and activation dtypes")},
         {"mx.*", not_modelled("MX formats")},
         {"experimental.*", not_modelled("experimental features")},
         {"validation.*", not_modelled_when_on("validation", "validation passes")},
         {"fault_tolerance.*", not_modelled("fault-tolerant replica groups")},
     };
     for (auto&& more :
-         {ignored("model", {"tokenizer_path", "hf_assets_path", "print_after_conversion",
-                            "norm_type"}),
-          ignored("training", {"dataset", "dataset_path", "max_norm", "steps", "warmup_steps",
-                               "gc_freq", "gc_debug", "seed", "deterministic",
-                               "deterministic_warn_only"}),
-          ignored("parallelism", {"pipeline_parallel_schedule_csv",
-                                  "pipeline_parallel_split_points",
-                                  "module_fqns_per_model_part", "context_parallel_rotate_method"}),
+         {ignored("model",
+                  {"tokenizer_path", "hf_assets_path", "print_after_conversion", "norm_type"}),
+          ignored("training",
+                  {"dataset", "dataset_path", "max_norm", "steps", "warmup_steps", "gc_freq",
+                   "gc_debug", "seed", "deterministic", "deterministic_warn_only"}),
+          ignored("parallelism",
+                  {"pipeline_parallel_schedule_csv", "pipeline_parallel_split_points",
+                   "module_fqns_per_model_part", "context_parallel_rotate_method"}),
           ignored("activation_checkpoint", {"preserve_rng_state", "determinism_check", "debug",
                                             "early_stop", "visualize_memory_budget_pareto",
                                             "per_op_sac_force_recompute_mm_shapes_by_fqns"}),

@@ -17,9 +17,9 @@ namespace {
 // hold it), and at least one block in every stage once the embedding and the output count as
 // one block each.
 std::uint64_t blocks_of(const model::model_spec& model) {
-  return static_cast<std::uint64_t>(std::count_if(model.units.begin(), model.units.end(), [](const auto& u) {
-    return u.kind == model::unit_kind::block;
-  }));
+  return static_cast<std::uint64_t>(
+      std::count_if(model.units.begin(), model.units.end(),
+                    [](const auto& u) { return u.kind == model::unit_kind::block; }));
 }
 
 // torchtitan's pipeline_llm: ceil((layers + first_stage_less_layers + last_stage_less_layers) /
@@ -68,8 +68,8 @@ status check_pipeline_model(const job_spec& job, const model::model_spec& model)
     return detail::field_error(
         job, "parallel.pp",
         fmt::format("{} blocks (plus the embedding and the head) cannot fill {} pipeline stages "
-                    "(pp {} x pp_stages_per_rank {}) with a block each", blocks, stages,
-                    job.parallel.pp, stages_per_rank(job, model)));
+                    "(pp {} x pp_stages_per_rank {}) with a block each",
+                    blocks, stages, job.parallel.pp, stages_per_rank(job, model)));
   return ok();
 }
 
@@ -78,11 +78,13 @@ status check_pipeline_model(const job_spec& job, const model::model_spec& model)
 int stages_per_rank(const job_spec& job, const model::model_spec& model) {
   if (job.parallel.pp_stages_per_rank > 0) return job.parallel.pp_stages_per_rank;
   if (job.parallel.pp <= 1 || job.parallel.pp_layers_per_stage <= 0) return 1;
-  return static_cast<int>(stages_from_layers(job, model) / static_cast<std::uint64_t>(job.parallel.pp));
+  return static_cast<int>(stages_from_layers(job, model) /
+                          static_cast<std::uint64_t>(job.parallel.pp));
 }
 
 void complete_with_model(job_spec& job, const model::model_spec& model) {
-  if (job.parallel.pp_stages_per_rank != 0 || job.parallel.pp <= 1 || job.parallel.pp_layers_per_stage <= 0)
+  if (job.parallel.pp_stages_per_rank != 0 || job.parallel.pp <= 1 ||
+      job.parallel.pp_layers_per_stage <= 0)
     return;
   job.parallel.pp_stages_per_rank = stages_per_rank(job, model);
   detail::mark_derived(job, "parallel.pp_stages_per_rank");

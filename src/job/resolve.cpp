@@ -193,7 +193,8 @@ void derive_pipeline(job_spec& job) {
     mark_derived(job, "parallel.no_sync");
   }
   if (par.pp_stages_per_rank != 0) return;
-  if (par.pp > 1 && par.pp_layers_per_stage > 0) return;  // from the model's blocks (complete_with_model)
+  if (par.pp > 1 && par.pp_layers_per_stage > 0)
+    return;  // from the model's blocks (complete_with_model)
   par.pp_stages_per_rank = par.pp > 1 && multi_stage(par.pp_sched) ? 2 : 1;
   mark_derived(job, "parallel.pp_stages_per_rank");
 }

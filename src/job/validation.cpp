@@ -114,11 +114,13 @@ maybe_error check_pipeline_schedule(const job_spec& job, warnings& notes) {
   const auto name = name_of(p.pp_sched);
   const int micro = std::max(1, job.training.gradient_accumulation);
   if (p.pp_layers_per_stage > 0 && is_set(job, "parallel.pp_stages_per_rank"))
-    return field_error(job, "parallel.pp_layers_per_stage",
-                       "sizes the virtual stages itself: set it or parallel.pp_stages_per_rank, not both");
+    return field_error(
+        job, "parallel.pp_layers_per_stage",
+        "sizes the virtual stages itself: set it or parallel.pp_stages_per_rank, not both");
   // With pp_layers_per_stage the count needs the model's blocks: check_against_model checks it.
   if (p.pp_stages_per_rank != 0)
-    if (auto err = check_stages_per_rank(job, p.pp_stages_per_rank, "parallel.pp_stages_per_rank")) return err;
+    if (auto err = check_stages_per_rank(job, p.pp_stages_per_rank, "parallel.pp_stages_per_rank"))
+      return err;
   if (p.pp_sched == pp_schedule::interleaved_1f1b && micro % p.pp != 0)
     return field_error(job, "training.gradient_accumulation",
                        fmt::format("interleaved_1f1b runs the micro-batches in rounds of "
@@ -146,7 +148,8 @@ maybe_error check_pipeline_schedule(const job_spec& job, warnings& notes) {
 maybe_error check_pipeline(const job_spec& job, warnings& notes) {
   const auto& p = job.parallel;
   if (p.pp <= 1) {
-    for (const char* path : {"parallel.pp_schedule", "parallel.pp_stages_per_rank", "parallel.pp_layers_per_stage"})
+    for (const char* path :
+         {"parallel.pp_schedule", "parallel.pp_stages_per_rank", "parallel.pp_layers_per_stage"})
       if (is_set(job, path)) notes.push_back(field_error(job, path, "has no effect without parallel.pp > 1"));
     return std::nullopt;
   }
@@ -247,13 +250,16 @@ maybe_error check_stages_per_rank(const job_spec& job, int per_rank, const std::
   if (!multi_stage(sched) && per_rank != 1)
     return field_error(job, path,
                        fmt::format("{} runs one stage per rank; use pp_schedule: interleaved_1f1b "
-                                   "for {} virtual stages", name, per_rank));
+                                   "for {} virtual stages",
+                                   name, per_rank));
   if (v_shaped(sched) && per_rank != 2)
-    return field_error(job, path,
-                       fmt::format("{} places exactly 2 stages per rank in a V, got {}", name, per_rank));
+    return field_error(
+        job, path,
+        fmt::format("{} places exactly 2 stages per rank in a V, got {}", name, per_rank));
   if (multi_stage(sched) && per_rank < 2)
-    return field_error(job, path, fmt::format("{} needs at least 2 virtual stages per rank, got {}",
-                                              name, per_rank));
+    return field_error(
+        job, path,
+        fmt::format("{} needs at least 2 virtual stages per rank, got {}", name, per_rank));
   return std::nullopt;
 }
 
@@ -286,21 +292,25 @@ maybe_error check_parallel(const job_spec& job, warnings& notes) {
   if (p.sequence_parallel && p.tp == 1)
     notes.push_back(field_error(job, "parallel.sequence_parallel", "has no effect without tp > 1"));
   for (const auto& [path, sharded] : {std::pair{"parallel.tp_embedding", p.tp_embedding},
-                                       std::pair{"parallel.tp_head", p.tp_head}})
-    if (!sharded && p.tp == 1) notes.push_back(field_error(job, path, "has no effect without tp > 1"));
+                                      std::pair{"parallel.tp_head", p.tp_head}})
+    if (!sharded && p.tp == 1)
+      notes.push_back(field_error(job, path, "has no effect without tp > 1"));
   if (p.loss_parallel) {
     if (p.tp == 1)
       notes.push_back(field_error(job, "parallel.loss_parallel", "has no effect without tp > 1"));
     else if (p.kind == strategy::megatron && !*p.loss_parallel)
-      return field_error(job, "parallel.loss_parallel",
-                         "Megatron's cross-entropy is always vocabulary-parallel (false is not possible)");
+      return field_error(
+          job, "parallel.loss_parallel",
+          "Megatron's cross-entropy is always vocabulary-parallel (false is not possible)");
     else if (*p.loss_parallel && !p.tp_head)
       return field_error(job, "parallel.loss_parallel",
                          "works on the head's vocabulary shards: it needs parallel.tp_head true");
-    else if (*p.loss_parallel && job.training.loss != loss_impl::hf && job.training.loss != loss_impl::torchtitan)
-      return field_error(job, "parallel.loss_parallel",
-                         fmt::format("is planned for the hf and torchtitan losses (training.loss is {})",
-                                     name_of(job.training.loss)));
+    else if (*p.loss_parallel && job.training.loss != loss_impl::hf &&
+             job.training.loss != loss_impl::torchtitan)
+      return field_error(
+          job, "parallel.loss_parallel",
+          fmt::format("is planned for the hf and torchtitan losses (training.loss is {})",
+                      name_of(job.training.loss)));
   }
   if (p.async_tp) {
     // torchtitan (parallelize.py, maybe_enable_async_tp) turns on inductor's micro-pipeline TP

@@ -487,7 +487,7 @@ unit_activations head(const dims& d, const model::stack_shape& s, const job::job
     while (chunk < ceil_div(d.n, inc)) chunk *= 2;
     chunk = std::min(chunk, d.n);
     a.saved.push_back(d.c * d.n * d.h);  // gradient w.r.t. the input, computed in forward
-    a.saved.push_back(d.c * lv * d.h);    // gradient w.r.t. the head weight
+    a.saved.push_back(d.c * lv * d.h);   // gradient w.r.t. the head weight
     a.forward_temps.push_back(d.c * chunk * lv);
     a.forward_temps.push_back(4 * chunk);
     return a;
@@ -545,12 +545,13 @@ unit_activations head(const dims& d, const model::stack_shape& s, const job::job
     a.backward_temps.push_back(d.c * nv);                 // their gradient
     return a;
   }
-  if (job.vocab_parallel_loss(static_cast<int>(d.tp)) && job.parallel.kind != job::strategy::megatron)
+  if (job.vocab_parallel_loss(static_cast<int>(d.tp)) &&
+      job.parallel.kind != job::strategy::megatron)
     return loss_parallel(d.c, nv);
   if (sharded_head && whole_logits) {
     // Shard_(-1) -> Replicate: the all-gather stacks the shards on dim 0 (tp x the shard), and
-    // their concatenation on the vocabulary is the logits (torch/distributed/tensor/_redistribute.py,
-    // _collective_utils.py).
+    // their concatenation on the vocabulary is the logits
+    // (torch/distributed/tensor/_redistribute.py, _collective_utils.py).
     const std::uint64_t shard = d.n * ceil_div(s.vocab, d.tp);
     a.gathered_from = {d.c * shard, d.c * shard * d.tp};
   }

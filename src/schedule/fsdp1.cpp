@@ -100,7 +100,8 @@ class fsdp1_strategy final : public strategy {
     if (job().parallel.backward_prefetch == job::prefetch::pre && g > 1 && is_last(unit, g))
       unshard(g - 1);
     if (!sharded_) {
-      if (state_[g].grad == 0) state_[g].grad = out().alloc(grad_padded_[g] * compute(), category::gradients);
+      if (state_[g].grad == 0)
+        state_[g].grad = out().alloc(grad_padded_[g] * compute(), category::gradients);
       return;
     }
     // Autograd gives each original parameter (a view of the unsharded FlatParameter) a gradient
@@ -110,7 +111,8 @@ class fsdp1_strategy final : public strategy {
     auto& s = state_[g];
     if (wrap_.groups[g].root && tied_numel_ > 0 && s.param_grads.empty())
       s.param_grads.push_back(out().alloc(tied_numel_ * compute(), category::gradients));
-    for (auto id : alloc_each(out(), lay().units[unit].trainable, lay().dtypes.compute, category::gradients))
+    for (auto id :
+         alloc_each(out(), lay().units[unit].trainable, lay().dtypes.compute, category::gradients))
       s.param_grads.push_back(id);
   }
 
@@ -181,7 +183,8 @@ class fsdp1_strategy final : public strategy {
       for (const auto& f : lay().units[u].frozen) originals.push_back(load_frozen(out(), f, d.compute));
     }
     if (wrap_.groups[g].root && untied_)  // lm_head's own copy of the tied matrix (see above)
-      originals.push_back(out().alloc(tied_numel_ * static_cast<bytes>(d.stored), category::parameters));
+      originals.push_back(
+          out().alloc(tied_numel_ * static_cast<bytes>(d.stored), category::parameters));
     if (job().parallel.sync_module_states) {
       auto bucket = out().alloc(std::min(sync_bucket, padded_[g] * static_cast<bytes>(d.stored)),
                                 category::communication);
@@ -220,8 +223,10 @@ class fsdp1_strategy final : public strategy {
     }
     if (grad_padded_[g] > 0) {
       auto flat = out().alloc(grad_padded_[g] * compute(), category::gradients, streams::unshard);
-      if (s.grad == 0) s.grad = flat;
-      else out().free(flat);  // no_sync: accumulated into the kept unsharded gradient
+      if (s.grad == 0)
+        s.grad = flat;
+      else
+        out().free(flat);  // no_sync: accumulated into the kept unsharded gradient
     }
     out().free(sum);
     for (auto& t : s.param_grads) release_on_unshard(t);

@@ -71,7 +71,7 @@ bool row_parallel(const std::string& name) {
 // Counts `t`, of layer group `group`, among the matrices reading a norm's output
 // (saved_inputs::qkv_readers and mlp_readers). Routed experts read the dispatched copies of
 // the tokens, not the norm output.
-void count_reader(saved_inputs& in, const model::tensor& t, bool saved_inputs::* group,
+void count_reader(saved_inputs& in, const model::tensor& t, bool saved_inputs::*group,
                   bool expert) {
   if (expert || t.shape.size() != 2) return;
   if (group == &saved_inputs::qkv) ++in.qkv_readers;
@@ -153,7 +153,8 @@ adapter adapter_for(const std::string& method, std::uint64_t r, std::uint64_t ou
 // Tensor parallelism splits the matrices of blocks and, unless the job leaves them whole
 // (parallel.tp_embedding, parallel.tp_head), the vocabulary of embedding and head; norms and
 // other vectors are replicated (Megatron-style layout).
-std::uint64_t tp_split(const model::tensor& t, model::unit_kind kind, const job::parallel_spec& p, int tp) {
+std::uint64_t tp_split(const model::tensor& t, model::unit_kind kind, const job::parallel_spec& p,
+                       int tp) {
   const std::uint64_t n = t.numel();
   if (tp <= 1 || t.shape.size() < 2) return n;
   const bool split = kind == model::unit_kind::block || kind == model::unit_kind::vision_block ||
@@ -389,16 +390,17 @@ bytes litgpt_zero_pad_per_token(const litgpt_qkv& rows, int tp, bytes compute) {
 // per thread for as long as the names are the same (checked, name by name, on each call).
 struct name_facts {
   std::optional<std::uint64_t> expert;
-  bool saved_inputs::* group = nullptr;
+  bool saved_inputs::*group = nullptr;
 };
 
 const std::vector<name_facts>& name_facts_of(const model::model_spec& model) {
   thread_local std::vector<std::string> names;
   thread_local std::vector<name_facts> facts;
   const auto& ts = model.tensors;
-  const bool same = names.size() == ts.size() &&
-                    std::equal(ts.begin(), ts.end(), names.begin(),
-                               [](const model::tensor& t, const std::string& n) { return t.name == n; });
+  const bool same =
+      names.size() == ts.size() &&
+      std::equal(ts.begin(), ts.end(), names.begin(),
+                 [](const model::tensor& t, const std::string& n) { return t.name == n; });
   if (same) return facts;
   names.clear();
   facts.clear();

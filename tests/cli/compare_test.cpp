@@ -69,7 +69,8 @@ TEST(CompareHtml, DrawsEveryRowAgainstTheCapacity) {
   EXPECT_EQ(count_of(page, "<line class=\"capacity\""), 1u);
   EXPECT_NE(page.find("capacity 79.18 GiB"), std::string::npos);
   // A row that does not fit is drawn to what it needs, as the table says.
-  EXPECT_NE(page.find("training.micro_batch=4: needs 83.28 GiB, short by 4.10 GiB"), std::string::npos);
+  EXPECT_NE(page.find("training.micro_batch=4: needs 83.28 GiB, short by 4.10 GiB"),
+            std::string::npos);
   std::filesystem::remove(html);
 }
 

@@ -232,31 +232,37 @@ TEST(PlanPipeline, RegressionIssue12ZeroBubbleScheduleFromTorchtitanPlans) {
 // Llama-3.1-70B over pp 4, three a rank; a size that does not give a multiple of pp, or a count
 // the schedule does not run, is refused naming the field, as torchtitan refuses it.
 TEST(PlanPipeline, LayersPerStageSizesTheVirtualStagesFromTheModel) {
-  const std::string base = "model: llama-3.1-70b\nhardware: { gpus_per_node: 8, nodes: 8 }\n"
-                           "training: { gradient_accumulation: 8, activation_checkpointing: full }\n"
-                           "parallel: { strategy: fsdp2, tp: 8, pp: 4, pp_schedule: ";
+  const std::string base =
+      "model: llama-3.1-70b\nhardware: { gpus_per_node: 8, nodes: 8 }\n"
+      "training: { gradient_accumulation: 8, activation_checkpointing: full }\n"
+      "parallel: { strategy: fsdp2, tp: 8, pp: 4, pp_schedule: ";
   const job_file seven(base + "interleaved_1f1b, pp_layers_per_stage: 7 }\n");
   const auto r = invoke({"plan", seven.path()});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("+ pp 4 (interleaved_1f1b, 3 stages per rank, 8 micro-batches)"),
-            std::string::npos) << r.out;
-  const auto same = invoke({"plan", seven.path(), "--set", "parallel.pp_layers_per_stage=0", "--set",
-                            "parallel.pp_stages_per_rank=3"});
+            std::string::npos)
+      << r.out;
+  const auto same = invoke({"plan", seven.path(), "--set", "parallel.pp_layers_per_stage=0",
+                            "--set", "parallel.pp_stages_per_rank=3"});
   ASSERT_EQ(same.code, 0) << same.err;
   EXPECT_EQ(same.out, r.out);
   const auto ten = invoke({"plan", seven.path(), "--set", "parallel.pp_layers_per_stage=10"});
   EXPECT_EQ(ten.code, 2);
-  EXPECT_NE(ten.err.find("parallel.pp_layers_per_stage: 80 blocks plus the embedding and the output "
-                         "in stages of 10 make 9 virtual stages, not a multiple of parallel.pp 4"),
-            std::string::npos) << ten.err;
+  EXPECT_NE(
+      ten.err.find("parallel.pp_layers_per_stage: 80 blocks plus the embedding and the output "
+                   "in stages of 10 make 9 virtual stages, not a multiple of parallel.pp 4"),
+      std::string::npos)
+      << ten.err;
   const job_file single(base + "1f1b, pp_layers_per_stage: 7 }\n");
   const auto one = invoke({"plan", single.path()});
   EXPECT_EQ(one.code, 2);
   EXPECT_NE(one.err.find("parallel.pp_layers_per_stage: 1f1b runs one stage per rank"),
-            std::string::npos) << one.err;
+            std::string::npos)
+      << one.err;
   const auto both = invoke({"plan", seven.path(), "--set", "parallel.pp_stages_per_rank=3"});
   EXPECT_EQ(both.code, 2);
-  EXPECT_NE(both.err.find("set it or parallel.pp_stages_per_rank, not both"), std::string::npos) << both.err;
+  EXPECT_NE(both.err.find("set it or parallel.pp_stages_per_rank, not both"), std::string::npos)
+      << both.err;
 }
 
 TEST(PlanPipeline, ModelsItCannotSplitAreBadInputNamingTheField) {

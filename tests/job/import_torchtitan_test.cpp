@@ -93,7 +93,8 @@ TEST(ImportTorchtitan, CollectivesAvoidRecordStream) {
 TEST(ImportTorchtitan, LayersPerStageSizesTheVirtualStages) {
   auto imported = import_config_text(
       "[training]\nlocal_batch_size = 4\n"
-      "[parallelism]\npipeline_parallel_degree = 2\npipeline_parallel_schedule = \"Interleaved1F1B\"\n"
+      "[parallelism]\npipeline_parallel_degree = 2\npipeline_parallel_schedule = "
+      "\"Interleaved1F1B\"\n"
       "pipeline_parallel_layers_per_stage = 4\npipeline_parallel_first_stage_less_layers = 1\n"
       "pipeline_parallel_last_stage_less_layers = 2\n",
       "t.toml");

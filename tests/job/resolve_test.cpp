@@ -480,16 +480,19 @@ TEST(ResolveErrors, Float8Combinations) {
 }
 
 TEST(ResolveErrors, LossParallelNeedsAShardedHeadAndAPlainLoss) {
-  EXPECT_EQ(float8_error("hardware: { gpus_per_node: 8 }\nparallel: { tp: 4, tp_head: false, loss_parallel: true }\n"),
-            "job.yaml:2:51: parallel.loss_parallel: works on the head's vocabulary shards: it needs "
-            "parallel.tp_head true\n"
-            "parallel: { tp: 4, tp_head: false, loss_parallel: true }\n"
-            "                                                  ^ near here");
-  EXPECT_NE(float8_error("hardware: { gpus_per_node: 8 }\nparallel: { tp: 4, loss_parallel: true }\n"
-                         "training: { loss: chunked }\n")
-                .find("parallel.loss_parallel: is planned for the hf and torchtitan losses "
-                      "(training.loss is chunked)"),
-            std::string::npos);
+  EXPECT_EQ(
+      float8_error("hardware: { gpus_per_node: 8 }\nparallel: { tp: 4, tp_head: false, "
+                   "loss_parallel: true }\n"),
+      "job.yaml:2:51: parallel.loss_parallel: works on the head's vocabulary shards: it needs "
+      "parallel.tp_head true\n"
+      "parallel: { tp: 4, tp_head: false, loss_parallel: true }\n"
+      "                                                  ^ near here");
+  EXPECT_NE(
+      float8_error("hardware: { gpus_per_node: 8 }\nparallel: { tp: 4, loss_parallel: true }\n"
+                   "training: { loss: chunked }\n")
+          .find("parallel.loss_parallel: is planned for the hf and torchtitan losses "
+                "(training.loss is chunked)"),
+      std::string::npos);
   EXPECT_NE(float8_error("hardware: { gpus_per_node: 8 }\nparallel: { strategy: megatron, tp: 4, "
                          "loss_parallel: false }\n")
                 .find("Megatron's cross-entropy is always vocabulary-parallel"),
@@ -497,7 +500,9 @@ TEST(ResolveErrors, LossParallelNeedsAShardedHeadAndAPlainLoss) {
   EXPECT_NE(float8_error("parallel: { loss_parallel: maybe }\n")
                 .find("expected true, false or default, got \"maybe\""),
             std::string::npos);
-  EXPECT_EQ(float8_error("hardware: { gpus_per_node: 8 }\nparallel: { tp: 4, loss_parallel: default }\n"), "");
+  EXPECT_EQ(
+      float8_error("hardware: { gpus_per_node: 8 }\nparallel: { tp: 4, loss_parallel: default }\n"),
+      "");
   EXPECT_EQ(warning_messages("parallel: { tp_head: false, loss_parallel: false }\n"),
             (std::vector<std::string>{"parallel.tp_head: has no effect without tp > 1",
                                       "parallel.loss_parallel: has no effect without tp > 1"}));

@@ -333,9 +333,11 @@ TEST(Activations, LossParallelDecidesWhetherTheLogitsStaySharded) {
   EXPECT_TRUE(gathered.saved_scratch.empty());
   job::job_spec hf;
   hf.parallel.tp = 4;
-  EXPECT_EQ(activations_for(model::unit_kind::head, s, hf, t, 4, {}).saved, (std::vector<bytes>{4 * whole}));
+  EXPECT_EQ(activations_for(model::unit_kind::head, s, hf, t, 4, {}).saved,
+            (std::vector<bytes>{4 * whole}));
   hf.parallel.loss_parallel = true;
-  EXPECT_EQ(activations_for(model::unit_kind::head, s, hf, t, 4, {}).saved, (std::vector<bytes>{4 * local}));
+  EXPECT_EQ(activations_for(model::unit_kind::head, s, hf, t, 4, {}).saved,
+            (std::vector<bytes>{4 * local}));
   // Megatron's vocabulary-parallel cross-entropy keeps the shards, without a gather.
   job::job_spec megatron;
   megatron.parallel.tp = 4;

@@ -323,10 +323,12 @@ TEST(Schedule, Fsdp1ConcatenatesTheParametersGradientsOnTheUnshardStream) {
     std::map<std::uint32_t, bytes> compute_grads;
     std::size_t flat = 0;
     for (const auto& e : p->events) {
-      if (e.kind == event_kind::alloc && e.cat == category::gradients && e.stream == streams::compute)
+      if (e.kind == event_kind::alloc && e.cat == category::gradients &&
+          e.stream == streams::compute)
         compute_grads[e.tensor] = e.size;
       if (e.kind == event_kind::free) compute_grads.erase(e.tensor);
-      if (e.kind == event_kind::alloc && e.cat == category::gradients && e.stream == streams::unshard) {
+      if (e.kind == event_kind::alloc && e.cat == category::gradients &&
+          e.stream == streams::unshard) {
         ++flat;
         EXPECT_FALSE(compute_grads.empty());  // the parameters' own gradients are still there
       }
@@ -365,16 +367,24 @@ TEST(Schedule, TensorParallelHeadGathersWholeLogitsForAPlainLoss) {
   const bytes shard = 512u * 16000;  // tokens x the rank's half of the tiny Llama's vocabulary
   const bytes nv = 2 * shard;
   using k = event_kind;
-  EXPECT_EQ(loss_forward_events(build(j), shard), (std::vector<std::pair<k, bytes>>{
-                      {k::alloc, 2 * shard}, {k::alloc, 2 * nv},  // shard, all-gather output
-                      {k::alloc, 2 * nv}, {k::free, 2 * nv}, {k::free, 2 * shard},  // logits
-                      {k::alloc, 4 * nv}, {k::alloc, 4 * nv},     // upcast, saved log-softmax
-                      {k::free, 4 * nv}, {k::free, 2 * nv}}));
+  EXPECT_EQ(loss_forward_events(build(j), shard),
+            (std::vector<std::pair<k, bytes>>{{k::alloc, 2 * shard},
+                                              {k::alloc, 2 * nv},  // shard, all-gather output
+                                              {k::alloc, 2 * nv},
+                                              {k::free, 2 * nv},
+                                              {k::free, 2 * shard},  // logits
+                                              {k::alloc, 4 * nv},
+                                              {k::alloc, 4 * nv},  // upcast, saved log-softmax
+                                              {k::free, 4 * nv},
+                                              {k::free, 2 * nv}}));
   // A head left whole computes the logits itself: nothing to gather.
   j.parallel.tp_head = false;
-  EXPECT_EQ(loss_forward_events(build(j), shard), (std::vector<std::pair<k, bytes>>{
-                      {k::alloc, 2 * nv}, {k::alloc, 4 * nv}, {k::alloc, 4 * nv},
-                      {k::free, 4 * nv}, {k::free, 2 * nv}}));
+  EXPECT_EQ(loss_forward_events(build(j), shard),
+            (std::vector<std::pair<k, bytes>>{{k::alloc, 2 * nv},
+                                              {k::alloc, 4 * nv},
+                                              {k::alloc, 4 * nv},
+                                              {k::free, 4 * nv},
+                                              {k::free, 2 * nv}}));
 }
 
 TEST(Schedule, Fsdp2ShardsDivideStateByTheShardCount) {
