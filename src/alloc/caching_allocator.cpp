@@ -77,6 +77,30 @@ void caching_allocator::state::erase_unmapped(block_index index) {
   pool_of(b).unmapped.erase(b.in_unmapped);
 }
 
+void caching_allocator::state::copy_from(const state& other) {
+  assert(options == other.options);
+  blocks.copy_from(other.blocks);  // in_blocks and in_unmapped point into other's sets here
+  copy_pool(small_pool, other.small_pool);
+  copy_pool(large_pool, other.large_pool);
+  free_slots = other.free_slots;
+  expandable_segments = other.expandable_segments;
+  events = other.events;
+  totals = other.totals;
+  per_pool = other.per_pool;
+  next_segment_address = other.next_segment_address;
+  next_expandable_address = other.next_expandable_address;
+}
+
+void caching_allocator::state::copy_pool(detail::block_pool& to, const detail::block_pool& from) {
+  to.blocks.clear();
+  to.unmapped.clear();
+  for (const auto& key : from.blocks)  // in order, so each insert lands at the end
+    blocks[key.index].in_blocks = to.blocks.emplace_hint(to.blocks.end(), key);
+  for (const auto& key : from.unmapped)
+    blocks[key.index].in_unmapped = to.unmapped.emplace_hint(to.unmapped.end(), key);
+  to.free_block_calls = from.free_block_calls;
+}
+
 bool caching_allocator::state::gc_enabled() const {
   return allowed_memory_maximum > 0 && options.garbage_collection_threshold > 0;
 }
@@ -123,6 +147,19 @@ bytes caching_allocator::capacity() const { return state_->options.capacity; }
 std::optional<std::string> caching_allocator::oom_message(const oom_info& info) const {
   return detail::torch_oom_message(info, state_->device_total, state_->allowed_memory_maximum,
                                    state_->options.device);
+}
+
+std::unique_ptr<allocator_model> caching_allocator::clone() const {
+  auto copy = std::make_unique<caching_allocator>(state_->options);
+  copy->state_->copy_from(*state_);
+  return copy;
+}
+
+bool caching_allocator::copy_state_from(const allocator_model& other) {
+  const auto* from = dynamic_cast<const caching_allocator*>(&other);
+  if (from == nullptr || !(from->state_->options == state_->options)) return false;
+  if (from != this) state_->copy_from(*from->state_);
+  return true;
 }
 
 const allocator_stats& caching_allocator::pool_stats(pool_kind pool) const {

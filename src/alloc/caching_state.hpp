@@ -126,6 +126,10 @@ struct caching_allocator::state {
   explicit state(caching_allocator_options o);
 
   // --- storage and pools (caching_allocator.cpp) ---
+  /// Takes `other`'s blocks, pools, events and statistics (the options must be equal). The
+  /// pools' sets are rebuilt in this state's arenas, and each cached block given its new place.
+  void copy_from(const state& other);
+  void copy_pool(detail::block_pool& to, const detail::block_pool& from);
   detail::block_index new_block();
   void delete_block(detail::block_index b);
   detail::cblock& at(detail::block_index b) { return blocks[b]; }

@@ -106,11 +106,19 @@ class stable_slots {
   }
   [[nodiscard]] std::size_t size() const { return size_; }
   T& emplace_back() {
-    if ((size_ >> Shift) == chunks_.size())
-      chunks_.push_back(std::make_unique_for_overwrite<storage[]>(std::size_t{1} << Shift));
+    grow();
     T* t = ::new (static_cast<void*>(slot(size_))) T();
     ++size_;
     return *t;
+  }
+  /// Makes this store hold copies of `other`'s elements, at the same indices.
+  void copy_from(const stable_slots& other) {
+    for (; size_ > 0; --size_) (*this)[size_ - 1].~T();
+    for (std::size_t i = 0; i < other.size_; ++i) {
+      grow();
+      ::new (static_cast<void*>(slot(size_))) T(other[i]);
+      ++size_;
+    }
   }
 
  private:
@@ -118,6 +126,10 @@ class stable_slots {
     std::byte bytes[sizeof(T)];
   };
   storage* slot(std::size_t i) const { return &chunks_[i >> Shift][i & mask]; }
+  void grow() {
+    if ((size_ >> Shift) == chunks_.size())
+      chunks_.push_back(std::make_unique_for_overwrite<storage[]>(std::size_t{1} << Shift));
+  }
   static constexpr std::size_t mask = (std::size_t{1} << Shift) - 1;
   std::vector<std::unique_ptr<storage[]>> chunks_;
   std::size_t size_ = 0;

@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <vramscope/alloc/caching_allocator.hpp>
@@ -158,6 +160,89 @@ TEST_P(AllocatorConformance, StatsStayConsistentUnderMixedWorkload) {
   }
   EXPECT_GT(model->stats().ooms, 0u) << "the workload is meant to reach the capacity";
   EXPECT_GT(model->stats().device_allocs, 0u);
+}
+
+bool same_stats(const allocator_stats& a, const allocator_stats& b) {
+  auto same = [](const stat& x, const stat& y) { return x.current == y.current && x.peak == y.peak; };
+  return same(a.allocated, b.allocated) && same(a.active, b.active) &&
+         same(a.reserved, b.reserved) && same(a.requested, b.requested) &&
+         a.inactive_split == b.inactive_split && a.segments == b.segments &&
+         a.device_allocs == b.device_allocs && a.alloc_retries == b.alloc_retries &&
+         a.ooms == b.ooms && a.allocations == b.allocations &&
+         a.inactive_split_blocks == b.inactive_split_blocks && a.device_frees == b.device_frees &&
+         a.sync_all_streams == b.sync_all_streams &&
+         a.oversize_allocations == b.oversize_allocations &&
+         a.oversize_segments == b.oversize_segments;
+}
+
+bool same_blocks(const std::vector<block_info>& a, const std::vector<block_info>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
+    return x.address == y.address && x.size == y.size && x.requested == y.requested &&
+           x.stream == y.stream && x.state == y.state && x.id == y.id;
+  });
+}
+
+// plan reuses the state after a what-if row's init for the next row with the same init events:
+// a clone, and a fresh model given the state, must go on exactly as the model itself.
+TEST_P(AllocatorConformance, CopiedStateGoesOnAsTheModel) {
+  std::mt19937_64 rng(7);
+  // One step of a mixed workload on `m`, with the random choices drawn once for all models.
+  struct choice {
+    std::uint64_t action, size, pick;
+    stream_id stream;
+  };
+  auto draw = [&rng] {
+    const auto kind = rng() % 20;
+    const bytes size = kind < 10 ? 1 + rng() % 1_MiB
+                       : kind < 17 ? 1_MiB + rng() % 11_MiB
+                                   : 12_MiB + rng() % 180_MiB;
+    return choice{rng() % 100, size, rng(), static_cast<stream_id>(rng() % 3)};
+  };
+  auto step = [](allocator_model& m, std::vector<handle>& handles, const choice& c) {
+    if (c.action < 55 || handles.empty()) {
+      const allocation a = m.allocate(c.size, c.stream);
+      if (a.ok) handles.push_back(a.id);
+      return a.ok ? "ok " + std::to_string(a.id) + " " + std::to_string(a.block_size)
+                  : a.oom->message;
+    }
+    const std::size_t i = c.pick % handles.size();
+    if (c.action < 90) {
+      m.free(handles[i]);
+      handles[i] = handles.back();
+      handles.pop_back();
+    } else if (c.action < 96) {
+      m.record_stream(handles[i], c.stream);
+    } else if (c.action < 99) {
+      m.complete_stream(c.stream);
+    } else {
+      m.empty_cache();
+    }
+    return std::string();
+  };
+  std::vector<handle> handles;
+  for (int i = 0; i < 700; ++i) step(*model, handles, draw());
+  auto clone = model->clone();
+  auto copied = GetParam().make();
+  const bool took = copied->copy_state_from(*model);
+  if (!clone) {
+    EXPECT_FALSE(took) << "a model that cannot clone itself cannot copy a state either";
+    return;
+  }
+  ASSERT_TRUE(took);
+  EXPECT_FALSE(make_caching_allocator(caching_allocator_options{})->copy_state_from(*model))
+      << "other options";
+  std::vector<handle> clone_handles = handles, copied_handles = handles;
+  for (int i = 0; i < 800; ++i) {
+    const choice c = draw();
+    const auto want = step(*model, handles, c);
+    ASSERT_EQ(step(*clone, clone_handles, c), want) << "step " << i;
+    ASSERT_EQ(step(*copied, copied_handles, c), want) << "step " << i;
+    ASSERT_TRUE(same_stats(clone->stats(), model->stats())) << "step " << i;
+    ASSERT_TRUE(same_stats(copied->stats(), model->stats())) << "step " << i;
+    ASSERT_TRUE(same_blocks(clone->blocks(), model->blocks())) << "step " << i;
+    ASSERT_TRUE(same_blocks(copied->blocks(), model->blocks())) << "step " << i;
+  }
+  EXPECT_GT(model->stats().ooms, 0u) << "the workload is meant to reach the capacity";
 }
 
 TEST_P(AllocatorConformance, OomLeavesStatsConsistent) {

@@ -137,6 +137,20 @@ class allocator_model {
     (void)info;
     return std::nullopt;
   }
+
+  /// A model in this one's state (the same options, blocks, pools, statistics and pending
+  /// events), which then goes on as this one would; nullptr where a model cannot copy itself
+  /// (the default). A replay is a pure function of the events and the options, so a caller may
+  /// keep the state after a run of events and take it up again for the same run of events.
+  [[nodiscard]] virtual std::unique_ptr<allocator_model> clone() const { return nullptr; }
+
+  /// Puts this model in `other`'s state when `other` is the same kind of model with the same
+  /// options, and says whether it did; otherwise (and by default) changes nothing. Afterwards
+  /// this model behaves as `other` would, handles included.
+  virtual bool copy_state_from(const allocator_model& other) {
+    (void)other;
+    return false;
+  }
 };
 
 }  // namespace vramscope::alloc

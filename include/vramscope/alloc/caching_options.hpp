@@ -76,6 +76,8 @@ struct caching_allocator_options {
   alloc_backend backend = alloc_backend::native;
   /// release_lock_on_cudamalloc: a locking detail; accepted, changes no figure.
   bool release_lock_on_cudamalloc = false;
+
+  bool operator==(const caching_allocator_options&) const = default;
 };
 
 /// Parses a PYTORCH_CUDA_ALLOC_CONF value such as
