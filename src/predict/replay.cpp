@@ -1,6 +1,7 @@
 #include "predict/replay.hpp"
 
 #include <algorithm>
+#include <cassert>
 
 namespace vramscope::predict {
 
@@ -37,6 +38,26 @@ class replayer {
   }
 
   replay_result take() { return std::move(result_); }
+
+  // What the replay has done so far, besides the allocator's state (no curve: stride 0).
+  struct progress {
+    std::size_t next;
+    std::vector<live_tensor> tensors;
+    std::array<bytes, schedule::category_count> by_category;
+    replay_result result;
+  };
+  [[nodiscard]] progress saved() const {
+    assert(stride_ == 0);
+    return progress{next_, tensors_, by_category_, result_};
+  }
+  void restore(const progress& p) {
+    assert(stride_ == 0);
+    next_ = p.next;
+    tensors_ = p.tensors;
+    by_category_ = p.by_category;
+    result_ = p.result;
+  }
+  [[nodiscard]] bool started() const { return next_ > 0 || result_.oom; }
 
  private:
   bool apply(const schedule::event& e) {
@@ -146,8 +167,60 @@ replay_result replay(const schedule::program& program, alloc::allocator_model& a
   return r.take();
 }
 
+namespace {
+
+// The replay of the first phase (init: parameters, gradients, optimizer state) of the last
+// programs this thread replayed while building them. What-if rows that differ only after init
+// (sequence length, micro-batch, checkpointing) have the same init events, and a replay is a
+// pure function of the events and the allocator's options (allocator_model::clone): such a
+// row takes a copy of the allocator and the replayer after init instead of replaying it. A few
+// entries, since fit's rows alternate with their plans on an unlimited GPU (another capacity).
+struct first_phase {
+  std::vector<schedule::event> events;  // compared event by event before any reuse
+  std::uint32_t tensors = 0;
+  std::unique_ptr<alloc::allocator_model> allocator;  // its state after the events
+  replay_detail::replayer::progress after;
+};
+constexpr std::size_t first_phases_kept = 4;
+thread_local std::array<first_phase, first_phases_kept> first_phases;
+thread_local std::size_t next_first_phase = 0;  // the entry to replace next
+
+bool same_events(const std::vector<schedule::event>& a, const std::vector<schedule::event>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const schedule::event& x, const schedule::event& y) {
+                      return x.kind == y.kind && x.cat == y.cat && x.stream == y.stream &&
+                             x.tensor == y.tensor && x.phase == y.phase && x.size == y.size;
+                    });
+}
+
+}  // namespace
+
 struct replay_while_built::state {
-  explicit state(alloc::allocator_model& a) : run(a, 0, 0) {}
+  explicit state(alloc::allocator_model& a) : allocator(a), run(a, 0, 0) {}
+
+  // The program's first phase: taken from an earlier replay of the same events under the same
+  // options where there is one, else replayed and kept.
+  bool first(const schedule::program& so_far) {
+    for (const auto& f : first_phases)
+      if (f.allocator && f.tensors == so_far.tensors &&
+          f.allocator->capacity() == allocator.capacity() && same_events(f.events, so_far.events) &&
+          allocator.copy_state_from(*f.allocator)) {
+        run.restore(f.after);
+        return true;
+      }
+    if (!run.advance(so_far)) return false;
+    auto copy = allocator.clone();
+    if (!copy) return true;
+    auto& f = first_phases[next_first_phase];
+    next_first_phase = (next_first_phase + 1) % first_phases_kept;
+    f.events = so_far.events;
+    f.tensors = so_far.tensors;
+    f.allocator = std::move(copy);
+    f.after = run.saved();
+    return true;
+  }
+
+  alloc::allocator_model& allocator;
   replay_detail::replayer run;
 };
 
@@ -157,6 +230,7 @@ replay_while_built::replay_while_built(alloc::allocator_model& allocator)
 replay_while_built::~replay_while_built() = default;
 
 bool replay_while_built::grown(const schedule::program& so_far) {
+  if (!state_->run.started()) return state_->first(so_far);
   return state_->run.advance(so_far);
 }
 
