@@ -41,13 +41,14 @@ std::optional<diagnostic> assign(job_spec& job, const std::string& path, const r
   }
   const field* f = find_field(path);
   if (f == nullptr) return at(where, fmt::format("unknown key \"{}\"", path));
-  job_spec updated = job;
-  if (std::string problem = f->set(updated, value); !problem.empty())
+  // Set in place: every setter leaves the job untouched when it fails (the codecs' contract,
+  // field_codecs.hpp, which the table's own setters keep too). A copy of the whole spec per
+  // setting was a tenth of what resolving a what-if row costs.
+  if (std::string problem = f->set(job, value); !problem.empty())
     return at(where, path + ": " + problem);
   if (section_of(path) == "lora" && path != "lora.enabled" &&
-      updated.provenance.set_at.count("lora.enabled") == 0)
-    updated.lora.enabled = true;
-  job = std::move(updated);
+      job.provenance.set_at.count("lora.enabled") == 0)
+    job.lora.enabled = true;
   record(job, path, where);
   return std::nullopt;
 }

@@ -48,8 +48,12 @@ field make(std::string path, S job_spec::*section, T S::*member, codec<T> c) {
 field model_field() {
   field f = make("model", &job_spec::model, string_codec());
   f.set = [parse = f.set](job_spec& j, const raw_value& v) {
+    job_spec named;  // parsed aside, so that a failure leaves the inline config in place
+    std::string problem = parse(named, v);
+    if (!problem.empty()) return problem;
     j.model_config.clear();
-    return parse(j, v);
+    j.model = std::move(named.model);
+    return problem;
   };
   f.get = [](const job_spec& j) {
     if (j.model_config.empty()) return nlohmann::json(j.model);

@@ -68,6 +68,25 @@ TEST(Overrides, ExplicitValuesAreNotRederived) {
   EXPECT_EQ(job.parallel.tp, 2);  // unchanged on failure
 }
 
+// detail::assign sets a field in place, trusting every setter to leave the job as it was
+// when the value is refused: try values that some field refuses on every field.
+TEST(Overrides, ARefusedValueLeavesTheJobAsItWas) {
+  const job_spec start = resolved("model: { model_type: llama, hidden_size: 64 }\n"
+                                  "lora: { rank: 8 }\nenv: { A: b }\n");
+  const auto before = to_json(start).dump();
+  int refused = 0;
+  for (const auto& path : field_paths())
+    for (const char* value : {"%bad%", "-1", "", "[a, b]", "99999999999999999999", "1.5"}) {
+      job_spec job = start;
+      if (set_field(job, path + "=" + value)) continue;
+      ++refused;
+      EXPECT_EQ(to_json(job).dump(), before) << path << "=" << value;
+      EXPECT_EQ(job.model_config.size(), start.model_config.size()) << path << "=" << value;
+      EXPECT_EQ(job.provenance.set_at.size(), start.provenance.set_at.size()) << path;
+    }
+  EXPECT_GT(refused, 100);
+}
+
 TEST(Overrides, AcceptsShorthandsListsAndEnv) {
   job_spec job = resolved();
   ASSERT_TRUE(apply_overrides(job, {"precision=bf16-true", "optimizer=sgd",
