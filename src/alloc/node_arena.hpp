@@ -17,16 +17,31 @@ class node_arena {
   node_arena(const node_arena&) = delete;
   node_arena& operator=(const node_arena&) = delete;
 
+  // A recycled node in line (nearly every call); a new one out of line.
   void* allocate(std::size_t size) {
-    size = (size + alignof(std::max_align_t) - 1) / alignof(std::max_align_t) *
-           alignof(std::max_align_t);
-    assert((node_size_ == 0 || node_size_ == size) && "one arena serves one node size");
-    node_size_ = size;
+    assert((node_size_ == 0 || node_size_ == rounded(size)) && "one arena serves one node size");
     if (free_ != nullptr) {
       void* p = free_;
       free_ = free_->next;
       return p;
     }
+    return allocate_new(rounded(size));
+  }
+
+  void deallocate(void* p) noexcept {
+    auto* node = static_cast<free_node*>(p);
+    node->next = free_;
+    free_ = node;
+  }
+
+ private:
+  static constexpr std::size_t rounded(std::size_t size) {
+    return (size + alignof(std::max_align_t) - 1) / alignof(std::max_align_t) *
+           alignof(std::max_align_t);
+  }
+
+  [[gnu::noinline]] void* allocate_new(std::size_t size) {
+    node_size_ = size;
     if (left_ < size) {
       chunks_.push_back(std::make_unique_for_overwrite<std::byte[]>(chunk_bytes));  // no zeroing
       cursor_ = chunks_.back().get();
@@ -38,13 +53,6 @@ class node_arena {
     return p;
   }
 
-  void deallocate(void* p) noexcept {
-    auto* node = static_cast<free_node*>(p);
-    node->next = free_;
-    free_ = node;
-  }
-
- private:
   struct free_node {
     free_node* next;
   };
