@@ -1,12 +1,24 @@
 #include <vramscope/core/diagnostic.hpp>
+#include <vramscope/core/result.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 
 namespace vramscope {
+
+namespace detail {
+
+void contract_failed(const char* file, int line, std::string_view message) {
+  throw std::logic_error(std::string(file) + ":" + std::to_string(line) + ": " +
+                         std::string(message));
+}
+
+}  // namespace detail
 
 std::string diagnostic::to_string() const {
   std::string out;

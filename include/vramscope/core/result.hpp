@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
@@ -52,10 +53,15 @@ inline diagnostic error_at(std::string source, std::string message, int line = 0
 
 }  // namespace vramscope
 
+namespace vramscope::detail {
+/// Throws std::logic_error("FILE:LINE: message"). Out of line and cold, so that a check inlined
+/// into a hot path costs its test only (the replay checks every handle it frees).
+[[noreturn, gnu::cold]] void contract_failed(const char* file, int line, std::string_view message);
+}  // namespace vramscope::detail
+
 /// Bugs and broken preconditions: throws std::logic_error naming file and line.
-#define VRAMSCOPE_EXPECTS(cond, msg)                                                        \
-  do {                                                                                      \
-    if (!(cond))                                                                            \
-      throw std::logic_error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " + \
-                             (msg));                                                        \
+#define VRAMSCOPE_EXPECTS(cond, msg)                                     \
+  do {                                                                   \
+    if (!(cond)) [[unlikely]]                                            \
+      ::vramscope::detail::contract_failed(__FILE__, __LINE__, (msg));   \
   } while (false)
