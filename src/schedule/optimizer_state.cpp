@@ -11,11 +11,11 @@ using job::optimizer_kind;
 // bitsandbytes Optimizer2State (bitsandbytes/optim/optimizer.py, init_state and
 // get_state_buffer): two moments; fp32 below min_8bit_size or for 32-bit optimizers, else uint8
 // plus one fp32 absmax per 256-element block and moment (plain torch tensors, never paged).
-std::vector<state_buffer> bnb_adam(std::uint64_t numel, bool eight_bit, bool paged) {
+state_buffers bnb_adam(std::uint64_t numel, bool eight_bit, bool paged) {
   const bool quantised = eight_bit && numel >= bnb_min_8bit_size;
   const bool managed = paged && numel >= bnb_paging_min_numel;
   const state_buffer moment{quantised ? numel : numel * 4, managed};
-  std::vector<state_buffer> out{moment, moment};
+  state_buffers out{moment, moment};
   if (quantised) {
     const state_buffer absmax{ceil_div(numel, bnb_block_size) * 4, false};
     out.push_back(absmax);
@@ -26,8 +26,8 @@ std::vector<state_buffer> bnb_adam(std::uint64_t numel, bool eight_bit, bool pag
 
 }  // namespace
 
-std::vector<state_buffer> optimizer_state_buffers(optimizer_kind optimizer, std::uint64_t numel,
-                                                  int element_bytes) {
+state_buffers optimizer_state_buffers(optimizer_kind optimizer, std::uint64_t numel,
+                                      int element_bytes) {
   const bytes e = static_cast<bytes>(element_bytes);
   switch (optimizer) {
     case optimizer_kind::adamw:

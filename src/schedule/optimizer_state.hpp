@@ -3,8 +3,11 @@
 // buffer lives: in the caching allocator (torch.zeros_like) or in CUDA unified memory outside
 // it (bitsandbytes paged optimizers). Facts and sources: docs/schedule.md, "Optimizer state".
 
+#include <array>
+#include <cassert>
+#include <cstddef>
 #include <cstdint>
-#include <vector>
+#include <initializer_list>
 
 #include <vramscope/core/units.hpp>
 #include <vramscope/job/job_spec.hpp>
@@ -27,12 +30,33 @@ struct state_buffer {
   bool managed = false;  // cudaMallocManaged (paged): outside the caching allocator
 };
 
+/// The buffers of one tensor's state: at most four (two moments and, for 8-bit state, their
+/// absmax), kept in place, since the schedule asks for them once per tensor of every row.
+class state_buffers {
+ public:
+  state_buffers() = default;
+  state_buffers(std::initializer_list<state_buffer> buffers) {
+    for (const auto& b : buffers) push_back(b);
+  }
+  void push_back(const state_buffer& b) {
+    assert(count_ < items_.size());
+    items_[count_++] = b;
+  }
+  [[nodiscard]] const state_buffer* begin() const { return items_.data(); }
+  [[nodiscard]] const state_buffer* end() const { return items_.data() + count_; }
+  [[nodiscard]] std::size_t size() const { return count_; }
+
+ private:
+  std::array<state_buffer, 4> items_{};
+  std::size_t count_ = 0;
+};
+
 /// The state buffers `optimizer` creates for a trainable tensor of `numel` elements (a shard
 /// or partition when the strategy shards), with torch-created state in elements of
 /// `element_bytes` (job.optimizer.state). bitsandbytes optimizers ignore `element_bytes`: their
 /// 32-bit state is fp32 whatever the parameter dtype. Empty for SGD without momentum.
-std::vector<state_buffer> optimizer_state_buffers(job::optimizer_kind optimizer, std::uint64_t numel,
-                                                  int element_bytes);
+state_buffers optimizer_state_buffers(job::optimizer_kind optimizer, std::uint64_t numel,
+                                      int element_bytes);
 
 /// Sum of optimizer_state_buffers' sizes, managed or not.
 bytes optimizer_state_bytes(job::optimizer_kind optimizer, std::uint64_t numel, int element_bytes);
