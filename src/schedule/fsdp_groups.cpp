@@ -12,6 +12,7 @@ fsdp_wrapping wrap_units(const layout& lay, const job::job_spec& job) {
   const bool per_block = job.parallel.wrap != "none";
   const auto ep = static_cast<std::uint64_t>(std::max(1, job.parallel.ep));
   std::vector<fsdp_group> experts;
+  w.groups.reserve(lay.units.size() + 1);
   for (std::size_t i = 0; i < lay.units.size(); ++i) {
     const auto& u = lay.units[i];
     const bool is_block = u.kind == model::unit_kind::block || u.kind == model::unit_kind::vision_block;
@@ -22,6 +23,17 @@ fsdp_wrapping wrap_units(const layout& lay, const job::job_spec& job) {
     }
     w.group_of_unit[i] = g;
     w.groups[g].units.push_back(i);
+    if (w.groups[g].tensors.empty()) {  // a block's own group: its tensors at once
+      w.groups[g].tensors.reserve(u.trainable.size());
+      w.groups[g].float8.reserve(u.trainable.size());
+    }
+    if (ep <= 1) {  // no routed experts of their own: every tensor goes to the unit's group
+      for (std::size_t t = 0; t < u.trainable.size(); ++t) {
+        w.groups[g].tensors.push_back(u.trainable[t]);
+        w.groups[g].float8.push_back(t < u.float8.size() && u.float8[t]);
+      }
+      continue;
+    }
     fsdp_group routed{{i}, {}, {}, false, ep};
     for (std::size_t t = 0; t < u.trainable.size(); ++t) {
       const bool own_group = ep > 1 && t < u.expert.size() && u.expert[t];

@@ -419,6 +419,7 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
   const bool per_target = lora.enabled && lora.uses_targets();
   const auto targets = per_target ? model::lora_targets(model, lora.targets) : model::lora_target_set{};
   VRAMSCOPE_EXPECTS(targets, "lora.targets not validated: " + (targets ? "" : targets.error().message));
+  out.units.reserve(model.units.size());
   for (const auto& u : model.units) {
     unit_layout ul;
     ul.name = u.name;
