@@ -17,12 +17,20 @@ struct live_tensor {
   bool live = false;
 };
 
+// The tensor count of the last program this thread replayed: the next (another rank, the next
+// what-if row) is usually alike, so its table is reserved at once instead of regrown.
+thread_local std::size_t last_tensors = 0;
+
 class replayer {
  public:
   replayer(alloc::allocator_model& a, std::size_t points, std::size_t total_events)
       : allocator_(a), total_events_(total_events) {
     stride_ = points > 0 ? std::max<std::size_t>(1, total_events / points) : 0;
+    tensors_.reserve(last_tensors);
   }
+  ~replayer() { last_tensors = tensors_.size(); }
+  replayer(const replayer&) = delete;
+  replayer& operator=(const replayer&) = delete;
 
   // Replays the events of `p` from where the last call stopped; false once an allocation has
   // failed (the replay ends there).
