@@ -74,6 +74,7 @@ class driver {
       if (lu.kind == model::unit_kind::head) head_input = head_input || lu.inputs.head;
     std::size_t block = 0;
     acts_.reserve(m.units.size());
+    acts_of_.reserve(m.units.size());
     const model::stack_shape* last_stack = nullptr;  // the last unit's arguments
     saved_inputs last_inputs;
     for (std::size_t i = 0; i < m.units.size(); ++i) {
@@ -85,12 +86,15 @@ class driver {
       // The head's memory is the loss stage's, modelled once after the last unit. A unit like
       // the one before it (a model's blocks, mostly) has its activations: they are a function
       // of the arguments alone.
-      if (u.kind == model::unit_kind::head)
+      if (u.kind == model::unit_kind::head) {
+        acts_of_.push_back(acts_.size());
         acts_.emplace_back();
-      else if (i > 0 && u.kind == m.units[i - 1].kind && &s == last_stack && inputs == last_inputs)
-        acts_.push_back(acts_.back());
-      else
+      } else if (i > 0 && u.kind == m.units[i - 1].kind && &s == last_stack && inputs == last_inputs) {
+        acts_of_.push_back(acts_of_.back());  // shared until add_frozen_compute changes one
+      } else {
+        acts_of_.push_back(acts_.size());
         acts_.push_back(activations_for(u.kind, s, j, tokens_of(s, j, vision), ctx_.rank.tp, inputs));
+      }
       last_stack = &s;
       last_inputs = inputs;
       const bool is_block = u.kind == model::unit_kind::block || u.kind == model::unit_kind::vision_block;
@@ -188,7 +192,7 @@ class driver {
         workspace_ = out_.alloc(options_.cublas_workspace, category::temporary);
       first_forward_ = false;
       strategy_->pre_forward(u);
-      forward_unit(acts_[u], held_.saved[mb][u], ckpt_[u], {u, kept_unit});
+      forward_unit(acts(u), held_.saved[mb][u], ckpt_[u], {u, kept_unit});
       strategy_->post_forward(u);
     }
     if (has_loss(op)) {
@@ -215,7 +219,7 @@ class driver {
     for (auto it = units.rbegin(); it != units.rend(); ++it) {
       out_.phase("backward:" + model_.units[*it].name + tag(op));
       strategy_->pre_backward(*it);
-      backward_unit(acts_[*it], held_.saved[mb][*it], ckpt_[*it]);
+      backward_unit(acts(*it), held_.saved[mb][*it], ckpt_[*it]);
       strategy_->post_backward(*it);
       out_.free(grad_in);
     }
@@ -245,7 +249,7 @@ class driver {
     const auto& units = pipe_->chunks[c];
     for (auto it = units.rbegin(); it != units.rend(); ++it) {
       out_.phase("backward:" + model_.units[*it].name + tag(op, ", input gradient"));
-      input_gradient_unit(acts_[*it], ckpt_[*it]);
+      input_gradient_unit(acts(*it), ckpt_[*it]);
       kept.push_back(out_.alloc(weight_input_bytes_[*it], category::activations));
     }
     auto sent = out_.alloc(hidden_, category::communication);
@@ -262,7 +266,7 @@ class driver {
     for (auto it = units.rbegin(); it != units.rend(); ++it) {
       out_.phase("backward:" + model_.units[*it].name + tag(op, ", weight gradient"));
       strategy_->pre_backward(*it);
-      if (ckpt_[*it]) transient(acts_[*it].saved, category::activations);  // recomputed again
+      if (ckpt_[*it]) transient(acts(*it).saved, category::activations);  // recomputed again
       free_all(out_, held_.saved[mb][*it]);
       strategy_->post_backward(*it);
     }
@@ -294,7 +298,7 @@ class driver {
       if (first && u == 0)  // cuBLAS workspace: created by the first GEMM, kept for the process
         workspace_ = out_.alloc(options_.cublas_workspace, category::temporary);
       strategy_->pre_forward(u);
-      forward_unit(acts_[u], saved_[u], ckpt_[u], {u, first ? recorded_unit : offloaded_unit});
+      forward_unit(acts(u), saved_[u], ckpt_[u], {u, first ? recorded_unit : offloaded_unit});
       strategy_->post_forward(u);
     }
     out_.phase("forward:loss");
@@ -312,7 +316,7 @@ class driver {
       strategy_->pre_backward(u);
       if (offload_.enabled())
         for (auto id : offload_.unpack(u)) saved_[u].push_back(id);
-      backward_unit(acts_[u], saved_[u], ckpt_[u]);
+      backward_unit(acts(u), saved_[u], ckpt_[u]);
       strategy_->post_backward(u);
     }
   }
@@ -325,9 +329,12 @@ class driver {
   // tensor) and DoRA builds a weight-sized matrix for its norm.
   void add_frozen_compute() {
     const auto tokens = tokens_of(model_.text, job_, false).tokens();
-    for (std::size_t u = 0; u < ctx_.lay.units.size() && u < acts_.size(); ++u) {
+    for (std::size_t u = 0; u < ctx_.lay.units.size() && u < acts_of_.size(); ++u) {
       const auto& lu = ctx_.lay.units[u];
-      auto& a = lu.kind == model::unit_kind::head ? loss_ : acts_[u];
+      if (lu.adapter_saved_per_token == 0 && lu.adapter_transient == 0 &&
+          lu.largest_dequantised == 0 && lu.autocast_frozen_bytes == 0 && lu.float8_linears.empty())
+        continue;  // nothing to add
+      auto& a = lu.kind == model::unit_kind::head ? loss_ : own_acts(u);
       if (lu.adapter_saved_per_token > 0) a.saved.push_back(lu.adapter_saved_per_token * tokens);
       if (lu.adapter_transient > 0) a.forward_temps.push_back(lu.adapter_transient);
       if (lu.largest_dequantised > 0) {
@@ -511,7 +518,21 @@ class driver {
   program_builder out_;
   step_context ctx_;
   strategy* strategy_ = nullptr;
+  // Each unit's activations, acts_[acts_of_[u]]: units alike share one entry until
+  // add_frozen_compute changes one of them (own_acts).
   std::vector<unit_activations> acts_;
+  std::vector<std::size_t> acts_of_;
+  [[nodiscard]] const unit_activations& acts(std::size_t u) const { return acts_[acts_of_[u]]; }
+  unit_activations& own_acts(std::size_t u) {
+    const std::size_t shared = acts_of_[u];
+    for (std::size_t v = 0; v < acts_of_.size(); ++v)
+      if (v != u && acts_of_[v] == shared) {
+        acts_of_[u] = acts_.size();
+        acts_.push_back(acts_[shared]);
+        break;
+      }
+    return acts_[acts_of_[u]];
+  }
   std::vector<bool> ckpt_;
   unit_activations loss_;
   std::vector<std::vector<tensor_id>> saved_;
