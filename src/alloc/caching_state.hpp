@@ -76,7 +76,7 @@ struct cblock_fields {
   bool small = false;
   bool allocated = false;
   bool mapped = true;
-  bool live = false;  // the slot holds a block
+  bool live = false;                    // the slot holds a block
   size_set::iterator in_blocks{};       // its place in pool.blocks while cached and mapped
   address_set::iterator in_unmapped{};  // its place in pool.unmapped while unmapped
 };
@@ -99,8 +99,8 @@ struct block_pool {
   bool small;
   node_arena block_nodes;  // before the sets that draw from them
   node_arena unmapped_nodes;
-  size_set blocks;        // cached, mapped, reusable
-  address_set unmapped;   // expandable
+  size_set blocks;                    // cached, mapped, reusable
+  address_set unmapped;               // expandable
   std::int64_t free_block_calls = 0;  // get_free_blocks_call_count (garbage collection age)
 };
 

@@ -63,8 +63,13 @@ class driver {
  public:
   driver(const model::model_spec& m, const job::job_spec& j, int rank, const schedule_options& o,
          std::optional<pipeline_part> pipe = std::nullopt, program_watcher* watcher = nullptr)
-      : model_(m), job_(j), options_(o), pipe_(std::move(pipe)), out_(watcher),
-        ctx_{m, j, make_rank_info(j, rank), {}, out_}, offload_(j, out_) {
+      : model_(m),
+        job_(j),
+        options_(o),
+        pipe_(std::move(pipe)),
+        out_(watcher),
+        ctx_{m, j, make_rank_info(j, rank), {}, out_},
+        offload_(j, out_) {
     ctx_.rank.place_read = &place_read_;
     ctx_.lay = make_layout(m, j, ctx_.rank);
     record_stream_ = collectives_record_stream(j);
@@ -89,11 +94,13 @@ class driver {
       if (u.kind == model::unit_kind::head) {
         acts_of_.push_back(acts_.size());
         acts_.emplace_back();
-      } else if (i > 0 && u.kind == m.units[i - 1].kind && &s == last_stack && inputs == last_inputs) {
+      } else if (i > 0 && u.kind == m.units[i - 1].kind && &s == last_stack &&
+                 inputs == last_inputs) {
         acts_of_.push_back(acts_of_.back());  // shared until add_frozen_compute changes one
       } else {
         acts_of_.push_back(acts_.size());
-        acts_.push_back(activations_for(u.kind, s, j, tokens_of(s, j, vision), ctx_.rank.tp, inputs));
+        acts_.push_back(
+            activations_for(u.kind, s, j, tokens_of(s, j, vision), ctx_.rank.tp, inputs));
       }
       last_stack = &s;
       last_inputs = inputs;
@@ -468,8 +475,9 @@ class driver {
   template <typename Keep>
   void for_each_saved(const unit_activations& a, Keep keep) {
     for (std::size_t i = 0; i < a.saved.size(); ++i) {
-      const bool around = i == a.saved_from_at && !(a.saved_from.empty() && a.gathered_from.empty() &&
-                                                    a.saved_scratch.empty() && a.saved_after.empty());
+      const bool around =
+          i == a.saved_from_at && !(a.saved_from.empty() && a.gathered_from.empty() &&
+                                    a.saved_scratch.empty() && a.saved_after.empty());
       if (around) {
         sources_.clear();
         gathered_.clear();
@@ -540,7 +548,8 @@ class driver {
   std::vector<tensor_id> steps_;  // run_steps' ids, by step
   tensor_id carried_ = 0;         // a stepped unit's output, the next unit's input
   tensor_id workspace_ = 0;
-  std::vector<tensor_id> recomputed_, temps_, transient_, sources_, gathered_;  // the passes' scratch
+  std::vector<tensor_id> recomputed_, temps_, transient_, sources_,
+      gathered_;  // the passes' scratch
   // run_pipeline's: what a pass leaves for a later one, per micro-batch.
   struct pipeline_held {
     std::vector<std::vector<std::vector<tensor_id>>> saved;          // [micro][unit]

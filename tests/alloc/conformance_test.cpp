@@ -172,7 +172,9 @@ TEST_P(AllocatorConformance, StatsStayConsistentUnderMixedWorkload) {
 }
 
 bool same_stats(const allocator_stats& a, const allocator_stats& b) {
-  auto same = [](const stat& x, const stat& y) { return x.current == y.current && x.peak == y.peak; };
+  auto same = [](const stat& x, const stat& y) {
+    return x.current == y.current && x.peak == y.peak;
+  };
   return same(a.allocated, b.allocated) && same(a.active, b.active) &&
          same(a.reserved, b.reserved) && same(a.requested, b.requested) &&
          a.inactive_split == b.inactive_split && a.segments == b.segments &&
@@ -202,7 +204,7 @@ TEST_P(AllocatorConformance, CopiedStateGoesOnAsTheModel) {
   };
   auto draw = [&rng] {
     const auto kind = rng() % 20;
-    const bytes size = kind < 10 ? 1 + rng() % 1_MiB
+    const bytes size = kind < 10   ? 1 + rng() % 1_MiB
                        : kind < 17 ? 1_MiB + rng() % 11_MiB
                                    : 12_MiB + rng() % 180_MiB;
     return choice{rng() % 100, size, rng(), static_cast<stream_id>(rng() % 3)};

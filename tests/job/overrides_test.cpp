@@ -71,8 +71,9 @@ TEST(Overrides, ExplicitValuesAreNotRederived) {
 // detail::assign sets a field in place, trusting every setter to leave the job as it was
 // when the value is refused: try values that some field refuses on every field.
 TEST(Overrides, ARefusedValueLeavesTheJobAsItWas) {
-  const job_spec start = resolved("model: { model_type: llama, hidden_size: 64 }\n"
-                                  "lora: { rank: 8 }\nenv: { A: b }\n");
+  const job_spec start = resolved(
+      "model: { model_type: llama, hidden_size: 64 }\n"
+      "lora: { rank: 8 }\nenv: { A: b }\n");
   const auto before = to_json(start).dump();
   int refused = 0;
   for (const auto& path : field_paths())

@@ -60,8 +60,8 @@ namespace vramscope::detail {
 }  // namespace vramscope::detail
 
 /// Bugs and broken preconditions: throws std::logic_error naming file and line.
-#define VRAMSCOPE_EXPECTS(cond, msg)                                     \
-  do {                                                                   \
-    if (!(cond)) [[unlikely]]                                            \
-      ::vramscope::detail::contract_failed(__FILE__, __LINE__, (msg));   \
+#define VRAMSCOPE_EXPECTS(cond, msg)                                   \
+  do {                                                                 \
+    if (!(cond)) [[unlikely]]                                          \
+      ::vramscope::detail::contract_failed(__FILE__, __LINE__, (msg)); \
   } while (false)
