@@ -477,11 +477,12 @@ unit_activations loss_parallel(std::uint64_t c, std::uint64_t nv) {
 unit_activations head(const dims& d, const model::stack_shape& s, const job::job_spec& job) {
   unit_activations a;
   const bool sharded_head = d.tp > 1 && job.parallel.tp_head;
-  const bool whole_logits = d.tp > 1 && !job.vocab_parallel_loss(static_cast<int>(d.tp));
-  const std::uint64_t v = sharded_head && !whole_logits ? s.vocab / d.tp : s.vocab;
+  const bool vocab_parallel = job.vocab_parallel_loss(static_cast<int>(d.tp));
+  const bool whole_logits = d.tp > 1 && !vocab_parallel;
+  const std::uint64_t lv = sharded_head ? s.vocab / d.tp : s.vocab;  // the rank's rows of the head
+  const std::uint64_t v = whole_logits ? s.vocab : lv;
   const std::uint64_t nv = d.n * v;
   if (job.training.loss == job::loss_impl::liger_fused) {  // on the rank's part of the head
-    const std::uint64_t lv = sharded_head ? s.vocab / d.tp : s.vocab;
     const std::uint64_t inc = ceil_div(lv, std::max<std::uint64_t>(1, d.h));
     std::uint64_t chunk = 1;
     while (chunk < ceil_div(d.n, inc)) chunk *= 2;
@@ -545,9 +546,7 @@ unit_activations head(const dims& d, const model::stack_shape& s, const job::job
     a.backward_temps.push_back(d.c * nv);                 // their gradient
     return a;
   }
-  if (job.vocab_parallel_loss(static_cast<int>(d.tp)) &&
-      job.parallel.kind != job::strategy::megatron)
-    return loss_parallel(d.c, nv);
+  if (vocab_parallel && job.parallel.kind != job::strategy::megatron) return loss_parallel(d.c, nv);
   if (sharded_head && whole_logits) {
     // Shard_(-1) -> Replicate: the all-gather stacks the shards on dim 0 (tp x the shard), and
     // their concatenation on the vocabulary is the logits

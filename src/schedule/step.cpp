@@ -484,9 +484,9 @@ class driver {
         for (auto b : a.gathered_from) gathered_.push_back(out_.alloc(b, category::temporary));
         for (auto b : a.saved_from) {
           sources_.push_back(out_.alloc(b, category::temporary));
-          if (sources_.size() == 1) release_last_first(gathered_);
+          if (sources_.size() == 1) release_last_first(gathered_);  // assembled: its parts go
         }
-        release_last_first(gathered_);
+        release_last_first(gathered_);  // no saved_from to assemble: they go now
         transient(a.saved_scratch, category::temporary);
       }
       keep(i, a.saved[i]);
