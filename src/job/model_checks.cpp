@@ -12,10 +12,6 @@ namespace vramscope::job {
 
 namespace {
 
-// What pipeline parallelism needs of the model (schedule/pipeline.cpp splits it as torchtitan
-// does): one decoder stack, no head tied to the embedding (the first and last stages would both
-// hold it), and at least one block in every stage once the embedding and the output count as
-// one block each.
 std::uint64_t blocks_of(const model::model_spec& model) {
   return static_cast<std::uint64_t>(
       std::count_if(model.units.begin(), model.units.end(),
@@ -29,6 +25,10 @@ std::uint64_t stages_from_layers(const job_spec& job, const model::model_spec& m
   return (blocks_of(model) + 2 + per - 1) / per;
 }
 
+// What pipeline parallelism needs of the model (schedule/pipeline.cpp splits it as torchtitan
+// does): one decoder stack, no head tied to the embedding (the first and last stages would both
+// hold it), and at least one block in every stage once the embedding and the output count as
+// one block each.
 status check_pipeline_model(const job_spec& job, const model::model_spec& model) {
   if (job.parallel.pp <= 1) return ok();
   if (job.parallel.pp_layers_per_stage > 0) {
@@ -44,7 +44,8 @@ status check_pipeline_model(const job_spec& job, const model::model_spec& model)
                                                  "parallel.pp_layers_per_stage"))
       return *err;
   }
-  const int stages = job.parallel.pp * stages_per_rank(job, model);
+  const int per_rank = stages_per_rank(job, model);
+  const int stages = job.parallel.pp * per_rank;
   if (model.vision || !model.extra.empty())
     return detail::field_error(job, "parallel.pp",
                                fmt::format("pipeline parallelism is planned for decoder-only models; "
@@ -54,22 +55,21 @@ status check_pipeline_model(const job_spec& job, const model::model_spec& model)
                                fmt::format("{} ties its head to its embedding, which the first and "
                                            "last pipeline stages would both hold; not planned",
                                            model.name));
-  std::uint64_t blocks = 0;
   for (const auto& u : model.units) {
-    if (u.kind == model::unit_kind::block) ++blocks;
-    else if (u.kind != model::unit_kind::embedding && u.kind != model::unit_kind::norm &&
-             u.kind != model::unit_kind::head)
+    if (u.kind != model::unit_kind::block && u.kind != model::unit_kind::embedding &&
+        u.kind != model::unit_kind::norm && u.kind != model::unit_kind::head)
       return detail::field_error(job, "parallel.pp",
                                  fmt::format("pipeline parallelism is planned for decoder-only "
                                              "models; {} has a {} unit ({})", model.name,
                                              model::name_of(u.kind), u.name));
   }
+  const auto blocks = blocks_of(model);
   if ((blocks + 2) / static_cast<std::uint64_t>(stages) < 2)
     return detail::field_error(
         job, "parallel.pp",
         fmt::format("{} blocks (plus the embedding and the head) cannot fill {} pipeline stages "
                     "(pp {} x pp_stages_per_rank {}) with a block each",
-                    blocks, stages, job.parallel.pp, stages_per_rank(job, model)));
+                    blocks, stages, job.parallel.pp, per_rank));
   return ok();
 }
 
