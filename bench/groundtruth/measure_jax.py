@@ -178,6 +178,13 @@ def measure(args, job, s):
     record = build_record(args, job, s, rec, probe, notes)
     record["harness"].update({"pool_bytes_meant": pool, "gpu_total_bytes": total,
                               "wall_s": round(time.monotonic() - started, 1)})
+    if total and total > s["hardware.gpu_memory"]:
+        # The pool is scaled to the job's capacity, the compiled program is not: XLA fuses and
+        # autotunes for the device it sees (the same jax 0.11.2 step kept a 15.05 GiB temporary
+        # buffer on an H100 and 17.68 GiB on an H200, bench/README.md).
+        record["harness"]["remarks"].append(
+            f"XLA compiled the step for this GPU ({total} B), not for the job's "
+            f"({s['hardware.gpu_memory']} B); only the pool was scaled to the job's capacity")
     recording.append_line(args.out, record)
     return 0
 

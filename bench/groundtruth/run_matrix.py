@@ -132,8 +132,14 @@ def run_one(args, run, timeout):
     try:
         proc = subprocess.run(command(args, run), capture_output=True, text=True, timeout=timeout,
                               cwd=REPO)
-    except subprocess.TimeoutExpired:
-        return "timeout", None, time.monotonic() - started, f"killed after {timeout:.0f} s"
+    except subprocess.TimeoutExpired as stopped:
+        # What the case printed before it was stopped says where its time went.
+        partial = stopped.stderr or ""
+        if isinstance(partial, bytes):
+            partial = partial.decode("utf-8", "replace")
+        tail = "\n".join(partial.strip().splitlines()[-6:])
+        return ("timeout", None, time.monotonic() - started,
+                f"killed after {timeout:.0f} s" + (f"\n{tail}" if tail else ""))
     seconds = time.monotonic() - started
     tail = "\n".join(proc.stderr.strip().splitlines()[-6:])
     if proc.returncode == 4:

@@ -41,6 +41,60 @@ class RanInstead(unittest.TestCase):
         self.assertEqual(job["training"], {"loss": "hf"})
 
 
+class FakeTorch:
+    """The two calls cap_memory makes, on a GPU of `total` bytes."""
+
+    def __init__(self, total):
+        self.total, self.fraction = total, None
+        self.cuda = self
+
+    def get_device_properties(self, index):
+        return argparse.Namespace(total_memory=self.total)
+
+    def set_per_process_memory_fraction(self, fraction, index):
+        self.fraction = fraction
+
+
+class FakeProbe:
+    def read(self):
+        return 512 << 20, None  # what the process holds already (its CUDA context)
+
+
+class CapMemory(unittest.TestCase):
+    H100 = 85520809984        # NVML's total of an H100 80GB HBM3, the job's capacity
+    H100_TORCH = 85017493504  # torch's total of the same GPU (the driver's share excluded)
+    H200_TORCH = 150754820096
+
+    def cap(self, torch_total, allow_smaller=False):
+        import measure_torch
+        fake = FakeTorch(torch_total)
+        saved = sys.modules.get("torch")
+        sys.modules["torch"] = fake
+        try:
+            limit = measure_torch.cap_memory({"hardware.gpu_memory": self.H100}, FakeProbe(),
+                                             allow_smaller)
+        finally:
+            if saved is None:
+                del sys.modules["torch"]
+            else:
+                sys.modules["torch"] = saved
+        return limit, fake.fraction
+
+    def test_the_jobs_own_gpu_is_not_capped(self):
+        self.assertEqual(self.cap(self.H100_TORCH), (None, None))
+
+    def test_a_larger_gpu_is_capped_to_the_jobs_capacity(self):
+        limit, fraction = self.cap(self.H200_TORCH)
+        self.assertEqual(limit, self.H100 - (512 << 20))
+        self.assertAlmostEqual(fraction, limit / self.H200_TORCH)
+
+    def test_a_smaller_gpu_is_skipped_unless_allowed(self):
+        import torch_build
+        with self.assertRaises(torch_build.Skip):
+            self.cap(self.H100 // 2)
+        self.assertEqual(self.cap(self.H100 // 2, allow_smaller=True), (None, None))
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--groundtruth", required=True)
