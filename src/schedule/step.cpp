@@ -155,7 +155,6 @@ class driver {
     const auto tokens = tokens_of(model_.text, job_, false).tokens();
     const auto compute = static_cast<bytes>(ctx_.lay.dtypes.compute);
     hidden_ = tokens * model_.text.hidden * compute;
-    logits_ = tokens * model_.text.vocab * compute;
     const auto m = static_cast<std::size_t>(micros), chunks = pipe_->chunks.size();
     held_.saved.assign(m, std::vector<std::vector<tensor_id>>(model_.units.size()));
     held_.loss_saved.assign(m, {});
@@ -203,9 +202,18 @@ class driver {
       strategy_->post_forward(u);
     }
     if (has_loss(op)) {
+      // The last stage's output is the logits the model returns, and its loss reads them: the
+      // stage keeps them in fwd_cache until this micro-batch's backward, so the loss's own
+      // logits (its first source) stay as the stage's output instead of going once the loss has
+      // read them. A loss that keeps its logits itself (compiled) or never makes them whole
+      // (chunked, fused) leaves nothing more to keep; nor does Megatron-LM, whose last stage
+      // outputs the loss (schedules.forward_step returns the loss as its output tensor).
       out_.phase("forward:loss" + tag(op));
-      held_.stage_output[mb][c] = out_.alloc(logits_, category::activations);
+      keep_logits_ = job_.parallel.kind != job::strategy::megatron;
+      stage_logits_ = 0;
       forward_unit(loss_, held_.loss_saved[mb], false, {0, kept_unit});
+      keep_logits_ = false;
+      held_.stage_output[mb][c] = stage_logits_;
     } else {
       held_.stage_output[mb][c] = out_.alloc(hidden_, category::activations);
     }
@@ -482,9 +490,12 @@ class driver {
         sources_.clear();
         gathered_.clear();
         for (auto b : a.gathered_from) gathered_.push_back(out_.alloc(b, category::temporary));
-        for (auto b : a.saved_from) {
-          sources_.push_back(out_.alloc(b, category::temporary));
-          if (sources_.size() == 1) release_last_first(gathered_);  // assembled: its parts go
+        for (std::size_t k = 0; k < a.saved_from.size(); ++k) {
+          if (k == 0 && keep_logits_)  // a pipeline stage's output (pipeline_forward)
+            stage_logits_ = out_.alloc(a.saved_from[k], category::activations);
+          else
+            sources_.push_back(out_.alloc(a.saved_from[k], category::temporary));
+          if (k == 0) release_last_first(gathered_);  // assembled: its parts go
         }
         release_last_first(gathered_);  // no saved_from to assemble: they go now
         transient(a.saved_scratch, category::temporary);
@@ -559,7 +570,9 @@ class driver {
     std::vector<std::vector<std::vector<tensor_id>>> weight_inputs;  // [micro][chunk], I to W
   } held_;
   std::vector<bytes> weight_input_bytes_;  // per unit: what an input-gradient pass keeps
-  bytes hidden_ = 0, logits_ = 0;          // one micro-batch's hidden states and logits
+  bytes hidden_ = 0;                       // one micro-batch's hidden states
+  bool keep_logits_ = false;               // for_each_saved keeps the loss's first source...
+  tensor_id stage_logits_ = 0;             // ...as this id
   bool first_forward_ = true;
   bool record_stream_ = false;
   bool place_read_ = false;  // building read the rank's place in the mesh (rank_info)

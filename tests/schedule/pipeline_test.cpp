@@ -284,6 +284,34 @@ TEST(PipelinePlan, SplitBackwardHoldsFewerPassesPlusTheWeightGradientInputs) {
   }
 }
 
+// The most tensors of `size` bytes alive at once in a program.
+int most_alive_of_size(const program& p, bytes size) {
+  std::set<std::uint32_t> alive;
+  std::size_t most = 0;
+  for (const auto& e : p.events) {
+    if (e.kind == event_kind::alloc && e.size == size) alive.insert(e.tensor);
+    if (e.kind == event_kind::free) alive.erase(e.tensor);
+    most = std::max(most, alive.size());
+  }
+  return static_cast<int>(most);
+}
+
+TEST(PipelinePlan, TheLastStageKeepsEachMicroBatchsLogitsOnce) {
+  // The last stage's output is the logits its loss reads: one tensor, kept from the loss's
+  // forward to its backward, per micro-batch in flight (one under 1F1B, all of them under
+  // GPipe), not a second copy beside the loss's.
+  const auto m = testing::tiny_llama(32000, 1024, 4096, 14);
+  for (auto [schedule, in_flight] :
+       {std::pair{job::pp_schedule::one_f_one_b, 1}, std::pair{job::pp_schedule::gpipe, 8}}) {
+    const auto j = pipeline_job(schedule, 8);  // bf16 logits, an fp32 loss
+    auto p = build_program(m, j, 3);
+    ASSERT_TRUE(p) << p.error().to_string();
+    const bytes logits = 512ull * 32000 * 2;
+    EXPECT_EQ(most_alive_of_size(*p, logits), in_flight);
+    EXPECT_TRUE(exact_replay(*p).well_formed);
+  }
+}
+
 TEST(PipelinePlan, StagesAreRepresentedByTheirFirstRank) {
   auto j = pipeline_job(job::pp_schedule::one_f_one_b, 4);
   j.parallel.kind = job::strategy::fsdp2;
