@@ -281,7 +281,11 @@ class driver {
     for (auto it = units.rbegin(); it != units.rend(); ++it) {
       out_.phase("backward:" + model_.units[*it].name + tag(op, ", weight gradient"));
       strategy_->pre_backward(*it);
-      if (ckpt_[*it]) transient(acts(*it).saved, category::activations);  // recomputed again
+      if (ckpt_[*it]) {  // recomputed again, in op order as the input-gradient pass did
+        recompute(acts(*it));
+        transient(acts(*it).forward_temps, category::temporary);
+        free_all(out_, recomputed_);
+      }
       free_all(out_, held_.saved[mb][*it]);
       strategy_->post_backward(*it);
     }

@@ -312,6 +312,45 @@ TEST(PipelinePlan, TheLastStageKeepsEachMicroBatchsLogitsOnce) {
   }
 }
 
+TEST(PipelinePlan, TheWeightGradientPassRecomputesACheckpointedBlockAsTheInputPassDid) {
+  // Under a zero-bubble schedule a checkpointed block runs its forward again in both passes:
+  // the weight-gradient pass allocates what the input-gradient pass's recomputation does, the
+  // temporaries of eager attention's forward in op order included, but not the input
+  // gradient's own temporaries.
+  const auto m = testing::tiny_llama(32000, 1024, 4096, 14);
+  auto j = pipeline_job(job::pp_schedule::interleaved_zero_bubble, 8);
+  j.training.activation_checkpointing = job::checkpointing::full;
+  j.training.attention = job::attention_impl::eager;
+  auto p = build_program(m, j, 1);
+  ASSERT_TRUE(p) << p.error().to_string();
+  // The first block of the rank whose weight gradient comes as a pass of its own.
+  std::string block;
+  for (const auto& name : p->phase_names)
+    if (name.rfind("backward:layers.", 0) == 0 &&
+        name.find("weight gradient") != std::string::npos) {
+      block = name.substr(0, name.find(" (") + 15);  // "backward:layers.N (micro-batch M"
+      break;
+    }
+  ASSERT_FALSE(block.empty()) << "no weight-gradient pass";
+  std::multiset<std::pair<int, bytes>> input, weight;  // activations and temporaries
+  for (const auto& e : p->events) {
+    if (e.kind != event_kind::alloc ||
+        (e.cat != category::activations && e.cat != category::temporary))
+      continue;
+    const auto& name = p->phase_names[e.phase];
+    if (name.rfind(block, 0) != 0) continue;
+    const auto key = std::make_pair(static_cast<int>(e.cat), e.size);
+    if (name.find("input gradient") != std::string::npos) input.insert(key);
+    if (name.find("weight gradient") != std::string::npos) weight.insert(key);
+  }
+  EXPECT_TRUE(std::includes(input.begin(), input.end(), weight.begin(), weight.end())) << block;
+  EXPECT_LT(weight.size(), input.size()) << block;
+  EXPECT_TRUE(std::any_of(weight.begin(), weight.end(), [](const auto& k) {
+    return k.first == static_cast<int>(category::temporary);
+  })) << "the recomputed forward's temporaries";
+  EXPECT_TRUE(exact_replay(*p).well_formed);
+}
+
 TEST(PipelinePlan, StagesAreRepresentedByTheirFirstRank) {
   auto j = pipeline_job(job::pp_schedule::one_f_one_b, 4);
   j.parallel.kind = job::strategy::fsdp2;
