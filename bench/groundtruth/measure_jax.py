@@ -41,6 +41,9 @@ def parse_args(argv):
     p.add_argument("--out", default="-", help="JSONL file to append to (default stdout)")
     p.add_argument("--case", default=None)
     p.add_argument("--rank", type=int, default=0, help="accepted for run_matrix.py; must be 0")
+    p.add_argument("--dump-hlo", default=None, metavar="FILE",
+                   help="also write the compiled step's optimised HLO (its buffer assignment "
+                        "decides the temporary buffer) to FILE")
     return p.parse_args(argv)
 
 
@@ -113,8 +116,9 @@ def gpu_total_bytes():
 
 
 class JaxRecorder:
-    def __init__(self, probe):
+    def __init__(self, probe, dump_hlo=None):
         self.probe, self.phases, self.oom_phase, self.oom_message = probe, {}, None, None
+        self.compiled, self.dump_hlo = None, dump_hlo
 
     def run(self, name, fn):
         self.probe.take_peak()
@@ -168,7 +172,7 @@ def measure(args, job, s):
     probe = recording.DeviceProbe(fallback="smi")
     probe.start()
     started = time.monotonic()
-    rec = JaxRecorder(probe)
+    rec = JaxRecorder(probe, args.dump_hlo)
     try:
         run_phases(s, shape, rec)
     except Exception:
@@ -178,6 +182,8 @@ def measure(args, job, s):
     record = build_record(args, job, s, rec, probe, notes)
     record["harness"].update({"pool_bytes_meant": pool, "gpu_total_bytes": total,
                               "wall_s": round(time.monotonic() - started, 1)})
+    if rec.compiled is not None:
+        record["harness"]["compiled_step"] = rec.compiled
     if total and total > s["hardware.gpu_memory"]:
         # The pool is scaled to the job's capacity, the compiled program is not: XLA fuses and
         # autotunes for the device it sees (the same jax 0.11.2 step kept a 15.05 GiB temporary
@@ -217,6 +223,29 @@ def run_phases(s, shape, rec):
         tokens = jax.device_put(np.random.randint(0, shape["vocab"], (
             s["training.micro_batch"] * need, s["training.seq_len"]), dtype=np.int32), batch)
         train, opt_state, _ = rec.run(f"step{i}", lambda: step(train, frozen, opt_state, tokens))
+    # After the measured steps, so that nothing here changes them: XLA's own account of the
+    # step it compiled (the persistent compilation cache, when set, makes this a lookup).
+    try:
+        compiled = step.lower(train, frozen, opt_state, tokens).compile()
+        rec.compiled = memory_analysis_record(compiled.memory_analysis())
+        if rec.dump_hlo:
+            with open(rec.dump_hlo, "w", encoding="utf-8") as f:
+                f.write(compiled.as_text())
+    except Exception as error:  # noqa: BLE001 - older jax: no memory_analysis; the line stands
+        rec.compiled = {"error": f"{type(error).__name__}: {error}"[:300]}
+
+
+MEMORY_ANALYSIS_FIELDS = ("temp_size_in_bytes", "argument_size_in_bytes", "output_size_in_bytes",
+                          "alias_size_in_bytes", "generated_code_size_in_bytes",
+                          "host_temp_size_in_bytes")
+
+
+def memory_analysis_record(analysis):
+    """The byte counts of a compiled executable's memory_analysis() that it has."""
+    if analysis is None:
+        return {"error": "memory_analysis() returned nothing"}
+    return {k: int(getattr(analysis, k)) for k in MEMORY_ANALYSIS_FIELDS
+            if isinstance(getattr(analysis, k, None), int)}
 
 
 def fsdp_spec(dims, n):

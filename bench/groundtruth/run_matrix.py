@@ -55,7 +55,8 @@ def parse_args(argv):
     p.add_argument("--snapshots", default=None, metavar="DIR",
                    help="also write each case's allocator history to DIR/<case>-rank<N>.pickle "
                         "(torch.cuda.memory._dump_snapshot, without stack traces, so that the "
-                        "files stay small); `vramscope snapshot FILE` reads them")
+                        "files stay small); `vramscope snapshot FILE` reads them. For a JAX case, "
+                        "the compiled step's optimised HLO to DIR/<case>.hlo.txt instead")
     p.add_argument("--describe-out", default=None, metavar="FILE.jsonl",
                    help="run nothing; write one line per case with the settings the harness "
                         "would apply and no peaks (\"measured\": false), for "
@@ -93,10 +94,13 @@ def command(args, run):
            "--out", args.out, "--case", run["name"]]
     for item in run["set"]:
         cmd += ["--set", item]
-    if args.snapshots and script_for(run) == "measure_torch.py":
+    if args.snapshots:
         name = re.sub(r"[^A-Za-z0-9_.-]", "_", run["name"])
-        cmd += ["--snapshot", os.path.join(args.snapshots, f"{name}-rank{run['rank']}.pickle"),
-                "--snapshot-stacks", "none"]
+        if script_for(run) == "measure_torch.py":
+            cmd += ["--snapshot", os.path.join(args.snapshots, f"{name}-rank{run['rank']}.pickle"),
+                    "--snapshot-stacks", "none"]
+        else:
+            cmd += ["--dump-hlo", os.path.join(args.snapshots, f"{name}.hlo.txt")]
     return cmd
 
 

@@ -95,6 +95,35 @@ class CapMemory(unittest.TestCase):
         self.assertEqual(self.cap(self.H100 // 2, allow_smaller=True), (None, None))
 
 
+class CompiledStep(unittest.TestCase):
+    """What a JAX line records of XLA's own account of the step it compiled."""
+
+    def test_keeps_the_byte_counts_the_analysis_has(self):
+        import measure_jax
+        analysis = argparse.Namespace(temp_size_in_bytes=15 << 30, argument_size_in_bytes=5 << 30,
+                                      output_size_in_bytes=5 << 30, alias_size_in_bytes=5 << 30,
+                                      generated_code_size_in_bytes=1 << 20,
+                                      serialized_hlo_proto=b"...")
+        record = measure_jax.memory_analysis_record(analysis)
+        self.assertEqual(record["temp_size_in_bytes"], 15 << 30)
+        self.assertEqual(record["alias_size_in_bytes"], 5 << 30)
+        self.assertNotIn("host_temp_size_in_bytes", record)  # an older jaxlib has none
+        self.assertNotIn("serialized_hlo_proto", record)
+
+    def test_says_when_there_is_none(self):
+        import measure_jax
+        self.assertIn("error", measure_jax.memory_analysis_record(None))
+
+    def test_snapshots_of_a_jax_case_are_its_compiled_hlo(self):
+        import run_matrix
+        args = run_matrix.parse_args(["bench/matrices/full.yaml", "--snapshots", "/tmp/histories"])
+        jax_run = {"name": "jax-prealloc-off", "rank": 0, "set": [],
+                   "job": os.path.join(run_matrix.REPO, "bench/matrices/jobs/jax-small.yaml")}
+        cmd = run_matrix.command(args, jax_run)
+        self.assertEqual(cmd[cmd.index("--dump-hlo") + 1], "/tmp/histories/jax-prealloc-off.hlo.txt")
+        self.assertNotIn("--snapshot", cmd)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--groundtruth", required=True)
