@@ -212,14 +212,22 @@ void add_routing(unit_activations& a, const dims& d, const model::stack_shape& s
 }
 
 // A forward that keeps nothing for backward, as a list of steps (forward_step).
+// Entries are numbered from `base` (a backward's list begins with the unit's saved tensors).
 class step_list {
  public:
-  std::size_t alloc(bytes b) {
-    steps.push_back({b, 0});
-    return steps.size() - 1;
+  explicit step_list(std::size_t base = 0) : base_(base) {}
+  std::size_t alloc(bytes b, bool gemm = false) {
+    steps.push_back({b, 0, gemm});
+    return base_ + steps.size() - 1;
   }
-  void free(std::size_t step) { steps.push_back({0, step}); }
+  void weight_cast(bytes b) { steps.push_back({b, 0, false, true}); }
+  void free(std::size_t entry) { steps.push_back({0, entry}); }
+  // A matmul whose output another part of the plan makes (a weight's gradient, the strategy's).
+  void gemm() { steps.push_back({0, 0, true}); }
   std::vector<forward_step> steps;
+
+ private:
+  std::size_t base_ = 0;
 };
 
 // Python frees each intermediate once its last reference goes, so a forward that saves nothing
@@ -308,6 +316,91 @@ void llama_block_steps(unit_activations& a, const dims& d) {
   a.checkpointed_forward = std::move(p.steps);
 }
 
+// The same layer under torch.autocast over fp32 weights, keeping what backward needs: the
+// residual stream is fp32 (the embedding and the adds are not autocast ops), and so are the
+// norm's output and RoPE's products with the fp32 cos and sin; each projection casts its fp32
+// input to the compute dtype and the matmul keeps the cast (autocast caches only casts of
+// leaf tensors that require grad), SDPA casts the roped q and k (evaluated right to left, as
+// autocast's wrapper casts the arguments, k first) and keeps them. Measured in the allocator
+// history of ddp-bf16mixed-sgd (Qwen2.5-0.5B, bench/data/snapshots/h200-2026-11-26.tgz), one
+// layer in MiB, `-` a free: +14 -14 (the square) +14 (normalised, kept) +14 (norm output) +7
+// (q's input cast, kept) +7 (q) +7 +1 (k) +7 +1 (v, kept) +14 +3.5 +7 -3.5 +14 -7 +14 -14 -14
+// (RoPE of q) +2 +0.5 +1 -0.5 +2 -1 +2 -2 -2 (of k) -7 -1 +1 +7 (the kernel's casts) +7 (its
+// output) +7 (o_proj) -14 -2 -14 +14 (the residual sum) -7, then the MLP: +14 -14 +14 +14 +7
+// +38 +38 +7 +38 +38 +7 -14 (+14, the next layer's input) -7 (the weights' casts left out);
+// the weights' casts come each before its matmul's input cast (+1.5 before q's, +0.2 before k's
+// and v's, +1.5 before o_proj, +8.3 before gate, up and down; the biases' casts, a few KiB, are
+// left out). The model's first matmul, which creates the main thread's cuBLAS
+// workspace, is the rotary embedding's (`inv_freq_expanded @ position_ids_expanded`, run before
+// the first layer): measured +14 (the embedding's output) +32 (the workspace).
+void autocast_llama_block_steps(unit_activations& a, const dims& d, const model::stack_shape& s) {
+  step_list p;
+  const std::uint64_t nh = d.n * d.h, nkv = d.n * d.kv, rows = d.n;
+  const std::uint64_t x = d.c * nh, kv = d.c * nkv, inner = d.c * d.n * d.i, stream = d.r * nh;
+  const std::uint64_t q_rows =
+      s.heads * (s.head_dim ? s.head_dim : s.hidden / std::max<std::uint64_t>(1, s.heads));
+  const auto cast = [&](std::uint64_t out, std::uint64_t in) { p.weight_cast(d.c * out * in); };
+  auto norm = [&] {  // Qwen2RMSNorm / LlamaRMSNorm on the fp32 stream: `.to(float32)` is a no-op
+    p.free(p.alloc(stream));  // the square
+    p.alloc(4 * rows);        // rstd, kept
+    p.alloc(stream);          // the normalised value, kept by the weight multiply
+    return p.alloc(stream);   // the output
+  };
+  auto rope = [&](std::uint64_t values) {  // fp32 products with cos and sin
+    const auto by_cos = p.alloc(d.r * values);
+    const auto negated = p.alloc(d.c * values / 2);
+    const auto rotated = p.alloc(d.c * values);
+    p.free(negated);
+    const auto by_sin = p.alloc(d.r * values);
+    p.free(rotated);
+    const auto out = p.alloc(d.r * values);
+    p.free(by_cos);
+    p.free(by_sin);
+    return out;
+  };
+  p.alloc(stream);  // the block's input, kept by the square
+  p.gemm();         // the rotary embedding's matmul (inv_freq @ positions), the model's first
+  const auto n1 = norm();
+  cast(q_rows, s.hidden);  // each matmul casts its weight, then its input (right to left)
+  p.alloc(x);              // q's input cast
+  const auto q = p.alloc(x);
+  cast(d.kv, s.hidden);
+  p.alloc(x);  // k's
+  const auto k = p.alloc(kv);
+  cast(d.kv, s.hidden);
+  p.alloc(x);   // v's
+  p.alloc(kv);  // v, kept by the kernel
+  const auto q_rot = rope(nh);
+  const auto k_rot = rope(nkv);
+  p.free(q);
+  p.free(k);
+  p.alloc(kv);  // the kernel's casts of k and q, kept
+  p.alloc(x);
+  p.alloc(x);                              // its output, o_proj's input
+  p.alloc(4 * d.batch * d.heads * d.seq);  // log-sum-exp
+  cast(s.hidden, q_rows);
+  const auto o = p.alloc(x);
+  p.free(q_rot);
+  p.free(k_rot);
+  p.free(n1);
+  p.alloc(stream);  // the residual sum, kept by the second norm's square
+  p.free(o);
+  const auto n2 = norm();
+  cast(d.i, s.hidden);
+  p.alloc(x);      // gate's input cast
+  p.alloc(inner);  // gate
+  p.alloc(inner);  // SiLU(gate)
+  cast(d.i, s.hidden);
+  p.alloc(x);      // up's input cast
+  p.alloc(inner);  // up
+  p.alloc(inner);  // the product, down's input
+  cast(s.hidden, d.i);
+  const auto down = p.alloc(x);
+  p.free(n2);
+  p.free(down);  // the residual sum is the next unit's input
+  a.forward_in_order = std::move(p.steps);
+}
+
 // Where the steps above are the block's code: transformers' Llama, Qwen2 and Mistral decoder
 // layers run by PyTorch (not a JAX program, whose buffers XLA assigns) in bf16 or fp16 with no
 // autocast, SDPA's flash kernel, nn.Linear (not torchao's Float8Linear), full checkpointing, no
@@ -322,6 +415,27 @@ bool llama_steps_apply(const dims& d, const model::stack_shape& s, const job::jo
          !job.training.liger_kernels && !job.training.compile && s.experts == 0 && s.gated_mlp &&
          s.activation_saved == 1 && !s.layer_norm && !s.residual_dropout &&
          s.form == model::block_form::sequential && !s.cross_attention && !s.eager_attention;
+}
+
+// Where autocast_llama_block_steps is the block's code: as llama_steps_apply, under autocast
+// over fp32 weights (a bf16 or fp16 compute dtype: DDP or one GPU, the strategies that plan
+// autocast), any checkpointing (the blocks it leaves alone run these steps), and every weight
+// training with separate q/k/v and gate/up matrices.
+bool autocast_steps_apply(const dims& d, const model::stack_shape& s, const job::job_spec& job,
+                          const saved_inputs& in) {
+  const bool family = s.family == "llama" || s.family == "qwen2" || s.family == "mistral";
+  saved_inputs all;
+  all.qkv_readers = 3;
+  all.mlp_readers = 2;
+  const bool ddp =
+      job.parallel.kind == job::strategy::ddp || job.parallel.kind == job::strategy::single;
+  return family && ddp && job.precision.autocast &&
+         job.precision.float8 == job::float8_recipe::none && !d.litgpt && d.c == 2 && d.r == 4 &&
+         d.tp == 1 && job.parallel.cp <= 1 && sdpa_kernel(d, job) == attention_impl::flash &&
+         !job.training.padding_mask && !job.lora.enabled && !job.training.liger_kernels &&
+         !job.training.compile && s.experts == 0 && s.gated_mlp && s.activation_saved == 1 &&
+         !s.layer_norm && !s.residual_dropout && s.form == model::block_form::sequential &&
+         !s.cross_attention && !s.eager_attention && in == all;
 }
 
 // Per-operator selective checkpointing as torchtitan applies it (selective_ac_option "op",
@@ -397,6 +511,7 @@ unit_activations block(const dims& d, const model::stack_shape& s, const job::jo
   }
   a.checkpoint_input = d.r * d.n * d.h / d.res;
   if (llama_steps_apply(d, s, job)) llama_block_steps(a, d);
+  if (autocast_steps_apply(d, s, job, in)) autocast_llama_block_steps(a, d, s);
   if (job.training.activation_checkpointing == job::checkpointing::op)
     a.checkpoint_extra = per_op_saved(d, s, job);
   a.backward_temps.push_back(d.r * d.n * d.h);  // gradient of the residual stream
@@ -462,6 +577,43 @@ unit_activations loss_parallel(std::uint64_t c, std::uint64_t nv) {
   a.saved = {4 * nv};                           // log-softmax output
   a.backward_temps = {4 * nv, 4 * nv, 4 * nv};  // zeros, exp(x), their sum
   return a;
+}
+
+// The loss's backward and the head's, in op order, after transformers >= 4.46's loss (below).
+// Measured in the allocator history of ddp-bf16mixed-sgd (Qwen2.5-0.5B under autocast,
+// bench/data/snapshots/h200-2026-11-26.tgz): +2374 +2374 -2374 -2374 +1187 -2374 +260 +32 +7
+// -1187 ... +14 -7 MiB. NllLossBackward writes the gradient of the log-softmax output and
+// LogSoftmaxBackward that of the fp32 logits; the first goes, then the saved output; the upcast's
+// backward (ToCopyBackward) writes the gradient of the logits in their dtype and the fp32 one
+// goes. Then the head's matmul: under autocast the gradient of the weight's cast (c·V·h, before
+// its own upcast into `.grad`, which the strategy makes), and the gradient of the head's input,
+// which under autocast is upcast to the fp32 stream. The 32 MiB between them is the autograd
+// thread's cuBLAS workspace, which its first matmul creates (marked `gemm`; not planned yet:
+// bench/README.md, "The autocast step in op order").
+std::vector<forward_step> head_backward_steps(const dims& d, const job::job_spec& job,
+                                              std::uint64_t nv, std::uint64_t lv) {
+  step_list p(1);  // entry 0: the saved log-softmax output
+  const auto nll = p.alloc(4 * nv);
+  const auto lsm = p.alloc(4 * nv);
+  p.free(nll);
+  p.free(0);
+  auto logits = lsm;
+  if (d.c != 4) {
+    logits = p.alloc(d.c * nv);
+    p.free(lsm);
+  }
+  // The weight's gradient comes first (measured: +260 +32 +7 here, +501 +32 +16 for
+  // Llama-3.2-1B under FSDP1); under autocast it is the cast's, else the strategy's own.
+  const bool trains = !job.lora.enabled;
+  if (trains && d.r != d.c) p.alloc(d.c * lv * d.h, true);  // the cast's gradient
+  if (trains && d.r == d.c) p.gemm();
+  const auto input = p.alloc(d.c * d.n * d.h, !trains);
+  p.free(logits);
+  if (d.r != d.c) {
+    p.alloc(d.r * d.n * d.h);
+    p.free(input);
+  }
+  return std::move(p.steps);
 }
 
 // Logits and loss (transformers >= 4.46 casts in the loss; earlier versions return fp32 logits
@@ -565,6 +717,7 @@ unit_activations head(const dims& d, const model::stack_shape& s, const job::job
   else
     a.saved_from.push_back(4 * nv);  // fp32 logits: `float()` returns the same tensor
   a.backward_temps.insert(a.backward_temps.end(), {4 * nv, 4 * nv});
+  if (d.tp == 1 && !old_loss) a.backward_steps = head_backward_steps(d, job, nv, lv);
   return a;
 }
 

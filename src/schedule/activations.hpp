@@ -16,6 +16,11 @@ namespace vramscope::schedule {
 struct forward_step {
   bytes alloc = 0;
   std::size_t index = 0;
+  // A matmul runs here (after this step's allocation, its output): a thread's first matmul
+  // creates the thread's cuBLAS workspace. With `alloc` 0 the step only marks the matmul (its
+  // output is allocated elsewhere, or is small) and frees nothing.
+  bool gemm = false;
+  bool weight_cast = false;  // autocast's copy of a weight (kept by its matmul): a parameter's
 };
 
 struct unit_activations {
@@ -35,6 +40,11 @@ struct unit_activations {
   std::vector<bytes> saved_after;
   std::size_t saved_from_at = 0;
   std::vector<bytes> backward_temps;  // allocated in backward before `saved` is released
+  // The backward in op order, where it is known (else `backward_temps` are allocated beside
+  // everything saved, and all of it goes at the end): steps over a list that begins with the
+  // tensors of `saved`, in order, and goes on with one entry per step (what an allocating step
+  // allocates); what is left when the steps end goes then, in list order.
+  std::vector<forward_step> backward_steps;
   bytes checkpoint_input = 0;         // what activation checkpointing keeps instead of `saved`
   std::vector<bytes> checkpoint_extra;  // per-operator selective checkpointing: the op outputs
                                         // its policy keeps beside the input
@@ -44,6 +54,11 @@ struct unit_activations {
   // stays allocated.
   std::vector<forward_step> checkpointed_forward;
   std::size_t checkpoint_output = 0;
+  // The forward of a unit that is not checkpointed, op by op, where it is known (else `saved`
+  // in its order, then `forward_temps`): steps as in checkpointed_forward, the first allocating
+  // the unit's input; what is still allocated when they end is what the unit saved, the same
+  // tensors as `saved`.
+  std::vector<forward_step> forward_in_order;
   std::size_t saved_by_head = 0;      // trailing entries of `saved` that the output head saves
                                       // (its input), outside activation offloading's reach
   int tp_collectives = 0;             // tensor-parallel collectives per pass (forward or backward)

@@ -113,6 +113,18 @@ class driver {
       loss_ = activations_for(model::unit_kind::head, m.text, j, tokens_of(m.text, j, false),
                               ctx_.rank.tp, saved_inputs{});
     add_frozen_compute();
+    bool first_steps = true;  // the first unit with steps marks the model's first matmul
+    for (std::size_t u = 0; u < m.units.size(); ++u) {  // the units forward_unit runs op by op
+      const auto& steps = acts(u).forward_in_order;
+      const bool in_order = !ckpt_[u] && !offload_.enabled();
+      const auto has = [&](bool forward_step::*flag) {
+        return in_order && std::any_of(steps.begin(), steps.end(),
+                                       [&](const forward_step& st) { return st.*flag; });
+      };
+      if (first_steps && !steps.empty()) gemm_in_steps_ = has(&forward_step::gemm);
+      first_steps = first_steps && steps.empty();
+      ctx_.casts_in_forward.push_back(has(&forward_step::weight_cast));
+    }
     saved_.resize(m.units.size());
   }
 
@@ -211,6 +223,7 @@ class driver {
       out_.phase("forward:loss" + tag(op));
       keep_logits_ = job_.parallel.kind != job::strategy::megatron;
       stage_logits_ = 0;
+      strategy_->pre_loss();
       forward_unit(loss_, held_.loss_saved[mb], false, {0, kept_unit});
       keep_logits_ = false;
       held_.stage_output[mb][c] = stage_logits_;
@@ -226,6 +239,7 @@ class driver {
     if (has_loss(op)) {
       out_.phase("backward:loss" + tag(op));
       backward_unit(loss_, held_.loss_saved[mb], false);
+      strategy_->post_loss_backward();
     } else {  // the gradient of the stage's output arrives from the next stage
       grad_in = out_.alloc(hidden_, category::communication);
     }
@@ -314,13 +328,14 @@ class driver {
     for (std::size_t u = 0; u < model_.units.size(); ++u) {
       out_.phase("forward:" + model_.units[u].name);
       if (out_.stopped()) return;
-      if (first && u == 0)  // cuBLAS workspace: created by the first GEMM, kept for the process
+      if (first && u == 0 && !gemm_in_steps_)  // cuBLAS workspace: created by the first GEMM
         workspace_ = out_.alloc(options_.cublas_workspace, category::temporary);
       strategy_->pre_forward(u);
       forward_unit(acts(u), saved_[u], ckpt_[u], {u, first ? recorded_unit : offloaded_unit});
       strategy_->post_forward(u);
     }
     out_.phase("forward:loss");
+    strategy_->pre_loss();
     forward_unit(loss_, loss_saved_, false, {0, kept_unit});
     strategy_->end_forward();
   }
@@ -329,6 +344,7 @@ class driver {
     out_.phase("backward:loss");
     strategy_->begin_backward();
     backward_unit(loss_, loss_saved_, false);
+    strategy_->post_loss_backward();
     for (std::size_t u = model_.units.size(); u-- > 0;) {
       out_.phase("backward:" + model_.units[u].name);
       if (out_.stopped()) return;
@@ -422,6 +438,8 @@ class driver {
       for (auto b : a.checkpoint_extra) saved.push_back(out_.alloc(b, category::activations));
       recompute(a);  // the forward under checkpointing saves nothing: all of it goes at once
       free_all(out_, recomputed_);
+    } else if (!a.forward_in_order.empty() && !offload_.enabled()) {
+      run_in_order(a.forward_in_order, saved);
     } else {
       const std::size_t hooked = a.saved.size() - std::min(a.saved.size(), a.saved_by_head);
       for_each_saved(a, [&](std::size_t i, bytes b) {
@@ -431,6 +449,26 @@ class driver {
     out_.free(input);  // the previous unit's output, read by this one and now dead
     transient(a.forward_temps, category::temporary);
     collectives(a);
+  }
+
+  // A unit's forward step by step (unit_activations::forward_in_order): what is left allocated
+  // is what it saved.
+  void run_in_order(const std::vector<forward_step>& steps, std::vector<tensor_id>& saved) {
+    steps_.clear();
+    for (const auto& st : steps) {
+      if (st.alloc > 0) {
+        steps_.push_back(
+            out_.alloc(st.alloc, st.weight_cast ? category::parameters : category::activations));
+      } else {
+        if (!st.gemm) out_.free(steps_[st.index]);
+        steps_.push_back(0);
+      }
+      // The forward's first matmul creates the main thread's cuBLAS workspace.
+      if (st.gemm && workspace_ == 0)
+        workspace_ = out_.alloc(options_.cublas_workspace, category::temporary);
+    }
+    for (auto id : steps_)
+      if (id != 0) saved.push_back(id);
   }
 
   // A unit's forward that saves nothing, step by step (unit_activations::checkpointed_forward);
@@ -455,12 +493,30 @@ class driver {
     backward_pass(a, &saved, ckpt);
   }
 
+  // A unit's backward step by step (unit_activations::backward_steps): the list begins with
+  // what the unit saved.
+  void backward_in_order(const unit_activations& a, std::vector<tensor_id>& saved) {
+    temps_.assign(saved.begin(), saved.end());
+    saved.clear();
+    for (const auto& st : a.backward_steps) {
+      if (st.alloc > 0) {
+        temps_.push_back(out_.alloc(st.alloc, category::temporary));
+        continue;
+      }
+      if (!st.gemm) out_.free(temps_[st.index]);  // (a marked matmul allocates nothing here)
+      temps_.push_back(0);
+    }
+    free_all(out_, temps_);
+    collectives(a);
+  }
+
   // backward_unit less the release of what the unit saved (or, checkpointed, its input).
   void input_gradient_unit(const unit_activations& a, bool ckpt) { backward_pass(a, nullptr, ckpt); }
 
   // A unit's backward: recompute when checkpointed, the backward temporaries, then release the
   // recomputed tensors, what the unit saved (unless `saved` is null) and the temporaries.
   void backward_pass(const unit_activations& a, std::vector<tensor_id>* saved, bool ckpt) {
+    if (!a.backward_steps.empty() && saved != nullptr && !ckpt) return backward_in_order(a, *saved);
     // Scratch lists kept across units: they hold ids only for the length of one call.
     recomputed_.clear();
     if (ckpt) {
@@ -563,6 +619,7 @@ class driver {
   std::vector<tensor_id> steps_;  // run_steps' ids, by step
   tensor_id carried_ = 0;         // a stepped unit's output, the next unit's input
   tensor_id workspace_ = 0;
+  bool gemm_in_steps_ = false;  // a unit's forward_in_order marks the forward's first matmul
   std::vector<tensor_id> recomputed_, temps_, transient_, sources_,
       gathered_;  // the passes' scratch
   // run_pipeline's: what a pass leaves for a later one, per micro-batch.

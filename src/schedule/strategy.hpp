@@ -20,6 +20,9 @@ struct step_context {
   rank_info rank;
   layout lay;
   program_builder& out;
+  /// Per unit: its forward, run op by op, makes autocast's weight casts itself (the step
+  /// driver's; unit_activations::forward_in_order), so the strategy makes none.
+  std::vector<bool> casts_in_forward = {};
 };
 
 class strategy {
@@ -32,10 +35,15 @@ class strategy {
   virtual void begin_micro_batch(bool /*last*/) {}
   virtual void pre_forward(std::size_t /*unit*/) {}
   virtual void post_forward(std::size_t /*unit*/) {}
+  /// The loss stage's forward (the output head's, when the model has no head unit of its own)
+  /// is about to begin.
+  virtual void pre_loss() {}
   /// The loss's forward is done (the step driver models it after the last unit's post_forward).
   virtual void end_forward() {}
   /// Backward starts: before the loss's backward.
   virtual void begin_backward() {}
+  /// The loss stage's backward (and the head's, when the model has no head unit) is done.
+  virtual void post_loss_backward() {}
   virtual void pre_backward(std::size_t /*unit*/) {}
   /// The unit's backward computed its parameter gradients.
   virtual void post_backward(std::size_t unit) = 0;

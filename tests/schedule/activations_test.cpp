@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 
 namespace vramscope::schedule {
@@ -411,6 +412,105 @@ TEST(Activations, CheckpointedStepsOnlyForTheLlamaBlockTheyFollow) {
   auto selective = job;
   selective.training.activation_checkpointing = job::checkpointing::selective;
   EXPECT_EQ(steps(selective, llama_stack()), 0u);
+}
+
+}  // namespace
+}  // namespace vramscope::schedule
+
+namespace vramscope::schedule {
+namespace {
+
+// A forward or backward run op by op: the most alive at once, what is still allocated at the
+// end (the weights' casts apart) and the casts. `start` are the entries the list begins with.
+struct in_order_run {
+  bytes peak = 0, kept = 0, casts = 0;
+  std::vector<bytes> allocations;  // in order, the casts left out
+};
+
+in_order_run run_in_order(const std::vector<forward_step>& steps, std::vector<bytes> start = {}) {
+  in_order_run r;
+  std::vector<bytes> sizes = start;
+  std::vector<bool> cast(start.size(), false), live(start.size(), true);
+  bytes now = std::accumulate(start.begin(), start.end(), bytes{0});
+  r.peak = now;
+  for (const auto& st : steps) {
+    sizes.push_back(st.alloc);
+    cast.push_back(st.weight_cast);
+    live.push_back(st.alloc > 0);
+    if (st.alloc > 0) {
+      now += st.alloc;
+      if (!st.weight_cast) r.allocations.push_back(st.alloc);
+    } else if (!st.gemm) {
+      now -= sizes[st.index];
+      live[st.index] = false;
+    }
+    r.peak = std::max(r.peak, now);
+  }
+  for (std::size_t k = 0; k < sizes.size(); ++k)
+    if (live[k]) (cast[k] ? r.casts : r.kept) += sizes[k];
+  return r;
+}
+
+// Under autocast a Llama / Qwen2 block runs op by op (the allocator history of
+// ddp-bf16mixed-sgd): the fp32 stream, the norm's square gone after the mean, each weight cast
+// before its input's cast, RoPE's fp32 products with cos and sin, the residual sums. What is
+// left at the end is what the block saves, and the casts are every matrix in bf16.
+TEST(Activations, AutocastLlamaBlockRunsOpByOpAndKeepsWhatItSaves) {
+  job::job_spec job;
+  job.parallel.kind = job::strategy::ddp;
+  job.precision.autocast = true;
+  saved_inputs separate;
+  separate.qkv_readers = 3;
+  separate.mlp_readers = 2;
+  const std::uint64_t n = 1000, h = 1024, i = 4096, kv = 4 * 64;
+  const auto a = activations_for(model::unit_kind::block, llama_stack(), job, {1, n}, 1, separate);
+  ASSERT_FALSE(a.forward_in_order.empty());
+  const auto r = run_in_order(a.forward_in_order);
+  EXPECT_EQ(r.kept, std::accumulate(a.saved.begin(), a.saved.end(), bytes{0}));
+  EXPECT_EQ(r.casts, 2 * (2 * h * h + 2 * kv * h + 3 * i * h));
+  // The block's fp32 input, then the rotary embedding's matmul (the model's first).
+  EXPECT_EQ(a.forward_in_order[0].alloc, 4 * n * h);
+  EXPECT_TRUE(a.forward_in_order[1].gemm);
+  // q's projection: its weight's cast, its input's cast, its output.
+  const auto q_cast = std::find_if(a.forward_in_order.begin(), a.forward_in_order.end(),
+                                   [](const forward_step& st) { return st.weight_cast; });
+  ASSERT_NE(q_cast, a.forward_in_order.end());
+  EXPECT_EQ(q_cast->alloc, 2 * h * h);
+  EXPECT_EQ(q_cast[1].alloc, 2 * n * h);
+  EXPECT_EQ(q_cast[2].alloc, 2 * n * h);
+  // At most: the saved tensors so far, the norm's output, RoPE's fp32 products (three of q's
+  // at once) and q and k themselves.
+  EXPECT_GT(r.peak, r.kept + r.casts);
+  // Not without autocast, under a strategy that plans no autocast, or with fused readers.
+  auto pure = job;
+  pure.precision.autocast = false;
+  EXPECT_TRUE(activations_for(model::unit_kind::block, llama_stack(), pure, {1, n}, 1, separate)
+                  .forward_in_order.empty());
+  auto fsdp = job;
+  fsdp.parallel.kind = job::strategy::fsdp2;
+  EXPECT_TRUE(activations_for(model::unit_kind::block, llama_stack(), fsdp, {1, n}, 1, separate)
+                  .forward_in_order.empty());
+  EXPECT_TRUE(activations_for(model::unit_kind::block, llama_stack(), job, {1, n}, 1, {})
+                  .forward_in_order.empty());
+}
+
+// The loss's backward and the head's in op order (ddp-bf16mixed-sgd: +2374 +2374 -2374 -2374
+// +1187 -2374 +260 ... MiB): the two fp32 gradients, then the NLL gradient and the saved output
+// go before the logits' gradient; the head's matmul writes the gradient of its input (under
+// autocast the gradient of the weight's cast first, and the input's is upcast to the stream).
+TEST(Activations, LossBackwardFreesTheSavedOutputBeforeTheLogitsGradient) {
+  const std::uint64_t n = 1000, h = 1024, v = 50000, nv = n * v;
+  job::job_spec job;  // bf16
+  const auto a = activations_for(model::unit_kind::head, llama_stack(), job, {1, n}, 1, {});
+  ASSERT_EQ(a.saved, (std::vector<bytes>{4 * nv}));
+  auto r = run_in_order(a.backward_steps, a.saved);
+  EXPECT_EQ(r.allocations, (std::vector<bytes>{4 * nv, 4 * nv, 2 * nv, 2 * n * h}));
+  EXPECT_EQ(r.peak, 3 * 4 * nv);  // as before: the saved output and the two fp32 gradients
+  job.precision.autocast = true;
+  const auto mixed = activations_for(model::unit_kind::head, llama_stack(), job, {1, n}, 1, {});
+  r = run_in_order(mixed.backward_steps, mixed.saved);
+  EXPECT_EQ(r.allocations,
+            (std::vector<bytes>{4 * nv, 4 * nv, 2 * nv, 2 * v * h, 2 * n * h, 4 * n * h}));
 }
 
 }  // namespace

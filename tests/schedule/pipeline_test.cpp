@@ -285,11 +285,14 @@ TEST(PipelinePlan, SplitBackwardHoldsFewerPassesPlusTheWeightGradientInputs) {
 }
 
 // The most tensors of `size` bytes alive at once in a program.
+// The most tensors of `size` bytes made in forward alive at once (the loss's backward makes the
+// logits' gradient, of their size, beside them: another tensor).
 int most_alive_of_size(const program& p, bytes size) {
   std::set<std::uint32_t> alive;
   std::size_t most = 0;
   for (const auto& e : p.events) {
-    if (e.kind == event_kind::alloc && e.size == size) alive.insert(e.tensor);
+    const bool forward = p.phase_names[e.phase].rfind("forward", 0) == 0;
+    if (e.kind == event_kind::alloc && e.size == size && forward) alive.insert(e.tensor);
     if (e.kind == event_kind::free) alive.erase(e.tensor);
     most = std::max(most, alive.size());
   }

@@ -626,3 +626,103 @@ TEST(Schedule, CheckpointedBlocksPassTheirOutputOnAsTheNextInput) {
 
 }  // namespace
 }  // namespace vramscope::schedule
+
+namespace vramscope::schedule {
+namespace {
+
+// The allocations of `cat` in phase `name` (the first one of that name), in order.
+std::vector<bytes> allocations_in(const program& p, const char* name, category cat) {
+  std::vector<bytes> out;
+  std::uint32_t phase = ~0u;
+  for (const auto& e : p.events) {
+    if (phase == ~0u && p.phase_names[e.phase] == name) phase = e.phase;
+    if (e.phase == phase && e.kind == event_kind::alloc && e.cat == cat) out.push_back(e.size);
+  }
+  return out;
+}
+
+// DDP's constructor broadcasts the module states from rank 0 (broadcast_coalesced,
+// c10d/comm.cpp): 250 MiB buckets, each closed by the tensor that makes it reach the limit, a
+// bucket of one tensor broadcast in place, at most two buckets in flight (measured for
+// Qwen2.5-0.5B: the embedding alone, then +251 +261 -251 +251 -261 ... MiB).
+TEST(Schedule, DdpBroadcastsModuleStatesInBucketsTwoInFlight) {
+  auto j = job_of(job::strategy::ddp, 2);
+  j.precision.params = j.precision.master = dtype::f32;
+  const auto model = testing::tiny_llama(100000, 1024, 4096, 24);  // a 390 MiB embedding
+  auto built = build_program(model, j, 0);
+  ASSERT_TRUE(built) << built.error().to_string();
+  std::map<std::uint32_t, bytes> alive;
+  std::vector<bytes> buckets;
+  std::size_t most = 0;
+  for (const auto& e : built->events) {
+    if (e.phase != 0) break;
+    if (e.kind == event_kind::alloc && e.cat == category::communication) {
+      alive[e.tensor] = e.size;
+      buckets.push_back(e.size);
+      most = std::max(most, alive.size());
+    } else if (e.kind == event_kind::free) {
+      alive.erase(e.tensor);
+    }
+  }
+  EXPECT_TRUE(alive.empty());
+  EXPECT_EQ(most, 2u);
+  ASSERT_GT(buckets.size(), 2u);
+  const bytes largest_layer_tensor = 4 * 4096 * 1024;     // an MLP matrix
+  for (std::size_t i = 0; i + 1 < buckets.size(); ++i) {  // the embedding is in none of them
+    EXPECT_GE(buckets[i], 250_MiB) << i;
+    EXPECT_LT(buckets[i], 250_MiB + largest_layer_tensor) << i;
+  }
+}
+
+// Under autocast the embedding lookup reads the fp32 weight (no cast), and a tied head's
+// linear casts it at the loss and keeps the cast until its backward, where the weight's
+// first gradient, its `.grad`, is made; the embedding's own gradient is added into it at the
+// end of backward (allocator history of ddp-bf16mixed-sgd: +260 MiB at the head, freed in its
+// backward, +519 MiB `.grad` there, the embedding's 519 MiB made and freed at the end).
+TEST(Schedule, DdpAutocastCastsATiedHeadAtTheLossAndGivesItTheFirstGradient) {
+  auto j = job_of(job::strategy::ddp, 2);
+  j.precision.autocast = true;  // bf16 compute over fp32 weights
+  j.training.steps = 1;
+  const auto model = testing::tiny_llama_tied();
+  auto built = build_program(model, j, 0);
+  ASSERT_TRUE(built) << built.error().to_string();
+  const auto& p = *built;
+  const bytes vh = 32000 * 1024;
+  EXPECT_TRUE(allocations_in(p, "forward:embed_tokens", category::parameters).empty());
+  EXPECT_EQ(allocations_in(p, "forward:loss", category::parameters), (std::vector<bytes>{2 * vh}));
+  EXPECT_EQ(allocations_in(p, "backward:loss", category::gradients), (std::vector<bytes>{4 * vh}));
+  EXPECT_TRUE(allocations_in(p, "backward:embed_tokens", category::gradients).empty());
+  EXPECT_EQ(allocations_in(p, "backward:embed_tokens", category::temporary),
+            (std::vector<bytes>{4 * vh}));
+  // The first iteration's one bucket beside the `.grad` tensors: the tied gradient once.
+  EXPECT_EQ(exact_replay(p).peak_of(category::gradients), 2 * 4 * model.parameters());
+}
+
+// Under autocast a Llama block runs op by op and casts each weight just before its matmul:
+// the block's first allocation is its fp32 input, not a weight's cast.
+TEST(Schedule, DdpAutocastCastsEachWeightBeforeItsMatmul) {
+  auto j = job_of(job::strategy::ddp, 2);
+  j.precision.autocast = true;
+  j.training.steps = 1;
+  auto model = testing::tiny_llama();
+  // A gated MLP without a shared expert, as Llama has (tiny_llama's positional stack_shape
+  // leaves gated_mlp false and shared_expert_intermediate 1).
+  model.text.gated_mlp = true;
+  model.text.shared_expert_intermediate = 0;
+  auto built = build_program(model, j, 0);
+  ASSERT_TRUE(built) << built.error().to_string();
+  const auto& p = *built;
+  std::vector<category> order;
+  std::uint32_t layer = ~0u;
+  for (const auto& e : p.events) {
+    if (layer == ~0u && p.phase_names[e.phase] == "forward:layers.0") layer = e.phase;
+    if (e.phase == layer && e.kind == event_kind::alloc) order.push_back(e.cat);
+  }
+  ASSERT_GT(order.size(), 4u);
+  EXPECT_EQ(order.front(), category::activations);
+  EXPECT_EQ(std::count(order.begin(), order.end(), category::parameters),
+            7);  // q k v o gate up down
+}
+
+}  // namespace
+}  // namespace vramscope::schedule
