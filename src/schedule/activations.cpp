@@ -417,6 +417,39 @@ bool llama_steps_apply(const dims& d, const model::stack_shape& s, const job::jo
          s.form == model::block_form::sequential && !s.cross_attention && !s.eager_attention;
 }
 
+// A unit that is one RMSNorm as transformers writes it (the final norm), in op order:
+// `hidden_states.to(torch.float32)` (the fp32 copy, kept; under autocast the stream is fp32 and
+// it is the input itself), `.pow(2)` (gone after the mean), the rsqrt (kept), `hidden_states *
+// torch.rsqrt(...)` (fp32), `.to(input_dtype)` (kept by the weight multiply; under autocast a
+// no-op, and the product is what it keeps) and the weight multiply, whose output the head reads:
+// kept when the head keeps its input, cast to the compute dtype by the head under autocast.
+// Measured (Llama-3.2-1B's final norm in bf16 under FSDP1, bench/data/snapshots,
+// fsdp1-cpuoffload): +32 +32 -32 +32 +16 +16 -32 MiB; the freed square and product leave a
+// 32 MiB block, which the backward's cuBLAS workspace takes there.
+std::vector<forward_step> rms_norm_unit_steps(const dims& d, bool weight_trains,
+                                              bool output_saved) {
+  step_list p;
+  const std::uint64_t nh = d.n * d.h;
+  p.alloc(4 * nh);          // the fp32 input (its copy), kept
+  p.free(p.alloc(4 * nh));  // the square
+  p.alloc(4 * d.n);         // rstd, kept
+  const auto normed = p.alloc(4 * nh);
+  // The product is named until the norm returns, after its output exists.
+  if (d.r == 4) {  // autocast: the product is the normalised value
+    const auto out = p.alloc(4 * nh);
+    if (!weight_trains) p.free(normed);
+    if (output_saved) p.alloc(d.c * nh);  // the head's cast of its input, kept
+    p.free(out);
+  } else {
+    const auto cast = p.alloc(d.c * nh);
+    const auto out = p.alloc(d.c * nh);
+    p.free(normed);
+    if (!weight_trains) p.free(cast);
+    if (!output_saved) p.free(out);
+  }
+  return std::move(p.steps);
+}
+
 // Where autocast_llama_block_steps is the block's code: as llama_steps_apply, under autocast
 // over fp32 weights (a bf16 or fp16 compute dtype: DDP or one GPU, the strategies that plan
 // autocast), any checkpointing (the blocks it leaves alone run these steps), and every weight
@@ -588,8 +621,7 @@ unit_activations loss_parallel(std::uint64_t c, std::uint64_t nv) {
 // goes. Then the head's matmul: under autocast the gradient of the weight's cast (c·V·h, before
 // its own upcast into `.grad`, which the strategy makes), and the gradient of the head's input,
 // which under autocast is upcast to the fp32 stream. The 32 MiB between them is the autograd
-// thread's cuBLAS workspace, which its first matmul creates (marked `gemm`; not planned yet:
-// bench/README.md, "The autocast step in op order").
+// thread's cuBLAS workspace, which its first matmul creates (marked `gemm`).
 std::vector<forward_step> head_backward_steps(const dims& d, const job::job_spec& job,
                                               std::uint64_t nv, std::uint64_t lv) {
   step_list p(1);  // entry 0: the saved log-softmax output
@@ -752,6 +784,9 @@ unit_activations activations_for(model::unit_kind kind, const model::stack_shape
     case model::unit_kind::norm:
       add_norm(a.saved, d, s, job.training.liger_kernels, inputs.norm_weights, inputs.head);
       a.saved_by_head = inputs.head ? 1 : 0;
+      if (!d.litgpt && !s.layer_norm && !job.training.liger_kernels && !job.training.compile &&
+          d.c == 2 && d.res == 1 && job.framework.name != "jax")
+        a.forward_in_order = rms_norm_unit_steps(d, inputs.norm_weights, inputs.head);
       return a;
     case model::unit_kind::head:  // called by the step driver for the loss stage
       if (s.vocab > 0) return head(d, s, job);

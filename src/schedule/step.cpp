@@ -501,13 +501,25 @@ class driver {
     for (const auto& st : a.backward_steps) {
       if (st.alloc > 0) {
         temps_.push_back(out_.alloc(st.alloc, category::temporary));
-        continue;
+      } else {
+        if (!st.gemm) out_.free(temps_[st.index]);  // (a marked matmul allocates nothing here)
+        temps_.push_back(0);
       }
-      if (!st.gemm) out_.free(temps_[st.index]);  // (a marked matmul allocates nothing here)
-      temps_.push_back(0);
+      if (st.gemm) backward_gemm();
     }
     free_all(out_, temps_);
     collectives(a);
+  }
+
+  // The autograd engine runs a CUDA backward on its own device thread (torch/csrc/autograd/
+  // engine.cpp, a thread per device), and cuBLAS handles are per thread (aten/src/ATen/cuda/
+  // CublasHandlePool.cpp: a thread_local PoolWindow reserves the thread's handle) with a
+  // workspace per handle and stream: the first matmul of the first backward creates a second
+  // workspace, kept for the process. Every allocator history of bench/data/snapshots ends with
+  // two 32 MiB blocks, the second made just after the head's first gradient.
+  void backward_gemm() {
+    if (backward_workspace_ == 0 && job_.framework.name != "jax")  // XLA: one program, no thread
+      backward_workspace_ = out_.alloc(options_.cublas_workspace, category::temporary);
   }
 
   // backward_unit less the release of what the unit saved (or, checkpointed, its input).
@@ -525,6 +537,7 @@ class driver {
     }
     temps_.clear();
     for (auto b : a.backward_temps) temps_.push_back(out_.alloc(b, category::temporary));
+    backward_gemm();  // where no op order says which matmul is first
     free_all(out_, recomputed_);
     if (saved != nullptr) free_all(out_, *saved);
     free_all(out_, temps_);
@@ -619,7 +632,8 @@ class driver {
   std::vector<tensor_id> steps_;  // run_steps' ids, by step
   tensor_id carried_ = 0;         // a stepped unit's output, the next unit's input
   tensor_id workspace_ = 0;
-  bool gemm_in_steps_ = false;  // a unit's forward_in_order marks the forward's first matmul
+  tensor_id backward_workspace_ = 0;  // the autograd thread's cuBLAS workspace
+  bool gemm_in_steps_ = false;        // a unit's forward_in_order marks the forward's first matmul
   std::vector<tensor_id> recomputed_, temps_, transient_, sources_,
       gathered_;  // the passes' scratch
   // run_pipeline's: what a pass leaves for a later one, per micro-batch.

@@ -261,7 +261,8 @@ TEST(Plan, BadAllocConfIsBadInput) {
 // Expandable segments map 2 MiB pages as requests need them. They usually reserve less than
 // cudaMalloc'd segments, but not always: a free run inside the one segment can be split by best
 // fit where separate segments would have kept an exact fit (the tiny model's loss leaves such a
-// run in front of its log-softmax output). Their accuracy is measured
+// run in front of its log-softmax output), and a block that lives for the process (the autograd
+// thread's cuBLAS workspace) keeps the pages below it. Their accuracy is measured
 // (ddp-llama1b-expandable, fsdp2-expandable in bench/data); here only what always holds.
 TEST(Plan, ExpandableSegmentsMapWholePagesAndHoldThePeak) {
   auto j = job_of(job::strategy::fsdp2, 8);
@@ -270,7 +271,6 @@ TEST(Plan, ExpandableSegmentsMapWholePagesAndHoldThePeak) {
   const auto peak = run(j).ranks[0].peak;
   EXPECT_EQ(peak.reserved % (2_MiB), 0u);
   EXPECT_GE(peak.reserved, peak.allocated);
-  EXPECT_LT(peak.reserved - peak.allocated, peak.allocated / 4);
 }
 
 TEST(Plan, NotesTorchtunesMemoryFeatures) {

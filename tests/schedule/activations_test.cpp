@@ -515,3 +515,24 @@ TEST(Activations, LossBackwardFreesTheSavedOutputBeforeTheLogitsGradient) {
 
 }  // namespace
 }  // namespace vramscope::schedule
+
+namespace vramscope::schedule {
+namespace {
+
+// The final RMSNorm in op order (fsdp1-cpuoffload's history, Llama-3.2-1B in bf16: +32 +32 -32
+// +32 +16 +16 -32 MiB): the fp32 copy, the square gone after the mean, the fp32 product gone
+// once the output exists; what is left is what the norm saves.
+TEST(Activations, FinalNormRunsOpByOpAndKeepsWhatItSaves) {
+  const job::job_spec job;  // bf16
+  const std::uint64_t n = 1000, h = 1024;
+  const auto a = activations_for(model::unit_kind::norm, llama_stack(), job, {1, n}, 1, {});
+  ASSERT_FALSE(a.forward_in_order.empty());
+  const auto r = run_in_order(a.forward_in_order);
+  EXPECT_EQ(r.kept, std::accumulate(a.saved.begin(), a.saved.end(), bytes{0}));
+  EXPECT_EQ(r.allocations,
+            (std::vector<bytes>{4 * n * h, 4 * n * h, 4 * n, 4 * n * h, 2 * n * h, 2 * n * h}));
+  EXPECT_EQ(r.peak, 4 * n * h + 4 * n + 4 * n * h + 2 * 2 * n * h);  // copy, product, cast, output
+}
+
+}  // namespace
+}  // namespace vramscope::schedule

@@ -726,3 +726,43 @@ TEST(Schedule, DdpAutocastCastsEachWeightBeforeItsMatmul) {
 
 }  // namespace
 }  // namespace vramscope::schedule
+
+namespace vramscope::schedule {
+namespace {
+
+// The autograd engine runs backward on its own thread, whose cuBLAS handle makes a workspace of
+// its own at the first matmul of the first backward, kept for the process: every allocator
+// history of bench/data/snapshots ends with two 32 MiB blocks, the second made in the head's
+// backward just after its weight's gradient (ddp-bf16mixed-sgd: +260 +32 +7 MiB).
+TEST(Schedule, TheAutogradThreadMakesASecondCublasWorkspaceInTheFirstBackward) {
+  auto j = job_of(job::strategy::ddp, 2);
+  j.precision.autocast = true;
+  j.training.steps = 2;
+  auto model = testing::tiny_llama_tied();
+  model.text.gated_mlp = true;  // as Llama (see DdpAutocastCastsEachWeightBeforeItsMatmul)
+  model.text.shared_expert_intermediate = 0;
+  auto built = build_program(model, j, 0);
+  ASSERT_TRUE(built) << built.error().to_string();
+  const auto& p = *built;
+  std::map<std::uint32_t, std::pair<bytes, std::string>> alive;
+  for (const auto& e : p.events) {
+    if (e.kind == event_kind::alloc && e.cat == category::temporary)
+      alive[e.tensor] = {e.size, p.phase_names[e.phase]};
+    if (e.kind == event_kind::free) alive.erase(e.tensor);
+  }
+  std::vector<std::string> workspaces;  // the phases that made a 32 MiB block kept to the end
+  for (const auto& [id, what] : alive)
+    if (what.first == 32_MiB) workspaces.push_back(what.second);
+  EXPECT_EQ(workspaces, (std::vector<std::string>{"forward:layers.0", "backward:loss"}));
+  // Right after the head's weight gradient (the cast's, vocabulary x hidden in bf16).
+  const bytes weight_gradient = 2 * 32000 * 1024;
+  for (std::size_t i = 1; i < p.events.size(); ++i)
+    if (p.events[i].kind == event_kind::alloc && p.events[i].size == 32_MiB &&
+        p.phase_names[p.events[i].phase] == "backward:loss") {
+      EXPECT_EQ(p.events[i - 1].size, weight_gradient);
+      break;
+    }
+}
+
+}  // namespace
+}  // namespace vramscope::schedule
