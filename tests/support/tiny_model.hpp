@@ -16,8 +16,16 @@ inline model::model_spec tiny_llama(std::uint64_t vocab = 32000, std::uint64_t h
   m.model_type = "llama";
   m.type = dtype::bf16;
   const std::uint64_t head_dim = hidden / heads;
-  m.text = model::stack_shape{"llama", hidden, inter, layers, heads, kv_heads, head_dim, vocab,
-                              0, 0, true, false, 0};
+  m.text.family = "llama";
+  m.text.hidden = hidden;
+  m.text.intermediate = inter;
+  m.text.layers = layers;
+  m.text.heads = heads;
+  m.text.kv_heads = kv_heads;
+  m.text.head_dim = head_dim;
+  m.text.vocab = vocab;
+  m.text.gated_mlp = true;  // gate, up and down, as the tensors below
+  m.text.tied_embeddings = false;
   auto add = [&](const std::string& unit, model::unit_kind kind,
                  std::vector<std::pair<std::string, std::vector<std::uint64_t>>> tensors) {
     model::unit u{unit, kind, 0, 0};
