@@ -4,6 +4,7 @@
 #include <vramscope/alloc/caching_allocator.hpp>
 
 #include <algorithm>
+#include <iterator>
 
 #include "alloc/caching_state.hpp"
 #include "alloc/stat_ops.hpp"
@@ -57,6 +58,28 @@ void caching_allocator::state::insert_into_blocks(block_index index) {
   detail::block_pool& pool = pool_of(b);
   b.gc_count_base = pool.free_block_calls;
   b.in_blocks = pool.blocks.insert({b.stream, b.size, b.address, index}).first;
+}
+
+void caching_allocator::state::rekey_in_blocks(block_index index) {
+  cblock& b = at(index);
+  detail::block_pool& pool = pool_of(b);
+  b.gc_count_base = pool.free_block_calls;
+  const detail::size_key key{b.stream, b.size, b.address, index};
+  const detail::size_order less;
+  const auto it = b.in_blocks;
+  assert(it->stream == key.stream);
+  const bool in_place = less(*it, key)
+                            ? std::next(it) == pool.blocks.end() || less(key, *std::next(it))
+                            : it == pool.blocks.begin() || less(*std::prev(it), key);
+  if (in_place) {
+    // The node's value is a size_key object like any (std::set's iterators only make it
+    // read-only), and the order of the set stays as it was.
+    const_cast<detail::size_key&>(*it) = key;
+    return;
+  }
+  auto node = pool.blocks.extract(it);
+  node.value() = key;
+  b.in_blocks = pool.blocks.insert(std::move(node)).position;
 }
 
 void caching_allocator::state::erase_from_blocks(block_index index) {

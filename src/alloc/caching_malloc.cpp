@@ -60,7 +60,7 @@ bool caching_allocator::state::get_free_block(alloc_params& p) {
   if (p.size < max_split && it->size >= max_split) return false;
   if (p.size >= max_split && it->size >= p.size + options.max_non_split_rounding) return false;
   p.block = it->index;
-  pool.blocks.erase(it);
+  p.cached = true;  // leaves the pool in alloc_found_block, or gives its node to the split's rest
   return true;
 }
 
@@ -70,8 +70,9 @@ bool caching_allocator::state::should_split(const cblock& b, bytes size) const {
   return size < options.max_split_size && remaining > small_request_limit;
 }
 
-block_index caching_allocator::state::split_front(block_index index, bytes size) {
-  // The allocation takes the front of the block; the rest stays in `index`, back in the pool.
+block_index caching_allocator::state::split_front(block_index index, bytes size, bool cached) {
+  // The allocation takes the front of the block; the rest stays in `index`, back in the pool
+  // (in the whole block's node when the block was cached).
   const block_index front = new_block();
   cblock& b = at(front);
   cblock& rest = at(index);
@@ -86,7 +87,10 @@ block_index caching_allocator::state::split_front(block_index index, bytes size)
   rest.prev = front;
   rest.address += size;
   rest.size -= size;
-  insert_into_blocks(index);
+  if (cached)
+    rekey_in_blocks(index);
+  else
+    insert_into_blocks(index);
   return front;
 }
 
@@ -99,16 +103,19 @@ allocation caching_allocator::state::alloc_found_block(alloc_params& p, bytes or
   const bool track_split = !at(index).expandable();
   if (split_remainder) {
     const block_index rest = index;
-    index = split_front(rest, p.size);
+    index = split_front(rest, p.size, p.cached);
     if (track_split && already_split) {
       subtract(&allocator_stats::inactive_split, small, p.size);
     } else if (track_split) {
       add(&allocator_stats::inactive_split, small, at(rest).size);
       add(&allocator_stats::inactive_split_blocks, small, 1);
     }
-  } else if (already_split && track_split) {
-    subtract(&allocator_stats::inactive_split, small, at(index).size);
-    subtract(&allocator_stats::inactive_split_blocks, small, 1);
+  } else {
+    if (p.cached) erase_from_blocks(index);
+    if (already_split && track_split) {
+      subtract(&allocator_stats::inactive_split, small, at(index).size);
+      subtract(&allocator_stats::inactive_split_blocks, small, 1);
+    }
   }
 
   cblock& b = at(index);
@@ -150,14 +157,18 @@ void caching_allocator::state::free_block(block_index index) {
   std::int64_t net_split_blocks = 0;
   std::int64_t net_split_bytes = 0;
   const std::array<block_index, 2> candidates = {b.prev, b.next};
+  bool took_node = false;  // b took over a merged neighbour's node in the pool
   for (block_index candidate : candidates) {
-    const bytes subsumed = try_merge_blocks(index, candidate, pool);
+    const bytes subsumed = try_merge_blocks(index, candidate, pool, &took_node);
     if (subsumed > 0) {
       net_split_blocks -= 1;
       net_split_bytes -= static_cast<std::int64_t>(subsumed);
     }
   }
-  insert_into_blocks(index);
+  if (took_node)
+    rekey_in_blocks(index);
+  else
+    insert_into_blocks(index);
   if (b.is_split()) {
     net_split_blocks += 1;
     net_split_bytes += static_cast<std::int64_t>(b.size);
@@ -181,7 +192,7 @@ void caching_allocator::state::free_block(block_index index) {
 }
 
 bytes caching_allocator::state::try_merge_blocks(block_index dst, block_index src,
-                                                 detail::block_pool& pool) {
+                                                 detail::block_pool& pool, bool* take) {
   if (src == no_block) return 0;
   cblock& s = at(src);
   cblock& d = at(dst);
@@ -196,7 +207,10 @@ bytes caching_allocator::state::try_merge_blocks(block_index dst, block_index sr
   }
   const bytes subsumed = s.size;
   d.size += subsumed;
-  if (s.mapped) {
+  if (s.mapped && take != nullptr && !*take) {
+    d.in_blocks = s.in_blocks;
+    *take = true;
+  } else if (s.mapped) {
     pool.blocks.erase(s.in_blocks);
   } else {
     pool.unmapped.erase(s.in_unmapped);

@@ -56,7 +56,8 @@ struct address_order {
 };
 
 // The free pools; a block in one keeps its place there (cblock::in_blocks, in_unmapped), so
-// that a merge or a release erases it without searching.
+// that a merge or a release erases it without searching, and a split or a merge that leaves a
+// key's place in the order as it was changes the key in its node (rekey_in_blocks).
 using size_set = std::set<size_key, size_order, node_allocator<size_key>>;
 using address_set = std::set<address_key, address_order, node_allocator<address_key>>;
 
@@ -118,6 +119,7 @@ struct alloc_params {
   block_pool* pool;
   bytes alloc_size;  // new-segment size
   block_index block = no_block;
+  bool cached = false;  // block is still in pool->blocks (get_free_block leaves it there)
 };
 
 }  // namespace detail
@@ -135,6 +137,10 @@ struct caching_allocator::state {
   detail::cblock& at(detail::block_index b) { return blocks[b]; }
   detail::block_pool& pool_of(const detail::cblock& b) { return b.small ? small_pool : large_pool; }
   void insert_into_blocks(detail::block_index b);
+  /// Gives b's key in pool.blocks, in the node b.in_blocks names (which may hold another block's
+  /// key), b's stream, size and address: in that node when its neighbours still order around the
+  /// new key (most splits and merges), else by moving the node to its new place.
+  void rekey_in_blocks(detail::block_index b);
   void erase_from_blocks(detail::block_index b);
   void insert_unmapped(detail::block_index b);
   void erase_unmapped(detail::block_index b);
@@ -150,13 +156,15 @@ struct caching_allocator::state {
   allocation malloc(bytes orig_size, stream_id stream);
   bool get_free_block(detail::alloc_params& p);
   [[nodiscard]] bool should_split(const detail::cblock& b, bytes size) const;
-  detail::block_index split_front(detail::block_index b, bytes size);
+  detail::block_index split_front(detail::block_index b, bytes size, bool cached);
   allocation alloc_found_block(detail::alloc_params& p, bytes orig_size, bool split_remainder);
   detail::cblock& allocated_block(handle id);
   void free(handle id);
   void free_block(detail::block_index b);
-  bytes try_merge_blocks(detail::block_index dst, detail::block_index src,
-                         detail::block_pool& pool);
+  /// Merges free neighbour `src` into `dst`. `src`'s key leaves the pool or, given `take` not
+  /// yet set, stays for `dst` to take over: dst.in_blocks names it and `take` is set.
+  bytes try_merge_blocks(detail::block_index dst, detail::block_index src, detail::block_pool& pool,
+                         bool* take = nullptr);
   void insert_events(detail::block_index b);
   void process_events();
   void synchronize_and_free_events();

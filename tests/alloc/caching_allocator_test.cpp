@@ -101,6 +101,51 @@ TEST_F(CachingAllocator, SplitsAndMergesTwentyMiBBlock) {
   expect_consistent(*model, live);
 }
 
+// A split's rest and a merged block take the node of the block they come from in the pool; these
+// two move past another cached block in the (stream, size, address) order, so best fit must find
+// them at their new places.
+TEST_F(CachingAllocator, SplitRestTakesItsPlaceInBestFitOrder) {
+  // One 2 MiB small segment carved into 100, 200, 300, 1024 and 424 KiB.
+  const handle p1 = allocate(100_KiB);
+  allocate(200_KiB);
+  const handle p3 = allocate(300_KiB);
+  allocate(1_MiB);
+  allocate(424_KiB);
+  ASSERT_EQ(stats().segments, 1u);
+  const std::uint64_t base = block_of(*model, p1).address;
+  release(p1);
+  release(p3);
+  const handle a = allocate(250_KiB);
+  EXPECT_EQ(block_of(*model, a).address, base + 300_KiB) << "the 300 KiB block fits best";
+  const handle b = allocate(40_KiB);
+  EXPECT_EQ(block_of(*model, b).address, base + 550_KiB) << "its 50 KiB rest, below 100 KiB";
+  const handle c = allocate(60_KiB);
+  EXPECT_EQ(block_of(*model, c).address, base) << "the 100 KiB block";
+  EXPECT_EQ(stats().segments, 1u);
+  expect_consistent(*model, live);
+}
+
+TEST_F(CachingAllocator, MergedBlockTakesItsPlaceInBestFitOrder) {
+  // One 2 MiB small segment carved into 100, 200, 50, 250, 1024 and 424 KiB.
+  const handle p1 = allocate(100_KiB);
+  const handle p2 = allocate(200_KiB);
+  allocate(50_KiB);
+  const handle p4 = allocate(250_KiB);
+  allocate(1_MiB);
+  allocate(424_KiB);
+  ASSERT_EQ(stats().segments, 1u);
+  const std::uint64_t base = block_of(*model, p1).address;
+  release(p1);
+  release(p4);
+  release(p2);  // merges with the 100 KiB block: 300 KiB, above the 250 KiB one
+  const handle a = allocate(240_KiB);
+  EXPECT_EQ(block_of(*model, a).address, base + 350_KiB) << "the 250 KiB block fits best";
+  const handle b = allocate(260_KiB);
+  EXPECT_EQ(block_of(*model, b).address, base) << "the merged 300 KiB block";
+  EXPECT_EQ(stats().segments, 1u);
+  expect_consistent(*model, live);
+}
+
 TEST_F(CachingAllocator, EmptyCacheReleasesOnlyWholeFreeSegments) {
   const handle a = allocate(5_MiB);
   allocate(6_MiB);
