@@ -30,15 +30,21 @@ class stream_events {
   /// Every event recorded on `stream` so far is complete.
   void complete(stream_id stream) {
     auto it = streams_.find(stream);
-    if (it != streams_.end()) it->second.completed = it->second.recorded;
+    if (it == streams_.end()) return;
+    it->second.completed = it->second.recorded;
+    if (!it->second.pending.empty()) ready_ = true;
   }
 
   [[nodiscard]] bool empty() const { return pending_ == 0; }
 
-  /// Calls on_done(block) for each completed event, per stream in FIFO order.
+  /// Calls on_done(block) for each completed event, per stream in FIFO order. on_done may not
+  /// record or complete events.
   template <typename OnDone>
   void poll(OnDone on_done) {
-    if (pending_ == 0) return;
+    // Models poll at every allocation; events complete only in complete(), and a poll takes
+    // every completed event, so nothing is to be done until the next complete() that finds one.
+    if (!ready_) return;
+    ready_ = false;
     for (auto& [stream, q] : streams_) {
       while (!q.pending.empty() && q.pending.front().sequence <= q.completed) {
         const std::uint32_t block = q.pending.front().block;
@@ -61,6 +67,7 @@ class stream_events {
       }
       q.completed = q.recorded;
     }
+    ready_ = false;
   }
 
  private:
@@ -75,6 +82,7 @@ class stream_events {
   };
   std::map<stream_id, queue> streams_;
   std::size_t pending_ = 0;
+  bool ready_ = false;  // an event is complete and not yet polled
 };
 
 /// Handles encode a slot index and a generation, so a stale handle is caught.
