@@ -41,19 +41,6 @@ program program_builder::take() {
   return std::move(program_);
 }
 
-tensor_id program_builder::alloc(bytes size, category cat, std::uint32_t stream) {
-  if (size == 0) return 0;
-  const tensor_id id = program_.tensors++;
-  push(event_kind::alloc, cat, stream, id, size);
-  return id;
-}
-
-void program_builder::free(tensor_id& id) {
-  if (id == 0) return;
-  push(event_kind::free, category::temporary, 0, id, 0);
-  id = 0;
-}
-
 void program_builder::record_stream(tensor_id id, std::uint32_t stream) {
   if (id != 0) push(event_kind::record_stream, category::temporary, stream, id, 0);
 }
@@ -83,11 +70,5 @@ void program_builder::managed(bytes size) { program_.managed += size; }
 void program_builder::offloaded(bytes size) { program_.offloaded += size; }
 
 const std::string& program_builder::current_phase() const { return program_.phase_names[phase_]; }
-
-void program_builder::push(event_kind kind, category cat, std::uint32_t stream, tensor_id id,
-                           bytes size) {
-  program_.events.push_back(event{kind, cat, stream, id, phase_, size});
-  last_cat_ = cat;
-}
 
 }  // namespace vramscope::schedule

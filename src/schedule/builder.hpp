@@ -48,7 +48,26 @@ class program_builder {
   program_watcher* watcher_;
   std::optional<cut> cut_;
   std::uint32_t phase_ = 0;
-  category last_cat_ = category::temporary;
 };
+
+// Allocations and frees are most of a program's events, built for every what-if row: defined
+// here so that the strategies' loops append them in line.
+inline tensor_id program_builder::alloc(bytes size, category cat, std::uint32_t stream) {
+  if (size == 0) return 0;
+  const tensor_id id = program_.tensors++;
+  push(event_kind::alloc, cat, stream, id, size);
+  return id;
+}
+
+inline void program_builder::free(tensor_id& id) {
+  if (id == 0) return;
+  push(event_kind::free, category::temporary, 0, id, 0);
+  id = 0;
+}
+
+inline void program_builder::push(event_kind kind, category cat, std::uint32_t stream, tensor_id id,
+                                  bytes size) {
+  program_.events.push_back(event{kind, cat, stream, id, phase_, size});
+}
 
 }  // namespace vramscope::schedule
