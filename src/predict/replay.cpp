@@ -178,7 +178,19 @@ replay_result replay(const schedule::program& program, alloc::allocator_model& a
   return r.take();
 }
 
-namespace {
+// Not in an anonymous namespace either: replay_while_built::state points into them.
+namespace replay_detail {
+
+// A whole program replayed after an init kept below. What-if rows whose programs are equal event
+// by event replay to the same figures: a row's micro-batch doubled and its sequence halved often
+// gives every tensor the same size, and a plan on another GPU of the same memory repeats a row.
+struct replayed_program {
+  std::vector<schedule::event> events;  // after init
+  std::uint32_t tensors = 0;
+  bool complete = true;  // false: cut at the phase boundary after its replay failed
+  replay_result result;
+};
+constexpr std::size_t programs_kept = 24;  // per init: the rows a grid's doubling reaches back
 
 // The replay of the first phase (init: parameters, gradients, optimizer state) of the last
 // programs this thread replayed while building them. What-if rows that differ only after init
@@ -191,20 +203,31 @@ struct first_phase {
   std::uint32_t tensors = 0;
   std::unique_ptr<alloc::allocator_model> allocator;  // its state after the events
   replay_detail::replayer::progress after;
+  std::vector<replayed_program> programs;  // whole programs that began with this init
+  std::size_t next_program = 0;            // the one to replace next
 };
 constexpr std::size_t first_phases_kept = 4;
 thread_local std::array<first_phase, first_phases_kept> first_phases;
 thread_local std::size_t next_first_phase = 0;  // the entry to replace next
 
-bool same_events(const std::vector<schedule::event>& a, const std::vector<schedule::event>& b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
-                    [](const schedule::event& x, const schedule::event& y) {
-                      return x.kind == y.kind && x.cat == y.cat && x.stream == y.stream &&
-                             x.tensor == y.tensor && x.phase == y.phase && x.size == y.size;
-                    });
+inline bool same_replayed_event(const schedule::event& x, const schedule::event& y) {
+  return x.kind == y.kind && x.cat == y.cat && x.stream == y.stream && x.tensor == y.tensor &&
+         x.phase == y.phase && x.size == y.size;
 }
 
-}  // namespace
+inline bool same_events(const std::vector<schedule::event>& a,
+                        const std::vector<schedule::event>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), same_replayed_event);
+}
+
+}  // namespace replay_detail
+
+using replay_detail::first_phase;
+using replay_detail::first_phases;
+using replay_detail::first_phases_kept;
+using replay_detail::next_first_phase;
+using replay_detail::programs_kept;
+using replay_detail::replayed_program;
 
 struct replay_while_built::state {
   explicit state(alloc::allocator_model& a) : allocator(a), run(a, 0, 0) {}
@@ -212,11 +235,15 @@ struct replay_while_built::state {
   // The program's first phase: taken from an earlier replay of the same events under the same
   // options where there is one, else replayed and kept.
   bool first(const schedule::program& so_far) {
-    for (const auto& f : first_phases)
+    for (auto& f : first_phases)
       if (f.allocator && f.tensors == so_far.tensors &&
-          f.allocator->capacity() == allocator.capacity() && same_events(f.events, so_far.events) &&
+          f.allocator->capacity() == allocator.capacity() &&
+          replay_detail::same_events(f.events, so_far.events) &&
           allocator.copy_state_from(*f.allocator)) {
         run.restore(f.after);
+        init = &f;
+        checked = so_far.events.size();
+        for (const auto& p : f.programs) candidates.push_back(&p);
         return true;
       }
     if (!run.advance(so_far)) return false;
@@ -228,11 +255,70 @@ struct replay_while_built::state {
     f.tensors = so_far.tensors;
     f.allocator = std::move(copy);
     f.after = run.saved();
+    f.programs.clear();
+    f.next_program = 0;
+    init = &f;
     return true;
+  }
+
+  // The events after the first phase, while they equal those of a program replayed after the
+  // same init, are not replayed: the figures will be that program's. false where that program's
+  // replay failed in the phase that ends here (so does this one's).
+  bool next(const schedule::program& so_far) {
+    if (!candidates.empty()) {
+      narrow(so_far.events);
+      const std::size_t after_init = so_far.events.size() - init->events.size();
+      for (const auto* p : candidates)
+        if (!p->complete && p->events.size() == after_init) return false;
+      if (!candidates.empty()) return true;
+    }
+    return run.advance(so_far);  // from where the replay stopped
+  }
+
+  replay_result finish(const schedule::program& program) {
+    if (!candidates.empty()) {
+      narrow(program.events);
+      const std::size_t after_init = program.events.size() - init->events.size();
+      for (const auto* p : candidates)
+        if (p->events.size() == after_init && p->tensors == program.tensors &&
+            p->complete == program.complete)
+          return p->result;
+    }
+    run.advance(program);
+    replay_result result = run.take();
+    if (init != nullptr) keep(program, result);
+    return result;
+  }
+
+  // Drops the candidates that differ from `events` (the program so far) in what was not yet
+  // compared.
+  void narrow(const std::vector<schedule::event>& events) {
+    const std::size_t offset = init->events.size();
+    std::erase_if(candidates, [&](const replayed_program* p) {
+      return p->events.size() + offset < events.size() ||
+             !std::equal(events.begin() + static_cast<std::ptrdiff_t>(checked), events.end(),
+                         p->events.begin() + static_cast<std::ptrdiff_t>(checked - offset),
+                         replay_detail::same_replayed_event);
+    });
+    checked = events.size();
+  }
+
+  void keep(const schedule::program& program, const replay_result& result) {
+    if (init->programs.size() < programs_kept) init->programs.emplace_back();
+    auto& p = init->programs[init->next_program];
+    init->next_program = (init->next_program + 1) % programs_kept;
+    p.events.assign(program.events.begin() + static_cast<std::ptrdiff_t>(init->events.size()),
+                    program.events.end());
+    p.tensors = program.tensors;
+    p.complete = program.complete;
+    p.result = result;
   }
 
   alloc::allocator_model& allocator;
   replay_detail::replayer run;
+  first_phase* init = nullptr;                      // the kept init this replay began with
+  std::vector<const replayed_program*> candidates;  // equal to the program so far
+  std::size_t checked = 0;  // events of the program so far compared with the candidates
 };
 
 replay_while_built::replay_while_built(alloc::allocator_model& allocator)
@@ -242,12 +328,11 @@ replay_while_built::~replay_while_built() = default;
 
 bool replay_while_built::grown(const schedule::program& so_far) {
   if (!state_->run.started()) return state_->first(so_far);
-  return state_->run.advance(so_far);
+  return state_->next(so_far);
 }
 
 replay_result replay_while_built::finish(const schedule::program& program) {
-  state_->run.advance(program);
-  return state_->run.take();
+  return state_->finish(program);
 }
 
 }  // namespace vramscope::predict

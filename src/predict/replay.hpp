@@ -35,6 +35,9 @@ replay_result replay(const schedule::program& program, alloc::allocator_model& a
 /// replays the events so far, and the first allocation that fails stops the build, since
 /// nothing after it changes the replay's figures. Pass it to build_program, then call finish()
 /// with the program built: the result is replay(program, allocator) of the whole program.
+/// Where the program equals one replayed earlier on this thread after the same init (event by
+/// event, under the same allocator options), the figures are that replay's and the events
+/// after init are not replayed: the allocator's state afterwards is then the one after init.
 class replay_while_built final : public schedule::program_watcher {
  public:
   explicit replay_while_built(alloc::allocator_model& allocator);  // must outlive this

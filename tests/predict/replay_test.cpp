@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 
 #include "support/tiny_model.hpp"
 
@@ -114,6 +115,48 @@ TEST(ReplayWhileBuilt, RowsWithTheSameInitGiveTheirOwnFigures) {
       }
   EXPECT_GT(oom, 0);
   EXPECT_LT(oom, 20);
+}
+
+// A row whose whole program equals one replayed after the same init on this thread takes that
+// replay's figures without replaying; one whose program equals a program cut at its failure
+// stops where that one did. The figures and the cut must stay those of a fresh replay of each
+// row, for rows that repeat (here each job twice, at two capacities, so that some run out of
+// memory), rows that match a kept program for a while and then part from it, and rows that
+// match none.
+TEST(ReplayWhileBuilt, RowsWithEqualProgramsGiveTheirOwnFigures) {
+  const auto model = testing::tiny_llama();
+  int oom = 0;
+  int fits = 0;
+  for (int round = 0; round < 2; ++round)
+    for (std::uint64_t micro_batch : {16u, 2u, 8u})
+      for (auto s : {job::strategy::fsdp2, job::strategy::ddp})
+        for (bytes capacity : {3_GiB / 2, 80_GiB}) {
+          auto j = job_of(s);
+          j.training.micro_batch = micro_batch;
+          const std::string label = "round " + std::to_string(round) + ", " +
+                                    std::to_string(static_cast<int>(s)) + " micro-batch " +
+                                    std::to_string(micro_batch) + " at " + std::to_string(capacity);
+          const auto whole = schedule::build_program(model, j, 0);
+          ASSERT_TRUE(whole) << label;
+          const auto expected = replay(*whole, *allocator(capacity));
+          // Where a replay that keeps nothing yet (a new thread's) cuts the program.
+          std::size_t expected_events = 0;
+          std::thread([&] {
+            auto a = allocator(capacity);
+            replay_while_built watcher(*a);
+            expected_events = schedule::build_program(model, j, 0, {}, watcher)->events.size();
+          }).join();
+          auto a = allocator(capacity);
+          replay_while_built watcher(*a);
+          const auto cut = schedule::build_program(model, j, 0, {}, watcher);
+          ASSERT_TRUE(cut) << label;
+          expect_same(watcher.finish(*cut), expected, label);
+          EXPECT_EQ(cut->events.size(), expected_events) << label;
+          EXPECT_EQ(cut->complete, !expected.oom) << label;
+          ++(expected.oom ? oom : fits);
+        }
+  EXPECT_GT(oom, 2);
+  EXPECT_GT(fits, 2);
 }
 
 }  // namespace
