@@ -181,16 +181,21 @@ replay_result replay(const schedule::program& program, alloc::allocator_model& a
 // Not in an anonymous namespace either: replay_while_built::state points into them.
 namespace replay_detail {
 
-// A whole program replayed after an init kept below. What-if rows whose programs are equal event
-// by event replay to the same figures: a row's micro-batch doubled and its sequence halved often
-// gives every tensor the same size, and a plan on another GPU of the same memory repeats a row.
+// A whole program replayed after an init kept below (first_phase). What-if rows whose programs
+// are equal event by event replay to the same figures: a row's micro-batch doubled and its
+// sequence halved often gives every tensor the same size. The last 64 programs this thread
+// replayed, which reaches back over a grid's doublings: some 18 MiB a thread in the 8B grid
+// (programs of about 11,000 events of 24 bytes).
 struct replayed_program {
+  std::uint64_t init = 0;               // first_phase::serial of the init it began with
   std::vector<schedule::event> events;  // after init
   std::uint32_t tensors = 0;
   bool complete = true;  // false: cut at the phase boundary after its replay failed
   replay_result result;
 };
-constexpr std::size_t programs_kept = 24;  // per init: the rows a grid's doubling reaches back
+constexpr std::size_t programs_kept = 64;
+thread_local std::vector<replayed_program> programs;
+thread_local std::size_t next_program = 0;  // the one to replace next
 
 // The replay of the first phase (init: parameters, gradients, optimizer state) of the last
 // programs this thread replayed while building them. What-if rows that differ only after init
@@ -203,12 +208,12 @@ struct first_phase {
   std::uint32_t tensors = 0;
   std::unique_ptr<alloc::allocator_model> allocator;  // its state after the events
   replay_detail::replayer::progress after;
-  std::vector<replayed_program> programs;  // whole programs that began with this init
-  std::size_t next_program = 0;            // the one to replace next
+  std::uint64_t serial = 0;  // this thread's count of inits kept when this one was
 };
 constexpr std::size_t first_phases_kept = 4;
 thread_local std::array<first_phase, first_phases_kept> first_phases;
 thread_local std::size_t next_first_phase = 0;  // the entry to replace next
+thread_local std::uint64_t inits_kept = 0;
 
 inline bool same_replayed_event(const schedule::event& x, const schedule::event& y) {
   return x.kind == y.kind && x.cat == y.cat && x.stream == y.stream && x.tensor == y.tensor &&
@@ -243,7 +248,8 @@ struct replay_while_built::state {
         run.restore(f.after);
         init = &f;
         checked = so_far.events.size();
-        for (const auto& p : f.programs) candidates.push_back(&p);
+        for (const auto& p : replay_detail::programs)
+          if (p.init == f.serial) candidates.push_back(&p);
         return true;
       }
     if (!run.advance(so_far)) return false;
@@ -255,8 +261,7 @@ struct replay_while_built::state {
     f.tensors = so_far.tensors;
     f.allocator = std::move(copy);
     f.after = run.saved();
-    f.programs.clear();
-    f.next_program = 0;
+    f.serial = ++replay_detail::inits_kept;
     init = &f;
     return true;
   }
@@ -304,9 +309,12 @@ struct replay_while_built::state {
   }
 
   void keep(const schedule::program& program, const replay_result& result) {
-    if (init->programs.size() < programs_kept) init->programs.emplace_back();
-    auto& p = init->programs[init->next_program];
-    init->next_program = (init->next_program + 1) % programs_kept;
+    auto& kept = replay_detail::programs;
+    auto& next = replay_detail::next_program;
+    if (kept.size() < programs_kept) kept.emplace_back();
+    auto& p = kept[next];
+    next = (next + 1) % programs_kept;
+    p.init = init->serial;
     p.events.assign(program.events.begin() + static_cast<std::ptrdiff_t>(init->events.size()),
                     program.events.end());
     p.tensors = program.tensors;
