@@ -477,12 +477,14 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
         continue;
       ul->tensors.push_back(n);
       ul->trainable.push_back(n);
-      ul->expert.resize(ul->trainable.size() - 1, false);
+      if (ul->expert.size() != ul->trainable.size() - 1)  // a no-op resize costs 36 instructions
+        ul->expert.resize(ul->trainable.size() - 1, false);
       ul->expert.push_back(e.has_value());
       count_reader(ul->inputs, t, facts[ti].group, e.has_value());
       const bool f8 = job.precision.float8 != job::float8_recipe::none && !e &&
                       float8_convertible(t, ul->kind);
-      ul->float8.resize(ul->trainable.size() - 1, false);
+      if (ul->float8.size() != ul->trainable.size() - 1)
+        ul->float8.resize(ul->trainable.size() - 1, false);
       ul->float8.push_back(f8);
       if (f8) {
         const bool row = row_parallel(t.name);
