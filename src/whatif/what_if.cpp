@@ -9,9 +9,9 @@
 #include <malloc.h>
 
 #include <algorithm>
-#include <atomic>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include <vramscope/job/job_loading.hpp>
 
@@ -231,13 +231,30 @@ std::vector<result<row_outcome>> what_if::evaluate_all(
     const std::vector<std::vector<std::string>>& rows, const std::string& option,
     bool need_when_missing, unsigned threads) const {
   std::vector<std::optional<result<row_outcome>>> slots(rows.size());
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i = next++; i < rows.size(); i = next++)
-      slots[i].emplace(evaluate(rows[i], option, need_when_missing));
-  };
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, rows.size()));
+  // Rows in runs (a quarter of a thread's share of what is left, at least one), so that a thread
+  // goes through neighbouring rows: they share init and, often, whole programs, whose replays
+  // each thread keeps (predict/replay.cpp). The runs shrink as the rows run out, so the threads
+  // end together.
+  std::mutex taking;
+  std::size_t next = 0;
+  auto take = [&]() -> std::pair<std::size_t, std::size_t> {
+    const std::lock_guard<std::mutex> lock(taking);
+    const std::size_t left = rows.size() - next;
+    const std::size_t run = std::max<std::size_t>(1, left / (4 * std::max(threads, 1u)));
+    const std::size_t first = next;
+    next += std::min(run, left);
+    return {first, next};
+  };
+  auto work = [&] {
+    for (;;) {
+      const auto [first, last] = take();
+      if (first == last) return;
+      for (std::size_t i = first; i < last; ++i)
+        slots[i].emplace(evaluate(rows[i], option, need_when_missing));
+    }
+  };
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
   work();

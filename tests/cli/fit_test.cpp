@@ -130,6 +130,33 @@ TEST(Fit, GridVerdictsEqualPlanOnSampledRows) {
   EXPECT_GT(missing, 0);
 }
 
+// Threads take the rows in runs that shrink as the rows run out: whatever the thread count,
+// every row is evaluated once, in its own slot, to the figures of one thread.
+TEST(Fit, EvaluateAllGivesEveryRowOnAnyNumberOfThreads) {
+  auto engine = whatif::what_if::open(example, {}, "");
+  ASSERT_TRUE(engine) << engine.error().to_string();
+  auto axes = parse_axes(
+      {"parallel.strategy=fsdp2,ddp", "training.micro_batch=1..9", "training.seq_len=2048,4096"},
+      "--try");
+  ASSERT_TRUE(axes);
+  const auto rows = combinations(*axes);
+  const auto one = engine->evaluate_all(rows, "--try", true, 1);
+  ASSERT_EQ(one.size(), rows.size());
+  for (unsigned threads : {2u, 3u, 7u}) {
+    const auto many = engine->evaluate_all(rows, "--try", true, threads);
+    ASSERT_EQ(many.size(), rows.size()) << threads;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      ASSERT_TRUE(one[i] && many[i]) << threads << " " << i;
+      EXPECT_EQ(many[i]->settings, rows[i]) << threads << " " << i;
+      EXPECT_EQ(many[i]->fits, one[i]->fits) << threads << " " << i;
+      EXPECT_EQ(many[i]->reserved, one[i]->reserved) << threads << " " << i;
+      EXPECT_EQ(many[i]->device, one[i]->device) << threads << " " << i;
+      EXPECT_EQ(many[i]->need, one[i]->need) << threads << " " << i;
+    }
+  }
+  EXPECT_TRUE(engine->evaluate_all({}, "--try", true, 2).empty());
+}
+
 // The assumption behind bisection: memory does not shrink as these fields grow. Short
 // sequences are the exception, kept here as a record: below about 4k tokens the peak is the
 // parameter and optimizer state, and the caching allocator's segment rounding moves it by up to
