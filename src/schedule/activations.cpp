@@ -401,20 +401,27 @@ void autocast_llama_block_steps(unit_activations& a, const dims& d, const model:
   a.forward_in_order = std::move(p.steps);
 }
 
-// Where the steps above are the block's code: transformers' Llama, Qwen2 and Mistral decoder
-// layers run by PyTorch (not a JAX program, whose buffers XLA assigns) in bf16 or fp16 with no
-// autocast, SDPA's flash kernel, nn.Linear (not torchao's Float8Linear), full checkpointing, no
-// tensor, context or sequence parallelism, no LoRA, Liger or compile.
-bool llama_steps_apply(const dims& d, const model::stack_shape& s, const job::job_spec& job) {
+// Where the step lists of this file are a block's code: transformers' Llama, Qwen2 and Mistral
+// decoder layers run by PyTorch (not a JAX program, whose buffers XLA assigns) with a 16-bit
+// compute dtype, SDPA's flash kernel, nn.Linear (not torchao's Float8Linear), no tensor,
+// context or sequence parallelism, no padding mask, no LoRA, Liger or compile.
+bool transformers_llama_layer(const dims& d, const model::stack_shape& s,
+                              const job::job_spec& job) {
   const bool family = s.family == "llama" || s.family == "qwen2" || s.family == "mistral";
   return family && job.framework.name != "jax" &&
-         job.precision.float8 == job::float8_recipe::none && !d.litgpt && d.c == 2 && d.r == 2 &&
+         job.precision.float8 == job::float8_recipe::none && !d.litgpt && d.c == 2 &&
          d.tp == 1 && job.parallel.cp <= 1 && sdpa_kernel(d, job) == attention_impl::flash &&
-         !job.training.padding_mask &&
-         job.training.activation_checkpointing == job::checkpointing::full && !job.lora.enabled &&
-         !job.training.liger_kernels && !job.training.compile && s.experts == 0 && s.gated_mlp &&
-         s.activation_saved == 1 && !s.layer_norm && !s.residual_dropout &&
-         s.form == model::block_form::sequential && !s.cross_attention && !s.eager_attention;
+         !job.training.padding_mask && !job.lora.enabled && !job.training.liger_kernels &&
+         !job.training.compile && s.experts == 0 && s.gated_mlp && s.activation_saved == 1 &&
+         !s.layer_norm && !s.residual_dropout && s.form == model::block_form::sequential &&
+         !s.cross_attention && !s.eager_attention;
+}
+
+// Where llama_block_steps is the block's code: such a layer in bf16 or fp16 with no autocast,
+// under full checkpointing.
+bool llama_steps_apply(const dims& d, const model::stack_shape& s, const job::job_spec& job) {
+  return transformers_llama_layer(d, s, job) && d.r == 2 &&
+         job.training.activation_checkpointing == job::checkpointing::full;
 }
 
 // A unit that is one RMSNorm as transformers writes it (the final norm), in op order:
@@ -456,19 +463,13 @@ std::vector<forward_step> rms_norm_unit_steps(const dims& d, bool weight_trains,
 // training with separate q/k/v and gate/up matrices.
 bool autocast_steps_apply(const dims& d, const model::stack_shape& s, const job::job_spec& job,
                           const saved_inputs& in) {
-  const bool family = s.family == "llama" || s.family == "qwen2" || s.family == "mistral";
   saved_inputs all;
   all.qkv_readers = 3;
   all.mlp_readers = 2;
   const bool ddp =
       job.parallel.kind == job::strategy::ddp || job.parallel.kind == job::strategy::single;
-  return family && ddp && job.precision.autocast &&
-         job.precision.float8 == job::float8_recipe::none && !d.litgpt && d.c == 2 && d.r == 4 &&
-         d.tp == 1 && job.parallel.cp <= 1 && sdpa_kernel(d, job) == attention_impl::flash &&
-         !job.training.padding_mask && !job.lora.enabled && !job.training.liger_kernels &&
-         !job.training.compile && s.experts == 0 && s.gated_mlp && s.activation_saved == 1 &&
-         !s.layer_norm && !s.residual_dropout && s.form == model::block_form::sequential &&
-         !s.cross_attention && !s.eager_attention && in == all;
+  return transformers_llama_layer(d, s, job) && ddp && job.precision.autocast && d.r == 4 &&
+         in == all;
 }
 
 // Per-operator selective checkpointing as torchtitan applies it (selective_ac_option "op",

@@ -295,9 +295,8 @@ class driver {
     for (auto it = units.rbegin(); it != units.rend(); ++it) {
       out_.phase("backward:" + model_.units[*it].name + tag(op, ", weight gradient"));
       strategy_->pre_backward(*it);
-      if (ckpt_[*it]) {  // recomputed again, in op order as the input-gradient pass did
-        recompute(acts(*it));
-        transient(acts(*it).forward_temps, category::temporary);
+      if (ckpt_[*it]) {  // recomputed again, as the input-gradient pass did
+        recompute_forward(acts(*it));
         free_all(out_, recomputed_);
       }
       free_all(out_, held_.saved[mb][*it]);
@@ -451,9 +450,10 @@ class driver {
     collectives(a);
   }
 
-  // A unit's forward step by step (unit_activations::forward_in_order): what is left allocated
-  // is what it saved.
-  void run_in_order(const std::vector<forward_step>& steps, std::vector<tensor_id>& saved) {
+  // Plays a forward's steps (forward_step) into steps_, an id per step (0 for a free or a
+  // marked matmul): allocations, frees, and the main thread's cuBLAS workspace at the forward's
+  // first matmul.
+  void play_forward(const std::vector<forward_step>& steps) {
     steps_.clear();
     for (const auto& st : steps) {
       if (st.alloc > 0) {
@@ -463,10 +463,15 @@ class driver {
         if (!st.gemm) out_.free(steps_[st.index]);
         steps_.push_back(0);
       }
-      // The forward's first matmul creates the main thread's cuBLAS workspace.
       if (st.gemm && workspace_ == 0)
         workspace_ = out_.alloc(options_.cublas_workspace, category::temporary);
     }
+  }
+
+  // A unit's forward step by step (unit_activations::forward_in_order): what is left allocated
+  // is what it saved.
+  void run_in_order(const std::vector<forward_step>& steps, std::vector<tensor_id>& saved) {
+    play_forward(steps);
     for (auto id : steps_)
       if (id != 0) saved.push_back(id);
   }
@@ -474,15 +479,7 @@ class driver {
   // A unit's forward that saves nothing, step by step (unit_activations::checkpointed_forward);
   // returns its output, left allocated.
   tensor_id run_steps(const unit_activations& a) {
-    steps_.clear();
-    for (const auto& st : a.checkpointed_forward) {
-      if (st.alloc > 0) {
-        steps_.push_back(out_.alloc(st.alloc, category::activations));
-      } else {
-        out_.free(steps_[st.index]);
-        steps_.push_back(0);
-      }
-    }
+    play_forward(a.checkpointed_forward);
     const tensor_id output = steps_[a.checkpoint_output];
     steps_[a.checkpoint_output] = 0;
     free_all(out_, steps_);
@@ -531,10 +528,7 @@ class driver {
     if (!a.backward_steps.empty() && saved != nullptr && !ckpt) return backward_in_order(a, *saved);
     // Scratch lists kept across units: they hold ids only for the length of one call.
     recomputed_.clear();
-    if (ckpt) {
-      recompute(a);
-      transient(a.forward_temps, category::temporary);
-    }
+    if (ckpt) recompute_forward(a);
     temps_.clear();
     for (auto b : a.backward_temps) temps_.push_back(out_.alloc(b, category::temporary));
     backward_gemm();  // where no op order says which matmul is first
@@ -542,6 +536,13 @@ class driver {
     if (saved != nullptr) free_all(out_, *saved);
     free_all(out_, temps_);
     collectives(a);
+  }
+
+  // A checkpointed unit's forward run again in backward: what it saves, into recomputed_, and
+  // its forward temporaries.
+  void recompute_forward(const unit_activations& a) {
+    recompute(a);
+    transient(a.forward_temps, category::temporary);
   }
 
   // What the unit saves, allocated in op order into recomputed_ (a checkpointed forward, or its
