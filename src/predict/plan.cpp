@@ -88,15 +88,9 @@ bytes resident_managed(const rank_prediction& r, bytes capacity) {
   return rest >= capacity ? 0 : std::min(r.managed, capacity - rest);
 }
 
-bool same_event(const schedule::event& a, const schedule::event& b) {
-  return a.kind == b.kind && a.cat == b.cat && a.stream == b.stream && a.tensor == b.tensor &&
-         a.phase == b.phase && a.size == b.size;
-}
-
 bool same_program(const schedule::program& a, const schedule::program& b) {
   return a.tensors == b.tensors && a.managed == b.managed && a.offloaded == b.offloaded &&
-         a.phase_names == b.phase_names &&
-         std::equal(a.events.begin(), a.events.end(), b.events.begin(), b.events.end(), same_event);
+         a.phase_names == b.phase_names && a.events == b.events;
 }
 
 // What torchtune's memory features change, said once in the report (job.training and

@@ -215,16 +215,6 @@ thread_local std::array<first_phase, first_phases_kept> first_phases;
 thread_local std::size_t next_first_phase = 0;  // the entry to replace next
 thread_local std::uint64_t inits_kept = 0;
 
-inline bool same_replayed_event(const schedule::event& x, const schedule::event& y) {
-  return x.kind == y.kind && x.cat == y.cat && x.stream == y.stream && x.tensor == y.tensor &&
-         x.phase == y.phase && x.size == y.size;
-}
-
-inline bool same_events(const std::vector<schedule::event>& a,
-                        const std::vector<schedule::event>& b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), same_replayed_event);
-}
-
 }  // namespace replay_detail
 
 using replay_detail::first_phase;
@@ -243,7 +233,7 @@ struct replay_while_built::state {
     for (auto& f : first_phases)
       if (f.allocator && f.tensors == so_far.tensors &&
           f.allocator->capacity() == allocator.capacity() &&
-          replay_detail::same_events(f.events, so_far.events) &&
+          f.events == so_far.events &&
           allocator.copy_state_from(*f.allocator)) {
         run.restore(f.after);
         init = &f;
@@ -302,8 +292,7 @@ struct replay_while_built::state {
     std::erase_if(candidates, [&](const replayed_program* p) {
       return p->events.size() + offset < events.size() ||
              !std::equal(events.begin() + static_cast<std::ptrdiff_t>(checked), events.end(),
-                         p->events.begin() + static_cast<std::ptrdiff_t>(checked - offset),
-                         replay_detail::same_replayed_event);
+                         p->events.begin() + static_cast<std::ptrdiff_t>(checked - offset));
     });
     checked = events.size();
   }

@@ -31,12 +31,7 @@ void expect_rank_specific_tells_the_truth(const job::job_spec& j, const std::str
   for (int rank = 1; rank < j.world_size(); ++rank) {
     const program other = build(j, rank);
     const bool same = other.tensors == first.tensors && other.phase_names == first.phase_names &&
-                      std::equal(first.events.begin(), first.events.end(), other.events.begin(),
-                                 other.events.end(), [](const event& a, const event& b) {
-                                   return a.kind == b.kind && a.cat == b.cat &&
-                                          a.stream == b.stream && a.tensor == b.tensor &&
-                                          a.phase == b.phase && a.size == b.size;
-                                 });
+                      other.events == first.events;
     if (!first.rank_specific) {
       EXPECT_TRUE(same) << label << ": rank " << rank;
     }
@@ -72,10 +67,7 @@ struct stop_after final : program_watcher {
 
 bool same_events(const program& a, const program& b, std::size_t n) {
   return std::equal(a.events.begin(), a.events.begin() + static_cast<std::ptrdiff_t>(n),
-                    b.events.begin(), [](const event& x, const event& y) {
-                      return x.kind == y.kind && x.cat == y.cat && x.stream == y.stream &&
-                             x.tensor == y.tensor && x.phase == y.phase && x.size == y.size;
-                    });
+                    b.events.begin());
 }
 
 // plan stops building a rank that has run out of memory (predict's replay_while_built): what

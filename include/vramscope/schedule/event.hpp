@@ -48,6 +48,12 @@ struct event {
   std::uint32_t tensor;  // index of the tensor, unique within the program
   std::uint32_t phase;   // index into program::phase_names, current phase for every event
   bytes size;
+  // Programs compare event by event: two that are equal replay to the same figures. (Written
+  // out: on the what-if grid it runs in fewer instructions than the defaulted comparison.)
+  friend bool operator==(const event& a, const event& b) {
+    return a.kind == b.kind && a.cat == b.cat && a.stream == b.stream && a.tensor == b.tensor &&
+           a.phase == b.phase && a.size == b.size;
+  }
 };
 
 /// What a rank holds before data-parallel sharding, after the tensor-parallel split: the
