@@ -7,6 +7,7 @@
 #include <array>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace vramscope::job {
 
@@ -121,10 +122,24 @@ std::span<const gpu_info> gpu_catalog() { return catalog; }
 const gpu_info* lookup_gpu(std::string_view name) {
   const std::string key = key_of(name);
   if (key.empty()) return nullptr;
-  for (const auto& g : catalog)
-    if (key_of(g.name) == key || key_of(g.smi_name) == key) return &g;
-  for (const auto& [alias, target] : aliases)
-    if (key_of(alias) == key) return by_canonical(target);
+  // The keys of every name the catalog and the aliases spell, made once: every job resolves
+  // its GPU, and a what-if grid resolves one job per row.
+  struct spelling {
+    std::string key;
+    const gpu_info* gpu;
+  };
+  static const std::vector<spelling> spellings = [] {
+    std::vector<spelling> out;
+    for (const auto& g : catalog) {  // in the catalog's order, its name before nvidia-smi's
+      out.push_back({key_of(g.name), &g});
+      out.push_back({key_of(g.smi_name), &g});
+    }
+    for (const auto& [alias, target] : aliases)
+      out.push_back({key_of(alias), by_canonical(target)});
+    return out;
+  }();
+  for (const auto& s : spellings)
+    if (s.key == key) return s.gpu;
   return nullptr;
 }
 
