@@ -584,4 +584,84 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
   return out;
 }
 
+namespace {
+
+// The training loop's sizes, which no layout reads, set to fixed values.
+job::training_spec layout_training(job::training_spec t) {
+  t.micro_batch = 1;
+  t.seq_len = 1;
+  t.gradient_accumulation = 1;
+  t.activation_checkpointing = job::checkpointing::none;
+  t.checkpoint_every = 1;
+  t.steps = 1;
+  return t;
+}
+
+// Whether layout_job(job) == key, for a key layout_job made, without copying `job`. Every
+// member of job_spec is named (a member added to job_spec stops this compiling until it is
+// placed here), and all but the two left out of a key are compared.
+bool same_layout_job(const job::job_spec& key, const job::job_spec& job) {
+  const auto& [model, model_config, hardware, parallel, precision, optimizer, training, lora, init,
+               checkpoint, framework, env, provenance] = job;
+  return hardware == key.hardware && parallel == key.parallel && precision == key.precision &&
+         optimizer == key.optimizer && layout_training(training) == key.training &&
+         lora == key.lora && init == key.init && checkpoint == key.checkpoint &&
+         framework == key.framework && model == key.model && env == key.env;
+}
+
+}  // namespace
+
+job::job_spec layout_job(const job::job_spec& job) {
+  const auto& [model, model_config, hardware, parallel, precision, optimizer, training, lora, init,
+               checkpoint, framework, env, provenance] = job;
+  job::job_spec k;
+  k.model = model;
+  k.hardware = hardware;
+  k.parallel = parallel;
+  k.precision = precision;
+  k.optimizer = optimizer;
+  k.training = layout_training(training);
+  k.lora = lora;
+  k.init = init;
+  k.checkpoint = checkpoint;
+  k.framework = framework;
+  k.env = env;
+  return k;
+}
+
+std::shared_ptr<const layout> shared_layout(const model::model_spec& model,
+                                            const job::job_spec& job, const rank_info& r) {
+  struct kept {
+    model::model_spec model;
+    job::job_spec job;
+    rank_info rank;
+    bool place_read = false;
+    std::shared_ptr<const layout> lay;
+  };
+  // A grid varies the strategy too, and plans ranks 0 and 1 of each row.
+  constexpr std::size_t entries = 8;
+  thread_local std::vector<kept> cache;
+  thread_local std::size_t next = 0;
+  for (const auto& k : cache)
+    if (k.rank.same_coordinates(r) && same_layout_job(k.job, job) && k.model == model) {
+      if (k.place_read && r.place_read != nullptr) *r.place_read = true;
+      return k.lay;
+    }
+  auto key = layout_job(job);
+  bool read = false;
+  rank_info probe = r;
+  probe.place_read = &read;
+  auto lay = std::make_shared<const layout>(make_layout(model, key, probe));
+  if (read && r.place_read != nullptr) *r.place_read = true;
+  probe.place_read = nullptr;
+  kept entry{model, std::move(key), probe, read, lay};
+  if (cache.size() < entries) {
+    cache.push_back(std::move(entry));
+  } else {
+    cache[next] = std::move(entry);
+    next = (next + 1) % entries;
+  }
+  return lay;
+}
+
 }  // namespace vramscope::schedule

@@ -3,6 +3,7 @@
 // tensor-parallel splitting and LoRA, and the dtypes each kind of state is kept in.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,13 @@ struct rank_info {
   [[nodiscard]] int local_rank() const { return read(local_rank_); }
   [[nodiscard]] int pp_rank() const { return read(pp_rank_); }  // place along the pipeline
   [[nodiscard]] int ep_rank() const { return read(ep_rank_); }  // place among the ep ranks
+  /// The same sizes and the same place in the mesh (reads nothing: `place_read` is left alone).
+  [[nodiscard]] bool same_coordinates(const rank_info& o) const {
+    return world == o.world && tp == o.tp && dp_shard == o.dp_shard &&
+           dp_replicate == o.dp_replicate && pp == o.pp && cp == o.cp && ep == o.ep &&
+           rank_ == o.rank_ && local_rank_ == o.local_rank_ && pp_rank_ == o.pp_rank_ &&
+           ep_rank_ == o.ep_rank_;
+  }
 
  private:
   friend rank_info make_rank_info(const job::job_spec& job, int rank);
@@ -62,6 +70,8 @@ struct frozen_tensor {
   bytes gathered = 0;          // bytes once unsharded for compute (mixed precision casts floats)
   bytes quant_state = 0;       // absmax / scales of a quantised weight (0 when not quantised)
   bool quantised = false;
+
+  friend bool operator==(const frozen_tensor&, const frozen_tensor&) = default;
 };
 
 /// A torchao Float8Linear on this rank (precision.float8), after the TP split: its matmuls take
@@ -69,6 +79,8 @@ struct frozen_tensor {
 struct float8_linear {
   std::uint64_t in = 0, out = 0;  // input and output features on this rank
   std::uint64_t numel = 0;        // weight elements on this rank
+
+  friend bool operator==(const float8_linear&, const float8_linear&) = default;
 };
 
 /// True when torchao's convert_to_float8_training swaps the module of weight `t` for a
@@ -99,6 +111,8 @@ struct unit_layout {
   bytes adapter_transient = 0;           // PEFT transient in forward (DoRA's weight norm)
   saved_inputs inputs;                   // which layer inputs autograd keeps (all when training
                                          // every weight)
+
+  friend bool operator==(const unit_layout&, const unit_layout&) = default;
 };
 
 /// Dtype sizes in bytes of each kind of state (see docs/job-spec.md, "precision").
@@ -110,6 +124,8 @@ struct state_dtypes {
   int master = 0;      // extra master copy held by the optimizer (0 = none)
   int frozen = 2;      // frozen float base weights (LoRA): the dtype the model was loaded in
   int state = 4;       // optimizer state: job.optimizer.state, as resolve_job decided it
+
+  friend bool operator==(const state_dtypes&, const state_dtypes&) = default;
 };
 
 struct layout {
@@ -117,11 +133,24 @@ struct layout {
   state_dtypes dtypes;
   std::uint64_t numel = 0;
   std::uint64_t trainable_numel = 0;
+
+  friend bool operator==(const layout&, const layout&) = default;
 };
 
 rank_info make_rank_info(const job::job_spec& job, int rank);
 state_dtypes make_state_dtypes(const job::job_spec& job);
 layout make_layout(const model::model_spec& model, const job::job_spec& job, const rank_info& r);
+/// make_layout's answer, kept per thread for the next call that asks for the same one. What-if
+/// rows differ mostly in the training loop's sizes (micro-batch, sequence length, checkpointing,
+/// accumulation, steps), which no layout reads: the layout is made from layout_job(job), which
+/// fixes them, and kept under that job, a copy of the model and the rank's coordinates; a call
+/// whose three are equal (the model compared whole) takes the kept one. Sets *r.place_read
+/// where making it read the rank's place.
+std::shared_ptr<const layout> shared_layout(const model::model_spec& model,
+                                            const job::job_spec& job, const rank_info& r);
+/// The job as shared_layout makes its layout from: `job` with the training loop's sizes set to
+/// fixed values and where it came from (provenance, an inline model's keys) left out.
+job::job_spec layout_job(const job::job_spec& job);
 /// What `lay` holds before data-parallel sharding: its trainable values and frozen bytes.
 parameter_split split_of(const layout& lay);
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
 #include <optional>
 
 #include "schedule/activations.hpp"
@@ -68,10 +69,9 @@ class driver {
         options_(o),
         pipe_(std::move(pipe)),
         out_(watcher),
-        ctx_{m, j, make_rank_info(j, rank), {}, out_},
+        layout_(shared_layout(m, j, placed(make_rank_info(j, rank)))),
+        ctx_{m, j, placed(make_rank_info(j, rank)), *layout_, out_},
         offload_(j, out_) {
-    ctx_.rank.place_read = &place_read_;
-    ctx_.lay = make_layout(m, j, ctx_.rank);
     record_stream_ = collectives_record_stream(j);
     // The final norm's output is the head's input: kept when the head needs it.
     bool head_input = !j.lora.enabled;
@@ -157,6 +157,12 @@ class driver {
   }
 
  private:
+  // `r`, reporting reads of the rank's place to place_read_.
+  rank_info placed(rank_info r) {
+    r.place_read = &place_read_;
+    return r;
+  }
+
   // Pipeline parallelism: the rank runs its schedule's passes, each over one local stage and
   // one micro-batch, and holds every micro-batch's activations from its forward to its
   // backward. torch.distributed.pipelining keeps each stage's output (fwd_cache) until that
@@ -609,6 +615,8 @@ class driver {
   schedule_options options_;
   std::optional<pipeline_part> pipe_;
   program_builder out_;
+  bool place_read_ = false;  // building read the rank's place in the mesh (rank_info)
+  std::shared_ptr<const layout> layout_;
   step_context ctx_;
   strategy* strategy_ = nullptr;
   // Each unit's activations, acts_[acts_of_[u]]: units alike share one entry until
@@ -651,7 +659,6 @@ class driver {
   tensor_id stage_logits_ = 0;             // ...as this id
   bool first_forward_ = true;
   bool record_stream_ = false;
-  bool place_read_ = false;  // building read the rank's place in the mesh (rank_info)
   activation_offloader offload_;
 };
 

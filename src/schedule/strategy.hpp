@@ -18,7 +18,7 @@ struct step_context {
   const model::model_spec& model;
   const job::job_spec& job;
   rank_info rank;
-  layout lay;
+  const layout& lay;
   program_builder& out;
   /// Per unit: its forward, run op by op, makes autocast's weight casts itself (the step
   /// driver's; unit_activations::forward_in_order), so the strategy makes none.

@@ -215,5 +215,99 @@ TEST(Layout, StateDtypesFollowStrategy) {
   EXPECT_EQ(d.master, 0);
 }
 
+// shared_layout keeps a layout for the next call with the same model, rank and job but for the
+// training loop's sizes. Whatever those sizes, the layout is make_layout's: a strategy, LoRA,
+// QLoRA, Float8, tensor parallelism, LitGPT's modelling code, each with the loop changed.
+TEST(SharedLayout, IsMakeLayoutsForEveryTrainingLoop) {
+  const auto m = testing::tiny_llama();
+  std::vector<job::job_spec> jobs;
+  for (auto kind :
+       {job::strategy::fsdp2, job::strategy::fsdp1, job::strategy::ddp, job::strategy::zero3}) {
+    auto j = base_job();
+    j.parallel.kind = kind;
+    jobs.push_back(j);
+  }
+  auto lora = base_job();
+  lora.lora.enabled = true;
+  lora.lora.dropout = 0.1;
+  jobs.push_back(lora);
+  auto qlora = lora;
+  qlora.lora.base_quantization = dtype::nf4;
+  jobs.push_back(qlora);
+  auto litgpt = lora;
+  litgpt.training.model_code = job::model_impl::litgpt;
+  jobs.push_back(litgpt);
+  auto f8 = base_job();
+  f8.precision.float8 = job::float8_recipe::tensorwise;
+  f8.parallel.tp = 2;
+  jobs.push_back(f8);
+  for (auto j : jobs) {
+    for (int loop = 0; loop < 3; ++loop) {
+      j.training.micro_batch = loop == 1 ? 7 : 1;
+      j.training.seq_len = loop == 2 ? 8192 : 512;
+      j.training.activation_checkpointing =
+          loop == 1 ? job::checkpointing::full : job::checkpointing::selective;
+      j.training.gradient_accumulation = loop + 1;
+      j.training.steps = loop + 1;
+      for (int rank : {0, 1}) {
+        const auto r = make_rank_info(j, rank);
+        EXPECT_EQ(*shared_layout(m, j, r), make_layout(m, j, r)) << "loop " << loop;
+      }
+    }
+  }
+}
+
+TEST(SharedLayout, RowsThatDifferInTheLoopShareOne) {
+  const auto m = testing::tiny_llama();
+  auto j = base_job();
+  const auto first = shared_layout(m, j, make_rank_info(j, 0));
+  j.training.micro_batch = 4;
+  j.training.seq_len = 16384;
+  EXPECT_EQ(shared_layout(m, j, make_rank_info(j, 0)), first);
+  j.parallel.kind = job::strategy::fsdp1;  // read by the layout: another one
+  EXPECT_NE(shared_layout(m, j, make_rank_info(j, 0)), first);
+}
+
+// The kept model is compared whole, so a model changed in place is laid out again.
+TEST(SharedLayout, AModelChangedInPlaceIsLaidOutAgain) {
+  auto m = testing::tiny_llama();
+  const auto j = base_job();
+  const auto r = make_rank_info(j, 0);
+  const auto before = shared_layout(m, j, r);
+  m.tensors[2].shape = {2048, 1024};  // layers.0's q_proj, twice as tall
+  model::recompute_units(m);
+  const auto after = shared_layout(m, j, r);
+  EXPECT_EQ(*after, make_layout(m, j, r));
+  EXPECT_EQ(after->numel, before->numel + 1024u * 1024u);
+}
+
+// A layout that read the rank's place (which routed experts it holds) says so on every call
+// that takes it, so that the program is known to be that rank's alone.
+TEST(SharedLayout, SaysOnEveryCallThatItReadTheRanksPlace) {
+  auto m = testing::tiny_llama();
+  for (int e = 0; e < 2; ++e)
+    m.tensors.push_back({"model.layers.0.mlp.experts." + std::to_string(e) + ".w1.weight",
+                         {64, 1024},
+                         dtype::bf16,
+                         "layers.0"});
+  model::recompute_units(m);
+  auto j = base_job();
+  j.parallel.ep = 2;
+  for (int call = 0; call < 2; ++call) {
+    bool read = false;
+    auto r = make_rank_info(j, 0);
+    r.place_read = &read;
+    j.training.micro_batch = 1 + static_cast<std::uint64_t>(call);
+    shared_layout(m, j, r);
+    EXPECT_TRUE(read) << "call " << call;
+  }
+  bool read = false;
+  j.parallel.ep = 1;  // every rank holds every expert: nothing read
+  auto r = make_rank_info(j, 0);
+  r.place_read = &read;
+  shared_layout(m, j, r);
+  EXPECT_FALSE(read);
+}
+
 }  // namespace
 }  // namespace vramscope::schedule

@@ -21,6 +21,8 @@ struct diagnostic {
 
   /// "source:line:column: message" plus context and caret lines when known.
   [[nodiscard]] std::string to_string() const;
+
+  friend bool operator==(const diagnostic&, const diagnostic&) = default;
 };
 
 /// Recoverable oddities found while reading input (an unknown column, a skipped record).

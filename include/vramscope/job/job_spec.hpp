@@ -70,6 +70,8 @@ struct hardware_spec {
   int gpus_per_node = 8;
   int nodes = 1;
   int compute_capability = 0;     // major * 10 + minor (90 = sm_90); from the catalog unless set
+
+  friend bool operator==(const hardware_spec&, const hardware_spec&) = default;
 };
 
 /// What processes can use of one GPU: the total less the driver's reservation. It is what
@@ -156,6 +158,8 @@ struct parallel_spec {
   bool distributed_optimizer = false;
   // JAX
   int fsdp_devices = 1;  // size of the FSDP mesh axis (OpenPI's fsdp_devices)
+
+  friend bool operator==(const parallel_spec&, const parallel_spec&) = default;
 };
 
 struct precision_spec {
@@ -165,6 +169,8 @@ struct precision_spec {
   dtype buffers = dtype::f32;
   bool autocast = false;       // torch.autocast: fp32 weights cast to `params` on the fly
   float8_recipe float8 = float8_recipe::none;  // torchao Float8Linear in place of nn.Linear
+
+  friend bool operator==(const precision_spec&, const precision_spec&) = default;
 };
 
 /// True for the bitsandbytes optimizers (adamw_8bit, paged_adamw, paged_adamw_8bit), which
@@ -183,6 +189,8 @@ struct optimizer_spec {
   // post-accumulate-grad hook that then frees the gradient (torchtune/training/memory.py,
   // register_optim_in_bwd_hooks). single and fsdp2 only, without gradient accumulation.
   bool in_backward = false;
+
+  friend bool operator==(const optimizer_spec&, const optimizer_spec&) = default;
 };
 
 struct training_spec {
@@ -209,6 +217,8 @@ struct training_spec {
   // pinned host memory (torchtune/training/_activation_offloading.py, OffloadActivations).
   bool activation_offloading = false;
   int steps = 2;               // training steps simulated
+
+  friend bool operator==(const training_spec&, const training_spec&) = default;
 };
 
 struct lora_spec {
@@ -237,6 +247,8 @@ struct lora_spec {
   std::vector<std::string> quantize_skip = {"lm_head"};
   dtype quant_storage = dtype::u8;         // bnb_4bit_quant_storage: element type of packed
                                            // 4-bit weights (bf16 lets FSDP flatten and shard them)
+
+  friend bool operator==(const lora_spec&, const lora_spec&) = default;
 };
 
 struct init_spec {
@@ -245,10 +257,14 @@ struct init_spec {
   std::string map_location = "cpu";         // torch.load map_location: "cpu", "cuda", "none"
   bool set_device_first = true;             // torch.cuda.set_device(local_rank) before CUDA work
   bytes early_tensors = 0;                  // tensors created on the default GPU before set_device
+
+  friend bool operator==(const init_spec&, const init_spec&) = default;
 };
 
 struct checkpoint_spec {
   state_dict_kind save = state_dict_kind::none;
+
+  friend bool operator==(const checkpoint_spec&, const checkpoint_spec&) = default;
 };
 
 struct framework_spec {
@@ -257,6 +273,8 @@ struct framework_spec {
   std::string cuda = "12.4";
   std::string transformers = "4.46";
   std::string jaxlib;               // defaults to `version` for jax
+
+  friend bool operator==(const framework_spec&, const framework_spec&) = default;
 };
 
 /// Where the values of a job came from. Used only for messages (a validation error points at
@@ -266,6 +284,8 @@ struct job_provenance {
   std::string source;                         // file the job was read from ("" when built in code)
   std::map<std::string, diagnostic> set_at;   // dotted path -> where it was set (message empty)
   std::vector<std::string> derived;           // dotted paths resolve_job filled in
+
+  friend bool operator==(const job_provenance&, const job_provenance&) = default;
 };
 
 /// One key of a model given inline rather than by name: `model:` written as a map of Hugging
@@ -275,6 +295,8 @@ struct model_key {
   std::string key;   // "hidden_size"
   std::string json;  // the value as JSON text: "4096", "\"llama\"", "true", "{\"type\": \"yarn\"}"
   diagnostic where;  // the line that wrote it (message empty; empty source when built in code)
+
+  friend bool operator==(const model_key&, const model_key&) = default;
 };
 
 /// A fully resolved job.
@@ -314,6 +336,8 @@ struct job_spec {
     const auto it = env.find(key);
     return it == env.end() ? std::string() : it->second;
   }
+
+  friend bool operator==(const job_spec&, const job_spec&) = default;
 };
 
 }  // namespace vramscope::job

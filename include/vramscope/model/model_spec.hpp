@@ -22,6 +22,8 @@ struct tensor {
   dtype type = dtype::bf16;          // checkpoint dtype (config's torch_dtype)
   std::string unit;                  // the unit it belongs to, e.g. "layers.0" (see `unit`)
   [[nodiscard]] std::uint64_t numel() const;
+
+  friend bool operator==(const tensor&, const tensor&) = default;
 };
 
 /// What a unit is: the granularity of FSDP wrapping and ZeRO-3 gathering.
@@ -34,6 +36,8 @@ struct unit {
   unit_kind kind = unit_kind::other;
   std::uint64_t parameters = 0;  // elements in this unit's tensors
   bytes size = 0;                // bytes in checkpoint dtype
+
+  friend bool operator==(const unit&, const unit&) = default;
 };
 
 /// How a block arranges its attention and MLP around the residual stream.
@@ -76,6 +80,8 @@ struct stack_shape {
                                    // over as many encoder tokens as the block has
   std::string unit_prefix{};       // extra stacks: the prefix of the unit names that belong to
                                    // this stack ("action_expert.", "encoder.")
+
+  friend bool operator==(const stack_shape&, const stack_shape&) = default;
 };
 
 /// A model: identity, architecture numbers, tensor inventory and units in forward order.
@@ -97,6 +103,8 @@ struct model_spec {
   /// The unit with the most parameters (the largest single FSDP / ZeRO-3 gather); the first
   /// such unit on ties. Requires: at least one unit (every model the readers return has one).
   [[nodiscard]] const unit& largest_unit() const;
+
+  friend bool operator==(const model_spec&, const model_spec&) = default;
 };
 
 /// Lower-case name of a unit kind: "embedding", "block", "vision_block", ...
