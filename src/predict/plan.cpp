@@ -164,7 +164,11 @@ std::optional<result<std::pair<schedule::program, replay_result>>> build_and_rep
   replay_while_built replay(**allocator);
   auto program = schedule::build_program(model, job, rank, sopts, replay);
   if (!program) return program.error();
-  auto figures = replay.finish(*program);
+  // plan_torch compares a later rank's events with these only when this program is
+  // rank-specific (otherwise a failed same_as_first replays that rank whole, which same_program
+  // with no events leads to): the replay may keep them without a copy.
+  auto figures =
+      program->rank_specific ? replay.finish(*program) : replay.finish_taking_events(*program);
   return std::pair{std::move(*program), std::move(figures)};
 }
 

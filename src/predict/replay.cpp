@@ -188,7 +188,7 @@ namespace replay_detail {
 // (programs of about 11,000 events of 24 bytes).
 struct replayed_program {
   std::uint64_t init = 0;               // first_phase::serial of the init it began with
-  std::vector<schedule::event> events;  // after init
+  std::vector<schedule::event> events;  // all of them, the init's included
   std::uint32_t tensors = 0;
   bool complete = true;  // false: cut at the phase boundary after its replay failed
   replay_result result;
@@ -262,50 +262,53 @@ struct replay_while_built::state {
   bool next(const schedule::program& so_far) {
     if (!candidates.empty()) {
       narrow(so_far.events);
-      const std::size_t after_init = so_far.events.size() - init->events.size();
       for (const auto* p : candidates)
-        if (!p->complete && p->events.size() == after_init) return false;
+        if (!p->complete && p->events.size() == so_far.events.size()) return false;
       if (!candidates.empty()) return true;
     }
     return run.advance(so_far);  // from where the replay stopped
   }
 
-  replay_result finish(const schedule::program& program) {
+  // `take`: the program's events, which go to the kept program instead of a copy of them.
+  replay_result finish(const schedule::program& program, std::vector<schedule::event>* take) {
     if (!candidates.empty()) {
       narrow(program.events);
-      const std::size_t after_init = program.events.size() - init->events.size();
       for (const auto* p : candidates)
-        if (p->events.size() == after_init && p->tensors == program.tensors &&
+        if (p->events.size() == program.events.size() && p->tensors == program.tensors &&
             p->complete == program.complete)
           return p->result;
     }
     run.advance(program);
     replay_result result = run.take();
-    if (init != nullptr) keep(program, result);
+    if (init != nullptr) keep(program, result, take);
     return result;
   }
 
   // Drops the candidates that differ from `events` (the program so far) in what was not yet
   // compared.
   void narrow(const std::vector<schedule::event>& events) {
-    const std::size_t offset = init->events.size();
+    const auto from = static_cast<std::ptrdiff_t>(checked);
     std::erase_if(candidates, [&](const replayed_program* p) {
-      return p->events.size() + offset < events.size() ||
-             !std::equal(events.begin() + static_cast<std::ptrdiff_t>(checked), events.end(),
-                         p->events.begin() + static_cast<std::ptrdiff_t>(checked - offset));
+      return p->events.size() < events.size() ||
+             !std::equal(events.begin() + from, events.end(), p->events.begin() + from);
     });
     checked = events.size();
   }
 
-  void keep(const schedule::program& program, const replay_result& result) {
+  void keep(const schedule::program& program, const replay_result& result,
+            std::vector<schedule::event>* take) {
     auto& kept = replay_detail::programs;
     auto& next = replay_detail::next_program;
     if (kept.size() < programs_kept) kept.emplace_back();
     auto& p = kept[next];
     next = (next + 1) % programs_kept;
     p.init = init->serial;
-    p.events.assign(program.events.begin() + static_cast<std::ptrdiff_t>(init->events.size()),
-                    program.events.end());
+    if (take != nullptr) {
+      p.events.swap(*take);
+      take->clear();
+    } else {
+      p.events = program.events;
+    }
     p.tensors = program.tensors;
     p.complete = program.complete;
     p.result = result;
@@ -329,7 +332,11 @@ bool replay_while_built::grown(const schedule::program& so_far) {
 }
 
 replay_result replay_while_built::finish(const schedule::program& program) {
-  return state_->finish(program);
+  return state_->finish(program, nullptr);
+}
+
+replay_result replay_while_built::finish_taking_events(schedule::program& program) {
+  return state_->finish(program, &program.events);
 }
 
 }  // namespace vramscope::predict

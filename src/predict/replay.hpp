@@ -45,6 +45,10 @@ class replay_while_built final : public schedule::program_watcher {
   bool grown(const schedule::program& so_far) override;
   /// Replays what is left of `program` (the one the build returned) and gives the figures.
   replay_result finish(const schedule::program& program);
+  /// The same, for a caller that reads none of the program's events afterwards: where the
+  /// replay keeps them for the programs that follow on this thread (a program it had not kept
+  /// yet), it takes them without a copy and leaves `program.events` empty.
+  replay_result finish_taking_events(schedule::program& program);
 
  private:
   struct state;

@@ -159,5 +159,46 @@ TEST(ReplayWhileBuilt, RowsWithEqualProgramsGiveTheirOwnFigures) {
   EXPECT_GT(fits, 2);
 }
 
+// finish_taking_events keeps the program's events for later rows without copying them: the
+// figures are still those of a fresh replay of each row, whether a row found a kept program
+// (the second round) or not, and a program the replay kept is left without events.
+TEST(ReplayWhileBuilt, TakingTheEventsGivesTheSameFigures) {
+  const auto model = testing::tiny_llama();
+  int taken = 0;
+  int row = 0;
+  for (int round = 0; round < 2; ++round)
+    for (std::uint64_t micro_batch : {16u, 2u, 8u})
+      for (auto s : {job::strategy::fsdp2, job::strategy::ddp})
+        for (bytes capacity : {3_GiB / 2, 80_GiB}) {
+          auto j = job_of(s);
+          j.training.micro_batch = micro_batch;
+          // Token counts no other test here plans: programs no other test keeps on this thread.
+          j.training.seq_len = 1536;
+          const std::string label = "round " + std::to_string(round) + ", " +
+                                    std::to_string(static_cast<int>(s)) + " micro-batch " +
+                                    std::to_string(micro_batch) + " at " + std::to_string(capacity);
+          const auto whole = schedule::build_program(model, j, 0);
+          ASSERT_TRUE(whole) << label;
+          const auto expected = replay(*whole, *allocator(capacity));
+          auto a = allocator(capacity);
+          replay_while_built watcher(*a);
+          auto cut = schedule::build_program(model, j, 0, {}, watcher);
+          ASSERT_TRUE(cut) << label;
+          // Every other row copies its events, so that kept programs of both kinds follow.
+          const bool take = (row++ % 2) == 0;
+          if (take) {
+            ASSERT_FALSE(cut->events.empty()) << label;
+            expect_same(watcher.finish_taking_events(*cut), expected, label);
+            if (round == 0) {
+              EXPECT_TRUE(cut->events.empty()) << label;
+            }
+            taken += cut->events.empty() ? 1 : 0;
+          } else {
+            expect_same(watcher.finish(*cut), expected, label);
+          }
+        }
+  EXPECT_EQ(taken, 6);  // the first round's (the second finds them all kept)
+}
+
 }  // namespace
 }  // namespace vramscope::predict
