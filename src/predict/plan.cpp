@@ -129,8 +129,8 @@ void capacity_note(const job::job_spec& job, std::vector<std::string>& notes) {
 // out-of-memory message worded by that device's allocator model; nullopt where the model cannot
 // word it (then the rank is replayed).
 std::optional<rank_prediction> same_as_first(const rank_prediction& first, const job::job_spec& job,
-                                             bytes capacity, int device) {
-  if (!first.oom) return first;
+                                             bytes capacity, int device, bool figures_only) {
+  if (!first.oom || figures_only) return first;
   auto allocator = torch_allocator(job, capacity, device);
   if (!allocator) return std::nullopt;
   auto message = (*allocator)->oom_message(*first.oom);
@@ -181,7 +181,8 @@ const rank_prediction* evicting_rank(const prediction& p) {
 result<prediction> plan_torch(const model::model_spec& model, const job::job_spec& job,
                               const predict_options& options) {
   prediction out;
-  out.job = job;
+  const bool words = !options.figures_only;  // the job, notes, names and messages
+  if (words) out.job = job;
   out.model_name = model.name;
   out.parameters = model.parameters();
   const int cc = compute_capability(job);
@@ -207,7 +208,8 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
     // failure (program::complete), it is every rank's beginning, where their replays fail too.
     const bool same_capacity = first_program && capacity == first_capacity;
     if (same_capacity && !first_program->rank_specific)
-      if (auto same = same_as_first(simulated.begin()->second, job, capacity, device)) {
+      if (auto same = same_as_first(simulated.begin()->second, job, capacity, device,
+                                    options.figures_only)) {
         simulated[rep] = std::move(*same);
         continue;
       }
@@ -219,7 +221,8 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
       auto program = schedule::build_program(model, job, rep, sopts);
       if (!program) return program.error();
       if (same_capacity && same_program(*program, *first_program))
-        if (auto same = same_as_first(simulated.begin()->second, job, capacity, device)) {
+        if (auto same = same_as_first(simulated.begin()->second, job, capacity, device,
+                                    options.figures_only)) {
           simulated[rep] = std::move(*same);
           continue;
         }
@@ -259,7 +262,7 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
     r.nccl = nccl;
     r.managed_resident = resident_managed(r, usable);
     auto& gpu = out.gpus[static_cast<std::size_t>(rank)];
-    gpu.processes.push_back({rank, fmt::format("rank {}", rank),
+    gpu.processes.push_back({rank, words ? fmt::format("rank {}", rank) : std::string(),
                              r.peak.reserved + context + nccl + r.managed_resident});
     const int node_gpu0 = rank - rank % job.hardware.gpus_per_node;
     for (auto& share : stray_shares(job, rank, checkpoint))
@@ -277,6 +280,12 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
     r.parts.other_processes = gpu.device - (r.peak.reserved + r.context + r.nccl + r.managed_resident);
     if (r.oom || gpu.device > gpu.capacity) out.fits = false;
   }
+  out.cpu_memory = host_memory(model, job);
+  if (!words) {
+    for (auto& r : out.ranks)
+      if (r.oom) r.oom->message.clear();
+    return out;
+  }
   if (const auto* r = evicting_rank(out))
     out.notes.push_back(fmt::format(
         "rank {}: {} of its {} of paged optimizer state does not fit beside the allocator's peak; "
@@ -284,7 +293,6 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
         r->rank, format_bytes(r->managed - r->managed_resident), format_bytes(r->managed)));
   capacity_note(job, out.notes);
   torchtune_notes(job, first_program ? first_program->offloaded : 0, out.notes);
-  out.cpu_memory = host_memory(model, job);
   if (out.cpu_memory > 0)
     out.notes.push_back(fmt::format("offloaded state needs about {} of host memory per rank "
                                     "({} per node); the GPU figures exclude it",

@@ -178,11 +178,22 @@ result<job::job_spec> what_if::job_with(const std::vector<std::string>& settings
   return std::move(r->job);
 }
 
+namespace {
+
+// A row keeps a few figures of its plan (row_outcome), none of its words.
+predict::predict_options row_figures() {
+  predict::predict_options o;
+  o.figures_only = true;
+  return o;
+}
+
+}  // namespace
+
 result<row_outcome> what_if::evaluate(const std::vector<std::string>& settings,
                                       const std::string& option, bool need_when_missing) const {
   auto r = resolve_row(settings, option);
   if (!r) return r.error();
-  auto p = predict::plan(*r->model, r->job);
+  auto p = predict::plan(*r->model, r->job, row_figures());
   if (!p) return blame(p.error(), settings, option);
   const auto& busiest = predict::busiest_rank(*p);
   row_outcome out;
@@ -221,7 +232,7 @@ status what_if::fill_need(row_outcome& row, const std::string& option) const {
   if (row.need) return ok();
   auto r = resolve_row(row.settings, option);
   if (!r) return r.error();
-  auto p = predict::plan(*r->model, unlimited_memory(r->job));
+  auto p = predict::plan(*r->model, unlimited_memory(r->job), row_figures());
   if (!p) return blame(p.error(), row.settings, option);
   row.need = std::max(predict::busiest_rank(*p).peak.device, row.device);
   return ok();

@@ -295,5 +295,74 @@ TEST(Plan, NotesTorchtunesMemoryFeatures) {
       << p.notes[2];
 }
 
+// What-if rows plan with figures_only: every figure they read is plan's, for jobs that fit and
+// jobs that run out of memory on different ranks, with rank-specific programs (meta init) and
+// stray processes on GPU 0 (case 5's DDP without set_device); only the words are left out.
+TEST(Plan, FiguresOnlyKeepsEveryFigure) {
+  const auto m = testing::tiny_llama();
+  std::vector<job::job_spec> jobs;
+  for (auto s : {job::strategy::ddp, job::strategy::fsdp1, job::strategy::fsdp2,
+                 job::strategy::zero3})
+    for (std::uint64_t micro_batch : {1u, 64u}) {
+      auto j = job_of(s, 4);
+      j.training.micro_batch = micro_batch;
+      j.hardware.capacity = 6_GiB;  // the tiny model's 64 x 1024 tokens do not fit
+      jobs.push_back(j);
+    }
+  auto meta = job_of(job::strategy::fsdp1, 4);
+  meta.init.meta_device = true;
+  meta.init.load = job::weight_load::rank0;
+  jobs.push_back(meta);
+  auto stray = job_of(job::strategy::ddp, 4);
+  stray.init.set_device_first = false;
+  stray.training.micro_batch = 48;
+  jobs.push_back(stray);
+  auto offloaded = job_of(job::strategy::fsdp2, 4);
+  offloaded.parallel.cpu_offload = true;
+  jobs.push_back(offloaded);
+  int oom = 0;
+  for (const auto& j : jobs) {
+    const auto full = run(j, m);
+    predict_options o;
+    o.figures_only = true;
+    auto lean = plan(m, j, o);
+    ASSERT_TRUE(lean);
+    EXPECT_EQ(lean->fits, full.fits);
+    EXPECT_EQ(lean->cpu_memory, full.cpu_memory);
+    EXPECT_EQ(lean->parameters_split.has_value(), full.parameters_split.has_value());
+    ASSERT_EQ(lean->ranks.size(), full.ranks.size());
+    for (std::size_t i = 0; i < full.ranks.size(); ++i) {
+      const auto& a = lean->ranks[i];
+      const auto& b = full.ranks[i];
+      EXPECT_EQ(a.peak.allocated, b.peak.allocated);
+      EXPECT_EQ(a.peak.reserved, b.peak.reserved);
+      EXPECT_EQ(a.peak.device, b.peak.device);
+      EXPECT_EQ(a.peak_phase, b.peak_phase);
+      ASSERT_EQ(a.oom.has_value(), b.oom.has_value());
+      if (a.oom) {
+        EXPECT_EQ(a.oom_phase, b.oom_phase);
+        EXPECT_EQ(a.oom->requested, b.oom->requested);
+        EXPECT_EQ(a.oom->reserved, b.oom->reserved);
+        EXPECT_TRUE(a.oom->message.empty());
+        EXPECT_FALSE(b.oom->message.empty());
+      }
+    }
+    ASSERT_EQ(lean->gpus.size(), full.gpus.size());
+    for (std::size_t g = 0; g < full.gpus.size(); ++g) {
+      EXPECT_EQ(lean->gpus[g].device, full.gpus[g].device);
+      EXPECT_EQ(lean->gpus[g].processes.size(), full.gpus[g].processes.size());
+    }
+    const auto va = verdict_of(*lean);
+    const auto vb = verdict_of(full);
+    EXPECT_EQ(va.oom.has_value(), vb.oom.has_value());
+    EXPECT_EQ(va.busiest_gpu, vb.busiest_gpu);
+    EXPECT_EQ(va.busiest_device, vb.busiest_device);
+    EXPECT_TRUE(lean->notes.empty());
+    oom += full.fits ? 0 : 1;
+  }
+  EXPECT_GT(oom, 0);
+  EXPECT_LT(oom, static_cast<int>(jobs.size()));
+}
+
 }  // namespace
 }  // namespace vramscope::predict

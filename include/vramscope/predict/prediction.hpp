@@ -96,6 +96,10 @@ struct prediction {
 struct predict_options {
   bool timeline = false;     // keep the allocated/reserved curve per representative rank
   std::size_t timeline_points = 4000;
+  /// Only the figures a what-if row reads (fits, each rank's levels and out-of-memory facts,
+  /// each GPU's processes and device total, cpu_memory, parameters_split): the prediction's
+  /// job, its notes, the processes' names and the out-of-memory messages may be left empty.
+  bool figures_only = false;
 };
 
 /// Plans the job. Fails on combinations it cannot model (message names the field).
