@@ -38,10 +38,15 @@ constexpr std::array<std::pair<std::string_view, dtype>, 22> aliases{{
     {"fp8", dtype::f8_e4m3},
 }};
 
-const dtype_row& row_of(dtype t) {
-  return *std::find_if(dtype_table.begin(), dtype_table.end(),
-                       [t](const dtype_row& r) { return r.type == t; });
+// The table lists the types in the enum's order: a type's row is at its value.
+constexpr bool in_enum_order() {
+  for (std::size_t i = 0; i < dtype_table.size(); ++i)
+    if (static_cast<std::size_t>(dtype_table[i].type) != i) return false;
+  return true;
 }
+static_assert(in_enum_order());
+
+const dtype_row& row_of(dtype t) { return dtype_table[static_cast<std::size_t>(t)]; }
 }  // namespace
 
 int bits_of(dtype t) { return row_of(t).bits; }

@@ -9,12 +9,6 @@
 
 namespace vramscope::model {
 
-std::uint64_t tensor::numel() const {
-  std::uint64_t n = 1;
-  for (std::uint64_t d : shape) n *= d;
-  return n;
-}
-
 std::uint64_t model_spec::parameters() const {
   std::uint64_t n = 0;
   for (const auto& t : tensors) n += t.numel();

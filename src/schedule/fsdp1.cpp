@@ -18,7 +18,8 @@ constexpr bytes sync_bucket = 250_MiB;  // sync_module_states broadcast bucket
 
 class fsdp1_strategy final : public strategy {
  public:
-  explicit fsdp1_strategy(step_context& ctx) : strategy(ctx), wrap_(wrap_units(ctx.lay, ctx.job)) {
+  explicit fsdp1_strategy(step_context& ctx)
+      : strategy(ctx), wrapping_(shared_wrapping(ctx.lay_owner, ctx.job)), wrap_(*wrapping_) {
     const auto& p = job().parallel;
     world_ = static_cast<std::uint64_t>(ctx.rank.dp_shard);
     sharded_ = p.fsdp_sharding != job::sharding::no_shard && world_ > 1;
@@ -305,7 +306,8 @@ class fsdp1_strategy final : public strategy {
     out().free(s.grad);
   }
 
-  fsdp_wrapping wrap_;
+  std::shared_ptr<const fsdp_wrapping> wrapping_;
+  const fsdp_wrapping& wrap_;
   std::vector<std::uint64_t> padded_;       // elements of each flat parameter, padded
   std::vector<std::uint64_t> grad_padded_;  // elements its gradient covers
   std::vector<std::uint64_t> trainable_;    // trainable elements (the optimizer's share)

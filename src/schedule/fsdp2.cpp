@@ -17,7 +17,8 @@ namespace {
 
 class fsdp2_strategy final : public strategy {
  public:
-  explicit fsdp2_strategy(step_context& ctx) : strategy(ctx), wrap_(wrap_units(ctx.lay, ctx.job)) {
+  explicit fsdp2_strategy(step_context& ctx)
+      : strategy(ctx), wrapping_(shared_wrapping(ctx.lay_owner, ctx.job)), wrap_(*wrapping_) {
     world_ = static_cast<std::uint64_t>(std::max(1, ctx.rank.dp_shard));
     state_.resize(wrap_.groups.size());
     // Each group's tensors padded to a multiple of its shard count, asked for at every unshard
@@ -392,7 +393,8 @@ class fsdp2_strategy final : public strategy {
     else out().free(output);
   }
 
-  fsdp_wrapping wrap_;
+  std::shared_ptr<const fsdp_wrapping> wrapping_;
+  const fsdp_wrapping& wrap_;
   std::vector<std::vector<std::uint64_t>> padded_;  // padded_numels, per group
   std::vector<std::size_t> root_first_;             // per unit: its first tensor in the root group
   std::vector<bool> root_unit_grads_;               // per unit: its root gradients exist

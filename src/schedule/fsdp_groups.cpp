@@ -1,16 +1,31 @@
 #include "schedule/fsdp_groups.hpp"
 
 #include <algorithm>
+#include <memory>
+#include <vector>
 
 namespace vramscope::schedule {
 
-fsdp_wrapping wrap_units(const layout& lay, const job::job_spec& job) {
+namespace {
+
+// What wrap_units reads of the job.
+struct wrap_settings {
+  bool per_block;
+  std::uint64_t ep;
+  friend bool operator==(const wrap_settings&, const wrap_settings&) = default;
+};
+
+wrap_settings settings_of(const job::job_spec& job) {
+  return {job.parallel.wrap != "none", static_cast<std::uint64_t>(std::max(1, job.parallel.ep))};
+}
+
+fsdp_wrapping wrap(const layout& lay, wrap_settings settings) {
   fsdp_wrapping w;
   w.groups.push_back(fsdp_group{{}, {}, {}, true});
   w.group_of_unit.resize(lay.units.size(), 0);
   w.experts_of_unit.resize(lay.units.size(), 0);
-  const bool per_block = job.parallel.wrap != "none";
-  const auto ep = static_cast<std::uint64_t>(std::max(1, job.parallel.ep));
+  const bool per_block = settings.per_block;
+  const auto ep = settings.ep;
   std::vector<fsdp_group> experts;
   w.groups.reserve(lay.units.size() + 1);
   for (std::size_t i = 0; i < lay.units.size(); ++i) {
@@ -46,6 +61,37 @@ fsdp_wrapping wrap_units(const layout& lay, const job::job_spec& job) {
   for (auto& routed : experts) {  // after every other group
     w.experts_of_unit[routed.units.front()] = w.groups.size();
     w.groups.push_back(std::move(routed));
+  }
+  return w;
+}
+
+}  // namespace
+
+fsdp_wrapping wrap_units(const layout& lay, const job::job_spec& job) {
+  return wrap(lay, settings_of(job));
+}
+
+std::shared_ptr<const fsdp_wrapping> shared_wrapping(const std::shared_ptr<const layout>& lay,
+                                                     const job::job_spec& job) {
+  struct kept {
+    std::shared_ptr<const layout> lay;  // held, so no other layout takes its address
+    wrap_settings settings;
+    std::shared_ptr<const fsdp_wrapping> wrapping;
+  };
+  constexpr std::size_t entries = 8;
+  thread_local std::vector<kept> cache;
+  thread_local std::size_t next = 0;
+  VRAMSCOPE_EXPECTS(lay != nullptr, "shared_wrapping of no layout");
+  const auto settings = settings_of(job);
+  for (const auto& k : cache)
+    if (k.lay == lay && k.settings == settings) return k.wrapping;
+  auto w = std::make_shared<const fsdp_wrapping>(wrap(*lay, settings));
+  kept entry{lay, settings, w};
+  if (cache.size() < entries) {
+    cache.push_back(std::move(entry));
+  } else {
+    cache[next] = std::move(entry);
+    next = (next + 1) % entries;
   }
   return w;
 }

@@ -5,6 +5,7 @@
 // model is one root group.
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "schedule/layout.hpp"
@@ -17,6 +18,8 @@ struct fsdp_group {
   std::vector<bool> float8;                // per tensor: a Float8Linear's weight
   bool root = false;
   std::uint64_t shard_divisor = 1;         // shards over (sharding group / this) ranks
+
+  friend bool operator==(const fsdp_group&, const fsdp_group&) = default;
 };
 
 struct fsdp_wrapping {
@@ -26,8 +29,15 @@ struct fsdp_wrapping {
   // the ranks left after the ep split (torchtitan: fully_shard(moe.experts, dp_mod_ep mesh)),
   // placed after every other group; unit index -> that group (0 when none).
   std::vector<std::size_t> experts_of_unit;
+
+  friend bool operator==(const fsdp_wrapping&, const fsdp_wrapping&) = default;
 };
 
 fsdp_wrapping wrap_units(const layout& lay, const job::job_spec& job);
+/// wrap_units of a shared layout (shared_layout), kept per thread with that layout and the two
+/// settings it reads (parallel.wrap, parallel.ep): the rows of a what-if grid that share a
+/// layout share its wrapping.
+std::shared_ptr<const fsdp_wrapping> shared_wrapping(const std::shared_ptr<const layout>& lay,
+                                                     const job::job_spec& job);
 
 }  // namespace vramscope::schedule

@@ -70,7 +70,7 @@ class driver {
         pipe_(std::move(pipe)),
         out_(watcher),
         layout_(shared_layout(m, j, placed(make_rank_info(j, rank)))),
-        ctx_{m, j, placed(make_rank_info(j, rank)), *layout_, out_},
+        ctx_{m, j, placed(make_rank_info(j, rank)), *layout_, out_, {}, layout_},
         offload_(j, out_) {
     record_stream_ = collectives_record_stream(j);
     // The final norm's output is the head's input: kept when the head needs it.

@@ -23,6 +23,8 @@ struct step_context {
   /// Per unit: its forward, run op by op, makes autocast's weight casts itself (the step
   /// driver's; unit_activations::forward_in_order), so the strategy makes none.
   std::vector<bool> casts_in_forward = {};
+  /// `lay`, as shared_layout keeps it.
+  std::shared_ptr<const layout> lay_owner = nullptr;
 };
 
 class strategy {

@@ -1,5 +1,7 @@
 #include "schedule/layout.hpp"
 
+#include "schedule/fsdp_groups.hpp"
+
 #include <gtest/gtest.h>
 
 #include "support/tiny_model.hpp"
@@ -307,6 +309,35 @@ TEST(SharedLayout, SaysOnEveryCallThatItReadTheRanksPlace) {
   r.place_read = &read;
   shared_layout(m, j, r);
   EXPECT_FALSE(read);
+}
+
+// The FSDP wrapping of a shared layout is kept with it: the same as wrap_units for every wrap
+// and expert-parallel setting, one object for rows that share the layout and the settings.
+TEST(SharedWrapping, IsWrapUnitsOfTheSharedLayout) {
+  auto m = testing::tiny_llama();
+  for (int e = 0; e < 4; ++e)
+    m.tensors.push_back({"model.layers.1.mlp.experts." + std::to_string(e) + ".w1.weight",
+                         {64, 1024}, dtype::bf16, "layers.1"});
+  model::recompute_units(m);
+  for (const char* wrap : {"block", "none"})
+    for (int ep : {1, 2}) {
+      auto j = base_job();
+      j.parallel.wrap = wrap;
+      j.parallel.ep = ep;
+      const auto r = make_rank_info(j, 0);
+      const auto lay = shared_layout(m, j, r);
+      const auto w = shared_wrapping(lay, j);
+      EXPECT_EQ(*w, wrap_units(*lay, j)) << wrap << " ep " << ep;
+      j.training.micro_batch = 8;  // another row, the same layout
+      EXPECT_EQ(shared_wrapping(shared_layout(m, j, r), j), w) << wrap << " ep " << ep;
+    }
+  auto j = base_job();
+  const auto lay = shared_layout(m, j, make_rank_info(j, 0));
+  const auto per_block = shared_wrapping(lay, j);
+  j.parallel.wrap = "none";
+  const auto one = shared_wrapping(lay, j);
+  EXPECT_GT(per_block->groups.size(), one->groups.size());
+  EXPECT_EQ(one->groups.size(), 1u);
 }
 
 }  // namespace

@@ -21,7 +21,11 @@ struct tensor {
   std::vector<std::uint64_t> shape;  // as stored (out_features, in_features) for Linear weights
   dtype type = dtype::bf16;          // checkpoint dtype (config's torch_dtype)
   std::string unit;                  // the unit it belongs to, e.g. "layers.0" (see `unit`)
-  [[nodiscard]] std::uint64_t numel() const;
+  [[nodiscard]] std::uint64_t numel() const {
+    std::uint64_t n = 1;
+    for (std::uint64_t d : shape) n *= d;
+    return n;
+  }
 
   friend bool operator==(const tensor&, const tensor&) = default;
 };
