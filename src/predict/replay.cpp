@@ -39,11 +39,12 @@ class replayer {
     if (tensors_.size() < p.tensors) tensors_.resize(p.tensors);
     for (; next_ < p.events.size(); ++next_) {
       const auto& e = p.events[next_];
+      phase_ = schedule::phase_after(e, phase_);
       if (!apply(e)) return false;
       // Without a curve to sample, only an allocation can raise what observe keeps (peaks, the
       // breakdown at the allocated peak, init's figures): a free, record_stream, sync or
       // empty_cache never raises allocated, active or reserved in any model.
-      if (stride_ > 0 || e.kind == event_kind::alloc) observe(e, next_);
+      if (stride_ > 0 || e.kind == event_kind::alloc) observe(next_);
     }
     return true;
   }
@@ -53,17 +54,19 @@ class replayer {
   // What the replay has done so far, besides the allocator's state (no curve: stride 0).
   struct progress {
     std::size_t next;
+    std::uint32_t phase;
     std::vector<live_tensor> tensors;
     std::array<bytes, schedule::category_count> by_category;
     replay_result result;
   };
   [[nodiscard]] progress saved() const {
     assert(stride_ == 0);
-    return progress{next_, tensors_, by_category_, result_};
+    return progress{next_, phase_, tensors_, by_category_, result_};
   }
   void restore(const progress& p) {
     assert(stride_ == 0);
     next_ = p.next;
+    phase_ = p.phase;
     tensors_ = p.tensors;
     by_category_ = p.by_category;
     result_ = p.result;
@@ -89,7 +92,7 @@ class replayer {
     const auto a = allocator_.allocate(e.size, e.stream);
     if (!a.ok) {
       result_.oom = a.oom;
-      result_.oom_phase = e.phase;
+      result_.oom_phase = phase_;
       return false;
     }
     tensors_[e.tensor] = live_tensor{a.id, a.block_size, e.cat, true};
@@ -105,25 +108,25 @@ class replayer {
     t.live = false;
   }
 
-  void observe(const schedule::event& e, std::size_t index) {
+  void observe(std::size_t index) {
     const auto& s = allocator_.stats();
     auto& r = result_;
     if (s.allocated.current > r.peak.allocated) {
       r.peak.allocated = s.allocated.current;
-      r.allocated_peak_phase = e.phase;
+      r.allocated_peak_phase = phase_;
       r.at_peak = by_category_;
       r.fragmentation = s.reserved.current - s.active.current;
     }
     r.peak.active = std::max(r.peak.active, s.active.current);
     if (s.reserved.current > r.peak.reserved) {
       r.peak.reserved = s.reserved.current;
-      r.reserved_peak_phase = e.phase;
+      r.reserved_peak_phase = phase_;
     }
-    if (e.phase == 0) {
+    if (phase_ == 0) {
       r.init_allocated = std::max(r.init_allocated, s.allocated.current);
       r.init_reserved = std::max(r.init_reserved, s.reserved.current);
     }
-    if (stride_ > 0) sample(s, e.phase, index);
+    if (stride_ > 0) sample(s, phase_, index);
   }
 
   // Keeps the highest point of each window, so downsampling never hides a peak.
@@ -139,6 +142,7 @@ class replayer {
   alloc::allocator_model& allocator_;
   std::size_t total_events_;
   std::size_t next_ = 0;  // the next event to replay
+  std::uint32_t phase_ = 0;  // of the event replayed last
   std::vector<live_tensor> tensors_;
   std::array<bytes, schedule::category_count> by_category_{};
   replay_result result_;

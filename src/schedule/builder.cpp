@@ -60,7 +60,7 @@ void program_builder::phase(std::string name) {
                program_.managed, program_.offloaded};
   program_.phase_names.push_back(std::move(name));
   phase_ = static_cast<std::uint32_t>(program_.phase_names.size() - 1);
-  push(event_kind::phase, category::temporary, 0, 0, 0);
+  push(event_kind::phase, category::temporary, 0, phase_, 0);
 }
 
 void program_builder::empty_cache() { push(event_kind::empty_cache, category::temporary, 0, 0, 0); }

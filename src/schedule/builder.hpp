@@ -1,6 +1,7 @@
 #pragma once
 // program_builder: appends events to a program with tensor ids handed out in order.
 
+#include <cassert>
 #include <optional>
 #include <string>
 
@@ -67,7 +68,8 @@ inline void program_builder::free(tensor_id& id) {
 
 inline void program_builder::push(event_kind kind, category cat, std::uint32_t stream, tensor_id id,
                                   bytes size) {
-  program_.events.push_back(event{kind, cat, stream, id, phase_, size});
+  assert(stream <= streams::offload);
+  program_.events.push_back(event{kind, cat, static_cast<std::uint16_t>(stream), id, size});
 }
 
 }  // namespace vramscope::schedule

@@ -291,7 +291,7 @@ int most_alive_of_size(const program& p, bytes size) {
   std::set<std::uint32_t> alive;
   std::size_t most = 0;
   for (const auto& e : p.events) {
-    const bool forward = p.phase_names[e.phase].rfind("forward", 0) == 0;
+    const bool forward = phase_name_of(p, e).rfind("forward", 0) == 0;
     if (e.kind == event_kind::alloc && e.size == size && forward) alive.insert(e.tensor);
     if (e.kind == event_kind::free) alive.erase(e.tensor);
     most = std::max(most, alive.size());
@@ -340,7 +340,7 @@ TEST(PipelinePlan, TheWeightGradientPassRecomputesACheckpointedBlockAsTheInputPa
     if (e.kind != event_kind::alloc ||
         (e.cat != category::activations && e.cat != category::temporary))
       continue;
-    const auto& name = p->phase_names[e.phase];
+    const auto& name = phase_name_of(*p, e);
     if (name.rfind(block, 0) != 0) continue;
     const auto key = std::make_pair(static_cast<int>(e.cat), e.size);
     if (name.find("input gradient") != std::string::npos) input.insert(key);

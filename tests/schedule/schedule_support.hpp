@@ -15,6 +15,17 @@
 
 namespace vramscope::schedule {
 
+// The phase of event `e` of `p` (which must hold it): the last phase event at or before it.
+inline std::uint32_t phase_of(const program& p, const event& e) {
+  for (auto i = static_cast<std::size_t>(&e - p.events.data()) + 1; i-- > 0;)
+    if (p.events[i].kind == event_kind::phase) return p.events[i].tensor;
+  return 0;
+}
+
+inline const std::string& phase_name_of(const program& p, const event& e) {
+  return p.phase_names[phase_of(p, e)];
+}
+
 // Replays a program exactly (no allocator): live bytes per category, their peak, and checks
 // that the program is well formed.
 struct exact_replay {
@@ -26,7 +37,9 @@ struct exact_replay {
 
   explicit exact_replay(const program& p) {
     std::map<std::uint32_t, std::pair<bytes, category>> tensors;
+    std::uint32_t phase = 0;
     for (const auto& e : p.events) {
+      phase = phase_after(e, phase);
       if (e.kind == event_kind::alloc) {
         if (!tensors.emplace(e.tensor, std::make_pair(e.size, e.cat)).second) well_formed = false;
         live[static_cast<std::size_t>(e.cat)] += e.size;
@@ -34,7 +47,7 @@ struct exact_replay {
         peak = std::max(peak, total);
         for (std::size_t c = 0; c < category_count; ++c) {
           peak_by_category[c] = std::max(peak_by_category[c], live[c]);
-          if (e.phase != 0) training_peak_by_category[c] = std::max(training_peak_by_category[c], live[c]);
+          if (phase != 0) training_peak_by_category[c] = std::max(training_peak_by_category[c], live[c]);
         }
       } else if (e.kind == event_kind::free) {
         auto it = tensors.find(e.tensor);

@@ -164,13 +164,15 @@ ddp_buckets buckets_of(const program& p) {
   ddp_buckets out;
   std::map<std::uint32_t, bytes> init_gradients;
   bool collecting = false;
+  std::uint32_t phase = 0;
   for (const auto& e : p.events) {
+    phase = phase_after(e, phase);
     const bool gradient = e.cat == category::gradients;
-    if (e.kind == event_kind::alloc && gradient && e.phase == 0) {
+    if (e.kind == event_kind::alloc && gradient && phase == 0) {
       init_gradients[e.tensor] = e.size;
       out.first_iteration += e.size;
       ++out.first_iteration_buffers;
-    } else if (e.kind == event_kind::free && init_gradients.count(e.tensor) != 0 && e.phase != 0) {
+    } else if (e.kind == event_kind::free && init_gradients.count(e.tensor) != 0 && phase != 0) {
       collecting = true;
     } else if (collecting && e.kind == event_kind::alloc) {
       if (!gradient) break;
@@ -226,7 +228,7 @@ std::vector<std::pair<event_kind, bytes>> loss_forward_events(const program& p, 
   std::vector<std::pair<event_kind, bytes>> out;
   std::map<std::uint32_t, bytes> sizes;  // the phase's live allocations
   for (const auto& e : p.events) {
-    if (p.phase_names[e.phase] != "forward:loss") continue;
+    if (phase_name_of(p, e) != "forward:loss") continue;
     if (e.kind == event_kind::alloc) {
       sizes[e.tensor] = e.size;
       if (e.size >= at_least) out.emplace_back(e.kind, e.size);
@@ -265,7 +267,7 @@ TEST(Schedule, Fsdp1KeepsTheReduceScatterOutputAsTheGradientShard) {
   std::map<std::uint32_t, bool> shards;
   bool optimizer = false;
   for (const auto& e : p.events) {
-    if (e.kind == event_kind::phase && p.phase_names[e.phase] == "optimizer") optimizer = true;
+    if (e.kind == event_kind::phase && phase_name_of(p, e) == "optimizer") optimizer = true;
     if (e.kind == event_kind::alloc && e.stream == streams::reduce) {
       if (e.cat == category::gradients) {
         ++kept;
@@ -487,7 +489,7 @@ std::size_t first_event(const program& p, Pred pred) {
 }
 
 bool in_phase(const program& p, const event& e, const char* name) {
-  return p.phase_names[e.phase] == name;
+  return phase_name_of(p, e) == name;
 }
 
 // fully_shard runs block by block, then on the root (bench/groundtruth/torch_wrap.py, torchtitan
@@ -572,7 +574,7 @@ TEST(Schedule, Fsdp2RootGradientsComeWithTheirUnitsBackward) {
   std::vector<std::string> phases;
   for (const auto& e : p.events)
     if (e.kind == event_kind::alloc && e.cat == category::gradients && e.size == full)
-      phases.push_back(p.phase_names[e.phase]);
+      phases.push_back(phase_name_of(p, e));
   EXPECT_EQ(phases, (std::vector<std::string>{"backward:lm_head", "backward:embed_tokens"}));
 }
 
@@ -626,9 +628,11 @@ namespace {
 std::vector<bytes> allocations_in(const program& p, const char* name, category cat) {
   std::vector<bytes> out;
   std::uint32_t phase = ~0u;
+  std::uint32_t current = 0;
   for (const auto& e : p.events) {
-    if (phase == ~0u && p.phase_names[e.phase] == name) phase = e.phase;
-    if (e.phase == phase && e.kind == event_kind::alloc && e.cat == cat) out.push_back(e.size);
+    current = phase_after(e, current);
+    if (phase == ~0u && p.phase_names[current] == name) phase = current;
+    if (current == phase && e.kind == event_kind::alloc && e.cat == cat) out.push_back(e.size);
   }
   return out;
 }
@@ -647,7 +651,7 @@ TEST(Schedule, DdpBroadcastsModuleStatesInBucketsTwoInFlight) {
   std::vector<bytes> buckets;
   std::size_t most = 0;
   for (const auto& e : built->events) {
-    if (e.phase != 0) break;
+    if (phase_after(e, 0) != 0) break;
     if (e.kind == event_kind::alloc && e.cat == category::communication) {
       alive[e.tensor] = e.size;
       buckets.push_back(e.size);
@@ -706,9 +710,11 @@ TEST(Schedule, DdpAutocastCastsEachWeightBeforeItsMatmul) {
   const auto& p = *built;
   std::vector<category> order;
   std::uint32_t layer = ~0u;
+  std::uint32_t current = 0;
   for (const auto& e : p.events) {
-    if (layer == ~0u && p.phase_names[e.phase] == "forward:layers.0") layer = e.phase;
-    if (e.phase == layer && e.kind == event_kind::alloc) order.push_back(e.cat);
+    current = phase_after(e, current);
+    if (layer == ~0u && p.phase_names[current] == "forward:layers.0") layer = current;
+    if (current == layer && e.kind == event_kind::alloc) order.push_back(e.cat);
   }
   ASSERT_GT(order.size(), 4u);
   EXPECT_EQ(order.front(), category::activations);
@@ -739,7 +745,7 @@ TEST(Schedule, TheAutogradThreadMakesASecondCublasWorkspaceInTheFirstBackward) {
   std::map<std::uint32_t, std::pair<bytes, std::string>> alive;
   for (const auto& e : p.events) {
     if (e.kind == event_kind::alloc && e.cat == category::temporary)
-      alive[e.tensor] = {e.size, p.phase_names[e.phase]};
+      alive[e.tensor] = {e.size, phase_name_of(p, e)};
     if (e.kind == event_kind::free) alive.erase(e.tensor);
   }
   std::vector<std::string> workspaces;  // the phases that made a 32 MiB block kept to the end
@@ -750,7 +756,7 @@ TEST(Schedule, TheAutogradThreadMakesASecondCublasWorkspaceInTheFirstBackward) {
   const bytes weight_gradient = 2 * 32000 * 1024;
   for (std::size_t i = 1; i < p.events.size(); ++i)
     if (p.events[i].kind == event_kind::alloc && p.events[i].size == 32_MiB &&
-        p.phase_names[p.events[i].phase] == "backward:loss") {
+        phase_name_of(p, p.events[i]) == "backward:loss") {
       EXPECT_EQ(p.events[i - 1].size, weight_gradient);
       break;
     }

@@ -94,7 +94,7 @@ TEST(OptimizerInBackward, CreatesTheSameStateDuringTheFirstBackward) {
   EXPECT_EQ(exact_replay(p).at(category::optimizer), state);
   for (const auto& e : p.events)
     if (e.kind == event_kind::alloc && e.cat == category::optimizer) {
-      EXPECT_EQ(p.phase_names[e.phase].rfind("backward:", 0), 0u) << p.phase_names[e.phase];
+      EXPECT_EQ(phase_name_of(p, e).rfind("backward:", 0), 0u) << phase_name_of(p, e);
       break;
     }
 }

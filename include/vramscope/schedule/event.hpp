@@ -40,21 +40,30 @@ enum class event_kind : std::uint8_t {
   empty_cache,    // torch.cuda.empty_cache()
 };
 
-/// One event. Plain data, 24 bytes, so a program of millions of events stays cheap.
+/// One event. Plain data, 16 bytes, so a program of millions of events stays cheap (a what-if
+/// grid builds one program a row and keeps the last few dozen to compare the next ones with).
+/// An event belongs to the phase that the last phase event before it began; the events before
+/// any belong to phase 0, "init" (phase_after follows them).
 struct event {
   event_kind kind;
   category cat;
-  std::uint32_t stream;
-  std::uint32_t tensor;  // index of the tensor, unique within the program
-  std::uint32_t phase;   // index into program::phase_names, current phase for every event
+  std::uint16_t stream;
+  std::uint32_t tensor;  // index of the tensor, unique within the program; of a phase event, the
+                         // phase it begins (an index into program::phase_names)
   bytes size;
   // Programs compare event by event: two that are equal replay to the same figures. (Written
   // out: on the what-if grid it runs in fewer instructions than the defaulted comparison.)
   friend bool operator==(const event& a, const event& b) {
     return a.kind == b.kind && a.cat == b.cat && a.stream == b.stream && a.tensor == b.tensor &&
-           a.phase == b.phase && a.size == b.size;
+           a.size == b.size;
   }
 };
+static_assert(sizeof(event) == 16);
+
+/// The phase of the events from `e` on, given the phase of the events before it.
+inline std::uint32_t phase_after(const event& e, std::uint32_t phase) {
+  return e.kind == event_kind::phase ? e.tensor : phase;
+}
 
 /// What a rank holds before data-parallel sharding, after the tensor-parallel split: the
 /// values that train (adapters for LoRA) and the bytes of the frozen base as stored
