@@ -460,15 +460,14 @@ class driver {
   // marked matmul): allocations, frees, and the main thread's cuBLAS workspace at the forward's
   // first matmul.
   void play_forward(const std::vector<forward_step>& steps) {
-    steps_.clear();
-    for (const auto& st : steps) {
-      if (st.alloc > 0) {
-        steps_.push_back(
-            out_.alloc(st.alloc, st.weight_cast ? category::parameters : category::activations));
-      } else {
-        if (!st.gemm) out_.free(steps_[st.index]);
-        steps_.push_back(0);
-      }
+    steps_.assign(steps.size(), 0);  // one id a step, 0 for a step that allocates nothing
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const auto& st = steps[i];
+      if (st.alloc > 0)
+        steps_[i] =
+            out_.alloc(st.alloc, st.weight_cast ? category::parameters : category::activations);
+      else if (!st.gemm)
+        out_.free(steps_[st.index]);
       if (st.gemm && workspace_ == 0)
         workspace_ = out_.alloc(options_.cublas_workspace, category::temporary);
     }
@@ -478,6 +477,7 @@ class driver {
   // is what it saved.
   void run_in_order(const std::vector<forward_step>& steps, std::vector<tensor_id>& saved) {
     play_forward(steps);
+    saved.reserve(saved.size() + steps_.size());
     for (auto id : steps_)
       if (id != 0) saved.push_back(id);
   }
