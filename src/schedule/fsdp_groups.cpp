@@ -1,5 +1,7 @@
 #include "schedule/fsdp_groups.hpp"
 
+#include "schedule/keep_last.hpp"
+
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -80,19 +82,13 @@ std::shared_ptr<const fsdp_wrapping> shared_wrapping(const std::shared_ptr<const
   };
   constexpr std::size_t entries = 8;
   thread_local std::vector<kept> cache;
-  thread_local std::size_t next = 0;
+  thread_local std::size_t oldest = 0;
   VRAMSCOPE_EXPECTS(lay != nullptr, "shared_wrapping of no layout");
   const auto settings = settings_of(job);
   for (const auto& k : cache)
     if (k.lay == lay && k.settings == settings) return k.wrapping;
   auto w = std::make_shared<const fsdp_wrapping>(wrap(*lay, settings));
-  kept entry{lay, settings, w};
-  if (cache.size() < entries) {
-    cache.push_back(std::move(entry));
-  } else {
-    cache[next] = std::move(entry);
-    next = (next + 1) % entries;
-  }
+  keep_last(cache, oldest, entries, kept{lay, settings, w});
   return w;
 }
 

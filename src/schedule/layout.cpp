@@ -1,5 +1,7 @@
 #include "schedule/layout.hpp"
 
+#include "schedule/keep_last.hpp"
+
 #include <vramscope/model/modules.hpp>
 
 #include <algorithm>
@@ -641,7 +643,7 @@ std::shared_ptr<const layout> shared_layout(const model::model_spec& model,
   // A grid varies the strategy too, and plans ranks 0 and 1 of each row.
   constexpr std::size_t entries = 8;
   thread_local std::vector<kept> cache;
-  thread_local std::size_t next = 0;
+  thread_local std::size_t oldest = 0;
   for (const auto& k : cache)
     if (k.rank.same_coordinates(r) && same_layout_job(k.job, job) && k.model == model) {
       if (k.place_read && r.place_read != nullptr) *r.place_read = true;
@@ -654,13 +656,7 @@ std::shared_ptr<const layout> shared_layout(const model::model_spec& model,
   auto lay = std::make_shared<const layout>(make_layout(model, key, probe));
   if (read && r.place_read != nullptr) *r.place_read = true;
   probe.place_read = nullptr;
-  kept entry{model, std::move(key), probe, read, lay};
-  if (cache.size() < entries) {
-    cache.push_back(std::move(entry));
-  } else {
-    cache[next] = std::move(entry);
-    next = (next + 1) % entries;
-  }
+  keep_last(cache, oldest, entries, kept{model, std::move(key), probe, read, lay});
   return lay;
 }
 

@@ -117,44 +117,53 @@ TEST(ReplayWhileBuilt, RowsWithTheSameInitGiveTheirOwnFigures) {
   EXPECT_LT(oom, 20);
 }
 
-// A row whose whole program equals one replayed after the same init on this thread takes that
-// replay's figures without replaying; one whose program equals a program cut at its failure
-// stops where that one did. The figures and the cut must stay those of a fresh replay of each
-// row, for rows that repeat (here each job twice, at two capacities, so that some run out of
-// memory), rows that match a kept program for a while and then part from it, and rows that
-// match none.
-TEST(ReplayWhileBuilt, RowsWithEqualProgramsGiveTheirOwnFigures) {
-  const auto model = testing::tiny_llama();
-  int oom = 0;
-  int fits = 0;
+// What-if-like rows on one thread: each job twice (two rounds), at two capacities so that some
+// run out of memory. `row(round, job, capacity, label)` sees each, its sequence length set.
+template <typename Row>
+void rows_twice(std::uint64_t seq_len, Row row) {
   for (int round = 0; round < 2; ++round)
     for (std::uint64_t micro_batch : {16u, 2u, 8u})
       for (auto s : {job::strategy::fsdp2, job::strategy::ddp})
         for (bytes capacity : {3_GiB / 2, 80_GiB}) {
           auto j = job_of(s);
           j.training.micro_batch = micro_batch;
-          const std::string label = "round " + std::to_string(round) + ", " +
-                                    std::to_string(static_cast<int>(s)) + " micro-batch " +
-                                    std::to_string(micro_batch) + " at " + std::to_string(capacity);
-          const auto whole = schedule::build_program(model, j, 0);
-          ASSERT_TRUE(whole) << label;
-          const auto expected = replay(*whole, *allocator(capacity));
-          // Where a replay that keeps nothing yet (a new thread's) cuts the program.
-          std::size_t expected_events = 0;
-          std::thread([&] {
-            auto a = allocator(capacity);
-            replay_while_built watcher(*a);
-            expected_events = schedule::build_program(model, j, 0, {}, watcher)->events.size();
-          }).join();
-          auto a = allocator(capacity);
-          replay_while_built watcher(*a);
-          const auto cut = schedule::build_program(model, j, 0, {}, watcher);
-          ASSERT_TRUE(cut) << label;
-          expect_same(watcher.finish(*cut), expected, label);
-          EXPECT_EQ(cut->events.size(), expected_events) << label;
-          EXPECT_EQ(cut->complete, !expected.oom) << label;
-          ++(expected.oom ? oom : fits);
+          j.training.seq_len = seq_len;
+          row(round, j,  capacity,
+              "round " + std::to_string(round) + ", " + std::to_string(static_cast<int>(s)) +
+                  " micro-batch " + std::to_string(micro_batch) + " at " +
+                  std::to_string(capacity));
         }
+}
+
+// A row whose whole program equals one replayed after the same init on this thread takes that
+// replay's figures without replaying; one whose program equals a program cut at its failure
+// stops where that one did. The figures and the cut must stay those of a fresh replay of each
+// row, for rows that repeat, rows that match a kept program for a while and then part from it,
+// and rows that match none.
+TEST(ReplayWhileBuilt, RowsWithEqualProgramsGiveTheirOwnFigures) {
+  const auto model = testing::tiny_llama();
+  int oom = 0;
+  int fits = 0;
+  rows_twice(2048, [&](int, const job::job_spec& j, bytes capacity, const std::string& label) {
+    const auto whole = schedule::build_program(model, j, 0);
+    ASSERT_TRUE(whole) << label;
+    const auto expected = replay(*whole, *allocator(capacity));
+    // Where a replay that keeps nothing yet (a new thread's) cuts the program.
+    std::size_t expected_events = 0;
+    std::thread([&] {
+      auto a = allocator(capacity);
+      replay_while_built watcher(*a);
+      expected_events = schedule::build_program(model, j, 0, {}, watcher)->events.size();
+    }).join();
+    auto a = allocator(capacity);
+    replay_while_built watcher(*a);
+    const auto cut = schedule::build_program(model, j, 0, {}, watcher);
+    ASSERT_TRUE(cut) << label;
+    expect_same(watcher.finish(*cut), expected, label);
+    EXPECT_EQ(cut->events.size(), expected_events) << label;
+    EXPECT_EQ(cut->complete, !expected.oom) << label;
+    ++(expected.oom ? oom : fits);
+  });
   EXPECT_GT(oom, 2);
   EXPECT_GT(fits, 2);
 }
@@ -166,37 +175,28 @@ TEST(ReplayWhileBuilt, TakingTheEventsGivesTheSameFigures) {
   const auto model = testing::tiny_llama();
   int taken = 0;
   int row = 0;
-  for (int round = 0; round < 2; ++round)
-    for (std::uint64_t micro_batch : {16u, 2u, 8u})
-      for (auto s : {job::strategy::fsdp2, job::strategy::ddp})
-        for (bytes capacity : {3_GiB / 2, 80_GiB}) {
-          auto j = job_of(s);
-          j.training.micro_batch = micro_batch;
-          // Token counts no other test here plans: programs no other test keeps on this thread.
-          j.training.seq_len = 1536;
-          const std::string label = "round " + std::to_string(round) + ", " +
-                                    std::to_string(static_cast<int>(s)) + " micro-batch " +
-                                    std::to_string(micro_batch) + " at " + std::to_string(capacity);
-          const auto whole = schedule::build_program(model, j, 0);
-          ASSERT_TRUE(whole) << label;
-          const auto expected = replay(*whole, *allocator(capacity));
-          auto a = allocator(capacity);
-          replay_while_built watcher(*a);
-          auto cut = schedule::build_program(model, j, 0, {}, watcher);
-          ASSERT_TRUE(cut) << label;
-          // Every other row copies its events, so that kept programs of both kinds follow.
-          const bool take = (row++ % 2) == 0;
-          if (take) {
-            ASSERT_FALSE(cut->events.empty()) << label;
-            expect_same(watcher.finish_taking_events(*cut), expected, label);
-            if (round == 0) {
-              EXPECT_TRUE(cut->events.empty()) << label;
-            }
-            taken += cut->events.empty() ? 1 : 0;
-          } else {
-            expect_same(watcher.finish(*cut), expected, label);
-          }
-        }
+  // Token counts no other test here plans: programs no other test keeps on this thread.
+  rows_twice(1536, [&](int round, const job::job_spec& j, bytes capacity,
+                       const std::string& label) {
+    const auto whole = schedule::build_program(model, j, 0);
+    ASSERT_TRUE(whole) << label;
+    const auto expected = replay(*whole, *allocator(capacity));
+    auto a = allocator(capacity);
+    replay_while_built watcher(*a);
+    auto cut = schedule::build_program(model, j, 0, {}, watcher);
+    ASSERT_TRUE(cut) << label;
+    // Every other row copies its events, so that kept programs of both kinds follow.
+    if (row++ % 2 == 0) {
+      ASSERT_FALSE(cut->events.empty()) << label;
+      expect_same(watcher.finish_taking_events(*cut), expected, label);
+      if (round == 0) {
+        EXPECT_TRUE(cut->events.empty()) << label;
+      }
+      taken += cut->events.empty() ? 1 : 0;
+    } else {
+      expect_same(watcher.finish(*cut), expected, label);
+    }
+  });
   EXPECT_EQ(taken, 6);  // the first round's (the second finds them all kept)
 }
 
