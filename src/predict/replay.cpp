@@ -188,8 +188,8 @@ namespace replay_detail {
 // A whole program replayed after an init kept below (first_phase). What-if rows whose programs
 // are equal event by event replay to the same figures: a row's micro-batch doubled and its
 // sequence halved often gives every tensor the same size. The last 64 programs this thread
-// replayed, which reaches back over a grid's doublings: some 18 MiB a thread in the 8B grid
-// (programs of about 11,000 events of 24 bytes).
+// replayed, which reaches back over a grid's doublings: some 11 MiB a thread in the 8B grid
+// (programs of about 11,000 events of 16 bytes).
 struct replayed_program {
   std::uint64_t init = 0;               // first_phase::serial of the init it began with
   std::vector<schedule::event> events;  // all of them, the init's included
