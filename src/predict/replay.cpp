@@ -237,7 +237,7 @@ struct replay_while_built::state {
     for (auto& f : first_phases)
       if (f.allocator && f.tensors == so_far.tensors &&
           f.allocator->capacity() == allocator.capacity() &&
-          f.events == so_far.events &&
+          schedule::same_events(f.events, so_far.events) &&
           allocator.copy_state_from(*f.allocator)) {
         run.restore(f.after);
         init = &f;
@@ -294,7 +294,8 @@ struct replay_while_built::state {
     const auto from = static_cast<std::ptrdiff_t>(checked);
     std::erase_if(candidates, [&](const replayed_program* p) {
       return p->events.size() < events.size() ||
-             !std::equal(events.begin() + from, events.end(), p->events.begin() + from);
+             !schedule::same_events(events.data() + from, events.data() + events.size(),
+                                    p->events.data() + from);
     });
     checked = events.size();
   }
