@@ -192,6 +192,7 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
   const bytes usable = job::usable_capacity(job.hardware);
   schedule::schedule_options sopts;
   sopts.cublas_workspace = cublas_workspace_bytes(job, cc);
+  sopts.shared_model = options.shared_model;
 
   std::map<int, rank_prediction> simulated;
   std::optional<schedule::program> first_program;

@@ -69,7 +69,7 @@ class driver {
         options_(o),
         pipe_(std::move(pipe)),
         out_(watcher),
-        layout_(shared_layout(m, j, placed(make_rank_info(j, rank)))),
+        layout_(shared_layout(m, j, placed(make_rank_info(j, rank)), o.shared_model)),
         ctx_{m, j, placed(make_rank_info(j, rank)), *layout_, out_, {}, layout_},
         offload_(j, out_) {
     record_stream_ = collectives_record_stream(j);

@@ -180,10 +180,12 @@ result<job::job_spec> what_if::job_with(const std::vector<std::string>& settings
 
 namespace {
 
-// A row keeps a few figures of its plan (row_outcome), none of its words.
-predict::predict_options row_figures() {
+// A row keeps a few figures of its plan (row_outcome), none of its words; its model is a shared
+// constant one.
+predict::predict_options row_figures(std::shared_ptr<const model::model_spec> model) {
   predict::predict_options o;
   o.figures_only = true;
+  o.shared_model = std::move(model);
   return o;
 }
 
@@ -193,7 +195,7 @@ result<row_outcome> what_if::evaluate(const std::vector<std::string>& settings,
                                       const std::string& option, bool need_when_missing) const {
   auto r = resolve_row(settings, option);
   if (!r) return r.error();
-  auto p = predict::plan(*r->model, r->job, row_figures());
+  auto p = predict::plan(*r->model, r->job, row_figures(r->model));
   if (!p) return blame(p.error(), settings, option);
   const auto& busiest = predict::busiest_rank(*p);
   row_outcome out;
@@ -232,7 +234,7 @@ status what_if::fill_need(row_outcome& row, const std::string& option) const {
   if (row.need) return ok();
   auto r = resolve_row(row.settings, option);
   if (!r) return r.error();
-  auto p = predict::plan(*r->model, unlimited_memory(r->job), row_figures());
+  auto p = predict::plan(*r->model, unlimited_memory(r->job), row_figures(r->model));
   if (!p) return blame(p.error(), row.settings, option);
   row.need = std::max(predict::busiest_rank(*p).peak.device, row.device);
   return ok();

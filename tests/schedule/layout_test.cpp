@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "support/tiny_model.hpp"
 
 namespace vramscope::schedule {
@@ -309,6 +311,25 @@ TEST(SharedLayout, SaysOnEveryCallThatItReadTheRanksPlace) {
   r.place_read = &read;
   shared_layout(m, j, r);
   EXPECT_FALSE(read);
+}
+
+// A model shared as a constant object is kept by holding it and found by its address: the same
+// object finds its layout, an equal copy finds it too, and a different model made after the
+// caller let go of the first is laid out again (the held model keeps its address taken).
+TEST(SharedLayout, ASharedModelIsKnownByItsAddress) {
+  const auto j = base_job();
+  const auto r = make_rank_info(j, 0);
+  auto first = std::make_shared<const model::model_spec>(testing::tiny_llama(32000, 1024, 4096, 3));
+  const auto lay = shared_layout(*first, j, r, first);
+  EXPECT_EQ(*lay, make_layout(*first, j, r));
+  EXPECT_EQ(shared_layout(*first, j, r, first), lay);
+  const auto copy = *first;
+  EXPECT_EQ(shared_layout(copy, j, r), lay);
+  first.reset();
+  auto other = std::make_shared<const model::model_spec>(testing::tiny_llama(32000, 1024, 4096, 5));
+  const auto other_lay = shared_layout(*other, j, r, other);
+  EXPECT_NE(other_lay, lay);
+  EXPECT_EQ(*other_lay, make_layout(*other, j, r));
 }
 
 // The FSDP wrapping of a shared layout is kept with it: the same as wrap_units for every wrap

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -100,6 +101,8 @@ struct predict_options {
   /// each GPU's processes and device total, cpu_memory, parameters_split): the prediction's
   /// job, its notes, the processes' names and the out-of-memory messages may be left empty.
   bool figures_only = false;
+  /// The model, where the caller shares it as a constant object (schedule_options::shared_model).
+  std::shared_ptr<const model::model_spec> shared_model = nullptr;
 };
 
 /// Plans the job. Fails on combinations it cannot model (message names the field).

@@ -3,6 +3,7 @@
 // reaching the GPU, the wrapper's state), then `training.steps` training steps (forward and
 // backward unit by unit, gradient reduction, optimizer step), and an optional checkpoint save.
 
+#include <memory>
 #include <vector>
 
 #include <vramscope/core/result.hpp>
@@ -15,6 +16,11 @@ namespace vramscope::schedule {
 
 struct schedule_options {
   bytes cublas_workspace = 32_MiB;  // per stream that runs GEMMs; by GPU generation (predict)
+  /// The model build_program is given, where the caller shares it as a constant object (the
+  /// what-if engine's rows): the per-thread caches of layouts then know it by its address and
+  /// hold it, instead of keeping a copy and comparing it whole on every call. Ignored unless it
+  /// is the same object as the model argument.
+  std::shared_ptr<const model::model_spec> shared_model = nullptr;
 };
 
 /// The event program of `rank`. Requires: the job validated and 0 <= rank < world size.
