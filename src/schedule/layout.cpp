@@ -635,26 +635,21 @@ std::shared_ptr<const layout> shared_layout(const model::model_spec& model,
                                             const job::job_spec& job, const rank_info& r,
                                             const std::shared_ptr<const model::model_spec>& shared) {
   struct kept {
-    // The model: held, when it came shared (no other object can take its address while it is
-    // held, and a shared constant model does not change), else a copy.
-    std::shared_ptr<const model::model_spec> held;
-    model::model_spec copy;
+    // The model, held: the shared constant object it came as, else a copy of its own. A held
+    // object keeps its address from any other, and only a shared one can be passed again.
+    std::shared_ptr<const model::model_spec> model;
     job::job_spec job;
     rank_info rank;
     bool place_read = false;
     std::shared_ptr<const layout> lay;
-    [[nodiscard]] bool same_model(const model::model_spec& m, bool is_shared) const {
-      if (held) return (is_shared && held.get() == &m) || *held == m;
-      return copy == m;
-    }
   };
   // A grid varies the strategy too, and plans ranks 0 and 1 of each row.
   constexpr std::size_t entries = 8;
   thread_local std::vector<kept> cache;
   thread_local std::size_t oldest = 0;
-  const bool is_shared = shared != nullptr && shared.get() == &model;
   for (const auto& k : cache)
-    if (k.rank.same_coordinates(r) && same_layout_job(k.job, job) && k.same_model(model, is_shared)) {
+    if (k.rank.same_coordinates(r) && same_layout_job(k.job, job) &&
+        (k.model.get() == &model || *k.model == model)) {
       if (k.place_read && r.place_read != nullptr) *r.place_read = true;
       return k.lay;
     }
@@ -665,9 +660,10 @@ std::shared_ptr<const layout> shared_layout(const model::model_spec& model,
   auto lay = std::make_shared<const layout>(make_layout(model, key, probe));
   if (read && r.place_read != nullptr) *r.place_read = true;
   probe.place_read = nullptr;
-  kept entry{is_shared ? shared : nullptr, {}, std::move(key), probe, read, lay};
-  if (!is_shared) entry.copy = model;
-  keep_last(cache, oldest, entries, std::move(entry));
+  auto held = shared != nullptr && shared.get() == &model
+                  ? shared
+                  : std::make_shared<const model::model_spec>(model);
+  keep_last(cache, oldest, entries, kept{std::move(held), std::move(key), probe, read, lay});
   return lay;
 }
 

@@ -145,8 +145,8 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
 /// accumulation, steps), which no layout reads: the layout is made from layout_job(job), which
 /// fixes them, and kept under that job, a copy of the model and the rank's coordinates; a call
 /// whose three are equal (the model compared whole) takes the kept one. A model given as
-/// `shared` too (the same object, held constant by its owners) is kept by holding it, and found
-/// by its address. Sets *r.place_read where making it read the rank's place.
+/// `shared` too (the same object, held constant by its owners) is held instead of copied, and
+/// found by its address. Sets *r.place_read where making it read the rank's place.
 std::shared_ptr<const layout> shared_layout(const model::model_spec& model,
                                             const job::job_spec& job, const rank_info& r,
                                             const std::shared_ptr<const model::model_spec>& shared = nullptr);
