@@ -95,8 +95,20 @@ class fsdp1_strategy final : public strategy {
     if (reshard_after_forward_ && !wrap_.groups[g].root && is_last(unit, g)) reshard(g);
   }
 
+  // The root's pre-backward hook is registered on the root module's outputs
+  // (_runtime_utils._register_pre_backward_hooks): when transformers computes the loss inside the
+  // model's forward (LlamaForCausalLM.forward with labels), the loss is one of them, so the hook
+  // runs before the loss's backward, and with BACKWARD_PRE its prefetch all-gathers the last
+  // block (_pre_backward_hook -> _prefetch_handle: the handle before the root's in post-forward
+  // order). The H200 history of fsdp1-llama7b-case3-bf16true: the last block's 386 MiB
+  // unsharded parameter on the unshard stream, then the loss's two 2000 MiB gradients.
+  void begin_backward() override {
+    if (loss_in_model()) root_pre_backward();
+  }
+
   void pre_backward(std::size_t unit) override {
     const std::size_t g = wrap_.group_of_unit[unit];
+    if (wrap_.groups[g].root && is_last(unit, g) && !loss_in_model()) root_pre_backward();
     unshard(g);
     if (job().parallel.backward_prefetch == job::prefetch::pre && g > 1 && is_last(unit, g))
       unshard(g - 1);
@@ -172,6 +184,20 @@ class fsdp1_strategy final : public strategy {
   }
   bool is_first(std::size_t unit, std::size_t g) const { return wrap_.groups[g].units.front() == unit; }
   bool is_last(std::size_t unit, std::size_t g) const { return wrap_.groups[g].units.back() == unit; }
+  bool loss_in_model() const { return job().training.loss == job::loss_impl::hf; }
+
+  // The root's pre-backward: its own unshard (a no-op after forward: FSDP1 never frees the
+  // root's parameters in its post-forward) and, with BACKWARD_PRE, the prefetch of the last
+  // block's group, the one whose forward ended just before the root's.
+  void root_pre_backward() {
+    unshard(0);
+    if (job().parallel.backward_prefetch != job::prefetch::pre) return;
+    for (std::size_t u = wrap_.group_of_unit.size(); u-- > 0;)
+      if (const std::size_t g = wrap_.group_of_unit[u]; g != 0) {
+        unshard(g);
+        return;
+      }
+  }
 
   // Materialise the unit on the GPU, broadcast it (sync_module_states), flatten, keep a shard.
   void shard_on_gpu(std::size_t g) {

@@ -333,6 +333,47 @@ TEST(Schedule, Fsdp1ConcatenatesTheParametersGradientsOnTheUnshardStream) {
   EXPECT_EQ(count(tied), 6u);                   // and the tied gradients' sum
 }
 
+// FSDP1's root pre-backward hook sits on the root module's outputs: with transformers' loss inside
+// the model it runs before the loss's backward and, with BACKWARD_PRE, prefetches the last
+// block (the H200 history of fsdp1-llama7b-case3-bf16true); with the loss outside the model it
+// runs after it, and with BACKWARD_POST nothing is prefetched there.
+TEST(Schedule, Fsdp1RootPrefetchesTheLastBlockBeforeALossInsideTheModel) {
+  auto j = job_of(job::strategy::fsdp1, 4);
+  j.training.steps = 1;
+  // Whether the last block's unsharded parameters (an all-gather on the unshard stream) are
+  // allocated in backward before the loss's first gradient.
+  const auto gathered_before_loss_gradient = [&]() {
+    const auto p = build(j);
+    bool gradient_seen = false, gathered = false;
+    for (const auto& e : p.events) {
+      if (e.kind != event_kind::alloc || phase_name_of(p, e).rfind("backward:", 0) != 0) continue;
+      if (phase_name_of(p, e) == "backward:loss" && e.cat == category::temporary) gradient_seen = true;
+      if (e.stream == streams::unshard && e.cat == category::parameters && !gradient_seen)
+        gathered = true;
+    }
+    return gathered;
+  };
+  j.training.loss = job::loss_impl::hf;
+  EXPECT_TRUE(gathered_before_loss_gradient());
+  j.training.loss = job::loss_impl::torchtitan;
+  EXPECT_FALSE(gathered_before_loss_gradient());
+  j.training.loss = job::loss_impl::hf;
+  j.parallel.backward_prefetch = job::prefetch::post;
+  EXPECT_FALSE(gathered_before_loss_gradient());
+  // Either way the last block is gathered once in its backward, never twice.
+  for (auto loss : {job::loss_impl::hf, job::loss_impl::torchtitan}) {
+    j.training.loss = loss;
+    j.parallel.backward_prefetch = job::prefetch::pre;
+    const auto p = build(j);
+    std::size_t gathers = 0;
+    for (const auto& e : p.events)
+      if (e.kind == event_kind::alloc && e.stream == streams::unshard &&
+          e.cat == category::parameters && phase_name_of(p, e).rfind("backward:", 0) == 0)
+        ++gathers;
+    EXPECT_EQ(gathers, 4u) << static_cast<int>(loss);  // the four blocks; the root stays gathered
+  }
+}
+
 // Under tensor parallelism torchtitan's loss runs loss_parallel()'s handlers: the shifted
 // logits join what the saved output is computed from, and exp(shifted) comes and goes before it.
 TEST(Schedule, LossParallelTakesItsExpBeforeItSavesTheLogSoftmax) {
