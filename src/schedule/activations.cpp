@@ -108,6 +108,8 @@ void add_ring_buffers(unit_activations& a, const dims& d, std::uint64_t kv) {
   a.backward_temps.insert(a.backward_temps.end(), {2 * kv, 2 * kv, 2 * kv32, 2 * kv32});
 }
 
+void eager_scores_steps(unit_activations& a, const dims& d, std::uint64_t scores);
+
 // Saved by attention, per implementation (see docs/schedule.md, "Activations").
 void add_attention(unit_activations& a, const dims& d, const model::stack_shape& s,
                    const job::job_spec& job, bool o_input) {
@@ -151,11 +153,15 @@ void add_attention(unit_activations& a, const dims& d, const model::stack_shape&
       a.backward_temps.push_back(d.c * scores);
       break;
     case attention_impl::eager:
-      a.saved.push_back(4 * scores);    // fp32 softmax output
-      a.saved.push_back(d.c * scores);  // its bf16 cast (or its dropout), input of probs @ v
-      if (s.attention_dropout) a.saved.push_back(scores);  // the dropout's bool mask
-      a.forward_temps.push_back(d.c * scores);   // raw scores
-      a.forward_temps.push_back(d.c * scores);   // scores + causal mask
+      if (s.attention_dropout) {
+        a.saved.push_back(4 * scores);    // fp32 softmax output
+        a.saved.push_back(d.c * scores);  // its dropout, input of probs @ v
+        a.saved.push_back(scores);        // the dropout's bool mask
+        a.forward_temps.push_back(d.c * scores);  // raw scores
+        a.forward_temps.push_back(d.c * scores);  // scores + causal mask
+      } else {
+        eager_scores_steps(a, d, scores);
+      }
       a.backward_temps.push_back(4 * scores);
       a.backward_temps.push_back(4 * scores);
       break;
@@ -229,6 +235,47 @@ class step_list {
  private:
   std::size_t base_ = 0;
 };
+
+// transformers' eager_attention_forward from the scores on, in op order (saved_steps):
+// `torch.matmul(query, key.transpose(2, 3)) * scaling` (the product goes once scaled), the
+// causal mask added (in the mask's dtype, the model's: fp32 for fp32 weights, autocast
+// included), `softmax(dtype=torch.float32)` (a 16-bit input is upcast into a copy first, which
+// goes; the output is kept by its backward), `.to(query.dtype)`, and dropout with p = 0, which
+// returns its input. The query is 16-bit only without autocast (under autocast RoPE's fp32
+// cos and sin make it fp32): then `.to` casts, and the masked scores go at the rebinding, after
+// the cast; otherwise `.to` is a no-op and the masked scores go at once, and under autocast the
+// matmul with v casts the probabilities to the compute dtype and keeps the cast. In fp32 the
+// softmax output is the matmul's input itself. Measured per layer in MiB, in the allocator
+// histories of bench/data/snapshots/h200-2026-11-26d.tgz: fsdp2-eager (bf16, Llama-3.2-1B,
+// 2 x 32 x 2048 x 2048 scores) +512 +512 -512 +512 -512 +1024 +1024 -1024 +512 -512;
+// ddp-bf16mixed-eager (autocast, Qwen2.5-0.5B, 2 x 14 heads) +224 +224 -224 +448 -224 +448 -448
+// +224.
+void eager_scores_steps(unit_activations& a, const dims& d, std::uint64_t scores) {
+  if (!a.saved_steps.empty()) {  // a second attention (cross-attention): one list a unit
+    a.saved.push_back(4 * scores);
+    if (d.c != 4) a.saved.push_back(d.c * scores);
+    a.forward_temps.insert(a.forward_temps.end(), {d.c * scores, d.r * scores});
+    return;
+  }
+  step_list p;
+  const bool fp32_query = d.r == 4;
+  const auto raw = p.alloc(d.c * scores);
+  const auto scaled = p.alloc(d.c * scores);
+  p.free(raw);
+  const auto masked = p.alloc(d.r * scores);
+  p.free(scaled);
+  std::size_t upcast = 0;
+  if (d.r != 4) upcast = p.alloc(4 * scores);
+  p.alloc(4 * scores);  // the softmax output, kept
+  if (d.r != 4) p.free(upcast);
+  if (fp32_query) p.free(masked);
+  if (d.c != 4) p.alloc(d.c * scores);  // the probabilities in the compute dtype, kept
+  if (!fp32_query) p.free(masked);
+  a.saved_steps_at = a.saved.size();
+  a.saved.push_back(4 * scores);
+  if (d.c != 4) a.saved.push_back(d.c * scores);
+  a.saved_steps = std::move(p.steps);
+}
 
 // Python frees each intermediate once its last reference goes, so a forward that saves nothing
 // holds only the tensors its frame still names. The code below follows transformers'

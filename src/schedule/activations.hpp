@@ -39,6 +39,12 @@ struct unit_activations {
   std::vector<bytes> saved_scratch;  // allocated and freed between `saved_from` and the saved one
   std::vector<bytes> saved_after;
   std::size_t saved_from_at = 0;
+  // The saved tensors from saved[saved_steps_at] on made in op order, with the temporaries
+  // between them, where that order is known (eager attention's scores): steps as in
+  // checkpointed_forward, over a list of their own; each allocation that no later step frees is
+  // the next saved tensor, of the size `saved` gives it.
+  std::vector<forward_step> saved_steps;
+  std::size_t saved_steps_at = 0;
   std::vector<bytes> backward_temps;  // allocated in backward before `saved` is released
   // The backward in op order, where it is known (else `backward_temps` are allocated beside
   // everything saved, and all of it goes at the end): steps over a list that begins with the

@@ -563,6 +563,10 @@ class driver {
   template <typename Keep>
   void for_each_saved(const unit_activations& a, Keep keep) {
     for (std::size_t i = 0; i < a.saved.size(); ++i) {
+      if (i == a.saved_steps_at && !a.saved_steps.empty()) {
+        i = keep_in_order(a, i, keep);
+        if (i >= a.saved.size()) break;
+      }
       const bool around =
           i == a.saved_from_at && !(a.saved_from.empty() && a.gathered_from.empty() &&
                                     a.saved_scratch.empty() && a.saved_after.empty());
@@ -586,6 +590,31 @@ class driver {
         release_last_first(sources_);
       }
     }
+  }
+
+  // Plays unit_activations::saved_steps from saved[first] on: the allocations no later step
+  // frees are kept (keep(i, bytes)), the others are temporaries. Returns the index of the first
+  // saved tensor after them.
+  template <typename Keep>
+  std::size_t keep_in_order(const unit_activations& a, std::size_t first, Keep keep) {
+    const auto& steps = a.saved_steps;
+    kept_step_.assign(steps.size(), true);
+    for (const auto& st : steps)
+      if (st.alloc == 0 && !st.gemm && st.index < kept_step_.size()) kept_step_[st.index] = false;
+    steps_.assign(steps.size(), 0);
+    std::size_t i = first;
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+      const auto& st = steps[k];
+      if (st.alloc > 0 && kept_step_[k]) {
+        if (i < a.saved.size()) keep(i, a.saved[i]);  // the step's own size (tested)
+        ++i;
+      } else if (st.alloc > 0) {
+        steps_[k] = out_.alloc(st.alloc, category::temporary);
+      } else if (!st.gemm) {
+        out_.free(steps_[st.index]);
+      }
+    }
+    return i;
   }
 
   void release_last_first(std::vector<tensor_id>& ids) {
@@ -655,6 +684,7 @@ class driver {
   } held_;
   std::vector<bytes> weight_input_bytes_;  // per unit: what an input-gradient pass keeps
   bytes hidden_ = 0;                       // one micro-batch's hidden states
+  std::vector<bool> kept_step_;            // keep_in_order's: which steps stay allocated
   bool keep_logits_ = false;               // for_each_saved keeps the loss's first source...
   tensor_id stage_logits_ = 0;             // ...as this id
   bool first_forward_ = true;

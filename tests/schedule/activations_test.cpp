@@ -494,6 +494,54 @@ TEST(Activations, AutocastLlamaBlockRunsOpByOpAndKeepsWhatItSaves) {
                   .forward_in_order.empty());
 }
 
+// Eager attention's scores in op order, as the allocator histories of fsdp2-eager (bf16) and
+// ddp-bf16mixed-eager (autocast) show them: the scaled and masked copies, softmax's fp32 upcast
+// of a 16-bit input, the kept fp32 output, the kept probabilities in the compute dtype.
+TEST(Activations, EagerAttentionMakesItsScoresInOpOrder) {
+  const std::uint64_t seq = 256, scores = 2 * 16 * seq * seq;  // 2 sequences, 16 heads
+  // The steps as signed sizes (a free as minus the size it frees), and the kept bytes.
+  const auto signed_steps = [](const unit_activations& a) {
+    std::vector<long long> out;
+    for (const auto& st : a.saved_steps)
+      out.push_back(st.alloc > 0 ? static_cast<long long>(st.alloc)
+                                 : -static_cast<long long>(a.saved_steps[st.index].alloc));
+    return out;
+  };
+  const auto kept_at_steps = [](const unit_activations& a, std::size_t count) {
+    return std::accumulate(a.saved.begin() + static_cast<std::ptrdiff_t>(a.saved_steps_at),
+                           a.saved.begin() + static_cast<std::ptrdiff_t>(a.saved_steps_at + count),
+                           bytes{0});
+  };
+  const long long S = static_cast<long long>(scores);
+  job::job_spec bf16;
+  bf16.training.attention = job::attention_impl::eager;
+  const auto a = activations_for(model::unit_kind::block, llama_stack(), bf16, {2, seq}, 1, {});
+  EXPECT_EQ(signed_steps(a),
+            (std::vector<long long>{2 * S, 2 * S, -2 * S, 2 * S, -2 * S, 4 * S, 4 * S, -4 * S,
+                                    2 * S, -2 * S}));
+  EXPECT_EQ(kept_at_steps(a, 2), 6 * scores);  // the fp32 softmax output and its bf16 cast
+  auto autocast = bf16;
+  autocast.parallel.kind = job::strategy::ddp;
+  autocast.precision.autocast = true;
+  const auto b = activations_for(model::unit_kind::block, llama_stack(), autocast, {2, seq}, 1, {});
+  EXPECT_EQ(signed_steps(b), (std::vector<long long>{2 * S, 2 * S, -2 * S, 4 * S, -2 * S, 4 * S,
+                                                     -4 * S, 2 * S}));
+  EXPECT_EQ(kept_at_steps(b, 2), 6 * scores);
+  // In fp32 the softmax output is what the matmul with v reads: one tensor, 4 bytes a score.
+  auto fp32 = bf16;
+  fp32.precision.params = fp32.precision.master = dtype::f32;
+  const auto c = activations_for(model::unit_kind::block, llama_stack(), fp32, {2, seq}, 1, {});
+  EXPECT_EQ(signed_steps(c),
+            (std::vector<long long>{4 * S, 4 * S, -4 * S, 4 * S, -4 * S, 4 * S, -4 * S}));
+  EXPECT_EQ(kept_at_steps(c, 1), 4 * scores);
+  EXPECT_EQ(c.saved.size() + 1, a.saved.size());  // no cast kept beside it
+  // With attention dropout the mask and its output are kept as before, without steps.
+  auto dropped = llama_stack();
+  dropped.attention_dropout = true;
+  EXPECT_TRUE(
+      activations_for(model::unit_kind::block, dropped, bf16, {2, seq}, 1, {}).saved_steps.empty());
+}
+
 // The loss's backward and the head's in op order (ddp-bf16mixed-sgd: +2374 +2374 -2374 -2374
 // +1187 -2374 +260 ... MiB): the two fp32 gradients, then the NLL gradient and the saved output
 // go before the logits' gradient; the head's matmul writes the gradient of its input (under
