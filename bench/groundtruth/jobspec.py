@@ -324,6 +324,17 @@ def world_size(s):
     return s["hardware.nodes"] * s["hardware.gpus_per_node"]
 
 
+def vocab_parallel_loss(s):
+    """job_spec::vocab_parallel_loss: whether the loss runs on the head's vocabulary shards
+    (torch's loss_parallel()): an explicit parallel.loss_parallel, else torchtitan's loss (its
+    default under tp > 1) and Megatron; never without a sharded head."""
+    if s["parallel.tp"] <= 1 or not s["parallel.tp_head"]:
+        return False
+    if isinstance(s["parallel.loss_parallel"], bool):
+        return s["parallel.loss_parallel"]
+    return s["training.loss"] == "torchtitan" or s["parallel.strategy"] == "megatron"
+
+
 # The paths written to `harness.applied` and checked by bench/accuracy.
 APPLIED_PATHS = [p for p in DEFAULTS if p not in ("hardware.gpu", "lora.base_quantization",
                                                   "lora.quantizer", "lora.double_quant", "lora.quantize_skip",

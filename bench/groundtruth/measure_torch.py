@@ -191,9 +191,9 @@ def train_step(s, step, model, optimizer, vocab, rec, notes):
         suffix = "" if accumulation == 1 else f".micro{micro}"
         batch = make_batch(s, vocab)
         with torch_wrap.grad_sync(s, model, micro == accumulation), \
-                torch_wrap.attention_context(s, notes):
+                torch_wrap.attention_context(s, notes), torch_wrap.loss_context(s):
             with rec.phase(f"step{step}.forward{suffix}"), torch_wrap.autocast_context(s):
-                loss = model(**batch).loss / accumulation
+                loss = torch_wrap.forward_loss(s, model, batch) / accumulation
             with rec.phase(f"step{step}.backward{suffix}"):
                 loss.backward()
                 del loss

@@ -9,7 +9,11 @@ claims more than it ran. Each step follows the public recipe of its library:
   LoRA       peft get_peft_model(LoraConfig(r, lora_alpha, target_modules))
   TP         DTensor parallelize_module: colwise q/k/v/gate/up, rowwise o/down (+ sequence
              parallel norms) on every decoder layer; the embedding rowwise and the head
-             colwise with its output gathered (parallel.tp_embedding, parallel.tp_head)
+             colwise with its output gathered (parallel.tp_embedding, parallel.tp_head), or
+             left sharded on the vocabulary for a loss in loss_parallel()
+  loss       transformers' loss inside the model, or torchtitan's train step (training.loss
+             torchtitan): cross_entropy(pred.flatten(0, 1).float(), labels.flatten(0, 1)) on
+             the model's logits, `del pred` before backward, in loss_parallel() under TP
   AC         checkpoint_wrapper (non-reentrant) on every block (full) or every Nth (selective)
   compile    torch.compile (inductor) of every block after checkpointing and before FSDP2, in
              place (Module.compile), as torchtitan's apply_compile does
@@ -87,8 +91,8 @@ def run_without_liger(s, notes, why):
 
 
 def apply_liger(s, config, notes):
-    if s["training.loss"] == "torchtitan":
-        raise Skip("torchtitan's training step (training.loss torchtitan) is not implemented by the harness")
+    if s["training.loss"] == "torchtitan" and s["training.liger_kernels"]:
+        raise Skip("Liger's kernels under torchtitan's loss are not implemented by the harness")
     wanted = s["training.liger_kernels"] or s["training.loss"] == "liger_fused"
     if not wanted:
         return
@@ -212,8 +216,10 @@ def apply_tensor_parallel(s, model, mesh, notes):
     sp = s["parallel.sequence_parallel"]
     tp_mesh = mesh["tp"]
     tp = s["parallel.tp"]
-    if s["parallel.loss_parallel"] is True:
-        raise Skip("parallel.loss_parallel: the harness's loss runs on gathered logits only")
+    vocab_parallel = jobspec.vocab_parallel_loss(s)
+    if vocab_parallel and s["training.loss"] != "torchtitan":
+        raise Skip("parallel.loss_parallel: the harness runs loss_parallel() with torchtitan's "
+                   "loss only (training.loss torchtitan)")
     tied = getattr(getattr(model, "config", None), "tie_word_embeddings", False)
     if tied and (s["parallel.tp_embedding"] or s["parallel.tp_head"]):
         raise Skip("tensor parallel: a tied embedding and head cannot be sharded two ways; "
@@ -236,9 +242,10 @@ def apply_tensor_parallel(s, model, mesh, notes):
             if isinstance(getattr(layer.self_attn, attr, None), int):
                 setattr(layer.self_attn, attr, getattr(layer.self_attn, attr) // tp)
     if not sp:
-        _parallelize_ends(model, tp_mesh, s["parallel.tp_embedding"], s["parallel.tp_head"])
+        _parallelize_ends(model, tp_mesh, s["parallel.tp_embedding"], s["parallel.tp_head"],
+                          vocab_parallel)
     else:
-        _parallelize_sp_ends(model, tp_mesh)
+        _parallelize_sp_ends(model, tp_mesh, vocab_parallel)
         notes.remarks.append("sequence parallel on transformers modules is experimental here: "
                              "position_ids are passed explicitly")
 
@@ -271,9 +278,20 @@ def _base_and_inner(model):
     return base, base.model
 
 
-def _parallelize_ends(model, tp_mesh, embedding, head):
+def _head_output(vocab_parallel):
+    """The head's output: gathered into the whole logits, or, for a loss in loss_parallel(),
+    left as a DTensor sharded on the vocabulary (torchtitan's parallelize: output_layouts
+    Shard(-1), use_local_output=False)."""
+    Replicate, Shard = placements()
+    if vocab_parallel:
+        return {"output_layouts": Shard(-1), "use_local_output": False}
+    return {"output_layouts": Replicate()}
+
+
+def _parallelize_ends(model, tp_mesh, embedding, head, vocab_parallel=False):
     """Without sequence parallel: the embedding sharded on the vocabulary with its output summed
-    over the TP ranks, the head sharded on it with its output gathered (the whole logits)."""
+    over the TP ranks, the head sharded on it with its output gathered (the whole logits) or
+    left sharded for loss_parallel()."""
     Replicate, _ = placements()
     from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
     base, inner = _base_and_inner(model)
@@ -281,10 +299,10 @@ def _parallelize_ends(model, tp_mesh, embedding, head):
         parallelize_module(inner, tp_mesh, {
             "embed_tokens": RowwiseParallel(input_layouts=Replicate(), output_layouts=Replicate())})
     if head:
-        parallelize_module(base, tp_mesh, {"lm_head": ColwiseParallel(output_layouts=Replicate())})
+        parallelize_module(base, tp_mesh, {"lm_head": ColwiseParallel(**_head_output(vocab_parallel))})
 
 
-def _parallelize_sp_ends(model, tp_mesh):
+def _parallelize_sp_ends(model, tp_mesh, vocab_parallel=False):
     Replicate, Shard = placements()
     from torch.distributed.tensor.parallel import (ColwiseParallel, RowwiseParallel,
                                                    SequenceParallel, parallelize_module)
@@ -293,7 +311,7 @@ def _parallelize_sp_ends(model, tp_mesh):
         "embed_tokens": RowwiseParallel(input_layouts=Replicate(), output_layouts=Shard(1)),
         "norm": SequenceParallel()})
     parallelize_module(base, tp_mesh, {
-        "lm_head": ColwiseParallel(input_layouts=Shard(1), output_layouts=Replicate())})
+        "lm_head": ColwiseParallel(input_layouts=Shard(1), **_head_output(vocab_parallel))})
 
 
 class InBackward:

@@ -2,6 +2,7 @@
 
 import contextlib
 
+import jobspec
 import torch_build
 from torch_build import Skip, torch_dtype
 
@@ -208,6 +209,31 @@ def attention_context(s, notes):
         return torch.backends.cuda.sdp_kernel(enable_flash=impl == "flash",
                                               enable_mem_efficient=impl == "efficient",
                                               enable_math=impl == "math")
+
+
+def loss_context(s):
+    """torch's loss_parallel() around forward and backward when the loss runs on the head's
+    vocabulary shards (jobspec.vocab_parallel_loss): its handlers must see the backward too."""
+    if not jobspec.vocab_parallel_loss(s):
+        return contextlib.nullcontext()
+    from torch.distributed.tensor.parallel import loss_parallel
+    return loss_parallel()
+
+
+def forward_loss(s, model, batch):
+    """The step's loss. transformers computes it inside the model's forward (given labels);
+    torchtitan's train step takes the model's logits and computes
+    `cross_entropy(pred.flatten(0, 1).float(), labels.flatten(0, 1))` itself, then drops the
+    logits before backward (train.py at 9dec370, `del pred`; torchtitan/train.py today)."""
+    if s["training.loss"] != "torchtitan":
+        return model(**batch).loss
+    import torch
+    inputs = {k: v for k, v in batch.items() if k != "labels"}
+    pred = model(**inputs).logits
+    loss = torch.nn.functional.cross_entropy(pred.flatten(0, 1).float(),
+                                             batch["labels"].flatten(0, 1))
+    del pred
+    return loss
 
 
 def autocast_context(s):

@@ -95,6 +95,96 @@ class CapMemory(unittest.TestCase):
         self.assertEqual(self.cap(self.H100 // 2, allow_smaller=True), (None, None))
 
 
+class FakeLogits:
+    """Logits of shape (batch, seq, vocab) that record what the loss did with them."""
+
+    def __init__(self, shape, dtype="bf16", calls=None):
+        self.shape, self.dtype, self.calls = shape, dtype, calls if calls is not None else []
+
+    def flatten(self, start, end):
+        self.calls.append(("flatten", start, end))
+        return FakeLogits((self.shape[0] * self.shape[1],) + tuple(self.shape[2:]), self.dtype,
+                          self.calls)
+
+    def float(self):
+        self.calls.append(("float",))
+        return FakeLogits(self.shape, "fp32", self.calls)
+
+
+class FakeModel:
+    def __init__(self):
+        self.kwargs = None
+
+    def __call__(self, **kwargs):
+        self.kwargs = kwargs
+        logits = FakeLogits((2, 8, 100))
+        return argparse.Namespace(loss="the model's own loss", logits=logits)
+
+
+class TrainStepLoss(unittest.TestCase):
+    """Which loss the step computes, and where (no torch: a fake cross_entropy)."""
+
+    def settings(self, loss, tp=1, loss_parallel="default", tp_head=True):
+        return {"training.loss": loss, "parallel.tp": tp, "parallel.loss_parallel": loss_parallel,
+                "parallel.tp_head": tp_head, "parallel.strategy": "fsdp2"}
+
+    def test_transformers_loss_is_the_models_own(self):
+        import torch_wrap
+        model = FakeModel()
+        batch = {"input_ids": "ids", "labels": "ids"}
+        self.assertEqual(torch_wrap.forward_loss(self.settings("hf"), model, batch),
+                         "the model's own loss")
+        self.assertIn("labels", model.kwargs)
+
+    def test_torchtitan_loss_runs_on_the_flattened_fp32_logits(self):
+        import types
+        import torch_wrap
+        seen = {}
+
+        def cross_entropy(pred, labels):
+            seen["pred"], seen["labels"] = pred, labels
+            return "torchtitan's loss"
+
+        fake = types.ModuleType("torch")
+        fake.nn = types.SimpleNamespace(functional=types.SimpleNamespace(cross_entropy=cross_entropy))
+        saved = sys.modules.get("torch")
+        sys.modules["torch"] = fake
+        try:
+            model = FakeModel()
+            labels = FakeLogits((2, 8))
+            batch = {"input_ids": "ids", "position_ids": "pos", "labels": labels}
+            loss = torch_wrap.forward_loss(self.settings("torchtitan"), model, batch)
+        finally:
+            if saved is None:
+                del sys.modules["torch"]
+            else:
+                sys.modules["torch"] = saved
+        self.assertEqual(loss, "torchtitan's loss")
+        self.assertEqual(model.kwargs, {"input_ids": "ids", "position_ids": "pos"})  # no labels
+        self.assertEqual(seen["pred"].shape, (16, 100))
+        self.assertEqual(seen["pred"].dtype, "fp32")
+        self.assertEqual(seen["pred"].calls, [("flatten", 0, 1), ("float",)])  # flatten first
+        self.assertEqual(seen["labels"].shape, (16,))
+
+    def test_vocab_parallel_loss_follows_the_job_module(self):
+        import jobspec
+        vp = jobspec.vocab_parallel_loss
+        self.assertTrue(vp(self.settings("torchtitan", tp=4)))       # torchtitan's default
+        self.assertFalse(vp(self.settings("torchtitan", tp=1)))      # nothing to shard
+        self.assertFalse(vp(self.settings("hf", tp=4)))              # gathered logits
+        self.assertTrue(vp(self.settings("hf", tp=4, loss_parallel=True)))
+        self.assertFalse(vp(self.settings("torchtitan", tp=4, loss_parallel=False)))
+        self.assertFalse(vp(self.settings("torchtitan", tp=4, tp_head=False)))
+        megatron = dict(self.settings("hf", tp=2), **{"parallel.strategy": "megatron"})
+        self.assertTrue(vp(megatron))
+
+    def test_no_loss_parallel_context_without_vocabulary_shards(self):
+        import contextlib
+        import torch_wrap
+        self.assertIsInstance(torch_wrap.loss_context(self.settings("torchtitan", tp=1)),
+                              contextlib.nullcontext)
+
+
 class CompiledStep(unittest.TestCase):
     """What a JAX line records of XLA's own account of the step it compiled."""
 
