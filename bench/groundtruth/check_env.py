@@ -4,7 +4,7 @@
     python3 bench/groundtruth/check_env.py [--json] [--skip-jax-devices]
 
 Lists torch (with CUDA, the GPUs and whether the fake process group loads), transformers,
-peft, bitsandbytes, liger_kernel, pynvml, PyYAML, jax (with its devices) and optax, and what
+peft, bitsandbytes, liger_kernel, torchao, pynvml, PyYAML, jax (with its devices) and optax, and what
 each enables. Exit status 0 when torch with a GPU and transformers are present (the PyTorch
 harness can run), 1 otherwise.
 """
@@ -20,6 +20,7 @@ USES = {
     "peft": "lora.enabled jobs",
     "bitsandbytes": "optimizer adamw_8bit",
     "liger_kernel": "training.liger_kernels / training.loss: liger_fused",
+    "torchao": "precision.float8 (float8 training, its TP styles)",
     "pynvml": "device level from NVML (else torch.cuda.mem_get_info / nvidia-smi)",
     "yaml": "PyYAML job reading (else the built-in subset reader)",
     "jax": "measure_jax.py (required for JAX)",

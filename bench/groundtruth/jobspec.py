@@ -46,11 +46,13 @@ DEFAULTS = {
     "parallel.gradient_as_bucket_view": False,
     "parallel.static_graph": False,
     "parallel.fsdp_devices": 1,
+    "parallel.float8_all_gather": False,
     "precision.params": "bf16",
     "precision.master": "fp32",
     "precision.reduce": "fp32",
     "precision.buffers": "fp32",
     "precision.autocast": False,
+    "precision.float8": "none",
     "optimizer.name": "adamw",
     "optimizer.state": "fp32",
     "optimizer.fused": False,
@@ -107,6 +109,7 @@ _ALIASES = {
     "training.loss": {"liger": "liger_fused", "fusedlinearcrossentropy": "liger_fused",
                       "cewithchunkedoutputloss": "chunked"},
     "training.model_code": {"transformers": "hf"},
+    "precision.float8": {"true": "tensorwise", "false": "none"},
 }
 # Canonical enum names of src/job/job_names.cpp (the first spelling of each value).
 _ENUMS = {
@@ -121,6 +124,7 @@ _ENUMS = {
     "training.attention": ["flash", "efficient", "math", "eager"],
     "training.loss": ["hf", "liger_fused", "torchtitan", "litgpt", "chunked"],
     "training.model_code": ["hf", "litgpt"],
+    "precision.float8": ["none", "tensorwise", "rowwise", "rowwise_with_gw_hp"],
     "init.load": ["all_ranks", "rank0", "random", "none"],
     "init.map_location": ["cpu", "cuda", "none"],
     "framework.name": ["torch", "jax"],
@@ -243,7 +247,9 @@ def _flatten(job):
 
 
 def _canonical(path, value):
-    if path.startswith("precision.") and path != "precision.autocast" or path == "optimizer.state":
+    dtype_field = path.startswith("precision.") and path not in ("precision.autocast",
+                                                                  "precision.float8")
+    if dtype_field or path == "optimizer.state":
         name = _DTYPES.get(normalize(value))
         if name is None:
             raise JobError(f"{path}: unknown dtype {value!r}")

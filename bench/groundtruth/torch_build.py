@@ -11,6 +11,9 @@ claims more than it ran. Each step follows the public recipe of its library:
              parallel norms) on every decoder layer; the embedding rowwise and the head
              colwise with its output gathered (parallel.tp_embedding, parallel.tp_head), or
              left sharded on the vocabulary for a loss in loss_parallel()
+  float8     torchao convert_to_float8_training of the blocks' linears (not the head) before
+             TP, with Float8ColwiseParallel / Float8RowwiseParallel / PrepareFloat8ModuleInput
+             for tensorwise scaling under TP, as torchtitan does
   loss       transformers' loss inside the model, or torchtitan's train step (training.loss
              torchtitan): cross_entropy(pred.flatten(0, 1).float(), labels.flatten(0, 1)) on
              the model's logits, `del pred` before backward, in loss_parallel() under TP
@@ -209,10 +212,47 @@ def dp_mesh(mesh):
     return mesh[tuple(names)] if len(names) > 1 else mesh[names[0]]
 
 
+def apply_float8(s, model, notes):
+    """torchao's float8 training (precision.float8) as torchtitan's Float8Converter applies it,
+    before tensor parallelism, checkpointing and compile: every nn.Linear whose in and out
+    features are multiples of 16 becomes a Float8Linear, the head (lm_head) excepted; tensorwise
+    scaling with FSDP2's float8 all-gather of the weights when parallel.float8_all_gather."""
+    recipe = s["precision.float8"]
+    if recipe == "none":
+        return
+    try:
+        from torchao.float8 import Float8LinearConfig, convert_to_float8_training
+    except ImportError as error:
+        raise Skip(f"precision.float8 needs torchao, which is not installed ({error})") from error
+    if recipe == "tensorwise":
+        config = Float8LinearConfig(enable_fsdp_float8_all_gather=s["parallel.float8_all_gather"])
+    else:
+        config = Float8LinearConfig.from_recipe_name(recipe)
+
+    def convertible(module, fqn):
+        return (fqn.split(".")[-1] != "lm_head" and module.in_features % 16 == 0
+                and module.out_features % 16 == 0)
+
+    convert_to_float8_training(model, config=config, module_filter_fn=convertible)
+
+
+def _tp_styles(s):
+    """(colwise, rowwise, prepare-input) styles: torchao's float8 ones for tensorwise float8
+    (which cast to float8 before the all-gather), torch's own otherwise."""
+    if s["precision.float8"] == "tensorwise":
+        from torchao.float8.float8_tensor_parallel import (Float8ColwiseParallel,
+                                                           Float8RowwiseParallel,
+                                                           PrepareFloat8ModuleInput)
+        return Float8ColwiseParallel, Float8RowwiseParallel, PrepareFloat8ModuleInput
+    from torch.distributed.tensor.parallel import (ColwiseParallel, PrepareModuleInput,
+                                                   RowwiseParallel)
+    return ColwiseParallel, RowwiseParallel, PrepareModuleInput
+
+
 def apply_tensor_parallel(s, model, mesh, notes):
     """Megatron-style TP of every decoder layer of a llama-like model (q/k/v/o, gate/up/down)."""
-    from torch.distributed.tensor.parallel import (ColwiseParallel, RowwiseParallel,
-                                                   parallelize_module)
+    from torch.distributed.tensor.parallel import parallelize_module
+    ColwiseParallel, RowwiseParallel, PrepareInput = _tp_styles(s)
     sp = s["parallel.sequence_parallel"]
     tp_mesh = mesh["tp"]
     tp = s["parallel.tp"]
@@ -235,7 +275,7 @@ def apply_tensor_parallel(s, model, mesh, notes):
                 "mlp.gate_proj": ColwiseParallel(), "mlp.up_proj": ColwiseParallel(),
                 "mlp.down_proj": RowwiseParallel(**_sp_output(sp))}
         if sp:
-            plan.update(_sp_layer_plan())
+            plan.update(_sp_layer_plan(PrepareInput))
         parallelize_module(layer, tp_mesh, plan)
         # Older transformers reshape with the global head counts: give them the local ones.
         for attr in ("num_heads", "num_key_value_heads", "hidden_size"):
@@ -264,13 +304,13 @@ def _sp_output(sp):
     return {"output_layouts": Shard(1)} if sp else {}
 
 
-def _sp_layer_plan():
+def _sp_layer_plan(PrepareInput):
     Replicate, Shard = placements()
-    from torch.distributed.tensor.parallel import PrepareModuleInput, SequenceParallel
+    from torch.distributed.tensor.parallel import SequenceParallel
     return {"input_layernorm": SequenceParallel(), "post_attention_layernorm": SequenceParallel(),
-            "self_attn": PrepareModuleInput(input_kwarg_layouts={"hidden_states": Shard(1)},
-                                            desired_input_kwarg_layouts={"hidden_states": Replicate()}),
-            "mlp": PrepareModuleInput(input_layouts=(Shard(1),), desired_input_layouts=(Replicate(),))}
+            "self_attn": PrepareInput(input_kwarg_layouts={"hidden_states": Shard(1)},
+                                      desired_input_kwarg_layouts={"hidden_states": Replicate()}),
+            "mlp": PrepareInput(input_layouts=(Shard(1),), desired_input_layouts=(Replicate(),))}
 
 
 def _base_and_inner(model):

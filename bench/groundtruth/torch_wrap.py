@@ -39,6 +39,7 @@ def build(s, rank, notes):
 
 def wrap(s, model, where, notes):
     strategy = s["parallel.strategy"]
+    torch_build.apply_float8(s, model, notes)
     if strategy in ("ddp", "single"):
         return _wrap_ddp(s, model) if strategy == "ddp" else _to_gpu_with_ac(s, model)
     if strategy == "fsdp1":

@@ -185,6 +185,71 @@ class TrainStepLoss(unittest.TestCase):
                               contextlib.nullcontext)
 
 
+class Float8(unittest.TestCase):
+    """precision.float8 in the harness: the job's recipe reaches torchao (a fake one here)."""
+
+    def fake_torchao(self):
+        import types
+        calls = {}
+
+        class Config:
+            def __init__(self, **kwargs):
+                self.kwargs = kwargs
+
+            @classmethod
+            def from_recipe_name(cls, name):
+                return cls(recipe=name)
+
+        def convert(model, config, module_filter_fn):
+            calls["config"], calls["filter"] = config, module_filter_fn
+
+        float8 = types.ModuleType("torchao.float8")
+        float8.Float8LinearConfig, float8.convert_to_float8_training = Config, convert
+        torchao = types.ModuleType("torchao")
+        torchao.float8 = float8
+        return {"torchao": torchao, "torchao.float8": float8}, calls
+
+    def run_apply(self, recipe, all_gather=False):
+        import torch_build
+        modules, calls = self.fake_torchao()
+        saved = {name: sys.modules.get(name) for name in modules}
+        sys.modules.update(modules)
+        try:
+            torch_build.apply_float8({"precision.float8": recipe,
+                                      "parallel.float8_all_gather": all_gather}, "model", None)
+        finally:
+            for name, module in saved.items():
+                if module is None:
+                    del sys.modules[name]
+                else:
+                    sys.modules[name] = module
+        return calls
+
+    def test_tensorwise_passes_the_float8_all_gather(self):
+        calls = self.run_apply("tensorwise", all_gather=True)
+        self.assertEqual(calls["config"].kwargs, {"enable_fsdp_float8_all_gather": True})
+
+    def test_rowwise_recipes_by_name(self):
+        self.assertEqual(self.run_apply("rowwise_with_gw_hp")["config"].kwargs,
+                         {"recipe": "rowwise_with_gw_hp"})
+
+    def test_the_head_and_odd_shapes_stay_high_precision(self):
+        keep = self.run_apply("tensorwise")["filter"]
+        linear = argparse.Namespace(in_features=2048, out_features=512)
+        self.assertTrue(keep(linear, "model.layers.0.self_attn.q_proj"))
+        self.assertFalse(keep(linear, "lm_head"))
+        self.assertFalse(keep(argparse.Namespace(in_features=2048, out_features=100), "x.proj"))
+
+    def test_none_converts_nothing(self):
+        self.assertEqual(self.run_apply("none"), {})
+
+    def test_the_job_reads_true_as_tensorwise(self):
+        import jobspec
+        s = jobspec.resolve({"precision": {"float8": True}})
+        self.assertEqual(s["precision.float8"], "tensorwise")
+        self.assertEqual(jobspec.resolve({})["precision.float8"], "none")
+
+
 class CompiledStep(unittest.TestCase):
     """What a JAX line records of XLA's own account of the step it compiled."""
 
