@@ -2,6 +2,8 @@
 // case with its own job.
 #include <vramscope/core/units.hpp>
 
+#include <vramscope/predict/prediction.hpp>
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -23,10 +25,23 @@ std::string job_yaml(int micro_batch, const std::string& training_extra = "") {
          std::to_string(micro_batch) + ", seq_len: 4096" + training_extra + " }\n";
 }
 
+// What the whole step needs: the job planned on a GPU too large to run out of (the rule's own
+// figure, computed here apart from it).
+std::int64_t unbounded_need(const planned_job& job) {
+  job::job_spec big = job.job;
+  big.hardware.capacity = bytes{1} << 46;
+  const auto p = predict::plan(job.model, big);
+  EXPECT_TRUE(p && p->fits);
+  return p ? static_cast<std::int64_t>(predict::busiest_rank(*p).peak.device) : 0;
+}
+
 TEST(Mem001, ListsTheChangesThatMakeItFitCheapestFirst) {
   const auto job = plan_yaml(job_yaml(2));
   ASSERT_TRUE(job);
   ASSERT_FALSE(job->prediction.fits);
+  // The plan stops at the out-of-memory error; the step needs more than what came before it.
+  const std::int64_t need = unbounded_need(*job);
+  EXPECT_GT(need, job->busiest_device());
   // The two fixes written into the job by hand, planned apart from the rule's --set path.
   const auto liger = plan_yaml(job_yaml(2, ", loss: liger_fused"));
   const auto full = plan_yaml(job_yaml(2, ", activation_checkpointing: full"));
@@ -35,15 +50,15 @@ TEST(Mem001, ListsTheChangesThatMakeItFitCheapestFirst) {
   ASSERT_TRUE(liger->prediction.fits);
   ASSERT_TRUE(full->prediction.fits);
   ASSERT_FALSE(selective->prediction.fits);
-  const std::int64_t liger_saving = job->busiest_device() - liger->busiest_device();
-  const std::int64_t full_saving = job->busiest_device() - full->busiest_device();
+  const std::int64_t liger_saving = need - liger->busiest_device();
+  const std::int64_t full_saving = need - full->busiest_device();
 
   const auto found = rules::does_not_fit(job->input());
   ASSERT_EQ(found.size(), 1u);
   const finding& f = found[0];
   EXPECT_EQ(f.rule, "MEM001");
   EXPECT_EQ(f.level, severity::error);
-  ASSERT_EQ(f.evidence.size(), 2u);
+  ASSERT_EQ(f.evidence.size(), 3u);
   // The fp32 logits of 2 x 4,096 tokens over Llama 3's 128,256-word vocabulary are the request
   // that fails; the message is cut before "Of the allocated memory".
   const std::string request = format_bytes(bytes{2} * 4096 * 128256 * 4);
@@ -56,6 +71,8 @@ TEST(Mem001, ListsTheChangesThatMakeItFitCheapestFirst) {
   EXPECT_EQ(f.evidence[1],
             "busiest GPU 0: " + format_bytes(static_cast<bytes>(job->busiest_device())) +
                 " planned of 23.69 GiB");
+  EXPECT_EQ(f.evidence[2], "the whole step needs about " + format_bytes(static_cast<bytes>(need)) +
+                               " on the busiest GPU (planned again on a GPU without that limit)");
   EXPECT_EQ(f.cause, "the peak in forward:loss needs more than the GPU has");
   EXPECT_EQ(f.fix,
             "any of these makes it fit, cheapest first:\n"
@@ -68,7 +85,33 @@ TEST(Mem001, ListsTheChangesThatMakeItFitCheapestFirst) {
   // The saving is the cheapest fix's (the first listed), whichever saves more.
   EXPECT_NE(full_saving, liger_saving);
   EXPECT_EQ(f.saving, liger_saving);
-  EXPECT_EQ(f.saving_basis, "re-planned with training.loss=liger_fused");
+  EXPECT_EQ(f.saving_basis,
+            "re-planned with training.loss=liger_fused, against the whole step's need");
+}
+
+// Eager attention keeps the b x heads x s^2 scores SDPA's flash kernel never makes: switching
+// is the cheapest fix there, listed before checkpointing; a job that already runs flash is not
+// told to.
+TEST(Mem001, OffersFlashAttentionToAnEagerJob) {
+  const auto eager = plan_yaml(job_yaml(1, ", attention: eager"));
+  ASSERT_TRUE(eager);
+  ASSERT_FALSE(eager->prediction.fits);
+  const auto found = rules::does_not_fit(eager->input());
+  ASSERT_EQ(found.size(), 1u);
+  const auto& fix = found[0].fix;
+  const auto flash = fix.find("--set training.attention=flash");
+  ASSERT_NE(flash, std::string::npos) << fix;
+  const auto full = fix.find("--set training.activation_checkpointing=full");
+  if (full != std::string::npos) {
+    EXPECT_LT(flash, full) << fix;
+  }
+  EXPECT_EQ(found[0].saving_basis,
+            "re-planned with training.attention=flash, against the whole step's need");
+  const auto flash_job = plan_yaml(job_yaml(2));
+  ASSERT_TRUE(flash_job);
+  const auto again = rules::does_not_fit(flash_job->input());
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].fix.find("training.attention=flash"), std::string::npos) << again[0].fix;
 }
 
 TEST(Mem001, SaysSoWhenNoSingleChangeMakesItFit) {
