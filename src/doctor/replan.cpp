@@ -18,6 +18,21 @@ std::optional<replanned> replan(const doctor_input& in, const std::vector<std::s
                                           static_cast<std::int64_t>(after_device)};
 }
 
+std::optional<bytes> unbounded_need(const doctor_input& in,
+                                    const std::vector<std::string>& overrides) {
+  if (!in.job || !in.model || in.job->framework.name == "jax") return std::nullopt;
+  job::job_spec unbounded = *in.job;
+  if (!overrides.empty()) {
+    if (!job::apply_overrides(unbounded, overrides) || !job::resolve_job(unbounded))
+      return std::nullopt;
+    if (unbounded.framework.name == "jax") return std::nullopt;
+  }
+  unbounded.hardware.capacity = bytes{1} << 46;
+  const auto p = predict::plan(*in.model, unbounded);
+  if (!p || !p->fits) return std::nullopt;
+  return predict::busiest_rank(*p).peak.device;
+}
+
 std::string replan_basis(const std::vector<std::string>& overrides) {
   std::string out = "re-planned with ";
   for (std::size_t i = 0; i < overrides.size(); ++i) out += (i ? ", " : "") + overrides[i];

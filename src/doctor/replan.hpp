@@ -18,6 +18,14 @@ struct replanned {
 /// plans again. Empty when there is no job/model/prediction or the fix does not apply.
 std::optional<replanned> replan(const doctor_input& in, const std::vector<std::string>& overrides);
 
+/// What the whole step needs on the busiest GPU (device bytes), with `overrides` applied: the
+/// job planned on a GPU too large to run out of (64 TiB). A plan that runs out of memory ends at
+/// that error, so its busiest GPU holds only what came before; this figure is what a fix for a
+/// job that does not fit is measured against. Empty for JAX jobs (their pool is sized from the
+/// GPU's memory) and where the job does not plan.
+std::optional<bytes> unbounded_need(const doctor_input& in,
+                                    const std::vector<std::string>& overrides = {});
+
 /// "re-planned with a=b, c=d".
 std::string replan_basis(const std::vector<std::string>& overrides);
 

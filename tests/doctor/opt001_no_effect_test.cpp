@@ -94,6 +94,33 @@ TEST(Opt001, Fsdp2IsAskedOnlyAboutOffloadAndMixedPrecision) {
   EXPECT_TRUE(rules::options_without_effect(offload->input()).empty());
 }
 
+// A job that does not fit: its plan stops at the out-of-memory error, and so does a re-plan
+// that still does not fit, so both hold the same when the option acts after the error. The rule
+// compares what the whole step needs instead (planned on a GPU without the limit). Here FSDP2 at
+// micro-batch 32 runs out in forward, before the bf16 reduction and the offload act: cut short,
+// the reduction reads as "no change"; on the whole step both save, so nothing is listed.
+TEST(Opt001, JudgesAJobThatDoesNotFitOnWhatItsStepNeeds) {
+  auto yaml = small_job("fsdp2");
+  yaml.replace(yaml.find("micro_batch: 2"), 14, "micro_batch: 32");
+  auto bf16_yaml = yaml;
+  bf16_yaml.replace(bf16_yaml.find("reduce: fp32"), 12, "reduce: bf16");
+  const auto job = plan_yaml(yaml);
+  const auto bf16 = plan_yaml(bf16_yaml);
+  ASSERT_TRUE(job && bf16);
+  ASSERT_FALSE(job->prediction.fits);
+  ASSERT_FALSE(bf16->prediction.fits);
+  EXPECT_EQ(bf16->busiest_device(), job->busiest_device());  // the trap: both cut short alike
+  EXPECT_TRUE(rules::options_without_effect(job->input()).empty());
+  // With an option that saves nothing on the whole step too (the reduction already bf16), the
+  // finding says how it was judged.
+  const auto found = rules::options_without_effect(bf16->input());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].evidence.front(), "--set precision.reduce=bf16: no change on the busiest GPU");
+  EXPECT_EQ(found[0].saving_basis,
+            "re-planned each setting on its own, on a GPU without the limit (the job does not "
+            "fit its own)");
+}
+
 TEST(Opt001, SilentForDdpOrWithoutAPlan) {
   const auto ddp = plan_yaml(small_job("ddp"));
   ASSERT_TRUE(ddp);

@@ -26,19 +26,6 @@ constexpr candidate candidates[] = {
     {"parallel.cpu_offload=true", "state in host memory, much slower steps"},
 };
 
-// What the whole step needs on the busiest GPU. The plan of a job that does not fit ends at its
-// first out-of-memory error, so its busiest GPU holds only what came before; planned again on a
-// GPU too large to run out of (64 TiB), the step plays to its end. JAX jobs size their pool
-// from the GPU's memory (preallocation), so for them the figure means nothing.
-std::optional<bytes> unbounded_need(const doctor_input& in) {
-  if (!in.job || !in.model || in.job->framework.name == "jax") return std::nullopt;
-  job::job_spec unbounded = *in.job;
-  unbounded.hardware.capacity = bytes{1} << 46;
-  const auto p = predict::plan(*in.model, unbounded);
-  if (!p || !p->fits) return std::nullopt;
-  return predict::busiest_rank(*p).peak.device;
-}
-
 }  // namespace
 
 std::vector<finding> does_not_fit(const doctor_input& in) {

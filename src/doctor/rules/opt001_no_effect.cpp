@@ -35,14 +35,27 @@ std::vector<std::string> alternatives(const job::job_spec& j) {
 
 std::vector<finding> options_without_effect(const doctor_input& in) {
   if (!in.job || !in.prediction) return {};
+  // A job that does not fit is compared on what its whole step needs: its plan and a re-plan
+  // that also runs out of memory both stop at the error, and would read as "no change".
+  const bool cut_short = !in.prediction->fits;
+  const auto need = cut_short ? unbounded_need(in) : std::nullopt;
+  if (cut_short && !need) return {};
   std::vector<std::string> none, some;
   for (const auto& setting : alternatives(*in.job)) {
-    auto after = replan(in, {setting});
-    if (!after) continue;
-    if (std::llabs(after->saving) < static_cast<long long>(1_MiB))
+    std::int64_t saving = 0;
+    if (cut_short) {
+      const auto after = unbounded_need(in, {setting});
+      if (!after) continue;
+      saving = static_cast<std::int64_t>(*need) - static_cast<std::int64_t>(*after);
+    } else {
+      const auto after = replan(in, {setting});
+      if (!after) continue;
+      saving = after->saving;
+    }
+    if (std::llabs(saving) < static_cast<long long>(1_MiB))
       none.push_back(setting);
     else
-      some.push_back(fmt::format("{}: {}", setting, format_delta(-after->saving)));
+      some.push_back(fmt::format("{}: {}", setting, format_delta(-saving)));
   }
   if (none.empty()) return {};
   finding f{"OPT001", {}, severity::info, {}, {}, {}, {}, {}};
@@ -53,7 +66,9 @@ std::vector<finding> options_without_effect(const doctor_input& in) {
             "the same units); claimed savings from them will not appear";
   f.fix = "keep the settings that show a saving above; drop the others or keep them for speed";
   f.saving = 0;
-  f.saving_basis = "re-planned each setting on its own";
+  f.saving_basis = cut_short ? "re-planned each setting on its own, on a GPU without the limit "
+                               "(the job does not fit its own)"
+                             : "re-planned each setting on its own";
   return {f};
 }
 
