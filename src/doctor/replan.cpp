@@ -12,10 +12,19 @@ std::optional<replanned> replan(const doctor_input& in, const std::vector<std::s
   if (!job::resolve_job(fixed)) return std::nullopt;
   auto after = predict::plan(*in.model, fixed);
   if (!after) return std::nullopt;
+  // A job that does not fit is measured on what its whole step needs, before and after: its
+  // plan stops at the out-of-memory error (see unbounded_need).
+  if (!in.prediction->fits) {
+    const auto before_need = unbounded_need(in);
+    const auto after_need = unbounded_need(in, overrides);
+    if (before_need && after_need)
+      return replanned{std::move(*after), static_cast<std::int64_t>(*before_need) -
+                                              static_cast<std::int64_t>(*after_need), true};
+  }
   const auto before_device = predict::busiest_rank(*in.prediction).peak.device;
   const auto after_device = predict::busiest_rank(*after).peak.device;
   return replanned{std::move(*after), static_cast<std::int64_t>(before_device) -
-                                          static_cast<std::int64_t>(after_device)};
+                                          static_cast<std::int64_t>(after_device), false};
 }
 
 std::optional<bytes> unbounded_need(const doctor_input& in,

@@ -12,10 +12,13 @@ namespace vramscope::doctor {
 struct replanned {
   predict::prediction after;
   std::int64_t saving = 0;  // busiest device before - after (positive = the fix saves memory)
+  bool on_need = false;     // `saving` compares the whole step's needs (the job does not fit)
 };
 
 /// Applies `overrides` ("parallel.sync_module_states=true", "env.X=1") to the input's job and
-/// plans again. Empty when there is no job/model/prediction or the fix does not apply.
+/// plans again. Empty when there is no job/model/prediction or the fix does not apply. For a job
+/// that does not fit, `saving` compares what the whole step needs before and after
+/// (unbounded_need), since its plan ends at the out-of-memory error.
 std::optional<replanned> replan(const doctor_input& in, const std::vector<std::string>& overrides);
 
 /// What the whole step needs on the busiest GPU (device bytes), with `overrides` applied: the

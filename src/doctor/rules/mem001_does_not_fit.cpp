@@ -42,7 +42,7 @@ std::vector<finding> does_not_fit(const doctor_input& in) {
   f.evidence.push_back(fmt::format("busiest GPU {}: {} planned of {}", busiest.gpu,
                                    format_bytes(busiest.peak.device),
                                    format_bytes(job::usable_capacity(p.job.hardware))));
-  const auto need = unbounded_need(in);
+  const auto need = unbounded_need(in);  // the basis of every saving below (replan)
   if (need)
     f.evidence.push_back(fmt::format("the whole step needs about {} on the busiest GPU (planned "
                                      "again on a GPU without that limit)",
@@ -52,17 +52,14 @@ std::vector<finding> does_not_fit(const doctor_input& in) {
   for (const auto& c : candidates) {
     auto after = replan(in, {c.setting});
     if (!after || !after->after.fits) continue;
-    // Against what the step needs; without that figure, against the plan cut short.
-    const std::int64_t saving =
-        need ? static_cast<std::int64_t>(*need) -
-                   static_cast<std::int64_t>(predict::busiest_rank(after->after).peak.device)
-             : after->saving;
+    const std::int64_t saving = after->saving;
     fits.push_back(fmt::format("--set {} ({}; {} less on the busiest GPU)", c.setting, c.why,
                                format_bytes(static_cast<bytes>(std::max<std::int64_t>(0, saving)))));
     if (!f.saving) {
       f.saving = saving;
-      f.saving_basis = replan_basis({c.setting}) +
-                       (need ? ", against the whole step's need" : ", against the plan cut short");
+      f.saving_basis = replan_basis({c.setting}) + (after->on_need
+                                                          ? ", against the whole step's need"
+                                                          : ", against the plan cut short");
     }
   }
   f.fix = fits.empty() ? "no single change makes it fit: add GPUs, shorten seq_len or lower micro_batch"

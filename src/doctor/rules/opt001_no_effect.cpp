@@ -35,23 +35,15 @@ std::vector<std::string> alternatives(const job::job_spec& j) {
 
 std::vector<finding> options_without_effect(const doctor_input& in) {
   if (!in.job || !in.prediction) return {};
-  // A job that does not fit is compared on what its whole step needs: its plan and a re-plan
-  // that also runs out of memory both stop at the error, and would read as "no change".
+  // A job that does not fit is compared on what its whole step needs (replan does): its plan
+  // and a re-plan that also runs out of memory both stop at the error, and would read as "no
+  // change". Without that figure the rule says nothing.
   const bool cut_short = !in.prediction->fits;
-  const auto need = cut_short ? unbounded_need(in) : std::nullopt;
-  if (cut_short && !need) return {};
   std::vector<std::string> none, some;
   for (const auto& setting : alternatives(*in.job)) {
-    std::int64_t saving = 0;
-    if (cut_short) {
-      const auto after = unbounded_need(in, {setting});
-      if (!after) continue;
-      saving = static_cast<std::int64_t>(*need) - static_cast<std::int64_t>(*after);
-    } else {
-      const auto after = replan(in, {setting});
-      if (!after) continue;
-      saving = after->saving;
-    }
+    const auto after = replan(in, {setting});
+    if (!after || (cut_short && !after->on_need)) continue;
+    const std::int64_t saving = after->saving;
     if (std::llabs(saving) < static_cast<long long>(1_MiB))
       none.push_back(setting);
     else
