@@ -1,4 +1,4 @@
-// vramscope explain [JOB.yaml | OBSERVED-FILE] [--smi FILE ...] [--stats FILE ...] [--oom FILE ...]
+// vramscope explain [JOB.yaml | OBSERVED-FILE] [--from CONFIG] [--smi FILE ...] [--stats FILE ...] [--oom FILE ...]
 //                   [--snapshot FILE] [--trace DIR] [--recorded DIR] [--json] [--rules]
 //                   [--set key=value ...]
 #include <vramscope/core/io.hpp>
@@ -23,7 +23,7 @@ namespace vramscope::cli {
 namespace {
 
 struct explain_args {
-  std::string job_path;
+  std::string job_path, from;
   std::vector<std::string> smi, stats, oom, overrides;
   std::string snapshot, trace, recorded, html;
   bool json = false, rules = false;
@@ -127,6 +127,7 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
                  "job spec (YAML); fixes are priced by re-planning it. An nvidia-smi output, "
                  "memory_stats() JSON, memory_summary() table, OOM log or snapshot pickle given "
                  "here is read as if given with its option");
+  app.add_option("--from", a.from, from_option_help);
   app.add_option("--smi", a.smi, "nvidia-smi output: table, --query CSV or -q -x XML");
   app.add_option("--stats", a.stats, "torch.cuda.memory_stats() JSON or memory_summary() text, per rank");
   app.add_option("--oom", a.oom, "a log with out-of-memory messages");
@@ -156,9 +157,10 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
   std::optional<predict::prediction> prediction;
   doctor::doctor_input in;
   in.observed = &*obs;
-  if (!a.job_path.empty()) {
-    auto l = job::load_job_and_model(a.job_path, a.overrides);
+  if (!a.job_path.empty() || !a.from.empty()) {
+    auto l = job::load_job_and_model(a.job_path, a.overrides, a.from);
     if (!l) return report_bad_input(err, "explain", l.error());
+    print_notes(err, l->notes);
     loaded = std::move(*l);
     auto p = predict::plan(loaded->model, loaded->job);
     if (!p) return report_bad_input(err, "explain", p.error());
@@ -167,8 +169,8 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
     in.model = &loaded->model;
     in.prediction = &*prediction;
   } else if (a.smi.empty() && a.stats.empty() && a.oom.empty() && a.snapshot.empty() && a.trace.empty()) {
-    err << "vramscope explain: nothing to explain: give a job spec and/or --smi, --stats, --oom, "
-           "--snapshot, --trace\n";
+    err << "vramscope explain: nothing to explain: give a job spec (or --from CONFIG) and/or "
+           "--smi, --stats, --oom, --snapshot, --trace\n";
     return static_cast<int>(exit_status::bad_input);
   }
   const auto findings = doctor::diagnose(in);
@@ -182,6 +184,7 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
         for (const auto& p : paths) inputs.push_back(fmt::format("{} {}", kind, p));
     };
     if (!a.job_path.empty()) inputs.push_back("job " + a.job_path);
+    if (!a.from.empty()) inputs.push_back("config " + a.from);
     files("nvidia-smi", a.smi);
     files("memory stats", a.stats);
     files("log", a.oom);

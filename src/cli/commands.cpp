@@ -23,7 +23,7 @@ const std::array command_table{
     command{"fit", "fit (JOB.yaml | --from CONFIG) [--maximize KEY] [--try KEY=a,b|1..64|pow2:1..128 ...] [--json]",
             "the largest micro-batch (or KEY) that fits, or which combinations fit", &cmd_fit},
     command{"explain",
-            "explain [JOB.yaml] [--smi FILE] [--stats FILE ...] [--oom FILE] [--snapshot FILE] [--recorded DIR] [--json] [--rules]",
+            "explain [JOB.yaml | --from CONFIG] [--smi FILE] [--stats FILE ...] [--oom FILE] [--snapshot FILE] [--recorded DIR] [--json] [--rules]",
             "why a GPU shows what it shows: evidence, cause, fix and its saving", &cmd_explain},
     command{"snapshot", "snapshot FILE.pickle [--json] [--top N]",
             "peak, live allocations and fragmentation of a PyTorch memory snapshot", &cmd_snapshot},

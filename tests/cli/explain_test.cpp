@@ -158,6 +158,22 @@ TEST(Explain, MissingObservationFileNamesIt) {
   EXPECT_NE(err.str().find("/nonexistent/smi.txt"), std::string::npos);
 }
 
+// A framework config instead of a job spec, as plan takes it: torchtitan's 70B config on the
+// importer's default single node of 8 GPUs does not fit, and its importer notes come first.
+TEST(Explain, TakesAFrameworkConfigWithFrom) {
+  auto e = explain({"--from", std::string(VRAMSCOPE_SOURCE_DIR) +
+                                  "/tests/data/realworld/torchtitan/torchtitan_llama3_llama3_70b.toml"});
+  EXPECT_EQ(e.code, 1) << e.err;
+  EXPECT_NE(e.err.find("does not give the number of GPUs"), std::string::npos) << e.err;
+  const auto* f = find_rule(e.findings, "MEM001");
+  ASSERT_NE(f, nullptr) << e.findings.dump();
+  EXPECT_EQ((*f)["severity"], "error");
+  // A config that cannot be read is bad input naming it.
+  auto bad = explain({"--from", "/nonexistent/train.toml"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("/nonexistent/train.toml"), std::string::npos) << bad.err;
+}
+
 TEST(Explain, JobThatDoesNotFitIsAnErrorWithFixes) {
   auto e = explain({cases + "3-fsdp-options/job.yaml", "--set", "training.activation_checkpointing=none",
                     "--set", "training.micro_batch=16"});
