@@ -1,5 +1,7 @@
 #include "doctor/replan.hpp"
 
+#include <algorithm>
+
 #include <vramscope/job/overrides.hpp>
 #include <vramscope/job/resolve.hpp>
 
@@ -14,30 +16,28 @@ std::optional<replanned> replan(const doctor_input& in, const std::vector<std::s
   if (!after) return std::nullopt;
   // A job that does not fit is measured on what its whole step needs, before and after: its
   // plan stops at the out-of-memory error (see unbounded_need).
-  if (!in.prediction->fits) {
+  const auto before_device = predict::busiest_rank(*in.prediction).peak.device;
+  const auto after_device = predict::busiest_rank(*after).peak.device;
+  if (!in.prediction->fits) {  // (what_if::fill_need takes a row's need so too)
     const auto before_need = unbounded_need(in);
     const auto after_need = unbounded_need(in, overrides);
     if (before_need && after_need)
-      return replanned{std::move(*after), static_cast<std::int64_t>(*before_need) -
-                                              static_cast<std::int64_t>(*after_need), true};
+      return replanned{std::move(*after),
+                       static_cast<std::int64_t>(std::max(*before_need, before_device)) -
+                           static_cast<std::int64_t>(std::max(*after_need, after_device)),
+                       true};
   }
-  const auto before_device = predict::busiest_rank(*in.prediction).peak.device;
-  const auto after_device = predict::busiest_rank(*after).peak.device;
   return replanned{std::move(*after), static_cast<std::int64_t>(before_device) -
                                           static_cast<std::int64_t>(after_device), false};
 }
 
 std::optional<bytes> unbounded_need(const doctor_input& in,
                                     const std::vector<std::string>& overrides) {
-  if (!in.job || !in.model || in.job->framework.name == "jax") return std::nullopt;
-  job::job_spec unbounded = *in.job;
-  if (!overrides.empty()) {
-    if (!job::apply_overrides(unbounded, overrides) || !job::resolve_job(unbounded))
-      return std::nullopt;
-    if (unbounded.framework.name == "jax") return std::nullopt;
-  }
-  unbounded.hardware.capacity = bytes{1} << 46;
-  const auto p = predict::plan(*in.model, unbounded);
+  if (!in.job || !in.model) return std::nullopt;
+  job::job_spec job = *in.job;
+  if (!overrides.empty() && (!job::apply_overrides(job, overrides) || !job::resolve_job(job)))
+    return std::nullopt;
+  const auto p = predict::plan(*in.model, job::with_unlimited_memory(std::move(job)));
   if (!p || !p->fits) return std::nullopt;
   return predict::busiest_rank(*p).peak.device;
 }

@@ -22,10 +22,9 @@ struct replanned {
 std::optional<replanned> replan(const doctor_input& in, const std::vector<std::string>& overrides);
 
 /// What the whole step needs on the busiest GPU (device bytes), with `overrides` applied: the
-/// job planned on a GPU too large to run out of (64 TiB). A plan that runs out of memory ends at
-/// that error, so its busiest GPU holds only what came before; this figure is what a fix for a
-/// job that does not fit is measured against. Empty for JAX jobs (their pool is sized from the
-/// GPU's memory) and where the job does not plan.
+/// job planned on a GPU without limit (job::with_unlimited_memory). A plan that runs out of
+/// memory ends at that error, so its busiest GPU holds only what came before; this figure is what
+/// a fix for a job that does not fit is measured against. Empty where the job does not plan.
 std::optional<bytes> unbounded_need(const doctor_input& in,
                                     const std::vector<std::string>& overrides = {});
 

@@ -215,26 +215,11 @@ result<row_outcome> what_if::evaluate(const std::vector<std::string>& settings,
   return out;
 }
 
-namespace {
-
-// The same job on a GPU without limit: the allocator never runs out and no memory fraction
-// caps it, so the plan shows what the job needs rather than the state at the out-of-memory
-// error. JAX's pool grows on demand instead of being preallocated as a fraction of the GPU.
-job::job_spec unlimited_memory(job::job_spec job) {
-  job.hardware.capacity = bytes{1} << 60;  // far above any GPU, far below wrapping in sums
-  job.hardware.driver_reserved = 0;
-  if (job.parallel.kind == job::strategy::jax || job.framework.name == "jax")
-    job.env["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false";
-  return job;
-}
-
-}  // namespace
-
 status what_if::fill_need(row_outcome& row, const std::string& option) const {
   if (row.need) return ok();
   auto r = resolve_row(row.settings, option);
   if (!r) return r.error();
-  auto p = predict::plan(*r->model, unlimited_memory(r->job), row_figures(r->model));
+  auto p = predict::plan(*r->model, job::with_unlimited_memory(r->job), row_figures(r->model));
   if (!p) return blame(p.error(), row.settings, option);
   row.need = std::max(predict::busiest_rank(*p).peak.device, row.device);
   return ok();

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "doctor/planned_job.hpp"
@@ -25,14 +26,14 @@ std::string job_yaml(int micro_batch, const std::string& training_extra = "") {
          std::to_string(micro_batch) + ", seq_len: 4096" + training_extra + " }\n";
 }
 
-// What the whole step needs: the job planned on a GPU too large to run out of (the rule's own
-// figure, computed here apart from it).
+// What the whole step needs: the job planned on a GPU without limit, and never less than its
+// plan cut short holds (the rule's own figure, computed here apart from it).
 std::int64_t unbounded_need(const planned_job& job) {
-  job::job_spec big = job.job;
-  big.hardware.capacity = bytes{1} << 46;
-  const auto p = predict::plan(job.model, big);
+  const auto p = predict::plan(job.model, job::with_unlimited_memory(job.job));
   EXPECT_TRUE(p && p->fits);
-  return p ? static_cast<std::int64_t>(predict::busiest_rank(*p).peak.device) : 0;
+  return p ? std::max(static_cast<std::int64_t>(predict::busiest_rank(*p).peak.device),
+                      job.busiest_device())
+           : 0;
 }
 
 TEST(Mem001, ListsTheChangesThatMakeItFitCheapestFirst) {

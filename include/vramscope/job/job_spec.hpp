@@ -340,4 +340,17 @@ struct job_spec {
   friend bool operator==(const job_spec&, const job_spec&) = default;
 };
 
+/// The same job on a GPU without limit: the allocator never runs out and no memory fraction caps
+/// it, so its plan shows what the job needs rather than the state at an out-of-memory error (the
+/// plan of a job that does not fit ends there). JAX's pool grows on demand instead of being
+/// preallocated as a fraction of the GPU. Used by `fit` and `compare` for a row's need and by
+/// `explain` to price a fix for a job that does not fit.
+inline job_spec with_unlimited_memory(job_spec job) {
+  job.hardware.capacity = bytes{1} << 60;  // far above any GPU, far below wrapping in sums
+  job.hardware.driver_reserved = 0;
+  if (job.parallel.kind == strategy::jax || job.framework.name == "jax")
+    job.env["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false";
+  return job;
+}
+
 }  // namespace vramscope::job

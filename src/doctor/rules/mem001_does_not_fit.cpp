@@ -2,6 +2,8 @@
 // fit, the cheapest (least intrusive) first.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "doctor/replan.hpp"
 #include "doctor/rules/rules.hpp"
 
@@ -42,11 +44,11 @@ std::vector<finding> does_not_fit(const doctor_input& in) {
   f.evidence.push_back(fmt::format("busiest GPU {}: {} planned of {}", busiest.gpu,
                                    format_bytes(busiest.peak.device),
                                    format_bytes(job::usable_capacity(p.job.hardware))));
-  const auto need = unbounded_need(in);  // the basis of every saving below (replan)
-  if (need)
+  // The basis of every saving below (replan), as fit and compare take a row's need.
+  if (const auto need = unbounded_need(in))
     f.evidence.push_back(fmt::format("the whole step needs about {} on the busiest GPU (planned "
                                      "again on a GPU without that limit)",
-                                     format_bytes(*need)));
+                                     format_bytes(std::max(*need, busiest.peak.device))));
   f.cause = fmt::format("the peak in {} needs more than the GPU has", busiest.peak_phase);
   std::vector<std::string> fits;
   for (const auto& c : candidates) {
