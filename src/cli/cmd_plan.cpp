@@ -1,4 +1,6 @@
 // vramscope plan JOB.yaml [--json] [--timeline FILE.csv] [--html FILE.html] [--rank N] [--set key=value ...]
+#include <algorithm>
+
 #include <vramscope/core/io.hpp>
 #include <vramscope/job/job_loading.hpp>
 #include <vramscope/report/plan_report.hpp>
@@ -18,6 +20,24 @@ struct plan_args {
   int rank = -1;
   std::vector<std::string> overrides;
 };
+
+// For a job that does not fit: the plan ends at the first out-of-memory error, so it says what
+// failed, not how far the job is from fitting. The whole step planned on a GPU without limit
+// (job::with_unlimited_memory, as fit and explain take a job's need) says that.
+std::string whole_step_need(const model::model_spec& model, const job::job_spec& job,
+                            const predict::prediction& p) {
+  const auto unlimited = predict::plan(model, job::with_unlimited_memory(job));
+  if (!unlimited || !unlimited->fits) return "";
+  const auto& busiest = predict::busiest_rank(p);
+  const bytes need = std::max(predict::busiest_rank(*unlimited).peak.device, busiest.peak.device);
+  const bytes usable = job::usable_capacity(job.hardware);
+  if (need <= usable) return "";
+  return fmt::format(
+      "the whole step needs about {} on GPU {}, which has {} (short by {}): `vramscope fit` "
+      "finds the largest micro-batch that fits, `vramscope explain` the single changes that make "
+      "this one fit\n",
+      format_bytes(need), busiest.gpu, format_bytes(usable), format_bytes(need - usable));
+}
 
 void only_rank(predict::prediction& p, int rank) {
   std::erase_if(p.ranks, [rank](const auto& r) { return r.rank != rank; });
@@ -58,6 +78,7 @@ int cmd_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
     if (auto written = write_file_atomic(a.html, report::plan_html(*p)); !written)
       return report_bad_input(err, "plan", written.error());
   out << (a.json ? report::plan_json(*p).dump(2) + "\n" : report::render_plan_text(*p));
+  if (!p->fits && !a.json) out << whole_step_need(loaded->model, loaded->job, *p);
   return static_cast<int>(p->fits ? exit_status::ok : exit_status::findings);
 }
 

@@ -126,6 +126,30 @@ TEST(PlanCommand, AModelThatIsNoPresetIsPointedAtWhereItWasChosen) {
   EXPECT_NE(r.err.find("--set model=PATH/config.json"), std::string::npos) << r.err;
 }
 
+// A job that does not fit: the plan ends at its first out-of-memory error, and the report then
+// says what the whole step needs (planned on a GPU without limit) and how far it is short.
+// Eager attention at 2 x 8,192 tokens: 16 layers of scores, far above the GPU.
+TEST(PlanCommand, AJobThatDoesNotFitSaysWhatTheWholeStepNeeds) {
+  job_file job("model: llama-3.2-1b\n"
+               "training: { micro_batch: 2, seq_len: 8192, attention: eager }\n");
+  const auto r = testing::invoke({"plan", job.path()});
+  EXPECT_EQ(r.code, 1) << r.err;
+  const auto oom = r.out.find("does not fit: rank 0 runs out of memory in forward:layers.");
+  const auto need = r.out.find("the whole step needs about ");
+  ASSERT_NE(oom, std::string::npos) << r.out;
+  ASSERT_NE(need, std::string::npos) << r.out;
+  EXPECT_LT(oom, need);
+  // The figure is the unlimited plan's: with flash attention the step needs far less and fits.
+  const auto line = r.out.substr(need, r.out.find('\n', need) - need);
+  EXPECT_NE(line.find(", which has 79.18 GiB (short by "), std::string::npos) << line;
+  const auto flash = testing::invoke({"plan", job.path(), "--set", "training.attention=flash"});
+  EXPECT_EQ(flash.code, 0) << flash.err;
+  EXPECT_EQ(flash.out.find("the whole step needs"), std::string::npos);
+  // JSON output is the prediction alone.
+  const auto json = testing::invoke({"plan", job.path(), "--json"});
+  EXPECT_EQ(json.out.find("the whole step needs"), std::string::npos);
+}
+
 // Issue 12: every torchtitan config of the corpus (its shipped Llama 3 8B / 70B / 405B, Qwen3,
 // DeepSeek-V3 16B, Llama 4 Scout and debug flavors) plans from --from with nothing reported
 // unmodelled, a lower bound or unknown (405B's async tensor parallelism included).
