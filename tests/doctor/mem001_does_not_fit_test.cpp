@@ -116,6 +116,34 @@ TEST(Mem001, OffersFlashAttentionToAnEagerJob) {
   EXPECT_EQ(again[0].fix.find("training.attention=flash"), std::string::npos) << again[0].fix;
 }
 
+// More GPUs help a strategy that shards the state over them: the fewest nodes that make the job
+// fit are offered last (the costliest change); DDP, which replicates it, is never told so.
+TEST(Mem001, OffersMoreNodesOnlyWhereTheStateIsSharded) {
+  const auto yaml = [](const std::string& strategy, int nodes = 1) {
+    return "model: llama-3.2-1b\n"
+           "hardware: { gpu: A10G, gpus_per_node: 1, nodes: " + std::to_string(nodes) + " }\n"
+           "parallel: { strategy: " + strategy + " }\n"
+           "training: { micro_batch: 1, seq_len: 1024 }\n";
+  };
+  const auto fsdp2 = plan_yaml(yaml("fsdp2"));
+  const auto two = plan_yaml(yaml("fsdp2", 2));
+  ASSERT_TRUE(fsdp2 && two);
+  ASSERT_FALSE(fsdp2->prediction.fits);
+  ASSERT_TRUE(two->prediction.fits);  // planned apart from the rule
+  auto found = rules::does_not_fit(fsdp2->input());
+  ASSERT_EQ(found.size(), 1u);
+  const std::string last = found[0].fix.substr(found[0].fix.rfind("\n  ") + 3);
+  EXPECT_TRUE(last.starts_with("--set hardware.nodes=2 (2 times the GPUs, the state sharded over "
+                               "them; "))
+      << found[0].fix;
+  const auto ddp = plan_yaml(yaml("ddp"));
+  ASSERT_TRUE(ddp);
+  ASSERT_FALSE(ddp->prediction.fits);
+  found = rules::does_not_fit(ddp->input());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].fix.find("hardware.nodes"), std::string::npos) << found[0].fix;
+}
+
 TEST(Mem001, SaysSoWhenNoSingleChangeMakesItFit) {
   const auto job = plan_yaml(job_yaml(4));
   ASSERT_TRUE(job);

@@ -28,6 +28,20 @@ constexpr candidate candidates[] = {
     {"parallel.cpu_offload=true", "state in host memory, much slower steps"},
 };
 
+// Strategies that shard the model's state over the data-parallel ranks, where more GPUs leave
+// each one less to hold.
+bool shards_state(const job::parallel_spec& p) {
+  using job::strategy;
+  switch (p.kind) {
+    case strategy::fsdp2:
+    case strategy::zero1:
+    case strategy::zero2:
+    case strategy::zero3: return true;
+    case strategy::fsdp1: return p.fsdp_sharding != job::sharding::no_shard;
+    default: return false;
+  }
+}
+
 }  // namespace
 
 std::vector<finding> does_not_fit(const doctor_input& in) {
@@ -51,19 +65,28 @@ std::vector<finding> does_not_fit(const doctor_input& in) {
                                      format_bytes(std::max(*need, busiest.peak.device))));
   f.cause = fmt::format("the peak in {} needs more than the GPU has", busiest.peak_phase);
   std::vector<std::string> fits;
-  for (const auto& c : candidates) {
-    auto after = replan(in, {c.setting});
-    if (!after || !after->after.fits) continue;
+  // Lists `setting` when it makes the job fit; the first listed gives the finding's saving.
+  const auto offer = [&](const std::string& setting, const std::string& why) {
+    auto after = replan(in, {setting});
+    if (!after || !after->after.fits) return false;
     const std::int64_t saving = after->saving;
-    fits.push_back(fmt::format("--set {} ({}; {} less on the busiest GPU)", c.setting, c.why,
+    fits.push_back(fmt::format("--set {} ({}; {} less on the busiest GPU)", setting, why,
                                format_bytes(static_cast<bytes>(std::max<std::int64_t>(0, saving)))));
     if (!f.saving) {
       f.saving = saving;
-      f.saving_basis = replan_basis({c.setting}) + (after->on_need
-                                                          ? ", against the whole step's need"
-                                                          : ", against the plan cut short");
+      f.saving_basis = replan_basis({setting}) + (after->on_need ? ", against the whole step's need"
+                                                                 : ", against the plan cut short");
     }
-  }
+    return true;
+  };
+  for (const auto& c : candidates) offer(c.setting, c.why);
+  // More nodes, the costliest change, for a strategy that shards the state over them: the fewest
+  // (up to eight times as many) that make it fit.
+  if (in.job && shards_state(in.job->parallel))
+    for (const int factor : {2, 4, 8})
+      if (offer(fmt::format("hardware.nodes={}", in.job->hardware.nodes * factor),
+                fmt::format("{} times the GPUs, the state sharded over them", factor)))
+        break;
   f.fix = fits.empty() ? "no single change makes it fit: add GPUs, shorten seq_len or lower micro_batch"
                        : "any of these makes it fit, cheapest first:\n  " + fmt::format("{}", fmt::join(fits, "\n  "));
   return {f};
