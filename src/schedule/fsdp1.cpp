@@ -192,11 +192,7 @@ class fsdp1_strategy final : public strategy {
   void root_pre_backward() {
     unshard(0);
     if (job().parallel.backward_prefetch != job::prefetch::pre) return;
-    for (std::size_t u = wrap_.group_of_unit.size(); u-- > 0;)
-      if (const std::size_t g = wrap_.group_of_unit[u]; g != 0) {
-        unshard(g);
-        return;
-      }
+    if (const std::size_t last = wrap_.last_block_group(); last != 0) unshard(last);
   }
 
   // Materialise the unit on the GPU, broadcast it (sync_module_states), flatten, keep a shard.

@@ -166,15 +166,8 @@ class fsdp2_strategy final : public strategy {
     if (forward_output_ != 0) out().free(forward_output_);
     forward_output_ = 0;
     if (!state_[0].gathered) unshard(0, false);
-    const std::size_t last = last_block_group();
+    const std::size_t last = wrap_.last_block_group();
     if (last != 0 && !state_[last].gathered) unshard(last, false);
-  }
-
-  // The group of the last unit that is not the root's (0 when every unit is the root's).
-  std::size_t last_block_group() const {
-    for (std::size_t u = wrap_.group_of_unit.size(); u-- > 0;)
-      if (wrap_.group_of_unit[u] != 0) return wrap_.group_of_unit[u];
-    return 0;
   }
 
   // Autograd creates each unsharded gradient when the backward of the module that uses the

@@ -30,6 +30,14 @@ struct fsdp_wrapping {
   // placed after every other group; unit index -> that group (0 when none).
   std::vector<std::size_t> experts_of_unit;
 
+  /// The group of the last unit that is not the root's (0 when every unit is the root's): the
+  /// one whose forward ends just before the root's, which the root's pre-backward prefetches.
+  [[nodiscard]] std::size_t last_block_group() const {
+    for (std::size_t u = group_of_unit.size(); u-- > 0;)
+      if (group_of_unit[u] != 0) return group_of_unit[u];
+    return 0;
+  }
+
   friend bool operator==(const fsdp_wrapping&, const fsdp_wrapping&) = default;
 };
 
