@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "doctor/replan.hpp"
 #include "doctor/rules/rules.hpp"
 
 namespace vramscope::doctor {
@@ -53,9 +54,12 @@ std::string_view name_of(severity s) {
 std::span<const rule> all_rules() { return catalogue; }
 
 std::vector<finding> diagnose(const doctor_input& input) {
+  // A job that does not fit: its whole step's need, planned once for every rule's re-plans.
+  doctor_input in = input;
+  if (!in.need && in.prediction && !in.prediction->fits) in.need = unbounded_need(in);
   std::vector<finding> out;
   for (const auto& r : catalogue)
-    for (auto& f : r.check(input)) {
+    for (auto& f : r.check(in)) {
       // A rule's title is the catalogue's; a rule may name its finding more precisely (OOM001
       // says whose out-of-memory error it read).
       if (f.title.empty()) f.title = std::string(r.title);

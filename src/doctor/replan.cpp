@@ -7,6 +7,17 @@
 
 namespace vramscope::doctor {
 
+namespace {
+
+// The busiest GPU's device bytes of `job` (resolved) planned on a GPU without limit.
+std::optional<bytes> need_of(const model::model_spec& model, job::job_spec job) {
+  const auto p = predict::plan(model, job::with_unlimited_memory(std::move(job)));
+  if (!p || !p->fits) return std::nullopt;
+  return predict::busiest_rank(*p).peak.device;
+}
+
+}  // namespace
+
 std::optional<replanned> replan(const doctor_input& in, const std::vector<std::string>& overrides) {
   if (!in.job || !in.model || !in.prediction) return std::nullopt;
   job::job_spec fixed = *in.job;
@@ -20,7 +31,7 @@ std::optional<replanned> replan(const doctor_input& in, const std::vector<std::s
   const auto after_device = predict::busiest_rank(*after).peak.device;
   if (!in.prediction->fits) {  // (what_if::fill_need takes a row's need so too)
     const auto before_need = unbounded_need(in);
-    const auto after_need = unbounded_need(in, overrides);
+    const auto after_need = need_of(*in.model, fixed);
     if (before_need && after_need)
       return replanned{std::move(*after),
                        static_cast<std::int64_t>(std::max(*before_need, before_device)) -
@@ -31,15 +42,10 @@ std::optional<replanned> replan(const doctor_input& in, const std::vector<std::s
                                           static_cast<std::int64_t>(after_device), false};
 }
 
-std::optional<bytes> unbounded_need(const doctor_input& in,
-                                    const std::vector<std::string>& overrides) {
+std::optional<bytes> unbounded_need(const doctor_input& in) {
+  if (in.need) return in.need;
   if (!in.job || !in.model) return std::nullopt;
-  job::job_spec job = *in.job;
-  if (!overrides.empty() && (!job::apply_overrides(job, overrides) || !job::resolve_job(job)))
-    return std::nullopt;
-  const auto p = predict::plan(*in.model, job::with_unlimited_memory(std::move(job)));
-  if (!p || !p->fits) return std::nullopt;
-  return predict::busiest_rank(*p).peak.device;
+  return need_of(*in.model, *in.job);
 }
 
 std::string replan_basis(const std::vector<std::string>& overrides) {

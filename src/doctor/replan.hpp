@@ -21,12 +21,12 @@ struct replanned {
 /// (unbounded_need), since its plan ends at the out-of-memory error.
 std::optional<replanned> replan(const doctor_input& in, const std::vector<std::string>& overrides);
 
-/// What the whole step needs on the busiest GPU (device bytes), with `overrides` applied: the
-/// job planned on a GPU without limit (job::with_unlimited_memory). A plan that runs out of
-/// memory ends at that error, so its busiest GPU holds only what came before; this figure is what
-/// a fix for a job that does not fit is measured against. Empty where the job does not plan.
-std::optional<bytes> unbounded_need(const doctor_input& in,
-                                    const std::vector<std::string>& overrides = {});
+/// What the whole step needs on the busiest GPU (device bytes): the job planned on a GPU without
+/// limit (job::with_unlimited_memory), or doctor_input::need where diagnose() planned it. A plan
+/// that runs out of memory ends at that error, so its busiest GPU holds only what came before;
+/// this figure is what a fix for a job that does not fit is measured against. Empty where the
+/// job does not plan.
+std::optional<bytes> unbounded_need(const doctor_input& in);
 
 /// "re-planned with a=b, c=d".
 std::string replan_basis(const std::vector<std::string>& overrides);

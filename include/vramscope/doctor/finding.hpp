@@ -38,6 +38,10 @@ struct doctor_input {
   const model::model_spec* model = nullptr;
   const predict::prediction* prediction = nullptr;
   const observe::observation* observed = nullptr;
+  /// For a prediction that does not fit: what the job's whole step needs on the busiest GPU
+  /// (doctor/replan.hpp, unbounded_need), which every fix is priced against. diagnose() plans it
+  /// once for all the rules; where it is empty, a rule's re-plan plans it itself.
+  std::optional<bytes> need;
 };
 
 using rule_fn = std::vector<finding> (*)(const doctor_input&);
