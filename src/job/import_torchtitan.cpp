@@ -69,9 +69,13 @@ constexpr flavor_preset flavor_presets[] = {
     {"deepseek_v3", "16b", "deepseek-v3-16b", ""},
     {"deepseek_v3", "671b", "deepseek-v3", ""},
     {"llama4", "17bx16e", "llama-4-scout", ""},
-    {"llama4", "17bx128e", "",
-     "Llama 4 Maverick (128 experts, MoE every second layer) has no preset; give a Llama 4 "
-     "config.json as model"},
+    {"llama4", "17bx128e", "llama-4-maverick", ""},
+    {"llama4", "17bx16e_irope", "",
+     "the irope flavors attend through FlexAttention with block-causal masks, which vramscope "
+     "does not plan; flavor 17bx16e has the same parameters"},
+    {"llama4", "17bx128e_irope", "",
+     "the irope flavors attend through FlexAttention with block-causal masks, which vramscope "
+     "does not plan; flavor 17bx128e has the same parameters"},
 };
 
 // torchtitan model names and flavors -> vramscope presets ("llama3" "8B" -> llama-3.1-8b).

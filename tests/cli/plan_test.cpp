@@ -116,13 +116,15 @@ TEST(PlanOptimizerState, ExplicitStateChangesThePlanAndThePrintedStateIsThePlann
 TEST(PlanCommand, AModelThatIsNoPresetIsPointedAtWhereItWasChosen) {
   // A torchtitan config naming a flavour vramscope has no preset for: the error names the file
   // and line of the model name and says how to give the model instead.
-  // (torchtitan's qwen3 flavours include 1.7B, which has no preset.)
-  job_file config("[model]\nname = \"qwen3\"\nflavor = \"1.7B\"\n");
+  // (torchtitan's qwen3 flavours include its MoE debug model, which has no preset.)
+  job_file config("[model]\nname = \"qwen3\"\nflavor = \"debugmodel_moe\"\n");
   const auto toml = config.path() + ".toml";
   std::filesystem::copy_file(config.path(), toml);
   const auto r = testing::invoke({"plan", "--from", toml});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find(toml + ":2:1: model \"qwen3-1.7b\": not a preset"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(toml + ":2:1: model \"qwen3-debugmodel_moe\": not a preset"),
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("--set model=PATH/config.json"), std::string::npos) << r.err;
 }
 
@@ -150,9 +152,10 @@ TEST(PlanCommand, AJobThatDoesNotFitSaysWhatTheWholeStepNeeds) {
   EXPECT_EQ(json.out.find("the whole step needs"), std::string::npos);
 }
 
-// Issue 12: every torchtitan config of the corpus (its shipped Llama 3 8B / 70B / 405B, Qwen3,
-// DeepSeek-V3 16B, Llama 4 Scout and debug flavors) plans from --from with nothing reported
-// unmodelled, a lower bound or unknown (405B's async tensor parallelism included).
+// Issue 12: every torchtitan config of the corpus (its shipped Llama 3 8B / 70B / 405B, Qwen3
+// 0.6B / 1.7B / 32B, DeepSeek-V3 16B, Llama 4 Scout and Maverick, and debug flavors) plans from
+// --from with nothing reported unmodelled, a lower bound or unknown (405B's async tensor
+// parallelism included).
 TEST(PlanCommand, RegressionIssue12TorchtitansShippedConfigsPlan) {
   const std::string dir = std::string(VRAMSCOPE_SOURCE_DIR) + "/tests/data/realworld/torchtitan/";
   for (const auto& [file, model] :
@@ -160,6 +163,8 @@ TEST(PlanCommand, RegressionIssue12TorchtitansShippedConfigsPlan) {
         std::pair{"torchtitan_qwen3_qwen3_0.6b.toml", "qwen3-0.6b"},
         std::pair{"torchtitan_qwen3_qwen3_32b.toml", "qwen3-32b"},
         std::pair{"torchtitan_llama4_llama4_17bx16e.toml", "llama-4-scout"},
+        std::pair{"torchtitan_llama4_llama4_17bx128e.toml", "llama-4-maverick"},
+        std::pair{"torchtitan_qwen3_qwen3_1.7b.toml", "qwen3-1.7b"},
         std::pair{"torchtitan_llama3_llama3_8b.toml", "llama-3.1-8b"},
         std::pair{"torchtitan_2025_llama3_8b.toml", "llama-3.1-8b"},
         std::pair{"torchtitan_llama3_llama3_70b.toml", "llama-3.1-70b"},

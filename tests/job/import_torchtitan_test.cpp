@@ -338,7 +338,10 @@ TEST(ImportTorchtitan, ShippedLargeFlavorsNameTheirPresets) {
        {std::tuple{"llama3", "405B", "llama-3.1-405b"}, std::tuple{"qwen3", "32B", "qwen3-32b"},
         std::tuple{"qwen3", "0.6B", "qwen3-0.6b"}, std::tuple{"llama3", "debugmodel", "llama3-debugmodel"},
         std::tuple{"deepseek_v3", "16B", "deepseek-v3-16b"}, std::tuple{"deepseek_v3", "671B", "deepseek-v3"},
-        std::tuple{"llama4", "17bx16e", "llama-4-scout"}}) {
+        std::tuple{"llama4", "17bx16e", "llama-4-scout"},
+        std::tuple{"llama4", "17bx128e", "llama-4-maverick"}, std::tuple{"qwen3", "1.7B", "qwen3-1.7b"},
+        std::tuple{"qwen3", "4B", "qwen3-4b"}, std::tuple{"qwen3", "14B", "qwen3-14b"},
+        std::tuple{"qwen3", "235B-A22B", "qwen3-235b-a22b"}}) {
     auto imported = import_config_text(
         fmt::format("[model]\nname = \"{}\"\nflavor = \"{}\"\n", name, flavor), "t.toml");
     ASSERT_TRUE(imported) << imported.error().to_string();
@@ -353,13 +356,15 @@ TEST(ImportTorchtitan, FlavorsNamedExactlyAreNotNoted) {
   EXPECT_EQ(find_note(imported->notes, "check it against"), "");
 }
 
-TEST(ImportTorchtitan, MaverickHasNoPreset) {
-  auto imported = import_config_text("[model]\nname = \"llama4\"\nflavor = \"17bx128e\"\n", "t.toml");
+TEST(ImportTorchtitan, IropeFlavorsAreRefusedWithTheReason) {
+  auto imported =
+      import_config_text("[model]\nname = \"llama4\"\nflavor = \"17bx128e_irope\"\n", "t.toml");
   ASSERT_FALSE(imported);
   EXPECT_EQ(imported.error().to_string(),
-            "t.toml:3:1: model llama4 17bx128e: Llama 4 Maverick (128 experts, MoE every second "
-            "layer) has no preset; give a Llama 4 config.json as model\n"
-            "flavor = \"17bx128e\"\n"
+            "t.toml:3:1: model llama4 17bx128e_irope: the irope flavors attend through "
+            "FlexAttention with block-causal masks, which vramscope does not plan; flavor "
+            "17bx128e has the same parameters\n"
+            "flavor = \"17bx128e_irope\"\n"
             "^ near here");
 }
 
