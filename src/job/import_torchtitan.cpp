@@ -66,6 +66,9 @@ struct flavor_preset {
 };
 constexpr flavor_preset flavor_presets[] = {
     {"llama3", "debugmodel", "llama3-debugmodel", ""},
+    {"llama4", "debugmodel", "llama4-debugmodel", ""},
+    {"deepseek_v3", "debugmodel", "deepseek-v3-debugmodel", ""},
+    {"qwen3", "debugmodel_moe", "qwen3-debugmodel-moe", ""},
     {"deepseek_v3", "16b", "deepseek-v3-16b", ""},
     {"deepseek_v3", "671b", "deepseek-v3", ""},
     {"llama4", "17bx16e", "llama-4-scout", ""},

@@ -116,13 +116,13 @@ TEST(PlanOptimizerState, ExplicitStateChangesThePlanAndThePrintedStateIsThePlann
 TEST(PlanCommand, AModelThatIsNoPresetIsPointedAtWhereItWasChosen) {
   // A torchtitan config naming a flavour vramscope has no preset for: the error names the file
   // and line of the model name and says how to give the model instead.
-  // (torchtitan's qwen3 flavours include its MoE debug model, which has no preset.)
-  job_file config("[model]\nname = \"qwen3\"\nflavor = \"debugmodel_moe\"\n");
+  // (torchtitan's deepseek_v3 flavours include 236B, which has no preset.)
+  job_file config("[model]\nname = \"deepseek_v3\"\nflavor = \"236B\"\n");
   const auto toml = config.path() + ".toml";
   std::filesystem::copy_file(config.path(), toml);
   const auto r = testing::invoke({"plan", "--from", toml});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find(toml + ":2:1: model \"qwen3-debugmodel_moe\": not a preset"),
+  EXPECT_NE(r.err.find(toml + ":2:1: model \"deepseek_v3-236b\": not a preset"),
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("--set model=PATH/config.json"), std::string::npos) << r.err;
@@ -169,7 +169,10 @@ TEST(PlanCommand, RegressionIssue12TorchtitansShippedConfigsPlan) {
         std::pair{"torchtitan_2025_llama3_8b.toml", "llama-3.1-8b"},
         std::pair{"torchtitan_llama3_llama3_70b.toml", "llama-3.1-70b"},
         std::pair{"torchtitan_llama3_llama3_405b.toml", "llama-3.1-405b"},
-        std::pair{"torchtitan_llama3_debug_model.toml", "llama3-debugmodel"}}) {
+        std::pair{"torchtitan_llama3_debug_model.toml", "llama3-debugmodel"},
+        std::pair{"torchtitan_llama4_debug_model.toml", "llama4-debugmodel"},
+        std::pair{"torchtitan_deepseek_v3_debug_model.toml", "deepseek-v3-debugmodel"},
+        std::pair{"torchtitan_qwen3_qwen3_moe_debug.toml", "qwen3-debugmodel-moe"}}) {
     const auto r = invoke({"plan", "--from", dir + file});
     EXPECT_TRUE(r.code == 0 || r.code == 1) << file << "\n" << r.err;
     EXPECT_EQ(r.out.rfind(std::string(model) + " (", 0), 0u) << r.out;

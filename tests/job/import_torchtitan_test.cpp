@@ -341,7 +341,11 @@ TEST(ImportTorchtitan, ShippedLargeFlavorsNameTheirPresets) {
         std::tuple{"llama4", "17bx16e", "llama-4-scout"},
         std::tuple{"llama4", "17bx128e", "llama-4-maverick"}, std::tuple{"qwen3", "1.7B", "qwen3-1.7b"},
         std::tuple{"qwen3", "4B", "qwen3-4b"}, std::tuple{"qwen3", "14B", "qwen3-14b"},
-        std::tuple{"qwen3", "235B-A22B", "qwen3-235b-a22b"}}) {
+        std::tuple{"qwen3", "235B-A22B", "qwen3-235b-a22b"},
+        std::tuple{"llama4", "debugmodel", "llama4-debugmodel"},
+        std::tuple{"deepseek_v3", "debugmodel", "deepseek-v3-debugmodel"},
+        std::tuple{"qwen3", "debugmodel", "qwen3-debugmodel"},
+        std::tuple{"qwen3", "debugmodel_moe", "qwen3-debugmodel-moe"}}) {
     auto imported = import_config_text(
         fmt::format("[model]\nname = \"{}\"\nflavor = \"{}\"\n", name, flavor), "t.toml");
     ASSERT_TRUE(imported) << imported.error().to_string();

@@ -70,6 +70,11 @@ const std::map<std::string, std::uint64_t> published = {
     {"qwen3-14b", 14'768'307'200},
     {"qwen3-235b-a22b", 235'093'634'560},
     {"llama-4-maverick", 400'711'848'960},  // the text model only; Meta states 400B
+    // torchtitan's debug flavors: derived, see catalog.json
+    {"llama4-debugmodel", 15'017'216},
+    {"deepseek-v3-debugmodel", 33'014'016},
+    {"qwen3-debugmodel", 31'987'968},
+    {"qwen3-debugmodel-moe", 315'758'848},
 };
 
 TEST(Catalog, ListsExactlyTheExpectedPresets) {
@@ -126,7 +131,7 @@ TEST(Catalog, UnknownPresetListsThePresetsAndAGuess) {
                           0),
             0u)
       << message;
-  EXPECT_NE(message.find("llama-4-maverick (did you mean \"llama-3.1-8b\"?)"), std::string::npos)
+  EXPECT_NE(message.find("qwen3-debugmodel-moe (did you mean \"llama-3.1-8b\"?)"), std::string::npos)
       << message;
 }
 
