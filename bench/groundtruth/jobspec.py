@@ -72,6 +72,8 @@ DEFAULTS = {
     "training.activation_offloading": False,
     "training.compile": False,
     "training.compile_loss": False,
+    "training.moe_capacity_factor": "dropless",  # Megatron-LM's; the harness runs no Megatron
+    "training.moe_pad_to_capacity": False,
     "training.steps": 2,
     "lora.enabled": False,
     "lora.method": "lora",

@@ -149,23 +149,32 @@ codec<double> real_codec(double min_exclusive, double max) {
       fmt::format("a number, more than {} and at most {}", min_exclusive, max));
 }
 
-codec<std::optional<double>> optional_real_codec(double min_exclusive, double max) {
+codec<std::optional<double>> optional_real_codec(double min_exclusive, double max,
+                                                 std::string unset_word) {
   const auto number = real_codec(min_exclusive, max);
-  auto parse = [number](std::string_view text, std::optional<double>& out) -> std::string {
-    if (lower_case(text) == "default") {
+  auto parse = [min_exclusive, max, unset_word](std::string_view text,
+                                                std::optional<double>& out) -> std::string {
+    if (lower_case(text) == unset_word) {
       out = std::nullopt;
       return "";
     }
-    double value = 0;
-    if (auto problem = number.parse(raw_value{std::string(text), {}, false}, value); !problem.empty())
-      return problem + " or default";
-    out = value;
+    const std::string s(text);
+    char* end = nullptr;
+    const double d = s.empty() ? std::nan("") : std::strtod(s.c_str(), &end);
+    if (std::isnan(d) || end != s.c_str() + s.size() || std::isinf(d))
+      return fmt::format("expected a number or {}, got \"{}\"", unset_word, text);
+    if (!(d > min_exclusive) || d > max)
+      return out_of_range(
+          text, fmt::format("more than {} and at most {}, or {}", min_exclusive, max, unset_word));
+    out = d;
     return "";
   };
   return scalar<std::optional<double>>(
-      "a number or default", parse,
-      [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json("default"); },
-      {}, number.allowed + ", or default");
+      "a number or " + unset_word, parse,
+      [unset_word](const std::optional<double>& v) {
+        return v ? nlohmann::json(*v) : nlohmann::json(unset_word);
+      },
+      {}, number.allowed + ", or " + unset_word);
 }
 
 codec<double> probability_codec() {

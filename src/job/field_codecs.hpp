@@ -39,8 +39,10 @@ struct codec {
 codec<int> int_codec(int min, int max);
 codec<std::uint64_t> count_codec(std::uint64_t min, std::uint64_t max);  // accepts 5e8
 codec<double> real_codec(double min_exclusive, double max);
-/// A number as real_codec reads it, or `default` (unset: the framework's own default applies).
-codec<std::optional<double>> optional_real_codec(double min_exclusive, double max);
+/// A number as real_codec reads it, or `unset_word` (unset: the framework's own default
+/// applies; "default" unless the field's unset value has a name of its own).
+codec<std::optional<double>> optional_real_codec(double min_exclusive, double max,
+                                                 std::string unset_word = "default");
 /// A probability (a dropout rate): a number from 0 to 1.
 codec<double> probability_codec();
 codec<bool> bool_codec();

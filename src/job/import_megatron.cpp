@@ -134,6 +134,8 @@ constexpr const char* read_by_code[] = {"--tensor-model-parallel-size",
                                         "--recompute-method",
                                         "--recompute-num-layers",
                                         "--recompute-modules",
+                                        "--moe-expert-capacity-factor",
+                                        "--moe-pad-expert-input-to-capacity",
                                         "--sgd-momentum"};
 
 // Megatron flags that do not change GPU memory: learning-rate schedule, data, checkpoint paths,
@@ -275,6 +277,9 @@ constexpr const char* without_effect[] = {"--use-mcore-models",
                                           "--moe-aux-loss-coeff",
                                           "--moe-z-loss-coeff",
                                           "--moe-token-dispatcher-type",
+                                          // which tokens an expert over capacity drops, not
+                                          // how many it takes
+                                          "--moe-token-drop-policy",
                                           "--moe-grouped-gemm",
                                           "--moe-permute-fusion",
                                           "--moe-router-dtype"};
@@ -304,7 +309,6 @@ const std::vector<option>& not_modelled_rows() {
         "optimizer state placement and dtypes");
     add({"--distribute-saved-activations"}, "saved activations split over tensor-parallel ranks");
     add({"--moe-shared-expert-intermediate-size", "--moe-layer-freq",
-         "--moe-expert-capacity-factor", "--moe-pad-expert-input-to-capacity",
          "--expert-tensor-parallel-size"},
         "MoE layouts other than Mixtral's");
     add({"--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers",
@@ -376,6 +380,7 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   if (auto err = detail::read_megatron_interleaving(ctx, mesh)) return *err;
   if (auto err = detail::read_megatron_precision(ctx)) return *err;
   if (auto err = detail::read_megatron_recompute(ctx, mesh)) return *err;
+  if (auto err = detail::read_megatron_capacity(ctx)) return *err;
   if (ctx.find("--optimizer") == nullptr)  // Megatron's default: Adam (FusedAdam)
     (void)ctx.set("optimizer.name", "adam", detail::entry{"", {}, false, {source, 0, 0, "", ""}});
   if (auto err = detail::apply_options(ctx, detail::megatron_table())) return *err;

@@ -52,6 +52,9 @@ std::optional<diagnostic> read_megatron_precision(import_context& ctx);
 /// --recompute-granularity, --recompute-method, --recompute-num-layers, --recompute-modules.
 /// Run after read_megatron_interleaving (block recompute counts layers per virtual stage).
 std::optional<diagnostic> read_megatron_recompute(import_context& ctx, const megatron_mesh& m);
+/// --moe-expert-capacity-factor and --moe-pad-expert-input-to-capacity, for a model with
+/// --num-experts (without experts Megatron never reads them: no effect).
+std::optional<diagnostic> read_megatron_capacity(import_context& ctx);
 /// Table handlers: --attention-backend / --use-flash-attn, and --optimizer.
 std::string read_megatron_attention(import_context& ctx, const entry& e);
 std::string read_megatron_optimizer(import_context& ctx, const entry& e);

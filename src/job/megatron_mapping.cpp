@@ -251,6 +251,20 @@ maybe_error read_megatron_recompute(import_context& ctx, const megatron_mesh& m)
 // --attention-backend: flash, fused (cuDNN) and auto keep what flash attention keeps; unfused and
 // local run the softmax in PyTorch and keep the s x s scores and probabilities (planned as SDPA's
 // math backend), unless selective recompute recomputes them.
+maybe_error read_megatron_capacity(import_context& ctx) {
+  maybe_error error;
+  const bool experts = flag_int(ctx, "--num-experts", 0, 0, error) > 0;
+  if (error) return error;
+  for (const char* flag : {"--moe-expert-capacity-factor", "--moe-pad-expert-input-to-capacity"})
+    if (const entry* e = ctx.find(flag); e != nullptr && !experts) ctx.ignore(*e);
+  if (!experts) return std::nullopt;
+  set_from(ctx, "--moe-expert-capacity-factor", "training.moe_capacity_factor",
+           flag_text(ctx, "--moe-expert-capacity-factor", ""), error);
+  set_from(ctx, "--moe-pad-expert-input-to-capacity", "training.moe_pad_to_capacity", "true",
+           error);
+  return error;
+}
+
 std::string read_megatron_attention(import_context& ctx, const entry& e) {
   const std::string v = lower_case(e.value.text);
   const bool selective = flag_text(ctx, "--recompute-granularity", "") == "selective" ||

@@ -90,11 +90,16 @@ void complete_with_model(job_spec& job, const model::model_spec& model) {
   detail::mark_derived(job, "parallel.pp_stages_per_rank");
 }
 
-// Expert parallelism splits each MoE layer's routed experts evenly over the ep ranks.
+// Expert parallelism splits each MoE layer's routed experts evenly over the ep ranks; an
+// expert capacity needs experts.
 status check_expert_model(const job_spec& job, const model::model_spec& model) {
+  const auto experts = model.text.experts;
+  if (job.training.moe_capacity_factor && experts == 0)
+    return detail::field_error(job, "training.moe_capacity_factor",
+                               fmt::format("{} has no experts to cap (not a mixture of experts)",
+                                           model.name));
   const int ep = job.parallel.ep;
   if (ep <= 1) return ok();
-  const auto experts = model.text.experts;
   if (experts == 0)
     return detail::field_error(job, "parallel.ep",
                                fmt::format("{} has no experts to split (not a mixture of experts)",

@@ -333,6 +333,20 @@ maybe_error check_parallel(const job_spec& job, warnings& notes) {
     return field_error(job, "parallel.strategy",
                        "megatron plans full training; LoRA and other PEFT methods are not "
                        "planned with it");
+  // An expert capacity is Megatron-LM's (moe_utils.apply_router_token_dropping); transformers'
+  // and torchtitan's MoE layers send every token to its experts, and Megatron pads to a
+  // capacity only when one is set (arguments.py asserts it).
+  const auto& t = job.training;
+  if (t.moe_capacity_factor && p.kind != strategy::megatron)
+    return field_error(job, "training.moe_capacity_factor",
+                       fmt::format("is Megatron-LM's --moe-expert-capacity-factor: transformers' "
+                                   "and torchtitan's MoE layers drop no tokens (parallel.strategy "
+                                   "is {})",
+                                   name_of(p.kind)));
+  if (t.moe_pad_to_capacity && !t.moe_capacity_factor)
+    return field_error(job, "training.moe_pad_to_capacity",
+                       "pads each expert's input to its capacity: it needs "
+                       "training.moe_capacity_factor");
   return std::nullopt;
 }
 

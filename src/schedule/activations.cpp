@@ -3,6 +3,7 @@
 #include <vramscope/schedule/schedule.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 namespace vramscope::schedule {
 
@@ -200,6 +201,27 @@ void add_mlp(unit_activations& a, const dims& d, bool gated, std::uint32_t act_s
   }
 }
 
+// The rows a mixture-of-experts layer hands its experts for `tokens` tokens: each token goes to
+// `experts_per_token` of them (dropless routing, the same total however unevenly they are
+// chosen). With Megatron-LM's expert capacity (training.moe_capacity_factor;
+// moe_utils.get_capacity: ceil(tokens x top-k / experts x factor)) an expert takes at most that
+// many and the rest are dropped, which with the planner's even routing leaves all of them when
+// the factor is at least 1; padded to capacity (training.moe_pad_to_capacity,
+// apply_router_token_dropping) every expert takes exactly that many, or every token when the
+// capacity exceeds the tokens (the capacity mask is then all true).
+std::uint64_t routed_rows(std::uint64_t tokens, const model::stack_shape& s,
+                          const job::job_spec& job) {
+  const std::uint64_t k = std::max<std::uint64_t>(1, s.experts_per_token);
+  const auto& factor = job.training.moe_capacity_factor;
+  if (!factor || s.experts == 0) return tokens * k;
+  const auto experts = static_cast<double>(s.experts);
+  const auto capacity = static_cast<std::uint64_t>(
+      std::ceil(static_cast<double>(tokens * k) / experts * *factor));
+  if (job.training.moe_pad_to_capacity)
+    return s.experts * (capacity > tokens ? tokens : capacity);
+  return std::min(tokens * k, s.experts * capacity);
+}
+
 // A mixture-of-experts layer sends each token to `experts_per_token` experts: the experts'
 // inputs are copies of the tokens they were routed (transformers' Mixtral and Qwen MoE index
 // `hidden_states[top_x]`, torchtitan's GroupedExperts `x[token_indices]`), kept by their first
@@ -210,7 +232,7 @@ void add_mlp(unit_activations& a, const dims& d, bool gated, std::uint32_t act_s
 // backward: a permuted copy and the exchange's output each time.
 void add_routing(unit_activations& a, const dims& d, const model::stack_shape& s,
                  const job::job_spec& job, const saved_inputs& in) {
-  const std::uint64_t routed = d.c * d.n * std::max<std::uint64_t>(1, s.experts_per_token) * d.h;
+  const std::uint64_t routed = d.c * routed_rows(d.n, s, job) * d.h;
   if (in.mlp) a.saved.insert(a.saved.end(), {routed, routed});  // expert inputs and outputs
   if (job.parallel.ep <= 1) return;
   a.forward_temps.insert(a.forward_temps.end(), {routed, routed, routed, routed});
@@ -536,7 +558,7 @@ std::vector<bytes> per_op_saved(const dims& d, const model::stack_shape& s, cons
     out.push_back(4 * d.batch * heads * d.seq);      // logsumexp
   }
   dims mlp = d;
-  if (s.experts > 0) mlp.n = d.n * std::max<std::uint64_t>(1, s.experts_per_token);
+  if (s.experts > 0) mlp.n = routed_rows(d.n, s, job);
   out.push_back(d.c * mlp.n * d.i / d.tp);          // gate (or fc1) output
   if (s.gated_mlp) out.push_back(d.c * mlp.n * d.h);  // down_proj output (before its reduction)
   return out;
@@ -574,7 +596,7 @@ unit_activations block(const dims& d, const model::stack_shape& s, const job::jo
     add_attention(a, d, s, job, in.o);
   }
   dims mlp = d;
-  if (s.experts > 0) mlp.n = d.n * std::max<std::uint64_t>(1, s.experts_per_token);
+  if (s.experts > 0) mlp.n = routed_rows(d.n, s, job);
   const std::uint32_t act_saved = job.training.compile ? 1 : s.activation_saved;
   add_mlp(a, mlp, s.gated_mlp, act_saved, liger, in.down);
   if (s.shared_expert_intermediate > 0) {  // every token also goes through the shared expert

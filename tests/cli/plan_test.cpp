@@ -152,6 +152,36 @@ TEST(PlanCommand, AJobThatDoesNotFitSaysWhatTheWholeStepNeeds) {
   EXPECT_EQ(json.out.find("the whole step needs"), std::string::npos);
 }
 
+// Megatron's expert capacity: a dense model has none to cap (the error names the field's line);
+// padded to a capacity of 1.5 x the even share, Mixtral's experts hold half again the rows.
+TEST(PlanCommand, ExpertCapacityIsPlannedForMegatronsExperts) {
+  job_file dense("model: llama-3.2-1b\n"
+                 "parallel: { strategy: megatron }\n"
+                 "training: { moe_capacity_factor: 1.5 }\n");
+  const auto refused = invoke({"plan", dense.path()});
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.err.find(":3:34: training.moe_capacity_factor: llama-3.2-1b has no experts to "
+                             "cap (not a mixture of experts)"),
+            std::string::npos)
+      << refused.err;
+  job_file moe("model: mixtral-8x7b\n"
+               "hardware: { gpu: H100-80GB, gpus_per_node: 8, nodes: 4 }\n"
+               "parallel: { strategy: megatron, tp: 8, sequence_parallel: true, "
+               "distributed_optimizer: true }\n"
+               "training: { seq_len: 4096, activation_checkpointing: none, "
+               "moe_capacity_factor: 1.5 }\n");
+  const auto activations = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args{"plan", moe.path(), "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = invoke(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out)["ranks"][0]["breakdown"]["activations"].get<double>();
+  };
+  const double dropless = activations({"--set", "training.moe_capacity_factor=dropless"});
+  EXPECT_EQ(activations({}), dropless);  // a factor of 1.5 drops nothing from an even routing
+  EXPECT_GT(activations({"--set", "training.moe_pad_to_capacity=true"}), dropless * 1.2);
+}
+
 // Issue 12: every torchtitan config of the corpus (its shipped Llama 3 8B / 70B / 405B, Qwen3
 // 0.6B / 1.7B / 32B, DeepSeek-V3 16B, Llama 4 Scout and Maverick, and debug flavors) plans from
 // --from with nothing reported unmodelled, a lower bound or unknown (405B's async tensor

@@ -304,6 +304,37 @@ TEST(ImportMegatron, ContextAndExpertParallelismAreNoted) {
   EXPECT_NE(find_note(imported.notes, "expert parallelism is not modelled"), "");
 }
 
+// --moe-expert-capacity-factor and --moe-pad-expert-input-to-capacity reach the plan for a
+// model with experts; without --num-experts Megatron never reads them.
+TEST(ImportMegatron, ExpertCapacityIsReadForExpertsOnly) {
+  const std::string moe =
+      "--num-layers 2 --hidden-size 256 --num-attention-heads 4 --max-position-embeddings 128 "
+      "--vocab-size 1000 --tokenizer-type NullTokenizer --swiglu --normalization RMSNorm "
+      "--position-embedding-type rope --disable-bias-linear --num-experts 8 "
+      "--moe-router-topk 2\n";
+  const auto padded = import_ok(moe + "--moe-expert-capacity-factor 1.25\n"
+                                      "--moe-pad-expert-input-to-capacity\n"
+                                      "--moe-token-drop-policy position\n");
+  ASSERT_TRUE(padded.job.training.moe_capacity_factor.has_value());
+  EXPECT_DOUBLE_EQ(*padded.job.training.moe_capacity_factor, 1.25);
+  EXPECT_TRUE(padded.job.training.moe_pad_to_capacity);
+  EXPECT_EQ(find_note(padded.notes, "capacity"), "");
+  EXPECT_EQ(find_note(padded.notes, "drop-policy"), "");
+  const auto dense = import_ok(small_model + "--moe-expert-capacity-factor 1.25\n");
+  EXPECT_FALSE(dense.job.training.moe_capacity_factor.has_value());
+  EXPECT_NE(find_note(dense.no_effect, "\"--moe-expert-capacity-factor\""), "");
+  EXPECT_EQ(import_error(moe + "--moe-pad-expert-input-to-capacity\n"),
+            "args.txt:2:1: training.moe_pad_to_capacity: pads each expert's input to its "
+            "capacity: it needs training.moe_capacity_factor\n"
+            "--moe-pad-expert-input-to-capacity\n"
+            "^ near here");
+  EXPECT_EQ(import_error(moe + "--moe-expert-capacity-factor none\n"),
+            "args.txt:2:1: --moe-expert-capacity-factor: expected a number or dropless, got "
+            "\"none\" (it sets training.moe_capacity_factor)\n"
+            "--moe-expert-capacity-factor none\n"
+            "^ near here");
+}
+
 TEST(ImportMegatron, RepeatedFlagKeepsTheLast) {
   const auto imported = import_ok(small_model + "--micro-batch-size 2\n--micro-batch-size 4\n");
   EXPECT_EQ(imported.job.training.micro_batch, 4u);

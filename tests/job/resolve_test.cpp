@@ -407,6 +407,23 @@ TEST(ResolveErrors, TorchtuneFeatureCombinations) {
             "framework.name: torch (framework.name is jax)\n"
             "training: { activation_offloading: true }\n"
             "                                   ^ near here");
+  EXPECT_EQ(first_error("training: { moe_capacity_factor: 1.25 }\n"),
+            "job.yaml:1:34: training.moe_capacity_factor: is Megatron-LM's "
+            "--moe-expert-capacity-factor: transformers' and torchtitan's MoE layers drop no "
+            "tokens (parallel.strategy is fsdp2)\n"
+            "training: { moe_capacity_factor: 1.25 }\n"
+            "                                 ^ near here");
+  EXPECT_EQ(first_error("parallel: { strategy: megatron }\n"
+                        "training: { moe_pad_to_capacity: true }\n"),
+            "job.yaml:2:34: training.moe_pad_to_capacity: pads each expert's input to its "
+            "capacity: it needs training.moe_capacity_factor\n"
+            "training: { moe_pad_to_capacity: true }\n"
+            "                                 ^ near here");
+  EXPECT_EQ(first_error("training: { moe_capacity_factor: 0 }\n"),
+            "job.yaml:1:34: training.moe_capacity_factor: 0 is out of range (expected more than "
+            "0 and at most 1000000, or dropless)\n"
+            "training: { moe_capacity_factor: 0 }\n"
+            "                                 ^ near here");
   EXPECT_EQ(first_error("training: { loss_chunks: 0 }\n"),
             "job.yaml:1:26: training.loss_chunks: 0 is out of range (expected 1 to 1024)\n"
             "training: { loss_chunks: 0 }\n"

@@ -32,6 +32,34 @@ bytes saved_by(model::unit_kind kind, const model::stack_shape& s, const job::jo
   return std::accumulate(a.saved.begin(), a.saved.end(), bytes{0});
 }
 
+// A mixture of experts: 8 experts, 2 per token, gated. Dropless, the experts take
+// tokens x top-k rows; Megatron's capacity (ceil(tokens x top-k / experts x factor) an expert)
+// drops the rows over it and, padded, fills every expert to it.
+TEST(Activations, ExpertCapacityCapsOrPadsTheRoutedRows) {
+  auto s = plain_stack();
+  s.gated_mlp = true;
+  s.experts = 8;
+  s.experts_per_token = 2;
+  job::job_spec job;
+  job.parallel.kind = job::strategy::megatron;
+  const std::uint64_t n = 1000, h = 1024, i = 4096;
+  const auto block = [&] { return saved_by(model::unit_kind::block, s, job, {1, n}); };
+  const bytes dropless = block();
+  // Per routed row: the gate, up, SiLU and down inputs (4 x 2i) and the experts' input and
+  // output copies (2 x 2h).
+  const auto per_row = [&](std::uint64_t rows) { return rows * (4 * 2 * i + 2 * 2 * h); };
+  job.training.moe_capacity_factor = 1.5;  // capacity 375: the even 250 an expert all fit
+  EXPECT_EQ(block(), dropless);
+  job.training.moe_pad_to_capacity = true;  // 8 x 375 rows
+  EXPECT_EQ(block() - dropless, per_row(8 * 375) - per_row(2 * n));
+  job.training.moe_pad_to_capacity = false;
+  job.training.moe_capacity_factor = 0.5;  // capacity 125: each expert drops half its 250
+  EXPECT_EQ(dropless - block(), per_row(2 * n) - per_row(8 * 125));
+  job.training.moe_capacity_factor = 5.0;  // capacity 1250 > 1000 tokens: padded, all of them
+  job.training.moe_pad_to_capacity = true;
+  EXPECT_EQ(block() - dropless, per_row(8 * n) - per_row(2 * n));
+}
+
 TEST(Activations, LayerNormSavesItsInputAsIsNotAnFp32Copy) {
   const job::job_spec job;  // bf16 compute
   auto rms = plain_stack();

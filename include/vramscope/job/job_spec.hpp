@@ -216,6 +216,12 @@ struct training_spec {
   // torchtune's enable_activation_offloading: tensors saved in the model's forward go to
   // pinned host memory (torchtune/training/_activation_offloading.py, OffloadActivations).
   bool activation_offloading = false;
+  // Megatron-LM's --moe-expert-capacity-factor: each expert takes at most
+  // ceil(tokens x top-k / experts x factor) tokens (moe_utils.get_capacity); unset: dropless.
+  // With moe_pad_to_capacity (--moe-pad-expert-input-to-capacity) every expert's input is
+  // padded to that capacity (docs/schedule.md, "Expert capacity").
+  std::optional<double> moe_capacity_factor;
+  bool moe_pad_to_capacity = false;
   int steps = 2;               // training steps simulated
 
   friend bool operator==(const training_spec&, const training_spec&) = default;
