@@ -116,6 +116,7 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
 constexpr const char* read_by_code[] = {"--tensor-model-parallel-size",
                                         "--pipeline-model-parallel-size",
                                         "--context-parallel-size",
+                                        "--cp-comm-type",
                                         "--expert-model-parallel-size",
                                         "--sequence-parallel",
                                         "--use-distributed-optimizer",

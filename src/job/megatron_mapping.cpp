@@ -97,12 +97,24 @@ maybe_error read_megatron_parallelism(import_context& ctx, long long world, mega
   else if (const entry* e = ctx.find("--sequence-parallel"))
     ctx.ignore(*e);
   set_from(ctx, "--use-distributed-optimizer", "parallel.distributed_optimizer", "true", error);
-  if (const entry* e = ctx.find("--context-parallel-size"); e != nullptr && m.cp > 1)
-    ctx.note(*e, fmt::format("context parallelism is not modelled with strategy megatron: the {} "
-                             "context-parallel ranks are planned as data-parallel ranks (the "
-                             "distributed optimizer shards over both, as Megatron's does) that "
-                             "each hold the whole sequence (an over-estimate of activations)",
-                             m.cp));
+  // Context parallelism: each rank holds 2 of the sequence's 2 x cp chunks
+  // (get_batch_on_this_cp_rank) and Transformer Engine's attention passes the keys and values
+  // round the cp ranks (--cp-comm-type p2p, the default); the distributed optimizer shards over
+  // the data- and context-parallel ranks together, as parallel.cp plans it.
+  set_from(ctx, "--context-parallel-size", "parallel.cp", std::to_string(m.cp), error);
+  if (const entry* e = ctx.find("--cp-comm-type"); e != nullptr && m.cp > 1) {
+    bool ring = true;
+    for (const auto& item : e->value.is_list ? e->value.items : std::vector{e->value.text})
+      ring = ring && lower_case(item) == "p2p";
+    if (ring)
+      ctx.mapped_to(*e, "parallel.cp");
+    else
+      ctx.note(*e, fmt::format("--cp-comm-type {} is planned as p2p, the ring of key and value "
+                               "exchanges (all-to-all and all-gather hold other buffers)",
+                               e->value.text));
+  } else if (e != nullptr) {
+    ctx.ignore(*e);
+  }
   if (const entry* e = ctx.find("--expert-model-parallel-size"); e != nullptr && m.ep > 1)
     ctx.note(*e,
              "expert parallelism is not modelled with strategy megatron: every rank is "

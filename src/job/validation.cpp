@@ -182,12 +182,14 @@ maybe_error check_torchtitan_dimension(const job_spec& job, const char* path, co
   return std::nullopt;
 }
 
-// Context parallelism: FSDP2 over dp_shard x cp, the sequence cut into 2 x cp chunks so that
-// causal attention balances across ranks.
+// Context parallelism: FSDP2 over dp_shard x cp (torchtitan), or Megatron-LM's with its
+// distributed optimizer over the same ranks; the sequence cut into 2 x cp chunks so that causal
+// attention balances across ranks.
 maybe_error check_context(const job_spec& job) {
   const auto& p = job.parallel;
   if (p.cp <= 1) return std::nullopt;
-  if (auto err = check_torchtitan_dimension(job, "parallel.cp", "context parallelism")) return err;
+  if (p.kind != strategy::megatron)
+    if (auto err = check_torchtitan_dimension(job, "parallel.cp", "context parallelism")) return err;
   const auto chunks = static_cast<std::uint64_t>(2 * p.cp);
   if (job.training.seq_len % chunks != 0)
     return field_error(job, "training.seq_len",

@@ -152,6 +152,35 @@ TEST(PlanCommand, AJobThatDoesNotFitSaysWhatTheWholeStepNeeds) {
   EXPECT_EQ(json.out.find("the whole step needs"), std::string::npos);
 }
 
+// Megatron's context parallelism (--context-parallel-size 4 on 8 GPUs with tp 2): each rank
+// holds a quarter of the sequence, and the distributed optimizer shards over the data- and
+// context-parallel ranks together, so its state is what 4 data-parallel ranks would hold.
+TEST(PlanCommand, MegatronContextParallelismQuartersTheActivations) {
+  job_file args(
+      "torchrun --nproc_per_node 8 pretrain_gpt.py \\\n"
+      "  --num-layers 4 --hidden-size 1024 --num-attention-heads 16 --seq-length 16384 \\\n"
+      "  --max-position-embeddings 16384 --micro-batch-size 1 --global-batch-size 8 \\\n"
+      "  --swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear \\\n"
+      "  --ffn-hidden-size 2816 --vocab-size 32000 --hidden-dropout 0 --attention-dropout 0 \\\n"
+      "  --tensor-model-parallel-size 2 --sequence-parallel --bf16 \\\n"
+      "  --use-distributed-optimizer --use-flash-attn --context-parallel-size 4\n");
+  const auto sh = args.path() + ".sh";
+  std::filesystem::copy_file(args.path(), sh);
+  const auto breakdown = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> argv{"plan", "--from", sh, "--json"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const auto r = invoke(argv);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out)["ranks"][0]["breakdown"];
+  };
+  const auto cp4 = breakdown({});
+  const auto dp4 = breakdown({"--set", "parallel.cp=1"});  // the same ranks as data-parallel
+  EXPECT_EQ(cp4["optimizer"], dp4["optimizer"]);
+  const double ratio = cp4["activations"].get<double>() / dp4["activations"].get<double>();
+  EXPECT_GT(ratio, 0.2);
+  EXPECT_LT(ratio, 0.3);
+}
+
 // Megatron's expert capacity: a dense model has none to cap (the error names the field's line);
 // padded to a capacity of 1.5 x the even share, Mixtral's experts hold half again the rows.
 TEST(PlanCommand, ExpertCapacityIsPlannedForMegatronsExperts) {

@@ -294,14 +294,29 @@ TEST(ImportMegatron, NotesUnknownAndUnmodelledFlags) {
   EXPECT_NE(find_note(imported.notes, "do not give the number of GPUs"), "");
 }
 
-TEST(ImportMegatron, ContextAndExpertParallelismAreNoted) {
+TEST(ImportMegatron, ContextParallelismIsPlannedAndExpertParallelismNoted) {
   const auto imported =
       import_ok(launch(small_model + "--context-parallel-size 2 --expert-model-parallel-size 2 "
                                      "--tensor-model-parallel-size 2 --global-batch-size 4\n"));
   EXPECT_EQ(imported.job.training.gradient_accumulation, 2);  // dp = 8 / (2 x 2) = 2
-  EXPECT_EQ(imported.job.parallel.dp_shard, 4);               // cp ranks planned as dp ranks
-  EXPECT_NE(find_note(imported.notes, "context parallelism is not modelled"), "");
+  EXPECT_EQ(imported.job.parallel.cp, 2);
+  EXPECT_EQ(imported.job.parallel.dp_shard, 2);  // the optimizer shards over dp x cp = 4
+  EXPECT_EQ(find_note(imported.notes, "context parallel"), "");
   EXPECT_NE(find_note(imported.notes, "expert parallelism is not modelled"), "");
+  // Megatron's other key/value exchanges are planned as its default ring, and said so.
+  const auto a2a = import_ok(
+      launch(small_model + "--context-parallel-size 2 --cp-comm-type a2a --global-batch-size 4\n"));
+  EXPECT_EQ(a2a.job.parallel.cp, 2);
+  EXPECT_NE(find_note(a2a.notes, "--cp-comm-type a2a is planned as p2p"), "");
+  const auto ring = import_ok(
+      launch(small_model + "--context-parallel-size 2 --cp-comm-type p2p --global-batch-size 4\n"));
+  EXPECT_EQ(find_note(ring.notes, "cp-comm-type"), "");
+  EXPECT_EQ(import_error(launch(small_model + "--context-parallel-size 3 --global-batch-size 6\n",
+                                6)),
+            "args.txt:3:1: training.seq_len: 128 tokens do not split into 2 x parallel.cp = 6 "
+            "equal chunks (context parallelism's load-balanced causal sharding)\n"
+            "--seq-length 128 --tokenizer-type GPT2BPETokenizer \\\n"
+            "^ near here");
 }
 
 // --moe-expert-capacity-factor and --moe-pad-expert-input-to-capacity reach the plan for a
