@@ -115,10 +115,9 @@ maybe_error read_megatron_parallelism(import_context& ctx, long long world, mega
   } else if (e != nullptr) {
     ctx.ignore(*e);
   }
-  if (const entry* e = ctx.find("--expert-model-parallel-size"); e != nullptr && m.ep > 1)
-    ctx.note(*e,
-             "expert parallelism is not modelled with strategy megatron: every rank is "
-             "planned with all the experts (an over-estimate)");
+  // Expert parallelism: the routed experts split over ep of the data- and context-parallel
+  // ranks, their optimizer state over the dp x cp / ep expert-data-parallel ranks.
+  set_from(ctx, "--expert-model-parallel-size", "parallel.ep", std::to_string(m.ep), error);
   return error;
 }
 

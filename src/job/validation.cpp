@@ -200,11 +200,12 @@ maybe_error check_context(const job_spec& job) {
 }
 
 // Expert parallelism: the experts split over ranks borrowed from the data- and context-parallel
-// ones.
+// ones (torchtitan under FSDP2; Megatron-LM's expert-model-parallel group likewise).
 maybe_error check_experts(const job_spec& job) {
   const auto& p = job.parallel;
   if (p.ep <= 1) return std::nullopt;
-  if (auto err = check_torchtitan_dimension(job, "parallel.ep", "expert parallelism")) return err;
+  if (p.kind != strategy::megatron)
+    if (auto err = check_torchtitan_dimension(job, "parallel.ep", "expert parallelism")) return err;
   const int borrowed = p.dp_shard * p.cp;
   if (borrowed % p.ep != 0)
     return field_error(job, "parallel.ep",

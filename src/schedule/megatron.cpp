@@ -20,6 +20,12 @@
 // Bytes per trainable parameter, as Megatron's docs/source/api-guide/dist_optimizer.md states
 // them: bf16 parameters with fp32 gradients 18 (plain) or 6 + 12/dp (distributed); fp16 with
 // fp16 gradients 20 or 4 + 16/dp; fp32 16 or 8 + 8/dp.
+//
+// Under expert parallelism (--expert-model-parallel-size, parallel.ep) a rank holds its share of
+// each MoE layer's routed experts (the layout keeps only those), and the distributed optimizer
+// shards them over the expert-data-parallel ranks, dp x cp / ep of them (their own buffers,
+// distributed_data_parallel.py expert_parallel_buffers; parallel_state's expert data-parallel
+// group), while the other parameters shard over dp x cp.
 #include <algorithm>
 
 #include "schedule/strategy.hpp"
@@ -31,9 +37,13 @@ namespace {
 class megatron_strategy final : public strategy {
  public:
   explicit megatron_strategy(step_context& ctx) : strategy(ctx) {
-    dp_ = job().parallel.distributed_optimizer
-              ? static_cast<std::uint64_t>(std::max(1, ctx.rank.dp_shard))
-              : 1;
+    if (job().parallel.distributed_optimizer) {
+      dp_ = static_cast<std::uint64_t>(std::max(1, ctx.rank.dp_shard));
+      expert_dp_ = std::max<std::uint64_t>(1, dp_ / static_cast<std::uint64_t>(std::max(1, ctx.rank.ep)));
+    }
+    for (const auto& u : lay().units)
+      for (std::size_t i = 0; i < u.trainable.size(); ++i)
+        if (i < u.expert.size() && u.expert[i]) expert_numel_ += u.trainable[i];
   }
 
   void init() override {
@@ -51,7 +61,7 @@ class megatron_strategy final : public strategy {
     }
     // The optimizer's fp32 main parameters exist from its construction.
     if (d.master > 0)
-      main_params_ = out().alloc(shard(lay().trainable_numel) * static_cast<bytes>(d.master), category::optimizer);
+      main_params_ = out().alloc(sharded_numel() * static_cast<bytes>(d.master), category::optimizer);
   }
 
   void post_backward(std::size_t unit) override {
@@ -62,7 +72,7 @@ class megatron_strategy final : public strategy {
 
   void optimizer_step(int) override {
     out().phase("optimizer");
-    const std::uint64_t n = shard(lay().trainable_numel);
+    const std::uint64_t n = sharded_numel();
     optimizer_first_step(out(), job(), {n}, lay().dtypes.state, 0, opt_);
     if (lay().dtypes.grad < 4) {  // an fp16 gradient buffer: fp32 main gradients for the step
       auto main_grad = out().alloc(n * 4, category::temporary);
@@ -73,9 +83,15 @@ class megatron_strategy final : public strategy {
   void zero_grad() override {}  // the buffer is zeroed in place
 
  private:
-  std::uint64_t shard(std::uint64_t n) const { return (n + dp_ - 1) / dp_; }
+  // This rank's share of the trainable elements the optimizer holds: the routed experts' over
+  // the expert-data-parallel ranks, the rest over the data-parallel ones.
+  std::uint64_t sharded_numel() const {
+    const std::uint64_t dense = lay().trainable_numel - expert_numel_;
+    return (dense + dp_ - 1) / dp_ + (expert_numel_ + expert_dp_ - 1) / expert_dp_;
+  }
 
-  std::uint64_t dp_ = 1;
+  std::uint64_t dp_ = 1, expert_dp_ = 1;
+  std::uint64_t expert_numel_ = 0;  // this rank's routed-expert elements
   std::vector<std::vector<tensor_id>> params_;
   tensor_id grad_buffer_ = 0, param_buffer_ = 0, main_params_ = 0;
   optimizer_state opt_;

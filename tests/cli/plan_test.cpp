@@ -181,6 +181,36 @@ TEST(PlanCommand, MegatronContextParallelismQuartersTheActivations) {
   EXPECT_LT(ratio, 0.3);
 }
 
+// Megatron's expert parallelism (--expert-model-parallel-size 4 on 16 GPUs, tp 2, 8 experts):
+// a rank holds a quarter of the routed experts, so its bf16 parameters and fp32 gradient
+// buffer shrink, while the distributed optimizer's share stays about the same: the experts
+// shard over the dp / ep = 2 expert-data-parallel ranks instead of all 8.
+TEST(PlanCommand, MegatronExpertParallelismSplitsTheExperts) {
+  job_file args(
+      "torchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py \\\n"
+      "  --num-layers 8 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 \\\n"
+      "  --max-position-embeddings 4096 --micro-batch-size 1 --global-batch-size 16 \\\n"
+      "  --swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear \\\n"
+      "  --group-query-attention --num-query-groups 8 --ffn-hidden-size 14336 \\\n"
+      "  --vocab-size 32000 --num-experts 8 --moe-router-topk 2 --hidden-dropout 0 \\\n"
+      "  --attention-dropout 0 --tensor-model-parallel-size 2 --sequence-parallel --bf16 \\\n"
+      "  --use-distributed-optimizer --expert-model-parallel-size 4 --use-flash-attn\n");
+  const auto sh = args.path() + ".sh";
+  std::filesystem::copy_file(args.path(), sh);
+  const auto breakdown = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> argv{"plan", "--from", sh, "--json"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const auto r = invoke(argv);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out)["ranks"][0]["breakdown"];
+  };
+  const auto ep4 = breakdown({});
+  const auto ep1 = breakdown({"--set", "parallel.ep=1"});
+  for (const char* part : {"parameters", "gradients"})
+    EXPECT_LT(ep4[part].get<double>(), 0.3 * ep1[part].get<double>()) << part;
+  EXPECT_NEAR(ep4["optimizer"].get<double>() / ep1["optimizer"].get<double>(), 1.0, 0.05);
+}
+
 // Megatron's expert capacity: a dense model has none to cap (the error names the field's line);
 // padded to a capacity of 1.5 x the even share, Mixtral's experts hold half again the rows.
 TEST(PlanCommand, ExpertCapacityIsPlannedForMegatronsExperts) {

@@ -294,15 +294,22 @@ TEST(ImportMegatron, NotesUnknownAndUnmodelledFlags) {
   EXPECT_NE(find_note(imported.notes, "do not give the number of GPUs"), "");
 }
 
-TEST(ImportMegatron, ContextParallelismIsPlannedAndExpertParallelismNoted) {
+TEST(ImportMegatron, ContextAndExpertParallelismArePlanned) {
   const auto imported =
       import_ok(launch(small_model + "--context-parallel-size 2 --expert-model-parallel-size 2 "
                                      "--tensor-model-parallel-size 2 --global-batch-size 4\n"));
   EXPECT_EQ(imported.job.training.gradient_accumulation, 2);  // dp = 8 / (2 x 2) = 2
   EXPECT_EQ(imported.job.parallel.cp, 2);
   EXPECT_EQ(imported.job.parallel.dp_shard, 2);  // the optimizer shards over dp x cp = 4
+  EXPECT_EQ(imported.job.parallel.ep, 2);        // the experts over 2 of those 4
   EXPECT_EQ(find_note(imported.notes, "context parallel"), "");
-  EXPECT_NE(find_note(imported.notes, "expert parallelism is not modelled"), "");
+  EXPECT_EQ(find_note(imported.notes, "expert parallel"), "");
+  EXPECT_EQ(import_error(launch(small_model + "--expert-model-parallel-size 3 "
+                                              "--global-batch-size 8\n")),
+            "args.txt:4:1: parallel.ep: 3 must divide dp_shard 8 x cp 1 = 8: expert-parallel "
+            "ranks are taken from those\n"
+            "--expert-model-parallel-size 3 --global-batch-size 8\n"
+            "^ near here");
   // Megatron's other key/value exchanges are planned as its default ring, and said so.
   const auto a2a = import_ok(
       launch(small_model + "--context-parallel-size 2 --cp-comm-type a2a --global-batch-size 4\n"));
