@@ -259,9 +259,8 @@ maybe_error read_megatron_recompute(import_context& ctx, const megatron_mesh& m)
   return error;
 }
 
-// --attention-backend: flash, fused (cuDNN) and auto keep what flash attention keeps; unfused and
-// local run the softmax in PyTorch and keep the s x s scores and probabilities (planned as SDPA's
-// math backend), unless selective recompute recomputes them.
+// Megatron-LM's expert capacity (moe_utils.apply_router_token_dropping), read only for a model
+// with experts: without --num-experts Megatron builds no router and never reads the flags.
 maybe_error read_megatron_capacity(import_context& ctx) {
   maybe_error error;
   const bool experts = flag_int(ctx, "--num-experts", 0, 0, error) > 0;
@@ -276,6 +275,9 @@ maybe_error read_megatron_capacity(import_context& ctx) {
   return error;
 }
 
+// --attention-backend: flash, fused (cuDNN) and auto keep what flash attention keeps; unfused and
+// local run the softmax in PyTorch and keep the s x s scores and probabilities (planned as SDPA's
+// math backend), unless selective recompute recomputes them.
 std::string read_megatron_attention(import_context& ctx, const entry& e) {
   const std::string v = lower_case(e.value.text);
   const bool selective = flag_text(ctx, "--recompute-granularity", "") == "selective" ||
