@@ -189,7 +189,8 @@ maybe_error check_context(const job_spec& job) {
   const auto& p = job.parallel;
   if (p.cp <= 1) return std::nullopt;
   if (p.kind != strategy::megatron)
-    if (auto err = check_torchtitan_dimension(job, "parallel.cp", "context parallelism")) return err;
+    if (auto err = check_torchtitan_dimension(job, "parallel.cp", "context parallelism"))
+      return err;
   const auto chunks = static_cast<std::uint64_t>(2 * p.cp);
   if (job.training.seq_len % chunks != 0)
     return field_error(job, "training.seq_len",

@@ -39,7 +39,8 @@ class megatron_strategy final : public strategy {
   explicit megatron_strategy(step_context& ctx) : strategy(ctx) {
     if (job().parallel.distributed_optimizer) {
       dp_ = static_cast<std::uint64_t>(std::max(1, ctx.rank.dp_shard));
-      expert_dp_ = std::max<std::uint64_t>(1, dp_ / static_cast<std::uint64_t>(std::max(1, ctx.rank.ep)));
+      const auto ep = static_cast<std::uint64_t>(std::max(1, ctx.rank.ep));
+      expert_dp_ = std::max<std::uint64_t>(1, dp_ / ep);
     }
     for (const auto& u : lay().units)
       for (std::size_t i = 0; i < u.trainable.size(); ++i)
@@ -61,7 +62,8 @@ class megatron_strategy final : public strategy {
     }
     // The optimizer's fp32 main parameters exist from its construction.
     if (d.master > 0)
-      main_params_ = out().alloc(sharded_numel() * static_cast<bytes>(d.master), category::optimizer);
+      main_params_ =
+          out().alloc(sharded_numel() * static_cast<bytes>(d.master), category::optimizer);
   }
 
   void post_backward(std::size_t unit) override {
