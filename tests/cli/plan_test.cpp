@@ -152,29 +152,33 @@ TEST(PlanCommand, AJobThatDoesNotFitSaysWhatTheWholeStepNeeds) {
   EXPECT_EQ(json.out.find("the whole step needs"), std::string::npos);
 }
 
+// The breakdown of rank 0 when `launch` (a Megatron-LM launch script) is planned with `--set`s.
+nlohmann::json megatron_breakdown(const std::string& launch,
+                                  const std::vector<std::string>& sets = {}) {
+  job_file args(launch);
+  const auto sh = args.path() + ".sh";
+  std::filesystem::copy_file(args.path(), sh, std::filesystem::copy_options::overwrite_existing);
+  std::vector<std::string> argv{"plan", "--from", sh, "--json"};
+  argv.insert(argv.end(), sets.begin(), sets.end());
+  const auto r = invoke(argv);
+  EXPECT_EQ(r.code, 0) << r.err;
+  return r.code == 0 ? nlohmann::json::parse(r.out)["ranks"][0]["breakdown"] : nlohmann::json{};
+}
+
 // Megatron's context parallelism (--context-parallel-size 4 on 8 GPUs with tp 2): each rank
 // holds a quarter of the sequence, and the distributed optimizer shards over the data- and
 // context-parallel ranks together, so its state is what 4 data-parallel ranks would hold.
 TEST(PlanCommand, MegatronContextParallelismQuartersTheActivations) {
-  job_file args(
+  const std::string launch =
       "torchrun --nproc_per_node 8 pretrain_gpt.py \\\n"
       "  --num-layers 4 --hidden-size 1024 --num-attention-heads 16 --seq-length 16384 \\\n"
       "  --max-position-embeddings 16384 --micro-batch-size 1 --global-batch-size 8 \\\n"
       "  --swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear \\\n"
       "  --ffn-hidden-size 2816 --vocab-size 32000 --hidden-dropout 0 --attention-dropout 0 \\\n"
       "  --tensor-model-parallel-size 2 --sequence-parallel --bf16 \\\n"
-      "  --use-distributed-optimizer --use-flash-attn --context-parallel-size 4\n");
-  const auto sh = args.path() + ".sh";
-  std::filesystem::copy_file(args.path(), sh);
-  const auto breakdown = [&](const std::vector<std::string>& extra) {
-    std::vector<std::string> argv{"plan", "--from", sh, "--json"};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    const auto r = invoke(argv);
-    EXPECT_EQ(r.code, 0) << r.err;
-    return nlohmann::json::parse(r.out)["ranks"][0]["breakdown"];
-  };
-  const auto cp4 = breakdown({});
-  const auto dp4 = breakdown({"--set", "parallel.cp=1"});  // the same ranks as data-parallel
+      "  --use-distributed-optimizer --use-flash-attn --context-parallel-size 4\n";
+  const auto cp4 = megatron_breakdown(launch);
+  const auto dp4 = megatron_breakdown(launch, {"--set", "parallel.cp=1"});  // as data-parallel
   EXPECT_EQ(cp4["optimizer"], dp4["optimizer"]);
   const double ratio = cp4["activations"].get<double>() / dp4["activations"].get<double>();
   EXPECT_GT(ratio, 0.2);
@@ -186,7 +190,7 @@ TEST(PlanCommand, MegatronContextParallelismQuartersTheActivations) {
 // buffer shrink, while the distributed optimizer's share stays about the same: the experts
 // shard over the dp / ep = 2 expert-data-parallel ranks instead of all 8.
 TEST(PlanCommand, MegatronExpertParallelismSplitsTheExperts) {
-  job_file args(
+  const std::string launch =
       "torchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py \\\n"
       "  --num-layers 8 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 \\\n"
       "  --max-position-embeddings 4096 --micro-batch-size 1 --global-batch-size 16 \\\n"
@@ -194,18 +198,9 @@ TEST(PlanCommand, MegatronExpertParallelismSplitsTheExperts) {
       "  --group-query-attention --num-query-groups 8 --ffn-hidden-size 14336 \\\n"
       "  --vocab-size 32000 --num-experts 8 --moe-router-topk 2 --hidden-dropout 0 \\\n"
       "  --attention-dropout 0 --tensor-model-parallel-size 2 --sequence-parallel --bf16 \\\n"
-      "  --use-distributed-optimizer --expert-model-parallel-size 4 --use-flash-attn\n");
-  const auto sh = args.path() + ".sh";
-  std::filesystem::copy_file(args.path(), sh);
-  const auto breakdown = [&](const std::vector<std::string>& extra) {
-    std::vector<std::string> argv{"plan", "--from", sh, "--json"};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    const auto r = invoke(argv);
-    EXPECT_EQ(r.code, 0) << r.err;
-    return nlohmann::json::parse(r.out)["ranks"][0]["breakdown"];
-  };
-  const auto ep4 = breakdown({});
-  const auto ep1 = breakdown({"--set", "parallel.ep=1"});
+      "  --use-distributed-optimizer --expert-model-parallel-size 4 --use-flash-attn\n";
+  const auto ep4 = megatron_breakdown(launch);
+  const auto ep1 = megatron_breakdown(launch, {"--set", "parallel.ep=1"});
   for (const char* part : {"parameters", "gradients"})
     EXPECT_LT(ep4[part].get<double>(), 0.3 * ep1[part].get<double>()) << part;
   EXPECT_NEAR(ep4["optimizer"].get<double>() / ep1["optimizer"].get<double>(), 1.0, 0.05);
