@@ -282,6 +282,7 @@ constexpr const char* without_effect[] = {"--use-mcore-models",
                                           // how many it takes
                                           "--moe-token-drop-policy",
                                           "--moe-grouped-gemm",
+                                          "--moe-shared-expert-overlap",
                                           "--moe-permute-fusion",
                                           "--moe-router-dtype"};
 
@@ -309,9 +310,8 @@ const std::vector<option>& not_modelled_rows() {
          "--exp-avg-dtype", "--exp-avg-sq-dtype"},
         "optimizer state placement and dtypes");
     add({"--distribute-saved-activations"}, "saved activations split over tensor-parallel ranks");
-    add({"--moe-shared-expert-intermediate-size", "--moe-layer-freq",
-         "--expert-tensor-parallel-size"},
-        "MoE layouts other than Mixtral's");
+    add({"--expert-tensor-parallel-size"},
+        "expert tensor parallelism other than the tensor-parallel size");
     add({"--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers",
          "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split",
          "--pipeline-model-parallel-layout"},

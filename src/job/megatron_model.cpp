@@ -3,7 +3,10 @@
 // that holds the same tensors:
 //   learned absolute positions, GELU MLP   -> gpt2 (wte, wpe, fused qkv, LayerNorm, biases)
 //   rotary positions, GELU MLP             -> gpt_neox with a sequential residual
-//   --swiglu                               -> llama; with --num-experts, mixtral
+//   --swiglu                               -> llama; with --num-experts, mixtral; with shared
+//                                             experts (--moe-shared-expert-intermediate-size)
+//                                             qwen2_moe, with dense layers among the experts'
+//                                             (--moe-layer-freq) but no shared expert qwen3_moe
 // Defaults are Megatron's (megatron/training/arguments.py, validate_args): --ffn-hidden-size
 // 4 x hidden, or int(4 x hidden x 2/3 / 64) x 64 with --swiglu; --kv-channels hidden / heads;
 // embeddings tied unless --untie-embeddings-and-output-weights; linear biases unless
@@ -12,9 +15,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <utility>
+#include <variant>
+#include <vector>
 
 #include "job/megatron_args.hpp"
 
@@ -27,7 +33,8 @@ using maybe_error = std::optional<diagnostic>;
 // The arguments that shape the model, read with Megatron's defaults.
 struct megatron_shape {
   long long layers = 0, hidden = 0, heads = 0, ffn = 0, kv_channels = 0, groups = 0;
-  long long positions = 0, vocab = 0, experts = 0, topk = 2, moe_ffn = 0;
+  long long positions = 0, vocab = 0, experts = 0, topk = 2, moe_ffn = 0, shared = 0;
+  std::vector<long long> dense_layers;  // layers without experts (--moe-layer-freq)
   double hidden_dropout = 0.1;
   std::string position_type, norm;
   bool swiglu = false, tied = true, bias = true, qkv_bias = false;
@@ -62,6 +69,145 @@ maybe_error read_vocab(const import_context& ctx, megatron_shape& s, long long t
   return std::nullopt;
 }
 
+// --moe-layer-freq's list pattern: the Python expression Megatron evaluates after allowing only
+// digits, commas, brackets, parentheses, + and * (arguments.py, _eval_pattern), such as
+// "([0]*3+[1]*58)". Integers and lists; + joins lists or adds integers, * repeats a list or
+// multiplies integers.
+class pattern_parser {
+ public:
+  using value = std::variant<long long, std::vector<long long>>;
+  explicit pattern_parser(std::string text) : text_(std::move(text)) {}
+
+  // The layer pattern, or an empty optional with why() set.
+  std::optional<std::vector<long long>> parse() {
+    auto v = sum();
+    skip();
+    if (!v || pos_ != text_.size()) return fail("expected a list expression such as ([0]*3+[1]*58)");
+    if (const auto* list = std::get_if<std::vector<long long>>(&*v)) return *list;
+    return fail("the expression is a number, not a list of layers");
+  }
+  const std::string& why() const { return why_; }
+
+ private:
+  std::optional<std::vector<long long>> fail(std::string why) {
+    if (why_.empty()) why_ = std::move(why);
+    return std::nullopt;
+  }
+  void skip() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  bool eat(char c) {
+    skip();
+    if (pos_ < text_.size() && text_[pos_] == c) return ++pos_, true;
+    return false;
+  }
+  std::optional<value> sum() {
+    auto left = product();
+    while (left && eat('+')) {
+      auto right = product();
+      if (!right) return std::nullopt;
+      auto* a = std::get_if<std::vector<long long>>(&*left);
+      auto* b = std::get_if<std::vector<long long>>(&*right);
+      if (a && b) a->insert(a->end(), b->begin(), b->end());
+      else if (!a && !b) left = std::get<long long>(*left) + std::get<long long>(*right);
+      else return fail("+ joins two lists or adds two numbers"), std::nullopt;
+    }
+    return left;
+  }
+  std::optional<value> product() {
+    auto left = atom();
+    while (left && eat('*')) {
+      auto right = atom();
+      if (!right) return std::nullopt;
+      const auto* a = std::get_if<std::vector<long long>>(&*left);
+      const auto* b = std::get_if<std::vector<long long>>(&*right);
+      if (a && b) return fail("* repeats a list a number of times"), std::nullopt;
+      if (!a && !b) {
+        left = std::get<long long>(*left) * std::get<long long>(*right);
+        continue;
+      }
+      const auto& list = a ? *a : *b;
+      const long long times = a ? std::get<long long>(*right) : std::get<long long>(*left);
+      if (times < 0 || list.size() * static_cast<std::uint64_t>(times) > 1'000'000)
+        return fail("the pattern is longer than any model"), std::nullopt;
+      std::vector<long long> out;
+      for (long long t = 0; t < times; ++t) out.insert(out.end(), list.begin(), list.end());
+      left = std::move(out);
+    }
+    return left;
+  }
+  std::optional<value> atom() {
+    skip();
+    if (eat('(')) {
+      auto v = sum();
+      if (!v || !eat(')')) return fail("a ( without its )"), std::nullopt;
+      return v;
+    }
+    if (eat('[')) {
+      std::vector<long long> list;
+      if (eat(']')) return value(list);
+      do {
+        auto item = sum();
+        if (!item) return std::nullopt;
+        const auto* n = std::get_if<long long>(&*item);
+        if (n == nullptr) return fail("a layer's entry is 0 or 1, not a list"), std::nullopt;
+        list.push_back(*n);
+      } while (eat(','));
+      if (!eat(']')) return fail("a [ without its ]"), std::nullopt;
+      return value(list);
+    }
+    const std::size_t start = pos_;
+    long long n = 0;
+    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])) &&
+           n < 1'000'000'000)
+      n = n * 10 + (text_[pos_++] - '0');
+    if (pos_ == start) return fail("expected a number, a list or ("), std::nullopt;
+    return value(n);
+  }
+
+  std::string text_;
+  std::size_t pos_ = 0;
+  std::string why_;
+};
+
+// The layers without experts: --moe-layer-freq N makes layer i an expert layer when
+// i % N == 0 (gpt_layer_specs.py, get_gpt_decoder_block_spec); a list pattern gives 1 for each
+// expert layer and 0 for each dense one, one entry a layer.
+maybe_error read_layer_freq(const import_context& ctx, megatron_shape& s) {
+  const entry* e = ctx.find("--moe-layer-freq");
+  if (e == nullptr || s.experts == 0) return std::nullopt;
+  const std::string& text = e->value.text;
+  std::vector<long long> pattern;
+  if (text.find('[') != std::string::npos) {
+    pattern_parser parser(text);
+    auto parsed = parser.parse();
+    if (!parsed)
+      return at(e->where, fmt::format("--moe-layer-freq \"{}\": {}", text, parser.why()));
+    pattern = std::move(*parsed);
+    if (pattern.size() != static_cast<std::size_t>(s.layers))
+      return at(e->where, fmt::format("--moe-layer-freq \"{}\": {} entries for {} layers (one "
+                                      "a layer, as Megatron requires)",
+                                      text, pattern.size(), s.layers));
+  } else {
+    char* end = nullptr;
+    const long long n = std::strtoll(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || n < 1)
+      return at(e->where, fmt::format("--moe-layer-freq: expected a positive integer or a list "
+                                      "pattern such as ([0]*3+[1]*58), got \"{}\"",
+                                      text));
+    for (long long i = 0; i < s.layers; ++i) pattern.push_back(i % n == 0 ? 1 : 0);
+  }
+  for (long long i = 0; i < s.layers; ++i) {
+    const long long v = pattern[static_cast<std::size_t>(i)];
+    if (v != 0 && v != 1)
+      return at(e->where, fmt::format("--moe-layer-freq \"{}\": layer {} is {}, expected 1 (experts) "
+                                      "or 0 (dense)",
+                                      text, i, v));
+    if (v == 0) s.dense_layers.push_back(i);
+  }
+  return std::nullopt;
+}
+
 maybe_error read_shape(const import_context& ctx, megatron_shape& s, long long tp) {
   maybe_error error;
   for (const char* required :
@@ -90,6 +236,9 @@ maybe_error read_shape(const import_context& ctx, megatron_shape& s, long long t
   s.experts = flag_int(ctx, "--num-experts", 0, 0, error);
   s.topk = flag_int(ctx, "--moe-router-topk", 2, 1, error);
   s.moe_ffn = flag_int(ctx, "--moe-ffn-hidden-size", s.ffn, 1, error);
+  s.shared = flag_int(ctx, "--moe-shared-expert-intermediate-size", 0, 1, error);
+  if (!error)
+    if (auto err = read_layer_freq(ctx, s)) return err;
   s.position_type = flag_text(ctx, "--position-embedding-type", "learned_absolute");
   s.norm = flag_text(ctx, "--normalization", "LayerNorm");
   s.tied = !flag_given(ctx, "--untie-embeddings-and-output-weights");
@@ -154,6 +303,28 @@ keys llama_keys(const megatron_shape& s) {
   return k;
 }
 
+// Megatron's MoE with a shared expert or dense layers among the expert ones: Qwen's MoE
+// layouts hold the same (routed experts of moe_intermediate_size, dense layers of
+// intermediate_size listed in mlp_only_layers, qwen2_moe's shared expert).
+keys qwen_moe_keys(const megatron_shape& s) {
+  keys k{{"model_type", s.shared > 0 ? "qwen2_moe" : "qwen3_moe"},
+         {"vocab_size", s.vocab},
+         {"hidden_size", s.hidden},
+         {"intermediate_size", s.ffn},
+         {"moe_intermediate_size", s.moe_ffn},
+         {"num_hidden_layers", s.layers},
+         {"num_attention_heads", s.heads},
+         {"num_key_value_heads", s.groups},
+         {"head_dim", s.kv_channels},
+         {"num_experts", s.experts},
+         {"num_experts_per_tok", s.topk},
+         {"decoder_sparse_step", 1},
+         {"mlp_only_layers", s.dense_layers},
+         {"tie_word_embeddings", s.tied}};
+  if (s.shared > 0) k.emplace_back("shared_expert_intermediate_size", s.shared);
+  return k;
+}
+
 // Where the family chosen holds other tensors than Megatron's layers: said, with the size.
 void note_departures(import_context& ctx, const megatron_shape& s, const std::string& type) {
   const auto note_at = [&](const char* flag, const std::string& message) {
@@ -163,7 +334,8 @@ void note_departures(import_context& ctx, const megatron_shape& s, const std::st
     else
       ctx.note(message);
   };
-  const bool llama_like = type == "llama" || type == "mixtral";
+  const bool qwen = type == "qwen2_moe" || type == "qwen3_moe";
+  const bool llama_like = type == "llama" || type == "mixtral" || qwen;
   if (llama_like && s.norm != "RMSNorm")
     note_at("--normalization", fmt::format("{} norms are planned as {}'s RMSNorm (no bias: {} "
                                            "parameters fewer a layer)",
@@ -173,10 +345,27 @@ void note_departures(import_context& ctx, const megatron_shape& s, const std::st
             fmt::format("learned absolute positions are planned as {}'s rotary embedding: the "
                         "{} x {} position table is left out",
                         type, s.positions, s.hidden));
-  if (type == "mixtral" && (s.bias || !s.swiglu))
+  if ((type == "mixtral" || qwen) && (s.bias || !s.swiglu))
     note_at("--num-experts",
-            "Megatron's MoE layers are planned as Mixtral's (SwiGLU experts "
-            "without biases, a router without bias)");
+            fmt::format("Megatron's MoE layers are planned as {}'s (SwiGLU experts without "
+                        "biases, a router without bias)",
+                        type == "mixtral" ? "Mixtral" : type));
+  if (type == "qwen2_moe")
+    note_at("--moe-shared-expert-intermediate-size",
+            fmt::format("the shared expert is planned as qwen2_moe's, whose q, k and v carry "
+                        "biases ({} parameters a layer){}",
+                        s.heads * s.kv_channels + 2 * s.groups * s.kv_channels,
+                        flag_given(ctx, "--moe-shared-expert-gate")
+                            ? ""
+                            : fmt::format(" and whose shared expert has a gate ({} parameters a "
+                                          "layer; Megatron's only with --moe-shared-expert-gate)",
+                                          s.hidden)));
+  if (type == "qwen3_moe")
+    note_at("--moe-layer-freq",
+            fmt::format("the dense and expert layers are planned as qwen3_moe's, whose query and "
+                        "key norms hold {} parameters a layer (Megatron's only with "
+                        "--qk-layernorm)",
+                        2 * s.kv_channels));
   if (!llama_like && s.norm == "RMSNorm")
     note_at("--normalization",
             fmt::format("RMSNorm is planned as {}'s LayerNorm (with bias)", type));
@@ -209,6 +398,10 @@ std::string flag_of_key(const std::string& key) {
       {"num_key_value_heads", "--num-query-groups"},
       {"head_dim", "--kv-channels"},
       {"num_local_experts", "--num-experts"},
+      {"num_experts", "--num-experts"},
+      {"moe_intermediate_size", "--moe-ffn-hidden-size"},
+      {"shared_expert_intermediate_size", "--moe-shared-expert-intermediate-size"},
+      {"mlp_only_layers", "--moe-layer-freq"},
       {"num_experts_per_tok", "--moe-router-topk"}};
   for (const auto& [k, flag] : table)
     if (key == k) return flag;
@@ -216,6 +409,8 @@ std::string flag_of_key(const std::string& key) {
 }
 
 std::string family_of(const megatron_shape& s) {
+  if (s.experts > 0 && s.shared > 0) return "qwen2_moe";
+  if (s.experts > 0 && !s.dense_layers.empty()) return "qwen3_moe";
   if (s.swiglu || s.experts > 0) return s.experts > 0 ? "mixtral" : "llama";
   if (s.position_type == "rope") return "gpt_neox";
   return "gpt2";
@@ -245,7 +440,10 @@ maybe_error read_megatron_model(import_context& ctx, const megatron_mesh& m) {
   if (s.experts > 0 && !s.swiglu)
     ctx.note(*ctx.find("--num-experts"), "experts without --swiglu are planned as SwiGLU experts");
   note_departures(ctx, s, type);
-  const keys k = type == "gpt2" ? gpt2_keys(s) : type == "gpt_neox" ? neox_keys(s) : llama_keys(s);
+  const keys k = type == "gpt2"       ? gpt2_keys(s)
+                 : type == "gpt_neox" ? neox_keys(s)
+                 : type == "qwen2_moe" || type == "qwen3_moe" ? qwen_moe_keys(s)
+                                                              : llama_keys(s);
   const std::string name = fmt::format("Megatron-LM {} ({})", type,
                                        std::filesystem::path(ctx.source).filename().string());
   auto& job = ctx.out.job;

@@ -109,6 +109,26 @@ TEST(ImportMegatron, MapsTheLlamaExample) {
   EXPECT_EQ(find_note(imported->notes, "unknown option"), "");
 }
 
+// Mixtral 8x7B with its experts over 8 expert-parallel ranks and a capacity of 1.25: the
+// published parameter count, and nothing noted as unmodelled or unknown.
+TEST(ImportMegatron, MapsTheMixtralExample) {
+  auto imported = import_config(example("megatron-mixtral-8x7b-ep.sh"));
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  const job_spec& job = imported->job;
+  EXPECT_EQ(job.world_size(), 32);
+  EXPECT_EQ(job.parallel.pp, 4);
+  EXPECT_EQ(job.parallel.ep, 8);
+  EXPECT_EQ(job.parallel.dp_shard, 8);
+  EXPECT_EQ(job.training.gradient_accumulation, 32);  // 256 / (1 x 8)
+  ASSERT_TRUE(job.training.moe_capacity_factor.has_value());
+  EXPECT_DOUBLE_EQ(*job.training.moe_capacity_factor, 1.25);
+  EXPECT_EQ(key_of(job, "model_type"), "\"mixtral\"");
+  EXPECT_EQ(parameters_of(job), 46'702'792'704u);  // Mixtral-8x7B's published count
+  EXPECT_EQ(find_note(imported->notes, "does not model"), "");
+  EXPECT_EQ(find_note(imported->notes, "not modelled"), "");
+  EXPECT_EQ(find_note(imported->notes, "unknown option"), "");
+}
+
 TEST(ImportMegatron, Gpt3ShapesGiveAbout175BParameters) {
   // Tied embeddings without a pipeline: 96 x (12 h^2 + 13 h) + (51200 + 2048 + 2) h.
   const auto imported = import_ok(
@@ -277,6 +297,51 @@ TEST(ImportMegatron, ModelFamilies) {
   const auto gpt = import_ok(base + "--swiglu --hidden-dropout 0.1\n");
   EXPECT_NE(find_note(gpt.notes, "LayerNorm norms are planned as llama's RMSNorm"), "");
   EXPECT_NE(find_note(gpt.notes, "hidden dropout (0.1"), "");
+}
+
+// Shared experts and dense layers among the expert ones (--moe-shared-expert-intermediate-size,
+// --moe-layer-freq as an integer or as Megatron's list pattern) are planned as Qwen's MoE
+// layouts, which hold the same tensors.
+TEST(ImportMegatron, SharedExpertsAndDenseLayersAreQwensMoeLayouts) {
+  const std::string base =
+      "--num-layers 6 --hidden-size 256 --num-attention-heads 4 --max-position-embeddings 128 "
+      "--vocab-size 1000 --tokenizer-type NullTokenizer --swiglu --normalization RMSNorm "
+      "--position-embedding-type rope --disable-bias-linear --num-experts 8 --moe-router-topk 2 "
+      "--moe-ffn-hidden-size 64 --ffn-hidden-size 512\n";
+  const auto shared = import_ok(base + "--moe-shared-expert-intermediate-size 128 "
+                                       "--moe-layer-freq ([0]*2+[1]*2)+[0,1]\n");
+  EXPECT_EQ(key_of(shared.job, "model_type"), "\"qwen2_moe\"");
+  EXPECT_EQ(key_of(shared.job, "mlp_only_layers"), "[0,1,4]");
+  EXPECT_EQ(key_of(shared.job, "shared_expert_intermediate_size"), "128");
+  EXPECT_EQ(key_of(shared.job, "intermediate_size"), "512");  // the dense layers'
+  EXPECT_EQ(key_of(shared.job, "moe_intermediate_size"), "64");
+  EXPECT_NE(find_note(shared.notes, "shared expert has a gate"), "");
+  // Three dense layers of 3 x 256 x 512 and three expert layers: 8 experts of 3 x 256 x 64, the
+  // router, the shared expert of 3 x 256 x 128 and its gate; attention with q/k/v biases and
+  // two norms in every layer; the tied embedding and the final norm.
+  const std::uint64_t attention = 4 * 256 * 256 + 3 * 256 + 2 * 256;
+  const std::uint64_t expert_layer = 8 * 3 * 256 * 64 + 8 * 256 + 3 * 256 * 128 + 256;
+  const std::uint64_t vocab = 1024;  // 1000 padded to a multiple of 128
+  EXPECT_EQ(parameters_of(shared.job),
+            6 * attention + 3 * (3 * 256 * 512) + 3 * expert_layer + vocab * 256 + 256);
+  const auto every_other = import_ok(base + "--moe-layer-freq 2\n");
+  EXPECT_EQ(key_of(every_other.job, "model_type"), "\"qwen3_moe\"");
+  EXPECT_EQ(key_of(every_other.job, "mlp_only_layers"), "[1,3,5]");  // i % 2 == 0 has experts
+  EXPECT_EQ(key_of(import_ok(base + "--moe-layer-freq 1\n").job, "model_type"), "\"mixtral\"");
+  EXPECT_EQ(import_error(base + "--moe-layer-freq ([1]*5)\n"),
+            "args.txt:2:1: --moe-layer-freq \"([1]*5)\": 5 entries for 6 layers (one a layer, as "
+            "Megatron requires)\n"
+            "--moe-layer-freq ([1]*5)\n"
+            "^ near here");
+  EXPECT_EQ(import_error(base + "--moe-layer-freq ([1]*6\n"),
+            "args.txt:2:1: --moe-layer-freq \"([1]*6\": a ( without its )\n"
+            "--moe-layer-freq ([1]*6\n"
+            "^ near here");
+  EXPECT_EQ(import_error(base + "--moe-layer-freq [2,1,1,1,1,1]\n"),
+            "args.txt:2:1: --moe-layer-freq \"[2,1,1,1,1,1]\": layer 0 is 2, expected 1 (experts) "
+            "or 0 (dense)\n"
+            "--moe-layer-freq [2,1,1,1,1,1]\n"
+            "^ near here");
 }
 
 TEST(ImportMegatron, NotesUnknownAndUnmodelledFlags) {
