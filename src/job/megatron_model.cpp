@@ -138,12 +138,21 @@ class pattern_parser {
   }
   std::optional<value> atom() {
     skip();
+    // Nesting deeper than any pattern needs is refused before it can exhaust the stack.
+    if (depth_ >= max_depth) return fail("nested more than 64 deep"), std::nullopt;
     if (eat('(')) {
+      ++depth_;
       auto v = sum();
+      --depth_;
       if (!v || !eat(')')) return fail("a ( without its )"), std::nullopt;
       return v;
     }
     if (eat('[')) {
+      ++depth_;
+      struct leave {
+        int& d;
+        ~leave() { --d; }
+      } on_exit{depth_};
       std::vector<long long> list;
       if (eat(']')) return value(list);
       do {
@@ -165,8 +174,10 @@ class pattern_parser {
     return value(n);
   }
 
+  static constexpr int max_depth = 64;
   std::string text_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
   std::string why_;
 };
 
@@ -176,10 +187,12 @@ class pattern_parser {
 maybe_error read_layer_freq(const import_context& ctx, megatron_shape& s) {
   const entry* e = ctx.find("--moe-layer-freq");
   if (e == nullptr || s.experts == 0) return std::nullopt;
-  const std::string& text = e->value.text;
+  // The value as messages quote it: a long one cut after 40 characters.
+  const std::string text =
+      e->value.text.size() > 48 ? e->value.text.substr(0, 40) + "..." : e->value.text;
   std::vector<long long> pattern;
-  if (text.find('[') != std::string::npos) {
-    pattern_parser parser(text);
+  if (e->value.text.find('[') != std::string::npos) {
+    pattern_parser parser(e->value.text);
     auto parsed = parser.parse();
     if (!parsed)
       return at(e->where, fmt::format("--moe-layer-freq \"{}\": {}", text, parser.why()));
@@ -190,8 +203,8 @@ maybe_error read_layer_freq(const import_context& ctx, megatron_shape& s) {
                                       text, pattern.size(), s.layers));
   } else {
     char* end = nullptr;
-    const long long n = std::strtoll(text.c_str(), &end, 10);
-    if (text.empty() || *end != '\0' || n < 1)
+    const long long n = std::strtoll(e->value.text.c_str(), &end, 10);
+    if (e->value.text.empty() || *end != '\0' || n < 1)
       return at(e->where, fmt::format("--moe-layer-freq: expected a positive integer or a list "
                                       "pattern such as ([0]*3+[1]*58), got \"{}\"",
                                       text));

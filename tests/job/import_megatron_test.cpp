@@ -328,6 +328,14 @@ TEST(ImportMegatron, SharedExpertsAndDenseLayersAreQwensMoeLayouts) {
   EXPECT_EQ(key_of(every_other.job, "model_type"), "\"qwen3_moe\"");
   EXPECT_EQ(key_of(every_other.job, "mlp_only_layers"), "[1,3,5]");  // i % 2 == 0 has experts
   EXPECT_EQ(key_of(import_ok(base + "--moe-layer-freq 1\n").job, "model_type"), "\"mixtral\"");
+  // A whole launch (also a fuzzing seed): the gate is Megatron's too, so it is not noted.
+  auto seed = import_config(std::string(VRAMSCOPE_SOURCE_DIR) +
+                            "/tests/data/job/megatron_moe_layouts.sh");
+  ASSERT_TRUE(seed) << seed.error().to_string();
+  EXPECT_EQ(key_of(seed->job, "mlp_only_layers"), "[0]");
+  EXPECT_EQ(seed->job.parallel.ep, 4);
+  EXPECT_EQ(find_note(seed->notes, "shared expert has a gate"), "");
+  EXPECT_EQ(find_note(seed->notes, "unknown option"), "");
   EXPECT_EQ(import_error(base + "--moe-layer-freq ([1]*5)\n"),
             "args.txt:2:1: --moe-layer-freq \"([1]*5)\": 5 entries for 6 layers (one a layer, as "
             "Megatron requires)\n"
@@ -337,6 +345,13 @@ TEST(ImportMegatron, SharedExpertsAndDenseLayersAreQwensMoeLayouts) {
             "args.txt:2:1: --moe-layer-freq \"([1]*6\": a ( without its )\n"
             "--moe-layer-freq ([1]*6\n"
             "^ near here");
+  // Nesting that could exhaust the stack is refused, and a long value is quoted cut short.
+  const std::string deep = "--moe-layer-freq " + std::string(100, '(') + "[1]\n";
+  EXPECT_EQ(import_error(base + deep).rfind("args.txt:2:1: --moe-layer-freq \"" +
+                                                std::string(40, '(') +
+                                                "...\": nested more than 64 deep\n",
+                                            0),
+            0u);
   EXPECT_EQ(import_error(base + "--moe-layer-freq [2,1,1,1,1,1]\n"),
             "args.txt:2:1: --moe-layer-freq \"[2,1,1,1,1,1]\": layer 0 is 2, expected 1 (experts) "
             "or 0 (dense)\n"
