@@ -316,8 +316,7 @@ const std::vector<option>& not_modelled_rows() {
          "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split",
          "--pipeline-model-parallel-layout"},
         "uneven pipeline splits");
-    add({"--multi-latent-attention", "--q-lora-rank", "--kv-lora-rank", "--mtp-num-layers"},
-        "multi-latent attention and multi-token prediction");
+    add({"--mtp-num-layers"}, "multi-token prediction layers");
     add({"--hybrid-override-pattern", "--hybrid-layer-pattern"}, "Mamba hybrid layers");
     add({"--squared-relu", "--quick-geglu", "--qk-layernorm"}, "other layer shapes");
     add({"--use-torch-fsdp2", "--use-megatron-fsdp", "--data-parallel-sharding-strategy"},

@@ -60,18 +60,20 @@ std::string read_megatron_attention(import_context& ctx, const entry& e);
 std::string read_megatron_optimizer(import_context& ctx, const entry& e);
 
 /// The flags Megatron-LM builds its model from, which read_megatron_model consumes.
-inline constexpr std::array<const char*, 24> megatron_model_flags{
+inline constexpr std::array<const char*, 30> megatron_model_flags{
     "--num-layers", "--hidden-size", "--num-attention-heads", "--ffn-hidden-size",
     "--kv-channels", "--group-query-attention", "--num-query-groups",
     "--max-position-embeddings", "--position-embedding-type", "--normalization", "--swiglu",
     "--untie-embeddings-and-output-weights", "--disable-bias-linear", "--add-qkv-bias",
     "--vocab-size", "--tokenizer-type", "--make-vocab-size-divisible-by", "--num-experts",
     "--moe-router-topk", "--moe-ffn-hidden-size", "--hidden-dropout",
-    "--moe-shared-expert-intermediate-size", "--moe-layer-freq", "--moe-shared-expert-gate"};
+    "--moe-shared-expert-intermediate-size", "--moe-layer-freq", "--moe-shared-expert-gate",
+    "--multi-latent-attention", "--q-lora-rank", "--kv-lora-rank", "--qk-head-dim",
+    "--qk-pos-emb-head-dim", "--v-head-dim"};
 
 /// The model pretrain_gpt.py builds from the arguments (--num-layers, --hidden-size, ...), as
-/// the config.json keys of the Hugging Face family with the same tensors (gpt2, gpt_neox, llama
-/// or mixtral; docs/importers.md, "Megatron-LM"). Sets ctx.out.job.model and model_config, maps
+/// the config.json keys of the Hugging Face family with the same tensors (gpt2, gpt_neox, llama,
+/// mixtral, qwen2_moe, qwen3_moe or deepseek_v3; docs/importers.md, "Megatron-LM"). Sets ctx.out.job.model and model_config, maps
 /// the flags it reads to `model`, and notes what the family approximates. `m.tp` pads the
 /// vocabulary as Megatron does. Fails when a required flag is missing or a value is invalid, and
 /// when the vocabulary is unknown (a tokenizer read from a file without --vocab-size). Under

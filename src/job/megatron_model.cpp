@@ -7,6 +7,8 @@
 //                                             experts (--moe-shared-expert-intermediate-size)
 //                                             qwen2_moe, with dense layers among the experts'
 //                                             (--moe-layer-freq) but no shared expert qwen3_moe
+//   --multi-latent-attention               -> deepseek_v3 (latent attention; with experts, the
+//                                             shared ones and the first layers dense)
 // Defaults are Megatron's (megatron/training/arguments.py, validate_args): --ffn-hidden-size
 // 4 x hidden, or int(4 x hidden x 2/3 / 64) x 64 with --swiglu; --kv-channels hidden / heads;
 // embeddings tied unless --untie-embeddings-and-output-weights; linear biases unless
@@ -35,6 +37,11 @@ struct megatron_shape {
   long long layers = 0, hidden = 0, heads = 0, ffn = 0, kv_channels = 0, groups = 0;
   long long positions = 0, vocab = 0, experts = 0, topk = 2, moe_ffn = 0, shared = 0;
   std::vector<long long> dense_layers;  // layers without experts (--moe-layer-freq)
+  long long moe_freq = 1;                // --moe-layer-freq as an integer (1 for a pattern)
+  // --multi-latent-attention and its shapes (Megatron's defaults: no query bottleneck, a
+  // key/value latent of 32, query/key heads of 128 + 64 rotary, value heads of 128)
+  bool mla = false;
+  long long q_lora_rank = 0, kv_lora_rank = 32, qk_head_dim = 128, qk_pos_dim = 64, v_head_dim = 128;
   double hidden_dropout = 0.1;
   std::string position_type, norm;
   bool swiglu = false, tied = true, bias = true, qkv_bias = false;
@@ -209,6 +216,7 @@ maybe_error read_layer_freq(const import_context& ctx, megatron_shape& s) {
                                       "pattern such as ([0]*3+[1]*58), got \"{}\"",
                                       text));
     for (long long i = 0; i < s.layers; ++i) pattern.push_back(i % n == 0 ? 1 : 0);
+    s.moe_freq = n;
   }
   for (long long i = 0; i < s.layers; ++i) {
     const long long v = pattern[static_cast<std::size_t>(i)];
@@ -250,8 +258,24 @@ maybe_error read_shape(const import_context& ctx, megatron_shape& s, long long t
   s.topk = flag_int(ctx, "--moe-router-topk", 2, 1, error);
   s.moe_ffn = flag_int(ctx, "--moe-ffn-hidden-size", s.ffn, 1, error);
   s.shared = flag_int(ctx, "--moe-shared-expert-intermediate-size", 0, 1, error);
+  s.mla = flag_given(ctx, "--multi-latent-attention");
+  s.q_lora_rank = flag_int(ctx, "--q-lora-rank", 0, 1, error);
+  s.kv_lora_rank = flag_int(ctx, "--kv-lora-rank", 32, 1, error);
+  s.qk_head_dim = flag_int(ctx, "--qk-head-dim", 128, 1, error);
+  s.qk_pos_dim = flag_int(ctx, "--qk-pos-emb-head-dim", 64, 1, error);
+  s.v_head_dim = flag_int(ctx, "--v-head-dim", 128, 1, error);
   if (!error)
     if (auto err = read_layer_freq(ctx, s)) return err;
+  if (!error && s.mla && s.experts > 0 && s.moe_freq == 1) {
+    // DeepSeek's layout makes the first layers dense (or those off an integer frequency).
+    for (std::size_t i = 0; i < s.dense_layers.size(); ++i)
+      if (s.dense_layers[i] != static_cast<long long>(i))
+        return at(ctx.find("--moe-layer-freq")->where,
+                  fmt::format("--moe-layer-freq: layer {} is dense after expert layers; with "
+                              "--multi-latent-attention the dense layers are planned as "
+                              "DeepSeek's, the first ones",
+                              s.dense_layers[i]));
+  }
   s.position_type = flag_text(ctx, "--position-embedding-type", "learned_absolute");
   s.norm = flag_text(ctx, "--normalization", "LayerNorm");
   s.tied = !flag_given(ctx, "--untie-embeddings-and-output-weights");
@@ -338,6 +362,40 @@ keys qwen_moe_keys(const megatron_shape& s) {
   return k;
 }
 
+// Megatron's multi-latent attention (megatron/core/transformer/multi_latent_attention.py): the
+// query through a low-rank bottleneck when --q-lora-rank is given, keys and values from one
+// latent of --kv-lora-rank, as DeepSeek's layout holds them; its experts are DeepSeek's routed
+// and shared ones, the dense layers the first ones (first_k_dense_replace) or those off an
+// integer --moe-layer-freq.
+keys deepseek_keys(const megatron_shape& s) {
+  keys k{{"model_type", "deepseek_v3"},
+         {"vocab_size", s.vocab},
+         {"hidden_size", s.hidden},
+         {"intermediate_size", s.ffn},
+         {"num_hidden_layers", s.layers},
+         {"num_attention_heads", s.heads},
+         {"q_lora_rank", s.q_lora_rank > 0 ? nlohmann::json(s.q_lora_rank) : nlohmann::json()},
+         {"kv_lora_rank", s.kv_lora_rank},
+         {"qk_nope_head_dim", s.qk_head_dim},
+         {"qk_rope_head_dim", s.qk_pos_dim},
+         {"v_head_dim", s.v_head_dim},
+         {"tie_word_embeddings", s.tied}};
+  if (s.experts > 0) {
+    long long first_dense = 0;
+    while (first_dense < static_cast<long long>(s.dense_layers.size()) &&
+           s.dense_layers[static_cast<std::size_t>(first_dense)] == first_dense)
+      ++first_dense;
+    const bool leading = first_dense == static_cast<long long>(s.dense_layers.size());
+    k.insert(k.end(), {{"n_routed_experts", s.experts},
+                       {"num_experts_per_tok", s.topk},
+                       {"moe_intermediate_size", s.moe_ffn},
+                       {"n_shared_experts", std::max(1LL, s.shared / s.moe_ffn)},
+                       {"first_k_dense_replace", leading ? first_dense : 0},
+                       {"moe_layer_freq", leading ? 1 : s.moe_freq}});
+  }
+  return k;
+}
+
 // Where the family chosen holds other tensors than Megatron's layers: said, with the size.
 void note_departures(import_context& ctx, const megatron_shape& s, const std::string& type) {
   const auto note_at = [&](const char* flag, const std::string& message) {
@@ -348,7 +406,17 @@ void note_departures(import_context& ctx, const megatron_shape& s, const std::st
       ctx.note(message);
   };
   const bool qwen = type == "qwen2_moe" || type == "qwen3_moe";
-  const bool llama_like = type == "llama" || type == "mixtral" || qwen;
+  const bool llama_like = type == "llama" || type == "mixtral" || qwen || type == "deepseek_v3";
+  if (type == "deepseek_v3" && s.experts > 0 && s.shared == 0)
+    note_at("--num-experts",
+            fmt::format("DeepSeek's layout always has a shared expert: planned with one of {} "
+                        "({} parameters an expert layer more than Megatron's)",
+                        s.moe_ffn, 3 * s.hidden * s.moe_ffn));
+  else if (type == "deepseek_v3" && s.experts > 0 && s.shared % s.moe_ffn != 0)
+    note_at("--moe-shared-expert-intermediate-size",
+            fmt::format("the shared experts are planned as {} of --moe-ffn-hidden-size {} "
+                        "(DeepSeek's layout), not one of {}",
+                        std::max(1LL, s.shared / s.moe_ffn), s.moe_ffn, s.shared));
   if (llama_like && s.norm != "RMSNorm")
     note_at("--normalization", fmt::format("{} norms are planned as {}'s RMSNorm (no bias: {} "
                                            "parameters fewer a layer)",
@@ -415,6 +483,15 @@ std::string flag_of_key(const std::string& key) {
       {"moe_intermediate_size", "--moe-ffn-hidden-size"},
       {"shared_expert_intermediate_size", "--moe-shared-expert-intermediate-size"},
       {"mlp_only_layers", "--moe-layer-freq"},
+      {"first_k_dense_replace", "--moe-layer-freq"},
+      {"moe_layer_freq", "--moe-layer-freq"},
+      {"n_routed_experts", "--num-experts"},
+      {"n_shared_experts", "--moe-shared-expert-intermediate-size"},
+      {"q_lora_rank", "--q-lora-rank"},
+      {"kv_lora_rank", "--kv-lora-rank"},
+      {"qk_nope_head_dim", "--qk-head-dim"},
+      {"qk_rope_head_dim", "--qk-pos-emb-head-dim"},
+      {"v_head_dim", "--v-head-dim"},
       {"num_experts_per_tok", "--moe-router-topk"}};
   for (const auto& [k, flag] : table)
     if (key == k) return flag;
@@ -422,6 +499,7 @@ std::string flag_of_key(const std::string& key) {
 }
 
 std::string family_of(const megatron_shape& s) {
+  if (s.mla) return "deepseek_v3";
   if (s.experts > 0 && s.shared > 0) return "qwen2_moe";
   if (s.experts > 0 && !s.dense_layers.empty()) return "qwen3_moe";
   if (s.swiglu || s.experts > 0) return s.experts > 0 ? "mixtral" : "llama";
@@ -456,6 +534,7 @@ maybe_error read_megatron_model(import_context& ctx, const megatron_mesh& m) {
   const keys k = type == "gpt2"       ? gpt2_keys(s)
                  : type == "gpt_neox" ? neox_keys(s)
                  : type == "qwen2_moe" || type == "qwen3_moe" ? qwen_moe_keys(s)
+                 : type == "deepseek_v3"                      ? deepseek_keys(s)
                                                               : llama_keys(s);
   const std::string name = fmt::format("Megatron-LM {} ({})", type,
                                        std::filesystem::path(ctx.source).filename().string());

@@ -359,6 +359,48 @@ TEST(ImportMegatron, SharedExpertsAndDenseLayersAreQwensMoeLayouts) {
             "^ near here");
 }
 
+// Multi-latent attention (--multi-latent-attention and its ranks and head widths) is planned as
+// DeepSeek's layout; with DeepSeek-V3's shapes, 256 routed experts, the shared one and the
+// first 3 layers dense, the model is DeepSeek-V3's published count.
+TEST(ImportMegatron, LatentAttentionIsDeepSeeksLayout) {
+  const std::string v3 =
+      "--num-layers 61 --hidden-size 7168 --ffn-hidden-size 18432 --num-attention-heads 128 "
+      "--max-position-embeddings 4096 --swiglu --normalization RMSNorm "
+      "--position-embedding-type rope --disable-bias-linear --untie-embeddings-and-output-weights "
+      "--vocab-size 129280 --tokenizer-type NullTokenizer --hidden-dropout 0 "
+      "--multi-latent-attention --q-lora-rank 1536 --kv-lora-rank 512 --qk-head-dim 128 "
+      "--qk-pos-emb-head-dim 64 --v-head-dim 128\n";
+  const auto moe = import_ok(v3 + "--num-experts 256 --moe-router-topk 8 --moe-ffn-hidden-size "
+                                  "2048 --moe-shared-expert-intermediate-size 2048 "
+                                  "--moe-layer-freq ([0]*3+[1]*58)\n");
+  EXPECT_EQ(key_of(moe.job, "model_type"), "\"deepseek_v3\"");
+  EXPECT_EQ(key_of(moe.job, "first_k_dense_replace"), "3");
+  EXPECT_EQ(parameters_of(moe.job), 671'026'404'352u);  // DeepSeek-V3's published count
+  EXPECT_EQ(find_note(moe.notes, "not model"), "");
+  EXPECT_EQ(find_note(moe.notes, "unknown option"), "");
+  // Dense latent attention, without experts: q_lora_rank absent is a query without bottleneck.
+  const auto dense = import_ok(
+      "--num-layers 2 --hidden-size 256 --num-attention-heads 4 --max-position-embeddings 128 "
+      "--vocab-size 1000 --tokenizer-type NullTokenizer --swiglu --normalization RMSNorm "
+      "--position-embedding-type rope --disable-bias-linear --multi-latent-attention\n");
+  EXPECT_EQ(key_of(dense.job, "model_type"), "\"deepseek_v3\"");
+  EXPECT_EQ(key_of(dense.job, "q_lora_rank"), "null");
+  EXPECT_EQ(key_of(dense.job, "kv_lora_rank"), "32");  // Megatron's default
+  // Experts without a shared one: DeepSeek's layout keeps one, said with its size.
+  const auto unshared = import_ok(v3 + "--num-experts 8 --moe-ffn-hidden-size 256\n");
+  EXPECT_NE(find_note(unshared.notes, "always has a shared expert"), "");
+  // A dense layer after expert layers has no place in DeepSeek's layout.
+  EXPECT_EQ(import_error(v3 + "--num-experts 8 --moe-shared-expert-intermediate-size 256 "
+                              "--moe-ffn-hidden-size 256 --moe-layer-freq ([1]*60+[0])\n"),
+            "args.txt:2:85: --moe-layer-freq: layer 60 is dense after expert layers; with "
+            "--multi-latent-attention the dense layers are planned as DeepSeek's, the first "
+            "ones\n"
+            "--num-experts 8 --moe-shared-expert-intermediate-size 256 --moe-ffn-hidden-size 256 "
+            "--moe-layer-freq ([1]*60+[0])\n"
+            "                                                                                    ^ "
+            "near here");
+}
+
 TEST(ImportMegatron, NotesUnknownAndUnmodelledFlags) {
   const auto imported = import_ok(small_model +
                                   "--num-layer 3\n--fp8-format hybrid\n--lr 1e-4\n"
