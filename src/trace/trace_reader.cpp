@@ -69,8 +69,15 @@ T integer_or(const json& o, const char* key, T fallback) {
   return it->get<T>();
 }
 
-std::int64_t signed_size(bytes b) {
-  return static_cast<std::int64_t>(std::min<bytes>(b, INT64_MAX));
+// A size as the running sums take it. No GPU holds a petabyte: a larger one is a damaged line,
+// skipped like other bad fields, so that sums of real sizes stay far inside 64 bits.
+constexpr bytes largest_size = bytes{1} << 50;
+
+std::int64_t signed_size(bytes b, const char* key) {
+  if (b > largest_size)
+    throw bad_field(std::string(key) + ": " + std::to_string(b) +
+                    " is more than any GPU holds (at most 2^50 bytes)");
+  return static_cast<std::int64_t>(b);
 }
 
 void read_line(const json& o, file_info& f, trace_summary& s) {
@@ -95,7 +102,7 @@ void read_line(const json& o, file_info& f, trace_summary& s) {
     const int device = integer_or(o, "device", -1);
     ++f.counts[device];
     const std::string kind = o.value("kind", "");
-    const auto size = signed_size(integer_or(o, "bytes", bytes{0}));
+    const auto size = signed_size(integer_or(o, "bytes", bytes{0}), "bytes");
     if (kind == "alloc" || kind == "free")
       f.events[device].push_back(
           {integer_or(o, "timestamp", std::uint64_t{0}), kind == "alloc" ? size : -size});
@@ -105,7 +112,8 @@ void read_line(const json& o, file_info& f, trace_summary& s) {
     if (!f.rank) f.rank = opt_int(o, "rank");
     if (f.host.empty()) f.host = o.value("host", "");
     f.samples[{o.value("uuid", ""), integer_or(o, "gpu", -1)}].push_back(
-        {integer_or(o, "timestamp", std::uint64_t{0}), signed_size(integer_or(o, "bytes", bytes{0}))});
+        {integer_or(o, "timestamp", std::uint64_t{0}),
+         signed_size(integer_or(o, "bytes", bytes{0}), "bytes")});
   } else if (type == "dropped") {
     s.dropped += integer_or(o, "count", std::uint64_t{0});
   }
@@ -177,7 +185,8 @@ std::pair<bytes, std::uint64_t> replay(std::vector<timed> events, bytes* final_l
   std::int64_t live = 0, peak = 0;
   std::uint64_t when = 0;
   for (const auto& e : events) {
-    live += e.delta;
+    // Sizes are at most 2^50 (signed_size), but a file may hold any number of them.
+    if (__builtin_add_overflow(live, e.delta, &live)) live = e.delta > 0 ? INT64_MAX : INT64_MIN;
     if (live > peak) {
       peak = live;
       when = e.t;
@@ -216,7 +225,8 @@ void merge_file(const file_info& f, std::map<std::string, gpu_acc>& gpus) {
     trace_process_peak p{f.host, f.pid, f.rank, key, 0, 0, samples.size(), true};
     for (const auto& s : samples) {
       p.peak = std::max(p.peak, static_cast<bytes>(s.delta));
-      g.sample_sums[s.t] += static_cast<bytes>(s.delta);
+      bytes& sum = g.sample_sums[s.t];
+      if (__builtin_add_overflow(sum, static_cast<bytes>(s.delta), &sum)) sum = UINT64_MAX;
     }
     p.final_live = samples.empty() ? 0 : static_cast<bytes>(samples.back().delta);
     g.peak.processes.push_back(p);

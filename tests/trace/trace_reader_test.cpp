@@ -135,6 +135,31 @@ TEST(TraceReader, AnIntegerTooLongForSixtyFourBitsSkipsItsLine) {
             dir.file("trace-1.jsonl") + ":3: line skipped: bytes: expected an integer, got \"many\"");
 }
 
+// A size larger than any GPU is a damaged line (the fuzzer's sizes near 2^63 overflowed the
+// running sum), and sums of many large real sizes saturate instead of wrapping.
+TEST(TraceReader, ASizeBeyondAnyGpuSkipsItsLineAndSumsSaturate) {
+  temp_dir dir;
+  dir.write("trace-1.jsonl",
+            "{\"type\":\"header\",\"version\":1,\"pid\":1,\"status\":\"ok\"}\n" +
+                event(1, "alloc", 9223372036854775807ULL, 1) + event(2, "alloc", 1 * GiB, 1));
+  std::string many = "{\"type\":\"header\",\"version\":1,\"pid\":2,\"status\":\"ok\"}\n";
+  for (std::uint64_t i = 0; i < 8200; ++i) many += event(10 + i, "alloc", bytes{1} << 50, 2, 1);
+  dir.write("trace-2.jsonl", many);
+  auto s = read_trace_folder(dir.path());
+  ASSERT_TRUE(s) << s.error().to_string();
+  ASSERT_EQ(s->warnings.size(), 1u);
+  EXPECT_EQ(s->warnings[0].to_string(),
+            dir.file("trace-1.jsonl") +
+                ":2: line skipped: bytes: 9223372036854775807 is more than any GPU holds (at most "
+                "2^50 bytes)");
+  const auto* small = find(*s, "#0");
+  ASSERT_NE(small, nullptr);
+  EXPECT_EQ(small->peak, 1 * GiB);
+  const auto* huge = find(*s, "#1");
+  ASSERT_NE(huge, nullptr);
+  EXPECT_EQ(huge->peak, static_cast<bytes>(INT64_MAX));  // 8200 x 2^50 > 2^63: saturated
+}
+
 TEST_F(TraceFolder, BecomesAnObservationOfPeaks) {
   auto s = read_trace_folder(dir_.path());
   ASSERT_TRUE(s);
