@@ -41,7 +41,8 @@ struct megatron_shape {
   // --multi-latent-attention and its shapes (Megatron's defaults: no query bottleneck, a
   // key/value latent of 32, query/key heads of 128 + 64 rotary, value heads of 128)
   bool mla = false;
-  long long q_lora_rank = 0, kv_lora_rank = 32, qk_head_dim = 128, qk_pos_dim = 64, v_head_dim = 128;
+  long long q_lora_rank = 0, kv_lora_rank = 32;
+  long long qk_head_dim = 128, qk_pos_dim = 64, v_head_dim = 128;
   double hidden_dropout = 0.1;
   std::string position_type, norm;
   bool swiglu = false, tied = true, bias = true, qkv_bias = false;
@@ -89,7 +90,8 @@ class pattern_parser {
   std::optional<std::vector<long long>> parse() {
     auto v = sum();
     skip();
-    if (!v || pos_ != text_.size()) return fail("expected a list expression such as ([0]*3+[1]*58)");
+    if (!v || pos_ != text_.size())
+      return fail("expected a list expression such as ([0]*3+[1]*58)");
     if (const auto* list = std::get_if<std::vector<long long>>(&*v)) return *list;
     return fail("the expression is a number, not a list of layers");
   }
@@ -115,9 +117,18 @@ class pattern_parser {
       if (!right) return std::nullopt;
       auto* a = std::get_if<std::vector<long long>>(&*left);
       auto* b = std::get_if<std::vector<long long>>(&*right);
-      if (a && b) a->insert(a->end(), b->begin(), b->end());
-      else if (!a && !b) left = std::get<long long>(*left) + std::get<long long>(*right);
-      else return fail("+ joins two lists or adds two numbers"), std::nullopt;
+      if (a && b) {
+        if (a->size() + b->size() > max_entries)
+          return fail("the pattern is longer than any model"), std::nullopt;
+        a->insert(a->end(), b->begin(), b->end());
+      } else if (!a && !b) {
+        long long sum = 0;
+        if (__builtin_add_overflow(std::get<long long>(*left), std::get<long long>(*right), &sum))
+          return fail("a number too large"), std::nullopt;
+        left = sum;
+      } else {
+        return fail("+ joins two lists or adds two numbers"), std::nullopt;
+      }
     }
     return left;
   }
@@ -130,12 +141,17 @@ class pattern_parser {
       const auto* b = std::get_if<std::vector<long long>>(&*right);
       if (a && b) return fail("* repeats a list a number of times"), std::nullopt;
       if (!a && !b) {
-        left = std::get<long long>(*left) * std::get<long long>(*right);
+        long long product = 0;
+        if (__builtin_mul_overflow(std::get<long long>(*left), std::get<long long>(*right),
+                                   &product))
+          return fail("a number too large"), std::nullopt;
+        left = product;
         continue;
       }
       const auto& list = a ? *a : *b;
       const long long times = a ? std::get<long long>(*right) : std::get<long long>(*left);
-      if (times < 0 || list.size() * static_cast<std::uint64_t>(times) > 1'000'000)
+      if (times < 0 ||
+          (!list.empty() && static_cast<std::uint64_t>(times) > max_entries / list.size()))
         return fail("the pattern is longer than any model"), std::nullopt;
       std::vector<long long> out;
       for (long long t = 0; t < times; ++t) out.insert(out.end(), list.begin(), list.end());
@@ -182,6 +198,7 @@ class pattern_parser {
   }
 
   static constexpr int max_depth = 64;
+  static constexpr std::size_t max_entries = 1'000'000;
   std::string text_;
   std::size_t pos_ = 0;
   int depth_ = 0;
@@ -221,9 +238,10 @@ maybe_error read_layer_freq(const import_context& ctx, megatron_shape& s) {
   for (long long i = 0; i < s.layers; ++i) {
     const long long v = pattern[static_cast<std::size_t>(i)];
     if (v != 0 && v != 1)
-      return at(e->where, fmt::format("--moe-layer-freq \"{}\": layer {} is {}, expected 1 (experts) "
-                                      "or 0 (dense)",
-                                      text, i, v));
+      return at(e->where,
+                fmt::format("--moe-layer-freq \"{}\": layer {} is {}, expected 1 (experts) or 0 "
+                            "(dense)",
+                            text, i, v));
     if (v == 0) s.dense_layers.push_back(i);
   }
   return std::nullopt;

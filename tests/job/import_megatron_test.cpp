@@ -352,6 +352,13 @@ TEST(ImportMegatron, SharedExpertsAndDenseLayersAreQwensMoeLayouts) {
                                                 "...\": nested more than 64 deep\n",
                                             0),
             0u);
+  // Numbers and lengths that would overflow are refused before they are computed.
+  EXPECT_NE(import_error(base + "--moe-layer-freq 999999999*999999999*999999999*[1]\n")
+                .find("a number too large"),
+            std::string::npos);
+  EXPECT_NE(import_error(base + "--moe-layer-freq [1]*999999999*999999999\n")
+                .find("the pattern is longer than any model"),
+            std::string::npos);
   EXPECT_EQ(import_error(base + "--moe-layer-freq [2,1,1,1,1,1]\n"),
             "args.txt:2:1: --moe-layer-freq \"[2,1,1,1,1,1]\": layer 0 is 2, expected 1 (experts) "
             "or 0 (dense)\n"
