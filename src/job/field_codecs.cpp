@@ -23,6 +23,15 @@ std::string out_of_range(std::string_view text, std::string_view range) {
   return fmt::format("{} is out of range (expected {})", text, range);
 }
 
+// `text` as a finite number (the whole of it), or nullopt.
+std::optional<double> finite_number(std::string_view text) {
+  const std::string s(text);
+  char* end = nullptr;
+  const double d = s.empty() ? std::nan("") : std::strtod(s.c_str(), &end);
+  if (std::isnan(d) || end != s.c_str() + s.size() || std::isinf(d)) return std::nullopt;
+  return d;
+}
+
 std::string invalid(std::string_view text, const std::vector<std::string>& allowed) {
   return fmt::format("invalid value \"{}\" (expected one of: {})", text, join(allowed));
 }
@@ -134,14 +143,11 @@ codec<std::uint64_t> count_codec(std::uint64_t min, std::uint64_t max) {
 
 codec<double> real_codec(double min_exclusive, double max) {
   auto parse = [min_exclusive, max](std::string_view text, double& out) -> std::string {
-    const std::string s(text);
-    char* end = nullptr;
-    const double d = s.empty() ? std::nan("") : std::strtod(s.c_str(), &end);
-    if (std::isnan(d) || end != s.c_str() + s.size() || std::isinf(d))
-      return fmt::format("expected a number, got \"{}\"", text);
-    if (!(d > min_exclusive) || d > max)
+    const auto d = finite_number(text);
+    if (!d) return fmt::format("expected a number, got \"{}\"", text);
+    if (!(*d > min_exclusive) || *d > max)
       return out_of_range(text, fmt::format("more than {} and at most {}", min_exclusive, max));
-    out = d;
+    out = *d;
     return "";
   };
   return scalar<double>(
@@ -158,15 +164,12 @@ codec<std::optional<double>> optional_real_codec(double min_exclusive, double ma
       out = std::nullopt;
       return "";
     }
-    const std::string s(text);
-    char* end = nullptr;
-    const double d = s.empty() ? std::nan("") : std::strtod(s.c_str(), &end);
-    if (std::isnan(d) || end != s.c_str() + s.size() || std::isinf(d))
-      return fmt::format("expected a number or {}, got \"{}\"", unset_word, text);
-    if (!(d > min_exclusive) || d > max)
+    const auto d = finite_number(text);
+    if (!d) return fmt::format("expected a number or {}, got \"{}\"", unset_word, text);
+    if (!(*d > min_exclusive) || *d > max)
       return out_of_range(
           text, fmt::format("more than {} and at most {}, or {}", min_exclusive, max, unset_word));
-    out = d;
+    out = *d;
     return "";
   };
   return scalar<std::optional<double>>(
@@ -179,13 +182,10 @@ codec<std::optional<double>> optional_real_codec(double min_exclusive, double ma
 
 codec<double> probability_codec() {
   auto parse = [](std::string_view text, double& out) -> std::string {
-    const std::string s(text);
-    char* end = nullptr;
-    const double d = s.empty() ? std::nan("") : std::strtod(s.c_str(), &end);
-    if (std::isnan(d) || end != s.c_str() + s.size() || std::isinf(d))
-      return fmt::format("expected a number, got \"{}\"", text);
-    if (d < 0 || d > 1) return out_of_range(text, "from 0 to 1");
-    out = d;
+    const auto d = finite_number(text);
+    if (!d) return fmt::format("expected a number, got \"{}\"", text);
+    if (*d < 0 || *d > 1) return out_of_range(text, "from 0 to 1");
+    out = *d;
     return "";
   };
   return scalar<double>(
