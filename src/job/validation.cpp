@@ -170,13 +170,16 @@ maybe_error check_pipeline(const job_spec& job, warnings& notes) {
   return std::nullopt;
 }
 
-// Context and expert parallelism are planned as torchtitan composes them: under FSDP2, and
-// without PEFT adapters. `path` is the degree's field, `what` the parallelism's name.
-maybe_error check_torchtitan_dimension(const job_spec& job, const char* path, const char* what) {
+// Context and expert parallelism are planned as torchtitan composes them, under FSDP2 and
+// without PEFT adapters, or as Megatron-LM does (which check_parallel refuses adapters for).
+// `path` is the degree's field, `what` the parallelism's name.
+maybe_error check_dimension_strategy(const job_spec& job, const char* path, const char* what) {
+  if (job.parallel.kind == strategy::megatron) return std::nullopt;
   if (job.parallel.kind != strategy::fsdp2)
     return field_error(job, path,
-                       fmt::format("{} is planned with strategy fsdp2, as torchtitan combines it "
-                                   "(parallel.strategy is {})", what, name_of(job.parallel.kind)));
+                       fmt::format("{} is planned with strategy fsdp2, as torchtitan combines it, "
+                                   "or megatron (parallel.strategy is {})",
+                                   what, name_of(job.parallel.kind)));
   if (job.lora.enabled)
     return field_error(job, path, fmt::format("LoRA and other PEFT methods are not planned with {}", what));
   return std::nullopt;
@@ -188,9 +191,7 @@ maybe_error check_torchtitan_dimension(const job_spec& job, const char* path, co
 maybe_error check_context(const job_spec& job) {
   const auto& p = job.parallel;
   if (p.cp <= 1) return std::nullopt;
-  if (p.kind != strategy::megatron)
-    if (auto err = check_torchtitan_dimension(job, "parallel.cp", "context parallelism"))
-      return err;
+  if (auto err = check_dimension_strategy(job, "parallel.cp", "context parallelism")) return err;
   const auto chunks = static_cast<std::uint64_t>(2 * p.cp);
   if (job.training.seq_len % chunks != 0)
     return field_error(job, "training.seq_len",
@@ -205,8 +206,7 @@ maybe_error check_context(const job_spec& job) {
 maybe_error check_experts(const job_spec& job) {
   const auto& p = job.parallel;
   if (p.ep <= 1) return std::nullopt;
-  if (p.kind != strategy::megatron)
-    if (auto err = check_torchtitan_dimension(job, "parallel.ep", "expert parallelism")) return err;
+  if (auto err = check_dimension_strategy(job, "parallel.ep", "expert parallelism")) return err;
   const int borrowed = p.dp_shard * p.cp;
   if (borrowed % p.ep != 0)
     return field_error(job, "parallel.ep",
