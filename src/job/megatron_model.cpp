@@ -399,17 +399,15 @@ keys deepseek_keys(const megatron_shape& s) {
          {"v_head_dim", s.v_head_dim},
          {"tie_word_embeddings", s.tied}};
   if (s.experts > 0) {
-    long long first_dense = 0;
-    while (first_dense < static_cast<long long>(s.dense_layers.size()) &&
-           s.dense_layers[static_cast<std::size_t>(first_dense)] == first_dense)
-      ++first_dense;
-    const bool leading = first_dense == static_cast<long long>(s.dense_layers.size());
+    // With a pattern (moe_freq 1) read_shape has checked that the dense layers lead; an
+    // integer frequency makes layer 0 an expert layer.
+    const bool pattern = s.moe_freq == 1;
     k.insert(k.end(), {{"n_routed_experts", s.experts},
                        {"num_experts_per_tok", s.topk},
                        {"moe_intermediate_size", s.moe_ffn},
                        {"n_shared_experts", std::max(1LL, s.shared / s.moe_ffn)},
-                       {"first_k_dense_replace", leading ? first_dense : 0},
-                       {"moe_layer_freq", leading ? 1 : s.moe_freq}});
+                       {"first_k_dense_replace", pattern ? s.dense_layers.size() : 0},
+                       {"moe_layer_freq", s.moe_freq}});
   }
   return k;
 }
