@@ -96,14 +96,29 @@ void route_positional(explain_args& a) {
   a.job_path.clear();
 }
 
+// Every observed file that can be read: one that cannot (a paste cut short, a file of another
+// kind) is named in a warning and skipped, so the other inputs and the job still explain what
+// they can. Fails only when no observed file could be read at all, with the first one's error.
 result<observe::observation> read_all(const explain_args& a, std::string& trace_text) {
   observe::observation obs;
+  std::optional<diagnostic> first_failure;
+  std::size_t read = 0, given = 0;
   for (const auto* list : {&a.smi, &a.stats, &a.oom})
     for (const auto& path : *list) {
+      ++given;
       auto one = observe::read_observation(path);
-      if (!one) return one.error();
+      if (!one) {
+        obs.warnings.push_back(diagnostic{one.error().source, one.error().line, one.error().column,
+                                          "not read, explained without it: " + one.error().message,
+                                          one.error().context});
+        if (!first_failure) first_failure = one.error();
+        continue;
+      }
+      ++read;
       observe::append(obs, std::move(*one));
     }
+  if (given > 0 && read == 0 && a.snapshot.empty() && a.trace.empty() && a.job_path.empty() && a.from.empty())
+    return *first_failure;
   if (!a.snapshot.empty()) {
     auto s = observe::analyze_snapshot(a.snapshot);
     if (!s) return s.error();

@@ -34,11 +34,31 @@ constexpr std::array catalogue{
     rule{"OOM001", "out of memory", "an out-of-memory message in a log", &rules::out_of_memory_message},
     rule{"OOM002", "out-of-memory message checked against nvidia-smi",
          "a PyTorch out-of-memory message and nvidia-smi output together", &rules::oom_against_nvidia_smi},
+    rule{"PROC001", "memory held outside this process",
+         "an out-of-memory message whose GPU holds memory this process does not (capacity - free - "
+         "its own use), or nvidia-smi with processes or memory that belong to no rank",
+         &rules::memory_outside_process},
+    rule{"CKPT001", "out of memory while saving a checkpoint",
+         "an out-of-memory message whose traceback is in a checkpoint save", &rules::checkpoint_save},
+    rule{"CKPT002", "out of memory while loading a checkpoint",
+         "an out-of-memory message whose traceback is in torch.load or load_state_dict",
+         &rules::checkpoint_resume},
+    rule{"EVAL001", "out of memory in evaluation",
+         "an out-of-memory message whose traceback is in an evaluation or validation loop", &rules::evaluation},
+    rule{"OPTIM001", "out of memory when the optimizer creates its state",
+         "an out-of-memory message whose traceback is in the optimizer's state initialisation",
+         &rules::first_optimizer_step},
     rule{"PRED001", "observation disagrees with the prediction",
          "a job spec and observations of the same levels", &rules::prediction_disagrees},
 };
 
-int rank_of(severity s) { return s == severity::error ? 0 : s == severity::warning ? 1 : 2; }
+// The causes a finding may name (finding::cause_class), as docs/rules.md lists them.
+constexpr std::string_view causes[] = {
+    "does_not_fit",    "fragmentation",     "other_process",   "gpu0_crowding",
+    "jax_preallocation", "record_stream",   "meta_init",       "device_overhead",
+    "checkpoint_save", "checkpoint_resume", "eval",            "first_optimizer_step",
+    "leak"};
+
 
 }  // namespace
 
@@ -53,6 +73,8 @@ std::string_view name_of(severity s) {
 
 std::span<const rule> all_rules() { return catalogue; }
 
+std::span<const std::string_view> cause_classes() { return causes; }
+
 std::vector<finding> diagnose(const doctor_input& input) {
   // A job that does not fit: its whole step's need, planned once for every rule's re-plans.
   doctor_input in = input;
@@ -65,8 +87,11 @@ std::vector<finding> diagnose(const doctor_input& input) {
       if (f.title.empty()) f.title = std::string(r.title);
       out.push_back(std::move(f));
     }
+  // The differential: causes by likelihood, then the findings that name no cause.
   std::stable_sort(out.begin(), out.end(), [](const finding& a, const finding& b) {
-    return rank_of(a.level) < rank_of(b.level);
+    const bool a_cause = !a.cause_class.empty(), b_cause = !b.cause_class.empty();
+    if (a_cause != b_cause) return a_cause;
+    return a.likelihood > b.likelihood;
   });
   return out;
 }

@@ -54,6 +54,8 @@ std::string replan_basis(const std::vector<std::string>& overrides) {
   return out;
 }
 
+std::string size_or_unknown(const std::optional<bytes>& b) { return b ? format_bytes(*b) : "?"; }
+
 std::optional<bytes> observed_used(const observe::observation& o, int gpu) {
   for (const auto& g : o.gpus)
     if (g.index && *g.index == gpu && g.host.empty()) return g.used;

@@ -31,6 +31,9 @@ std::optional<bytes> unbounded_need(const doctor_input& in);
 /// "re-planned with a=b, c=d".
 std::string replan_basis(const std::vector<std::string>& overrides);
 
+/// "1.25 GiB", or "?" for a figure the input did not give.
+std::string size_or_unknown(const std::optional<bytes>& b);
+
 /// Observed bytes of the busiest GPU / rank helpers.
 std::optional<bytes> observed_used(const observe::observation& o, int gpu);
 

@@ -17,6 +17,23 @@ bool has_table_borders(std::string_view text) {
   return head.find("\n+--") != std::string_view::npos || head.substr(0, 3) == "+--";
 }
 
+// The process rows of the table pasted without its header: every non-empty line of the first
+// few reads as "[|] GPU [GI CI] PID TYPE NAME MEMORY |".
+bool only_process_rows(std::string_view text) {
+  std::size_t rows = 0, lines = 0;
+  for (std::size_t at = 0; at < text.size() && lines < 8;) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = detail::trim(text.substr(at, end - at));
+    at = end + 1;
+    if (line.empty()) continue;
+    ++lines;
+    if (!looks_like_process_row(line)) return false;
+    ++rows;
+  }
+  return rows > 0;
+}
+
 }  // namespace
 
 std::optional<smi_format> detect_smi_format(std::string_view text) {
@@ -24,7 +41,8 @@ std::optional<smi_format> detect_smi_format(std::string_view text) {
   if (first.empty()) return std::nullopt;
   if (first.front() == '<') return smi_format::xml;
   if (detail::contains(first, "NVSMI LOG")) return smi_format::text;
-  if (detail::contains(text.substr(0, 64 * 1024), "NVIDIA-SMI") || has_table_borders(text))
+  if (detail::contains(text.substr(0, 64 * 1024), "NVIDIA-SMI") || has_table_borders(text) ||
+      only_process_rows(text))
     return smi_format::table;
   if (detail::contains(first, ",")) return smi_format::csv;
   return std::nullopt;

@@ -154,6 +154,24 @@ result<process_observation> read_process_row(const std::string& source, const te
   return p;
 }
 
+}  // namespace
+
+bool looks_like_process_row(std::string_view line) {
+  line = detail::trim(line);
+  while (!line.empty() && (line.front() == '|' || line.back() == '|')) {
+    if (line.front() == '|') line.remove_prefix(1);
+    if (!line.empty() && line.back() == '|') line.remove_suffix(1);
+    line = detail::trim(line);
+  }
+  const auto toks = tokens_of(line);
+  if (toks.size() < 5 || !detail::is_digits(toks[0])) return false;
+  const bool typed = is_process_type(toks[2]) || (toks.size() >= 7 && is_process_type(toks[4]));
+  const std::string_view memory = toks.back();
+  return typed && (memory == "N/A" || memory.ends_with("MiB") || memory.ends_with("GiB"));
+}
+
+namespace {
+
 enum class section { gpus, mig, processes };
 
 struct table_reader {
@@ -161,6 +179,14 @@ struct table_reader {
   std::vector<text_line> lines;
   observation out;
   section where = section::gpus;
+  bool headless_noted = false;
+
+  static std::string_view without_borders(std::string_view text) {
+    text = detail::trim(text);
+    if (!text.empty() && text.front() == '|') text.remove_prefix(1);
+    if (!text.empty() && text.back() == '|') text.remove_suffix(1);
+    return text;
+  }
 
   status read_line(std::size_t& i) {
     const text_line& line = lines[i];
@@ -178,10 +204,21 @@ struct table_reader {
     }
     if (detail::contains(line.text, "Processes:")) {
       where = section::processes;
+      out.process_table = true;
       return ok();
     }
     const auto cells = table_cells(line.text);
     if (where == section::processes) return read_process_line(line, cells);
+    // Process rows pasted without the table's "Processes:" header (or its first border).
+    if (where == section::gpus && looks_like_process_row(line.text)) {
+      if (!headless_noted) {
+        out.warnings.push_back(error_at(source, "process rows without the table's \"Processes:\" header: "
+                                                "read as nvidia-smi's process list; the GPU rows (memory "
+                                                "used and total) are missing from the paste", line.number));
+        headless_noted = true;
+      }
+      return read_process_line(line, {without_borders(line.text)});
+    }
     if (where == section::gpus && is_gpu_row(cells)) return read_gpu(i, cells);
     return ok();
   }
@@ -216,7 +253,7 @@ struct table_reader {
 }  // namespace
 
 result<observation> parse_nvidia_smi_table(std::string_view text, const std::string& source) {
-  table_reader reader{source, detail::split_lines(text), {}, section::gpus};
+  table_reader reader{source, detail::split_lines(text), {}, section::gpus, false};
   for (std::size_t i = 0; i < reader.lines.size(); ++i) {
     auto st = reader.read_line(i);
     if (!st) return st.error();

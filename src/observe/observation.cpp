@@ -13,6 +13,7 @@ void append(observation& into, observation&& from) {
   move_all(into.stats, from.stats);
   move_all(into.ooms, from.ooms);
   move_all(into.warnings, from.warnings);
+  into.process_table = into.process_table || from.process_table;
   if (into.driver_version.empty()) into.driver_version = std::move(from.driver_version);
   if (into.cuda_version.empty()) into.cuda_version = std::move(from.cuda_version);
 }

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <deque>
 #include <set>
 #include <utility>
@@ -29,6 +30,9 @@ using detail::text_line;
 constexpr std::string_view torch_anchor = "out of memory. Tried to allocate";
 constexpr std::string_view xla_anchor = "Out of memory while trying to allocate";
 constexpr std::string_view xla_pjrt_anchor = "Out of memory allocating ";
+// The GPU client's own allocation path: "RESOURCE_EXHAUSTED: Failed to allocate request for
+// 176.00MiB (184549376B) on device ordinal 0".
+constexpr std::string_view xla_request_anchor = "Failed to allocate request for ";
 constexpr std::string_view bfc_anchor = "ran out of memory trying to allocate";
 constexpr std::string_view anchors[] = {torch_anchor, xla_anchor, xla_pjrt_anchor, bfc_anchor};
 constexpr std::string_view bare_anchors[] = {"CUDA error: out of memory", "runtime error (2) : out of memory"};
@@ -89,7 +93,16 @@ void read_sentences(std::string_view m, oom_report& r) {
   if (auto own = size_after(m, "this process has ", pos)) r.processes.push_back({std::nullopt, *own});
   pos = 0;
   r.allocated_by_pytorch = size_after(m, "Of the allocated memory ", pos);
-  r.reserved_unallocated = size_after(m, "is allocated by PyTorch, and ", pos);
+  // torch >= 2.6 puts "with P allocated in private pools (e.g., CUDA Graphs)," between the two
+  // figures; P is part of the allocated figure.
+  if (const std::size_t with = m.find("is allocated by PyTorch, with ", pos); with != std::string_view::npos) {
+    std::size_t at = with;
+    r.private_pools = size_after(m, "is allocated by PyTorch, with ", at);
+    pos = at;
+    r.reserved_unallocated = size_after(m, ", and ", pos);
+  } else {
+    r.reserved_unallocated = size_after(m, "is allocated by PyTorch, and ", pos);
+  }
   if (r.allocated_by_pytorch && r.reserved_unallocated)
     r.reserved_by_pytorch = *r.allocated_by_pytorch + *r.reserved_unallocated;
 }
@@ -100,9 +113,22 @@ void read_sentences(std::string_view m, oom_report& r) {
 // total: real messages of those releases print C below the allocated figure ("643.57 MiB already
 // allocated; 8.20 GiB free; 32.43 MiB cached", RenYurui/StructureFlow#35), which a total could
 // never be.
+// Pasted without its parentheses ("Tried to allocate 20.00 MiB GPU 0; 8.00 GiB total capacity;
+// ..."), the list is read the same way, up to the advice that follows it.
+std::optional<std::size_t> parenthesis_start(std::string_view m) {
+  if (const std::size_t open = m.find("(GPU "); open != std::string_view::npos) return open;
+  for (std::size_t at = m.find("GPU "); at != std::string_view::npos; at = m.find("GPU ", at + 1)) {
+    std::size_t end = at + 4;
+    while (end < m.size() && m[end] >= '0' && m[end] <= '9') ++end;
+    if (end > at + 4 && end < m.size() && m[end] == ';') return at == 0 ? at : at - 1;
+  }
+  return std::nullopt;
+}
+
 void read_parenthesis(std::string_view m, oom_report& r) {
-  const std::size_t open = m.find("(GPU ");
-  if (open == std::string_view::npos) return;
+  const auto start = parenthesis_start(m);
+  if (!start) return;
+  const std::size_t open = *start;
   const std::size_t close = m.find(')', open);
   r.gpu = number_at(m, open + 5);
   for (auto part : detail::split(m.substr(open + 1, close == std::string_view::npos ? std::string_view::npos : close - open - 1), ';')) {
@@ -169,7 +195,7 @@ oom_report read_torch(const std::vector<text_line>& lines, std::size_t i, std::s
   r.raw = torch_message(lines, i, anchor);
   std::size_t pos = 0;
   r.requested = size_after(r.raw, "Tried to allocate ", pos);
-  if (r.raw.find("(GPU ") != std::string::npos) read_parenthesis(r.raw, r);
+  if (parenthesis_start(r.raw)) read_parenthesis(r.raw, r);
   else read_sentences(r.raw, r);
   return r;
 }
@@ -231,10 +257,27 @@ struct oom_scanner {
   std::vector<oom_report> out;
   std::set<std::pair<int, std::string>> seen_torch;
   xla_reader xla;
+  std::size_t context_from = 0;  // the first line after the previous message
+
+  // The lines before line i, back to the previous message: the traceback of this one.
+  std::vector<std::string> context_before(std::size_t i) {
+    std::vector<std::string> context;
+    const std::size_t from = std::max(context_from, i > oom_context_lines ? i - oom_context_lines : 0);
+    for (std::size_t k = from; k < i; ++k) {
+      const std::string_view t = detail::trim(without_rank_prefix(lines[k].text));
+      if (!t.empty()) context.push_back(fmt::format("{}: {}", lines[k].number, t.substr(0, 300)));
+    }
+    context_from = i + 1;
+    return context;
+  }
 
   void torch(std::size_t i, std::size_t at) {
     xla.close(out);
     oom_report r = read_torch(lines, i, at);
+    r.context = context_before(i);
+    // A warning or traceback pasted onto the message's own line comes before it there.
+    if (const std::string_view head = detail::trim(lines[i].text.substr(0, at)); head.size() > 40)
+      r.context.push_back(fmt::format("{}: {}", lines[i].number, head.substr(0, 300)));
     if (!seen_torch.insert({r.rank.value_or(-1), r.raw}).second) return;
     if (!r.requested)
       warns.push_back(detail::error_on_line(source, lines[i], static_cast<int>(at) + 1,
@@ -250,6 +293,7 @@ struct oom_scanner {
     r.line = lines[i].number;
     r.rank = rank_before(lines[i].text, at);
     r.raw = std::string(detail::trim(lines[i].text.substr(at)));
+    r.context = context_before(i);
     if (seen_torch.insert({r.rank.value_or(-1), r.raw}).second) out.push_back(std::move(r));
   }
 
@@ -259,11 +303,14 @@ struct oom_scanner {
     auto size = size_after(t, "Out of memory while trying to allocate ", pos);
     pos = at;
     if (!size) size = size_after(t, xla_pjrt_anchor, pos);
+    pos = at;
+    if (!size) size = size_after(t, xla_request_anchor, pos);
     // The runtime logs the error, then Python raises it again: one failure, not two.
     const bool repeat = xla.open && xla.has_error && size == xla.report.requested && i - xla.last_error <= 50;
     if (!repeat && (!xla.open || xla.has_error || i - xla.started > max_dump_lines)) {
       xla.close(out);
       xla.start(lines[i], i);
+      xla.report.context = context_before(i);
     }
     if (size) xla.report.requested = size;
     xla.has_error = true;
@@ -284,10 +331,13 @@ struct oom_scanner {
     } else if (detail::contains(t, bfc_anchor) && !detail::contains(t, "not a failure")) {
       xla.close(out);
       xla.start_bfc(lines[i], i);
+      xla.report.context = context_before(i);
     } else if (const std::size_t x = t.find(xla_anchor); x != std::string_view::npos) {
       xla_error(i, x);
     } else if (const std::size_t p = t.find(xla_pjrt_anchor); p != std::string_view::npos) {
       xla_error(i, p);
+    } else if (const std::size_t q = t.find(xla_request_anchor); q != std::string_view::npos) {
+      xla_error(i, q);
     } else if (const auto bare = bare_torch(t)) {
       torch_bare(i, *bare);
     } else if (xla.open && !xla.has_error && i - xla.started <= max_dump_lines) {

@@ -20,14 +20,30 @@ std::string saving_phrase(const doctor::finding& f) {
   return fmt::format("{} on the busiest GPU ({})", amount, f.saving_basis);
 }
 
+// "likely" for a likelihood, as doctor/likelihood.hpp names its levels.
+std::string_view likelihood_word(double l) {
+  if (l >= 0.9) return "decisive";
+  if (l >= 0.8) return "strong";
+  if (l >= 0.65) return "likely";
+  if (l >= 0.45) return "possible";
+  return "unlikely";
+}
+
 }  // namespace
 
 std::string render_findings_text(const std::vector<doctor::finding>& findings) {
   if (findings.empty()) return std::string(no_findings) + "\n";
   std::string out;
+  std::size_t rank = 0;
   for (const auto& f : findings) {
-    out += fmt::format("[{}] {} {}\n", doctor::name_of(f.level), f.rule, f.title);
+    if (!f.cause_class.empty())
+      out += fmt::format("{}. [{}] {} {} ({}: {})\n", ++rank, doctor::name_of(f.level), f.rule, f.title,
+                         f.cause_class, likelihood_word(f.likelihood));
+    else
+      out += fmt::format("[{}] {} {}\n", doctor::name_of(f.level), f.rule, f.title);
     for (const auto& e : f.evidence) out += "  evidence: " + e + "\n";
+    for (const auto& e : f.support) out += "  for: " + e + "\n";
+    for (const auto& e : f.against) out += "  against: " + e + "\n";
     if (!f.cause.empty()) out += "  cause: " + f.cause + "\n";
     if (!f.fix.empty()) out += "  fix: " + f.fix + "\n";
     if (f.saving) out += "  saving: " + saving_phrase(f) + "\n";
@@ -44,6 +60,10 @@ nlohmann::json findings_json(const std::vector<doctor::finding>& findings) {
                         {"cause", f.cause},       {"fix", f.fix},
                         {"saving", nullptr},      {"saving_basis", f.saving_basis}};
     if (f.saving) j["saving"] = *f.saving;
+    j["cause_class"] = f.cause_class.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.cause_class);
+    j["likelihood"] = f.likelihood;
+    j["support"] = f.support;
+    j["against"] = f.against;
     list.push_back(std::move(j));
   }
   return {{"findings", list}};

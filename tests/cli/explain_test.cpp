@@ -255,5 +255,57 @@ TEST(ExplainPositional, AJobSpecIsStillAJob) {
   EXPECT_NE(find_rule(e.findings, "GPU001"), nullptr);
 }
 
+// No finding contradicts itself or the plan, on every example and case a user would run
+// explain on: a cause is ranked by its likelihood with the facts that support it; a finding that
+// prices nothing claims no saving ("saving: 0 B" beside its own list of deltas); MEM001 is there
+// exactly when the plan does not fit.
+TEST(ExplainConsistency, NoFindingContradictsItselfOrThePlanOnTheExamples) {
+  namespace fs = std::filesystem;
+  std::vector<std::vector<std::string>> runs;
+  for (const char* job : {"examples/llama-3.1-8b-fsdp2.yaml", "examples/llama-3.1-70b-lora-fsdp2.yaml",
+                          "examples/llama-3.1-70b-qlora-fsdp1-2x24gb.yaml"})
+    runs.push_back({std::string(VRAMSCOPE_SOURCE_DIR) + "/" + job});
+  for (const auto& entry : fs::directory_iterator(cases)) {
+    if (!entry.is_directory()) continue;
+    std::vector<std::string> args;
+    if (fs::exists(entry.path() / "job.yaml")) args.push_back((entry.path() / "job.yaml").string());
+    for (const auto& file : fs::directory_iterator(entry.path())) {
+      const std::string name = file.path().filename().string();
+      if (name.starts_with("memory_stats")) args.insert(args.end(), {"--stats", file.path().string()});
+      if (name.starts_with("nvidia-smi")) args.insert(args.end(), {"--smi", file.path().string()});
+    }
+    runs.push_back(args);
+  }
+  for (const auto& args : runs) {
+    const auto e = explain(args);
+    ASSERT_LE(e.code, 1) << e.err;
+    double previous = 2;
+    bool causes_over = false;
+    for (const auto& f : e.findings) {
+      const std::string where = args.front() + ": " + f["rule"].get<std::string>();
+      if (f["saving"].is_number()) {
+        EXPECT_NE(f["saving"].get<std::int64_t>(), 0) << where;
+      }
+      if (f["cause_class"].is_null()) {
+        causes_over = true;
+        continue;
+      }
+      EXPECT_FALSE(causes_over) << where << " ranked below a finding that names no cause";
+      const double l = f["likelihood"].get<double>();
+      EXPECT_GT(l, 0) << where;
+      EXPECT_LE(l, previous) << where << " ranked above a more likely cause";
+      previous = l;
+      EXPECT_FALSE(f["support"].empty()) << where << " names a cause with nothing for it";
+    }
+    if (args.front().ends_with(".yaml")) {
+      std::vector<std::string> plan{"plan", args.front(), "--json"};
+      std::ostringstream out, err;
+      ASSERT_LE(run(plan, out, err), 1) << err.str();
+      const bool fits = nlohmann::json::parse(out.str())["fits"].get<bool>();
+      EXPECT_EQ(find_rule(e.findings, "MEM001") != nullptr, !fits) << args.front();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vramscope::cli

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "doctor/planned_job.hpp"
+#include "doctor/likelihood.hpp"
 #include "doctor/rules/rules.hpp"
 
 namespace vramscope::doctor {
@@ -93,17 +94,26 @@ TEST(Frag001, ActiveFarAboveAllocatedIsLeftToNccl001) {
   EXPECT_TRUE(check(o).empty());
 }
 
-TEST(Frag001, OutOfMemoryMessageWithReservedButUnallocated) {
+// The message: the cache could have served the request (free + cached >= requested), strongly
+// when it could serve the next one too and is a tenth or more of what the process reserved.
+TEST(Frag001, OutOfMemoryMessageWhoseCacheCouldServeTheRequest) {
   observe::observation o;
-  o.ooms = {oom(1_GiB)};
-  const auto found = check(o);
+  o.ooms = {oom(5_GiB)};
+  o.ooms[0].reserved_by_pytorch = 20_GiB;
+  auto found = check(o);
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(found[0].evidence,
-            (std::vector<std::string>{"OOM message (line 12): 1.00 GiB reserved by "
-                                      "PyTorch but unallocated"}));
-  EXPECT_EQ(found[0].saving, static_cast<std::int64_t>(1_GiB));
-
-  o.ooms = {oom(1_GiB - 1_MiB)};
+  EXPECT_EQ(found[0].evidence, (std::vector<std::string>{"the out-of-memory message at line 12: 5.00 GiB reserved "
+                                                         "by PyTorch but unallocated, 2.00 GiB requested"}));
+  EXPECT_EQ(found[0].saving, static_cast<std::int64_t>(5_GiB));
+  EXPECT_EQ(found[0].likelihood, likelihood::strong);
+  // Enough for this request only, or a small share of the reserve: possible, not the first guess.
+  o.ooms = {oom(3_GiB)};
+  o.ooms[0].reserved_by_pytorch = 20_GiB;
+  found = check(o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].likelihood, likelihood::weak);
+  // Free + cached below the request: the allocator had no bytes to place, so not fragmentation.
+  o.ooms = {oom(2_GiB - 1_MiB)};
   EXPECT_TRUE(check(o).empty());
 }
 

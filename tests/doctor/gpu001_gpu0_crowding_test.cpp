@@ -97,25 +97,36 @@ TEST(Gpu001, NamesTheMachineWhoseGpuZeroIsWorst) {
   EXPECT_EQ(found[0].saving, static_cast<std::int64_t>(3_GiB));
 }
 
-TEST(Gpu001, SilentWhenGpuZeroListsNoMoreThanTheOthers) {
+TEST(Gpu001, SilentWhenEveryProcessKeepsToItsGpu) {
   observe::observation one_each;
   for (int gpu = 0; gpu < 4; ++gpu) one_each.processes.push_back(process(gpu, 100 + gpu, 20_GiB));
   EXPECT_TRUE(check(one_each).empty());
-
-  observe::observation two_each = one_each;  // 100 also on GPU 1: GPU 0 is not the odd one
-  two_each.processes.push_back(process(0, 101, 500_MiB));
-  two_each.processes.push_back(process(1, 100, 500_MiB));
-  EXPECT_TRUE(check(two_each).empty());
-
-  observe::observation one_gpu;  // nothing to compare GPU 0 with
-  one_gpu.processes = {process(0, 100, 20_GiB), process(0, 101, 500_MiB)};
-  EXPECT_TRUE(check(one_gpu).empty());
-
-  // GPU 0 of node-a and GPU 1 of node-b are different GPUs.
+  // GPU 0 of node-a and GPU 1 of node-b are different GPUs, and a pid of one machine is not a
+  // pid of the other.
   observe::observation two_nodes;
-  two_nodes.processes = {process(0, 100, 20_GiB, "node-a"), process(0, 101, 500_MiB, "node-a"),
-                         process(1, 101, 20_GiB, "node-b")};
+  two_nodes.processes = {process(0, 100, 20_GiB, "node-a"), process(1, 101, 20_GiB, "node-a"),
+                         process(1, 100, 20_GiB, "node-b")};
   EXPECT_TRUE(check(two_nodes).empty());
+  // Two workloads on GPU 0, neither the size of a context: not other ranks' contexts (PROC001).
+  observe::observation two_jobs;
+  two_jobs.processes = {process(0, 100, 20_GiB), process(0, 101, 8_GiB)};
+  EXPECT_TRUE(check(two_jobs).empty());
+}
+
+// Pasted partly: only GPU 0's rows, one workload and context-sized processes beside it; or one
+// process listed on two GPUs (a context on the GPU that is not its own).
+TEST(Gpu001, ContextSizedCompanionsOrOneProcessOnTwoGpus) {
+  observe::observation one_gpu;
+  one_gpu.processes = {process(0, 100, 20_GiB), process(0, 101, 500_MiB), process(0, 102, 500_MiB)};
+  auto found = check(one_gpu);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].saving, static_cast<std::int64_t>(1000_MiB));
+
+  observe::observation two_gpus;
+  two_gpus.processes = {process(0, 100, 20_GiB), process(1, 100, 500_MiB), process(1, 101, 20_GiB)};
+  found = check(two_gpus);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].cause_class, "gpu0_crowding");
 }
 
 TEST(Gpu001, JobThatCrowdsGpuZeroIsPricedByTheFixedJob) {

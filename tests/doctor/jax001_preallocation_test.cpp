@@ -64,20 +64,25 @@ TEST(Jax001, GpusHeldAtXlasFractionsWithoutAJob) {
   EXPECT_FALSE(f.saving);
 }
 
-TEST(Jax001, FractionsAreMatchedFromTheirValueToTwoPointsAbove) {
-  const auto fires = [](bytes used) {
+// A pool is a context plus fraction x the memory the client saw: from 256 MiB + f x (total -
+// 512 MiB driver reserve - 1 GiB context) to 1 GiB + f x total, on any GPU size.
+TEST(Jax001, FractionsAreMatchedByThePoolsSizingRule) {
+  const auto fires = [](bytes total, bytes used) {
     observe::observation o;
-    o.gpus = {gpu(0, 80_GiB, used)};
+    o.gpus = {gpu(0, total, used)};
     doctor_input in;
     in.observed = &o;
     return !rules::jax_preallocation(in).empty();
   };
-  EXPECT_TRUE(fires(60_GiB));             // 0.75 exactly
-  EXPECT_FALSE(fires(60_GiB - 1_MiB));    // just under 0.75
-  EXPECT_TRUE(fires(72_GiB));             // 0.90 exactly
-  EXPECT_FALSE(fires(72_GiB - 1_MiB));    // just under 0.90
-  EXPECT_FALSE(fires(61_GiB + 700_MiB));  // 0.771: above 0.75 + 0.02
-  EXPECT_FALSE(fires(73_GiB + 700_MiB));  // 0.921: above 0.90 + 0.02
+  EXPECT_TRUE(fires(80_GiB, 60_GiB));              // 0.75 exactly
+  EXPECT_FALSE(fires(80_GiB, 59_GiB));             // below 256 MiB + 0.75 x 78.5 GiB
+  EXPECT_TRUE(fires(80_GiB, 61_GiB));              // 1 GiB + 0.75 x 80 GiB
+  EXPECT_FALSE(fires(80_GiB, 61_GiB + 1_MiB));     // above it
+  EXPECT_TRUE(fires(80_GiB, 72_GiB));              // 0.90 exactly
+  EXPECT_FALSE(fires(80_GiB, 70_GiB));             // below 256 MiB + 0.9 x 78.5 GiB
+  EXPECT_FALSE(fires(80_GiB, 73_GiB + 1_MiB));     // above 1 GiB + 0.9 x 80 GiB
+  // A 16 GB card lands near 78 % (jax#19213: 12,626 of 16,160 MiB), outside a fixed 75-77 %.
+  EXPECT_TRUE(fires(16160_MiB, 12626_MiB));
 }
 
 TEST(Jax001, SilentOnATorchJobOrAGpuWithoutItsTotal) {

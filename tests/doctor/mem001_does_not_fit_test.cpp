@@ -78,11 +78,11 @@ TEST(Mem001, ListsTheChangesThatMakeItFitCheapestFirst) {
   EXPECT_EQ(f.cause, "the peak in forward:loss needs more than the GPU has");
   EXPECT_EQ(f.fix,
             "any of these makes it fit, cheapest first:\n"
-            "  --set training.loss=liger_fused (needs Liger-Kernel; " +
+            "  --set training.loss=liger_fused (needs Liger-Kernel; about as fast; " +
                 format_bytes(static_cast<bytes>(liger_saving)) +
                 " less on the busiest GPU)\n"
-                "  --set training.activation_checkpointing=full (recomputes every block (~30 % "
-                "slower); " +
+                "  --set training.activation_checkpointing=full (recomputes every block's forward: "
+                "~33 % more compute; " +
                 format_bytes(static_cast<bytes>(full_saving)) + " less on the busiest GPU)");
   // The saving is the cheapest fix's (the first listed), whichever saves more.
   EXPECT_NE(full_saving, liger_saving);
@@ -144,6 +144,7 @@ TEST(Mem001, OffersMoreNodesOnlyWhereTheStateIsSharded) {
   EXPECT_EQ(found[0].fix.find("hardware.nodes"), std::string::npos) << found[0].fix;
 }
 
+// No change alone is enough at micro-batch 4: the cheapest pair that is, said so.
 TEST(Mem001, SaysSoWhenNoSingleChangeMakesItFit) {
   const auto job = plan_yaml(job_yaml(4));
   ASSERT_TRUE(job);
@@ -151,9 +152,38 @@ TEST(Mem001, SaysSoWhenNoSingleChangeMakesItFit) {
   const auto found = rules::does_not_fit(job->input());
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].level, severity::error);
-  EXPECT_EQ(found[0].fix,
-            "no single change makes it fit: add GPUs, shorten seq_len or lower micro_batch");
-  EXPECT_FALSE(found[0].saving);
+  EXPECT_EQ(found[0].against,
+            (std::vector<std::string>{"no single change makes it fit; the pair below does"}));
+  const std::string& fix = found[0].fix;
+  ASSERT_EQ(std::count(fix.begin(), fix.end(), '\n'), 1) << fix;  // one option listed: the pair
+  const std::string option = fix.substr(fix.find('\n') + 3);
+  EXPECT_GE(option.find(" --set "), 5u) << fix;  // two settings in it
+  EXPECT_NE(option.find(" --set "), std::string::npos) << fix;
+  ASSERT_TRUE(found[0].saving);
+  EXPECT_GT(*found[0].saving, 0);
+}
+
+// A smaller micro-batch with the global batch kept by accumulation is offered before
+// checkpointing, and only the largest one that fits.
+TEST(Mem001, OffersTheLargestSmallerMicroBatchBeforeCheckpointing) {
+  const auto job = plan_yaml("model: llama-3.2-1b\nhardware: { gpu: H100-80GB }\nparallel: { strategy: single }\n"
+                             "precision: bf16-true\noptimizer: adamw\n"
+                             "training: { micro_batch: 16, seq_len: 4096, gradient_accumulation: 2 }\n");
+  ASSERT_TRUE(job);
+  ASSERT_FALSE(job->prediction.fits);
+  const auto found = rules::does_not_fit(job->input());
+  ASSERT_EQ(found.size(), 1u);
+  const std::string& fix = found[0].fix;
+  // 16 x 2 samples a step: micro-batch 8 does not fit, 4 does and accumulates 8 times; 2 and 1,
+  // which fit too, are not listed.
+  const auto batch = fix.find("--set training.micro_batch=4 --set training.gradient_accumulation=8 (");
+  ASSERT_NE(batch, std::string::npos) << fix;
+  EXPECT_EQ(fix.find("--set training.micro_batch=", batch + 1), std::string::npos) << fix;
+  const auto eight = plan_yaml("model: llama-3.2-1b\nhardware: { gpu: H100-80GB }\nparallel: { strategy: single }\n"
+                               "precision: bf16-true\noptimizer: adamw\n"
+                               "training: { micro_batch: 8, seq_len: 4096 }\n");
+  ASSERT_TRUE(eight);
+  EXPECT_FALSE(eight->prediction.fits);
 }
 
 TEST(Mem001, SilentWhenThePlanFits) {

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "doctor/likelihood.hpp"
 #include "doctor/rules/rules.hpp"
+#include <vramscope/doctor/finding.hpp>
 
 namespace vramscope::doctor {
 namespace {
@@ -23,9 +25,10 @@ observe::oom_report torch_oom(bytes reserved_unallocated) {
   o.requested = 2_GiB;
   o.capacity = 23_GiB + 704_MiB;
   o.free = 1_GiB + 512_MiB;
-  o.processes.push_back({std::nullopt, 20_GiB});
+  o.processes.push_back({std::nullopt, *o.capacity - *o.free - 256_MiB});  // nothing else on the GPU
   o.allocated_by_pytorch = 18_GiB;
   o.reserved_unallocated = reserved_unallocated;
+  o.reserved_by_pytorch = 18_GiB + reserved_unallocated;
   return o;
 }
 
@@ -41,50 +44,54 @@ std::vector<finding> check(const observe::oom_report& oom) {
   return check(o);
 }
 
-TEST(Oom001, ReservedButUnallocatedAboveTheRequestIsFragmentation) {
-  const auto found = check(torch_oom(3_GiB));
+// What the job's own memory explains: free + cached below the request is a shortfall no
+// allocator could have avoided; the same message with a large cache ranks below fragmentation.
+TEST(Oom001, TheJobsOwnMemoryFillsTheGpu) {
+  const auto found = check(torch_oom(256_MiB));
   ASSERT_EQ(found.size(), 1u);
   const finding& f = found[0];
   EXPECT_EQ(f.rule, "OOM001");
-  EXPECT_EQ(f.title, "CUDA out of memory");
+  EXPECT_EQ(f.cause_class, "does_not_fit");
   EXPECT_EQ(f.level, severity::error);
   EXPECT_EQ(f.evidence,
             (std::vector<std::string>{
                 "line 12: tried to allocate 2.00 GiB on GPU 0, 1.50 GiB free of 23.69 GiB",
-                "allocated by PyTorch 18.00 GiB, reserved but unallocated 3.00 GiB"}));
-  EXPECT_EQ(f.cause,
-            "enough memory is reserved but free, in pieces too small or on another stream: "
-            "fragmentation");
-  EXPECT_EQ(f.fix, "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
-  EXPECT_EQ(f.saving, static_cast<std::int64_t>(3_GiB));
-  EXPECT_EQ(f.saving_basis, "reserved-but-unallocated memory in the message");
+                "allocated by PyTorch 18.00 GiB, reserved but unallocated 256.0 MiB"}));
+  EXPECT_EQ(f.likelihood, likelihood::strong);
+  EXPECT_NE(f.fix.find("smaller micro-batch"), std::string::npos) << f.fix;
+  EXPECT_FALSE(f.saving);
+
+  // 3 GiB cached: room for this request and the next; the allocator, not the amount, failed.
+  const auto cached = check(torch_oom(3_GiB));
+  ASSERT_EQ(cached.size(), 1u);
+  EXPECT_LT(cached[0].likelihood, likelihood::possible);
+  observe::observation o;
+  o.ooms = {torch_oom(3_GiB)};
+  doctor_input in;
+  in.observed = &o;
+  const auto ranked = diagnose(in);
+  ASSERT_FALSE(ranked.empty());
+  EXPECT_EQ(ranked[0].cause_class, "fragmentation");
 }
 
-TEST(Oom001, ReservedButUnallocatedMustCoverTheRequest) {
-  const auto equal = check(torch_oom(2_GiB));
-  ASSERT_EQ(equal.size(), 1u);
-  EXPECT_EQ(equal[0].saving, static_cast<std::int64_t>(2_GiB));
-
-  const auto under = check(torch_oom(2_GiB - 1_MiB));
-  ASSERT_EQ(under.size(), 1u);
-  EXPECT_EQ(under[0].level, severity::error);
-  EXPECT_EQ(under[0].cause, "the job's live tensors need more than the GPU has at this point");
-  EXPECT_TRUE(under[0].fix.starts_with("run `vramscope plan` on the job")) << under[0].fix;
-  EXPECT_FALSE(under[0].saving);
-}
-
-TEST(Oom001, OtherProcessesInTheMessageAreTheCause) {
+// Other processes named in the message hold what this one needed: PROC001 comes first, OOM001
+// says so against itself.
+TEST(Oom001, MemoryHeldOutsideThisProcessArguesAgainstIt) {
   auto oom = torch_oom(0);
-  oom.processes.insert(oom.processes.begin(), observe::oom_process{4100, 3_GiB});
-  const auto found = check(oom);
-  ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(found[0].evidence[1], "2 processes hold memory on that GPU");
-  EXPECT_EQ(found[0].cause,
-            "several processes share this GPU; the others hold memory this process needs");
-  EXPECT_EQ(found[0].fix,
-            "one process per GPU: torch.cuda.set_device(local_rank) first, torch.load(..., "
-            "map_location=\"cpu\")");
-  EXPECT_FALSE(found[0].saving);
+  oom.free = 100_MiB;  // 23.69 GiB - 100 MiB - 18.5 GiB: 5.09 GiB held by process 4100
+  oom.processes = {{4100, 5_GiB}, {std::nullopt, 18_GiB + 512_MiB}};
+  observe::observation o;
+  o.ooms = {oom};
+  doctor_input in;
+  in.observed = &o;
+  const auto ranked = diagnose(in);
+  ASSERT_GE(ranked.size(), 2u);
+  EXPECT_EQ(ranked[0].rule, "PROC001");
+  EXPECT_EQ(ranked[0].cause_class, "other_process");
+  EXPECT_NE(ranked[0].fix.find("kill"), std::string::npos);
+  const auto own = check(oom);
+  ASSERT_EQ(own.size(), 1u);
+  EXPECT_FALSE(own[0].against.empty());
 }
 
 TEST(Oom001, FiguresTheMessageLacksAreQuestionMarks) {

@@ -200,5 +200,55 @@ TEST(OomReport, AMessageWithoutFiguresIsStillAReport) {
   EXPECT_EQ(r[1].line, 2);
 }
 
+// Pasted without the parentheses around the figures, and wrapped after the request.
+TEST(OomReport, ReadsTheOlderMessageWithoutItsParentheses) {
+  const auto r = find("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB \n"
+                      "GPU 0; 8.00 GiB total capacity; 7.20 GiB already allocated; 0 bytes free; 7.30 GiB "
+                      "reserved in total by PyTorch\n"
+                      "If reserved memory is >> allocated memory try setting max_split_size_mb\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].requested, 20 * MiB);
+  EXPECT_EQ(r[0].gpu, 0);
+  EXPECT_EQ(r[0].capacity, 8 * GiB);
+  EXPECT_EQ(r[0].allocated_by_pytorch, approx(7.20, GiB));
+  EXPECT_EQ(r[0].free, 0u);
+  EXPECT_EQ(r[0].reserved_unallocated, approx(7.30, GiB) - approx(7.20, GiB));
+}
+
+// torch >= 2.6 names the memory of private pools (CUDA graphs) between the two figures.
+TEST(OomReport, ReadsTheMessageWithPrivatePools) {
+  const auto r = find("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a "
+                      "total capacity of 79.19 GiB of which 512.00 MiB is free. Including non-PyTorch memory, "
+                      "this process has 78.67 GiB memory in use. Of the allocated memory 70.00 GiB is "
+                      "allocated by PyTorch, with 2.00 GiB allocated in private pools (e.g., CUDA Graphs), "
+                      "and 7.50 GiB is reserved by PyTorch but unallocated. If reserved but unallocated "
+                      "memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].allocated_by_pytorch, 70 * GiB);
+  EXPECT_EQ(r[0].private_pools, 2 * GiB);
+  EXPECT_EQ(r[0].reserved_unallocated, approx(7.5, GiB));
+  EXPECT_EQ(r[0].reserved_by_pytorch, approx(77.5, GiB));
+}
+
+// The traceback before a message is kept, back to the previous message, for the doctor to place
+// the failure (a checkpoint save, an evaluation loop).
+TEST(OomReport, KeepsTheTracebackBeforeEachMessage) {
+  const auto r = find("Traceback (most recent call last):\n"
+                      "  File \"train.py\", line 80, in <module>\n"
+                      "    trainer.save_model()\n"
+                      "\n"
+                      "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a "
+                      "total capacity of 79.15 GiB of which 1.25 GiB is free.\n"
+                      "  File \"eval.py\", line 3, in evaluate\n"
+                      "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 0 has a "
+                      "total capacity of 79.15 GiB of which 1.25 GiB is free.\n");
+  ASSERT_EQ(r.size(), 2u);
+  ASSERT_EQ(r[0].context.size(), 3u);
+  EXPECT_EQ(r[0].context[0], "1: Traceback (most recent call last):");
+  EXPECT_EQ(r[0].context[2], "3: trainer.save_model()");
+  ASSERT_EQ(r[1].context.size(), 1u);
+  EXPECT_EQ(r[1].context[0], "6: File \"eval.py\", line 3, in evaluate");
+}
+
 }  // namespace
 }  // namespace vramscope::observe

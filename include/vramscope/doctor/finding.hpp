@@ -30,7 +30,18 @@ struct finding {
   std::string fix;                    // config field, environment variable or code line
   std::optional<std::int64_t> saving; // bytes on the busiest GPU (positive = less memory)
   std::string saving_basis;           // how the saving was computed
+  /// The cause this finding names, one of cause_classes() ("fragmentation", "other_process",
+  /// ...); empty for a finding that names no cause (OPT001's table, PRED001's disagreement).
+  std::string cause_class;
+  /// How well the facts support this cause, 0 to 1 (doctor/likelihood.hpp says how each level
+  /// is reached). diagnose() ranks findings by it: the first finding is the most likely cause.
+  double likelihood = 0;
+  std::vector<std::string> support;   // facts for this cause, each with where it was read
+  std::vector<std::string> against;   // facts against it, which the ranking weighed
 };
+
+/// The causes a finding may name, in the order docs/rules.md describes them.
+std::span<const std::string_view> cause_classes();
 
 /// What the rules may read. Pointers may be null when the user gave no such input.
 struct doctor_input {
@@ -56,7 +67,8 @@ struct rule {
 /// The rule catalogue, in the order findings are reported.
 std::span<const rule> all_rules();
 
-/// Runs every rule; findings ordered by severity (errors first), then catalogue order.
+/// Runs every rule; findings ordered as a differential diagnosis: the findings that name a cause
+/// by likelihood (most likely first, catalogue order among equals), then those that name none.
 std::vector<finding> diagnose(const doctor_input& input);
 
 }  // namespace vramscope::doctor

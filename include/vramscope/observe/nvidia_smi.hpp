@@ -19,6 +19,10 @@
 
 namespace vramscope::observe {
 
+/// A line of the default table's process list, with or without its '|' borders:
+/// "GPU [GI CI] PID TYPE NAME MEMORY" with TYPE C, G, C+G or M+C and MEMORY "160MiB" or "N/A".
+bool looks_like_process_row(std::string_view line);
+
 enum class smi_format { table, csv, text, xml };
 
 struct smi_options {

@@ -97,9 +97,18 @@ struct oom_report {
   std::optional<bytes> in_use;              // xla BFC "InUse"
   std::optional<bytes> peak_in_use;         // xla BFC "MaxInUse"
   std::optional<bytes> largest_free_block;  // xla BFC "LargestFreeBlock"
+  std::optional<bytes> private_pools;       // torch >= 2.6: "... allocated in private pools (e.g.,
+                                            // CUDA Graphs)", part of allocated_by_pytorch
   int line = 0;                             // 1-based line of the message in the log
   std::string raw;                          // the message text as found (joined lines)
+  /// The log's lines before the message, back to the previous message or at most
+  /// oom_context_lines: the traceback that says where the program was (a checkpoint save, an
+  /// evaluation loop, the optimizer's step). Each as "LINE: text", trimmed; empty lines dropped.
+  std::vector<std::string> context;
 };
+
+/// How many lines before a message oom_report::context keeps.
+inline constexpr std::size_t oom_context_lines = 60;
 
 /// Everything read from one or more observation files. `append` merges bundles.
 struct observation {
@@ -107,6 +116,11 @@ struct observation {
   std::vector<process_observation> processes;
   std::vector<torch_stats> stats;
   std::vector<oom_report> ooms;
+  /// The nvidia-smi output had its process list (a "Processes:" table, even one saying "No
+  /// running processes found"): a GPU with memory in use and no process listed is then held by
+  /// processes nvidia-smi cannot see (another container, a zombie). False when the paste had
+  /// none, so nothing can be said of who holds the memory.
+  bool process_table = false;
   std::string driver_version;               // when nvidia-smi printed it
   std::string cuda_version;
   vramscope::warnings warnings;             // recoverable oddities (unknown columns, ...)

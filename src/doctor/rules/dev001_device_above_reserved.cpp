@@ -1,6 +1,7 @@
 // DEV001: nvidia-smi shows more than PyTorch reserved on a GPU; explain the gap item by item.
 #include <fmt/format.h>
 
+#include "doctor/likelihood.hpp"
 #include "doctor/replan.hpp"
 #include "doctor/rules/rules.hpp"
 #include <vramscope/predict/overheads.hpp>
@@ -26,7 +27,9 @@ std::vector<finding> device_above_reserved(const doctor_input& in) {
     const auto used = observed_used(*in.observed, gpu);
     if (!used || *used < *s.reserved.current + 1_GiB) continue;
     const bytes gap = *used - *s.reserved.current;
-    finding f{"DEV001", {}, severity::info, {}, {}, {}, {}, {}};
+    finding f{"DEV001", {}, severity::info, {}, {}, {}, {}, {}, "device_overhead", likelihood::possible, {}, {}};
+    f.support.push_back(fmt::format("GPU {}: nvidia-smi shows {} beyond what PyTorch reserved", gpu,
+                                    format_bytes(gap)));
     f.evidence.push_back(fmt::format("GPU {}: nvidia-smi {} used, memory_stats ({}) reserved {}: {} outside "
                                      "PyTorch", gpu, format_bytes(*used), s.source,
                                      format_bytes(*s.reserved.current), format_bytes(gap)));

@@ -1,37 +1,83 @@
-// FRAG001: reserved far above allocated with many non-releasable split blocks: the caching
-// allocator holds memory it cannot hand out for the sizes being asked.
+// FRAG001: the caching allocator holds memory it cannot hand out for the sizes being asked: an
+// out-of-memory error while its cache could have served the request, or reserved far above
+// allocated with many non-releasable split blocks.
 #include <fmt/format.h>
 
+#include "doctor/likelihood.hpp"
+#include "doctor/oom_facts.hpp"
 #include "doctor/replan.hpp"
 #include "doctor/rules/rules.hpp"
 
 namespace vramscope::doctor::rules {
 
+namespace {
+
+namespace lk = likelihood;
+
+// The message: the cache covers the request, defragmenting leaves room for the next one of the
+// same size, and the cache is a sizeable share of what the process reserved (likelihood.hpp).
+void weigh_message(const oom_facts& o, finding& f, bytes& wasted) {
+  if (!o.cached || !o.requested || *o.cached == 0) return;
+  const bytes covered = o.free.value_or(0) + *o.cached;
+  if (covered < *o.requested) return;  // even a perfect allocator lacked the bytes: not this
+  f.evidence.push_back(fmt::format("{}: {} reserved by PyTorch but unallocated, {} requested", where(*o.report),
+                                   format_bytes(*o.cached), format_bytes(*o.requested)));
+  wasted = std::max(wasted, *o.cached);
+  const bool room_for_next = covered >= 2 * *o.requested;
+  const bool large_share = o.reserved && *o.cached >= static_cast<bytes>(lk::cached_share_large *
+                                                                        static_cast<double>(*o.reserved));
+  double level = room_for_next && large_share ? lk::strong : lk::weak;
+  (room_for_next && large_share ? f.support : f.against)
+      .push_back(room_for_next && large_share
+                     ? fmt::format("the cache could have served this request and the next of its size, and "
+                                   "holds {} of the {} reserved",
+                                   format_bytes(*o.cached), size_or_unknown(o.reserved))
+                     : fmt::format("the cache ({}) is small beside what the process holds ({} reserved): "
+                                   "defragmenting would not leave room for the step",
+                                   format_bytes(*o.cached), size_or_unknown(o.reserved)));
+  if (o.outside_covers()) {
+    level -= lk::step;
+    f.against.push_back(fmt::format("{} of the GPU is held outside this process", format_bytes(*o.outside)));
+  }
+  f.likelihood = std::max(f.likelihood, level);
+}
+
+// memory_stats / memory_summary / snapshot peaks: reserved far above allocated.
+void weigh_stats(const observe::torch_stats& s, finding& f, bytes& wasted) {
+  if (!s.reserved.peak || !s.allocated.peak) return;
+  const bytes gap = *s.reserved.peak > *s.allocated.peak ? *s.reserved.peak - *s.allocated.peak : 0;
+  if (gap < 1_GiB || static_cast<double>(gap) < lk::cached_share_large * 2 * static_cast<double>(*s.reserved.peak))
+    return;
+  // Active well above allocated points at record_stream (NCCL001), not fragmentation.
+  if (s.active.peak && *s.active.peak > *s.allocated.peak + gap / 2) return;
+  wasted = std::max(wasted, gap);
+  f.evidence.push_back(fmt::format("{}: reserved peak {} vs allocated peak {}{}", s.source,
+                                   format_bytes(*s.reserved.peak), format_bytes(*s.allocated.peak),
+                                   s.inactive_split.current
+                                       ? fmt::format(", {} in inactive split blocks",
+                                                     format_bytes(*s.inactive_split.current))
+                                       : ""));
+  f.support.push_back(fmt::format("{}: the allocator reserved {} more than its tensors ever needed at once",
+                                  s.source, format_bytes(gap)));
+  double level = lk::likely;
+  if (s.num_alloc_retries && *s.num_alloc_retries > 0) {
+    level += lk::step;
+    f.support.push_back(fmt::format("{}: {} cudaMalloc retries (the cache was flushed to make room)", s.source,
+                                    *s.num_alloc_retries));
+  }
+  f.likelihood = std::max(f.likelihood, level);
+}
+
+}  // namespace
+
 std::vector<finding> fragmentation(const doctor_input& in) {
   if (!in.observed) return {};
   bytes wasted = 0;
-  std::vector<std::string> evidence;
-  for (const auto& s : in.observed->stats) {
-    if (!s.reserved.peak || !s.allocated.peak) continue;
-    const bytes gap = *s.reserved.peak > *s.allocated.peak ? *s.reserved.peak - *s.allocated.peak : 0;
-    if (gap < 1_GiB || gap * 5 < *s.reserved.peak) continue;
-    // Active well above allocated points at record_stream (NCCL001), not fragmentation.
-    if (s.active.peak && *s.active.peak > *s.allocated.peak + gap / 2) continue;
-    wasted = std::max(wasted, gap);
-    evidence.push_back(fmt::format("{}: reserved peak {} vs allocated peak {}{}", s.source,
-                                   format_bytes(*s.reserved.peak), format_bytes(*s.allocated.peak),
-                                   s.inactive_split.current
-                                       ? fmt::format(", {} in inactive split blocks", format_bytes(*s.inactive_split.current))
-                                       : ""));
-  }
+  finding f{"FRAG001", {}, severity::warning, {}, {}, {}, {}, {}, "fragmentation", 0, {}, {}};
+  for (const auto& s : in.observed->stats) weigh_stats(s, f, wasted);
   for (const auto& o : in.observed->ooms)
-    if (o.reserved_unallocated && *o.reserved_unallocated >= 1_GiB) {
-      wasted = std::max(wasted, *o.reserved_unallocated);
-      evidence.push_back(fmt::format("OOM message (line {}): {} reserved by PyTorch but unallocated", o.line,
-                                     format_bytes(*o.reserved_unallocated)));
-    }
-  if (evidence.empty()) return {};
-  finding f{"FRAG001", {}, severity::warning, evidence, {}, {}, {}, {}};
+    if (o.kind == observe::oom_kind::torch) weigh_message(facts_of(o), f, wasted);
+  if (f.evidence.empty()) return {};
   f.cause = "freed blocks are split pieces of larger segments, or belong to another stream; they cannot "
             "serve the sizes being requested, so the allocator asks the driver for new segments";
   f.fix = "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True";

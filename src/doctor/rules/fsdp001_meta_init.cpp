@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "doctor/likelihood.hpp"
 #include "doctor/replan.hpp"
 #include "doctor/rules/rules.hpp"
 
@@ -41,10 +42,15 @@ std::vector<finding> fsdp1_meta_init(const doctor_input& in) {
   const bool job_risk = in.job && risky_init_job(*in.job);
   const auto observed = in.observed ? uneven_ranks(*in.observed) : std::nullopt;
   if (!job_risk && !(observed && (!in.job || in.job->parallel.kind == job::strategy::fsdp1))) return {};
-  finding f{"FSDP001", {}, severity::warning,
-            {}, {}, {}, {}, {}};
-  if (observed) f.evidence.push_back(*observed);
+  finding f{"FSDP001", {}, severity::warning, {}, {}, {}, {}, {}, "meta_init", likelihood::possible, {}, {}};
+  if (observed) {
+    f.evidence.push_back(*observed);
+    f.support.push_back("rank 0 peaks apart from the other ranks");
+    f.likelihood = likelihood::likely;
+  }
+  if (observed && job_risk) f.likelihood = likelihood::strong;
   if (job_risk) {
+    f.support.push_back("the job initialises FSDP1 on the meta device without sync_module_states / device_id");
     f.evidence.push_back(fmt::format("job: init.meta_device=true, init.load=rank0, "
                                      "parallel.sync_module_states={}, parallel.device_id={}",
                                      in.job->parallel.sync_module_states, in.job->parallel.device_id));

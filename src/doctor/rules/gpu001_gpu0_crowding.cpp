@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "doctor/likelihood.hpp"
+#include "doctor/oom_facts.hpp"
 #include "doctor/replan.hpp"
 #include "doctor/rules/rules.hpp"
 
@@ -16,6 +18,7 @@ struct crowding {
   std::string host;  // the machine whose GPU 0 is crowded; empty for a one-machine observation
   std::size_t on_gpu0 = 0, typical = 0;
   bytes extra = 0;  // memory of GPU 0's processes that run mainly elsewhere
+  std::string note;  // the evidence, where it is not the per-GPU count
 };
 
 // GPU 0 of one machine lists more processes than its other GPUs, which list about one each.
@@ -51,15 +54,77 @@ std::optional<crowding> crowding_on(const observe::observation& o, const std::st
   return c;
 }
 
+// Only GPU 0's rows pasted, or a machine whose other GPUs list nothing: one large process and
+// others no larger than a context, each a different rank's context on GPU 0.
+std::optional<crowding> contexts_on_gpu0(const observe::observation& o, const std::string& host) {
+  std::vector<const observe::process_observation*> on0;
+  for (const auto& p : o.processes)
+    if (p.gpu_index == 0 && p.host == host) on0.push_back(&p);
+  if (on0.size() < 2) return std::nullopt;
+  bytes largest = 0, total = 0;
+  std::size_t small = 0;
+  for (const auto* p : on0) {
+    largest = std::max(largest, p->used.value_or(0));
+    total += p->used.value_or(0);
+  }
+  for (const auto* p : on0) small += p->used && *p->used <= likelihood::context_max && *p->used < largest;
+  if (small + 1 != on0.size()) return std::nullopt;
+  return crowding{host, on0.size(), 1, total - largest,
+                  fmt::format("nvidia-smi: GPU 0 lists one workload and {} process(es) the size of a CUDA "
+                              "context beside it, {} in all", small, format_bytes(total - largest))};
+}
+
+// One process on several GPUs: it created a context on each GPU it touched besides its own.
+std::optional<crowding> process_on_several_gpus(const observe::observation& o) {
+  std::map<std::pair<std::string, std::int64_t>, std::set<int>> gpus_of;
+  for (const auto& p : o.processes)
+    if (p.gpu_index && p.pid > 0) gpus_of[{p.host, p.pid}].insert(*p.gpu_index);
+  for (const auto& [who, gpus] : gpus_of)
+    if (gpus.size() > 1) {
+      bytes smallest = 0;
+      for (const auto& p : o.processes)
+        if (p.host == who.first && p.pid == who.second && p.used && (smallest == 0 || *p.used < smallest))
+          smallest = *p.used;
+      // One process driving several GPUs with a workload on each (JAX, DataParallel) is not a
+      // stray context: only a context-sized share on the other GPU is.
+      if (smallest == 0 || smallest > likelihood::context_max) continue;
+      return crowding{who.first, gpus.size(), 1, smallest,
+                      fmt::format("nvidia-smi: process {} holds memory on {} GPUs, {} of it on one that is not "
+                                  "its own (a context)", who.second, gpus.size(), format_bytes(smallest))};
+    }
+  return std::nullopt;
+}
+
 // Machines are told apart by host (GPU 0 of one node is not GPU 0 of another): the machine
 // whose GPU 0 carries the most memory of other ranks.
 std::optional<crowding> observed_crowding(const observe::observation& o) {
   std::set<std::string> hosts;
   for (const auto& p : o.processes) hosts.insert(p.host);
   std::optional<crowding> worst;
-  for (const auto& host : hosts)
-    if (auto c = crowding_on(o, host); c && (!worst || c->extra > worst->extra)) worst = std::move(c);
+  for (const auto& host : hosts) {
+    auto c = crowding_on(o, host);
+    if (!c) c = contexts_on_gpu0(o, host);
+    if (c && (!worst || c->extra > worst->extra)) worst = std::move(c);
+  }
+  if (!worst) worst = process_on_several_gpus(o);
   return worst;
+}
+
+// An out-of-memory message on GPU 0 that names other processes, each the size of a context:
+// other ranks' contexts (likelihood.hpp, context_max).
+std::optional<bytes> contexts_in_message(const observe::observation& o, std::vector<std::string>& evidence) {
+  std::optional<bytes> held;
+  for (const auto& r : o.ooms) {
+    if (r.kind != observe::oom_kind::torch || r.gpu.value_or(0) != 0) continue;
+    const auto facts = facts_of(r);
+    if (!facts.others_are_contexts()) continue;
+    bytes sum = 0;
+    for (const auto& p : facts.others) sum += p.used;
+    evidence.push_back(fmt::format("{} names {} other process(es) on GPU 0 holding {}, each no larger than a "
+                                   "CUDA context", where(r), facts.others.size(), format_bytes(sum)));
+    held = std::max(held.value_or(0), sum);
+  }
+  return held;
 }
 
 bool crowds_gpu0(const job::job_spec& j) {
@@ -71,10 +136,22 @@ bool crowds_gpu0(const job::job_spec& j) {
 
 std::vector<finding> gpu0_crowding(const doctor_input& in) {
   const auto observed = in.observed ? observed_crowding(*in.observed) : std::nullopt;
+  std::vector<std::string> message_evidence;
+  const auto in_message = in.observed ? contexts_in_message(*in.observed, message_evidence) : std::nullopt;
   const bool job_risk = in.job && crowds_gpu0(*in.job);
-  if (!observed && !job_risk) return {};
-  finding f{"GPU001", {}, severity::warning, {}, {}, {}, {}, {}};
-  if (observed)
+  if (!observed && !job_risk && !in_message) return {};
+  finding f{"GPU001", {}, severity::warning, {}, {}, {}, {}, {}, "gpu0_crowding",
+            observed ? likelihood::strong : in_message ? likelihood::likely : likelihood::possible, {}, {}};
+  for (auto& e : message_evidence) f.evidence.push_back(std::move(e));
+  if (observed) f.support.push_back("nvidia-smi: GPU 0 lists processes whose own GPU is another");
+  if (in_message) f.support.push_back("the out-of-memory message on GPU 0 names context-sized processes");
+  if (job_risk) {
+    f.support.push_back("the job touches CUDA before set_device or loads checkpoints without map_location");
+    if (observed || in_message) f.likelihood += likelihood::step;
+  }
+  if (observed && !observed->note.empty())
+    f.evidence.push_back(observed->note);
+  else if (observed)
     f.evidence.push_back(fmt::format("nvidia-smi: {} processes on GPU 0{}, at most {} on any other GPU; "
                                      "{} on GPU 0 belongs to processes whose own GPU is another",
                                      observed->on_gpu0, observed->host.empty() ? "" : " of " + observed->host,
@@ -88,12 +165,19 @@ std::vector<finding> gpu0_crowding(const doctor_input& in) {
   f.fix = "torch.cuda.set_device(local_rank) before any CUDA work; torch.load(path, map_location=\"cpu\"); "
           "keep data preprocessing on the CPU";
   const std::vector<std::string> fix{"init.set_device_first=true", "init.map_location=cpu"};
-  if (auto after = replan(in, fix)) {
+  auto after = replan(in, fix);
+  // A risk in the job that the plan shows costs nothing here (a JAX job, a job that loads no
+  // checkpoint) is no finding without an observation of it.
+  if (!observed && !in_message && (!after || after->saving <= 0)) return {};
+  if (after && after->saving > 0) {
     f.saving = after->saving;
     f.saving_basis = replan_basis(fix);
   } else if (observed) {
     f.saving = static_cast<std::int64_t>(observed->extra);
     f.saving_basis = "observed memory of the extra processes on GPU 0";
+  } else if (in_message) {
+    f.saving = static_cast<std::int64_t>(*in_message);
+    f.saving_basis = "memory of the other processes the message names on GPU 0";
   }
   return {f};
 }

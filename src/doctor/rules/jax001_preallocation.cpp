@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <iterator>
 
+#include "doctor/likelihood.hpp"
 #include "doctor/replan.hpp"
 #include "doctor/rules/rules.hpp"
 
@@ -11,32 +14,81 @@ namespace vramscope::doctor::rules {
 
 namespace {
 
-// A GPU held at one of XLA's default fractions (0.75 since jaxlib 0.4.14, 0.9 before), within
-// the CUDA context's size.
-std::optional<double> preallocated_fraction(const observe::gpu_observation& g) {
+namespace lk = likelihood;
+
+// A GPU holding what a JAX process preallocates: a context plus fraction x the memory the client
+// saw (likelihood.hpp): between context_min + f x (total - driver reserve - a context) and
+// context_max + f x total, on any GPU size. `fractions` are XLA's defaults and the job's own.
+std::optional<double> preallocated_fraction(const observe::gpu_observation& g, const std::vector<double>& fractions) {
   if (!g.used || !g.total || *g.total == 0) return std::nullopt;
-  const double share = static_cast<double>(*g.used) / static_cast<double>(*g.total);
-  for (double f : {0.75, 0.9})
-    if (share >= f && share <= f + 0.02) return f;
+  const auto used = static_cast<double>(*g.used), total = static_cast<double>(*g.total);
+  for (double f : fractions) {
+    const double low = static_cast<double>(lk::context_min) +
+                       f * (total - static_cast<double>(lk::driver_reserve_max + lk::context_max));
+    const double high = static_cast<double>(lk::context_max) + f * total;
+    if (used >= low && used <= high) return f;
+  }
   return std::nullopt;
 }
 
-void observed_evidence(const doctor_input& in, finding& f) {
-  if (!in.observed) return;
+std::vector<double> fractions_of(const doctor_input& in) {
+  std::vector<double> out(std::begin(lk::jax_default_fractions), std::end(lk::jax_default_fractions));
+  if (!in.job) return out;
+  for (const char* name : {"XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_CLIENT_MEM_FRACTION"})
+    if (const auto v = in.job->env.find(name); v != in.job->env.end()) {
+      char* end = nullptr;
+      const double f = std::strtod(v->second.c_str(), &end);
+      if (end != v->second.c_str() && f > 0 && f <= 1) out.insert(out.begin(), f);
+    }
+  return out;
+}
+
+// Returns how many GPUs hold a pool.
+std::size_t observed_evidence(const doctor_input& in, finding& f) {
+  if (!in.observed) return 0;
+  std::size_t held = 0;
+  const auto fractions = fractions_of(in);
   for (const auto& g : in.observed->gpus)
-    if (auto fraction = preallocated_fraction(g))
+    if (auto fraction = preallocated_fraction(g, fractions)) {
+      ++held;
       f.evidence.push_back(fmt::format("GPU {}: {} of {} used ({:.0f} %, XLA's {:.2f} pool plus a context)",
                                        g.index.value_or(-1), format_bytes(*g.used), format_bytes(*g.total),
                                        100.0 * static_cast<double>(*g.used) / static_cast<double>(*g.total),
                                        *fraction));
+    }
+  return held;
 }
 
 }  // namespace
 
 std::vector<finding> jax_preallocation(const doctor_input& in) {
   const bool jax_job = in.job && (in.job->framework.name == "jax" || in.job->parallel.kind == job::strategy::jax);
-  finding f{"JAX001", {}, severity::warning, {}, {}, {}, {}, {}};
-  observed_evidence(in, f);
+  finding f{"JAX001", {}, severity::warning, {}, {}, {}, {}, {}, "jax_preallocation", lk::possible, {}, {}};
+  const std::size_t held = observed_evidence(in, f);
+  if (held > 1) {
+    f.likelihood = lk::strong;
+    f.support.push_back(fmt::format("{} GPUs each hold a context plus the same fraction of their memory", held));
+  } else if (held == 1) {
+    f.support.push_back("the GPU holds a context plus one of XLA's fractions of its memory");
+    if (in.observed && in.observed->process_table && in.observed->processes.empty()) {
+      f.likelihood = lk::weak;
+      f.against.push_back("nvidia-smi lists no process holding it: a JAX process would be listed");
+    }
+  }
+  if (in.observed)
+    for (const auto& o : in.observed->ooms)
+      if (o.kind == observe::oom_kind::xla) {
+        f.likelihood = std::max(f.likelihood, lk::possible);
+        f.evidence.push_back(fmt::format("line {}: XLA ran out of memory allocating {}", o.line,
+                                         size_or_unknown(o.requested)));
+        f.support.push_back("an XLA out-of-memory error: the pool is XLA_PYTHON_CLIENT_MEM_FRACTION of the "
+                            "GPU, and whatever runs outside it (cuDNN / cuBLAS workspaces, another process) "
+                            "has only the rest");
+      }
+  if (jax_job) {
+    f.likelihood = std::max(f.likelihood, lk::likely) + (held ? lk::step : 0);
+    f.support.push_back("the job runs JAX, whose client preallocates its pool");
+  }
   // With a job, only a JAX job whose pool is preallocated; without one, only GPUs held at XLA's
   // fractions.
   if (in.job ? !jax_job : f.evidence.empty()) return {};

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
+#include "doctor/likelihood.hpp"
 #include "doctor/replan.hpp"
 #include "doctor/rules/rules.hpp"
 
@@ -11,22 +14,81 @@ namespace vramscope::doctor::rules {
 
 namespace {
 
+// A change a maintainer would suggest, with what it costs in words: the step-time estimates are
+// stated, not measured (recomputing a block's forward is about a third of its step's FLOPs;
+// offloaded state crosses PCIe every step).
 struct candidate {
-  const char* setting;
-  const char* why;  // the cost of the change, in words
+  std::vector<std::string> settings;
+  std::string cost;
 };
 
-// Ordered from least to most intrusive for the user.
-constexpr candidate candidates[] = {
-    {"env.PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", "no cost"},
-    {"training.attention=flash", "SDPA's flash kernel keeps no b x heads x s^2 scores, and is faster"},
-    {"training.loss=liger_fused", "needs Liger-Kernel"},
-    {"training.activation_checkpointing=selective", "recomputes every other block"},
-    {"training.activation_checkpointing=full", "recomputes every block (~30 % slower)"},
-    {"optimizer.name=adamw_8bit", "8-bit optimizer state"},
-    {"parallel.strategy=fsdp2", "shards parameters, gradients and optimizer state"},
-    {"parallel.cpu_offload=true", "state in host memory, much slower steps"},
-};
+// The changes worth trying for this job, cheapest first, each only where it changes something.
+std::vector<candidate> candidates_for(const job::job_spec& j) {
+  using job::strategy;
+  std::vector<candidate> out;
+  out.push_back({{"env.PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"}, "no cost"});
+  if (j.training.attention == job::attention_impl::eager || j.training.attention == job::attention_impl::math)
+    out.push_back({{"training.attention=flash"}, "no cost: SDPA's flash kernel keeps no b x heads x s^2 scores "
+                                                 "and is faster"});
+  // The largest smaller micro-batch, the global batch kept by accumulating: tried largest first.
+  const auto samples = static_cast<long long>(j.training.gradient_accumulation) *
+                       static_cast<long long>(j.training.micro_batch);
+  for (auto mb = static_cast<long long>(j.training.micro_batch) / 2; mb >= 1; mb /= 2)
+    out.push_back({{fmt::format("training.micro_batch={}", mb),
+                    fmt::format("training.gradient_accumulation={}", samples / mb)},
+                   fmt::format("the same global batch in {} accumulation steps: ~5-15 % slower per token "
+                               "(smaller kernels)", samples / mb)});
+  if (j.training.loss == job::loss_impl::hf)
+    out.push_back({{"training.loss=liger_fused"}, "needs Liger-Kernel; about as fast"});
+  if (j.training.activation_checkpointing == job::checkpointing::none)
+    out.push_back({{"training.activation_checkpointing=selective"}, "recomputes part of each block: ~10-20 % "
+                                                                    "more compute"});
+  if (j.training.activation_checkpointing != job::checkpointing::full)
+    out.push_back({{"training.activation_checkpointing=full"}, "recomputes every block's forward: ~33 % "
+                                                               "more compute"});
+  switch (j.parallel.kind) {
+    case strategy::ddp:
+    case strategy::single:
+      if (j.world_size() > 1)
+        out.push_back({{"parallel.strategy=fsdp2"}, "shards parameters, gradients and optimizer state: "
+                                                    "~1.5x the communication of DDP"});
+      break;
+    case strategy::zero1:
+    case strategy::zero2:
+      out.push_back({{"parallel.strategy=zero3"}, "ZeRO-3 shards the parameters too: ~1.5x the "
+                                                  "communication of ZeRO-2"});
+      break;
+    case strategy::fsdp1:
+      if (j.parallel.fsdp_sharding != job::sharding::full_shard)
+        out.push_back({{"parallel.fsdp_sharding=full_shard"}, "shards the parameters too: one more "
+                                                              "all-gather per block in backward"});
+      break;
+    default: break;
+  }
+  if (j.optimizer.kind == job::optimizer_kind::adamw || j.optimizer.kind == job::optimizer_kind::adam)
+    out.push_back({{"optimizer.name=adamw_8bit"}, "optimizer state in 8 bits (bitsandbytes): about as fast, "
+                                                  "a small accuracy risk"});
+  switch (j.parallel.kind) {
+    case strategy::fsdp1:
+    case strategy::fsdp2:
+      if (!j.parallel.cpu_offload)
+        out.push_back({{"parallel.cpu_offload=true"}, "parameters, gradients and optimizer state in host "
+                                                      "memory: steps ~1.5-3x slower (PCIe)"});
+      break;
+    case strategy::zero1:
+    case strategy::zero2:
+    case strategy::zero3:
+      if (!j.parallel.offload_optimizer)
+        out.push_back({{"parallel.offload_optimizer=true"}, "optimizer state and step on the CPU: steps "
+                                                            "~1.5-2x slower"});
+      if (j.parallel.kind == strategy::zero3 && !j.parallel.offload_param)
+        out.push_back({{"parallel.offload_optimizer=true", "parallel.offload_param=true"},
+                       "parameters in host memory too: steps ~2-3x slower"});
+      break;
+    default: break;
+  }
+  return out;
+}
 
 // Strategies that shard the model's state over the data-parallel ranks, where more GPUs leave
 // each one less to hold.
@@ -47,7 +109,8 @@ bool shards_state(const job::parallel_spec& p) {
 std::vector<finding> does_not_fit(const doctor_input& in) {
   if (!in.prediction || in.prediction->fits) return {};
   const auto& p = *in.prediction;
-  finding f{"MEM001", {}, severity::error, {}, {}, {}, {}, {}};
+  finding f{"MEM001", {}, severity::error, {}, {}, {}, {}, {}, "does_not_fit", likelihood::strong, {}, {}};
+  f.support.push_back("the plan of the job runs out of memory in its training step");
   for (const auto& r : p.ranks)
     if (r.oom) {
       f.evidence.push_back(fmt::format("rank {} runs out of memory in {}: {}", r.rank, r.oom_phase,
@@ -65,29 +128,51 @@ std::vector<finding> does_not_fit(const doctor_input& in) {
                                      format_bytes(std::max(*need, busiest.peak.device))));
   f.cause = fmt::format("the peak in {} needs more than the GPU has", busiest.peak_phase);
   std::vector<std::string> fits;
-  // Lists `setting` when it makes the job fit; the first listed gives the finding's saving.
-  const auto offer = [&](const std::string& setting, const std::string& why) {
-    auto after = replan(in, {setting});
+  // Lists `settings` when they make the job fit; the first listed gives the finding's saving.
+  const auto offer = [&](const std::vector<std::string>& settings, const std::string& cost) {
+    auto after = replan(in, settings);
     if (!after || !after->after.fits) return false;
     const std::int64_t saving = after->saving;
-    fits.push_back(fmt::format("--set {} ({}; {} less on the busiest GPU)", setting, why,
+    fits.push_back(fmt::format("--set {} ({}; {} less on the busiest GPU)", fmt::join(settings, " --set "), cost,
                                format_bytes(static_cast<bytes>(std::max<std::int64_t>(0, saving)))));
     if (!f.saving) {
       f.saving = saving;
-      f.saving_basis = replan_basis({setting}) + (after->on_need ? ", against the whole step's need"
-                                                                 : ", against the plan cut short");
+      f.saving_basis = replan_basis(settings) + (after->on_need ? ", against the whole step's need"
+                                                                : ", against the plan cut short");
     }
     return true;
   };
-  for (const auto& c : candidates) offer(c.setting, c.why);
-  // More nodes, the costliest change, for a strategy that shards the state over them: the fewest
-  // (up to eight times as many) that make it fit.
-  if (in.job && shards_state(in.job->parallel))
-    for (const int factor : {2, 4, 8})
-      if (offer(fmt::format("hardware.nodes={}", in.job->hardware.nodes * factor),
-                fmt::format("{} times the GPUs, the state sharded over them", factor)))
-        break;
-  f.fix = fits.empty() ? "no single change makes it fit: add GPUs, shorten seq_len or lower micro_batch"
+  if (in.job) {
+    const auto candidates = candidates_for(*in.job);
+    bool smaller_batch_offered = false;
+    for (const auto& c : candidates) {
+      const bool batch = c.settings.front().starts_with("training.micro_batch=");
+      if (batch && smaller_batch_offered) continue;  // only the largest micro-batch that fits
+      if (offer(c.settings, c.cost) && batch) smaller_batch_offered = true;
+    }
+    // More nodes, the costliest change, for a strategy that shards the state over them: the
+    // fewest (up to eight times as many) that make it fit.
+    if (shards_state(in.job->parallel))
+      for (const int factor : {2, 4, 8})
+        if (offer({fmt::format("hardware.nodes={}", in.job->hardware.nodes * factor)},
+                  fmt::format("{} times the GPUs, the state sharded over them", factor)))
+          break;
+    // No single change is enough: the cheapest pair that is (of the micro-batches, only 1).
+    std::vector<candidate> pairable;
+    for (const auto& c : candidates)
+      if (!c.settings.front().starts_with("training.micro_batch=") || c.settings.front() == "training.micro_batch=1")
+        pairable.push_back(c);
+    if (fits.empty())
+      for (std::size_t a = 0; a < pairable.size() && fits.empty(); ++a)
+        for (std::size_t b = a + 1; b < pairable.size() && fits.empty(); ++b) {
+          auto both = pairable[a].settings;
+          both.insert(both.end(), pairable[b].settings.begin(), pairable[b].settings.end());
+          if (offer(both, pairable[a].cost + "; " + pairable[b].cost))
+            f.against.push_back("no single change makes it fit; the pair below does");
+        }
+  }
+  f.fix = fits.empty() ? "no single change or pair of changes makes it fit: add GPUs, shorten seq_len or lower "
+                         "micro_batch"
                        : "any of these makes it fit, cheapest first:\n  " + fmt::format("{}", fmt::join(fits, "\n  "));
   return {f};
 }

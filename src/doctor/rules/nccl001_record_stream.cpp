@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "doctor/likelihood.hpp"
 #include "doctor/replan.hpp"
 #include "doctor/rules/rules.hpp"
 
@@ -53,7 +54,12 @@ std::vector<finding> record_stream_inflation(const doctor_input& in) {
         without_record_stream = std::move(*after);
   }
   if (!observed && !without_record_stream) return {};
-  finding f{"NCCL001", {}, severity::warning, {}, {}, {}, {}, {}};
+  finding f{"NCCL001", {}, severity::warning, {}, {}, {}, {}, {}, "record_stream",
+            observed ? likelihood::strong : likelihood::possible, {}, {}};
+  f.support.push_back(observed ? "memory_stats: active far above allocated, the mark of buffers waiting on "
+                                 "another stream"
+                               : "the plan's active peak is far above its allocated one, and planning "
+                                 "without record_stream removes the gap");
   if (observed)
     f.evidence.push_back(fmt::format("memory_stats rank {}: active peak {} vs allocated peak {} (reserved {})",
                                      observed->rank, format_bytes(observed->active),

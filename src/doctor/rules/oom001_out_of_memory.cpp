@@ -1,6 +1,12 @@
-// OOM001: an out-of-memory message from a log: what was asked, what was free, who held what.
+// OOM001: an out-of-memory message whose own process fills the GPU: its live tensors plus the
+// request are more than the memory it could have had, so the job does not fit at that point.
+// The other readings of the same message (fragmentation, memory held by others, a phase outside
+// the step) are FRAG001, PROC001, GPU001 and the phase rules; the differential ranks them on
+// the same facts (doctor/oom_facts.hpp).
 #include <fmt/format.h>
 
+#include "doctor/likelihood.hpp"
+#include "doctor/oom_facts.hpp"
 #include "doctor/replan.hpp"
 #include "doctor/rules/rules.hpp"
 
@@ -8,48 +14,80 @@ namespace vramscope::doctor::rules {
 
 namespace {
 
-finding explain_torch(const observe::oom_report& o) {
-  finding f{"OOM001", "CUDA out of memory", severity::error, {}, {}, {}, {}, {}};
-  f.evidence.push_back(fmt::format("line {}: tried to allocate {} on GPU {}, {} free of {}", o.line,
-                                   o.requested ? format_bytes(*o.requested) : "?", o.gpu.value_or(-1),
-                                   o.free ? format_bytes(*o.free) : "?",
-                                   o.capacity ? format_bytes(*o.capacity) : "?"));
-  bytes others = 0;
-  for (const auto& p : o.processes)
-    if (p.pid) others += p.used;
-  if (o.processes.size() > 1)
-    f.evidence.push_back(fmt::format("{} processes hold memory on that GPU", o.processes.size()));
-  if (o.allocated_by_pytorch)
+finding explain_torch(const oom_facts& o, const doctor_input& in) {
+  namespace lk = likelihood;
+  const auto& r = *o.report;
+  finding f{"OOM001", "CUDA out of memory: the job's own memory fills the GPU", severity::error,
+            {}, {}, {}, {}, {}, "does_not_fit", lk::possible, {}, {}};
+  f.evidence.push_back(fmt::format("line {}: tried to allocate {} on GPU {}, {} free of {}", r.line,
+                                   size_or_unknown(o.requested), r.gpu.value_or(-1), size_or_unknown(o.free),
+                                   size_or_unknown(o.capacity)));
+  if (o.allocated)
     f.evidence.push_back(fmt::format("allocated by PyTorch {}, reserved but unallocated {}",
-                                     format_bytes(*o.allocated_by_pytorch),
-                                     o.reserved_unallocated ? format_bytes(*o.reserved_unallocated) : "?"));
-  const bool fragmented = o.reserved_unallocated && o.requested && *o.reserved_unallocated >= *o.requested;
-  if (fragmented) {
-    f.cause = "enough memory is reserved but free, in pieces too small or on another stream: fragmentation";
-    f.fix = "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True";
-    f.saving = static_cast<std::int64_t>(*o.reserved_unallocated);
-    f.saving_basis = "reserved-but-unallocated memory in the message";
-  } else if (o.processes.size() > 1) {
-    f.cause = "several processes share this GPU; the others hold memory this process needs";
-    f.fix = "one process per GPU: torch.cuda.set_device(local_rank) first, torch.load(..., map_location=\"cpu\")";
-  } else {
-    f.cause = "the job's live tensors need more than the GPU has at this point";
-    f.fix = "run `vramscope plan` on the job for the cheapest change that fits (activation checkpointing, "
-            "sharding, smaller micro-batch)";
+                                     format_bytes(*o.allocated), size_or_unknown(o.cached)));
+  if (o.requested && o.cached && !o.cache_covers()) {
+    f.likelihood = lk::strong;
+    f.support.push_back(fmt::format("free {} + cached {} < the request {}: no allocator could have served it",
+                                    size_or_unknown(o.free), format_bytes(*o.cached), format_bytes(*o.requested)));
+  } else if (o.cache_covers()) {
+    const bytes room = o.free.value_or(0) + *o.cached - *o.requested;
+    if (room < *o.requested || *o.cached < o.reserved.value_or(0) / 10) {
+      f.likelihood = lk::likely;
+      f.support.push_back(fmt::format("defragmented, the process would have {} left after this request: the "
+                                      "next allocation would fail the same way",
+                                      format_bytes(room)));
+    } else {
+      f.likelihood = lk::weak;
+      f.against.push_back(fmt::format("the cache holds {} unused, room for this request and more: the "
+                                      "allocator, not the amount, failed", format_bytes(*o.cached)));
+    }
   }
+  if (!o.requested && !o.capacity)
+    f.against.push_back("the message gives no figures (\"CUDA error: out of memory\" is raised outside the "
+                        "caching allocator: a context, a cuBLAS or cuDNN workspace)");
+  if (o.allocated && o.capacity && *o.allocated * 4 < *o.capacity) {
+    f.likelihood = std::min(f.likelihood, lk::weak);
+    f.against.push_back(fmt::format("the process's tensors are only {} of the GPU's {}", format_bytes(*o.allocated),
+                                    format_bytes(*o.capacity)));
+  }
+  if (o.outside_covers()) {
+    f.likelihood -= lk::step;
+    f.against.push_back(fmt::format("{} of the GPU is held outside this process", format_bytes(*o.outside)));
+  }
+  // With a job: the plan's verdict for the step weighs for or against.
+  if (in.prediction) {
+    if (!in.prediction->fits) {
+      f.likelihood += lk::step;
+      f.support.push_back("the plan of the job does not fit either");
+    } else {
+      f.likelihood -= lk::step;
+      f.against.push_back("the plan of the job fits its training step");
+    }
+  }
+  f.cause = "the job's live tensors and this request need more than the GPU has at this point";
+  f.fix = "the smallest change that makes the step fit: a smaller micro-batch (with gradient accumulation "
+          "to keep the global batch), activation checkpointing, sharding the state (FSDP / ZeRO-3), "
+          "CPU offload or a shorter sequence; `vramscope explain JOB.yaml` prices each";
   return f;
 }
 
-finding explain_xla(const observe::oom_report& o) {
-  finding f{"OOM001", "XLA out of memory (RESOURCE_EXHAUSTED)", severity::error, {}, {}, {}, {}, {}};
-  f.evidence.push_back(fmt::format("line {}: tried to allocate {}; pool limit {}, in use {}", o.line,
-                                   o.requested ? format_bytes(*o.requested) : "?",
-                                   o.capacity ? format_bytes(*o.capacity) : "?",
-                                   o.in_use ? format_bytes(*o.in_use) : "?"));
-  f.cause = "the XLA BFC pool (XLA_PYTHON_CLIENT_MEM_FRACTION x total) cannot hold the program's buffers; "
-            "several JAX processes seeing the same GPUs each take their own pool";
-  f.fix = "one JAX process per set of GPUs (CUDA_VISIBLE_DEVICES), a larger XLA_PYTHON_CLIENT_MEM_FRACTION, "
-          "or less memory per step (remat, smaller batch)";
+finding explain_xla(const oom_facts& o) {
+  namespace lk = likelihood;
+  const auto& r = *o.report;
+  finding f{"OOM001", "XLA out of memory (RESOURCE_EXHAUSTED)", severity::error, {}, {}, {}, {}, {},
+            "does_not_fit", lk::likely, {}, {}};
+  f.evidence.push_back(fmt::format("line {}: tried to allocate {}; pool limit {}, in use {}", r.line,
+                                   size_or_unknown(r.requested), size_or_unknown(r.capacity),
+                                   size_or_unknown(r.in_use)));
+  if (r.requested && r.largest_free_block && *r.largest_free_block >= *r.requested) {
+    f.likelihood = lk::weak;
+    f.against.push_back(fmt::format("the pool's largest free block {} could hold the request",
+                                    format_bytes(*r.largest_free_block)));
+  }
+  f.cause = "the program's buffers at this point need more than the XLA pool (XLA_PYTHON_CLIENT_MEM_FRACTION "
+            "x total) holds";
+  f.fix = "less memory per step (jax.checkpoint / remat, a smaller batch), or a larger "
+          "XLA_PYTHON_CLIENT_MEM_FRACTION when nothing else shares the GPU";
   return f;
 }
 
@@ -58,8 +96,10 @@ finding explain_xla(const observe::oom_report& o) {
 std::vector<finding> out_of_memory_message(const doctor_input& in) {
   if (!in.observed) return {};
   std::vector<finding> out;
-  for (const auto& o : in.observed->ooms)
-    out.push_back(o.kind == observe::oom_kind::torch ? explain_torch(o) : explain_xla(o));
+  for (const auto& o : in.observed->ooms) {
+    const auto facts = facts_of(o);
+    out.push_back(o.kind == observe::oom_kind::torch ? explain_torch(facts, in) : explain_xla(facts));
+  }
   return out;
 }
 

@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "doctor/likelihood.hpp"
 #include "doctor/replan.hpp"
 #include "doctor/rules/rules.hpp"
 
@@ -53,7 +54,7 @@ others_on_gpu processes_on(const observe::observation& o, int index, const obser
 }
 
 finding base(const observe::oom_report& o, int gpu) {
-  finding f{"OOM002", {}, severity::info, {}, {}, {}, {}, {}};
+  finding f{"OOM002", {}, severity::info, {}, {}, {}, {}, {}, {}, 0, {}, {}};
   f.evidence.push_back(fmt::format("line {}: tried to allocate {} on GPU {}{}", o.line,
                                    o.requested ? format_bytes(*o.requested) : "?", gpu,
                                    o.capacity ? fmt::format(" of {}", format_bytes(*o.capacity)) : ""));
@@ -109,16 +110,25 @@ finding accounted(const observe::oom_report& o, int gpu, const observe::gpu_obse
                                                 format_bytes(p.used), listed_on(p.pid.value(), gpu) ? "lists it" : "does not list it"));
   if (o.requested && others.others >= *o.requested) {
     f.level = severity::warning;
+    f.cause_class = "other_process";
+    f.likelihood = likelihood::strong;
+    f.support.push_back("nvidia-smi lists other processes on that GPU holding more than the request");
     f.cause = "other processes on this GPU hold more than the failed allocation asked for";
     f.fix = "give each process its own GPU (CUDA_VISIBLE_DEVICES), or stop the others";
     f.saving = static_cast<std::int64_t>(others.others);
     f.saving_basis = "memory nvidia-smi lists on that GPU less this process's share from the message";
   } else if (g.used && o.reserved_by_pytorch && *g.used > *o.reserved_by_pytorch) {
+    f.cause_class = "device_overhead";
+    f.likelihood = likelihood::weak;
     f.cause = fmt::format("{} of the GPU's use is outside PyTorch's cache: CUDA context, cuBLAS/NCCL "
                           "workspaces and other processes",
                           format_bytes(*g.used - *o.reserved_by_pytorch));
   } else {
+    f.cause_class = "does_not_fit";
+    f.likelihood = likelihood::possible;
+    f.support.push_back("nvidia-smi shows nothing on that GPU beyond this process");
     f.cause = "the table agrees with the message; the job itself needs more memory at that point";
+    f.fix = "the smallest change that makes the step fit (`vramscope explain JOB.yaml` prices each)";
   }
   return f;
 }

@@ -50,14 +50,13 @@ std::vector<finding> options_without_effect(const doctor_input& in) {
       some.push_back(fmt::format("{}: {}", setting, format_delta(-saving)));
   }
   if (none.empty()) return {};
-  finding f{"OPT001", {}, severity::info, {}, {}, {}, {}, {}};
+  finding f{"OPT001", {}, severity::info, {}, {}, {}, {}, {}, {}, 0, {}, {}};
   for (const auto& s : none) f.evidence.push_back(fmt::format("--set {}: no change on the busiest GPU", s));
   for (const auto& s : some) f.evidence.push_back(fmt::format("--set {} on the busiest GPU", s));
   f.cause = "these settings do not change what is resident at the peak for this job (for example a "
             "bf16 MixedPrecision when the parameters are already bf16, or a wrap policy that yields "
             "the same units); claimed savings from them will not appear";
   f.fix = "keep the settings that show a saving above; drop the others or keep them for speed";
-  f.saving = 0;
   f.saving_basis = cut_short ? "re-planned each setting on its own, on a GPU without the limit "
                                "(the job does not fit its own)"
                              : "re-planned each setting on its own";

@@ -41,7 +41,7 @@ std::vector<finding> prediction_disagrees(const doctor_input& in) {
       compare(evidence, "device use", *g.used, p.gpus[static_cast<std::size_t>(*g.index)].device,
               fmt::format("GPU {}", *g.index));
   if (evidence.empty()) return {};
-  finding f{"PRED001", {}, severity::warning, evidence, {}, {}, {}, {}};
+  finding f{"PRED001", {}, severity::warning, evidence, {}, {}, {}, {}, {}, 0, {}, {}};
   f.cause = fmt::format("the job as specified and what ran differ by more than {:.0f} %: either the job spec "
                         "does not describe the run (batch, sequence length, precision, options) or the model "
                         "of this setup is off",

@@ -16,5 +16,10 @@ std::vector<finding> fragmentation(const doctor_input& in);           // FRAG001
 std::vector<finding> out_of_memory_message(const doctor_input& in);   // OOM001
 std::vector<finding> oom_against_nvidia_smi(const doctor_input& in);  // OOM002
 std::vector<finding> prediction_disagrees(const doctor_input& in);    // PRED001
+std::vector<finding> memory_outside_process(const doctor_input& in);  // PROC001
+std::vector<finding> checkpoint_save(const doctor_input& in);         // CKPT001
+std::vector<finding> checkpoint_resume(const doctor_input& in);       // CKPT002
+std::vector<finding> evaluation(const doctor_input& in);              // EVAL001
+std::vector<finding> first_optimizer_step(const doctor_input& in);    // OPTIM001
 
 }  // namespace vramscope::doctor::rules

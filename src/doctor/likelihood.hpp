@@ -1,0 +1,62 @@
+#pragma once
+// Every threshold the rules weigh facts with, and the likelihood levels they give a cause, in one
+// place with the source of each number. A rule never compares with a literal of its own: it
+// names one of these, so a reader can check the diagnosis against its sources here.
+
+#include <vramscope/core/units.hpp>
+
+namespace vramscope::doctor::likelihood {
+
+// ---- Levels. A finding's likelihood is one of these, raised or lowered by one step where a fact
+// for or against it weighs; diagnose() ranks by it. The steps only order causes: they are not
+// probabilities measured on anything.
+inline constexpr double decisive = 0.95;  // the input says so outright (a traceback frame of the phase)
+inline constexpr double strong = 0.85;    // the mechanism's figures are all there and agree
+inline constexpr double likely = 0.7;     // most figures agree; one is missing or estimated
+inline constexpr double possible = 0.5;   // consistent with the facts, not shown by them
+inline constexpr double weak = 0.3;       // the facts argue against it, but do not rule it out
+inline constexpr double step = 0.1;       // one fact for or against
+
+// ---- Memory outside PyTorch's cache.
+// One CUDA context: 274 MiB with lazy module loading (the default since PyTorch 1.13 and CUDA
+// 11.7) and 636 MiB loaded eagerly (pytorch PR #86509's measurement); "more than 1000 MB" before
+// CUDA 11.7 (maintainer, pytorch #107667). A process holding no more than this on a GPU holds
+// a context (and a few tensors), not a workload.
+inline constexpr bytes context_min = 256_MiB;
+inline constexpr bytes context_max = 1_GiB;
+// What else a process may hold outside PyTorch's cache: NCCL's communicator buffers, "hundreds
+// of MB to ~1.6 GB" (reference/overheads.md 2). Where a message does not say what the process
+// holds (torch < 2.1), memory outside it is only counted beyond its cache, a context and these.
+inline constexpr bytes nccl_buffers_max = 1638_MiB;
+
+// ---- Fragmentation. At an out-of-memory error the caching allocator has already released every
+// cached segment it could and retried (CUDACachingAllocator's release_cached_blocks before the
+// error), so what the message calls "reserved but unallocated" sits in split segments that could
+// not serve the request. It explains the error when defragmenting would leave room for the next
+// request of the same size (free + cached >= 2 x requested) and it is a sizeable share of what
+// the process reserved: PyTorch's own advice is worded "reserved >> allocated" (torch < 2.1) and
+// "reserved but unallocated memory is large" (2.1+); a tenth is the share taken as large.
+inline constexpr double cached_share_large = 0.10;
+
+// ---- Which ranks touch GPU 0. Ranks > 0 that create a context on GPU 0 each hold about one
+// context there (context_max), so processes of at most that size on GPU 0 beside a large one are
+// other ranks' contexts (GPU001), not another workload (PROC001).
+
+// ---- JAX's pool. XLA's BFC pool is fraction x the memory the client sees (total since
+// xla#58638; free at start before), allocated at the first operation beside a context
+// (reference/jax.md 2.1). A GPU shows context + fraction x (total - driver reserve) with the
+// context between context_min and context_max, and the driver reserve at most
+// driver_reserve_max (480 MiB on an H100: nvidia-smi -q "Reserved").
+inline constexpr bytes driver_reserve_max = 512_MiB;
+inline constexpr double jax_default_fractions[] = {0.75, 0.9};  // since jaxlib 0.4.14; before
+
+// ---- record_stream: active 30 % and 1 GiB above allocated is more than the few in-flight
+// buffers of a step (NCCL001).
+inline constexpr double active_over_allocated = 1.3;
+inline constexpr bytes active_gap_min = 1_GiB;
+
+// ---- Plans and observations: beyond this relative gap the plan is not trusted for the job
+// (PRED001), and a plan this far under capacity argues against "the job does not fit".
+inline constexpr double plan_tolerance = 0.10;
+
+}  // namespace vramscope::doctor::likelihood

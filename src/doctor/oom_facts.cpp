@@ -1,0 +1,147 @@
+#include "doctor/oom_facts.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
+#include "doctor/likelihood.hpp"
+
+namespace vramscope::doctor {
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+bool starts_any(std::string_view name, std::initializer_list<std::string_view> heads) {
+  return std::any_of(heads.begin(), heads.end(), [&](std::string_view h) { return name.starts_with(h); });
+}
+
+bool has_any(std::string_view text, std::initializer_list<std::string_view> parts) {
+  return std::any_of(parts.begin(), parts.end(),
+                     [&](std::string_view p) { return text.find(p) != std::string_view::npos; });
+}
+
+// The phase a Python traceback frame's function names, as the frameworks and the usual training
+// scripts name them: transformers' Trainer (_save_checkpoint, evaluation_loop, prediction_step,
+// _load_from_checkpoint), Lightning (validation_step, test_step), DeepSpeed (save_16bit_model,
+// _zero3_consolidated_16bit_state_dict, load_checkpoint), torch.optim (_init_group creates Adam's
+// state at the first step), and a script's own evaluate() / validate() / test() / predict().
+oom_phase phase_of_function(std::string_view name) {
+  if (name.find("save_for_backward") != std::string_view::npos || name.find("saved_tensor") != std::string_view::npos)
+    return oom_phase::unknown;  // autograd's bookkeeping, in every backward
+  if (has_any(name, {"load_checkpoint", "load_state_dict", "_load_from_checkpoint", "resume", "restore",
+                     "load_optimizer", "_load_rng_state", "_cuda_deserialize"}))
+    return oom_phase::checkpoint_resume;
+  if (has_any(name, {"save", "consolidat", "gather_16bit", "full_state_dict", "get_model_state_dict"}) ||
+      (name.find("state_dict") != std::string_view::npos && name.find("load") == std::string_view::npos))
+    return oom_phase::checkpoint_save;
+  if (has_any(name, {"_init_group", "init_state", "initialize_optimizer_states"})) return oom_phase::optimizer_state_init;
+  if (starts_any(name, {"eval", "_eval", "run_eval", "valid", "_valid", "val_", "_val_", "run_valid", "test",
+                        "_test", "run_test", "predict", "_predict", "infer", "_infer"}) ||
+      has_any(name, {"evaluat", "validat", "_eval_", "prediction_"}))
+    return oom_phase::eval;
+  return oom_phase::unknown;
+}
+
+// The phase a traceback's code line shows by the call it makes.
+oom_phase phase_of_code(std::string_view code) {
+  if (has_any(code, {"torch.load(", ".load_state_dict("})) return oom_phase::checkpoint_resume;
+  if (has_any(code, {"torch.save(", ".save_checkpoint(", ".save_pretrained(", "full_state_dict", "state_dict"}))
+    return oom_phase::checkpoint_save;  // loading was ruled out above
+  if (has_any(code, {"zeros_like(p, memory_format", "state['exp_avg'] =", "state[\"exp_avg\"] =",
+                     "state['exp_avg_sq'] =", "state[\"exp_avg_sq\"] ="}))
+    return oom_phase::optimizer_state_init;
+  return oom_phase::unknown;
+}
+
+// The innermost frame that names a phase: a traceback's last lines are its deepest calls. A
+// context line is "LINE: text"; a frame line reads `File "x.py", line 12, in evaluate`.
+void place(oom_facts& f) {
+  const auto& context = f.report->context;
+  for (auto line = context.rbegin(); line != context.rend(); ++line) {
+    const std::string text = lower(*line);
+    oom_phase phase = oom_phase::unknown;
+    if (const std::size_t in = text.rfind(", in "); in != std::string::npos && text.find("file \"") != std::string::npos)
+      phase = phase_of_function(std::string_view(text).substr(in + 5));
+    else
+      phase = phase_of_code(text);
+    if (phase != oom_phase::unknown) {
+      f.phase = phase;
+      f.phase_line = *line;
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+bool oom_facts::cache_covers() const {
+  return requested && cached && free.value_or(0) + *cached >= *requested;
+}
+
+bytes oom_facts::outside_floor() const {
+  return own_estimated ? likelihood::context_max + likelihood::nccl_buffers_max : likelihood::context_max;
+}
+
+bool oom_facts::outside_covers() const {
+  return requested && outside && *outside > outside_floor() && *outside + free.value_or(0) >= *requested;
+}
+
+bool oom_facts::others_are_contexts() const {
+  return !others.empty() && std::all_of(others.begin(), others.end(), [](const observe::oom_process& p) {
+    return p.used <= likelihood::context_max;
+  });
+}
+
+oom_facts facts_of(const observe::oom_report& report) {
+  oom_facts f;
+  f.report = &report;
+  f.capacity = report.capacity;
+  f.free = report.free;
+  f.requested = report.requested;
+  f.allocated = report.allocated_by_pytorch;
+  f.reserved = report.reserved_by_pytorch;
+  f.cached = report.reserved_unallocated;
+  place(f);
+  if (report.kind != observe::oom_kind::torch) return f;
+  // torch >= 2.1 lists the GPU's processes from NVML: others as "Process P has X memory in use"
+  // and itself as "this process has X" (c10/cuda/CUDACachingAllocator.cpp,
+  // reportProcessMemoryInfo). Inside a container NVML's pids are the host's, so the process finds
+  // no entry of its own and lists itself under its host pid: then the listed process closest
+  // above its cache is taken for this one.
+  std::optional<std::size_t> self;
+  for (const auto& p : report.processes)
+    if (!p.pid) f.own = p.used;
+  if (!f.own && f.reserved)
+    for (std::size_t i = 0; i < report.processes.size(); ++i) {
+      const auto& p = report.processes[i];
+      if (p.used >= *f.reserved && (!self || p.used < report.processes[*self].used)) self = i;
+    }
+  for (std::size_t i = 0; i < report.processes.size(); ++i)
+    if (report.processes[i].pid && i != self) f.others.push_back(report.processes[i]);
+  if (self) f.own = report.processes[*self].used;
+  if (!f.own && f.reserved) {
+    // No "this process has": the cache plus at most one context (the generous bound keeps
+    // `outside` from blaming others for this process's own context).
+    f.own = *f.reserved + likelihood::context_max;
+    f.own_estimated = true;
+  }
+  if (f.capacity && f.own) {
+    const bytes used = *f.capacity - std::min(*f.capacity, f.free.value_or(0));
+    f.outside = used > *f.own ? used - *f.own : 0;
+  }
+  return f;
+}
+
+std::string where(const observe::oom_report& report) {
+  return fmt::format("the out-of-memory message at line {}{}", report.line,
+                     report.gpu ? fmt::format(" (GPU {})", *report.gpu) : "");
+}
+
+}  // namespace vramscope::doctor

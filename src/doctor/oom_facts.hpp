@@ -1,0 +1,53 @@
+#pragma once
+// What a PyTorch out-of-memory message says once its figures are put together: who held the
+// GPU's memory when the allocation failed, whether the allocator's cache could have served it,
+// and where in the program it happened. Every rule that weighs a cause against a message reads
+// these facts, so the differential compares causes on the same arithmetic.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <vramscope/observe/observation.hpp>
+
+namespace vramscope::doctor {
+
+/// Where the traceback before a message places the failure.
+enum class oom_phase { unknown, checkpoint_save, checkpoint_resume, eval, optimizer_state_init };
+
+struct oom_facts {
+  const observe::oom_report* report = nullptr;
+  std::optional<bytes> capacity, free, requested, allocated, reserved;
+  std::optional<bytes> cached;  // reserved but unallocated: split segments the request missed
+  /// What this process holds on the GPU, PyTorch's cache and the rest (context, libraries):
+  /// torch >= 2.1 says it ("this process has X memory in use"); older messages give only the
+  /// cache, so own_estimated is set and own is the cache plus one context at most.
+  std::optional<bytes> own;
+  bool own_estimated = false;
+  /// capacity - free - own: memory on the GPU that is not this process's: other processes,
+  /// their contexts, memory a crashed run left behind.
+  std::optional<bytes> outside;
+  /// The processes the message names besides this one, with their use.
+  std::vector<observe::oom_process> others;
+  oom_phase phase = oom_phase::unknown;
+  std::string phase_line;  // the traceback line that placed it ("123: File ... in save_model")
+
+  /// free + cached >= requested: a perfect allocator had the bytes.
+  bool cache_covers() const;
+  /// outside + free >= requested and outside is more than outside_floor(): freeing the memory
+  /// of others would have served the request.
+  bool outside_covers() const;
+  /// Below this, memory outside the process may be its own: a context (and, where own is an
+  /// estimate, NCCL's buffers).
+  bytes outside_floor() const;
+  /// The other processes the message names are all context-sized (other ranks' contexts).
+  bool others_are_contexts() const;
+};
+
+/// The facts of one message (torch or XLA; an XLA report has no outside/own figures).
+oom_facts facts_of(const observe::oom_report& report);
+
+/// "CUDA out of memory at line 12 (GPU 0)" for evidence lines.
+std::string where(const observe::oom_report& report);
+
+}  // namespace vramscope::doctor

@@ -1,0 +1,146 @@
+// PROC001: memory on the GPU that this process does not hold: another job, a stale or zombie
+// run, a notebook kernel, a display server. Every out-of-memory message gives enough to compute
+// it (capacity - free - this process's use), older messages without a process list too; an
+// nvidia-smi screen shows it as large processes that belong to no rank of the job, or as used
+// memory no listed process accounts for (processes of other containers).
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "doctor/likelihood.hpp"
+#include "doctor/oom_facts.hpp"
+#include "doctor/replan.hpp"
+#include "doctor/rules/rules.hpp"
+
+namespace vramscope::doctor::rules {
+
+namespace {
+
+namespace lk = likelihood;
+
+constexpr const char* fix_listed =
+    "free the GPU: stop the other process (a stale or zombie run of yours: kill PID; a notebook: restart "
+    "its kernel), or run on a GPU nothing else uses (CUDA_VISIBLE_DEVICES=N); list who holds it with "
+    "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv";
+
+std::optional<finding> from_message(const oom_facts& o) {
+  if (!o.outside || *o.outside <= o.outside_floor()) return std::nullopt;
+  finding f{"PROC001", {}, severity::warning, {}, {}, {}, {}, {}, "other_process", lk::weak, {}, {}};
+  const bytes used = *o.capacity - std::min(*o.capacity, o.free.value_or(0));
+  f.evidence.push_back(fmt::format("{}: {} of {} in use, this process {} ({}), {} held outside it",
+                                   where(*o.report), format_bytes(used), format_bytes(*o.capacity),
+                                   format_bytes(*o.own), o.own_estimated ? "its cache plus a context at most"
+                                                                        : "as the message says",
+                                   format_bytes(*o.outside)));
+  for (const auto& p : o.others)
+    f.evidence.push_back(fmt::format("the message names process {} with {}", p.pid.value_or(0), format_bytes(p.used)));
+  if (o.outside_covers()) {
+    f.likelihood = o.own_estimated ? lk::likely : lk::strong;
+    f.support.push_back(fmt::format("the memory held outside this process ({}) would have served the "
+                                    "request ({})", format_bytes(*o.outside), size_or_unknown(o.requested)));
+  } else {
+    f.against.push_back("even freed, the memory outside this process would not have served the request");
+  }
+  if (*o.outside > *o.own) {
+    f.likelihood += lk::step;
+    f.support.push_back("others hold more of the GPU than this process does");
+  }
+  if (o.others_are_contexts()) {
+    f.likelihood -= 2 * lk::step;
+    f.against.push_back("the other processes are each the size of a CUDA context: other ranks (GPU001)");
+  }
+  f.cause = o.others.empty()
+                ? "memory on this GPU is held outside this process (another job, a stale or zombie run, a "
+                  "notebook kernel): the message counts it as neither free nor this process's"
+                : "other processes on this GPU hold memory this process needs";
+  f.fix = fix_listed;
+  f.saving = static_cast<std::int64_t>(*o.outside);
+  f.saving_basis = "memory held outside this process at the failure (capacity - free - this process's use)";
+  return f;
+}
+
+// nvidia-smi alone: per GPU, used memory beyond the listed processes (other containers), and
+// large processes that appear on no other GPU beside another large one.
+std::optional<finding> from_screen(const observe::observation& obs) {
+  std::map<std::pair<std::string, int>, std::vector<const observe::process_observation*>> by_gpu;
+  std::map<std::int64_t, std::set<int>> gpus_of;
+  for (const auto& p : obs.processes)
+    if (p.gpu_index) {
+      by_gpu[{p.host, *p.gpu_index}].push_back(&p);
+      gpus_of[p.pid].insert(*p.gpu_index);
+    }
+  finding f{"PROC001", {}, severity::warning, {}, {}, {}, {}, {}, "other_process", 0, {}, {}};
+  bytes held = 0;
+  for (const auto& g : obs.gpus) {
+    if (!g.index || !g.used) continue;
+    const auto procs = by_gpu.find({g.host, *g.index});
+    bytes listed = 0;
+    std::size_t large = 0;
+    if (procs != by_gpu.end())
+      for (const auto* p : procs->second) {
+        listed += p->used.value_or(0);
+        large += p->used.value_or(0) > lk::context_max && gpus_of[p->pid].size() == 1;
+      }
+    // Processes N/A (Windows, some containers): nothing to compare.
+    if (procs != by_gpu.end() && !procs->second.empty() && !procs->second.front()->used) continue;
+    const bool listed_here = procs != by_gpu.end() || obs.process_table;
+    if (listed_here && *g.used > listed + lk::context_max + lk::driver_reserve_max) {
+      held = std::max(held, *g.used - listed);
+      f.evidence.push_back(fmt::format("GPU {}: {} used, the listed processes hold {}", *g.index,
+                                       format_bytes(*g.used), format_bytes(listed)));
+      f.support.push_back(fmt::format("GPU {}: {} in use by processes nvidia-smi does not list (another "
+                                      "container or user)", *g.index, format_bytes(*g.used - listed)));
+      f.likelihood = std::max(f.likelihood, lk::possible);
+    }
+    if (large >= 2) {
+      bytes others = 0, largest = 0;
+      for (const auto* p : procs->second) {
+        others += p->used.value_or(0);
+        largest = std::max(largest, p->used.value_or(0));
+      }
+      held = std::max(held, others - largest);
+      f.evidence.push_back(fmt::format("GPU {}: {} processes each above a context, none on another GPU", *g.index,
+                                       large));
+      f.support.push_back(fmt::format("GPU {} runs {} separate workloads", *g.index, large));
+      f.likelihood = std::max(f.likelihood, lk::likely);
+    }
+  }
+  // A GPU nearly full beside GPUs of the same machine that hold nothing: a workload landed on a
+  // GPU another one occupies, while others are free.
+  std::vector<int> empty;
+  for (const auto& g : obs.gpus)
+    if (g.index && g.used && *g.used < lk::context_min) empty.push_back(*g.index);
+  for (const auto& g : obs.gpus) {
+    if (!g.index || !g.used || !g.total || empty.empty() || f.likelihood >= lk::likely) continue;
+    if (static_cast<double>(*g.used) < 0.9 * static_cast<double>(*g.total)) continue;
+    held = std::max(held, *g.used);
+    f.evidence.push_back(fmt::format("GPU {}: {} of {} used while GPU {} holds nothing", *g.index,
+                                     format_bytes(*g.used), format_bytes(*g.total), empty.front()));
+    f.support.push_back(fmt::format("GPU {} is taken while {} GPU(s) of the machine are free: run on a free one "
+                                    "(CUDA_VISIBLE_DEVICES={})", *g.index, empty.size(), empty.front()));
+    f.likelihood = lk::likely;
+  }
+  if (f.evidence.empty()) return std::nullopt;
+  f.cause = "memory on the GPU is held by processes other than the job's: another job, a stale run, a "
+            "notebook kernel or another container";
+  f.fix = fix_listed;
+  f.saving = static_cast<std::int64_t>(held);
+  f.saving_basis = "memory of the other processes in nvidia-smi";
+  return f;
+}
+
+}  // namespace
+
+std::vector<finding> memory_outside_process(const doctor_input& in) {
+  if (!in.observed) return {};
+  std::vector<finding> out;
+  for (const auto& o : in.observed->ooms)
+    if (o.kind == observe::oom_kind::torch)
+      if (auto f = from_message(facts_of(o))) out.push_back(std::move(*f));
+  if (out.empty())
+    if (auto f = from_screen(*in.observed)) out.push_back(std::move(*f));
+  return out;
+}
+
+}  // namespace vramscope::doctor::rules

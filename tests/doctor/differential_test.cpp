@@ -1,0 +1,152 @@
+// The differential: one out-of-memory message read for every cause at once (doctor/oom_facts),
+// and the findings ranked so that the cause its figures support best comes first.
+#include <vramscope/doctor/finding.hpp>
+#include <vramscope/observe/oom_report.hpp>
+
+#include <gtest/gtest.h>
+
+#include "doctor/oom_facts.hpp"
+
+namespace vramscope::doctor {
+namespace {
+
+observe::observation observed(const std::string& log) {
+  observe::observation o;
+  vramscope::warnings w;
+  o.ooms = observe::find_oom_reports(log, "train.log", w);
+  return o;
+}
+
+std::vector<finding> diagnose_log(const std::string& log) {
+  const auto o = observed(log);
+  doctor_input in;
+  in.observed = &o;
+  return diagnose(in);
+}
+
+std::string first_cause(const std::string& log) {
+  const auto findings = diagnose_log(log);
+  return findings.empty() ? "" : findings.front().cause_class;
+}
+
+const std::string current = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a "
+                            "total capacity of 79.15 GiB of which 1.00 GiB is free. ";
+
+TEST(OomFacts, MemoryOutsideThisProcessIsCapacityLessFreeLessItsOwnUse) {
+  const auto o = observed(current + "Process 4242 has 50.00 GiB memory in use. Including non-PyTorch memory, this "
+                                    "process has 28.15 GiB memory in use. Of the allocated memory 27.00 GiB is "
+                                    "allocated by PyTorch, and 512.00 MiB is reserved by PyTorch but unallocated.");
+  ASSERT_EQ(o.ooms.size(), 1u);
+  const auto f = facts_of(o.ooms[0]);
+  EXPECT_FALSE(f.own_estimated);
+  EXPECT_EQ(*f.outside, static_cast<bytes>(79.15 * GiB) - 1_GiB - static_cast<bytes>(28.15 * GiB));
+  ASSERT_EQ(f.others.size(), 1u);
+  EXPECT_EQ(f.others[0].pid, 4242);
+  EXPECT_TRUE(f.outside_covers());
+  EXPECT_FALSE(f.cache_covers());
+}
+
+// Inside a container the process is listed under its host pid and never as "this process".
+TEST(OomFacts, AProcessListedUnderItsHostPidIsThisOne) {
+  const auto o = observed(current + "Process 77 has 70.00 GiB memory in use. Of the allocated memory 68.00 GiB is "
+                                    "allocated by PyTorch, and 1.50 GiB is reserved by PyTorch but unallocated.");
+  const auto f = facts_of(o.ooms[0]);
+  EXPECT_EQ(f.own, 70_GiB);
+  EXPECT_TRUE(f.others.empty());
+}
+
+// torch < 2.1 gives no process figures: the process is its cache plus at most a context.
+TEST(OomFacts, AnOlderMessageEstimatesThisProcessAsItsCachePlusAContext) {
+  const auto o = observed("RuntimeError: CUDA out of memory. Tried to allocate 216.00 MiB (GPU 0; 7.92 GiB total "
+                          "capacity; 69.17 MiB already allocated; 24.56 MiB free; 86.00 MiB reserved in total by "
+                          "PyTorch)");
+  const auto f = facts_of(o.ooms[0]);
+  EXPECT_TRUE(f.own_estimated);
+  EXPECT_GT(*f.outside, 6_GiB);
+  EXPECT_EQ(first_cause("RuntimeError: CUDA out of memory. Tried to allocate 216.00 MiB (GPU 0; 7.92 GiB total "
+                        "capacity; 69.17 MiB already allocated; 24.56 MiB free; 86.00 MiB reserved in total by "
+                        "PyTorch)"),
+            "other_process");
+}
+
+TEST(OomFacts, TheInnermostFrameThatNamesAPhasePlacesTheFailure) {
+  const auto phase_of = [](const std::string& traceback) {
+    const auto o = observed(traceback + "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; "
+                                        "15.78 GiB total capacity; 14.45 GiB already allocated; 3.75 MiB free; "
+                                        "14.63 GiB reserved in total by PyTorch)\n");
+    return facts_of(o.ooms.at(0)).phase;
+  };
+  EXPECT_EQ(phase_of("  File \"train.py\", line 9, in main\n  File \"train.py\", line 40, in validate\n"
+                     "    out = model(x)\n  File \"torch/nn/modules/module.py\", line 1, in _call_impl\n"),
+            oom_phase::eval);
+  EXPECT_EQ(phase_of("  File \"trainer.py\", line 2, in train\n  File \"trainer.py\", line 3, in _save_checkpoint\n"),
+            oom_phase::checkpoint_save);
+  EXPECT_EQ(phase_of("  File \"train.py\", line 2, in main\n    ckpt = torch.load(path)\n"),
+            oom_phase::checkpoint_resume);
+  EXPECT_EQ(phase_of("  File \"torch/optim/adamw.py\", line 2, in _init_group\n"), oom_phase::optimizer_state_init);
+  // The step's own frames name no phase, and autograd's save_for_backward is not a save.
+  EXPECT_EQ(phase_of("  File \"train.py\", line 2, in train_step\n  File \"f.py\", line 3, in save_for_backward\n"),
+            oom_phase::unknown);
+}
+
+// The differential over one message: which cause its figures support best.
+TEST(Differential, ACacheThatCouldServeTheRequestTwiceIsFragmentationFirst) {
+  EXPECT_EQ(first_cause("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.51 GiB (GPU 0; "
+                        "15.78 GiB total capacity; 6.25 GiB already allocated; 283.44 MiB free; 13.91 GiB reserved "
+                        "in total by PyTorch)"),
+            "fragmentation");
+}
+
+TEST(Differential, AFullGpuWithASmallCacheIsTheJobNotTheAllocator) {
+  // 180 MiB cached would serve the 20 MiB request, but the process's tensors fill the GPU.
+  EXPECT_EQ(first_cause("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB total "
+                        "capacity; 14.45 GiB already allocated; 3.75 MiB free; 14.63 GiB reserved in total by "
+                        "PyTorch)"),
+            "does_not_fit");
+}
+
+TEST(Differential, ATracebackInEvaluationPutsEvaluationFirst) {
+  const auto findings = diagnose_log("  File \"train.py\", line 40, in evaluate\n"
+                                     "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 "
+                                     "GiB total capacity; 14.45 GiB already allocated; 3.75 MiB free; 14.63 GiB "
+                                     "reserved in total by PyTorch)");
+  ASSERT_GE(findings.size(), 2u);
+  EXPECT_EQ(findings[0].rule, "EVAL001");
+  EXPECT_EQ(findings[1].cause_class, "does_not_fit");
+  EXPECT_NE(findings[0].fix.find("no_grad"), std::string::npos);
+}
+
+TEST(Differential, ContextSizedProcessesOnGpuZeroAreOtherRanks) {
+  const auto findings = diagnose_log(current + "Process 11 has 414.00 MiB memory in use. Process 12 has 414.00 MiB "
+                                               "memory in use. Including non-PyTorch memory, this process has "
+                                               "77.30 GiB memory in use. Of the allocated memory 76.00 GiB is "
+                                               "allocated by PyTorch, and 400.00 MiB is reserved by PyTorch but "
+                                               "unallocated.");
+  ASSERT_FALSE(findings.empty());
+  std::vector<std::string> order;
+  for (const auto& f : findings) order.push_back(f.cause_class);
+  const auto crowding = std::find(order.begin(), order.end(), "gpu0_crowding");
+  const auto other = std::find(order.begin(), order.end(), "other_process");
+  ASSERT_NE(crowding, order.end());
+  EXPECT_TRUE(other == order.end() || crowding < other);
+}
+
+// Every finding that names a cause names one of the catalogue's, and the ranking never puts a
+// finding without a cause above one with.
+TEST(Differential, CausesAreTheCataloguesAndComeFirst) {
+  const auto findings = diagnose_log(current + "Of the allocated memory 70.00 GiB is allocated by PyTorch, and "
+                                               "7.00 GiB is reserved by PyTorch but unallocated.");
+  bool seen_none = false;
+  for (const auto& f : findings) {
+    if (f.cause_class.empty()) {
+      seen_none = true;
+      continue;
+    }
+    EXPECT_FALSE(seen_none) << f.rule;
+    const auto causes = cause_classes();
+    EXPECT_NE(std::find(causes.begin(), causes.end(), f.cause_class), causes.end()) << f.cause_class;
+  }
+}
+
+}  // namespace
+}  // namespace vramscope::doctor
