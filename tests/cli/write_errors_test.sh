@@ -40,6 +40,24 @@ start=$SECONDS
   fail "watch --json into a closed pipe (SIGPIPE ignored) exited $(cat "$tmp/status"), expected 141"
 [ $((SECONDS - start)) -lt 10 ] || fail "watch ran on for $((SECONDS - start)) s after its reader left"
 
+# --log on a disk that fills (a file size limit of 8 KiB stands in for it, SIGXFSZ ignored):
+# exit 3 naming the log, and the log ends with a whole line.
+( ulimit -f 8; trap '' XFSZ
+  "$bin" watch --replay "$tmp/long.jsonl" --interval 10ms --count 50 --log "$tmp/full.jsonl" \
+    > /dev/null 2> "$tmp/err"; echo $? > "$tmp/status" )
+[ "$(cat "$tmp/status")" -eq 3 ] || fail "watch --log on a full disk exited $(cat "$tmp/status")"
+grep -q "full.jsonl: cannot write: File too large; the line was not kept" "$tmp/err" ||
+  fail "watch --log on a full disk: $(cat "$tmp/err")"
+[ -s "$tmp/full.jsonl" ] || fail "watch --log kept no line before the disk filled"
+[ "$(tail -c 1 "$tmp/full.jsonl" | od -An -c | tr -d ' ')" = '\n' ] ||
+  fail "watch --log left a part line on a full disk"
+# The next start finds the log whole; a part line left by a crash is removed, and said so.
+printf '{"time_ms": 1, "gpus": [' >> "$tmp/full.jsonl"
+"$bin" watch --replay "$replay" --count 1 --log "$tmp/full.jsonl" > /dev/null 2> "$tmp/err" ||
+  fail "watch --log after a part line: $(cat "$tmp/err")"
+grep -q "removed an unfinished last line (24 bytes" "$tmp/err" || fail "no word of the part line"
+[ "$(tail -c 1 "$tmp/full.jsonl" | od -An -c | tr -d ' ')" = '\n' ] || fail "log still torn"
+
 # --html and --timeline write through a device instead of replacing it.
 "$bin" plan "$job" --html /dev/null --timeline /dev/null > /dev/null || fail "plan --html /dev/null"
 [ -c /dev/null ] || fail "/dev/null is no longer a device"
