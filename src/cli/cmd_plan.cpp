@@ -53,7 +53,7 @@ int cmd_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   app.add_flag("--json", a.json, "print the prediction as JSON");
   app.add_option("--timeline", a.timeline, "write the allocated/reserved curve per rank as CSV");
   app.add_option("--html", a.html, "write a self-contained HTML report (curves, breakdown, GPUs)");
-  app.add_option("--rank", a.rank, "show only this rank");
+  app.add_option("--rank", a.rank, "show only this rank")->check(CLI::NonNegativeNumber);
   app.add_option("--set", a.overrides, "override a job field, e.g. --set parallel.tp=4");
   int code = 0;
   if (!parse_args(app, args, out, err, code)) return code;

@@ -5,10 +5,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <ostream>
 
+#include <vramscope/core/io.hpp>
 #include <vramscope/report/watch_report.hpp>
 #include <vramscope/watch/gpu_source.hpp>
 #include <vramscope/watch/prometheus.hpp>
@@ -109,6 +111,7 @@ class text_display final : public watch::watch_display {
   void show(const watch::frame& f, const watch::peak_tracker& peaks) override {
     out_ << report::render_watch_text(f, peaks, options_) << std::flush;
   }
+  bool output_failed() const override { return !out_; }
 
  private:
   std::ostream& out_;
@@ -188,11 +191,17 @@ int cmd_watch(const std::vector<std::string>& args, std::ostream& out, std::ostr
     if (!bad_input) err << no_gpu_hint;
     return rc;
   }
-  std::ofstream log;
+  // Lines are written whole or not at all; a part line an earlier run left is removed first.
+  line_append_buffer log_buffer;
+  std::ostream log(&log_buffer);
   if (!a.log.empty()) {
-    log.open(a.log, std::ios::app);
-    if (!log)
-      return fail(err, error_at(a.log, "cannot open for appending"), exit_status::bad_input);
+    std::uint64_t removed = 0;
+    if (auto opened = log_buffer.open(a.log, removed); !opened)
+      return fail(err, opened.error(), exit_status::bad_input);
+    if (removed > 0)
+      err << fmt::format("vramscope watch: {}: removed an unfinished last line ({} bytes; a full "
+                         "disk or a crash cut it)\n",
+                         a.log, removed);
   }
   std::unique_ptr<watch::metrics_server> server;
   if (!a.prometheus.empty()) {
@@ -205,9 +214,13 @@ int cmd_watch(const std::vector<std::string>& args, std::ostream& out, std::ostr
                        server->port());
   }
   auto display = choose_display(a, settings, out, err);
-  auto r = watch::run_watch(**source, settings, {log.is_open() ? &log : nullptr, server.get()},
-                            *display);
+  auto r = watch::run_watch(**source, settings,
+                            {log_buffer.is_open() ? &log : nullptr, server.get()}, *display);
   display.reset();  // a full screen gives the terminal back before anything more is printed
+  if (!r && log_buffer.error() != 0)
+    return fail(err, error_at(a.log, fmt::format("cannot write: {}; the line was not kept",
+                                                 std::strerror(log_buffer.error()))),
+                exit_status::environment);
   if (!r) return fail(err, r.error(), exit_status::environment);
   return static_cast<int>(exit_status::ok);
 }

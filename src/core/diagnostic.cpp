@@ -8,6 +8,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace vramscope {
 
@@ -20,16 +21,47 @@ void contract_failed(const char* file, int line, std::string_view message) {
 
 }  // namespace detail
 
+namespace {
+
+// Text from an input file shown to a terminal: control characters (ESC starts sequences that
+// recolour, move the cursor or retitle the window; CR rewrites the line) are shown as \xNN,
+// and so are the C1 controls U+0080-U+009F. `keep` is a control left as it is ('\0': none).
+std::string printable(std::string_view text, char keep) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const bool c1 = c == 0xC2 && i + 1 < text.size() &&
+                    static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+    if ((c < 0x20 && c != '\t' && (keep == '\0' || text[i] != keep)) || c == 0x7F) {
+      out += fmt::format("\\x{:02x}", c);
+    } else if (c1) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(text[++i]));
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string diagnostic::to_string() const {
   std::string out;
-  if (!source.empty()) out += source;
+  if (!source.empty()) out += printable(source, '\0');
   if (line > 0) out += fmt::format(":{}", line);
   if (line > 0 && column > 0) out += fmt::format(":{}", column);
   if (!out.empty()) out += ": ";
-  out += message;
+  out += printable(message, '\n');  // a message may run over lines
   if (!context.empty()) {
-    out += "\n" + context + "\n";
-    out += std::string(static_cast<std::size_t>(std::max(column, 1) - 1), ' ') + "^ near here";
+    // The caret stays under the character it points at, escapes before it counted.
+    const auto before = std::min(static_cast<std::size_t>(std::max(column, 1) - 1), context.size());
+    out += "\n" + printable(context, '\0') + "\n";
+    out += std::string(printable(std::string_view(context).substr(0, before), '\0').size() +
+                           (static_cast<std::size_t>(std::max(column, 1) - 1) - before),
+                       ' ') +
+           "^ near here";
   }
   return out;
 }

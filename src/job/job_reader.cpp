@@ -41,7 +41,8 @@ const std::map<std::string, std::string> shorthands{
 
 class reader {
  public:
-  reader(std::string source, std::string_view text) : source_(std::move(source)), text_(text) {
+  reader(std::string source, std::string_view text)
+      : source_(std::move(source)), lines_(text) {
     job_.provenance.source = source_;
   }
 
@@ -50,7 +51,7 @@ class reader {
 
  private:
   diagnostic where(const YAML::Node& node, const diagnostic& fallback) const {
-    return detail::location(source_, text_, node, fallback);
+    return detail::location(source_, lines_, node, fallback);
   }
   diagnostic where(const YAML::Node& node) const {
     return where(node, diagnostic{source_, 0, 0, "", ""});
@@ -63,7 +64,7 @@ class reader {
   maybe_error read_field(const std::string& path, const YAML::Node& key, const YAML::Node& value);
 
   std::string source_;
-  std::string_view text_;
+  detail::line_index lines_;  // every key is located: line_at on each would be quadratic
   job_spec job_;
 };
 

@@ -8,6 +8,8 @@
 #include <map>
 #include <optional>
 
+#include <vramscope/core/units.hpp>
+
 #include "job/source_text.hpp"
 
 namespace vramscope::job::detail {
@@ -295,11 +297,13 @@ class lexer {
 using variables = std::map<std::string, std::vector<shell_word>>;
 
 // Expands one word into fields. `split`: unquoted expansions are split on blanks (a command's
-// words and array elements); assignments keep one field.
+// words and array elements); assignments keep one field. Text past the budget (`left`, counted
+// down, and max_shell_word_bytes a word) is dropped and `over` set: the caller reports it.
 class expander {
  public:
-  expander(const variables& vars, const raw_word& w, bool split, std::vector<std::string>& missing)
-      : vars_(vars), split_(split), missing_(missing) {
+  expander(const variables& vars, const raw_word& w, bool split, std::vector<std::string>& missing,
+           std::size_t& left, bool& over)
+      : vars_(vars), split_(split), missing_(missing), left_(left), over_(over) {
     cur_ = shell_word{"", w.line, w.column, false};
   }
 
@@ -327,6 +331,9 @@ class expander {
 
  private:
   void append(const std::string& text, bool keep) {
+    if (text.size() > left_ || cur_.text.size() + text.size() > max_shell_word_bytes) over_ = true;
+    if (over_) return;
+    left_ -= text.size();
     cur_.text += text;
     started_ = started_ || keep;
   }
@@ -385,6 +392,8 @@ class expander {
   const variables& vars_;
   bool split_;
   std::vector<std::string>& missing_;
+  std::size_t& left_;
+  bool& over_;
   std::vector<shell_word> fields_;
   shell_word cur_;
   bool started_ = false;
@@ -416,7 +425,8 @@ bool runs_nothing(const std::string& command) {
 
 class interpreter {
  public:
-  interpreter(std::string_view text, const std::string& source) : text_(text), source_(source) {}
+  interpreter(std::string_view text, const std::string& source)
+      : text_(text), source_(source), left_(max_shell_expanded_bytes + 4 * text.size()) {}
 
   maybe_error run(const std::vector<statement>& statements, shell_launch& out) {
     std::vector<shell_word> loose;  // words of commands that start with an option
@@ -438,6 +448,7 @@ class interpreter {
       while (!words.empty() && (assignment_prefix(words[0]) > 0 || exported)) {
         const std::string name =
             assignment_prefix(words[0]) > 0 ? assign(words[0]) : literal_text(words[0]);
+        if (auto err = over_budget(words[0].line)) return err;
         if (exported) export_variable(name, words[0], out);
         words.erase(words.begin());
       }
@@ -445,9 +456,7 @@ class interpreter {
       std::vector<shell_word> fields;
       for (const auto& w : words)
         for (auto& f : expand(w, true)) fields.push_back(std::move(f));
-      if (count_ > max_shell_words)
-        return at(location(source_, text_, s.line, 1),
-                  fmt::format("more than {} words after expansion", max_shell_words));
+      if (auto err = over_budget(s.line)) return err;
       if (!fields.empty()) command(fields, out, loose);  // "${EMPTY[@]}" alone is no command
     }
     if (out.script.text.empty()) {
@@ -465,9 +474,9 @@ class interpreter {
 
  private:
   std::vector<shell_word> expand(const raw_word& w, bool split) {
-    if (count_ > max_shell_words) return {};  // the caller reports it
+    if (count_ > max_shell_words || over_) return {};  // the caller reports it
     std::vector<std::string> missing;
-    auto fields = expander(vars_, w, split, missing).run(w);
+    auto fields = expander(vars_, w, split, missing, left_, over_).run(w);
     for (const auto& name : missing)
       note(w.line, w.column,
            fmt::format("${{{}[@]}}: the script sets no array {}; it expands to "
@@ -475,6 +484,20 @@ class interpreter {
                        name, name));
     count_ += fields.size();
     return fields;
+  }
+
+  // The word count or expanded text past its bound, reported at `line`.
+  maybe_error over_budget(int line) const {
+    if (count_ > max_shell_words)
+      return at(location(source_, text_, line, 1),
+                fmt::format("more than {} words after expansion", max_shell_words));
+    if (over_)
+      return at(location(source_, text_, line, 1),
+                fmt::format("the expanded text grows past this reader's budget (a word at most "
+                            "{}, the script {} in all): does a variable grow into itself?",
+                            format_bytes(max_shell_word_bytes),
+                            format_bytes(max_shell_expanded_bytes + 4 * text_.size())));
+    return std::nullopt;
   }
 
   void note(int line, int column, const std::string& message) {
@@ -538,9 +561,7 @@ class interpreter {
     std::vector<shell_word> elements;
     for (const auto& w : s.words)
       for (auto& f : expand(w, true)) elements.push_back(std::move(f));
-    if (count_ > max_shell_words)
-      return at(location(source_, text_, s.line, 1),
-                fmt::format("more than {} words after expansion", max_shell_words));
+    if (auto err = over_budget(s.line)) return err;
     auto& slot = vars_[s.name];
     if (!s.append) slot.clear();
     slot.insert(slot.end(), elements.begin(), elements.end());
@@ -582,6 +603,8 @@ class interpreter {
   std::vector<diagnostic> notes_;
   std::vector<shell_word> other_commands_;  // first words of commands that are not arguments
   std::size_t count_ = 0;
+  std::size_t left_;     // expanded bytes still allowed
+  bool over_ = false;    // an expansion ran past left_ or max_shell_word_bytes
   bool noted_branches_ = false;
 };
 

@@ -46,8 +46,15 @@ struct shell_launch {
 /// arrays that expand into themselves many times over.
 constexpr std::size_t max_shell_words = 100'000;
 
+/// Longest word after expansion, and the most expanded text (all words and assignments
+/// together) a script may produce beyond four times its own size: bounds far above any real
+/// launch, against a variable doubled into itself (`X="$X$X"`) until memory runs out.
+constexpr std::size_t max_shell_word_bytes = std::size_t{1} << 20;
+constexpr std::size_t max_shell_expanded_bytes = std::size_t{16} << 20;
+
 /// Reads `text`. Fails on an unterminated quote, `${`, `$(` or array (naming the line where it
-/// opened) and on more than max_shell_words words.
+/// opened), on more than max_shell_words words and on expansions past max_shell_word_bytes or
+/// max_shell_expanded_bytes (naming the line that expands past them).
 result<shell_launch> read_shell_launch(std::string_view text, const std::string& source);
 
 /// True when some line of `text` has, outside a comment, a word ending in `pretrain_gpt.py` /

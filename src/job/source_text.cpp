@@ -21,17 +21,45 @@ std::string line_at(std::string_view text, int line) {
   return std::string(rest);
 }
 
+line_index::line_index(std::string_view text) : text_(text) {
+  starts_.push_back(0);
+  for (std::size_t i = text.find('\n'); i != std::string_view::npos; i = text.find('\n', i + 1))
+    starts_.push_back(i + 1);
+}
+
+std::string line_index::line(int line) const {
+  if (line < 1 || static_cast<std::size_t>(line) > starts_.size()) return "";
+  const std::size_t start = starts_[static_cast<std::size_t>(line) - 1];
+  std::string_view rest = text_.substr(std::min(start, text_.size()));
+  rest = rest.substr(0, rest.find('\n'));
+  if (!rest.empty() && rest.back() == '\r') rest.remove_suffix(1);
+  return std::string(rest);
+}
+
+namespace {
+
 // A position past the last line (a parser reaching the end of input) is shown at the end of
 // the last line that has text, so the message keeps a context line.
-diagnostic location(const std::string& source, std::string_view text, int line, int column) {
-  std::string context = line_at(text, line);
+template <typename Lines>
+diagnostic locate(const std::string& source, const Lines& line_of, int line, int column) {
+  std::string context = line_of(line);
   if (context.empty() && line > 1) {
     int previous = line - 1;
-    while (previous > 1 && line_at(text, previous).empty()) --previous;
-    if (std::string last = line_at(text, previous); !last.empty())
+    while (previous > 1 && line_of(previous).empty()) --previous;
+    if (std::string last = line_of(previous); !last.empty())
       return diagnostic{source, previous, static_cast<int>(last.size()) + 1, "", last};
   }
   return diagnostic{source, line, column, "", context};
+}
+
+}  // namespace
+
+diagnostic location(const std::string& source, std::string_view text, int line, int column) {
+  return locate(source, [&](int n) { return line_at(text, n); }, line, column);
+}
+
+diagnostic location(const std::string& source, const line_index& lines, int line, int column) {
+  return locate(source, [&](int n) { return lines.line(n); }, line, column);
 }
 
 diagnostic location(const std::string& source, std::string_view text, const YAML::Node& node,
@@ -39,6 +67,13 @@ diagnostic location(const std::string& source, std::string_view text, const YAML
   const YAML::Mark mark = node.Mark();
   if (mark.is_null() || mark.line < 0) return fallback;
   return location(source, text, mark.line + 1, mark.column + 1);
+}
+
+diagnostic location(const std::string& source, const line_index& lines, const YAML::Node& node,
+                    const diagnostic& fallback) {
+  const YAML::Mark mark = node.Mark();
+  if (mark.is_null() || mark.line < 0) return fallback;
+  return location(source, lines, mark.line + 1, mark.column + 1);
 }
 
 diagnostic at(diagnostic where, std::string message) {

@@ -18,11 +18,31 @@ namespace vramscope::job::detail {
 /// Line `line` (1-based) of `text` without its line break; "" when out of range.
 std::string line_at(std::string_view text, int line);
 
+/// The start of every line of a text, found once, so that a reader locating each of many keys
+/// spends constant time a key (line_at walks the text from its start on every call). The text
+/// must outlive the index.
+class line_index {
+ public:
+  explicit line_index(std::string_view text);
+  /// Line `line` (1-based) without its line break; "" when out of range. As line_at.
+  std::string line(int line) const;
+  std::string_view text() const { return text_; }
+
+ private:
+  std::string_view text_;
+  std::vector<std::size_t> starts_;
+};
+
 /// A location (message empty) at 1-based `line` and `column` of `text`.
 diagnostic location(const std::string& source, std::string_view text, int line, int column);
 
+/// As above, through an index of the text's lines.
+diagnostic location(const std::string& source, const line_index& lines, int line, int column);
+
 /// A location at a yaml-cpp node (its marks are 0-based); `fallback` when the node has no mark.
 diagnostic location(const std::string& source, std::string_view text, const YAML::Node& node,
+                    const diagnostic& fallback);
+diagnostic location(const std::string& source, const line_index& lines, const YAML::Node& node,
                     const diagnostic& fallback);
 
 /// Parses `text` as one YAML document; a syntax error is "yaml syntax error: ..." located at

@@ -93,20 +93,28 @@ column column_from(std::string_view cell) {
   return c;
 }
 
+// Unused columns named one warning each, the rest counted in one more.
+constexpr std::size_t max_column_warnings = 20;
+
 csv_layout layout_from(std::vector<column> columns, warnings& warns, const std::string& source,
                        int header_line) {
   csv_layout layout;
   layout.processes = std::any_of(columns.begin(), columns.end(),
                                  [](const column& c) { return c.name == "pid"; });
+  std::size_t unused = 0;
   for (std::size_t i = 0; i < columns.size(); ++i) {
     auto& c = columns[i];
     for (const auto& f : field_names)
       if (f.text == c.name) c.meaning = layout.processes ? f.process_meaning : f.gpu_meaning;
     if (c.meaning == field::process_name || c.meaning == field::name)
       layout.text_column = static_cast<int>(i);
-    if (c.meaning == field::unused && c.name != "timestamp")
+    if (c.meaning == field::unused && c.name != "timestamp" && ++unused <= max_column_warnings)
       warns.push_back(error_at(source, fmt::format("column \"{}\" is not used", c.name), header_line));
   }
+  if (unused > max_column_warnings)
+    warns.push_back(error_at(
+        source, fmt::format("{} more columns are not used", unused - max_column_warnings),
+        header_line));
   layout.columns = std::move(columns);
   return layout;
 }
@@ -235,38 +243,64 @@ status read_row(const std::string& source, const text_line& line, bool last_unte
   return ok();
 }
 
+// The most rows read. Each row becomes an observation of a few hundred bytes, more than the row
+// itself (a 2-byte row "0" of an "index" CSV included), so the count bounds memory: 1,000,000
+// rows stay under a quarter of a GiB.
+constexpr std::size_t max_csv_rows = 1'000'000;
+
 }  // namespace
 
 result<observation> parse_nvidia_smi_csv(std::string_view text, const std::string& source,
                                          const smi_options& options) {
-  const auto lines = detail::split_lines(text);
-  std::size_t first = 0;
-  while (first < lines.size() && detail::trim(lines[first].text).empty()) ++first;
-  if (first == lines.size()) return error_at(source, "empty CSV: expected nvidia-smi --query-* output");
+  // Lines are found one at a time (no index of them all: on a file of short rows it would be
+  // many times the file's size).
+  std::size_t next = 0;
+  int number = 0;
+  const auto next_line = [&](text_line& line) {
+    if (next >= text.size()) return false;
+    std::size_t end = text.find('\n', next);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view t = text.substr(next, end - next);
+    if (!t.empty() && t.back() == '\r') t.remove_suffix(1);
+    line = text_line{t, next, ++number};
+    next = end + 1;
+    return true;
+  };
+  text_line header;
+  bool found = false;
+  while ((found = next_line(header)) && detail::trim(header.text).empty()) {
+  }
+  if (!found) return error_at(source, "empty CSV: expected nvidia-smi --query-* output");
 
   observation out;
   std::vector<column> columns;
-  const bool has_header = looks_like_header(lines[first].text);
+  const bool has_header = looks_like_header(header.text);
   if (has_header) {
-    for (auto cell : cells_of(lines[first].text)) columns.push_back(column_from(cell));
+    for (auto cell : cells_of(header.text)) columns.push_back(column_from(cell));
   } else if (!options.csv_fields.empty()) {
     for (const auto& f : options.csv_fields) columns.push_back(column_from(detail::trim(f)));
   } else {
     return detail::error_on_line(
-        source, lines[first], 0,
+        source, header, 0,
         "CSV without a header row (nvidia-smi --format=csv,noheader): give the queried fields, "
         "e.g. index,memory.used, so its columns can be named");
   }
   const csv_layout layout =
-      layout_from(std::move(columns), out.warnings, source, has_header ? lines[first].number : 0);
+      layout_from(std::move(columns), out.warnings, source, has_header ? header.number : 0);
   const bool unterminated = !text.empty() && text.back() != '\n';
-  for (std::size_t i = has_header ? first + 1 : first; i < lines.size(); ++i) {
-    const auto& line = lines[i];
+  text_line line = header;
+  if (has_header && !next_line(line)) return out;
+  do {
     if (detail::trim(line.text).empty()) continue;
-    if (has_header && line.text == lines[first].text) continue;  // repeated by a polling loop
-    auto st = read_row(source, line, unterminated && i + 1 == lines.size(), layout, out);
+    if (has_header && line.text == header.text) continue;  // repeated by a polling loop
+    if (out.gpus.size() + out.processes.size() >= max_csv_rows)
+      return detail::error_on_line(
+          source, line, 0,
+          fmt::format("more than {} rows, the most this reader holds (a bound on its memory); "
+                      "split the file", max_csv_rows));
+    auto st = read_row(source, line, unterminated && next >= text.size(), layout, out);
     if (!st) return st.error();
-  }
+  } while (next_line(line));
   return out;
 }
 

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include <vramscope/core/io.hpp>
+
 namespace vramscope::observe::detail {
 
 byte_source::byte_source(byte_source&& o) noexcept
@@ -21,7 +23,10 @@ byte_source::~byte_source() {
 }
 
 result<byte_source> byte_source::open_file(const std::string& path, std::size_t chunk) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // A pipe, device or socket is refused before open(), which would block on a FIFO until a
+  // writer came; O_NONBLOCK covers a path swapped for one in between (no effect on a file).
+  if (auto size = file_size(path); !size) return size.error();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     if (errno == ENOENT) return error_at(path, "no such file");
     return error_at(path, fmt::format("cannot open: {}", std::strerror(errno)));

@@ -6,6 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -119,33 +122,75 @@ void read_line(const json& o, file_info& f, trace_summary& s) {
   }
 }
 
-status read_file_lines(const fs::path& path, file_info& f, trace_summary& s) {
-  auto text = read_file(path.string(), 4_GiB);
-  if (!text) return text.error();
-  std::string_view rest = *text;
-  for (int line = 1; !rest.empty(); ++line) {
-    const auto end = rest.find('\n');
-    const std::string_view row = rest.substr(0, end);
-    rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
-    if (row.empty()) continue;
-    const json o = json::parse(row, nullptr, false);
-    if (o.is_discarded() || !o.is_object()) {
-      s.warnings.push_back(
-          error_at(path.string(),
-                   end == std::string_view::npos
-                       ? "partial last line skipped (the process ended while writing)"
-                       : "line skipped: not a JSON object",
-                   line));
-      continue;
-    }
-    try {
-      read_line(o, f, s);
-    } catch (const json::exception& e) {  // a field of the wrong type
-      s.warnings.push_back(error_at(path.string(), std::string("line skipped: ") + e.what(), line));
-    } catch (const bad_field& e) {
-      s.warnings.push_back(error_at(path.string(), std::string("line skipped: ") + e.what(), line));
-    }
+// The longest line read. vramscope trace writes lines of a few hundred bytes; a longer one is
+// damage (or a file that is not a trace), skipped without holding it: the reader keeps at most
+// this much of a file in memory, whatever the file's size.
+constexpr std::size_t max_trace_line = std::size_t{1} << 20;
+
+void read_row(std::string_view row, bool last, int line, const fs::path& path, file_info& f,
+              trace_summary& s) {
+  const json o = json::parse(row, nullptr, false);
+  if (o.is_discarded() || !o.is_object()) {
+    s.warnings.push_back(error_at(path.string(),
+                                  last ? "partial last line skipped (the process ended while "
+                                         "writing)"
+                                       : "line skipped: not a JSON object",
+                                  line));
+    return;
   }
+  try {
+    read_line(o, f, s);
+  } catch (const json::exception& e) {  // a field of the wrong type
+    s.warnings.push_back(error_at(path.string(), std::string("line skipped: ") + e.what(), line));
+  } catch (const bad_field& e) {
+    s.warnings.push_back(error_at(path.string(), std::string("line skipped: ") + e.what(), line));
+  }
+}
+
+// Reads the file in blocks, one line at a time: memory stays within max_trace_line and a block.
+status read_file_lines(const fs::path& path, file_info& f, trace_summary& s) {
+  if (auto size = file_size(path.string()); !size) return size.error();
+  std::FILE* in = std::fopen(path.c_str(), "rb");
+  if (in == nullptr)
+    return error_at(path.string(), fmt::format("cannot open: {}", std::strerror(errno)));
+  std::string row;
+  bool too_long = false;
+  int line = 1;
+  std::vector<char> block(std::size_t{1} << 16);
+  const auto finish = [&](bool last) {
+    if (too_long)
+      s.warnings.push_back(error_at(
+          path.string(),
+          fmt::format("line skipped: longer than {}, and no trace line is", format_bytes(max_trace_line)),
+          line));
+    else if (!row.empty())
+      read_row(row, last, line, path, f, s);
+    row.clear();
+    too_long = false;
+    ++line;
+  };
+  for (;;) {
+    const std::size_t n = std::fread(block.data(), 1, block.size(), in);
+    for (std::size_t i = 0; i < n;) {
+      const char* nl = static_cast<const char*>(std::memchr(block.data() + i, '\n', n - i));
+      const std::size_t take = (nl ? static_cast<std::size_t>(nl - block.data()) : n) - i;
+      if (!too_long && row.size() + take > max_trace_line) {
+        too_long = true;
+        std::string().swap(row);
+      }
+      if (!too_long) row.append(block.data() + i, take);
+      i += take;
+      if (nl) {
+        finish(false);
+        ++i;
+      }
+    }
+    if (n < block.size()) break;
+  }
+  const bool failed = std::ferror(in) != 0;
+  std::fclose(in);
+  if (failed) return error_at(path.string(), "read failed");
+  if (!row.empty() || too_long) finish(true);
   return ok();
 }
 
@@ -239,18 +284,25 @@ result<trace_summary> read_trace_folder(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     return error_at(dir, "not a folder (expected the --out folder of vramscope trace)");
-  std::vector<fs::path> files;
+  std::vector<fs::path> files, special;
   // Subfolders too (one per node); links to folders are not followed, so no cycle.
   for (auto it = fs::recursive_directory_iterator(dir, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if ((name.starts_with("trace-") || name.starts_with("sample-")) && name.ends_with(".jsonl") &&
-        it->is_regular_file(ec))
-      files.push_back(it->path());
+    if ((name.starts_with("trace-") || name.starts_with("sample-")) && name.ends_with(".jsonl")) {
+      if (it->is_regular_file(ec))
+        files.push_back(it->path());
+      else if (!it->is_directory(ec))  // a pipe or device named like a trace: never opened
+        special.push_back(it->path());
+    }
   }
   std::sort(files.begin(), files.end());
   trace_summary s;
   if (ec) s.warnings.push_back(error_at(dir, "not every subfolder could be read: " + ec.message()));
+  std::sort(special.begin(), special.end());
+  for (const auto& path : special)
+    s.warnings.push_back(error_at(path.string(), "skipped: not a regular file (a pipe, device or "
+                                                 "socket named like a trace file)"));
   std::map<std::string, gpu_acc> gpus;
   std::set<std::string> hosts;
   for (const auto& path : files) {

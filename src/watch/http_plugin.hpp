@@ -12,7 +12,8 @@
 extern "C" {
 
 /// Binds HOST:PORT (PORT 0 picks a free one) and serves GET / and GET /metrics on a thread of
-/// its own. Returns the server, or null with a message in `error` (always NUL-terminated).
+/// its own, each connection on a thread (up to 1024), with a 2 s read timeout and request
+/// bodies bounded at 64 KiB (413 beyond, the rest discarded, never held). Returns the server, or null with a message in `error` (always NUL-terminated).
 /// `*bound_port` receives the port actually bound.
 void* vramscope_http_start(const char* host, int port, int* bound_port, char* error,
                            std::size_t error_size);
@@ -20,7 +21,8 @@ void* vramscope_http_start(const char* host, int port, int* bound_port, char* er
 /// Replaces the text served at /metrics. Safe from any thread.
 void vramscope_http_publish(void* server, const char* text, std::size_t size);
 
-/// Stops the server and joins its thread; `server` is gone afterwards.
+/// Stops the server and joins its thread, within about a second even while slow clients are
+/// connected; `server` must not be used afterwards (it is freed once no connection holds it).
 void vramscope_http_stop(void* server);
 
 }  // extern "C"

@@ -163,17 +163,54 @@ void add_ranks(families& m, const stats_folder& folder, const std::string& host)
 
 }  // namespace
 
+namespace {
+
+// The length of the well-formed UTF-8 sequence at the start of `s` (RFC 3629: no overlong forms,
+// no surrogates, nothing past U+10FFFF), 0 when it is not one.
+std::size_t utf8_sequence(std::string_view s) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  const unsigned char c = byte(0);
+  if (c < 0x80) return 1;
+  std::size_t n = 0;
+  unsigned char low = 0x80, high = 0xBF;  // the allowed range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) low = 0xA0;
+    if (c == 0xED) high = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) low = 0x90;
+    if (c == 0xF4) high = 0x8F;
+  } else {
+    return 0;
+  }
+  if (s.size() < n || byte(1) < low || byte(1) > high) return 0;
+  for (std::size_t i = 2; i < n; ++i)
+    if (byte(i) < 0x80 || byte(i) > 0xBF) return 0;
+  return n;
+}
+
+}  // namespace
+
 std::string escape_label_value(const std::string& value) {
   std::string out;
-  for (char c : value) {
+  out.reserve(value.size());
+  for (std::size_t i = 0; i < value.size();) {
+    const char c = value[i];
+    const std::size_t n = utf8_sequence(std::string_view(value).substr(i));
     if (c == '\\')
       out += "\\\\";
     else if (c == '"')
       out += "\\\"";
     else if (c == '\n')
       out += "\\n";
+    else if (n == 0)  // not UTF-8 (a name cut mid-character): U+FFFD, as decoders do
+      out += "\xEF\xBF\xBD";
     else
-      out += c;
+      out.append(value, i, n);
+    i += n == 0 ? 1 : n;
   }
   return out;
 }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -90,7 +91,47 @@ result<std::string> smi_source::query(const std::string& what, const std::string
   return std::move(r->out);
 }
 
+std::chrono::seconds smi_retry_delay(int failures) {
+  if (failures <= 1) return std::chrono::seconds(1);
+  return std::chrono::seconds(failures >= 7 ? 60 : std::min(60, 1 << (failures - 1)));
+}
+
+sample smi_source::lost_sample(const std::string& why) const {
+  sample s;
+  s.time_ms = now_ms();
+  for (const auto& last : last_gpus_) {
+    gpu_reading g;  // who it is, none of its figures
+    g.gpu.index = last.index;
+    g.gpu.name = last.name;
+    g.gpu.uuid = last.uuid;
+    g.gpu.bus_id = last.bus_id;
+    g.lost = true;
+    s.gpus.push_back(std::move(g));
+  }
+  if (!why.empty()) s.warnings.push_back(error_at(program_, why));
+  return s;
+}
+
 result<sample> smi_source::read() {
+  const auto now = std::chrono::steady_clock::now();
+  if (failures_ > 0 && now < retry_at_) return lost_sample("");  // warned when it failed
+  auto fresh = read_now();
+  if (fresh || last_gpus_.empty()) {  // the first read's failure is open()'s to report
+    if (fresh) {
+      failures_ = 0;
+      last_gpus_.clear();
+      for (const auto& g : fresh->gpus) last_gpus_.push_back(g.gpu);
+    }
+    return fresh;
+  }
+  ++failures_;
+  const auto delay = smi_retry_delay(failures_);
+  retry_at_ = now + delay;
+  return lost_sample(fmt::format("{}; its GPUs are marked lost, asking again in {} s",
+                                 fresh.error().message, delay.count()));
+}
+
+result<sample> smi_source::read_now() {
   auto gpus = query("gpu", smi_gpu_fields(with_reserved_));
   if (!gpus && with_reserved_ &&
       gpus.error().message.find("memory.reserved") != std::string::npos) {

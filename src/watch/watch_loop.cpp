@@ -75,6 +75,9 @@ result<watch_result> run_watch(gpu_source& source, const watch_settings& setting
     } while (clock::now() < next_refresh && !should_stop(display, r.quit));
     if (r.quit || !s.has_new_sample()) break;  // the user quit, or a replay ran out
     publish(s.take_frame(), s, settings, outputs, display);
+    if (outputs.log && !*outputs.log)
+      return error_at("--log", "cannot write the log (its line is not kept)");
+    if (display.output_failed()) break;  // the caller reports the write error
     ++r.refreshes;
     if (settings.once || (settings.count && r.refreshes >= settings.count) || source.finished())
       break;

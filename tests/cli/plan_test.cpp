@@ -413,5 +413,15 @@ TEST(PlanContextParallel, ShowsEachRanksShareAndRefusesUnevenSequences) {
             std::string::npos) << ddp.err;
 }
 
+// --rank -1 was taken as "every rank" (the option's unset value); a negative rank is refused.
+TEST(PlanRank, ANegativeRankIsRefused) {
+  const job_file job(
+      "model: llama-3.1-8b\nparallel: { strategy: fsdp2 }\nhardware: { gpus_per_node: 2 }\n");
+  const auto r = invoke({"plan", job.path(), "--rank", "-1"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--rank"), std::string::npos) << r.err;
+  EXPECT_LE(invoke({"plan", job.path(), "--rank", "1"}).code, 1);  // 1: does not fit
+}
+
 }  // namespace
 }  // namespace vramscope::cli

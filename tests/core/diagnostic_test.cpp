@@ -14,6 +14,18 @@ TEST(Diagnostic, PrintsLocationContextAndCaret) {
             "    ^ near here");
 }
 
+// An input file's bytes reach the terminal through messages: escape sequences in them (here
+// one that would retitle the window, a CR, and the C1 CSI U+009B) are shown, not obeyed. The
+// caret still points under the character it names.
+TEST(Diagnostic, ShowsControlCharactersFromInputsInsteadOfSendingThem) {
+  diagnostic d{"job\x1b.yaml", 2, 9, "unknown key \"\x1b]0;pwned\x07x\"\nsecond line",
+               "a\x1b[2Jb\r: \xc2\x9b" "1m"};
+  EXPECT_EQ(d.to_string(),
+            "job\\x1b.yaml:2:9: unknown key \"\\x1b]0;pwned\\x07x\"\nsecond line\n"
+            "a\\x1b[2Jb\\x0d: \\u009b1m\n"
+            "              ^ near here");
+}
+
 TEST(Diagnostic, OmitsUnknownParts) {
   EXPECT_EQ((diagnostic{"a.json", 0, 0, "no such file", ""}.to_string()), "a.json: no such file");
   EXPECT_EQ((diagnostic{"", 0, 0, "bad", ""}.to_string()), "bad");

@@ -154,6 +154,38 @@ TEST(ShellLaunch, BoundsExpansionBlowUp) {
   EXPECT_NE(l.error().message.find("more than 100000 words"), std::string::npos);
 }
 
+// A variable doubled forty times (X="$X$X") would be a terabyte; the reader stops at its budget
+// and names the line that crossed it.
+TEST(ShellLaunch, BoundsAVariableDoubledIntoItself) {
+  std::string text = "X=abcdefghijklmnop\n";
+  for (int i = 0; i < 40; ++i) text += "X=\"$X$X\"\n";
+  text += "torchrun pretrain_gpt.py --data-path \"$X\"\n";
+  auto l = read_shell_launch(text, "run.sh");
+  ASSERT_FALSE(l);
+  // 16 bytes doubled 16 times is 1 MiB; the 17th doubling (line 18) is past a word's budget.
+  EXPECT_EQ(l.error().line, 18);
+  EXPECT_NE(l.error().message.find("budget"), std::string::npos) << l.error().message;
+}
+
+TEST(ShellLaunch, BoundsTheWholeExpansionNotOnlyAWord) {
+  // Each word stays under 1 MiB, but 40 arrays of them add up past the script's budget.
+  std::string text = "X=abcdefghijklmnop\n";
+  for (int i = 0; i < 15; ++i) text += "X=\"$X$X\"\n";  // 512 KiB
+  for (int i = 0; i < 40; ++i) text += "A+=(\"$X\")\n";
+  auto l = read_shell_launch(text, "run.sh");
+  ASSERT_FALSE(l);
+  EXPECT_GT(l.error().line, 17);
+  EXPECT_NE(l.error().message.find("budget"), std::string::npos) << l.error().message;
+  // Under the budget the same script reads.
+  std::string small = "X=abcdefghijklmnop\n";
+  for (int i = 0; i < 10; ++i) small += "X=\"$X$X\"\n";
+  small += "A+=(\"$X\")\ntorchrun pretrain_gpt.py \"${A[@]}\"\n";
+  auto ok = read_shell_launch(small, "run.sh");
+  ASSERT_TRUE(ok) << ok.error().to_string();
+  ASSERT_EQ(ok->args.size(), 1u);
+  EXPECT_EQ(ok->args[0].text.size(), 16u << 10);
+}
+
 TEST(ShellLaunch, RecognisesMegatronText) {
   EXPECT_TRUE(looks_like_megatron("--num-layers 2\n"));
   EXPECT_TRUE(looks_like_megatron("torchrun x/pretrain_gpt.py \\\n"));

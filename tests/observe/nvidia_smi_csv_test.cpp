@@ -152,5 +152,32 @@ TEST(NvidiaSmiCsv, RejectsEmptyText) {
   EXPECT_EQ(parsed.error().to_string(), "empty.csv: empty CSV: expected nvidia-smi --query-* output");
 }
 
+// 200,000 unknown columns printed 200,001 warnings; the first 20 are named, the rest counted.
+TEST(NvidiaSmiCsv, CapsTheWarningsAboutUnusedColumns) {
+  std::string header = "index";
+  for (int i = 0; i < 200000; ++i) header += ", col" + std::to_string(i);
+  auto parsed = parse_nvidia_smi_csv(header + "\n", "wide.csv");
+  ASSERT_TRUE(parsed) << parsed.error().to_string();
+  ASSERT_EQ(parsed->warnings.size(), 21u);
+  EXPECT_EQ(parsed->warnings[0].to_string(), "wide.csv:1: column \"col0\" is not used");
+  EXPECT_EQ(parsed->warnings[20].to_string(), "wide.csv:1: 199980 more columns are not used");
+}
+
+// Each row becomes an observation larger than the row: a file of 2-byte rows took 40 times its
+// size. More than 1,000,000 rows is an error at the first row past them.
+TEST(NvidiaSmiCsv, RefusesMoreRowsThanItHolds) {
+  std::string text = "index, memory.used [MiB]\n";
+  for (int i = 0; i < 1000000; ++i) text += "0, 1\n";
+  auto parsed = parse_nvidia_smi_csv(text, "long.csv");
+  ASSERT_TRUE(parsed) << parsed.error().to_string();
+  EXPECT_EQ(parsed->gpus.size(), 1000000u);
+  text += "0, 1\n";
+  parsed = parse_nvidia_smi_csv(text, "long.csv");
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().line, 1000002);
+  EXPECT_NE(parsed.error().message.find("more than 1000000 rows"), std::string::npos)
+      << parsed.error().message;
+}
+
 }  // namespace
 }  // namespace vramscope::observe

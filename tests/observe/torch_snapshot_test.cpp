@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+
 #include <numeric>
 
 #include "observe/snapshot_fixtures.hpp"
@@ -241,6 +246,20 @@ TEST(TorchSnapshot, MissingFileIsNamed) {
   auto s = analyze_snapshot("/nonexistent/snap.pickle");
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().to_string(), "/nonexistent/snap.pickle: no such file");
+}
+
+// open() on a FIFO blocks until a writer comes; the snapshot reader refuses it first, as the
+// other readers do.
+TEST(TorchSnapshot, APipeIsRefusedWithoutBlocking) {
+  const auto fifo = (std::filesystem::temp_directory_path() /
+                     ("vramscope-snapshot-" + std::to_string(::getpid()) + ".fifo")).string();
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto s = analyze_snapshot(fifo);
+  std::filesystem::remove(fifo);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("named pipe (FIFO), expected a regular file"), std::string::npos)
+      << s.error().message;
 }
 
 }  // namespace

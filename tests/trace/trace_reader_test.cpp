@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include "watch/watch_support.hpp"
 
 namespace vramscope::trace {
@@ -158,6 +160,46 @@ TEST(TraceReader, ASizeBeyondAnyGpuSkipsItsLineAndSumsSaturate) {
   const auto* huge = find(*s, "#1");
   ASSERT_NE(huge, nullptr);
   EXPECT_EQ(huge->peak, static_cast<bytes>(INT64_MAX));  // 8200 x 2^50 > 2^63: saturated
+}
+
+// A line longer than any trace line (1 MiB) is skipped without being held: a 1 GiB line took
+// 4 GiB of memory. Lines after it are read, and a block boundary inside a line is no boundary.
+TEST(TraceReader, ALineLongerThanAnyTraceLineIsSkippedAndTheRestRead) {
+  temp_dir dir;
+  std::string text = "{\"type\":\"header\",\"version\":1,\"pid\":1,\"status\":\"ok\"}\n";
+  text += "{\"type\":\"event\",\"timestamp\":1,\"device\":0,\"pid\":1,\"kind\":\"alloc\","
+          "\"bytes\":" + std::string(3 << 20, '9') + "}\n";
+  text += event(2, "alloc", 1 * GiB, 1);
+  // A line of 100 KiB of padding: longer than a read block, shorter than the limit.
+  text += "{\"type\":\"event\",\"pad\":\"" + std::string(100 << 10, ' ') +
+          "\",\"timestamp\":3,\"device\":0,\"pid\":1,\"kind\":\"alloc\",\"bytes\":1024}\n";
+  dir.write("trace-1.jsonl", text);
+  auto s = read_trace_folder(dir.path());
+  ASSERT_TRUE(s) << s.error().to_string();
+  ASSERT_EQ(s->warnings.size(), 1u);
+  EXPECT_EQ(s->warnings[0].to_string(),
+            dir.file("trace-1.jsonl") +
+                ":2: line skipped: longer than 1.0 MiB, and no trace line is");
+  EXPECT_EQ(s->events, 2u);
+  const auto* g = find(*s, "#0");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->peak, 1 * GiB + 1024);
+}
+
+// A pipe named like a trace file is never opened (that would block) and is named in a warning.
+TEST(TraceReader, APipeNamedLikeATraceFileIsSkippedWithAWarning) {
+  temp_dir dir;
+  dir.write("trace-1.jsonl",
+            "{\"type\":\"header\",\"version\":1,\"pid\":1,\"status\":\"ok\"}\n" +
+                event(1, "alloc", 1 * GiB, 1));
+  ASSERT_EQ(::mkfifo(dir.file("trace-2.jsonl").c_str(), 0600), 0);
+  auto s = read_trace_folder(dir.path());
+  ASSERT_TRUE(s) << s.error().to_string();
+  ASSERT_EQ(s->warnings.size(), 1u);
+  EXPECT_EQ(s->warnings[0].to_string(),
+            dir.file("trace-2.jsonl") +
+                ": skipped: not a regular file (a pipe, device or socket named like a trace file)");
+  EXPECT_EQ(s->files, 1u);
 }
 
 TEST_F(TraceFolder, BecomesAnObservationOfPeaks) {

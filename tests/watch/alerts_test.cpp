@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "watch/watch_support.hpp"
 
 namespace vramscope::watch {
@@ -151,6 +153,33 @@ TEST(Alerts, LostGpuAndMissingFiguresFireNothing) {
   s.gpus[1].lost = true;
   s.processes.push_back(process(0, 1, std::nullopt));
   EXPECT_TRUE(evaluate_alerts(s).empty());
+}
+
+// 4,000 GPUs with four processes each took 49 s when every GPU's checks walked every other
+// GPU's processes; the checks now share one index. The answer is what the small cases give:
+// only the one GPU far above the median of the others is imbalanced, and only the GPU whose
+// processes also hold another GPU is shared with strays named.
+TEST(Alerts, ManyGpusGiveTheSameAnswersQuickly) {
+  sample s;
+  for (int i = 0; i < 4000; ++i) {
+    s.gpus.push_back(gpu(i, (i == 17 ? 60 : 20) * GiB + static_cast<bytes>(i) * MiB, 80 * GiB));
+    for (int k = 0; k < 4; ++k)
+      s.processes.push_back(process(i, 100000 + i * 4 + k, 4 * GiB, i * 4 + k));
+  }
+  s.processes.push_back(process(3999, 100000, 1 * GiB));  // pid of GPU 0 also on GPU 3999
+  const auto start = std::chrono::steady_clock::now();
+  const auto all = evaluate_alerts(s);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto imbalanced = of_kind(all, alert_kind::imbalanced_gpu);
+  ASSERT_EQ(imbalanced.size(), 1u);
+  EXPECT_EQ(imbalanced[0].gpu, 17);
+  const auto shared = of_kind(all, alert_kind::shared_gpu);
+  EXPECT_EQ(shared.size(), 4000u);  // four processes on each GPU
+  EXPECT_NE(shared[0].message.find("pid 100000 (rank 0) also uses another GPU"), std::string::npos)
+      << shared[0].message;
+  EXPECT_EQ(shared[1].message.find("also use"), std::string::npos) << shared[1].message;
+  EXPECT_LT(seconds, 5.0);  // about 0.05 s; the cubic checks took 49 s
 }
 
 TEST(Alerts, IdsAreStable) {

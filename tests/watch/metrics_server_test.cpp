@@ -6,9 +6,19 @@
 
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
 
 namespace vramscope::watch {
 namespace {
@@ -78,6 +88,91 @@ TEST(MetricsServer, StopsWhenDestroyed) {
   }
   auto client = client_for(port);
   EXPECT_FALSE(client.Get("/metrics")) << "nothing listens after the server is gone";
+}
+
+// A client that connects to 127.0.0.1:port and sends `text` (part of a request), then holds
+// the connection open: a slowloris client. Closed when destroyed.
+class raw_client {
+ public:
+  raw_client(int port, const std::string& text) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<std::uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+                 ::send(fd_, text.data(), text.size(), MSG_NOSIGNAL) ==
+                     static_cast<ssize_t>(text.size());
+  }
+  ~raw_client() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  raw_client(const raw_client&) = delete;
+  raw_client& operator=(const raw_client&) = delete;
+  bool connected() const { return connected_; }
+  int fd() const { return fd_; }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// httplib's 8 workers were each held by a client that never finished its headers; every scrape
+// then waited. 32 such clients (four times the old pool) and scrapes are still answered at once.
+TEST(MetricsServer, ScrapesAreServedWhileSlowClientsHoldConnections) {
+  auto server = metrics_server::start("127.0.0.1:0");
+  ASSERT_TRUE(server);
+  (*server)->publish("vramscope_samples_total 1\n");
+  std::vector<std::unique_ptr<raw_client>> slow;
+  for (int i = 0; i < 32; ++i) {
+    slow.push_back(std::make_unique<raw_client>((*server)->port(), "GET /metrics HTTP/1.1\r\nX: "));
+    ASSERT_TRUE(slow.back()->connected());
+  }
+  for (int i = 0; i < 3; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    auto client = client_for((*server)->port());
+    auto r = client.Get("/metrics");
+    ASSERT_TRUE(r) << httplib::to_string(r.error());
+    EXPECT_EQ(r->body, "vramscope_samples_total 1\n");
+    EXPECT_LT(seconds_since(start), 1.0);
+  }
+}
+
+// A slow client did delay shutdown by over a minute; it now takes under a second and a half
+// (watch's SIGTERM handling waits for this).
+TEST(MetricsServer, StopsPromptlyWithSlowClientsConnected) {
+  std::vector<std::unique_ptr<raw_client>> slow;
+  std::chrono::steady_clock::time_point start;
+  {
+    auto server = metrics_server::start("127.0.0.1:0");
+    ASSERT_TRUE(server);
+    for (int i = 0; i < 4; ++i)
+      slow.push_back(std::make_unique<raw_client>((*server)->port(), "GET /metr"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    start = std::chrono::steady_clock::now();
+  }
+  EXPECT_LT(seconds_since(start), 1.5);
+}
+
+// A large body is refused from its Content-Length (413) and never held: httplib discards what
+// arrives until its read timeout.
+TEST(MetricsServer, ALargeRequestBodyIsRefusedUnread) {
+  auto server = metrics_server::start("127.0.0.1:0");
+  ASSERT_TRUE(server);
+  raw_client c((*server)->port(),
+               "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 536870912\r\n\r\n" +
+                   std::string(4096, 'x'));
+  ASSERT_TRUE(c.connected());
+  timeval timeout{5, 0};
+  ::setsockopt(c.fd(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  char reply[256] = {};
+  const ssize_t n = ::recv(c.fd(), reply, sizeof reply - 1, 0);
+  ASSERT_GT(n, 0) << "no answer within 5 s";
+  EXPECT_EQ(std::string(reply).rfind("HTTP/1.1 413", 0), 0u) << reply;
 }
 
 class PluginPath : public ::testing::Test {

@@ -183,6 +183,17 @@ TEST(Prometheus, EscapesLabelValues) {
   EXPECT_EQ(escape_label_value("a\\b\"c\nd"), "a\\\\b\\\"c\\nd");
 }
 
+// A process name the kernel cut at 15 bytes in the middle of a Cyrillic letter: one bad byte
+// made Prometheus reject the whole scrape. Each byte that is not UTF-8 becomes U+FFFD.
+TEST(Prometheus, RepairsLabelValuesThatAreNotUtf8) {
+  const std::string cut = "\xD0\x9E\xD0\xB1\xD1";  // "Об" and the first byte of "у"
+  EXPECT_EQ(escape_label_value(cut), "\xD0\x9E\xD0\xB1\xEF\xBF\xBD");
+  EXPECT_EQ(escape_label_value("\xFF\xC0\xAF ok"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD ok");
+  EXPECT_EQ(escape_label_value("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD")
+      << "a surrogate is not UTF-8";
+  EXPECT_EQ(escape_label_value("\xF0\x9F\x98\x80 \xE2\x82\xAC"), "\xF0\x9F\x98\x80 \xE2\x82\xAC");
+}
+
 TEST(ListenAddress, ParsesHostAndPort) {
   auto a = parse_listen_address("127.0.0.1:9400");
   ASSERT_TRUE(a);

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
 #include "watch/watch_support.hpp"
 
 namespace vramscope::watch {
@@ -93,6 +97,46 @@ TEST_F(SmiSourceTest, ReportsNvidiaSmiFailure) {
   auto source = smi_source::open(program());
   ASSERT_FALSE(source);
   EXPECT_EQ(source.error().to_string(), program() + ": No devices were found");
+}
+
+// A driver reset ("No devices were found") after watch started does not end it: the GPUs are
+// reported lost under their labels, and nvidia-smi is asked again after the back-off.
+TEST_F(SmiSourceTest, AFailedReadMarksTheGpusLostAndRetriesAfterABackOff) {
+  auto source = smi_source::open(program());
+  ASSERT_TRUE(source) << source.error().to_string();
+  dir_.write("fail", "No devices were found\n");
+  auto lost = (*source)->read();
+  ASSERT_TRUE(lost) << lost.error().to_string();
+  ASSERT_EQ(lost->gpus.size(), 2u);
+  EXPECT_TRUE(lost->gpus[0].lost);
+  EXPECT_EQ(lost->gpus[0].gpu.uuid, "GPU-aaaa");
+  EXPECT_EQ(lost->gpus[1].gpu.index, 1);
+  EXPECT_EQ(lost->gpus[1].gpu.name, "NVIDIA H100 80GB HBM3");
+  EXPECT_FALSE(lost->gpus[0].gpu.used.has_value());
+  EXPECT_TRUE(lost->processes.empty());
+  ASSERT_EQ(lost->warnings.size(), 1u);
+  EXPECT_EQ(lost->warnings[0].message,
+            "No devices were found; its GPUs are marked lost, asking again in 1 s");
+  // Within the back-off nvidia-smi is not asked: answering again changes nothing yet.
+  std::filesystem::remove(std::filesystem::path(dir_.path()) / "fail");
+  auto waiting = (*source)->read();
+  ASSERT_TRUE(waiting);
+  EXPECT_TRUE(waiting->gpus[0].lost);
+  EXPECT_TRUE(waiting->warnings.empty()) << "warned once, when it failed";
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  auto back = (*source)->read();
+  ASSERT_TRUE(back) << back.error().to_string();
+  EXPECT_FALSE(back->gpus[0].lost);
+  EXPECT_EQ(back->gpus[0].gpu.used, 70000 * MiB);
+  EXPECT_EQ(back->processes.size(), 2u);
+}
+
+TEST(SmiRetry, TheBackOffDoublesUpToAMinute) {
+  EXPECT_EQ(smi_retry_delay(1).count(), 1);
+  EXPECT_EQ(smi_retry_delay(2).count(), 2);
+  EXPECT_EQ(smi_retry_delay(6).count(), 32);
+  EXPECT_EQ(smi_retry_delay(7).count(), 60);
+  EXPECT_EQ(smi_retry_delay(1000).count(), 60);
 }
 
 TEST_F(SmiSourceTest, MissingProgramIsNotFound) {

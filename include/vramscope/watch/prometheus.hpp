@@ -42,7 +42,9 @@ struct exposition_extras {
 std::string render_prometheus(const frame& f, const peak_tracker& peaks,
                               const exposition_extras& extras = {});
 
-/// Escapes a label value: backslash, double quote and newline.
+/// Escapes a label value: backslash, double quote and newline. Bytes that are not UTF-8 (a
+/// process name the kernel cut mid-character at 15 bytes) become U+FFFD each, since one such
+/// byte makes the whole exposition invalid for Prometheus.
 std::string escape_label_value(const std::string& value);
 
 /// HTTP server answering GET /metrics with the latest published text and GET / with a small

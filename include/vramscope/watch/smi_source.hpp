@@ -10,10 +10,16 @@
 // memory.reserved get the query without it. nvidia-smi lists compute processes only and
 // prints sizes in MiB, so figures are exact to 1 MiB. Each read costs two process starts
 // (tens of milliseconds): prefer NVML for fast sampling.
+//
+// A read that fails after the first one ("No devices were found" while the driver resets, a
+// query past its 10 s timeout) does not end watch: the GPUs last seen are reported lost, with
+// their labels, and nvidia-smi is asked again after a back-off that doubles from 1 s to 60 s.
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <vramscope/core/result.hpp>
 #include <vramscope/watch/gpu_source.hpp>
@@ -33,10 +39,19 @@ class smi_source final : public gpu_source {
  private:
   explicit smi_source(std::string program) : program_(std::move(program)) {}
   result<std::string> query(const std::string& what, const std::string& fields);
+  result<sample> read_now();
+  sample lost_sample(const std::string& why) const;
 
   std::string program_;
   bool with_reserved_ = true;
+  std::vector<observe::gpu_observation> last_gpus_;  // of the last read that worked
+  int failures_ = 0;                                 // reads failed in a row
+  std::chrono::steady_clock::time_point retry_at_{};
 };
+
+/// How long smi_source waits before asking nvidia-smi again after `failures` failed reads in a
+/// row (1 or more): 1 s, doubled each time, at most 60 s.
+std::chrono::seconds smi_retry_delay(int failures);
 
 /// The GPU query fields smi_source asks for, in order, with or without memory.reserved.
 std::string smi_gpu_fields(bool with_reserved);

@@ -30,6 +30,9 @@ class watch_display {
   /// Called every few tens of milliseconds while the loop waits, to read keys and follow a
   /// resized terminal. False: the user asked to quit.
   virtual bool poll_input() { return true; }
+  /// True once the display can no longer write (its reader gone, a full disk): the loop ends,
+  /// and the program reports the write error as it exits.
+  virtual bool output_failed() const { return false; }
 };
 
 /// The display of `watch --json`: each refresh as one JSON line (the --log format), flushed.
@@ -37,6 +40,7 @@ class json_line_display final : public watch_display {
  public:
   explicit json_line_display(std::ostream& out) : out_(out) {}
   void show(const frame& f, const peak_tracker& peaks) override;
+  bool output_failed() const override { return !out_; }
 
  private:
   std::ostream& out_;
