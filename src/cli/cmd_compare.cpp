@@ -18,8 +18,9 @@ namespace vramscope::cli {
 
 int cmd_compare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{"What-if table: plan a job under every combination of varied fields", "compare"};
-  app.footer("Each row says fits, tight (inside the safety margin, hardware.margin) or does not "
-             "fit. Exit codes: 0 the table was printed, 2 bad input.");
+  app.footer(
+      "Each row says fits, tight (inside the safety margin, hardware.margin) or does not "
+      "fit. Exit codes: 0 the table was printed, 2 bad input.");
   std::string job_path, from;
   std::vector<std::string> varies, overrides;
   std::string html;

@@ -82,8 +82,10 @@ int run_try(const whatif::what_if& engine, const fit_args& a, std::ostream& out,
 
 int cmd_fit(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{"The largest job that fits, or which combinations of settings fit", "fit"};
-  app.footer("Fits means fits outside the safety margin (hardware.margin): the search maximizes "
-             "under it. " + std::string(verdict_exit_codes));
+  app.footer(
+      "Fits means fits outside the safety margin (hardware.margin): the search maximizes "
+      "under it. " +
+      std::string(verdict_exit_codes));
   fit_args a;
   app.add_option("job", a.job_path, "job spec (YAML)");
   app.add_option("--from", a.from, from_option_help);

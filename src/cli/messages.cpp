@@ -60,7 +60,8 @@ std::string name_in(const diagnostic& d, const note_kind& k) {
     // What an "auto" value was taken as: "(assumed 8, ..." or ": parallel.x = 16777216".
     if (const auto assumed = m.find("(assumed "); assumed != std::string::npos) {
       const auto end = m.find_first_of(",;)", assumed);
-      name += " (assumed " + m.substr(assumed + 9, end == std::string::npos ? end : end - assumed - 9) + ")";
+      name += " (assumed " +
+              m.substr(assumed + 9, end == std::string::npos ? end : end - assumed - 9) + ")";
     } else if (const auto filled = m.rfind(" = "); filled != std::string::npos) {
       name += " =" + m.substr(filled + 2);
     }
@@ -97,9 +98,8 @@ bool settled_by_set(const diagnostic& d, const std::vector<std::string>& overrid
   const auto keys = keys_named(d.message);
   if (keys.empty()) return false;
   return std::all_of(keys.begin(), keys.end(), [&](const std::string& key) {
-    return std::any_of(overrides.begin(), overrides.end(), [&](const std::string& o) {
-      return o.substr(0, o.find('=')) == key;
-    });
+    return std::any_of(overrides.begin(), overrides.end(),
+                       [&](const std::string& o) { return o.substr(0, o.find('=')) == key; });
   });
 }
 
@@ -116,8 +116,8 @@ void print_notes(std::ostream& err, const warnings& notes, const note_options& o
   bool summarized = false;
   for (const auto& n : left) {
     const auto* k = kind_of(n);
-    const auto& same = k ? by_kind[static_cast<std::size_t>(k - note_kinds)]
-                         : std::vector<const diagnostic*>{};
+    const auto& same =
+        k ? by_kind[static_cast<std::size_t>(k - note_kinds)] : std::vector<const diagnostic*>{};
     if (same.size() < 2) {
       err << "warning: " << n.to_string() << "\n";
       continue;
@@ -132,8 +132,10 @@ void print_notes(std::ostream& err, const warnings& notes, const note_options& o
       const auto seen = std::find_if(names.begin(), names.end(), [&](const std::string& n) {
         return (k->quoted_name ? n.substr(0, n.find(' ')) : n) == key;
       });
-      if (seen == names.end()) names.push_back(std::move(name));
-      else if (name.size() > seen->size()) *seen = std::move(name);
+      if (seen == names.end())
+        names.push_back(std::move(name));
+      else if (name.size() > seen->size())
+        *seen = std::move(name);
     }
     constexpr std::size_t shown = 6;
     std::string list;

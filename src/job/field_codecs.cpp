@@ -281,7 +281,8 @@ codec<safety_margin> margin_codec() {
     }
     if (!text.empty() && text.back() == '%') {
       const auto d = finite_number(text.substr(0, text.size() - 1));
-      if (!d) return fmt::format("expected default, a share such as 10% or a size, got \"{}\"", text);
+      if (!d)
+        return fmt::format("expected default, a share such as 10% or a size, got \"{}\"", text);
       if (*d < 0 || *d > 50) return out_of_range(text, "from 0% to 50%");
       out = safety_margin{*d / 100, 0};
       return "";

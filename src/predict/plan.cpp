@@ -315,9 +315,12 @@ result<prediction> plan(const model::model_spec& model, const job::job_spec& job
 
 std::string_view name_of(fit_state s) {
   switch (s) {
-    case fit_state::fits: return "fits";
-    case fit_state::tight: return "tight";
-    case fit_state::does_not_fit: return "does_not_fit";
+    case fit_state::fits:
+      return "fits";
+    case fit_state::tight:
+      return "tight";
+    case fit_state::does_not_fit:
+      return "does_not_fit";
   }
   return "fits";
 }
@@ -330,8 +333,7 @@ fit_state verdict_facts::state() const {
 
 fit_state state_of(const prediction& p) { return verdict_of(p).state(); }
 
-void fill_whole_step_need(const model::model_spec& model, const job::job_spec& job,
-                          prediction& p) {
+void fill_whole_step_need(const model::model_spec& model, const job::job_spec& job, prediction& p) {
   p.whole_step_need.reset();
   if (p.fits || p.ranks.empty()) return;
   const auto unlimited = plan(model, job::with_unlimited_memory(job));

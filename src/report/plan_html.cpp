@@ -48,18 +48,21 @@ void need_bar(std::string& out, const prediction& p, int y, bytes scale, bar_geo
   for (const auto& g : p.gpus)
     if (g.index == busiest.gpu) capacity = g.capacity;
   const double w = geo.width * static_cast<double>(need) / static_cast<double>(scale);
-  const double cap = geo.label + geo.width * static_cast<double>(capacity) / static_cast<double>(scale);
+  const double cap =
+      geo.label + geo.width * static_cast<double>(capacity) / static_cast<double>(scale);
   out += fmt::format("<g class=\"need\" data-gpu=\"{}\" data-need=\"{}\" data-capacity=\"{}\">\n",
                      busiest.gpu, need, capacity);
   out += fmt::format("<text x=\"0\" y=\"{}\">GPU {}: whole step</text>\n", y + geo.bar - 6,
                      busiest.gpu);
-  out += fmt::format("<rect class=\"need\" data-bytes=\"{}\" x=\"{}\" y=\"{}\" width=\"{:.1f}\" "
-                     "height=\"{}\" fill=\"#e15759\" fill-opacity=\"0.55\" stroke=\"#a4231b\">"
-                     "<title>the whole step needs about {}</title></rect>\n",
-                     need, geo.label, y, w, geo.bar, format_bytes(need));
-  out += fmt::format("<line class=\"capacity\" data-bytes=\"{}\" x1=\"{:.1f}\" x2=\"{:.1f}\" "
-                     "y1=\"{}\" y2=\"{}\" stroke=\"#a4231b\" stroke-width=\"2\"/>\n",
-                     capacity, cap, cap, y - 3, y + geo.bar + 3);
+  out += fmt::format(
+      "<rect class=\"need\" data-bytes=\"{}\" x=\"{}\" y=\"{}\" width=\"{:.1f}\" "
+      "height=\"{}\" fill=\"#e15759\" fill-opacity=\"0.55\" stroke=\"#a4231b\">"
+      "<title>the whole step needs about {}</title></rect>\n",
+      need, geo.label, y, w, geo.bar, format_bytes(need));
+  out += fmt::format(
+      "<line class=\"capacity\" data-bytes=\"{}\" x1=\"{:.1f}\" x2=\"{:.1f}\" "
+      "y1=\"{}\" y2=\"{}\" stroke=\"#a4231b\" stroke-width=\"2\"/>\n",
+      capacity, cap, cap, y - 3, y + geo.bar + 3);
   out += fmt::format("<text x=\"{}\" y=\"{}\">needs {}, short by {}</text>\n</g>\n",
                      geo.label + geo.width + 8, y + geo.bar - 6, format_bytes(need),
                      format_bytes(need > capacity ? need - capacity : 0));
@@ -81,28 +84,32 @@ void gpu_bars(std::string& out, const prediction& p) {
   const bool need_row = p.whole_step_need.has_value() && !p.gpus.empty();
   const int width = 760, bar = 22, gap = 10, label = 150;  // with the labels, within the page
   const int height = static_cast<int>(rows.size() + (need_row ? 1 : 0)) * (bar + gap) + 24;
-  out += fmt::format("<svg class=\"gpus\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
-                     "role=\"img\" aria-label=\"GPU memory\">\n",
-                     width + label + 280, height);
+  out += fmt::format(
+      "<svg class=\"gpus\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "role=\"img\" aria-label=\"GPU memory\">\n",
+      width + label + 280, height);
   int y = 4;
   for (const auto& [indices, g] : rows) {
     const std::string name =
         indices.size() == 1 ? fmt::format("GPU {}", indices.front())
                             : fmt::format("GPUs {}-{} ({} alike)", indices.front(), indices.back(), indices.size());
-    out += fmt::format("<g class=\"gpu\" data-gpus=\"{}\" data-device=\"{}\" data-capacity=\"{}\">\n",
-                       indices.size() == 1 ? std::to_string(indices.front())
-                                           : fmt::format("{}-{}", indices.front(), indices.back()),
-                       g->device, g->capacity);
+    out +=
+        fmt::format("<g class=\"gpu\" data-gpus=\"{}\" data-device=\"{}\" data-capacity=\"{}\">\n",
+                    indices.size() == 1 ? std::to_string(indices.front())
+                                        : fmt::format("{}-{}", indices.front(), indices.back()),
+                    g->device, g->capacity);
     out += fmt::format("<text x=\"0\" y=\"{}\">{}</text>\n", y + bar - 6, escape(name));
-    const double cap = label + width * static_cast<double>(g->capacity) / static_cast<double>(scale);
+    const double cap =
+        label + width * static_cast<double>(g->capacity) / static_cast<double>(scale);
     if (p.margin > 0) {  // the band below capacity where a fit is tight
       const double edge =
           label + width * static_cast<double>(g->capacity - std::min(p.margin, g->capacity)) /
                       static_cast<double>(scale);
-      out += fmt::format("<rect class=\"margin\" data-bytes=\"{}\" x=\"{:.1f}\" y=\"{}\" "
-                         "width=\"{:.1f}\" height=\"{}\" fill=\"#f28e2b\" fill-opacity=\"0.18\">"
-                         "<title>safety margin {}</title></rect>\n",
-                         p.margin, edge, y - 3, cap - edge, bar + 6, format_bytes(p.margin));
+      out += fmt::format(
+          "<rect class=\"margin\" data-bytes=\"{}\" x=\"{:.1f}\" y=\"{}\" "
+          "width=\"{:.1f}\" height=\"{}\" fill=\"#f28e2b\" fill-opacity=\"0.18\">"
+          "<title>safety margin {}</title></rect>\n",
+          p.margin, edge, y - 3, cap - edge, bar + 6, format_bytes(p.margin));
     }
     double x = label;
     std::size_t c = 0;
@@ -115,20 +122,24 @@ void gpu_bars(std::string& out, const prediction& p) {
           escape(proc.what), format_bytes(proc.device));
       x += w;
     }
-    out += fmt::format("<line class=\"capacity\" data-bytes=\"{}\" x1=\"{:.1f}\" x2=\"{:.1f}\" "
-                       "y1=\"{}\" y2=\"{}\" stroke=\"#a4231b\" stroke-width=\"2\"/>\n",
-                       g->capacity, cap, cap, y - 3, y + bar + 3);
+    out += fmt::format(
+        "<line class=\"capacity\" data-bytes=\"{}\" x1=\"{:.1f}\" x2=\"{:.1f}\" "
+        "y1=\"{}\" y2=\"{}\" stroke=\"#a4231b\" stroke-width=\"2\"/>\n",
+        g->capacity, cap, cap, y - 3, y + bar + 3);
     out += fmt::format("<text x=\"{}\" y=\"{}\">{} of {}</text>\n</g>\n", label + width + 8,
                        y + bar - 6, format_bytes(g->device), format_bytes(g->capacity));
     y += bar + gap;
   }
   if (need_row) need_bar(out, p, y, scale, {width, bar, label});
-  out += "</svg>\n<p class=\"legend\"><span><span class=\"swatch\" style=\"background:#a4231b\"></span>"
-         "capacity</span><span><span class=\"swatch\" style=\"background:#f28e2b;opacity:.35\">"
-         "</span>safety margin (a fit inside it is tight)</span>";
+  out +=
+      "</svg>\n<p class=\"legend\"><span><span class=\"swatch\" "
+      "style=\"background:#a4231b\"></span>"
+      "capacity</span><span><span class=\"swatch\" style=\"background:#f28e2b;opacity:.35\">"
+      "</span>safety margin (a fit inside it is tight)</span>";
   if (need_row)
-    out += "<span><span class=\"swatch\" style=\"background:#e15759;opacity:.55\"></span>"
-           "what the whole step needs (planned without a memory limit)</span>";
+    out +=
+        "<span><span class=\"swatch\" style=\"background:#e15759;opacity:.55\"></span>"
+        "what the whole step needs (planned without a memory limit)</span>";
   out += " bars: the processes on each GPU (hover for each)</p>\n";
 }
 
@@ -138,9 +149,10 @@ void breakdown_bar(std::string& out, const rank_prediction& r) {
   bytes total = 0;
   for (const auto& [name, value] : rows) total += value;
   const int width = 900, bar = 28;
-  out += fmt::format("<svg class=\"breakdown\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
-                     "role=\"img\" aria-label=\"breakdown\">\n",
-                     width, bar + 4);
+  out += fmt::format(
+      "<svg class=\"breakdown\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "role=\"img\" aria-label=\"breakdown\">\n",
+      width, bar + 4);
   double x = 0;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     if (rows[i].second == 0 || total == 0) continue;
@@ -179,8 +191,8 @@ struct plot_area {
                       static_cast<double>(last - first);
   }
   [[nodiscard]] double py(bytes b) const {
-    return top + plot_h() - static_cast<double>(plot_h()) * static_cast<double>(b) /
-                                static_cast<double>(top_value);
+    return top + plot_h() -
+           static_cast<double>(plot_h()) * static_cast<double>(b) / static_cast<double>(top_value);
   }
 };
 
@@ -195,11 +207,13 @@ void phase_bands(std::string& out, const rank_prediction& r, const plot_area& a,
     const auto group = phase_group(r, t[i]);
     std::size_t j = i;
     while (j + 1 < t.size() && phase_group(r, t[j + 1]) == group) ++j;
-    const double x0 = a.px(t[i].event), x1 = j + 1 < t.size() ? a.px(t[j + 1].event) : a.px(t[j].event);
-    out += fmt::format("<rect class=\"phase\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\">"
-                       "<title>{}</title></rect>\n",
-                       x0, a.top, std::max(0.5, x1 - x0), a.plot_h(), shade ? "#f1f1f1" : "#fafafa",
-                       escape(group));
+    const double x0 = a.px(t[i].event),
+                 x1 = j + 1 < t.size() ? a.px(t[j + 1].event) : a.px(t[j].event);
+    out += fmt::format(
+        "<rect class=\"phase\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\">"
+        "<title>{}</title></rect>\n",
+        x0, a.top, std::max(0.5, x1 - x0), a.plot_h(), shade ? "#f1f1f1" : "#fafafa",
+        escape(group));
     if (x1 - x0 > 44)
       labels += fmt::format("<text class=\"phase-label\" x=\"{:.1f}\" y=\"{}\">{}</text>\n", x0 + 3,
                             a.top + a.plot_h() + 14, escape(group));
@@ -216,9 +230,10 @@ void y_axis(std::string& out, const plot_area& a) {
       if (step == 0 && gib(a.top_value) / (m * magnitude) <= 6) step = m * magnitude;
   for (double v = 0; v <= gib(a.top_value) + 1e-9; v += step) {
     const bytes b = static_cast<bytes>(v * static_cast<double>(1_GiB));
-    out += fmt::format("<text x=\"0\" y=\"{:.1f}\">{:g} GiB</text>"
-                       "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>\n",
-                       a.py(b) + 4, v, a.left, a.left + a.width, a.py(b), a.py(b));
+    out += fmt::format(
+        "<text x=\"0\" y=\"{:.1f}\">{:g} GiB</text>"
+        "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>\n",
+        a.py(b) + 4, v, a.left, a.left + a.width, a.py(b), a.py(b));
   }
 }
 
@@ -234,9 +249,10 @@ void curves(std::string& out, const rank_prediction& r, const plot_area& a) {
     std::string points;
     for (const auto& pt : r.timeline)
       points += fmt::format("{:.1f},{:.1f} ", a.px(pt.event), a.py(pt.*s.field));
-    out += fmt::format("<polyline class=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" "
-                       "vector-effect=\"non-scaling-stroke\" points=\"{}\"/>\n",
-                       s.name, s.colour, points);
+    out += fmt::format(
+        "<polyline class=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" "
+        "vector-effect=\"non-scaling-stroke\" points=\"{}\"/>\n",
+        s.name, s.colour, points);
   }
 }
 
@@ -269,35 +285,39 @@ void timeline(std::string& out, const rank_prediction& r, bytes limit) {
   a.first = t.front().event;
   a.last = std::max(t.back().event, a.first + 1);
   const int svg_w = a.left + a.width + 10;
-  out += fmt::format("<figure class=\"timeline\"><figcaption>rank {}{}</figcaption>\n"
-                     "<svg width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" "
-                     "aria-label=\"timeline of rank {}\" data-left=\"{}\" data-width=\"{}\" "
-                     "data-top=\"{}\" data-plot-h=\"{}\" data-ymax=\"{}\">\n",
-                     r.rank, r.like_rank != r.rank ? fmt::format(" (like rank {})", r.like_rank) : "",
-                     svg_w, a.height, svg_w, a.height, r.rank, a.left, a.width, a.top, a.plot_h(),
-                     a.top_value);
-  out += fmt::format("<clipPath id=\"plot-{}\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>"
-                     "</clipPath>\n<g clip-path=\"url(#plot-{})\"><g class=\"zoomed\">\n",
-                     r.rank, a.left, a.top, a.width, a.plot_h(), r.rank);
+  out += fmt::format(
+      "<figure class=\"timeline\"><figcaption>rank {}{}</figcaption>\n"
+      "<svg width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" "
+      "aria-label=\"timeline of rank {}\" data-left=\"{}\" data-width=\"{}\" "
+      "data-top=\"{}\" data-plot-h=\"{}\" data-ymax=\"{}\">\n",
+      r.rank, r.like_rank != r.rank ? fmt::format(" (like rank {})", r.like_rank) : "", svg_w,
+      a.height, svg_w, a.height, r.rank, a.left, a.width, a.top, a.plot_h(), a.top_value);
+  out += fmt::format(
+      "<clipPath id=\"plot-{}\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>"
+      "</clipPath>\n<g clip-path=\"url(#plot-{})\"><g class=\"zoomed\">\n",
+      r.rank, a.left, a.top, a.width, a.plot_h(), r.rank);
   std::string labels;
   phase_bands(out, r, a, labels);
   curves(out, r, a);
   out += "</g></g>\n" + labels;
   y_axis(out, a);
   if (limit > 0)
-    out += fmt::format("<line class=\"limit\" x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#a4231b\" "
-                       "stroke-dasharray=\"6 4\"/><text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">"
-                       "allocator limit {}</text>\n",
-                       a.left, a.left + a.width, a.py(limit), a.py(limit), a.left + a.width - 4,
-                       a.py(limit) + 14, format_bytes(limit));
-  out += fmt::format("<text class=\"x-title\" x=\"{}\" y=\"{}\" text-anchor=\"end\">step "
-                     "progress: allocator events {} to {}</text>\n",
-                     a.left + a.width, a.height - 4, a.first, a.last);
+    out += fmt::format(
+        "<line class=\"limit\" x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#a4231b\" "
+        "stroke-dasharray=\"6 4\"/><text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">"
+        "allocator limit {}</text>\n",
+        a.left, a.left + a.width, a.py(limit), a.py(limit), a.left + a.width - 4, a.py(limit) + 14,
+        format_bytes(limit));
+  out += fmt::format(
+      "<text class=\"x-title\" x=\"{}\" y=\"{}\" text-anchor=\"end\">step "
+      "progress: allocator events {} to {}</text>\n",
+      a.left + a.width, a.height - 4, a.first, a.last);
   out += "</svg>\n";
   curve_data(out, r);
-  out += fmt::format("<p class=\"note\">peak: {} allocated, {} reserved, {} on the GPU ({})</p></figure>\n",
-                     format_bytes(r.peak.allocated), format_bytes(r.peak.reserved), format_bytes(r.peak.device),
-                     escape(r.peak_phase));
+  out += fmt::format(
+      "<p class=\"note\">peak: {} allocated, {} reserved, {} on the GPU ({})</p></figure>\n",
+      format_bytes(r.peak.allocated), format_bytes(r.peak.reserved), format_bytes(r.peak.device),
+      escape(r.peak_phase));
 }
 
 void timelines(std::string& out, const prediction& p) {
@@ -321,12 +341,12 @@ void timelines(std::string& out, const prediction& p) {
   }
   out += "</div>\n";
   if (p.whole_step_need)
-    out += fmt::format("<p class=\"note\">The plan stops at the first out-of-memory error, so "
-                       "the curves end there; the whole step needs about {} on the busiest GPU "
-                       "(the last bar of the GPU chart).</p>\n",
-                       format_bytes(*p.whole_step_need));
+    out += fmt::format(
+        "<p class=\"note\">The plan stops at the first out-of-memory error, so "
+        "the curves end there; the whole step needs about {} on the busiest GPU "
+        "(the last bar of the GPU chart).</p>\n",
+        format_bytes(*p.whole_step_need));
 }
-
 
 // The page's one script, inline (nothing fetched): the timelines' hover (a cursor with the phase
 // and the three levels at the pointer) and zoom (wheel over a plot; drag to pan, double-click
@@ -439,8 +459,8 @@ constexpr const char* timeline_script = R"js(<script>
 }  // namespace
 
 std::string plan_html(const prediction& p) {
-  std::string out = detail::page_start("vramscope plan: " + p.model_name, plan_heading(p),
-                                       timeline_style);
+  std::string out =
+      detail::page_start("vramscope plan: " + p.model_name, plan_heading(p), timeline_style);
   const auto state = predict::state_of(p);
   const char* kind = state == predict::fit_state::fits    ? "fits"
                      : state == predict::fit_state::tight ? "tight"

@@ -43,8 +43,8 @@ void rank_table(std::string& out, const prediction& p) {
   while (i < p.ranks.size()) {
     std::size_t j = i;
     while (j + 1 < p.ranks.size() && same_figures(p.ranks[i], p.ranks[j + 1]) &&
-           (p.job.parallel.pp <= 1 || pipeline_rank(p.job, p.ranks[i].rank) ==
-                                          pipeline_rank(p.job, p.ranks[j + 1].rank)))
+           (p.job.parallel.pp <= 1 ||
+            pipeline_rank(p.job, p.ranks[i].rank) == pipeline_rank(p.job, p.ranks[j + 1].rank)))
       ++j;
     groups.emplace_back(rank_label(p, p.ranks[i].rank, p.ranks[j].rank), i);
     i = j + 1;
@@ -133,12 +133,11 @@ std::string verdict_line(const predict::verdict_facts& v) {
                        format_bytes(v.busiest_device), format_bytes(v.busiest_capacity),
                        format_bytes(v.busiest_device - v.busiest_capacity));
   if (v.state() == predict::fit_state::tight)
-    return fmt::format("tight: busiest GPU {} at {} of {} ({} headroom, less than the {} safety "
-                       "margin)",
-                       *v.busiest_gpu, format_bytes(v.busiest_device),
-                       format_bytes(v.busiest_capacity),
-                       format_bytes(v.busiest_capacity - v.busiest_device),
-                       format_bytes(v.margin));
+    return fmt::format(
+        "tight: busiest GPU {} at {} of {} ({} headroom, less than the {} safety "
+        "margin)",
+        *v.busiest_gpu, format_bytes(v.busiest_device), format_bytes(v.busiest_capacity),
+        format_bytes(v.busiest_capacity - v.busiest_device), format_bytes(v.margin));
   return fmt::format("fits: busiest GPU {} at {} of {} ({} headroom)", *v.busiest_gpu,
                      format_bytes(v.busiest_device), format_bytes(v.busiest_capacity),
                      format_bytes(v.busiest_capacity - v.busiest_device));

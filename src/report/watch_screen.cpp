@@ -180,7 +180,8 @@ std::vector<std::string> wrap(std::string_view text, std::size_t width, std::siz
       const auto space = rest.substr(0, take).rfind(' ');
       if (space != std::string_view::npos && space > 0) take = space;
     }
-    lines.push_back(std::string(lines.empty() ? 0 : indent, ' ') + std::string(rest.substr(0, take)));
+    lines.push_back(std::string(lines.empty() ? 0 : indent, ' ') +
+                    std::string(rest.substr(0, take)));
     i += take;
   }
   return lines;

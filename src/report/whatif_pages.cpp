@@ -11,9 +11,14 @@ namespace {
 sweep_row sweep_row_of(const whatif::row_outcome& r, std::string note = {}) {
   if (!r.refused.empty())
     return {whatif::settings_text(r.settings), false, false, 0, std::nullopt,
-            "refused: " + r.refused, true};
-  return {whatif::settings_text(r.settings), r.fits, r.state() == predict::fit_state::tight,
-          r.device, r.fits ? std::nullopt : r.need, std::move(note), false};
+            "refused: " + r.refused,           true};
+  return {whatif::settings_text(r.settings),
+          r.fits,
+          r.state() == predict::fit_state::tight,
+          r.device,
+          r.fits ? std::nullopt : r.need,
+          std::move(note),
+          false};
 }
 
 sweep_page sweep_page_for(const char* command, const job::job_spec& base) {

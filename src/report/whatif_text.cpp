@@ -30,15 +30,15 @@ std::string header(const job::job_spec& job) {
   std::string checkpointing(job::name_of(t.activation_checkpointing));
   if (t.activation_checkpointing == job::checkpointing::selective)
     checkpointing += fmt::format(" every {} blocks", t.checkpoint_every);
-  return fmt::format("fit: {}\nassumes activation checkpointing {} "
-                     "(training.activation_checkpointing{}), sequence length {}, {} "
-                     "micro-batch{} per step\n",
-                     job_summary(job), checkpointing,
-                     t.activation_checkpointing == job::checkpointing::none
-                         ? "; full trades about a third more compute for memory"
-                         : "",
-                     t.seq_len, std::max(1, t.gradient_accumulation),
-                     t.gradient_accumulation > 1 ? "es" : "");
+  return fmt::format(
+      "fit: {}\nassumes activation checkpointing {} "
+      "(training.activation_checkpointing{}), sequence length {}, {} "
+      "micro-batch{} per step\n",
+      job_summary(job), checkpointing,
+      t.activation_checkpointing == job::checkpointing::none
+          ? "; full trades about a third more compute for memory"
+          : "",
+      t.seq_len, std::max(1, t.gradient_accumulation), t.gradient_accumulation > 1 ? "es" : "");
 }
 
 std::string headroom_text(const whatif::row_outcome& r) {
@@ -81,12 +81,18 @@ std::string margin_line(bytes margin) {
 }
 
 nlohmann::json row_json(const whatif::row_outcome& r) {
-  nlohmann::json j{{"settings", r.settings}, {"fits", r.fits},
-                   {"state", predict::name_of(r.state())}, {"margin", r.verdict.margin},
+  nlohmann::json j{{"settings", r.settings},
+                   {"fits", r.fits},
+                   {"state", predict::name_of(r.state())},
+                   {"margin", r.verdict.margin},
                    {"reserved", r.reserved},
-                   {"device", r.device}, {"capacity", r.capacity}, {"recompute", r.recompute},
-                   {"network_bytes", r.network}, {"tokens_per_step", r.tokens},
-                   {"network_bytes_per_token", r.network_per_token}, {"host_memory", r.host}};
+                   {"device", r.device},
+                   {"capacity", r.capacity},
+                   {"recompute", r.recompute},
+                   {"network_bytes", r.network},
+                   {"tokens_per_step", r.tokens},
+                   {"network_bytes_per_token", r.network_per_token},
+                   {"host_memory", r.host}};
   if (r.need) {
     j["need"] = *r.need;
     j["headroom"] = r.headroom();
@@ -100,8 +106,8 @@ std::string render_maximize(const job::job_spec& base, const whatif::maximize_re
   std::string out = header(base);
   const bytes margin = job::margin_bytes(base.hardware);
   if (r.best) {
-    out += fmt::format("largest {} that fits with a {} margin: {}\n", r.key,
-                       format_bytes(margin), *r.best_value);
+    out += fmt::format("largest {} that fits with a {} margin: {}\n", r.key, format_bytes(margin),
+                       *r.best_value);
     out += fmt::format("  {}: device {}, headroom {}\n", whatif::settings_text(r.best->settings),
                        format_bytes(r.best->device), headroom_text(*r.best));
     if (r.miss) out += "  " + miss_line(*r.miss) + "\n";
@@ -135,17 +141,18 @@ nlohmann::json maximize_json(const whatif::maximize_result& r) {
 std::string render_try(const job::job_spec& base, const whatif::try_summary& s) {
   std::string out = header(base);
   const bytes margin = job::margin_bytes(base.hardware);
-  out += fmt::format("{} of {} combinations fit with a {} margin", s.fitting.size(),
-                     s.combinations, format_bytes(margin));
+  out += fmt::format("{} of {} combinations fit with a {} margin", s.fitting.size(), s.combinations,
+                     format_bytes(margin));
   if (!s.tight.empty()) out += fmt::format(", {} more only inside it (tight)", s.tight.size());
   if (!s.invalid.empty()) out += fmt::format(" ({} refused by the job rules)", s.invalid.size());
   out += "; ranked by cost per token, then by headroom\n";
   out += std::string(cost_proxy_text) + "\n";
   if (s.fitting.empty() && s.tight.empty()) {
-    out += s.closest ? "nothing fits: the closest miss is " + miss_line(*s.closest) + "\n"
-                     : "nothing fits: no combination is valid; the first refusal: " +
-                           (s.invalid.empty() ? std::string("none") : s.invalid.front().why.to_string()) +
-                           "\n";
+    out += s.closest
+               ? "nothing fits: the closest miss is " + miss_line(*s.closest) + "\n"
+               : "nothing fits: no combination is valid; the first refusal: " +
+                     (s.invalid.empty() ? std::string("none") : s.invalid.front().why.to_string()) +
+                     "\n";
     return out + refused_lines(s);
   }
   std::size_t width = 8;
@@ -156,8 +163,8 @@ std::string render_try(const job::job_spec& base, const whatif::try_summary& s) 
   std::size_t n = 0;
   auto row_line = [&](const whatif::row_outcome& r, const std::string& number) {
     out += fmt::format("{:>4}  {:<{}}  {:>11} {:>11} {:>8.0f}% {:>11} {:>11}\n", number,
-                       whatif::settings_text(r.settings), width, format_bytes(r.device), headroom_text(r),
-                       r.recompute * 100, r.network > 0 ? per_token_text(r) : "-",
+                       whatif::settings_text(r.settings), width, format_bytes(r.device),
+                       headroom_text(r), r.recompute * 100, r.network > 0 ? per_token_text(r) : "-",
                        r.host > 0 ? format_bytes(r.host) : "-");
   };
   for (const auto& r : s.fitting) row_line(r, std::to_string(++n));
@@ -171,8 +178,10 @@ std::string render_try(const job::job_spec& base, const whatif::try_summary& s) 
 }
 
 nlohmann::json try_json(const whatif::try_summary& s) {
-  nlohmann::json j{{"combinations", s.combinations}, {"cost_proxy", cost_proxy_text},
-                   {"ranked_by", {"recompute", "network_bytes_per_token", "host_memory", "headroom"}}};
+  nlohmann::json j{
+      {"combinations", s.combinations},
+      {"cost_proxy", cost_proxy_text},
+      {"ranked_by", {"recompute", "network_bytes_per_token", "host_memory", "headroom"}}};
   j["fits"] = nlohmann::json::array();
   for (const auto& r : s.fitting) j["fits"].push_back(row_json(r));
   j["tight"] = nlohmann::json::array();
@@ -234,11 +243,11 @@ std::string render_compare_text(const std::vector<whatif::row_outcome>& rows) {
                          whatif::settings_text(r.settings), width, "-", "-", "-", r.refused);
       continue;
     }
-    out += fmt::format("{:<{}}  {:>11} {:>11} {:>12}  {}\n", whatif::settings_text(r.settings),
-                       width, r.fits ? format_bytes(r.reserved) : "-",
-                       format_bytes(shown_device(r)),
-                       &r == first ? "-" : format_delta(compare_delta(shown_device(r), shown_device(*first))),
-                       fits_text(r));
+    out += fmt::format(
+        "{:<{}}  {:>11} {:>11} {:>12}  {}\n", whatif::settings_text(r.settings), width,
+        r.fits ? format_bytes(r.reserved) : "-", format_bytes(shown_device(r)),
+        &r == first ? "-" : format_delta(compare_delta(shown_device(r), shown_device(*first))),
+        fits_text(r));
   }
   if (std::any_of(rows.begin(), rows.end(), [](const auto& r) { return planned(r) && !r.fits; }))
     out += "rows that do not fit show the device memory they need (planned with unlimited "
@@ -259,10 +268,14 @@ nlohmann::json compare_json(const std::vector<whatif::row_outcome>& rows) {
       j.push_back({{"settings", r.settings}, {"state", "refused"}, {"refused", r.refused}});
       continue;
     }
-    nlohmann::json row{{"settings", r.settings}, {"reserved", r.reserved},
-                       {"device", shown_device(r)}, {"need", *r.need},
-                       {"delta_device", compare_delta(shown_device(r), first)}, {"fits", r.fits},
-                       {"state", predict::name_of(r.state())}, {"margin", r.verdict.margin},
+    nlohmann::json row{{"settings", r.settings},
+                       {"reserved", r.reserved},
+                       {"device", shown_device(r)},
+                       {"need", *r.need},
+                       {"delta_device", compare_delta(shown_device(r), first)},
+                       {"fits", r.fits},
+                       {"state", predict::name_of(r.state())},
+                       {"margin", r.verdict.margin},
                        {"verdict", verdict_line(r.verdict)}};
     if (!r.fits) {
       row["shortfall"] = *r.need - r.capacity;

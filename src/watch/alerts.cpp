@@ -159,10 +159,14 @@ std::string_view alert_id(alert_kind kind) {
 
 int urgency(alert_kind kind) {
   switch (kind) {
-    case alert_kind::near_limit: return 0;
-    case alert_kind::shared_gpu: return 1;
-    case alert_kind::imbalanced_gpu: return 2;
-    case alert_kind::preallocated_pool: return 3;
+    case alert_kind::near_limit:
+      return 0;
+    case alert_kind::shared_gpu:
+      return 1;
+    case alert_kind::imbalanced_gpu:
+      return 2;
+    case alert_kind::preallocated_pool:
+      return 3;
   }
   return 4;
 }

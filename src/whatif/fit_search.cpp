@@ -56,9 +56,7 @@ class prober {
 };
 
 // Fits outside the safety margin: the search maximizes under it.
-bool fits(const result<row_outcome>& r) {
-  return r && r->state() == predict::fit_state::fits;
-}
+bool fits(const result<row_outcome>& r) { return r && r->state() == predict::fit_state::fits; }
 
 void bisect(prober& probe, maximize_result& out) {
   // Gallop: 1, 2, 4, ... until a value does not fit, is invalid, or passes up_to.
@@ -139,9 +137,12 @@ try_summary summarize(std::vector<result<row_outcome>> rows,
   s.combinations = rows.size();
   for (std::size_t i = 0; i < rows.size(); ++i) {
     auto& r = rows[i];
-    if (!r) s.invalid.push_back({i < grid.size() ? grid[i] : std::vector<std::string>{}, r.error()});
-    else if (r->state() == predict::fit_state::fits) s.fitting.push_back(std::move(*r));
-    else if (r->state() == predict::fit_state::tight) s.tight.push_back(std::move(*r));
+    if (!r)
+      s.invalid.push_back({i < grid.size() ? grid[i] : std::vector<std::string>{}, r.error()});
+    else if (r->state() == predict::fit_state::fits)
+      s.fitting.push_back(std::move(*r));
+    else if (r->state() == predict::fit_state::tight)
+      s.tight.push_back(std::move(*r));
     else s.missing.push_back(std::move(*r));
   }
   const auto cheaper = [](const auto& a, const auto& b) {

@@ -221,10 +221,9 @@ result<row_outcome> what_if::evaluate(const std::vector<std::string>& settings,
   out.network = p->parameters_split ? network_per_step(*r->model, r->job, *p->parameters_split)
                                     : network_per_step(*r->model, r->job);
   out.tokens = tokens_per_step(r->job);
-  out.network_per_token =
-      out.tokens == 0 ? 0.0
-                      : static_cast<double>(out.network) * r->job.world_size() /
-                            static_cast<double>(out.tokens);
+  out.network_per_token = out.tokens == 0 ? 0.0
+                                          : static_cast<double>(out.network) * r->job.world_size() /
+                                                static_cast<double>(out.tokens);
   out.verdict = predict::verdict_of(*p);
   out.notes = std::move(r->notes);
   if (out.fits) out.need = out.device;

@@ -32,8 +32,7 @@ class job_file {
  public:
   explicit job_file(const std::string& text)
       : dir_(std::filesystem::temp_directory_path() /
-             ("vramscope-verdict-test-" +
-              std::to_string(reinterpret_cast<std::uintptr_t>(this)))) {
+             ("vramscope-verdict-test-" + std::to_string(reinterpret_cast<std::uintptr_t>(this)))) {
     std::filesystem::create_directories(dir_);
     std::ofstream(path()) << text;
   }
@@ -62,8 +61,8 @@ TEST(Verdict, TheDefaultMarginIsFivePercentAndAtLeastOneGiB) {
   const auto p = plan_json({example}, 0);
   const auto capacity = p["gpus"][0]["capacity"].get<std::uint64_t>();
   EXPECT_EQ(p["margin"].get<std::uint64_t>(),
-            std::max<std::uint64_t>(static_cast<std::uint64_t>(0.05 * static_cast<double>(capacity)),
-                                    1_GiB));
+            std::max<std::uint64_t>(
+                static_cast<std::uint64_t>(0.05 * static_cast<double>(capacity)), 1_GiB));
   EXPECT_EQ(p["state"], "fits");
   // On a small GPU the floor decides: 5 % of 16 GiB is below 1 GiB.
   const auto small = plan_json({example, "--set", "hardware.gpu_memory=16GiB", "--set",
@@ -132,8 +131,8 @@ TEST(VerdictCompare, EachRowSaysFitsTightOrNo) {
   EXPECT_EQ(rows[0]["state"], "fits");   // 38.63 GiB of 79.18: 40 GiB headroom
   EXPECT_EQ(rows[1]["state"], "tight");  // 65.86 GiB: 13.32 GiB headroom, under 20 GiB
   EXPECT_EQ(rows[2]["state"], "does_not_fit");
-  const auto text = invoke({"compare", example, "--vary", "training.micro_batch=1,3", "--set",
-                            "hardware.margin=20GiB"});
+  const auto text = invoke(
+      {"compare", example, "--vary", "training.micro_batch=1,3", "--set", "hardware.margin=20GiB"});
   EXPECT_NE(text.out.find("tight, 13.32 GiB headroom"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("less headroom than the 20.00 GiB safety margin"), std::string::npos)
       << text.out;
@@ -199,7 +198,12 @@ std::vector<drawn_gpu> drawn_gpus(const std::string& page) {
 
 std::string html_escaped(std::string text) {
   std::string out;
-  for (char c : text) out += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '"' ? "&quot;" : std::string(1, c);
+  for (char c : text)
+    out += c == '&'   ? "&amp;"
+           : c == '<' ? "&lt;"
+           : c == '>' ? "&gt;"
+           : c == '"' ? "&quot;"
+                      : std::string(1, c);
   return out;
 }
 
@@ -215,7 +219,9 @@ void expect_page_agrees_with_json(const job_file& job, const std::vector<std::st
   const std::string page = read_page(job.html());
   expect_self_contained(page);
   // The verdict, word for word, in its state's colour.
-  const std::string kind = j["state"] == "fits" ? "fits" : j["state"] == "tight" ? "tight" : "nofit";
+  const std::string kind = j["state"] == "fits"    ? "fits"
+                           : j["state"] == "tight" ? "tight"
+                                                   : "nofit";
   EXPECT_NE(page.find("<p class=\"verdict " + kind + "\">" +
                       html_escaped(j["verdict"].get<std::string>())),
             std::string::npos)
@@ -257,25 +263,27 @@ void expect_page_agrees_with_json(const job_file& job, const std::vector<std::st
   for (const auto& r : j["ranks"]) {
     if (r["like_rank"] != r["rank"]) continue;
     const auto& peak = r["peak"];
-    EXPECT_NE(page.find("peak: " + format_bytes(peak["allocated"].get<std::uint64_t>()) +
-                        " allocated, " + format_bytes(peak["reserved"].get<std::uint64_t>()) +
-                        " reserved, " + format_bytes(peak["device"].get<std::uint64_t>()) +
-                        " on the GPU"),
-              std::string::npos)
+    EXPECT_NE(
+        page.find("peak: " + format_bytes(peak["allocated"].get<std::uint64_t>()) + " allocated, " +
+                  format_bytes(peak["reserved"].get<std::uint64_t>()) + " reserved, " +
+                  format_bytes(peak["device"].get<std::uint64_t>()) + " on the GPU"),
+        std::string::npos)
         << "rank " << r["rank"];
   }
 }
 
 TEST(VerdictHtml, EveryFigureDrawnIsTheJsonOfTheSameRun) {
   // Does not fit: eager attention at 2 x 8,192 tokens (the whole step needs far more).
-  const job_file oom("model: llama-3.2-1b\n"
-                     "training: { micro_batch: 2, seq_len: 8192, attention: eager }\n");
+  const job_file oom(
+      "model: llama-3.2-1b\n"
+      "training: { micro_batch: 2, seq_len: 8192, attention: eager }\n");
   expect_page_agrees_with_json(oom, {}, 1);
   // Fits, on two alike GPUs.
-  const job_file fits("model: llama-3.2-1b\n"
-                      "hardware: { gpu: A100-80GB, gpus_per_node: 2 }\n"
-                      "parallel: { strategy: fsdp2 }\n"
-                      "training: { seq_len: 1024 }\n");
+  const job_file fits(
+      "model: llama-3.2-1b\n"
+      "hardware: { gpu: A100-80GB, gpus_per_node: 2 }\n"
+      "parallel: { strategy: fsdp2 }\n"
+      "training: { seq_len: 1024 }\n");
   expect_page_agrees_with_json(fits, {}, 0);
   // Tight: the same job with a margin larger than its headroom.
   const auto headroom = plan_json({fits.path()}, 0)["headroom"].get<std::uint64_t>();
@@ -308,9 +316,10 @@ TEST(VerdictCompare, StrategiesFromAccelerateFsdpTemplateTranslateTheirOptions) 
 }
 
 TEST(VerdictCompare, ACounterpartIsCarriedOver) {
-  const job_file job("model: llama-3.2-1b\n"
-                     "parallel: { strategy: fsdp1, fsdp_sharding: shard_grad_op }\n"
-                     "training: { seq_len: 1024 }\n");
+  const job_file job(
+      "model: llama-3.2-1b\n"
+      "parallel: { strategy: fsdp1, fsdp_sharding: shard_grad_op }\n"
+      "training: { seq_len: 1024 }\n");
   const auto r = invoke({"compare", job.path(), "--vary", "parallel.strategy=fsdp1,fsdp2"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("note: parallel.strategy=fsdp2: parallel.fsdp_sharding=shard_grad_op "
@@ -318,13 +327,34 @@ TEST(VerdictCompare, ACounterpartIsCarriedOver) {
             std::string::npos)
       << r.out;
   // The same as asking FSDP2 for it directly.
-  const auto direct = plan_json({job.path(), "--set", "parallel.strategy=fsdp2", "--set",
-                                 "parallel.fsdp_sharding=full_shard", "--set",
-                                 "parallel.reshard_after_forward=false"},
-                                0);
+  const auto direct = plan_json(
+      {job.path(), "--set", "parallel.strategy=fsdp2", "--set", "parallel.fsdp_sharding=full_shard",
+       "--set", "parallel.reshard_after_forward=false"},
+      0);
   const auto rows = nlohmann::json::parse(
       invoke({"compare", job.path(), "--vary", "parallel.strategy=fsdp2", "--json"}).out);
   EXPECT_EQ(rows[0]["device"], direct["gpus"][0]["device"]);
+}
+
+TEST(VerdictCompare, ZeroOffloadBecomesFsdpCpuOffload) {
+  const job_file job(
+      "model: llama-3.2-1b\n"
+      "parallel: { strategy: zero3, offload_optimizer: true, offload_param: true }\n"
+      "training: { seq_len: 1024 }\n");
+  const auto r = invoke({"compare", job.path(), "--vary", "parallel.strategy=zero3,fsdp2,ddp"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("note: parallel.strategy=fsdp2: parallel.offload_optimizer=true and "
+                       "parallel.offload_param=true become parallel.cpu_offload=true\n"),
+            std::string::npos)
+      << r.out;
+  // Replaced by their counterpart, they are not also said to be dropped; DDP has none.
+  EXPECT_EQ(r.out.find("parallel.strategy=fsdp2: parallel.offload_param dropped"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("note: parallel.strategy=ddp: parallel.offload_param dropped (applies to "
+                       "zero3 only)\n"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(VerdictCompare, ARefusedRowSaysWhyAndTheOthersArePlanned) {
@@ -373,7 +403,8 @@ TEST(VerdictNotes, SetSettlesAnAssumptionAndLikeWarningsAreGrouped) {
       << set.err;
   // --verbose prints each warning on its own line with its place; without it, like warnings
   // take one line with their count.
-  const auto verbose = invoke({"plan", "--from", zero3, "--set", "model=llama-3.2-1b", "--verbose"});
+  const auto verbose =
+      invoke({"plan", "--from", zero3, "--set", "model=llama-3.2-1b", "--verbose"});
   const auto lines = [](const std::string& text) {
     return std::count(text.begin(), text.end(), '\n');
   };
@@ -391,9 +422,9 @@ TEST(VerdictNotes, SetSettlesAnAssumptionAndLikeWarningsAreGrouped) {
 // ---- what the answer depends on ----
 
 TEST(VerdictHeading, NamesTensorParallelismAndPipelineStages) {
-  const auto r = invoke({"plan", "--from",
-                         source + "/examples/recipes/torchtitan-llama3-70b-pp-tp-fsdp.toml",
-                         "--set", "hardware.nodes=8"});
+  const auto r =
+      invoke({"plan", "--from", source + "/examples/recipes/torchtitan-llama3-70b-pp-tp-fsdp.toml",
+              "--set", "hardware.nodes=8"});
   ASSERT_NE(r.code, 2) << r.err;
   const auto heading = r.out.substr(0, r.out.find('\n'));
   EXPECT_NE(heading.find("torch fsdp2 + tp 8"), std::string::npos) << heading;

@@ -204,20 +204,22 @@ frame crowded(int gpus, peak_tracker& peaks) {
     watch::alert a;
     a.kind = watch::alert_kind::shared_gpu;
     a.gpu = i;
-    a.message = fmt::format("GPU {} holds 2 processes: rank {} (9.0 GiB) and another rank's CUDA "
-                            "context (500 MiB); set the device before creating tensors "
-                            "(torch.cuda.set_device(local_rank)) or load checkpoints with "
-                            "map_location",
-                            i, i);
+    a.message = fmt::format(
+        "GPU {} holds 2 processes: rank {} (9.0 GiB) and another rank's CUDA "
+        "context (500 MiB); set the device before creating tensors "
+        "(torch.cuda.set_device(local_rank)) or load checkpoints with "
+        "map_location",
+        i, i);
     f.alerts.push_back(a);
   }
   watch::alert near;
   near.kind = watch::alert_kind::near_limit;
   near.gpu = gpus - 1;
-  near.message = fmt::format("GPU {} peaked at 96 % of its memory (76.8 of 80.0 GiB): the next "
-                             "spike may run out of memory; lower the micro-batch or turn on "
-                             "activation checkpointing",
-                             gpus - 1);
+  near.message = fmt::format(
+      "GPU {} peaked at 96 % of its memory (76.8 of 80.0 GiB): the next "
+      "spike may run out of memory; lower the micro-batch or turn on "
+      "activation checkpointing",
+      gpus - 1);
   f.alerts.push_back(near);
   return f;
 }
@@ -257,8 +259,7 @@ TEST(WatchScreen, AlertsWrapAtSpacesAtTwoHundredByFifty) {
     joined += (lines[i].starts_with("    ") ? " " + lines[i].substr(4) : "\n" + lines[i]);
   }
   EXPECT_GE(alert_lines, 8u);
-  for (const auto& a : f.alerts)
-    EXPECT_NE(joined.find(a.message), std::string::npos) << a.message;
+  for (const auto& a : f.alerts) EXPECT_NE(joined.find(a.message), std::string::npos) << a.message;
   EXPECT_EQ(lines.back().find("alert"), std::string::npos) << lines.back();
 }
 
