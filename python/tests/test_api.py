@@ -22,6 +22,17 @@ def test_plan_of_a_dict_has_the_plan_json_shape():
     assert len(p["ranks"]) == p["job"]["hardware"]["gpus_per_node"] * p["job"]["hardware"]["nodes"]
 
 
+def test_plan_says_fits_tight_or_does_not_fit_with_its_margin_and_need():
+    fits = vramscope.plan(EXAMPLE)
+    assert fits["state"] == "fits" and fits["margin"] >= 2**30 and fits["headroom"] > fits["margin"]
+    tight = vramscope.plan(EXAMPLE, hardware={"margin": f"{fits['headroom'] + 2**20}B"})
+    assert tight["state"] == "tight" and tight["fits"] and "run-to-run" in tight["margin_reason"]
+    short = vramscope.plan(EXAMPLE, training={"micro_batch": 8})
+    assert short["state"] == "does_not_fit" and not short["fits"]
+    capacity = short["gpus"][0]["capacity"]
+    assert short["whole_step_need"] == capacity + short["shortfall"] > capacity
+
+
 def test_plan_of_a_path_equals_the_command_line():
     code, out, _ = vramscope.run("plan", str(EXAMPLE), "--json")
     assert code in (0, 1)

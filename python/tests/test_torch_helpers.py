@@ -139,6 +139,45 @@ def test_lightning_callback_records_an_oom(tmp_path):
     assert not (tmp_path / "snapshot_rank1.pickle").exists()
 
 
+def cpu_only_torch():
+    """A torch built without CUDA: cuda.is_available() is False and every other cuda call
+    raises as torch's _lazy_init does."""
+    def unavailable(*args, **kwargs):
+        raise AssertionError("Torch not compiled with CUDA enabled")
+
+    memory = types.SimpleNamespace(_record_memory_history=unavailable, _dump_snapshot=unavailable)
+    cuda = types.SimpleNamespace(is_available=lambda: False, memory_stats=unavailable,
+                                 current_device=unavailable, memory=memory,
+                                 OutOfMemoryError=FakeOOM)
+    dist = types.SimpleNamespace(is_available=lambda: True, is_initialized=lambda: False)
+    return types.SimpleNamespace(cuda=cuda, distributed=dist)
+
+
+def test_without_cuda_the_recorder_and_callbacks_do_nothing_with_one_warning(tmp_path, caplog):
+    torch = cpu_only_torch()
+    vt._warned_no_cuda = False
+    caplog.set_level("INFO", logger="vramscope")
+    with pytest.warns(RuntimeWarning, match="no CUDA device") as warned:
+        with vt.MemoryRecorder(tmp_path / "rec", rank=0, torch_module=torch) as rec:
+            assert rec.step() == {}
+        assert rec.disabled
+        with pytest.raises(FakeOOM):  # an error of the script still leaves the block
+            with vt.MemoryRecorder(tmp_path / "rec", rank=0, torch_module=torch):
+                raise FakeOOM("CUDA out of memory. Tried to allocate 2.00 GiB.")
+        cb = vt.hf_callback(str(tmp_path / "hf"), rank=0, torch_module=torch)
+        cb.on_train_begin(None, None, None)
+        cb.on_step_end(None, None, None)
+        assert cb.on_train_end(None, None, None) is None
+        lightning = vt.lightning_callback(str(tmp_path / "pl"), rank=0, torch_module=torch)
+        lightning.on_fit_start(None, None)
+        lightning.on_train_batch_end(None, None, None, None, 0)
+        lightning.on_exception(None, None, FakeOOM("CUDA out of memory."))
+        lightning.on_fit_end(None, None)
+    assert len([w for w in warned if issubclass(w.category, RuntimeWarning)]) == 1
+    assert not list(tmp_path.rglob("*.json")) and not list(tmp_path.rglob("*.log"))
+    assert "nothing was recorded" in caplog.text
+
+
 def test_real_torch(tmp_path):
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():

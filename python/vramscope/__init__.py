@@ -110,7 +110,7 @@ class _JobFile:
         return text
 
 
-def _call(args: Sequence[str], ok_codes: Iterable[int] = (0, 1), job: Optional[_JobFile] = None) -> Any:
+def _call(args: Sequence[str], ok_codes: Iterable[int] = (0, 1, 4), job: Optional[_JobFile] = None) -> Any:
     code, out, err = run(*args)
     if job is not None:
         err = job.clean(err)
@@ -130,8 +130,10 @@ def _with_job(command: str, job: Job, extra: Sequence[str], overrides: Mapping[s
 
 
 def plan(job: Job = None, *, rank: Optional[int] = None, **overrides: Any) -> dict:
-    """The prediction of ``vramscope plan --json``: {"job", "fits", "ranks", "gpus"}.
-    A job that does not fit is an answer, not an error: look at ``["fits"]``."""
+    """The prediction of ``vramscope plan --json``: {"job", "fits", "state", "ranks", "gpus"}.
+    A job that does not fit is an answer, not an error: look at ``["state"]`` ("fits",
+    "tight": fits inside the safety margin, or "does_not_fit"); a job that does not fit also
+    has ``["whole_step_need"]`` and ``["shortfall"]`` in bytes when they are known."""
     extra = ["--rank", str(rank)] if rank is not None else []
     return _with_job("plan", job, extra, overrides)
 

@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import time
+import warnings
 from typing import Any, Optional
 
 log = logging.getLogger("vramscope")
@@ -37,6 +38,26 @@ def _env_rank() -> Optional[int]:
         if os.environ.get(name, "").isdigit():
             return int(os.environ[name])
     return None
+
+
+_warned_no_cuda = False
+
+
+def _has_cuda(torch: Any) -> bool:
+    """Whether torch can reach a CUDA GPU: False for a CPU-only build or a machine without one
+    (``torch.cuda.is_available()``), where every ``torch.cuda`` call would raise."""
+    cuda = getattr(torch, "cuda", None)
+    available = getattr(cuda, "is_available", None)
+    return cuda is not None and (available is None or bool(available()))
+
+
+def _warn_no_cuda() -> None:
+    """One warning per process, however many recorders and callbacks find no GPU."""
+    global _warned_no_cuda
+    if not _warned_no_cuda:
+        _warned_no_cuda = True
+        warnings.warn("vramscope: torch has no CUDA device here (a CPU-only build or no GPU); "
+                      "the memory recorder records nothing", RuntimeWarning, stacklevel=3)
 
 
 def _is_oom(torch: Any, exc: BaseException) -> bool:
@@ -61,6 +82,9 @@ class MemoryRecorder:
 
     An out-of-memory error leaving the block is recorded and raised again. ``torch_module``
     replaces ``import torch`` (tests pass a stand-in).
+
+    Where torch has no CUDA device (a CPU-only build, a CPU smoke run of the training script),
+    the recorder warns once and does nothing: step() returns {} and no file is written.
     """
 
     def __init__(self, folder: str | os.PathLike, *, rank: Optional[int] = None,
@@ -81,6 +105,7 @@ class MemoryRecorder:
         self._snapshot_peak = 0
         self._last_snapshot = float("-inf")
         self._started = False
+        self.disabled = False  # set by start() where torch has no CUDA device
 
     # -- where -----------------------------------------------------------------------------
 
@@ -98,7 +123,7 @@ class MemoryRecorder:
                 self.rank = dist.get_rank()
             else:
                 self.rank = _env_rank() or 0
-        if self.device is None:
+        if self.device is None and not self.disabled:
             self.device = torch.cuda.current_device()
 
     def path(self, kind: str) -> str:
@@ -108,7 +133,13 @@ class MemoryRecorder:
     # -- recording -------------------------------------------------------------------------
 
     def start(self) -> "MemoryRecorder":
+        if not _has_cuda(self.torch):
+            self.disabled = True
+            _warn_no_cuda()
         self._resolve()
+        self._started = True
+        if self.disabled:
+            return self
         os.makedirs(self.folder, exist_ok=True)
         if self.snapshot is not None:
             self.torch.cuda.memory._record_memory_history(max_entries=self.max_entries)
@@ -120,6 +151,8 @@ class MemoryRecorder:
         allocated peak grew. Returns the statistics."""
         if not self._started:
             self.start()
+        if self.disabled:
+            return {}
         stats = dict(self.torch.cuda.memory_stats(self.device))
         self.peak_allocated = max(self.peak_allocated, int(stats.get("allocated_bytes.all.peak", 0)))
         self.peak_reserved = max(self.peak_reserved, int(stats.get("reserved_bytes.all.peak", 0)))
@@ -136,6 +169,8 @@ class MemoryRecorder:
         """Writes the OOM message, the statistics and (unless snapshot is None) a snapshot."""
         if not self._started:
             self.start()
+        if self.disabled:
+            return
         lines = str(exc).splitlines() or [repr(exc)]
         name = type(exc).__module__ + "." + type(exc).__name__ if type(exc).__module__ != "builtins" else type(exc).__name__
         lines[0] = f"{name}: {lines[0]}"
@@ -146,7 +181,7 @@ class MemoryRecorder:
             self._dump_snapshot()
 
     def close(self) -> None:
-        if self._started and self.snapshot is not None:
+        if self._started and self.snapshot is not None and not self.disabled:
             self.torch.cuda.memory._record_memory_history(enabled=None)
         self._started = False
 
@@ -193,11 +228,15 @@ class _Tracker:
             self.predicted = plan(self.job, **self.overrides)
             peak = max((r["peak"]["device"] for r in self.predicted["ranks"]), default=0)
             message = f"vramscope: plan predicts {peak / 2**30:.2f} GiB per GPU at the peak"
+            tight = self.predicted.get("state") == "tight"
             if not self.predicted["fits"]:
                 message += " and does NOT fit"
                 if self.fail_if_not_fits:
                     raise RuntimeError(message + "; run `vramscope plan` for the breakdown")
-            log.warning(message) if not self.predicted["fits"] else log.info(message)
+            elif tight:
+                message += (" and fits only inside the safety margin (tight): "
+                            + self.predicted.get("margin_reason", ""))
+            log.warning(message) if not self.predicted["fits"] or tight else log.info(message)
         self.recorder.start()
 
     def step(self) -> None:
@@ -210,6 +249,10 @@ class _Tracker:
     def end(self) -> str:
         self.recorder.step()
         self.recorder.close()
+        if self.recorder.disabled:
+            line = "vramscope: no CUDA device; nothing was recorded"
+            log.info(line)
+            return line
         line = (f"vramscope: rank {self.recorder.rank} peak allocated "
                 f"{self.recorder.peak_allocated / 2**30:.2f} GiB, reserved "
                 f"{self.recorder.peak_reserved / 2**30:.2f} GiB")

@@ -57,9 +57,12 @@ int usage_error(const CLI::App& app, const std::string& message, std::ostream& e
 void prepare(CLI::App& app) {
   app.formatter(std::make_shared<usage_formatter>());
   app.allow_extras();
-  if (app.get_option_no_throw("--set") != nullptr)
-    app.footer("Keys for --set: run 'vramscope keys' for every key with its default and "
+  if (app.get_option_no_throw("--set") != nullptr) {
+    const std::string own = app.get_footer();  // a command's own footer (its exit codes) first
+    app.footer(own + (own.empty() ? "" : "\n") +
+               "Keys for --set: run 'vramscope keys' for every key with its default and "
                "allowed values.");
+  }
 }
 
 }  // namespace

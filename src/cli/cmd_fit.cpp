@@ -24,11 +24,14 @@ struct fit_args {
   std::int64_t up_to = 0;
   std::vector<std::string> tries, overrides;
   std::string html;
-  bool json = false;
+  bool json = false, verbose = false;
 };
 
-int exit_code(bool any_fits) {
-  return static_cast<int>(any_fits ? exit_status::ok : exit_status::findings);
+// 0 when something fits outside the margin, 4 when something fits only inside it, else 1.
+int exit_code(bool any_fits, bool any_tight) {
+  return exit_code_of(any_fits    ? predict::fit_state::fits
+                      : any_tight ? predict::fit_state::tight
+                                  : predict::fit_state::does_not_fit);
 }
 
 int run_maximize(const whatif::what_if& engine, const fit_args& a, std::ostream& out, std::ostream& err) {
@@ -43,7 +46,8 @@ int run_maximize(const whatif::what_if& engine, const fit_args& a, std::ostream&
       return report_bad_input(err, "fit", written.error());
   if (a.json) out << report::maximize_json(*found).dump(2) << "\n";
   else out << report::render_maximize(engine.base_job(), *found);
-  return exit_code(found->best_value.has_value());
+  return exit_code(found->best_value.has_value(),
+                   found->miss && found->miss->state() == predict::fit_state::tight);
 }
 
 int run_try(const whatif::what_if& engine, const fit_args& a, std::ostream& out, std::ostream& err) {
@@ -55,7 +59,7 @@ int run_try(const whatif::what_if& engine, const fit_args& a, std::ostream& out,
         return report_bad_input(err, "fit", checked.error());
   const auto rows = combinations(*axes);
   auto results = engine.evaluate_all(rows, "--try", false);
-  whatif::try_summary s = whatif::summarize(std::move(results));
+  whatif::try_summary s = whatif::summarize(std::move(results), rows);
   if (s.fitting.empty())
     if (auto filled = whatif::fill_closest_miss(engine, s); !filled)
       return report_bad_input(err, "fit", filled.error());
@@ -71,13 +75,17 @@ int run_try(const whatif::what_if& engine, const fit_args& a, std::ostream& out,
   }
   if (a.json) out << report::try_json(s).dump(2) << "\n";
   else out << report::render_try(engine.base_job(), s);
-  return exit_code(!s.fitting.empty());
+  return exit_code(!s.fitting.empty(), !s.tight.empty());
 }
 
 }  // namespace
 
 int cmd_fit(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{"The largest job that fits, or which combinations of settings fit", "fit"};
+  app.footer(
+      "Fits means fits outside the safety margin (hardware.margin): the search maximizes "
+      "under it. " +
+      std::string(verdict_exit_codes));
   fit_args a;
   app.add_option("job", a.job_path, "job spec (YAML)");
   app.add_option("--from", a.from, from_option_help);
@@ -90,6 +98,7 @@ int cmd_fit(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                                  "KEY=a,b,... with ranges 1..64 and pow2:1..128 (repeatable): "
                                  "list the combinations that fit");
   app.add_option("--set", a.overrides, "override a job field for every configuration");
+  app.add_flag("--verbose", a.verbose, "print every warning on its own line, with its place");
   app.add_flag("--json", a.json, "print the result as JSON");
   app.add_option("--html", a.html,
                  "write a self-contained HTML page: each configuration's memory against capacity");
@@ -101,7 +110,7 @@ int cmd_fit(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 
   auto engine = whatif::what_if::open(a.job_path, a.overrides, a.from);
   if (!engine) return report_bad_input(err, "fit", engine.error());
-  print_notes(err, engine->notes());
+  print_notes(err, engine->notes(), {a.overrides, a.verbose});
   return a.tries.empty() ? run_maximize(*engine, a, out, err) : run_try(*engine, a, out, err);
 }
 

@@ -1,5 +1,4 @@
 // vramscope plan JOB.yaml [--json] [--timeline FILE.csv] [--html FILE.html] [--rank N] [--set key=value ...]
-#include <algorithm>
 
 #include <vramscope/core/io.hpp>
 #include <vramscope/job/job_loading.hpp>
@@ -19,25 +18,8 @@ struct plan_args {
   std::string timeline, html, from;
   int rank = -1;
   std::vector<std::string> overrides;
+  bool verbose = false;
 };
-
-// For a job that does not fit: the plan ends at the first out-of-memory error, so it says what
-// failed, not how far the job is from fitting. The whole step planned on a GPU without limit
-// (job::with_unlimited_memory, as fit and explain take a job's need) says that.
-std::string whole_step_need(const model::model_spec& model, const job::job_spec& job,
-                            const predict::prediction& p) {
-  const auto unlimited = predict::plan(model, job::with_unlimited_memory(job));
-  if (!unlimited || !unlimited->fits) return "";
-  const auto& busiest = predict::busiest_rank(p);
-  const bytes need = std::max(predict::busiest_rank(*unlimited).peak.device, busiest.peak.device);
-  const bytes usable = job::usable_capacity(job.hardware);
-  if (need <= usable) return "";
-  return fmt::format(
-      "the whole step needs about {} on GPU {}, which has {} (short by {}): `vramscope fit` "
-      "finds the largest micro-batch that fits, `vramscope explain` the single changes that make "
-      "this one fit\n",
-      format_bytes(need), busiest.gpu, format_bytes(usable), format_bytes(need - usable));
-}
 
 void only_rank(predict::prediction& p, int rank) {
   std::erase_if(p.ranks, [rank](const auto& r) { return r.rank != rank; });
@@ -47,6 +29,7 @@ void only_rank(predict::prediction& p, int rank) {
 
 int cmd_plan(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app{"Predict the per-rank and per-GPU memory of a training job", "plan"};
+  app.footer(std::string(verdict_exit_codes));
   plan_args a;
   app.add_option("job", a.job_path, "job spec (YAML)");
   app.add_option("--from", a.from, from_option_help);
@@ -55,16 +38,18 @@ int cmd_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   app.add_option("--html", a.html, "write a self-contained HTML report (curves, breakdown, GPUs)");
   app.add_option("--rank", a.rank, "show only this rank")->check(CLI::NonNegativeNumber);
   app.add_option("--set", a.overrides, "override a job field, e.g. --set parallel.tp=4");
+  app.add_flag("--verbose", a.verbose, "print every warning on its own line, with its place");
   int code = 0;
   if (!parse_args(app, args, out, err, code)) return code;
 
   auto loaded = job::load_job_and_model(a.job_path, a.overrides, a.from);
   if (!loaded) return report_bad_input(err, "plan", loaded.error());
-  print_notes(err, loaded->notes);
+  print_notes(err, loaded->notes, {a.overrides, a.verbose});
   predict::predict_options options;
   options.timeline = !a.timeline.empty() || !a.html.empty();
   auto p = predict::plan(loaded->model, loaded->job, options);
   if (!p) return report_bad_input(err, "plan", p.error());
+  predict::fill_whole_step_need(loaded->model, loaded->job, *p);
   if (a.rank >= 0) {
     if (a.rank >= static_cast<int>(p->ranks.size()))
       return report_bad_input(err, "plan", error_at("--rank", "rank " + std::to_string(a.rank) +
@@ -78,8 +63,7 @@ int cmd_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
     if (auto written = write_file_atomic(a.html, report::plan_html(*p)); !written)
       return report_bad_input(err, "plan", written.error());
   out << (a.json ? report::plan_json(*p).dump(2) + "\n" : report::render_plan_text(*p));
-  if (!p->fits && !a.json) out << whole_step_need(loaded->model, loaded->job, *p);
-  return static_cast<int>(p->fits ? exit_status::ok : exit_status::findings);
+  return exit_code_of(predict::state_of(*p));
 }
 
 }  // namespace vramscope::cli

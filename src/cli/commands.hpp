@@ -41,9 +41,10 @@ struct exit_code_doc {
 };
 inline constexpr exit_code_doc exit_codes[] = {
     {0, "success"},
-    {1, "the job does not fit (plan), or explain found an error-severity finding"},
+    {1, "the job does not fit (plan, fit), or explain found an error-severity finding"},
     {2, "bad input: a file, field or argument is wrong; the message names it"},
     {3, "environment problem (no NVML, no GPU) or an internal error"},
+    {4, "the job fits, but inside the safety margin (plan, fit: \"tight\")"},
 };
 
 int cmd_inspect(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

@@ -11,7 +11,9 @@ namespace vramscope::doctor {
 namespace {
 
 constexpr std::array catalogue{
-    rule{"MEM001", "the job does not fit", "a job spec whose plan runs out of memory",
+    rule{"MEM001", "the job does not fit, or only inside the safety margin",
+         "a job spec whose plan runs out of memory (error) or fits inside the safety margin "
+         "(warning)",
          &rules::does_not_fit},
     rule{"JAX001", "JAX preallocates its pool on every visible GPU",
          "a JAX job, or GPUs held at 75 % / 90 % of their memory", &rules::jax_preallocation},

@@ -273,6 +273,36 @@ codec<bytes> size_codec(bytes min) {
                        [](const bytes& v) { return nlohmann::json(v); });
 }
 
+codec<safety_margin> margin_codec() {
+  auto parse = [](std::string_view text, safety_margin& out) -> std::string {
+    if (lower_case(text) == "default") {
+      out = safety_margin{};
+      return "";
+    }
+    if (!text.empty() && text.back() == '%') {
+      const auto d = finite_number(text.substr(0, text.size() - 1));
+      if (!d)
+        return fmt::format("expected default, a share such as 10% or a size, got \"{}\"", text);
+      if (*d < 0 || *d > 50) return out_of_range(text, "from 0% to 50%");
+      out = safety_margin{*d / 100, 0};
+      return "";
+    }
+    bytes value = 0;
+    if (!parse_size_text(text, value))
+      return fmt::format("expected default, a share such as 10% or a size such as 2GiB, got \"{}\"",
+                         text);
+    out = safety_margin{0, value};
+    return "";
+  };
+  auto show = [](const safety_margin& m) -> nlohmann::json {
+    if (m == safety_margin{}) return "default";
+    if (m.fraction > 0) return fmt::format("{:g}%", m.fraction * 100);
+    return m.at_least;
+  };
+  return scalar<safety_margin>("default, a share such as 10% or a size such as 2GiB", parse, show,
+                               {}, "default (5 %, at least 1 GiB), 0% to 50%, or a size");
+}
+
 codec<dtype> dtype_codec(std::vector<dtype> allowed) {
   std::vector<std::string> names;
   const std::string expects = dtype_names(allowed, names);

@@ -13,6 +13,7 @@
 
 #include <vramscope/core/dtype.hpp>
 #include <vramscope/core/units.hpp>
+#include <vramscope/job/job_spec.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -52,6 +53,9 @@ codec<std::string> string_codec();
 codec<std::string> choice_codec(std::vector<std::string> allowed);
 codec<std::string> version_codec(bool allow_empty = false);  // empty: "not given"
 codec<bytes> size_codec(bytes min = 0);
+/// hardware.margin: "default" (5 % and at least 1 GiB), a share of usable memory ("10%", at
+/// most 50 %) or a size ("2GiB"; "0" for none).
+codec<safety_margin> margin_codec();
 codec<dtype> dtype_codec(std::vector<dtype> allowed);
 codec<std::optional<dtype>> optional_dtype_codec(std::vector<dtype> allowed);
 codec<std::vector<std::string>> list_codec();

@@ -163,6 +163,7 @@ std::vector<field> build_table() {
       make("hardware.gpu", &j::hardware, &hw::gpu, string_codec()),
       sized(make("hardware.gpu_memory", &j::hardware, &hw::capacity, size_codec(MiB))),
       sized(make("hardware.driver_reserved", &j::hardware, &hw::driver_reserved, size_codec())),
+      make("hardware.margin", &j::hardware, &hw::margin, margin_codec()),
       make("hardware.compute_capability", &j::hardware, &hw::compute_capability,
            compute_capability_codec()),
       make("hardware.gpus_per_node", &j::hardware, &hw::gpus_per_node, int_codec(1, 1024)),

@@ -306,9 +306,40 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
 
 result<prediction> plan(const model::model_spec& model, const job::job_spec& job,
                         const predict_options& options) {
-  if (job.parallel.kind == job::strategy::jax || job.framework.name == "jax")
-    return plan_jax(model, job, options);
-  return plan_torch(model, job, options);
+  auto p = job.parallel.kind == job::strategy::jax || job.framework.name == "jax"
+               ? plan_jax(model, job, options)
+               : plan_torch(model, job, options);
+  if (p) p->margin = job::margin_bytes(job.hardware);
+  return p;
+}
+
+std::string_view name_of(fit_state s) {
+  switch (s) {
+    case fit_state::fits:
+      return "fits";
+    case fit_state::tight:
+      return "tight";
+    case fit_state::does_not_fit:
+      return "does_not_fit";
+  }
+  return "fits";
+}
+
+fit_state verdict_facts::state() const {
+  if (oom || busiest_device > busiest_capacity) return fit_state::does_not_fit;
+  if (busiest_gpu && busiest_capacity - busiest_device < margin) return fit_state::tight;
+  return fit_state::fits;
+}
+
+fit_state state_of(const prediction& p) { return verdict_of(p).state(); }
+
+void fill_whole_step_need(const model::model_spec& model, const job::job_spec& job, prediction& p) {
+  p.whole_step_need.reset();
+  if (p.fits || p.ranks.empty()) return;
+  const auto unlimited = plan(model, job::with_unlimited_memory(job));
+  if (!unlimited || !unlimited->fits) return;
+  const bytes need = std::max(busiest_rank(*unlimited).peak.device, busiest_rank(p).peak.device);
+  if (need > job::usable_capacity(job.hardware)) p.whole_step_need = need;
 }
 
 const rank_prediction& busiest_rank(const prediction& p) {
@@ -324,8 +355,10 @@ verdict_facts verdict_of(const prediction& p) {
     if (r.oom) {
       v.oom = verdict_facts::out_of_memory{r.rank, r.oom_phase, r.oom->requested, r.oom->reserved,
                                            r.oom->capacity};
+      v.margin = p.margin;
       return v;
     }
+  v.margin = p.margin;
   const gpu_prediction* worst = nullptr;
   for (const auto& g : p.gpus)
     if (!worst || g.device > worst->device) worst = &g;

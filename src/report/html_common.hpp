@@ -27,6 +27,7 @@ h1{font-size:20px;margin:0 0 4px} h2{font-size:16px;margin:28px 0 8px}
 .job{color:#555}
 .verdict{padding:10px 14px;border-radius:6px;font-weight:600;margin:16px 0}
 .fits{background:#e6f4ea;color:#1e6b34}.nofit{background:#fdecea;color:#a4231b}
+.tight{background:#fdf1e3;color:#8a4b08}
 .legend span{display:inline-block;margin-right:14px;white-space:nowrap}
 .swatch{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:middle}
 .ranks{display:flex;flex-wrap:wrap;gap:16px} figure{margin:0} figcaption{font-weight:600}
@@ -34,6 +35,7 @@ table{border-collapse:collapse}td,th{padding:2px 10px;text-align:right}th{text-a
 td:first-child{text-align:left}
 .note{color:#555}
 svg text{font:12px system-ui,sans-serif;fill:#333}
+svg[viewBox]{max-width:100%;height:auto}
 )";
 
 /// The page up to its heading: doctype, title, the shared style sheet (plus `extra_style`),

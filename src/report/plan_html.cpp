@@ -35,6 +35,39 @@ std::string gpu_signature(const predict::gpu_prediction& g) {
   return s;
 }
 
+struct bar_geometry {
+  int width, bar, label;
+};
+
+// The busiest GPU's whole-step need against its capacity: a job that does not fit stops at its
+// out-of-memory error, so its process bars show what came before, not what the step needs.
+void need_bar(std::string& out, const prediction& p, int y, bytes scale, bar_geometry geo) {
+  const auto& busiest = predict::busiest_rank(p);
+  const bytes need = *p.whole_step_need;
+  bytes capacity = p.gpus.front().capacity;
+  for (const auto& g : p.gpus)
+    if (g.index == busiest.gpu) capacity = g.capacity;
+  const double w = geo.width * static_cast<double>(need) / static_cast<double>(scale);
+  const double cap =
+      geo.label + geo.width * static_cast<double>(capacity) / static_cast<double>(scale);
+  out += fmt::format("<g class=\"need\" data-gpu=\"{}\" data-need=\"{}\" data-capacity=\"{}\">\n",
+                     busiest.gpu, need, capacity);
+  out += fmt::format("<text x=\"0\" y=\"{}\">GPU {}: whole step</text>\n", y + geo.bar - 6,
+                     busiest.gpu);
+  out += fmt::format(
+      "<rect class=\"need\" data-bytes=\"{}\" x=\"{}\" y=\"{}\" width=\"{:.1f}\" "
+      "height=\"{}\" fill=\"#e15759\" fill-opacity=\"0.55\" stroke=\"#a4231b\">"
+      "<title>the whole step needs about {}</title></rect>\n",
+      need, geo.label, y, w, geo.bar, format_bytes(need));
+  out += fmt::format(
+      "<line class=\"capacity\" data-bytes=\"{}\" x1=\"{:.1f}\" x2=\"{:.1f}\" "
+      "y1=\"{}\" y2=\"{}\" stroke=\"#a4231b\" stroke-width=\"2\"/>\n",
+      capacity, cap, cap, y - 3, y + geo.bar + 3);
+  out += fmt::format("<text x=\"{}\" y=\"{}\">needs {}, short by {}</text>\n</g>\n",
+                     geo.label + geo.width + 8, y + geo.bar - 6, format_bytes(need),
+                     format_bytes(need > capacity ? need - capacity : 0));
+}
+
 void gpu_bars(std::string& out, const prediction& p) {
   out += "<h2>GPUs: what nvidia-smi will show</h2>\n";
   // Rows of alike GPUs, in GPU order.
@@ -47,37 +80,67 @@ void gpu_bars(std::string& out, const prediction& p) {
   }
   bytes scale = 1;
   for (const auto& g : p.gpus) scale = std::max({scale, g.capacity, g.device});
-  const int width = 800, bar = 22, gap = 10, label = 150;  // with the labels, within the page
-  const int height = static_cast<int>(rows.size()) * (bar + gap) + 24;
-  out += fmt::format("<svg class=\"gpus\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"GPU memory\">\n",
-                     width + label + 160, height);
+  if (p.whole_step_need) scale = std::max(scale, *p.whole_step_need);
+  const bool need_row = p.whole_step_need.has_value() && !p.gpus.empty();
+  const int width = 760, bar = 22, gap = 10, label = 150;  // with the labels, within the page
+  const int height = static_cast<int>(rows.size() + (need_row ? 1 : 0)) * (bar + gap) + 24;
+  out += fmt::format(
+      "<svg class=\"gpus\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "role=\"img\" aria-label=\"GPU memory\">\n",
+      width + label + 280, height);
   int y = 4;
   for (const auto& [indices, g] : rows) {
     const std::string name =
         indices.size() == 1 ? fmt::format("GPU {}", indices.front())
                             : fmt::format("GPUs {}-{} ({} alike)", indices.front(), indices.back(), indices.size());
+    out +=
+        fmt::format("<g class=\"gpu\" data-gpus=\"{}\" data-device=\"{}\" data-capacity=\"{}\">\n",
+                    indices.size() == 1 ? std::to_string(indices.front())
+                                        : fmt::format("{}-{}", indices.front(), indices.back()),
+                    g->device, g->capacity);
     out += fmt::format("<text x=\"0\" y=\"{}\">{}</text>\n", y + bar - 6, escape(name));
+    const double cap =
+        label + width * static_cast<double>(g->capacity) / static_cast<double>(scale);
+    if (p.margin > 0) {  // the band below capacity where a fit is tight
+      const double edge =
+          label + width * static_cast<double>(g->capacity - std::min(p.margin, g->capacity)) /
+                      static_cast<double>(scale);
+      out += fmt::format(
+          "<rect class=\"margin\" data-bytes=\"{}\" x=\"{:.1f}\" y=\"{}\" "
+          "width=\"{:.1f}\" height=\"{}\" fill=\"#f28e2b\" fill-opacity=\"0.18\">"
+          "<title>safety margin {}</title></rect>\n",
+          p.margin, edge, y - 3, cap - edge, bar + 6, format_bytes(p.margin));
+    }
     double x = label;
     std::size_t c = 0;
     for (const auto& proc : g->processes) {
       const double w = width * static_cast<double>(proc.device) / static_cast<double>(scale);
       out += fmt::format(
-          "<rect class=\"process\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\">"
-          "<title>{}: {}</title></rect>\n",
-          x, y, w, bar, process_colours[c++ % process_colours.size()], escape(proc.what),
-          format_bytes(proc.device));
+          "<rect class=\"process\" data-bytes=\"{}\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" "
+          "height=\"{}\" fill=\"{}\"><title>{}: {}</title></rect>\n",
+          proc.device, x, y, w, bar, process_colours[c++ % process_colours.size()],
+          escape(proc.what), format_bytes(proc.device));
       x += w;
     }
-    const double cap = label + width * static_cast<double>(g->capacity) / static_cast<double>(scale);
-    out += fmt::format("<line class=\"capacity\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\" "
-                       "stroke=\"#a4231b\" stroke-width=\"2\"/>\n",
-                       cap, cap, y - 3, y + bar + 3);
-    out += fmt::format("<text x=\"{}\" y=\"{}\">{} of {}</text>\n", label + width + 8, y + bar - 6,
-                       format_bytes(g->device), format_bytes(g->capacity));
+    out += fmt::format(
+        "<line class=\"capacity\" data-bytes=\"{}\" x1=\"{:.1f}\" x2=\"{:.1f}\" "
+        "y1=\"{}\" y2=\"{}\" stroke=\"#a4231b\" stroke-width=\"2\"/>\n",
+        g->capacity, cap, cap, y - 3, y + bar + 3);
+    out += fmt::format("<text x=\"{}\" y=\"{}\">{} of {}</text>\n</g>\n", label + width + 8,
+                       y + bar - 6, format_bytes(g->device), format_bytes(g->capacity));
     y += bar + gap;
   }
-  out += "</svg>\n<p class=\"legend\"><span><span class=\"swatch\" style=\"background:#a4231b\"></span>"
-         "capacity</span> bars: the processes on each GPU (hover for each)</p>\n";
+  if (need_row) need_bar(out, p, y, scale, {width, bar, label});
+  out +=
+      "</svg>\n<p class=\"legend\"><span><span class=\"swatch\" "
+      "style=\"background:#a4231b\"></span>"
+      "capacity</span><span><span class=\"swatch\" style=\"background:#f28e2b;opacity:.35\">"
+      "</span>safety margin (a fit inside it is tight)</span>";
+  if (need_row)
+    out +=
+        "<span><span class=\"swatch\" style=\"background:#e15759;opacity:.55\"></span>"
+        "what the whole step needs (planned without a memory limit)</span>";
+  out += " bars: the processes on each GPU (hover for each)</p>\n";
 }
 
 void breakdown_bar(std::string& out, const rank_prediction& r) {
@@ -86,8 +149,10 @@ void breakdown_bar(std::string& out, const rank_prediction& r) {
   bytes total = 0;
   for (const auto& [name, value] : rows) total += value;
   const int width = 900, bar = 28;
-  out += fmt::format("<svg class=\"breakdown\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"breakdown\">\n",
-                     width, bar + 4);
+  out += fmt::format(
+      "<svg class=\"breakdown\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "role=\"img\" aria-label=\"breakdown\">\n",
+      width, bar + 4);
   double x = 0;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     if (rows[i].second == 0 || total == 0) continue;
@@ -115,51 +180,64 @@ std::string_view phase_group(const rank_prediction& r, const predict::timeline_p
   return phase.substr(0, phase.find(':'));
 }
 
-void timeline(std::string& out, const rank_prediction& r, bytes limit) {
+// Where a timeline is drawn: the plot's box in the SVG's units and the scales of its axes.
+struct plot_area {
+  int width = 520, height = 250, left = 52, top = 8, bottom = 46;
+  std::uint64_t first = 0, last = 1;  // allocator events at the left and right edges
+  bytes top_value = 1;                // bytes at the top edge
+  [[nodiscard]] int plot_h() const { return height - top - bottom; }
+  [[nodiscard]] double px(std::uint64_t e) const {
+    return left + static_cast<double>(width) * static_cast<double>(e - first) /
+                      static_cast<double>(last - first);
+  }
+  [[nodiscard]] double py(bytes b) const {
+    return top + plot_h() -
+           static_cast<double>(plot_h()) * static_cast<double>(b) / static_cast<double>(top_value);
+  }
+};
+
+// Phase bands (consecutive points of one group), inside the zoomed group; their labels under
+// the plot, which the page's script hides while zoomed.
+void phase_bands(std::string& out, const rank_prediction& r, const plot_area& a,
+                 std::string& labels) {
   const auto& t = r.timeline;
-  const int width = 520, height = 240, left = 52, top = 8, bottom = 36;
-  const int plot_h = height - top - bottom;
-  bytes top_value = limit;
-  for (const auto& pt : t) top_value = std::max(top_value, pt.reserved);
-  if (top_value == 0) top_value = 1;
-  const std::uint64_t first = t.front().event, last = std::max(t.back().event, first + 1);
-  auto px = [&](std::uint64_t e) {
-    return left + static_cast<double>(width) * static_cast<double>(e - first) / static_cast<double>(last - first);
-  };
-  auto py = [&](bytes b) {
-    return top + plot_h - static_cast<double>(plot_h) * static_cast<double>(b) / static_cast<double>(top_value);
-  };
-  out += fmt::format("<figure class=\"timeline\"><figcaption>rank {}{}</figcaption>\n"
-                     "<svg width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"timeline of rank {}\">\n",
-                     r.rank, r.like_rank != r.rank ? fmt::format(" (like rank {})", r.like_rank) : "",
-                     left + width + 10, height, r.rank);
-  // Phase bands: consecutive points of one group.
   std::size_t i = 0;
   bool shade = false;
   while (i < t.size()) {
     const auto group = phase_group(r, t[i]);
     std::size_t j = i;
     while (j + 1 < t.size() && phase_group(r, t[j + 1]) == group) ++j;
-    const double x0 = px(t[i].event), x1 = j + 1 < t.size() ? px(t[j + 1].event) : px(t[j].event);
-    out += fmt::format("<rect class=\"phase\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\">"
-                       "<title>{}</title></rect>\n",
-                       x0, top, std::max(0.5, x1 - x0), plot_h, shade ? "#f1f1f1" : "#fafafa", escape(group));
-    if (x1 - x0 > 36)
-      out += fmt::format("<text x=\"{:.1f}\" y=\"{}\">{}</text>\n", x0 + 3, height - bottom + 28, escape(group));
+    const double x0 = a.px(t[i].event),
+                 x1 = j + 1 < t.size() ? a.px(t[j + 1].event) : a.px(t[j].event);
+    out += fmt::format(
+        "<rect class=\"phase\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\">"
+        "<title>{}</title></rect>\n",
+        x0, a.top, std::max(0.5, x1 - x0), a.plot_h(), shade ? "#f1f1f1" : "#fafafa",
+        escape(group));
+    if (x1 - x0 > 44)
+      labels += fmt::format("<text class=\"phase-label\" x=\"{:.1f}\" y=\"{}\">{}</text>\n", x0 + 3,
+                            a.top + a.plot_h() + 14, escape(group));
     shade = !shade;
     i = j + 1;
   }
-  // y axis: 3 to 6 ticks at 1, 2 or 5 times a power of ten GiB
+}
+
+// y axis: 3 to 6 ticks at 1, 2 or 5 times a power of ten GiB.
+void y_axis(std::string& out, const plot_area& a) {
   double step = 0;
   for (double magnitude = 0.001; step == 0; magnitude *= 10)
     for (const double m : {1.0, 2.0, 5.0})
-      if (step == 0 && gib(top_value) / (m * magnitude) <= 6) step = m * magnitude;
-  for (double v = 0; v <= gib(top_value) + 1e-9; v += step) {
+      if (step == 0 && gib(a.top_value) / (m * magnitude) <= 6) step = m * magnitude;
+  for (double v = 0; v <= gib(a.top_value) + 1e-9; v += step) {
     const bytes b = static_cast<bytes>(v * static_cast<double>(1_GiB));
-    out += fmt::format("<text x=\"0\" y=\"{:.1f}\">{:g} GiB</text>"
-                       "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>\n",
-                       py(b) + 4, v, left, left + width, py(b), py(b));
+    out += fmt::format(
+        "<text x=\"0\" y=\"{:.1f}\">{:g} GiB</text>"
+        "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>\n",
+        a.py(b) + 4, v, a.left, a.left + a.width, a.py(b), a.py(b));
   }
+}
+
+void curves(std::string& out, const rank_prediction& r, const plot_area& a) {
   struct series {
     const char* name;
     const char* colour;
@@ -169,19 +247,77 @@ void timeline(std::string& out, const rank_prediction& r, bytes limit) {
                          series{"active", "#f28e2b", &predict::timeline_point::active},
                          series{"allocated", "#4e79a7", &predict::timeline_point::allocated}}) {
     std::string points;
-    for (const auto& pt : t) points += fmt::format("{:.1f},{:.1f} ", px(pt.event), py(pt.*s.field));
-    out += fmt::format("<polyline class=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\"/>\n",
-                       s.name, s.colour, points);
+    for (const auto& pt : r.timeline)
+      points += fmt::format("{:.1f},{:.1f} ", a.px(pt.event), a.py(pt.*s.field));
+    out += fmt::format(
+        "<polyline class=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" "
+        "vector-effect=\"non-scaling-stroke\" points=\"{}\"/>\n",
+        s.name, s.colour, points);
   }
+}
+
+// The curve as data for the page's script (hover and zoom): events, the three levels in bytes,
+// each point's phase as an index into the names.
+void curve_data(std::string& out, const rank_prediction& r) {
+  nlohmann::json d;
+  d["names"] = r.phase_names;
+  for (const char* key : {"e", "a", "c", "r", "p"}) d[key] = nlohmann::json::array();
+  for (const auto& pt : r.timeline) {
+    d["e"].push_back(pt.event);
+    d["a"].push_back(pt.allocated);
+    d["c"].push_back(pt.active);
+    d["r"].push_back(pt.reserved);
+    d["p"].push_back(pt.phase);
+  }
+  // "</" cannot end the data early: JSON escapes the slash.
+  std::string text = d.dump();
+  for (std::size_t at = text.find("</"); at != std::string::npos; at = text.find("</", at))
+    text.replace(at, 2, "<\\/");
+  out += "<script type=\"application/json\" class=\"curve\">" + text + "</script>\n";
+}
+
+void timeline(std::string& out, const rank_prediction& r, bytes limit) {
+  const auto& t = r.timeline;
+  plot_area a;
+  a.top_value = limit;
+  for (const auto& pt : t) a.top_value = std::max(a.top_value, pt.reserved);
+  if (a.top_value == 0) a.top_value = 1;
+  a.first = t.front().event;
+  a.last = std::max(t.back().event, a.first + 1);
+  const int svg_w = a.left + a.width + 10;
+  out += fmt::format(
+      "<figure class=\"timeline\"><figcaption>rank {}{}</figcaption>\n"
+      "<svg width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" "
+      "aria-label=\"timeline of rank {}\" data-left=\"{}\" data-width=\"{}\" "
+      "data-top=\"{}\" data-plot-h=\"{}\" data-ymax=\"{}\">\n",
+      r.rank, r.like_rank != r.rank ? fmt::format(" (like rank {})", r.like_rank) : "", svg_w,
+      a.height, svg_w, a.height, r.rank, a.left, a.width, a.top, a.plot_h(), a.top_value);
+  out += fmt::format(
+      "<clipPath id=\"plot-{}\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>"
+      "</clipPath>\n<g clip-path=\"url(#plot-{})\"><g class=\"zoomed\">\n",
+      r.rank, a.left, a.top, a.width, a.plot_h(), r.rank);
+  std::string labels;
+  phase_bands(out, r, a, labels);
+  curves(out, r, a);
+  out += "</g></g>\n" + labels;
+  y_axis(out, a);
   if (limit > 0)
-    out += fmt::format("<line class=\"limit\" x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#a4231b\" "
-                       "stroke-dasharray=\"6 4\"/><text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">"
-                       "allocator limit {}</text>\n",
-                       left, left + width, py(limit), py(limit), left + width - 4, py(limit) + 14,
-                       format_bytes(limit));
-  out += fmt::format("</svg><p class=\"note\">peak: {} allocated, {} reserved, {} on the GPU ({})</p></figure>\n",
-                     format_bytes(r.peak.allocated), format_bytes(r.peak.reserved), format_bytes(r.peak.device),
-                     escape(r.peak_phase));
+    out += fmt::format(
+        "<line class=\"limit\" x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#a4231b\" "
+        "stroke-dasharray=\"6 4\"/><text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">"
+        "allocator limit {}</text>\n",
+        a.left, a.left + a.width, a.py(limit), a.py(limit), a.left + a.width - 4, a.py(limit) + 14,
+        format_bytes(limit));
+  out += fmt::format(
+      "<text class=\"x-title\" x=\"{}\" y=\"{}\" text-anchor=\"end\">step "
+      "progress: allocator events {} to {}</text>\n",
+      a.left + a.width, a.height - 4, a.first, a.last);
+  out += "</svg>\n";
+  curve_data(out, r);
+  out += fmt::format(
+      "<p class=\"note\">peak: {} allocated, {} reserved, {} on the GPU ({})</p></figure>\n",
+      format_bytes(r.peak.allocated), format_bytes(r.peak.reserved), format_bytes(r.peak.device),
+      escape(r.peak_phase));
 }
 
 void timelines(std::string& out, const prediction& p) {
@@ -204,13 +340,137 @@ void timelines(std::string& out, const prediction& p) {
     timeline(out, *r, limit);
   }
   out += "</div>\n";
+  if (p.whole_step_need)
+    out += fmt::format(
+        "<p class=\"note\">The plan stops at the first out-of-memory error, so "
+        "the curves end there; the whole step needs about {} on the busiest GPU "
+        "(the last bar of the GPU chart).</p>\n",
+        format_bytes(*p.whole_step_need));
 }
+
+// The page's one script, inline (nothing fetched): the timelines' hover (a cursor with the phase
+// and the three levels at the pointer) and zoom (wheel over a plot; drag to pan, double-click
+// to reset), from each figure's curve data. Without scripts the page shows the same curves.
+// Opened as page.html#exercise, it zooms the first plot and hovers its middle once, so that a
+// headless browser's DOM shows both worked (tests/html/render_test.py).
+constexpr const char* timeline_style =
+    "svg.zoomed-in .phase-label{display:none} figure.timeline svg{cursor:crosshair}"
+    ".tip text{font-size:11px}";
+
+constexpr const char* timeline_script = R"js(<script>
+(function () {
+  function size(b) {
+    var u = ["B", "KiB", "MiB", "GiB"], i = 0;
+    while (b >= 1024 && i < 3) { b /= 1024; i++; }
+    return (i ? b.toFixed(2) : b) + " " + u[i];
+  }
+  document.querySelectorAll("figure.timeline").forEach(function (fig, figure) {
+    var svg = fig.querySelector("svg"), data = fig.querySelector("script.curve");
+    if (!svg || !data) return;
+    var d = JSON.parse(data.textContent), ds = svg.dataset, n = d.e.length;
+    var L = +ds.left, W = +ds.width, T = +ds.top, H = +ds.plotH;
+    var first = d.e[0], last = Math.max(d.e[n - 1], first + 1), lo = first, hi = last;
+    var zoomed = svg.querySelector("g.zoomed"), ns = svg.namespaceURI;
+    function el(tag, attrs, parent) {
+      var e = document.createElementNS(ns, tag);
+      for (var k in attrs) e.setAttribute(k, attrs[k]);
+      (parent || svg).appendChild(e);
+      return e;
+    }
+    var axis = el("g", {"class": "x-axis"});
+    var cursor = el("line", {"class": "cursor", y1: T, y2: T + H, stroke: "#333",
+                             "stroke-dasharray": "2 2", visibility: "hidden"});
+    var tip = el("g", {"class": "tip", visibility: "hidden"});
+    var box = el("rect", {fill: "#fff", stroke: "#999", rx: 3, height: 66}, tip);
+    var lines = [0, 1, 2, 3].map(function (i) { return el("text", {x: 6, y: 15 + 15 * i}, tip); });
+    function x(e) { return L + W * (e - lo) / (hi - lo); }
+    function draw() {
+      var k = (last - first) / (hi - lo), b = L - k * L - W * (lo - first) / (hi - lo);
+      zoomed.setAttribute("transform", "translate(" + b + ",0) scale(" + k + ",1)");
+      svg.classList.toggle("zoomed-in", k > 1.0001);
+      while (axis.firstChild) axis.removeChild(axis.firstChild);
+      for (var i = 0; i <= 4; i++) {
+        var e = lo + (hi - lo) * i / 4;
+        el("line", {x1: x(e), x2: x(e), y1: T + H, y2: T + H + 4, stroke: "#999"}, axis);
+        el("text", {"class": "tick", x: x(e), y: T + H + 28,
+                    "text-anchor": i == 0 ? "start" : i == 4 ? "end" : "middle"}, axis)
+            .textContent = Math.round(e);
+      }
+    }
+    function at(evt) {
+      var p = svg.createSVGPoint();
+      p.x = evt.clientX; p.y = evt.clientY;
+      return p.matrixTransform(svg.getScreenCTM().inverse());
+    }
+    function index(e) {  // the last point at or before event e
+      var a = 0, b = n - 1;
+      while (a < b) { var m = (a + b + 1) >> 1; if (d.e[m] <= e) a = m; else b = m - 1; }
+      return a;
+    }
+    function hide() { cursor.setAttribute("visibility", "hidden"); tip.setAttribute("visibility", "hidden"); }
+    var drag = null;
+    svg.addEventListener("mousemove", function (evt) {
+      var p = at(evt);
+      if (drag) {
+        var span = hi - lo;
+        lo = Math.max(first, Math.min(last - span, drag.lo - (p.x - drag.x) * span / W));
+        hi = lo + span;
+        draw();
+      }
+      if (p.x < L || p.x > L + W) return hide();
+      var i = index(lo + (hi - lo) * (p.x - L) / W);
+      [d.names[d.p[i]] + " (event " + d.e[i] + ")", "allocated " + size(d.a[i]),
+       "active " + size(d.c[i]), "reserved " + size(d.r[i])]
+          .forEach(function (t, j) { lines[j].textContent = t; });
+      var w = 0;
+      lines.forEach(function (l) { w = Math.max(w, l.getComputedTextLength()); });
+      box.setAttribute("width", w + 12);
+      cursor.setAttribute("x1", p.x); cursor.setAttribute("x2", p.x);
+      tip.setAttribute("transform", "translate(" + (p.x + w + 24 > L + W ? p.x - w - 22 : p.x + 10) +
+                       "," + (T + 4) + ")");
+      cursor.setAttribute("visibility", "visible"); tip.setAttribute("visibility", "visible");
+    });
+    svg.addEventListener("mouseleave", function () { drag = null; hide(); });
+    svg.addEventListener("wheel", function (evt) {
+      var p = at(evt);
+      if (p.x < L || p.x > L + W) return;
+      evt.preventDefault();
+      var e = lo + (hi - lo) * (p.x - L) / W;
+      var span = Math.min(last - first, Math.max(8, (hi - lo) * (evt.deltaY < 0 ? 0.8 : 1.25)));
+      var from = Math.max(first, Math.min(last - span, e - (e - lo) * span / (hi - lo)));
+      lo = from; hi = from + span;
+      draw();
+    }, {passive: false});
+    svg.addEventListener("mousedown", function (evt) { drag = {x: at(evt).x, lo: lo}; evt.preventDefault(); });
+    window.addEventListener("mouseup", function () { drag = null; });
+    svg.addEventListener("dblclick", function () { lo = first; hi = last; draw(); });
+    draw();
+    if (location.hash == "#exercise" && figure == 0) {
+      var r = svg.getBoundingClientRect(), mid = {clientX: r.left + r.width * (L + W / 2) / svg.viewBox.baseVal.width,
+                                                  clientY: r.top + r.height / 2, bubbles: true};
+      for (var z = 0; z < 3; z++) svg.dispatchEvent(new WheelEvent("wheel", Object.assign({deltaY: -100, cancelable: true}, mid)));
+      svg.dispatchEvent(new MouseEvent("mousemove", mid));
+    }
+  });
+})();
+</script>
+)js";
 
 }  // namespace
 
 std::string plan_html(const prediction& p) {
-  std::string out = detail::page_start("vramscope plan: " + p.model_name, plan_heading(p));
-  out += fmt::format("<p class=\"verdict {}\">{}</p>\n", p.fits ? "fits" : "nofit", escape(verdict_line(p)));
+  std::string out =
+      detail::page_start("vramscope plan: " + p.model_name, plan_heading(p), timeline_style);
+  const auto state = predict::state_of(p);
+  const char* kind = state == predict::fit_state::fits    ? "fits"
+                     : state == predict::fit_state::tight ? "tight"
+                                                          : "nofit";
+  out += fmt::format("<p class=\"verdict {}\">{}", kind, escape(verdict_line(p)));
+  if (state == predict::fit_state::tight)
+    out += fmt::format("<br><span class=\"reason\">{}</span>", escape(predict::margin_reason));
+  if (const auto need = whole_step_line(p); !need.empty())
+    out += fmt::format("<br><span class=\"need\">{}</span>", escape(need));
+  out += "</p>\n";
   gpu_bars(out, p);
   if (!p.ranks.empty()) breakdown_bar(out, predict::busiest_rank(p));
   timelines(out, p);
@@ -221,6 +481,8 @@ std::string plan_html(const prediction& p) {
   }
   out += fmt::format("<p class=\"note\">allocator model: {}. Written by vramscope plan --html.</p>\n",
                      escape(p.allocator));
+  if (out.find("<script type=\"application/json\" class=\"curve\">") != std::string::npos)
+    out += timeline_script;
   out += "</body></html>\n";
   return out;
 }

@@ -42,7 +42,18 @@ nlohmann::json plan_json(const predict::prediction& p) {
   out["model"] = {{"name", p.model_name}, {"parameters", p.parameters}};
   out["allocator"] = p.allocator;
   out["fits"] = p.fits;
-  out["verdict"] = verdict_line(p);
+  const auto facts = predict::verdict_of(p);
+  out["state"] = predict::name_of(facts.state());
+  out["verdict"] = verdict_line(facts);
+  out["margin"] = p.margin;
+  if (facts.busiest_gpu && !facts.oom)
+    out["headroom"] = static_cast<std::int64_t>(facts.busiest_capacity) -
+                      static_cast<std::int64_t>(facts.busiest_device);
+  if (p.whole_step_need && !p.gpus.empty()) {
+    out["whole_step_need"] = *p.whole_step_need;
+    out["shortfall"] = *p.whole_step_need - p.gpus.front().capacity;
+  }
+  if (facts.state() == predict::fit_state::tight) out["margin_reason"] = predict::margin_reason;
   out["ranks"] = nlohmann::json::array();
   for (const auto& r : p.ranks) out["ranks"].push_back(rank_json(r));
   out["gpus"] = nlohmann::json::array();

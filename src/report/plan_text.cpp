@@ -20,24 +20,46 @@ bool same_figures(const rank_prediction& a, const rank_prediction& b) {
          a.peak_phase == b.peak_phase && a.oom.has_value() == b.oom.has_value();
 }
 
-std::string rank_label(int first, int last) {
-  return first == last ? fmt::format("rank {}", first) : fmt::format("ranks {}-{}", first, last);
+// The pipeline rank of `rank`: torchtitan and Megatron make pipeline parallelism the outermost
+// mesh dimension, so each pipeline rank holds world / pp consecutive ranks.
+int pipeline_rank(const job::job_spec& j, int rank) {
+  const int per_stage = std::max(1, j.world_size() / std::max(1, j.parallel.pp));
+  return rank / per_stage;
+}
+
+// "rank 3", "ranks 0-7", and with pipeline stages "stage 0: ranks 0-7" ("stages 1-2: ...").
+std::string rank_label(const prediction& p, int first, int last) {
+  const std::string ranks =
+      first == last ? fmt::format("rank {}", first) : fmt::format("ranks {}-{}", first, last);
+  if (p.job.parallel.pp <= 1) return ranks;
+  const int a = pipeline_rank(p.job, first), b = pipeline_rank(p.job, last);
+  return a == b ? fmt::format("stage {}: {}", a, ranks)
+                : fmt::format("stages {}-{}: {}", a, b, ranks);
 }
 
 void rank_table(std::string& out, const prediction& p) {
-  out += fmt::format("{:<16} {:>11} {:>11} {:>11} {:>11}  {}\n", "per rank", "allocated", "active",
-                     "reserved", "device", "peak phase");
+  std::vector<std::pair<std::string, std::size_t>> groups;  // label, first rank's index
   std::size_t i = 0;
   while (i < p.ranks.size()) {
     std::size_t j = i;
-    while (j + 1 < p.ranks.size() && same_figures(p.ranks[i], p.ranks[j + 1])) ++j;
-    const auto& r = p.ranks[i];
-    out += fmt::format("{:<16} {:>11} {:>11} {:>11} {:>11}  {}{}\n",
-                       rank_label(p.ranks[i].rank, p.ranks[j].rank), format_bytes(r.peak.allocated),
-                       format_bytes(r.peak.active), format_bytes(r.peak.reserved),
-                       format_bytes(r.peak.device), r.peak_phase,
-                       r.oom ? fmt::format("  OUT OF MEMORY in {}", r.oom_phase) : "");
+    while (j + 1 < p.ranks.size() && same_figures(p.ranks[i], p.ranks[j + 1]) &&
+           (p.job.parallel.pp <= 1 ||
+            pipeline_rank(p.job, p.ranks[i].rank) == pipeline_rank(p.job, p.ranks[j + 1].rank)))
+      ++j;
+    groups.emplace_back(rank_label(p, p.ranks[i].rank, p.ranks[j].rank), i);
     i = j + 1;
+  }
+  std::size_t width = 16;
+  for (const auto& g : groups) width = std::max(width, g.first.size());
+  out += fmt::format("{:<{}} {:>11} {:>11} {:>11} {:>11}  {}\n",
+                     p.job.parallel.pp > 1 ? "per stage" : "per rank", width, "allocated", "active",
+                     "reserved", "device", "peak phase");
+  for (const auto& [label, index] : groups) {
+    const auto& r = p.ranks[index];
+    out += fmt::format("{:<{}} {:>11} {:>11} {:>11} {:>11}  {}{}\n", label, width,
+                       format_bytes(r.peak.allocated), format_bytes(r.peak.active),
+                       format_bytes(r.peak.reserved), format_bytes(r.peak.device), r.peak_phase,
+                       r.oom ? fmt::format("  OUT OF MEMORY in {}", r.oom_phase) : "");
   }
 }
 
@@ -110,9 +132,26 @@ std::string verdict_line(const predict::verdict_facts& v) {
     return fmt::format("does not fit: GPU {} needs {} of {} (short by {})", *v.busiest_gpu,
                        format_bytes(v.busiest_device), format_bytes(v.busiest_capacity),
                        format_bytes(v.busiest_device - v.busiest_capacity));
+  if (v.state() == predict::fit_state::tight)
+    return fmt::format(
+        "tight: busiest GPU {} at {} of {} ({} headroom, less than the {} safety "
+        "margin)",
+        *v.busiest_gpu, format_bytes(v.busiest_device), format_bytes(v.busiest_capacity),
+        format_bytes(v.busiest_capacity - v.busiest_device), format_bytes(v.margin));
   return fmt::format("fits: busiest GPU {} at {} of {} ({} headroom)", *v.busiest_gpu,
                      format_bytes(v.busiest_device), format_bytes(v.busiest_capacity),
                      format_bytes(v.busiest_capacity - v.busiest_device));
+}
+
+std::string whole_step_line(const prediction& p) {
+  if (!p.whole_step_need || p.gpus.empty()) return "";
+  const bytes usable = p.gpus.front().capacity;
+  return fmt::format(
+      "the whole step needs about {} on GPU {}, which has {} (short by {}): `vramscope fit` "
+      "finds the largest micro-batch that fits, `vramscope explain` the single changes that make "
+      "this one fit",
+      format_bytes(*p.whole_step_need), predict::busiest_rank(p).gpu, format_bytes(usable),
+      format_bytes(*p.whole_step_need - usable));
 }
 
 std::string verdict_line(const prediction& p) { return verdict_line(predict::verdict_of(p)); }
@@ -130,11 +169,13 @@ static std::string training_kind(const job::job_spec& j) {
   return text;
 }
 
-// " + pp 4 (1f1b, 8 micro-batches) + cp 8 (16384 tokens per rank) + ep 8"; empty without
-// pipeline, context and expert parallelism.
+// " + tp 8 + pp 4 (1f1b, 8 micro-batches) + cp 8 (16384 tokens per rank) + ep 8"; empty
+// without tensor, pipeline, context and expert parallelism.
 static std::string pipeline_text(const job::job_spec& j) {
   const auto& par = j.parallel;
   std::string out;
+  if (par.tp > 1)
+    out += fmt::format(" + tp {}{}", par.tp, par.sequence_parallel ? " (sequence parallel)" : "");
   if (par.pp > 1) {
     const std::string virtual_stages =
         par.pp_stages_per_rank > 1 ? fmt::format(", {} stages per rank", par.pp_stages_per_rank) : "";
@@ -178,6 +219,9 @@ std::string render_plan_text(const prediction& p) {
                        *p.jax_fraction, *p.jax_recommended_fraction, *p.jax_recommended_fraction);
   for (const auto& note : p.notes) out += "note: " + note + "\n";
   out += "\n" + verdict_line(p) + "\n";
+  if (predict::state_of(p) == predict::fit_state::tight)
+    out += fmt::format("  {}\n", predict::margin_reason);
+  if (const auto need = whole_step_line(p); !need.empty()) out += need + "\n";
   return out;
 }
 

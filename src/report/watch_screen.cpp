@@ -5,7 +5,8 @@
 //   GPU NAME           MEMORY (GiB)     USED/TOTAL UTIL   PEAK    MAX HISTORY
 //   0   H100 80GB HBM3 ██████████▌····    70.0/79.6  88%  71.2  72.0 ▁▂▅▇██▇█
 //   ...                                                                (one row per GPU)
-//   ! [shared_gpu] GPU 0 holds 2 processes: ...                (at most three alert lines)
+//   ! [near_limit] GPU 7 peaked at 96 % of ...   (most urgent first, wrapped at spaces:
+//       ... continued                             three rows, more when processes leave room)
 //   GPU PID      RANK   NAME                GiB   PEAK    MAX
 //   0   4242     0/8    python3           69.50  70.70  70.70 torch     (processes that fit)
 //
@@ -162,6 +163,85 @@ struct gpu_columns {
   }
 };
 
+// Splits `text` into lines of at most `width` columns at spaces (a word longer than a line is
+// split where it must); continuation lines start with `indent` spaces.
+std::vector<std::string> wrap(std::string_view text, std::size_t width, std::size_t indent) {
+  std::vector<std::string> lines;
+  if (width == 0) return lines;
+  if (indent >= width) indent = 0;
+  std::size_t i = 0;
+  while (true) {
+    while (i < text.size() && text[i] == ' ') ++i;  // no line starts with a space
+    if (i >= text.size()) break;
+    const std::size_t room = width - (lines.empty() ? 0 : indent);
+    const std::string_view rest = text.substr(i);
+    std::size_t take = std::min(rest.size(), room);
+    if (take < rest.size() && rest[take] != ' ') {  // break at the last space that fits
+      const auto space = rest.substr(0, take).rfind(' ');
+      if (space != std::string_view::npos && space > 0) take = space;
+    }
+    lines.push_back(std::string(lines.empty() ? 0 : indent, ' ') +
+                    std::string(rest.substr(0, take)));
+    i += take;
+  }
+  return lines;
+}
+
+// The GPU's peak fill, for ordering alerts of one kind: the fullest GPU first.
+double alert_fill(const watch::frame& f, const watch::alert& a) {
+  for (const auto& g : f.now.gpus)
+    if (g.gpu.index == a.gpu) {
+      observe::gpu_observation at_peak = g.gpu;
+      if (g.peak_used) at_peak.used = std::max(*g.peak_used, at_peak.used.value_or(0));
+      return filled_of(at_peak).value_or(0.0);
+    }
+  return 0.0;
+}
+
+// Lays out the alerts (most urgent first), then the warnings, in at most `budget` rows; an
+// alert that does not fit whole is left out and counted in `notes`, except the first, which
+// is cut at a word boundary ("...") rather than hidden.
+void alert_rows(const watch::frame& f, std::size_t width, std::size_t budget,
+                std::vector<screen_line>& rows, std::vector<std::string>& notes) {
+  std::vector<const watch::alert*> alerts;
+  for (const auto& a : f.alerts) alerts.push_back(&a);
+  std::stable_sort(alerts.begin(), alerts.end(), [&f](const auto* a, const auto* b) {
+    const int ua = watch::urgency(a->kind), ub = watch::urgency(b->kind);
+    if (ua != ub) return ua < ub;
+    return alert_fill(f, *a) > alert_fill(f, *b);
+  });
+  std::vector<std::pair<std::string, screen_style>> messages;
+  for (const auto* a : alerts)
+    messages.emplace_back(fmt::format("! [{}] {}", watch::alert_id(a->kind), a->message),
+                          screen_style::alert);
+  for (const auto& w : f.now.warnings)
+    messages.emplace_back("warning: " + w.to_string(), screen_style::dim);
+  std::size_t used = 0, shown = 0;
+  for (const auto& [text, style] : messages) {
+    auto lines = wrap(printable(text), width, 4);
+    if (used + lines.size() > budget) {
+      if (shown > 0 || budget == used) break;
+      lines.resize(budget - used);  // the most urgent alert, cut after a whole word
+      auto& last = lines.back();
+      if (last.size() + 4 > width) {
+        last.resize(width >= 4 ? width - 4 : 0);
+        if (const auto space = last.rfind(' '); space != std::string::npos && space > 4)
+          last.resize(space);
+      }
+      last = (last + " ...").substr(0, width);
+    }
+    for (const auto& l : lines) {
+      line_builder line(width);
+      rows.push_back(line.add(l, style).take());
+    }
+    used += lines.size();
+    ++shown;
+  }
+  if (shown < messages.size())
+    notes.push_back(fmt::format("{} alert{}", messages.size() - shown,
+                                messages.size() - shown == 1 ? "" : "s"));
+}
+
 }  // namespace
 
 std::size_t columns(std::string_view utf8) {
@@ -317,21 +397,14 @@ std::vector<screen_line> watch_screen::layout(int width_in, int height_in) const
     notes.push_back(
         fmt::format("{} GPU{}", order.size() - gpu_rows, order.size() - gpu_rows == 1 ? "" : "s"));
 
-  // Alerts and warnings, at most three lines; the key line counts the rest.
-  std::vector<std::string> messages;
-  for (const auto& a : f.alerts)
-    messages.push_back(fmt::format("! [{}] {}", watch::alert_id(a.kind), a.message));
-  for (const auto& w : f.now.warnings) messages.push_back("warning: " + w.to_string());
-  const std::size_t alert_rows = std::min({messages.size(), max_alert_lines, body - rows.size()});
-  for (std::size_t i = 0; i < alert_rows; ++i) {
-    line_builder line(width);
-    const bool warning = i >= f.alerts.size();  // the warnings follow the alerts
-    rows.push_back(
-        line.add(printable(messages[i]), warning ? screen_style::dim : screen_style::alert).take());
-  }
-  if (alert_rows < messages.size())
-    notes.push_back(fmt::format("{} alert{}", messages.size() - alert_rows,
-                                messages.size() - alert_rows == 1 ? "" : "s"));
+  // Alerts, most urgent first, then warnings, each wrapped at spaces; they take at least three
+  // rows and whatever the processes leave free. The key line counts what did not fit.
+  const std::size_t process_rows =
+      show_processes_ && !f.now.processes.empty() ? f.now.processes.size() + 1 : 0;
+  const std::size_t left = body - rows.size();
+  const std::size_t budget =
+      std::min(left, std::max(max_alert_lines, left > process_rows ? left - process_rows : 0));
+  alert_rows(f, width, budget, rows, notes);
 
   // Processes, largest first (by GPU first when GPUs are in index order), as many as fit.
   const auto& procs = f.now.processes;

@@ -179,6 +179,20 @@ std::string_view alert_id(alert_kind kind) {
   return "unknown";
 }
 
+int urgency(alert_kind kind) {
+  switch (kind) {
+    case alert_kind::near_limit:
+      return 0;
+    case alert_kind::shared_gpu:
+      return 1;
+    case alert_kind::imbalanced_gpu:
+      return 2;
+    case alert_kind::preallocated_pool:
+      return 3;
+  }
+  return 4;
+}
+
 std::span<const alert_kind> all_alert_kinds() { return kinds; }
 
 std::vector<alert> evaluate_alerts(const sample& s, const alert_options& options) {

@@ -55,7 +55,8 @@ class prober {
   std::map<std::int64_t, result<row_outcome>> seen_;
 };
 
-bool fits(const result<row_outcome>& r) { return r && r->fits; }
+// Fits outside the safety margin: the search maximizes under it.
+bool fits(const result<row_outcome>& r) { return r && r->state() == predict::fit_state::fits; }
 
 void bisect(prober& probe, maximize_result& out) {
   // Gallop: 1, 2, 4, ... until a value does not fit, is invalid, or passes up_to.
@@ -130,18 +131,26 @@ result<maximize_result> maximize(const what_if& engine, const std::string& key,
   return out;
 }
 
-try_summary summarize(std::vector<result<row_outcome>> rows) {
+try_summary summarize(std::vector<result<row_outcome>> rows,
+                      const std::vector<std::vector<std::string>>& grid) {
   try_summary s;
   s.combinations = rows.size();
-  for (auto& r : rows) {
-    if (!r) s.invalid.push_back(r.error());
-    else if (r->fits) s.fitting.push_back(std::move(*r));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    auto& r = rows[i];
+    if (!r)
+      s.invalid.push_back({i < grid.size() ? grid[i] : std::vector<std::string>{}, r.error()});
+    else if (r->state() == predict::fit_state::fits)
+      s.fitting.push_back(std::move(*r));
+    else if (r->state() == predict::fit_state::tight)
+      s.tight.push_back(std::move(*r));
     else s.missing.push_back(std::move(*r));
   }
-  std::stable_sort(s.fitting.begin(), s.fitting.end(), [](const auto& a, const auto& b) {
-    return std::make_tuple(a.recompute, a.network, a.host, -a.headroom()) <
-           std::make_tuple(b.recompute, b.network, b.host, -b.headroom());
-  });
+  const auto cheaper = [](const auto& a, const auto& b) {
+    return std::make_tuple(a.recompute, a.network_per_token, a.host, -a.headroom()) <
+           std::make_tuple(b.recompute, b.network_per_token, b.host, -b.headroom());
+  };
+  std::stable_sort(s.fitting.begin(), s.fitting.end(), cheaper);
+  std::stable_sort(s.tight.begin(), s.tight.end(), cheaper);
   return s;
 }
 

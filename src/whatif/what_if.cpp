@@ -15,6 +15,8 @@
 
 #include <vramscope/job/job_loading.hpp>
 
+#include "whatif/strategy_change.hpp"
+
 namespace vramscope::whatif {
 
 namespace {
@@ -51,6 +53,14 @@ double recompute_share(const job::job_spec& job) {
     case job::checkpointing::op: return 1.0 / 6;
   }
   return 0;
+}
+
+std::uint64_t tokens_per_step(const job::job_spec& job) {
+  const auto& p = job.parallel;
+  const int shared = std::max(1, p.tp) * std::max(1, p.pp) * std::max(1, p.cp);
+  const auto groups = static_cast<std::uint64_t>(std::max(1, job.world_size() / shared));
+  return groups * job.training.micro_batch * job.training.seq_len *
+         static_cast<std::uint64_t>(std::max(1, job.training.gradient_accumulation));
 }
 
 bytes network_per_step(const model::model_spec& model, const job::job_spec& job) {
@@ -150,9 +160,11 @@ status what_if::check_settings(const std::vector<std::string>& settings,
 
 result<what_if::row_job> what_if::resolve_row(const std::vector<std::string>& settings,
                                               const std::string& option) const {
-  row_job r{base_, model_};
+  row_job r{base_, model_, {}};
   for (const auto& s : settings)
     if (auto set = job::set_field(r.job, s); !set) return blame(set.error(), settings, option);
+  if (auto translated = translate_strategy(resolved_, settings, r.job, r.notes); !translated)
+    return blame(translated.error(), settings, option);
   if (auto resolved = job::resolve_job(r.job); !resolved)
     return blame(resolved.error(), settings, option);
   if (r.job.model != model_->name && r.job.model != resolved_.model) {
@@ -208,7 +220,12 @@ result<row_outcome> what_if::evaluate(const std::vector<std::string>& settings,
   out.recompute = recompute_share(r->job);
   out.network = p->parameters_split ? network_per_step(*r->model, r->job, *p->parameters_split)
                                     : network_per_step(*r->model, r->job);
+  out.tokens = tokens_per_step(r->job);
+  out.network_per_token = out.tokens == 0 ? 0.0
+                                          : static_cast<double>(out.network) * r->job.world_size() /
+                                                static_cast<double>(out.tokens);
   out.verdict = predict::verdict_of(*p);
+  out.notes = std::move(r->notes);
   if (out.fits) out.need = out.device;
   if (!out.fits && need_when_missing)
     if (auto filled = fill_need(out, option); !filled) return filled.error();

@@ -228,7 +228,7 @@ TEST(PlanCommand, ExpertCapacityIsPlannedForMegatronsExperts) {
     std::vector<std::string> args{"plan", moe.path(), "--json"};
     args.insert(args.end(), extra.begin(), extra.end());
     const auto r = invoke(args);
-    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(r.code == 0 || r.code == 4) << r.err;  // fits (some rows inside the margin)
     return nlohmann::json::parse(r.out)["ranks"][0]["breakdown"]["activations"].get<double>();
   };
   const double dropless = activations({"--set", "training.moe_capacity_factor=dropless"});
@@ -258,7 +258,7 @@ TEST(PlanCommand, RegressionIssue12TorchtitansShippedConfigsPlan) {
         std::pair{"torchtitan_deepseek_v3_debug_model.toml", "deepseek-v3-debugmodel"},
         std::pair{"torchtitan_qwen3_qwen3_moe_debug.toml", "qwen3-debugmodel-moe"}}) {
     const auto r = invoke({"plan", "--from", dir + file});
-    EXPECT_TRUE(r.code == 0 || r.code == 1) << file << "\n" << r.err;
+    EXPECT_TRUE(r.code == 0 || r.code == 1 || r.code == 4) << file << "\n" << r.err;  // a verdict
     EXPECT_EQ(r.out.rfind(std::string(model) + " (", 0), 0u) << r.out;
     std::istringstream lines(r.err);
     for (std::string line; std::getline(lines, line);) {
@@ -293,8 +293,10 @@ TEST(PlanHtml, WritesASelfContainedReport) {
   EXPECT_NE(page.find("<polyline class=\"reserved\""), std::string::npos);
   EXPECT_NE(page.find(">forward</text>"), std::string::npos) << "phase bands are labelled";
   EXPECT_NE(page.find("allocator limit"), std::string::npos);
-  for (const char* remote : {"http://", "https://", "<script", "src="})
+  // Nothing fetched; the one script (hover and zoom of the timelines) is inline.
+  for (const char* remote : {"http://", "https://", "src=", "fetch("})
     EXPECT_EQ(page.find(remote), std::string::npos) << remote;
+  EXPECT_EQ(page.find("<script>"), page.rfind("<script>")) << "one inline script";
   std::filesystem::remove(html);
 }
 

@@ -67,6 +67,10 @@ def main():
     if len(jobs) < 8:
         fail(f"expected the examples and the five cases, found {jobs}")
     tmp = tempfile.mkdtemp(prefix="vramscope-html-")
+    rendered = {}
+
+    def html_of(name):
+        return rendered[name]
 
     def render(name, command, elements):
         """Writes the page of `command --html`, opens it, checks its verdict and the drawn
@@ -75,16 +79,17 @@ def main():
         page = os.path.join(tmp, name + ".html")
         r = subprocess.run([args.vramscope] + command + ["--html", page], capture_output=True,
                            text=True, timeout=300)
-        if r.returncode not in (0, 1) or not os.path.exists(page):
+        if r.returncode not in (0, 1, 4) or not os.path.exists(page):
             fail(f"{' '.join(command)} --html: exit {r.returncode}: {r.stderr}")
         html = open_in_chromium(binary, page, name)
-        verdict = re.search(r'<p class="verdict (fits|nofit)">([^<]+)</p>', html)
+        verdict = re.search(r'<p class="verdict (fits|tight|nofit)">([^<]+)', html)
         if not verdict:
             fail(f"{name}: no verdict in the rendered page")
         for element, minimum in elements:
             if html.count(element) < minimum:
                 fail(f"{name}: expected at least {minimum} {element} in the rendered DOM")
         screenshot(binary, page, name, args.screenshots or tmp)
+        rendered[name] = html
         print(f"ok {name}: {verdict.group(2)}")
         return r.returncode, verdict.groups()
 
@@ -96,9 +101,32 @@ def main():
                 ('<svg class="breakdown"', 1), ('<rect class="part"', 2),
                 ('<polyline class="allocated"', 1), ('<polyline class="reserved"', 1),
                 ('<rect class="phase"', 2)))
-            if (kind == "fits") != (code == 0):
+            if {"fits": 0, "tight": 4, "nofit": 1}[kind] != code:
                 fail(f"{name}: the page says {text!r} but plan exited {code}")
+            if code == 1 and '<g class="need"' not in html_of(name):
+                fail(f"{name}: the job does not fit but the page does not draw what it needs")
+        # The timelines' script: it drew the event axis on every plot; opened as #exercise it
+        # zoomed the first plot (a scale above 1) and showed the levels at the pointer.
         example = os.path.join(args.examples, "llama-3.1-8b-fsdp2.yaml")
+        dom = rendered["llama-3.1-8b-fsdp2"]
+        if dom.count('class="tick"') < 5 or '<g class="x-axis">' not in dom:
+            fail("the timeline script did not draw the event axis")
+        page = os.path.join(tmp, "llama-3.1-8b-fsdp2.html")
+        exercised = chromium(binary, "--dump-dom", "file://" + page + "#exercise")
+        zoom = re.search(r'<g class="zoomed" transform="translate\([^,]+,0\) scale\(([0-9.]+),1\)"',
+                         exercised.stdout)
+        if not zoom or float(zoom.group(1)) <= 1.5:
+            fail(f"the wheel did not zoom the timeline: {zoom and zoom.group(0)}")
+        if not re.search(r'<g class="tip" visibility="visible"[^>]*>.*?allocated \d', exercised.stdout,
+                         re.S):
+            fail("hovering the timeline did not show the levels at the pointer")
+        # Two widths: the page follows the window (the drawings scale down, nothing is cut).
+        for width in (1240, 640):
+            shot = os.path.join(args.screenshots or tmp, f"plan-8b-{width}.png")
+            s = chromium(binary, f"--window-size={width},1400", "--screenshot=" + shot,
+                         "file://" + page)
+            if s.returncode != 0 or not os.path.exists(shot) or os.path.getsize(shot) < 20000:
+                fail(f"plan page at {width} px: the screenshot is missing or blank")
         sweep = (('<svg class="sweep"', 1), ('<rect class="row', 3), ('<line class="capacity"', 1),
                  ('<table class="rows"', 1))
         render("compare", ["compare", example, "--vary", "training.micro_batch=1..5",

@@ -54,6 +54,9 @@ TEST(JobReader, ReadsEverySectionOfTheFullSample) {
   EXPECT_EQ(job->model, "llama-3.1-70b");
   EXPECT_EQ(job->hardware.capacity, 81920 * MiB);
   EXPECT_EQ(job->hardware.nodes, 2);
+  EXPECT_EQ(job->hardware.margin, (safety_margin{0.08, 0}));
+  EXPECT_EQ(margin_bytes(job->hardware),
+            static_cast<bytes>(0.08 * static_cast<double>(usable_capacity(job->hardware))));
   EXPECT_EQ(job->parallel.kind, strategy::fsdp1);
   EXPECT_EQ(job->parallel.fsdp_sharding, sharding::hybrid_shard);
   EXPECT_EQ(job->parallel.backward_prefetch, prefetch::post);

@@ -44,6 +44,7 @@ TEST(JobWriter, YamlOfTheDefaultJob) {
             "  gpu: H100-80GB\n"
             "  gpu_memory: 81559MiB\n"
             "  driver_reserved: 480MiB\n"
+            "  margin: default\n"
             "  compute_capability: \"9.0\"\n"
             "  gpus_per_node: 8\n"
             "  nodes: 1\n"

@@ -178,10 +178,10 @@ TEST(WatchScreen, AsciiModeDrawsOnlyAscii) {
     EXPECT_TRUE(std::all_of(l.begin(), l.end(), [](char c) { return c > 0 && c < 0x7f; })) << l;
 }
 
-TEST(WatchScreen, CapsAlertsAtThreeLinesAndCountsTheRest) {
+TEST(WatchScreen, AlertsTakeTheRowsTheProcessesLeaveAndCountTheRest) {
   peak_tracker peaks;
-  frame f = node(2, peaks);
-  for (int i = 0; i < 5; ++i) {
+  frame f = node(2, peaks);  // 2 GPUs, 4 processes: 19 rows below the GPUs at 80 x 24
+  for (int i = 0; i < 30; ++i) {
     watch::alert a;
     a.gpu = 0;
     a.message = fmt::format("alert number {}", i);
@@ -189,9 +189,97 @@ TEST(WatchScreen, CapsAlertsAtThreeLinesAndCountsTheRest) {
   }
   const auto lines = texts(screen_of(f, peaks).layout(80, 24));
   EXPECT_EQ(lines[4], "! [shared_gpu] alert number 0");
-  EXPECT_EQ(lines[6], "! [shared_gpu] alert number 2");
-  EXPECT_EQ(row_of(lines, "! [shared_gpu] alert number 3"), -1);
-  EXPECT_NE(lines.back().find("not shown: 2 alerts"), std::string::npos) << lines.back();
+  // 22 body rows - 3 GPU rows - 5 process rows leave 14 for alerts; the processes stay.
+  EXPECT_EQ(lines[17], "! [shared_gpu] alert number 13");
+  EXPECT_EQ(row_of(lines, "! [shared_gpu] alert number 14"), -1);
+  EXPECT_TRUE(lines[18].starts_with("GPU PID")) << lines[18];
+  EXPECT_NE(lines.back().find("not shown: 16 alerts"), std::string::npos) << lines.back();
+}
+
+// A frame whose alerts come as evaluate_alerts gives them, by GPU: GPU 0 shares its memory
+// with other ranks (a long message), GPU 7 is at 96 % of its memory.
+frame crowded(int gpus, peak_tracker& peaks) {
+  frame f = node(gpus, peaks);
+  for (int i = 0; i < gpus - 1; ++i) {
+    watch::alert a;
+    a.kind = watch::alert_kind::shared_gpu;
+    a.gpu = i;
+    a.message = fmt::format(
+        "GPU {} holds 2 processes: rank {} (9.0 GiB) and another rank's CUDA "
+        "context (500 MiB); set the device before creating tensors "
+        "(torch.cuda.set_device(local_rank)) or load checkpoints with "
+        "map_location",
+        i, i);
+    f.alerts.push_back(a);
+  }
+  watch::alert near;
+  near.kind = watch::alert_kind::near_limit;
+  near.gpu = gpus - 1;
+  near.message = fmt::format(
+      "GPU {} peaked at 96 % of its memory (76.8 of 80.0 GiB): the next "
+      "spike may run out of memory; lower the micro-batch or turn on "
+      "activation checkpointing",
+      gpus - 1);
+  f.alerts.push_back(near);
+  return f;
+}
+
+TEST(WatchScreen, MostUrgentAlertComesFirstAtEightyByTwentyFour) {
+  peak_tracker peaks;
+  const frame f = crowded(8, peaks);
+  const auto lines = texts(screen_of(f, peaks).layout(80, 24));
+  // title, header, 8 GPU rows: the alerts start on row 10, the near-limit one first, whole.
+  EXPECT_TRUE(lines[10].starts_with("! [near_limit] GPU 7 peaked at 96 %")) << lines[10];
+  std::string joined = lines[10];
+  for (std::size_t i = 11; i < 13; ++i) {
+    EXPECT_TRUE(lines[i].starts_with("    ")) << lines[i];
+    joined += " " + lines[i].substr(4);
+  }
+  EXPECT_NE(joined.find(f.alerts.back().message), std::string::npos) << joined;
+  EXPECT_EQ(row_of(lines, "! [shared_gpu]"), -1) << "the next alert does not fit in 3 rows";
+  EXPECT_TRUE(lines[13].starts_with("GPU PID")) << lines[13];
+  EXPECT_NE(lines.back().find("not shown: 7 alerts"), std::string::npos) << lines.back();
+}
+
+TEST(WatchScreen, AlertsWrapAtSpacesAtTwoHundredByFifty) {
+  peak_tracker peaks;
+  const frame f = crowded(8, peaks);
+  const auto lines = texts(screen_of(f, peaks).layout(200, 50));
+  ASSERT_EQ(lines.size(), 50u);
+  EXPECT_TRUE(lines[10].starts_with("! [near_limit] GPU 7")) << lines[10];
+  // Every alert is shown whole: no word is cut at the end of a line, and each continuation
+  // starts with the indent and a whole word.
+  std::size_t alert_lines = 0;
+  std::string joined;
+  for (std::size_t i = 10; i < lines.size(); ++i) {
+    if (!lines[i].starts_with("! [") && !lines[i].starts_with("    ")) break;
+    ++alert_lines;
+    EXPECT_LE(lines[i].size(), 200u);
+    EXPECT_NE(lines[i].back(), ' ') << lines[i];
+    joined += (lines[i].starts_with("    ") ? " " + lines[i].substr(4) : "\n" + lines[i]);
+  }
+  EXPECT_GE(alert_lines, 8u);
+  for (const auto& a : f.alerts) EXPECT_NE(joined.find(a.message), std::string::npos) << a.message;
+  EXPECT_EQ(lines.back().find("alert"), std::string::npos) << lines.back();
+}
+
+TEST(WatchScreen, AnAlertLongerThanItsRowsIsCutAtAWord) {
+  peak_tracker peaks;
+  frame f = node(8, peaks);
+  watch::alert a;
+  a.kind = watch::alert_kind::near_limit;
+  a.gpu = 7;
+  for (int i = 0; i < 60; ++i) a.message += fmt::format("word{} ", i);
+  f.alerts = {a};
+  const auto lines = texts(screen_of(f, peaks).layout(80, 24));
+  EXPECT_TRUE(lines[10].starts_with("! [near_limit] word0 word1")) << lines[10];
+  ASSERT_TRUE(lines[12].ends_with(" ...")) << lines[12];
+  // The word before the dots is whole: it is one of the message's words.
+  const std::string before = lines[12].substr(0, lines[12].size() - 4);
+  const std::string last_word = before.substr(before.rfind(' ') + 1);
+  EXPECT_NE(a.message.find(last_word + " "), std::string::npos) << lines[12];
+  EXPECT_TRUE(last_word.starts_with("word")) << last_word;
+  EXPECT_TRUE(lines[13].starts_with("GPU PID")) << lines[13];
 }
 
 TEST(WatchScreen, LostGpusAndOddNamesStayOnTheirRow) {

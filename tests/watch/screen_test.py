@@ -11,6 +11,8 @@ would look at it. Checks:
   - keys: s sorts by memory (the fullest GPU first), p hides the processes, q quits with exit
     status 0 and gives the terminal back (alternate screen);
   - a resize to 100 x 30 redraws to the new size;
+  - alerts: the most urgent (GPU 7 near its limit) comes first at 80 x 24; at 200 x 50 every
+    alert is shown whole, wrapped at spaces;
   - in the "C" locale the page is plain ASCII;
   - with its output piped, watch prints plain text blocks instead.
 
@@ -112,6 +114,17 @@ def gpu_rows(lines):
     return [l for l in lines if re.match(r"^\d   H100 80GB HBM3 ", l)]
 
 
+def alert_lines(lines):
+    """The alert rows: "! [kind] ..." and their indented continuations."""
+    out = []
+    for line in lines:
+        if line.startswith("! [") or (out and line.startswith("    ")):
+            out.append(line.rstrip())
+        elif out:
+            break
+    return out
+
+
 def history_of(row):
     return row.split()[-1]
 
@@ -162,6 +175,12 @@ def main():
         if not re.search(r"\x1b\[32m█", coloured["0"]):
             fail(f"the GPU at 25 % has no green bar: {coloured['0']!r}")
 
+        # The most urgent alert first: GPU 7 at 96 % of its memory, before the GPUs that hold
+        # another rank's context (those come first by GPU index).
+        alerts = alert_lines(lines)
+        if not alerts or not alerts[0].startswith(f"! [near_limit] GPU {FULLEST} "):
+            fail(f"the near-limit alert of GPU {FULLEST} is not the first at 80 x 24: {alerts}")
+
         first = len(history_of(rows[0]))
         tmux.wait_for("a longer history", lambda l: len(gpu_rows(l)) == 8
                       and len(history_of(gpu_rows(l)[0])) >= first + 3)
@@ -188,6 +207,29 @@ def main():
                 fail("watch did not exit with status 0 after q")
         if any("vramscope watch" in l for l in lines):
             fail("the terminal was not given back: the page is still on the screen")
+
+        # --- 200 x 50: every alert whole, wrapped at spaces, most urgent first.
+        tmux, _ = start("C.UTF-8", 200, 50)
+        tmux.wait_for("eight GPU rows at 200 x 50", lambda l: len(gpu_rows(l)) == 8)
+        lines = check_page(tmux, 200, 50, "200 x 50")
+        alerts = alert_lines(lines)
+        if not alerts or not alerts[0].startswith(f"! [near_limit] GPU {FULLEST} "):
+            fail(f"the near-limit alert is not the first at 200 x 50: {alerts}")
+        if "alert" in lines[-1]:
+            fail(f"alerts left out at 200 x 50 with rows to spare: {lines[-1]!r}")
+        # Each alert's message, as `watch --once --json` gives it, is on the screen whole once
+        # the wrapped rows are joined at their indent.
+        once = subprocess.run(
+            [args.vramscope, "watch", "--once", "--json"],
+            env=dict(os.environ, VRAMSCOPE_NVML_LIBRARY=args.fake_nvml,
+                     VRAMSCOPE_FAKE_NVML_CONFIG=config),
+            capture_output=True, text=True, timeout=30)
+        expected = [a["message"] for a in json.loads(once.stdout)["alerts"]]
+        joined = " ".join(l[4:] if l.startswith("    ") else "\n" + l for l in alerts)
+        if len(expected) < 2 or any(m not in joined for m in expected):
+            fail(f"alerts cut or missing at 200 x 50: expected {expected}, the screen had {alerts}")
+        tmux.run("send-keys", "q")
+        tmux.wait_for("watch to quit", lambda l: any(x.strip() == "EXIT" for x in l))
 
         # --- The "C" locale: ASCII only.
         tmux, _ = start("C")

@@ -14,6 +14,7 @@ enum class exit_status : int {
   findings = 1,      // the job does not fit, or explain found an error-severity finding
   bad_input = 2,     // a file, field or argument is wrong; the message names it
   environment = 3,   // no NVML, no GPU, or an internal error
+  tight = 4,         // the job fits, but inside the safety margin (plan, fit)
 };
 
 /// Runs `vramscope <args...>` (args exclude the program name). Never throws: exceptions

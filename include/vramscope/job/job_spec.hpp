@@ -62,6 +62,18 @@ inline bool splits_backward(pp_schedule s) {
 enum class weight_load { all_ranks, rank0, random, none };  // how weights reach the GPU
 enum class state_dict_kind { none, full, sharded };        // checkpoint saving
 
+/// The safety margin every verdict keeps below a GPU's usable memory (hardware.margin): a plan
+/// whose busiest GPU keeps less headroom than max(fraction x usable, at_least) is "tight". The
+/// model cannot see run-to-run variation (input lengths, allocator rounding that depends on the
+/// order of frees, library workspaces chosen at run time), so a plan that fits by a few MiB may
+/// still run out of memory. Default: the larger of 5 % and 1 GiB.
+struct safety_margin {
+  double fraction = 0.05;  // of usable memory
+  bytes at_least = 1_GiB;
+
+  friend bool operator==(const safety_margin&, const safety_margin&) = default;
+};
+
 struct hardware_spec {
   std::string gpu = "H100-80GB";  // catalog name (see gpu_catalog.hpp)
   bytes capacity = 0;             // total memory of one GPU; from the catalog unless overridden
@@ -70,6 +82,7 @@ struct hardware_spec {
   int gpus_per_node = 8;
   int nodes = 1;
   int compute_capability = 0;     // major * 10 + minor (90 = sm_90); from the catalog unless set
+  safety_margin margin;           // hardware.margin
 
   friend bool operator==(const hardware_spec&, const hardware_spec&) = default;
 };
@@ -78,6 +91,14 @@ struct hardware_spec {
 /// cudaMemGetInfo and torch ("total capacity") report as the device's memory.
 inline bytes usable_capacity(const hardware_spec& hw) {
   return hw.capacity > hw.driver_reserved ? hw.capacity - hw.driver_reserved : 0;
+}
+
+/// The margin in bytes: max(fraction x usable_capacity, at_least), at most usable_capacity.
+inline bytes margin_bytes(const hardware_spec& hw) {
+  const bytes usable = usable_capacity(hw);
+  const auto share = static_cast<bytes>(hw.margin.fraction * static_cast<double>(usable));
+  const bytes margin = share > hw.margin.at_least ? share : hw.margin.at_least;
+  return margin < usable ? margin : usable;
 }
 
 struct parallel_spec {

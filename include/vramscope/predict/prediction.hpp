@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <vramscope/alloc/allocator_model.hpp>
@@ -81,7 +82,12 @@ struct prediction {
   std::string model_name;
   std::uint64_t parameters = 0;
   std::string allocator;        // "torch-caching", "xla-bfc", "exact"
-  bool fits = true;
+  bool fits = true;             // no rank runs out of memory and no GPU is over its capacity
+  bytes margin = 0;             // job::margin_bytes(job.hardware): below it, a fit is "tight"
+  /// What the whole step needs on the busiest GPU (device bytes), for a job that does not fit:
+  /// its plan ends at the first out-of-memory error, so the figures above say what failed, not
+  /// how far the job is from fitting. Filled by fill_whole_step_need(), not by plan().
+  std::optional<bytes> whole_step_need;
   std::vector<rank_prediction> ranks;
   std::vector<gpu_prediction> gpus;
   bytes cpu_memory = 0;         // host memory for offloaded state, per rank
@@ -112,6 +118,19 @@ result<prediction> plan(const model::model_spec& model, const job::job_spec& job
 /// The worst rank (largest device figure, then reserved).
 const rank_prediction& busiest_rank(const prediction& p);
 
+/// A verdict in three states. `tight`: the job fits as planned, but its busiest GPU keeps less
+/// headroom than the safety margin (job::safety_margin), inside which run-to-run variation and
+/// allocator behaviour the model cannot see decide whether it runs.
+enum class fit_state { fits, tight, does_not_fit };
+
+/// "fits", "tight", "does_not_fit" (the JSON spelling).
+std::string_view name_of(fit_state s);
+
+/// Why a tight verdict is not a fit, in one sentence for every report.
+inline constexpr std::string_view margin_reason =
+    "the margin covers run-to-run variation and allocator behaviour the plan cannot see "
+    "(hardware.margin; default the larger of 5 % of usable memory and 1 GiB)";
+
 /// What the one-line verdict of a plan rests on (report::verdict_line words it), small enough
 /// for each of thousands of what-if rows to keep.
 struct verdict_facts {
@@ -123,8 +142,23 @@ struct verdict_facts {
   std::optional<out_of_memory> oom;  // the first rank that ran out of memory
   std::optional<int> busiest_gpu;    // otherwise the GPU with the most device memory, if any
   bytes busiest_device = 0, busiest_capacity = 0;
+  bytes margin = 0;                  // prediction::margin
+
+  /// does_not_fit with an out-of-memory error or a GPU over capacity; tight when the busiest
+  /// GPU's headroom is below `margin`; fits otherwise (also with nothing to place).
+  [[nodiscard]] fit_state state() const;
 };
 
 verdict_facts verdict_of(const prediction& p);
+
+/// verdict_of(p).state().
+fit_state state_of(const prediction& p);
+
+/// For a prediction that does not fit: plans the job again on a GPU without limit
+/// (job::with_unlimited_memory) and sets p.whole_step_need to the larger of its busiest GPU and
+/// p's, when that is more than the usable memory. Leaves it empty otherwise, or where the
+/// unlimited plan fails.
+void fill_whole_step_need(const model::model_spec& model, const job::job_spec& job,
+                          prediction& p);
 
 }  // namespace vramscope::predict

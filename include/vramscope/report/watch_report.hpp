@@ -91,8 +91,10 @@ class watch_screen {
   [[nodiscard]] bool has_frame() const { return shown_.has_value(); }
 
   /// The page for a terminal of `width` columns and `height` rows: exactly `height` lines, none
-  /// wider than `width`, the key line last. GPUs come first; alerts (at most three lines) and
-  /// processes get the rows left, and the key line says what did not fit.
+  /// wider than `width`, the key line last. GPUs come first; then the alerts, most urgent first
+  /// (watch::urgency, then the fullest GPU), wrapped at spaces, in at least three rows and as
+  /// many more as the processes leave free; then the processes. The key line says what did
+  /// not fit.
   [[nodiscard]] std::vector<screen_line> layout(int width, int height) const;
 
   /// Keys: GPU order index -> memory -> utilization -> index; process rows on and off.

@@ -24,8 +24,9 @@ std::string job_summary(const job::job_spec& job);
 extern const char* const cost_proxy_text;
 
 /// compare: one row per combination with its reserved and device memory, the delta to the first
-/// row and whether it fits; a row that does not fit shows what it needs and its shortfall.
-/// Requires: rows not empty, each with `need` filled.
+/// planned row and whether it fits, is tight or does not fit; a row that does not fit shows what
+/// it needs and its shortfall, a refused row (row_outcome::refused) why the rules refuse it. The
+/// rows' notes follow the table. Requires: each planned row with `need` filled.
 std::string render_compare_text(const std::vector<whatif::row_outcome>& rows);
 nlohmann::json compare_json(const std::vector<whatif::row_outcome>& rows);
 

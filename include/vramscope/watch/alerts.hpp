@@ -50,6 +50,11 @@ struct alert {
 /// "shared_gpu", "imbalanced_gpu", "near_limit", "preallocated_pool".
 std::string_view alert_id(alert_kind kind);
 
+/// How urgent a kind is, 0 the most: near_limit (an out-of-memory error may come at the next
+/// spike), shared_gpu (memory lost on a GPU that is not the rank's, often the cause of the
+/// next), imbalanced_gpu (one rank will run out first), preallocated_pool (reserved, not used).
+int urgency(alert_kind kind);
+
 /// Every kind, in the order above (for metrics that list each alert with 0 or 1).
 std::span<const alert_kind> all_alert_kinds();
 

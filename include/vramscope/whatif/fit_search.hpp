@@ -21,14 +21,16 @@ namespace vramscope::whatif {
 /// The fields searched by galloping and bisection.
 const std::vector<std::string>& monotone_keys();
 
+/// "Fits" here means fits outside the safety margin (predict::fit_state::fits): the search
+/// maximizes under the margin, so a value that is tight is a miss.
 struct maximize_result {
   std::string key;
   bool bisected = false;                 // galloping + bisection; else a scan of 1..up_to
   std::int64_t up_to = 0;                // the largest value tried
   std::optional<std::int64_t> best_value;
   std::optional<row_outcome> best;       // the row at best_value
-  std::optional<row_outcome> miss;       // the smallest value above best that does not fit (or
-                                         // 1 when nothing fits), with `need` filled
+  std::optional<row_outcome> miss;       // the smallest value above best that does not fit or
+                                         // is tight (or 1 when nothing fits), with `need` filled
   std::vector<row_outcome> tried;        // every valid value planned, in value order (the
                                          // miss with its need)
   std::size_t evaluated = 0;             // plans run, counting both of a miss
@@ -40,18 +42,29 @@ struct maximize_result {
 result<maximize_result> maximize(const what_if& engine, const std::string& key,
                                  std::int64_t up_to);
 
+/// A combination the job rules refuse, and why.
+struct refused_row {
+  std::vector<std::string> settings;
+  diagnostic why;
+};
+
 /// `fit --try`: the rows of a grid sorted out.
 struct try_summary {
   std::size_t combinations = 0;
-  std::vector<row_outcome> fitting;   // cheapest first: recompute, then host memory, then the
-                                      // most headroom; grid order among equals
+  std::vector<row_outcome> fitting;   // fit outside the margin; cheapest per token first:
+                                      // recompute share, then network bytes per token, then
+                                      // host memory, then the most headroom; grid order among
+                                      // equals
+  std::vector<row_outcome> tight;     // fit, but inside the safety margin; ranked as fitting
   std::vector<row_outcome> missing;   // planned, do not fit; in grid order
-  std::vector<diagnostic> invalid;    // combinations the job rules refuse, in grid order
+  std::vector<refused_row> invalid;   // combinations the job rules refuse, in grid order
   std::optional<row_outcome> closest; // when nothing fits: the miss with the least shortfall
 };
 
-/// Sorts evaluated rows into fitting (ranked), missing and invalid.
-try_summary summarize(std::vector<result<row_outcome>> rows);
+/// Sorts evaluated rows into fitting (ranked), tight, missing and invalid. `grid[i]` holds the
+/// settings of rows[i].
+try_summary summarize(std::vector<result<row_outcome>> rows,
+                      const std::vector<std::vector<std::string>>& grid);
 
 /// When nothing fits, plans each miss with unlimited memory and picks the closest.
 status fill_closest_miss(const what_if& engine, try_summary& s);

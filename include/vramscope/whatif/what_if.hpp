@@ -36,7 +36,20 @@ struct row_outcome {
   bytes host = 0;                     // host memory of offloaded state per rank
   double recompute = 0;               // cost proxy: see recompute_share()
   bytes network = 0;                  // cost proxy: see network_per_step()
+  std::uint64_t tokens = 0;           // tokens the job trains per step: see tokens_per_step()
+  double network_per_token = 0;       // bytes all ranks send per token trained: network x
+                                      // ranks / tokens; fit --try ranks by it
   predict::verdict_facts verdict;     // report::verdict_line words it
+  /// When the row changes parallel.strategy: the base job's options carried over to their
+  /// counterparts, or dropped where the row's strategy has none ("parallel.strategy=fsdp2:
+  /// parallel.sync_module_states dropped (applies to fsdp1 only ...)").
+  std::vector<std::string> notes;
+  /// compare: why the job rules refuse this row's combination (diagnostic text); such a row has
+  /// no figures. Empty for a planned row.
+  std::string refused;
+
+  /// fits, tight (fits with less headroom than the job's safety margin) or does_not_fit.
+  [[nodiscard]] predict::fit_state state() const { return verdict.state(); }
 
   /// capacity - need, negative for a shortfall. Requires: need.
   [[nodiscard]] std::int64_t headroom() const {
@@ -49,6 +62,11 @@ struct row_outcome {
 /// every block (1/3), selective every Nth block (1/(3N)), torchtitan's per-op policy about half
 /// of the matmuls (1/6, it saves every second one). 0 without checkpointing.
 double recompute_share(const job::job_spec& job);
+
+/// Tokens the whole job trains per optimizer step: micro-batch x sequence length x
+/// micro-batches per step x data-parallel groups (world / (tp x pp x cp); tensor, pipeline and
+/// context parallel ranks share their sequences).
+std::uint64_t tokens_per_step(const job::job_spec& job);
 
 /// Bytes one rank sends over the network per optimizer step in its collectives, with ring
 /// algorithms (an all-gather or a reduce-scatter over n ranks sends (n-1)/n of the buffer, an
@@ -77,7 +95,9 @@ class what_if {
                                       const std::string& option) const;
 
   /// The job of one row, resolved and checked against its model. A setting that is not valid
-  /// input is a diagnostic whose source is `option` ("--vary", "--try", "--maximize").
+  /// input is a diagnostic whose source is `option` ("--vary", "--try", "--maximize"). A row
+  /// that changes parallel.strategy has the base job's strategy options translated first
+  /// (row_outcome::notes).
   /// Thread-safe.
   [[nodiscard]] result<job::job_spec> job_with(const std::vector<std::string>& settings,
                                                const std::string& option) const;
@@ -105,6 +125,7 @@ class what_if {
   struct row_job {
     job::job_spec job;
     std::shared_ptr<const model::model_spec> model;
+    std::vector<std::string> notes;  // how the base job's options met a new strategy
   };
   [[nodiscard]] result<row_job> resolve_row(const std::vector<std::string>& settings,
                                             const std::string& option) const;

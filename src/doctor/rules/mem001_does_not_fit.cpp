@@ -104,11 +104,24 @@ bool shards_state(const job::parallel_spec& p) {
   }
 }
 
-}  // namespace
+// A job that fits inside the safety margin (tight): a warning with the same list of changes,
+// each of which leaves the margin free.
+finding tight_finding(const predict::prediction& p) {
+  finding f{"MEM001", {}, severity::warning, {}, {}, {}, {}, {}, "does_not_fit", likelihood::possible, {}, {}};
+  f.support.push_back("the plan of the job fits, but inside the safety margin");
+  const auto v = predict::verdict_of(p);
+  f.evidence.push_back(fmt::format("busiest GPU {}: {} planned of {}, {} headroom, less than the "
+                                   "{} safety margin",
+                                   v.busiest_gpu.value_or(0), format_bytes(v.busiest_device),
+                                   format_bytes(v.busiest_capacity),
+                                   format_bytes(v.busiest_capacity - v.busiest_device),
+                                   format_bytes(v.margin)));
+  f.cause = fmt::format("the job fits, but tightly: {}", predict::margin_reason);
+  return f;
+}
 
-std::vector<finding> does_not_fit(const doctor_input& in) {
-  if (!in.prediction || in.prediction->fits) return {};
-  const auto& p = *in.prediction;
+// A job that runs out of memory: where, and what its whole step needs.
+finding out_of_memory_finding(const doctor_input& in, const predict::prediction& p) {
   finding f{"MEM001", {}, severity::error, {}, {}, {}, {}, {}, "does_not_fit", likelihood::strong, {}, {}};
   f.support.push_back("the plan of the job runs out of memory in its training step");
   for (const auto& r : p.ranks)
@@ -127,18 +140,32 @@ std::vector<finding> does_not_fit(const doctor_input& in) {
                                      "again on a GPU without that limit)",
                                      format_bytes(std::max(*need, busiest.peak.device))));
   f.cause = fmt::format("the peak in {} needs more than the GPU has", busiest.peak_phase);
+  return f;
+}
+
+}  // namespace
+
+std::vector<finding> does_not_fit(const doctor_input& in) {
+  if (!in.prediction) return {};
+  const auto state = predict::state_of(*in.prediction);
+  if (state == predict::fit_state::fits) return {};
+  const auto& p = *in.prediction;
+  finding f = state == predict::fit_state::tight ? tight_finding(p) : out_of_memory_finding(in, p);
   std::vector<std::string> fits;
-  // Lists `settings` when they make the job fit; the first listed gives the finding's saving.
+  // Lists `settings` when they make the job fit outside the safety margin (a change that leaves
+  // the job tight is no fix); the first listed gives the finding's saving.
   const auto offer = [&](const std::vector<std::string>& settings, const std::string& cost) {
     auto after = replan(in, settings);
-    if (!after || !after->after.fits) return false;
+    if (!after || predict::state_of(after->after) != predict::fit_state::fits) return false;
     const std::int64_t saving = after->saving;
     fits.push_back(fmt::format("--set {} ({}; {} less on the busiest GPU)", fmt::join(settings, " --set "), cost,
                                format_bytes(static_cast<bytes>(std::max<std::int64_t>(0, saving)))));
     if (!f.saving) {
       f.saving = saving;
-      f.saving_basis = replan_basis(settings) + (after->on_need ? ", against the whole step's need"
-                                                                : ", against the plan cut short");
+      f.saving_basis = replan_basis(settings) +
+                       (after->on_need                             ? ", against the whole step's need"
+                        : state == predict::fit_state::does_not_fit ? ", against the plan cut short"
+                                                                    : "");
     }
     return true;
   };
@@ -171,9 +198,10 @@ std::vector<finding> does_not_fit(const doctor_input& in) {
             f.against.push_back("no single change makes it fit; the pair below does");
         }
   }
-  f.fix = fits.empty() ? "no single change or pair of changes makes it fit: add GPUs, shorten seq_len or lower "
-                         "micro_batch"
-                       : "any of these makes it fit, cheapest first:\n  " + fmt::format("{}", fmt::join(fits, "\n  "));
+  f.fix = fits.empty() ? "no single change or pair of changes makes it fit with the safety margin: add GPUs, "
+                         "shorten seq_len or lower micro_batch"
+                       : "any of these makes it fit with the safety margin, cheapest first:\n  " +
+                             fmt::format("{}", fmt::join(fits, "\n  "));
   return {f};
 }
 
