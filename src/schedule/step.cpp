@@ -361,9 +361,10 @@ class driver {
   // its logits (the loss's first source, batch x seq x vocab in the compute dtype), alive to
   // the end of the step. With eval.accumulate_logits the Trainer gathers them from every
   // data-parallel rank (accelerate's gather_for_metrics, an all-gather: no copy on one rank)
-  // and concatenates them onto what it holds (EvalLoopContainer.add, nested_concat: torch.cat
-  // makes the larger tensor before the old one goes), moving it all to the host every
-  // eval.accumulation_steps steps (never, for 0) (transformers/trainer.py, evaluation_loop).
+  // and adds them to what it holds (EvalLoopContainer.add: the first batch's as they are, a
+  // later one by nested_concat, whose torch.cat makes the larger tensor before the old one
+  // goes), moving it all to the host every eval.accumulation_steps steps (never, for 0)
+  // (transformers/trainer.py, evaluation_loop; trainer_pt_utils.py).
   void evaluate() {
     if (!job_.eval.enabled || out_.stopped()) return;
     const auto& e = job_.eval;
@@ -392,22 +393,28 @@ class driver {
       stage_logits_ = 0;
       eval_forward(eval_loss_, kept, e.no_grad);
       keep_logits_ = false;
-      const tensor_id output = stage_logits_;  // the model's returned logits
+      tensor_id output = stage_logits_;  // the model's returned logits
       stage_logits_ = 0;
       if (e.accumulate_logits) {
-        tensor_id gathered = dp > 1 ? out_.alloc(logits * dp, category::activations) : 0;
-        tensor_id grown = out_.alloc(held_bytes + logits * dp, category::activations);
-        out_.free(held);
-        out_.free(gathered);
-        held = grown;
+        // gather_for_metrics returns the tensor itself on one rank; the container's first add
+        // keeps what it is given, a later one concatenates.
+        tensor_id gathered = dp > 1 ? out_.alloc(logits * dp, category::activations) : output;
+        if (gathered == output) output = 0;
+        if (held == 0) {
+          held = gathered;
+        } else {
+          tensor_id grown = out_.alloc(held_bytes + logits * dp, category::activations);
+          out_.free(held);
+          out_.free(gathered);
+          held = grown;
+        }
         held_bytes += logits * dp;
         if (e.accumulation_steps > 0 && (step + 1) % e.accumulation_steps == 0) {
           out_.free(held);  // to the host (EvalLoopContainer.to_cpu_and_numpy)
           held_bytes = 0;
         }
       }
-      tensor_id dead = output;
-      out_.free(dead);
+      out_.free(output);
       free_all(out_, kept);
     }
     out_.free(held);
