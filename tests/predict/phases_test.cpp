@@ -235,6 +235,42 @@ TEST(FirstOptimizerStep, IsTheFirstOptimizerPhaseWithTheStateOnTopOfTheGradients
   EXPECT_GE(first->peak.allocated, 1'235'814'400ULL * 8);
 }
 
+bool same_phases(const rank_prediction& a, const rank_prediction& b) {
+  if (a.phases.size() != b.phases.size()) return false;
+  for (std::size_t i = 0; i < a.phases.size(); ++i) {
+    const auto &x = a.phases[i], &y = b.phases[i];
+    if (x.name != y.name || x.peak.allocated != y.peak.allocated ||
+        x.peak.active != y.peak.active || x.peak.reserved != y.peak.reserved ||
+        x.peak.device != y.peak.device || x.fits != y.fits || x.oom != y.oom)
+      return false;
+  }
+  return true;
+}
+
+TEST(OutsidePhases, TheReplayWhileBuiltAndItsReusedInitGiveTheWholeReplaysFigures) {
+  // plan replays while it builds and reuses an init replayed before on the thread; with the
+  // curve asked for it replays the whole program: the phases' figures are the same.
+  const std::string yaml = one_gpu("eval: { enabled: true, micro_batch: 4 }\n"
+                                   "checkpoint: { resume: true, resume_map_location: cuda }\n");
+  auto j = job::parse_job_yaml(yaml, "test.yaml");
+  ASSERT_TRUE(j);
+  auto m = model::load_model(j->model);
+  ASSERT_TRUE(m);
+  predict_options curve;
+  curve.timeline = true;
+  const auto whole = plan(*m, *j, curve);
+  const auto built = plan(*m, *j);
+  ASSERT_TRUE(whole && built);
+  EXPECT_EQ(whole->ranks[0].phases.size(), 3u);  // resume, first_optimizer_step, eval
+  EXPECT_TRUE(same_phases(whole->ranks[0], built->ranks[0]));
+  auto other = *j;
+  other.eval.micro_batch = 8;  // the same init, another evaluation
+  ASSERT_TRUE(plan(*m, other));
+  const auto again = plan(*m, *j);
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(same_phases(whole->ranks[0], again->ranks[0]));
+}
+
 TEST(OutsidePhases, AreRefusedWhereTheyAreNotPlanned) {
   auto j = job::parse_job_yaml(
       "model: llama-3.1-8b\nhardware: { gpus_per_node: 8 }\nparallel: { strategy: fsdp2, pp: 2 }\n"
