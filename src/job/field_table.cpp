@@ -275,6 +275,20 @@ std::vector<field> build_table() {
       sized(make("init.early_tensors", &j::init, &in::early_tensors, size_codec())),
       make("checkpoint.save", &j::checkpoint, &checkpoint_spec::save,
            enum_codec<state_dict_kind>()),
+      make("checkpoint.offload_to_cpu", &j::checkpoint, &checkpoint_spec::offload_to_cpu,
+           bool_codec()),
+      make("checkpoint.rank0_only", &j::checkpoint, &checkpoint_spec::rank0_only, bool_codec()),
+      make("checkpoint.resume", &j::checkpoint, &checkpoint_spec::resume, bool_codec()),
+      make("checkpoint.resume_map_location", &j::checkpoint,
+           &checkpoint_spec::resume_map_location, choice_codec({"cpu", "cuda", "none"})),
+      make("checkpoint.resume_kept", &j::checkpoint, &checkpoint_spec::resume_kept, bool_codec()),
+      make("eval.enabled", &j::eval, &eval_spec::enabled, bool_codec()),
+      make("eval.micro_batch", &j::eval, &eval_spec::micro_batch, int_codec(0, 1'000'000)),
+      make("eval.steps", &j::eval, &eval_spec::steps, int_codec(1, 10'000)),
+      make("eval.no_grad", &j::eval, &eval_spec::no_grad, bool_codec()),
+      make("eval.accumulate_logits", &j::eval, &eval_spec::accumulate_logits, bool_codec()),
+      make("eval.accumulation_steps", &j::eval, &eval_spec::accumulation_steps,
+           int_codec(0, 10'000)),
       make("framework.name", &j::framework, &fw::name, choice_codec({"torch", "jax"})),
       make("framework.version", &j::framework, &fw::version, version_codec()),
       make("framework.cuda", &j::framework, &fw::cuda, version_codec()),
@@ -299,7 +313,7 @@ const field* find_field(std::string_view path) {
 const std::vector<std::string>& section_names() {
   static const std::vector<std::string> names{"model",    "hardware", "parallel",  "precision",
                                               "optimizer", "training", "lora",      "init",
-                                              "checkpoint", "framework", "env"};
+                                              "checkpoint", "eval",     "framework", "env"};
   return names;
 }
 

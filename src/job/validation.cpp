@@ -473,6 +473,39 @@ static maybe_error check_torchtune_features(const job_spec& job, warnings& notes
   return std::nullopt;
 }
 
+// The phases outside the training step (checkpoint.*, eval.*): planned for PyTorch's loops,
+// evaluation outside pipeline schedules; a sub-option without its phase is a warning.
+static maybe_error check_outside_phases(const job_spec& job, warnings& notes) {
+  const auto& c = job.checkpoint;
+  const auto& e = job.eval;
+  for (const auto& [path, on] : std::array<std::pair<const char*, bool>, 2>{
+           {{"checkpoint.resume", c.resume}, {"eval.enabled", e.enabled}}}) {
+    if (on && job.framework.name != "torch")
+      return field_error(job, path, fmt::format("is planned for PyTorch training loops: it needs "
+                                                "framework.name: torch (framework.name is {})",
+                                                job.framework.name));
+  }
+  if (e.enabled && job.parallel.pp > 1)
+    return field_error(job, "eval.enabled",
+                       fmt::format("evaluation is not planned under pipeline parallelism "
+                                   "(parallel.pp is {})", job.parallel.pp));
+  const auto unused = [&](const char* path, bool on, const std::string& why) {
+    if (is_set(job, path) && !on)
+      notes.push_back(field_error(job, path, "has no effect unless " + why));
+  };
+  const bool full = c.save == state_dict_kind::full;
+  unused("checkpoint.offload_to_cpu", full, "checkpoint.save is full");
+  unused("checkpoint.rank0_only", full, "checkpoint.save is full");
+  unused("checkpoint.resume_map_location", c.resume, "checkpoint.resume is true");
+  unused("checkpoint.resume_kept", c.resume, "checkpoint.resume is true");
+  for (const char* path : {"eval.micro_batch", "eval.steps", "eval.no_grad",
+                           "eval.accumulate_logits", "eval.accumulation_steps"})
+    unused(path, e.enabled, "eval.enabled is true");
+  if (e.enabled) unused("eval.accumulation_steps", e.accumulate_logits,
+                        "eval.accumulate_logits is true");
+  return std::nullopt;
+}
+
 maybe_error check_training(const job_spec& job, warnings& notes) {
   const auto& lora = job.lora;
   if (lora.enabled && lora.targets.empty())
@@ -492,6 +525,7 @@ maybe_error check_training(const job_spec& job, warnings& notes) {
                                             "selective (it is {})",
                                             name_of(t.activation_checkpointing))));
   if (auto err = check_torchtune_features(job, notes)) return err;
+  if (auto err = check_outside_phases(job, notes)) return err;
   if (auto err = check_float8(job, notes)) return err;
   for (const auto& [path, on] : std::array<std::pair<const char*, bool>, 2>{
            {{"training.compile", job.training.compile},

@@ -120,6 +120,9 @@ result<prediction> plan_jax(const model::model_spec& model, const job::job_spec&
     r.rank = i;
     r.gpu = (*visible)[static_cast<std::size_t>(i)];
     fill_rank(r, rr, *program);
+    // optax creates its state with the parameters, and XLA runs the step as one program: no
+    // phase outside the training step is planned (docs/schedule.md).
+    r.phases.clear();
     if (preallocate) {  // the pool is taken whole at the first operation
       r.peak.reserved = pool;
       r.reserved_peak_phase = "init";

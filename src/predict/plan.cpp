@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <string_view>
 
 #include "predict/gpus.hpp"
 #include "predict/jax_plan.hpp"
@@ -54,6 +55,21 @@ result<std::unique_ptr<alloc::allocator_model>> torch_allocator(const job::job_s
 // optimizer state (FSDP cpu_offload, ZeRO offload_optimizer), the frozen base's shard (FSDP
 // cpu_offload, ZeRO-3 offload_param) and the compute-dtype parameter shard (ZeRO-3
 // offload_param). Pinned buffers for the transfers are not counted.
+// Bytes of optimizer state per trainable value (two moments for Adam, one for momentum SGD;
+// bitsandbytes' 8-bit state one byte a moment, its paged fp32 state four).
+bytes state_bytes_per_value(const job::job_spec& job) {
+  const bytes s = bytes_of(job.optimizer.state, 1);
+  switch (job.optimizer.kind) {
+    case job::optimizer_kind::adamw:
+    case job::optimizer_kind::adam: return 2 * s;
+    case job::optimizer_kind::sgd_momentum: return s;
+    case job::optimizer_kind::adamw_8bit:
+    case job::optimizer_kind::paged_adamw_8bit: return 2;
+    case job::optimizer_kind::paged_adamw: return 8;
+    default: return 0;
+  }
+}
+
 bytes host_memory(const model::model_spec& model, const job::job_spec& job) {
   const auto& p = job.parallel;
   if (!p.cpu_offload && !p.offload_optimizer && !p.offload_param) return 0;
@@ -62,17 +78,7 @@ bytes host_memory(const model::model_spec& model, const job::job_spec& job) {
   const bytes shard = ceil_div(split.trainable, world);
   const bytes frozen = ceil_div(split.frozen, world);
   const bytes m = bytes_of(job.precision.master, 1);
-  const bytes s = bytes_of(job.optimizer.state, 1);
-  bytes state_per_param = 0;
-  switch (job.optimizer.kind) {
-    case job::optimizer_kind::adamw:
-    case job::optimizer_kind::adam: state_per_param = 2 * s; break;
-    case job::optimizer_kind::sgd_momentum: state_per_param = s; break;
-    case job::optimizer_kind::adamw_8bit:
-    case job::optimizer_kind::paged_adamw_8bit: state_per_param = 2; break;
-    case job::optimizer_kind::paged_adamw: state_per_param = 8; break;
-    default: break;
-  }
+  const bytes state_per_param = state_bytes_per_value(job);
   bytes total = 0;
   if (p.cpu_offload || p.offload_optimizer) total += shard * (2 * m + state_per_param);
   if (p.cpu_offload || p.offload_param) total += frozen;
@@ -172,6 +178,48 @@ std::optional<result<std::pair<schedule::program, replay_result>>> build_and_rep
   return std::pair{std::move(*program), std::move(figures)};
 }
 
+// What a training checkpoint rank 0 wrote holds, when checkpoint.resume_map_location none
+// restores it onto cuda:0 for the node's other ranks (gpus.cpp): the weights in their stored
+// dtype, the frozen base and the optimizer's state for every trainable value. 0 otherwise.
+bytes resumed_on_gpu0(const model::model_spec& model, const job::job_spec& job) {
+  if (!resume_lands_on_gpu0(job) || job.hardware.gpus_per_node <= 1) return 0;
+  const auto split = schedule::split_parameters(model, job);
+  return split.trainable * (bytes_of(job.precision.master, 1) + state_bytes_per_value(job)) +
+         split.frozen;
+}
+
+// Whether the job turns on phase `name` of outside_phase_names that a rank may not reach.
+bool phase_turned_on(const job::job_spec& job, std::string_view name) {
+  using job::strategy;
+  if (name == "resume") return job.checkpoint.resume;
+  if (name == "eval") return job.eval.enabled;
+  if (name == "checkpoint_save") {
+    const auto k = job.parallel.kind;
+    return job.checkpoint.save == job::state_dict_kind::full &&
+           (k == strategy::fsdp1 || k == strategy::fsdp2 || k == strategy::zero3);
+  }
+  return false;
+}
+
+// The phases outside the training step on the rank's GPU: their device level, whether they
+// fit, and the ones the job turns on that an earlier failure kept the rank from.
+void place_phases(rank_prediction& r, const job::job_spec& job, bytes capacity) {
+  const bytes outside = r.peak.device - r.peak.reserved;  // context, NCCL, managed, others
+  for (auto& ph : r.phases) {
+    ph.peak.device = ph.peak.reserved + outside;
+    ph.fits = !ph.oom && ph.peak.device <= capacity;
+  }
+  if (!r.oom) return;
+  std::vector<phase_peak> all;
+  for (const char* name : outside_phase_names) {
+    const auto it = std::find_if(r.phases.begin(), r.phases.end(),
+                                 [&](const phase_peak& p) { return p.name == name; });
+    if (it != r.phases.end()) all.push_back(*it);
+    else if (phase_turned_on(job, name)) all.push_back(phase_peak{name, {}, false, false, false});
+  }
+  r.phases = std::move(all);
+}
+
 const rank_prediction* evicting_rank(const prediction& p) {
   for (const auto& r : p.ranks)
     if (r.managed_resident < r.managed) return &r;
@@ -189,6 +237,7 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
   const bytes context = cuda_context_bytes(job);
   const bytes nccl = nccl_bytes(job, cc) + symmetric_memory_bytes(job, model);
   const bytes checkpoint = model.size();
+  const bytes resumed = resumed_on_gpu0(model, job);
   const bytes usable = job::usable_capacity(job.hardware);
   schedule::schedule_options sopts;
   sopts.cublas_workspace = cublas_workspace_bytes(job, cc);
@@ -199,7 +248,7 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
   bytes first_capacity = 0;
   const bool may_end = may_end_at_oom(job, options);
   for (int rep : schedule::representative_ranks(job)) {
-    const bytes outside = context + nccl + foreign_bytes_on(job, rep, checkpoint);
+    const bytes outside = context + nccl + foreign_bytes_on(job, rep, checkpoint, resumed);
     const bytes capacity = usable > outside ? usable - outside : 0;
     const int device = rep % job.hardware.gpus_per_node;
     // A rank whose program and capacity equal the first one's replays to the same figures: the
@@ -266,7 +315,7 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
     gpu.processes.push_back({rank, words ? fmt::format("rank {}", rank) : std::string(),
                              r.peak.reserved + context + nccl + r.managed_resident});
     const int node_gpu0 = rank - rank % job.hardware.gpus_per_node;
-    for (auto& share : stray_shares(job, rank, checkpoint))
+    for (auto& share : stray_shares(job, rank, checkpoint, resumed))
       out.gpus[static_cast<std::size_t>(node_gpu0)].processes.push_back(share);
     out.ranks.push_back(std::move(r));
   }
@@ -279,6 +328,7 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
     r.parts.nccl = r.nccl;
     r.parts.managed = r.managed_resident;
     r.parts.other_processes = gpu.device - (r.peak.reserved + r.context + r.nccl + r.managed_resident);
+    place_phases(r, job, gpu.capacity);
     if (r.oom || gpu.device > gpu.capacity) out.fits = false;
   }
   out.cpu_memory = host_memory(model, job);

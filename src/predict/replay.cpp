@@ -40,6 +40,7 @@ class replayer {
     for (; next_ < p.events.size(); ++next_) {
       const auto& e = p.events[next_];
       phase_ = schedule::phase_after(e, phase_);
+      if (e.kind == event_kind::phase) begin_phase(p.phase_names[phase_]);
       if (!apply(e)) return false;
       // Without a curve to sample, only an allocation can raise what observe keeps (peaks, the
       // breakdown at the allocated peak, init's figures): a free, record_stream, sync or
@@ -55,18 +56,20 @@ class replayer {
   struct progress {
     std::size_t next;
     std::uint32_t phase;
+    int outside;
     std::vector<live_tensor> tensors;
     std::array<bytes, schedule::category_count> by_category;
     replay_result result;
   };
   [[nodiscard]] progress saved() const {
     assert(stride_ == 0);
-    return progress{next_, phase_, tensors_, by_category_, result_};
+    return progress{next_, phase_, outside_, tensors_, by_category_, result_};
   }
   void restore(const progress& p) {
     assert(stride_ == 0);
     next_ = p.next;
     phase_ = p.phase;
+    outside_ = p.outside;
     tensors_ = p.tensors;
     by_category_ = p.by_category;
     result_ = p.result;
@@ -88,11 +91,28 @@ class replayer {
     return true;
   }
 
+  // A phase begins: outside_ becomes its slot in replay_result::outside, or -1 for a phase of
+  // the training step. The slot starts at the levels the phase begins with.
+  void begin_phase(const std::string& name) {
+    outside_ = -1;
+    constexpr std::size_t first_step = 1;  // outside_phase_names[1]: the first "optimizer"
+    for (std::size_t i = 0; i < outside_phase_names.size(); ++i) {
+      const bool match = i == first_step ? name == "optimizer" : name == outside_phase_names[i];
+      if (!match || result_.outside[i].reached) continue;
+      auto& slot = result_.outside[i];
+      const auto& s = allocator_.stats();
+      slot.reached = true;
+      slot.peak = levels{s.allocated.current, s.active.current, s.reserved.current, 0};
+      outside_ = static_cast<int>(i);
+    }
+  }
+
   bool allocate(const schedule::event& e) {
     const auto a = allocator_.allocate(e.size, e.stream);
     if (!a.ok) {
       result_.oom = a.oom;
       result_.oom_phase = phase_;
+      if (outside_ >= 0) result_.outside[static_cast<std::size_t>(outside_)].oom = true;
       return false;
     }
     tensors_[e.tensor] = live_tensor{a.id, a.block_size, e.cat, true};
@@ -126,6 +146,12 @@ class replayer {
       r.init_allocated = std::max(r.init_allocated, s.allocated.current);
       r.init_reserved = std::max(r.init_reserved, s.reserved.current);
     }
+    if (outside_ >= 0) {
+      auto& p = r.outside[static_cast<std::size_t>(outside_)].peak;
+      p.allocated = std::max(p.allocated, s.allocated.current);
+      p.active = std::max(p.active, s.active.current);
+      p.reserved = std::max(p.reserved, s.reserved.current);
+    }
     if (stride_ > 0) sample(s, phase_, index);
   }
 
@@ -143,6 +169,7 @@ class replayer {
   std::size_t total_events_;
   std::size_t next_ = 0;  // the next event to replay
   std::uint32_t phase_ = 0;  // of the event replayed last
+  int outside_ = -1;         // its slot in replay_result::outside, or -1
   std::vector<live_tensor> tensors_;
   std::array<bytes, schedule::category_count> by_category_{};
   replay_result result_;
@@ -171,6 +198,12 @@ void fill_rank(rank_prediction& r, const replay_result& rr, const schedule::prog
   r.parts.fragmentation = rr.fragmentation;
   r.oom = rr.oom;
   if (rr.oom) r.oom_phase = p.phase_names[rr.oom_phase];
+  r.phases.clear();
+  for (std::size_t i = 0; i < outside_phase_names.size(); ++i) {
+    const auto& o = rr.outside[i];
+    if (!o.reached) continue;
+    r.phases.push_back(phase_peak{outside_phase_names[i], o.peak, true, o.oom, !o.oom});
+  }
   r.timeline = rr.timeline;
   if (!rr.timeline.empty()) r.phase_names = p.phase_names;
 }

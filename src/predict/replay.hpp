@@ -22,6 +22,13 @@ struct replay_result {
   std::optional<alloc::oom_info> oom;
   std::uint32_t oom_phase = 0;
   std::vector<timeline_point> timeline;
+  /// Per phase of outside_phase_names: its highest levels from its first event to the next
+  /// phase (the first "optimizer" phase for first_optimizer_step; every other by its name).
+  struct outside_phase {
+    bool reached = false, oom = false;
+    levels peak;  // device left 0
+  };
+  std::array<outside_phase, outside_phase_names.size()> outside{};
 };
 
 /// Copies the replay's figures into a rank's prediction (levels, phases, breakdown, OOM, curve).

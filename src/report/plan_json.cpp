@@ -26,6 +26,14 @@ nlohmann::json rank_json(const predict::rank_prediction& r) {
                      {"nccl", b.nccl}, {"other_processes", b.other_processes},
                      {"managed", b.managed}}},
   };
+  // The phases outside the training step (docs/formats/plan-json.md, "phases").
+  nlohmann::json phases = nlohmann::json::object();
+  for (const auto& ph : r.phases)
+    phases[ph.name] = {{"allocated", ph.peak.allocated}, {"active", ph.peak.active},
+                       {"reserved", ph.peak.reserved},   {"device", ph.peak.device},
+                       {"fits", ph.fits},                {"reached", ph.reached},
+                       {"oom", ph.oom}};
+  j["phases"] = std::move(phases);
   if (r.oom)
     j["oom"] = {{"phase", r.oom_phase}, {"requested", r.oom->requested},
                 {"segment_size", r.oom->segment_size}, {"reserved", r.oom->reserved},

@@ -63,6 +63,63 @@ void rank_table(std::string& out, const prediction& p) {
   }
 }
 
+// Whether plan's text shows phase `ph` of rank `r`: when the rank's allocated or reserved
+// peak is in it, or it runs out of memory, does not fit or is not reached. `--json` lists them
+// all. The first optimizer step is a training phase ("optimizer"), named by the table already.
+bool phase_matters(const rank_prediction& r, const predict::phase_peak& ph) {
+  if (ph.name == "first_optimizer_step") return false;
+  return !ph.fits || r.peak_phase == ph.name || r.reserved_peak_phase == ph.name;
+}
+
+std::string phase_state(const predict::phase_peak& ph) {
+  if (!ph.reached) return "not reached (out of memory before it)";
+  if (ph.oom) return "OUT OF MEMORY";
+  return ph.fits ? "fits" : "does not fit";
+}
+
+// One line per phase outside the training step that matters (phase_matters) on some rank,
+// ranks with the same figures together.
+void phase_lines(std::string& out, const prediction& p) {
+  bool heading = false;
+  for (const char* name : predict::outside_phase_names) {
+    const auto find = [&](const rank_prediction& r) -> const predict::phase_peak* {
+      for (const auto& ph : r.phases)
+        if (ph.name == name) return &ph;
+      return nullptr;
+    };
+    const bool shown = std::any_of(p.ranks.begin(), p.ranks.end(), [&](const rank_prediction& r) {
+      const auto* ph = find(r);
+      return ph != nullptr && phase_matters(r, *ph);
+    });
+    if (!shown) continue;
+    if (!heading) out += "\noutside the training step:\n";
+    heading = true;
+    std::size_t i = 0;
+    while (i < p.ranks.size()) {
+      const auto* ph = find(p.ranks[i]);
+      std::size_t j = i;
+      const auto same = [&](const predict::phase_peak* o) {
+        return (ph == nullptr) == (o == nullptr) &&
+               (ph == nullptr || (ph->peak.allocated == o->peak.allocated &&
+                                  ph->peak.reserved == o->peak.reserved &&
+                                  ph->peak.device == o->peak.device && ph->fits == o->fits &&
+                                  ph->reached == o->reached && ph->oom == o->oom));
+      };
+      while (j + 1 < p.ranks.size() && same(find(p.ranks[j + 1]))) ++j;
+      if (ph != nullptr)
+        out += ph->reached
+                   ? fmt::format("  {:<16} {:<12} {:>11} allocated {:>11} reserved {:>11} device  "
+                                 "{}\n",
+                                 name, rank_label(p.ranks[i].rank, p.ranks[j].rank),
+                                 format_bytes(ph->peak.allocated), format_bytes(ph->peak.reserved),
+                                 format_bytes(ph->peak.device), phase_state(*ph))
+                   : fmt::format("  {:<16} {:<12} {}\n", name,
+                                 rank_label(p.ranks[i].rank, p.ranks[j].rank), phase_state(*ph));
+      i = j + 1;
+    }
+  }
+}
+
 void breakdown_lines(std::string& out, const rank_prediction& r) {
   out += fmt::format("\nbreakdown of rank {} at its peak ({}):\n", r.rank, r.peak_phase);
   for (const auto& [name, value] : breakdown_rows(r.parts))
@@ -211,6 +268,7 @@ std::string render_plan_text(const prediction& p) {
   std::string out = plan_heading(p) + "\n";
   out += fmt::format("allocator model: {}\n\n", p.allocator);
   rank_table(out, p);
+  phase_lines(out, p);
   breakdown_lines(out, predict::busiest_rank(p));
   gpu_table(out, p);
   if (p.jax_fraction)

@@ -158,13 +158,25 @@ class fsdp1_strategy final : public strategy {
   }
 
   void save_checkpoint() override {
-    // FULL_STATE_DICT gathers each unit in turn (offload_to_cpu moves it to the host).
+    // FULL_STATE_DICT (torch/distributed/fsdp/_state_dict_utils.py): each FSDP unit's pre-hook
+    // unshards its flat parameter in full precision (_unshard_params), the post-hook clones
+    // every original parameter into the state dict (_full_post_state_dict_hook) and the
+    // reshard frees the full one. offload_to_cpu moves the unsharded parameter to the host
+    // before the clones (FlatParamHandle.to_cpu), so they are host tensors; rank0_only reshards
+    // every other rank at once, which then keeps no clone. The clones live until the state
+    // dict has been written and dropped, at the end of the save.
     if (job().checkpoint.save != job::state_dict_kind::full) return;
-    out().phase("checkpoint");
+    out().phase("checkpoint_save");
+    const auto& c = job().checkpoint;
+    const bool keeps = !c.offload_to_cpu && (!c.rank0_only || ctx_.rank.rank() == 0);
+    std::vector<tensor_id> clones;
     for (std::size_t g = 0; g < wrap_.groups.size(); ++g) {
-      auto full = out().alloc(padded_[g] * static_cast<bytes>(lay().dtypes.stored), category::parameters);
+      const bytes full_bytes = padded_[g] * static_cast<bytes>(lay().dtypes.stored);
+      auto full = out().alloc(full_bytes, category::parameters);
+      if (keeps) clones.push_back(out().alloc(full_bytes, category::parameters));
       out().free(full);
     }
+    free_all(out(), clones);
   }
 
  private:

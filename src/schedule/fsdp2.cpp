@@ -272,6 +272,31 @@ class fsdp2_strategy final : public strategy {
     for (auto& s : state_) out().free(s.grad_shard);
   }
 
+  void save_checkpoint() override {
+    // A full state dict of DTensor parameters (torch/distributed/checkpoint/state_dict.py,
+    // get_model_state_dict with StateDictOptions(full_state_dict=True); _gather_state_dict in
+    // _state_dict_utils.py, as torchtune's gather_cpu_state_dict does it): each parameter in
+    // turn is all-gathered (full_tensor) in its own dtype. With cpu_offload rank 0 copies it to
+    // the host and the other ranks drop it; without, every rank keeps it on the GPU until the
+    // state dict is dropped. A sharded save (torch.distributed.checkpoint) writes the local
+    // shards as they are: nothing more on the GPU.
+    if (job().checkpoint.save != job::state_dict_kind::full || !torch_hooks()) return;
+    out().phase("checkpoint_save");
+    const bool keeps = !job().checkpoint.offload_to_cpu;
+    const auto stored = static_cast<bytes>(lay().dtypes.stored);
+    std::vector<tensor_id> kept;
+    const auto gather = [&](bytes size) {
+      auto full = out().alloc(size, category::parameters);
+      if (keeps) kept.push_back(full);
+      else out().free(full);
+    };
+    for (std::size_t g = 0; g < wrap_.groups.size(); ++g)
+      for (auto n : wrap_.groups[g].tensors) gather(n * stored);
+    for (const auto& u : lay().units)  // a frozen base is saved too, in its own dtype
+      for (const auto& f : u.frozen) gather(f.stored);
+    free_all(out(), kept);
+  }
+
  private:
   // The order fully_shard is applied in: block by block (a block's routed experts before the
   // block itself: torchtitan's apply_fsdp shards transformer_block.moe.experts, then the block),

@@ -601,10 +601,11 @@ job::training_spec layout_training(job::training_spec t) {
 
 // Whether layout_job(job) == key, for a key layout_job made, without copying `job`. Every
 // member of job_spec is named (a member added to job_spec stops this compiling until it is
-// placed here), and all but the two left out of a key are compared.
+// placed here), and all but those left out of a key (an inline model's keys, provenance and the
+// evaluation, which no layout reads) are compared.
 bool same_layout_job(const job::job_spec& key, const job::job_spec& job) {
   const auto& [model, model_config, hardware, parallel, precision, optimizer, training, lora, init,
-               checkpoint, framework, env, provenance] = job;
+               checkpoint, eval, framework, env, provenance] = job;
   return hardware == key.hardware && parallel == key.parallel && precision == key.precision &&
          optimizer == key.optimizer && layout_training(training) == key.training &&
          lora == key.lora && init == key.init && checkpoint == key.checkpoint &&
@@ -615,7 +616,7 @@ bool same_layout_job(const job::job_spec& key, const job::job_spec& job) {
 
 job::job_spec layout_job(const job::job_spec& job) {
   const auto& [model, model_config, hardware, parallel, precision, optimizer, training, lora, init,
-               checkpoint, framework, env, provenance] = job;
+               checkpoint, eval, framework, env, provenance] = job;
   job::job_spec k;
   k.model = model;
   k.hardware = hardware;

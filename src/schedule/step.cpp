@@ -126,6 +126,7 @@ class driver {
       ctx_.casts_in_forward.push_back(has(&forward_step::weight_cast));
     }
     saved_.resize(m.units.size());
+    if (j.eval.enabled) eval_activations();
   }
 
   result<program> run() {
@@ -134,6 +135,7 @@ class driver {
     strategy_ = s.get();
     out_.phase("init");
     s->init();
+    resume();
     if (pipe_) return run_pipeline();
     // A watcher may end the program at a phase boundary: the loops stop there (take() drops
     // anything built after it, so the checks only save work).
@@ -149,6 +151,7 @@ class driver {
       s->zero_grad();
       out_.sync_all();  // the training loop reads the loss: the CPU waits for the GPU
     }
+    evaluate();
     s->save_checkpoint();
     auto p = out_.take();
     p.rank_specific = place_read_;
@@ -312,6 +315,148 @@ class driver {
     out_.free(held_.stage_output[mb][c]);
     out_.free(held_.grad_output[mb][c]);
     strategy_->end_backward();
+  }
+
+  // Resuming (checkpoint.resume): torch.load of a training checkpoint after init, before the
+  // first step. The file holds what the rank saved: the whole model in its stored dtypes, or
+  // the rank's shard of it when the save was sharded, and the optimizer's state and master
+  // weights for the same parameters. map_location "cpu" leaves it in host memory; "cuda" puts
+  // it on the rank's GPU; none restores each tensor to the device it was saved from: the
+  // rank's own for a sharded save (each rank wrote its file), cuda:0 for a file rank 0 wrote,
+  // which lands on GPU 0 for the other ranks of a node (predict counts it there, gpus.cpp).
+  // model.load_state_dict copies into the parameters in place; optimizer.load_state_dict keeps
+  // a state tensor that is on its parameter's device and dtype as it is
+  // (Optimizer._process_value_according_to_param_policy), so the optimizer's part becomes the
+  // optimizer's state, planned where the first step creates it. The weights' copy stays while
+  // the loaded dict is referenced (checkpoint.resume_kept), else goes back to the cache.
+  void resume() {
+    const auto& c = job_.checkpoint;
+    if (!c.resume) return;
+    out_.phase("resume");
+    if (c.resume_map_location == "cpu") return;
+    const bool sharded = c.save == job::state_dict_kind::sharded && shards_parameters(job_);
+    if (c.resume_map_location == "none" && !sharded && ctx_.rank.local_rank() != 0) return;
+    const auto world = static_cast<std::uint64_t>(sharded ? std::max(1, ctx_.rank.dp_shard) : 1);
+    const auto& d = ctx_.lay.dtypes;
+    std::vector<tensor_id> weights, optimizer;
+    for (const auto& u : ctx_.lay.units) {
+      const std::uint64_t n = ceil_div(u.trainable_numel, world);
+      weights.push_back(out_.alloc(n * static_cast<bytes>(d.stored) + ceil_div(u.frozen_bytes, world),
+                                   category::parameters));
+      const bytes state = optimizer_state_bytes(job_.optimizer.kind, n, d.state) +
+                          n * static_cast<bytes>(d.master);
+      optimizer.push_back(out_.alloc(state, category::optimizer));
+    }
+    free_all(out_, optimizer);
+    if (!c.resume_kept) free_all(out_, weights);
+    resumed_ = std::move(weights);
+  }
+
+  // Evaluation (eval.enabled) after the training steps: eval.steps batches of eval.micro_batch
+  // through the model in eval mode. A sharding strategy gathers each unit's parameters in the
+  // compute dtype for its forward and frees them after it (FSDP's unshard and reshard, ZeRO-3's
+  // fetch and release). Under torch.no_grad a unit keeps nothing (its saved tensors die with
+  // its forward, as a checkpointed forward's do); without it autograd keeps every unit's saved
+  // tensors until the batch's outputs are dropped, at the end of the step. The model returns
+  // its logits (the loss's first source, batch x seq x vocab in the compute dtype), alive to
+  // the end of the step. With eval.accumulate_logits the Trainer gathers them from every
+  // data-parallel rank (accelerate's gather_for_metrics, an all-gather: no copy on one rank)
+  // and adds them to what it holds (EvalLoopContainer.add: the first batch's as they are, a
+  // later one by nested_concat, whose torch.cat makes the larger tensor before the old one
+  // goes), moving it all to the host every eval.accumulation_steps steps (never, for 0)
+  // (transformers/trainer.py, evaluation_loop; trainer_pt_utils.py).
+  void evaluate() {
+    if (!job_.eval.enabled || out_.stopped()) return;
+    const auto& e = job_.eval;
+    const bool gathers = shards_parameters(job_);
+    const auto compute = static_cast<bytes>(ctx_.lay.dtypes.compute);
+    const auto dp = static_cast<bytes>(std::max(
+        1, ctx_.rank.world / std::max(1, ctx_.rank.tp * ctx_.rank.pp * ctx_.rank.cp)));
+    const bytes logits =
+        tokens_of(model_.text, *eval_job_, false).tokens() * model_.text.vocab * compute;
+    tensor_id held = 0;  // predictions accumulated on the GPU
+    bytes held_bytes = 0;
+    for (int step = 0; step < e.steps && !out_.stopped(); ++step) {
+      out_.phase("eval");
+      std::vector<tensor_id> kept;  // what autograd keeps without no_grad
+      for (std::size_t u = 0; u < model_.units.size(); ++u) {
+        tensor_id params = 0;
+        if (gathers) {
+          const auto& lu = ctx_.lay.units[u];
+          params = out_.alloc(lu.trainable_numel * compute + lu.frozen_gathered_bytes,
+                              category::parameters);
+        }
+        eval_forward(eval_acts_[u], kept, e.no_grad);
+        out_.free(params);
+      }
+      keep_logits_ = true;
+      stage_logits_ = 0;
+      eval_forward(eval_loss_, kept, e.no_grad);
+      keep_logits_ = false;
+      tensor_id output = stage_logits_;  // the model's returned logits
+      stage_logits_ = 0;
+      if (e.accumulate_logits) {
+        // gather_for_metrics returns the tensor itself on one rank; the container's first add
+        // keeps what it is given, a later one concatenates.
+        tensor_id gathered = dp > 1 ? out_.alloc(logits * dp, category::activations) : output;
+        if (gathered == output) output = 0;
+        if (held == 0) {
+          held = gathered;
+        } else {
+          tensor_id grown = out_.alloc(held_bytes + logits * dp, category::activations);
+          out_.free(held);
+          out_.free(gathered);
+          held = grown;
+        }
+        held_bytes += logits * dp;
+        if (e.accumulation_steps > 0 && (step + 1) % e.accumulation_steps == 0) {
+          out_.free(held);  // to the host (EvalLoopContainer.to_cpu_and_numpy)
+          held_bytes = 0;
+        }
+      }
+      out_.free(output);
+      free_all(out_, kept);
+    }
+    out_.free(held);
+  }
+
+  // One unit's forward in evaluation: what it saves is allocated in op order with its
+  // temporaries, and freed at once under no_grad or kept in `kept` without it.
+  void eval_forward(const unit_activations& a, std::vector<tensor_id>& kept, bool no_grad) {
+    recompute(a);
+    transient(a.forward_temps, category::temporary);
+    collectives(a);
+    if (no_grad) {
+      free_all(out_, recomputed_);
+    } else {
+      kept.insert(kept.end(), recomputed_.begin(), recomputed_.end());
+      recomputed_.clear();
+    }
+  }
+
+  // The evaluation batch's activations, unit by unit, as the constructor makes the training
+  // ones.
+  void eval_activations() {
+    eval_job_ = job_;
+    if (job_.eval.micro_batch > 0)
+      eval_job_->training.micro_batch = static_cast<std::uint64_t>(job_.eval.micro_batch);
+    eval_acts_.reserve(model_.units.size());
+    for (std::size_t i = 0; i < model_.units.size(); ++i) {
+      const auto& u = model_.units[i];
+      const auto& s = stack_of(model_, u);
+      const bool vision = model_.vision.has_value() && &s == &*model_.vision;
+      saved_inputs inputs = i < ctx_.lay.units.size() ? ctx_.lay.units[i].inputs : saved_inputs{};
+      if (u.kind == model::unit_kind::head) {
+        eval_acts_.emplace_back();  // the loss stage's, below
+        continue;
+      }
+      eval_acts_.push_back(activations_for(u.kind, s, *eval_job_,
+                                           tokens_of(s, *eval_job_, vision), ctx_.rank.tp, inputs));
+    }
+    if (model_.model_type != "pi0")
+      eval_loss_ = activations_for(model::unit_kind::head, model_.text, *eval_job_,
+                                   tokens_of(model_.text, *eval_job_, false), ctx_.rank.tp,
+                                   saved_inputs{});
   }
 
   std::unique_ptr<strategy> make_strategy() {
@@ -690,6 +835,12 @@ class driver {
   bool first_forward_ = true;
   bool record_stream_ = false;
   activation_offloader offload_;
+  // Outside the training step: the resumed weights' copy (kept while referenced), and the
+  // evaluation batch's job and activations (eval.enabled only).
+  std::vector<tensor_id> resumed_;
+  std::optional<job::job_spec> eval_job_;
+  std::vector<unit_activations> eval_acts_;
+  unit_activations eval_loss_;
 };
 
 }  // namespace

@@ -80,6 +80,26 @@ class zero_strategy final : public strategy {
     for (auto& g : grads_) free_all(out(), g);
   }
 
+  void save_checkpoint() override {
+    // stage3_gather_16bit_weights_on_model_save (deepspeed/runtime/engine.py,
+    // _zero3_consolidated_16bit_state_dict): module by module, GatheredParameters materialises
+    // the module's own parameters in the 16-bit compute dtype on every rank; rank 0 copies
+    // them to the host (param.detach().cpu()) and the partition is restored before the next
+    // module. Stages 1 and 2 hold whole 16-bit weights already: their save adds nothing.
+    if (job().checkpoint.save != job::state_dict_kind::full || stage_ < 3) return;
+    out().phase("checkpoint_save");
+    for (const auto& u : lay().units) {
+      for (auto n : u.trainable) {
+        auto full = out().alloc(n * compute(), category::parameters, streams::unshard);
+        out().free(full);
+      }
+      for (const auto& f : u.frozen) {
+        auto full = out().alloc(f.gathered, category::parameters, streams::unshard);
+        out().free(full);
+      }
+    }
+  }
+
  private:
   bytes compute() const { return static_cast<bytes>(lay().dtypes.compute); }
   std::uint64_t part(std::uint64_t n) const { return (n + world_ - 1) / world_; }

@@ -288,10 +288,32 @@ struct init_spec {
   friend bool operator==(const init_spec&, const init_spec&) = default;
 };
 
+/// Checkpointing outside the training step (docs/schedule.md, "Outside the training step").
 struct checkpoint_spec {
   state_dict_kind save = state_dict_kind::none;
+  /// FSDP FullStateDictConfig (and get_model_state_dict's StateDictOptions.cpu_offload): each
+  /// gathered tensor goes to host memory as it is made, and only rank 0 keeps the state dict.
+  /// Defaults are accelerate's and Lightning's (torch's own class defaults to false, false).
+  bool offload_to_cpu = true;
+  bool rank0_only = true;
+  /// Resuming: torch.load of a training checkpoint (weights and optimizer state) after init.
+  bool resume = false;
+  std::string resume_map_location = "cpu";  // "cpu", "cuda" (the rank's device), "none"
+  bool resume_kept = true;  // the loaded dict stays referenced through training
 
   friend bool operator==(const checkpoint_spec&, const checkpoint_spec&) = default;
+};
+
+/// Evaluation after the training steps (docs/schedule.md, "Outside the training step").
+struct eval_spec {
+  bool enabled = false;
+  int micro_batch = 0;          // 0: training.micro_batch
+  int steps = 1;                // evaluation batches planned
+  bool no_grad = true;          // torch.no_grad() / inference_mode around the forward
+  bool accumulate_logits = false;  // predictions gathered and kept on the GPU (HF Trainer)
+  int accumulation_steps = 0;   // eval_accumulation_steps: moved to host every N steps (0: never)
+
+  friend bool operator==(const eval_spec&, const eval_spec&) = default;
 };
 
 struct framework_spec {
@@ -341,6 +363,7 @@ struct job_spec {
   lora_spec lora;
   init_spec init;
   checkpoint_spec checkpoint;
+  eval_spec eval;
   framework_spec framework;
   std::map<std::string, std::string> env;
   job_provenance provenance;

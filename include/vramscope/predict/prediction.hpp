@@ -43,6 +43,22 @@ struct timeline_point {
   std::uint32_t phase = 0;
 };
 
+/// A phase outside the training step (docs/schedule.md, "Outside the training step"), where
+/// the job runs it: its highest levels on one rank. `device` adds what lies outside the
+/// allocator on the rank's GPU at its peak (context, NCCL, managed memory, other processes).
+struct phase_peak {
+  /// "resume", "first_optimizer_step", "eval" or "checkpoint_save" (outside_phase_names).
+  std::string name;
+  levels peak;
+  bool reached = true;  // false: the rank ran out of memory before the phase began
+  bool oom = false;     // the rank ran out of memory in this phase
+  bool fits = true;     // reached, no out-of-memory failure and device within the GPU
+};
+
+/// The phases outside the training step, in program order.
+inline constexpr std::array<const char*, 4> outside_phase_names{
+    "resume", "first_optimizer_step", "eval", "checkpoint_save"};
+
 struct rank_prediction {
   int rank = 0;
   int gpu = 0;                   // global GPU index the rank runs on
@@ -59,6 +75,12 @@ struct rank_prediction {
   bytes managed_resident = 0;    // the part of it the GPU holds at the peak (the rest evicted)
   std::optional<alloc::oom_info> oom;
   std::string oom_phase;
+  /// The phases outside the training step this rank runs (phase_peak), in program order:
+  /// resume (checkpoint.resume), the first optimizer step (where the optimizer creates its
+  /// state), eval (eval.enabled) and checkpoint_save (checkpoint.save: full where the strategy
+  /// gathers). A phase the rank did not reach (an earlier out-of-memory failure) is listed
+  /// with reached false when the job turns it on.
+  std::vector<phase_peak> phases;
   std::vector<timeline_point> timeline;       // filled when asked for
   std::vector<std::string> phase_names;       // for timeline points
 };

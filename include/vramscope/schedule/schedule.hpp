@@ -1,7 +1,8 @@
 #pragma once
 // Turns a model and a job into the program of memory events one rank performs: init (weights
-// reaching the GPU, the wrapper's state), then `training.steps` training steps (forward and
-// backward unit by unit, gradient reduction, optimizer step), and an optional checkpoint save.
+// reaching the GPU, the wrapper's state), an optional resume, then `training.steps` training
+// steps (forward and backward unit by unit, gradient reduction, optimizer step), an optional
+// evaluation and an optional checkpoint save.
 
 #include <memory>
 #include <vector>
