@@ -38,7 +38,15 @@ const std::string& root() {
   return dir;
 }
 
-bool is_bookkeeping(const std::string& rel) { return rel == "SOURCES.md" || rel == "expected.json"; }
+// A first-sight batch (fresh<N>-expected.json) lists files with the facts written from the file and
+// its framework before the readers were run on them; bench/first_sight.py scores it.
+bool is_first_sight_manifest(const std::string& rel) {
+  return rel.rfind("fresh", 0) == 0 && rel.ends_with("-expected.json");
+}
+
+bool is_bookkeeping(const std::string& rel) {
+  return rel == "SOURCES.md" || rel == "expected.json" || is_first_sight_manifest(rel);
+}
 
 std::vector<std::string> corpus_files() {
   std::vector<std::string> files;
@@ -63,7 +71,9 @@ const json& manifest() {
 enum class reader { observation, job_config, model_config };
 
 reader reader_of(const std::string& kind) {
-  if (kind == "accelerate" || kind == "deepspeed" || kind == "torchtitan") return reader::job_config;
+  if (kind == "accelerate" || kind == "deepspeed" || kind == "torchtitan" || kind == "torchtune" ||
+      kind == "megatron")
+    return reader::job_config;
   if (kind == "hf_config") return reader::model_config;
   return reader::observation;
 }
@@ -140,10 +150,28 @@ std::vector<std::string> cli_args_for(const std::string& kind, const std::string
   return {"explain", "--smi", path};
 }
 
+// Every first-sight manifest's entries, by file.
+const json& first_sight() {
+  static const json all = [] {
+    json out = json::object();
+    for (const auto& entry : fs::directory_iterator(root())) {
+      const std::string name = entry.path().filename().string();
+      if (!is_first_sight_manifest(name)) continue;
+      auto text = read_file(entry.path().string());
+      const json m = text ? json::parse(*text, nullptr, false) : json();
+      if (m.is_object()) out.update(m);
+    }
+    return out;
+  }();
+  return all;
+}
+
 class RealworldCorpus : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RealworldCorpus, YieldsWhatTheManifestSays) {
   const std::string& rel = GetParam();
+  if (!manifest().contains(rel) && first_sight().contains(rel))
+    GTEST_SKIP() << rel << ": a first-sight file not yet in expected.json";
   ASSERT_TRUE(manifest().contains(rel)) << rel << " is in tests/data/realworld/ but not in expected.json";
   const json& entry = manifest()[rel];
   const outcome got = read_as(rel, entry);
@@ -193,6 +221,20 @@ TEST(RealworldManifest, ParsesAndListsOnlyFilesThatExist) {
     EXPECT_TRUE(entry.contains("kind")) << rel;
     EXPECT_NE(entry.contains("yields"), entry.contains("refused")) << rel;
   }
+}
+
+// With VRAMSCOPE_FIRST_SIGHT_OUT=FILE, writes what the readers make of every file of the
+// first-sight manifests (facts or refusal) to FILE for bench/first_sight.py to score.
+TEST(RealworldFirstSight, WritesWhatTheReadersMakeOfTheBatch) {
+  const char* out_path = std::getenv("VRAMSCOPE_FIRST_SIGHT_OUT");
+  if (out_path == nullptr) GTEST_SKIP() << "VRAMSCOPE_FIRST_SIGHT_OUT not set";
+  json out = json::object();
+  for (const auto& [rel, entry] : first_sight().items()) {
+    const outcome got = read_as(rel, entry);
+    out[rel] = got.refusal.empty() ? json{{"facts", got.facts}} : json{{"refused", got.refusal}};
+  }
+  const status written = write_file_atomic(out_path, out.dump(1) + "\n");
+  ASSERT_TRUE(written.has_value()) << written.error().to_string();
 }
 
 TEST(RealworldManifest, HoldsAtLeastEightyFiles) { EXPECT_GE(corpus_files().size(), 80u); }
