@@ -67,6 +67,23 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
     return w.text == "torchrun" || w.text.ends_with("/torchrun") ||
            w.text == "torch.distributed.run" || w.text == "torch.distributed.launch";
   });
+  // `python pretrain_gpt.py ...` (Megatron's single-GPU examples): one process, one GPU.
+  const bool plain_python =
+      !words.empty() && std::all_of(words.begin(), words.end(), [](const shell_word& w) {
+        const auto slash = w.text.rfind('/');
+        const std::string name = slash == std::string::npos ? w.text : w.text.substr(slash + 1);
+        return name.rfind("python", 0) == 0 || (w.text.rfind('-', 0) == 0 && w.text != "-m");
+      });
+  if (!torchrun && plain_python) {
+    const entry e{words[0].text, {"1", {}, false}, false, where(words[0])};
+    ctx.note(e, fmt::format("{} runs the script as one process: one GPU", words[0].text));
+    for (const char* field : {"hardware.gpus_per_node", "hardware.nodes"})
+      if (auto problem = ctx.set(field, "1", e); !problem.empty()) {
+        error = at(e.where, problem);
+        return 0;
+      }
+    return 1;
+  }
   if (!torchrun) {
     const std::string name = words.empty() ? launch.script.text : words[0].text;
     ctx.note(entry{name, {}, false, where(words.empty() ? launch.script : words[0])},
@@ -132,6 +149,8 @@ constexpr const char* read_by_code[] = {"--tensor-model-parallel-size",
                                         "--accumulate-allreduce-grads-in-fp32",
                                         "--recompute-granularity",
                                         "--recompute-activations",
+                                        "--checkpoint-activations",
+                                        "--checkpoint-num-layers",
                                         "--recompute-method",
                                         "--recompute-num-layers",
                                         "--recompute-modules",
@@ -142,6 +161,8 @@ constexpr const char* read_by_code[] = {"--tensor-model-parallel-size",
 // Megatron flags that do not change GPU memory: learning-rate schedule, data, checkpoint paths,
 // logging, profiling, kernel fusions that keep the same tensors, communication overlap.
 constexpr const char* without_effect[] = {"--use-mcore-models",
+                                          "--logging-level",
+                                          "--data-impl",  // the dataset's file format (to 2022)
                                           "--use-legacy-models",
                                           "--transformer-impl",
                                           "--overlap-grad-reduce",
@@ -321,6 +342,11 @@ const std::vector<option>& not_modelled_rows() {
     add({"--squared-relu", "--quick-geglu", "--qk-layernorm"}, "other layer shapes");
     add({"--use-torch-fsdp2", "--use-megatron-fsdp", "--data-parallel-sharding-strategy"},
         "Megatron's FSDP; strategy megatron plans its DDP with the distributed optimizer");
+    // Megatron-FSDP's buffers (megatron/core/distributed/fsdp, arguments.py 2025-2026).
+    add({"--fsdp-double-buffer", "--use-nccl-ub", "--fsdp-manual-registration"},
+        "Megatron-FSDP's communication buffers");
+    add({"--init-model-with-meta-device"}, "weights created on the meta device, then sharded");
+    add({"--record-memory-history"}, "the allocator's history of allocations, kept on the host");
     add({"--decoder-seq-length"}, "encoder-decoder lengths");
     return out;
   }();
@@ -342,6 +368,29 @@ const std::vector<option>& megatron_table() {
   return table;
 }
 
+std::string script_name(const std::string& path) {
+  const auto slash = path.find_last_of("/\\");
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Megatron-LM's pretraining scripts that build other models than GPT, and what they build.
+std::string other_model_script(const std::string& script) {
+  static constexpr std::pair<std::string_view, std::string_view> others[] = {
+      {"pretrain_bert.py", "BERT (a bidirectional encoder with masked-LM and binary heads)"},
+      {"pretrain_t5.py", "T5 (an encoder-decoder)"},
+      {"pretrain_ict.py", "an ICT retriever (two BERT encoders)"},
+      {"pretrain_retro.py", "RETRO (a GPT with a retrieval encoder)"},
+      {"pretrain_mamba.py", "a hybrid Mamba model"},
+      {"pretrain_vlm.py", "a vision-language model"},
+      {"pretrain_vision_classify.py", "a vision transformer"},
+      {"pretrain_vision_dino.py", "a vision transformer"},
+      {"pretrain_vision_inpaint.py", "a vision transformer"},
+  };
+  for (const auto& [name, what] : others)
+    if (script == name) return std::string(what);
+  return "";
+}
+
 }  // namespace
 
 }  // namespace detail
@@ -352,14 +401,43 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   detail::import_context ctx("megatron", source);
   ctx.out.notes = launch->notes;
   detail::read_flags(ctx, text, launch->args);
-  if (ctx.find("--num-layers") == nullptr)
+  const diagnostic script_at =
+      launch->script.text.empty()
+          ? diagnostic{source, 0, 0, "", ""}
+          : detail::location(source, text, launch->script.line, launch->script.column);
+  const std::string script = detail::script_name(launch->script.text);
+  if (const auto other = detail::other_model_script(script); !other.empty())
+    return detail::at(script_at,
+                      fmt::format("{} builds {}, which vramscope does not plan from Megatron-LM "
+                                  "arguments (it plans pretrain_gpt.py's GPT models); to plan it, "
+                                  "write a job spec with the model's config.json "
+                                  "(docs/job-spec.md)",
+                                  script, other));
+  if (ctx.find("--num-layers") == nullptr) {
+    std::string unset;
+    for (const auto& w : launch->args)
+      if (w.unresolved && unset.empty()) unset = w.text;
     return detail::at(
-        launch->script.text.empty()
-            ? diagnostic{source, 0, 0, "", ""}
-            : detail::location(source, text, launch->script.line, launch->script.column),
+        script_at,
         "no --num-layers among the Megatron-LM arguments (Megatron requires "
         "--num-layers, --hidden-size, --num-attention-heads and "
-        "--max-position-embeddings)");
+        "--max-position-embeddings)" +
+            (unset.empty() ? std::string()
+                           : fmt::format("; the arguments include {}, which the script does not "
+                                         "set: write the arguments into the script",
+                                         unset)));
+  }
+  // pretrain_gpt.py's tokenizer when none is named: GPT-2's BPE (args_defaults
+  // {'tokenizer_type': 'GPT2BPETokenizer'}, from 2021's pretrain_gpt.py to today's).
+  if (ctx.find("--tokenizer-type") == nullptr && ctx.find("--vocab-size") == nullptr &&
+      (script.rfind("pretrain_gpt", 0) == 0 || script.rfind("finetune_gpt", 0) == 0)) {
+    detail::entry gpt2{"--tokenizer-type", {"GPT2BPETokenizer", {}, false}, false, script_at};
+    ctx.note(gpt2, fmt::format("no --tokenizer-type: {}'s default, GPT2BPETokenizer (50,257 "
+                               "tokens, padded to --make-vocab-size-divisible-by x tensor "
+                               "parallel size)",
+                               script));
+    ctx.entries.push_back(std::move(gpt2));
+  }
   for (const auto& [name, value] : launch->exports) {
     // Exported variables reach the training processes: the job's environment.
     const detail::entry e{"export " + name,

@@ -193,6 +193,16 @@ TEST_P(RealworldCorpus, YieldsWhatTheManifestSays) {
     ASSERT_TRUE(got.facts.contains(key)) << rel << ": no fact " << key;
     EXPECT_EQ(got.facts[key], want) << rel << ": " << key;
   }
+  // A file the importer reads but `plan` refuses (a model with no preset, refused when it is
+  // loaded at the line that named it): plan's exit status 2 and the first line of its message.
+  if (entry.contains("plan_refused")) {
+    const auto cli = invoke(cli_args_for(entry["kind"].get<std::string>(), root() + "/" + rel));
+    EXPECT_EQ(cli.code, 2) << cli.out << cli.err;
+    std::string err = cli.err.substr(0, cli.err.find('\n'));
+    const std::string prefix = root() + "/";
+    if (const auto at = err.find(prefix); at != std::string::npos) err.erase(at, prefix.size());
+    EXPECT_EQ(err, entry["plan_refused"].get<std::string>()) << rel;
+  }
 }
 
 std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
@@ -220,6 +230,7 @@ TEST(RealworldManifest, ParsesAndListsOnlyFilesThatExist) {
     EXPECT_TRUE(std::binary_search(files.begin(), files.end(), rel)) << rel << " is listed but absent";
     EXPECT_TRUE(entry.contains("kind")) << rel;
     EXPECT_NE(entry.contains("yields"), entry.contains("refused")) << rel;
+    EXPECT_FALSE(entry.contains("plan_refused") && !entry.contains("yields")) << rel;
   }
 }
 
@@ -232,6 +243,16 @@ TEST(RealworldFirstSight, WritesWhatTheReadersMakeOfTheBatch) {
   for (const auto& [rel, entry] : first_sight().items()) {
     const outcome got = read_as(rel, entry);
     out[rel] = got.refusal.empty() ? json{{"facts", got.facts}} : json{{"refused", got.refusal}};
+    // Where a refusal is expected and the import went through, what `plan --from` says: a model
+    // with no preset is refused when it is loaded, at the line that named it.
+    if (got.refusal.empty() && (entry.contains("refused_at") || entry.contains("any_of"))) {
+      const auto cli = invoke(cli_args_for(entry["kind"].get<std::string>(), root() + "/" + rel));
+      std::string err = cli.err.substr(0, cli.err.find('\n'));
+      const std::string prefix = root() + "/";
+      if (const auto at = err.find(prefix); at != std::string::npos) err.erase(at, prefix.size());
+      out[rel]["plan_exit"] = cli.code;
+      out[rel]["plan_error"] = err;
+    }
   }
   const status written = write_file_atomic(out_path, out.dump(1) + "\n");
   ASSERT_TRUE(written.has_value()) << written.error().to_string();
