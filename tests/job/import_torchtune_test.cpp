@@ -137,5 +137,27 @@ TEST(ImportTorchtune, BuildersResolveToPresetsAndUnknownOptionsAreNoted) {
             "");
 }
 
+// Every shipped recipe config since 0.6 names LinearCrossEntropyLoss (the head inside the loss,
+// chunk by chunk): the chunked loss, never the Hugging Face loss over whole logits. The
+// distributed recipes' mesh sets tensor parallelism.
+TEST(ImportTorchtune, LinearCrossEntropyLossIsChunkedAndTheMeshIsRead) {
+  auto imported = import_config_text(
+      "model:\n  _component_: torchtune.models.llama3_3.llama3_3_70b\n"
+      "loss:\n  _component_: torchtune.modules.loss.LinearCrossEntropyLoss\n"
+      "tensor_parallel_dim: 8\ndata_parallel_shard_dim: -1\ndata_parallel_replicate_dim: 1\n"
+      "fsdp_cpu_offload: False\nquantizer:\n  _component_: torchtune.training.quantization."
+      "Int8DynActInt4WeightQATQuantizer\n  groupsize: 256\n",
+      "t.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.model, "llama-3.1-70b");
+  EXPECT_EQ(imported->job.training.loss, loss_impl::chunked);
+  EXPECT_EQ(imported->job.parallel.tp, 8);
+  // -1: the ranks tp leaves, resolved over the GPUs assumed
+  EXPECT_EQ(imported->job.parallel.dp_shard * imported->job.parallel.tp,
+            imported->job.hardware.gpus_per_node * imported->job.hardware.nodes);
+  EXPECT_EQ(find_note(imported->notes, "unknown option"), "");
+  EXPECT_NE(find_note(imported->notes, "quantization-aware training"), "");
+}
+
 }  // namespace
 }  // namespace vramscope::job
