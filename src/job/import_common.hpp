@@ -83,6 +83,7 @@ const std::vector<option>& accelerate_options();
 const std::vector<option>& deepspeed_options();
 const std::vector<option>& torchtitan_options();
 const std::vector<option>& torchtune_options();
+const std::vector<option>& megatron_options();
 
 /// Whether the row `pattern` claims `key`: the same key, or "section.*" for any key under it.
 bool option_matches(const std::string& pattern, const std::string& key);

@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "job/megatron_args.hpp"
+#include "job/megatron_arguments.hpp"
 #include "job/shell_launch.hpp"
 #include "job/source_text.hpp"
 
@@ -353,6 +354,63 @@ const std::vector<option>& not_modelled_rows() {
   return rows;
 }
 
+// Every other argument of Megatron-LM (megatron_arguments.hpp), classified by the argparse group
+// that adds it: groups of logging, checkpoints, data, schedules, tokenizer files, restarts and
+// inference have no effect on a training step's GPU memory; the others (training loop,
+// distributed, model shape, MoE, precision, other models' options) may, and vramscope does not
+// model the flag: noted when it is on. The rows above come first, so a flag vramscope reads keeps
+// its own row.
+const std::vector<option>& group_rows() {
+  static const std::vector<option> rows = [] {
+    static constexpr std::pair<std::string_view, std::string_view> no_effect_groups[] = {
+        {"_add_logging_args", ""},          {"_add_checkpointing_args", ""},
+        {"_add_learning_rate_args", ""},    {"_add_autoresume_args", ""},
+        {"_add_one_logger_args", ""},       {"_add_ft_package_args", ""},
+        {"_add_inprocess_restart_args", ""}, {"_add_msc_args", ""},
+        {"_add_workload_inspector_server_args", ""}, {"_add_straggler_detector_args", ""},
+        {"_add_rerun_machine_args", ""},    {"_add_validation_args", ""},
+        {"_add_config_logger_args", ""},    {"_add_initialization_args", ""},
+        {"_add_tokenizer_args", ""},        {"_add_data_args", ""},
+        {"_add_inference_args", ""},        {"_add_sft_args", ""},
+        {"_add_regularization_args", ""},  // optimizer hyper-parameters; dropouts are read above
+    };
+    static constexpr std::pair<std::string_view, std::string_view> reasons[] = {
+        {"_add_training_args", "a training-loop option"},
+        {"_add_distributed_args", "a distributed-training option"},
+        {"_add_network_size_args", "a model-shape option the GPT layout does not read"},
+        {"_add_moe_args", "a mixture-of-experts option"},
+        {"_add_mla_args", "a multi-latent-attention option"},
+        {"_add_mixed_precision_args", "a precision option"},
+        {"_add_transformer_engine_args", "a Transformer Engine option"},
+        {"_add_kitchen_quantization_arguments", "quantized training"},
+        {"_add_experimental_args", "an experimental option"},
+        {"_add_experimental_attention_variant_args", "an attention variant"},
+        {"_add_heterogeneous_args", "layers of different shapes"},
+        {"_add_logits_distillation_args", "a teacher model for distillation"},
+        {"_add_rl_args", "the reinforcement-learning loop"},
+        {"_add_vision_args", "a vision model's option (the vision scripts are refused)"},
+        {"_add_biencoder_args", "the ICT retriever's option (pretrain_ict.py is refused)"},
+        {"_add_retro_args", "RETRO's option (pretrain_retro.py is refused)"},
+    };
+    std::vector<option> out;
+    for (const auto& [flag, group] : megatron_arguments) {
+      const auto quiet = std::find_if(std::begin(no_effect_groups), std::end(no_effect_groups),
+                                      [&](const auto& g) { return g.first == group; });
+      if (quiet != std::end(no_effect_groups)) {
+        out.push_back({std::string(flag), no_effect()});
+        continue;
+      }
+      const auto why = std::find_if(std::begin(reasons), std::end(reasons),
+                                    [&](const auto& r) { return r.first == group; });
+      out.push_back({std::string(flag),
+                     not_modelled(why != std::end(reasons) ? std::string(why->second)
+                                                           : "a Megatron-LM option")});
+    }
+    return out;
+  }();
+  return rows;
+}
+
 const std::vector<option>& megatron_table() {
   static const std::vector<option> table = [] {
     std::vector<option> rows{{"--attention-backend", custom(read_megatron_attention)},
@@ -363,6 +421,8 @@ const std::vector<option>& megatron_table() {
     for (const char* f : without_effect) rows.push_back({f, no_effect()});
     const auto& more = not_modelled_rows();
     rows.insert(rows.end(), more.begin(), more.end());
+    const auto& by_group = group_rows();
+    rows.insert(rows.end(), by_group.begin(), by_group.end());
     return rows;
   }();
   return table;
@@ -392,6 +452,8 @@ std::string other_model_script(const std::string& script) {
 }
 
 }  // namespace
+
+const std::vector<option>& megatron_options() { return megatron_table(); }
 
 }  // namespace detail
 

@@ -118,8 +118,19 @@ diagnostic unknown_preset(const std::string& name) {
   if (!family.empty())
     return error_at(name, fmt::format("no preset for this model; presets of its family: {}",
                                       fmt::join(family, ", ")));
-  return error_at(name,
-                  fmt::format("not a preset, file or folder; presets: {}", fmt::join(names, ", ")));
+  std::string message =
+      fmt::format("not a preset, file or folder; presets: {}", fmt::join(names, ", "));
+  // A misspelt family ("lama-3.1-8b") may be guessed, as long as the guess is the same size and
+  // version: its key differs only in the leading letters.
+  const std::string guess = did_you_mean(name, names);
+  const auto tail = [](const std::string& key) {
+    std::size_t n = 0;
+    while (n < key.size() && std::isalpha(static_cast<unsigned char>(key[n])) != 0) ++n;
+    return key.substr(n);
+  };
+  if (!guess.empty() && tail(model_name_key(guess)) == tail(model_name_key(name)))
+    message += fmt::format(" (did you mean \"{}\"?)", guess);
+  return error_at(name, std::move(message));
 }
 
 bool is_version_tail(const std::string& token) {

@@ -54,6 +54,20 @@ TEST(OptionLists, EveryTorchtitanOptionOfThreeReleasesIsClassified) {
   expect_every_option_classified("torchtitan", detail::torchtitan_options(), 180);
 }
 
+// Megatron's list is "<group> <flag>" a line: the flag is the option.
+TEST(OptionLists, EveryMegatronArgumentIsClassified) {
+  const auto lines = option_list("megatron");
+  EXPECT_GE(lines.size(), 600u);
+  const auto& table = detail::megatron_options();
+  for (const auto& line : lines) {
+    const std::string flag = line.substr(line.find(' ') + 1);
+    const bool claimed = std::any_of(table.begin(), table.end(), [&](const detail::option& row) {
+      return detail::option_matches(row.key, flag);
+    });
+    EXPECT_TRUE(claimed) << "megatron: " << flag << " has no row in the importer";
+  }
+}
+
 TEST(OptionLists, EveryTorchtuneRecipeOptionIsClassified) {
   expect_every_option_classified("torchtune", detail::torchtune_options(), 70);
 }
