@@ -124,14 +124,48 @@ std::string read_dynamo_mode(import_context& ctx, const entry& e) {
       .apply(ctx, e);
 }
 
-// Context parallelism splits the sequence over ranks; only its absence (size 1) is planned.
+// A mesh dimension planned as more data-parallel ranks: an explicit dp_shard grows by its size.
+std::string multiply_dp_shard(import_context& ctx, const entry& e) {
+  long long n = 0;
+  try {
+    n = std::stoll(e.value.text);
+  } catch (...) {
+    return fmt::format("{}: invalid value \"{}\" (expected a whole number)", e.key, e.value.text);
+  }
+  if (n < 1 || n > 1024) return fmt::format("{}: {} is out of range 1-1024", e.key, n);
+  const auto shard = ctx.out.job.parallel.dp_shard;
+  if (shard == 0) return "";
+  return ctx.set("parallel.dp_shard", std::to_string(static_cast<long long>(shard) * n), e);
+}
+
+// parallelism_config_cp_size: torch's context parallelism (ring attention over the sequence,
+// accelerate/parallelism_config.py, cp_backend "torch"), vramscope's parallel.cp under FSDP2.
+// Under other strategies it is noted and planned without it.
 std::string read_cp_size(import_context& ctx, const entry& e) {
   if (e.value.text == "1") {
     ctx.ignore(e);
     return "";
   }
-  ctx.note(e, fmt::format("context parallelism of {} is not modelled: planned without it", e.value.text));
-  return "";
+  if (ctx.out.job.parallel.kind == strategy::fsdp2) return ctx.set("parallel.cp", e.value.text, e);
+  ctx.note(e, fmt::format("context parallelism of {} is planned only under FSDP2: planned as {} "
+                          "more data-parallel ranks each holding the whole sequence",
+                          e.value.text, e.value.text));
+  return multiply_dp_shard(ctx, e);
+}
+
+// parallelism_config_sp_size: DeepSpeed's Ulysses sequence parallelism (ALST, sp_backend
+// "deepspeed"). The ranks of the job are dp_replicate x dp_shard x tp x cp x sp
+// (ParallelismConfig.total_size); ZeRO shards over the sequence-parallel ranks too. vramscope
+// does not split the sequence: noted, and the sp ranks planned as data-parallel ranks.
+std::string read_sp_size(import_context& ctx, const entry& e) {
+  if (e.value.text == "1") {
+    ctx.ignore(e);
+    return "";
+  }
+  ctx.note(e, fmt::format("sequence parallelism of {} (Ulysses) is not modelled: planned as {} "
+                          "more data-parallel ranks each holding the whole sequence",
+                          e.value.text, e.value.text));
+  return multiply_dp_shard(ctx, e);
 }
 
 // Options FSDP2 does not have: applied for FSDP1, noted and skipped for FSDP2.
@@ -189,12 +223,28 @@ const std::vector<option>& accelerate_table() {
       {ds + "gradient_clipping", no_effect()},
       {ds + "deepspeed_multinode_launcher", no_effect()},
       {ds + "deepspeed_hostfile", no_effect()},
+      {ds + "deepspeed_inclusion_filter", no_effect()},
+      {ds + "deepspeed_exclusion_filter", no_effect()},
+      {ds + "offload_optimizer_nvme_path", no_effect()},
+      {ds + "offload_param_nvme_path", no_effect()},
+      // The dtype of Ulysses' all-to-all (accelerate >= 1.10, DeepSpeed's ALST).
+      {ds + "seq_parallel_communication_data_type", no_effect()},
       // accelerate >= 1.10 N-D parallelism (accelerate/parallelism_config.py, ParallelismConfig):
       // the mesh sizes of FSDP2's HSDP replicas and shards and of tensor parallelism.
       {"parallelism_config.parallelism_config_tp_size", maps_to("parallel.tp")},
       {"parallelism_config.parallelism_config_dp_replicate_size", maps_to("parallel.dp_replicate")},
       {"parallelism_config.parallelism_config_dp_shard_size", maps_to("parallel.dp_shard")},
       {"parallelism_config.parallelism_config_cp_size", custom(read_cp_size)},
+      {"parallelism_config.parallelism_config_sp_size", custom(read_sp_size)},
+      {"parallelism_config.parallelism_config_cp_backend", no_effect()},
+      {"parallelism_config.parallelism_config_cp_comm_strategy",
+       not_modelled("the ring's key and value exchange; planned as p2p")},
+      {"parallelism_config.parallelism_config_sp_backend", no_effect()},
+      {"parallelism_config.parallelism_config_sp_seq_length", no_effect()},
+      {"parallelism_config.parallelism_config_sp_seq_length_is_variable", no_effect()},
+      {"parallelism_config.parallelism_config_sp_attn_implementation", no_effect()},
+      // accelerate before 0.16 wrote the backend at the top level (config_args.py converts it).
+      {"dynamo_backend", custom(read_dynamo_backend)},
       {"dynamo_config.dynamo_backend", custom(read_dynamo_backend)},
       {"dynamo_config.dynamo_mode", custom(read_dynamo_mode)},
       {"dynamo_config.dynamo_use_fullgraph", no_effect()},
@@ -210,7 +260,7 @@ const std::vector<option>& accelerate_table() {
       {"rdzv_backend", no_effect()},        {"same_network", no_effect()},
       {"gpu_ids", no_effect()},             {"tpu_env", no_effect()},
       {"tpu_use_cluster", no_effect()},     {"tpu_use_sudo", no_effect()},
-      {"tpu_name", no_effect()},            {"tpu_zone", no_effect()},
+      {"tpu_name", no_effect()},            {"tpu_vm", no_effect()},            {"tpu_zone", no_effect()},
       {"commands", no_effect()},            {"command_file", no_effect()},
       {"ipex_config.*", no_effect()},       {"mpirun_config.*", no_effect()},
   };
@@ -279,7 +329,16 @@ maybe_error read_processes(import_context& ctx, bool& has_world_size) {
 // dtype all 16-bit), for DDP torch.autocast, for DeepSpeed the bf16 / fp16 section.
 maybe_error read_mixed_precision(import_context& ctx) {
   const entry* e = ctx.find("mixed_precision");
-  if (e == nullptr || ctx.precision_from_file) return std::nullopt;
+  if (ctx.precision_from_file) return std::nullopt;
+  if (e == nullptr) {
+    // accelerate's own default (commands/config/config_args.py, BaseConfig.mixed_precision "no";
+    // `accelerate launch` without --mixed_precision takes the config's): fp32 throughout.
+    ctx.note("no mixed_precision: accelerate's default \"no\", planned in fp32");
+    entry absent{"mixed_precision", {}, true, diagnostic{ctx.source, 0, 0, "", ""}};
+    absent.value.text = "no";
+    const std::string problem = ctx.set("precision", "fp32", absent);
+    return problem.empty() ? std::nullopt : maybe_error(error_at(ctx.source, problem));
+  }
   std::string mp = lower_case(e->value.text);
   if (mp == "fp8") {
     ctx.note(*e, "fp8 training is not modelled: planned as bf16");
@@ -319,6 +378,8 @@ maybe_error read_deepspeed_file(import_context& ctx, const std::string& base_dir
 }
 
 }  // namespace
+
+const std::vector<option>& accelerate_options() { return accelerate_table(); }
 
 }  // namespace detail
 

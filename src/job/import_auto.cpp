@@ -54,6 +54,16 @@ void resolve_trainer_autos(import_context& ctx) {
       ctx.note(e, "\"train_batch_size\" is \"auto\": the HF Trainer fills it with the number of "
                   "GPUs x micro batch x gradient accumulation, so it does not give the number "
                   "of GPUs");
+      // Without train_micro_batch_size_per_gpu, DeepSpeed divides that filled total by the
+      // accumulation and the GPUs: the Trainer's per-device batch again.
+      if (ctx.find("train_micro_batch_size_per_gpu") == nullptr) {
+        const auto micro = ctx.trainer.per_device_train_batch_size;
+        ctx.note(e, fmt::format("no train_micro_batch_size_per_gpu: DeepSpeed divides the filled "
+                                "train_batch_size by the accumulation and the GPUs, leaving "
+                                "per_device_train_batch_size (assumed {})",
+                                micro));
+        (void)ctx.set("training.micro_batch", std::to_string(micro), e);
+      }
     } else if (e.key == "zero_optimization.reduce_bucket_size" ||
                (zero3 && e.key == "zero_optimization.stage3_prefetch_bucket_size")) {
       const bool reduce = e.key == "zero_optimization.reduce_bucket_size";

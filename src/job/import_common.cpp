@@ -39,6 +39,10 @@ void report_unknown(import_context& ctx, const entry& e, const std::vector<optio
 
 }  // namespace
 
+bool option_matches(const std::string& pattern, const std::string& key) {
+  return matches(pattern, key);
+}
+
 import_context::import_context(std::string format, const std::string& src) : source(src) {
   out.format = std::move(format);
   out.job.provenance.source = src;

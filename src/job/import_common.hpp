@@ -77,6 +77,17 @@ struct option {
   action act;
 };
 
+/// Each importer's table, for the test that classifies every option of the framework's own
+/// list (tests/data/options/).
+const std::vector<option>& accelerate_options();
+const std::vector<option>& deepspeed_options();
+const std::vector<option>& torchtitan_options();
+const std::vector<option>& torchtune_options();
+const std::vector<option>& megatron_options();
+
+/// Whether the row `pattern` claims `key`: the same key, or "section.*" for any key under it.
+bool option_matches(const std::string& pattern, const std::string& key);
+
 /// One no_effect() row per key of `section` ("" for top-level keys).
 std::vector<option> ignored(const std::string& section, std::initializer_list<const char*> keys);
 

@@ -173,6 +173,16 @@ std::string read_world(import_context& ctx, bool& has_world_size) {
   if (t % (m * a) != 0)
     return fmt::format("train_batch_size {} is not a multiple of train_micro_batch_size_per_gpu "
                        "{} x gradient_accumulation_steps {}", t, m, a);
+  if (accumulation == nullptr) {
+    // DeepSpeed infers the missing one of the three from the launcher's world size
+    // (runtime/config.py, _set_batch_related_parameters): here the accumulation, so the file
+    // does not fix the GPU count.
+    ctx.note(*total, fmt::format("train_batch_size {} without gradient_accumulation_steps: "
+                                 "DeepSpeed divides it by the micro batch and the GPU count, "
+                                 "which the file does not give; planned with accumulation 1",
+                                 total->value.text));
+    return "";
+  }
   has_world_size = true;
   return set_world(ctx, static_cast<long long>(t / (m * a)), *total);
 }
@@ -191,6 +201,17 @@ std::string read_optimizer(import_context& ctx, const entry& e) {
   return ctx.set("optimizer.name", "adamw", e);
 }
 
+// max_live_parameters 0 (axolotl's ZeRO-3 configs) keeps no gathered parameter beyond the ones
+// in use: planned as one, the field's least.
+std::string read_max_live(import_context& ctx, const entry& e) {
+  if (e.value.text == "0") {
+    ctx.note(e, fmt::format("{} 0: no gathered parameters kept beyond the module in use; planned "
+                            "as 1", e.key));
+    return ctx.set("parallel.max_live_parameters", "1", e);
+  }
+  return ctx.set("parallel.max_live_parameters", e.value.text, e);
+}
+
 const std::vector<option>& deepspeed_table() {
   const std::string zero = "zero_optimization.";
   static const std::vector<option> table{
@@ -205,15 +226,41 @@ const std::vector<option>& deepspeed_table() {
       {zero + "cpu_offload", maps_to("parallel.offload_optimizer")},
       {zero + "reduce_bucket_size", maps_to("parallel.reduce_bucket_size")},
       {zero + "allgather_bucket_size", maps_to("parallel.allgather_bucket_size")},
+      // DeepSpeedZeroConfig (deepspeed/runtime/zero/config.py) takes each ZeRO-3 option under
+      // its own name and under the stage3_-prefixed alias; both spellings are rows here.
       {zero + "stage3_prefetch_bucket_size", maps_to("parallel.prefetch_bucket_size")},
-      {zero + "stage3_max_live_parameters", maps_to("parallel.max_live_parameters")},
+      {zero + "prefetch_bucket_size", maps_to("parallel.prefetch_bucket_size")},
+      {zero + "stage3_max_live_parameters", custom(read_max_live)},
+      {zero + "max_live_parameters", custom(read_max_live)},
       {zero + "contiguous_gradients", maps_to("parallel.contiguous_gradients")},
       {zero + "stage3_gather_16bit_weights_on_model_save",
        maps_with("checkpoint.save", {{"true", "full"}, {"false", "none"}})},
+      {zero + "gather_16bit_weights_on_model_save",
+       maps_with("checkpoint.save", {{"true", "full"}, {"false", "none"}})},
+      // The deprecated name of the same switch (config.py: stage3_gather_fp16_weights_...).
+      {zero + "stage3_gather_fp16_weights_on_model_save",
+       maps_with("checkpoint.save", {{"true", "full"}, {"false", "none"}})},
       {zero + "overlap_comm", not_modelled("overlapped reduction keeps extra gradient buckets")},
       {zero + "stage3_max_reuse_distance", not_modelled("gathered parameters kept for reuse")},
+      {zero + "max_reuse_distance", not_modelled("gathered parameters kept for reuse")},
       {zero + "stage3_param_persistence_threshold",
        not_modelled("small parameters stay unsharded")},
+      {zero + "param_persistence_threshold", not_modelled("small parameters stay unsharded")},
+      {zero + "stage3_model_persistence_threshold",
+       not_modelled("small models stay unsharded")},
+      {zero + "model_persistence_threshold", not_modelled("small models stay unsharded")},
+      {zero + "stage3_module_granularity_threshold",
+       not_modelled("small modules fetched as one")},
+      {zero + "module_granularity_threshold", not_modelled("small modules fetched as one")},
+      {zero + "stage3_use_all_reduce_for_fetch_params", no_effect()},
+      {zero + "use_all_reduce_for_fetch_params", no_effect()},
+      {zero + "cpu_offload_param", maps_to("parallel.offload_param")},
+      {zero + "cpu_offload_use_pin_memory", no_effect()},
+      {zero + "zero_quantized_nontrainable_weights", not_modelled("ZeRO++ quantized weights")},
+      {zero + "zeropp_loco_param.*", not_modelled("ZeRO++ LoCo error feedback")},
+      {zero + "pipeline_loading_checkpoint", no_effect()},
+      {zero + "override_module_apply", no_effect()},
+      {zero + "log_trace_cache_warnings", no_effect()},
       {zero + "sub_group_size", not_modelled("the optimizer step works in sub-groups")},
       {zero + "reduce_scatter", not_modelled("choice of gradient reduction collective")},
       {zero + "allgather_partitions", not_modelled("choice of parameter gather collective")},
@@ -257,9 +304,36 @@ const std::vector<option>& deepspeed_table() {
       {"wall_clock_breakdown", no_effect()},
       {"dump_state", no_effect()},
       {"flops_profiler.*", no_effect()},
+      // Monitors (deepspeed/monitor/config.py): at the top level or under monitor_config.
       {"tensorboard.*", no_effect()},
       {"wandb.*", no_effect()},
       {"csv_monitor.*", no_effect()},
+      {"comet.*", no_effect()},
+      {"monitor_config.*", no_effect()},
+      {"memory_breakdown", no_effect()},
+      {"timers.*", no_effect()},
+      {"nebula.*", no_effect()},
+      {"eigenvalue.*", no_effect()},  // the eigenvalue estimate of quantization's schedule
+      {"quantize_training.*", not_modelled("MoQ quantization of the weights during training")},
+      {"progressive_layer_drop.*", not_modelled("layers skipped during training")},
+      {"curriculum_learning.*", not_modelled("sequence lengths that grow during training")},
+      {"sparse_attention.*", not_modelled("block-sparse attention")},
+      {"pipeline.*", no_effect()},
+      {"compile.*", not_modelled("DeepSpeed's torch.compile of the engine")},
+      {"hybrid_engine.*", not_modelled("the RLHF hybrid engine")},
+      {"weight_quantization.*", not_modelled("weight quantization")},
+      {"tensor_parallel.*", not_modelled("DeepSpeed AutoTP")},
+      {"sequence_parallel_size", not_modelled("Ulysses sequence parallelism")},
+      {"seq_parallel_communication_data_type", no_effect()},
+      {"graph_harvesting", no_effect()},
+      {"dataloader_drop_last", no_effect()},
+      {"sparse_gradients", no_effect()},
+      {"disable_allgather", no_effect()},
+      {"fp16_master_weights_and_grads", not_modelled("fp16 master weights")},
+      {"load_universal", no_effect()},
+      {"use_node_local_storage", no_effect()},
+      {"use_data_before_expert_parallelism", no_effect()},
+      {"vocabulary_size", no_effect()},
       {"comms_logger.*", no_effect()},
       {"checkpoint.*", no_effect()},
       {"aio.*", no_effect()},
@@ -297,6 +371,8 @@ std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view t
   ctx.entries = std::move(outer);
   return error;
 }
+
+const std::vector<option>& deepspeed_options() { return deepspeed_table(); }
 
 }  // namespace detail
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "job/megatron_args.hpp"
+#include "job/megatron_arguments.hpp"
 #include "job/shell_launch.hpp"
 #include "job/source_text.hpp"
 
@@ -67,6 +68,23 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
     return w.text == "torchrun" || w.text.ends_with("/torchrun") ||
            w.text == "torch.distributed.run" || w.text == "torch.distributed.launch";
   });
+  // `python pretrain_gpt.py ...` (Megatron's single-GPU examples): one process, one GPU.
+  const bool plain_python =
+      !words.empty() && std::all_of(words.begin(), words.end(), [](const shell_word& w) {
+        const auto slash = w.text.rfind('/');
+        const std::string name = slash == std::string::npos ? w.text : w.text.substr(slash + 1);
+        return name.rfind("python", 0) == 0 || (w.text.rfind('-', 0) == 0 && w.text != "-m");
+      });
+  if (!torchrun && plain_python) {
+    const entry e{words[0].text, {"1", {}, false}, false, where(words[0])};
+    ctx.note(e, fmt::format("{} runs the script as one process: one GPU", words[0].text));
+    for (const char* field : {"hardware.gpus_per_node", "hardware.nodes"})
+      if (auto problem = ctx.set(field, "1", e); !problem.empty()) {
+        error = at(e.where, problem);
+        return 0;
+      }
+    return 1;
+  }
   if (!torchrun) {
     const std::string name = words.empty() ? launch.script.text : words[0].text;
     ctx.note(entry{name, {}, false, where(words.empty() ? launch.script : words[0])},
@@ -132,6 +150,8 @@ constexpr const char* read_by_code[] = {"--tensor-model-parallel-size",
                                         "--accumulate-allreduce-grads-in-fp32",
                                         "--recompute-granularity",
                                         "--recompute-activations",
+                                        "--checkpoint-activations",
+                                        "--checkpoint-num-layers",
                                         "--recompute-method",
                                         "--recompute-num-layers",
                                         "--recompute-modules",
@@ -142,6 +162,8 @@ constexpr const char* read_by_code[] = {"--tensor-model-parallel-size",
 // Megatron flags that do not change GPU memory: learning-rate schedule, data, checkpoint paths,
 // logging, profiling, kernel fusions that keep the same tensors, communication overlap.
 constexpr const char* without_effect[] = {"--use-mcore-models",
+                                          "--logging-level",
+                                          "--data-impl",  // the dataset's file format (to 2022)
                                           "--use-legacy-models",
                                           "--transformer-impl",
                                           "--overlap-grad-reduce",
@@ -321,7 +343,69 @@ const std::vector<option>& not_modelled_rows() {
     add({"--squared-relu", "--quick-geglu", "--qk-layernorm"}, "other layer shapes");
     add({"--use-torch-fsdp2", "--use-megatron-fsdp", "--data-parallel-sharding-strategy"},
         "Megatron's FSDP; strategy megatron plans its DDP with the distributed optimizer");
+    // Megatron-FSDP's buffers (megatron/core/distributed/fsdp, arguments.py 2025-2026).
+    add({"--fsdp-double-buffer", "--use-nccl-ub", "--fsdp-manual-registration"},
+        "Megatron-FSDP's communication buffers");
+    add({"--init-model-with-meta-device"}, "weights created on the meta device, then sharded");
+    add({"--record-memory-history"}, "the allocator's history of allocations, kept on the host");
     add({"--decoder-seq-length"}, "encoder-decoder lengths");
+    return out;
+  }();
+  return rows;
+}
+
+// Every other argument of Megatron-LM (megatron_arguments.hpp), classified by the argparse group
+// that adds it: groups of logging, checkpoints, data, schedules, tokenizer files, restarts and
+// inference have no effect on a training step's GPU memory; the others (training loop,
+// distributed, model shape, MoE, precision, other models' options) may, and vramscope does not
+// model the flag: noted when it is on. The rows above come first, so a flag vramscope reads keeps
+// its own row.
+const std::vector<option>& group_rows() {
+  static const std::vector<option> rows = [] {
+    static constexpr std::pair<std::string_view, std::string_view> no_effect_groups[] = {
+        {"_add_logging_args", ""},          {"_add_checkpointing_args", ""},
+        {"_add_learning_rate_args", ""},    {"_add_autoresume_args", ""},
+        {"_add_one_logger_args", ""},       {"_add_ft_package_args", ""},
+        {"_add_inprocess_restart_args", ""}, {"_add_msc_args", ""},
+        {"_add_workload_inspector_server_args", ""}, {"_add_straggler_detector_args", ""},
+        {"_add_rerun_machine_args", ""},    {"_add_validation_args", ""},
+        {"_add_config_logger_args", ""},    {"_add_initialization_args", ""},
+        {"_add_tokenizer_args", ""},        {"_add_data_args", ""},
+        {"_add_inference_args", ""},        {"_add_sft_args", ""},
+        {"_add_regularization_args", ""},  // optimizer hyper-parameters; dropouts are read above
+    };
+    static constexpr std::pair<std::string_view, std::string_view> reasons[] = {
+        {"_add_training_args", "a training-loop option"},
+        {"_add_distributed_args", "a distributed-training option"},
+        {"_add_network_size_args", "a model-shape option the GPT layout does not read"},
+        {"_add_moe_args", "a mixture-of-experts option"},
+        {"_add_mla_args", "a multi-latent-attention option"},
+        {"_add_mixed_precision_args", "a precision option"},
+        {"_add_transformer_engine_args", "a Transformer Engine option"},
+        {"_add_kitchen_quantization_arguments", "quantized training"},
+        {"_add_experimental_args", "an experimental option"},
+        {"_add_experimental_attention_variant_args", "an attention variant"},
+        {"_add_heterogeneous_args", "layers of different shapes"},
+        {"_add_logits_distillation_args", "a teacher model for distillation"},
+        {"_add_rl_args", "the reinforcement-learning loop"},
+        {"_add_vision_args", "a vision model's option (the vision scripts are refused)"},
+        {"_add_biencoder_args", "the ICT retriever's option (pretrain_ict.py is refused)"},
+        {"_add_retro_args", "RETRO's option (pretrain_retro.py is refused)"},
+    };
+    std::vector<option> out;
+    for (const auto& [flag, group] : megatron_arguments) {
+      const auto quiet = std::find_if(std::begin(no_effect_groups), std::end(no_effect_groups),
+                                      [&](const auto& g) { return g.first == group; });
+      if (quiet != std::end(no_effect_groups)) {
+        out.push_back({std::string(flag), no_effect()});
+        continue;
+      }
+      const auto why = std::find_if(std::begin(reasons), std::end(reasons),
+                                    [&](const auto& r) { return r.first == group; });
+      out.push_back({std::string(flag),
+                     not_modelled(why != std::end(reasons) ? std::string(why->second)
+                                                           : "a Megatron-LM option")});
+    }
     return out;
   }();
   return rows;
@@ -337,12 +421,39 @@ const std::vector<option>& megatron_table() {
     for (const char* f : without_effect) rows.push_back({f, no_effect()});
     const auto& more = not_modelled_rows();
     rows.insert(rows.end(), more.begin(), more.end());
+    const auto& by_group = group_rows();
+    rows.insert(rows.end(), by_group.begin(), by_group.end());
     return rows;
   }();
   return table;
 }
 
+std::string script_name(const std::string& path) {
+  const auto slash = path.find_last_of("/\\");
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Megatron-LM's pretraining scripts that build other models than GPT, and what they build.
+std::string other_model_script(const std::string& script) {
+  static constexpr std::pair<std::string_view, std::string_view> others[] = {
+      {"pretrain_bert.py", "BERT (a bidirectional encoder with masked-LM and binary heads)"},
+      {"pretrain_t5.py", "T5 (an encoder-decoder)"},
+      {"pretrain_ict.py", "an ICT retriever (two BERT encoders)"},
+      {"pretrain_retro.py", "RETRO (a GPT with a retrieval encoder)"},
+      {"pretrain_mamba.py", "a hybrid Mamba model"},
+      {"pretrain_vlm.py", "a vision-language model"},
+      {"pretrain_vision_classify.py", "a vision transformer"},
+      {"pretrain_vision_dino.py", "a vision transformer"},
+      {"pretrain_vision_inpaint.py", "a vision transformer"},
+  };
+  for (const auto& [name, what] : others)
+    if (script == name) return std::string(what);
+  return "";
+}
+
 }  // namespace
+
+const std::vector<option>& megatron_options() { return megatron_table(); }
 
 }  // namespace detail
 
@@ -352,14 +463,43 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   detail::import_context ctx("megatron", source);
   ctx.out.notes = launch->notes;
   detail::read_flags(ctx, text, launch->args);
-  if (ctx.find("--num-layers") == nullptr)
+  const diagnostic script_at =
+      launch->script.text.empty()
+          ? diagnostic{source, 0, 0, "", ""}
+          : detail::location(source, text, launch->script.line, launch->script.column);
+  const std::string script = detail::script_name(launch->script.text);
+  if (const auto other = detail::other_model_script(script); !other.empty())
+    return detail::at(script_at,
+                      fmt::format("{} builds {}, which vramscope does not plan from Megatron-LM "
+                                  "arguments (it plans pretrain_gpt.py's GPT models); to plan it, "
+                                  "write a job spec with the model's config.json "
+                                  "(docs/job-spec.md)",
+                                  script, other));
+  if (ctx.find("--num-layers") == nullptr) {
+    std::string unset;
+    for (const auto& w : launch->args)
+      if (w.unresolved && unset.empty()) unset = w.text;
     return detail::at(
-        launch->script.text.empty()
-            ? diagnostic{source, 0, 0, "", ""}
-            : detail::location(source, text, launch->script.line, launch->script.column),
+        script_at,
         "no --num-layers among the Megatron-LM arguments (Megatron requires "
         "--num-layers, --hidden-size, --num-attention-heads and "
-        "--max-position-embeddings)");
+        "--max-position-embeddings)" +
+            (unset.empty() ? std::string()
+                           : fmt::format("; the arguments include {}, which the script does not "
+                                         "set: write the arguments into the script",
+                                         unset)));
+  }
+  // pretrain_gpt.py's tokenizer when none is named: GPT-2's BPE (args_defaults
+  // {'tokenizer_type': 'GPT2BPETokenizer'}, from 2021's pretrain_gpt.py to today's).
+  if (ctx.find("--tokenizer-type") == nullptr && ctx.find("--vocab-size") == nullptr &&
+      (script.rfind("pretrain_gpt", 0) == 0 || script.rfind("finetune_gpt", 0) == 0)) {
+    detail::entry gpt2{"--tokenizer-type", {"GPT2BPETokenizer", {}, false}, false, script_at};
+    ctx.note(gpt2, fmt::format("no --tokenizer-type: {}'s default, GPT2BPETokenizer (50,257 "
+                               "tokens, padded to --make-vocab-size-divisible-by x tensor "
+                               "parallel size)",
+                               script));
+    ctx.entries.push_back(std::move(gpt2));
+  }
   for (const auto& [name, value] : launch->exports) {
     // Exported variables reach the training processes: the job's environment.
     const detail::entry e{"export " + name,

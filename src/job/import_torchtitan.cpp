@@ -12,6 +12,8 @@
 #include <sstream>
 #include <tuple>
 
+#include <vramscope/model/catalog.hpp>
+
 #include "job/import_common.hpp"
 #include "job/source_text.hpp"
 #include "job/validation.hpp"
@@ -58,55 +60,54 @@ void flatten(const toml::table& table, const std::string& prefix, import_context
   }
 }
 
-// torchtitan flavors whose preset name is not "<name>-<flavor>" (torchtitan/models/<name>/
-// __init__.py at commit 4a950ea): the model each flavor's ModelArgs builds. An empty preset is a
-// flavor vramscope has no preset for, refused with `why`.
-struct flavor_preset {
-  std::string_view name, flavor, preset, why;
+// torchtitan flavors vramscope refuses with a reason (torchtitan/models/<name>/__init__.py at
+// commit 4a950ea). Every other flavor resolves through the catalogue's names and aliases.
+struct refused_flavor {
+  std::string_view name, flavor, why;
 };
-constexpr flavor_preset flavor_presets[] = {
-    {"llama3", "debugmodel", "llama3-debugmodel", ""},
-    {"llama4", "debugmodel", "llama4-debugmodel", ""},
-    {"deepseek_v3", "debugmodel", "deepseek-v3-debugmodel", ""},
-    {"qwen3", "debugmodel_moe", "qwen3-debugmodel-moe", ""},
-    {"deepseek_v3", "16b", "deepseek-v3-16b", ""},
-    {"deepseek_v3", "671b", "deepseek-v3", ""},
-    {"llama4", "17bx16e", "llama-4-scout", ""},
-    {"llama4", "17bx128e", "llama-4-maverick", ""},
-    {"llama4", "17bx16e_irope", "",
+constexpr refused_flavor refused_flavors[] = {
+    {"llama4", "17bx16e_irope",
      "the irope flavors attend through FlexAttention with block-causal masks, which vramscope "
      "does not plan; flavor 17bx16e has the same parameters"},
-    {"llama4", "17bx128e_irope", "",
+    {"llama4", "17bx128e_irope",
      "the irope flavors attend through FlexAttention with block-causal masks, which vramscope "
      "does not plan; flavor 17bx128e has the same parameters"},
 };
 
-// torchtitan model names and flavors -> vramscope presets ("llama3" "8B" -> llama-3.1-8b).
+// torchtitan model names and flavors -> vramscope presets, by model::preset_named on
+// "<name> <flavor>" ("llama3 8B" -> llama-3.1-8b, "qwen3 30B-A3B" -> qwen3-30b-a3b), on a flavor
+// that is a Hugging Face id (the deepseek_v2 experiment's "deepseek-ai/DeepSeek-V2-Lite"), and
+// on [hf_transformers] model, the checkpoint the transformers modeling backend builds
+// (torchtitan/experiments/transformers_modeling_backend, v0.2.2). A name with no preset is kept
+// as written, so that planning refuses it at the model's line, listing the presets of its family.
 maybe_error read_model(import_context& ctx) {
   const entry* name = ctx.find("model.name");
   const entry* flavor = ctx.find("model.flavor");
-  if (name == nullptr) return std::nullopt;
+  const entry* hf = ctx.find("hf_transformers.model");
+  if (name == nullptr && hf == nullptr) return std::nullopt;
   const std::string f = flavor == nullptr ? "" : lower_case(flavor->value.text);
-  const std::string n = lower_case(name->value.text);
-  std::string preset = n + (f.empty() ? "" : "-" + f);
-  if (n == "llama3") preset = "llama-3.1-" + f;
-  if (n == "llama2") preset = "llama-2-" + f;
-  bool known = n == "llama3" || n == "llama2" || n == "qwen3";
-  for (const auto& p : flavor_presets) {
-    if (p.name != n || p.flavor != f) continue;
-    if (p.preset.empty())
+  const std::string n = name == nullptr ? "" : lower_case(name->value.text);
+  for (const auto& p : refused_flavors)
+    if (p.name == n && p.flavor == f)
       return at(flavor->where, fmt::format("model {} {}: {}", name->value.text,
                                            flavor->value.text, p.why));
-    preset = std::string(p.preset);
-    known = true;
+  const entry* from = name != nullptr ? name : hf;
+  std::string written = name == nullptr ? "" : name->value.text;
+  if (flavor != nullptr) written += " " + flavor->value.text;
+  std::optional<std::string> preset;
+  if (hf != nullptr) {
+    preset = model::preset_named(hf->value.text);
+    from = hf;
+    written = hf->value.text;
+  } else {
+    preset = model::preset_named(written);
+    if (!preset && flavor != nullptr && f.find('/') != std::string::npos)
+      preset = model::preset_named(flavor->value.text);
   }
-  if (!known)
-    ctx.note(*name, fmt::format("model {} {}: planned as \"{}\"; check it against `vramscope "
-                                "models` and set model if it differs", name->value.text,
-                                flavor == nullptr ? "" : flavor->value.text, preset));
+  if (hf != nullptr && name != nullptr) ctx.mapped_to(*name, "model");
   if (flavor != nullptr) ctx.mapped_to(*flavor, "model");
-  const std::string problem = ctx.set("model", preset, *name);
-  return problem.empty() ? std::nullopt : maybe_error(at(name->where, problem));
+  const std::string problem = ctx.set("model", preset.value_or(written), *from);
+  return problem.empty() ? std::nullopt : maybe_error(at(from->where, problem));
 }
 
 // Older torchtitan configs (2024 to early 2025) kept the parallel degrees under [training] and
@@ -119,6 +120,14 @@ void read_legacy_layout(import_context& ctx) {
       "pipeline_parallel_microbatch_size", "pipeline_parallel_split_points",
       "context_parallel_degree", "context_parallel_rotate_method", "expert_parallel_degree"};
   for (auto& e : ctx.entries) {
+    // April to August 2024: one data-parallel degree, FSDP's (-1: every rank left over).
+    if (e.key == "training.data_parallel_degree" &&
+        ctx.find("parallelism.data_parallel_shard_degree") == nullptr) {
+      ctx.note(e, "training.data_parallel_degree is the older place of "
+                  "parallelism.data_parallel_shard_degree: read as such");
+      e.key = "parallelism.data_parallel_shard_degree";
+      continue;
+    }
     for (const char* key : moved) {
       for (const char* section : {"training.", "experimental."}) {
         if (e.key != std::string(section) + key) continue;
@@ -354,6 +363,27 @@ std::string read_converters(import_context& ctx, const entry& e) {
       .apply(ctx, e);
 }
 
+// torchtitan's 2024 float8 switches (training.fp8_linear = "" / "dynamic" / "delayed";
+// training.enable_fp8_linear = true): torchao's float8 linears, whose delayed scaling keeps
+// amax histories of a few floats a weight, planned as the tensorwise recipe.
+std::string read_legacy_fp8_linear(import_context& ctx, const entry& e) {
+  std::string v = lower_case(e.value.text);
+  if (e.key == "training.enable_fp8_linear") {
+    bool on = false;
+    if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
+      return e.key + ": " + problem;
+    v = on ? "dynamic" : "";
+  }
+  if (v.empty()) return ctx.set("precision.float8", "none", e);
+  if (v != "dynamic" && v != "delayed")
+    return fmt::format("{}: invalid value \"{}\" (expected \"\", dynamic or delayed)", e.key,
+                       e.value.text);
+  if (v == "delayed")
+    ctx.note(e, "training.fp8_linear delayed: planned as the tensorwise recipe (the amax "
+                "histories are a few floats a weight)");
+  return ctx.set("precision.float8", "tensorwise", e);
+}
+
 // The options of the float8 converter: consumed by read_float8 when it is on, nothing when off.
 // filter_fqns: torchtitan's default skips the output head, which the planner never converts;
 // other names (a MoE router's gate) keep a few MiB of linears in high precision, planned as
@@ -482,6 +512,7 @@ const std::vector<option>& torchtitan_table() {
     std::vector<option> rows{
         {"model.name", handled()},
         {"model.flavor", handled()},
+        {"hf_transformers.model", handled()},
         {"model.converters", custom(read_converters)},
         {"training.local_batch_size", maps_to("training.micro_batch")},
         {"training.batch_size", maps_to("training.micro_batch")},
@@ -492,6 +523,10 @@ const std::vector<option>& torchtitan_table() {
         {"training.global_batch_size", not_modelled("gradient accumulation; set "
                                                     "training.gradient_accumulation")},
         {"training.compile", custom(read_compile)},
+        // 2024: float8 linears switched on by training.fp8_linear ("" off, "dynamic" or
+        // "delayed" scaling) and later training.enable_fp8_linear.
+        {"training.fp8_linear", custom(read_legacy_fp8_linear)},
+        {"training.enable_fp8_linear", custom(read_legacy_fp8_linear)},
         {"parallelism.data_parallel_shard_degree", handled()},
         {"parallelism.data_parallel_replicate_degree", handled()},
         {"parallelism.tensor_parallel_degree", handled()},
@@ -534,6 +569,22 @@ const std::vector<option>& torchtitan_table() {
         {"experimental.*", not_modelled("experimental features")},
         {"validation.*", not_modelled_when_on("validation", "validation passes")},
         {"fault_tolerance.*", not_modelled("fault-tolerant replica groups")},
+        // The 2024 layout's [training] degrees, read as their [parallelism] names by
+        // read_legacy_layout (a file that has both keeps the [parallelism] one).
+        {"training.data_parallel_degree", no_effect()},
+        {"training.tensor_parallel_degree", no_effect()},
+        {"training.pipeline_parallel_degree", no_effect()},
+        {"training.enable_loss_parallel", maps_to("parallel.loss_parallel")},
+        {"training.dtype",
+         not_modelled("parameters kept in that dtype without FSDP's mixed precision")},
+        {"training.dataloader.*", no_effect()},
+        {"parallelism.pipeline_parallel_expert_parallel_overlap",
+         not_modelled("pipeline stages overlapping expert all-to-alls")},
+        {"parallelism.context_parallel_load_balancer", no_effect()},
+        {"parallelism.expert_parallel_comm_backend",
+         not_modelled("the all-to-all library's buffers (DeepEP)")},
+        {"debug.moe_force_load_balance", not_modelled("tokens routed to experts evenly")},
+        {"debug.*", no_effect()},
     };
     for (auto&& more :
          {ignored("model",
@@ -558,6 +609,8 @@ const std::vector<option>& torchtitan_table() {
 }
 
 }  // namespace
+
+const std::vector<option>& torchtitan_options() { return torchtitan_table(); }
 
 }  // namespace detail
 

@@ -15,6 +15,8 @@
 #include <array>
 #include <cctype>
 
+#include <vramscope/model/catalog.hpp>
+
 #include "job/import_common.hpp"
 #include "job/source_text.hpp"
 
@@ -25,19 +27,6 @@ namespace detail {
 namespace {
 
 using maybe_error = std::optional<diagnostic>;
-
-// torchtune builder names (without lora_ / qlora_ and _base / _instruct) -> presets.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 17> builders{{
-    {"llama3_1_8b", "llama-3.1-8b"},   {"llama3_1_70b", "llama-3.1-70b"},
-    {"llama3_1_405b", "llama-3.1-405b"}, {"llama3_2_1b", "llama-3.2-1b"},
-    {"llama3_2_3b", "llama-3.2-3b"},   {"llama2_7b", "llama-2-7b"},
-    {"llama2_13b", "llama-2-13b"},     {"mistral_7b", "mistral-7b"},
-    {"qwen2_5_0_5b", "qwen2.5-0.5b"},  {"qwen2_5_7b", "qwen2.5-7b"},
-    {"qwen2_5_72b", "qwen2.5-72b"},    {"qwen3_8b", "qwen3-8b"},
-    {"qwen3_32b", "qwen3-32b"},        {"gemma_2b", "gemma-2b"},
-    {"gemma_7b", "gemma-7b"},          {"gemma2_9b", "gemma-2-9b"},
-    {"phi3_mini", "phi-3-mini"},
-}};
 
 // model._component_: the preset, and LoRA / QLoRA from the builder's prefix.
 maybe_error read_tune_model(import_context& ctx) {
@@ -51,17 +40,11 @@ maybe_error read_tune_model(import_context& ctx) {
   std::string base = builder.substr(qlora ? 6 : lora ? 5 : 0);
   for (std::string_view tail : {"_base", "_instruct"})
     if (base.ends_with(tail)) base.resize(base.size() - tail.size());
-  std::string preset = base;
-  const auto it = std::find_if(builders.begin(), builders.end(),
-                               [&](const auto& b) { return b.first == base; });
-  if (it != builders.end()) {
-    preset = std::string(it->second);
-  } else {
-    std::replace(preset.begin(), preset.end(), '_', '-');
-    ctx.note(*e, fmt::format("model builder {}: no preset of that name; planned as \"{}\", set "
-                             "model=PATH/config.json for the model it builds",
-                             e->value.text, preset));
-  }
+  // The builder's name resolves through the catalogue's names and aliases (model_name_key:
+  // "llama3_3_70b" is llama-3.1-70b's shapes, "gemma2_2b" is gemma-2-2b). A builder with no
+  // preset keeps its own name, so that planning refuses it at this line, listing the presets of
+  // its family; --set model=PATH/config.json plans it.
+  const std::string preset = model::preset_named(base).value_or(base);
   std::string problem = ctx.set("model", preset, *e);
   if (problem.empty() && lora) problem = ctx.set("lora.enabled", "true", *e);
   // The QLoRA builders quantise the LoRA-targeted linears to torchao's NF4Tensor.
@@ -150,13 +133,42 @@ std::string read_tune_checkpointing(import_context& ctx, const entry& e) {
 std::string read_loss(import_context& ctx, const entry& e) {
   const std::string v = e.value.text;
   if (v.ends_with("CEWithChunkedOutputLoss")) return ctx.set("training.loss", "chunked", e);
-  if (v.ends_with("CrossEntropyLoss")) {
+  // torchtune.modules.loss.LinearCrossEntropyLoss (every shipped recipe config since 0.6): the
+  // model skips its output layer and the loss applies it to num_output_chunks (8) chunks of the
+  // tokens, each chunk's logits upcast to fp32 for cross_entropy, which keeps its fp32
+  // log-softmax output for backward: the chunked loss's tensors, one chunk at a time.
+  if (v.ends_with("LinearCrossEntropyLoss")) {
+    ctx.note(e, "LinearCrossEntropyLoss: the head's logits and the loss chunk by chunk, planned as "
+                "training.loss chunked (the copy of the unmasked tokens' hidden states it takes "
+                "first is not planned)");
+    return ctx.set("training.loss", "chunked", e);
+  }
+  if (v == "torch.nn.CrossEntropyLoss") {
     ctx.note(e, "torch.nn.CrossEntropyLoss over the model's fp32 logits: planned as the Hugging "
                 "Face loss (training.loss hf)");
     return "";
   }
   ctx.note(e, fmt::format("loss {} is not modelled: planned as the Hugging Face loss", v));
   return "";
+}
+
+// enable_fp8_training (full_finetune_distributed): torchao's float8 linears, with the recipe
+// fp8_recipe_name names (tensorwise by default), as torchtitan sets them up.
+std::string read_tune_fp8(import_context& ctx, const entry& e) {
+  bool on = false;
+  if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
+    return e.key + ": " + problem;
+  const entry* recipe = ctx.find("fp8_recipe_name");
+  if (!on) return ctx.set("precision.float8", "none", e);
+  if (recipe == nullptr || recipe->value.text == "null" || recipe->value.text.empty())
+    return ctx.set("precision.float8", "tensorwise", e);
+  ctx.mapped_to(e, "precision.float8");
+  return ctx.set("precision.float8", recipe->value.text, *recipe);
+}
+
+// data_parallel_shard_dim: -1 is "the ranks tp and dp_replicate leave", vramscope's 0.
+std::string read_shard_dim(import_context& ctx, const entry& e) {
+  return ctx.set("parallel.dp_shard", e.value.text == "-1" ? "0" : e.value.text, e);
 }
 
 std::string read_tune_optimizer(import_context& ctx, const entry& e) {
@@ -218,10 +230,29 @@ const std::vector<option>& torchtune_table() {
         {"fsdp_reshard_after_forward", maps_to("parallel.reshard_after_forward")},
         {"compile", custom(read_tune_compile)},
         {"custom_sharded_layers", not_modelled("extra FSDP units around the embedding and head")},
-        {"tensor_parallel_dim", not_modelled("tensor parallelism of the distributed recipes")},
-        {"tensor_parallel_plan._component_", not_modelled("tensor parallelism")},
-        {"data_parallel_shard_dim", not_modelled("the FSDP mesh of the distributed recipes")},
-        {"data_parallel_replicate_dim", not_modelled("the FSDP mesh of the distributed recipes")},
+        // full_finetune_distributed's device mesh (torchtune/training/_distributed.py,
+        // ParallelDims): tp, then FSDP over dp_shard (-1: the ranks left) within dp_replicate.
+        {"tensor_parallel_dim", maps_to("parallel.tp")},
+        {"tensor_parallel_plan._component_", no_effect()},  // the plan of the model's family
+        {"data_parallel_shard_dim", custom(read_shard_dim)},
+        {"data_parallel_replicate_dim", maps_to("parallel.dp_replicate")},
+        {"context_parallel_dim", maps_to("parallel.cp")},
+        {"ac_mode", not_modelled("selective checkpointing of the distributed recipes")},
+        {"ac_option", not_modelled("selective checkpointing of the distributed recipes")},
+        {"enable_fp8_training", custom(read_tune_fp8)},
+        {"fp8_recipe_name", handled()},
+        {"resize_token_embeddings",
+         not_modelled("embeddings resized to the tokenizer's vocabulary")},
+        {"model.decoder_trainable", not_modelled("the trainable parts of a vision model")},
+        {"model.encoder_trainable", not_modelled("the trainable parts of a vision model")},
+        {"model.fusion_trainable", not_modelled("the trainable parts of a vision model")},
+        {"model.image_size", no_effect()},
+        {"loss.ignore_index", no_effect()},
+        {"loss.tp_enabled", no_effect()},
+        {"loss.mask_ignored_tokens", no_effect()},
+        {"quantizer._component_",
+         not_modelled("quantization-aware training: fake-quantized linears")},
+        {"quantizer.*", no_effect()},  // groupsize and the quantizer's other arguments
         {"low_cpu_ram", no_effect()},
         {"dataset", no_effect()},  // a list of datasets
         {"dataset.*", no_effect()},
@@ -238,7 +269,9 @@ const std::vector<option>& torchtune_table() {
                                      "save_adapter_weights_only", "seed", "shuffle", "epochs",
                                      "max_steps_per_epoch", "device", "log_every_n_steps",
                                      "log_peak_memory_stats", "log_level", "run_val_every_n_steps",
-                                     "batch_size_val", "cudnn_deterministic_mode"})})
+                                     "batch_size_val", "cudnn_deterministic_mode", "collate_fn",
+                                     "enable_async_checkpointing", "fake_quant_after_n_steps",
+                                     "profile_memory", "save_every_n_steps"})})
       rows.insert(rows.end(), more.begin(), more.end());
     return rows;
   }();
@@ -310,6 +343,8 @@ maybe_error read_strategy(import_context& ctx, std::string_view text, bool& has_
 }
 
 }  // namespace
+
+const std::vector<option>& torchtune_options() { return torchtune_table(); }
 
 }  // namespace detail
 

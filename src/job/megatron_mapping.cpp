@@ -208,6 +208,15 @@ maybe_error read_megatron_recompute(import_context& ctx, const megatron_mesh& m)
   const entry* from = ctx.find("--recompute-granularity");
   if (granularity.empty() && (from = ctx.find("--recompute-activations")) != nullptr)
     granularity = "selective";
+  // Megatron-LM before 2.6 (2021): --checkpoint-activations recomputed whole layers in groups of
+  // --checkpoint-num-layers (1), the later --recompute-granularity full, method uniform.
+  if (granularity.empty() && (from = ctx.find("--checkpoint-activations")) != nullptr) {
+    granularity = "full";
+    if (const entry* n = ctx.find("--checkpoint-num-layers"); n != nullptr && n->value.text != "1")
+      ctx.note(*n, fmt::format("--checkpoint-num-layers {}: groups of layers are planned as every "
+                               "layer checkpointed on its own",
+                               n->value.text));
+  }
   // The method and layer count act under full recompute only, the modules under selective.
   for (const char* flag : {"--recompute-method", "--recompute-num-layers", "--recompute-modules"}) {
     const entry* e = ctx.find(flag);

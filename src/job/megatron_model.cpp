@@ -62,6 +62,7 @@ maybe_error read_vocab(const import_context& ctx, megatron_shape& s, long long t
     vocab = flag_int(ctx, "--vocab-size", 0, 1, error);
   } else {
     const entry* where = ctx.find("--tokenizer-type");
+    if (where == nullptr) where = ctx.find("--num-layers");  // the model's arguments
     const diagnostic d = where != nullptr ? where->where : diagnostic{ctx.source, 0, 0, "", ""};
     return at(d, tokenizer.empty()
                      ? "the arguments give neither --tokenizer-type nor --vocab-size: add "

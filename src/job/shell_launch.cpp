@@ -571,6 +571,7 @@ class interpreter {
   // The first command running a `pretrain_*.py` (else any `.py`) is the launch; later ones are
   // noted. Commands that start with an option are a plain argument list.
   void command(std::vector<shell_word>& fields, shell_launch& out, std::vector<shell_word>& loose) {
+    if (inner_command(fields, out, loose)) return;
     const auto script = runs_nothing(fields[0].text)
                             ? fields.end()
                             : std::find_if(fields.begin(), fields.end(),
@@ -597,8 +598,49 @@ class interpreter {
     out.args.assign(script + 1, fields.end());
   }
 
+  // `bash -c "..."` and `sh -c '...'`, alone or after a launcher (`srun ... sh -c "${CMD}"`):
+  // the string is a command line of its own, read as one, every word of it located at the
+  // string. Returns false when `fields` has no such shell.
+  bool inner_command(const std::vector<shell_word>& fields, shell_launch& out,
+                     std::vector<shell_word>& loose) {
+    std::size_t c = 1;
+    while (c + 1 < fields.size() &&
+           !(fields[c].text == "-c" && is_shell(fields[c - 1].text)))
+      ++c;
+    if (c + 1 >= fields.size() || depth_ >= 4) return false;
+    const shell_word& string = fields[c + 1];
+    std::vector<statement> statements;
+    if (auto err = lexer(string.text, source_).run(statements)) {
+      note(string.line, string.column,
+           fmt::format("{} -c: the command string is not read ({})", fields[c - 1].text,
+                       err->message));
+      return true;
+    }
+    ++depth_;
+    for (auto& st : statements) {
+      std::vector<shell_word> inner;
+      for (auto w : st.words) {
+        for (auto& f : expand(w, true)) {
+          f.line = string.line;
+          f.column = string.column;
+          inner.push_back(std::move(f));
+        }
+      }
+      if (!inner.empty()) command(inner, out, loose);
+    }
+    --depth_;
+    return true;
+  }
+
+  static bool is_shell(const std::string& word) {
+    const auto slash = word.rfind('/');
+    const std::string name = slash == std::string::npos ? word : word.substr(slash + 1);
+    return name == "sh" || name == "bash" || name == "zsh" || name == "dash";
+  }
+
   std::string_view text_;
   const std::string& source_;
+  int depth_ = 0;  // nested -c strings being read
   variables vars_;
   std::vector<diagnostic> notes_;
   std::vector<shell_word> other_commands_;  // first words of commands that are not arguments

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -39,6 +41,16 @@ result<preset> parse_preset(const catalog_json& item, const std::string& where) 
   if (!item.contains("published_parameters") || !item["published_parameters"].is_number_unsigned())
     return error_at(where, "missing field \"published_parameters\" (an integer)");
   p.published_parameters = item["published_parameters"].get<std::uint64_t>();
+  if (item.contains("aliases")) {
+    const auto& aliases = item["aliases"];
+    if (!aliases.is_array())
+      return error_at(where, "field \"aliases\" must be a list of names");
+    for (const auto& a : aliases) {
+      if (!a.is_string() || a.get<std::string>().empty())
+        return error_at(where, "field \"aliases\" must be a list of names");
+      p.aliases.push_back(a.get<std::string>());
+    }
+  }
   if (item.contains("hf_aliases")) {
     const auto& aliases = item["hf_aliases"];
     if (!aliases.is_array())
@@ -100,11 +112,48 @@ std::vector<std::string> names_of(const std::vector<preset>& list) {
 diagnostic unknown_preset(const std::string& name) {
   auto list = presets();
   std::vector<std::string> names = list ? names_of(*list) : std::vector<std::string>{};
+  const auto family = presets_of_family(name);
+  // Never a did-you-mean by spelling: "gemma-2b" is not "gemma-2-2b". The family's presets are
+  // listed instead, and the user picks one or gives the model's config.json.
+  if (!family.empty())
+    return error_at(name, fmt::format("no preset for this model; presets of its family: {}",
+                                      fmt::join(family, ", ")));
   std::string message =
       fmt::format("not a preset, file or folder; presets: {}", fmt::join(names, ", "));
+  // A misspelt family ("lama-3.1-8b") may be guessed, as long as the guess is the same size and
+  // version: its key differs only in the leading letters.
   const std::string guess = did_you_mean(name, names);
-  if (!guess.empty()) message += fmt::format(" (did you mean \"{}\"?)", guess);
+  const auto tail = [](const std::string& key) {
+    std::size_t n = 0;
+    while (n < key.size() && std::isalpha(static_cast<unsigned char>(key[n])) != 0) ++n;
+    return key.substr(n);
+  };
+  if (!guess.empty() && tail(model_name_key(guess)) == tail(model_name_key(name)))
+    message += fmt::format(" (did you mean \"{}\"?)", guess);
   return error_at(name, std::move(message));
+}
+
+bool is_version_tail(const std::string& token) {
+  static constexpr std::string_view tails[] = {"instruct", "base", "chat", "hf", "it"};
+  if (std::find(std::begin(tails), std::end(tails), token) != std::end(tails)) return true;
+  // A release date such as Qwen's "2507" (July 2025): four digits and nothing else.
+  return token.size() == 4 && std::all_of(token.begin(), token.end(), [](char c) {
+           return std::isdigit(static_cast<unsigned char>(c)) != 0;
+         });
+}
+
+// The name part of a Hugging Face id ("Qwen/Qwen3-4B" -> "Qwen3-4B"); the whole name otherwise.
+std::string_view after_org(std::string_view name) {
+  const auto slash = name.rfind('/');
+  return slash == std::string_view::npos ? name : name.substr(slash + 1);
+}
+
+// The leading letters of a name's key: its family ("qwen" of "qwen2_5_3b").
+std::string family_of(std::string_view name) {
+  const std::string key = model_name_key(after_org(name));
+  std::size_t n = 0;
+  while (n < key.size() && std::isalpha(static_cast<unsigned char>(key[n])) != 0) ++n;
+  return key.substr(0, n);
 }
 
 struct preset_text {
@@ -133,6 +182,32 @@ result<preset_text> find_preset(const std::string& asked) {
 
 }  // namespace
 
+std::string model_name_key(std::string_view name) {
+  std::vector<std::string> tokens{""};
+  for (char c : name) {
+    if (c == '-' || c == '_' || c == '.' || c == ' ' || c == '/') {
+      if (!tokens.back().empty()) tokens.emplace_back();
+      continue;
+    }
+    tokens.back() += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (tokens.back().empty()) tokens.pop_back();
+  while (tokens.size() > 1 && is_version_tail(tokens.back())) tokens.pop_back();
+  std::string key;
+  for (const auto& t : tokens) key += t;
+  return key;
+}
+
+std::vector<std::string> presets_of_family(std::string_view name) {
+  std::vector<std::string> out;
+  const std::string family = family_of(name);
+  auto list = presets();
+  if (family.empty() || !list) return out;
+  for (const auto& p : *list)
+    if (family_of(p.name) == family) out.push_back(p.name);
+  return out;
+}
+
 result<std::vector<preset>> presets() {
   auto list = parse_catalog(detail::embedded_catalog(), built_in_catalog);
   if (!list) return list;
@@ -158,12 +233,27 @@ std::optional<std::string> preset_named(const std::string& name) {
   const std::string key = lower_case(name);
   for (const auto& p : *list)
     if (lower_case(p.name) == key) return p.name;
-  // Only ids of the form "org/name": the catalog's other origins are not Hugging Face ids.
-  if (name.find('/') == std::string::npos) return std::nullopt;
+  // Ids of the form "org/name": the catalog's other origins are not Hugging Face ids.
+  if (name.find('/') != std::string::npos) {
+    for (const auto& p : *list) {
+      if (lower_case(p.hf_id) == key) return p.name;
+      for (const auto& alias : p.hf_aliases)
+        if (lower_case(alias) == key) return p.name;
+    }
+  }
+  // Any other spelling: the name (without its org) reduced to its key, compared with the keys of
+  // the presets' names, Hugging Face ids and aliases (framework builder and flavor names).
+  const std::string wanted = model_name_key(after_org(name));
+  if (wanted.empty()) return std::nullopt;
   for (const auto& p : *list) {
-    if (lower_case(p.hf_id) == key) return p.name;
-    for (const auto& alias : p.hf_aliases)
-      if (lower_case(alias) == key) return p.name;
+    if (model_name_key(p.name) == wanted) return p.name;
+    for (const auto& alias : p.aliases)
+      if (model_name_key(alias) == wanted) return p.name;
+    if (p.hf_id.find('/') != std::string::npos && p.hf_id.find(' ') == std::string::npos &&
+        model_name_key(after_org(p.hf_id)) == wanted)
+      return p.name;
+    for (const auto& id : p.hf_aliases)
+      if (model_name_key(after_org(id)) == wanted) return p.name;
   }
   return std::nullopt;
 }

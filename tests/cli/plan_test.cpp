@@ -122,7 +122,9 @@ TEST(PlanCommand, AModelThatIsNoPresetIsPointedAtWhereItWasChosen) {
   std::filesystem::copy_file(config.path(), toml);
   const auto r = testing::invoke({"plan", "--from", toml});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find(toml + ":2:1: model \"deepseek_v3-236b\": not a preset"),
+  EXPECT_NE(r.err.find(toml + ":2:1: model \"deepseek_v3 236B\": no preset for this model; "
+                              "presets of its family: deepseek-v3, deepseek-v3-16b, "
+                              "deepseek-v3-debugmodel"),
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("--set model=PATH/config.json"), std::string::npos) << r.err;

@@ -194,5 +194,35 @@ TEST(ImportAccelerate, ReadsTheNDParallelismConfig) {
   EXPECT_EQ(testing::find_note(imported->notes, "unknown option"), "");
 }
 
+// accelerate's own default is mixed_precision "no": fp32, not vramscope's bf16.
+TEST(ImportAccelerate, MissingMixedPrecisionIsFp32) {
+  auto imported = import_config_text("distributed_type: MULTI_GPU\nnum_processes: 2\n", "a.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.precision.params, dtype::f32);
+  EXPECT_NE(find_note(imported->notes, "no mixed_precision"), "");
+}
+
+// parallelism_config's context- and sequence-parallel sizes count in the world size:
+// dp_replicate x dp_shard x tp x cp x sp processes.
+TEST(ImportAccelerate, ContextAndSequenceParallelSizesCountInTheWorld) {
+  auto cp = import_config_text(
+      "distributed_type: FSDP\nnum_processes: 2\nmixed_precision: bf16\nfsdp_config:\n"
+      "  fsdp_version: 2\nparallelism_config:\n  parallelism_config_dp_shard_size: 1\n"
+      "  parallelism_config_cp_size: 2\n",
+      "a.yaml");
+  ASSERT_TRUE(cp) << cp.error().to_string();
+  EXPECT_EQ(cp->job.parallel.cp, 2);
+  auto sp = import_config_text(
+      "distributed_type: DEEPSPEED\nnum_processes: 4\nmixed_precision: bf16\n"
+      "deepspeed_config:\n  zero_stage: 3\n  seq_parallel_communication_data_type: bf16\n"
+      "parallelism_config:\n  parallelism_config_dp_shard_size: 2\n"
+      "  parallelism_config_sp_size: 2\n  parallelism_config_sp_backend: deepspeed\n",
+      "a.yaml");
+  ASSERT_TRUE(sp) << sp.error().to_string();
+  EXPECT_EQ(sp->job.hardware.gpus_per_node, 4);
+  EXPECT_NE(find_note(sp->notes, "sequence parallelism of 2"), "");
+  EXPECT_EQ(find_note(sp->notes, "unknown option"), "");
+}
+
 }  // namespace
 }  // namespace vramscope::job

@@ -214,5 +214,28 @@ TEST(ImportDeepSpeed, DerivesTheMicroBatchFromTrainBatchSizeAsDeepSpeedDoes) {
             "GPUs: micro batch left at its default\n{\"train_batch_size\": 12}\n ^ near here");
 }
 
+// DeepSpeedZeroConfig takes each ZeRO-3 option under its own name and its stage3_ alias.
+TEST(ImportDeepSpeed, UnprefixedZero3NamesAreTheSameOptions) {
+  auto imported = import_config_text(
+      "{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": {\"stage\": 3, "
+      "\"max_live_parameters\": 2e8, \"max_reuse_distance\": 0, "
+      "\"gather_16bit_weights_on_model_save\": true}, \"eigenvalue\": {\"enabled\": false}, "
+      "\"comet\": {\"enabled\": false}}",
+      "ds.json");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.parallel.max_live_parameters, 200000000u);
+  EXPECT_EQ(find_note(imported->notes, "unknown option"), "");
+}
+
+// train_batch_size with the micro batch and no accumulation: DeepSpeed infers the accumulation
+// from the launcher's world size, so the file gives no GPU count.
+TEST(ImportDeepSpeed, TrainBatchSizeWithoutAccumulationFixesNoGpuCount) {
+  auto imported = import_config_text(
+      "{\"train_batch_size\": 24, \"train_micro_batch_size_per_gpu\": 3}", "ds.json");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.training.gradient_accumulation, 1);
+  EXPECT_NE(find_note(imported->notes, "without gradient_accumulation_steps"), "");
+}
+
 }  // namespace
 }  // namespace vramscope::job

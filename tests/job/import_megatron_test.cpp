@@ -181,8 +181,8 @@ TEST(ImportMegatron, UnknownVocabularyAsksForVocabSize) {
             "before Megatron pads it)\n"
             "--tokenizer-type HuggingFaceTokenizer --tokenizer-model x\n"
             "^ near here");
-  EXPECT_EQ(import_error(base),
-            "args.txt: the arguments give neither --tokenizer-type nor --vocab-size: add "
+  EXPECT_EQ(import_error(base).substr(0, import_error(base).find('\n')),
+            "args.txt:1:1: the arguments give neither --tokenizer-type nor --vocab-size: add "
             "--vocab-size N (the tokenizer's vocabulary before Megatron pads it)");
   const auto padded = import_ok(base +
                                 "--tokenizer-type NullTokenizer --vocab-size 1000\n"
@@ -490,6 +490,46 @@ TEST(ImportMegatron, RepeatedFlagKeepsTheLast) {
   const auto imported = import_ok(small_model + "--micro-batch-size 2\n--micro-batch-size 4\n");
   EXPECT_EQ(imported.job.training.micro_batch, 4u);
   EXPECT_NE(find_note(imported.notes, "first on line 3"), "");
+}
+
+// pretrain_gpt.py names GPT-2's BPE tokenizer when the arguments name none (args_defaults), and
+// 2021's --checkpoint-activations is full recompute; `python script.py` runs one process.
+TEST(ImportMegatron, LegacyGptScriptGetsGpt2VocabularyAndFullRecompute) {
+  const auto imported = import_ok(
+      "python pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 4 \\\n"
+      "  --max-position-embeddings 128 --seq-length 128 --micro-batch-size 2 \\\n"
+      "  --global-batch-size 4 --checkpoint-activations --fp16\n");
+  EXPECT_EQ(key_of(imported.job, "vocab_size"), "50304");  // 50257 padded to a multiple of 128
+  EXPECT_EQ(imported.job.training.activation_checkpointing, checkpointing::full);
+  EXPECT_EQ(imported.job.hardware.gpus_per_node, 1);
+  EXPECT_EQ(imported.job.training.gradient_accumulation, 2);
+  EXPECT_NE(find_note(imported.notes, "GPT2BPETokenizer"), "");
+  EXPECT_EQ(find_note(imported.notes, "unknown option"), "");
+}
+
+TEST(ImportMegatron, BertAndT5ScriptsAreRefusedWithWhatTheyBuild) {
+  const std::string args = " --num-layers 2 --hidden-size 64 --num-attention-heads 4\n";
+  const std::string bert = import_error("torchrun --nproc_per_node 8 pretrain_bert.py" + args);
+  EXPECT_EQ(bert.rfind("args.txt:1:29: pretrain_bert.py builds BERT", 0), 0u) << bert;
+  const std::string t5 = import_error("python pretrain_t5.py" + args);
+  EXPECT_NE(t5.find("pretrain_t5.py builds T5 (an encoder-decoder)"), std::string::npos) << t5;
+}
+
+// A SLURM script that prepares data with Python first, then runs the training under
+// `srun bash -c "..."`: the pretraining command is the launch, located at its string.
+TEST(ImportMegatron, FindsTheTrainingCommandInsideBashDashC) {
+  const auto imported = import_ok(
+      "#!/bin/bash\n#SBATCH --nodes=1\n"
+      "python tools/preprocess_data.py --input data.json --output-prefix data\n"
+      "srun --ntasks=1 bash -c \"torchrun --nproc_per_node 4 pretrain_gpt.py --num-layers 2 "
+      "--hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128 "
+      "--seq-length 128 --micro-batch-size 1 --global-batch-size 4 --vocab-size 1000 --bf16\"\n");
+  EXPECT_EQ(imported.job.hardware.gpus_per_node, 4);
+  EXPECT_EQ(imported.job.training.micro_batch, 1);
+  EXPECT_EQ(imported.job.provenance.set_at.at("training.micro_batch").line, 4);
+  const auto unset = import_error("srun -l sh -c \"python -u pretrain_gpt.py ${PARAMS}\"\n");
+  EXPECT_NE(unset.find("args.txt:1:15: no --num-layers"), std::string::npos) << unset;
+  EXPECT_NE(unset.find("$PARAMS, which the script does not set"), std::string::npos) << unset;
 }
 
 }  // namespace

@@ -401,5 +401,34 @@ TEST(ImportTorchtitan, ErrorsAreLocated) {
             "^ near here");
 }
 
+// 2024's layout: one data-parallel degree and the fp8_linear switch under [training];
+// [hf_transformers] model names the checkpoint the transformers backend builds; a flavor can be
+// a Hugging Face id.
+TEST(ImportTorchtitan, ReadsOlderKeysAndHubIdsOfTheModel) {
+  auto old = import_config_text(
+      "[model]\nname = \"llama2\"\nflavor = \"7B\"\n[training]\nbatch_size = 8\n"
+      "seq_len = 2048\ndata_parallel_degree = -1\ntensor_parallel_degree = 1\n"
+      "fp8_linear = \"\"\n",
+      "t.toml");
+  ASSERT_TRUE(old) << old.error().to_string();
+  EXPECT_EQ(old->job.model, "llama-2-7b");
+  EXPECT_EQ(old->job.precision.float8, float8_recipe::none);
+  EXPECT_EQ(find_note(old->notes, "unknown option"), "");
+  auto hf = import_config_text(
+      "[model]\nname = \"transformers_modeling_backend\"\nflavor = \"full\"\n"
+      "[hf_transformers]\nmodel = \"Qwen/Qwen3-4B-Instruct-2507\"\n",
+      "t.toml");
+  ASSERT_TRUE(hf) << hf.error().to_string();
+  EXPECT_EQ(hf->job.model, "qwen3-4b");
+  auto v2 = import_config_text(
+      "[model]\nname = \"deepseek_v2\"\nflavor = \"deepseek-ai/DeepSeek-V2-Lite\"\n", "t.toml");
+  ASSERT_TRUE(v2) << v2.error().to_string();
+  EXPECT_EQ(v2->job.model, "deepseek-v3-16b");  // torchtitan's 16B flavor has its shapes
+  auto none = import_config_text("[model]\nname = \"gpt_oss\"\nflavor = \"20b\"\n", "t.toml");
+  ASSERT_TRUE(none) << none.error().to_string();
+  EXPECT_EQ(none->job.model, "gpt_oss 20b");  // no preset: plan refuses it at line 2
+  EXPECT_EQ(none->job.provenance.set_at.at("model").line, 2);
+}
+
 }  // namespace
 }  // namespace vramscope::job

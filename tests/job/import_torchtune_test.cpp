@@ -116,16 +116,47 @@ TEST(ImportTorchtune, BadValuesAreErrorsAtTheirLine) {
             std::string::npos);
 }
 
-TEST(ImportTorchtune, UnknownBuildersAndOptionsAreNoted) {
+// Builders resolve through the catalogue's names and aliases; one with no preset keeps its name,
+// which plan refuses at the model's line (the real-world corpus checks plan's message).
+TEST(ImportTorchtune, BuildersResolveToPresetsAndUnknownOptionsAreNoted) {
+  auto scout = import_config_text(
+      "model:\n  _component_: torchtune.models.llama4.llama4_scout_17b_16e\n", "t.yaml");
+  ASSERT_TRUE(scout) << scout.error().to_string();
+  EXPECT_EQ(scout->job.model, "llama-4-scout");
+  auto gemma = import_config_text(
+      "model:\n  _component_: torchtune.models.gemma2.lora_gemma2_2b\n", "t.yaml");
+  ASSERT_TRUE(gemma) << gemma.error().to_string();
+  EXPECT_EQ(gemma->job.model, "gemma-2-2b");  // not gemma-2b, another model
   auto imported = import_config_text(
-      "model:\n  _component_: torchtune.models.llama4.llama4_scout_17b_16e\n"
+      "model:\n  _component_: torchtune.models.qwen2_5.qwen2_5_3b\n"
       "batch_sise: 2\n",
       "t.yaml");
   ASSERT_TRUE(imported) << imported.error().to_string();
-  EXPECT_EQ(imported->job.model, "llama4-scout-17b-16e");  // plan then says it is no preset
-  EXPECT_NE(find_note(imported->notes, "no preset of that name"), "");
+  EXPECT_EQ(imported->job.model, "qwen2_5_3b");  // no preset: kept as written
   EXPECT_NE(find_note(imported->notes, "unknown option \"batch_sise\" (did you mean \"batch_size\"?)"),
             "");
+}
+
+// Every shipped recipe config since 0.6 names LinearCrossEntropyLoss (the head inside the loss,
+// chunk by chunk): the chunked loss, never the Hugging Face loss over whole logits. The
+// distributed recipes' mesh sets tensor parallelism.
+TEST(ImportTorchtune, LinearCrossEntropyLossIsChunkedAndTheMeshIsRead) {
+  auto imported = import_config_text(
+      "model:\n  _component_: torchtune.models.llama3_3.llama3_3_70b\n"
+      "loss:\n  _component_: torchtune.modules.loss.LinearCrossEntropyLoss\n"
+      "tensor_parallel_dim: 8\ndata_parallel_shard_dim: -1\ndata_parallel_replicate_dim: 1\n"
+      "fsdp_cpu_offload: False\nquantizer:\n  _component_: torchtune.training.quantization."
+      "Int8DynActInt4WeightQATQuantizer\n  groupsize: 256\n",
+      "t.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.model, "llama-3.1-70b");
+  EXPECT_EQ(imported->job.training.loss, loss_impl::chunked);
+  EXPECT_EQ(imported->job.parallel.tp, 8);
+  // -1: the ranks tp leaves, resolved over the GPUs assumed
+  EXPECT_EQ(imported->job.parallel.dp_shard * imported->job.parallel.tp,
+            imported->job.hardware.gpus_per_node * imported->job.hardware.nodes);
+  EXPECT_EQ(find_note(imported->notes, "unknown option"), "");
+  EXPECT_NE(find_note(imported->notes, "quantization-aware training"), "");
 }
 
 }  // namespace

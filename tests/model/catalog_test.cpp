@@ -4,6 +4,9 @@
 
 #include <cstdlib>
 #include <map>
+#include <regex>
+#include <sstream>
+#include <string_view>
 
 #include <vramscope/core/io.hpp>
 
@@ -122,17 +125,134 @@ TEST(Catalog, EmbeddedConfigsMatchTheFilesInDataModels) {
   }
 }
 
-TEST(Catalog, UnknownPresetListsThePresetsAndAGuess) {
+// A name with no preset: the presets of its family, never a guess by spelling ("llama-3.1-8" is
+// not llama-3.1-8b, and "gemma-2-27b" is not gemma-2-2b).
+TEST(Catalog, UnknownPresetListsItsFamilyAndNoGuess) {
   auto spec = load_preset("llama-3.1-8");
   ASSERT_FALSE(spec);
   const std::string message = spec.error().to_string();
-  EXPECT_EQ(message.rfind("llama-3.1-8: not a preset, file or folder; presets: llama-3.1-8b, "
-                          "llama-3.1-70b, ",
+  EXPECT_EQ(message.rfind("llama-3.1-8: no preset for this model; presets of its family: "
+                          "llama-3.1-8b, llama-3.1-70b, ",
                           0),
             0u)
       << message;
-  EXPECT_NE(message.find("qwen3-debugmodel-moe (did you mean \"llama-3.1-8b\"?)"), std::string::npos)
-      << message;
+  EXPECT_EQ(message.find("did you mean"), std::string::npos) << message;
+  EXPECT_EQ(message.find("qwen"), std::string::npos) << message;
+  auto gemma = load_preset("gemma2_27b");
+  ASSERT_FALSE(gemma);
+  EXPECT_NE(gemma.error().message.find("presets of its family: gemma-2b, gemma-7b, gemma-2-9b, "
+                                       "gemma-2-2b"),
+            std::string::npos)
+      << gemma.error().message;
+}
+
+TEST(Catalog, UnknownNameOfNoFamilyListsEveryPreset) {
+  auto spec = load_preset("zzz-7b");
+  ASSERT_FALSE(spec);
+  EXPECT_EQ(spec.error().message.rfind("not a preset, file or folder; presets: llama-3.1-8b, ", 0),
+            0u)
+      << spec.error().message;
+}
+
+TEST(Catalog, ModelNameKeysDropCaseSeparatorsAndReleaseWords) {
+  EXPECT_EQ(model_name_key("llama3_3_70b"), "llama3370b");
+  EXPECT_EQ(model_name_key("Llama-3.3-70B-Instruct"), "llama3370b");
+  EXPECT_EQ(model_name_key("llama3.3 70B"), "llama3370b");
+  EXPECT_EQ(model_name_key("Qwen3-4B-Instruct-2507"), "qwen34b");
+  EXPECT_EQ(model_name_key("Llama-2-7b-chat-hf"), "llama27b");
+  EXPECT_EQ(model_name_key("gemma-2-2b-it"), "gemma22b");
+  EXPECT_NE(model_name_key("gemma-2b"), model_name_key("gemma-2-2b"));
+  EXPECT_EQ(model_name_key("instruct"), "instruct");  // a name is never reduced to nothing
+}
+
+// The spellings frameworks and users write resolve to the preset of the same model, and only to it.
+TEST(Catalog, FrameworkAndHubSpellingsNameTheirPreset) {
+  EXPECT_EQ(preset_named("gemma2_2b"), "gemma-2-2b");
+  EXPECT_EQ(preset_named("gemma_2b"), "gemma-2b");
+  EXPECT_EQ(preset_named("llama3_1_8b"), "llama-3.1-8b");
+  EXPECT_EQ(preset_named("llama3_3_70b"), "llama-3.1-70b");
+  EXPECT_EQ(preset_named("meta-llama/Llama-3.3-70B-Instruct"), "llama-3.1-70b");
+  EXPECT_EQ(preset_named("llama3 8B"), "llama-3.1-8b");
+  EXPECT_EQ(preset_named("llama4_scout_17b_16e"), "llama-4-scout");
+  EXPECT_EQ(preset_named("llama4 17bx128e"), "llama-4-maverick");
+  EXPECT_EQ(preset_named("qwen3_4b_instruct"), "qwen3-4b");
+  EXPECT_EQ(preset_named("Qwen/Qwen3-4B-Instruct-2507"), "qwen3-4b");
+  EXPECT_EQ(preset_named("qwen2_5_0_5b"), "qwen2.5-0.5b");
+  EXPECT_EQ(preset_named("qwen3 30B-A3B"), "qwen3-30b-a3b");
+  EXPECT_EQ(preset_named("deepseek-ai/DeepSeek-V2-Lite"), "deepseek-v3-16b");
+  EXPECT_EQ(preset_named("deepseek_v3 671B"), "deepseek-v3");
+  EXPECT_EQ(preset_named("NousResearch/Llama-2-7b-hf"), "llama-2-7b");
+  EXPECT_EQ(preset_named("gemma2_27b"), std::nullopt);
+  EXPECT_EQ(preset_named("qwen2_5_3b"), std::nullopt);
+  EXPECT_EQ(preset_named("llama2_reward_7b"), std::nullopt);
+  EXPECT_EQ(preset_named("llama3_2_vision_11b"), std::nullopt);
+}
+
+// docs/models.md's table of framework model names has a row for every torchtune builder and
+// torchtitan flavor of the lists read from those projects (tests/data/options/), and every row
+// says what preset_named resolves the name to ("none": no preset).
+TEST(Catalog, FrameworkNameTableMatchesTheBuilderLists) {
+  const std::string dir = std::string(VRAMSCOPE_SOURCE_DIR);
+  auto doc = read_file(dir + "/docs/models.md");
+  ASSERT_TRUE(doc) << doc.error().to_string();
+  std::map<std::string, std::string> rows;  // "torchtune gemma2_2b" -> "gemma-2-2b"
+  const std::regex row(R"(^\| (torchtune|torchtitan) \| `([^`]+)` \| ([^ |]+) \|$)");
+  std::istringstream lines(*doc);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_match(line, m, row)) rows[m[1].str() + " " + m[2].str()] = m[3].str();
+  }
+  std::size_t listed = 0;
+  for (const std::string framework : {"torchtune", "torchtitan"}) {
+    const std::string file = framework == "torchtune" ? "torchtune_builders.txt"
+                                                      : "torchtitan_flavors.txt";
+    auto list = read_file(dir + "/tests/data/options/" + file);
+    ASSERT_TRUE(list) << list.error().to_string();
+    std::istringstream in(*list);
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty() || line[0] == '#') continue;
+      const auto space = line.find(' ');
+      std::string name = line.substr(space + 1);
+      if (framework == "torchtune") {  // the package, then the builder
+        for (std::string_view prefix : {"qlora_", "lora_"})
+          if (name.rfind(prefix, 0) == 0) name.erase(0, prefix.size());
+      } else {  // torchtitan's "<name> <flavor>" as it is
+        name = line;
+      }
+      ++listed;
+      const auto found = rows.find(framework + " " + name);
+      ASSERT_NE(found, rows.end()) << framework << " " << name << " has no row in docs/models.md";
+      EXPECT_EQ(preset_named(name).value_or("none"), found->second) << framework << " " << name;
+    }
+  }
+  EXPECT_GT(listed, 150u);
+}
+
+// Every Hugging Face id of the catalogue names its preset.
+TEST(Catalog, EveryHubIdOfAPresetNamesIt) {
+  auto list = presets();
+  ASSERT_TRUE(list) << list.error().to_string();
+  for (const auto& p : *list) {
+    std::vector<std::string> ids = p.hf_aliases;
+    if (p.hf_id.find('/') != std::string::npos && p.hf_id.find(' ') == std::string::npos)
+      ids.push_back(p.hf_id);
+    for (const auto& id : ids) EXPECT_EQ(preset_named(id), p.name) << id;
+  }
+}
+
+// No two presets share a key, or a spelling could name either.
+TEST(Catalog, NoTwoPresetsShareANameKey) {
+  auto list = presets();
+  ASSERT_TRUE(list) << list.error().to_string();
+  std::map<std::string, std::string> owner;
+  for (const auto& p : *list) {
+    std::vector<std::string> names{p.name};
+    names.insert(names.end(), p.aliases.begin(), p.aliases.end());
+    for (const auto& n : names) {
+      const auto [it, fresh] = owner.emplace(model_name_key(n), p.name);
+      EXPECT_TRUE(fresh || it->second == p.name) << n << " of " << p.name << " and " << it->second;
+    }
+  }
 }
 
 TEST(Catalog, PresetNamesIgnoreLetterCase) {
@@ -150,9 +270,10 @@ TEST(Catalog, HuggingFaceIdsAndTheirAliasesNameTheirPreset) {
   EXPECT_EQ(preset_named("meta-llama/Meta-Llama-3.1-70B-Instruct"), "llama-3.1-70b");
   EXPECT_EQ(preset_named("Qwen/Qwen2.5-7B-Instruct"), "qwen2.5-7b");
   EXPECT_EQ(preset_named("microsoft/phi-1_5"), "phi-1.5");
-  // Close is not enough: another size, or a name without its organisation, is no id.
+  // Close is not enough: another size is another model. A name without its organisation is the
+  // model's own name, resolved as every spelling is (model_name_key).
   EXPECT_EQ(preset_named("meta-llama/Llama-3.1-9B"), std::nullopt);
-  EXPECT_EQ(preset_named("Llama-3.1-8B-Instruct"), std::nullopt);
+  EXPECT_EQ(preset_named("Llama-3.1-8B-Instruct"), "llama-3.1-8b");
 }
 
 TEST(Catalog, EveryHuggingFaceIdAndAliasNamesItsOwnPreset) {

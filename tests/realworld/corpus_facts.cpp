@@ -106,6 +106,14 @@ nlohmann::json job_facts(const job::imported_job& imported) {
   f["format"] = imported.format;
   f["notes"] = imported.notes.size();
   f["hidden_size_autos"] = imported.hidden_size_autos.size();
+  // The first line of every note, so that a first-sight check can tell an "unknown option" said
+  // of a name the framework has from one it does not.
+  json notes = json::array();
+  for (const auto& n : imported.notes) {
+    std::string text = n.to_string();
+    notes.push_back(text.substr(0, text.find('\n')));
+  }
+  f["note_texts"] = notes;
   return f;
 }
 

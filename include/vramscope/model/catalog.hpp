@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <vramscope/core/result.hpp>
@@ -21,6 +22,7 @@ struct preset {
   std::string name;                        // lower-case: "llama-3.1-8b"
   std::string hf_id;                       // "meta-llama/Llama-3.1-8B"; the origin for non-HF ones
   std::vector<std::string> hf_aliases;     // other ids with the same architecture (Instruct, ...)
+  std::vector<std::string> aliases;        // framework names of it ("llama3_3_70b", "llama3 70B")
   std::uint64_t published_parameters = 0;  // the count the checkpoint's publisher gives
   std::string parameters_source;           // where that count comes from
   std::string description;                 // one line
@@ -31,9 +33,22 @@ struct preset {
 /// VRAMSCOPE_DATA_DIR names something that is not a folder.
 result<std::vector<preset>> presets();
 
-/// The preset that `name` names, in any letter case: a preset name ("Llama-3.1-8B") or a
-/// preset's Hugging Face id ("meta-llama/Llama-3.1-8B"). Returns the preset's own name, or
-/// nothing when no preset has that name or id.
+/// A model name reduced to what tells models apart: lower case, the separators - _ . / and
+/// spaces dropped, and trailing release words dropped ("Instruct", "Base", "chat", "hf", "it",
+/// a four-digit date such as "2507"). "llama3_3_70b", "Llama-3.3-70B-Instruct" and
+/// "llama3.3 70B" all give "llama3370b"; "gemma-2-2b" gives "gemma22b" and "gemma-2b" "gemma2b".
+std::string model_name_key(std::string_view name);
+
+/// The presets of the family `name` belongs to (the leading letters of its key: "gemma2_27b"
+/// -> the gemma presets), for a message when `name` itself has no preset. Never a guess at
+/// which one it is: a different size is a different model.
+std::vector<std::string> presets_of_family(std::string_view name);
+
+/// The preset that `name` names: a preset name in any letter case ("Llama-3.1-8B"), a preset's
+/// Hugging Face id ("meta-llama/Llama-3.1-8B"), or any spelling whose model_name_key is the key
+/// of a preset's name, of one of its aliases (framework builder and flavor names such as
+/// torchtune's "llama3_3_70b" or torchtitan's "llama4 17bx16e") or of a Hugging Face id's name
+/// part ("Qwen/Qwen3-4B-Instruct-2507" -> qwen3-4b). Returns the preset's own name, or nothing.
 std::optional<std::string> preset_named(const std::string& name);
 
 /// The config.json text of preset `name` (any name preset_named accepts). Fails with a message listing the presets (and a

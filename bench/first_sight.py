@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Scores a first-sight batch of real framework files (tests/data/realworld/fresh<N>-expected.json).
+
+The expected facts of every file were written from the file and its framework's source before the
+readers were run on it. This script compares them with what the readers made of the files, as
+written by the real-world corpus test:
+
+    VRAMSCOPE_FIRST_SIGHT_OUT=/tmp/got.json build/tests/realworld/vramscope_realworld_tests \\
+        --gtest_filter='RealworldFirstSight.*'
+    python3 bench/first_sight.py tests/data/realworld/fresh1-expected.json /tmp/got.json
+
+A file is read right when every expected fact matches, it is refused exactly when a refusal is
+expected (at one of the lines listed: by the importer, or by `plan --from` when the model is
+loaded, without guessing another model), and no note calls an option "unknown" unless the entry
+allows that name (a name the framework does not have). Prints the rate per kind and every miss.
+"""
+import json
+import re
+import sys
+from collections import defaultdict
+
+
+def fact_matches(want, got):
+    if isinstance(want, dict) and "not" in want:
+        return got is not None and got != want["not"]
+    return got == want
+
+
+def unknown_names(facts):
+    names = []
+    for text in facts.get("note_texts", []):
+        m = re.search(r'unknown option "([^"]+)"', text)
+        if m:
+            names.append(m.group(1))
+    return names
+
+
+def check(rel, want, got):
+    """The reasons `got` is not what `want` says, empty when the file was read right."""
+    if "any_of" in want:
+        tries = [check(rel, dict(alt, kind=want["kind"]), got) for alt in want["any_of"]]
+        return [] if any(not t for t in tries) else min(tries, key=len)
+    if got is None:
+        return ["not read"]
+    if "refused_at" in want:
+        # The importer's refusal, or else plan --from's (exit 2) at the line: a model with no
+        # preset is refused when the plan loads it. A refusal that guesses another model by its
+        # spelling ("did you mean") is not a right reading.
+        refusal = got.get("refused")
+        if refusal is None and got.get("plan_exit") == 2:
+            refusal = got.get("plan_error", "")
+            if "did you mean" in refusal:
+                return ["refused with a guess at another model: " + refusal]
+        if refusal is None:
+            return ["planned, expected a refusal at line " + "/".join(want["refused_at"])]
+        m = re.search(r"\b" + re.escape(rel) + r":(\d+)", refusal)
+        if not m or m.group(1) not in want["refused_at"]:
+            return ["refused at the wrong place: " + refusal]
+        return []
+    if "refused" in got:
+        return ["refused: " + got["refused"]]
+    facts = got["facts"]
+    misses = []
+    for key, value in want["yields"].items():
+        if not fact_matches(value, facts.get(key)):
+            misses.append(f"{key}: expected {json.dumps(value)}, got {json.dumps(facts.get(key))}")
+    allowed = set(want.get("unknown_allowed", []))
+    for name in unknown_names(facts):
+        if name not in allowed:
+            misses.append(f'"unknown option" said of {name}, a name the framework has')
+    return misses
+
+
+def main(argv):
+    if len(argv) != 3:
+        print(__doc__)
+        return 2
+    with open(argv[1]) as f:
+        expected = json.load(f)
+    with open(argv[2]) as f:
+        got = json.load(f)
+    per_kind = defaultdict(lambda: [0, 0])
+    misses = []
+    for rel, want in sorted(expected.items()):
+        reasons = check(rel, want, got.get(rel))
+        per_kind[want["kind"]][1] += 1
+        if reasons:
+            misses.append((rel, reasons))
+        else:
+            per_kind[want["kind"]][0] += 1
+    right = sum(v[0] for v in per_kind.values())
+    total = sum(v[1] for v in per_kind.values())
+    print("| kind | read right | files | rate |")
+    print("|---|---|---|---|")
+    for kind, (ok, n) in sorted(per_kind.items()):
+        print(f"| {kind} | {ok} | {n} | {100.0 * ok / n:.0f} % |")
+    print(f"| all | {right} | {total} | {100.0 * right / total:.0f} % |")
+    for rel, reasons in misses:
+        print(f"\n{rel}")
+        for r in reasons:
+            print(f"  - {r}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
