@@ -87,20 +87,29 @@ std::optional<diagnostic> check_job_files(const std::string& dir,
   return std::nullopt;
 }
 
+// `errors` collects signed relative errors; the median and p90 are of their magnitudes.
 void add(published_group& g, const std::optional<published_case>& c, std::vector<double>& errors) {
   ++g.records;
   if (!c) return;
   ++g.expressed;
   ++g.oom_total;
   if (c->predicted_oom == c->record.oom) ++g.oom_agree;
-  if (c->error) errors.push_back(std::abs(*c->error));
+  if (c->error) errors.push_back(*c->error);
 }
 
 void finish(published_group& g, const std::vector<double>& errors) {
   g.n = errors.size();
   if (errors.empty()) return;
-  g.median = quantile(errors, 0.5);
-  g.p90 = quantile(errors, 0.9);
+  std::vector<double> magnitudes;
+  magnitudes.reserve(errors.size());
+  double sum = 0;
+  for (const double e : errors) {
+    magnitudes.push_back(std::abs(e));
+    sum += e;
+  }
+  g.median = quantile(magnitudes, 0.5);
+  g.p90 = quantile(magnitudes, 0.9);
+  g.bias = sum / static_cast<double>(errors.size());
 }
 
 }  // namespace

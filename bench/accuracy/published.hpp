@@ -89,6 +89,7 @@ struct published_group {
   std::size_t n = 0;           // scored for error (ran, metric stated)
   double median = 0, p90 = 0;  // of |relative error|, when n > 0
   std::size_t oom_agree = 0, oom_total = 0;
+  double bias = 0;  // mean signed relative error (+: over-predicted), when n > 0
 };
 
 /// One entry per group in the order LR, TO, TL, PD, TN, PM, MG (then any other group by

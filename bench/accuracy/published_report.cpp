@@ -33,8 +33,9 @@ std::string render_case(const published_case& c) {
 std::string render_group(const published_group& g) {
   const std::string median = g.n ? fmt::format("{:.1f} %", g.median * 100) : "-";
   const std::string p90 = g.n ? fmt::format("{:.1f} %", g.p90 * 100) : "-";
-  return fmt::format("{:<5} {:>7} {:>9} {:>4} {:>9} {:>9} {:>5} of {}\n", g.name, g.records,
-                     g.expressed, g.n, median, p90, g.oom_agree, g.oom_total);
+  const std::string bias = g.n ? fmt::format("{:+.1f} %", g.bias * 100) : "-";
+  return fmt::format("{:<5} {:>7} {:>9} {:>4} {:>9} {:>9} {:>9} {:>5} of {}\n", g.name,
+                     g.records, g.expressed, g.n, median, p90, bias, g.oom_agree, g.oom_total);
 }
 
 const published_group* find_group(const std::vector<published_group>& groups,
@@ -81,11 +82,12 @@ std::string render_published(const published_set& set, const std::vector<publish
       fmt::format("{:<5} {}  {:<12} {:>11} {:>11} {:>9}  {:<17} {}\n", "id", "q", "level",
                   "published", "predicted", "error", "oom pub/pred", "predicted allocated peak");
   for (const auto& c : set.cases) out += render_case(c);
-  out += fmt::format("\n{:<5} {:>7} {:>9} {:>4} {:>9} {:>9} {:>10}\n", "group", "records",
-                     "expressed", "n", "median", "p90", "OOM agree");
+  out += fmt::format("\n{:<5} {:>7} {:>9} {:>4} {:>9} {:>9} {:>9} {:>10}\n", "group",
+                     "records", "expressed", "n", "median", "p90", "bias", "OOM agree");
   for (const auto& g : groups) out += render_group(g);
   out += fmt::format(
-      "(records: quality A/B; n: scored for |relative error| on the record's own metric; "
+      "(records: quality A/B; n: scored for |relative error| on the record's own metric; bias: "
+      "the mean signed error, + over-predicted; "
       "{} quality C records are never scored; exact: the records whose sequence length is the "
       "real tensor length, not a cap)\n",
       set.quality_c);

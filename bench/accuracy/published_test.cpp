@@ -3,6 +3,7 @@
 #include <vramscope/core/io.hpp>
 #include <vramscope/model/model_spec.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -152,6 +153,32 @@ TEST(ScorePublished, ScoresTheRecordsLevelOnly) {
   // The record gives no seq_len_exact, so it is not an exact translation.
   EXPECT_EQ(groups.back().name, "exact");
   EXPECT_EQ(groups.back().records, 0u);
+}
+
+// Two records, one planned 10 % over and one 30 % under: the median and p90 are of the
+// magnitudes (0.1 and 0.3), the bias is their signed mean (-0.1).
+TEST(SummarizePublished, BiasIsTheMeanSignedError) {
+  published_set set;
+  for (const double e : {0.1, -0.3}) {
+    published_case c;
+    c.record.id = "LH01";
+    c.record.group = "LH";
+    c.record.quality = 'B';
+    c.record.level = 0;
+    c.record.value = 1000;
+    c.predicted = static_cast<bytes>(1000 * (1 + e));
+    c.error = e;
+    set.cases.push_back(c);
+  }
+  const auto groups = summarize_published(set);
+  const auto it = std::find_if(groups.begin(), groups.end(),
+                               [](const published_group& g) { return g.name == "LH"; });
+  ASSERT_NE(it, groups.end());
+  EXPECT_EQ(it->n, 2u);
+  EXPECT_DOUBLE_EQ(it->bias, -0.1);
+  EXPECT_NEAR(it->median, 0.2, 1e-12);
+  EXPECT_NEAR(it->p90, 0.28, 1e-12);
+  EXPECT_NE(render_published(set, groups).find("-10.0 %"), std::string::npos);
 }
 
 TEST(PublishedBaseline, WorseMedianFewerScoredAndLowerAgreementAreRegressions) {

@@ -24,7 +24,10 @@ constexpr std::array catalog{
     gpu_info{"V100-16GB", "Tesla V100-SXM2-16GB", 16384 * MiB, 70, "Volta",
              "V100-PCIE-16GB logs show 16384 MiB; some V100-SXM2-16GB reports show 16160 MiB",
              false, 0, no_figure},
-    gpu_info{"V100-32GB", "Tesla V100-SXM2-32GB", 32768 * MiB, 70, "Volta", seen, true, 0, no_figure},
+    gpu_info{"V100-32GB", "Tesla V100-SXM2-32GB", 32768 * MiB, 70, "Volta", seen, true,
+             266 * MiB,
+             "32768 MiB less torch's \"31.74 GiB total capacity\" on a V100-32GB (the OOM "
+             "message of NVIDIA/Megatron-LM issue #525, 2023)"},
     gpu_info{"T4", "Tesla T4", 15360 * MiB, 75, "Turing", seen, true,
              388 * MiB,
              "nvidia-smi -q -x of a Tesla T4 (tests/data/realworld/smi_xml/telegraf_tesla-t4.xml)"},

@@ -60,13 +60,13 @@ std::string read_megatron_attention(import_context& ctx, const entry& e);
 std::string read_megatron_optimizer(import_context& ctx, const entry& e);
 
 /// The flags Megatron-LM builds its model from, which read_megatron_model consumes.
-inline constexpr std::array<const char*, 30> megatron_model_flags{
+inline constexpr std::array<const char*, 31> megatron_model_flags{
     "--num-layers", "--hidden-size", "--num-attention-heads", "--ffn-hidden-size",
     "--kv-channels", "--group-query-attention", "--num-query-groups",
     "--max-position-embeddings", "--position-embedding-type", "--normalization", "--swiglu",
     "--untie-embeddings-and-output-weights", "--disable-bias-linear", "--add-qkv-bias",
     "--vocab-size", "--tokenizer-type", "--make-vocab-size-divisible-by", "--num-experts",
-    "--moe-router-topk", "--moe-ffn-hidden-size", "--hidden-dropout",
+    "--moe-router-topk", "--moe-ffn-hidden-size", "--hidden-dropout", "--attention-dropout",
     "--moe-shared-expert-intermediate-size", "--moe-layer-freq", "--moe-shared-expert-gate",
     "--multi-latent-attention", "--q-lora-rank", "--kv-lora-rank", "--qk-head-dim",
     "--qk-pos-emb-head-dim", "--v-head-dim"};

@@ -44,6 +44,9 @@ struct megatron_shape {
   long long q_lora_rank = 0, kv_lora_rank = 32;
   long long qk_head_dim = 128, qk_pos_dim = 64, v_head_dim = 128;
   double hidden_dropout = 0.1;
+  // --attention-dropout (Megatron's default 0.1): dropped probabilities where the attention is
+  // unfused (local, unfused), nothing inside a flash or cuDNN kernel
+  double attention_dropout = 0.1;
   std::string position_type, norm;
   bool swiglu = false, tied = true, bias = true, qkv_bias = false;
 };
@@ -300,12 +303,14 @@ maybe_error read_shape(const import_context& ctx, megatron_shape& s, long long t
   s.tied = !flag_given(ctx, "--untie-embeddings-and-output-weights");
   s.bias = !flag_given(ctx, "--disable-bias-linear");
   s.qkv_bias = flag_given(ctx, "--add-qkv-bias");
-  if (const entry* e = ctx.find("--hidden-dropout")) {
+  for (auto [flag, value] : {std::pair{"--hidden-dropout", &s.hidden_dropout},
+                              std::pair{"--attention-dropout", &s.attention_dropout}}) {
+    const entry* e = ctx.find(flag);
+    if (e == nullptr) continue;
     char* end = nullptr;
-    s.hidden_dropout = std::strtod(e->value.text.c_str(), &end);
-    if (e->value.text.empty() || *end != '\0' || s.hidden_dropout < 0 || s.hidden_dropout > 1)
-      return at(e->where, fmt::format("--hidden-dropout: expected a probability from 0 to 1, got "
-                                      "\"{}\"",
+    *value = std::strtod(e->value.text.c_str(), &end);
+    if (e->value.text.empty() || *end != '\0' || !(*value >= 0 && *value <= 1))
+      return at(e->where, fmt::format("{}: expected a probability from 0 to 1, got \"{}\"", flag,
                                       e->value.text));
   }
   if (auto err = read_vocab(ctx, s, tp, error)) return err;
@@ -328,6 +333,7 @@ keys gpt2_keys(const megatron_shape& s) {
           {"n_inner", s.ffn},
           {"activation_function", "gelu"},
           {"resid_pdrop", s.hidden_dropout},
+          {"attn_pdrop", s.attention_dropout},
           {"tie_word_embeddings", s.tied}};
 }
 
@@ -348,6 +354,7 @@ keys llama_keys(const megatron_shape& s) {
          {"num_attention_heads", s.heads},
          {"num_key_value_heads", s.groups},
          {"head_dim", s.kv_channels},
+         {"attention_dropout", s.attention_dropout},
          {"tie_word_embeddings", s.tied}};
   if (s.experts > 0) {
     k.emplace_back("num_local_experts", s.experts);

@@ -64,6 +64,18 @@ status check_pipeline_model(const job_spec& job, const model::model_spec& model)
                                              model::name_of(u.kind), u.name));
   }
   const auto blocks = blocks_of(model);
+  if (job.parallel.kind == strategy::megatron) {
+    // Megatron-LM splits only the transformer layers, evenly (get_num_layers_to_build).
+    const auto n = static_cast<std::uint64_t>(stages);
+    if (blocks < n || blocks % n != 0)
+      return detail::field_error(
+          job, "parallel.pp",
+          fmt::format("Megatron-LM gives every pipeline stage the same number of transformer "
+                      "layers: {} layers do not divide into {} stages (pp {} x pp_stages_per_rank "
+                      "{})",
+                      blocks, stages, job.parallel.pp, per_rank));
+    return ok();
+  }
   if ((blocks + 2) / static_cast<std::uint64_t>(stages) < 2)
     return detail::field_error(
         job, "parallel.pp",

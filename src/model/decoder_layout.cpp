@@ -171,6 +171,7 @@ stack_shape shape_of(const decoder_layout& d) {
   s.shared_expert_intermediate = d.shared_intermediate;
   s.gated_mlp = true;
   s.tied_embeddings = d.tied;
+  s.attention_dropout = d.attention_dropout;
   return s;
 }
 

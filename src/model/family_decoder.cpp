@@ -247,6 +247,9 @@ decoder_layout read_text_decoder(field_reader& c, std::string_view type, bool em
   d.qk_norm = f->qk_norm;
   d.sandwich_norms = f->sandwich_norms;
   d.fused = f->fused;
+  // transformers' decoder attentions drop the probabilities with config.attention_dropout in
+  // training (eager_attention_forward; SDPA and flash take it as dropout_p).
+  d.attention_dropout = c.probability("attention_dropout", 0.0) > 0;
   if (f->moe) read_moe(c, d);
   if (f->qwen_moe) read_qwen_moe(c, type, d);
   return d;

@@ -96,6 +96,7 @@ void build_gpt2(field_reader& c, inventory_builder& out, std::string_view) {
   const bool tied = c.flag("tie_word_embeddings", true);
   const std::uint32_t act = read_activation(c, "activation_function", "gelu_new");
   const bool dropout = c.probability("resid_pdrop", 0.1) > 0;
+  const bool attention_dropout = c.probability("attn_pdrop", 0.1) > 0;  // GPT2Config's default
   check_heads(c, "n_head", h, heads);
   if (c.failed()) return;
   out.begin_unit("wte", unit_kind::embedding);
@@ -121,6 +122,7 @@ void build_gpt2(field_reader& c, inventory_builder& out, std::string_view) {
   out.spec().text = plain_shape("gpt2", h, inner, layers, heads, vocab, tied);
   out.spec().text.activation_saved = act;
   out.spec().text.residual_dropout = dropout;
+  out.spec().text.attention_dropout = attention_dropout;
 }
 
 void build_gpt_neox(field_reader& c, inventory_builder& out, std::string_view) {

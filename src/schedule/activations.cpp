@@ -18,6 +18,7 @@ struct dims {
   std::uint64_t tp, res;                          // tp size; residual-stream split (SP)
   bool litgpt = false;       // LitGPT's GPT class (training.model_code: litgpt)
   bool mean_saves = false;   // torch.mean keeps its input for backward (torch < 2.2)
+  bool local_inputs = false; // Megatron-LM under sequence parallelism: linears keep their shard
 };
 
 bool tensor_parallel_sequence(const job::job_spec& job) {
@@ -69,7 +70,13 @@ void add_norm(std::vector<bytes>& saved, const dims& d, const model::stack_shape
   }
   if (!output_saved) return;
   const int casts = d.r != d.c && !liger ? std::max(1, readers) : 1;
-  saved.insert(saved.end(), static_cast<std::size_t>(casts), d.c * d.n * d.h);  // projections' input
+  // The projections' input. Under sequence parallelism it is all-gathered before them; torch's
+  // tensor parallelism (DTensor's SequenceParallel into ColwiseParallel) hands the gathered
+  // tensor to the matmul, which keeps it. Megatron-LM's column-parallel linear
+  // (LinearWithGradAccumulationAndAsyncCommunication in megatron/core/tensor_parallel/layers.py)
+  // saves its local shard and all-gathers it again in backward into a reused buffer.
+  const std::uint64_t input = d.local_inputs ? d.c * nh : d.c * d.n * d.h;
+  saved.insert(saved.end(), static_cast<std::size_t>(casts), input);
 }
 
 // The SDPA kernel that runs when the job asks for flash. SDPA's flash kernel takes only 16-bit
@@ -150,6 +157,14 @@ void add_attention(unit_activations& a, const dims& d, const model::stack_shape&
       a.saved.push_back(d.c * scores);  // softmax probabilities
       a.saved_from.push_back(d.c * scores);
       a.saved_after.push_back(scores);
+      // With dropout (SDPA's dropout_p, Megatron-LM's attention_dropout after its fused softmax)
+      // the probabilities are dropped into a new tensor, which the matmul with v saves, and the
+      // dropout keeps its bool mask: the softmax output, the mask and the dropped copy are the
+      // 5 bytes per score (16-bit) of Korthikanti et al. 2022, section 4.1.
+      if (s.attention_dropout) {
+        a.saved.push_back(d.c * scores);  // dropped probabilities, input of probs @ v
+        a.saved.push_back(scores);        // the dropout's bool mask
+      }
       a.backward_temps.push_back(d.c * scores);
       a.backward_temps.push_back(d.c * scores);
       break;
@@ -618,6 +633,7 @@ unit_activations block(const dims& d, const model::stack_shape& s, const job::jo
   if (job.training.activation_checkpointing == job::checkpointing::op)
     a.checkpoint_extra = per_op_saved(d, s, job);
   a.backward_temps.push_back(d.r * d.n * d.h);  // gradient of the residual stream
+  if (d.local_inputs) a.backward_temps.push_back(d.c * d.n * d.h);  // the input gathered again
   // Attention (each of them) and MLP end in an all-reduce of the block output; with sequence
   // parallelism each begins with an all-gather of the input and ends with a reduce-scatter.
   const int sublayers = s.cross_attention ? 3 : 2;
@@ -841,6 +857,7 @@ unit_activations activations_for(model::unit_kind kind, const model::stack_shape
   d.r = job.precision.autocast ? std::max(d.c, bytes_of(job.precision.master, 1)) : d.c;
   d.tp = static_cast<std::uint64_t>(std::max(1, tp));
   d.res = tensor_parallel_sequence(job) ? d.tp : 1;
+  d.local_inputs = d.res > 1 && job.parallel.kind == job::strategy::megatron;
   d.litgpt = job.training.model_code == job::model_impl::litgpt;
   d.mean_saves = version_number(job.framework.version) < version_number("2.2");
   unit_activations a;

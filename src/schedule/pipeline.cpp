@@ -62,6 +62,40 @@ result<std::vector<int>> stage_of_units(const model::model_spec& model, int stag
   return out;
 }
 
+result<std::vector<int>> stage_of_units(const model::model_spec& model, int stages,
+                                        pipeline_split split) {
+  if (split == pipeline_split::torchtitan) return stage_of_units(model, stages);
+  using model::unit_kind;
+  if (stages < 1) return error_at("parallel.pp", "needs at least one stage");
+  std::uint64_t blocks = 0;
+  for (const auto& u : model.units) {
+    if (u.kind == unit_kind::block) {
+      ++blocks;
+    } else if (u.kind != unit_kind::embedding && u.kind != unit_kind::norm &&
+               u.kind != unit_kind::head) {
+      return error_at("parallel.pp", fmt::format("{}: a {} unit cannot be placed on a pipeline stage",
+                                                 u.name, model::name_of(u.kind)));
+    }
+  }
+  const auto n = static_cast<std::uint64_t>(stages);
+  if (blocks < n || blocks % n != 0)
+    return error_at("parallel.pp",
+                    fmt::format("Megatron-LM splits only the transformer layers over the pipeline: "
+                                "{} layers do not divide into {} stages of equal size",
+                                blocks, stages));
+  const std::uint64_t per_stage = blocks / n;
+  std::vector<int> out(model.units.size(), 0);
+  std::uint64_t seen = 0;
+  for (std::size_t i = 0; i < model.units.size(); ++i) {
+    switch (model.units[i].kind) {
+      case unit_kind::embedding: out[i] = 0; break;
+      case unit_kind::block: out[i] = static_cast<int>(seen++ / per_stage); break;
+      default: out[i] = stages - 1; break;  // the final norm and the head
+    }
+  }
+  return out;
+}
+
 std::vector<pipeline_op> pipeline_ops(job::pp_schedule schedule, int pp, int rank,
                                       int stages_per_rank, int micro_batches) {
   const int m = std::max(1, micro_batches);

@@ -22,6 +22,21 @@ namespace vramscope::schedule {
 /// and when a stage would hold no block (job::check_against_model says so first).
 result<std::vector<int>> stage_of_units(const model::model_spec& model, int stages);
 
+/// How a framework splits a decoder's units over pipeline stages.
+enum class pipeline_split {
+  torchtitan,  // the embedding and the output weigh one block each (above)
+  megatron,    // Megatron-LM: only transformer layers are split; embedding and head ride along
+};
+
+/// The virtual stage of every unit under `split`. Megatron-LM (get_num_layers_to_build in
+/// megatron/core/transformer/transformer_block.py, without --account-for-embedding-in-pipeline-
+/// split or --account-for-loss-in-pipeline-split) gives every one of the pp x vp stages
+/// num_layers / (pp x vp) transformer layers in order and builds the embedding on the first
+/// stage and the final norm and head on the last, in addition to their layers; it asserts that
+/// the layers divide evenly, and so does this (an error naming the counts otherwise).
+result<std::vector<int>> stage_of_units(const model::model_spec& model, int stages,
+                                        pipeline_split split);
+
 /// The rank (0 .. pp-1 along the pipeline dimension) holding virtual stage `stage` of `2 pp`
 /// or more: round-robin ("loop" placement: rank r holds stages r, r + pp, r + 2 pp, ...), or,
 /// for the V-shaped schedules (job::v_shaped), rank r holds stages r and 2 pp - 1 - r, so rank

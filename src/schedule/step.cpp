@@ -873,7 +873,10 @@ result<program> build(const model::model_spec& model, const job::job_spec& job, 
   // Pipeline parallelism: this rank plans its own stages as a model of their units.
   const int pp = job.parallel.pp;
   const int per_rank = job::stages_per_rank(job, model);
-  auto stages = stage_of_units(model, pp * per_rank);
+  auto stages = stage_of_units(model, pp * per_rank,
+                               job.parallel.kind == job::strategy::megatron
+                                   ? pipeline_split::megatron
+                                   : pipeline_split::torchtitan);
   if (!stages) return stages.error();
   const int pp_rank = make_rank_info(job, rank).pp_rank();
   model::model_spec part = model;

@@ -71,6 +71,16 @@ TEST(GpuCatalog, EveryDriverReservationNamesItsSource) {
   }
 }
 
+// The allocator's limit is the total torch reports, not the board's size: a V100-32GB says
+// "31.74 GiB total capacity" in its out-of-memory messages (NVIDIA/Megatron-LM issue #525).
+TEST(GpuCatalog, V100UsableMemoryIsTheTotalTorchReports) {
+  const auto* v100 = lookup_gpu("V100-32GB");
+  ASSERT_NE(v100, nullptr);
+  const double usable_gib =
+      static_cast<double>(v100->memory - v100->reserved) / static_cast<double>(GiB);
+  EXPECT_NEAR(usable_gib, 31.74, 0.005);
+}
+
 TEST(GpuCatalog, UnknownNameListsTheCatalogWithDidYouMean) {
   auto found = find_gpu("H100-90GB");
   ASSERT_FALSE(found);

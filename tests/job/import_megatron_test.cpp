@@ -297,6 +297,15 @@ TEST(ImportMegatron, ModelFamilies) {
   const auto gpt = import_ok(base + "--swiglu --hidden-dropout 0.1\n");
   EXPECT_NE(find_note(gpt.notes, "LayerNorm norms are planned as llama's RMSNorm"), "");
   EXPECT_NE(find_note(gpt.notes, "hidden dropout (0.1"), "");
+  // --attention-dropout (Megatron's default 0.1) reaches the model: the unfused attention keeps
+  // the dropped probabilities and the mask (a fused kernel keeps neither).
+  EXPECT_EQ(key_of(gpt.job, "attention_dropout"), "0.1");
+  EXPECT_EQ(key_of(import_ok(base + "--swiglu --attention-dropout 0\n").job, "attention_dropout"),
+            "0.0");
+  EXPECT_EQ(key_of(import_ok(base).job, "attn_pdrop"), "0.1");
+  EXPECT_NE(import_error(base + "--attention-dropout 1.5\n")
+                .find("--attention-dropout: expected a probability from 0 to 1, got \"1.5\""),
+            std::string::npos);
 }
 
 // Shared experts and dense layers among the expert ones (--moe-shared-expert-intermediate-size,

@@ -208,6 +208,29 @@ TEST(PhiFamily, Phi15ParallelBlockUnderOneLayerNormWithBiasedHead) {
   EXPECT_TRUE(preset_named("phi-2").text.residual_dropout);  // resid_pdrop 0.1
 }
 
+// transformers' decoders drop the attention probabilities with config.attention_dropout in
+// training (eager_attention_forward); GPT-2's attn_pdrop defaults to 0.1. Megatron-LM's
+// --attention-dropout reaches the plan through these keys (plan --from).
+TEST(DecoderFamilies, AttentionDropoutIsReadFromTheConfig) {
+  const std::string llama =
+      R"({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 8,
+          "num_hidden_layers": 1, "intermediate_size": 128, "vocab_size": 100)";
+  auto none = parse_config_json(llama + "}", "llama.json");
+  ASSERT_TRUE(none) << none.error().to_string();
+  EXPECT_FALSE(none->text.attention_dropout);
+  auto dropped = parse_config_json(llama + R"(, "attention_dropout": 0.1})", "llama.json");
+  ASSERT_TRUE(dropped) << dropped.error().to_string();
+  EXPECT_TRUE(dropped->text.attention_dropout);
+  EXPECT_TRUE(preset_named("gpt2").text.attention_dropout);  // attn_pdrop's default 0.1
+  auto gpt2 = parse_config_json(
+      R"({"model_type": "gpt2", "n_embd": 64, "n_head": 8, "n_layer": 1, "vocab_size": 100,
+          "n_positions": 128,
+          "attn_pdrop": 0.0})",
+      "gpt2.json");
+  ASSERT_TRUE(gpt2) << gpt2.error().to_string();
+  EXPECT_FALSE(gpt2->text.attention_dropout);
+}
+
 TEST(PhiFamily, QkLayerNormAndGroupedKvHeads) {
   auto spec = parse_config_json(
       R"({"model_type": "phi", "hidden_size": 64, "num_attention_heads": 8,

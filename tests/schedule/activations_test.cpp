@@ -610,5 +610,79 @@ TEST(Activations, FinalNormRunsOpByOpAndKeepsWhatItSaves) {
   EXPECT_EQ(r.peak, 4 * n * h + 4 * n + 4 * n * h + 2 * 2 * n * h);  // copy, product, cast, output
 }
 
+// Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models",
+// Table 2: the activations a transformer layer keeps, in bytes, for sequence s, micro-batch b,
+// hidden h, heads a and tensor-parallel size t, under the paper's assumptions (16-bit
+// activations, LayerNorm, a 4h GELU MLP, dropout after attention, after the MLP and on the
+// attention probabilities, the attention unfused):
+//   no parallelism                     sbh (34 + 5as/h)
+//   tensor parallel                    sbh (10 + 24/t + 5as/(ht))
+//   tensor + sequence parallel         sbh (34/t + 5as/(ht))
+//   tensor parallel + selective        sbh (10 + 24/t)
+//   tensor + sequence + selective      sbh (34/t)
+//   full recomputation                 2sbh (the layer input; 2sbh/t under sequence parallel)
+// The model keeps a few bytes per token more than the paper counts (LayerNorm's fp32 mean and
+// rstd, flash attention's fp32 log-sum-exp under selective recomputation), so each combination
+// is checked within 2 %, on the GPT-3 175B shape the paper uses (section 5).
+TEST(Activations, KorthikantiTable2HoldsForEveryTensorSequenceAndRecomputeCombination) {
+  model::stack_shape gpt;
+  gpt.family = "test";
+  gpt.hidden = 12288;
+  gpt.intermediate = 4 * 12288;
+  gpt.layers = 96;
+  gpt.heads = 96;
+  gpt.kv_heads = 96;
+  gpt.head_dim = 128;
+  gpt.vocab = 51200;
+  gpt.gated_mlp = false;
+  gpt.layer_norm = true;
+  gpt.residual_dropout = true;
+  gpt.attention_dropout = true;
+  const double s = 2048, b = 1, h = 12288, a = 96;
+  const double sbh = s * b * h;
+  for (const int t : {1, 2, 4, 8}) {
+    for (const bool sp : {false, true}) {
+      if (sp && t == 1) continue;  // sequence parallelism needs t > 1
+      for (const auto recompute : {job::checkpointing::none, job::checkpointing::selective,
+                                   job::checkpointing::full}) {
+        job::job_spec job;
+        job.parallel.kind = job::strategy::megatron;
+        job.parallel.tp = t;
+        job.parallel.sequence_parallel = sp;
+        // Megatron's selective recomputation recomputes the core attention: what is kept is
+        // what a fused kernel keeps (the importer maps --recompute-activations so).
+        job.training.attention = recompute == job::checkpointing::selective
+                                     ? job::attention_impl::flash
+                                     : job::attention_impl::math;
+        job.training.activation_checkpointing = recompute == job::checkpointing::full
+                                                    ? job::checkpointing::full
+                                                    : job::checkpointing::none;
+        const auto acts = activations_for(model::unit_kind::block, gpt, job,
+                                          {static_cast<std::uint64_t>(b),
+                                           static_cast<std::uint64_t>(s)},
+                                          t, {});
+        const double planned =
+            recompute == job::checkpointing::full
+                ? static_cast<double>(acts.checkpoint_input)
+                : static_cast<double>(
+                      std::accumulate(acts.saved.begin(), acts.saved.end(), bytes{0}));
+        const double attention = recompute == job::checkpointing::none ? 5 * a * s / (h * t) : 0;
+        double paper = 0;
+        if (recompute == job::checkpointing::full) {
+          paper = 2 * sbh / (sp ? t : 1);
+        } else if (sp) {
+          paper = sbh * (34.0 / t + attention);
+        } else {
+          paper = sbh * (10 + 24.0 / t + attention);
+        }
+        EXPECT_NEAR(planned / paper, 1.0, 0.02)
+            << "t " << t << (sp ? " with" : " without") << " sequence parallelism, recompute "
+            << static_cast<int>(recompute) << ": planned " << planned / sbh << " sbh, paper "
+            << paper / sbh << " sbh";
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vramscope::schedule

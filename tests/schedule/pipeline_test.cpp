@@ -56,6 +56,41 @@ TEST(PipelineSplit, RefusesStagesWithoutABlock) {
   EXPECT_FALSE(stage_of_units(m, 4));
 }
 
+// Megatron-LM splits only the transformer layers (get_num_layers_to_build): 105 layers over
+// pp 35 x 3 virtual stages is one layer a stage, the embedding riding on the first and the
+// final norm and head on the last; torchtitan's split refuses it (107 "layers" for 105 stages).
+TEST(PipelineSplit, MegatronSplitsTheTransformerLayersOnly) {
+  const auto m = testing::tiny_llama(32000, 256, 512, 105);
+  EXPECT_FALSE(stage_of_units(m, 105));
+  auto split = stage_of_units(m, 105, pipeline_split::megatron);
+  ASSERT_TRUE(split) << split.error().to_string();
+  std::vector<int> blocks(105, 0);
+  for (std::size_t i = 0; i < m.units.size(); ++i) {
+    const auto kind = m.units[i].kind;
+    if (kind == model::unit_kind::block) ++blocks[static_cast<std::size_t>((*split)[i])];
+    if (kind == model::unit_kind::embedding) {
+      EXPECT_EQ((*split)[i], 0);
+    }
+    if (kind == model::unit_kind::norm || kind == model::unit_kind::head) {
+      EXPECT_EQ((*split)[i], 104);
+    }
+  }
+  EXPECT_EQ(blocks, std::vector<int>(105, 1));
+  // 32 layers over 4 stages: 8 each (torchtitan's split gives 8, 9, 8, 7).
+  auto four = stage_of_units(testing::tiny_llama(32000, 256, 512, 32), 4, pipeline_split::megatron);
+  ASSERT_TRUE(four);
+  std::vector<int> per(4, 0);
+  const auto m32 = testing::tiny_llama(32000, 256, 512, 32);
+  for (std::size_t i = 0; i < m32.units.size(); ++i)
+    if (m32.units[i].kind == model::unit_kind::block) ++per[static_cast<std::size_t>((*four)[i])];
+  EXPECT_EQ(per, (std::vector<int>{8, 8, 8, 8}));
+  // Megatron asserts that the layers divide evenly; so does the split.
+  auto uneven = stage_of_units(m32, 5, pipeline_split::megatron);
+  ASSERT_FALSE(uneven);
+  EXPECT_NE(uneven.error().to_string().find("32 layers do not divide into 5 stages"),
+            std::string::npos);
+}
+
 // Checks that every (stage, micro-batch) pass runs forward once, then either one full backward
 // or an input-gradient pass followed by a weight-gradient pass.
 void expect_complete(const std::vector<pipeline_op>& ops, int chunks, int micros) {

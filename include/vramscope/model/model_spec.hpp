@@ -74,8 +74,8 @@ struct stack_shape {
                                        // one fused op (silu, gelu, gelu_pytorch_tanh); more for
                                        // transformers' composite ones (gelu_new saves 4)
   bool residual_dropout = false;   // dropout on the attention and MLP outputs (a bool mask each)
-  bool attention_dropout = false;  // dropout on the attention probabilities: a bool mask per
-                                   // score where the scores are materialised (eager attention)
+  bool attention_dropout = false;  // dropout on the attention probabilities: its mask and the
+                                   // dropped copy where the scores exist (eager, math attention)
   bool eager_attention = false;    // the family's attention is written as matmul, softmax,
                                    // matmul whatever kernel the job asks for (T5's relative
                                    // position bias): the scores are always materialised
