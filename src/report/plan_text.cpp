@@ -110,11 +110,11 @@ void phase_lines(std::string& out, const prediction& p) {
         out += ph->reached
                    ? fmt::format("  {:<16} {:<12} {:>11} allocated {:>11} reserved {:>11} device  "
                                  "{}\n",
-                                 name, rank_label(p.ranks[i].rank, p.ranks[j].rank),
+                                 name, rank_label(p, p.ranks[i].rank, p.ranks[j].rank),
                                  format_bytes(ph->peak.allocated), format_bytes(ph->peak.reserved),
                                  format_bytes(ph->peak.device), phase_state(*ph))
                    : fmt::format("  {:<16} {:<12} {}\n", name,
-                                 rank_label(p.ranks[i].rank, p.ranks[j].rank), phase_state(*ph));
+                                 rank_label(p, p.ranks[i].rank, p.ranks[j].rank), phase_state(*ph));
       i = j + 1;
     }
   }

@@ -4,6 +4,8 @@
 // step. Each has a known fix that no change to the step itself gives.
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "doctor/likelihood.hpp"
 #include "doctor/oom_facts.hpp"
 #include "doctor/replan.hpp"
@@ -17,31 +19,32 @@ struct phase_rule {
   oom_phase phase;
   const char* id;
   const char* cause_class;
+  const char* plan_phase;  // predict::phase_peak::name of the phase in a plan
   const char* cause;
   const char* fix;
 };
 
 constexpr phase_rule phase_rules[] = {
-    {oom_phase::checkpoint_save, "CKPT001", "checkpoint_save",
+    {oom_phase::checkpoint_save, "CKPT001", "checkpoint_save", "checkpoint_save",
      "saving gathers what training keeps sharded or on the CPU: FSDP's full state dict materialises every "
      "unit's full parameters (and keeps a copy on rank 0 unless offloaded), DeepSpeed ZeRO-3 gathers the "
      "16-bit weights; on top of what the step left cached this needs memory the step never did",
      "gather off the GPU: FSDP FullStateDictConfig(offload_to_cpu=True, rank0_only=True), or save a sharded "
      "state dict (SHARDED_STATE_DICT, torch.distributed.checkpoint); DeepSpeed: "
      "stage3_gather_16bit_weights_on_model_save=false and convert with zero_to_fp32.py afterwards"},
-    {oom_phase::checkpoint_resume, "CKPT002", "checkpoint_resume",
+    {oom_phase::checkpoint_resume, "CKPT002", "checkpoint_resume", "resume",
      "torch.load restores each tensor to the device it was saved from (cuda:0 for a checkpoint saved "
      "there), and the loaded dict stays alive beside the model's own copy while training starts",
      "torch.load(path, map_location=\"cpu\"), load_state_dict, then drop the loaded dict (del checkpoint) "
      "before the first step"},
-    {oom_phase::eval, "EVAL001", "eval",
+    {oom_phase::eval, "EVAL001", "eval", "eval",
      "evaluation runs a forward the step's memory plan did not: without torch.no_grad() it keeps every "
      "activation for a backward that never comes, an evaluation batch larger than the training one needs "
      "more, and predictions or logits kept on the GPU grow with every evaluation step",
      "evaluate under torch.no_grad() (or torch.inference_mode(); model.eval() alone keeps the graph), "
      "with an evaluation batch no larger than the training one, moving predictions to the CPU "
      "(Trainer: eval_accumulation_steps, per_device_eval_batch_size)"},
-    {oom_phase::optimizer_state_init, "OPTIM001", "first_optimizer_step",
+    {oom_phase::optimizer_state_init, "OPTIM001", "first_optimizer_step", "first_optimizer_step",
      "the optimizer creates its state at its first step (Adam: exp_avg and exp_avg_sq, two tensors the "
      "size of the parameters), on top of the gradients that are still alive: the first step needs more "
      "than the forward and backward did",
@@ -50,25 +53,74 @@ constexpr phase_rule phase_rules[] = {
      "temporaries"},
 };
 
+// The change that makes the job's own phase fit, as the job spec writes it.
+std::vector<std::string> plan_fix(oom_phase phase, const job::job_spec& j) {
+  switch (phase) {
+    case oom_phase::checkpoint_save: return {"checkpoint.offload_to_cpu=true", "checkpoint.rank0_only=true"};
+    case oom_phase::checkpoint_resume: return {"checkpoint.resume_map_location=cpu", "checkpoint.resume_kept=false"};
+    case oom_phase::eval:
+      if (!j.eval.no_grad) return {"eval.no_grad=true"};
+      if (j.eval.accumulate_logits && j.eval.accumulation_steps == 0) return {"eval.accumulation_steps=1"};
+      if (j.eval.micro_batch > static_cast<int>(j.training.micro_batch))
+        return {fmt::format("eval.micro_batch={}", j.training.micro_batch)};
+      return {};
+    case oom_phase::optimizer_state_init: return {"optimizer.name=adamw_8bit"};
+    case oom_phase::unknown: break;
+  }
+  return {};
+}
+
+// A plan whose rank runs out of memory in the phase, or exceeds its GPU there.
+std::optional<std::string> planned_failure(const doctor_input& in, const phase_rule& rule) {
+  if (!in.prediction) return std::nullopt;
+  for (const auto& r : in.prediction->ranks)
+    for (const auto& ph : r.phases)
+      if (ph.name == rule.plan_phase && ph.reached && (ph.oom || !ph.fits))
+        return fmt::format("plan: rank {} {} in {} ({} on its GPU)", r.rank,
+                           ph.oom ? "runs out of memory" : "exceeds its GPU", ph.name, format_bytes(ph.peak.device));
+  return std::nullopt;
+}
+
 std::vector<finding> phase_findings(const doctor_input& in, oom_phase phase) {
-  if (!in.observed) return {};
   const phase_rule* rule = nullptr;
   for (const auto& r : phase_rules)
     if (r.phase == phase) rule = &r;
-  std::vector<finding> out;
-  for (const auto& o : in.observed->ooms) {
-    const auto facts = facts_of(o);
-    if (facts.phase != phase) continue;
-    finding f{rule->id, {}, severity::error, {}, rule->cause, rule->fix, {}, {},
-              rule->cause_class, likelihood::decisive, {}, {}};
-    f.evidence.push_back(fmt::format("{}: tried to allocate {}", where(o), size_or_unknown(o.requested)));
-    f.evidence.push_back(fmt::format("traceback line {}", facts.phase_line));
-    f.support.push_back(fmt::format("the traceback places the failure there (line {})",
-                                    facts.phase_line.substr(0, facts.phase_line.find(':'))));
-    out.push_back(std::move(f));
-    break;
+  finding f{rule->id, {}, severity::error, {}, rule->cause, rule->fix, {}, {},
+            rule->cause_class, likelihood::decisive, {}, {}};
+  if (in.observed)
+    for (const auto& o : in.observed->ooms) {
+      const auto facts = facts_of(o);
+      if (facts.phase != phase) continue;
+      f.evidence.push_back(fmt::format("{}: tried to allocate {}", where(o), size_or_unknown(o.requested)));
+      f.evidence.push_back(fmt::format("traceback line {}", facts.phase_line));
+      f.support.push_back(fmt::format("the traceback places the failure there (line {})",
+                                      facts.phase_line.substr(0, facts.phase_line.find(':'))));
+      break;
+    }
+  if (const auto planned = planned_failure(in, *rule)) {
+    f.evidence.push_back(*planned);
+    f.support.push_back("the plan of the job fails in that phase");
   }
-  return out;
+  // A checkpoint restored onto the GPU and kept fails later, in the step it crowds: the job's
+  // resume is the cause when the plan does not fit and the same job loading to the CPU does.
+  if (phase == oom_phase::checkpoint_resume && in.job && in.prediction && !in.prediction->fits &&
+      in.job->checkpoint.resume && in.job->checkpoint.resume_map_location != "cpu" &&
+      in.job->checkpoint.resume_kept)
+    if (auto after = replan(in, plan_fix(phase, *in.job)); after && after->after.fits) {
+      f.evidence.push_back(fmt::format("job: checkpoint.resume_map_location={}, resume_kept=true: the loaded copy "
+                                       "stays on the GPU through training",
+                                       in.job->checkpoint.resume_map_location));
+      f.support.push_back("the plan fits when the checkpoint is loaded to the CPU and dropped");
+      if (f.evidence.size() == 1) f.likelihood = likelihood::strong;  // the job alone, not a traceback
+    }
+  if (f.evidence.empty()) return {};
+  if (in.job)
+    if (const auto settings = plan_fix(phase, *in.job); !settings.empty())
+      if (auto after = replan(in, settings); after && after->saving > 0) {
+        f.saving = after->saving;
+        f.saving_basis = replan_basis(settings);
+      }
+  return {f};
 }
 
 }  // namespace
