@@ -44,7 +44,8 @@ class VramscopeError(RuntimeError):
 def _expect(name: str, value: Any, kinds: tuple, what: str) -> None:
     """A value of the wrong Python type is bad input like any other (exit code 2)."""
     if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
-        raise VramscopeError(f"{name}: expected {what}, got {type(value).__name__} {value!r:.60}", 2)
+        raise VramscopeError(
+            f"{name}: expected {what}, got {type(value).__name__} {value!r:.60}", 2)
 
 
 def _paths(name: str, value: Any) -> list:
@@ -161,7 +162,8 @@ def compare(job: Job = None, *, vary: Union[Mapping[str, Iterable[Any]], Sequenc
             **overrides: Any) -> Any:
     """``vramscope compare --json``: one row per combination of the varied keys.
     ``vary`` maps keys to values ({"parallel.tp": [1, 2, 4]}) or lists "key=v1,v2" items."""
-    _expect("vary", vary, (Mapping, list, tuple), "a dict of key: values or a list of \"key=v1,v2\"")
+    _expect("vary", vary, (Mapping, list, tuple),
+            "a dict of key: values or a list of \"key=v1,v2\"")
     if isinstance(vary, Mapping):
         for k, v in vary.items():
             _expect(f"vary[{k!r}]", v, (list, tuple, range), "a list of values")
