@@ -113,3 +113,27 @@ def test_runs_in_process():
     # The extension is loaded into this interpreter; no vramscope executable is needed.
     assert "vramscope._vramscope" in sys.modules
     assert vramscope.__version__ == vramscope.run("--version")[1].split()[1]
+
+
+@pytest.mark.parametrize("call", [
+    lambda: vramscope.plan(123),
+    lambda: vramscope.plan({"model": "llama-3.1-8b"}, rank="0"),
+    lambda: vramscope.plan({"model": "llama-3.1-8b"}, rank=True),
+    lambda: vramscope.compare({"model": "llama-3.1-8b"}, vary=5),
+    lambda: vramscope.compare({"model": "llama-3.1-8b"}, vary={"parallel.tp": 2}),
+    lambda: vramscope.explain(smi=5),
+    lambda: vramscope.explain(snapshot=["a", "b"]),
+    lambda: vramscope.inspect(None),
+])
+def test_a_value_of_the_wrong_type_raises_vramscope_error(call):
+    # Bad input of any kind raises VramscopeError (exit code 2), a wrong Python type included.
+    with pytest.raises(vramscope.VramscopeError) as raised:
+        call()
+    assert raised.value.code == 2
+    assert "expected" in str(raised.value)
+
+
+def test_a_negative_rank_is_refused():
+    with pytest.raises(vramscope.VramscopeError) as raised:
+        vramscope.plan({"model": "llama-3.1-8b"}, rank=-1)
+    assert raised.value.code == 2

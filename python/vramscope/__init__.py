@@ -41,6 +41,25 @@ class VramscopeError(RuntimeError):
         self.code = code
 
 
+def _expect(name: str, value: Any, kinds: tuple, what: str) -> None:
+    """A value of the wrong Python type is bad input like any other (exit code 2)."""
+    if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
+        raise VramscopeError(
+            f"{name}: expected {what}, got {type(value).__name__} {value!r:.60}", 2)
+
+
+def _paths(name: str, value: Any) -> list:
+    """One path or a list of them."""
+    if value is None:
+        return []
+    if isinstance(value, (str, os.PathLike)):
+        return [os.fspath(value)]
+    _expect(name, value, (list, tuple), "a path or a list of paths")
+    for v in value:
+        _expect(name, v, (str, os.PathLike), "a path or a list of paths")
+    return [os.fspath(v) for v in value]
+
+
 def run(*args: str) -> tuple[int, str, str]:
     """Runs ``vramscope ARGS...`` in process: (exit code, stdout, stderr)."""
     code, out, err = _vramscope.run([str(a) for a in args])
@@ -86,6 +105,7 @@ class _JobFile:
     def __enter__(self) -> "_JobFile":
         if self.job is None:
             self.job = {}
+        _expect("job", self.job, (str, os.PathLike, Mapping), "a path, a dict or None")
         if isinstance(self.job, (str, os.PathLike)):
             self.path = os.fspath(self.job)
             return self
@@ -134,6 +154,8 @@ def plan(job: Job = None, *, rank: Optional[int] = None, **overrides: Any) -> di
     A job that does not fit is an answer, not an error: look at ``["state"]`` ("fits",
     "tight": fits inside the safety margin, or "does_not_fit"); a job that does not fit also
     has ``["whole_step_need"]`` and ``["shortfall"]`` in bytes when they are known."""
+    if rank is not None:
+        _expect("rank", rank, (int,), "a whole number")
     extra = ["--rank", str(rank)] if rank is not None else []
     return _with_job("plan", job, extra, overrides)
 
@@ -142,6 +164,14 @@ def compare(job: Job = None, *, vary: Union[Mapping[str, Iterable[Any]], Sequenc
             **overrides: Any) -> Any:
     """``vramscope compare --json``: one row per combination of the varied keys.
     ``vary`` maps keys to values ({"parallel.tp": [1, 2, 4]}) or lists "key=v1,v2" items."""
+    _expect("vary", vary, (Mapping, list, tuple),
+            "a dict of key: values or a list of \"key=v1,v2\"")
+    if isinstance(vary, Mapping):
+        for k, v in vary.items():
+            _expect(f"vary[{k!r}]", v, (list, tuple, range), "a list of values")
+    else:
+        for item in vary:
+            _expect("vary", item, (str,), "a list of \"key=v1,v2\" strings")
     items = vary if not isinstance(vary, Mapping) else [
         f"{k.replace('__', '.')}={_scalar(list(v))}" for k, v in vary.items()]
     extra = []
@@ -153,6 +183,8 @@ def compare(job: Job = None, *, vary: Union[Mapping[str, Iterable[Any]], Sequenc
 def fit(job: Job = None, *args: str, **overrides: Any) -> Any:
     """``vramscope fit JOB --json ARGS...``: the largest setting or the configurations that fit.
     Raises VramscopeError when this build has no ``fit`` command."""
+    for a in args:
+        _expect("fit argument", a, (str,), "a string")
     return _with_job("fit", job, list(args), overrides)
 
 
@@ -163,10 +195,11 @@ def explain(job: Job = None, *, recorded: Optional[str] = None, smi: Union[None,
     folder written by :mod:`vramscope.torch`; the job (optional) prices the fixes."""
     extra: list[str] = []
     for flag, value in (("--smi", smi), ("--stats", stats), ("--oom", oom)):
-        for v in ([value] if isinstance(value, (str, os.PathLike)) else value or []):
-            extra += [flag, os.fspath(v)]
+        for v in _paths(flag[2:], value):
+            extra += [flag, v]
     for flag, value in (("--snapshot", snapshot), ("--trace", trace), ("--recorded", recorded)):
         if value is not None:
+            _expect(flag[2:], value, (str, os.PathLike), "a path")
             extra += [flag, os.fspath(value)]
     if job is None:
         return _call(["explain", "--json", *extra, *_set_args(overrides)])
@@ -176,6 +209,7 @@ def explain(job: Job = None, *, recorded: Optional[str] = None, smi: Union[None,
 def inspect(model: str, *, tensors: bool = False) -> dict:
     """``vramscope inspect MODEL --json``: units, tensors and parameter totals of a preset
     name or a config.json path."""
+    _expect("model", model, (str, os.PathLike), "a preset name or a path")
     return _call(["inspect", os.fspath(model), "--json", *(["--tensors"] if tensors else [])])
 
 

@@ -210,8 +210,10 @@ int cmd_watch(const std::vector<std::string>& args, std::ostream& out, std::ostr
     auto started = watch::metrics_server::start(a.prometheus);
     if (!started) return fail(err, started.error(), exit_status::environment);
     server = std::move(*started);
-    err << fmt::format("vramscope watch: serving metrics at http://{}:{}/metrics\n", where->first,
-                       server->port());
+    // An IPv6 address is bracketed in a URL (RFC 3986): http://[::1]:9400/metrics.
+    const bool v6 = where->first.find(':') != std::string::npos;
+    err << fmt::format("vramscope watch: serving metrics at http://{}{}{}:{}/metrics\n",
+                       v6 ? "[" : "", where->first, v6 ? "]" : "", server->port());
   }
   auto display = choose_display(a, settings, out, err);
   auto r = watch::run_watch(**source, settings,

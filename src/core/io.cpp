@@ -156,9 +156,15 @@ status line_append_buffer::open(const std::string& path, std::uint64_t& removed)
   removed = 0;
   std::error_code ec;
   const auto st = fs::status(path, ec);
-  if (!ec && fs::exists(st) && !fs::is_regular_file(st))
-    return error_at(path, fs::is_directory(st) ? "is a directory, expected a file"
-                                               : "is not a regular file, expected a log file");
+  if (!ec && fs::is_directory(st)) return error_at(path, "is a directory, expected a file");
+  if (!ec && fs::exists(st) && !fs::is_regular_file(st)) {
+    // /dev/stderr, a pipe: written through, nothing to repair or take back.
+    const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0)
+      return error_at(path, fmt::format("cannot open for appending: {}", std::strerror(errno)));
+    fd_ = fd;
+    return ok();
+  }
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
   if (fd < 0)
     return error_at(path, fmt::format("cannot open for appending: {}", std::strerror(errno)));
@@ -209,7 +215,7 @@ int line_append_buffer::sync() {
   std::string text;
   text.swap(pending_);
   if (fd_ < 0 || error_ != 0) return -1;
-  const off_t before = ::lseek(fd_, 0, SEEK_END);
+  const off_t before = ::lseek(fd_, 0, SEEK_END);  // -1 on a pipe: nothing to take back
   if (write_all(fd_, text.data(), text.size())) return 0;
   error_ = errno;
   // Take back the part that reached the disk, so the file still ends at a line break.

@@ -243,10 +243,11 @@ status read_row(const std::string& source, const text_line& line, bool last_unte
   return ok();
 }
 
-// The most rows read. Each row becomes an observation of a few hundred bytes, more than the row
-// itself (a 2-byte row "0" of an "index" CSV included), so the count bounds memory: 1,000,000
-// rows stay under a quarter of a GiB.
-constexpr std::size_t max_csv_rows = 1'000'000;
+// The most rows read: far above the GPUs and processes of any machine. Each row becomes an
+// observation of a few hundred bytes, more than the row itself (a 2-byte row "0" of an
+// "index" CSV included), and rows are not merged (a polling log, nvidia-smi -l, lists every
+// GPU once a poll), so the count bounds memory: 100,000 rows stay under 60 MiB.
+constexpr std::size_t max_csv_rows = 100'000;
 
 }  // namespace
 
@@ -296,8 +297,10 @@ result<observation> parse_nvidia_smi_csv(std::string_view text, const std::strin
     if (out.gpus.size() + out.processes.size() >= max_csv_rows)
       return detail::error_on_line(
           source, line, 0,
-          fmt::format("more than {} rows, the most this reader holds (a bound on its memory); "
-                      "split the file", max_csv_rows));
+          fmt::format("more than {} rows, the most this reader holds (a bound on its memory; "
+                      "no machine has as many GPUs and processes): one query's output is "
+                      "expected, not a polling log",
+                      max_csv_rows));
     auto st = read_row(source, line, unterminated && next >= text.size(), layout, out);
     if (!st) return st.error();
   } while (next_line(line));

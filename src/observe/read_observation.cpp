@@ -4,6 +4,8 @@
 #include <vramscope/observe/oom_report.hpp>
 #include <vramscope/observe/torch_stats.hpp>
 
+#include <fmt/format.h>
+
 #include "observe/text_util.hpp"
 
 namespace vramscope::observe {
@@ -69,8 +71,27 @@ std::optional<observation_format> detect_observation_format(std::string_view tex
   return std::nullopt;
 }
 
+namespace {
+
+// The most lines of a file read. Telling a log from nvidia-smi output runs the out-of-memory
+// reader over the whole text, and it and the memory_summary() reader index every line (about
+// 80 bytes a line between them): 45 MB of 2-byte lines took 1.7 GiB. 2,000,000 lines bound that
+// to about 160 MB, far above any nvidia-smi output or stats file; a 64 MiB log has that many
+// only when its lines average under 32 bytes.
+constexpr std::size_t max_lines = 2'000'000;
+
+}  // namespace
+
 result<observation> parse_observation(std::string_view text, const std::string& source,
                                       const smi_options& options) {
+  std::size_t lines = 0;
+  for (auto at = text.find('\n'); at != std::string_view::npos; at = text.find('\n', at + 1))
+    if (++lines > max_lines)
+      return error_at(source,
+                      fmt::format("more than {} lines, the most this reader takes (a bound on its "
+                                  "memory): give the part of the log around the error",
+                                  max_lines),
+                      static_cast<int>(lines));
   if (!text.empty() && static_cast<unsigned char>(text.front()) == 0x80)
     return error_at(source, "this is a pickle (a PyTorch memory snapshot?): analyse it with `vramscope snapshot`");
   const auto format = detect_observation_format(text);

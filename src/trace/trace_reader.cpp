@@ -161,7 +161,8 @@ status read_file_lines(const fs::path& path, file_info& f, trace_summary& s) {
     if (too_long)
       s.warnings.push_back(error_at(
           path.string(),
-          fmt::format("line skipped: longer than {}, and no trace line is", format_bytes(max_trace_line)),
+          fmt::format("line skipped: longer than {}, and no trace line is",
+                      format_bytes(max_trace_line)),
           line));
     else if (!row.empty())
       read_row(row, last, line, path, f, s);

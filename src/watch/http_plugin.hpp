@@ -13,8 +13,9 @@ extern "C" {
 
 /// Binds HOST:PORT (PORT 0 picks a free one) and serves GET / and GET /metrics on a thread of
 /// its own, each connection on a thread (up to 1024), with a 2 s read timeout and request
-/// bodies bounded at 64 KiB (413 beyond, the rest discarded, never held). Returns the server, or null with a message in `error` (always NUL-terminated).
-/// `*bound_port` receives the port actually bound.
+/// bodies bounded at 64 KiB (413 beyond, the rest discarded, never held). Returns the server,
+/// or null with a message in `error` (always NUL-terminated). `*bound_port` receives the port
+/// actually bound.
 void* vramscope_http_start(const char* host, int port, int* bound_port, char* error,
                            std::size_t error_size);
 

@@ -427,5 +427,16 @@ TEST(PlanRank, ANegativeRankIsRefused) {
   EXPECT_LE(invoke({"plan", job.path(), "--rank", "1"}).code, 1);  // 1: does not fit
 }
 
+// A job file is read up to 1 MiB: yaml-cpp holds about 50 bytes a byte of a file of many keys.
+TEST(PlanJobFile, AJobFileOverAMebibyteIsRefused) {
+  std::string text = "model: llama-3.1-8b\nenv:\n";
+  for (int i = 0; text.size() <= (1u << 20); ++i)
+    text += "  VRAMSCOPE_PAD_" + std::to_string(i) + ": \"x\"\n";
+  const job_file job(text);
+  const auto r = invoke({"plan", job.path()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("larger than the 1.0 MiB this reader accepts"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace vramscope::cli

@@ -149,6 +149,15 @@ TEST(WatchCommand, ServesPrometheusWhileRunning) {
   EXPECT_EQ(r.err.rfind("vramscope watch: serving metrics at http://127.0.0.1:", 0), 0u) << r.err;
 }
 
+// An IPv6 address is named in brackets, so the URL printed can be opened as it is.
+TEST(WatchCommand, NamesAnIpv6AddressInBrackets) {
+  auto r = watch({"--replay", data("replay-ddp-gpu0.jsonl"), "--interval", "0", "--json",
+                  "--prometheus", "[::1]:0"});
+  if (r.code == 3) GTEST_SKIP() << "no IPv6 loopback here: " << r.err;
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.rfind("vramscope watch: serving metrics at http://[::1]:", 0), 0u) << r.err;
+}
+
 TEST(TraceCommand, NeedsACommand) {
   auto r = trace({"--out", "x"});
   EXPECT_EQ(r.code, 2);

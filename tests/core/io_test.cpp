@@ -182,8 +182,15 @@ TEST(Io, LineAppendBufferRemovesAPartLineItFinds) {
   EXPECT_EQ(removed, 7u);
   EXPECT_EQ(*file_size(path), 0u);
   std::filesystem::remove(path);
-  line_append_buffer pipe;
-  EXPECT_FALSE(pipe.open("/dev/null", removed));
+  // A device is written through; a directory is refused.
+  line_append_buffer device;
+  ASSERT_TRUE(device.open("/dev/null", removed));
+  EXPECT_EQ(removed, 0u);
+  std::ostream null(&device);
+  null << "{}\n" << std::flush;
+  EXPECT_TRUE(null);
+  line_append_buffer folder;
+  EXPECT_FALSE(folder.open(std::filesystem::temp_directory_path().string(), removed));
 }
 
 }  // namespace

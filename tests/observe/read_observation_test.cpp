@@ -82,5 +82,17 @@ TEST(ObservationJson, WritesBytesAndOmitsMissingFigures) {
   EXPECT_EQ(k["driver_version"], "535.183.01");
 }
 
+// A log of 2,000,001 short lines is refused before its lines are indexed (45 MB of 2-byte lines
+// took 1.7 GiB).
+TEST(ReadObservation, ALogOfMoreLinesThanItReadsIsRefused) {
+  std::string text = "torch.OutOfMemoryError: CUDA out of memory.\n";
+  for (int i = 0; i < 2000000; ++i) text += "x\n";
+  auto o = parse_observation(text, "train.log");
+  ASSERT_FALSE(o);
+  EXPECT_EQ(o.error().line, 2000001);
+  EXPECT_NE(o.error().message.find("more than 2000000 lines"), std::string::npos)
+      << o.error().message;
+}
+
 }  // namespace
 }  // namespace vramscope::observe

@@ -66,7 +66,8 @@ class line_append_buffer : public std::streambuf {
   ~line_append_buffer() override;
 
   /// Opens (creating) `path` for appending. `removed` gets the size of an unfinished last line
-  /// taken off the end, 0 when it ended in a line break. Refuses a directory, pipe or device.
+  /// taken off the end, 0 when it ended in a line break. A device or pipe (/dev/stderr) is
+  /// written through as it is; a directory is refused.
   status open(const std::string& path, std::uint64_t& removed);
   bool is_open() const { return fd_ >= 0; }
   /// errno of the first failed write; 0 while every write succeeded.
