@@ -341,8 +341,8 @@ class driver {
     std::vector<tensor_id> weights, optimizer;
     for (const auto& u : ctx_.lay.units) {
       const std::uint64_t n = ceil_div(u.trainable_numel, world);
-      weights.push_back(out_.alloc(n * static_cast<bytes>(d.stored) + ceil_div(u.frozen_bytes, world),
-                                   category::parameters));
+      const bytes stored = n * static_cast<bytes>(d.stored) + ceil_div(u.frozen_bytes, world);
+      weights.push_back(out_.alloc(stored, category::parameters));
       const bytes state = optimizer_state_bytes(job_.optimizer.kind, n, d.state) +
                           n * static_cast<bytes>(d.master);
       optimizer.push_back(out_.alloc(state, category::optimizer));

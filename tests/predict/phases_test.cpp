@@ -91,15 +91,17 @@ TEST(CheckpointSave, KeptClonesAreTheWholeModelInItsStoredDtype) {
   EXPECT_GE(added, model_fp32 - root);
   EXPECT_LE(added, model_fp32);
   // Without rank0_only every rank keeps them.
-  const auto everywhere = planned(fsdp1_save("{ save: full, offload_to_cpu: false, rank0_only: false }"));
+  const auto everywhere =
+      planned(fsdp1_save("{ save: full, offload_to_cpu: false, rank0_only: false }"));
   ASSERT_TRUE(everywhere.ranks[1].oom);
   EXPECT_EQ(everywhere.ranks[1].oom_phase, "checkpoint_save");
 }
 
 TEST(CheckpointSave, Zero3GathersOneTensorAtATimeAndFsdp2KeepsWithoutCpuOffload) {
-  const std::string base = "model: llama-3.1-8b\nhardware: { gpu: H100-80GB, gpus_per_node: 8 }\n"
-                           "precision: bf16-mixed\noptimizer: adamw\n"
-                           "training: { micro_batch: 1, seq_len: 4096, activation_checkpointing: full }\n";
+  const std::string base =
+      "model: llama-3.1-8b\nhardware: { gpu: H100-80GB, gpus_per_node: 8 }\n"
+      "precision: bf16-mixed\noptimizer: adamw\n"
+      "training: { micro_batch: 1, seq_len: 4096, activation_checkpointing: full }\n";
   const auto z3 = planned(base + "parallel: { strategy: zero3 }\ncheckpoint: { save: full }\n");
   const auto z3_none = planned(base + "parallel: { strategy: zero3 }\n");
   const auto* gather = phase_of(z3.ranks[0], "checkpoint_save");
@@ -108,7 +110,8 @@ TEST(CheckpointSave, Zero3GathersOneTensorAtATimeAndFsdp2KeepsWithoutCpuOffload)
   EXPECT_EQ(z3.ranks[1].peak.allocated, z3_none.ranks[1].peak.allocated);
   const auto kept = planned(base + "parallel: { strategy: fsdp2 }\n"
                                    "checkpoint: { save: full, offload_to_cpu: false }\n");
-  const auto offloaded = planned(base + "parallel: { strategy: fsdp2 }\ncheckpoint: { save: full }\n");
+  const auto offloaded =
+      planned(base + "parallel: { strategy: fsdp2 }\ncheckpoint: { save: full }\n");
   EXPECT_EQ(kept.ranks[1].peak_phase, "checkpoint_save");  // every rank keeps the full tensors
   // Kept: every fp32 parameter at once; offloaded: the largest one (the embedding or the head,
   // 128256 x 4096) at a time.
@@ -165,7 +168,8 @@ TEST(Evaluation, ALargerEvalBatchRaisesTheEvalPeak) {
 }
 
 TEST(Evaluation, AccumulatedLogitsStayUntilMovedToTheHost) {
-  const auto kept = planned(one_gpu("eval: { enabled: true, steps: 4, accumulate_logits: true }\n"));
+  const auto kept =
+      planned(one_gpu("eval: { enabled: true, steps: 4, accumulate_logits: true }\n"));
   const auto moved = planned(one_gpu("eval: { enabled: true, steps: 4, accumulate_logits: true, "
                                      "accumulation_steps: 1 }\n"));
   const auto plain = planned(one_gpu("eval: { enabled: true, steps: 4 }\n"));
