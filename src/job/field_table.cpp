@@ -294,6 +294,7 @@ std::vector<field> build_table() {
       make("framework.cuda", &j::framework, &fw::cuda, version_codec()),
       make("framework.transformers", &j::framework, &fw::transformers, version_codec()),
       make("framework.jaxlib", &j::framework, &fw::jaxlib, version_codec(true)),
+      make("framework.litgpt", &j::framework, &fw::litgpt, version_codec(true)),
   };
 }
 

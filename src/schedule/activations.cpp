@@ -17,6 +17,7 @@ struct dims {
   std::uint64_t r;                                // residual-stream dtype bytes (fp32 under autocast)
   std::uint64_t tp, res;                          // tp size; residual-stream split (SP)
   bool litgpt = false;       // LitGPT's GPT class (training.model_code: litgpt)
+  bool litgpt_bf16_norm = false;  // lit-gpt before 6178c7cc: RMSNorm in the stream's dtype
   bool mean_saves = false;   // torch.mean keeps its input for backward (torch < 2.2)
   bool local_inputs = false; // Megatron-LM under sequence parallelism: linears keep their shard
 };
@@ -41,7 +42,8 @@ bool tensor_parallel_sequence(const job::job_spec& job) {
 // ddp-bf16mixed and single-llama1b-bf16mixed: 8.4 bytes per hidden unit, token and layer above
 // the plan that counted a bf16 stream).
 //
-// LitGPT's RMSNorm (lit_gpt/rmsnorm.py, RMSNorm.forward) computes in the stream's dtype, with
+// lit-gpt's RMSNorm before 6178c7cc (lit_gpt/rmsnorm.py, RMSNorm.forward; framework.litgpt not
+// given) computes in the stream's dtype, with
 // no fp32 upcast: `norm_x = torch.mean(x * x, dim=-1, keepdim=True)` keeps x (the product's
 // two operands are one tensor), and torch before 2.2 also keeps the product x * x, mean's
 // input (MeanBackward1 `_saved_self`; pytorch#109876, fixed by #109935 in 2.2); `x *
@@ -51,7 +53,7 @@ void add_norm(std::vector<bytes>& saved, const dims& d, const model::stack_shape
               bool weight_trains, bool output_saved, bool input_shared = false, int readers = 1) {
   const std::uint64_t nh = d.n * d.h / d.res;
   const std::uint64_t rows = d.n / d.res;
-  if (d.litgpt && !s.layer_norm && !liger) {
+  if (d.litgpt_bf16_norm && !s.layer_norm && !liger) {
     saved.push_back(d.r * nh);                    // x
     if (d.mean_saves) saved.push_back(d.r * nh);  // x * x, kept by mean
     saved.push_back(d.r * rows);                  // rsqrt
@@ -859,6 +861,10 @@ unit_activations activations_for(model::unit_kind kind, const model::stack_shape
   d.res = tensor_parallel_sequence(job) ? d.tp : 1;
   d.local_inputs = d.res > 1 && job.parallel.kind == job::strategy::megatron;
   d.litgpt = job.training.model_code == job::model_impl::litgpt;
+  // lit-gpt 6178c7cc ("Half precision fixes", 2023-10-24) made RMSNorm.forward upcast its input
+  // (`x = x.float()`) and cast the normalised value back, as transformers' RMSNorm does; every
+  // litgpt release has it (litgpt/model.py RMSNorm at 0.4.x).
+  d.litgpt_bf16_norm = d.litgpt && job.framework.litgpt.empty();
   d.mean_saves = version_number(job.framework.version) < version_number("2.2");
   unit_activations a;
   switch (kind) {

@@ -154,13 +154,17 @@ adapter adapter_for(const std::string& method, std::uint64_t r, std::uint64_t ou
 
 // Tensor parallelism splits the matrices of blocks and, unless the job leaves them whole
 // (parallel.tp_embedding, parallel.tp_head), the vocabulary of embedding and head; norms and
-// other vectors are replicated (Megatron-style layout).
+// other vectors are replicated (Megatron-style layout). A text model's other embedding tables
+// (GPT-2's learned positions) are replicated: Megatron-LM's position_embeddings is a plain
+// torch.nn.Embedding beside the VocabParallelEmbedding (megatron/core/models/common/embeddings/
+// language_model_embedding.py), and torch's tensor-parallel plans leave such tables alone.
 std::uint64_t tp_split(const model::tensor& t, model::unit_kind kind, const job::parallel_spec& p,
-                       int tp) {
+                       int tp, std::uint64_t vocab) {
   const std::uint64_t n = t.numel();
   if (tp <= 1 || t.shape.size() < 2) return n;
+  const bool vocabulary = vocab == 0 || t.shape[0] == vocab;
   const bool split = kind == model::unit_kind::block || kind == model::unit_kind::vision_block ||
-                     (kind == model::unit_kind::embedding && p.tp_embedding) ||
+                     (kind == model::unit_kind::embedding && p.tp_embedding && vocabulary) ||
                      (kind == model::unit_kind::head && p.tp_head);
   return split ? ceil_div(n, static_cast<std::uint64_t>(tp)) : n;
 }
@@ -470,7 +474,7 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
     const auto& t = model.tensors[ti];
     unit_layout* ul = unit_of_tensor[ti];
     if (!ul) continue;
-    const std::uint64_t n = tp_split(t, ul->kind, job.parallel, r.tp);
+    const std::uint64_t n = tp_split(t, ul->kind, job.parallel, r.tp, model.text.vocab);
     const bool trained_norm = ln_tuning && is_norm(t, ul->kind);
     if (!lora.enabled || trained_norm) {
       // Under expert parallelism a rank holds the routed experts e with e % ep == its place.

@@ -214,6 +214,33 @@ TEST(Activations, LitgptKeepsTheFusedQkvOutputAndItsRmsNormsBf16Tensors) {
 
 // torch.compile fuses the pointwise chains: norms keep their input and rstd and a gated MLP its
 // two projections' outputs, as Liger's kernels do; a composite activation keeps its input only.
+// lit-gpt 6178c7cc (2023-10-24) made RMSNorm upcast its input to fp32, as transformers' does:
+// a litgpt release (framework.litgpt given) keeps the fp32 copy of each norm's input where the
+// October 2023 lit-gpt kept it in the stream's dtype. Two norms a block, weights frozen (LoRA).
+TEST(Activations, LitgptReleasesKeepTheirRmsNormsFp32Input) {
+  job::job_spec old_litgpt;
+  old_litgpt.training.model_code = job::model_impl::litgpt;
+  old_litgpt.framework.version = "2.2";
+  auto release = old_litgpt;
+  release.framework.litgpt = "0.4";
+  job::job_spec hf = release;
+  hf.training.model_code = job::model_impl::hf;
+  const auto s = plain_stack();
+  saved_inputs frozen;
+  frozen.norm_weights = false;
+  const std::uint64_t n = 1000, h = 1024;
+  const auto block = [&](const job::job_spec& job) {
+    return saved_by(model::unit_kind::block, s, job, {1, n}, frozen);
+  };
+  // Per norm: the fp32 input and fp32 rsqrt (4nh + 4n) where lit-gpt kept both in bf16.
+  EXPECT_EQ(block(release) - block(old_litgpt), 2 * (4 * n * h + 4 * n - (2 * n * h + 2 * n)));
+  // The norms are then transformers' (the rest of the block is still LitGPT's).
+  auto norm_only = [&](const job::job_spec& job) {
+    return saved_by(model::unit_kind::norm, s, job, {1, n}, frozen);
+  };
+  EXPECT_EQ(norm_only(release), norm_only(hf));
+}
+
 TEST(Activations, CompileSavesWhatFusedKernelsSave) {
   model::stack_shape gated = plain_stack();
   gated.gated_mlp = true;

@@ -6,6 +6,8 @@
 
 #include <memory>
 
+#include <vramscope/model/config_reader.hpp>
+
 #include "support/tiny_model.hpp"
 
 namespace vramscope::schedule {
@@ -49,6 +51,27 @@ TEST(Layout, TensorParallelSplitsMatricesNotNorms) {
   for (const auto& t : m.tensors)
     if (t.unit == "layers.0" && t.shape.size() == 2) matrices += t.numel();
   EXPECT_EQ(block.numel, matrices / 4 + 2 * 1024);
+}
+
+// GPT-2's learned position table is replicated over tensor parallelism (Megatron-LM's
+// position_embeddings is a plain nn.Embedding); the vocabulary table is split.
+TEST(Layout, TensorParallelSplitsTheVocabularyNotThePositionTable) {
+  auto gpt2 = model::parse_config_json(
+      R"({"model_type": "gpt2", "n_embd": 256, "n_head": 4, "n_layer": 2, "vocab_size": 1024,
+          "n_positions": 512})",
+      "gpt2.json");
+  ASSERT_TRUE(gpt2) << gpt2.error().to_string();
+  auto j = base_job();
+  j.parallel.kind = job::strategy::megatron;
+  j.parallel.tp = 4;
+  const auto lay = make_layout(*gpt2, j, make_rank_info(j, 0));
+  std::uint64_t wte = 0, wpe = 0;
+  for (const auto& u : lay.units) {
+    if (u.name == "wte") wte = u.numel;
+    if (u.name == "wpe") wpe = u.numel;
+  }
+  EXPECT_EQ(wte, 1024u * 256 / 4);
+  EXPECT_EQ(wpe, 512u * 256);
 }
 
 TEST(Layout, LoraTrainsOnlyAdapters) {

@@ -322,6 +322,9 @@ struct framework_spec {
   std::string cuda = "12.4";
   std::string transformers = "4.46";
   std::string jaxlib;               // defaults to `version` for jax
+  // LitGPT's version where training.model_code is litgpt: "" is the lit-gpt of October 2023
+  // (before its RMSNorm computed in fp32, lit-gpt 6178c7cc); any litgpt release (0.1 on) has it
+  std::string litgpt;
 
   friend bool operator==(const framework_spec&, const framework_spec&) = default;
 };
