@@ -27,11 +27,22 @@ result<stats_folder> read_stats_folder(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     return error_at(dir, "not a folder (expected a folder of torch.cuda.memory_stats() JSON files)");
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(dir, ec))
-    if (entry.path().extension() == ".json" && entry.is_regular_file(ec)) files.push_back(entry.path());
+  std::vector<fs::path> files, special;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() != ".json") continue;
+    if (entry.is_regular_file(ec))
+      files.push_back(entry.path());
+    else if (!entry.is_directory(ec))  // a pipe or device: never opened (a FIFO would block)
+      special.push_back(entry.path());
+  }
   std::sort(files.begin(), files.end());
+  std::sort(special.begin(), special.end());
   stats_folder out;
+  for (const auto& path : special) {
+    ++out.skipped;
+    out.problems.push_back(
+        error_at(path.string(), "skipped: not a regular file (a pipe, device or socket)"));
+  }
   for (const auto& path : files) {
     const std::string name = path.filename().string();
     auto text = read_file(path.string(), 64_MiB);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include "watch/watch_support.hpp"
 
 namespace vramscope::watch {
@@ -42,6 +44,21 @@ TEST(StatsFolder, HalfWrittenFilesAreSkippedAndCounted) {
   EXPECT_EQ(f->skipped, 2u);
   ASSERT_EQ(f->problems.size(), 2u);
   EXPECT_NE(f->problems[0].to_string().find("rank0.json"), std::string::npos) << f->problems[0].to_string();
+}
+
+// A pipe named like a stats file is never opened (that would block the metrics) and is counted
+// and named among the skipped files, where it was passed over without a word.
+TEST(StatsFolder, APipeNamedLikeAStatsFileIsSkippedAndNamed) {
+  temp_dir dir;
+  dir.write("rank0.json", R"({"allocated_bytes.all.current": 2})");
+  ASSERT_EQ(::mkfifo(dir.file("rank1.json").c_str(), 0600), 0);
+  auto f = read_stats_folder(dir.path());
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->ranks.size(), 1u);
+  EXPECT_EQ(f->skipped, 1u);
+  ASSERT_EQ(f->problems.size(), 1u);
+  EXPECT_EQ(f->problems[0].to_string(),
+            dir.file("rank1.json") + ": skipped: not a regular file (a pipe, device or socket)");
 }
 
 TEST(StatsFolder, MissingFolderIsAnError) {
