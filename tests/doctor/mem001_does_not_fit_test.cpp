@@ -77,7 +77,7 @@ TEST(Mem001, ListsTheChangesThatMakeItFitCheapestFirst) {
                                " on the busiest GPU (planned again on a GPU without that limit)");
   EXPECT_EQ(f.cause, "the peak in forward:loss needs more than the GPU has");
   EXPECT_EQ(f.fix,
-            "any of these makes it fit, cheapest first:\n"
+            "any of these makes it fit with the safety margin, cheapest first:\n"
             "  --set training.loss=liger_fused (needs Liger-Kernel; about as fast; " +
                 format_bytes(static_cast<bytes>(liger_saving)) +
                 " less on the busiest GPU)\n"
@@ -194,6 +194,27 @@ TEST(Mem001, SilentWhenThePlanFits) {
     ASSERT_TRUE(job->prediction.fits) << yaml;
     EXPECT_TRUE(rules::does_not_fit(job->input()).empty()) << yaml;
   }
+}
+
+// A plan that fits with less headroom than the safety margin (hardware.margin): a warning, with
+// the changes that leave the margin free.
+TEST(Mem001, WarnsWhenThePlanFitsOnlyInsideTheMargin) {
+  const auto fits = plan_yaml(job_yaml(1));
+  ASSERT_TRUE(fits);
+  const auto v = predict::verdict_of(fits->prediction);
+  ASSERT_EQ(v.state(), predict::fit_state::fits);
+  const bytes headroom = v.busiest_capacity - v.busiest_device;
+  std::string yaml = job_yaml(1);
+  yaml.replace(yaml.find("gpu: RTX-3090"), 13,
+               "gpu: RTX-3090, margin: " + std::to_string(headroom + 1_MiB) + "B");
+  const auto tight = plan_yaml(yaml);
+  ASSERT_TRUE(tight);
+  ASSERT_EQ(predict::state_of(tight->prediction), predict::fit_state::tight);
+  const auto found = rules::does_not_fit(tight->input());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].level, severity::warning);
+  EXPECT_NE(found[0].cause.find("run-to-run variation"), std::string::npos) << found[0].cause;
+  EXPECT_NE(found[0].evidence[0].find("less than the"), std::string::npos) << found[0].evidence[0];
 }
 
 TEST(Mem001, SilentWithoutAPrediction) {
