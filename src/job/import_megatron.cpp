@@ -462,10 +462,14 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   detail::import_context ctx("megatron", source);
   ctx.out.notes = launch->notes;
   detail::read_flags(ctx, text, launch->args);
-  const diagnostic script_at =
-      launch->script.text.empty()
-          ? diagnostic{source, 0, 0, "", ""}
-          : detail::location(source, text, launch->script.line, launch->script.column);
+  // Where a refusal of the whole launch points: the script's word, else (a plain argument list)
+  // its first argument, else the first line.
+  const detail::shell_word* anchor = !launch->script.text.empty() ? &launch->script
+                                     : !launch->args.empty()      ? &launch->args.front()
+                                                                  : nullptr;
+  const diagnostic script_at = anchor != nullptr
+                                   ? detail::location(source, text, anchor->line, anchor->column)
+                                   : detail::location(source, text, 1, 1);
   const std::string script = detail::script_name(launch->script.text);
   if (const auto other = detail::other_model_script(script); !other.empty())
     return detail::at(script_at,
