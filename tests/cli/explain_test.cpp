@@ -300,8 +300,10 @@ TEST(ExplainConsistency, NoFindingContradictsItselfOrThePlanOnTheExamples) {
     if (args.front().ends_with(".yaml")) {
       std::vector<std::string> plan{"plan", args.front(), "--json"};
       std::ostringstream out, err;
-      ASSERT_LE(run(plan, out, err), 1) << err.str();
-      const bool fits = nlohmann::json::parse(out.str())["fits"].get<bool>();
+      const int code = run(plan, out, err);
+      ASSERT_TRUE(code <= 1 || code == 4) << err.str();  // 4: tight
+      // MEM001 for a job that does not fit or fits only inside the safety margin.
+      const bool fits = nlohmann::json::parse(out.str())["state"].get<std::string>() == "fits";
       EXPECT_EQ(find_rule(e.findings, "MEM001") != nullptr, !fits) << args.front();
     }
   }
