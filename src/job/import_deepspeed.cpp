@@ -214,7 +214,7 @@ const std::vector<option>& deepspeed_table() {
       {zero + "stage3_max_reuse_distance", not_modelled("gathered parameters kept for reuse")},
       {zero + "stage3_param_persistence_threshold",
        not_modelled("small parameters stay unsharded")},
-      {zero + "sub_group_size", not_modelled("the optimizer step works in sub-groups")},
+      {zero + "sub_group_size", maps_to("parallel.sub_group_size")},
       {zero + "reduce_scatter", not_modelled("choice of gradient reduction collective")},
       {zero + "allgather_partitions", not_modelled("choice of parameter gather collective")},
       {zero + "zero_hpz_partition_size", not_modelled("ZeRO++ secondary partition")},
