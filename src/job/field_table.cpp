@@ -209,6 +209,8 @@ std::vector<field> build_table() {
            bool_codec()),
       make("parallel.reduce_bucket_size", &j::parallel, &par::reduce_bucket_size,
            count_codec(1, 10'000'000'000'000)),
+      make("parallel.sub_group_size", &j::parallel, &par::sub_group_size,
+           count_codec(1, 10'000'000'000'000)),
       make("parallel.allgather_bucket_size", &j::parallel, &par::allgather_bucket_size,
            count_codec(1, 10'000'000'000'000)),
       make("parallel.prefetch_bucket_size", &j::parallel, &par::prefetch_bucket_size,

@@ -261,7 +261,7 @@ const std::vector<option>& deepspeed_table() {
       {zero + "pipeline_loading_checkpoint", no_effect()},
       {zero + "override_module_apply", no_effect()},
       {zero + "log_trace_cache_warnings", no_effect()},
-      {zero + "sub_group_size", not_modelled("the optimizer step works in sub-groups")},
+      {zero + "sub_group_size", maps_to("parallel.sub_group_size")},
       {zero + "reduce_scatter", not_modelled("choice of gradient reduction collective")},
       {zero + "allgather_partitions", not_modelled("choice of parameter gather collective")},
       {zero + "zero_hpz_partition_size", not_modelled("ZeRO++ secondary partition")},

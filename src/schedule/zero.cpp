@@ -71,8 +71,15 @@ class zero_strategy final : public strategy {
     if (stage_ == 1 && grad_partition_ == 0)  // stage 1 reduces full gradients, then partitions
       grad_partition_ = out().alloc(n * compute(), category::gradients);
     optimizer_first_step(out(), job(), {n}, lay().dtypes.state, 0, opt_);
-    auto fp32_grad = out().alloc(n * 4, category::temporary);  // fp32 copy of the partition's gradient
-    optimizer_step_transient(out(), job(), {n}, lay().dtypes.state);
+    // The fp32 copy of the gradient the step reads. Stages 1 and 2 make it for the whole
+    // partition (stage_1_and_2.py). Stage 3 steps its partition in sub-groups of at most
+    // sub_group_size elements (stage3.py: _create_fp16_sub_groups, then for each sub-group
+    // _prepare_fp32_grad_for_sub_group, _optimizer_step and _release_sub_group, which drops the
+    // fp32 gradient): one sub-group's copy and step temporaries at a time.
+    const std::uint64_t sub_group = std::max<std::uint64_t>(1, job().parallel.sub_group_size);
+    const std::uint64_t chunk = stage_ == 3 ? std::min(n, sub_group) : n;
+    auto fp32_grad = out().alloc(chunk * 4, category::temporary);
+    optimizer_step_transient(out(), job(), {chunk}, lay().dtypes.state);
     out().free(fp32_grad);
   }
 

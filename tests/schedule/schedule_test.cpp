@@ -142,6 +142,36 @@ TEST(Schedule, MegatronHoldsWhatItsDistributedOptimizerDocumentSays) {
   EXPECT_EQ(exact_replay(build(j)).at(category::gradients), 2 * p);
 }
 
+// ZeRO-3 steps its fp32 partition in sub-groups of sub_group_size elements (stage3.py: the fp32
+// gradient of one sub-group at a time, released before the next): the step's temporaries are a
+// sub-group's, not the partition's, while the optimizer state stays the whole partition's.
+TEST(Schedule, Zero3StepsItsPartitionInSubGroups) {
+  const bytes p = testing::tiny_llama().parameters();
+  auto j = job_of(job::strategy::zero3, 4);
+  // The single-tensor AdamW loop over the flat fp32 sub-group: its denominator, beside the fp32
+  // gradient copy, 8 bytes an element of the sub-group.
+  j.optimizer.foreach_impl = false;
+  j.training.seq_len = 16;  // activations and the loss's temporaries well below the step's
+  const bytes partition = (p + 3) / 4;
+  j.parallel.sub_group_size = 1'000'000'000;  // DeepSpeed's default: one sub-group here
+  exact_replay whole(build(j));
+  j.parallel.sub_group_size = partition / 8;
+  exact_replay grouped(build(j));
+  EXPECT_EQ(whole.training_peak_by_category[static_cast<std::size_t>(category::temporary)] -
+                grouped.training_peak_by_category[static_cast<std::size_t>(category::temporary)],
+            8 * (partition - partition / 8));
+  EXPECT_EQ(whole.at(category::optimizer), grouped.at(category::optimizer));
+  // Stages 1 and 2 have no sub-groups.
+  j.parallel.kind = job::strategy::zero2;
+  j.parallel.sub_group_size = 1'000'000'000;
+  const auto temporaries = [](const exact_replay& r) {
+    return r.training_peak_by_category[static_cast<std::size_t>(category::temporary)];
+  };
+  const bytes z2 = temporaries(exact_replay(build(j)));
+  j.parallel.sub_group_size = partition / 8;
+  EXPECT_EQ(temporaries(exact_replay(build(j))), z2);
+}
+
 TEST(Schedule, DdpWithoutBucketViewHoldsGradientsTwiceDuringBackward) {
   auto j = job_of(job::strategy::ddp, 2);
   j.precision.params = j.precision.master = dtype::f32;

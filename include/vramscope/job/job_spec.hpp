@@ -173,6 +173,7 @@ struct parallel_spec {
   std::uint64_t allgather_bucket_size = 500'000'000;
   std::uint64_t prefetch_bucket_size = 50'000'000;
   std::uint64_t max_live_parameters = 1'000'000'000;
+  std::uint64_t sub_group_size = 1'000'000'000;  // ZeRO-3's optimizer steps in sub-groups
   bool contiguous_gradients = true;
   // Megatron-LM: --use-distributed-optimizer shards the fp32 main parameters and the optimizer
   // state over the data-parallel ranks (its gradient buffer stays whole)
