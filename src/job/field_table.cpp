@@ -209,8 +209,11 @@ std::vector<field> build_table() {
            bool_codec()),
       make("parallel.reduce_bucket_size", &j::parallel, &par::reduce_bucket_size,
            count_codec(1, 10'000'000'000'000)),
+      // 0 is DeepSpeed's own "every parameter a sub-group of its own" (stage3.py,
+      // _create_fp16_sub_groups closes a group once it holds sub_group_size elements); configs
+      // write 1e14 and more for "one group" (transformers' ds_config_zero3.json).
       make("parallel.sub_group_size", &j::parallel, &par::sub_group_size,
-           count_codec(1, 10'000'000'000'000)),
+           count_codec(0, 1'000'000'000'000'000'000)),
       make("parallel.allgather_bucket_size", &j::parallel, &par::allgather_bucket_size,
            count_codec(1, 10'000'000'000'000)),
       make("parallel.prefetch_bucket_size", &j::parallel, &par::prefetch_bucket_size,

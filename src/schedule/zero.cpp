@@ -76,6 +76,8 @@ class zero_strategy final : public strategy {
     // sub_group_size elements (stage3.py: _create_fp16_sub_groups, then for each sub-group
     // _prepare_fp32_grad_for_sub_group, _optimizer_step and _release_sub_group, which drops the
     // fp32 gradient): one sub-group's copy and step temporaries at a time.
+    // sub_group_size 0 makes every parameter its own sub-group: planned as the smallest group,
+    // which leaves out one parameter's fp32 partition at most.
     const std::uint64_t sub_group = std::max<std::uint64_t>(1, job().parallel.sub_group_size);
     const std::uint64_t chunk = stage_ == 3 ? std::min(n, sub_group) : n;
     auto fp32_grad = out().alloc(chunk * 4, category::temporary);
