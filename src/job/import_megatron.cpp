@@ -392,7 +392,10 @@ const std::vector<option>& group_rows() {
         {"_add_retro_args", "RETRO's option (pretrain_retro.py is refused)"},
     };
     std::vector<option> out;
-    for (const auto& [flag, group] : megatron_arguments) {
+    for (const auto& argument : megatron_arguments) {
+      // Named, not a structured binding: clang 14 (the fuzz build) cannot capture one.
+      const auto& flag = argument.first;
+      const auto& group = argument.second;
       const auto quiet = std::find_if(std::begin(no_effect_groups), std::end(no_effect_groups),
                                       [&](const auto& g) { return g.first == group; });
       if (quiet != std::end(no_effect_groups)) {
