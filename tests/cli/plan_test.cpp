@@ -13,24 +13,7 @@ namespace vramscope::cli {
 namespace {
 
 using vramscope::testing::invoke;
-
-// A job file in a fresh temporary folder; removed with the object.
-class job_file {
- public:
-  explicit job_file(const std::string& text)
-      : dir_(std::filesystem::temp_directory_path() /
-             ("vramscope-plan-test-" + std::to_string(reinterpret_cast<std::uintptr_t>(this)))) {
-    std::filesystem::create_directories(dir_);
-    std::ofstream(path()) << text;
-  }
-  ~job_file() { std::filesystem::remove_all(dir_); }
-  job_file(const job_file&) = delete;
-  job_file& operator=(const job_file&) = delete;
-  [[nodiscard]] std::string path() const { return (dir_ / "job.yaml").string(); }
-
- private:
-  std::filesystem::path dir_;
-};
+using vramscope::testing::job_file;
 
 constexpr const char* lora_job =
     "model: llama-3.2-1b\n"

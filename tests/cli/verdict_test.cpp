@@ -20,31 +20,13 @@ namespace vramscope::cli {
 namespace {
 
 using vramscope::testing::invoke;
+using vramscope::testing::job_file;
 using namespace vramscope::testing::html;
 
 const std::string source = VRAMSCOPE_SOURCE_DIR;
 const std::string example = source + "/examples/llama-3.1-8b-fsdp2.yaml";
 const std::string accelerate_fsdp =
     source + "/tests/data/realworld/accelerate/accelerate_fsdp.yaml";
-
-// A job file in a fresh temporary folder; removed with the object.
-class job_file {
- public:
-  explicit job_file(const std::string& text)
-      : dir_(std::filesystem::temp_directory_path() /
-             ("vramscope-verdict-test-" + std::to_string(reinterpret_cast<std::uintptr_t>(this)))) {
-    std::filesystem::create_directories(dir_);
-    std::ofstream(path()) << text;
-  }
-  ~job_file() { std::filesystem::remove_all(dir_); }
-  job_file(const job_file&) = delete;
-  job_file& operator=(const job_file&) = delete;
-  [[nodiscard]] std::string path() const { return (dir_ / "job.yaml").string(); }
-  [[nodiscard]] std::string html() const { return (dir_ / "page.html").string(); }
-
- private:
-  std::filesystem::path dir_;
-};
 
 nlohmann::json plan_json(const std::vector<std::string>& args, int expected_code) {
   std::vector<std::string> all{"plan"};

@@ -1,6 +1,7 @@
 #pragma once
 // Runs `vramscope ARGS...` in process and captures what it printed.
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -25,6 +26,26 @@ inline cli_result invoke(const std::vector<std::string>& args) {
   const int code = cli::run(args, out, err);
   return {code, out.str(), err.str()};
 }
+
+/// A job spec written to a folder of its own, removed with the object; html() is a page path
+/// beside it.
+class job_file {
+ public:
+  explicit job_file(const std::string& text)
+      : dir_(std::filesystem::temp_directory_path() /
+             ("vramscope-job-file-" + std::to_string(reinterpret_cast<std::uintptr_t>(this)))) {
+    std::filesystem::create_directories(dir_);
+    std::ofstream(path()) << text;
+  }
+  ~job_file() { std::filesystem::remove_all(dir_); }
+  job_file(const job_file&) = delete;
+  job_file& operator=(const job_file&) = delete;
+  [[nodiscard]] std::string path() const { return (dir_ / "job.yaml").string(); }
+  [[nodiscard]] std::string html() const { return (dir_ / "page.html").string(); }
+
+ private:
+  std::filesystem::path dir_;
+};
 
 /// Pages written by --html, as tests read them.
 namespace html {
