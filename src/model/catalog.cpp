@@ -82,6 +82,15 @@ result<std::vector<preset>> parse_catalog(std::string_view text, const std::stri
   return out;
 }
 
+// The built-in catalog, parsed once per process on first use (a static's initialisation is
+// thread-safe): every model load looks names up in it, and parsing it was a fifth of the
+// instructions of `vramscope plan` of the 8B example when each lookup parsed it again.
+const result<std::vector<preset>>& built_in_presets() {
+  static const result<std::vector<preset>> list =
+      parse_catalog(detail::embedded_catalog(), built_in_catalog);
+  return list;
+}
+
 // $VRAMSCOPE_DATA_DIR/models when the variable is set; an error when it is not a folder.
 result<std::optional<fs::path>> user_models_dir() {
   const char* dir = std::getenv("VRAMSCOPE_DATA_DIR");
@@ -161,9 +170,9 @@ struct preset_text {
   std::string source;  // the file it came from, for messages
 };
 
-// $VRAMSCOPE_DATA_DIR/models/<name>.json first, then the built-in copy.
-result<preset_text> find_preset(const std::string& asked) {
-  const std::string name = preset_named(asked).value_or(asked);
+// $VRAMSCOPE_DATA_DIR/models/<name>.json first, then the built-in copy. `name` is the
+// catalog's name for the preset asked for (preset_named), or the name asked for.
+result<preset_text> find_preset(const std::string& name) {
   auto dir = user_models_dir();
   if (!dir) return dir.error();
   std::error_code ec;
@@ -208,26 +217,54 @@ std::vector<std::string> presets_of_family(std::string_view name) {
   return out;
 }
 
-result<std::vector<preset>> presets() {
-  auto list = parse_catalog(detail::embedded_catalog(), built_in_catalog);
-  if (!list) return list;
+namespace {
+
+// The catalog as presets() gives it, without a copy of the built-in list when VRAMSCOPE_DATA_DIR
+// adds no catalog.json.
+struct catalog_view {
+  std::optional<std::vector<preset>> merged;  // the built-in list with the additions
+  [[nodiscard]] const std::vector<preset>& list() const {
+    return merged ? *merged : *built_in_presets();
+  }
+};
+
+result<catalog_view> catalog() {
+  const auto& built_in = built_in_presets();
+  if (!built_in) return built_in.error();
   auto dir = user_models_dir();
   if (!dir) return dir.error();
+  catalog_view view;
   std::error_code ec;
   if (*dir && fs::is_regular_file(**dir / "catalog.json", ec)) {
     const std::string path = (**dir / "catalog.json").string();
     auto text = read_file(path, 16_MiB);
     if (!text) return text.error();
     auto more = parse_catalog(*text, path);
-    if (!more) return more;
-    merge(*list, std::move(*more));
+    if (!more) return more.error();
+    view.merged = *built_in;
+    merge(*view.merged, std::move(*more));
   }
-  return list;
+  return view;
+}
+
+}  // namespace
+
+result<std::vector<preset>> presets() {
+  auto view = catalog();
+  if (!view) return view.error();
+  return view->list();
 }
 
 std::optional<std::string> preset_named(const std::string& name) {
-  auto list = presets();
-  if (!list) return std::nullopt;
+  // A built-in preset's own name needs no catalog: the embedded files are the catalog's entries
+  // under their names (embedded_presets.hpp), and a VRAMSCOPE_DATA_DIR catalog.json only adds
+  // entries or replaces one of the same name, so the name stays a preset's. `plan` of a preset
+  // then parses no catalog at all.
+  for (const auto& f : detail::embedded_presets())
+    if (f.name == name) return name;
+  auto view = catalog();
+  if (!view) return std::nullopt;
+  const auto* list = &view->list();
   for (const auto& p : *list)
     if (p.name == name) return p.name;
   const std::string key = lower_case(name);
@@ -259,16 +296,17 @@ std::optional<std::string> preset_named(const std::string& name) {
 }
 
 result<std::string> preset_config(const std::string& name) {
-  auto found = find_preset(name);
+  auto found = find_preset(preset_named(name).value_or(name));
   if (!found) return found.error();
   return std::move(found->text);
 }
 
 result<model_spec> load_preset(const std::string& name) {
-  auto found = find_preset(name);
+  const std::string named = preset_named(name).value_or(name);
+  auto found = find_preset(named);
   if (!found) return found.error();
   auto spec = parse_config_json(found->text, found->source);
-  if (spec) spec->name = preset_named(name).value_or(name);
+  if (spec) spec->name = named;
   return spec;
 }
 
