@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <tuple>
 
 #include "alloc/caching_state.hpp"
 #include "alloc/stat_ops.hpp"
@@ -182,6 +183,52 @@ bool caching_allocator::copy_state_from(const allocator_model& other) {
   const auto* from = dynamic_cast<const caching_allocator*>(&other);
   if (from == nullptr || !(from->state_->options == state_->options)) return false;
   if (from != this) state_->copy_from(*from->state_);
+  return true;
+}
+
+bool caching_allocator::state_key(std::span<const handle> live,
+                                  std::vector<std::uint64_t>& key) const {
+  const state& s = *state_;
+  // Garbage collection's ages (free_block_calls, gc_count_base), which only grow, decide which
+  // blocks it releases: a state with them is not keyed.
+  if (s.gc_enabled()) return false;
+  const auto current = [&](const allocator_stats& t) {
+    for (const stat* f : {&t.allocated, &t.active, &t.reserved, &t.requested})
+      key.push_back(f->current);
+    for (std::uint64_t v : {t.inactive_split, t.segments, t.allocations, t.inactive_split_blocks,
+                            t.oversize_allocations, t.oversize_segments})
+      key.push_back(v);
+  };
+  current(s.totals);
+  for (const auto& pool : s.per_pool) current(pool);
+  key.push_back(s.next_segment_address);
+  key.push_back(s.next_expandable_address);
+  for (const auto& e : s.expandable_segments)
+    for (std::uint64_t v : {e.base, e.size, e.page, std::uint64_t{e.live}}) key.push_back(v);
+  // Every block by address (each slot's number only names it), unmapped ones included.
+  std::vector<block_index> held;
+  for (std::size_t i = 0; i < s.blocks.size(); ++i)
+    if (s.blocks[i].live) held.push_back(static_cast<block_index>(i));
+  const auto address = [&](block_index b) { return s.blocks[b].address; };
+  const auto segment_order = [&](block_index a, block_index b) {
+    const cblock& x = s.blocks[a];
+    const cblock& y = s.blocks[b];
+    return std::tie(x.address, x.mapped) < std::tie(y.address, y.mapped);
+  };
+  std::sort(held.begin(), held.end(), segment_order);
+  key.push_back(held.size());
+  for (block_index i : held) {
+    const cblock& b = s.blocks[i];
+    const auto neighbour = [&](block_index n) { return n == no_block ? ~std::uint64_t{0} : address(n); };
+    for (std::uint64_t v : {b.address, b.size, b.requested, std::uint64_t{b.stream}, neighbour(b.prev),
+                            neighbour(b.next), std::uint64_t{b.segment}, std::uint64_t{b.small},
+                            std::uint64_t{b.allocated}, std::uint64_t{b.mapped},
+                            std::uint64_t{b.event_count}, b.stream_uses.size()})
+      key.push_back(v);
+    for (stream_id u : b.stream_uses) key.push_back(u);
+  }
+  s.events.key(key, address);
+  for (handle id : live) key.push_back(s.blocks[detail::handle_slot(id)].address);
   return true;
 }
 

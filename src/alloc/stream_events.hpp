@@ -55,6 +55,24 @@ class stream_events {
     }
   }
 
+  /// Appends to `out` what decides the events still pending from now on: whether one is
+  /// complete and not yet polled, then for each stream with pending events its id, their
+  /// number and, in order, whether each is complete and `block_key(block)`. The sequence
+  /// numbers, which only grow, are left out: complete() completes every event recorded so far.
+  template <typename BlockKey>
+  void key(std::vector<std::uint64_t>& out, BlockKey block_key) const {
+    out.push_back(ready_ ? 1 : 0);
+    for (const auto& [stream, q] : streams_) {
+      if (q.pending.empty()) continue;
+      out.push_back(stream);
+      out.push_back(q.pending.size());
+      for (const auto& e : q.pending) {
+        out.push_back(e.sequence <= q.completed ? 1 : 0);
+        out.push_back(block_key(e.block));
+      }
+    }
+  }
+
   /// Waits for every event: calls on_done(block) for all of them and forgets them.
   template <typename OnDone>
   void drain(OnDone on_done) {

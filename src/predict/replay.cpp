@@ -75,6 +75,28 @@ class replayer {
     result_ = p.result;
   }
   [[nodiscard]] bool started() const { return next_ > 0 || result_.oom; }
+  [[nodiscard]] bool failed() const { return result_.oom.has_value(); }
+
+  // The state the replay goes on from (the allocator's; each live tensor's size, category and
+  // block, in the order of their ids; the bytes live per category; the phase slot), appended
+  // to `key`; false where the allocator cannot say. The ids themselves are left out: a tensor
+  // a step makes and keeps (a gradient) has a new id in each step, and the builder's next step
+  // refers to it as its last did to the one before. The figures so far are left out too: they
+  // only ever rise.
+  bool state_key(std::vector<std::uint64_t>& key, std::vector<alloc::handle>& live) const {
+    live.clear();
+    const auto first = key.size();
+    for (std::size_t t = 0; t < tensors_.size(); ++t)
+      if (tensors_[t].live) {
+        live.push_back(tensors_[t].id);
+        key.push_back(tensors_[t].size);
+        key.push_back(static_cast<std::uint64_t>(tensors_[t].cat));
+      }
+    key.insert(key.begin() + static_cast<std::ptrdiff_t>(first), live.size());
+    for (bytes b : by_category_) key.push_back(b);
+    key.push_back(static_cast<std::uint64_t>(static_cast<std::int64_t>(outside_)));
+    return allocator_.state_key(live, key);
+  }
 
  private:
   bool apply(const schedule::event& e) {
@@ -228,6 +250,8 @@ struct replayed_program {
   std::vector<schedule::event> events;  // all of them, the init's included
   std::uint32_t tensors = 0;
   bool complete = true;  // false: cut at the phase boundary after its replay failed
+  // Events so far wherever the program's watcher answered steady() with true, in order.
+  std::vector<std::size_t> steady_at;
   replay_result result;
 };
 constexpr std::size_t programs_kept = 64;
@@ -306,6 +330,38 @@ struct replay_while_built::state {
     return run.advance(so_far);  // from where the replay stopped
   }
 
+  // A step or micro-batch ends: whether the replay is back in the state the previous one of
+  // its kind left it in (keys compared whole). Where the program so far is one replayed
+  // before, that program's answer here. A failed replay is never steady (the build ends at
+  // the next phase).
+  bool steady(const schedule::program& so_far, schedule::boundary kind) {
+    if (kind == schedule::boundary::step) last_key[1].clear();  // micro-batches: this step's
+    if (!candidates.empty()) {
+      narrow(so_far.events);
+      if (!candidates.empty()) {
+        const bool cut = std::any_of(candidates.begin(), candidates.end(), [&](const auto* p) {
+          return std::find(p->steady_at.begin(), p->steady_at.end(), so_far.events.size()) !=
+                 p->steady_at.end();
+        });
+        if (cut) steady_at.push_back(so_far.events.size());
+        return cut;
+      }
+    }
+    if (!run.advance(so_far)) return false;
+    auto& last = last_key[kind == schedule::boundary::step ? 0 : 1];
+    key.clear();
+    if (!run.state_key(key, live)) {
+      last.clear();
+      return false;
+    }
+    if (!last.empty() && key == last) {
+      steady_at.push_back(so_far.events.size());
+      return true;
+    }
+    last.swap(key);
+    return false;
+  }
+
   // `take`: the program's events, which go to the kept program instead of a copy of them.
   replay_result finish(const schedule::program& program, std::vector<schedule::event>* take) {
     if (!candidates.empty()) {
@@ -349,6 +405,7 @@ struct replay_while_built::state {
     }
     p.tensors = program.tensors;
     p.complete = program.complete;
+    p.steady_at = steady_at;
     p.result = result;
   }
 
@@ -357,6 +414,12 @@ struct replay_while_built::state {
   first_phase* init = nullptr;                      // the kept init this replay began with
   std::vector<const replayed_program*> candidates;  // equal to the program so far
   std::size_t checked = 0;  // events of the program so far compared with the candidates
+  // steady(): the key where the last step [0] and the last micro-batch of this step [1] ended
+  // (empty: none, or no key), the key now and its live handles, and where it said true.
+  std::array<std::vector<std::uint64_t>, 2> last_key;
+  std::vector<std::uint64_t> key;
+  std::vector<alloc::handle> live;
+  std::vector<std::size_t> steady_at;
 };
 
 replay_while_built::replay_while_built(alloc::allocator_model& allocator)
@@ -367,6 +430,11 @@ replay_while_built::~replay_while_built() = default;
 bool replay_while_built::grown(const schedule::program& so_far) {
   if (!state_->run.started()) return state_->first(so_far);
   return state_->next(so_far);
+}
+
+bool replay_while_built::steady(const schedule::program& so_far, schedule::boundary kind) {
+  if (!state_->run.started()) return false;
+  return state_->steady(so_far, kind);
 }
 
 replay_result replay_while_built::finish(const schedule::program& program) {

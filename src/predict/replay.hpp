@@ -41,7 +41,9 @@ replay_result replay(const schedule::program& program, alloc::allocator_model& a
 /// The replay of a program while build_program builds it (no curve): each phase boundary
 /// replays the events so far, and the first allocation that fails stops the build, since
 /// nothing after it changes the replay's figures. Pass it to build_program, then call finish()
-/// with the program built: the result is replay(program, allocator) of the whole program.
+/// with the program built: the result is replay(program, allocator) of the whole program; where
+/// steady() said true, of the program built without the steps and micro-batches it left out,
+/// whose figures are the whole program's (tests/predict/steady_state_test.cpp).
 /// Where the program equals one replayed earlier on this thread after the same init (event by
 /// event, under the same allocator options), the figures are that replay's and the events
 /// after init are not replayed: the allocator's state afterwards is then the one after init.
@@ -50,6 +52,11 @@ class replay_while_built final : public schedule::program_watcher {
   explicit replay_while_built(alloc::allocator_model& allocator);  // must outlive this
   ~replay_while_built() override;
   bool grown(const schedule::program& so_far) override;
+  /// True where the replay is back in the state (allocator, live tensors) the previous step or
+  /// micro-batch left it in: every further one would replay to it again and raise no figure,
+  /// so the program leaves them out and the figures are those of the whole program. Never
+  /// with an allocator model that gives no state key (alloc::allocator_model::state_key).
+  bool steady(const schedule::program& so_far, schedule::boundary kind) override;
   /// Replays what is left of `program` (the one the build returned) and gives the figures.
   replay_result finish(const schedule::program& program);
   /// The same, for a caller that reads none of the program's events afterwards: where the

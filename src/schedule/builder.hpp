@@ -35,6 +35,11 @@ class program_builder {
   /// True once the watcher has ended the program: what is built from then on is dropped by
   /// take(), so the caller may stop building (or go on: the result is the same).
   [[nodiscard]] bool stopped() const { return cut_.has_value(); }
+  /// At the end of a step or micro-batch that others of its kind follow: whether the watcher
+  /// (program_watcher::steady) says they would all repeat it; false without a watcher.
+  bool steady(boundary kind) {
+    return watcher_ != nullptr && !cut_ && watcher_->steady(program_, kind);
+  }
   program take();
 
  private:

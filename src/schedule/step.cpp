@@ -139,17 +139,25 @@ class driver {
     if (pipe_) return run_pipeline();
     // A watcher may end the program at a phase boundary: the loops stop there (take() drops
     // anything built after it, so the checks only save work).
-    for (int step = 0; step < std::max(1, job_.training.steps) && !out_.stopped(); ++step) {
-      const int micros = std::max(1, job_.training.gradient_accumulation);
+    // A watcher that finds the rank back in the state a step (micro-batch) left it in has the
+    // steps (the step's micro-batches but the last) that would repeat it left out. It is asked
+    // where one may be left out: from the second boundary of its kind on, the first one
+    // giving it the state to compare with (none with 2 steps, or 3 micro-batches).
+    const int steps = std::max(1, job_.training.steps);
+    const int micros = std::max(1, job_.training.gradient_accumulation);
+    for (int step = 0; step < steps && !out_.stopped(); ++step) {
       for (int micro = 0; micro < micros && !out_.stopped(); ++micro) {
         s->begin_micro_batch(micro + 1 == micros);
         forward(step == 0 && micro == 0);
         backward();
         s->end_backward();
+        if (micros > 3 && micro + 2 < micros && out_.steady(boundary::micro_batch))
+          micro = micros - 2;
       }
       s->optimizer_step(step);
       s->zero_grad();
       out_.sync_all();  // the training loop reads the loss: the CPU waits for the GPU
+      if (steps > 2 && step + 1 < steps && out_.steady(boundary::step)) break;
     }
     evaluate();
     s->save_checkpoint();
@@ -185,7 +193,8 @@ class driver {
     for (const auto& u : model_.units)
       weight_input_bytes_.push_back(
           weight_gradient_inputs(model_, u.name, tokens, ctx_.rank.tp, compute));
-    for (int step = 0; step < std::max(1, job_.training.steps) && !out_.stopped(); ++step) {
+    const int steps = std::max(1, job_.training.steps);
+    for (int step = 0; step < steps && !out_.stopped(); ++step) {
       for (const auto& op : pipe_->ops) {
         if (out_.stopped()) break;
         switch (op.kind) {
@@ -198,6 +207,7 @@ class driver {
       strategy_->optimizer_step(step);
       strategy_->zero_grad();
       out_.sync_all();
+      if (steps > 2 && step + 1 < steps && out_.steady(boundary::step)) break;
     }
     strategy_->save_checkpoint();
     return out_.take();

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -149,6 +150,22 @@ class allocator_model {
   /// this model behaves as `other` would, handles included.
   virtual bool copy_state_from(const allocator_model& other) {
     (void)other;
+    return false;
+  }
+
+  /// Appends to `key` what decides everything this model does from now on: where two states of
+  /// one model under the same options give equal keys, every run of calls goes on alike from
+  /// both, up to the numbers of the handles handed out. Then, for each handle of `live` in its
+  /// order, the block it names, so that a caller holding those handles can tell states apart by
+  /// what each of them holds. Cumulative counters (device_allocs, alloc_retries, peaks) are left
+  /// out: they never decide an allocation. Linear in the blocks held: for a replay's step
+  /// boundaries, not its events. false where the model cannot say (the default), or while its
+  /// state holds something the key leaves out (the caching model: garbage collection's
+  /// ages): callers then take no two states for equal. Requires: every handle of `live` is live.
+  [[nodiscard]] virtual bool state_key(std::span<const handle> live,
+                                       std::vector<std::uint64_t>& key) const {
+    (void)live;
+    (void)key;
     return false;
   }
 };

@@ -44,6 +44,8 @@ class caching_allocator final : public allocator_model {
   [[nodiscard]] std::optional<std::string> oom_message(const oom_info& info) const override;
   [[nodiscard]] std::unique_ptr<allocator_model> clone() const override;
   bool copy_state_from(const allocator_model& other) override;
+  [[nodiscard]] bool state_key(std::span<const handle> live,
+                               std::vector<std::uint64_t>& key) const override;
 
   /// The "small_pool" / "large_pool" halves of memory_stats(); stats() is their sum.
   [[nodiscard]] const allocator_stats& pool_stats(pool_kind pool) const;

@@ -110,6 +110,9 @@ struct program {
   bool complete = true;
 };
 
+/// Where a program_watcher is asked whether the rank has reached a steady state.
+enum class boundary : std::uint8_t { step, micro_batch };
+
 /// Reads a program while build_program builds it, and may end it early: predict replays the
 /// events as they come and stops a rank that has run out of memory, since no later event
 /// changes its figures. Called on the building thread.
@@ -119,6 +122,18 @@ class program_watcher {
   /// Called with the program so far each time a new phase is about to begin; false ends the
   /// program there (the next phase and everything after it are left out).
   virtual bool grown(const program& so_far) = 0;
+  /// Where a training step or a micro-batch ends (`so_far` holds its last event) and another
+  /// of the same kind follows: true when the watcher finds the rank in the state it was in
+  /// where the previous one ended, so that every further one would repeat this one, to the
+  /// same state; the builder then leaves them out (all but a step's last micro-batch, all but
+  /// none of the steps) and goes on with what follows them. Only a watcher that reads nothing
+  /// of the program but the figures its state gives may say true: the events, tensor count and
+  /// phase names are then those of the shorter program. The default never does.
+  virtual bool steady(const program& so_far, boundary kind) {
+    (void)so_far;
+    (void)kind;
+    return false;
+  }
 
  protected:
   program_watcher() = default;
