@@ -111,34 +111,48 @@ TEST(Fit, TryRanksByCostThenHeadroom) {
   EXPECT_NE(text.out.find("cost proxy: recompute = share of a step's FLOPs"), std::string::npos);
 }
 
-// Every verdict of a grid, sampled, equals plan's on that configuration.
-TEST(Fit, GridVerdictsEqualPlanOnSampledRows) {
+// Every verdict of the benchmark grid (bench/fit_bench.cpp's 1,200 rows), as `fit --try`
+// and as `compare` (which plans each miss again on an unlimited GPU) give it, equals plan's on
+// that configuration.
+TEST(Fit, GridVerdictsEqualPlanOnEveryRowOfTheBenchmarkGrid) {
   auto engine = whatif::what_if::open(example, {}, "");
   ASSERT_TRUE(engine) << engine.error().to_string();
   auto axes = parse_axes({"parallel.strategy=fsdp2,fsdp1,zero3,ddp",
-                          "training.activation_checkpointing=none,full",
-                          "training.micro_batch=pow2:1..16", "training.seq_len=4096,8192"},
+                          "training.activation_checkpointing=none,full,selective",
+                          "training.seq_len=pow2:1024..16384", "training.micro_batch=1..20"},
                          "--try");
   ASSERT_TRUE(axes);
   const auto rows = combinations(*axes);
-  const auto results = engine->evaluate_all(rows, "--try", false);
-  ASSERT_EQ(results.size(), rows.size());
-  int fitting = 0, missing = 0;
-  for (std::size_t i = 0; i < rows.size(); i += 5) {
+  ASSERT_EQ(rows.size(), 1200u);
+  const auto tried = engine->evaluate_all(rows, "--try", false);
+  const auto compared = engine->evaluate_all(rows, "--vary", true);
+  ASSERT_EQ(tried.size(), rows.size());
+  ASSERT_EQ(compared.size(), rows.size());
+  int fitting = 0, tight = 0, missing = 0, refused = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
     const int code = plan_code(rows[i]);
-    if (!results[i]) {
-      EXPECT_EQ(code, 2) << ::testing::PrintToString(rows[i]);
+    const auto label = ::testing::PrintToString(rows[i]);
+    ASSERT_EQ(tried[i].has_value(), compared[i].has_value()) << label;
+    if (!tried[i]) {
+      EXPECT_EQ(code, 2) << label;
+      ++refused;
       continue;
     }
-    (results[i]->fits ? fitting : missing)++;
-    const auto state = results[i]->state();
+    const auto state = tried[i]->state();
+    (state == predict::fit_state::fits ? fitting : state == predict::fit_state::tight ? tight
+                                                                                     : missing)++;
     EXPECT_EQ(code, state == predict::fit_state::fits    ? 0
                     : state == predict::fit_state::tight ? 4
                                                          : 1)
-        << ::testing::PrintToString(rows[i]);
+        << label;
+    EXPECT_EQ(compared[i]->state(), state) << label;
+    EXPECT_EQ(compared[i]->device, tried[i]->device) << label;
+    ASSERT_TRUE(compared[i]->need.has_value()) << label;
+    EXPECT_GE(*compared[i]->need, compared[i]->device) << label;
   }
   EXPECT_GT(fitting, 0);
   EXPECT_GT(missing, 0);
+  EXPECT_EQ(fitting + tight + missing + refused, 1200);
 }
 
 // Threads take the rows in runs that shrink as the rows run out: whatever the thread count,
