@@ -13,12 +13,12 @@
 namespace vramscope::predict {
 namespace {
 
-prediction planned(const std::string& yaml) {
+prediction planned(const std::string& yaml, const predict_options& options = {}) {
   auto j = job::parse_job_yaml(yaml, "test.yaml");
   EXPECT_TRUE(j) << (j ? "" : j.error().to_string());
   auto m = model::load_model(j->model);
   EXPECT_TRUE(m);
-  auto p = plan(*m, *j);
+  auto p = plan(*m, *j, options);
   EXPECT_TRUE(p) << (p ? "" : p.error().to_string());
   return p ? *p : prediction{};
 }
@@ -278,15 +278,11 @@ TEST(OutsidePhases, TheReplayWhileBuiltAndItsReusedInitGiveTheWholeReplaysFigure
 TEST(Timeline, EachPointSplitsItsAllocatedBytesByWhatIsLive) {
   // The page's hover shows what is live at the pointer: the split must add up to the curve,
   // and at the highest point it is the breakdown the plan reports.
-  auto j = job::parse_job_yaml(one_gpu("eval: { enabled: true, micro_batch: 4 }\n"), "test.yaml");
-  ASSERT_TRUE(j);
-  auto m = model::load_model(j->model);
-  ASSERT_TRUE(m);
   predict_options curve;
   curve.timeline = true;
-  const auto p = plan(*m, *j, curve);
-  ASSERT_TRUE(p);
-  const auto& r = p->ranks[0];
+  const auto p = planned(one_gpu("eval: { enabled: true, micro_batch: 4 }\n"), curve);
+  ASSERT_FALSE(p.ranks.empty());
+  const auto& r = p.ranks[0];
   ASSERT_GT(r.timeline.size(), 100u);
   const timeline_point* top = &r.timeline.front();
   bool activations_seen = false;
