@@ -180,7 +180,8 @@ class replayer {
   // Keeps the highest point of each window, so downsampling never hides a peak.
   void sample(const alloc::allocator_stats& s, std::uint32_t phase, std::size_t index) {
     if (s.allocated.current >= window_.allocated || s.reserved.current > window_.reserved)
-      window_ = timeline_point{index, s.allocated.current, s.active.current, s.reserved.current, phase};
+      window_ = timeline_point{index, s.allocated.current, s.active.current, s.reserved.current,
+                               phase, by_category_};
     if ((index + 1) % stride_ == 0 || index + 1 == total_events_) {
       result_.timeline.push_back(window_);
       window_ = timeline_point{};

@@ -35,38 +35,61 @@ std::string gpu_signature(const predict::gpu_prediction& g) {
   return s;
 }
 
-struct bar_geometry {
-  int width, bar, label;
-};
+// The GPU chart is a grid of rows: the name and the figures are page text (readable at any
+// width), the bar between them an SVG that stretches to the space left. Bar coordinates run
+// from 0 to bar_units, where `scale` bytes end.
+constexpr int bar_units = 1000, bar_height = 22;
+
+double bar_x(bytes b, bytes scale) {
+  return bar_units * static_cast<double>(b) / static_cast<double>(scale);
+}
+
+std::string bar_svg_start() {
+  return fmt::format(
+      "<svg class=\"bar\" viewBox=\"0 0 {} {}\" preserveAspectRatio=\"none\" role=\"img\">\n",
+      bar_units, bar_height + 6);
+}
+
+std::string capacity_line(bytes capacity, bytes scale) {
+  const double cap = std::min<double>(bar_x(capacity, scale), bar_units - 1);
+  return fmt::format(
+      "<line class=\"capacity\" data-bytes=\"{}\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"0\" y2=\"{}\" "
+      "stroke=\"#a4231b\" stroke-width=\"2\" vector-effect=\"non-scaling-stroke\"/>\n",
+      capacity, cap, cap, bar_height + 6);
+}
 
 // The busiest GPU's whole-step need against its capacity: a job that does not fit stops at its
 // out-of-memory error, so its process bars show what came before, not what the step needs.
-void need_bar(std::string& out, const prediction& p, int y, bytes scale, bar_geometry geo) {
+void need_row(std::string& out, const prediction& p, bytes scale) {
   const auto& busiest = predict::busiest_rank(p);
   const bytes need = *p.whole_step_need;
   bytes capacity = p.gpus.front().capacity;
   for (const auto& g : p.gpus)
     if (g.index == busiest.gpu) capacity = g.capacity;
-  const double w = geo.width * static_cast<double>(need) / static_cast<double>(scale);
-  const double cap =
-      geo.label + geo.width * static_cast<double>(capacity) / static_cast<double>(scale);
+  out += fmt::format("<div class=\"gpu-row\"><span class=\"name\">GPU {}: whole step</span>\n",
+                     busiest.gpu);
+  out += bar_svg_start();
   out += fmt::format("<g class=\"need\" data-gpu=\"{}\" data-need=\"{}\" data-capacity=\"{}\">\n",
                      busiest.gpu, need, capacity);
-  out += fmt::format("<text x=\"0\" y=\"{}\">GPU {}: whole step</text>\n", y + geo.bar - 6,
-                     busiest.gpu);
   out += fmt::format(
-      "<rect class=\"need\" data-bytes=\"{}\" x=\"{}\" y=\"{}\" width=\"{:.1f}\" "
-      "height=\"{}\" fill=\"#e15759\" fill-opacity=\"0.55\" stroke=\"#a4231b\">"
-      "<title>the whole step needs about {}</title></rect>\n",
-      need, geo.label, y, w, geo.bar, format_bytes(need));
-  out += fmt::format(
-      "<line class=\"capacity\" data-bytes=\"{}\" x1=\"{:.1f}\" x2=\"{:.1f}\" "
-      "y1=\"{}\" y2=\"{}\" stroke=\"#a4231b\" stroke-width=\"2\"/>\n",
-      capacity, cap, cap, y - 3, y + geo.bar + 3);
-  out += fmt::format("<text x=\"{}\" y=\"{}\">needs {}, short by {}</text>\n</g>\n",
-                     geo.label + geo.width + 8, y + geo.bar - 6, format_bytes(need),
-                     format_bytes(need > capacity ? need - capacity : 0));
+      "<rect class=\"need\" data-bytes=\"{}\" x=\"0\" y=\"3\" width=\"{:.1f}\" height=\"{}\" "
+      "fill=\"#e15759\" fill-opacity=\"0.55\" stroke=\"#a4231b\" "
+      "vector-effect=\"non-scaling-stroke\"><title>the whole step needs about {}</title></rect>\n",
+      need, bar_x(need, scale), bar_height, format_bytes(need));
+  out += capacity_line(capacity, scale);
+  out += fmt::format("</g></svg>\n<span class=\"value\">needs {}, short by {}</span></div>\n",
+                     format_bytes(need), format_bytes(need > capacity ? need - capacity : 0));
 }
+
+// Wide: three columns (names aligned, bars, figures). Narrow: the name and the figures on one
+// line, the bar under them across the page.
+constexpr const char* gpu_chart_style =
+    ".gpus{display:grid;grid-template-columns:max-content minmax(160px,760px) max-content;"
+    "gap:6px 10px;align-items:center}.gpu-row{display:contents}"
+    ".gpus svg.bar{width:100%;height:28px;display:block}.gpus .value{white-space:nowrap}"
+    "@media (max-width:720px){.gpus{display:block}.gpu-row{display:grid;"
+    "grid-template-columns:1fr auto;gap:2px 8px;margin-bottom:8px}"
+    ".gpu-row svg.bar{grid-column:1/-1;order:1}}";
 
 void gpu_bars(std::string& out, const prediction& p) {
   out += "<h2>GPUs: what nvidia-smi will show</h2>\n";
@@ -81,62 +104,50 @@ void gpu_bars(std::string& out, const prediction& p) {
   bytes scale = 1;
   for (const auto& g : p.gpus) scale = std::max({scale, g.capacity, g.device});
   if (p.whole_step_need) scale = std::max(scale, *p.whole_step_need);
-  const bool need_row = p.whole_step_need.has_value() && !p.gpus.empty();
-  const int width = 760, bar = 22, gap = 10, label = 150;  // with the labels, within the page
-  const int height = static_cast<int>(rows.size() + (need_row ? 1 : 0)) * (bar + gap) + 24;
-  out += fmt::format(
-      "<svg class=\"gpus\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
-      "role=\"img\" aria-label=\"GPU memory\">\n",
-      width + label + 280, height);
-  int y = 4;
+  out += "<div class=\"gpus\" role=\"group\" aria-label=\"GPU memory\">\n";
   for (const auto& [indices, g] : rows) {
     const std::string name =
         indices.size() == 1 ? fmt::format("GPU {}", indices.front())
                             : fmt::format("GPUs {}-{} ({} alike)", indices.front(), indices.back(), indices.size());
+    out += fmt::format("<div class=\"gpu-row\"><span class=\"name\">{}</span>\n", escape(name));
+    out += bar_svg_start();
     out +=
         fmt::format("<g class=\"gpu\" data-gpus=\"{}\" data-device=\"{}\" data-capacity=\"{}\">\n",
                     indices.size() == 1 ? std::to_string(indices.front())
                                         : fmt::format("{}-{}", indices.front(), indices.back()),
                     g->device, g->capacity);
-    out += fmt::format("<text x=\"0\" y=\"{}\">{}</text>\n", y + bar - 6, escape(name));
-    const double cap =
-        label + width * static_cast<double>(g->capacity) / static_cast<double>(scale);
     if (p.margin > 0) {  // the band below capacity where a fit is tight
-      const double edge =
-          label + width * static_cast<double>(g->capacity - std::min(p.margin, g->capacity)) /
-                      static_cast<double>(scale);
+      const double edge = bar_x(g->capacity - std::min(p.margin, g->capacity), scale);
       out += fmt::format(
-          "<rect class=\"margin\" data-bytes=\"{}\" x=\"{:.1f}\" y=\"{}\" "
+          "<rect class=\"margin\" data-bytes=\"{}\" x=\"{:.1f}\" y=\"0\" "
           "width=\"{:.1f}\" height=\"{}\" fill=\"#f28e2b\" fill-opacity=\"0.18\">"
           "<title>safety margin {}</title></rect>\n",
-          p.margin, edge, y - 3, cap - edge, bar + 6, format_bytes(p.margin));
+          p.margin, edge, bar_x(g->capacity, scale) - edge, bar_height + 6,
+          format_bytes(p.margin));
     }
-    double x = label;
+    double x = 0;
     std::size_t c = 0;
     for (const auto& proc : g->processes) {
-      const double w = width * static_cast<double>(proc.device) / static_cast<double>(scale);
+      const double w = bar_x(proc.device, scale);
       out += fmt::format(
-          "<rect class=\"process\" data-bytes=\"{}\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" "
+          "<rect class=\"process\" data-bytes=\"{}\" x=\"{:.1f}\" y=\"3\" width=\"{:.1f}\" "
           "height=\"{}\" fill=\"{}\"><title>{}: {}</title></rect>\n",
-          proc.device, x, y, w, bar, process_colours[c++ % process_colours.size()],
+          proc.device, x, w, bar_height, process_colours[c++ % process_colours.size()],
           escape(proc.what), format_bytes(proc.device));
       x += w;
     }
-    out += fmt::format(
-        "<line class=\"capacity\" data-bytes=\"{}\" x1=\"{:.1f}\" x2=\"{:.1f}\" "
-        "y1=\"{}\" y2=\"{}\" stroke=\"#a4231b\" stroke-width=\"2\"/>\n",
-        g->capacity, cap, cap, y - 3, y + bar + 3);
-    out += fmt::format("<text x=\"{}\" y=\"{}\">{} of {}</text>\n</g>\n", label + width + 8,
-                       y + bar - 6, format_bytes(g->device), format_bytes(g->capacity));
-    y += bar + gap;
+    out += capacity_line(g->capacity, scale);
+    out += fmt::format("</g></svg>\n<span class=\"value\">{} of {}</span></div>\n",
+                       format_bytes(g->device), format_bytes(g->capacity));
   }
-  if (need_row) need_bar(out, p, y, scale, {width, bar, label});
+  const bool need = p.whole_step_need.has_value() && !p.gpus.empty();
+  if (need) need_row(out, p, scale);
   out +=
-      "</svg>\n<p class=\"legend\"><span><span class=\"swatch\" "
+      "</div>\n<p class=\"legend\"><span><span class=\"swatch\" "
       "style=\"background:#a4231b\"></span>"
       "capacity</span><span><span class=\"swatch\" style=\"background:#f28e2b;opacity:.35\">"
       "</span>safety margin (a fit inside it is tight)</span>";
-  if (need_row)
+  if (need)
     out +=
         "<span><span class=\"swatch\" style=\"background:#e15759;opacity:.55\"></span>"
         "what the whole step needs (planned without a memory limit)</span>";
@@ -257,17 +268,22 @@ void curves(std::string& out, const rank_prediction& r, const plot_area& a) {
 }
 
 // The curve as data for the page's script (hover and zoom): events, the three levels in bytes,
-// each point's phase as an index into the names.
+// each point's phase as an index into the names, and what is live at each point by category
+// ("k": one array per point, in the order of "kinds").
 void curve_data(std::string& out, const rank_prediction& r) {
   nlohmann::json d;
   d["names"] = r.phase_names;
-  for (const char* key : {"e", "a", "c", "r", "p"}) d[key] = nlohmann::json::array();
+  d["kinds"] = nlohmann::json::array();
+  for (int c = 0; c < schedule::category_count; ++c)
+    d["kinds"].push_back(schedule::name_of(static_cast<schedule::category>(c)));
+  for (const char* key : {"e", "a", "c", "r", "p", "k"}) d[key] = nlohmann::json::array();
   for (const auto& pt : r.timeline) {
     d["e"].push_back(pt.event);
     d["a"].push_back(pt.allocated);
     d["c"].push_back(pt.active);
     d["r"].push_back(pt.reserved);
     d["p"].push_back(pt.phase);
+    d["k"].push_back(pt.live);
   }
   // "</" cannot end the data early: JSON escapes the slash.
   std::string text = d.dump();
@@ -276,7 +292,18 @@ void curve_data(std::string& out, const rank_prediction& r) {
   out += "<script type=\"application/json\" class=\"curve\">" + text + "</script>\n";
 }
 
-void timeline(std::string& out, const rank_prediction& r, bytes limit) {
+// "rank 0", "ranks 0 and 1 (the same curve)", "ranks 0, 3 and 5 (the same curve)".
+std::string ranks_caption(int rank, const std::vector<int>& alike) {
+  if (alike.empty()) return fmt::format("rank {}", rank);
+  std::string out = fmt::format("ranks {}", rank);
+  for (std::size_t i = 0; i < alike.size(); ++i)
+    out += fmt::format("{}{}", i + 1 == alike.size() ? " and " : ", ", alike[i]);
+  return out + " (the same curve)";
+}
+
+// `r` and the simulated ranks whose curves are the same as its own, drawn as one figure.
+void timeline(std::string& out, const rank_prediction& r, const std::vector<int>& alike,
+              bytes limit) {
   const auto& t = r.timeline;
   plot_area a;
   a.top_value = limit;
@@ -286,11 +313,12 @@ void timeline(std::string& out, const rank_prediction& r, bytes limit) {
   a.last = std::max(t.back().event, a.first + 1);
   const int svg_w = a.left + a.width + 10;
   out += fmt::format(
-      "<figure class=\"timeline\"><figcaption>rank {}{}</figcaption>\n"
+      "<figure class=\"timeline\"><figcaption>{}{}</figcaption>\n"
       "<svg width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" "
       "aria-label=\"timeline of rank {}\" data-left=\"{}\" data-width=\"{}\" "
       "data-top=\"{}\" data-plot-h=\"{}\" data-ymax=\"{}\">\n",
-      r.rank, r.like_rank != r.rank ? fmt::format(" (like rank {})", r.like_rank) : "", svg_w,
+      ranks_caption(r.rank, alike),
+      r.like_rank != r.rank ? fmt::format(" (like rank {})", r.like_rank) : "", svg_w,
       a.height, svg_w, a.height, r.rank, a.left, a.width, a.top, a.plot_h(), a.top_value);
   out += fmt::format(
       "<clipPath id=\"plot-{}\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>"
@@ -325,20 +353,37 @@ void timelines(std::string& out, const prediction& p) {
   for (const auto& r : p.ranks)
     if (!r.timeline.empty() && r.like_rank == r.rank) simulated.push_back(&r);
   if (simulated.empty()) return;
+  // Ranks planned apart whose curves came out the same (rank 0 and 1 of an FSDP job, say) are
+  // one figure, captioned with all of them, so that two equal pictures never suggest a
+  // difference or hide that there is none.
+  const auto limit_of = [&](const rank_prediction& r) {
+    bytes limit = 0;  // what the caching allocator may take on this rank's GPU
+    for (const auto& g : p.gpus)
+      if (g.index == r.gpu) {
+        const bytes outside = g.device > r.peak.reserved ? g.device - r.peak.reserved : 0;
+        limit = g.capacity > outside ? g.capacity - outside : 0;
+      }
+    return limit;
+  };
+  std::vector<std::pair<const rank_prediction*, std::vector<int>>> figures;
+  for (const auto* r : simulated) {
+    auto same = std::find_if(figures.begin(), figures.end(), [&](const auto& f) {
+      const auto& a = *f.first;
+      return limit_of(a) == limit_of(*r) && a.peak.device == r->peak.device &&
+             a.peak_phase == r->peak_phase && a.phase_names == r->phase_names &&
+             a.timeline == r->timeline;
+    });
+    if (same == figures.end())
+      figures.push_back({r, {}});
+    else
+      same->second.push_back(r->rank);
+  }
   out += "<h2>Over the step: allocated, active and reserved</h2>\n"
          "<p class=\"legend\"><span><span class=\"swatch\" style=\"background:#4e79a7\"></span>allocated</span>"
          "<span><span class=\"swatch\" style=\"background:#f28e2b\"></span>active</span>"
          "<span><span class=\"swatch\" style=\"background:#e15759\"></span>reserved</span>"
          "<span>shaded: the phases of the step</span></p>\n<div class=\"ranks\">\n";
-  for (const auto* r : simulated) {
-    bytes limit = 0;  // what the caching allocator may take on this rank's GPU
-    for (const auto& g : p.gpus)
-      if (g.index == r->gpu) {
-        const bytes outside = g.device > r->peak.reserved ? g.device - r->peak.reserved : 0;
-        limit = g.capacity > outside ? g.capacity - outside : 0;
-      }
-    timeline(out, *r, limit);
-  }
+  for (const auto& [r, alike] : figures) timeline(out, *r, alike, limit_of(*r));
   out += "</div>\n";
   if (p.whole_step_need)
     out += fmt::format(
@@ -381,8 +426,12 @@ constexpr const char* timeline_script = R"js(<script>
     var cursor = el("line", {"class": "cursor", y1: T, y2: T + H, stroke: "#333",
                              "stroke-dasharray": "2 2", visibility: "hidden"});
     var tip = el("g", {"class": "tip", visibility: "hidden"});
-    var box = el("rect", {fill: "#fff", stroke: "#999", rx: 3, height: 66}, tip);
-    var lines = [0, 1, 2, 3].map(function (i) { return el("text", {x: 6, y: 15 + 15 * i}, tip); });
+    var box = el("rect", {fill: "#fff", stroke: "#999", rx: 3}, tip);
+    var lines = [];
+    function line(i) {  // the tip's text lines, made as they are needed
+      while (lines.length <= i) lines.push(el("text", {x: 6, y: 15 + 15 * lines.length}, tip));
+      return lines[i];
+    }
     function x(e) { return L + W * (e - lo) / (hi - lo); }
     function draw() {
       var k = (last - first) / (hi - lo), b = L - k * L - W * (lo - first) / (hi - lo);
@@ -419,12 +468,24 @@ constexpr const char* timeline_script = R"js(<script>
       }
       if (p.x < L || p.x > L + W) return hide();
       var i = index(lo + (hi - lo) * (p.x - L) / W);
-      [d.names[d.p[i]] + " (event " + d.e[i] + ")", "allocated " + size(d.a[i]),
-       "active " + size(d.c[i]), "reserved " + size(d.r[i])]
-          .forEach(function (t, j) { lines[j].textContent = t; });
+      var text = [d.names[d.p[i]] + " (event " + d.e[i] + ")", "allocated " + size(d.a[i]),
+                  "active " + size(d.c[i]), "reserved " + size(d.r[i])];
+      if (d.k && d.k[i]) {  // what is live at the pointer, largest first
+        var live = d.kinds.map(function (name, c) { return [name, d.k[i][c]]; })
+                       .filter(function (kv) { return kv[1] > 0; })
+                       .sort(function (x, y) { return y[1] - x[1]; });
+        if (live.length) text.push("live tensors:");
+        live.forEach(function (kv) { text.push("\u00a0\u00a0" + kv[0] + " " + size(kv[1])); });
+      }
       var w = 0;
-      lines.forEach(function (l) { w = Math.max(w, l.getComputedTextLength()); });
+      lines.forEach(function (l) { l.textContent = ""; });
+      text.forEach(function (t, j) {
+        var l = line(j);
+        l.textContent = t;
+        w = Math.max(w, l.getComputedTextLength());
+      });
       box.setAttribute("width", w + 12);
+      box.setAttribute("height", 6 + 15 * text.length);
       cursor.setAttribute("x1", p.x); cursor.setAttribute("x2", p.x);
       tip.setAttribute("transform", "translate(" + (p.x + w + 24 > L + W ? p.x - w - 22 : p.x + 10) +
                        "," + (T + 4) + ")");
@@ -460,7 +521,8 @@ constexpr const char* timeline_script = R"js(<script>
 
 std::string plan_html(const prediction& p) {
   std::string out =
-      detail::page_start("vramscope plan: " + p.model_name, plan_heading(p), timeline_style);
+      detail::page_start("vramscope plan: " + p.model_name, plan_heading(p),
+                         std::string(gpu_chart_style) + timeline_style);
   const auto state = predict::state_of(p);
   const char* kind = state == predict::fit_state::fits    ? "fits"
                      : state == predict::fit_state::tight ? "tight"

@@ -2,6 +2,7 @@
 
 #include <vramscope/job/job_names.hpp>
 #include <vramscope/model/model_spec.hpp>
+#include <vramscope/schedule/schedule.hpp>
 
 #include <fmt/format.h>
 
@@ -195,9 +196,14 @@ std::string verdict_line(const predict::verdict_facts& v) {
         "margin)",
         *v.busiest_gpu, format_bytes(v.busiest_device), format_bytes(v.busiest_capacity),
         format_bytes(v.busiest_capacity - v.busiest_device), format_bytes(v.margin));
-  return fmt::format("fits: busiest GPU {} at {} of {} ({} headroom)", *v.busiest_gpu,
-                     format_bytes(v.busiest_device), format_bytes(v.busiest_capacity),
-                     format_bytes(v.busiest_capacity - v.busiest_device));
+  if (v.margin == 0)
+    return fmt::format("fits: busiest GPU {} at {} of {} ({} headroom)", *v.busiest_gpu,
+                       format_bytes(v.busiest_device), format_bytes(v.busiest_capacity),
+                       format_bytes(v.busiest_capacity - v.busiest_device));
+  return fmt::format("fits: busiest GPU {} at {} of {} ({} headroom, above the {} safety margin)",
+                     *v.busiest_gpu, format_bytes(v.busiest_device),
+                     format_bytes(v.busiest_capacity),
+                     format_bytes(v.busiest_capacity - v.busiest_device), format_bytes(v.margin));
 }
 
 std::string whole_step_line(const prediction& p) {
@@ -222,7 +228,10 @@ static std::string training_kind(const job::job_spec& j) {
   if (ranked) text += fmt::format(" r{}", l.rank);
   if (l.method == "prompt_tuning" || l.method == "prefix_tuning")
     text += fmt::format(" ({} virtual tokens)", l.virtual_tokens);
-  if (l.base_quantization) text += fmt::format(" ({} base)", name_of(*l.base_quantization));
+  if (l.base_quantization)
+    text += fmt::format(" ({} base)", name_of(*l.base_quantization));
+  else if (l.method != "prompt_tuning" && l.method != "prefix_tuning")
+    text += fmt::format(" (frozen base {})", name_of(schedule::frozen_base_dtype(j)));
   return text;
 }
 
@@ -253,15 +262,22 @@ std::string float8_text(const job::job_spec& j) {
                      j.parallel.float8_all_gather ? " (all-gathered in float8)" : "");
 }
 
+// What the activations depend on most, named in the heading whichever way it is set.
+static std::string checkpointing_text(job::checkpointing c) {
+  return c == job::checkpointing::none ? "no activation checkpointing"
+                                       : fmt::format("activation checkpointing {}", name_of(c));
+}
+
 std::string plan_heading(const prediction& p) {
   const auto& j = p.job;
   return fmt::format(
-      "{} ({} parameters) on {} x {} ({} node{}), {} {}{}, params {} / master {}{}, {}, {}, micro-batch {} x {} tokens",
+      "{} ({} parameters) on {} x {} ({} node{}), {} {}{}, params {} / master {}{}, {}, {}, micro-batch {} x {} tokens, {}",
       p.model_name, format_count(p.parameters), j.world_size(), j.hardware.gpu, j.hardware.nodes,
       j.hardware.nodes == 1 ? "" : "s", j.framework.name, job::name_of(j.parallel.kind),
       pipeline_text(j),
       name_of(j.precision.params), name_of(j.precision.master), float8_text(j),
-      optimizer_text(j.optimizer), training_kind(j), j.training.micro_batch, j.training.seq_len);
+      optimizer_text(j.optimizer), training_kind(j), j.training.micro_batch, j.training.seq_len,
+      checkpointing_text(j.training.activation_checkpointing));
 }
 
 std::string render_plan_text(const prediction& p) {

@@ -5,6 +5,7 @@
 #include <vramscope/model/modules.hpp>
 
 #include <algorithm>
+#include <cassert>
 #include <cctype>
 #include <optional>
 #include <string_view>
@@ -300,6 +301,22 @@ parameter_split split_of(const layout& lay) {
   return out;
 }
 
+dtype frozen_base_dtype(const job::job_spec& job) {
+  const auto& p = job.precision;
+  switch (job.parallel.kind) {
+    case job::strategy::fsdp1:
+    case job::strategy::fsdp2:
+    case job::strategy::jax: return p.master;
+    case job::strategy::zero1:
+    case job::strategy::zero2:
+    case job::strategy::zero3:
+    case job::strategy::megatron: return p.params;
+    case job::strategy::ddp:
+    case job::strategy::single: return p.autocast ? p.master : p.params;
+  }
+  return p.params;
+}
+
 state_dtypes make_state_dtypes(const job::job_spec& job) {
   const auto& p = job.precision;
   state_dtypes d;
@@ -334,7 +351,8 @@ state_dtypes make_state_dtypes(const job::job_spec& job) {
   }
   // A frozen base (LoRA) stays in the dtype the model is held in: fp32 under autocast or
   // fp32 FSDP shards, the load dtype otherwise. Only the computation is in `params`.
-  d.frozen = d.stored;
+  d.frozen = size_of(frozen_base_dtype(job));
+  assert(d.frozen == d.stored);
   return d;
 }
 

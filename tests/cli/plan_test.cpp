@@ -271,7 +271,7 @@ TEST(PlanHtml, WritesASelfContainedReport) {
   ASSERT_FALSE(page.empty());
   EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_NE(page.find("<p class=\"verdict fits\">fits: busiest GPU "), std::string::npos);
-  EXPECT_NE(page.find("<svg class=\"gpus\""), std::string::npos);
+  EXPECT_NE(page.find("<div class=\"gpus\""), std::string::npos);
   EXPECT_NE(page.find("GPUs 0-1 (2 alike)"), std::string::npos) << "two alike GPUs, one row";
   EXPECT_NE(page.find("<svg class=\"breakdown\""), std::string::npos);
   EXPECT_NE(page.find("<polyline class=\"allocated\""), std::string::npos);

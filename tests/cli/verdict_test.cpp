@@ -418,5 +418,85 @@ TEST(VerdictHeading, NamesTensorParallelismAndPipelineStages) {
   EXPECT_NE(r.out.find("\nstage 3: ranks "), std::string::npos) << r.out;
 }
 
+// ---- a new user's five questions, each answered on one screen ----
+
+// The lines a terminal shows of `text`, wrapped at `columns`.
+std::size_t screen_lines(const std::string& text, std::size_t columns) {
+  std::size_t lines = 0, start = 0;
+  while (start < text.size()) {
+    const auto end = std::min(text.find('\n', start), text.size());
+    lines += std::max<std::size_t>(1, (end - start + columns - 1) / columns);
+    start = end + 1;
+  }
+  return lines;
+}
+
+struct answered {
+  int code;
+  std::string text;  // what the terminal shows: warnings, then the answer
+};
+
+answered ask(const std::vector<std::string>& args) {
+  const auto r = invoke(args);
+  return {r.code, r.err + r.out};
+}
+
+void expect_one_screen(const answered& a) {
+  EXPECT_LE(screen_lines(a.text, 120), 40u) << a.text;
+}
+
+TEST(FiveQuestions, SeventyBLoraOnEightA100s) {
+  const auto a = ask({"plan", source + "/examples/llama-3.1-70b-lora-fsdp2.yaml"});
+  ASSERT_EQ(a.code, 0) << a.text;
+  expect_one_screen(a);
+  // The assumptions the answer rests on, and the margin it cleared.
+  for (const char* said : {"8 x A100-80GB", "lora r16 (frozen base fp32)",
+                           "activation checkpointing full", "micro-batch 1 x 2048 tokens",
+                           "safety margin)"})
+    EXPECT_NE(a.text.find(said), std::string::npos) << said << "\n" << a.text;
+}
+
+TEST(FiveQuestions, LargestMicroBatchOfASevenBFullFineTuneUnderZero3) {
+  const job_file job(
+      "model: llama-2-7b\nhardware: { gpu: A100-80GB, gpus_per_node: 8 }\n"
+      "parallel: { strategy: zero3 }\nprecision: bf16-mixed\ntraining: { seq_len: 4096 }\n");
+  const auto a = ask({"fit", job.path()});
+  ASSERT_EQ(a.code, 0) << a.text;
+  expect_one_screen(a);
+  for (const char* said : {"largest training.micro_batch that fits with a", "GiB margin: ",
+                           "assumes activation checkpointing none", "sequence length 4096"})
+    EXPECT_NE(a.text.find(said), std::string::npos) << said << "\n" << a.text;
+}
+
+TEST(FiveQuestions, WhyAnOutOfMemoryErrorHappened) {
+  const auto a = ask({"explain", source + "/tests/data/realworld/oom/pytorch_16417_torch2.txt"});
+  ASSERT_EQ(a.code, 1) << a.text;
+  expect_one_screen(a);
+  // The first finding names its cause, its weight and the fix.
+  const auto first = a.text.substr(0, a.text.find("\n\n"));
+  EXPECT_NE(first.find("(does_not_fit: "), std::string::npos) << first;
+  EXPECT_NE(first.find("\n  fix: "), std::string::npos) << first;
+}
+
+TEST(FiveQuestions, WhichGpuRunsOutFirstInATorchtitanToml) {
+  const auto a = ask(
+      {"plan", "--from", source + "/examples/recipes/torchtitan-llama3-70b-pp-tp-fsdp.toml"});
+  ASSERT_NE(a.code, 2) << a.text;
+  expect_one_screen(a);
+  for (const char* said : {"the GPU (H100-80GB)", "busiest GPU 0 at", "safety margin",
+                           "\nper GPU (what nvidia-smi will show):", "GPUs 24-31"})
+    EXPECT_NE(a.text.find(said), std::string::npos) << said << "\n" << a.text;
+}
+
+TEST(FiveQuestions, FsdpOneAgainstTwoFromAnAccelerateConfig) {
+  const auto a = ask({"compare", "--from", accelerate_fsdp, "--vary",
+                      "parallel.strategy=fsdp1,fsdp2", "--set", "model=llama-3.1-8b"});
+  ASSERT_NE(a.code, 2) << a.text;
+  expect_one_screen(a);
+  for (const char* said : {"parallel.strategy=fsdp1 ", "parallel.strategy=fsdp2 ",
+                           "sync_module_states dropped", "safety margin", "were assumed: the GPU"})
+    EXPECT_NE(a.text.find(said), std::string::npos) << said << "\n" << a.text;
+}
+
 }  // namespace
 }  // namespace vramscope::cli

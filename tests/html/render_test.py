@@ -97,7 +97,7 @@ def main():
         for job in jobs:
             name = os.path.relpath(job, args.examples).replace(os.sep, "_").removesuffix(".yaml")
             code, (kind, text) = render(name, ["plan", job], (
-                ('<svg class="gpus"', 1), ('<rect class="process"', 1), ('<line class="capacity"', 1),
+                ('<div class="gpus"', 1), ('<rect class="process"', 1), ('<line class="capacity"', 1),
                 ('<svg class="breakdown"', 1), ('<rect class="part"', 2),
                 ('<polyline class="allocated"', 1), ('<polyline class="reserved"', 1),
                 ('<rect class="phase"', 2)))
@@ -120,6 +120,13 @@ def main():
         if not re.search(r'<g class="tip" visibility="visible"[^>]*>.*?allocated \d', exercised.stdout,
                          re.S):
             fail("hovering the timeline did not show the levels at the pointer")
+        # ... and what is live there, by category, with sizes (the 8B step's middle holds its
+        # parameter shards at least).
+        tip = re.search(r'<g class="tip" visibility="visible"[^>]*>(.*?)</g>', exercised.stdout, re.S)
+        if not tip or "live tensors:" not in tip.group(1) or \
+                not re.search(r'parameters \d+(\.\d+)? (B|KiB|MiB|GiB)', tip.group(1)):
+            fail(f"hovering the timeline did not show the live tensors by category: "
+                 f"{tip and tip.group(1)[:400]}")
         # Two widths: the page follows the window (the drawings scale down, nothing is cut).
         for width in (1240, 640):
             shot = os.path.join(args.screenshots or tmp, f"plan-8b-{width}.png")

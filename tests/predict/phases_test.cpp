@@ -13,12 +13,12 @@
 namespace vramscope::predict {
 namespace {
 
-prediction planned(const std::string& yaml) {
+prediction planned(const std::string& yaml, const predict_options& options = {}) {
   auto j = job::parse_job_yaml(yaml, "test.yaml");
   EXPECT_TRUE(j) << (j ? "" : j.error().to_string());
   auto m = model::load_model(j->model);
   EXPECT_TRUE(m);
-  auto p = plan(*m, *j);
+  auto p = plan(*m, *j, options);
   EXPECT_TRUE(p) << (p ? "" : p.error().to_string());
   return p ? *p : prediction{};
 }
@@ -273,6 +273,34 @@ TEST(OutsidePhases, TheReplayWhileBuiltAndItsReusedInitGiveTheWholeReplaysFigure
   const auto again = plan(*m, *j);
   ASSERT_TRUE(again);
   EXPECT_TRUE(same_phases(whole->ranks[0], again->ranks[0]));
+}
+
+TEST(Timeline, EachPointSplitsItsAllocatedBytesByWhatIsLive) {
+  // The page's hover shows what is live at the pointer: the split must add up to the curve,
+  // and at the highest point it is the breakdown the plan reports.
+  predict_options curve;
+  curve.timeline = true;
+  const auto p = planned(one_gpu("eval: { enabled: true, micro_batch: 4 }\n"), curve);
+  ASSERT_FALSE(p.ranks.empty());
+  const auto& r = p.ranks[0];
+  ASSERT_GT(r.timeline.size(), 100u);
+  const timeline_point* top = &r.timeline.front();
+  bool activations_seen = false;
+  for (const auto& pt : r.timeline) {
+    bytes sum = 0;
+    for (const bytes b : pt.live) sum += b;
+    ASSERT_EQ(sum, pt.allocated) << "event " << pt.event;
+    if (pt.allocated > top->allocated) top = &pt;
+    activations_seen |= pt.live[static_cast<std::size_t>(schedule::category::activations)] > 0;
+  }
+  EXPECT_TRUE(activations_seen);
+  using schedule::category;
+  const auto at = [&](category c) { return top->live[static_cast<std::size_t>(c)]; };
+  EXPECT_EQ(top->allocated, r.peak.allocated);
+  EXPECT_EQ(at(category::parameters), r.parts.parameters);
+  EXPECT_EQ(at(category::gradients), r.parts.gradients);
+  EXPECT_EQ(at(category::optimizer), r.parts.optimizer);
+  EXPECT_EQ(at(category::activations), r.parts.activations);
 }
 
 TEST(OutsidePhases, AreRefusedWhereTheyAreNotPlanned) {

@@ -36,11 +36,15 @@ struct breakdown {
         managed = 0;
 };
 
-/// One point of the allocated / reserved curve.
+/// One point of the allocated / reserved curve. `live` splits `allocated` by what the live
+/// tensors are (schedule::category order: parameters, gradients, optimizer, activations,
+/// communication, temporary), each tensor counted at its allocator block's size.
 struct timeline_point {
   std::uint64_t event = 0;
   bytes allocated = 0, active = 0, reserved = 0;
   std::uint32_t phase = 0;
+  std::array<bytes, schedule::category_count> live{};
+  bool operator==(const timeline_point&) const = default;
 };
 
 /// A phase outside the training step (docs/schedule.md, "Outside the training step"), where
