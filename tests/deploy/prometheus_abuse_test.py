@@ -190,8 +190,10 @@ def main():
         rank = procs.start(["sleep", "120"], env=dict(os.environ, RANK="0"))
         node = fake_node(tmp, "node", [[(rank.pid, 20 * GiB)]])
         plain_port = start_watch(procs, args, args.fake_nvml, node, "plain")
+        plain_watch = procs.started[-1]
         secure_port = start_watch(procs, args, args.fake_nvml, node, "secure",
                                   extra=["--web-config", f"{tmp}/web.yml"], scheme="https")
+        secure_watch = procs.started[-1]
 
         # curl's view first: the right password over TLS, a wrong one, plain HTTP.
         curl = shutil.which("curl")
@@ -275,9 +277,21 @@ def main():
         scrapes = query(f"count_over_time(up[{WINDOW}s])", t1)
         worst_up = query(f"min_over_time(up[{WINDOW}s])", t1)
         slowest = query(f"max_over_time(scrape_duration_seconds[{WINDOW}s])", t1)
+        t = targets()
+        # Both end within a second and a half of SIGTERM with the abusers still connected.
+        for name, p in (("plain", plain_watch), ("secure", secure_watch)):
+            start = time.monotonic()
+            p.terminate()
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                fail(f"{name}: watch still running 5 s after SIGTERM under abuse")
+            took = time.monotonic() - start
+            print(f"{name}: ended {took:.2f} s after SIGTERM, status {p.returncode}")
+            if took > 1.5 or p.returncode != 0:
+                fail(f"{name}: watch took {took:.2f} s to end after SIGTERM (status {p.returncode})")
         for a in abusers:
             a.stop()
-        t = targets()
         for name in ("plain", "secure"):
             print(f"{name}: {int(scrapes.get(name, 0))} scrapes in {t1 - t0:.0f} s, min up "
                   f"{worst_up.get(name)}, slowest {slowest.get(name, float('nan')):.3f} s, last error "
