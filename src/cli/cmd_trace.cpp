@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <csignal>
 #include <ostream>
 
 #include <vramscope/watch/sampler.hpp>
@@ -77,6 +78,12 @@ int cmd_trace(const std::vector<std::string>& args, std::ostream& out, std::ostr
                 exit_status::environment);
   auto run = trace::run_traced(command, options, err);
   if (!run) return fail(err, run.error().message, exit_status::bad_input);
+  if (run->stop_signal != 0)
+    err << fmt::format("vramscope trace: stopped by {}{}; what was recorded until then follows\n",
+                       run->stop_signal == SIGINT    ? "SIGINT"
+                       : run->stop_signal == SIGTERM ? "SIGTERM"
+                                                     : "SIGHUP",
+                       run->killed ? " (the command was killed after the grace period)" : "");
   if (!run->fallback_problem.empty())
     err << "vramscope trace: some processes were neither traced nor sampled: "
         << run->fallback_problem << "\n";

@@ -32,6 +32,7 @@ struct watch_args {
   std::string sample_interval;
   std::string log;
   std::string prometheus;
+  std::string web_config;
   std::string replay;
   std::string source = "auto";
   std::string hostname;
@@ -49,7 +50,13 @@ void add_options(CLI::App& app, watch_args& a) {
                  "how often GPUs are read between refreshes, to catch short peaks "
                  "(default: a quarter of --interval, 50-250 ms)");
   app.add_option("--log", a.log, "append one JSON line per refresh to this file");
-  app.add_option("--prometheus", a.prometheus, "serve /metrics at HOST:PORT, e.g. 127.0.0.1:9400");
+  app.add_option("--prometheus", a.prometheus,
+                 "serve /metrics at HOST:PORT, e.g. 127.0.0.1:9400 (:9400 or 0.0.0.0:9400 is "
+                 "every interface: anyone who can reach this machine reads the metrics, which name "
+                 "its processes and users' command lines; see --web-config)");
+  app.add_option("--web-config", a.web_config,
+                 "TLS and basic authentication for --prometheus: a Prometheus exporter web "
+                 "configuration file (tls_server_config, basic_auth_users; docs/watch.md)");
   app.add_flag("--once", a.once, "print one sample and exit");
   app.add_flag("--json", a.json, "print JSON lines instead of the table");
   app.add_flag("--plain", a.plain,
@@ -183,6 +190,17 @@ int cmd_watch(const std::vector<std::string>& args, std::ostream& out, std::ostr
   watch::watch_settings settings;
   if (auto st = read_settings(a, settings); !st)
     return fail(err, st.error(), exit_status::bad_input);
+  watch::web_config security;  // checked before any GPU is opened
+  if (!a.web_config.empty()) {
+    if (a.prometheus.empty())
+      return fail(err,
+                  error_at("--web-config", "it secures the metrics endpoint: add --prometheus "
+                                           "HOST:PORT"),
+                  exit_status::bad_input);
+    auto read = watch::read_web_config(a.web_config);
+    if (!read) return fail(err, read.error(), exit_status::bad_input);
+    security = std::move(*read);
+  }
   auto source = open_source(a);
   if (!source) {
     const bool bad_input = !a.replay.empty() || source.error().source == "--source";
@@ -207,13 +225,24 @@ int cmd_watch(const std::vector<std::string>& args, std::ostream& out, std::ostr
   if (!a.prometheus.empty()) {
     auto where = watch::parse_listen_address(a.prometheus);
     if (!where) return fail(err, where.error(), exit_status::bad_input);
-    auto started = watch::metrics_server::start(a.prometheus);
+    auto started = watch::metrics_server::start(a.prometheus, security);
     if (!started) return fail(err, started.error(), exit_status::environment);
     server = std::move(*started);
     // An IPv6 address is bracketed in a URL (RFC 3986): http://[::1]:9400/metrics.
     const bool v6 = where->first.find(':') != std::string::npos;
-    err << fmt::format("vramscope watch: serving metrics at http://{}{}{}:{}/metrics\n",
-                       v6 ? "[" : "", where->first, v6 ? "]" : "", server->port());
+    err << fmt::format("vramscope watch: serving metrics at {}://{}{}{}:{}/metrics{}\n",
+                       security.tls ? "https" : "http", v6 ? "[" : "", where->first, v6 ? "]" : "",
+                       server->port(), security.users.empty() ? "" : " (basic authentication)");
+    if (where->first.empty() || where->first == "0.0.0.0" || where->first == "::")
+      if (!security.tls || security.users.empty())
+        err << fmt::format(
+            "vramscope watch: {} listens on every interface{}: anyone who can "
+            "reach this machine can read the metrics (process names, users, "
+            "ranks); --web-config adds TLS and basic authentication\n",
+            a.prometheus,
+            security.tls
+                ? " without authentication"
+                : (security.users.empty() ? " in clear text" : " in clear text (passwords too)"));
   }
   auto display = choose_display(a, settings, out, err);
   auto r = watch::run_watch(**source, settings,

@@ -6,8 +6,10 @@
 #include <vramscope/trace/trace_writer.hpp>
 
 #include <fmt/format.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
@@ -17,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <thread>
@@ -52,6 +55,8 @@ std::vector<std::string> child_environment(const std::string& library, const std
   return env;
 }
 
+// The command leads a process group of its own, so that a signal passed on reaches its workers
+// too and not whatever shares vramscope's group (`vramscope trace ... | tee log`).
 result<pid_t> spawn(const std::vector<std::string>& command, std::vector<std::string> env) {
   std::vector<char*> argv, envp;
   for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
@@ -59,7 +64,12 @@ result<pid_t> spawn(const std::vector<std::string>& command, std::vector<std::st
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
   pid_t pid = 0;
-  const int rc = ::posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
+  posix_spawnattr_t attr;
+  ::posix_spawnattr_init(&attr);
+  ::posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  ::posix_spawnattr_setpgroup(&attr, 0);
+  const int rc = ::posix_spawnp(&pid, argv[0], nullptr, &attr, argv.data(), envp.data());
+  ::posix_spawnattr_destroy(&attr);
   if (rc != 0)
     return error_at("trace", fmt::format("cannot run {}: {}", command[0],
                                          rc == ENOENT ? "not found" : std::strerror(rc)));
@@ -146,16 +156,106 @@ class fallback_sampler {
   std::string host_ = host_name();
 };
 
-int wait_for(pid_t child, fallback_sampler& sampler, std::chrono::milliseconds interval) {
+// The terminal, when vramscope holds it: handed to the command's group while it runs (a
+// group in the background that reads the terminal is stopped by SIGTTIN) and taken back after.
+class terminal_handover {
+ public:
+  explicit terminal_handover(pid_t group) {
+    if (!::isatty(STDIN_FILENO) || ::tcgetpgrp(STDIN_FILENO) != ::getpgrp()) return;
+    own_ = ::getpgrp();
+    give(group);
+  }
+  ~terminal_handover() {
+    if (own_ > 0) give(own_);
+  }
+  terminal_handover(const terminal_handover&) = delete;
+  terminal_handover& operator=(const terminal_handover&) = delete;
+  [[nodiscard]] bool active() const { return own_ > 0; }
+  void take_back() const {
+    if (own_ > 0) give(own_);
+  }
+  void give(pid_t group) const {
+    // tcsetpgrp from a group that no longer holds the terminal raises SIGTTOU: blocked here.
+    sigset_t block, previous;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTTOU);
+    ::pthread_sigmask(SIG_BLOCK, &block, &previous);
+    ::tcsetpgrp(STDIN_FILENO, group);
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  }
+
+ private:
+  pid_t own_ = -1;
+};
+
+std::string signal_name(int sig) {
+  const char* abbrev = ::sigabbrev_np(sig);
+  return abbrev ? std::string("SIG") + abbrev : fmt::format("signal {}", sig);
+}
+
+int exit_code_of(int status) {
+  return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+// True while a process of `group` is alive (a zombie child counts until reaped).
+bool group_alive(pid_t group) { return ::kill(-group, 0) == 0 || errno == EPERM; }
+
+// Waits for the command; passes on a stop signal that reaches vramscope to its process group
+// and bounds the wait from then on by options.stop_grace. Fills exit_code, stop_signal, killed.
+void wait_for(pid_t child, fallback_sampler& sampler, const trace_options& options,
+              std::ostream& log, trace_run& run) {
+  const auto interval = options.fallback_interval;
+  terminal_handover terminal(child);
   auto next_sample = std::chrono::steady_clock::now();
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  bool exited = false;
   for (;;) {
     int status = 0;
-    const pid_t done = ::waitpid(child, &status, WNOHANG);
-    if (done == child) return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-    if (done < 0 && errno != EINTR) return 127;
+    const pid_t done = exited ? 0 : ::waitpid(child, &status, WNOHANG | WUNTRACED);
+    if (done == child && WIFSTOPPED(status) && terminal.active()) {
+      if (const int why = WSTOPSIG(status); why != SIGTTIN && why != SIGTTOU) {
+        // Ctrl-Z: vramscope stops with the command, so the shell sees the job stopped, and
+        // hands the terminal back to it when continued (below).
+        terminal.take_back();
+        ::raise(SIGSTOP);
+      }
+      // Stopped for reading or writing the terminal before it was handed over, or continued
+      // after Ctrl-Z: hand the terminal over and let the group go on.
+      terminal.give(child);
+      ::kill(-child, SIGCONT);
+    } else if (done == child && !WIFSTOPPED(status)) {
+      exited = true;
+      run.exit_code = exit_code_of(status);
+    } else if (done < 0 && errno != EINTR) {
+      exited = true;
+      run.exit_code = 127;
+    }
+    // After a stop signal, the group's other processes (workers) get the rest of the grace.
+    if (exited && (!deadline || !group_alive(child))) break;
     if (int sig = stop_signal_scope::received(); sig != 0) {
-      if (sig != SIGINT) ::kill(child, sig);  // Ctrl-C reached the child from the terminal
       stop_signal_scope::clear();
+      if (!deadline) {
+        run.stop_signal = sig;
+        deadline = std::chrono::steady_clock::now() + options.stop_grace;
+        log << fmt::format(
+            "vramscope trace: {}: passing it on to the command (process group {}) "
+            "and waiting up to {} ms for it to end; another signal kills it\n",
+            signal_name(sig), child, options.stop_grace.count());
+        ::kill(-child, sig);
+      } else {
+        deadline = std::chrono::steady_clock::now();  // a second signal: no more waiting
+      }
+    }
+    if (deadline && std::chrono::steady_clock::now() >= *deadline) {
+      if (!run.killed)
+        log << fmt::format(
+            "vramscope trace: the command did not end within {} ms; killing "
+            "process group {}\n",
+            options.stop_grace.count(), child);
+      run.killed = true;
+      ::kill(-child, SIGKILL);
+      if (exited) break;
+      deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
     }
     sampler.scan_headers();
     if (std::chrono::steady_clock::now() >= next_sample) {
@@ -164,6 +264,7 @@ int wait_for(pid_t child, fallback_sampler& sampler, std::chrono::milliseconds i
     }
     std::this_thread::sleep_for(std::min(poll_period, interval));
   }
+  if (run.stop_signal != 0) run.exit_code = 128 + run.stop_signal;
 }
 
 }  // namespace
@@ -221,7 +322,7 @@ result<trace_run> run_traced(const std::vector<std::string>& command, const trac
   if (!child) return child.error();
   fallback_sampler sampler(options, log);
   trace_run run;
-  run.exit_code = wait_for(*child, sampler, options.fallback_interval);
+  wait_for(*child, sampler, options, log, run);
   sampler.scan_headers();  // a process that exited quickly still counts as untraced
   run.sampled = sampler.sampled();
   run.fallback_problem = sampler.problem();

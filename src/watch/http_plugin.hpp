@@ -11,13 +11,30 @@
 
 extern "C" {
 
+/// TLS and basic authentication (watch --web-config, web_config.hpp), as plain C data. All
+/// pointers may be null when unused; strings are NUL-terminated.
+struct vramscope_http_security {
+  const char* cert_file;       // non-null: serve HTTPS only, with this PEM chain
+  const char* key_file;        // its PEM private key
+  const char* client_ca_file;  // null: none
+  int client_auth;             // vramscope::watch::client_auth as int (0 = none ... 4)
+  int min_version;             // TLS versions as on the wire: 0x0301 (1.0) .. 0x0304 (1.3)
+  int max_version;
+  const char* const* users;   // basic_auth_users: names ...
+  const char* const* hashes;  // ... and their bcrypt hashes
+  std::size_t user_count;     // 0: no authentication
+};
+
 /// Binds HOST:PORT (PORT 0 picks a free one) and serves GET / and GET /metrics on a thread of
-/// its own, each connection on a thread (up to 1024), with a 2 s read timeout and request
-/// bodies bounded at 64 KiB (413 beyond, the rest discarded, never held). Returns the server,
-/// or null with a message in `error` (always NUL-terminated). `*bound_port` receives the port
-/// actually bound.
-void* vramscope_http_start(const char* host, int port, int* bound_port, char* error,
-                           std::size_t error_size);
+/// its own, each connection on a thread (up to 1024), with a 2 s read timeout (the TLS
+/// handshake included) and request bodies bounded at 64 KiB (413 beyond, the rest discarded,
+/// never held). With `security` (may be null): HTTPS only when cert_file is set (a client
+/// speaking plain HTTP gets no answer), and 401 with `WWW-Authenticate: Basic` for a request
+/// without a listed user and its password. Returns the server, or null with a message in
+/// `error` (always NUL-terminated): a certificate or key OpenSSL refuses, a hash libcrypt cannot
+/// check. `*bound_port` receives the port actually bound.
+void* vramscope_http_serve(const char* host, int port, const vramscope_http_security* security,
+                           int* bound_port, char* error, std::size_t error_size);
 
 /// Replaces the text served at /metrics. Safe from any thread.
 void vramscope_http_publish(void* server, const char* text, std::size_t size);

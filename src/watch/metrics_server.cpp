@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
+#include <vector>
 
 #include "watch/http_plugin.hpp"
 
@@ -19,7 +20,7 @@ namespace detail {
 
 /// The plugin's entry points.
 struct http_plugin {
-  decltype(&vramscope_http_start) start = nullptr;
+  decltype(&vramscope_http_serve) start = nullptr;
   decltype(&vramscope_http_publish) publish = nullptr;
   decltype(&vramscope_http_stop) stop = nullptr;
 };
@@ -65,7 +66,7 @@ result<http_plugin> load_plugin() {
       continue;
     }
     http_plugin p;
-    p.start = reinterpret_cast<decltype(p.start)>(::dlsym(handle, "vramscope_http_start"));
+    p.start = reinterpret_cast<decltype(p.start)>(::dlsym(handle, "vramscope_http_serve"));
     p.publish = reinterpret_cast<decltype(p.publish)>(::dlsym(handle, "vramscope_http_publish"));
     p.stop = reinterpret_cast<decltype(p.stop)>(::dlsym(handle, "vramscope_http_stop"));
     if (p.start && p.publish && p.stop) return p;
@@ -89,7 +90,8 @@ struct metrics_server::impl {
   }
 };
 
-result<std::unique_ptr<metrics_server>> metrics_server::start(const std::string& address) {
+result<std::unique_ptr<metrics_server>> metrics_server::start(const std::string& address,
+                                                              const web_config& security) {
   auto where = parse_listen_address(address);
   if (!where) return where.error();
   const auto& [host, port] = *where;
@@ -97,8 +99,24 @@ result<std::unique_ptr<metrics_server>> metrics_server::start(const std::string&
   if (!api) return api.error();
   auto p = std::make_unique<impl>();
   p->api = *api;
-  char error[256] = "";
-  p->server = api->start(host.c_str(), port, &p->port, error, sizeof error);
+  std::vector<const char*> users, hashes;
+  for (const auto& [name, hash] : security.users) {
+    users.push_back(name.c_str());
+    hashes.push_back(hash.c_str());
+  }
+  const auto& tls = security.server;
+  const vramscope_http_security c_security{
+      security.tls ? tls.cert_file.c_str() : nullptr,
+      security.tls ? tls.key_file.c_str() : nullptr,
+      security.tls && !tls.client_ca_file.empty() ? tls.client_ca_file.c_str() : nullptr,
+      static_cast<int>(tls.clients),
+      tls.min_version,
+      tls.max_version,
+      users.data(),
+      hashes.data(),
+      users.size()};
+  char error[512] = "";
+  p->server = api->start(host.c_str(), port, &c_security, &p->port, error, sizeof error);
   if (!p->server)
     return error_at("--prometheus", fmt::format("cannot listen on {}: {}", address, error));
   return std::unique_ptr<metrics_server>(new metrics_server(std::move(p)));

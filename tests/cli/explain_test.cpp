@@ -10,6 +10,9 @@
 #include <iterator>
 #include <sstream>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace vramscope::cli {
 namespace {
 
@@ -307,6 +310,23 @@ TEST(ExplainConsistency, NoFindingContradictsItselfOrThePlanOnTheExamples) {
       EXPECT_EQ(find_rule(e.findings, "MEM001") != nullptr, !fits) << args.front();
     }
   }
+}
+
+
+// A pipe named like a recorded file in an --recorded folder is named, never opened (opening a
+// FIFO blocks until a writer comes) and never passed over without a word.
+TEST(ExplainRecorded, APipeNamedLikeARecordedFileIsNamed) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("vramscope-recorded-fifo-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto fifo = (dir / "memory_stats_rank0.json").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::ostringstream out, err;
+  const int code = run({"explain", "--recorded", dir.string()}, out, err);
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(code, 2) << err.str();
+  EXPECT_NE(err.str().find(fifo), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("named pipe"), std::string::npos) << err.str();
 }
 
 }  // namespace

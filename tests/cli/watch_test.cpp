@@ -5,7 +5,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
+#include <string>
+
+#include <unistd.h>
 
 #include "cli/commands.hpp"
 #include "watch/watch_support.hpp"
@@ -156,6 +161,39 @@ TEST(WatchCommand, NamesAnIpv6AddressInBrackets) {
   if (r.code == 3) GTEST_SKIP() << "no IPv6 loopback here: " << r.err;
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err.rfind("vramscope watch: serving metrics at http://[::1]:", 0), 0u) << r.err;
+}
+
+// Every interface, in clear text: said when watch starts, with what --web-config offers.
+TEST(WatchCommand, SaysWhenTheMetricsAreOpenToEveryInterface) {
+  auto r = watch({"--replay", data("replay-ddp-gpu0.jsonl"), "--interval", "0", "--json",
+                  "--prometheus", ":0"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("vramscope watch: :0 listens on every interface in clear text: anyone who "
+                       "can reach this machine can read the metrics"),
+            std::string::npos)
+      << r.err;
+  auto local = watch({"--replay", data("replay-ddp-gpu0.jsonl"), "--interval", "0", "--json",
+                      "--prometheus", "127.0.0.1:0"});
+  EXPECT_EQ(local.err.find("every interface"), std::string::npos) << local.err;
+}
+
+TEST(WatchCommand, AWebConfigIsCheckedBeforeAnythingStarts) {
+  auto alone = watch({"--replay", data("replay-ddp-gpu0.jsonl"), "--web-config", "web.yml"});
+  EXPECT_EQ(alone.code, 2);
+  EXPECT_EQ(alone.err, "vramscope watch: --web-config: it secures the metrics endpoint: add "
+                       "--prometheus HOST:PORT\n");
+  const auto file = std::filesystem::temp_directory_path() /
+                    ("vramscope-web-" + std::to_string(::getpid()) + ".yml");
+  std::ofstream(file) << "basic_auth_users:\n  prometheus: hunter2\n";
+  auto bad = watch({"--replay", data("replay-ddp-gpu0.jsonl"), "--prometheus", "127.0.0.1:0",
+                    "--web-config", file.string()});
+  std::filesystem::remove(file);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err.rfind("vramscope watch: " + file.string() +
+                              ":2:15: basic_auth_users: user \"prometheus\": expected a bcrypt hash",
+                          0),
+            0u)
+      << bad.err;
 }
 
 TEST(TraceCommand, NeedsACommand) {

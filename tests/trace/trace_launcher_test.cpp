@@ -7,7 +7,13 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
+#include <filesystem>
 #include <sstream>
+#include <string>
+#include <thread>
+
+#include <unistd.h>
 
 #include "watch/watch_support.hpp"
 
@@ -129,6 +135,72 @@ TEST(TraceHeader, NeedsACompleteFirstLine) {
 TEST(TraceLibrary, EnvironmentVariableWins) {
   scoped_env lib("VRAMSCOPE_TRACE_LIBRARY", "/opt/x/libvramscope_trace.so");
   EXPECT_EQ(find_trace_library(), "/opt/x/libvramscope_trace.so");
+}
+
+// SIGINT or SIGTERM sent to vramscope while the command runs: once the command has started
+// (it writes a file), a thread signals this process, as `kill -INT <vramscope>` would.
+class TraceStop : public TraceLauncher {
+ protected:
+  // Sends `sig` to this process once `started` exists (at most 10 s).
+  std::thread signal_when(const std::string& started, int sig) {
+    return std::thread([started, sig] {
+      for (int i = 0; i < 1000 && !std::filesystem::exists(started); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      ::kill(::getpid(), sig);
+    });
+  }
+  static bool alive(pid_t pid) { return ::kill(pid, 0) == 0; }
+};
+
+TEST_F(TraceStop, SigintIsPassedOnToTheCommandWhichEndsAndTheStatusIs130) {
+  const auto started = dir_.file("started");
+  auto o = options();
+  o.stop_grace = std::chrono::seconds(20);
+  auto signaller = signal_when(started, SIGINT);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto run = run_traced({"sh", "-c", "touch " + started + "; exec sleep 30"}, o, log_);
+  signaller.join();
+  ASSERT_TRUE(run) << run.error().to_string();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  EXPECT_EQ(run->exit_code, 130);
+  EXPECT_EQ(run->stop_signal, SIGINT);
+  EXPECT_FALSE(run->killed);
+  EXPECT_NE(log_.str().find("passing it on to the command (process group"), std::string::npos)
+      << log_.str();
+}
+
+TEST_F(TraceStop, SigtermReachesTheWholeProcessGroup) {
+  const auto started = dir_.file("started");
+  const auto worker_pid = dir_.file("worker.pid");
+  auto signaller = signal_when(started, SIGTERM);
+  // A launcher with a worker in the background, as torchrun has: both get the signal.
+  auto run = run_traced(
+      {"sh", "-c", "sleep 30 & echo $! > " + worker_pid + "; touch " + started + "; wait"},
+      options(), log_);
+  signaller.join();
+  ASSERT_TRUE(run) << run.error().to_string();
+  EXPECT_EQ(run->exit_code, 128 + SIGTERM);
+  auto pid = read_file(worker_pid);
+  ASSERT_TRUE(pid);
+  const pid_t worker = static_cast<pid_t>(std::stol(*pid));
+  // The worker was not our child: it ends on its own, within the grace vramscope waited.
+  EXPECT_FALSE(alive(worker)) << "worker " << worker << " outlived the command";
+}
+
+TEST_F(TraceStop, ACommandThatIgnoresTheSignalIsKilledAfterTheGrace) {
+  const auto started = dir_.file("started");
+  auto o = options();
+  o.stop_grace = std::chrono::milliseconds(300);
+  auto signaller = signal_when(started, SIGINT);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto run = run_traced({"sh", "-c", "trap '' INT; touch " + started + "; sleep 30"}, o, log_);
+  signaller.join();
+  ASSERT_TRUE(run) << run.error().to_string();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  EXPECT_EQ(run->exit_code, 130);
+  EXPECT_TRUE(run->killed);
+  EXPECT_NE(log_.str().find("did not end within 300 ms; killing process group"), std::string::npos)
+      << log_.str();
 }
 
 }  // namespace

@@ -34,11 +34,18 @@ struct trace_options {
   std::chrono::milliseconds fallback_interval{100};
   /// How to reach NVML for the fallback.
   watch::source_options fallback_source;
+  /// After SIGINT, SIGTERM or SIGHUP reaches vramscope, how long the command's process group
+  /// has to end after the signal is passed on to it, before it gets SIGKILL (a second signal
+  /// sends SIGKILL at once).
+  std::chrono::milliseconds stop_grace{10'000};
   std::string proc_root = "/proc";
 };
 
 struct trace_run {
-  int exit_code = 0;                  // the command's; 128 + signal when a signal ended it
+  int exit_code = 0;                  // the command's; 128 + signal when a signal ended it, or
+                                      // when one reached vramscope and was passed on
+  int stop_signal = 0;                // the signal that reached vramscope and was passed on; 0
+  bool killed = false;                // the group outlived stop_grace and got SIGKILL
   std::vector<std::int64_t> sampled;  // pids sampled through NVML instead of CUPTI
   std::string fallback_problem;       // why sampling was needed but could not run; "" if fine
 };
@@ -51,7 +58,11 @@ std::string find_trace_library();
 /// Runs `command` (searched in PATH) traced, waits for it and returns its exit code. Progress
 /// messages ("sampling pid 42 through NVML: ...") go to `log`. Fails (source "trace") when
 /// the library does not exist, the folder cannot be created or the command cannot start.
-/// Requires: command is not empty.
+/// The command runs in a process group of its own (its workers with it), which holds the
+/// terminal while it runs when vramscope held it, so Ctrl-C there reaches the command alone,
+/// as under a shell. SIGINT, SIGTERM or SIGHUP sent to vramscope itself is passed on to that
+/// group; vramscope waits at most `stop_grace` for the command and its group to end (then
+/// SIGKILL), and returns with exit_code 128 + the signal. Requires: command is not empty.
 result<trace_run> run_traced(const std::vector<std::string>& command, const trace_options& options,
                              std::ostream& log);
 

@@ -28,6 +28,7 @@
 #include <vramscope/watch/peak_tracker.hpp>
 #include <vramscope/watch/sampler.hpp>
 #include <vramscope/watch/stats_folder.hpp>
+#include <vramscope/watch/web_config.hpp>
 
 namespace vramscope::watch {
 
@@ -53,9 +54,12 @@ std::string escape_label_value(const std::string& value);
 class metrics_server {
  public:
   /// Binds `address` ("127.0.0.1:9400", "0.0.0.0:9400", ":9400" = all interfaces; port 0 picks a
-  /// free one) and starts serving. Fails with "cannot listen on ADDR: ..." or a malformed
-  /// address message (source "--prometheus").
-  static result<std::unique_ptr<metrics_server>> start(const std::string& address);
+  /// free one) and starts serving, over TLS and asking for a user when `security` says so
+  /// (web_config.hpp). Fails with "cannot listen on ADDR: ..." (the reason OpenSSL gives for a
+  /// certificate or key it refuses included) or a malformed address message (source
+  /// "--prometheus").
+  static result<std::unique_ptr<metrics_server>> start(const std::string& address,
+                                                       const web_config& security = {});
 
   ~metrics_server();
   metrics_server(const metrics_server&) = delete;
