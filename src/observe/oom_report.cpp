@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <deque>
 #include <set>
 #include <utility>
@@ -208,9 +209,19 @@ std::optional<std::size_t> bare_torch(std::string_view line) {
 std::optional<std::size_t> runtime_call_oom(std::string_view line) {
   const std::size_t oom = line.find("): out of memory");
   if (oom == std::string_view::npos) return std::nullopt;
-  const std::size_t call = line.rfind("cuda", oom);
-  if (call == std::string_view::npos) return std::nullopt;
-  return call;
+  // The call's own parenthesis: the one that the ')' before ": out of memory" closes.
+  int depth = 0;
+  std::size_t open = oom + 1;
+  while (open > 0) {
+    const char c = line[--open];
+    if (c == ')') ++depth;
+    if (c == '(' && --depth == 0) break;
+  }
+  if (depth != 0) return std::nullopt;
+  std::size_t name = open;
+  while (name > 0 && (std::isalnum(static_cast<unsigned char>(line[name - 1])) || line[name - 1] == '_')) --name;
+  if (line.substr(name, 4) != "cuda" || name == open) return std::nullopt;
+  return name;
 }
 
 std::optional<std::size_t> cuda_error(std::string_view line) {
