@@ -69,7 +69,12 @@ json to_json(const torch_stats& s) {
 }
 
 json to_json(const oom_report& r) {
-  json j = {{"kind", r.kind == oom_kind::torch ? "torch" : "xla"}, {"line", r.line}, {"raw", r.raw}};
+  json j = {{"kind", r.kind == oom_kind::torch ? "torch" : r.kind == oom_kind::xla ? "xla" : "cuda"},
+            {"origin", r.origin == oom_origin::allocator           ? "allocator"
+                       : r.origin == oom_origin::context_creation ? "context_creation"
+                                                                   : "outside_allocator"},
+            {"line", r.line},
+            {"raw", r.raw}};
   put(j, "rank", r.rank);
   put(j, "gpu", r.gpu);
   put(j, "requested", r.requested);

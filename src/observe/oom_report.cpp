@@ -10,11 +10,17 @@
 // "Tried to allocate" on. Two messages carry no figures: "CUDA error: out of memory", raised
 // outside the caching allocator (context creation, cuBLAS/cuDNN workspaces), and torch <= 0.4's
 // "cuda runtime error (2) : out of memory" (THC); they are reports without sizes.
+// Below every framework, the CUDA driver and libraries name the error themselves
+// (cuda.h's CUDA_ERROR_OUT_OF_MEMORY, cudnn.h's CUDNN_STATUS_ALLOC_FAILED, cublas_api.h's
+// CUBLAS_STATUS_ALLOC_FAILED, a runtime call's "cudaX(...): out of memory"): a report without
+// sizes too, placed by the call that failed (a context's creation when cuCtxCreate or
+// cuDevicePrimaryCtxRetain is named on its line or the stack printed after it).
 #include <vramscope/observe/oom_report.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <deque>
 #include <set>
 #include <utility>
@@ -36,6 +42,17 @@ constexpr std::string_view xla_request_anchor = "Failed to allocate request for 
 constexpr std::string_view bfc_anchor = "ran out of memory trying to allocate";
 constexpr std::string_view anchors[] = {torch_anchor, xla_anchor, xla_pjrt_anchor, bfc_anchor};
 constexpr std::string_view bare_anchors[] = {"CUDA error: out of memory", "runtime error (2) : out of memory"};
+// The driver's and the libraries' names for the error; a runtime call's own wording
+// ("cudaFuncSetAttribute(...): out of memory") is found by runtime_call_oom.
+constexpr std::string_view cuda_anchors[] = {"CUDA_ERROR_OUT_OF_MEMORY", "CUDNN_STATUS_ALLOC_FAILED",
+                                             "CUBLAS_STATUS_ALLOC_FAILED"};
+// The driver calls that create a context, and StreamExecutor's wording when creating one failed
+// (TensorFlow and XLA: "failed initializing StreamExecutor for CUDA device ordinal N").
+constexpr std::string_view context_calls[] = {"cuCtxCreate", "cuDevicePrimaryCtxRetain",
+                                              "failed initializing StreamExecutor"};
+// How many lines after a driver error its stack may name the call (JCuda prints "at
+// jcuda.driver.JCudaDriver.cuCtxCreate" a few lines below the exception).
+constexpr std::size_t stack_lines_after = 8;
 constexpr std::size_t max_wrapped_lines = 5;
 constexpr std::size_t max_dump_lines = 5000;  // a BFC dump lists every chunk; stop looking after this
 
@@ -187,6 +204,32 @@ std::optional<std::size_t> bare_torch(std::string_view line) {
   return std::nullopt;
 }
 
+// A runtime call that failed for lack of memory: "cudaX(...): out of memory" (any CUDA runtime
+// API, whose error string for cudaErrorMemoryAllocation is "out of memory").
+std::optional<std::size_t> runtime_call_oom(std::string_view line) {
+  const std::size_t oom = line.find("): out of memory");
+  if (oom == std::string_view::npos) return std::nullopt;
+  // The call's own parenthesis: the one that the ')' before ": out of memory" closes.
+  int depth = 0;
+  std::size_t open = oom + 1;
+  while (open > 0) {
+    const char c = line[--open];
+    if (c == ')') ++depth;
+    if (c == '(' && --depth == 0) break;
+  }
+  if (depth != 0) return std::nullopt;
+  std::size_t name = open;
+  while (name > 0 && (std::isalnum(static_cast<unsigned char>(line[name - 1])) || line[name - 1] == '_')) --name;
+  if (line.substr(name, 4) != "cuda" || name == open) return std::nullopt;
+  return name;
+}
+
+std::optional<std::size_t> cuda_error(std::string_view line) {
+  for (std::string_view anchor : cuda_anchors)
+    if (const std::size_t at = line.find(anchor); at != std::string_view::npos) return at;
+  return runtime_call_oom(line);
+}
+
 oom_report read_torch(const std::vector<text_line>& lines, std::size_t i, std::size_t anchor) {
   oom_report r;
   r.kind = oom_kind::torch;
@@ -293,7 +336,36 @@ struct oom_scanner {
     r.line = lines[i].number;
     r.rank = rank_before(lines[i].text, at);
     r.raw = std::string(detail::trim(lines[i].text.substr(at)));
+    // "CUDA error: out of memory" is a runtime call's error, not the caching allocator's.
+    if (r.raw.starts_with(bare_anchors[0])) r.origin = oom_origin::outside_allocator;
     r.context = context_before(i);
+    if (seen_torch.insert({r.rank.value_or(-1), r.raw}).second) out.push_back(std::move(r));
+  }
+
+  // A driver's or library's error: no figures; a context's creation when the line or the stack
+  // printed after it names the call; XLA's when raised through jaxlib (XlaRuntimeError).
+  void cuda_report(std::size_t i, std::size_t at) {
+    xla.close(out);
+    const std::string_view t = lines[i].text;
+    oom_report r;
+    r.kind = detail::contains(t, "XlaRuntimeError") || detail::contains(t, "jaxlib") ? oom_kind::xla : oom_kind::cuda;
+    r.origin = oom_origin::outside_allocator;
+    r.line = lines[i].number;
+    r.rank = rank_before(t, at);
+    r.raw = std::string(detail::trim(t.substr(at)));
+    for (std::size_t k = i; k < lines.size() && k <= i + stack_lines_after; ++k)
+      for (std::string_view call : context_calls)
+        if (detail::contains(lines[k].text, call) && (k == i || !cuda_error(lines[k].text)))
+          r.origin = oom_origin::context_creation;
+    if (r.origin == oom_origin::context_creation) r.kind = oom_kind::cuda;
+    // TensorFlow's StreamExecutor: "...: out of memory; total memory reported: 11523260416".
+    if (const std::size_t at_total = t.find("total memory reported: "); at_total != std::string_view::npos) {
+      std::string_view digits = t.substr(at_total + 23);
+      digits = digits.substr(0, std::min(digits.size(), digits.find_first_not_of("0123456789")));
+      r.capacity = detail::parse_size(digits, 1);
+    }
+    r.context = context_before(i);
+    // One failure, printed again by each layer it passes (JCuda's exception, then its cause).
     if (seen_torch.insert({r.rank.value_or(-1), r.raw}).second) out.push_back(std::move(r));
   }
 
@@ -340,6 +412,8 @@ struct oom_scanner {
       xla_error(i, q);
     } else if (const auto bare = bare_torch(t)) {
       torch_bare(i, *bare);
+    } else if (const auto driver = cuda_error(t)) {
+      cuda_report(i, *driver);
     } else if (xla.open && !xla.has_error && i - xla.started <= max_dump_lines) {
       xla.read_dump_line(t);
     }

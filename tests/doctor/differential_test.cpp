@@ -131,6 +131,53 @@ TEST(Differential, ContextSizedProcessesOnGpuZeroAreOtherRanks) {
   EXPECT_TRUE(other == order.end() || crowding < other);
 }
 
+// A process that cannot create its CUDA context held nothing of its own: others hold the GPU.
+TEST(Differential, AContextThatCannotBeCreatedIsOtherProcessesFirst) {
+  const auto findings = diagnose_log("jcuda.CudaException: CUDA_ERROR_OUT_OF_MEMORY\n"
+                                     "    at jcuda.driver.JCudaDriver.cuCtxCreate(JCudaDriver.java:1514)\n");
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings[0].rule, "PROC001");
+  EXPECT_EQ(findings[0].cause_class, "other_process");
+  EXPECT_NE(findings[0].fix.find("nvidia-smi"), std::string::npos);
+}
+
+// cuDNN allocates beside XLA's pool: its failure in a JAX process is the pool crowding it out.
+TEST(Differential, ALibraryFailingBesideXlasPoolIsPreallocationFirst) {
+  const auto findings = diagnose_log("jaxlib.xla_extension.XlaRuntimeError: UNKNOWN: CUDNN_STATUS_ALLOC_FAILED\n");
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings[0].rule, "JAX001");
+  EXPECT_NE(findings[0].fix.find("XLA_PYTHON_CLIENT_MEM_FRACTION"), std::string::npos);
+  for (const auto& f : findings)
+    if (f.cause_class == "does_not_fit") {
+      EXPECT_LT(f.likelihood, findings[0].likelihood);
+    }
+}
+
+// One GPU at XLA's fraction and no sign of JAX: any holder reads the same, so the screen's
+// default reading (memory held by some process) comes first and JAX001 stays in the running;
+// the same fraction on two GPUs is a JAX process.
+TEST(Differential, OneGpuAtXlasFractionIsAHolderTwoArePreallocation) {
+  observe::gpu_observation g;
+  g.index = 0;
+  g.total = 11019_MiB;
+  g.used = 8525_MiB;
+  observe::observation one;
+  one.gpus = {g};
+  doctor_input in;
+  in.observed = &one;
+  auto findings = diagnose(in);
+  ASSERT_GE(findings.size(), 2u);
+  EXPECT_EQ(findings[0].cause_class, "other_process");
+  EXPECT_EQ(findings[1].cause_class, "jax_preallocation");
+  observe::observation two = one;
+  g.index = 1;
+  two.gpus.push_back(g);
+  in.observed = &two;
+  findings = diagnose(in);
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings[0].cause_class, "jax_preallocation");
+}
+
 // Every finding that names a cause names one of the catalogue's, and the ranking never puts a
 // finding without a cause above one with.
 TEST(Differential, CausesAreTheCataloguesAndComeFirst) {

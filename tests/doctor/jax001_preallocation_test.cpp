@@ -65,7 +65,8 @@ TEST(Jax001, GpusHeldAtXlasFractionsWithoutAJob) {
 }
 
 // A pool is a context plus fraction x the memory the client saw: from 256 MiB + f x (total -
-// 512 MiB driver reserve - 1 GiB context) to 1 GiB + f x total, on any GPU size.
+// 512 MiB driver reserve) to 1 GiB + f x total, on any GPU size; XLA's 0.9 may also be of the
+// memory free after the context (jaxlib < 0.4.1), down to 0.1 x 256 MiB + 0.9 x (total - 512 MiB).
 TEST(Jax001, FractionsAreMatchedByThePoolsSizingRule) {
   const auto fires = [](bytes total, bytes used) {
     observe::observation o;
@@ -75,14 +76,19 @@ TEST(Jax001, FractionsAreMatchedByThePoolsSizingRule) {
     return !rules::jax_preallocation(in).empty();
   };
   EXPECT_TRUE(fires(80_GiB, 60_GiB));              // 0.75 exactly
-  EXPECT_FALSE(fires(80_GiB, 59_GiB));             // below 256 MiB + 0.75 x 78.5 GiB
+  EXPECT_FALSE(fires(80_GiB, 59_GiB));             // below 256 MiB + 0.75 x 79.5 GiB
   EXPECT_TRUE(fires(80_GiB, 61_GiB));              // 1 GiB + 0.75 x 80 GiB
   EXPECT_FALSE(fires(80_GiB, 61_GiB + 1_MiB));     // above it
   EXPECT_TRUE(fires(80_GiB, 72_GiB));              // 0.90 exactly
-  EXPECT_FALSE(fires(80_GiB, 70_GiB));             // below 256 MiB + 0.9 x 78.5 GiB
+  EXPECT_FALSE(fires(80_GiB, 71_GiB + 512_MiB));   // below 25.6 MiB + 0.9 x 79.5 GiB (71.57 GiB)
+  EXPECT_TRUE(fires(80_GiB, 71_GiB + 600_MiB));    // above it: a 0.9 of the memory free at start
   EXPECT_FALSE(fires(80_GiB, 73_GiB + 1_MiB));     // above 1 GiB + 0.9 x 80 GiB
   // A 16 GB card lands near 78 % (jax#19213: 12,626 of 16,160 MiB), outside a fixed 75-77 %.
   EXPECT_TRUE(fires(16160_MiB, 12626_MiB));
+  // 0.75 has only the window of the total (jaxlib >= 0.4.14): 8,135 MiB of 11,019 is below
+  // 256 MiB + 0.75 x 10,507 MiB.
+  EXPECT_FALSE(fires(11019_MiB, 8135_MiB));
+  EXPECT_TRUE(fires(11019_MiB, 8137_MiB));
 }
 
 TEST(Jax001, SilentOnATorchJobOrAGpuWithoutItsTotal) {

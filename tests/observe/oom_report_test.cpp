@@ -201,6 +201,46 @@ TEST(OomReport, AMessageWithoutFiguresIsStillAReport) {
 }
 
 // Pasted without the parentheses around the figures, and wrapped after the request.
+// Below every framework: the driver's and the libraries' own names for the error, placed by the
+// call that failed (a context's creation on the line or in the stack printed after it).
+TEST(OomReport, ReadsTheDriversErrorWhenAContextCannotBeCreated) {
+  const auto tf = find("2019-07-11 12:42:11.226602: W tensorflow/compiler/xla/service/platform_util.cc:240] unable "
+                       "to create StreamExecutor for CUDA:0: failed initializing StreamExecutor for CUDA device "
+                       "ordinal 0: Internal: failed call to cuDevicePrimaryCtxRetain: CUDA_ERROR_OUT_OF_MEMORY: out "
+                       "of memory; total memory reported: 11523260416\n");
+  ASSERT_EQ(tf.size(), 1u);
+  EXPECT_EQ(tf[0].kind, oom_kind::cuda);
+  EXPECT_EQ(tf[0].origin, oom_origin::context_creation);
+  EXPECT_EQ(tf[0].capacity, 11523260416);
+  EXPECT_FALSE(tf[0].requested);
+  // JCuda prints the exception twice and the driver call a few lines below: one report.
+  const auto jcuda = find("jpype._jexception.CudaExceptionPyRaisable: jcuda.CudaException: CUDA_ERROR_OUT_OF_MEMORY\n"
+                          "\n"
+                          "jcuda.CudaException: CUDA_ERROR_OUT_OF_MEMORY\n"
+                          "    at jcuda.driver.JCudaDriver.checkResult(JCudaDriver.java:337)\n"
+                          "    at jcuda.driver.JCudaDriver.cuCtxCreate(JCudaDriver.java:1514)\n");
+  ASSERT_EQ(jcuda.size(), 1u);
+  EXPECT_EQ(jcuda[0].origin, oom_origin::context_creation);
+  EXPECT_EQ(jcuda[0].line, 1);
+}
+
+TEST(OomReport, ReadsALibrarysAllocationFailureOutsideThePool) {
+  const auto r = find("jaxlib.xla_extension.XlaRuntimeError: UNKNOWN: CUDNN_STATUS_ALLOC_FAILED\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].kind, oom_kind::xla);
+  EXPECT_EQ(r[0].origin, oom_origin::outside_allocator);
+  const auto call = find("RuntimeError: :0: cudaFuncSetAttribute(kernel_entry, "
+                         "cudaFuncAttributeMaxDynamicSharedMemorySize, n): out of memory.\n");
+  ASSERT_EQ(call.size(), 1u);
+  EXPECT_EQ(call[0].kind, oom_kind::cuda);
+  EXPECT_EQ(call[0].origin, oom_origin::outside_allocator);
+  EXPECT_EQ(call[0].raw.rfind("cudaFuncSetAttribute(", 0), 0u);
+  // PyTorch's runtime error is raised outside its caching allocator too; THC's was the allocator's.
+  EXPECT_EQ(find("RuntimeError: CUDA error: out of memory\n")[0].origin, oom_origin::outside_allocator);
+  EXPECT_EQ(find("RuntimeError: cuda runtime error (2) : out of memory at THCStorage.cu:58\n")[0].origin,
+            oom_origin::allocator);
+}
+
 TEST(OomReport, ReadsTheOlderMessageWithoutItsParentheses) {
   const auto r = find("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB \n"
                       "GPU 0; 8.00 GiB total capacity; 7.20 GiB already allocated; 0 bytes free; 7.30 GiB "

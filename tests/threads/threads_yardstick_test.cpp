@@ -228,16 +228,17 @@ void expect_at_least(const tally& all, floors f) {
   EXPECT_GE(all.savings_right * 4, all.savings * 3) << all.savings_right << " of " << all.savings;
 }
 
-TEST(ThreadsYardstick, FromTheObservationAlone) { expect_at_least(score_all("1", false), {19, 21}); }
+TEST(ThreadsYardstick, FromTheObservationAlone) { expect_at_least(score_all("1", false), {21, 24}); }
 
 TEST(ThreadsYardstick, WithAJobSpec) { expect_at_least(score_all("1", true), {2, 2}); }
 
-// Collected after the rules were changed and never used to change them (batch 2). Its
-// first-sight score was taken before any later change (bench/README.md); this keeps it there.
+// Collected after the rules were changed (batch 2): scored at first sight before any later
+// change (9 of 16, bench/README.md), then used to fix the classes it missed, so it is a "fixed
+// against" set now like batch 1; the floors keep what the fixes reached.
 TEST(ThreadsYardstick, SecondBatchCollectedAfterTheRules) {
   const tally fresh = score_all("2", false);
   ASSERT_GE(fresh.n, 15);
-  expect_at_least(fresh, {9, 10});
+  expect_at_least(fresh, {12, 13});
 }
 
 }  // namespace

@@ -73,7 +73,18 @@ struct torch_stats {
   std::string source;                       // file name, for messages
 };
 
-enum class oom_kind { torch, xla };
+/// Whose message: PyTorch's caching allocator, XLA's (JAX, TensorFlow's XLA runtime), or the CUDA
+/// driver, runtime or a CUDA library (cuDNN, cuBLAS) directly, under any framework.
+enum class oom_kind { torch, xla, cuda };
+
+/// Where the failed allocation was made. An allocator's own message (PyTorch's "Tried to
+/// allocate", XLA's BFC pool) comes from inside the framework's pool; the others were raised by
+/// a call that does not go through it: the creation of a CUDA context (cuCtxCreate,
+/// cuDevicePrimaryCtxRetain), a library's workspace (CUDNN_STATUS_ALLOC_FAILED,
+/// CUBLAS_STATUS_ALLOC_FAILED) or a runtime call ("CUDA error: out of memory"). XLA's "Failed to
+/// allocate request for ..." stays an allocator's: it is printed both when the job does not fit
+/// and when a preallocated pool crowds the device, so it does not tell the two apart.
+enum class oom_origin { allocator, outside_allocator, context_creation };
 
 /// A process named in an out-of-memory message; pid is empty for "this process".
 struct oom_process {
@@ -85,6 +96,7 @@ struct oom_process {
 /// ("79.15 GiB"), so they are exact only to about 0.01 of their unit.
 struct oom_report {
   oom_kind kind = oom_kind::torch;
+  oom_origin origin = oom_origin::allocator;
   std::optional<int> rank;                  // "[rank3]:" prefix or "rank=3" before the message
   std::optional<int> gpu;                   // "GPU 0 ..." (torch) or allocator "GPU_0_bfc" (xla)
   std::optional<bytes> requested;           // "Tried to allocate X" / "trying to allocate N bytes"

@@ -16,29 +16,40 @@ namespace {
 
 namespace lk = likelihood;
 
-// A GPU holding what a JAX process preallocates: a context plus fraction x the memory the client
-// saw (likelihood.hpp): between context_min + f x (total - driver reserve - a context) and
-// context_max + f x total, on any GPU size. `fractions` are XLA's defaults and the job's own.
-std::optional<double> preallocated_fraction(const observe::gpu_observation& g, const std::vector<double>& fractions) {
+// A GPU holding what a JAX process preallocates: a context plus the pool (reference/jax.md 2.1
+// and 3). Since jaxlib 0.4.1 the pool is fraction x the total CUDA reports, which is nvidia-smi's
+// total less the driver's reserve (up to driver_reserve_max), so the GPU shows from context_min
+// + f x (total - driver_reserve_max) to context_max + f x total. Before, it was fraction x the
+// memory free at start, after the context: context + f x (total - reserve - context), which
+// reads lower, down to (1 - f) x context_min + f x (total - driver_reserve_max). XLA's 0.75
+// came with jaxlib 0.4.14, long after 0.4.1, so it has only the first window; 0.9 and a job's
+// own fraction have both.
+struct pool_fraction {
+  double value;
+  bool of_free_memory_too;  // the fraction may be of the memory free at start (jaxlib < 0.4.1)
+};
+
+std::optional<double> preallocated_fraction(const observe::gpu_observation& g, const std::vector<pool_fraction>& fractions) {
   if (!g.used || !g.total || *g.total == 0) return std::nullopt;
   const auto used = static_cast<double>(*g.used), total = static_cast<double>(*g.total);
-  for (double f : fractions) {
-    const double low = static_cast<double>(lk::context_min) +
-                       f * (total - static_cast<double>(lk::driver_reserve_max + lk::context_max));
-    const double high = static_cast<double>(lk::context_max) + f * total;
-    if (used >= low && used <= high) return f;
+  const auto ctx_min = static_cast<double>(lk::context_min), ctx_max = static_cast<double>(lk::context_max);
+  for (const auto& f : fractions) {
+    const double seen = total - static_cast<double>(lk::driver_reserve_max);
+    const double low = f.of_free_memory_too ? (1 - f.value) * ctx_min + f.value * seen : ctx_min + f.value * seen;
+    const double high = ctx_max + f.value * total;
+    if (used >= low && used <= high) return f.value;
   }
   return std::nullopt;
 }
 
-std::vector<double> fractions_of(const doctor_input& in) {
-  std::vector<double> out(std::begin(lk::jax_default_fractions), std::end(lk::jax_default_fractions));
+std::vector<pool_fraction> fractions_of(const doctor_input& in) {
+  std::vector<pool_fraction> out{{lk::jax_default_fractions[0], false}, {lk::jax_default_fractions[1], true}};
   if (!in.job) return out;
   for (const char* name : {"XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_CLIENT_MEM_FRACTION"})
     if (const auto v = in.job->env.find(name); v != in.job->env.end()) {
       char* end = nullptr;
       const double f = std::strtod(v->second.c_str(), &end);
-      if (end != v->second.c_str() && f > 0 && f <= 1) out.insert(out.begin(), f);
+      if (end != v->second.c_str() && f > 0 && f <= 1) out.insert(out.begin(), {f, true});
     }
   return out;
 }
@@ -70,14 +81,34 @@ std::vector<finding> jax_preallocation(const doctor_input& in) {
     f.support.push_back(fmt::format("{} GPUs each hold a context plus the same fraction of their memory", held));
   } else if (held == 1) {
     f.support.push_back("the GPU holds a context plus one of XLA's fractions of its memory");
+    // A JAX process takes its pool on every GPU it sees, so the mark of one is the same
+    // fraction on several GPUs; one GPU at a fraction is what any holder of that much shows.
+    if (!jax_job) {
+      f.likelihood -= lk::step;
+      f.against.push_back(in.observed->gpus.size() > 1
+                              ? "only one GPU is at the fraction: a JAX process takes its pool on every GPU it sees"
+                              : "one GPU is shown: a pool at the fraction on every GPU would mark a JAX process; on "
+                                "one, any process holding this much reads the same");
+    }
     if (in.observed && in.observed->process_table && in.observed->processes.empty()) {
       f.likelihood = lk::weak;
       f.against.push_back("nvidia-smi lists no process holding it: a JAX process would be listed");
     }
   }
-  if (in.observed)
-    for (const auto& o : in.observed->ooms)
-      if (o.kind == observe::oom_kind::xla) {
+  bool outside_pool = false;
+  if (in.observed) {
+    for (const auto& o : in.observed->ooms) {
+      if (o.kind == observe::oom_kind::xla && o.origin != observe::oom_origin::allocator) {
+        outside_pool = true;
+        // Outside the pool: StreamExecutorMemoryAllocator or a cuDNN / cuBLAS workspace allocates
+        // from the device beside a preallocated pool, in the (1 - fraction) it leaves.
+        f.likelihood = std::max(f.likelihood, lk::likely);
+        f.evidence.push_back(fmt::format("line {}: an allocation outside XLA's pool failed ({})", o.line,
+                                         o.raw.substr(0, 120)));
+        f.support.push_back("the failed allocation was not the pool's: with preallocation (the default) the "
+                            "pool holds its fraction of the GPU from the first operation, and cuDNN, cuBLAS "
+                            "and direct device allocations share what is left");
+      } else if (o.kind == observe::oom_kind::xla) {
         f.likelihood = std::max(f.likelihood, lk::possible);
         f.evidence.push_back(fmt::format("line {}: XLA ran out of memory allocating {}", o.line,
                                          size_or_unknown(o.requested)));
@@ -85,6 +116,8 @@ std::vector<finding> jax_preallocation(const doctor_input& in) {
                             "GPU, and whatever runs outside it (cuDNN / cuBLAS workspaces, another process) "
                             "has only the rest");
       }
+    }
+  }
   if (jax_job) {
     f.likelihood = std::max(f.likelihood, lk::likely) + (held ? lk::step : 0);
     f.support.push_back("the job runs JAX, whose client preallocates its pool");
@@ -123,6 +156,10 @@ std::vector<finding> jax_preallocation(const doctor_input& in) {
                                        [](const predict::gpu_prediction& g) { return g.device > 0; });
     if (holding > 1) fixes.push_back("CUDA_VISIBLE_DEVICES=0 to use one GPU and leave the others free");
     if (fixes.empty()) return {};  // the pool already fits the working set, on the GPUs it needs
+  } else if (outside_pool) {
+    fixes.push_back("a lower XLA_PYTHON_CLIENT_MEM_FRACTION (e.g. 0.7) set before JAX starts, so that cuDNN, "
+                    "cuBLAS and the kernels outside the pool have room, or XLA_PYTHON_CLIENT_PREALLOCATE=false "
+                    "to grow the pool on demand");
   } else {
     fixes.push_back("CUDA_VISIBLE_DEVICES=0 to use one GPU; XLA_PYTHON_CLIENT_MEM_FRACTION sized to the "
                     "real need, or XLA_PYTHON_CLIENT_PREALLOCATE=false to grow on demand");

@@ -42,9 +42,14 @@ finding explain_torch(const oom_facts& o, const doctor_input& in) {
                                       "allocator, not the amount, failed", format_bytes(*o.cached)));
     }
   }
-  if (!o.requested && !o.capacity)
-    f.against.push_back("the message gives no figures (\"CUDA error: out of memory\" is raised outside the "
-                        "caching allocator: a context, a cuBLAS or cuDNN workspace)");
+  if (r.origin != observe::oom_origin::allocator) {
+    f.likelihood = lk::weak;
+    f.against.push_back("\"CUDA error: out of memory\" is raised outside the caching allocator (a context, a "
+                        "cuBLAS or cuDNN workspace, a kernel's module): the memory PyTorch holds did not run out");
+  } else if (!o.requested && !o.capacity) {
+    f.against.push_back("the message gives no figures: whether the job's own memory fills the GPU cannot be "
+                        "read from it");
+  }
   if (o.allocated && o.capacity && *o.allocated * 4 < *o.capacity) {
     f.likelihood = std::min(f.likelihood, lk::weak);
     f.against.push_back(fmt::format("the process's tensors are only {} of the GPU's {}", format_bytes(*o.allocated),
@@ -79,6 +84,11 @@ finding explain_xla(const oom_facts& o) {
   f.evidence.push_back(fmt::format("line {}: tried to allocate {}; pool limit {}, in use {}", r.line,
                                    size_or_unknown(r.requested), size_or_unknown(r.capacity),
                                    size_or_unknown(r.in_use)));
+  if (r.origin != observe::oom_origin::allocator) {
+    f.likelihood = lk::weak;
+    f.against.push_back("the allocation was made outside XLA's pool (StreamExecutorMemoryAllocator, a cuDNN or "
+                        "cuBLAS workspace): it failed in what the pool leaves of the GPU, not in the pool");
+  }
   if (r.requested && r.largest_free_block && *r.largest_free_block >= *r.requested) {
     f.likelihood = lk::weak;
     f.against.push_back(fmt::format("the pool's largest free block {} could hold the request",
@@ -91,6 +101,24 @@ finding explain_xla(const oom_facts& o) {
   return f;
 }
 
+// The driver or a CUDA library ran out, under no allocator's message: the figures that would
+// tell the job's own share are missing, and the call that failed says where the memory went.
+finding explain_cuda(const oom_facts& o) {
+  namespace lk = likelihood;
+  const auto& r = *o.report;
+  const bool context = r.origin == observe::oom_origin::context_creation;
+  finding f{"OOM001", "CUDA driver or library out of memory", severity::error, {}, {}, {}, {}, {},
+            "does_not_fit", context ? lk::weak - lk::step : lk::weak, {}, {}};
+  f.evidence.push_back(fmt::format("line {}: {}", r.line, r.raw.substr(0, 160)));
+  f.against.push_back(context ? "creating a CUDA context failed: the process had allocated nothing of its own yet"
+                              : "raised by a CUDA call outside any framework's allocator: the job's own tensors "
+                                "are not what ran out");
+  f.cause = "the job needs more than the GPU has at this point";
+  f.fix = "the smallest change that makes the job fit (a smaller batch, activation checkpointing, sharding "
+          "or offload); `vramscope explain JOB.yaml` prices each";
+  return f;
+}
+
 }  // namespace
 
 std::vector<finding> out_of_memory_message(const doctor_input& in) {
@@ -98,7 +126,11 @@ std::vector<finding> out_of_memory_message(const doctor_input& in) {
   std::vector<finding> out;
   for (const auto& o : in.observed->ooms) {
     const auto facts = facts_of(o);
-    out.push_back(o.kind == observe::oom_kind::torch ? explain_torch(facts, in) : explain_xla(facts));
+    switch (o.kind) {
+      case observe::oom_kind::torch: out.push_back(explain_torch(facts, in)); break;
+      case observe::oom_kind::xla: out.push_back(explain_xla(facts)); break;
+      case observe::oom_kind::cuda: out.push_back(explain_cuda(facts)); break;
+    }
   }
   return out;
 }

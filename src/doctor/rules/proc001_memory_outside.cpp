@@ -60,6 +60,32 @@ std::optional<finding> from_message(const oom_facts& o) {
   return f;
 }
 
+// A message with no figures whose failed call says the memory was gone before the job held any:
+// creating a CUDA context needs context_min to context_max (likelihood.hpp) and is the first
+// thing a process does on a GPU, so a GPU that cannot give a context that much is held by other
+// processes (or a driver that has not released a dead one's memory). A runtime or library call
+// outside every allocator may fail the same way, or for the job's own pool: possible only.
+std::optional<finding> from_failed_call(const observe::oom_report& r) {
+  if (r.origin == observe::oom_origin::allocator || r.kind == observe::oom_kind::xla) return std::nullopt;
+  const bool context = r.origin == observe::oom_origin::context_creation;
+  finding f{"PROC001", {}, severity::warning, {}, {}, {}, {}, {}, "other_process",
+            context ? lk::strong : lk::possible, {}, {}};
+  f.evidence.push_back(fmt::format("{}: {}", where(r), r.raw.substr(0, 160)));
+  if (r.capacity) f.evidence.push_back(fmt::format("the GPU's total memory: {}", format_bytes(*r.capacity)));
+  if (context) {
+    f.support.push_back(fmt::format("creating a CUDA context ({} to {}) failed: the GPU was full before this process "
+                                    "held anything", format_bytes(lk::context_min), format_bytes(lk::context_max)));
+  } else {
+    f.support.push_back("a CUDA call outside the framework's allocator ran out: memory the framework does not hold "
+                        "was gone");
+    f.against.push_back("the message gives no figures: the process's own pool may have taken the GPU");
+  }
+  f.cause = "memory on this GPU is held by other processes (another user's job, a stale or zombie run, a "
+            "notebook kernel), so not even the CUDA context or library workspace this process needs fits";
+  f.fix = fix_listed;
+  return f;
+}
+
 // nvidia-smi alone: per GPU, used memory beyond the listed processes (other containers), and
 // large processes that appear on no other GPU beside another large one.
 std::optional<finding> from_screen(const observe::observation& obs) {
@@ -121,6 +147,23 @@ std::optional<finding> from_screen(const observe::observation& obs) {
                                     "(CUDA_VISIBLE_DEVICES={})", *g.index, empty.size(), empty.front()));
     f.likelihood = lk::likely;
   }
+  // A screen pasted without its process list: memory in use beyond a context is held by some
+  // process, and the paste does not say whose (possible, the differential's default reading of a
+  // GPU that shows more than expected).
+  if (f.evidence.empty() && obs.processes.empty() && !obs.process_table) {
+    for (const auto& g : obs.gpus) {
+      if (!g.index || !g.used || *g.used <= lk::context_max) continue;
+      held = std::max(held, *g.used);
+      f.evidence.push_back(fmt::format("GPU {}: {} of {} used{}", *g.index, format_bytes(*g.used),
+                                       size_or_unknown(g.total),
+                                       g.utilization_gpu ? fmt::format(", {} % utilisation", *g.utilization_gpu) : ""));
+    }
+    if (!f.evidence.empty()) {
+      f.likelihood = lk::possible;
+      f.support.push_back("memory beyond a CUDA context is in use; the paste has no process list to say by whom");
+      f.against.push_back("without the process list the holder may as well be the job itself");
+    }
+  }
   if (f.evidence.empty()) return std::nullopt;
   f.cause = "memory on the GPU is held by processes other than the job's: another job, a stale run, a "
             "notebook kernel or another container";
@@ -135,9 +178,11 @@ std::optional<finding> from_screen(const observe::observation& obs) {
 std::vector<finding> memory_outside_process(const doctor_input& in) {
   if (!in.observed) return {};
   std::vector<finding> out;
-  for (const auto& o : in.observed->ooms)
+  for (const auto& o : in.observed->ooms) {
     if (o.kind == observe::oom_kind::torch)
       if (auto f = from_message(facts_of(o))) out.push_back(std::move(*f));
+    if (auto f = from_failed_call(o)) out.push_back(std::move(*f));
+  }
   if (out.empty())
     if (auto f = from_screen(*in.observed)) out.push_back(std::move(*f));
   return out;
