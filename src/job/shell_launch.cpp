@@ -429,6 +429,7 @@ class interpreter {
       : text_(text), source_(source), left_(max_shell_expanded_bytes + 4 * text.size()) {}
 
   maybe_error run(const std::vector<statement>& statements, shell_launch& out) {
+    seed_slurm(out);
     std::vector<shell_word> loose;  // words of commands that start with an option
     for (const auto& s : statements) {
       if (s.array) {
@@ -473,6 +474,50 @@ class interpreter {
   }
 
  private:
+  // A SLURM batch script's `#SBATCH --nodes=N` and `--ntasks-per-node=N` set, in the job's
+  // environment, SLURM_JOB_NUM_NODES (and SLURM_NNODES) and SLURM_NTASKS_PER_NODE (sbatch(1),
+  // "OUTPUT ENVIRONMENT VARIABLES"): the script's own values for those names, located at the
+  // #SBATCH line. A script that sets the name itself wins, as it would in bash.
+  void seed_slurm(shell_launch& out) {
+    int line = 1;
+    for (std::size_t start = 0; start < text_.size(); ++line) {
+      const auto end = std::min(text_.find('\n', start), text_.size());
+      std::string_view row = text_.substr(start, end - start);
+      start = end + 1;
+      const auto first = row.find_first_not_of(" \t");
+      if (first == std::string_view::npos || row.substr(first, 7) != "#SBATCH") continue;
+      std::vector<std::pair<std::string, int>> words;  // each word with its column
+      for (std::size_t i = first + 7; i < row.size();) {
+        while (i < row.size() && is_blank(row[i])) ++i;
+        std::size_t j = i;
+        while (j < row.size() && !is_blank(row[j]) && row[j] != '#') ++j;
+        if (j > i) words.emplace_back(std::string(row.substr(i, j - i)), static_cast<int>(i) + 1);
+        if (j < row.size() && row[j] == '#') break;  // a comment after the options
+        i = j;
+      }
+      for (std::size_t k = 0; k < words.size(); ++k) {
+        std::string key = words[k].first, value;
+        if (const auto eq = key.find('='); eq != std::string::npos) {
+          value = key.substr(eq + 1);
+          key.resize(eq);
+        } else if (key == "-N" || key == "--nodes" || key == "--ntasks-per-node") {
+          if (k + 1 < words.size()) value = words[k + 1].first;
+        } else if (key.size() > 2 && key.rfind("-N", 0) == 0) {
+          value = key.substr(2);
+          key = "-N";
+        }
+        if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::vector<const char*> names;
+        if (key == "-N" || key == "--nodes") names = {"SLURM_JOB_NUM_NODES", "SLURM_NNODES"};
+        if (key == "--ntasks-per-node") names = {"SLURM_NTASKS_PER_NODE"};
+        if (names.empty()) continue;
+        const shell_word word{value, line, words[k].second, false};
+        for (const char* name : names) vars_[name] = {word};
+        (names.size() == 2 ? out.sbatch_nodes : out.sbatch_tasks_per_node) = word;
+      }
+    }
+  }
+
   std::vector<shell_word> expand(const raw_word& w, bool split) {
     if (count_ > max_shell_words || over_) return {};  // the caller reports it
     std::vector<std::string> missing;
@@ -594,6 +639,7 @@ class interpreter {
       return;
     }
     out.launcher.assign(fields.begin(), script);
+    out.outer = outer_;
     out.script = *script;
     out.args.assign(script + 1, fields.end());
   }
@@ -617,6 +663,8 @@ class interpreter {
       return true;
     }
     ++depth_;
+    const std::vector<shell_word> enclosing = outer_;
+    if (c >= 2) outer_.assign(fields.begin(), fields.begin() + static_cast<std::ptrdiff_t>(c - 1));
     for (auto& st : statements) {
       std::vector<shell_word> inner;
       for (auto w : st.words) {
@@ -629,6 +677,7 @@ class interpreter {
       if (!inner.empty()) command(inner, out, loose);
     }
     --depth_;
+    outer_ = enclosing;
     return true;
   }
 
@@ -642,6 +691,7 @@ class interpreter {
   const std::string& source_;
   int depth_ = 0;  // nested -c strings being read
   variables vars_;
+  std::vector<shell_word> outer_;  // the launcher of the `sh -c` string being read, if any
   std::vector<diagnostic> notes_;
   std::vector<shell_word> other_commands_;  // first words of commands that are not arguments
   std::size_t count_ = 0;

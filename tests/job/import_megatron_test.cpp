@@ -541,5 +541,29 @@ TEST(ImportMegatron, FindsTheTrainingCommandInsideBashDashC) {
   EXPECT_NE(unset.find("$PARAMS, which the script does not set"), std::string::npos) << unset;
 }
 
+TEST(ImportMegatron, SrunRunsAPythonCommandOncePerTask) {
+  const std::string options = "options=\" \\\n" + small_model + "  --micro-batch-size 1\"\n";
+  const auto imported = import_ok("#SBATCH --nodes=2 --ntasks-per-node=4\n" + options +
+                                  "srun -l sh -c \"python -u pretrain_gpt.py ${options}\"\n");
+  EXPECT_EQ(imported.job.hardware.gpus_per_node, 4);
+  EXPECT_EQ(imported.job.hardware.nodes, 2);
+  EXPECT_NE(find_note(imported.notes, "srun starts python once per task"), "");
+  // srun's own flags win over the allocation's.
+  const auto own = import_ok("#SBATCH --nodes=2 --ntasks-per-node=4\n" + options +
+                             "srun --ntasks-per-node=2 sh -c \"python pretrain_gpt.py ${options}\"\n");
+  EXPECT_EQ(own.job.hardware.gpus_per_node, 2);
+}
+
+TEST(ImportMegatron, AnOptionFromAStringVariableIsLocatedWhereItIsWritten) {
+  const std::string text =
+      "OPTS=\" \\\n  --num-layers 2 --hidden-size 64 --num-attention-heads 4\n"
+      "  --max-position-embeddings 128 --seq-length 128\n"
+      "  --tokenizer-type HuggingFaceTokenizer\"\n"
+      "torchrun --nproc_per_node 1 pretrain_gpt.py ${OPTS}\n";
+  const std::string error = import_error(text);
+  EXPECT_EQ(error.rfind("args.txt:4:3: --tokenizer-type HuggingFaceTokenizer: its vocabulary", 0), 0u)
+      << error;
+}
+
 }  // namespace
 }  // namespace vramscope::job

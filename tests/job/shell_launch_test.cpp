@@ -194,5 +194,25 @@ TEST(ShellLaunch, RecognisesMegatronText) {
   EXPECT_FALSE(looks_like_megatron("num_layers: 2\nscript: pretrain.py\n"));
 }
 
+TEST(ShellLaunch, SbatchHeadersSetSlurmsNodeAndTaskCounts) {
+  const auto l = read_ok(
+      "#!/bin/bash\n#SBATCH --job-name=x\n#SBATCH --nodes=24   # nodes\n"
+      "#SBATCH <OPTIONS> --ntasks-per-node=8 --exclusive\n"
+      "NNODES=$SLURM_NNODES\n"
+      "srun --jobid 1 bash -c \"torchrun --nnodes $NNODES --nproc_per_node 8 pretrain_gpt.py --bf16\"\n");
+  EXPECT_EQ(texts(l.launcher), (words{"torchrun", "--nnodes", "24", "--nproc_per_node", "8"}));
+  EXPECT_FALSE(l.launcher[2].unresolved);
+  EXPECT_EQ(l.sbatch_nodes.text, "24");
+  EXPECT_EQ(l.sbatch_nodes.line, 3);
+  EXPECT_EQ(l.sbatch_tasks_per_node.text, "8");
+  EXPECT_EQ(texts(l.outer), (words{"srun", "--jobid", "1"}));
+  // A script's own assignment wins over the environment sbatch sets.
+  const auto own = read_ok("#SBATCH -N 4\nSLURM_NNODES=2\ntorchrun --nnodes $SLURM_NNODES x/pretrain_gpt.py\n");
+  EXPECT_EQ(texts(own.launcher), (words{"torchrun", "--nnodes", "2"}));
+  // Not a count (a range of nodes): nothing is set.
+  const auto range = read_ok("#SBATCH --nodes=2-4\ntorchrun --nnodes $SLURM_NNODES pretrain_gpt.py\n");
+  EXPECT_TRUE(range.launcher[2].unresolved);
+}
+
 }  // namespace
 }  // namespace vramscope::job::detail
