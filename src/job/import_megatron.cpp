@@ -429,6 +429,63 @@ const std::vector<option>& not_modelled_rows() {
   return rows;
 }
 
+// Megatron-DeepSpeed's own arguments (tests/data/options/megatron_deepspeed_options.txt: the
+// flags of bigscience-workshop/Megatron-DeepSpeed's megatron/arguments.py that Megatron-LM does
+// not have, and DeepSpeed's add_config_arguments), each classified: a launch of that fork is a
+// Megatron launch whose optimizer DeepSpeed runs (read_megatron_deepspeed).
+const std::vector<option>& megatron_deepspeed_rows() {
+  static const std::vector<option> rows = [] {
+    std::vector<option> out;
+    const auto quiet = [&](std::initializer_list<const char*> flags) {
+      for (const char* f : flags) out.push_back({f, no_effect()});
+    };
+    const auto unplanned = [&](std::initializer_list<const char*> flags, const char* reason) {
+      for (const char* f : flags) out.push_back({f, not_modelled(reason)});
+    };
+    out.push_back({"--deepspeed", handled()});
+    out.push_back({"--zero-stage", handled()});
+    out.push_back({"--pad-vocab-size-to", handled()});  // megatron_model.cpp, read_vocab
+    // The DeepSpeed JSON: its ZeRO stage is taken from --zero-stage (read_megatron_deepspeed).
+    quiet({"--deepspeed_config", "--deepscale", "--deepscale_config"});
+    // DeepSpeed's activation checkpointing in place of Megatron's: the same full recompute.
+    quiet({"--deepspeed-activation-checkpointing", "--contigious-checkpointing",
+           "--synchronize-each-layer", "--profile-backward"});
+    unplanned({"--partition-activations", "--distribute-checkpointed-activations"},
+              "checkpointed activations split over the tensor-parallel ranks");
+    unplanned({"--checkpoint-in-cpu"}, "checkpointed activations kept in host memory");
+    unplanned({"--checkpoint-num-layers"}, "checkpoints of several layers at once");
+    unplanned({"--zero-reduce-scatter", "--zero-contigious-gradients", "--zero-reduce-bucket-size",
+               "--zero-allgather-bucket-size"},
+              "ZeRO's communication buckets");
+    unplanned({"--remote-device", "--use-pin-memory"}, "ZeRO-3 parameter offload");
+    unplanned({"--cpu-optimizer", "--cpu_torch_adam"}, "the optimizer stepping on the CPU");
+    unplanned({"--use-bnb-optimizer"}, "bitsandbytes' 8-bit Adam states");
+    unplanned({"--scattered-embeddings", "--split-transformers", "--memory-centric-tiled-linear",
+               "--tile-factor"},
+              "DeepSpeed's memory-centric tiling");
+    unplanned({"--glu-activation"}, "GLU MLPs (two input projections)");
+    unplanned({"--embed-layernorm"}, "a layer norm after the embedding");
+    unplanned({"--pp-partition-method"}, "uneven pipeline splits");
+    unplanned({"--DDP-impl", "--use-contiguous-buffers-in-ddp"},
+              "the data-parallel wrapper's gradient buffers");
+    quiet({"--layernorm-epsilon", "--sync-tp-duplicated-parameters", "--kill-switch-path",
+           "--log-level", "--log-level-replica", "--log-batch-size-to-tensorboard",
+           "--no-log-learnig-rate-to-tensorboard", "--train-tokens", "--codecarbon-dir",
+           "--eval-only", "--skip-train-iteration-range", "--inference",
+           "--abort-on-unmet-fused-kernel-constraints", "--lr-decay-tokens",
+           "--override-lr-scheduler", "--use-checkpoint-lr-scheduler", "--universal-checkpoint",
+           "--no-query-key-layer-scaling", "--local_rank", "--train-weighted-split-paths",
+           "--valid-weighted-split-paths", "--test-weighted-split-paths",
+           "--train-weighted-split-paths-path", "--valid-weighted-split-paths-path",
+           "--test-weighted-split-paths-path", "--log-path", "--mmap-warmup",
+           "--valid-num-workers", "--tokenizer-name-or-path", "--data-impl",
+           "--loss-on-targets-only", "--reweight-loss-based-on-position-frequency",
+           "--noise-density", "--mean-noise-span-length", "--img-dim"});
+    return out;
+  }();
+  return rows;
+}
+
 // Every other argument of Megatron-LM (megatron_arguments.hpp), classified by the argparse group
 // that adds it: groups of logging, checkpoints, data, schedules, tokenizer files, restarts and
 // inference have no effect on a training step's GPU memory; the others (training loop,
@@ -499,6 +556,8 @@ const std::vector<option>& megatron_table() {
     for (const char* f : without_effect) rows.push_back({f, no_effect()});
     const auto& more = not_modelled_rows();
     rows.insert(rows.end(), more.begin(), more.end());
+    const auto& fork = megatron_deepspeed_rows();
+    rows.insert(rows.end(), fork.begin(), fork.end());
     const auto& by_group = group_rows();
     rows.insert(rows.end(), by_group.begin(), by_group.end());
     return rows;

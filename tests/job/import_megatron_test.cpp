@@ -565,5 +565,29 @@ TEST(ImportMegatron, AnOptionFromAStringVariableIsLocatedWhereItIsWritten) {
       << error;
 }
 
+TEST(ImportMegatron, MegatronDeepSpeedsZeroStageAndPaddedVocabulary) {
+  const std::string model =
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n"
+      "--seq-length 128 --tokenizer-type PretrainedFromHF --tokenizer-name-or-path x/y\n"
+      "--pad-vocab-size-to 1000 --micro-batch-size 1\n";
+  const auto zero1 = import_ok(launch(model + "--fp16 --deepspeed --deepspeed_config ds.json\n"
+                                      "--zero-stage 1 --deepspeed-activation-checkpointing\n"));
+  EXPECT_TRUE(zero1.job.parallel.distributed_optimizer);
+  EXPECT_EQ(key_of(zero1.job, "vocab_size"), "1000");  // exactly N rows, no further padding
+  EXPECT_EQ(find_note(zero1.notes, "unknown option"), "");
+  // bf16 at stage 0: DeepSpeed's BF16_Optimizer shards the fp32 state as stage 1 does.
+  const auto bf16 = import_ok(launch(model + "--bf16 --deepspeed --zero-stage 0\n"));
+  EXPECT_TRUE(bf16.job.parallel.distributed_optimizer);
+  EXPECT_NE(find_note(bf16.notes, "BF16_Optimizer"), "");
+  const auto fp16 = import_ok(launch(model + "--fp16 --deepspeed --zero-stage 0\n"));
+  EXPECT_FALSE(fp16.job.parallel.distributed_optimizer);
+  // Without --deepspeed, --zero-stage does nothing; without --zero-stage, the JSON's stage is
+  // not read and the plan says so.
+  const auto plain = import_ok(launch(model + "--fp16 --zero-stage 1\n"));
+  EXPECT_FALSE(plain.job.parallel.distributed_optimizer);
+  const auto json_only = import_ok(launch(model + "--fp16 --deepspeed\n"));
+  EXPECT_NE(find_note(json_only.notes, "the ZeRO stage is the DeepSpeed JSON's"), "");
+}
+
 }  // namespace
 }  // namespace vramscope::job
