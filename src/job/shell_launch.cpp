@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -314,6 +316,10 @@ class expander {
           append(p.value, true);
           break;
         case part_kind::unresolved:
+          if (const auto value = arithmetic(p.value)) {
+            spread(std::to_string(*value), p.quoted, nullptr);
+            break;
+          }
           append(p.value, true);
           cur_.unresolved = true;
           break;
@@ -330,6 +336,97 @@ class expander {
   }
 
  private:
+  // `$((expr))` of whole numbers and variables the script sets to whole numbers: + - * / % and
+  // parentheses, integer division truncating toward zero, as bash evaluates it (bash(1),
+  // "ARITHMETIC EVALUATION"). Anything else (a variable the script does not set, a command, an
+  // operator outside those, overflow, division by zero) leaves the word unresolved.
+  std::optional<long long> arithmetic(const std::string& raw) const {
+    if (raw.size() < 5 || raw.rfind("$((", 0) != 0 || !raw.ends_with("))")) return std::nullopt;
+    const std::string expr = raw.substr(3, raw.size() - 5);
+    std::size_t i = 0;
+    int depth = 0;
+    const auto skip = [&] {
+      while (i < expr.size() && (is_blank(expr[i]) || expr[i] == '\n')) ++i;
+    };
+    std::function<std::optional<long long>()> sum, operand;
+    operand = [&]() -> std::optional<long long> {
+      skip();
+      if (i >= expr.size()) return std::nullopt;
+      if (expr[i] == '(') {
+        if (++depth > 16) return std::nullopt;
+        ++i;
+        auto v = sum();
+        skip();
+        --depth;
+        if (!v || i >= expr.size() || expr[i] != ')') return std::nullopt;
+        ++i;
+        return v;
+      }
+      if (expr[i] == '-' || expr[i] == '+') {
+        const bool minus = expr[i++] == '-';
+        if (++depth > 16) return std::nullopt;
+        auto v = operand();
+        --depth;
+        if (!v || (minus && *v == std::numeric_limits<long long>::min())) return std::nullopt;
+        return minus ? -*v : *v;
+      }
+      std::string text;
+      if (std::isdigit(static_cast<unsigned char>(expr[i])) != 0) {
+        while (i < expr.size() && std::isdigit(static_cast<unsigned char>(expr[i])) != 0)
+          text += expr[i++];
+      } else {
+        bool braces = false;
+        if (expr[i] == '$') {
+          ++i;
+          braces = i < expr.size() && expr[i] == '{';
+          if (braces) ++i;
+        }
+        std::string name;
+        while (i < expr.size() && is_name_char(expr[i])) name += expr[i++];
+        if (braces && (i >= expr.size() || expr[i++] != '}')) return std::nullopt;
+        const auto it = vars_.find(name);
+        if (name.empty() || it == vars_.end() || it->second.empty() || it->second[0].unresolved)
+          return std::nullopt;
+        text = it->second[0].text;
+      }
+      if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
+      return std::stoll(text);
+    };
+    const auto product = [&]() -> std::optional<long long> {
+      auto v = operand();
+      for (skip(); v && i < expr.size() && (expr[i] == '*' || expr[i] == '/' || expr[i] == '%');
+           skip()) {
+        const char op = expr[i++];
+        const auto r = operand();
+        if (!r) return std::nullopt;
+        long long out = 0;
+        if (op == '*' && __builtin_mul_overflow(*v, *r, &out)) return std::nullopt;
+        if (op != '*' && (*r == 0 || (*v == std::numeric_limits<long long>::min() && *r == -1)))
+          return std::nullopt;
+        v = op == '*' ? out : op == '/' ? *v / *r : *v % *r;
+      }
+      return v;
+    };
+    sum = [&]() -> std::optional<long long> {
+      auto v = product();
+      for (skip(); v && i < expr.size() && (expr[i] == '+' || expr[i] == '-'); skip()) {
+        const char op = expr[i++];
+        const auto r = product();
+        long long out = 0;
+        if (!r || (op == '+' ? __builtin_add_overflow(*v, *r, &out)
+                             : __builtin_sub_overflow(*v, *r, &out)))
+          return std::nullopt;
+        v = out;
+      }
+      return v;
+    };
+    auto value = sum();
+    skip();
+    if (!value || i != expr.size()) return std::nullopt;
+    return value;
+  }
+
   void append(const std::string& text, bool keep) {
     if (text.size() > left_ || cur_.text.size() + text.size() > max_shell_word_bytes) over_ = true;
     if (over_) return;

@@ -7,8 +7,9 @@
 // pretrain_gpt.py ${GPT_MODEL_ARGS[@]} ...`). A file with no such command is a plain list of
 // arguments (`--num-layers 24 --hidden-size 1024`, one or many a line).
 //
-// Not a shell: nothing is run. Command substitution (`$(...)`), arithmetic (`$((...))`) and
-// variables the script does not set (its positional arguments, the environment) stay as written
+// Not a shell: nothing is run. Arithmetic (`$((...))`) of whole numbers and variables the script
+// sets to whole numbers is evaluated (+ - * / %); command substitution (`$(...)`), other
+// arithmetic and variables the script does not set (its positional arguments, the environment) stay as written
 // and are marked unresolved; a SLURM batch script's `#SBATCH --nodes` and `--ntasks-per-node`
 // set SLURM_JOB_NUM_NODES / SLURM_NNODES and SLURM_NTASKS_PER_NODE, as sbatch does. Conditionals and loops are not evaluated: every branch is read, in
 // file order, and the notes say so. Private to the job module; pure functions, thread-safe.
