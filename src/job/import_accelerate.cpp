@@ -277,7 +277,17 @@ maybe_error read_strategy(import_context& ctx) {
   const std::string type = upper(e->value.text);
   std::string kind;
   if (type == "NO") kind = "single";
-  if (type == "MULTI_GPU") kind = "ddp";
+  if (type == "MULTI_GPU") {
+    // accelerate wraps the model in DistributedDataParallel only when the state has more than
+    // one process (accelerator.py, Accelerator.multi_device: use_distributed and MULTI_GPU;
+    // state.py, use_distributed: distributed_type != NO and num_processes > 1).
+    const entry* procs = ctx.find("num_processes");
+    const bool one = procs != nullptr && procs->value.text == "1";
+    kind = one ? "single" : "ddp";
+    if (one)
+      ctx.note(*e, "distributed_type MULTI_GPU with num_processes 1: accelerate does not wrap "
+                   "the model in DDP for one process; planned as single");
+  }
   if (type == "FSDP") {
     const entry* version = ctx.find("fsdp_config.fsdp_version");
     kind = version != nullptr && version->value.text == "2" ? "fsdp2" : "fsdp1";

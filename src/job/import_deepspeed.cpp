@@ -212,6 +212,21 @@ std::string read_max_live(import_context& ctx, const entry& e) {
   return ctx.set("parallel.max_live_parameters", e.value.text, e);
 }
 
+// Parameter offload is a ZeRO-3 feature: the stage 1 and 2 optimizer reads offload_optimizer
+// only, so at those stages DeepSpeed accepts offload_param and ignores it (DeepSpeed docs,
+// config-json "offload_param": "Valid only with stage 3"; runtime/zero/stage_1_and_2.py).
+action stage3_only(action inner) {
+  return {inner.kind, [apply = std::move(inner.apply)](import_context& ctx, const entry& e) {
+            if (ctx.out.job.parallel.kind == strategy::zero3) return apply(ctx, e);
+            ctx.note(e, fmt::format("{}: parameter offload is a ZeRO-3 feature; DeepSpeed ignores "
+                                    "it at stage {}, and so does the plan",
+                                    e.key, ctx.out.job.parallel.kind == strategy::zero2 ? 2
+                                           : ctx.out.job.parallel.kind == strategy::zero1 ? 1
+                                                                                           : 0));
+            return std::string();
+          }};
+}
+
 const std::vector<option>& deepspeed_table() {
   const std::string zero = "zero_optimization.";
   static const std::vector<option> table{
@@ -219,7 +234,8 @@ const std::vector<option>& deepspeed_table() {
       {zero + "offload_optimizer.device",
        maps_with("parallel.offload_optimizer", {{"none", "false"}, {"cpu", "true"}, {"nvme", "true"}})},
       {zero + "offload_param.device",
-       maps_with("parallel.offload_param", {{"none", "false"}, {"cpu", "true"}, {"nvme", "true"}})},
+       stage3_only(maps_with("parallel.offload_param",
+                             {{"none", "false"}, {"cpu", "true"}, {"nvme", "true"}}))},
       {zero + "offload_optimizer.ratio", not_modelled("partial optimizer offload")},
       {zero + "offload_optimizer.*", no_effect()},
       {zero + "offload_param.*", no_effect()},
@@ -254,7 +270,7 @@ const std::vector<option>& deepspeed_table() {
       {zero + "module_granularity_threshold", not_modelled("small modules fetched as one")},
       {zero + "stage3_use_all_reduce_for_fetch_params", no_effect()},
       {zero + "use_all_reduce_for_fetch_params", no_effect()},
-      {zero + "cpu_offload_param", maps_to("parallel.offload_param")},
+      {zero + "cpu_offload_param", stage3_only(maps_to("parallel.offload_param"))},
       {zero + "cpu_offload_use_pin_memory", no_effect()},
       {zero + "zero_quantized_nontrainable_weights", not_modelled("ZeRO++ quantized weights")},
       {zero + "zeropp_loco_param.*", not_modelled("ZeRO++ LoCo error feedback")},

@@ -24,12 +24,46 @@ using maybe_error = std::optional<diagnostic>;
 
 bool is_flag(const std::string& word) { return word.size() > 2 && word.rfind("--", 0) == 0; }
 
+// Where `flag` is written when the script writes it exactly once, outside comments, as a word
+// of its own ("--flag", "--flag=..."): a flag that reached the command through a string variable
+// (`options="... --tokenizer-type X ..."`, then `torchrun ... ${options}`) is located at its own
+// line rather than at the command's. {0, 0} when it is written more than once, or not at all.
+std::pair<int, int> sole_occurrence(std::string_view text, std::string_view flag) {
+  std::pair<int, int> found{0, 0};
+  int line = 1;
+  for (std::size_t start = 0; start < text.size();) {
+    const auto end = std::min(text.find('\n', start), text.size());
+    const std::string_view row = text.substr(start, end - start);
+    const auto first = row.find_first_not_of(" \t");
+    if (first != std::string_view::npos && row[first] != '#') {
+      for (auto at = row.find(flag); at != std::string_view::npos; at = row.find(flag, at + 1)) {
+        const char before = at == 0 ? ' ' : row[at - 1];
+        const char after = at + flag.size() < row.size() ? row[at + flag.size()] : ' ';
+        const bool word_start = before == ' ' || before == '\t' || before == '"' ||
+                                before == '\'' || before == '(';
+        const bool word_end = after == ' ' || after == '\t' || after == '=' || after == '"' ||
+                              after == '\'' || after == '\\' || after == ')' || after == '\r';
+        if (!word_start || !word_end) continue;
+        if (found.first != 0) return {0, 0};
+        found = {line, static_cast<int>(at) + 1};
+      }
+    }
+    start = end + 1;
+    ++line;
+  }
+  return found;
+}
+
 // Each "--flag" with the words after it up to the next flag ("--flag=value" holds its value).
 // argparse keeps the last of a repeated flag; so does this, with a note.
 void read_flags(import_context& ctx, std::string_view text, const std::vector<shell_word>& words) {
   for (std::size_t i = 0; i < words.size(); ++i) {
     const shell_word& w = words[i];
-    const diagnostic where = location(ctx.source, text, w.line, w.column);
+    diagnostic where = location(ctx.source, text, w.line, w.column);
+    if (is_flag(w.text)) {
+      const auto [line, column] = sole_occurrence(text, w.text.substr(0, w.text.find('=')));
+      if (line != 0 && line != w.line) where = location(ctx.source, text, line, column);
+    }
     if (!is_flag(w.text)) {
       ctx.note(entry{w.text, {}, false, where},
                fmt::format("\"{}\" follows no flag; ignored", w.text));
@@ -75,6 +109,48 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
         const std::string name = slash == std::string::npos ? w.text : w.text.substr(slash + 1);
         return name.rfind("python", 0) == 0 || (w.text.rfind('-', 0) == 0 && w.text != "-m");
       });
+  // `srun [flags] sh -c "python pretrain_*.py ..."`: srun starts the command once per task, a
+  // task a GPU (srun(1): --ntasks-per-node, -N/--nodes; without them the #SBATCH allocation's).
+  const auto srun = std::find_if(launch.outer.begin(), launch.outer.end(), [](const shell_word& w) {
+    return w.text == "srun" || w.text.ends_with("/srun");
+  });
+  if (!torchrun && plain_python && srun != launch.outer.end()) {
+    shell_word per_node = launch.sbatch_tasks_per_node, nodes = launch.sbatch_nodes;
+    for (auto w = srun; w != launch.outer.end(); ++w) {
+      std::string key = w->text, value;
+      const auto eq = key.find('=');
+      if (eq != std::string::npos) value = key.substr(eq + 1), key.resize(eq);
+      else if (w + 1 != launch.outer.end()) value = (w + 1)->text;
+      if (key == "--ntasks-per-node") per_node = shell_word{value, w->line, w->column, false};
+      if (key == "--nodes" || key == "-N") nodes = shell_word{value, w->line, w->column, false};
+    }
+    if (per_node.text.empty()) {
+      ctx.note(entry{"srun", {}, false, where(*srun)},
+               "srun runs the command once per task, and neither srun nor #SBATCH gives "
+               "--ntasks-per-node: the number of GPUs is not read from it");
+      return 0;
+    }
+    long long counts[] = {1, 1};
+    const shell_word* given[] = {&per_node, &nodes};
+    static const char* fields[] = {"hardware.gpus_per_node", "hardware.nodes"};
+    for (int k = 0; k < 2; ++k) {
+      if (given[k]->text.empty()) continue;
+      const entry e{k == 0 ? "srun --ntasks-per-node" : "srun --nodes",
+                    {given[k]->text, {}, false}, false, where(*given[k])};
+      ctx.entries.push_back(e);
+      counts[k] = flag_int(ctx, e.key, 1, 1, error, max_megatron_degree);
+      ctx.entries.pop_back();
+      if (error) return 0;
+      if (auto problem = ctx.set(fields[k], std::to_string(counts[k]), e); !problem.empty()) {
+        error = at(e.where, problem);
+        return 0;
+      }
+    }
+    ctx.note(entry{"srun", {}, false, where(*srun)},
+             fmt::format("srun starts {} once per task: {} task(s) a node x {} node(s), a GPU "
+                         "each", words[0].text, counts[0], counts[1]));
+    return counts[0] * counts[1];
+  }
   if (!torchrun && plain_python) {
     const entry e{words[0].text, {"1", {}, false}, false, where(words[0])};
     ctx.note(e, fmt::format("{} runs the script as one process: one GPU", words[0].text));
@@ -353,6 +429,63 @@ const std::vector<option>& not_modelled_rows() {
   return rows;
 }
 
+// Megatron-DeepSpeed's own arguments (tests/data/options/megatron_deepspeed_options.txt: the
+// flags of bigscience-workshop/Megatron-DeepSpeed's megatron/arguments.py that Megatron-LM does
+// not have, and DeepSpeed's add_config_arguments), each classified: a launch of that fork is a
+// Megatron launch whose optimizer DeepSpeed runs (read_megatron_deepspeed).
+const std::vector<option>& megatron_deepspeed_rows() {
+  static const std::vector<option> rows = [] {
+    std::vector<option> out;
+    const auto quiet = [&](std::initializer_list<const char*> flags) {
+      for (const char* f : flags) out.push_back({f, no_effect()});
+    };
+    const auto unplanned = [&](std::initializer_list<const char*> flags, const char* reason) {
+      for (const char* f : flags) out.push_back({f, not_modelled(reason)});
+    };
+    out.push_back({"--deepspeed", handled()});
+    out.push_back({"--zero-stage", handled()});
+    out.push_back({"--pad-vocab-size-to", handled()});  // megatron_model.cpp, read_vocab
+    // The DeepSpeed JSON: its ZeRO stage is taken from --zero-stage (read_megatron_deepspeed).
+    quiet({"--deepspeed_config", "--deepscale", "--deepscale_config"});
+    // DeepSpeed's activation checkpointing in place of Megatron's: the same full recompute.
+    quiet({"--deepspeed-activation-checkpointing", "--contigious-checkpointing",
+           "--synchronize-each-layer", "--profile-backward"});
+    unplanned({"--partition-activations", "--distribute-checkpointed-activations"},
+              "checkpointed activations split over the tensor-parallel ranks");
+    unplanned({"--checkpoint-in-cpu"}, "checkpointed activations kept in host memory");
+    unplanned({"--checkpoint-num-layers"}, "checkpoints of several layers at once");
+    unplanned({"--zero-reduce-scatter", "--zero-contigious-gradients", "--zero-reduce-bucket-size",
+               "--zero-allgather-bucket-size"},
+              "ZeRO's communication buckets");
+    unplanned({"--remote-device", "--use-pin-memory"}, "ZeRO-3 parameter offload");
+    unplanned({"--cpu-optimizer", "--cpu_torch_adam"}, "the optimizer stepping on the CPU");
+    unplanned({"--use-bnb-optimizer"}, "bitsandbytes' 8-bit Adam states");
+    unplanned({"--scattered-embeddings", "--split-transformers", "--memory-centric-tiled-linear",
+               "--tile-factor"},
+              "DeepSpeed's memory-centric tiling");
+    unplanned({"--glu-activation"}, "GLU MLPs (two input projections)");
+    unplanned({"--embed-layernorm"}, "a layer norm after the embedding");
+    unplanned({"--pp-partition-method"}, "uneven pipeline splits");
+    unplanned({"--DDP-impl", "--use-contiguous-buffers-in-ddp"},
+              "the data-parallel wrapper's gradient buffers");
+    quiet({"--layernorm-epsilon", "--sync-tp-duplicated-parameters", "--kill-switch-path",
+           "--log-level", "--log-level-replica", "--log-batch-size-to-tensorboard",
+           "--no-log-learnig-rate-to-tensorboard", "--train-tokens", "--codecarbon-dir",
+           "--eval-only", "--skip-train-iteration-range", "--inference",
+           "--abort-on-unmet-fused-kernel-constraints", "--lr-decay-tokens",
+           "--override-lr-scheduler", "--use-checkpoint-lr-scheduler", "--universal-checkpoint",
+           "--no-query-key-layer-scaling", "--local_rank", "--train-weighted-split-paths",
+           "--valid-weighted-split-paths", "--test-weighted-split-paths",
+           "--train-weighted-split-paths-path", "--valid-weighted-split-paths-path",
+           "--test-weighted-split-paths-path", "--log-path", "--mmap-warmup",
+           "--valid-num-workers", "--tokenizer-name-or-path", "--data-impl",
+           "--loss-on-targets-only", "--reweight-loss-based-on-position-frequency",
+           "--noise-density", "--mean-noise-span-length", "--img-dim"});
+    return out;
+  }();
+  return rows;
+}
+
 // Every other argument of Megatron-LM (megatron_arguments.hpp), classified by the argparse group
 // that adds it: groups of logging, checkpoints, data, schedules, tokenizer files, restarts and
 // inference have no effect on a training step's GPU memory; the others (training loop,
@@ -423,6 +556,8 @@ const std::vector<option>& megatron_table() {
     for (const char* f : without_effect) rows.push_back({f, no_effect()});
     const auto& more = not_modelled_rows();
     rows.insert(rows.end(), more.begin(), more.end());
+    const auto& fork = megatron_deepspeed_rows();
+    rows.insert(rows.end(), fork.begin(), fork.end());
     const auto& by_group = group_rows();
     rows.insert(rows.end(), by_group.begin(), by_group.end());
     return rows;

@@ -348,6 +348,22 @@ std::optional<diagnostic> read_float8(import_context& ctx) {
   return std::nullopt;
 }
 
+// training.dtype (JobConfig.Training.dtype, "float32" by default): "bfloat16" is full bf16
+// training, parameters, gradients and optimizer states all in bf16 with no fp32 copy
+// (torchtitan/config/job_config.py; train.py builds the model under set_default_dtype).
+std::string read_training_dtype(import_context& ctx, const entry& e) {
+  const std::string v = lower_case(e.value.text);
+  if (v == "float32") {
+    ctx.ignore(e);
+    return "";
+  }
+  if (v != "bfloat16")
+    return fmt::format("{}: invalid value \"{}\" (expected one of: bfloat16, float32)", e.key,
+                       e.value.text);
+  if (auto problem = ctx.set("precision.master", "bf16", e); !problem.empty()) return problem;
+  return ctx.set("precision.params", "bf16", e);
+}
+
 // model.converters: float8 is modelled (read_float8); any other converter (MX formats, float8
 // grouped GEMMs of MoE experts) changes memory in ways not modelled.
 std::string read_converters(import_context& ctx, const entry& e) {
@@ -575,8 +591,7 @@ const std::vector<option>& torchtitan_table() {
         {"training.tensor_parallel_degree", no_effect()},
         {"training.pipeline_parallel_degree", no_effect()},
         {"training.enable_loss_parallel", maps_to("parallel.loss_parallel")},
-        {"training.dtype",
-         not_modelled("parameters kept in that dtype without FSDP's mixed precision")},
+        {"training.dtype", custom(read_training_dtype)},
         {"training.dataloader.*", no_effect()},
         {"parallelism.pipeline_parallel_expert_parallel_overlap",
          not_modelled("pipeline stages overlapping expert all-to-alls")},

@@ -30,6 +30,21 @@ using maybe_error = std::optional<diagnostic>;
 
 // model._component_: the preset, and LoRA / QLoRA from the builder's prefix.
 maybe_error read_tune_model(import_context& ctx) {
+  // Recipes that hold more than one model: knowledge distillation's frozen teacher
+  // (recipes/knowledge_distillation_*.py, cfg.teacher_model) and PPO's policy, reference
+  // policy, value and reward models (recipes/ppo_full_finetune_single_device.py,
+  // cfg.policy_model, cfg.reward_and_value_model). A plan holds one model; leaving the others
+  // out would undercount by their weights and activations.
+  for (const char* key : {"teacher_model._component_", "policy_model._component_",
+                          "reward_and_value_model._component_"}) {
+    if (const entry* other = ctx.find(key))
+      return at(other->where,
+                fmt::format("{}: this recipe holds several models (knowledge distillation's "
+                            "teacher, PPO's policy, reference, value and reward models) and "
+                            "vramscope plans one; plan each with its own job file (vramscope plan "
+                            "JOB.yaml, or --from a config of one model) and add them up",
+                            key));
+  }
   const entry* e = ctx.find("model._component_");
   if (e == nullptr) return std::nullopt;
   std::string builder = e->value.text;

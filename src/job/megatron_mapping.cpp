@@ -70,6 +70,8 @@ maybe_error read_selective(import_context& ctx, const entry& from) {
 
 }  // namespace
 
+maybe_error read_megatron_deepspeed(import_context& ctx);
+
 maybe_error read_megatron_parallelism(import_context& ctx, long long world, megatron_mesh& m) {
   maybe_error error;
   m.tp = flag_int(ctx, "--tensor-model-parallel-size", 1, 1, error, max_megatron_degree);
@@ -97,6 +99,7 @@ maybe_error read_megatron_parallelism(import_context& ctx, long long world, mega
   else if (const entry* e = ctx.find("--sequence-parallel"))
     ctx.ignore(*e);
   set_from(ctx, "--use-distributed-optimizer", "parallel.distributed_optimizer", "true", error);
+  if (!error) error = read_megatron_deepspeed(ctx);
   // Context parallelism: each rank holds 2 of the sequence's 2 x cp chunks
   // (get_batch_on_this_cp_rank) and Transformer Engine's attention passes the keys and values
   // round the cp ranks (--cp-comm-type p2p, the default); the distributed optimizer shards over
@@ -119,6 +122,52 @@ maybe_error read_megatron_parallelism(import_context& ctx, long long world, mega
   // ranks, their optimizer state over the dp x cp / ep expert-data-parallel ranks.
   set_from(ctx, "--expert-model-parallel-size", "parallel.ep", std::to_string(m.ep), error);
   return error;
+}
+
+// Megatron-DeepSpeed (--deepspeed): DeepSpeed's engine runs the optimizer. ZeRO stage 1 shards
+// the fp32 master weights and Adam states over the data-parallel ranks, as Megatron's
+// distributed optimizer does; with --bf16 at stage 0 DeepSpeed's BF16_Optimizer shards them the
+// same way (deepspeed/runtime/bf16_optimizer.py partitions its fp32 groups over the dp group;
+// BigScience's scripts: "bf16 must use z0! it implements its own zero stage 1 equivalent"); fp16
+// at stage 0 keeps them whole. The stage DeepSpeed uses is the JSON's (--deepspeed_config), which
+// the scripts write from the same variable as --zero-stage; the JSON is not read.
+maybe_error read_megatron_deepspeed(import_context& ctx) {
+  const entry* ds = ctx.find("--deepspeed");
+  const entry* stage_flag = ctx.find("--zero-stage");
+  if (ds == nullptr) {
+    if (stage_flag != nullptr)
+      ctx.note(*stage_flag, "--zero-stage without --deepspeed: Megatron's own optimizer runs");
+    return std::nullopt;
+  }
+  ctx.ignore(*ds);
+  if (stage_flag == nullptr) {
+    ctx.note(*ds, "--deepspeed without --zero-stage: the ZeRO stage is the DeepSpeed JSON's "
+                  "(--deepspeed_config), which is not read; planned without ZeRO sharding "
+                  "(--set parallel.distributed_optimizer=true plans stage 1's)");
+    return std::nullopt;
+  }
+  maybe_error error;
+  const long long stage = flag_int(ctx, "--zero-stage", 0, 0, error, 3);
+  if (error) return error;
+  const bool bf16 = ctx.find("--bf16") != nullptr;
+  const bool sharded = stage >= 1 || bf16;
+  if (sharded)
+    if (auto problem = ctx.set("parallel.distributed_optimizer", "true", *stage_flag);
+        !problem.empty())
+      return at(stage_flag->where, problem);
+  if (stage == 0 && bf16)
+    ctx.note(*stage_flag, "--zero-stage 0 with --bf16: DeepSpeed's BF16_Optimizer shards the "
+                          "fp32 master weights and optimizer states over the data-parallel "
+                          "ranks, planned as the distributed optimizer");
+  else if (stage == 0)
+    ctx.ignore(*stage_flag);
+  if (stage >= 2)
+    ctx.note(*stage_flag, fmt::format("--zero-stage {}: planned as stage 1's sharded optimizer "
+                                      "states; ZeRO-{} also shards the {} over the "
+                                      "data-parallel ranks, which the plan keeps whole",
+                                      stage, stage, stage == 2 ? "gradients" : "gradients and "
+                                                                                "parameters"));
+  return std::nullopt;
 }
 
 // Micro-batches: --global-batch-size / (--micro-batch-size x data-parallel size), the number

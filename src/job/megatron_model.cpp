@@ -59,6 +59,13 @@ maybe_error read_vocab(const import_context& ctx, megatron_shape& s, long long t
   const std::string tokenizer = flag_text(ctx, "--tokenizer-type", "");
   const entry* size = ctx.find("--vocab-size");
   long long vocab = 0;
+  // Megatron-DeepSpeed's --pad-vocab-size-to N: the embedding has exactly N rows, whatever the
+  // tokenizer (bigscience-workshop/Megatron-DeepSpeed, megatron/tokenizer/tokenizer.py,
+  // _vocab_size_with_padding).
+  if (ctx.find("--pad-vocab-size-to") != nullptr) {
+    s.vocab = flag_int(ctx, "--pad-vocab-size-to", 0, 1, error);
+    return std::nullopt;
+  }
   if (tokenizer == "GPT2BPETokenizer") {
     vocab = 50257;
   } else if (size != nullptr) {

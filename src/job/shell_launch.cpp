@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -314,6 +316,10 @@ class expander {
           append(p.value, true);
           break;
         case part_kind::unresolved:
+          if (const auto value = arithmetic(p.value)) {
+            spread(std::to_string(*value), p.quoted, nullptr);
+            break;
+          }
           append(p.value, true);
           cur_.unresolved = true;
           break;
@@ -330,6 +336,97 @@ class expander {
   }
 
  private:
+  // `$((expr))` of whole numbers and variables the script sets to whole numbers: + - * / % and
+  // parentheses, integer division truncating toward zero, as bash evaluates it (bash(1),
+  // "ARITHMETIC EVALUATION"). Anything else (a variable the script does not set, a command, an
+  // operator outside those, overflow, division by zero) leaves the word unresolved.
+  std::optional<long long> arithmetic(const std::string& raw) const {
+    if (raw.size() < 5 || raw.rfind("$((", 0) != 0 || !raw.ends_with("))")) return std::nullopt;
+    const std::string expr = raw.substr(3, raw.size() - 5);
+    std::size_t i = 0;
+    int depth = 0;
+    const auto skip = [&] {
+      while (i < expr.size() && (is_blank(expr[i]) || expr[i] == '\n')) ++i;
+    };
+    std::function<std::optional<long long>()> sum, operand;
+    operand = [&]() -> std::optional<long long> {
+      skip();
+      if (i >= expr.size()) return std::nullopt;
+      if (expr[i] == '(') {
+        if (++depth > 16) return std::nullopt;
+        ++i;
+        auto v = sum();
+        skip();
+        --depth;
+        if (!v || i >= expr.size() || expr[i] != ')') return std::nullopt;
+        ++i;
+        return v;
+      }
+      if (expr[i] == '-' || expr[i] == '+') {
+        const bool minus = expr[i++] == '-';
+        if (++depth > 16) return std::nullopt;
+        auto v = operand();
+        --depth;
+        if (!v || (minus && *v == std::numeric_limits<long long>::min())) return std::nullopt;
+        return minus ? -*v : *v;
+      }
+      std::string text;
+      if (std::isdigit(static_cast<unsigned char>(expr[i])) != 0) {
+        while (i < expr.size() && std::isdigit(static_cast<unsigned char>(expr[i])) != 0)
+          text += expr[i++];
+      } else {
+        bool braces = false;
+        if (expr[i] == '$') {
+          ++i;
+          braces = i < expr.size() && expr[i] == '{';
+          if (braces) ++i;
+        }
+        std::string name;
+        while (i < expr.size() && is_name_char(expr[i])) name += expr[i++];
+        if (braces && (i >= expr.size() || expr[i++] != '}')) return std::nullopt;
+        const auto it = vars_.find(name);
+        if (name.empty() || it == vars_.end() || it->second.empty() || it->second[0].unresolved)
+          return std::nullopt;
+        text = it->second[0].text;
+      }
+      if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
+      return std::stoll(text);
+    };
+    const auto product = [&]() -> std::optional<long long> {
+      auto v = operand();
+      for (skip(); v && i < expr.size() && (expr[i] == '*' || expr[i] == '/' || expr[i] == '%');
+           skip()) {
+        const char op = expr[i++];
+        const auto r = operand();
+        if (!r) return std::nullopt;
+        long long out = 0;
+        if (op == '*' && __builtin_mul_overflow(*v, *r, &out)) return std::nullopt;
+        if (op != '*' && (*r == 0 || (*v == std::numeric_limits<long long>::min() && *r == -1)))
+          return std::nullopt;
+        v = op == '*' ? out : op == '/' ? *v / *r : *v % *r;
+      }
+      return v;
+    };
+    sum = [&]() -> std::optional<long long> {
+      auto v = product();
+      for (skip(); v && i < expr.size() && (expr[i] == '+' || expr[i] == '-'); skip()) {
+        const char op = expr[i++];
+        const auto r = product();
+        long long out = 0;
+        if (!r || (op == '+' ? __builtin_add_overflow(*v, *r, &out)
+                             : __builtin_sub_overflow(*v, *r, &out)))
+          return std::nullopt;
+        v = out;
+      }
+      return v;
+    };
+    auto value = sum();
+    skip();
+    if (!value || i != expr.size()) return std::nullopt;
+    return value;
+  }
+
   void append(const std::string& text, bool keep) {
     if (text.size() > left_ || cur_.text.size() + text.size() > max_shell_word_bytes) over_ = true;
     if (over_) return;
@@ -429,6 +526,7 @@ class interpreter {
       : text_(text), source_(source), left_(max_shell_expanded_bytes + 4 * text.size()) {}
 
   maybe_error run(const std::vector<statement>& statements, shell_launch& out) {
+    seed_slurm(out);
     std::vector<shell_word> loose;  // words of commands that start with an option
     for (const auto& s : statements) {
       if (s.array) {
@@ -473,6 +571,50 @@ class interpreter {
   }
 
  private:
+  // A SLURM batch script's `#SBATCH --nodes=N` and `--ntasks-per-node=N` set, in the job's
+  // environment, SLURM_JOB_NUM_NODES (and SLURM_NNODES) and SLURM_NTASKS_PER_NODE (sbatch(1),
+  // "OUTPUT ENVIRONMENT VARIABLES"): the script's own values for those names, located at the
+  // #SBATCH line. A script that sets the name itself wins, as it would in bash.
+  void seed_slurm(shell_launch& out) {
+    int line = 1;
+    for (std::size_t start = 0; start < text_.size(); ++line) {
+      const auto end = std::min(text_.find('\n', start), text_.size());
+      std::string_view row = text_.substr(start, end - start);
+      start = end + 1;
+      const auto first = row.find_first_not_of(" \t");
+      if (first == std::string_view::npos || row.substr(first, 7) != "#SBATCH") continue;
+      std::vector<std::pair<std::string, int>> words;  // each word with its column
+      for (std::size_t i = first + 7; i < row.size();) {
+        while (i < row.size() && is_blank(row[i])) ++i;
+        std::size_t j = i;
+        while (j < row.size() && !is_blank(row[j]) && row[j] != '#') ++j;
+        if (j > i) words.emplace_back(std::string(row.substr(i, j - i)), static_cast<int>(i) + 1);
+        if (j < row.size() && row[j] == '#') break;  // a comment after the options
+        i = j;
+      }
+      for (std::size_t k = 0; k < words.size(); ++k) {
+        std::string key = words[k].first, value;
+        if (const auto eq = key.find('='); eq != std::string::npos) {
+          value = key.substr(eq + 1);
+          key.resize(eq);
+        } else if (key == "-N" || key == "--nodes" || key == "--ntasks-per-node") {
+          if (k + 1 < words.size()) value = words[k + 1].first;
+        } else if (key.size() > 2 && key.rfind("-N", 0) == 0) {
+          value = key.substr(2);
+          key = "-N";
+        }
+        if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::vector<const char*> names;
+        if (key == "-N" || key == "--nodes") names = {"SLURM_JOB_NUM_NODES", "SLURM_NNODES"};
+        if (key == "--ntasks-per-node") names = {"SLURM_NTASKS_PER_NODE"};
+        if (names.empty()) continue;
+        const shell_word word{value, line, words[k].second, false};
+        for (const char* name : names) vars_[name] = {word};
+        (names.size() == 2 ? out.sbatch_nodes : out.sbatch_tasks_per_node) = word;
+      }
+    }
+  }
+
   std::vector<shell_word> expand(const raw_word& w, bool split) {
     if (count_ > max_shell_words || over_) return {};  // the caller reports it
     std::vector<std::string> missing;
@@ -594,6 +736,7 @@ class interpreter {
       return;
     }
     out.launcher.assign(fields.begin(), script);
+    out.outer = outer_;
     out.script = *script;
     out.args.assign(script + 1, fields.end());
   }
@@ -617,6 +760,8 @@ class interpreter {
       return true;
     }
     ++depth_;
+    const std::vector<shell_word> enclosing = outer_;
+    if (c >= 2) outer_.assign(fields.begin(), fields.begin() + static_cast<std::ptrdiff_t>(c - 1));
     for (auto& st : statements) {
       std::vector<shell_word> inner;
       for (auto w : st.words) {
@@ -629,6 +774,7 @@ class interpreter {
       if (!inner.empty()) command(inner, out, loose);
     }
     --depth_;
+    outer_ = enclosing;
     return true;
   }
 
@@ -642,6 +788,7 @@ class interpreter {
   const std::string& source_;
   int depth_ = 0;  // nested -c strings being read
   variables vars_;
+  std::vector<shell_word> outer_;  // the launcher of the `sh -c` string being read, if any
   std::vector<diagnostic> notes_;
   std::vector<shell_word> other_commands_;  // first words of commands that are not arguments
   std::size_t count_ = 0;

@@ -7,9 +7,11 @@
 // pretrain_gpt.py ${GPT_MODEL_ARGS[@]} ...`). A file with no such command is a plain list of
 // arguments (`--num-layers 24 --hidden-size 1024`, one or many a line).
 //
-// Not a shell: nothing is run. Command substitution (`$(...)`), arithmetic (`$((...))`) and
-// variables the script does not set (its positional arguments, the environment) stay as written
-// and are marked unresolved. Conditionals and loops are not evaluated: every branch is read, in
+// Not a shell: nothing is run. Arithmetic (`$((...))`) of whole numbers and variables the script
+// sets to whole numbers is evaluated (+ - * / %); command substitution (`$(...)`), other
+// arithmetic and variables the script does not set (its positional arguments, the environment) stay as written
+// and are marked unresolved; a SLURM batch script's `#SBATCH --nodes` and `--ntasks-per-node`
+// set SLURM_JOB_NUM_NODES / SLURM_NNODES and SLURM_NTASKS_PER_NODE, as sbatch does. Conditionals and loops are not evaluated: every branch is read, in
 // file order, and the notes say so. Private to the job module; pure functions, thread-safe.
 
 #include <string>
@@ -34,6 +36,11 @@ struct shell_word {
 /// The launch a script describes.
 struct shell_launch {
   std::vector<shell_word> launcher;  // the words before the script: torchrun, --nproc_per_node, 8
+  /// When the command was read from a `sh -c` / `bash -c` string, the words before the shell
+  /// (`srun`, `--ntasks-per-node`, `8`): srun runs the string once per task.
+  std::vector<shell_word> outer;
+  shell_word sbatch_nodes;           // `#SBATCH --nodes N` / `-N N`; empty text when absent
+  shell_word sbatch_tasks_per_node;  // `#SBATCH --ntasks-per-node N`; empty text when absent
   shell_word script;                 // "pretrain_gpt.py"; empty text for a plain argument list
   std::vector<shell_word> args;      // the script's arguments, in order
   /// Variables the script exports (`export NAME=value`, or `export NAME` after setting it), in

@@ -224,5 +224,17 @@ TEST(ImportAccelerate, ContextAndSequenceParallelSizesCountInTheWorld) {
   EXPECT_EQ(find_note(sp->notes, "unknown option"), "");
 }
 
+TEST(ImportAccelerate, MultiGpuWithOneProcessIsNotWrappedInDdp) {
+  auto one = import_accelerate("distributed_type: MULTI_GPU\nnum_processes: 1\nmixed_precision: bf16\n",
+                               "one.yaml");
+  ASSERT_TRUE(one) << one.error().to_string();
+  EXPECT_EQ(one->job.parallel.kind, strategy::single);
+  EXPECT_EQ(one->job.hardware.gpus_per_node, 1);
+  EXPECT_NE(testing::find_note(one->notes, "does not wrap the model in DDP"), "");
+  auto two = import_accelerate("distributed_type: MULTI_GPU\nnum_processes: 2\n", "two.yaml");
+  ASSERT_TRUE(two) << two.error().to_string();
+  EXPECT_EQ(two->job.parallel.kind, strategy::ddp);
+}
+
 }  // namespace
 }  // namespace vramscope::job

@@ -237,5 +237,20 @@ TEST(ImportDeepSpeed, TrainBatchSizeWithoutAccumulationFixesNoGpuCount) {
   EXPECT_NE(find_note(imported->notes, "without gradient_accumulation_steps"), "");
 }
 
+TEST(ImportDeepSpeed, ParameterOffloadBelowStage3IsIgnoredAsDeepSpeedDoes) {
+  const std::string config = R"({"zero_optimization": {"stage": 2,
+    "offload_optimizer": {"device": "cpu"}, "offload_param": {"device": "cpu"}}})";
+  auto imported = import_deepspeed(config, "z2.json");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.parallel.kind, strategy::zero2);
+  EXPECT_TRUE(imported->job.parallel.offload_optimizer);
+  EXPECT_FALSE(imported->job.parallel.offload_param);
+  EXPECT_NE(testing::find_note(imported->notes, "ignores it at stage 2"), "");
+  auto zero3 = import_deepspeed(R"({"zero_optimization": {"stage": 3,
+    "offload_param": {"device": "cpu"}}})", "z3.json");
+  ASSERT_TRUE(zero3) << zero3.error().to_string();
+  EXPECT_TRUE(zero3->job.parallel.offload_param);
+}
+
 }  // namespace
 }  // namespace vramscope::job

@@ -541,5 +541,53 @@ TEST(ImportMegatron, FindsTheTrainingCommandInsideBashDashC) {
   EXPECT_NE(unset.find("$PARAMS, which the script does not set"), std::string::npos) << unset;
 }
 
+TEST(ImportMegatron, SrunRunsAPythonCommandOncePerTask) {
+  const std::string options = "options=\" \\\n" + small_model + "  --micro-batch-size 1\"\n";
+  const auto imported = import_ok("#SBATCH --nodes=2 --ntasks-per-node=4\n" + options +
+                                  "srun -l sh -c \"python -u pretrain_gpt.py ${options}\"\n");
+  EXPECT_EQ(imported.job.hardware.gpus_per_node, 4);
+  EXPECT_EQ(imported.job.hardware.nodes, 2);
+  EXPECT_NE(find_note(imported.notes, "srun starts python once per task"), "");
+  // srun's own flags win over the allocation's.
+  const auto own = import_ok("#SBATCH --nodes=2 --ntasks-per-node=4\n" + options +
+                             "srun --ntasks-per-node=2 sh -c \"python pretrain_gpt.py ${options}\"\n");
+  EXPECT_EQ(own.job.hardware.gpus_per_node, 2);
+}
+
+TEST(ImportMegatron, AnOptionFromAStringVariableIsLocatedWhereItIsWritten) {
+  const std::string text =
+      "OPTS=\" \\\n  --num-layers 2 --hidden-size 64 --num-attention-heads 4\n"
+      "  --max-position-embeddings 128 --seq-length 128\n"
+      "  --tokenizer-type HuggingFaceTokenizer\"\n"
+      "torchrun --nproc_per_node 1 pretrain_gpt.py ${OPTS}\n";
+  const std::string error = import_error(text);
+  EXPECT_EQ(error.rfind("args.txt:4:3: --tokenizer-type HuggingFaceTokenizer: its vocabulary", 0), 0u)
+      << error;
+}
+
+TEST(ImportMegatron, MegatronDeepSpeedsZeroStageAndPaddedVocabulary) {
+  const std::string model =
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n"
+      "--seq-length 128 --tokenizer-type PretrainedFromHF --tokenizer-name-or-path x/y\n"
+      "--pad-vocab-size-to 1000 --micro-batch-size 1\n";
+  const auto zero1 = import_ok(launch(model + "--fp16 --deepspeed --deepspeed_config ds.json\n"
+                                      "--zero-stage 1 --deepspeed-activation-checkpointing\n"));
+  EXPECT_TRUE(zero1.job.parallel.distributed_optimizer);
+  EXPECT_EQ(key_of(zero1.job, "vocab_size"), "1000");  // exactly N rows, no further padding
+  EXPECT_EQ(find_note(zero1.notes, "unknown option"), "");
+  // bf16 at stage 0: DeepSpeed's BF16_Optimizer shards the fp32 state as stage 1 does.
+  const auto bf16 = import_ok(launch(model + "--bf16 --deepspeed --zero-stage 0\n"));
+  EXPECT_TRUE(bf16.job.parallel.distributed_optimizer);
+  EXPECT_NE(find_note(bf16.notes, "BF16_Optimizer"), "");
+  const auto fp16 = import_ok(launch(model + "--fp16 --deepspeed --zero-stage 0\n"));
+  EXPECT_FALSE(fp16.job.parallel.distributed_optimizer);
+  // Without --deepspeed, --zero-stage does nothing; without --zero-stage, the JSON's stage is
+  // not read and the plan says so.
+  const auto plain = import_ok(launch(model + "--fp16 --zero-stage 1\n"));
+  EXPECT_FALSE(plain.job.parallel.distributed_optimizer);
+  const auto json_only = import_ok(launch(model + "--fp16 --deepspeed\n"));
+  EXPECT_NE(find_note(json_only.notes, "the ZeRO stage is the DeepSpeed JSON's"), "");
+}
+
 }  // namespace
 }  // namespace vramscope::job

@@ -430,5 +430,20 @@ TEST(ImportTorchtitan, ReadsOlderKeysAndHubIdsOfTheModel) {
   EXPECT_EQ(none->job.provenance.set_at.at("model").line, 2);
 }
 
+TEST(ImportTorchtitan, TrainingDtypeBfloat16KeepsNoFp32Copy) {
+  const std::string head = "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\n";
+  auto bf16 = import_torchtitan(head + "dtype = \"bfloat16\"\n", "bf16.toml");
+  ASSERT_TRUE(bf16) << bf16.error().to_string();
+  EXPECT_EQ(bf16->job.precision.master, dtype::bf16);
+  EXPECT_EQ(bf16->job.precision.params, dtype::bf16);
+  auto fp32 = import_torchtitan(head + "dtype = \"float32\"\n", "fp32.toml");
+  ASSERT_TRUE(fp32) << fp32.error().to_string();
+  EXPECT_EQ(fp32->job.precision.master, dtype::f32);
+  auto bad = import_torchtitan(head + "dtype = \"float16\"\n", "bad.toml");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().to_string().find("bad.toml:5:1: training.dtype: invalid value"),
+            std::string::npos) << bad.error().to_string();
+}
+
 }  // namespace
 }  // namespace vramscope::job

@@ -159,5 +159,20 @@ TEST(ImportTorchtune, LinearCrossEntropyLossIsChunkedAndTheMeshIsRead) {
   EXPECT_NE(find_note(imported->notes, "quantization-aware training"), "");
 }
 
+TEST(ImportTorchtune, RefusesRecipesThatHoldSeveralModelsAtTheirLine) {
+  auto kd = import_torchtune("model:\n  _component_: torchtune.models.llama3_2.lora_llama3_2_1b\n"
+                             "teacher_model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\n",
+                             "kd.yaml");
+  ASSERT_FALSE(kd);
+  EXPECT_NE(kd.error().to_string().find("kd.yaml:4:3: teacher_model._component_: this recipe holds "
+                                        "several models"),
+            std::string::npos) << kd.error().to_string();
+  auto ppo = import_torchtune("policy_model:\n  _component_: torchtune.models.mistral.mistral_7b\n",
+                              "ppo.yaml");
+  ASSERT_FALSE(ppo);
+  EXPECT_NE(ppo.error().to_string().find("ppo.yaml:2:3: policy_model._component_"), std::string::npos)
+      << ppo.error().to_string();
+}
+
 }  // namespace
 }  // namespace vramscope::job

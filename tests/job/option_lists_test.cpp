@@ -68,6 +68,20 @@ TEST(OptionLists, EveryMegatronArgumentIsClassified) {
   }
 }
 
+// Megatron-DeepSpeed's flags beyond Megatron-LM's, in the same "<group> <flag>" form.
+TEST(OptionLists, EveryMegatronDeepSpeedArgumentIsClassified) {
+  const auto lines = option_list("megatron_deepspeed");
+  EXPECT_GE(lines.size(), 60u);
+  const auto& table = detail::megatron_options();
+  for (const auto& line : lines) {
+    const std::string flag = line.substr(line.find(' ') + 1);
+    const bool claimed = std::any_of(table.begin(), table.end(), [&](const detail::option& row) {
+      return detail::option_matches(row.key, flag);
+    });
+    EXPECT_TRUE(claimed) << "megatron_deepspeed: " << flag << " has no row in the importer";
+  }
+}
+
 TEST(OptionLists, EveryTorchtuneRecipeOptionIsClassified) {
   expect_every_option_classified("torchtune", detail::torchtune_options(), 70);
 }

@@ -56,10 +56,10 @@ TEST(ShellLaunch, QuotedArrayExpansionKeepsElementsWhole) {
 
 TEST(ShellLaunch, UnsetVariablesAndSubstitutionsStayUnresolved) {
   const auto l =
-      read_ok("N=$((2*4))\npython pretrain_gpt.py --a $1 --b $N --c $UNSET --d \"${X}\"\n");
-  EXPECT_EQ(texts(l.args), (words{"--a", "$1", "--b", "$((2*4))", "--c", "$UNSET", "--d", "$X"}));
+      read_ok("N=$(($1*4))\npython pretrain_gpt.py --a $1 --b $N --c $UNSET --d \"${X}\"\n");
+  EXPECT_EQ(texts(l.args), (words{"--a", "$1", "--b", "$(($1*4))", "--c", "$UNSET", "--d", "$X"}));
   EXPECT_TRUE(l.args[1].unresolved);
-  EXPECT_TRUE(l.args[3].unresolved);
+  EXPECT_TRUE(l.args[3].unresolved);  // arithmetic of a positional argument
   EXPECT_TRUE(l.args[5].unresolved);
   EXPECT_TRUE(l.args[7].unresolved);
   EXPECT_FALSE(l.args[6].unresolved);
@@ -192,6 +192,46 @@ TEST(ShellLaunch, RecognisesMegatronText) {
   EXPECT_TRUE(looks_like_megatron("A=(\"--num-layers=4\")"));
   EXPECT_FALSE(looks_like_megatron("# --num-layers 2\nfoo: bar\n"));
   EXPECT_FALSE(looks_like_megatron("num_layers: 2\nscript: pretrain.py\n"));
+}
+
+TEST(ShellLaunch, SbatchHeadersSetSlurmsNodeAndTaskCounts) {
+  const auto l = read_ok(
+      "#!/bin/bash\n#SBATCH --job-name=x\n#SBATCH --nodes=24   # nodes\n"
+      "#SBATCH <OPTIONS> --ntasks-per-node=8 --exclusive\n"
+      "NNODES=$SLURM_NNODES\n"
+      "srun --jobid 1 bash -c \"torchrun --nnodes $NNODES --nproc_per_node 8 pretrain_gpt.py --bf16\"\n");
+  EXPECT_EQ(texts(l.launcher), (words{"torchrun", "--nnodes", "24", "--nproc_per_node", "8"}));
+  EXPECT_FALSE(l.launcher[2].unresolved);
+  EXPECT_EQ(l.sbatch_nodes.text, "24");
+  EXPECT_EQ(l.sbatch_nodes.line, 3);
+  EXPECT_EQ(l.sbatch_tasks_per_node.text, "8");
+  EXPECT_EQ(texts(l.outer), (words{"srun", "--jobid", "1"}));
+  // A script's own assignment wins over the environment sbatch sets.
+  const auto own = read_ok("#SBATCH -N 4\nSLURM_NNODES=2\ntorchrun --nnodes $SLURM_NNODES x/pretrain_gpt.py\n");
+  EXPECT_EQ(texts(own.launcher), (words{"torchrun", "--nnodes", "2"}));
+  // Not a count (a range of nodes): nothing is set.
+  const auto range = read_ok("#SBATCH --nodes=2-4\ntorchrun --nnodes $SLURM_NNODES pretrain_gpt.py\n");
+  EXPECT_TRUE(range.launcher[2].unresolved);
+}
+
+TEST(ShellLaunch, EvaluatesArithmeticOfTheScriptsOwnNumbers) {
+  const auto l = read_ok(
+      "GPUS_PER_NODE=8\nNUM_NODES=2\nTP=2\nMBS=4\n"
+      "WORLD=$(($GPUS_PER_NODE*$NUM_NODES))\n"
+      "GBS=$((($WORLD * $MBS) / (${TP} * 1) * 8))\n"
+      "torchrun --nproc_per_node $((GPUS_PER_NODE)) pretrain_gpt.py --a $WORLD --b $GBS "
+      "--c $((7 / 2)) --d $((-7 % 3)) --e $((UNSET + 1)) --f $(nproc) --g $((1 / 0)) "
+      "--h $((9223372036854775807 * 2)) --i $((2 ** 3))\n");
+  EXPECT_EQ(texts(l.launcher), (words{"torchrun", "--nproc_per_node", "8"}));
+  EXPECT_EQ(texts(l.args), (words{"--a", "16", "--b", "256", "--c", "3", "--d", "-1", "--e",
+                                  "$((UNSET + 1))", "--f", "$(nproc)", "--g", "$((1 / 0))", "--h",
+                                  "$((9223372036854775807 * 2))", "--i", "$((2 ** 3))"}));
+  EXPECT_FALSE(l.args[1].unresolved);
+  EXPECT_TRUE(l.args[9].unresolved);
+  EXPECT_TRUE(l.args[11].unresolved);
+  EXPECT_TRUE(l.args[13].unresolved);
+  EXPECT_TRUE(l.args[15].unresolved);
+  EXPECT_TRUE(l.args[17].unresolved);
 }
 
 }  // namespace
