@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include <vramscope/job/importers.hpp>
+#include <vramscope/import/importers.hpp>
 #include <vramscope/job/job_reader.hpp>
 #include <vramscope/job/job_writer.hpp>
 #include <vramscope/job/overrides.hpp>

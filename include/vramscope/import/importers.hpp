@@ -112,7 +112,7 @@ result<imported_job> import_torchtitan(std::string_view text, const std::string&
 /// backward, chunked cross-entropy; FSDP2 when it has fsdp_* keys, else one GPU.
 result<imported_job> import_torchtune(std::string_view text, const std::string& source);
 /// Megatron-LM's pretrain_gpt.py arguments: a plain list of `--flag value` words, or a launch
-/// script (shell variables and arrays, a torchrun line; see src/job/shell_launch.hpp). Strategy
+/// script (shell variables and arrays, a torchrun line; see src/import/shell_launch.hpp). Strategy
 /// megatron; the model is built inline from --num-layers, --hidden-size, ... (model_config).
 /// Fails on a value Megatron would refuse, a global batch that does not divide, a vocabulary it
 /// cannot know (a tokenizer file without --vocab-size), naming the file, line and flag.

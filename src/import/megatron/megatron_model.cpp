@@ -24,7 +24,7 @@
 #include <variant>
 #include <vector>
 
-#include "job/megatron_args.hpp"
+#include "import/megatron/megatron_args.hpp"
 
 namespace vramscope::job::detail {
 

@@ -1,13 +1,13 @@
 // torchtune recipe configs: two shipped files (pytorch/torchtune recipes/configs/) and small
 // ones for the options the shipped files leave at their defaults.
-#include <vramscope/job/importers.hpp>
+#include <vramscope/import/importers.hpp>
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "job/import_test_support.hpp"
+#include "import/import_test_support.hpp"
 
 namespace vramscope::job {
 namespace {

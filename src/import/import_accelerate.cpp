@@ -1,7 +1,7 @@
 // accelerate config YAML (the file `accelerate config` writes) -> job spec. Key names from
 // accelerate's config file and its FullyShardedDataParallelPlugin / DeepSpeedPlugin; what each
 // one becomes is tabled in docs/importers.md.
-#include <vramscope/job/importers.hpp>
+#include <vramscope/import/importers.hpp>
 
 #include <vramscope/core/io.hpp>
 
@@ -12,7 +12,7 @@
 #include <cctype>
 #include <filesystem>
 
-#include "job/import_common.hpp"
+#include "import/import_common.hpp"
 #include "job/source_text.hpp"
 
 namespace vramscope::job {

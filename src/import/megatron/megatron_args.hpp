@@ -10,7 +10,7 @@
 
 #include <vramscope/core/diagnostic.hpp>
 
-#include "job/import_common.hpp"
+#include "import/import_common.hpp"
 
 namespace vramscope::job::detail {
 

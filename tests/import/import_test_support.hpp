@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include <vramscope/job/importers.hpp>
+#include <vramscope/import/importers.hpp>
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "job/megatron_args.hpp"
+#include "import/megatron/megatron_args.hpp"
 
 namespace vramscope::job::detail {
 

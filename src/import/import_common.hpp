@@ -13,7 +13,7 @@
 
 #include <vramscope/core/diagnostic.hpp>
 #include <vramscope/core/result.hpp>
-#include <vramscope/job/importers.hpp>
+#include <vramscope/import/importers.hpp>
 
 #include "job/field_codecs.hpp"
 

@@ -1,4 +1,4 @@
-#include "job/shell_launch.hpp"
+#include "import/shell_launch.hpp"
 
 #include <fmt/format.h>
 

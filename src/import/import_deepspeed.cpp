@@ -1,7 +1,7 @@
 // DeepSpeed JSON config -> job spec. Option names and defaults from DeepSpeed's configuration
 // documentation (deepspeed.ai/docs/config-json); what each one becomes is tabled in
 // docs/importers.md.
-#include <vramscope/job/importers.hpp>
+#include <vramscope/import/importers.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "job/import_common.hpp"
+#include "import/import_common.hpp"
 #include "job/source_text.hpp"
 
 namespace vramscope::job {

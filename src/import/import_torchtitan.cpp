@@ -2,7 +2,7 @@
 // JobConfig (torchtitan/config/job_config.py); what each one becomes is tabled in
 // docs/importers.md. torchtitan shards with FSDP2 (fully_shard) and uses DDP only when the
 // shard degree is 1 and the replicate degree is not.
-#include <vramscope/job/importers.hpp>
+#include <vramscope/import/importers.hpp>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -14,7 +14,7 @@
 
 #include <vramscope/model/catalog.hpp>
 
-#include "job/import_common.hpp"
+#include "import/import_common.hpp"
 #include "job/source_text.hpp"
 #include "job/validation.hpp"
 

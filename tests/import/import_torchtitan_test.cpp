@@ -1,4 +1,4 @@
-#include <vramscope/job/importers.hpp>
+#include <vramscope/import/importers.hpp>
 
 #include <vramscope/model/model_spec.hpp>
 
@@ -7,7 +7,7 @@
 
 #include <tuple>
 
-#include "job/import_test_support.hpp"
+#include "import/import_test_support.hpp"
 
 namespace vramscope::job {
 namespace {

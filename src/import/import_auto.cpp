@@ -6,14 +6,14 @@
 // trainer_config_finalize fills reduce_bucket_size = hidden_size^2 and, under ZeRO-3,
 // stage3_prefetch_bucket_size = 0.9 x hidden_size^2 and stage3_param_persistence_threshold =
 // 10 x hidden_size (hidden_size, else max(hidden_sizes), of the model's config).
-#include <vramscope/job/importers.hpp>
+#include <vramscope/import/importers.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "job/import_common.hpp"
+#include "import/import_common.hpp"
 
 namespace vramscope::job {
 

@@ -1,4 +1,4 @@
-#include "job/megatron_args.hpp"
+#include "import/megatron/megatron_args.hpp"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // The DeepSpeed configs of tests/data/realworld/deepspeed/ (sources in SOURCES.md there).
-#include <vramscope/job/importers.hpp>
+#include <vramscope/import/importers.hpp>
 
 #include <gtest/gtest.h>
 

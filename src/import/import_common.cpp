@@ -1,4 +1,4 @@
-#include "job/import_common.hpp"
+#include "import/import_common.hpp"
 
 #include <vramscope/job/resolve.hpp>
 

@@ -3,15 +3,15 @@
 // Flag names and defaults from megatron/training/arguments.py and the TransformerConfig /
 // DistributedDataParallelConfig / OptimizerConfig fields it exposes as flags (NVIDIA/Megatron-LM
 // at d98e8a6); what each one becomes is tabled in docs/importers.md, "Megatron-LM".
-#include <vramscope/job/importers.hpp>
+#include <vramscope/import/importers.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "job/megatron_args.hpp"
-#include "job/megatron_arguments.hpp"
-#include "job/shell_launch.hpp"
+#include "import/megatron/megatron_args.hpp"
+#include "import/megatron/megatron_arguments.hpp"
+#include "import/shell_launch.hpp"
 #include "job/source_text.hpp"
 
 namespace vramscope::job {

@@ -6,7 +6,7 @@
 // ...) give the batch, accumulation, dtype, checkpointing and the memory features. Which
 // recipe runs the file, and on how many GPUs, is chosen on the `tune run` command line: a file
 // with fsdp_* keys is a distributed config (FSDP2), any other a single-device one.
-#include <vramscope/job/importers.hpp>
+#include <vramscope/import/importers.hpp>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -17,7 +17,7 @@
 
 #include <vramscope/model/catalog.hpp>
 
-#include "job/import_common.hpp"
+#include "import/import_common.hpp"
 #include "job/source_text.hpp"
 
 namespace vramscope::job {

@@ -3,7 +3,7 @@
 // importer's table: mapped to a job field, read and ignored as having no effect on GPU memory,
 // noted as not modelled, or handled by the importer's own code. An option without a row would
 // be called "unknown", which only a name the framework does not have may be.
-#include "job/import_common.hpp"
+#include "import/import_common.hpp"
 
 #include <vramscope/core/io.hpp>
 

@@ -1,8 +1,8 @@
-#include <vramscope/job/importers.hpp>
+#include <vramscope/import/importers.hpp>
 
 #include <vramscope/core/io.hpp>
 
-#include "job/shell_launch.hpp"
+#include "import/shell_launch.hpp"
 
 #include <filesystem>
 #include <string_view>

@@ -1,8 +1,8 @@
-#include <vramscope/job/importers.hpp>
+#include <vramscope/import/importers.hpp>
 
 #include <gtest/gtest.h>
 
-#include "job/import_test_support.hpp"
+#include "import/import_test_support.hpp"
 
 namespace vramscope::job {
 namespace {

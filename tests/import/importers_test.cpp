@@ -1,4 +1,4 @@
-#include <vramscope/job/importers.hpp>
+#include <vramscope/import/importers.hpp>
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <set>
 
-#include "job/import_test_support.hpp"
+#include "import/import_test_support.hpp"
 
 namespace vramscope::job {
 namespace {
