@@ -65,6 +65,15 @@ record models models
 record keys keys
 record snapshot-h100-torch211 snapshot tests/data/observe/h100_torch211/snapshot.pickle
 
+# Every command's help, the man page and the completion scripts.
+record help help
+for command in plan compare fit explain snapshot watch trace inspect models keys; do
+  record "help-$command" "$command" --help
+done
+record man --man
+record completion-bash --completion bash
+record completion-zsh --completion zsh
+
 # Foreign configs: the recipes, the importers' test data and the real-world corpus, each planned
 # through --from (text and JSON), so that every importer and model code is exercised.
 for config in examples/recipes/* tests/data/job/accelerate_* tests/data/job/deepspeed_* \
