@@ -80,6 +80,11 @@ void fill_hidden_size_autos(job_spec& job, const std::vector<hidden_size_auto>& 
 
 enum class config_format { accelerate, deepspeed, torchtitan, torchtune, megatron, unknown };
 
+/// The formats import_config reads, as the help of --from (plan, compare, fit, explain) says them.
+inline constexpr const char* import_formats_help =
+    "import an accelerate YAML, DeepSpeed JSON, torchtitan TOML, torchtune YAML config or a "
+    "Megatron-LM launch script or argument list";
+
 /// Decides the format from the content (never the file name): a JSON object is DeepSpeed; a
 /// TOML file with [model] / [training] / [parallelism] tables is torchtitan; a YAML file with a
 /// `_component_: torchtune....` is a torchtune recipe config; a YAML map with distributed_type
