@@ -1,6 +1,7 @@
 #pragma once
-// The pieces activations_for (activations.hpp) puts together, a file per model code:
-//   activations.cpp               the interface: a unit's activations by its kind, a block's
+// The pieces activations_for (activations.hpp, the interface) puts together, a file per model
+// code:
+//   activations_units.cpp         activations_for: a unit's activations by its kind, a block's
 //                                 layers composed, the output head handed to its loop's loss
 //   activations_layers.cpp        the layers every model code has: norms, attention, the MLP,
 //                                 mixture-of-experts routing (LitGPT's and Megatron-LM's
@@ -12,7 +13,7 @@
 //   activations_torchtune.cpp     torchtune: the chunked cross-entropy
 //   activations_litgpt.cpp        LitGPT: the sliced cross-entropy of its fine-tuning step
 // A new model code gets a file of its own, its functions declared here and called from
-// activations.cpp (docs/architecture.md, "Where things go").
+// activations_units.cpp (docs/architecture.md, "Where things go").
 
 #include <cstddef>
 #include <cstdint>
@@ -57,7 +58,7 @@ class step_list {
   std::size_t base_ = 0;
 };
 
-// The output head's sizes on one rank, which every loss reads (head() in activations.cpp).
+// The output head's sizes on one rank, which every loss reads (head() in activations_units.cpp).
 struct head_sizes {
   bool sharded_head = false;    // the head's rows split over tensor-parallel ranks
   bool vocab_parallel = false;  // the loss runs on vocabulary-sharded logits
