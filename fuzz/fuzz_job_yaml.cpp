@@ -1,13 +1,13 @@
-// Fuzzes the job module's readers: the same bytes go to the YAML job reader, to the framework
-// config importers and to a --set override. Each must give a value or a diagnostic, never a
-// crash. A job that is accepted must keep the promises of resolve_job (the mesh covers the
-// world, a capacity is known) and must read back equal from what to_yaml writes.
+// Fuzzes the readers of the job and import modules: the same bytes go to the YAML job reader, to
+// the framework config importers and to a --set override. Each must give a value or a
+// diagnostic, never a crash. A job that is accepted must keep the promises of resolve_job (the
+// mesh covers the world, a capacity is known) and must read back equal from what to_yaml writes.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-#include <vramscope/job/importers.hpp>
+#include <vramscope/import/importers.hpp>
 #include <vramscope/job/job_reader.hpp>
 #include <vramscope/job/job_writer.hpp>
 #include <vramscope/job/overrides.hpp>

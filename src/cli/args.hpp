@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <vramscope/cli/run.hpp>
+#include <vramscope/import/importers.hpp>
 
 namespace vramscope::cli {
 
@@ -20,9 +21,7 @@ namespace vramscope::cli {
 /// the closest known one as a suggestion. While a describe_commands() visitor is active it
 /// hands `app` to the visitor instead, parses nothing and returns false.
 /// The help of --from, which plan, compare and fit share: the formats the importers read.
-inline constexpr const char* from_option_help =
-    "import an accelerate YAML, DeepSpeed JSON, torchtitan TOML, torchtune YAML config or a "
-    "Megatron-LM launch script or argument list";
+inline constexpr const char* from_option_help = job::import_formats_help;
 
 bool parse_args(CLI::App& app, const std::vector<std::string>& args, std::ostream& out,
                 std::ostream& err, int& code);

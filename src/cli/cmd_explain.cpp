@@ -2,7 +2,7 @@
 //                   [--snapshot FILE] [--trace DIR] [--recorded DIR] [--json] [--rules]
 //                   [--set key=value ...]
 #include <vramscope/core/io.hpp>
-#include <vramscope/job/job_loading.hpp>
+#include <vramscope/import/loading.hpp>
 #include <vramscope/doctor/finding.hpp>
 #include <vramscope/trace/trace_reader.hpp>
 #include <vramscope/observe/read_observation.hpp>

@@ -1,7 +1,7 @@
 // vramscope plan JOB.yaml [--json] [--timeline FILE.csv] [--html FILE.html] [--rank N] [--set key=value ...]
 
 #include <vramscope/core/io.hpp>
-#include <vramscope/job/job_loading.hpp>
+#include <vramscope/import/loading.hpp>
 #include <vramscope/report/plan_report.hpp>
 
 #include "cli/args.hpp"

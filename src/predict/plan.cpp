@@ -99,28 +99,6 @@ bool same_program(const schedule::program& a, const schedule::program& b) {
          a.phase_names == b.phase_names && schedule::same_events(a.events, b.events);
 }
 
-// What torchtune's memory features change, said once in the report (job.training and
-// job.optimizer fields; see docs/job-spec.md).
-void torchtune_notes(const job::job_spec& job, bytes offloaded, std::vector<std::string>& notes) {
-  if (job.training.loss == job::loss_impl::chunked)
-    notes.push_back(fmt::format("chunked cross-entropy: the logits come in {} chunks and the loss "
-                                "upcasts one chunk at a time to fp32 (torchtune "
-                                "CEWithChunkedOutputLoss)", job.training.loss_chunks));
-  if (job.optimizer.in_backward)
-    notes.push_back("optimizer in backward: each parameter's optimizer steps as soon as its "
-                    "gradient is accumulated and frees it, so the gradients never coexist "
-                    "(torchtune optimizer_in_bwd)");
-  if (job.training.activation_offloading)
-    notes.push_back(fmt::format(
-        "activation offloading: {} of saved activations per micro-batch go to pinned host memory "
-        "(not in the GPU figures); tensors under 1 KiB, the output head's input, the loss's "
-        "tensors{} stay on the GPU",
-        format_bytes(offloaded),
-        version_number(job.framework.version) >= version_number("2.5")
-            ? " and the last 5 offloaded tensors (until their copies are done)"
-            : ""));
-}
-
 // Why a GPU's capacity is less than nvidia-smi's total, said once.
 void capacity_note(const job::job_spec& job, std::vector<std::string>& notes) {
   if (job.hardware.driver_reserved == 0) return;
@@ -343,7 +321,7 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
         "the driver evicts it to host memory (slower steps, no out-of-memory error)",
         r->rank, format_bytes(r->managed - r->managed_resident), format_bytes(r->managed)));
   capacity_note(job, out.notes);
-  torchtune_notes(job, first_program ? first_program->offloaded : 0, out.notes);
+  schedule::framework_notes(job, first_program ? first_program->offloaded : 0, out.notes);
   if (out.cpu_memory > 0)
     out.notes.push_back(fmt::format("offloaded state needs about {} of host memory per rank "
                                     "({} per node); the GPU figures exclude it",

@@ -13,7 +13,7 @@
 #include <thread>
 #include <utility>
 
-#include <vramscope/job/job_loading.hpp>
+#include <vramscope/import/loading.hpp>
 
 #include "whatif/strategy_change.hpp"
 

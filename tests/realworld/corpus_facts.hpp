@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include <vramscope/job/importers.hpp>
+#include <vramscope/import/importers.hpp>
 #include <vramscope/model/model_spec.hpp>
 #include <vramscope/observe/observation.hpp>
 

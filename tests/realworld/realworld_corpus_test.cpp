@@ -9,7 +9,7 @@
 #include "corpus_facts.hpp"
 
 #include <vramscope/core/io.hpp>
-#include <vramscope/job/importers.hpp>
+#include <vramscope/import/importers.hpp>
 #include <vramscope/model/config_reader.hpp>
 #include <vramscope/observe/read_observation.hpp>
 

@@ -5,6 +5,7 @@
 // evaluation and an optional checkpoint save.
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <vramscope/core/result.hpp>
@@ -52,6 +53,11 @@ dtype frozen_base_dtype(const job::job_spec& job);
 /// without TORCH_NCCL_AVOID_RECORD_STREAMS=1, and not async TP's fused collectives), which keeps
 /// them `active` until the GPU catches up.
 bool collectives_record_stream(const job::job_spec& job);
+
+/// What the memory features a framework brings change (torchtune's chunked cross-entropy,
+/// optimizer in backward and activation offloading, of `offloaded` bytes of saved activations a
+/// micro-batch), said once in a plan: appended to `notes`.
+void framework_notes(const job::job_spec& job, bytes offloaded, std::vector<std::string>& notes);
 
 
 }  // namespace vramscope::schedule

@@ -15,7 +15,7 @@
 
 #include <vramscope/core/result.hpp>
 #include <vramscope/core/units.hpp>
-#include <vramscope/job/importers.hpp>
+#include <vramscope/import/importers.hpp>
 #include <vramscope/job/job_spec.hpp>
 #include <vramscope/model/model_spec.hpp>
 #include <vramscope/predict/prediction.hpp>

@@ -1,0 +1,431 @@
+// accelerate config YAML (the file `accelerate config` writes) -> job spec. Key names from
+// accelerate's config file and its FullyShardedDataParallelPlugin / DeepSpeedPlugin; what each
+// one becomes is tabled in docs/importers.md.
+#include <vramscope/import/importers.hpp>
+
+#include <vramscope/core/io.hpp>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "import/import_common.hpp"
+#include "job/source_text.hpp"
+
+namespace vramscope::job {
+
+namespace detail {
+
+namespace {
+
+using maybe_error = std::optional<diagnostic>;
+
+std::string upper(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return s;
+}
+
+// FSDP1 sharding strategies by name or by accelerate's older numbering.
+std::string read_sharding(import_context& ctx, const entry& e) {
+  const std::string v = upper(e.value.text);
+  if (ctx.out.job.parallel.kind == strategy::fsdp2) {
+    if (v == "FULL_SHARD" || v == "1") return ctx.set("parallel.reshard_after_forward", "true", e);
+    if (v == "SHARD_GRAD_OP" || v == "2") return ctx.set("parallel.reshard_after_forward", "false", e);
+    ctx.note(e, fmt::format("{} with FSDP2 is not modelled; ignored", e.value.text));
+    return "";
+  }
+  if (v == "HYBRID_SHARD_ZERO2" || v == "5") {
+    ctx.note(e, "HYBRID_SHARD_ZERO2 is modelled as HYBRID_SHARD, which frees parameters after "
+                "forward: the prediction is low");
+    return ctx.set("parallel.fsdp_sharding", "hybrid_shard", e);
+  }
+  const std::vector<std::pair<std::string, std::string>> names{
+      {"FULL_SHARD", "1"}, {"SHARD_GRAD_OP", "2"}, {"NO_SHARD", "3"}, {"HYBRID_SHARD", "4"}};
+  for (const auto& [name, number] : names)
+    if (v == name || v == number) return ctx.set("parallel.fsdp_sharding", name, e);
+  return fmt::format("{}: invalid value \"{}\" (expected one of: FULL_SHARD, SHARD_GRAD_OP, "
+                     "NO_SHARD, HYBRID_SHARD, HYBRID_SHARD_ZERO2)", e.key, e.value.text);
+}
+
+// FSDP2: true / false. FSDP1 (newer accelerate): a sharding strategy name, or true / false
+// for FULL_SHARD / SHARD_GRAD_OP.
+std::string read_reshard(import_context& ctx, const entry& e) {
+  if (ctx.out.job.parallel.kind == strategy::fsdp2)
+    return ctx.set("parallel.reshard_after_forward", e.value.text, e);
+  bool on = false;
+  if (parse_bool_text(e.value.text, on).empty())
+    return ctx.set("parallel.fsdp_sharding", on ? "full_shard" : "shard_grad_op", e);
+  return read_sharding(ctx, e);
+}
+
+std::string read_ram_efficient(import_context& ctx, const entry& e) {
+  bool on = false;
+  if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
+    return fmt::format("{}: {}", e.key, problem);
+  if (!on) return "";
+  if (auto problem = ctx.set("init.meta_device", "true", e); !problem.empty()) return problem;
+  return ctx.set("init.load", "rank0", e);
+}
+
+std::string read_zero3_init(import_context& ctx, const entry& e) {
+  bool on = false;
+  if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
+    return fmt::format("{}: {}", e.key, problem);
+  if (!on) return "";
+  ctx.note(e, "zero.Init (parameters partitioned as they are created) is modelled as "
+              "meta-device initialisation");
+  return ctx.set("init.meta_device", "true", e);
+}
+
+std::string read_wrap_policy(import_context& ctx, const entry& e) {
+  const std::string v = upper(e.value.text);
+  if (v == "SIZE_BASED_WRAP")
+    ctx.note(e, "SIZE_BASED_WRAP is planned as one FSDP unit per transformer block");
+  if (v == "TRANSFORMER_BASED_WRAP" || v == "SIZE_BASED_WRAP") return ctx.set("parallel.wrap", "block", e);
+  if (v == "NO_WRAP") return ctx.set("parallel.wrap", "none", e);
+  return fmt::format("{}: invalid value \"{}\" (expected one of: TRANSFORMER_BASED_WRAP, "
+                     "SIZE_BASED_WRAP, NO_WRAP)", e.key, e.value.text);
+}
+
+std::string read_use_cpu(import_context& ctx, const entry& e) {
+  bool on = false;
+  if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
+    return fmt::format("{}: {}", e.key, problem);
+  if (on) return "use_cpu: true trains on the CPU, which uses no GPU memory";
+  ctx.ignore(e);
+  return "";
+}
+
+// dynamo_config: accelerate wraps the model in torch.compile with this backend (INDUCTOR fuses
+// the pointwise chains, which training.compile plans; NO leaves it eager). The modes that capture
+// CUDA graphs keep a private memory pool, not modelled.
+std::string read_dynamo_backend(import_context& ctx, const entry& e) {
+  const std::string v = lower_case(e.value.text);
+  if (v == "no") {
+    ctx.ignore(e);
+    return "";
+  }
+  if (v == "inductor") return set_compile(ctx, e, "true", "true");  // the whole model and loss
+  return other_compile_backend(ctx, e);
+}
+
+std::string read_dynamo_mode(import_context& ctx, const entry& e) {
+  const std::string v = lower_case(e.value.text);
+  if (v == "default" || v.empty()) {
+    ctx.ignore(e);
+    return "";
+  }
+  return not_modelled(fmt::format("torch.compile mode {} captures CUDA graphs, which keep a "
+                                  "private memory pool", e.value.text))
+      .apply(ctx, e);
+}
+
+// A mesh dimension planned as more data-parallel ranks: an explicit dp_shard grows by its size.
+std::string multiply_dp_shard(import_context& ctx, const entry& e) {
+  long long n = 0;
+  try {
+    n = std::stoll(e.value.text);
+  } catch (...) {
+    return fmt::format("{}: invalid value \"{}\" (expected a whole number)", e.key, e.value.text);
+  }
+  if (n < 1 || n > 1024) return fmt::format("{}: {} is out of range 1-1024", e.key, n);
+  const auto shard = ctx.out.job.parallel.dp_shard;
+  if (shard == 0) return "";
+  return ctx.set("parallel.dp_shard", std::to_string(static_cast<long long>(shard) * n), e);
+}
+
+// parallelism_config_cp_size: torch's context parallelism (ring attention over the sequence,
+// accelerate/parallelism_config.py, cp_backend "torch"), vramscope's parallel.cp under FSDP2.
+// Under other strategies it is noted and planned without it.
+std::string read_cp_size(import_context& ctx, const entry& e) {
+  if (e.value.text == "1") {
+    ctx.ignore(e);
+    return "";
+  }
+  if (ctx.out.job.parallel.kind == strategy::fsdp2) return ctx.set("parallel.cp", e.value.text, e);
+  ctx.note(e, fmt::format("context parallelism of {} is planned only under FSDP2: planned as {} "
+                          "more data-parallel ranks each holding the whole sequence",
+                          e.value.text, e.value.text));
+  return multiply_dp_shard(ctx, e);
+}
+
+// parallelism_config_sp_size: DeepSpeed's Ulysses sequence parallelism (ALST, sp_backend
+// "deepspeed"). The ranks of the job are dp_replicate x dp_shard x tp x cp x sp
+// (ParallelismConfig.total_size); ZeRO shards over the sequence-parallel ranks too. vramscope
+// does not split the sequence: noted, and the sp ranks planned as data-parallel ranks.
+std::string read_sp_size(import_context& ctx, const entry& e) {
+  if (e.value.text == "1") {
+    ctx.ignore(e);
+    return "";
+  }
+  ctx.note(e, fmt::format("sequence parallelism of {} (Ulysses) is not modelled: planned as {} "
+                          "more data-parallel ranks each holding the whole sequence",
+                          e.value.text, e.value.text));
+  return multiply_dp_shard(ctx, e);
+}
+
+// Options FSDP2 does not have: applied for FSDP1, noted and skipped for FSDP2.
+action fsdp1_only(action inner) {
+  return custom([inner](import_context& ctx, const entry& e) -> std::string {
+    if (ctx.out.job.parallel.kind == strategy::fsdp1) return inner.apply(ctx, e);
+    ctx.note(e, fmt::format("\"{}\" is an FSDP1 option; FSDP2 does not use it", e.key));
+    return "";
+  });
+}
+
+const std::vector<option>& accelerate_table() {
+  const std::string fsdp = "fsdp_config.";
+  const std::string ds = "deepspeed_config.";
+  static const std::vector<option> table{
+      {"distributed_type", handled()},
+      {"num_processes", handled()},
+      {"num_machines", handled()},
+      {"mixed_precision", handled()},
+      {"use_cpu", custom(read_use_cpu)},
+      {fsdp + "fsdp_version", handled()},
+      {fsdp + "fsdp_sharding_strategy", custom(read_sharding)},
+      {fsdp + "fsdp_reshard_after_forward", custom(read_reshard)},
+      {fsdp + "fsdp_offload_params", maps_to("parallel.cpu_offload")},
+      {fsdp + "fsdp_auto_wrap_policy", custom(read_wrap_policy)},
+      {fsdp + "fsdp_transformer_layer_cls_to_wrap", custom([](import_context& ctx, const entry& e) {
+         ctx.note(e, fmt::format("wrapping {}: vramscope wraps each transformer block of the "
+                                 "model", e.value.text));
+         return std::string();
+       })},
+      {fsdp + "fsdp_min_num_params", not_modelled("size-based wrapping")},
+      {fsdp + "fsdp_backward_prefetch", fsdp1_only(maps_to("parallel.backward_prefetch"))},
+      {fsdp + "fsdp_backward_prefetch_policy", fsdp1_only(maps_to("parallel.backward_prefetch"))},
+      {fsdp + "fsdp_forward_prefetch", fsdp1_only(maps_to("parallel.forward_prefetch"))},
+      {fsdp + "fsdp_sync_module_states", fsdp1_only(maps_to("parallel.sync_module_states"))},
+      {fsdp + "fsdp_use_orig_params", fsdp1_only(maps_to("parallel.use_orig_params"))},
+      {fsdp + "fsdp_state_dict_type",
+       maps_with("checkpoint.save", {{"FULL_STATE_DICT", "full"},
+                                     {"SHARDED_STATE_DICT", "sharded"},
+                                     {"LOCAL_STATE_DICT", "sharded"}})},
+      {fsdp + "fsdp_cpu_ram_efficient_loading", custom(read_ram_efficient)},
+      {fsdp + "fsdp_activation_checkpointing",
+       maps_with("training.activation_checkpointing", {{"true", "full"}, {"false", "none"}})},
+      {ds + "zero_stage", handled()},
+      {ds + "deepspeed_config_file", handled()},
+      {ds + "offload_optimizer_device",
+       maps_with("parallel.offload_optimizer", {{"none", "false"}, {"cpu", "true"}, {"nvme", "true"}})},
+      {ds + "offload_param_device",
+       maps_with("parallel.offload_param", {{"none", "false"}, {"cpu", "true"}, {"nvme", "true"}})},
+      {ds + "gradient_accumulation_steps", maps_to("training.gradient_accumulation")},
+      {ds + "zero3_init_flag", custom(read_zero3_init)},
+      {ds + "zero3_save_16bit_model",
+       maps_with("checkpoint.save", {{"true", "full"}, {"false", "none"}})},
+      {ds + "deepspeed_moe_layer_cls_names", not_modelled("mixture-of-experts layers")},
+      {ds + "gradient_clipping", no_effect()},
+      {ds + "deepspeed_multinode_launcher", no_effect()},
+      {ds + "deepspeed_hostfile", no_effect()},
+      {ds + "deepspeed_inclusion_filter", no_effect()},
+      {ds + "deepspeed_exclusion_filter", no_effect()},
+      {ds + "offload_optimizer_nvme_path", no_effect()},
+      {ds + "offload_param_nvme_path", no_effect()},
+      // The dtype of Ulysses' all-to-all (accelerate >= 1.10, DeepSpeed's ALST).
+      {ds + "seq_parallel_communication_data_type", no_effect()},
+      // accelerate >= 1.10 N-D parallelism (accelerate/parallelism_config.py, ParallelismConfig):
+      // the mesh sizes of FSDP2's HSDP replicas and shards and of tensor parallelism.
+      {"parallelism_config.parallelism_config_tp_size", maps_to("parallel.tp")},
+      {"parallelism_config.parallelism_config_dp_replicate_size", maps_to("parallel.dp_replicate")},
+      {"parallelism_config.parallelism_config_dp_shard_size", maps_to("parallel.dp_shard")},
+      {"parallelism_config.parallelism_config_cp_size", custom(read_cp_size)},
+      {"parallelism_config.parallelism_config_sp_size", custom(read_sp_size)},
+      {"parallelism_config.parallelism_config_cp_backend", no_effect()},
+      {"parallelism_config.parallelism_config_cp_comm_strategy",
+       not_modelled("the ring's key and value exchange; planned as p2p")},
+      {"parallelism_config.parallelism_config_sp_backend", no_effect()},
+      {"parallelism_config.parallelism_config_sp_seq_length", no_effect()},
+      {"parallelism_config.parallelism_config_sp_seq_length_is_variable", no_effect()},
+      {"parallelism_config.parallelism_config_sp_attn_implementation", no_effect()},
+      // accelerate before 0.16 wrote the backend at the top level (config_args.py converts it).
+      {"dynamo_backend", custom(read_dynamo_backend)},
+      {"dynamo_config.dynamo_backend", custom(read_dynamo_backend)},
+      {"dynamo_config.dynamo_mode", custom(read_dynamo_mode)},
+      {"dynamo_config.dynamo_use_fullgraph", no_effect()},
+      {"dynamo_config.dynamo_use_dynamic", no_effect()},
+      {"dynamo_config.dynamo_use_regional_compilation", no_effect()},
+      {"dynamo_config.*", not_modelled("a torch.compile option vramscope does not know")},
+      {"megatron_lm_config.*", not_modelled("Megatron-LM parallelism")},
+      {"fp8_config.*", not_modelled("fp8 training")},
+      {"compute_environment", no_effect()}, {"debug", no_effect()},
+      {"downcast_bf16", no_effect()},       {"enable_cpu_affinity", no_effect()},
+      {"machine_rank", no_effect()},        {"main_process_ip", no_effect()},
+      {"main_process_port", no_effect()},   {"main_training_function", no_effect()},
+      {"rdzv_backend", no_effect()},        {"same_network", no_effect()},
+      {"gpu_ids", no_effect()},             {"tpu_env", no_effect()},
+      {"tpu_use_cluster", no_effect()},     {"tpu_use_sudo", no_effect()},
+      {"tpu_name", no_effect()},            {"tpu_vm", no_effect()},            {"tpu_zone", no_effect()},
+      {"commands", no_effect()},            {"command_file", no_effect()},
+      {"ipex_config.*", no_effect()},       {"mpirun_config.*", no_effect()},
+  };
+  return table;
+}
+
+maybe_error read_strategy(import_context& ctx) {
+  const entry* e = ctx.find("distributed_type");
+  if (e == nullptr) {
+    ctx.note("no distributed_type: assumed MULTI_GPU (ddp)");
+    ctx.out.job.parallel.kind = strategy::ddp;
+    return std::nullopt;
+  }
+  const std::string type = upper(e->value.text);
+  std::string kind;
+  if (type == "NO") kind = "single";
+  if (type == "MULTI_GPU") {
+    // accelerate wraps the model in DistributedDataParallel only when the state has more than
+    // one process (accelerator.py, Accelerator.multi_device: use_distributed and MULTI_GPU;
+    // state.py, use_distributed: distributed_type != NO and num_processes > 1).
+    const entry* procs = ctx.find("num_processes");
+    const bool one = procs != nullptr && procs->value.text == "1";
+    kind = one ? "single" : "ddp";
+    if (one)
+      ctx.note(*e, "distributed_type MULTI_GPU with num_processes 1: accelerate does not wrap "
+                   "the model in DDP for one process; planned as single");
+  }
+  if (type == "FSDP") {
+    const entry* version = ctx.find("fsdp_config.fsdp_version");
+    kind = version != nullptr && version->value.text == "2" ? "fsdp2" : "fsdp1";
+    if (version != nullptr && version->value.text != "1" && version->value.text != "2")
+      return at(version->where, fmt::format("fsdp_config.fsdp_version: invalid value \"{}\" "
+                                            "(expected one of: 1, 2)", version->value.text));
+    if (version != nullptr) ctx.mapped_to(*version, "parallel.strategy");
+  }
+  if (type == "DEEPSPEED") {
+    const entry* stage = ctx.find("deepspeed_config.zero_stage");
+    const std::string s = stage == nullptr ? "" : stage->value.text;
+    if (stage != nullptr && s != "0" && s != "1" && s != "2" && s != "3")
+      return at(stage->where, fmt::format("deepspeed_config.zero_stage: invalid value \"{}\" "
+                                          "(expected one of: 0, 1, 2, 3)", s));
+    kind = s.empty() || s == "0" ? "ddp" : "zero" + s;
+    if (stage != nullptr) ctx.mapped_to(*stage, "parallel.strategy");
+  }
+  if (kind.empty())
+    return at(e->where, fmt::format("distributed_type: {} is not a GPU training setup vramscope "
+                                    "plans (expected one of: NO, MULTI_GPU, FSDP, DEEPSPEED)",
+                                    e->value.text));
+  const std::string problem = ctx.set("parallel.strategy", kind, *e);
+  return problem.empty() ? std::nullopt : maybe_error(at(e->where, problem));
+}
+
+// num_processes counts every process of the job; num_machines the nodes.
+maybe_error read_processes(import_context& ctx, bool& has_world_size) {
+  const entry* procs = ctx.find("num_processes");
+  const entry* machines = ctx.find("num_machines");
+  if (procs == nullptr) return std::nullopt;
+  std::uint64_t p = 0;
+  std::uint64_t m = 1;
+  if (auto problem = parse_count_text(procs->value.text, 1, 1 << 24, p); !problem.empty())
+    return at(procs->where, "num_processes: " + problem);
+  if (machines != nullptr)
+    if (auto problem = parse_count_text(machines->value.text, 1, 100000, m); !problem.empty())
+      return at(machines->where, "num_machines: " + problem);
+  if (p % m != 0)
+    return at(procs->where, fmt::format("num_processes {} is not a multiple of num_machines {}",
+                                        p, m));
+  has_world_size = true;
+  std::string problem = ctx.set("hardware.gpus_per_node", std::to_string(p / m), *procs);
+  if (problem.empty() && machines != nullptr)
+    problem = ctx.set("hardware.nodes", std::to_string(m), *machines);
+  return problem.empty() ? std::nullopt : maybe_error(at(procs->where, problem));
+}
+
+// accelerate's mixed_precision; for FSDP it becomes MixedPrecision(param, reduce and buffer
+// dtype all 16-bit), for DDP torch.autocast, for DeepSpeed the bf16 / fp16 section.
+maybe_error read_mixed_precision(import_context& ctx) {
+  const entry* e = ctx.find("mixed_precision");
+  if (ctx.precision_from_file) return std::nullopt;
+  if (e == nullptr) {
+    // accelerate's own default (commands/config/config_args.py, BaseConfig.mixed_precision "no";
+    // `accelerate launch` without --mixed_precision takes the config's): fp32 throughout.
+    ctx.note("no mixed_precision: accelerate's default \"no\", planned in fp32");
+    entry absent{"mixed_precision", {}, true, diagnostic{ctx.source, 0, 0, "", ""}};
+    absent.value.text = "no";
+    const std::string problem = ctx.set("precision", "fp32", absent);
+    return problem.empty() ? std::nullopt : maybe_error(error_at(ctx.source, problem));
+  }
+  std::string mp = lower_case(e->value.text);
+  if (mp == "fp8") {
+    ctx.note(*e, "fp8 training is not modelled: planned as bf16");
+    mp = "bf16";
+  }
+  if (mp != "no" && mp != "bf16" && mp != "fp16")
+    return at(e->where, fmt::format("mixed_precision: invalid value \"{}\" (expected one of: no, "
+                                    "fp16, bf16, fp8)", e->value.text));
+  const auto kind = ctx.out.job.parallel.kind;
+  std::string problem;
+  if (mp == "no") {
+    problem = ctx.set("precision", "fp32", *e);
+  } else if (kind == strategy::ddp || kind == strategy::single) {
+    problem = ctx.set("precision", mp + "-mixed", *e);
+  } else {
+    for (const char* path : {"precision.params", "precision.reduce", "precision.buffers"})
+      if (problem.empty()) problem = ctx.set(path, mp, *e);
+    if (problem.empty()) problem = ctx.set("precision.autocast", "false", *e);
+  }
+  return problem.empty() ? std::nullopt : maybe_error(at(e->where, problem));
+}
+
+maybe_error read_deepspeed_file(import_context& ctx, const std::string& base_dir,
+                                bool& has_world_size) {
+  const entry* e = ctx.find("deepspeed_config.deepspeed_config_file");
+  if (e == nullptr || e->value.text.empty()) return std::nullopt;
+  const std::filesystem::path given(e->value.text);
+  std::string path = e->value.text;
+  std::error_code unreadable;  // the non-throwing overload: a bad path is read_file's to report
+  if (given.is_relative() && !base_dir.empty() &&
+      std::filesystem::exists(std::filesystem::path(base_dir) / given, unreadable))
+    path = (std::filesystem::path(base_dir) / given).string();
+  auto text = read_file(path);
+  if (!text)
+    return at(e->where, fmt::format("deepspeed_config_file: {}", text.error().to_string()));
+  return read_deepspeed(ctx, *text, path, has_world_size);
+}
+
+}  // namespace
+
+const std::vector<option>& accelerate_options() { return accelerate_table(); }
+
+}  // namespace detail
+
+result<imported_job> import_accelerate(std::string_view text, const std::string& source,
+                                       const std::string& base_dir, const trainer_args& trainer) {
+  auto parsed = detail::parse_yaml(source, text);
+  if (!parsed) return parsed.error();
+  const YAML::Node& root = *parsed;
+  if (!root.IsMap()) return error_at(source, "expected a YAML map of accelerate options");
+  // accelerate's sections are maps of options; one written as a value (or an alias to one) is
+  // a broken config, not a set of unknown options to skip.
+  for (const auto& item : root) {
+    const std::string key = item.first.IsScalar() ? item.first.Scalar() : "";
+    const bool section = key == "fsdp_config" || key == "deepspeed_config" ||
+                         key == "megatron_lm_config" || key == "dynamo_config" ||
+                         key == "fp8_config" || key == "ipex_config" || key == "mpirun_config" ||
+                         key == "parallelism_config";
+    const YAML::Node& value = item.second;
+    if (section && !value.IsMap() && !value.IsNull())
+      return detail::at(detail::location(source, text, item.first, {source, 0, 0, "", ""}),
+                        fmt::format("{}: expected a map of options, got {}", key,
+                                    value.IsSequence() ? "a list" : "\"" + value.Scalar() + "\""));
+  }
+  detail::import_context ctx("accelerate", source);
+  ctx.trainer = trainer;
+  if (!detail::flatten_yaml(root, "", ctx, text))
+    return error_at(source, fmt::format("more than {} options or {} levels of nesting: not an "
+                                        "accelerate config", detail::max_yaml_entries,
+                                        detail::max_yaml_depth));
+  bool has_world_size = false;
+  if (auto err = detail::read_strategy(ctx)) return *err;
+  if (auto err = detail::read_deepspeed_file(ctx, base_dir, has_world_size)) return *err;
+  if (auto err = detail::read_processes(ctx, has_world_size)) return *err;
+  if (auto err = detail::read_mixed_precision(ctx)) return *err;
+  if (auto err = detail::apply_options(ctx, detail::accelerate_table())) return *err;
+  return detail::finish(ctx, has_world_size);
+}
+
+}  // namespace vramscope::job

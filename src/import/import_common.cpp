@@ -1,0 +1,254 @@
+#include "import/import_common.hpp"
+
+#include <vramscope/job/resolve.hpp>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <tuple>
+
+#include "job/assign.hpp"
+#include "job/source_text.hpp"
+
+namespace vramscope::job::detail {
+
+namespace {
+
+bool matches(const std::string& pattern, const std::string& key) {
+  if (pattern.size() >= 2 && pattern.compare(pattern.size() - 2, 2, ".*") == 0)
+    return key.rfind(pattern.substr(0, pattern.size() - 1), 0) == 0;
+  return pattern == key;
+}
+
+// Suggestions compare the last part of the key with its siblings in the same table or section,
+// so a long shared prefix ("fsdp_config.") does not make every key look close.
+void report_unknown(import_context& ctx, const entry& e, const std::vector<option>& table) {
+  const auto dot = e.key.rfind('.');
+  const std::string prefix = dot == std::string::npos ? "" : e.key.substr(0, dot + 1);
+  std::vector<std::string> siblings;
+  for (const auto& o : table)
+    if (o.key.rfind(prefix, 0) == 0 && o.key.find('*') == std::string::npos &&
+        o.key.find('.', prefix.size()) == std::string::npos)
+      siblings.push_back(o.key.substr(prefix.size()));
+  const std::string near = did_you_mean(e.key.substr(prefix.size()), siblings);
+  ctx.note(e, fmt::format("unknown option \"{}\"{}; ignored", e.key,
+                          near.empty() ? "" : fmt::format(" (did you mean \"{}{}\"?)", prefix, near)));
+}
+
+}  // namespace
+
+bool option_matches(const std::string& pattern, const std::string& key) {
+  return matches(pattern, key);
+}
+
+import_context::import_context(std::string format, const std::string& src) : source(src) {
+  out.format = std::move(format);
+  out.job.provenance.source = src;
+}
+
+std::string import_context::set(const std::string& path, const std::string& value,
+                                const entry& e) {
+  auto err = assign(out.job, path, raw_value{value, {}, false}, e.where);
+  if (!err) {
+    mapped_to(e, path);
+    return "";
+  }
+  const std::string problem = err->message.substr(path.size() + 2);
+  return fmt::format("{}: {} (it sets {})", e.key, problem, path);
+}
+
+void import_context::note(const entry& e, const std::string& message) {
+  out.notes.push_back(at(e.where, message));
+}
+
+void import_context::note(const std::string& message) {
+  out.notes.push_back(diagnostic{source, 0, 0, message, ""});
+}
+
+void import_context::ignore(const entry& e) {
+  out.no_effect.push_back(
+      at(e.where, fmt::format("\"{}\" does not affect GPU memory; ignored", e.key)));
+}
+
+void import_context::mapped_to(const entry& e, const std::string& path) {
+  if (e.key.empty()) return;  // set from the file as a whole, not from one option
+  out.mapped.push_back(import_mapping{e.key, path, e.where});
+}
+
+const entry* import_context::find(const std::string& key) const {
+  for (const auto& e : entries)
+    if (e.key == key) return &e;
+  return nullptr;
+}
+
+action maps_to(std::string path) {
+  return {action_kind::mapped, [path](import_context& ctx, const entry& e) {
+            return ctx.set(path, e.value.text, e);
+          }};
+}
+
+action maps_with(std::string path, std::vector<std::pair<std::string, std::string>> values) {
+  return {action_kind::mapped, [path, values](import_context& ctx, const entry& e) {
+            std::vector<std::string> accepted;
+            for (const auto& [from, to] : values) {
+              if (lower_case(from) == lower_case(e.value.text)) return ctx.set(path, to, e);
+              accepted.push_back(from);
+            }
+            return fmt::format("{}: invalid value \"{}\" (expected one of: {})", e.key,
+                               e.value.text, join(accepted));
+          }};
+}
+
+action custom(handler apply) { return {action_kind::mapped, std::move(apply)}; }
+
+action no_effect() {
+  return {action_kind::no_effect, [](import_context& ctx, const entry& e) {
+            ctx.ignore(e);
+            return std::string();
+          }};
+}
+
+// A switch that is off changes nothing, so it is only listed as having no effect.
+action not_modelled(std::string reason) {
+  return {action_kind::not_modelled, [reason](import_context& ctx, const entry& e) {
+            bool on = true;
+            if (!e.value.is_list && parse_bool_text(e.value.text, on).empty() && !on) {
+              ctx.ignore(e);
+              return std::string();
+            }
+            ctx.note(e, fmt::format("\"{}\" changes memory but vramscope does not model it ({}); "
+                                    "ignored", e.key, reason));
+            return std::string();
+          }};
+}
+
+action handled() {
+  return {action_kind::handled, [](import_context&, const entry&) { return std::string(); }};
+}
+
+std::optional<diagnostic> apply_options(import_context& ctx, const std::vector<option>& table) {
+  // JSON and TOML readers hand keys over sorted by name; report in the file's order.
+  std::stable_sort(ctx.entries.begin(), ctx.entries.end(), [](const entry& a, const entry& b) {
+    return std::pair(a.where.line, a.where.column) < std::pair(b.where.line, b.where.column);
+  });
+  for (const auto& e : ctx.entries) {
+    const auto o = std::find_if(table.begin(), table.end(),
+                                [&](const option& row) { return matches(row.key, e.key); });
+    if (o == table.end()) {
+      report_unknown(ctx, e, table);
+      continue;
+    }
+    if (o->act.kind == action_kind::mapped && e.is_string && lower_case(e.value.text) == "auto") {
+      ctx.note(e, fmt::format("\"{}\" is \"auto\" (filled in at launch by the HF Trainer or "
+                              "accelerate): vramscope keeps its default", e.key));
+      continue;
+    }
+    if (std::string problem = o->act.apply(ctx, e); !problem.empty()) return at(e.where, problem);
+  }
+  return std::nullopt;
+}
+
+std::string set_compile(import_context& ctx, const entry& e, const std::string& blocks,
+                        const std::string& loss) {
+  if (auto problem = ctx.set("training.compile", blocks, e); !problem.empty()) return problem;
+  return ctx.set("training.compile_loss", loss, e);
+}
+
+std::string other_compile_backend(import_context& ctx, const entry& e) {
+  return not_modelled(fmt::format("torch.compile backend {} (inductor is the one modelled)",
+                                  e.value.text))
+      .apply(ctx, e);
+}
+
+std::string set_world(import_context& ctx, long long world, const entry& e) {
+  if (world < 1 || world > 100'000'000)
+    return fmt::format("{}: implies {} GPUs, which is out of range", e.key, world);
+  long long nodes = 1;
+  long long per_node = world;
+  if (world > 8 && world % 8 == 0) {
+    nodes = world / 8;
+    per_node = 8;
+    ctx.note(e, fmt::format("{} GPUs: assumed {} nodes of 8; set hardware.nodes and "
+                            "hardware.gpus_per_node if not", world, nodes));
+  }
+  if (auto problem = ctx.set("hardware.nodes", std::to_string(nodes), e); !problem.empty())
+    return problem;
+  return ctx.set("hardware.gpus_per_node", std::to_string(per_node), e);
+}
+
+// What the imported file did not say, and what vramscope assumed instead.
+void note_assumptions(import_context& ctx, bool has_world_size) {
+  const job_spec& job = ctx.out.job;
+  const auto given = [&](const char* path) { return job.provenance.set_at.count(path) != 0; };
+  if (!given("model"))
+    ctx.note(fmt::format("the config does not name the model: assumed {}; set it with "
+                         "--set model=NAME", job.model));
+  if (!given("hardware.gpu"))
+    ctx.note(fmt::format("the config does not name the GPU: assumed {}; set it with "
+                         "--set hardware.gpu=NAME", job.hardware.gpu));
+  if (!has_world_size)
+    ctx.note(fmt::format("the config does not give the number of GPUs: assumed {} node(s) of {}; "
+                         "set hardware.nodes and hardware.gpus_per_node",
+                         job.hardware.nodes, job.hardware.gpus_per_node));
+  if (!given("training.micro_batch"))
+    ctx.note(fmt::format("the config does not give the micro batch size: assumed {}; set "
+                         "training.micro_batch", job.training.micro_batch));
+  if (!given("training.seq_len"))
+    ctx.note(fmt::format("the config does not give the sequence length: assumed {}; set "
+                         "training.seq_len", job.training.seq_len));
+}
+
+result<imported_job> finish(import_context& ctx, bool has_world_size) {
+  // Options of the file itself first, then those of files it names; each in line order.
+  auto& mapped = ctx.out.mapped;
+  std::stable_sort(mapped.begin(), mapped.end(), [&](const import_mapping& a, const import_mapping& b) {
+    return std::tuple(a.where.source != ctx.source, a.where.source, a.where.line, a.where.column) <
+           std::tuple(b.where.source != ctx.source, b.where.source, b.where.line, b.where.column);
+  });
+  // Notes too: "auto" values are noted before the table runs.
+  std::stable_sort(ctx.out.notes.begin(), ctx.out.notes.end(), [&](const diagnostic& a, const diagnostic& b) {
+    return std::tuple(a.source != ctx.source, a.source, a.line, a.column) <
+           std::tuple(b.source != ctx.source, b.source, b.line, b.column);
+  });
+  note_assumptions(ctx, has_world_size);
+  if (auto resolved = resolve_job(ctx.out.job, &ctx.out.notes); !resolved) return resolved.error();
+  return std::move(ctx.out);
+}
+
+std::vector<option> ignored(const std::string& section, std::initializer_list<const char*> keys) {
+  std::vector<option> rows;
+  for (const char* key : keys)
+    rows.push_back({section.empty() ? std::string(key) : section + "." + key, no_effect()});
+  return rows;
+}
+
+bool flatten_yaml(const YAML::Node& map, const std::string& prefix, import_context& ctx,
+                  std::string_view text, int depth) {
+  if (depth > max_yaml_depth) return false;
+  for (const auto& item : map) {
+    if (ctx.entries.size() >= max_yaml_entries) return false;
+    const std::string key = prefix + item.first.Scalar();
+    const YAML::Node& value = item.second;
+    if (value.IsMap()) {
+      if (!flatten_yaml(value, key + ".", ctx, text, depth + 1)) return false;
+      continue;
+    }
+    entry e;
+    e.key = key;
+    e.where = location(ctx.source, text, item.first, {ctx.source, 0, 0, "", ""});
+    e.is_string = value.IsScalar() && value.Tag() == "!";
+    if (value.IsSequence()) {
+      e.value.is_list = true;
+      for (const auto& v : value) e.value.items.push_back(v.IsScalar() ? v.Scalar() : "");
+      e.value.text = join(e.value.items, ",");
+    } else if (value.IsScalar()) {
+      e.value.text = value.Scalar();
+    }
+    ctx.entries.push_back(std::move(e));
+  }
+  return true;
+}
+
+}  // namespace vramscope::job::detail

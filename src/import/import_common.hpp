@@ -1,0 +1,137 @@
+#pragma once
+// Shared machinery of the three importers. Each importer flattens its file into entries
+// ("fsdp_config.fsdp_sharding_strategy" = "FULL_SHARD", with the line it came from) and runs
+// them through a table of options: what each one becomes, or why it is ignored. An entry that
+// no table row claims is reported as unknown, with a did-you-mean. Private to the job module.
+
+#include <functional>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <vramscope/core/diagnostic.hpp>
+#include <vramscope/core/result.hpp>
+#include <vramscope/import/importers.hpp>
+
+#include "job/field_codecs.hpp"
+
+namespace YAML {
+class Node;
+}
+
+namespace vramscope::job::detail {
+
+/// One option of the imported file, flattened: nested keys joined with '.'.
+struct entry {
+  std::string key;     // "zero_optimization.offload_optimizer.device"
+  raw_value value;     // scalar text ("true", "5e8", "FULL_SHARD") or list items
+  bool is_string = false;  // the file wrote a string (so "auto" is the HF/accelerate placeholder)
+  diagnostic where;    // location in the file, message empty
+};
+
+class import_context {
+ public:
+  import_context(std::string format, const std::string& source);
+
+  /// Sets vramscope field `path` from `value` as --set would, recording `e.where` as its origin.
+  /// Returns "" or the problem, worded for the imported file ("<key>: ... (for <path>)").
+  std::string set(const std::string& path, const std::string& value, const entry& e);
+
+  void note(const entry& e, const std::string& message);  // a warning located at the option
+  void note(const std::string& message);                  // an assumption, no location
+  void ignore(const entry& e);                            // to no_effect
+  void mapped_to(const entry& e, const std::string& path);  // to mapped (set() does this)
+
+  /// The entry with this key, or nullptr.
+  const entry* find(const std::string& key) const;
+
+  imported_job out;
+  std::vector<entry> entries;
+  std::string source;
+  bool precision_from_file = false;  // a DeepSpeed file said bf16/fp16 on or off explicitly
+  trainer_args trainer;              // what fills DeepSpeed "auto" values
+};
+
+/// What to do with one option. Returns "" or the problem (an error of the import).
+using handler = std::function<std::string(import_context&, const entry&)>;
+
+enum class action_kind { mapped, no_effect, not_modelled, handled };
+struct action {
+  action_kind kind;
+  handler apply;
+};
+
+action maps_to(std::string path);  // the value goes through the field's codec unchanged
+/// The file's value (compared case-insensitively) is translated first; values not in the list
+/// are errors listing the accepted ones.
+action maps_with(std::string path, std::vector<std::pair<std::string, std::string>> values);
+action custom(handler apply);              // importer-specific mapping
+action no_effect();                        // does not change GPU memory
+action not_modelled(std::string reason);   // would change memory; vramscope ignores it
+action handled();                          // consumed by the importer's own code
+
+struct option {
+  std::string key;  // flattened key; "optimizer.params.*" claims a whole subtree
+  action act;
+};
+
+/// Each importer's table, for the test that classifies every option of the framework's own
+/// list (tests/data/options/).
+const std::vector<option>& accelerate_options();
+const std::vector<option>& deepspeed_options();
+const std::vector<option>& torchtitan_options();
+const std::vector<option>& torchtune_options();
+const std::vector<option>& megatron_options();
+
+/// Whether the row `pattern` claims `key`: the same key, or "section.*" for any key under it.
+bool option_matches(const std::string& pattern, const std::string& key);
+
+/// One no_effect() row per key of `section` ("" for top-level keys).
+std::vector<option> ignored(const std::string& section, std::initializer_list<const char*> keys);
+
+/// torch.compile as a framework config asks for it: training.compile (the blocks) and
+/// training.compile_loss (the loss function) set to `blocks` and `loss` ("true", "false" or the
+/// file's own text, which the fields' codec checks), both at `e`. Returns "" or the problem.
+std::string set_compile(import_context& ctx, const entry& e, const std::string& blocks,
+                        const std::string& loss);
+
+/// A torch.compile backend other than inductor (the one whose fusion training.compile plans):
+/// noted at `e` as not modelled. Returns "".
+std::string other_compile_backend(import_context& ctx, const entry& e);
+
+/// Sets the job's GPU count from a world size the file implies: one node up to 8 GPUs, else
+/// nodes of 8 (noted as an assumption), else one node of `world`. Returns "" or the problem.
+std::string set_world(import_context& ctx, long long world, const entry& e);
+
+/// The DeepSpeed JSON importer's work on an existing context (used for accelerate's
+/// deepspeed_config_file too): parses `text`, applies the DeepSpeed table. Sets
+/// `has_world_size` when train_batch_size implies the data-parallel size.
+std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view text,
+                                         const std::string& source, bool& has_world_size);
+
+/// Fills the DeepSpeed "auto" values the HF Trainer fills from its arguments (micro batch,
+/// gradient accumulation) into the entries, and moves those it fills from the model's hidden
+/// size to ctx.out.hidden_size_autos; each is noted. bf16 / fp16 are read_deepspeed's.
+void resolve_trainer_autos(import_context& ctx);
+
+/// The YAML importers' walk (accelerate, torchtune): nested maps become dotted keys, lists keep
+/// their scalar items. YAML aliases can repeat a map many times over (`b: {x: *a, y: *a}`,
+/// nested), so the walk gives up (false) past max_yaml_entries options or max_yaml_depth levels,
+/// bounds far above any real config.
+constexpr std::size_t max_yaml_entries = 2'000;
+constexpr int max_yaml_depth = 16;
+bool flatten_yaml(const YAML::Node& map, const std::string& prefix, import_context& ctx,
+                  std::string_view text, int depth = 0);
+
+/// Runs every entry through `table`. "auto" string values of mapped options are noted and left
+/// at vramscope's default. Returns the first error.
+std::optional<diagnostic> apply_options(import_context& ctx, const std::vector<option>& table);
+
+/// Notes what the file did not say (model, GPU, GPU count, micro batch, sequence length),
+/// resolves the job and appends the validation warnings to the notes. Errors of resolution are
+/// returned as they are, located at the option that set the field.
+result<imported_job> finish(import_context& ctx, bool has_world_size);
+
+}  // namespace vramscope::job::detail

@@ -1,0 +1,404 @@
+// DeepSpeed JSON config -> job spec. Option names and defaults from DeepSpeed's configuration
+// documentation (deepspeed.ai/docs/config-json); what each one becomes is tabled in
+// docs/importers.md.
+#include <vramscope/import/importers.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+
+#include "import/import_common.hpp"
+#include "job/source_text.hpp"
+
+namespace vramscope::job {
+
+namespace detail {
+
+namespace {
+
+// Scalars as text. Nested lists and objects inside lists are not DeepSpeed options vramscope
+// reads; they are not dumped, since dumping is recursive and input nesting is unbounded.
+std::string text_of(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "none";
+  if (v.is_structured()) return v.is_array() ? "[...]" : "{...}";
+  return v.dump();
+}
+
+// DeepSpeed configs nest three levels deep; a bound keeps the recursion safe on any input.
+constexpr std::size_t max_depth = 32;
+
+bool flatten(const nlohmann::json& object, std::vector<std::string>& path, import_context& ctx,
+             std::string_view text, const std::string& source) {
+  if (path.size() > max_depth) return false;
+  for (const auto& [key, value] : object.items()) {
+    path.push_back(key);
+    if (value.is_object() && !value.empty()) {
+      if (!flatten(value, path, ctx, text, source)) return false;
+    } else {
+      entry e;
+      e.key = join(path, ".");
+      e.is_string = value.is_string();
+      e.value.is_list = value.is_array();
+      if (value.is_array())
+        for (const auto& item : value) e.value.items.push_back(text_of(item));
+      e.value.text = value.is_array() ? join(e.value.items, ",") : text_of(value);
+      e.where = locate_json_key(source, text, path);
+      ctx.entries.push_back(std::move(e));
+    }
+    path.pop_back();
+  }
+  return true;
+}
+
+result<nlohmann::json> parse_json(std::string_view text, const std::string& source) {
+  try {
+    return nlohmann::json::parse(text, nullptr, true, /*ignore_comments=*/true);
+  } catch (const nlohmann::json::parse_error& e) {
+    const std::string_view before = text.substr(0, std::min(e.byte > 0 ? e.byte - 1 : 0, text.size()));
+    const int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+    const auto start = before.rfind('\n');
+    const auto column = before.size() - (start == std::string_view::npos ? 0 : start + 1) + 1;
+    std::string what = e.what();
+    if (const auto colon = what.find(": ", what.find("column")); colon != std::string::npos)
+      what = what.substr(colon + 2);
+    return at(location(source, text, line, static_cast<int>(column)), "json syntax error: " + what);
+  } catch (const nlohmann::json::exception& e) {
+    // Number overflow ("2e777...") is reported as out_of_range, without a position.
+    std::string what = e.what();
+    if (const auto bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
+    return diagnostic{source, 0, 0, "json error: " + what, ""};
+  }
+}
+
+// bf16.enabled / fp16.enabled: an explicit value, or for "auto" what fills it at launch: the
+// HF Trainer's --bf16 / --fp16 (trainer_config_process), or under accelerate its
+// mixed_precision, which read_mixed_precision applies afterwards.
+bool enabled(import_context& ctx, const std::string& key, bool trainer_value) {
+  const entry* e = ctx.find(key);
+  if (e == nullptr) return false;
+  if (e->value.text != "auto") {
+    ctx.precision_from_file = true;
+    return e->value.text == "true";
+  }
+  const std::string flag = key.substr(0, 4);
+  if (ctx.out.format == "accelerate")
+    ctx.note(*e, fmt::format("\"{}\" is \"auto\": accelerate fills it from mixed_precision",
+                             key));
+  else
+    ctx.note(*e, fmt::format("\"{}\" is \"auto\": the HF Trainer fills it from --{} (assumed "
+                             "{}{}; --set trainer.{}={} says otherwise)", key, flag,
+                             trainer_value ? "on" : "off",
+                             trainer_value ? "" : ", TrainingArguments' default", flag,
+                             trainer_value ? "false" : "true"));
+  return trainer_value;
+}
+
+// Strategy from zero_optimization.stage; DeepSpeed's default stage is 0 (plain data parallel).
+std::optional<diagnostic> read_stage(import_context& ctx) {
+  const entry* e = ctx.find("zero_optimization.stage");
+  if (e == nullptr) {
+    ctx.note("no zero_optimization.stage: DeepSpeed's default stage 0 (plain data parallel), "
+             "modelled as ddp");
+    ctx.out.job.parallel.kind = strategy::ddp;
+    return std::nullopt;
+  }
+  const std::string& stage = e->value.text;
+  if (stage != "0" && stage != "1" && stage != "2" && stage != "3")
+    return at(e->where, fmt::format("{}: invalid value \"{}\" (expected one of: 0, 1, 2, 3)",
+                                    e->key, stage));
+  if (stage == "0") ctx.note(*e, "stage 0 (plain data parallel) is modelled as ddp");
+  const std::string problem = ctx.set("parallel.strategy", stage == "0" ? "ddp" : "zero" + stage, *e);
+  return problem.empty() ? std::nullopt : std::optional(at(e->where, problem));
+}
+
+// bf16 / fp16: the model is held in 16 bits with an fp32 master copy in the optimizer, and
+// gradients are reduced in the 16-bit dtype unless communication_data_type says otherwise.
+// Without either section DeepSpeed trains in fp32.
+std::optional<diagnostic> read_precision(import_context& ctx) {
+  const bool bf16 = enabled(ctx, "bf16.enabled", ctx.trainer.bf16);
+  const bool fp16 = enabled(ctx, "fp16.enabled", ctx.trainer.fp16);
+  const entry* e = ctx.find(bf16 ? "bf16.enabled" : "fp16.enabled");
+  if (bf16 && fp16) return at(e->where, "bf16.enabled and fp16.enabled are both on; DeepSpeed "
+                                        "takes one");
+  if (!bf16 && !fp16) {
+    ctx.out.job.precision = {dtype::f32, dtype::f32, dtype::f32, dtype::f32, false};
+    return std::nullopt;
+  }
+  const std::string half = bf16 ? "bf16" : "fp16";
+  for (const auto& [path, value] : {std::pair{"precision.params", half}, {"precision.reduce", half},
+                                    {"precision.buffers", half}, {"precision.master", std::string("fp32")},
+                                    {"precision.autocast", std::string("false")}})
+    if (auto problem = ctx.set(path, value, *e); !problem.empty()) return at(e->where, problem);
+  return std::nullopt;
+}
+
+// Without train_micro_batch_size_per_gpu DeepSpeed derives it from train_batch_size, gradient
+// accumulation and the world size (deepspeed/runtime/config.py, _set_batch_related_parameters);
+// the file does not give the world size, so the assumed one is used, and said.
+std::string derive_micro_batch(import_context& ctx, const entry& total, const entry* accumulation) {
+  std::uint64_t t = 0, a = 1;
+  if (!parse_count_text(total.value.text, 1, 1ULL << 40, t).empty() ||
+      (accumulation != nullptr && !parse_count_text(accumulation->value.text, 1, 1ULL << 40, a).empty()))
+    return "";  // "auto": the other rows note it
+  const auto world = static_cast<std::uint64_t>(ctx.out.job.hardware.gpus_per_node) *
+                     static_cast<std::uint64_t>(ctx.out.job.hardware.nodes);
+  if (world == 0 || t % (a * world) != 0) {
+    ctx.note(total, fmt::format("train_batch_size {} is not a multiple of gradient_accumulation_steps {} x "
+                                "the assumed {} GPUs: micro batch left at its default",
+                                t, a, world));
+    return "";
+  }
+  ctx.note(total, fmt::format("no train_micro_batch_size_per_gpu: {} / (gradient_accumulation_steps {} x {} "
+                              "GPUs assumed) = {}, as DeepSpeed derives it",
+                              t, a, world, t / (a * world)));
+  return ctx.set("training.micro_batch", std::to_string(t / (a * world)), total);
+}
+
+// train_batch_size = micro batch x gradient accumulation x data-parallel ranks.
+std::string read_world(import_context& ctx, bool& has_world_size) {
+  const entry* total = ctx.find("train_batch_size");
+  const entry* micro = ctx.find("train_micro_batch_size_per_gpu");
+  const entry* accumulation = ctx.find("gradient_accumulation_steps");
+  if (total != nullptr && micro == nullptr) return derive_micro_batch(ctx, *total, accumulation);
+  if (total == nullptr || micro == nullptr) return "";
+  std::uint64_t t = 0, m = 0, a = 1;
+  if (!parse_count_text(total->value.text, 1, 1ULL << 40, t).empty() ||
+      !parse_count_text(micro->value.text, 1, 1ULL << 40, m).empty() ||
+      (accumulation != nullptr &&
+       !parse_count_text(accumulation->value.text, 1, 1ULL << 40, a).empty()))
+    return "";  // "auto" somewhere: the other rows note it
+  if (t % (m * a) != 0)
+    return fmt::format("train_batch_size {} is not a multiple of train_micro_batch_size_per_gpu "
+                       "{} x gradient_accumulation_steps {}", t, m, a);
+  if (accumulation == nullptr) {
+    // DeepSpeed infers the missing one of the three from the launcher's world size
+    // (runtime/config.py, _set_batch_related_parameters): here the accumulation, so the file
+    // does not fix the GPU count.
+    ctx.note(*total, fmt::format("train_batch_size {} without gradient_accumulation_steps: "
+                                 "DeepSpeed divides it by the micro batch and the GPU count, "
+                                 "which the file does not give; planned with accumulation 1",
+                                 total->value.text));
+    return "";
+  }
+  has_world_size = true;
+  return set_world(ctx, static_cast<long long>(t / (m * a)), *total);
+}
+
+std::string read_optimizer(import_context& ctx, const entry& e) {
+  const std::string type = lower_case(e.value.text);
+  if (type == "adamw" || type == "adam") return ctx.set("optimizer.name", type, e);
+  if (type == "sgd") {
+    const entry* momentum = ctx.find("optimizer.params.momentum");
+    const bool with_momentum = momentum != nullptr && momentum->value.text != "0" &&
+                               momentum->value.text != "0.0";
+    return ctx.set("optimizer.name", with_momentum ? "sgd_momentum" : "sgd", e);
+  }
+  ctx.note(e, fmt::format("optimizer type \"{}\" is modelled as adamw (two fp32 states per "
+                          "parameter)", e.value.text));
+  return ctx.set("optimizer.name", "adamw", e);
+}
+
+// max_live_parameters 0 (axolotl's ZeRO-3 configs) keeps no gathered parameter beyond the ones
+// in use: planned as one, the field's least.
+std::string read_max_live(import_context& ctx, const entry& e) {
+  if (e.value.text == "0") {
+    ctx.note(e, fmt::format("{} 0: no gathered parameters kept beyond the module in use; planned "
+                            "as 1", e.key));
+    return ctx.set("parallel.max_live_parameters", "1", e);
+  }
+  return ctx.set("parallel.max_live_parameters", e.value.text, e);
+}
+
+// Parameter offload is a ZeRO-3 feature: the stage 1 and 2 optimizer reads offload_optimizer
+// only, so at those stages DeepSpeed accepts offload_param and ignores it (DeepSpeed docs,
+// config-json "offload_param": "Valid only with stage 3"; runtime/zero/stage_1_and_2.py).
+action stage3_only(action inner) {
+  return {inner.kind, [apply = std::move(inner.apply)](import_context& ctx, const entry& e) {
+            if (ctx.out.job.parallel.kind == strategy::zero3) return apply(ctx, e);
+            ctx.note(e, fmt::format("{}: parameter offload is a ZeRO-3 feature; DeepSpeed ignores "
+                                    "it at stage {}, and so does the plan",
+                                    e.key, ctx.out.job.parallel.kind == strategy::zero2 ? 2
+                                           : ctx.out.job.parallel.kind == strategy::zero1 ? 1
+                                                                                           : 0));
+            return std::string();
+          }};
+}
+
+const std::vector<option>& deepspeed_table() {
+  const std::string zero = "zero_optimization.";
+  static const std::vector<option> table{
+      {zero + "stage", handled()},
+      {zero + "offload_optimizer.device",
+       maps_with("parallel.offload_optimizer", {{"none", "false"}, {"cpu", "true"}, {"nvme", "true"}})},
+      {zero + "offload_param.device",
+       stage3_only(maps_with("parallel.offload_param",
+                             {{"none", "false"}, {"cpu", "true"}, {"nvme", "true"}}))},
+      {zero + "offload_optimizer.ratio", not_modelled("partial optimizer offload")},
+      {zero + "offload_optimizer.*", no_effect()},
+      {zero + "offload_param.*", no_effect()},
+      {zero + "cpu_offload", maps_to("parallel.offload_optimizer")},
+      {zero + "reduce_bucket_size", maps_to("parallel.reduce_bucket_size")},
+      {zero + "allgather_bucket_size", maps_to("parallel.allgather_bucket_size")},
+      // DeepSpeedZeroConfig (deepspeed/runtime/zero/config.py) takes each ZeRO-3 option under
+      // its own name and under the stage3_-prefixed alias; both spellings are rows here.
+      {zero + "stage3_prefetch_bucket_size", maps_to("parallel.prefetch_bucket_size")},
+      {zero + "prefetch_bucket_size", maps_to("parallel.prefetch_bucket_size")},
+      {zero + "stage3_max_live_parameters", custom(read_max_live)},
+      {zero + "max_live_parameters", custom(read_max_live)},
+      {zero + "contiguous_gradients", maps_to("parallel.contiguous_gradients")},
+      {zero + "stage3_gather_16bit_weights_on_model_save",
+       maps_with("checkpoint.save", {{"true", "full"}, {"false", "none"}})},
+      {zero + "gather_16bit_weights_on_model_save",
+       maps_with("checkpoint.save", {{"true", "full"}, {"false", "none"}})},
+      // The deprecated name of the same switch (config.py: stage3_gather_fp16_weights_...).
+      {zero + "stage3_gather_fp16_weights_on_model_save",
+       maps_with("checkpoint.save", {{"true", "full"}, {"false", "none"}})},
+      {zero + "overlap_comm", not_modelled("overlapped reduction keeps extra gradient buckets")},
+      {zero + "stage3_max_reuse_distance", not_modelled("gathered parameters kept for reuse")},
+      {zero + "max_reuse_distance", not_modelled("gathered parameters kept for reuse")},
+      {zero + "stage3_param_persistence_threshold",
+       not_modelled("small parameters stay unsharded")},
+      {zero + "param_persistence_threshold", not_modelled("small parameters stay unsharded")},
+      {zero + "stage3_model_persistence_threshold",
+       not_modelled("small models stay unsharded")},
+      {zero + "model_persistence_threshold", not_modelled("small models stay unsharded")},
+      {zero + "stage3_module_granularity_threshold",
+       not_modelled("small modules fetched as one")},
+      {zero + "module_granularity_threshold", not_modelled("small modules fetched as one")},
+      {zero + "stage3_use_all_reduce_for_fetch_params", no_effect()},
+      {zero + "use_all_reduce_for_fetch_params", no_effect()},
+      {zero + "cpu_offload_param", stage3_only(maps_to("parallel.offload_param"))},
+      {zero + "cpu_offload_use_pin_memory", no_effect()},
+      {zero + "zero_quantized_nontrainable_weights", not_modelled("ZeRO++ quantized weights")},
+      {zero + "zeropp_loco_param.*", not_modelled("ZeRO++ LoCo error feedback")},
+      {zero + "pipeline_loading_checkpoint", no_effect()},
+      {zero + "override_module_apply", no_effect()},
+      {zero + "log_trace_cache_warnings", no_effect()},
+      {zero + "sub_group_size", maps_to("parallel.sub_group_size")},
+      {zero + "reduce_scatter", not_modelled("choice of gradient reduction collective")},
+      {zero + "allgather_partitions", not_modelled("choice of parameter gather collective")},
+      {zero + "zero_hpz_partition_size", not_modelled("ZeRO++ secondary partition")},
+      {zero + "zero_quantized_weights", not_modelled("ZeRO++ quantized weights")},
+      {zero + "zero_quantized_gradients", not_modelled("ZeRO++ quantized gradients")},
+      {zero + "mics_shard_size", not_modelled("MiCS sharding groups")},
+      {zero + "mics_hierarchical_params_gather", not_modelled("MiCS sharding groups")},
+      {zero + "memory_efficient_linear", not_modelled("ZeRO-3 linear layer implementation")},
+      {zero + "round_robin_gradients", no_effect()},
+      {zero + "elastic_checkpoint", no_effect()},
+      {zero + "load_from_fp32_weights", no_effect()},
+      {zero + "ignore_unused_parameters", no_effect()},
+      {zero + "legacy_stage1", no_effect()},
+      {zero + "use_multi_rank_bucket_allreduce", no_effect()},
+      {"bf16.enabled", handled()},
+      {"fp16.enabled", handled()},
+      {"bf16.*", no_effect()},
+      {"fp16.auto_cast", not_modelled("fp16 autocast of inputs")},
+      {"fp16.*", no_effect()},
+      {"communication_data_type", maps_to("precision.reduce")},
+      {"data_types.grad_accum_dtype", not_modelled("gradient accumulation buffer dtype")},
+      {"train_batch_size", handled()},
+      {"train_micro_batch_size_per_gpu", maps_to("training.micro_batch")},
+      {"gradient_accumulation_steps", maps_to("training.gradient_accumulation")},
+      {"optimizer.type", custom(read_optimizer)},
+      {"optimizer.params.*", no_effect()},
+      {"zero_allow_untested_optimizer", no_effect()},
+      {"zero_force_ds_cpu_optimizer", no_effect()},
+      {"activation_checkpointing.*",
+       not_modelled("applies to models that call deepspeed.checkpointing; set "
+                    "training.activation_checkpointing")},
+      {"amp.*", not_modelled("apex AMP")},
+      {"compression_training.*", not_modelled("compression training")},
+      {"data_efficiency.*", not_modelled("data efficiency pipeline")},
+      {"scheduler.*", no_effect()},
+      {"gradient_clipping", no_effect()},
+      {"prescale_gradients", no_effect()},
+      {"gradient_predivide_factor", no_effect()},
+      {"steps_per_print", no_effect()},
+      {"wall_clock_breakdown", no_effect()},
+      {"dump_state", no_effect()},
+      {"flops_profiler.*", no_effect()},
+      // Monitors (deepspeed/monitor/config.py): at the top level or under monitor_config.
+      {"tensorboard.*", no_effect()},
+      {"wandb.*", no_effect()},
+      {"csv_monitor.*", no_effect()},
+      {"comet.*", no_effect()},
+      {"monitor_config.*", no_effect()},
+      {"memory_breakdown", no_effect()},
+      {"timers.*", no_effect()},
+      {"nebula.*", no_effect()},
+      {"eigenvalue.*", no_effect()},  // the eigenvalue estimate of quantization's schedule
+      {"quantize_training.*", not_modelled("MoQ quantization of the weights during training")},
+      {"progressive_layer_drop.*", not_modelled("layers skipped during training")},
+      {"curriculum_learning.*", not_modelled("sequence lengths that grow during training")},
+      {"sparse_attention.*", not_modelled("block-sparse attention")},
+      {"pipeline.*", no_effect()},
+      {"compile.*", not_modelled("DeepSpeed's torch.compile of the engine")},
+      {"hybrid_engine.*", not_modelled("the RLHF hybrid engine")},
+      {"weight_quantization.*", not_modelled("weight quantization")},
+      {"tensor_parallel.*", not_modelled("DeepSpeed AutoTP")},
+      {"sequence_parallel_size", not_modelled("Ulysses sequence parallelism")},
+      {"seq_parallel_communication_data_type", no_effect()},
+      {"graph_harvesting", no_effect()},
+      {"dataloader_drop_last", no_effect()},
+      {"sparse_gradients", no_effect()},
+      {"disable_allgather", no_effect()},
+      {"fp16_master_weights_and_grads", not_modelled("fp16 master weights")},
+      {"load_universal", no_effect()},
+      {"use_node_local_storage", no_effect()},
+      {"use_data_before_expert_parallelism", no_effect()},
+      {"vocabulary_size", no_effect()},
+      {"comms_logger.*", no_effect()},
+      {"checkpoint.*", no_effect()},
+      {"aio.*", no_effect()},
+      {"elasticity.*", no_effect()},
+      {"autotuning.*", no_effect()},
+  };
+  return table;
+}
+
+}  // namespace
+
+std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view text,
+                                         const std::string& source, bool& has_world_size) {
+  auto parsed = parse_json(text, source);
+  if (!parsed) return parsed.error();
+  if (!parsed->is_object())
+    return diagnostic{source, 1, 1, "expected a JSON object of DeepSpeed options",
+                      line_at(text, 1)};
+  std::vector<entry> outer = std::move(ctx.entries);
+  ctx.entries.clear();
+  std::vector<std::string> path;
+  if (!flatten(*parsed, path, ctx, text, source)) {
+    ctx.entries = std::move(outer);
+    return diagnostic{source, 0, 0,
+                      fmt::format("options nested more than {} levels deep: not a DeepSpeed "
+                                  "config", max_depth), ""};
+  }
+  resolve_trainer_autos(ctx);
+  std::optional<diagnostic> error = read_stage(ctx);
+  if (!error) error = read_precision(ctx);
+  if (!error)
+    if (std::string problem = read_world(ctx, has_world_size); !problem.empty())
+      error = at(ctx.find("train_batch_size")->where, problem);
+  if (!error) error = apply_options(ctx, deepspeed_table());
+  ctx.entries = std::move(outer);
+  return error;
+}
+
+const std::vector<option>& deepspeed_options() { return deepspeed_table(); }
+
+}  // namespace detail
+
+result<imported_job> import_deepspeed(std::string_view text, const std::string& source,
+                                      const trainer_args& trainer) {
+  detail::import_context ctx("deepspeed", source);
+  ctx.trainer = trainer;
+  bool has_world_size = false;
+  if (auto err = detail::read_deepspeed(ctx, text, source, has_world_size)) return *err;
+  return detail::finish(ctx, has_world_size);
+}
+
+}  // namespace vramscope::job

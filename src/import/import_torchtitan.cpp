@@ -1,0 +1,661 @@
+// torchtitan job TOML (train_configs/*.toml) -> job spec. Option names from torchtitan's
+// JobConfig (torchtitan/config/job_config.py); what each one becomes is tabled in
+// docs/importers.md. torchtitan shards with FSDP2 (fully_shard) and uses DDP only when the
+// shard degree is 1 and the replicate degree is not.
+#include <vramscope/import/importers.hpp>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+#include <tuple>
+
+#include <vramscope/model/catalog.hpp>
+
+#include "import/import_common.hpp"
+#include "job/source_text.hpp"
+#include "job/validation.hpp"
+
+namespace vramscope::job {
+
+namespace detail {
+
+namespace {
+
+using maybe_error = std::optional<diagnostic>;
+
+std::string text_of(const toml::node& v) {
+  if (const auto* s = v.as_string()) return s->get();
+  if (const auto* b = v.as_boolean()) return b->get() ? "true" : "false";
+  if (const auto* i = v.as_integer()) return std::to_string(i->get());
+  if (const auto* f = v.as_floating_point()) return fmt::format("{}", f->get());
+  std::ostringstream out;
+  v.visit([&out](const auto& value) { out << value; });
+  return out.str();
+}
+
+void flatten(const toml::table& table, const std::string& prefix, import_context& ctx,
+             std::string_view text) {
+  for (const auto& [k, v] : table) {
+    const std::string key = prefix + std::string(k.str());
+    if (const auto* sub = v.as_table()) {
+      flatten(*sub, key + ".", ctx, text);
+      continue;
+    }
+    entry e;
+    e.key = key;
+    const auto begin = k.source().begin;
+    e.where = location(ctx.source, text, static_cast<int>(begin.line), static_cast<int>(begin.column));
+    e.is_string = v.is_string();
+    if (const auto* array = v.as_array()) {
+      e.value.is_list = true;
+      for (const auto& item : *array) e.value.items.push_back(text_of(item));
+      e.value.text = join(e.value.items, ",");
+    } else {
+      e.value.text = text_of(v);
+    }
+    ctx.entries.push_back(std::move(e));
+  }
+}
+
+// torchtitan flavors vramscope refuses with a reason (torchtitan/models/<name>/__init__.py at
+// commit 4a950ea). Every other flavor resolves through the catalogue's names and aliases.
+struct refused_flavor {
+  std::string_view name, flavor, why;
+};
+constexpr refused_flavor refused_flavors[] = {
+    {"llama4", "17bx16e_irope",
+     "the irope flavors attend through FlexAttention with block-causal masks, which vramscope "
+     "does not plan; flavor 17bx16e has the same parameters"},
+    {"llama4", "17bx128e_irope",
+     "the irope flavors attend through FlexAttention with block-causal masks, which vramscope "
+     "does not plan; flavor 17bx128e has the same parameters"},
+};
+
+// torchtitan model names and flavors -> vramscope presets, by model::preset_named on
+// "<name> <flavor>" ("llama3 8B" -> llama-3.1-8b, "qwen3 30B-A3B" -> qwen3-30b-a3b), on a flavor
+// that is a Hugging Face id (the deepseek_v2 experiment's "deepseek-ai/DeepSeek-V2-Lite"), and
+// on [hf_transformers] model, the checkpoint the transformers modeling backend builds
+// (torchtitan/experiments/transformers_modeling_backend, v0.2.2). A name with no preset is kept
+// as written, so that planning refuses it at the model's line, listing the presets of its family.
+maybe_error read_model(import_context& ctx) {
+  const entry* name = ctx.find("model.name");
+  const entry* flavor = ctx.find("model.flavor");
+  const entry* hf = ctx.find("hf_transformers.model");
+  if (name == nullptr && hf == nullptr) return std::nullopt;
+  const std::string f = flavor == nullptr ? "" : lower_case(flavor->value.text);
+  const std::string n = name == nullptr ? "" : lower_case(name->value.text);
+  for (const auto& p : refused_flavors)
+    if (p.name == n && p.flavor == f)
+      return at(flavor->where, fmt::format("model {} {}: {}", name->value.text,
+                                           flavor->value.text, p.why));
+  const entry* from = name != nullptr ? name : hf;
+  std::string written = name == nullptr ? "" : name->value.text;
+  if (flavor != nullptr) written += " " + flavor->value.text;
+  std::optional<std::string> preset;
+  if (hf != nullptr) {
+    preset = model::preset_named(hf->value.text);
+    from = hf;
+    written = hf->value.text;
+  } else {
+    preset = model::preset_named(written);
+    if (!preset && flavor != nullptr && f.find('/') != std::string::npos)
+      preset = model::preset_named(flavor->value.text);
+  }
+  if (hf != nullptr && name != nullptr) ctx.mapped_to(*name, "model");
+  if (flavor != nullptr) ctx.mapped_to(*flavor, "model");
+  const std::string problem = ctx.set("model", preset.value_or(written), *from);
+  return problem.empty() ? std::nullopt : maybe_error(at(from->where, problem));
+}
+
+// Older torchtitan configs (2024 to early 2025) kept the parallel degrees under [training] and
+// the pipeline and context options under [experimental]; they mean what [parallelism] means now.
+// Each such key is read as its [parallelism] name unless the file also has that one.
+void read_legacy_layout(import_context& ctx) {
+  static const char* const moved[] = {
+      "data_parallel_shard_degree", "data_parallel_replicate_degree", "tensor_parallel_degree",
+      "enable_async_tensor_parallel", "pipeline_parallel_degree", "pipeline_parallel_schedule",
+      "pipeline_parallel_microbatch_size", "pipeline_parallel_split_points",
+      "context_parallel_degree", "context_parallel_rotate_method", "expert_parallel_degree"};
+  for (auto& e : ctx.entries) {
+    // April to August 2024: one data-parallel degree, FSDP's (-1: every rank left over).
+    if (e.key == "training.data_parallel_degree" &&
+        ctx.find("parallelism.data_parallel_shard_degree") == nullptr) {
+      ctx.note(e, "training.data_parallel_degree is the older place of "
+                  "parallelism.data_parallel_shard_degree: read as such");
+      e.key = "parallelism.data_parallel_shard_degree";
+      continue;
+    }
+    for (const char* key : moved) {
+      for (const char* section : {"training.", "experimental."}) {
+        if (e.key != std::string(section) + key) continue;
+        const std::string now = std::string("parallelism.") + key;
+        if (ctx.find(now) != nullptr) continue;
+        ctx.note(e, fmt::format("{} is the older place of {}: read as such", e.key, now));
+        e.key = now;
+      }
+    }
+  }
+}
+
+long long degree(const import_context& ctx, const std::string& key, long long fallback,
+                 std::string& problem) {
+  const entry* e = ctx.find("parallelism." + key);
+  if (e == nullptr) return fallback;
+  long long value = 0;
+  std::istringstream in(e->value.text);
+  if (!(in >> value) || !in.eof() || value == 0 || value < -1 || value > (1 << 20))
+    problem = fmt::format("parallelism.{}: expected a degree of 1 or more (or -1), got \"{}\"", key,
+                          e->value.text);
+  return value;
+}
+
+
+// Sets a parallel field from its [parallelism] entry, or from the file as a whole.
+std::string put(import_context& ctx, const std::string& key, const std::string& path,
+                long long value) {
+  const entry* e = ctx.find("parallelism." + key);
+  entry file_level;
+  file_level.where = diagnostic{ctx.source, 0, 0, "", ""};
+  return ctx.set(path, std::to_string(value), e != nullptr ? *e : file_level);
+}
+
+maybe_error read_parallelism(import_context& ctx, bool& has_world_size) {
+  std::string problem;
+  const long long shard = degree(ctx, "data_parallel_shard_degree", -1, problem);
+  const long long rep = degree(ctx, "data_parallel_replicate_degree", 1, problem);
+  const long long tp = degree(ctx, "tensor_parallel_degree", 1, problem);
+  const long long pp = degree(ctx, "pipeline_parallel_degree", 1, problem);
+  const long long cp = degree(ctx, "context_parallel_degree", 1, problem);
+  const long long ep = degree(ctx, "expert_parallel_degree", 1, problem);
+  const entry* where = ctx.find("parallelism.data_parallel_shard_degree");
+  const diagnostic at_file{ctx.source, 0, 0, "", ""};
+  if (problem.empty() && (rep == -1 || tp == -1 || pp == -1 || cp == -1 || ep == -1))
+    problem = "parallelism: only data_parallel_shard_degree may be -1";
+  if (!problem.empty()) return at(where != nullptr ? where->where : at_file, problem);
+  // Pipeline, context and expert degrees of 1 are the defaults: nothing to set. Expert-parallel
+  // ranks are borrowed from the data-parallel ones and add nothing to the world.
+  for (const auto& [key, path, value] : {std::tuple{"pipeline_parallel_degree", "parallel.pp", pp},
+                                         std::tuple{"context_parallel_degree", "parallel.cp", cp},
+                                         std::tuple{"expert_parallel_degree", "parallel.ep", ep}}) {
+    if (value > 1 && problem.empty()) problem = put(ctx, key, path, value);
+    if (const entry* e = ctx.find(std::string("parallelism.") + key); e != nullptr && value <= 1)
+      ctx.ignore(*e);
+  }
+  if (shard == 1 && rep > 1) {
+    ctx.note(*ctx.find("parallelism.data_parallel_replicate_degree"),
+             "a shard degree of 1 with replicas is DDP in torchtitan: planned as ddp");
+    ctx.out.job.parallel.kind = strategy::ddp;
+    problem = put(ctx, "data_parallel_replicate_degree", "parallel.dp_shard", rep);
+  } else {
+    problem = put(ctx, "data_parallel_replicate_degree", "parallel.dp_replicate", rep);
+    if (problem.empty())
+      problem = put(ctx, "data_parallel_shard_degree", "parallel.dp_shard", shard == -1 ? 0 : shard);
+  }
+  if (problem.empty()) problem = put(ctx, "tensor_parallel_degree", "parallel.tp", tp);
+  // torchtitan's tensor-parallel plan shards the norms on the sequence dimension.
+  if (problem.empty() && tp > 1)
+    problem = ctx.set("parallel.sequence_parallel", "true", *ctx.find("parallelism.tensor_parallel_degree"));
+  if (problem.empty() && shard != -1 && where != nullptr) {
+    has_world_size = true;
+    problem = set_world(ctx, shard * rep * tp * pp * cp, *where);
+  } else if (problem.empty() && where != nullptr && ctx.out.job.world_size() % (rep * tp * pp * cp) != 0) {
+    // A shard degree of -1 takes what is left of the world, which must hold the other
+    // dimensions at least once: assume the smallest such world.
+    problem = set_world(ctx, rep * tp * pp * cp, *where);
+  }
+  return problem.empty() ? std::nullopt : maybe_error(at(where != nullptr ? where->where : at_file, problem));
+}
+
+// Pipeline parallelism (torchtitan/distributed/pipeline_parallel.py): the schedule, and the
+// local batch cut into micro-batches of pipeline_parallel_microbatch_size (default 1) that run
+// through the stages in one step. FSDP's "default" reshard policy keeps parameters unsharded
+// after forward under a pipeline (torchtitan's parallelize: reshard_after_forward is
+// `not pp_enabled`). Runs after the table has mapped local_batch_size.
+maybe_error read_pipeline(import_context& ctx) {
+  auto& job = ctx.out.job;
+  if (job.parallel.pp <= 1) {
+    for (const char* key : {"parallelism.pipeline_parallel_schedule",
+                            "parallelism.pipeline_parallel_microbatch_size"})
+      if (const entry* e = ctx.find(key)) ctx.ignore(*e);
+    return std::nullopt;
+  }
+  if (const entry* e = ctx.find("parallelism.pipeline_parallel_schedule")) {
+    if (auto problem = ctx.set("parallel.pp_schedule", e->value.text, *e); !problem.empty())
+      return at(e->where, problem);
+  }
+  long long micro = 1;
+  const entry* size = ctx.find("parallelism.pipeline_parallel_microbatch_size");
+  if (size != nullptr) {
+    std::istringstream in(size->value.text);
+    if (!(in >> micro) || !in.eof() || micro < 1)
+      return at(size->where, fmt::format("parallelism.pipeline_parallel_microbatch_size: expected "
+                                         "a positive integer, got \"{}\"", size->value.text));
+  }
+  const long long local = static_cast<long long>(job.training.micro_batch);
+  if (local % micro != 0)
+    return at(size != nullptr ? size->where : diagnostic{ctx.source, 0, 0, "", ""},
+              fmt::format("training.local_batch_size {} is not a multiple of "
+                          "pipeline_parallel_microbatch_size {}", local, micro));
+  const entry& where = size != nullptr ? *size : *ctx.find("parallelism.pipeline_parallel_degree");
+  std::string problem = ctx.set("training.micro_batch", std::to_string(micro), where);
+  if (problem.empty())
+    problem = ctx.set("training.gradient_accumulation", std::to_string(local / micro), where);
+  const entry* reshard = ctx.find("parallelism.fsdp_reshard_after_forward");
+  if (problem.empty() && (reshard == nullptr || lower_case(reshard->value.text) == "default"))
+    problem = ctx.set("parallel.reshard_after_forward", "false", reshard != nullptr ? *reshard : where);
+  return problem.empty() ? std::nullopt : maybe_error(at(where.where, problem));
+}
+
+// mode none | full | selective; selective_ac_option "op" (per-operator) or N (every Nth block).
+maybe_error read_checkpointing(import_context& ctx) {
+  const entry* mode = ctx.find("activation_checkpoint.mode");
+  const entry* option = ctx.find("activation_checkpoint.selective_ac_option");
+  if (mode == nullptr) return std::nullopt;
+  std::string problem;
+  const std::string m = lower_case(mode->value.text);
+  if (m != "selective" || option == nullptr) {
+    problem = ctx.set("training.activation_checkpointing", m, *mode);
+  } else if (lower_case(option->value.text) == "op") {
+    problem = ctx.set("training.activation_checkpointing", "op", *option);
+  } else {
+    problem = ctx.set("training.activation_checkpointing", "selective", *mode);
+    if (problem.empty()) problem = ctx.set("training.checkpoint_every", option->value.text, *option);
+  }
+  return problem.empty() ? std::nullopt : maybe_error(at(mode->where, problem));
+}
+
+std::string read_implementation(import_context& ctx, const entry& e) {
+  const std::string v = lower_case(e.value.text);
+  if (v != "fused" && v != "foreach" && v != "for-loop")
+    return fmt::format("{}: invalid value \"{}\" (expected one of: fused, foreach, for-loop)",
+                       e.key, e.value.text);
+  if (auto problem = ctx.set("optimizer.fused", v == "fused" ? "true" : "false", e); !problem.empty())
+    return problem;
+  return ctx.set("optimizer.foreach", v == "foreach" ? "true" : "false", e);
+}
+
+// The items of a list option (a scalar is a list of one), empty ones left out; none when the
+// option is not in the file.
+std::vector<std::string> items_of(const import_context& ctx, const std::string& key) {
+  const entry* e = ctx.find(key);
+  if (e == nullptr) return {};
+  std::vector<std::string> out;
+  for (const auto& c : e->value.is_list ? e->value.items : std::vector<std::string>{e->value.text})
+    if (!c.empty()) out.push_back(c);
+  return out;
+}
+
+// The converters model.converters lists ("float8", "quantize.linear.float8", "mx", ...).
+std::vector<std::string> converters(const import_context& ctx) {
+  return items_of(ctx, "model.converters");
+}
+
+// torchao float8 linears: the "float8" converter (its options in [quantize.linear.float8], or
+// [float8] in older torchtitan, which also switched it on with float8.enable_float8_linear).
+bool is_float8_converter(const std::string& name) {
+  return name == "float8" || name == "quantize.linear.float8";
+}
+
+bool float8_on(const import_context& ctx) {
+  const auto list = converters(ctx);
+  if (std::any_of(list.begin(), list.end(), is_float8_converter)) return true;
+  const entry* legacy = ctx.find("float8.enable_float8_linear");
+  bool on = false;
+  return legacy != nullptr && parse_bool_text(legacy->value.text, on).empty() && on;
+}
+
+// A float8 option, in either place torchtitan has kept it.
+const entry* float8_option(const import_context& ctx, const std::string& key) {
+  if (const entry* e = ctx.find("quantize.linear.float8." + key)) return e;
+  return ctx.find("float8." + key);
+}
+
+// Float8 training as torchtitan sets it up (components/quantization/float8.py): the recipe
+// (tensorwise unless recipe_name says otherwise) and, with data-parallel sharding and the
+// tensorwise recipe, FSDP2's float8 all-gather.
+std::optional<diagnostic> read_float8(import_context& ctx) {
+  if (!float8_on(ctx)) return std::nullopt;
+  const entry* switch_entry = ctx.find("model.converters");
+  if (switch_entry == nullptr) switch_entry = ctx.find("float8.enable_float8_linear");
+  std::string recipe = "tensorwise";
+  const entry* recipe_entry = float8_option(ctx, "recipe_name");
+  if (recipe_entry != nullptr) {
+    const auto v = lower_case(recipe_entry->value.text);
+    if (v != "tensorwise" && v != "rowwise" && v != "rowwise_with_gw_hp")
+      return at(recipe_entry->where,
+                fmt::format("{}: invalid value \"{}\" (expected one of: tensorwise, rowwise, "
+                            "rowwise_with_gw_hp)", recipe_entry->key, recipe_entry->value.text));
+    recipe = v;
+  }
+  const entry& where = recipe_entry != nullptr ? *recipe_entry : *switch_entry;
+  if (auto problem = ctx.set("precision.float8", recipe, where); !problem.empty())
+    return at(where.where, problem);
+  const entry* all_gather = float8_option(ctx, "enable_fsdp_float8_all_gather");
+  bool gather = false;
+  if (all_gather == nullptr || !parse_bool_text(all_gather->value.text, gather).empty() || !gather)
+    return std::nullopt;
+  if (recipe != "tensorwise") {
+    ctx.note(*all_gather, fmt::format("{}: torchao all-gathers float8 weights for the tensorwise "
+                                      "recipe only ({} here): planned without it",
+                                      all_gather->key, recipe));
+    return std::nullopt;
+  }
+  if (auto problem = ctx.set("parallel.float8_all_gather", "true", *all_gather); !problem.empty())
+    return at(all_gather->where, problem);
+  return std::nullopt;
+}
+
+// training.dtype (JobConfig.Training.dtype, "float32" by default): "bfloat16" is full bf16
+// training, parameters, gradients and optimizer states all in bf16 with no fp32 copy
+// (torchtitan/config/job_config.py; train.py builds the model under set_default_dtype).
+std::string read_training_dtype(import_context& ctx, const entry& e) {
+  const std::string v = lower_case(e.value.text);
+  if (v == "float32") {
+    ctx.ignore(e);
+    return "";
+  }
+  if (v != "bfloat16")
+    return fmt::format("{}: invalid value \"{}\" (expected one of: bfloat16, float32)", e.key,
+                       e.value.text);
+  if (auto problem = ctx.set("precision.master", "bf16", e); !problem.empty()) return problem;
+  return ctx.set("precision.params", "bf16", e);
+}
+
+// model.converters: float8 is modelled (read_float8); any other converter (MX formats, float8
+// grouped GEMMs of MoE experts) changes memory in ways not modelled.
+std::string read_converters(import_context& ctx, const entry& e) {
+  std::vector<std::string> others;
+  for (const auto& c : converters(ctx))
+    if (!is_float8_converter(c)) others.push_back(c);
+  if (others.empty()) {
+    ctx.ignore(e);
+    return "";
+  }
+  return not_modelled(fmt::format("converters {} change weight and activation dtypes",
+                                  fmt::join(others, ", ")))
+      .apply(ctx, e);
+}
+
+// torchtitan's 2024 float8 switches (training.fp8_linear = "" / "dynamic" / "delayed";
+// training.enable_fp8_linear = true): torchao's float8 linears, whose delayed scaling keeps
+// amax histories of a few floats a weight, planned as the tensorwise recipe.
+std::string read_legacy_fp8_linear(import_context& ctx, const entry& e) {
+  std::string v = lower_case(e.value.text);
+  if (e.key == "training.enable_fp8_linear") {
+    bool on = false;
+    if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
+      return e.key + ": " + problem;
+    v = on ? "dynamic" : "";
+  }
+  if (v.empty()) return ctx.set("precision.float8", "none", e);
+  if (v != "dynamic" && v != "delayed")
+    return fmt::format("{}: invalid value \"{}\" (expected \"\", dynamic or delayed)", e.key,
+                       e.value.text);
+  if (v == "delayed")
+    ctx.note(e, "training.fp8_linear delayed: planned as the tensorwise recipe (the amax "
+                "histories are a few floats a weight)");
+  return ctx.set("precision.float8", "tensorwise", e);
+}
+
+// The options of the float8 converter: consumed by read_float8 when it is on, nothing when off.
+// filter_fqns: torchtitan's default skips the output head, which the planner never converts;
+// other names (a MoE router's gate) keep a few MiB of linears in high precision, planned as
+// converted. precompute_float8_dynamic_scale_for_fsdp keeps one scale per weight; emulate runs
+// the same casts without float8 matmuls.
+std::string read_float8_option(import_context& ctx, const entry& e) {
+  const std::string key = e.key.substr(e.key.rfind('.') + 1);
+  static const std::vector<std::string> known{"enable_fsdp_float8_all_gather",
+                                              "precompute_float8_dynamic_scale_for_fsdp",
+                                              "recipe_name", "filter_fqns", "emulate",
+                                              "enable_float8_linear"};
+  if (!float8_on(ctx) || std::find(known.begin(), known.end(), key) != known.end()) {
+    ctx.ignore(e);
+    return "";
+  }
+  return not_modelled("a float8 option vramscope does not know").apply(ctx, e);
+}
+
+// A section whose options act only when its switch is on ([compile] enable, [validation]
+// enable) or when model.converters names it ([quantize.linear.mx] for "quantize.linear.mx" or
+// "mx", [quantize.grouped_mm.float8] for "quantize.grouped_mm.float8"): off, its options change
+// nothing; on, they change memory in ways not modelled.
+bool section_on(const import_context& ctx, const std::string& section) {
+  if (section.starts_with("quantize")) {
+    const auto list = converters(ctx);
+    return std::any_of(list.begin(), list.end(), [&](const std::string& c) {
+      return section.starts_with(c) || (c == "mx" && section.starts_with("quantize.linear.mx"));
+    });
+  }
+  const entry* enable = ctx.find(section + ".enable");
+  bool on = false;
+  return enable != nullptr && parse_bool_text(enable->value.text, on).empty() && on;
+}
+
+// [compile] enable: torchtitan compiles each transformer block when "model" is among the
+// components and the loss (components/loss.py, build_cross_entropy_loss) when "loss" is; its
+// default is both.
+bool compiles(const import_context& ctx, const std::string& component) {
+  if (ctx.find("compile.components") == nullptr) return true;
+  const auto items = items_of(ctx, "compile.components");
+  return std::find(items.begin(), items.end(), component) != items.end();
+}
+
+std::string set_compile_components(import_context& ctx, const entry& e) {
+  return set_compile(ctx, e, compiles(ctx, "model") ? "true" : "false",
+                     compiles(ctx, "loss") ? "true" : "false");
+}
+
+std::string read_compile(import_context& ctx, const entry& e) {
+  bool on = false;
+  if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
+    return fmt::format("{}: {}", e.key, problem);
+  if (!on) {
+    ctx.ignore(e);
+    return "";
+  }
+  if (e.key == "training.compile")
+    ctx.note(e, "training.compile: torchtitan compiles the loss with the blocks since early 2025, "
+                "before that only the blocks (then set training.compile_loss=false)");
+  return set_compile_components(ctx, e);
+}
+
+std::string read_compile_components(import_context& ctx, const entry& e) {
+  if (!section_on(ctx, "compile")) {
+    ctx.ignore(e);
+    return "";
+  }
+  return set_compile_components(ctx, e);
+}
+
+// Only inductor fuses; another backend (aot_eager, cudagraphs) is not modelled.
+std::string read_compile_backend(import_context& ctx, const entry& e) {
+  if (!section_on(ctx, "compile") || lower_case(e.value.text) == "inductor") {
+    ctx.ignore(e);
+    return "";
+  }
+  return other_compile_backend(ctx, e);
+}
+
+action not_modelled_when_on(const std::string& section, const std::string& reason) {
+  const action when_on = not_modelled(reason);
+  return custom([section, when_on](import_context& ctx, const entry& e) {
+    // quantize.* options belong to the converter section their key names.
+    const std::string owner = section == "quantize" ? e.key.substr(0, e.key.rfind('.')) : section;
+    if (!section_on(ctx, owner)) {
+      ctx.ignore(e);
+      return std::string();
+    }
+    return when_on.apply(ctx, e);
+  });
+}
+
+// Expert tensor parallelism acts only beside expert parallelism (JobConfig: "1 means disabled.
+// No effect for non-MoE models, or when ep = 1"): without it the routed experts follow the
+// tensor-parallel plan as every other block weight does, which is what vramscope plans.
+std::string read_expert_tensor_parallel(import_context& ctx, const entry& e) {
+  const auto degree_of = [](const entry* d) {
+    long long value = 1;
+    if (d != nullptr) std::istringstream(d->value.text) >> value;
+    return value;
+  };
+  if (degree_of(&e) <= 1 || degree_of(ctx.find("parallelism.expert_parallel_degree")) <= 1) {
+    ctx.ignore(e);
+    return std::string();
+  }
+  return not_modelled("expert tensor parallelism (experts split over the tensor-parallel ranks "
+                      "too)").apply(ctx, e);
+}
+
+// The weights of the embedding and the output in torchtitan's stage split
+// (pipeline_parallel.py, pipeline_llm and generate_llm_fqn_per_model_part): vramscope's split
+// counts each as one block, torchtitan's default; another weight is not modelled.
+std::string read_stage_weight(import_context& ctx, const entry& e) {
+  if (e.value.text == "1") {
+    ctx.ignore(e);
+    return "";
+  }
+  return not_modelled("a stage split weighing the embedding or the output other than one block")
+      .apply(ctx, e);
+}
+
+// Sections that hold mapped keys list their other keys one by one, so that a mistyped key is
+// reported as unknown rather than swallowed by a wildcard.
+const std::vector<option>& torchtitan_table() {
+  static const std::vector<option> table = [] {
+    std::vector<option> rows{
+        {"model.name", handled()},
+        {"model.flavor", handled()},
+        {"hf_transformers.model", handled()},
+        {"model.converters", custom(read_converters)},
+        {"training.local_batch_size", maps_to("training.micro_batch")},
+        {"training.batch_size", maps_to("training.micro_batch")},
+        {"training.seq_len", maps_to("training.seq_len")},
+        {"training.mixed_precision_param", maps_to("precision.params")},
+        {"training.mixed_precision_reduce", maps_to("precision.reduce")},
+        {"training.enable_cpu_offload", maps_to("parallel.cpu_offload")},
+        {"training.global_batch_size", not_modelled("gradient accumulation; set "
+                                                    "training.gradient_accumulation")},
+        {"training.compile", custom(read_compile)},
+        // 2024: float8 linears switched on by training.fp8_linear ("" off, "dynamic" or
+        // "delayed" scaling) and later training.enable_fp8_linear.
+        {"training.fp8_linear", custom(read_legacy_fp8_linear)},
+        {"training.enable_fp8_linear", custom(read_legacy_fp8_linear)},
+        {"parallelism.data_parallel_shard_degree", handled()},
+        {"parallelism.data_parallel_replicate_degree", handled()},
+        {"parallelism.tensor_parallel_degree", handled()},
+        {"parallelism.pipeline_parallel_degree", handled()},
+        {"parallelism.pipeline_parallel_schedule", handled()},
+        {"parallelism.pipeline_parallel_microbatch_size", handled()},
+        {"parallelism.context_parallel_degree", handled()},
+        {"parallelism.fsdp_reshard_after_forward",
+         maps_with("parallel.reshard_after_forward",
+                   {{"default", "true"}, {"always", "true"}, {"never", "false"}})},
+        {"parallelism.enable_async_tensor_parallel", maps_to("parallel.async_tp")},
+        {"parallelism.disable_loss_parallel",
+         maps_with("parallel.loss_parallel", {{"true", "false"}, {"false", "default"}})},
+        {"parallelism.enable_compiled_autograd", not_modelled("compiled autograd")},
+        {"parallelism.expert_parallel_degree", handled()},
+        {"parallelism.pipeline_parallel_layers_per_stage", maps_to("parallel.pp_layers_per_stage")},
+        {"parallelism.pipeline_parallel_first_stage_less_layers", custom(read_stage_weight)},
+        {"parallelism.pipeline_parallel_last_stage_less_layers", custom(read_stage_weight)},
+        {"parallelism.expert_tensor_parallel_degree", custom(read_expert_tensor_parallel)},
+        {"activation_checkpoint.mode", handled()},
+        {"activation_checkpoint.selective_ac_option", handled()},
+        {"activation_checkpoint.memory_budget", not_modelled("memory-budget checkpointing")},
+        {"optimizer.name", maps_with("optimizer.name", {{"AdamW", "adamw"}, {"Adam", "adam"}})},
+        {"optimizer.implementation", custom(read_implementation)},
+        {"optimizer.early_step_in_backward", not_modelled("optimizer step in backward")},
+        {"checkpoint.enable_checkpoint",
+         maps_with("checkpoint.save", {{"true", "sharded"}, {"false", "none"}})},
+        {"compile.enable", custom(read_compile)},
+        {"compile.components", custom(read_compile_components)},
+        {"compile.backend", custom(read_compile_backend)},
+        {"compile.*",
+         not_modelled_when_on("compile", "a torch.compile option vramscope does not know")},
+        {"quantize.linear.float8.*", custom(read_float8_option)},
+        {"float8.*", custom(read_float8_option)},
+        {"quantize.*",
+         not_modelled_when_on(
+             "quantize",
+             "MX formats and float8 grouped GEMMs change weight and activation dtypes")},
+        {"mx.*", not_modelled("MX formats")},
+        {"experimental.*", not_modelled("experimental features")},
+        {"validation.*", not_modelled_when_on("validation", "validation passes")},
+        {"fault_tolerance.*", not_modelled("fault-tolerant replica groups")},
+        // The 2024 layout's [training] degrees, read as their [parallelism] names by
+        // read_legacy_layout (a file that has both keeps the [parallelism] one).
+        {"training.data_parallel_degree", no_effect()},
+        {"training.tensor_parallel_degree", no_effect()},
+        {"training.pipeline_parallel_degree", no_effect()},
+        {"training.enable_loss_parallel", maps_to("parallel.loss_parallel")},
+        {"training.dtype", custom(read_training_dtype)},
+        {"training.dataloader.*", no_effect()},
+        {"parallelism.pipeline_parallel_expert_parallel_overlap",
+         not_modelled("pipeline stages overlapping expert all-to-alls")},
+        {"parallelism.context_parallel_load_balancer", no_effect()},
+        {"parallelism.expert_parallel_comm_backend",
+         not_modelled("the all-to-all library's buffers (DeepEP)")},
+        {"debug.moe_force_load_balance", not_modelled("tokens routed to experts evenly")},
+        {"debug.*", no_effect()},
+    };
+    for (auto&& more :
+         {ignored("model",
+                  {"tokenizer_path", "hf_assets_path", "print_after_conversion", "norm_type"}),
+          ignored("training",
+                  {"dataset", "dataset_path", "max_norm", "steps", "warmup_steps", "gc_freq",
+                   "gc_debug", "seed", "deterministic", "deterministic_warn_only"}),
+          ignored("parallelism",
+                  {"pipeline_parallel_schedule_csv", "pipeline_parallel_split_points",
+                   "module_fqns_per_model_part", "context_parallel_rotate_method"}),
+          ignored("activation_checkpoint", {"preserve_rng_state", "determinism_check", "debug",
+                                            "early_stop", "visualize_memory_budget_pareto",
+                                            "per_op_sac_force_recompute_mm_shapes_by_fqns"}),
+          ignored("optimizer", {"lr", "eps", "beta1", "beta2", "weight_decay"})})
+      rows.insert(rows.end(), more.begin(), more.end());
+    for (const char* section : {"checkpoint.*", "job.*", "lr_scheduler.*", "metrics.*",
+                                "profiling.*", "comm.*", "memory_estimation.*"})
+      rows.push_back({section, no_effect()});
+    return rows;
+  }();
+  return table;
+}
+
+}  // namespace
+
+const std::vector<option>& torchtitan_options() { return torchtitan_table(); }
+
+}  // namespace detail
+
+result<imported_job> import_torchtitan(std::string_view text, const std::string& source) {
+  toml::table root;
+  try {
+    root = toml::parse(text, std::string_view(source));
+  } catch (const toml::parse_error& e) {
+    const auto begin = e.source().begin;
+    return detail::at(detail::location(source, text, static_cast<int>(begin.line),
+                                       static_cast<int>(begin.column)),
+                      "toml syntax error: " + std::string(e.description()));
+  }
+  detail::import_context ctx("torchtitan", source);
+  detail::flatten(root, "", ctx, text);
+  detail::read_legacy_layout(ctx);
+  bool has_world_size = false;
+  if (auto err = detail::read_model(ctx)) return *err;
+  if (auto err = detail::read_parallelism(ctx, has_world_size)) return *err;
+  if (auto err = detail::read_checkpointing(ctx)) return *err;
+  if (auto err = detail::read_float8(ctx)) return *err;
+  if (auto err = detail::apply_options(ctx, detail::torchtitan_table())) return *err;
+  if (auto err = detail::read_pipeline(ctx)) return *err;
+  ctx.out.job.training.loss = loss_impl::torchtitan;  // torchtitan's own training step
+  // torchtitan's collectives never record streams: its init_distributed set
+  // TORCH_NCCL_AVOID_RECORD_STREAMS=1 from 2024-04 (torchtitan/utils.py at 9dec370) until
+  // torchtitan#1088 (2025-04) removed it because torch had made stashing the default (2.8).
+  if (detail::version_key(ctx.out.job.framework.version) < 208)
+    ctx.out.job.env.emplace("TORCH_NCCL_AVOID_RECORD_STREAMS", "1");
+  return detail::finish(ctx, has_world_size);
+}
+
+}  // namespace vramscope::job

@@ -1,0 +1,384 @@
+// torchtune recipe configs: the YAML files under torchtune's recipes/configs/ (for example
+// llama3_1/8B_lora_single_device.yaml) that `tune run RECIPE --config FILE` reads.
+// model._component_ names the model builder (torchtune/models/<family>/_model_builders.py:
+// llama3_1_8b, lora_llama3_1_8b, qlora_llama3_1_8b, ...) and its LoRA arguments; the top-level
+// keys of the recipes (recipes/full_finetune_single_device.py, lora_finetune_distributed.py,
+// ...) give the batch, accumulation, dtype, checkpointing and the memory features. Which
+// recipe runs the file, and on how many GPUs, is chosen on the `tune run` command line: a file
+// with fsdp_* keys is a distributed config (FSDP2), any other a single-device one.
+#include <vramscope/import/importers.hpp>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include <vramscope/model/catalog.hpp>
+
+#include "import/import_common.hpp"
+#include "job/source_text.hpp"
+
+namespace vramscope::job {
+
+namespace detail {
+
+namespace {
+
+using maybe_error = std::optional<diagnostic>;
+
+// model._component_: the preset, and LoRA / QLoRA from the builder's prefix.
+maybe_error read_tune_model(import_context& ctx) {
+  // Recipes that hold more than one model: knowledge distillation's frozen teacher
+  // (recipes/knowledge_distillation_*.py, cfg.teacher_model) and PPO's policy, reference
+  // policy, value and reward models (recipes/ppo_full_finetune_single_device.py,
+  // cfg.policy_model, cfg.reward_and_value_model). A plan holds one model; leaving the others
+  // out would undercount by their weights and activations.
+  for (const char* key : {"teacher_model._component_", "policy_model._component_",
+                          "reward_and_value_model._component_"}) {
+    if (const entry* other = ctx.find(key))
+      return at(other->where,
+                fmt::format("{}: this recipe holds several models (knowledge distillation's "
+                            "teacher, PPO's policy, reference, value and reward models) and "
+                            "vramscope plans one; plan each with its own job file (vramscope plan "
+                            "JOB.yaml, or --from a config of one model) and add them up",
+                            key));
+  }
+  const entry* e = ctx.find("model._component_");
+  if (e == nullptr) return std::nullopt;
+  std::string builder = e->value.text;
+  if (const auto dot = builder.rfind('.'); dot != std::string::npos) builder = builder.substr(dot + 1);
+  builder = lower_case(builder);
+  const bool qlora = builder.rfind("qlora_", 0) == 0;
+  const bool lora = qlora || builder.rfind("lora_", 0) == 0;
+  std::string base = builder.substr(qlora ? 6 : lora ? 5 : 0);
+  for (std::string_view tail : {"_base", "_instruct"})
+    if (base.ends_with(tail)) base.resize(base.size() - tail.size());
+  // The builder's name resolves through the catalogue's names and aliases (model_name_key:
+  // "llama3_3_70b" is llama-3.1-70b's shapes, "gemma2_2b" is gemma-2-2b). A builder with no
+  // preset keeps its own name, so that planning refuses it at this line, listing the presets of
+  // its family; --set model=PATH/config.json plans it.
+  const std::string preset = model::preset_named(base).value_or(base);
+  std::string problem = ctx.set("model", preset, *e);
+  if (problem.empty() && lora) problem = ctx.set("lora.enabled", "true", *e);
+  // The QLoRA builders quantise the LoRA-targeted linears to torchao's NF4Tensor.
+  if (problem.empty() && qlora) problem = ctx.set("lora.base_quantization", "nf4", *e);
+  if (problem.empty() && qlora) problem = ctx.set("lora.quantizer", "torchao", *e);
+  return problem.empty() ? std::nullopt : maybe_error(at(e->where, problem));
+}
+
+// lora_attn_modules (q_proj, k_proj, v_proj, output_proj), apply_lora_to_mlp (w1, w2, w3) and
+// apply_lora_to_output -> lora.targets in the Hugging Face names the model readers use.
+maybe_error read_targets(import_context& ctx) {
+  const entry* attn = ctx.find("model.lora_attn_modules");
+  const entry* mlp = ctx.find("model.apply_lora_to_mlp");
+  const entry* out = ctx.find("model.apply_lora_to_output");
+  if (attn == nullptr && mlp == nullptr && out == nullptr) return std::nullopt;
+  std::vector<std::string> targets;
+  if (attn != nullptr) {
+    for (const auto& m : attn->value.items) {
+      const std::string name = lower_case(m);
+      if (name != "q_proj" && name != "k_proj" && name != "v_proj" && name != "output_proj")
+        return at(attn->where, fmt::format("model.lora_attn_modules: unknown module \"{}\" "
+                                           "(expected q_proj, k_proj, v_proj, output_proj)", m));
+      targets.push_back(name == "output_proj" ? "o_proj" : name);
+    }
+  }
+  bool on = false;
+  if (mlp != nullptr) {
+    if (auto problem = parse_bool_text(mlp->value.text, on); !problem.empty())
+      return at(mlp->where, "model.apply_lora_to_mlp: " + problem);
+    if (on) targets.insert(targets.end(), {"gate_proj", "up_proj", "down_proj"});
+  }
+  if (out != nullptr) {
+    if (auto problem = parse_bool_text(out->value.text, on); !problem.empty())
+      return at(out->where, "model.apply_lora_to_output: " + problem);
+    if (on) targets.push_back("lm_head");
+  }
+  const entry& where = attn != nullptr ? *attn : mlp != nullptr ? *mlp : *out;
+  if (targets.empty())
+    return at(where.where, "no LoRA target: lora_attn_modules is empty and neither "
+                           "apply_lora_to_mlp nor apply_lora_to_output is on");
+  for (const entry* e : {attn, mlp, out})
+    if (e != nullptr) ctx.mapped_to(*e, "lora.targets");
+  const std::string problem = ctx.set("lora.targets", join(targets, ","), where);
+  return problem.empty() ? std::nullopt : maybe_error(at(where.where, problem));
+}
+
+// tokenizer.max_seq_len: the longest sequence; null leaves the length to the data.
+std::string read_seq_len(import_context& ctx, const entry& e) {
+  const std::string v = lower_case(e.value.text);
+  if (v.empty() || v == "null" || v == "~") {
+    ctx.note(e, "tokenizer.max_seq_len is null: sequences are as long as the dataset's longest "
+                "sample in each batch; set training.seq_len to that length");
+    return "";
+  }
+  return ctx.set("training.seq_len", e.value.text, e);
+}
+
+std::string read_packed(import_context& ctx, const entry& e) {
+  bool on = false;
+  if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
+    return "dataset.packed: " + problem;
+  if (on)
+    ctx.note(e, "dataset.packed: every sequence is packed to tokenizer.max_seq_len, so "
+                "training.seq_len is exact");
+  else
+    ctx.ignore(e);
+  return "";
+}
+
+// dtype bf16 | fp32: the recipes hold parameters, gradients and optimizer state in it.
+std::string read_dtype(import_context& ctx, const entry& e) {
+  const std::string v = lower_case(e.value.text);
+  if (v == "bf16") return ctx.set("precision", "bf16-true", e);
+  if (v == "fp32") return ctx.set("precision", "fp32", e);
+  return fmt::format("dtype: invalid value \"{}\" (expected bf16 or fp32, what torchtune's "
+                     "recipes accept)", e.value.text);
+}
+
+std::string read_tune_checkpointing(import_context& ctx, const entry& e) {
+  bool on = false;
+  if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
+    return "enable_activation_checkpointing: " + problem;
+  return ctx.set("training.activation_checkpointing", on ? "full" : "none", e);
+}
+
+std::string read_loss(import_context& ctx, const entry& e) {
+  const std::string v = e.value.text;
+  if (v.ends_with("CEWithChunkedOutputLoss")) return ctx.set("training.loss", "chunked", e);
+  // torchtune.modules.loss.LinearCrossEntropyLoss (every shipped recipe config since 0.6): the
+  // model skips its output layer and the loss applies it to num_output_chunks (8) chunks of the
+  // tokens, each chunk's logits upcast to fp32 for cross_entropy, which keeps its fp32
+  // log-softmax output for backward: the chunked loss's tensors, one chunk at a time.
+  if (v.ends_with("LinearCrossEntropyLoss")) {
+    ctx.note(e, "LinearCrossEntropyLoss: the head's logits and the loss chunk by chunk, planned as "
+                "training.loss chunked (the copy of the unmasked tokens' hidden states it takes "
+                "first is not planned)");
+    return ctx.set("training.loss", "chunked", e);
+  }
+  if (v == "torch.nn.CrossEntropyLoss") {
+    ctx.note(e, "torch.nn.CrossEntropyLoss over the model's fp32 logits: planned as the Hugging "
+                "Face loss (training.loss hf)");
+    return "";
+  }
+  ctx.note(e, fmt::format("loss {} is not modelled: planned as the Hugging Face loss", v));
+  return "";
+}
+
+// enable_fp8_training (full_finetune_distributed): torchao's float8 linears, with the recipe
+// fp8_recipe_name names (tensorwise by default), as torchtitan sets them up.
+std::string read_tune_fp8(import_context& ctx, const entry& e) {
+  bool on = false;
+  if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
+    return e.key + ": " + problem;
+  const entry* recipe = ctx.find("fp8_recipe_name");
+  if (!on) return ctx.set("precision.float8", "none", e);
+  if (recipe == nullptr || recipe->value.text == "null" || recipe->value.text.empty())
+    return ctx.set("precision.float8", "tensorwise", e);
+  ctx.mapped_to(e, "precision.float8");
+  return ctx.set("precision.float8", recipe->value.text, *recipe);
+}
+
+// data_parallel_shard_dim: -1 is "the ranks tp and dp_replicate leave", vramscope's 0.
+std::string read_shard_dim(import_context& ctx, const entry& e) {
+  return ctx.set("parallel.dp_shard", e.value.text == "-1" ? "0" : e.value.text, e);
+}
+
+std::string read_tune_optimizer(import_context& ctx, const entry& e) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 8> names{{
+      {"torch.optim.AdamW", "adamw"},
+      {"torch.optim.Adam", "adam"},
+      {"torch.optim.SGD", "sgd"},
+      {"bitsandbytes.optim.PagedAdamW8bit", "paged_adamw_8bit"},
+      {"bitsandbytes.optim.PagedAdamW", "paged_adamw"},
+      {"bitsandbytes.optim.PagedAdamW32bit", "paged_adamw"},
+      {"bitsandbytes.optim.AdamW8bit", "adamw_8bit"},
+      {"torchao.optim.AdamW8bit", "adamw_8bit"},
+  }};
+  for (const auto& [component, name] : names) {
+    if (e.value.text != component) continue;
+    if (component.rfind("torchao", 0) == 0)
+      ctx.note(e, "torchao's AdamW8bit is planned as bitsandbytes' AdamW8bit (8-bit state in "
+                  "blocks of 256 values)");
+    return ctx.set("optimizer.name", std::string(name), e);
+  }
+  return fmt::format("optimizer._component_: {} is not an optimizer vramscope models (known: "
+                     "torch.optim.AdamW, Adam, SGD; bitsandbytes.optim.AdamW8bit, PagedAdamW, "
+                     "PagedAdamW8bit; torchao.optim.AdamW8bit)",
+                     e.value.text);
+}
+
+// compile: torchtune's recipes compile each layer (training.compile_model) and the loss
+// (training.compile_loss).
+std::string read_tune_compile(import_context& ctx, const entry& e) {
+  return set_compile(ctx, e, e.value.text, e.value.text);
+}
+
+const std::vector<option>& torchtune_table() {
+  static const std::vector<option> table = [] {
+    std::vector<option> rows{
+        {"model._component_", handled()},
+        {"model.lora_attn_modules", handled()},
+        {"model.apply_lora_to_mlp", handled()},
+        {"model.apply_lora_to_output", handled()},
+        {"model.lora_rank", maps_to("lora.rank")},
+        {"model.lora_alpha", maps_to("lora.alpha")},
+        {"model.lora_dropout", maps_to("lora.dropout")},
+        {"model.use_dora", maps_with("lora.method", {{"true", "dora"}, {"false", "lora"}})},
+        {"model.quantize_base", handled()},
+        {"tokenizer.max_seq_len", custom(read_seq_len)},
+        {"dataset.packed", custom(read_packed)},
+        {"batch_size", maps_to("training.micro_batch")},
+        {"gradient_accumulation_steps", maps_to("training.gradient_accumulation")},
+        {"dtype", custom(read_dtype)},
+        {"enable_activation_checkpointing", custom(read_tune_checkpointing)},
+        {"enable_activation_offloading", maps_to("training.activation_offloading")},
+        {"optimizer_in_bwd", maps_to("optimizer.in_backward")},
+        {"loss._component_", custom(read_loss)},
+        {"loss.num_output_chunks", maps_to("training.loss_chunks")},
+        {"optimizer._component_", custom(read_tune_optimizer)},
+        {"optimizer.fused", maps_to("optimizer.fused")},
+        {"optimizer.foreach", maps_to("optimizer.foreach")},
+        {"fsdp_cpu_offload", maps_to("parallel.cpu_offload")},
+        {"fsdp_reshard_after_forward", maps_to("parallel.reshard_after_forward")},
+        {"compile", custom(read_tune_compile)},
+        {"custom_sharded_layers", not_modelled("extra FSDP units around the embedding and head")},
+        // full_finetune_distributed's device mesh (torchtune/training/_distributed.py,
+        // ParallelDims): tp, then FSDP over dp_shard (-1: the ranks left) within dp_replicate.
+        {"tensor_parallel_dim", maps_to("parallel.tp")},
+        {"tensor_parallel_plan._component_", no_effect()},  // the plan of the model's family
+        {"data_parallel_shard_dim", custom(read_shard_dim)},
+        {"data_parallel_replicate_dim", maps_to("parallel.dp_replicate")},
+        {"context_parallel_dim", maps_to("parallel.cp")},
+        {"ac_mode", not_modelled("selective checkpointing of the distributed recipes")},
+        {"ac_option", not_modelled("selective checkpointing of the distributed recipes")},
+        {"enable_fp8_training", custom(read_tune_fp8)},
+        {"fp8_recipe_name", handled()},
+        {"resize_token_embeddings",
+         not_modelled("embeddings resized to the tokenizer's vocabulary")},
+        {"model.decoder_trainable", not_modelled("the trainable parts of a vision model")},
+        {"model.encoder_trainable", not_modelled("the trainable parts of a vision model")},
+        {"model.fusion_trainable", not_modelled("the trainable parts of a vision model")},
+        {"model.image_size", no_effect()},
+        {"loss.ignore_index", no_effect()},
+        {"loss.tp_enabled", no_effect()},
+        {"loss.mask_ignored_tokens", no_effect()},
+        {"quantizer._component_",
+         not_modelled("quantization-aware training: fake-quantized linears")},
+        {"quantizer.*", no_effect()},  // groupsize and the quantizer's other arguments
+        {"low_cpu_ram", no_effect()},
+        {"dataset", no_effect()},  // a list of datasets
+        {"dataset.*", no_effect()},
+        {"dataset_val.*", no_effect()},
+        {"tokenizer.*", no_effect()},
+        {"checkpointer.*", no_effect()},
+        {"lr_scheduler.*", no_effect()},
+        {"metric_logger.*", no_effect()},
+        {"profiler.*", no_effect()},
+        {"optimizer.*", no_effect()},  // lr, weight_decay, betas, eps
+        {"clip_grad_norm", no_effect()},
+    };
+    for (auto&& more : {ignored("", {"output_dir", "resume_from_checkpoint",
+                                     "save_adapter_weights_only", "seed", "shuffle", "epochs",
+                                     "max_steps_per_epoch", "device", "log_every_n_steps",
+                                     "log_peak_memory_stats", "log_level", "run_val_every_n_steps",
+                                     "batch_size_val", "cudnn_deterministic_mode", "collate_fn",
+                                     "enable_async_checkpointing", "fake_quant_after_n_steps",
+                                     "profile_memory", "save_every_n_steps"})})
+      rows.insert(rows.end(), more.begin(), more.end());
+    return rows;
+  }();
+  return table;
+}
+
+// The `tune run` command every shipped config shows in its header comment:
+// "tune run --nproc_per_node 8 lora_finetune_distributed --config llama3_1/70B_lora".
+struct launch_line {
+  int line = 0;            // 0: none found
+  bool distributed = false;
+  long long processes = 0;  // --nproc_per_node, 0 when not given
+};
+
+launch_line find_launch(std::string_view text) {
+  int number = 0;
+  for (std::string_view rest = text; !rest.empty();) {
+    const auto end = rest.find('\n');
+    const std::string_view line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    ++number;
+    const auto run = line.find("tune run");
+    if (run == std::string_view::npos || line.find('#') == std::string_view::npos) continue;
+    launch_line out;
+    const std::string_view command = line.substr(run);
+    out.distributed = command.find("_distributed") != std::string_view::npos;
+    if (!out.distributed && command.find("_single_device") == std::string_view::npos) continue;
+    out.line = number;
+    if (const auto n = command.find("--nproc_per_node"); n != std::string_view::npos) {
+      std::size_t i = n + std::string_view("--nproc_per_node").size();
+      while (i < command.size() && (command[i] == ' ' || command[i] == '=')) ++i;
+      while (i < command.size() && std::isdigit(static_cast<unsigned char>(command[i])) &&
+             out.processes < 1'000'000)
+        out.processes = out.processes * 10 + (command[i++] - '0');
+    }
+    return out;
+  }
+  return {};
+}
+
+// Distributed (FSDP2) when the file has the distributed recipes' fsdp_* keys or its `tune run`
+// line names a distributed recipe; otherwise one GPU.
+maybe_error read_strategy(import_context& ctx, std::string_view text, bool& has_world_size) {
+  const entry* fsdp = ctx.find("fsdp_cpu_offload");
+  if (fsdp == nullptr) fsdp = ctx.find("fsdp_reshard_after_forward");
+  const launch_line launch = find_launch(text);
+  entry at_launch;
+  at_launch.key = "tune run";
+  at_launch.where = launch.line > 0 ? location(ctx.source, text, launch.line, 1)
+                                    : diagnostic{ctx.source, 0, 0, "", ""};
+  const entry& where = fsdp != nullptr ? *fsdp : at_launch;
+  std::string problem;
+  if (fsdp != nullptr || launch.distributed) {
+    problem = ctx.set("parallel.strategy", "fsdp2", where);
+    ctx.note(where, "a distributed recipe's config: planned as FSDP2");
+    if (problem.empty() && launch.processes > 0) {
+      problem = set_world(ctx, launch.processes, at_launch);
+      has_world_size = true;
+    }
+  } else {
+    problem = ctx.set("parallel.strategy", "single", at_launch);
+    if (problem.empty()) problem = set_world(ctx, 1, at_launch);
+    has_world_size = true;
+    if (launch.line == 0)
+      ctx.note("the config names no distributed recipe: planned on one GPU; set "
+               "parallel.strategy=fsdp2 and hardware.gpus_per_node for a distributed run");
+  }
+  return problem.empty() ? std::nullopt : maybe_error(at(where.where, problem));
+}
+
+}  // namespace
+
+const std::vector<option>& torchtune_options() { return torchtune_table(); }
+
+}  // namespace detail
+
+result<imported_job> import_torchtune(std::string_view text, const std::string& source) {
+  auto parsed = detail::parse_yaml(source, text);
+  if (!parsed) return parsed.error();
+  const YAML::Node& root = *parsed;
+  if (!root.IsMap()) return error_at(source, "expected a YAML map of torchtune options");
+  detail::import_context ctx("torchtune", source);
+  if (!detail::flatten_yaml(root, "", ctx, text))
+    return error_at(source, fmt::format("more than {} options or {} levels of nesting: not a "
+                                        "torchtune config", detail::max_yaml_entries,
+                                        detail::max_yaml_depth));
+  bool has_world_size = false;
+  if (auto err = detail::read_strategy(ctx, text, has_world_size)) return *err;
+  if (auto err = detail::read_tune_model(ctx)) return *err;
+  if (auto err = detail::read_targets(ctx)) return *err;
+  if (auto err = detail::apply_options(ctx, detail::torchtune_table())) return *err;
+  return detail::finish(ctx, has_world_size);
+}
+
+}  // namespace vramscope::job

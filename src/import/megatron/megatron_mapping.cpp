@@ -1,0 +1,368 @@
+// How Megatron-LM's arguments set the job: parallelism, batch, interleaving, precision,
+// recomputation, attention and optimizer (the values and defaults of
+// megatron/training/arguments.py, validate_args). See docs/importers.md, "Megatron-LM".
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "import/megatron/megatron_args.hpp"
+
+namespace vramscope::job::detail {
+
+namespace {
+
+using maybe_error = std::optional<diagnostic>;
+
+// The file as a whole, for values no one flag sets (the strategy, a derived precision).
+entry file_entry(const import_context& ctx) {
+  return entry{"", {}, false, diagnostic{ctx.source, 0, 0, "", ""}};
+}
+
+// A world size the arguments do not give: the smallest that holds one copy of the model
+// parallelism, or one node of 8 GPUs when that holds it.
+long long assume_world(import_context& ctx, long long model_parallel) {
+  const long long world = 8 % model_parallel == 0 ? 8 : model_parallel;
+  const long long per_node = world % 8 == 0 ? 8 : world;
+  // A count the job spec cannot take is refused by its validation, located at the file.
+  (void)ctx.set("hardware.gpus_per_node", std::to_string(per_node), file_entry(ctx));
+  (void)ctx.set("hardware.nodes", std::to_string(world / per_node), file_entry(ctx));
+  ctx.note(
+      fmt::format("the arguments do not give the number of GPUs (torchrun --nproc_per_node "
+                  "and --nnodes): assumed {}, so {} data-parallel rank(s) for "
+                  "--global-batch-size; set hardware.nodes and hardware.gpus_per_node (the "
+                  "gradient accumulation stays as derived here)",
+                  world, world / model_parallel));
+  return world;
+}
+
+// Sets `path` from `flag` when the arguments give it (an error names the flag's line).
+void set_from(import_context& ctx, const std::string& flag, const std::string& path,
+              const std::string& value, maybe_error& error) {
+  const entry* e = ctx.find(flag);
+  if (e == nullptr || error) return;
+  if (auto problem = ctx.set(path, value, *e); !problem.empty()) error = at(e->where, problem);
+}
+
+// Selective recompute of core attention (the attention's softmax, its dropout and the
+// scores, s x s a head) is what flash attention avoids keeping in the first place: planned as
+// no checkpointing with flash attention. --recompute-modules other than core_attn are noted.
+maybe_error read_selective(import_context& ctx, const entry& from) {
+  for (const auto& [path, value] : {std::pair{"training.activation_checkpointing", "none"},
+                                    std::pair{"training.attention", "flash"}})
+    if (auto problem = ctx.set(path, value, from); !problem.empty()) return at(from.where, problem);
+  ctx.note(from,
+           "selective recompute of core attention is planned as no checkpointing with "
+           "flash attention, which keeps none of the attention's sequence x sequence "
+           "tensors either");
+  const entry* modules = ctx.find("--recompute-modules");
+  if (modules == nullptr) return std::nullopt;
+  std::vector<std::string> others;
+  for (const auto& m : modules->value.items)
+    if (m != "core_attn") others.push_back(m);
+  if (others.empty())
+    ctx.mapped_to(*modules, "training.attention");
+  else
+    ctx.note(*modules,
+             fmt::format("recomputing {} is not modelled: planned as kept", join(others, ", ")));
+  return std::nullopt;
+}
+
+}  // namespace
+
+maybe_error read_megatron_deepspeed(import_context& ctx);
+
+maybe_error read_megatron_parallelism(import_context& ctx, long long world, megatron_mesh& m) {
+  maybe_error error;
+  m.tp = flag_int(ctx, "--tensor-model-parallel-size", 1, 1, error, max_megatron_degree);
+  m.pp = flag_int(ctx, "--pipeline-model-parallel-size", 1, 1, error, max_megatron_degree);
+  m.cp = flag_int(ctx, "--context-parallel-size", 1, 1, error, max_megatron_degree);
+  m.ep = flag_int(ctx, "--expert-model-parallel-size", 1, 1, error, max_megatron_degree);
+  m.layers = flag_int(ctx, "--num-layers", 1, 1, error);
+  if (error) return error;
+  if (world == 0) world = assume_world(ctx, m.tp * m.pp * m.cp);
+  if (world % (m.tp * m.pp * m.cp) != 0) {
+    const entry* e = ctx.find("--tensor-model-parallel-size");
+    return at(e != nullptr ? e->where : file_entry(ctx).where,
+              fmt::format("the world of {} GPUs (torchrun --nproc_per_node x --nnodes) is not "
+                          "divisible by tensor x pipeline x context parallel sizes {} x {} x {}",
+                          world, m.tp, m.pp, m.cp));
+  }
+  m.dp = world / (m.tp * m.pp * m.cp);
+  if (auto problem = ctx.set("parallel.strategy", "megatron", file_entry(ctx)); !problem.empty())
+    return at(file_entry(ctx).where, problem);
+  set_from(ctx, "--tensor-model-parallel-size", "parallel.tp", std::to_string(m.tp), error);
+  set_from(ctx, "--pipeline-model-parallel-size", "parallel.pp", std::to_string(m.pp), error);
+  // Megatron turns sequence parallelism off without tensor parallelism (validate_args).
+  if (m.tp > 1)
+    set_from(ctx, "--sequence-parallel", "parallel.sequence_parallel", "true", error);
+  else if (const entry* e = ctx.find("--sequence-parallel"))
+    ctx.ignore(*e);
+  set_from(ctx, "--use-distributed-optimizer", "parallel.distributed_optimizer", "true", error);
+  if (!error) error = read_megatron_deepspeed(ctx);
+  // Context parallelism: each rank holds 2 of the sequence's 2 x cp chunks
+  // (get_batch_on_this_cp_rank) and Transformer Engine's attention passes the keys and values
+  // round the cp ranks (--cp-comm-type p2p, the default); the distributed optimizer shards over
+  // the data- and context-parallel ranks together, as parallel.cp plans it.
+  set_from(ctx, "--context-parallel-size", "parallel.cp", std::to_string(m.cp), error);
+  if (const entry* e = ctx.find("--cp-comm-type"); e != nullptr && m.cp > 1) {
+    bool ring = true;
+    for (const auto& item : e->value.is_list ? e->value.items : std::vector{e->value.text})
+      ring = ring && lower_case(item) == "p2p";
+    if (ring)
+      ctx.mapped_to(*e, "parallel.cp");
+    else
+      ctx.note(*e, fmt::format("--cp-comm-type {} is planned as p2p, the ring of key and value "
+                               "exchanges (all-to-all and all-gather hold other buffers)",
+                               e->value.text));
+  } else if (e != nullptr) {
+    ctx.ignore(*e);
+  }
+  // Expert parallelism: the routed experts split over ep of the data- and context-parallel
+  // ranks, their optimizer state over the dp x cp / ep expert-data-parallel ranks.
+  set_from(ctx, "--expert-model-parallel-size", "parallel.ep", std::to_string(m.ep), error);
+  return error;
+}
+
+// Megatron-DeepSpeed (--deepspeed): DeepSpeed's engine runs the optimizer. ZeRO stage 1 shards
+// the fp32 master weights and Adam states over the data-parallel ranks, as Megatron's
+// distributed optimizer does; with --bf16 at stage 0 DeepSpeed's BF16_Optimizer shards them the
+// same way (deepspeed/runtime/bf16_optimizer.py partitions its fp32 groups over the dp group;
+// BigScience's scripts: "bf16 must use z0! it implements its own zero stage 1 equivalent"); fp16
+// at stage 0 keeps them whole. The stage DeepSpeed uses is the JSON's (--deepspeed_config), which
+// the scripts write from the same variable as --zero-stage; the JSON is not read.
+maybe_error read_megatron_deepspeed(import_context& ctx) {
+  const entry* ds = ctx.find("--deepspeed");
+  const entry* stage_flag = ctx.find("--zero-stage");
+  if (ds == nullptr) {
+    if (stage_flag != nullptr)
+      ctx.note(*stage_flag, "--zero-stage without --deepspeed: Megatron's own optimizer runs");
+    return std::nullopt;
+  }
+  ctx.ignore(*ds);
+  if (stage_flag == nullptr) {
+    ctx.note(*ds, "--deepspeed without --zero-stage: the ZeRO stage is the DeepSpeed JSON's "
+                  "(--deepspeed_config), which is not read; planned without ZeRO sharding "
+                  "(--set parallel.distributed_optimizer=true plans stage 1's)");
+    return std::nullopt;
+  }
+  maybe_error error;
+  const long long stage = flag_int(ctx, "--zero-stage", 0, 0, error, 3);
+  if (error) return error;
+  const bool bf16 = ctx.find("--bf16") != nullptr;
+  const bool sharded = stage >= 1 || bf16;
+  if (sharded)
+    if (auto problem = ctx.set("parallel.distributed_optimizer", "true", *stage_flag);
+        !problem.empty())
+      return at(stage_flag->where, problem);
+  if (stage == 0 && bf16)
+    ctx.note(*stage_flag, "--zero-stage 0 with --bf16: DeepSpeed's BF16_Optimizer shards the "
+                          "fp32 master weights and optimizer states over the data-parallel "
+                          "ranks, planned as the distributed optimizer");
+  else if (stage == 0)
+    ctx.ignore(*stage_flag);
+  if (stage >= 2)
+    ctx.note(*stage_flag, fmt::format("--zero-stage {}: planned as stage 1's sharded optimizer "
+                                      "states; ZeRO-{} also shards the {} over the "
+                                      "data-parallel ranks, which the plan keeps whole",
+                                      stage, stage, stage == 2 ? "gradients" : "gradients and "
+                                                                                "parameters"));
+  return std::nullopt;
+}
+
+// Micro-batches: --global-batch-size / (--micro-batch-size x data-parallel size), the number
+// Megatron's schedules run per step (megatron/core/num_microbatches_calculator.py).
+maybe_error read_megatron_batch(import_context& ctx, const megatron_mesh& m) {
+  maybe_error error;
+  const long long micro = flag_int(ctx, "--micro-batch-size", 1, 1, error, max_megatron_degree);
+  const long long global = flag_int(ctx, "--global-batch-size", micro * m.dp, 1, error);
+  if (error) return error;
+  if (global % (micro * m.dp) != 0)
+    return at(ctx.find("--global-batch-size")->where,
+              fmt::format("--global-batch-size {} is not divisible by --micro-batch-size {} x "
+                          "data-parallel size {} (the world / (tp {} x pp {} x cp {}))",
+                          global, micro, m.dp, m.tp, m.pp, m.cp));
+  set_from(ctx, "--micro-batch-size", "training.micro_batch", std::to_string(micro), error);
+  set_from(ctx, "--global-batch-size", "training.gradient_accumulation",
+           std::to_string(global / (micro * m.dp)), error);
+  set_from(ctx, "--seq-length", "training.seq_len", flag_text(ctx, "--seq-length", ""), error);
+  return error;
+}
+
+// Virtual pipeline stages (interleaved 1F1B): --num-layers-per-virtual-pipeline-stage N gives
+// layers / pp / N of them; --virtual-pipeline-model-parallel-size (older) and
+// --num-virtual-stages-per-pipeline-rank give the count (validate_args).
+maybe_error read_megatron_interleaving(import_context& ctx, const megatron_mesh& m) {
+  maybe_error error;
+  const entry* per_stage = ctx.find("--num-layers-per-virtual-pipeline-stage");
+  const entry* count = ctx.find("--num-virtual-stages-per-pipeline-rank");
+  if (count == nullptr) count = ctx.find("--virtual-pipeline-model-parallel-size");
+  long long stages = 1;
+  if (per_stage != nullptr) {
+    const long long n = flag_int(ctx, per_stage->key, 1, 1, error);
+    if (!error && (m.layers % m.pp != 0 || (m.layers / m.pp) % n != 0))
+      return at(per_stage->where, fmt::format("{} {}: --num-layers {} / --pipeline-model-parallel-"
+                                              "size {} is not a multiple of it",
+                                              per_stage->key, n, m.layers, m.pp));
+    stages = m.layers / m.pp / n;
+  } else if (count != nullptr) {
+    stages = flag_int(ctx, count->key, 1, 1, error);
+  }
+  const entry* from = per_stage != nullptr ? per_stage : count;
+  if (error || from == nullptr) return error;
+  if (stages <= 1 || m.pp <= 1) {
+    ctx.ignore(*from);
+    return std::nullopt;
+  }
+  set_from(ctx, from->key, "parallel.pp_schedule", "interleaved_1f1b", error);
+  set_from(ctx, from->key, "parallel.pp_stages_per_rank", std::to_string(stages), error);
+  return error;
+}
+
+// --bf16 / --fp16 cast the model (Float16Module). The main_grad buffer is fp32 under bf16
+// (validate_args turns accumulate_allreduce_grads_in_fp32 on) unless --grad-reduce-in-bf16; under
+// fp16 it is fp16 unless --accumulate-allreduce-grads-in-fp32. The optimizer keeps fp32 main
+// parameters in both.
+maybe_error read_megatron_precision(import_context& ctx) {
+  const entry* bf16 = ctx.find("--bf16");
+  const entry* fp16 = ctx.find("--fp16");
+  if (bf16 != nullptr && fp16 != nullptr)
+    return at(fp16->where, "--fp16 and --bf16 are both given (Megatron refuses that)");
+  maybe_error error;
+  if (bf16 == nullptr && fp16 == nullptr) {
+    set_from(ctx, "--accumulate-allreduce-grads-in-fp32", "precision.reduce", "fp32", error);
+    if (auto problem = ctx.set("precision", "fp32", file_entry(ctx)); !problem.empty())
+      return at(file_entry(ctx).where, problem);
+    return error;
+  }
+  const entry& on = bf16 != nullptr ? *bf16 : *fp16;
+  const std::string dtype = bf16 != nullptr ? "bf16" : "fp16";
+  const bool fp32_grads = bf16 != nullptr ? !flag_given(ctx, "--grad-reduce-in-bf16")
+                                          : flag_given(ctx, "--accumulate-allreduce-grads-in-fp32");
+  for (const auto& [path, value] :
+       {std::pair{"precision.params", dtype}, std::pair{"precision.master", std::string("fp32")},
+        std::pair{"precision.reduce", fp32_grads ? std::string("fp32") : dtype}})
+    if (auto problem = ctx.set(path, value, on); !problem.empty()) return at(on.where, problem);
+  set_from(ctx, "--grad-reduce-in-bf16", "precision.reduce", dtype, error);
+  set_from(ctx, "--accumulate-allreduce-grads-in-fp32", "precision.reduce", "fp32", error);
+  return error;
+}
+
+// --recompute-granularity full recomputes whole layers: --recompute-method uniform checkpoints
+// groups of --recompute-num-layers (1) layers, block the first --recompute-num-layers layers of
+// each (virtual) pipeline stage. selective recomputes core attention only
+// (megatron/core/transformer/transformer_block.py, _checkpointed_forward).
+maybe_error read_megatron_recompute(import_context& ctx, const megatron_mesh& m) {
+  std::string granularity = flag_text(ctx, "--recompute-granularity", "");
+  const entry* from = ctx.find("--recompute-granularity");
+  if (granularity.empty() && (from = ctx.find("--recompute-activations")) != nullptr)
+    granularity = "selective";
+  // Megatron-LM before 2.6 (2021): --checkpoint-activations recomputed whole layers in groups of
+  // --checkpoint-num-layers (1), the later --recompute-granularity full, method uniform.
+  if (granularity.empty() && (from = ctx.find("--checkpoint-activations")) != nullptr) {
+    granularity = "full";
+    if (const entry* n = ctx.find("--checkpoint-num-layers"); n != nullptr && n->value.text != "1")
+      ctx.note(*n, fmt::format("--checkpoint-num-layers {}: groups of layers are planned as every "
+                               "layer checkpointed on its own",
+                               n->value.text));
+  }
+  // The method and layer count act under full recompute only, the modules under selective.
+  for (const char* flag : {"--recompute-method", "--recompute-num-layers", "--recompute-modules"}) {
+    const entry* e = ctx.find(flag);
+    const bool acts = e != nullptr && (e->key == "--recompute-modules" ? granularity == "selective"
+                                                                       : granularity == "full");
+    if (e != nullptr && !acts) ctx.ignore(*e);
+  }
+  maybe_error error;
+  if (from == nullptr) return std::nullopt;
+  if (granularity == "selective") return read_selective(ctx, *from);
+  if (granularity != "full")
+    return at(from->where, fmt::format("--recompute-granularity: invalid value \"{}\" (expected "
+                                       "full or selective)",
+                                       granularity));
+  const std::string method = flag_text(ctx, "--recompute-method", "uniform");
+  const long long n = flag_int(ctx, "--recompute-num-layers", 1, 0, error);
+  if (error) return error;
+  const long long stages =
+      std::max(1LL, static_cast<long long>(ctx.out.job.parallel.pp_stages_per_rank));
+  const long long per_stage = std::max(1LL, m.layers / m.pp / stages);
+  std::string mode = "full";
+  if (method == "uniform" && n > 1)
+    ctx.note(*ctx.find("--recompute-num-layers"),
+             fmt::format("uniform recompute of {}-layer groups is planned as every layer "
+                         "checkpointed on its own (Megatron keeps one input per group, and "
+                         "recomputes a group's activations at once)",
+                         n));
+  if (method == "block" && n == 0) mode = "none";
+  if (method == "block" && n > 0 && n < per_stage) {
+    mode = "selective";
+    const long long every = (per_stage + n - 1) / n;
+    const entry* count = ctx.find("--recompute-num-layers");
+    const entry& anchor = count != nullptr ? *count : *from;
+    if (auto problem = ctx.set("training.checkpoint_every", std::to_string(every), anchor);
+        !problem.empty())
+      return at(anchor.where, problem);
+    ctx.note(anchor,
+             fmt::format("block recompute of the first {} of {} layers a stage is planned as every "
+                         "{}th layer checkpointed ({} of them)",
+                         n, per_stage, every, per_stage / every));
+  }
+  if (method != "uniform" && method != "block")
+    return at(ctx.find("--recompute-method")->where,
+              fmt::format("--recompute-method: invalid value \"{}\" (expected uniform or block)",
+                          method));
+  if (auto problem = ctx.set("training.activation_checkpointing", mode, *from); !problem.empty())
+    return at(from->where, problem);
+  set_from(ctx, "--recompute-method", "training.activation_checkpointing", mode, error);
+  return error;
+}
+
+// Megatron-LM's expert capacity (moe_utils.apply_router_token_dropping), read only for a model
+// with experts: without --num-experts Megatron builds no router and never reads the flags.
+maybe_error read_megatron_capacity(import_context& ctx) {
+  maybe_error error;
+  const bool experts = flag_int(ctx, "--num-experts", 0, 0, error) > 0;
+  if (error) return error;
+  for (const char* flag : {"--moe-expert-capacity-factor", "--moe-pad-expert-input-to-capacity"})
+    if (const entry* e = ctx.find(flag); e != nullptr && !experts) ctx.ignore(*e);
+  if (!experts) return std::nullopt;
+  set_from(ctx, "--moe-expert-capacity-factor", "training.moe_capacity_factor",
+           flag_text(ctx, "--moe-expert-capacity-factor", ""), error);
+  set_from(ctx, "--moe-pad-expert-input-to-capacity", "training.moe_pad_to_capacity", "true",
+           error);
+  return error;
+}
+
+// --attention-backend: flash, fused (cuDNN) and auto keep what flash attention keeps; unfused and
+// local run the softmax in PyTorch and keep the s x s scores and probabilities (planned as SDPA's
+// math backend), unless selective recompute recomputes them.
+std::string read_megatron_attention(import_context& ctx, const entry& e) {
+  const std::string v = lower_case(e.value.text);
+  const bool selective = flag_text(ctx, "--recompute-granularity", "") == "selective" ||
+                         flag_given(ctx, "--recompute-activations");
+  if (v == "flash" || v == "fused" || v == "auto" || e.key == "--use-flash-attn")
+    return ctx.set("training.attention", "flash", e);
+  if (v == "unfused" || v == "local")
+    return ctx.set("training.attention", selective ? "flash" : "math", e);
+  return fmt::format(
+      "{}: invalid value \"{}\" (expected one of: flash, fused, unfused, local, "
+      "auto)",
+      e.key, e.value.text);
+}
+
+// --optimizer adam (Megatron's default; FusedAdam, two fp32 moments) or sgd (momentum 0.9 unless
+// --sgd-momentum 0); other optimizers are planned as adam, noted.
+std::string read_megatron_optimizer(import_context& ctx, const entry& e) {
+  const std::string v = lower_case(e.value.text);
+  if (v == "adam") return ctx.set("optimizer.name", "adam", e);
+  if (v == "sgd") {
+    const entry* m = ctx.find("--sgd-momentum");
+    const bool plain = m != nullptr && std::strtod(m->value.text.c_str(), nullptr) == 0.0;
+    if (m != nullptr) ctx.mapped_to(*m, "optimizer.name");
+    return ctx.set("optimizer.name", plain ? "sgd" : "sgd_momentum", e);
+  }
+  ctx.note(e, fmt::format("--optimizer {} is not modelled: planned as adam", e.value.text));
+  return ctx.set("optimizer.name", "adam", e);
+}
+
+}  // namespace vramscope::job::detail

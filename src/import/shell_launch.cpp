@@ -1,0 +1,834 @@
+#include "import/shell_launch.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include <vramscope/core/units.hpp>
+
+#include "job/source_text.hpp"
+
+namespace vramscope::job::detail {
+
+namespace {
+
+using maybe_error = std::optional<diagnostic>;
+
+// A word as written: literal text, variables and arrays to expand, and text left as written.
+enum class part_kind { text, variable, array, unresolved };
+struct part {
+  part_kind kind = part_kind::text;
+  std::string value;  // the text, or the variable's name
+  bool quoted = false;
+  std::optional<std::string> fallback;  // ${NAME:-fallback}
+};
+struct raw_word {
+  std::vector<part> parts;
+  int line = 0, column = 0;
+};
+struct statement {
+  std::vector<raw_word> words;
+  bool array = false, append = false;  // NAME=( ... ) or NAME+=( ... )
+  std::string name;
+  int line = 0;
+};
+
+bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+bool is_name_char(char c) {
+  return is_name_start(c) || std::isdigit(static_cast<unsigned char>(c)) != 0;
+}
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+bool ends_statement(char c) { return c == '\n' || c == ';' || c == '&' || c == '|'; }
+
+// "NAME=" or "NAME+=" at the start of an unquoted word: the length of the prefix, or 0.
+std::size_t assignment_prefix(const raw_word& w) {
+  if (w.parts.empty() || w.parts[0].kind != part_kind::text || w.parts[0].quoted) return 0;
+  const std::string& t = w.parts[0].value;
+  if (t.empty() || !is_name_start(t[0])) return 0;
+  std::size_t i = 1;
+  while (i < t.size() && is_name_char(t[i])) ++i;
+  if (i + 1 < t.size() && t[i] == '+' && t[i + 1] == '=') return i + 2;
+  return i < t.size() && t[i] == '=' ? i + 1 : 0;
+}
+
+class lexer {
+ public:
+  lexer(std::string_view text, const std::string& source) : text_(text), source_(source) {}
+
+  maybe_error run(std::vector<statement>& out) {
+    statement current;
+    const auto finish = [&] {
+      if (!current.words.empty()) out.push_back(std::move(current));
+      current = statement{};
+    };
+    while (pos_ < text_.size()) {
+      const char c = text_[pos_];
+      if (is_blank(c)) {
+        advance();
+      } else if (c == '\\' && peek(1) == '\n') {
+        advance(2);
+      } else if (c == '#') {
+        while (pos_ < text_.size() && text_[pos_] != '\n') advance();
+      } else if (ends_statement(c)) {
+        advance();
+        finish();
+      } else {
+        raw_word w;
+        if (auto err = read_word(w, false)) return err;
+        const std::size_t prefix = assignment_prefix(w);
+        if (current.words.empty() && prefix > 0 && w.parts.size() == 1 &&
+            w.parts[0].value.size() == prefix && peek(0) == '(') {
+          current.array = true;
+          current.append = w.parts[0].value[prefix - 2] == '+';
+          current.name = w.parts[0].value.substr(0, prefix - (current.append ? 2 : 1));
+          current.line = w.line;
+          if (auto err = read_array(current)) return err;
+          out.push_back(std::move(current));
+          current = statement{};
+          continue;
+        }
+        if (current.words.empty()) current.line = w.line;
+        current.words.push_back(std::move(w));
+      }
+    }
+    finish();
+    return std::nullopt;
+  }
+
+ private:
+  char peek(std::size_t ahead) const {
+    return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
+  }
+  void advance(std::size_t n = 1) {
+    for (; n > 0 && pos_ < text_.size(); --n, ++pos_) {
+      if (text_[pos_] == '\n') {
+        ++line_;
+        column_ = 1;
+      } else {
+        ++column_;
+      }
+    }
+  }
+  diagnostic here(int line, int column, const std::string& message) const {
+    return at(location(source_, text_, line, column), message);
+  }
+
+  // The elements of NAME=( ... ), across lines, until the unquoted ')'.
+  maybe_error read_array(statement& s) {
+    const int line = line_, column = column_;
+    advance();  // '('
+    while (pos_ < text_.size()) {
+      const char c = text_[pos_];
+      if (is_blank(c) || ends_statement(c)) {  // ; & | inside ( ) separate words, as blanks
+        advance();
+      } else if (c == '\\' && peek(1) == '\n') {
+        advance(2);
+      } else if (c == '#') {
+        while (pos_ < text_.size() && text_[pos_] != '\n') advance();
+      } else if (c == ')') {
+        advance();
+        return std::nullopt;
+      } else {
+        raw_word w;
+        if (auto err = read_word(w, true)) return err;
+        s.words.push_back(std::move(w));
+      }
+    }
+    return here(line, column, fmt::format("array {} opened here is never closed with ')'", s.name));
+  }
+
+  void literal(raw_word& w, char c, bool quoted) {
+    if (w.parts.empty() || w.parts.back().kind != part_kind::text ||
+        w.parts.back().quoted != quoted)
+      w.parts.push_back(part{part_kind::text, "", quoted, std::nullopt});
+    w.parts.back().value += c;
+  }
+
+  maybe_error read_word(raw_word& w, bool in_array) {
+    w.line = line_;
+    w.column = column_;
+    while (pos_ < text_.size()) {
+      const char c = text_[pos_];
+      if (is_blank(c) || ends_statement(c) || (in_array && c == ')')) break;
+      if (const std::size_t prefix = assignment_prefix(w);  // NAME=( opens an array
+          c == '(' && !in_array && prefix > 0 && prefix == w.parts[0].value.size())
+        break;
+
+      if (c == '\\') {
+        advance();
+        if (pos_ < text_.size() && text_[pos_] != '\n') literal(w, text_[pos_], true);
+        advance();
+      } else if (c == '\'') {
+        if (auto err = read_single(w)) return err;
+      } else if (c == '"') {
+        if (auto err = read_double(w)) return err;
+      } else if (c == '$') {
+        if (auto err = read_dollar(w, false)) return err;
+      } else {
+        literal(w, c, false);
+        advance();
+      }
+    }
+    // An empty quoted word ("") is still a word.
+    if (w.parts.empty()) w.parts.push_back(part{part_kind::text, "", true, std::nullopt});
+    return std::nullopt;
+  }
+
+  maybe_error read_single(raw_word& w) {
+    const int line = line_, column = column_;
+    advance();
+    w.parts.push_back(part{part_kind::text, "", true, std::nullopt});
+    while (pos_ < text_.size() && text_[pos_] != '\'') {
+      w.parts.back().value += text_[pos_];
+      advance();
+    }
+    if (pos_ >= text_.size()) return here(line, column, "quote (') opened here is never closed");
+    advance();
+    return std::nullopt;
+  }
+
+  maybe_error read_double(raw_word& w) {
+    const int line = line_, column = column_;
+    advance();
+    w.parts.push_back(part{part_kind::text, "", true, std::nullopt});
+    while (pos_ < text_.size() && text_[pos_] != '"') {
+      const char c = text_[pos_];
+      if (c == '\\' && (peek(1) == '"' || peek(1) == '\\' || peek(1) == '$' || peek(1) == '`')) {
+        literal(w, peek(1), true);
+        advance(2);
+      } else if (c == '\\' && peek(1) == '\n') {
+        advance(2);
+      } else if (c == '$') {
+        if (auto err = read_dollar(w, true)) return err;
+      } else {
+        literal(w, c, true);
+        advance();
+      }
+    }
+    if (pos_ >= text_.size()) return here(line, column, "quote (\") opened here is never closed");
+    advance();
+    return std::nullopt;
+  }
+
+  // The text from pos_ to the bracket closing the one at pos_ + skip - 1, as written.
+  maybe_error closing(char open, char close, std::size_t skip, std::string& raw) {
+    const int line = line_, column = column_;
+    const std::size_t start = pos_;
+    int depth = 0;
+    for (std::size_t i = pos_ + skip - 1; i < text_.size(); ++i) {
+      if (text_[i] == open) ++depth;
+      if (text_[i] == close && --depth == 0) {
+        raw = std::string(text_.substr(start, i + 1 - start));
+        advance(i + 1 - start);
+        return std::nullopt;
+      }
+    }
+    return here(line, column,
+                fmt::format("\"{}\" opened here is never closed", text_.substr(start, skip)));
+  }
+
+  maybe_error read_dollar(raw_word& w, bool quoted) {
+    const char next = peek(1);
+    std::string raw;
+    if (next == '(') {  // $(command) or $((arithmetic)): not run
+      if (auto err = closing('(', ')', 2, raw)) return err;
+      w.parts.push_back(part{part_kind::unresolved, raw, quoted, std::nullopt});
+      return std::nullopt;
+    }
+    if (next == '{') {
+      if (auto err = closing('{', '}', 2, raw)) return err;
+      w.parts.push_back(braced(raw.substr(2, raw.size() - 3), raw, quoted));
+      return std::nullopt;
+    }
+    if (is_name_start(next)) {
+      advance();
+      std::string name;
+      while (pos_ < text_.size() && is_name_char(text_[pos_])) {
+        name += text_[pos_];
+        advance();
+      }
+      w.parts.push_back(part{part_kind::variable, name, quoted, std::nullopt});
+      return std::nullopt;
+    }
+    if (std::isdigit(static_cast<unsigned char>(next)) != 0 ||
+        std::string_view("@*#?$!-").find(next) != std::string_view::npos) {
+      w.parts.push_back(part{part_kind::unresolved, std::string("$") + next, quoted, std::nullopt});
+      advance(2);
+      return std::nullopt;
+    }
+    literal(w, '$', quoted);
+    advance();
+    return std::nullopt;
+  }
+
+  // ${NAME}, ${NAME[@]}, ${NAME:-fallback}, ${1:-fallback}; anything else stays as written.
+  static part braced(const std::string& inner, const std::string& raw, bool quoted) {
+    std::size_t i = 0;
+    while (i < inner.size() && (is_name_char(inner[i]))) ++i;
+    const std::string name = inner.substr(0, i);
+    const std::string rest = inner.substr(i);
+    const bool named = !name.empty() &&
+                       (is_name_start(name[0]) || std::all_of(name.begin(), name.end(), ::isdigit));
+    if (!named) return part{part_kind::unresolved, raw, quoted, std::nullopt};
+    if (rest.empty()) return part{part_kind::variable, name, quoted, std::nullopt};
+    if (rest == "[@]" || rest == "[*]") return part{part_kind::array, name, quoted, std::nullopt};
+    for (std::string_view op : {":-", "-"}) {
+      if (rest.rfind(op, 0) != 0) continue;
+      std::string fallback = rest.substr(op.size());
+      if (fallback.size() >= 2 && (fallback[0] == '"' || fallback[0] == '\'') &&
+          fallback.back() == fallback[0])
+        fallback = fallback.substr(1, fallback.size() - 2);
+      if (fallback.find('$') != std::string::npos) break;
+      return part{part_kind::variable, name, quoted, fallback};
+    }
+    return part{part_kind::unresolved, raw, quoted, std::nullopt};
+  }
+
+  std::string_view text_;
+  const std::string& source_;
+  std::size_t pos_ = 0;
+  int line_ = 1, column_ = 1;
+};
+
+using variables = std::map<std::string, std::vector<shell_word>>;
+
+// Expands one word into fields. `split`: unquoted expansions are split on blanks (a command's
+// words and array elements); assignments keep one field. Text past the budget (`left`, counted
+// down, and max_shell_word_bytes a word) is dropped and `over` set: the caller reports it.
+class expander {
+ public:
+  expander(const variables& vars, const raw_word& w, bool split, std::vector<std::string>& missing,
+           std::size_t& left, bool& over)
+      : vars_(vars), split_(split), missing_(missing), left_(left), over_(over) {
+    cur_ = shell_word{"", w.line, w.column, false};
+  }
+
+  std::vector<shell_word> run(const raw_word& w) {
+    for (const auto& p : w.parts) {
+      switch (p.kind) {
+        case part_kind::text:
+          append(p.value, true);
+          break;
+        case part_kind::unresolved:
+          if (const auto value = arithmetic(p.value)) {
+            spread(std::to_string(*value), p.quoted, nullptr);
+            break;
+          }
+          append(p.value, true);
+          cur_.unresolved = true;
+          break;
+        case part_kind::variable:
+          variable(p);
+          break;
+        case part_kind::array:
+          array(p);
+          break;
+      }
+    }
+    push();
+    return std::move(fields_);
+  }
+
+ private:
+  // `$((expr))` of whole numbers and variables the script sets to whole numbers: + - * / % and
+  // parentheses, integer division truncating toward zero, as bash evaluates it (bash(1),
+  // "ARITHMETIC EVALUATION"). Anything else (a variable the script does not set, a command, an
+  // operator outside those, overflow, division by zero) leaves the word unresolved.
+  std::optional<long long> arithmetic(const std::string& raw) const {
+    if (raw.size() < 5 || raw.rfind("$((", 0) != 0 || !raw.ends_with("))")) return std::nullopt;
+    const std::string expr = raw.substr(3, raw.size() - 5);
+    std::size_t i = 0;
+    int depth = 0;
+    const auto skip = [&] {
+      while (i < expr.size() && (is_blank(expr[i]) || expr[i] == '\n')) ++i;
+    };
+    std::function<std::optional<long long>()> sum, operand;
+    operand = [&]() -> std::optional<long long> {
+      skip();
+      if (i >= expr.size()) return std::nullopt;
+      if (expr[i] == '(') {
+        if (++depth > 16) return std::nullopt;
+        ++i;
+        auto v = sum();
+        skip();
+        --depth;
+        if (!v || i >= expr.size() || expr[i] != ')') return std::nullopt;
+        ++i;
+        return v;
+      }
+      if (expr[i] == '-' || expr[i] == '+') {
+        const bool minus = expr[i++] == '-';
+        if (++depth > 16) return std::nullopt;
+        auto v = operand();
+        --depth;
+        if (!v || (minus && *v == std::numeric_limits<long long>::min())) return std::nullopt;
+        return minus ? -*v : *v;
+      }
+      std::string text;
+      if (std::isdigit(static_cast<unsigned char>(expr[i])) != 0) {
+        while (i < expr.size() && std::isdigit(static_cast<unsigned char>(expr[i])) != 0)
+          text += expr[i++];
+      } else {
+        bool braces = false;
+        if (expr[i] == '$') {
+          ++i;
+          braces = i < expr.size() && expr[i] == '{';
+          if (braces) ++i;
+        }
+        std::string name;
+        while (i < expr.size() && is_name_char(expr[i])) name += expr[i++];
+        if (braces && (i >= expr.size() || expr[i++] != '}')) return std::nullopt;
+        const auto it = vars_.find(name);
+        if (name.empty() || it == vars_.end() || it->second.empty() || it->second[0].unresolved)
+          return std::nullopt;
+        text = it->second[0].text;
+      }
+      if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
+      return std::stoll(text);
+    };
+    const auto product = [&]() -> std::optional<long long> {
+      auto v = operand();
+      for (skip(); v && i < expr.size() && (expr[i] == '*' || expr[i] == '/' || expr[i] == '%');
+           skip()) {
+        const char op = expr[i++];
+        const auto r = operand();
+        if (!r) return std::nullopt;
+        long long out = 0;
+        if (op == '*' && __builtin_mul_overflow(*v, *r, &out)) return std::nullopt;
+        if (op != '*' && (*r == 0 || (*v == std::numeric_limits<long long>::min() && *r == -1)))
+          return std::nullopt;
+        v = op == '*' ? out : op == '/' ? *v / *r : *v % *r;
+      }
+      return v;
+    };
+    sum = [&]() -> std::optional<long long> {
+      auto v = product();
+      for (skip(); v && i < expr.size() && (expr[i] == '+' || expr[i] == '-'); skip()) {
+        const char op = expr[i++];
+        const auto r = product();
+        long long out = 0;
+        if (!r || (op == '+' ? __builtin_add_overflow(*v, *r, &out)
+                             : __builtin_sub_overflow(*v, *r, &out)))
+          return std::nullopt;
+        v = out;
+      }
+      return v;
+    };
+    auto value = sum();
+    skip();
+    if (!value || i != expr.size()) return std::nullopt;
+    return value;
+  }
+
+  void append(const std::string& text, bool keep) {
+    if (text.size() > left_ || cur_.text.size() + text.size() > max_shell_word_bytes) over_ = true;
+    if (over_) return;
+    left_ -= text.size();
+    cur_.text += text;
+    started_ = started_ || keep;
+  }
+  void push() {
+    if (started_) fields_.push_back(cur_);
+    cur_ = shell_word{"", cur_.line, cur_.column, false};
+    started_ = false;
+  }
+  // `value` split on blanks into fields unless quoted; `from` locates fields it starts.
+  void spread(const std::string& value, bool quoted, const shell_word* from) {
+    if (quoted || !split_) {
+      if (from != nullptr && !started_) cur_.line = from->line, cur_.column = from->column;
+      append(value, true);
+      return;
+    }
+    std::size_t i = 0;
+    while (i < value.size()) {
+      if (is_blank(value[i]) || value[i] == '\n') {
+        push();
+        while (i < value.size() && (is_blank(value[i]) || value[i] == '\n')) ++i;
+        continue;
+      }
+      if (from != nullptr && !started_) cur_.line = from->line, cur_.column = from->column;
+      append(std::string(1, value[i]), true);
+      ++i;
+    }
+  }
+  void variable(const part& p) {
+    const auto it = vars_.find(p.value);
+    const bool set = it != vars_.end() && !it->second.empty() && !it->second[0].text.empty();
+    if (!set && p.fallback) return spread(*p.fallback, p.quoted, nullptr);
+    if (it == vars_.end()) {
+      append("$" + p.value, true);
+      cur_.unresolved = true;
+      return;
+    }
+    if (it->second.empty()) return;
+    spread(it->second[0].text, p.quoted, nullptr);
+    cur_.unresolved = cur_.unresolved || it->second[0].unresolved;
+  }
+  void array(const part& p) {
+    const auto it = vars_.find(p.value);
+    if (it == vars_.end()) {
+      missing_.push_back(p.value);
+      return;
+    }
+    bool first = true;
+    for (const auto& element : it->second) {
+      if (!first) push();
+      first = false;
+      spread(element.text, p.quoted, &element);
+      cur_.unresolved = cur_.unresolved || element.unresolved;
+    }
+  }
+
+  const variables& vars_;
+  bool split_;
+  std::vector<std::string>& missing_;
+  std::size_t& left_;
+  bool& over_;
+  std::vector<shell_word> fields_;
+  shell_word cur_;
+  bool started_ = false;
+};
+
+constexpr std::array<std::string_view, 7> declarators{"export",  "local", "declare", "readonly",
+                                                      "typeset", "env",   "set"};
+constexpr std::array<std::string_view, 14> keywords{"if",   "elif", "while", "until", "for",
+                                                    "case", "then", "else",  "do",    "fi",
+                                                    "done", "esac", "{",     "}"};
+
+std::string literal_text(const raw_word& w) {
+  if (w.parts.size() != 1 || w.parts[0].kind != part_kind::text) return "";
+  return w.parts[0].value;
+}
+
+bool is_script(const std::string& word) {
+  return word.size() > 3 && word.compare(word.size() - 3, 3, ".py") == 0 &&
+         word.find_first_of(" \t\n") == std::string::npos;
+}
+
+// Commands that name a script without running it.
+bool runs_nothing(const std::string& command) {
+  for (std::string_view c : {"echo", "printf", "test", "[", "[[", "ls", "cat", "cp", "mv", "rm",
+                             "mkdir", "cd", "wget", "curl"})
+    if (command == c) return true;
+  return false;
+}
+
+class interpreter {
+ public:
+  interpreter(std::string_view text, const std::string& source)
+      : text_(text), source_(source), left_(max_shell_expanded_bytes + 4 * text.size()) {}
+
+  maybe_error run(const std::vector<statement>& statements, shell_launch& out) {
+    seed_slurm(out);
+    std::vector<shell_word> loose;  // words of commands that start with an option
+    for (const auto& s : statements) {
+      if (s.array) {
+        if (auto err = assign_array(s)) return err;
+        continue;
+      }
+      std::vector<raw_word> words = s.words;
+      if (!strip_keywords(words, s.line)) continue;
+      bool exported = false;
+      while (!words.empty() && std::find(declarators.begin(), declarators.end(),
+                                         literal_text(words[0])) != declarators.end()) {
+        exported = exported || literal_text(words[0]) == "export";
+        words.erase(words.begin());
+        while (!words.empty() && literal_text(words[0]).rfind('-', 0) == 0)
+          words.erase(words.begin());
+      }
+      while (!words.empty() && (assignment_prefix(words[0]) > 0 || exported)) {
+        const std::string name =
+            assignment_prefix(words[0]) > 0 ? assign(words[0]) : literal_text(words[0]);
+        if (auto err = over_budget(words[0].line)) return err;
+        if (exported) export_variable(name, words[0], out);
+        words.erase(words.begin());
+      }
+      if (words.empty()) continue;
+      std::vector<shell_word> fields;
+      for (const auto& w : words)
+        for (auto& f : expand(w, true)) fields.push_back(std::move(f));
+      if (auto err = over_budget(s.line)) return err;
+      if (!fields.empty()) command(fields, out, loose);  // "${EMPTY[@]}" alone is no command
+    }
+    if (out.script.text.empty()) {
+      // A plain argument list: a line that is neither arguments nor shell plumbing of a launch.
+      out.args = std::move(loose);
+      for (const auto& w : other_commands_)
+        note(w.line, w.column,
+             fmt::format("\"{}\" starts no argument (--flag) and runs no "
+                         "Python script; the line is ignored",
+                         w.text));
+    }
+    out.notes.insert(out.notes.end(), notes_.begin(), notes_.end());
+    return std::nullopt;
+  }
+
+ private:
+  // A SLURM batch script's `#SBATCH --nodes=N` and `--ntasks-per-node=N` set, in the job's
+  // environment, SLURM_JOB_NUM_NODES (and SLURM_NNODES) and SLURM_NTASKS_PER_NODE (sbatch(1),
+  // "OUTPUT ENVIRONMENT VARIABLES"): the script's own values for those names, located at the
+  // #SBATCH line. A script that sets the name itself wins, as it would in bash.
+  void seed_slurm(shell_launch& out) {
+    int line = 1;
+    for (std::size_t start = 0; start < text_.size(); ++line) {
+      const auto end = std::min(text_.find('\n', start), text_.size());
+      std::string_view row = text_.substr(start, end - start);
+      start = end + 1;
+      const auto first = row.find_first_not_of(" \t");
+      if (first == std::string_view::npos || row.substr(first, 7) != "#SBATCH") continue;
+      std::vector<std::pair<std::string, int>> words;  // each word with its column
+      for (std::size_t i = first + 7; i < row.size();) {
+        while (i < row.size() && is_blank(row[i])) ++i;
+        std::size_t j = i;
+        while (j < row.size() && !is_blank(row[j]) && row[j] != '#') ++j;
+        if (j > i) words.emplace_back(std::string(row.substr(i, j - i)), static_cast<int>(i) + 1);
+        if (j < row.size() && row[j] == '#') break;  // a comment after the options
+        i = j;
+      }
+      for (std::size_t k = 0; k < words.size(); ++k) {
+        std::string key = words[k].first, value;
+        if (const auto eq = key.find('='); eq != std::string::npos) {
+          value = key.substr(eq + 1);
+          key.resize(eq);
+        } else if (key == "-N" || key == "--nodes" || key == "--ntasks-per-node") {
+          if (k + 1 < words.size()) value = words[k + 1].first;
+        } else if (key.size() > 2 && key.rfind("-N", 0) == 0) {
+          value = key.substr(2);
+          key = "-N";
+        }
+        if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::vector<const char*> names;
+        if (key == "-N" || key == "--nodes") names = {"SLURM_JOB_NUM_NODES", "SLURM_NNODES"};
+        if (key == "--ntasks-per-node") names = {"SLURM_NTASKS_PER_NODE"};
+        if (names.empty()) continue;
+        const shell_word word{value, line, words[k].second, false};
+        for (const char* name : names) vars_[name] = {word};
+        (names.size() == 2 ? out.sbatch_nodes : out.sbatch_tasks_per_node) = word;
+      }
+    }
+  }
+
+  std::vector<shell_word> expand(const raw_word& w, bool split) {
+    if (count_ > max_shell_words || over_) return {};  // the caller reports it
+    std::vector<std::string> missing;
+    auto fields = expander(vars_, w, split, missing, left_, over_).run(w);
+    for (const auto& name : missing)
+      note(w.line, w.column,
+           fmt::format("${{{}[@]}}: the script sets no array {}; it expands to "
+                       "nothing",
+                       name, name));
+    count_ += fields.size();
+    return fields;
+  }
+
+  // The word count or expanded text past its bound, reported at `line`.
+  maybe_error over_budget(int line) const {
+    if (count_ > max_shell_words)
+      return at(location(source_, text_, line, 1),
+                fmt::format("more than {} words after expansion", max_shell_words));
+    if (over_)
+      return at(location(source_, text_, line, 1),
+                fmt::format("the expanded text grows past this reader's budget (a word at most "
+                            "{}, the script {} in all): does a variable grow into itself?",
+                            format_bytes(max_shell_word_bytes),
+                            format_bytes(max_shell_expanded_bytes + 4 * text_.size())));
+    return std::nullopt;
+  }
+
+  void note(int line, int column, const std::string& message) {
+    notes_.push_back(at(location(source_, text_, line, column), message));
+  }
+
+  // Conditionals and loops are read as if every branch ran; their headers are skipped.
+  bool strip_keywords(std::vector<raw_word>& words, int line) {
+    while (!words.empty()) {
+      const std::string first = literal_text(words[0]);
+      if (std::find(keywords.begin(), keywords.end(), first) == keywords.end()) return true;
+      if (first == "if" || first == "while" || first == "until" || first == "for" ||
+          first == "case" || first == "elif") {
+        if (!noted_branches_)
+          note(line, words[0].column,
+               fmt::format("\"{}\": vramscope does not run the script; it "
+                           "reads every branch and loop body once, in "
+                           "order (later values win)",
+                           first));
+        noted_branches_ = true;
+        return false;
+      }
+      words.erase(words.begin());
+    }
+    return false;
+  }
+
+  void export_variable(const std::string& name, const raw_word& w, shell_launch& out) {
+    const auto it = vars_.find(name);
+    if (name.empty() || it == vars_.end() || it->second.empty()) return;
+    shell_word value = it->second[0];
+    value.line = w.line;
+    value.column = w.column;
+    std::erase_if(out.exports, [&](const auto& e) { return e.first == name; });
+    out.exports.emplace_back(name, value);
+  }
+
+  // Returns the variable's name.
+  std::string assign(const raw_word& w) {
+    const std::size_t prefix = assignment_prefix(w);
+    raw_word value = w;
+    const bool append = value.parts[0].value[prefix - 2] == '+';
+    const std::string name = value.parts[0].value.substr(0, prefix - (append ? 2 : 1));
+    value.parts[0].value.erase(0, prefix);
+    shell_word joined{"", w.line, w.column, false};
+    for (const auto& f : expand(value, false)) {
+      joined.text += f.text;
+      joined.unresolved = joined.unresolved || f.unresolved;
+    }
+    auto& slot = vars_[name];
+    if (append && !slot.empty()) {
+      slot[0].text += joined.text;
+      slot[0].unresolved = slot[0].unresolved || joined.unresolved;
+    } else {
+      slot = {joined};
+    }
+    return name;
+  }
+
+  maybe_error assign_array(const statement& s) {
+    std::vector<shell_word> elements;
+    for (const auto& w : s.words)
+      for (auto& f : expand(w, true)) elements.push_back(std::move(f));
+    if (auto err = over_budget(s.line)) return err;
+    auto& slot = vars_[s.name];
+    if (!s.append) slot.clear();
+    slot.insert(slot.end(), elements.begin(), elements.end());
+    return std::nullopt;
+  }
+
+  // The first command running a `pretrain_*.py` (else any `.py`) is the launch; later ones are
+  // noted. Commands that start with an option are a plain argument list.
+  void command(std::vector<shell_word>& fields, shell_launch& out, std::vector<shell_word>& loose) {
+    if (inner_command(fields, out, loose)) return;
+    const auto script = runs_nothing(fields[0].text)
+                            ? fields.end()
+                            : std::find_if(fields.begin(), fields.end(),
+                                           [](const shell_word& f) { return is_script(f.text); });
+    if (script == fields.end()) {
+      if (fields[0].text.rfind('-', 0) == 0)
+        loose.insert(loose.end(), fields.begin(), fields.end());
+      else
+        other_commands_.push_back(fields[0]);
+      return;
+    }
+    const bool pretrain = script->text.find("pretrain_") != std::string::npos;
+    const bool have = !out.script.text.empty();
+    const bool have_pretrain = have && out.script.text.find("pretrain_") != std::string::npos;
+    if (have && (have_pretrain || !pretrain)) {
+      note(script->line, script->column,
+           fmt::format("another launch ({}) is ignored: the "
+                       "arguments of {} are read",
+                       script->text, out.script.text));
+      return;
+    }
+    out.launcher.assign(fields.begin(), script);
+    out.outer = outer_;
+    out.script = *script;
+    out.args.assign(script + 1, fields.end());
+  }
+
+  // `bash -c "..."` and `sh -c '...'`, alone or after a launcher (`srun ... sh -c "${CMD}"`):
+  // the string is a command line of its own, read as one, every word of it located at the
+  // string. Returns false when `fields` has no such shell.
+  bool inner_command(const std::vector<shell_word>& fields, shell_launch& out,
+                     std::vector<shell_word>& loose) {
+    std::size_t c = 1;
+    while (c + 1 < fields.size() &&
+           !(fields[c].text == "-c" && is_shell(fields[c - 1].text)))
+      ++c;
+    if (c + 1 >= fields.size() || depth_ >= 4) return false;
+    const shell_word& string = fields[c + 1];
+    std::vector<statement> statements;
+    if (auto err = lexer(string.text, source_).run(statements)) {
+      note(string.line, string.column,
+           fmt::format("{} -c: the command string is not read ({})", fields[c - 1].text,
+                       err->message));
+      return true;
+    }
+    ++depth_;
+    const std::vector<shell_word> enclosing = outer_;
+    if (c >= 2) outer_.assign(fields.begin(), fields.begin() + static_cast<std::ptrdiff_t>(c - 1));
+    for (auto& st : statements) {
+      std::vector<shell_word> inner;
+      for (auto w : st.words) {
+        for (auto& f : expand(w, true)) {
+          f.line = string.line;
+          f.column = string.column;
+          inner.push_back(std::move(f));
+        }
+      }
+      if (!inner.empty()) command(inner, out, loose);
+    }
+    --depth_;
+    outer_ = enclosing;
+    return true;
+  }
+
+  static bool is_shell(const std::string& word) {
+    const auto slash = word.rfind('/');
+    const std::string name = slash == std::string::npos ? word : word.substr(slash + 1);
+    return name == "sh" || name == "bash" || name == "zsh" || name == "dash";
+  }
+
+  std::string_view text_;
+  const std::string& source_;
+  int depth_ = 0;  // nested -c strings being read
+  variables vars_;
+  std::vector<shell_word> outer_;  // the launcher of the `sh -c` string being read, if any
+  std::vector<diagnostic> notes_;
+  std::vector<shell_word> other_commands_;  // first words of commands that are not arguments
+  std::size_t count_ = 0;
+  std::size_t left_;     // expanded bytes still allowed
+  bool over_ = false;    // an expansion ran past left_ or max_shell_word_bytes
+  bool noted_branches_ = false;
+};
+
+}  // namespace
+
+result<shell_launch> read_shell_launch(std::string_view text, const std::string& source) {
+  std::vector<statement> statements;
+  if (auto err = lexer(text, source).run(statements)) return *err;
+  shell_launch out;
+  if (auto err = interpreter(text, source).run(statements, out)) return *err;
+  return out;
+}
+
+bool looks_like_megatron(std::string_view text) {
+  for (std::string_view rest = text; !rest.empty();) {
+    const auto end = rest.find('\n');
+    std::string_view line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    std::size_t i = 0;
+    while (i < line.size()) {
+      while (i < line.size() && (is_blank(line[i]) || line[i] == '"' || line[i] == '\'')) ++i;
+      if (i < line.size() && line[i] == '#') break;
+      std::size_t j = i;
+      while (j < line.size() && !is_blank(line[j]) && line[j] != '"' && line[j] != '\'') ++j;
+      const std::string_view word = line.substr(i, j - i);
+      const auto slash = word.rfind('/');
+      const std::string_view base = slash == std::string_view::npos ? word : word.substr(slash + 1);
+      if (word == "--num-layers" || word.rfind("--num-layers=", 0) == 0 ||
+          (base.rfind("pretrain_", 0) == 0 && base.size() > 12 &&
+           base.substr(base.size() - 3) == ".py"))
+        return true;
+      i = j;
+    }
+  }
+  return false;
+}
+
+}  // namespace vramscope::job::detail

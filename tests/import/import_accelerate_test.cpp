@@ -1,0 +1,240 @@
+#include <vramscope/import/importers.hpp>
+
+#include <gtest/gtest.h>
+
+#include "import/import_test_support.hpp"
+
+namespace vramscope::job {
+namespace {
+
+using testing::find_note;
+using testing::import_ok;
+using testing::sample;
+
+TEST(ImportAccelerate, MapsAnFsdp1Config) {
+  const imported_job imported = import_ok("accelerate_fsdp.yaml");
+  const job_spec& job = imported.job;
+  EXPECT_EQ(imported.format, "accelerate");
+  EXPECT_EQ(job.parallel.kind, strategy::fsdp1);
+  EXPECT_EQ(job.hardware.nodes, 2);
+  EXPECT_EQ(job.hardware.gpus_per_node, 8);
+  EXPECT_EQ(job.parallel.dp_shard, 16);
+  EXPECT_EQ(job.parallel.fsdp_sharding, sharding::full_shard);
+  EXPECT_EQ(job.parallel.backward_prefetch, prefetch::pre);
+  EXPECT_TRUE(job.parallel.sync_module_states);
+  EXPECT_TRUE(job.parallel.use_orig_params);
+  EXPECT_FALSE(job.parallel.cpu_offload);
+  EXPECT_EQ(job.training.activation_checkpointing, checkpointing::full);
+  EXPECT_EQ(job.checkpoint.save, state_dict_kind::sharded);
+  EXPECT_TRUE(job.init.meta_device);  // fsdp_cpu_ram_efficient_loading
+  EXPECT_EQ(job.init.load, weight_load::rank0);
+  // mixed_precision: bf16 under FSDP = MixedPrecision(bf16 params, reduce and buffers).
+  EXPECT_EQ(job.precision.params, dtype::bf16);
+  EXPECT_EQ(job.precision.reduce, dtype::bf16);
+  EXPECT_EQ(job.precision.master, dtype::f32);
+  EXPECT_FALSE(job.precision.autocast);
+}
+
+TEST(ImportAccelerate, ReportsUnknownOptionsAndLocatesThem) {
+  const imported_job imported = import_ok("accelerate_fsdp.yaml");
+  EXPECT_EQ(find_note(imported.notes, "fsdp_limit_all_gather"),
+            sample("accelerate_fsdp.yaml") +
+                ":20:3: unknown option \"fsdp_config.fsdp_limit_all_gather\"; ignored\n"
+                "  fsdp_limit_all_gather: true  # not an accelerate option: the importer must "
+                "report it\n"
+                "  ^ near here");
+  EXPECT_NE(find_note(imported.notes, "does not name the model"), "");
+  EXPECT_NE(find_note(imported.notes, "does not name the GPU"), "");
+  EXPECT_NE(find_note(imported.notes, "does not give the sequence length"), "");
+  EXPECT_EQ(find_note(imported.notes, "number of GPUs"), "");  // num_processes gives it
+}
+
+TEST(ImportAccelerate, DynamoInductorIsTorchCompile) {
+  auto inductor = import_config_text(
+      "distributed_type: FSDP\nnum_processes: 8\ndynamo_config:\n  dynamo_backend: INDUCTOR\n"
+      "  dynamo_use_fullgraph: false\n",
+      "cfg.yaml");
+  ASSERT_TRUE(inductor) << inductor.error().to_string();
+  EXPECT_TRUE(inductor->job.training.compile);
+  EXPECT_TRUE(inductor->job.training.compile_loss) << "the whole model, its loss included";
+  EXPECT_EQ(find_note(inductor->notes, "dynamo"), "");
+  auto graphs = import_config_text(
+      "distributed_type: FSDP\nnum_processes: 8\ndynamo_config:\n  dynamo_backend: INDUCTOR\n"
+      "  dynamo_mode: max-autotune\n",
+      "cfg.yaml");
+  ASSERT_TRUE(graphs) << graphs.error().to_string();
+  EXPECT_NE(find_note(graphs->notes, "captures CUDA graphs"), "");
+  auto off = import_config_text(
+      "distributed_type: FSDP\nnum_processes: 8\ndynamo_config:\n  dynamo_backend: NO\n", "cfg.yaml");
+  ASSERT_TRUE(off) << off.error().to_string();
+  EXPECT_FALSE(off->job.training.compile);
+}
+
+TEST(ImportAccelerate, ASectionThatIsNotAMapIsAnError) {
+  // Written as a value, or an alias to one: a broken config, not unknown options to skip.
+  for (const char* text : {"distributed_type: FSDP\nfsdp_config: true\n",
+                           "base: &b 3\ndistributed_type: FSDP\nfsdp_config: *b\n",
+                           "distributed_type: DEEPSPEED\ndeepspeed_config: [1, 2]\n"}) {
+    auto imported = import_config_text(text, "cfg.yaml");
+    ASSERT_FALSE(imported) << text;
+    const auto message = imported.error().to_string();
+    EXPECT_NE(message.find("_config: expected a map of options"), std::string::npos) << message;
+    EXPECT_EQ(message.rfind("cfg.yaml:", 0), 0u) << message;
+  }
+  // An empty section is no section.
+  EXPECT_TRUE(import_config_text("distributed_type: FSDP\nfsdp_config:\n", "cfg.yaml"));
+}
+
+TEST(ImportAccelerate, ListsOptionsWithoutMemoryEffect) {
+  const imported_job imported = import_ok("accelerate_fsdp.yaml");
+  for (const char* key : {"compute_environment", "main_process_port", "rdzv_backend", "tpu_env"})
+    EXPECT_NE(find_note(imported.no_effect, std::string("\"") + key + "\" does not affect"), "")
+        << key;
+  EXPECT_EQ(imported.no_effect.size(), 14u);  // the 13 keys of the file plus use_cpu: false
+}
+
+TEST(ImportAccelerate, MapsAnFsdp2Config) {
+  const imported_job imported = import_ok("accelerate_fsdp2.yaml");
+  const job_spec& job = imported.job;
+  EXPECT_EQ(job.parallel.kind, strategy::fsdp2);
+  EXPECT_EQ(job.world_size(), 4);
+  EXPECT_EQ(job.parallel.reshard_after_forward, 0);
+  EXPECT_TRUE(job.parallel.cpu_offload);
+  EXPECT_EQ(job.checkpoint.save, state_dict_kind::full);
+  EXPECT_EQ(job.precision.params, dtype::f32);  // mixed_precision: 'no'
+  // FSDP1-only options are noted, not applied (FSDP2 has no use_orig_params).
+  EXPECT_TRUE(job.parallel.use_orig_params);
+  EXPECT_NE(find_note(imported.notes, "\"fsdp_config.fsdp_use_orig_params\" is an FSDP1 option"),
+            "");
+}
+
+TEST(ImportAccelerate, ReadsTheDeepSpeedConfigFileItNames) {
+  const imported_job imported = import_ok("accelerate_deepspeed.yaml");
+  const job_spec& job = imported.job;
+  EXPECT_EQ(job.parallel.kind, strategy::zero3);
+  EXPECT_TRUE(job.parallel.offload_optimizer);
+  EXPECT_TRUE(job.init.meta_device);  // zero3_init_flag
+  EXPECT_EQ(job.training.micro_batch, 2u);
+  EXPECT_EQ(job.precision.params, dtype::bf16);
+  EXPECT_NE(find_note(imported.notes, "zero_optimization.allgather_bucket_sizes"), "");
+  EXPECT_EQ(job.provenance.set_at.at("parallel.strategy").source,
+            sample("deepspeed_zero3.json"));
+}
+
+TEST(ImportAccelerate, MissingDeepSpeedFileIsAnError) {
+  auto imported = import_config_text(
+      "distributed_type: DEEPSPEED\ndeepspeed_config:\n  deepspeed_config_file: /nowhere/ds.json\n",
+      "acc.yaml");
+  ASSERT_FALSE(imported);
+  EXPECT_EQ(imported.error().to_string(),
+            "acc.yaml:3:3: deepspeed_config_file: /nowhere/ds.json: no such file\n"
+            "  deepspeed_config_file: /nowhere/ds.json\n"
+            "  ^ near here");
+}
+
+TEST(ImportAccelerate, RejectsValuesItCannotMap) {
+  auto tpu = import_config_text("distributed_type: TPU\n", "acc.yaml");
+  ASSERT_FALSE(tpu);
+  EXPECT_EQ(tpu.error().message, "distributed_type: TPU is not a GPU training setup vramscope "
+                                 "plans (expected one of: NO, MULTI_GPU, FSDP, DEEPSPEED)");
+  auto sharding = import_config_text(
+      "distributed_type: FSDP\nfsdp_config:\n  fsdp_sharding_strategy: HALF_SHARD\n", "acc.yaml");
+  ASSERT_FALSE(sharding);
+  EXPECT_EQ(sharding.error().to_string(),
+            "acc.yaml:3:3: fsdp_config.fsdp_sharding_strategy: invalid value \"HALF_SHARD\" "
+            "(expected one of: FULL_SHARD, SHARD_GRAD_OP, NO_SHARD, HYBRID_SHARD, "
+            "HYBRID_SHARD_ZERO2)\n"
+            "  fsdp_sharding_strategy: HALF_SHARD\n"
+            "  ^ near here");
+  auto procs = import_config_text(
+      "distributed_type: MULTI_GPU\nnum_processes: 6\nnum_machines: 4\n", "acc.yaml");
+  ASSERT_FALSE(procs);
+  EXPECT_EQ(procs.error().message, "num_processes 6 is not a multiple of num_machines 4");
+}
+
+TEST(ImportAccelerate, MultiGpuMixedPrecisionIsAutocast) {
+  auto imported = import_config_text(
+      "distributed_type: MULTI_GPU\nmixed_precision: fp16\nnum_processes: 2\n"
+      "fsdp_config:\n  fsdp_sharding_stratgy: FULL_SHARD\n",
+      "acc.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.parallel.kind, strategy::ddp);
+  EXPECT_EQ(imported->job.precision.params, dtype::f16);
+  EXPECT_TRUE(imported->job.precision.autocast);
+  EXPECT_EQ(find_note(imported->notes, "fsdp_sharding_stratgy"),
+            "acc.yaml:5:3: unknown option \"fsdp_config.fsdp_sharding_stratgy\" (did you mean "
+            "\"fsdp_config.fsdp_sharding_strategy\"?); ignored\n"
+            "  fsdp_sharding_stratgy: FULL_SHARD\n"
+            "  ^ near here");
+}
+
+TEST(ImportAccelerate, AliasesCannotMultiplyOptionsWithoutBound) {
+  // Each level doubles the options seen through aliases: 2^12 leaves.
+  std::string yaml = "distributed_type: FSDP\na0: &a0 {x: 1, y: 2}\n";
+  for (int i = 1; i <= 12; ++i)
+    yaml += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " {p: *a" +
+            std::to_string(i - 1) + ", q: *a" + std::to_string(i - 1) + "}\n";
+  auto imported = import_config_text(yaml, "acc.yaml");
+  ASSERT_FALSE(imported);
+  EXPECT_EQ(imported.error().to_string(),
+            "acc.yaml: more than 2000 options or 16 levels of nesting: not an accelerate config");
+}
+
+TEST(ImportAccelerate, ReadsTheNDParallelismConfig) {
+  auto imported = import_accelerate("distributed_type: FSDP\nnum_processes: 8\nfsdp_config:\n  fsdp_version: 2\n"
+                                     "parallelism_config:\n  parallelism_config_cp_size: 1\n"
+                                     "  parallelism_config_dp_replicate_size: 2\n  parallelism_config_dp_shard_size: 2\n"
+                                     "  parallelism_config_tp_size: 2\n",
+                                     "tp_hsdp.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.parallel.kind, strategy::fsdp2);
+  EXPECT_EQ(imported->job.parallel.tp, 2);
+  EXPECT_EQ(imported->job.parallel.dp_replicate, 2);
+  EXPECT_EQ(imported->job.parallel.dp_shard, 2);
+  EXPECT_EQ(testing::find_note(imported->notes, "unknown option"), "");
+}
+
+// accelerate's own default is mixed_precision "no": fp32, not vramscope's bf16.
+TEST(ImportAccelerate, MissingMixedPrecisionIsFp32) {
+  auto imported = import_config_text("distributed_type: MULTI_GPU\nnum_processes: 2\n", "a.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.precision.params, dtype::f32);
+  EXPECT_NE(find_note(imported->notes, "no mixed_precision"), "");
+}
+
+// parallelism_config's context- and sequence-parallel sizes count in the world size:
+// dp_replicate x dp_shard x tp x cp x sp processes.
+TEST(ImportAccelerate, ContextAndSequenceParallelSizesCountInTheWorld) {
+  auto cp = import_config_text(
+      "distributed_type: FSDP\nnum_processes: 2\nmixed_precision: bf16\nfsdp_config:\n"
+      "  fsdp_version: 2\nparallelism_config:\n  parallelism_config_dp_shard_size: 1\n"
+      "  parallelism_config_cp_size: 2\n",
+      "a.yaml");
+  ASSERT_TRUE(cp) << cp.error().to_string();
+  EXPECT_EQ(cp->job.parallel.cp, 2);
+  auto sp = import_config_text(
+      "distributed_type: DEEPSPEED\nnum_processes: 4\nmixed_precision: bf16\n"
+      "deepspeed_config:\n  zero_stage: 3\n  seq_parallel_communication_data_type: bf16\n"
+      "parallelism_config:\n  parallelism_config_dp_shard_size: 2\n"
+      "  parallelism_config_sp_size: 2\n  parallelism_config_sp_backend: deepspeed\n",
+      "a.yaml");
+  ASSERT_TRUE(sp) << sp.error().to_string();
+  EXPECT_EQ(sp->job.hardware.gpus_per_node, 4);
+  EXPECT_NE(find_note(sp->notes, "sequence parallelism of 2"), "");
+  EXPECT_EQ(find_note(sp->notes, "unknown option"), "");
+}
+
+TEST(ImportAccelerate, MultiGpuWithOneProcessIsNotWrappedInDdp) {
+  auto one = import_accelerate("distributed_type: MULTI_GPU\nnum_processes: 1\nmixed_precision: bf16\n",
+                               "one.yaml");
+  ASSERT_TRUE(one) << one.error().to_string();
+  EXPECT_EQ(one->job.parallel.kind, strategy::single);
+  EXPECT_EQ(one->job.hardware.gpus_per_node, 1);
+  EXPECT_NE(testing::find_note(one->notes, "does not wrap the model in DDP"), "");
+  auto two = import_accelerate("distributed_type: MULTI_GPU\nnum_processes: 2\n", "two.yaml");
+  ASSERT_TRUE(two) << two.error().to_string();
+  EXPECT_EQ(two->job.parallel.kind, strategy::ddp);
+}
+
+}  // namespace
+}  // namespace vramscope::job

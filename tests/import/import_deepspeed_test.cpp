@@ -1,0 +1,256 @@
+#include <vramscope/import/importers.hpp>
+
+#include <gtest/gtest.h>
+
+#include "import/import_test_support.hpp"
+
+namespace vramscope::job {
+namespace {
+
+using testing::find_note;
+using testing::import_ok;
+using testing::sample;
+
+TEST(ImportDeepSpeed, MapsAZero3Config) {
+  const imported_job imported = import_ok("deepspeed_zero3.json");
+  const job_spec& job = imported.job;
+  EXPECT_EQ(imported.format, "deepspeed");
+  EXPECT_EQ(job.parallel.kind, strategy::zero3);
+  EXPECT_TRUE(job.parallel.offload_optimizer);
+  EXPECT_FALSE(job.parallel.offload_param);
+  EXPECT_EQ(job.parallel.prefetch_bucket_size, 50'000'000u);
+  EXPECT_EQ(job.parallel.max_live_parameters, 1'000'000'000u);
+  EXPECT_EQ(job.parallel.reduce_bucket_size, job_spec{}.parallel.reduce_bucket_size);  // "auto"
+  EXPECT_TRUE(job.parallel.contiguous_gradients);
+  EXPECT_EQ(job.checkpoint.save, state_dict_kind::full);
+  EXPECT_EQ(job.training.micro_batch, 2u);
+  EXPECT_EQ(job.training.gradient_accumulation, 4);
+  EXPECT_EQ(job.world_size(), 8);  // 64 = 2 x 4 x 8
+  EXPECT_EQ(job.optimizer.kind, optimizer_kind::adamw);
+  // bf16.enabled "auto": the Trainer's --bf16, off by default, so DeepSpeed trains in fp32.
+  EXPECT_EQ(job.precision.params, dtype::f32);
+  EXPECT_EQ(job.precision.master, dtype::f32);
+}
+
+TEST(ImportDeepSpeed, AutoPrecisionFollowsTheTrainerArguments) {
+  trainer_args bf16;
+  bf16.bf16 = true;
+  auto on = import_config(sample("deepspeed_zero3.json"), bf16);
+  ASSERT_TRUE(on) << on.error().to_string();
+  EXPECT_EQ(on->job.precision.params, dtype::bf16);
+  EXPECT_EQ(on->job.precision.master, dtype::f32);
+  EXPECT_EQ(on->job.precision.reduce, dtype::bf16);
+  EXPECT_NE(find_note(on->notes, "\"bf16.enabled\" is \"auto\": the HF Trainer fills it from "
+                                 "--bf16 (assumed on; --set trainer.bf16=false says otherwise)"),
+            "");
+}
+
+// The Hugging Face Trainer / LLaMA-Factory pattern: both precisions and the batch "auto".
+TEST(ImportDeepSpeed, BothPrecisionsAutoAreNotBothOn) {
+  const std::string text = R"({
+  "fp16": {"enabled": "auto", "loss_scale": 0},
+  "bf16": {"enabled": "auto"},
+  "train_batch_size": "auto",
+  "train_micro_batch_size_per_gpu": "auto",
+  "gradient_accumulation_steps": "auto",
+  "zero_optimization": {"stage": 3, "reduce_bucket_size": "auto",
+    "stage3_prefetch_bucket_size": "auto", "stage3_param_persistence_threshold": "auto"}
+})";
+  auto none = import_config_text(text, "ds.json");
+  ASSERT_TRUE(none) << none.error().to_string();
+  EXPECT_EQ(none->job.precision.params, dtype::f32);
+  EXPECT_EQ(none->job.training.micro_batch, 8u);  // per_device_train_batch_size's default
+  EXPECT_EQ(none->job.training.gradient_accumulation, 1);
+  ASSERT_EQ(none->hidden_size_autos.size(), 2u);
+  EXPECT_EQ(none->hidden_size_autos[0].field, "parallel.reduce_bucket_size");
+  EXPECT_EQ(none->hidden_size_autos[1].field, "parallel.prefetch_bucket_size");
+  EXPECT_EQ(find_note(none->notes, "\"train_micro_batch_size_per_gpu\" is \"auto\""),
+            "ds.json:5:3: \"train_micro_batch_size_per_gpu\" is \"auto\": the HF Trainer fills "
+            "it from per_device_train_batch_size (assumed 8, TrainingArguments' default unless "
+            "--set trainer.per_device_train_batch_size gives it); set training.micro_batch to "
+            "plan another\n"
+            "  \"train_micro_batch_size_per_gpu\": \"auto\",\n"
+            "  ^ near here");
+  trainer_args args;
+  args.fp16 = true;
+  args.per_device_train_batch_size = 4;
+  args.gradient_accumulation_steps = 2;
+  auto fp16 = import_config_text(text, "ds.json", "", args);
+  ASSERT_TRUE(fp16) << fp16.error().to_string();
+  EXPECT_EQ(fp16->job.precision.params, dtype::f16);
+  EXPECT_EQ(fp16->job.training.micro_batch, 4u);
+  EXPECT_EQ(fp16->job.training.gradient_accumulation, 2);
+  // An explicit value still wins over the arguments, and two explicit "on" are still refused.
+  auto both = import_config_text("{\"bf16\": {\"enabled\": true},\n \"fp16\": {\"enabled\": "
+                                 "true}}", "ds.json");
+  ASSERT_FALSE(both);
+  EXPECT_NE(both.error().to_string().find("both on"), std::string::npos);
+}
+
+TEST(ImportDeepSpeed, HiddenSizeAutosAreFilledFromTheModel) {
+  auto imported = import_config_text(
+      "{\"zero_optimization\": {\"stage\": 3, \"reduce_bucket_size\": \"auto\", "
+      "\"stage3_prefetch_bucket_size\": \"auto\"}}", "ds.json");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  job_spec job = imported->job;
+  warnings notes;
+  fill_hidden_size_autos(job, imported->hidden_size_autos, 4096, {}, &notes);
+  EXPECT_EQ(job.parallel.reduce_bucket_size, 4096u * 4096u);
+  EXPECT_EQ(job.parallel.prefetch_bucket_size, 15'099'494u);  // int(0.9 * 4096^2)
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0].message, "\"zero_optimization.reduce_bucket_size\" is \"auto\": filled as "
+                              "the HF Trainer does from the model's hidden size 4096: "
+                              "parallel.reduce_bucket_size = 16777216");
+  // --set wins; a model without a hidden size keeps the default.
+  job_spec overridden = imported->job;
+  fill_hidden_size_autos(overridden, imported->hidden_size_autos, 4096,
+                         {"parallel.reduce_bucket_size=1000"}, nullptr);
+  EXPECT_EQ(overridden.parallel.reduce_bucket_size, imported->job.parallel.reduce_bucket_size);
+  job_spec no_hidden = imported->job;
+  fill_hidden_size_autos(no_hidden, imported->hidden_size_autos, 0, {}, nullptr);
+  EXPECT_EQ(no_hidden.parallel.prefetch_bucket_size, job_spec{}.parallel.prefetch_bucket_size);
+}
+
+TEST(ImportDeepSpeed, TrainerArgumentsFromSet) {
+  trainer_args args;
+  std::vector<std::string> rest;
+  ASSERT_TRUE(take_trainer_args({"trainer.bf16=true", "model=llama-2-7b",
+                                 "trainer.per_device_train_batch_size=2"}, args, rest));
+  EXPECT_TRUE(args.bf16);
+  EXPECT_EQ(args.per_device_train_batch_size, 2u);
+  EXPECT_EQ(rest, std::vector<std::string>{"model=llama-2-7b"});
+  trainer_args bad;
+  const auto unknown = take_trainer_args({"trainer.bf17=true"}, bad, rest);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().to_string(),
+            "--set trainer.bf17=true: unknown trainer argument (known: bf16, fp16, "
+            "per_device_train_batch_size, gradient_accumulation_steps)");
+  EXPECT_FALSE(take_trainer_args({"trainer.bf16=true", "trainer.fp16=true"}, bad, rest));
+  EXPECT_FALSE(take_trainer_args({"trainer.per_device_train_batch_size=0"}, bad, rest));
+}
+
+TEST(ImportDeepSpeed, ReportsUnknownUnmodelledAndAutoOptions) {
+  const imported_job imported = import_ok("deepspeed_zero3.json");
+  const std::string file = sample("deepspeed_zero3.json");
+  EXPECT_EQ(find_note(imported.notes, "allgather_bucket_sizes"),
+            file + ":37:5: unknown option \"zero_optimization.allgather_bucket_sizes\" (did you "
+                   "mean \"zero_optimization.allgather_bucket_size\"?); ignored\n"
+                   "    \"allgather_bucket_sizes\": 2e8,\n"
+                   "    ^ near here");
+  EXPECT_EQ(find_note(imported.notes, "overlap_comm"),
+            file + ":33:5: \"zero_optimization.overlap_comm\" changes memory but vramscope does "
+                   "not model it (overlapped reduction keeps extra gradient buckets); ignored\n"
+                   "    \"overlap_comm\": true,\n"
+                   "    ^ near here");
+  EXPECT_NE(find_note(imported.notes, "\"zero_optimization.reduce_bucket_size\" is \"auto\""), "");
+  EXPECT_NE(find_note(imported.notes, "\"bf16.enabled\" is \"auto\""), "");
+  EXPECT_NE(find_note(imported.no_effect, "\"optimizer.params.lr\" does not affect"), "");
+  EXPECT_NE(find_note(imported.no_effect, "\"steps_per_print\" does not affect"), "");
+  // Notes come in the file's order.
+  for (std::size_t i = 1; i < imported.notes.size(); ++i) {
+    const auto& a = imported.notes[i - 1];
+    const auto& b = imported.notes[i];
+    if (a.line > 0 && b.line > 0) {
+      EXPECT_LE(a.line, b.line) << b.message;
+    }
+  }
+}
+
+TEST(ImportDeepSpeed, StagesAndPrecision) {
+  auto stage0 = import_config_text("{\"fp16\": {\"enabled\": true}, \"zero_optimization\": "
+                                   "{\"stage\": 0}}", "ds.json");
+  ASSERT_TRUE(stage0) << stage0.error().to_string();
+  EXPECT_EQ(stage0->job.parallel.kind, strategy::ddp);
+  EXPECT_EQ(stage0->job.precision.params, dtype::f16);
+  auto fp32 = import_config_text("{\"zero_optimization\": {\"stage\": 2, \"overlap_comm\": false}}",
+                                 "ds.json");
+  ASSERT_TRUE(fp32);
+  EXPECT_EQ(fp32->job.parallel.kind, strategy::zero2);
+  EXPECT_EQ(fp32->job.precision.params, dtype::f32);
+  EXPECT_NE(find_note(fp32->no_effect, "\"zero_optimization.overlap_comm\" does not affect"), "");
+  auto bad = import_config_text("{\n  \"zero_optimization\": {\n    \"stage\": 4\n  }\n}\n", "ds.json");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().to_string(),
+            "ds.json:3:5: zero_optimization.stage: invalid value \"4\" (expected one of: 0, 1, 2, "
+            "3)\n"
+            "    \"stage\": 4\n"
+            "    ^ near here");
+}
+
+TEST(ImportDeepSpeed, SyntaxErrorsAreLocated) {
+  auto bad = import_config_text("{\n  \"train_batch_size\": 8,\n  \"fp16\": {\"enabled\": tru}\n}\n",
+                                "ds.json");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().line, 3);
+  EXPECT_EQ(bad.error().message.rfind("json syntax error: ", 0), 0u) << bad.error().message;
+}
+
+TEST(ImportDeepSpeed, RegressionNumberOverflowIsADiagnostic) {
+  // nlohmann throws out_of_range, not parse_error, here (found by fuzz_job_yaml).
+  auto bad = import_config_text("{\"train_batch_size\": 2e7777777777777777777}", "ds.json");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().to_string(),
+            "ds.json: json error: number overflow parsing '2e7777777777777777777'");
+}
+
+TEST(ImportDeepSpeed, InconsistentBatchSizesAreAnError) {
+  auto bad = import_config_text("{\"train_batch_size\": 10, \"train_micro_batch_size_per_gpu\": 4}",
+                                "ds.json");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "train_batch_size 10 is not a multiple of "
+                                 "train_micro_batch_size_per_gpu 4 x gradient_accumulation_steps 1");
+}
+
+TEST(ImportDeepSpeed, DerivesTheMicroBatchFromTrainBatchSizeAsDeepSpeedDoes) {
+  auto imported = import_deepspeed("{\"train_batch_size\": 256, \"gradient_accumulation_steps\": 2}", "ds.json");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.training.micro_batch, 16u);  // 256 / (2 x 8 GPUs assumed)
+  EXPECT_NE(testing::find_note(imported->notes, "as DeepSpeed derives it"), "");
+  auto odd = import_deepspeed("{\"train_batch_size\": 12}", "ds.json");
+  ASSERT_TRUE(odd) << odd.error().to_string();
+  EXPECT_EQ(odd->job.training.micro_batch, job_spec{}.training.micro_batch);
+  EXPECT_EQ(testing::find_note(odd->notes, "not a multiple"),
+            "ds.json:1:2: train_batch_size 12 is not a multiple of gradient_accumulation_steps 1 x the assumed 8 "
+            "GPUs: micro batch left at its default\n{\"train_batch_size\": 12}\n ^ near here");
+}
+
+// DeepSpeedZeroConfig takes each ZeRO-3 option under its own name and its stage3_ alias.
+TEST(ImportDeepSpeed, UnprefixedZero3NamesAreTheSameOptions) {
+  auto imported = import_config_text(
+      "{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": {\"stage\": 3, "
+      "\"max_live_parameters\": 2e8, \"max_reuse_distance\": 0, "
+      "\"gather_16bit_weights_on_model_save\": true}, \"eigenvalue\": {\"enabled\": false}, "
+      "\"comet\": {\"enabled\": false}}",
+      "ds.json");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.parallel.max_live_parameters, 200000000u);
+  EXPECT_EQ(find_note(imported->notes, "unknown option"), "");
+}
+
+// train_batch_size with the micro batch and no accumulation: DeepSpeed infers the accumulation
+// from the launcher's world size, so the file gives no GPU count.
+TEST(ImportDeepSpeed, TrainBatchSizeWithoutAccumulationFixesNoGpuCount) {
+  auto imported = import_config_text(
+      "{\"train_batch_size\": 24, \"train_micro_batch_size_per_gpu\": 3}", "ds.json");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.training.gradient_accumulation, 1);
+  EXPECT_NE(find_note(imported->notes, "without gradient_accumulation_steps"), "");
+}
+
+TEST(ImportDeepSpeed, ParameterOffloadBelowStage3IsIgnoredAsDeepSpeedDoes) {
+  const std::string config = R"({"zero_optimization": {"stage": 2,
+    "offload_optimizer": {"device": "cpu"}, "offload_param": {"device": "cpu"}}})";
+  auto imported = import_deepspeed(config, "z2.json");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.parallel.kind, strategy::zero2);
+  EXPECT_TRUE(imported->job.parallel.offload_optimizer);
+  EXPECT_FALSE(imported->job.parallel.offload_param);
+  EXPECT_NE(testing::find_note(imported->notes, "ignores it at stage 2"), "");
+  auto zero3 = import_deepspeed(R"({"zero_optimization": {"stage": 3,
+    "offload_param": {"device": "cpu"}}})", "z3.json");
+  ASSERT_TRUE(zero3) << zero3.error().to_string();
+  EXPECT_TRUE(zero3->job.parallel.offload_param);
+}
+
+}  // namespace
+}  // namespace vramscope::job

@@ -1,0 +1,593 @@
+#include <vramscope/import/importers.hpp>
+
+#include <vramscope/job/job_loading.hpp>
+#include <vramscope/model/model_spec.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "import/import_test_support.hpp"
+
+namespace vramscope::job {
+namespace {
+
+using testing::find_note;
+
+std::string example(const std::string& name) {
+  return std::string(VRAMSCOPE_SOURCE_DIR) + "/examples/recipes/" + name;
+}
+
+// A model Megatron needs: 2 layers of 64, 4 heads, GPT-2's tokenizer.
+const std::string small_model =
+    "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n"
+    "--seq-length 128 --tokenizer-type GPT2BPETokenizer\n";
+
+// `args` as the arguments of a torchrun launch on `gpus` GPUs, lines continued with backslashes.
+std::string launch(const std::string& args, int gpus = 8) {
+  std::string out = "torchrun --nproc_per_node " + std::to_string(gpus) + " pretrain_gpt.py \\\n";
+  for (char c : args.substr(0, args.size() - 1))
+    out += c == '\n' ? std::string(" \\\n") : std::string(1, c);
+  return out + "\n";
+}
+
+imported_job import_ok(const std::string& text) {
+  auto imported = import_config_text(text, "args.txt");
+  if (!imported) ADD_FAILURE() << imported.error().to_string();
+  return imported ? *imported : imported_job{};
+}
+
+std::string import_error(const std::string& text) {
+  auto imported = import_config_text(text, "args.txt");
+  return imported ? std::string("(imported)") : imported.error().to_string();
+}
+
+std::string key_of(const job_spec& job, const std::string& key) {
+  for (const auto& k : job.model_config)
+    if (k.key == key) return k.json;
+  return "";
+}
+
+std::uint64_t parameters_of(const job_spec& job) {
+  auto model = load_model_of(job, "");
+  if (!model) ADD_FAILURE() << model.error().to_string();
+  return model ? model->parameters() : 0;
+}
+
+TEST(ImportMegatron, DetectsArgumentListsAndLaunchScripts) {
+  EXPECT_EQ(detect_format("--num-layers 2 --hidden-size 8\n"), config_format::megatron);
+  EXPECT_EQ(detect_format("torchrun pretrain_gpt.py ${ARGS[@]}\n"), config_format::megatron);
+  EXPECT_EQ(detect_format("# --num-layers 2\n"), config_format::unknown);
+  EXPECT_EQ(detect_format("[model]\n# --num-layers 2\n"), config_format::torchtitan);
+  EXPECT_EQ(detect_format("distributed_type: FSDP\n"), config_format::accelerate);
+}
+
+TEST(ImportMegatron, MapsTheGpt3Example) {
+  auto imported = import_config(example("megatron-gpt3-175b.sh"));
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  const job_spec& job = imported->job;
+  EXPECT_EQ(imported->format, "megatron");
+  EXPECT_EQ(job.parallel.kind, strategy::megatron);
+  EXPECT_EQ(job.parallel.tp, 8);
+  EXPECT_EQ(job.parallel.pp, 16);
+  EXPECT_EQ(job.parallel.pp_sched, pp_schedule::one_f_one_b);
+  EXPECT_EQ(job.parallel.dp_shard, 8);
+  EXPECT_TRUE(job.parallel.sequence_parallel);
+  EXPECT_TRUE(job.parallel.distributed_optimizer);
+  EXPECT_EQ(job.hardware.nodes, 128);
+  EXPECT_EQ(job.hardware.gpus_per_node, 8);
+  EXPECT_EQ(job.training.micro_batch, 1u);
+  EXPECT_EQ(job.training.gradient_accumulation, 192);  // 1536 / (1 x 8)
+  EXPECT_EQ(job.training.seq_len, 2048u);
+  EXPECT_EQ(job.training.activation_checkpointing, checkpointing::full);
+  EXPECT_EQ(job.precision.params, dtype::bf16);
+  EXPECT_EQ(job.precision.reduce, dtype::f32);
+  EXPECT_EQ(job.precision.master, dtype::f32);
+  EXPECT_EQ(job.optimizer.kind, optimizer_kind::adam);
+  EXPECT_EQ(job.env_value("TORCH_NCCL_AVOID_RECORD_STREAMS"), "1");
+  EXPECT_EQ(key_of(job, "model_type"), "\"gpt2\"");
+  EXPECT_EQ(key_of(job, "vocab_size"), "51200");           // 50257 padded to a multiple of 128 x 8
+  EXPECT_EQ(key_of(job, "tie_word_embeddings"), "false");  // the last stage's own copy
+  // Nothing that matters is left unmodelled or unknown.
+  EXPECT_EQ(find_note(imported->notes, "does not model"), "");
+  EXPECT_EQ(find_note(imported->notes, "unknown option"), "");
+  EXPECT_NE(find_note(imported->no_effect, "\"--overlap-grad-reduce\""), "");
+}
+
+TEST(ImportMegatron, MapsTheLlamaExample) {
+  auto imported = import_config(example("megatron-llama2-7b.sh"));
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  const job_spec& job = imported->job;
+  EXPECT_EQ(job.parallel.tp, 2);
+  EXPECT_EQ(job.parallel.pp, 1);
+  EXPECT_EQ(job.parallel.dp_shard, 4);
+  EXPECT_EQ(job.training.gradient_accumulation, 32);  // 128 / (1 x 4)
+  EXPECT_EQ(job.training.attention, attention_impl::flash);
+  EXPECT_EQ(key_of(job, "model_type"), "\"llama\"");
+  EXPECT_EQ(parameters_of(job), 6'738'415'616u);  // Llama-2-7B's published count
+  EXPECT_EQ(find_note(imported->notes, "does not model"), "");
+  EXPECT_EQ(find_note(imported->notes, "unknown option"), "");
+}
+
+// Mixtral 8x7B with its experts over 8 expert-parallel ranks and a capacity of 1.25: the
+// published parameter count, and nothing noted as unmodelled or unknown.
+TEST(ImportMegatron, MapsTheMixtralExample) {
+  auto imported = import_config(example("megatron-mixtral-8x7b-ep.sh"));
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  const job_spec& job = imported->job;
+  EXPECT_EQ(job.world_size(), 32);
+  EXPECT_EQ(job.parallel.pp, 4);
+  EXPECT_EQ(job.parallel.ep, 8);
+  EXPECT_EQ(job.parallel.dp_shard, 8);
+  EXPECT_EQ(job.training.gradient_accumulation, 32);  // 256 / (1 x 8)
+  ASSERT_TRUE(job.training.moe_capacity_factor.has_value());
+  EXPECT_DOUBLE_EQ(*job.training.moe_capacity_factor, 1.25);
+  EXPECT_EQ(key_of(job, "model_type"), "\"mixtral\"");
+  EXPECT_EQ(parameters_of(job), 46'702'792'704u);  // Mixtral-8x7B's published count
+  EXPECT_EQ(find_note(imported->notes, "does not model"), "");
+  EXPECT_EQ(find_note(imported->notes, "not modelled"), "");
+  EXPECT_EQ(find_note(imported->notes, "unknown option"), "");
+}
+
+TEST(ImportMegatron, Gpt3ShapesGiveAbout175BParameters) {
+  // Tied embeddings without a pipeline: 96 x (12 h^2 + 13 h) + (51200 + 2048 + 2) h.
+  const auto imported = import_ok(
+      "--num-layers 96 --hidden-size 12288 --num-attention-heads 96 --seq-length 2048\n"
+      "--max-position-embeddings 2048 --tokenizer-type GPT2BPETokenizer\n"
+      "--tensor-model-parallel-size 8\n");
+  EXPECT_EQ(parameters_of(imported.job), 174'615'846'912u);
+}
+
+TEST(ImportMegatron, ErrorsNameTheLineAndFlag) {
+  EXPECT_EQ(import_error(small_model + "--micro-batch-size two\n"),
+            "args.txt:3:1: --micro-batch-size: expected a whole number of at least 1, got \"two\"\n"
+            "--micro-batch-size two\n"
+            "^ near here");
+  EXPECT_EQ(
+      import_error("N=\ntorchrun --nproc_per_node 8 pretrain_gpt.py \\\n  --num-layers $LAYERS\n"),
+      "args.txt:3:3: --num-layers: \"$LAYERS\" uses a variable or command the script does "
+      "not set; write the number\n"
+      "  --num-layers $LAYERS\n"
+      "  ^ near here");
+  EXPECT_EQ(import_error("torchrun --nnodes x pretrain_gpt.py --num-layers 1\n"),
+            "args.txt:1:10: torchrun --nnodes: expected a whole number of at least 1, got \"x\"\n"
+            "torchrun --nnodes x pretrain_gpt.py --num-layers 1\n"
+            "         ^ near here");
+}
+
+TEST(ImportMegatron, GlobalBatchMustDivide) {
+  EXPECT_EQ(import_error(launch(
+                small_model +
+                "--tensor-model-parallel-size 2 --micro-batch-size 2 --global-batch-size 20\n")),
+            "args.txt:4:53: --global-batch-size 20 is not divisible by --micro-batch-size 2 x "
+            "data-parallel size 4 (the world / (tp 2 x pp 1 x cp 1))\n"
+            "--tensor-model-parallel-size 2 --micro-batch-size 2 --global-batch-size 20\n"
+            "                                                    ^ near here");
+}
+
+TEST(ImportMegatron, WorldMustHoldTheModelParallelism) {
+  const std::string e = import_error(launch(small_model + "--tensor-model-parallel-size 4\n", 6));
+  EXPECT_EQ(e.substr(0, e.find('\n')),
+            "args.txt:4:1: the world of 6 GPUs (torchrun --nproc_per_node x --nnodes) is not "
+            "divisible by tensor x pipeline x context parallel sizes 4 x 1 x 1");
+}
+
+TEST(ImportMegatron, UnknownVocabularyAsksForVocabSize) {
+  const std::string base =
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n";
+  EXPECT_EQ(import_error(base + "--tokenizer-type HuggingFaceTokenizer --tokenizer-model x\n"),
+            "args.txt:2:1: --tokenizer-type HuggingFaceTokenizer: its vocabulary size is in the "
+            "tokenizer's files, which vramscope does not read; add --vocab-size N (the vocabulary "
+            "before Megatron pads it)\n"
+            "--tokenizer-type HuggingFaceTokenizer --tokenizer-model x\n"
+            "^ near here");
+  EXPECT_EQ(import_error(base).substr(0, import_error(base).find('\n')),
+            "args.txt:1:1: the arguments give neither --tokenizer-type nor --vocab-size: add "
+            "--vocab-size N (the tokenizer's vocabulary before Megatron pads it)");
+  const auto padded = import_ok(base +
+                                "--tokenizer-type NullTokenizer --vocab-size 1000\n"
+                                "--tensor-model-parallel-size 2\n");
+  EXPECT_EQ(key_of(padded.job, "vocab_size"), "1024");  // a multiple of 128 x 2
+}
+
+TEST(ImportMegatron, MissingRequiredArgument) {
+  EXPECT_EQ(import_error("--num-layers 2 --hidden-size 64 --num-attention-heads 4\n"),
+            "args.txt: --max-position-embeddings is missing: Megatron requires --num-layers, "
+            "--hidden-size, --num-attention-heads and --max-position-embeddings");
+}
+
+TEST(ImportMegatron, PrecisionAndGradientBuffer) {
+  const auto bf16 = import_ok(small_model + "--bf16\n").job;
+  EXPECT_EQ(bf16.precision.params, dtype::bf16);
+  EXPECT_EQ(bf16.precision.reduce, dtype::f32);
+  const auto bf16_grads = import_ok(small_model + "--bf16 --grad-reduce-in-bf16\n").job;
+  EXPECT_EQ(bf16_grads.precision.reduce, dtype::bf16);
+  const auto fp16 = import_ok(small_model + "--fp16\n").job;
+  EXPECT_EQ(fp16.precision.params, dtype::f16);
+  EXPECT_EQ(fp16.precision.reduce, dtype::f16);
+  EXPECT_EQ(fp16.precision.master, dtype::f32);
+  const auto fp16_fp32 =
+      import_ok(small_model + "--fp16 --accumulate-allreduce-grads-in-fp32\n").job;
+  EXPECT_EQ(fp16_fp32.precision.reduce, dtype::f32);
+  const auto fp32 = import_ok(small_model).job;
+  EXPECT_EQ(fp32.precision.params, dtype::f32);
+  EXPECT_EQ(fp32.precision.reduce, dtype::f32);
+  const std::string both = import_error(small_model + "--bf16 --fp16\n");
+  EXPECT_EQ(both.substr(0, both.find('\n')),
+            "args.txt:3:8: --fp16 and --bf16 are both given (Megatron refuses that)");
+}
+
+TEST(ImportMegatron, InterleavedPipeline) {
+  const std::string args = small_model + "--pipeline-model-parallel-size 2 --global-batch-size 8\n";
+  // 2 layers over 2 stages leave one virtual stage of one layer: plain 1F1B.
+  const auto per_stage =
+      import_ok(launch(args + "--num-layers-per-virtual-pipeline-stage 1\n")).job;
+  EXPECT_EQ(per_stage.parallel.pp_sched, pp_schedule::one_f_one_b);
+  const auto counted = import_ok(launch(args + "--virtual-pipeline-model-parallel-size 2\n"
+                                               "--num-layers 4\n"))
+                           .job;
+  EXPECT_EQ(counted.parallel.pp_sched, pp_schedule::interleaved_1f1b);
+  EXPECT_EQ(counted.parallel.pp_stages_per_rank, 2);
+  EXPECT_EQ(counted.training.gradient_accumulation, 2);  // 8 / (1 x 4)
+}
+
+TEST(ImportMegatron, RecomputeGranularities) {
+  const auto full = import_ok(small_model +
+                              "--recompute-granularity full "
+                              "--recompute-method uniform --recompute-num-layers 2\n");
+  EXPECT_EQ(full.job.training.activation_checkpointing, checkpointing::full);
+  EXPECT_NE(find_note(full.notes, "uniform recompute of 2-layer groups"), "");
+  const auto block = import_ok(
+      "--num-layers 8 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n"
+      "--tokenizer-type GPT2BPETokenizer --recompute-granularity full --recompute-method block "
+      "--recompute-num-layers 2\n");
+  EXPECT_EQ(block.job.training.activation_checkpointing, checkpointing::selective);
+  EXPECT_EQ(block.job.training.checkpoint_every, 4);
+  // Block recompute without a layer count: Megatron's default of one layer a stage.
+  const auto block_one = import_ok(
+      "--num-layers 8 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n"
+      "--tokenizer-type GPT2BPETokenizer --recompute-granularity full --recompute-method block\n");
+  EXPECT_EQ(block_one.job.training.checkpoint_every, 8);
+  const auto selective =
+      import_ok(small_model + "--recompute-activations --attention-backend unfused\n");
+  EXPECT_EQ(selective.job.training.activation_checkpointing, checkpointing::none);
+  EXPECT_EQ(selective.job.training.attention, attention_impl::flash);
+  EXPECT_NE(find_note(selective.notes, "selective recompute of core attention"), "");
+  const auto unfused = import_ok(small_model + "--attention-backend unfused\n");
+  EXPECT_EQ(unfused.job.training.attention, attention_impl::math);
+  const std::string bad = import_error(small_model + "--recompute-granularity some\n");
+  EXPECT_EQ(bad.substr(0, bad.find('\n')),
+            "args.txt:3:1: --recompute-granularity: invalid value \"some\" (expected full or "
+            "selective)");
+}
+
+TEST(ImportMegatron, OptimizerChoices) {
+  EXPECT_EQ(import_ok(small_model).job.optimizer.kind, optimizer_kind::adam);
+  EXPECT_EQ(import_ok(small_model + "--optimizer sgd\n").job.optimizer.kind,
+            optimizer_kind::sgd_momentum);
+  EXPECT_EQ(import_ok(small_model + "--optimizer sgd --sgd-momentum 0\n").job.optimizer.kind,
+            optimizer_kind::sgd);
+}
+
+TEST(ImportMegatron, ModelFamilies) {
+  const std::string base =
+      "--num-layers 2 --hidden-size 256 --num-attention-heads 4 --max-position-embeddings 128 "
+      "--vocab-size 1000 --tokenizer-type NullTokenizer\n";
+  const auto llama = import_ok(base +
+                               "--swiglu --normalization RMSNorm --position-embedding-type "
+                               "rope --group-query-attention --num-query-groups 2\n")
+                         .job;
+  EXPECT_EQ(key_of(llama, "model_type"), "\"llama\"");
+  EXPECT_EQ(key_of(llama, "intermediate_size"), "640");  // int(4 x 256 x 2/3 / 64) x 64
+  EXPECT_EQ(key_of(llama, "num_key_value_heads"), "2");
+  EXPECT_EQ(key_of(llama, "attention_bias"), "true");
+  const auto neox =
+      import_ok(base + "--position-embedding-type rope --untie-embeddings-and-output-weights\n")
+          .job;
+  EXPECT_EQ(key_of(neox, "model_type"), "\"gpt_neox\"");
+  EXPECT_EQ(key_of(neox, "use_parallel_residual"), "false");
+  const auto moe = import_ok(base +
+                             "--swiglu --normalization RMSNorm --position-embedding-type rope "
+                             "--disable-bias-linear --num-experts 8 --moe-router-topk 2 "
+                             "--moe-ffn-hidden-size 128\n");
+  EXPECT_EQ(key_of(moe.job, "model_type"), "\"mixtral\"");
+  EXPECT_EQ(key_of(moe.job, "num_local_experts"), "8");
+  EXPECT_EQ(key_of(moe.job, "intermediate_size"), "128");
+  EXPECT_GT(parameters_of(moe.job), 0u);
+  const auto gpt = import_ok(base + "--swiglu --hidden-dropout 0.1\n");
+  EXPECT_NE(find_note(gpt.notes, "LayerNorm norms are planned as llama's RMSNorm"), "");
+  EXPECT_NE(find_note(gpt.notes, "hidden dropout (0.1"), "");
+  // --attention-dropout (Megatron's default 0.1) reaches the model: the unfused attention keeps
+  // the dropped probabilities and the mask (a fused kernel keeps neither).
+  EXPECT_EQ(key_of(gpt.job, "attention_dropout"), "0.1");
+  EXPECT_EQ(key_of(import_ok(base + "--swiglu --attention-dropout 0\n").job, "attention_dropout"),
+            "0.0");
+  EXPECT_EQ(key_of(import_ok(base).job, "attn_pdrop"), "0.1");
+  EXPECT_NE(import_error(base + "--attention-dropout 1.5\n")
+                .find("--attention-dropout: expected a probability from 0 to 1, got \"1.5\""),
+            std::string::npos);
+}
+
+// Shared experts and dense layers among the expert ones (--moe-shared-expert-intermediate-size,
+// --moe-layer-freq as an integer or as Megatron's list pattern) are planned as Qwen's MoE
+// layouts, which hold the same tensors.
+TEST(ImportMegatron, SharedExpertsAndDenseLayersAreQwensMoeLayouts) {
+  const std::string base =
+      "--num-layers 6 --hidden-size 256 --num-attention-heads 4 --max-position-embeddings 128 "
+      "--vocab-size 1000 --tokenizer-type NullTokenizer --swiglu --normalization RMSNorm "
+      "--position-embedding-type rope --disable-bias-linear --num-experts 8 --moe-router-topk 2 "
+      "--moe-ffn-hidden-size 64 --ffn-hidden-size 512\n";
+  const auto shared = import_ok(base + "--moe-shared-expert-intermediate-size 128 "
+                                       "--moe-layer-freq ([0]*2+[1]*2)+[0,1]\n");
+  EXPECT_EQ(key_of(shared.job, "model_type"), "\"qwen2_moe\"");
+  EXPECT_EQ(key_of(shared.job, "mlp_only_layers"), "[0,1,4]");
+  EXPECT_EQ(key_of(shared.job, "shared_expert_intermediate_size"), "128");
+  EXPECT_EQ(key_of(shared.job, "intermediate_size"), "512");  // the dense layers'
+  EXPECT_EQ(key_of(shared.job, "moe_intermediate_size"), "64");
+  EXPECT_NE(find_note(shared.notes, "shared expert has a gate"), "");
+  // Three dense layers of 3 x 256 x 512 and three expert layers: 8 experts of 3 x 256 x 64, the
+  // router, the shared expert of 3 x 256 x 128 and its gate; attention with q/k/v biases and
+  // two norms in every layer; the tied embedding and the final norm.
+  const std::uint64_t attention = 4 * 256 * 256 + 3 * 256 + 2 * 256;
+  const std::uint64_t expert_layer = 8 * 3 * 256 * 64 + 8 * 256 + 3 * 256 * 128 + 256;
+  const std::uint64_t vocab = 1024;  // 1000 padded to a multiple of 128
+  EXPECT_EQ(parameters_of(shared.job),
+            6 * attention + 3 * (3 * 256 * 512) + 3 * expert_layer + vocab * 256 + 256);
+  const auto every_other = import_ok(base + "--moe-layer-freq 2\n");
+  EXPECT_EQ(key_of(every_other.job, "model_type"), "\"qwen3_moe\"");
+  EXPECT_EQ(key_of(every_other.job, "mlp_only_layers"), "[1,3,5]");  // i % 2 == 0 has experts
+  EXPECT_EQ(key_of(import_ok(base + "--moe-layer-freq 1\n").job, "model_type"), "\"mixtral\"");
+  // A whole launch (also a fuzzing seed): the gate is Megatron's too, so it is not noted.
+  auto seed = import_config(std::string(VRAMSCOPE_SOURCE_DIR) +
+                            "/tests/data/job/megatron_moe_layouts.sh");
+  ASSERT_TRUE(seed) << seed.error().to_string();
+  EXPECT_EQ(key_of(seed->job, "mlp_only_layers"), "[0]");
+  EXPECT_EQ(seed->job.parallel.ep, 4);
+  EXPECT_EQ(find_note(seed->notes, "shared expert has a gate"), "");
+  EXPECT_EQ(find_note(seed->notes, "unknown option"), "");
+  EXPECT_EQ(import_error(base + "--moe-layer-freq ([1]*5)\n"),
+            "args.txt:2:1: --moe-layer-freq \"([1]*5)\": 5 entries for 6 layers (one a layer, as "
+            "Megatron requires)\n"
+            "--moe-layer-freq ([1]*5)\n"
+            "^ near here");
+  EXPECT_EQ(import_error(base + "--moe-layer-freq ([1]*6\n"),
+            "args.txt:2:1: --moe-layer-freq \"([1]*6\": a ( without its )\n"
+            "--moe-layer-freq ([1]*6\n"
+            "^ near here");
+  // Nesting that could exhaust the stack is refused, and a long value is quoted cut short.
+  const std::string deep = "--moe-layer-freq " + std::string(100, '(') + "[1]\n";
+  EXPECT_EQ(import_error(base + deep).rfind("args.txt:2:1: --moe-layer-freq \"" +
+                                                std::string(40, '(') +
+                                                "...\": nested more than 64 deep\n",
+                                            0),
+            0u);
+  // Numbers and lengths that would overflow are refused before they are computed.
+  EXPECT_NE(import_error(base + "--moe-layer-freq 999999999*999999999*999999999*[1]\n")
+                .find("a number too large"),
+            std::string::npos);
+  EXPECT_NE(import_error(base + "--moe-layer-freq [1]*999999999*999999999\n")
+                .find("the pattern is longer than any model"),
+            std::string::npos);
+  EXPECT_EQ(import_error(base + "--moe-layer-freq [2,1,1,1,1,1]\n"),
+            "args.txt:2:1: --moe-layer-freq \"[2,1,1,1,1,1]\": layer 0 is 2, expected 1 (experts) "
+            "or 0 (dense)\n"
+            "--moe-layer-freq [2,1,1,1,1,1]\n"
+            "^ near here");
+}
+
+// Multi-latent attention (--multi-latent-attention and its ranks and head widths) is planned as
+// DeepSeek's layout; with DeepSeek-V3's shapes, 256 routed experts, the shared one and the
+// first 3 layers dense, the model is DeepSeek-V3's published count.
+TEST(ImportMegatron, LatentAttentionIsDeepSeeksLayout) {
+  const std::string v3 =
+      "--num-layers 61 --hidden-size 7168 --ffn-hidden-size 18432 --num-attention-heads 128 "
+      "--max-position-embeddings 4096 --swiglu --normalization RMSNorm "
+      "--position-embedding-type rope --disable-bias-linear --untie-embeddings-and-output-weights "
+      "--vocab-size 129280 --tokenizer-type NullTokenizer --hidden-dropout 0 "
+      "--multi-latent-attention --q-lora-rank 1536 --kv-lora-rank 512 --qk-head-dim 128 "
+      "--qk-pos-emb-head-dim 64 --v-head-dim 128\n";
+  const auto moe = import_ok(v3 + "--num-experts 256 --moe-router-topk 8 --moe-ffn-hidden-size "
+                                  "2048 --moe-shared-expert-intermediate-size 2048 "
+                                  "--moe-layer-freq ([0]*3+[1]*58)\n");
+  EXPECT_EQ(key_of(moe.job, "model_type"), "\"deepseek_v3\"");
+  EXPECT_EQ(key_of(moe.job, "first_k_dense_replace"), "3");
+  EXPECT_EQ(parameters_of(moe.job), 671'026'404'352u);  // DeepSeek-V3's published count
+  EXPECT_EQ(find_note(moe.notes, "not model"), "");
+  EXPECT_EQ(find_note(moe.notes, "unknown option"), "");
+  // Dense latent attention, without experts: q_lora_rank absent is a query without bottleneck.
+  const auto dense = import_ok(
+      "--num-layers 2 --hidden-size 256 --num-attention-heads 4 --max-position-embeddings 128 "
+      "--vocab-size 1000 --tokenizer-type NullTokenizer --swiglu --normalization RMSNorm "
+      "--position-embedding-type rope --disable-bias-linear --multi-latent-attention\n");
+  EXPECT_EQ(key_of(dense.job, "model_type"), "\"deepseek_v3\"");
+  EXPECT_EQ(key_of(dense.job, "q_lora_rank"), "null");
+  EXPECT_EQ(key_of(dense.job, "kv_lora_rank"), "32");  // Megatron's default
+  // Experts without a shared one: DeepSeek's layout keeps one, said with its size.
+  const auto unshared = import_ok(v3 + "--num-experts 8 --moe-ffn-hidden-size 256\n");
+  EXPECT_NE(find_note(unshared.notes, "always has a shared expert"), "");
+  // A dense layer after expert layers has no place in DeepSeek's layout.
+  EXPECT_EQ(import_error(v3 + "--num-experts 8 --moe-shared-expert-intermediate-size 256 "
+                              "--moe-ffn-hidden-size 256 --moe-layer-freq ([1]*60+[0])\n"),
+            "args.txt:2:85: --moe-layer-freq: layer 60 is dense after expert layers; with "
+            "--multi-latent-attention the dense layers are planned as DeepSeek's, the first "
+            "ones\n"
+            "--num-experts 8 --moe-shared-expert-intermediate-size 256 --moe-ffn-hidden-size 256 "
+            "--moe-layer-freq ([1]*60+[0])\n"
+            "                                                                                    ^ "
+            "near here");
+}
+
+TEST(ImportMegatron, NotesUnknownAndUnmodelledFlags) {
+  const auto imported = import_ok(small_model +
+                                  "--num-layer 3\n--fp8-format hybrid\n--lr 1e-4\n"
+                                  "--tp-comm-overlap\n");
+  EXPECT_EQ(
+      find_note(imported.notes, "--num-layer\""),
+      "args.txt:3:1: unknown option \"--num-layer\" (did you mean \"--num-layers\"?); ignored\n"
+      "--num-layer 3\n"
+      "^ near here");
+  EXPECT_NE(find_note(imported.notes, "\"--fp8-format\" changes memory"), "");
+  EXPECT_NE(find_note(imported.notes, "\"--tp-comm-overlap\" changes memory"), "");
+  EXPECT_NE(find_note(imported.no_effect, "\"--lr\""), "");
+  EXPECT_NE(find_note(imported.notes, "do not give the number of GPUs"), "");
+}
+
+TEST(ImportMegatron, ContextAndExpertParallelismArePlanned) {
+  const auto imported =
+      import_ok(launch(small_model + "--context-parallel-size 2 --expert-model-parallel-size 2 "
+                                     "--tensor-model-parallel-size 2 --global-batch-size 4\n"));
+  EXPECT_EQ(imported.job.training.gradient_accumulation, 2);  // dp = 8 / (2 x 2) = 2
+  EXPECT_EQ(imported.job.parallel.cp, 2);
+  EXPECT_EQ(imported.job.parallel.dp_shard, 2);  // the optimizer shards over dp x cp = 4
+  EXPECT_EQ(imported.job.parallel.ep, 2);        // the experts over 2 of those 4
+  EXPECT_EQ(find_note(imported.notes, "context parallel"), "");
+  EXPECT_EQ(find_note(imported.notes, "expert parallel"), "");
+  EXPECT_EQ(import_error(launch(small_model + "--expert-model-parallel-size 3 "
+                                              "--global-batch-size 8\n")),
+            "args.txt:4:1: parallel.ep: 3 must divide dp_shard 8 x cp 1 = 8: expert-parallel "
+            "ranks are taken from those\n"
+            "--expert-model-parallel-size 3 --global-batch-size 8\n"
+            "^ near here");
+  // Megatron's other key/value exchanges are planned as its default ring, and said so.
+  const auto a2a = import_ok(
+      launch(small_model + "--context-parallel-size 2 --cp-comm-type a2a --global-batch-size 4\n"));
+  EXPECT_EQ(a2a.job.parallel.cp, 2);
+  EXPECT_NE(find_note(a2a.notes, "--cp-comm-type a2a is planned as p2p"), "");
+  const auto ring = import_ok(
+      launch(small_model + "--context-parallel-size 2 --cp-comm-type p2p --global-batch-size 4\n"));
+  EXPECT_EQ(find_note(ring.notes, "cp-comm-type"), "");
+  EXPECT_EQ(import_error(launch(small_model + "--context-parallel-size 3 --global-batch-size 6\n",
+                                6)),
+            "args.txt:3:1: training.seq_len: 128 tokens do not split into 2 x parallel.cp = 6 "
+            "equal chunks (context parallelism's load-balanced causal sharding)\n"
+            "--seq-length 128 --tokenizer-type GPT2BPETokenizer \\\n"
+            "^ near here");
+}
+
+// --moe-expert-capacity-factor and --moe-pad-expert-input-to-capacity reach the plan for a
+// model with experts; without --num-experts Megatron never reads them.
+TEST(ImportMegatron, ExpertCapacityIsReadForExpertsOnly) {
+  const std::string moe =
+      "--num-layers 2 --hidden-size 256 --num-attention-heads 4 --max-position-embeddings 128 "
+      "--vocab-size 1000 --tokenizer-type NullTokenizer --swiglu --normalization RMSNorm "
+      "--position-embedding-type rope --disable-bias-linear --num-experts 8 "
+      "--moe-router-topk 2\n";
+  const auto padded = import_ok(moe + "--moe-expert-capacity-factor 1.25\n"
+                                      "--moe-pad-expert-input-to-capacity\n"
+                                      "--moe-token-drop-policy position\n");
+  ASSERT_TRUE(padded.job.training.moe_capacity_factor.has_value());
+  EXPECT_DOUBLE_EQ(*padded.job.training.moe_capacity_factor, 1.25);
+  EXPECT_TRUE(padded.job.training.moe_pad_to_capacity);
+  EXPECT_EQ(find_note(padded.notes, "capacity"), "");
+  EXPECT_EQ(find_note(padded.notes, "drop-policy"), "");
+  const auto dense = import_ok(small_model + "--moe-expert-capacity-factor 1.25\n");
+  EXPECT_FALSE(dense.job.training.moe_capacity_factor.has_value());
+  EXPECT_NE(find_note(dense.no_effect, "\"--moe-expert-capacity-factor\""), "");
+  EXPECT_EQ(import_error(moe + "--moe-pad-expert-input-to-capacity\n"),
+            "args.txt:2:1: training.moe_pad_to_capacity: pads each expert's input to its "
+            "capacity: it needs training.moe_capacity_factor\n"
+            "--moe-pad-expert-input-to-capacity\n"
+            "^ near here");
+  EXPECT_EQ(import_error(moe + "--moe-expert-capacity-factor none\n"),
+            "args.txt:2:1: --moe-expert-capacity-factor: expected a number or dropless, got "
+            "\"none\" (it sets training.moe_capacity_factor)\n"
+            "--moe-expert-capacity-factor none\n"
+            "^ near here");
+}
+
+TEST(ImportMegatron, RepeatedFlagKeepsTheLast) {
+  const auto imported = import_ok(small_model + "--micro-batch-size 2\n--micro-batch-size 4\n");
+  EXPECT_EQ(imported.job.training.micro_batch, 4u);
+  EXPECT_NE(find_note(imported.notes, "first on line 3"), "");
+}
+
+// pretrain_gpt.py names GPT-2's BPE tokenizer when the arguments name none (args_defaults), and
+// 2021's --checkpoint-activations is full recompute; `python script.py` runs one process.
+TEST(ImportMegatron, LegacyGptScriptGetsGpt2VocabularyAndFullRecompute) {
+  const auto imported = import_ok(
+      "python pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 4 \\\n"
+      "  --max-position-embeddings 128 --seq-length 128 --micro-batch-size 2 \\\n"
+      "  --global-batch-size 4 --checkpoint-activations --fp16\n");
+  EXPECT_EQ(key_of(imported.job, "vocab_size"), "50304");  // 50257 padded to a multiple of 128
+  EXPECT_EQ(imported.job.training.activation_checkpointing, checkpointing::full);
+  EXPECT_EQ(imported.job.hardware.gpus_per_node, 1);
+  EXPECT_EQ(imported.job.training.gradient_accumulation, 2);
+  EXPECT_NE(find_note(imported.notes, "GPT2BPETokenizer"), "");
+  EXPECT_EQ(find_note(imported.notes, "unknown option"), "");
+}
+
+TEST(ImportMegatron, BertAndT5ScriptsAreRefusedWithWhatTheyBuild) {
+  const std::string args = " --num-layers 2 --hidden-size 64 --num-attention-heads 4\n";
+  const std::string bert = import_error("torchrun --nproc_per_node 8 pretrain_bert.py" + args);
+  EXPECT_EQ(bert.rfind("args.txt:1:29: pretrain_bert.py builds BERT", 0), 0u) << bert;
+  const std::string t5 = import_error("python pretrain_t5.py" + args);
+  EXPECT_NE(t5.find("pretrain_t5.py builds T5 (an encoder-decoder)"), std::string::npos) << t5;
+}
+
+// A SLURM script that prepares data with Python first, then runs the training under
+// `srun bash -c "..."`: the pretraining command is the launch, located at its string.
+TEST(ImportMegatron, FindsTheTrainingCommandInsideBashDashC) {
+  const auto imported = import_ok(
+      "#!/bin/bash\n#SBATCH --nodes=1\n"
+      "python tools/preprocess_data.py --input data.json --output-prefix data\n"
+      "srun --ntasks=1 bash -c \"torchrun --nproc_per_node 4 pretrain_gpt.py --num-layers 2 "
+      "--hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128 "
+      "--seq-length 128 --micro-batch-size 1 --global-batch-size 4 --vocab-size 1000 --bf16\"\n");
+  EXPECT_EQ(imported.job.hardware.gpus_per_node, 4);
+  EXPECT_EQ(imported.job.training.micro_batch, 1);
+  EXPECT_EQ(imported.job.provenance.set_at.at("training.micro_batch").line, 4);
+  const auto unset = import_error("srun -l sh -c \"python -u pretrain_gpt.py ${PARAMS}\"\n");
+  EXPECT_NE(unset.find("args.txt:1:15: no --num-layers"), std::string::npos) << unset;
+  EXPECT_NE(unset.find("$PARAMS, which the script does not set"), std::string::npos) << unset;
+}
+
+TEST(ImportMegatron, SrunRunsAPythonCommandOncePerTask) {
+  const std::string options = "options=\" \\\n" + small_model + "  --micro-batch-size 1\"\n";
+  const auto imported = import_ok("#SBATCH --nodes=2 --ntasks-per-node=4\n" + options +
+                                  "srun -l sh -c \"python -u pretrain_gpt.py ${options}\"\n");
+  EXPECT_EQ(imported.job.hardware.gpus_per_node, 4);
+  EXPECT_EQ(imported.job.hardware.nodes, 2);
+  EXPECT_NE(find_note(imported.notes, "srun starts python once per task"), "");
+  // srun's own flags win over the allocation's.
+  const auto own = import_ok("#SBATCH --nodes=2 --ntasks-per-node=4\n" + options +
+                             "srun --ntasks-per-node=2 sh -c \"python pretrain_gpt.py ${options}\"\n");
+  EXPECT_EQ(own.job.hardware.gpus_per_node, 2);
+}
+
+TEST(ImportMegatron, AnOptionFromAStringVariableIsLocatedWhereItIsWritten) {
+  const std::string text =
+      "OPTS=\" \\\n  --num-layers 2 --hidden-size 64 --num-attention-heads 4\n"
+      "  --max-position-embeddings 128 --seq-length 128\n"
+      "  --tokenizer-type HuggingFaceTokenizer\"\n"
+      "torchrun --nproc_per_node 1 pretrain_gpt.py ${OPTS}\n";
+  const std::string error = import_error(text);
+  EXPECT_EQ(error.rfind("args.txt:4:3: --tokenizer-type HuggingFaceTokenizer: its vocabulary", 0), 0u)
+      << error;
+}
+
+TEST(ImportMegatron, MegatronDeepSpeedsZeroStageAndPaddedVocabulary) {
+  const std::string model =
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n"
+      "--seq-length 128 --tokenizer-type PretrainedFromHF --tokenizer-name-or-path x/y\n"
+      "--pad-vocab-size-to 1000 --micro-batch-size 1\n";
+  const auto zero1 = import_ok(launch(model + "--fp16 --deepspeed --deepspeed_config ds.json\n"
+                                      "--zero-stage 1 --deepspeed-activation-checkpointing\n"));
+  EXPECT_TRUE(zero1.job.parallel.distributed_optimizer);
+  EXPECT_EQ(key_of(zero1.job, "vocab_size"), "1000");  // exactly N rows, no further padding
+  EXPECT_EQ(find_note(zero1.notes, "unknown option"), "");
+  // bf16 at stage 0: DeepSpeed's BF16_Optimizer shards the fp32 state as stage 1 does.
+  const auto bf16 = import_ok(launch(model + "--bf16 --deepspeed --zero-stage 0\n"));
+  EXPECT_TRUE(bf16.job.parallel.distributed_optimizer);
+  EXPECT_NE(find_note(bf16.notes, "BF16_Optimizer"), "");
+  const auto fp16 = import_ok(launch(model + "--fp16 --deepspeed --zero-stage 0\n"));
+  EXPECT_FALSE(fp16.job.parallel.distributed_optimizer);
+  // Without --deepspeed, --zero-stage does nothing; without --zero-stage, the JSON's stage is
+  // not read and the plan says so.
+  const auto plain = import_ok(launch(model + "--fp16 --zero-stage 1\n"));
+  EXPECT_FALSE(plain.job.parallel.distributed_optimizer);
+  const auto json_only = import_ok(launch(model + "--fp16 --deepspeed\n"));
+  EXPECT_NE(find_note(json_only.notes, "the ZeRO stage is the DeepSpeed JSON's"), "");
+}
+
+}  // namespace
+}  // namespace vramscope::job

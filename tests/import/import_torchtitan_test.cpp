@@ -1,0 +1,449 @@
+#include <vramscope/import/importers.hpp>
+
+#include <vramscope/model/model_spec.hpp>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <tuple>
+
+#include "import/import_test_support.hpp"
+
+namespace vramscope::job {
+namespace {
+
+using testing::find_note;
+using testing::import_ok;
+using testing::sample;
+
+TEST(ImportTorchtitan, MapsTheLlama3Config) {
+  const imported_job imported = import_ok("torchtitan_llama3_8b.toml");
+  const job_spec& job = imported.job;
+  EXPECT_EQ(imported.format, "torchtitan");
+  EXPECT_EQ(job.model, "llama-3.1-8b");
+  EXPECT_EQ(job.parallel.kind, strategy::fsdp2);
+  EXPECT_EQ(job.parallel.tp, 4);
+  EXPECT_EQ(job.parallel.dp_shard, 2);
+  EXPECT_TRUE(job.parallel.sequence_parallel);
+  EXPECT_EQ(job.parallel.reshard_after_forward, 1);
+  EXPECT_EQ(job.world_size(), 8);
+  EXPECT_EQ(job.training.micro_batch, 1u);
+  EXPECT_EQ(job.training.seq_len, 8192u);
+  EXPECT_EQ(job.training.activation_checkpointing, checkpointing::selective);
+  EXPECT_EQ(job.training.checkpoint_every, 2);
+  EXPECT_EQ(job.precision.params, dtype::bf16);
+  EXPECT_EQ(job.precision.reduce, dtype::f32);
+  EXPECT_EQ(job.optimizer.kind, optimizer_kind::adamw);
+  EXPECT_TRUE(job.optimizer.fused);
+  EXPECT_FALSE(job.optimizer.foreach_impl);
+  EXPECT_EQ(job.checkpoint.save, state_dict_kind::none);
+}
+
+TEST(ImportTorchtitan, ReportsUnknownAndUnmodelledOptions) {
+  const imported_job imported = import_ok("torchtitan_llama3_8b.toml");
+  EXPECT_EQ(find_note(imported.notes, "gc_frequency"),
+            sample("torchtitan_llama3_8b.toml") +
+                ":37:1: unknown option \"training.gc_frequency\"; ignored\n"
+                "gc_frequency = 50  # mistyped gc_freq: the importer must report it\n"
+                "^ near here");
+  // Switches that are off have no effect, nor do the options of a section switched off.
+  EXPECT_NE(find_note(imported.no_effect, "\"compile.components\""), "");
+  // Async TP is a job field now (parallel.async_tp), read as the file says, noted nowhere.
+  EXPECT_FALSE(imported.job.parallel.async_tp);
+  EXPECT_EQ(find_note(imported.notes, "enable_async_tensor_parallel"), "");
+  EXPECT_NE(find_note(imported.no_effect, "\"compile.enable\""), "");
+  EXPECT_NE(find_note(imported.no_effect, "\"training.steps\" does not affect"), "");
+  EXPECT_EQ(find_note(imported.notes, "does not name the model"), "");
+  EXPECT_NE(find_note(imported.notes, "does not name the GPU"), "");
+}
+
+TEST(ImportTorchtitan, PlansTorchtitansOwnTrainingStep) {
+  auto imported = import_config_text("[training]\nbatch_size = 2\n", "t.toml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.training.loss, loss_impl::torchtitan);
+}
+
+// torchtitan keeps the logits sharded under loss_parallel() unless disable_loss_parallel; the
+// switch is a job field now, not a "not modelled" note.
+TEST(ImportTorchtitan, DisableLossParallelGathersTheLogits) {
+  auto off = import_config_text(
+      "[parallelism]\ntensor_parallel_degree = 2\ndisable_loss_parallel = true\n", "t.toml");
+  ASSERT_TRUE(off) << off.error().to_string();
+  EXPECT_EQ(off->job.parallel.loss_parallel, std::optional<bool>(false));
+  EXPECT_FALSE(off->job.vocab_parallel_loss(off->job.parallel.tp));
+  EXPECT_EQ(find_note(off->notes, "disable_loss_parallel"), "");
+  auto on = import_config_text(
+      "[parallelism]\ntensor_parallel_degree = 2\ndisable_loss_parallel = false\n", "t.toml");
+  ASSERT_TRUE(on) << on.error().to_string();
+  EXPECT_EQ(on->job.parallel.loss_parallel, std::nullopt);
+  EXPECT_TRUE(on->job.vocab_parallel_loss(on->job.parallel.tp));
+}
+
+// torchtitan's collectives never record streams (its init_distributed set the variable until
+// torch made stashing the default): an imported job says so for torch < 2.8.
+TEST(ImportTorchtitan, CollectivesAvoidRecordStream) {
+  auto imported = import_config_text("[parallelism]\ntensor_parallel_degree = 2\n", "t.toml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.env_value("TORCH_NCCL_AVOID_RECORD_STREAMS"), "1");
+}
+
+// Stages sized by layer count map to parallel.pp_layers_per_stage (the count per rank follows
+// from the model's blocks); the split weights at torchtitan's default 1 are what vramscope
+// plans, another weight is noted.
+TEST(ImportTorchtitan, LayersPerStageSizesTheVirtualStages) {
+  auto imported = import_config_text(
+      "[training]\nlocal_batch_size = 4\n"
+      "[parallelism]\npipeline_parallel_degree = 2\npipeline_parallel_schedule = "
+      "\"Interleaved1F1B\"\n"
+      "pipeline_parallel_layers_per_stage = 4\npipeline_parallel_first_stage_less_layers = 1\n"
+      "pipeline_parallel_last_stage_less_layers = 2\n",
+      "t.toml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.parallel.pp_layers_per_stage, 4);
+  EXPECT_EQ(imported->job.parallel.pp_stages_per_rank, 0);  // from the model's blocks
+  EXPECT_EQ(find_note(imported->notes, "layers_per_stage"), "");
+  EXPECT_NE(find_note(imported->notes, "last_stage_less_layers"), "");
+  EXPECT_EQ(find_note(imported->notes, "first_stage_less_layers"), "");
+}
+
+TEST(ImportTorchtitan, PerOperatorCheckpointingIsPlannedAsSuch) {
+  auto imported = import_config_text(
+      "[activation_checkpoint]\nmode = \"selective\"\nselective_ac_option = \"op\"\n", "t.toml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.training.activation_checkpointing, checkpointing::op);
+  EXPECT_EQ(find_note(imported->notes, "per-operator selective checkpointing"), "");
+}
+
+TEST(ImportTorchtitan, PipelineParallelismCutsTheLocalBatchIntoMicroBatches) {
+  auto imported = import_config_text(
+      "[training]\nlocal_batch_size = 8\n"
+      "[parallelism]\ndata_parallel_shard_degree = 4\npipeline_parallel_degree = 2\n"
+      "pipeline_parallel_schedule = \"Interleaved1F1B\"\npipeline_parallel_microbatch_size = 2\n",
+      "t.toml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  const auto& job = imported->job;
+  EXPECT_EQ(job.world_size(), 8);
+  EXPECT_EQ(job.parallel.pp, 2);
+  EXPECT_EQ(job.parallel.dp_shard, 4);
+  EXPECT_EQ(job.parallel.pp_sched, pp_schedule::interleaved_1f1b);
+  EXPECT_EQ(job.parallel.pp_stages_per_rank, 2);
+  EXPECT_EQ(job.training.micro_batch, 2u);
+  EXPECT_EQ(job.training.gradient_accumulation, 4);
+  // torchtitan keeps FSDP's parameters unsharded after forward under a pipeline; a stage
+  // reduces its gradients at its last micro-batch only.
+  EXPECT_EQ(job.parallel.reshard_after_forward, 0);
+  EXPECT_TRUE(job.parallel.no_sync);
+  EXPECT_EQ(find_note(imported->notes, "pipeline_parallel"), "");
+  // A shard degree of -1 leaves the world to the user, but it must hold tp x pp.
+  auto auto_shard = import_config_text(
+      "[parallelism]\ndata_parallel_shard_degree = -1\ntensor_parallel_degree = 8\n"
+      "pipeline_parallel_degree = 4\n", "t.toml");
+  ASSERT_TRUE(auto_shard) << auto_shard.error().to_string();
+  EXPECT_EQ(auto_shard->job.world_size(), 32);
+  EXPECT_EQ(auto_shard->job.parallel.dp_shard, 1);
+}
+
+TEST(ImportTorchtitan, ZeroBubbleSchedulesKeepTorchtitansSpellings) {
+  const std::pair<const char*, pp_schedule> cases[] = {
+      {"InterleavedZeroBubble", pp_schedule::interleaved_zero_bubble},
+      {"ZBVZeroBubble", pp_schedule::zbv_zero_bubble},
+      {"DualPipeV", pp_schedule::dualpipev},
+      {"dualpipev", pp_schedule::dualpipev},
+  };
+  for (const auto& [name, schedule] : cases) {
+    auto imported = import_config_text(
+        fmt::format("[training]\nlocal_batch_size = 8\n[parallelism]\npipeline_parallel_degree = 2\n"
+                    "pipeline_parallel_schedule = \"{}\"\n", name),
+        "t.toml");
+    ASSERT_TRUE(imported) << imported.error().to_string();
+    EXPECT_EQ(imported->job.parallel.pp_sched, schedule) << name;
+    EXPECT_EQ(imported->job.parallel.pp_stages_per_rank, 2) << name;  // multi-stage: 2 per rank
+  }
+}
+
+TEST(ImportTorchtitan, PipelineErrorsAreLocated) {
+  auto schedule = import_config_text(
+      "[parallelism]\npipeline_parallel_degree = 2\npipeline_parallel_schedule = \"LoopedBFS\"\n",
+      "t.toml");
+  ASSERT_FALSE(schedule);
+  EXPECT_NE(schedule.error().to_string().find("t.toml:3:1"), std::string::npos) << schedule.error().to_string();
+  EXPECT_NE(schedule.error().to_string().find(
+                "1f1b, gpipe, interleaved_1f1b, interleaved_zero_bubble, zbv_zero_bubble, dualpipev"),
+            std::string::npos) << schedule.error().to_string();
+  auto split = import_config_text(
+      "[training]\nlocal_batch_size = 3\n[parallelism]\npipeline_parallel_degree = 2\n"
+      "pipeline_parallel_microbatch_size = 2\n", "t.toml");
+  ASSERT_FALSE(split);
+  EXPECT_NE(split.error().to_string().find("t.toml:5:1: training.local_batch_size 3 is not a multiple"),
+            std::string::npos) << split.error().to_string();
+}
+
+TEST(ImportTorchtitan, ContextParallelismSharesEachSequence) {
+  auto imported = import_config_text(
+      "[training]\nseq_len = 65536\n"
+      "[parallelism]\ndata_parallel_shard_degree = 2\ncontext_parallel_degree = 4\n", "t.toml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.world_size(), 8);
+  EXPECT_EQ(imported->job.parallel.cp, 4);
+  EXPECT_EQ(imported->job.parallel.dp_shard, 2);
+  EXPECT_EQ(find_note(imported->notes, "context_parallel"), "");
+  auto ddp = import_config_text(
+      "[parallelism]\ndata_parallel_shard_degree = 1\ndata_parallel_replicate_degree = 8\n", "t.toml");
+  ASSERT_TRUE(ddp) << ddp.error().to_string();
+  EXPECT_EQ(ddp->job.parallel.kind, strategy::ddp);
+  EXPECT_EQ(ddp->job.parallel.dp_shard, 8);
+}
+
+TEST(ImportTorchtitan, ExpertParallelismBorrowsDataParallelRanks) {
+  auto imported = import_config_text(
+      "[model]\nname = \"qwen3\"\n"
+      "[parallelism]\ndata_parallel_shard_degree = 8\nexpert_parallel_degree = 4\n", "t.toml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.world_size(), 8);
+  EXPECT_EQ(imported->job.parallel.ep, 4);
+  EXPECT_EQ(find_note(imported->notes, "expert_parallel"), "");
+  auto uneven = import_config_text(
+      "[parallelism]\ndata_parallel_shard_degree = 8\nexpert_parallel_degree = 3\n", "t.toml");
+  ASSERT_FALSE(uneven);
+  EXPECT_NE(uneven.error().to_string().find("t.toml:3:1: parallel.ep: 3 must divide dp_shard 8"),
+            std::string::npos) << uneven.error().to_string();
+}
+
+TEST(ImportTorchtitan, ReadsTheOlderLayoutOfParallelDegrees) {
+  auto imported = import_config_text(
+      "[training]\ndata_parallel_shard_degree = 2\ntensor_parallel_degree = 2\n"
+      "[experimental]\npipeline_parallel_degree = 2\n", "t.toml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.world_size(), 8);
+  EXPECT_EQ(imported->job.parallel.tp, 2);
+  EXPECT_EQ(imported->job.parallel.pp, 2);
+  EXPECT_EQ(imported->job.parallel.dp_shard, 2);
+  EXPECT_NE(find_note(imported->notes, "experimental.pipeline_parallel_degree is the older place of "
+                                       "parallelism.pipeline_parallel_degree"), "");
+  EXPECT_EQ(find_note(imported->notes, "unknown option"), "");
+}
+
+TEST(ImportTorchtitan, SectionsThatAreOffChangeNothing) {
+  auto off = import_config_text(
+      "[training]\nseq_len = 2048\n[compile]\nenable = false\ncomponents = [\"model\", \"loss\"]\n"
+      "[validation]\nenable = false\nfreq = 500\n"
+      "[quantize.linear.float8]\nenable_fsdp_float8_all_gather = true\n", "t.toml");
+  ASSERT_TRUE(off) << off.error().to_string();
+  EXPECT_EQ(find_note(off->notes, "changes memory"), "");
+  EXPECT_EQ(find_note(off->notes, "unknown option"), "");
+  auto on = import_config_text(
+      "[model]\nconverters = [\"quantize.linear.float8\"]\n"
+      "[compile]\nenable = true\ncomponents = [\"model\"]\n"
+      "[quantize.linear.float8]\nenable_fsdp_float8_all_gather = true\n", "t.toml");
+  ASSERT_TRUE(on) << on.error().to_string();
+  EXPECT_EQ(find_note(on->notes, "compile"), "") << "torch.compile of the blocks is modelled";
+  EXPECT_TRUE(on->job.training.compile);
+  EXPECT_FALSE(off->job.training.compile);
+  // Float8 is modelled: on, its options map instead of being reported.
+  EXPECT_EQ(find_note(on->notes, "float8"), "");
+  EXPECT_EQ(on->job.precision.float8, float8_recipe::tensorwise);
+  EXPECT_TRUE(on->job.parallel.float8_all_gather);
+  EXPECT_EQ(off->job.precision.float8, float8_recipe::none);
+  EXPECT_FALSE(off->job.parallel.float8_all_gather);
+}
+
+TEST(ImportTorchtitan, CompileOfTheBlocksMapsOtherBackendsAreNotModelled) {
+  auto loss_only = import_config_text(
+      "[training]\nseq_len = 2048\n[compile]\nenable = true\ncomponents = [\"loss\"]\n", "t.toml");
+  ASSERT_TRUE(loss_only) << loss_only.error().to_string();
+  EXPECT_FALSE(loss_only->job.training.compile);
+  EXPECT_TRUE(loss_only->job.training.compile_loss);
+  EXPECT_EQ(find_note(loss_only->notes, "compile"), "");
+  auto both = import_config_text("[training]\nseq_len = 2048\n[compile]\nenable = true\n", "t.toml");
+  ASSERT_TRUE(both) << both.error().to_string();
+  EXPECT_TRUE(both->job.training.compile);
+  EXPECT_TRUE(both->job.training.compile_loss) << "torchtitan's default components: model and loss";
+  auto older = import_config_text("[training]\ncompile = true\n", "t.toml");
+  ASSERT_TRUE(older) << older.error().to_string();
+  EXPECT_TRUE(older->job.training.compile);
+  EXPECT_TRUE(older->job.training.compile_loss);
+  EXPECT_NE(find_note(older->notes, "before that only the blocks"), "");
+  auto backend = import_config_text(
+      "[training]\nseq_len = 2048\n[compile]\nenable = true\nbackend = \"aot_eager\"\n", "t.toml");
+  ASSERT_TRUE(backend) << backend.error().to_string();
+  EXPECT_TRUE(backend->job.training.compile);
+  EXPECT_NE(find_note(backend->notes, "backend aot_eager (inductor is the one modelled)"), "");
+}
+
+TEST(ImportTorchtitan, Float8ConverterMapsItsRecipeAndAllGather) {
+  // torchtitan's 405B config: converters = ["float8"], options in [quantize.linear.float8].
+  auto shipped = import_config_text(
+      "[model]\nconverters = [\"float8\"]\n"
+      "[quantize.linear.float8]\nenable_fsdp_float8_all_gather = true\n"
+      "precompute_float8_dynamic_scale_for_fsdp = true\nfilter_fqns = [\"output\"]\n",
+      "t.toml");
+  ASSERT_TRUE(shipped) << shipped.error().to_string();
+  EXPECT_EQ(shipped->job.precision.float8, float8_recipe::tensorwise);
+  EXPECT_TRUE(shipped->job.parallel.float8_all_gather);
+  EXPECT_EQ(find_note(shipped->notes, "float8"), "");
+  EXPECT_EQ(find_note(shipped->notes, "unknown option"), "");
+  // Older torchtitan: [float8] enable_float8_linear, and a rowwise recipe, which has no float8
+  // all-gather (planned without it, said so).
+  auto legacy = import_config_text(
+      "[training]\nseq_len = 2048\n"
+      "[float8]\nenable_float8_linear = true\nrecipe_name = \"rowwise\"\n"
+      "enable_fsdp_float8_all_gather = true\n",
+      "t.toml");
+  ASSERT_TRUE(legacy) << legacy.error().to_string();
+  EXPECT_EQ(legacy->job.precision.float8, float8_recipe::rowwise);
+  EXPECT_FALSE(legacy->job.parallel.float8_all_gather);
+  EXPECT_NE(find_note(legacy->notes, "all-gathers float8 weights for the tensorwise recipe only "
+                                     "(rowwise here)"),
+            "");
+  auto off = import_config_text(
+      "[training]\nseq_len = 2048\n[float8]\nenable_float8_linear = false\nrecipe_name = \"rowwise\"\n",
+      "t.toml");
+  ASSERT_TRUE(off) << off.error().to_string();
+  EXPECT_EQ(off->job.precision.float8, float8_recipe::none);
+  EXPECT_TRUE(off->notes.empty() || find_note(off->notes, "float8") == "");
+  // Other converters are not modelled, nor unknown float8 options.
+  auto mx = import_config_text(
+      "[model]\nconverters = [\"float8\", \"quantize.grouped_mm.float8\"]\n"
+      "[quantize.grouped_mm.float8]\nfqns = [\"experts\"]\n"
+      "[quantize.linear.float8]\nnew_knob = 1\n",
+      "t.toml");
+  ASSERT_TRUE(mx) << mx.error().to_string();
+  EXPECT_NE(find_note(mx->notes, "converters quantize.grouped_mm.float8 change weight"), "");
+  EXPECT_NE(find_note(mx->notes, "\"quantize.grouped_mm.float8.fqns\" changes memory"), "");
+  EXPECT_NE(find_note(mx->notes, "\"quantize.linear.float8.new_knob\" changes memory"), "");
+  // A grouped-GEMM section whose converter is not listed changes nothing.
+  auto unlisted = import_config_text(
+      "[model]\nconverters = [\"float8\"]\n[quantize.grouped_mm.float8]\nfqns = [\"experts\"]\n",
+      "t.toml");
+  ASSERT_TRUE(unlisted) << unlisted.error().to_string();
+  EXPECT_EQ(find_note(unlisted->notes, "changes memory"), "");
+  auto bad = import_config_text(
+      "[model]\nconverters = [\"float8\"]\n[quantize.linear.float8]\nrecipe_name = \"fp4\"\n",
+      "t.toml");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().to_string().substr(0, 46), "t.toml:4:1: quantize.linear.float8.recipe_name");
+}
+
+TEST(ImportTorchtitan, AutoShardDegreeLeavesTheWorldToTheUser) {
+  auto imported = import_config_text("[parallelism]\ndata_parallel_shard_degree = -1\n"
+                                     "tensor_parallel_degree = 2\n", "t.toml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.parallel.dp_shard, 4);  // 8 assumed GPUs / tp 2
+  EXPECT_NE(find_note(imported->notes, "does not give the number of GPUs"), "");
+}
+
+TEST(ImportTorchtitan, ShippedLargeFlavorsNameTheirPresets) {
+  // torchtitan's llama3_405b.toml and qwen3_32b.toml name these flavors.
+  for (const auto& [name, flavor, preset] :
+       {std::tuple{"llama3", "405B", "llama-3.1-405b"}, std::tuple{"qwen3", "32B", "qwen3-32b"},
+        std::tuple{"qwen3", "0.6B", "qwen3-0.6b"}, std::tuple{"llama3", "debugmodel", "llama3-debugmodel"},
+        std::tuple{"deepseek_v3", "16B", "deepseek-v3-16b"}, std::tuple{"deepseek_v3", "671B", "deepseek-v3"},
+        std::tuple{"llama4", "17bx16e", "llama-4-scout"},
+        std::tuple{"llama4", "17bx128e", "llama-4-maverick"}, std::tuple{"qwen3", "1.7B", "qwen3-1.7b"},
+        std::tuple{"qwen3", "4B", "qwen3-4b"}, std::tuple{"qwen3", "14B", "qwen3-14b"},
+        std::tuple{"qwen3", "235B-A22B", "qwen3-235b-a22b"},
+        std::tuple{"llama4", "debugmodel", "llama4-debugmodel"},
+        std::tuple{"deepseek_v3", "debugmodel", "deepseek-v3-debugmodel"},
+        std::tuple{"qwen3", "debugmodel", "qwen3-debugmodel"},
+        std::tuple{"qwen3", "debugmodel_moe", "qwen3-debugmodel-moe"}}) {
+    auto imported = import_config_text(
+        fmt::format("[model]\nname = \"{}\"\nflavor = \"{}\"\n", name, flavor), "t.toml");
+    ASSERT_TRUE(imported) << imported.error().to_string();
+    EXPECT_EQ(imported->job.model, preset);
+    EXPECT_TRUE(model::load_model(imported->job.model)) << preset;
+  }
+}
+
+TEST(ImportTorchtitan, FlavorsNamedExactlyAreNotNoted) {
+  auto imported = import_config_text("[model]\nname = \"deepseek_v3\"\nflavor = \"16B\"\n", "t.toml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(find_note(imported->notes, "check it against"), "");
+}
+
+TEST(ImportTorchtitan, IropeFlavorsAreRefusedWithTheReason) {
+  auto imported =
+      import_config_text("[model]\nname = \"llama4\"\nflavor = \"17bx128e_irope\"\n", "t.toml");
+  ASSERT_FALSE(imported);
+  EXPECT_EQ(imported.error().to_string(),
+            "t.toml:3:1: model llama4 17bx128e_irope: the irope flavors attend through "
+            "FlexAttention with block-causal masks, which vramscope does not plan; flavor "
+            "17bx128e has the same parameters\n"
+            "flavor = \"17bx128e_irope\"\n"
+            "^ near here");
+}
+
+TEST(ImportTorchtitan, ExpertTensorParallelismActsOnlyBesideExpertParallelism) {
+  // JobConfig: "1 means disabled. No effect for non-MoE models, or when ep = 1".
+  for (const char* degrees : {"expert_parallel_degree = 8\nexpert_tensor_parallel_degree = 1\n",
+                              "tensor_parallel_degree = 8\nexpert_tensor_parallel_degree = 8\n"}) {
+    auto imported = import_config_text(std::string("[parallelism]\n") + degrees, "t.toml");
+    ASSERT_TRUE(imported) << imported.error().to_string();
+    EXPECT_EQ(find_note(imported->notes, "expert_tensor_parallel_degree"), "") << degrees;
+  }
+  auto both = import_config_text("[parallelism]\ntensor_parallel_degree = 2\n"
+                                 "expert_parallel_degree = 4\nexpert_tensor_parallel_degree = 2\n",
+                                 "t.toml");
+  ASSERT_TRUE(both) << both.error().to_string();
+  EXPECT_NE(find_note(both->notes, "expert tensor parallelism"), "");
+}
+
+TEST(ImportTorchtitan, ErrorsAreLocated) {
+  auto syntax = import_config_text("[training]\nseq_len = = 3\n", "t.toml");
+  ASSERT_FALSE(syntax);
+  EXPECT_EQ(syntax.error().line, 2);
+  EXPECT_EQ(syntax.error().message.rfind("toml syntax error: ", 0), 0u);
+  auto range = import_config_text("[training]\nseq_len = 0\n", "t.toml");
+  ASSERT_FALSE(range);
+  EXPECT_EQ(range.error().to_string(),
+            "t.toml:2:1: training.seq_len: 0 is out of range (expected 1 to 16777216) (it sets "
+            "training.seq_len)\n"
+            "seq_len = 0\n"
+            "^ near here");
+}
+
+// 2024's layout: one data-parallel degree and the fp8_linear switch under [training];
+// [hf_transformers] model names the checkpoint the transformers backend builds; a flavor can be
+// a Hugging Face id.
+TEST(ImportTorchtitan, ReadsOlderKeysAndHubIdsOfTheModel) {
+  auto old = import_config_text(
+      "[model]\nname = \"llama2\"\nflavor = \"7B\"\n[training]\nbatch_size = 8\n"
+      "seq_len = 2048\ndata_parallel_degree = -1\ntensor_parallel_degree = 1\n"
+      "fp8_linear = \"\"\n",
+      "t.toml");
+  ASSERT_TRUE(old) << old.error().to_string();
+  EXPECT_EQ(old->job.model, "llama-2-7b");
+  EXPECT_EQ(old->job.precision.float8, float8_recipe::none);
+  EXPECT_EQ(find_note(old->notes, "unknown option"), "");
+  auto hf = import_config_text(
+      "[model]\nname = \"transformers_modeling_backend\"\nflavor = \"full\"\n"
+      "[hf_transformers]\nmodel = \"Qwen/Qwen3-4B-Instruct-2507\"\n",
+      "t.toml");
+  ASSERT_TRUE(hf) << hf.error().to_string();
+  EXPECT_EQ(hf->job.model, "qwen3-4b");
+  auto v2 = import_config_text(
+      "[model]\nname = \"deepseek_v2\"\nflavor = \"deepseek-ai/DeepSeek-V2-Lite\"\n", "t.toml");
+  ASSERT_TRUE(v2) << v2.error().to_string();
+  EXPECT_EQ(v2->job.model, "deepseek-v3-16b");  // torchtitan's 16B flavor has its shapes
+  auto none = import_config_text("[model]\nname = \"gpt_oss\"\nflavor = \"20b\"\n", "t.toml");
+  ASSERT_TRUE(none) << none.error().to_string();
+  EXPECT_EQ(none->job.model, "gpt_oss 20b");  // no preset: plan refuses it at line 2
+  EXPECT_EQ(none->job.provenance.set_at.at("model").line, 2);
+}
+
+TEST(ImportTorchtitan, TrainingDtypeBfloat16KeepsNoFp32Copy) {
+  const std::string head = "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\n";
+  auto bf16 = import_torchtitan(head + "dtype = \"bfloat16\"\n", "bf16.toml");
+  ASSERT_TRUE(bf16) << bf16.error().to_string();
+  EXPECT_EQ(bf16->job.precision.master, dtype::bf16);
+  EXPECT_EQ(bf16->job.precision.params, dtype::bf16);
+  auto fp32 = import_torchtitan(head + "dtype = \"float32\"\n", "fp32.toml");
+  ASSERT_TRUE(fp32) << fp32.error().to_string();
+  EXPECT_EQ(fp32->job.precision.master, dtype::f32);
+  auto bad = import_torchtitan(head + "dtype = \"float16\"\n", "bad.toml");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().to_string().find("bad.toml:5:1: training.dtype: invalid value"),
+            std::string::npos) << bad.error().to_string();
+}
+
+}  // namespace
+}  // namespace vramscope::job

@@ -1,0 +1,178 @@
+// torchtune recipe configs: two shipped files (pytorch/torchtune recipes/configs/) and small
+// ones for the options the shipped files leave at their defaults.
+#include <vramscope/import/importers.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "import/import_test_support.hpp"
+
+namespace vramscope::job {
+namespace {
+
+using testing::find_note;
+using testing::import_ok;
+using testing::sample;
+
+TEST(ImportTorchtune, MapsTheShippedQloraSingleDeviceConfig) {
+  const imported_job imported = import_ok("torchtune_llama3_2_3b_qlora_single_device.yaml");
+  const job_spec& job = imported.job;
+  EXPECT_EQ(imported.format, "torchtune");
+  EXPECT_EQ(job.model, "llama-3.2-3b");
+  EXPECT_EQ(job.parallel.kind, strategy::single);
+  EXPECT_EQ(job.world_size(), 1);
+  EXPECT_TRUE(job.lora.enabled);
+  EXPECT_EQ(job.lora.base_quantization, dtype::nf4);
+  EXPECT_EQ(job.lora.quantizer, "torchao");
+  EXPECT_EQ(job.lora.rank, 64);
+  EXPECT_DOUBLE_EQ(job.lora.alpha, 128);
+  EXPECT_EQ(job.lora.targets, (std::vector<std::string>{"q_proj", "v_proj", "o_proj", "gate_proj",
+                                                        "up_proj", "down_proj"}));
+  EXPECT_EQ(job.training.micro_batch, 4u);
+  EXPECT_EQ(job.training.gradient_accumulation, 4u);
+  EXPECT_EQ(job.training.loss, loss_impl::chunked);
+  EXPECT_EQ(job.training.activation_checkpointing, checkpointing::full);
+  EXPECT_FALSE(job.training.activation_offloading);
+  EXPECT_EQ(job.precision.params, dtype::bf16);
+  EXPECT_EQ(job.precision.master, dtype::bf16);
+  EXPECT_EQ(job.optimizer.kind, optimizer_kind::adamw);
+  EXPECT_TRUE(job.optimizer.fused);
+  EXPECT_NE(find_note(imported.notes, "tokenizer.max_seq_len is null"), "");
+  EXPECT_EQ(find_note(imported.notes, "compile"), "");  // compile: False changes nothing
+  EXPECT_EQ(find_note(imported.notes, "unknown option"), "");
+}
+
+TEST(ImportTorchtune, TheTuneRunLineMakesADistributedConfigFsdp2OnItsGpus) {
+  const imported_job imported = import_ok("torchtune_llama3_1_70b_lora.yaml");
+  const job_spec& job = imported.job;
+  EXPECT_EQ(job.model, "llama-3.1-70b");
+  EXPECT_EQ(job.parallel.kind, strategy::fsdp2);
+  EXPECT_EQ(job.world_size(), 8);
+  EXPECT_FALSE(job.lora.base_quantization.has_value());
+  EXPECT_EQ(job.lora.rank, 16);
+  EXPECT_EQ(find_note(imported.notes, "distributed recipe")
+                .rfind(sample("torchtune_llama3_1_70b_lora.yaml") +
+                           ":9:1: a distributed recipe's config: planned as FSDP2",
+                       0),
+            0u);
+  EXPECT_EQ(find_note(imported.notes, "unknown option"), "");
+}
+
+TEST(ImportTorchtune, MemoryFeaturesOfAFullFinetune) {
+  auto imported = import_config_text(
+      "model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\n"
+      "tokenizer:\n  max_seq_len: 2048\n"
+      "dataset:\n  packed: True\n"
+      "batch_size: 2\n"
+      "optimizer:\n  _component_: bitsandbytes.optim.PagedAdamW8bit\n  lr: 2e-5\n"
+      "optimizer_in_bwd: True\n"
+      "loss:\n  _component_: torchtune.modules.loss.CEWithChunkedOutputLoss\n"
+      "  num_output_chunks: 16\n"
+      "enable_activation_checkpointing: True\n"
+      "enable_activation_offloading: True\n"
+      "fsdp_cpu_offload: False\n"
+      "compile: True\n"
+      "dtype: bf16\n",
+      "t.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  const job_spec& job = imported->job;
+  EXPECT_TRUE(job.training.compile);
+  EXPECT_TRUE(job.training.compile_loss);
+  EXPECT_EQ(find_note(imported->notes, "compile"), "");
+  EXPECT_EQ(job.model, "llama-3.1-8b");
+  EXPECT_FALSE(job.lora.enabled);
+  EXPECT_EQ(job.parallel.kind, strategy::fsdp2);  // fsdp_* keys: a distributed config
+  EXPECT_EQ(job.training.seq_len, 2048u);
+  EXPECT_EQ(job.optimizer.kind, optimizer_kind::paged_adamw_8bit);
+  EXPECT_TRUE(job.optimizer.in_backward);
+  EXPECT_EQ(job.training.loss_chunks, 16);
+  EXPECT_TRUE(job.training.activation_offloading);
+  EXPECT_NE(find_note(imported->notes, "packed to tokenizer.max_seq_len"), "");
+}
+
+TEST(ImportTorchtune, BadValuesAreErrorsAtTheirLine) {
+  auto module = import_config_text(
+      "model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n"
+      "  lora_attn_modules: [q_proj, w1]\n",
+      "t.yaml");
+  ASSERT_FALSE(module);
+  EXPECT_EQ(module.error().to_string().rfind("t.yaml:3:3: model.lora_attn_modules: unknown module "
+                                             "\"w1\" (expected q_proj, k_proj, v_proj, output_proj)",
+                                             0),
+            0u)
+      << module.error().to_string();
+  auto dtype = import_config_text(
+      "model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\ndtype: fp16\n", "t.yaml");
+  ASSERT_FALSE(dtype);
+  EXPECT_EQ(dtype.error().line, 3);
+  auto optimizer = import_config_text(
+      "model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\n"
+      "optimizer:\n  _component_: torch.optim.Adagrad\n",
+      "t.yaml");
+  ASSERT_FALSE(optimizer);
+  EXPECT_NE(optimizer.error().message.find("torch.optim.Adagrad is not an optimizer"),
+            std::string::npos);
+}
+
+// Builders resolve through the catalogue's names and aliases; one with no preset keeps its name,
+// which plan refuses at the model's line (the real-world corpus checks plan's message).
+TEST(ImportTorchtune, BuildersResolveToPresetsAndUnknownOptionsAreNoted) {
+  auto scout = import_config_text(
+      "model:\n  _component_: torchtune.models.llama4.llama4_scout_17b_16e\n", "t.yaml");
+  ASSERT_TRUE(scout) << scout.error().to_string();
+  EXPECT_EQ(scout->job.model, "llama-4-scout");
+  auto gemma = import_config_text(
+      "model:\n  _component_: torchtune.models.gemma2.lora_gemma2_2b\n", "t.yaml");
+  ASSERT_TRUE(gemma) << gemma.error().to_string();
+  EXPECT_EQ(gemma->job.model, "gemma-2-2b");  // not gemma-2b, another model
+  auto imported = import_config_text(
+      "model:\n  _component_: torchtune.models.qwen2_5.qwen2_5_3b\n"
+      "batch_sise: 2\n",
+      "t.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.model, "qwen2_5_3b");  // no preset: kept as written
+  EXPECT_NE(find_note(imported->notes, "unknown option \"batch_sise\" (did you mean \"batch_size\"?)"),
+            "");
+}
+
+// Every shipped recipe config since 0.6 names LinearCrossEntropyLoss (the head inside the loss,
+// chunk by chunk): the chunked loss, never the Hugging Face loss over whole logits. The
+// distributed recipes' mesh sets tensor parallelism.
+TEST(ImportTorchtune, LinearCrossEntropyLossIsChunkedAndTheMeshIsRead) {
+  auto imported = import_config_text(
+      "model:\n  _component_: torchtune.models.llama3_3.llama3_3_70b\n"
+      "loss:\n  _component_: torchtune.modules.loss.LinearCrossEntropyLoss\n"
+      "tensor_parallel_dim: 8\ndata_parallel_shard_dim: -1\ndata_parallel_replicate_dim: 1\n"
+      "fsdp_cpu_offload: False\nquantizer:\n  _component_: torchtune.training.quantization."
+      "Int8DynActInt4WeightQATQuantizer\n  groupsize: 256\n",
+      "t.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.model, "llama-3.1-70b");
+  EXPECT_EQ(imported->job.training.loss, loss_impl::chunked);
+  EXPECT_EQ(imported->job.parallel.tp, 8);
+  // -1: the ranks tp leaves, resolved over the GPUs assumed
+  EXPECT_EQ(imported->job.parallel.dp_shard * imported->job.parallel.tp,
+            imported->job.hardware.gpus_per_node * imported->job.hardware.nodes);
+  EXPECT_EQ(find_note(imported->notes, "unknown option"), "");
+  EXPECT_NE(find_note(imported->notes, "quantization-aware training"), "");
+}
+
+TEST(ImportTorchtune, RefusesRecipesThatHoldSeveralModelsAtTheirLine) {
+  auto kd = import_torchtune("model:\n  _component_: torchtune.models.llama3_2.lora_llama3_2_1b\n"
+                             "teacher_model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\n",
+                             "kd.yaml");
+  ASSERT_FALSE(kd);
+  EXPECT_NE(kd.error().to_string().find("kd.yaml:4:3: teacher_model._component_: this recipe holds "
+                                        "several models"),
+            std::string::npos) << kd.error().to_string();
+  auto ppo = import_torchtune("policy_model:\n  _component_: torchtune.models.mistral.mistral_7b\n",
+                              "ppo.yaml");
+  ASSERT_FALSE(ppo);
+  EXPECT_NE(ppo.error().to_string().find("ppo.yaml:2:3: policy_model._component_"), std::string::npos)
+      << ppo.error().to_string();
+}
+
+}  // namespace
+}  // namespace vramscope::job

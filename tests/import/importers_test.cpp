@@ -1,0 +1,75 @@
+#include <vramscope/import/importers.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+
+#include "import/import_test_support.hpp"
+
+namespace vramscope::job {
+namespace {
+
+TEST(Importers, DetectFormatFromContent) {
+  EXPECT_EQ(detect_format("  {\"zero_optimization\": {}}"), config_format::deepspeed);
+  EXPECT_EQ(detect_format("# comment\n[model]\nname = \"llama3\"\n"), config_format::torchtitan);
+  EXPECT_EQ(detect_format("compute_environment: LOCAL_MACHINE\n"), config_format::accelerate);
+  EXPECT_EQ(detect_format("debug: false\ndistributed_type: FSDP\n"), config_format::accelerate);
+  EXPECT_EQ(detect_format("model: llama-3.1-8b\n"), config_format::unknown);
+  EXPECT_EQ(detect_format(""), config_format::unknown);
+  EXPECT_EQ(detect_format("model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n"),
+            config_format::torchtune);
+  EXPECT_EQ(detect_format("model:\n  _component_: mylib.build\n"), config_format::unknown);
+}
+
+TEST(Importers, UnknownFormatIsAnError) {
+  auto imported = import_config_text("model: llama\n", "x.yaml");
+  ASSERT_FALSE(imported);
+  EXPECT_EQ(imported.error().to_string(),
+            "x.yaml: not an accelerate YAML, DeepSpeed JSON, torchtitan TOML, torchtune YAML "
+            "config or Megatron-LM arguments");
+  auto missing = import_config(testing::sample("nope.yaml"));
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("no such file"), std::string::npos);
+}
+
+TEST(Importers, EveryOptionOfTheSamplesIsAccountedFor) {
+  // Every line holding an option is mapped, noted or listed as having no effect.
+  for (const char* name : {"accelerate_fsdp.yaml", "torchtitan_llama3_8b.toml"}) {
+    const imported_job imported = testing::import_ok(name);
+    std::set<int> lines;
+    for (const auto& m : imported.mapped) lines.insert(m.where.line);
+    for (const auto& n : imported.notes)
+      if (n.source == testing::sample(name)) lines.insert(n.line);
+    for (const auto& n : imported.no_effect) lines.insert(n.line);
+    std::ifstream in(testing::sample(name));
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+      const bool option = !line.empty() && line[0] != '#' && line[0] != '[' &&
+                          line.find_first_not_of(' ') != std::string::npos &&
+                          (line.find(':') != std::string::npos || line.find('=') != std::string::npos) &&
+                          line.find("fsdp_config:") == std::string::npos;
+      if (option) {
+        EXPECT_TRUE(lines.count(number)) << name << ":" << number << ": " << line;
+      }
+    }
+  }
+}
+
+TEST(Importers, MappedListsOptionAndField) {
+  const imported_job imported = testing::import_ok("torchtitan_llama3_8b.toml");
+  ASSERT_FALSE(imported.mapped.empty());
+  EXPECT_EQ(imported.mapped[0].option, "model.name");
+  EXPECT_EQ(imported.mapped[0].field, "model");
+  EXPECT_EQ(imported.mapped[0].where.line, 18);
+  const auto tp = std::find_if(imported.mapped.begin(), imported.mapped.end(),
+                               [](const import_mapping& m) { return m.field == "parallel.tp"; });
+  ASSERT_NE(tp, imported.mapped.end());
+  EXPECT_EQ(tp->option, "parallelism.tensor_parallel_degree");
+  for (std::size_t i = 1; i < imported.mapped.size(); ++i)
+    EXPECT_LE(imported.mapped[i - 1].where.line, imported.mapped[i].where.line);
+}
+
+}  // namespace
+}  // namespace vramscope::job

@@ -1,0 +1,238 @@
+#include "import/shell_launch.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace vramscope::job::detail {
+namespace {
+
+std::vector<std::string> texts(const std::vector<shell_word>& words) {
+  std::vector<std::string> out;
+  for (const auto& w : words) out.push_back(w.text);
+  return out;
+}
+
+shell_launch read_ok(const std::string& text) {
+  auto launch = read_shell_launch(text, "run.sh");
+  if (!launch) ADD_FAILURE() << launch.error().to_string();
+  return launch ? *launch : shell_launch{};
+}
+
+using words = std::vector<std::string>;
+
+TEST(ShellLaunch, PlainListOneOrManyFlagsALine) {
+  const auto l = read_ok("--num-layers 2 --hidden-size 64\n--bf16\n# a comment --fp16\n");
+  EXPECT_EQ(l.script.text, "");
+  EXPECT_EQ(texts(l.args), (words{"--num-layers", "2", "--hidden-size", "64", "--bf16"}));
+  EXPECT_EQ(l.args[4].line, 2);
+  EXPECT_EQ(l.args[2].column, 16);
+}
+
+TEST(ShellLaunch, ArraysExpandToTheirElementsWithTheirLines) {
+  const auto l = read_ok(
+      "GPUS=8\n"
+      "DIST=(\n  --nproc_per_node $GPUS  # eight\n  --nnodes ${NODES:-2}\n)\n"
+      "MODEL=( --num-layers 4 )\n"
+      "MODEL+=(\"--swiglu --bf16\")\n"
+      "torchrun ${DIST[@]} pretrain_gpt.py \\\n  ${MODEL[@]}\n");
+  EXPECT_EQ(texts(l.launcher), (words{"torchrun", "--nproc_per_node", "8", "--nnodes", "2"}));
+  EXPECT_EQ(l.script.text, "pretrain_gpt.py");
+  EXPECT_EQ(l.script.line, 8);
+  // An unquoted expansion splits the quoted element "--swiglu --bf16" into two words.
+  EXPECT_EQ(texts(l.args), (words{"--num-layers", "4", "--swiglu", "--bf16"}));
+  EXPECT_EQ(l.args[0].line, 6);
+  EXPECT_EQ(l.args[2].line, 7);
+  EXPECT_EQ(l.launcher[2].line, 3);
+}
+
+TEST(ShellLaunch, QuotedArrayExpansionKeepsElementsWhole) {
+  const auto l = read_ok("A=(\"--x 1\" '--y')\npython pretrain_gpt.py \"${A[@]}\" '$HOME'\n");
+  EXPECT_EQ(texts(l.launcher), (words{"python"}));
+  EXPECT_EQ(texts(l.args), (words{"--x 1", "--y", "$HOME"}));
+  EXPECT_FALSE(l.args[2].unresolved);  // single quotes: no expansion
+}
+
+TEST(ShellLaunch, UnsetVariablesAndSubstitutionsStayUnresolved) {
+  const auto l =
+      read_ok("N=$(($1*4))\npython pretrain_gpt.py --a $1 --b $N --c $UNSET --d \"${X}\"\n");
+  EXPECT_EQ(texts(l.args), (words{"--a", "$1", "--b", "$(($1*4))", "--c", "$UNSET", "--d", "$X"}));
+  EXPECT_TRUE(l.args[1].unresolved);
+  EXPECT_TRUE(l.args[3].unresolved);  // arithmetic of a positional argument
+  EXPECT_TRUE(l.args[5].unresolved);
+  EXPECT_TRUE(l.args[7].unresolved);
+  EXPECT_FALSE(l.args[6].unresolved);
+}
+
+TEST(ShellLaunch, ExportsAreCollected) {
+  const auto l = read_ok("export A=1\nB=two\nexport B\nexport A=3\n--num-layers 1\n");
+  ASSERT_EQ(l.exports.size(), 2u);
+  EXPECT_EQ(l.exports[0].first, "B");
+  EXPECT_EQ(l.exports[0].second.text, "two");
+  EXPECT_EQ(l.exports[1].first, "A");
+  EXPECT_EQ(l.exports[1].second.text, "3");
+  EXPECT_EQ(l.exports[1].second.line, 4);
+}
+
+TEST(ShellLaunch, BranchesAreReadInOrderAndNoted) {
+  const auto l = read_ok(
+      "A=(--x 1)\nif [[ \"$D\" == fp8 ]]; then\n  A+=(--fp8-format hybrid)\nfi\n"
+      "torchrun pretrain_gpt.py ${A[@]} ${MISSING[@]}\n"
+      "python tools/other.py --y\n");
+  EXPECT_EQ(texts(l.args), (words{"--x", "1", "--fp8-format", "hybrid"}));
+  ASSERT_EQ(l.notes.size(), 3u);
+  EXPECT_EQ(l.notes[0].line, 2);
+  EXPECT_EQ(l.notes[2].line, 6);  // another launch, not a pretrain_*.py one: ignored
+  EXPECT_NE(l.notes[0].message.find("reads every branch"), std::string::npos);
+  EXPECT_EQ(l.notes[1].to_string(),
+            "run.sh:5:34: ${MISSING[@]}: the script sets no array MISSING; it expands to nothing\n"
+            "torchrun pretrain_gpt.py ${A[@]} ${MISSING[@]}\n"
+            "                                 ^ near here");
+}
+
+TEST(ShellLaunch, CommandsThatOnlyNameAScriptAreNotLaunches) {
+  const auto l = read_ok(
+      "S=pretrain_gpt.py\nif [ ! -f \"$S\" ]; then\n  echo \"not found: $S\"\n  ls $S\nfi\n"
+      "torchrun \"$S\" --num-layers 1\n");
+  EXPECT_EQ(l.script.line, 6);
+  EXPECT_EQ(texts(l.args), (words{"--num-layers", "1"}));
+}
+
+TEST(ShellLaunch, LaterNonPretrainLaunchIsNoted) {
+  const auto l = read_ok(
+      "python prepare.py --z\ntorchrun pretrain_gpt.py --num-layers 1\n"
+      "python pretrain_gpt.py --num-layers 2\n");
+  EXPECT_EQ(texts(l.args), (words{"--num-layers", "1"}));
+  ASSERT_EQ(l.notes.size(), 1u);
+  EXPECT_EQ(l.notes[0].line, 3);
+}
+
+TEST(ShellLaunch, PlainListNotesCommandsThatAreNotArguments) {
+  const auto l = read_ok("--num-layers 1\nstray --bf16\n");
+  EXPECT_EQ(texts(l.args), (words{"--num-layers", "1"}));
+  ASSERT_EQ(l.notes.size(), 1u);
+  EXPECT_EQ(l.notes[0].to_string(),
+            "run.sh:2:1: \"stray\" starts no argument (--flag) and runs no Python script; the "
+            "line is ignored\nstray --bf16\n^ near here");
+}
+
+TEST(ShellLaunch, RegressionFuzzEmptyWordsAndParentheses) {
+  // A '(' after an empty quoted word, and a command that expands to no words at all.
+  EXPECT_EQ(read_ok("(x\n\"\"(y\nE=()\n${E[@]}\n--num-layers 1\n").args.size(), 2u);
+  // ';', '&' and '|' inside an array.
+  EXPECT_EQ(texts(read_ok("A=(--x;1|&)\n${A[@]}\n").args), (words{"--x", "1"}));
+}
+
+TEST(ShellLaunch, RejectsAnUnclosedQuote) {
+  auto l = read_shell_launch("A=1\nB=\"open\n--x\n", "run.sh");
+  ASSERT_FALSE(l);
+  EXPECT_EQ(l.error().to_string(),
+            "run.sh:2:3: quote (\") opened here is never closed\nB=\"open\n  ^ near here");
+}
+
+TEST(ShellLaunch, RejectsAnUnclosedArray) {
+  auto l = read_shell_launch("ARGS=(\n --x 1\n", "run.sh");
+  ASSERT_FALSE(l);
+  EXPECT_EQ(
+      l.error().to_string(),
+      "run.sh:1:6: array ARGS opened here is never closed with ')'\nARGS=(\n     ^ near here");
+}
+
+TEST(ShellLaunch, RejectsAnUnclosedBrace) {
+  auto l = read_shell_launch("python pretrain_gpt.py ${A\n", "run.sh");
+  ASSERT_FALSE(l);
+  EXPECT_EQ(l.error().line, 1);
+  EXPECT_NE(l.error().message.find("\"${\" opened here is never closed"), std::string::npos);
+}
+
+TEST(ShellLaunch, BoundsExpansionBlowUp) {
+  std::string text = "A=(x x x x x x x x x x)\n";
+  for (int i = 0; i < 6; ++i) text += "A=(${A[@]} ${A[@]} ${A[@]} ${A[@]} ${A[@]} ${A[@]})\n";
+  auto l = read_shell_launch(text, "run.sh");
+  ASSERT_FALSE(l);
+  EXPECT_NE(l.error().message.find("more than 100000 words"), std::string::npos);
+}
+
+// A variable doubled forty times (X="$X$X") would be a terabyte; the reader stops at its budget
+// and names the line that crossed it.
+TEST(ShellLaunch, BoundsAVariableDoubledIntoItself) {
+  std::string text = "X=abcdefghijklmnop\n";
+  for (int i = 0; i < 40; ++i) text += "X=\"$X$X\"\n";
+  text += "torchrun pretrain_gpt.py --data-path \"$X\"\n";
+  auto l = read_shell_launch(text, "run.sh");
+  ASSERT_FALSE(l);
+  // 16 bytes doubled 16 times is 1 MiB; the 17th doubling (line 18) is past a word's budget.
+  EXPECT_EQ(l.error().line, 18);
+  EXPECT_NE(l.error().message.find("budget"), std::string::npos) << l.error().message;
+}
+
+TEST(ShellLaunch, BoundsTheWholeExpansionNotOnlyAWord) {
+  // Each word stays under 1 MiB, but 40 arrays of them add up past the script's budget.
+  std::string text = "X=abcdefghijklmnop\n";
+  for (int i = 0; i < 15; ++i) text += "X=\"$X$X\"\n";  // 512 KiB
+  for (int i = 0; i < 40; ++i) text += "A+=(\"$X\")\n";
+  auto l = read_shell_launch(text, "run.sh");
+  ASSERT_FALSE(l);
+  EXPECT_GT(l.error().line, 17);
+  EXPECT_NE(l.error().message.find("budget"), std::string::npos) << l.error().message;
+  // Under the budget the same script reads.
+  std::string small = "X=abcdefghijklmnop\n";
+  for (int i = 0; i < 10; ++i) small += "X=\"$X$X\"\n";
+  small += "A+=(\"$X\")\ntorchrun pretrain_gpt.py \"${A[@]}\"\n";
+  auto ok = read_shell_launch(small, "run.sh");
+  ASSERT_TRUE(ok) << ok.error().to_string();
+  ASSERT_EQ(ok->args.size(), 1u);
+  EXPECT_EQ(ok->args[0].text.size(), 16u << 10);
+}
+
+TEST(ShellLaunch, RecognisesMegatronText) {
+  EXPECT_TRUE(looks_like_megatron("--num-layers 2\n"));
+  EXPECT_TRUE(looks_like_megatron("torchrun x/pretrain_gpt.py \\\n"));
+  EXPECT_TRUE(looks_like_megatron("A=(\"--num-layers=4\")"));
+  EXPECT_FALSE(looks_like_megatron("# --num-layers 2\nfoo: bar\n"));
+  EXPECT_FALSE(looks_like_megatron("num_layers: 2\nscript: pretrain.py\n"));
+}
+
+TEST(ShellLaunch, SbatchHeadersSetSlurmsNodeAndTaskCounts) {
+  const auto l = read_ok(
+      "#!/bin/bash\n#SBATCH --job-name=x\n#SBATCH --nodes=24   # nodes\n"
+      "#SBATCH <OPTIONS> --ntasks-per-node=8 --exclusive\n"
+      "NNODES=$SLURM_NNODES\n"
+      "srun --jobid 1 bash -c \"torchrun --nnodes $NNODES --nproc_per_node 8 pretrain_gpt.py --bf16\"\n");
+  EXPECT_EQ(texts(l.launcher), (words{"torchrun", "--nnodes", "24", "--nproc_per_node", "8"}));
+  EXPECT_FALSE(l.launcher[2].unresolved);
+  EXPECT_EQ(l.sbatch_nodes.text, "24");
+  EXPECT_EQ(l.sbatch_nodes.line, 3);
+  EXPECT_EQ(l.sbatch_tasks_per_node.text, "8");
+  EXPECT_EQ(texts(l.outer), (words{"srun", "--jobid", "1"}));
+  // A script's own assignment wins over the environment sbatch sets.
+  const auto own = read_ok("#SBATCH -N 4\nSLURM_NNODES=2\ntorchrun --nnodes $SLURM_NNODES x/pretrain_gpt.py\n");
+  EXPECT_EQ(texts(own.launcher), (words{"torchrun", "--nnodes", "2"}));
+  // Not a count (a range of nodes): nothing is set.
+  const auto range = read_ok("#SBATCH --nodes=2-4\ntorchrun --nnodes $SLURM_NNODES pretrain_gpt.py\n");
+  EXPECT_TRUE(range.launcher[2].unresolved);
+}
+
+TEST(ShellLaunch, EvaluatesArithmeticOfTheScriptsOwnNumbers) {
+  const auto l = read_ok(
+      "GPUS_PER_NODE=8\nNUM_NODES=2\nTP=2\nMBS=4\n"
+      "WORLD=$(($GPUS_PER_NODE*$NUM_NODES))\n"
+      "GBS=$((($WORLD * $MBS) / (${TP} * 1) * 8))\n"
+      "torchrun --nproc_per_node $((GPUS_PER_NODE)) pretrain_gpt.py --a $WORLD --b $GBS "
+      "--c $((7 / 2)) --d $((-7 % 3)) --e $((UNSET + 1)) --f $(nproc) --g $((1 / 0)) "
+      "--h $((9223372036854775807 * 2)) --i $((2 ** 3))\n");
+  EXPECT_EQ(texts(l.launcher), (words{"torchrun", "--nproc_per_node", "8"}));
+  EXPECT_EQ(texts(l.args), (words{"--a", "16", "--b", "256", "--c", "3", "--d", "-1", "--e",
+                                  "$((UNSET + 1))", "--f", "$(nproc)", "--g", "$((1 / 0))", "--h",
+                                  "$((9223372036854775807 * 2))", "--i", "$((2 ** 3))"}));
+  EXPECT_FALSE(l.args[1].unresolved);
+  EXPECT_TRUE(l.args[9].unresolved);
+  EXPECT_TRUE(l.args[11].unresolved);
+  EXPECT_TRUE(l.args[13].unresolved);
+  EXPECT_TRUE(l.args[15].unresolved);
+  EXPECT_TRUE(l.args[17].unresolved);
+}
+
+}  // namespace
+}  // namespace vramscope::job::detail
