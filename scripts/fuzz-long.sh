@@ -10,6 +10,8 @@
 #   FUZZ_TARGETS       space-separated target names (default: every fuzz_* executable)
 #   FUZZ_JOBS          build parallelism (default 2)
 #   FUZZ_NICE          run the targets under `nice -n FUZZ_NICE` (default: not niced)
+#   FUZZ_TIMEOUT       seconds an input may take before it counts as a hang (default 10; wall
+#                      time, so raise it for a niced run on a busy machine)
 # Each run adds the seeds again (new seeds are picked up) and merges what it finds into the kept
 # corpus. The line for each target in $FUZZ_CORPUS/summary.tsv gives: date, target, executions,
 # seconds, executions a second, corpus size, new units, result (ok, or the failure), for
