@@ -1,5 +1,7 @@
 #include <vramscope/observe/nvidia_smi.hpp>
 
+#include <algorithm>
+
 #include "observe/text_util.hpp"
 
 namespace vramscope::observe {
@@ -34,6 +36,25 @@ bool only_process_rows(std::string_view text) {
   return rows > 0;
 }
 
+// The GPU rows of the table pasted without its header and borders: every non-empty line of the
+// first few is a bordered row ("| ... | ... | ... |") and one of them has the memory cell
+// ("2417MiB / 12189MiB").
+bool only_gpu_rows(std::string_view text) {
+  std::size_t lines = 0;
+  bool memory = false;
+  for (std::size_t at = 0; at < text.size() && lines < 8;) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = detail::trim(text.substr(at, end - at));
+    at = end + 1;
+    if (line.empty()) continue;
+    ++lines;
+    if (line.front() != '|' || line.back() != '|' || std::count(line.begin(), line.end(), '|') < 4) return false;
+    memory |= detail::contains(line, "MiB /");
+  }
+  return memory;
+}
+
 }  // namespace
 
 std::optional<smi_format> detect_smi_format(std::string_view text) {
@@ -42,7 +63,7 @@ std::optional<smi_format> detect_smi_format(std::string_view text) {
   if (first.front() == '<') return smi_format::xml;
   if (detail::contains(first, "NVSMI LOG")) return smi_format::text;
   if (detail::contains(text.substr(0, 64 * 1024), "NVIDIA-SMI") || has_table_borders(text) ||
-      only_process_rows(text))
+      only_process_rows(text) || only_gpu_rows(text))
     return smi_format::table;
   if (detail::contains(first, ",")) return smi_format::csv;
   return std::nullopt;

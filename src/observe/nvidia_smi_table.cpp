@@ -180,6 +180,13 @@ struct table_reader {
   observation out;
   section where = section::gpus;
   bool headless_noted = false;
+  bool headless_gpus_noted = false;
+  bool header_seen = false;  // "NVIDIA-SMI", the column names or a border line came before
+
+  static bool has_border(std::string_view text) {
+    text = detail::trim(text);
+    return text.starts_with("+--") || text.starts_with("|==");
+  }
 
   static std::string_view without_borders(std::string_view text) {
     text = detail::trim(text);
@@ -191,6 +198,7 @@ struct table_reader {
   status read_line(std::size_t& i) {
     const text_line& line = lines[i];
     if (detail::contains(line.text, "NVIDIA-SMI")) {
+      header_seen = true;
       // Driver 610 renamed them "KMD Version:" and "CUDA UMD Version:".
       out.driver_version = std::string(value_after(line.text, "Driver Version:"));
       if (out.driver_version.empty()) out.driver_version = std::string(value_after(line.text, "KMD Version:"));
@@ -219,7 +227,17 @@ struct table_reader {
       }
       return read_process_line(line, {without_borders(line.text)});
     }
-    if (where == section::gpus && is_gpu_row(cells)) return read_gpu(i, cells);
+    if (detail::contains(line.text, "Memory-Usage") || has_border(line.text)) header_seen = true;
+    if (where == section::gpus && is_gpu_row(cells)) {
+      // GPU rows pasted without the table's header, borders and process list.
+      if (!header_seen && !headless_gpus_noted) {
+        out.warnings.push_back(error_at(source, "GPU rows without the table's header: read as nvidia-smi's GPU "
+                                                "rows; the header (driver, CUDA version) and the process list "
+                                                "are missing from the paste", line.number));
+        headless_gpus_noted = true;
+      }
+      return read_gpu(i, cells);
+    }
     return ok();
   }
 

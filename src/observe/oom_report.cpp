@@ -15,6 +15,17 @@
 // CUBLAS_STATUS_ALLOC_FAILED, a runtime call's "cudaX(...): out of memory"): a report without
 // sizes too, placed by the call that failed (a context's creation when cuCtxCreate or
 // cuDevicePrimaryCtxRetain is named on its line or the stack printed after it).
+// TensorFlow (tensorflow/core/common_runtime/bfc_allocator.cc, gpu/gpu_device.cc,
+// stream_executor/cuda/cuda_driver.cc) prints the same BFC allocator lines as XLA, raises
+// "ResourceExhaustedError: OOM when allocating tensor with shape[64,372,32,32] and type float on
+// /job:.../device:GPU:0 by allocator GPU_0_bfc", and logs the pool's own requests to the driver as
+// "failed to allocate 378.60M (396990720 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY": the pool
+// being made or grown, so an allocator's report. Before that, TensorFlow 1.x prints the device it
+// found ("Total memory: 7.92GiB" / "Free memory: 190.31MiB", later "totalMemory: ...
+// freeMemory: ..." on one line): what was free before this process held a pool.
+// Other frameworks' allocators (Theano's "Error allocating 45158400 bytes of device memory (out of
+// memory). Driver report 44666880 bytes free and 536543232 bytes total") are read by their shape:
+// "out of memory" with a byte count on the line, no other anchor; kind cuda, from an allocator.
 #include <vramscope/observe/oom_report.hpp>
 
 #include <fmt/format.h>
@@ -40,6 +51,8 @@ constexpr std::string_view xla_pjrt_anchor = "Out of memory allocating ";
 // 176.00MiB (184549376B) on device ordinal 0".
 constexpr std::string_view xla_request_anchor = "Failed to allocate request for ";
 constexpr std::string_view bfc_anchor = "ran out of memory trying to allocate";
+constexpr std::string_view tf_tensor_anchor = "OOM when allocating tensor";
+constexpr std::string_view tf_region_anchor = "from device: CUDA_ERROR_OUT_OF_MEMORY";
 constexpr std::string_view anchors[] = {torch_anchor, xla_anchor, xla_pjrt_anchor, bfc_anchor};
 constexpr std::string_view bare_anchors[] = {"CUDA error: out of memory", "runtime error (2) : out of memory"};
 // The driver's and the libraries' names for the error; a runtime call's own wording
@@ -230,6 +243,55 @@ std::optional<std::size_t> cuda_error(std::string_view line) {
   return runtime_call_oom(line);
 }
 
+// The size in bytes of one element of a TensorFlow dtype as printed ("type float"); 0 unknown.
+bytes tf_dtype_size(std::string_view type) {
+  static constexpr std::pair<std::string_view, bytes> sizes[] = {
+      {"float", 4}, {"half", 2},  {"bfloat16", 2}, {"double", 8}, {"int32", 4}, {"int64", 8},
+      {"int16", 2}, {"uint8", 1}, {"int8", 1},     {"bool", 1},   {"complex64", 8}, {"complex128", 16}};
+  for (const auto& [name, size] : sizes)
+    if (type == name) return size;
+  return 0;
+}
+
+// "OOM when allocating tensor with shape[64,372,32,32] and type float": the tensor's bytes.
+std::optional<bytes> tf_tensor_bytes(std::string_view t) {
+  const std::size_t open = t.find("shape[");
+  if (open == std::string_view::npos) return std::nullopt;
+  const std::size_t close = t.find(']', open);
+  if (close == std::string_view::npos) return std::nullopt;
+  bytes n = 1;
+  for (auto dim : detail::split(t.substr(open + 6, close - open - 6), ',')) {
+    const auto v = detail::parse_uint(detail::trim(dim));
+    if (!v) return std::nullopt;
+    n *= *v;
+  }
+  const std::size_t type = t.find(" type ", close);
+  if (type == std::string_view::npos) return std::nullopt;
+  std::string_view name = t.substr(type + 6);
+  name = name.substr(0, std::min(name.size(), name.find(' ')));
+  const bytes size = tf_dtype_size(name);
+  if (size == 0) return std::nullopt;
+  return n * size;
+}
+
+// A byte count on the line: "N bytes" (the first), for a framework's message of unknown shape.
+std::optional<bytes> bytes_before(std::string_view t, std::string_view after_word, std::size_t& from) {
+  const std::size_t at = t.find(after_word, from);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::size_t used = 0;
+  auto v = detail::parse_size_prefix(t.substr(at + after_word.size()), used);
+  if (v) from = at + after_word.size() + used;
+  return v;
+}
+
+// Another framework's allocator: "out of memory" (any case) and "allocat..." with a byte count.
+bool other_framework_oom(std::string_view t) {
+  std::string low(t);
+  std::transform(low.begin(), low.end(), low.begin(), [](unsigned char c) { return std::tolower(c); });
+  return low.find("out of memory") != std::string::npos && low.find("allocat") != std::string::npos &&
+         low.find(" bytes") != std::string::npos;
+}
+
 oom_report read_torch(const std::vector<text_line>& lines, std::size_t i, std::size_t anchor) {
   oom_report r;
   r.kind = oom_kind::torch;
@@ -301,6 +363,103 @@ struct oom_scanner {
   std::set<std::pair<int, std::string>> seen_torch;
   xla_reader xla;
   std::size_t context_from = 0;  // the first line after the previous message
+  std::optional<bytes> tf_total, tf_free;  // TensorFlow's "Found device" block, the latest
+
+  void tf_device_line(std::string_view t) {
+    for (std::string_view label : {"Total memory: ", "totalMemory: "}) {
+      std::size_t pos = 0;
+      if (auto v = size_after(t, label, pos)) tf_total = v;
+    }
+    for (std::string_view label : {"Free memory: ", "freeMemory: "}) {
+      std::size_t pos = 0;
+      if (auto v = size_after(t, label, pos)) tf_free = v;
+    }
+  }
+
+  // "OOM when allocating tensor with shape[...] and type T on .../device:GPU:0 by allocator
+  // GPU_0_bfc": the error that ends a BFC dump when one is open, else a report of its own.
+  void tf_tensor(std::size_t i, std::size_t at) {
+    const std::string_view t = lines[i].text;
+    if (!xla.open || xla.has_error || i - xla.started > max_dump_lines) {
+      xla.close(out);
+      xla.start(lines[i], i);
+      xla.report.context = context_before(i);
+    }
+    xla.report.tensorflow = true;
+    if (auto size = tf_tensor_bytes(t)) xla.report.requested = size;
+    if (const std::size_t g = t.find("GPU_"); g != std::string_view::npos && !xla.report.gpu)
+      xla.report.gpu = number_at(t, g + 4);
+    else if (const std::size_t d = t.find("device:GPU:"); d != std::string_view::npos && !xla.report.gpu)
+      xla.report.gpu = number_at(t, d + 11);
+    xla.has_error = true;
+    xla.last_error = i;
+    if (!xla.report.raw.empty()) xla.report.raw += '\n';
+    xla.report.raw += detail::trim(t.substr(at));
+    if (!xla.report.requested)
+      warns.push_back(detail::error_on_line(source, lines[i], static_cast<int>(at) + 1,
+                                            "out-of-memory message without a readable tensor shape and type"));
+  }
+
+  // TensorFlow's pool asking the driver for a region: "failed to allocate 378.60M (396990720
+  // bytes) from device: CUDA_ERROR_OUT_OF_MEMORY". Made at the device's creation (a "Found
+  // device" block read before it) with most of the GPU already taken, it failed before this
+  // process held anything: a context's failure. Otherwise the pool grew and the GPU was full.
+  void tf_region(std::size_t i, std::size_t at) {
+    xla.close(out);
+    const std::string_view t = lines[i].text;
+    oom_report r;
+    r.kind = oom_kind::xla;
+    r.tensorflow = true;
+    r.line = lines[i].number;
+    r.raw = std::string(detail::trim(t.substr(t.find("failed to allocate") == std::string_view::npos
+                                                  ? at : t.find("failed to allocate"))));
+    std::size_t pos = 0;
+    if (const std::size_t open = t.find(" ("); open != std::string_view::npos && open < at) {
+      pos = open + 2;
+      std::size_t used = 0;
+      r.requested = detail::parse_size_prefix(t.substr(pos), used);
+    }
+    r.capacity = tf_total;
+    r.free = tf_free;
+    if (tf_total && tf_free && *tf_free * 2 < *tf_total) r.origin = oom_origin::context_creation;
+    r.context = context_before(i);
+    if (seen_torch.insert({-1, r.raw}).second) out.push_back(std::move(r));
+  }
+
+  // Another framework's allocator: the byte counts the line gives, with a warning naming what
+  // it does not (the framework's own share of the GPU).
+  void other_framework(std::size_t i) {
+    xla.close(out);
+    const std::string_view t = lines[i].text;
+    oom_report r;
+    r.kind = oom_kind::cuda;
+    r.line = lines[i].number;
+    r.raw = std::string(detail::trim(t));
+    std::size_t pos = 0;
+    for (std::string_view word : {"allocating ", "allocate ", "Allocating ", "Allocate "}) {
+      pos = 0;
+      if ((r.requested = bytes_before(t, word, pos))) break;
+    }
+    // "Driver report F bytes free and T bytes total"
+    if (const std::size_t rep = t.find("report "); rep != std::string_view::npos) {
+      std::size_t used = 0;
+      const auto free = detail::parse_size_prefix(t.substr(rep + 7), used);
+      if (free && detail::trim(t.substr(rep + 7 + used)).starts_with("free")) {
+        r.free = free;
+        std::size_t p2 = rep + 7 + used;
+        r.capacity = bytes_before(t, " and ", p2);
+      }
+    }
+    r.context = context_before(i);
+    warns.push_back(detail::error_on_line(
+        source, lines[i], 1,
+        fmt::format("out-of-memory message of a framework that is not PyTorch, JAX or TensorFlow: read its "
+                    "figures (request {}, free {}, total {}); how much the framework itself held is not in it",
+                    r.requested ? fmt::format("{} bytes", *r.requested) : "not given",
+                    r.free ? fmt::format("{} bytes", *r.free) : "not given",
+                    r.capacity ? fmt::format("{} bytes", *r.capacity) : "not given")));
+    if (seen_torch.insert({-1, r.raw}).second) out.push_back(std::move(r));
+  }
 
   // The lines before line i, back to the previous message: the traceback of this one.
   std::vector<std::string> context_before(std::size_t i) {
@@ -404,6 +563,10 @@ struct oom_scanner {
       xla.close(out);
       xla.start_bfc(lines[i], i);
       xla.report.context = context_before(i);
+    } else if (const std::size_t tt = t.find(tf_tensor_anchor); tt != std::string_view::npos) {
+      tf_tensor(i, tt);
+    } else if (const std::size_t tr = t.find(tf_region_anchor); tr != std::string_view::npos) {
+      tf_region(i, tr);
     } else if (const std::size_t x = t.find(xla_anchor); x != std::string_view::npos) {
       xla_error(i, x);
     } else if (const std::size_t p = t.find(xla_pjrt_anchor); p != std::string_view::npos) {
@@ -414,8 +577,12 @@ struct oom_scanner {
       torch_bare(i, *bare);
     } else if (const auto driver = cuda_error(t)) {
       cuda_report(i, *driver);
+    } else if (other_framework_oom(t)) {
+      other_framework(i);
     } else if (xla.open && !xla.has_error && i - xla.started <= max_dump_lines) {
       xla.read_dump_line(t);
+    } else {
+      tf_device_line(t);
     }
   }
 };
@@ -465,7 +632,7 @@ std::vector<oom_report> find_oom_reports(std::string_view text, const std::strin
                                          warnings& found_warnings) {
   std::deque<std::string> joined;
   const auto lines = unwrap(detail::split_lines(text), joined);
-  oom_scanner scan{source, lines, found_warnings, {}, {}, {}};
+  oom_scanner scan{source, lines, found_warnings, {}, {}, {}, {}, {}, {}};
   for (std::size_t i = 0; i < lines.size(); ++i) scan.line(i);
   scan.xla.close(scan.out);
   return std::move(scan.out);

@@ -141,6 +141,36 @@ TEST(Differential, AContextThatCannotBeCreatedIsOtherProcessesFirst) {
   EXPECT_NE(findings[0].fix.find("nvidia-smi"), std::string::npos);
 }
 
+// TensorFlow's BFC pool asking the driver for more during the run: the pool is the job's, so
+// the job filling the GPU comes first; made at the device's creation with most of the GPU
+// already taken, other processes do.
+TEST(Differential, TensorFlowsPoolGrowingIsTheJobItsCreationWithLittleFreeIsOthers) {
+  const auto grown = diagnose_log("E cuda_driver.cc:936] failed to allocate 378.60M (396990720 bytes) from "
+                                  "device: CUDA_ERROR_OUT_OF_MEMORY\n");
+  ASSERT_FALSE(grown.empty());
+  EXPECT_EQ(grown[0].cause_class, "does_not_fit");
+  EXPECT_NE(grown[0].fix.find("batch"), std::string::npos);
+  for (const auto& f : grown) EXPECT_NE(f.cause_class, "other_process") << f.rule;
+
+  const auto created = diagnose_log("Total memory: 7.92GiB\nFree memory: 190.31MiB\n"
+                                    "E cuda_driver.cc:1002] failed to allocate 190.31M (199557120 bytes) from "
+                                    "device: CUDA_ERROR_OUT_OF_MEMORY\n");
+  ASSERT_FALSE(created.empty());
+  EXPECT_EQ(created[0].rule, "PROC001");
+  EXPECT_EQ(created[0].cause_class, "other_process");
+}
+
+// Another framework's allocator failing on its own request reads as the job not fitting,
+// with its missing share said against it.
+TEST(Differential, AnotherFrameworksAllocatorIsTheJobFirst) {
+  const auto findings = diagnose_log("Error allocating 45158400 bytes of device memory (out of memory). Driver "
+                                     "report 44666880 bytes free and 536543232 bytes total\n");
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings[0].rule, "OOM001");
+  EXPECT_EQ(findings[0].cause_class, "does_not_fit");
+  EXPECT_FALSE(findings[0].against.empty());
+}
+
 // cuDNN allocates beside XLA's pool: its failure in a JAX process is the pool crowding it out.
 TEST(Differential, ALibraryFailingBesideXlasPoolIsPreallocationFirst) {
   const auto findings = diagnose_log("jaxlib.xla_extension.XlaRuntimeError: UNKNOWN: CUDNN_STATUS_ALLOC_FAILED\n");

@@ -153,6 +153,28 @@ TEST(NvidiaSmiDetect, TellsTheThreeFormatsApart) {
             "--format=csv output, -q text or -q -x XML");
 }
 
+// The table's GPU rows pasted alone (no header, borders or process list): read as GPU rows,
+// with a warning that names what is missing; a paste without the memory cell is not a table.
+TEST(NvidiaSmiTable, ReadsGpuRowsPastedWithoutTheHeader) {
+  const std::string rows = "|   0  TITAN X (Pascal)    Off  | 00000000:02:00.0 Off |                  N/A |\n"
+                           "| 33%   55C    P8    14W / 250W |   2417MiB / 12189MiB |      0%      Default |\n";
+  EXPECT_EQ(detect_smi_format(rows), smi_format::table);
+  auto o = parse_nvidia_smi(rows, "smi.txt");
+  ASSERT_TRUE(o) << o.error().to_string();
+  ASSERT_EQ(o->gpus.size(), 1u);
+  EXPECT_EQ(o->gpus[0].index, 0);
+  EXPECT_EQ(o->gpus[0].used, 2417 * MiB);
+  EXPECT_EQ(o->gpus[0].total, 12189 * MiB);
+  EXPECT_FALSE(o->process_table);
+  ASSERT_EQ(o->warnings.size(), 1u);
+  EXPECT_NE(o->warnings[0].message.find("process list are missing"), std::string::npos) << o->warnings[0].message;
+  // With its header the same rows carry no warning.
+  auto full = parse_nvidia_smi_table(data("smi_case1_2xa100_jax.txt"), "smi.txt");
+  ASSERT_TRUE(full);
+  for (const auto& w : full->warnings) EXPECT_EQ(w.message.find("without the table's header"), std::string::npos);
+  EXPECT_FALSE(detect_smi_format("| a | b | c |\n| d | e | f |\n"));
+}
+
 TEST(NvidiaSmiTable, WindowsTablesEndTheNameWithTheDriverModel) {
   const std::string text =
       "| NVIDIA-SMI 610.62                 KMD Version: 610.62        CUDA UMD Version: 13.3     |\n"

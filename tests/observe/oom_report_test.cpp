@@ -255,6 +255,66 @@ TEST(OomReport, ReadsTheOlderMessageWithoutItsParentheses) {
   EXPECT_EQ(r[0].reserved_unallocated, approx(7.30, GiB) - approx(7.20, GiB));
 }
 
+// TensorFlow's error names the tensor: its shape times its dtype's size is the request.
+TEST(OomReport, ReadsTensorFlowsTensorMessageAsABfcPoolReport) {
+  const auto r = find("ResourceExhaustedError (see above for traceback): OOM when allocating tensor with "
+                      "shape[64,372,32,32] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by "
+                      "allocator GPU_0_bfc\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].kind, oom_kind::xla);
+  EXPECT_TRUE(r[0].tensorflow);
+  EXPECT_EQ(r[0].origin, oom_origin::allocator);
+  EXPECT_EQ(r[0].requested, 64u * 372 * 32 * 32 * 4);
+  EXPECT_EQ(r[0].gpu, 0);
+}
+
+// The pool's request to the driver: an allocator's report when the pool grows during the run,
+// a failure before the job held anything when the device was created with little free.
+TEST(OomReport, ReadsTensorFlowsPoolRequestsToTheDriver) {
+  const auto grown = find(" E cuda_driver.cc:936] failed to allocate 378.60M (396990720 bytes) from device: "
+                          "CUDA_ERROR_OUT_OF_MEMORY\n"
+                          " E cuda_driver.cc:936] failed to allocate 378.60M (396990720 bytes) from device: "
+                          "CUDA_ERROR_OUT_OF_MEMORY\n");
+  ASSERT_EQ(grown.size(), 1u);
+  EXPECT_EQ(grown[0].kind, oom_kind::xla);
+  EXPECT_TRUE(grown[0].tensorflow);
+  EXPECT_EQ(grown[0].origin, oom_origin::allocator);
+  EXPECT_EQ(grown[0].requested, 396990720u);
+
+  const auto created = find("I gpu_device.cc:885] Found device 0 with properties:\n"
+                            "Total memory: 7.92GiB\n"
+                            "Free memory: 190.31MiB\n"
+                            "E cuda_driver.cc:1002] failed to allocate 190.31M (199557120 bytes) from device: "
+                            "CUDA_ERROR_OUT_OF_MEMORY\n");
+  ASSERT_EQ(created.size(), 1u);
+  EXPECT_EQ(created[0].origin, oom_origin::context_creation);
+  EXPECT_EQ(created[0].capacity, approx(7.92, GiB));
+  EXPECT_EQ(created[0].free, approx(190.31, MiB));
+
+  const auto roomy = find("totalMemory: 7.92GiB freeMemory: 7.50GiB\n"
+                          "failed to allocate 7.00G (7516192768 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY\n");
+  ASSERT_EQ(roomy.size(), 1u);
+  EXPECT_EQ(roomy[0].origin, oom_origin::allocator);
+}
+
+// Another framework's allocator (Theano): the figures the line has, and a warning naming what
+// it lacks.
+TEST(OomReport, ReadsAnotherFrameworksOutOfMemoryLineByItsByteCounts) {
+  warnings w;
+  const auto r = find("Error allocating 45158400 bytes of device memory (out of memory). Driver report "
+                      "44666880 bytes free and 536543232 bytes total\n", &w);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].kind, oom_kind::cuda);
+  EXPECT_EQ(r[0].origin, oom_origin::allocator);
+  EXPECT_EQ(r[0].requested, 45158400u);
+  EXPECT_EQ(r[0].free, 44666880u);
+  EXPECT_EQ(r[0].capacity, 536543232u);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].message.find("not in it"), std::string::npos) << w[0].message;
+  // A line that only mentions memory is not a report.
+  EXPECT_TRUE(find("allocating 1024 bytes for the cache\n").empty());
+}
+
 // torch >= 2.6 names the memory of private pools (CUDA graphs) between the two figures.
 TEST(OomReport, ReadsTheMessageWithPrivatePools) {
   const auto r = find("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a "

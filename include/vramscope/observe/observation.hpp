@@ -111,6 +111,9 @@ struct oom_report {
   std::optional<bytes> largest_free_block;  // xla BFC "LargestFreeBlock"
   std::optional<bytes> private_pools;       // torch >= 2.6: "... allocated in private pools (e.g.,
                                             // CUDA Graphs)", part of allocated_by_pytorch
+  /// TensorFlow's BFC allocator or its StreamExecutor (kind xla): "OOM when allocating tensor
+  /// with shape[...]", "failed to allocate ... from device", a "Found device" block before it.
+  bool tensorflow = false;
   int line = 0;                             // 1-based line of the message in the log
   std::string raw;                          // the message text as found (joined lines)
   /// The log's lines before the message, back to the previous message or at most

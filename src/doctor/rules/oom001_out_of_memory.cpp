@@ -98,6 +98,17 @@ finding explain_xla(const oom_facts& o) {
             "x total) holds";
   f.fix = "less memory per step (jax.checkpoint / remat, a smaller batch), or a larger "
           "XLA_PYTHON_CLIENT_MEM_FRACTION when nothing else shares the GPU";
+  // TensorFlow's BFC pool takes the GPU's free memory at the device's creation unless
+  // allow_growth or per_process_gpu_memory_fraction is set (tensorflow/core/common_runtime/gpu/
+  // gpu_device.cc; GPUOptions in tensorflow/core/protobuf/config.proto), so a pool that runs out
+  // is the model's own tensors filling it, unless others held the GPU when it was made.
+  if (r.tensorflow) {
+    f.title = "TensorFlow out of memory (BFC allocator)";
+    f.cause = "the model's tensors at this point need more than TensorFlow's BFC pool holds (by default the "
+              "GPU's free memory when the device was created)";
+    f.fix = "a smaller batch or input size (or a smaller model); allow_growth does not add memory, it only "
+            "grows the pool on demand";
+  }
   return f;
 }
 
@@ -110,6 +121,21 @@ finding explain_cuda(const oom_facts& o) {
   finding f{"OOM001", "CUDA driver or library out of memory", severity::error, {}, {}, {}, {}, {},
             "does_not_fit", context ? lk::weak - lk::step : lk::weak, {}, {}};
   f.evidence.push_back(fmt::format("line {}: {}", r.line, r.raw.substr(0, 160)));
+  // Another framework's allocator (Theano's "Error allocating N bytes of device memory"): its
+  // own request failed, so the job's memory is the first reading; the free figure says how
+  // little was left, not who held the rest.
+  if (r.origin == observe::oom_origin::allocator) {
+    f.title = "framework allocator out of memory";
+    f.likelihood = lk::possible;
+    f.evidence.back() = fmt::format("line {}: tried to allocate {}, {} free of {}", r.line,
+                                    size_or_unknown(r.requested), size_or_unknown(r.free),
+                                    size_or_unknown(r.capacity));
+    f.against.push_back("the message does not say how much the framework itself held: other processes may "
+                        "hold the rest");
+    f.cause = "the job needs more than the GPU has at this point";
+    f.fix = "a smaller batch or input, or a GPU with more memory (or running on the CPU)";
+    return f;
+  }
   f.against.push_back(context ? "creating a CUDA context failed: the process had allocated nothing of its own yet"
                               : "raised by a CUDA call outside any framework's allocator: the job's own tensors "
                                 "are not what ran out");

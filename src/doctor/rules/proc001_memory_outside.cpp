@@ -66,12 +66,17 @@ std::optional<finding> from_message(const oom_facts& o) {
 // processes (or a driver that has not released a dead one's memory). A runtime or library call
 // outside every allocator may fail the same way, or for the job's own pool: possible only.
 std::optional<finding> from_failed_call(const observe::oom_report& r) {
-  if (r.origin == observe::oom_origin::allocator || r.kind == observe::oom_kind::xla) return std::nullopt;
+  if (r.origin == observe::oom_origin::allocator ||
+      (r.kind == observe::oom_kind::xla && r.origin != observe::oom_origin::context_creation))
+    return std::nullopt;
   const bool context = r.origin == observe::oom_origin::context_creation;
   finding f{"PROC001", {}, severity::warning, {}, {}, {}, {}, {}, "other_process",
             context ? lk::strong : lk::possible, {}, {}};
   f.evidence.push_back(fmt::format("{}: {}", where(r), r.raw.substr(0, 160)));
   if (r.capacity) f.evidence.push_back(fmt::format("the GPU's total memory: {}", format_bytes(*r.capacity)));
+  if (r.capacity && r.free)
+    f.evidence.push_back(fmt::format("free when the device was created: {} of {}", format_bytes(*r.free),
+                                     format_bytes(*r.capacity)));
   if (context) {
     f.support.push_back(fmt::format("creating a CUDA context ({} to {}) failed: the GPU was full before this process "
                                     "held anything", format_bytes(lk::context_min), format_bytes(lk::context_max)));
