@@ -219,6 +219,9 @@ constexpr const char* read_by_code[] = {"--tensor-model-parallel-size",
                                         "--num-virtual-stages-per-pipeline-rank",
                                         "--micro-batch-size",
                                         "--global-batch-size",
+                                        "--batch-size",  // the micro batch, to 2020-12
+                                        "--model-parallel-size",  // tp, to 2020-10
+                                        "--num-microbatches-in-minibatch",  // to 2020-12
                                         "--seq-length",
                                         "--bf16",
                                         "--fp16",

@@ -479,7 +479,10 @@ class expander {
     }
     bool first = true;
     for (const auto& element : it->second) {
-      if (!first) push();
+      // Where no fields are made (an assignment, VAR="... ${ARGS[@]} ..."), bash joins the
+      // elements with a space, as it joins "$@" where no word splitting is done.
+      if (!first && split_) push();
+      if (!first && !split_) append(" ", true);
       first = false;
       spread(element.text, p.quoted, &element);
       cur_.unresolved = cur_.unresolved || element.unresolved;
