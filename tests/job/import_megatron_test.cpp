@@ -191,6 +191,19 @@ TEST(ImportMegatron, ReadsTheFlagNamesOf2020) {
             "args.txt:4:1: --batch-size: expected a whole number of at least 1, got \"0\"");
 }
 
+// torchrun's flags that reach the command through a string run by `bash -c` are located where
+// the script writes them (swiss-ai's submit-llama3-8b.sh: TORCHRUN_ARGS=( --nproc-per-node
+// $SLURM_GPUS_PER_NODE ... ), CMD="torchrun ${TORCHRUN_ARGS[@]} ...", srun bash -c "$CMD").
+TEST(ImportMegatron, LauncherFlagsInAStringAreLocatedWhereWritten) {
+  const std::string e = import_error(
+      "RUN=(\n  --nproc-per-node $GPUS_FROM_SLURM\n  --nnodes 1\n)\n"
+      "CMD=\"torchrun ${RUN[@]} pretrain_gpt.py --num-layers 2 --hidden-size 64\"\n"
+      "srun bash -c \"$CMD\"\n");
+  EXPECT_EQ(e.substr(0, e.find('\n')),
+            "args.txt:2:3: torchrun --nproc-per-node: \"$GPUS_FROM_SLURM\" uses a variable or "
+            "command the script does not set; write the number");
+}
+
 TEST(ImportMegatron, WorldMustHoldTheModelParallelism) {
   const std::string e = import_error(launch(small_model + "--tensor-model-parallel-size 4\n", 6));
   EXPECT_EQ(e.substr(0, e.find('\n')),

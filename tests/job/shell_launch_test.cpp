@@ -247,5 +247,15 @@ TEST(ShellLaunch, ArrayInAnAssignmentJoinsItsElementsWithSpaces) {
                                   "--seed", "--log-throughput", "--tensorboard-dir", "/tmp/tb"}));
 }
 
+// The shell's options before -c (`srun ... bash -x -c "${CMD}"`, Megatron-LM's
+// examples/megatron_fsdp/sbatch_mfsdp_deepseek_v3.sh) leave the string a command line.
+TEST(ShellLaunch, ShellOptionsBeforeDashCAreSkipped) {
+  const auto l = read_ok("CMD=\"cd /m; python /m/pretrain_gpt.py --bf16\"\n"
+                         "srun --mpi=pmix -l bash -x -c \"${CMD}\" 2>&1 | tee log\n");
+  EXPECT_EQ(l.script.text, "/m/pretrain_gpt.py");
+  EXPECT_EQ(texts(l.args), (words{"--bf16"}));
+  EXPECT_EQ(texts(l.outer), (words{"srun", "--mpi=pmix", "-l"}));
+}
+
 }  // namespace
 }  // namespace vramscope::job::detail
