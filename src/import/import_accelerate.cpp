@@ -419,6 +419,19 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
     return error_at(source, fmt::format("more than {} options or {} levels of nesting: not an "
                                         "accelerate config", detail::max_yaml_entries,
                                         detail::max_yaml_depth));
+  // accelerate launch gives an fsdp_config key without the fsdp prefix one
+  // (commands/launch.py, _validate_launch_command: `if name == "fsdp_config" and not
+  // key.startswith("fsdp"): key = "fsdp_" + key`), so `sync_module_states` is
+  // fsdp_sync_module_states. A key that is no option with the prefix either keeps its spelling.
+  for (auto& e : ctx.entries) {
+    const std::string section = "fsdp_config.";
+    if (!e.key.starts_with(section) || e.key.compare(section.size(), 4, "fsdp") == 0) continue;
+    const std::string prefixed = section + "fsdp_" + e.key.substr(section.size());
+    const auto& table = detail::accelerate_table();
+    if (std::any_of(table.begin(), table.end(),
+                    [&](const detail::option& row) { return row.key == prefixed; }))
+      e.key = prefixed;
+  }
   bool has_world_size = false;
   if (auto err = detail::read_strategy(ctx)) return *err;
   if (auto err = detail::read_deepspeed_file(ctx, base_dir, has_world_size)) return *err;

@@ -101,6 +101,11 @@ maybe_error read_model(import_context& ctx) {
     written = hf->value.text;
   } else {
     preset = model::preset_named(written);
+    // Until df2dcc7 (2024-04-19, "Support Llama3 8b/70b") torchtitan had one model name, "llama",
+    // whose flavors were Llama 2's shapes (models/llama/__init__.py, llama_configs: 7B, 13B,
+    // 70B, ...); the commit renamed them llama2_configs under the name "llama2".
+    if (!preset && n == "llama" && flavor != nullptr)
+      preset = model::preset_named("llama2 " + flavor->value.text);
     if (!preset && flavor != nullptr && f.find('/') != std::string::npos)
       preset = model::preset_named(flavor->value.text);
   }

@@ -110,11 +110,34 @@ maybe_error read_targets(import_context& ctx) {
 std::string read_seq_len(import_context& ctx, const entry& e) {
   const std::string v = lower_case(e.value.text);
   if (v.empty() || v == "null" || v == "~") {
-    ctx.note(e, "tokenizer.max_seq_len is null: sequences are as long as the dataset's longest "
-                "sample in each batch; set training.seq_len to that length");
+    ctx.note(e, fmt::format("{} is null: sequences are as long as the dataset's longest sample "
+                            "in each batch; set training.seq_len to that length", e.key));
     return "";
   }
   return ctx.set("training.seq_len", e.value.text, e);
+}
+
+// dataset.max_seq_len: torchtune up to 0.2 gave the cap to the dataset builder (v0.2.0
+// datasets/_alpaca.py, alpaca_dataset(..., max_seq_len=512)); 0.3 moved it to the tokenizer.
+// Read as the sequence length where the file has no tokenizer.max_seq_len.
+std::string read_dataset_seq_len(import_context& ctx, const entry& e) {
+  if (ctx.find("tokenizer.max_seq_len") != nullptr) {
+    ctx.note(e, "dataset.max_seq_len beside tokenizer.max_seq_len: the tokenizer's is read");
+    return "";
+  }
+  return read_seq_len(ctx, e);
+}
+
+// model.quantize_base: the LoRA builders' switch that the qlora_* builders turn on
+// (models/llama3/_model_builders.py: qlora_llama3_8b = partial(lora_llama3_8b,
+// quantize_base=True)); with use_dora it is QDoRA. On: the base linears are torchao's NF4Tensor.
+std::string read_quantize_base(import_context& ctx, const entry& e) {
+  bool on = false;
+  if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
+    return "model.quantize_base: " + problem;
+  std::string problem = ctx.set("lora.base_quantization", on ? "nf4" : "none", e);
+  if (problem.empty() && on) problem = ctx.set("lora.quantizer", "torchao", e);
+  return problem;
 }
 
 std::string read_packed(import_context& ctx, const entry& e) {
@@ -227,8 +250,9 @@ const std::vector<option>& torchtune_table() {
         {"model.lora_alpha", maps_to("lora.alpha")},
         {"model.lora_dropout", maps_to("lora.dropout")},
         {"model.use_dora", maps_with("lora.method", {{"true", "dora"}, {"false", "lora"}})},
-        {"model.quantize_base", handled()},
+        {"model.quantize_base", custom(read_quantize_base)},
         {"tokenizer.max_seq_len", custom(read_seq_len)},
+        {"dataset.max_seq_len", custom(read_dataset_seq_len)},
         {"dataset.packed", custom(read_packed)},
         {"batch_size", maps_to("training.micro_batch")},
         {"gradient_accumulation_steps", maps_to("training.gradient_accumulation")},
@@ -298,6 +322,7 @@ const std::vector<option>& torchtune_table() {
 struct launch_line {
   int line = 0;            // 0: none found
   bool distributed = false;
+  bool dev_fsdp2 = false;  // recipes/dev/lora_finetune_fsdp2 (torchtune 0.2)
   long long processes = 0;  // --nproc_per_node, 0 when not given
 };
 
@@ -312,7 +337,10 @@ launch_line find_launch(std::string_view text) {
     if (run == std::string_view::npos || line.find('#') == std::string_view::npos) continue;
     launch_line out;
     const std::string_view command = line.substr(run);
-    out.distributed = command.find("_distributed") != std::string_view::npos;
+    // torchtune 0.2's recipes/dev/lora_finetune_fsdp2.py (June to September 2024, when #1517
+    // moved lora_finetune_distributed to FSDP2) is a distributed recipe too.
+    out.dev_fsdp2 = command.find("lora_finetune_fsdp2") != std::string_view::npos;
+    out.distributed = out.dev_fsdp2 || command.find("_distributed") != std::string_view::npos;
     if (!out.distributed && command.find("_single_device") == std::string_view::npos) continue;
     out.line = number;
     if (const auto n = command.find("--nproc_per_node"); n != std::string_view::npos) {
@@ -339,7 +367,30 @@ maybe_error read_strategy(import_context& ctx, std::string_view text, bool& has_
                                     : diagnostic{ctx.source, 0, 0, "", ""};
   const entry& where = fsdp != nullptr ? *fsdp : at_launch;
   std::string problem;
-  if (fsdp != nullptr || launch.distributed) {
+  // torchtune up to 0.2 named its checkpointers and loggers under torchtune.utils (0.3 moved
+  // them to torchtune.training; its torchtune.utils exports none of them), and its distributed
+  // recipes wrapped the model in FSDP1: FullyShardedDataParallel(FULL_SHARD,
+  // sync_module_states=True) (v0.2.1 recipes/*_distributed.py). 0.3's recipes shard with FSDP2.
+  const entry* release_0_2 = nullptr;
+  for (const auto& e : ctx.entries)
+    if (e.key.ends_with("._component_") && e.value.text.starts_with("torchtune.utils.")) {
+      release_0_2 = &e;
+      break;
+    }
+  if ((fsdp != nullptr || launch.distributed) && release_0_2 != nullptr && !launch.dev_fsdp2) {
+    for (const auto& [path, value] :
+         {std::pair{"parallel.strategy", "fsdp1"}, std::pair{"parallel.fsdp_sharding", "full_shard"},
+          std::pair{"parallel.sync_module_states", "true"},
+          std::pair{"parallel.use_orig_params", "false"}})
+      if (problem.empty()) problem = ctx.set(path, value, where);
+    ctx.note(*release_0_2, fmt::format("{} is torchtune 0.2's or older (0.3 moved it to "
+                                       "torchtune.training), whose distributed recipes wrap the "
+                                       "model in FSDP1: planned as FSDP1", release_0_2->value.text));
+    if (problem.empty() && launch.processes > 0) {
+      problem = set_world(ctx, launch.processes, at_launch);
+      has_world_size = true;
+    }
+  } else if (fsdp != nullptr || launch.distributed) {
     problem = ctx.set("parallel.strategy", "fsdp2", where);
     ctx.note(where, "a distributed recipe's config: planned as FSDP2");
     if (problem.empty() && launch.processes > 0) {
@@ -373,6 +424,12 @@ result<imported_job> import_torchtune(std::string_view text, const std::string& 
     return error_at(source, fmt::format("more than {} options or {} levels of nesting: not a "
                                         "torchtune config", detail::max_yaml_entries,
                                         detail::max_yaml_depth));
+  // lora_finetune_fsdp2 read `fsdp: {cpu_offload: ...}` (cfg.fsdp.cpu_offload: CPUOffloadPolicy),
+  // what the later recipes read as fsdp_cpu_offload; no other recipe reads fsdp.cpu_offload.
+  if (detail::find_launch(text).dev_fsdp2)
+    for (auto& e : ctx.entries)
+      if (e.key == "fsdp.cpu_offload" && ctx.find("fsdp_cpu_offload") == nullptr)
+        e.key = "fsdp_cpu_offload";
   bool has_world_size = false;
   if (auto err = detail::read_strategy(ctx, text, has_world_size)) return *err;
   if (auto err = detail::read_tune_model(ctx)) return *err;

@@ -479,7 +479,10 @@ class expander {
     }
     bool first = true;
     for (const auto& element : it->second) {
-      if (!first) push();
+      // Where no fields are made (an assignment, VAR="... ${ARGS[@]} ..."), bash joins the
+      // elements with a space, as it joins "$@" where no word splitting is done.
+      if (!first && split_) push();
+      if (!first && !split_) append(" ", true);
       first = false;
       spread(element.text, p.quoted, &element);
       cur_.unresolved = cur_.unresolved || element.unresolved;
@@ -746,22 +749,30 @@ class interpreter {
   // string. Returns false when `fields` has no such shell.
   bool inner_command(const std::vector<shell_word>& fields, shell_launch& out,
                      std::vector<shell_word>& loose) {
+    // The shell's own options may come before -c (`bash -x -c "..."`, `bash -lc` is not read).
+    const auto shell_before = [&](std::size_t c) {
+      std::size_t s = c;
+      while (s > 0 && fields[s - 1].text.size() > 1 && fields[s - 1].text[0] == '-' &&
+             fields[s - 1].text != "-c")
+        --s;
+      return s > 0 && is_shell(fields[s - 1].text) ? s - 1 : fields.size();
+    };
     std::size_t c = 1;
-    while (c + 1 < fields.size() &&
-           !(fields[c].text == "-c" && is_shell(fields[c - 1].text)))
-      ++c;
+    while (c + 1 < fields.size() && !(fields[c].text == "-c" && shell_before(c) < c)) ++c;
     if (c + 1 >= fields.size() || depth_ >= 4) return false;
+    const std::size_t shell = shell_before(c);
     const shell_word& string = fields[c + 1];
     std::vector<statement> statements;
     if (auto err = lexer(string.text, source_).run(statements)) {
       note(string.line, string.column,
-           fmt::format("{} -c: the command string is not read ({})", fields[c - 1].text,
+           fmt::format("{} -c: the command string is not read ({})", fields[shell].text,
                        err->message));
       return true;
     }
     ++depth_;
     const std::vector<shell_word> enclosing = outer_;
-    if (c >= 2) outer_.assign(fields.begin(), fields.begin() + static_cast<std::ptrdiff_t>(c - 1));
+    if (shell >= 1)
+      outer_.assign(fields.begin(), fields.begin() + static_cast<std::ptrdiff_t>(shell));
     for (auto& st : statements) {
       std::vector<shell_word> inner;
       for (auto w : st.words) {

@@ -236,5 +236,28 @@ TEST(ImportAccelerate, MultiGpuWithOneProcessIsNotWrappedInDdp) {
   EXPECT_EQ(two->job.parallel.kind, strategy::ddp);
 }
 
+// accelerate launch prefixes an fsdp_config key lacking "fsdp" (launch.py,
+// _validate_launch_command), so the unprefixed spelling means the same option; a key that is
+// no option with the prefix either is still unknown, under its own spelling.
+TEST(ImportAccelerate, FsdpConfigKeysWithoutThePrefixAreTheOptions) {
+  auto imported = import_accelerate(
+      "distributed_type: FSDP\nnum_processes: 2\nmixed_precision: bf16\nfsdp_config:\n"
+      "  sync_module_states: true\n  use_orig_params: false\n  sharding_strategy: SHARD_GRAD_OP\n"
+      "  offload_params: true\n  limit_all_gathers: true\n",
+      "a.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.parallel.kind, strategy::fsdp1);
+  EXPECT_TRUE(imported->job.parallel.sync_module_states);
+  EXPECT_FALSE(imported->job.parallel.use_orig_params);
+  EXPECT_EQ(imported->job.parallel.fsdp_sharding, sharding::shard_grad_op);
+  EXPECT_TRUE(imported->job.parallel.cpu_offload);
+  EXPECT_EQ(find_note(imported->notes, "unknown option \"fsdp_config.sync_module_states"), "");
+  EXPECT_NE(find_note(imported->notes, "unknown option \"fsdp_config.limit_all_gathers\""), "");
+  auto two = import_accelerate(
+      "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  version: 2\n", "b.yaml");
+  ASSERT_TRUE(two) << two.error().to_string();
+  EXPECT_EQ(two->job.parallel.kind, strategy::fsdp2);
+}
+
 }  // namespace
 }  // namespace vramscope::job

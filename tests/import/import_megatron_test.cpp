@@ -165,6 +165,45 @@ TEST(ImportMegatron, GlobalBatchMustDivide) {
             "                                                    ^ near here");
 }
 
+// Megatron-LM of 2020 (arguments.py before 52a5f2f and 9019bbf): --model-parallel-size is the
+// tensor-parallel degree, --batch-size the micro batch and --num-microbatches-in-minibatch the
+// micro-batches of a step.
+TEST(ImportMegatron, ReadsTheFlagNamesOf2020) {
+  const imported_job april = import_ok(launch(small_model + "--model-parallel-size 2 --batch-size 8\n"));
+  EXPECT_EQ(april.job.parallel.tp, 2);
+  EXPECT_EQ(april.job.training.micro_batch, 8);
+  EXPECT_EQ(april.job.training.gradient_accumulation, 1);
+  const imported_job november = import_ok(launch(
+      small_model + "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 "
+                    "--batch-size 4 --num-microbatches-in-minibatch 3\n"));
+  EXPECT_EQ(november.job.parallel.tp, 2);
+  EXPECT_EQ(november.job.training.micro_batch, 4);
+  EXPECT_EQ(november.job.training.gradient_accumulation, 3);
+  EXPECT_EQ(find_note(november.notes, "unknown option"), "");
+  // Today's names win where both are written.
+  const imported_job both =
+      import_ok(launch(small_model + "--micro-batch-size 2 --batch-size 8 --global-batch-size 32\n"));
+  EXPECT_EQ(both.job.training.micro_batch, 2);
+  EXPECT_EQ(both.job.training.gradient_accumulation, 2);
+  EXPECT_NE(find_note(both.notes, "--batch-size is Megatron-LM's name"), "");
+  const std::string zero = import_error(launch(small_model + "--batch-size 0\n"));
+  EXPECT_EQ(zero.substr(0, zero.find('\n')),
+            "args.txt:4:1: --batch-size: expected a whole number of at least 1, got \"0\"");
+}
+
+// torchrun's flags that reach the command through a string run by `bash -c` are located where
+// the script writes them (swiss-ai's submit-llama3-8b.sh: TORCHRUN_ARGS=( --nproc-per-node
+// $SLURM_GPUS_PER_NODE ... ), CMD="torchrun ${TORCHRUN_ARGS[@]} ...", srun bash -c "$CMD").
+TEST(ImportMegatron, LauncherFlagsInAStringAreLocatedWhereWritten) {
+  const std::string e = import_error(
+      "RUN=(\n  --nproc-per-node $GPUS_FROM_SLURM\n  --nnodes 1\n)\n"
+      "CMD=\"torchrun ${RUN[@]} pretrain_gpt.py --num-layers 2 --hidden-size 64\"\n"
+      "srun bash -c \"$CMD\"\n");
+  EXPECT_EQ(e.substr(0, e.find('\n')),
+            "args.txt:2:3: torchrun --nproc-per-node: \"$GPUS_FROM_SLURM\" uses a variable or "
+            "command the script does not set; write the number");
+}
+
 TEST(ImportMegatron, WorldMustHoldTheModelParallelism) {
   const std::string e = import_error(launch(small_model + "--tensor-model-parallel-size 4\n", 6));
   EXPECT_EQ(e.substr(0, e.find('\n')),

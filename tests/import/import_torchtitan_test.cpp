@@ -430,6 +430,24 @@ TEST(ImportTorchtitan, ReadsOlderKeysAndHubIdsOfTheModel) {
   EXPECT_EQ(none->job.provenance.set_at.at("model").line, 2);
 }
 
+// Before April 2024's "llama2" / "llama3" names, torchtitan's one name "llama" built Llama 2's
+// flavors (models/llama/__init__.py, llama_configs, to df2dcc7).
+TEST(ImportTorchtitan, TheName2024LlamaIsLlama2) {
+  for (const auto& [flavor, preset] : {std::pair{"7B", "llama-2-7b"}, std::pair{"13B", "llama-2-13b"},
+                                       std::pair{"70B", "llama-2-70b"}}) {
+    auto imported = import_config_text(
+        fmt::format("[model]\nname = \"llama\"\nflavor = \"{}\"\n", flavor), "t.toml");
+    ASSERT_TRUE(imported) << imported.error().to_string();
+    EXPECT_EQ(imported->job.model, preset);
+  }
+  // Flavors with no preset (debugmodel: 2 layers of 256, 271M, 1B, 40B) stay as written, for
+  // plan to refuse at the model's line.
+  auto debug = import_config_text("[model]\nname = \"llama\"\nflavor = \"debugmodel\"\n",
+                                  "t.toml");
+  ASSERT_TRUE(debug) << debug.error().to_string();
+  EXPECT_EQ(debug->job.model, "llama debugmodel");
+}
+
 TEST(ImportTorchtitan, TrainingDtypeBfloat16KeepsNoFp32Copy) {
   const std::string head = "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\n";
   auto bf16 = import_torchtitan(head + "dtype = \"bfloat16\"\n", "bf16.toml");

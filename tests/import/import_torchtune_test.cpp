@@ -174,5 +174,79 @@ TEST(ImportTorchtune, RefusesRecipesThatHoldSeveralModelsAtTheirLine) {
       << ppo.error().to_string();
 }
 
+// torchtune 0.2 and older: components under torchtune.utils (0.3 moved them to
+// torchtune.training) and distributed recipes wrapping in FSDP1; recipes/dev/lora_finetune_fsdp2
+// of 0.2 is FSDP2 and reads fsdp.cpu_offload, which no other recipe reads.
+TEST(ImportTorchtune, ReleasesOfTorchtuneUtilsShardWithFsdp1) {
+  const std::string head = "model:\n  _component_: torchtune.models.llama2.lora_llama2_7b\n"
+                           "checkpointer:\n  _component_: torchtune.utils.FullModelHFCheckpointer\n";
+  auto old = import_torchtune(
+      "#   tune run --nnodes 1 --nproc_per_node 2 lora_finetune_distributed --config x\n" + head,
+      "old.yaml");
+  ASSERT_TRUE(old) << old.error().to_string();
+  EXPECT_EQ(old->job.parallel.kind, strategy::fsdp1);
+  EXPECT_EQ(old->job.parallel.fsdp_sharding, sharding::full_shard);
+  EXPECT_TRUE(old->job.parallel.sync_module_states);
+  EXPECT_EQ(old->job.hardware.gpus_per_node, 2);
+  EXPECT_NE(find_note(old->notes, "planned as FSDP1"), "");
+  // The same recipe with 0.3's component names is FSDP2.
+  std::string renamed = head;
+  renamed.replace(renamed.find("torchtune.utils."), 16, "torchtune.training.");
+  auto now = import_torchtune(
+      "#   tune run --nproc_per_node 2 lora_finetune_distributed --config x\n" + renamed, "now.yaml");
+  ASSERT_TRUE(now) << now.error().to_string();
+  EXPECT_EQ(now->job.parallel.kind, strategy::fsdp2);
+  // Single-device recipes of 0.2 stay on one GPU.
+  auto single = import_torchtune("#   tune run lora_finetune_single_device --config x\n" + head,
+                                 "single.yaml");
+  ASSERT_TRUE(single) << single.error().to_string();
+  EXPECT_EQ(single->job.parallel.kind, strategy::single);
+  // The dev FSDP2 recipe: FSDP2 on its processes, fsdp.cpu_offload read.
+  auto dev = import_torchtune("#   # tune run --nproc_per_node 8 lora_finetune_fsdp2 --config x\n" +
+                                  head + "fsdp:\n  cpu_offload: True\n",
+                              "dev.yaml");
+  ASSERT_TRUE(dev) << dev.error().to_string();
+  EXPECT_EQ(dev->job.parallel.kind, strategy::fsdp2);
+  EXPECT_EQ(dev->job.hardware.gpus_per_node, 8);
+  EXPECT_TRUE(dev->job.parallel.cpu_offload);
+  EXPECT_EQ(find_note(dev->notes, "unknown option"), "");
+  // Under lora_finetune_distributed fsdp.cpu_offload is read by nothing.
+  auto unread = import_torchtune(
+      "#   tune run --nproc_per_node 8 lora_finetune_distributed --config x\n" + renamed +
+          "fsdp:\n  cpu_offload: True\n",
+      "unread.yaml");
+  ASSERT_TRUE(unread) << unread.error().to_string();
+  EXPECT_FALSE(unread->job.parallel.cpu_offload);
+  EXPECT_NE(find_note(unread->notes, "unknown option \"fsdp.cpu_offload\""), "");
+}
+
+// dataset.max_seq_len (torchtune 0.2's datasets) is the sequence length without
+// tokenizer.max_seq_len; model.quantize_base on a LoRA builder quantizes the base (QDoRA with
+// use_dora).
+TEST(ImportTorchtune, DatasetSequenceCapAndQuantizedBase) {
+  auto seq = import_torchtune("model:\n  _component_: torchtune.models.phi3.phi3_mini\n"
+                              "dataset:\n  _component_: torchtune.datasets.alpaca_dataset\n"
+                              "  max_seq_len: 4096\n",
+                              "seq.yaml");
+  ASSERT_TRUE(seq) << seq.error().to_string();
+  EXPECT_EQ(seq->job.training.seq_len, 4096);
+  auto both = import_torchtune("tokenizer:\n  max_seq_len: 1024\ndataset:\n  max_seq_len: 4096\n",
+                               "both.yaml");
+  ASSERT_TRUE(both) << both.error().to_string();
+  EXPECT_EQ(both->job.training.seq_len, 1024);
+  auto qdora = import_torchtune("model:\n  _component_: torchtune.models.llama3.lora_llama3_8b\n"
+                                "  use_dora: True\n  quantize_base: True\n",
+                                "qdora.yaml");
+  ASSERT_TRUE(qdora) << qdora.error().to_string();
+  EXPECT_EQ(qdora->job.lora.method, "dora");
+  EXPECT_EQ(qdora->job.lora.base_quantization, dtype::nf4);
+  EXPECT_EQ(qdora->job.lora.quantizer, "torchao");
+  auto plain = import_torchtune("model:\n  _component_: torchtune.models.llama3.lora_llama3_8b\n"
+                                "  quantize_base: False\n",
+                                "plain.yaml");
+  ASSERT_TRUE(plain) << plain.error().to_string();
+  EXPECT_FALSE(plain->job.lora.base_quantization.has_value());
+}
+
 }  // namespace
 }  // namespace vramscope::job

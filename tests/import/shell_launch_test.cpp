@@ -234,5 +234,28 @@ TEST(ShellLaunch, EvaluatesArithmeticOfTheScriptsOwnNumbers) {
   EXPECT_TRUE(l.args[17].unresolved);
 }
 
+// An array expanded in an assignment makes one word, its elements joined by spaces, as bash does
+// where it splits no words; the command run through that string sees them as separate flags.
+TEST(ShellLaunch, ArrayInAnAssignmentJoinsItsElementsWithSpaces) {
+  const auto l = read_ok(
+      "LOG=(\n  --log-throughput\n  --tensorboard-dir /tmp/tb\n)\n"
+      "CMD=\"torchrun --nproc_per_node 4 pretrain_gpt.py ${LOG[@]} --bf16\"\n"
+      "JOINED=${LOG[@]}\n"
+      "srun bash -c \"$CMD --seed $JOINED\"\n");
+  EXPECT_EQ(texts(l.launcher), (words{"torchrun", "--nproc_per_node", "4"}));
+  EXPECT_EQ(texts(l.args), (words{"--log-throughput", "--tensorboard-dir", "/tmp/tb", "--bf16",
+                                  "--seed", "--log-throughput", "--tensorboard-dir", "/tmp/tb"}));
+}
+
+// The shell's options before -c (`srun ... bash -x -c "${CMD}"`, Megatron-LM's
+// examples/megatron_fsdp/sbatch_mfsdp_deepseek_v3.sh) leave the string a command line.
+TEST(ShellLaunch, ShellOptionsBeforeDashCAreSkipped) {
+  const auto l = read_ok("CMD=\"cd /m; python /m/pretrain_gpt.py --bf16\"\n"
+                         "srun --mpi=pmix -l bash -x -c \"${CMD}\" 2>&1 | tee log\n");
+  EXPECT_EQ(l.script.text, "/m/pretrain_gpt.py");
+  EXPECT_EQ(texts(l.args), (words{"--bf16"}));
+  EXPECT_EQ(texts(l.outer), (words{"srun", "--mpi=pmix", "-l"}));
+}
+
 }  // namespace
 }  // namespace vramscope::job::detail

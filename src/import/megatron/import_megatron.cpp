@@ -173,8 +173,13 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
   bool given[] = {false, false};
   for (std::size_t i = 0; i < words.size(); ++i) {
     std::string key = words[i].text, value;
-    const diagnostic at_word = where(words[i]);
+    diagnostic at_word = where(words[i]);
     if (!is_flag(key)) continue;
+    // A launcher flag that reached the command through a string (`CMD="torchrun ${ARGS[@]} ..."`
+    // run by `bash -c "$CMD"`) is located where it is written, as the script's flags are.
+    if (const auto [line, column] = sole_occurrence(text, key.substr(0, key.find('=')));
+        line != 0 && line != words[i].line)
+      at_word = location(ctx.source, text, line, column);
     if (const auto eq = key.find('='); eq != std::string::npos) {
       value = key.substr(eq + 1);
       key = key.substr(0, eq);
@@ -219,6 +224,9 @@ constexpr const char* read_by_code[] = {"--tensor-model-parallel-size",
                                         "--num-virtual-stages-per-pipeline-rank",
                                         "--micro-batch-size",
                                         "--global-batch-size",
+                                        "--batch-size",  // the micro batch, to 2020-12
+                                        "--model-parallel-size",  // tp, to 2020-10
+                                        "--num-microbatches-in-minibatch",  // to 2020-12
                                         "--seq-length",
                                         "--bf16",
                                         "--fp16",

@@ -74,7 +74,15 @@ maybe_error read_megatron_deepspeed(import_context& ctx);
 
 maybe_error read_megatron_parallelism(import_context& ctx, long long world, megatron_mesh& m) {
   maybe_error error;
-  m.tp = flag_int(ctx, "--tensor-model-parallel-size", 1, 1, error, max_megatron_degree);
+  // Megatron-LM before 52a5f2f (2020-10-20) had one model-parallel degree, --model-parallel-size,
+  // its tensor-parallel layers (arguments.py: "Size of the model parallel."); later releases
+  // refuse it (validate_args, 2623551d, 2020-12-10). Read as tensor parallelism when the script
+  // has no --tensor-model-parallel-size.
+  const char* tp_flag = ctx.find("--tensor-model-parallel-size") == nullptr &&
+                                ctx.find("--model-parallel-size") != nullptr
+                            ? "--model-parallel-size"
+                            : "--tensor-model-parallel-size";
+  m.tp = flag_int(ctx, tp_flag, 1, 1, error, max_megatron_degree);
   m.pp = flag_int(ctx, "--pipeline-model-parallel-size", 1, 1, error, max_megatron_degree);
   m.cp = flag_int(ctx, "--context-parallel-size", 1, 1, error, max_megatron_degree);
   m.ep = flag_int(ctx, "--expert-model-parallel-size", 1, 1, error, max_megatron_degree);
@@ -82,7 +90,7 @@ maybe_error read_megatron_parallelism(import_context& ctx, long long world, mega
   if (error) return error;
   if (world == 0) world = assume_world(ctx, m.tp * m.pp * m.cp);
   if (world % (m.tp * m.pp * m.cp) != 0) {
-    const entry* e = ctx.find("--tensor-model-parallel-size");
+    const entry* e = ctx.find(tp_flag);
     return at(e != nullptr ? e->where : file_entry(ctx).where,
               fmt::format("the world of {} GPUs (torchrun --nproc_per_node x --nnodes) is not "
                           "divisible by tensor x pipeline x context parallel sizes {} x {} x {}",
@@ -91,7 +99,7 @@ maybe_error read_megatron_parallelism(import_context& ctx, long long world, mega
   m.dp = world / (m.tp * m.pp * m.cp);
   if (auto problem = ctx.set("parallel.strategy", "megatron", file_entry(ctx)); !problem.empty())
     return at(file_entry(ctx).where, problem);
-  set_from(ctx, "--tensor-model-parallel-size", "parallel.tp", std::to_string(m.tp), error);
+  set_from(ctx, tp_flag, "parallel.tp", std::to_string(m.tp), error);
   set_from(ctx, "--pipeline-model-parallel-size", "parallel.pp", std::to_string(m.pp), error);
   // Megatron turns sequence parallelism off without tensor parallelism (validate_args).
   if (m.tp > 1)
@@ -174,17 +182,33 @@ maybe_error read_megatron_deepspeed(import_context& ctx) {
 // Megatron's schedules run per step (megatron/core/num_microbatches_calculator.py).
 maybe_error read_megatron_batch(import_context& ctx, const megatron_mesh& m) {
   maybe_error error;
-  const long long micro = flag_int(ctx, "--micro-batch-size", 1, 1, error, max_megatron_degree);
-  const long long global = flag_int(ctx, "--global-batch-size", micro * m.dp, 1, error);
+  // Megatron-LM before 9019bbf (2020-12-06) named the micro batch --batch-size ("Batch size per
+  // model instance") and the micro-batches of a step --num-microbatches-in-minibatch (training.py
+  // runs that many forward and backward passes before the optimizer step); later releases refuse
+  // --batch-size (validate_args) and count micro-batches from --global-batch-size.
+  const char* micro_flag = ctx.find("--micro-batch-size") == nullptr &&
+                                   ctx.find("--batch-size") != nullptr
+                               ? "--batch-size"
+                               : "--micro-batch-size";
+  const bool old_count = ctx.find("--global-batch-size") == nullptr &&
+                         ctx.find("--num-microbatches-in-minibatch") != nullptr;
+  const long long micro = flag_int(ctx, micro_flag, 1, 1, error, max_megatron_degree);
+  const long long count =
+      old_count ? flag_int(ctx, "--num-microbatches-in-minibatch", 1, 1, error, max_megatron_degree)
+                : 1;
+  const long long global = flag_int(ctx, "--global-batch-size", micro * m.dp * count, 1, error);
   if (error) return error;
+  if (const entry* old = ctx.find("--batch-size"); old != nullptr && micro_flag != old->key)
+    ctx.note(*old, "--batch-size is Megatron-LM's name for the micro batch before December 2020; "
+                   "with --micro-batch-size newer releases refuse it: --micro-batch-size is read");
   if (global % (micro * m.dp) != 0)
     return at(ctx.find("--global-batch-size")->where,
               fmt::format("--global-batch-size {} is not divisible by --micro-batch-size {} x "
                           "data-parallel size {} (the world / (tp {} x pp {} x cp {}))",
                           global, micro, m.dp, m.tp, m.pp, m.cp));
-  set_from(ctx, "--micro-batch-size", "training.micro_batch", std::to_string(micro), error);
-  set_from(ctx, "--global-batch-size", "training.gradient_accumulation",
-           std::to_string(global / (micro * m.dp)), error);
+  set_from(ctx, micro_flag, "training.micro_batch", std::to_string(micro), error);
+  set_from(ctx, old_count ? "--num-microbatches-in-minibatch" : "--global-batch-size",
+           "training.gradient_accumulation", std::to_string(global / (micro * m.dp)), error);
   set_from(ctx, "--seq-length", "training.seq_len", flag_text(ctx, "--seq-length", ""), error);
   return error;
 }
