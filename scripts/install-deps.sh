@@ -7,6 +7,9 @@ packages=(
   libfmt-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev libpugixml-dev libtomlplusplus-dev libcpp-httplib-dev python3
   prometheus chromium
+  # watch --prometheus's TLS (OpenSSL) and basic-auth passwords (libcrypt's bcrypt), named
+  # although cpp-httplib and the C library already pull them in
+  libssl-dev libcrypt-dev openssl
   # watch's full screen (ncurses) and its test under tmux
   libncurses-dev tmux
   # install: the man page check (groff, man -l), the .deb (dpkg-dev for dpkg-shlibdeps), the

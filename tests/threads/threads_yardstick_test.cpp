@@ -251,5 +251,14 @@ TEST(ThreadsYardstick, ThirdBatchSealedFromTheRules) {
   expect_at_least(fresh, {13, 15});
 }
 
+// Batch 4, collected sealed while batch 3's classes were being fixed and scored once after
+// those fixes had landed, before anything was changed for it: the first-sight measure of the
+// round (bench/README.md). The floors are that first score.
+TEST(ThreadsYardstick, FourthBatchScoredAfterTheThirdsFixes) {
+  const tally fresh = score_all("4", false);
+  ASSERT_GE(fresh.n, 20);
+  expect_at_least(fresh, {16, 17});
+}
+
 }  // namespace
 }  // namespace vramscope
