@@ -255,10 +255,35 @@ maybe_error read_pipeline(import_context& ctx) {
 }
 
 // mode none | full | selective; selective_ac_option "op" (per-operator) or N (every Nth block).
+// Without a mode torchtitan applies its default, selective every 2nd block: the argparse
+// defaults `--activation_checkpoint.mode` "selective" and `selective_ac_option` "2" from
+// 0d415d782 (2024-03-14), kept by the typed JobConfig (c1c2f55d1, 2025-04-18) and by
+// config/configs.py until the TOML files went (9810191bb, 2026-02-23). Before 0d415d782 the
+// switch was `training.enable_selective_ac`, off unless written; a file with it gets no default.
 maybe_error read_checkpointing(import_context& ctx) {
   const entry* mode = ctx.find("activation_checkpoint.mode");
   const entry* option = ctx.find("activation_checkpoint.selective_ac_option");
-  if (mode == nullptr) return std::nullopt;
+  if (mode == nullptr) {
+    if (ctx.find("training.enable_selective_ac") != nullptr) return std::nullopt;
+    const std::string every = option != nullptr ? option->value.text : "2";
+    ctx.note(fmt::format("no activation_checkpoint.mode: torchtitan's default \"selective\" ({}), "
+                         "planned as such", lower_case(every) == "op"
+                                                ? "per operator"
+                                                : "every " + every + " blocks"));
+    entry absent{"activation_checkpoint.mode", {}, true, diagnostic{ctx.source, 0, 0, "", ""}};
+    absent.value.text = "selective";
+    const entry& where = option != nullptr ? *option : absent;
+    std::string problem;
+    if (lower_case(every) == "op") {
+      problem = ctx.set("training.activation_checkpointing", "op", where);
+    } else {
+      problem = ctx.set("training.activation_checkpointing", "selective", where);
+      if (problem.empty()) problem = ctx.set("training.checkpoint_every", every, where);
+    }
+    return problem.empty() ? std::nullopt
+                           : maybe_error(option != nullptr ? at(option->where, problem)
+                                                           : error_at(ctx.source, problem));
+  }
   std::string problem;
   const std::string m = lower_case(mode->value.text);
   if (m != "selective" || option == nullptr) {

@@ -463,5 +463,25 @@ TEST(ImportTorchtitan, TrainingDtypeBfloat16KeepsNoFp32Copy) {
             std::string::npos) << bad.error().to_string();
 }
 
+// A file without activation_checkpoint.mode runs torchtitan's default, selective every 2nd block
+// (config_manager.py from 2024-03 to configs.py of 2026); a written selective_ac_option still
+// counts, and a written mode is kept as it is.
+TEST(ImportTorchtitan, NoCheckpointModeIsTorchtitansSelectiveDefault) {
+  const std::string head = "[model]\nname = \"llama3\"\nflavor = \"8B\"\n";
+  auto bare = import_torchtitan(head, "bare.toml");
+  ASSERT_TRUE(bare) << bare.error().to_string();
+  EXPECT_EQ(bare->job.training.activation_checkpointing, checkpointing::selective);
+  EXPECT_EQ(bare->job.training.checkpoint_every, 2);
+  EXPECT_NE(find_note(bare->notes, "torchtitan's default \"selective\" (every 2 blocks)"), "");
+  auto op = import_torchtitan(head + "[activation_checkpoint]\nselective_ac_option = \"op\"\n",
+                              "op.toml");
+  ASSERT_TRUE(op) << op.error().to_string();
+  EXPECT_EQ(op->job.training.activation_checkpointing, checkpointing::op);
+  auto none = import_torchtitan(head + "[activation_checkpoint]\nmode = \"none\"\n", "none.toml");
+  ASSERT_TRUE(none) << none.error().to_string();
+  EXPECT_EQ(none->job.training.activation_checkpointing, checkpointing::none);
+  EXPECT_EQ(find_note(none->notes, "torchtitan's default"), "");
+}
+
 }  // namespace
 }  // namespace vramscope::job
