@@ -72,6 +72,18 @@ constexpr refused_flavor refused_flavors[] = {
     {"llama4", "17bx128e_irope",
      "the irope flavors attend through FlexAttention with block-causal masks, which vramscope "
      "does not plan; flavor 17bx128e has the same parameters"},
+    // No torchtitan that read TOML had these flavors: the 1B / 3B names a TOML file gives are a
+    // fork's (torchtitan's own are Llama 3.2's shapes, tied, MLP 8192; a fork's 1B differs).
+    {"llama3", "1b",
+     "upstream torchtitan added llama3 1B and 3B (8953d2e39, 2026-03-24) after it stopped "
+     "reading TOML files (9810191bb, 2026-02-23), so a TOML file's is a fork's own flavor, "
+     "whose shapes the file does not give (eminorhan/frontier-torchtitan's 1B: MLP 7168, "
+     "untied); set model to the checkpoint's Hugging Face id or a vramscope preset"},
+    {"llama3", "3b",
+     "upstream torchtitan added llama3 1B and 3B (8953d2e39, 2026-03-24) after it stopped "
+     "reading TOML files (9810191bb, 2026-02-23), so a TOML file's is a fork's own flavor, "
+     "whose shapes the file does not give (eminorhan/frontier-torchtitan's 1B: MLP 7168, "
+     "untied); set model to the checkpoint's Hugging Face id or a vramscope preset"},
 };
 
 // torchtitan model names and flavors -> vramscope presets, by model::preset_named on

@@ -492,6 +492,21 @@ result<imported_job> import_torchtune(std::string_view text, const std::string& 
     for (auto& e : ctx.entries)
       if (e.key == "fsdp.cpu_offload" && ctx.find("fsdp_cpu_offload") == nullptr)
         e.key = "fsdp_cpu_offload";
+  // torchtune loads configs with OmegaConf, so a top-level key the file interpolates elsewhere
+  // (dev/3B_sft_for_grpo.yaml: `name: ...`, `output_dir: /tmp/${name}`) is the file's own
+  // variable, read by no recipe: it has no effect, and is not an unknown option.
+  {
+    const auto& table = detail::torchtune_table();
+    std::erase_if(ctx.entries, [&](const detail::entry& e) {
+      if (e.key.find('.') != std::string::npos ||
+          text.find("${" + e.key + "}") == std::string_view::npos ||
+          std::any_of(table.begin(), table.end(),
+                      [&](const detail::option& row) { return row.key == e.key; }))
+        return false;
+      ctx.ignore(e);
+      return true;
+    });
+  }
   bool has_world_size = false;
   if (auto err = detail::read_strategy(ctx, text, has_world_size)) return *err;
   if (auto err = detail::read_tune_model(ctx)) return *err;

@@ -483,5 +483,18 @@ TEST(ImportTorchtitan, NoCheckpointModeIsTorchtitansSelectiveDefault) {
   EXPECT_EQ(find_note(none->notes, "torchtitan's default"), "");
 }
 
+// llama3 1B / 3B came to torchtitan only after its TOML configs went: a TOML file naming them
+// runs a fork's flavor, refused at the flavor's line.
+TEST(ImportTorchtitan, Llama3SmallFlavorsOfATomlFileAreAForksOwn) {
+  auto one = import_torchtitan("[model]\nname = \"llama3\"\nflavor = \"1B\"\n", "one.toml");
+  ASSERT_FALSE(one);
+  EXPECT_NE(one.error().to_string().find("one.toml:3:1: model llama3 1B: upstream torchtitan "
+                                         "added llama3 1B and 3B"),
+            std::string::npos) << one.error().to_string();
+  auto eight = import_torchtitan("[model]\nname = \"llama3\"\nflavor = \"8B\"\n", "8.toml");
+  ASSERT_TRUE(eight) << eight.error().to_string();
+  EXPECT_EQ(eight->job.model, "llama-3.1-8b");
+}
+
 }  // namespace
 }  // namespace vramscope::job

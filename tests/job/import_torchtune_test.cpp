@@ -277,5 +277,17 @@ TEST(ImportTorchtune, AcModeIsAppliedByTheRecipesThatReadIt) {
       << bad.error().to_string();
 }
 
+// A top-level key the file interpolates (OmegaConf's ${name}) is the file's variable: no effect,
+// not unknown; a key nothing interpolates is still unknown.
+TEST(ImportTorchtune, AKeyTheFileInterpolatesIsItsVariable) {
+  auto imported = import_torchtune(
+      "name: llama3B_gsm8k_sft\noutput_dir: /tmp/${name}\nnmae: typo\n"
+      "model:\n  _component_: torchtune.models.llama3_2.llama3_2_3b\n", "v.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(find_note(imported->notes, "unknown option \"name\""), "");
+  EXPECT_NE(find_note(imported->no_effect, "\"name\" does not affect GPU memory"), "");
+  EXPECT_NE(find_note(imported->notes, "unknown option \"nmae\""), "");
+}
+
 }  // namespace
 }  // namespace vramscope::job
