@@ -213,8 +213,11 @@ const std::vector<option>& accelerate_table() {
       {ds + "deepspeed_config_file", handled()},
       {ds + "offload_optimizer_device",
        maps_with("parallel.offload_optimizer", {{"none", "false"}, {"cpu", "true"}, {"nvme", "true"}})},
+      // accelerate hands offload_param_device to DeepSpeed as zero_optimization.offload_param,
+      // which only the stage-3 optimizer reads (utils/dataclasses.py, DeepSpeedPlugin).
       {ds + "offload_param_device",
-       maps_with("parallel.offload_param", {{"none", "false"}, {"cpu", "true"}, {"nvme", "true"}})},
+       stage3_only(maps_with("parallel.offload_param",
+                             {{"none", "false"}, {"cpu", "true"}, {"nvme", "true"}}))},
       {ds + "gradient_accumulation_steps", maps_to("training.gradient_accumulation")},
       {ds + "zero3_init_flag", custom(read_zero3_init)},
       {ds + "zero3_save_16bit_model",

@@ -71,6 +71,10 @@ action custom(handler apply);              // importer-specific mapping
 action no_effect();                        // does not change GPU memory
 action not_modelled(std::string reason);   // would change memory; vramscope ignores it
 action handled();                          // consumed by the importer's own code
+/// Applies `inner` when the plan's strategy is zero3; below it notes that parameter offload is a
+/// ZeRO-3 feature DeepSpeed ignores and sets nothing. For DeepSpeed JSON and for accelerate's
+/// deepspeed_config, whose offload_param_device DeepSpeed receives (import_deepspeed.cpp).
+action stage3_only(action inner);
 
 struct option {
   std::string key;  // flattened key; "optimizer.params.*" claims a whole subtree

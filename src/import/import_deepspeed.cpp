@@ -212,6 +212,8 @@ std::string read_max_live(import_context& ctx, const entry& e) {
   return ctx.set("parallel.max_live_parameters", e.value.text, e);
 }
 
+}  // namespace
+
 // Parameter offload is a ZeRO-3 feature: the stage 1 and 2 optimizer reads offload_optimizer
 // only, so at those stages DeepSpeed accepts offload_param and ignores it (DeepSpeed docs,
 // config-json "offload_param": "Valid only with stage 3"; runtime/zero/stage_1_and_2.py).
@@ -226,6 +228,8 @@ action stage3_only(action inner) {
             return std::string();
           }};
 }
+
+namespace {
 
 const std::vector<option>& deepspeed_table() {
   const std::string zero = "zero_optimization.";

@@ -72,6 +72,18 @@ constexpr refused_flavor refused_flavors[] = {
     {"llama4", "17bx128e_irope",
      "the irope flavors attend through FlexAttention with block-causal masks, which vramscope "
      "does not plan; flavor 17bx128e has the same parameters"},
+    // No torchtitan that read TOML had these flavors: the 1B / 3B names a TOML file gives are a
+    // fork's (torchtitan's own are Llama 3.2's shapes, tied, MLP 8192; a fork's 1B differs).
+    {"llama3", "1b",
+     "upstream torchtitan added llama3 1B and 3B (8953d2e39, 2026-03-24) after it stopped "
+     "reading TOML files (9810191bb, 2026-02-23), so a TOML file's is a fork's own flavor, "
+     "whose shapes the file does not give (eminorhan/frontier-torchtitan's 1B: MLP 7168, "
+     "untied); set model to the checkpoint's Hugging Face id or a vramscope preset"},
+    {"llama3", "3b",
+     "upstream torchtitan added llama3 1B and 3B (8953d2e39, 2026-03-24) after it stopped "
+     "reading TOML files (9810191bb, 2026-02-23), so a TOML file's is a fork's own flavor, "
+     "whose shapes the file does not give (eminorhan/frontier-torchtitan's 1B: MLP 7168, "
+     "untied); set model to the checkpoint's Hugging Face id or a vramscope preset"},
 };
 
 // torchtitan model names and flavors -> vramscope presets, by model::preset_named on
@@ -255,10 +267,35 @@ maybe_error read_pipeline(import_context& ctx) {
 }
 
 // mode none | full | selective; selective_ac_option "op" (per-operator) or N (every Nth block).
+// Without a mode torchtitan applies its default, selective every 2nd block: the argparse
+// defaults `--activation_checkpoint.mode` "selective" and `selective_ac_option` "2" from
+// 0d415d782 (2024-03-14), kept by the typed JobConfig (c1c2f55d1, 2025-04-18) and by
+// config/configs.py until the TOML files went (9810191bb, 2026-02-23). Before 0d415d782 the
+// switch was `training.enable_selective_ac`, off unless written; a file with it gets no default.
 maybe_error read_checkpointing(import_context& ctx) {
   const entry* mode = ctx.find("activation_checkpoint.mode");
   const entry* option = ctx.find("activation_checkpoint.selective_ac_option");
-  if (mode == nullptr) return std::nullopt;
+  if (mode == nullptr) {
+    if (ctx.find("training.enable_selective_ac") != nullptr) return std::nullopt;
+    const std::string every = option != nullptr ? option->value.text : "2";
+    ctx.note(fmt::format("no activation_checkpoint.mode: torchtitan's default \"selective\" ({}), "
+                         "planned as such", lower_case(every) == "op"
+                                                ? "per operator"
+                                                : "every " + every + " blocks"));
+    entry absent{"activation_checkpoint.mode", {}, true, diagnostic{ctx.source, 0, 0, "", ""}};
+    absent.value.text = "selective";
+    const entry& where = option != nullptr ? *option : absent;
+    std::string problem;
+    if (lower_case(every) == "op") {
+      problem = ctx.set("training.activation_checkpointing", "op", where);
+    } else {
+      problem = ctx.set("training.activation_checkpointing", "selective", where);
+      if (problem.empty()) problem = ctx.set("training.checkpoint_every", every, where);
+    }
+    return problem.empty() ? std::nullopt
+                           : maybe_error(option != nullptr ? at(option->where, problem)
+                                                           : error_at(ctx.source, problem));
+  }
   std::string problem;
   const std::string m = lower_case(mode->value.text);
   if (m != "selective" || option == nullptr) {

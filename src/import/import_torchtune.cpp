@@ -276,8 +276,8 @@ const std::vector<option>& torchtune_table() {
         {"data_parallel_shard_dim", custom(read_shard_dim)},
         {"data_parallel_replicate_dim", maps_to("parallel.dp_replicate")},
         {"context_parallel_dim", maps_to("parallel.cp")},
-        {"ac_mode", not_modelled("selective checkpointing of the distributed recipes")},
-        {"ac_option", not_modelled("selective checkpointing of the distributed recipes")},
+        {"ac_mode", handled()},    // read_ac_mode, after the table
+        {"ac_option", handled()},
         {"enable_fp8_training", custom(read_tune_fp8)},
         {"fp8_recipe_name", handled()},
         {"resize_token_embeddings",
@@ -323,6 +323,7 @@ struct launch_line {
   int line = 0;            // 0: none found
   bool distributed = false;
   bool dev_fsdp2 = false;  // recipes/dev/lora_finetune_fsdp2 (torchtune 0.2)
+  bool reads_ac_mode = false;  // a recipe that applies ac_mode / ac_option (read_ac_mode)
   long long processes = 0;  // --nproc_per_node, 0 when not given
 };
 
@@ -341,6 +342,9 @@ launch_line find_launch(std::string_view text) {
     // moved lora_finetune_distributed to FSDP2) is a distributed recipe too.
     out.dev_fsdp2 = command.find("lora_finetune_fsdp2") != std::string_view::npos;
     out.distributed = out.dev_fsdp2 || command.find("_distributed") != std::string_view::npos;
+    for (const std::string_view recipe :
+         {"full_finetune_distributed", "qat_distributed", "early_exit_finetune_distributed"})
+      out.reads_ac_mode = out.reads_ac_mode || command.find(recipe) != std::string_view::npos;
     if (!out.distributed && command.find("_single_device") == std::string_view::npos) continue;
     out.line = number;
     if (const auto n = command.find("--nproc_per_node"); n != std::string_view::npos) {
@@ -408,6 +412,64 @@ maybe_error read_strategy(import_context& ctx, std::string_view text, bool& has_
   return problem.empty() ? std::nullopt : maybe_error(at(where.where, problem));
 }
 
+// ac_mode / ac_option: selective checkpointing that full_finetune_distributed (from v0.2.0,
+// 68f253884), qat_distributed and dev/early_exit_finetune_distributed apply, and no other
+// recipe reads. The recipe applies it only when enable_activation_checkpointing is false, and
+// applies its full checkpointing only when ac_mode is None, so both set is no checkpointing
+// (recipes/full_finetune_distributed.py, _setup_model). torchtune/training/activations.py,
+// checkpoint_wrapper: "full" wraps every block; "selective" wraps every int(ac_option)-th
+// block (0 every block); other values raise. Runs after the table, so it overrides what
+// enable_activation_checkpointing set.
+maybe_error read_ac_mode(import_context& ctx, std::string_view text) {
+  const entry* mode = ctx.find("ac_mode");
+  const entry* option = ctx.find("ac_option");
+  const auto is_null = [](const entry* e) {
+    return e == nullptr || e->value.text.empty() || lower_case(e->value.text) == "null";
+  };
+  if (is_null(mode)) {
+    if (!is_null(option)) ctx.note(*option, "ac_option without ac_mode: the recipes read it only "
+                                            "with ac_mode; ignored");
+    return std::nullopt;
+  }
+  if (!find_launch(text).reads_ac_mode) {
+    ctx.note(*mode, "ac_mode is applied only by full_finetune_distributed, qat_distributed and "
+                    "early_exit_finetune_distributed, which the config's `tune run` line does not "
+                    "name: ignored");
+    return std::nullopt;
+  }
+  const std::string m = lower_case(mode->value.text);
+  if (m != "full" && m != "selective" && m != "none")
+    return at(mode->where, fmt::format("ac_mode: invalid value \"{}\" (expected one of: full, "
+                                       "selective, none)", mode->value.text));
+  const entry* enable = ctx.find("enable_activation_checkpointing");
+  bool enabled = false;
+  if (enable != nullptr) (void)parse_bool_text(enable->value.text, enabled);
+  std::string problem;
+  if (enabled) {
+    ctx.note(*mode, "enable_activation_checkpointing and ac_mode are both set: the recipe applies "
+                    "its full checkpointing only without ac_mode and ac_mode only without "
+                    "enable_activation_checkpointing, so no block is checkpointed");
+    problem = ctx.set("training.activation_checkpointing", "none", *mode);
+  } else if (m == "none") {
+    problem = ctx.set("training.activation_checkpointing", "none", *mode);
+  } else if (m == "full") {
+    problem = ctx.set("training.activation_checkpointing", "full", *mode);
+  } else {
+    std::uint64_t every = 0;
+    if (is_null(option))
+      return at(mode->where, "ac_mode selective needs ac_option, the whole number N of \"every "
+                             "Nth block\" (torchtune's checkpoint_wrapper takes int(ac_option))");
+    if (auto bad = parse_count_text(option->value.text, 0, 1'000'000, every); !bad.empty())
+      return at(option->where, fmt::format("ac_option: {} (torchtune's checkpoint_wrapper takes "
+                                           "int(ac_option), every Nth block)", bad));
+    problem = ctx.set("training.activation_checkpointing", "selective", *mode);
+    if (problem.empty())
+      problem = ctx.set("training.checkpoint_every", std::to_string(every == 0 ? 1 : every),
+                        *option);
+  }
+  return problem.empty() ? std::nullopt : maybe_error(at(mode->where, problem));
+}
+
 }  // namespace
 
 const std::vector<option>& torchtune_options() { return torchtune_table(); }
@@ -430,11 +492,27 @@ result<imported_job> import_torchtune(std::string_view text, const std::string& 
     for (auto& e : ctx.entries)
       if (e.key == "fsdp.cpu_offload" && ctx.find("fsdp_cpu_offload") == nullptr)
         e.key = "fsdp_cpu_offload";
+  // torchtune loads configs with OmegaConf, so a top-level key the file interpolates elsewhere
+  // (dev/3B_sft_for_grpo.yaml: `name: ...`, `output_dir: /tmp/${name}`) is the file's own
+  // variable, read by no recipe: it has no effect, and is not an unknown option.
+  {
+    const auto& table = detail::torchtune_table();
+    std::erase_if(ctx.entries, [&](const detail::entry& e) {
+      if (e.key.find('.') != std::string::npos ||
+          text.find("${" + e.key + "}") == std::string_view::npos ||
+          std::any_of(table.begin(), table.end(),
+                      [&](const detail::option& row) { return row.key == e.key; }))
+        return false;
+      ctx.ignore(e);
+      return true;
+    });
+  }
   bool has_world_size = false;
   if (auto err = detail::read_strategy(ctx, text, has_world_size)) return *err;
   if (auto err = detail::read_tune_model(ctx)) return *err;
   if (auto err = detail::read_targets(ctx)) return *err;
   if (auto err = detail::apply_options(ctx, detail::torchtune_table())) return *err;
+  if (auto err = detail::read_ac_mode(ctx, text)) return *err;
   return detail::finish(ctx, has_world_size);
 }
 

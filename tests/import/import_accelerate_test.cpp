@@ -259,5 +259,25 @@ TEST(ImportAccelerate, FsdpConfigKeysWithoutThePrefixAreTheOptions) {
   EXPECT_EQ(two->job.parallel.kind, strategy::fsdp2);
 }
 
+// accelerate hands offload_param_device to DeepSpeed, whose stage 1 and 2 optimizer never reads
+// offload_param: below ZeRO-3 it is noted and ignored, as the DeepSpeed JSON importer does.
+TEST(ImportAccelerate, ParameterOffloadBelowZero3IsIgnoredAsDeepSpeedDoes) {
+  const std::string head = "distributed_type: DEEPSPEED\nnum_processes: 2\nmixed_precision: bf16\n"
+                           "deepspeed_config:\n  offload_optimizer_device: cpu\n"
+                           "  offload_param_device: cpu\n  zero_stage: ";
+  auto two = import_accelerate(head + "2\n", "z2.yaml");
+  ASSERT_TRUE(two) << two.error().to_string();
+  EXPECT_EQ(two->job.parallel.kind, strategy::zero2);
+  EXPECT_TRUE(two->job.parallel.offload_optimizer);
+  EXPECT_FALSE(two->job.parallel.offload_param);
+  EXPECT_NE(find_note(two->notes, "deepspeed_config.offload_param_device: parameter offload is a "
+                                  "ZeRO-3 feature; DeepSpeed ignores it at stage 2"),
+            "");
+  auto three = import_accelerate(head + "3\n", "z3.yaml");
+  ASSERT_TRUE(three) << three.error().to_string();
+  EXPECT_TRUE(three->job.parallel.offload_param);
+  EXPECT_EQ(find_note(three->notes, "ZeRO-3 feature"), "");
+}
+
 }  // namespace
 }  // namespace vramscope::job

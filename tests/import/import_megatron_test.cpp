@@ -561,6 +561,11 @@ TEST(ImportMegatron, BertAndT5ScriptsAreRefusedWithWhatTheyBuild) {
   EXPECT_EQ(bert.rfind("args.txt:1:29: pretrain_bert.py builds BERT", 0), 0u) << bert;
   const std::string t5 = import_error("python pretrain_t5.py" + args);
   EXPECT_NE(t5.find("pretrain_t5.py builds T5 (an encoder-decoder)"), std::string::npos) << t5;
+  // The script name Megatron-LM's 2023 vision example runs, before its --vocab-size 0.
+  const std::string vit = import_error("torchrun pretrain_vision_classification.py --vocab-size 0"
+                                       + args);
+  EXPECT_EQ(vit.rfind("args.txt:1:10: pretrain_vision_classification.py builds a vision "
+                      "transformer", 0), 0u) << vit;
 }
 
 // A SLURM script that prepares data with Python first, then runs the training under

@@ -463,5 +463,38 @@ TEST(ImportTorchtitan, TrainingDtypeBfloat16KeepsNoFp32Copy) {
             std::string::npos) << bad.error().to_string();
 }
 
+// A file without activation_checkpoint.mode runs torchtitan's default, selective every 2nd block
+// (config_manager.py from 2024-03 to configs.py of 2026); a written selective_ac_option still
+// counts, and a written mode is kept as it is.
+TEST(ImportTorchtitan, NoCheckpointModeIsTorchtitansSelectiveDefault) {
+  const std::string head = "[model]\nname = \"llama3\"\nflavor = \"8B\"\n";
+  auto bare = import_torchtitan(head, "bare.toml");
+  ASSERT_TRUE(bare) << bare.error().to_string();
+  EXPECT_EQ(bare->job.training.activation_checkpointing, checkpointing::selective);
+  EXPECT_EQ(bare->job.training.checkpoint_every, 2);
+  EXPECT_NE(find_note(bare->notes, "torchtitan's default \"selective\" (every 2 blocks)"), "");
+  auto op = import_torchtitan(head + "[activation_checkpoint]\nselective_ac_option = \"op\"\n",
+                              "op.toml");
+  ASSERT_TRUE(op) << op.error().to_string();
+  EXPECT_EQ(op->job.training.activation_checkpointing, checkpointing::op);
+  auto none = import_torchtitan(head + "[activation_checkpoint]\nmode = \"none\"\n", "none.toml");
+  ASSERT_TRUE(none) << none.error().to_string();
+  EXPECT_EQ(none->job.training.activation_checkpointing, checkpointing::none);
+  EXPECT_EQ(find_note(none->notes, "torchtitan's default"), "");
+}
+
+// llama3 1B / 3B came to torchtitan only after its TOML configs went: a TOML file naming them
+// runs a fork's flavor, refused at the flavor's line.
+TEST(ImportTorchtitan, Llama3SmallFlavorsOfATomlFileAreAForksOwn) {
+  auto one = import_torchtitan("[model]\nname = \"llama3\"\nflavor = \"1B\"\n", "one.toml");
+  ASSERT_FALSE(one);
+  EXPECT_NE(one.error().to_string().find("one.toml:3:1: model llama3 1B: upstream torchtitan "
+                                         "added llama3 1B and 3B"),
+            std::string::npos) << one.error().to_string();
+  auto eight = import_torchtitan("[model]\nname = \"llama3\"\nflavor = \"8B\"\n", "8.toml");
+  ASSERT_TRUE(eight) << eight.error().to_string();
+  EXPECT_EQ(eight->job.model, "llama-3.1-8b");
+}
+
 }  // namespace
 }  // namespace vramscope::job

@@ -248,5 +248,46 @@ TEST(ImportTorchtune, DatasetSequenceCapAndQuantizedBase) {
   EXPECT_FALSE(plain->job.lora.base_quantization.has_value());
 }
 
+// ac_mode / ac_option: full_finetune_distributed (and qat_distributed, early_exit) apply them
+// when enable_activation_checkpointing is false; with it true neither checkpointing runs; other
+// recipes never read them.
+TEST(ImportTorchtune, AcModeIsAppliedByTheRecipesThatReadIt) {
+  const std::string body = "model:\n  _component_: torchtune.models.llama3.llama3_8b\n"
+                           "ac_mode: 'selective'\nac_option: 3\n";
+  const std::string full = "#   tune run --nproc_per_node 4 full_finetune_distributed --config x\n";
+  auto off = import_torchtune(full + "enable_activation_checkpointing: False\n" + body, "off.yaml");
+  ASSERT_TRUE(off) << off.error().to_string();
+  EXPECT_EQ(off->job.training.activation_checkpointing, checkpointing::selective);
+  EXPECT_EQ(off->job.training.checkpoint_every, 3);
+  auto on = import_torchtune(full + "enable_activation_checkpointing: True\n" + body, "on.yaml");
+  ASSERT_TRUE(on) << on.error().to_string();
+  EXPECT_EQ(on->job.training.activation_checkpointing, checkpointing::none);
+  EXPECT_NE(find_note(on->notes, "so no block is checkpointed"), "");
+  auto lora = import_torchtune(
+      "#   tune run --nproc_per_node 4 lora_finetune_distributed --config x\n"
+      "enable_activation_checkpointing: False\n" + body, "lora.yaml");
+  ASSERT_TRUE(lora) << lora.error().to_string();
+  EXPECT_EQ(lora->job.training.activation_checkpointing, checkpointing::none);
+  EXPECT_NE(find_note(lora->notes, "ac_mode is applied only by full_finetune_distributed"), "");
+  std::string op = body;
+  op.replace(op.find("ac_option: 3"), 12, "ac_option: op");
+  auto bad = import_torchtune(full + op, "bad.yaml");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().to_string().find("bad.yaml:5:1: ac_option: expected a whole number"), std::string::npos)
+      << bad.error().to_string();
+}
+
+// A top-level key the file interpolates (OmegaConf's ${name}) is the file's variable: no effect,
+// not unknown; a key nothing interpolates is still unknown.
+TEST(ImportTorchtune, AKeyTheFileInterpolatesIsItsVariable) {
+  auto imported = import_torchtune(
+      "name: llama3B_gsm8k_sft\noutput_dir: /tmp/${name}\nnmae: typo\n"
+      "model:\n  _component_: torchtune.models.llama3_2.llama3_2_3b\n", "v.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(find_note(imported->notes, "unknown option \"name\""), "");
+  EXPECT_NE(find_note(imported->no_effect, "\"name\" does not affect GPU memory"), "");
+  EXPECT_NE(find_note(imported->notes, "unknown option \"nmae\""), "");
+}
+
 }  // namespace
 }  // namespace vramscope::job

@@ -588,6 +588,9 @@ std::string other_model_script(const std::string& script) {
       {"pretrain_mamba.py", "a hybrid Mamba model"},
       {"pretrain_vlm.py", "a vision-language model"},
       {"pretrain_vision_classify.py", "a vision transformer"},
+      // The name Megatron-LM's examples/pretrain_vision_classify.sh runs (b49249803e, 2023-09),
+      // where the repository's script is pretrain_vision_classify.py.
+      {"pretrain_vision_classification.py", "a vision transformer"},
       {"pretrain_vision_dino.py", "a vision transformer"},
       {"pretrain_vision_inpaint.py", "a vision transformer"},
   };
