@@ -19,40 +19,40 @@ bool has_table_borders(std::string_view text) {
   return head.find("\n+--") != std::string_view::npos || head.substr(0, 3) == "+--";
 }
 
-// The process rows of the table pasted without its header: every non-empty line of the first
-// few reads as "[|] GPU [GI CI] PID TYPE NAME MEMORY |".
-bool only_process_rows(std::string_view text) {
-  std::size_t rows = 0, lines = 0;
-  for (std::size_t at = 0; at < text.size() && lines < 8;) {
+// Whether `each` holds for every one of the first `most` non-empty lines of `text` (trimmed),
+// and there is at least one.
+template <class Line>
+bool first_lines_all(std::string_view text, std::size_t most, Line&& each) {
+  std::size_t lines = 0;
+  for (std::size_t at = 0; at < text.size() && lines < most;) {
     std::size_t end = text.find('\n', at);
     if (end == std::string_view::npos) end = text.size();
     const std::string_view line = detail::trim(text.substr(at, end - at));
     at = end + 1;
     if (line.empty()) continue;
     ++lines;
-    if (!looks_like_process_row(line)) return false;
-    ++rows;
+    if (!each(line)) return false;
   }
-  return rows > 0;
+  return lines > 0;
+}
+
+// The process rows of the table pasted without its header: every non-empty line of the first
+// few reads as "[|] GPU [GI CI] PID TYPE NAME MEMORY |".
+bool only_process_rows(std::string_view text) {
+  return first_lines_all(text, 8, [](std::string_view line) { return looks_like_process_row(line); });
 }
 
 // The GPU rows of the table pasted without its header and borders: every non-empty line of the
 // first few is a bordered row ("| ... | ... | ... |") and one of them has the memory cell
 // ("2417MiB / 12189MiB").
 bool only_gpu_rows(std::string_view text) {
-  std::size_t lines = 0;
   bool memory = false;
-  for (std::size_t at = 0; at < text.size() && lines < 8;) {
-    std::size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = detail::trim(text.substr(at, end - at));
-    at = end + 1;
-    if (line.empty()) continue;
-    ++lines;
-    if (line.front() != '|' || line.back() != '|' || std::count(line.begin(), line.end(), '|') < 4) return false;
+  const bool bordered = first_lines_all(text, 8, [&](std::string_view line) {
     memory |= detail::contains(line, "MiB /");
-  }
-  return memory;
+    return line.front() == '|' && line.back() == '|' &&
+           std::count(line.begin(), line.end(), '|') >= 4;
+  });
+  return bordered && memory;
 }
 
 }  // namespace

@@ -274,16 +274,6 @@ std::optional<bytes> tf_tensor_bytes(std::string_view t) {
   return n * size;
 }
 
-// A byte count on the line: "N bytes" (the first), for a framework's message of unknown shape.
-std::optional<bytes> bytes_before(std::string_view t, std::string_view after_word, std::size_t& from) {
-  const std::size_t at = t.find(after_word, from);
-  if (at == std::string_view::npos) return std::nullopt;
-  std::size_t used = 0;
-  auto v = detail::parse_size_prefix(t.substr(at + after_word.size()), used);
-  if (v) from = at + after_word.size() + used;
-  return v;
-}
-
 // Another framework's allocator: "out of memory" (any case) and "allocat..." with a byte count.
 bool other_framework_oom(std::string_view t) {
   std::string low(t);
@@ -438,7 +428,7 @@ struct oom_scanner {
     std::size_t pos = 0;
     for (std::string_view word : {"allocating ", "allocate ", "Allocating ", "Allocate "}) {
       pos = 0;
-      if ((r.requested = bytes_before(t, word, pos))) break;
+      if ((r.requested = size_after(t, word, pos))) break;
     }
     // "Driver report F bytes free and T bytes total"
     if (const std::size_t rep = t.find("report "); rep != std::string_view::npos) {
@@ -447,7 +437,7 @@ struct oom_scanner {
       if (free && detail::trim(t.substr(rep + 7 + used)).starts_with("free")) {
         r.free = free;
         std::size_t p2 = rep + 7 + used;
-        r.capacity = bytes_before(t, " and ", p2);
+        r.capacity = size_after(t, " and ", p2);
       }
     }
     r.context = context_before(i);
