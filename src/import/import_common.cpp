@@ -103,6 +103,30 @@ action maps_with(std::string path, std::vector<std::pair<std::string, std::strin
 
 action custom(handler apply) { return {action_kind::mapped, std::move(apply)}; }
 
+action maps_offload_device(std::string path) {
+  return maps_with(std::move(path), {{"none", "false"}, {"cpu", "true"}, {"nvme", "true"}});
+}
+
+action maps_gathered_save() {
+  return maps_with("checkpoint.save", {{"true", "full"}, {"false", "none"}});
+}
+
+// Parameter offload is a ZeRO-3 feature: the stage 1 and 2 optimizer reads offload_optimizer
+// only, so at those stages DeepSpeed accepts offload_param and ignores it (DeepSpeed docs,
+// config-json "offload_param": "Valid only with stage 3"; runtime/zero/stage_1_and_2.py).
+action stage3_only(action inner) {
+  return {inner.kind, [apply = std::move(inner.apply)](import_context& ctx, const entry& e) {
+            if (ctx.out.job.parallel.kind == strategy::zero3) return apply(ctx, e);
+            ctx.note(e, fmt::format("{}: parameter offload is a ZeRO-3 feature; DeepSpeed ignores "
+                                    "it at stage {}, and so does the plan",
+                                    e.key, ctx.out.job.parallel.kind == strategy::zero2 ? 2
+                                           : ctx.out.job.parallel.kind == strategy::zero1 ? 1
+                                                                                           : 0));
+            return std::string();
+          }};
+}
+
+
 action no_effect() {
   return {action_kind::no_effect, [](import_context& ctx, const entry& e) {
             ctx.ignore(e);

@@ -71,9 +71,14 @@ action custom(handler apply);              // importer-specific mapping
 action no_effect();                        // does not change GPU memory
 action not_modelled(std::string reason);   // would change memory; vramscope ignores it
 action handled();                          // consumed by the importer's own code
+/// DeepSpeed's offload device ("none", "cpu" or "nvme") as the job's on/off switch at `path`.
+action maps_offload_device(std::string path);
+/// DeepSpeed's "gather 16-bit weights on model save" switch (under each of its names, and
+/// accelerate's zero3_save_16bit_model) as checkpoint.save: full or none.
+action maps_gathered_save();
 /// Applies `inner` when the plan's strategy is zero3; below it notes that parameter offload is a
 /// ZeRO-3 feature DeepSpeed ignores and sets nothing. For DeepSpeed JSON and for accelerate's
-/// deepspeed_config, whose offload_param_device DeepSpeed receives (import_deepspeed.cpp).
+/// deepspeed_config, whose offload_param_device DeepSpeed receives.
 action stage3_only(action inner);
 
 struct option {

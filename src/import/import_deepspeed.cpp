@@ -214,21 +214,6 @@ std::string read_max_live(import_context& ctx, const entry& e) {
 
 }  // namespace
 
-// Parameter offload is a ZeRO-3 feature: the stage 1 and 2 optimizer reads offload_optimizer
-// only, so at those stages DeepSpeed accepts offload_param and ignores it (DeepSpeed docs,
-// config-json "offload_param": "Valid only with stage 3"; runtime/zero/stage_1_and_2.py).
-action stage3_only(action inner) {
-  return {inner.kind, [apply = std::move(inner.apply)](import_context& ctx, const entry& e) {
-            if (ctx.out.job.parallel.kind == strategy::zero3) return apply(ctx, e);
-            ctx.note(e, fmt::format("{}: parameter offload is a ZeRO-3 feature; DeepSpeed ignores "
-                                    "it at stage {}, and so does the plan",
-                                    e.key, ctx.out.job.parallel.kind == strategy::zero2 ? 2
-                                           : ctx.out.job.parallel.kind == strategy::zero1 ? 1
-                                                                                           : 0));
-            return std::string();
-          }};
-}
-
 namespace {
 
 const std::vector<option>& deepspeed_table() {
@@ -236,10 +221,9 @@ const std::vector<option>& deepspeed_table() {
   static const std::vector<option> table{
       {zero + "stage", handled()},
       {zero + "offload_optimizer.device",
-       maps_with("parallel.offload_optimizer", {{"none", "false"}, {"cpu", "true"}, {"nvme", "true"}})},
+       maps_offload_device("parallel.offload_optimizer")},
       {zero + "offload_param.device",
-       stage3_only(maps_with("parallel.offload_param",
-                             {{"none", "false"}, {"cpu", "true"}, {"nvme", "true"}}))},
+       stage3_only(maps_offload_device("parallel.offload_param"))},
       {zero + "offload_optimizer.ratio", not_modelled("partial optimizer offload")},
       {zero + "offload_optimizer.*", no_effect()},
       {zero + "offload_param.*", no_effect()},
@@ -254,12 +238,12 @@ const std::vector<option>& deepspeed_table() {
       {zero + "max_live_parameters", custom(read_max_live)},
       {zero + "contiguous_gradients", maps_to("parallel.contiguous_gradients")},
       {zero + "stage3_gather_16bit_weights_on_model_save",
-       maps_with("checkpoint.save", {{"true", "full"}, {"false", "none"}})},
+       maps_gathered_save()},
       {zero + "gather_16bit_weights_on_model_save",
-       maps_with("checkpoint.save", {{"true", "full"}, {"false", "none"}})},
+       maps_gathered_save()},
       // The deprecated name of the same switch (config.py: stage3_gather_fp16_weights_...).
       {zero + "stage3_gather_fp16_weights_on_model_save",
-       maps_with("checkpoint.save", {{"true", "full"}, {"false", "none"}})},
+       maps_gathered_save()},
       {zero + "overlap_comm", not_modelled("overlapped reduction keeps extra gradient buckets")},
       {zero + "stage3_max_reuse_distance", not_modelled("gathered parameters kept for reuse")},
       {zero + "max_reuse_distance", not_modelled("gathered parameters kept for reuse")},
