@@ -366,28 +366,38 @@ struct oom_scanner {
     }
   }
 
+  // A pool's error at line i: a report of its own, unless it ends the dump still open (no error
+  // yet, within max_dump_lines of its start).
+  void open_for_error(std::size_t i) {
+    if (xla.open && !xla.has_error && i - xla.started <= max_dump_lines) return;
+    xla.close(out);
+    xla.start(lines[i], i);
+    xla.report.context = context_before(i);
+  }
+
+  // Line i, from `at`, as the open pool report's error line; `without` warns when no request
+  // size was read from it or before it.
+  void error_line(std::size_t i, std::size_t at, const char* without) {
+    xla.has_error = true;
+    xla.last_error = i;
+    if (!xla.report.raw.empty()) xla.report.raw += '\n';
+    xla.report.raw += detail::trim(lines[i].text.substr(at));
+    if (!xla.report.requested)
+      warns.push_back(detail::error_on_line(source, lines[i], static_cast<int>(at) + 1, without));
+  }
+
   // "OOM when allocating tensor with shape[...] and type T on .../device:GPU:0 by allocator
   // GPU_0_bfc": the error that ends a BFC dump when one is open, else a report of its own.
   void tf_tensor(std::size_t i, std::size_t at) {
     const std::string_view t = lines[i].text;
-    if (!xla.open || xla.has_error || i - xla.started > max_dump_lines) {
-      xla.close(out);
-      xla.start(lines[i], i);
-      xla.report.context = context_before(i);
-    }
+    open_for_error(i);
     xla.report.tensorflow = true;
     if (auto size = tf_tensor_bytes(t)) xla.report.requested = size;
     if (const std::size_t g = t.find("GPU_"); g != std::string_view::npos && !xla.report.gpu)
       xla.report.gpu = number_at(t, g + 4);
     else if (const std::size_t d = t.find("device:GPU:"); d != std::string_view::npos && !xla.report.gpu)
       xla.report.gpu = number_at(t, d + 11);
-    xla.has_error = true;
-    xla.last_error = i;
-    if (!xla.report.raw.empty()) xla.report.raw += '\n';
-    xla.report.raw += detail::trim(t.substr(at));
-    if (!xla.report.requested)
-      warns.push_back(detail::error_on_line(source, lines[i], static_cast<int>(at) + 1,
-                                            "out-of-memory message without a readable tensor shape and type"));
+    error_line(i, at, "out-of-memory message without a readable tensor shape and type");
   }
 
   // TensorFlow's pool asking the driver for a region: "failed to allocate 378.60M (396990720
@@ -528,19 +538,9 @@ struct oom_scanner {
     if (!size) size = size_after(t, xla_request_anchor, pos);
     // The runtime logs the error, then Python raises it again: one failure, not two.
     const bool repeat = xla.open && xla.has_error && size == xla.report.requested && i - xla.last_error <= 50;
-    if (!repeat && (!xla.open || xla.has_error || i - xla.started > max_dump_lines)) {
-      xla.close(out);
-      xla.start(lines[i], i);
-      xla.report.context = context_before(i);
-    }
+    if (!repeat) open_for_error(i);
     if (size) xla.report.requested = size;
-    xla.has_error = true;
-    xla.last_error = i;
-    if (!xla.report.raw.empty()) xla.report.raw += '\n';
-    xla.report.raw += detail::trim(t.substr(at));
-    if (!xla.report.requested)
-      warns.push_back(detail::error_on_line(source, lines[i], static_cast<int>(at) + 1,
-                                            "out-of-memory message without a readable allocation size"));
+    error_line(i, at, "out-of-memory message without a readable allocation size");
   }
 
   void line(std::size_t i) {
