@@ -231,7 +231,7 @@ static std::string training_kind(const job::job_spec& j) {
   if (l.base_quantization)
     text += fmt::format(" ({} base)", name_of(*l.base_quantization));
   else if (l.method != "prompt_tuning" && l.method != "prefix_tuning")
-    text += fmt::format(" (frozen base {})", name_of(schedule::frozen_base_dtype(j)));
+    text += fmt::format(" (frozen base {})", name_of(schedule::stored_dtype(j)));
   return text;
 }
 

@@ -5,7 +5,6 @@
 #include <vramscope/model/modules.hpp>
 
 #include <algorithm>
-#include <cassert>
 #include <cctype>
 #include <optional>
 #include <string_view>
@@ -301,7 +300,7 @@ parameter_split split_of(const layout& lay) {
   return out;
 }
 
-dtype frozen_base_dtype(const job::job_spec& job) {
+dtype stored_dtype(const job::job_spec& job) {
   const auto& p = job.precision;
   switch (job.parallel.kind) {
     case job::strategy::fsdp1:
@@ -323,36 +322,32 @@ state_dtypes make_state_dtypes(const job::job_spec& job) {
   d.compute = size_of(p.params);
   d.reduce = size_of(p.reduce);
   d.state = size_of(job.optimizer.state);
+  d.stored = size_of(stored_dtype(job));
   switch (job.parallel.kind) {
     case job::strategy::fsdp1:
     case job::strategy::fsdp2:
     case job::strategy::jax:
-      d.stored = size_of(p.master);
       d.grad = size_of(p.master);
       break;
     case job::strategy::zero1:
     case job::strategy::zero2:
     case job::strategy::zero3:
-      d.stored = size_of(p.params);
       d.grad = size_of(p.params);
       d.master = p.master != p.params ? size_of(p.master) : 0;
       break;
     case job::strategy::megatron:  // a bf16 model, an fp32 main_grad buffer, fp32 main params
-      d.stored = size_of(p.params);
       d.grad = size_of(p.reduce);
       d.master = p.master != p.params ? size_of(p.master) : 0;
       break;
     case job::strategy::ddp:
     case job::strategy::single:
-      d.stored = p.autocast ? size_of(p.master) : size_of(p.params);
       d.grad = d.stored;
       d.master = (!p.autocast && p.master != p.params) ? size_of(p.master) : 0;
       break;
   }
   // A frozen base (LoRA) stays in the dtype the model is held in: fp32 under autocast or
   // fp32 FSDP shards, the load dtype otherwise. Only the computation is in `params`.
-  d.frozen = size_of(frozen_base_dtype(job));
-  assert(d.frozen == d.stored);
+  d.frozen = d.stored;
   return d;
 }
 

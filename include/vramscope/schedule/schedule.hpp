@@ -44,10 +44,10 @@ std::vector<int> representative_ranks(const job::job_spec& job);
 parameter_split split_parameters(const model::model_spec& model, const job::job_spec& job);
 int representative_of(const job::job_spec& job, int rank);
 
-/// The dtype a LoRA job's frozen base is held in (docs/job-spec.md, "LoRA"): the stored
-/// weights' dtype of the strategy: fp32 shards under FSDP, the fp32 weights under autocast,
-/// `precision.params` otherwise. Quantised bases (QLoRA) are held in their own format.
-dtype frozen_base_dtype(const job::job_spec& job);
+/// The dtype the strategy stores the model's weights in: `precision.master` for FSDP shards,
+/// JAX, and DDP or one GPU under autocast; `precision.params` otherwise. A LoRA job's frozen
+/// base is held in it too (docs/job-spec.md, "LoRA"), unless quantised (QLoRA).
+dtype stored_dtype(const job::job_spec& job);
 
 /// True when collectives of this job free their buffers through record_stream (torch < 2.8
 /// without TORCH_NCCL_AVOID_RECORD_STREAMS=1, and not async TP's fused collectives), which keeps
