@@ -35,8 +35,16 @@ inline constexpr bytes nccl_buffers_max = 1638_MiB;
 // not serve the request. It explains the error when defragmenting would leave room for the next
 // request of the same size (free + cached >= 2 x requested) and it is a sizeable share of what
 // the process reserved: PyTorch's own advice is worded "reserved >> allocated" (torch < 2.1) and
-// "reserved but unallocated memory is large" (2.1+); a tenth is the share taken as large.
+// "reserved but unallocated memory is large" (2.1+); a tenth is the share taken as large in
+// memory_stats (twice that for a peak-to-peak gap, weigh_stats).
 inline constexpr double cached_share_large = 0.10;
+// In an out-of-memory message, PyTorch's own test for fragmentation: "If reserved memory is >>
+// allocated memory try setting max_split_size_mb to avoid fragmentation" (CUDACachingAllocator.cpp,
+// torch 1.10 to 2.0), ">>" read as at least twice: the pieces the request missed are at least as
+// much as the live tensors, so defragmented the process could hold its tensors twice over. Below
+// that the tensors are most of what the process holds, and a cache that covers one request
+// moves the failure a few allocations on: the job's size comes first, fragmentation second.
+inline constexpr double reserved_over_allocated_fragmented = 2.0;
 
 // ---- Which ranks touch GPU 0. Ranks > 0 that create a context on GPU 0 each hold about one
 // context there (context_max), so processes of at most that size on GPU 0 beside a large one are

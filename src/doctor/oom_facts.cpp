@@ -85,12 +85,23 @@ bool oom_facts::cache_covers() const {
   return requested && cached && free.value_or(0) + *cached >= *requested;
 }
 
+bool oom_facts::reserved_far_above_allocated() const {
+  return reserved && allocated &&
+         static_cast<double>(*reserved) >=
+             likelihood::reserved_over_allocated_fragmented * static_cast<double>(*allocated);
+}
+
 bytes oom_facts::outside_floor() const {
   return own_estimated ? likelihood::context_max + likelihood::nccl_buffers_max : likelihood::context_max;
 }
 
 bool oom_facts::outside_covers() const {
   return requested && outside && *outside > outside_floor() && *outside + free.value_or(0) >= *requested;
+}
+
+bool oom_facts::outside_within_nccl() const {
+  return own_estimated && requested && outside && *outside > likelihood::context_max &&
+         *outside <= outside_floor() && *outside + free.value_or(0) >= *requested;
 }
 
 bool oom_facts::others_are_contexts() const {
@@ -130,6 +141,13 @@ oom_facts facts_of(const observe::oom_report& report) {
     // No "this process has": the cache plus at most one context (the generous bound keeps
     // `outside` from blaming others for this process's own context).
     f.own = *f.reserved + likelihood::context_max;
+    f.own_estimated = true;
+  } else if (!f.own && report.malloc_async && f.allocated) {
+    // cudaMallocAsync gives no reserved figure. The driver's pool keeps what PyTorch frees
+    // (PyTorch sets its release threshold to the maximum) but reuses it for later requests
+    // (cudaMemPoolReuse* enabled; CUDAMallocAsyncAllocator.cpp, lazy_init_device), so the
+    // process's own memory is taken as its tensors plus one context, an estimate.
+    f.own = *f.allocated + likelihood::context_max;
     f.own_estimated = true;
   }
   if (f.capacity && f.own) {

@@ -34,12 +34,19 @@ struct oom_facts {
 
   /// free + cached >= requested: a perfect allocator had the bytes.
   bool cache_covers() const;
+  /// PyTorch's "reserved >> allocated" (likelihood::reserved_over_allocated_fragmented): the
+  /// cache the request missed is at least as large as the live tensors.
+  bool reserved_far_above_allocated() const;
   /// outside + free >= requested and outside is more than outside_floor(): freeing the memory
   /// of others would have served the request.
   bool outside_covers() const;
   /// Below this, memory outside the process may be its own: a context (and, where own is an
   /// estimate, NCCL's buffers).
   bytes outside_floor() const;
+  /// Own is an estimate and the memory outside it would have served the request, but it is no
+  /// more than what a distributed job's NCCL buffers (this process's own, in no message) take:
+  /// other processes are possible, not shown.
+  bool outside_within_nccl() const;
   /// The other processes the message names are all context-sized (other ranks' contexts).
   bool others_are_contexts() const;
 };

@@ -23,6 +23,13 @@
 // being made or grown, so an allocator's report. Before that, TensorFlow 1.x prints the device it
 // found ("Total memory: 7.92GiB" / "Free memory: 190.31MiB", later "totalMemory: ...
 // freeMemory: ..." on one line): what was free before this process held a pool.
+// PyTorch's cudaMallocAsync backend (c10/cuda/CUDAMallocAsyncAllocator.cpp, mallocAsync) words
+// its error differently: "Allocation on device 0 would exceed allowed memory. (out of memory)",
+// then one figure a line, "Currently allocated     : 21.55 GiB", "Requested : ...", "Device limit
+// : ..." (cudaMemGetInfo's total), "Free (according to CUDA): ..." and "PyTorch limit (set by
+// user-supplied memory fraction)" with its value on the next line (UINT64_MAX unless a fraction
+// was set). TensorFlow 1.0's pool said "Ran out of memory trying to allocate 392.00MiB. See logs
+// for memory state." (bfc_allocator.cc), capitalised, with no allocator name.
 // Other frameworks' allocators (Theano's "Error allocating 45158400 bytes of device memory (out of
 // memory). Driver report 44666880 bytes free and 536543232 bytes total") are read by their shape:
 // "out of memory" with a byte count on the line, no other anchor; kind cuda, from an allocator.
@@ -51,6 +58,9 @@ constexpr std::string_view xla_pjrt_anchor = "Out of memory allocating ";
 // 176.00MiB (184549376B) on device ordinal 0".
 constexpr std::string_view xla_request_anchor = "Failed to allocate request for ";
 constexpr std::string_view bfc_anchor = "ran out of memory trying to allocate";
+constexpr std::string_view bfc_anchor_tf1 = "Ran out of memory trying to allocate";
+constexpr std::string_view async_anchor = " would exceed allowed memory";
+constexpr std::size_t max_async_lines = 8;  // the figures' lines after the anchor's
 constexpr std::string_view tf_tensor_anchor = "OOM when allocating tensor";
 constexpr std::string_view tf_region_anchor = "from device: CUDA_ERROR_OUT_OF_MEMORY";
 constexpr std::string_view anchors[] = {torch_anchor, xla_anchor, xla_pjrt_anchor, bfc_anchor};
@@ -332,6 +342,10 @@ struct xla_reader {
     start(line, i);
     report.raw = std::string(detail::trim(line.text));
     const std::string_view t = line.text;
+    // TensorFlow's own build logs its path from the source root; jaxlib's from its vendored copy
+    // ("external/org_tensorflow/...") or from xla/.
+    report.tensorflow = detail::contains(t, "tensorflow/core/common_runtime/bfc_allocator") &&
+                        !detail::contains(t, "org_tensorflow");
     if (const std::size_t at = t.find("(GPU_"); at != std::string_view::npos) report.gpu = number_at(t, at + 5);
     std::size_t pos = 0;
     report.requested = size_after(t, "(rounded to ", pos);
@@ -487,6 +501,51 @@ struct oom_scanner {
     out.push_back(std::move(r));
   }
 
+  // cudaMallocAsync's message: the anchor's line and the figures' lines after it, up to a blank
+  // line or another message.
+  void torch_async(std::size_t i, std::size_t at) {
+    xla.close(out);
+    const std::string_view t = lines[i].text;
+    oom_report r;
+    r.kind = oom_kind::torch;
+    r.malloc_async = true;
+    r.line = lines[i].number;
+    r.rank = rank_before(t, at);
+    const std::size_t start = t.rfind("Allocation on device", at);
+    if (start != std::string_view::npos) r.gpu = number_at(t, start + 21);
+    std::string m(detail::trim(t.substr(start == std::string_view::npos ? at : start)));
+    for (std::size_t k = i + 1; k < lines.size() && k <= i + max_async_lines; ++k) {
+      const std::string_view next = detail::trim(without_rank_prefix(lines[k].text));
+      if (next.empty() || detail::contains(next, async_anchor) || detail::contains(next, torch_anchor)) break;
+      m += '\n';
+      m += next;
+    }
+    // "Label<spaces>: SIZE", the colon possibly on the next line (the limit's).
+    const auto figure = [&](std::string_view label) -> std::optional<bytes> {
+      const std::size_t l = m.find(label);
+      if (l == std::string::npos) return std::nullopt;
+      const std::size_t colon = m.find(':', l + label.size());
+      if (colon == std::string::npos) return std::nullopt;
+      std::size_t used = 0;
+      return detail::parse_size_prefix(detail::trim(std::string_view(m).substr(colon + 1)), used);
+    };
+    r.allocated_by_pytorch = figure("Currently allocated");
+    r.requested = figure("Requested");
+    r.capacity = figure("Device limit");
+    r.free = figure("Free (according to CUDA)");
+    // UINT64_MAX bytes when no fraction was set: too large to read, or above the total.
+    if (const auto limit = figure("PyTorch limit"); limit && r.capacity && *limit < *r.capacity)
+      r.fraction_limit = limit;
+    r.raw = m;
+    r.context = context_before(i);
+    if (!seen_torch.insert({r.rank.value_or(-1), r.raw}).second) return;
+    if (!r.requested)
+      warns.push_back(detail::error_on_line(source, lines[i], static_cast<int>(at) + 1,
+                                            "cudaMallocAsync out-of-memory message without a readable "
+                                            "\"Requested\" size on the lines after it"));
+    out.push_back(std::move(r));
+  }
+
   // A figure-less message: one report per line, its text as raw.
   void torch_bare(std::size_t i, std::size_t at) {
     xla.close(out);
@@ -549,7 +608,10 @@ struct oom_scanner {
       torch(i, at);
     } else if (const auto tried = headless_torch(t)) {
       torch(i, *tried);
-    } else if (detail::contains(t, bfc_anchor) && !detail::contains(t, "not a failure")) {
+    } else if (const std::size_t as = t.find(async_anchor); as != std::string_view::npos) {
+      torch_async(i, as);
+    } else if ((detail::contains(t, bfc_anchor) || detail::contains(t, bfc_anchor_tf1)) &&
+               !detail::contains(t, "not a failure")) {
       xla.close(out);
       xla.start_bfc(lines[i], i);
       xla.report.context = context_before(i);

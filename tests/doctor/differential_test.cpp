@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "doctor/likelihood.hpp"
 #include "doctor/oom_facts.hpp"
 
 namespace vramscope::doctor {
@@ -158,6 +159,35 @@ TEST(Differential, TensorFlowsPoolGrowingIsTheJobItsCreationWithLittleFreeIsOthe
   ASSERT_FALSE(created.empty());
   EXPECT_EQ(created[0].rule, "PROC001");
   EXPECT_EQ(created[0].cause_class, "other_process");
+}
+
+// TensorFlow's pool running out is its own size first; what was free when the device was made
+// is not in the paste, so other processes follow, weakly (the pool is sized from it).
+TEST(Differential, TensorFlowsPoolRunningOutIsTheJobThenOthersWhoShrankIt) {
+  const auto findings = diagnose_log("W tensorflow/core/common_runtime/bfc_allocator.cc:275] Ran out of memory "
+                                     "trying to allocate 392.00MiB. See logs for memory state.\n");
+  ASSERT_GE(findings.size(), 2u);
+  EXPECT_EQ(findings[0].cause_class, "does_not_fit");
+  EXPECT_EQ(findings[1].rule, "PROC001");
+  EXPECT_EQ(findings[1].cause_class, "other_process");
+  EXPECT_EQ(findings[1].likelihood, likelihood::weak);
+  EXPECT_FALSE(findings[1].against.empty());
+}
+
+// cudaMallocAsync's message: 21.55 GiB of tensors and a 952 MiB request on a 24 GiB GPU with
+// nothing free; 1.45 GiB is held beyond the tensors and a context, no more than a distributed
+// job's NCCL buffers, so other processes are possible (first, as the job's size is argued
+// against), with the doubt said.
+TEST(Differential, AsyncAllocatorsRequestThatFitsBesideItsTensorsIsOthers) {
+  const auto findings = diagnose_log("torch.cuda.OutOfMemoryError: Allocation on device 0 would exceed allowed "
+                                     "memory. (out of memory)\nCurrently allocated     : 21.55 GiB\nRequested     "
+                                     "          : 952.00 MiB\nDevice limit            : 24.00 GiB\nFree (according "
+                                     "to CUDA): 0 bytes\n");
+  ASSERT_GE(findings.size(), 2u);
+  EXPECT_EQ(findings[0].rule, "PROC001");
+  EXPECT_EQ(findings[0].likelihood, likelihood::possible);
+  EXPECT_NE(findings[0].against.front().find("NCCL"), std::string::npos);
+  EXPECT_EQ(findings[1].cause_class, "does_not_fit");
 }
 
 // Another framework's allocator failing on its own request reads as the job not fitting,

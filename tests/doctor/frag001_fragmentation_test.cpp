@@ -95,20 +95,30 @@ TEST(Frag001, ActiveFarAboveAllocatedIsLeftToNccl001) {
 }
 
 // The message: the cache could have served the request (free + cached >= requested), strongly
-// when it could serve the next one too and is a tenth or more of what the process reserved.
+// when it could serve the next one too and reserved is at least twice allocated (PyTorch's own
+// "reserved >> allocated"); beside live tensors that are most of the reserve, possible.
 TEST(Frag001, OutOfMemoryMessageWhoseCacheCouldServeTheRequest) {
   observe::observation o;
   o.ooms = {oom(5_GiB)};
-  o.ooms[0].reserved_by_pytorch = 20_GiB;
+  o.ooms[0].allocated_by_pytorch = 5_GiB;
+  o.ooms[0].reserved_by_pytorch = 10_GiB;
   auto found = check(o);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].evidence, (std::vector<std::string>{"the out-of-memory message at line 12: 5.00 GiB reserved "
                                                          "by PyTorch but unallocated, 2.00 GiB requested"}));
   EXPECT_EQ(found[0].saving, static_cast<std::int64_t>(5_GiB));
   EXPECT_EQ(found[0].likelihood, likelihood::strong);
-  // Enough for this request only, or a small share of the reserve: possible, not the first guess.
-  o.ooms = {oom(3_GiB)};
+  // The same cache beside 15 GiB of live tensors: reserved is not >> allocated.
+  o.ooms[0].allocated_by_pytorch = 15_GiB;
   o.ooms[0].reserved_by_pytorch = 20_GiB;
+  found = check(o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].likelihood, likelihood::possible);
+  EXPECT_FALSE(found[0].against.empty());
+  // Enough for this request only: weak, whatever the share.
+  o.ooms = {oom(3_GiB)};
+  o.ooms[0].allocated_by_pytorch = 1_GiB;
+  o.ooms[0].reserved_by_pytorch = 4_GiB;
   found = check(o);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].likelihood, likelihood::weak);

@@ -61,17 +61,61 @@ TEST(Oom001, TheJobsOwnMemoryFillsTheGpu) {
   EXPECT_NE(f.fix.find("smaller micro-batch"), std::string::npos) << f.fix;
   EXPECT_FALSE(f.saving);
 
-  // 3 GiB cached: room for this request and the next; the allocator, not the amount, failed.
+  // 3 GiB cached beside 18 GiB of tensors: room for this request and the next, but the tensors
+  // are most of what the process holds (reserved is not >> allocated): the job first, the
+  // allocator second.
   const auto cached = check(torch_oom(3_GiB));
   ASSERT_EQ(cached.size(), 1u);
-  EXPECT_LT(cached[0].likelihood, likelihood::possible);
-  observe::observation o;
-  o.ooms = {torch_oom(3_GiB)};
-  doctor_input in;
-  in.observed = &o;
-  const auto ranked = diagnose(in);
-  ASSERT_FALSE(ranked.empty());
-  EXPECT_EQ(ranked[0].cause_class, "fragmentation");
+  EXPECT_EQ(cached[0].likelihood, likelihood::likely);
+  const auto rank = [](const observe::oom_report& oom) {
+    observe::observation o;
+    o.ooms = {oom};
+    doctor_input in;
+    in.observed = &o;
+    std::vector<std::string> order;
+    for (const auto& f : diagnose(in)) order.push_back(f.cause_class);
+    return order;
+  };
+  auto order = rank(torch_oom(3_GiB));
+  ASSERT_GE(order.size(), 2u);
+  EXPECT_EQ(order[0], "does_not_fit");
+  EXPECT_EQ(order[1], "fragmentation");
+  // 20 GiB cached beside 4 GiB of tensors: reserved >> allocated, the allocator failed.
+  auto spread = torch_oom(20_GiB);
+  spread.allocated_by_pytorch = 4_GiB;
+  spread.reserved_by_pytorch = 24_GiB;
+  spread.processes.clear();
+  const auto far = check(spread);
+  ASSERT_EQ(far.size(), 1u);
+  EXPECT_LT(far[0].likelihood, likelihood::possible);
+  order = rank(spread);
+  ASSERT_FALSE(order.empty());
+  EXPECT_EQ(order[0], "fragmentation");
+}
+
+// cudaMallocAsync's message gives no cache: the tensors and the request fitting in the GPU beside
+// a context argue against the job's size, and the rest held outside them is other processes'.
+TEST(Oom001, AsyncAllocatorsTensorsThatFitArgueAgainstIt) {
+  observe::oom_report oom;
+  oom.kind = observe::oom_kind::torch;
+  oom.malloc_async = true;
+  oom.line = 1;
+  oom.gpu = 0;
+  oom.requested = 952_MiB;
+  oom.capacity = 24_GiB;
+  oom.free = 0;
+  oom.allocated_by_pytorch = 21_GiB + 563_MiB;
+  const auto found = check(oom);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].likelihood, likelihood::weak);
+  ASSERT_FALSE(found[0].against.empty());
+  EXPECT_NE(found[0].against.back().find("beside a CUDA context"), std::string::npos) << found[0].against.back();
+  // A memory fraction below what the tensors and the request need: the limit ran out.
+  oom.fraction_limit = 16_GiB;
+  const auto limited = check(oom);
+  ASSERT_EQ(limited.size(), 1u);
+  EXPECT_EQ(limited[0].likelihood, likelihood::strong);
+  EXPECT_NE(limited[0].support.back().find("set_per_process_memory_fraction"), std::string::npos);
 }
 
 // Other processes named in the message hold what this one needed: PROC001 comes first, OOM001

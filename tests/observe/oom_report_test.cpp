@@ -350,5 +350,81 @@ TEST(OomReport, KeepsTheTracebackBeforeEachMessage) {
   EXPECT_EQ(r[1].context[0], "6: File \"eval.py\", line 3, in evaluate");
 }
 
+
+// PyTorch's cudaMallocAsync backend words its error itself (c10/cuda/CUDAMallocAsyncAllocator.cpp,
+// mallocAsync): one figure a line, the memory-fraction limit's value on the line after its label
+// (UINT64_MAX bytes, printed in GiB, when no fraction was set).
+TEST(OomReport, ReadsTheCudaMallocAsyncMessage) {
+  warnings w;
+  const auto r = find("torch.cuda.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)\n"
+                      "Currently allocated     : 21.55 GiB\n"
+                      "Requested               : 952.00 MiB\n"
+                      "Device limit            : 24.00 GiB\n"
+                      "Free (according to CUDA): 0 bytes\n"
+                      "PyTorch limit (set by user-supplied memory fraction)\n"
+                      "                        : 17179869184.00 GiB\n"
+                      "\n"
+                      "Prompt executed in 188.48 seconds\n",
+                      &w);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_TRUE(w.empty());
+  const oom_report& o = r[0];
+  EXPECT_EQ(o.kind, oom_kind::torch);
+  EXPECT_TRUE(o.malloc_async);
+  EXPECT_EQ(o.origin, oom_origin::allocator);
+  EXPECT_EQ(o.line, 1);
+  EXPECT_EQ(o.gpu, 0);
+  EXPECT_EQ(o.allocated_by_pytorch, approx(21.55, GiB));
+  EXPECT_EQ(o.requested, 952 * MiB);
+  EXPECT_EQ(o.capacity, 24 * GiB);
+  EXPECT_EQ(o.free, 0u);
+  EXPECT_FALSE(o.fraction_limit);  // none set
+  EXPECT_FALSE(o.reserved_by_pytorch);  // the pool's reserved bytes are not in the message
+  EXPECT_FALSE(o.reserved_unallocated);
+  EXPECT_EQ(o.raw.find("Prompt"), std::string::npos);
+}
+
+TEST(OomReport, ReadsTheCudaMallocAsyncLimitOfAMemoryFraction) {
+  const auto r = find("[rank1]: torch.OutOfMemoryError: Allocation on device 1 would exceed allowed memory. (out of memory)\n"
+                      "[rank1]: Currently allocated     : 11.90 GiB\n"
+                      "[rank1]: Requested               : 512.00 MiB\n"
+                      "[rank1]: Device limit            : 79.25 GiB\n"
+                      "[rank1]: Free (according to CUDA): 60.10 GiB\n"
+                      "[rank1]: PyTorch limit (set by user-supplied memory fraction)\n"
+                      "[rank1]:                         : 11.89 GiB\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].rank, 1);
+  EXPECT_EQ(r[0].gpu, 1);
+  EXPECT_EQ(r[0].requested, 512 * MiB);
+  EXPECT_EQ(r[0].free, approx(60.10, GiB));
+  EXPECT_EQ(r[0].fraction_limit, approx(11.89, GiB));
+}
+
+TEST(OomReport, WarnsWhenTheCudaMallocAsyncFiguresAreCutOff) {
+  warnings w;
+  const auto r = find("OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)\n", &w);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_TRUE(r[0].malloc_async);
+  EXPECT_FALSE(r[0].requested);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].line, 1);
+  EXPECT_NE(w[0].message.find("\"Requested\""), std::string::npos);
+}
+
+// TensorFlow 1.0's pool (tensorflow/core/common_runtime/bfc_allocator.cc) capitalised the line and
+// named no allocator; jaxlib's vendored copy of the same file is not TensorFlow.
+TEST(OomReport, ReadsTensorflow1sPoolLine) {
+  const auto r = find("W tensorflow/core/common_runtime/bfc_allocator.cc:275] Ran out of memory trying to allocate "
+                      "392.00MiB. See logs for memory state.\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].kind, oom_kind::xla);
+  EXPECT_TRUE(r[0].tensorflow);
+  EXPECT_EQ(r[0].requested, 392 * MiB);
+  const auto jax = find("W external/org_tensorflow/tensorflow/core/common_runtime/bfc_allocator.cc:457] Allocator "
+                        "(GPU_0_bfc) ran out of memory trying to allocate 1.00GiB (rounded to 1073741824)\n");
+  ASSERT_EQ(jax.size(), 1u);
+  EXPECT_FALSE(jax[0].tensorflow);
+}
+
 }  // namespace
 }  // namespace vramscope::observe

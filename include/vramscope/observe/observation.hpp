@@ -114,6 +114,13 @@ struct oom_report {
   /// TensorFlow's BFC allocator or its StreamExecutor (kind xla): "OOM when allocating tensor
   /// with shape[...]", "failed to allocate ... from device", a "Found device" block before it.
   bool tensorflow = false;
+  /// PyTorch's cudaMallocAsync backend (PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync):
+  /// "Allocation on device N would exceed allowed memory" gives what PyTorch has allocated, the
+  /// request, the device's total and free, and no reserved figure (the driver's pool keeps freed
+  /// memory the message does not count). fraction_limit: the limit a memory fraction set
+  /// (torch.cuda.set_per_process_memory_fraction), when it is below the total.
+  bool malloc_async = false;
+  std::optional<bytes> fraction_limit;
   int line = 0;                             // 1-based line of the message in the log
   std::string raw;                          // the message text as found (joined lines)
   /// The log's lines before the message, back to the previous message or at most

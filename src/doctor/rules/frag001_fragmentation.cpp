@@ -14,8 +14,11 @@ namespace {
 
 namespace lk = likelihood;
 
-// The message: the cache covers the request, defragmenting leaves room for the next one of the
-// same size, and the cache is a sizeable share of what the process reserved (likelihood.hpp).
+// The message: the cache covers the request (at an out-of-memory error it holds only pieces of
+// segments that still have live blocks, each too small for the request: the allocator freed every
+// whole cached segment and retried first, reference/allocator-torch.md 5), and by PyTorch's own
+// test reserved is far above allocated (likelihood.hpp). A cache that covers the request but is
+// smaller than the live tensors leaves fragmentation possible, second to the job's size.
 void weigh_message(const oom_facts& o, finding& f, bytes& wasted) {
   if (!o.cached || !o.requested || *o.cached == 0) return;
   const bytes covered = o.free.value_or(0) + *o.cached;
@@ -24,17 +27,26 @@ void weigh_message(const oom_facts& o, finding& f, bytes& wasted) {
                                    format_bytes(*o.cached), format_bytes(*o.requested)));
   wasted = std::max(wasted, *o.cached);
   const bool room_for_next = covered >= 2 * *o.requested;
-  const bool large_share = o.reserved && *o.cached >= static_cast<bytes>(lk::cached_share_large *
-                                                                        static_cast<double>(*o.reserved));
-  double level = room_for_next && large_share ? lk::strong : lk::weak;
-  (room_for_next && large_share ? f.support : f.against)
-      .push_back(room_for_next && large_share
-                     ? fmt::format("the cache could have served this request and the next of its size, and "
-                                   "holds {} of the {} reserved",
-                                   format_bytes(*o.cached), size_or_unknown(o.reserved))
-                     : fmt::format("the cache ({}) is small beside what the process holds ({} reserved): "
-                                   "defragmenting would not leave room for the step",
-                                   format_bytes(*o.cached), size_or_unknown(o.reserved)));
+  const bool far_above = o.reserved_far_above_allocated();
+  double level = lk::weak;
+  if (room_for_next && far_above) {
+    level = lk::strong;
+    f.support.push_back(fmt::format("the cache could have served this request and the next of its size, and "
+                                    "holds {} beside {} of live tensors: reserved >> allocated, PyTorch's own test",
+                                    format_bytes(*o.cached), size_or_unknown(o.allocated)));
+  } else if (room_for_next) {
+    level = lk::possible;
+    f.support.push_back(fmt::format("the cache ({}) could have served this request and the next of its size",
+                                    format_bytes(*o.cached)));
+    f.against.push_back(fmt::format("the live tensors ({}) are most of what the process reserved ({}): "
+                                    "defragmented, the step would grow into the same wall a few allocations "
+                                    "later unless it was near its peak; the message does not say which",
+                                    size_or_unknown(o.allocated), size_or_unknown(o.reserved)));
+  } else {
+    f.against.push_back(fmt::format("the cache ({}) is small beside what the process holds ({} reserved): "
+                                    "defragmenting would not leave room for the step",
+                                    format_bytes(*o.cached), size_or_unknown(o.reserved)));
+  }
   if (o.outside_covers()) {
     level -= lk::step;
     f.against.push_back(fmt::format("{} of the GPU is held outside this process", format_bytes(*o.outside)));

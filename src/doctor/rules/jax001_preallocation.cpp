@@ -98,6 +98,9 @@ std::vector<finding> jax_preallocation(const doctor_input& in) {
   bool outside_pool = false;
   if (in.observed) {
     for (const auto& o : in.observed->ooms) {
+      // TensorFlow's own pool (its runtime's BFC lines, its tensor error) is not JAX's client:
+      // XLA_PYTHON_CLIENT_* do not size it.
+      if (o.tensorflow) continue;
       if (o.kind == observe::oom_kind::xla && o.origin != observe::oom_origin::allocator) {
         outside_pool = true;
         // Outside the pool: StreamExecutorMemoryAllocator or a cuDNN / cuBLAS workspace allocates

@@ -31,11 +31,18 @@ finding explain_torch(const oom_facts& o, const doctor_input& in) {
                                     size_or_unknown(o.free), format_bytes(*o.cached), format_bytes(*o.requested)));
   } else if (o.cache_covers()) {
     const bytes room = o.free.value_or(0) + *o.cached - *o.requested;
-    if (room < *o.requested || *o.cached < o.reserved.value_or(0) / 10) {
+    if (room < *o.requested) {
       f.likelihood = lk::likely;
       f.support.push_back(fmt::format("defragmented, the process would have {} left after this request: the "
                                       "next allocation would fail the same way",
                                       format_bytes(room)));
+    } else if (!o.reserved_far_above_allocated()) {
+      f.likelihood = lk::likely;
+      f.support.push_back(fmt::format("the live tensors ({}) are most of what the process reserved ({}): the "
+                                      "job is near what the GPU gives it, and {} of cache moves the wall only a "
+                                      "few allocations on",
+                                      size_or_unknown(o.allocated), size_or_unknown(o.reserved),
+                                      format_bytes(*o.cached)));
     } else {
       f.likelihood = lk::weak;
       f.against.push_back(fmt::format("the cache holds {} unused, room for this request and more: the "
@@ -49,6 +56,25 @@ finding explain_torch(const oom_facts& o, const doctor_input& in) {
   } else if (!o.requested && !o.capacity) {
     f.against.push_back("the message gives no figures: whether the job's own memory fills the GPU cannot be "
                         "read from it");
+  }
+  // A memory fraction (cudaMallocAsync prints its limit): the tensors and the request above it.
+  const bool over_fraction = r.fraction_limit && o.allocated && o.requested &&
+                             *o.allocated + *o.requested > *r.fraction_limit;
+  if (over_fraction) {
+    f.likelihood = lk::strong;
+    f.support.push_back(fmt::format("the process's tensors ({}) and this request ({}) exceed the {} that "
+                                    "set_per_process_memory_fraction allows it",
+                                    format_bytes(*o.allocated), format_bytes(*o.requested),
+                                    format_bytes(*r.fraction_limit)));
+  }
+  // No cache figure (cudaMallocAsync): the tensors and the request against the GPU less a context.
+  if (!over_fraction && !o.cached && o.allocated && o.requested && o.capacity &&
+      *o.allocated + *o.requested + lk::context_max <= *o.capacity) {
+    f.likelihood = std::min(f.likelihood, lk::weak);
+    f.against.push_back(fmt::format("the process's tensors ({}) and this request ({}) fit in the GPU's {} beside a "
+                                    "CUDA context: memory its tensors do not hold took the rest",
+                                    format_bytes(*o.allocated), format_bytes(*o.requested),
+                                    format_bytes(*o.capacity)));
   }
   if (o.allocated && o.capacity && *o.allocated * 4 < *o.capacity) {
     f.likelihood = std::min(f.likelihood, lk::weak);

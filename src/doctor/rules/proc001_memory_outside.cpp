@@ -25,7 +25,7 @@ constexpr const char* fix_listed =
     "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv";
 
 std::optional<finding> from_message(const oom_facts& o) {
-  if (!o.outside || *o.outside <= o.outside_floor()) return std::nullopt;
+  if (!o.outside || (*o.outside <= o.outside_floor() && !o.outside_within_nccl())) return std::nullopt;
   finding f{"PROC001", {}, severity::warning, {}, {}, {}, {}, {}, "other_process", lk::weak, {}, {}};
   const bytes used = *o.capacity - std::min(*o.capacity, o.free.value_or(0));
   f.evidence.push_back(fmt::format("{}: {} of {} in use, this process {} ({}), {} held outside it",
@@ -39,6 +39,15 @@ std::optional<finding> from_message(const oom_facts& o) {
     f.likelihood = o.own_estimated ? lk::likely : lk::strong;
     f.support.push_back(fmt::format("the memory held outside this process ({}) would have served the "
                                     "request ({})", format_bytes(*o.outside), size_or_unknown(o.requested)));
+  } else if (o.outside_within_nccl()) {
+    f.likelihood = lk::possible;
+    f.support.push_back(fmt::format("the memory held outside this process's {} and one context ({}) would have "
+                                    "served the request ({})",
+                                    o.report->malloc_async ? "tensors" : "cache", format_bytes(*o.outside),
+                                    size_or_unknown(o.requested)));
+    f.against.push_back(fmt::format("the message does not say what the process holds outside its allocator: a "
+                                    "distributed job's NCCL buffers (up to {}) would account for it",
+                                    format_bytes(lk::nccl_buffers_max)));
   } else {
     f.against.push_back("even freed, the memory outside this process would not have served the request");
   }
@@ -87,6 +96,31 @@ std::optional<finding> from_failed_call(const observe::oom_report& r) {
   }
   f.cause = "memory on this GPU is held by other processes (another user's job, a stale or zombie run, a "
             "notebook kernel), so not even the CUDA context or library workspace this process needs fits";
+  f.fix = fix_listed;
+  return f;
+}
+
+// TensorFlow's pool takes the memory free when the device is created, unless allow_growth or a
+// memory fraction is set (gpu/gpu_device.cc; GPUOptions in protobuf/config.proto): memory other
+// processes held then makes the pool smaller, and the pool's error reads the same either way. A
+// paste without what was free at the device's creation (the "Found device ... freeMemory" lines)
+// cannot rule them out; with it, tf_region's reading applies (from_failed_call). The pool's own
+// request to the driver failing ("failed to allocate ... from device: CUDA_ERROR_OUT_OF_MEMORY")
+// outside the device's creation is a pool growing on demand (allow_growth), whose size was not
+// fixed then: not this reading.
+std::optional<finding> from_tensorflow_pool(const observe::oom_report& r) {
+  if (r.kind != observe::oom_kind::xla || !r.tensorflow || r.origin != observe::oom_origin::allocator ||
+      r.free || r.raw.find("CUDA_ERROR_OUT_OF_MEMORY") != std::string::npos)
+    return std::nullopt;
+  finding f{"PROC001", {}, severity::warning, {}, {}, {}, {}, {}, "other_process", lk::weak, {}, {}};
+  f.evidence.push_back(fmt::format("{}: TensorFlow's pool ran out, tried to allocate {}", where(r),
+                                   size_or_unknown(r.requested)));
+  f.support.push_back("TensorFlow sizes its pool from the memory free when the device is created: memory other "
+                      "processes held then leaves the pool that much smaller");
+  f.against.push_back("the paste does not show what was free when the device was created (TensorFlow's \"Found "
+                      "device\" lines), so neither this nor the job's own size is shown");
+  f.cause = "memory held by other processes (another notebook's kernel, a stale run) when TensorFlow created the "
+            "device left its pool too small";
   f.fix = fix_listed;
   return f;
 }
@@ -187,6 +221,7 @@ std::vector<finding> memory_outside_process(const doctor_input& in) {
     if (o.kind == observe::oom_kind::torch)
       if (auto f = from_message(facts_of(o))) out.push_back(std::move(*f));
     if (auto f = from_failed_call(o)) out.push_back(std::move(*f));
+    if (auto f = from_tensorflow_pool(o)) out.push_back(std::move(*f));
   }
   if (out.empty())
     if (auto f = from_screen(*in.observed)) out.push_back(std::move(*f));
