@@ -46,10 +46,16 @@ constexpr std::array catalogue{
          "an out-of-memory message whose traceback is in torch.load or load_state_dict",
          &rules::checkpoint_resume},
     rule{"EVAL001", "out of memory in evaluation",
-         "an out-of-memory message whose traceback is in an evaluation or validation loop", &rules::evaluation},
+         "an out-of-memory message whose traceback is in an evaluation or validation loop, or one no "
+         "traceback places (then below the job's size)",
+         &rules::evaluation},
     rule{"OPTIM001", "out of memory when the optimizer creates its state",
          "an out-of-memory message whose traceback is in the optimizer's state initialisation",
          &rules::first_optimizer_step},
+    rule{"LEAK001", "memory kept from one iteration to the next",
+         "the same GPU pasted twice with its memory grown, or an out-of-memory message that no traceback "
+         "places (then below the job's size)",
+         &rules::kept_across_iterations},
     rule{"PRED001", "observation disagrees with the prediction",
          "a job spec and observations of the same levels", &rules::prediction_disagrees},
 };

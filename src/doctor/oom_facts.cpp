@@ -64,6 +64,9 @@ oom_phase phase_of_code(std::string_view code) {
 // context line is "LINE: text"; a frame line reads `File "x.py", line 12, in evaluate`.
 void place(oom_facts& f) {
   const auto& context = f.report->context;
+  f.in_backward = std::any_of(context.begin(), context.end(), [](const std::string& line) {
+    return has_any(line, {"run_backward", "autograd.backward(", ".backward(", "in backward"});
+  });
   for (auto line = context.rbegin(); line != context.rend(); ++line) {
     const std::string text = lower(*line);
     oom_phase phase = oom_phase::unknown;

@@ -31,6 +31,9 @@ struct oom_facts {
   std::vector<observe::oom_process> others;
   oom_phase phase = oom_phase::unknown;
   std::string phase_line;  // the traceback line that placed it ("123: File ... in save_model")
+  /// The lines before the message show autograd's backward (a frame or a call): the failure is in
+  /// a training step, never in an evaluation, which runs no backward.
+  bool in_backward = false;
 
   /// free + cached >= requested: a perfect allocator had the bytes.
   bool cache_covers() const;

@@ -17,8 +17,9 @@ namespace lk = likelihood;
 // The message: the cache covers the request (at an out-of-memory error it holds only pieces of
 // segments that still have live blocks, each too small for the request: the allocator freed every
 // whole cached segment and retried first, reference/allocator-torch.md 5), and by PyTorch's own
-// test reserved is far above allocated (likelihood.hpp). A cache that covers the request but is
-// smaller than the live tensors leaves fragmentation possible, second to the job's size.
+// test reserved is far above allocated (likelihood.hpp). A cache that covers the request, is a
+// sizeable share of the reserve but smaller than the live tensors leaves fragmentation possible,
+// second to the job's size; a cache of a few per cent of the reserve, weak.
 void weigh_message(const oom_facts& o, finding& f, bytes& wasted) {
   if (!o.cached || !o.requested || *o.cached == 0) return;
   const bytes covered = o.free.value_or(0) + *o.cached;
@@ -28,13 +29,15 @@ void weigh_message(const oom_facts& o, finding& f, bytes& wasted) {
   wasted = std::max(wasted, *o.cached);
   const bool room_for_next = covered >= 2 * *o.requested;
   const bool far_above = o.reserved_far_above_allocated();
+  const bool large_share = o.reserved && *o.cached >= static_cast<bytes>(lk::cached_share_large *
+                                                                        static_cast<double>(*o.reserved));
   double level = lk::weak;
   if (room_for_next && far_above) {
     level = lk::strong;
     f.support.push_back(fmt::format("the cache could have served this request and the next of its size, and "
                                     "holds {} beside {} of live tensors: reserved >> allocated, PyTorch's own test",
                                     format_bytes(*o.cached), size_or_unknown(o.allocated)));
-  } else if (room_for_next) {
+  } else if (room_for_next && large_share) {
     level = lk::possible;
     f.support.push_back(fmt::format("the cache ({}) could have served this request and the next of its size",
                                     format_bytes(*o.cached)));

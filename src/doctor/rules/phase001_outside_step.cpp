@@ -97,6 +97,23 @@ std::vector<finding> phase_findings(const doctor_input& in, oom_phase phase) {
                                       facts.phase_line.substr(0, facts.phase_line.find(':'))));
       break;
     }
+  // Evaluation with nothing to place the message: an evaluation that keeps its graphs (no
+  // no_grad) or runs a larger batch fills the GPU as a step that does not fit does; the paste
+  // cannot tell, and the finding says so below the job's size. A traceback through autograd's
+  // backward is a training step, which no evaluation runs.
+  if (phase == oom_phase::eval && f.evidence.empty() && in.observed)
+    for (const auto& o : in.observed->ooms) {
+      if (o.kind != observe::oom_kind::torch || o.origin != observe::oom_origin::allocator) continue;
+      const auto facts = facts_of(o);
+      if (facts.phase != oom_phase::unknown || facts.in_backward) continue;
+      f.likelihood = likelihood::weak - likelihood::step;
+      f.level = severity::warning;
+      f.evidence.push_back(fmt::format("{}: tried to allocate {}", where(o), size_or_unknown(o.requested)));
+      f.against.push_back("no traceback frame places it in an evaluation: nothing in the paste tells them apart");
+      f.cause = "an evaluation without torch.no_grad() keeps activations for a backward that never comes";
+      f.fix = "evaluate under torch.no_grad() (or torch.inference_mode()), with a batch no larger than training's";
+      break;
+    }
   if (const auto planned = planned_failure(in, *rule)) {
     f.evidence.push_back(*planned);
     f.support.push_back("the plan of the job fails in that phase");

@@ -21,5 +21,6 @@ std::vector<finding> checkpoint_save(const doctor_input& in);         // CKPT001
 std::vector<finding> checkpoint_resume(const doctor_input& in);       // CKPT002
 std::vector<finding> evaluation(const doctor_input& in);              // EVAL001
 std::vector<finding> first_optimizer_step(const doctor_input& in);    // OPTIM001
+std::vector<finding> kept_across_iterations(const doctor_input& in);  // LEAK001
 
 }  // namespace vramscope::doctor::rules

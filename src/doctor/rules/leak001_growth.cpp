@@ -1,0 +1,109 @@
+// LEAK001: memory that grows from one iteration (or run) to the next because something keeps
+// tensors alive: a loss or output accumulated as a tensor with its autograd graph (`total +=
+// loss` instead of loss.item()), a metric that stores every batch, a reference cycle that
+// backward(create_graph=True) makes between a parameter and its gradient. Two readings:
+//   - the same GPU pasted twice, its memory grown between the two (nvidia-smi before and after);
+//   - an out-of-memory message that nothing places (no traceback frame): a leak ends on an
+//     ordinary allocation once the kept tensors fill the GPU, which reads exactly like a step
+//     that does not fit. The finding says so: it ranks below the job's size (weak), and names
+//     what tells the two apart (memory_allocated() per iteration).
+#include <fmt/format.h>
+
+#include <map>
+#include <tuple>
+
+#include "doctor/likelihood.hpp"
+#include "doctor/oom_facts.hpp"
+#include "doctor/rules/rules.hpp"
+
+namespace vramscope::doctor::rules {
+
+namespace {
+
+namespace lk = likelihood;
+
+constexpr const char* cause_text =
+    "tensors kept from one iteration to the next (a loss or output accumulated with its autograd graph, a "
+    "metric that stores every batch, a parameter-gradient cycle from backward(create_graph=True)) grow until "
+    "an ordinary allocation fails";
+constexpr const char* fix_text =
+    "keep numbers, not graphs: loss.item() / tensor.detach() for what is accumulated or logged, metrics "
+    "computed per batch (or their stored states moved to the CPU), torch.autograd.grad instead of "
+    "backward(create_graph=True) (or param.grad = None after it); torch.cuda.memory_allocated() printed each "
+    "iteration shows the growth";
+
+// The same, short, for a reading the message only allows (one screen holds the differential).
+// Failing after many iterations that ran is a leak's mark, failing at the first the job's size.
+constexpr const char* short_cause =
+    "tensors kept across iterations (a loss summed with its graph, a metric storing every batch) fill the GPU";
+constexpr const char* short_fix =
+    "loss.item() / .detach() for what is kept; watch torch.cuda.memory_allocated() grow per iteration";
+
+// Two pastes of one GPU (same machine, index, name and size), the later one holding more by
+// more than a CUDA context could add (likelihood.hpp): what was kept grew.
+std::optional<finding> from_snapshots(const observe::observation& obs) {
+  using key = std::tuple<std::string, int, std::string, bytes>;
+  std::map<key, const observe::gpu_observation*> first;
+  finding f{"LEAK001", {}, severity::warning, {}, cause_text, fix_text, {}, {}, "leak", 0, {}, {}};
+  bytes grown = 0;
+  for (const auto& g : obs.gpus) {
+    if (!g.index || !g.used || !g.total) continue;
+    const key k{g.host, *g.index, g.name, *g.total};
+    const auto [at, inserted] = first.emplace(k, &g);
+    if (inserted) continue;
+    const auto& before = *at->second;
+    if (*g.used <= *before.used + lk::context_max) continue;
+    const bytes growth = *g.used - *before.used;
+    if (growth <= grown) continue;
+    grown = growth;
+    f.evidence = {fmt::format("GPU {}: {} of {} used, later {}: {} more", *g.index, format_bytes(*before.used),
+                              format_bytes(*g.total), format_bytes(*g.used), format_bytes(growth))};
+    f.support = {fmt::format("the same GPU holds {} more in the later paste: more than a CUDA context ({} at "
+                             "most) could add",
+                             format_bytes(growth), format_bytes(lk::context_max))};
+    f.against.clear();
+    f.likelihood = lk::possible;
+    // Both at 0 % utilisation: nothing was running when either was taken, so what is held was
+    // kept between runs, not a job still loading.
+    if (before.utilization_gpu == 0 && g.utilization_gpu == 0) {
+      f.likelihood = lk::likely;
+      f.support.push_back("both pastes show 0 % utilisation: the memory is held between runs, not by a job "
+                          "still starting");
+    } else {
+      f.against.push_back("a job still loading its model grows the same way between two pastes");
+    }
+    if (obs.processes.empty())
+      f.against.push_back("the pastes have no process list: a process started between them would read the same");
+  }
+  if (f.evidence.empty()) return std::nullopt;
+  f.saving = static_cast<std::int64_t>(grown);
+  f.saving_basis = "the growth between the two pastes";
+  return f;
+}
+
+// An allocator's message with nothing to place it (oom_facts' phase unknown). A leak fails on an
+// ordinary allocation: a request of half the GPU or more is one tensor too large, not this.
+std::optional<finding> from_unplaced_message(const observe::oom_report& r) {
+  if (r.kind != observe::oom_kind::torch || r.origin != observe::oom_origin::allocator) return std::nullopt;
+  const auto o = facts_of(r);
+  if (o.phase != oom_phase::unknown) return std::nullopt;
+  if (o.requested && o.capacity && 2 * *o.requested >= *o.capacity) return std::nullopt;
+  finding f{"LEAK001", {}, severity::warning, {}, short_cause, short_fix, {}, {}, "leak", lk::weak - lk::step,
+            {}, {}};
+  f.evidence.push_back(fmt::format("{}: tried to allocate {}, {} allocated by PyTorch", where(r),
+                                   size_or_unknown(o.requested), size_or_unknown(o.allocated)));
+  f.against.push_back("one message shows no growth: nothing in the paste tells the two apart");
+  return f;
+}
+
+}  // namespace
+
+std::vector<finding> kept_across_iterations(const doctor_input& in) {
+  if (!in.observed) return {};
+  if (auto f = from_snapshots(*in.observed)) return {std::move(*f)};
+  for (const auto& r : in.observed->ooms)
+    if (auto f = from_unplaced_message(r)) return {std::move(*f)};
+  return {};
+}
+
+}  // namespace vramscope::doctor::rules
