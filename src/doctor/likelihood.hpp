@@ -46,6 +46,17 @@ inline constexpr double cached_share_large = 0.10;
 // moves the failure a few allocations on: the job's size comes first, fragmentation second.
 inline constexpr double reserved_over_allocated_fragmented = 2.0;
 
+// What live blocks can pin (reference/allocator-torch.md 3, 5): at an out-of-memory error the
+// allocator has freed every whole cached segment, so what stays cached sits in segments that hold
+// a live block (or in blocks still waiting on another stream's events). Requests of at most
+// small_request_max go to the small pool, whose segments are small_segment bytes; every block is a
+// multiple of min_block. Live tensors of less than small_request_max in all are all small blocks,
+// so they pin at most (allocated / min_block) small segments: cache beyond that was held by
+// something else than fragmentation.
+inline constexpr bytes min_block = 512;                    // kMinBlockSize
+inline constexpr bytes small_request_max = 1_MiB;          // kSmallSize
+inline constexpr bytes small_segment = 2_MiB;              // kSmallBuffer
+
 // ---- Which ranks touch GPU 0. Ranks > 0 that create a context on GPU 0 each hold about one
 // context there (context_max), so processes of at most that size on GPU 0 beside a large one are
 // other ranks' contexts (GPU001), not another workload (PROC001).

@@ -60,8 +60,36 @@ oom_phase phase_of_code(std::string_view code) {
   return oom_phase::unknown;
 }
 
+// The function a logging record names: loguru's default format prints "{name}:{function}:{line}"
+// ("__main__:savemodel:34 - Error saving model: CUDA out of memory..."), the function whose
+// handler logged the error. Empty when no token reads module:function:line.
+std::string logged_function(std::string_view text) {
+  const auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::size_t at = 0;
+  while (at < text.size()) {
+    while (at < text.size() && text[at] == ' ') ++at;
+    std::size_t end = text.find(' ', at);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view token = text.substr(at, end - at);
+    at = end;
+    const std::size_t c1 = token.find(':');
+    const std::size_t c2 = c1 == std::string_view::npos ? c1 : token.find(':', c1 + 1);
+    if (c2 == std::string_view::npos || c1 == 0 || c2 == c1 + 1 || c2 + 1 >= token.size()) continue;
+    const std::string_view module = token.substr(0, c1), function = token.substr(c1 + 1, c2 - c1 - 1);
+    const std::string_view line = token.substr(c2 + 1);
+    if (!std::all_of(module.begin(), module.end(), [&](char c) { return ident(c) || c == '.'; }) ||
+        !std::all_of(function.begin(), function.end(), ident) ||
+        !std::isalpha(static_cast<unsigned char>(function.front())) ||
+        !std::all_of(line.begin(), line.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+      continue;
+    return std::string(function);
+  }
+  return {};
+}
+
 // The innermost frame that names a phase: a traceback's last lines are its deepest calls. A
-// context line is "LINE: text"; a frame line reads `File "x.py", line 12, in evaluate`.
+// context line is "LINE: text"; a frame line reads `File "x.py", line 12, in evaluate`; a
+// logging record may name the function that logged the error (logged_function).
 void place(oom_facts& f) {
   const auto& context = f.report->context;
   f.in_backward = std::any_of(context.begin(), context.end(), [](const std::string& line) {
@@ -74,6 +102,13 @@ void place(oom_facts& f) {
       phase = phase_of_function(std::string_view(text).substr(in + 5));
     else
       phase = phase_of_code(text);
+    if (phase == oom_phase::unknown) {
+      // "LINE: text": the record's own text after the line number.
+      const std::size_t colon = text.find(": ");
+      if (const std::string function = logged_function(colon == std::string::npos ? text : text.substr(colon + 2));
+          !function.empty())
+        phase = phase_of_function(function);
+    }
     if (phase != oom_phase::unknown) {
       f.phase = phase;
       f.phase_line = *line;
@@ -92,6 +127,13 @@ bool oom_facts::reserved_far_above_allocated() const {
   return reserved && allocated &&
          static_cast<double>(*reserved) >=
              likelihood::reserved_over_allocated_fragmented * static_cast<double>(*allocated);
+}
+
+bool oom_facts::cache_beyond_what_live_blocks_pin() const {
+  namespace lk = likelihood;
+  if (!allocated || !cached || *allocated >= lk::small_request_max) return false;
+  const bytes blocks = std::max<bytes>(1, *allocated / lk::min_block);
+  return *cached > blocks * lk::small_segment;
 }
 
 bytes oom_facts::outside_floor() const {

@@ -40,6 +40,10 @@ struct oom_facts {
   /// PyTorch's "reserved >> allocated" (likelihood::reserved_over_allocated_fragmented): the
   /// cache the request missed is at least as large as the live tensors.
   bool reserved_far_above_allocated() const;
+  /// The live tensors are all small-pool blocks and the cache is more than the small segments
+  /// they could pin (likelihood.hpp, small_request_max): what is cached is not held by
+  /// fragmentation but by blocks waiting on another stream (record_stream, NCCL).
+  bool cache_beyond_what_live_blocks_pin() const;
   /// outside + free >= requested and outside is more than outside_floor(): freeing the memory
   /// of others would have served the request.
   bool outside_covers() const;

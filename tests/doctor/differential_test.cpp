@@ -190,6 +190,70 @@ TEST(Differential, AsyncAllocatorsRequestThatFitsBesideItsTensorsIsOthers) {
   EXPECT_EQ(findings[1].cause_class, "does_not_fit");
 }
 
+// torch 1.0's message of pytorch/pytorch#19219: 845 KiB live, 11.52 GiB cached. Live tensors
+// under 1 MiB are small-pool blocks, each pinning at most a 2 MiB segment: the cache is not split
+// around them, it waits on another stream (record_stream), and fragmentation is argued against.
+TEST(Differential, ACacheMoreThanLiveBlocksCouldPinIsRecordStreamFirst) {
+  const auto o = observed("RuntimeError: CUDA out of memory. Tried to allocate 100.00 MiB (GPU 1; 11.93 GiB total "
+                          "capacity; 845.00 KiB already allocated; 56.00 MiB free; 11.52 GiB cached)\n");
+  ASSERT_EQ(o.ooms.size(), 1u);
+  EXPECT_TRUE(facts_of(o.ooms[0]).cache_beyond_what_live_blocks_pin());
+  const auto findings = diagnose_log("RuntimeError: CUDA out of memory. Tried to allocate 100.00 MiB (GPU 1; 11.93 "
+                                     "GiB total capacity; 845.00 KiB already allocated; 56.00 MiB free; 11.52 GiB "
+                                     "cached)\n");
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings[0].rule, "NCCL001");
+  EXPECT_EQ(findings[0].cause_class, "record_stream");
+  for (const auto& f : findings)
+    if (f.rule == "FRAG001") {
+      EXPECT_LT(f.likelihood, likelihood::weak);
+    }
+  // The same cache beside 3 MiB of live tensors: a large block may pin a large segment, so
+  // nothing bounds what it holds and the reading is fragmentation's.
+  const auto big = observed("RuntimeError: CUDA out of memory. Tried to allocate 100.00 MiB (GPU 1; 11.93 GiB total "
+                            "capacity; 3.00 MiB already allocated; 56.00 MiB free; 11.52 GiB cached)\n");
+  EXPECT_FALSE(facts_of(big.ooms[0]).cache_beyond_what_live_blocks_pin());
+}
+
+// The process list pasted alone (YOLOX#958: a worker that outlived Ctrl+C): the processes it
+// lists hold what they use, other processes possible.
+TEST(Differential, AProcessListAloneIsOthersPossible) {
+  observe::observation o;
+  observe::process_observation p;
+  p.gpu_index = 1;
+  p.pid = 52574;
+  p.name = "...a3/envs/yolovx/bin/python";
+  p.used = 29347_MiB;
+  o.processes = {p};
+  o.process_table = true;
+  doctor_input in;
+  in.observed = &o;
+  const auto findings = diagnose(in);
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings[0].rule, "PROC001");
+  EXPECT_EQ(findings[0].likelihood, likelihood::possible);
+  EXPECT_NE(findings[0].evidence[0].find("process 52574"), std::string::npos);
+  o.processes[0].used = 300_MiB;  // a context: nothing to say
+  for (const auto& f : diagnose(in)) EXPECT_NE(f.rule, "PROC001");
+}
+
+// A logging record that names the function that logged the error places it (loguru's
+// "module:function:line"), as a traceback frame does.
+TEST(Differential, ALoggedFunctionPlacesTheMessage) {
+  const auto findings = diagnose_log(
+      "2023-04-18 20:39:29.054 | INFO     | __main__:savemodel:34 - Error saving model: CUDA out of memory. Tried to "
+      "allocate 16.00 MiB (GPU 0; 10.00 GiB total capacity; 9.03 GiB already allocated; 0 bytes free; 9.27 GiB "
+      "reserved in total by PyTorch)\n");
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings[0].rule, "CKPT001");
+  // Timestamps and URLs are not records of a function.
+  const auto plain = diagnose_log("[2022-02-27 23:30:57] Error: CUDA out of memory. Tried to allocate 430.00 MiB "
+                                  "(GPU 0; 10.76 GiB total capacity; 8.44 GiB already allocated; 247.44 MiB free; "
+                                  "9.41 GiB reserved in total by PyTorch)\n");
+  ASSERT_FALSE(plain.empty());
+  EXPECT_EQ(plain[0].cause_class, "does_not_fit");
+}
+
 // Another framework's allocator failing on its own request reads as the job not fitting,
 // with its missing share said against it.
 TEST(Differential, AnotherFrameworksAllocatorIsTheJobFirst) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "doctor/planned_job.hpp"
+#include "doctor/likelihood.hpp"
 #include "doctor/rules/rules.hpp"
 
 namespace vramscope::doctor {
@@ -127,6 +128,32 @@ TEST(Gpu001, ContextSizedCompanionsOrOneProcessOnTwoGpus) {
   found = check(two_gpus);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].cause_class, "gpu0_crowding");
+}
+
+// pytorch/pytorch#2409's screen: GPU 0 holding 275 MiB at 0 % utilisation while the model runs on
+// GPU 2: a context and nothing running, possible only (where the work runs is not shown).
+TEST(Gpu001, AnIdleContextOnGpuZeroAlone) {
+  observe::observation o;
+  observe::gpu_observation g;
+  g.index = 0;
+  g.total = 12189_MiB;
+  g.used = 275_MiB;
+  g.utilization_gpu = 0;
+  o.gpus = {g};
+  auto found = check(o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].likelihood, likelihood::possible);
+  EXPECT_NE(found[0].fix.find("set_device"), std::string::npos);
+  EXPECT_EQ(found[0].saving, static_cast<std::int64_t>(275_MiB));
+  // Busy, beyond a context, or on another GPU: not this reading.
+  o.gpus[0].utilization_gpu = 31;
+  EXPECT_TRUE(check(o).empty());
+  o.gpus[0].utilization_gpu = 0;
+  o.gpus[0].used = 2_GiB;
+  EXPECT_TRUE(check(o).empty());
+  o.gpus[0].used = 275_MiB;
+  o.gpus[0].index = 1;
+  EXPECT_TRUE(check(o).empty());
 }
 
 TEST(Gpu001, JobThatCrowdsGpuZeroIsPricedByTheFixedJob) {

@@ -29,6 +29,15 @@ void weigh_message(const oom_facts& o, finding& f, bytes& wasted) {
   wasted = std::max(wasted, *o.cached);
   const bool room_for_next = covered >= 2 * *o.requested;
   const bool far_above = o.reserved_far_above_allocated();
+  if (o.cache_beyond_what_live_blocks_pin()) {
+    f.likelihood = std::max(f.likelihood, lk::weak - lk::step);
+    f.against.push_back(fmt::format("{} of live tensors are all small-pool blocks, which pin at most {} a block: "
+                                    "the {} cached is more than they could hold, so it waits on another stream "
+                                    "(NCCL001), it is not split around them",
+                                    size_or_unknown(o.allocated), format_bytes(lk::small_segment),
+                                    format_bytes(*o.cached)));
+    return;
+  }
   const bool large_share = o.reserved && *o.cached >= static_cast<bytes>(lk::cached_share_large *
                                                                         static_cast<double>(*o.reserved));
   double level = lk::weak;

@@ -95,6 +95,28 @@ std::optional<crowding> process_on_several_gpus(const observe::observation& o) {
   return std::nullopt;
 }
 
+// GPU 0 holding a CUDA context's worth (likelihood.hpp) at 0 % utilisation, with no process list
+// that shows a workload there: a context and nothing else, which is what a process whose work runs
+// on another GPU leaves on the default device (cuda:0) when something initialises CUDA there
+// first (a library handle, a tensor created before set_device).
+std::optional<crowding> idle_context_on_gpu0(const observe::observation& o) {
+  for (const auto& g : o.gpus) {
+    if (g.index != 0 || !g.used || *g.used < likelihood::context_min || *g.used > likelihood::context_max ||
+        g.utilization_gpu != 0)
+      continue;
+    bool workload = false;
+    for (const auto& p : o.processes)
+      workload |= p.gpu_index == 0 && p.host == g.host && p.used.value_or(0) > likelihood::context_max;
+    if (workload) continue;
+    return crowding{g.host, 1, 0, *g.used,
+                    fmt::format("nvidia-smi: GPU 0 holds {} at 0 % utilisation: the size of a CUDA context ({} to "
+                                "{}) and nothing running",
+                                format_bytes(*g.used), format_bytes(likelihood::context_min),
+                                format_bytes(likelihood::context_max))};
+  }
+  return std::nullopt;
+}
+
 // Machines are told apart by host (GPU 0 of one node is not GPU 0 of another): the machine
 // whose GPU 0 carries the most memory of other ranks.
 std::optional<crowding> observed_crowding(const observe::observation& o) {
@@ -135,11 +157,27 @@ bool crowds_gpu0(const job::job_spec& j) {
 }  // namespace
 
 std::vector<finding> gpu0_crowding(const doctor_input& in) {
-  const auto observed = in.observed ? observed_crowding(*in.observed) : std::nullopt;
+  auto observed = in.observed ? observed_crowding(*in.observed) : std::nullopt;
+  // A lone idle context on GPU 0 is a weaker reading: what else runs, and where, is not shown.
+  const auto idle = in.observed && !observed ? idle_context_on_gpu0(*in.observed) : std::nullopt;
   std::vector<std::string> message_evidence;
   const auto in_message = in.observed ? contexts_in_message(*in.observed, message_evidence) : std::nullopt;
   const bool job_risk = in.job && crowds_gpu0(*in.job);
-  if (!observed && !job_risk && !in_message) return {};
+  if (!observed && !job_risk && !in_message && !idle) return {};
+  if (idle && !observed && !in_message && !job_risk) {
+    finding f{"GPU001", {}, severity::warning, {idle->note}, {}, {}, {}, {}, "gpu0_crowding", likelihood::possible,
+              {}, {}};
+    f.support.push_back("a context on GPU 0 with nothing running is what a process working on another GPU leaves "
+                        "on the default device");
+    f.against.push_back("the paste does not show where the process's work runs");
+    f.cause = "a process whose work runs on another GPU initialised CUDA on GPU 0, the default device (a tensor, "
+              "a cuDNN or cuBLAS handle created before the device was chosen), and its context stays there";
+    f.fix = "torch.cuda.set_device(N) (or CUDA_VISIBLE_DEVICES=N) before any CUDA work, so that nothing runs on "
+            "the default GPU";
+    f.saving = static_cast<std::int64_t>(idle->extra);
+    f.saving_basis = "the context on GPU 0";
+    return {f};
+  }
   finding f{"GPU001", {}, severity::warning, {}, {}, {}, {}, {}, "gpu0_crowding",
             observed ? likelihood::strong : in_message ? likelihood::likely : likelihood::possible, {}, {}};
   for (auto& e : message_evidence) f.evidence.push_back(std::move(e));

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "doctor/likelihood.hpp"
+#include "doctor/oom_facts.hpp"
 #include "doctor/replan.hpp"
 #include "doctor/rules/rules.hpp"
 
@@ -38,9 +39,39 @@ std::optional<gap> largest_gap(const observe::observation& o) {
   return best;
 }
 
+// An out-of-memory message whose cache is more than its live blocks could pin (oom_facts): the
+// cached blocks wait on another stream's events, the record_stream mark.
+std::optional<finding> from_message(const observe::observation& o) {
+  for (const auto& r : o.ooms) {
+    if (r.kind != observe::oom_kind::torch) continue;
+    const auto facts = facts_of(r);
+    if (!facts.cache_beyond_what_live_blocks_pin()) continue;
+    finding f{"NCCL001", {}, severity::warning, {}, {}, {}, {}, {}, "record_stream", likelihood::likely, {}, {}};
+    f.evidence.push_back(fmt::format("{}: {} cached beside {} allocated, {} requested", where(r),
+                                     format_bytes(*facts.cached), format_bytes(*facts.allocated),
+                                     size_or_unknown(facts.requested)));
+    f.support.push_back(fmt::format("live tensors under {} are all small-pool blocks, pinning at most {} each: the "
+                                    "cache the retry could not free waits on another stream's events",
+                                    format_bytes(likelihood::small_request_max),
+                                    format_bytes(likelihood::small_segment)));
+    f.against.push_back("the message does not name the stream: NCCL's, or a user's side stream with record_stream");
+    f.cause = "blocks used on another stream (NCCL's, through record_stream, or a side stream) are freed only "
+              "once that stream's recorded events complete; until then the allocator cannot reuse them and "
+              "asks the driver for more";
+    f.fix = "run collectives on the current stream or export TORCH_NCCL_AVOID_RECORD_STREAMS=1 (torch 2.1-2.7; "
+            "torch >= 2.8 needs neither), and synchronise or free buffers used on side streams";
+    f.saving = static_cast<std::int64_t>(*facts.cached);
+    f.saving_basis = "the cache held by blocks waiting on another stream";
+    return f;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<finding> record_stream_inflation(const doctor_input& in) {
+  if (in.observed)
+    if (auto f = from_message(*in.observed)) return {std::move(*f)};
   const auto observed = in.observed ? largest_gap(*in.observed) : std::nullopt;
   // From the plan alone: the same gap as in the stats, and only when planning the job without
   // record_stream shows that it is the cause (active can exceed allocated for other reasons,

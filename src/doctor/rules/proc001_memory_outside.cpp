@@ -203,6 +203,24 @@ std::optional<finding> from_screen(const observe::observation& obs) {
       f.against.push_back("without the process list the holder may as well be the job itself");
     }
   }
+  // The process list pasted without the GPU rows (the table's lower half): the processes it
+  // lists hold what they use; whether they should still run is the user's to say, and a run that
+  // was stopped leaves exactly this (a worker that outlived Ctrl+C).
+  if (f.evidence.empty() && obs.gpus.empty()) {
+    for (const auto& p : obs.processes) {
+      if (!p.gpu_index || p.used.value_or(0) <= lk::context_max) continue;
+      held = std::max(held, *p.used);
+      f.evidence.push_back(fmt::format("GPU {}: process {} ({}) holds {}", *p.gpu_index, p.pid,
+                                       p.name.empty() ? "no name" : p.name, format_bytes(*p.used)));
+    }
+    if (!f.evidence.empty()) {
+      f.likelihood = lk::possible;
+      f.support.push_back("processes hold memory beyond a CUDA context; a run that was stopped but whose workers "
+                          "live on reads exactly so");
+      f.against.push_back("the paste has the process list only: whether these processes should still be running "
+                          "is not in it");
+    }
+  }
   if (f.evidence.empty()) return std::nullopt;
   f.cause = "memory on the GPU is held by processes other than the job's: another job, a stale run, a "
             "notebook kernel or another container";
