@@ -228,7 +228,7 @@ void expect_at_least(const tally& all, floors f) {
   EXPECT_GE(all.savings_right * 4, all.savings * 3) << all.savings_right << " of " << all.savings;
 }
 
-TEST(ThreadsYardstick, FromTheObservationAlone) { expect_at_least(score_all("1", false), {21, 24}); }
+TEST(ThreadsYardstick, FromTheObservationAlone) { expect_at_least(score_all("1", false), {21, 31}); }
 
 TEST(ThreadsYardstick, WithAJobSpec) { expect_at_least(score_all("1", true), {2, 2}); }
 
@@ -248,7 +248,7 @@ TEST(ThreadsYardstick, SecondBatchCollectedAfterTheRules) {
 TEST(ThreadsYardstick, ThirdBatchSealedFromTheRules) {
   const tally fresh = score_all("3", false);
   ASSERT_GE(fresh.n, 20);
-  expect_at_least(fresh, {13, 15});
+  expect_at_least(fresh, {15, 19});
 }
 
 // Batch 4, collected sealed while batch 3's classes were being fixed and scored once after
@@ -257,23 +257,24 @@ TEST(ThreadsYardstick, ThirdBatchSealedFromTheRules) {
 TEST(ThreadsYardstick, FourthBatchScoredAfterTheThirdsFixes) {
   const tally fresh = score_all("4", false);
   ASSERT_GE(fresh.n, 20);
-  expect_at_least(fresh, {16, 17});
+  expect_at_least(fresh, {18, 21});
 }
 
 // Batches 5 and 6, collected sealed from the code (repository owners a-m and n-z) after batch 4's
 // score, and scored once on the rules as they had landed, before anything was changed for them:
-// together the round's first-sight measure (bench/README.md): 10 of 18 top-1 and top-3. The
-// floors are that first score.
+// together the round's first-sight measure (bench/README.md): 10 of 18 top-1 and top-3. Their
+// misses were then fixed by class (a logged function, a process list alone, an idle context on
+// GPU 0, a cache live blocks cannot pin); the floors keep what that reached.
 TEST(ThreadsYardstick, FifthBatchAtFirstSight) {
   const tally fresh = score_all("5", false);
   ASSERT_GE(fresh.n, 8);
-  expect_at_least(fresh, {5, 5});
+  expect_at_least(fresh, {7, 8});
 }
 
 TEST(ThreadsYardstick, SixthBatchAtFirstSight) {
   const tally fresh = score_all("6", false);
   ASSERT_GE(fresh.n, 10);
-  expect_at_least(fresh, {5, 5});
+  expect_at_least(fresh, {7, 9});
 }
 
 }  // namespace
