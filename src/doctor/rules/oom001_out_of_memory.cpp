@@ -22,7 +22,10 @@ finding explain_torch(const oom_facts& o, const doctor_input& in) {
   f.evidence.push_back(fmt::format("line {}: tried to allocate {} on GPU {}, {} free of {}", r.line,
                                    size_or_unknown(o.requested), r.gpu.value_or(-1), size_or_unknown(o.free),
                                    size_or_unknown(o.capacity)));
-  if (o.allocated)
+  if (o.allocated && r.malloc_async)
+    f.evidence.push_back(fmt::format("allocated by PyTorch {} (cudaMallocAsync's message gives no reserved figure)",
+                                     format_bytes(*o.allocated)));
+  else if (o.allocated)
     f.evidence.push_back(fmt::format("allocated by PyTorch {}, reserved but unallocated {}",
                                      format_bytes(*o.allocated), size_or_unknown(o.cached)));
   if (o.requested && o.cached && !o.cache_covers()) {

@@ -28,11 +28,12 @@ std::optional<finding> from_message(const oom_facts& o) {
   if (!o.outside || (*o.outside <= o.outside_floor() && !o.outside_within_nccl())) return std::nullopt;
   finding f{"PROC001", {}, severity::warning, {}, {}, {}, {}, {}, "other_process", lk::weak, {}, {}};
   const bytes used = *o.capacity - std::min(*o.capacity, o.free.value_or(0));
+  const char* own_basis = !o.own_estimated              ? "as the message says"
+                          : o.report->malloc_async ? "its tensors plus a context at most"
+                                                   : "its cache plus a context at most";
   f.evidence.push_back(fmt::format("{}: {} of {} in use, this process {} ({}), {} held outside it",
                                    where(*o.report), format_bytes(used), format_bytes(*o.capacity),
-                                   format_bytes(*o.own), o.own_estimated ? "its cache plus a context at most"
-                                                                        : "as the message says",
-                                   format_bytes(*o.outside)));
+                                   format_bytes(*o.own), own_basis, format_bytes(*o.outside)));
   for (const auto& p : o.others)
     f.evidence.push_back(fmt::format("the message names process {} with {}", p.pid.value_or(0), format_bytes(p.used)));
   if (o.outside_covers()) {
