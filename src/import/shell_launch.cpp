@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 
 #include <vramscope/core/units.hpp>
 
@@ -37,6 +38,7 @@ struct statement {
   bool array = false, append = false;  // NAME=( ... ) or NAME+=( ... )
   std::string name;
   int line = 0;
+  char end = '\n';  // what ended it: '\n', ';', '&', '|', or 'c' for a case arm's ";;"
 };
 
 bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_'; }
@@ -76,7 +78,8 @@ class lexer {
       } else if (c == '#') {
         while (pos_ < text_.size() && text_[pos_] != '\n') advance();
       } else if (ends_statement(c)) {
-        advance();
+        current.end = c == ';' && peek(1) == ';' ? 'c' : c;
+        advance(current.end == 'c' ? 2 : 1);
         finish();
       } else {
         raw_word w;
@@ -523,6 +526,13 @@ bool runs_nothing(const std::string& command) {
   return false;
 }
 
+// An open conditional or loop: whether the script's arguments choose it, and where it opens.
+struct region {
+  bool chosen = false;
+  bool is_case = false;
+  int line = 0, column = 0;
+};
+
 class interpreter {
  public:
   interpreter(std::string_view text, const std::string& source)
@@ -537,7 +547,13 @@ class interpreter {
         continue;
       }
       std::vector<raw_word> words = s.words;
-      if (!strip_keywords(words, s.line)) continue;
+      const bool arm_ends = s.end == 'c';
+      if (!strip_pattern(words, s)) continue;
+      if (!strip_keywords(words, s.line)) {
+        if (arm_ends) awaiting_pattern_ = true;
+        continue;
+      }
+      if (arm_ends) awaiting_pattern_ = true;
       bool exported = false;
       while (!words.empty() && std::find(declarators.begin(), declarators.end(),
                                          literal_text(words[0])) != declarators.end()) {
@@ -569,6 +585,7 @@ class interpreter {
                          "Python script; the line is ignored",
                          w.text));
     }
+    out.chosen_by_arguments = chosen_;
     out.notes.insert(out.notes.end(), notes_.begin(), notes_.end());
     return std::nullopt;
   }
@@ -600,22 +617,43 @@ class interpreter {
         if (const auto eq = key.find('='); eq != std::string::npos) {
           value = key.substr(eq + 1);
           key.resize(eq);
-        } else if (key == "-N" || key == "--nodes" || key == "--ntasks-per-node") {
+        } else if (key == "-N" || key == "--nodes" || key == "--ntasks-per-node" ||
+                   key == "--gpus-per-node" || key == "--gres") {
           if (k + 1 < words.size()) value = words[k + 1].first;
         } else if (key.size() > 2 && key.rfind("-N", 0) == 0) {
           value = key.substr(2);
           key = "-N";
         }
+        // --gpus-per-node=[type:]N; --gres=gpu[:type][:N][,other...] (a GPU when N is absent).
+        if (key == "--gpus-per-node") value = value.substr(value.rfind(':') + 1);
+        if (key == "--gres") value = gres_gpus(value);
         if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos) continue;
         std::vector<const char*> names;
         if (key == "-N" || key == "--nodes") names = {"SLURM_JOB_NUM_NODES", "SLURM_NNODES"};
         if (key == "--ntasks-per-node") names = {"SLURM_NTASKS_PER_NODE"};
+        if (key == "--gpus-per-node") names = {"SLURM_GPUS_PER_NODE", "SLURM_GPUS_ON_NODE"};
+        if (key == "--gres") names = {"SLURM_GPUS_ON_NODE"};
         if (names.empty()) continue;
         const shell_word word{value, line, words[k].second, false};
         for (const char* name : names) vars_[name] = {word};
-        (names.size() == 2 ? out.sbatch_nodes : out.sbatch_tasks_per_node) = word;
+        if (key == "-N" || key == "--nodes") out.sbatch_nodes = word;
+        if (key == "--ntasks-per-node") out.sbatch_tasks_per_node = word;
       }
     }
+  }
+
+  // The GPU count of a --gres value ("gpu:4", "gpu:a100:8,nvme:1", "gpu" for one), or "".
+  static std::string gres_gpus(const std::string& value) {
+    for (std::size_t start = 0; start <= value.size();) {
+      const auto end = std::min(value.find(',', start), value.size());
+      const std::string item = value.substr(start, end - start);
+      start = end + 1;
+      if (item != "gpu" && item.rfind("gpu:", 0) != 0) continue;
+      const std::string last = item.substr(item.rfind(':') + 1);
+      if (item == "gpu" || last.find_first_not_of("0123456789") != std::string::npos) return "1";
+      return last;
+    }
+    return "";
   }
 
   std::vector<shell_word> expand(const raw_word& w, bool split) {
@@ -649,25 +687,125 @@ class interpreter {
     notes_.push_back(at(location(source_, text_, line, column), message));
   }
 
-  // Conditionals and loops are read as if every branch ran; their headers are skipped.
+  // Conditionals and loops are read as if every branch ran; their headers are skipped. Those the
+  // script's arguments choose open a region read as not taken (assign, assign_array).
   bool strip_keywords(std::vector<raw_word>& words, int line) {
     while (!words.empty()) {
       const std::string first = literal_text(words[0]);
       if (std::find(keywords.begin(), keywords.end(), first) == keywords.end()) return true;
       if (first == "if" || first == "while" || first == "until" || first == "for" ||
-          first == "case" || first == "elif") {
-        if (!noted_branches_)
+          first == "case") {
+        const bool chosen = by_arguments(words);
+        regions_.push_back(region{chosen || in_chosen(), first == "case", line, words[0].column});
+        if (first == "case") awaiting_pattern_ = true;
+        if (!chosen && !in_chosen_above() && !noted_branches_) {
           note(line, words[0].column,
-               fmt::format("\"{}\": vramscope does not run the script; it "
-                           "reads every branch and loop body once, in "
-                           "order (later values win)",
+               fmt::format("\"{}\": vramscope does not run the script; it reads every branch and "
+                           "loop body once, in order (later values win)",
                            first));
-        noted_branches_ = true;
+          noted_branches_ = true;
+        }
         return false;
+      }
+      if (first == "elif") {
+        if (!regions_.empty() && !regions_.back().chosen && by_arguments(words))
+          regions_.back() = region{true, false, line, words[0].column};
+        return false;
+      }
+      if ((first == "fi" || first == "done" || first == "esac") && !regions_.empty()) {
+        if (first == "esac") awaiting_pattern_ = false;
+        regions_.pop_back();
       }
       words.erase(words.begin());
     }
     return false;
+  }
+
+  // A case arm's pattern (`--tp)`, `-z|--zero-stage)`, `*)`) where one is expected: dropped from
+  // `words`. Returns false when the whole statement was pattern.
+  bool strip_pattern(std::vector<raw_word>& words, const statement& s) {
+    if (!awaiting_pattern_ || regions_.empty() || !regions_.back().is_case || words.empty() ||
+        literal_text(words[0]) == "esac")
+      return true;
+    if (s.end == '|') return false;  // `-z|` of `-z|--zero-stage)`
+    const auto& last = words[0].parts.back();
+    if (last.kind != part_kind::text || !last.value.ends_with(')')) return true;
+    awaiting_pattern_ = false;
+    words.erase(words.begin());
+    return !words.empty();
+  }
+
+  // Whether the words (a conditional's header) read the script's arguments: $1, ${2}, $#, $@,
+  // $*, or a variable set from them.
+  bool by_arguments(const std::vector<raw_word>& words) const {
+    for (std::size_t i = 1; i < words.size(); ++i)
+      for (const auto& p : words[i].parts) {
+        if (p.kind == part_kind::unresolved && p.value.size() >= 2 && p.value[0] == '$' &&
+            (std::isdigit(static_cast<unsigned char>(p.value[1])) != 0 ||
+             std::string_view("#@*").find(p.value[1]) != std::string_view::npos))
+          return true;
+        if ((p.kind == part_kind::variable || p.kind == part_kind::array) &&
+            (from_arguments_.contains(p.value) ||
+             std::all_of(p.value.begin(), p.value.end(), ::isdigit)))
+          return true;
+      }
+    return false;
+  }
+
+  bool in_chosen() const { return !regions_.empty() && regions_.back().chosen; }
+  // Whether a region enclosing the innermost one is chosen by the arguments.
+  bool in_chosen_above() const {
+    return std::any_of(regions_.begin(), regions_.end(), [](const region& r) { return r.chosen; });
+  }
+
+  // The outermost region the arguments choose: where a refusal points.
+  const region& choosing_region() const {
+    return *std::find_if(regions_.begin(), regions_.end(), [](const region& r) { return r.chosen; });
+  }
+
+  std::string line_text(int line) const {
+    std::size_t start = 0;
+    for (int l = 1; l < line && start != std::string_view::npos; ++l) {
+      start = text_.find('\n', start);
+      if (start != std::string_view::npos) ++start;
+    }
+    if (start == std::string_view::npos || start >= text_.size()) return "";
+    const auto end = std::min(text_.find('\n', start), text_.size());
+    std::string row(text_.substr(start, end - start));
+    const auto first = row.find_first_not_of(" \t");
+    row = first == std::string::npos ? "" : row.substr(first);
+    if (const auto semi = row.find("; then"); semi != std::string::npos) row.resize(semi);
+    if (const auto semi = row.find("; do"); semi != std::string::npos) row.resize(semi);
+    return row;
+  }
+
+  // An assignment inside a region the arguments choose: read as not taken. The earlier value
+  // stays (noted once a region); a variable without one is unresolved, recorded with where the
+  // region opens. Returns true when the assignment was handled so.
+  bool not_taken(const std::string& name, int line, int column) {
+    if (!in_chosen_above()) return false;
+    const region& r = choosing_region();
+    const auto it = vars_.find(name);
+    if (it != vars_.end() && !it->second.empty() && !it->second[0].text.empty() &&
+        !it->second[0].unresolved) {
+      if (noted_regions_.insert(r.line).second)
+        note(r.line, r.column,
+             fmt::format("\"{}\" is chosen by the script's arguments, which a file does not "
+                         "have: read as run without them, so values set before it are kept ({} "
+                         "= {} on line {}, not line {})",
+                         line_text(r.line), name, it->second[0].text, it->second[0].line, line));
+      return true;
+    }
+    vars_[name] = {shell_word{"$" + name, line, column, true}};
+    from_arguments_.insert(name);
+    if (std::none_of(chosen_.begin(), chosen_.end(), [&](const auto& c) { return c.first == name; }))
+      chosen_.emplace_back(
+          name, at(location(source_, text_, r.line, r.column),
+                   fmt::format("{} is set only in branches of \"{}\", which the script's "
+                               "arguments choose (vramscope reads the script as run without "
+                               "them)",
+                               name, line_text(r.line))));
+    return true;
   }
 
   void export_variable(const std::string& name, const raw_word& w, shell_launch& out) {
@@ -687,6 +825,8 @@ class interpreter {
     const bool append = value.parts[0].value[prefix - 2] == '+';
     const std::string name = value.parts[0].value.substr(0, prefix - (append ? 2 : 1));
     value.parts[0].value.erase(0, prefix);
+    if (not_taken(name, w.line, w.column)) return name;
+    const bool reads_arguments = by_arguments({raw_word{}, value});
     shell_word joined{"", w.line, w.column, false};
     for (const auto& f : expand(value, false)) {
       joined.text += f.text;
@@ -699,10 +839,16 @@ class interpreter {
     } else {
       slot = {joined};
     }
+    // `X=$1` is the script's argument; `X=${1:-MOCK}` is MOCK when run without arguments.
+    if (reads_arguments && slot[0].unresolved)
+      from_arguments_.insert(name);
+    else if (!append)
+      from_arguments_.erase(name);
     return name;
   }
 
   maybe_error assign_array(const statement& s) {
+    if (not_taken(s.name, s.line, 1)) return std::nullopt;
     std::vector<shell_word> elements;
     for (const auto& w : s.words)
       for (auto& f : expand(w, true)) elements.push_back(std::move(f));
@@ -806,6 +952,11 @@ class interpreter {
   std::size_t left_;     // expanded bytes still allowed
   bool over_ = false;    // an expansion ran past left_ or max_shell_word_bytes
   bool noted_branches_ = false;
+  std::vector<region> regions_;
+  bool awaiting_pattern_ = false;          // a case arm's pattern comes next
+  std::set<std::string> from_arguments_;   // variables set from the script's arguments
+  std::set<int> noted_regions_;            // lines of chosen regions already noted
+  std::vector<std::pair<std::string, diagnostic>> chosen_;
 };
 
 }  // namespace
@@ -833,6 +984,8 @@ bool looks_like_megatron(std::string_view text) {
       const auto slash = word.rfind('/');
       const std::string_view base = slash == std::string_view::npos ? word : word.substr(slash + 1);
       if (word == "--num-layers" || word.rfind("--num-layers=", 0) == 0 ||
+          // Megatron-LLM spells its flags with underscores
+          word == "--num_layers" || word == "--tensor_model_parallel_size" ||
           (base.rfind("pretrain_", 0) == 0 && base.size() > 12 &&
            base.substr(base.size() - 3) == ".py"))
         return true;

@@ -10,7 +10,6 @@
 #include <algorithm>
 
 #include "import/megatron/megatron_args.hpp"
-#include "import/megatron/megatron_arguments.hpp"
 #include "import/shell_launch.hpp"
 #include "job/source_text.hpp"
 
@@ -54,9 +53,27 @@ std::pair<int, int> sole_occurrence(std::string_view text, std::string_view flag
   return found;
 }
 
+const std::vector<option>& megatron_table();
+
+bool has_row(const std::string& key) {
+  const auto& table = megatron_table();
+  return std::any_of(table.begin(), table.end(),
+                     [&](const option& row) { return option_matches(row.key, key); });
+}
+
+// A flag spelled with underscores (Megatron-LLM's arguments.py: --tensor_model_parallel_size,
+// --num_layers) that is no argument of its own but a Megatron-LM one with dashes: that name.
+std::string dashed(const std::string& key) {
+  if (key.find('_') == std::string::npos || has_row(key)) return key;
+  std::string out = key;
+  std::replace(out.begin() + 2, out.end(), '_', '-');
+  return has_row(out) ? out : key;
+}
+
 // Each "--flag" with the words after it up to the next flag ("--flag=value" holds its value).
 // argparse keeps the last of a repeated flag; so does this, with a note.
 void read_flags(import_context& ctx, std::string_view text, const std::vector<shell_word>& words) {
+  bool underscores = false;
   for (std::size_t i = 0; i < words.size(); ++i) {
     const shell_word& w = words[i];
     diagnostic where = location(ctx.source, text, w.line, w.column);
@@ -72,7 +89,13 @@ void read_flags(import_context& ctx, std::string_view text, const std::vector<sh
     entry e;
     e.where = where;
     const auto equals = w.text.find('=');
-    e.key = w.text.substr(0, equals);
+    e.key = dashed(w.text.substr(0, equals));
+    if (e.key != w.text.substr(0, equals) && !underscores) {
+      underscores = true;
+      ctx.note(e, fmt::format("{} and the flags after it are spelled with underscores, as "
+                              "Megatron-LLM's arguments.py spells them: read as Megatron-LM's {}",
+                              w.text.substr(0, equals), e.key));
+    }
     if (equals != std::string::npos) e.value.items.push_back(w.text.substr(equals + 1));
     while (equals == std::string::npos && i + 1 < words.size() && !is_flag(words[i + 1].text))
       e.value.items.push_back(words[++i].text);
@@ -88,6 +111,34 @@ void read_flags(import_context& ctx, std::string_view text, const std::vector<sh
     }
     ctx.entries.push_back(std::move(e));
   }
+}
+
+// Megatron's other names for three arguments, read as validate_args reads them:
+// --encoder-num-layers is --num-layers and --encoder-seq-length is --seq-length when those are
+// absent (both given: Megatron asserts), and --use-rotary-position-embeddings sets
+// --position-embedding-type rope (megatron/training/arguments.py at d98e8a64dd).
+maybe_error read_other_names(import_context& ctx) {
+  static constexpr std::pair<const char*, const char*> same[] = {
+      {"--encoder-num-layers", "--num-layers"}, {"--encoder-seq-length", "--seq-length"}};
+  for (const auto& [other, name] : same) {
+    auto it = std::find_if(ctx.entries.begin(), ctx.entries.end(),
+                           [&](const entry& e) { return e.key == other; });
+    if (it == ctx.entries.end()) continue;
+    if (ctx.find(name) != nullptr)
+      return at(it->where, fmt::format("{} and {} are both given, which Megatron refuses; keep "
+                                       "one",
+                                       other, name));
+    ctx.note(*it, fmt::format("{} is read as {} (Megatron's validate_args)", other, name));
+    it->key = name;
+  }
+  if (const entry* rotary = ctx.find("--use-rotary-position-embeddings")) {
+    entry rope = *rotary;
+    rope.key = "--position-embedding-type";
+    rope.value = raw_value{"rope", {"rope"}, false};
+    std::erase_if(ctx.entries, [](const entry& e) { return e.key == "--position-embedding-type"; });
+    ctx.entries.push_back(std::move(rope));
+  }
+  return std::nullopt;
 }
 
 // torchrun (or python -m torch.distributed.run / launch): --nproc_per_node x --nnodes GPUs.
@@ -241,7 +292,14 @@ constexpr const char* read_by_code[] = {"--tensor-model-parallel-size",
                                         "--recompute-modules",
                                         "--moe-expert-capacity-factor",
                                         "--moe-pad-expert-input-to-capacity",
-                                        "--sgd-momentum"};
+                                        "--sgd-momentum",
+                                        // read_pipeline_split
+                                        "--decoder-first-pipeline-num-layers",
+                                        "--decoder-last-pipeline-num-layers",
+                                        "--account-for-embedding-in-pipeline-split",
+                                        "--account-for-loss-in-pipeline-split",
+                                        "--pipeline-model-parallel-layout",
+                                        "--pp-partition-method"};
 
 // Megatron flags that do not change GPU memory: learning-rate schedule, data, checkpoint paths,
 // logging, profiling, kernel fusions that keep the same tensors, communication overlap.
@@ -342,7 +400,6 @@ constexpr const char* without_effect[] = {"--use-mcore-models",
                                           "--no-load-rng",
                                           "--finetune",
                                           "--pretrained-checkpoint",
-                                          "--use-checkpoint-args",
                                           "--use-dist-ckpt",
                                           "--auto-detect-ckpt-format",
                                           "--ckpt-fully-parallel-save",
@@ -417,10 +474,6 @@ const std::vector<option>& not_modelled_rows() {
     add({"--distribute-saved-activations"}, "saved activations split over tensor-parallel ranks");
     add({"--expert-tensor-parallel-size"},
         "expert tensor parallelism other than the tensor-parallel size");
-    add({"--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers",
-         "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split",
-         "--pipeline-model-parallel-layout"},
-        "uneven pipeline splits");
     add({"--mtp-num-layers"}, "multi-token prediction layers");
     add({"--hybrid-override-pattern", "--hybrid-layer-pattern"}, "Mamba hybrid layers");
     add({"--squared-relu", "--quick-geglu", "--qk-layernorm"}, "other layer shapes");
@@ -432,6 +485,9 @@ const std::vector<option>& not_modelled_rows() {
     add({"--init-model-with-meta-device"}, "weights created on the meta device, then sharded");
     add({"--record-memory-history"}, "the allocator's history of allocations, kept on the host");
     add({"--decoder-seq-length"}, "encoder-decoder lengths");
+    add({"--use-checkpoint-args"},
+        "the model's arguments are read from the checkpoint in --load over the script's; "
+        "planned with the script's");
     return out;
   }();
   return rows;
@@ -473,7 +529,6 @@ const std::vector<option>& megatron_deepspeed_rows() {
               "DeepSpeed's memory-centric tiling");
     unplanned({"--glu-activation"}, "GLU MLPs (two input projections)");
     unplanned({"--embed-layernorm"}, "a layer norm after the embedding");
-    unplanned({"--pp-partition-method"}, "uneven pipeline splits");
     unplanned({"--DDP-impl", "--use-contiguous-buffers-in-ddp"},
               "the data-parallel wrapper's gradient buffers");
     quiet({"--layernorm-epsilon", "--sync-tp-duplicated-parameters", "--kill-switch-path",
@@ -494,64 +549,111 @@ const std::vector<option>& megatron_deepspeed_rows() {
   return rows;
 }
 
-// Every other argument of Megatron-LM (megatron_arguments.hpp), classified by the argparse group
-// that adds it: groups of logging, checkpoints, data, schedules, tokenizer files, restarts and
-// inference have no effect on a training step's GPU memory; the others (training loop,
-// distributed, model shape, MoE, precision, other models' options) may, and vramscope does not
-// model the flag: noted when it is on. The rows above come first, so a flag vramscope reads keeps
-// its own row.
-const std::vector<option>& group_rows() {
-  static const std::vector<option> rows = [] {
-    static constexpr std::pair<std::string_view, std::string_view> no_effect_groups[] = {
-        {"_add_logging_args", ""},          {"_add_checkpointing_args", ""},
-        {"_add_learning_rate_args", ""},    {"_add_autoresume_args", ""},
-        {"_add_one_logger_args", ""},       {"_add_ft_package_args", ""},
-        {"_add_inprocess_restart_args", ""}, {"_add_msc_args", ""},
-        {"_add_workload_inspector_server_args", ""}, {"_add_straggler_detector_args", ""},
-        {"_add_rerun_machine_args", ""},    {"_add_validation_args", ""},
-        {"_add_config_logger_args", ""},    {"_add_initialization_args", ""},
-        {"_add_tokenizer_args", ""},        {"_add_data_args", ""},
-        {"_add_inference_args", ""},        {"_add_sft_args", ""},
-        {"_add_regularization_args", ""},  // optimizer hyper-parameters; dropouts are read above
-    };
-    static constexpr std::pair<std::string_view, std::string_view> reasons[] = {
-        {"_add_training_args", "a training-loop option"},
-        {"_add_distributed_args", "a distributed-training option"},
-        {"_add_network_size_args", "a model-shape option the GPT layout does not read"},
-        {"_add_moe_args", "a mixture-of-experts option"},
-        {"_add_mla_args", "a multi-latent-attention option"},
-        {"_add_mixed_precision_args", "a precision option"},
-        {"_add_transformer_engine_args", "a Transformer Engine option"},
-        {"_add_kitchen_quantization_arguments", "quantized training"},
-        {"_add_experimental_args", "an experimental option"},
-        {"_add_experimental_attention_variant_args", "an attention variant"},
-        {"_add_heterogeneous_args", "layers of different shapes"},
-        {"_add_logits_distillation_args", "a teacher model for distillation"},
-        {"_add_rl_args", "the reinforcement-learning loop"},
-        {"_add_vision_args", "a vision model's option (the vision scripts are refused)"},
-        {"_add_biencoder_args", "the ICT retriever's option (pretrain_ict.py is refused)"},
-        {"_add_retro_args", "RETRO's option (pretrain_retro.py is refused)"},
-    };
-    std::vector<option> out;
-    for (const auto& argument : megatron_arguments) {
-      // Named, not a structured binding: clang 14 (the fuzz build) cannot capture one.
-      const auto& flag = argument.first;
-      const auto& group = argument.second;
-      const auto quiet = std::find_if(std::begin(no_effect_groups), std::end(no_effect_groups),
-                                      [&](const auto& g) { return g.first == group; });
-      if (quiet != std::end(no_effect_groups)) {
-        out.push_back({std::string(flag), no_effect()});
-        continue;
-      }
-      const auto why = std::find_if(std::begin(reasons), std::end(reasons),
-                                    [&](const auto& r) { return r.first == group; });
-      out.push_back({std::string(flag),
-                     not_modelled(why != std::end(reasons) ? std::string(why->second)
-                                                           : "a Megatron-LM option")});
-    }
-    return out;
-  }();
-  return rows;
+// The transformer layers each pipeline stage holds when a flag splits them other than evenly:
+// Megatron-LM's --decoder-first/last-pipeline-num-layers (the middle stages share the rest),
+// --account-for-embedding/loss-in-pipeline-split (the embedding and the loss count as a layer
+// of the first and last stage: (layers + 1 or 2) / pp a stage), and Megatron-DeepSpeed's
+// --pp-partition-method (DeepSpeed's PipelineModule: "type:transformer", its default, balances
+// the transformer layers; "type:transformer|embedding" also counts the two tied embeddings, so
+// (layers + 2) / pp a stage with one layer fewer on the first and last; "uniform" and
+// "parameters" balance all the pipeline's modules or their parameters). Strategy megatron plans
+// layers / pp on every stage: a split that is even after all is read, one that is not is refused
+// at its flag with the --num-layers that would plan its busiest stage.
+maybe_error read_pipeline_split(import_context& ctx, const megatron_mesh& m) {
+  const long long pp = m.pp, layers = m.layers;
+  const entry* first = ctx.find("--decoder-first-pipeline-num-layers");
+  const entry* last = ctx.find("--decoder-last-pipeline-num-layers");
+  const entry* embedding = ctx.find("--account-for-embedding-in-pipeline-split");
+  const entry* loss = ctx.find("--account-for-loss-in-pipeline-split");
+  const entry* layout = ctx.find("--pipeline-model-parallel-layout");
+  const entry* method = ctx.find("--pp-partition-method");
+  const entry* any = first   ? first
+                     : last  ? last
+                     : embedding ? embedding
+                     : loss  ? loss
+                     : layout ? layout
+                               : method;
+  if (any == nullptr || pp <= 1) return std::nullopt;
+  const std::string flag = any->key + (any->value.text.empty() ? "" : " " + any->value.text);
+  if (layout != nullptr)
+    return at(layout->where,
+              fmt::format("--pipeline-model-parallel-layout {}: a layout of layers per stage, "
+                          "which strategy megatron does not plan (it gives each of the {} stages "
+                          "{} / {} layers); remove it to plan an even split",
+                          layout->value.text, pp, layers, pp));
+  if (ctx.find("--num-layers-per-virtual-pipeline-stage") != nullptr ||
+      ctx.find("--num-virtual-stages-per-pipeline-rank") != nullptr ||
+      ctx.find("--virtual-pipeline-model-parallel-size") != nullptr)
+    return at(any->where, fmt::format("{}: an uneven split over virtual pipeline stages, which "
+                                      "strategy megatron does not plan; remove it to plan an "
+                                      "even split",
+                                      flag));
+  // Transformer layers on the first, each middle and the last stage.
+  long long head = 0, middle = 0, tail = 0;
+  std::string how;
+  if (method != nullptr) {
+    std::string v = lower_case(method->value.text);
+    std::erase_if(v, [](char c) { return c == '\'' || c == '"' || c == ' '; });
+    if (v == "type:transformer") return std::nullopt;  // the default: layers / pp (checked later)
+    if (v != "type:transformer|embedding" && v != "type:embedding|transformer")
+      return at(method->where,
+                fmt::format("{}: DeepSpeed balances all the pipeline's modules or their "
+                            "parameters, not the transformer layers, which strategy megatron "
+                            "plans as {} / {} a stage; use type:transformer to plan it",
+                            flag, layers, pp));
+    if ((layers + 2) % pp != 0)
+      return at(method->where,
+                fmt::format("{}: {} layers and the 2 embeddings do not divide into {} stages, so "
+                            "DeepSpeed splits them unevenly, which strategy megatron does not "
+                            "plan; use type:transformer with --num-layers a multiple of {}",
+                            flag, layers, pp, pp));
+    middle = (layers + 2) / pp;
+    head = tail = middle - 1;
+    how = fmt::format("{} layers and the 2 embeddings split into {} stages of {}", layers, pp,
+                      middle);
+  } else if (first != nullptr || last != nullptr) {
+    std::optional<diagnostic> error;
+    head = flag_int(ctx, "--decoder-first-pipeline-num-layers", -1, 0, error, layers);
+    tail = flag_int(ctx, "--decoder-last-pipeline-num-layers", -1, 0, error, layers);
+    if (error) return error;
+    const long long given = (head >= 0 ? 1 : 0) + (tail >= 0 ? 1 : 0);
+    const long long rest = layers - std::max(head, 0LL) - std::max(tail, 0LL);
+    if (pp - given <= 0 || rest < 0 || rest % (pp - given) != 0)
+      return at(any->where, fmt::format("{}: the other {} layers do not divide into the other {} "
+                                        "stages (Megatron refuses this split)",
+                                        flag, rest, pp - given));
+    middle = rest / (pp - given);
+    if (head < 0) head = middle;
+    if (tail < 0) tail = middle;
+    how = fmt::format("{} on the first stage, {} on the last, {} on each other", head, tail,
+                      middle);
+  } else {
+    const long long extra = (embedding ? 1 : 0) + (loss ? 1 : 0);
+    if ((layers + extra) % pp != 0)
+      return at(any->where, fmt::format("{}: {} layers and {} more do not divide into {} stages "
+                                        "(Megatron refuses this split)",
+                                        flag, layers, extra, pp));
+    middle = (layers + extra) / pp;
+    head = embedding ? middle - 1 : middle;
+    tail = loss ? middle - 1 : middle;
+    how = fmt::format("{} layers and {} counted as a layer split into {} stages of {}", layers,
+                      embedding && loss ? "the embedding and the loss"
+                      : embedding      ? "the embedding"
+                                       : "the loss",
+                      pp, middle);
+  }
+  const long long busiest = std::max({head, middle, tail});
+  if (pp == 2 ? head == tail : head == middle && tail == middle) {
+    ctx.note(*any, fmt::format("{}: {}; every stage holds {} transformer layers, as planned", flag,
+                               how, head));
+    return std::nullopt;
+  }
+  return at(any->where,
+            fmt::format("{}: {}, so the stages hold {} transformer layers on the first, {} on "
+                        "the last and {} on the others: an uneven split, which strategy megatron "
+                        "does not plan (it gives every stage --num-layers / pp). To bound the "
+                        "busiest stage, plan --num-layers {} ({} on each of the {} stages)",
+                        flag, how, head, tail, middle, busiest * pp, busiest, pp));
 }
 
 const std::vector<option>& megatron_table() {
@@ -566,8 +668,8 @@ const std::vector<option>& megatron_table() {
     rows.insert(rows.end(), more.begin(), more.end());
     const auto& fork = megatron_deepspeed_rows();
     rows.insert(rows.end(), fork.begin(), fork.end());
-    const auto& by_group = group_rows();
-    rows.insert(rows.end(), by_group.begin(), by_group.end());
+    const auto& each = megatron_argument_rows();
+    rows.insert(rows.end(), each.begin(), each.end());
     return rows;
   }();
   return table;
@@ -610,7 +712,9 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   if (!launch) return launch.error();
   detail::import_context ctx("megatron", source);
   ctx.out.notes = launch->notes;
+  ctx.chosen_by_arguments = launch->chosen_by_arguments;
   detail::read_flags(ctx, text, launch->args);
+  if (auto err = detail::read_other_names(ctx)) return *err;
   // Where a refusal of the whole launch points: the script's word, else (a plain argument list)
   // its first argument, else the first line.
   const detail::shell_word* anchor = !launch->script.text.empty() ? &launch->script
@@ -628,18 +732,35 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                                   "(docs/job-spec.md)",
                                   script, other));
   if (ctx.find("--num-layers") == nullptr) {
-    std::string unset;
-    for (const auto& w : launch->args)
-      if (w.unresolved && unset.empty()) unset = w.text;
+    // The arguments the script leaves unresolved: one set only in branches its own arguments
+    // choose, standing where a flag would (not a flag's value: `$EXTRA_ARGS`, not `--save
+    // $OUT`), says most, then any other.
+    std::string unset, why;
+    for (std::size_t i = 0; i < launch->args.size(); ++i) {
+      const auto& w = launch->args[i];
+      if (!w.unresolved) continue;
+      const bool standalone = i == 0 || !detail::is_flag(launch->args[i - 1].text) ||
+                              launch->args[i - 1].text.find('=') != std::string::npos;
+      if (const diagnostic* chosen = detail::chosen_by_arguments(ctx, w.text);
+          chosen != nullptr && why.empty() && standalone) {
+        unset = w.text;
+        why = fmt::format("{} (line {})", chosen->message, chosen->line);
+      }
+      if (unset.empty()) unset = w.text;
+    }
     return detail::at(
         script_at,
         "no --num-layers among the Megatron-LM arguments (Megatron requires "
         "--num-layers, --hidden-size, --num-attention-heads and "
         "--max-position-embeddings)" +
             (unset.empty() ? std::string()
-                           : fmt::format("; the arguments include {}, which the script does not "
-                                         "set: write the arguments into the script",
-                                         unset)));
+             : why.empty()
+                 ? fmt::format("; the arguments include {}, which the script does not set: "
+                               "write the arguments into the script",
+                               unset)
+                 : fmt::format("; the arguments include {}: {}; write the arguments into the "
+                               "script",
+                               unset, why)));
   }
   // pretrain_gpt.py's tokenizer when none is named: GPT-2's BPE (args_defaults
   // {'tokenizer_type': 'GPT2BPETokenizer'}, from 2021's pretrain_gpt.py to today's).
@@ -667,6 +788,7 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   if (error) return *error;
   detail::megatron_mesh mesh;
   if (auto err = detail::read_megatron_parallelism(ctx, world, mesh)) return *err;
+  if (auto err = detail::read_pipeline_split(ctx, mesh)) return *err;
   if (auto err = detail::read_megatron_model(ctx, mesh)) return *err;
   if (auto err = detail::read_megatron_batch(ctx, mesh)) return *err;
   if (auto err = detail::read_megatron_interleaving(ctx, mesh)) return *err;
