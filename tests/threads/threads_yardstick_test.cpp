@@ -260,5 +260,21 @@ TEST(ThreadsYardstick, FourthBatchScoredAfterTheThirdsFixes) {
   expect_at_least(fresh, {16, 17});
 }
 
+// Batches 5 and 6, collected sealed from the code (repository owners a-m and n-z) after batch 4's
+// score, and scored once on the rules as they had landed, before anything was changed for them:
+// together the round's first-sight measure (bench/README.md): 10 of 18 top-1 and top-3. The
+// floors are that first score.
+TEST(ThreadsYardstick, FifthBatchAtFirstSight) {
+  const tally fresh = score_all("5", false);
+  ASSERT_GE(fresh.n, 8);
+  expect_at_least(fresh, {5, 5});
+}
+
+TEST(ThreadsYardstick, SixthBatchAtFirstSight) {
+  const tally fresh = score_all("6", false);
+  ASSERT_GE(fresh.n, 10);
+  expect_at_least(fresh, {5, 5});
+}
+
 }  // namespace
 }  // namespace vramscope
