@@ -77,7 +77,7 @@ class lexer {
         advance(2);
       } else if (c == '#') {
         while (pos_ < text_.size() && text_[pos_] != '\n') advance();
-      } else if (ends_statement(c)) {
+      } else if (ends_statement(c) && !redirecting(c)) {
         current.end = c == ';' && peek(1) == ';' ? 'c' : c;
         advance(current.end == 'c' ? 2 : 1);
         finish();
@@ -105,6 +105,10 @@ class lexer {
   }
 
  private:
+  // '&' of a redirection (`2>&1`, `&>> log`), not a statement's end.
+  bool redirecting(char c) const {
+    return c == '&' && (peek(1) == '>' || (pos_ > 0 && text_[pos_ - 1] == '>'));
+  }
   char peek(std::size_t ahead) const {
     return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
   }
@@ -158,7 +162,7 @@ class lexer {
     w.column = column_;
     while (pos_ < text_.size()) {
       const char c = text_[pos_];
-      if (is_blank(c) || ends_statement(c) || (in_array && c == ')')) break;
+      if (is_blank(c) || (ends_statement(c) && !redirecting(c)) || (in_array && c == ')')) break;
       if (const std::size_t prefix = assignment_prefix(w);  // NAME=( opens an array
           c == '(' && !in_array && prefix > 0 && prefix == w.parts[0].value.size())
         break;
@@ -449,9 +453,21 @@ class expander {
       append(value, true);
       return;
     }
+    // A command substitution left as written (`$(nvidia-smi --query-gpu=name | wc -l)`, kept in
+    // a variable) stands for its output: one word, not the words of its command.
     std::size_t i = 0;
+    int depth = 0;
     while (i < value.size()) {
-      if (is_blank(value[i]) || value[i] == '\n') {
+      if (value[i] == '$' && i + 1 < value.size() && value[i + 1] == '(') {
+        ++depth;
+        if (from != nullptr && !started_) cur_.line = from->line, cur_.column = from->column;
+        append("$(", true);
+        i += 2;
+        continue;
+      }
+      if (depth > 0 && value[i] == '(') ++depth;
+      if (depth > 0 && value[i] == ')') --depth;
+      if (depth == 0 && (is_blank(value[i]) || value[i] == '\n')) {
         push();
         while (i < value.size() && (is_blank(value[i]) || value[i] == '\n')) ++i;
         continue;
@@ -531,7 +547,35 @@ struct region {
   bool chosen = false;
   bool is_case = false;
   int line = 0, column = 0;
+  // A condition (or case word) of the script's own values, evaluated: only the branch it takes
+  // is read. `taking`: the branch being read is taken; `taken`: some branch already was.
+  bool evaluated = false;
+  bool taking = true;
+  bool taken = false;
+  std::string subject;  // a case's word
 };
+
+// `text` matches the case pattern `pattern` (`*` any run, `?` one character); nullopt for
+// bracket expressions, which are not read.
+std::optional<bool> glob_match(std::string_view pattern, std::string_view text) {
+  if (pattern.find('[') != std::string_view::npos) return std::nullopt;
+  std::size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p, ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
 
 class interpreter {
  public:
@@ -543,17 +587,20 @@ class interpreter {
     std::vector<shell_word> loose;  // words of commands that start with an option
     for (const auto& s : statements) {
       if (s.array) {
+        if (skipping()) continue;
         if (auto err = assign_array(s)) return err;
         continue;
       }
       std::vector<raw_word> words = s.words;
       const bool arm_ends = s.end == 'c';
       if (!strip_pattern(words, s)) continue;
-      if (!strip_keywords(words, s.line)) {
+      if (!strip_keywords(words, s)) {
         if (arm_ends) awaiting_pattern_ = true;
         continue;
       }
       if (arm_ends) awaiting_pattern_ = true;
+      if (skipping()) continue;
+      strip_redirections(words);
       bool exported = false;
       while (!words.empty() && std::find(declarators.begin(), declarators.end(),
                                          literal_text(words[0])) != declarators.end()) {
@@ -687,30 +734,67 @@ class interpreter {
     notes_.push_back(at(location(source_, text_, line, column), message));
   }
 
-  // Conditionals and loops are read as if every branch ran; their headers are skipped. Those the
-  // script's arguments choose open a region read as not taken (assign, assign_array).
-  bool strip_keywords(std::vector<raw_word>& words, int line) {
+  // Conditionals and loops: their headers are skipped. An `if`/`elif` test of the script's own
+  // values (`[ "$X" = true ]`, `[[ $N -gt 1 ]]`, `[ -z "$Y" ]`) and a `case` of such a word are
+  // evaluated, and only the branch they take is read; other conditionals and loops are read as
+  // if every branch ran (noted). Those the script's arguments choose open a region read as not
+  // taken (assign, assign_array).
+  bool strip_keywords(std::vector<raw_word>& words, const statement& s) {
+    const int line = s.line;
     while (!words.empty()) {
       const std::string first = literal_text(words[0]);
       if (std::find(keywords.begin(), keywords.end(), first) == keywords.end()) return true;
       if (first == "if" || first == "while" || first == "until" || first == "for" ||
           first == "case") {
-        const bool chosen = by_arguments(words);
-        regions_.push_back(region{chosen || in_chosen(), first == "case", line, words[0].column});
+        const bool dead = skipping();
+        const bool chosen = !dead && by_arguments(words);
+        region r;
+        r.chosen = chosen || in_chosen();
+        r.is_case = first == "case";
+        r.line = line;
+        r.column = words[0].column;
+        if (dead) {
+          r.evaluated = true, r.taking = false, r.taken = true;
+        } else if (!r.chosen && first == "if") {
+          if (const auto v = test_value(words, s.end))
+            r.evaluated = true, r.taking = *v, r.taken = *v;
+        } else if (!r.chosen && first == "case") {
+          if (auto subject = case_subject(words))
+            r.evaluated = true, r.taking = false, r.subject = std::move(*subject);
+        }
         if (first == "case") awaiting_pattern_ = true;
-        if (!chosen && !in_chosen_above() && !noted_branches_) {
+        if (!dead && !r.evaluated && !r.chosen && !noted_branches_) {
           note(line, words[0].column,
                fmt::format("\"{}\": vramscope does not run the script; it reads every branch and "
                            "loop body once, in order (later values win)",
                            first));
           noted_branches_ = true;
         }
+        regions_.push_back(std::move(r));
         return false;
       }
-      if (first == "elif") {
-        if (!regions_.empty() && !regions_.back().chosen && by_arguments(words))
-          regions_.back() = region{true, false, line, words[0].column};
+      if (first == "elif" && !regions_.empty()) {
+        region& r = regions_.back();
+        if (!r.chosen && by_arguments(words)) {
+          r = region{};
+          r.chosen = true;
+          r.line = line;
+          r.column = words[0].column;
+        } else if (r.evaluated && r.taken) {
+          r.taking = false;
+        } else if (r.evaluated) {
+          if (const auto v = test_value(words, s.end)) {
+            r.taking = *v, r.taken = *v;
+          } else {
+            r.evaluated = false, r.taking = true;  // the rest is read as before
+          }
+        }
         return false;
+      }
+      if (first == "else" && !regions_.empty() && regions_.back().evaluated &&
+          !regions_.back().is_case) {
+        regions_.back().taking = !regions_.back().taken;
+        regions_.back().taken = true;
       }
       if ((first == "fi" || first == "done" || first == "esac") && !regions_.empty()) {
         if (first == "esac") awaiting_pattern_ = false;
@@ -721,18 +805,143 @@ class interpreter {
     return false;
   }
 
+  // Redirections (`2>&1`, `> log`, `&>> ${LOG}`, `<input`) are not words of the command.
+  static void strip_redirections(std::vector<raw_word>& words) {
+    for (std::size_t i = 0; i < words.size();) {
+      const auto& parts = words[i].parts;
+      const std::string head = !parts.empty() && parts[0].kind == part_kind::text && !parts[0].quoted
+                                   ? parts[0].value
+                                   : "";
+      std::size_t k = 0;
+      while (k < head.size() && std::isdigit(static_cast<unsigned char>(head[k])) != 0) ++k;
+      if (k == 0 && head.rfind("&>", 0) == 0) k = 1;
+      const bool op = k < head.size() && (head[k] == '>' || head[k] == '<');
+      if (!op) {
+        ++i;
+        continue;
+      }
+      std::size_t end = k;
+      while (end < head.size() && (head[end] == '>' || head[end] == '<' || head[end] == '&')) ++end;
+      const bool bare = end == head.size() && parts.size() == 1;  // the target is the next word
+      words.erase(words.begin() + static_cast<std::ptrdiff_t>(i));
+      if (bare && i < words.size()) words.erase(words.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+
+  // Whether a branch not taken encloses the statement being read.
+  bool skipping() const {
+    return std::any_of(regions_.begin(), regions_.end(),
+                       [](const region& r) { return r.evaluated && !r.taking; });
+  }
+
+  // The words' text when every one is the script's own, else nullopt.
+  std::optional<std::vector<std::string>> resolved_texts(const std::vector<raw_word>& words,
+                                                         std::size_t from, std::size_t to) {
+    std::vector<std::string> out;
+    for (std::size_t i = from; i < to; ++i) {
+      const auto fields = expand(words[i], false);
+      if (fields.size() != 1 || fields[0].unresolved) return std::nullopt;
+      out.push_back(fields[0].text);
+    }
+    return out;
+  }
+
+  // The value of an `if`/`elif` header's test: `[ A op B ]`, `[[ A op B ]]` or `test A op B`
+  // with = == != -eq -ne -lt -le -gt -ge, `-z A`, `-n A`, of words the script sets. nullopt for
+  // anything else (a compound test ending the statement at && or ||, a command, a pattern).
+  std::optional<bool> test_value(const std::vector<raw_word>& words, char end) {
+    if (end == '&' || end == '|' || words.size() < 3) return std::nullopt;
+    const std::string open = literal_text(words[1]);
+    const std::string close = literal_text(words.back());
+    std::size_t to = words.size();
+    if ((open == "[" && close == "]") || (open == "[[" && close == "]]")) --to;
+    else if (open != "test") return std::nullopt;
+    const auto t = resolved_texts(words, 2, to);
+    if (!t) return std::nullopt;
+    const auto number = [](const std::string& v) -> std::optional<long long> {
+      if (v.empty() || v.size() > 18 ||
+          v.find_first_not_of("0123456789", v[0] == '-' ? 1 : 0) != std::string::npos)
+        return std::nullopt;
+      return std::stoll(v);
+    };
+    if (t->size() == 2 && ((*t)[0] == "-z" || (*t)[0] == "-n"))
+      return (*t)[0] == "-z" ? (*t)[1].empty() : !(*t)[1].empty();
+    if (t->size() != 3) return std::nullopt;
+    const std::string &a = (*t)[0], &op = (*t)[1], &b = (*t)[2];
+    if (op == "=" || op == "==" || op == "!=") {
+      if (open == "[[" && b.find_first_of("*?[") != std::string::npos) return std::nullopt;
+      return (a == b) == (op != "!=");
+    }
+    const auto x = number(a), y = number(b);
+    if (!x || !y) return std::nullopt;
+    if (op == "-eq") return *x == *y;
+    if (op == "-ne") return *x != *y;
+    if (op == "-lt") return *x < *y;
+    if (op == "-le") return *x <= *y;
+    if (op == "-gt") return *x > *y;
+    if (op == "-ge") return *x >= *y;
+    return std::nullopt;
+  }
+
+  // The word of `case WORD in` when the script sets it.
+  std::optional<std::string> case_subject(const std::vector<raw_word>& words) {
+    if (words.size() != 3 || literal_text(words[2]) != "in") return std::nullopt;
+    const auto t = resolved_texts(words, 1, 2);
+    if (!t) return std::nullopt;
+    return (*t)[0];
+  }
+
   // A case arm's pattern (`--tp)`, `-z|--zero-stage)`, `*)`) where one is expected: dropped from
-  // `words`. Returns false when the whole statement was pattern.
+  // `words`, and in a case whose word is known, whether the arm is taken (the first that
+  // matches). Returns false when the whole statement was pattern.
   bool strip_pattern(std::vector<raw_word>& words, const statement& s) {
     if (!awaiting_pattern_ || regions_.empty() || !regions_.back().is_case || words.empty() ||
         literal_text(words[0]) == "esac")
       return true;
-    if (s.end == '|') return false;  // `-z|` of `-z|--zero-stage)`
+    const auto pattern_text = [&](const raw_word& w) -> std::optional<std::string> {
+      std::string out;
+      for (const auto& p : w.parts) {
+        if (p.kind != part_kind::text) return std::nullopt;
+        out += p.value;
+      }
+      if (out.starts_with('(')) out.erase(0, 1);
+      return out;
+    };
+    if (s.end == '|') {  // `-z|` of `-z|--zero-stage)`
+      patterns_.push_back(pattern_text(words[0]));
+      return false;
+    }
     const auto& last = words[0].parts.back();
     if (last.kind != part_kind::text || !last.value.ends_with(')')) return true;
+    auto final_pattern = pattern_text(words[0]);
+    if (final_pattern) final_pattern->pop_back();  // the ')'
+    patterns_.push_back(final_pattern);
+    region& r = regions_.back();
+    if (r.evaluated && !skipping_above()) {
+      bool match = false, known = true;
+      for (const auto& p : patterns_) {
+        const auto m = p ? glob_match(*p, r.subject) : std::nullopt;
+        if (!m) known = false;
+        match = match || m.value_or(false);
+      }
+      if (!known && !match) {
+        r.evaluated = false, r.taking = true;  // read the rest as before
+      } else {
+        r.taking = !r.taken && match;
+        r.taken = r.taken || match;
+      }
+    }
+    patterns_.clear();
     awaiting_pattern_ = false;
     words.erase(words.begin());
     return !words.empty();
+  }
+
+  // Whether a branch not taken encloses the innermost region.
+  bool skipping_above() const {
+    return regions_.size() > 1 &&
+           std::any_of(regions_.begin(), regions_.end() - 1,
+                       [](const region& r) { return r.evaluated && !r.taking; });
   }
 
   // Whether the words (a conditional's header) read the script's arguments: $1, ${2}, $#, $@,
@@ -954,6 +1163,7 @@ class interpreter {
   bool noted_branches_ = false;
   std::vector<region> regions_;
   bool awaiting_pattern_ = false;          // a case arm's pattern comes next
+  std::vector<std::optional<std::string>> patterns_;  // the arm's patterns so far (nullopt: unread)
   std::set<std::string> from_arguments_;   // variables set from the script's arguments
   std::set<int> noted_regions_;            // lines of chosen regions already noted
   std::vector<std::pair<std::string, diagnostic>> chosen_;
