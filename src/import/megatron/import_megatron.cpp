@@ -131,6 +131,33 @@ maybe_error read_other_names(import_context& ctx) {
     ctx.note(*it, fmt::format("{} is read as {} (Megatron's validate_args)", other, name));
     it->key = name;
   }
+  // microsoft/Megatron-DeepSpeed's names (megatron/arguments.py at f4157bea): DeepSpeed-MoE's
+  // --moe-expert-parallel-size, and --num-key-value-heads (grouped-query attention when fewer
+  // than the heads).
+  for (const auto& [other, name] : {std::pair{"--moe-expert-parallel-size",
+                                              "--expert-model-parallel-size"},
+                                    std::pair{"--num-key-value-heads", "--num-query-groups"}}) {
+    auto it = std::find_if(ctx.entries.begin(), ctx.entries.end(),
+                           [&](const entry& e) { return e.key == other; });
+    if (it == ctx.entries.end() || ctx.find(name) != nullptr) continue;
+    it->key = name;
+    if (std::string(name) == "--num-query-groups" && ctx.find("--group-query-attention") == nullptr) {
+      entry gqa = *it;
+      gqa.key = "--group-query-attention";
+      gqa.value = raw_value{};
+      ctx.entries.push_back(std::move(gqa));
+    }
+  }
+  // Megatron-DeepSpeed's DeepSpeed-Ulysses (microsoft/Megatron-DeepSpeed, arguments.py):
+  // --ds-sequence-parallel-size N splits each sequence over N ranks between the attention's
+  // all-to-alls and takes them from the data-parallel size, as context parallelism does.
+  if (auto it = std::find_if(ctx.entries.begin(), ctx.entries.end(),
+                             [](const entry& e) { return e.key == "--ds-sequence-parallel-size"; });
+      it != ctx.entries.end() && ctx.find("--context-parallel-size") == nullptr) {
+    ctx.note(*it, "DeepSpeed-Ulysses sequence parallelism is planned as context parallelism of "
+                  "the same size: each rank holds the sequence / N tokens between the all-to-alls");
+    it->key = "--context-parallel-size";
+  }
   if (const entry* rotary = ctx.find("--use-rotary-position-embeddings")) {
     entry rope = *rotary;
     rope.key = "--position-embedding-type";
@@ -211,6 +238,63 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
         return 0;
       }
     return 1;
+  }
+  // DeepSpeed's launcher (deepspeed/launcher/runner.py): --num_gpus (--num_accelerators) a node
+  // and --num_nodes; without --num_gpus it runs on every GPU of each node, a count the file does
+  // not have (assumed 8 a node, noted); without --num_nodes, on one node unless a --hostfile
+  // lists more.
+  const bool deepspeed = !words.empty() && (words[0].text == "deepspeed" ||
+                                            words[0].text.ends_with("/deepspeed"));
+  if (deepspeed) {
+    long long counts[] = {0, 0};
+    bool given[] = {false, false};
+    bool hostfile = false;
+    for (std::size_t i = 1; i < words.size(); ++i) {
+      std::string key = words[i].text, value;
+      if (!is_flag(key)) continue;
+      if (const auto eq = key.find('='); eq != std::string::npos)
+        value = key.substr(eq + 1), key.resize(eq);
+      else if (i + 1 < words.size() && !is_flag(words[i + 1].text))
+        value = words[++i].text;
+      std::replace(key.begin() + 2, key.end(), '-', '_');
+      hostfile = hostfile || key == "--hostfile" || key == "-H";
+      const int k = key == "--num_gpus" || key == "--num_accelerators" ? 0
+                    : key == "--num_nodes"                            ? 1
+                                                                      : -1;
+      if (k < 0) continue;
+      ctx.entries.push_back(entry{"deepspeed " + key, {value, {}, false}, false,
+                                  where(words[i])});
+      counts[k] = flag_int(ctx, ctx.entries.back().key, 1, 1, error, max_megatron_degree);
+      given[k] = true;
+      if (error) return 0;
+      static const char* fields[] = {"hardware.gpus_per_node", "hardware.nodes"};
+      if (auto problem = ctx.set(fields[k], std::to_string(counts[k]), ctx.entries.back());
+          !problem.empty()) {
+        error = at(ctx.entries.back().where, problem);
+        return 0;
+      }
+      ctx.entries.pop_back();
+    }
+    if (!given[1] && hostfile) {
+      ctx.note(entry{"deepspeed", {}, false, where(words[0])},
+               "deepspeed with a --hostfile and no --num_nodes runs on every node the hostfile "
+               "lists: the number of nodes is not read from it");
+      return 0;
+    }
+    if (!given[1]) {
+      counts[1] = 1;
+      (void)ctx.set("hardware.nodes", "1", entry{"", {}, false, where(words[0])});
+    }
+    if (!given[0]) {
+      counts[0] = 8;
+      (void)ctx.set("hardware.gpus_per_node", "8", entry{"", {}, false, where(words[0])});
+      ctx.note(entry{"deepspeed", {}, false, where(words[0])},
+               fmt::format("deepspeed without --num_gpus runs on every GPU of each node, which the "
+                           "file does not say: assumed 8 a node x {} node(s); set "
+                           "hardware.gpus_per_node",
+                           counts[1]));
+    }
+    return counts[0] * counts[1];
   }
   if (!torchrun) {
     const std::string name = words.empty() ? launch.script.text : words[0].text;
@@ -544,6 +628,52 @@ const std::vector<option>& megatron_deepspeed_rows() {
            "--valid-num-workers", "--tokenizer-name-or-path", "--data-impl",
            "--loss-on-targets-only", "--reweight-loss-based-on-position-frequency",
            "--noise-density", "--mean-noise-span-length", "--img-dim"});
+    // microsoft/Megatron-DeepSpeed (f4157bea) beyond BigScience's fork.
+    // Read under Megatron-LM's names (read_other_names): DeepSpeed-Ulysses as context
+    // parallelism, DeepSpeed-MoE's expert-parallel size, grouped-query attention's KV heads.
+    out.push_back({"--ds-sequence-parallel-size", handled()});
+    out.push_back({"--moe-expert-parallel-size", handled()});
+    out.push_back({"--num-key-value-heads", handled()});
+    for (const char* f : {"--use-flash-attn-v2", "--use-flash-attn-triton",
+                          "--use-flash-attn-builder"})
+      out.push_back({f, custom(read_megatron_attention)});
+    unplanned({"--fp8-e4m3", "--fp8-hybrid"},
+              "Transformer Engine FP8/FP4 training: float8 weight copies and activations");
+    unplanned({"--mlp-type"}, "residual MoE MLPs (a dense MLP beside the experts)");
+    unplanned({"--topk", "--expert-interval", "--num-experts-switch",
+               "--disable-moe-token-dropping", "--moe-train-capacity-factor",
+               "--moe-eval-capacity-factor", "--moe-min-capacity",
+               "--enable-expert-tensor-parallelism"},
+              "DeepSpeed-MoE's routing and expert capacity");
+    unplanned({"--embedding-weights-in-fp32"}, "fp32 embedding weights");
+    unplanned({"--random-ltd"}, "random layer-token drop: fewer tokens through the middle layers");
+    unplanned({"--ds-sequence-parallel-fpdt", "--ds-sequence-parallel-fpdt-chunk-size",
+               "--ds-sequence-parallel-fpdt-offloading"},
+              "FPDT: attention over chunks of the sequence, offloaded to the host");
+    unplanned({"--no-contiguous-buffers-in-local-ddp"},
+              "the data-parallel wrapper's gradient buffers");
+    unplanned({"--standalone-embedding-stage"}, "the embedding on a pipeline stage of its own");
+    unplanned({"--kd", "--mos"}, "a teacher model for distillation");
+    // No effect on memory: retrieval settings of RETRO (refused), RoPE's base, a layer norm
+    // kernel (it keeps a tensor of the same size), logging, the MoE loss and parameter groups,
+    // kernels of the same tensors (ZB-H1 keeps 1F1B's in-flight activations, tutel, fused Adam),
+    // an inference switch, the non-pipelined model of a pipeline size of 1 (Megatron-DeepSpeed
+    // asserts it), data files and curricula that only shorten sequences, checkpoint loading, and
+    // the distillation settings --kd notes.
+    quiet({"--retro-workdir", "--retro-num-neighbors", "--retro-num-retrieved-chunks",
+           "--retro-return-doc-ids", "--rotary-position-embeddings-theta",
+           "--disable-mem-efficient-ln", "--kill-switch-file", "--log-optimizer-states-to-tensorboard",
+           "--enable-zbh1-pipeline", "--enable-zbh1-exact-semantics", "--moe-loss-coeff",
+           "--create-moe-param-group", "--disable-moe-top2-2nd-expert-sampling", "--ds-inference",
+           "--ds_fused_adam", "--no-pipeline-parallel", "--use-tutel",
+           "--force-ds-sequence-parallel", "--use-dataset-only", "--lr-warmup-tokens",
+           "--load-tag", "--no-load-lr-state", "--aml-data-download-path", "--trust-remote-code",
+           "--train-data-exact-num-epochs", "--return-data-index",
+           "--data-efficiency-curriculum-learning", "--train-idx-path", "--train-desc-path",
+           "--train-doc-idx-path", "--train-sample-idx-path", "--train-shuffle-idx-path",
+           "--repeated-dataloader", "--num-layers-teacher", "--num-experts-teacher",
+           "--hidden-size-teacher", "--num-attention-heads-teacher", "--kd-alpha-ce",
+           "--kd-beta-ce", "--kd-temp", "--reset-iteration", "--load-teacher", "--profile_steps"});
     return out;
   }();
   return rows;
