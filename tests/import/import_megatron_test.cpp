@@ -745,6 +745,33 @@ TEST(ImportMegatron, ValuesChosenByTheScriptsArgumentsAreRefusedAtTheirBranch) {
       << positional;
 }
 
+// microsoft/Megatron-DeepSpeed: DeepSpeed-Ulysses takes its ranks from the data-parallel size
+// (arguments.py: data_parallel_size = world // (pp x tp x ds_sequence_parallel_size)); its MoE
+// and GQA flags are Megatron-LM's under other names; the deepspeed launcher's counts are read.
+TEST(ImportMegatron, MicrosoftMegatronDeepSpeedNamesAndLauncher) {
+  const std::string model =
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 256 "
+      "--seq-length 256 --tokenizer-type GPT2BPETokenizer --micro-batch-size 1";
+  const auto ulysses = import_ok(
+      "deepspeed --num_gpus 8 pretrain_gpt.py --global-batch-size 2 --ds-sequence-parallel-size 4 "
+      "--use-flash-attn-triton --no-pipeline-parallel " +
+      model + "\n");
+  EXPECT_EQ(ulysses.job.training.seq_len, 256u);
+  EXPECT_EQ(ulysses.job.parallel.cp, 4);
+  EXPECT_EQ(ulysses.job.parallel.dp_shard, 2);
+  EXPECT_EQ(ulysses.job.training.gradient_accumulation, 1);
+  EXPECT_EQ(ulysses.job.training.attention, attention_impl::flash);
+  EXPECT_EQ(ulysses.job.hardware.gpus_per_node, 8);
+  EXPECT_NE(find_note(ulysses.notes, "DeepSpeed-Ulysses"), "");
+  EXPECT_EQ(find_note(ulysses.notes, "unknown option"), "");
+  const auto nodes = import_ok("deepspeed --num_nodes=2 --hostfile h pretrain_gpt.py " + model +
+                               " --num-key-value-heads 2 --swiglu\n");
+  EXPECT_EQ(nodes.job.hardware.nodes, 2);
+  EXPECT_EQ(nodes.job.hardware.gpus_per_node, 8);  // assumed, noted
+  EXPECT_NE(find_note(nodes.notes, "deepspeed without --num_gpus"), "");
+  EXPECT_EQ(key_of(nodes.job, "num_key_value_heads"), "2");
+}
+
 TEST(ImportMegatron, MegatronDeepSpeedsZeroStageAndPaddedVocabulary) {
   const std::string model =
       "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n"

@@ -291,6 +291,40 @@ TEST(ShellLaunch, AnIfOnAVariableSetFromAnArgumentIsChosenByIt) {
   EXPECT_EQ(l.chosen_by_arguments[0].second.line, 3);
 }
 
+// A test of the script's own values is evaluated: only the branch it takes is read.
+TEST(ShellLaunch, TestsOfTheScriptsOwnValuesPickTheirBranch) {
+  const auto l = read_ok(
+      "AC=\"false\"\nDEBUG=0\nMODE=dense\n"
+      "if [ \"${AC}\" = \"true\" ]; then\n  X=\"--checkpoint-activations\"\nfi\n"
+      "if [[ $DEBUG -eq 1 ]]; then\n  LAYERS=4\nelif [[ -z \"$MODE\" ]]; then\n  LAYERS=8\n"
+      "else\n  LAYERS=24\nfi\n"
+      "case $MODE in\n  moe|expert*) E=\"--num-experts 8\";;\n  dense) E=\"\";;\n"
+      "  *) E=\"--bad\";;\nesac\n"
+      "torchrun pretrain_gpt.py --num-layers $LAYERS $X $E\n");
+  EXPECT_EQ(texts(l.args), (words{"--num-layers", "24", "$X"}));
+  EXPECT_TRUE(l.args[2].unresolved);  // X is set only in the branch not taken
+  for (const auto& n : l.notes)
+    EXPECT_EQ(n.message.find("reads every branch"), std::string::npos) << n.to_string();
+  // A test of something the script does not set is read as before: every branch, noted.
+  const auto unknown = read_ok(
+      "if [ \"$FLAG\" = on ]; then\n  L=2\nelse\n  L=3\nfi\npython pretrain_gpt.py --num-layers $L\n");
+  EXPECT_EQ(texts(unknown.args), (words{"--num-layers", "3"}));
+  ASSERT_FALSE(unknown.notes.empty());
+  EXPECT_NE(unknown.notes[0].message.find("reads every branch"), std::string::npos);
+}
+
+// Redirections are not arguments, and a command substitution kept in a variable stays one word.
+TEST(ShellLaunch, RedirectionsAndKeptSubstitutions) {
+  const auto l = read_ok(
+      "N=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)\n"
+      "OUT=\"log_g${N}\"\n"
+      "deepspeed pretrain_gpt.py --save $OUT --num-layers 2 2>&1 | tee x.log\n"
+      "python pretrain_gpt.py --other 1 &>> run.log\n");
+  EXPECT_EQ(texts(l.args),
+            (words{"--save", "log_g$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)",
+                   "--num-layers", "2"}));
+}
+
 TEST(ShellLaunch, EvaluatesArithmeticOfTheScriptsOwnNumbers) {
   const auto l = read_ok(
       "GPUS_PER_NODE=8\nNUM_NODES=2\nTP=2\nMBS=4\n"
