@@ -79,8 +79,9 @@ std::string read_zero3_init(import_context& ctx, const entry& e) {
   // DeepSpeedPlugin.__post_init__ (accelerate utils/dataclasses.py): "zero3_init_flag=True is
   // only applicable for ZeRO Stage-3. Setting it to False."
   if (ctx.out.job.parallel.kind != strategy::zero3) {
-    ctx.note(e, "zero3_init_flag applies at ZeRO stage 3 only; accelerate turns it off at a lower "
-                "stage, and so does the plan");
+    ctx.note(e,
+             "zero3_init_flag applies at ZeRO stage 3 only; accelerate turns it off at a lower "
+             "stage, and so does the plan");
     return "";
   }
   ctx.note(e, "zero.Init (parameters partitioned as they are created) is modelled as "
@@ -318,8 +319,9 @@ maybe_error read_strategy(import_context& ctx) {
     // deepspeed_config (zero_optimization: stage: 1) is no launch argument and is never read.
     if (stage == nullptr && ctx.find("deepspeed_config.deepspeed_config_file") == nullptr) {
       kind = "zero2";
-      ctx.note(*e, "no deepspeed_config.zero_stage: accelerate's DeepSpeedPlugin default, ZeRO "
-                   "stage 2");
+      ctx.note(*e,
+               "no deepspeed_config.zero_stage: accelerate's DeepSpeedPlugin default, ZeRO "
+               "stage 2");
     }
   }
   if (kind.empty())

@@ -125,8 +125,13 @@ maybe_error read_model(import_context& ctx) {
   // no preset is a fork's own model: refused at its line, before the file's other options,
   // since its shape is only in the fork's source.
   static constexpr std::string_view titan_models[] = {
-      "llama", "llama2", "llama3", "llama4", "deepseek_v2", "deepseek_v3", "qwen3", "qwen3_5",
-      "gpt_oss", "flux", "kimi_k2_7", "muse_glimmer", "vlm", "transformers_modeling_backend"};
+      "llama",       "llama2",
+      "llama3",      "llama4",
+      "deepseek_v2", "deepseek_v3",
+      "qwen3",       "qwen3_5",
+      "gpt_oss",     "flux",
+      "kimi_k2_7",   "muse_glimmer",
+      "vlm",         "transformers_modeling_backend"};
   const std::string base = n.substr(n.rfind('.') == std::string::npos ? 0 : n.rfind('.') + 1);
   if (!preset && hf == nullptr && name != nullptr &&
       std::find(std::begin(titan_models), std::end(titan_models), base) == std::end(titan_models))

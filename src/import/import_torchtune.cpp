@@ -9,8 +9,8 @@
 #include <vramscope/import/importers.hpp>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
@@ -34,9 +34,9 @@ using maybe_error = std::optional<diagnostic>;
 // The arguments of torchtune's component builders (models/<family>/_component_builders.py:
 // llama2, llama3, llama3_1, mistral, qwen2 ...), which a config may call with a model's shape.
 constexpr const char* shape_arguments[] = {
-    "model.vocab_size", "model.num_layers",      "model.num_heads",  "model.num_kv_heads",
-    "model.embed_dim",  "model.max_seq_len",     "model.intermediate_dim", "model.attn_dropout",
-    "model.norm_eps",   "model.rope_base",       "model.tie_word_embeddings"};
+    "model.vocab_size", "model.num_layers",  "model.num_heads",          "model.num_kv_heads",
+    "model.embed_dim",  "model.max_seq_len", "model.intermediate_dim",   "model.attn_dropout",
+    "model.norm_eps",   "model.rope_base",   "model.tie_word_embeddings"};
 
 // A component builder called with the model's shape: the Hugging Face config.json of the same
 // tensors (llama's, qwen2's with its q/k/v biases), inline. torchtune's llama2 and llama3
@@ -44,8 +44,8 @@ constexpr const char* shape_arguments[] = {
 // 8 x embed_dim / 3 rounded up to a multiple of 256 (models/llama2/_model_utils.py).
 maybe_error read_component_model(import_context& ctx, const entry& e, const std::string& builder) {
   static constexpr std::pair<std::string_view, std::string_view> families[] = {
-      {"llama2", "llama"}, {"llama3", "llama"}, {"llama3_1", "llama"}, {"llama3_2", "llama"},
-      {"code_llama2", "llama"}, {"mistral", "llama"}, {"qwen2", "qwen2"}, {"qwen2_5", "qwen2"}};
+      {"llama2", "llama"},      {"llama3", "llama"},  {"llama3_1", "llama"}, {"llama3_2", "llama"},
+      {"code_llama2", "llama"}, {"mistral", "llama"}, {"qwen2", "qwen2"},    {"qwen2_5", "qwen2"}};
   const auto family = std::find_if(std::begin(families), std::end(families),
                                    [&](const auto& f) { return f.first == builder; });
   if (family == std::end(families)) {
@@ -69,8 +69,8 @@ maybe_error read_component_model(import_context& ctx, const entry& e, const std:
     char* end = nullptr;
     const long long v = std::strtoll(a->value.text.c_str(), &end, 10);
     if ((a->value.text.empty() || *end != '\0' || v < 1 || v > (1LL << 32)) && !error)
-      error = at(a->where, fmt::format("{}: expected a whole number, got \"{}\"", key,
-                                       a->value.text));
+      error =
+          at(a->where, fmt::format("{}: expected a whole number, got \"{}\"", key, a->value.text));
     return v;
   };
   const long long layers = number("model.num_layers", std::nullopt);
@@ -383,7 +383,7 @@ const std::vector<option>& torchtune_table() {
         {"data_parallel_shard_dim", custom(read_shard_dim)},
         {"data_parallel_replicate_dim", maps_to("parallel.dp_replicate")},
         {"context_parallel_dim", maps_to("parallel.cp")},
-        {"ac_mode", handled()},    // read_ac_mode, after the table
+        {"ac_mode", handled()},  // read_ac_mode, after the table
         {"ac_option", handled()},
         {"enable_fp8_training", custom(read_tune_fp8)},
         {"fp8_recipe_name", handled()},

@@ -809,9 +809,9 @@ class interpreter {
   static void strip_redirections(std::vector<raw_word>& words) {
     for (std::size_t i = 0; i < words.size();) {
       const auto& parts = words[i].parts;
-      const std::string head = !parts.empty() && parts[0].kind == part_kind::text && !parts[0].quoted
-                                   ? parts[0].value
-                                   : "";
+      const std::string head =
+          !parts.empty() && parts[0].kind == part_kind::text && !parts[0].quoted ? parts[0].value
+                                                                                 : "";
       std::size_t k = 0;
       while (k < head.size() && std::isdigit(static_cast<unsigned char>(head[k])) != 0) ++k;
       if (k == 0 && head.rfind("&>", 0) == 0) k = 1;
@@ -854,8 +854,10 @@ class interpreter {
     const std::string open = literal_text(words[1]);
     const std::string close = literal_text(words.back());
     std::size_t to = words.size();
-    if ((open == "[" && close == "]") || (open == "[[" && close == "]]")) --to;
-    else if (open != "test") return std::nullopt;
+    if ((open == "[" && close == "]") || (open == "[[" && close == "]]"))
+      --to;
+    else if (open != "test")
+      return std::nullopt;
     const auto t = resolved_texts(words, 2, to);
     if (!t) return std::nullopt;
     const auto number = [](const std::string& v) -> std::optional<long long> {
@@ -969,7 +971,8 @@ class interpreter {
 
   // The outermost region the arguments choose: where a refusal points.
   const region& choosing_region() const {
-    return *std::find_if(regions_.begin(), regions_.end(), [](const region& r) { return r.chosen; });
+    return *std::find_if(regions_.begin(), regions_.end(),
+                         [](const region& r) { return r.chosen; });
   }
 
   std::string line_text(int line) const {
@@ -1007,7 +1010,8 @@ class interpreter {
     }
     vars_[name] = {shell_word{"$" + name, line, column, true}};
     from_arguments_.insert(name);
-    if (std::none_of(chosen_.begin(), chosen_.end(), [&](const auto& c) { return c.first == name; }))
+    if (std::none_of(chosen_.begin(), chosen_.end(),
+                     [&](const auto& c) { return c.first == name; }))
       chosen_.emplace_back(
           name, at(location(source_, text_, r.line, r.column),
                    fmt::format("{} is set only in branches of \"{}\", which the script's "
@@ -1162,10 +1166,10 @@ class interpreter {
   bool over_ = false;    // an expansion ran past left_ or max_shell_word_bytes
   bool noted_branches_ = false;
   std::vector<region> regions_;
-  bool awaiting_pattern_ = false;          // a case arm's pattern comes next
+  bool awaiting_pattern_ = false;                     // a case arm's pattern comes next
   std::vector<std::optional<std::string>> patterns_;  // the arm's patterns so far (nullopt: unread)
-  std::set<std::string> from_arguments_;   // variables set from the script's arguments
-  std::set<int> noted_regions_;            // lines of chosen regions already noted
+  std::set<std::string> from_arguments_;              // variables set from the script's arguments
+  std::set<int> noted_regions_;                       // lines of chosen regions already noted
   std::vector<std::pair<std::string, diagnostic>> chosen_;
 };
 

@@ -614,17 +614,17 @@ TEST(ImportMegatron, AnOptionFromAStringVariableIsLocatedWhereItIsWritten) {
 // also holds harmless ones is noted, a harmless one of a group that also holds memory options
 // is quiet, and neither is called unknown.
 TEST(ImportMegatron, ArgumentsAreClassifiedOneByOne) {
-  const auto imported = import_ok(
-      small_model +
-      "--freeze-all-layers\n--inference-max-requests 4\n--enable-cuda-graph\n"
-      "--use-checkpoint-args\n--muon-momentum 0.9\n--fp32-residual-connection\n"
-      "--log-throughput\n--num-classes 10\n");
+  const auto imported =
+      import_ok(small_model +
+                "--freeze-all-layers\n--inference-max-requests 4\n--enable-cuda-graph\n"
+                "--use-checkpoint-args\n--muon-momentum 0.9\n--fp32-residual-connection\n"
+                "--log-throughput\n--num-classes 10\n");
   EXPECT_NE(find_note(imported.notes, "\"--freeze-all-layers\" changes memory"), "");
   EXPECT_NE(find_note(imported.notes, "\"--enable-cuda-graph\" changes memory"), "");
   EXPECT_NE(find_note(imported.notes, "\"--use-checkpoint-args\" changes memory"), "");
   EXPECT_NE(find_note(imported.notes, "\"--fp32-residual-connection\" changes memory"), "");
-  for (const char* quiet : {"--inference-max-requests", "--muon-momentum", "--log-throughput",
-                            "--num-classes"}) {
+  for (const char* quiet :
+       {"--inference-max-requests", "--muon-momentum", "--log-throughput", "--num-classes"}) {
     EXPECT_NE(find_note(imported.no_effect, std::string("\"") + quiet + "\""), "") << quiet;
     EXPECT_EQ(find_note(imported.notes, quiet), "") << quiet;
   }
@@ -646,8 +646,7 @@ TEST(ImportMegatron, OtherNamesOfLayersLengthAndRope) {
   EXPECT_EQ(key_of(imported.job, "model_type"), "\"gpt_neox\"");  // rotary: GPT-NeoX's layout
   EXPECT_NE(find_note(imported.notes, "--encoder-num-layers is read as --num-layers"), "");
   const std::string both = import_error(small_model + "--encoder-seq-length 64\n");
-  EXPECT_EQ(both.rfind("args.txt:3:1: --encoder-seq-length and --seq-length are both given", 0),
-            0u)
+  EXPECT_EQ(both.rfind("args.txt:3:1: --encoder-seq-length and --seq-length are both given", 0), 0u)
       << both;
 }
 
@@ -676,28 +675,27 @@ TEST(ImportMegatron, UnevenPipelineSplitsAreRefusedAtTheirFlag) {
                                      2));
   EXPECT_EQ(even.job.parallel.pp, 2);
   EXPECT_NE(find_note(even.notes, "every stage holds 12 transformer layers"), "");
-  const std::string first = import_error(
-      launch("--num-layers 30 --pipeline-model-parallel-size 4\n" + shape +
-                 "--decoder-first-pipeline-num-layers 6\n",
-             4));
+  const std::string first =
+      import_error(launch("--num-layers 30 --pipeline-model-parallel-size 4\n" + shape +
+                              "--decoder-first-pipeline-num-layers 6\n",
+                          4));
   EXPECT_NE(first.find("args.txt:5:1: --decoder-first-pipeline-num-layers 6: 6 on the first "
                        "stage, 8 on the last, 8 on each other"),
             std::string::npos)
       << first;
   EXPECT_NE(first.find("plan --num-layers 32"), std::string::npos) << first;
-  const auto same = import_ok(launch("--num-layers 32 --pipeline-model-parallel-size 4\n" +
-                                         shape + "--decoder-last-pipeline-num-layers 8\n",
+  const auto same = import_ok(launch("--num-layers 32 --pipeline-model-parallel-size 4\n" + shape +
+                                         "--decoder-last-pipeline-num-layers 8\n",
                                      4));
   EXPECT_EQ(same.job.parallel.pp, 4);
-  const std::string loss = import_error(
-      launch("--num-layers 31 --pipeline-model-parallel-size 4\n" + shape +
-                 "--account-for-loss-in-pipeline-split\n",
-             4));
+  const std::string loss =
+      import_error(launch("--num-layers 31 --pipeline-model-parallel-size 4\n" + shape +
+                              "--account-for-loss-in-pipeline-split\n",
+                          4));
   EXPECT_NE(loss.find("8 transformer layers on the first, 7 on the last and 8 on the others"),
             std::string::npos)
       << loss;
-  const std::string params = import_error(
-      launch(model + "--pp-partition-method parameters\n", 12));
+  const std::string params = import_error(launch(model + "--pp-partition-method parameters\n", 12));
   EXPECT_NE(params.find("use type:transformer"), std::string::npos) << params;
 }
 

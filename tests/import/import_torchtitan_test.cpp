@@ -510,8 +510,8 @@ TEST(ImportTorchtitan, AForksOwnModelIsRefusedAtItsName) {
             0u)
       << fork.error().to_string();
   // An experiment's model keeps its name for the plan to resolve or refuse.
-  const auto experiment = import_config_text(
-      "[model]\nname = \"simple_fsdp.llama3\"\nflavor = \"8B\"\n", "exp.toml");
+  const auto experiment =
+      import_config_text("[model]\nname = \"simple_fsdp.llama3\"\nflavor = \"8B\"\n", "exp.toml");
   EXPECT_TRUE(experiment) << experiment.error().to_string();
 }
 

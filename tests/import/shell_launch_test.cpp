@@ -219,7 +219,8 @@ TEST(ShellLaunch, SbatchGpuRequestsSetSlurmsGpuCounts) {
   const auto per_node = read_ok(
       "#SBATCH --gpus-per-node=4\n"
       "torchrun --nproc-per-node $SLURM_GPUS_PER_NODE --nnodes 1 pretrain_gpt.py\n");
-  EXPECT_EQ(texts(per_node.launcher), (words{"torchrun", "--nproc-per-node", "4", "--nnodes", "1"}));
+  EXPECT_EQ(texts(per_node.launcher),
+            (words{"torchrun", "--nproc-per-node", "4", "--nnodes", "1"}));
   EXPECT_FALSE(per_node.launcher[2].unresolved);
   const auto typed = read_ok(
       "#SBATCH --gpus-per-node h100:8\n"
@@ -230,7 +231,8 @@ TEST(ShellLaunch, SbatchGpuRequestsSetSlurmsGpuCounts) {
       "torchrun --nproc_per_node $SLURM_GPUS_ON_NODE pretrain_gpt.py\n");
   EXPECT_EQ(texts(gres.launcher), (words{"torchrun", "--nproc_per_node", "2"}));
   EXPECT_TRUE(gres.sbatch_tasks_per_node.text.empty());
-  const auto one = read_ok("#SBATCH --gres=gpu\ntorchrun --nproc_per_node $SLURM_GPUS_ON_NODE p.py\n");
+  const auto one =
+      read_ok("#SBATCH --gres=gpu\ntorchrun --nproc_per_node $SLURM_GPUS_ON_NODE p.py\n");
   EXPECT_EQ(texts(one.launcher), (words{"torchrun", "--nproc_per_node", "1"}));
   // --gres sets no SLURM_GPUS_PER_NODE (sbatch sets it for --gpus-per-node only).
   const auto not_per_node = read_ok(
@@ -242,17 +244,17 @@ TEST(ShellLaunch, SbatchGpuRequestsSetSlurmsGpuCounts) {
 // the arguments it is run with, which a file does not have: read as run without them.
 TEST(ShellLaunch, ACaseOnTheScriptsArgumentsIsReadAsNotTaken) {
   const auto l = read_ok(
-      "TP=8\n"                                   // 1
-      "while [[ $# -gt 0 ]]; do\n"               // 2
-      "  case $1 in\n"                           // 3
-      "    --tp) TP=\"$2\"; shift; shift;;\n"    // 4
-      "    -z|--zero-stage)\n"                   // 5
-      "    ZERO=$2;\n"                           // 6
-      "    shift\n"                              // 7
-      "    ;;\n"                                 // 8
-      "    *) echo unknown $1; exit 1;;\n"       // 9
-      "  esac\n"                                 // 10
-      "done\n"                                   // 11
+      "TP=8\n"                                 // 1
+      "while [[ $# -gt 0 ]]; do\n"             // 2
+      "  case $1 in\n"                         // 3
+      "    --tp) TP=\"$2\"; shift; shift;;\n"  // 4
+      "    -z|--zero-stage)\n"                 // 5
+      "    ZERO=$2;\n"                         // 6
+      "    shift\n"                            // 7
+      "    ;;\n"                               // 8
+      "    *) echo unknown $1; exit 1;;\n"     // 9
+      "  esac\n"                               // 10
+      "done\n"                                 // 11
       "torchrun pretrain_gpt.py --tp $TP --zero $ZERO\n");
   EXPECT_EQ(texts(l.args), (words{"--tp", "8", "--zero", "$ZERO"}));
   EXPECT_FALSE(l.args[1].unresolved);
@@ -265,8 +267,8 @@ TEST(ShellLaunch, ACaseOnTheScriptsArgumentsIsReadAsNotTaken) {
             std::string::npos);
   // The kept value is noted at the loop; the patterns are no arguments.
   bool noted = false;
-  for (const auto& n : l.notes) noted = noted || (n.line == 2 && n.message.find("TP = 8") !=
-                                                                     std::string::npos);
+  for (const auto& n : l.notes)
+    noted = noted || (n.line == 2 && n.message.find("TP = 8") != std::string::npos);
   EXPECT_TRUE(noted);
 }
 
@@ -279,7 +281,7 @@ TEST(ShellLaunch, AnIfOnAVariableSetFromAnArgumentIsChosenByIt) {
       "elif [ $ENV = dlc ]; then\n"
       "  GPUS=${KUBERNETES_GPUS}\n"
       "fi\n"
-      "if [ $MODE = dsw ]; then\n"   // MODE has its default: an ordinary branch
+      "if [ $MODE = dsw ]; then\n"  // MODE has its default: an ordinary branch
       "  LAYERS=4\n"
       "fi\n"
       "torchrun --nproc_per_node $GPUS pretrain_gpt.py --num-layers $LAYERS\n");
@@ -307,7 +309,8 @@ TEST(ShellLaunch, TestsOfTheScriptsOwnValuesPickTheirBranch) {
     EXPECT_EQ(n.message.find("reads every branch"), std::string::npos) << n.to_string();
   // A test of something the script does not set is read as before: every branch, noted.
   const auto unknown = read_ok(
-      "if [ \"$FLAG\" = on ]; then\n  L=2\nelse\n  L=3\nfi\npython pretrain_gpt.py --num-layers $L\n");
+      "if [ \"$FLAG\" = on ]; then\n  L=2\nelse\n  L=3\nfi\npython pretrain_gpt.py --num-layers "
+      "$L\n");
   EXPECT_EQ(texts(unknown.args), (words{"--num-layers", "3"}));
   ASSERT_FALSE(unknown.notes.empty());
   EXPECT_NE(unknown.notes[0].message.find("reads every branch"), std::string::npos);

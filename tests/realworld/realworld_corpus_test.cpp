@@ -264,11 +264,12 @@ TEST(RealworldFirstSight, WritesWhatTheReadersMakeOfTheBatch) {
 TEST(RealworldManifest, EveryConfigRefusalNamesItsLine) {
   for (const auto& [rel, entry] : manifest().items()) {
     const std::string kind = entry.value("kind", "");
-    if (kind != "accelerate" && kind != "deepspeed" && kind != "megatron" &&
-        kind != "torchtitan" && kind != "torchtune")
+    if (kind != "accelerate" && kind != "deepspeed" && kind != "megatron" && kind != "torchtitan" &&
+        kind != "torchtune")
       continue;
-    for (const auto& [field, prefix] : {std::pair{"refused", std::string()},
-                                        std::pair{"plan_refused", std::string("vramscope plan: ")}}) {
+    for (const auto& [field, prefix] :
+         {std::pair{"refused", std::string()},
+          std::pair{"plan_refused", std::string("vramscope plan: ")}}) {
       if (!entry.contains(field)) continue;
       const std::string text = entry[field].get<std::string>();
       const std::regex located("^" + prefix + "[^:]*" + ":[0-9]+:[0-9]+: .+");

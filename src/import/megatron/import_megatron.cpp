@@ -141,7 +141,8 @@ maybe_error read_other_names(import_context& ctx) {
                            [&](const entry& e) { return e.key == other; });
     if (it == ctx.entries.end() || ctx.find(name) != nullptr) continue;
     it->key = name;
-    if (std::string(name) == "--num-query-groups" && ctx.find("--group-query-attention") == nullptr) {
+    if (std::string(name) == "--num-query-groups" &&
+        ctx.find("--group-query-attention") == nullptr) {
       entry gqa = *it;
       gqa.key = "--group-query-attention";
       gqa.value = raw_value{};
@@ -154,8 +155,9 @@ maybe_error read_other_names(import_context& ctx) {
   if (auto it = std::find_if(ctx.entries.begin(), ctx.entries.end(),
                              [](const entry& e) { return e.key == "--ds-sequence-parallel-size"; });
       it != ctx.entries.end() && ctx.find("--context-parallel-size") == nullptr) {
-    ctx.note(*it, "DeepSpeed-Ulysses sequence parallelism is planned as context parallelism of "
-                  "the same size: each rank holds the sequence / N tokens between the all-to-alls");
+    ctx.note(*it,
+             "DeepSpeed-Ulysses sequence parallelism is planned as context parallelism of "
+             "the same size: each rank holds the sequence / N tokens between the all-to-alls");
     it->key = "--context-parallel-size";
   }
   if (const entry* rotary = ctx.find("--use-rotary-position-embeddings")) {
@@ -662,7 +664,8 @@ const std::vector<option>& megatron_deepspeed_rows() {
     // the distillation settings --kd notes.
     quiet({"--retro-workdir", "--retro-num-neighbors", "--retro-num-retrieved-chunks",
            "--retro-return-doc-ids", "--rotary-position-embeddings-theta",
-           "--disable-mem-efficient-ln", "--kill-switch-file", "--log-optimizer-states-to-tensorboard",
+           "--disable-mem-efficient-ln", "--kill-switch-file",
+           "--log-optimizer-states-to-tensorboard",
            "--enable-zbh1-pipeline", "--enable-zbh1-exact-semantics", "--moe-loss-coeff",
            "--create-moe-param-group", "--disable-moe-top2-2nd-expert-sampling", "--ds-inference",
            "--ds_fused_adam", "--no-pipeline-parallel", "--use-tutel",

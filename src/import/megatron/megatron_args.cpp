@@ -15,8 +15,8 @@ bool flag_given(const import_context& ctx, const std::string& flag) {
 const diagnostic* chosen_by_arguments(const import_context& ctx, const std::string& text) {
   for (const auto& [name, where] : ctx.chosen_by_arguments) {
     for (auto at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
-      const bool dollar = (at >= 1 && text[at - 1] == '$') || (at >= 2 && text[at - 1] == '{' &&
-                                                                text[at - 2] == '$');
+      const bool dollar = (at >= 1 && text[at - 1] == '$') ||
+                          (at >= 2 && text[at - 1] == '{' && text[at - 2] == '$');
       const char after = at + name.size() < text.size() ? text[at + name.size()] : ' ';
       if (dollar && !(std::isalnum(static_cast<unsigned char>(after)) != 0 || after == '_'))
         return &where;
@@ -49,8 +49,8 @@ long long flag_int(const import_context& ctx, const std::string& flag, long long
     error = at(e->where,
                fmt::format("{}: expected a value (a whole number of at least {})", flag, min));
   else if (const diagnostic* chosen = chosen_by_arguments(ctx, text))
-    error = at(*chosen, fmt::format("{}: \"{}\": {}; write the number into the script", flag,
-                                    text, chosen->message));
+    error = at(*chosen, fmt::format("{}: \"{}\": {}; write the number into the script", flag, text,
+                                    chosen->message));
   else if (positional(text))
     error = at(e->where, fmt::format("{}: \"{}\" is an argument given to the script when it is "
                                      "run, which a file does not have; write the number",
