@@ -120,7 +120,10 @@ void read_flags(import_context& ctx, std::string_view text, const std::vector<sh
 maybe_error read_other_names(import_context& ctx) {
   static constexpr std::pair<const char*, const char*> same[] = {
       {"--encoder-num-layers", "--num-layers"}, {"--encoder-seq-length", "--seq-length"}};
-  for (const auto& [other, name] : same) {
+  for (const auto& pair : same) {
+    // Named, not a structured binding: clang 14 (the fuzz build) cannot capture one.
+    const char* other = pair.first;
+    const char* name = pair.second;
     auto it = std::find_if(ctx.entries.begin(), ctx.entries.end(),
                            [&](const entry& e) { return e.key == other; });
     if (it == ctx.entries.end()) continue;
@@ -134,9 +137,10 @@ maybe_error read_other_names(import_context& ctx) {
   // microsoft/Megatron-DeepSpeed's names (megatron/arguments.py at f4157bea): DeepSpeed-MoE's
   // --moe-expert-parallel-size, and --num-key-value-heads (grouped-query attention when fewer
   // than the heads).
-  for (const auto& [other, name] : {std::pair{"--moe-expert-parallel-size",
-                                              "--expert-model-parallel-size"},
-                                    std::pair{"--num-key-value-heads", "--num-query-groups"}}) {
+  for (const auto& pair : {std::pair{"--moe-expert-parallel-size", "--expert-model-parallel-size"},
+                           std::pair{"--num-key-value-heads", "--num-query-groups"}}) {
+    const char* other = pair.first;
+    const char* name = pair.second;
     auto it = std::find_if(ctx.entries.begin(), ctx.entries.end(),
                            [&](const entry& e) { return e.key == other; });
     if (it == ctx.entries.end() || ctx.find(name) != nullptr) continue;
