@@ -85,10 +85,19 @@ maybe_error read_component_model(import_context& ctx, const entry& e, const std:
     return at(ctx.find("model.num_heads")->where,
               fmt::format("model.num_heads {} with num_kv_heads {} does not split embed_dim {}",
                           heads, kv, dim));
-  const auto text_of = [&](const char* key, const char* fallback) {
+  const auto real = [&](const char* key, double fallback) -> double {
     const entry* a = ctx.find(key);
-    return a == nullptr || a->value.text.empty() ? std::string(fallback) : a->value.text;
+    if (a == nullptr || a->value.text.empty()) return fallback;
+    char* end = nullptr;
+    const double v = std::strtod(a->value.text.c_str(), &end);
+    if ((*end != '\0' || !(v > 0)) && !error)
+      error = at(a->where, fmt::format("{}: expected a positive number, got \"{}\"", key,
+                                       a->value.text));
+    return v;
   };
+  const double eps = real("model.norm_eps", 1e-5);
+  const double theta = real("model.rope_base", builder == "llama2" ? 10000.0 : 500000.0);
+  if (error) return error;
   bool tied = builder == "llama3_2" || builder == "qwen2" || builder == "qwen2_5";
   if (const entry* t = ctx.find("model.tie_word_embeddings"))
     if (auto problem = parse_bool_text(t->value.text, tied); !problem.empty())
@@ -111,9 +120,8 @@ maybe_error read_component_model(import_context& ctx, const entry& e, const std:
   key("num_key_value_heads", kv, "model.num_kv_heads");
   key("intermediate_size", mlp, "model.intermediate_dim");
   key("max_position_embeddings", positions, "model.max_seq_len");
-  key("rms_norm_eps", std::stod(text_of("model.norm_eps", "1e-5")), "model.norm_eps");
-  key("rope_theta", std::stod(text_of("model.rope_base", builder == "llama2" ? "10000" : "500000")),
-      "model.rope_base");
+  key("rms_norm_eps", eps, "model.norm_eps");
+  key("rope_theta", theta, "model.rope_base");
   key("tie_word_embeddings", tied, "model.tie_word_embeddings");
   key("hidden_act", std::string("silu"), nullptr);
   job.provenance.set_at["model"] = e.where;

@@ -861,8 +861,9 @@ class interpreter {
     const auto t = resolved_texts(words, 2, to);
     if (!t) return std::nullopt;
     const auto number = [](const std::string& v) -> std::optional<long long> {
-      if (v.empty() || v.size() > 18 ||
-          v.find_first_not_of("0123456789", v[0] == '-' ? 1 : 0) != std::string::npos)
+      const std::size_t digits = v.starts_with('-') ? 1 : 0;
+      if (v.size() <= digits || v.size() > 18 ||
+          v.find_first_not_of("0123456789", digits) != std::string::npos)
         return std::nullopt;
       return std::stoll(v);
     };

@@ -1,7 +1,10 @@
 #include "import/shell_launch.hpp"
 
+#include <vramscope/import/importers.hpp>
+
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -326,6 +329,30 @@ TEST(ShellLaunch, RedirectionsAndKeptSubstitutions) {
   EXPECT_EQ(texts(l.args),
             (words{"--save", "log_g$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)",
                    "--num-layers", "2"}));
+}
+
+// Conditionals of any shape, matched or not, never crash the reader or the importer (a fixed
+// pseudo-random mix of the tokens the branch code treats specially).
+TEST(ShellLaunch, BranchesOfAnyShapeNeverCrash) {
+  const std::vector<std::string> pieces{
+      "if", "elif", "else", "fi", "then", "case", "esac", "in", "while", "do", "done", "[", "]",
+      "[[", "]]", "test", "-z", "-n", "-eq", "-gt", "=", "==", "!=", "-", "--", "$1", "$#",
+      "\"$X\"", "X=1", "X=$1", "Y=", "A=(--a 1)", "a|", "b)", "*)", ")", "(", ";;", ";", "|",
+      "&", "2>&1", ">", "&>>", "$(cmd --x)", "--num-layers", "2", "\n", "torchrun",
+      "pretrain_gpt.py", "${A[@]}", "$X"};
+  std::uint64_t state = 0x9e3779b97f4a7c15ULL;
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    const int length = 4 + round % 40;
+    for (int i = 0; i < length; ++i) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      text += pieces[(state >> 33) % pieces.size()];
+      text += (state >> 20) % 3 == 0 ? "\n" : " ";
+    }
+    (void)read_shell_launch(text, "fuzz.sh");
+    (void)import_config_text(text, "fuzz.sh");
+  }
+  SUCCEED();
 }
 
 TEST(ShellLaunch, EvaluatesArithmeticOfTheScriptsOwnNumbers) {
