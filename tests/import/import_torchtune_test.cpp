@@ -313,6 +313,16 @@ TEST(ImportTorchtune, AComponentBuilderWithAShapeIsThatModel) {
   auto model = load_model_of(imported->job, "");
   ASSERT_TRUE(model) << model.error().to_string();
   EXPECT_EQ(model->parameters(), 1'100'048'384u);  // TinyLlama-1.1B
+  const auto bad = import_config_text(
+      "model:\n  _component_: torchtune.models.llama3.llama3\n  vocab_size: 32000\n"
+      "  num_layers: 2\n  num_heads: 4\n  embed_dim: 64\n  norm_eps: small\n",
+      "bad.yaml");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().to_string().rfind("bad.yaml:7:3: model.norm_eps: expected a positive "
+                                          "number, got \"small\"",
+                                          0),
+            0u)
+      << bad.error().to_string();
   const auto other = import_config_text(
       "model:\n  _component_: torchtune.models.phi3.phi3\n  num_layers: 2\n", "phi.yaml");
   ASSERT_FALSE(other);
