@@ -192,6 +192,20 @@ TEST(ImportMegatron, ReadsTheFlagNamesOf2020) {
             "args.txt:4:1: --batch-size: expected a whole number of at least 1, got \"0\"");
 }
 
+// Megatron-LM 2.6 (2021-08) named --recompute-method and --recompute-num-layers
+// --activations-checkpoint-method and --activations-checkpoint-num-layers, under
+// --checkpoint-activations: block recompute of 1 of a stage's 2 layers is every 2nd block.
+TEST(ImportMegatron, ReadsTheRecomputeNamesOf2021) {
+  const imported_job imported = import_ok(launch(
+      small_model + "--checkpoint-activations --activations-checkpoint-method block "
+                    "--activations-checkpoint-num-layers 1 --fp32-allreduce\n"));
+  EXPECT_EQ(imported.job.training.activation_checkpointing, checkpointing::selective);
+  EXPECT_EQ(imported.job.training.checkpoint_every, 2);
+  EXPECT_NE(find_note(imported.notes, "Megatron-LM 2.6's name of --recompute-method"), "");
+  EXPECT_NE(find_note(imported.notes, "\"--fp32-allreduce\" changes memory"), "");
+  EXPECT_EQ(find_note(imported.notes, "unknown option"), "");
+}
+
 // torchrun's flags that reach the command through a string run by `bash -c` are located where
 // the script writes them (swiss-ai's submit-llama3-8b.sh: TORCHRUN_ARGS=( --nproc-per-node
 // $SLURM_GPUS_PER_NODE ... ), CMD="torchrun ${TORCHRUN_ARGS[@]} ...", srun bash -c "$CMD").

@@ -134,6 +134,19 @@ maybe_error read_other_names(import_context& ctx) {
     ctx.note(*it, fmt::format("{} is read as {} (Megatron's validate_args)", other, name));
     it->key = name;
   }
+  // Megatron-LM 2.6's names (arguments.py at 3860e99526, 2021-08-27) of --recompute-method and
+  // --recompute-num-layers, which acted with --checkpoint-activations.
+  for (const auto& pair :
+       {std::pair{"--activations-checkpoint-method", "--recompute-method"},
+        std::pair{"--activations-checkpoint-num-layers", "--recompute-num-layers"}}) {
+    const char* older = pair.first;
+    const char* name = pair.second;
+    auto it = std::find_if(ctx.entries.begin(), ctx.entries.end(),
+                           [&](const entry& e) { return e.key == older; });
+    if (it == ctx.entries.end() || ctx.find(name) != nullptr) continue;
+    ctx.note(*it, fmt::format("{} is Megatron-LM 2.6's name of {}: read as such", older, name));
+    it->key = name;
+  }
   // microsoft/Megatron-DeepSpeed's names (megatron/arguments.py at f4157bea): DeepSpeed-MoE's
   // --moe-expert-parallel-size, and --num-key-value-heads (grouped-query attention when fewer
   // than the heads).
@@ -368,6 +381,9 @@ constexpr const char* read_by_code[] = {"--tensor-model-parallel-size",
                                         "--batch-size",  // the micro batch, to 2020-12
                                         "--model-parallel-size",  // tp, to 2020-10
                                         "--num-microbatches-in-minibatch",  // to 2020-12
+                                        // 2.6's --recompute-method / --recompute-num-layers
+                                        "--activations-checkpoint-method",
+                                        "--activations-checkpoint-num-layers",
                                         "--seq-length",
                                         "--bf16",
                                         "--fp16",

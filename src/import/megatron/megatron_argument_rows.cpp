@@ -3,8 +3,9 @@
 // list), or not modelled with the reason its note gives. Only the argparse groups whose every
 // flag is about logging, restarts or other scripts are classified as a group
 // (megatron_quiet_groups). The flags are those of tests/data/options/megatron_options.txt
-// (megatron/training/arguments.py at d98e8a64dd and core_r0.11.0); a flag of another group
-// without a row here is a failure of the option-list test.
+// (megatron/training/arguments.py at d98e8a64dd and core_r0.11.0, and megatron/arguments.py of
+// the releases 2.6, 2.0 and 1.0); a flag of another group without a row here is a failure of the
+// option-list test.
 #include "import/megatron/megatron_args.hpp"
 #include "import/megatron/megatron_arguments.hpp"
 
@@ -326,6 +327,13 @@ std::vector<option> build_rows() {
          "--inference-disable-ep-consensus",
          "--inference-shards",
          "--flash-decode"});
+
+  // --- Megatron-LM 2.0 and 1.0 (2020-2021): softmax kernel fusions of the same tensors, the
+  // fp16 loss scale's floor, REALM's retrieval options (the ICT script is refused); and the
+  // gradients' all-reduce in fp32.
+  quiet({"--no-scaled-masked-softmax-fusion", "--scaled-upper-triang-masked-softmax-fusion",
+         "--min-scale", "--report-topk-accuracies", "--faiss-use-gpu"});
+  unplanned({"--fp32-allreduce"}, "fp32 copies of gradients for their reduction");
 
   // The groups classified whole.
   for (const auto& argument : megatron_arguments) {
