@@ -76,6 +76,14 @@ std::string read_zero3_init(import_context& ctx, const entry& e) {
   if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
     return fmt::format("{}: {}", e.key, problem);
   if (!on) return "";
+  // DeepSpeedPlugin.__post_init__ (accelerate utils/dataclasses.py): "zero3_init_flag=True is
+  // only applicable for ZeRO Stage-3. Setting it to False."
+  if (ctx.out.job.parallel.kind != strategy::zero3) {
+    ctx.note(e,
+             "zero3_init_flag applies at ZeRO stage 3 only; accelerate turns it off at a lower "
+             "stage, and so does the plan");
+    return "";
+  }
   ctx.note(e, "zero.Init (parameters partitioned as they are created) is modelled as "
               "meta-device initialisation");
   return ctx.set("init.meta_device", "true", e);
@@ -306,6 +314,15 @@ maybe_error read_strategy(import_context& ctx) {
                                           "(expected one of: 0, 1, 2, 3)", s));
     kind = s.empty() || s == "0" ? "ddp" : "zero" + s;
     if (stage != nullptr) ctx.mapped_to(*stage, "parallel.strategy");
+    // Without zero_stage and without a DeepSpeed JSON, DeepSpeedPlugin takes
+    // ACCELERATE_DEEPSPEED_ZERO_STAGE or 2 (utils/dataclasses.py); a DeepSpeed-JSON map nested in
+    // deepspeed_config (zero_optimization: stage: 1) is no launch argument and is never read.
+    if (stage == nullptr && ctx.find("deepspeed_config.deepspeed_config_file") == nullptr) {
+      kind = "zero2";
+      ctx.note(*e,
+               "no deepspeed_config.zero_stage: accelerate's DeepSpeedPlugin default, ZeRO "
+               "stage 2");
+    }
   }
   if (kind.empty())
     return at(e->where, fmt::format("distributed_type: {} is not a GPU training setup vramscope "
@@ -421,6 +438,20 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
     return error_at(source, fmt::format("more than {} options or {} levels of nesting: not an "
                                         "accelerate config", detail::max_yaml_entries,
                                         detail::max_yaml_depth));
+  // A key written twice: accelerate reads the file with PyYAML (yaml.safe_load), which keeps the
+  // last one.
+  for (std::size_t i = ctx.entries.size(); i-- > 0;) {
+    const auto& later = ctx.entries[i];
+    for (std::size_t j = 0; j < i; ++j) {
+      if (ctx.entries[j].key != later.key) continue;
+      ctx.note(later, fmt::format("{} is written twice (lines {} and {}): accelerate reads the "
+                                  "file with PyYAML, which keeps the last",
+                                  later.key, ctx.entries[j].where.line, later.where.line));
+      ctx.entries.erase(ctx.entries.begin() + static_cast<std::ptrdiff_t>(j));
+      --i;
+      break;
+    }
+  }
   // accelerate launch gives an fsdp_config key without the fsdp prefix one
   // (commands/launch.py, _validate_launch_command: `if name == "fsdp_config" and not
   // key.startswith("fsdp"): key = "fsdp_" + key`), so `sync_module_states` is

@@ -52,6 +52,9 @@ class import_context {
   std::string source;
   bool precision_from_file = false;  // a DeepSpeed file said bf16/fp16 on or off explicitly
   trainer_args trainer;              // what fills DeepSpeed "auto" values
+  /// Shell variables a launch script sets only in branches its own arguments choose: each name
+  /// with where that conditional is written and a message saying so (shell_launch.hpp).
+  std::vector<std::pair<std::string, diagnostic>> chosen_by_arguments;
 };
 
 /// What to do with one option. Returns "" or the problem (an error of the import).

@@ -121,6 +121,26 @@ maybe_error read_model(import_context& ctx) {
     if (!preset && flavor != nullptr && f.find('/') != std::string::npos)
       preset = model::preset_named(flavor->value.text);
   }
+  // A name that is none of torchtitan's models (nor, after a '.', an experiment's model) and
+  // no preset is a fork's own model: refused at its line, before the file's other options,
+  // since its shape is only in the fork's source.
+  static constexpr std::string_view titan_models[] = {
+      "llama",       "llama2",
+      "llama3",      "llama4",
+      "deepseek_v2", "deepseek_v3",
+      "qwen3",       "qwen3_5",
+      "gpt_oss",     "flux",
+      "kimi_k2_7",   "muse_glimmer",
+      "vlm",         "transformers_modeling_backend"};
+  const std::string base = n.substr(n.rfind('.') == std::string::npos ? 0 : n.rfind('.') + 1);
+  if (!preset && hf == nullptr && name != nullptr &&
+      std::find(std::begin(titan_models), std::end(titan_models), base) == std::end(titan_models))
+    return at(name->where,
+              fmt::format("model.name {} is no torchtitan model (torchtitan's: llama2, llama3, "
+                          "llama4, deepseek_v3, qwen3, qwen3_5, gpt_oss, flux, ...): a fork's "
+                          "own model, whose shape is in the fork's source; plan it with --set "
+                          "model=PATH/config.json (a Hugging Face config of the same shapes)",
+                          name->value.text));
   if (hf != nullptr && name != nullptr) ctx.mapped_to(*name, "model");
   if (flavor != nullptr) ctx.mapped_to(*flavor, "model");
   const std::string problem = ctx.set("model", preset.value_or(written), *from);

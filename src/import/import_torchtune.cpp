@@ -10,10 +10,13 @@
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdlib>
+#include <filesystem>
 
 #include <vramscope/model/catalog.hpp>
 
@@ -27,6 +30,105 @@ namespace detail {
 namespace {
 
 using maybe_error = std::optional<diagnostic>;
+
+// The arguments of torchtune's component builders (models/<family>/_component_builders.py:
+// llama2, llama3, llama3_1, mistral, qwen2 ...), which a config may call with a model's shape.
+constexpr const char* shape_arguments[] = {
+    "model.vocab_size", "model.num_layers",  "model.num_heads",          "model.num_kv_heads",
+    "model.embed_dim",  "model.max_seq_len", "model.intermediate_dim",   "model.attn_dropout",
+    "model.norm_eps",   "model.rope_base",   "model.tie_word_embeddings"};
+
+// A component builder called with the model's shape: the Hugging Face config.json of the same
+// tensors (llama's, qwen2's with its q/k/v biases), inline. torchtune's llama2 and llama3
+// builders size the MLP as scale_hidden_dim_for_mlp(embed_dim) when intermediate_dim is absent:
+// 8 x embed_dim / 3 rounded up to a multiple of 256 (models/llama2/_model_utils.py).
+maybe_error read_component_model(import_context& ctx, const entry& e, const std::string& builder) {
+  static constexpr std::pair<std::string_view, std::string_view> families[] = {
+      {"llama2", "llama"},      {"llama3", "llama"},  {"llama3_1", "llama"}, {"llama3_2", "llama"},
+      {"code_llama2", "llama"}, {"mistral", "llama"}, {"qwen2", "qwen2"},    {"qwen2_5", "qwen2"}};
+  const auto family = std::find_if(std::begin(families), std::end(families),
+                                   [&](const auto& f) { return f.first == builder; });
+  if (family == std::end(families)) {
+    if (const entry* shape = ctx.find("model.num_layers"))
+      return at(shape->where, fmt::format("model._component_ {} is called with a model's shape, "
+                                          "which vramscope reads for the llama2, llama3, "
+                                          "llama3_1, llama3_2, mistral and qwen2 builders only; "
+                                          "plan it with --set model=PATH/config.json",
+                                          e.value.text));
+    return std::nullopt;
+  }
+  maybe_error error;
+  const auto number = [&](const char* key, std::optional<long long> fallback) -> long long {
+    const entry* a = ctx.find(key);
+    if (a == nullptr) {
+      if (!fallback && !error)
+        error = at(e.where, fmt::format("{} is called without {}, which the builder needs",
+                                        e.value.text, key));
+      return fallback.value_or(0);
+    }
+    char* end = nullptr;
+    const long long v = std::strtoll(a->value.text.c_str(), &end, 10);
+    if ((a->value.text.empty() || *end != '\0' || v < 1 || v > (1LL << 32)) && !error)
+      error =
+          at(a->where, fmt::format("{}: expected a whole number, got \"{}\"", key, a->value.text));
+    return v;
+  };
+  const long long layers = number("model.num_layers", std::nullopt);
+  const long long heads = number("model.num_heads", std::nullopt);
+  const long long dim = number("model.embed_dim", std::nullopt);
+  const long long vocab = number("model.vocab_size", std::nullopt);
+  const long long kv = number("model.num_kv_heads", heads);
+  const long long positions = number("model.max_seq_len", 4096);
+  const long long mlp = number("model.intermediate_dim", ((8 * dim / 3 + 255) / 256) * 256);
+  if (error) return error;
+  if (heads > 0 && (dim % heads != 0 || kv > heads || heads % kv != 0))
+    return at(ctx.find("model.num_heads")->where,
+              fmt::format("model.num_heads {} with num_kv_heads {} does not split embed_dim {}",
+                          heads, kv, dim));
+  const auto real = [&](const char* key, double fallback) -> double {
+    const entry* a = ctx.find(key);
+    if (a == nullptr || a->value.text.empty()) return fallback;
+    char* end = nullptr;
+    const double v = std::strtod(a->value.text.c_str(), &end);
+    if ((*end != '\0' || !(v > 0)) && !error)
+      error = at(a->where, fmt::format("{}: expected a positive number, got \"{}\"", key,
+                                       a->value.text));
+    return v;
+  };
+  const double eps = real("model.norm_eps", 1e-5);
+  const double theta = real("model.rope_base", builder == "llama2" ? 10000.0 : 500000.0);
+  if (error) return error;
+  bool tied = builder == "llama3_2" || builder == "qwen2" || builder == "qwen2_5";
+  if (const entry* t = ctx.find("model.tie_word_embeddings"))
+    if (auto problem = parse_bool_text(t->value.text, tied); !problem.empty())
+      return at(t->where, "model.tie_word_embeddings: " + problem);
+  const std::string name = fmt::format("torchtune {} ({})", builder,
+                                       std::filesystem::path(ctx.source).filename().string());
+  auto& job = ctx.out.job;
+  job.model = name;
+  const auto key = [&](const char* k, const nlohmann::json& v, const char* from) {
+    const entry* a = from != nullptr ? ctx.find(from) : nullptr;
+    job.model_config.push_back({k, v.dump(), a != nullptr ? a->where : e.where});
+  };
+  job.model_config.clear();
+  key("_name_or_path", name, nullptr);
+  key("model_type", std::string(family->second), nullptr);
+  key("vocab_size", vocab, "model.vocab_size");
+  key("num_hidden_layers", layers, "model.num_layers");
+  key("hidden_size", dim, "model.embed_dim");
+  key("num_attention_heads", heads, "model.num_heads");
+  key("num_key_value_heads", kv, "model.num_kv_heads");
+  key("intermediate_size", mlp, "model.intermediate_dim");
+  key("max_position_embeddings", positions, "model.max_seq_len");
+  key("rms_norm_eps", eps, "model.norm_eps");
+  key("rope_theta", theta, "model.rope_base");
+  key("tie_word_embeddings", tied, "model.tie_word_embeddings");
+  key("hidden_act", std::string("silu"), nullptr);
+  job.provenance.set_at["model"] = e.where;
+  for (const char* k : shape_arguments)
+    if (const entry* a = ctx.find(k)) ctx.mapped_to(*a, "model");
+  return std::nullopt;
+}
 
 // model._component_: the preset, and LoRA / QLoRA from the builder's prefix.
 maybe_error read_tune_model(import_context& ctx) {
@@ -59,6 +161,7 @@ maybe_error read_tune_model(import_context& ctx) {
   // "llama3_3_70b" is llama-3.1-70b's shapes, "gemma2_2b" is gemma-2-2b). A builder with no
   // preset keeps its own name, so that planning refuses it at this line, listing the presets of
   // its family; --set model=PATH/config.json plans it.
+  if (!lora && ctx.find("model.num_layers") != nullptr) return read_component_model(ctx, *e, base);
   const std::string preset = model::preset_named(base).value_or(base);
   std::string problem = ctx.set("model", preset, *e);
   if (problem.empty() && lora) problem = ctx.set("lora.enabled", "true", *e);
@@ -243,6 +346,18 @@ const std::vector<option>& torchtune_table() {
   static const std::vector<option> table = [] {
     std::vector<option> rows{
         {"model._component_", handled()},
+        // read_component_model
+        {"model.vocab_size", handled()},
+        {"model.num_layers", handled()},
+        {"model.num_heads", handled()},
+        {"model.num_kv_heads", handled()},
+        {"model.embed_dim", handled()},
+        {"model.max_seq_len", handled()},
+        {"model.intermediate_dim", handled()},
+        {"model.attn_dropout", handled()},
+        {"model.norm_eps", handled()},
+        {"model.rope_base", handled()},
+        {"model.tie_word_embeddings", handled()},
         {"model.lora_attn_modules", handled()},
         {"model.apply_lora_to_mlp", handled()},
         {"model.apply_lora_to_output", handled()},
@@ -276,7 +391,7 @@ const std::vector<option>& torchtune_table() {
         {"data_parallel_shard_dim", custom(read_shard_dim)},
         {"data_parallel_replicate_dim", maps_to("parallel.dp_replicate")},
         {"context_parallel_dim", maps_to("parallel.cp")},
-        {"ac_mode", handled()},    // read_ac_mode, after the table
+        {"ac_mode", handled()},  // read_ac_mode, after the table
         {"ac_option", handled()},
         {"enable_fp8_training", custom(read_tune_fp8)},
         {"fp8_recipe_name", handled()},

@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 
 #include <vramscope/core/units.hpp>
 
@@ -37,6 +38,7 @@ struct statement {
   bool array = false, append = false;  // NAME=( ... ) or NAME+=( ... )
   std::string name;
   int line = 0;
+  char end = '\n';  // what ended it: '\n', ';', '&', '|', or 'c' for a case arm's ";;"
 };
 
 bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_'; }
@@ -75,8 +77,9 @@ class lexer {
         advance(2);
       } else if (c == '#') {
         while (pos_ < text_.size() && text_[pos_] != '\n') advance();
-      } else if (ends_statement(c)) {
-        advance();
+      } else if (ends_statement(c) && !redirecting(c)) {
+        current.end = c == ';' && peek(1) == ';' ? 'c' : c;
+        advance(current.end == 'c' ? 2 : 1);
         finish();
       } else {
         raw_word w;
@@ -102,6 +105,10 @@ class lexer {
   }
 
  private:
+  // '&' of a redirection (`2>&1`, `&>> log`), not a statement's end.
+  bool redirecting(char c) const {
+    return c == '&' && (peek(1) == '>' || (pos_ > 0 && text_[pos_ - 1] == '>'));
+  }
   char peek(std::size_t ahead) const {
     return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
   }
@@ -155,7 +162,7 @@ class lexer {
     w.column = column_;
     while (pos_ < text_.size()) {
       const char c = text_[pos_];
-      if (is_blank(c) || ends_statement(c) || (in_array && c == ')')) break;
+      if (is_blank(c) || (ends_statement(c) && !redirecting(c)) || (in_array && c == ')')) break;
       if (const std::size_t prefix = assignment_prefix(w);  // NAME=( opens an array
           c == '(' && !in_array && prefix > 0 && prefix == w.parts[0].value.size())
         break;
@@ -446,9 +453,21 @@ class expander {
       append(value, true);
       return;
     }
+    // A command substitution left as written (`$(nvidia-smi --query-gpu=name | wc -l)`, kept in
+    // a variable) stands for its output: one word, not the words of its command.
     std::size_t i = 0;
+    int depth = 0;
     while (i < value.size()) {
-      if (is_blank(value[i]) || value[i] == '\n') {
+      if (value[i] == '$' && i + 1 < value.size() && value[i + 1] == '(') {
+        ++depth;
+        if (from != nullptr && !started_) cur_.line = from->line, cur_.column = from->column;
+        append("$(", true);
+        i += 2;
+        continue;
+      }
+      if (depth > 0 && value[i] == '(') ++depth;
+      if (depth > 0 && value[i] == ')') --depth;
+      if (depth == 0 && (is_blank(value[i]) || value[i] == '\n')) {
         push();
         while (i < value.size() && (is_blank(value[i]) || value[i] == '\n')) ++i;
         continue;
@@ -523,6 +542,41 @@ bool runs_nothing(const std::string& command) {
   return false;
 }
 
+// An open conditional or loop: whether the script's arguments choose it, and where it opens.
+struct region {
+  bool chosen = false;
+  bool is_case = false;
+  int line = 0, column = 0;
+  // A condition (or case word) of the script's own values, evaluated: only the branch it takes
+  // is read. `taking`: the branch being read is taken; `taken`: some branch already was.
+  bool evaluated = false;
+  bool taking = true;
+  bool taken = false;
+  std::string subject;  // a case's word
+};
+
+// `text` matches the case pattern `pattern` (`*` any run, `?` one character); nullopt for
+// bracket expressions, which are not read.
+std::optional<bool> glob_match(std::string_view pattern, std::string_view text) {
+  if (pattern.find('[') != std::string_view::npos) return std::nullopt;
+  std::size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p, ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
 class interpreter {
  public:
   interpreter(std::string_view text, const std::string& source)
@@ -533,11 +587,20 @@ class interpreter {
     std::vector<shell_word> loose;  // words of commands that start with an option
     for (const auto& s : statements) {
       if (s.array) {
+        if (skipping()) continue;
         if (auto err = assign_array(s)) return err;
         continue;
       }
       std::vector<raw_word> words = s.words;
-      if (!strip_keywords(words, s.line)) continue;
+      const bool arm_ends = s.end == 'c';
+      if (!strip_pattern(words, s)) continue;
+      if (!strip_keywords(words, s)) {
+        if (arm_ends) awaiting_pattern_ = true;
+        continue;
+      }
+      if (arm_ends) awaiting_pattern_ = true;
+      if (skipping()) continue;
+      strip_redirections(words);
       bool exported = false;
       while (!words.empty() && std::find(declarators.begin(), declarators.end(),
                                          literal_text(words[0])) != declarators.end()) {
@@ -569,6 +632,7 @@ class interpreter {
                          "Python script; the line is ignored",
                          w.text));
     }
+    out.chosen_by_arguments = chosen_;
     out.notes.insert(out.notes.end(), notes_.begin(), notes_.end());
     return std::nullopt;
   }
@@ -600,22 +664,43 @@ class interpreter {
         if (const auto eq = key.find('='); eq != std::string::npos) {
           value = key.substr(eq + 1);
           key.resize(eq);
-        } else if (key == "-N" || key == "--nodes" || key == "--ntasks-per-node") {
+        } else if (key == "-N" || key == "--nodes" || key == "--ntasks-per-node" ||
+                   key == "--gpus-per-node" || key == "--gres") {
           if (k + 1 < words.size()) value = words[k + 1].first;
         } else if (key.size() > 2 && key.rfind("-N", 0) == 0) {
           value = key.substr(2);
           key = "-N";
         }
+        // --gpus-per-node=[type:]N; --gres=gpu[:type][:N][,other...] (a GPU when N is absent).
+        if (key == "--gpus-per-node") value = value.substr(value.rfind(':') + 1);
+        if (key == "--gres") value = gres_gpus(value);
         if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos) continue;
         std::vector<const char*> names;
         if (key == "-N" || key == "--nodes") names = {"SLURM_JOB_NUM_NODES", "SLURM_NNODES"};
         if (key == "--ntasks-per-node") names = {"SLURM_NTASKS_PER_NODE"};
+        if (key == "--gpus-per-node") names = {"SLURM_GPUS_PER_NODE", "SLURM_GPUS_ON_NODE"};
+        if (key == "--gres") names = {"SLURM_GPUS_ON_NODE"};
         if (names.empty()) continue;
         const shell_word word{value, line, words[k].second, false};
         for (const char* name : names) vars_[name] = {word};
-        (names.size() == 2 ? out.sbatch_nodes : out.sbatch_tasks_per_node) = word;
+        if (key == "-N" || key == "--nodes") out.sbatch_nodes = word;
+        if (key == "--ntasks-per-node") out.sbatch_tasks_per_node = word;
       }
     }
+  }
+
+  // The GPU count of a --gres value ("gpu:4", "gpu:a100:8,nvme:1", "gpu" for one), or "".
+  static std::string gres_gpus(const std::string& value) {
+    for (std::size_t start = 0; start <= value.size();) {
+      const auto end = std::min(value.find(',', start), value.size());
+      const std::string item = value.substr(start, end - start);
+      start = end + 1;
+      if (item != "gpu" && item.rfind("gpu:", 0) != 0) continue;
+      const std::string last = item.substr(item.rfind(':') + 1);
+      if (item == "gpu" || last.find_first_not_of("0123456789") != std::string::npos) return "1";
+      return last;
+    }
+    return "";
   }
 
   std::vector<shell_word> expand(const raw_word& w, bool split) {
@@ -649,25 +734,292 @@ class interpreter {
     notes_.push_back(at(location(source_, text_, line, column), message));
   }
 
-  // Conditionals and loops are read as if every branch ran; their headers are skipped.
-  bool strip_keywords(std::vector<raw_word>& words, int line) {
+  // Conditionals and loops: their headers are skipped. An `if`/`elif` test of the script's own
+  // values (`[ "$X" = true ]`, `[[ $N -gt 1 ]]`, `[ -z "$Y" ]`) and a `case` of such a word are
+  // evaluated, and only the branch they take is read; other conditionals and loops are read as
+  // if every branch ran (noted). Those the script's arguments choose open a region read as not
+  // taken (assign, assign_array).
+  bool strip_keywords(std::vector<raw_word>& words, const statement& s) {
+    const int line = s.line;
     while (!words.empty()) {
       const std::string first = literal_text(words[0]);
       if (std::find(keywords.begin(), keywords.end(), first) == keywords.end()) return true;
       if (first == "if" || first == "while" || first == "until" || first == "for" ||
-          first == "case" || first == "elif") {
-        if (!noted_branches_)
+          first == "case") {
+        const bool dead = skipping();
+        const bool chosen = !dead && by_arguments(words);
+        region r;
+        r.chosen = chosen || in_chosen();
+        r.is_case = first == "case";
+        r.line = line;
+        r.column = words[0].column;
+        if (dead) {
+          r.evaluated = true, r.taking = false, r.taken = true;
+        } else if (!r.chosen && first == "if") {
+          if (const auto v = test_value(words, s.end))
+            r.evaluated = true, r.taking = *v, r.taken = *v;
+        } else if (!r.chosen && first == "case") {
+          if (auto subject = case_subject(words))
+            r.evaluated = true, r.taking = false, r.subject = std::move(*subject);
+        }
+        if (first == "case") awaiting_pattern_ = true;
+        if (!dead && !r.evaluated && !r.chosen && !noted_branches_) {
           note(line, words[0].column,
-               fmt::format("\"{}\": vramscope does not run the script; it "
-                           "reads every branch and loop body once, in "
-                           "order (later values win)",
+               fmt::format("\"{}\": vramscope does not run the script; it reads every branch and "
+                           "loop body once, in order (later values win)",
                            first));
-        noted_branches_ = true;
+          noted_branches_ = true;
+        }
+        regions_.push_back(std::move(r));
         return false;
+      }
+      if (first == "elif" && !regions_.empty()) {
+        region& r = regions_.back();
+        if (!r.chosen && by_arguments(words)) {
+          r = region{};
+          r.chosen = true;
+          r.line = line;
+          r.column = words[0].column;
+        } else if (r.evaluated && r.taken) {
+          r.taking = false;
+        } else if (r.evaluated) {
+          if (const auto v = test_value(words, s.end)) {
+            r.taking = *v, r.taken = *v;
+          } else {
+            r.evaluated = false, r.taking = true;  // the rest is read as before
+          }
+        }
+        return false;
+      }
+      if (first == "else" && !regions_.empty() && regions_.back().evaluated &&
+          !regions_.back().is_case) {
+        regions_.back().taking = !regions_.back().taken;
+        regions_.back().taken = true;
+      }
+      if ((first == "fi" || first == "done" || first == "esac") && !regions_.empty()) {
+        if (first == "esac") awaiting_pattern_ = false;
+        regions_.pop_back();
       }
       words.erase(words.begin());
     }
     return false;
+  }
+
+  // Redirections (`2>&1`, `> log`, `&>> ${LOG}`, `<input`) are not words of the command.
+  static void strip_redirections(std::vector<raw_word>& words) {
+    for (std::size_t i = 0; i < words.size();) {
+      const auto& parts = words[i].parts;
+      const std::string head =
+          !parts.empty() && parts[0].kind == part_kind::text && !parts[0].quoted ? parts[0].value
+                                                                                 : "";
+      std::size_t k = 0;
+      while (k < head.size() && std::isdigit(static_cast<unsigned char>(head[k])) != 0) ++k;
+      if (k == 0 && head.rfind("&>", 0) == 0) k = 1;
+      const bool op = k < head.size() && (head[k] == '>' || head[k] == '<');
+      if (!op) {
+        ++i;
+        continue;
+      }
+      std::size_t end = k;
+      while (end < head.size() && (head[end] == '>' || head[end] == '<' || head[end] == '&')) ++end;
+      const bool bare = end == head.size() && parts.size() == 1;  // the target is the next word
+      words.erase(words.begin() + static_cast<std::ptrdiff_t>(i));
+      if (bare && i < words.size()) words.erase(words.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+
+  // Whether a branch not taken encloses the statement being read.
+  bool skipping() const {
+    return std::any_of(regions_.begin(), regions_.end(),
+                       [](const region& r) { return r.evaluated && !r.taking; });
+  }
+
+  // The words' text when every one is the script's own, else nullopt.
+  std::optional<std::vector<std::string>> resolved_texts(const std::vector<raw_word>& words,
+                                                         std::size_t from, std::size_t to) {
+    std::vector<std::string> out;
+    for (std::size_t i = from; i < to; ++i) {
+      const auto fields = expand(words[i], false);
+      if (fields.size() != 1 || fields[0].unresolved) return std::nullopt;
+      out.push_back(fields[0].text);
+    }
+    return out;
+  }
+
+  // The value of an `if`/`elif` header's test: `[ A op B ]`, `[[ A op B ]]` or `test A op B`
+  // with = == != -eq -ne -lt -le -gt -ge, `-z A`, `-n A`, of words the script sets. nullopt for
+  // anything else (a compound test ending the statement at && or ||, a command, a pattern).
+  std::optional<bool> test_value(const std::vector<raw_word>& words, char end) {
+    if (end == '&' || end == '|' || words.size() < 3) return std::nullopt;
+    const std::string open = literal_text(words[1]);
+    const std::string close = literal_text(words.back());
+    std::size_t to = words.size();
+    if ((open == "[" && close == "]") || (open == "[[" && close == "]]"))
+      --to;
+    else if (open != "test")
+      return std::nullopt;
+    const auto t = resolved_texts(words, 2, to);
+    if (!t) return std::nullopt;
+    const auto number = [](const std::string& v) -> std::optional<long long> {
+      const std::size_t digits = v.starts_with('-') ? 1 : 0;
+      if (v.size() <= digits || v.size() > 18 ||
+          v.find_first_not_of("0123456789", digits) != std::string::npos)
+        return std::nullopt;
+      return std::stoll(v);
+    };
+    if (t->size() == 2 && ((*t)[0] == "-z" || (*t)[0] == "-n"))
+      return (*t)[0] == "-z" ? (*t)[1].empty() : !(*t)[1].empty();
+    if (t->size() != 3) return std::nullopt;
+    const std::string &a = (*t)[0], &op = (*t)[1], &b = (*t)[2];
+    if (op == "=" || op == "==" || op == "!=") {
+      if (open == "[[" && b.find_first_of("*?[") != std::string::npos) return std::nullopt;
+      return (a == b) == (op != "!=");
+    }
+    const auto x = number(a), y = number(b);
+    if (!x || !y) return std::nullopt;
+    if (op == "-eq") return *x == *y;
+    if (op == "-ne") return *x != *y;
+    if (op == "-lt") return *x < *y;
+    if (op == "-le") return *x <= *y;
+    if (op == "-gt") return *x > *y;
+    if (op == "-ge") return *x >= *y;
+    return std::nullopt;
+  }
+
+  // The word of `case WORD in` when the script sets it.
+  std::optional<std::string> case_subject(const std::vector<raw_word>& words) {
+    if (words.size() != 3 || literal_text(words[2]) != "in") return std::nullopt;
+    const auto t = resolved_texts(words, 1, 2);
+    if (!t) return std::nullopt;
+    return (*t)[0];
+  }
+
+  // A case arm's pattern (`--tp)`, `-z|--zero-stage)`, `*)`) where one is expected: dropped from
+  // `words`, and in a case whose word is known, whether the arm is taken (the first that
+  // matches). Returns false when the whole statement was pattern.
+  bool strip_pattern(std::vector<raw_word>& words, const statement& s) {
+    if (!awaiting_pattern_ || regions_.empty() || !regions_.back().is_case || words.empty() ||
+        literal_text(words[0]) == "esac")
+      return true;
+    const auto pattern_text = [&](const raw_word& w) -> std::optional<std::string> {
+      std::string out;
+      for (const auto& p : w.parts) {
+        if (p.kind != part_kind::text) return std::nullopt;
+        out += p.value;
+      }
+      if (out.starts_with('(')) out.erase(0, 1);
+      return out;
+    };
+    if (s.end == '|') {  // `-z|` of `-z|--zero-stage)`
+      patterns_.push_back(pattern_text(words[0]));
+      return false;
+    }
+    const auto& last = words[0].parts.back();
+    if (last.kind != part_kind::text || !last.value.ends_with(')')) return true;
+    auto final_pattern = pattern_text(words[0]);
+    if (final_pattern) final_pattern->pop_back();  // the ')'
+    patterns_.push_back(final_pattern);
+    region& r = regions_.back();
+    if (r.evaluated && !skipping_above()) {
+      bool match = false, known = true;
+      for (const auto& p : patterns_) {
+        const auto m = p ? glob_match(*p, r.subject) : std::nullopt;
+        if (!m) known = false;
+        match = match || m.value_or(false);
+      }
+      if (!known && !match) {
+        r.evaluated = false, r.taking = true;  // read the rest as before
+      } else {
+        r.taking = !r.taken && match;
+        r.taken = r.taken || match;
+      }
+    }
+    patterns_.clear();
+    awaiting_pattern_ = false;
+    words.erase(words.begin());
+    return !words.empty();
+  }
+
+  // Whether a branch not taken encloses the innermost region.
+  bool skipping_above() const {
+    return regions_.size() > 1 &&
+           std::any_of(regions_.begin(), regions_.end() - 1,
+                       [](const region& r) { return r.evaluated && !r.taking; });
+  }
+
+  // Whether the words (a conditional's header) read the script's arguments: $1, ${2}, $#, $@,
+  // $*, or a variable set from them.
+  bool by_arguments(const std::vector<raw_word>& words) const {
+    for (std::size_t i = 1; i < words.size(); ++i)
+      for (const auto& p : words[i].parts) {
+        if (p.kind == part_kind::unresolved && p.value.size() >= 2 && p.value[0] == '$' &&
+            (std::isdigit(static_cast<unsigned char>(p.value[1])) != 0 ||
+             std::string_view("#@*").find(p.value[1]) != std::string_view::npos))
+          return true;
+        if ((p.kind == part_kind::variable || p.kind == part_kind::array) &&
+            (from_arguments_.contains(p.value) ||
+             std::all_of(p.value.begin(), p.value.end(), ::isdigit)))
+          return true;
+      }
+    return false;
+  }
+
+  bool in_chosen() const { return !regions_.empty() && regions_.back().chosen; }
+  // Whether a region enclosing the innermost one is chosen by the arguments.
+  bool in_chosen_above() const {
+    return std::any_of(regions_.begin(), regions_.end(), [](const region& r) { return r.chosen; });
+  }
+
+  // The outermost region the arguments choose: where a refusal points.
+  const region& choosing_region() const {
+    return *std::find_if(regions_.begin(), regions_.end(),
+                         [](const region& r) { return r.chosen; });
+  }
+
+  std::string line_text(int line) const {
+    std::size_t start = 0;
+    for (int l = 1; l < line && start != std::string_view::npos; ++l) {
+      start = text_.find('\n', start);
+      if (start != std::string_view::npos) ++start;
+    }
+    if (start == std::string_view::npos || start >= text_.size()) return "";
+    const auto end = std::min(text_.find('\n', start), text_.size());
+    std::string row(text_.substr(start, end - start));
+    const auto first = row.find_first_not_of(" \t");
+    row = first == std::string::npos ? "" : row.substr(first);
+    if (const auto semi = row.find("; then"); semi != std::string::npos) row.resize(semi);
+    if (const auto semi = row.find("; do"); semi != std::string::npos) row.resize(semi);
+    return row;
+  }
+
+  // An assignment inside a region the arguments choose: read as not taken. The earlier value
+  // stays (noted once a region); a variable without one is unresolved, recorded with where the
+  // region opens. Returns true when the assignment was handled so.
+  bool not_taken(const std::string& name, int line, int column) {
+    if (!in_chosen_above()) return false;
+    const region& r = choosing_region();
+    const auto it = vars_.find(name);
+    if (it != vars_.end() && !it->second.empty() && !it->second[0].text.empty() &&
+        !it->second[0].unresolved) {
+      if (noted_regions_.insert(r.line).second)
+        note(r.line, r.column,
+             fmt::format("\"{}\" is chosen by the script's arguments, which a file does not "
+                         "have: read as run without them, so values set before it are kept ({} "
+                         "= {} on line {}, not line {})",
+                         line_text(r.line), name, it->second[0].text, it->second[0].line, line));
+      return true;
+    }
+    vars_[name] = {shell_word{"$" + name, line, column, true}};
+    from_arguments_.insert(name);
+    if (std::none_of(chosen_.begin(), chosen_.end(),
+                     [&](const auto& c) { return c.first == name; }))
+      chosen_.emplace_back(
+          name, at(location(source_, text_, r.line, r.column),
+                   fmt::format("{} is set only in branches of \"{}\", which the script's "
+                               "arguments choose (vramscope reads the script as run without "
+                               "them)",
+                               name, line_text(r.line))));
+    return true;
   }
 
   void export_variable(const std::string& name, const raw_word& w, shell_launch& out) {
@@ -687,6 +1039,8 @@ class interpreter {
     const bool append = value.parts[0].value[prefix - 2] == '+';
     const std::string name = value.parts[0].value.substr(0, prefix - (append ? 2 : 1));
     value.parts[0].value.erase(0, prefix);
+    if (not_taken(name, w.line, w.column)) return name;
+    const bool reads_arguments = by_arguments({raw_word{}, value});
     shell_word joined{"", w.line, w.column, false};
     for (const auto& f : expand(value, false)) {
       joined.text += f.text;
@@ -699,10 +1053,16 @@ class interpreter {
     } else {
       slot = {joined};
     }
+    // `X=$1` is the script's argument; `X=${1:-MOCK}` is MOCK when run without arguments.
+    if (reads_arguments && slot[0].unresolved)
+      from_arguments_.insert(name);
+    else if (!append)
+      from_arguments_.erase(name);
     return name;
   }
 
   maybe_error assign_array(const statement& s) {
+    if (not_taken(s.name, s.line, 1)) return std::nullopt;
     std::vector<shell_word> elements;
     for (const auto& w : s.words)
       for (auto& f : expand(w, true)) elements.push_back(std::move(f));
@@ -806,6 +1166,12 @@ class interpreter {
   std::size_t left_;     // expanded bytes still allowed
   bool over_ = false;    // an expansion ran past left_ or max_shell_word_bytes
   bool noted_branches_ = false;
+  std::vector<region> regions_;
+  bool awaiting_pattern_ = false;                     // a case arm's pattern comes next
+  std::vector<std::optional<std::string>> patterns_;  // the arm's patterns so far (nullopt: unread)
+  std::set<std::string> from_arguments_;              // variables set from the script's arguments
+  std::set<int> noted_regions_;                       // lines of chosen regions already noted
+  std::vector<std::pair<std::string, diagnostic>> chosen_;
 };
 
 }  // namespace
@@ -833,6 +1199,8 @@ bool looks_like_megatron(std::string_view text) {
       const auto slash = word.rfind('/');
       const std::string_view base = slash == std::string_view::npos ? word : word.substr(slash + 1);
       if (word == "--num-layers" || word.rfind("--num-layers=", 0) == 0 ||
+          // Megatron-LLM spells its flags with underscores
+          word == "--num_layers" || word == "--tensor_model_parallel_size" ||
           (base.rfind("pretrain_", 0) == 0 && base.size() > 12 &&
            base.substr(base.size() - 3) == ".py"))
         return true;

@@ -9,10 +9,16 @@
 //
 // Not a shell: nothing is run. Arithmetic (`$((...))`) of whole numbers and variables the script
 // sets to whole numbers is evaluated (+ - * / %); command substitution (`$(...)`), other
-// arithmetic and variables the script does not set (its positional arguments, the environment) stay as written
-// and are marked unresolved; a SLURM batch script's `#SBATCH --nodes` and `--ntasks-per-node`
-// set SLURM_JOB_NUM_NODES / SLURM_NNODES and SLURM_NTASKS_PER_NODE, as sbatch does. Conditionals and loops are not evaluated: every branch is read, in
-// file order, and the notes say so. Private to the job module; pure functions, thread-safe.
+// arithmetic and variables the script does not set (its positional arguments, the environment)
+// stay as written and are marked unresolved; a SLURM batch script's `#SBATCH --nodes`,
+// `--ntasks-per-node`, `--gpus-per-node` and `--gres=gpu:N` set SLURM_JOB_NUM_NODES /
+// SLURM_NNODES, SLURM_NTASKS_PER_NODE, SLURM_GPUS_PER_NODE and SLURM_GPUS_ON_NODE, as sbatch
+// does. Conditionals and loops are not evaluated: every branch is read, in file order, and the
+// notes say so; except those the script's own arguments choose (a test of `$1`, `$#`, `$@` or of
+// a variable set from them, and everything inside one): the script is read as run without
+// arguments, so their assignments keep the value set before, and a variable set only there is
+// unresolved (shell_launch::chosen_by_arguments). `case` arms' patterns (`-z|--zero-stage)`) are
+// not commands. Private to the job module; pure functions, thread-safe.
 
 #include <string>
 #include <string_view>
@@ -46,6 +52,10 @@ struct shell_launch {
   /// Variables the script exports (`export NAME=value`, or `export NAME` after setting it), in
   /// order, each with its value where the export is written; the last export of a name wins.
   std::vector<std::pair<std::string, shell_word>> exports;
+  /// Variables set only inside a conditional that the script's own arguments choose (`case $1
+  /// in`, `while [[ $# -gt 0 ]]`, `if [ $ENV = dsw ]` after `ENV=$1`): each name with where the
+  /// conditional is written, its message saying so. Their value is left unresolved ("$NAME").
+  std::vector<std::pair<std::string, diagnostic>> chosen_by_arguments;
   std::vector<diagnostic> notes;  // branches read as if all were taken, other launches ignored
 };
 
@@ -65,7 +75,8 @@ constexpr std::size_t max_shell_expanded_bytes = std::size_t{16} << 20;
 result<shell_launch> read_shell_launch(std::string_view text, const std::string& source);
 
 /// True when some line of `text` has, outside a comment, a word ending in `pretrain_gpt.py` /
-/// `pretrain_mamba.py` (any `pretrain_*.py`) or the word `--num-layers`: a Megatron launch or
+/// `pretrain_mamba.py` (any `pretrain_*.py`) or the word `--num-layers` (or Megatron-LLM's
+/// `--num_layers`, `--tensor_model_parallel_size`): a Megatron launch or
 /// argument list. Cheap; for format detection.
 bool looks_like_megatron(std::string_view text);
 

@@ -279,5 +279,42 @@ TEST(ImportAccelerate, ParameterOffloadBelowZero3IsIgnoredAsDeepSpeedDoes) {
   EXPECT_EQ(find_note(three->notes, "ZeRO-3 feature"), "");
 }
 
+// DeepSpeedPlugin (accelerate utils/dataclasses.py): without zero_stage (and without a DeepSpeed
+// JSON) the stage is 2, and zero3_init_flag is switched off below stage 3; a DeepSpeed-JSON map
+// nested in deepspeed_config is no launch argument.
+TEST(ImportAccelerate, DeepSpeedPluginDefaults) {
+  auto imported = import_config_text(
+      "distributed_type: DEEPSPEED\nnum_processes: 8\n"
+      "deepspeed_config:\n  zero3_init_flag: true\n"
+      "  zero_optimization:\n    stage: 1\n",
+      "ds.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.parallel.kind, strategy::zero2);
+  EXPECT_FALSE(imported->job.init.meta_device);
+  EXPECT_NE(find_note(imported->notes, "ZeRO stage 2"), "");
+  EXPECT_NE(find_note(imported->notes, "zero3_init_flag applies at ZeRO stage 3 only"), "");
+  auto three = import_config_text(
+      "distributed_type: DEEPSPEED\nnum_processes: 8\n"
+      "deepspeed_config:\n  zero_stage: 3\n  zero3_init_flag: true\n",
+      "ds.yaml");
+  ASSERT_TRUE(three) << three.error().to_string();
+  EXPECT_TRUE(three->job.init.meta_device);
+}
+
+// PyYAML keeps the last of a key written twice; unquoted NO is accelerate's NO.
+TEST(ImportAccelerate, AKeyWrittenTwiceKeepsTheLast) {
+  auto imported = import_config_text(
+      "distributed_type: FSDP\ndistributed_type: NO\nnum_processes: 1\n"
+      "fsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n",
+      "twice.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.parallel.kind, strategy::single);
+  EXPECT_EQ(find_note(imported->notes, "written twice"),
+            "twice.yaml:2:1: distributed_type is written twice (lines 1 and 2): accelerate reads "
+            "the file with PyYAML, which keeps the last\n"
+            "distributed_type: NO\n"
+            "^ near here");
+}
+
 }  // namespace
 }  // namespace vramscope::job

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "import/import_test_support.hpp"
+#include "import/megatron/megatron_args.hpp"
 
 namespace vramscope::job {
 namespace {
@@ -189,6 +190,20 @@ TEST(ImportMegatron, ReadsTheFlagNamesOf2020) {
   const std::string zero = import_error(launch(small_model + "--batch-size 0\n"));
   EXPECT_EQ(zero.substr(0, zero.find('\n')),
             "args.txt:4:1: --batch-size: expected a whole number of at least 1, got \"0\"");
+}
+
+// Megatron-LM 2.6 (2021-08) named --recompute-method and --recompute-num-layers
+// --activations-checkpoint-method and --activations-checkpoint-num-layers, under
+// --checkpoint-activations: block recompute of 1 of a stage's 2 layers is every 2nd block.
+TEST(ImportMegatron, ReadsTheRecomputeNamesOf2021) {
+  const imported_job imported = import_ok(launch(
+      small_model + "--checkpoint-activations --activations-checkpoint-method block "
+                    "--activations-checkpoint-num-layers 1 --fp32-allreduce\n"));
+  EXPECT_EQ(imported.job.training.activation_checkpointing, checkpointing::selective);
+  EXPECT_EQ(imported.job.training.checkpoint_every, 2);
+  EXPECT_NE(find_note(imported.notes, "Megatron-LM 2.6's name of --recompute-method"), "");
+  EXPECT_NE(find_note(imported.notes, "\"--fp32-allreduce\" changes memory"), "");
+  EXPECT_EQ(find_note(imported.notes, "unknown option"), "");
 }
 
 // torchrun's flags that reach the command through a string run by `bash -c` are located where
@@ -607,6 +622,166 @@ TEST(ImportMegatron, AnOptionFromAStringVariableIsLocatedWhereItIsWritten) {
   const std::string error = import_error(text);
   EXPECT_EQ(error.rfind("args.txt:4:3: --tokenizer-type HuggingFaceTokenizer: its vocabulary", 0), 0u)
       << error;
+}
+
+// Arguments classified one by one (megatron_argument_rows.cpp): a memory option of a group that
+// also holds harmless ones is noted, a harmless one of a group that also holds memory options
+// is quiet, and neither is called unknown.
+TEST(ImportMegatron, ArgumentsAreClassifiedOneByOne) {
+  const auto imported =
+      import_ok(small_model +
+                "--freeze-all-layers\n--inference-max-requests 4\n--enable-cuda-graph\n"
+                "--use-checkpoint-args\n--muon-momentum 0.9\n--fp32-residual-connection\n"
+                "--log-throughput\n--num-classes 10\n");
+  EXPECT_NE(find_note(imported.notes, "\"--freeze-all-layers\" changes memory"), "");
+  EXPECT_NE(find_note(imported.notes, "\"--enable-cuda-graph\" changes memory"), "");
+  EXPECT_NE(find_note(imported.notes, "\"--use-checkpoint-args\" changes memory"), "");
+  EXPECT_NE(find_note(imported.notes, "\"--fp32-residual-connection\" changes memory"), "");
+  for (const char* quiet :
+       {"--inference-max-requests", "--muon-momentum", "--log-throughput", "--num-classes"}) {
+    EXPECT_NE(find_note(imported.no_effect, std::string("\"") + quiet + "\""), "") << quiet;
+    EXPECT_EQ(find_note(imported.notes, quiet), "") << quiet;
+  }
+  EXPECT_EQ(find_note(imported.notes, "unknown option"), "");
+  EXPECT_TRUE(detail::megatron_quiet_group("_add_logging_args"));
+  EXPECT_FALSE(detail::megatron_quiet_group("_add_training_args"));
+  EXPECT_FALSE(detail::megatron_quiet_group("_add_inference_args"));  // CUDA graphs train too
+}
+
+// validate_args reads --encoder-num-layers and --encoder-seq-length as --num-layers and
+// --seq-length when those are absent, and --use-rotary-position-embeddings as rope.
+TEST(ImportMegatron, OtherNamesOfLayersLengthAndRope) {
+  const auto imported = import_ok(launch(
+      "--encoder-num-layers 3 --hidden-size 64 --num-attention-heads 4\n"
+      "--max-position-embeddings 256 --encoder-seq-length 256 --tokenizer-type GPT2BPETokenizer\n"
+      "--use-rotary-position-embeddings\n"));
+  EXPECT_EQ(key_of(imported.job, "num_hidden_layers"), "3");
+  EXPECT_EQ(imported.job.training.seq_len, 256u);
+  EXPECT_EQ(key_of(imported.job, "model_type"), "\"gpt_neox\"");  // rotary: GPT-NeoX's layout
+  EXPECT_NE(find_note(imported.notes, "--encoder-num-layers is read as --num-layers"), "");
+  const std::string both = import_error(small_model + "--encoder-seq-length 64\n");
+  EXPECT_EQ(both.rfind("args.txt:3:1: --encoder-seq-length and --seq-length are both given", 0), 0u)
+      << both;
+}
+
+// An uneven pipeline split is refused at its flag with the --num-layers that bounds the busiest
+// stage; one that turns out even is read.
+TEST(ImportMegatron, UnevenPipelineSplitsAreRefusedAtTheirFlag) {
+  const std::string model =
+      "--num-layers 70 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n"
+      "--seq-length 128 --tokenizer-type GPT2BPETokenizer --pipeline-model-parallel-size 12\n";
+  const std::string bloom =
+      import_error(launch(model + "--pp-partition-method 'type:transformer|embedding'\n", 12));
+  EXPECT_EQ(bloom.rfind("args.txt:4:1: --pp-partition-method type:transformer|embedding: 70 "
+                        "layers and the 2 embeddings split into 12 stages of 6, so the stages "
+                        "hold 5 transformer layers on the first, 5 on the last and 6 on the "
+                        "others",
+                        0),
+            0u)
+      << bloom;
+  EXPECT_NE(bloom.find("plan --num-layers 72"), std::string::npos) << bloom;
+  const std::string shape =
+      "--hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n"
+      "--seq-length 128 --tokenizer-type GPT2BPETokenizer\n";
+  // Two stages: the embedding and the head each take one layer's place; 12 + 12.
+  const auto even = import_ok(launch("--num-layers 24 --pipeline-model-parallel-size 2\n" + shape +
+                                         "--pp-partition-method 'type:transformer|embedding'\n",
+                                     2));
+  EXPECT_EQ(even.job.parallel.pp, 2);
+  EXPECT_NE(find_note(even.notes, "every stage holds 12 transformer layers"), "");
+  const std::string first =
+      import_error(launch("--num-layers 30 --pipeline-model-parallel-size 4\n" + shape +
+                              "--decoder-first-pipeline-num-layers 6\n",
+                          4));
+  EXPECT_NE(first.find("args.txt:5:1: --decoder-first-pipeline-num-layers 6: 6 on the first "
+                       "stage, 8 on the last, 8 on each other"),
+            std::string::npos)
+      << first;
+  EXPECT_NE(first.find("plan --num-layers 32"), std::string::npos) << first;
+  const auto same = import_ok(launch("--num-layers 32 --pipeline-model-parallel-size 4\n" + shape +
+                                         "--decoder-last-pipeline-num-layers 8\n",
+                                     4));
+  EXPECT_EQ(same.job.parallel.pp, 4);
+  const std::string loss =
+      import_error(launch("--num-layers 31 --pipeline-model-parallel-size 4\n" + shape +
+                              "--account-for-loss-in-pipeline-split\n",
+                          4));
+  EXPECT_NE(loss.find("8 transformer layers on the first, 7 on the last and 8 on the others"),
+            std::string::npos)
+      << loss;
+  const std::string params = import_error(launch(model + "--pp-partition-method parameters\n", 12));
+  EXPECT_NE(params.find("use type:transformer"), std::string::npos) << params;
+}
+
+// Megatron-LLM's finetune.py spells its flags with underscores: read as Megatron-LM's, and a
+// model chosen by the script's own first argument is refused naming the branch.
+TEST(ImportMegatron, MegatronLlmUnderscoreFlags) {
+  const auto imported = import_ok(
+      "torchrun --nproc_per_node 2 finetune.py --num_layers 2 --hidden_size 64 \\\n"
+      "  --num_attention_heads 4 --max_position_embeddings 128 --seq_length 128 \\\n"
+      "  --tokenizer_type GPT2BPETokenizer --tensor_model_parallel_size 2 --micro_batch_size 2\n");
+  EXPECT_EQ(imported.job.parallel.tp, 2);
+  EXPECT_EQ(imported.job.training.micro_batch, 2u);
+  EXPECT_EQ(key_of(imported.job, "n_layer"), "2");
+  EXPECT_NE(find_note(imported.notes, "spelled with underscores"), "");
+  EXPECT_EQ(find_note(imported.notes, "unknown option"), "");
+  const std::string chosen = import_error(
+      "MODEL=$1\n"
+      "if [[ $MODEL = gpt ]]; then\n"
+      "  EXTRA=\"--num_layers 4 --hidden_size 512 --num_attention_heads 8\"\n"
+      "fi\n"
+      "torchrun --nproc_per_node 8 finetune.py --model_name $MODEL $EXTRA --seq_length 2048\n");
+  EXPECT_EQ(chosen.rfind("args.txt:5:29: no --num-layers among the Megatron-LM arguments", 0), 0u)
+      << chosen;
+  EXPECT_NE(chosen.find("the arguments include $EXTRA: EXTRA is set only in branches of \"if [[ "
+                        "$MODEL = gpt ]]\""),
+            std::string::npos)
+      << chosen;
+}
+
+// A GPU count set only in a branch the script's first argument chooses is refused at that
+// branch; a positional parameter is named as one.
+TEST(ImportMegatron, ValuesChosenByTheScriptsArgumentsAreRefusedAtTheirBranch) {
+  const std::string gpus = import_error(
+      "ENV=$1\nif [ $ENV = dsw ]; then\nGPUS=8\nelif [ $ENV = dlc ]; then\nGPUS=$K8S_GPUS\nfi\n"
+      "torchrun --nproc_per_node $GPUS pretrain_gpt.py " +
+      small_model.substr(0, small_model.size() - 1) + "\n");
+  EXPECT_EQ(gpus.rfind("args.txt:2:1: torchrun --nproc_per_node: \"$GPUS\": GPUS is set only in "
+                       "branches of \"if [ $ENV = dsw ]\", which the script's arguments choose",
+                       0),
+            0u)
+      << gpus;
+  const std::string positional = import_error(launch(small_model + "--micro-batch-size $3\n"));
+  EXPECT_NE(positional.find("\"$3\" is an argument given to the script when it is run"),
+            std::string::npos)
+      << positional;
+}
+
+// microsoft/Megatron-DeepSpeed: DeepSpeed-Ulysses takes its ranks from the data-parallel size
+// (arguments.py: data_parallel_size = world // (pp x tp x ds_sequence_parallel_size)); its MoE
+// and GQA flags are Megatron-LM's under other names; the deepspeed launcher's counts are read.
+TEST(ImportMegatron, MicrosoftMegatronDeepSpeedNamesAndLauncher) {
+  const std::string model =
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 256 "
+      "--seq-length 256 --tokenizer-type GPT2BPETokenizer --micro-batch-size 1";
+  const auto ulysses = import_ok(
+      "deepspeed --num_gpus 8 pretrain_gpt.py --global-batch-size 2 --ds-sequence-parallel-size 4 "
+      "--use-flash-attn-triton --no-pipeline-parallel " +
+      model + "\n");
+  EXPECT_EQ(ulysses.job.training.seq_len, 256u);
+  EXPECT_EQ(ulysses.job.parallel.cp, 4);
+  EXPECT_EQ(ulysses.job.parallel.dp_shard, 2);
+  EXPECT_EQ(ulysses.job.training.gradient_accumulation, 1);
+  EXPECT_EQ(ulysses.job.training.attention, attention_impl::flash);
+  EXPECT_EQ(ulysses.job.hardware.gpus_per_node, 8);
+  EXPECT_NE(find_note(ulysses.notes, "DeepSpeed-Ulysses"), "");
+  EXPECT_EQ(find_note(ulysses.notes, "unknown option"), "");
+  const auto nodes = import_ok("deepspeed --num_nodes=2 --hostfile h pretrain_gpt.py " + model +
+                               " --num-key-value-heads 2 --swiglu\n");
+  EXPECT_EQ(nodes.job.hardware.nodes, 2);
+  EXPECT_EQ(nodes.job.hardware.gpus_per_node, 8);  // assumed, noted
+  EXPECT_NE(find_note(nodes.notes, "deepspeed without --num_gpus"), "");
+  EXPECT_EQ(key_of(nodes.job, "num_key_value_heads"), "2");
 }
 
 TEST(ImportMegatron, MegatronDeepSpeedsZeroStageAndPaddedVocabulary) {

@@ -496,5 +496,24 @@ TEST(ImportTorchtitan, Llama3SmallFlavorsOfATomlFileAreAForksOwn) {
   EXPECT_EQ(eight->job.model, "llama-3.1-8b");
 }
 
+// A model name none of torchtitan's releases has (a fork's model) and no preset is refused at
+// its line, before the file's other options.
+TEST(ImportTorchtitan, AForksOwnModelIsRefusedAtItsName) {
+  const auto fork = import_config_text(
+      "[model]\nname = \"bit_byte_llama3\"\nflavor = \"debugmodel\"\n"
+      "[optimizer]\nname = \"Scion\"\n",
+      "fork.toml");
+  ASSERT_FALSE(fork);
+  EXPECT_EQ(fork.error().to_string().rfind("fork.toml:2:1: model.name bit_byte_llama3 is no "
+                                           "torchtitan model",
+                                           0),
+            0u)
+      << fork.error().to_string();
+  // An experiment's model keeps its name for the plan to resolve or refuse.
+  const auto experiment =
+      import_config_text("[model]\nname = \"simple_fsdp.llama3\"\nflavor = \"8B\"\n", "exp.toml");
+  EXPECT_TRUE(experiment) << experiment.error().to_string();
+}
+
 }  // namespace
 }  // namespace vramscope::job

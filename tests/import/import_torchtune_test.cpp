@@ -1,6 +1,8 @@
 // torchtune recipe configs: two shipped files (pytorch/torchtune recipes/configs/) and small
 // ones for the options the shipped files leave at their defaults.
 #include <vramscope/import/importers.hpp>
+#include <vramscope/job/job_loading.hpp>
+#include <vramscope/model/model_spec.hpp>
 
 #include <gtest/gtest.h>
 
@@ -287,6 +289,48 @@ TEST(ImportTorchtune, AKeyTheFileInterpolatesIsItsVariable) {
   EXPECT_EQ(find_note(imported->notes, "unknown option \"name\""), "");
   EXPECT_NE(find_note(imported->no_effect, "\"name\" does not affect GPU memory"), "");
   EXPECT_NE(find_note(imported->notes, "unknown option \"nmae\""), "");
+}
+
+// A component builder called with a model's shape (torchtune's llama2 with TinyLlama's
+// numbers) is that model inline; the MLP is scale_hidden_dim_for_mlp(2048) = 5632 when
+// intermediate_dim is absent.
+TEST(ImportTorchtune, AComponentBuilderWithAShapeIsThatModel) {
+  auto imported = import_config_text(
+      "model:\n  _component_: torchtune.models.llama2.llama2\n  vocab_size: 32000\n"
+      "  num_layers: 22\n  num_heads: 32\n  num_kv_heads: 4\n  embed_dim: 2048\n"
+      "  max_seq_len: 2048\n  attn_dropout: 0.0\n  norm_eps: 1e-5\n"
+      "tokenizer:\n  max_seq_len: 2048\nbatch_size: 1\n",
+      "tiny.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  std::string mlp, kv;
+  for (const auto& k : imported->job.model_config) {
+    if (k.key == "intermediate_size") mlp = k.json;
+    if (k.key == "num_key_value_heads") kv = k.json;
+  }
+  EXPECT_EQ(mlp, "5632");
+  EXPECT_EQ(kv, "4");
+  EXPECT_EQ(find_note(imported->notes, "unknown option"), "");
+  auto model = load_model_of(imported->job, "");
+  ASSERT_TRUE(model) << model.error().to_string();
+  EXPECT_EQ(model->parameters(), 1'100'048'384u);  // TinyLlama-1.1B
+  const auto bad = import_config_text(
+      "model:\n  _component_: torchtune.models.llama3.llama3\n  vocab_size: 32000\n"
+      "  num_layers: 2\n  num_heads: 4\n  embed_dim: 64\n  norm_eps: small\n",
+      "bad.yaml");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().to_string().rfind("bad.yaml:7:3: model.norm_eps: expected a positive "
+                                          "number, got \"small\"",
+                                          0),
+            0u)
+      << bad.error().to_string();
+  const auto other = import_config_text(
+      "model:\n  _component_: torchtune.models.phi3.phi3\n  num_layers: 2\n", "phi.yaml");
+  ASSERT_FALSE(other);
+  EXPECT_NE(other.error().to_string().find("phi.yaml:3:3: model._component_ "
+                                           "torchtune.models.phi3.phi3 is called with a model's "
+                                           "shape"),
+            std::string::npos)
+      << other.error().to_string();
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
 #include "import/shell_launch.hpp"
 
+#include <vramscope/import/importers.hpp>
+
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -190,6 +193,7 @@ TEST(ShellLaunch, RecognisesMegatronText) {
   EXPECT_TRUE(looks_like_megatron("--num-layers 2\n"));
   EXPECT_TRUE(looks_like_megatron("torchrun x/pretrain_gpt.py \\\n"));
   EXPECT_TRUE(looks_like_megatron("A=(\"--num-layers=4\")"));
+  EXPECT_TRUE(looks_like_megatron("torchrun finetune.py --tensor_model_parallel_size 2\n"));
   EXPECT_FALSE(looks_like_megatron("# --num-layers 2\nfoo: bar\n"));
   EXPECT_FALSE(looks_like_megatron("num_layers: 2\nscript: pretrain.py\n"));
 }
@@ -212,6 +216,143 @@ TEST(ShellLaunch, SbatchHeadersSetSlurmsNodeAndTaskCounts) {
   // Not a count (a range of nodes): nothing is set.
   const auto range = read_ok("#SBATCH --nodes=2-4\ntorchrun --nnodes $SLURM_NNODES pretrain_gpt.py\n");
   EXPECT_TRUE(range.launcher[2].unresolved);
+}
+
+TEST(ShellLaunch, SbatchGpuRequestsSetSlurmsGpuCounts) {
+  const auto per_node = read_ok(
+      "#SBATCH --gpus-per-node=4\n"
+      "torchrun --nproc-per-node $SLURM_GPUS_PER_NODE --nnodes 1 pretrain_gpt.py\n");
+  EXPECT_EQ(texts(per_node.launcher),
+            (words{"torchrun", "--nproc-per-node", "4", "--nnodes", "1"}));
+  EXPECT_FALSE(per_node.launcher[2].unresolved);
+  const auto typed = read_ok(
+      "#SBATCH --gpus-per-node h100:8\n"
+      "torchrun --nproc_per_node $SLURM_GPUS_ON_NODE pretrain_gpt.py\n");
+  EXPECT_EQ(texts(typed.launcher), (words{"torchrun", "--nproc_per_node", "8"}));
+  const auto gres = read_ok(
+      "#SBATCH --gres=gpu:a100:2,nvme:1\n"
+      "torchrun --nproc_per_node $SLURM_GPUS_ON_NODE pretrain_gpt.py\n");
+  EXPECT_EQ(texts(gres.launcher), (words{"torchrun", "--nproc_per_node", "2"}));
+  EXPECT_TRUE(gres.sbatch_tasks_per_node.text.empty());
+  const auto one =
+      read_ok("#SBATCH --gres=gpu\ntorchrun --nproc_per_node $SLURM_GPUS_ON_NODE p.py\n");
+  EXPECT_EQ(texts(one.launcher), (words{"torchrun", "--nproc_per_node", "1"}));
+  // --gres sets no SLURM_GPUS_PER_NODE (sbatch sets it for --gpus-per-node only).
+  const auto not_per_node = read_ok(
+      "#SBATCH --gres=gpu:4\ntorchrun --nproc_per_node $SLURM_GPUS_PER_NODE pretrain_gpt.py\n");
+  EXPECT_TRUE(not_per_node.launcher[2].unresolved);
+}
+
+// A script that parses its own options: `while [[ $# -gt 0 ]]; do case $1 in ...` is chosen by
+// the arguments it is run with, which a file does not have: read as run without them.
+TEST(ShellLaunch, ACaseOnTheScriptsArgumentsIsReadAsNotTaken) {
+  const auto l = read_ok(
+      "TP=8\n"                                 // 1
+      "while [[ $# -gt 0 ]]; do\n"             // 2
+      "  case $1 in\n"                         // 3
+      "    --tp) TP=\"$2\"; shift; shift;;\n"  // 4
+      "    -z|--zero-stage)\n"                 // 5
+      "    ZERO=$2;\n"                         // 6
+      "    shift\n"                            // 7
+      "    ;;\n"                               // 8
+      "    *) echo unknown $1; exit 1;;\n"     // 9
+      "  esac\n"                               // 10
+      "done\n"                                 // 11
+      "torchrun pretrain_gpt.py --tp $TP --zero $ZERO\n");
+  EXPECT_EQ(texts(l.args), (words{"--tp", "8", "--zero", "$ZERO"}));
+  EXPECT_FALSE(l.args[1].unresolved);
+  EXPECT_TRUE(l.args[3].unresolved);
+  ASSERT_EQ(l.chosen_by_arguments.size(), 1u);
+  EXPECT_EQ(l.chosen_by_arguments[0].first, "ZERO");
+  EXPECT_EQ(l.chosen_by_arguments[0].second.line, 2);
+  EXPECT_NE(l.chosen_by_arguments[0].second.message.find(
+                "ZERO is set only in branches of \"while [[ $# -gt 0 ]]\""),
+            std::string::npos);
+  // The kept value is noted at the loop; the patterns are no arguments.
+  bool noted = false;
+  for (const auto& n : l.notes)
+    noted = noted || (n.line == 2 && n.message.find("TP = 8") != std::string::npos);
+  EXPECT_TRUE(noted);
+}
+
+TEST(ShellLaunch, AnIfOnAVariableSetFromAnArgumentIsChosenByIt) {
+  const auto l = read_ok(
+      "ENV=$1\n"
+      "MODE=${2:-dsw}\n"
+      "if [ $ENV = dsw ]; then\n"
+      "  GPUS=8\n"
+      "elif [ $ENV = dlc ]; then\n"
+      "  GPUS=${KUBERNETES_GPUS}\n"
+      "fi\n"
+      "if [ $MODE = dsw ]; then\n"  // MODE has its default: an ordinary branch
+      "  LAYERS=4\n"
+      "fi\n"
+      "torchrun --nproc_per_node $GPUS pretrain_gpt.py --num-layers $LAYERS\n");
+  EXPECT_EQ(texts(l.launcher), (words{"torchrun", "--nproc_per_node", "$GPUS"}));
+  EXPECT_TRUE(l.launcher[2].unresolved);
+  EXPECT_EQ(texts(l.args), (words{"--num-layers", "4"}));
+  ASSERT_EQ(l.chosen_by_arguments.size(), 1u);
+  EXPECT_EQ(l.chosen_by_arguments[0].first, "GPUS");
+  EXPECT_EQ(l.chosen_by_arguments[0].second.line, 3);
+}
+
+// A test of the script's own values is evaluated: only the branch it takes is read.
+TEST(ShellLaunch, TestsOfTheScriptsOwnValuesPickTheirBranch) {
+  const auto l = read_ok(
+      "AC=\"false\"\nDEBUG=0\nMODE=dense\n"
+      "if [ \"${AC}\" = \"true\" ]; then\n  X=\"--checkpoint-activations\"\nfi\n"
+      "if [[ $DEBUG -eq 1 ]]; then\n  LAYERS=4\nelif [[ -z \"$MODE\" ]]; then\n  LAYERS=8\n"
+      "else\n  LAYERS=24\nfi\n"
+      "case $MODE in\n  moe|expert*) E=\"--num-experts 8\";;\n  dense) E=\"\";;\n"
+      "  *) E=\"--bad\";;\nesac\n"
+      "torchrun pretrain_gpt.py --num-layers $LAYERS $X $E\n");
+  EXPECT_EQ(texts(l.args), (words{"--num-layers", "24", "$X"}));
+  EXPECT_TRUE(l.args[2].unresolved);  // X is set only in the branch not taken
+  for (const auto& n : l.notes)
+    EXPECT_EQ(n.message.find("reads every branch"), std::string::npos) << n.to_string();
+  // A test of something the script does not set is read as before: every branch, noted.
+  const auto unknown = read_ok(
+      "if [ \"$FLAG\" = on ]; then\n  L=2\nelse\n  L=3\nfi\npython pretrain_gpt.py --num-layers "
+      "$L\n");
+  EXPECT_EQ(texts(unknown.args), (words{"--num-layers", "3"}));
+  ASSERT_FALSE(unknown.notes.empty());
+  EXPECT_NE(unknown.notes[0].message.find("reads every branch"), std::string::npos);
+}
+
+// Redirections are not arguments, and a command substitution kept in a variable stays one word.
+TEST(ShellLaunch, RedirectionsAndKeptSubstitutions) {
+  const auto l = read_ok(
+      "N=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)\n"
+      "OUT=\"log_g${N}\"\n"
+      "deepspeed pretrain_gpt.py --save $OUT --num-layers 2 2>&1 | tee x.log\n"
+      "python pretrain_gpt.py --other 1 &>> run.log\n");
+  EXPECT_EQ(texts(l.args),
+            (words{"--save", "log_g$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)",
+                   "--num-layers", "2"}));
+}
+
+// Conditionals of any shape, matched or not, never crash the reader or the importer (a fixed
+// pseudo-random mix of the tokens the branch code treats specially).
+TEST(ShellLaunch, BranchesOfAnyShapeNeverCrash) {
+  const std::vector<std::string> pieces{
+      "if", "elif", "else", "fi", "then", "case", "esac", "in", "while", "do", "done", "[", "]",
+      "[[", "]]", "test", "-z", "-n", "-eq", "-gt", "=", "==", "!=", "-", "--", "$1", "$#",
+      "\"$X\"", "X=1", "X=$1", "Y=", "A=(--a 1)", "a|", "b)", "*)", ")", "(", ";;", ";", "|",
+      "&", "2>&1", ">", "&>>", "$(cmd --x)", "--num-layers", "2", "\n", "torchrun",
+      "pretrain_gpt.py", "${A[@]}", "$X"};
+  std::uint64_t state = 0x9e3779b97f4a7c15ULL;
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    const int length = 4 + round % 40;
+    for (int i = 0; i < length; ++i) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      text += pieces[(state >> 33) % pieces.size()];
+      text += (state >> 20) % 3 == 0 ? "\n" : " ";
+    }
+    (void)read_shell_launch(text, "fuzz.sh");
+    (void)import_config_text(text, "fuzz.sh");
+  }
+  SUCCEED();
 }
 
 TEST(ShellLaunch, EvaluatesArithmeticOfTheScriptsOwnNumbers) {

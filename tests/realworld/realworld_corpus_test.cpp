@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -256,6 +257,26 @@ TEST(RealworldFirstSight, WritesWhatTheReadersMakeOfTheBatch) {
   }
   const status written = write_file_atomic(out_path, out.dump(1) + "\n");
   ASSERT_TRUE(written.has_value()) << written.error().to_string();
+}
+
+// Every refusal of a framework config names the file, the line and the column it is about: the
+// importer's ("megatron/x.sh:12:1: ...") and plan's ("vramscope plan: megatron/x.sh:222:5: ...").
+TEST(RealworldManifest, EveryConfigRefusalNamesItsLine) {
+  for (const auto& [rel, entry] : manifest().items()) {
+    const std::string kind = entry.value("kind", "");
+    if (kind != "accelerate" && kind != "deepspeed" && kind != "megatron" && kind != "torchtitan" &&
+        kind != "torchtune")
+      continue;
+    for (const auto& [field, prefix] :
+         {std::pair{"refused", std::string()},
+          std::pair{"plan_refused", std::string("vramscope plan: ")}}) {
+      if (!entry.contains(field)) continue;
+      const std::string text = entry[field].get<std::string>();
+      const std::regex located("^" + prefix + "[^:]*" + ":[0-9]+:[0-9]+: .+");
+      EXPECT_TRUE(text.rfind(prefix + rel + ":", 0) == 0 && std::regex_match(text, located))
+          << rel << ": " << text;
+    }
+  }
 }
 
 TEST(RealworldManifest, HoldsAtLeastEightyFiles) { EXPECT_GE(corpus_files().size(), 80u); }

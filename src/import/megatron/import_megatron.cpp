@@ -10,7 +10,6 @@
 #include <algorithm>
 
 #include "import/megatron/megatron_args.hpp"
-#include "import/megatron/megatron_arguments.hpp"
 #include "import/shell_launch.hpp"
 #include "job/source_text.hpp"
 
@@ -54,9 +53,27 @@ std::pair<int, int> sole_occurrence(std::string_view text, std::string_view flag
   return found;
 }
 
+const std::vector<option>& megatron_table();
+
+bool has_row(const std::string& key) {
+  const auto& table = megatron_table();
+  return std::any_of(table.begin(), table.end(),
+                     [&](const option& row) { return option_matches(row.key, key); });
+}
+
+// A flag spelled with underscores (Megatron-LLM's arguments.py: --tensor_model_parallel_size,
+// --num_layers) that is no argument of its own but a Megatron-LM one with dashes: that name.
+std::string dashed(const std::string& key) {
+  if (key.find('_') == std::string::npos || has_row(key)) return key;
+  std::string out = key;
+  std::replace(out.begin() + 2, out.end(), '_', '-');
+  return has_row(out) ? out : key;
+}
+
 // Each "--flag" with the words after it up to the next flag ("--flag=value" holds its value).
 // argparse keeps the last of a repeated flag; so does this, with a note.
 void read_flags(import_context& ctx, std::string_view text, const std::vector<shell_word>& words) {
+  bool underscores = false;
   for (std::size_t i = 0; i < words.size(); ++i) {
     const shell_word& w = words[i];
     diagnostic where = location(ctx.source, text, w.line, w.column);
@@ -72,7 +89,13 @@ void read_flags(import_context& ctx, std::string_view text, const std::vector<sh
     entry e;
     e.where = where;
     const auto equals = w.text.find('=');
-    e.key = w.text.substr(0, equals);
+    e.key = dashed(w.text.substr(0, equals));
+    if (e.key != w.text.substr(0, equals) && !underscores) {
+      underscores = true;
+      ctx.note(e, fmt::format("{} and the flags after it are spelled with underscores, as "
+                              "Megatron-LLM's arguments.py spells them: read as Megatron-LM's {}",
+                              w.text.substr(0, equals), e.key));
+    }
     if (equals != std::string::npos) e.value.items.push_back(w.text.substr(equals + 1));
     while (equals == std::string::npos && i + 1 < words.size() && !is_flag(words[i + 1].text))
       e.value.items.push_back(words[++i].text);
@@ -88,6 +111,80 @@ void read_flags(import_context& ctx, std::string_view text, const std::vector<sh
     }
     ctx.entries.push_back(std::move(e));
   }
+}
+
+// Megatron's other names for three arguments, read as validate_args reads them:
+// --encoder-num-layers is --num-layers and --encoder-seq-length is --seq-length when those are
+// absent (both given: Megatron asserts), and --use-rotary-position-embeddings sets
+// --position-embedding-type rope (megatron/training/arguments.py at d98e8a64dd).
+maybe_error read_other_names(import_context& ctx) {
+  static constexpr std::pair<const char*, const char*> same[] = {
+      {"--encoder-num-layers", "--num-layers"}, {"--encoder-seq-length", "--seq-length"}};
+  for (const auto& pair : same) {
+    // Named, not a structured binding: clang 14 (the fuzz build) cannot capture one.
+    const char* other = pair.first;
+    const char* name = pair.second;
+    auto it = std::find_if(ctx.entries.begin(), ctx.entries.end(),
+                           [&](const entry& e) { return e.key == other; });
+    if (it == ctx.entries.end()) continue;
+    if (ctx.find(name) != nullptr)
+      return at(it->where, fmt::format("{} and {} are both given, which Megatron refuses; keep "
+                                       "one",
+                                       other, name));
+    ctx.note(*it, fmt::format("{} is read as {} (Megatron's validate_args)", other, name));
+    it->key = name;
+  }
+  // Megatron-LM 2.6's names (arguments.py at 3860e99526, 2021-08-27) of --recompute-method and
+  // --recompute-num-layers, which acted with --checkpoint-activations.
+  for (const auto& pair :
+       {std::pair{"--activations-checkpoint-method", "--recompute-method"},
+        std::pair{"--activations-checkpoint-num-layers", "--recompute-num-layers"}}) {
+    const char* older = pair.first;
+    const char* name = pair.second;
+    auto it = std::find_if(ctx.entries.begin(), ctx.entries.end(),
+                           [&](const entry& e) { return e.key == older; });
+    if (it == ctx.entries.end() || ctx.find(name) != nullptr) continue;
+    ctx.note(*it, fmt::format("{} is Megatron-LM 2.6's name of {}: read as such", older, name));
+    it->key = name;
+  }
+  // microsoft/Megatron-DeepSpeed's names (megatron/arguments.py at f4157bea): DeepSpeed-MoE's
+  // --moe-expert-parallel-size, and --num-key-value-heads (grouped-query attention when fewer
+  // than the heads).
+  for (const auto& pair : {std::pair{"--moe-expert-parallel-size", "--expert-model-parallel-size"},
+                           std::pair{"--num-key-value-heads", "--num-query-groups"}}) {
+    const char* other = pair.first;
+    const char* name = pair.second;
+    auto it = std::find_if(ctx.entries.begin(), ctx.entries.end(),
+                           [&](const entry& e) { return e.key == other; });
+    if (it == ctx.entries.end() || ctx.find(name) != nullptr) continue;
+    it->key = name;
+    if (std::string(name) == "--num-query-groups" &&
+        ctx.find("--group-query-attention") == nullptr) {
+      entry gqa = *it;
+      gqa.key = "--group-query-attention";
+      gqa.value = raw_value{};
+      ctx.entries.push_back(std::move(gqa));
+    }
+  }
+  // Megatron-DeepSpeed's DeepSpeed-Ulysses (microsoft/Megatron-DeepSpeed, arguments.py):
+  // --ds-sequence-parallel-size N splits each sequence over N ranks between the attention's
+  // all-to-alls and takes them from the data-parallel size, as context parallelism does.
+  if (auto it = std::find_if(ctx.entries.begin(), ctx.entries.end(),
+                             [](const entry& e) { return e.key == "--ds-sequence-parallel-size"; });
+      it != ctx.entries.end() && ctx.find("--context-parallel-size") == nullptr) {
+    ctx.note(*it,
+             "DeepSpeed-Ulysses sequence parallelism is planned as context parallelism of "
+             "the same size: each rank holds the sequence / N tokens between the all-to-alls");
+    it->key = "--context-parallel-size";
+  }
+  if (const entry* rotary = ctx.find("--use-rotary-position-embeddings")) {
+    entry rope = *rotary;
+    rope.key = "--position-embedding-type";
+    rope.value = raw_value{"rope", {"rope"}, false};
+    std::erase_if(ctx.entries, [](const entry& e) { return e.key == "--position-embedding-type"; });
+    ctx.entries.push_back(std::move(rope));
+  }
+  return std::nullopt;
 }
 
 // torchrun (or python -m torch.distributed.run / launch): --nproc_per_node x --nnodes GPUs.
@@ -161,6 +258,63 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
       }
     return 1;
   }
+  // DeepSpeed's launcher (deepspeed/launcher/runner.py): --num_gpus (--num_accelerators) a node
+  // and --num_nodes; without --num_gpus it runs on every GPU of each node, a count the file does
+  // not have (assumed 8 a node, noted); without --num_nodes, on one node unless a --hostfile
+  // lists more.
+  const bool deepspeed = !words.empty() && (words[0].text == "deepspeed" ||
+                                            words[0].text.ends_with("/deepspeed"));
+  if (deepspeed) {
+    long long counts[] = {0, 0};
+    bool given[] = {false, false};
+    bool hostfile = false;
+    for (std::size_t i = 1; i < words.size(); ++i) {
+      std::string key = words[i].text, value;
+      if (!is_flag(key)) continue;
+      if (const auto eq = key.find('='); eq != std::string::npos)
+        value = key.substr(eq + 1), key.resize(eq);
+      else if (i + 1 < words.size() && !is_flag(words[i + 1].text))
+        value = words[++i].text;
+      std::replace(key.begin() + 2, key.end(), '-', '_');
+      hostfile = hostfile || key == "--hostfile" || key == "-H";
+      const int k = key == "--num_gpus" || key == "--num_accelerators" ? 0
+                    : key == "--num_nodes"                            ? 1
+                                                                      : -1;
+      if (k < 0) continue;
+      ctx.entries.push_back(entry{"deepspeed " + key, {value, {}, false}, false,
+                                  where(words[i])});
+      counts[k] = flag_int(ctx, ctx.entries.back().key, 1, 1, error, max_megatron_degree);
+      given[k] = true;
+      if (error) return 0;
+      static const char* fields[] = {"hardware.gpus_per_node", "hardware.nodes"};
+      if (auto problem = ctx.set(fields[k], std::to_string(counts[k]), ctx.entries.back());
+          !problem.empty()) {
+        error = at(ctx.entries.back().where, problem);
+        return 0;
+      }
+      ctx.entries.pop_back();
+    }
+    if (!given[1] && hostfile) {
+      ctx.note(entry{"deepspeed", {}, false, where(words[0])},
+               "deepspeed with a --hostfile and no --num_nodes runs on every node the hostfile "
+               "lists: the number of nodes is not read from it");
+      return 0;
+    }
+    if (!given[1]) {
+      counts[1] = 1;
+      (void)ctx.set("hardware.nodes", "1", entry{"", {}, false, where(words[0])});
+    }
+    if (!given[0]) {
+      counts[0] = 8;
+      (void)ctx.set("hardware.gpus_per_node", "8", entry{"", {}, false, where(words[0])});
+      ctx.note(entry{"deepspeed", {}, false, where(words[0])},
+               fmt::format("deepspeed without --num_gpus runs on every GPU of each node, which the "
+                           "file does not say: assumed 8 a node x {} node(s); set "
+                           "hardware.gpus_per_node",
+                           counts[1]));
+    }
+    return counts[0] * counts[1];
+  }
   if (!torchrun) {
     const std::string name = words.empty() ? launch.script.text : words[0].text;
     ctx.note(entry{name, {}, false, where(words.empty() ? launch.script : words[0])},
@@ -227,6 +381,9 @@ constexpr const char* read_by_code[] = {"--tensor-model-parallel-size",
                                         "--batch-size",  // the micro batch, to 2020-12
                                         "--model-parallel-size",  // tp, to 2020-10
                                         "--num-microbatches-in-minibatch",  // to 2020-12
+                                        // 2.6's --recompute-method / --recompute-num-layers
+                                        "--activations-checkpoint-method",
+                                        "--activations-checkpoint-num-layers",
                                         "--seq-length",
                                         "--bf16",
                                         "--fp16",
@@ -241,7 +398,14 @@ constexpr const char* read_by_code[] = {"--tensor-model-parallel-size",
                                         "--recompute-modules",
                                         "--moe-expert-capacity-factor",
                                         "--moe-pad-expert-input-to-capacity",
-                                        "--sgd-momentum"};
+                                        "--sgd-momentum",
+                                        // read_pipeline_split
+                                        "--decoder-first-pipeline-num-layers",
+                                        "--decoder-last-pipeline-num-layers",
+                                        "--account-for-embedding-in-pipeline-split",
+                                        "--account-for-loss-in-pipeline-split",
+                                        "--pipeline-model-parallel-layout",
+                                        "--pp-partition-method"};
 
 // Megatron flags that do not change GPU memory: learning-rate schedule, data, checkpoint paths,
 // logging, profiling, kernel fusions that keep the same tensors, communication overlap.
@@ -342,7 +506,6 @@ constexpr const char* without_effect[] = {"--use-mcore-models",
                                           "--no-load-rng",
                                           "--finetune",
                                           "--pretrained-checkpoint",
-                                          "--use-checkpoint-args",
                                           "--use-dist-ckpt",
                                           "--auto-detect-ckpt-format",
                                           "--ckpt-fully-parallel-save",
@@ -417,10 +580,6 @@ const std::vector<option>& not_modelled_rows() {
     add({"--distribute-saved-activations"}, "saved activations split over tensor-parallel ranks");
     add({"--expert-tensor-parallel-size"},
         "expert tensor parallelism other than the tensor-parallel size");
-    add({"--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers",
-         "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split",
-         "--pipeline-model-parallel-layout"},
-        "uneven pipeline splits");
     add({"--mtp-num-layers"}, "multi-token prediction layers");
     add({"--hybrid-override-pattern", "--hybrid-layer-pattern"}, "Mamba hybrid layers");
     add({"--squared-relu", "--quick-geglu", "--qk-layernorm"}, "other layer shapes");
@@ -432,6 +591,9 @@ const std::vector<option>& not_modelled_rows() {
     add({"--init-model-with-meta-device"}, "weights created on the meta device, then sharded");
     add({"--record-memory-history"}, "the allocator's history of allocations, kept on the host");
     add({"--decoder-seq-length"}, "encoder-decoder lengths");
+    add({"--use-checkpoint-args"},
+        "the model's arguments are read from the checkpoint in --load over the script's; "
+        "planned with the script's");
     return out;
   }();
   return rows;
@@ -473,7 +635,6 @@ const std::vector<option>& megatron_deepspeed_rows() {
               "DeepSpeed's memory-centric tiling");
     unplanned({"--glu-activation"}, "GLU MLPs (two input projections)");
     unplanned({"--embed-layernorm"}, "a layer norm after the embedding");
-    unplanned({"--pp-partition-method"}, "uneven pipeline splits");
     unplanned({"--DDP-impl", "--use-contiguous-buffers-in-ddp"},
               "the data-parallel wrapper's gradient buffers");
     quiet({"--layernorm-epsilon", "--sync-tp-duplicated-parameters", "--kill-switch-path",
@@ -489,69 +650,163 @@ const std::vector<option>& megatron_deepspeed_rows() {
            "--valid-num-workers", "--tokenizer-name-or-path", "--data-impl",
            "--loss-on-targets-only", "--reweight-loss-based-on-position-frequency",
            "--noise-density", "--mean-noise-span-length", "--img-dim"});
+    // microsoft/Megatron-DeepSpeed (f4157bea) beyond BigScience's fork.
+    // Read under Megatron-LM's names (read_other_names): DeepSpeed-Ulysses as context
+    // parallelism, DeepSpeed-MoE's expert-parallel size, grouped-query attention's KV heads.
+    out.push_back({"--ds-sequence-parallel-size", handled()});
+    out.push_back({"--moe-expert-parallel-size", handled()});
+    out.push_back({"--num-key-value-heads", handled()});
+    for (const char* f : {"--use-flash-attn-v2", "--use-flash-attn-triton",
+                          "--use-flash-attn-builder"})
+      out.push_back({f, custom(read_megatron_attention)});
+    unplanned({"--fp8-e4m3", "--fp8-hybrid"},
+              "Transformer Engine FP8/FP4 training: float8 weight copies and activations");
+    unplanned({"--mlp-type"}, "residual MoE MLPs (a dense MLP beside the experts)");
+    unplanned({"--topk", "--expert-interval", "--num-experts-switch",
+               "--disable-moe-token-dropping", "--moe-train-capacity-factor",
+               "--moe-eval-capacity-factor", "--moe-min-capacity",
+               "--enable-expert-tensor-parallelism"},
+              "DeepSpeed-MoE's routing and expert capacity");
+    unplanned({"--embedding-weights-in-fp32"}, "fp32 embedding weights");
+    unplanned({"--random-ltd"}, "random layer-token drop: fewer tokens through the middle layers");
+    unplanned({"--ds-sequence-parallel-fpdt", "--ds-sequence-parallel-fpdt-chunk-size",
+               "--ds-sequence-parallel-fpdt-offloading"},
+              "FPDT: attention over chunks of the sequence, offloaded to the host");
+    unplanned({"--no-contiguous-buffers-in-local-ddp"},
+              "the data-parallel wrapper's gradient buffers");
+    unplanned({"--standalone-embedding-stage"}, "the embedding on a pipeline stage of its own");
+    unplanned({"--kd", "--mos"}, "a teacher model for distillation");
+    // No effect on memory: retrieval settings of RETRO (refused), RoPE's base, a layer norm
+    // kernel (it keeps a tensor of the same size), logging, the MoE loss and parameter groups,
+    // kernels of the same tensors (ZB-H1 keeps 1F1B's in-flight activations, tutel, fused Adam),
+    // an inference switch, the non-pipelined model of a pipeline size of 1 (Megatron-DeepSpeed
+    // asserts it), data files and curricula that only shorten sequences, checkpoint loading, and
+    // the distillation settings --kd notes.
+    quiet({"--retro-workdir", "--retro-num-neighbors", "--retro-num-retrieved-chunks",
+           "--retro-return-doc-ids", "--rotary-position-embeddings-theta",
+           "--disable-mem-efficient-ln", "--kill-switch-file",
+           "--log-optimizer-states-to-tensorboard",
+           "--enable-zbh1-pipeline", "--enable-zbh1-exact-semantics", "--moe-loss-coeff",
+           "--create-moe-param-group", "--disable-moe-top2-2nd-expert-sampling", "--ds-inference",
+           "--ds_fused_adam", "--no-pipeline-parallel", "--use-tutel",
+           "--force-ds-sequence-parallel", "--use-dataset-only", "--lr-warmup-tokens",
+           "--load-tag", "--no-load-lr-state", "--aml-data-download-path", "--trust-remote-code",
+           "--train-data-exact-num-epochs", "--return-data-index",
+           "--data-efficiency-curriculum-learning", "--train-idx-path", "--train-desc-path",
+           "--train-doc-idx-path", "--train-sample-idx-path", "--train-shuffle-idx-path",
+           "--repeated-dataloader", "--num-layers-teacher", "--num-experts-teacher",
+           "--hidden-size-teacher", "--num-attention-heads-teacher", "--kd-alpha-ce",
+           "--kd-beta-ce", "--kd-temp", "--reset-iteration", "--load-teacher", "--profile_steps"});
     return out;
   }();
   return rows;
 }
 
-// Every other argument of Megatron-LM (megatron_arguments.hpp), classified by the argparse group
-// that adds it: groups of logging, checkpoints, data, schedules, tokenizer files, restarts and
-// inference have no effect on a training step's GPU memory; the others (training loop,
-// distributed, model shape, MoE, precision, other models' options) may, and vramscope does not
-// model the flag: noted when it is on. The rows above come first, so a flag vramscope reads keeps
-// its own row.
-const std::vector<option>& group_rows() {
-  static const std::vector<option> rows = [] {
-    static constexpr std::pair<std::string_view, std::string_view> no_effect_groups[] = {
-        {"_add_logging_args", ""},          {"_add_checkpointing_args", ""},
-        {"_add_learning_rate_args", ""},    {"_add_autoresume_args", ""},
-        {"_add_one_logger_args", ""},       {"_add_ft_package_args", ""},
-        {"_add_inprocess_restart_args", ""}, {"_add_msc_args", ""},
-        {"_add_workload_inspector_server_args", ""}, {"_add_straggler_detector_args", ""},
-        {"_add_rerun_machine_args", ""},    {"_add_validation_args", ""},
-        {"_add_config_logger_args", ""},    {"_add_initialization_args", ""},
-        {"_add_tokenizer_args", ""},        {"_add_data_args", ""},
-        {"_add_inference_args", ""},        {"_add_sft_args", ""},
-        {"_add_regularization_args", ""},  // optimizer hyper-parameters; dropouts are read above
-    };
-    static constexpr std::pair<std::string_view, std::string_view> reasons[] = {
-        {"_add_training_args", "a training-loop option"},
-        {"_add_distributed_args", "a distributed-training option"},
-        {"_add_network_size_args", "a model-shape option the GPT layout does not read"},
-        {"_add_moe_args", "a mixture-of-experts option"},
-        {"_add_mla_args", "a multi-latent-attention option"},
-        {"_add_mixed_precision_args", "a precision option"},
-        {"_add_transformer_engine_args", "a Transformer Engine option"},
-        {"_add_kitchen_quantization_arguments", "quantized training"},
-        {"_add_experimental_args", "an experimental option"},
-        {"_add_experimental_attention_variant_args", "an attention variant"},
-        {"_add_heterogeneous_args", "layers of different shapes"},
-        {"_add_logits_distillation_args", "a teacher model for distillation"},
-        {"_add_rl_args", "the reinforcement-learning loop"},
-        {"_add_vision_args", "a vision model's option (the vision scripts are refused)"},
-        {"_add_biencoder_args", "the ICT retriever's option (pretrain_ict.py is refused)"},
-        {"_add_retro_args", "RETRO's option (pretrain_retro.py is refused)"},
-    };
-    std::vector<option> out;
-    for (const auto& argument : megatron_arguments) {
-      // Named, not a structured binding: clang 14 (the fuzz build) cannot capture one.
-      const auto& flag = argument.first;
-      const auto& group = argument.second;
-      const auto quiet = std::find_if(std::begin(no_effect_groups), std::end(no_effect_groups),
-                                      [&](const auto& g) { return g.first == group; });
-      if (quiet != std::end(no_effect_groups)) {
-        out.push_back({std::string(flag), no_effect()});
-        continue;
-      }
-      const auto why = std::find_if(std::begin(reasons), std::end(reasons),
-                                    [&](const auto& r) { return r.first == group; });
-      out.push_back({std::string(flag),
-                     not_modelled(why != std::end(reasons) ? std::string(why->second)
-                                                           : "a Megatron-LM option")});
-    }
-    return out;
-  }();
-  return rows;
+// The transformer layers each pipeline stage holds when a flag splits them other than evenly:
+// Megatron-LM's --decoder-first/last-pipeline-num-layers (the middle stages share the rest),
+// --account-for-embedding/loss-in-pipeline-split (the embedding and the loss count as a layer
+// of the first and last stage: (layers + 1 or 2) / pp a stage), and Megatron-DeepSpeed's
+// --pp-partition-method (DeepSpeed's PipelineModule: "type:transformer", its default, balances
+// the transformer layers; "type:transformer|embedding" also counts the two tied embeddings, so
+// (layers + 2) / pp a stage with one layer fewer on the first and last; "uniform" and
+// "parameters" balance all the pipeline's modules or their parameters). Strategy megatron plans
+// layers / pp on every stage: a split that is even after all is read, one that is not is refused
+// at its flag with the --num-layers that would plan its busiest stage.
+maybe_error read_pipeline_split(import_context& ctx, const megatron_mesh& m) {
+  const long long pp = m.pp, layers = m.layers;
+  const entry* first = ctx.find("--decoder-first-pipeline-num-layers");
+  const entry* last = ctx.find("--decoder-last-pipeline-num-layers");
+  const entry* embedding = ctx.find("--account-for-embedding-in-pipeline-split");
+  const entry* loss = ctx.find("--account-for-loss-in-pipeline-split");
+  const entry* layout = ctx.find("--pipeline-model-parallel-layout");
+  const entry* method = ctx.find("--pp-partition-method");
+  const entry* any = first   ? first
+                     : last  ? last
+                     : embedding ? embedding
+                     : loss  ? loss
+                     : layout ? layout
+                               : method;
+  if (any == nullptr || pp <= 1) return std::nullopt;
+  const std::string flag = any->key + (any->value.text.empty() ? "" : " " + any->value.text);
+  if (layout != nullptr)
+    return at(layout->where,
+              fmt::format("--pipeline-model-parallel-layout {}: a layout of layers per stage, "
+                          "which strategy megatron does not plan (it gives each of the {} stages "
+                          "{} / {} layers); remove it to plan an even split",
+                          layout->value.text, pp, layers, pp));
+  if (ctx.find("--num-layers-per-virtual-pipeline-stage") != nullptr ||
+      ctx.find("--num-virtual-stages-per-pipeline-rank") != nullptr ||
+      ctx.find("--virtual-pipeline-model-parallel-size") != nullptr)
+    return at(any->where, fmt::format("{}: an uneven split over virtual pipeline stages, which "
+                                      "strategy megatron does not plan; remove it to plan an "
+                                      "even split",
+                                      flag));
+  // Transformer layers on the first, each middle and the last stage.
+  long long head = 0, middle = 0, tail = 0;
+  std::string how;
+  if (method != nullptr) {
+    std::string v = lower_case(method->value.text);
+    std::erase_if(v, [](char c) { return c == '\'' || c == '"' || c == ' '; });
+    if (v == "type:transformer") return std::nullopt;  // the default: layers / pp (checked later)
+    if (v != "type:transformer|embedding" && v != "type:embedding|transformer")
+      return at(method->where,
+                fmt::format("{}: DeepSpeed balances all the pipeline's modules or their "
+                            "parameters, not the transformer layers, which strategy megatron "
+                            "plans as {} / {} a stage; use type:transformer to plan it",
+                            flag, layers, pp));
+    if ((layers + 2) % pp != 0)
+      return at(method->where,
+                fmt::format("{}: {} layers and the 2 embeddings do not divide into {} stages, so "
+                            "DeepSpeed splits them unevenly, which strategy megatron does not "
+                            "plan; use type:transformer with --num-layers a multiple of {}",
+                            flag, layers, pp, pp));
+    middle = (layers + 2) / pp;
+    head = tail = middle - 1;
+    how = fmt::format("{} layers and the 2 embeddings split into {} stages of {}", layers, pp,
+                      middle);
+  } else if (first != nullptr || last != nullptr) {
+    std::optional<diagnostic> error;
+    head = flag_int(ctx, "--decoder-first-pipeline-num-layers", -1, 0, error, layers);
+    tail = flag_int(ctx, "--decoder-last-pipeline-num-layers", -1, 0, error, layers);
+    if (error) return error;
+    const long long given = (head >= 0 ? 1 : 0) + (tail >= 0 ? 1 : 0);
+    const long long rest = layers - std::max(head, 0LL) - std::max(tail, 0LL);
+    if (pp - given <= 0 || rest < 0 || rest % (pp - given) != 0)
+      return at(any->where, fmt::format("{}: the other {} layers do not divide into the other {} "
+                                        "stages (Megatron refuses this split)",
+                                        flag, rest, pp - given));
+    middle = rest / (pp - given);
+    if (head < 0) head = middle;
+    if (tail < 0) tail = middle;
+    how = fmt::format("{} on the first stage, {} on the last, {} on each other", head, tail,
+                      middle);
+  } else {
+    const long long extra = (embedding ? 1 : 0) + (loss ? 1 : 0);
+    if ((layers + extra) % pp != 0)
+      return at(any->where, fmt::format("{}: {} layers and {} more do not divide into {} stages "
+                                        "(Megatron refuses this split)",
+                                        flag, layers, extra, pp));
+    middle = (layers + extra) / pp;
+    head = embedding ? middle - 1 : middle;
+    tail = loss ? middle - 1 : middle;
+    how = fmt::format("{} layers and {} counted as a layer split into {} stages of {}", layers,
+                      embedding && loss ? "the embedding and the loss"
+                      : embedding      ? "the embedding"
+                                       : "the loss",
+                      pp, middle);
+  }
+  const long long busiest = std::max({head, middle, tail});
+  if (pp == 2 ? head == tail : head == middle && tail == middle) {
+    ctx.note(*any, fmt::format("{}: {}; every stage holds {} transformer layers, as planned", flag,
+                               how, head));
+    return std::nullopt;
+  }
+  return at(any->where,
+            fmt::format("{}: {}, so the stages hold {} transformer layers on the first, {} on "
+                        "the last and {} on the others: an uneven split, which strategy megatron "
+                        "does not plan (it gives every stage --num-layers / pp). To bound the "
+                        "busiest stage, plan --num-layers {} ({} on each of the {} stages)",
+                        flag, how, head, tail, middle, busiest * pp, busiest, pp));
 }
 
 const std::vector<option>& megatron_table() {
@@ -566,8 +821,8 @@ const std::vector<option>& megatron_table() {
     rows.insert(rows.end(), more.begin(), more.end());
     const auto& fork = megatron_deepspeed_rows();
     rows.insert(rows.end(), fork.begin(), fork.end());
-    const auto& by_group = group_rows();
-    rows.insert(rows.end(), by_group.begin(), by_group.end());
+    const auto& each = megatron_argument_rows();
+    rows.insert(rows.end(), each.begin(), each.end());
     return rows;
   }();
   return table;
@@ -610,7 +865,9 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   if (!launch) return launch.error();
   detail::import_context ctx("megatron", source);
   ctx.out.notes = launch->notes;
+  ctx.chosen_by_arguments = launch->chosen_by_arguments;
   detail::read_flags(ctx, text, launch->args);
+  if (auto err = detail::read_other_names(ctx)) return *err;
   // Where a refusal of the whole launch points: the script's word, else (a plain argument list)
   // its first argument, else the first line.
   const detail::shell_word* anchor = !launch->script.text.empty() ? &launch->script
@@ -628,18 +885,35 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                                   "(docs/job-spec.md)",
                                   script, other));
   if (ctx.find("--num-layers") == nullptr) {
-    std::string unset;
-    for (const auto& w : launch->args)
-      if (w.unresolved && unset.empty()) unset = w.text;
+    // The arguments the script leaves unresolved: one set only in branches its own arguments
+    // choose, standing where a flag would (not a flag's value: `$EXTRA_ARGS`, not `--save
+    // $OUT`), says most, then any other.
+    std::string unset, why;
+    for (std::size_t i = 0; i < launch->args.size(); ++i) {
+      const auto& w = launch->args[i];
+      if (!w.unresolved) continue;
+      const bool standalone = i == 0 || !detail::is_flag(launch->args[i - 1].text) ||
+                              launch->args[i - 1].text.find('=') != std::string::npos;
+      if (const diagnostic* chosen = detail::chosen_by_arguments(ctx, w.text);
+          chosen != nullptr && why.empty() && standalone) {
+        unset = w.text;
+        why = fmt::format("{} (line {})", chosen->message, chosen->line);
+      }
+      if (unset.empty()) unset = w.text;
+    }
     return detail::at(
         script_at,
         "no --num-layers among the Megatron-LM arguments (Megatron requires "
         "--num-layers, --hidden-size, --num-attention-heads and "
         "--max-position-embeddings)" +
             (unset.empty() ? std::string()
-                           : fmt::format("; the arguments include {}, which the script does not "
-                                         "set: write the arguments into the script",
-                                         unset)));
+             : why.empty()
+                 ? fmt::format("; the arguments include {}, which the script does not set: "
+                               "write the arguments into the script",
+                               unset)
+                 : fmt::format("; the arguments include {}: {}; write the arguments into the "
+                               "script",
+                               unset, why)));
   }
   // pretrain_gpt.py's tokenizer when none is named: GPT-2's BPE (args_defaults
   // {'tokenizer_type': 'GPT2BPETokenizer'}, from 2021's pretrain_gpt.py to today's).
@@ -667,6 +941,7 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   if (error) return *error;
   detail::megatron_mesh mesh;
   if (auto err = detail::read_megatron_parallelism(ctx, world, mesh)) return *err;
+  if (auto err = detail::read_pipeline_split(ctx, mesh)) return *err;
   if (auto err = detail::read_megatron_model(ctx, mesh)) return *err;
   if (auto err = detail::read_megatron_batch(ctx, mesh)) return *err;
   if (auto err = detail::read_megatron_interleaving(ctx, mesh)) return *err;

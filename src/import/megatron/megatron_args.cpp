@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 
@@ -9,6 +10,28 @@ namespace vramscope::job::detail {
 
 bool flag_given(const import_context& ctx, const std::string& flag) {
   return ctx.find(flag) != nullptr;
+}
+
+const diagnostic* chosen_by_arguments(const import_context& ctx, const std::string& text) {
+  for (const auto& [name, where] : ctx.chosen_by_arguments) {
+    for (auto at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+      const bool dollar = (at >= 1 && text[at - 1] == '$') ||
+                          (at >= 2 && text[at - 1] == '{' && text[at - 2] == '$');
+      const char after = at + name.size() < text.size() ? text[at + name.size()] : ' ';
+      if (dollar && !(std::isalnum(static_cast<unsigned char>(after)) != 0 || after == '_'))
+        return &where;
+    }
+  }
+  return nullptr;
+}
+
+bool positional(const std::string& text) {
+  for (std::size_t at = text.find('$'); at != std::string::npos; at = text.find('$', at + 1)) {
+    const std::size_t digit = at + 1 < text.size() && text[at + 1] == '{' ? at + 2 : at + 1;
+    if (digit < text.size() && std::isdigit(static_cast<unsigned char>(text[digit])) != 0)
+      return true;
+  }
+  return false;
 }
 
 long long flag_int(const import_context& ctx, const std::string& flag, long long fallback,
@@ -25,6 +48,13 @@ long long flag_int(const import_context& ctx, const std::string& flag, long long
   if (text.empty())
     error = at(e->where,
                fmt::format("{}: expected a value (a whole number of at least {})", flag, min));
+  else if (const diagnostic* chosen = chosen_by_arguments(ctx, text))
+    error = at(*chosen, fmt::format("{}: \"{}\": {}; write the number into the script", flag, text,
+                                    chosen->message));
+  else if (positional(text))
+    error = at(e->where, fmt::format("{}: \"{}\" is an argument given to the script when it is "
+                                     "run, which a file does not have; write the number",
+                                     flag, text));
   else if (text.find('$') != std::string::npos)
     error = at(e->where, fmt::format("{}: \"{}\" uses a variable or command the script does not "
                                      "set; write the number",

@@ -7,6 +7,8 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <vramscope/core/diagnostic.hpp>
 
@@ -26,6 +28,12 @@ long long flag_int(const import_context& ctx, const std::string& flag, long long
 /// Largest parallel degree, GPU count or micro batch read: far above any real job, and small
 /// enough that products of three of them cannot overflow.
 constexpr long long max_megatron_degree = 1LL << 20;
+
+/// The variable of ctx.chosen_by_arguments that `text` expands ("$NAME", "${NAME}"), as its
+/// location and message, or nullptr.
+const diagnostic* chosen_by_arguments(const import_context& ctx, const std::string& text);
+/// Whether `text` holds a positional parameter of the script ("$1", "${12}").
+bool positional(const std::string& text);
 
 /// The text value of `flag`, or `fallback` when it is absent.
 std::string flag_text(const import_context& ctx, const std::string& flag,
@@ -70,6 +78,15 @@ inline constexpr std::array<const char*, 31> megatron_model_flags{
     "--moe-shared-expert-intermediate-size", "--moe-layer-freq", "--moe-shared-expert-gate",
     "--multi-latent-attention", "--q-lora-rank", "--kv-lora-rank", "--qk-head-dim",
     "--qk-pos-emb-head-dim", "--v-head-dim"};
+
+/// A row for every Megatron-LM argument (tests/data/options/megatron_options.txt) that the
+/// importer's own rows do not name, each classified by itself, except the flags of the argparse
+/// groups about logging, restarts and the scripts vramscope refuses (megatron_quiet_group),
+/// classified by their group (megatron_argument_rows.cpp).
+const std::vector<option>& megatron_argument_rows();
+/// True for an argparse group ("_add_logging_args") whose every flag has no effect on a training
+/// step's GPU memory.
+bool megatron_quiet_group(std::string_view group);
 
 /// The model pretrain_gpt.py builds from the arguments (--num-layers, --hidden-size, ...), as
 /// the config.json keys of the Hugging Face family with the same tensors (gpt2, gpt_neox, llama,

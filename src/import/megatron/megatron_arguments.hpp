@@ -1,9 +1,9 @@
 #pragma once
 // Megatron-LM's arguments by argparse group (megatron/training/arguments.py at commit d98e8a64dd,
 // and the release core_r0.11.0 for flags removed since): tests/data/options/megatron_options.txt,
-// where they were read. The importer classifies a flag its own rows do not name by its group
-// (import_megatron.cpp, group_rows), so "unknown option" is said only of names Megatron does
-// not have. Private to the job module.
+// where they were read. The flags of the groups whose every flag has no effect on memory are
+// classified by their group (megatron_argument_rows.cpp); every other flag has a row of its own.
+// Private to the job module.
 
 #include <string_view>
 #include <utility>

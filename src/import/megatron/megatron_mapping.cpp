@@ -364,7 +364,8 @@ std::string read_megatron_attention(import_context& ctx, const entry& e) {
   const std::string v = lower_case(e.value.text);
   const bool selective = flag_text(ctx, "--recompute-granularity", "") == "selective" ||
                          flag_given(ctx, "--recompute-activations");
-  if (v == "flash" || v == "fused" || v == "auto" || e.key == "--use-flash-attn")
+  // --use-flash-attn, and Megatron-DeepSpeed's --use-flash-attn-v2 / -triton / -builder
+  if (v == "flash" || v == "fused" || v == "auto" || e.key.rfind("--use-flash-attn", 0) == 0)
     return ctx.set("training.attention", "flash", e);
   if (v == "unfused" || v == "local")
     return ctx.set("training.attention", selective ? "flash" : "math", e);
