@@ -36,6 +36,11 @@ class pickle_machine {
   bool long1(std::uint64_t at);
   /// Decodes a trace-entry dict in one go (pickle_fast_entry.cpp); false: nothing consumed.
   bool fast_entry(std::uint64_t at);
+  bool fast_entry_one(std::uint64_t at);
+  /// Reads an entry's pairs from `p` (just past its MARK) to SETITEMS, which `after` points
+  /// at; the window holds at least scan_room bytes from `p`. False: decline.
+  bool scan_entry(const std::uint8_t* p, trace_event& e, snapshot_builder::event_keys& seen,
+                  const std::uint8_t*& after);
   std::uint32_t take_le(std::size_t width);
   [[gnu::cold]] bool stack_full(std::uint64_t at);
   [[gnu::cold]] bool at_end(std::uint64_t at);

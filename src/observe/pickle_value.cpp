@@ -44,9 +44,7 @@ void object_store::release(const value& v, const value* replacement) {
     if (replacement) {
       memo_[s->memo] = encode(*replacement, s->memo);
     } else {
-      memo_[s->memo] = pack(empty_tag, 0);
-      if (consumed_.size() <= s->memo) consumed_.resize(std::max<std::size_t>(s->memo + 1, consumed_.size() * 2), false);
-      consumed_[s->memo] = true;
+      memo_[s->memo] = consumed_word;
     }
   }
   s->kind = okind::free;
@@ -84,15 +82,5 @@ std::uint32_t object_store::encode(const value& v, std::uint32_t index) {
 
 
 
-void object_store::memo_push_consumed() {
-  const std::size_t index = memo_.size();
-  memo_.push_back(0);
-  if (consumed_.size() <= index) consumed_.resize(std::max<std::size_t>(index + 1, consumed_.size() * 2), false);
-  consumed_[index] = true;
-}
-
-bool object_store::memo_was_consumed(std::uint32_t index) const {
-  return index < consumed_.size() && consumed_[index];
-}
 
 }  // namespace vramscope::observe::detail
