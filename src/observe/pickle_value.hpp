@@ -133,6 +133,8 @@ class object_store {
     }
   }
   std::uint32_t memo_size() const { return static_cast<std::uint32_t>(memo_.size()); }
+  /// Room for `entries` memo entries, so that growing to them copies nothing.
+  void reserve_memo(std::size_t entries) { memo_.reserve(entries); }
 
   // A memo entry's packed word (tag << ref_bits | reference), for readers that resolve a
   // reference without building a value; 0 (the empty tag) when the index is out of range.
