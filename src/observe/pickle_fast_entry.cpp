@@ -186,25 +186,43 @@ bool pickle_machine::scan_entry(const std::uint8_t* p, trace_event& e, snapshot_
                                 const std::uint8_t*& after) {
   const object_store& objects = ctx_.objects;
   const memo_view memo{objects.memo_words(), objects.memo_size()};
+  static_assert(std::tuple_size_v<decltype(keys_)> == max_fast_pairs);
+  if (keys_rewrites_ != objects.memo_rewrites()) {
+    keys_ = {};
+    keys_rewrites_ = objects.memo_rewrites();
+  }
+  std::uint32_t index = 0;
   for (std::size_t pairs = 0; *p != SETITEMS; ++pairs) {
-    std::uint32_t index = 0;
-    if (pairs == max_fast_pairs || !memo_index(p, index)) return false;
-    const std::uint32_t word = memo.word(index);
+    if (pairs == max_fast_pairs) return false;
+    key_spelling& spelled = keys_[pairs];
+    std::uint64_t bytes = 0;
+    std::memcpy(&bytes, p, 8);  // scan_room keeps these 8 bytes inside the window
     std::uint32_t key = k_empty;
-    switch (word >> object_store::ref_bits) {
-      case tag::string_tag: {
-        const std::uint32_t ref = word & object_store::ref_mask;
-        key = ref < known_count ? ref : k_empty;
-        break;
+    if ((bytes & spelled.mask) == spelled.bytes && spelled.mask != 0) {
+      key = spelled.key;
+      p += spelled.length;
+    } else {
+      const std::uint8_t* const at = p;
+      if (!memo_index(p, index)) return false;
+      const std::uint32_t word = memo.word(index);
+      switch (word >> object_store::ref_bits) {
+        case tag::string_tag: {
+          const std::uint32_t ref = word & object_store::ref_mask;
+          key = ref < known_count ? ref : k_empty;
+          break;
+        }
+        case tag::empty_tag: case tag::object_tag: return false;
+        case tag::boxed_tag: {
+          value v;
+          if (!objects.memo_get(index, v) || v.kind == vkind::object) return false;
+          key = known_key(v);
+          break;
+        }
+        default: break;  // a frame, call stack, block or segment: no field's name
       }
-      case tag::empty_tag: case tag::object_tag: return false;
-      case tag::boxed_tag: {
-        value v;
-        if (!objects.memo_get(index, v) || v.kind == vkind::object) return false;
-        key = known_key(v);
-        break;
-      }
-      default: break;  // a frame, call stack, block or segment: no field's name
+      const auto length = static_cast<std::uint32_t>(p - at);
+      const std::uint64_t mask = (std::uint64_t{1} << (8 * length)) - 1;  // length is 2 or 5
+      spelled = {bytes & mask, mask, length, key};
     }
     switch (key) {
       case k_action: {

@@ -8,6 +8,7 @@
 // Limits (snapshot_options): open MARKs (nesting depth), values on the stack, string length,
 // memo size (2^29 entries). Every failure records the byte offset of the opcode.
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -70,6 +71,18 @@ class pickle_machine {
   bool fast_entries_ = true;
   int protocol_ = 0;
   bool stopped_ = false;
+  // The scanner's keys, pair by pair, as the last entries spelled them: the bytes of the memo
+  // reference (opcode and index, `mask` keeps them) and the field it resolved to, valid while
+  // no memo entry changes (object_store::memo_rewrites). Entries of one trace spell their keys
+  // alike, so a key is resolved once, not once an entry.
+  struct key_spelling {
+    std::uint64_t bytes = 0;
+    std::uint64_t mask = 0;  // 0: nothing kept
+    std::uint32_t length = 0;
+    std::uint32_t key = 0;
+  };
+  std::array<key_spelling, 16> keys_{};
+  std::uint64_t keys_rewrites_ = 0;
 };
 
 }  // namespace vramscope::observe::detail

@@ -41,6 +41,7 @@ void object_store::release(const value& v, const value* replacement) {
   object_slot* s = get(v);
   if (!s) return;
   if (s->memo != no_index && memo_[s->memo] == pack(object_tag, v.ref)) {
+    ++rewrites_;
     if (replacement) {
       memo_[s->memo] = encode(*replacement, s->memo);
     } else {

@@ -113,6 +113,8 @@ class object_store {
         return true;
       }
       memo_.push_back(0);
+    } else {
+      ++rewrites_;
     }
     memo_[index] = encode(v, index);
     return true;
@@ -146,6 +148,9 @@ class object_store {
   std::uint32_t memo_word(std::uint32_t index) const { return index < memo_.size() ? memo_[index] : 0; }
   /// The memo's words, valid until the memo next changes.
   const std::uint32_t* memo_words() const { return memo_.data(); }
+  /// Counts the changes to existing memo entries (a re-put, a consumed or replaced object): a
+  /// reader may keep what an entry resolved to while this count stays.
+  std::uint64_t memo_rewrites() const { return rewrites_; }
   /// Appends a memo entry for an object consumed as it was read (a trace entry).
   void memo_push_consumed() { memo_.push_back(consumed_word); }
   /// True when the entry existed but its object was consumed (a trace entry already replayed).
@@ -166,6 +171,7 @@ class object_store {
   std::vector<std::uint32_t> free_;
   std::vector<std::uint32_t> memo_;
   std::vector<value> boxed_;
+  std::uint64_t rewrites_ = 0;
 };
 
 }  // namespace vramscope::observe::detail
