@@ -1,10 +1,11 @@
 // How long predict::plan takes for whole jobs, cold: Llama-3.1-8B on one node of 8 GPUs (FSDP2
 // and DDP), the 8B FSDP2 job over 1 and 100 training steps, the 8B job under 4-stage pipeline
 // parallelism with 64 micro-batches, Llama-3.1-70B on 64 nodes x 8 GPUs (FSDP2, 512 ranks) and
-// the 8B DDP job on 100,000 nodes (800,000 ranks), and that job and one on 62,500 nodes of 16 GPUs (10^6
-// ranks) planned as ranges of alike ranks (predict_options::rank_ranges). Models come from the preset catalog through
-// model::load_model and jobs from YAML, both once, outside the timed loop; loading and parsing
-// have benchmarks of their own, so the time of a whole `vramscope plan` is their sum.
+// the 8B DDP job on 100,000 nodes (800,000 ranks), and that job and one on 62,500 nodes of 16
+// GPUs (10^6 ranks) planned as ranges of alike ranks (predict_options::rank_ranges). Models come
+// from the preset catalog through model::load_model and jobs from YAML, both once, outside the
+// timed loop; loading and parsing have benchmarks of their own, so the time of a whole
+// `vramscope plan` is their sum.
 //
 // Every iteration plans on a thread of its own: the replay keeps each thread's last programs and
 // initial phases (predict/replay.cpp), so repeating one job on one thread would time a cache hit
@@ -103,7 +104,8 @@ T value_or_throw(result<T> r) {
 
 // `ranges`: predict_options::rank_ranges, the ranks as ranges of alike ones (the counter
 // "ranges" says how many) instead of one rank_prediction and gpu_prediction each.
-void plan_job(benchmark::State& state, const char* yaml, const char* model_name, bool ranges = false) {
+void plan_job(benchmark::State& state, const char* yaml, const char* model_name,
+              bool ranges = false) {
   const auto model = value_or_throw(model::load_model(model_name));
   const auto job = value_or_throw(job::parse_job_yaml(yaml, "plan_bench"));
   predict::predict_options options;
@@ -173,15 +175,42 @@ void BM_ParseJobLlama70b(benchmark::State& state) {
   }
 }
 
-BENCHMARK(BM_PlanLlama8bFsdp2Ranks8)->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime();
-BENCHMARK(BM_PlanLlama8bFsdp2Steps1)->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime();
-BENCHMARK(BM_PlanLlama8bFsdp2Steps100)->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime();
-BENCHMARK(BM_PlanLlama8bPp4Micro64)->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime();
-BENCHMARK(BM_PlanLlama8bDdpRanks8)->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime();
-BENCHMARK(BM_PlanLlama8bDdpRanks800k)->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime();
-BENCHMARK(BM_PlanLlama8bDdpRanks800kAsRanges)->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime();
-BENCHMARK(BM_PlanLlama8bDdpRanks1mAsRanges)->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime();
-BENCHMARK(BM_PlanLlama70bFsdp2Ranks512)->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime();
+BENCHMARK(BM_PlanLlama8bFsdp2Ranks8)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_PlanLlama8bFsdp2Steps1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_PlanLlama8bFsdp2Steps100)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_PlanLlama8bPp4Micro64)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_PlanLlama8bDdpRanks8)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_PlanLlama8bDdpRanks800k)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_PlanLlama8bDdpRanks800kAsRanges)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_PlanLlama8bDdpRanks1mAsRanges)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_PlanLlama70bFsdp2Ranks512)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
 BENCHMARK(BM_LoadModelLlama70b)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ParseJobLlama70b)->Unit(benchmark::kMicrosecond);
 

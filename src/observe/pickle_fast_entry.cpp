@@ -159,14 +159,24 @@ struct memo_view {
 [[gnu::always_inline]] inline bool scan_other(const std::uint8_t*& p, const object_store& objects,
                                               const memo_view& memo) {
   switch (*p) {
-    case BININT1: p += 2; return true;
-    case BININT2: p += 3; return true;
-    case BININT: p += 5; return true;
+    case BININT1:
+      p += 2;
+      return true;
+    case BININT2:
+      p += 3;
+      return true;
+    case BININT:
+      p += 5;
+      return true;
     case LONG1:
       if (p[1] > 8) return false;
       p += 2 + p[1];
       return true;
-    case NONE: case NEWTRUE: case NEWFALSE: ++p; return true;
+    case NONE:
+    case NEWTRUE:
+    case NEWFALSE:
+      ++p;
+      return true;
     default: {
       std::uint32_t index = 0;
       if (!memo_index(p, index)) return false;
@@ -182,8 +192,8 @@ struct memo_view {
 
 }  // namespace
 
-bool pickle_machine::scan_entry(const std::uint8_t* p, trace_event& e, snapshot_builder::event_keys& seen,
-                                const std::uint8_t*& after) {
+bool pickle_machine::scan_entry(const std::uint8_t* p, trace_event& e,
+                                snapshot_builder::event_keys& seen, const std::uint8_t*& after) {
   const object_store& objects = ctx_.objects;
   const memo_view memo{objects.memo_words(), objects.memo_size()};
   static_assert(std::tuple_size_v<decltype(keys_)> == max_fast_pairs);
@@ -211,14 +221,17 @@ bool pickle_machine::scan_entry(const std::uint8_t* p, trace_event& e, snapshot_
           key = ref < known_count ? ref : k_empty;
           break;
         }
-        case tag::empty_tag: case tag::object_tag: return false;
+        case tag::empty_tag:
+        case tag::object_tag:
+          return false;
         case tag::boxed_tag: {
           value v;
           if (!objects.memo_get(index, v) || v.kind == vkind::object) return false;
           key = known_key(v);
           break;
         }
-        default: break;  // a frame, call stack, block or segment: no field's name
+        default:
+          break;  // a frame, call stack, block or segment: no field's name
       }
       const auto length = static_cast<std::uint32_t>(p - at);
       const std::uint64_t mask = (std::uint64_t{1} << (8 * length)) - 1;  // length is 2 or 5
@@ -240,13 +253,21 @@ bool pickle_machine::scan_entry(const std::uint8_t* p, trace_event& e, snapshot_
         seen.action_id = v.ref;
         break;
       }
-      case k_addr: seen.addr = true; if (!scan_number(p, objects, e.addr)) return false; break;
+      case k_addr:
+        seen.addr = true;
+        if (!scan_number(p, objects, e.addr)) return false;
+        break;
       case k_size:
         seen.size = true;
         if (!scan_number(p, objects, e.size) || e.size > max_size) return false;
         break;
-      case k_time_us: e.has_time = true; if (!scan_number(p, objects, e.time_us)) return false; break;
-      case k_device_free: if (!scan_number(p, objects, e.device_free)) return false; break;
+      case k_time_us:
+        e.has_time = true;
+        if (!scan_number(p, objects, e.time_us)) return false;
+        break;
+      case k_device_free:
+        if (!scan_number(p, objects, e.device_free)) return false;
+        break;
       case k_frames: {
         if (*p == NONE) {
           ++p;
@@ -260,10 +281,14 @@ bool pickle_machine::scan_entry(const std::uint8_t* p, trace_event& e, snapshot_
           break;
         }
         value v;
-        if ((w >> object_store::ref_bits) != tag::boxed_tag || !objects.memo_get(index, v)) return false;
-        if (v.kind == vkind::traceback) e.traceback = v.ref;
-        else if (v.kind == vkind::none) e.traceback = 0;
-        else return false;
+        if ((w >> object_store::ref_bits) != tag::boxed_tag || !objects.memo_get(index, v))
+          return false;
+        if (v.kind == vkind::traceback)
+          e.traceback = v.ref;
+        else if (v.kind == vkind::none)
+          e.traceback = 0;
+        else
+          return false;
         break;
       }
       default:
@@ -305,7 +330,8 @@ bool pickle_machine::fast_entry(std::uint64_t at) {
     while (p < end && *p != SETITEMS) {
       value key, v;
       if (++pairs > max_fast_pairs || !read_simple(p, end, ctx_.objects, key) ||
-          !read_simple(p, end, ctx_.objects, v) || !builder_.event_field(e, seen, key, v, at, false))
+          !read_simple(p, end, ctx_.objects, v) ||
+          !builder_.event_field(e, seen, key, v, at, false))
         return false;
     }
     if (p >= end) return false;

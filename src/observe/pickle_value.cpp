@@ -81,7 +81,4 @@ std::uint32_t object_store::encode(const value& v, std::uint32_t index) {
   return pack(boxed_tag, static_cast<std::uint32_t>(boxed_.size() - 1) & ref_mask);
 }
 
-
-
-
 }  // namespace vramscope::observe::detail

@@ -145,7 +145,9 @@ class object_store {
   };
   static constexpr std::uint32_t ref_bits = 29;
   static constexpr std::uint32_t ref_mask = (1u << ref_bits) - 1;
-  std::uint32_t memo_word(std::uint32_t index) const { return index < memo_.size() ? memo_[index] : 0; }
+  std::uint32_t memo_word(std::uint32_t index) const {
+    return index < memo_.size() ? memo_[index] : 0;
+  }
   /// The memo's words, valid until the memo next changes.
   const std::uint32_t* memo_words() const { return memo_.data(); }
   /// Counts the changes to existing memo entries (a re-put, a consumed or replaced object): a

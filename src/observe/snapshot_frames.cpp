@@ -126,12 +126,15 @@ const std::array<std::string, std::size(rules)>& lowered_patterns() {
 bool matches(const frame_rule& r, const std::string& lowered_pattern, std::string_view name,
              std::string_view lname, std::string_view lfile) {
   switch (r.in) {
-    case where::name: return lname.find(lowered_pattern) != std::string_view::npos;
-    case where::file: return lfile.find(lowered_pattern) != std::string_view::npos;
+    case where::name:
+      return lname.find(lowered_pattern) != std::string_view::npos;
+    case where::file:
+      return lfile.find(lowered_pattern) != std::string_view::npos;
     case where::name_prefix: return name.substr(0, r.pattern.size()) == r.pattern;
     case where::name_exact: return name == r.pattern;
     case where::file_suffix:
-      return lfile.size() >= r.pattern.size() && lfile.substr(lfile.size() - r.pattern.size()) == r.pattern;
+      return lfile.size() >= r.pattern.size() &&
+             lfile.substr(lfile.size() - r.pattern.size()) == r.pattern;
   }
   return false;
 }

@@ -110,7 +110,7 @@ class trace_replay {
   };
   std::vector<stretch> timeline_;
   std::size_t timeline_capacity_ = 1024;
-  unsigned stretch_shift_ = 0;  // a stretch covers 2^stretch_shift_ entries
+  unsigned stretch_shift_ = 0;          // a stretch covers 2^stretch_shift_ entries
   std::uint64_t next_stretch_seq_ = 0;  // the first entry past the last stretch
 
   addr_map<live_block> live_;

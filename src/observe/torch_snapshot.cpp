@@ -192,7 +192,8 @@ result<snapshot_summary> analyze(detail::byte_source& src, const std::string& so
   // A memo entry takes at least 2 bytes of the file (a value and MEMOIZE); a trace entry, the
   // bulk of a snapshot, some 50. Reserving for one entry per 32 bytes keeps the memo from being
   // copied as it grows, and pages never written cost nothing.
-  ctx.objects.reserve_memo(static_cast<std::size_t>(std::min<std::uint64_t>(src.size() / 32, max_memo)));
+  ctx.objects.reserve_memo(
+      static_cast<std::size_t>(std::min<std::uint64_t>(src.size() / 32, max_memo)));
   snapshot_builder builder(ctx);
   pickle_machine machine(ctx, builder, src);
   if (!machine.run()) {

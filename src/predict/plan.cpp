@@ -241,7 +241,8 @@ struct rank_placer {
     r.parts.cuda_context = r.context;
     r.parts.nccl = r.nccl;
     r.parts.managed = r.managed_resident;
-    r.parts.other_processes = gpu.device - (r.peak.reserved + r.context + r.nccl + r.managed_resident);
+    r.parts.other_processes =
+        gpu.device - (r.peak.reserved + r.context + r.nccl + r.managed_resident);
     place_phases(r, job, gpu.capacity);
   }
 
@@ -276,7 +277,8 @@ void place_classes(const rank_placer& placer, prediction& out) {
   std::map<key_type, std::uint32_t> class_of;
   std::pair<key_type, std::uint32_t> last{}, before_last{{-1, false, -1}, 0};
   const int per_node = placer.job.hardware.gpus_per_node;
-  out.ranges.reserve(static_cast<std::size_t>(2 * (placer.world / per_node) + 2 * std::max(1, placer.job.parallel.pp) + 4));
+  out.ranges.reserve(static_cast<std::size_t>(2 * (placer.world / per_node) +
+                                              2 * std::max(1, placer.job.parallel.pp) + 4));
   for (int rank = 0; rank < placer.world;) {
     const int like = schedule::representative_of(placer.job, rank);
     const auto key = placer.class_key(rank, like);
@@ -288,7 +290,8 @@ void place_classes(const rank_placer& placer, prediction& out) {
     }
     std::uint32_t cls = before_last.second;
     if (out.ranges.size() < 2 || key != before_last.first) {
-      const auto [it, added] = class_of.try_emplace(key, static_cast<std::uint32_t>(out.classes.size()));
+      const auto [it, added] =
+          class_of.try_emplace(key, static_cast<std::uint32_t>(out.classes.size()));
       if (added) {
         rank_class c;
         placer.place(rank, c.rank, c.gpu);
@@ -374,8 +377,15 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
 
   // Ranks alike in every figure are placed once a class (rank_placer::class_key); every rank
   // only where the caller wants them one by one.
-  const rank_placer placer{job, simulated, context, nccl, usable, checkpoint, resumed, words,
-                           job.world_size()};
+  const rank_placer placer{.job = job,
+                           .simulated = simulated,
+                           .context = context,
+                           .nccl = nccl,
+                           .usable = usable,
+                           .checkpoint = checkpoint,
+                           .resumed = resumed,
+                           .words = words,
+                           .world = job.world_size()};
   place_classes(placer, out);
   for (const auto& c : out.classes)
     if (c.rank.oom || c.gpu.device > c.gpu.capacity) out.fits = false;
@@ -383,7 +393,8 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
     out.ranks.resize(static_cast<std::size_t>(placer.world));
     out.gpus.resize(static_cast<std::size_t>(placer.world));
     for (int rank = 0; rank < placer.world; ++rank)
-      placer.place(rank, out.ranks[static_cast<std::size_t>(rank)], out.gpus[static_cast<std::size_t>(rank)]);
+      placer.place(rank, out.ranks[static_cast<std::size_t>(rank)],
+                   out.gpus[static_cast<std::size_t>(rank)]);
   }
   out.cpu_memory = host_memory(model, job);
   if (!words) {
@@ -480,7 +491,8 @@ void for_each_gpu(const prediction& p, F f) {
 const rank_prediction& busiest_rank(const prediction& p) {
   const rank_prediction* worst = nullptr;
   for_each_rank(p, [&](const rank_prediction& r) {
-    if (!worst || std::tie(worst->peak.device, worst->peak.reserved) < std::tie(r.peak.device, r.peak.reserved))
+    if (!worst || std::tie(worst->peak.device, worst->peak.reserved) <
+                      std::tie(r.peak.device, r.peak.reserved))
       worst = &r;
     return false;
   });

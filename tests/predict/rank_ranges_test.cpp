@@ -38,10 +38,11 @@ void expect_like(const rank_prediction& r, const rank_prediction& c, int rank) {
   EXPECT_EQ(r.init_reserved, c.init_reserved);
   const auto& a = r.parts;
   const auto& b = c.parts;
-  EXPECT_EQ(std::tie(a.parameters, a.gradients, a.optimizer, a.activations, a.communication, a.temporary,
-                     a.fragmentation, a.cuda_context, a.nccl, a.other_processes, a.managed),
-            std::tie(b.parameters, b.gradients, b.optimizer, b.activations, b.communication, b.temporary,
-                     b.fragmentation, b.cuda_context, b.nccl, b.other_processes, b.managed));
+  EXPECT_EQ(
+      std::tie(a.parameters, a.gradients, a.optimizer, a.activations, a.communication, a.temporary,
+               a.fragmentation, a.cuda_context, a.nccl, a.other_processes, a.managed),
+      std::tie(b.parameters, b.gradients, b.optimizer, b.activations, b.communication, b.temporary,
+               b.fragmentation, b.cuda_context, b.nccl, b.other_processes, b.managed));
   EXPECT_EQ(std::tie(r.context, r.nccl, r.managed, r.managed_resident),
             std::tie(c.context, c.nccl, c.managed, c.managed_resident));
   ASSERT_EQ(r.oom.has_value(), c.oom.has_value());
@@ -81,20 +82,24 @@ struct variant {
 const variant variants[] = {
     {"plain", [](job::job_spec&) {}},
     {"context before set_device", [](job::job_spec& j) { j.init.set_device_first = false; }},
-    {"early tensors", [](job::job_spec& j) {
+    {"early tensors",
+     [](job::job_spec& j) {
        j.init.set_device_first = false;
        j.init.early_tensors = 100_MiB;
      }},
-    {"checkpoint onto cuda:0", [](job::job_spec& j) {
+    {"checkpoint onto cuda:0",
+     [](job::job_spec& j) {
        j.init.load = job::weight_load::all_ranks;
        j.init.map_location = "none";
      }},
-    {"resume onto cuda:0", [](job::job_spec& j) {
+    {"resume onto cuda:0",
+     [](job::job_spec& j) {
        j.checkpoint.resume = true;
        j.checkpoint.resume_map_location = "none";
      }},
     {"out of memory", [](job::job_spec& j) { j.hardware.capacity = 700_MiB; }},
-    {"strays larger than the GPU", [](job::job_spec& j) {
+    {"strays larger than the GPU",
+     [](job::job_spec& j) {
        j.init.set_device_first = false;
        j.init.early_tensors = 2_GiB;
        j.hardware.capacity = 3_GiB;
@@ -117,8 +122,8 @@ TEST(RankRanges, EveryRankHasItsClassesFiguresAndRangesOnlyGiveTheSameAnswer) {
           j.hardware.compute_capability = 90;
           j.training.seq_len = 1024;
           v.apply(j);
-          SCOPED_TRACE(::testing::Message() << v.name << ", " << per_node << " x " << nodes << ", strategy "
-                                          << static_cast<int>(s));
+          SCOPED_TRACE(::testing::Message() << v.name << ", " << per_node << " x " << nodes
+                                            << ", strategy " << static_cast<int>(s));
           const auto full = plan(testing::tiny_llama(), j);
           ASSERT_TRUE(full) << full.error().to_string();
           predict_options only;
