@@ -1,15 +1,18 @@
 // How long predict::plan takes for whole jobs, cold: Llama-3.1-8B on one node of 8 GPUs (FSDP2
 // and DDP), the 8B FSDP2 job over 1 and 100 training steps, the 8B job under 4-stage pipeline
 // parallelism with 64 micro-batches, Llama-3.1-70B on 64 nodes x 8 GPUs (FSDP2, 512 ranks) and
-// the 8B DDP job on 100,000 nodes (800,000 ranks). Models come from the preset catalog through
-// model::load_model and jobs from YAML, both once, outside the timed loop; loading and parsing
-// have benchmarks of their own, so the time of a whole `vramscope plan` is their sum.
+// the 8B DDP job on 100,000 nodes (800,000 ranks), and that job and one on 62,500 nodes of 16
+// GPUs (10^6 ranks) planned as ranges of alike ranks (predict_options::rank_ranges). Models come
+// from the preset catalog through model::load_model and jobs from YAML, both once, outside the
+// timed loop; loading and parsing have benchmarks of their own, so the time of a whole
+// `vramscope plan` is their sum.
 //
 // Every iteration plans on a thread of its own: the replay keeps each thread's last programs and
 // initial phases (predict/replay.cpp), so repeating one job on one thread would time a cache hit
 // after the first iteration, not a plan. A fresh thread starts with empty caches, as a `vramscope
 // plan` process does; starting it costs some 20 us, under 1 % of the smallest plan here.
-// Results and the command are recorded in bench/README.md.
+// The CPU column is the whole process's (the planning thread's included). Results and the
+// command are recorded in bench/README.md.
 
 #include <benchmark/benchmark.h>
 
@@ -76,6 +79,14 @@ optimizer: adamw
 training: { micro_batch: 1, seq_len: 2048, activation_checkpointing: full, attention: flash }
 )";
 
+constexpr const char* llama8b_ddp_ranks1m = R"(model: llama-3.1-8b
+hardware: { gpu: H100-80GB, gpus_per_node: 16, nodes: 62500 }
+parallel: { strategy: ddp }
+precision: bf16-mixed
+optimizer: adamw
+training: { micro_batch: 1, seq_len: 2048, activation_checkpointing: full, attention: flash }
+)";
+
 constexpr const char* llama70b_fsdp2 = R"(model: llama-3.1-70b
 hardware: { gpu: H100-80GB, gpus_per_node: 8, nodes: 64 }
 parallel: { strategy: fsdp2 }
@@ -91,19 +102,25 @@ T value_or_throw(result<T> r) {
   return std::move(r).value();
 }
 
-void plan_job(benchmark::State& state, const char* yaml, const char* model_name) {
+// `ranges`: predict_options::rank_ranges, the ranks as ranges of alike ones (the counter
+// "ranges" says how many) instead of one rank_prediction and gpu_prediction each.
+void plan_job(benchmark::State& state, const char* yaml, const char* model_name,
+              bool ranges = false) {
   const auto model = value_or_throw(model::load_model(model_name));
   const auto job = value_or_throw(job::parse_job_yaml(yaml, "plan_bench"));
-  std::size_t ranks = 0;
+  predict::predict_options options;
+  options.rank_ranges = ranges;
+  std::size_t ranks = 0, range_count = 0;
   std::optional<std::string> failed;
   for (auto _ : state) {
     std::thread cold([&] {
-      auto p = predict::plan(model, job);
+      auto p = predict::plan(model, job, options);
       if (!p) {
         failed = p.error().to_string();
         return;
       }
-      ranks = p->ranks.size();
+      ranks = static_cast<std::size_t>(p->job.world_size());
+      range_count = p->ranges.size();
       benchmark::DoNotOptimize(p->fits);
     });
     cold.join();
@@ -113,6 +130,7 @@ void plan_job(benchmark::State& state, const char* yaml, const char* model_name)
     }
   }
   state.counters["ranks"] = static_cast<double>(ranks);
+  state.counters["ranges"] = static_cast<double>(range_count);
 }
 
 void BM_PlanLlama8bFsdp2Ranks8(benchmark::State& state) {
@@ -133,6 +151,12 @@ void BM_PlanLlama8bDdpRanks8(benchmark::State& state) {
 void BM_PlanLlama8bDdpRanks800k(benchmark::State& state) {
   plan_job(state, llama8b_ddp_ranks800k, "llama-3.1-8b");
 }
+void BM_PlanLlama8bDdpRanks800kAsRanges(benchmark::State& state) {
+  plan_job(state, llama8b_ddp_ranks800k, "llama-3.1-8b", true);
+}
+void BM_PlanLlama8bDdpRanks1mAsRanges(benchmark::State& state) {
+  plan_job(state, llama8b_ddp_ranks1m, "llama-3.1-8b", true);
+}
 void BM_PlanLlama70bFsdp2Ranks512(benchmark::State& state) {
   plan_job(state, llama70b_fsdp2, "llama-3.1-70b");
 }
@@ -151,13 +175,42 @@ void BM_ParseJobLlama70b(benchmark::State& state) {
   }
 }
 
-BENCHMARK(BM_PlanLlama8bFsdp2Ranks8)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_PlanLlama8bFsdp2Steps1)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_PlanLlama8bFsdp2Steps100)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_PlanLlama8bPp4Micro64)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_PlanLlama8bDdpRanks8)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_PlanLlama8bDdpRanks800k)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_PlanLlama70bFsdp2Ranks512)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_PlanLlama8bFsdp2Ranks8)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_PlanLlama8bFsdp2Steps1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_PlanLlama8bFsdp2Steps100)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_PlanLlama8bPp4Micro64)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_PlanLlama8bDdpRanks8)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_PlanLlama8bDdpRanks800k)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_PlanLlama8bDdpRanks800kAsRanges)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_PlanLlama8bDdpRanks1mAsRanges)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_PlanLlama70bFsdp2Ranks512)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
 BENCHMARK(BM_LoadModelLlama70b)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ParseJobLlama70b)->Unit(benchmark::kMicrosecond);
 

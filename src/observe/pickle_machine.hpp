@@ -8,6 +8,7 @@
 // Limits (snapshot_options): open MARKs (nesting depth), values on the stack, string length,
 // memo size (2^29 entries). Every failure records the byte offset of the opcode.
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -36,6 +37,11 @@ class pickle_machine {
   bool long1(std::uint64_t at);
   /// Decodes a trace-entry dict in one go (pickle_fast_entry.cpp); false: nothing consumed.
   bool fast_entry(std::uint64_t at);
+  bool fast_entry_one(std::uint64_t at);
+  /// Reads an entry's pairs from `p` (just past its MARK) to SETITEMS, which `after` points
+  /// at; the window holds at least scan_room bytes from `p`. False: decline.
+  bool scan_entry(const std::uint8_t* p, trace_event& e, snapshot_builder::event_keys& seen,
+                  const std::uint8_t*& after);
   std::uint32_t take_le(std::size_t width);
   [[gnu::cold]] bool stack_full(std::uint64_t at);
   [[gnu::cold]] bool at_end(std::uint64_t at);
@@ -65,6 +71,18 @@ class pickle_machine {
   bool fast_entries_ = true;
   int protocol_ = 0;
   bool stopped_ = false;
+  // The scanner's keys, pair by pair, as the last entries spelled them: the bytes of the memo
+  // reference (opcode and index, `mask` keeps them) and the field it resolved to, valid while
+  // no memo entry changes (object_store::memo_rewrites). Entries of one trace spell their keys
+  // alike, so a key is resolved once, not once an entry.
+  struct key_spelling {
+    std::uint64_t bytes = 0;
+    std::uint64_t mask = 0;  // 0: nothing kept
+    std::uint32_t length = 0;
+    std::uint32_t key = 0;
+  };
+  std::array<key_spelling, 16> keys_{};
+  std::uint64_t keys_rewrites_ = 0;
 };
 
 }  // namespace vramscope::observe::detail

@@ -41,12 +41,11 @@ void object_store::release(const value& v, const value* replacement) {
   object_slot* s = get(v);
   if (!s) return;
   if (s->memo != no_index && memo_[s->memo] == pack(object_tag, v.ref)) {
+    ++rewrites_;
     if (replacement) {
       memo_[s->memo] = encode(*replacement, s->memo);
     } else {
-      memo_[s->memo] = pack(empty_tag, 0);
-      if (consumed_.size() <= s->memo) consumed_.resize(std::max<std::size_t>(s->memo + 1, consumed_.size() * 2), false);
-      consumed_[s->memo] = true;
+      memo_[s->memo] = consumed_word;
     }
   }
   s->kind = okind::free;
@@ -80,19 +79,6 @@ std::uint32_t object_store::encode(const value& v, std::uint32_t index) {
   }
   boxed_.push_back(v);
   return pack(boxed_tag, static_cast<std::uint32_t>(boxed_.size() - 1) & ref_mask);
-}
-
-
-
-void object_store::memo_push_consumed() {
-  const std::size_t index = memo_.size();
-  memo_.push_back(0);
-  if (consumed_.size() <= index) consumed_.resize(std::max<std::size_t>(index + 1, consumed_.size() * 2), false);
-  consumed_[index] = true;
-}
-
-bool object_store::memo_was_consumed(std::uint32_t index) const {
-  return index < consumed_.size() && consumed_[index];
 }
 
 }  // namespace vramscope::observe::detail

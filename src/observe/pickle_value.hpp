@@ -113,6 +113,8 @@ class object_store {
         return true;
       }
       memo_.push_back(0);
+    } else {
+      ++rewrites_;
     }
     memo_[index] = encode(v, index);
     return true;
@@ -133,20 +135,37 @@ class object_store {
     }
   }
   std::uint32_t memo_size() const { return static_cast<std::uint32_t>(memo_.size()); }
-  /// Appends a memo entry for an object consumed as it was read (a trace entry).
-  void memo_push_consumed();
-  /// True when the entry existed but its object was consumed (a trace entry already replayed).
-  bool memo_was_consumed(std::uint32_t index) const;
+  /// Room for `entries` memo entries, so that growing to them copies nothing.
+  void reserve_memo(std::size_t entries) { memo_.reserve(entries); }
 
-  std::size_t live_slots() const { return slots_.size() - free_.size(); }
-
- private:
-  // Memo entry: 3-bit tag, 29-bit reference.
+  // A memo entry's packed word (tag << ref_bits | reference), for readers that resolve a
+  // reference without building a value; 0 (the empty tag) when the index is out of range.
   enum tag : std::uint32_t {
     empty_tag = 0, string_tag, object_tag, frame_tag, traceback_tag, block_tag, segment_tag, boxed_tag
   };
   static constexpr std::uint32_t ref_bits = 29;
   static constexpr std::uint32_t ref_mask = (1u << ref_bits) - 1;
+  std::uint32_t memo_word(std::uint32_t index) const {
+    return index < memo_.size() ? memo_[index] : 0;
+  }
+  /// The memo's words, valid until the memo next changes.
+  const std::uint32_t* memo_words() const { return memo_.data(); }
+  /// Counts the changes to existing memo entries (a re-put, a consumed or replaced object): a
+  /// reader may keep what an entry resolved to while this count stays.
+  std::uint64_t memo_rewrites() const { return rewrites_; }
+  /// Appends a memo entry for an object consumed as it was read (a trace entry).
+  void memo_push_consumed() { memo_.push_back(consumed_word); }
+  /// True when the entry existed but its object was consumed (a trace entry already replayed).
+  bool memo_was_consumed(std::uint32_t index) const {
+    return index < memo_.size() && memo_[index] == consumed_word;
+  }
+
+  std::size_t live_slots() const { return slots_.size() - free_.size(); }
+
+ private:
+  // Memo entry: 3-bit tag (tag), 29-bit reference. An empty entry whose reference is 1 held an
+  // object that was consumed.
+  static constexpr std::uint32_t consumed_word = 1;
   static constexpr std::uint32_t pack(std::uint32_t t, std::uint32_t ref) { return (t << ref_bits) | ref; }
 
   std::uint32_t encode(const value& v, std::uint32_t index);
@@ -154,7 +173,7 @@ class object_store {
   std::vector<std::uint32_t> free_;
   std::vector<std::uint32_t> memo_;
   std::vector<value> boxed_;
-  std::vector<bool> consumed_;  // memo indices whose object was consumed
+  std::uint64_t rewrites_ = 0;
 };
 
 }  // namespace vramscope::observe::detail

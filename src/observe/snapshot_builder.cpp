@@ -36,13 +36,8 @@ bool snapshot_builder::dict_filled(value& top, std::uint64_t offset) {
   return true;
 }
 
-bool snapshot_builder::push_event(const trace_event& e, value& out, std::uint64_t offset) {
-  if ((pending_.size() + 1) * sizeof(trace_event) > ctx_.options.max_retained)
-    return ctx_.fail(offset, "too many trace entries outside a device_traces list");
-  pending_.push_back(e);
-  pending_done_.push_back(false);
-  out = value{vkind::event, static_cast<std::uint32_t>(pending_.size() - 1), pending_epoch_};
-  return true;
+bool snapshot_builder::too_many_pending(std::uint64_t offset) {
+  return ctx_.fail(offset, "too many trace entries outside a device_traces list");
 }
 
 bool snapshot_builder::make_event(object_slot& d, value& top, std::uint64_t offset) {
@@ -76,7 +71,7 @@ bool snapshot_builder::replay_into(object_slot& list, const value& item, std::ui
   } else if (live_after < live_before) {
     ctx_.retained_bytes -= std::min<std::uint64_t>(ctx_.retained_bytes, live_block_bytes);
   }
-  pending_done_[item.ref] = true;
+  pending_done_[item.ref] = 1;
   ++list.streamed;
   if (++pending_consumed_ == pending_.size()) {  // every entry built so far is replayed: start over
     pending_.clear();

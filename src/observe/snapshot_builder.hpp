@@ -94,7 +94,14 @@ class snapshot_builder {
                    bool report);
   bool event_done(trace_event& e, const event_keys& seen, std::uint64_t offset, bool report);
   /// Queues a completed trace entry; `out` becomes the value standing for it on the stack.
-  bool push_event(const trace_event& e, value& out, std::uint64_t offset);
+  bool push_event(const trace_event& e, value& out, std::uint64_t offset) {
+    if ((pending_.size() + 1) * sizeof(trace_event) > ctx_.options.max_retained) [[unlikely]]
+      return too_many_pending(offset);
+    pending_.push_back(e);
+    pending_done_.push_back(0);
+    out = value{vkind::event, static_cast<std::uint32_t>(pending_.size() - 1), pending_epoch_};
+    return true;
+  }
   /// At STOP: reads the top-level dict (or a bare list of segments).
   bool finish(const value& top, std::uint64_t offset);
 
@@ -113,6 +120,7 @@ class snapshot_builder {
   std::uint64_t unplaced_entries = 0;    // trace entries outside device_traces
 
  private:
+  [[gnu::cold]] bool too_many_pending(std::uint64_t offset);
   bool make_event(object_slot& d, value& top, std::uint64_t offset);
   bool make_block(object_slot& d, value& top, std::uint64_t offset);
   bool make_segment(object_slot& d, value& top, std::uint64_t offset);
@@ -127,7 +135,7 @@ class snapshot_builder {
 
   pickle_context& ctx_;
   std::vector<trace_event> pending_;     // completed trace entries not yet appended to a list
-  std::vector<bool> pending_done_;
+  std::vector<std::uint8_t> pending_done_;  // 1: appended to a list (and replayed)
   std::size_t pending_consumed_ = 0;
   std::uint64_t pending_epoch_ = 0;     // event values carry it; stale ones are detected
   std::unordered_map<std::string, std::uint32_t> traceback_ids_;

@@ -1,5 +1,9 @@
 #include "observe/snapshot_frames.hpp"
 
+#include <array>
+#include <iterator>
+#include <string>
+
 #include "observe/text_util.hpp"
 
 namespace vramscope::observe::detail {
@@ -107,15 +111,30 @@ constexpr frame_rule rules[] = {
     {frame_forward, where::name, "_call_impl"},
 };
 
-bool matches(const frame_rule& r, std::string_view name, std::string_view file) {
+// The rules' patterns in lower case, for the rules matched ignoring case.
+const std::array<std::string, std::size(rules)>& lowered_patterns() {
+  static const auto lowered = [] {
+    std::array<std::string, std::size(rules)> out;
+    for (std::size_t i = 0; i < std::size(rules); ++i) out[i] = to_lower(rules[i].pattern);
+    return out;
+  }();
+  return lowered;
+}
+
+// `lname` and `lfile`: name and file in lower case, made once a frame (a case-insensitive
+// search of each rule was most of the time of reading a snapshot with C++ frames).
+bool matches(const frame_rule& r, const std::string& lowered_pattern, std::string_view name,
+             std::string_view lname, std::string_view lfile) {
   switch (r.in) {
-    case where::name: return ifind(name, r.pattern) != std::string_view::npos;
-    case where::file: return ifind(file, r.pattern) != std::string_view::npos;
+    case where::name:
+      return lname.find(lowered_pattern) != std::string_view::npos;
+    case where::file:
+      return lfile.find(lowered_pattern) != std::string_view::npos;
     case where::name_prefix: return name.substr(0, r.pattern.size()) == r.pattern;
     case where::name_exact: return name == r.pattern;
     case where::file_suffix:
-      return file.size() >= r.pattern.size() &&
-             to_lower(file.substr(file.size() - r.pattern.size())) == r.pattern;
+      return lfile.size() >= r.pattern.size() &&
+             lfile.substr(lfile.size() - r.pattern.size()) == r.pattern;
   }
   return false;
 }
@@ -123,9 +142,15 @@ bool matches(const frame_rule& r, std::string_view name, std::string_view file) 
 }  // namespace
 
 std::uint8_t classify_frame(std::string_view name, std::string_view filename) {
+  const std::string lname = to_lower(name);
+  const std::string lfile = to_lower(filename);
+  const auto& lowered = lowered_patterns();
   std::uint8_t flags = 0;
-  for (const auto& r : rules)
-    if (!(flags & r.flag) && matches(r, name, filename)) flags = static_cast<std::uint8_t>(flags | r.flag);
+  for (std::size_t i = 0; i < std::size(rules); ++i) {
+    const auto& r = rules[i];
+    if (!(flags & r.flag) && matches(r, lowered[i], name, lname, lfile))
+      flags = static_cast<std::uint8_t>(flags | r.flag);
+  }
   if (filename.empty()) flags = static_cast<std::uint8_t>(flags | frame_internal);
   return flags;
 }

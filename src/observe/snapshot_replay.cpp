@@ -16,6 +16,17 @@ std::optional<std::uint64_t> index_of(std::int64_t seq) {
 
 }  // namespace
 
+// Within a stretch the entry only raises its maxima; the rest happens once a stretch.
+inline void trace_replay::record_timeline() {
+  if (seq_ < next_stretch_seq_) [[likely]] {
+    stretch& s = timeline_.back();
+    s.allocated = std::max(s.allocated, allocated_);
+    s.reserved_delta = std::max(s.reserved_delta, reserved_delta_);
+    return;
+  }
+  start_stretch();
+}
+
 void trace_replay::feed(const trace_event& e) {
   if (e.has_time) {
     time_ = e.time_us;
@@ -51,9 +62,9 @@ void trace_replay::feed(const trace_event& e) {
   ++seq_;
 }
 
-void trace_replay::record_timeline() {
+void trace_replay::start_stretch() {
   if (timeline_capacity_ == 0) return;
-  const std::uint64_t index = seq_ / stretch_entries_;
+  const std::uint64_t index = seq_ >> stretch_shift_;
   if (index >= timeline_.size()) {
     if (timeline_.size() == timeline_capacity_) {  // merge neighbours: twice as long each
       std::vector<stretch> merged;
@@ -67,10 +78,12 @@ void trace_replay::record_timeline() {
         merged.push_back(s);
       }
       timeline_ = std::move(merged);
-      stretch_entries_ *= 2;
+      ++stretch_shift_;
+      next_stretch_seq_ = timeline_.size() << stretch_shift_;
       return record_timeline();
     }
     timeline_.push_back({seq_, time_, allocated_, reserved_delta_});
+    next_stretch_seq_ = timeline_.size() << stretch_shift_;
     return;
   }
   stretch& s = timeline_.back();

@@ -99,6 +99,7 @@ class trace_replay {
   void raise_active_peak();
   void journal_if_live_at_peak(std::uint64_t addr, const live_block& b);
   void record_timeline();
+  [[gnu::noinline]] void start_stretch();  // record_timeline at a stretch's first entry
   void raise_timeline(bytes size);  // a block found live since before the trace
 
   struct stretch {
@@ -109,7 +110,8 @@ class trace_replay {
   };
   std::vector<stretch> timeline_;
   std::size_t timeline_capacity_ = 1024;
-  std::uint64_t stretch_entries_ = 1;
+  unsigned stretch_shift_ = 0;          // a stretch covers 2^stretch_shift_ entries
+  std::uint64_t next_stretch_seq_ = 0;  // the first entry past the last stretch
 
   addr_map<live_block> live_;
   std::vector<peak_block> journal_;  // live at the allocated peak, freed since

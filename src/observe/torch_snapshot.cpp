@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "observe/pickle_machine.hpp"
+#include "observe/pickle_opcodes.hpp"
 #include "observe/pickle_source.hpp"
 #include "observe/snapshot_builder.hpp"
 
@@ -188,6 +189,11 @@ snapshot_summary summarize(snapshot_builder& b, const pickle_context& ctx, int p
 
 result<snapshot_summary> analyze(detail::byte_source& src, const std::string& source, const snapshot_options& options) {
   pickle_context ctx(options);
+  // A memo entry takes at least 2 bytes of the file (a value and MEMOIZE); a trace entry, the
+  // bulk of a snapshot, some 50. Reserving for one entry per 32 bytes keeps the memo from being
+  // copied as it grows, and pages never written cost nothing.
+  ctx.objects.reserve_memo(
+      static_cast<std::size_t>(std::min<std::uint64_t>(src.size() / 32, max_memo)));
   snapshot_builder builder(ctx);
   pickle_machine machine(ctx, builder, src);
   if (!machine.run()) {

@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 #include <string_view>
+#include <tuple>
 
 #include "predict/gpus.hpp"
 #include "predict/jax_plan.hpp"
@@ -198,10 +199,111 @@ void place_phases(rank_prediction& r, const job::job_spec& job, bytes capacity) 
   r.phases = std::move(all);
 }
 
+// The first rank whose paged optimizer state does not all fit on its GPU. Classes are in the
+// order of their first rank, which has its class's figures: the first such class's is it.
 const rank_prediction* evicting_rank(const prediction& p) {
-  for (const auto& r : p.ranks)
-    if (r.managed_resident < r.managed) return &r;
+  for (const auto& c : p.classes)
+    if (c.rank.managed_resident < c.rank.managed) return &c.rank;
   return nullptr;
+}
+
+// Lays a rank out on its GPU: its representative's figures with its own numbers, its own
+// process and, on GPU 0 of a node, what the node's other ranks leave there (stray_shares).
+struct rank_placer {
+  const job::job_spec& job;
+  const std::map<int, rank_prediction>& simulated;
+  bytes context = 0, nccl = 0, usable = 0, checkpoint = 0, resumed = 0;
+  bool words = true;
+  int world = 0;
+
+  void place(int rank, rank_prediction& r, gpu_prediction& gpu) const {
+    const int like = schedule::representative_of(job, rank);
+    const auto it = simulated.find(like);
+    r = it != simulated.end() ? it->second : rank_prediction{};
+    if (rank != like) r.timeline.clear();
+    r.rank = rank;
+    r.gpu = rank;
+    r.like_rank = like;
+    r.context = context;
+    r.nccl = nccl;
+    r.managed_resident = resident_managed(r, usable);
+    gpu.index = rank;
+    gpu.capacity = usable;
+    gpu.processes.push_back({rank, words ? fmt::format("rank {}", rank) : std::string(),
+                             r.peak.reserved + context + nccl + r.managed_resident});
+    const int per_node = job.hardware.gpus_per_node;
+    if (rank % per_node == 0)
+      for (int local = 1; local < per_node && rank + local < world; ++local)
+        for (auto& share : stray_shares(job, rank + local, checkpoint, resumed))
+          gpu.processes.push_back(std::move(share));
+    for (const auto& p : gpu.processes) gpu.device += p.device;
+    r.peak.device = gpu.device;
+    r.parts.cuda_context = r.context;
+    r.parts.nccl = r.nccl;
+    r.parts.managed = r.managed_resident;
+    r.parts.other_processes =
+        gpu.device - (r.peak.reserved + r.context + r.nccl + r.managed_resident);
+    place_phases(r, job, gpu.capacity);
+  }
+
+  // What a rank's figures and its GPU's follow from besides its numbers: its representative,
+  // whether it is that rank (which keeps the curve), and on GPU 0 of a node how many of the
+  // node's other ranks exist (each leaves the same shares there); -1 elsewhere.
+  std::tuple<int, bool, int> class_key(int rank, int like) const {
+    const int per_node = job.hardware.gpus_per_node;
+    const int mates = rank % per_node == 0 ? std::min(per_node - 1, world - 1 - rank) : -1;
+    return {like, rank == like, mates};
+  }
+
+  // The first rank after `rank` whose class may differ from its: the next one after GPU 0 of a
+  // node, after a representative or after rank 0 or 1; else the next node's or the next
+  // pipeline stage's first rank (schedule::representative_of: a stage's ranks have its first
+  // rank as representative, stage 0's rank 1). The ranks between have one class.
+  int run_end(int rank, int like) const {
+    const int per_node = job.hardware.gpus_per_node;
+    if (rank < 2 || rank % per_node == 0 || rank == like) return rank + 1;
+    const int per_stage = std::max(1, world / std::max(1, job.parallel.pp));
+    const int node_end = (rank / per_node + 1) * per_node;
+    const int stage_end = (rank / per_stage + 1) * per_stage;
+    return std::min({node_end, stage_end, world});
+  }
+};
+
+// prediction::classes and ranges: runs of ranks in order (rank_placer::run_end), a new range
+// where the class changes. Nodes alternate between two classes (GPU 0 and the rest), which
+// are looked for first.
+void place_classes(const rank_placer& placer, prediction& out) {
+  using key_type = std::tuple<int, bool, int>;
+  std::map<key_type, std::uint32_t> class_of;
+  std::pair<key_type, std::uint32_t> last{}, before_last{{-1, false, -1}, 0};
+  const int per_node = placer.job.hardware.gpus_per_node;
+  out.ranges.reserve(static_cast<std::size_t>(2 * (placer.world / per_node) +
+                                              2 * std::max(1, placer.job.parallel.pp) + 4));
+  for (int rank = 0; rank < placer.world;) {
+    const int like = schedule::representative_of(placer.job, rank);
+    const auto key = placer.class_key(rank, like);
+    const int end = placer.run_end(rank, like);
+    if (!out.ranges.empty() && key == last.first) {
+      out.ranges.back().count += end - rank;
+      rank = end;
+      continue;
+    }
+    std::uint32_t cls = before_last.second;
+    if (out.ranges.size() < 2 || key != before_last.first) {
+      const auto [it, added] =
+          class_of.try_emplace(key, static_cast<std::uint32_t>(out.classes.size()));
+      if (added) {
+        rank_class c;
+        placer.place(rank, c.rank, c.gpu);
+        out.classes.push_back(std::move(c));
+      }
+      cls = it->second;
+    }
+    out.ranges.push_back({rank, end - rank, cls});
+    before_last = last;
+    last = {key, cls};
+    rank = end;
+  }
 }
 
 result<prediction> plan_torch(const model::model_spec& model, const job::job_spec& job,
@@ -273,46 +375,33 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
     }
   }
 
-  const int world = job.world_size();
-  out.gpus.resize(static_cast<std::size_t>(world));
-  for (int g = 0; g < world; ++g) {
-    out.gpus[static_cast<std::size_t>(g)].index = g;
-    out.gpus[static_cast<std::size_t>(g)].capacity = usable;
-  }
-  out.ranks.reserve(static_cast<std::size_t>(world));
-  for (int rank = 0; rank < world; ++rank) {
-    rank_prediction r = simulated[schedule::representative_of(job, rank)];
-    if (rank != schedule::representative_of(job, rank)) r.timeline.clear();
-    r.rank = rank;
-    r.gpu = rank;
-    r.like_rank = schedule::representative_of(job, rank);
-    r.context = context;
-    r.nccl = nccl;
-    r.managed_resident = resident_managed(r, usable);
-    auto& gpu = out.gpus[static_cast<std::size_t>(rank)];
-    gpu.processes.push_back({rank, words ? fmt::format("rank {}", rank) : std::string(),
-                             r.peak.reserved + context + nccl + r.managed_resident});
-    const int node_gpu0 = rank - rank % job.hardware.gpus_per_node;
-    for (auto& share : stray_shares(job, rank, checkpoint, resumed))
-      out.gpus[static_cast<std::size_t>(node_gpu0)].processes.push_back(share);
-    out.ranks.push_back(std::move(r));
-  }
-  for (auto& gpu : out.gpus)
-    for (const auto& p : gpu.processes) gpu.device += p.device;
-  for (auto& r : out.ranks) {
-    const auto& gpu = out.gpus[static_cast<std::size_t>(r.gpu)];
-    r.peak.device = gpu.device;
-    r.parts.cuda_context = r.context;
-    r.parts.nccl = r.nccl;
-    r.parts.managed = r.managed_resident;
-    r.parts.other_processes = gpu.device - (r.peak.reserved + r.context + r.nccl + r.managed_resident);
-    place_phases(r, job, gpu.capacity);
-    if (r.oom || gpu.device > gpu.capacity) out.fits = false;
+  // Ranks alike in every figure are placed once a class (rank_placer::class_key); every rank
+  // only where the caller wants them one by one.
+  const rank_placer placer{.job = job,
+                           .simulated = simulated,
+                           .context = context,
+                           .nccl = nccl,
+                           .usable = usable,
+                           .checkpoint = checkpoint,
+                           .resumed = resumed,
+                           .words = words,
+                           .world = job.world_size()};
+  place_classes(placer, out);
+  for (const auto& c : out.classes)
+    if (c.rank.oom || c.gpu.device > c.gpu.capacity) out.fits = false;
+  if (!options.rank_ranges) {
+    out.ranks.resize(static_cast<std::size_t>(placer.world));
+    out.gpus.resize(static_cast<std::size_t>(placer.world));
+    for (int rank = 0; rank < placer.world; ++rank)
+      placer.place(rank, out.ranks[static_cast<std::size_t>(rank)],
+                   out.gpus[static_cast<std::size_t>(rank)]);
   }
   out.cpu_memory = host_memory(model, job);
   if (!words) {
     for (auto& r : out.ranks)
       if (r.oom) r.oom->message.clear();
+    for (auto& c : out.classes)
+      if (c.rank.oom) c.rank.oom->message.clear();
     return out;
   }
   if (const auto* r = evicting_rank(out))
@@ -363,33 +452,68 @@ fit_state state_of(const prediction& p) { return verdict_of(p).state(); }
 
 void fill_whole_step_need(const model::model_spec& model, const job::job_spec& job, prediction& p) {
   p.whole_step_need.reset();
-  if (p.fits || p.ranks.empty()) return;
-  const auto unlimited = plan(model, job::with_unlimited_memory(job));
+  if (p.fits || (p.ranks.empty() && p.classes.empty())) return;
+  predict_options ranges;
+  ranges.rank_ranges = true;  // only its busiest rank is read
+  const auto unlimited = plan(model, job::with_unlimited_memory(job), ranges);
   if (!unlimited || !unlimited->fits) return;
   const bytes need = std::max(busiest_rank(*unlimited).peak.device, busiest_rank(p).peak.device);
   if (need > job::usable_capacity(job.hardware)) p.whole_step_need = need;
 }
 
+namespace {
+
+// Calls f with every rank (or, where a plan kept only ranges, every class's rank) in order;
+// stops where f returns true. A class's rank is its first, so the first rank found is the
+// first rank of the plan with that property.
+template <typename F>
+void for_each_rank(const prediction& p, F f) {
+  if (!p.ranks.empty() || p.classes.empty()) {
+    for (const auto& r : p.ranks)
+      if (f(r)) return;
+    return;
+  }
+  for (const auto& c : p.classes)
+    if (f(c.rank)) return;
+}
+
+template <typename F>
+void for_each_gpu(const prediction& p, F f) {
+  if (!p.gpus.empty() || p.classes.empty()) {
+    for (const auto& g : p.gpus) f(g);
+    return;
+  }
+  for (const auto& c : p.classes) f(c.gpu);
+}
+
+}  // namespace
+
 const rank_prediction& busiest_rank(const prediction& p) {
-  VRAMSCOPE_EXPECTS(!p.ranks.empty(), "prediction without ranks");
-  return *std::max_element(p.ranks.begin(), p.ranks.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.peak.device, a.peak.reserved) < std::tie(b.peak.device, b.peak.reserved);
+  const rank_prediction* worst = nullptr;
+  for_each_rank(p, [&](const rank_prediction& r) {
+    if (!worst || std::tie(worst->peak.device, worst->peak.reserved) <
+                      std::tie(r.peak.device, r.peak.reserved))
+      worst = &r;
+    return false;
   });
+  VRAMSCOPE_EXPECTS(worst != nullptr, "prediction without ranks");
+  return *worst;
 }
 
 verdict_facts verdict_of(const prediction& p) {
   verdict_facts v;
-  for (const auto& r : p.ranks)
-    if (r.oom) {
+  v.margin = p.margin;
+  for_each_rank(p, [&](const rank_prediction& r) {
+    if (r.oom)
       v.oom = verdict_facts::out_of_memory{r.rank, r.oom_phase, r.oom->requested, r.oom->reserved,
                                            r.oom->capacity};
-      v.margin = p.margin;
-      return v;
-    }
-  v.margin = p.margin;
+    return r.oom.has_value();
+  });
+  if (v.oom) return v;
   const gpu_prediction* worst = nullptr;
-  for (const auto& g : p.gpus)
+  for_each_gpu(p, [&](const gpu_prediction& g) {
     if (!worst || g.device > worst->device) worst = &g;
+  });
   if (worst) {
     v.busiest_gpu = worst->index;
     v.busiest_device = worst->device;

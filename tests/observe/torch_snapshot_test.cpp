@@ -262,5 +262,54 @@ TEST(TorchSnapshot, APipeIsRefusedWithoutBlocking) {
       << s.error().message;
 }
 
+// The entry scanner keeps what each key's memo reference resolved to while no memo entry
+// changes. Here a trace's "addr" key (memo 9) is stored again as "stream" between two entries
+// that spell their keys alike: the second entry has no address any more, and says so.
+TEST(TorchSnapshot, AKeyStoredAgainInTheMemoIsReadAnew) {
+  const auto le32 = [](std::uint32_t v) {
+    std::string out(4, '\0');
+    for (int i = 0; i < 4; ++i) out[static_cast<std::size_t>(i)] = static_cast<char>(v >> (8 * i));
+    return out;
+  };
+  const auto str = [&](const std::string& s) {
+    return "X" + le32(static_cast<std::uint32_t>(s.size())) + s;
+  };
+  const auto put = [](int i) { return std::string{'q', static_cast<char>(i)}; };
+  const auto get = [](int i) { return std::string{'h', static_cast<char>(i)}; };
+  const auto integer = [&](std::uint32_t v) { return "J" + le32(v); };
+  // {"action": "alloc", "addr": A, "size": 512} as memo references, the entry dict stored at
+  // memo `at`.
+  const auto entry = [&](int at, std::uint32_t addr) {
+    return "}" + put(at) + "(" + get(7) + get(8) + get(9) + integer(addr) + get(10) + integer(512) +
+           "u";
+  };
+  std::size_t first_after = 0;  // where the entries after the second one begin
+  const auto snapshot = [&](bool store_again) {
+    std::string b = "\x80\x02}" + put(0) + "(" + str("segments") + put(1) + "]" + put(2) +
+                    str("device_traces") + put(3) + "]" + put(4) + "]" + put(5) + "(";
+    // The first entry spells its strings out (the generic path), the rest refer to them; all
+    // but the last few are read by the scanner (the window holds a whole entry after them).
+    b += "}" + put(6) + "(" + str("action") + put(7) + str("alloc") + put(8) + str("addr") +
+         put(9) + integer(4096) + str("size") + put(10) + integer(512) + "u";
+    b += entry(11, 8192);
+    if (store_again) b += str("stream") + put(9) + "0";
+    first_after = b.size();
+    for (int i = 0; i < 16; ++i) b += entry(12 + i, 16384 + 4096 * static_cast<std::uint32_t>(i));
+    return b + "ea" + "u.";
+  };
+  const auto plain = analyze_snapshot_bytes(snapshot(false), "snap.pickle");
+  ASSERT_TRUE(plain) << plain.error().to_string();
+  ASSERT_EQ(plain->devices.size(), 1u);
+  EXPECT_EQ(plain->devices[0].allocs, 18u);
+  const auto stored_again = analyze_snapshot_bytes(snapshot(true), "snap.pickle");
+  ASSERT_FALSE(stored_again);
+  // The first entry after the new store fails, not a later one that the checked path reads
+  // (the reader names an entry by the offset of its SETITEMS, its last byte).
+  const std::size_t first_end = first_after + entry(12, 0).size() - 1;
+  EXPECT_EQ(stored_again.error().to_string(), "snap.pickle: at byte offset " +
+                                                  std::to_string(first_end) +
+                                                  ": trace entry: the \"addr\" key is missing");
+}
+
 }  // namespace
 }  // namespace vramscope::observe

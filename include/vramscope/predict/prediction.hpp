@@ -103,6 +103,20 @@ struct gpu_prediction {
   std::vector<process_share> processes;
 };
 
+/// Ranks, and the GPUs they run on, alike in every figure (prediction::classes): a rank's
+/// figures and its GPU's, as the class's first rank and GPU have them.
+struct rank_class {
+  rank_prediction rank;
+  gpu_prediction gpu;
+};
+
+/// Ranks first .. first + count - 1, on the GPUs of the same numbers, are of classes[cls].
+struct rank_range {
+  int first = 0;
+  int count = 0;
+  std::uint32_t cls = 0;
+};
+
 struct prediction {
   job::job_spec job;
   std::string model_name;
@@ -116,6 +130,13 @@ struct prediction {
   std::optional<bytes> whole_step_need;
   std::vector<rank_prediction> ranks;
   std::vector<gpu_prediction> gpus;
+  /// The same ranks and GPUs as ranges of alike ones (torch plans; empty for JAX): every rank
+  /// of a range has the figures of its class's rank and its GPU those of the class's GPU, but
+  /// for its own rank and GPU numbers, which the processes' ranks and names carry too. Classes
+  /// are in the order of their first rank, whose numbers they carry. With
+  /// predict_options::rank_ranges, `ranks` and `gpus` are left empty and these stand for them.
+  std::vector<rank_class> classes;
+  std::vector<rank_range> ranges;
   bytes cpu_memory = 0;         // host memory for offloaded state, per rank
   /// schedule::split_parameters(model, job), found on the way when planning built rank 0's
   /// program (jobs without pipeline stages), so that callers need not lay the model out again.
@@ -133,6 +154,10 @@ struct predict_options {
   /// each GPU's processes and device total, cpu_memory, parameters_split): the prediction's
   /// job, its notes, the processes' names and the out-of-memory messages may be left empty.
   bool figures_only = false;
+  /// Only prediction::classes and ranges, not a rank_prediction and a gpu_prediction for every
+  /// rank: the cost follows the number of distinct ranks, not the world size. busiest_rank,
+  /// verdict_of and state_of read either form.
+  bool rank_ranges = false;
   /// The model, where the caller shares it as a constant object (schedule_options::shared_model).
   std::shared_ptr<const model::model_spec> shared_model = nullptr;
 };
@@ -141,7 +166,8 @@ struct predict_options {
 result<prediction> plan(const model::model_spec& model, const job::job_spec& job,
                         const predict_options& options = {});
 
-/// The worst rank (largest device figure, then reserved).
+/// The worst rank (largest device figure, then reserved; the first of equals). From
+/// p.classes where p.ranks is empty.
 const rank_prediction& busiest_rank(const prediction& p);
 
 /// A verdict in three states. `tight`: the job fits as planned, but its busiest GPU keeps less
