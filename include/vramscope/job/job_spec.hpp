@@ -245,6 +245,16 @@ struct training_spec {
   std::optional<double> moe_capacity_factor;
   bool moe_pad_to_capacity = false;
   int steps = 2;               // training steps simulated
+  // Variable-length training (docs/job-spec.md, "Variable lengths"): where each step's sequence
+  // length comes from. "fixed": seq_len every step; "uniform": drawn from seq_len_min..seq_len;
+  // "buckets": drawn from length_buckets ("LENGTH:WEIGHT"); "histogram": drawn from the
+  // length,count rows of length_file (CSV or JSON). Draws are seeded by length_seed, so a job
+  // replays the same lengths every time (schedule/lengths.hpp).
+  std::string lengths = "fixed";
+  std::uint64_t seq_len_min = 0;  // uniform: the shortest length; 0 = not given
+  std::vector<std::string> length_buckets;
+  std::string length_file;
+  int length_seed = 0;
 
   friend bool operator==(const training_spec&, const training_spec&) = default;
 };
