@@ -22,11 +22,13 @@ namespace {
 // Reserved bytes after each step of `lengths`: a persistent `kept` tensor, then per step
 // `tensors` activations of length x `per_token` bytes, all freed at the step's end.
 std::vector<bytes> reserved_after_steps(const std::vector<std::uint64_t>& lengths, bytes per_token,
-                                        bool expandable, bytes kept = 100_MiB, int tensors = 4) {
+                                        bool expandable, bytes kept = 100_MiB, int tensors = 4,
+                                        bytes max_split_size = unlimited_split) {
   caching_allocator_options o;
   o.capacity = 80_GiB;
   o.device_total = 80_GiB;
   o.expandable_segments = expandable;
+  o.max_split_size = max_split_size;
   caching_allocator model(o);
   if (kept > 0) {
     EXPECT_TRUE(model.allocate(kept, 0).ok);
@@ -85,6 +87,17 @@ TEST(VariableLengthHistory, MidSizedRequestsGrowByTwentyMiBSegments) {
   EXPECT_EQ(r[0], 20_MiB);
   EXPECT_EQ(r[1], 40_MiB);
   EXPECT_EQ(r[2], 40_MiB);
+}
+
+// With max_split_size_mb:20 the long step's 32 MiB segments are oversize: a 16 MiB request,
+// below the limit, never takes one (get_free_block), so a shorter step after a longer one
+// reserves segments of its own too; the long step after it reuses its own.
+TEST(VariableLengthHistory, OversizeBlocksServeNoShorterStep) {
+  const auto r = reserved_after_steps({2048, 1024, 2048, 1024}, 16_KiB, false, 100_MiB, 4, 20_MiB);
+  EXPECT_EQ(r[0], 228_MiB);
+  EXPECT_EQ(r[1], 292_MiB);
+  EXPECT_EQ(r[2], 292_MiB);
+  EXPECT_EQ(r[3], 292_MiB);
 }
 
 // An expandable segment's address range is 1 1/8 of the device's memory: a request beyond it
