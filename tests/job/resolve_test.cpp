@@ -56,13 +56,14 @@ TEST(Resolve, DriverReservationComesFromTheCatalogForTheWholeGpu) {
   auto whole = parse_job_yaml("hardware: { gpu: H100-80GB, gpu_memory: 81559MiB }\n", "j");
   ASSERT_TRUE(whole);
   EXPECT_EQ(whole->hardware.driver_reserved, 480 * MiB);
-  // Part of a GPU (a MIG slice) or a GPU without a known figure: nothing is assumed.
+  // Part of a GPU (a MIG slice): nothing is assumed.
   auto slice = parse_job_yaml("hardware: { gpu: H100-80GB, gpu_memory: 40GiB }\n", "j");
   ASSERT_TRUE(slice);
   EXPECT_EQ(slice->hardware.driver_reserved, 0u);
+  // Every catalog GPU has its figure (the H200's from our own records).
   auto h200 = parse_job_yaml("hardware: { gpu: H200 }\n", "j");
   ASSERT_TRUE(h200);
-  EXPECT_EQ(h200->hardware.driver_reserved, 0u);
+  EXPECT_EQ(h200->hardware.driver_reserved, 615 * MiB);
   // Set by hand, it follows the user; --set of another GPU re-derives it.
   auto set = parse_job_yaml("hardware: { gpu: H100-80GB, driver_reserved: 600MiB }\n", "j");
   ASSERT_TRUE(set);
