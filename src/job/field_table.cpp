@@ -192,6 +192,8 @@ std::vector<field> build_table() {
       make("parallel.sync_module_states", &j::parallel, &par::sync_module_states, bool_codec()),
       make("parallel.device_id", &j::parallel, &par::device_id, bool_codec()),
       make("parallel.wrap", &j::parallel, &par::wrap, choice_codec({"block", "none"})),
+      listed(make("parallel.shard_separately", &j::parallel, &par::shard_separately,
+                  list_codec(true))),
       make("parallel.reshard_after_forward", &j::parallel, &par::reshard_after_forward,
            reshard_codec()),
       make("parallel.no_sync", &j::parallel, &par::no_sync, bool_codec()),

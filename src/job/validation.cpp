@@ -31,7 +31,7 @@ struct strategy_option {
 
 const parallel_spec defaults{};
 
-constexpr std::array<strategy_option, 24> strategy_options{{
+constexpr std::array<strategy_option, 25> strategy_options{{
     {"parallel.offload_param", [](const parallel_spec& p) { return p.offload_param; },
      bit(strategy::zero3), "for fsdp1/fsdp2 use parallel.cpu_offload"},
     {"parallel.offload_optimizer", [](const parallel_spec& p) { return p.offload_optimizer; },
@@ -60,6 +60,9 @@ constexpr std::array<strategy_option, 24> strategy_options{{
     {"parallel.device_id", [](const parallel_spec& p) { return !p.device_id; },
      bit(strategy::fsdp1), ""},
     {"parallel.wrap", [](const parallel_spec& p) { return p.wrap != "block"; }, any_fsdp, ""},
+    {"parallel.shard_separately",
+     [](const parallel_spec& p) { return !p.shard_separately.empty(); }, bit(strategy::fsdp2),
+     "torchtune's custom_sharded_layers are fully_shard (FSDP2) calls"},
     {"parallel.no_sync", [](const parallel_spec& p) { return p.no_sync; },
      any_fsdp | bit(strategy::ddp), "ZeRO reduces every micro-batch into its partition"},
     {"parallel.bucket_cap_mb",
@@ -96,7 +99,19 @@ std::string strategies_text(unsigned mask) {
   return join(names);
 }
 
+// parallel.shard_separately names modules by their role: the token embedding and the head.
+maybe_error check_shard_separately(const job_spec& job) {
+  for (const auto& name : job.parallel.shard_separately)
+    if (name != "embedding" && name != "head")
+      return field_error(job, "parallel.shard_separately",
+                         fmt::format("\"{}\" is not a module it shards: expected embedding or "
+                                     "head (torchtune's tok_embeddings and output)",
+                                     name));
+  return std::nullopt;
+}
+
 maybe_error check_strategy_options(const job_spec& job) {
+  if (auto err = check_shard_separately(job)) return err;
   const auto kind = job.parallel.kind;
   for (const auto& o : strategy_options) {
     if (!o.given(job.parallel) || (o.strategies & bit(kind)) != 0) continue;

@@ -148,6 +148,10 @@ struct parallel_spec {
   bool sync_module_states = false;
   bool device_id = true;          // FSDP1 device_id given: CPU modules moved to GPU before sharding
   std::string wrap = "block";     // "block" (one unit per transformer block) or "none"
+  // FSDP2: modules fully_shard'ed as units of their own besides the blocks, "embedding" and
+  // "head" (torchtune's custom_sharded_layers: ['tok_embeddings', 'output']); else they sit in
+  // the root unit
+  std::vector<std::string> shard_separately;
   // FSDP2
   int reshard_after_forward = 1;  // 1 = true, 0 = false, N > 1 = reshard to groups of N ranks
   // FSDP1 / FSDP2: gradient accumulation inside no_sync() (Lightning no_backward_sync,
