@@ -252,6 +252,10 @@ class driver {
     const auto tokens = tokens_of(model_.text, job_, false).tokens();
     const auto compute = static_cast<bytes>(ctx_.lay.dtypes.compute);
     hidden_ = tokens * model_.text.hidden * compute;
+    // Megatron-LM's p2p tensors are sequence-sharded under sequence parallelism
+    // (megatron/core/pipeline_parallel/schedules.py, get_tensor_shapes: seq_length // tp).
+    if (megatron_pipeline() && job_.parallel.sequence_parallel)
+      hidden_ /= static_cast<bytes>(std::max(1, ctx_.rank.tp));
     const auto m = static_cast<std::size_t>(micros), chunks = pipe_->chunks.size();
     held_.saved.assign(m, std::vector<std::vector<tensor_id>>(model_.units.size()));
     held_.loss_saved.assign(m, {});
@@ -280,6 +284,8 @@ class driver {
     strategy_->save_checkpoint();
     return out_.take();
   }
+
+  bool megatron_pipeline() const { return job_.parallel.kind == job::strategy::megatron; }
 
   bool has_loss(const pipeline_op& op) const {
     return pipe_->last_chunk_has_loss && static_cast<std::size_t>(op.chunk) + 1 == pipe_->chunks.size();
@@ -314,6 +320,13 @@ class driver {
       forward_unit(loss_, held_.loss_saved[mb], false, {0, kept_unit});
       keep_logits_ = false;
       held_.stage_output[mb][c] = stage_logits_;
+    } else if (megatron_pipeline()) {
+      // Megatron-LM frees a stage's output once it is sent, keeping only its autograd node
+      // (schedules.deallocate_output_tensor; megatron/training/arguments.py,
+      // core_transformer_config_from_args, sets deallocate_pipeline_outputs to True): its
+      // backward runs through custom_backward on that node with the gradient received.
+      auto output = out_.alloc(hidden_, category::activations);
+      out_.free(output);
     } else {
       held_.stage_output[mb][c] = out_.alloc(hidden_, category::activations);
     }
