@@ -38,6 +38,9 @@ class fsdp2_strategy final : public strategy {
     root_first_.back() = next;
     root_unit_grads_.assign(lay().units.size(), false);
     head_ = wrap_.head_group();
+    embedding_own_ = torch_hooks() && !lay().units.empty() &&
+                     lay().units[0].kind == model::unit_kind::embedding &&
+                     wrap_.group_of_unit[0] != 0;
   }
 
   void init() override {
@@ -82,8 +85,7 @@ class fsdp2_strategy final : public strategy {
     const std::size_t g = wrap_.group_of_unit[unit];
     // The root's pre-forward runs as the model's forward begins, before the first unit's: with
     // the embedding in a group of its own the root's first unit comes later.
-    if (unit == 0 && g != 0 && torch_hooks() && !state_[0].gathered &&
-        !wrap_.groups[0].units.empty())
+    if (unit == 0 && embedding_own_ && !state_[0].gathered && !wrap_.groups[0].units.empty())
       unshard(0, /*forward=*/true);
     if (is_first(unit, g) && !state_[g].gathered) unshard(g, /*forward=*/true);
     if (const std::size_t e = wrap_.experts_of_unit[unit]; e != 0 && !state_[e].gathered)
@@ -163,7 +165,7 @@ class fsdp2_strategy final : public strategy {
     if (g != 0 && g == head_) return;
     // The root's post-backward is a callback at the end of backward (after the first unit's),
     // not the backward of its first unit when the embedding is a group of its own.
-    const bool root_at_end = torch_hooks() && wrap_.group_of_unit[0] != 0;
+    const bool root_at_end = embedding_own_;
     if (is_first(unit, g) && !(g == 0 && root_at_end)) reduce_gradients(g);
     if (unit == 0 && root_at_end && !wrap_.groups[0].units.empty()) reduce_gradients(0);
   }
@@ -454,6 +456,7 @@ class fsdp2_strategy final : public strategy {
   optimizer_state opt_;
   tensor_id forward_output_ = 0, pending_input_ = 0;
   std::size_t head_ = 0;  // the head's own group (parallel.shard_separately), 0: in the root
+  bool embedding_own_ = false;  // the embedding's too: the root's first unit comes later
   std::uint64_t world_ = 1;
   bool sync_ = true;
 };
