@@ -76,6 +76,11 @@ result<const model::model_spec*> scorer::model_of(const std::string& name,
 result<case_result> scorer::score(const measurement& line) {
   auto job = job::parse_job_yaml(line.job.dump(), "job");
   if (!job) return at_line(line, "job", job.error());
+  // The driver's reservation is the run's condition, not the job's: a line measured before the
+  // catalog knew its GPU's reservation ran with the one the harness applied (0), as planned.
+  if (line.applied.is_object() && line.applied.contains("hardware.driver_reserved") &&
+      line.applied["hardware.driver_reserved"].is_number_unsigned())
+    job->hardware.driver_reserved = line.applied["hardware.driver_reserved"].get<bytes>();
   auto model = model_of(job->model, line);
   if (!model) return model.error();
   auto plan = predict::plan(**model, *job);

@@ -152,8 +152,9 @@ GPU_MEMORY_MIB = {"h10080gb": 81559, "h100": 81559, "h100pcie": 81559, "h100nvl"
                   "h200": 143771, "a10080gb": 81920, "a10040gb": 40960, "l40s": 46068,
                   "a10g": 23028, "l4": 23034, "rtx4090": 24564, "b200": 183359}
 # The driver's reservation of the GPUs above where the catalog (src/job/gpu_catalog.cpp) has one.
-GPU_RESERVED_MIB = {"h10080gb": 480, "h100": 480, "h100nvl": 594, "a10040gb": 512, "l40s": 609,
-                    "a10g": 435, "l4": 556, "rtx4090": 357}
+GPU_RESERVED_MIB = {"h10080gb": 480, "h100": 480, "h100pcie": 480, "h100nvl": 594, "h200": 615,
+                    "a10080gb": 869, "a10040gb": 512, "l40s": 609, "a10g": 435, "l4": 556,
+                    "rtx4090": 357, "b200": 729}
 
 
 class JobError(ValueError):

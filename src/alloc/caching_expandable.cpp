@@ -107,6 +107,8 @@ block_index caching_allocator::state::try_allocate_expandable_block(const alloc_
   while (at(candidate).size < p.size) {
     const bytes missing = p.size - at(candidate).size;
     const block_index next = at(candidate).next;
+    // The segment's address range ends (a device_total too small for the request): no room.
+    if (next == no_block) return no_block;
     if (!map_block(next, std::min(missing, at(next).size))) return no_block;
     candidate = next;  // the mapped range absorbed the free block before it
   }

@@ -218,9 +218,9 @@ codec<std::optional<bool>> optional_bool_codec() {
                                      {"true", "false", "default"});
 }
 
-codec<std::string> string_codec() {
-  auto parse = [](std::string_view text, std::string& out) -> std::string {
-    if (text.empty()) return "expected a non-empty string";
+codec<std::string> string_codec(bool allow_empty) {
+  auto parse = [allow_empty](std::string_view text, std::string& out) -> std::string {
+    if (text.empty() && !allow_empty) return "expected a non-empty string";
     out = std::string(text);
     return "";
   };
@@ -341,12 +341,16 @@ codec<std::optional<dtype>> optional_dtype_codec(std::vector<dtype> allowed) {
 }
 
 // A YAML sequence, or one scalar holding a comma-separated list ("q_proj,v_proj").
-codec<std::vector<std::string>> list_codec() {
+codec<std::vector<std::string>> list_codec(bool allow_empty) {
   codec<std::vector<std::string>> c;
   c.expects = "a list of names";
   c.allowed = "a list of names, \"a,b\" or [a, b]";
-  c.parse = [](const raw_value& v, std::vector<std::string>& out) -> std::string {
+  c.parse = [allow_empty](const raw_value& v, std::vector<std::string>& out) -> std::string {
     std::vector<std::string> items = v.items;
+    if (!v.is_list && v.text.empty() && allow_empty) {
+      out.clear();
+      return "";
+    }
     if (!v.is_list) {
       items.clear();
       std::string item;

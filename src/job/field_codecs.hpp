@@ -49,7 +49,7 @@ codec<double> probability_codec();
 codec<bool> bool_codec();
 /// true, false, or `default` (unset: derived from the rest of the job).
 codec<std::optional<bool>> optional_bool_codec();
-codec<std::string> string_codec();
+codec<std::string> string_codec(bool allow_empty = false);  // empty: "not given"
 codec<std::string> choice_codec(std::vector<std::string> allowed);
 codec<std::string> version_codec(bool allow_empty = false);  // empty: "not given"
 codec<bytes> size_codec(bytes min = 0);
@@ -58,7 +58,7 @@ codec<bytes> size_codec(bytes min = 0);
 codec<safety_margin> margin_codec();
 codec<dtype> dtype_codec(std::vector<dtype> allowed);
 codec<std::optional<dtype>> optional_dtype_codec(std::vector<dtype> allowed);
-codec<std::vector<std::string>> list_codec();
+codec<std::vector<std::string>> list_codec(bool allow_empty = false);  // "": []
 codec<int> reshard_codec();             // true | false | N >= 2
 codec<int> compute_capability_codec();  // "9.0" <-> 90
 

@@ -26,6 +26,12 @@ result<job_spec> read_job_unresolved(const std::string& path,
   if (!job) return job;
   for (const auto& o : overrides)
     if (auto set = set_field(*job, o); !set) return set.error();
+  // A length histogram given as a relative path is relative to the job file, like a model.
+  auto& lengths = job->training.length_file;
+  const auto beside = std::filesystem::path(path).parent_path() / lengths;
+  if (!lengths.empty() && !std::filesystem::path(lengths).is_absolute() &&
+      std::filesystem::exists(beside))
+    lengths = beside.string();
   return job;
 }
 

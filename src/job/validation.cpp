@@ -1,5 +1,7 @@
 #include "job/validation.hpp"
 
+#include <vramscope/job/lengths.hpp>
+
 #include <vramscope/job/job_names.hpp>
 
 #include <fmt/format.h>
@@ -29,7 +31,7 @@ struct strategy_option {
 
 const parallel_spec defaults{};
 
-constexpr std::array<strategy_option, 24> strategy_options{{
+constexpr std::array<strategy_option, 25> strategy_options{{
     {"parallel.offload_param", [](const parallel_spec& p) { return p.offload_param; },
      bit(strategy::zero3), "for fsdp1/fsdp2 use parallel.cpu_offload"},
     {"parallel.offload_optimizer", [](const parallel_spec& p) { return p.offload_optimizer; },
@@ -58,6 +60,9 @@ constexpr std::array<strategy_option, 24> strategy_options{{
     {"parallel.device_id", [](const parallel_spec& p) { return !p.device_id; },
      bit(strategy::fsdp1), ""},
     {"parallel.wrap", [](const parallel_spec& p) { return p.wrap != "block"; }, any_fsdp, ""},
+    {"parallel.shard_separately",
+     [](const parallel_spec& p) { return !p.shard_separately.empty(); }, bit(strategy::fsdp2),
+     "torchtune's custom_sharded_layers are fully_shard (FSDP2) calls"},
     {"parallel.no_sync", [](const parallel_spec& p) { return p.no_sync; },
      any_fsdp | bit(strategy::ddp), "ZeRO reduces every micro-batch into its partition"},
     {"parallel.bucket_cap_mb",
@@ -94,7 +99,19 @@ std::string strategies_text(unsigned mask) {
   return join(names);
 }
 
+// parallel.shard_separately names modules by their role: the token embedding and the head.
+maybe_error check_shard_separately(const job_spec& job) {
+  for (const auto& name : job.parallel.shard_separately)
+    if (name != "embedding" && name != "head")
+      return field_error(job, "parallel.shard_separately",
+                         fmt::format("\"{}\" is not a module it shards: expected embedding or "
+                                     "head (torchtune's tok_embeddings and output)",
+                                     name));
+  return std::nullopt;
+}
+
 maybe_error check_strategy_options(const job_spec& job) {
+  if (auto err = check_shard_separately(job)) return err;
   const auto kind = job.parallel.kind;
   for (const auto& o : strategy_options) {
     if (!o.given(job.parallel) || (o.strategies & bit(kind)) != 0) continue;
@@ -506,6 +523,44 @@ static maybe_error check_outside_phases(const job_spec& job, warnings& notes) {
   return std::nullopt;
 }
 
+// Variable lengths (training.lengths): the fields of another distribution have no effect; the
+// pipeline driver and JAX's plan take one length.
+static maybe_error check_lengths(const job_spec& job, warnings& notes) {
+  const auto& t = job.training;
+  const auto unused = [&](const char* path, const char* kind) {
+    if (is_set(job, path) && t.lengths != kind)
+      notes.push_back(field_error(job, path, fmt::format("has no effect unless training.lengths "
+                                                         "is {} (it is {})", kind, t.lengths)));
+  };
+  unused("training.seq_len_min", "uniform");
+  unused("training.length_buckets", "buckets");
+  unused("training.length_file", "histogram");
+  if (t.lengths == "fixed") {
+    if (is_set(job, "training.length_seed"))
+      notes.push_back(field_error(job, "training.length_seed",
+                                  "has no effect with fixed lengths (training.lengths)"));
+    return std::nullopt;
+  }
+  if (job.parallel.pp > 1)
+    return field_error(job, "training.lengths",
+                       fmt::format("variable lengths are not planned under pipeline parallelism "
+                                   "(parallel.pp is {})", job.parallel.pp));
+  if (job.framework.name != "torch")
+    return field_error(job, "training.lengths",
+                       fmt::format("variable lengths are replayed through PyTorch's caching "
+                                   "allocator: they need framework.name: torch (it is {})",
+                                   job.framework.name));
+  if (t.lengths == "histogram") {
+    if (t.length_file.empty())
+      return field_error(job, "training.length_file",
+                         "histogram lengths need a file of length,count rows (CSV or JSON)");
+    return std::nullopt;  // the file is read when the job is planned
+  }
+  auto d = length_distribution_of(job);
+  if (!d) return d.error();
+  return std::nullopt;
+}
+
 maybe_error check_training(const job_spec& job, warnings& notes) {
   const auto& lora = job.lora;
   if (lora.enabled && lora.targets.empty())
@@ -526,6 +581,7 @@ maybe_error check_training(const job_spec& job, warnings& notes) {
                                             name_of(t.activation_checkpointing))));
   if (auto err = check_torchtune_features(job, notes)) return err;
   if (auto err = check_outside_phases(job, notes)) return err;
+  if (auto err = check_lengths(job, notes)) return err;
   if (auto err = check_float8(job, notes)) return err;
   for (const auto& [path, on] : std::array<std::pair<const char*, bool>, 2>{
            {{"training.compile", job.training.compile},

@@ -19,6 +19,7 @@
 
 #include "predict/gpus.hpp"
 #include "predict/jax_plan.hpp"
+#include "predict/lengths.hpp"
 #include <vramscope/predict/overheads.hpp>
 #include "predict/replay.hpp"
 
@@ -32,8 +33,10 @@ int compute_capability(const job::job_spec& job) {
   return gpu ? gpu->compute_capability : 80;
 }
 
-result<std::unique_ptr<alloc::allocator_model>> torch_allocator(const job::job_spec& job,
-                                                                bytes capacity, int device) {
+// `expandable`, when given, turns expandable segments on or off whatever the job says.
+result<std::unique_ptr<alloc::allocator_model>> torch_allocator(
+    const job::job_spec& job, bytes capacity, int device,
+    std::optional<bool> expandable = std::nullopt) {
   if (job.env_value("PYTORCH_NO_CUDA_MEMORY_CACHING") == "1")
     return alloc::make_exact_allocator(capacity);
   std::string conf = job.env_value("PYTORCH_CUDA_ALLOC_CONF");
@@ -47,6 +50,7 @@ result<std::unique_ptr<alloc::allocator_model>> torch_allocator(const job::job_s
   options->capacity = capacity;
   options->device_total = job::usable_capacity(job.hardware);  // torch's total_memory
   options->device = device;
+  if (expandable) options->expandable_segments = *expandable;
   if (options->backend == alloc::alloc_backend::cuda_malloc_async)
     return alloc::make_exact_allocator(capacity);
   return alloc::make_caching_allocator(*options);
@@ -397,6 +401,15 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
                    out.gpus[static_cast<std::size_t>(rank)]);
   }
   out.cpu_memory = host_memory(model, job);
+  if (job.training.lengths != "fixed" && words) {
+    const bytes outside = context + nccl + foreign_bytes_on(job, 0, checkpoint, resumed);
+    const bytes capacity = usable > outside ? usable - outside : 0;
+    auto lengths = length_figures_of(model, job, sopts, [&](bool expandable) {
+      return torch_allocator(job, capacity, 0, expandable);
+    });
+    if (!lengths) return lengths.error();
+    out.lengths = std::move(*lengths);
+  }
   if (!words) {
     for (auto& r : out.ranks)
       if (r.oom) r.oom->message.clear();

@@ -38,6 +38,7 @@ class replayer {
     if (result_.oom) return false;
     if (tensors_.size() < p.tensors) tensors_.resize(p.tensors);
     for (; next_ < p.events.size(); ++next_) {
+      close_steps(p);
       const auto& e = p.events[next_];
       phase_ = schedule::phase_after(e, phase_);
       if (e.kind == event_kind::phase) begin_phase(p.phase_names[phase_]);
@@ -47,6 +48,7 @@ class replayer {
       // empty_cache never raises allocated, active or reserved in any model.
       if (stride_ > 0 || e.kind == event_kind::alloc) observe(next_);
     }
+    close_steps(p);
     return true;
   }
 
@@ -60,10 +62,14 @@ class replayer {
     std::vector<live_tensor> tensors;
     std::array<bytes, schedule::category_count> by_category;
     replay_result result;
+    std::size_t next_step;
+    bool in_steps;
+    replay_result::step_peak step_peak;
   };
   [[nodiscard]] progress saved() const {
     assert(stride_ == 0);
-    return progress{next_, phase_, outside_, tensors_, by_category_, result_};
+    return progress{next_,   phase_,   outside_,  tensors_, by_category_,
+                    result_, next_step_, in_steps_, step_peak_};
   }
   void restore(const progress& p) {
     assert(stride_ == 0);
@@ -73,6 +79,9 @@ class replayer {
     tensors_ = p.tensors;
     by_category_ = p.by_category;
     result_ = p.result;
+    next_step_ = p.next_step;
+    in_steps_ = p.in_steps;
+    step_peak_ = p.step_peak;
   }
   [[nodiscard]] bool started() const { return next_ > 0 || result_.oom; }
   [[nodiscard]] bool failed() const { return result_.oom.has_value(); }
@@ -113,10 +122,27 @@ class replayer {
     return true;
   }
 
+  // The steps of program::steps that end before the next event: each one's peaks go to the
+  // result, and the next step's begin with the levels now.
+  void close_steps(const schedule::program& p) {
+    for (; next_step_ < p.steps.size() && p.steps[next_step_].end <= next_; ++next_step_) {
+      const auto& s = allocator_.stats();
+      step_peak_.allocated = std::max(step_peak_.allocated, s.allocated.current);
+      step_peak_.reserved = std::max(step_peak_.reserved, s.reserved.current);
+      result_.steps.push_back(step_peak_);
+      step_peak_ = {s.allocated.current, s.reserved.current};
+    }
+  }
+
   // A phase begins: outside_ becomes its slot in replay_result::outside, or -1 for a phase of
   // the training step. The slot starts at the levels the phase begins with.
   void begin_phase(const std::string& name) {
     outside_ = -1;
+    if (!in_steps_ && name.starts_with("forward:")) {  // the first step's first forward
+      const auto& s = allocator_.stats();
+      in_steps_ = true;
+      step_peak_ = {s.allocated.current, s.reserved.current};
+    }
     constexpr std::size_t first_step = 1;  // outside_phase_names[1]: the first "optimizer"
     for (std::size_t i = 0; i < outside_phase_names.size(); ++i) {
       const bool match = i == first_step ? name == "optimizer" : name == outside_phase_names[i];
@@ -164,6 +190,10 @@ class replayer {
       r.peak.reserved = s.reserved.current;
       r.reserved_peak_phase = phase_;
     }
+    if (in_steps_) {
+      step_peak_.allocated = std::max(step_peak_.allocated, s.allocated.current);
+      step_peak_.reserved = std::max(step_peak_.reserved, s.reserved.current);
+    }
     if (phase_ == 0) {
       r.init_allocated = std::max(r.init_allocated, s.allocated.current);
       r.init_reserved = std::max(r.init_reserved, s.reserved.current);
@@ -198,6 +228,9 @@ class replayer {
   replay_result result_;
   std::size_t stride_ = 0;
   timeline_point window_{};
+  std::size_t next_step_ = 0;  // the next of program::steps to close
+  bool in_steps_ = false;      // the first step's first forward has begun
+  replay_result::step_peak step_peak_;  // of the step under way
 };
 
 }  // namespace replay_detail

@@ -29,6 +29,14 @@ struct replay_result {
     levels peak;  // device left 0
   };
   std::array<outside_phase, outside_phase_names.size()> outside{};
+  /// Per training step the program marks (schedule::program::steps), in order: its highest
+  /// allocated and reserved bytes, from the first step's first forward (or the end of the step
+  /// before) to its end. Reserved memory a step begins with counts: the caching allocator keeps
+  /// what earlier steps reserved. A step cut short by an out-of-memory failure has none.
+  struct step_peak {
+    bytes allocated = 0, reserved = 0;
+  };
+  std::vector<step_peak> steps;
 };
 
 /// Copies the replay's figures into a rank's prediction (levels, phases, breakdown, OOM, curve).

@@ -8,6 +8,28 @@ namespace vramscope::report {
 
 namespace {
 
+nlohmann::json length_replay_json(const predict::length_replay& r) {
+  nlohmann::json j = {{"expandable_segments", r.expandable_segments},
+                      {"steps_replayed", r.steps_replayed},
+                      {"first_step_reserved", r.first},
+                      {"reserved_p50", r.p50},
+                      {"reserved_p99", r.p99},
+                      {"reserved_highest", r.highest},
+                      {"growth", r.growth()},
+                      {"last_growth_step", r.last_growth_step}};
+  if (r.oom_step) j["oom_step"] = *r.oom_step;
+  return j;
+}
+
+nlohmann::json lengths_json(const predict::length_figures& l) {
+  return {{"distribution", l.distribution},
+          {"steps", l.steps},
+          {"seed", l.seed},
+          {"drawn", {{"shortest", l.shortest}, {"median", l.median}, {"longest", l.longest}}},
+          {"without_expandable", length_replay_json(l.without_expandable)},
+          {"with_expandable", length_replay_json(l.with_expandable)}};
+}
+
 nlohmann::json rank_json(const predict::rank_prediction& r) {
   const auto& b = r.parts;
   nlohmann::json j = {
@@ -75,6 +97,7 @@ nlohmann::json plan_json(const predict::prediction& p) {
   if (p.jax_fraction)
     out["jax"] = {{"mem_fraction", *p.jax_fraction},
                   {"recommended_fraction", *p.jax_recommended_fraction}};
+  if (p.lengths) out["lengths"] = lengths_json(*p.lengths);
   out["cpu_memory_per_rank"] = p.cpu_memory;
   out["notes"] = p.notes;
   return out;

@@ -280,6 +280,27 @@ std::string plan_heading(const prediction& p) {
       checkpointing_text(j.training.activation_checkpointing));
 }
 
+// Variable-length jobs: rank 0's reserved peak over its steps, without and with expandable
+// segments.
+void length_lines(std::string& out, const prediction& p) {
+  if (!p.lengths) return;
+  const auto& l = *p.lengths;
+  out += fmt::format("\nvariable lengths: {}, {} steps drawn with seed {} (shortest {}, median {}, "
+                     "longest {}); rank 0's reserved peak per step:\n",
+                     l.distribution, l.steps, l.seed, l.shortest, l.median, l.longest);
+  for (const auto* r : {&l.without_expandable, &l.with_expandable}) {
+    out += fmt::format("  {:<28} first {}, p50 {}, p99 {}, highest {} (+{}, last growth at step "
+                       "{}; {} of {} steps replayed)",
+                       r->expandable_segments ? "with expandable segments:"
+                                              : "without expandable segments:",
+                       format_bytes(r->first), format_bytes(r->p50), format_bytes(r->p99),
+                       format_bytes(r->highest), format_bytes(r->growth()), r->last_growth_step,
+                       r->steps_replayed, l.steps);
+    if (r->oom_step) out += fmt::format("; out of memory at step {}", *r->oom_step);
+    out += "\n";
+  }
+}
+
 std::string render_plan_text(const prediction& p) {
   std::string out = plan_heading(p) + "\n";
   out += fmt::format("allocator model: {}\n\n", p.allocator);
@@ -287,6 +308,7 @@ std::string render_plan_text(const prediction& p) {
   phase_lines(out, p);
   breakdown_lines(out, predict::busiest_rank(p));
   gpu_table(out, p);
+  length_lines(out, p);
   if (p.jax_fraction)
     out += fmt::format("\nJAX pool fraction {:.2f}; the working set needs about {:.2f} "
                        "(XLA_PYTHON_CLIENT_MEM_FRACTION={:.2f} would do)\n",

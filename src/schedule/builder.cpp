@@ -34,6 +34,7 @@ program program_builder::take() {
     program_.tensors = cut_->tensors;
     program_.managed = cut_->managed;
     program_.offloaded = cut_->offloaded;
+    std::erase_if(program_.steps, [&](const program::step_mark& m) { return m.end > cut_->events; });
     program_.complete = false;
   } else {
     last_program_events = program_.events.size();

@@ -31,6 +31,10 @@ class program_builder {
   void managed(bytes size);
   /// Records `size` bytes of saved activations copied to host memory (program::offloaded).
   void offloaded(bytes size);
+  /// A training step of `seq_len` tokens a sequence ends here (program::steps).
+  void end_step(std::uint64_t seq_len) {
+    program_.steps.push_back({seq_len, program_.events.size()});
+  }
   [[nodiscard]] const std::string& current_phase() const;
   /// True once the watcher has ended the program: what is built from then on is dropped by
   /// take(), so the caller may stop building (or go on: the result is the same).

@@ -37,6 +37,10 @@ class fsdp2_strategy final : public strategy {
     }
     root_first_.back() = next;
     root_unit_grads_.assign(lay().units.size(), false);
+    head_ = wrap_.head_group();
+    embedding_own_ = torch_hooks() && !lay().units.empty() &&
+                     lay().units[0].kind == model::unit_kind::embedding &&
+                     wrap_.group_of_unit[0] != 0;
   }
 
   void init() override {
@@ -79,6 +83,10 @@ class fsdp2_strategy final : public strategy {
 
   void pre_forward(std::size_t unit) override {
     const std::size_t g = wrap_.group_of_unit[unit];
+    // The root's pre-forward runs as the model's forward begins, before the first unit's: with
+    // the embedding in a group of its own the root's first unit comes later.
+    if (unit == 0 && embedding_own_ && !state_[0].gathered && !wrap_.groups[0].units.empty())
+      unshard(0, /*forward=*/true);
     if (is_first(unit, g) && !state_[g].gathered) unshard(g, /*forward=*/true);
     if (const std::size_t e = wrap_.experts_of_unit[unit]; e != 0 && !state_[e].gathered)
       unshard(e, /*forward=*/true);
@@ -88,11 +96,22 @@ class fsdp2_strategy final : public strategy {
     if (const std::size_t e = wrap_.experts_of_unit[unit]; e != 0) release_after_forward(e);
     const std::size_t g = wrap_.group_of_unit[unit];
     if (!is_last(unit, g) || (wrap_.groups[g].root && !torch_hooks())) return;
+    if (g != 0 && g == head_) return;  // its forward is the loss stage's first matmul (pre_loss)
     if (!wrap_.groups[g].root) {
       release_after_forward(g);
-    } else if (!loss_in_model()) {
+    } else if (!loss_in_model() && head_ == 0) {
       root_post_forward();
     }
+  }
+
+  // A head of its own (parallel.shard_separately): the schedule computes its matmul with the
+  // loss, so its group, gathered at the head's pre-forward, is resharded here, as its
+  // post-forward hook does once the projection returns, before the loss; with the loss outside
+  // the model the root's post-forward follows, the model's forward being over.
+  void pre_loss() override {
+    if (head_ == 0) return;
+    release_after_forward(head_);
+    if (!loss_in_model()) root_post_forward();
   }
 
   // transformers computes the loss inside the model's forward (LlamaForCausalLM.forward calls
@@ -103,14 +122,27 @@ class fsdp2_strategy final : public strategy {
   void end_forward() override {
     if (loss_in_model()) root_post_forward();
   }
+  // The head's own group in backward: the root's pre-backward (a hook on the model's output)
+  // and the head's come before the projection's backward, which the schedule runs with the
+  // loss's: both are gathered from here, and the head's gradients reduce-scattered once the
+  // loss's backward is done (post_loss_backward).
   void begin_backward() override {
-    if (loss_in_model()) root_pre_backward();
+    if (loss_in_model() || (head_ != 0 && torch_hooks())) root_pre_backward();
+    if (head_ == 0) return;
+    if (!state_[head_].gathered) unshard(head_, false);
+    if (state_[head_].grads.empty())
+      state_[head_].grads =
+          alloc_each(out(), padded_numels(head_), lay().dtypes.compute, category::gradients);
+  }
+  void post_loss_backward() override {
+    if (head_ != 0) reduce_gradients(head_);
   }
 
   void pre_backward(std::size_t unit) override {
     const std::size_t g = wrap_.group_of_unit[unit];
+    if (g != 0 && g == head_) return;  // with the loss's backward (begin_backward)
     if (wrap_.groups[g].root && torch_hooks()) {
-      if (is_last(unit, g) && !loss_in_model()) root_pre_backward();
+      if (is_last(unit, g) && !loss_in_model() && head_ == 0) root_pre_backward();
       root_unit_gradients(unit);
       return;
     }
@@ -130,8 +162,12 @@ class fsdp2_strategy final : public strategy {
   void post_backward(std::size_t unit) override {
     if (const std::size_t e = wrap_.experts_of_unit[unit]; e != 0) reduce_gradients(e);
     const std::size_t g = wrap_.group_of_unit[unit];
-    if (!is_first(unit, g)) return;
-    reduce_gradients(g);
+    if (g != 0 && g == head_) return;
+    // The root's post-backward is a callback at the end of backward (after the first unit's),
+    // not the backward of its first unit when the embedding is a group of its own.
+    const bool root_at_end = embedding_own_;
+    if (is_first(unit, g) && !(g == 0 && root_at_end)) reduce_gradients(g);
+    if (unit == 0 && root_at_end && !wrap_.groups[0].units.empty()) reduce_gradients(0);
   }
 
  private:
@@ -419,6 +455,8 @@ class fsdp2_strategy final : public strategy {
   std::vector<group_state> state_;
   optimizer_state opt_;
   tensor_id forward_output_ = 0, pending_input_ = 0;
+  std::size_t head_ = 0;  // the head's own group (parallel.shard_separately), 0: in the root
+  bool embedding_own_ = false;  // the embedding's too: the root's first unit comes later
   std::uint64_t world_ = 1;
   bool sync_ = true;
 };

@@ -14,11 +14,30 @@ namespace {
 struct wrap_settings {
   bool per_block;
   std::uint64_t ep;
+  bool own_embedding = false, own_head = false;  // parallel.shard_separately
   friend bool operator==(const wrap_settings&, const wrap_settings&) = default;
 };
 
 wrap_settings settings_of(const job::job_spec& job) {
-  return {job.parallel.wrap != "none", static_cast<std::uint64_t>(std::max(1, job.parallel.ep))};
+  const auto& own = job.parallel.shard_separately;
+  const auto has = [&](const char* name) { return std::find(own.begin(), own.end(), name) != own.end(); };
+  return {job.parallel.wrap != "none", static_cast<std::uint64_t>(std::max(1, job.parallel.ep)),
+          has("embedding"), has("head")};
+}
+
+// A unit fully_shard is applied to on its own: a block (wrap "block"), or the token embedding
+// or the output projection named in parallel.shard_separately, where it holds parameters (a
+// tied head has none: torchtune's TiedLinear is no module of its own).
+bool own_group(const unit_layout& u, wrap_settings settings) {
+  using model::unit_kind;
+  const bool held = !u.trainable.empty() || !u.frozen.empty();
+  switch (u.kind) {
+    case unit_kind::block:
+    case unit_kind::vision_block: return settings.per_block;
+    case unit_kind::embedding: return settings.own_embedding && held;
+    case unit_kind::head: return settings.own_head && held;
+    default: return false;
+  }
 }
 
 fsdp_wrapping wrap(const layout& lay, wrap_settings settings) {
@@ -26,17 +45,16 @@ fsdp_wrapping wrap(const layout& lay, wrap_settings settings) {
   w.groups.push_back(fsdp_group{{}, {}, {}, true});
   w.group_of_unit.resize(lay.units.size(), 0);
   w.experts_of_unit.resize(lay.units.size(), 0);
-  const bool per_block = settings.per_block;
   const auto ep = settings.ep;
   std::vector<fsdp_group> experts;
   w.groups.reserve(lay.units.size() + 1);
   for (std::size_t i = 0; i < lay.units.size(); ++i) {
     const auto& u = lay.units[i];
-    const bool is_block = u.kind == model::unit_kind::block || u.kind == model::unit_kind::vision_block;
     std::size_t g = 0;
-    if (per_block && is_block) {
+    if (own_group(u, settings)) {
       w.groups.push_back(fsdp_group{});
       g = w.groups.size() - 1;
+      w.groups[g].head = u.kind == model::unit_kind::head;
     }
     w.group_of_unit[i] = g;
     w.groups[g].units.push_back(i);

@@ -2,14 +2,17 @@
 // gradient and optimizer hooks, and the CPU/GPU synchronisation points.
 #include <vramscope/schedule/schedule.hpp>
 
+#include <vramscope/job/lengths.hpp>
 #include <vramscope/job/model_checks.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "schedule/activations.hpp"
 #include "schedule/offload.hpp"
@@ -73,11 +76,35 @@ class driver {
         ctx_{m, j, placed(make_rank_info(j, rank)), *layout_, out_, {}, layout_},
         offload_(j, out_) {
     record_stream_ = collectives_record_stream(j);
+    build_activations(j);
+    current_length_ = j.training.seq_len;
+    bool first_steps = true;  // the first unit with steps marks the model's first matmul
+    for (std::size_t u = 0; u < m.units.size(); ++u) {  // the units forward_unit runs op by op
+      const auto& steps = acts(u).forward_in_order;
+      const bool in_order = !ckpt_[u] && !offload_.enabled();
+      const auto has = [&](bool forward_step::*flag) {
+        return in_order && std::any_of(steps.begin(), steps.end(),
+                                       [&](const forward_step& st) { return st.*flag; });
+      };
+      if (first_steps && !steps.empty()) gemm_in_steps_ = has(&forward_step::gemm);
+      first_steps = first_steps && steps.empty();
+      ctx_.casts_in_forward.push_back(has(&forward_step::weight_cast));
+    }
+    saved_.resize(m.units.size());
+    if (j.eval.enabled) eval_activations();
+  }
+
+  // Each unit's activations and the loss's for the sequence length of `j` (the job's, or a
+  // copy of it with one step's length): acts_, acts_of_ and loss_.
+  void build_activations(const job::job_spec& j) {
+    const auto& m = model_;
     // The final norm's output is the head's input: kept when the head needs it.
     bool head_input = !j.lora.enabled;
     for (const auto& lu : ctx_.lay.units)
       if (lu.kind == model::unit_kind::head) head_input = head_input || lu.inputs.head;
     std::size_t block = 0;
+    acts_.clear();
+    acts_of_.clear();
     acts_.reserve(m.units.size());
     acts_of_.reserve(m.units.size());
     const model::stack_shape* last_stack = nullptr;  // the last unit's arguments
@@ -105,28 +132,34 @@ class driver {
       last_stack = &s;
       last_inputs = inputs;
       const bool is_block = u.kind == model::unit_kind::block || u.kind == model::unit_kind::vision_block;
-      ckpt_.push_back(is_block && checkpointed(j, block));
+      if (ckpt_.size() < m.units.size()) ckpt_.push_back(is_block && checkpointed(j, block));
       if (is_block) ++block;
     }
     // pi0 trains on a flow-matching loss over the action expert's output: no vocabulary logits.
     if (m.model_type != "pi0")
       loss_ = activations_for(model::unit_kind::head, m.text, j, tokens_of(m.text, j, false),
                               ctx_.rank.tp, saved_inputs{});
-    add_frozen_compute();
-    bool first_steps = true;  // the first unit with steps marks the model's first matmul
-    for (std::size_t u = 0; u < m.units.size(); ++u) {  // the units forward_unit runs op by op
-      const auto& steps = acts(u).forward_in_order;
-      const bool in_order = !ckpt_[u] && !offload_.enabled();
-      const auto has = [&](bool forward_step::*flag) {
-        return in_order && std::any_of(steps.begin(), steps.end(),
-                                       [&](const forward_step& st) { return st.*flag; });
-      };
-      if (first_steps && !steps.empty()) gemm_in_steps_ = has(&forward_step::gemm);
-      first_steps = first_steps && steps.empty();
-      ctx_.casts_in_forward.push_back(has(&forward_step::weight_cast));
+    add_frozen_compute(j);
+  }
+
+  // Variable lengths: the activations of a step of `length` tokens a sequence take the place
+  // of the current ones, each length's built once and kept while another is in use.
+  void use_length(std::uint64_t length) {
+    if (length == current_length_) return;
+    by_length_[current_length_] = activation_set{std::move(acts_), std::move(acts_of_),
+                                                 std::move(loss_)};
+    if (auto it = by_length_.find(length); it != by_length_.end()) {
+      acts_ = std::move(it->second.acts);
+      acts_of_ = std::move(it->second.of);
+      loss_ = std::move(it->second.loss);
+      by_length_.erase(it);
+    } else {
+      job::job_spec j = job_;
+      j.training.seq_len = length;
+      loss_ = unit_activations{};
+      build_activations(j);
     }
-    saved_.resize(m.units.size());
-    if (j.eval.enabled) eval_activations();
+    current_length_ = length;
   }
 
   result<program> run() {
@@ -146,6 +179,7 @@ class driver {
     const int steps = std::max(1, job_.training.steps);
     const int micros = std::max(1, job_.training.gradient_accumulation);
     for (int step = 0; step < steps && !out_.stopped(); ++step) {
+      if (!lengths_.empty()) use_length(lengths_[static_cast<std::size_t>(step)]);
       for (int micro = 0; micro < micros && !out_.stopped(); ++micro) {
         s->begin_micro_batch(micro + 1 == micros);
         forward(step == 0 && micro == 0);
@@ -157,6 +191,11 @@ class driver {
       s->optimizer_step(step);
       s->zero_grad();
       out_.sync_all();  // the training loop reads the loss: the CPU waits for the GPU
+      if (!lengths_.empty()) {
+        out_.end_step(lengths_[static_cast<std::size_t>(step)]);
+        if (step + 1 < steps && all_lengths_closed(step)) break;
+        continue;
+      }
       if (steps > 2 && step + 1 < steps && out_.steady(boundary::step)) break;
     }
     evaluate();
@@ -174,6 +213,35 @@ class driver {
     return r;
   }
 
+  // Variable lengths: `step` of lengths_[step] ends. The replay is a function of the state a
+  // step begins in and its length; a step that left the state as it found it (the watcher's
+  // steady) closes its length at that state, and a step that changed it opens every length
+  // again. Once every length a later step draws is closed, each later step replays to that
+  // state again: they are left out (the plan takes each one's figures from the last step of
+  // its length, predict/lengths.cpp). open_ counts the lengths later steps draw that are not
+  // closed.
+  bool all_lengths_closed(int step) {
+    const auto length = lengths_[static_cast<std::size_t>(step)];
+    if (!out_.steady(boundary::step)) {
+      closed_.clear();
+      open_ = static_cast<std::size_t>(std::count_if(
+          last_step_of_.begin(), last_step_of_.end(), [&](const auto& l) { return l.second > step; }));
+      return false;
+    }
+    if (closed_.insert(length).second) --open_;
+    return open_ == 0;
+  }
+
+ public:
+  /// Variable lengths: the length of each step.
+  void set_lengths(std::vector<std::uint64_t> lengths) {
+    lengths_ = std::move(lengths);
+    for (std::size_t i = 0; i < lengths_.size(); ++i)
+      last_step_of_[lengths_[i]] = static_cast<int>(i);
+    open_ = last_step_of_.size();
+  }
+
+ private:
   // Pipeline parallelism: the rank runs its schedule's passes, each over one local stage and
   // one micro-batch, and holds every micro-batch's activations from its forward to its
   // backward. torch.distributed.pipelining keeps each stage's output (fwd_cache) until that
@@ -184,6 +252,10 @@ class driver {
     const auto tokens = tokens_of(model_.text, job_, false).tokens();
     const auto compute = static_cast<bytes>(ctx_.lay.dtypes.compute);
     hidden_ = tokens * model_.text.hidden * compute;
+    // Megatron-LM's p2p tensors are sequence-sharded under sequence parallelism
+    // (megatron/core/pipeline_parallel/schedules.py, get_tensor_shapes: seq_length // tp).
+    if (megatron_pipeline() && job_.parallel.sequence_parallel)
+      hidden_ /= static_cast<bytes>(std::max(1, ctx_.rank.tp));
     const auto m = static_cast<std::size_t>(micros), chunks = pipe_->chunks.size();
     held_.saved.assign(m, std::vector<std::vector<tensor_id>>(model_.units.size()));
     held_.loss_saved.assign(m, {});
@@ -212,6 +284,8 @@ class driver {
     strategy_->save_checkpoint();
     return out_.take();
   }
+
+  bool megatron_pipeline() const { return job_.parallel.kind == job::strategy::megatron; }
 
   bool has_loss(const pipeline_op& op) const {
     return pipe_->last_chunk_has_loss && static_cast<std::size_t>(op.chunk) + 1 == pipe_->chunks.size();
@@ -246,6 +320,13 @@ class driver {
       forward_unit(loss_, held_.loss_saved[mb], false, {0, kept_unit});
       keep_logits_ = false;
       held_.stage_output[mb][c] = stage_logits_;
+    } else if (megatron_pipeline()) {
+      // Megatron-LM frees a stage's output once it is sent, keeping only its autograd node
+      // (schedules.deallocate_output_tensor; megatron/training/arguments.py,
+      // core_transformer_config_from_args, sets deallocate_pipeline_outputs to True): its
+      // backward runs through custom_backward on that node with the gradient received.
+      auto output = out_.alloc(hidden_, category::activations);
+      out_.free(output);
     } else {
       held_.stage_output[mb][c] = out_.alloc(hidden_, category::activations);
     }
@@ -522,8 +603,8 @@ class driver {
   // matrix and the matmul saves the cast for the input gradient.
   // PEFT methods save tensors of their own (DoRA's rescaled base output, IA3's scaled
   // tensor) and DoRA builds a weight-sized matrix for its norm.
-  void add_frozen_compute() {
-    const auto tokens = tokens_of(model_.text, job_, false).tokens();
+  void add_frozen_compute(const job::job_spec& j) {
+    const auto tokens = tokens_of(model_.text, j, false).tokens();
     for (std::size_t u = 0; u < ctx_.lay.units.size() && u < acts_of_.size(); ++u) {
       const auto& lu = ctx_.lay.units[u];
       if (lu.adapter_saved_per_token == 0 && lu.adapter_transient == 0 &&
@@ -848,6 +929,21 @@ class driver {
   // Outside the training step: the resumed weights' copy (kept while referenced), and the
   // evaluation batch's job and activations (eval.enabled only).
   std::vector<tensor_id> resumed_;
+  // Variable lengths (training.lengths): each step's length, the last step of each length, the
+  // lengths closed at the state now and how many later steps draw that are not
+  // (all_lengths_closed), the length of acts_, acts_of_ and
+  // loss_, and the other lengths' activations (use_length).
+  std::vector<std::uint64_t> lengths_;
+  std::map<std::uint64_t, int> last_step_of_;  // each length's last step
+  std::size_t open_ = 0;
+  std::set<std::uint64_t> closed_;
+  std::uint64_t current_length_ = 0;
+  struct activation_set {
+    std::vector<unit_activations> acts;
+    std::vector<std::size_t> of;
+    unit_activations loss;
+  };
+  std::map<std::uint64_t, activation_set> by_length_;
   std::optional<job::job_spec> eval_job_;
   std::vector<unit_activations> eval_acts_;
   unit_activations eval_loss_;
@@ -878,6 +974,12 @@ result<program> build(const model::model_spec& model, const job::job_spec& job, 
   if (auto checked = job::check_against_model(job, model); !checked) return checked.error();
   if (job.parallel.pp <= 1) {
     driver d(model, job, rank, options, std::nullopt, watcher);
+    if (job.training.lengths != "fixed") {
+      auto lengths = job::length_distribution_of(job);
+      if (!lengths) return lengths.error();
+      d.set_lengths(job::draw_lengths(*lengths, std::max(1, job.training.steps),
+                                      static_cast<std::uint64_t>(job.training.length_seed)));
+    }
     return d.run();
   }
   // Pipeline parallelism: this rank plans its own stages as a model of their units.

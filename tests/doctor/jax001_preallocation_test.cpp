@@ -113,7 +113,7 @@ TEST(Jax001, AJaxJobsPlanSizesTheFractionAndPricesIt) {
   // The working set plus 10 %, rounded up to a hundredth of the GPU.
   const double fraction =
       std::ceil(static_cast<double>(working_set) * 1.1 / static_cast<double>(usable) * 100) / 100;
-  EXPECT_EQ(fmt::format("{:.2f}", fraction), "0.27");
+  EXPECT_EQ(fmt::format("{:.2f}", fraction), "0.28");
 
   const auto found = rules::jax_preallocation(job->input());
   ASSERT_EQ(found.size(), 1u);
@@ -122,18 +122,18 @@ TEST(Jax001, AJaxJobsPlanSizesTheFractionAndPricesIt) {
   EXPECT_EQ(f.evidence, (std::vector<std::string>{"plan: working set " + format_bytes(working_set) +
                                                   " per GPU inside a 0.90 pool"}));
   EXPECT_EQ(f.fix,
-            "XLA_PYTHON_CLIENT_MEM_FRACTION=0.27 (the working set plus 10 %); or "
+            "XLA_PYTHON_CLIENT_MEM_FRACTION=0.28 (the working set plus 10 %); or "
             "CUDA_VISIBLE_DEVICES=0 to use one GPU and leave the others free");
   // Each GPU holds a context and the pool, floor(fraction x usable): the saving is the
-  // difference of the two pools, and the job planned with 0.27 written in agrees.
+  // difference of the two pools, and the job planned with 0.28 written in agrees.
   const auto pool = [usable](double f) {
     return static_cast<std::int64_t>(std::floor(f * static_cast<double>(usable)));
   };
-  EXPECT_EQ(f.saving, pool(0.9) - pool(0.27));
-  const auto fixed = plan_yaml(pi0_job(2, "XLA_PYTHON_CLIENT_MEM_FRACTION: \"0.27\""));
+  EXPECT_EQ(f.saving, pool(0.9) - pool(0.28));
+  const auto fixed = plan_yaml(pi0_job(2, "XLA_PYTHON_CLIENT_MEM_FRACTION: \"0.28\""));
   ASSERT_TRUE(fixed);
   EXPECT_EQ(f.saving, job->busiest_device() - fixed->busiest_device());
-  EXPECT_EQ(f.saving_basis, "re-planned with env.XLA_PYTHON_CLIENT_MEM_FRACTION=0.27");
+  EXPECT_EQ(f.saving_basis, "re-planned with env.XLA_PYTHON_CLIENT_MEM_FRACTION=0.28");
 }
 
 TEST(Jax001, OneGpuIsNotToldToHideTheOthers) {
@@ -147,14 +147,14 @@ TEST(Jax001, OneGpuIsNotToldToHideTheOthers) {
 // The job already as the rule would have it: the pool at the working set plus 10 % on the one
 // GPU it needs. Nothing is left to advise.
 TEST(Jax001, SilentOnTheFixedJob) {
-  const auto job = plan_yaml(pi0_job(2, "XLA_PYTHON_CLIENT_MEM_FRACTION: \"0.27\", "
+  const auto job = plan_yaml(pi0_job(2, "XLA_PYTHON_CLIENT_MEM_FRACTION: \"0.28\", "
                                         "CUDA_VISIBLE_DEVICES: \"0\""));
   ASSERT_TRUE(job);
   ASSERT_TRUE(job->prediction.jax_recommended_fraction);
-  EXPECT_EQ(fmt::format("{:.2f}", *job->prediction.jax_recommended_fraction), "0.27");
+  EXPECT_EQ(fmt::format("{:.2f}", *job->prediction.jax_recommended_fraction), "0.28");
   EXPECT_TRUE(rules::jax_preallocation(job->input()).empty());
   // The fraction alone fixed, two GPUs still visible: only the second advice remains.
-  const auto both = plan_yaml(pi0_job(2, "XLA_PYTHON_CLIENT_MEM_FRACTION: \"0.27\""));
+  const auto both = plan_yaml(pi0_job(2, "XLA_PYTHON_CLIENT_MEM_FRACTION: \"0.28\""));
   ASSERT_TRUE(both);
   const auto found = rules::jax_preallocation(both->input());
   ASSERT_EQ(found.size(), 1u);

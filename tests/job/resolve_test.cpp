@@ -56,13 +56,14 @@ TEST(Resolve, DriverReservationComesFromTheCatalogForTheWholeGpu) {
   auto whole = parse_job_yaml("hardware: { gpu: H100-80GB, gpu_memory: 81559MiB }\n", "j");
   ASSERT_TRUE(whole);
   EXPECT_EQ(whole->hardware.driver_reserved, 480 * MiB);
-  // Part of a GPU (a MIG slice) or a GPU without a known figure: nothing is assumed.
+  // Part of a GPU (a MIG slice): nothing is assumed.
   auto slice = parse_job_yaml("hardware: { gpu: H100-80GB, gpu_memory: 40GiB }\n", "j");
   ASSERT_TRUE(slice);
   EXPECT_EQ(slice->hardware.driver_reserved, 0u);
+  // Every catalog GPU has its figure (the H200's from our own records).
   auto h200 = parse_job_yaml("hardware: { gpu: H200 }\n", "j");
   ASSERT_TRUE(h200);
-  EXPECT_EQ(h200->hardware.driver_reserved, 0u);
+  EXPECT_EQ(h200->hardware.driver_reserved, 615 * MiB);
   // Set by hand, it follows the user; --set of another GPU re-derives it.
   auto set = parse_job_yaml("hardware: { gpu: H100-80GB, driver_reserved: 600MiB }\n", "j");
   ASSERT_TRUE(set);
@@ -577,4 +578,32 @@ TEST(ResolveWarnings, Float8BeforeHopperIsPlannedWithAWarning) {
 }
 
 }  // namespace
+TEST(Resolve, ShardSeparatelyIsFsdp2sAndNamesEmbeddingOrHead) {
+  const auto fsdp1 = parse_job_yaml("parallel: { strategy: fsdp1, shard_separately: [embedding] }\n", "j");
+  ASSERT_FALSE(fsdp1);
+  EXPECT_NE(fsdp1.error().message.find("parallel.shard_separately"), std::string::npos)
+      << fsdp1.error().message;
+  const auto name = parse_job_yaml("parallel: { strategy: fsdp2, shard_separately: [tok_embeddings] }\n", "j");
+  ASSERT_FALSE(name);
+  EXPECT_EQ(name.error().message,
+            "parallel.shard_separately: \"tok_embeddings\" is not a module it shards: expected "
+            "embedding or head (torchtune's tok_embeddings and output)");
+  EXPECT_TRUE(parse_job_yaml("parallel: { strategy: fsdp2, shard_separately: [embedding, head] }\n", "j"));
+}
+
+TEST(Resolve, VariableLengthsAreRefusedWherePlanningTakesOneLength) {
+  const auto pp = parse_job_yaml(
+      "parallel: { strategy: fsdp2, pp: 2 }\nhardware: { gpus_per_node: 2 }\n"
+      "training: { lengths: buckets, length_buckets: [512:1] }\n", "j");
+  ASSERT_FALSE(pp);
+  EXPECT_NE(pp.error().message.find("training.lengths: variable lengths are not planned under "
+                                    "pipeline parallelism"),
+            std::string::npos)
+      << pp.error().message;
+  const auto bad = parse_job_yaml("training: { lengths: buckets, length_buckets: [512] }\n", "j");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("training.length_buckets: item 1"), std::string::npos)
+      << bad.error().message;
+}
+
 }  // namespace vramscope::job

@@ -469,4 +469,47 @@ TEST(ExpertParallel, EachRankHoldsItsShareOfTheExpertsAndGathersOnlyThose) {
 }
 
 }  // namespace
+// Megatron-LM deallocates each stage output once it is sent (deallocate_pipeline_outputs, set
+// by its training loop) and, under sequence parallelism, sends sequence-sharded tensors;
+// torch.distributed.pipelining keeps the output until the micro-batch's backward.
+// Stage outputs: allocations of `size` bytes freed by the very next event.
+int released_at_once(const program& p, bytes size) {
+  int n = 0;
+  for (std::size_t i = 0; i + 1 < p.events.size(); ++i) {
+    const auto& a = p.events[i];
+    const auto& f = p.events[i + 1];
+    if (a.kind == event_kind::alloc && a.size == size && a.cat == category::activations &&
+        f.kind == event_kind::free && f.tensor == a.tensor)
+      ++n;
+  }
+  return n;
+}
+
+TEST(PipelinePlan, MegatronFreesEachStageOutputOnceSentAndShardsItUnderSp) {
+  const auto m = testing::tiny_llama(32000, 1024, 4096, 8);
+  auto j = job_of(job::strategy::megatron, 4);
+  j.parallel.pp = 2;
+  j.parallel.tp = 2;
+  j.parallel.dp_shard = 1;
+  j.training.gradient_accumulation = 4;
+  j.training.steps = 1;
+  const bytes hidden = j.training.micro_batch * j.training.seq_len * 1024 * 2;  // bf16
+  auto stage0 = build_program(m, j, 0);
+  ASSERT_TRUE(stage0) << stage0.error().to_string();
+  EXPECT_EQ(released_at_once(*stage0, hidden), 4) << "one a micro-batch, none kept";
+  EXPECT_TRUE(exact_replay(*stage0).well_formed);
+  j.parallel.sequence_parallel = true;
+  auto sp = build_program(m, j, 0);
+  ASSERT_TRUE(sp);
+  EXPECT_EQ(released_at_once(*sp, hidden / 2), 4);
+  EXPECT_EQ(released_at_once(*sp, hidden), 0);
+  // torch.distributed.pipelining keeps them: none is freed at once.
+  auto torch_pp = pipeline_job(job::pp_schedule::one_f_one_b, 4);
+  auto kept = build_program(m, torch_pp, 0);
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(released_at_once(*kept, torch_pp.training.micro_batch * torch_pp.training.seq_len *
+                                        1024 * 2),
+            0);
+}
+
 }  // namespace vramscope::schedule

@@ -1,10 +1,13 @@
 // torchtune's memory features in the schedule: chunked cross-entropy, the optimizer stepped in
-// backward, and activation offloading.
+// backward, activation offloading, and the embedding and head sharded as FSDP2 units of their
+// own.
 #include <vramscope/schedule/schedule.hpp>
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "schedule/activations.hpp"
 #include "schedule/offload.hpp"
@@ -207,6 +210,93 @@ TEST(ActivationOffloading, LowersTheActivationPeakOfACheckpointedModel) {
   const bytes n = 512, h = 1024;
   EXPECT_EQ(offloaded.offloaded, 12 * 2 * n * h + 8 * n + 4 * n * h + 4 * n + 2 * n * h);
   EXPECT_LT(b.peak_of(category::activations), a.peak_of(category::activations));
+}
+
+
+// torchtune's shard_model applies fully_shard to every module named in custom_sharded_layers
+// (['tok_embeddings', 'output'] in its large-vocabulary configs) besides the layers, then to the
+// root (torchtune/training/_distributed.py, get_shard_conditions and shard_model): the
+// embedding and the head are gathered for their own forward and backward instead of staying
+// gathered with the root (which torch < 2.8 never reshards).
+// Live parameter bytes where the first phase `name` begins, and the most during it.
+struct phase_parameters {
+  bytes at_start = 0, most = 0;
+};
+phase_parameters parameters_in(const program& p, const std::string& name) {
+  std::map<std::uint32_t, bytes> live;
+  bytes total = 0;
+  phase_parameters out;
+  int state = 0;  // 0: before the phase, 1: in it
+  for (const auto& e : p.events) {
+    if (e.kind == event_kind::phase) {
+      if (state == 1) return out;
+      if (p.phase_names[e.tensor] == name) {
+        state = 1;
+        out.at_start = out.most = total;
+      }
+    }
+    if (e.kind == event_kind::alloc && e.cat == category::parameters) {
+      live[e.tensor] = e.size;
+      total += e.size;
+    } else if (e.kind == event_kind::free) {
+      if (auto it = live.find(e.tensor); it != live.end()) {
+        total -= it->second;
+        live.erase(it);
+      }
+    }
+    if (state == 1) out.most = std::max(out.most, total);
+  }
+  if (state == 0) ADD_FAILURE() << "no phase " << name;
+  return out;
+}
+bytes parameters_at(const program& p, const std::string& name) {
+  return parameters_in(p, name).at_start;
+}
+
+job::job_spec torchtune_fsdp2(std::vector<std::string> separately) {
+  auto j = job_of(job::strategy::fsdp2, 4);
+  j.training.loss = job::loss_impl::chunked;
+  j.framework.version = "2.5";
+  j.parallel.shard_separately = std::move(separately);
+  return j;
+}
+
+TEST(ShardSeparately, EmbeddingAndHeadAreGatheredOnlyForTheirOwnPasses) {
+  const auto root = build(torchtune_fsdp2({}));
+  const auto own = build(torchtune_fsdp2({"embedding", "head"}));
+  const bytes gathered_each = vocab * 1024 * 2;  // bf16, 32000 x 1024 each (untied)
+  // Mid-forward and mid-backward the root keeps both gathered; their own groups do not.
+  for (const char* phase : {"forward:layers.1", "backward:layers.1"})
+    EXPECT_EQ(parameters_at(root, phase) - parameters_at(own, phase), 2 * gathered_each) << phase;
+  // The head is gathered again for the loss's backward (its projection's gradient) and
+  // resharded after it; the embedding only for its own backward, the last.
+  // (with it the root's pre-backward prefetches the last block).
+  const auto loss = parameters_in(own, "backward:loss");
+  EXPECT_GE(loss.most - loss.at_start, gathered_each);
+  EXPECT_EQ(parameters_at(root, "backward:norm") - parameters_at(own, "backward:norm"),
+            2 * gathered_each);
+  EXPECT_EQ(parameters_at(root, "backward:embed_tokens") -
+                parameters_at(own, "backward:embed_tokens"),
+            gathered_each);
+  // Only the embedding, only the head.
+  EXPECT_EQ(parameters_at(root, "forward:layers.1") -
+                parameters_at(build(torchtune_fsdp2({"embedding"})), "forward:layers.1"),
+            gathered_each);
+  // The shards are the same: the optimizer steps the same bytes.
+  EXPECT_EQ(exact_replay(root).peak_of(category::optimizer),
+            exact_replay(own).peak_of(category::optimizer));
+  EXPECT_TRUE(exact_replay(own).well_formed);
+}
+
+// A tied head (TiedLinear) is no module: 'output' shards nothing of its own.
+TEST(ShardSeparately, ATiedHeadHasNoGroupOfItsOwn) {
+  auto j = torchtune_fsdp2({"head"});
+  auto tied = build_program(testing::tiny_llama_tied(), j, 0);
+  j.parallel.shard_separately.clear();
+  auto root = build_program(testing::tiny_llama_tied(), j, 0);
+  ASSERT_TRUE(tied);
+  ASSERT_TRUE(root);
+  EXPECT_TRUE(same_events(tied->events, root->events));
 }
 
 }  // namespace

@@ -148,6 +148,10 @@ struct parallel_spec {
   bool sync_module_states = false;
   bool device_id = true;          // FSDP1 device_id given: CPU modules moved to GPU before sharding
   std::string wrap = "block";     // "block" (one unit per transformer block) or "none"
+  // FSDP2: modules fully_shard'ed as units of their own besides the blocks, "embedding" and
+  // "head" (torchtune's custom_sharded_layers: ['tok_embeddings', 'output']); else they sit in
+  // the root unit
+  std::vector<std::string> shard_separately;
   // FSDP2
   int reshard_after_forward = 1;  // 1 = true, 0 = false, N > 1 = reshard to groups of N ranks
   // FSDP1 / FSDP2: gradient accumulation inside no_sync() (Lightning no_backward_sync,
@@ -245,6 +249,16 @@ struct training_spec {
   std::optional<double> moe_capacity_factor;
   bool moe_pad_to_capacity = false;
   int steps = 2;               // training steps simulated
+  // Variable-length training (docs/job-spec.md, "Variable lengths"): where each step's sequence
+  // length comes from. "fixed": seq_len every step; "uniform": drawn from seq_len_min..seq_len;
+  // "buckets": drawn from length_buckets ("LENGTH:WEIGHT"); "histogram": drawn from the
+  // length,count rows of length_file (CSV or JSON). Draws are seeded by length_seed, so a job
+  // replays the same lengths every time (schedule/lengths.hpp).
+  std::string lengths = "fixed";
+  std::uint64_t seq_len_min = 0;  // uniform: the shortest length; 0 = not given
+  std::vector<std::string> length_buckets;
+  std::string length_file;
+  int length_seed = 0;
 
   friend bool operator==(const training_spec&, const training_spec&) = default;
 };

@@ -89,6 +89,28 @@ struct rank_prediction {
   std::vector<std::string> phase_names;       // for timeline points
 };
 
+/// Variable-length training (training.lengths other than fixed): rank 0's steps replayed at
+/// their drawn lengths through one allocator configuration.
+struct length_replay {
+  bool expandable_segments = false;
+  int steps_replayed = 0;  // the others repeat the last replayed step of their length
+  /// Of the steps' reserved peaks: the first step's, the median and 99th percentile (nearest
+  /// rank) over every step of training.steps, and the highest.
+  bytes first = 0, p50 = 0, p99 = 0, highest = 0;
+  int last_growth_step = 1;  // 1-based: the last step whose reserved peak exceeds every earlier one
+  std::optional<int> oom_step;  // 1-based: the step that ran out of memory (figures up to it)
+  /// How much the reserved peak grew after the first step.
+  [[nodiscard]] bytes growth() const { return highest - first; }
+};
+
+struct length_figures {
+  std::string distribution;  // job::describe: "uniform 512..8192"
+  int steps = 0;             // training.steps
+  std::uint64_t seed = 0;    // training.length_seed
+  std::uint64_t shortest = 0, median = 0, longest = 0;  // of the lengths drawn
+  length_replay without_expandable, with_expandable;
+};
+
 /// A process's share of one GPU.
 struct process_share {
   int rank = -1;            // -1: not a rank of this job (another process)
@@ -145,6 +167,9 @@ struct prediction {
   /// JAX: the pool fraction XLA_PYTHON_CLIENT_MEM_FRACTION is set to (or defaults to), and the
   /// smallest fraction that holds this job's working set with 10 % headroom.
   std::optional<double> jax_fraction, jax_recommended_fraction;
+  /// Variable-length jobs: rank 0's reserved memory over its steps, with and without
+  /// expandable segments (whatever PYTORCH_CUDA_ALLOC_CONF says; its other options kept).
+  std::optional<length_figures> lengths;
 };
 
 struct predict_options {

@@ -104,6 +104,16 @@ struct program {
   /// The parameters of the rank's layout; for rank 0 of a job without pipeline stages,
   /// split_parameters(model, job). Unset for pipeline stages.
   std::optional<parameter_split> parameters;
+  /// Variable lengths (job::length_distribution_of, training.lengths other than fixed): each
+  /// training step built, in order, with its sequence length and `end`, the index of the event
+  /// after its last. Empty for fixed lengths. Fewer than training.steps where the builder left
+  /// the rest out (program_watcher::steady): every later step repeats the last one built of its
+  /// length.
+  struct step_mark {
+    std::uint64_t seq_len = 0;
+    std::size_t end = 0;
+  };
+  std::vector<step_mark> steps;
   /// False when a program_watcher stopped building: the events are the rank's program up to a
   /// phase boundary, and `tensors`, `managed` and `offloaded` count only them (`rank_specific`
   /// may also count a read made while the build wound down).
@@ -128,7 +138,10 @@ class program_watcher {
   /// same state; the builder then leaves them out (all but a step's last micro-batch, all but
   /// none of the steps) and goes on with what follows them. Only a watcher that reads nothing
   /// of the program but the figures its state gives may say true: the events, tensor count and
-  /// phase names are then those of the shorter program. The default never does.
+  /// phase names are then those of the shorter program. The default never does. With variable
+  /// lengths (program::steps) a true answer says only that this step, of its length, left the
+  /// state as it found it: the builder leaves the further steps out once every length they
+  /// draw has done so since the state last changed.
   virtual bool steady(const program& so_far, boundary kind) {
     (void)so_far;
     (void)kind;
