@@ -336,6 +336,32 @@ std::string read_tune_optimizer(import_context& ctx, const entry& e) {
                      e.value.text);
 }
 
+// custom_sharded_layers: the distributed recipes pass these module names to
+// training.get_shard_conditions, which fully_shards a module whose name is in the list as a unit
+// of its own besides the blocks (torchtune/training/_distributed.py, shard_model). The token
+// embedding is `tok_embeddings`, the untied head `output`. A single-device recipe and torchtune
+// 0.2's FSDP1 recipes never read it.
+std::string read_sharded_layers(import_context& ctx, const entry& e) {
+  if (ctx.out.job.parallel.kind != strategy::fsdp2) {
+    ctx.note(e, "custom_sharded_layers: read only by the FSDP2 recipes; ignored here");
+    return "";
+  }
+  std::vector<std::string> roles;
+  std::vector<std::string> others;
+  for (const auto& name : e.value.items) {
+    const char* role = name == "tok_embeddings" ? "embedding" : name == "output" ? "head" : nullptr;
+    if (role == nullptr)
+      others.push_back(name);
+    else if (std::find(roles.begin(), roles.end(), role) == roles.end())
+      roles.emplace_back(role);
+  }
+  if (!others.empty())
+    ctx.note(e, fmt::format("custom_sharded_layers: {} sharded as units of their own is not "
+                            "modelled (only tok_embeddings and output are)", join(others, ", ")));
+  if (roles.empty()) return "";
+  return ctx.set("parallel.shard_separately", join(roles, ","), e);
+}
+
 // compile: torchtune's recipes compile each layer (training.compile_model) and the loss
 // (training.compile_loss).
 std::string read_tune_compile(import_context& ctx, const entry& e) {
@@ -383,7 +409,7 @@ const std::vector<option>& torchtune_table() {
         {"fsdp_cpu_offload", maps_to("parallel.cpu_offload")},
         {"fsdp_reshard_after_forward", maps_to("parallel.reshard_after_forward")},
         {"compile", custom(read_tune_compile)},
-        {"custom_sharded_layers", not_modelled("extra FSDP units around the embedding and head")},
+        {"custom_sharded_layers", custom(read_sharded_layers)},
         // full_finetune_distributed's device mesh (torchtune/training/_distributed.py,
         // ParallelDims): tp, then FSDP over dp_shard (-1: the ranks left) within dp_replicate.
         {"tensor_parallel_dim", maps_to("parallel.tp")},

@@ -94,6 +94,28 @@ TEST(ImportTorchtune, MemoryFeaturesOfAFullFinetune) {
   EXPECT_NE(find_note(imported->notes, "packed to tokenizer.max_seq_len"), "");
 }
 
+// custom_sharded_layers names modules the FSDP2 recipes fully_shard on their own
+// (training.get_shard_conditions): tok_embeddings and output are the embedding and the head.
+TEST(ImportTorchtune, CustomShardedLayersAreUnitsOfTheirOwnUnderFsdp2Only) {
+  const std::string body =
+      "model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\n"
+      "custom_sharded_layers: ['tok_embeddings', 'output', 'norm']\n";
+  auto distributed = import_config_text("# tune run --nproc_per_node 8 full_finetune_distributed "
+                                        "--config c.yaml\n" + body, "d.yaml");
+  ASSERT_TRUE(distributed) << distributed.error().to_string();
+  EXPECT_EQ(distributed->job.parallel.kind, strategy::fsdp2);
+  EXPECT_EQ(distributed->job.parallel.shard_separately,
+            (std::vector<std::string>{"embedding", "head"}));
+  EXPECT_NE(find_note(distributed->notes, "norm sharded as units of their own is not modelled"),
+            "");
+
+  auto single = import_config_text(body, "s.yaml");
+  ASSERT_TRUE(single) << single.error().to_string();
+  EXPECT_EQ(single->job.parallel.kind, strategy::single);
+  EXPECT_TRUE(single->job.parallel.shard_separately.empty());
+  EXPECT_NE(find_note(single->notes, "read only by the FSDP2 recipes"), "");
+}
+
 TEST(ImportTorchtune, BadValuesAreErrorsAtTheirLine) {
   auto module = import_config_text(
       "model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n"
