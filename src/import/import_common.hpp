@@ -83,6 +83,11 @@ action maps_gathered_save();
 /// ZeRO-3 feature DeepSpeed ignores and sets nothing. For DeepSpeed JSON and for accelerate's
 /// deepspeed_config, whose offload_param_device DeepSpeed receives.
 action stage3_only(action inner);
+/// Apply `inner` only at the ZeRO stages whose engine reads the option (stages 1 and 2; stage 3);
+/// at another stage they note that DeepSpeed ignores it there and set nothing.
+/// DeepSpeedZeroConfig accepts every ZeRO option at every stage.
+action zero12_only(action inner);
+action zero3_engine_only(action inner);
 
 struct option {
   std::string key;  // flattened key; "optimizer.params.*" claims a whole subtree

@@ -1,4 +1,5 @@
 #include <vramscope/import/importers.hpp>
+#include <vramscope/job/resolve.hpp>
 
 #include <gtest/gtest.h>
 
@@ -250,6 +251,34 @@ TEST(ImportDeepSpeed, ParameterOffloadBelowStage3IsIgnoredAsDeepSpeedDoes) {
     "offload_param": {"device": "cpu"}}})", "z3.json");
   ASSERT_TRUE(zero3) << zero3.error().to_string();
   EXPECT_TRUE(zero3->job.parallel.offload_param);
+}
+
+// Each ZeRO engine reads its own options out of one config: a ZeRO-2 file that carries the
+// ZeRO-3 buckets, or a ZeRO-3 file with the stage 1 and 2 all-gather bucket, runs, and plans, with
+// the option ignored and noted; at the stage that reads it the option is planned.
+TEST(ImportDeepSpeed, AnotherStagesOptionsAreIgnoredAsDeepSpeedDoes) {
+  auto zero2 = import_deepspeed(R"({"zero_optimization": {"stage": 2,
+    "stage3_prefetch_bucket_size": 1e8, "max_live_parameters": 3e9}})", "z2.json");
+  ASSERT_TRUE(zero2) << zero2.error().to_string();
+  const parallel_spec defaults{};
+  EXPECT_EQ(zero2->job.parallel.prefetch_bucket_size, defaults.prefetch_bucket_size);
+  EXPECT_EQ(zero2->job.parallel.max_live_parameters, defaults.max_live_parameters);
+  EXPECT_NE(find_note(zero2->notes, "stage3_prefetch_bucket_size: read by the ZeRO-3 engine only; "
+                                    "DeepSpeed ignores it at stage 2"),
+            "");
+  job_spec job = zero2->job;
+  job.model = "llama-3.1-8b";
+  const status resolved = resolve_job(job);
+  EXPECT_TRUE(resolved) << resolved.error().to_string();
+
+  auto zero3 = import_deepspeed(R"({"zero_optimization": {"stage": 3,
+    "allgather_bucket_size": 5e7, "stage3_prefetch_bucket_size": 1e8}})", "z3.json");
+  ASSERT_TRUE(zero3) << zero3.error().to_string();
+  EXPECT_EQ(zero3->job.parallel.allgather_bucket_size, defaults.allgather_bucket_size);
+  EXPECT_EQ(zero3->job.parallel.prefetch_bucket_size, 100'000'000u);
+  EXPECT_NE(find_note(zero3->notes, "allgather_bucket_size: read by the stage 1 and 2 optimizer "
+                                    "only; DeepSpeed ignores it at stage 3"),
+            "");
 }
 
 }  // namespace
