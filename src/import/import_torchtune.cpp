@@ -135,14 +135,18 @@ maybe_error read_tune_model(import_context& ctx) {
   // Recipes that hold more than one model: knowledge distillation's frozen teacher
   // (recipes/knowledge_distillation_*.py, cfg.teacher_model) and PPO's policy, reference
   // policy, value and reward models (recipes/ppo_full_finetune_single_device.py,
-  // cfg.policy_model, cfg.reward_and_value_model). A plan holds one model; leaving the others
-  // out would undercount by their weights and activations.
+  // cfg.policy_model, cfg.reward_and_value_model), and full DPO's and GRPO's frozen reference,
+  // a second copy of the model loaded from cfg.ref_checkpointer (recipes/full_dpo_distributed.py,
+  // dev/grpo_full_finetune_distributed.py; the LoRA DPO recipes disable the adapters instead and
+  // hold one model). A plan holds one model; leaving the others out would undercount by their
+  // weights and activations.
   for (const char* key : {"teacher_model._component_", "policy_model._component_",
-                          "reward_and_value_model._component_"}) {
+                          "reward_and_value_model._component_", "ref_checkpointer._component_"}) {
     if (const entry* other = ctx.find(key))
       return at(other->where,
                 fmt::format("{}: this recipe holds several models (knowledge distillation's "
-                            "teacher, PPO's policy, reference, value and reward models) and "
+                            "teacher, PPO's policy, reference, value and reward models, DPO's and "
+                            "GRPO's reference) and "
                             "vramscope plans one; plan each with its own job file (vramscope plan "
                             "JOB.yaml, or --from a config of one model) and add them up",
                             key));
@@ -403,6 +407,7 @@ const std::vector<option>& torchtune_table() {
         {"optimizer_in_bwd", maps_to("optimizer.in_backward")},
         {"loss._component_", custom(read_loss)},
         {"loss.num_output_chunks", maps_to("training.loss_chunks")},
+        {"loss.*", no_effect()},  // the loss's hyper-parameters: DPO's beta, label_smoothing ...
         {"optimizer._component_", custom(read_tune_optimizer)},
         {"optimizer.fused", maps_to("optimizer.fused")},
         {"optimizer.foreach", maps_to("optimizer.foreach")},

@@ -116,6 +116,30 @@ TEST(ImportTorchtune, CustomShardedLayersAreUnitsOfTheirOwnUnderFsdp2Only) {
   EXPECT_NE(find_note(single->notes, "read only by the FSDP2 recipes"), "");
 }
 
+// Full DPO and GRPO load a frozen reference copy of the model from ref_checkpointer: two models,
+// refused at that line as the other several-model recipes are; the LoRA DPO recipe disables its
+// adapters for the reference instead, one model, and its loss's hyper-parameters change nothing.
+TEST(ImportTorchtune, AReferenceModelIsASecondModel) {
+  const std::string model = "model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\n";
+  auto full_dpo = import_config_text(model +
+                                         "ref_checkpointer:\n"
+                                         "  _component_: torchtune.training.FullModelHFCheckpointer\n",
+                                     "dpo.yaml");
+  ASSERT_FALSE(full_dpo);
+  EXPECT_NE(full_dpo.error().to_string().find("dpo.yaml:4:3: ref_checkpointer._component_: this "
+                                              "recipe holds several models"),
+            std::string::npos)
+      << full_dpo.error().to_string();
+
+  auto lora_dpo = import_config_text(
+      "model:\n  _component_: torchtune.models.llama2.lora_llama2_7b\n"
+      "  lora_attn_modules: [q_proj, v_proj]\n  lora_rank: 8\n  lora_alpha: 16\n"
+      "loss:\n  _component_: torchtune.rlhf.loss.DPOLoss\n  beta: 0.1\n  label_smoothing: 0\n",
+      "lora_dpo.yaml");
+  ASSERT_TRUE(lora_dpo) << lora_dpo.error().to_string();
+  EXPECT_EQ(find_note(lora_dpo->notes, "unknown option"), "");
+}
+
 TEST(ImportTorchtune, BadValuesAreErrorsAtTheirLine) {
   auto module = import_config_text(
       "model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n"
