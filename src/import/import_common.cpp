@@ -117,19 +117,27 @@ int zero_stage_of(strategy kind) {
   return kind == strategy::zero3 ? 3 : kind == strategy::zero2 ? 2 : kind == strategy::zero1 ? 1 : 0;
 }
 
+// At a ZeRO stage in `stages`, `inner`; at another, a note "<key>: <why>; DeepSpeed ignores it at
+// stage N, and so does the plan" and nothing set.
+action zero_stages_only(std::vector<strategy> stages, std::string why, action inner) {
+  return {inner.kind, [stages = std::move(stages), why = std::move(why),
+                       apply = std::move(inner.apply)](import_context& ctx, const entry& e) {
+            const strategy kind = ctx.out.job.parallel.kind;
+            if (std::find(stages.begin(), stages.end(), kind) != stages.end()) return apply(ctx, e);
+            ctx.note(e, fmt::format("{}: {}; DeepSpeed ignores it at stage {}, and so does the plan",
+                                    e.key, why, zero_stage_of(kind)));
+            return std::string();
+          }};
+}
+
 }  // namespace
 
 // Parameter offload is a ZeRO-3 feature: the stage 1 and 2 optimizer reads offload_optimizer
 // only, so at those stages DeepSpeed accepts offload_param and ignores it (DeepSpeed docs,
 // config-json "offload_param": "Valid only with stage 3"; runtime/zero/stage_1_and_2.py).
 action stage3_only(action inner) {
-  return {inner.kind, [apply = std::move(inner.apply)](import_context& ctx, const entry& e) {
-            if (ctx.out.job.parallel.kind == strategy::zero3) return apply(ctx, e);
-            ctx.note(e, fmt::format("{}: parameter offload is a ZeRO-3 feature; DeepSpeed ignores "
-                                    "it at stage {}, and so does the plan",
-                                    e.key, zero_stage_of(ctx.out.job.parallel.kind)));
-            return std::string();
-          }};
+  return zero_stages_only({strategy::zero3}, "parameter offload is a ZeRO-3 feature",
+                          std::move(inner));
 }
 
 // Each ZeRO engine reads its own options out of the one DeepSpeedZeroConfig: the stage 1 and 2
@@ -137,29 +145,13 @@ action stage3_only(action inner) {
 // stage 3 one the prefetch bucket and the live-parameter limit (runtime/zero/stage3.py,
 // prefetch_bucket_size, max_live_parameters). At another stage the option is accepted and
 // unused, so a file written for one stage and run at another plans with a note, not an error.
-namespace {
-
-action zero_stages_only(std::vector<strategy> stages, std::string engine, action inner) {
-  return {inner.kind, [stages = std::move(stages), engine = std::move(engine),
-                       apply = std::move(inner.apply)](import_context& ctx, const entry& e) {
-            const strategy kind = ctx.out.job.parallel.kind;
-            if (std::find(stages.begin(), stages.end(), kind) != stages.end()) return apply(ctx, e);
-            ctx.note(e, fmt::format("{}: read by {} only; DeepSpeed ignores it at stage {}, and so "
-                                    "does the plan",
-                                    e.key, engine, zero_stage_of(kind)));
-            return std::string();
-          }};
-}
-
-}  // namespace
-
 action zero12_only(action inner) {
-  return zero_stages_only({strategy::zero1, strategy::zero2}, "the stage 1 and 2 optimizer",
-                          std::move(inner));
+  return zero_stages_only({strategy::zero1, strategy::zero2},
+                          "read by the stage 1 and 2 optimizer only", std::move(inner));
 }
 
 action zero3_engine_only(action inner) {
-  return zero_stages_only({strategy::zero3}, "the ZeRO-3 engine", std::move(inner));
+  return zero_stages_only({strategy::zero3}, "read by the ZeRO-3 engine only", std::move(inner));
 }
 
 action no_effect() {
