@@ -46,8 +46,9 @@ constexpr std::array catalogue{
          "an out-of-memory message whose traceback is in torch.load or load_state_dict",
          &rules::checkpoint_resume},
     rule{"EVAL001", "out of memory in evaluation",
-         "an out-of-memory message whose traceback is in an evaluation or validation loop, or one no "
-         "traceback places (then below the job's size)",
+         "an out-of-memory message whose traceback is in an evaluation or validation loop or "
+         "starts in an evaluation script, a TensorFlow tensor whose batch is a whole evaluation "
+         "split, or a message no traceback places (then below the job's size)",
          &rules::evaluation},
     rule{"OPTIM001", "out of memory when the optimizer creates its state",
          "an out-of-memory message whose traceback is in the optimizer's state initialisation",

@@ -3,6 +3,8 @@
 // place with the source of each number. A rule never compares with a literal of its own: it
 // names one of these, so a reader can check the diagnosis against its sources here.
 
+#include <cstdint>
+
 #include <vramscope/core/units.hpp>
 
 namespace vramscope::doctor::likelihood {
@@ -73,6 +75,16 @@ inline constexpr double jax_default_fractions[] = {0.75, 0.9};  // since jaxlib 
 // buffers of a step (NCCL001).
 inline constexpr double active_over_allocated = 1.3;
 inline constexpr bytes active_gap_min = 1_GiB;
+
+// ---- Evaluation told from a step by the failed tensor's batch. A tensor of rank 3 or more (an
+// image batch [N, H, W, C], a sequence batch [N, T, D]) whose leading dimension is at least the
+// smallest standard evaluation split holds a whole split in one batch: MNIST's, Fashion-MNIST's
+// and CIFAR-10/100's test sets have 10,000 images (SVHN's 26,032, ImageNet's validation set
+// 50,000), while a training step's batch on one GPU is two orders below that (Goyal et al. 2017,
+// "Accurate, Large Minibatch SGD": 8,192 images over 256 GPUs, 32 each; Keras's default batch is
+// 32). Feeding the whole test array at once (TensorFlow 1's `accuracy.eval(feed_dict={x:
+// mnist.test.images})`, a Keras model called on the whole array) is the usual way to build one.
+inline constexpr std::int64_t whole_split_min = 10'000;
 
 // ---- Plans and observations: beyond this relative gap the plan is not trusted for the job
 // (PRED001), and a plan this far under capacity argues against "the job does not fit".

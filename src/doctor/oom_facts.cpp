@@ -60,6 +60,59 @@ oom_phase phase_of_code(std::string_view code) {
   return oom_phase::unknown;
 }
 
+// The phase the script a traceback starts in names (`File "tools/evaluate.py", line 94, in
+// <module>`): the usual names of a repository's evaluation and inference entry points, beside
+// its train.py: evaluate.py / eval.py (mmsegmentation, pytorch-hair-segmentation), test.py
+// (mmdetection's and mmsegmentation's tools/test.py, CRAFT), val.py and detect.py (YOLOv5),
+// predict.py, infer.py / inference.py, demo.py (DSFD, detectron2's demo/demo.py), sample.py
+// (nanoGPT) and generate.py (StyleGAN2, LLaMA's example scripts). Only the script's stem is read.
+oom_phase phase_of_script(std::string_view path) {
+  const std::size_t slash = path.find_last_of("/\\");
+  std::string_view stem = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  if (!stem.ends_with(".py")) return oom_phase::unknown;
+  stem.remove_suffix(3);
+  if (stem == "val" || starts_any(stem, {"eval", "test", "val_", "valid", "predict", "infer",
+                                         "demo", "detect", "sample", "generate"}))
+    return oom_phase::eval;
+  return oom_phase::unknown;
+}
+
+// A frame of the training loop: the script's own train() / train_one_epoch() / fit(), a
+// framework's training_step or _inner_training_loop, an optimizer's step(). Between the
+// error and a script's `<module>` it says the script trains, whatever its name.
+bool trains(std::string_view function) {
+  return function.find("train") != std::string_view::npos ||
+         starts_any(function, {"fit", "_fit"}) || function == "step" ||
+         function.starts_with("step(");
+}
+
+// TensorFlow's tensor error names the failed tensor: "OOM when allocating tensor with
+// shape[10000,32,28,28] and type float" (or "of shape [563354,256]"). Empty when it does not.
+std::vector<std::int64_t> tensor_shape(std::string_view raw) {
+  std::vector<std::int64_t> dims;
+  std::size_t at = raw.find("shape[");
+  if (at == std::string_view::npos) at = raw.find("shape [");
+  if (at == std::string_view::npos) return dims;
+  at = raw.find('[', at) + 1;
+  const std::size_t end = raw.find(']', at);
+  if (end == std::string_view::npos) return dims;
+  std::int64_t value = -1;
+  for (std::size_t i = at; i <= end; ++i) {
+    const char c = raw[i];
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      value = (value < 0 ? 0 : value * 10) + (c - '0');
+      if (value > (std::int64_t{1} << 40)) return {};
+    } else if (c == ',' || c == ']') {
+      if (value < 0) return {};
+      dims.push_back(value);
+      value = -1;
+    } else if (c != ' ') {
+      return {};
+    }
+  }
+  return dims;
+}
+
 // The function a logging record names: loguru's default format prints "{name}:{function}:{line}"
 // ("__main__:savemodel:34 - Error saving model: CUDA out of memory..."), the function whose
 // handler logged the error. Empty when no token reads module:function:line.
@@ -89,21 +142,41 @@ std::string logged_function(std::string_view text) {
 
 // The innermost frame that names a phase: a traceback's last lines are its deepest calls. A
 // context line is "LINE: text"; a frame line reads `File "x.py", line 12, in evaluate`; a
-// logging record may name the function that logged the error (logged_function).
+// logging record may name the function that logged the error (logged_function). Failing those,
+// the script at `<module>` (phase_of_script) when no frame below it trains and no backward ran,
+// then the shape of the tensor TensorFlow failed to allocate: a batch of a whole evaluation
+// split (likelihood::whole_split_min) at rank 3 or more, where a 2-D tensor that tall is an
+// embedding table or its optimizer slots.
 void place(oom_facts& f) {
   const auto& context = f.report->context;
   f.in_backward = std::any_of(context.begin(), context.end(), [](const std::string& line) {
     return has_any(line, {"run_backward", "autograd.backward(", ".backward(", "in backward"});
   });
+  bool training_frame = false;
   for (auto line = context.rbegin(); line != context.rend(); ++line) {
     const std::string text = lower(*line);
     oom_phase phase = oom_phase::unknown;
-    if (const std::size_t in = text.rfind(", in "); in != std::string::npos && text.find("file \"") != std::string::npos)
-      phase = phase_of_function(std::string_view(text).substr(in + 5));
-    else
+    phase_source source = phase_source::frame;
+    const std::size_t in = text.rfind(", in ");
+    const std::size_t file = text.find("file \"");
+    if (in != std::string::npos && file != std::string::npos) {
+      const std::string_view function = std::string_view(text).substr(in + 5);
+      phase = phase_of_function(function);
+      if (phase == oom_phase::unknown && function.starts_with("<module>") && !training_frame &&
+          !f.in_backward) {
+        const std::size_t path = file + 6, close = text.find('"', path);
+        if (close != std::string::npos)
+          phase = phase_of_script(std::string_view(text).substr(path, close - path));
+        source = phase_source::script;
+      } else if (phase == oom_phase::unknown && trains(function)) {
+        training_frame = true;
+      }
+    } else {
       phase = phase_of_code(text);
+    }
     if (phase == oom_phase::unknown) {
       // "LINE: text": the record's own text after the line number.
+      source = phase_source::frame;
       const std::size_t colon = text.find(": ");
       if (const std::string function = logged_function(colon == std::string::npos ? text : text.substr(colon + 2));
           !function.empty())
@@ -111,9 +184,15 @@ void place(oom_facts& f) {
     }
     if (phase != oom_phase::unknown) {
       f.phase = phase;
+      f.placed_by = source;
       f.phase_line = *line;
       return;
     }
+  }
+  if (f.tensor_shape.size() >= 3 && f.tensor_shape.front() >= likelihood::whole_split_min) {
+    f.phase = oom_phase::eval;
+    f.placed_by = phase_source::batch_shape;
+    f.phase_line = fmt::format("{}: {}", f.report->line, f.report->raw.substr(0, 160));
   }
 }
 
@@ -164,6 +243,7 @@ oom_facts facts_of(const observe::oom_report& report) {
   f.allocated = report.allocated_by_pytorch;
   f.reserved = report.reserved_by_pytorch;
   f.cached = report.reserved_unallocated;
+  if (report.tensorflow) f.tensor_shape = tensor_shape(report.raw);
   place(f);
   if (report.kind != observe::oom_kind::torch) return f;
   // torch >= 2.1 lists the GPU's processes from NVML: others as "Process P has X memory in use"

@@ -4,6 +4,7 @@
 // and where in the program it happened. Every rule that weighs a cause against a message reads
 // these facts, so the differential compares causes on the same arithmetic.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,13 @@ namespace vramscope::doctor {
 
 /// Where the traceback before a message places the failure.
 enum class oom_phase { unknown, checkpoint_save, checkpoint_resume, eval, optimizer_state_init };
+
+/// What placed it, strongest first: a frame's function or a code line that names the phase
+/// (`in evaluate`, `torch.load(`), or a logging record's function; the script the traceback
+/// starts in (`evaluate.py` at `<module>`), with no frame between it and the error that trains
+/// or runs backward; the failed tensor's shape (TensorFlow names it), whose batch is a whole
+/// evaluation split.
+enum class phase_source { none, frame, script, batch_shape };
 
 struct oom_facts {
   const observe::oom_report* report = nullptr;
@@ -30,7 +38,10 @@ struct oom_facts {
   /// The processes the message names besides this one, with their use.
   std::vector<observe::oom_process> others;
   oom_phase phase = oom_phase::unknown;
+  phase_source placed_by = phase_source::none;
   std::string phase_line;  // the traceback line that placed it ("123: File ... in save_model")
+  /// TensorFlow's "OOM when allocating tensor with shape[N,...]": the failed tensor's dimensions.
+  std::vector<std::int64_t> tensor_shape;
   /// The lines before the message show autograd's backward (a frame or a call): the failure is in
   /// a training step, never in an evaluation, which runs no backward.
   bool in_backward = false;

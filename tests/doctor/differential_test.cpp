@@ -3,6 +3,7 @@
 #include <vramscope/doctor/finding.hpp>
 #include <vramscope/observe/oom_report.hpp>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "doctor/likelihood.hpp"
@@ -88,6 +89,92 @@ TEST(OomFacts, TheInnermostFrameThatNamesAPhasePlacesTheFailure) {
   // The step's own frames name no phase, and autograd's save_for_backward is not a save.
   EXPECT_EQ(phase_of("  File \"train.py\", line 2, in train_step\n  File \"f.py\", line 3, in save_for_backward\n"),
             oom_phase::unknown);
+}
+
+// A traceback that starts in an evaluation or inference script (`evaluate.py` at `<module>`)
+// places the failure there, unless a frame below it trains or the traceback runs backward.
+TEST(OomFacts, AnEvaluationScriptPlacesAForwardThatNoFrameTrains) {
+  const auto facts_after = [](const std::string& traceback) {
+    const auto o = observed(traceback +
+                            "RuntimeError: CUDA out of memory. Tried to allocate 32.00 MiB (GPU 0; "
+                            "8.00 GiB total capacity; 5.75 GiB already allocated; 17.18 MiB free; "
+                            "351.95 MiB cached)\n");
+    return facts_of(o.ooms.at(0));
+  };
+  const std::string forward =
+      "  File \"networks/pspnet.py\", line 59, in forward\n"
+      "    return torch.cat(features, dim=1)\n";
+  for (const char* script : {"E:/repo/evaluate.py", "tools/test.py", "demo.py", "predict_images.py",
+                             "C:\\repo\\inference.py", "val.py"}) {
+    const auto f =
+        facts_after(fmt::format("Traceback (most recent call last):\n  File \"{}\", line 94, in "
+                                "<module>\n    logit = net(data)\n{}",
+                                script, forward));
+    EXPECT_EQ(f.phase, oom_phase::eval) << script;
+    EXPECT_EQ(f.placed_by, phase_source::script) << script;
+  }
+  // The training script, a test script that trains, and one whose traceback runs backward.
+  EXPECT_EQ(facts_after("  File \"train.py\", line 94, in <module>\n" + forward).phase,
+            oom_phase::unknown);
+  EXPECT_EQ(facts_after("  File \"value_net.py\", line 9, in <module>\n" + forward).phase,
+            oom_phase::unknown);
+  EXPECT_EQ(facts_after("  File \"test.py\", line 94, in <module>\n  File \"test.py\", line 40, in "
+                        "train_one_epoch\n" +
+                        forward)
+                .phase,
+            oom_phase::unknown);
+  EXPECT_EQ(facts_after("  File \"test.py\", line 94, in <module>\n    loss.backward()\n").phase,
+            oom_phase::unknown);
+  // A frame that names the phase is stronger than the script's name.
+  const auto framed = facts_after(
+      "  File \"eval.py\", line 3, in <module>\n  File \"eval.py\", line 9, in "
+      "evaluate\n" +
+      forward);
+  EXPECT_EQ(framed.phase, oom_phase::eval);
+  EXPECT_EQ(framed.placed_by, phase_source::frame);
+}
+
+TEST(Differential, AnEvaluationScriptPutsEvaluationFirstBelowAFrame) {
+  const std::string message =
+      "RuntimeError: CUDA out of memory. Tried to allocate 32.00 MiB (GPU 0; 8.00 GiB "
+      "total capacity; 5.75 GiB already allocated; 17.18 MiB free; 351.95 MiB cached)\n";
+  const auto script = diagnose_log(
+      "  File \"evaluate.py\", line 94, in <module>\n    logit = net(data)\n" + message);
+  ASSERT_GE(script.size(), 2u);
+  EXPECT_EQ(script[0].rule, "EVAL001");
+  EXPECT_EQ(script[0].likelihood, likelihood::strong);
+  EXPECT_FALSE(script[0].against.empty());
+  EXPECT_EQ(script[1].cause_class, "does_not_fit");
+  const auto frame = diagnose_log("  File \"evaluate.py\", line 94, in evaluate\n" + message);
+  ASSERT_FALSE(frame.empty());
+  EXPECT_EQ(frame[0].rule, "EVAL001");
+  EXPECT_EQ(frame[0].likelihood, likelihood::decisive);
+}
+
+// TensorFlow names the tensor it failed to allocate: a batch of a whole evaluation split at
+// rank 3 or more is an evaluation fed in one batch; a tall 2-D tensor is an embedding table or
+// its optimizer slot, and a training-sized batch is the step.
+TEST(Differential, ATensorFlowBatchOfAWholeSplitIsEvaluationFirst) {
+  const auto whole = diagnose_log(
+      "ResourceExhaustedError: OOM when allocating tensor with shape[10000,32,28,28]\n");
+  ASSERT_GE(whole.size(), 2u);
+  EXPECT_EQ(whole[0].rule, "EVAL001");
+  EXPECT_NE(whole[0].fix.find("batch"), std::string::npos);
+  EXPECT_EQ(whole[1].cause_class, "does_not_fit");
+  EXPECT_LT(whole[1].likelihood, whole[0].likelihood);
+  const auto o = observed(
+      "OOM when allocating tensor with shape[10000,32,28,28] and type float on "
+      "/job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n");
+  EXPECT_EQ(facts_of(o.ooms.at(0)).tensor_shape, (std::vector<std::int64_t>{10000, 32, 28, 28}));
+  for (const char* shape : {"shape[64,32,28,28]", "shape [563354,256]", "shape[9999,100,3072]"}) {
+    const auto step = diagnose_log(
+        fmt::format("ResourceExhaustedError: OOM when allocating tensor with {} and type "
+                    "float\n",
+                    shape));
+    ASSERT_FALSE(step.empty()) << shape;
+    EXPECT_EQ(step[0].cause_class, "does_not_fit") << shape;
+    for (const auto& f : step) EXPECT_NE(f.rule, "EVAL001") << shape;
+  }
 }
 
 // The differential over one message: which cause its figures support best.

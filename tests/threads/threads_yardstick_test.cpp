@@ -279,12 +279,13 @@ TEST(ThreadsYardstick, SixthBatchAtFirstSight) {
 
 // Batch 7, collected sealed (any owner) while batches 5 and 6 were being fixed and scored once
 // after those fixes had landed, before anything was changed for it: the round's second
-// first-sight measure (bench/README.md): 8 of 16 top-1, 12 of 16 top-3. The floors are that
-// score.
+// first-sight measure (bench/README.md): 8 of 16 top-1, 12 of 16 top-3. Its misses were then
+// fixed where the paste holds evidence (an evaluation script at the traceback's root, a
+// TensorFlow batch of a whole test split); the floors keep what that reached.
 TEST(ThreadsYardstick, SeventhBatchScoredAfterTheFifthAndSixthsFixes) {
   const tally fresh = score_all("7", false);
   ASSERT_GE(fresh.n, 16);
-  expect_at_least(fresh, {8, 12});
+  expect_at_least(fresh, {10, 13});
 }
 
 }  // namespace

@@ -131,6 +131,13 @@ finding explain_xla(const oom_facts& o) {
   // allow_growth or per_process_gpu_memory_fraction is set (tensorflow/core/common_runtime/gpu/
   // gpu_device.cc; GPUOptions in tensorflow/core/protobuf/config.proto), so a pool that runs out
   // is the model's own tensors filling it, unless others held the GPU when it was made.
+  if (o.placed_by == phase_source::batch_shape) {
+    f.likelihood -= lk::step;
+    f.against.push_back(
+        fmt::format("the failed tensor's batch of {} is a whole data split, not a training step's: "
+                    "batching its input, not a smaller model, is what makes it fit",
+                    o.tensor_shape.front()));
+  }
   if (r.tensorflow) {
     f.title = "TensorFlow out of memory (BFC allocator)";
     f.cause = "the model's tensors at this point need more than TensorFlow's BFC pool holds (by default the "

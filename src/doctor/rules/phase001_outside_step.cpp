@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "doctor/likelihood.hpp"
 #include "doctor/oom_facts.hpp"
@@ -53,6 +55,11 @@ constexpr phase_rule phase_rules[] = {
      "temporaries"},
 };
 
+// "[10000,32,28,28]"
+std::string shape_text(const std::vector<std::int64_t>& dims) {
+  return fmt::format("[{}]", fmt::join(dims, ","));
+}
+
 // The change that makes the job's own phase fit, as the job spec writes it.
 std::vector<std::string> plan_fix(oom_phase phase, const job::job_spec& j) {
   switch (phase) {
@@ -91,10 +98,45 @@ std::vector<finding> phase_findings(const doctor_input& in, oom_phase phase) {
     for (const auto& o : in.observed->ooms) {
       const auto facts = facts_of(o);
       if (facts.phase != phase) continue;
+      const std::string line = facts.phase_line.substr(0, facts.phase_line.find(':'));
       f.evidence.push_back(fmt::format("{}: tried to allocate {}", where(o), size_or_unknown(o.requested)));
-      f.evidence.push_back(fmt::format("traceback line {}", facts.phase_line));
-      f.support.push_back(fmt::format("the traceback places the failure there (line {})",
-                                      facts.phase_line.substr(0, facts.phase_line.find(':'))));
+      switch (facts.placed_by) {
+        case phase_source::frame:
+        case phase_source::none:
+          f.evidence.push_back(fmt::format("traceback line {}", facts.phase_line));
+          f.support.push_back(
+              fmt::format("the traceback places the failure there (line {})", line));
+          break;
+        case phase_source::script:
+          // The script's name is its author's word for what it runs, not the call that failed.
+          f.likelihood = likelihood::strong;
+          f.evidence.push_back(fmt::format("traceback line {}", facts.phase_line));
+          f.support.push_back(
+              fmt::format("the traceback starts in an evaluation or inference script (line {}) and "
+                          "no frame between it and the error trains or runs backward",
+                          line));
+          f.against.push_back("only the script's name says it evaluates: no frame names the loop");
+          break;
+        case phase_source::batch_shape: {
+          f.likelihood = likelihood::likely;
+          f.evidence.push_back(fmt::format("line {}: the failed tensor's shape {}", line,
+                                           shape_text(facts.tensor_shape)));
+          f.support.push_back(
+              fmt::format("its batch of {} is a whole evaluation split (at least {} samples), two "
+                          "orders above a training step's batch on one GPU",
+                          facts.tensor_shape.front(), likelihood::whole_split_min));
+          f.against.push_back("training on the whole data set in one batch builds the same tensor");
+          f.cause =
+              "the whole evaluation split is fed to the model as one batch: its activations for "
+              "every sample "
+              "at once need more than the GPU has";
+          f.fix =
+              "evaluate in batches: batch the evaluation input (dataset.batch(n), or the "
+              "batch_size of "
+              "evaluate / predict) instead of feeding the whole split in one tensor";
+          break;
+        }
+      }
       break;
     }
   // Evaluation with nothing to place the message: an evaluation that keeps its graphs (no
