@@ -87,7 +87,9 @@ bool trains(std::string_view function) {
 }
 
 // TensorFlow's tensor error names the failed tensor: "OOM when allocating tensor with
-// shape[10000,32,28,28] and type float" (or "of shape [563354,256]"). Empty when it does not.
+// shape[10000,32,28,28] and type float", "of shape [563354,256]", or with spaces for commas as
+// pasted from some logs ("shape [1 160 192 224 48]"). Empty when it names none or the brackets
+// hold anything but dimensions.
 std::vector<std::int64_t> tensor_shape(std::string_view raw) {
   std::vector<std::int64_t> dims;
   std::size_t at = raw.find("shape[");
@@ -102,11 +104,13 @@ std::vector<std::int64_t> tensor_shape(std::string_view raw) {
     if (std::isdigit(static_cast<unsigned char>(c))) {
       value = (value < 0 ? 0 : value * 10) + (c - '0');
       if (value > (std::int64_t{1} << 40)) return {};
-    } else if (c == ',' || c == ']') {
-      if (value < 0) return {};
-      dims.push_back(value);
+    } else if (c == ',' || c == ' ' || c == ']') {
+      if (value >= 0)
+        dims.push_back(value);
+      else if (c == ',')
+        return {};  // an empty dimension
       value = -1;
-    } else if (c != ' ') {
+    } else {
       return {};
     }
   }

@@ -166,6 +166,11 @@ TEST(Differential, ATensorFlowBatchOfAWholeSplitIsEvaluationFirst) {
       "OOM when allocating tensor with shape[10000,32,28,28] and type float on "
       "/job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n");
   EXPECT_EQ(facts_of(o.ooms.at(0)).tensor_shape, (std::vector<std::int64_t>{10000, 32, 28, 28}));
+  const auto spaced = observed(
+      "OOM when allocating tensor with shape [1 160 192 224 48] and type float on "
+      "/job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc\n");
+  EXPECT_EQ(facts_of(spaced.ooms.at(0)).tensor_shape,
+            (std::vector<std::int64_t>{1, 160, 192, 224, 48}));
   for (const char* shape : {"shape[64,32,28,28]", "shape [563354,256]", "shape[9999,100,3072]"}) {
     const auto step = diagnose_log(
         fmt::format("ResourceExhaustedError: OOM when allocating tensor with {} and type "
