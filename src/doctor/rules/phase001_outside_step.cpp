@@ -126,14 +126,11 @@ std::vector<finding> phase_findings(const doctor_input& in, oom_phase phase) {
                           "orders above a training step's batch on one GPU",
                           facts.tensor_shape.front(), likelihood::whole_split_min));
           f.against.push_back("training on the whole data set in one batch builds the same tensor");
-          f.cause =
-              "the whole evaluation split is fed to the model as one batch: its activations for "
-              "every sample "
-              "at once need more than the GPU has";
-          f.fix =
-              "evaluate in batches: batch the evaluation input (dataset.batch(n), or the "
-              "batch_size of "
-              "evaluate / predict) instead of feeding the whole split in one tensor";
+          f.cause = "the whole evaluation split is fed to the model as one batch: its "
+                    "activations for every sample at once need more than the GPU has";
+          f.fix = "evaluate in batches: batch the evaluation input (dataset.batch(n), or the "
+                  "batch_size of evaluate / predict) instead of feeding the whole split in one "
+                  "tensor";
           break;
         }
       }
