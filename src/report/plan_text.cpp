@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 
 namespace vramscope::report {
 
@@ -63,16 +64,27 @@ void rank_table(std::string& out, const prediction& p) {
     const rank_prediction* rank = nullptr;
   };
   std::vector<group> groups;
+  // Figures found alike to the group's first (a plan of ranges alternates between a few
+  // classes: each is compared once a group).
+  std::array<const rank_prediction*, 4> alike{};
+  std::size_t next = 0;
+  const auto same = [&](const rank_prediction* r) {
+    if (r == groups.back().rank || std::find(alike.begin(), alike.end(), r) != alike.end())
+      return true;
+    if (!same_figures(*groups.back().rank, *r)) return false;
+    alike[next++ % alike.size()] = r;
+    return true;
+  };
   predict::for_each_rank_run(p, [&](const predict::rank_run& whole) {
     by_stage(p, whole, [&](const predict::rank_run& run) {
-      if (!groups.empty() &&
-          (groups.back().rank == run.rank || same_figures(*groups.back().rank, *run.rank)) &&
+      if (!groups.empty() && same(run.rank) &&
           (p.job.parallel.pp <= 1 ||
            pipeline_rank(p.job, groups.back().first) == pipeline_rank(p.job, run.first))) {
         groups.back().last = run.first + run.count - 1;
         return;
       }
       groups.push_back({run.first, run.first + run.count - 1, run.rank});
+      alike.fill(nullptr);
     });
   });
   std::vector<std::string> labels;
