@@ -108,7 +108,8 @@ void gpu_bars(std::string& out, const prediction& p) {
     auto known = row_of.find(run.gpu);
     if (known == row_of.end()) {
       auto [it, fresh] = seen.try_emplace(gpu_signature(*run.gpu), rows.size());
-      if (fresh) rows.push_back({run.first, run.first, 0, predict::renumbered(*run.gpu, run.first)});
+      if (fresh)
+        rows.push_back({run.first, run.first, 0, predict::renumbered(*run.gpu, run.first)});
       known = row_of.emplace(run.gpu, it->second).first;
       scale = std::max({scale, run.gpu->capacity, run.gpu->device});
     }

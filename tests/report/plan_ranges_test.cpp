@@ -159,7 +159,8 @@ TEST(PlanRanges, EveryReportIsTheSameFromRangesAsFromEveryRank) {
           for (int k : {0, one}) {
             const auto g = predict::gpu_of(*ranges, k);
             ASSERT_TRUE(g.has_value());
-            EXPECT_EQ(gpu_json_for_test(*g), gpu_json_for_test(full->gpus[static_cast<std::size_t>(k)]));
+            EXPECT_EQ(gpu_json_for_test(*g),
+                      gpu_json_for_test(full->gpus[static_cast<std::size_t>(k)]));
           }
           EXPECT_FALSE(predict::rank_of(*ranges, world).has_value());
           EXPECT_FALSE(predict::gpu_of(*ranges, world).has_value());
