@@ -11,8 +11,10 @@
 // initial phases (predict/replay.cpp), so repeating one job on one thread would time a cache hit
 // after the first iteration, not a plan. A fresh thread starts with empty caches, as a `vramscope
 // plan` process does; starting it costs some 20 us, under 1 % of the smallest plan here.
-// The CPU column is the whole process's (the planning thread's included). Results and the
-// command are recorded in bench/README.md.
+// The CPU column is the whole process's (the planning thread's included). The report benchmarks
+// render what `vramscope plan` and `plan --json` print from the 10^6-rank plan kept as ranges
+// (planned once, outside the loop), as the command does. Results and the command are recorded in
+// bench/README.md.
 
 #include <benchmark/benchmark.h>
 
@@ -24,6 +26,7 @@
 #include <vramscope/job/job_reader.hpp>
 #include <vramscope/model/model_spec.hpp>
 #include <vramscope/predict/prediction.hpp>
+#include <vramscope/report/plan_report.hpp>
 
 namespace vramscope {
 namespace {
@@ -161,6 +164,26 @@ void BM_PlanLlama70bFsdp2Ranks512(benchmark::State& state) {
   plan_job(state, llama70b_fsdp2, "llama-3.1-70b");
 }
 
+// `json`: plan_json(...).dump(2), else render_plan_text, of the 10^6-rank DDP plan as ranges.
+void report_job(benchmark::State& state, bool json) {
+  const auto model = value_or_throw(model::load_model("llama-3.1-8b"));
+  const auto job = value_or_throw(job::parse_job_yaml(llama8b_ddp_ranks1m, "plan_bench"));
+  predict::predict_options options;
+  options.rank_ranges = true;
+  auto p = value_or_throw(predict::plan(model, job, options));
+  predict::fill_whole_step_need(model, job, p);
+  std::size_t size = 0;
+  for (auto _ : state) {
+    const auto text = json ? report::plan_json(p).dump(2) : report::render_plan_text(p);
+    size = text.size();
+    benchmark::DoNotOptimize(text.data());
+  }
+  state.counters["bytes"] = static_cast<double>(size);
+}
+
+void BM_ReportTextDdpRanks1m(benchmark::State& state) { report_job(state, false); }
+void BM_ReportJsonDdpRanks1m(benchmark::State& state) { report_job(state, true); }
+
 void BM_LoadModelLlama70b(benchmark::State& state) {
   for (auto _ : state) {
     auto m = model::load_model("llama-3.1-70b");
@@ -211,6 +234,8 @@ BENCHMARK(BM_PlanLlama70bFsdp2Ranks512)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MeasureProcessCPUTime();
+BENCHMARK(BM_ReportTextDdpRanks1m)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+BENCHMARK(BM_ReportJsonDdpRanks1m)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
 BENCHMARK(BM_LoadModelLlama70b)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ParseJobLlama70b)->Unit(benchmark::kMicrosecond);
 

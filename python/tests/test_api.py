@@ -22,6 +22,28 @@ def test_plan_of_a_dict_has_the_plan_json_shape():
     assert len(p["ranks"]) == p["job"]["hardware"]["gpus_per_node"] * p["job"]["hardware"]["nodes"]
 
 
+def test_classes_and_ranges_give_every_rank_and_gpu():
+    # docs/formats/plan-json.md: ranks and GPUs from classes and ranges, with their own numbers.
+    p = vramscope.plan(REPO / "examples" / "cases" / "5-ddp-gpu0" / "job.yaml",
+                       hardware={"nodes": 2})
+    assert len(p["ranges"]) > len(p["classes"]) > 1  # GPU 0 of a node holds other ranks' shares
+    ranges_only = {k: v for k, v in p.items() if k not in ("ranks", "gpus")}
+    for k, (rank, gpu) in enumerate(zip(p["ranks"], p["gpus"])):
+        assert vramscope.rank_of(ranges_only, k) == rank
+        assert vramscope.gpu_of(ranges_only, k) == gpu
+    assert vramscope.rank_of(ranges_only, len(p["ranks"])) is None
+
+
+def test_a_job_of_many_ranks_has_ranges_instead_of_every_rank():
+    big = vramscope.plan(EXAMPLE, hardware={"nodes": 1000, "gpus_per_node": 8})
+    assert "ranks" not in big and "gpus" not in big and len(big["ranges"]) <= 3
+    for k in (0, 1, 4097, 7999):
+        one = vramscope.plan(EXAMPLE, rank=k, hardware={"nodes": 1000, "gpus_per_node": 8})
+        assert one["ranks"] == [vramscope.rank_of(big, k)]
+        assert vramscope.gpu_of(big, k)["index"] == k
+    assert vramscope.rank_of(big, 8000) is None
+
+
 def test_plan_says_fits_tight_or_does_not_fit_with_its_margin_and_need():
     fits = vramscope.plan(EXAMPLE)
     assert fits["state"] == "fits" and fits["margin"] >= 2**30 and fits["headroom"] > fits["margin"]

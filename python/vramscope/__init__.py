@@ -27,7 +27,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 from . import _vramscope
 
 __version__ = _vramscope.__version__
-__all__ = ["plan", "compare", "fit", "explain", "inspect", "models", "keys", "run",
+__all__ = ["plan", "rank_of", "gpu_of", "compare", "fit", "explain", "inspect", "models", "keys", "run",
            "VramscopeError"]
 
 Job = Union[None, str, os.PathLike, Mapping[str, Any]]
@@ -150,7 +150,9 @@ def _with_job(command: str, job: Job, extra: Sequence[str], overrides: Mapping[s
 
 
 def plan(job: Job = None, *, rank: Optional[int] = None, **overrides: Any) -> dict:
-    """The prediction of ``vramscope plan --json``: {"job", "fits", "state", "ranks", "gpus"}.
+    """The prediction of ``vramscope plan --json``: {"job", "fits", "state", "ranks", "gpus",
+    "classes", "ranges"}; a job of more than 4,096 ranks has no "ranks" and "gpus", and
+    :func:`rank_of` and :func:`gpu_of` read any rank or GPU from its ranges.
     A job that does not fit is an answer, not an error: look at ``["state"]`` ("fits",
     "tight": fits inside the safety margin, or "does_not_fit"); a job that does not fit also
     has ``["whole_step_need"]`` and ``["shortfall"]`` in bytes when they are known."""
@@ -158,6 +160,63 @@ def plan(job: Job = None, *, rank: Optional[int] = None, **overrides: Any) -> di
         _expect("rank", rank, (int,), "a whole number")
     extra = ["--rank", str(rank)] if rank is not None else []
     return _with_job("plan", job, extra, overrides)
+
+
+def _range_of(p: Mapping[str, Any], k: int) -> Optional[dict]:
+    """The class of rank k from a plan's "ranges", or None."""
+    ranges = p.get("ranges") or []
+    lo, hi = 0, len(ranges)
+    while lo < hi:  # the last range that begins at or before k
+        mid = (lo + hi) // 2
+        if ranges[mid]["first"] <= k:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo == 0 or k >= ranges[lo - 1]["first"] + ranges[lo - 1]["count"]:
+        return None
+    return p["classes"][ranges[lo - 1]["class"]]
+
+
+def rank_of(p: Mapping[str, Any], k: int) -> Optional[dict]:
+    """Rank k of a plan (:func:`plan`'s answer) with its own numbers, from "ranks" or, for a
+    job too large to list them, from "classes" and "ranges" (docs/formats/plan-json.md); None
+    when the plan has no such rank."""
+    _expect("k", k, (int,), "a whole number")
+    for r in p.get("ranks", []):
+        if r["rank"] == k:
+            return r
+    c = _range_of(p, k)
+    if c is None:
+        return None
+    r = json.loads(json.dumps(c["rank"]))
+    r["gpu"] += k - r["rank"]
+    r["rank"] = k
+    return r
+
+
+def gpu_of(p: Mapping[str, Any], k: int) -> Optional[dict]:
+    """GPU k of a plan, as :func:`rank_of` finds rank k: from "gpus", or its class's GPU with
+    its index, its processes' ranks and the "rank N" of their descriptions moved; None when
+    the plan has no such GPU."""
+    _expect("k", k, (int,), "a whole number")
+    for g in p.get("gpus", []):
+        if g["index"] == k:
+            return g
+    c = _range_of(p, k)
+    if c is None:
+        return None
+    g = json.loads(json.dumps(c["gpu"]))
+    shift = k - g["index"]
+    g["index"] = k
+    for proc in g["processes"]:
+        if proc["rank"] < 0:
+            continue
+        old = f"rank {proc['rank']}"
+        what = proc["what"]
+        if what.startswith(old) and (len(what) == len(old) or what[len(old)] == ":"):
+            proc["what"] = f"rank {proc['rank'] + shift}" + what[len(old):]
+        proc["rank"] += shift
+    return g
 
 
 def compare(job: Job = None, *, vary: Union[Mapping[str, Iterable[Any]], Sequence[str]],

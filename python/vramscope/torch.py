@@ -226,7 +226,10 @@ class _Tracker:
             from . import plan  # noqa: PLC0415
 
             self.predicted = plan(self.job, **self.overrides)
-            peak = max((r["peak"]["device"] for r in self.predicted["ranks"]), default=0)
+            ranks = self.predicted.get("ranks")  # absent for a job of more than 4,096 ranks
+            if ranks is None:
+                ranks = [c["rank"] for c in self.predicted.get("classes", [])]
+            peak = max((r["peak"]["device"] for r in ranks), default=0)
             message = f"vramscope: plan predicts {peak / 2**30:.2f} GiB per GPU at the peak"
             tight = self.predicted.get("state") == "tight"
             if not self.predicted["fits"]:
@@ -257,9 +260,11 @@ class _Tracker:
                 f"{self.recorder.peak_allocated / 2**30:.2f} GiB, reserved "
                 f"{self.recorder.peak_reserved / 2**30:.2f} GiB")
         if self.predicted is not None:
-            mine = [r for r in self.predicted["ranks"] if r["rank"] == self.recorder.rank]
-            if mine:
-                line += f" (planned reserved {mine[0]['peak']['reserved'] / 2**30:.2f} GiB)"
+            from . import rank_of  # noqa: PLC0415
+
+            mine = rank_of(self.predicted, self.recorder.rank)
+            if mine is not None:
+                line += f" (planned reserved {mine['peak']['reserved'] / 2**30:.2f} GiB)"
         log.info(line)
         return line
 

@@ -2,6 +2,7 @@
 
 #include <vramscope/core/io.hpp>
 #include <vramscope/import/loading.hpp>
+#include <vramscope/predict/rank_runs.hpp>
 #include <vramscope/report/plan_report.hpp>
 
 #include "cli/args.hpp"
@@ -21,7 +22,13 @@ struct plan_args {
   bool verbose = false;
 };
 
+// Leaves rank `rank` alone in prediction::ranks (the GPUs stay whole): the one rank, with its own
+// numbers, of a plan kept as ranges.
 void only_rank(predict::prediction& p, int rank) {
+  if (p.ranks.empty()) {
+    if (auto r = predict::rank_of(p, rank)) p.ranks.push_back(std::move(*r));
+    return;
+  }
   std::erase_if(p.ranks, [rank](const auto& r) { return r.rank != rank; });
 }
 
@@ -47,11 +54,12 @@ int cmd_plan(const std::vector<std::string>& args, std::ostream& out, std::ostre
   print_notes(err, loaded->notes, {a.overrides, a.verbose});
   predict::predict_options options;
   options.timeline = !a.timeline.empty() || !a.html.empty();
+  options.rank_ranges = true;  // the reports read ranges of alike ranks (predict/rank_runs.hpp)
   auto p = predict::plan(loaded->model, loaded->job, options);
   if (!p) return report_bad_input(err, "plan", p.error());
   predict::fill_whole_step_need(loaded->model, loaded->job, *p);
   if (a.rank >= 0) {
-    if (a.rank >= static_cast<int>(p->ranks.size()))
+    if (a.rank >= predict::rank_count(*p))
       return report_bad_input(err, "plan", error_at("--rank", "rank " + std::to_string(a.rank) +
                                                               " does not exist in this job"));
     only_rank(*p, a.rank);

@@ -2,6 +2,8 @@
 // so the file opens from disk, offline, in any browser, and prints.
 #include <vramscope/report/plan_report.hpp>
 
+#include <vramscope/predict/rank_runs.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -63,9 +65,8 @@ std::string capacity_line(bytes capacity, bytes scale) {
 void need_row(std::string& out, const prediction& p, bytes scale) {
   const auto& busiest = predict::busiest_rank(p);
   const bytes need = *p.whole_step_need;
-  bytes capacity = p.gpus.front().capacity;
-  for (const auto& g : p.gpus)
-    if (g.index == busiest.gpu) capacity = g.capacity;
+  const auto gpu = predict::gpu_of(p, busiest.gpu);
+  const bytes capacity = gpu ? gpu->capacity : predict::first_gpu_capacity(p);
   out += fmt::format("<div class=\"gpu-row\"><span class=\"name\">GPU {}: whole step</span>\n",
                      busiest.gpu);
   out += bar_svg_start();
@@ -93,28 +94,41 @@ constexpr const char* gpu_chart_style =
 
 void gpu_bars(std::string& out, const prediction& p) {
   out += "<h2>GPUs: what nvidia-smi will show</h2>\n";
-  // Rows of alike GPUs, in GPU order.
-  std::vector<std::pair<std::vector<int>, const predict::gpu_prediction*>> rows;
+  // Rows of alike GPUs, in GPU order: the first, the last and how many, and the first as drawn.
+  struct row {
+    int first = 0, last = 0;
+    long long count = 0;
+    predict::gpu_prediction gpu;
+  };
+  std::vector<row> rows;
   std::map<std::string, std::size_t> seen;
-  for (const auto& g : p.gpus) {
-    auto [it, fresh] = seen.try_emplace(gpu_signature(g), rows.size());
-    if (fresh) rows.push_back({{}, &g});
-    rows[it->second].first.push_back(g.index);
-  }
+  std::map<const predict::gpu_prediction*, std::size_t> row_of;  // a class's GPU: its row
   bytes scale = 1;
-  for (const auto& g : p.gpus) scale = std::max({scale, g.capacity, g.device});
+  predict::for_each_gpu_run(p, [&](const predict::gpu_run& run) {
+    auto known = row_of.find(run.gpu);
+    if (known == row_of.end()) {
+      auto [it, fresh] = seen.try_emplace(gpu_signature(*run.gpu), rows.size());
+      if (fresh)
+        rows.push_back({run.first, run.first, 0, predict::renumbered(*run.gpu, run.first)});
+      known = row_of.emplace(run.gpu, it->second).first;
+      scale = std::max({scale, run.gpu->capacity, run.gpu->device});
+    }
+    auto& r = rows[known->second];
+    r.last = run.first + run.count - 1;
+    r.count += run.count;
+  });
   if (p.whole_step_need) scale = std::max(scale, *p.whole_step_need);
   out += "<div class=\"gpus\" role=\"group\" aria-label=\"GPU memory\">\n";
-  for (const auto& [indices, g] : rows) {
+  for (const auto& [first, last, count, gpu] : rows) {
+    const auto* g = &gpu;
     const std::string name =
-        indices.size() == 1 ? fmt::format("GPU {}", indices.front())
-                            : fmt::format("GPUs {}-{} ({} alike)", indices.front(), indices.back(), indices.size());
+        count == 1 ? fmt::format("GPU {}", first)
+                   : fmt::format("GPUs {}-{} ({} alike)", first, last, count);
     out += fmt::format("<div class=\"gpu-row\"><span class=\"name\">{}</span>\n", escape(name));
     out += bar_svg_start();
     out +=
         fmt::format("<g class=\"gpu\" data-gpus=\"{}\" data-device=\"{}\" data-capacity=\"{}\">\n",
-                    indices.size() == 1 ? std::to_string(indices.front())
-                                        : fmt::format("{}-{}", indices.front(), indices.back()),
+                    count == 1 ? std::to_string(first) : fmt::format("{}-{}", first, last),
                     g->device, g->capacity);
     if (p.margin > 0) {  // the band below capacity where a fit is tight
       const double edge = bar_x(g->capacity - std::min(p.margin, g->capacity), scale);
@@ -140,7 +154,7 @@ void gpu_bars(std::string& out, const prediction& p) {
     out += fmt::format("</g></svg>\n<span class=\"value\">{} of {}</span></div>\n",
                        format_bytes(g->device), format_bytes(g->capacity));
   }
-  const bool need = p.whole_step_need.has_value() && !p.gpus.empty();
+  const bool need = p.whole_step_need.has_value() && predict::has_gpus(p);
   if (need) need_row(out, p, scale);
   out +=
       "</div>\n<p class=\"legend\"><span><span class=\"swatch\" "
@@ -349,24 +363,30 @@ void timeline(std::string& out, const rank_prediction& r, const std::vector<int>
 }
 
 void timelines(std::string& out, const prediction& p) {
-  std::vector<const rank_prediction*> simulated;
-  for (const auto& r : p.ranks)
-    if (!r.timeline.empty() && r.like_rank == r.rank) simulated.push_back(&r);
+  // The simulated ranks keep their curves, each its own class (a run of one) in a plan kept as
+  // ranges; a run of more shares its class's curve only where the class's rank is simulated.
+  std::vector<rank_prediction> simulated;
+  predict::for_each_rank_run(p, [&](const predict::rank_run& run) {
+    if (run.rank->timeline.empty()) return;
+    for (int rank = run.first; rank < run.first + run.count; ++rank)
+      if (run.rank->like_rank == rank)
+        simulated.push_back(predict::renumbered(*run.rank, rank));
+  });
   if (simulated.empty()) return;
   // Ranks planned apart whose curves came out the same (rank 0 and 1 of an FSDP job, say) are
   // one figure, captioned with all of them, so that two equal pictures never suggest a
   // difference or hide that there is none.
   const auto limit_of = [&](const rank_prediction& r) {
     bytes limit = 0;  // what the caching allocator may take on this rank's GPU
-    for (const auto& g : p.gpus)
-      if (g.index == r.gpu) {
-        const bytes outside = g.device > r.peak.reserved ? g.device - r.peak.reserved : 0;
-        limit = g.capacity > outside ? g.capacity - outside : 0;
-      }
+    if (const auto g = predict::gpu_of(p, r.gpu)) {
+      const bytes outside = g->device > r.peak.reserved ? g->device - r.peak.reserved : 0;
+      limit = g->capacity > outside ? g->capacity - outside : 0;
+    }
     return limit;
   };
   std::vector<std::pair<const rank_prediction*, std::vector<int>>> figures;
-  for (const auto* r : simulated) {
+  for (const auto& rank : simulated) {
+    const auto* r = &rank;
     auto same = std::find_if(figures.begin(), figures.end(), [&](const auto& f) {
       const auto& a = *f.first;
       return limit_of(a) == limit_of(*r) && a.peak.device == r->peak.device &&
@@ -534,7 +554,7 @@ std::string plan_html(const prediction& p) {
     out += fmt::format("<br><span class=\"need\">{}</span>", escape(need));
   out += "</p>\n";
   gpu_bars(out, p);
-  if (!p.ranks.empty()) breakdown_bar(out, predict::busiest_rank(p));
+  if (predict::rank_count(p) > 0) breakdown_bar(out, predict::busiest_rank(p));
   timelines(out, p);
   if (!p.notes.empty()) {
     out += "<h2>Notes</h2>\n<ul>\n";

@@ -1,8 +1,13 @@
 #include <vramscope/report/plan_report.hpp>
 
 #include <vramscope/job/job_writer.hpp>
+#include <vramscope/predict/rank_runs.hpp>
 
 #include <fmt/format.h>
+
+#include <map>
+#include <string>
+#include <vector>
 
 namespace vramscope::report {
 
@@ -64,6 +69,52 @@ nlohmann::json rank_json(const predict::rank_prediction& r) {
   return j;
 }
 
+nlohmann::json gpu_json(const predict::gpu_prediction& g) {
+  nlohmann::json procs = nlohmann::json::array();
+  for (const auto& proc : g.processes)
+    procs.push_back({{"rank", proc.rank}, {"what", proc.what}, {"device", proc.device}});
+  return {{"index", g.index}, {"capacity", g.capacity}, {"device", g.device}, {"processes", procs}};
+}
+
+// "classes" and "ranges" (docs/formats/plan-json.md): the plan's classes, those that differ
+// only in their numbers made one (a node's GPU 0 and its other GPUs, when nothing else lands on
+// GPU 0), and runs of consecutive ranks of one class.
+void ranges_json(const predict::prediction& p, nlohmann::json& out) {
+  // A class's figures with its numbers moved to rank 0: equal for classes alike but for them.
+  std::map<std::string, std::uint32_t> seen;
+  std::vector<std::uint32_t> json_class(p.classes.size());
+  nlohmann::json classes = nlohmann::json::array();
+  for (std::size_t i = 0; i < p.classes.size(); ++i) {
+    const auto& c = p.classes[i];
+    const int shift = -c.rank.rank;
+    const auto key = rank_json(predict::renumbered(c.rank, 0)).dump() + "\n" +
+                     gpu_json(predict::renumbered(c.gpu, c.gpu.index + shift)).dump();
+    const auto [it, added] = seen.try_emplace(key, static_cast<std::uint32_t>(classes.size()));
+    if (added) classes.push_back({{"rank", rank_json(c.rank)}, {"gpu", gpu_json(c.gpu)}});
+    json_class[i] = it->second;
+  }
+  nlohmann::json ranges = nlohmann::json::array();
+  int first = 0, count = 0;
+  std::uint32_t cls = 0;
+  const auto flush = [&] {
+    if (count > 0) ranges.push_back({{"first", first}, {"count", count}, {"class", cls}});
+  };
+  for (const auto& r : p.ranges) {
+    const auto c = json_class[r.cls];
+    if (count > 0 && c == cls && r.first == first + count) {
+      count += r.count;
+      continue;
+    }
+    flush();
+    first = r.first;
+    count = r.count;
+    cls = c;
+  }
+  flush();
+  out["classes"] = std::move(classes);
+  out["ranges"] = std::move(ranges);
+}
+
 }  // namespace
 
 nlohmann::json plan_json(const predict::prediction& p) {
@@ -79,21 +130,29 @@ nlohmann::json plan_json(const predict::prediction& p) {
   if (facts.busiest_gpu && !facts.oom)
     out["headroom"] = static_cast<std::int64_t>(facts.busiest_capacity) -
                       static_cast<std::int64_t>(facts.busiest_device);
-  if (p.whole_step_need && !p.gpus.empty()) {
+  if (p.whole_step_need && predict::has_gpus(p)) {
     out["whole_step_need"] = *p.whole_step_need;
-    out["shortfall"] = *p.whole_step_need - p.gpus.front().capacity;
+    out["shortfall"] = *p.whole_step_need - predict::first_gpu_capacity(p);
   }
   if (facts.state() == predict::fit_state::tight) out["margin_reason"] = predict::margin_reason;
-  out["ranks"] = nlohmann::json::array();
-  for (const auto& r : p.ranks) out["ranks"].push_back(rank_json(r));
-  out["gpus"] = nlohmann::json::array();
-  for (const auto& g : p.gpus) {
-    nlohmann::json procs = nlohmann::json::array();
-    for (const auto& proc : g.processes)
-      procs.push_back({{"rank", proc.rank}, {"what", proc.what}, {"device", proc.device}});
-    out["gpus"].push_back(
-        {{"index", g.index}, {"capacity", g.capacity}, {"device", g.device}, {"processes", procs}});
+  // Every rank and GPU one by one where the plan kept them so or the job is small enough;
+  // classes and ranges stand for them in every PyTorch plan.
+  const bool listed = predict::rank_count(p) <= plan_json_listed_ranks;
+  if (!p.ranks.empty() || listed) {
+    out["ranks"] = nlohmann::json::array();
+    predict::for_each_rank_run(p, [&](const predict::rank_run& run) {
+      for (int k = 0; k < run.count; ++k)
+        out["ranks"].push_back(rank_json(predict::renumbered(*run.rank, run.first + k)));
+    });
   }
+  if (!p.gpus.empty() || listed) {
+    out["gpus"] = nlohmann::json::array();
+    predict::for_each_gpu_run(p, [&](const predict::gpu_run& run) {
+      for (int k = 0; k < run.count; ++k)
+        out["gpus"].push_back(gpu_json(predict::renumbered(*run.gpu, run.first + k)));
+    });
+  }
+  if (!p.classes.empty()) ranges_json(p, out);
   if (p.jax_fraction)
     out["jax"] = {{"mem_fraction", *p.jax_fraction},
                   {"recommended_fraction", *p.jax_recommended_fraction}};
@@ -105,10 +164,13 @@ nlohmann::json plan_json(const predict::prediction& p) {
 
 std::string timeline_csv(const predict::prediction& p) {
   std::string out = "rank,event,phase,allocated,active,reserved\n";
-  for (const auto& r : p.ranks)
-    for (const auto& t : r.timeline)
-      out += fmt::format("{},{},{},{},{},{}\n", r.rank, t.event, r.phase_names[t.phase],
-                         t.allocated, t.active, t.reserved);
+  predict::for_each_rank_run(p, [&](const predict::rank_run& run) {
+    const auto& r = *run.rank;
+    for (int rank = run.first; rank < run.first + run.count; ++rank)
+      for (const auto& t : r.timeline)
+        out += fmt::format("{},{},{},{},{},{}\n", rank, t.event, r.phase_names[t.phase],
+                           t.allocated, t.active, t.reserved);
+  });
   return out;
 }
 

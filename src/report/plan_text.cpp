@@ -2,11 +2,13 @@
 
 #include <vramscope/job/job_names.hpp>
 #include <vramscope/model/model_spec.hpp>
+#include <vramscope/predict/rank_runs.hpp>
 #include <vramscope/schedule/schedule.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 
 namespace vramscope::report {
 
@@ -38,26 +40,66 @@ std::string rank_label(const prediction& p, int first, int last) {
                 : fmt::format("stages {}-{}: {}", a, b, ranks);
 }
 
-void rank_table(std::string& out, const prediction& p) {
-  std::vector<std::pair<std::string, std::size_t>> groups;  // label, first rank's index
-  std::size_t i = 0;
-  while (i < p.ranks.size()) {
-    std::size_t j = i;
-    while (j + 1 < p.ranks.size() && same_figures(p.ranks[i], p.ranks[j + 1]) &&
-           (p.job.parallel.pp <= 1 ||
-            pipeline_rank(p.job, p.ranks[i].rank) == pipeline_rank(p.job, p.ranks[j + 1].rank)))
-      ++j;
-    groups.emplace_back(rank_label(p, p.ranks[i].rank, p.ranks[j].rank), i);
-    i = j + 1;
+// A rank run split where a pipeline stage ends, so that every piece lies in one stage.
+template <typename F>
+void by_stage(const prediction& p, const predict::rank_run& run, F f) {
+  if (p.job.parallel.pp <= 1) return f(run);
+  for (int first = run.first, end = run.first + run.count; first < end;) {
+    const int stage = pipeline_rank(p.job, first);
+    // The stage's last rank within the run (stages hold consecutive ranks).
+    int lo = first, hi = end - 1;
+    while (lo < hi) {
+      const int mid = lo + (hi - lo + 1) / 2;
+      if (pipeline_rank(p.job, mid) == stage) lo = mid;
+      else hi = mid - 1;
+    }
+    f(predict::rank_run{first, lo - first + 1, run.rank});
+    first = lo + 1;
   }
+}
+
+void rank_table(std::string& out, const prediction& p) {
+  struct group {
+    int first = 0, last = 0;
+    const rank_prediction* rank = nullptr;
+  };
+  std::vector<group> groups;
+  // Figures found alike to the group's first (a plan of ranges alternates between a few
+  // classes: each is compared once a group).
+  std::array<const rank_prediction*, 4> alike{};
+  std::size_t next = 0;
+  const auto same = [&](const rank_prediction* r) {
+    if (r == groups.back().rank || std::find(alike.begin(), alike.end(), r) != alike.end())
+      return true;
+    if (!same_figures(*groups.back().rank, *r)) return false;
+    alike[next++ % alike.size()] = r;
+    return true;
+  };
+  predict::for_each_rank_run(p, [&](const predict::rank_run& whole) {
+    by_stage(p, whole, [&](const predict::rank_run& run) {
+      if (!groups.empty() && same(run.rank) &&
+          (p.job.parallel.pp <= 1 ||
+           pipeline_rank(p.job, groups.back().first) == pipeline_rank(p.job, run.first))) {
+        groups.back().last = run.first + run.count - 1;
+        return;
+      }
+      groups.push_back({run.first, run.first + run.count - 1, run.rank});
+      alike.fill(nullptr);
+    });
+  });
+  std::vector<std::string> labels;
+  labels.reserve(groups.size());
   std::size_t width = 16;
-  for (const auto& g : groups) width = std::max(width, g.first.size());
+  for (const auto& g : groups) {
+    labels.push_back(rank_label(p, g.first, g.last));
+    width = std::max(width, labels.back().size());
+  }
   out += fmt::format("{:<{}} {:>11} {:>11} {:>11} {:>11}  {}\n",
                      p.job.parallel.pp > 1 ? "per stage" : "per rank", width, "allocated", "active",
                      "reserved", "device", "peak phase");
-  for (const auto& [label, index] : groups) {
-    const auto& r = p.ranks[index];
-    out += fmt::format("{:<{}} {:>11} {:>11} {:>11} {:>11}  {}{}\n", label, width,
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const auto& r = *groups[i].rank;
+    out += fmt::format("{:<{}} {:>11} {:>11} {:>11} {:>11}  {}{}\n", labels[i], width,
                        format_bytes(r.peak.allocated), format_bytes(r.peak.active),
                        format_bytes(r.peak.reserved), format_bytes(r.peak.device), r.peak_phase,
                        r.oom ? fmt::format("  OUT OF MEMORY in {}", r.oom_phase) : "");
@@ -88,36 +130,47 @@ void phase_lines(std::string& out, const prediction& p) {
         if (ph.name == name) return &ph;
       return nullptr;
     };
-    const bool shown = std::any_of(p.ranks.begin(), p.ranks.end(), [&](const rank_prediction& r) {
-      const auto* ph = find(r);
-      return ph != nullptr && phase_matters(r, *ph);
+    bool shown = false;
+    predict::for_each_rank_run(p, [&](const predict::rank_run& run) {
+      const auto* ph = find(*run.rank);
+      shown = shown || (ph != nullptr && phase_matters(*run.rank, *ph));
     });
     if (!shown) continue;
     if (!heading) out += "\noutside the training step:\n";
     heading = true;
-    std::size_t i = 0;
-    while (i < p.ranks.size()) {
-      const auto* ph = find(p.ranks[i]);
-      std::size_t j = i;
-      const auto same = [&](const predict::phase_peak* o) {
-        return (ph == nullptr) == (o == nullptr) &&
-               (ph == nullptr || (ph->peak.allocated == o->peak.allocated &&
-                                  ph->peak.reserved == o->peak.reserved &&
-                                  ph->peak.device == o->peak.device && ph->fits == o->fits &&
-                                  ph->reached == o->reached && ph->oom == o->oom));
-      };
-      while (j + 1 < p.ranks.size() && same(find(p.ranks[j + 1]))) ++j;
-      if (ph != nullptr)
-        out += ph->reached
-                   ? fmt::format("  {:<16} {:<12} {:>11} allocated {:>11} reserved {:>11} device  "
-                                 "{}\n",
-                                 name, rank_label(p, p.ranks[i].rank, p.ranks[j].rank),
-                                 format_bytes(ph->peak.allocated), format_bytes(ph->peak.reserved),
-                                 format_bytes(ph->peak.device), phase_state(*ph))
-                   : fmt::format("  {:<16} {:<12} {}\n", name,
-                                 rank_label(p, p.ranks[i].rank, p.ranks[j].rank), phase_state(*ph));
-      i = j + 1;
-    }
+    const auto same = [](const predict::phase_peak* ph, const predict::phase_peak* o) {
+      return (ph == nullptr) == (o == nullptr) &&
+             (ph == nullptr || (ph->peak.allocated == o->peak.allocated &&
+                                ph->peak.reserved == o->peak.reserved &&
+                                ph->peak.device == o->peak.device && ph->fits == o->fits &&
+                                ph->reached == o->reached && ph->oom == o->oom));
+    };
+    // Runs of ranks whose phase has the same figures, each printed once it ends.
+    const predict::phase_peak* ph = nullptr;
+    int first = 0, last = -1;
+    const auto line = [&] {
+      if (last < first || ph == nullptr) return;
+      out += ph->reached
+                 ? fmt::format("  {:<16} {:<12} {:>11} allocated {:>11} reserved {:>11} device  "
+                               "{}\n",
+                               name, rank_label(p, first, last), format_bytes(ph->peak.allocated),
+                               format_bytes(ph->peak.reserved), format_bytes(ph->peak.device),
+                               phase_state(*ph))
+                 : fmt::format("  {:<16} {:<12} {}\n", name, rank_label(p, first, last),
+                               phase_state(*ph));
+    };
+    predict::for_each_rank_run(p, [&](const predict::rank_run& run) {
+      const auto* here = find(*run.rank);
+      if (last >= first && same(ph, here)) {
+        last = run.first + run.count - 1;
+        return;
+      }
+      line();
+      ph = here;
+      first = run.first;
+      last = run.first + run.count - 1;
+    });
+    line();
   }
 }
 
@@ -140,22 +193,33 @@ std::size_t distinct_processes(const predict::gpu_prediction& g) {
 
 void gpu_table(std::string& out, const prediction& p) {
   out += "\nper GPU (what nvidia-smi will show):\n";
-  std::size_t i = 0;
   auto signature = [](const predict::gpu_prediction& g) { return std::make_pair(g.device, g.processes.size()); };
-  while (i < p.gpus.size()) {
-    std::size_t j = i;
-    while (j + 1 < p.gpus.size() && signature(p.gpus[j + 1]) == signature(p.gpus[i])) ++j;
-    const auto& g = p.gpus[i];
-    const std::string label = i == j ? fmt::format("GPU {}", g.index)
-                                     : fmt::format("GPUs {}-{}", g.index, p.gpus[j].index);
-    const std::size_t n = distinct_processes(g);
-    out += fmt::format("  {:<12} {:>11} of {:<11} {} process{}\n", label, format_bytes(g.device),
-                       format_bytes(g.capacity), n, n == 1 ? "" : "es");
-    if (g.processes.size() > 1 || (i == j && !g.processes.empty() && g.processes[0].rank < 0))
-      for (const auto& proc : g.processes)
+  // Runs of GPUs with the same signature, each printed once it ends.
+  const predict::gpu_prediction* g = nullptr;  // the run's first GPU, as its class has it
+  int first = 0, last = -1;
+  const auto line = [&] {
+    if (g == nullptr) return;
+    const std::string label =
+        first == last ? fmt::format("GPU {}", first) : fmt::format("GPUs {}-{}", first, last);
+    const std::size_t n = distinct_processes(*g);
+    out += fmt::format("  {:<12} {:>11} of {:<11} {} process{}\n", label, format_bytes(g->device),
+                       format_bytes(g->capacity), n, n == 1 ? "" : "es");
+    if (g->processes.size() > 1 ||
+        (first == last && !g->processes.empty() && g->processes[0].rank < 0))
+      for (const auto& proc : predict::renumbered(*g, first).processes)
         out += fmt::format("      {:>11}  {}\n", format_bytes(proc.device), proc.what);
-    i = j + 1;
-  }
+  };
+  predict::for_each_gpu_run(p, [&](const predict::gpu_run& run) {
+    if (g != nullptr && (g == run.gpu || signature(*run.gpu) == signature(*g))) {
+      last = run.first + run.count - 1;
+      return;
+    }
+    line();
+    g = run.gpu;
+    first = run.first;
+    last = run.first + run.count - 1;
+  });
+  line();
 }
 
 // "adamw, state fp32": the optimizer and the state dtype that was planned.
@@ -207,8 +271,8 @@ std::string verdict_line(const predict::verdict_facts& v) {
 }
 
 std::string whole_step_line(const prediction& p) {
-  if (!p.whole_step_need || p.gpus.empty()) return "";
-  const bytes usable = p.gpus.front().capacity;
+  if (!p.whole_step_need || !predict::has_gpus(p)) return "";
+  const bytes usable = predict::first_gpu_capacity(p);
   return fmt::format(
       "the whole step needs about {} on GPU {}, which has {} (short by {}): `vramscope fit` "
       "finds the largest micro-batch that fits, `vramscope explain` the single changes that make "

@@ -18,8 +18,14 @@ namespace vramscope::report {
 /// whole_step_line when the whole step's need is known.
 std::string render_plan_text(const predict::prediction& p);
 
-/// The stable JSON shape of docs/formats/plan-json.md ("job", "fits", "ranks", "gpus"), every
-/// figure in bytes.
+/// Up to how many ranks plan_json lists every rank and GPU ("ranks", "gpus") of a plan that kept
+/// them as ranges; above it only "classes" and "ranges" stand for them.
+inline constexpr int plan_json_listed_ranks = 4096;
+
+/// The stable JSON shape of docs/formats/plan-json.md ("job", "fits", "ranks", "gpus",
+/// "classes", "ranges"), every figure in bytes. Reads either form of the ranks
+/// (predict/rank_runs.hpp); "ranks" and "gpus" are left out for a plan kept as ranges of more
+/// than plan_json_listed_ranks ranks.
 nlohmann::json plan_json(const predict::prediction& p);
 
 /// "rank,event,phase,allocated,active,reserved" rows of every simulated rank's curve.

@@ -1,0 +1,85 @@
+#pragma once
+// Reading a prediction's ranks and GPUs whichever form the plan kept them in: one by one
+// (prediction::ranks, prediction::gpus) or as ranges of alike ranks (prediction::classes,
+// prediction::ranges, predict_options::rank_ranges). Reports walk runs of consecutive ranks
+// that share one set of figures, so that their cost follows the number of ranges, not the
+// world size, and ask for a single rank or GPU with its own numbers where they show one.
+
+#include <optional>
+
+#include <vramscope/predict/prediction.hpp>
+
+namespace vramscope::predict {
+
+/// Ranks first .. first + count - 1: each has the figures of *rank but for its own numbers
+/// (renumbered(*rank, that rank)).
+struct rank_run {
+  int first = 0;
+  int count = 0;
+  const rank_prediction* rank = nullptr;
+};
+
+/// GPUs first .. first + count - 1 (global indices): each has the figures of *gpu but for its
+/// own numbers (renumbered(*gpu, that index)).
+struct gpu_run {
+  int first = 0;
+  int count = 0;
+  const gpu_prediction* gpu = nullptr;
+};
+
+/// `r` moved to rank `rank` of its class: the rank's number, and its GPU's shifted by as much;
+/// every figure (like_rank included) kept.
+rank_prediction renumbered(const rank_prediction& r, int rank);
+
+/// `g` moved to GPU `index` of its class: the index, and the processes' ranks shifted by as
+/// much (a process of no rank of the job, -1, keeps it), with the "rank N" that begins the
+/// description of a rank's share (process_share::what: "rank 3", "rank 3: CUDA context ...")
+/// renumbered with it.
+gpu_prediction renumbered(const gpu_prediction& g, int index);
+
+/// Calls f(rank_run) for the ranks in rank order: one run a rank from prediction::ranks where
+/// it is filled (a full plan, or one that --rank narrowed), else one a range.
+template <typename F>
+void for_each_rank_run(const prediction& p, F&& f) {
+  if (!p.ranks.empty() || p.classes.empty()) {
+    for (const auto& r : p.ranks) f(rank_run{r.rank, 1, &r});
+    return;
+  }
+  for (const auto& range : p.ranges) {
+    const auto& c = p.classes[range.cls].rank;
+    f(rank_run{range.first, range.count, &c});
+  }
+}
+
+/// Calls f(gpu_run) for the GPUs in index order: one run a GPU from prediction::gpus where it
+/// is filled, else one a range (a range's ranks run on the GPUs of the same numbers).
+template <typename F>
+void for_each_gpu_run(const prediction& p, F&& f) {
+  if (!p.gpus.empty() || p.classes.empty()) {
+    for (const auto& g : p.gpus) f(gpu_run{g.index, 1, &g});
+    return;
+  }
+  for (const auto& range : p.ranges) {
+    const auto& c = p.classes[range.cls];
+    f(gpu_run{c.gpu.index + (range.first - c.rank.rank), range.count, &c.gpu});
+  }
+}
+
+/// How many ranks the prediction holds, in either form.
+int rank_count(const prediction& p);
+
+/// Whether it holds any GPU, in either form.
+bool has_gpus(const prediction& p);
+
+/// Rank `rank` with its own numbers, in either form; nullopt when the prediction has no such
+/// rank.
+std::optional<rank_prediction> rank_of(const prediction& p, int rank);
+
+/// GPU `index` with its own numbers, in either form; nullopt when the prediction has no such
+/// GPU.
+std::optional<gpu_prediction> gpu_of(const prediction& p, int index);
+
+/// The first GPU's capacity (every GPU of a job has the same); 0 without GPUs.
+bytes first_gpu_capacity(const prediction& p);
+
+}  // namespace vramscope::predict
