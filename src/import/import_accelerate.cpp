@@ -505,8 +505,9 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
     const std::string kind = detail::upper(type->value.text);
     // A name accelerate does not have stays, to be reported as unknown.
     const auto& table = detail::accelerate_table();
-    for (const auto& [section, owner] : {std::pair<std::string, std::string>{"fsdp_config.", "FSDP"},
-                                         {"deepspeed_config.", "DEEPSPEED"}}) {
+    using section_owner = std::pair<std::string, std::string>;
+    for (const auto& [section, owner] :
+         {section_owner{"fsdp_config.", "FSDP"}, section_owner{"deepspeed_config.", "DEEPSPEED"}}) {
       if (kind == owner) continue;
       const auto of_section = [&](const detail::entry& e) {
         return e.key.starts_with(section) &&

@@ -372,8 +372,8 @@ TEST(ImportAccelerate, DeepSpeedConfigWrittenAsAPathIsNotRead) {
                                "deepspeed_config: ./deepspeed_stage2.json\n",
                                "cfg.yaml");
   ASSERT_FALSE(ds);
-  EXPECT_NE(ds.error().to_string().find("cfg.yaml:3:1: deepspeed_config: \"./deepspeed_stage2.json\" "
-                                        "is a path"),
+  EXPECT_NE(ds.error().to_string().find(
+                "cfg.yaml:3:1: deepspeed_config: \"./deepspeed_stage2.json\" is a path"),
             std::string::npos)
       << ds.error().to_string();
   EXPECT_NE(ds.error().to_string().find("{deepspeed_config_file: ./deepspeed_stage2.json}"),

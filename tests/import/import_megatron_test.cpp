@@ -783,8 +783,8 @@ TEST(ImportMegatron, MicrosoftMegatronDeepSpeedNamesAndLauncher) {
   EXPECT_NE(find_note(nodes.notes, "deepspeed without --num_gpus"), "");
   EXPECT_EQ(key_of(nodes.job, "num_key_value_heads"), "2");
   // --include host:slots@host:slots: the hosts and the GPUs listed on each.
-  const auto include = import_ok("deepspeed --hostfile h --include \"a:0,1@b:6,7\" pretrain_gpt.py " +
-                                 model + "\n");
+  const auto include =
+      import_ok("deepspeed --hostfile h --include \"a:0,1@b:6,7\" pretrain_gpt.py " + model + "\n");
   EXPECT_EQ(include.job.hardware.nodes, 2);
   EXPECT_EQ(include.job.hardware.gpus_per_node, 2);
   EXPECT_EQ(find_note(include.notes, "deepspeed without --num_gpus"), "");
@@ -840,7 +840,8 @@ TEST(ImportMegatron, AnAssignmentFromAnExpansionIsTheCommandsNameAndFails) {
 // scripts source) is read as the arguments they hold.
 TEST(ImportMegatron, AFileOfArgumentVariablesIsItsArguments) {
   const auto imported = import_ok(
-      "#!/bin/bash\nTOKENIZER=gpt2\nMODEL_ARGS=\" \\\n    --num-layers 2 \\\n    --hidden-size 64 \\\n"
+      "#!/bin/bash\nTOKENIZER=gpt2\nMODEL_ARGS=\" \\\n    --num-layers 2 \\\n"
+      "    --hidden-size 64 \\\n"
       "    --num-attention-heads 4 --max-position-embeddings 128 \\\n"
       "    --seq-length 128 --micro-batch-size 1 --vocab-size 1000\n\"\n");
   EXPECT_EQ(imported.job.training.seq_len, 128);

@@ -219,7 +219,8 @@ TEST(ImportTorchtune, RefusesRecipesThatHoldSeveralModelsAtTheirLine) {
   auto ppo = import_torchtune("policy_model:\n  _component_: torchtune.models.mistral.mistral_7b\n",
                               "ppo.yaml");
   ASSERT_FALSE(ppo);
-  EXPECT_NE(ppo.error().to_string().find("ppo.yaml:1:1: policy_model: this recipe"), std::string::npos)
+  EXPECT_NE(ppo.error().to_string().find("ppo.yaml:1:1: policy_model: this recipe"),
+            std::string::npos)
       << ppo.error().to_string();
 }
 

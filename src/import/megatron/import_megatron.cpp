@@ -288,9 +288,13 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
           const std::string host = value.substr(start, end - start);
           start = end + 1;
           const auto colon = host.find(':');
-          slots.push_back(colon == std::string::npos
-                              ? 0
-                              : 1 + static_cast<long long>(std::count(host.begin() + static_cast<std::ptrdiff_t>(colon), host.end(), ',')));
+          if (colon == std::string::npos) {
+            slots.push_back(0);
+            continue;
+          }
+          const std::string listed = host.substr(colon + 1);
+          slots.push_back(1 +
+                          static_cast<long long>(std::count(listed.begin(), listed.end(), ',')));
         }
         if (std::find(slots.begin(), slots.end(), 0) == slots.end() &&
             std::adjacent_find(slots.begin(), slots.end(), std::not_equal_to<>()) == slots.end()) {
