@@ -419,7 +419,14 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
   const YAML::Node& root = *parsed;
   if (!root.IsMap()) return error_at(source, "expected a YAML map of accelerate options");
   // accelerate's sections are maps of options; one written as a value (or an alias to one) is
-  // a broken config, not a set of unknown options to skip.
+  // a broken config, not a set of unknown options to skip. Except deepspeed_config written as a
+  // path (`deepspeed_config: ./ds.json`, for deepspeed_config: {deepspeed_config_file: ...}):
+  // accelerate launch copies only map-valued ClusterConfig fields onto its arguments
+  // (commands/launch.py, _validate_launch_command), so the string is never read; under
+  // distributed_type DEEPSPEED, launch_command then calls defaults.deepspeed_config.keys() on it
+  // and fails (huggingface/accelerate 16cb6eb8).
+  std::optional<diagnostic> deepspeed_path;
+  std::string deepspeed_path_text;
   for (const auto& item : root) {
     const std::string key = item.first.IsScalar() ? item.first.Scalar() : "";
     const bool section = key == "fsdp_config" || key == "deepspeed_config" ||
@@ -427,6 +434,11 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
                          key == "fp8_config" || key == "ipex_config" || key == "mpirun_config" ||
                          key == "parallelism_config";
     const YAML::Node& value = item.second;
+    if (key == "deepspeed_config" && value.IsScalar()) {
+      deepspeed_path = detail::location(source, text, item.first, {source, 0, 0, "", ""});
+      deepspeed_path_text = value.Scalar();
+      continue;
+    }
     if (section && !value.IsMap() && !value.IsNull())
       return detail::at(detail::location(source, text, item.first, {source, 0, 0, "", ""}),
                         fmt::format("{}: expected a map of options, got {}", key,
@@ -465,10 +477,63 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
                     [&](const detail::option& row) { return row.key == prefixed; }))
       e.key = prefixed;
   }
+  if (deepspeed_path) {
+    std::erase_if(ctx.entries, [](const detail::entry& e) { return e.key == "deepspeed_config"; });
+    const detail::entry* type = ctx.find("distributed_type");
+    if (type != nullptr && detail::upper(type->value.text) == "DEEPSPEED")
+      return detail::at(*deepspeed_path,
+                        fmt::format("deepspeed_config: \"{}\" is a path, where accelerate expects "
+                                    "a map of options: accelerate launch copies only a map onto "
+                                    "its arguments and then fails on the string under "
+                                    "distributed_type DEEPSPEED; write deepspeed_config: "
+                                    "{{deepspeed_config_file: {}}} to plan it",
+                                    deepspeed_path_text, deepspeed_path_text));
+    diagnostic note = *deepspeed_path;
+    note.message = fmt::format("deepspeed_config: \"{}\" is a path, where accelerate expects a "
+                               "map of options: accelerate launch copies only a map onto its "
+                               "arguments, so the file is not read, and distributed_type {} "
+                               "does not run DeepSpeed",
+                               deepspeed_path_text, type != nullptr ? type->value.text : "(none)");
+    ctx.out.notes.push_back(std::move(note));
+  }
+  // accelerate launch copies fsdp_config and deepspeed_config onto its arguments whatever the
+  // distributed_type, but reads the FSDP ones only with use_fsdp (distributed_type FSDP) and the
+  // DeepSpeed ones only with use_deepspeed (DEEPSPEED) (commands/launch.py, launch_command and
+  // _validate_launch_command; huggingface/accelerate 16cb6eb8): another type's section has no
+  // effect.
+  if (const detail::entry* type = ctx.find("distributed_type")) {
+    const std::string kind = detail::upper(type->value.text);
+    // A name accelerate does not have stays, to be reported as unknown.
+    const auto& table = detail::accelerate_table();
+    using section_owner = std::pair<std::string, std::string>;
+    for (const auto& [section, owner] :
+         {section_owner{"fsdp_config.", "FSDP"}, section_owner{"deepspeed_config.", "DEEPSPEED"}}) {
+      if (kind == owner) continue;
+      const auto of_section = [&](const detail::entry& e) {
+        return e.key.starts_with(section) &&
+               std::any_of(table.begin(), table.end(), [&](const detail::option& row) {
+                 return detail::option_matches(row.key, e.key);
+               });
+      };
+      const auto unused = std::count_if(ctx.entries.begin(), ctx.entries.end(), of_section);
+      if (unused == 0) continue;
+      ctx.note(*type, fmt::format("distributed_type {}: accelerate reads {} only under "
+                                  "distributed_type {}, so its {} option(s) have no effect",
+                                  type->value.text, section.substr(0, section.size() - 1), owner,
+                                  unused));
+      std::erase_if(ctx.entries, [&](const detail::entry& e) {
+        if (!of_section(e)) return false;
+        ctx.ignore(e);
+        return true;
+      });
+    }
+  }
   bool has_world_size = false;
   if (auto err = detail::read_strategy(ctx)) return *err;
-  if (auto err = detail::read_deepspeed_file(ctx, base_dir, has_world_size)) return *err;
+  // The launch's process count first: DeepSpeed's world size, from which it derives what the
+  // JSON leaves out of train_batch_size = micro batch x accumulation x world.
   if (auto err = detail::read_processes(ctx, has_world_size)) return *err;
+  if (auto err = detail::read_deepspeed_file(ctx, base_dir, has_world_size)) return *err;
   if (auto err = detail::read_mixed_precision(ctx)) return *err;
   if (auto err = detail::apply_options(ctx, detail::accelerate_table())) return *err;
   return detail::finish(ctx, has_world_size);

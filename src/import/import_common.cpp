@@ -283,6 +283,8 @@ bool flatten_yaml(const YAML::Node& map, const std::string& prefix, import_conte
     const std::string key = prefix + item.first.Scalar();
     const YAML::Node& value = item.second;
     if (value.IsMap()) {
+      ctx.sections.push_back(
+          {key, location(ctx.source, text, item.first, {ctx.source, 0, 0, "", ""})});
       if (!flatten_yaml(value, key + ".", ctx, text, depth + 1)) return false;
       continue;
     }

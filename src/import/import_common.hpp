@@ -49,6 +49,9 @@ class import_context {
 
   imported_job out;
   std::vector<entry> entries;
+  /// The keys whose value is a map of options ("ref_checkpointer"), each where it is written:
+  /// flatten_yaml fills them, for messages about a whole section.
+  std::vector<std::pair<std::string, diagnostic>> sections;
   std::string source;
   bool precision_from_file = false;  // a DeepSpeed file said bf16/fp16 on or off explicitly
   trainer_args trainer;              // what fills DeepSpeed "auto" values

@@ -138,22 +138,29 @@ std::optional<diagnostic> read_precision(import_context& ctx) {
 // Without train_micro_batch_size_per_gpu DeepSpeed derives it from train_batch_size, gradient
 // accumulation and the world size (deepspeed/runtime/config.py, _set_batch_related_parameters);
 // the file does not give the world size, so the assumed one is used, and said.
-std::string derive_micro_batch(import_context& ctx, const entry& total, const entry* accumulation) {
+std::string derive_micro_batch(import_context& ctx, const entry& total, const entry* accumulation,
+                               bool launch_gives_world) {
   std::uint64_t t = 0, a = 1;
   if (!parse_count_text(total.value.text, 1, 1ULL << 40, t).empty() ||
       (accumulation != nullptr && !parse_count_text(accumulation->value.text, 1, 1ULL << 40, a).empty()))
     return "";  // "auto": the other rows note it
   const auto world = static_cast<std::uint64_t>(ctx.out.job.hardware.gpus_per_node) *
                      static_cast<std::uint64_t>(ctx.out.job.hardware.nodes);
+  const char* whose = launch_gives_world ? "the launch's" : "the assumed";
   if (world == 0 || t % (a * world) != 0) {
+    if (launch_gives_world)
+      return fmt::format("train_batch_size {} is not a multiple of gradient_accumulation_steps {} "
+                         "x the launch's {} GPUs (DeepSpeed's batch assertion fails)",
+                         t, a, world);
     ctx.note(total, fmt::format("train_batch_size {} is not a multiple of gradient_accumulation_steps {} x "
-                                "the assumed {} GPUs: micro batch left at its default",
-                                t, a, world));
+                                "{} {} GPUs: micro batch left at its default",
+                                t, a, whose, world));
     return "";
   }
   ctx.note(total, fmt::format("no train_micro_batch_size_per_gpu: {} / (gradient_accumulation_steps {} x {} "
-                              "GPUs assumed) = {}, as DeepSpeed derives it",
-                              t, a, world, t / (a * world)));
+                              "GPUs {}) = {}, as DeepSpeed derives it",
+                              t, a, world, launch_gives_world ? "of the launch" : "assumed",
+                              t / (a * world)));
   return ctx.set("training.micro_batch", std::to_string(t / (a * world)), total);
 }
 
@@ -162,7 +169,11 @@ std::string read_world(import_context& ctx, bool& has_world_size) {
   const entry* total = ctx.find("train_batch_size");
   const entry* micro = ctx.find("train_micro_batch_size_per_gpu");
   const entry* accumulation = ctx.find("gradient_accumulation_steps");
-  if (total != nullptr && micro == nullptr) return derive_micro_batch(ctx, *total, accumulation);
+  // has_world_size on entry: the launch gave the GPU count (accelerate's num_processes), which
+  // DeepSpeed's world size is; the file's batch sizes are then checked against it.
+  const bool launch_gives_world = has_world_size;
+  if (total != nullptr && micro == nullptr)
+    return derive_micro_batch(ctx, *total, accumulation, launch_gives_world);
   if (total == nullptr || micro == nullptr) return "";
   std::uint64_t t = 0, m = 0, a = 1;
   if (!parse_count_text(total->value.text, 1, 1ULL << 40, t).empty() ||
@@ -173,6 +184,22 @@ std::string read_world(import_context& ctx, bool& has_world_size) {
   if (t % (m * a) != 0)
     return fmt::format("train_batch_size {} is not a multiple of train_micro_batch_size_per_gpu "
                        "{} x gradient_accumulation_steps {}", t, m, a);
+  const auto world = static_cast<std::uint64_t>(ctx.out.job.hardware.gpus_per_node) *
+                     static_cast<std::uint64_t>(ctx.out.job.hardware.nodes);
+  if (launch_gives_world && accumulation == nullptr && world > 0 && t % (m * world) == 0) {
+    // DeepSpeed derives the accumulation from the world size (_set_batch_related_parameters).
+    ctx.note(*total, fmt::format("no gradient_accumulation_steps: train_batch_size {} / (micro "
+                                 "batch {} x the launch's {} GPUs) = {}, as DeepSpeed derives it",
+                                 t, m, world, t / (m * world)));
+    return ctx.set("training.gradient_accumulation", std::to_string(t / (m * world)), *total);
+  }
+  if (launch_gives_world && (accumulation == nullptr || t != m * a * world))
+    return fmt::format("train_batch_size {} is not train_micro_batch_size_per_gpu {} x "
+                       "gradient_accumulation_steps {} x the launch's {} GPUs (DeepSpeed's batch "
+                       "assertion fails); make the three agree",
+                       t, m, accumulation == nullptr ? "(derived)" : accumulation->value.text,
+                       world);
+  if (launch_gives_world) return "";
   if (accumulation == nullptr) {
     // DeepSpeed infers the missing one of the three from the launcher's world size
     // (runtime/config.py, _set_batch_related_parameters): here the accumulation, so the file

@@ -555,20 +555,43 @@ action not_modelled_when_on(const std::string& section, const std::string& reaso
 }
 
 // Expert tensor parallelism acts only beside expert parallelism (JobConfig: "1 means disabled.
-// No effect for non-MoE models, or when ep = 1"): without it the routed experts follow the
-// tensor-parallel plan as every other block weight does, which is what vramscope plans.
+// No effect for non-MoE models, or when ep = 1"), and torchtitan takes only two values
+// (ParallelDims, aeb3a4baf 2025-08 to c4b409af2 2026-04, which keeps only the second layout):
+// expert_tensor_parallel_degree = tp ("partial dp -> ep": the routed experts split over the
+// tensor-parallel ranks as every other block weight, ep taken from dp_shard x cp), the layout
+// vramscope plans; and 1 with tp > 1 ("partial dp + all tp -> ep": ep divides dp_shard x cp x tp,
+// each expert whole on its rank), where a rank keeps the same share of the experts' bytes but
+// their gathers and token dispatch differ from the plan's: noted.
 std::string read_expert_tensor_parallel(import_context& ctx, const entry& e) {
   const auto degree_of = [](const entry* d) {
     long long value = 1;
     if (d != nullptr) std::istringstream(d->value.text) >> value;
     return value;
   };
-  if (degree_of(&e) <= 1 || degree_of(ctx.find("parallelism.expert_parallel_degree")) <= 1) {
+  const long long etp = degree_of(&e);
+  const long long ep = degree_of(ctx.find("parallelism.expert_parallel_degree"));
+  const long long tp = degree_of(ctx.find("parallelism.tensor_parallel_degree"));
+  if (ep <= 1 || (etp == 1 && tp <= 1)) {
     ctx.ignore(e);
     return std::string();
   }
-  return not_modelled("expert tensor parallelism (experts split over the tensor-parallel ranks "
-                      "too)").apply(ctx, e);
+  if (etp == tp) {
+    ctx.mapped_to(e, "parallel.ep");
+    return std::string();
+  }
+  if (etp != 1)
+    return fmt::format("parallelism.expert_tensor_parallel_degree: {} with tensor_parallel_degree "
+                       "{}: torchtitan takes only 1 or the tensor-parallel degree (ParallelDims: "
+                       "\"Currently we only support ETP=TP or ETP=1\"); give one of them",
+                       e.value.text, tp);
+  ctx.note(e, fmt::format("expert_tensor_parallel_degree 1 with tensor_parallel_degree {}: "
+                          "torchtitan's expert parallelism takes the tp ranks too (ep divides "
+                          "dp_shard x cp x tp), each expert whole on its rank; vramscope plans "
+                          "the experts split over tp with ep taken from dp_shard x cp (the layout "
+                          "of expert_tensor_parallel_degree = tp), the same bytes a rank but "
+                          "other gathers",
+                          tp));
+  return std::string();
 }
 
 // The weights of the embedding and the output in torchtitan's stage split

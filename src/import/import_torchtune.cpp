@@ -140,16 +140,22 @@ maybe_error read_tune_model(import_context& ctx) {
   // dev/grpo_full_finetune_distributed.py; the LoRA DPO recipes disable the adapters instead and
   // hold one model). A plan holds one model; leaving the others out would undercount by their
   // weights and activations.
-  for (const char* key : {"teacher_model._component_", "policy_model._component_",
-                          "reward_and_value_model._component_", "ref_checkpointer._component_"}) {
-    if (const entry* other = ctx.find(key))
-      return at(other->where,
-                fmt::format("{}: this recipe holds several models (knowledge distillation's "
-                            "teacher, PPO's policy, reference, value and reward models, DPO's and "
-                            "GRPO's reference) and "
-                            "vramscope plans one; plan each with its own job file (vramscope plan "
-                            "JOB.yaml, or --from a config of one model) and add them up",
-                            key));
+  // The refusal points at the section that names the other model (`ref_checkpointer:`), where
+  // the file says there is one.
+  for (const char* key : {"teacher_model", "policy_model", "reward_and_value_model",
+                          "ref_checkpointer"}) {
+    const entry* other = ctx.find(std::string(key) + "._component_");
+    if (other == nullptr) continue;
+    diagnostic where = other->where;
+    for (const auto& [name, at_section] : ctx.sections)
+      if (name == key) where = at_section;
+    return at(where,
+              fmt::format("{}: this recipe holds several models (knowledge distillation's "
+                          "teacher, PPO's policy, reference, value and reward models, DPO's and "
+                          "GRPO's reference) and "
+                          "vramscope plans one; plan each with its own job file (vramscope plan "
+                          "JOB.yaml, or --from a config of one model) and add them up",
+                          key));
   }
   const entry* e = ctx.find("model._component_");
   if (e == nullptr) return std::nullopt;
@@ -480,7 +486,24 @@ launch_line find_launch(std::string_view text) {
     const std::string_view line = rest.substr(0, end);
     rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
     ++number;
-    const auto run = line.find("tune run");
+    // `tune run RECIPE`, or before torchtune 0.1 (80a2114b1, 2024-03) `tune [torchrun
+    // options] RECIPE` (`tune --nnodes 1 --nproc_per_node 1 full_finetune_distributed`).
+    std::size_t run = std::string_view::npos;
+    for (auto t = line.find("tune "); t != std::string_view::npos; t = line.find("tune ", t + 1)) {
+      if (t > 0 && line[t - 1] != ' ' && line[t - 1] != '#' && line[t - 1] != '`' &&
+          line[t - 1] != '$')
+        continue;
+      const auto start = line.find_first_not_of(' ', t + 4);
+      if (start == std::string_view::npos) break;
+      const std::string_view next = line.substr(start);
+      const std::string_view word = next.substr(0, next.find(' '));
+      if (word == "run" || word.starts_with("--") ||
+          word.find("_distributed") != std::string_view::npos ||
+          word.find("_single_device") != std::string_view::npos) {
+        run = t;
+        break;
+      }
+    }
     if (run == std::string_view::npos || line.find('#') == std::string_view::npos) continue;
     launch_line out;
     const std::string_view command = line.substr(run);

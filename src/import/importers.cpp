@@ -4,6 +4,8 @@
 
 #include "import/shell_launch.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <string_view>
 
@@ -50,7 +52,16 @@ bool is_torchtune_component(std::string_view line) {
 
 config_format detect_format(std::string_view text) {
   const auto first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && text[first] == '{') return config_format::deepspeed;
+  if (first != std::string_view::npos && text[first] == '{') {
+    // JSON is YAML too: accelerate's config (read with yaml.safe_load) may be written in JSON
+    // syntax. The keys decide: accelerate's ClusterConfig writes distributed_type and
+    // compute_environment (commands/config/config_args.py), which DeepSpeed's config has not.
+    const auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (json.is_object() && (json.contains("distributed_type") ||
+                             json.contains("compute_environment")))
+      return config_format::accelerate;
+    return config_format::deepspeed;
+  }
   bool accelerate = false;
   for (std::string_view rest = text; !rest.empty();) {
     const auto end = rest.find('\n');

@@ -609,20 +609,31 @@ class interpreter {
         while (!words.empty() && literal_text(words[0]).rfind('-', 0) == 0)
           words.erase(words.begin());
       }
+      std::vector<std::pair<std::string, shell_word>> set_here;
       while (!words.empty() && (assignment_prefix(words[0]) > 0 || exported)) {
         const std::string name =
             assignment_prefix(words[0]) > 0 ? assign(words[0]) : literal_text(words[0]);
         if (auto err = over_budget(words[0].line)) return err;
         if (exported) export_variable(name, words[0], out);
+        set_here.push_back({name, shell_word{"", words[0].line, words[0].column, false}});
         words.erase(words.begin());
       }
-      if (words.empty()) continue;
+      if (words.empty()) {
+        for (const auto& [name, at] : set_here) assigned(name, at.line, at.column);
+        continue;
+      }
       std::vector<shell_word> fields;
       for (const auto& w : words)
         for (auto& f : expand(w, true)) fields.push_back(std::move(f));
       if (auto err = over_budget(s.line)) return err;
+      // bash recognises `NAME=value` as an assignment only where it is written before the
+      // command; one that an expansion produces (`$ENV_ARGS deepspeed ...` with ENV_ARGS="A=1")
+      // is the command's name, which no program has (bash(1), "SIMPLE COMMAND EXPANSION").
+      name_is_assignment_ = !fields.empty() && assignment_like(fields[0].text);
       if (!fields.empty()) command(fields, out, loose);  // "${EMPTY[@]}" alone is no command
+      name_is_assignment_ = false;
     }
+    if (out.script.text.empty() && loose.empty()) sourced_arguments(loose);
     if (out.script.text.empty()) {
       // A plain argument list: a line that is neither arguments nor shell plumbing of a launch.
       out.args = std::move(loose);
@@ -1061,8 +1072,54 @@ class interpreter {
     return name;
   }
 
+  // "NAME=..." with NAME a shell name: the form of an assignment.
+  static bool assignment_like(const std::string& word) {
+    if (word.empty() || !is_name_start(word[0])) return false;
+    std::size_t i = 1;
+    while (i < word.size() && is_name_char(word[i])) ++i;
+    return i < word.size() && word[i] == '=';
+  }
+
+  // A variable set by a statement of its own, outside any command, in the order first set.
+  void assigned(const std::string& name, int line, int column) {
+    if (std::none_of(assigned_.begin(), assigned_.end(),
+                     [&](const auto& a) { return a.first == name; }))
+      assigned_.push_back({name, shell_word{"", line, column, false}});
+  }
+
+  // A file that runs no command and has no argument lines, but sets variables holding
+  // arguments (`MODEL_ARGS="--num-layers 27 ..."`, NVIDIA's model-argument files that launch
+  // scripts source): its arguments are what those variables hold, in the order they are first
+  // set, as the sourcing script passes them.
+  void sourced_arguments(std::vector<shell_word>& loose) {
+    std::string names;
+    const shell_word* first = nullptr;
+    for (const auto& [name, at] : assigned_) {
+      const auto it = vars_.find(name);
+      if (it == vars_.end() || it->second.empty()) continue;
+      raw_word use;
+      use.line = at.line;
+      use.column = at.column;
+      use.parts.push_back(part{it->second.size() > 1 ? part_kind::array : part_kind::variable,
+                               name, false, std::nullopt});
+      std::vector<shell_word> words = expand(use, true);
+      if (std::none_of(words.begin(), words.end(),
+                       [](const shell_word& w) { return w.text.rfind("--", 0) == 0; }))
+        continue;
+      loose.insert(loose.end(), words.begin(), words.end());
+      names += (names.empty() ? "" : ", ") + name;
+      if (first == nullptr) first = &at;
+    }
+    if (first != nullptr)
+      note(first->line, first->column,
+           fmt::format("the file runs no command: read as the arguments its variables hold ({}), "
+                       "as a script that sources it passes them",
+                       names));
+  }
+
   maybe_error assign_array(const statement& s) {
     if (not_taken(s.name, s.line, 1)) return std::nullopt;
+    assigned(s.name, s.line, 1);
     std::vector<shell_word> elements;
     for (const auto& w : s.words)
       for (auto& f : expand(w, true)) elements.push_back(std::move(f));
@@ -1099,6 +1156,7 @@ class interpreter {
       return;
     }
     out.launcher.assign(fields.begin(), script);
+    out.name_is_assignment = name_is_assignment_ && depth_ == 0;
     out.outer = outer_;
     out.script = *script;
     out.args.assign(script + 1, fields.end());
@@ -1162,6 +1220,8 @@ class interpreter {
   std::vector<shell_word> outer_;  // the launcher of the `sh -c` string being read, if any
   std::vector<diagnostic> notes_;
   std::vector<shell_word> other_commands_;  // first words of commands that are not arguments
+  std::vector<std::pair<std::string, shell_word>> assigned_;  // variables set, first place each
+  bool name_is_assignment_ = false;  // the command being read is named by an expanded NAME=...
   std::size_t count_ = 0;
   std::size_t left_;     // expanded bytes still allowed
   bool over_ = false;    // an expansion ran past left_ or max_shell_word_bytes

@@ -18,7 +18,9 @@
 // a variable set from them, and everything inside one): the script is read as run without
 // arguments, so their assignments keep the value set before, and a variable set only there is
 // unresolved (shell_launch::chosen_by_arguments). `case` arms' patterns (`-z|--zero-stage)`) are
-// not commands. Private to the job module; pure functions, thread-safe.
+// not commands. A file that runs no command and has no argument lines is read as the arguments its
+// variables hold (a file of `MODEL_ARGS="..."` that launch scripts source). Private to the job
+// module; pure functions, thread-safe.
 
 #include <string>
 #include <string_view>
@@ -42,6 +44,10 @@ struct shell_word {
 /// The launch a script describes.
 struct shell_launch {
   std::vector<shell_word> launcher;  // the words before the script: torchrun, --nproc_per_node, 8
+  /// The launch's first word is `NAME=value` produced by an expansion (`$ENV_ARGS torchrun ...`):
+  /// bash takes assignments only as written, so it runs that word as the command's name, and
+  /// the launch fails.
+  bool name_is_assignment = false;
   /// When the command was read from a `sh -c` / `bash -c` string, the words before the shell
   /// (`srun`, `--ntasks-per-node`, `8`): srun runs the string once per task.
   std::vector<shell_word> outer;

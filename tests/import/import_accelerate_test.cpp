@@ -1,6 +1,10 @@
 #include <vramscope/import/importers.hpp>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "import/import_test_support.hpp"
 
@@ -314,6 +318,100 @@ TEST(ImportAccelerate, AKeyWrittenTwiceKeepsTheLast) {
             "the file with PyYAML, which keeps the last\n"
             "distributed_type: NO\n"
             "^ near here");
+}
+
+TEST(ImportAccelerate, AConfigWrittenInJsonIsReadByItsKeys) {
+  // JSON is YAML: accelerate reads a .yaml written in JSON syntax with yaml.safe_load. Its keys,
+  // not its braces, make it accelerate's rather than DeepSpeed's.
+  const std::string text =
+      "{\n  \"compute_environment\": \"LOCAL_MACHINE\",\n  \"distributed_type\": "
+      "\"MULTI_GPU\",\n  \"mixed_precision\": \"bf16\",\n  \"num_processes\": 8\n}\n";
+  EXPECT_EQ(detect_format(text), config_format::accelerate);
+  EXPECT_EQ(detect_format("{\"train_batch_size\": 32, \"zero_optimization\": {\"stage\": 2}}"),
+            config_format::deepspeed);
+  auto imported = import_config_text(text, "cfg.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->format, "accelerate");
+  EXPECT_EQ(imported->job.parallel.kind, strategy::ddp);
+  EXPECT_EQ(imported->job.hardware.gpus_per_node, 8);
+  EXPECT_EQ(find_note(imported->notes, "unknown option"), "");
+}
+
+TEST(ImportAccelerate, AnotherDistributedTypesSectionHasNoEffect) {
+  // accelerate reads fsdp_config only under FSDP and deepspeed_config only under DEEPSPEED.
+  auto imported = import_config_text(
+      "distributed_type: MULTI_GPU\nnum_processes: 4\nmixed_precision: bf16\nfsdp_config:\n"
+      "  fsdp_sharding_strategy: HYBRID_SHARD\n  fsdp_use_orig_params: true\n"
+      "deepspeed_config:\n  zero_stage: 3\n",
+      "cfg.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.parallel.kind, strategy::ddp);
+  EXPECT_NE(find_note(imported->notes, "reads fsdp_config only under distributed_type FSDP, so "
+                                       "its 2 option(s) have no effect"),
+            "");
+  EXPECT_NE(find_note(imported->notes, "reads deepspeed_config only under"), "");
+  EXPECT_NE(find_note(imported->no_effect, "fsdp_config.fsdp_sharding_strategy"), "");
+  auto fsdp = import_config_text(
+      "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n"
+      "  fsdp_sharding_strategy: SHARD_GRAD_OP\n",
+      "cfg.yaml");
+  ASSERT_TRUE(fsdp) << fsdp.error().to_string();
+  EXPECT_EQ(fsdp->job.parallel.fsdp_sharding, sharding::shard_grad_op);
+}
+
+TEST(ImportAccelerate, DeepSpeedConfigWrittenAsAPathIsNotRead) {
+  // accelerate launch copies only a map-valued deepspeed_config onto its arguments; under
+  // DEEPSPEED it then calls .keys() on the string and fails.
+  auto ddp = import_config_text("distributed_type: MULTI_GPU\nnum_processes: 8\n"
+                                "deepspeed_config: ./deepspeed_stage2.json\n",
+                                "cfg.yaml");
+  ASSERT_TRUE(ddp) << ddp.error().to_string();
+  EXPECT_EQ(ddp->job.parallel.kind, strategy::ddp);
+  EXPECT_NE(find_note(ddp->notes, "\"./deepspeed_stage2.json\" is a path"), "");
+  auto ds = import_config_text("distributed_type: DEEPSPEED\nnum_processes: 8\n"
+                               "deepspeed_config: ./deepspeed_stage2.json\n",
+                               "cfg.yaml");
+  ASSERT_FALSE(ds);
+  EXPECT_NE(ds.error().to_string().find(
+                "cfg.yaml:3:1: deepspeed_config: \"./deepspeed_stage2.json\" is a path"),
+            std::string::npos)
+      << ds.error().to_string();
+  EXPECT_NE(ds.error().to_string().find("{deepspeed_config_file: ./deepspeed_stage2.json}"),
+            std::string::npos);
+}
+
+// accelerate's num_processes is DeepSpeed's world size: what the JSON leaves out of
+// train_batch_size = micro x accumulation x world is derived from it, not from an assumption.
+TEST(ImportAccelerate, TheProcessCountFillsTheDeepSpeedBatchArithmetic) {
+  const auto dir = std::filesystem::temp_directory_path() / "vramscope_accelerate_world_test";
+  std::filesystem::create_directories(dir);
+  const auto write = [&](const char* name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+  };
+  write("no_micro.json", "{\"train_batch_size\": 64, \"gradient_accumulation_steps\": 2}\n");
+  write("no_accumulation.json",
+        "{\"train_batch_size\": 64, \"train_micro_batch_size_per_gpu\": 4}\n");
+  write("disagree.json", "{\"train_batch_size\": 64, \"train_micro_batch_size_per_gpu\": 4, "
+                        "\"gradient_accumulation_steps\": 1}\n");
+  const auto with = [&](const char* json) {
+    return import_config_text(
+        fmt::format("distributed_type: DEEPSPEED\nnum_processes: 4\ndeepspeed_config:\n"
+                    "  deepspeed_config_file: {}\n", json),
+        "acc.yaml", dir.string());
+  };
+  auto micro = with("no_micro.json");
+  ASSERT_TRUE(micro) << micro.error().to_string();
+  EXPECT_EQ(micro->job.hardware.gpus_per_node, 4);
+  EXPECT_EQ(micro->job.training.micro_batch, 8u);  // 64 / (2 x 4)
+  EXPECT_NE(find_note(micro->notes, "GPUs of the launch"), "");
+  auto accumulation = with("no_accumulation.json");
+  ASSERT_TRUE(accumulation) << accumulation.error().to_string();
+  EXPECT_EQ(accumulation->job.training.gradient_accumulation, 4);  // 64 / (4 x 4)
+  auto disagree = with("disagree.json");
+  ASSERT_FALSE(disagree);
+  EXPECT_NE(disagree.error().message.find("DeepSpeed's batch assertion fails"), std::string::npos)
+      << disagree.error().to_string();
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -782,6 +782,15 @@ TEST(ImportMegatron, MicrosoftMegatronDeepSpeedNamesAndLauncher) {
   EXPECT_EQ(nodes.job.hardware.gpus_per_node, 8);  // assumed, noted
   EXPECT_NE(find_note(nodes.notes, "deepspeed without --num_gpus"), "");
   EXPECT_EQ(key_of(nodes.job, "num_key_value_heads"), "2");
+  // --include host:slots@host:slots: the hosts and the GPUs listed on each.
+  const auto include =
+      import_ok("deepspeed --hostfile h --include \"a:0,1@b:6,7\" pretrain_gpt.py " + model + "\n");
+  EXPECT_EQ(include.job.hardware.nodes, 2);
+  EXPECT_EQ(include.job.hardware.gpus_per_node, 2);
+  EXPECT_EQ(find_note(include.notes, "deepspeed without --num_gpus"), "");
+  // A host without slots runs on all of its GPUs: not read from the file.
+  const auto all = import_ok("deepspeed --include a pretrain_gpt.py " + model + "\n");
+  EXPECT_NE(find_note(all.notes, "deepspeed without --num_gpus"), "");
 }
 
 TEST(ImportMegatron, MegatronDeepSpeedsZeroStageAndPaddedVocabulary) {
@@ -806,6 +815,55 @@ TEST(ImportMegatron, MegatronDeepSpeedsZeroStageAndPaddedVocabulary) {
   EXPECT_FALSE(plain.job.parallel.distributed_optimizer);
   const auto json_only = import_ok(launch(model + "--fp16 --deepspeed\n"));
   EXPECT_NE(find_note(json_only.notes, "the ZeRO stage is the DeepSpeed JSON's"), "");
+}
+
+// bash takes NAME=value as an assignment only where it is written before the command: one that
+// an expansion produces names the command, and the launch fails.
+TEST(ImportMegatron, AnAssignmentFromAnExpansionIsTheCommandsNameAndFails) {
+  const std::string model =
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128 "
+      "--seq-length 128 --micro-batch-size 1";
+  const std::string error = import_error("ENV_ARGS=\"WANDB_DISABLED=true NCCL_DEBUG=INFO\"\n"
+                                         "$ENV_ARGS torchrun --nproc_per_node 2 pretrain_gpt.py " +
+                                         model + "\n");
+  EXPECT_NE(error.find("args.txt:2:1: the launch of pretrain_gpt.py starts with "
+                       "WANDB_DISABLED=true, which an expansion produces"),
+            std::string::npos)
+      << error;
+  // Written literally, the same assignments are the command's environment.
+  const auto literal = import_ok("WANDB_DISABLED=true NCCL_DEBUG=INFO torchrun --nproc_per_node 2 "
+                                 "pretrain_gpt.py " + model + "\n");
+  EXPECT_EQ(literal.job.hardware.gpus_per_node, 2);
+}
+
+// A file of argument variables that runs nothing (NVIDIA's model-argument files that launch
+// scripts source) is read as the arguments they hold.
+TEST(ImportMegatron, AFileOfArgumentVariablesIsItsArguments) {
+  const auto imported = import_ok(
+      "#!/bin/bash\nTOKENIZER=gpt2\nMODEL_ARGS=\" \\\n    --num-layers 2 \\\n"
+      "    --hidden-size 64 \\\n"
+      "    --num-attention-heads 4 --max-position-embeddings 128 \\\n"
+      "    --seq-length 128 --micro-batch-size 1 --vocab-size 1000\n\"\n");
+  EXPECT_EQ(imported.job.training.seq_len, 128);
+  EXPECT_EQ(key_of(imported.job, "n_layer"), "2");
+  EXPECT_NE(find_note(imported.notes, "read as the arguments its variables hold (MODEL_ARGS)"), "");
+}
+
+// An entry script other than pretrain_gpt.py sets its own tokenizer default, which the launch
+// does not show: refused at the script's word when neither --tokenizer-type nor --vocab-size is
+// given.
+TEST(ImportMegatron, AnotherEntryScriptsTokenizerIsRefusedAtTheScript) {
+  const std::string model =
+      " --num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128"
+      " --seq-length 128 --micro-batch-size 1\n";
+  const std::string error =
+      import_error("torchrun --nproc_per_node 1 experiments/gpt2.py" + model);
+  EXPECT_NE(error.find("args.txt:1:29: the arguments give neither --tokenizer-type nor "
+                       "--vocab-size, and gpt2.py is not Megatron-LM's pretrain_gpt.py"),
+            std::string::npos)
+      << error;
+  const auto gpt = import_ok("torchrun --nproc_per_node 1 pretrain_gpt.py" + model);
+  EXPECT_NE(find_note(gpt.notes, "GPT2BPETokenizer"), "");
 }
 
 }  // namespace

@@ -380,11 +380,26 @@ TEST(ImportTorchtitan, ExpertTensorParallelismActsOnlyBesideExpertParallelism) {
     ASSERT_TRUE(imported) << imported.error().to_string();
     EXPECT_EQ(find_note(imported->notes, "expert_tensor_parallel_degree"), "") << degrees;
   }
+  // = tp: the experts split over the tensor-parallel ranks, the layout vramscope plans.
   auto both = import_config_text("[parallelism]\ntensor_parallel_degree = 2\n"
                                  "expert_parallel_degree = 4\nexpert_tensor_parallel_degree = 2\n",
                                  "t.toml");
   ASSERT_TRUE(both) << both.error().to_string();
-  EXPECT_NE(find_note(both->notes, "expert tensor parallelism"), "");
+  EXPECT_EQ(find_note(both->notes, "expert_tensor_parallel_degree"), "");
+  // 1 beside tp > 1: EP takes the tp ranks too in torchtitan, noted.
+  auto borrows = import_config_text(
+      "[parallelism]\ntensor_parallel_degree = 2\nexpert_parallel_degree = 2\n"
+      "expert_tensor_parallel_degree = 1\n",
+      "t.toml");
+  ASSERT_TRUE(borrows) << borrows.error().to_string();
+  EXPECT_NE(find_note(borrows->notes, "takes the tp ranks too"), "");
+  // Neither 1 nor tp: torchtitan's ParallelDims refuses it.
+  auto other = import_config_text("[parallelism]\ntensor_parallel_degree = 4\n"
+                                  "expert_parallel_degree = 2\nexpert_tensor_parallel_degree = 2\n",
+                                  "t.toml");
+  ASSERT_FALSE(other);
+  EXPECT_NE(other.error().message.find("only 1 or the tensor-parallel degree"), std::string::npos)
+      << other.error().to_string();
 }
 
 TEST(ImportTorchtitan, ErrorsAreLocated) {

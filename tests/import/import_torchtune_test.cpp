@@ -117,7 +117,8 @@ TEST(ImportTorchtune, CustomShardedLayersAreUnitsOfTheirOwnUnderFsdp2Only) {
 }
 
 // Full DPO and GRPO load a frozen reference copy of the model from ref_checkpointer: two models,
-// refused at that line as the other several-model recipes are; the LoRA DPO recipe disables its
+// refused at the section that
+// names it, as the other several-model recipes are; the LoRA DPO recipe disables its
 // adapters for the reference instead, one model, and its loss's hyper-parameters change nothing.
 TEST(ImportTorchtune, AReferenceModelIsASecondModel) {
   const std::string model = "model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\n";
@@ -126,8 +127,8 @@ TEST(ImportTorchtune, AReferenceModelIsASecondModel) {
                                          "  _component_: torchtune.training.FullModelHFCheckpointer\n",
                                      "dpo.yaml");
   ASSERT_FALSE(full_dpo);
-  EXPECT_NE(full_dpo.error().to_string().find("dpo.yaml:4:3: ref_checkpointer._component_: this "
-                                              "recipe holds several models"),
+  EXPECT_NE(full_dpo.error().to_string().find("dpo.yaml:3:1: ref_checkpointer: this recipe "
+                                              "holds several models"),
             std::string::npos)
       << full_dpo.error().to_string();
 
@@ -212,13 +213,14 @@ TEST(ImportTorchtune, RefusesRecipesThatHoldSeveralModelsAtTheirLine) {
                              "teacher_model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\n",
                              "kd.yaml");
   ASSERT_FALSE(kd);
-  EXPECT_NE(kd.error().to_string().find("kd.yaml:4:3: teacher_model._component_: this recipe holds "
+  EXPECT_NE(kd.error().to_string().find("kd.yaml:3:1: teacher_model: this recipe holds "
                                         "several models"),
             std::string::npos) << kd.error().to_string();
   auto ppo = import_torchtune("policy_model:\n  _component_: torchtune.models.mistral.mistral_7b\n",
                               "ppo.yaml");
   ASSERT_FALSE(ppo);
-  EXPECT_NE(ppo.error().to_string().find("ppo.yaml:2:3: policy_model._component_"), std::string::npos)
+  EXPECT_NE(ppo.error().to_string().find("ppo.yaml:1:1: policy_model: this recipe"),
+            std::string::npos)
       << ppo.error().to_string();
 }
 
@@ -377,6 +379,29 @@ TEST(ImportTorchtune, AComponentBuilderWithAShapeIsThatModel) {
                                            "shape"),
             std::string::npos)
       << other.error().to_string();
+}
+
+// Before torchtune 0.1 (80a2114b1, 2024-03) the CLI was `tune [torchrun options] RECIPE`,
+// without `run`; that era's full_finetune_distributed wraps in FSDP1.
+TEST(ImportTorchtune, ThePreReleaseLaunchLineNamesTheRecipe) {
+  const std::string body =
+      "# Config for FullFinetuneRecipe in full_finetune_distributed.py\n"
+      "#   tune --nnodes 1 --nproc_per_node 2 full_finetune_distributed \\\n"
+      "#   --config full_finetune_distributed\n"
+      "model:\n  _component_: torchtune.models.llama2.llama2_7b\n"
+      "checkpointer:\n  _component_: torchtune.utils.FullModelMetaCheckpointer\n"
+      "batch_size: 2\n";
+  auto imported = import_config_text(body, "old.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.parallel.kind, strategy::fsdp1);
+  EXPECT_EQ(imported->job.hardware.gpus_per_node, 2);
+  // `tune download` and `tune cp` name no recipe to run.
+  auto other = import_config_text(
+      "#   tune download meta-llama/Llama-2-7b --output-dir /tmp\n"
+      "model:\n  _component_: torchtune.models.llama2.llama2_7b\n",
+      "dl.yaml");
+  ASSERT_TRUE(other) << other.error().to_string();
+  EXPECT_EQ(other->job.parallel.kind, strategy::single);
 }
 
 }  // namespace

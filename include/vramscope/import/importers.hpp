@@ -85,7 +85,8 @@ inline constexpr const char* import_formats_help =
     "import an accelerate YAML, DeepSpeed JSON, torchtitan TOML, torchtune YAML config or a "
     "Megatron-LM launch script or argument list";
 
-/// Decides the format from the content (never the file name): a JSON object is DeepSpeed; a
+/// Decides the format from the content (never the file name): a JSON object is accelerate's
+/// when it has accelerate's distributed_type or compute_environment, else DeepSpeed's; a
 /// TOML file with [model] / [training] / [parallelism] tables is torchtitan; a YAML file with a
 /// `_component_: torchtune....` is a torchtune recipe config; a YAML map with distributed_type
 /// or compute_environment is accelerate; otherwise a file with a `pretrain_*.py` word or a

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 
 #include "import/megatron/megatron_args.hpp"
 #include "import/shell_launch.hpp"
@@ -277,6 +278,40 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
         value = words[++i].text;
       std::replace(key.begin() + 2, key.end(), '-', '_');
       hostfile = hostfile || key == "--hostfile" || key == "-H";
+      // --include / -i "host:0,1@host2:6,7": these hosts, and on each the slots listed
+      // (deepspeed/launcher/runner.py, parse_resource_filter). A host without slots runs on
+      // all of its GPUs, which the file does not say; unequal hosts are not one node shape.
+      if ((key == "--include" || key == "-i") && !given[0] && !given[1]) {
+        std::vector<long long> slots;
+        for (std::size_t start = 0; start <= value.size();) {
+          const auto end = std::min(value.find('@', start), value.size());
+          const std::string host = value.substr(start, end - start);
+          start = end + 1;
+          const auto colon = host.find(':');
+          if (colon == std::string::npos) {
+            slots.push_back(0);
+            continue;
+          }
+          const std::string listed = host.substr(colon + 1);
+          slots.push_back(1 +
+                          static_cast<long long>(std::count(listed.begin(), listed.end(), ',')));
+        }
+        if (std::find(slots.begin(), slots.end(), 0) == slots.end() &&
+            std::adjacent_find(slots.begin(), slots.end(), std::not_equal_to<>()) == slots.end()) {
+          const entry e{"deepspeed " + key, {value, {}, false}, false, where(words[i])};
+          counts[0] = slots.front();
+          counts[1] = static_cast<long long>(slots.size());
+          given[0] = given[1] = true;
+          std::string problem = ctx.set("hardware.gpus_per_node", std::to_string(counts[0]), e);
+          if (problem.empty()) problem = ctx.set("hardware.nodes", std::to_string(counts[1]), e);
+          if (!problem.empty()) {
+            error = at(e.where, problem);
+            return 0;
+          }
+          ctx.note(e, fmt::format("deepspeed --include {}: {} host(s) of {} GPU(s)", value,
+                                  counts[1], counts[0]));
+        }
+      }
       const int k = key == "--num_gpus" || key == "--num_accelerators" ? 0
                     : key == "--num_nodes"                            ? 1
                                                                       : -1;
@@ -877,6 +912,18 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                                    ? detail::location(source, text, anchor->line, anchor->column)
                                    : detail::location(source, text, 1, 1);
   const std::string script = detail::script_name(launch->script.text);
+  if (launch->name_is_assignment && !launch->launcher.empty()) {
+    const auto& name = launch->launcher.front();
+    const std::string word = name.text.substr(0, name.text.find('='));
+    return detail::at(
+        detail::location(source, text, name.line, name.column),
+        fmt::format("the launch of {} starts with {}, which an expansion produces: bash takes "
+                    "NAME=value as an assignment only where it is written before the command, so "
+                    "it runs \"{}\" as the command's name, which fails, and {} never starts; "
+                    "write the assignments themselves before the launcher (or export {} "
+                    "beforehand) to plan it",
+                    script, name.text, name.text, script, word));
+  }
   if (const auto other = detail::other_model_script(script); !other.empty())
     return detail::at(script_at,
                       fmt::format("{} builds {}, which vramscope does not plan from Megatron-LM "
@@ -926,6 +973,19 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                                script));
     ctx.entries.push_back(std::move(gpt2));
   }
+  // Another entry script (a fork's own train.py) sets its own defaults, which the launch does
+  // not show: without --tokenizer-type or --vocab-size its vocabulary is unknown, and the
+  // refusal points at the script that decides it.
+  if (ctx.find("--tokenizer-type") == nullptr && ctx.find("--vocab-size") == nullptr &&
+      ctx.find("--pad-vocab-size-to") == nullptr && !script.empty() &&
+      script.rfind("pretrain_", 0) != 0 && script.rfind("finetune_gpt", 0) != 0)
+    return detail::at(script_at,
+                      fmt::format("the arguments give neither --tokenizer-type nor --vocab-size, "
+                                  "and {} is not Megatron-LM's pretrain_gpt.py, whose default "
+                                  "tokenizer (GPT2BPETokenizer) is known: its own default is in "
+                                  "the script; add --vocab-size N (the tokenizer's vocabulary "
+                                  "before Megatron pads it) or --tokenizer-type",
+                                  script));
   for (const auto& [name, value] : launch->exports) {
     // Exported variables reach the training processes: the job's environment.
     const detail::entry e{"export " + name,
