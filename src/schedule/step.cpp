@@ -966,8 +966,21 @@ bool collectives_record_stream(const job::job_spec& job) {
 
 namespace {
 
-result<program> build(const model::model_spec& model, const job::job_spec& job, int rank,
+// LitGPT's GPT builds its head as a Linear of its own and never ties it to the embedding
+// (litgpt/model.py and lora.py, GPT.__init__; only pretrain.py ties them, under
+// train.tie_embeddings), and its converter copies the embedding into lm_head.weight where a
+// Hugging Face checkpoint has none (scripts/convert_hf_checkpoint.py, copy_weights_hf_llama,
+// which Llama, Gemma and Mistral use): a tied model fine-tuned with LitGPT holds the table twice,
+// the head's copy trained, quantised or wrapped as any Linear.
+bool unties_head(const model::model_spec& model, const job::job_spec& job) {
+  return job.training.model_code == job::model_impl::litgpt && model.text.tied_embeddings;
+}
+
+result<program> build(const model::model_spec& given, const job::job_spec& job, int rank,
                       const schedule_options& options, program_watcher* watcher) {
+  const bool untie = unties_head(given, job);
+  const model::model_spec untied = untie ? model::with_own_head(given) : model::model_spec{};
+  const model::model_spec& model = untie ? untied : given;
   if (rank < 0 || rank >= job.world_size())
     return error_at("job", "rank " + std::to_string(rank) + " is outside the job's " +
                                std::to_string(job.world_size()) + " ranks");
@@ -1027,6 +1040,8 @@ result<program> build_program(const model::model_spec& model, const job::job_spe
 }
 
 parameter_split split_parameters(const model::model_spec& model, const job::job_spec& job) {
+  if (unties_head(model, job))
+    return split_of(make_layout(model::with_own_head(model), job, make_rank_info(job, 0)));
   return split_of(make_layout(model, job, make_rank_info(job, 0)));
 }
 
