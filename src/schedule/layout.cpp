@@ -2,6 +2,7 @@
 
 #include "schedule/keep_last.hpp"
 
+#include <vramscope/core/version.hpp>
 #include <vramscope/model/modules.hpp>
 
 #include <algorithm>
@@ -588,17 +589,21 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
     const bool drop_counted = fused && fused->dropped;
     if (fused && dropped) fused->dropped = true;
     // bitsandbytes' matmuls keep their input whenever it needs a gradient (MatMul4Bit and
-    // MatMul8bitLt save A for the backward), frozen weight or not.
-    if (group != nullptr && ((target && adapter_saves_input(lora.method) && !dropped) ||
-                             (f.quantised && lora.quantizer == "bitsandbytes")))
+    // MatMul8bitLt save A for the backward), frozen weight or not; MatMul4Bit from 0.43.2 keeps
+    // none (bitsandbytes 9e753741: ctx.tensors = (None, B), its backward never reads A), which
+    // LitGPT's jobs say by their release (0.5.5 on pins bitsandbytes 0.44 and later).
+    const bool keeps_a = f.quantised && lora.quantizer == "bitsandbytes" &&
+                         !(litgpt && !job.framework.litgpt.empty() &&
+                           version_number(job.framework.litgpt) >= version_number("0.5.5") &&
+                           *lora.base_quantization != dtype::i8);
+    if (group != nullptr && ((target && adapter_saves_input(lora.method) && !dropped) || keeps_a))
       ul->inputs.*group = true;
     if (dropped && !drop_counted) {
       const std::uint64_t in = row_parallel(t.name) ? ceil_div(t.shape[1], static_cast<std::uint64_t>(r.tp)) : t.shape[1];
       const bytes copy = adapter_saves_input(lora.method) ? in * static_cast<bytes>(out.dtypes.compute) : 0;
       ul->adapter_saved_per_token += static_cast<bytes>(pairs) * (copy + in);
     }
-    if (f.quantised && lora.quantizer == "bitsandbytes" && *lora.base_quantization != dtype::i8 &&
-        group != nullptr) {
+    if (keeps_a && *lora.base_quantization != dtype::i8 && group != nullptr) {
       const std::uint64_t in = row_parallel(t.name) ? ceil_div(t.shape[1], static_cast<std::uint64_t>(r.tp)) : t.shape[1];
       note_ctx_input(ctx_rows[static_cast<std::size_t>(ul - out.units.data())], group, in);
     }

@@ -223,6 +223,24 @@ TEST(Layout, Bitsandbytes4BitMatmulsKeepTheirInputsOnTheContext) {
   EXPECT_EQ(make_layout(m, j, make_rank_info(j, 0)).units[2].bnb_ctx_inputs_per_token, 0u);
 }
 
+// bitsandbytes 0.43.2 on (LitGPT 0.5.5 on) keeps no input in MatMul4Bit: a QLoRA block keeps
+// the attention output and the MLP's product only where something else saves them.
+TEST(Layout, Bitsandbytes0432KeepsNoMatmulInput) {
+  const auto m = testing::tiny_llama();
+  auto j = qlora_job();
+  j.training.model_code = job::model_impl::litgpt;
+  j.lora.targets = {"q_proj", "v_proj"};
+  j.framework.litgpt = "0.4.0";
+  const auto old = make_layout(m, j, make_rank_info(j, 0));
+  EXPECT_TRUE(old.units[2].inputs.o);
+  EXPECT_TRUE(old.units[2].inputs.down);
+  j.framework.litgpt = "0.5.5";
+  const auto fixed = make_layout(m, j, make_rank_info(j, 0));
+  EXPECT_FALSE(fixed.units[2].inputs.o);
+  EXPECT_FALSE(fixed.units[2].inputs.down);
+  EXPECT_EQ(fixed.units[2].bnb_ctx_inputs_per_token, 0u);
+}
+
 // Lightning's BitsandbytesPrecision (LitGPT) quantises from fp16: under bf16 each matmul holds
 // the fp16 dequantisation and its bf16 cast at once; transformers quantises from the compute
 // dtype, and fp16 compute needs no cast.
