@@ -96,7 +96,8 @@ model_spec with_own_head(const model_spec& spec) {
   for (std::size_t i = 0; i < out.tensors.size(); ++i)
     if (out.tensors[i].unit == last_norm) at = i + 1;
   out.tensors.insert(out.tensors.begin() + static_cast<std::ptrdiff_t>(at),
-                     tensor{prefix + "lm_head.weight", {s.vocab, s.hidden}, table->type, unit_name});
+                     tensor{prefix + "lm_head.weight", {s.vocab, s.hidden}, table->type,
+                            unit_name});
   out.units.insert(out.units.begin() + static_cast<std::ptrdiff_t>(norm + 1),
                    unit{unit_name, unit_kind::head, 0, 0});
   recompute_units(out);

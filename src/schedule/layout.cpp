@@ -604,7 +604,9 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
       ul->adapter_saved_per_token += static_cast<bytes>(pairs) * (copy + in);
     }
     if (keeps_a && *lora.base_quantization != dtype::i8 && group != nullptr) {
-      const std::uint64_t in = row_parallel(t.name) ? ceil_div(t.shape[1], static_cast<std::uint64_t>(r.tp)) : t.shape[1];
+      const std::uint64_t in = row_parallel(t.name)
+                                   ? ceil_div(t.shape[1], static_cast<std::uint64_t>(r.tp))
+                                   : t.shape[1];
       note_ctx_input(ctx_rows[static_cast<std::size_t>(ul - out.units.data())], group, in);
     }
     if (f.quantised)
