@@ -64,4 +64,44 @@ void recompute_units(model_spec& spec) {
   }
 }
 
+model_spec with_own_head(const model_spec& spec) {
+  if (!spec.text.tied_embeddings || spec.text.vocab == 0) return spec;
+  const auto& s = spec.text;
+  // The embedding's token table: the text stack's first embedding tensor of vocab x hidden.
+  const tensor* table = nullptr;
+  for (const auto& u : spec.units) {
+    if (u.kind != unit_kind::embedding || !u.name.starts_with(s.unit_prefix)) continue;
+    for (const auto& t : spec.tensors)
+      if (t.unit == u.name && t.shape == std::vector<std::uint64_t>{s.vocab, s.hidden}) {
+        table = &t;
+        break;
+      }
+    if (table != nullptr) break;
+  }
+  // The head follows the text stack's final norm (the last norm unit of the text stack).
+  std::size_t norm = spec.units.size();
+  for (std::size_t i = 0; i < spec.units.size(); ++i)
+    if (spec.units[i].kind == unit_kind::norm && spec.units[i].name.starts_with(s.unit_prefix))
+      norm = i;
+  if (table == nullptr || norm == spec.units.size()) return spec;
+  model_spec out = spec;
+  const std::string prefix = s.unit_prefix;
+  const std::string unit_name = prefix + "lm_head";
+  for (const auto& u : out.units)
+    if (u.name == unit_name) return spec;  // a unit of that name exists: leave the model alone
+  out.text.tied_embeddings = false;
+  const auto& last_norm = spec.units[norm].name;
+  // After the norm's last tensor, so that tensors stay in unit order.
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < out.tensors.size(); ++i)
+    if (out.tensors[i].unit == last_norm) at = i + 1;
+  out.tensors.insert(out.tensors.begin() + static_cast<std::ptrdiff_t>(at),
+                     tensor{prefix + "lm_head.weight", {s.vocab, s.hidden}, table->type,
+                            unit_name});
+  out.units.insert(out.units.begin() + static_cast<std::ptrdiff_t>(norm + 1),
+                   unit{unit_name, unit_kind::head, 0, 0});
+  recompute_units(out);
+  return out;
+}
+
 }  // namespace vramscope::model

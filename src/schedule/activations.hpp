@@ -103,4 +103,10 @@ unit_activations activations_for(model::unit_kind kind, const model::stack_shape
                                  const job::job_spec& job, token_shape t, int tp,
                                  const saved_inputs& inputs);
 
+/// The head of training.loss litgpt (`a`, as activations_for made it, before anything else was
+/// added to its backward) whose weight bitsandbytes quantised: `dequantised` bytes (the weight
+/// as each slice's matmul dequantises it) made before the logits in forward, and the backward
+/// in op order (activations_litgpt.cpp).
+void litgpt_dequantised_head(unit_activations& a, bytes dequantised);
+
 }  // namespace vramscope::schedule

@@ -10,13 +10,14 @@ namespace vramscope::schedule::activation {
 // LitGPT's fine-tuning step (finetune/lora.py: model(input_ids, lm_head_chunk_size=128),
 // then utils.chunked_cross_entropy): the head runs on 128-token slices of each sequence. The
 // model is a Fabric module, and Fabric converts every floating-point output of forward to
-// the default dtype, fp32 (lightning/fabric/plugins/precision/half.py and amp.py,
-// convert_output; wrapper.py _FabricModule.forward): the list of fp32 slices lives through
-// backward, and cross-entropy per slice saves its fp32 log-softmax output. The slices in
-// the compute dtype die when the converted list replaces them, before the loss allocates
-// anything, so they never sit beside the log-softmax outputs and add no peak. Backward
-// handles one slice at a time: the fp32 gradients of its log-softmax output and input,
-// then the gradient of the conversion in the compute dtype.
+// the default dtype, fp32 (lightning/fabric/plugins/precision/half.py, amp.py and
+// bitsandbytes.py, convert_output; wrapper.py _FabricModule.forward): the list of fp32 slices
+// lives through backward, and cross-entropy per slice saves its fp32 log-softmax output. The
+// conversion makes the whole fp32 list while the list in the compute dtype is still held
+// (apply_to_collection builds a new list); that one dies as the converted list replaces it,
+// before the loss allocates anything (saved_from). Backward handles one slice at a time: the
+// fp32 gradients of its log-softmax output and input, then the gradient of the conversion in
+// the compute dtype.
 unit_activations litgpt_head(const dims& d, const head_sizes& h) {
   unit_activations a;
   const std::uint64_t v = h.v;
@@ -24,9 +25,48 @@ unit_activations litgpt_head(const dims& d, const head_sizes& h) {
   const std::uint64_t slice = d.batch * std::min<std::uint64_t>(128, d.seq) * v;
   a.saved.push_back(4 * nv);  // the fp32 logit slices
   a.saved.push_back(4 * nv);  // their log-softmax outputs
+  if (d.c != 4) {             // the slices in the compute dtype, converted
+    a.saved_from.push_back(d.c * nv);
+    a.saved_from_at = 0;
+  }
   a.backward_temps.insert(a.backward_temps.end(), {4 * slice, 4 * slice});
   if (d.c != 4) a.backward_temps.push_back(d.c * slice);
   return a;
 }
 
 }  // namespace vramscope::schedule::activation
+
+namespace vramscope::schedule {
+
+// A head that bitsandbytes quantised under LitGPT (Lightning's BitsandbytesPrecision converts
+// lm_head too): each 128-token slice's matmul dequantises the whole weight
+// (MatMul4Bit.forward), so the dequantised weight exists while the slices are made, before the
+// list in the compute dtype is complete, and goes before the fp32 conversion (gathered_from). In
+// backward autograd runs the nodes that became ready with the highest sequence number first:
+// every slice's cross-entropy (as before), then every conversion's backward, which turns the
+// fp32 logit gradients into the compute dtype, then every slice's matmul, which dequantises the
+// weight again for the input gradient (MatMul4Bit.backward) beside the slices' gradients in
+// the compute dtype.
+void litgpt_dequantised_head(unit_activations& a, bytes dequantised) {
+  VRAMSCOPE_EXPECTS(a.saved.size() >= 2 && a.backward_steps.empty(),
+                    "litgpt_dequantised_head of a head litgpt_head did not make");
+  const bool converted = !a.saved_from.empty();
+  const bytes compute_logits = converted ? a.saved_from[0] : 0;
+  a.gathered_from.push_back(dequantised);
+  const std::size_t n = a.saved.size();
+  auto& st = a.backward_steps;
+  // The cross-entropy's temporaries of one slice, beside everything saved.
+  for (std::size_t k = 0; k < a.backward_temps.size(); ++k)
+    st.push_back({a.backward_temps[k], 0, k + 1 == a.backward_temps.size()});
+  const std::size_t temps = a.backward_temps.size();
+  for (std::size_t k = 0; k < temps; ++k) st.push_back({0, n + k});
+  st.push_back({0, 1});  // the log-softmax outputs go; the fp32 gradients take their place...
+  if (converted) st.push_back({compute_logits, 0});  // ...and become the compute dtype's
+  const std::size_t grads = n + st.size() - 1;
+  st.push_back({dequantised, 0, true});  // the input gradient's matmul
+  st.push_back({0, n + st.size() - 1});
+  if (converted) st.push_back({0, grads});
+  a.backward_temps.clear();
+}
+
+}  // namespace vramscope::schedule

@@ -2,6 +2,7 @@
 
 #include "schedule/keep_last.hpp"
 
+#include <vramscope/core/version.hpp>
 #include <vramscope/model/modules.hpp>
 
 #include <algorithm>
@@ -404,6 +405,61 @@ bytes litgpt_zero_pad_per_token(const litgpt_qkv& rows, int tp, bytes compute) {
   return ceil_div(adapted, static_cast<std::uint64_t>(std::max(1, tp))) * compute;
 }
 
+// Bytes a value of a quantised weight takes while its matmul dequantises it. bitsandbytes
+// dequantises into the dtype the weight was quantised from (functional.dequantize_4bit: the
+// QuantState's dtype) and MatMul4Bit casts that to the input's dtype, forward and backward
+// (`dequantize_4bit(B, state).to(A.dtype)`); the uncast copy goes once the cast exists.
+// Lightning's BitsandbytesPrecision, which LitGPT uses, quantises from fp16
+// (fabric/plugins/precision/bitsandbytes.py, _Linear4bit.quantize: `.to(dtype=torch.half)`), so
+// under bf16 both copies exist at once; transformers quantises from the load dtype, the compute
+// dtype, and the cast is a no-op.
+bytes dequantised_bytes(const job::job_spec& job, int compute) {
+  const bool from_half = job.training.model_code == job::model_impl::litgpt &&
+                         job.lora.quantizer == "bitsandbytes" && job.lora.base_quantization &&
+                         *job.lora.base_quantization != dtype::i8;
+  const bool cast = from_half && job.precision.params != dtype::f16;
+  return static_cast<bytes>(compute) + (cast ? 2 : 0);
+}
+
+// The inputs of a unit's bitsandbytes 4-bit matmuls, per layer group: the widest input of
+// each group (the group's matrices read one tensor).
+struct ctx_inputs {
+  std::uint64_t qkv = 0, o = 0, mlp = 0, down = 0, head = 0;
+};
+
+void note_ctx_input(ctx_inputs& c, bool saved_inputs::*group, std::uint64_t in) {
+  std::uint64_t* slot = group == &saved_inputs::qkv    ? &c.qkv
+                        : group == &saved_inputs::o    ? &c.o
+                        : group == &saved_inputs::mlp  ? &c.mlp
+                        : group == &saved_inputs::down ? &c.down
+                        : group == &saved_inputs::head ? &c.head
+                                                       : nullptr;
+  if (slot != nullptr) *slot = std::max(*slot, in);
+}
+
+// unit_layout::bnb_ctx_inputs_per_token from each unit's groups. MatMul4Bit keeps its input only
+// when it or the weight needs a gradient (any(ctx.needs_input_grad[:2])): a norm output of a
+// unit's input that nothing before it trains (the first block's, where the embedding is frozen)
+// is not kept; in a parallel block both norms read the unit's input, and where one norm feeds
+// attention and MLP (Falcon-7B, Phi) both read the same tensor.
+void set_ctx_inputs(layout& out, const std::vector<ctx_inputs>& rows, model::block_form form) {
+  const bool parallel = form != model::block_form::sequential;
+  const bool shared_norm = form == model::block_form::parallel_shared;
+  bool grad_reaches = false;  // an earlier unit trains: its output's gradient is needed
+  for (std::size_t i = 0; i < out.units.size(); ++i) {
+    auto& ul = out.units[i];
+    const auto& c = rows[i];
+    const bool trains = !ul.trainable.empty();
+    // After the unit's first matrices (and their adapters) the gradient is needed where the
+    // unit trains anything; its first norm's output only where an earlier unit trains.
+    std::uint64_t values = 0;
+    if (grad_reaches || trains) values = c.o + c.down + c.head + (parallel ? 0 : c.mlp);
+    if (grad_reaches) values += c.qkv + (parallel && !(shared_norm && c.qkv > 0) ? c.mlp : 0);
+    ul.bnb_ctx_inputs_per_token = values * static_cast<bytes>(out.dtypes.compute);
+    grad_reaches = grad_reaches || trains;
+  }
+}
+
 // What make_layout reads from each tensor's name (expert_index, input_group), in the order of
 // model.tensors. Every layout of a what-if grid lays out the same model: the answers are kept
 // per thread for as long as the names are the same (checked, name by name, on each call).
@@ -482,6 +538,7 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
   std::uint64_t max_out = 0, max_in = 0;
   const bool litgpt = job.training.model_code == job::model_impl::litgpt;
   std::vector<litgpt_qkv> qkv_rows(litgpt ? out.units.size() : 0);
+  std::vector<ctx_inputs> ctx_rows(out.units.size());
   const auto& facts = name_facts_of(model);
   for (std::size_t ti = 0; ti < model.tensors.size(); ++ti) {
     const auto& t = model.tensors[ti];
@@ -532,17 +589,29 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
     const bool drop_counted = fused && fused->dropped;
     if (fused && dropped) fused->dropped = true;
     // bitsandbytes' matmuls keep their input whenever it needs a gradient (MatMul4Bit and
-    // MatMul8bitLt save A for the backward), frozen weight or not.
-    if (group != nullptr && ((target && adapter_saves_input(lora.method) && !dropped) ||
-                             (f.quantised && lora.quantizer == "bitsandbytes")))
+    // MatMul8bitLt save A for the backward), frozen weight or not; MatMul4Bit from 0.43.2 keeps
+    // none (bitsandbytes 9e753741: ctx.tensors = (None, B), its backward never reads A), which
+    // LitGPT's jobs say by their release (0.5.5 on pins bitsandbytes 0.44 and later).
+    const bool keeps_a = f.quantised && lora.quantizer == "bitsandbytes" &&
+                         !(litgpt && !job.framework.litgpt.empty() &&
+                           version_number(job.framework.litgpt) >= version_number("0.5.5") &&
+                           *lora.base_quantization != dtype::i8);
+    if (group != nullptr && ((target && adapter_saves_input(lora.method) && !dropped) || keeps_a))
       ul->inputs.*group = true;
     if (dropped && !drop_counted) {
       const std::uint64_t in = row_parallel(t.name) ? ceil_div(t.shape[1], static_cast<std::uint64_t>(r.tp)) : t.shape[1];
       const bytes copy = adapter_saves_input(lora.method) ? in * static_cast<bytes>(out.dtypes.compute) : 0;
       ul->adapter_saved_per_token += static_cast<bytes>(pairs) * (copy + in);
     }
+    if (keeps_a && *lora.base_quantization != dtype::i8 && group != nullptr) {
+      const std::uint64_t in = row_parallel(t.name)
+                                   ? ceil_div(t.shape[1], static_cast<std::uint64_t>(r.tp))
+                                   : t.shape[1];
+      note_ctx_input(ctx_rows[static_cast<std::size_t>(ul - out.units.data())], group, in);
+    }
     if (f.quantised)
-      ul->largest_dequantised = std::max<bytes>(ul->largest_dequantised, n * static_cast<bytes>(out.dtypes.compute));
+      ul->largest_dequantised =
+          std::max<bytes>(ul->largest_dequantised, n * dequantised_bytes(job, out.dtypes.compute));
     // torch.autocast casts a frozen float matrix for each matmul and autograd keeps the cast
     // for the input gradient (only leaf tensors that require grad are cached instead).
     const bool embedding = ul->kind == model::unit_kind::embedding || ul->kind == model::unit_kind::vision_embedding;
@@ -572,6 +641,7 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
   for (std::size_t i = 0; i < qkv_rows.size(); ++i)
     out.units[i].adapter_saved_per_token +=
         litgpt_zero_pad_per_token(qkv_rows[i], r.tp, static_cast<bytes>(out.dtypes.compute));
+  set_ctx_inputs(out, ctx_rows, model.text.form);
   add_model_level_adapters(model, job, out, max_out, max_in);
   // FSDP1 with use_orig_params flattens a unit's frozen and trainable parameters into one
   // FlatParameter, which requires grad when any of them does, and in forward the module's

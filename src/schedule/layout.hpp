@@ -105,10 +105,16 @@ struct unit_layout {
   bytes frozen_bytes = 0;                // sum of frozen[].stored (summed by make_layout)
   bytes frozen_gathered_bytes = 0;       // sum of frozen[].gathered (summed by make_layout)
   bytes quant_state_bytes = 0;           // sum of frozen[].quant_state (summed by make_layout)
-  bytes largest_dequantised = 0;         // largest quantised weight in the compute dtype
+  bytes largest_dequantised = 0;         // largest quantised weight as its matmul dequantises it
+                                         // (with the uncast copy where a cast follows)
   bytes autocast_frozen_bytes = 0;       // frozen float matrices cast by autocast, saved for backward
   bytes adapter_saved_per_token = 0;     // PEFT activations saved for backward, per token
   bytes adapter_transient = 0;           // PEFT transient in forward (DoRA's weight norm)
+  // Per token: the inputs of the unit's bitsandbytes 4-bit matmuls that need a gradient, one
+  // entry per distinct tensor (q, k and v read one). bitsandbytes before 0.43.2 keeps them as
+  // attributes of the autograd context (MatMul4Bit.forward: ctx.tensors = (A, B)), which
+  // backward does not release: they live as long as the graph (step.cpp, the previous graph).
+  bytes bnb_ctx_inputs_per_token = 0;
   saved_inputs inputs;                   // which layer inputs autograd keeps (all when training
                                          // every weight)
 

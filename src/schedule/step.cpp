@@ -4,6 +4,7 @@
 
 #include <vramscope/job/lengths.hpp>
 #include <vramscope/job/model_checks.hpp>
+#include <vramscope/core/version.hpp>
 
 #include <fmt/format.h>
 
@@ -63,6 +64,25 @@ struct pipeline_part {
   bool first_chunk_has_input = false;  // the embedding: no activation arrives from a peer
 };
 
+// LitGPT's fine-tuning loop (finetune/lora.py: `logits = model(input_ids,
+// lm_head_chunk_size=128)`, then the loss and fabric.backward) keeps the list of logits in
+// `logits` until the next micro-batch's forward returns its own, and with it the autograd graph
+// of the micro-batch before (`loss`, the other reference, becomes a float at every log_interval,
+// 1 in litgpt's defaults and its config hub). A graph after backward holds what custom
+// functions keep as context attributes: bitsandbytes 0.42.0, which litgpt 0.1 to 0.5.4 pin
+// (pyproject.toml; bitsandbytes >= 0.44 from 0.5.5), keeps each 4-bit matmul's input so
+// (MatMul4Bit, ctx.tensors = (A, B); bitsandbytes 9e753741 "fix QLoRA mem bug", 0.43.2, keeps
+// none). lit-gpt before litgpt 0.1 (framework.litgpt empty) runs its longest sample first
+// (finetune/lora.py: `longest_seq_ix if iter_num == 0`): the step the job's length describes has
+// no graph before it, and the shorter steps after it are not planned.
+bool keeps_previous_graph(const job::job_spec& j) {
+  const auto& l = j.lora;
+  return j.training.loss == job::loss_impl::litgpt &&
+         j.training.model_code == job::model_impl::litgpt && !j.framework.litgpt.empty() &&
+         version_number(j.framework.litgpt) < version_number("0.5.5") && l.enabled &&
+         l.base_quantization && *l.base_quantization != dtype::i8 && l.quantizer == "bitsandbytes";
+}
+
 class driver {
  public:
   driver(const model::model_spec& m, const job::job_spec& j, int rank, const schedule_options& o,
@@ -76,6 +96,7 @@ class driver {
         ctx_{m, j, placed(make_rank_info(j, rank)), *layout_, out_, {}, layout_},
         offload_(j, out_) {
     record_stream_ = collectives_record_stream(j);
+    keeps_previous_graph_ = keeps_previous_graph(j);
     build_activations(j);
     current_length_ = j.training.seq_len;
     bool first_steps = true;  // the first unit with steps marks the model's first matmul
@@ -199,6 +220,7 @@ class driver {
       if (steps > 2 && step + 1 < steps && out_.steady(boundary::step)) break;
     }
     evaluate();
+    free_all(out_, previous_graph_);
     s->save_checkpoint();
     auto p = out_.take();
     p.rank_specific = place_read_;
@@ -577,7 +599,10 @@ class driver {
     }
     out_.phase("forward:loss");
     strategy_->pre_loss();
+    releases_previous_graph_ = true;  // as the model's output replaces the last one
     forward_unit(loss_, loss_saved_, false, {0, kept_unit});
+    releases_previous_graph_ = false;
+    free_all(out_, previous_graph_);  // (a loss with no output conversion)
     strategy_->end_forward();
   }
 
@@ -593,8 +618,20 @@ class driver {
       if (offload_.enabled())
         for (auto id : offload_.unpack(u)) saved_[u].push_back(id);
       backward_unit(acts(u), saved_[u], ckpt_[u]);
+      keep_context_inputs(u);
       strategy_->post_backward(u);
     }
+  }
+
+  // The previous graph (keeps_previous_graph): the 4-bit matmuls' inputs of unit `u` outlive its
+  // backward, to the next micro-batch's model output (for_each_saved releases them).
+  void keep_context_inputs(std::size_t u) {
+    if (!keeps_previous_graph_ || u >= ctx_.lay.units.size()) return;
+    const bytes per_token = ctx_.lay.units[u].bnb_ctx_inputs_per_token;
+    if (per_token == 0) return;
+    const auto cp = static_cast<std::uint64_t>(std::max(1, job_.parallel.cp));
+    const std::uint64_t tokens = job_.training.micro_batch * (current_length_ / cp);
+    previous_graph_.push_back(out_.alloc(per_token * tokens, category::activations));
   }
 
   // What computing with a frozen base costs beyond the activations: bitsandbytes dequantises
@@ -613,7 +650,11 @@ class driver {
       auto& a = lu.kind == model::unit_kind::head ? loss_ : own_acts(u);
       if (lu.adapter_saved_per_token > 0) a.saved.push_back(lu.adapter_saved_per_token * tokens);
       if (lu.adapter_transient > 0) a.forward_temps.push_back(lu.adapter_transient);
-      if (lu.largest_dequantised > 0) {
+      const bool litgpt_head =
+          lu.kind == model::unit_kind::head && j.training.loss == job::loss_impl::litgpt;
+      if (lu.largest_dequantised > 0 && litgpt_head) {
+        litgpt_dequantised_head(a, lu.largest_dequantised);
+      } else if (lu.largest_dequantised > 0) {
         a.forward_temps.push_back(lu.largest_dequantised);
         a.backward_temps.push_back(lu.largest_dequantised);
       }
@@ -824,6 +865,7 @@ class driver {
       if (around) {
         for (auto b : a.saved_after) sources_.push_back(out_.alloc(b, category::temporary));
         release_last_first(sources_);
+        if (releases_previous_graph_) free_all(out_, previous_graph_);
       }
     }
   }
@@ -921,6 +963,11 @@ class driver {
   std::vector<bytes> weight_input_bytes_;  // per unit: what an input-gradient pass keeps
   bytes hidden_ = 0;                       // one micro-batch's hidden states
   std::vector<bool> kept_step_;            // keep_in_order's: which steps stay allocated
+  // LitGPT's previous graph (keeps_previous_graph): what it holds, and whether the loss's
+  // forward running now releases it once the model's output exists.
+  bool keeps_previous_graph_ = false;
+  bool releases_previous_graph_ = false;
+  std::vector<tensor_id> previous_graph_;
   bool keep_logits_ = false;               // for_each_saved keeps the loss's first source...
   tensor_id stage_logits_ = 0;             // ...as this id
   bool first_forward_ = true;
@@ -966,8 +1013,21 @@ bool collectives_record_stream(const job::job_spec& job) {
 
 namespace {
 
-result<program> build(const model::model_spec& model, const job::job_spec& job, int rank,
+// LitGPT's GPT builds its head as a Linear of its own and never ties it to the embedding
+// (litgpt/model.py and lora.py, GPT.__init__; only pretrain.py ties them, under
+// train.tie_embeddings), and its converter copies the embedding into lm_head.weight where a
+// Hugging Face checkpoint has none (scripts/convert_hf_checkpoint.py, copy_weights_hf_llama,
+// which Llama, Gemma and Mistral use): a tied model fine-tuned with LitGPT holds the table twice,
+// the head's copy trained, quantised or wrapped as any Linear.
+bool unties_head(const model::model_spec& model, const job::job_spec& job) {
+  return job.training.model_code == job::model_impl::litgpt && model.text.tied_embeddings;
+}
+
+result<program> build(const model::model_spec& given, const job::job_spec& job, int rank,
                       const schedule_options& options, program_watcher* watcher) {
+  const bool untie = unties_head(given, job);
+  const model::model_spec untied = untie ? model::with_own_head(given) : model::model_spec{};
+  const model::model_spec& model = untie ? untied : given;
   if (rank < 0 || rank >= job.world_size())
     return error_at("job", "rank " + std::to_string(rank) + " is outside the job's " +
                                std::to_string(job.world_size()) + " ranks");
@@ -1027,6 +1087,8 @@ result<program> build_program(const model::model_spec& model, const job::job_spe
 }
 
 parameter_split split_parameters(const model::model_spec& model, const job::job_spec& job) {
+  if (unties_head(model, job))
+    return split_of(make_layout(model::with_own_head(model), job, make_rank_info(job, 0)));
   return split_of(make_layout(model, job, make_rank_info(job, 0)));
 }
 

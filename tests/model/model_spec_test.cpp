@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/tiny_model.hpp"
+
 namespace vramscope::model {
 namespace {
 
@@ -44,6 +46,21 @@ TEST(ModelSpec, FormatsCountsShapesAndKinds) {
 TEST(ModelSpec, LargestUnitOfNothingIsABug) {
   model_spec empty;
   EXPECT_THROW((void)empty.largest_unit(), std::logic_error);
+}
+
+// LitGPT's GPT has a head of its own where a checkpoint ties it: the tied tiny model with its
+// head made its own is the untied tiny model, tensor for tensor and unit for unit.
+TEST(ModelSpec, WithOwnHeadGivesATiedModelTheHeadWeight) {
+  const auto tied = testing::tiny_llama_tied();
+  const auto own = with_own_head(tied);
+  EXPECT_FALSE(own.text.tied_embeddings);
+  EXPECT_EQ(own.parameters(), tied.parameters() + 32000u * 1024u);
+  EXPECT_EQ(own, testing::tiny_llama());
+  // An untied model, or one without the embedding's table, comes back as it is.
+  EXPECT_EQ(with_own_head(testing::tiny_llama()), testing::tiny_llama());
+  auto odd = tied;
+  odd.text.hidden = 999;
+  EXPECT_EQ(with_own_head(odd), odd);
 }
 
 }  // namespace

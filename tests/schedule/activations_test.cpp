@@ -155,12 +155,16 @@ TEST(Activations, LitgptLossKeepsFabricsFp32SlicesAndTheirLogSoftmax) {
   const auto a = activations_for(model::unit_kind::head, s, job, {2, 1000}, 1, {});
   // Fabric hands back fp32 slices; cross-entropy saves their fp32 log-softmax.
   EXPECT_EQ(a.saved, (std::vector<bytes>{4 * 2000 * v, 4 * 2000 * v}));
-  EXPECT_TRUE(a.forward_temps.empty());  // the bf16 slices die before the loss runs
+  EXPECT_TRUE(a.forward_temps.empty());
+  // The bf16 slices exist beside their fp32 conversion and die before the loss runs.
+  EXPECT_EQ(a.saved_from, std::vector<bytes>{2 * 2000 * v});
+  EXPECT_EQ(a.saved_from_at, 0u);
   // one 128-token slice of each sequence: two fp32 gradients, then the conversion's bf16 one
   EXPECT_EQ(a.backward_temps, (std::vector<bytes>{4 * 256 * v, 4 * 256 * v, 2 * 256 * v}));
   job.precision.params = dtype::f32;
   const auto fp32 = activations_for(model::unit_kind::head, s, job, {2, 1000}, 1, {});
   EXPECT_EQ(fp32.backward_temps.size(), 2u);  // fp32 logits are not converted
+  EXPECT_TRUE(fp32.saved_from.empty());
   // The Hugging Face loss keeps only its fp32 log-softmax for backward: the bf16 logits and
   // their fp32 upcast live through forward, and backward holds two fp32 gradients at once.
   job.training.loss = job::loss_impl::hf;
@@ -170,6 +174,49 @@ TEST(Activations, LitgptLossKeepsFabricsFp32SlicesAndTheirLogSoftmax) {
   EXPECT_EQ(hf.saved_from, (std::vector<bytes>{2 * 2000 * v, 4 * 2000 * v}));  // logits, upcast
   EXPECT_TRUE(hf.forward_temps.empty());
   EXPECT_EQ(hf.backward_temps, (std::vector<bytes>{4 * 2000 * v, 4 * 2000 * v}));
+}
+
+// A LitGPT head that bitsandbytes quantised: the dequantised weight W exists before the bf16
+// slices (and goes once they start), and backward runs every slice's cross-entropy, then every
+// conversion, then every slice's matmul with W dequantised again beside the bf16 gradients,
+// the fp32 logits still held: the backward's peak is the larger of the cross-entropy's (as
+// without quantisation) and 4nv + 2nv + W, never 8nv + W.
+TEST(Activations, LitgptQuantisedHeadDequantisesBeforeItsLogitsAndAfterTheConversions) {
+  job::job_spec job;
+  job.training.loss = job::loss_impl::litgpt;
+  const auto s = plain_stack();
+  const bytes v = 50000, nv = 2000 * v, slice = 256 * v;
+  auto a = activations_for(model::unit_kind::head, s, job, {2, 1000}, 1, {});
+  const bytes w = 4 * 1024 * v;  // fp16 and bf16 copies of a v x 1024 weight
+  litgpt_dequantised_head(a, w);
+  EXPECT_EQ(a.gathered_from, std::vector<bytes>{w});
+  EXPECT_TRUE(a.backward_temps.empty());
+  // The backward's steps replayed over the saved tensors: {peak, bytes left when they end}.
+  const auto replay = [](const unit_activations& u) {
+    std::vector<bytes> list(u.saved.begin(), u.saved.end());
+    bytes live = std::accumulate(list.begin(), list.end(), bytes{0});
+    bytes peak = live;
+    for (const auto& st : u.backward_steps) {
+      if (st.alloc > 0) {
+        live += st.alloc;
+      } else if (!st.gemm) {
+        EXPECT_LT(st.index, list.size());
+        live -= list[st.index];
+        list[st.index] = 0;
+      }
+      list.push_back(st.alloc);
+      peak = std::max(peak, live);
+    }
+    return std::make_pair(peak, live);
+  };
+  const bytes cross_entropy = 8 * nv + 4 * slice + 4 * slice + 2 * slice;
+  const auto [peak, left] = replay(a);
+  EXPECT_EQ(peak, std::max(cross_entropy, 4 * nv + 2 * nv + w));
+  EXPECT_EQ(left, 4 * nv);  // the fp32 logits, freed with the rest when the steps end
+  // A weight larger than the logits sets the peak at the matmul.
+  auto big = activations_for(model::unit_kind::head, s, job, {2, 1000}, 1, {});
+  litgpt_dequantised_head(big, 10 * nv);
+  EXPECT_EQ(replay(big).first, 6 * nv + 10 * nv);
 }
 
 // LitGPT's GPT class (lit_gpt/model.py, lit_gpt/rmsnorm.py), a Llama-shaped block of hidden

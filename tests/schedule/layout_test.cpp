@@ -203,6 +203,59 @@ TEST(Layout, QuantizeSkipDecidesWhetherTheHeadIsQuantised) {
   EXPECT_LT(head_all.frozen_bytes * 4, head_skipped.frozen_bytes);  // 4 bits against fp32
 }
 
+// bitsandbytes before 0.43.2 keeps each 4-bit matmul's input on its autograd context when it
+// needs a gradient: per block the first norm's output (q, k, v read one), the attention
+// output, the second norm's output (gate, up) and the MLP's product; the final norm's output
+// for the head. The first block's first norm output needs none: nothing before it trains.
+TEST(Layout, Bitsandbytes4BitMatmulsKeepTheirInputsOnTheContext) {
+  const auto m = testing::tiny_llama();  // hidden 1024, 16 heads of 64, MLP 4096
+  auto j = qlora_job();
+  j.lora.quantize_skip = {};
+  const auto lay = make_layout(m, j, make_rank_info(j, 0));
+  const bytes h = 1024, i = 4096;
+  EXPECT_EQ(lay.units[0].bnb_ctx_inputs_per_token, 0u);                 // the embedding
+  EXPECT_EQ(lay.units[1].bnb_ctx_inputs_per_token, 2 * (h + h + i));     // o, gate/up, down
+  EXPECT_EQ(lay.units[2].bnb_ctx_inputs_per_token, 2 * (h + h + h + i));  // and q/k/v
+  EXPECT_EQ(lay.units.back().bnb_ctx_inputs_per_token, 2 * h);          // the head
+  j.lora.quantize_skip = {"lm_head"};
+  EXPECT_EQ(make_layout(m, j, make_rank_info(j, 0)).units.back().bnb_ctx_inputs_per_token, 0u);
+  j.lora.base_quantization = dtype::i8;  // MatMul8bitLt: not modelled here
+  EXPECT_EQ(make_layout(m, j, make_rank_info(j, 0)).units[2].bnb_ctx_inputs_per_token, 0u);
+}
+
+// bitsandbytes 0.43.2 on (LitGPT 0.5.5 on) keeps no input in MatMul4Bit: a QLoRA block keeps
+// the attention output and the MLP's product only where something else saves them.
+TEST(Layout, Bitsandbytes0432KeepsNoMatmulInput) {
+  const auto m = testing::tiny_llama();
+  auto j = qlora_job();
+  j.training.model_code = job::model_impl::litgpt;
+  j.lora.targets = {"q_proj", "v_proj"};
+  j.framework.litgpt = "0.4.0";
+  const auto old = make_layout(m, j, make_rank_info(j, 0));
+  EXPECT_TRUE(old.units[2].inputs.o);
+  EXPECT_TRUE(old.units[2].inputs.down);
+  j.framework.litgpt = "0.5.5";
+  const auto fixed = make_layout(m, j, make_rank_info(j, 0));
+  EXPECT_FALSE(fixed.units[2].inputs.o);
+  EXPECT_FALSE(fixed.units[2].inputs.down);
+  EXPECT_EQ(fixed.units[2].bnb_ctx_inputs_per_token, 0u);
+}
+
+// Lightning's BitsandbytesPrecision (LitGPT) quantises from fp16: under bf16 each matmul holds
+// the fp16 dequantisation and its bf16 cast at once; transformers quantises from the compute
+// dtype, and fp16 compute needs no cast.
+TEST(Layout, LightningsFp16QuantisationCastsEachDequantisedWeight) {
+  const auto m = testing::tiny_llama();
+  auto j = qlora_job();
+  j.precision.params = dtype::bf16;
+  const bytes mlp = 4096u * 1024u;
+  EXPECT_EQ(make_layout(m, j, make_rank_info(j, 0)).units[1].largest_dequantised, 2 * mlp);
+  j.training.model_code = job::model_impl::litgpt;
+  EXPECT_EQ(make_layout(m, j, make_rank_info(j, 0)).units[1].largest_dequantised, 4 * mlp);
+  j.precision.params = dtype::f16;
+  EXPECT_EQ(make_layout(m, j, make_rank_info(j, 0)).units[1].largest_dequantised, 2 * mlp);
+}
+
 TEST(Layout, PackedStorageDecidesTheElementsFsdpSees) {
   const auto m = testing::tiny_llama();
   auto j = qlora_job();

@@ -38,6 +38,78 @@ void expect_rank_specific_tells_the_truth(const job::job_spec& j, const std::str
   }
 }
 
+// Live bytes just before the `n`th event (counting from 1) that opens phase `name`.
+bytes live_at_phase(const program& p, const std::string& name, int n) {
+  std::map<std::uint32_t, bytes> sizes;
+  bytes live = 0;
+  for (const auto& e : p.events) {
+    if (e.kind == event_kind::phase && p.phase_names[e.tensor] == name && --n == 0) return live;
+    if (e.kind == event_kind::alloc) {
+      sizes[e.tensor] = e.size;
+      live += e.size;
+    } else if (e.kind == event_kind::free && sizes.count(e.tensor) != 0) {
+      live -= sizes[e.tensor];
+      sizes.erase(e.tensor);
+    }
+  }
+  return 0;
+}
+
+// A LitGPT QLoRA job as litgpt's finetune/lora.py runs it (bitsandbytes through Lightning's
+// BitsandbytesPrecision, which converts the head too).
+job::job_spec litgpt_qlora(const std::string& version) {
+  auto j = job_of(job::strategy::single, 1);
+  j.training.model_code = job::model_impl::litgpt;
+  j.training.loss = job::loss_impl::litgpt;
+  j.training.gradient_accumulation = 2;
+  j.lora.enabled = true;
+  j.lora.base_quantization = dtype::nf4;
+  j.lora.quantize_skip = {};
+  j.optimizer.kind = job::optimizer_kind::paged_adamw;
+  j.framework.litgpt = version;
+  return j;
+}
+
+// litgpt 0.1-0.5.4 (bitsandbytes 0.42.0) keeps the last micro-batch's graph, and with it each
+// 4-bit matmul's input, until the next forward's output: the second micro-batch starts with
+// them allocated. bitsandbytes >= 0.44 (litgpt 0.5.5) keeps no input; lit-gpt before 0.1 plans
+// its first, longest step, which has no graph before it.
+TEST(Schedule, LitgptQloraKeepsTheLastGraphsMatmulInputsToTheNextOutput) {
+  const auto at_second_forward = [](const std::string& version) {
+    return live_at_phase(build(litgpt_qlora(version)), "forward:embed_tokens", 2);
+  };
+  const bytes h = 1024, i = 4096, tokens = 512;
+  const bytes kept = tokens * 2 * ((h + h + i) + 3 * (h + h + h + i) + h);  // blocks 0-3, head
+  EXPECT_EQ(at_second_forward("0.4.0") - at_second_forward("0.5.5"), kept);
+  EXPECT_EQ(at_second_forward(""), at_second_forward("0.5.5"));
+  // Released once the model's output exists: the backward of the second micro-batch starts
+  // with what the first one's did and the gradients accumulated since, as without them.
+  const auto growth = [](const std::string& version) {
+    const auto p = build(litgpt_qlora(version));
+    return live_at_phase(p, "backward:loss", 2) - live_at_phase(p, "backward:loss", 1);
+  };
+  EXPECT_EQ(growth("0.4.0"), growth("0.5.5"));
+  EXPECT_TRUE(exact_replay(build(litgpt_qlora("0.4.0"))).well_formed);
+}
+
+// LitGPT fine-tunes a tied model with a head of its own (model::with_own_head): its weight is
+// planned, quantised as any Linear under QLoRA, where transformers' job shares the embedding's.
+TEST(Schedule, LitgptPlansATiedModelsHeadAsItsOwnWeight) {
+  const auto tied = testing::tiny_llama_tied();
+  auto lit = job_of(job::strategy::single, 1);
+  lit.lora.enabled = true;
+  auto hf = lit;
+  lit.training.model_code = job::model_impl::litgpt;
+  const auto params = [&](const job::job_spec& j) {
+    auto p = build_program(tied, j, 0);
+    EXPECT_TRUE(p) << (p ? "" : p.error().to_string());
+    return exact_replay(*p).peak_of(category::parameters);
+  };
+  EXPECT_EQ(params(lit) - params(hf), 32000u * 1024u * 2u);  // the bf16 head
+  EXPECT_EQ(split_parameters(tied, lit).frozen - split_parameters(tied, hf).frozen,
+            32000u * 1024u * 2u);
+}
+
 TEST(Schedule, ARankSpecificProgramIsMarkedSo) {
   for (auto s : {job::strategy::single, job::strategy::ddp, job::strategy::fsdp1,
                  job::strategy::fsdp2, job::strategy::zero1, job::strategy::zero2,

@@ -122,6 +122,14 @@ std::string format_shape(const std::vector<std::uint64_t>& shape);
 /// is a bug (std::logic_error).
 void recompute_units(model_spec& spec);
 
+/// `spec` with its tied output head made a weight of its own: a head unit "lm_head" holding
+/// "lm_head.weight" (vocab x hidden, the embedding's dtype) right after the text stack's final
+/// norm, and text.tied_embeddings false. Code that builds the head as its own Linear and copies
+/// the embedding into it loads a tied checkpoint so (LitGPT's GPT; docs/schedule.md, "LitGPT's
+/// model"). A model without a tied head, or whose embedding or final norm is not found, comes
+/// back unchanged.
+model_spec with_own_head(const model_spec& spec);
+
 /// Loads a model from a preset name ("llama-3.1-8b"), a config.json path, a .safetensors
 /// file, or a folder that holds config.json and/or safetensors files (single file, index +
 /// shards, or several *.safetensors). When both a config and weights are present their
