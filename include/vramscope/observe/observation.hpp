@@ -71,6 +71,13 @@ struct torch_stats {
   std::optional<std::uint64_t> num_ooms;
   std::map<std::string, std::uint64_t> raw;  // every key as read, e.g. "allocated_bytes.all.peak"
   std::string source;                       // file name, for messages
+  /// A paste cut short (a memory_summary() table without its last rows, memory_stats JSON that
+  /// stops mid-way): what it holds is read, and what it lacks is named here, its figures empty
+  /// (unknown, never 0). `missing`: the summary rows as printed ("GPU reserved memory") or the
+  /// memory_stats keys ("reserved_bytes.all.peak") of the figures above that the paste lacks;
+  /// `cut_at_line`: the last line read. Both empty for a whole table or file.
+  std::vector<std::string> missing;
+  std::optional<int> cut_at_line;
 };
 
 /// Whose message: PyTorch's caching allocator, XLA's (JAX, TensorFlow's XLA runtime), or the CUDA
