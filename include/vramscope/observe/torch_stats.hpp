@@ -23,10 +23,14 @@ namespace vramscope::observe {
 ///   {"0": {...}, "1": {...}}                                      keyed by rank
 ///   {"allocated_bytes": {"all": {"peak": 123, ...}, ...}, ...}    memory_stats_as_nested_dict()
 /// The rank comes from a "rank" field, else the object key, else the file name (see
-/// rank_from_file_name), else the position in a list. Fails when a memory_stats key holds
-/// something other than a whole number, when no memory_stats key is present, on JSON nested
-/// deeper than 32 levels, and on invalid JSON (with the position of the error). Keys that are
-/// neither memory_stats keys nor "rank"/"device" are skipped with a warning in `found_warnings`.
+/// rank_from_file_name), else the position in a list. JSON cut short (the text ends inside the
+/// document) keeps every value read before the cut, except a number the text ends on (the cut
+/// may have shortened it) and entries the cut left empty; each entry lacking a figure of
+/// torch_stats names its keys in torch_stats::missing (figures empty, not 0), and a warning at
+/// the cut says so. Fails when a memory_stats key holds something other than a whole number,
+/// when no memory_stats key is present, on JSON nested deeper than 32 levels, and on invalid
+/// JSON before its end (with the position of the error). Keys that are neither memory_stats keys
+/// nor "rank"/"device" are skipped with a warning in `found_warnings`.
 result<std::vector<torch_stats>> parse_memory_stats_json(std::string_view text,
                                                          const std::string& source,
                                                          warnings& found_warnings);
