@@ -150,6 +150,11 @@ struct observation {
   /// processes nvidia-smi cannot see (another container, a zombie). False when the paste had
   /// none, so nothing can be said of who holds the memory.
   bool process_table = false;
+  /// The paste ends inside that process list (no closing border): the processes of this GPU
+  /// (the last one listed, or 0 when no row came before the cut) and of higher-numbered GPUs
+  /// may be missing, so memory no listed process holds is undecided there. Empty when the list
+  /// is whole or absent.
+  std::optional<int> processes_cut_from_gpu;
   std::string driver_version;               // when nvidia-smi printed it
   std::string cuda_version;
   vramscope::warnings warnings;             // recoverable oddities (unknown columns, ...)
