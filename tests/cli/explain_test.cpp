@@ -369,7 +369,7 @@ TEST(ExplainPartialPaste, AFindingOnACutSummarySaysReservedIsNotInThePaste) {
   const auto* f = find_rule(e.findings, "NCCL001");
   ASSERT_NE(f, nullptr) << e.findings.dump(2);
   const std::string evidence = (*f)["evidence"].dump();
-  EXPECT_NE(evidence.find("active peak 30 GiB vs allocated peak 20 GiB (reserved not in the paste)"),
+  EXPECT_NE(evidence.find("active peak 30.00 GiB vs allocated peak 20.00 GiB (reserved not in the paste)"),
             std::string::npos)
       << evidence;
   EXPECT_EQ(evidence.find("reserved 0 B"), std::string::npos) << evidence;
