@@ -4,8 +4,10 @@
 #include <vramscope/observe/torch_stats.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <iterator>
 
 #include "observe/text_util.hpp"
@@ -77,12 +79,30 @@ class stats_sax {
   bool end_array() { return close(); }
 
   bool key(json::string_t& k) {
+    number_last_ = false;
     key_ = k;
     key_end_ = static_cast<std::size_t>(*read_to_ - text_.data());
     return true;
   }
 
+  /// The text ended inside the document (a paste cut short): the parse failed at its last
+  /// non-blank character. `root` then holds every value read before the cut.
+  bool cut_off = false;
+
+  /// After a cut: drops the last value when the text ends right after it and it is a number,
+  /// which the cut may have shortened ("12" of "1234"), then any containers left empty.
+  void drop_what_the_cut_may_have_shortened() {
+    const std::string_view kept = trimmed(text_);
+    if (number_last_ && !kept.empty() && kept.back() >= '0' && kept.back() <= '9' && !stack_.empty()) {
+      json& top = *stack_.back();
+      if (top.is_object()) top.erase(key_);
+      else if (top.is_array() && !top.empty()) top.erase(top.size() - 1);
+    }
+    drop_empty_tail(root);
+  }
+
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) {
+    cut_off = position >= trimmed(text_).size();
     std::string what = ex.what();
     const std::size_t column = what.find(", column ");
     const std::size_t colon = column == std::string::npos ? what.find("] ") : what.find(": ", column);
@@ -93,6 +113,23 @@ class stats_sax {
   }
 
  private:
+  static std::string_view trimmed(std::string_view text) {
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' || text.back() == '\t'))
+      text.remove_suffix(1);
+    return text;
+  }
+
+  // The last member of the last container, recursively, while it is an empty object or list.
+  static void drop_empty_tail(json& j) {
+    if (!j.is_structured() || j.empty()) return;
+    json& last = j.is_array() ? j.back() : std::prev(j.end()).value();
+    drop_empty_tail(last);
+    if (last.is_structured() && last.empty()) {
+      if (j.is_array()) j.erase(j.size() - 1);
+      else j.erase(std::prev(j.end()).key());
+    }
+  }
+
   // Where the current key starts, for the caret.
   std::size_t key_offset() const {
     const std::string quoted_key = "\"" + key_ + "\"";
@@ -146,11 +183,13 @@ class stats_sax {
 
   // `bad`: why this value cannot be a memory_stats figure (nullptr when it can).
   bool scalar(json value, const char* bad) {
+    number_last_ = value.is_number();
     if (bad && checked_key()) return fail_type(bad);
     return insert(std::move(value));
   }
 
   bool open(json value, const char* what) {
+    number_last_ = false;
     if (checked_key() && !detail::is_memory_stats_group(full_key())) return fail_type(what);
     if (stack_.size() >= max_json_depth) {
       error = detail::error_at_offset(source_, text_, static_cast<std::size_t>(*read_to_ - text_.data()) - 1,
@@ -170,6 +209,7 @@ class stats_sax {
   }
 
   bool close() {
+    number_last_ = false;
     stack_.pop_back();
     keys_.pop_back();
     return true;
@@ -182,6 +222,7 @@ class stats_sax {
   std::vector<std::string> keys_;  // the key each open container was entered by ("" for none)
   std::string key_;
   std::size_t key_end_ = 0;
+  bool number_last_ = false;  // the last event was a number (which a cut may have shortened)
 };
 
 struct interpreter {
@@ -261,6 +302,35 @@ struct interpreter {
   }
 };
 
+// The figures torch_stats names (allocated, active, reserved, inactive_split: every release
+// since torch 1.4 has them), as memory_stats keys.
+constexpr std::string_view headline_keys[] = {
+    "allocated_bytes.all.current", "allocated_bytes.all.peak", "active_bytes.all.current",
+    "active_bytes.all.peak",       "reserved_bytes.all.current", "reserved_bytes.all.peak",
+    "inactive_split_bytes.all.current",
+};
+
+// JSON cut short: each entry keeps what was read before the cut and names the headline figures
+// it lacks; one warning at the cut says so.
+void note_cut(const diagnostic& at, std::vector<torch_stats>& out, warnings& warns) {
+  std::vector<std::string> lacking;
+  for (auto& s : out) {
+    for (const auto key : headline_keys)
+      if (!s.raw.count(std::string(key))) s.missing.emplace_back(key);
+    if (s.missing.empty()) continue;
+    s.cut_at_line = at.line;
+    lacking.push_back(fmt::format("{}{}", s.rank ? fmt::format("rank {}: ", *s.rank) : "",
+                                  fmt::join(s.missing, ", ")));
+  }
+  diagnostic d = at;
+  d.message = "memory_stats JSON is cut off here: the figures before the cut are read, any after it are "
+              "not in the paste (unknown, not 0)";
+  if (!lacking.empty()) d.message += fmt::format("; missing {}", fmt::join(lacking, "; "));
+  if (std::any_of(out.begin(), out.end(), [](const torch_stats& s) { return !s.reserved.peak; }))
+    d.message += "; without reserved the cache (reserved - allocated) and fragmentation cannot be computed";
+  warns.push_back(std::move(d));
+}
+
 }  // namespace
 
 result<std::vector<torch_stats>> parse_memory_stats_json(std::string_view text,
@@ -271,13 +341,20 @@ result<std::vector<torch_stats>> parse_memory_stats_json(std::string_view text,
   const counting_iterator first{text.data(), &read_to};
   const counting_iterator last{text.data() + text.size(), &read_to};
   const bool parsed = json::sax_parse(first, last, &sax);
-  if (!parsed || sax.error) {
+  if ((!parsed || sax.error) && !sax.cut_off) {
     if (sax.error) return *sax.error;
     return error_at(source, "invalid JSON");
   }
+  if (sax.cut_off) sax.drop_what_the_cut_may_have_shortened();
   interpreter in{source, found_warnings, {}};
   auto st = in.top(sax.root);
-  if (!st) return st.error();
+  if (!st) {
+    if (!sax.cut_off) return st.error();
+    diagnostic e = st.error();
+    e.message += fmt::format(" (the text is cut off at line {})", sax.error->line);
+    return e;
+  }
+  if (sax.cut_off) note_cut(*sax.error, in.out, found_warnings);
   return std::move(in.out);
 }
 

@@ -7,6 +7,7 @@
 #include <vramscope/observe/torch_stats.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -21,33 +22,42 @@ namespace {
 using detail::text_line;
 
 struct row_kind {
-  std::string_view label;  // matched against the end of the row label
+  std::string_view label;    // matched against the end of the row label
   std::string_view stat;
   bool is_bytes;
-  bool pooled;             // has all/large/small rows
+  bool pooled;               // has all/large/small rows
+  std::string_view printed;  // the label as torch prints it, for messages
+  bool in_every_release;     // false: rows older releases do not print (Requested: torch 2.0)
 };
 
+// In the order a complete table prints them (torch/cuda/memory.py, memory_summary).
 constexpr row_kind row_kinds[] = {
-    {"Allocated memory", "allocated_bytes", true, true},
-    {"Active memory", "active_bytes", true, true},
-    {"Requested memory", "requested_bytes", true, true},
-    {"reserved memory", "reserved_bytes", true, true},  // "GPU reserved memory"
-    {"Non-releasable memory", "inactive_split_bytes", true, true},
-    {"Allocations", "allocation", false, true},
-    {"Active allocs", "active", false, true},
-    {"reserved segments", "segment", false, true},  // "GPU reserved segments"
-    {"Non-releasable allocs", "inactive_split", false, true},
-    {"Oversize allocations", "oversize_allocations", false, false},
-    {"Oversize GPU segments", "oversize_segments", false, false},
+    {"Allocated memory", "allocated_bytes", true, true, "Allocated memory", true},
+    {"Active memory", "active_bytes", true, true, "Active memory", true},
+    {"Requested memory", "requested_bytes", true, true, "Requested memory", false},
+    {"reserved memory", "reserved_bytes", true, true, "GPU reserved memory", true},
+    {"Non-releasable memory", "inactive_split_bytes", true, true, "Non-releasable memory", true},
+    {"Allocations", "allocation", false, true, "Allocations", true},
+    {"Active allocs", "active", false, true, "Active allocs", true},
+    {"reserved segments", "segment", false, true, "GPU reserved segments", true},
+    {"Non-releasable allocs", "inactive_split", false, true, "Non-releasable allocs", true},
+    {"Oversize allocations", "oversize_allocations", false, false, "Oversize allocations", false},
+    {"Oversize GPU segments", "oversize_segments", false, false, "Oversize GPU segments", false},
 };
+constexpr std::size_t row_count = std::size(row_kinds);
 
-// Rows a complete table has, in order; a table missing one was cut off.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 4> required_rows{{
-    {"allocated_bytes.all.current", "Allocated memory"},
-    {"active_bytes.all.current", "Active memory"},
-    {"reserved_bytes.all.current", "GPU reserved memory"},
-    {"inactive_split_bytes.all.current", "Non-releasable memory"},
-}};
+// What a missing row leaves undecided, for the note that names it.
+struct row_consequence {
+  std::string_view stat;
+  std::string_view undecided;
+};
+constexpr row_consequence consequences[] = {
+    {"allocated_bytes", "what live tensors hold (allocated)"},
+    {"active_bytes", "freed blocks still waiting on other streams (active - allocated)"},
+    {"reserved_bytes", "what the allocator holds from CUDA (reserved), its cache (reserved - allocated) "
+                       "and so fragmentation, and how far nvidia-smi's used lies above reserved"},
+    {"inactive_split_bytes", "the free bytes trapped in split blocks (non-releasable)"},
+};
 
 constexpr std::string_view column_names[] = {"Cur Usage", "Peak Usage", "Tot Alloc", "Tot Freed"};
 constexpr std::string_view stat_columns[] = {"current", "peak", "allocated", "freed"};
@@ -87,6 +97,10 @@ struct table_parser {
   std::string_view tag;
   const row_kind* group = nullptr;
   bool saw_rows = false;
+  std::array<bool, row_count> seen{};
+  bool closed = false;                    // ended by the table's closing "|===|" border
+  bool cut_row = false;                   // a last row cut in the middle, dropped
+  std::size_t last_read = 0;              // the table's last line
 
   status read_cells(const text_line& line, const std::vector<std::string_view>& cells,
                     const row_kind& kind, std::string_view pool) {
@@ -122,6 +136,7 @@ struct table_parser {
       return ok();
     }
     saw_rows = true;
+    seen[static_cast<std::size_t>(group - row_kinds)] = true;
     return read_cells(line, cells, *group, "all");
   }
 
@@ -138,27 +153,53 @@ struct table_parser {
     if (auto v = number_after("retries:")) stats.raw["num_alloc_retries"] = *v;
   }
 
+  // The line after `i` that belongs to this table's text (other ranks' lines skipped), or
+  // lines.size().
+  std::size_t next_line(std::size_t i) const {
+    for (++i; i < lines.size(); ++i) {
+      const std::string_view line_tag = rank_tag(lines[i].text);
+      if (tag.empty() || line_tag.empty() || line_tag == tag) break;
+    }
+    return i;
+  }
+
+  // A row with no closing "|" or fewer than 5 cells is a paste cut in the middle of that row
+  // when nothing of the table follows it; anywhere else it is a broken row.
+  bool is_last_table_line(std::size_t i) const {
+    const std::size_t next = next_line(i);
+    return next == lines.size() || lines[next].text.find('|') == std::string_view::npos;
+  }
+
   // Returns the index of the line after the table.
   result<std::size_t> read(std::size_t title) {
-    std::size_t i = title + 1;
-    for (; i < lines.size(); ++i) {
+    last_read = title;
+    std::size_t i = next_line(title);
+    for (; i < lines.size(); i = next_line(i)) {
       const text_line& line = lines[i];
-      const std::string_view line_tag = rank_tag(line.text);
-      if (!tag.empty() && !line_tag.empty() && line_tag != tag) continue;  // another rank's line
       const std::size_t bar = line.text.find('|');
       if (bar == std::string_view::npos) break;
+      last_read = i;
       std::string_view content = detail::trim(line.text.substr(bar));
       if (content.size() >= 2 && (content[1] == '=' || content[1] == '-')) {
-        if (content[1] == '=' && saw_rows) return i + 1;
+        if (content[1] == '=' && saw_rows) {
+          closed = true;
+          return i + 1;
+        }
         continue;
       }
       if (detail::contains(content, "OOMs:")) {
         read_counters(content);
         continue;
       }
-      if (content.size() < 2 || content.back() != '|')
+      const bool open_ended = content.size() < 2 || content.back() != '|';
+      const auto cells = open_ended ? std::vector<std::string_view>{}
+                                    : detail::split(content.substr(1, content.size() - 2), '|');
+      if ((open_ended || cells.size() < 5) && is_last_table_line(i)) {
+        cut_row = true;
+        return i + 1;
+      }
+      if (open_ended)
         return detail::error_on_line(source, line, 0, "memory summary row is cut off: expected it to end with \"|\"");
-      const auto cells = detail::split(content.substr(1, content.size() - 2), '|');
       if (cells.size() != 5)
         return detail::error_on_line(source, line, 0,
                                      fmt::format("memory summary row has {} cells, expected 5 (a label and 4 figures)",
@@ -169,14 +210,38 @@ struct table_parser {
     return i;
   }
 
-  status check_complete(std::size_t end) const {
-    for (const auto& [key, label] : required_rows) {
-      if (stats.raw.count(std::string(key))) continue;
-      const text_line& last = lines[std::min(end, lines.size()) - 1];
-      return detail::error_on_line(source, last, 0,
-                                   fmt::format("memory summary is cut off: it ends before the \"{}\" row", label));
+  // The rows the paste lacks, as printed. A closed table lacks only rows its release did not
+  // print when it lacks no others; an open one (cut off) lacks every row not read.
+  std::vector<std::string> missing_rows() const {
+    std::vector<std::string> out;
+    for (std::size_t k = 0; k < row_count; ++k)
+      if (!seen[k] && !(closed && !row_kinds[k].in_every_release)) out.emplace_back(row_kinds[k].printed);
+    return out;
+  }
+
+  // "summary.txt:16: memory summary is cut off after this line: ..." naming the rows the paste
+  // lacks and what they leave undecided; the stats keep empty figures for them.
+  void note_missing() {
+    const auto missing = missing_rows();
+    if (missing.empty() && !cut_row) return;
+    std::vector<std::string_view> undecided;
+    for (const auto& c : consequences)
+      for (std::size_t k = 0; k < row_count; ++k)
+        if (row_kinds[k].stat == c.stat && !seen[k]) undecided.push_back(c.undecided);
+    const std::size_t last = last_read;
+    std::string message =
+        cut_row ? "memory summary is cut off in the middle of this row: the row is dropped"
+        : closed ? "memory summary lacks rows"
+                 : "memory summary is cut off after this line";
+    if (!missing.empty()) {
+      std::vector<std::string> quoted_rows;
+      for (const auto& m : missing) quoted_rows.push_back("\"" + m + "\"");
+      message += fmt::format("; not in the paste, so unknown (not 0): {}", fmt::join(quoted_rows, ", "));
     }
-    return ok();
+    if (!undecided.empty()) message += fmt::format("; this leaves undecided {}", fmt::join(undecided, "; "));
+    warns.push_back(detail::error_on_line(source, lines[last], 0, std::move(message)));
+    stats.missing = missing;
+    if (!closed) stats.cut_at_line = lines[last].number;
   }
 };
 
@@ -205,8 +270,7 @@ result<std::vector<torch_stats>> parse_memory_summary(std::string_view text, con
     table_parser parser{source, lines, found_warnings, start_stats(lines[i], source), rank_tag(lines[i].text)};
     auto end = parser.read(i);
     if (!end) return end.error();
-    auto st = parser.check_complete(*end);
-    if (!st) return st.error();
+    parser.note_missing();
     detail::fill_from_raw(parser.stats);
     out.push_back(std::move(parser.stats));
     i = *end - 1;

@@ -182,6 +182,9 @@ struct table_reader {
   bool headless_noted = false;
   bool headless_gpus_noted = false;
   bool header_seen = false;  // "NVIDIA-SMI", the column names or a border line came before
+  bool processes_closed = false;        // the process list's closing "+---" border was read
+  std::optional<diagnostic> cut_gpu = std::nullopt;  // a last GPU row without its memory row, dropped
+  std::optional<std::size_t> cut_process_row = std::nullopt;  // a last process row cut mid-way, dropped
 
   static bool has_border(std::string_view text) {
     text = detail::trim(text);
@@ -216,6 +219,11 @@ struct table_reader {
       return ok();
     }
     const auto cells = table_cells(line.text);
+    if (where == section::processes && detail::trim(line.text).starts_with("+-")) processes_closed = true;
+    if ((where == section::processes || headless_noted) && is_cut_row(i)) {
+      cut_process_row = i;
+      return ok();
+    }
     if (where == section::processes) return read_process_line(line, cells);
     // Process rows pasted without the table's "Processes:" header (or its first border).
     if (where == section::gpus && looks_like_process_row(line.text)) {
@@ -243,14 +251,62 @@ struct table_reader {
 
   status read_gpu(std::size_t& i, const std::vector<std::string_view>& cells) {
     gpu_observation g = gpu_from_row(cells);
-    if (i + 1 >= lines.size())
-      return detail::error_on_line(source, lines[i], 0,
-                                   fmt::format("GPU {}'s row is the last line: its memory row is missing (is the table cut off?)",
-                                               g.index.value_or(0)));
+    const bool memory_row_cut = i + 1 < lines.size() && is_cut_row(i + 1);
+    if (is_last_line(i) || memory_row_cut) {
+      if (memory_row_cut) ++i;
+      cut_gpu = detail::error_on_line(
+          source, lines[i], 0,
+          memory_row_cut
+              ? fmt::format("GPU {}'s memory row is cut off in the middle (no closing \"|\")", g.index.value_or(0))
+              : fmt::format("GPU {}'s row is the last line: its memory row is missing (is the table cut off?)",
+                            g.index.value_or(0)));
+      return ok();
+    }
     ++i;
     auto st = read_memory_row(source, lines[i], g);
     if (!st) return st.error();
     out.gpus.push_back(std::move(g));
+    return ok();
+  }
+
+  // The line is the paste's last non-blank one.
+  bool is_last_line(std::size_t i) const {
+    for (std::size_t j = i + 1; j < lines.size(); ++j)
+      if (!detail::trim(lines[j].text).empty()) return false;
+    return true;
+  }
+
+  // A last line that opens a table row ("|    0   N/A  N/A   2190441      C   /opt/co") and
+  // does not close it: the paste was cut in the middle of the row.
+  bool is_cut_row(std::size_t i) const {
+    const std::string_view text = detail::trim(lines[i].text);
+    return text.size() > 1 && text.front() == '|' && text.back() != '|' && text[1] != '=' && is_last_line(i);
+  }
+
+  // Warnings for what a cut-off paste lacks; fails when the cut left nothing read.
+  status note_cut() {
+    if (cut_gpu) {
+      if (out.gpus.empty() && out.processes.empty()) return *cut_gpu;
+      diagnostic d = *cut_gpu;
+      d.message += ": that GPU is not read";
+      out.warnings.push_back(std::move(d));
+    }
+    const bool list_open = out.process_table && !processes_closed;
+    if (list_open || cut_process_row) {
+      const int from = out.processes.empty() ? 0 : out.processes.back().gpu_index.value_or(0);
+      if (list_open) out.processes_cut_from_gpu = from;
+      const text_line& last = cut_process_row ? lines[*cut_process_row] : lines.back();
+      out.warnings.push_back(detail::error_on_line(
+          source, last, 0,
+          fmt::format("nvidia-smi's process list is cut off {}: processes of GPU {} and higher may be "
+                      "missing from the paste, so whether memory there is held by unlisted processes is "
+                      "undecided",
+                      cut_process_row ? "in the middle of this row (dropped)" : "after this line", from)));
+    } else if (header_seen && !out.gpus.empty() && !out.process_table && !headless_noted) {
+      out.warnings.push_back(error_at(source, "nvidia-smi's screen ends before its process list: who holds "
+                                              "the memory is not in the paste",
+                                      lines.empty() ? 0 : lines.back().number));
+    }
     return ok();
   }
 
@@ -276,6 +332,7 @@ result<observation> parse_nvidia_smi_table(std::string_view text, const std::str
     auto st = reader.read_line(i);
     if (!st) return st.error();
   }
+  if (auto st = reader.note_cut(); !st) return st.error();
   if (reader.out.gpus.empty() && reader.out.processes.empty())
     return error_at(source, "no GPU rows and no process rows found: expected the table printed by nvidia-smi");
   return std::move(reader.out);

@@ -14,6 +14,10 @@ void append(observation& into, observation&& from) {
   move_all(into.ooms, from.ooms);
   move_all(into.warnings, from.warnings);
   into.process_table = into.process_table || from.process_table;
+  // The lowest GPU from which some paste's process list may lack rows.
+  if (from.processes_cut_from_gpu && (!into.processes_cut_from_gpu || *from.processes_cut_from_gpu <
+                                                                          *into.processes_cut_from_gpu))
+    into.processes_cut_from_gpu = from.processes_cut_from_gpu;
   if (into.driver_version.empty()) into.driver_version = std::move(from.driver_version);
   if (into.cuda_version.empty()) into.cuda_version = std::move(from.cuda_version);
 }

@@ -65,6 +65,8 @@ json to_json(const torch_stats& s) {
   put(j, "num_alloc_retries", s.num_alloc_retries);
   put(j, "num_ooms", s.num_ooms);
   put(j, "source", s.source);
+  if (!s.missing.empty()) j["missing"] = s.missing;
+  put(j, "cut_at_line", s.cut_at_line);
   return j;
 }
 

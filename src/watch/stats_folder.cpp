@@ -58,6 +58,15 @@ result<stats_folder> read_stats_folder(const std::string& dir) {
       out.problems.push_back(parsed.error());
       continue;
     }
+    // JSON cut short is a file caught mid-write here, not a paste: skipped, read whole next time.
+    const auto cut = std::find_if(ignored.begin(), ignored.end(), [](const diagnostic& d) {
+      return d.message.starts_with("memory_stats JSON is cut off");
+    });
+    if (cut != ignored.end()) {
+      ++out.skipped;
+      out.problems.push_back(*cut);
+      continue;
+    }
     const double age = age_of(path);
     for (auto& s : *parsed) out.ranks.push_back({std::move(s), name, age});
   }

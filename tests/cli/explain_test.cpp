@@ -329,5 +329,51 @@ TEST(ExplainRecorded, APipeNamedLikeARecordedFileIsNamed) {
   EXPECT_NE(err.str().find("named pipe"), std::string::npos) << err.str();
 }
 
+// A memory_summary() pasted up to the row the user cared about: the rows before the cut are
+// read, the missing ones named as "not in the paste", and nothing reads them as 0.
+std::string summary_cut_before_reserved(const std::string& active_peak) {
+  std::ifstream in(std::string(VRAMSCOPE_SOURCE_DIR) + "/tests/data/observe/memory_summary_device0.txt");
+  std::string text, line;
+  for (int n = 0; n < 15 && std::getline(in, line); ++n) text += line + "\n";
+  const std::size_t at = text.find("22528 MiB");
+  if (at != std::string::npos) text.replace(at, 9, active_peak);
+  return text;
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "-" + name);
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+TEST(ExplainPartialPaste, NamesTheSummaryRowsNotInThePaste) {
+  const std::string path = write_temp("summary-cut.txt", summary_cut_before_reserved("22528 MiB"));
+  auto e = explain({"--stats", path});
+  std::filesystem::remove(path);
+  ASSERT_LE(e.code, 1) << e.err;
+  EXPECT_NE(e.err.find(path + ":15: memory summary is cut off after this line; not in the paste, so unknown "
+                              "(not 0): \"Requested memory\", \"GPU reserved memory\""),
+            std::string::npos)
+      << e.err;
+  EXPECT_NE(e.err.find("this leaves undecided"), std::string::npos) << e.err;
+  EXPECT_NE(e.err.find("its cache (reserved - allocated) and so fragmentation"), std::string::npos) << e.err;
+  EXPECT_EQ(e.err.find("not read, explained without it"), std::string::npos) << e.err;  // read, not refused
+  EXPECT_EQ(find_rule(e.findings, "FRAG001"), nullptr);  // no reserved: no gap to call fragmentation
+}
+
+TEST(ExplainPartialPaste, AFindingOnACutSummarySaysReservedIsNotInThePaste) {
+  const std::string path = write_temp("summary-cut-active.txt", summary_cut_before_reserved("30720 MiB"));
+  auto e = explain({"--stats", path});
+  std::filesystem::remove(path);
+  ASSERT_LE(e.code, 1) << e.err;
+  const auto* f = find_rule(e.findings, "NCCL001");
+  ASSERT_NE(f, nullptr) << e.findings.dump(2);
+  const std::string evidence = (*f)["evidence"].dump();
+  EXPECT_NE(evidence.find("active peak 30.00 GiB vs allocated peak 20.00 GiB (reserved not in the paste)"),
+            std::string::npos)
+      << evidence;
+  EXPECT_EQ(evidence.find("reserved 0 B"), std::string::npos) << evidence;
+}
+
 }  // namespace
 }  // namespace vramscope::cli

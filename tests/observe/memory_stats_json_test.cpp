@@ -157,10 +157,79 @@ TEST(MemoryStatsJson, RejectsInvalidJsonWithItsPosition) {
       << s.error().message;
 }
 
-TEST(MemoryStatsJson, RejectsTruncatedJson) {
-  auto s = parse("{\"num_ooms\": 0, \"segment.all.peak\": ");
+TEST(MemoryStatsJson, ReadsJsonCutShortUpToTheCut) {
+  warnings w;
+  auto s = parse_memory_stats_json("{\"num_ooms\": 0,\n \"allocated_bytes.all.peak\": 2000,\n \"segment.all.peak\": ",
+                                   "stats.json", w);
+  ASSERT_TRUE(s) << s.error().to_string();
+  ASSERT_EQ(s->size(), 1u);
+  const torch_stats& t = (*s)[0];
+  EXPECT_EQ(t.num_ooms, 0u);
+  EXPECT_EQ(t.allocated.peak, 2000u);
+  EXPECT_FALSE(t.reserved.peak);  // unknown, not 0
+  EXPECT_EQ(t.cut_at_line, 3);
+  ASSERT_EQ(t.missing.size(), 6u);
+  EXPECT_EQ(t.missing[0], "allocated_bytes.all.current");
+  EXPECT_EQ(t.missing[3], "reserved_bytes.all.current");
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].line, 3);
+  EXPECT_TRUE(w[0].message.starts_with("memory_stats JSON is cut off here: the figures before the cut are read, "
+                                       "any after it are not in the paste (unknown, not 0); missing "
+                                       "allocated_bytes.all.current, active_bytes.all.current,"))
+      << w[0].message;
+  EXPECT_NE(w[0].message.find("without reserved the cache (reserved - allocated) and fragmentation cannot be "
+                              "computed"),
+            std::string::npos);
+}
+
+TEST(MemoryStatsJson, DropsANumberTheCutMayHaveShortened) {
+  warnings w;
+  auto s = parse_memory_stats_json(R"({"allocated_bytes.all.peak": 2000, "reserved_bytes.all.peak": 30)",
+                                   "stats.json", w);
+  ASSERT_TRUE(s) << s.error().to_string();
+  EXPECT_EQ((*s)[0].allocated.peak, 2000u);
+  EXPECT_FALSE((*s)[0].reserved.peak);  // "30" may be the start of "30064771072"
+  EXPECT_EQ((*s)[0].raw.count("reserved_bytes.all.peak"), 0u);
+}
+
+TEST(MemoryStatsJson, KeepsTheWholeEntriesOfAListCutShort) {
+  warnings w;
+  const std::string whole = R"({"allocated_bytes.all.current": 1, "allocated_bytes.all.peak": 5,
+    "active_bytes.all.current": 1, "active_bytes.all.peak": 5, "reserved_bytes.all.current": 9,
+    "reserved_bytes.all.peak": 9, "inactive_split_bytes.all.current": 0})";
+  auto s = parse_memory_stats_json("[" + whole + ", {\"allocated_bytes.all.peak\": 7, \"active", "stats.json", w);
+  ASSERT_TRUE(s) << s.error().to_string();
+  ASSERT_EQ(s->size(), 2u);
+  EXPECT_TRUE((*s)[0].missing.empty());
+  EXPECT_FALSE((*s)[0].cut_at_line);
+  EXPECT_EQ((*s)[1].rank, 1);
+  EXPECT_EQ((*s)[1].allocated.peak, 7u);
+  EXPECT_FALSE((*s)[1].reserved.peak);
+  EXPECT_EQ((*s)[1].missing.size(), 6u);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].message.find("missing rank 1: allocated_bytes.all.current"), std::string::npos) << w[0].message;
+}
+
+TEST(MemoryStatsJson, DropsAnEntryTheCutLeftEmpty) {
+  warnings w;
+  auto s = parse_memory_stats_json(R"({"0": {"reserved_bytes.all.peak": 9}, "1": {)", "stats.json", w);
+  ASSERT_TRUE(s) << s.error().to_string();
+  ASSERT_EQ(s->size(), 1u);
+  EXPECT_EQ((*s)[0].reserved.peak, 9u);
+}
+
+TEST(MemoryStatsJson, RejectsJsonCutBeforeAnyFigure) {
+  auto s = parse("{\"allocated_bytes.all.pe");
   ASSERT_FALSE(s);
-  EXPECT_NE(s.error().message.find("unexpected end of input"), std::string::npos) << s.error().message;
+  EXPECT_EQ(s.error().message,
+            "no memory_stats keys found (expected keys such as \"allocated_bytes.all.peak\") (the text is cut off "
+            "at line 1)");
+}
+
+TEST(MemoryStatsJson, AWrongValueBeforeTheCutStaysAnError) {
+  auto s = parse(R"({"allocated_bytes.all.peak": "2000", "reserved_bytes.all.peak": 30)");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, "\"allocated_bytes.all.peak\" must be a whole number of bytes or a count, got a string");
 }
 
 TEST(MemoryStatsJson, RejectsNestingTooDeep) {

@@ -88,23 +88,132 @@ TEST(MemorySummary, NoTableMeansNoStats) {
   EXPECT_TRUE(s->empty());
 }
 
-TEST(MemorySummary, RejectsATableCutOffBeforeTheReservedRow) {
-  const std::string text = first_lines(data("memory_summary_device0.txt"), 16);
-  auto s = parse(text);
-  ASSERT_FALSE(s);
-  EXPECT_EQ(s.error().message, "memory summary is cut off: it ends before the \"GPU reserved memory\" row");
-  EXPECT_EQ(s.error().line, 16);
+result<std::vector<torch_stats>> parse(const std::string& text, warnings& w) {
+  return parse_memory_summary(text, "summary.txt", w);
 }
 
-TEST(MemorySummary, RejectsARowCutInTheMiddle) {
-  std::string text = first_lines(data("memory_summary_device0.txt"), 8);
+// Lines 1-16 end after the "Active memory" group's separator: Requested and reserved are not there.
+TEST(MemorySummary, ReadsATableCutOffBeforeTheReservedRow) {
+  warnings w;
+  auto s = parse(first_lines(data("memory_summary_device0.txt"), 15), w);
+  ASSERT_TRUE(s) << s.error().to_string();
+  ASSERT_EQ(s->size(), 1u);
+  const torch_stats& t = (*s)[0];
+  EXPECT_EQ(t.allocated.peak, 20 * GiB);
+  EXPECT_EQ(t.active.peak, 22 * GiB);
+  EXPECT_FALSE(t.reserved.current);  // unknown, not 0
+  EXPECT_FALSE(t.reserved.peak);
+  EXPECT_FALSE(t.inactive_split.current);
+  EXPECT_FALSE(t.requested.peak);
+  EXPECT_EQ(t.cut_at_line, 15);
+  ASSERT_GE(t.missing.size(), 3u);
+  EXPECT_EQ(t.missing[0], "Requested memory");
+  EXPECT_EQ(t.missing[1], "GPU reserved memory");
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].line, 15);
+  EXPECT_TRUE(w[0].message.starts_with(
+      "memory summary is cut off after this line; not in the paste, so unknown (not 0): "
+      "\"Requested memory\", \"GPU reserved memory\", \"Non-releasable memory\", "))
+      << w[0].message;
+  EXPECT_NE(w[0].message.find("its cache (reserved - allocated) and so fragmentation"), std::string::npos);
+  EXPECT_EQ(w[0].message.find("active - allocated"), std::string::npos);  // Active was read
+}
+
+TEST(MemorySummary, ReadsATableCutOffAfterTheReservedRow) {
+  warnings w;
+  auto s = parse(first_lines(data("memory_summary_device0.txt"), 22), w);
+  ASSERT_TRUE(s) << s.error().to_string();
+  const torch_stats& t = (*s)[0];
+  EXPECT_EQ(t.reserved.peak, 24 * GiB);
+  EXPECT_EQ(t.raw.at("reserved_bytes.small_pool.current"), 245 * MiB);
+  EXPECT_FALSE(t.inactive_split.current);
+  EXPECT_EQ(t.missing.front(), "Non-releasable memory");
+  EXPECT_EQ(t.missing.back(), "Oversize GPU segments");
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].line, 22);
+  EXPECT_EQ(w[0].message.find("reserved - allocated"), std::string::npos);
+  EXPECT_NE(w[0].message.find("the free bytes trapped in split blocks (non-releasable)"), std::string::npos);
+}
+
+TEST(MemorySummary, ATableCutAfterItsLastRowLacksNothing) {
+  std::string text = data("memory_summary_device0.txt");
+  const auto lines = lines_of(text);
+  std::size_t last_row = lines.size();
+  while (last_row > 0 && lines[last_row - 1].find("Oversize GPU segments") == std::string::npos) --last_row;
+  ASSERT_GT(last_row, 0u);
+  warnings w;
+  auto s = parse(first_lines(text, last_row), w);
+  ASSERT_TRUE(s) << s.error().to_string();
+  EXPECT_TRUE((*s)[0].missing.empty());
+  EXPECT_TRUE(w.empty()) << w[0].to_string();
+}
+
+TEST(MemorySummary, DropsARowCutInTheMiddle) {
+  std::string text = first_lines(data("memory_summary_device0.txt"), 11);
   text += "| Active memory         |  10240 MiB |  22";
+  warnings w;
+  auto s = parse(text, w);
+  ASSERT_TRUE(s) << s.error().to_string();
+  const torch_stats& t = (*s)[0];
+  EXPECT_EQ(t.allocated.peak, 20 * GiB);
+  EXPECT_FALSE(t.active.current);  // the cut row is dropped, not half read
+  EXPECT_EQ(t.missing.front(), "Active memory");
+  EXPECT_EQ(t.cut_at_line, 12);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].line, 12);
+  EXPECT_EQ(w[0].context, "| Active memory         |  10240 MiB |  22");
+  EXPECT_EQ(w[0].message.substr(0, 72),
+            "memory summary is cut off in the middle of this row: the row is dropped;");
+}
+
+TEST(MemorySummary, DropsARowCutAtACellBorder) {
+  std::string text = first_lines(data("memory_summary_device0.txt"), 11);
+  text += "| Active memory         |  10240 MiB |\n";
+  warnings w;
+  auto s = parse(text, w);
+  ASSERT_TRUE(s) << s.error().to_string();
+  EXPECT_FALSE((*s)[0].active.current);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].line, 12);
+}
+
+TEST(MemorySummary, ReadsAHeaderWithNoRows) {
+  warnings w;
+  auto s = parse(first_lines(data("memory_summary_device0.txt"), 6), w);
+  ASSERT_TRUE(s) << s.error().to_string();
+  ASSERT_EQ(s->size(), 1u);
+  const torch_stats& t = (*s)[0];
+  EXPECT_EQ(t.device, 0);
+  EXPECT_EQ(t.num_ooms, 0u);  // the counters line came before the cut
+  EXPECT_FALSE(t.allocated.peak);
+  EXPECT_FALSE(t.reserved.peak);
+  EXPECT_EQ(t.missing.size(), 11u);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].line, 6);
+  EXPECT_NE(w[0].message.find("what live tensors hold (allocated)"), std::string::npos);
+}
+
+TEST(MemorySummary, RejectsARowCutInTheMiddleOfTheTable) {
+  std::string text = first_lines(data("memory_summary_device0.txt"), 11);
+  text += "| Active memory         |  10240 MiB |  22\n";
+  text += "|       from large pool |  10137 MiB |  22302 MiB | 772485 MiB | 762347 MiB |\n";
   auto s = parse(text);
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().to_string(),
-            "summary.txt:9: memory summary row is cut off: expected it to end with \"|\"\n"
+            "summary.txt:12: memory summary row is cut off: expected it to end with \"|\"\n"
             "| Active memory         |  10240 MiB |  22\n"
             "^ near here");
+}
+
+TEST(MemorySummary, ACellThatIsNotASizeStaysAnErrorInACutTable) {
+  std::string text = first_lines(data("memory_summary_device0.txt"), 10);
+  const std::size_t at = text.find("20480 MiB");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 9, "2O480 MiB");
+  auto s = parse(text);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().line, 8);
+  EXPECT_EQ(s.error().column, 41);
 }
 
 TEST(MemorySummary, RejectsACellThatIsNotASize) {
@@ -122,6 +231,7 @@ TEST(MemorySummary, RejectsACellThatIsNotASize) {
 TEST(MemorySummary, RejectsARowWithTheWrongNumberOfCells) {
   std::string text = first_lines(data("memory_summary_device0.txt"), 7);
   text += "| Allocated memory      |  10240 MiB |  20480 MiB |\n";
+  text += "|       from large pool |  10137 MiB |  20275 MiB | 750182 MiB | 740044 MiB |\n";
   auto s = parse(text);
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().message, "memory summary row has 3 cells, expected 5 (a label and 4 figures)");

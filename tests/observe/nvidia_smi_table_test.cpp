@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "observe/observe_data.hpp"
 
 namespace vramscope::observe {
@@ -100,6 +102,78 @@ TEST(NvidiaSmiTable, RejectsATableCutAfterAGpuRow) {
   auto o = parse_nvidia_smi_table("|   0  Tesla P4   Off |   00000000:86:00.0 Off |   Off |", "smi.txt");
   ASSERT_FALSE(o);
   EXPECT_EQ(o.error().message, "GPU 0's row is the last line: its memory row is missing (is the table cut off?)");
+}
+
+// A screen cut off: what comes before the cut is read, and a warning names what is missing.
+std::size_t line_count(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST(NvidiaSmiTable, AWholeScreenHasNoCut) {
+  auto o = parse_nvidia_smi_table(data("smi_case5_8xh100_ddp.txt"), "smi.txt");
+  ASSERT_TRUE(o) << o.error().to_string();
+  EXPECT_TRUE(o->process_table);
+  EXPECT_FALSE(o->processes_cut_from_gpu);
+  EXPECT_TRUE(o->warnings.empty()) << o->warnings[0].to_string();
+}
+
+TEST(NvidiaSmiTable, ReadsAProcessListCutAfterSomeRows) {
+  const std::string text = data("smi_case5_8xh100_ddp.txt");
+  const std::size_t gpu2 = text.find("|    2   N/A  N/A   2190443");
+  ASSERT_NE(gpu2, std::string::npos);
+  auto o = parse_nvidia_smi_table(text.substr(0, gpu2), "smi.txt");
+  ASSERT_TRUE(o) << o.error().to_string();
+  EXPECT_EQ(o->gpus.size(), 8u);
+  EXPECT_EQ(o->processes.size(), 9u);  // GPU 0's eight and GPU 1's first
+  EXPECT_TRUE(o->process_table);
+  EXPECT_EQ(o->processes_cut_from_gpu, 1);
+  ASSERT_EQ(o->warnings.size(), 1u);
+  EXPECT_EQ(o->warnings[0].message,
+            "nvidia-smi's process list is cut off after this line: processes of GPU 1 and higher may be missing "
+            "from the paste, so whether memory there is held by unlisted processes is undecided");
+  EXPECT_EQ(o->warnings[0].line, static_cast<int>(line_count(text.substr(0, gpu2))));
+}
+
+TEST(NvidiaSmiTable, DropsAProcessRowCutInTheMiddle) {
+  const std::string text = data("smi_case5_8xh100_ddp.txt");
+  const std::size_t gpu2 = text.find("|    2   N/A  N/A   2190443");
+  auto o = parse_nvidia_smi_table(text.substr(0, gpu2) + "|    2   N/A  N/A   2190443      C   /opt/co", "smi.txt");
+  ASSERT_TRUE(o) << o.error().to_string();
+  EXPECT_EQ(o->processes.size(), 9u);
+  EXPECT_EQ(o->processes_cut_from_gpu, 1);
+  ASSERT_EQ(o->warnings.size(), 1u);
+  EXPECT_EQ(o->warnings[0].line, static_cast<int>(line_count(text.substr(0, gpu2))) + 1);
+  EXPECT_EQ(o->warnings[0].message.find("nvidia-smi's process list is cut off in the middle of this row (dropped)"),
+            0u);
+}
+
+TEST(NvidiaSmiTable, ReadsAScreenCutBeforeItsProcessList) {
+  const std::string text = data("smi_case5_8xh100_ddp.txt");
+  const std::size_t processes = text.find("| Processes:");
+  auto o = parse_nvidia_smi_table(text.substr(0, processes), "smi.txt");
+  ASSERT_TRUE(o) << o.error().to_string();
+  EXPECT_EQ(o->gpus.size(), 8u);
+  EXPECT_FALSE(o->process_table);
+  EXPECT_FALSE(o->processes_cut_from_gpu);
+  ASSERT_EQ(o->warnings.size(), 1u);
+  EXPECT_EQ(o->warnings[0].message,
+            "nvidia-smi's screen ends before its process list: who holds the memory is not in the paste");
+}
+
+TEST(NvidiaSmiTable, DropsAGpuWhoseMemoryRowIsCutOff) {
+  const std::string text = data("smi_case1_2xa100_jax.txt");
+  const std::size_t gpu1 = text.find("|   1  NVIDIA A100");
+  ASSERT_NE(gpu1, std::string::npos);
+  const std::size_t memory1 = text.find('\n', gpu1) + 1;
+  for (const std::string& cut : {text.substr(0, memory1), text.substr(0, memory1 + 30)}) {
+    auto o = parse_nvidia_smi_table(cut, "smi.txt");
+    ASSERT_TRUE(o) << o.error().to_string();
+    ASSERT_EQ(o->gpus.size(), 1u);
+    EXPECT_EQ(o->gpus[0].index, 0);
+    ASSERT_GE(o->warnings.size(), 1u);
+    EXPECT_NE(o->warnings[0].message.find("GPU 1's"), std::string::npos) << o->warnings[0].message;
+    EXPECT_NE(o->warnings[0].message.find(": that GPU is not read"), std::string::npos);
+  }
 }
 
 TEST(NvidiaSmiTable, RejectsAMemoryCellThatIsNotASize) {

@@ -38,12 +38,16 @@ TEST(StatsFolder, HalfWrittenFilesAreSkippedAndCounted) {
   dir.write("rank0.json", R"({"allocated_bytes.all.current": 1)");
   dir.write("rank1.json", R"({"allocated_bytes.all.current": 2})");
   dir.write("rank2.json", R"({"allocated_bytes.all.current": "lots"})");
+  dir.write("rank3.json", R"({"allocated_bytes.all.current": 3, "reserved_bytes.all.current": 4,)");
   auto f = read_stats_folder(dir.path());
   ASSERT_TRUE(f);
   EXPECT_EQ(f->ranks.size(), 1u);
-  EXPECT_EQ(f->skipped, 2u);
-  ASSERT_EQ(f->problems.size(), 2u);
+  EXPECT_EQ(f->skipped, 3u);
+  ASSERT_EQ(f->problems.size(), 3u);
   EXPECT_NE(f->problems[0].to_string().find("rank0.json"), std::string::npos) << f->problems[0].to_string();
+  // Whole figures before the cut do not make a file caught mid-write a reading.
+  EXPECT_NE(f->problems[2].to_string().find("rank3.json"), std::string::npos) << f->problems[2].to_string();
+  EXPECT_NE(f->problems[2].message.find("memory_stats JSON is cut off"), std::string::npos);
 }
 
 // A pipe named like a stats file is never opened (that would block the metrics) and is counted

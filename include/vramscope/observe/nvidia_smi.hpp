@@ -43,7 +43,11 @@ result<observation> parse_nvidia_smi(std::string_view text, const std::string& s
 
 /// The default `nvidia-smi` table: GPU rows (index, name, bus id, memory used/total,
 /// utilisation), the process table, driver and CUDA versions. The MIG devices table is skipped
-/// with a warning. Fails on a GPU row without its memory row, or a malformed process row.
+/// with a warning. A paste cut off is read up to the cut, with a warning naming what it lacks: a
+/// GPU row whose memory row is not there is dropped (an error when nothing else was read); a
+/// process list without its closing border sets observation::processes_cut_from_gpu, and a last
+/// process row cut in the middle is dropped; a screen that ends before its process list says so.
+/// Fails on a GPU row followed by something other than its memory row, or a malformed process row.
 result<observation> parse_nvidia_smi_table(std::string_view text, const std::string& source);
 
 /// --query-gpu=... or --query-compute-apps=... with --format=csv[,noheader][,nounits]. A CSV

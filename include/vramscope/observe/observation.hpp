@@ -71,6 +71,13 @@ struct torch_stats {
   std::optional<std::uint64_t> num_ooms;
   std::map<std::string, std::uint64_t> raw;  // every key as read, e.g. "allocated_bytes.all.peak"
   std::string source;                       // file name, for messages
+  /// A paste cut short (a memory_summary() table without its last rows, memory_stats JSON that
+  /// stops mid-way): what it holds is read, and what it lacks is named here, its figures empty
+  /// (unknown, never 0). `missing`: the summary rows as printed ("GPU reserved memory") or the
+  /// memory_stats keys ("reserved_bytes.all.peak") of the figures above that the paste lacks;
+  /// `cut_at_line`: the last line read. Both empty for a whole table or file.
+  std::vector<std::string> missing;
+  std::optional<int> cut_at_line;
 };
 
 /// Whose message: PyTorch's caching allocator, XLA's (JAX, TensorFlow's XLA runtime), or the CUDA
@@ -143,6 +150,11 @@ struct observation {
   /// processes nvidia-smi cannot see (another container, a zombie). False when the paste had
   /// none, so nothing can be said of who holds the memory.
   bool process_table = false;
+  /// The paste ends inside that process list (no closing border): the processes of this GPU
+  /// (the last one listed, or 0 when no row came before the cut) and of higher-numbered GPUs
+  /// may be missing, so memory no listed process holds is undecided there. Empty when the list
+  /// is whole or absent.
+  std::optional<int> processes_cut_from_gpu;
   std::string driver_version;               // when nvidia-smi printed it
   std::string cuda_version;
   vramscope::warnings warnings;             // recoverable oddities (unknown columns, ...)

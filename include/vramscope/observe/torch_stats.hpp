@@ -23,10 +23,14 @@ namespace vramscope::observe {
 ///   {"0": {...}, "1": {...}}                                      keyed by rank
 ///   {"allocated_bytes": {"all": {"peak": 123, ...}, ...}, ...}    memory_stats_as_nested_dict()
 /// The rank comes from a "rank" field, else the object key, else the file name (see
-/// rank_from_file_name), else the position in a list. Fails when a memory_stats key holds
-/// something other than a whole number, when no memory_stats key is present, on JSON nested
-/// deeper than 32 levels, and on invalid JSON (with the position of the error). Keys that are
-/// neither memory_stats keys nor "rank"/"device" are skipped with a warning in `found_warnings`.
+/// rank_from_file_name), else the position in a list. JSON cut short (the text ends inside the
+/// document) keeps every value read before the cut, except a number the text ends on (the cut
+/// may have shortened it) and entries the cut left empty; each entry lacking a figure of
+/// torch_stats names its keys in torch_stats::missing (figures empty, not 0), and a warning at
+/// the cut says so. Fails when a memory_stats key holds something other than a whole number,
+/// when no memory_stats key is present, on JSON nested deeper than 32 levels, and on invalid
+/// JSON before its end (with the position of the error). Keys that are neither memory_stats keys
+/// nor "rank"/"device" are skipped with a warning in `found_warnings`.
 result<std::vector<torch_stats>> parse_memory_stats_json(std::string_view text,
                                                          const std::string& source,
                                                          warnings& found_warnings);
@@ -34,10 +38,14 @@ result<std::vector<torch_stats>> parse_memory_stats_json(std::string_view text,
 /// Every memory_summary() table found in `text` (one per device or rank). Reads the full and
 /// the abbreviated layout, units B/KiB/MiB/GiB/TiB/PiB (and the older KB/MB/GB, which were
 /// powers of 1024 too), and fills `raw` with the memory_stats key of each cell. Figures are
-/// the printed value times its unit, so they are low by less than one unit. Fails when a table
-/// is cut off before its "GPU reserved memory" row, or when a cell is not a number with a unit.
-/// Returns an empty vector when the text has no table. Rows with an unknown label are skipped
-/// with a warning in `found_warnings`.
+/// the printed value times its unit, so they are low by less than one unit. A table cut off (the
+/// paste ends before its closing border) keeps every complete row read; a last row cut in the
+/// middle (no closing "|", or fewer than 5 cells, with nothing of the table after it) is dropped.
+/// The rows it lacks are named in torch_stats::missing, their figures stay empty (unknown, not
+/// 0), and a warning at the last line read names them and what they leave undecided (without
+/// "GPU reserved memory", the cache and fragmentation). Fails when a cell is not a number with a
+/// unit, or on a broken row inside the table. Returns an empty vector when the text has no
+/// table. Rows with an unknown label are skipped with a warning in `found_warnings`.
 result<std::vector<torch_stats>> parse_memory_summary(std::string_view text,
                                                       const std::string& source,
                                                       warnings& found_warnings);

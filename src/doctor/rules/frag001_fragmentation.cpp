@@ -102,6 +102,12 @@ std::vector<finding> fragmentation(const doctor_input& in) {
   for (const auto& o : in.observed->ooms)
     if (o.kind == observe::oom_kind::torch) weigh_message(facts_of(o), f, wasted);
   if (f.evidence.empty()) return {};
+  // A memory_summary() cut off before its reserved row can neither confirm nor rule out a cache.
+  for (const auto& s : in.observed->stats)
+    if (!s.reserved.peak && s.allocated.peak && s.cut_at_line)
+      f.against.push_back(fmt::format("{}: the memory summary is cut off at line {} before its \"GPU reserved "
+                                      "memory\" row, so its cache (reserved - allocated) is unknown",
+                                      s.source, *s.cut_at_line));
   f.cause = "freed blocks are split pieces of larger segments, or belong to another stream; they cannot "
             "serve the sizes being requested, so the allocator asks the driver for new segments";
   f.fix = "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True";

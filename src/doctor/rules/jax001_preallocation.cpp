@@ -90,7 +90,8 @@ std::vector<finding> jax_preallocation(const doctor_input& in) {
                               : "one GPU is shown: a pool at the fraction on every GPU would mark a JAX process; on "
                                 "one, any process holding this much reads the same");
     }
-    if (in.observed && in.observed->process_table && in.observed->processes.empty()) {
+    if (in.observed && in.observed->process_table && !in.observed->processes_cut_from_gpu &&
+        in.observed->processes.empty()) {
       f.likelihood = lk::weak;
       f.against.push_back("nvidia-smi lists no process holding it: a JAX process would be listed");
     }

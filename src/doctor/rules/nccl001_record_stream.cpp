@@ -15,8 +15,9 @@ namespace vramscope::doctor::rules {
 namespace {
 
 struct gap {
-  int rank;
-  bytes allocated, active, reserved;
+  std::optional<int> rank;
+  bytes allocated, active;
+  std::optional<bytes> reserved;  // empty when the paste lacks it (a memory_summary cut short)
 };
 
 // Active 30 % and 1 GiB above allocated: more than the few in-flight buffers of a step.
@@ -34,7 +35,7 @@ std::optional<gap> largest_gap(const observe::observation& o) {
     const bytes a = *s.allocated.peak, act = *s.active.peak;
     if (!inflated(a, act)) continue;
     if (!best || act - a > best->active - best->allocated)
-      best = gap{s.rank.value_or(-1), a, act, s.reserved.peak.value_or(0)};
+      best = gap{s.rank, a, act, s.reserved.peak};
   }
   return best;
 }
@@ -92,9 +93,11 @@ std::vector<finding> record_stream_inflation(const doctor_input& in) {
                                : "the plan's active peak is far above its allocated one, and planning "
                                  "without record_stream removes the gap");
   if (observed)
-    f.evidence.push_back(fmt::format("memory_stats rank {}: active peak {} vs allocated peak {} (reserved {})",
-                                     observed->rank, format_bytes(observed->active),
-                                     format_bytes(observed->allocated), format_bytes(observed->reserved)));
+    f.evidence.push_back(fmt::format("memory_stats{}: active peak {} vs allocated peak {} (reserved {})",
+                                     observed->rank ? fmt::format(" rank {}", *observed->rank) : "",
+                                     format_bytes(observed->active), format_bytes(observed->allocated),
+                                     observed->reserved ? format_bytes(*observed->reserved)
+                                                        : "not in the paste"));
   if (in.prediction) {
     const auto& r = predict::busiest_rank(*in.prediction);
     f.evidence.push_back(fmt::format("plan: active {} vs allocated {}", format_bytes(r.peak.active),
@@ -115,7 +118,7 @@ std::vector<finding> record_stream_inflation(const doctor_input& in) {
   if (const auto& after = without_record_stream) {
     f.saving = after->saving;
     f.saving_basis = replan_basis(avoid_record_streams);
-  } else if (observed && observed->reserved > observed->allocated) {
+  } else if (observed && observed->reserved && *observed->reserved > observed->allocated) {
     f.saving = static_cast<std::int64_t>(observed->active - observed->allocated);
     f.saving_basis = "observed active - allocated peak";
   }

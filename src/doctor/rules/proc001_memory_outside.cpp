@@ -150,7 +150,9 @@ std::optional<finding> from_screen(const observe::observation& obs) {
       }
     // Processes N/A (Windows, some containers): nothing to compare.
     if (procs != by_gpu.end() && !procs->second.empty() && !procs->second.front()->used) continue;
-    const bool listed_here = procs != by_gpu.end() || obs.process_table;
+    // A process list cut off before this GPU's rows ended cannot say who holds the rest.
+    const bool list_cut_here = obs.processes_cut_from_gpu && *g.index >= *obs.processes_cut_from_gpu;
+    const bool listed_here = (procs != by_gpu.end() || obs.process_table) && !list_cut_here;
     if (listed_here && *g.used > listed + lk::context_max + lk::driver_reserve_max) {
       held = std::max(held, *g.used - listed);
       f.evidence.push_back(fmt::format("GPU {}: {} used, the listed processes hold {}", *g.index,
