@@ -347,9 +347,13 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
         simulated[rep] = std::move(*same);
         continue;
       }
-    // With no first program to compare with, the program is replayed as it is built.
+    // With no first program to compare with, the program is replayed as it is built; so is a
+    // later pipeline stage's, which never equals the first stage's, and whose steady phase the
+    // replay may leave out (schedule::program_watcher::period_repeats).
+    const bool later_stage =
+        job.parallel.pp > 1 && rep >= job.world_size() / std::max(1, job.parallel.pp);
     std::optional<result<std::pair<schedule::program, replay_result>>> built;
-    if (may_end && !same_capacity)
+    if (may_end && (!same_capacity || later_stage))
       built = build_and_replay(model, job, rep, sopts, capacity, device, out.allocator);
     if (!built) {
       auto program = schedule::build_program(model, job, rep, sopts);
