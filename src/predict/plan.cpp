@@ -348,12 +348,11 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
         continue;
       }
     // With no first program to compare with, the program is replayed as it is built; so is a
-    // later pipeline stage's, which never equals the first stage's, and whose steady phase the
-    // replay may leave out (schedule::program_watcher::period_repeats).
-    const bool later_stage =
-        job.parallel.pp > 1 && rep >= job.world_size() / std::max(1, job.parallel.pp);
+    // pipeline stage's, whose steady phase the replay may leave out
+    // (schedule::program_watcher::period_repeats): one equal to the first program is found
+    // equal while it is built (predict/replay.cpp), the first's being shortened.
     std::optional<result<std::pair<schedule::program, replay_result>>> built;
-    if (may_end && (!same_capacity || later_stage))
+    if (may_end && (!same_capacity || job.parallel.pp > 1))
       built = build_and_replay(model, job, rep, sopts, capacity, device, out.allocator);
     if (!built) {
       auto program = schedule::build_program(model, job, rep, sopts);

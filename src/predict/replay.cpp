@@ -386,6 +386,7 @@ struct replay_while_built::state {
     if (kind == schedule::boundary::step) {  // micro-batches and periods: this step's
       last_key[1].clear();
       periods.clear();
+      keys_made = 0;
     }
     if (!candidates.empty()) {
       narrow(so_far.events);
@@ -440,7 +441,8 @@ struct replay_while_built::state {
     run.summary(now.summary);
     const bool seen = std::any_of(periods.begin(), periods.end(),
                                   [&](const period_key& p) { return p.summary == now.summary; });
-    if (seen) {
+    if (seen && keys_made < keys_tried) {
+      ++keys_made;
       if (!run.state_key(now.key, live)) {
         periods.clear();
         return 0;
@@ -466,8 +468,13 @@ struct replay_while_built::state {
       narrow(program.events);
       for (const auto* p : candidates)
         if (p->events.size() == program.events.size() && p->tensors == program.tensors &&
-            p->complete == program.complete)
-          return p->result;
+            p->complete == program.complete) {
+          // An out-of-memory message names the device of the allocator that gave it: this one's.
+          auto result = p->result;
+          if (result.oom)
+            if (auto message = allocator.oom_message(*result.oom)) result.oom->message = *message;
+          return result;
+        }
     }
     run.advance(program);
     replay_result result = run.take();
@@ -529,6 +536,11 @@ struct replay_while_built::state {
     std::vector<std::uint64_t> key;
   };
   static constexpr std::size_t periods_kept = 64;
+  // Whole keys made for periods in this step: after keys_tried without a repeat (a state
+  // whose blocks keep moving though its levels repeat) no more are, which only costs the
+  // periods that might have been left out.
+  static constexpr std::size_t keys_tried = 24;
+  std::size_t keys_made = 0;
   std::vector<period_key> periods;
   std::vector<std::pair<std::size_t, std::size_t>> repeats_at;
 };
