@@ -101,8 +101,21 @@ void caching_allocator::state::erase_unmapped(block_index index) {
   pool_of(b).unmapped.erase(b.in_unmapped);
 }
 
+namespace {
+
+// The options but the device index, which only out-of-memory messages name: a state copies
+// between devices (the ranks of a node).
+bool same_but_device(const caching_allocator_options& a, const caching_allocator_options& b) {
+  if (a.device == b.device) return a == b;
+  auto c = a;
+  c.device = b.device;
+  return c == b;
+}
+
+}  // namespace
+
 void caching_allocator::state::copy_from(const state& other) {
-  assert(options == other.options);
+  assert(same_but_device(options, other.options));
   blocks.copy_from(other.blocks);  // in_blocks and in_unmapped point into other's sets here
   copy_pool(small_pool, other.small_pool);
   copy_pool(large_pool, other.large_pool);
@@ -181,7 +194,7 @@ std::unique_ptr<allocator_model> caching_allocator::clone() const {
 
 bool caching_allocator::copy_state_from(const allocator_model& other) {
   const auto* from = dynamic_cast<const caching_allocator*>(&other);
-  if (from == nullptr || !(from->state_->options == state_->options)) return false;
+  if (from == nullptr || !same_but_device(from->state_->options, state_->options)) return false;
   if (from != this) state_->copy_from(*from->state_);
   return true;
 }

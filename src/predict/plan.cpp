@@ -347,9 +347,12 @@ result<prediction> plan_torch(const model::model_spec& model, const job::job_spe
         simulated[rep] = std::move(*same);
         continue;
       }
-    // With no first program to compare with, the program is replayed as it is built.
+    // With no first program to compare with, the program is replayed as it is built; so is a
+    // pipeline stage's, whose steady phase the replay may leave out
+    // (schedule::program_watcher::period_repeats): one equal to the first program is found
+    // equal while it is built (predict/replay.cpp), the first's being shortened.
     std::optional<result<std::pair<schedule::program, replay_result>>> built;
-    if (may_end && !same_capacity)
+    if (may_end && (!same_capacity || job.parallel.pp > 1))
       built = build_and_replay(model, job, rep, sopts, capacity, device, out.allocator);
     if (!built) {
       auto program = schedule::build_program(model, job, rep, sopts);

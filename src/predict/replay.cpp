@@ -92,6 +92,18 @@ class replayer {
   // a step makes and keeps (a gradient) has a new id in each step, and the builder's next step
   // refers to it as its last did to the one before. The figures so far are left out too: they
   // only ever rise.
+  // A few figures of the state (each also in state_key): the bytes live per category, the
+  // phase slot, the allocator's current levels, segments and allocations.
+  void summary(std::vector<std::uint64_t>& out) const {
+    out.assign(by_category_.begin(), by_category_.end());
+    out.push_back(static_cast<std::uint64_t>(static_cast<std::int64_t>(outside_)));
+    const auto& s = allocator_.stats();
+    for (const alloc::stat* f : {&s.allocated, &s.active, &s.reserved, &s.requested})
+      out.push_back(f->current);
+    out.push_back(s.segments);
+    out.push_back(s.allocations);
+  }
+
   bool state_key(std::vector<std::uint64_t>& key, std::vector<alloc::handle>& live) const {
     live.clear();
     const auto first = key.size();
@@ -286,6 +298,8 @@ struct replayed_program {
   bool complete = true;  // false: cut at the phase boundary after its replay failed
   // Events so far wherever the program's watcher answered steady() with true, in order.
   std::vector<std::size_t> steady_at;
+  // Events so far and the answer wherever period_repeats() answered other than 0, in order.
+  std::vector<std::pair<std::size_t, std::size_t>> repeats_at;
   replay_result result;
 };
 constexpr std::size_t programs_kept = 64;
@@ -369,7 +383,11 @@ struct replay_while_built::state {
   // before, that program's answer here. A failed replay is never steady (the build ends at
   // the next phase).
   bool steady(const schedule::program& so_far, schedule::boundary kind) {
-    if (kind == schedule::boundary::step) last_key[1].clear();  // micro-batches: this step's
+    if (kind == schedule::boundary::step) {  // micro-batches and periods: this step's
+      last_key[1].clear();
+      periods.clear();
+      keys_made = 0;
+    }
     if (!candidates.empty()) {
       narrow(so_far.events);
       if (!candidates.empty()) {
@@ -396,14 +414,67 @@ struct replay_while_built::state {
     return false;
   }
 
+  // A pipeline period ends: how many periods back (of those kept, all since the step began but
+  // the oldest) the replay was in the state it is in now. The answer of a program replayed
+  // before where the program so far is one. Periods are kept only once no program replayed
+  // before is: they run on from there without a gap, so that their count back is the periods'.
+  // Each is kept with a summary of its state (part of the key: the bytes live per category,
+  // the phase slot, the allocator's levels and counts), and its whole key only where the
+  // summary is that of a period before: a state whose levels keep changing (blocks whose
+  // frees wait on a stream that never syncs in the step) is never keyed whole.
+  std::size_t period_repeats(const schedule::program& so_far) {
+    const std::size_t at = so_far.events.size();
+    if (!candidates.empty()) {
+      narrow(so_far.events);
+      if (!candidates.empty()) {
+        std::size_t back = 0;
+        for (const auto* p : candidates)
+          for (const auto& [where, b] : p->repeats_at)
+            if (where == at) back = b;
+        if (back > 0) repeats_at.emplace_back(at, back);
+        return back;
+      }
+    }
+    if (!run.advance(so_far)) return 0;
+    if (periods.size() == periods_kept) periods.erase(periods.begin());
+    period_key now;
+    run.summary(now.summary);
+    const bool seen = std::any_of(periods.begin(), periods.end(),
+                                  [&](const period_key& p) { return p.summary == now.summary; });
+    if (seen && keys_made < keys_tried) {
+      ++keys_made;
+      if (!run.state_key(now.key, live)) {
+        periods.clear();
+        return 0;
+      }
+      // FNV-1a over the words: most keys differ from the others somewhere in the middle.
+      now.hash = 14695981039346656037ull;
+      for (std::uint64_t v : now.key) now.hash = (now.hash ^ v) * 1099511628211ull;
+      now.keyed = true;
+      for (std::size_t k = periods.size(); k-- > 0;)
+        if (periods[k].keyed && periods[k].hash == now.hash && periods[k].key == now.key) {
+          const std::size_t back = periods.size() - k;
+          repeats_at.emplace_back(at, back);
+          return back;
+        }
+    }
+    periods.push_back(std::move(now));
+    return 0;
+  }
+
   // `take`: the program's events, which go to the kept program instead of a copy of them.
   replay_result finish(const schedule::program& program, std::vector<schedule::event>* take) {
     if (!candidates.empty()) {
       narrow(program.events);
       for (const auto* p : candidates)
         if (p->events.size() == program.events.size() && p->tensors == program.tensors &&
-            p->complete == program.complete)
-          return p->result;
+            p->complete == program.complete) {
+          // An out-of-memory message names the device of the allocator that gave it: this one's.
+          auto result = p->result;
+          if (result.oom)
+            if (auto message = allocator.oom_message(*result.oom)) result.oom->message = *message;
+          return result;
+        }
     }
     run.advance(program);
     replay_result result = run.take();
@@ -440,6 +511,7 @@ struct replay_while_built::state {
     p.tensors = program.tensors;
     p.complete = program.complete;
     p.steady_at = steady_at;
+    p.repeats_at = repeats_at;
     p.result = result;
   }
 
@@ -454,6 +526,23 @@ struct replay_while_built::state {
   std::vector<std::uint64_t> key;
   std::vector<alloc::handle> live;
   std::vector<std::size_t> steady_at;
+  // period_repeats(): the keys where this step's pipeline periods ended, the oldest first (at
+  // most periods_kept: a ring of micro-batches in flight is seldom longer), with a hash each;
+  // and where it answered other than 0.
+  struct period_key {
+    std::vector<std::uint64_t> summary;
+    bool keyed = false;  // `hash` and `key` are made
+    std::uint64_t hash = 0;
+    std::vector<std::uint64_t> key;
+  };
+  static constexpr std::size_t periods_kept = 64;
+  // Whole keys made for periods in this step: after keys_tried without a repeat (a state
+  // whose blocks keep moving though its levels repeat) no more are, which only costs the
+  // periods that might have been left out.
+  static constexpr std::size_t keys_tried = 24;
+  std::size_t keys_made = 0;
+  std::vector<period_key> periods;
+  std::vector<std::pair<std::size_t, std::size_t>> repeats_at;
 };
 
 replay_while_built::replay_while_built(alloc::allocator_model& allocator)
@@ -469,6 +558,11 @@ bool replay_while_built::grown(const schedule::program& so_far) {
 bool replay_while_built::steady(const schedule::program& so_far, schedule::boundary kind) {
   if (!state_->run.started()) return false;
   return state_->steady(so_far, kind);
+}
+
+std::size_t replay_while_built::period_repeats(const schedule::program& so_far) {
+  if (!state_->run.started()) return 0;
+  return state_->period_repeats(so_far);
 }
 
 replay_result replay_while_built::finish(const schedule::program& program) {

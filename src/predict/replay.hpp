@@ -50,7 +50,8 @@ replay_result replay(const schedule::program& program, alloc::allocator_model& a
 /// replays the events so far, and the first allocation that fails stops the build, since
 /// nothing after it changes the replay's figures. Pass it to build_program, then call finish()
 /// with the program built: the result is replay(program, allocator) of the whole program; where
-/// steady() said true, of the program built without the steps and micro-batches it left out,
+/// steady() said true (period_repeats() other than 0), of the program built without the steps
+/// and micro-batches (pipeline periods) it left out,
 /// whose figures are the whole program's (tests/predict/steady_state_test.cpp).
 /// Where the program equals one replayed earlier on this thread after the same init (event by
 /// event, under the same allocator options), the figures are that replay's and the events
@@ -65,6 +66,11 @@ class replay_while_built final : public schedule::program_watcher {
   /// so the program leaves them out and the figures are those of the whole program. Never
   /// with an allocator model that gives no state key (alloc::allocator_model::state_key).
   bool steady(const schedule::program& so_far, schedule::boundary kind) override;
+  /// At the end of a pipeline schedule's steady period: how many periods back (within the
+  /// step, up to 64) the replay was in the state it is in now, compared as steady() compares;
+  /// 0 for none. A ring of micro-batches in flight comes back to its state once each has
+  /// taken the place of the oldest: after as many periods as the ring holds.
+  std::size_t period_repeats(const schedule::program& so_far) override;
   /// Replays what is left of `program` (the one the build returned) and gives the figures.
   replay_result finish(const schedule::program& program);
   /// The same, for a caller that reads none of the program's events afterwards: where the

@@ -44,6 +44,11 @@ class program_builder {
   bool steady(boundary kind) {
     return watcher_ != nullptr && !cut_ && watcher_->steady(program_, kind);
   }
+  /// At the end of a pipeline schedule's steady period: program_watcher::period_repeats, 0
+  /// without a watcher.
+  std::size_t period_repeats() {
+    return watcher_ != nullptr && !cut_ ? watcher_->period_repeats(program_) : 0;
+  }
   program take();
 
  private:

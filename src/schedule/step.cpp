@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <cassert>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -217,7 +219,12 @@ class driver {
         if (step + 1 < steps && all_lengths_closed(step)) break;
         continue;
       }
-      if (steps > 2 && step + 1 < steps && out_.steady(boundary::step)) break;
+      // Asked after every step but the last wherever micro-batches are compared, even where
+      // no step could be left out (2 steps): the answer also starts the next step's micro-batch
+      // comparisons afresh, so that none compares with a key of the step before.
+      if (step + 1 < steps && (steps > 2 || micros > 3) && out_.steady(boundary::step) &&
+          steps > 2)
+        break;
     }
     evaluate();
     free_all(out_, previous_graph_);
@@ -288,9 +295,27 @@ class driver {
       weight_input_bytes_.push_back(
           weight_gradient_inputs(model_, u.name, tokens, ctx_.rank.tp, compute));
     const int steps = std::max(1, job_.training.steps);
+    const auto& ops = pipe_->ops;
+    const auto repeat = repeat_of(ops, micros);
     for (int step = 0; step < steps && !out_.stopped(); ++step) {
-      for (const auto& op : pipe_->ops) {
-        if (out_.stopped()) break;
+      shift_.assign(pipe_->chunks.size(), 0);
+      bool left_out = false;  // periods were left out in this step: no more are asked about
+      for (std::size_t i = 0; i < ops.size() && !out_.stopped(); ++i) {
+        // The steady phase: where a period ends in the state one `back` periods before ended
+        // in, the periods after it repeat those `back`; whole repeats of them are left out, and
+        // the ops after them run on the micro-batches' slots of the last ones built.
+        if (repeat.period > 0 && !left_out && i >= repeat.from && i + repeat.period <= repeat.to &&
+            (i - repeat.from) % repeat.period == 0)
+          if (const std::size_t back = out_.period_repeats(); back > 0) {
+            const std::size_t periods = (repeat.to - i) / (back * repeat.period) * back;
+            for (std::size_t c = 0; c < shift_.size(); ++c)
+              if (c < repeat.moves.size() && repeat.moves[c])
+                shift_[c] += static_cast<int>(periods) * repeat.shift;
+            i += periods * repeat.period;
+            left_out = true;
+            if (i == ops.size()) break;
+          }
+        const auto& op = ops[i];
         switch (op.kind) {
           case pass::forward: pipeline_forward(op); break;
           case pass::backward: pipeline_backward(op, micros); break;
@@ -301,10 +326,89 @@ class driver {
       strategy_->optimizer_step(step);
       strategy_->zero_grad();
       out_.sync_all();
-      if (steps > 2 && step + 1 < steps && out_.steady(boundary::step)) break;
+      // As in run(): asked wherever periods are compared, to start the next step's afresh.
+      if (step + 1 < steps && (steps > 2 || repeat.period > 0) &&
+          out_.steady(boundary::step) && steps > 2)
+        break;
     }
     strategy_->save_checkpoint();
     return out_.take();
+  }
+
+  // The steady phase of a pipeline schedule: each op of [from, to) is the op `period` before
+  // it with a micro-batch `shift` later (the same pass on the same local stage, ending or not
+  // the step's last micro-batch alike), and a period runs, on each local stage, as many
+  // forwards as it completes backwards (input and weight gradients alike), so that as many
+  // micro-batches stay in flight at each of its ends. 1F1B's is its one-forward-one-backward
+  // phase (period 2, shift 1); the interleaved schedules' a round of every local stage. The
+  // rank may come back to a state a period of the phase ended in
+  // (program_watcher::period_repeats): then the periods since repeat. period 0: none (GPipe's
+  // forwards repeat, but hold ever more).
+  struct pipeline_repeat {
+    std::size_t period = 0, from = 0, to = 0;
+    int shift = 0;
+    // The local stages with passes in a period: their micro-batches in flight move on a period
+    // at a time; another stage's stay (interleaved 1F1B's first stage while its second runs).
+    std::vector<bool> moves;
+  };
+  static pipeline_repeat repeat_of(const std::vector<pipeline_op>& ops, int micros) {
+    const auto last = [&](const pipeline_op& op) { return op.micro + 1 == micros; };
+    // The longest periods looked for: interleaved schedules repeat every round of pp
+    // micro-batches over every local stage, a few hundred ops at most in practice.
+    constexpr std::size_t longest = 256;
+    for (std::size_t period = 1; period <= std::min(longest, ops.size() / 3); ++period) {
+      std::size_t from = period;
+      while (from < ops.size()) {
+        // The run of ops from `from` that repeat the op `period` before with one shift.
+        const int shift = ops[from].micro - ops[from - period].micro;
+        std::size_t to = from;
+        while (to < ops.size()) {
+          const auto &a = ops[to], &b = ops[to - period];
+          if (a.kind != b.kind || a.chunk != b.chunk || a.micro - b.micro != shift ||
+              last(a) != last(b))
+            break;
+          ++to;
+        }
+        // Periods [from - period, from) and on: two are compared before any is left out.
+        if (shift > 0 && to - from >= 2 * period && balanced(ops, from, period)) {
+          pipeline_repeat r{period, from, to, shift, {}};
+          for (std::size_t k = from; k < from + period; ++k) {
+            const auto c = static_cast<std::size_t>(ops[k].chunk);
+            if (r.moves.size() <= c) r.moves.resize(c + 1, false);
+            r.moves[c] = true;
+          }
+          return r;
+        }
+        from = std::max(to, from + 1);
+      }
+    }
+    return {};
+  }
+  // Whether ops [from, from + period) run as many forwards of each local stage as they
+  // complete backwards of it, in input and in weight gradients.
+  static bool balanced(const std::vector<pipeline_op>& ops, std::size_t from,
+                       std::size_t period) {
+    std::vector<std::array<int, 2>> count;  // forwards less input (less weight) gradients
+    for (std::size_t k = from; k < from + period; ++k) {
+      const auto& op = ops[k];
+      const auto c = static_cast<std::size_t>(op.chunk);
+      if (count.size() <= c) count.resize(c + 1, {0, 0});
+      switch (op.kind) {
+        case pass::forward: ++count[c][0], ++count[c][1]; break;
+        case pass::backward: --count[c][0], --count[c][1]; break;
+        case pass::backward_input: --count[c][0]; break;
+        case pass::backward_weight: --count[c][1]; break;
+      }
+    }
+    return std::all_of(count.begin(), count.end(),
+                       [](const auto& c) { return c[0] == 0 && c[1] == 0; });
+  }
+  // The held_ slot of a micro-batch: its own, less those of its local stage in the periods
+  // left out.
+  std::size_t slot(const pipeline_op& op) const {
+    const int s = shift_[static_cast<std::size_t>(op.chunk)];
+    assert(op.micro >= s);
+    return static_cast<std::size_t>(op.micro - s);
   }
 
   bool megatron_pipeline() const { return job_.parallel.kind == job::strategy::megatron; }
@@ -318,7 +422,7 @@ class driver {
   }
 
   void pipeline_forward(const pipeline_op& op) {
-    const auto mb = static_cast<std::size_t>(op.micro), c = static_cast<std::size_t>(op.chunk);
+    const auto mb = slot(op), c = static_cast<std::size_t>(op.chunk);
     for (auto u : pipe_->chunks[c]) {
       out_.phase("forward:" + model_.units[u].name + tag(op));
       if (first_forward_)  // cuBLAS workspace: created by the first GEMM
@@ -355,7 +459,7 @@ class driver {
   }
 
   void pipeline_backward(const pipeline_op& op, int micros) {
-    const auto mb = static_cast<std::size_t>(op.micro), c = static_cast<std::size_t>(op.chunk);
+    const auto mb = slot(op), c = static_cast<std::size_t>(op.chunk);
     strategy_->begin_micro_batch(op.micro + 1 == micros);
     tensor_id grad_in = 0;
     if (has_loss(op)) {
@@ -388,7 +492,7 @@ class driver {
   // weight-gradient pass runs the whole backward (backward_weight_one_chunk, stage 0).
   void pipeline_input_gradient(const pipeline_op& op) {
     if (!receives(op)) return;
-    const auto mb = static_cast<std::size_t>(op.micro), c = static_cast<std::size_t>(op.chunk);
+    const auto mb = slot(op), c = static_cast<std::size_t>(op.chunk);
     auto& kept = held_.weight_inputs[mb][c];
     if (has_loss(op)) {  // the loss's own nodes go with the detached loss
       out_.phase("backward:loss" + tag(op, ", input gradient"));
@@ -411,7 +515,7 @@ class driver {
   // gradients, releasing the graph as it goes; then the backward_state goes.
   void pipeline_weight_gradient(const pipeline_op& op, int micros) {
     if (!receives(op)) return pipeline_backward(op, micros);
-    const auto mb = static_cast<std::size_t>(op.micro), c = static_cast<std::size_t>(op.chunk);
+    const auto mb = slot(op), c = static_cast<std::size_t>(op.chunk);
     strategy_->begin_micro_batch(op.micro + 1 == micros);
     const auto& units = pipe_->chunks[c];
     for (auto it = units.rbegin(); it != units.rend(); ++it) {
@@ -971,6 +1075,8 @@ class driver {
   bool keep_logits_ = false;               // for_each_saved keeps the loss's first source...
   tensor_id stage_logits_ = 0;             // ...as this id
   bool first_forward_ = true;
+  // Per local stage: its micro-batches in the pipeline's steady periods left out in this step.
+  std::vector<int> shift_;
   bool record_stream_ = false;
   activation_offloader offload_;
   // Outside the training step: the resumed weights' copy (kept while referenced), and the

@@ -146,8 +146,9 @@ class allocator_model {
   [[nodiscard]] virtual std::unique_ptr<allocator_model> clone() const { return nullptr; }
 
   /// Puts this model in `other`'s state when `other` is the same kind of model with the same
-  /// options, and says whether it did; otherwise (and by default) changes nothing. Afterwards
-  /// this model behaves as `other` would, handles included.
+  /// options (the caching model's may differ in the device its out-of-memory messages name,
+  /// which stays this model's), and says whether it did; otherwise (and by default) changes
+  /// nothing. Afterwards this model behaves as `other` would, handles included.
   virtual bool copy_state_from(const allocator_model& other) {
     (void)other;
     return false;

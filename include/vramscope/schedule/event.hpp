@@ -147,6 +147,19 @@ class program_watcher {
     (void)kind;
     return false;
   }
+  /// Where a period of a pipeline schedule's steady phase ends (`so_far` holds its last event)
+  /// and more periods follow, each the same passes as the one before on micro-batches one
+  /// period later: how many of the periods that ended since the last steady(boundary::step)
+  /// call, counted back from this one, the rank was last in the state it is in now. Its
+  /// micro-batches in flight take the places of those then (a ring of them, each period's new
+  /// one where the oldest was), so that the periods after this one repeat those since then, to
+  /// the same states; the builder leaves whole repeats of them out. 0: in no such state (or the
+  /// watcher cannot say). As for steady(), only a watcher that reads nothing of the program but
+  /// the figures its state gives may answer other than 0; the default never does.
+  virtual std::size_t period_repeats(const program& so_far) {
+    (void)so_far;
+    return 0;
+  }
 
  protected:
   program_watcher() = default;
