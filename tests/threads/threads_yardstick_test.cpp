@@ -288,5 +288,15 @@ TEST(ThreadsYardstick, SeventhBatchScoredAfterTheFifthAndSixthsFixes) {
   expect_at_least(fresh, {10, 13});
 }
 
+// Batch 8, collected sealed (four collectors, owners a-m with the forums and n-z, two passes
+// each) while the round's explain fixes were being made, and scored once on the merged tree
+// before anything was changed for it: the round's second first-sight measure (bench/README.md).
+// The floors are that score.
+TEST(ThreadsYardstick, EighthBatchAtFirstSight) {
+  const tally fresh = score_all("8", false);
+  ASSERT_GE(fresh.n, 22);
+  expect_at_least(fresh, {12, 19});
+}
+
 }  // namespace
 }  // namespace vramscope
