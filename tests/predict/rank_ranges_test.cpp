@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "support/rank_layouts.hpp"
 #include "support/tiny_model.hpp"
 
 namespace vramscope::predict {
@@ -74,53 +75,13 @@ void expect_like(const gpu_prediction& g, const gpu_prediction& c, int index) {
   }
 }
 
-struct variant {
-  const char* name;
-  void (*apply)(job::job_spec&);
-};
-
-const variant variants[] = {
-    {"plain", [](job::job_spec&) {}},
-    {"context before set_device", [](job::job_spec& j) { j.init.set_device_first = false; }},
-    {"early tensors",
-     [](job::job_spec& j) {
-       j.init.set_device_first = false;
-       j.init.early_tensors = 100_MiB;
-     }},
-    {"checkpoint onto cuda:0",
-     [](job::job_spec& j) {
-       j.init.load = job::weight_load::all_ranks;
-       j.init.map_location = "none";
-     }},
-    {"resume onto cuda:0",
-     [](job::job_spec& j) {
-       j.checkpoint.resume = true;
-       j.checkpoint.resume_map_location = "none";
-     }},
-    {"out of memory", [](job::job_spec& j) { j.hardware.capacity = 700_MiB; }},
-    {"strays larger than the GPU",
-     [](job::job_spec& j) {
-       j.init.set_device_first = false;
-       j.init.early_tensors = 2_GiB;
-       j.hardware.capacity = 3_GiB;
-     }},
-};
-
 TEST(RankRanges, EveryRankHasItsClassesFiguresAndRangesOnlyGiveTheSameAnswer) {
   int plans = 0, oom = 0, several = 0;
   for (auto s : {job::strategy::ddp, job::strategy::fsdp2, job::strategy::megatron})
     for (int per_node : {1, 2, 4, 8})
       for (int nodes : {1, 3})
-        for (const auto& v : variants) {
-          job::job_spec j;
-          j.parallel.kind = s;
-          if (s == job::strategy::megatron && per_node * nodes % 2 == 0) j.parallel.pp = 2;
-          j.hardware.gpu = "H100-80GB";
-          j.hardware.gpus_per_node = per_node;
-          j.hardware.nodes = nodes;
-          j.hardware.capacity = 80_GiB;
-          j.hardware.compute_capability = 90;
-          j.training.seq_len = 1024;
+        for (const auto& v : testing::rank_variants) {
+          auto j = testing::rank_layout_job(s, per_node, nodes);
           v.apply(j);
           SCOPED_TRACE(::testing::Message() << v.name << ", " << per_node << " x " << nodes
                                             << ", strategy " << static_cast<int>(s));
@@ -175,7 +136,7 @@ TEST(RankRanges, EveryRankHasItsClassesFiguresAndRangesOnlyGiveTheSameAnswer) {
           several += full->classes.size() > 1 ? 1 : 0;
         }
   // The grid reaches what it is meant to: out-of-memory failures and plans of several classes.
-  EXPECT_EQ(plans, 3 * 4 * 2 * static_cast<int>(std::size(variants)));
+  EXPECT_EQ(plans, 3 * 4 * 2 * static_cast<int>(std::size(testing::rank_variants)));
   EXPECT_GT(oom, 0);
   EXPECT_GT(several, plans / 2);
 }
@@ -183,14 +144,7 @@ TEST(RankRanges, EveryRankHasItsClassesFiguresAndRangesOnlyGiveTheSameAnswer) {
 // Ranks alike are kept once: a thousand nodes of 8 GPUs have a handful of classes and two
 // ranges a node (GPU 0 of a node holds what the node's other ranks leave there).
 TEST(RankRanges, AThousandNodesAreAFewClasses) {
-  job::job_spec j;
-  j.parallel.kind = job::strategy::ddp;
-  j.hardware.gpu = "H100-80GB";
-  j.hardware.gpus_per_node = 8;
-  j.hardware.nodes = 1000;
-  j.hardware.capacity = 80_GiB;
-  j.hardware.compute_capability = 90;
-  j.training.seq_len = 1024;
+  auto j = testing::rank_layout_job(job::strategy::ddp, 8, 1000);
   j.init.set_device_first = false;
   predict_options only;
   only.rank_ranges = true;

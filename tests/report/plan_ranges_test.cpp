@@ -11,59 +11,13 @@
 #include <iterator>
 #include <string>
 
+#include "support/rank_layouts.hpp"
 #include "support/tiny_model.hpp"
 
 namespace vramscope::report {
 namespace {
 
 using predict::predict_options;
-
-struct variant {
-  const char* name;
-  void (*apply)(job::job_spec&);
-};
-
-const variant variants[] = {
-    {"plain", [](job::job_spec&) {}},
-    {"context before set_device", [](job::job_spec& j) { j.init.set_device_first = false; }},
-    {"early tensors",
-     [](job::job_spec& j) {
-       j.init.set_device_first = false;
-       j.init.early_tensors = 100_MiB;
-     }},
-    {"checkpoint onto cuda:0",
-     [](job::job_spec& j) {
-       j.init.load = job::weight_load::all_ranks;
-       j.init.map_location = "none";
-     }},
-    {"resume onto cuda:0, eval and a full save",
-     [](job::job_spec& j) {
-       j.checkpoint.resume = true;
-       j.checkpoint.resume_map_location = "none";
-       j.eval.enabled = true;
-       j.checkpoint.save = job::state_dict_kind::full;
-     }},
-    {"out of memory", [](job::job_spec& j) { j.hardware.capacity = 700_MiB; }},
-    {"strays larger than the GPU",
-     [](job::job_spec& j) {
-       j.init.set_device_first = false;
-       j.init.early_tensors = 2_GiB;
-       j.hardware.capacity = 3_GiB;
-     }},
-};
-
-job::job_spec job_of(job::strategy s, int per_node, int nodes) {
-  job::job_spec j;
-  j.parallel.kind = s;
-  if (s == job::strategy::megatron && per_node * nodes % 2 == 0) j.parallel.pp = 2;
-  j.hardware.gpu = "H100-80GB";
-  j.hardware.gpus_per_node = per_node;
-  j.hardware.nodes = nodes;
-  j.hardware.capacity = 80_GiB;
-  j.hardware.compute_capability = 90;
-  j.training.seq_len = 1024;
-  return j;
-}
 
 // docs/formats/plan-json.md: rank k of a range has its class's rank with "rank" k and "gpu"
 // moved as far; its GPU is the class's GPU with "index" and each process's "rank" moved as
@@ -103,8 +57,8 @@ TEST(PlanRanges, EveryReportIsTheSameFromRangesAsFromEveryRank) {
   for (auto s : {job::strategy::ddp, job::strategy::fsdp2, job::strategy::megatron})
     for (int per_node : {1, 2, 4, 8})
       for (int nodes : {1, 3})
-        for (const auto& v : variants) {
-          auto j = job_of(s, per_node, nodes);
+        for (const auto& v : testing::rank_variants) {
+          auto j = testing::rank_layout_job(s, per_node, nodes);
           v.apply(j);
           SCOPED_TRACE(::testing::Message() << v.name << ", " << per_node << " x " << nodes
                                             << ", strategy " << static_cast<int>(s));
@@ -165,7 +119,7 @@ TEST(PlanRanges, EveryReportIsTheSameFromRangesAsFromEveryRank) {
           EXPECT_FALSE(predict::rank_of(*ranges, world).has_value());
           EXPECT_FALSE(predict::gpu_of(*ranges, world).has_value());
         }
-  EXPECT_EQ(plans, 3 * 4 * 2 * static_cast<int>(std::size(variants)));
+  EXPECT_EQ(plans, 3 * 4 * 2 * static_cast<int>(std::size(testing::rank_variants)));
   EXPECT_GT(merged, 0);  // classes alike but for their numbers are one in the JSON
 }
 
@@ -198,7 +152,7 @@ TEST(PlanRanges, RenumberingMovesTheRanksOfAGpusShares) {
 // Past plan_json_listed_ranks the JSON keeps classes and ranges only, and they give every rank
 // and GPU of the plan kept one by one; the text report is the same either way.
 TEST(PlanRanges, ALargeJobsJsonHasRangesWithoutEveryRank) {
-  auto j = job_of(job::strategy::ddp, 8, 1000);
+  auto j = testing::rank_layout_job(job::strategy::ddp, 8, 1000);
   j.init.set_device_first = false;  // GPU 0 of each node differs from its others
   predict_options only;
   only.rank_ranges = true;
