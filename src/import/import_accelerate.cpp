@@ -506,8 +506,11 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
     // A name accelerate does not have stays, to be reported as unknown.
     const auto& table = detail::accelerate_table();
     using section_owner = std::pair<std::string, std::string>;
-    for (const auto& [section, owner] :
+    for (const section_owner& pair :
          {section_owner{"fsdp_config.", "FSDP"}, section_owner{"deepspeed_config.", "DEEPSPEED"}}) {
+      // Named, not a structured binding: the lambdas below capture them (clang 14 cannot).
+      const std::string& section = pair.first;
+      const std::string& owner = pair.second;
       if (kind == owner) continue;
       const auto of_section = [&](const detail::entry& e) {
         return e.key.starts_with(section) &&
