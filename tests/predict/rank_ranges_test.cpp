@@ -77,64 +77,57 @@ void expect_like(const gpu_prediction& g, const gpu_prediction& c, int index) {
 
 TEST(RankRanges, EveryRankHasItsClassesFiguresAndRangesOnlyGiveTheSameAnswer) {
   int plans = 0, oom = 0, several = 0;
-  for (auto s : {job::strategy::ddp, job::strategy::fsdp2, job::strategy::megatron})
-    for (int per_node : {1, 2, 4, 8})
-      for (int nodes : {1, 3})
-        for (const auto& v : testing::rank_variants) {
-          auto j = testing::rank_layout_job(s, per_node, nodes);
-          v.apply(j);
-          SCOPED_TRACE(::testing::Message() << v.name << ", " << per_node << " x " << nodes
-                                            << ", strategy " << static_cast<int>(s));
-          const auto full = plan(testing::tiny_llama(), j);
-          ASSERT_TRUE(full) << full.error().to_string();
-          predict_options only;
-          only.rank_ranges = true;
-          const auto ranges = plan(testing::tiny_llama(), j, only);
-          ASSERT_TRUE(ranges) << ranges.error().to_string();
-          ++plans;
-          const int world = j.world_size();
-          ASSERT_EQ(full->ranks.size(), static_cast<std::size_t>(world));
-          EXPECT_TRUE(ranges->ranks.empty());
-          EXPECT_TRUE(ranges->gpus.empty());
-          ASSERT_EQ(full->ranges.size(), ranges->ranges.size());
-          ASSERT_EQ(full->classes.size(), ranges->classes.size());
-          int next = 0;
-          for (std::size_t i = 0; i < full->ranges.size(); ++i) {
-            const auto& a = full->ranges[i];
-            const auto& b = ranges->ranges[i];
-            EXPECT_EQ(std::tie(a.first, a.count, a.cls), std::tie(b.first, b.count, b.cls));
-            ASSERT_EQ(a.first, next);  // the ranges cover the ranks in order
-            ASSERT_GT(a.count, 0);
-            ASSERT_LT(a.cls, full->classes.size());
-            next += a.count;
-            const auto& c = full->classes[a.cls];
-            for (int rank = a.first; rank < a.first + a.count; ++rank) {
-              expect_like(full->ranks[static_cast<std::size_t>(rank)], c.rank, rank);
-              expect_like(full->gpus[static_cast<std::size_t>(rank)], c.gpu, rank);
-            }
-          }
-          EXPECT_EQ(next, world);
-          for (std::size_t i = 0; i < full->classes.size(); ++i) {
-            expect_like(ranges->classes[i].rank, full->classes[i].rank, full->classes[i].rank.rank);
-            expect_like(ranges->classes[i].gpu, full->classes[i].gpu, full->classes[i].gpu.index);
-          }
-          EXPECT_EQ(full->fits, ranges->fits);
-          EXPECT_EQ(full->notes, ranges->notes);
-          EXPECT_EQ(state_of(*full), state_of(*ranges));
-          const auto va = verdict_of(*full);
-          const auto vb = verdict_of(*ranges);
-          EXPECT_EQ(va.oom.has_value(), vb.oom.has_value());
-          if (va.oom && vb.oom) {
-            EXPECT_EQ(va.oom->rank, vb.oom->rank);
-            EXPECT_EQ(va.oom->phase, vb.oom->phase);
-          }
-          EXPECT_EQ(va.busiest_gpu, vb.busiest_gpu);
-          EXPECT_EQ(va.busiest_device, vb.busiest_device);
-          EXPECT_EQ(busiest_rank(*full).rank, busiest_rank(*ranges).rank);
-          EXPECT_EQ(busiest_rank(*full).peak.device, busiest_rank(*ranges).peak.device);
-          oom += va.oom ? 1 : 0;
-          several += full->classes.size() > 1 ? 1 : 0;
-        }
+  testing::for_each_rank_layout([&](job::job_spec& j) {
+    const auto full = plan(testing::tiny_llama(), j);
+    ASSERT_TRUE(full) << full.error().to_string();
+    predict_options only;
+    only.rank_ranges = true;
+    const auto ranges = plan(testing::tiny_llama(), j, only);
+    ASSERT_TRUE(ranges) << ranges.error().to_string();
+    ++plans;
+    const int world = j.world_size();
+    ASSERT_EQ(full->ranks.size(), static_cast<std::size_t>(world));
+    EXPECT_TRUE(ranges->ranks.empty());
+    EXPECT_TRUE(ranges->gpus.empty());
+    ASSERT_EQ(full->ranges.size(), ranges->ranges.size());
+    ASSERT_EQ(full->classes.size(), ranges->classes.size());
+    int next = 0;
+    for (std::size_t i = 0; i < full->ranges.size(); ++i) {
+      const auto& a = full->ranges[i];
+      const auto& b = ranges->ranges[i];
+      EXPECT_EQ(std::tie(a.first, a.count, a.cls), std::tie(b.first, b.count, b.cls));
+      ASSERT_EQ(a.first, next);  // the ranges cover the ranks in order
+      ASSERT_GT(a.count, 0);
+      ASSERT_LT(a.cls, full->classes.size());
+      next += a.count;
+      const auto& c = full->classes[a.cls];
+      for (int rank = a.first; rank < a.first + a.count; ++rank) {
+        expect_like(full->ranks[static_cast<std::size_t>(rank)], c.rank, rank);
+        expect_like(full->gpus[static_cast<std::size_t>(rank)], c.gpu, rank);
+      }
+    }
+    EXPECT_EQ(next, world);
+    for (std::size_t i = 0; i < full->classes.size(); ++i) {
+      expect_like(ranges->classes[i].rank, full->classes[i].rank, full->classes[i].rank.rank);
+      expect_like(ranges->classes[i].gpu, full->classes[i].gpu, full->classes[i].gpu.index);
+    }
+    EXPECT_EQ(full->fits, ranges->fits);
+    EXPECT_EQ(full->notes, ranges->notes);
+    EXPECT_EQ(state_of(*full), state_of(*ranges));
+    const auto va = verdict_of(*full);
+    const auto vb = verdict_of(*ranges);
+    EXPECT_EQ(va.oom.has_value(), vb.oom.has_value());
+    if (va.oom && vb.oom) {
+      EXPECT_EQ(va.oom->rank, vb.oom->rank);
+      EXPECT_EQ(va.oom->phase, vb.oom->phase);
+    }
+    EXPECT_EQ(va.busiest_gpu, vb.busiest_gpu);
+    EXPECT_EQ(va.busiest_device, vb.busiest_device);
+    EXPECT_EQ(busiest_rank(*full).rank, busiest_rank(*ranges).rank);
+    EXPECT_EQ(busiest_rank(*full).peak.device, busiest_rank(*ranges).peak.device);
+    oom += va.oom ? 1 : 0;
+    several += full->classes.size() > 1 ? 1 : 0;
+  });
   // The grid reaches what it is meant to: out-of-memory failures and plans of several classes.
   EXPECT_EQ(plans, 3 * 4 * 2 * static_cast<int>(std::size(testing::rank_variants)));
   EXPECT_GT(oom, 0);

@@ -54,71 +54,64 @@ nlohmann::json gpu_json_for_test(const predict::gpu_prediction& g) {
 
 TEST(PlanRanges, EveryReportIsTheSameFromRangesAsFromEveryRank) {
   int plans = 0, merged = 0;
-  for (auto s : {job::strategy::ddp, job::strategy::fsdp2, job::strategy::megatron})
-    for (int per_node : {1, 2, 4, 8})
-      for (int nodes : {1, 3})
-        for (const auto& v : testing::rank_variants) {
-          auto j = testing::rank_layout_job(s, per_node, nodes);
-          v.apply(j);
-          SCOPED_TRACE(::testing::Message() << v.name << ", " << per_node << " x " << nodes
-                                            << ", strategy " << static_cast<int>(s));
-          predict_options every;
-          every.timeline = true;
-          every.timeline_points = 50;
-          auto ranges_options = every;
-          ranges_options.rank_ranges = true;
-          auto full = predict::plan(testing::tiny_llama(), j, every);
-          ASSERT_TRUE(full) << full.error().to_string();
-          auto ranges = predict::plan(testing::tiny_llama(), j, ranges_options);
-          ASSERT_TRUE(ranges) << ranges.error().to_string();
-          predict::fill_whole_step_need(testing::tiny_llama(), j, *full);
-          predict::fill_whole_step_need(testing::tiny_llama(), j, *ranges);
-          ASSERT_TRUE(ranges->ranks.empty());
-          ++plans;
-          EXPECT_EQ(render_plan_text(*full), render_plan_text(*ranges));
-          const auto json = plan_json(*full);
-          EXPECT_EQ(json.dump(2), plan_json(*ranges).dump(2));
-          EXPECT_EQ(timeline_csv(*full), timeline_csv(*ranges));
-          EXPECT_EQ(plan_html(*full), plan_html(*ranges));
-          const int world = j.world_size();
-          EXPECT_EQ(predict::rank_count(*ranges), world);
+  testing::for_each_rank_layout([&](job::job_spec& j) {
+    predict_options every;
+    every.timeline = true;
+    every.timeline_points = 50;
+    auto ranges_options = every;
+    ranges_options.rank_ranges = true;
+    auto full = predict::plan(testing::tiny_llama(), j, every);
+    ASSERT_TRUE(full) << full.error().to_string();
+    auto ranges = predict::plan(testing::tiny_llama(), j, ranges_options);
+    ASSERT_TRUE(ranges) << ranges.error().to_string();
+    predict::fill_whole_step_need(testing::tiny_llama(), j, *full);
+    predict::fill_whole_step_need(testing::tiny_llama(), j, *ranges);
+    ASSERT_TRUE(ranges->ranks.empty());
+    ++plans;
+    EXPECT_EQ(render_plan_text(*full), render_plan_text(*ranges));
+    const auto json = plan_json(*full);
+    EXPECT_EQ(json.dump(2), plan_json(*ranges).dump(2));
+    EXPECT_EQ(timeline_csv(*full), timeline_csv(*ranges));
+    EXPECT_EQ(plan_html(*full), plan_html(*ranges));
+    const int world = j.world_size();
+    EXPECT_EQ(predict::rank_count(*ranges), world);
 
-          // The JSON's classes and ranges stand for every rank and GPU.
-          ASSERT_TRUE(json.contains("classes") && json.contains("ranges"));
-          int next = 0;
-          for (const auto& range : json["ranges"]) {
-            const int first = range["first"].get<int>(), count = range["count"].get<int>();
-            ASSERT_EQ(first, next);
-            ASSERT_GT(count, 0);
-            const auto& c = json["classes"].at(range["class"].get<std::size_t>());
-            for (int k = first; k < first + count; ++k) {
-              EXPECT_EQ(moved_rank(c["rank"], k), json["ranks"][static_cast<std::size_t>(k)]);
-              EXPECT_EQ(moved_gpu(c["gpu"], k), json["gpus"][static_cast<std::size_t>(k)]);
-            }
-            next += count;
-          }
-          EXPECT_EQ(next, world);
-          merged += json["classes"].size() < ranges->classes.size() ? 1 : 0;
+    // The JSON's classes and ranges stand for every rank and GPU.
+    ASSERT_TRUE(json.contains("classes") && json.contains("ranges"));
+    int next = 0;
+    for (const auto& range : json["ranges"]) {
+      const int first = range["first"].get<int>(), count = range["count"].get<int>();
+      ASSERT_EQ(first, next);
+      ASSERT_GT(count, 0);
+      const auto& c = json["classes"].at(range["class"].get<std::size_t>());
+      for (int k = first; k < first + count; ++k) {
+        EXPECT_EQ(moved_rank(c["rank"], k), json["ranks"][static_cast<std::size_t>(k)]);
+        EXPECT_EQ(moved_gpu(c["gpu"], k), json["gpus"][static_cast<std::size_t>(k)]);
+      }
+      next += count;
+    }
+    EXPECT_EQ(next, world);
+    merged += json["classes"].size() < ranges->classes.size() ? 1 : 0;
 
-          // plan --rank: one rank, its own numbers, the GPUs whole.
-          const int one = world - 1;
-          auto narrowed_full = *full;
-          std::erase_if(narrowed_full.ranks, [&](const auto& r) { return r.rank != one; });
-          auto narrowed = *ranges;
-          const auto r = predict::rank_of(narrowed, one);
-          ASSERT_TRUE(r.has_value());
-          narrowed.ranks.push_back(*r);
-          EXPECT_EQ(render_plan_text(narrowed_full), render_plan_text(narrowed));
-          EXPECT_EQ(plan_json(narrowed_full).dump(2), plan_json(narrowed).dump(2));
-          for (int k : {0, one}) {
-            const auto g = predict::gpu_of(*ranges, k);
-            ASSERT_TRUE(g.has_value());
-            EXPECT_EQ(gpu_json_for_test(*g),
-                      gpu_json_for_test(full->gpus[static_cast<std::size_t>(k)]));
-          }
-          EXPECT_FALSE(predict::rank_of(*ranges, world).has_value());
-          EXPECT_FALSE(predict::gpu_of(*ranges, world).has_value());
-        }
+    // plan --rank: one rank, its own numbers, the GPUs whole.
+    const int one = world - 1;
+    auto narrowed_full = *full;
+    std::erase_if(narrowed_full.ranks, [&](const auto& r) { return r.rank != one; });
+    auto narrowed = *ranges;
+    const auto r = predict::rank_of(narrowed, one);
+    ASSERT_TRUE(r.has_value());
+    narrowed.ranks.push_back(*r);
+    EXPECT_EQ(render_plan_text(narrowed_full), render_plan_text(narrowed));
+    EXPECT_EQ(plan_json(narrowed_full).dump(2), plan_json(narrowed).dump(2));
+    for (int k : {0, one}) {
+      const auto g = predict::gpu_of(*ranges, k);
+      ASSERT_TRUE(g.has_value());
+      EXPECT_EQ(gpu_json_for_test(*g),
+                gpu_json_for_test(full->gpus[static_cast<std::size_t>(k)]));
+    }
+    EXPECT_FALSE(predict::rank_of(*ranges, world).has_value());
+    EXPECT_FALSE(predict::gpu_of(*ranges, world).has_value());
+  });
   EXPECT_EQ(plans, 3 * 4 * 2 * static_cast<int>(std::size(testing::rank_variants)));
   EXPECT_GT(merged, 0);  // classes alike but for their numbers are one in the JSON
 }

@@ -3,6 +3,8 @@
 // tensors on GPU 0, checkpoints and resumes onto cuda:0, out-of-memory failures), on 1 to 8
 // GPUs a node: the layouts the rank-range tests of predict and report both plan every way.
 
+#include <gtest/gtest.h>
+
 #include <vramscope/core/units.hpp>
 #include <vramscope/job/job_spec.hpp>
 
@@ -60,6 +62,22 @@ inline job::job_spec rank_layout_job(job::strategy strategy, int per_node, int n
   j.hardware.compute_capability = 90;
   j.training.seq_len = 1024;
   return j;
+}
+
+// Calls `each(job)` for every strategy (DDP, FSDP2, Megatron), 1, 2, 4 or 8 GPUs a node, 1 or
+// 3 nodes and every rank variant, with the layout named in a scoped trace.
+template <class Each>
+void for_each_rank_layout(Each&& each) {
+  for (auto s : {job::strategy::ddp, job::strategy::fsdp2, job::strategy::megatron})
+    for (int per_node : {1, 2, 4, 8})
+      for (int nodes : {1, 3})
+        for (const auto& v : rank_variants) {
+          auto j = rank_layout_job(s, per_node, nodes);
+          v.apply(j);
+          SCOPED_TRACE(::testing::Message() << v.name << ", " << per_node << " x " << nodes
+                                            << ", strategy " << static_cast<int>(s));
+          each(j);
+        }
 }
 
 }  // namespace vramscope::testing
