@@ -225,7 +225,6 @@ struct floors {
 void expect_at_least(const tally& all, floors f) {
   EXPECT_GE(all.top1, f.top1);
   EXPECT_GE(all.top3, f.top3);
-  EXPECT_GE(all.savings_right * 4, all.savings * 3) << all.savings_right << " of " << all.savings;
 }
 
 TEST(ThreadsYardstick, FromTheObservationAlone) { expect_at_least(score_all("1", false), {21, 31}); }
@@ -296,6 +295,16 @@ TEST(ThreadsYardstick, EighthBatchAtFirstSight) {
   const tally fresh = score_all("8", false);
   ASSERT_GE(fresh.n, 22);
   expect_at_least(fresh, {12, 19});
+}
+
+// The saving a finding states, against the threads that report what the confirmed fix saved
+// (`saving:` in thread.yaml, before minus after as the thread gives it): within 15 % on at least
+// three of four, over every thread of every batch, from the observation alone. A batch holds one
+// or two such threads, too few to judge alone.
+TEST(ThreadsYardstick, SavingsWhereTheThreadReportsOne) {
+  const tally all = score_all("", false);
+  ASSERT_GE(all.savings, 4);
+  EXPECT_GE(all.savings_right * 4, all.savings * 3) << all.savings_right << " of " << all.savings;
 }
 
 }  // namespace
