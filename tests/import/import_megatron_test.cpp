@@ -866,5 +866,40 @@ TEST(ImportMegatron, AnotherEntryScriptsTokenizerIsRefusedAtTheScript) {
   EXPECT_NE(find_note(gpt.notes, "GPT2BPETokenizer"), "");
 }
 
+// pretrain_gpt.py without --tokenizer-type runs GPT-2's BPE, which ignores --vocab-size (read
+// only by the NullTokenizer and TikTokenizer): 50,257 tokens padded to 128 x tp.
+TEST(ImportMegatron, VocabSizeBesideTheDefaultTokenizerChangesNothing) {
+  const std::string model =
+      " --num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128"
+      " --seq-length 128 --micro-batch-size 1 --tensor-model-parallel-size 2 --vocab-size 51200\n";
+  const auto gpt = import_ok("torchrun --nproc_per_node 2 pretrain_gpt.py" + model);
+  EXPECT_EQ(key_of(gpt.job, "vocab_size"), "50432");
+  EXPECT_NE(find_note(gpt.notes, "--vocab-size 51200 is read only by the NullTokenizer"), "");
+  const auto null = import_ok("torchrun --nproc_per_node 2 pretrain_gpt.py" +
+                              model.substr(0, model.size() - 1) +
+                              " --tokenizer-type NullTokenizer\n");
+  EXPECT_EQ(key_of(null.job, "vocab_size"), "51200");
+}
+
+// --yaml-cfg replaces every argument with the YAML's; --kd and --mos build a teacher model
+// beside the student: both are refused at their line, saying what would make them plannable.
+TEST(ImportMegatron, YamlConfigsAndTeachersAreRefusedAtTheirLine) {
+  const std::string yaml =
+      import_error("CFG=(\n  --yaml-cfg gpt.yaml\n)\n"
+                   "torchrun --nproc_per_node 4 pretrain_gpt.py ${CFG[@]} --log-interval 1\n");
+  EXPECT_NE(yaml.find("args.txt:2:3: --yaml-cfg gpt.yaml: Megatron-LM takes every argument from "
+                      "that YAML file"),
+            std::string::npos)
+      << yaml;
+  EXPECT_NE(yaml.find("write them as Megatron-LM arguments in place of --yaml-cfg"),
+            std::string::npos);
+  const std::string kd =
+      import_error(launch(small_model + "--kd\n--num-layers-teacher 2\n--load-teacher t\n", 8));
+  EXPECT_NE(kd.find("args.txt:4:1: --kd: Megatron-DeepSpeed builds a teacher model"),
+            std::string::npos)
+      << kd;
+  EXPECT_NE(kd.find("plan the student without --kd"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace vramscope::job
