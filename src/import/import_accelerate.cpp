@@ -456,7 +456,10 @@ maybe_error read_deepspeed_file(import_context& ctx, const std::string& base_dir
     path = (std::filesystem::path(base_dir) / given).string();
   auto text = read_file(path);
   if (!text)
-    return at(e->where, fmt::format("deepspeed_config_file: {}", text.error().to_string()));
+    return at(e->where, fmt::format("deepspeed_config_file: {}; put the DeepSpeed JSON there (a "
+                                    "relative path is read from the config's folder, then the "
+                                    "working directory) to plan it",
+                                    text.error().to_string()));
   return read_deepspeed(ctx, *text, path, has_world_size);
 }
 
@@ -469,7 +472,7 @@ const std::vector<option>& accelerate_options() { return accelerate_table(); }
 result<imported_job> import_accelerate(std::string_view text, const std::string& source,
                                        const std::string& base_dir, const trainer_args& trainer) {
   auto parsed = detail::parse_yaml(source, text);
-  if (!parsed) return parsed.error();
+  if (!parsed) return detail::with_remedy(parsed.error(), detail::syntax_remedy);
   const YAML::Node& root = *parsed;
   if (!root.IsMap()) return error_at(source, "expected a YAML map of accelerate options");
   // accelerate's sections are maps of options; one written as a value (or an alias to one) is

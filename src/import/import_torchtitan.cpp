@@ -899,7 +899,8 @@ result<imported_job> import_torchtitan(std::string_view text, const std::string&
     const auto begin = e.source().begin;
     return detail::at(detail::location(source, text, static_cast<int>(begin.line),
                                        static_cast<int>(begin.column)),
-                      "toml syntax error: " + std::string(e.description()));
+                      "toml syntax error: " + std::string(e.description()) + "; " +
+                          detail::syntax_remedy);
   }
   detail::import_context ctx("torchtitan", source);
   detail::flatten(root, "", ctx, text);

@@ -655,7 +655,7 @@ const std::vector<option>& torchtune_options() { return torchtune_table(); }
 
 result<imported_job> import_torchtune(std::string_view text, const std::string& source) {
   auto parsed = detail::parse_yaml(source, text);
-  if (!parsed) return parsed.error();
+  if (!parsed) return detail::with_remedy(parsed.error(), detail::syntax_remedy);
   const YAML::Node& root = *parsed;
   if (!root.IsMap()) return error_at(source, "expected a YAML map of torchtune options");
   detail::import_context ctx("torchtune", source);

@@ -131,7 +131,9 @@ TEST(ImportAccelerate, MissingDeepSpeedFileIsAnError) {
       "acc.yaml");
   ASSERT_FALSE(imported);
   EXPECT_EQ(imported.error().to_string(),
-            "acc.yaml:3:3: deepspeed_config_file: /nowhere/ds.json: no such file\n"
+            "acc.yaml:3:3: deepspeed_config_file: /nowhere/ds.json: no such file; put the "
+            "DeepSpeed JSON there (a relative path is read from the config's folder, then the "
+            "working directory) to plan it\n"
             "  deepspeed_config_file: /nowhere/ds.json\n"
             "  ^ near here");
 }
