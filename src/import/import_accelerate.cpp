@@ -404,6 +404,18 @@ maybe_error read_mixed_precision(import_context& ctx) {
 maybe_error read_fsdp1_defaults(import_context& ctx, const entry* old_spelling) {
   if (ctx.out.job.parallel.kind != strategy::fsdp1) return std::nullopt;
   const std::string fsdp = "fsdp_config.";
+  // No backward prefetch key: in every release launch sets no FSDP_BACKWARD_PREFETCH, the
+  // plugin's backward_prefetch stays None (NO_PREFETCH) and prepare_model hands FSDP that
+  // None (accelerator.py, "backward_prefetch": fsdp_plugin.backward_prefetch): no prefetch.
+  if (ctx.find(fsdp + "fsdp_backward_prefetch") == nullptr &&
+      ctx.find(fsdp + "fsdp_backward_prefetch_policy") == nullptr) {
+    entry none{"fsdp_config", {}, true, diagnostic{ctx.source, 0, 0, "", ""}};
+    none.value.text = "none";
+    if (auto problem = ctx.set("parallel.backward_prefetch", "none", none); !problem.empty())
+      return at(none.where, problem);
+    ctx.note("fsdp_config has no fsdp_backward_prefetch: accelerate then gives FSDP none "
+             "(backward_prefetch=None), planned without backward prefetch");
+  }
   const entry* orig = ctx.find(fsdp + "fsdp_use_orig_params");
   const entry* sync = ctx.find(fsdp + "fsdp_sync_module_states");
   if (orig != nullptr && sync != nullptr) return std::nullopt;

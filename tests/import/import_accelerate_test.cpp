@@ -279,6 +279,13 @@ TEST(ImportAccelerate, FsdpSwitchesLeftOutTakeTheDefaultsOfTheFilesRelease) {
   EXPECT_NE(find_note(modern->notes, "fsdp_config has no use_orig_params and sync_module_states: "
                                      "planned true"),
             "");
+  EXPECT_EQ(modern->job.parallel.backward_prefetch, prefetch::pre);  // as the file says
+  // No prefetch key at all: accelerate hands FSDP backward_prefetch=None.
+  auto bare = import_accelerate(
+      "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_use_orig_params: true\n",
+      "bare.yaml");
+  ASSERT_TRUE(bare) << bare.error().to_string();
+  EXPECT_EQ(bare->job.parallel.backward_prefetch, prefetch::none);
   // FSDP2 has neither switch: nothing is set or said.
   auto two = import_accelerate(
       "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n", "two.yaml");
