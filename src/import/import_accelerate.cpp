@@ -390,6 +390,72 @@ maybe_error read_mixed_precision(import_context& ctx) {
   return problem.empty() ? std::nullopt : maybe_error(at(e->where, problem));
 }
 
+// The FSDP1 switches a config leaves out take the defaults of the accelerate release that wrote
+// it (huggingface/accelerate history): before 0.21 neither `accelerate config` nor `accelerate
+// launch` had use_orig_params or sync_module_states (FullyShardedDataParallelPlugin's field of
+// 0.18 defaults to False; before that FSDP's own False applies); from 0.21 the config writer
+// always writes both; launch's --fsdp_sync_module_states defaults to "true" from 0.22 and
+// --fsdp_use_orig_params from 0.25 (commands/launch.py). A file shows a release before 0.21 when
+// it has no key of 0.21 or later and one only older writers wrote: an fsdp_config key without
+// the fsdp_ prefix (0.10 and 0.11), fsdp_backward_prefetch_policy (0.12 to 0.25, which from 0.21
+// also wrote use_orig_params) or a top-level dynamo_backend. Anything else plans the current
+// launch defaults, both true. `old_spelling` is the evidence of an old writer the import saw
+// (an unprefixed key it renamed), or nullptr.
+maybe_error read_fsdp1_defaults(import_context& ctx, const entry* old_spelling) {
+  if (ctx.out.job.parallel.kind != strategy::fsdp1) return std::nullopt;
+  const std::string fsdp = "fsdp_config.";
+  // No backward prefetch key: in every release launch sets no FSDP_BACKWARD_PREFETCH, the
+  // plugin's backward_prefetch stays None (NO_PREFETCH) and prepare_model hands FSDP that
+  // None (accelerator.py, "backward_prefetch": fsdp_plugin.backward_prefetch): no prefetch.
+  if (ctx.find(fsdp + "fsdp_backward_prefetch") == nullptr &&
+      ctx.find(fsdp + "fsdp_backward_prefetch_policy") == nullptr) {
+    entry none{"fsdp_config", {}, true, diagnostic{ctx.source, 0, 0, "", ""}};
+    none.value.text = "none";
+    if (auto problem = ctx.set("parallel.backward_prefetch", "none", none); !problem.empty())
+      return at(none.where, problem);
+    ctx.note("fsdp_config has no fsdp_backward_prefetch: accelerate then gives FSDP none "
+             "(backward_prefetch=None), planned without backward prefetch");
+  }
+  const entry* orig = ctx.find(fsdp + "fsdp_use_orig_params");
+  const entry* sync = ctx.find(fsdp + "fsdp_sync_module_states");
+  if (orig != nullptr && sync != nullptr) return std::nullopt;
+  static const char* const since_0_21[] = {
+      "fsdp_use_orig_params", "fsdp_sync_module_states", "fsdp_forward_prefetch",
+      "fsdp_cpu_ram_efficient_loading", "fsdp_backward_prefetch", "fsdp_activation_checkpointing",
+      "fsdp_version", "fsdp_reshard_after_forward"};
+  bool newer = false;
+  for (const char* key : since_0_21) newer = newer || ctx.find(fsdp + key) != nullptr;
+  for (const auto& e : ctx.entries)
+    newer = newer || e.key.starts_with("parallelism_config.") || e.key.starts_with("fp8_config.") ||
+            e.key.starts_with("dynamo_config.") || e.key == "enable_cpu_affinity";
+  const entry* evidence = old_spelling;
+  if (evidence == nullptr) evidence = ctx.find(fsdp + "fsdp_backward_prefetch_policy");
+  if (evidence == nullptr) evidence = ctx.find("dynamo_backend");
+  const bool old = !newer && evidence != nullptr;
+  entry absent{"fsdp_config", {}, true, diagnostic{ctx.source, 0, 0, "", ""}};
+  if (old) absent.where = evidence->where;
+  const std::string value = old ? "false" : "true";
+  std::vector<std::string> set;
+  for (const auto& [row, path] : {std::pair{orig, "parallel.use_orig_params"},
+                                  std::pair{sync, "parallel.sync_module_states"}}) {
+    if (row != nullptr) continue;
+    absent.value.text = value;
+    if (auto problem = ctx.set(path, value, absent); !problem.empty())
+      return at(absent.where, problem);
+    set.push_back(std::string(path).substr(std::string("parallel.").size()));
+  }
+  const std::string names = set.size() == 2 ? set[0] + " and " + set[1] : set[0];
+  if (old)
+    ctx.note(*evidence, fmt::format("{} is how accelerate before 0.21 wrote its FSDP options, "
+                                    "and the file has none of a later release: {} planned false, "
+                                    "as accelerate then had no such option and FSDP's default "
+                                    "applies", evidence->key, names));
+  else
+    ctx.note(fmt::format("fsdp_config has no {}: planned true, accelerate launch's default "
+                         "(sync_module_states from 0.22, use_orig_params from 0.25)", names));
+  return std::nullopt;
+}
+
 maybe_error read_deepspeed_file(import_context& ctx, const std::string& base_dir,
                                 bool& has_world_size) {
   const entry* e = ctx.find("deepspeed_config.deepspeed_config_file");
@@ -402,7 +468,10 @@ maybe_error read_deepspeed_file(import_context& ctx, const std::string& base_dir
     path = (std::filesystem::path(base_dir) / given).string();
   auto text = read_file(path);
   if (!text)
-    return at(e->where, fmt::format("deepspeed_config_file: {}", text.error().to_string()));
+    return at(e->where, fmt::format("deepspeed_config_file: {}; put the DeepSpeed JSON there (a "
+                                    "relative path is read from the config's folder, then the "
+                                    "working directory) to plan it",
+                                    text.error().to_string()));
   return read_deepspeed(ctx, *text, path, has_world_size);
 }
 
@@ -415,7 +484,7 @@ const std::vector<option>& accelerate_options() { return accelerate_table(); }
 result<imported_job> import_accelerate(std::string_view text, const std::string& source,
                                        const std::string& base_dir, const trainer_args& trainer) {
   auto parsed = detail::parse_yaml(source, text);
-  if (!parsed) return parsed.error();
+  if (!parsed) return detail::with_remedy(parsed.error(), detail::syntax_remedy);
   const YAML::Node& root = *parsed;
   if (!root.IsMap()) return error_at(source, "expected a YAML map of accelerate options");
   // accelerate's sections are maps of options; one written as a value (or an alias to one) is
@@ -468,14 +537,17 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
   // (commands/launch.py, _validate_launch_command: `if name == "fsdp_config" and not
   // key.startswith("fsdp"): key = "fsdp_" + key`), so `sync_module_states` is
   // fsdp_sync_module_states. A key that is no option with the prefix either keeps its spelling.
+  std::optional<detail::entry> unprefixed;  // as accelerate config wrote it before 0.12
   for (auto& e : ctx.entries) {
     const std::string section = "fsdp_config.";
     if (!e.key.starts_with(section) || e.key.compare(section.size(), 4, "fsdp") == 0) continue;
     const std::string prefixed = section + "fsdp_" + e.key.substr(section.size());
     const auto& table = detail::accelerate_table();
-    if (std::any_of(table.begin(), table.end(),
-                    [&](const detail::option& row) { return row.key == prefixed; }))
-      e.key = prefixed;
+    if (!std::any_of(table.begin(), table.end(),
+                     [&](const detail::option& row) { return row.key == prefixed; }))
+      continue;
+    if (!unprefixed) unprefixed = e;
+    e.key = prefixed;
   }
   if (deepspeed_path) {
     std::erase_if(ctx.entries, [](const detail::entry& e) { return e.key == "deepspeed_config"; });
@@ -538,6 +610,8 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
   if (auto err = detail::read_processes(ctx, has_world_size)) return *err;
   if (auto err = detail::read_deepspeed_file(ctx, base_dir, has_world_size)) return *err;
   if (auto err = detail::read_mixed_precision(ctx)) return *err;
+  if (auto err = detail::read_fsdp1_defaults(ctx, unprefixed ? &*unprefixed : nullptr))
+    return *err;
   if (auto err = detail::apply_options(ctx, detail::accelerate_table())) return *err;
   return detail::finish(ctx, has_world_size);
 }

@@ -251,6 +251,11 @@ void note_assumptions(import_context& ctx, bool has_world_size) {
                          "training.seq_len", job.training.seq_len));
 }
 
+diagnostic with_remedy(diagnostic d, const std::string& remedy) {
+  d.message += "; " + remedy;
+  return d;
+}
+
 result<imported_job> finish(import_context& ctx, bool has_world_size) {
   // Options of the file itself first, then those of files it names; each in line order.
   auto& mapped = ctx.out.mapped;
@@ -264,7 +269,11 @@ result<imported_job> finish(import_context& ctx, bool has_world_size) {
            std::tuple(b.source != ctx.source, b.source, b.line, b.column);
   });
   note_assumptions(ctx, has_world_size);
-  if (auto resolved = resolve_job(ctx.out.job, &ctx.out.notes); !resolved) return resolved.error();
+  // A job the file's own values make impossible (sizes that do not divide): refused at the
+  // option that set the value, saying how to plan it.
+  if (auto resolved = resolve_job(ctx.out.job, &ctx.out.notes); !resolved)
+    return with_remedy(resolved.error(),
+                       "change the option there (or override it with --set) to plan it");
   return std::move(ctx.out);
 }
 

@@ -105,6 +105,13 @@ const std::vector<option>& torchtitan_options();
 const std::vector<option>& torchtune_options();
 const std::vector<option>& megatron_options();
 
+/// `d` with "; <remedy>" after its message: what would make the refused file plannable.
+diagnostic with_remedy(diagnostic d, const std::string& remedy);
+
+/// What makes a file refused for its syntax plannable.
+inline constexpr const char* syntax_remedy =
+    "fix the file's syntax (a template's placeholders filled in) to plan it";
+
 /// Whether the row `pattern` claims `key`: the same key, or "section.*" for any key under it.
 bool option_matches(const std::string& pattern, const std::string& key);
 

@@ -64,7 +64,9 @@ result<nlohmann::json> parse_json(std::string_view text, const std::string& sour
     std::string what = e.what();
     if (const auto colon = what.find(": ", what.find("column")); colon != std::string::npos)
       what = what.substr(colon + 2);
-    return at(location(source, text, line, static_cast<int>(column)), "json syntax error: " + what);
+    return with_remedy(
+        at(location(source, text, line, static_cast<int>(column)), "json syntax error: " + what),
+        syntax_remedy);
   } catch (const nlohmann::json::exception& e) {
     // Number overflow ("2e777...") is reported as out_of_range, without a position.
     std::string what = e.what();
@@ -183,7 +185,9 @@ std::string read_world(import_context& ctx, bool& has_world_size) {
     return "";  // "auto" somewhere: the other rows note it
   if (t % (m * a) != 0)
     return fmt::format("train_batch_size {} is not a multiple of train_micro_batch_size_per_gpu "
-                       "{} x gradient_accumulation_steps {}", t, m, a);
+                       "{} x gradient_accumulation_steps {}, which DeepSpeed refuses too; make it "
+                       "micro batch x accumulation x data-parallel size to plan it",
+                       t, m, a);
   const auto world = static_cast<std::uint64_t>(ctx.out.job.hardware.gpus_per_node) *
                      static_cast<std::uint64_t>(ctx.out.job.hardware.nodes);
   if (launch_gives_world && accumulation == nullptr && world > 0 && t % (m * world) == 0) {

@@ -606,6 +606,123 @@ std::string read_stage_weight(import_context& ctx, const entry& e) {
       .apply(ctx, e);
 }
 
+// An on/off option whose "on" changes memory in a way not modelled: off (or unreadable as a
+// switch, left for the field-less key to say nothing of) it has no effect.
+action not_modelled_if_true(const std::string& reason) {
+  const action when_on = not_modelled(reason);
+  return custom([when_on](import_context& ctx, const entry& e) {
+    bool on = false;
+    if (!parse_bool_text(e.value.text, on).empty() || !on) {
+      ctx.ignore(e);
+      return std::string();
+    }
+    return when_on.apply(ctx, e);
+  });
+}
+
+// The optimizer torchtitan's optimizer.name builds, lower-cased ("" before the file is read).
+std::string optimizer_name(const import_context& ctx) {
+  const entry* e = ctx.find("optimizer.name");
+  return e == nullptr ? "adamw" : lower_case(e->value.text);
+}
+
+bool muon_or_dion(const std::string& name) {
+  return name == "dion" || name == "muon" || name == "distmuon";
+}
+
+// optimizer.name. torchtitan builds Adam and AdamW (components/optimizer.py, build_optimizers;
+// any other name raises NotImplementedError), and main from 2026-06 DistMuon; the branches of
+// pull/1521 (5e60eac3d) and pull/1584 (fcac4434b), and forks that merged them (efa84766c), also
+// Dion and Muon (torchtitan/experiments/dion_optimizer). Each is planned by the state its source
+// keeps; a name none of them builds (a fork's own optimizer) is planned as AdamW, noted.
+std::string read_optimizer_name(import_context& ctx, const entry& e) {
+  const std::string v = lower_case(e.value.text);
+  if (v == "adamw" || v == "adam") return ctx.set("optimizer.name", v, e);
+  if (v == "dion") {
+    // dion.py, _init_opt_state_dion: a momentum buffer the weight's size and a Q matrix of
+    // rank_fraction x min(m, n) columns for each weight matrix; AdamW's or Lion's state for the
+    // scalars, embedding and output.
+    const entry* fraction = ctx.find("optimizer.rank_fraction");
+    ctx.note(e, fmt::format("Dion keeps a momentum buffer and a low-rank Q of rank_fraction ({}) "
+                            "x min(m, n) columns a weight matrix: planned as AdamW's two buffers "
+                            "a parameter, which Dion reaches at rank_fraction 1 (high below it)",
+                            fraction != nullptr ? fraction->value.text : "1.0, the default"));
+    return ctx.set("optimizer.name", "adamw", e);
+  }
+  if (v == "muon" || v == "distmuon") {
+    // muon.py: one momentum buffer a weight matrix; the parameters the file gives to another
+    // optimizer (scalars, embedding, output, and on later branches experts and routers) keep
+    // that one's state: AdamW (the default) two buffers, Lion one.
+    std::vector<std::string> adamw;
+    for (const char* part : {"scalar", "embedding", "head", "expert", "routing"}) {
+      const entry* other = ctx.find(fmt::format("optimizer.{}_optimizer", part));
+      const bool default_adamw = std::string_view(part) != "expert" &&
+                                 std::string_view(part) != "routing";
+      if (other != nullptr ? lower_case(other->value.text) == "adamw" : default_adamw)
+        adamw.push_back(part);
+    }
+    ctx.note(e, adamw.empty()
+                    ? std::string("Muon keeps one momentum buffer a parameter (Lion for the "
+                                  "others the file names): planned as SGD with momentum")
+                    : fmt::format("Muon keeps one momentum buffer a weight matrix, planned as SGD "
+                                  "with momentum; the {} parameters take AdamW, whose second "
+                                  "buffer the plan leaves out (low by that much)",
+                                  fmt::join(adamw, ", ")));
+    return ctx.set("optimizer.name", "sgd_momentum", e);
+  }
+  ctx.note(e, fmt::format("optimizer \"{}\" is built by no torchtitan release or branch vramscope "
+                          "knows (Adam, AdamW; Dion, Muon, DistMuon): its state is planned as "
+                          "AdamW's two buffers a parameter; set optimizer.name for another",
+                          e.value.text));
+  return ctx.set("optimizer.name", "adamw", e);
+}
+
+std::string dtype_name(const std::string& torch_name) {
+  const std::string v = lower_case(torch_name);
+  if (v == "float32" || v == "fp32") return "fp32";
+  if (v == "bfloat16" || v == "bf16") return "bf16";
+  if (v == "float16" || v == "fp16") return "fp16";
+  return "";
+}
+
+// optimizer.state_dtype (efa84766c, pull/2627): the dtype of Adam / AdamW's exp_avg and
+// exp_avg_sq, "float32" or "bfloat16"; other optimizers ignore it.
+std::string read_state_dtype(import_context& ctx, const entry& e) {
+  const std::string d = dtype_name(e.value.text);
+  if (d != "fp32" && d != "bf16")
+    return fmt::format("{}: invalid value \"{}\" (expected one of: float32, bfloat16)", e.key,
+                       e.value.text);
+  const std::string name = optimizer_name(ctx);
+  if (name != "adam" && name != "adamw") {
+    ctx.note(e, "optimizer.state_dtype applies to Adam and AdamW only; ignored");
+    return "";
+  }
+  return ctx.set("optimizer.state", d, e);
+}
+
+// optimizer.momentum_dtype: the dtype of Dion's and Muon's momentum (their mixed-precision
+// config; None keeps the parameter's). Read as the optimizer state's dtype under them.
+std::string read_momentum_dtype(import_context& ctx, const entry& e) {
+  if (!muon_or_dion(optimizer_name(ctx)) || e.value.text.empty()) {
+    ctx.ignore(e);
+    return "";
+  }
+  const std::string d = dtype_name(e.value.text);
+  if (d.empty())
+    return fmt::format("{}: invalid value \"{}\" (expected one of: float32, bfloat16, float16)",
+                       e.key, e.value.text);
+  return ctx.set("optimizer.state", d, e);
+}
+
+// optimizer.implementation "fused_opt_states_bf16" (main, 0610235bb, 2026-04): the fused
+// Adam / AdamW kernel with bf16 exp_avg and exp_avg_sq.
+std::string read_implementation_or_bf16_states(import_context& ctx, const entry& e) {
+  if (lower_case(e.value.text) != "fused_opt_states_bf16") return read_implementation(ctx, e);
+  if (auto problem = ctx.set("optimizer.fused", "true", e); !problem.empty()) return problem;
+  if (auto problem = ctx.set("optimizer.foreach", "false", e); !problem.empty()) return problem;
+  return ctx.set("optimizer.state", "bf16", e);
+}
+
 // Sections that hold mapped keys list their other keys one by one, so that a mistyped key is
 // reported as unknown rather than swallowed by a wildcard.
 const std::vector<option>& torchtitan_table() {
@@ -650,8 +767,20 @@ const std::vector<option>& torchtitan_table() {
         {"activation_checkpoint.mode", handled()},
         {"activation_checkpoint.selective_ac_option", handled()},
         {"activation_checkpoint.memory_budget", not_modelled("memory-budget checkpointing")},
-        {"optimizer.name", maps_with("optimizer.name", {{"AdamW", "adamw"}, {"Adam", "adam"}})},
-        {"optimizer.implementation", custom(read_implementation)},
+        {"optimizer.name", custom(read_optimizer_name)},
+        {"optimizer.implementation", custom(read_implementation_or_bf16_states)},
+        {"optimizer.state_dtype", custom(read_state_dtype)},
+        {"optimizer.momentum_dtype", custom(read_momentum_dtype)},
+        // Dion's and Muon's other state dtypes and shapes (the dion_optimizer branches).
+        {"optimizer.Q_dtype", not_modelled("the dtype of Dion's low-rank Q")},
+        {"optimizer.variance_dtype", not_modelled("the dtype of Dion's AdamW variance")},
+        {"optimizer.rank_fraction", no_effect()},  // read by read_optimizer_name's note
+        {"optimizer.rank_multiple_of", no_effect()},
+        {"optimizer.scalar_optimizer", no_effect()},  // these five: read_optimizer_name's note
+        {"optimizer.embedding_optimizer", no_effect()},
+        {"optimizer.head_optimizer", no_effect()},
+        {"optimizer.expert_optimizer", no_effect()},
+        {"optimizer.routing_optimizer", no_effect()},
         {"optimizer.early_step_in_backward", not_modelled("optimizer step in backward")},
         {"checkpoint.enable_checkpoint",
          maps_with("checkpoint.save", {{"true", "sharded"}, {"false", "none"}})},
@@ -685,6 +814,43 @@ const std::vector<option>& torchtitan_table() {
          not_modelled("the all-to-all library's buffers (DeepEP)")},
         {"debug.moe_force_load_balance", not_modelled("tokens routed to experts evenly")},
         {"debug.*", no_effect()},
+        // Options of branches and forks (tests/data/options/torchtitan_options.txt names them).
+        {"training.skip_optimizer_step",
+         not_modelled_if_true("no optimizer step, so no optimizer state")},
+        {"training.clear_cache_between_steps",
+         not_modelled_if_true("the cache emptied between steps (reserved memory)")},
+        {"training.aggressive_memory_mode",
+         not_modelled("the cache emptied at points of the step (reserved memory)")},
+        {"parallelism.fsdp_disable_prefetch",
+         not_modelled_if_true("FSDP gathering one unit at a time, without prefetch")},
+        {"parallelism.enable_fsdp_symm_mem",
+         not_modelled_if_true("FSDP's buffers in symmetric memory")},
+        // Sequence parallelism beside TP (read_parallelism turns it on with TP); off, TP's
+        // activations stay whole on every rank.
+        {"parallelism.enable_sequence_parallel", custom([](import_context& ctx, const entry& e) {
+           bool on = true;
+           if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
+             return fmt::format("{}: {}", e.key, problem);
+           if (on || ctx.out.job.parallel.tp == 1) {
+             ctx.ignore(e);
+             return std::string();
+           }
+           return ctx.set("parallel.sequence_parallel", "false", e);
+         })},
+        {"parallelism.num_pp_microbatches",
+         not_modelled("a pipeline micro-batch count given directly")},
+        {"compile.enable_async_tensor_parallel", maps_to("parallel.async_tp")},
+        {"training.num_tokens_per_microbatch_per_dp_rank",
+         not_modelled("a micro-batch given in tokens; set training.micro_batch")},
+        {"training.max_context_length",
+         not_modelled("the sequence length under its newer name; set training.seq_len")},
+        {"training.data_stages", not_modelled("data stages, each with its own sequence length")},
+        {"training.data_stages.*", not_modelled("data stages, each with its own sequence length")},
+        {"peft.*", not_modelled("the fork's LoRA fine-tuning (peft)")},
+        {"grpo.*", not_modelled("GRPO training (a reference model and rollouts)")},
+        {"deepep.*", not_modelled("the all-to-all library's buffers (DeepEP)")},
+        {"llep.*", not_modelled("least-loaded expert parallelism")},
+        {"optimizer.muon_split", no_effect()},
     };
     for (auto&& more :
          {ignored("model",
@@ -698,7 +864,18 @@ const std::vector<option>& torchtitan_table() {
           ignored("activation_checkpoint", {"preserve_rng_state", "determinism_check", "debug",
                                             "early_stop", "visualize_memory_budget_pareto",
                                             "per_op_sac_force_recompute_mm_shapes_by_fqns"}),
-          ignored("optimizer", {"lr", "eps", "beta1", "beta2", "weight_decay"})})
+          ignored("optimizer", {"lr", "eps", "beta1", "beta2", "weight_decay"}),
+          // The dion_optimizer branches' step sizes and orthogonalisation (no state of their own).
+          ignored("optimizer", {"mu", "algorithm", "power_iters", "qr_method",
+                                "cqr_warmup_steps", "rcqr_oversample", "replicate_mesh_grad_sync",
+                                "scalar_lr_factor", "embedding_lr_factor", "head_lr_factor",
+                                "head_lr_scaling", "expert_lr_factor", "routing_lr_factor",
+                                "nesterov", "adjust_lr", "flatten", "use_triton"}),
+          ignored("training", {"dataset_type", "dataset_folders", "dataset_weights",
+                               "dataset_random_seed", "epochs", "target_tokens",
+                               "enable_detailed_memory_tracking", "aggressive_memory_verbose",
+                               "num_tokens_per_train_step", "disable_cuda_graphs"}),
+          ignored("parallelism", {"spmd_backend", "context_parallel_ptrr_mask_key"})})
       rows.insert(rows.end(), more.begin(), more.end());
     for (const char* section : {"checkpoint.*", "job.*", "lr_scheduler.*", "metrics.*",
                                 "profiling.*", "comm.*", "memory_estimation.*"})
@@ -722,7 +899,8 @@ result<imported_job> import_torchtitan(std::string_view text, const std::string&
     const auto begin = e.source().begin;
     return detail::at(detail::location(source, text, static_cast<int>(begin.line),
                                        static_cast<int>(begin.column)),
-                      "toml syntax error: " + std::string(e.description()));
+                      "toml syntax error: " + std::string(e.description()) + "; " +
+                          detail::syntax_remedy);
   }
   detail::import_context ctx("torchtitan", source);
   detail::flatten(root, "", ctx, text);

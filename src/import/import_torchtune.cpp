@@ -16,6 +16,7 @@
 #include <array>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include <vramscope/model/catalog.hpp>
@@ -141,14 +142,21 @@ maybe_error read_tune_model(import_context& ctx) {
   // hold one model). A plan holds one model; leaving the others out would undercount by their
   // weights and activations.
   // The refusal points at the section that names the other model (`ref_checkpointer:`), where
-  // the file says there is one.
-  for (const char* key : {"teacher_model", "policy_model", "reward_and_value_model",
-                          "ref_checkpointer"}) {
-    const entry* other = ctx.find(std::string(key) + "._component_");
-    if (other == nullptr) continue;
+  // the file says there is one. The section may sit inside another: the asynchronous GRPO
+  // recipe's reference model is `postprocessing.ref_checkpointer`
+  // (dev/async_grpo_full_finetune_distributed.py).
+  for (const char* name : {"teacher_model", "policy_model", "reward_and_value_model",
+                           "ref_checkpointer"}) {
+    const std::string tail = std::string(name) + "._component_";
+    const auto found = std::find_if(ctx.entries.begin(), ctx.entries.end(), [&](const entry& x) {
+      return x.key == tail || x.key.ends_with("." + tail);
+    });
+    if (found == ctx.entries.end()) continue;
+    const entry* other = &*found;
+    const std::string key = other->key.substr(0, other->key.size() - tail.size() + strlen(name));
     diagnostic where = other->where;
-    for (const auto& [name, at_section] : ctx.sections)
-      if (name == key) where = at_section;
+    for (const auto& [section, at_section] : ctx.sections)
+      if (section == key) where = at_section;
     return at(where,
               fmt::format("{}: this recipe holds several models (knowledge distillation's "
                           "teacher, PPO's policy, reference, value and reward models, DPO's and "
@@ -647,7 +655,7 @@ const std::vector<option>& torchtune_options() { return torchtune_table(); }
 
 result<imported_job> import_torchtune(std::string_view text, const std::string& source) {
   auto parsed = detail::parse_yaml(source, text);
-  if (!parsed) return parsed.error();
+  if (!parsed) return detail::with_remedy(parsed.error(), detail::syntax_remedy);
   const YAML::Node& root = *parsed;
   if (!root.IsMap()) return error_at(source, "expected a YAML map of torchtune options");
   detail::import_context ctx("torchtune", source);

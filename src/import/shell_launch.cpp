@@ -288,10 +288,12 @@ class lexer {
     for (std::string_view op : {":-", "-"}) {
       if (rest.rfind(op, 0) != 0) continue;
       std::string fallback = rest.substr(op.size());
-      if (fallback.size() >= 2 && (fallback[0] == '"' || fallback[0] == '\'') &&
-          fallback.back() == fallback[0])
+      const bool single = fallback.size() >= 2 && fallback[0] == '\'' && fallback.back() == '\'';
+      if (fallback.size() >= 2 && (fallback[0] == '"' || single) && fallback.back() == fallback[0])
         fallback = fallback.substr(1, fallback.size() - 2);
-      if (fallback.find('$') != std::string::npos) break;
+      // A fallback that refers to variables ("${BASE_DIR}/post") is expanded when it is used
+      // (expander::fallback_text); in single quotes a '$' would be literal: left as written.
+      if (single && fallback.find('$') != std::string::npos) break;
       return part{part_kind::variable, name, quoted, fallback};
     }
     return part{part_kind::unresolved, raw, quoted, std::nullopt};
@@ -477,10 +479,75 @@ class expander {
       ++i;
     }
   }
+  // The fallback of ${NAME:-fallback} as bash expands it: each $NAME, ${NAME} or
+  // ${NAME:-text} in it replaced by the variable's value (or its own fallback); one the script
+  // does not set stays as written and makes the word unresolved.
+  std::string fallback_text(const std::string& text, int depth = 0) {
+    std::string out;
+    std::size_t i = 0;
+    while (i < text.size()) {
+      if (text[i] != '$' || i + 1 >= text.size()) {
+        out += text[i++];
+        continue;
+      }
+      std::string name, inner_fallback;
+      bool has_fallback = false;
+      std::size_t end = i + 1;
+      if (text[i + 1] == '{') {
+        int open = 0;
+        std::size_t j = i + 1;
+        for (; j < text.size(); ++j) {
+          if (text[j] == '{') ++open;
+          if (text[j] == '}' && --open == 0) break;
+        }
+        if (j >= text.size()) {  // never closed: the rest as written
+          out += text.substr(i);
+          cur_.unresolved = true;
+          break;
+        }
+        const std::string inner = text.substr(i + 2, j - i - 2);
+        std::size_t k = 0;
+        while (k < inner.size() && is_name_char(inner[k])) ++k;
+        name = inner.substr(0, k);
+        const std::string rest = inner.substr(k);
+        for (std::string_view op : {":-", "-"}) {
+          if (has_fallback || rest.rfind(op, 0) != 0) continue;
+          has_fallback = true;
+          inner_fallback = rest.substr(op.size());
+          if (inner_fallback.size() >= 2 && inner_fallback[0] == '"' &&
+              inner_fallback.back() == '"')
+            inner_fallback = inner_fallback.substr(1, inner_fallback.size() - 2);
+        }
+        if (!rest.empty() && !has_fallback) name.clear();  // ${#X}, ${X/a/b}: not expanded
+        end = j + 1;
+      } else {
+        std::size_t k = i + 1;
+        while (k < text.size() && is_name_char(text[k])) ++k;
+        name = text.substr(i + 1, k - i - 1);
+        end = k;
+      }
+      const auto it = name.empty() || !is_name_start(name[0]) ? vars_.end() : vars_.find(name);
+      const bool set = it != vars_.end() && !it->second.empty() && !it->second[0].text.empty();
+      if (set) {
+        out += it->second[0].text;
+        cur_.unresolved = cur_.unresolved || it->second[0].unresolved;
+      } else if (has_fallback && depth < 8) {
+        out += fallback_text(inner_fallback, depth + 1);
+      } else if (it != vars_.end()) {
+        // set to nothing: expands to nothing
+      } else {
+        out += text.substr(i, end - i);
+        cur_.unresolved = true;
+      }
+      i = end;
+    }
+    return out;
+  }
+
   void variable(const part& p) {
     const auto it = vars_.find(p.value);
     const bool set = it != vars_.end() && !it->second.empty() && !it->second[0].text.empty();
-    if (!set && p.fallback) return spread(*p.fallback, p.quoted, nullptr);
+    if (!set && p.fallback) return spread(fallback_text(*p.fallback), p.quoted, nullptr);
     if (it == vars_.end()) {
       append("$" + p.value, true);
       cur_.unresolved = true;

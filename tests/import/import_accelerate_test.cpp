@@ -131,7 +131,9 @@ TEST(ImportAccelerate, MissingDeepSpeedFileIsAnError) {
       "acc.yaml");
   ASSERT_FALSE(imported);
   EXPECT_EQ(imported.error().to_string(),
-            "acc.yaml:3:3: deepspeed_config_file: /nowhere/ds.json: no such file\n"
+            "acc.yaml:3:3: deepspeed_config_file: /nowhere/ds.json: no such file; put the "
+            "DeepSpeed JSON there (a relative path is read from the config's folder, then the "
+            "working directory) to plan it\n"
             "  deepspeed_config_file: /nowhere/ds.json\n"
             "  ^ near here");
 }
@@ -238,6 +240,57 @@ TEST(ImportAccelerate, MultiGpuWithOneProcessIsNotWrappedInDdp) {
   auto two = import_accelerate("distributed_type: MULTI_GPU\nnum_processes: 2\n", "two.yaml");
   ASSERT_TRUE(two) << two.error().to_string();
   EXPECT_EQ(two->job.parallel.kind, strategy::ddp);
+}
+
+// use_orig_params and sync_module_states left out take the defaults of the release the file's
+// keys imply: none before 0.21 (FSDP's False), launch's "true" since 0.22 / 0.25.
+TEST(ImportAccelerate, FsdpSwitchesLeftOutTakeTheDefaultsOfTheFilesRelease) {
+  const std::string old_keys =
+      "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n"
+      "  fsdp_auto_wrap_policy: NO_WRAP\n  fsdp_backward_prefetch_policy: BACKWARD_PRE\n"
+      "  sharding_strategy: 1\n";
+  auto old = import_accelerate(old_keys, "old.yaml");
+  ASSERT_TRUE(old) << old.error().to_string();
+  EXPECT_FALSE(old->job.parallel.use_orig_params);
+  EXPECT_FALSE(old->job.parallel.sync_module_states);
+  const std::string said = find_note(old->notes, "is how accelerate before 0.21 wrote");
+  EXPECT_NE(said.find("old.yaml:6:"), std::string::npos) << said;
+  EXPECT_NE(said.find("fsdp_config.sharding_strategy"), std::string::npos) << said;
+  // The 0.12 to 0.25 spelling alone, without an unprefixed key, is evidence too.
+  auto policy = import_accelerate(
+      "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n"
+      "  fsdp_backward_prefetch_policy: BACKWARD_PRE\n  fsdp_sharding_strategy: 1\n",
+      "policy.yaml");
+  ASSERT_TRUE(policy) << policy.error().to_string();
+  EXPECT_FALSE(policy->job.parallel.use_orig_params);
+  EXPECT_FALSE(policy->job.parallel.sync_module_states);
+  // A key of 0.21 or later makes it a later release: what is left out takes launch's default.
+  auto mixed = import_accelerate(old_keys + "  fsdp_use_orig_params: false\n", "mixed.yaml");
+  ASSERT_TRUE(mixed) << mixed.error().to_string();
+  EXPECT_FALSE(mixed->job.parallel.use_orig_params);
+  EXPECT_TRUE(mixed->job.parallel.sync_module_states);
+  auto modern = import_accelerate(
+      "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n"
+      "  fsdp_backward_prefetch: BACKWARD_PRE\n  fsdp_sharding_strategy: FULL_SHARD\n",
+      "modern.yaml");
+  ASSERT_TRUE(modern) << modern.error().to_string();
+  EXPECT_TRUE(modern->job.parallel.use_orig_params);
+  EXPECT_TRUE(modern->job.parallel.sync_module_states);
+  EXPECT_NE(find_note(modern->notes, "fsdp_config has no use_orig_params and sync_module_states: "
+                                     "planned true"),
+            "");
+  EXPECT_EQ(modern->job.parallel.backward_prefetch, prefetch::pre);  // as the file says
+  // No prefetch key at all: accelerate hands FSDP backward_prefetch=None.
+  auto bare = import_accelerate(
+      "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_use_orig_params: true\n",
+      "bare.yaml");
+  ASSERT_TRUE(bare) << bare.error().to_string();
+  EXPECT_EQ(bare->job.parallel.backward_prefetch, prefetch::none);
+  // FSDP2 has neither switch: nothing is set or said.
+  auto two = import_accelerate(
+      "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n  fsdp_version: 2\n", "two.yaml");
+  ASSERT_TRUE(two) << two.error().to_string();
+  EXPECT_EQ(find_note(two->notes, "sync_module_states"), "");
 }
 
 // accelerate launch prefixes an fsdp_config key lacking "fsdp" (launch.py,

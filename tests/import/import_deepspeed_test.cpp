@@ -198,8 +198,10 @@ TEST(ImportDeepSpeed, InconsistentBatchSizesAreAnError) {
   auto bad = import_config_text("{\"train_batch_size\": 10, \"train_micro_batch_size_per_gpu\": 4}",
                                 "ds.json");
   ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error().message, "train_batch_size 10 is not a multiple of "
-                                 "train_micro_batch_size_per_gpu 4 x gradient_accumulation_steps 1");
+  EXPECT_EQ(bad.error().message,
+            "train_batch_size 10 is not a multiple of train_micro_batch_size_per_gpu 4 x "
+            "gradient_accumulation_steps 1, which DeepSpeed refuses too; make it micro batch x "
+            "accumulation x data-parallel size to plan it");
 }
 
 TEST(ImportDeepSpeed, DerivesTheMicroBatchFromTrainBatchSizeAsDeepSpeedDoes) {

@@ -161,7 +161,8 @@ TEST(ImportMegatron, GlobalBatchMustDivide) {
                 small_model +
                 "--tensor-model-parallel-size 2 --micro-batch-size 2 --global-batch-size 20\n")),
             "args.txt:4:53: --global-batch-size 20 is not divisible by --micro-batch-size 2 x "
-            "data-parallel size 4 (the world / (tp 2 x pp 1 x cp 1))\n"
+            "data-parallel size 4 (the world / (tp 2 x pp 1 x cp 1)), which Megatron refuses; "
+            "give a global batch that is a multiple of 8 to plan it\n"
             "--tensor-model-parallel-size 2 --micro-batch-size 2 --global-batch-size 20\n"
             "                                                    ^ near here");
 }
@@ -223,7 +224,8 @@ TEST(ImportMegatron, WorldMustHoldTheModelParallelism) {
   const std::string e = import_error(launch(small_model + "--tensor-model-parallel-size 4\n", 6));
   EXPECT_EQ(e.substr(0, e.find('\n')),
             "args.txt:4:1: the world of 6 GPUs (torchrun --nproc_per_node x --nnodes) is not "
-            "divisible by tensor x pipeline x context parallel sizes 4 x 1 x 1");
+            "divisible by tensor x pipeline x context parallel sizes 4 x 1 x 1, which Megatron "
+            "refuses; launch a multiple of 4 GPUs (or give smaller sizes) to plan it");
 }
 
 TEST(ImportMegatron, UnknownVocabularyAsksForVocabSize) {
@@ -499,7 +501,8 @@ TEST(ImportMegatron, ContextAndExpertParallelismArePlanned) {
   EXPECT_EQ(import_error(launch(small_model + "--expert-model-parallel-size 3 "
                                               "--global-batch-size 8\n")),
             "args.txt:4:1: parallel.ep: 3 must divide dp_shard 8 x cp 1 = 8: expert-parallel "
-            "ranks are taken from those\n"
+            "ranks are taken from those; change the option there (or override it with --set) "
+            "to plan it\n"
             "--expert-model-parallel-size 3 --global-batch-size 8\n"
             "^ near here");
   // Megatron's other key/value exchanges are planned as its default ring, and said so.
@@ -513,7 +516,8 @@ TEST(ImportMegatron, ContextAndExpertParallelismArePlanned) {
   EXPECT_EQ(import_error(launch(small_model + "--context-parallel-size 3 --global-batch-size 6\n",
                                 6)),
             "args.txt:3:1: training.seq_len: 128 tokens do not split into 2 x parallel.cp = 6 "
-            "equal chunks (context parallelism's load-balanced causal sharding)\n"
+            "equal chunks (context parallelism's load-balanced causal sharding); change the "
+            "option there (or override it with --set) to plan it\n"
             "--seq-length 128 --tokenizer-type GPT2BPETokenizer \\\n"
             "^ near here");
 }
@@ -539,7 +543,8 @@ TEST(ImportMegatron, ExpertCapacityIsReadForExpertsOnly) {
   EXPECT_NE(find_note(dense.no_effect, "\"--moe-expert-capacity-factor\""), "");
   EXPECT_EQ(import_error(moe + "--moe-pad-expert-input-to-capacity\n"),
             "args.txt:2:1: training.moe_pad_to_capacity: pads each expert's input to its "
-            "capacity: it needs training.moe_capacity_factor\n"
+            "capacity: it needs training.moe_capacity_factor; change the option there (or "
+            "override it with --set) to plan it\n"
             "--moe-pad-expert-input-to-capacity\n"
             "^ near here");
   EXPECT_EQ(import_error(moe + "--moe-expert-capacity-factor none\n"),
@@ -864,6 +869,41 @@ TEST(ImportMegatron, AnotherEntryScriptsTokenizerIsRefusedAtTheScript) {
       << error;
   const auto gpt = import_ok("torchrun --nproc_per_node 1 pretrain_gpt.py" + model);
   EXPECT_NE(find_note(gpt.notes, "GPT2BPETokenizer"), "");
+}
+
+// pretrain_gpt.py without --tokenizer-type runs GPT-2's BPE, which ignores --vocab-size (read
+// only by the NullTokenizer and TikTokenizer): 50,257 tokens padded to 128 x tp.
+TEST(ImportMegatron, VocabSizeBesideTheDefaultTokenizerChangesNothing) {
+  const std::string model =
+      " --num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128"
+      " --seq-length 128 --micro-batch-size 1 --tensor-model-parallel-size 2 --vocab-size 51200\n";
+  const auto gpt = import_ok("torchrun --nproc_per_node 2 pretrain_gpt.py" + model);
+  EXPECT_EQ(key_of(gpt.job, "vocab_size"), "50432");
+  EXPECT_NE(find_note(gpt.notes, "--vocab-size 51200 is read only by the NullTokenizer"), "");
+  const auto null = import_ok("torchrun --nproc_per_node 2 pretrain_gpt.py" +
+                              model.substr(0, model.size() - 1) +
+                              " --tokenizer-type NullTokenizer\n");
+  EXPECT_EQ(key_of(null.job, "vocab_size"), "51200");
+}
+
+// --yaml-cfg replaces every argument with the YAML's; --kd and --mos build a teacher model
+// beside the student: both are refused at their line, saying what would make them plannable.
+TEST(ImportMegatron, YamlConfigsAndTeachersAreRefusedAtTheirLine) {
+  const std::string yaml =
+      import_error("CFG=(\n  --yaml-cfg gpt.yaml\n)\n"
+                   "torchrun --nproc_per_node 4 pretrain_gpt.py ${CFG[@]} --log-interval 1\n");
+  EXPECT_NE(yaml.find("args.txt:2:3: --yaml-cfg gpt.yaml: Megatron-LM takes every argument from "
+                      "that YAML file"),
+            std::string::npos)
+      << yaml;
+  EXPECT_NE(yaml.find("write them as Megatron-LM arguments in place of --yaml-cfg"),
+            std::string::npos);
+  const std::string kd =
+      import_error(launch(small_model + "--kd\n--num-layers-teacher 2\n--load-teacher t\n", 8));
+  EXPECT_NE(kd.find("args.txt:4:1: --kd: Megatron-DeepSpeed builds a teacher model"),
+            std::string::npos)
+      << kd;
+  EXPECT_NE(kd.find("plan the student without --kd"), std::string::npos);
 }
 
 }  // namespace

@@ -478,6 +478,63 @@ TEST(ImportTorchtitan, TrainingDtypeBfloat16KeepsNoFp32Copy) {
             std::string::npos) << bad.error().to_string();
 }
 
+// Every optimizer a torchtitan release or branch builds is planned by the state its source keeps
+// (Dion as AdamW's two buffers, Muon as one momentum buffer), and any other name as AdamW, noted:
+// never refused as an invalid value.
+TEST(ImportTorchtitan, OptimizersOfBranchesArePlannedByTheirState) {
+  const std::string head = "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[optimizer]\n";
+  auto dion = import_torchtitan(head + "name = \"Dion\"\nrank_fraction = 0.75\n", "dion.toml");
+  ASSERT_TRUE(dion) << dion.error().to_string();
+  EXPECT_EQ(dion->job.optimizer.kind, optimizer_kind::adamw);
+  EXPECT_NE(find_note(dion->notes, "Dion keeps a momentum buffer and a low-rank Q "
+                                   "of rank_fraction (0.75)")
+                .find("dion.toml:5:1: "),
+            std::string::npos);
+  auto muon = import_torchtitan(head + "name = \"Muon\"\nscalar_optimizer = \"lion\"\n"
+                                       "embedding_optimizer = \"lion\"\n",
+                                "muon.toml");
+  ASSERT_TRUE(muon) << muon.error().to_string();
+  EXPECT_EQ(muon->job.optimizer.kind, optimizer_kind::sgd_momentum);
+  // head_optimizer left at the branch's default, AdamW: its second buffer is not planned.
+  EXPECT_NE(find_note(muon->notes, "the head parameters take AdamW"), "");
+  EXPECT_EQ(find_note(muon->notes, "unknown option"), "");
+  auto fork = import_torchtitan(head + "name = \"SOAP\"\n", "fork.toml");
+  ASSERT_TRUE(fork) << fork.error().to_string();
+  EXPECT_EQ(fork->job.optimizer.kind, optimizer_kind::adamw);
+  EXPECT_NE(find_note(fork->notes, "optimizer \"SOAP\" is built by no torchtitan")
+                .find("fork.toml:5:1: "),
+            std::string::npos);
+}
+
+// optimizer.state_dtype (a branch's) and implementation "fused_opt_states_bf16" (main's) keep
+// Adam's moments in bf16; under Muon the momentum's dtype is momentum_dtype.
+TEST(ImportTorchtitan, OptimizerStateDtypesOfBranchesAndMain) {
+  const std::string head = "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[optimizer]\n";
+  auto state = import_torchtitan(head + "state_dtype = \"bfloat16\"\n", "state.toml");
+  ASSERT_TRUE(state) << state.error().to_string();
+  EXPECT_EQ(state->job.optimizer.state, dtype::bf16);
+  auto fused = import_torchtitan(head + "implementation = \"fused_opt_states_bf16\"\n", "f.toml");
+  ASSERT_TRUE(fused) << fused.error().to_string();
+  EXPECT_EQ(fused->job.optimizer.state, dtype::bf16);
+  EXPECT_TRUE(fused->job.optimizer.fused);
+  auto muon = import_torchtitan(head + "name = \"Muon\"\nmomentum_dtype = \"bfloat16\"\n"
+                                       "state_dtype = \"bfloat16\"\n",
+                                "m.toml");
+  ASSERT_TRUE(muon) << muon.error().to_string();
+  EXPECT_EQ(muon->job.optimizer.state, dtype::bf16);
+  EXPECT_NE(find_note(muon->notes, "optimizer.state_dtype applies to Adam and AdamW")
+                .find("m.toml:7:1: "),
+            std::string::npos);
+  auto plain = import_torchtitan(head + "momentum_dtype = \"bfloat16\"\n", "p.toml");
+  ASSERT_TRUE(plain) << plain.error().to_string();
+  EXPECT_EQ(plain->job.optimizer.state, dtype::f32);  // AdamW does not read momentum_dtype
+  auto bad = import_torchtitan(head + "state_dtype = \"float8\"\n", "bad.toml");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().to_string().find("bad.toml:5:1: optimizer.state_dtype: invalid value"),
+            std::string::npos)
+      << bad.error().to_string();
+}
+
 // A file without activation_checkpoint.mode runs torchtitan's default, selective every 2nd block
 // (config_manager.py from 2024-03 to configs.py of 2026); a written selective_ac_option still
 // counts, and a written mode is kept as it is.

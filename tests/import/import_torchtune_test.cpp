@@ -177,11 +177,15 @@ TEST(ImportTorchtune, BuildersResolveToPresetsAndUnknownOptionsAreNoted) {
   ASSERT_TRUE(gemma) << gemma.error().to_string();
   EXPECT_EQ(gemma->job.model, "gemma-2-2b");  // not gemma-2b, another model
   auto imported = import_config_text(
-      "model:\n  _component_: torchtune.models.qwen2_5.qwen2_5_3b\n"
+      "model:\n  _component_: torchtune.models.qwen2_5.qwen2_5_32b_instruct\n"
       "batch_sise: 2\n",
       "t.yaml");
   ASSERT_TRUE(imported) << imported.error().to_string();
-  EXPECT_EQ(imported->job.model, "qwen2_5_3b");  // no preset: kept as written
+  EXPECT_EQ(imported->job.model, "qwen2_5_32b");  // no preset: kept as written
+  auto three = import_config_text(
+      "model:\n  _component_: torchtune.models.qwen2_5.lora_qwen2_5_3b\n", "t.yaml");
+  ASSERT_TRUE(three) << three.error().to_string();
+  EXPECT_EQ(three->job.model, "qwen2.5-3b");
   EXPECT_NE(find_note(imported->notes, "unknown option \"batch_sise\" (did you mean \"batch_size\"?)"),
             "");
 }
@@ -222,6 +226,16 @@ TEST(ImportTorchtune, RefusesRecipesThatHoldSeveralModelsAtTheirLine) {
   EXPECT_NE(ppo.error().to_string().find("ppo.yaml:1:1: policy_model: this recipe"),
             std::string::npos)
       << ppo.error().to_string();
+  // The asynchronous GRPO recipe's reference model sits inside its postprocessing section.
+  auto grpo = import_torchtune(
+      "model:\n  _component_: torchtune.models.qwen2_5.qwen2_5_3b\npostprocessing:\n"
+      "  ref_checkpointer:\n    _component_: torchtune.training.FullModelHFCheckpointer\n",
+      "grpo.yaml");
+  ASSERT_FALSE(grpo);
+  EXPECT_NE(grpo.error().to_string().find("grpo.yaml:4:3: postprocessing.ref_checkpointer: this "
+                                          "recipe holds several models"),
+            std::string::npos)
+      << grpo.error().to_string();
 }
 
 // torchtune 0.2 and older: components under torchtune.utils (0.3 moved them to

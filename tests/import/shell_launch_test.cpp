@@ -296,6 +296,23 @@ TEST(ShellLaunch, AnIfOnAVariableSetFromAnArgumentIsChosenByIt) {
   EXPECT_EQ(l.chosen_by_arguments[0].second.line, 3);
 }
 
+// ${NAME:-fallback} whose fallback names other variables: each expanded as bash does, one the
+// script does not set left as written (the word unresolved).
+TEST(ShellLaunch, AFallbackThatNamesVariablesIsExpanded) {
+  const auto l = read_ok(
+      "BASE=${BASE:-\"${ROOT}/data\"}\n"
+      "LAYERS=${LAYERS:-\"${DEFAULT_LAYERS:-24}\"}\n"
+      "SIZE=1024\n"
+      "HIDDEN=${HIDDEN:-$SIZE}\n"
+      "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers $LAYERS --hidden-size $HIDDEN "
+      "--data-path $BASE/text\n");
+  EXPECT_EQ(texts(l.args), (words{"--num-layers", "24", "--hidden-size", "1024", "--data-path",
+                                  "${ROOT}/data/text"}));
+  EXPECT_FALSE(l.args[1].unresolved);
+  EXPECT_FALSE(l.args[3].unresolved);
+  EXPECT_TRUE(l.args[5].unresolved);
+}
+
 // A test of the script's own values is evaluated: only the branch it takes is read.
 TEST(ShellLaunch, TestsOfTheScriptsOwnValuesPickTheirBranch) {
   const auto l = read_ok(

@@ -28,6 +28,8 @@ const std::map<std::string, std::uint64_t> published = {
     {"mistral-7b", 7'241'732'096},
     {"mixtral-8x7b", 46'702'792'704},
     {"qwen2.5-0.5b", 494'032'768},
+    {"qwen2.5-1.5b", 1'543'714'304},  // the modules' total, within the card's 1.54B
+    {"qwen2.5-3b", 3'085'938'688},
     {"qwen2.5-7b", 7'615'616'512},
     {"qwen2.5-72b", 72'706'203'648},
     {"qwen3-8b", 8'190'735'360},
@@ -38,6 +40,7 @@ const std::map<std::string, std::uint64_t> published = {
     {"phi-2", 2'779'683'840},
     {"gemma-7b", 8'537'680'896},
     {"gemma-2-9b", 9'241'705'984},
+    {"gemma-2-27b", 27'227'128'320},
     {"phi-3-mini", 3'821'079'552},
     {"gpt2", 124'439'808},
     {"pythia-1b", 1'011'781'632},
@@ -126,7 +129,7 @@ TEST(Catalog, EmbeddedConfigsMatchTheFilesInDataModels) {
 }
 
 // A name with no preset: the presets of its family, never a guess by spelling ("llama-3.1-8" is
-// not llama-3.1-8b, and "gemma-2-27b" is not gemma-2-2b).
+// not llama-3.1-8b, and "gemma2_13b" is neither gemma-2-2b nor gemma-2-27b).
 TEST(Catalog, UnknownPresetListsItsFamilyAndNoGuess) {
   auto spec = load_preset("llama-3.1-8");
   ASSERT_FALSE(spec);
@@ -138,10 +141,10 @@ TEST(Catalog, UnknownPresetListsItsFamilyAndNoGuess) {
       << message;
   EXPECT_EQ(message.find("did you mean"), std::string::npos) << message;
   EXPECT_EQ(message.find("qwen"), std::string::npos) << message;
-  auto gemma = load_preset("gemma2_27b");
+  auto gemma = load_preset("gemma2_13b");
   ASSERT_FALSE(gemma);
   EXPECT_NE(gemma.error().message.find("presets of its family: gemma-2b, gemma-7b, gemma-2-9b, "
-                                       "gemma-2-2b"),
+                                       "gemma-2-27b, gemma-2-2b"),
             std::string::npos)
       << gemma.error().message;
 }
@@ -182,8 +185,8 @@ TEST(Catalog, FrameworkAndHubSpellingsNameTheirPreset) {
   EXPECT_EQ(preset_named("deepseek-ai/DeepSeek-V2-Lite"), "deepseek-v3-16b");
   EXPECT_EQ(preset_named("deepseek_v3 671B"), "deepseek-v3");
   EXPECT_EQ(preset_named("NousResearch/Llama-2-7b-hf"), "llama-2-7b");
-  EXPECT_EQ(preset_named("gemma2_27b"), std::nullopt);
-  EXPECT_EQ(preset_named("qwen2_5_3b"), std::nullopt);
+  EXPECT_EQ(preset_named("gemma2_27b"), "gemma-2-27b");
+  EXPECT_EQ(preset_named("qwen2_5_3b"), "qwen2.5-3b");
   EXPECT_EQ(preset_named("llama2_reward_7b"), std::nullopt);
   EXPECT_EQ(preset_named("llama3_2_vision_11b"), std::nullopt);
 }

@@ -279,6 +279,31 @@ TEST(RealworldManifest, EveryConfigRefusalNamesItsLine) {
   }
 }
 
+// Every importer's refusal of a real framework config, of the corpus and of the first-sight
+// batches, says what would make the file plannable (the file fixed, an option changed, a file
+// put where it names one, a job of each model), besides where it is. Each is read again here, so
+// a new refusal without a remedy fails whichever manifest lists its file.
+TEST(RealworldManifest, EveryConfigRefusalSaysWhatWouldMakeItPlannable) {
+  const std::regex remedy(
+      "to plan (it|them)|plan each|plan the student|plan --|\\(expected |expected one of|"
+      "[;:] (write|set|add|give|remove|put|make|change|fix|launch|use) |--set ");
+  json all = first_sight();
+  all.update(manifest());
+  std::size_t refused = 0;
+  for (const auto& [rel, entry] : all.items()) {
+    const std::string kind = entry.value("kind", "");
+    if (kind != "accelerate" && kind != "deepspeed" && kind != "megatron" && kind != "torchtitan" &&
+        kind != "torchtune")
+      continue;
+    const outcome got = read_as(rel, entry);
+    if (got.refusal.empty()) continue;
+    ++refused;
+    EXPECT_EQ(got.refusal.rfind(rel + ":", 0), 0u) << got.refusal;
+    EXPECT_TRUE(std::regex_search(got.refusal, remedy)) << rel << ": " << got.refusal;
+  }
+  EXPECT_GE(refused, 40u);
+}
+
 TEST(RealworldManifest, HoldsAtLeastEightyFiles) { EXPECT_GE(corpus_files().size(), 80u); }
 
 }  // namespace

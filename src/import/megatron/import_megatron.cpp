@@ -710,7 +710,8 @@ const std::vector<option>& megatron_deepspeed_rows() {
     unplanned({"--no-contiguous-buffers-in-local-ddp"},
               "the data-parallel wrapper's gradient buffers");
     unplanned({"--standalone-embedding-stage"}, "the embedding on a pipeline stage of its own");
-    unplanned({"--kd", "--mos"}, "a teacher model for distillation");
+    out.push_back({"--kd", handled()});  // refused at its line (import_megatron)
+    out.push_back({"--mos", handled()});
     // No effect on memory: retrieval settings of RETRO (refused), RoPE's base, a layer norm
     // kernel (it keeps a tensor of the same size), logging, the MoE loss and parameter groups,
     // kernels of the same tensors (ZB-H1 keeps 1F1B's in-flight activations, tutel, fused Adam),
@@ -931,6 +932,31 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                                   "write a job spec with the model's config.json "
                                   "(docs/job-spec.md)",
                                   script, other));
+  // --yaml-cfg: Megatron-LM replaces the parsed arguments with the YAML file's
+  // (megatron/training/arguments.py, parse_args: `args = load_yaml(args.yaml_cfg)`), so the
+  // model, batch, precision and parallel sizes are in that file, whatever the command line says.
+  if (const detail::entry* yaml = ctx.find("--yaml-cfg"))
+    return detail::at(
+        yaml->where,
+        fmt::format("--yaml-cfg {}: Megatron-LM takes every argument from that YAML file instead "
+                    "of the command line (parse_args: args = load_yaml(args.yaml_cfg)), so the "
+                    "model, batch, precision and parallel sizes are in it, and vramscope does not "
+                    "read it; write them as Megatron-LM arguments in place of --yaml-cfg to plan "
+                    "it",
+                    yaml->value.text.empty() ? "(no file)" : yaml->value.text));
+  // Knowledge distillation (Megatron-DeepSpeed): --kd and --mos build a teacher model beside the
+  // student on every GPU (megatron/training.py, pretrain: `if args.mos or args.kd:
+  // args.teacher_model = setup_teacher_model(args, model_provider)`).
+  for (const char* flag : {"--kd", "--mos"})
+    if (const detail::entry* kd = ctx.find(flag))
+      return detail::at(
+          kd->where,
+          fmt::format("{}: Megatron-DeepSpeed builds a teacher model (--num-layers-teacher, "
+                      "--hidden-size-teacher, --load-teacher) beside the student on every GPU, "
+                      "two models in one job, which a plan of one model cannot hold; plan the "
+                      "student without {} and the teacher's flags, and add the teacher's "
+                      "weights and forward activations to it",
+                      flag, flag));
   if (ctx.find("--num-layers") == nullptr) {
     // The arguments the script leaves unresolved: one set only in branches its own arguments
     // choose, standing where a flag would (not a flag's value: `$EXTRA_ARGS`, not `--save
@@ -963,14 +989,21 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                                unset, why)));
   }
   // pretrain_gpt.py's tokenizer when none is named: GPT-2's BPE (args_defaults
-  // {'tokenizer_type': 'GPT2BPETokenizer'}, from 2021's pretrain_gpt.py to today's).
-  if (ctx.find("--tokenizer-type") == nullptr && ctx.find("--vocab-size") == nullptr &&
+  // {'tokenizer_type': 'GPT2BPETokenizer'}, from 2021's pretrain_gpt.py to today's). It reads
+  // its vocabulary from --vocab-file; --vocab-size is read only by the NullTokenizer and
+  // TikTokenizer (build_tokenizer.py), so beside this default it changes nothing.
+  if (ctx.find("--tokenizer-type") == nullptr &&
       (script.rfind("pretrain_gpt", 0) == 0 || script.rfind("finetune_gpt", 0) == 0)) {
     detail::entry gpt2{"--tokenizer-type", {"GPT2BPETokenizer", {}, false}, false, script_at};
     ctx.note(gpt2, fmt::format("no --tokenizer-type: {}'s default, GPT2BPETokenizer (50,257 "
                                "tokens, padded to --make-vocab-size-divisible-by x tensor "
                                "parallel size)",
                                script));
+    if (const detail::entry* size = ctx.find("--vocab-size"))
+      ctx.note(*size, fmt::format("--vocab-size {} is read only by the NullTokenizer and "
+                                  "TikTokenizer; {}'s default GPT2BPETokenizer takes its 50,257 "
+                                  "tokens from the vocabulary file, so it changes nothing",
+                                  size->value.text, script));
     ctx.entries.push_back(std::move(gpt2));
   }
   // Another entry script (a fork's own train.py) sets its own defaults, which the launch does

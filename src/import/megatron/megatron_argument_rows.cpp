@@ -119,9 +119,7 @@ std::vector<option> build_rows() {
   // --- _add_experimental_args.
   quiet({"--enable-experimental"});  // a switch other flags check; nothing by itself
   unplanned({"--spec"}, "a custom layer spec: the layers may not be GPT's");
-  unplanned({"--yaml-cfg"},
-            "the arguments are read from a YAML file, which vramscope does not read; planned "
-            "with the script's");
+  read({"--yaml-cfg"});  // refused at its line (import_megatron.cpp)
   unplanned({"--megatron-fsdp-main-params-dtype", "--megatron-fsdp-main-grads-dtype",
              "--megatron-fsdp-enable-fine-grained-param-gather"},
             "Megatron's FSDP; strategy megatron plans its DDP with the distributed optimizer");

@@ -93,8 +93,10 @@ maybe_error read_megatron_parallelism(import_context& ctx, long long world, mega
     const entry* e = ctx.find(tp_flag);
     return at(e != nullptr ? e->where : file_entry(ctx).where,
               fmt::format("the world of {} GPUs (torchrun --nproc_per_node x --nnodes) is not "
-                          "divisible by tensor x pipeline x context parallel sizes {} x {} x {}",
-                          world, m.tp, m.pp, m.cp));
+                          "divisible by tensor x pipeline x context parallel sizes {} x {} x {}, "
+                          "which Megatron refuses; launch a multiple of {} GPUs (or give smaller "
+                          "sizes) to plan it",
+                          world, m.tp, m.pp, m.cp, m.tp * m.pp * m.cp));
   }
   m.dp = world / (m.tp * m.pp * m.cp);
   if (auto problem = ctx.set("parallel.strategy", "megatron", file_entry(ctx)); !problem.empty())
@@ -204,8 +206,10 @@ maybe_error read_megatron_batch(import_context& ctx, const megatron_mesh& m) {
   if (global % (micro * m.dp) != 0)
     return at(ctx.find("--global-batch-size")->where,
               fmt::format("--global-batch-size {} is not divisible by --micro-batch-size {} x "
-                          "data-parallel size {} (the world / (tp {} x pp {} x cp {}))",
-                          global, micro, m.dp, m.tp, m.pp, m.cp));
+                          "data-parallel size {} (the world / (tp {} x pp {} x cp {})), which "
+                          "Megatron refuses; give a global batch that is a multiple of {} to "
+                          "plan it",
+                          global, micro, m.dp, m.tp, m.pp, m.cp, micro * m.dp));
   set_from(ctx, micro_flag, "training.micro_batch", std::to_string(micro), error);
   set_from(ctx, old_count ? "--num-microbatches-in-minibatch" : "--global-batch-size",
            "training.gradient_accumulation", std::to_string(global / (micro * m.dp)), error);
