@@ -34,6 +34,44 @@ unit_activations litgpt_head(const dims& d, const head_sizes& h) {
   return a;
 }
 
+// LitGPT's CausalSelfAttention.scaled_dot_product_attention with attention-logit
+// soft-capping (litgpt/model.py, v0.4.13 and later; Gemma 2) does not call SDPA: `q @ k.mT *
+// scale`, then `torch.tanh(scores / cap) * cap`, `scores + mask` (the mask in q's dtype),
+// `softmax(scores, dim=-1, dtype=torch.float).to(q.dtype)` and `scores @ v`. Each product goes
+// as the next rebinds `scores`; tanh keeps its output for backward, softmax its fp32 output
+// (a 16-bit input is upcast into a copy first), and the matmul with v the probabilities in the
+// compute dtype: one 16-bit tensor of the scores' shape more than transformers' eager path.
+void litgpt_softcapped_scores_steps(unit_activations& a, const dims& d, std::uint64_t scores) {
+  const std::uint64_t s = d.c * scores;
+  if (!a.saved_steps.empty()) {  // one list a unit: a second attention keeps the same tensors
+    a.saved.insert(a.saved.end(), {s, 4 * scores});
+    if (d.c != 4) a.saved.push_back(s);
+    return;
+  }
+  step_list p;
+  const auto raw = p.alloc(s);  // q @ k.mT
+  const auto scaled = p.alloc(s);
+  p.free(raw);
+  const auto divided = p.alloc(s);
+  p.free(scaled);
+  p.alloc(s);  // tanh, kept
+  p.free(divided);
+  const auto capped = p.alloc(s);
+  const auto masked = p.alloc(s);
+  p.free(capped);
+  std::size_t upcast = 0;
+  if (d.c != 4) upcast = p.alloc(4 * scores);
+  p.alloc(4 * scores);  // the softmax output, kept
+  if (d.c != 4) p.free(upcast);
+  if (d.c != 4) p.alloc(s);  // the probabilities in the compute dtype, kept
+  p.free(masked);
+  a.saved_steps_at = a.saved.size();
+  a.saved.push_back(s);
+  a.saved.push_back(4 * scores);
+  if (d.c != 4) a.saved.push_back(s);
+  a.saved_steps = std::move(p.steps);
+}
+
 }  // namespace vramscope::schedule::activation
 
 namespace vramscope::schedule {

@@ -259,6 +259,30 @@ TEST(Activations, LitgptKeepsTheFusedQkvOutputAndItsRmsNormsBf16Tensors) {
             3 * 2 * n * h - 2 * n * h);  // only the fused qkv output in place of v
 }
 
+// LitGPT writes out a soft-capped attention (Gemma 2's attn_logit_softcapping; litgpt/model.py,
+// CausalSelfAttention.scaled_dot_product_attention): tanh keeps its 16-bit output beside the fp32
+// softmax and the 16-bit probabilities, one tensor of the scores' shape more than the same eager
+// attention without soft-capping. 1 sequence x 16 heads x 1000 x 1000 scores.
+TEST(Activations, LitgptSoftCappedAttentionKeepsItsTanhOutput) {
+  job::job_spec lit;
+  lit.training.model_code = job::model_impl::litgpt;
+  lit.training.attention = job::attention_impl::eager;
+  lit.framework.version = "2.2";
+  lit.framework.litgpt = "0.4";
+  auto capped = plain_stack();
+  capped.attention_softcapping = true;
+  const std::uint64_t n = 1000, scores = 16 * n * n;
+  const auto block = [&](const model::stack_shape& s, const job::job_spec& job) {
+    return saved_by(model::unit_kind::block, s, job, {1, n});
+  };
+  EXPECT_EQ(block(capped, lit) - block(plain_stack(), lit), 2 * scores);
+  // Without soft-capping LitGPT calls SDPA, which the job names; transformers' code is planned
+  // as before whatever the config says.
+  auto hf = lit;
+  hf.training.model_code = job::model_impl::hf;
+  EXPECT_EQ(block(capped, hf), block(plain_stack(), hf));
+}
+
 // torch.compile fuses the pointwise chains: norms keep their input and rstd and a gated MLP its
 // two projections' outputs, as Liger's kernels do; a composite activation keeps its input only.
 // lit-gpt 6178c7cc (2023-10-24) made RMSNorm upcast its input to fp32, as transformers' does:
