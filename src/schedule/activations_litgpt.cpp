@@ -85,12 +85,15 @@ namespace vramscope::schedule {
 // fp32 logit gradients into the compute dtype, then every slice's matmul, which dequantises the
 // weight again for the input gradient (MatMul4Bit.backward) beside the slices' gradients in
 // the compute dtype.
-void litgpt_dequantised_head(unit_activations& a, bytes dequantised) {
+void litgpt_dequantised_head(unit_activations& a, bytes dequantised, bytes uncast) {
   VRAMSCOPE_EXPECTS(a.saved.size() >= 2 && a.backward_steps.empty(),
                     "litgpt_dequantised_head of a head litgpt_head did not make");
   const bool converted = !a.saved_from.empty();
   const bytes compute_logits = converted ? a.saved_from[0] : 0;
-  a.gathered_from.push_back(dequantised);
+  // `dequantize_4bit(B, state).to(A.dtype)`: the fp16 weight, then its cast, two tensors.
+  const bytes cast = dequantised - uncast;
+  if (uncast > 0) a.gathered_from.push_back(uncast);
+  a.gathered_from.push_back(cast);
   const std::size_t n = a.saved.size();
   auto& st = a.backward_steps;
   // The cross-entropy's temporaries of one slice, beside everything saved.
@@ -101,8 +104,20 @@ void litgpt_dequantised_head(unit_activations& a, bytes dequantised) {
   st.push_back({0, 1});  // the log-softmax outputs go; the fp32 gradients take their place...
   if (converted) st.push_back({compute_logits, 0});  // ...and become the compute dtype's
   const std::size_t grads = n + st.size() - 1;
-  st.push_back({dequantised, 0, true});  // the input gradient's matmul
-  st.push_back({0, n + st.size() - 1});
+  // The input gradient's matmul: the fp16 weight, its cast, the fp16 copy goes, the matmul
+  // runs, the cast goes.
+  std::size_t fp16 = 0;
+  if (uncast > 0) {
+    st.push_back({uncast, 0});
+    fp16 = n + st.size() - 1;
+  }
+  st.push_back({cast, 0, uncast == 0});
+  const std::size_t weight = n + st.size() - 1;
+  if (uncast > 0) {
+    st.push_back({0, fp16});
+    st.push_back({0, 0, true});
+  }
+  st.push_back({0, weight});
   if (converted) st.push_back({0, grads});
   a.backward_temps.clear();
 }

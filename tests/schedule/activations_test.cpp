@@ -217,6 +217,18 @@ TEST(Activations, LitgptQuantisedHeadDequantisesBeforeItsLogitsAndAfterTheConver
   auto big = activations_for(model::unit_kind::head, s, job, {2, 1000}, 1, {});
   litgpt_dequantised_head(big, 10 * nv);
   EXPECT_EQ(replay(big).first, 6 * nv + 10 * nv);
+  // Quantised from fp16 under bf16, the fp16 weight and its cast are two tensors
+  // (dequantize_4bit(B, state).to(A.dtype)), made in that order; the fp16 copy goes before the
+  // matmul, the cast after it: the same peak, in two allocations of half the size.
+  auto split = activations_for(model::unit_kind::head, s, job, {2, 1000}, 1, {});
+  litgpt_dequantised_head(split, 10 * nv, 5 * nv);
+  EXPECT_EQ(split.gathered_from, (std::vector<bytes>{5 * nv, 5 * nv}));
+  EXPECT_EQ(replay(split).first, 6 * nv + 10 * nv);
+  EXPECT_EQ(replay(split).second, 4 * nv);
+  std::vector<bytes> weight_allocs;
+  for (const auto& st : split.backward_steps)
+    if (st.alloc == 5 * nv) weight_allocs.push_back(st.alloc);
+  EXPECT_EQ(weight_allocs.size(), 2u);
 }
 
 // LitGPT's GPT class (lit_gpt/model.py, lit_gpt/rmsnorm.py), a Llama-shaped block of hidden
