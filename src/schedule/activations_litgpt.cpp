@@ -37,8 +37,9 @@ unit_activations litgpt_head(const dims& d, const head_sizes& h) {
 // LitGPT's CausalSelfAttention.scaled_dot_product_attention with attention-logit
 // soft-capping (litgpt/model.py, v0.4.13 and later; Gemma 2) does not call SDPA: `q @ k.mT *
 // scale`, then `torch.tanh(scores / cap) * cap`, `scores + mask` (the mask in q's dtype),
-// `softmax(scores, dim=-1, dtype=torch.float).to(q.dtype)` and `scores @ v`. Each product goes
-// as the next rebinds `scores`; tanh keeps its output for backward, softmax its fp32 output
+// `softmax(scores, dim=-1, dtype=torch.float).to(q.dtype)` and `scores @ v`. A temporary of an
+// expression goes when the expression is done, the tensor `scores` names when the name is
+// rebound; tanh keeps its output for backward, softmax its fp32 output
 // (a 16-bit input is upcast into a copy first), and the matmul with v the probabilities in the
 // compute dtype: one 16-bit tensor of the scores' shape more than transformers' eager path.
 void litgpt_softcapped_scores_steps(unit_activations& a, const dims& d, std::uint64_t scores) {
@@ -53,10 +54,10 @@ void litgpt_softcapped_scores_steps(unit_activations& a, const dims& d, std::uin
   const auto scaled = p.alloc(s);
   p.free(raw);
   const auto divided = p.alloc(s);
-  p.free(scaled);
   p.alloc(s);  // tanh, kept
   p.free(divided);
   const auto capped = p.alloc(s);
+  p.free(scaled);  // `scores` rebound to the capped scores
   const auto masked = p.alloc(s);
   p.free(capped);
   std::size_t upcast = 0;

@@ -232,7 +232,8 @@ TEST(Schedule, Zero3StepsItsPartitionInSubGroups) {
   const auto temporaries = [&](const job::job_spec& job) {
     auto p = build_program(m, job, 0);
     EXPECT_TRUE(p) << (p ? "" : p.error().to_string());
-    return exact_replay(*p).training_peak_by_category[static_cast<std::size_t>(category::temporary)];
+    const auto temporary = static_cast<std::size_t>(category::temporary);
+    return exact_replay(*p).training_peak_by_category[temporary];
   };
   const auto optimizer_state = [&](const job::job_spec& job) {
     auto p = build_program(m, job, 0);
