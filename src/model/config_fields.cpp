@@ -215,6 +215,17 @@ double field_reader::probability(std::string_view key, double fallback) {
   return value->get<double>();
 }
 
+std::optional<double> field_reader::positive(std::string_view key) {
+  const json* value = find(key);
+  if (!value) return std::nullopt;
+  if (!value->is_number() || !(value->get<double>() > 0.0)) {
+    fail(key, fmt::format("field \"{}\" must be a positive number or null, got {}", path_of(key),
+                          shown(*value)));
+    return std::nullopt;
+  }
+  return value->get<double>();
+}
+
 std::string field_reader::text(std::string_view key, std::string fallback) {
   const json* value = find(key);
   if (!value) return fallback;

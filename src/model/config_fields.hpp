@@ -62,6 +62,8 @@ class field_reader {
   bool flag(std::string_view key, bool fallback);
   /// A probability (a dropout rate) from 0 to 1, with a default used when absent or null.
   double probability(std::string_view key, double fallback);
+  /// A positive number (a soft-capping bound), or nullopt when absent or null.
+  std::optional<double> positive(std::string_view key);
   /// A string with a default used when absent or null.
   std::string text(std::string_view key, std::string fallback);
   /// A list of strings ("architectures"); empty when absent or null.

@@ -172,6 +172,7 @@ stack_shape shape_of(const decoder_layout& d) {
   s.gated_mlp = true;
   s.tied_embeddings = d.tied;
   s.attention_dropout = d.attention_dropout;
+  s.attention_softcapping = d.attention_softcapping;
   return s;
 }
 

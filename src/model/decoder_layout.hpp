@@ -65,6 +65,7 @@ struct decoder_layout {
   bool sandwich_norms = false;  // pre/post feed-forward norms (gemma2, gemma3)
   bool fused = false;           // phi3: qkv_proj and gate_up_proj
   bool attention_dropout = false;  // config attention_dropout > 0 (applied in training)
+  bool attention_softcapping = false;  // config attn_logit_softcapping set (gemma2)
   bool tied = false;            // lm_head shares embed_tokens: no lm_head tensor
   bool embedding = true;        // false for pi0's action expert (it reads no tokens)
 };

@@ -250,6 +250,7 @@ decoder_layout read_text_decoder(field_reader& c, std::string_view type, bool em
   // transformers' decoder attentions drop the probabilities with config.attention_dropout in
   // training (eager_attention_forward; SDPA and flash take it as dropout_p).
   d.attention_dropout = c.probability("attention_dropout", 0.0) > 0;
+  d.attention_softcapping = c.positive("attn_logit_softcapping").has_value();
   if (f->moe) read_moe(c, d);
   if (f->qwen_moe) read_qwen_moe(c, type, d);
   return d;

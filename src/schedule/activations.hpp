@@ -105,8 +105,9 @@ unit_activations activations_for(model::unit_kind kind, const model::stack_shape
 
 /// The head of training.loss litgpt (`a`, as activations_for made it, before anything else was
 /// added to its backward) whose weight bitsandbytes quantised: `dequantised` bytes (the weight
-/// as each slice's matmul dequantises it) made before the logits in forward, and the backward
-/// in op order (activations_litgpt.cpp).
-void litgpt_dequantised_head(unit_activations& a, bytes dequantised);
+/// as each slice's matmul dequantises it, of which `uncast` bytes are the fp16 copy its cast is
+/// made from, a tensor of its own; 0 where there is no cast) made before the logits in forward,
+/// and the backward in op order (activations_litgpt.cpp).
+void litgpt_dequantised_head(unit_activations& a, bytes dequantised, bytes uncast = 0);
 
 }  // namespace vramscope::schedule

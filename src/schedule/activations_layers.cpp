@@ -156,7 +156,9 @@ void add_attention(unit_activations& a, const dims& d, const model::stack_shape&
       a.backward_temps.push_back(d.c * scores);
       break;
     case attention_impl::eager:
-      if (s.attention_dropout) {
+      if (d.litgpt && s.attention_softcapping) {
+        litgpt_softcapped_scores_steps(a, d, scores);
+      } else if (s.attention_dropout) {
         a.saved.push_back(4 * scores);    // fp32 softmax output
         a.saved.push_back(d.c * scores);  // its dropout, input of probs @ v
         a.saved.push_back(scores);        // the dropout's bool mask

@@ -104,5 +104,7 @@ unit_activations chunked_head(const dims& d, std::uint64_t v, int chunks, bool c
 
 // activations_litgpt.cpp
 unit_activations litgpt_head(const dims& d, const head_sizes& h);
+// LitGPT's attention with soft-capped scores, from the scores on, in op order (saved_steps).
+void litgpt_softcapped_scores_steps(unit_activations& a, const dims& d, std::uint64_t scores);
 
 }  // namespace vramscope::schedule::activation

@@ -609,9 +609,12 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
                                    : t.shape[1];
       note_ctx_input(ctx_rows[static_cast<std::size_t>(ul - out.units.data())], group, in);
     }
-    if (f.quantised)
-      ul->largest_dequantised =
-          std::max<bytes>(ul->largest_dequantised, n * dequantised_bytes(job, out.dtypes.compute));
+    const bytes per_value = dequantised_bytes(job, out.dtypes.compute);
+    if (f.quantised && n * per_value > ul->largest_dequantised) {
+      ul->largest_dequantised = n * per_value;
+      const bool cast = per_value > static_cast<bytes>(out.dtypes.compute);
+      ul->largest_dequantised_uncast = cast ? 2 * n : 0;  // the fp16 copy
+    }
     // torch.autocast casts a frozen float matrix for each matmul and autograd keeps the cast
     // for the input gradient (only leaf tensors that require grad are cached instead).
     const bool embedding = ul->kind == model::unit_kind::embedding || ul->kind == model::unit_kind::vision_embedding;

@@ -107,6 +107,8 @@ struct unit_layout {
   bytes quant_state_bytes = 0;           // sum of frozen[].quant_state (summed by make_layout)
   bytes largest_dequantised = 0;         // largest quantised weight as its matmul dequantises it
                                          // (with the uncast copy where a cast follows)
+  bytes largest_dequantised_uncast = 0;  // of it, the uncast fp16 copy, a tensor of its own (0:
+                                         // the dequantisation is in the compute dtype)
   bytes autocast_frozen_bytes = 0;       // frozen float matrices cast by autocast, saved for backward
   bytes adapter_saved_per_token = 0;     // PEFT activations saved for backward, per token
   bytes adapter_transient = 0;           // PEFT transient in forward (DoRA's weight norm)

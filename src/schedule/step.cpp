@@ -757,10 +757,14 @@ class driver {
       const bool litgpt_head =
           lu.kind == model::unit_kind::head && j.training.loss == job::loss_impl::litgpt;
       if (lu.largest_dequantised > 0 && litgpt_head) {
-        litgpt_dequantised_head(a, lu.largest_dequantised);
+        litgpt_dequantised_head(a, lu.largest_dequantised, lu.largest_dequantised_uncast);
       } else if (lu.largest_dequantised > 0) {
-        a.forward_temps.push_back(lu.largest_dequantised);
-        a.backward_temps.push_back(lu.largest_dequantised);
+        // The fp16 copy and its cast are two tensors (dequantize_4bit, then .to).
+        const bytes uncast = lu.largest_dequantised_uncast;
+        for (auto* temps : {&a.forward_temps, &a.backward_temps}) {
+          if (uncast > 0) temps->push_back(uncast);
+          temps->push_back(lu.largest_dequantised - uncast);
+        }
       }
       if (lu.autocast_frozen_bytes > 0) a.saved.push_back(lu.autocast_frozen_bytes);
       add_float8_casts(lu, tokens, a);

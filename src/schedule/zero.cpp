@@ -72,14 +72,11 @@ class zero_strategy final : public strategy {
       grad_partition_ = out().alloc(n * compute(), category::gradients);
     optimizer_first_step(out(), job(), {n}, lay().dtypes.state, 0, opt_);
     // The fp32 copy of the gradient the step reads. Stages 1 and 2 make it for the whole
-    // partition (stage_1_and_2.py). Stage 3 steps its partition in sub-groups of at most
-    // sub_group_size elements (stage3.py: _create_fp16_sub_groups, then for each sub-group
+    // partition (stage_1_and_2.py). Stage 3 steps its partition sub-group by sub-group
+    // (stage3.py: _create_fp16_sub_groups, then for each sub-group
     // _prepare_fp32_grad_for_sub_group, _optimizer_step and _release_sub_group, which drops the
-    // fp32 gradient): one sub-group's copy and step temporaries at a time.
-    // sub_group_size 0 makes every parameter its own sub-group: planned as the smallest group,
-    // which leaves out one parameter's fp32 partition at most.
-    const std::uint64_t sub_group = std::max<std::uint64_t>(1, job().parallel.sub_group_size);
-    const std::uint64_t chunk = stage_ == 3 ? std::min(n, sub_group) : n;
+    // fp32 gradient): the largest sub-group's copy and step temporaries at a time.
+    const std::uint64_t chunk = stage_ == 3 ? largest_sub_group(n) : n;
     auto fp32_grad = out().alloc(chunk * 4, category::temporary);
     optimizer_step_transient(out(), job(), {chunk}, lay().dtypes.state);
     out().free(fp32_grad);
@@ -112,6 +109,29 @@ class zero_strategy final : public strategy {
  private:
   bytes compute() const { return static_cast<bytes>(lay().dtypes.compute); }
   std::uint64_t part(std::uint64_t n) const { return (n + world_ - 1) / world_; }
+
+  // The largest of stage3.py's sub-groups (_create_fp16_sub_groups): whole parameters in
+  // order, each with its partition of ceil(numel / world) elements; a sub-group closes once it
+  // holds sub_group_size elements or more (or at the last parameter), so a sub-group can pass
+  // sub_group_size by up to one parameter's partition, and a parameter whose partition alone
+  // passes it is a sub-group of its own. When sub_group_size covers every partition there is
+  // one sub-group: the whole partition `n`.
+  std::uint64_t largest_sub_group(std::uint64_t n) const {
+    const std::uint64_t limit = job().parallel.sub_group_size;
+    std::uint64_t total = 0;
+    for (const auto& u : lay().units)
+      for (auto t : u.trainable) total += part(t);
+    if (limit >= total) return n;
+    std::uint64_t largest = 0, open = 0;
+    for (const auto& u : lay().units)
+      for (auto t : u.trainable) {
+        open += part(t);
+        if (open < limit) continue;
+        largest = std::max(largest, open);
+        open = 0;
+      }
+    return std::max(largest, open);
+  }
 
   void gather(std::size_t unit) {
     if (stage_ < 3) return;

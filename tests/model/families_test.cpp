@@ -231,6 +231,23 @@ TEST(DecoderFamilies, AttentionDropoutIsReadFromTheConfig) {
   EXPECT_FALSE(gpt2->text.attention_dropout);
 }
 
+// Gemma 2 soft-caps its attention scores (attn_logit_softcapping); Gemma 3 writes null. A value
+// that is not a positive number is an error naming the field.
+TEST(DecoderFamilies, AttentionSoftCappingIsReadFromTheConfig) {
+  EXPECT_TRUE(preset_named("gemma-2-2b").text.attention_softcapping);
+  EXPECT_FALSE(preset_named("gemma-2b").text.attention_softcapping);
+  const std::string llama =
+      R"({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 8,
+          "num_hidden_layers": 1, "intermediate_size": 128, "vocab_size": 100)";
+  auto null = parse_config_json(llama + R"(, "attn_logit_softcapping": null})", "llama.json");
+  ASSERT_TRUE(null) << null.error().to_string();
+  EXPECT_FALSE(null->text.attention_softcapping);
+  auto bad = parse_config_json(llama + R"(, "attn_logit_softcapping": -50})", "llama.json");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().to_string().find("attn_logit_softcapping"), std::string::npos)
+      << bad.error().to_string();
+}
+
 TEST(PhiFamily, QkLayerNormAndGroupedKvHeads) {
   auto spec = parse_config_json(
       R"({"model_type": "phi", "hidden_size": 64, "num_attention_heads": 8,

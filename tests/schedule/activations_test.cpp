@@ -217,6 +217,18 @@ TEST(Activations, LitgptQuantisedHeadDequantisesBeforeItsLogitsAndAfterTheConver
   auto big = activations_for(model::unit_kind::head, s, job, {2, 1000}, 1, {});
   litgpt_dequantised_head(big, 10 * nv);
   EXPECT_EQ(replay(big).first, 6 * nv + 10 * nv);
+  // Quantised from fp16 under bf16, the fp16 weight and its cast are two tensors
+  // (dequantize_4bit(B, state).to(A.dtype)), made in that order; the fp16 copy goes before the
+  // matmul, the cast after it: the same peak, in two allocations of half the size.
+  auto split = activations_for(model::unit_kind::head, s, job, {2, 1000}, 1, {});
+  litgpt_dequantised_head(split, 10 * nv, 5 * nv);
+  EXPECT_EQ(split.gathered_from, (std::vector<bytes>{5 * nv, 5 * nv}));
+  EXPECT_EQ(replay(split).first, 6 * nv + 10 * nv);
+  EXPECT_EQ(replay(split).second, 4 * nv);
+  std::vector<bytes> weight_allocs;
+  for (const auto& st : split.backward_steps)
+    if (st.alloc == 5 * nv) weight_allocs.push_back(st.alloc);
+  EXPECT_EQ(weight_allocs.size(), 2u);
 }
 
 // LitGPT's GPT class (lit_gpt/model.py, lit_gpt/rmsnorm.py), a Llama-shaped block of hidden
@@ -257,6 +269,30 @@ TEST(Activations, LitgptKeepsTheFusedQkvOutputAndItsRmsNormsBf16Tensors) {
   EXPECT_EQ(saved_by(model::unit_kind::block, ln, lit, {1, n}, frozen) -
                 saved_by(model::unit_kind::block, ln, hf, {1, n}, frozen),
             3 * 2 * n * h - 2 * n * h);  // only the fused qkv output in place of v
+}
+
+// LitGPT writes out a soft-capped attention (Gemma 2's attn_logit_softcapping; litgpt/model.py,
+// CausalSelfAttention.scaled_dot_product_attention): tanh keeps its 16-bit output beside the fp32
+// softmax and the 16-bit probabilities, one tensor of the scores' shape more than the same eager
+// attention without soft-capping. 1 sequence x 16 heads x 1000 x 1000 scores.
+TEST(Activations, LitgptSoftCappedAttentionKeepsItsTanhOutput) {
+  job::job_spec lit;
+  lit.training.model_code = job::model_impl::litgpt;
+  lit.training.attention = job::attention_impl::eager;
+  lit.framework.version = "2.2";
+  lit.framework.litgpt = "0.4";
+  auto capped = plain_stack();
+  capped.attention_softcapping = true;
+  const std::uint64_t n = 1000, scores = 16 * n * n;
+  const auto block = [&](const model::stack_shape& s, const job::job_spec& job) {
+    return saved_by(model::unit_kind::block, s, job, {1, n});
+  };
+  EXPECT_EQ(block(capped, lit) - block(plain_stack(), lit), 2 * scores);
+  // Without soft-capping LitGPT calls SDPA, which the job names; transformers' code is planned
+  // as before whatever the config says.
+  auto hf = lit;
+  hf.training.model_code = job::model_impl::hf;
+  EXPECT_EQ(block(capped, hf), block(plain_stack(), hf));
 }
 
 // torch.compile fuses the pointwise chains: norms keep their input and rstd and a gated MLP its

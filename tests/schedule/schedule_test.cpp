@@ -214,34 +214,50 @@ TEST(Schedule, MegatronHoldsWhatItsDistributedOptimizerDocumentSays) {
   EXPECT_EQ(exact_replay(build(j)).at(category::gradients), 2 * p);
 }
 
-// ZeRO-3 steps its fp32 partition in sub-groups of sub_group_size elements (stage3.py: the fp32
-// gradient of one sub-group at a time, released before the next): the step's temporaries are a
-// sub-group's, not the partition's, while the optimizer state stays the whole partition's.
+// ZeRO-3 steps its fp32 partition in sub-groups (stage3.py: the fp32 gradient of one sub-group
+// at a time, released before the next): the step's temporaries are the largest sub-group's, not
+// the partition's, while the optimizer state stays the whole partition's. A sub-group is whole
+// parameters taken in order (_create_fp16_sub_groups), closed once it holds sub_group_size
+// partition elements or more, so it can pass sub_group_size by up to one parameter.
 TEST(Schedule, Zero3StepsItsPartitionInSubGroups) {
-  const bytes p = testing::tiny_llama().parameters();
+  // tiny_llama with a 1024-entry vocabulary over 4 ranks; each parameter's partition is a
+  // quarter of it: embedding and head 262,144, norms 256, q and o 262,144, k and v 65,536,
+  // gate, up and down 1,048,576 elements.
+  const auto m = testing::tiny_llama(1024);
   auto j = job_of(job::strategy::zero3, 4);
   // The single-tensor AdamW loop over the flat fp32 sub-group: its denominator, beside the fp32
   // gradient copy, 8 bytes an element of the sub-group.
   j.optimizer.foreach_impl = false;
   j.training.seq_len = 16;  // activations and the loss's temporaries well below the step's
-  const bytes partition = (p + 3) / 4;
+  const auto temporaries = [&](const job::job_spec& job) {
+    auto p = build_program(m, job, 0);
+    EXPECT_TRUE(p) << (p ? "" : p.error().to_string());
+    const auto temporary = static_cast<std::size_t>(category::temporary);
+    return exact_replay(*p).training_peak_by_category[temporary];
+  };
+  const auto optimizer_state = [&](const job::job_spec& job) {
+    auto p = build_program(m, job, 0);
+    return exact_replay(*p).at(category::optimizer);
+  };
+  const std::uint64_t partition = (m.parameters() + 3) / 4;
   j.parallel.sub_group_size = 1'000'000'000;  // DeepSpeed's default: one sub-group here
-  exact_replay whole(build(j));
-  j.parallel.sub_group_size = partition / 8;
-  exact_replay grouped(build(j));
-  EXPECT_EQ(whole.training_peak_by_category[static_cast<std::size_t>(category::temporary)] -
-                grouped.training_peak_by_category[static_cast<std::size_t>(category::temporary)],
-            8 * (partition - partition / 8));
-  EXPECT_EQ(whole.at(category::optimizer), grouped.at(category::optimizer));
+  const bytes whole = temporaries(j);
+  const bytes state = optimizer_state(j);
+  // At 1,500,000 the first sub-group closes at the first block's gate projection (embedding,
+  // norm, q, k, v, o and norm make 918,016; the gate 1,966,592); the next one holds up and down
+  // (2,097,152), the largest, 597,152 elements past the limit.
+  j.parallel.sub_group_size = 1'500'000;
+  EXPECT_EQ(whole - temporaries(j), 8 * (partition - 2'097'152));
+  EXPECT_EQ(optimizer_state(j), state);
+  // 0 makes every parameter its own sub-group: the largest is one MLP projection's partition.
+  j.parallel.sub_group_size = 0;
+  EXPECT_EQ(whole - temporaries(j), 8 * (partition - 1'048'576));
   // Stages 1 and 2 have no sub-groups.
   j.parallel.kind = job::strategy::zero2;
   j.parallel.sub_group_size = 1'000'000'000;
-  const auto temporaries = [](const exact_replay& r) {
-    return r.training_peak_by_category[static_cast<std::size_t>(category::temporary)];
-  };
-  const bytes z2 = temporaries(exact_replay(build(j)));
-  j.parallel.sub_group_size = partition / 8;
-  EXPECT_EQ(temporaries(exact_replay(build(j))), z2);
+  const bytes z2 = temporaries(j);
+  j.parallel.sub_group_size = 1'500'000;
+  EXPECT_EQ(temporaries(j), z2);
 }
 
 TEST(Schedule, DdpWithoutBucketViewHoldsGradientsTwiceDuringBackward) {

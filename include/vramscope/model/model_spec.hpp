@@ -76,6 +76,9 @@ struct stack_shape {
   bool residual_dropout = false;   // dropout on the attention and MLP outputs (a bool mask each)
   bool attention_dropout = false;  // dropout on the attention probabilities: its mask and the
                                    // dropped copy where the scores exist (eager, math attention)
+  bool attention_softcapping = false;  // the attention scores are soft-capped, tanh(s / cap) *
+                                       // cap (Gemma 2's attn_logit_softcapping): where code
+                                       // writes it out, tanh keeps its output for backward
   bool eager_attention = false;    // the family's attention is written as matmul, softmax,
                                    // matmul whatever kernel the job asks for (T5's relative
                                    // position bias): the scores are always materialised
