@@ -117,6 +117,16 @@ std::vector<finding> phase_findings(const doctor_input& in, oom_phase phase) {
                           line));
           f.against.push_back("only the script's name says it evaluates: no frame names the loop");
           break;
+        case phase_source::module:
+          // The package names what the code is for, not which loop called it.
+          f.likelihood = likelihood::strong;
+          f.evidence.push_back(fmt::format("traceback line {}", facts.phase_line));
+          f.support.push_back(
+              fmt::format("the traceback passes through the program's evaluation code (line {}) and no "
+                          "frame below it trains or runs backward",
+                          line));
+          f.against.push_back("only the file's place says it evaluates: no frame names the loop");
+          break;
         case phase_source::batch_shape: {
           f.likelihood = likelihood::likely;
           f.evidence.push_back(fmt::format("line {}: the failed tensor's shape {}", line,
