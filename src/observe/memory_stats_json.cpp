@@ -315,10 +315,11 @@ constexpr std::string_view headline_keys[] = {
 void note_cut(const diagnostic& at, std::vector<torch_stats>& out, warnings& warns) {
   std::vector<std::string> lacking;
   for (auto& s : out) {
+    s.cut = true;
+    s.cut_at_line = at.line;
     for (const auto key : headline_keys)
       if (!s.raw.count(std::string(key))) s.missing.emplace_back(key);
     if (s.missing.empty()) continue;
-    s.cut_at_line = at.line;
     lacking.push_back(fmt::format("{}{}", s.rank ? fmt::format("rank {}: ", *s.rank) : "",
                                   fmt::join(s.missing, ", ")));
   }

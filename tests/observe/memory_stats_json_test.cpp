@@ -200,14 +200,40 @@ TEST(MemoryStatsJson, KeepsTheWholeEntriesOfAListCutShort) {
   auto s = parse_memory_stats_json("[" + whole + ", {\"allocated_bytes.all.peak\": 7, \"active", "stats.json", w);
   ASSERT_TRUE(s) << s.error().to_string();
   ASSERT_EQ(s->size(), 2u);
+  // The first entry is whole and lacks nothing, but it was read from a text cut short: the
+  // result says so on every entry, where the cut is.
   EXPECT_TRUE((*s)[0].missing.empty());
-  EXPECT_FALSE((*s)[0].cut_at_line);
+  EXPECT_TRUE((*s)[0].cut);
+  EXPECT_EQ((*s)[0].cut_at_line, 3);
+  EXPECT_TRUE((*s)[1].cut);
   EXPECT_EQ((*s)[1].rank, 1);
   EXPECT_EQ((*s)[1].allocated.peak, 7u);
   EXPECT_FALSE((*s)[1].reserved.peak);
   EXPECT_EQ((*s)[1].missing.size(), 6u);
   ASSERT_EQ(w.size(), 1u);
   EXPECT_NE(w[0].message.find("missing rank 1: allocated_bytes.all.current"), std::string::npos) << w[0].message;
+}
+
+// Every cut is in the result, also one that loses no figure: a list cut between its entries, a
+// flat object cut after its last whole figure. A whole file is never cut.
+TEST(MemoryStatsJson, FlagsEveryCutInTheResult) {
+  warnings w;
+  const std::string entry = R"({"allocated_bytes.all.peak": 5, "reserved_bytes.all.peak": 9})";
+  for (const std::string& text : {"[" + entry + ", ", "[" + entry, std::string(R"({"allocated_bytes.all.peak": 5,)")}) {
+    w.clear();
+    auto s = parse_memory_stats_json(text, "stats.json", w);
+    ASSERT_TRUE(s) << text << ": " << s.error().to_string();
+    ASSERT_FALSE(s->empty()) << text;
+    for (const auto& e : *s) {
+      EXPECT_TRUE(e.cut) << text;
+      EXPECT_EQ(e.cut_at_line, 1) << text;
+    }
+  }
+  w.clear();
+  auto whole = parse_memory_stats_json("[" + entry + "]", "stats.json", w);
+  ASSERT_TRUE(whole);
+  EXPECT_FALSE((*whole)[0].cut);
+  EXPECT_FALSE((*whole)[0].cut_at_line);
 }
 
 TEST(MemoryStatsJson, DropsAnEntryTheCutLeftEmpty) {
