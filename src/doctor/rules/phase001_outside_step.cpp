@@ -159,7 +159,8 @@ std::vector<finding> phase_findings(const doctor_input& in, oom_phase phase) {
       f.level = severity::warning;
       f.evidence.push_back(fmt::format("{}: tried to allocate {}", where(o), size_or_unknown(o.requested)));
       f.against.push_back("no traceback frame places it in an evaluation: nothing in the paste tells it from a step "
-                          "that does not fit");
+                          "that does not fit; the traceback above the message decides (a frame in evaluate, "
+                          "validation_step or predict, an evaluation script at its root)");
       f.cause = "an evaluation without torch.no_grad() keeps activations for a backward that never comes";
       f.fix = "evaluate under torch.no_grad() (or torch.inference_mode()), with a batch no larger than training's";
       break;
