@@ -1,4 +1,5 @@
-// Fuzzes the torch.cuda.memory_stats() JSON reader and the memory_summary() text reader.
+// Fuzzes the torch.cuda.memory_stats() JSON reader (also of Python's repr, what
+// print(torch.cuda.memory_stats()) shows) and the memory_summary() text reader.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -7,6 +8,8 @@
 #include <vector>
 
 #include <vramscope/observe/torch_stats.hpp>
+
+#include "observe/python_repr.hpp"
 
 namespace {
 
@@ -31,6 +34,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& s : *stats) check(!s.raw.empty());
   } else {
     check(!stats.error().message.empty());
+  }
+  // A Python repr reads as the JSON it is rewritten to, line for line: the same figures, and
+  // the same cut.
+  if (vramscope::observe::detail::looks_like_python_repr(text)) {
+    auto converted = vramscope::observe::detail::python_repr_as_json(text, "rank3.json");
+    if (converted) {
+      check(std::count(converted->begin(), converted->end(), '\n') == std::count(text.begin(), text.end(), '\n'));
+      vramscope::warnings again;
+      auto direct = vramscope::observe::parse_memory_stats_json(*converted, "rank3.json", again);
+      check(direct.has_value() == stats.has_value());
+      if (direct && stats) {
+        check(direct->size() == stats->size());
+        for (std::size_t i = 0; i < direct->size() && i < stats->size(); ++i)
+          check((*direct)[i].raw == (*stats)[i].raw && (*direct)[i].cut == (*stats)[i].cut);
+      }
+    } else {
+      check(!stats && converted.error().line > 0);
+    }
   }
   auto summary = vramscope::observe::parse_memory_summary(text, "summary.txt", warnings);
   if (summary) {

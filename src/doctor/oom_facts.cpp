@@ -77,6 +77,32 @@ oom_phase phase_of_script(std::string_view path) {
   return oom_phase::unknown;
 }
 
+// The phase a frame's file names by the package it lies in: a directory of the program's
+// evaluation code (detectron2's and mmdet's `evaluation/` packages, rf-detr's
+// `rfdetr/evaluation/`, a repository's `eval/` or `validation/`), or a module of its own
+// (`evaluator.py`, `eval_utils.py`). Its functions (matching, metrics) need not name the phase.
+oom_phase phase_of_module(std::string_view path) {
+  std::size_t start = 0;
+  while (start < path.size()) {
+    const std::size_t slash = path.find_first_of("/\\", start);
+    const std::size_t end = slash == std::string_view::npos ? path.size() : slash;
+    std::string_view part = path.substr(start, end - start);
+    start = end + 1;
+    if (slash != std::string_view::npos) {
+      if (part == "evaluation" || part == "eval" || part == "evaluator" || part == "evaluators" ||
+          part == "validation")
+        return oom_phase::eval;
+      continue;
+    }
+    if (!part.ends_with(".py")) break;
+    part.remove_suffix(3);
+    if (part == "eval" || part == "evaluator" || part == "evaluation" || part == "validation" ||
+        starts_any(part, {"eval_", "evaluat"}))
+      return oom_phase::eval;
+  }
+  return oom_phase::unknown;
+}
+
 // A frame of the training loop: the script's own train() / train_one_epoch() / fit(), a
 // framework's training_step or _inner_training_loop, an optimizer's step(). Between the
 // error and a script's `<module>` it says the script trains, whatever its name.
@@ -174,6 +200,12 @@ void place(oom_facts& f) {
         source = phase_source::script;
       } else if (phase == oom_phase::unknown && trains(function)) {
         training_frame = true;
+      } else if (phase == oom_phase::unknown && !training_frame && !f.in_backward) {
+        // A frame in the program's evaluation code, below any training frame.
+        const std::size_t path = file + 6, close = text.find('"', path);
+        if (close != std::string::npos)
+          phase = phase_of_module(std::string_view(text).substr(path, close - path));
+        source = phase_source::module;
       }
     } else {
       phase = phase_of_code(text);

@@ -20,8 +20,9 @@ enum class oom_phase { unknown, checkpoint_save, checkpoint_resume, eval, optimi
 /// (`in evaluate`, `torch.load(`), or a logging record's function; the script the traceback
 /// starts in (`evaluate.py` at `<module>`), with no frame between it and the error that trains
 /// or runs backward; the failed tensor's shape (TensorFlow names it), whose batch is a whole
-/// evaluation split.
-enum class phase_source { none, frame, script, batch_shape };
+/// evaluation split. `module`: a frame's file lies in the program's evaluation code (an
+/// `evaluation/` package, `evaluator.py`), with no training frame or backward below it.
+enum class phase_source { none, frame, script, module, batch_shape };
 
 struct oom_facts {
   const observe::oom_report* report = nullptr;

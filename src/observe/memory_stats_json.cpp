@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "observe/python_repr.hpp"
 #include "observe/text_util.hpp"
 #include "observe/torch_stats_keys.hpp"
 
@@ -315,10 +316,11 @@ constexpr std::string_view headline_keys[] = {
 void note_cut(const diagnostic& at, std::vector<torch_stats>& out, warnings& warns) {
   std::vector<std::string> lacking;
   for (auto& s : out) {
+    s.cut = true;
+    s.cut_at_line = at.line;
     for (const auto key : headline_keys)
       if (!s.raw.count(std::string(key))) s.missing.emplace_back(key);
     if (s.missing.empty()) continue;
-    s.cut_at_line = at.line;
     lacking.push_back(fmt::format("{}{}", s.rank ? fmt::format("rank {}: ", *s.rank) : "",
                                   fmt::join(s.missing, ", ")));
   }
@@ -336,6 +338,26 @@ void note_cut(const diagnostic& at, std::vector<torch_stats>& out, warnings& war
 result<std::vector<torch_stats>> parse_memory_stats_json(std::string_view text,
                                                          const std::string& source,
                                                          warnings& found_warnings) {
+  // print(torch.cuda.memory_stats()): Python's repr, rewritten as JSON line for line.
+  // Its diagnostics quote the pasted line; their columns, counted in the JSON, are dropped.
+  if (detail::looks_like_python_repr(text)) {
+    auto converted = detail::python_repr_as_json(text, source);
+    if (!converted) return converted.error();
+    const auto lines = detail::split_lines(text);
+    const auto quote_paste = [&](diagnostic& d) {
+      if (d.line <= 0 || static_cast<std::size_t>(d.line) > lines.size()) return;
+      d = detail::error_on_line(source, lines[static_cast<std::size_t>(d.line) - 1], 0, std::move(d.message));
+    };
+    const std::size_t before = found_warnings.size();
+    auto stats = parse_memory_stats_json(*converted, source, found_warnings);
+    for (std::size_t i = before; i < found_warnings.size(); ++i) quote_paste(found_warnings[i]);
+    if (!stats) {
+      diagnostic e = stats.error();
+      quote_paste(e);
+      return e;
+    }
+    return stats;
+  }
   const char* read_to = text.data();
   stats_sax sax(text, source, &read_to);
   const counting_iterator first{text.data(), &read_to};

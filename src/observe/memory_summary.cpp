@@ -222,6 +222,8 @@ struct table_parser {
   // "summary.txt:16: memory summary is cut off after this line: ..." naming the rows the paste
   // lacks and what they leave undecided; the stats keep empty figures for them.
   void note_missing() {
+    stats.cut = !closed || cut_row;
+    if (stats.cut) stats.cut_at_line = lines[last_read].number;
     const auto missing = missing_rows();
     if (missing.empty() && !cut_row) return;
     std::vector<std::string_view> undecided;

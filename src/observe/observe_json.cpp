@@ -67,6 +67,7 @@ json to_json(const torch_stats& s) {
   put(j, "source", s.source);
   if (!s.missing.empty()) j["missing"] = s.missing;
   put(j, "cut_at_line", s.cut_at_line);
+  if (s.cut) j["cut"] = true;
   return j;
 }
 

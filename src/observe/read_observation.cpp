@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "observe/python_repr.hpp"
 #include "observe/text_util.hpp"
 
 namespace vramscope::observe {
@@ -59,7 +60,8 @@ std::optional<observation_format> detect_observation_format(std::string_view tex
   const std::string_view start = skip_space_and_bom(text);
   if (start.empty()) return std::nullopt;
   if (start.front() == '<') return observation_format::smi_xml;
-  if (start.front() == '{' || (start.front() == '[' && is_json_list(start))) return observation_format::memory_stats;
+  if (start.front() == '{' || (start.front() == '[' && is_json_list(start)) || detail::looks_like_python_repr(start))
+    return observation_format::memory_stats;
   const std::string_view head = text.substr(0, sniff_bytes);
   if (detect_smi_format(text) == smi_format::text) return observation_format::smi_text;
   if (detail::contains(head, "NVIDIA-SMI")) return observation_format::smi_table;

@@ -58,13 +58,17 @@ result<stats_folder> read_stats_folder(const std::string& dir) {
       out.problems.push_back(parsed.error());
       continue;
     }
-    // JSON cut short is a file caught mid-write here, not a paste: skipped, read whole next time.
-    const auto cut = std::find_if(ignored.begin(), ignored.end(), [](const diagnostic& d) {
-      return d.message.starts_with("memory_stats JSON is cut off");
-    });
-    if (cut != ignored.end()) {
+    // JSON cut short is a file caught mid-write here, not a paste: skipped, read whole next
+    // time. The reader flags every entry a cut reaches; its warning at the cut says where.
+    const auto cut = std::find_if(parsed->begin(), parsed->end(), [](const observe::torch_stats& s) { return s.cut; });
+    if (cut != parsed->end()) {
       ++out.skipped;
-      out.problems.push_back(*cut);
+      const auto at = std::find_if(ignored.begin(), ignored.end(), [&](const diagnostic& d) {
+        return cut->cut_at_line && d.line == *cut->cut_at_line;
+      });
+      out.problems.push_back(at != ignored.end() ? *at
+                                                 : error_at(path.string(), "cut short: a file caught mid-write",
+                                                            cut->cut_at_line.value_or(0)));
       continue;
     }
     const double age = age_of(path);

@@ -134,6 +134,38 @@ TEST(OomFacts, AnEvaluationScriptPlacesAForwardThatNoFrameTrains) {
   EXPECT_EQ(framed.placed_by, phase_source::frame);
 }
 
+// A frame whose file lies in the program's evaluation code (an `evaluation/` package, an
+// evaluator module) places the failure in evaluation, unless a frame below it trains or the
+// traceback runs backward; a frame that names the phase is stronger.
+TEST(OomFacts, AFrameInTheProgramsEvaluationCodePlacesIt) {
+  const auto facts_after = [](const std::string& traceback) {
+    const auto o = observed(traceback +
+                            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.22 GiB.\n"
+                            "GPU 0 has a total capacity of 23.56 GiB of which 1.61 GiB is free.\n");
+    return facts_of(o.ooms.at(0));
+  };
+  const std::string inner = "File \"rfdetr/util/box_ops.py\", line 44, in masks_to_flat\n";
+  for (const char* file : {"rfdetr/evaluation/matching.py", "detectron2/evaluation/evaluator.py",
+                           "repo\\eval\\metrics.py", "src/evaluator.py", "tools/eval_utils.py"}) {
+    const auto f = facts_after(fmt::format("File \"{}\", line 90, in _match_single_class\n{}", file, inner));
+    EXPECT_EQ(f.phase, oom_phase::eval) << file;
+    EXPECT_EQ(f.placed_by, phase_source::module) << file;
+  }
+  for (const char* file : {"models/medieval_net.py", "retrieval/metrics.py", "site-packages/torch/nn/functional.py"})
+    EXPECT_EQ(facts_after(fmt::format("File \"{}\", line 90, in forward\n", file)).phase, oom_phase::unknown)
+        << file;
+  // Below a training frame, or with a backward, the evaluation package is not the phase.
+  EXPECT_EQ(facts_after("File \"x/evaluation/loss.py\", line 9, in loss_fn\nFile \"x/engine.py\", line 3, in "
+                        "train_one_epoch\n")
+                .phase,
+            oom_phase::unknown);
+  EXPECT_EQ(facts_after("File \"x/evaluation/loss.py\", line 9, in loss_fn\n    loss.backward()\n").phase,
+            oom_phase::unknown);
+  const auto framed =
+      facts_after("File \"x/evaluation/loop.py\", line 3, in run_validation\nFile \"x/m.py\", line 9, in forward\n");
+  EXPECT_EQ(framed.placed_by, phase_source::frame);
+}
+
 TEST(Differential, AnEvaluationScriptPutsEvaluationFirstBelowAFrame) {
   const std::string message =
       "RuntimeError: CUDA out of memory. Tried to allocate 32.00 MiB (GPU 0; 8.00 GiB "

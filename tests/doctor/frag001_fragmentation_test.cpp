@@ -168,5 +168,31 @@ TEST(Frag001, SilentWithoutObservations) {
   EXPECT_TRUE(check(no_peaks).empty());
 }
 
+// A memory summary cut before its "Active memory" and "GPU reserved memory" rows: no cause can be
+// read, and the finding says so and what to paste, where "no findings" would read as "all well".
+// With the reserved figure the cut no longer hides the cache, and no such finding is made.
+TEST(Frag001, StatisticsCutBeforeActiveAndReservedNameNoCauseAndWhatToPaste) {
+  observe::observation o;
+  observe::torch_stats s;
+  s.allocated.peak = 18803_MiB;
+  s.allocated.current = 13975_MiB;
+  s.cut = true;
+  s.cut_at_line = 9;
+  s.source = "summary.txt";
+  o.stats = {s};
+  auto found = check(o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].cause_class, "");
+  EXPECT_EQ(found[0].level, severity::info);
+  EXPECT_EQ(found[0].evidence.at(0),
+            "summary.txt: allocated peak 18.36 GiB, cut at line 9 before its active and reserved figures");
+  EXPECT_NE(found[0].fix.find("\"Active memory\" and \"GPU reserved memory\""), std::string::npos);
+  o.stats[0].cut = false;
+  EXPECT_TRUE(check(o).empty()) << "a whole file lacking them is not a cut paste";
+  o.stats[0].cut = true;
+  o.stats[0].reserved.peak = 18900_MiB;
+  for (const auto& f : check(o)) EXPECT_NE(f.title, "memory statistics cut before the rows that decide");
+}
+
 }  // namespace
 }  // namespace vramscope::doctor

@@ -151,6 +151,24 @@ TEST(Oom001, FiguresTheMessageLacksAreQuestionMarks) {
   EXPECT_FALSE(found[0].saving);
 }
 
+// A message with no line above it leaves the phase undecided: the finding names the readings the
+// message alone cannot tell apart and what decides them; a traceback above it says nothing of
+// the kind.
+TEST(Oom001, AMessageWithoutItsTracebackSaysWhatWouldDecide) {
+  auto oom = torch_oom(256_MiB);
+  auto found = check(oom);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].cause.find("cannot tell this from an evaluation without no_grad, tensors kept across "
+                                "iterations, or a checkpoint save or load"),
+            std::string::npos)
+      << found[0].cause;
+  EXPECT_NE(found[0].cause.find("the traceback above the message decides"), std::string::npos);
+  oom.context = {"  File \"train.py\", line 40, in train_one_epoch", "    out = model(x)"};
+  found = check(oom);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].cause, "the job's live tensors and this request need more than the GPU has at this point");
+}
+
 TEST(Oom001, XlaResourceExhausted) {
   observe::oom_report oom;
   oom.kind = observe::oom_kind::xla;

@@ -120,6 +120,29 @@ TEST(Oom002, NamesWhetherTheTableListsTheMessagesProcesses) {
   EXPECT_EQ(found[0].evidence.back(), "the message names process 1246069 with 577.0 MiB; nvidia-smi lists it");
 }
 
+// "CUDA error: out of memory" (no figures) beside a screen cut before its process list: neither
+// says whose memory fills the GPU, so the table agrees with nothing and names no cause. With the
+// process list, a GPU holding only this process reads as the job's own size.
+TEST(Oom002, NamesNoCauseWhenNeitherTheMessageNorTheScreenSaysWhoseMemoryItIs) {
+  observe::oom_report bare;
+  bare.kind = observe::oom_kind::torch;
+  bare.origin = observe::oom_origin::outside_allocator;
+  bare.line = 1;
+  bare.raw = "CUDA error: out of memory";
+  observe::observation o;
+  o.gpus = {gpu(0, 16130 * MiB, 15514 * MiB, "Tesla V100-SXM2")};
+  o.ooms = {bare};
+  auto found = oom002(o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].cause_class, "");
+  EXPECT_NE(found[0].fix.find("process list"), std::string::npos) << found[0].fix;
+  o.process_table = true;
+  o.processes = {process(0, 4100, 15000 * MiB)};
+  found = oom002(o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].cause_class, "does_not_fit");
+}
+
 TEST(Oom002, SaysNothingWithoutATableOrForXla) {
   observe::observation no_table;
   no_table.ooms = {torch_oom(0)};

@@ -200,14 +200,94 @@ TEST(MemoryStatsJson, KeepsTheWholeEntriesOfAListCutShort) {
   auto s = parse_memory_stats_json("[" + whole + ", {\"allocated_bytes.all.peak\": 7, \"active", "stats.json", w);
   ASSERT_TRUE(s) << s.error().to_string();
   ASSERT_EQ(s->size(), 2u);
+  // The first entry is whole and lacks nothing, but it was read from a text cut short: the
+  // result says so on every entry, where the cut is.
   EXPECT_TRUE((*s)[0].missing.empty());
-  EXPECT_FALSE((*s)[0].cut_at_line);
+  EXPECT_TRUE((*s)[0].cut);
+  EXPECT_EQ((*s)[0].cut_at_line, 3);
+  EXPECT_TRUE((*s)[1].cut);
   EXPECT_EQ((*s)[1].rank, 1);
   EXPECT_EQ((*s)[1].allocated.peak, 7u);
   EXPECT_FALSE((*s)[1].reserved.peak);
   EXPECT_EQ((*s)[1].missing.size(), 6u);
   ASSERT_EQ(w.size(), 1u);
   EXPECT_NE(w[0].message.find("missing rank 1: allocated_bytes.all.current"), std::string::npos) << w[0].message;
+}
+
+// Every cut is in the result, also one that loses no figure: a list cut between its entries, a
+// flat object cut after its last whole figure. A whole file is never cut.
+TEST(MemoryStatsJson, FlagsEveryCutInTheResult) {
+  warnings w;
+  const std::string entry = R"({"allocated_bytes.all.peak": 5, "reserved_bytes.all.peak": 9})";
+  for (const std::string& text : {"[" + entry + ", ", "[" + entry, std::string(R"({"allocated_bytes.all.peak": 5,)")}) {
+    w.clear();
+    auto s = parse_memory_stats_json(text, "stats.json", w);
+    ASSERT_TRUE(s) << text << ": " << s.error().to_string();
+    ASSERT_FALSE(s->empty()) << text;
+    for (const auto& e : *s) {
+      EXPECT_TRUE(e.cut) << text;
+      EXPECT_EQ(e.cut_at_line, 1) << text;
+    }
+  }
+  w.clear();
+  auto whole = parse_memory_stats_json("[" + entry + "]", "stats.json", w);
+  ASSERT_TRUE(whole);
+  EXPECT_FALSE((*whole)[0].cut);
+  EXPECT_FALSE((*whole)[0].cut_at_line);
+}
+
+// What print(torch.cuda.memory_stats()) shows is Python's repr, not JSON: an OrderedDict of
+// pairs (Python <= 3.11: "OrderedDict([('k', 1), ...])", 3.12: "OrderedDict({'k': 1, ...})") or
+// a dict with single-quoted keys. The files are Python's own repr of the JSON test files, and
+// read to the same figures.
+TEST(MemoryStatsJson, ReadsPythonsReprOfMemoryStatsAsItsJson) {
+  const auto same_as = [](const std::string& repr_file, const std::string& json_file) {
+    auto from_repr = parse(data(repr_file), "runs/stats_rank3.json");
+    auto from_json = parse(data(json_file), "runs/stats_rank3.json");
+    ASSERT_TRUE(from_repr) << from_repr.error().to_string();
+    ASSERT_TRUE(from_json) << from_json.error().to_string();
+    ASSERT_EQ(from_repr->size(), from_json->size());
+    EXPECT_EQ((*from_repr)[0].raw, (*from_json)[0].raw);
+    EXPECT_EQ((*from_repr)[0].rank, (*from_json)[0].rank);
+    EXPECT_EQ((*from_repr)[0].reserved.peak, (*from_json)[0].reserved.peak);
+    EXPECT_FALSE((*from_repr)[0].cut);
+  };
+  same_as("memory_stats_rank3_ordered_dict.txt", "stats_rank3.json");
+  same_as("memory_stats_nested_dict.txt", "memory_stats_nested.json");
+  for (const char* text : {"OrderedDict({'allocated_bytes.all.peak': 5, 'reserved_bytes.all.peak': 9})",
+                           "{'allocated_bytes.all.peak': 5, 'reserved_bytes.all.peak': 9}",
+                           "[OrderedDict([('allocated_bytes.all.peak', 5), ('reserved_bytes.all.peak', 9)])]"}) {
+    auto s = parse(text);
+    ASSERT_TRUE(s) << text << ": " << s.error().to_string();
+    EXPECT_EQ((*s)[0].allocated.peak, 5u) << text;
+    EXPECT_EQ((*s)[0].reserved.peak, 9u) << text;
+  }
+}
+
+// pprint spreads the repr over lines; a paste cut short is read up to the cut and says so; a
+// value memory_stats never holds is an error at its line, quoting the pasted line.
+TEST(MemoryStatsJson, AReprKeepsItsLinesItsCutAndItsErrors) {
+  warnings w;
+  auto s = parse_memory_stats_json("OrderedDict([('allocated_bytes.all.peak', 5),\n"
+                                   "             ('reserved_bytes.all.peak', 9),\n"
+                                   "             ('active_bytes.all.peak', 7",
+                                   "stats.txt", w);
+  ASSERT_TRUE(s) << s.error().to_string();
+  EXPECT_EQ((*s)[0].reserved.peak, 9u);
+  EXPECT_FALSE((*s)[0].active.peak);  // "7" may be the start of a longer number
+  EXPECT_TRUE((*s)[0].cut);
+  EXPECT_EQ((*s)[0].cut_at_line, 3);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].line, 3);
+  EXPECT_EQ(w[0].context, "             ('active_bytes.all.peak', 7");
+  auto bad = parse("{'allocated_bytes.all.peak': 5,\n 'reserved_bytes.all.peak': tensor(9)}", "stats.txt");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().line, 2);
+  EXPECT_NE(bad.error().message.find("Python value 'tensor'"), std::string::npos) << bad.error().message;
+  auto not_whole = parse("{'allocated_bytes.all.peak': 'lots'}", "stats.txt");
+  ASSERT_FALSE(not_whole);
+  EXPECT_EQ(not_whole.error().context, "{'allocated_bytes.all.peak': 'lots'}");
+  EXPECT_FALSE(parse("OrderedDict([('allocated_bytes.all.peak', 5)))"));  // unbalanced
 }
 
 TEST(MemoryStatsJson, DropsAnEntryTheCutLeftEmpty) {

@@ -106,6 +106,7 @@ TEST(MemorySummary, ReadsATableCutOffBeforeTheReservedRow) {
   EXPECT_FALSE(t.inactive_split.current);
   EXPECT_FALSE(t.requested.peak);
   EXPECT_EQ(t.cut_at_line, 15);
+  EXPECT_TRUE(t.cut);
   ASSERT_GE(t.missing.size(), 3u);
   EXPECT_EQ(t.missing[0], "Requested memory");
   EXPECT_EQ(t.missing[1], "GPU reserved memory");
@@ -146,6 +147,14 @@ TEST(MemorySummary, ATableCutAfterItsLastRowLacksNothing) {
   ASSERT_TRUE(s) << s.error().to_string();
   EXPECT_TRUE((*s)[0].missing.empty());
   EXPECT_TRUE(w.empty()) << w[0].to_string();
+  // Nothing is missing, but the closing border is: the result still says the paste was cut.
+  EXPECT_TRUE((*s)[0].cut);
+  EXPECT_EQ((*s)[0].cut_at_line, static_cast<int>(last_row));
+  warnings none;
+  auto whole = parse(text, none);
+  ASSERT_TRUE(whole);
+  EXPECT_FALSE((*whole)[0].cut);
+  EXPECT_FALSE((*whole)[0].cut_at_line);
 }
 
 TEST(MemorySummary, DropsARowCutInTheMiddle) {

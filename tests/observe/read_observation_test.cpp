@@ -18,6 +18,8 @@ TEST(ReadObservation, DetectsEveryFormat) {
   EXPECT_EQ(detect_observation_format(data("smi_case1_v12.xml")), observation_format::smi_xml);
   EXPECT_EQ(detect_observation_format(data("stats_rank3.json")), observation_format::memory_stats);
   EXPECT_EQ(detect_observation_format(data("memory_stats_all_ranks.json")), observation_format::memory_stats);
+  EXPECT_EQ(detect_observation_format(data("memory_stats_rank3_ordered_dict.txt")), observation_format::memory_stats);
+  EXPECT_EQ(detect_observation_format(data("memory_stats_nested_dict.txt")), observation_format::memory_stats);
   EXPECT_EQ(detect_observation_format(data("memory_summary_device0.txt")), observation_format::log);
   EXPECT_EQ(detect_observation_format(data("torchrun_oom_rank0.log")), observation_format::log);
   EXPECT_EQ(detect_observation_format(data("oom_xla_bfc.log")), observation_format::log);

@@ -50,6 +50,21 @@ TEST(StatsFolder, HalfWrittenFilesAreSkippedAndCounted) {
   EXPECT_NE(f->problems[2].message.find("memory_stats JSON is cut off"), std::string::npos);
 }
 
+// The reader's cut flag decides, not its warning's wording: a list cut between two whole entries
+// loses no figure, and is still a file caught mid-write.
+TEST(StatsFolder, AListCutBetweenWholeEntriesIsCaughtMidWrite) {
+  temp_dir dir;
+  dir.write("all.json", R"([{"rank": 0, "allocated_bytes.all.current": 1}, )");
+  dir.write("done.json", R"([{"rank": 1, "allocated_bytes.all.current": 2}])");
+  auto f = read_stats_folder(dir.path());
+  ASSERT_TRUE(f);
+  ASSERT_EQ(f->ranks.size(), 1u);
+  EXPECT_EQ(f->ranks[0].file, "done.json");
+  EXPECT_EQ(f->skipped, 1u);
+  ASSERT_EQ(f->problems.size(), 1u);
+  EXPECT_NE(f->problems[0].to_string().find("all.json:1:"), std::string::npos) << f->problems[0].to_string();
+}
+
 // A pipe named like a stats file is never opened (that would block the metrics) and is counted
 // and named among the skipped files, where it was passed over without a word.
 TEST(StatsFolder, APipeNamedLikeAStatsFileIsSkippedAndNamed) {

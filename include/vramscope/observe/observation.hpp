@@ -78,6 +78,12 @@ struct torch_stats {
   /// `cut_at_line`: the last line read. Both empty for a whole table or file.
   std::vector<std::string> missing;
   std::optional<int> cut_at_line;
+  /// The text ended before this entry did: memory_stats JSON whose document is unfinished, a
+  /// memory_summary() table without its closing border or with its last row cut. Set for every
+  /// entry a cut reaches, also when no headline figure is missing (then `missing` is empty), so
+  /// a reader of files being written (watch's stats folder) can tell a file caught mid-write
+  /// without reading the warnings. False for a whole table or file.
+  bool cut = false;
 };
 
 /// Whose message: PyTorch's caching allocator, XLA's (JAX, TensorFlow's XLA runtime), or the CUDA

@@ -23,11 +23,14 @@ namespace vramscope::observe {
 ///   {"0": {...}, "1": {...}}                                      keyed by rank
 ///   {"allocated_bytes": {"all": {"peak": 123, ...}, ...}, ...}    memory_stats_as_nested_dict()
 /// The rank comes from a "rank" field, else the object key, else the file name (see
-/// rank_from_file_name), else the position in a list. JSON cut short (the text ends inside the
+/// rank_from_file_name), else the position in a list. Python's repr of the same dicts (what
+/// print(torch.cuda.memory_stats()) shows: an OrderedDict, a dict with single-quoted keys) is
+/// read as the JSON it rewrites to, line for line; its diagnostics quote the pasted line, without
+/// a column. JSON cut short (the text ends inside the
 /// document) keeps every value read before the cut, except a number the text ends on (the cut
 /// may have shortened it) and entries the cut left empty; each entry lacking a figure of
-/// torch_stats names its keys in torch_stats::missing (figures empty, not 0), and a warning at
-/// the cut says so. Fails when a memory_stats key holds something other than a whole number,
+/// torch_stats names its keys in torch_stats::missing (figures empty, not 0), every entry has
+/// torch_stats::cut set with cut_at_line at the cut, and a warning at the cut says so. Fails when a memory_stats key holds something other than a whole number,
 /// when no memory_stats key is present, on JSON nested deeper than 32 levels, and on invalid
 /// JSON before its end (with the position of the error). Keys that are neither memory_stats keys
 /// nor "rank"/"device" are skipped with a warning in `found_warnings`.
@@ -42,7 +45,7 @@ result<std::vector<torch_stats>> parse_memory_stats_json(std::string_view text,
 /// paste ends before its closing border) keeps every complete row read; a last row cut in the
 /// middle (no closing "|", or fewer than 5 cells, with nothing of the table after it) is dropped.
 /// The rows it lacks are named in torch_stats::missing, their figures stay empty (unknown, not
-/// 0), and a warning at the last line read names them and what they leave undecided (without
+/// 0), torch_stats::cut is set (also for a table that lacks only its closing border), and a warning at the last line read names them and what they leave undecided (without
 /// "GPU reserved memory", the cache and fragmentation). Fails when a cell is not a number with a
 /// unit, or on a broken row inside the table. Returns an empty vector when the text has no
 /// table. Rows with an unknown label are skipped with a warning in `found_warnings`.

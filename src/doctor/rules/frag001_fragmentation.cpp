@@ -92,6 +92,28 @@ void weigh_stats(const observe::torch_stats& s, finding& f, bytes& wasted) {
   f.likelihood = std::max(f.likelihood, level);
 }
 
+// Statistics cut short before both "Active memory" and "GPU reserved memory": what the
+// allocator holds beyond its live tensors, and why (blocks waiting on another stream: active -
+// allocated; split segments: reserved - allocated), is not in the paste. The finding names no
+// cause and says what to paste, where "no findings" would read as "nothing is wrong".
+std::optional<finding> cut_before_the_deciding_rows(const observe::observation& o) {
+  for (const auto& s : o.stats) {
+    if (!s.cut || s.reserved.peak || s.active.peak || !s.allocated.peak) continue;
+    finding f{"FRAG001", "memory statistics cut before the rows that decide", severity::info, {}, {}, {}, {},
+              {}, {}, 0, {}, {}};
+    f.evidence.push_back(fmt::format("{}: allocated peak {}, cut at line {} before its active and reserved "
+                                     "figures",
+                                     s.source, format_bytes(*s.allocated.peak), s.cut_at_line.value_or(0)));
+    f.cause = "without active and reserved the paste cannot tell freed blocks waiting on another stream "
+              "(record_stream: active - allocated) from a fragmented cache (reserved - allocated) or a job "
+              "that simply holds this much";
+    f.fix = "paste the whole torch.cuda.memory_summary() (its \"Active memory\" and \"GPU reserved memory\" "
+            "rows) or torch.cuda.memory_stats()";
+    return f;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<finding> fragmentation(const doctor_input& in) {
@@ -101,7 +123,10 @@ std::vector<finding> fragmentation(const doctor_input& in) {
   for (const auto& s : in.observed->stats) weigh_stats(s, f, wasted);
   for (const auto& o : in.observed->ooms)
     if (o.kind == observe::oom_kind::torch) weigh_message(facts_of(o), f, wasted);
-  if (f.evidence.empty()) return {};
+  if (f.evidence.empty()) {
+    if (auto undecided = cut_before_the_deciding_rows(*in.observed)) return {std::move(*undecided)};
+    return {};
+  }
   // A memory_summary() cut off before its reserved row can neither confirm nor rule out a cache.
   for (const auto& s : in.observed->stats)
     if (!s.reserved.peak && s.allocated.peak && s.cut_at_line)

@@ -93,7 +93,8 @@ std::optional<finding> from_unplaced_message(const observe::oom_report& r) {
   f.evidence.push_back(fmt::format("{}: tried to allocate {}, {} allocated by PyTorch", where(r),
                                    size_or_unknown(o.requested), size_or_unknown(o.allocated)));
   f.against.push_back("one message shows no growth: nothing in the paste tells kept tensors from a step that does "
-                      "not fit");
+                      "not fit; the message (or nvidia-smi) at two iterations decides: memory grown between them "
+                      "was kept");
   return f;
 }
 

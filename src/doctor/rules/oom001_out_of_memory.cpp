@@ -99,6 +99,12 @@ finding explain_torch(const oom_facts& o, const doctor_input& in) {
     }
   }
   f.cause = "the job's live tensors and this request need more than the GPU has at this point";
+  // A message with no line above it: the phase rules have nothing to read, so the finding says
+  // which readings the message alone leaves open and what decides them.
+  if (r.context.empty() && o.phase == oom_phase::unknown)
+    f.cause += "; the message alone cannot tell this from an evaluation without no_grad, tensors kept across "
+               "iterations, or a checkpoint save or load: the traceback above the message decides (paste it), "
+               "and the message at two iterations shows growth";
   f.fix = "the smallest change that makes the step fit: a smaller micro-batch (with gradient accumulation "
           "to keep the global batch), activation checkpointing, sharding the state (FSDP / ZeRO-3), "
           "CPU offload or a shorter sequence; `vramscope explain JOB.yaml` prices each";

@@ -123,6 +123,13 @@ finding accounted(const observe::oom_report& o, int gpu, const observe::gpu_obse
     f.cause = fmt::format("{} of the GPU's use is outside PyTorch's cache: CUDA context, cuBLAS/NCCL "
                           "workspaces and other processes",
                           format_bytes(*g.used - *o.reserved_by_pytorch));
+  } else if (!obs.process_table && obs.processes.empty() && !o.reserved_by_pytorch) {
+    // Neither the screen (no process list) nor the message (no figures) says whose memory fills
+    // the GPU: the table agrees with nothing, so it names no cause.
+    f.evidence.push_back("nvidia-smi's screen has no process list and the message gives no figures of its own");
+    f.cause = "the paste cannot tell whose memory fills the GPU: this job's or another process's";
+    f.fix = "paste nvidia-smi with its process list (or nvidia-smi --query-compute-apps=pid,used_memory "
+            "--format=csv) taken while the job runs";
   } else {
     f.cause_class = "does_not_fit";
     f.likelihood = likelihood::possible;

@@ -117,6 +117,16 @@ std::vector<finding> phase_findings(const doctor_input& in, oom_phase phase) {
                           line));
           f.against.push_back("only the script's name says it evaluates: no frame names the loop");
           break;
+        case phase_source::module:
+          // The package names what the code is for, not which loop called it.
+          f.likelihood = likelihood::strong;
+          f.evidence.push_back(fmt::format("traceback line {}", facts.phase_line));
+          f.support.push_back(
+              fmt::format("the traceback passes through the program's evaluation code (line {}) and no "
+                          "frame below it trains or runs backward",
+                          line));
+          f.against.push_back("only the file's place says it evaluates: no frame names the loop");
+          break;
         case phase_source::batch_shape: {
           f.likelihood = likelihood::likely;
           f.evidence.push_back(fmt::format("line {}: the failed tensor's shape {}", line,
@@ -149,7 +159,8 @@ std::vector<finding> phase_findings(const doctor_input& in, oom_phase phase) {
       f.level = severity::warning;
       f.evidence.push_back(fmt::format("{}: tried to allocate {}", where(o), size_or_unknown(o.requested)));
       f.against.push_back("no traceback frame places it in an evaluation: nothing in the paste tells it from a step "
-                          "that does not fit");
+                          "that does not fit; the traceback above the message decides (a frame in evaluate, "
+                          "validation_step or predict, an evaluation script at its root)");
       f.cause = "an evaluation without torch.no_grad() keeps activations for a backward that never comes";
       f.fix = "evaluate under torch.no_grad() (or torch.inference_mode()), with a batch no larger than training's";
       break;
