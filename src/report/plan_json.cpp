@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "node_fold.hpp"
+
 namespace vramscope::report {
 
 namespace {
@@ -78,7 +80,7 @@ nlohmann::json gpu_json(const predict::gpu_prediction& g) {
 
 // "classes" and "ranges" (docs/formats/plan-json.md): the plan's classes, those that differ
 // only in their numbers made one (a node's GPU 0 and its other GPUs, when nothing else lands on
-// GPU 0), and runs of consecutive ranks of one class.
+// GPU 0), and runs of consecutive ranks of one class, those repeated node after node folded.
 void ranges_json(const predict::prediction& p, nlohmann::json& out) {
   // A class's figures with its numbers moved to rank 0: equal for classes alike but for them.
   std::map<std::string, std::uint32_t> seen;
@@ -93,24 +95,34 @@ void ranges_json(const predict::prediction& p, nlohmann::json& out) {
     if (added) classes.push_back({{"rank", rank_json(c.rank)}, {"gpu", gpu_json(c.gpu)}});
     json_class[i] = it->second;
   }
-  nlohmann::json ranges = nlohmann::json::array();
-  int first = 0, count = 0;
-  std::uint32_t cls = 0;
-  const auto flush = [&] {
-    if (count > 0) ranges.push_back({{"first", first}, {"count", count}, {"class", cls}});
+  // Runs of consecutive ranks of one class, then folded by node (node_fold.hpp): a block of
+  // ranges repeated on the nodes that follow is written once with "period" and "times".
+  struct run {
+    int first = 0, last = 0;
+    std::uint32_t cls = 0;
   };
+  std::vector<run> runs;
   for (const auto& r : p.ranges) {
     const auto c = json_class[r.cls];
-    if (count > 0 && c == cls && r.first == first + count) {
-      count += r.count;
+    if (!runs.empty() && runs.back().cls == c && r.first == runs.back().last + 1) {
+      runs.back().last += r.count;
       continue;
     }
-    flush();
-    first = r.first;
-    count = r.count;
-    cls = c;
+    runs.push_back({r.first, r.first + r.count - 1, c});
   }
-  flush();
+  const int period = p.job.hardware.gpus_per_node;
+  const auto rows = fold_by_node(
+      runs, period, [](const run& a, const run& b) { return a.cls == b.cls; },
+      [](int, int) { return true; });
+  nlohmann::json ranges = nlohmann::json::array();
+  for (const auto& [r, nodes] : rows) {
+    nlohmann::json range = {{"first", r.first}, {"count", r.last - r.first + 1}, {"class", r.cls}};
+    if (nodes > 1) {
+      range["period"] = period;
+      range["times"] = nodes;
+    }
+    ranges.push_back(std::move(range));
+  }
   out["classes"] = std::move(classes);
   out["ranges"] = std::move(ranges);
 }
