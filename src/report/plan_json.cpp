@@ -102,14 +102,14 @@ void ranges_json(const predict::prediction& p, nlohmann::json& out) {
     std::uint32_t cls = 0;
   };
   std::vector<run> runs;
-  for (const auto& r : p.ranges) {
-    const auto c = json_class[r.cls];
-    if (!runs.empty() && runs.back().cls == c && r.first == runs.back().last + 1) {
-      runs.back().last += r.count;
-      continue;
+  predict::for_each_range_run(p, [&](int first, int count, std::uint32_t cls) {
+    const auto c = json_class[cls];
+    if (!runs.empty() && runs.back().cls == c && first == runs.back().last + 1) {
+      runs.back().last += count;
+      return;
     }
-    runs.push_back({r.first, r.first + r.count - 1, c});
-  }
+    runs.push_back({first, first + count - 1, c});
+  });
   const int period = p.job.hardware.gpus_per_node;
   const auto rows = fold_by_node(
       runs, period, [](const run& a, const run& b) { return a.cls == b.cls; },

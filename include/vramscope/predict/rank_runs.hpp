@@ -37,18 +37,38 @@ rank_prediction renumbered(const rank_prediction& r, int rank);
 /// renumbered with it.
 gpu_prediction renumbered(const gpu_prediction& g, int index);
 
+/// Calls f(first, count, cls) for the runs of p.ranges in rank order: a plain range once, a
+/// node's block of ranges with a period (rank_range) once for each of its nodes.
+template <typename F>
+void for_each_range_run(const prediction& p, F&& f) {
+  const auto& r = p.ranges;
+  for (std::size_t i = 0; i < r.size();) {
+    if (r[i].period <= 0) {
+      f(r[i].first, r[i].count, r[i].cls);
+      ++i;
+      continue;
+    }
+    std::size_t end = i + 1;
+    while (end < r.size() && r[end].period == r[i].period && r[end].times == r[i].times &&
+           r[end].first < r[i].first + r[i].period)
+      ++end;
+    for (int j = 0; j < r[i].times; ++j)
+      for (std::size_t t = i; t < end; ++t) f(r[t].first + j * r[t].period, r[t].count, r[t].cls);
+    i = end;
+  }
+}
+
 /// Calls f(rank_run) for the ranks in rank order: one run a rank from prediction::ranks where
-/// it is filled (a full plan, or one that --rank narrowed), else one a range.
+/// it is filled (a full plan, or one that --rank narrowed), else one a range (for_each_range_run).
 template <typename F>
 void for_each_rank_run(const prediction& p, F&& f) {
   if (!p.ranks.empty() || p.classes.empty()) {
     for (const auto& r : p.ranks) f(rank_run{r.rank, 1, &r});
     return;
   }
-  for (const auto& range : p.ranges) {
-    const auto& c = p.classes[range.cls].rank;
-    f(rank_run{range.first, range.count, &c});
-  }
+  for_each_range_run(p, [&](int first, int count, std::uint32_t cls) {
+    f(rank_run{first, count, &p.classes[cls].rank});
+  });
 }
 
 /// Calls f(gpu_run) for the GPUs in index order: one run a GPU from prediction::gpus where it
@@ -59,10 +79,10 @@ void for_each_gpu_run(const prediction& p, F&& f) {
     for (const auto& g : p.gpus) f(gpu_run{g.index, 1, &g});
     return;
   }
-  for (const auto& range : p.ranges) {
-    const auto& c = p.classes[range.cls];
-    f(gpu_run{c.gpu.index + (range.first - c.rank.rank), range.count, &c.gpu});
-  }
+  for_each_range_run(p, [&](int first, int count, std::uint32_t cls) {
+    const auto& c = p.classes[cls];
+    f(gpu_run{c.gpu.index + (first - c.rank.rank), count, &c.gpu});
+  });
 }
 
 /// How many ranks the prediction holds, in either form.
