@@ -6,6 +6,7 @@
 // printed once with the nodes it holds for ("local ranks 1-15 of nodes 1-62499").
 
 #include <cstddef>
+#include <span>
 #include <vector>
 
 namespace vramscope::report {
@@ -68,6 +69,67 @@ std::vector<folded_row<Row>> fold_by_node(const std::vector<Row>& rows, int peri
     i += best_k * static_cast<std::size_t>(best_copies);
   }
   return out;
+}
+
+/// Feeds a node's block of runs (predict::for_each_rank_block) to a report's row builder:
+/// `feed(run)` for every run of its `times` copies in order, each copy's runs `period` ranks
+/// after the last's, as a walk of every run would, and with the same rows. Once two copies in a
+/// row have left the same rows, each `period` after the last's (`same(a, b)`: rows a report
+/// prints alike), and the row open before each was left as it was (or both copies only
+/// lengthened the open row by `period`), every later copy would leave the same again: those
+/// rows are added without feeding their runs. `rows` is the builder's vector, to which feed
+/// adds rows or lengthens the last.
+template <typename Row, typename Run, typename Feed, typename Same>
+void feed_block(std::vector<Row>& rows, std::span<const Run> runs, int period, int times,
+                Feed&& feed, Same&& same) {
+  struct mark {
+    std::size_t rows = 0;  // rows before the copy
+    long long open_last = -1;  // the last rank of the row open before it (-1: none)
+  };
+  const auto open_last = [&]() -> long long { return rows.empty() ? -1 : rows.back().last; };
+  std::vector<mark> marks;
+  for (int j = 0; j < times; ++j) {
+    if (j >= 2) {
+      // Copies j-2 and j-1: the same rows, each `period` after, and the open rows alike.
+      const auto& a = marks[static_cast<std::size_t>(j - 2)];
+      const auto& b = marks[static_cast<std::size_t>(j - 1)];
+      const std::size_t k = b.rows - a.rows;
+      bool stable = rows.size() - b.rows == k;
+      if (stable && k == 0)  // both only lengthened the open row, by a period each
+        stable = b.open_last - a.open_last == period && open_last() - b.open_last == period;
+      if (stable && k > 0) {
+        // The rows open before each copy kept their ends.
+        stable = a.rows > 0 && rows[a.rows - 1].last == a.open_last &&
+                 rows[b.rows - 1].last == b.open_last;
+        for (std::size_t t = 0; stable && t < k; ++t) {
+          const auto& x = rows[a.rows + t];
+          const auto& y = rows[b.rows + t];
+          stable = y.first == x.first + period && y.last == x.last + period && same(x, y);
+        }
+      }
+      if (stable) {
+        const int left = times - j;
+        if (k == 0) {
+          rows.back().last += left * period;
+          return;
+        }
+        for (int c = 1; c <= left; ++c)
+          for (std::size_t t = 0; t < k; ++t) {
+            Row y = rows[b.rows + t];
+            y.first += c * period;
+            y.last += c * period;
+            rows.push_back(y);
+          }
+        return;
+      }
+    }
+    marks.push_back({rows.size(), open_last()});
+    for (const auto& run : runs) {
+      Run moved = run;
+      moved.first += j * period;
+      feed(moved);
+    }
+  }
 }
 
 }  // namespace vramscope::report

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -102,13 +103,26 @@ void ranges_json(const predict::prediction& p, nlohmann::json& out) {
     std::uint32_t cls = 0;
   };
   std::vector<run> runs;
-  predict::for_each_range_run(p, [&](int first, int count, std::uint32_t cls) {
-    const auto c = json_class[cls];
-    if (!runs.empty() && runs.back().cls == c && first == runs.back().last + 1) {
-      runs.back().last += count;
+  struct range_run {
+    int first = 0, count = 0;
+    std::uint32_t cls = 0;
+  };
+  const auto feed = [&](const range_run& r) {
+    const auto c = json_class[r.cls];
+    if (!runs.empty() && runs.back().cls == c && r.first == runs.back().last + 1) {
+      runs.back().last += r.count;
       return;
     }
-    runs.push_back({first, first + count - 1, c});
+    runs.push_back({r.first, r.first + r.count - 1, c});
+  };
+  std::vector<range_run> block_runs;
+  predict::for_each_range_block(p, [&](std::span<const predict::rank_range> block) {
+    block_runs.clear();
+    for (const auto& r : block) block_runs.push_back({r.first, r.count, r.cls});
+    const int block_period = block.front().period;
+    feed_block(runs, std::span<const range_run>(block_runs), block_period,
+               block_period > 0 ? block.front().times : 1, feed,
+               [](const run& a, const run& b) { return a.cls == b.cls; });
   });
   const int period = p.job.hardware.gpus_per_node;
   const auto rows = fold_by_node(

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
 
 #include "node_fold.hpp"
 
@@ -94,7 +95,7 @@ void rank_table(std::string& out, const prediction& p) {
     alike[next++ % alike.size()] = r;
     return true;
   };
-  predict::for_each_rank_run(p, [&](const predict::rank_run& whole) {
+  const auto feed = [&](const predict::rank_run& whole) {
     by_stage(p, whole, [&](const predict::rank_run& run) {
       if (!groups.empty() && same(run.rank) &&
           (p.job.parallel.pp <= 1 ||
@@ -105,7 +106,12 @@ void rank_table(std::string& out, const prediction& p) {
       groups.push_back({run.first, run.first + run.count - 1, run.rank});
       alike.fill(nullptr);
     });
-  });
+  };
+  predict::for_each_rank_block(
+      p, [&](std::span<const predict::rank_run> runs, int period, int times) {
+        feed_block(groups, runs, period, times, feed,
+                   [](const group& a, const group& b) { return a.rank == b.rank; });
+      });
   // Rows repeated node after node are one row each (node_fold.hpp).
   const auto rows = fold_by_node(
       groups, p.job.hardware.gpus_per_node,
@@ -158,11 +164,14 @@ void phase_lines(std::string& out, const prediction& p) {
         if (ph.name == name) return &ph;
       return nullptr;
     };
-    bool shown = false;
-    predict::for_each_rank_run(p, [&](const predict::rank_run& run) {
-      const auto* ph = find(*run.rank);
-      shown = shown || (ph != nullptr && phase_matters(*run.rank, *ph));
-    });
+    bool shown = false;  // a block's runs are its nodes' runs: their first node's tell
+    predict::for_each_rank_block(
+        p, [&](std::span<const predict::rank_run> block, int, int) {
+          for (const auto& run : block) {
+            const auto* ph = find(*run.rank);
+            shown = shown || (ph != nullptr && phase_matters(*run.rank, *ph));
+          }
+        });
     if (!shown) continue;
     if (!heading) out += "\noutside the training step:\n";
     heading = true;
@@ -179,14 +188,19 @@ void phase_lines(std::string& out, const prediction& p) {
       const predict::phase_peak* ph = nullptr;
     };
     std::vector<run> runs;
-    predict::for_each_rank_run(p, [&](const predict::rank_run& r) {
+    const auto feed = [&](const predict::rank_run& r) {
       const auto* here = find(*r.rank);
       if (!runs.empty() && same(runs.back().ph, here)) {
         runs.back().last = r.first + r.count - 1;
         return;
       }
       runs.push_back({r.first, r.first + r.count - 1, here});
-    });
+    };
+    predict::for_each_rank_block(
+        p, [&](std::span<const predict::rank_run> block, int period, int times) {
+          feed_block(runs, block, period, times, feed,
+                     [](const run& a, const run& b) { return a.ph == b.ph; });
+        });
     const auto rows = fold_by_node(
         runs, p.job.hardware.gpus_per_node,
         [&](const run& a, const run& b) { return same(a.ph, b.ph); },
@@ -241,14 +255,19 @@ void gpu_table(std::string& out, const prediction& p) {
     const predict::gpu_prediction* g = nullptr;  // the run's first GPU, as its class has it
   };
   std::vector<run> runs;
-  predict::for_each_gpu_run(p, [&](const predict::gpu_run& r) {
+  const auto feed = [&](const predict::gpu_run& r) {
     if (!runs.empty() &&
         (runs.back().g == r.gpu || signature(*r.gpu) == signature(*runs.back().g))) {
       runs.back().last = r.first + r.count - 1;
       return;
     }
     runs.push_back({r.first, r.first + r.count - 1, r.gpu});
-  });
+  };
+  predict::for_each_gpu_block(
+      p, [&](std::span<const predict::gpu_run> block, int period, int times) {
+        feed_block(runs, block, period, times, feed,
+                   [](const run& a, const run& b) { return a.g == b.g; });
+      });
   const int per_node = p.job.hardware.gpus_per_node;
   const auto rows = fold_by_node(
       runs, per_node,

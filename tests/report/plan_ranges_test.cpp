@@ -293,7 +293,7 @@ TEST(PlanRanges, NodesAlikeAreFoldedInEveryReport) {
   int plans = 0, folded_text = 0, folded_json = 0;
   for (auto s : {job::strategy::ddp, job::strategy::fsdp2, job::strategy::megatron})
     for (int per_node : {1, 2, 4, 8})
-      for (int nodes : {2, 3, 4, 6})
+      for (int nodes : {2, 3, 4, 6, 11})
         for (const auto& v : testing::rank_variants) {
           auto j = testing::rank_layout_job(s, per_node, nodes);
           v.apply(j);
@@ -336,7 +336,7 @@ TEST(PlanRanges, NodesAlikeAreFoldedInEveryReport) {
               EXPECT_EQ(plan_json(narrowed_full).dump(), plan_json(narrowed).dump());
             }
         }
-  EXPECT_EQ(plans, 3 * 4 * 4 * static_cast<int>(std::size(testing::rank_variants)));
+  EXPECT_EQ(plans, 3 * 4 * 5 * static_cast<int>(std::size(testing::rank_variants)));
   EXPECT_GT(folded_text, 0);
   EXPECT_GT(folded_json, 0);
 }
