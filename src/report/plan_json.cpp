@@ -103,6 +103,7 @@ void ranges_json(const predict::prediction& p, nlohmann::json& out) {
     std::uint32_t cls = 0;
   };
   std::vector<run> runs;
+  std::vector<row_repeat> repeats;  // runs feed_block found repeated
   struct range_run {
     int first = 0, count = 0;
     std::uint32_t cls = 0;
@@ -120,13 +121,13 @@ void ranges_json(const predict::prediction& p, nlohmann::json& out) {
     block_runs.clear();
     for (const auto& r : block) block_runs.push_back({r.first, r.count, r.cls});
     const int block_period = block.front().period;
-    feed_block(runs, std::span<const range_run>(block_runs), block_period,
+    feed_block(runs, repeats, std::span<const range_run>(block_runs), block_period,
                block_period > 0 ? block.front().times : 1, feed,
                [](const run& a, const run& b) { return a.cls == b.cls; });
   });
   const int period = p.job.hardware.gpus_per_node;
   const auto rows = fold_by_node(
-      runs, period, [](const run& a, const run& b) { return a.cls == b.cls; },
+      runs, repeats, period, [](const run& a, const run& b) { return a.cls == b.cls; },
       [](int, int) { return true; });
   nlohmann::json ranges = nlohmann::json::array();
   for (const auto& [r, nodes] : rows) {

@@ -84,6 +84,7 @@ void rank_table(std::string& out, const prediction& p) {
     const rank_prediction* rank = nullptr;
   };
   std::vector<group> groups;
+  std::vector<row_repeat> repeats;  // rows feed_block found repeated (node_fold.hpp)
   // Figures found alike to the group's first (a plan of ranges alternates between a few
   // classes: each is compared once a group).
   std::array<const rank_prediction*, 4> alike{};
@@ -109,12 +110,12 @@ void rank_table(std::string& out, const prediction& p) {
   };
   predict::for_each_rank_block(
       p, [&](std::span<const predict::rank_run> runs, int period, int times) {
-        feed_block(groups, runs, period, times, feed,
+        feed_block(groups, repeats, runs, period, times, feed,
                    [](const group& a, const group& b) { return a.rank == b.rank; });
       });
   // Rows repeated node after node are one row each (node_fold.hpp).
   const auto rows = fold_by_node(
-      groups, p.job.hardware.gpus_per_node,
+      groups, repeats, p.job.hardware.gpus_per_node,
       [](const group& a, const group& b) {
         return a.rank == b.rank || (same_figures(*a.rank, *b.rank) &&
                                     (!a.rank->oom || a.rank->oom_phase == b.rank->oom_phase));
@@ -188,6 +189,7 @@ void phase_lines(std::string& out, const prediction& p) {
       const predict::phase_peak* ph = nullptr;
     };
     std::vector<run> runs;
+    std::vector<row_repeat> repeats;
     const auto feed = [&](const predict::rank_run& r) {
       const auto* here = find(*r.rank);
       if (!runs.empty() && same(runs.back().ph, here)) {
@@ -198,11 +200,11 @@ void phase_lines(std::string& out, const prediction& p) {
     };
     predict::for_each_rank_block(
         p, [&](std::span<const predict::rank_run> block, int period, int times) {
-          feed_block(runs, block, period, times, feed,
+          feed_block(runs, repeats, block, period, times, feed,
                      [](const run& a, const run& b) { return a.ph == b.ph; });
         });
     const auto rows = fold_by_node(
-        runs, p.job.hardware.gpus_per_node,
+        runs, repeats, p.job.hardware.gpus_per_node,
         [&](const run& a, const run& b) { return same(a.ph, b.ph); },
         [&](int first, int last) { return one_stage(p, first, last); });
     for (const auto& [r, nodes] : rows) {
@@ -255,6 +257,7 @@ void gpu_table(std::string& out, const prediction& p) {
     const predict::gpu_prediction* g = nullptr;  // the run's first GPU, as its class has it
   };
   std::vector<run> runs;
+  std::vector<row_repeat> repeats;
   const auto feed = [&](const predict::gpu_run& r) {
     if (!runs.empty() &&
         (runs.back().g == r.gpu || signature(*r.gpu) == signature(*runs.back().g))) {
@@ -265,12 +268,12 @@ void gpu_table(std::string& out, const prediction& p) {
   };
   predict::for_each_gpu_block(
       p, [&](std::span<const predict::gpu_run> block, int period, int times) {
-        feed_block(runs, block, period, times, feed,
+        feed_block(runs, repeats, block, period, times, feed,
                    [](const run& a, const run& b) { return a.g == b.g; });
       });
   const int per_node = p.job.hardware.gpus_per_node;
   const auto rows = fold_by_node(
-      runs, per_node,
+      runs, repeats, per_node,
       [](const run& a, const run& b) {
         return a.g == b.g || (a.g->capacity == b.g->capacity && a.g->device == b.g->device &&
                               same_shares(*a.g, *b.g));

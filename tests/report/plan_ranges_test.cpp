@@ -372,6 +372,31 @@ TEST(PlanRanges, FoldByNodeFoldsOnlyBlocksRepeatedOnThreeNodes) {
   // Two stages of two nodes each: no fold crosses the stage's end.
   EXPECT_EQ(fold(four, [](int first, int last) { return first / 8 == last / 8; }),
             "0-0ax1 1-3bx1 4-4ax1 5-7bx1 8-8ax1 9-11bx1 12-12ax1 13-15bx1 ");
+  // Rows with repeats (row_repeat) fold as the rows they stand for: node 1's two rows stand for
+  // nodes 1-6, node 7's follow; with rank 0 apart or alike, in one stage or two of 4 nodes.
+  for (char head : {'a', 'r'})
+    for (int stage : {64, 16}) {
+      const auto in_stage = [stage](int first, int last) {
+        return first / stage == last / stage;
+      };
+      std::vector<row> base = {{0, 0, head}, {1, 3, 'b'}, {4, 4, 'a'}, {5, 7, 'b'},
+                               {28, 28, 'a'}, {29, 31, 'b'}};
+      std::vector<row> expanded(base.begin(), base.begin() + 4);
+      for (int node = 2; node <= 7; ++node) {
+        expanded.push_back({node * 4, node * 4, 'a'});
+        expanded.push_back({node * 4 + 1, node * 4 + 3, 'b'});
+      }
+      const std::vector<row_repeat> repeats = {{2, 2, 5}};
+      std::string folded, plain = fold(expanded, in_stage);
+      for (const auto& [r, nodes] : fold_by_node(base, repeats, 4, same, in_stage))
+        folded += fmt::format("{}-{}{}x{} ", r.first, r.last, r.kind, nodes);
+      EXPECT_EQ(folded, plain) << head << " " << stage;
+    }
+  EXPECT_EQ(fold({{0, 0, 'a'}, {1, 3, 'b'}, {4, 4, 'a'}, {5, 7, 'b'}, {8, 8, 'a'}, {9, 11, 'b'},
+                  {12, 12, 'a'}, {13, 15, 'b'}, {16, 16, 'a'}, {17, 19, 'b'}, {20, 20, 'a'},
+                  {21, 23, 'b'}, {24, 24, 'a'}, {25, 27, 'b'}, {28, 28, 'a'}, {29, 31, 'b'}},
+                 [](int first, int last) { return first / 16 == last / 16; }),
+            "0-0ax4 1-3bx4 16-16ax4 17-19bx4 ");
   // A run across a node's end is not a node's block.
   EXPECT_EQ(fold({{0, 5, 'a'}, {6, 11, 'a'}, {12, 17, 'a'}}, anywhere),
             "0-5ax1 6-11ax1 12-17ax1 ");
