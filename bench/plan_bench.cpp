@@ -90,6 +90,17 @@ optimizer: adamw
 training: { micro_batch: 1, seq_len: 2048, activation_checkpointing: full, attention: flash }
 )";
 
+// The same with each rank's CUDA context created on GPU 0 of its node before set_device:
+// GPU 0 of every node holds the node's other ranks' contexts, so it differs from the others.
+constexpr const char* llama8b_ddp_ranks1m_gpu0 = R"(model: llama-3.1-8b
+hardware: { gpu: H100-80GB, gpus_per_node: 16, nodes: 62500 }
+parallel: { strategy: ddp }
+precision: bf16-mixed
+optimizer: adamw
+training: { micro_batch: 1, seq_len: 2048, activation_checkpointing: full, attention: flash }
+init: { set_device_first: false }
+)";
+
 constexpr const char* llama70b_fsdp2 = R"(model: llama-3.1-70b
 hardware: { gpu: H100-80GB, gpus_per_node: 8, nodes: 64 }
 parallel: { strategy: fsdp2 }
@@ -160,14 +171,17 @@ void BM_PlanLlama8bDdpRanks800kAsRanges(benchmark::State& state) {
 void BM_PlanLlama8bDdpRanks1mAsRanges(benchmark::State& state) {
   plan_job(state, llama8b_ddp_ranks1m, "llama-3.1-8b", true);
 }
+void BM_PlanLlama8bDdpRanks1mGpu0AsRanges(benchmark::State& state) {
+  plan_job(state, llama8b_ddp_ranks1m_gpu0, "llama-3.1-8b", true);
+}
 void BM_PlanLlama70bFsdp2Ranks512(benchmark::State& state) {
   plan_job(state, llama70b_fsdp2, "llama-3.1-70b");
 }
 
-// `json`: plan_json(...).dump(2), else render_plan_text, of the 10^6-rank DDP plan as ranges.
-void report_job(benchmark::State& state, bool json) {
+// `json`: plan_json(...).dump(2), else render_plan_text, of a 10^6-rank DDP plan as ranges.
+void report_job(benchmark::State& state, bool json, const char* yaml = llama8b_ddp_ranks1m) {
   const auto model = value_or_throw(model::load_model("llama-3.1-8b"));
-  const auto job = value_or_throw(job::parse_job_yaml(llama8b_ddp_ranks1m, "plan_bench"));
+  const auto job = value_or_throw(job::parse_job_yaml(yaml, "plan_bench"));
   predict::predict_options options;
   options.rank_ranges = true;
   auto p = value_or_throw(predict::plan(model, job, options));
@@ -183,6 +197,12 @@ void report_job(benchmark::State& state, bool json) {
 
 void BM_ReportTextDdpRanks1m(benchmark::State& state) { report_job(state, false); }
 void BM_ReportJsonDdpRanks1m(benchmark::State& state) { report_job(state, true); }
+void BM_ReportTextDdpRanks1mGpu0(benchmark::State& state) {
+  report_job(state, false, llama8b_ddp_ranks1m_gpu0);
+}
+void BM_ReportJsonDdpRanks1mGpu0(benchmark::State& state) {
+  report_job(state, true, llama8b_ddp_ranks1m_gpu0);
+}
 
 void BM_LoadModelLlama70b(benchmark::State& state) {
   for (auto _ : state) {
@@ -230,12 +250,18 @@ BENCHMARK(BM_PlanLlama8bDdpRanks1mAsRanges)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MeasureProcessCPUTime();
+BENCHMARK(BM_PlanLlama8bDdpRanks1mGpu0AsRanges)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
 BENCHMARK(BM_PlanLlama70bFsdp2Ranks512)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MeasureProcessCPUTime();
 BENCHMARK(BM_ReportTextDdpRanks1m)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
 BENCHMARK(BM_ReportJsonDdpRanks1m)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+BENCHMARK(BM_ReportTextDdpRanks1mGpu0)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+BENCHMARK(BM_ReportJsonDdpRanks1mGpu0)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
 BENCHMARK(BM_LoadModelLlama70b)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ParseJobLlama70b)->Unit(benchmark::kMicrosecond);
 

@@ -22,11 +22,14 @@ def test_plan_of_a_dict_has_the_plan_json_shape():
     assert len(p["ranks"]) == p["job"]["hardware"]["gpus_per_node"] * p["job"]["hardware"]["nodes"]
 
 
-def test_classes_and_ranges_give_every_rank_and_gpu():
+@pytest.mark.parametrize("nodes", [2, 5])
+def test_classes_and_ranges_give_every_rank_and_gpu(nodes):
     # docs/formats/plan-json.md: ranks and GPUs from classes and ranges, with their own numbers.
     p = vramscope.plan(REPO / "examples" / "cases" / "5-ddp-gpu0" / "job.yaml",
-                       hardware={"nodes": 2})
+                       hardware={"nodes": nodes})
     assert len(p["ranges"]) > len(p["classes"]) > 1  # GPU 0 of a node holds other ranks' shares
+    # From three nodes alike on, a node's ranges are written once with a period.
+    assert any("period" in r for r in p["ranges"]) == (nodes >= 3)
     ranges_only = {k: v for k, v in p.items() if k not in ("ranks", "gpus")}
     for k, (rank, gpu) in enumerate(zip(p["ranks"], p["gpus"])):
         assert vramscope.rank_of(ranges_only, k) == rank

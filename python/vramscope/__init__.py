@@ -163,18 +163,29 @@ def plan(job: Job = None, *, rank: Optional[int] = None, **overrides: Any) -> di
 
 
 def _range_of(p: Mapping[str, Any], k: int) -> Optional[dict]:
-    """The class of rank k from a plan's "ranges", or None."""
+    """The class of rank k from a plan's "ranges", or None. A range holds ranks
+    first + j * period + i for j below "times" and i below "count"; one without "period" is
+    ranks first to first + count - 1 (docs/formats/plan-json.md)."""
     ranges = p.get("ranges") or []
     lo, hi = 0, len(ranges)
-    while lo < hi:  # the last range that begins at or before k
+    while lo < hi:  # the ranges that begin at or before k: ranges[:lo]
         mid = (lo + hi) // 2
         if ranges[mid]["first"] <= k:
             lo = mid + 1
         else:
             hi = mid
-    if lo == 0 or k >= ranges[lo - 1]["first"] + ranges[lo - 1]["count"]:
-        return None
-    return p["classes"][ranges[lo - 1]["class"]]
+    # Plain ranges are disjoint and in order: only the last one at or before k may hold it. A
+    # folded range interleaves with the others of its node's block: look at every candidate.
+    folded = any("period" in r for r in ranges)
+    for r in reversed(ranges[:lo] if folded else ranges[max(0, lo - 1):lo]):
+        offset = k - r["first"]
+        period = r.get("period")
+        if period:
+            if offset // period < r["times"] and offset % period < r["count"]:
+                return p["classes"][r["class"]]
+        elif offset < r["count"]:
+            return p["classes"][r["class"]]
+    return None
 
 
 def rank_of(p: Mapping[str, Any], k: int) -> Optional[dict]:

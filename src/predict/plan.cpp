@@ -271,23 +271,68 @@ struct rank_placer {
     const int stage_end = (rank / per_stage + 1) * per_stage;
     return std::min({node_end, stage_end, world});
   }
+
+  // Whether node `node`'s ranks are alike but for their numbers to those of every other regular
+  // node of its pipeline stage (class_key): the whole node lies in the world and in one stage,
+  // after the stage's representatives (its first rank, and rank 1 of stage 0).
+  bool regular_node(int node) const {
+    const int per_node = job.hardware.gpus_per_node;
+    const int first = node * per_node, last = first + per_node - 1;
+    if (last >= world) return false;
+    const int per_stage = std::max(1, world / std::max(1, job.parallel.pp));
+    if (first / per_stage != last / per_stage) return false;
+    return first > schedule::representative_of(job, first) && first > 1;
+  }
+
+  // The node after the last of the regular nodes from `node` on in its stage (node itself when
+  // it is not regular): they share the classes of `node`'s ranks, shifted by a node each.
+  int regular_nodes_end(int node) const {
+    if (!regular_node(node)) return node;
+    const int per_node = job.hardware.gpus_per_node;
+    const int per_stage = std::max(1, world / std::max(1, job.parallel.pp));
+    const int stage_end = std::min(world, (node * per_node / per_stage + 1) * per_stage);
+    return stage_end / per_node;  // nodes wholly before the stage's end
+  }
 };
 
 // prediction::classes and ranges: runs of ranks in order (rank_placer::run_end), a new range
 // where the class changes. Nodes alternate between two classes (GPU 0 and the rest), which
-// are looked for first.
+// are looked for first. A regular node (rank_placer::regular_node) placed range by range is
+// followed by the other regular nodes of its stage as one block of its ranges with a period
+// (rank_range), so that the cost follows the number of stages, not of nodes.
 void place_classes(const rank_placer& placer, prediction& out) {
   using key_type = std::tuple<int, bool, int>;
+  const key_type none{-1, false, -2};  // no rank's key: after a block, nothing merges with it
   std::map<key_type, std::uint32_t> class_of;
-  std::pair<key_type, std::uint32_t> last{}, before_last{{-1, false, -1}, 0};
+  std::pair<key_type, std::uint32_t> last{none, 0}, before_last{none, 0};
   const int per_node = placer.job.hardware.gpus_per_node;
-  out.ranges.reserve(static_cast<std::size_t>(2 * (placer.world / per_node) +
-                                              2 * std::max(1, placer.job.parallel.pp) + 4));
+  out.ranges.reserve(static_cast<std::size_t>(4 * std::max(1, placer.job.parallel.pp) + 8));
   for (int rank = 0; rank < placer.world;) {
+    if (per_node > 1 && rank % per_node == 0 && rank > 0 &&
+        placer.regular_node(rank / per_node - 1)) {
+      const int node = rank / per_node;
+      const int end = placer.regular_nodes_end(node);
+      // The previous node's ranges, placed one by one: those from its first rank on.
+      auto from = out.ranges.end();
+      while (from != out.ranges.begin() && std::prev(from)->first >= rank - per_node) --from;
+      if (end > node && from != out.ranges.end() && from->first == rank - per_node &&
+          std::all_of(from, out.ranges.end(), [](const rank_range& r) { return r.period == 0; })) {
+        const std::vector<rank_range> previous(from, out.ranges.end());
+        for (auto r : previous) {
+          r.first += per_node;
+          r.period = per_node;
+          r.times = end - node;
+          out.ranges.push_back(r);
+        }
+        last = before_last = {none, 0};
+        rank = end * per_node;
+        continue;
+      }
+    }
     const int like = schedule::representative_of(placer.job, rank);
     const auto key = placer.class_key(rank, like);
     const int end = placer.run_end(rank, like);
-    if (!out.ranges.empty() && key == last.first) {
+    if (!out.ranges.empty() && key == last.first && out.ranges.back().period == 0) {
       out.ranges.back().count += end - rank;
       rank = end;
       continue;

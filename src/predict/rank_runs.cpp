@@ -41,8 +41,10 @@ gpu_prediction renumbered(const gpu_prediction& g, int index) {
 }
 
 int rank_count(const prediction& p) {
-  if (!p.classes.empty() && !p.ranges.empty())
-    return p.ranges.back().first + p.ranges.back().count;
+  if (!p.classes.empty() && !p.ranges.empty()) {
+    const auto& last = p.ranges.back();  // a block's last range ends where the block does
+    return last.first + (last.period > 0 ? (last.times - 1) * last.period : 0) + last.count;
+  }
   return static_cast<int>(p.ranks.size());
 }
 
@@ -50,28 +52,52 @@ bool has_gpus(const prediction& p) {
   return !p.gpus.empty() || (!p.classes.empty() && !p.ranges.empty());
 }
 
+namespace {
+
+bool holds(const rank_range& r, int rank) {
+  const int offset = rank - r.first;
+  if (offset < 0) return false;
+  if (r.period <= 0) return offset < r.count;
+  return offset / r.period < r.times && offset % r.period < r.count;
+}
+
+// The range of p.ranges that holds `rank`, or null: the last range that begins at or before it,
+// or one of its node's block before it (rank_range).
+const rank_range* range_holding(const prediction& p, int rank) {
+  auto it = std::upper_bound(p.ranges.begin(), p.ranges.end(), rank,
+                             [](int k, const rank_range& r) { return k < r.first; });
+  while (it != p.ranges.begin()) {
+    --it;
+    if (holds(*it, rank)) return &*it;
+    if (it->period <= 0) return nullptr;  // plain ranges before it end before it begins
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 std::optional<rank_prediction> rank_of(const prediction& p, int rank) {
   if (!p.ranks.empty() || p.classes.empty()) {
     for (const auto& r : p.ranks)
       if (r.rank == rank) return r;
     return std::nullopt;
   }
-  // The range holding `rank`: the last one that begins at or before it.
-  const auto it = std::upper_bound(p.ranges.begin(), p.ranges.end(), rank,
-                                   [](int k, const rank_range& r) { return k < r.first; });
-  if (it == p.ranges.begin()) return std::nullopt;
-  const auto& range = *std::prev(it);
-  if (rank >= range.first + range.count) return std::nullopt;
-  return renumbered(p.classes[range.cls].rank, rank);
+  const auto* range = range_holding(p, rank);
+  if (range == nullptr) return std::nullopt;
+  return renumbered(p.classes[range->cls].rank, rank);
 }
 
 std::optional<gpu_prediction> gpu_of(const prediction& p, int index) {
-  std::optional<gpu_prediction> out;
-  for_each_gpu_run(p, [&](const gpu_run& run) {
-    if (!out && index >= run.first && index < run.first + run.count)
-      out = renumbered(*run.gpu, index);
-  });
-  return out;
+  if (!p.gpus.empty() || p.classes.empty()) {
+    for (const auto& g : p.gpus)
+      if (g.index == index) return g;
+    return std::nullopt;
+  }
+  // A range's ranks run on the GPUs of the same numbers.
+  const auto* range = range_holding(p, index);
+  if (range == nullptr) return std::nullopt;
+  const auto& c = p.classes[range->cls];
+  return renumbered(c.gpu, index);
 }
 
 bytes first_gpu_capacity(const prediction& p) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <span>
 
 #include "report/html_common.hpp"
 
@@ -104,19 +105,24 @@ void gpu_bars(std::string& out, const prediction& p) {
   std::map<std::string, std::size_t> seen;
   std::map<const predict::gpu_prediction*, std::size_t> row_of;  // a class's GPU: its row
   bytes scale = 1;
-  predict::for_each_gpu_run(p, [&](const predict::gpu_run& run) {
-    auto known = row_of.find(run.gpu);
-    if (known == row_of.end()) {
-      auto [it, fresh] = seen.try_emplace(gpu_signature(*run.gpu), rows.size());
-      if (fresh)
-        rows.push_back({run.first, run.first, 0, predict::renumbered(*run.gpu, run.first)});
-      known = row_of.emplace(run.gpu, it->second).first;
-      scale = std::max({scale, run.gpu->capacity, run.gpu->device});
-    }
-    auto& r = rows[known->second];
-    r.last = run.first + run.count - 1;
-    r.count += run.count;
-  });
+  // A node's block (predict::for_each_gpu_block) at once: its first node's runs, each ending
+  // where its copy on the block's last node does and counted on every node.
+  predict::for_each_gpu_block(
+      p, [&](std::span<const predict::gpu_run> block, int period, int times) {
+        for (const auto& run : block) {
+          auto known = row_of.find(run.gpu);
+          if (known == row_of.end()) {
+            auto [it, fresh] = seen.try_emplace(gpu_signature(*run.gpu), rows.size());
+            if (fresh)
+              rows.push_back({run.first, run.first, 0, predict::renumbered(*run.gpu, run.first)});
+            known = row_of.emplace(run.gpu, it->second).first;
+            scale = std::max({scale, run.gpu->capacity, run.gpu->device});
+          }
+          auto& r = rows[known->second];
+          r.last = run.first + (times - 1) * period + run.count - 1;
+          r.count += static_cast<long long>(run.count) * times;
+        }
+      });
   if (p.whole_step_need) scale = std::max(scale, *p.whole_step_need);
   out += "<div class=\"gpus\" role=\"group\" aria-label=\"GPU memory\">\n";
   for (const auto& [first, last, count, gpu] : rows) {
@@ -366,12 +372,20 @@ void timelines(std::string& out, const prediction& p) {
   // The simulated ranks keep their curves, each its own class (a run of one) in a plan kept as
   // ranges; a run of more shares its class's curve only where the class's rank is simulated.
   std::vector<rank_prediction> simulated;
-  predict::for_each_rank_run(p, [&](const predict::rank_run& run) {
-    if (run.rank->timeline.empty()) return;
-    for (int rank = run.first; rank < run.first + run.count; ++rank)
-      if (run.rank->like_rank == rank)
-        simulated.push_back(predict::renumbered(*run.rank, rank));
-  });
+  predict::for_each_rank_block(
+      p, [&](std::span<const predict::rank_run> block, int period, int times) {
+        if (std::none_of(block.begin(), block.end(),
+                         [](const auto& run) { return !run.rank->timeline.empty(); }))
+          return;  // no curve: a node's block of ranks that were not simulated
+        for (int j = 0; j < times; ++j)
+          for (const auto& run : block) {
+            if (run.rank->timeline.empty()) continue;
+            const int first = run.first + j * period;
+            for (int rank = first; rank < first + run.count; ++rank)
+              if (run.rank->like_rank == rank)
+                simulated.push_back(predict::renumbered(*run.rank, rank));
+          }
+      });
   if (simulated.empty()) return;
   // Ranks planned apart whose curves came out the same (rank 0 and 1 of an FSDP job, say) are
   // one figure, captioned with all of them, so that two equal pictures never suggest a

@@ -5,9 +5,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
+
+#include "node_fold.hpp"
 
 namespace vramscope::report {
 
@@ -78,7 +82,7 @@ nlohmann::json gpu_json(const predict::gpu_prediction& g) {
 
 // "classes" and "ranges" (docs/formats/plan-json.md): the plan's classes, those that differ
 // only in their numbers made one (a node's GPU 0 and its other GPUs, when nothing else lands on
-// GPU 0), and runs of consecutive ranks of one class.
+// GPU 0), and runs of consecutive ranks of one class, those repeated node after node folded.
 void ranges_json(const predict::prediction& p, nlohmann::json& out) {
   // A class's figures with its numbers moved to rank 0: equal for classes alike but for them.
   std::map<std::string, std::uint32_t> seen;
@@ -93,24 +97,48 @@ void ranges_json(const predict::prediction& p, nlohmann::json& out) {
     if (added) classes.push_back({{"rank", rank_json(c.rank)}, {"gpu", gpu_json(c.gpu)}});
     json_class[i] = it->second;
   }
-  nlohmann::json ranges = nlohmann::json::array();
-  int first = 0, count = 0;
-  std::uint32_t cls = 0;
-  const auto flush = [&] {
-    if (count > 0) ranges.push_back({{"first", first}, {"count", count}, {"class", cls}});
+  // Runs of consecutive ranks of one class, then folded by node (node_fold.hpp): a block of
+  // ranges repeated on the nodes that follow is written once with "period" and "times".
+  struct run {
+    int first = 0, last = 0;
+    std::uint32_t cls = 0;
   };
-  for (const auto& r : p.ranges) {
+  std::vector<run> runs;
+  std::vector<row_repeat> repeats;  // runs feed_block found repeated
+  struct range_run {
+    int first = 0, count = 0;
+    std::uint32_t cls = 0;
+  };
+  const auto feed = [&](const range_run& r) {
     const auto c = json_class[r.cls];
-    if (count > 0 && c == cls && r.first == first + count) {
-      count += r.count;
-      continue;
+    if (!runs.empty() && runs.back().cls == c && r.first == runs.back().last + 1) {
+      runs.back().last += r.count;
+      return;
     }
-    flush();
-    first = r.first;
-    count = r.count;
-    cls = c;
+    runs.push_back({r.first, r.first + r.count - 1, c});
+  };
+  std::vector<range_run> block_runs;
+  predict::for_each_range_block(p, [&](std::span<const predict::rank_range> block) {
+    block_runs.clear();
+    for (const auto& r : block) block_runs.push_back({r.first, r.count, r.cls});
+    const int block_period = block.front().period;
+    feed_block(runs, repeats, std::span<const range_run>(block_runs), block_period,
+               block_period > 0 ? block.front().times : 1, feed,
+               [](const run& a, const run& b) { return a.cls == b.cls; });
+  });
+  const int period = p.job.hardware.gpus_per_node;
+  const auto rows = fold_by_node(
+      runs, repeats, period, [](const run& a, const run& b) { return a.cls == b.cls; },
+      [](int, int) { return true; });
+  nlohmann::json ranges = nlohmann::json::array();
+  for (const auto& [r, nodes] : rows) {
+    nlohmann::json range = {{"first", r.first}, {"count", r.last - r.first + 1}, {"class", r.cls}};
+    if (nodes > 1) {
+      range["period"] = period;
+      range["times"] = nodes;
+    }
+    ranges.push_back(std::move(range));
   }
-  flush();
   out["classes"] = std::move(classes);
   out["ranges"] = std::move(ranges);
 }
@@ -164,13 +192,22 @@ nlohmann::json plan_json(const predict::prediction& p) {
 
 std::string timeline_csv(const predict::prediction& p) {
   std::string out = "rank,event,phase,allocated,active,reserved\n";
-  predict::for_each_rank_run(p, [&](const predict::rank_run& run) {
-    const auto& r = *run.rank;
-    for (int rank = run.first; rank < run.first + run.count; ++rank)
-      for (const auto& t : r.timeline)
-        out += fmt::format("{},{},{},{},{},{}\n", rank, t.event, r.phase_names[t.phase],
-                           t.allocated, t.active, t.reserved);
-  });
+  predict::for_each_rank_block(
+      p, [&](std::span<const predict::rank_run> block, int period, int times) {
+        if (std::none_of(block.begin(), block.end(),
+                         [](const auto& run) { return !run.rank->timeline.empty(); }))
+          return;  // no curve: a node's block of ranks that were not simulated
+        for (int j = 0; j < times; ++j)
+          for (const auto& run : block) {
+            const auto& r = *run.rank;
+            if (r.timeline.empty()) continue;
+            const int first = run.first + j * period;
+            for (int rank = first; rank < first + run.count; ++rank)
+              for (const auto& t : r.timeline)
+                out += fmt::format("{},{},{},{},{},{}\n", rank, t.event,
+                                   r.phase_names[t.phase], t.allocated, t.active, t.reserved);
+          }
+      });
   return out;
 }
 

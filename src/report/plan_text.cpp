@@ -9,6 +9,9 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
+
+#include "node_fold.hpp"
 
 namespace vramscope::report {
 
@@ -58,12 +61,30 @@ void by_stage(const prediction& p, const predict::rank_run& run, F f) {
   }
 }
 
+// The label of a row that folds_by_node made of `nodes` nodes: "local rank 0 of nodes 1-62499",
+// "local ranks 1-15 of nodes 0-7", with pipeline stages "stage 0: local ranks ...".
+std::string node_rank_label(const prediction& p, int first, int last, int nodes) {
+  const int per_node = p.job.hardware.gpus_per_node;
+  const int a = first % per_node, b = last % per_node, node = first / per_node;
+  std::string out =
+      a == b ? fmt::format("local rank {}", a) : fmt::format("local ranks {}-{}", a, b);
+  out += fmt::format(" of nodes {}-{}", node, node + nodes - 1);
+  if (p.job.parallel.pp <= 1) return out;
+  return fmt::format("stage {}: {}", pipeline_rank(p.job, first), out);
+}
+
+// Whether ranks first and last lie in one pipeline stage (always without pipeline stages).
+bool one_stage(const prediction& p, int first, int last) {
+  return p.job.parallel.pp <= 1 || pipeline_rank(p.job, first) == pipeline_rank(p.job, last);
+}
+
 void rank_table(std::string& out, const prediction& p) {
   struct group {
     int first = 0, last = 0;
     const rank_prediction* rank = nullptr;
   };
   std::vector<group> groups;
+  std::vector<row_repeat> repeats;  // rows feed_block found repeated (node_fold.hpp)
   // Figures found alike to the group's first (a plan of ranges alternates between a few
   // classes: each is compared once a group).
   std::array<const rank_prediction*, 4> alike{};
@@ -75,7 +96,7 @@ void rank_table(std::string& out, const prediction& p) {
     alike[next++ % alike.size()] = r;
     return true;
   };
-  predict::for_each_rank_run(p, [&](const predict::rank_run& whole) {
+  const auto feed = [&](const predict::rank_run& whole) {
     by_stage(p, whole, [&](const predict::rank_run& run) {
       if (!groups.empty() && same(run.rank) &&
           (p.job.parallel.pp <= 1 ||
@@ -86,19 +107,33 @@ void rank_table(std::string& out, const prediction& p) {
       groups.push_back({run.first, run.first + run.count - 1, run.rank});
       alike.fill(nullptr);
     });
-  });
+  };
+  predict::for_each_rank_block(
+      p, [&](std::span<const predict::rank_run> runs, int period, int times) {
+        feed_block(groups, repeats, runs, period, times, feed,
+                   [](const group& a, const group& b) { return a.rank == b.rank; });
+      });
+  // Rows repeated node after node are one row each (node_fold.hpp).
+  const auto rows = fold_by_node(
+      groups, repeats, p.job.hardware.gpus_per_node,
+      [](const group& a, const group& b) {
+        return a.rank == b.rank || (same_figures(*a.rank, *b.rank) &&
+                                    (!a.rank->oom || a.rank->oom_phase == b.rank->oom_phase));
+      },
+      [&](int first, int last) { return one_stage(p, first, last); });
   std::vector<std::string> labels;
-  labels.reserve(groups.size());
+  labels.reserve(rows.size());
   std::size_t width = 16;
-  for (const auto& g : groups) {
-    labels.push_back(rank_label(p, g.first, g.last));
+  for (const auto& [g, nodes] : rows) {
+    labels.push_back(nodes > 1 ? node_rank_label(p, g.first, g.last, nodes)
+                               : rank_label(p, g.first, g.last));
     width = std::max(width, labels.back().size());
   }
   out += fmt::format("{:<{}} {:>11} {:>11} {:>11} {:>11}  {}\n",
                      p.job.parallel.pp > 1 ? "per stage" : "per rank", width, "allocated", "active",
                      "reserved", "device", "peak phase");
-  for (std::size_t i = 0; i < groups.size(); ++i) {
-    const auto& r = *groups[i].rank;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = *rows[i].row.rank;
     out += fmt::format("{:<{}} {:>11} {:>11} {:>11} {:>11}  {}{}\n", labels[i], width,
                        format_bytes(r.peak.allocated), format_bytes(r.peak.active),
                        format_bytes(r.peak.reserved), format_bytes(r.peak.device), r.peak_phase,
@@ -130,11 +165,14 @@ void phase_lines(std::string& out, const prediction& p) {
         if (ph.name == name) return &ph;
       return nullptr;
     };
-    bool shown = false;
-    predict::for_each_rank_run(p, [&](const predict::rank_run& run) {
-      const auto* ph = find(*run.rank);
-      shown = shown || (ph != nullptr && phase_matters(*run.rank, *ph));
-    });
+    bool shown = false;  // a block's runs are its nodes' runs: their first node's tell
+    predict::for_each_rank_block(
+        p, [&](std::span<const predict::rank_run> block, int, int) {
+          for (const auto& run : block) {
+            const auto* ph = find(*run.rank);
+            shown = shown || (ph != nullptr && phase_matters(*run.rank, *ph));
+          }
+        });
     if (!shown) continue;
     if (!heading) out += "\noutside the training step:\n";
     heading = true;
@@ -145,32 +183,43 @@ void phase_lines(std::string& out, const prediction& p) {
                                 ph->peak.device == o->peak.device && ph->fits == o->fits &&
                                 ph->reached == o->reached && ph->oom == o->oom));
     };
-    // Runs of ranks whose phase has the same figures, each printed once it ends.
-    const predict::phase_peak* ph = nullptr;
-    int first = 0, last = -1;
-    const auto line = [&] {
-      if (last < first || ph == nullptr) return;
+    // Runs of ranks whose phase has the same figures, folded by node (node_fold.hpp).
+    struct run {
+      int first = 0, last = 0;
+      const predict::phase_peak* ph = nullptr;
+    };
+    std::vector<run> runs;
+    std::vector<row_repeat> repeats;
+    const auto feed = [&](const predict::rank_run& r) {
+      const auto* here = find(*r.rank);
+      if (!runs.empty() && same(runs.back().ph, here)) {
+        runs.back().last = r.first + r.count - 1;
+        return;
+      }
+      runs.push_back({r.first, r.first + r.count - 1, here});
+    };
+    predict::for_each_rank_block(
+        p, [&](std::span<const predict::rank_run> block, int period, int times) {
+          feed_block(runs, repeats, block, period, times, feed,
+                     [](const run& a, const run& b) { return a.ph == b.ph; });
+        });
+    const auto rows = fold_by_node(
+        runs, repeats, p.job.hardware.gpus_per_node,
+        [&](const run& a, const run& b) { return same(a.ph, b.ph); },
+        [&](int first, int last) { return one_stage(p, first, last); });
+    for (const auto& [r, nodes] : rows) {
+      if (r.ph == nullptr) continue;
+      const auto label =
+          nodes > 1 ? node_rank_label(p, r.first, r.last, nodes) : rank_label(p, r.first, r.last);
+      const auto* ph = r.ph;
       out += ph->reached
                  ? fmt::format("  {:<16} {:<12} {:>11} allocated {:>11} reserved {:>11} device  "
                                "{}\n",
-                               name, rank_label(p, first, last), format_bytes(ph->peak.allocated),
+                               name, label, format_bytes(ph->peak.allocated),
                                format_bytes(ph->peak.reserved), format_bytes(ph->peak.device),
                                phase_state(*ph))
-                 : fmt::format("  {:<16} {:<12} {}\n", name, rank_label(p, first, last),
-                               phase_state(*ph));
-    };
-    predict::for_each_rank_run(p, [&](const predict::rank_run& run) {
-      const auto* here = find(*run.rank);
-      if (last >= first && same(ph, here)) {
-        last = run.first + run.count - 1;
-        return;
-      }
-      line();
-      ph = here;
-      first = run.first;
-      last = run.first + run.count - 1;
-    });
-    line();
+                 : fmt::format("  {:<16} {:<12} {}\n", name, label, phase_state(*ph));
+    }
   }
 }
 
@@ -191,35 +240,67 @@ std::size_t distinct_processes(const predict::gpu_prediction& g) {
   return ranks.size();
 }
 
+// Whether two GPUs' processes take the same memory each, in order.
+bool same_shares(const predict::gpu_prediction& a, const predict::gpu_prediction& b) {
+  return std::equal(a.processes.begin(), a.processes.end(), b.processes.begin(),
+                    b.processes.end(), [](const auto& x, const auto& y) {
+                      return x.device == y.device && (x.rank < 0) == (y.rank < 0);
+                    });
+}
+
 void gpu_table(std::string& out, const prediction& p) {
   out += "\nper GPU (what nvidia-smi will show):\n";
   auto signature = [](const predict::gpu_prediction& g) { return std::make_pair(g.device, g.processes.size()); };
-  // Runs of GPUs with the same signature, each printed once it ends.
-  const predict::gpu_prediction* g = nullptr;  // the run's first GPU, as its class has it
-  int first = 0, last = -1;
-  const auto line = [&] {
-    if (g == nullptr) return;
-    const std::string label =
-        first == last ? fmt::format("GPU {}", first) : fmt::format("GPUs {}-{}", first, last);
-    const std::size_t n = distinct_processes(*g);
-    out += fmt::format("  {:<12} {:>11} of {:<11} {} process{}\n", label, format_bytes(g->device),
-                       format_bytes(g->capacity), n, n == 1 ? "" : "es");
-    if (g->processes.size() > 1 ||
-        (first == last && !g->processes.empty() && g->processes[0].rank < 0))
-      for (const auto& proc : predict::renumbered(*g, first).processes)
-        out += fmt::format("      {:>11}  {}\n", format_bytes(proc.device), proc.what);
+  // Runs of GPUs with the same signature, folded by node (node_fold.hpp).
+  struct run {
+    int first = 0, last = 0;
+    const predict::gpu_prediction* g = nullptr;  // the run's first GPU, as its class has it
   };
-  predict::for_each_gpu_run(p, [&](const predict::gpu_run& run) {
-    if (g != nullptr && (g == run.gpu || signature(*run.gpu) == signature(*g))) {
-      last = run.first + run.count - 1;
+  std::vector<run> runs;
+  std::vector<row_repeat> repeats;
+  const auto feed = [&](const predict::gpu_run& r) {
+    if (!runs.empty() &&
+        (runs.back().g == r.gpu || signature(*r.gpu) == signature(*runs.back().g))) {
+      runs.back().last = r.first + r.count - 1;
       return;
     }
-    line();
-    g = run.gpu;
-    first = run.first;
-    last = run.first + run.count - 1;
-  });
-  line();
+    runs.push_back({r.first, r.first + r.count - 1, r.gpu});
+  };
+  predict::for_each_gpu_block(
+      p, [&](std::span<const predict::gpu_run> block, int period, int times) {
+        feed_block(runs, repeats, block, period, times, feed,
+                   [](const run& a, const run& b) { return a.g == b.g; });
+      });
+  const int per_node = p.job.hardware.gpus_per_node;
+  const auto rows = fold_by_node(
+      runs, repeats, per_node,
+      [](const run& a, const run& b) {
+        return a.g == b.g || (a.g->capacity == b.g->capacity && a.g->device == b.g->device &&
+                              same_shares(*a.g, *b.g));
+      },
+      [](int, int) { return true; });
+  for (const auto& [r, nodes] : rows) {
+    const auto* g = r.g;
+    const int first = r.first, last = r.last;
+    std::string label =
+        first == last ? fmt::format("GPU {}", first) : fmt::format("GPUs {}-{}", first, last);
+    if (nodes > 1) {
+      const int a = first % per_node, b = last % per_node;
+      label = a == b ? fmt::format("GPU {}", a) : fmt::format("GPUs {}-{}", a, b);
+      label += fmt::format(" of nodes {}-{}", first / per_node, first / per_node + nodes - 1);
+    }
+    const std::size_t n = distinct_processes(*g);
+    const bool listed = g->processes.size() > 1 ||
+                        (first == last && !g->processes.empty() && g->processes[0].rank < 0);
+    out += fmt::format("  {:<12} {:>11} of {:<11} {} process{}{}\n", label,
+                       format_bytes(g->device), format_bytes(g->capacity), n, n == 1 ? "" : "es",
+                       nodes > 1 ? (listed ? fmt::format(" each, node {}'s:", first / per_node)
+                                           : std::string(" each"))
+                                 : std::string());
+    if (listed)
+      for (const auto& proc : predict::renumbered(*g, first).processes)
+        out += fmt::format("      {:>11}  {}\n", format_bytes(proc.device), proc.what);
+  }
 }
 
 // "adamw, state fp32": the optimizer and the state dtype that was planned.

@@ -2,6 +2,7 @@
 // it runs on, has its class's figures but for its own numbers; a plan asked for ranges only
 // gives the same classes, ranges and verdict as a full one.
 #include <vramscope/predict/prediction.hpp>
+#include <vramscope/predict/rank_runs.hpp>
 
 #include <gtest/gtest.h>
 
@@ -76,7 +77,7 @@ void expect_like(const gpu_prediction& g, const gpu_prediction& c, int index) {
 }
 
 TEST(RankRanges, EveryRankHasItsClassesFiguresAndRangesOnlyGiveTheSameAnswer) {
-  int plans = 0, oom = 0, several = 0;
+  int plans = 0, oom = 0, several = 0, folded = 0;
   testing::for_each_rank_layout([&](job::job_spec& j) {
     const auto full = plan(testing::tiny_llama(), j);
     ASSERT_TRUE(full) << full.error().to_string();
@@ -91,22 +92,43 @@ TEST(RankRanges, EveryRankHasItsClassesFiguresAndRangesOnlyGiveTheSameAnswer) {
     EXPECT_TRUE(ranges->gpus.empty());
     ASSERT_EQ(full->ranges.size(), ranges->ranges.size());
     ASSERT_EQ(full->classes.size(), ranges->classes.size());
-    int next = 0;
     for (std::size_t i = 0; i < full->ranges.size(); ++i) {
       const auto& a = full->ranges[i];
       const auto& b = ranges->ranges[i];
-      EXPECT_EQ(std::tie(a.first, a.count, a.cls), std::tie(b.first, b.count, b.cls));
-      ASSERT_EQ(a.first, next);  // the ranges cover the ranks in order
-      ASSERT_GT(a.count, 0);
-      ASSERT_LT(a.cls, full->classes.size());
-      next += a.count;
-      const auto& c = full->classes[a.cls];
-      for (int rank = a.first; rank < a.first + a.count; ++rank) {
-        expect_like(full->ranks[static_cast<std::size_t>(rank)], c.rank, rank);
-        expect_like(full->gpus[static_cast<std::size_t>(rank)], c.gpu, rank);
+      EXPECT_EQ(std::tie(a.first, a.count, a.cls, a.period, a.times),
+                std::tie(b.first, b.count, b.cls, b.period, b.times));
+      if (i > 0) {
+        EXPECT_GT(a.first, full->ranges[i - 1].first);  // ordered by first
+      }
+      if (a.period > 0) {  // a node's block (rank_range)
+        EXPECT_EQ(a.period, j.hardware.gpus_per_node);
+        EXPECT_LE(a.count, a.period);
+        EXPECT_GE(a.times, 1);
       }
     }
+    int next = 0;
+    for_each_range_run(*full, [&](int first, int count, std::uint32_t cls) {
+      ASSERT_EQ(first, next);  // the ranges cover the ranks in order
+      ASSERT_GT(count, 0);
+      ASSERT_LT(cls, full->classes.size());
+      next += count;
+      const auto& c = full->classes[cls];
+      for (int rank = first; rank < first + count; ++rank) {
+        expect_like(full->ranks[static_cast<std::size_t>(rank)], c.rank, rank);
+        expect_like(full->gpus[static_cast<std::size_t>(rank)], c.gpu, rank);
+        const auto r = rank_of(*ranges, rank);
+        ASSERT_TRUE(r.has_value());
+        expect_like(full->ranks[static_cast<std::size_t>(rank)], *r, rank);
+        const auto g = gpu_of(*ranges, rank);
+        ASSERT_TRUE(g.has_value());
+        expect_like(full->gpus[static_cast<std::size_t>(rank)], *g, rank);
+      }
+    });
     EXPECT_EQ(next, world);
+    EXPECT_EQ(rank_count(*ranges), world);
+    EXPECT_FALSE(rank_of(*ranges, world).has_value());
+    EXPECT_FALSE(gpu_of(*ranges, world).has_value());
+    folded += full->ranges.back().period > 0 ? 1 : 0;
     for (std::size_t i = 0; i < full->classes.size(); ++i) {
       expect_like(ranges->classes[i].rank, full->classes[i].rank, full->classes[i].rank.rank);
       expect_like(ranges->classes[i].gpu, full->classes[i].gpu, full->classes[i].gpu.index);
@@ -128,15 +150,17 @@ TEST(RankRanges, EveryRankHasItsClassesFiguresAndRangesOnlyGiveTheSameAnswer) {
     oom += va.oom ? 1 : 0;
     several += full->classes.size() > 1 ? 1 : 0;
   });
+  EXPECT_GT(folded, 0);  // three nodes: the third is the second's block
   // The grid reaches what it is meant to: out-of-memory failures and plans of several classes.
   EXPECT_EQ(plans, 3 * 4 * 2 * static_cast<int>(std::size(testing::rank_variants)));
   EXPECT_GT(oom, 0);
   EXPECT_GT(several, plans / 2);
 }
 
-// Ranks alike are kept once: a thousand nodes of 8 GPUs have a handful of classes and two
-// ranges a node (GPU 0 of a node holds what the node's other ranks leave there).
-TEST(RankRanges, AThousandNodesAreAFewClasses) {
+// Ranks alike are kept once: a thousand nodes of 8 GPUs have a handful of classes, and the
+// nodes after the second are one block of the second's ranges (GPU 0 of a node holds what the
+// node's other ranks leave there).
+TEST(RankRanges, AThousandNodesAreAFewClassesAndRanges) {
   auto j = testing::rank_layout_job(job::strategy::ddp, 8, 1000);
   j.init.set_device_first = false;
   predict_options only;
@@ -144,10 +168,20 @@ TEST(RankRanges, AThousandNodesAreAFewClasses) {
   const auto p = plan(testing::tiny_llama(), j, only);
   ASSERT_TRUE(p) << p.error().to_string();
   EXPECT_TRUE(p->ranks.empty());
-  // rank 0; rank 1; ranks 2-7; GPU 0 of every later node.
+  // rank 0; rank 1; ranks 2-7; GPU 0 of every later node. Node 0 is three ranges, node 1 two,
+  // and nodes 2-999 the block of node 1's two.
   EXPECT_EQ(p->classes.size(), 4u);
-  EXPECT_EQ(p->ranges.size(), 2u * 1000 + 1);
-  EXPECT_EQ(p->ranges.back().first + p->ranges.back().count, 8000);
+  ASSERT_EQ(p->ranges.size(), 7u);
+  const auto& gpu0 = p->ranges[5];
+  const auto& rest = p->ranges[6];
+  EXPECT_EQ(std::tie(gpu0.first, gpu0.count, gpu0.period, gpu0.times),
+            std::make_tuple(16, 1, 8, 998));
+  EXPECT_EQ(std::tie(rest.first, rest.count, rest.period, rest.times),
+            std::make_tuple(17, 7, 8, 998));
+  EXPECT_EQ(rank_count(*p), 8000);
+  EXPECT_EQ(rank_of(*p, 7999)->like_rank, 1);
+  EXPECT_EQ(gpu_of(*p, 7992)->processes.size(), 8u);  // GPU 0 of the last node
+  EXPECT_EQ(gpu_of(*p, 7992)->processes[1].what.rfind("rank 7993", 0), 0u);
 }
 
 }  // namespace

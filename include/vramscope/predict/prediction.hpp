@@ -132,11 +132,18 @@ struct rank_class {
   gpu_prediction gpu;
 };
 
-/// Ranks first .. first + count - 1, on the GPUs of the same numbers, are of classes[cls].
+/// Ranks first .. first + count - 1, on the GPUs of the same numbers, are of classes[cls]; with
+/// a period, ranks first + j * period .. first + j * period + count - 1 for every j below
+/// `times` (the same local ranks of `times` nodes in a row, `period` the GPUs of a node).
+/// prediction::ranges are ordered by `first`; ranges with a period come as a node's block: the
+/// ranges that follow one another with the same period and times, whose firsts lie within one
+/// period of the block's first, hold every rank of [first, first + period * times) once.
 struct rank_range {
   int first = 0;
   int count = 0;
   std::uint32_t cls = 0;
+  int period = 0;  // 0: ranks first .. first + count - 1 only
+  int times = 1;
 };
 
 struct prediction {
