@@ -212,11 +212,20 @@ std::string torch_message(const std::vector<text_line>& lines, std::size_t i, st
 }
 
 // Where a message pasted from "Tried to allocate X (GPU 0; ..." or "Tried to allocate X. GPU 0
-// has a total capacity ..." starts in `line`, without the "CUDA out of memory." before it.
-std::optional<std::size_t> headless_torch(std::string_view line) {
-  const std::string_view t = detail::trim(without_rank_prefix(line));
-  if (t.substr(0, 18) != "Tried to allocate " ||
-      (!detail::contains(t, "(GPU ") && !detail::contains(t, " has a total capac")))
+// has a total capacity ..." starts in `line`, without the "CUDA out of memory." before it. The
+// capacity may wrap to `next`, and the exception's name may come first ("torch.OutOfMemoryError:
+// Tried to allocate ..." where the paste left out the words between).
+std::optional<std::size_t> headless_torch(std::string_view line, std::string_view next) {
+  std::string_view t = detail::trim(without_rank_prefix(line));
+  for (std::string_view name : {"torch.cuda.OutOfMemoryError: ", "torch.OutOfMemoryError: ", "OutOfMemoryError: "})
+    if (t.substr(0, name.size()) == name) {
+      t.remove_prefix(name.size());
+      break;
+    }
+  if (t.substr(0, 18) != "Tried to allocate ") return std::nullopt;
+  const std::string_view n = detail::trim(without_rank_prefix(next));
+  const bool wrapped = n.substr(0, 4) == "GPU " && detail::contains(n, " has a total capac");
+  if (!detail::contains(t, "(GPU ") && !detail::contains(t, " has a total capac") && !wrapped)
     return std::nullopt;
   return static_cast<std::size_t>(t.data() - line.data());
 }
@@ -606,7 +615,7 @@ struct oom_scanner {
     const std::string_view t = lines[i].text;
     if (const std::size_t at = t.find(torch_anchor); at != std::string_view::npos) {
       torch(i, at);
-    } else if (const auto tried = headless_torch(t)) {
+    } else if (const auto tried = headless_torch(t, i + 1 < lines.size() ? lines[i + 1].text : std::string_view{})) {
       torch(i, *tried);
     } else if (const std::size_t as = t.find(async_anchor); as != std::string_view::npos) {
       torch_async(i, as);

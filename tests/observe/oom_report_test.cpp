@@ -84,6 +84,20 @@ TEST(OomReport, JoinsAMessageWrappedOverLines) {
   EXPECT_EQ(r[0].reserved_unallocated, approx(3.24, GiB));
 }
 
+// A paste that kept the exception's name but not "CUDA out of memory.", with the capacity on
+// the next line, is the same message.
+TEST(OomReport, ReadsAMessageWithTheExceptionNameAndNoHeadline) {
+  const auto r = find(
+      "torch.OutOfMemoryError: Tried to allocate 4.64 GiB.\n"
+      "GPU 0 has a total capacity of 79.33 GiB of which 1.11 GiB is free.\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].gpu, 0);
+  EXPECT_EQ(r[0].requested, approx(4.64, GiB));
+  EXPECT_EQ(r[0].free, approx(1.11, GiB));
+  // Without a capacity on either line, "Tried to allocate" alone is not a torch message.
+  EXPECT_TRUE(find("torch.OutOfMemoryError: Tried to allocate 4.64 GiB.\nsomething else\n").empty());
+}
+
 TEST(OomReport, KeepsOneReportPerRank) {
   const std::string m = "CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of 8.00 GiB "
                         "of which 0 bytes is free.";
