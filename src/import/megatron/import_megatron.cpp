@@ -979,7 +979,8 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
         "no --num-layers among the Megatron-LM arguments (Megatron requires "
         "--num-layers, --hidden-size, --num-attention-heads and "
         "--max-position-embeddings)" +
-            (unset.empty() ? std::string()
+            (unset.empty() ? std::string("; add them to the training command, or give the model with "
+                                         "--set model=NAME or a config.json")
              : why.empty()
                  ? fmt::format("; the arguments include {}, which the script does not set: "
                                "write the arguments into the script",
