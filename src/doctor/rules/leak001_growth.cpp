@@ -14,6 +14,7 @@
 
 #include "doctor/likelihood.hpp"
 #include "doctor/oom_facts.hpp"
+#include "doctor/replan.hpp"
 #include "doctor/rules/rules.hpp"
 
 namespace vramscope::doctor::rules {
