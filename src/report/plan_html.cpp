@@ -372,20 +372,9 @@ void timelines(std::string& out, const prediction& p) {
   // The simulated ranks keep their curves, each its own class (a run of one) in a plan kept as
   // ranges; a run of more shares its class's curve only where the class's rank is simulated.
   std::vector<rank_prediction> simulated;
-  predict::for_each_rank_block(
-      p, [&](std::span<const predict::rank_run> block, int period, int times) {
-        if (std::none_of(block.begin(), block.end(),
-                         [](const auto& run) { return !run.rank->timeline.empty(); }))
-          return;  // no curve: a node's block of ranks that were not simulated
-        for (int j = 0; j < times; ++j)
-          for (const auto& run : block) {
-            if (run.rank->timeline.empty()) continue;
-            const int first = run.first + j * period;
-            for (int rank = first; rank < first + run.count; ++rank)
-              if (run.rank->like_rank == rank)
-                simulated.push_back(predict::renumbered(*run.rank, rank));
-          }
-      });
+  predict::for_each_rank_with_timeline(p, [&](const rank_prediction& r, int rank) {
+    if (r.like_rank == rank) simulated.push_back(predict::renumbered(r, rank));
+  });
   if (simulated.empty()) return;
   // Ranks planned apart whose curves came out the same (rank 0 and 1 of an FSDP job, say) are
   // one figure, captioned with all of them, so that two equal pictures never suggest a

@@ -192,22 +192,11 @@ nlohmann::json plan_json(const predict::prediction& p) {
 
 std::string timeline_csv(const predict::prediction& p) {
   std::string out = "rank,event,phase,allocated,active,reserved\n";
-  predict::for_each_rank_block(
-      p, [&](std::span<const predict::rank_run> block, int period, int times) {
-        if (std::none_of(block.begin(), block.end(),
-                         [](const auto& run) { return !run.rank->timeline.empty(); }))
-          return;  // no curve: a node's block of ranks that were not simulated
-        for (int j = 0; j < times; ++j)
-          for (const auto& run : block) {
-            const auto& r = *run.rank;
-            if (r.timeline.empty()) continue;
-            const int first = run.first + j * period;
-            for (int rank = first; rank < first + run.count; ++rank)
-              for (const auto& t : r.timeline)
-                out += fmt::format("{},{},{},{},{},{}\n", rank, t.event,
-                                   r.phase_names[t.phase], t.allocated, t.active, t.reserved);
-          }
-      });
+  predict::for_each_rank_with_timeline(p, [&](const predict::rank_prediction& r, int rank) {
+    for (const auto& t : r.timeline)
+      out += fmt::format("{},{},{},{},{},{}\n", rank, t.event, r.phase_names[t.phase], t.allocated,
+                         t.active, t.reserved);
+  });
   return out;
 }
 

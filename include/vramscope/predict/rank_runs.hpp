@@ -5,6 +5,7 @@
 // that share one set of figures, so that their cost follows the number of ranges, not the
 // world size, and ask for a single rank or GPU with its own numbers where they show one.
 
+#include <algorithm>
 #include <optional>
 #include <span>
 #include <vector>
@@ -109,6 +110,23 @@ void for_each_rank_block(const prediction& p, F&& f) {
     for (const auto& r : block) runs.push_back({r.first, r.count, &p.classes[r.cls].rank});
     const auto& head = block.front();
     f(std::span<const rank_run>(runs), head.period, head.period > 0 ? head.times : 1);
+  });
+}
+
+/// Calls f(r, rank) for every rank whose figures carry a memory curve (r.timeline, kept for the
+/// simulated ranks), in rank order, `r` being the class's figures that rank shares; a node's
+/// block of ranks that were not simulated is passed over at once.
+template <typename F>
+void for_each_rank_with_timeline(const prediction& p, F&& f) {
+  for_each_rank_block(p, [&](std::span<const rank_run> block, int period, int times) {
+    const auto has_curve = [](const rank_run& run) { return !run.rank->timeline.empty(); };
+    if (std::none_of(block.begin(), block.end(), has_curve)) return;
+    for (int j = 0; j < times; ++j)
+      for (const auto& run : block) {
+        if (run.rank->timeline.empty()) continue;
+        const int first = run.first + j * period;
+        for (int rank = first; rank < first + run.count; ++rank) f(*run.rank, rank);
+      }
   });
 }
 
