@@ -13,12 +13,6 @@ namespace {
 
 constexpr std::string_view ordered_dict = "OrderedDict(";
 
-std::string_view without_lead(std::string_view text) {
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  return text;
-}
-
 // What an open bracket of the repr is, and so what its closing bracket and commas become.
 enum class frame { ordered_dict, pairs, pair, tuple, dict, list };
 
@@ -143,12 +137,12 @@ struct converter {
 }  // namespace
 
 bool looks_like_python_repr(std::string_view text) {
-  text = without_lead(text);
+  text = skip_bom_and_space(text);
   if (text.starts_with(ordered_dict)) return true;
-  if (text.starts_with('[')) text = without_lead(text.substr(1));
+  if (text.starts_with('[')) text = skip_bom_and_space(text.substr(1));
   if (text.starts_with(ordered_dict)) return true;
   if (!text.starts_with('{')) return false;
-  text = without_lead(text.substr(1));
+  text = skip_bom_and_space(text.substr(1));
   return text.starts_with('\'');
 }
 

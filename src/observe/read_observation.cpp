@@ -15,15 +15,8 @@ namespace {
 
 constexpr std::size_t sniff_bytes = 64 * 1024;
 
-std::string_view skip_space_and_bom(std::string_view text) {
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\n' || text.front() == '\r' || text.front() == '\t'))
-    text.remove_prefix(1);
-  return text;
-}
-
 bool is_json_list(std::string_view text) {
-  std::string_view rest = skip_space_and_bom(text.substr(1));
+  std::string_view rest = detail::skip_bom_and_space(text.substr(1));
   return rest.empty() || rest.front() == '{' || rest.front() == ']';
 }
 
@@ -57,7 +50,7 @@ result<observation> parse_stats(std::string_view text, const std::string& source
 }  // namespace
 
 std::optional<observation_format> detect_observation_format(std::string_view text) {
-  const std::string_view start = skip_space_and_bom(text);
+  const std::string_view start = detail::skip_bom_and_space(text);
   if (start.empty()) return std::nullopt;
   if (start.front() == '<') return observation_format::smi_xml;
   if (start.front() == '{' || (start.front() == '[' && is_json_list(start)) || detail::looks_like_python_repr(start))

@@ -70,6 +70,12 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+std::string_view skip_bom_and_space(std::string_view text) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
+  return text;
+}
+
 bool contains(std::string_view haystack, std::string_view needle) {
   return haystack.find(needle) != std::string_view::npos;
 }

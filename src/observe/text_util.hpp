@@ -23,6 +23,9 @@ struct text_line {
 std::vector<text_line> split_lines(std::string_view text);
 
 std::string_view trim(std::string_view s);
+/// `text` without a leading UTF-8 byte-order mark and the white space after it: where a file's
+/// first character is, for telling its format.
+std::string_view skip_bom_and_space(std::string_view text);
 bool contains(std::string_view haystack, std::string_view needle);
 /// ASCII case-insensitive search; npos when absent.
 std::size_t ifind(std::string_view haystack, std::string_view needle, std::size_t from = 0);
