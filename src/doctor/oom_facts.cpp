@@ -191,20 +191,20 @@ void place(oom_facts& f) {
     const std::size_t file = text.find("file \"");
     if (in != std::string::npos && file != std::string::npos) {
       const std::string_view function = std::string_view(text).substr(in + 5);
+      // The frame's file, between `file "` and its closing quote ("" when it has none).
+      const std::size_t path = file + 6, close = text.find('"', path);
+      const std::string_view frame_file =
+          close == std::string::npos ? std::string_view() : std::string_view(text).substr(path, close - path);
       phase = phase_of_function(function);
       if (phase == oom_phase::unknown && function.starts_with("<module>") && !training_frame &&
           !f.in_backward) {
-        const std::size_t path = file + 6, close = text.find('"', path);
-        if (close != std::string::npos)
-          phase = phase_of_script(std::string_view(text).substr(path, close - path));
+        phase = phase_of_script(frame_file);
         source = phase_source::script;
       } else if (phase == oom_phase::unknown && trains(function)) {
         training_frame = true;
       } else if (phase == oom_phase::unknown && !training_frame && !f.in_backward) {
         // A frame in the program's evaluation code, below any training frame.
-        const std::size_t path = file + 6, close = text.find('"', path);
-        if (close != std::string::npos)
-          phase = phase_of_module(std::string_view(text).substr(path, close - path));
+        phase = phase_of_module(frame_file);
         source = phase_source::module;
       }
     } else {
