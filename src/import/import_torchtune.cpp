@@ -20,6 +20,7 @@
 #include <filesystem>
 
 #include <vramscope/model/catalog.hpp>
+#include <vramscope/model/modules.hpp>
 
 #include "import/import_common.hpp"
 #include "job/source_text.hpp"
@@ -189,6 +190,39 @@ maybe_error read_tune_model(import_context& ctx) {
   return problem.empty() ? std::nullopt : maybe_error(at(e->where, problem));
 }
 
+// torchtune builds every model with its projections apart, also where the checkpoint fuses them:
+// its Phi-3 converter (models/phi3/_convert_weights.py, phi3_hf_to_tune) chunks the checkpoint's
+// qkv_proj into q_proj, k_proj and v_proj and gate_up_proj into w1 and w3, and phi4_14b is built
+// by the same phi3 component builder. The model readers know the Hugging Face layout, so on a
+// preset that fuses them (no q_proj, a qkv_proj) the adapters are planned on the fused linear,
+// one adapter where torchtune makes one per named projection; said in a note. Adapters are a
+// rank's width, so the difference is a few A matrices (rank x hidden each).
+void fuse_split_targets(import_context& ctx, const entry& where, std::vector<std::string>& targets) {
+  const auto spec = model::load_preset(ctx.out.job.model);
+  if (!spec) return;  // not a preset: planning resolves (or refuses) the targets as they are
+  const auto has = [&](const char* name) {
+    return static_cast<bool>(model::lora_targets(*spec, {name}));
+  };
+  std::vector<std::string> fused;
+  std::vector<std::string> merged;
+  for (const auto& t : targets) {
+    std::string to = t;
+    if ((t == "q_proj" || t == "k_proj" || t == "v_proj") && !has("q_proj") && has("qkv_proj"))
+      to = "qkv_proj";
+    else if ((t == "gate_proj" || t == "up_proj") && !has("gate_proj") && has("gate_up_proj"))
+      to = "gate_up_proj";
+    if (to != t) merged.push_back(t);
+    if (std::find(fused.begin(), fused.end(), to) == fused.end()) fused.push_back(to);
+  }
+  if (merged.empty()) return;
+  ctx.note(where, fmt::format("{}: {} model holds them fused (qkv_proj, gate_up_proj), which "
+                              "torchtune splits when it loads the checkpoint to give each its "
+                              "own adapter; planned as one adapter on each fused linear (a few "
+                              "rank x hidden A matrices fewer than torchtune makes)",
+                              join(merged, ", "), ctx.out.job.model));
+  targets = std::move(fused);
+}
+
 // lora_attn_modules (q_proj, k_proj, v_proj, output_proj), apply_lora_to_mlp (w1, w2, w3) and
 // apply_lora_to_output -> lora.targets in the Hugging Face names the model readers use.
 maybe_error read_targets(import_context& ctx) {
@@ -221,6 +255,7 @@ maybe_error read_targets(import_context& ctx) {
   if (targets.empty())
     return at(where.where, "no LoRA target: lora_attn_modules is empty and neither "
                            "apply_lora_to_mlp nor apply_lora_to_output is on");
+  fuse_split_targets(ctx, where, targets);
   for (const entry* e : {attn, mlp, out})
     if (e != nullptr) ctx.mapped_to(*e, "lora.targets");
   const std::string problem = ctx.set("lora.targets", join(targets, ","), where);

@@ -177,11 +177,15 @@ TEST(ImportTorchtune, BuildersResolveToPresetsAndUnknownOptionsAreNoted) {
   ASSERT_TRUE(gemma) << gemma.error().to_string();
   EXPECT_EQ(gemma->job.model, "gemma-2-2b");  // not gemma-2b, another model
   auto imported = import_config_text(
-      "model:\n  _component_: torchtune.models.qwen2_5.qwen2_5_32b_instruct\n"
+      "model:\n  _component_: torchtune.models.llama3_2_vision.llama3_2_vision_11b\n"
       "batch_sise: 2\n",
       "t.yaml");
   ASSERT_TRUE(imported) << imported.error().to_string();
-  EXPECT_EQ(imported->job.model, "qwen2_5_32b");  // no preset: kept as written
+  EXPECT_EQ(imported->job.model, "llama3_2_vision_11b");  // no preset: kept as written
+  auto qwen32 = import_config_text(
+      "model:\n  _component_: torchtune.models.qwen2_5.qwen2_5_32b_instruct\n", "t.yaml");
+  ASSERT_TRUE(qwen32) << qwen32.error().to_string();
+  EXPECT_EQ(qwen32->job.model, "qwen2.5-32b");
   auto three = import_config_text(
       "model:\n  _component_: torchtune.models.qwen2_5.lora_qwen2_5_3b\n", "t.yaml");
   ASSERT_TRUE(three) << three.error().to_string();
@@ -416,6 +420,30 @@ TEST(ImportTorchtune, ThePreReleaseLaunchLineNamesTheRecipe) {
       "dl.yaml");
   ASSERT_TRUE(other) << other.error().to_string();
   EXPECT_EQ(other->job.parallel.kind, strategy::single);
+}
+
+// torchtune splits the Phi-3 layout's fused projections when it loads the checkpoint, so its
+// lora_attn_modules name q_proj and v_proj; on the phi-4 preset (qkv_proj, gate_up_proj) the
+// adapters go on the fused linears, said in a note, and the plan resolves them.
+TEST(ImportTorchtune, LoraTargetsOfSplitProjectionsGoOnThePresetsFusedLinears) {
+  auto phi = import_config_text(
+      "model:\n  _component_: torchtune.models.phi4.lora_phi4_14b\n"
+      "  lora_attn_modules: ['q_proj', 'v_proj', 'output_proj']\n"
+      "  apply_lora_to_mlp: True\n",
+      "t.yaml");
+  ASSERT_TRUE(phi) << phi.error().to_string();
+  EXPECT_EQ(phi->job.model, "phi-4");
+  EXPECT_EQ(phi->job.lora.targets,
+            (std::vector<std::string>{"qkv_proj", "o_proj", "gate_up_proj", "down_proj"}));
+  EXPECT_NE(find_note(phi->notes, "q_proj, v_proj, gate_proj, up_proj: phi-4 model holds them fused"),
+            "");
+  // A model that keeps them apart keeps the names.
+  auto llama = import_config_text(
+      "model:\n  _component_: torchtune.models.llama3_2.lora_llama3_2_1b\n"
+      "  lora_attn_modules: ['q_proj', 'v_proj']\n",
+      "t.yaml");
+  ASSERT_TRUE(llama) << llama.error().to_string();
+  EXPECT_EQ(llama->job.lora.targets, (std::vector<std::string>{"q_proj", "v_proj"}));
 }
 
 }  // namespace

@@ -32,6 +32,15 @@ const std::map<std::string, std::uint64_t> published = {
     {"qwen2.5-3b", 3'085'938'688},
     {"qwen2.5-7b", 7'615'616'512},
     {"qwen2.5-72b", 72'706'203'648},
+    {"qwen2.5-14b", 14'770'033'664},
+    {"qwen2.5-32b", 32'763'876'352},
+    {"qwen2-0.5b", 494'032'768},
+    {"qwen2-1.5b", 1'543'714'304},
+    {"qwen2-7b", 7'615'616'512},
+    {"phi-4", 14'659'507'200},
+    {"smollm2-135m", 134'515'008},
+    {"smollm2-360m", 361'821'120},
+    {"smollm2-1.7b", 1'711'376'384},
     {"qwen3-8b", 8'190'735'360},
     {"qwen3-32b", 32'762'123'264},
     {"qwen3-30b-a3b", 30'532'122'624},
@@ -187,6 +196,13 @@ TEST(Catalog, FrameworkAndHubSpellingsNameTheirPreset) {
   EXPECT_EQ(preset_named("NousResearch/Llama-2-7b-hf"), "llama-2-7b");
   EXPECT_EQ(preset_named("gemma2_27b"), "gemma-2-27b");
   EXPECT_EQ(preset_named("qwen2_5_3b"), "qwen2.5-3b");
+  EXPECT_EQ(preset_named("qwen2_5_14b_instruct"), "qwen2.5-14b");
+  EXPECT_EQ(preset_named("Qwen/Qwen2.5-32B-Instruct"), "qwen2.5-32b");
+  EXPECT_EQ(preset_named("qwen2_0_5b"), "qwen2-0.5b");
+  EXPECT_EQ(preset_named("qwen2_7b"), "qwen2-7b");
+  EXPECT_EQ(preset_named("phi4_14b"), "phi-4");
+  EXPECT_EQ(preset_named("smollm2_1_7b"), "smollm2-1.7b");
+  EXPECT_EQ(preset_named("HuggingFaceTB/SmolLM2-360M-Instruct"), "smollm2-360m");
   EXPECT_EQ(preset_named("llama2_reward_7b"), std::nullopt);
   EXPECT_EQ(preset_named("llama3_2_vision_11b"), std::nullopt);
 }
