@@ -906,5 +906,43 @@ TEST(ImportMegatron, YamlConfigsAndTeachersAreRefusedAtTheirLine) {
   EXPECT_NE(kd.find("plan the student without --kd"), std::string::npos);
 }
 
+// The GPUs a node from mpirun's -npernode (or -ppn, --map-by ppr:N:node) and the nodes from -np;
+// a node count set when the job runs (-np $WORLD_SIZE of the scheduler's hosts, torchrun --nnodes
+// $SLURM_NNODES) plans the fewest nodes that hold the model parallelism, noted.
+TEST(ImportMegatron, LauncherCountsSetWhenTheJobRunsPlanTheFewestNodes) {
+  const std::string args = " pretrain_gpt.py --tensor-model-parallel-size 4 "
+                           "--pipeline-model-parallel-size 2 " +
+                           small_model.substr(0, small_model.size() - 1) + "\n";
+  const auto fixed = import_ok("mpirun -np 16 -npernode 4 python" + args);
+  EXPECT_EQ(fixed.job.hardware.gpus_per_node, 4);
+  EXPECT_EQ(fixed.job.hardware.nodes, 4);
+  const auto open = import_ok("mpirun -np $WORLD_SIZE -npernode 4 --hostfile h python" + args);
+  EXPECT_EQ(open.job.hardware.gpus_per_node, 4);
+  EXPECT_EQ(open.job.hardware.nodes, 2);  // 8 GPUs hold tensor 4 x pipeline 2
+  EXPECT_NE(find_note(open.notes, "planned on 2 node(s) of 4 GPUs"), "");
+  const auto ppn = import_ok("mpiexec -n 8 -ppn 8 python" + args);
+  EXPECT_EQ(ppn.job.hardware.gpus_per_node, 8);
+  EXPECT_EQ(ppn.job.hardware.nodes, 1);
+  const auto slurm =
+      import_ok("torchrun --nproc_per_node 4 --nnodes \"$SLURM_NNODES\"" + args);
+  EXPECT_EQ(slurm.job.hardware.gpus_per_node, 4);
+  EXPECT_EQ(slurm.job.hardware.nodes, 2);
+  EXPECT_NE(find_note(slurm.notes, "is set when the job runs"), "");
+  EXPECT_NE(import_error("mpirun -np 10 -npernode 4 python" + args).find("not a multiple of 4"),
+            std::string::npos);
+}
+
+// A variable the script never sets standing alone after a flag's value is no second value: bash
+// expands it, unset or empty, to no word.
+TEST(ImportMegatron, AnUnsetVariableAfterAValueIsNoValue) {
+  const auto imported =
+      import_ok("ARGS=(\n  --pipeline-model-parallel-size 2\n  $MAYBE_VIRTUAL\n)\n"
+                "torchrun --nproc_per_node 8 pretrain_gpt.py ${ARGS[@]} " +
+                small_model.substr(0, small_model.size() - 1) + "\n");
+  EXPECT_EQ(imported.job.parallel.pp, 2);
+  EXPECT_NE(find_note(imported.notes, "\"$MAYBE_VIRTUAL\" is a variable the script does not set"),
+            "");
+}
+
 }  // namespace
 }  // namespace vramscope::job
