@@ -1129,7 +1129,8 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   // not show: without --tokenizer-type or --vocab-size its vocabulary is unknown, and the
   // refusal points at the script that decides it.
   if (ctx.find("--tokenizer-type") == nullptr && ctx.find("--vocab-size") == nullptr &&
-      ctx.find("--pad-vocab-size-to") == nullptr && !script.empty() &&
+      ctx.find("--pad-vocab-size-to") == nullptr && ctx.find("--padded-vocab-size") == nullptr &&
+      !script.empty() &&
       script.rfind("pretrain_", 0) != 0 && script.rfind("finetune_gpt", 0) != 0)
     return detail::at(script_at,
                       fmt::format("the arguments give neither --tokenizer-type nor --vocab-size, "
