@@ -380,8 +380,21 @@ const std::vector<option>& deepspeed_table() {
       {zero + "ignore_unused_parameters", no_effect()},
       {zero + "legacy_stage1", no_effect()},
       {zero + "use_multi_rank_bucket_allreduce", no_effect()},
+      // deepspeedai/DeepSpeed edaa7221 (2026-08): runtime/zero/config.py's newer fields.
+      {zero + "allgather_sequential",
+       not_modelled("parameters gathered one by one without the flat bucket; planned bucketed")},
+      {zero + "stage3_allgather_sequential",
+       not_modelled("parameters gathered one by one without the flat bucket; planned bucketed")},
+      {zero + "enable_sanity_checks", no_effect()},
+      {zero + "save_muon_momentum_buffer_in_memory", no_effect()},  // NVMe offload only
+      {zero + "leaf_module.*", not_modelled("modules ZeRO-3 fetches whole as leaves")},
+      {zero + "zenflow.*", not_modelled("ZenFlow's offloaded, delayed optimizer updates")},
       {"bf16.enabled", handled()},
       {"fp16.enabled", handled()},
+      {"bf16.bf16_master_weights_and_grads",
+       not_modelled("bf16 master weights and gradients; planned in fp32, an upper bound")},
+      {"bf16.bf16_optimizer_states",
+       not_modelled("bf16 optimizer states; planned in fp32, an upper bound")},
       {"bf16.*", no_effect()},
       {"fp16.auto_cast", not_modelled("fp16 autocast of inputs")},
       {"fp16.*", no_effect()},
@@ -443,6 +456,11 @@ const std::vector<option>& deepspeed_table() {
       {"aio.*", no_effect()},
       {"elasticity.*", no_effect()},
       {"autotuning.*", no_effect()},
+      {"managed_gradient_accumulation", no_effect()},  // who calls the step, not what it keeps
+      {"gradient_allreduce_op", no_effect()},
+      {"log_level", no_effect()},
+      {"torch_autocast.*", not_modelled("torch.autocast of the engine's forward")},
+      {"expert_parallel.*", not_modelled("DeepSpeed AutoEP expert parallelism")},
   };
   return table;
 }
