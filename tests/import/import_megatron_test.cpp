@@ -886,6 +886,28 @@ TEST(ImportMegatron, VocabSizeBesideTheDefaultTokenizerChangesNothing) {
   EXPECT_EQ(key_of(null.job, "vocab_size"), "51200");
 }
 
+// --padded-vocab-size N (Megatron-LM's TokenizerConfig) is the embedding's row count whatever the
+// tokenizer: beside the NullTokenizer's --vocab-size, and for a tokenizer whose vocabulary is in
+// files the import does not read.
+TEST(ImportMegatron, PaddedVocabSizeIsTheEmbeddingsRows) {
+  const std::string model =
+      " --num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128"
+      " --seq-length 128 --micro-batch-size 1 --tensor-model-parallel-size 2";
+  const auto null = import_ok("torchrun --nproc_per_node 2 pretrain_gpt.py" + model +
+                              " --tokenizer-type NullTokenizer --vocab-size 32000"
+                              " --padded-vocab-size 151936\n");
+  EXPECT_EQ(key_of(null.job, "vocab_size"), "151936");
+  EXPECT_EQ(find_note(null.notes, "unknown option"), "");
+  const auto hf = import_ok("torchrun --nproc_per_node 2 pretrain_gpt.py" + model +
+                            " --tokenizer-type HuggingFaceTokenizer --tokenizer-model org/name"
+                            " --padded-vocab-size 128256\n");
+  EXPECT_EQ(key_of(hf.job, "vocab_size"), "128256");
+  EXPECT_NE(import_error("torchrun --nproc_per_node 2 pretrain_gpt.py" + model +
+                         " --tokenizer-type HuggingFaceTokenizer --tokenizer-model org/name\n")
+                .find("add --vocab-size N"),
+            std::string::npos);
+}
+
 // --yaml-cfg replaces every argument with the YAML's; --kd and --mos build a teacher model
 // beside the student: both are refused at their line, saying what would make them plannable.
 TEST(ImportMegatron, YamlConfigsAndTeachersAreRefusedAtTheirLine) {
