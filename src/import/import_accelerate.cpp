@@ -176,11 +176,16 @@ std::string read_sp_size(import_context& ctx, const entry& e) {
   return multiply_dp_shard(ctx, e);
 }
 
-// Options FSDP2 does not have: applied for FSDP1, noted and skipped for FSDP2.
+// Options FSDP2 does not have: applied for FSDP1, noted and skipped for FSDP2, whose plugin sets
+// them to None with a warning ("sync_module_states is obsolete in FSDP2", "use_orig_params is
+// obsolete in FSDP2", "backward_prefetch is not supported in FSDP2"; utils/dataclasses.py,
+// FullyShardedDataParallelPlugin.__post_init__, from accelerate's first FSDP2 release, d7c741a6).
 action fsdp1_only(action inner) {
   return custom([inner](import_context& ctx, const entry& e) -> std::string {
     if (ctx.out.job.parallel.kind == strategy::fsdp1) return inner.apply(ctx, e);
-    ctx.note(e, fmt::format("\"{}\" is an FSDP1 option; FSDP2 does not use it", e.key));
+    ctx.note(e, fmt::format("\"{}\" is an FSDP1 option: under fsdp_version 2 accelerate's "
+                            "plugin sets it to None (obsolete in FSDP2), whatever the file says",
+                            e.key));
     return "";
   });
 }
