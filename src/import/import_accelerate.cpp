@@ -176,11 +176,16 @@ std::string read_sp_size(import_context& ctx, const entry& e) {
   return multiply_dp_shard(ctx, e);
 }
 
-// Options FSDP2 does not have: applied for FSDP1, noted and skipped for FSDP2.
+// Options FSDP2 does not have: applied for FSDP1, noted and skipped for FSDP2, whose plugin sets
+// them to None with a warning ("sync_module_states is obsolete in FSDP2", "use_orig_params is
+// obsolete in FSDP2", "backward_prefetch is not supported in FSDP2"; utils/dataclasses.py,
+// FullyShardedDataParallelPlugin.__post_init__, from accelerate's first FSDP2 release, d7c741a6).
 action fsdp1_only(action inner) {
   return custom([inner](import_context& ctx, const entry& e) -> std::string {
     if (ctx.out.job.parallel.kind == strategy::fsdp1) return inner.apply(ctx, e);
-    ctx.note(e, fmt::format("\"{}\" is an FSDP1 option; FSDP2 does not use it", e.key));
+    ctx.note(e, fmt::format("\"{}\" is an FSDP1 option: under fsdp_version 2 accelerate's "
+                            "plugin sets it to None (obsolete in FSDP2), whatever the file says",
+                            e.key));
     return "";
   });
 }
@@ -200,8 +205,13 @@ const std::vector<option>& accelerate_table() {
       {fsdp + "fsdp_offload_params", maps_to("parallel.cpu_offload")},
       {fsdp + "fsdp_auto_wrap_policy", custom(read_wrap_policy)},
       {fsdp + "fsdp_transformer_layer_cls_to_wrap", custom([](import_context& ctx, const entry& e) {
-         ctx.note(e, fmt::format("wrapping {}: vramscope wraps each transformer block of the "
-                                 "model", e.value.text));
+         if (ctx.find("fsdp_config.fsdp_auto_wrap_policy") == nullptr)
+           ctx.note(e, fmt::format("{} is read only under fsdp_auto_wrap_policy "
+                                   "TRANSFORMER_BASED_WRAP, which the file does not set",
+                                   e.key));
+         else
+           ctx.note(e, fmt::format("wrapping {}: vramscope wraps each transformer block of the "
+                                   "model", e.value.text));
          return std::string();
        })},
       {fsdp + "fsdp_min_num_params", not_modelled("size-based wrapping")},
@@ -456,6 +466,25 @@ maybe_error read_fsdp1_defaults(import_context& ctx, const entry* old_spelling) 
   return std::nullopt;
 }
 
+// No fsdp_auto_wrap_policy (or no fsdp_config at all): launch's --fsdp_auto_wrap_policy defaults
+// to None and sets no FSDP_AUTO_WRAP_POLICY, and FullyShardedDataParallelPlugin then takes
+// "NO_WRAP" (utils/dataclasses.py, __post_init__; set_auto_wrap_policy from 0.12 on): FSDP1
+// wraps the whole model as one unit, and FSDP2 calls fully_shard on the root module only
+// (fsdp2_prepare_auto_wrap_policy returns None). A class list without a policy is not read.
+maybe_error read_fsdp_wrap_default(import_context& ctx) {
+  const auto kind = ctx.out.job.parallel.kind;
+  if (kind != strategy::fsdp1 && kind != strategy::fsdp2) return std::nullopt;
+  if (ctx.find("fsdp_config.fsdp_auto_wrap_policy") != nullptr) return std::nullopt;
+  entry absent{"fsdp_config", {}, true, diagnostic{ctx.source, 0, 0, "", ""}};
+  absent.value.text = "NO_WRAP";
+  if (auto problem = ctx.set("parallel.wrap", "none", absent); !problem.empty())
+    return at(absent.where, problem);
+  ctx.note("no fsdp_config.fsdp_auto_wrap_policy: accelerate's FSDP plugin then takes NO_WRAP, "
+           "so the whole model is one FSDP unit (planned with parallel.wrap none); write "
+           "fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP for one unit per block");
+  return std::nullopt;
+}
+
 maybe_error read_deepspeed_file(import_context& ctx, const std::string& base_dir,
                                 bool& has_world_size) {
   const entry* e = ctx.find("deepspeed_config.deepspeed_config_file");
@@ -612,6 +641,7 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
   if (auto err = detail::read_mixed_precision(ctx)) return *err;
   if (auto err = detail::read_fsdp1_defaults(ctx, unprefixed ? &*unprefixed : nullptr))
     return *err;
+  if (auto err = detail::read_fsdp_wrap_default(ctx)) return *err;
   if (auto err = detail::apply_options(ctx, detail::accelerate_table())) return *err;
   return detail::finish(ctx, has_world_size);
 }

@@ -218,18 +218,84 @@ std::string read_world(import_context& ctx, bool& has_world_size) {
   return set_world(ctx, static_cast<long long>(t / (m * a)), *total);
 }
 
+bool nonzero(const entry* e) {
+  return e != nullptr && e->value.text != "0" && e->value.text != "0.0" &&
+         e->value.text != "false";
+}
+
+// optimizer.type: one of DeepSpeed's own optimizers, in any case (runtime/config.py,
+// DEEPSPEED_OPTIMIZERS, lower-cased), else a torch.optim class looked up as written
+// (engine.py, _configure_basic_optimizer: getattr(torch.optim, name)); deepspeedai/DeepSpeed
+// edaa7221 (2026-08), the list of microsoft/DeepSpeed 38327e07 (2025-02) less muon. The plan
+// keeps what memory depends on: the number of parameter-sized states each one holds.
 std::string read_optimizer(import_context& ctx, const entry& e) {
   const std::string type = lower_case(e.value.text);
-  if (type == "adamw" || type == "adam") return ctx.set("optimizer.name", type, e);
-  if (type == "sgd") {
-    const entry* momentum = ctx.find("optimizer.params.momentum");
-    const bool with_momentum = momentum != nullptr && momentum->value.text != "0" &&
-                               momentum->value.text != "0.0";
-    return ctx.set("optimizer.name", with_momentum ? "sgd_momentum" : "sgd", e);
+  const auto modelled_as = [&](const std::string& name, const std::string& why) {
+    ctx.note(e, fmt::format("optimizer type \"{}\": {}; planned as {}", e.value.text, why, name));
+    return ctx.set("optimizer.name", name, e);
+  };
+  if (type == "adam" || type == "adamw") {
+    // "Optimizer name of Adam forces AdamW logic unless adam_w_mode is explicitly set": FusedAdam,
+    // DeepSpeedCPUAdam or (torch_adam) torch's AdamW, with adam_w_mode default true since
+    // DeepSpeed 0.3.13 (microsoft/DeepSpeed dd03cff2, 2021-03).
+    const entry* mode = ctx.find("optimizer.params.adam_w_mode");
+    const bool adam = type == "adam" && mode != nullptr && mode->value.text == "false";
+    if (type == "adam" && !adam)
+      ctx.note(e, "optimizer type Adam: DeepSpeed builds it in AdamW mode (adam_w_mode, default "
+                  "true) unless params.adam_w_mode is false; planned as adamw");
+    return ctx.set("optimizer.name", adam ? "adam" : "adamw", e);
   }
-  ctx.note(e, fmt::format("optimizer type \"{}\" is modelled as adamw (two fp32 states per "
-                          "parameter)", e.value.text));
-  return ctx.set("optimizer.name", "adamw", e);
+  if (type == "muadam" || type == "muadamw")  // mup's MuAdam / MuAdamW: torch Adam / AdamW
+    return ctx.set("optimizer.name", type.substr(2), e);
+  const bool torch_sgd = e.value.text == "SGD";
+  if (type == "musgd" || torch_sgd)
+    return ctx.set("optimizer.name",
+                   nonzero(ctx.find("optimizer.params.momentum")) ? "sgd_momentum" : "sgd", e);
+  if (type == "onebitadam" || type == "zerooneadam" || type == "onebitlamb") {
+    // engine.py: assert not self.zero_optimization(), "1bit-Adam is not compatible with ZeRO"
+    // (and 0/1 Adam, 1-bit Lamb).
+    const auto kind = ctx.out.job.parallel.kind;
+    if (kind == strategy::zero1 || kind == strategy::zero2 || kind == strategy::zero3)
+      return fmt::format("optimizer type \"{}\" is not compatible with ZeRO (DeepSpeed asserts "
+                         "it at initialize); set zero_optimization.stage 0, or use type Adam, to "
+                         "plan it", e.value.text);
+    return modelled_as("adamw", "two moments per parameter; the compressed communication's "
+                                "error-feedback buffers are not modelled");
+  }
+  if (type == "lamb")  // FusedLamb: exp_avg and exp_avg_sq
+    return modelled_as("adamw", "FusedLamb keeps two moments per parameter, as AdamW");
+  if (type == "lion")  // FusedLion / DeepSpeedCPULion: exp_avg
+    return modelled_as("sgd_momentum", "Lion keeps one moment per parameter");
+  if (type == "adagrad")  // torch.optim.Adagrad / DeepSpeedCPUAdagrad: state sum
+    return modelled_as("sgd_momentum", "Adagrad keeps one sum of squares per parameter");
+  if (type == "muon")
+    return modelled_as("adamw", "MuonWithAuxAdam keeps one momentum per hidden matrix and two "
+                                "Adam moments for the other parameters; planning two for every "
+                                "parameter bounds it from above");
+  const std::string& name = e.value.text;
+  if (name == "Adafactor")  // torch.optim.Adafactor (torch >= 2.5): factored second moment
+    return ctx.set("optimizer.name", "adafactor", e);
+  if (name == "Adadelta" || name == "Adamax" || name == "NAdam" || name == "RAdam" ||
+      name == "Rprop")
+    return modelled_as("adamw", "torch's implementation keeps two states per parameter");
+  if (name == "ASGD")
+    return modelled_as("sgd_momentum", "torch's ASGD keeps one average per parameter");
+  if (name == "RMSprop") {
+    const bool momentum = nonzero(ctx.find("optimizer.params.momentum"));
+    const bool centered = nonzero(ctx.find("optimizer.params.centered"));
+    if (!momentum && !centered)
+      return modelled_as("sgd_momentum", "RMSprop keeps one square average per parameter");
+    return modelled_as("adamw", momentum && centered
+                                    ? "RMSprop with momentum and centered keeps three states "
+                                      "per parameter, the plan two (low by one)"
+                                    : "RMSprop with momentum or centered keeps two states per "
+                                      "parameter");
+  }
+  return modelled_as("adamw", "neither one of DeepSpeed's optimizers (Adam, AdamW, Lamb, Lion, "
+                              "Adagrad, OneBitAdam, ZeroOneAdam, OneBitLamb, Muon, MuAdam, "
+                              "MuAdamW, MuSGD; any case) nor a torch.optim class as spelled "
+                              "(SGD, RMSprop, ...), so DeepSpeed fails to build it unless the "
+                              "script passes its own optimizer; two states per parameter");
 }
 
 // max_live_parameters 0 (axolotl's ZeRO-3 configs) keeps no gathered parameter beyond the ones
@@ -314,8 +380,21 @@ const std::vector<option>& deepspeed_table() {
       {zero + "ignore_unused_parameters", no_effect()},
       {zero + "legacy_stage1", no_effect()},
       {zero + "use_multi_rank_bucket_allreduce", no_effect()},
+      // deepspeedai/DeepSpeed edaa7221 (2026-08): runtime/zero/config.py's newer fields.
+      {zero + "allgather_sequential",
+       not_modelled("parameters gathered one by one without the flat bucket; planned bucketed")},
+      {zero + "stage3_allgather_sequential",
+       not_modelled("parameters gathered one by one without the flat bucket; planned bucketed")},
+      {zero + "enable_sanity_checks", no_effect()},
+      {zero + "save_muon_momentum_buffer_in_memory", no_effect()},  // NVMe offload only
+      {zero + "leaf_module.*", not_modelled("modules ZeRO-3 fetches whole as leaves")},
+      {zero + "zenflow.*", not_modelled("ZenFlow's offloaded, delayed optimizer updates")},
       {"bf16.enabled", handled()},
       {"fp16.enabled", handled()},
+      {"bf16.bf16_master_weights_and_grads",
+       not_modelled("bf16 master weights and gradients; planned in fp32, an upper bound")},
+      {"bf16.bf16_optimizer_states",
+       not_modelled("bf16 optimizer states; planned in fp32, an upper bound")},
       {"bf16.*", no_effect()},
       {"fp16.auto_cast", not_modelled("fp16 autocast of inputs")},
       {"fp16.*", no_effect()},
@@ -377,8 +456,78 @@ const std::vector<option>& deepspeed_table() {
       {"aio.*", no_effect()},
       {"elasticity.*", no_effect()},
       {"autotuning.*", no_effect()},
+      {"managed_gradient_accumulation", no_effect()},  // who calls the step, not what it keeps
+      {"gradient_allreduce_op", no_effect()},
+      {"log_level", no_effect()},
+      {"torch_autocast.*", not_modelled("torch.autocast of the engine's forward")},
+      {"expert_parallel.*", not_modelled("DeepSpeed AutoEP expert parallelism")},
   };
   return table;
+}
+
+// Hugging Face TrainingArguments fields (transformers training_args.py) that a training-arguments
+// JSON (HfArgumentParser.parse_json_file) carries and a DeepSpeed config never does.
+bool is_training_argument(const std::string& key) {
+  static const char* const names[] = {
+      "output_dir", "overwrite_output_dir", "do_train", "do_eval", "do_predict",
+      "per_device_train_batch_size", "per_device_eval_batch_size", "learning_rate",
+      "num_train_epochs", "max_steps", "warmup_steps", "warmup_ratio", "lr_scheduler_type",
+      "logging_steps", "save_steps", "eval_steps", "evaluation_strategy", "eval_strategy",
+      "save_strategy", "save_total_limit", "logging_dir", "report_to", "run_name",
+      "gradient_checkpointing", "optim", "adafactor", "max_grad_norm", "deepspeed",
+      "predict_with_generate", "load_best_model_at_end", "per_gpu_train_batch_size"};
+  return std::any_of(std::begin(names), std::end(names),
+                     [&](const char* name) { return key == name; });
+}
+
+// A JSON object none of whose keys DeepSpeed reads is another program's file, most often the
+// TrainingArguments JSON of a Hugging Face script whose "deepspeed" key names the DeepSpeed
+// config: planning it would plan DeepSpeed's defaults, not the job. Keys both have
+// (gradient_accumulation_steps, dataloader_drop_last) are no evidence either way.
+std::optional<diagnostic> not_a_deepspeed_config(const import_context& ctx,
+                                                 const std::vector<option>& table) {
+  if (ctx.entries.empty()) return std::nullopt;
+  const entry* first = nullptr;
+  std::vector<std::string> arguments;
+  for (const auto& e : ctx.entries) {
+    if (e.key == "gradient_accumulation_steps" || e.key == "dataloader_drop_last") continue;
+    if (std::any_of(table.begin(), table.end(),
+                    [&](const option& row) { return option_matches(row.key, e.key); }))
+      return std::nullopt;
+  }
+  std::vector<const entry*> by_line;
+  for (const auto& e : ctx.entries) by_line.push_back(&e);
+  std::stable_sort(by_line.begin(), by_line.end(), [](const entry* a, const entry* b) {
+    return a->where.line < b->where.line;
+  });
+  first = by_line.front();
+  for (const entry* e : by_line)
+    if (is_training_argument(e->key)) arguments.push_back(e->key);
+  if (arguments.empty())
+    return at(first->where, "not a DeepSpeed config: none of its keys is a DeepSpeed option "
+                            "(zero_optimization, train_micro_batch_size_per_gpu, bf16, "
+                            "optimizer, ...); give the DeepSpeed JSON the launch reads to plan it");
+  std::string named;
+  if (const entry* ds = ctx.find("deepspeed"); ds != nullptr && ds->is_string)
+    named = fmt::format("its \"deepspeed\" key names the DeepSpeed config, {} (line {}): give "
+                        "that file to plan it",
+                        ds->value.text, ds->where.line);
+  else
+    named = "give the DeepSpeed JSON its script passes as --deepspeed to plan it";
+  // What this file sets that fills the DeepSpeed file's "auto" values.
+  std::vector<std::string> sets;
+  for (const char* name : {"per_device_train_batch_size", "gradient_accumulation_steps"})
+    if (const entry* e = ctx.find(name); e != nullptr && !e->is_string)
+      sets.push_back(fmt::format("--set trainer.{}={}", name, e->value.text));
+  for (const char* name : {"bf16", "fp16"})
+    if (const entry* e = ctx.find(name); e != nullptr && e->value.text == "true")
+      sets.push_back(fmt::format("--set trainer.{}=true", name));
+  if (!sets.empty()) named += fmt::format(", with {} for what this file sets", join(sets, " "));
+  if (arguments.size() > 4) arguments.resize(4);
+  return at(first->where,
+            fmt::format("not a DeepSpeed config: a Hugging Face TrainingArguments JSON ({}, ...), "
+                        "none of whose keys DeepSpeed reads; {}",
+                        join(arguments, ", "), named));
 }
 
 }  // namespace
@@ -399,8 +548,13 @@ std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view t
                       fmt::format("options nested more than {} levels deep: not a DeepSpeed "
                                   "config", max_depth), ""};
   }
+  std::optional<diagnostic> error = not_a_deepspeed_config(ctx, deepspeed_table());
+  if (error) {
+    ctx.entries = std::move(outer);
+    return error;
+  }
   resolve_trainer_autos(ctx);
-  std::optional<diagnostic> error = read_stage(ctx);
+  error = read_stage(ctx);
   if (!error) error = read_precision(ctx);
   if (!error)
     if (std::string problem = read_world(ctx, has_world_size); !problem.empty())

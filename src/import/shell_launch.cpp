@@ -28,6 +28,7 @@ struct part {
   std::string value;  // the text, or the variable's name
   bool quoted = false;
   std::optional<std::string> fallback;  // ${NAME:-fallback}
+  std::string raw;                       // a variable's expansion as written: "${NAME}"
 };
 struct raw_word {
   std::vector<part> parts;
@@ -62,6 +63,25 @@ std::size_t assignment_prefix(const raw_word& w) {
 class lexer {
  public:
   lexer(std::string_view text, const std::string& source) : text_(text), source_(source) {}
+
+  /// The whole text as the inside of a double-quoted string, into `w`'s parts: how bash reads
+  /// the fallback of ${NAME:-fallback} (its $NAME, ${NAME}, ${NAME:-...}, $(...) and $((...))
+  /// expand; blanks and quotes stay text). Fails on an unterminated `${` or `$(`.
+  maybe_error read_quoted_text(raw_word& w) {
+    while (pos_ < text_.size()) {
+      const char c = text_[pos_];
+      if (c == '\\' && (peek(1) == '"' || peek(1) == '\\' || peek(1) == '$' || peek(1) == '`')) {
+        literal(w, peek(1), true);
+        advance(2);
+      } else if (c == '$') {
+        if (auto err = read_dollar(w, true)) return err;
+      } else {
+        literal(w, c, true);
+        advance();
+      }
+    }
+    return std::nullopt;
+  }
 
   maybe_error run(std::vector<statement>& out) {
     statement current;
@@ -153,7 +173,7 @@ class lexer {
   void literal(raw_word& w, char c, bool quoted) {
     if (w.parts.empty() || w.parts.back().kind != part_kind::text ||
         w.parts.back().quoted != quoted)
-      w.parts.push_back(part{part_kind::text, "", quoted, std::nullopt});
+      w.parts.push_back(part{part_kind::text, "", quoted, std::nullopt, {}});
     w.parts.back().value += c;
   }
 
@@ -183,14 +203,14 @@ class lexer {
       }
     }
     // An empty quoted word ("") is still a word.
-    if (w.parts.empty()) w.parts.push_back(part{part_kind::text, "", true, std::nullopt});
+    if (w.parts.empty()) w.parts.push_back(part{part_kind::text, "", true, std::nullopt, {}});
     return std::nullopt;
   }
 
   maybe_error read_single(raw_word& w) {
     const int line = line_, column = column_;
     advance();
-    w.parts.push_back(part{part_kind::text, "", true, std::nullopt});
+    w.parts.push_back(part{part_kind::text, "", true, std::nullopt, {}});
     while (pos_ < text_.size() && text_[pos_] != '\'') {
       w.parts.back().value += text_[pos_];
       advance();
@@ -203,7 +223,7 @@ class lexer {
   maybe_error read_double(raw_word& w) {
     const int line = line_, column = column_;
     advance();
-    w.parts.push_back(part{part_kind::text, "", true, std::nullopt});
+    w.parts.push_back(part{part_kind::text, "", true, std::nullopt, {}});
     while (pos_ < text_.size() && text_[pos_] != '"') {
       const char c = text_[pos_];
       if (c == '\\' && (peek(1) == '"' || peek(1) == '\\' || peek(1) == '$' || peek(1) == '`')) {
@@ -245,7 +265,7 @@ class lexer {
     std::string raw;
     if (next == '(') {  // $(command) or $((arithmetic)): not run
       if (auto err = closing('(', ')', 2, raw)) return err;
-      w.parts.push_back(part{part_kind::unresolved, raw, quoted, std::nullopt});
+      w.parts.push_back(part{part_kind::unresolved, raw, quoted, std::nullopt, {}});
       return std::nullopt;
     }
     if (next == '{') {
@@ -260,12 +280,12 @@ class lexer {
         name += text_[pos_];
         advance();
       }
-      w.parts.push_back(part{part_kind::variable, name, quoted, std::nullopt});
+      w.parts.push_back(part{part_kind::variable, name, quoted, std::nullopt, {}});
       return std::nullopt;
     }
     if (std::isdigit(static_cast<unsigned char>(next)) != 0 ||
         std::string_view("@*#?$!-").find(next) != std::string_view::npos) {
-      w.parts.push_back(part{part_kind::unresolved, std::string("$") + next, quoted, std::nullopt});
+      w.parts.push_back(part{part_kind::unresolved, std::string("$") + next, quoted, std::nullopt, {}});
       advance(2);
       return std::nullopt;
     }
@@ -282,9 +302,9 @@ class lexer {
     const std::string rest = inner.substr(i);
     const bool named = !name.empty() &&
                        (is_name_start(name[0]) || std::all_of(name.begin(), name.end(), ::isdigit));
-    if (!named) return part{part_kind::unresolved, raw, quoted, std::nullopt};
-    if (rest.empty()) return part{part_kind::variable, name, quoted, std::nullopt};
-    if (rest == "[@]" || rest == "[*]") return part{part_kind::array, name, quoted, std::nullopt};
+    if (!named) return part{part_kind::unresolved, raw, quoted, std::nullopt, {}};
+    if (rest.empty()) return part{part_kind::variable, name, quoted, std::nullopt, raw};
+    if (rest == "[@]" || rest == "[*]") return part{part_kind::array, name, quoted, std::nullopt, {}};
     for (std::string_view op : {":-", "-"}) {
       if (rest.rfind(op, 0) != 0) continue;
       std::string fallback = rest.substr(op.size());
@@ -294,9 +314,9 @@ class lexer {
       // A fallback that refers to variables ("${BASE_DIR}/post") is expanded when it is used
       // (expander::fallback_text); in single quotes a '$' would be literal: left as written.
       if (single && fallback.find('$') != std::string::npos) break;
-      return part{part_kind::variable, name, quoted, fallback};
+      return part{part_kind::variable, name, quoted, fallback, raw};
     }
-    return part{part_kind::unresolved, raw, quoted, std::nullopt};
+    return part{part_kind::unresolved, raw, quoted, std::nullopt, {}};
   }
 
   std::string_view text_;
@@ -479,67 +499,56 @@ class expander {
       ++i;
     }
   }
-  // The fallback of ${NAME:-fallback} as bash expands it: each $NAME, ${NAME} or
-  // ${NAME:-text} in it replaced by the variable's value (or its own fallback); one the script
-  // does not set stays as written and makes the word unresolved.
+  // The fallback of ${NAME:-fallback} as bash expands it: lexed as a double-quoted string's
+  // content (lexer::read_quoted_text), each variable in it replaced by its value (or its own
+  // fallback, to a depth of 8), an array by its elements joined with blanks; a variable the
+  // script does not set, text the lexer cannot close and other expansions stay as written and
+  // make the word unresolved.
   std::string fallback_text(const std::string& text, int depth = 0) {
+    static const std::string no_source;
+    raw_word w;
+    if (lexer(text, no_source).read_quoted_text(w)) {
+      cur_.unresolved = true;
+      return text;
+    }
     std::string out;
-    std::size_t i = 0;
-    while (i < text.size()) {
-      if (text[i] != '$' || i + 1 >= text.size()) {
-        out += text[i++];
+    for (const auto& p : w.parts) {
+      if (p.kind == part_kind::text) {
+        out += p.value;
         continue;
       }
-      std::string name, inner_fallback;
-      bool has_fallback = false;
-      std::size_t end = i + 1;
-      if (text[i + 1] == '{') {
-        int open = 0;
-        std::size_t j = i + 1;
-        for (; j < text.size(); ++j) {
-          if (text[j] == '{') ++open;
-          if (text[j] == '}' && --open == 0) break;
-        }
-        if (j >= text.size()) {  // never closed: the rest as written
-          out += text.substr(i);
+      if (p.kind == part_kind::unresolved) {
+        if (const auto value = arithmetic(p.value)) {
+          out += std::to_string(*value);
+        } else {
+          out += p.value;
           cur_.unresolved = true;
-          break;
         }
-        const std::string inner = text.substr(i + 2, j - i - 2);
-        std::size_t k = 0;
-        while (k < inner.size() && is_name_char(inner[k])) ++k;
-        name = inner.substr(0, k);
-        const std::string rest = inner.substr(k);
-        for (std::string_view op : {":-", "-"}) {
-          if (has_fallback || rest.rfind(op, 0) != 0) continue;
-          has_fallback = true;
-          inner_fallback = rest.substr(op.size());
-          if (inner_fallback.size() >= 2 && inner_fallback[0] == '"' &&
-              inner_fallback.back() == '"')
-            inner_fallback = inner_fallback.substr(1, inner_fallback.size() - 2);
-        }
-        if (!rest.empty() && !has_fallback) name.clear();  // ${#X}, ${X/a/b}: not expanded
-        end = j + 1;
-      } else {
-        std::size_t k = i + 1;
-        while (k < text.size() && is_name_char(text[k])) ++k;
-        name = text.substr(i + 1, k - i - 1);
-        end = k;
+        continue;
       }
-      const auto it = name.empty() || !is_name_start(name[0]) ? vars_.end() : vars_.find(name);
+      const auto it = vars_.find(p.value);
+      if (p.kind == part_kind::array) {
+        if (it == vars_.end()) {
+          out += "${" + p.value + "[@]}";
+          cur_.unresolved = true;
+          continue;
+        }
+        for (std::size_t i = 0; i < it->second.size(); ++i) {
+          out += (i > 0 ? " " : "") + it->second[i].text;
+          cur_.unresolved = cur_.unresolved || it->second[i].unresolved;
+        }
+        continue;
+      }
       const bool set = it != vars_.end() && !it->second.empty() && !it->second[0].text.empty();
       if (set) {
         out += it->second[0].text;
         cur_.unresolved = cur_.unresolved || it->second[0].unresolved;
-      } else if (has_fallback && depth < 8) {
-        out += fallback_text(inner_fallback, depth + 1);
-      } else if (it != vars_.end()) {
-        // set to nothing: expands to nothing
-      } else {
-        out += text.substr(i, end - i);
+      } else if (p.fallback && depth < 8) {
+        out += fallback_text(*p.fallback, depth + 1);
+      } else if (it == vars_.end()) {
+        out += p.raw.empty() ? "$" + p.value : p.raw;
         cur_.unresolved = true;
-      }
-      i = end;
+      }  // else set to nothing: expands to nothing
     }
     return out;
   }
@@ -1168,7 +1177,7 @@ class interpreter {
       use.line = at.line;
       use.column = at.column;
       use.parts.push_back(part{it->second.size() > 1 ? part_kind::array : part_kind::variable,
-                               name, false, std::nullopt});
+                               name, false, std::nullopt, {}});
       std::vector<shell_word> words = expand(use, true);
       if (std::none_of(words.begin(), words.end(),
                        [](const shell_word& w) { return w.text.rfind("--", 0) == 0; }))

@@ -242,6 +242,29 @@ TEST(ImportAccelerate, MultiGpuWithOneProcessIsNotWrappedInDdp) {
   EXPECT_EQ(two->job.parallel.kind, strategy::ddp);
 }
 
+// No fsdp_auto_wrap_policy (here no fsdp_config at all): accelerate's plugin takes NO_WRAP, the
+// whole model one FSDP unit, in FSDP1 and FSDP2; a policy written is read as before.
+TEST(ImportAccelerate, FsdpWithoutAnAutoWrapPolicyWrapsTheWholeModel) {
+  auto bare = import_config_text("distributed_type: FSDP\nnum_processes: 4\n", "a.yaml");
+  ASSERT_TRUE(bare) << bare.error().to_string();
+  EXPECT_EQ(bare->job.parallel.kind, strategy::fsdp1);
+  EXPECT_EQ(bare->job.parallel.wrap, "none");
+  EXPECT_NE(find_note(bare->notes, "takes NO_WRAP"), "");
+  auto fsdp2 = import_config_text(
+      "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_version: 2\n"
+      "  fsdp_transformer_layer_cls_to_wrap: LlamaDecoderLayer\n",
+      "b.yaml");
+  ASSERT_TRUE(fsdp2) << fsdp2.error().to_string();
+  EXPECT_EQ(fsdp2->job.parallel.wrap, "none");
+  auto wrapped = import_config_text(
+      "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_version: 2\n"
+      "  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n",
+      "c.yaml");
+  ASSERT_TRUE(wrapped) << wrapped.error().to_string();
+  EXPECT_EQ(wrapped->job.parallel.wrap, "block");
+  EXPECT_EQ(find_note(wrapped->notes, "takes NO_WRAP"), "");
+}
+
 // use_orig_params and sync_module_states left out take the defaults of the release the file's
 // keys imply: none before 0.21 (FSDP's False), launch's "true" since 0.22 / 0.25.
 TEST(ImportAccelerate, FsdpSwitchesLeftOutTakeTheDefaultsOfTheFilesRelease) {

@@ -240,6 +240,73 @@ TEST(ImportDeepSpeed, TrainBatchSizeWithoutAccumulationFixesNoGpuCount) {
   EXPECT_NE(find_note(imported->notes, "without gradient_accumulation_steps"), "");
 }
 
+// optimizer.type: DeepSpeed's own names in any case, torch.optim classes as spelled; the plan keeps
+// the number of parameter-sized states. Type Adam is AdamW unless adam_w_mode is false.
+TEST(ImportDeepSpeed, OptimizerTypesPlanTheStatesDeepSpeedBuilds) {
+  const auto kind_of = [](const std::string& optimizer, const std::string& stage = "2") {
+    auto imported = import_deepspeed(
+        "{\"zero_optimization\": {\"stage\": " + stage + "}, \"optimizer\": " + optimizer + "}",
+        "o.json");
+    EXPECT_TRUE(imported) << optimizer << ": " << imported.error().to_string();
+    return imported ? imported->job.optimizer.kind : optimizer_kind::sgd;
+  };
+  EXPECT_EQ(kind_of(R"({"type": "Adam"})"), optimizer_kind::adamw);
+  EXPECT_EQ(kind_of(R"({"type": "ADAMW"})"), optimizer_kind::adamw);
+  EXPECT_EQ(kind_of(R"({"type": "Adam", "params": {"adam_w_mode": false}})"),
+            optimizer_kind::adam);
+  EXPECT_EQ(kind_of(R"({"type": "AdamW", "params": {"adam_w_mode": false}})"),
+            optimizer_kind::adamw);
+  EXPECT_EQ(kind_of(R"({"type": "Lamb"})"), optimizer_kind::adamw);
+  EXPECT_EQ(kind_of(R"({"type": "Lion"})"), optimizer_kind::sgd_momentum);
+  EXPECT_EQ(kind_of(R"({"type": "Adagrad"})"), optimizer_kind::sgd_momentum);
+  EXPECT_EQ(kind_of(R"({"type": "Muon"})"), optimizer_kind::adamw);
+  EXPECT_EQ(kind_of(R"({"type": "MuAdam"})"), optimizer_kind::adam);
+  EXPECT_EQ(kind_of(R"({"type": "SGD"})"), optimizer_kind::sgd);
+  EXPECT_EQ(kind_of(R"({"type": "SGD", "params": {"momentum": 0.9}})"),
+            optimizer_kind::sgd_momentum);
+  EXPECT_EQ(kind_of(R"({"type": "RMSprop"})"), optimizer_kind::sgd_momentum);
+  EXPECT_EQ(kind_of(R"({"type": "Adafactor"})"), optimizer_kind::adafactor);
+  EXPECT_EQ(kind_of(R"({"type": "OneBitAdam"})", "0"), optimizer_kind::adamw);
+  // 1-bit Adam, 0/1 Adam and 1-bit Lamb: DeepSpeed asserts they are not used with ZeRO.
+  auto onebit = import_deepspeed(
+      R"({"zero_optimization": {"stage": 2}, "optimizer": {"type": "OneBitAdam"}})", "b.json");
+  ASSERT_FALSE(onebit);
+  EXPECT_NE(onebit.error().message.find("not compatible with ZeRO"), std::string::npos);
+  EXPECT_EQ(onebit.error().line, 1);
+  // "sgd" is neither DeepSpeed's (it has no SGD) nor torch.optim's spelling: noted.
+  auto lower = import_deepspeed(R"({"optimizer": {"type": "sgd"}})", "l.json");
+  ASSERT_TRUE(lower) << lower.error().to_string();
+  EXPECT_NE(find_note(lower->notes, "nor a torch.optim class"), "");
+}
+
+// A Hugging Face TrainingArguments JSON (its "deepspeed" key names the DeepSpeed file) is refused at
+// its first key, saying which file to give and the trainer arguments that fill its "auto" values.
+TEST(ImportDeepSpeed, ATrainingArgumentsJsonIsNotADeepSpeedConfig) {
+  const std::string args = "{\n  \"output_dir\": \"out\",\n  \"per_device_train_batch_size\": 16,\n"
+                           "  \"gradient_accumulation_steps\": 2,\n  \"fp16\": true,\n"
+                           "  \"deepspeed\": \"ds_zero2.json\"\n}\n";
+  auto refused = import_deepspeed(args, "args.json");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().line, 2);
+  const std::string& message = refused.error().message;
+  EXPECT_NE(message.find("TrainingArguments JSON (output_dir, per_device_train_batch_size"),
+            std::string::npos) << message;
+  EXPECT_NE(message.find("ds_zero2.json (line 6): give that file to plan it"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("--set trainer.per_device_train_batch_size=16 "
+                         "--set trainer.gradient_accumulation_steps=2 --set trainer.fp16=true"),
+            std::string::npos) << message;
+  // Keys of no program at all: refused without the TrainingArguments reading.
+  auto other = import_deepspeed("{\"a\": 1, \"gradient_accumulation_steps\": 2}", "x.json");
+  ASSERT_FALSE(other);
+  EXPECT_NE(other.error().message.find("none of its keys is a DeepSpeed option"),
+            std::string::npos);
+  // One DeepSpeed key among unknown ones is a DeepSpeed config with unknown options.
+  auto mixed = import_deepspeed("{\"a\": 1, \"train_micro_batch_size_per_gpu\": 2}", "m.json");
+  ASSERT_TRUE(mixed) << mixed.error().to_string();
+  EXPECT_TRUE(import_deepspeed("{}", "e.json"));
+}
+
 TEST(ImportDeepSpeed, ParameterOffloadBelowStage3IsIgnoredAsDeepSpeedDoes) {
   const std::string config = R"({"zero_optimization": {"stage": 2,
     "offload_optimizer": {"device": "cpu"}, "offload_param": {"device": "cpu"}}})";

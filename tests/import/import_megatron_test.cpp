@@ -886,6 +886,28 @@ TEST(ImportMegatron, VocabSizeBesideTheDefaultTokenizerChangesNothing) {
   EXPECT_EQ(key_of(null.job, "vocab_size"), "51200");
 }
 
+// --padded-vocab-size N (Megatron-LM's TokenizerConfig) is the embedding's row count whatever the
+// tokenizer: beside the NullTokenizer's --vocab-size, and for a tokenizer whose vocabulary is in
+// files the import does not read.
+TEST(ImportMegatron, PaddedVocabSizeIsTheEmbeddingsRows) {
+  const std::string model =
+      " --num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128"
+      " --seq-length 128 --micro-batch-size 1 --tensor-model-parallel-size 2";
+  const auto null = import_ok("torchrun --nproc_per_node 2 pretrain_gpt.py" + model +
+                              " --tokenizer-type NullTokenizer --vocab-size 32000"
+                              " --padded-vocab-size 151936\n");
+  EXPECT_EQ(key_of(null.job, "vocab_size"), "151936");
+  EXPECT_EQ(find_note(null.notes, "unknown option"), "");
+  const auto hf = import_ok("torchrun --nproc_per_node 2 pretrain_gpt.py" + model +
+                            " --tokenizer-type HuggingFaceTokenizer --tokenizer-model org/name"
+                            " --padded-vocab-size 128256\n");
+  EXPECT_EQ(key_of(hf.job, "vocab_size"), "128256");
+  EXPECT_NE(import_error("torchrun --nproc_per_node 2 pretrain_gpt.py" + model +
+                         " --tokenizer-type HuggingFaceTokenizer --tokenizer-model org/name\n")
+                .find("add --vocab-size N"),
+            std::string::npos);
+}
+
 // --yaml-cfg replaces every argument with the YAML's; --kd and --mos build a teacher model
 // beside the student: both are refused at their line, saying what would make them plannable.
 TEST(ImportMegatron, YamlConfigsAndTeachersAreRefusedAtTheirLine) {
@@ -904,6 +926,44 @@ TEST(ImportMegatron, YamlConfigsAndTeachersAreRefusedAtTheirLine) {
             std::string::npos)
       << kd;
   EXPECT_NE(kd.find("plan the student without --kd"), std::string::npos);
+}
+
+// The GPUs a node from mpirun's -npernode (or -ppn, --map-by ppr:N:node) and the nodes from -np;
+// a node count set when the job runs (-np $WORLD_SIZE of the scheduler's hosts, torchrun --nnodes
+// $SLURM_NNODES) plans the fewest nodes that hold the model parallelism, noted.
+TEST(ImportMegatron, LauncherCountsSetWhenTheJobRunsPlanTheFewestNodes) {
+  const std::string args = " pretrain_gpt.py --tensor-model-parallel-size 4 "
+                           "--pipeline-model-parallel-size 2 " +
+                           small_model.substr(0, small_model.size() - 1) + "\n";
+  const auto fixed = import_ok("mpirun -np 16 -npernode 4 python" + args);
+  EXPECT_EQ(fixed.job.hardware.gpus_per_node, 4);
+  EXPECT_EQ(fixed.job.hardware.nodes, 4);
+  const auto open = import_ok("mpirun -np $WORLD_SIZE -npernode 4 --hostfile h python" + args);
+  EXPECT_EQ(open.job.hardware.gpus_per_node, 4);
+  EXPECT_EQ(open.job.hardware.nodes, 2);  // 8 GPUs hold tensor 4 x pipeline 2
+  EXPECT_NE(find_note(open.notes, "planned on 2 node(s) of 4 GPUs"), "");
+  const auto ppn = import_ok("mpiexec -n 8 -ppn 8 python" + args);
+  EXPECT_EQ(ppn.job.hardware.gpus_per_node, 8);
+  EXPECT_EQ(ppn.job.hardware.nodes, 1);
+  const auto slurm =
+      import_ok("torchrun --nproc_per_node 4 --nnodes \"$SLURM_NNODES\"" + args);
+  EXPECT_EQ(slurm.job.hardware.gpus_per_node, 4);
+  EXPECT_EQ(slurm.job.hardware.nodes, 2);
+  EXPECT_NE(find_note(slurm.notes, "is set when the job runs"), "");
+  EXPECT_NE(import_error("mpirun -np 10 -npernode 4 python" + args).find("not a multiple of 4"),
+            std::string::npos);
+}
+
+// A variable the script never sets standing alone after a flag's value is no second value: bash
+// expands it, unset or empty, to no word.
+TEST(ImportMegatron, AnUnsetVariableAfterAValueIsNoValue) {
+  const auto imported =
+      import_ok("ARGS=(\n  --pipeline-model-parallel-size 2\n  $MAYBE_VIRTUAL\n)\n"
+                "torchrun --nproc_per_node 8 pretrain_gpt.py ${ARGS[@]} " +
+                small_model.substr(0, small_model.size() - 1) + "\n");
+  EXPECT_EQ(imported.job.parallel.pp, 2);
+  EXPECT_NE(find_note(imported.notes, "\"$MAYBE_VIRTUAL\" is a variable the script does not set"),
+            "");
 }
 
 }  // namespace

@@ -54,32 +54,39 @@ TEST(OptionLists, EveryTorchtitanOptionOfThreeReleasesIsClassified) {
   expect_every_option_classified("torchtitan", detail::torchtitan_options(), 180);
 }
 
-// Megatron's list is "<group> <flag>" a line: the flag is the option.
-TEST(OptionLists, EveryMegatronArgumentIsClassified) {
-  const auto lines = option_list("megatron");
-  EXPECT_GE(lines.size(), 600u);
+// Megatron's lists are "<group> <flag>" a line: the flag is the option.
+void expect_every_megatron_flag_classified(const std::string& list, std::size_t least) {
+  const auto lines = option_list(list);
+  EXPECT_GE(lines.size(), least) << list << ": the list is shorter than expected";
   const auto& table = detail::megatron_options();
   for (const auto& line : lines) {
     const std::string flag = line.substr(line.find(' ') + 1);
     const bool claimed = std::any_of(table.begin(), table.end(), [&](const detail::option& row) {
       return detail::option_matches(row.key, flag);
     });
-    EXPECT_TRUE(claimed) << "megatron: " << flag << " has no row in the importer";
+    EXPECT_TRUE(claimed) << list << ": " << flag << " has no row in the importer";
   }
+}
+
+TEST(OptionLists, EveryMegatronArgumentIsClassified) {
+  expect_every_megatron_flag_classified("megatron", 600);
+}
+
+// The flags Megatron-LM generates from its config dataclasses (TransformerConfig, TokenizerConfig,
+// TrainingConfig, ...), which arguments.py does not name.
+TEST(OptionLists, EveryMegatronConfigDataclassArgumentIsClassified) {
+  expect_every_megatron_flag_classified("megatron_config", 450);
 }
 
 // Megatron-DeepSpeed's flags beyond Megatron-LM's, in the same "<group> <flag>" form.
 TEST(OptionLists, EveryMegatronDeepSpeedArgumentIsClassified) {
-  const auto lines = option_list("megatron_deepspeed");
-  EXPECT_GE(lines.size(), 60u);
-  const auto& table = detail::megatron_options();
-  for (const auto& line : lines) {
-    const std::string flag = line.substr(line.find(' ') + 1);
-    const bool claimed = std::any_of(table.begin(), table.end(), [&](const detail::option& row) {
-      return detail::option_matches(row.key, flag);
-    });
-    EXPECT_TRUE(claimed) << "megatron_deepspeed: " << flag << " has no row in the importer";
-  }
+  expect_every_megatron_flag_classified("megatron_deepspeed", 60);
+}
+
+// The flags of forks users launch (the ABCI Megatron-DeepSpeed, HetPipe) and of a pull-request
+// branch.
+TEST(OptionLists, EveryMegatronForkArgumentIsClassified) {
+  expect_every_megatron_flag_classified("megatron_forks", 10);
 }
 
 TEST(OptionLists, EveryTorchtuneRecipeOptionIsClassified) {

@@ -313,6 +313,21 @@ TEST(ShellLaunch, AFallbackThatNamesVariablesIsExpanded) {
   EXPECT_TRUE(l.args[5].unresolved);
 }
 
+// The fallback is lexed as a double-quoted string's content: arithmetic, arrays and nested
+// fallbacks in it expand as bash expands them; an escaped dollar is text.
+TEST(ShellLaunch, AFallbackIsLexedAsAQuotedString) {
+  const auto l = read_ok(
+      "GPUS=4\n"
+      "SIZES=(2 3)\n"
+      "NODES=${NODES:-${N:-$((GPUS / 2))}}\n"
+      "NAME=${NAME:-\"run ${SIZES[@]} \\$HOME\"}\n"
+      "torchrun --nproc_per_node 8 --nnodes $NODES pretrain_gpt.py --name \"$NAME\"\n");
+  EXPECT_EQ(texts(l.launcher), (words{"torchrun", "--nproc_per_node", "8", "--nnodes", "2"}));
+  EXPECT_FALSE(l.launcher[4].unresolved);
+  EXPECT_EQ(texts(l.args), (words{"--name", "run 2 3 $HOME"}));
+  EXPECT_FALSE(l.args[1].unresolved);
+}
+
 // A test of the script's own values is evaluated: only the branch it takes is read.
 TEST(ShellLaunch, TestsOfTheScriptsOwnValuesPickTheirBranch) {
   const auto l = read_ok(

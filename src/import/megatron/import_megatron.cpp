@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 
 #include "import/megatron/megatron_args.hpp"
@@ -73,6 +74,19 @@ std::string dashed(const std::string& key) {
 
 // Each "--flag" with the words after it up to the next flag ("--flag=value" holds its value).
 // argparse keeps the last of a repeated flag; so does this, with a note.
+// `$NAME` or `${NAME}` of a variable the script does not set, as a whole word.
+bool standalone_variable(const shell_word& w) {
+  if (!w.unresolved || w.text.size() < 2 || w.text[0] != '$') return false;
+  const bool braces = w.text[1] == '{';
+  if (braces && w.text.back() != '}') return false;
+  const std::string name = w.text.substr(braces ? 2 : 1, w.text.size() - (braces ? 3 : 1));
+  return !name.empty() &&
+         (std::isalpha(static_cast<unsigned char>(name[0])) != 0 || name[0] == '_') &&
+         std::all_of(name.begin(), name.end(), [](unsigned char c) {
+           return std::isalnum(c) != 0 || c == '_';
+         });
+}
+
 void read_flags(import_context& ctx, std::string_view text, const std::vector<shell_word>& words) {
   bool underscores = false;
   for (std::size_t i = 0; i < words.size(); ++i) {
@@ -84,7 +98,13 @@ void read_flags(import_context& ctx, std::string_view text, const std::vector<sh
     }
     if (!is_flag(w.text)) {
       ctx.note(entry{w.text, {}, false, where},
-               fmt::format("\"{}\" follows no flag; ignored", w.text));
+               standalone_variable(w)
+                   ? fmt::format("\"{}\" is a variable the script does not set, standing "
+                                 "where arguments would: bash expands it to nothing when it is "
+                                 "unset or empty, and arguments the environment gives it are not "
+                                 "in the file; ignored",
+                                 w.text)
+                   : fmt::format("\"{}\" follows no flag; ignored", w.text));
       continue;
     }
     entry e;
@@ -98,7 +118,11 @@ void read_flags(import_context& ctx, std::string_view text, const std::vector<sh
                               w.text.substr(0, equals), e.key));
     }
     if (equals != std::string::npos) e.value.items.push_back(w.text.substr(equals + 1));
-    while (equals == std::string::npos && i + 1 < words.size() && !is_flag(words[i + 1].text))
+    // A flag's value, then more values (a list); a variable the script does not set standing
+    // alone after a value (`--pipeline-model-parallel-size $PP $MAYBE_VIRTUAL`) is not one:
+    // unset or empty, bash expands it to no word at all.
+    while (equals == std::string::npos && i + 1 < words.size() && !is_flag(words[i + 1].text) &&
+           !(!e.value.items.empty() && standalone_variable(words[i + 1])))
       e.value.items.push_back(words[++i].text);
     e.value.text = join(e.value.items, " ");
     e.value.is_list = e.value.items.size() > 1;
@@ -188,10 +212,95 @@ maybe_error read_other_names(import_context& ctx) {
   return std::nullopt;
 }
 
+bool is_mpirun(const std::string& word) {
+  const auto slash = word.rfind('/');
+  const std::string name = slash == std::string::npos ? word : word.substr(slash + 1);
+  return name == "mpirun" || name == "mpiexec" || name == "mpiexec.hydra";
+}
+
+// mpirun / mpiexec starting one process a GPU: the processes a node from Open MPI's -npernode /
+// --npernode / -N / --map-by ppr:N:node (mpirun(1)) or MPICH / Intel MPI's -ppn / -perhost,
+// and the total from -np / -n / --np; nodes = total / a node. A total the file does not give
+// (`-np $WORLD_SIZE` of the scheduler's host count) plans one node, noted.
+long long read_mpirun(import_context& ctx, std::string_view text,
+                      const std::vector<shell_word>& words, bool& nodes_open,
+                      maybe_error& error) {
+  const auto where = [&](const shell_word& w) {
+    return location(ctx.source, text, w.line, w.column);
+  };
+  const shell_word* per_node = nullptr;
+  const shell_word* total = nullptr;
+  std::string per_node_text, total_text;
+  for (std::size_t i = 1; i + 1 < words.size(); ++i) {
+    const std::string& key = words[i].text;
+    std::string value = words[i + 1].text;
+    if (key == "-npernode" || key == "--npernode" || key == "-N" || key == "-ppn" ||
+        key == "-perhost" || key == "--map-by" || key == "-map-by") {
+      if (key.ends_with("map-by")) {  // ppr:N:node
+        if (!value.starts_with("ppr:") || !value.ends_with(":node")) continue;
+        value = value.substr(4, value.size() - 9);
+      }
+      per_node = &words[i + 1];
+      per_node_text = value;
+    }
+    if (key == "-np" || key == "--np" || key == "-n" || key == "-c") {
+      total = &words[i + 1];
+      total_text = value;
+    }
+  }
+  const entry mpirun{words[0].text, {}, false, where(words[0])};
+  if (per_node == nullptr) {
+    ctx.note(mpirun, fmt::format("{} without a processes-a-node option (-npernode, -ppn, --map-by "
+                                 "ppr:N:node): the number of GPUs is not read from it",
+                                 words[0].text));
+    return 0;
+  }
+  const entry e{words[0].text + " -npernode", {per_node_text, {}, false}, false,
+                where(*per_node)};
+  ctx.entries.push_back(e);
+  const long long a_node = flag_int(ctx, e.key, 1, 1, error, max_megatron_degree);
+  ctx.entries.pop_back();
+  if (error) return 0;
+  long long nodes = 1;
+  bool known = false;
+  if (total != nullptr && total_text.find('$') == std::string::npos) {
+    const entry t{words[0].text + " -np", {total_text, {}, false}, false, where(*total)};
+    ctx.entries.push_back(t);
+    const long long all = flag_int(ctx, t.key, 1, 1, error, max_megatron_degree * 1024);
+    ctx.entries.pop_back();
+    if (error) return 0;
+    if (all % a_node != 0) {
+      error = at(t.where, fmt::format("{} -np {} is not a multiple of {} processes a node; make "
+                                      "it one to plan it",
+                                      words[0].text, all, a_node));
+      return 0;
+    }
+    nodes = all / a_node;
+    known = true;
+  }
+  for (const auto& [field, value] : {std::pair{"hardware.gpus_per_node", a_node},
+                                     std::pair{"hardware.nodes", nodes}})
+    if (auto problem = ctx.set(field, std::to_string(value), e); !problem.empty()) {
+      error = at(e.where, problem);
+      return 0;
+    }
+  if (known)
+    ctx.note(e, fmt::format("{} starts one process a GPU: {} a node x {} node(s)", words[0].text,
+                            a_node, nodes));
+  else
+  {
+    nodes_open = true;
+    ctx.note(e, fmt::format("{} starts {} process(es) a node, one a GPU; the total ({}) is set "
+                            "when the job runs, not in the file",
+                            words[0].text, a_node, total == nullptr ? "none" : total_text));
+  }
+  return a_node * nodes;
+}
+
 // torchrun (or python -m torch.distributed.run / launch): --nproc_per_node x --nnodes GPUs.
 // torchrun's own defaults are one process on one node. Returns the world size, 0 when unknown.
 long long read_launcher(import_context& ctx, std::string_view text, const shell_launch& launch,
-                        maybe_error& error) {
+                        bool& nodes_open, maybe_error& error) {
   const auto& words = launch.launcher;
   const auto where = [&](const shell_word& w) {
     return location(ctx.source, text, w.line, w.column);
@@ -350,6 +459,8 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
     }
     return counts[0] * counts[1];
   }
+  if (!torchrun && !words.empty() && is_mpirun(words[0].text))
+    return read_mpirun(ctx, text, words, nodes_open, error);
   if (!torchrun) {
     const std::string name = words.empty() ? launch.script.text : words[0].text;
     ctx.note(entry{name, {}, false, where(words.empty() ? launch.script : words[0])},
@@ -380,7 +491,14 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
     std::replace(canonical.begin() + 2, canonical.end(), '-', '_');  // --nproc-per-node too
     std::size_t k = 0;
     while (k < 2 && canonical != fields[k].first) ++k;
-    if (k == 2) {
+    if (k == 1 && value.find('$') != std::string::npos && !value.starts_with("$(")) {
+      // `--nnodes $SLURM_NNODES`, `--nnodes $NHOSTS`: the scheduler's count, set when the job
+      // runs. The GPUs a node stay the file's; the node count is not in it.
+      nodes_open = true;
+      ctx.note(ctx.entries.back(),
+               fmt::format("torchrun --nnodes \"{}\" is set when the job runs, not in the file",
+                           value));
+    } else if (k == 2) {
       ctx.ignore(ctx.entries.back());
     } else if (counts[k] = flag_int(ctx, ctx.entries.back().key, 1, 1, error, max_megatron_degree);
                !error) {
@@ -1011,7 +1129,8 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   // not show: without --tokenizer-type or --vocab-size its vocabulary is unknown, and the
   // refusal points at the script that decides it.
   if (ctx.find("--tokenizer-type") == nullptr && ctx.find("--vocab-size") == nullptr &&
-      ctx.find("--pad-vocab-size-to") == nullptr && !script.empty() &&
+      ctx.find("--pad-vocab-size-to") == nullptr && ctx.find("--padded-vocab-size") == nullptr &&
+      !script.empty() &&
       script.rfind("pretrain_", 0) != 0 && script.rfind("finetune_gpt", 0) != 0)
     return detail::at(script_at,
                       fmt::format("the arguments give neither --tokenizer-type nor --vocab-size, "
@@ -1030,10 +1149,11 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
       return detail::at(e.where, problem);
   }
   std::optional<diagnostic> error;
-  const long long world =
-      launch->script.text.empty() ? 0 : detail::read_launcher(ctx, text, *launch, error);
-  if (error) return *error;
   detail::megatron_mesh mesh;
+  const long long world = launch->script.text.empty()
+                              ? 0
+                              : detail::read_launcher(ctx, text, *launch, mesh.nodes_open, error);
+  if (error) return *error;
   if (auto err = detail::read_megatron_parallelism(ctx, world, mesh)) return *err;
   if (auto err = detail::read_pipeline_split(ctx, mesh)) return *err;
   if (auto err = detail::read_megatron_model(ctx, mesh)) return *err;

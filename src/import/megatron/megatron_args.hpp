@@ -43,11 +43,15 @@ std::string flag_text(const import_context& ctx, const std::string& flag,
 /// --num-layers.
 struct megatron_mesh {
   long long tp = 1, pp = 1, cp = 1, ep = 1, dp = 1, layers = 1;
+  /// The launch gives the GPUs a node but not the node count (`--nnodes $SLURM_NNODES`,
+  /// `mpirun -np $WORLD_SIZE -npernode 4`): the world passed is one node's.
+  bool nodes_open = false;
 };
 
 /// strategy megatron, tp, pp, sequence parallelism, the distributed optimizer; context and expert
-/// parallelism noted. `world` is torchrun's GPU count, 0 when unknown (then assumed, noted).
-/// Fails when tp x pp x cp does not divide the world. Fills `m`.
+/// parallelism noted. `world` is torchrun's GPU count, 0 when unknown (then assumed, noted); with
+/// `m.nodes_open` one node's, planned on the fewest nodes whose GPUs tp x pp x cp divides
+/// (noted). Fails when tp x pp x cp does not divide the world. Fills `m`.
 std::optional<diagnostic> read_megatron_parallelism(import_context& ctx, long long world,
                                                     megatron_mesh& m);
 /// Micro batch, gradient accumulation (--global-batch-size / (micro x dp)) and sequence

@@ -333,6 +333,144 @@ std::vector<option> build_rows() {
          "--min-scale", "--report-topk-accuracies", "--faiss-use-gpu"});
   unplanned({"--fp32-allreduce"}, "fp32 copies of gradients for their reduction");
 
+  // --- Flags Megatron-LM generates from its config dataclasses (ArgumentGroupFactory,
+  // tests/data/options/megatron_config_options.txt), those no row above names.
+  // CheckpointConfig, DistributedInitConfig, FaultInjectorConfig, LoggerConfig, ProfilingConfig,
+  // SchedulerConfig and ValidationConfig: saves and loads between steps, process-group setup,
+  // fault injection for tests, logging, profiler switches, the learning-rate schedule, and when
+  // to evaluate; TrainingConfig's exit signals, garbage collection and skipped iterations.
+  quiet(
+     {"--save-params-interval", "--save-activations-interval", "--save-tokens-per-expert-interval",
+      "--save-wgrads-interval", "--save-dgrads-interval", "--save-retain-interval",
+      "--load-main-params-from-ckpt", "--disable-use-tokenizer-model-from-checkpoint-args",
+      "--async-strategy", "--use-persistent-ckpt-worker", "--async-ckpt-cpu-priority",
+      "--async-ckpt-io-priority", "--async-ckpt-use-cpu-shm",
+      "--ckpt-fully-parallel-load-exchange-algo", "--ckpt-fully-parallel-load-per-rank-objects",
+      "--ckpt-fully-parallel-save-process-group", "--ckpt-fully-parallel-load-process-group",
+      "--ckpt-pg-tensors-cache-path", "--ckpt-pg-tensors-cache-create",
+      "--no-ckpt-load-validate-sharding-integrity",
+      "--disable-ckpt-load-validate-sharding-integrity", "--no-strict-fsdp-dtensor-load",
+      "--disable-strict-fsdp-dtensor-load", "--dist-ckpt-save-pre-mcore-014",
+      "--dist-ckpt-optim-fully-reshardable", "--distrib-optim-fully-reshardable-mem-efficient",
+      "--no-save-tokenizer-assets", "--disable-save-tokenizer-assets", "--verify-integrity",
+      "--disable-align-grad-reduce", "--disable-gloo-process-groups", "--use-sharp",
+      "--sharp-enabled-group", "--high-priority-stream-groups",
+      "--distributed-timeout-seconds-after-init", "--flight-recorder-dump-path",
+      "--flight-recorder-trace-buffer-size", "--no-flight-recorder-dump-on-timeout",
+      "--disable-flight-recorder-dump-on-timeout", "--flight-recorder-include-stack-trace",
+      "--no-flight-recorder-include-only-active", "--disable-flight-recorder-include-only-active",
+      "--no-flight-recorder-extra-dump-on-exec", "--disable-flight-recorder-extra-dump-on-exec",
+      "--disable-jit-fuser", "--fault-injector-ranks", "--fault-injector-num-ranks",
+      "--fault-injector-fault-types", "--fault-injector-fault-probabilities",
+      "--fault-injector-fault-delay", "--fault-injector-delay-start-iteration",
+      "--fault-injector-mtti-seconds", "--fault-injector-offset-seconds", "--fault-injector-seed",
+      "--disable-log-loss-scale-to-tensorboard", "--log-memory-interval",
+      "--log-device-memory-used", "--log-max-attention-logit", "--wandb-entity", "--log-energy",
+      "--moe-routing-trace-path", "--moe-routing-trace-max-training-iters",
+      "--moe-routing-trace-capture-logits", "--moe-routing-trace-capture-hidden-states",
+      "--moe-routing-trace-dump-weights", "--pytorch-profiler-collect-shapes",
+      "--pytorch-profiler-collect-callstack", "--pytorch-profiler-collect-chakra",
+      "--record-shapes", "--nvtx-ranges", "--override-opt-param-scheduler",
+      "--use-checkpoint-opt-param-scheduler", "--start-eval-at-iter", "--eval-global-batch-size",
+      "--eval-micro-batch-size", "--test-mode", "--full-validation", "--multiple-validation-sets",
+      "--validation-set-names", "--gpu-sniff-test-interval", "--exit-signal",
+      "--exit-signal-handler-for-dataloader", "--exit-signal-handler-for-training",
+      "--disable-manual-gc-eval", "--iterations-to-skip"});
+  // TokenizerConfig: the tokenizer's files, special tokens and ids, which leave its vocabulary
+  // size to --vocab-size / the files; --padded-vocab-size is read by read_vocab (its rows).
+  // --null-tokenizer-vocab-includes-eod (pull/4740): d98e8a64dd's NullTokenizer already counts its
+  // end-of-document token within --vocab-size (eod_id = vocab_size - 1), as the plan reads it.
+  quiet(
+     {"--tokenizer-metadata", "--tokenizer-special-tokens", "--tokenizer-sentencepiece-legacy",
+      "--no-tokenizer-sentencepiece-ignore-extra-whitespaces",
+      "--disable-tokenizer-sentencepiece-ignore-extra-whitespaces", "--tokenizer-hf-no-use-fast",
+      "--tokenizer-hf-no-include-special-tokens", "--null-tokenizer-eod-id",
+      "--null-tokenizer-pad-id", "--chat-template", "--use-gigatoken",
+      "--null-tokenizer-vocab-includes-eod"});
+  read({"--padded-vocab-size"});
+  unplanned({"--no-pad-vocab-size", "--disable-pad-vocab-size"},
+            "the vocabulary left unpadded when --padded-vocab-size is not given; planned padded");
+  // TransformerConfig: communication backends and streams, kernel and fusion choices that keep
+  // the same tensors, initialisation and loss scales, inference-only switches, and numerics
+  // (batch-invariant and reduced-precision matmuls) that change no tensor's size.
+  quiet(
+     {"--pipeline-model-parallel-comm-backend", "--no-tp-comm-bulk-wgrad",
+      "--no-tp-comm-bulk-dgrad", "--no-tp-comm-overlap-ag", "--no-tp-comm-overlap-rs",
+      "--no-tp-comm-split-ag", "--no-tp-comm-split-rs", "--cross-entropy-fusion-impl",
+      "--mtp-loss-scaling-factor", "--flash-attention-version", "--qk-clip", "--qk-clip-alpha",
+      "--qk-clip-threshold", "--dsa-indexer-loss-coeff", "--dsa-kernel-backend",
+      "--embedding-init-method-std", "--use-mup", "--mup-width-mult", "--mup-base-hidden-size",
+      "--mup-embedding-mult", "--mup-output-mult", "--mup-base-head-dim", "--mup-attn-scale-power",
+      "--disable-bf16-reduced-precision-matmul", "--use-fused-weighted-squared-relu",
+      "--fused-residual-rmsnorm", "--use-transformer-engine-op-fuser", "--fp8-quantizer-factory",
+      "--kitchen-attention-backend", "--fp4-quantizer-factory", "--high-priority-a2a-comm-stream",
+      "--moe-flex-dispatcher-backend", "--moe-permute-fusion-into-hybridep",
+      "--moe-pad-experts-for-cuda-graph-inference", "--moe-router-fusion",
+      "--moe-flex-dispatcher-num-sms", "--moe-deepep-num-sms", "--moe-hybridep-num-sms",
+      "--moe-hybridep-num-blocks-permute", "--moe-hybridep-num-blocks-unpermute",
+      "--moe-hybridep-num-sms-preprocessing", "--moe-ncclep-zero-copy",
+      "--inference-cuda-graph-scope", "--mhc-init-gating-factor",
+      "--disable-clone-scatter-output-in-embedding", "--batch-invariant-mode",
+      "--batch-invariant-backend", "--use-te-activation-func", "--symmetric-ar-type",
+      "--nccl-all-reduce-for-prefill", "--inference-fuse-tp-communication",
+      "--inference-disable-triton-nvls-kernels", "--inference-grouped-gemm-backend",
+      "--inference-moe-disable-fused-quant-kernels", "--inference-moe-token-dispatcher-type",
+      "--gdp-cutedsl-kernel"});
+  unplanned(
+     {"--tensor-parallel-num-weight-shards", "--expert-tensor-parallel-num-weight-shards",
+      "--overlap-moe-expert-parallel-comm", "--delay-wgrad-compute",
+      "--overlap-dispatch-backward-with-experts-wgrad", "--ep-overlap-early-attn-memory-release",
+      "--cpu-offloading-retain-pinned-cpu-buffers", "--gtp-remat-opt-in-modules",
+      "--mhc-recompute-layer-num", "--disable-mamba-mem-eff-path",
+      "--gdp-num-chunk-states-to-recompute", "--mlp-chunks-for-prefill",
+      "--mlp-chunks-for-training", "--fine-grained-activation-offloading", "--offload-modules",
+      "--min-offloaded-tensor-size", "--delay-offload-until-cuda-graph",
+      "--delta-offload-bytes-across-pp-ranks", "--activation-offload-fraction",
+      "--moe-paged-stash", "--moe-paged-stash-page-size",
+      "--moe-paged-stash-buffer-size-factor-cuda", "--moe-paged-stash-buffer-size-factor-cpu",
+      "--fine-grained-offloading-max-inflight-offloads"},
+      "activation offloading, chunking, weight sharding or overlap that changes which tensors "
+      "are resident; planned as without it");
+  unplanned({"--cuda-graph-warmup-steps", "--external-cuda-graph", "--cuda-graph-impl"},
+            "CUDA graphs keep a private memory pool");
+  unplanned(
+     {"--max-seqlen-per-dp-cp-rank", "--hybrid-context-parallel", "--mtp-standalone",
+      "--mtp-use-repeated-layer", "--mtp-detach-heads", "--mtp-hsm",
+      "--mtp-hybrid-override-pattern", "--softmax-type", "--glu-linear-offset",
+      "--activation-func-clamp-value", "--qk-l2-norm", "--attention-output-gate",
+      "--experimental-attention-variant", "--dsa-indexer-n-heads", "--dsa-indexer-head-dim",
+      "--dsa-indexer-topk", "--dsa-indexer-topk-freq", "--dsa-indexer-skip-topk-offset",
+      "--dsa-indexer-use-sparse-loss", "--dsa-indexer-rope-interleaved",
+      "--no-dsa-indexer-rotate-activation", "--disable-dsa-indexer-rotate-activation",
+      "--no-dsa-indexer-scoring-relu", "--disable-dsa-indexer-scoring-relu",
+      "--dsa-indexer-k-norm-epsilon", "--dsa-indexer-k-norm-fp32", "--linear-conv-kernel-dim",
+      "--linear-key-head-dim", "--linear-value-head-dim", "--linear-num-key-heads",
+      "--linear-num-value-heads", "--disable-fp8-wgrad", "--fp8-output-proj",
+      "--num-layers-at-start-in-bf16", "--num-layers-at-end-in-bf16", "--use-kitchen-attention",
+      "--use-grouped-gemm-for-shared-expert", "--moe-shared-expert-glu-interleave-size",
+      "--moe-enable-routing-replay", "--moe-router-padding-for-quantization",
+      "--moe-router-padding-for-fp8", "--moe-router-quantile-balancing-ema",
+      "--moe-router-force-load-balancing", "--moe-router-force-biased",
+      "--use-grouped-gemm-for-dense-mlp", "--moe-use-grouped-tensor",
+      "--moe-single-grouped-weight", "--moe-single-grouped-bias", "--moe-enable-deepep",
+      "--moe-hybridep-pad-uneven-dispatch-inputs", "--moe-apply-probs-on-input",
+      "--moe-latent-size", "--moe-dispatch-fwd-dtype", "--moe-combine-bwd-dtype",
+      "--moe-mlp-glu-interleave-size", "--moe-expert-rank-capacity-factor",
+      "--enable-mhc-connections", "--mhc-num-residual-streams", "--mhc-sinkhorn-iterations",
+      "--mrope-section", "--is-hybrid-model", "--mamba-state-dim", "--mamba-head-dim",
+      "--mamba-num-groups", "--mamba-num-heads", "--gdp-num-householder"},
+      "a layer, attention, MoE or precision variant of TransformerConfig that vramscope does not "
+      "model; planned as the standard GPT layer");
+
+  // --- Forks users launch (tests/data/options/megatron_forks_options.txt). The ABCI
+  // Megatron-DeepSpeed fork: --use-mpi reads the ranks from Open MPI's environment; wandb names.
+  // HetPipe: the task's and the profiler log's names, a SQuAD cache folder.
+  quiet({"--use-mpi", "--wandb-id", "--wandb-name", "--task_name", "--log_dir", "--cache-dir"});
+  unplanned({"--use-relu"}, "ReLU in place of GeLU keeps another activation");
+  unplanned({"--partition_vector", "--hetpipe", "--sprecompute"},
+            "HetPipe's own split of the layers over uneven pipeline stages and its recompute; "
+            "planned as --num-layers / pp on every stage");
+
   // The groups classified whole.
   for (const auto& argument : megatron_arguments) {
     const auto& group = argument.second;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <numeric>
 
 #include "import/megatron/megatron_args.hpp"
 
@@ -89,6 +90,17 @@ maybe_error read_megatron_parallelism(import_context& ctx, long long world, mega
   m.layers = flag_int(ctx, "--num-layers", 1, 1, error);
   if (error) return error;
   if (world == 0) world = assume_world(ctx, m.tp * m.pp * m.cp);
+  if (m.nodes_open) {
+    // The fewest nodes of `world` GPUs that hold whole model-parallel groups.
+    const long long nodes = m.tp * m.pp * m.cp / std::gcd(m.tp * m.pp * m.cp, world);
+    (void)ctx.set("hardware.nodes", std::to_string(nodes), file_entry(ctx));
+    ctx.note(fmt::format("the node count is not in the file: planned on {} node(s) of {} GPUs, "
+                         "the fewest that hold tensor x pipeline x context parallel {}; that "
+                         "fixes the data-parallel size and the gradient accumulation derived "
+                         "from --global-batch-size: set hardware.nodes to plan more",
+                         nodes, world, m.tp * m.pp * m.cp));
+    world *= nodes;
+  }
   if (world % (m.tp * m.pp * m.cp) != 0) {
     const entry* e = ctx.find(tp_flag);
     return at(e != nullptr ? e->where : file_entry(ctx).where,

@@ -66,6 +66,14 @@ maybe_error read_vocab(const import_context& ctx, megatron_shape& s, long long t
     s.vocab = flag_int(ctx, "--pad-vocab-size-to", 0, 1, error);
     return std::nullopt;
   }
+  // Megatron-LM's --padded-vocab-size N (TokenizerConfig.padded_vocab_size, an argument generated
+  // from the dataclass): build_tokenizer's _set_padded_vocab_size pads only when it is None, so
+  // the embedding and output layer have N rows whatever the tokenizer
+  // (megatron/core/tokenizers/utils/build_tokenizer.py at d98e8a64dd).
+  if (ctx.find("--padded-vocab-size") != nullptr) {
+    s.vocab = flag_int(ctx, "--padded-vocab-size", 0, 1, error);
+    return std::nullopt;
+  }
   if (tokenizer == "GPT2BPETokenizer") {
     vocab = 50257;
   } else if (size != nullptr) {
