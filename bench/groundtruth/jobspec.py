@@ -125,7 +125,7 @@ _ENUMS = {
     "training.activation_checkpointing": ["none", "full", "selective", "op"],
     "training.attention": ["flash", "efficient", "math", "eager"],
     "training.loss": ["hf", "liger_fused", "torchtitan", "litgpt", "chunked"],
-    "training.model_code": ["hf", "litgpt"],
+    "training.model_code": ["hf", "litgpt", "torchtune"],
     "precision.float8": ["none", "tensorwise", "rowwise", "rowwise_with_gw_hp"],
     "init.load": ["all_ranks", "rank0", "random", "none"],
     "init.map_location": ["cpu", "cuda", "none"],

@@ -74,6 +74,7 @@ constexpr spelling<loss_impl> loss_names[] = {
 constexpr spelling<model_impl> model_impl_names[] = {
     {model_impl::hf, "hf"},
     {model_impl::litgpt, "litgpt"},
+    {model_impl::torchtune, "torchtune"},
     {model_impl::hf, "transformers"},
     {model_impl::litgpt, "lit_gpt"},
 };

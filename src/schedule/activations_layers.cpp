@@ -116,9 +116,13 @@ void add_attention(unit_activations& a, const dims& d, const model::stack_shape&
   // Only flash takes K and V with fewer heads; the math path repeats them inside SDPA and the
   // others get them repeated by transformers. LitGPT repeats them itself for grouped queries
   // (expand + reshape) and hands SDPA a single shared head as it is (torch 2.1's fused kernels
-  // refuse it; the math path broadcasts it into copies).
-  const bool repeat_kv = d.litgpt ? d.kv < d.h
-                                  : job.training.padding_mask || kernel != attention_impl::flash;
+  // refuse it; the math path broadcasts it into copies). torchtune's MultiHeadAttention.forward
+  // repeats them whatever the kernel: `k.unsqueeze(2).expand(expand_shape).flatten(1, 2)`, and
+  // the same for v, whenever num_heads != num_kv_heads (torchtune/modules/attention.py at
+  // 1814feb1); flatten of the expanded view is a copy, the tensor the kernel saves.
+  const bool repeat_kv = d.litgpt || d.torchtune
+                             ? d.kv < d.h
+                             : job.training.padding_mask || kernel != attention_impl::flash;
   const std::uint64_t k_saved = repeat_kv ? q : kv;
   a.saved.push_back(q);            // rotated query
   a.saved.push_back(k_saved);      // rotated key (repeated to all heads without native GQA)

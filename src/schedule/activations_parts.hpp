@@ -34,6 +34,7 @@ struct dims {
   std::uint64_t r;                                // residual-stream dtype bytes (fp32 under autocast)
   std::uint64_t tp, res;                          // tp size; residual-stream split (SP)
   bool litgpt = false;       // LitGPT's GPT class (training.model_code: litgpt)
+  bool torchtune = false;    // torchtune's TransformerDecoder (training.model_code: torchtune)
   bool litgpt_bf16_norm = false;  // lit-gpt before 6178c7cc: RMSNorm in the stream's dtype
   bool mean_saves = false;   // torch.mean keeps its input for backward (torch < 2.2)
   bool local_inputs = false; // Megatron-LM under sequence parallelism: linears keep their shard

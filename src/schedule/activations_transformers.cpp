@@ -234,8 +234,9 @@ bool transformers_llama_layer(const dims& d, const model::stack_shape& s,
                               const job::job_spec& job) {
   const bool family = s.family == "llama" || s.family == "qwen2" || s.family == "mistral";
   return family && job.framework.name != "jax" &&
-         job.precision.float8 == job::float8_recipe::none && !d.litgpt && d.c == 2 &&
-         d.tp == 1 && job.parallel.cp <= 1 && sdpa_kernel(d, job) == attention_impl::flash &&
+         job.precision.float8 == job::float8_recipe::none && !d.litgpt && !d.torchtune &&
+         d.c == 2 && d.tp == 1 && job.parallel.cp <= 1 &&
+         sdpa_kernel(d, job) == attention_impl::flash &&
          !job.training.padding_mask && !job.lora.enabled && !job.training.liger_kernels &&
          !job.training.compile && s.experts == 0 && s.gated_mlp && s.activation_saved == 1 &&
          !s.layer_norm && !s.residual_dropout && s.form == model::block_form::sequential &&

@@ -160,6 +160,7 @@ unit_activations activations_for(model::unit_kind kind, const model::stack_shape
   d.res = activation::tensor_parallel_sequence(job) ? d.tp : 1;
   d.local_inputs = d.res > 1 && job.parallel.kind == job::strategy::megatron;
   d.litgpt = job.training.model_code == job::model_impl::litgpt;
+  d.torchtune = job.training.model_code == job::model_impl::torchtune;
   // lit-gpt 6178c7cc ("Half precision fixes", 2023-10-24) made RMSNorm.forward upcast its input
   // (`x = x.float()`) and cast the normalised value back, as transformers' RMSNorm does; every
   // litgpt release has it (litgpt/model.py RMSNorm at 0.4.x).

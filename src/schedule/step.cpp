@@ -766,7 +766,16 @@ class driver {
           temps->push_back(lu.largest_dequantised - uncast);
         }
       }
-      if (lu.autocast_frozen_bytes > 0) a.saved.push_back(lu.autocast_frozen_bytes);
+      if (lu.autocast_frozen_bytes > 0) {
+        // LitGPT's sliced head (lit_gpt/lora.py GPT.forward: `[self.lm_head(x_i) for x_i in
+        // x.split(lm_head_chunk_size, dim=1)]`, 128 in finetune/lora.py) runs one matmul a
+        // slice, and autocast casts the frozen weight again for each (no cache for a tensor
+        // that needs no gradient): every slice's matmul keeps a cast of its own.
+        const std::uint64_t casts = litgpt_head ? ceil_div(tokens_of(model_.text, j, false).seq,
+                                                           std::uint64_t{128})
+                                                : 1;
+        for (std::uint64_t c = 0; c < casts; ++c) a.saved.push_back(lu.autocast_frozen_bytes);
+      }
       add_float8_casts(lu, tokens, a);
     }
   }

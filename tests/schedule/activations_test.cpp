@@ -391,6 +391,22 @@ TEST(Activations, AutocastKeepsAnFp32NormAndOneCastPerProjection) {
   EXPECT_EQ(saved_by(block, llama, compiled, {1, 1000}, separate), saved_by(block, llama, compiled));
 }
 
+// torchtune's MultiHeadAttention copies grouped keys and values to every head
+// (`expand(...).flatten(1, 2)`) before the kernel, which keeps the copies: with 4 key/value
+// heads for 16 query heads a block keeps 2 x (16 - 4) heads x 64 x 2 bytes more a token than
+// transformers' layer under flash, which takes the grouped ones as they are.
+TEST(Activations, TorchtuneKeepsKeysAndValuesRepeatedToEveryHead) {
+  auto s = plain_stack();
+  s.kv_heads = 4;
+  job::job_spec hf, tt;
+  tt.training.model_code = job::model_impl::torchtune;
+  const auto block = model::unit_kind::block;
+  const std::uint64_t n = 1000;
+  EXPECT_EQ(saved_by(block, s, tt, {1, n}) - saved_by(block, s, hf, {1, n}), 2u * n * 12 * 64 * 2);
+  s.kv_heads = 16;  // one key/value head a query head: nothing to repeat
+  EXPECT_EQ(saved_by(block, s, tt, {1, n}), saved_by(block, s, hf, {1, n}));
+}
+
 // torchtune compiles the chunked loss's per-chunk cross-entropy: each chunk keeps its logits
 // (alive anyway) and its rows' log-sum-exp, not its fp32 log-softmax.
 TEST(Activations, CompiledChunkedLossKeepsTheLogSumExpNotTheLogSoftmax) {

@@ -92,6 +92,30 @@ TEST(Schedule, LitgptQloraKeepsTheLastGraphsMatmulInputsToTheNextOutput) {
   EXPECT_TRUE(exact_replay(build(litgpt_qlora("0.4.0"))).well_formed);
 }
 
+// LitGPT's LoRA head under autocast over fp32 weights (bf16-mixed): lora.py's GPT.forward runs
+// the frozen head on 128-token slices, and autocast casts its weight for each slice's matmul
+// (no cache without a gradient), which keeps the cast: one bf16 copy of the head a slice. One
+// token past a multiple of 128 adds a slice; the activations per token are linear, so the
+// second difference over three lengths is one cast.
+TEST(Schedule, LitgptSlicedHeadKeepsOneAutocastCastASlice) {
+  auto j = job_of(job::strategy::single, 1);
+  j.training.model_code = job::model_impl::litgpt;
+  j.training.loss = job::loss_impl::litgpt;
+  j.lora.enabled = true;
+  j.precision.params = dtype::bf16;
+  j.precision.master = dtype::f32;
+  j.precision.autocast = true;
+  const auto at_loss = [&](std::uint64_t seq) {
+    auto k = j;
+    k.training.seq_len = seq;
+    const auto p = build(k);
+    EXPECT_TRUE(exact_replay(p).well_formed);
+    return static_cast<std::int64_t>(live_at_phase(p, "backward:loss", 1));
+  };
+  const std::int64_t a = at_loss(256), b = at_loss(257), c = at_loss(258);  // 2, 3, 3 slices
+  EXPECT_EQ((b - a) - (c - b), std::int64_t{32000} * 1024 * 2);  // the head's bf16 cast
+}
+
 // LitGPT fine-tunes a tied model with a head of its own (model::with_own_head): its weight is
 // planned, quantised as any Linear under QLoRA, where transformers' job shares the embedding's.
 TEST(Schedule, LitgptPlansATiedModelsHeadAsItsOwnWeight) {

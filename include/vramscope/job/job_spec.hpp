@@ -31,9 +31,11 @@ enum class float8_recipe { none, tensorwise, rowwise, rowwise_with_gw_hp };
 // litgpt: LitGPT's head over 128-token slices with a cross-entropy per slice in the logits' dtype
 enum class loss_impl { hf, liger_fused, torchtitan, chunked, litgpt };
 // Whose modeling code runs the model: Hugging Face transformers' (the layout the planner's
-// activations follow), or LitGPT's own GPT class (lit_gpt/model.py and lit_gpt/lora.py of
-// October 2023), whose fused qkv, RMSNorm and LoRA layers keep other tensors for backward.
-enum class model_impl { hf, litgpt };
+// activations follow), LitGPT's own GPT class (lit_gpt/model.py and lit_gpt/lora.py of
+// October 2023), whose fused qkv, RMSNorm and LoRA layers keep other tensors for backward, or
+// torchtune's TransformerDecoder (torchtune/modules/attention.py), whose attention expands
+// grouped keys and values to every head before the kernel.
+enum class model_impl { hf, litgpt, torchtune };
 // Pipeline schedules as torch.distributed.pipelining names them (ScheduleGPipe, Schedule1F1B,
 // ScheduleInterleaved1F1B, ScheduleInterleavedZeroBubble, ScheduleZBVZeroBubble,
 // ScheduleDualPipeV): which micro-batches' activations a stage holds at once. The last three
