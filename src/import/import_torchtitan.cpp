@@ -86,12 +86,44 @@ constexpr refused_flavor refused_flavors[] = {
      "untied); set model to the checkpoint's Hugging Face id or a vramscope preset"},
 };
 
+// Flavor suffixes of torchtitan branches that change how a flavor runs, not its tensors: the
+// flavor without the suffix is planned, with the note. pull/2078 (torchtitan/models/qwen3/
+// __init__.py at 8703ffce): "30B-A3B-deepep" is 30B-A3B's shapes with use_deepep.
+struct dispatch_suffix {
+  std::string_view suffix, what;
+};
+constexpr dispatch_suffix dispatch_suffixes[] = {
+    {"-deepep", "DeepEP's all-to-all for the experts' tokens (use_deepep), whose communication "
+                "buffers are not planned"},
+    {"_deepep", "DeepEP's all-to-all for the experts' tokens (use_deepep), whose communication "
+                "buffers are not planned"},
+};
+
+// The preset of a branch's flavor that is a release flavor with a dispatch suffix, noted.
+std::optional<std::string> preset_of_suffixed(import_context& ctx, const entry& flavor,
+                                              const std::string& name) {
+  const std::string& f = flavor.value.text;
+  for (const auto& [suffix, what] : dispatch_suffixes) {
+    if (f.size() <= suffix.size() || lower_case(f).substr(f.size() - suffix.size()) != suffix)
+      continue;
+    const std::string base = f.substr(0, f.size() - suffix.size());
+    auto preset = model::preset_named(name + " " + base);
+    if (!preset) return std::nullopt;
+    ctx.note(flavor, fmt::format("flavor {} is a branch's: flavor {}'s shapes with {}; planned "
+                                 "as {}", f, base, what, *preset));
+    return preset;
+  }
+  return std::nullopt;
+}
+
 // torchtitan model names and flavors -> vramscope presets, by model::preset_named on
 // "<name> <flavor>" ("llama3 8B" -> llama-3.1-8b, "qwen3 30B-A3B" -> qwen3-30b-a3b), on a flavor
 // that is a Hugging Face id (the deepseek_v2 experiment's "deepseek-ai/DeepSeek-V2-Lite"), and
 // on [hf_transformers] model, the checkpoint the transformers modeling backend builds
 // (torchtitan/experiments/transformers_modeling_backend, v0.2.2). A name with no preset is kept
-// as written, so that planning refuses it at the model's line, listing the presets of its family.
+// as written, so that planning refuses it, listing the presets of its family: at the flavor's
+// line when the family has presets (the flavor is a branch's or fork's own, its shapes in its
+// source), else at the name's.
 maybe_error read_model(import_context& ctx) {
   const entry* name = ctx.find("model.name");
   const entry* flavor = ctx.find("model.flavor");
@@ -120,6 +152,8 @@ maybe_error read_model(import_context& ctx) {
       preset = model::preset_named("llama2 " + flavor->value.text);
     if (!preset && flavor != nullptr && f.find('/') != std::string::npos)
       preset = model::preset_named(flavor->value.text);
+    if (!preset && flavor != nullptr && name != nullptr)
+      preset = preset_of_suffixed(ctx, *flavor, name->value.text);
   }
   // A name that is none of torchtitan's models (nor, after a '.', an experiment's model) and
   // no preset is a fork's own model: refused at its line, before the file's other options,
@@ -142,9 +176,98 @@ maybe_error read_model(import_context& ctx) {
                           "model=PATH/config.json (a Hugging Face config of the same shapes)",
                           name->value.text));
   if (hf != nullptr && name != nullptr) ctx.mapped_to(*name, "model");
-  if (flavor != nullptr) ctx.mapped_to(*flavor, "model");
+  if (!preset && hf == nullptr && flavor != nullptr &&
+      !model::presets_of_family(written).empty()) {
+    // A family with presets: the flavor is what none of them has.
+    ctx.mapped_to(*name, "model");
+    from = flavor;
+  } else if (flavor != nullptr) {
+    ctx.mapped_to(*flavor, "model");
+  }
   const std::string problem = ctx.set("model", preset.value_or(written), *from);
   return problem.empty() ? std::nullopt : maybe_error(at(from->where, problem));
+}
+
+// A [peft] switch's value, false when absent; the problem located at the switch.
+maybe_error peft_switch(const import_context& ctx, const char* key, bool& on) {
+  on = false;
+  const entry* e = ctx.find(std::string("peft.") + key);
+  if (e == nullptr) return std::nullopt;
+  if (auto problem = parse_bool_text(e->value.text, on); !problem.empty())
+    return at(e->where, fmt::format("{}: {}", e->key, problem));
+  return std::nullopt;
+}
+
+// [peft] of pull/2247's branch (torchtitan/config/job_config.py at 65add622, class PEFT;
+// components/peft/lora.py, lora_or_linear): with enable_peft and use_lora every attention
+// projection (wq, wk, wv, wo) and every dense or shared-expert MLP projection (w1, w2, w3) is a
+// Lora linear of lora_rank (default 8), lora_alpha (default 1.0) and lora_dropout over a frozen
+// base; routed experts keep plain weights. The embedding, the output and the norms are frozen
+// unless train_embeddings, train_output_layer or lora_train_norm say otherwise
+// (models/qwen3/model/model.py), and layers_to_train keeps the adapters to the listed layers.
+// Runs after read_model: a model with routed experts gets the attention's adapters only, since
+// the plan's MLP targets would put adapters on every expert.
+maybe_error read_peft(import_context& ctx) {
+  bool enabled = false;
+  bool lora = false;
+  if (auto bad = peft_switch(ctx, "enable_peft", enabled)) return bad;
+  if (auto bad = peft_switch(ctx, "use_lora", lora)) return bad;
+  const entry* enable = ctx.find("peft.enable_peft");
+  std::vector<const entry*> section;
+  for (const auto& e : ctx.entries)
+    if (e.key.starts_with("peft.")) section.push_back(&e);
+  if (!enabled || !lora) {
+    if (enabled)
+      ctx.note(*enable, "peft.enable_peft without use_lora adds no adapters; the branch then "
+                        "freezes the embedding and output only: planned as full training");
+    for (const entry* e : section)
+      if (!(enabled && e == enable)) ctx.ignore(*e);
+    return std::nullopt;
+  }
+  bool dense = true;
+  if (auto spec = model::load_preset(ctx.out.job.model); spec) dense = spec->text.experts == 0;
+  std::vector<std::string> targets{"q_proj", "k_proj", "v_proj", "o_proj"};
+  if (dense) {
+    targets.insert(targets.end(), {"gate_proj", "up_proj", "down_proj"});
+  } else {
+    ctx.note(*enable, "peft: the branch's adapters go on the attention and on dense and shared-"
+                      "expert MLPs, not on routed experts: planned on the attention projections");
+  }
+  const entry* rank = ctx.find("peft.lora_rank");
+  const entry* alpha = ctx.find("peft.lora_alpha");
+  const entry* dropout = ctx.find("peft.lora_dropout");
+  std::string problem = ctx.set("lora.enabled", "true", *enable);
+  if (problem.empty()) problem = ctx.set("lora.method", "lora", *enable);
+  if (problem.empty()) problem = ctx.set("lora.targets", join(targets, ","), *enable);
+  if (problem.empty())
+    problem = rank != nullptr ? ctx.set("lora.rank", rank->value.text, *rank)
+                              : ctx.set("lora.rank", "8", *enable);
+  if (problem.empty())
+    problem = alpha != nullptr ? ctx.set("lora.alpha", alpha->value.text, *alpha)
+                               : ctx.set("lora.alpha", "1.0", *enable);
+  if (problem.empty() && dropout != nullptr)
+    problem = ctx.set("lora.dropout", dropout->value.text, *dropout);
+  if (!problem.empty()) return at(enable->where, problem);
+  static constexpr std::pair<const char*, const char*> trained[] = {
+      {"peft.train_embeddings", "the embedding trained beside the adapters (its gradient and "
+                                "optimizer state)"},
+      {"peft.train_output_layer", "the output layer trained beside the adapters (its gradient "
+                                  "and optimizer state)"},
+      {"peft.lora_train_norm", "the norms trained beside the adapters"}};
+  for (const auto& [key, what] : trained)
+    if (const entry* e = ctx.find(key)) {
+      if (auto bad = not_modelled(what).apply(ctx, *e); !bad.empty()) return at(e->where, bad);
+    }
+  if (const entry* layers = ctx.find("peft.layers_to_train"); layers != nullptr) {
+    if (layers->value.is_list || (!layers->value.text.empty() &&
+                                  lower_case(layers->value.text) != "none"))
+      not_modelled("adapters on the listed layers only, the others frozen (planned on every "
+                   "layer)").apply(ctx, *layers);
+    else
+      ctx.ignore(*layers);
+  }
+  ctx.mapped_to(*ctx.find("peft.use_lora"), "lora.enabled");
+  return std::nullopt;
 }
 
 // Older torchtitan configs (2024 to early 2025) kept the parallel degrees under [training] and
@@ -813,6 +936,9 @@ const std::vector<option>& torchtitan_table() {
         {"parallelism.expert_parallel_comm_backend",
          not_modelled("the all-to-all library's buffers (DeepEP)")},
         {"debug.moe_force_load_balance", not_modelled("tokens routed to experts evenly")},
+        // pull/2078's name for it (torchtitan/config/job_config.py at 8703ffce, [training]).
+        {"training.debug_moe_force_load_balance",
+         not_modelled_if_true("tokens routed to experts evenly")},
         {"debug.*", no_effect()},
         // Options of branches and forks (tests/data/options/torchtitan_options.txt names them).
         {"training.skip_optimizer_step",
@@ -846,6 +972,16 @@ const std::vector<option>& torchtitan_table() {
          not_modelled("the sequence length under its newer name; set training.seq_len")},
         {"training.data_stages", not_modelled("data stages, each with its own sequence length")},
         {"training.data_stages.*", not_modelled("data stages, each with its own sequence length")},
+        // pull/2247's [peft] (read_peft); another fork's peft options stay not modelled.
+        {"peft.enable_peft", handled()},
+        {"peft.use_lora", handled()},
+        {"peft.lora_rank", handled()},
+        {"peft.lora_alpha", handled()},
+        {"peft.lora_dropout", handled()},
+        {"peft.lora_train_norm", handled()},
+        {"peft.train_embeddings", handled()},
+        {"peft.train_output_layer", handled()},
+        {"peft.layers_to_train", handled()},
         {"peft.*", not_modelled("the fork's LoRA fine-tuning (peft)")},
         {"grpo.*", not_modelled("GRPO training (a reference model and rollouts)")},
         {"deepep.*", not_modelled("the all-to-all library's buffers (DeepEP)")},
@@ -897,16 +1033,18 @@ result<imported_job> import_torchtitan(std::string_view text, const std::string&
     root = toml::parse(text, std::string_view(source));
   } catch (const toml::parse_error& e) {
     const auto begin = e.source().begin;
-    return detail::at(detail::location(source, text, static_cast<int>(begin.line),
-                                       static_cast<int>(begin.column)),
-                      "toml syntax error: " + std::string(e.description()) + "; " +
-                          detail::syntax_remedy);
+    return detail::with_remedy(
+        detail::at(detail::location(source, text, static_cast<int>(begin.line),
+                                    static_cast<int>(begin.column)),
+                   "toml syntax error: " + std::string(e.description())),
+        detail::syntax_remedy);
   }
   detail::import_context ctx("torchtitan", source);
   detail::flatten(root, "", ctx, text);
   detail::read_legacy_layout(ctx);
   bool has_world_size = false;
   if (auto err = detail::read_model(ctx)) return *err;
+  if (auto err = detail::read_peft(ctx)) return *err;
   if (auto err = detail::read_parallelism(ctx, has_world_size)) return *err;
   if (auto err = detail::read_checkpointing(ctx)) return *err;
   if (auto err = detail::read_float8(ctx)) return *err;

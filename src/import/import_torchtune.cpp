@@ -16,7 +16,6 @@
 #include <array>
 #include <cctype>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 
 #include <vramscope/model/catalog.hpp>
@@ -153,7 +152,7 @@ maybe_error read_tune_model(import_context& ctx) {
     });
     if (found == ctx.entries.end()) continue;
     const entry* other = &*found;
-    const std::string key = other->key.substr(0, other->key.size() - tail.size() + strlen(name));
+    const std::string key = other->key.substr(0, other->key.size() - tail.size() + tail.find('.'));
     diagnostic where = other->where;
     for (const auto& [section, at_section] : ctx.sections)
       if (section == key) where = at_section;
@@ -463,6 +462,15 @@ const std::vector<option>& torchtune_table() {
         {"profiler.*", no_effect()},
         {"optimizer.*", no_effect()},  // lr, weight_decay, betas, eps
         {"clip_grad_norm", no_effect()},
+        // dev/early_exit_finetune_distributed (torchtune 0.5, f8563ddc7 "Support Early Exit Loss
+        // and/or Layer Dropout"): the hidden states of the chosen layers go through
+        // the output projection and the loss as well as the last one's.
+        {"early_exit_loss.*", not_modelled("the output projection and loss on the hidden states "
+                                           "of the layers early_exit_loss.layers chooses")},
+        // The same recipe's layer dropout skips blocks for part of the batch: fewer
+        // activations than planned, never more.
+        {"layer_dropout.*", not_modelled("blocks skipped for part of the batch (planned with "
+                                         "every block's activations)")},
     };
     for (auto&& more : {ignored("", {"output_dir", "resume_from_checkpoint",
                                      "save_adapter_weights_only", "seed", "shuffle", "epochs",
@@ -681,6 +689,7 @@ result<imported_job> import_torchtune(std::string_view text, const std::string& 
                       [&](const detail::option& row) { return row.key == e.key; }))
         return false;
       ctx.ignore(e);
+      ctx.own_names.push_back(e.key);
       return true;
     });
   }
