@@ -88,7 +88,8 @@ constexpr refused_flavor refused_flavors[] = {
 
 // Flavor suffixes of torchtitan branches that change how a flavor runs, not its tensors: the
 // flavor without the suffix is planned, with the note. pull/2078 (torchtitan/models/qwen3/
-// __init__.py at 8703ffce): "30B-A3B-deepep" is 30B-A3B's shapes with use_deepep.
+// __init__.py at 8703ffce): "30B-A3B-deepep" is 30B-A3B's shapes with use_deepep (and
+// _debug_force_load_balance, an even routing of the tokens).
 struct dispatch_suffix {
   std::string_view suffix, what;
 };
