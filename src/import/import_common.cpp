@@ -45,6 +45,25 @@ std::size_t edits_allowed(std::size_t length) {
   return length < 3 ? 0 : length <= 7 ? 1 : length <= 15 ? 2 : 3;
 }
 
+constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+
+// The edits that make `b` of `a` when few enough for a misspelling, else `none`. The edits must
+// be few for the whole name and for the part where the two differ (what is left without their
+// common beginning and end): gradient_accumulation_dtype is three edits from
+// gradient_accumulation_steps, but all in one five-letter word, so it is another name.
+std::size_t misspelling_edits(std::string_view a, std::string_view b) {
+  const std::size_t d = damerau_distance(a, b);
+  if (d > edits_allowed(std::min(a.size(), b.size()))) return none;
+  std::size_t front = 0;
+  while (front < a.size() && front < b.size() && a[front] == b[front]) ++front;
+  std::size_t back = 0;
+  while (back < a.size() - front && back < b.size() - front &&
+         a[a.size() - 1 - back] == b[b.size() - 1 - back])
+    ++back;
+  const std::size_t differ = std::max(a.size(), b.size()) - front - back;
+  return d <= std::max<std::size_t>(1, edits_allowed(differ)) ? d : none;
+}
+
 // Lower case without the separators: "fsdp.cpu_offload" and "fsdp_cpu_offload" are one key.
 std::string squeezed(std::string_view name) {
   std::string out;
@@ -128,8 +147,8 @@ std::string near_option(const std::string& key, const std::vector<std::string>& 
     }
     const split_key n = split(name);
     if (n.section == k.section) {
-      const std::size_t d = damerau_distance(lower_case(k.leaf), lower_case(n.leaf));
-      if (d <= edits_allowed(std::min(k.leaf.size(), n.leaf.size()))) consider(name, d);
+      const std::size_t d = misspelling_edits(lower_case(k.leaf), lower_case(n.leaf));
+      if (d != none) consider(name, d);
       else if (shortened_words(k.leaf, n.leaf)) consider(name, 4);
     } else if (n.leaf == k.leaf && k.leaf.size() >= 6) {
       same_leaf.push_back(&name);

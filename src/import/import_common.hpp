@@ -123,8 +123,9 @@ bool option_matches(const std::string& pattern, const std::string& key);
 /// Near is: the same name but for letter case and the separators '.', '_' and '-'
 /// ("fsdp.cpu_offload" of "fsdp_cpu_offload", "--use_flash_attn" of "--use-flash-attn"); in the
 /// same section, a last part within a few edits (Damerau: a letter added, dropped, changed, or
-/// two neighbours swapped; one edit up to 7 letters, two up to 15, three beyond, none under 3),
-/// or made of the same words, some shortened ("gc_frequency" of "gc_freq"); or, when no other
+/// two neighbours swapped; one edit up to 7 letters, two up to 15, three beyond, none under 3;
+/// as few for the part where the two differ, so that "..._dtype" is not "..._steps"), or made
+/// of the same words, some shortened ("gc_frequency" of "gc_freq"); or, when no other
 /// name has it, the same last part of 6 letters or more in another section. Names with '*'
 /// (a table's wildcard rows) are no candidates. Of several, the closest comes first.
 std::string near_option(const std::string& key, const std::vector<std::string>& names);

@@ -114,6 +114,8 @@ TEST(OptionLists, AMisspeltOptionIsNearTheRealOne) {
             "zero_optimization.stage3_max_live_parameters");
   EXPECT_EQ(detail::near_option("--num-layer", megatron), "--num-layers");
   EXPECT_EQ(detail::near_option("--num_layers", megatron), "--num-layers");
+  EXPECT_EQ(detail::near_option("fsdp_config.fsdp_offlaod_parms", accelerate),
+            "fsdp_config.fsdp_offload_params");
   EXPECT_EQ(detail::near_option("fsdp_config.fsdp_sharding_stratgy", accelerate),
             "fsdp_config.fsdp_sharding_strategy");
   // The same last part in another section, when one option has it.
@@ -138,6 +140,10 @@ TEST(OptionLists, ForkOptionsAreNotNearARealOne) {
     EXPECT_EQ(detail::near_option(key, megatron), "") << key;
   // accelerate's FSDP plugin has limit_all_gathers, but no config key sets it.
   EXPECT_EQ(detail::near_option("fsdp_config.fsdp_limit_all_gather", accelerate), "");
+  // Three edits in a name of 27 letters, but all in its last word: another name.
+  EXPECT_EQ(detail::near_option("gradient_accumulation_dtype",
+                                names_of(detail::deepspeed_options())),
+            "");
   // Two options with the same last part: no guess between them.
   EXPECT_EQ(detail::near_option("x.enabled", {"a.enabled", "b.enabled"}), "");
   // Too short to tell a typo from another name.
