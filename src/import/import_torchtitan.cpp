@@ -281,6 +281,16 @@ void read_legacy_layout(import_context& ctx) {
       "pipeline_parallel_microbatch_size", "pipeline_parallel_split_points",
       "context_parallel_degree", "context_parallel_rotate_method", "expert_parallel_degree"};
   for (auto& e : ctx.entries) {
+    // February to March 2024 (e28832e7c renamed it): the tensor-parallel degree, with sequence
+    // parallelism.
+    if (e.key == "training.sequence_parallel_degree" &&
+        ctx.find("parallelism.tensor_parallel_degree") == nullptr &&
+        ctx.find("training.tensor_parallel_degree") == nullptr) {
+      ctx.note(e, "training.sequence_parallel_degree is the older name of "
+                  "parallelism.tensor_parallel_degree: read as such");
+      e.key = "parallelism.tensor_parallel_degree";
+      continue;
+    }
     // April to August 2024: one data-parallel degree, FSDP's (-1: every rank left over).
     if (e.key == "training.data_parallel_degree" &&
         ctx.find("parallelism.data_parallel_shard_degree") == nullptr) {
@@ -570,7 +580,7 @@ std::string read_converters(import_context& ctx, const entry& e) {
 // amax histories of a few floats a weight, planned as the tensorwise recipe.
 std::string read_legacy_fp8_linear(import_context& ctx, const entry& e) {
   std::string v = lower_case(e.value.text);
-  if (e.key == "training.enable_fp8_linear") {
+  if (e.key == "training.enable_fp8_linear" || e.key == "training.enable_float8_linear") {
     bool on = false;
     if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
       return e.key + ": " + problem;
@@ -584,6 +594,59 @@ std::string read_legacy_fp8_linear(import_context& ctx, const entry& e) {
     ctx.note(e, "training.fp8_linear delayed: planned as the tensorwise recipe (the amax "
                 "histories are a few floats a weight)");
   return ctx.set("precision.float8", "tensorwise", e);
+}
+
+// Whether a 2024 [training] switch turns torchao's float8 linears on (read_legacy_fp8_linear).
+bool legacy_float8_on(const import_context& ctx) {
+  for (const char* key : {"training.enable_fp8_linear", "training.enable_float8_linear"}) {
+    bool on = false;
+    if (const entry* e = ctx.find(key); e != nullptr && parse_bool_text(e->value.text, on).empty() && on)
+      return true;
+  }
+  const entry* fp8 = ctx.find("training.fp8_linear");
+  return fp8 != nullptr && !fp8->value.text.empty();
+}
+
+// 2024's training.enable_fsdp_fp8_all_gather (June) / enable_fsdp_float8_all_gather (July):
+// FSDP2 all-gathers the float8 weights, with the float8 linears on; off or without them, nothing.
+std::string read_legacy_float8_all_gather(import_context& ctx, const entry& e) {
+  bool on = false;
+  if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
+    return e.key + ": " + problem;
+  const entry* type = ctx.find("training.data_parallel_type");
+  if (!on || !legacy_float8_on(ctx) || (type != nullptr && lower_case(type->value.text) == "ddp")) {
+    ctx.ignore(e);  // FSDP2's all-gather: nothing to gather under DDP
+    return "";
+  }
+  return ctx.set("parallel.float8_all_gather", "true", e);
+}
+
+// training.enable_selective_ac (torchtrain, 2024-02-28 to 0d415d782, 2024-03-14): every block is
+// checkpointed, true with the per-operator policy (saves compute ops but every second matmul),
+// false whole (parallelize_llama.py at 55ec314c7, checkpoint_wrapper).
+std::string read_enable_selective_ac(import_context& ctx, const entry& e) {
+  bool on = false;
+  if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
+    return e.key + ": " + problem;
+  if (ctx.find("activation_checkpoint.mode") != nullptr) {
+    ctx.ignore(e);
+    return "";
+  }
+  return ctx.set("training.activation_checkpointing", on ? "op" : "full", e);
+}
+
+// training.data_parallel_type (2024-07, b795534ca): "fsdp" (the default) or "ddp".
+std::string read_data_parallel_type(import_context& ctx, const entry& e) {
+  const std::string v = lower_case(e.value.text);
+  if (v == "fsdp") {
+    ctx.ignore(e);
+    return "";
+  }
+  if (v != "ddp")
+    return fmt::format("{}: invalid value \"{}\" (expected one of: fsdp, ddp)", e.key, e.value.text);
+  ctx.note(e, "training.data_parallel_type ddp: torchtitan replicates the model over the "
+              "data-parallel ranks: planned as ddp");
+  return ctx.set("parallel.strategy", "ddp", e);
 }
 
 // The options of the float8 converter: consumed by read_float8 when it is on, nothing when off.
@@ -869,6 +932,22 @@ const std::vector<option>& torchtitan_table() {
         // "delayed" scaling) and later training.enable_fp8_linear.
         {"training.fp8_linear", custom(read_legacy_fp8_linear)},
         {"training.enable_fp8_linear", custom(read_legacy_fp8_linear)},
+        {"training.enable_float8_linear", custom(read_legacy_fp8_linear)},
+        {"training.enable_fsdp_fp8_all_gather", custom(read_legacy_float8_all_gather)},
+        {"training.enable_fsdp_float8_all_gather", custom(read_legacy_float8_all_gather)},
+        // Other 2024 [training] and [model] options (torchtrain/config_manager.py and
+        // torchtitan/config_manager.py, 2024-02 to 2025-04).
+        {"training.enable_selective_ac", custom(read_enable_selective_ac)},
+        {"training.data_parallel_type", custom(read_data_parallel_type)},
+        {"training.disable_loss_parallel",
+         maps_with("parallel.loss_parallel", {{"true", "false"}, {"false", "default"}})},
+        {"training.fsdp_reshard_after_forward",
+         maps_with("parallel.reshard_after_forward",
+                   {{"default", "true"}, {"always", "true"}, {"never", "false"}})},
+        {"optimizer.fused", maps_to("optimizer.fused")},
+        {"parallelism.pipeline_parallel_microbatches",
+         not_modelled("a pipeline micro-batch count given directly")},
+        {"model.use_flex_attn", not_modelled_if_true("FlexAttention")},
         {"parallelism.data_parallel_shard_degree", handled()},
         {"parallelism.data_parallel_replicate_degree", handled()},
         {"parallelism.tensor_parallel_degree", handled()},
@@ -926,6 +1005,16 @@ const std::vector<option>& torchtitan_table() {
         // The 2024 layout's [training] degrees, read as their [parallelism] names by
         // read_legacy_layout (a file that has both keeps the [parallelism] one).
         {"training.data_parallel_degree", no_effect()},
+        {"training.sequence_parallel_degree", no_effect()},
+        {"training.data_parallel_shard_degree", no_effect()},
+        {"training.data_parallel_replicate_degree", no_effect()},
+        {"training.enable_async_tensor_parallel", no_effect()},
+        {"training.pipeline_parallel_schedule", no_effect()},
+        {"training.pipeline_parallel_microbatch_size", no_effect()},
+        {"training.pipeline_parallel_split_points", no_effect()},
+        {"training.context_parallel_degree", no_effect()},
+        {"training.context_parallel_rotate_method", no_effect()},
+        {"training.expert_parallel_degree", no_effect()},
         {"training.tensor_parallel_degree", no_effect()},
         {"training.pipeline_parallel_degree", no_effect()},
         {"training.enable_loss_parallel", maps_to("parallel.loss_parallel")},
@@ -1012,7 +1101,15 @@ const std::vector<option>& torchtitan_table() {
                                "dataset_random_seed", "epochs", "target_tokens",
                                "enable_detailed_memory_tracking", "aggressive_memory_verbose",
                                "num_tokens_per_train_step", "disable_cuda_graphs"}),
-          ignored("parallelism", {"spmd_backend", "context_parallel_ptrr_mask_key"})})
+          ignored("parallelism", {"spmd_backend", "context_parallel_ptrr_mask_key"}),
+          // 2024's: checkpoints and the learning rate under [training], delayed or dynamic
+          // float8 scaling (an amax history of a few floats a weight), the memory estimator.
+          ignored("training", {"checkpoint_folder", "checkpoint_interval",
+                               "checkpoint_interval_type", "warmup_pct",
+                               "precompute_float8_dynamic_scale_for_fsdp",
+                               "float8_scaling_type_input", "float8_scaling_type_weight",
+                               "float8_scaling_type_grad_output"}),
+          ignored("model", {"attn_mask_type"}), ignored("estimate", {"memory", "mode"})})
       rows.insert(rows.end(), more.begin(), more.end());
     for (const char* section : {"checkpoint.*", "job.*", "lr_scheduler.*", "metrics.*",
                                 "profiling.*", "comm.*", "memory_estimation.*"})

@@ -650,6 +650,35 @@ TEST(ImportTorchtitan, ThePeftSectionOfABranchIsLora) {
       << bad.error().to_string();
 }
 
+// torchtitan's 2024 argparse options (torchtrain/config_manager.py from 2024-02): the
+// sequence-parallel degree that became the tensor-parallel one, enable_selective_ac (every
+// block checkpointed, per operator when true), the float8 switches under [training].
+TEST(ImportTorchtitan, OptionsOfTheFirstReleasesAreRead) {
+  auto feb = import_torchtitan(
+      "[model]\nname = \"llama\"\nflavor = \"7B\"\n[training]\nsequence_parallel_degree = 2\n"
+      "data_parallel_degree = 4\nenable_selective_ac = false\nwarmup_pct = 0.2\n",
+      "feb.toml");
+  ASSERT_TRUE(feb) << feb.error().to_string();
+  EXPECT_EQ(feb->job.parallel.tp, 2);
+  EXPECT_EQ(feb->job.training.activation_checkpointing, checkpointing::full);
+  EXPECT_EQ(find_note(feb->notes, "unknown option"), "");
+  EXPECT_EQ(find_note(feb->notes, "is not among the options"), "");
+  auto jul = import_torchtitan(
+      "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\nenable_float8_linear = true\n"
+      "enable_fsdp_float8_all_gather = true\nenable_selective_ac = true\n"
+      "data_parallel_type = \"ddp\"\n", "jul.toml");
+  ASSERT_TRUE(jul) << jul.error().to_string();
+  EXPECT_EQ(jul->job.precision.float8, float8_recipe::tensorwise);
+  EXPECT_FALSE(jul->job.parallel.float8_all_gather);  // FSDP's, and the file asks for DDP
+  EXPECT_EQ(jul->job.training.activation_checkpointing, checkpointing::op);
+  EXPECT_EQ(jul->job.parallel.kind, strategy::ddp);
+  auto fsdp = import_torchtitan(
+      "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\nenable_float8_linear = true\n"
+      "enable_fsdp_float8_all_gather = true\n", "fsdp.toml");
+  ASSERT_TRUE(fsdp) << fsdp.error().to_string();
+  EXPECT_TRUE(fsdp->job.parallel.float8_all_gather);
+}
+
 // A TOML syntax error says what would make the file plannable.
 TEST(ImportTorchtitan, ASyntaxErrorSaysHowToPlanTheFile) {
   auto bad = import_torchtitan("[model\nname = 1\n", "s.toml");
