@@ -471,6 +471,38 @@ const std::vector<option>& torchtune_table() {
         // activations than planned, never more.
         {"layer_dropout.*", not_modelled("blocks skipped for part of the batch (planned with "
                                          "every block's activations)")},
+        // Keys recipes of v0.1.0 to v0.6.1 and main read (cfg.get / cfg.<key> in recipes/*.py)
+        // beside the ones above. full_finetune_distributed v0.2's embedding and output wrapped
+        // as FSDP units of their own:
+        {"memory_efficient_fsdp_wrap",
+         not_modelled("the embedding and output wrapped as FSDP units of their own")},
+        // qat_distributed v0.4 (FSDP1): FULL_SHARD is the plan's.
+        {"fsdp_sharding_strategy", custom([](import_context& ctx, const entry& e) {
+           if (lower_case(e.value.text) == "full_shard") {
+             ctx.ignore(e);
+             return std::string();
+           }
+           return not_modelled("an FSDP1 sharding strategy other than FULL_SHARD").apply(ctx, e);
+         })},
+        // Offloaded activations copied on a second stream, overlapping the compute.
+        {"activation_offloading_use_streams",
+         not_modelled("offloaded activations copied on a second stream (a few in flight)")},
+        {"tensor_parallel_plan.*", no_effect()},
+        {"use_flex", not_modelled("FlexAttention")},
+        {"enable_expandable_segments", not_modelled("the caching allocator's expandable "
+                                                    "segments, set by the recipe")},
+        // Recipes of several models, refused at their other model: their own options.
+        {"kd_loss.*", no_effect()},
+        {"teacher_checkpointer.*", no_effect()},
+        {"ref_policy_checkpointer.*", no_effect()},
+        {"reward_checkpointer.*", no_effect()},
+        {"value_checkpointer.*", no_effect()},
+        {"orchestration.*", no_effect()},
+        {"inference.*", no_effect()},
+        {"training.*", no_effect()},
+        {"datasets", no_effect()},
+        {"datasets.*", no_effect()},
+        {"dataloader.*", no_effect()},
     };
     for (auto&& more : {ignored("", {"output_dir", "resume_from_checkpoint",
                                      "save_adapter_weights_only", "seed", "shuffle", "epochs",
@@ -478,7 +510,19 @@ const std::vector<option>& torchtune_table() {
                                      "log_peak_memory_stats", "log_level", "run_val_every_n_steps",
                                      "batch_size_val", "cudnn_deterministic_mode", "collate_fn",
                                      "enable_async_checkpointing", "fake_quant_after_n_steps",
-                                     "profile_memory", "save_every_n_steps"})})
+                                     "profile_memory", "save_every_n_steps"}),
+                        // Generation, evaluation and RL recipes' options, and v0.1's dataset
+                        // formatting keys: no effect on a training step's memory.
+                        ignored("", {"chat_format", "instruct_template", "chat_template",
+                                     "max_seq_length", "enable_kv_cache", "max_new_tokens",
+                                     "max_generated_tokens", "temperature", "top_k", "prompt",
+                                     "stop_token_ids", "forward_batch_size", "grpo_samples",
+                                     "include_path", "tasks", "limit", "save_every_n_epochs",
+                                     "use_distributed_state_dict", "context_parallel_rotate_method",
+                                     "kd_ratio", "num_steps", "gamma", "lmbda", "kl_coeff",
+                                     "ppo_batch_size", "ppo_epochs", "whiten_rewards",
+                                     "reward_penalty", "penalise_no_eos",
+                                     "min_response_length"})})
       rows.insert(rows.end(), more.begin(), more.end());
     return rows;
   }();
