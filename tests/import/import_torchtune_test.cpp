@@ -181,7 +181,11 @@ TEST(ImportTorchtune, BuildersResolveToPresetsAndUnknownOptionsAreNoted) {
       "batch_sise: 2\n",
       "t.yaml");
   ASSERT_TRUE(imported) << imported.error().to_string();
-  EXPECT_EQ(imported->job.model, "qwen2_5_32b");  // no preset: kept as written
+  EXPECT_EQ(imported->job.model, "qwen2.5-32b");
+  auto llama2_reward = import_config_text(
+      "model:\n  _component_: torchtune.models.llama2.llama2_reward_7b\n", "t.yaml");
+  ASSERT_TRUE(llama2_reward) << llama2_reward.error().to_string();
+  EXPECT_EQ(llama2_reward->job.model, "llama2_reward_7b");  // no preset: kept as written
   auto three = import_config_text(
       "model:\n  _component_: torchtune.models.qwen2_5.lora_qwen2_5_3b\n", "t.yaml");
   ASSERT_TRUE(three) << three.error().to_string();

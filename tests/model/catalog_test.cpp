@@ -31,6 +31,8 @@ const std::map<std::string, std::uint64_t> published = {
     {"qwen2.5-1.5b", 1'543'714'304},  // the modules' total, within the card's 1.54B
     {"qwen2.5-3b", 3'085'938'688},
     {"qwen2.5-7b", 7'615'616'512},
+    {"qwen2.5-14b", 14'770'033'664},  // the modules' total, the card's 14.7B
+    {"qwen2.5-32b", 32'763'876'352},  // the modules' total, the card's 32.5B
     {"qwen2.5-72b", 72'706'203'648},
     {"qwen3-8b", 8'190'735'360},
     {"qwen3-32b", 32'762'123'264},
