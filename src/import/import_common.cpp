@@ -150,8 +150,11 @@ std::string near_option(const std::string& key, const std::vector<std::string>& 
       const std::size_t d = misspelling_edits(lower_case(k.leaf), lower_case(n.leaf));
       if (d != none) consider(name, d);
       else if (shortened_words(k.leaf, n.leaf)) consider(name, 4);
-    } else if (n.leaf == k.leaf && k.leaf.size() >= 6) {
-      same_leaf.push_back(&name);
+    } else if (n.leaf == k.leaf) {
+      // The same last part under a misspelt section ("bp16.enabled" of "bf16.enabled").
+      const std::size_t d = misspelling_edits(lower_case(k.section), lower_case(n.section));
+      if (d != none && !k.section.empty() && !n.section.empty()) consider(name, d);
+      else if (k.leaf.size() >= 6) same_leaf.push_back(&name);
     }
   }
   if (best.empty() && same_leaf.size() == 1) best = *same_leaf.front();

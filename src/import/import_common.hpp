@@ -125,7 +125,8 @@ bool option_matches(const std::string& pattern, const std::string& key);
 /// same section, a last part within a few edits (Damerau: a letter added, dropped, changed, or
 /// two neighbours swapped; one edit up to 7 letters, two up to 15, three beyond, none under 3;
 /// as few for the part where the two differ, so that "..._dtype" is not "..._steps"), or made
-/// of the same words, some shortened ("gc_frequency" of "gc_freq"); or, when no other
+/// of the same words, some shortened ("gc_frequency" of "gc_freq"); the same last part in a
+/// section whose name is as near ("bp16.enabled" of "bf16.enabled"); or, when no other
 /// name has it, the same last part of 6 letters or more in another section. Names with '*'
 /// (a table's wildcard rows) are no candidates. Of several, the closest comes first.
 std::string near_option(const std::string& key, const std::vector<std::string>& names);

@@ -491,6 +491,15 @@ const std::vector<option>& torchtune_table() {
         {"use_flex", not_modelled("FlexAttention")},
         {"enable_expandable_segments", not_modelled("the caching allocator's expandable "
                                                     "segments, set by the recipe")},
+        // The recipes before v0.1.0 (2024-01 to 2024-04, full_finetune.py and lora_finetune.py):
+        // top-level switches later releases moved or dropped.
+        {"cpu_offload", not_modelled("the pre-0.1 recipes' FSDP CPU offload; set "
+                                     "parallel.cpu_offload")},
+        {"enable_fsdp", not_modelled("the pre-0.1 recipes' FSDP switch; set parallel.strategy")},
+        {"full_bf16", not_modelled("the pre-0.1 recipes' all-bf16 training; set precision")},
+        {"lora_rank", maps_to("lora.rank")},
+        {"lora_alpha", maps_to("lora.alpha")},
+        {"lora_attn_modules", not_modelled("the pre-0.1 LoRA recipe's targets; set lora.targets")},
         // Recipes of several models, refused at their other model: their own options.
         {"kd_loss.*", no_effect()},
         {"teacher_checkpointer.*", no_effect()},
@@ -522,7 +531,12 @@ const std::vector<option>& torchtune_table() {
                                      "kd_ratio", "num_steps", "gamma", "lmbda", "kl_coeff",
                                      "ppo_batch_size", "ppo_epochs", "whiten_rewards",
                                      "reward_penalty", "penalise_no_eos",
-                                     "min_response_length"})})
+                                     "min_response_length", "lr", "weight_decay",
+                                     "num_warmup_steps", "project", "metric_logger_type",
+                                     "model_checkpoint", "tokenizer_checkpoint",
+                                     "lora_checkpoint", "run_generation", "max_gen_len",
+                                     "use_clean", "train_on_input",
+                                     "save_merged_final_checkpoint"})})
       rows.insert(rows.end(), more.begin(), more.end());
     return rows;
   }();

@@ -118,6 +118,7 @@ TEST(OptionLists, AMisspeltOptionIsNearTheRealOne) {
             "fsdp_config.fsdp_offload_params");
   EXPECT_EQ(detail::near_option("fsdp_config.fsdp_sharding_stratgy", accelerate),
             "fsdp_config.fsdp_sharding_strategy");
+  EXPECT_EQ(detail::near_option("bp16.enabled", speed), "bf16.enabled");
   // The same last part in another section, when one option has it.
   EXPECT_EQ(detail::near_option("training.selective_ac_option", titan),
             "activation_checkpoint.selective_ac_option");
