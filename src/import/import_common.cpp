@@ -157,7 +157,13 @@ std::string near_option(const std::string& key, const std::vector<std::string>& 
       else if (k.leaf.size() >= 6) same_leaf.push_back(&name);
     }
   }
-  if (best.empty() && same_leaf.size() == 1) best = *same_leaf.front();
+  // A key under a section no option has is a fork's own layout ([data], [dataset]), not an
+  // option put in the wrong section.
+  const bool known_section =
+      k.section.empty() || std::any_of(names.begin(), names.end(), [&](const std::string& name) {
+        return name.size() > k.section.size() && name.starts_with(k.section);
+      });
+  if (best.empty() && same_leaf.size() == 1 && known_section) best = *same_leaf.front();
   return best;
 }
 

@@ -127,7 +127,9 @@ bool option_matches(const std::string& pattern, const std::string& key);
 /// as few for the part where the two differ, so that "..._dtype" is not "..._steps"), or made
 /// of the same words, some shortened ("gc_frequency" of "gc_freq"); the same last part in a
 /// section whose name is as near ("bp16.enabled" of "bf16.enabled"); or, when no other
-/// name has it, the same last part of 6 letters or more in another section. Names with '*'
+/// name has it, the same last part of 6 letters or more in another section, for a key at the
+/// top level or in a section the names have (a section none has is a fork's own layout, as
+/// torchtitan forks' [data] and [dataset]). Names with '*'
 /// (a table's wildcard rows) are no candidates. Of several, the closest comes first.
 std::string near_option(const std::string& key, const std::vector<std::string>& names);
 

@@ -145,6 +145,8 @@ TEST(OptionLists, ForkOptionsAreNotNearARealOne) {
   EXPECT_EQ(detail::near_option("gradient_accumulation_dtype",
                                 names_of(detail::deepspeed_options())),
             "");
+  // A fork's own section holding a name an option has elsewhere: the fork's layout.
+  EXPECT_EQ(detail::near_option("dataset.dataset_path", titan), "");
   // Two options with the same last part: no guess between them.
   EXPECT_EQ(detail::near_option("x.enabled", {"a.enabled", "b.enabled"}), "");
   // Too short to tell a typo from another name.
