@@ -33,6 +33,8 @@ struct note_kind {
 
 constexpr note_kind note_kinds[] = {
     {"unknown option \"", "unknown option, ignored", "unknown options, ignored", true},
+    {"is not among the options of the", "option of no release vramscope knows, ignored",
+     "options of no release vramscope knows, ignored", true},
     {"changes memory but vramscope does not model it",
      "option changes memory but is not modelled, ignored",
      "options change memory but are not modelled, ignored", true},

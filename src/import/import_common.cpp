@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
+#include <string_view>
 #include <tuple>
 
 #include "job/assign.hpp"
@@ -22,22 +24,161 @@ bool matches(const std::string& pattern, const std::string& key) {
   return pattern == key;
 }
 
-// Suggestions compare the last part of the key with its siblings in the same table or section,
-// so a long shared prefix ("fsdp_config.") does not make every key look close.
-void report_unknown(import_context& ctx, const entry& e, const std::vector<option>& table) {
-  const auto dot = e.key.rfind('.');
-  const std::string prefix = dot == std::string::npos ? "" : e.key.substr(0, dot + 1);
-  std::vector<std::string> siblings;
-  for (const auto& o : table)
-    if (o.key.rfind(prefix, 0) == 0 && o.key.find('*') == std::string::npos &&
-        o.key.find('.', prefix.size()) == std::string::npos)
-      siblings.push_back(o.key.substr(prefix.size()));
-  const std::string near = did_you_mean(e.key.substr(prefix.size()), siblings);
-  ctx.note(e, fmt::format("unknown option \"{}\"{}; ignored", e.key,
-                          near.empty() ? "" : fmt::format(" (did you mean \"{}{}\"?)", prefix, near)));
+// Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
+// neighbouring letters each cost one.
+std::size_t damerau_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+// The edits a misspelling of a name of `length` letters may hold.
+std::size_t edits_allowed(std::size_t length) {
+  return length < 3 ? 0 : length <= 7 ? 1 : length <= 15 ? 2 : 3;
+}
+
+constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+
+// The edits that make `b` of `a` when few enough for a misspelling, else `none`. The edits must
+// be few for the whole name and for the part where the two differ (what is left without their
+// common beginning and end): gradient_accumulation_dtype is three edits from
+// gradient_accumulation_steps, but all in one five-letter word, so it is another name.
+std::size_t misspelling_edits(std::string_view a, std::string_view b) {
+  const std::size_t d = damerau_distance(a, b);
+  if (d > edits_allowed(std::min(a.size(), b.size()))) return none;
+  std::size_t front = 0;
+  while (front < a.size() && front < b.size() && a[front] == b[front]) ++front;
+  std::size_t back = 0;
+  while (back < a.size() - front && back < b.size() - front &&
+         a[a.size() - 1 - back] == b[b.size() - 1 - back])
+    ++back;
+  const std::size_t differ = std::max(a.size(), b.size()) - front - back;
+  return d <= std::max<std::size_t>(1, edits_allowed(differ)) ? d : none;
+}
+
+// Lower case without the separators: "fsdp.cpu_offload" and "fsdp_cpu_offload" are one key.
+std::string squeezed(std::string_view name) {
+  std::string out;
+  for (char c : name)
+    if (c != '.' && c != '_' && c != '-')
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::vector<std::string> words_of(std::string_view name) {
+  std::vector<std::string> words;
+  std::string word;
+  for (char c : name) {
+    if (c == '_' || c == '-') {
+      if (!word.empty()) words.push_back(std::move(word));
+      word.clear();
+    } else {
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  if (!word.empty()) words.push_back(std::move(word));
+  return words;
+}
+
+// The same words in the same order, at least one of them shortened to a prefix of three letters
+// or more of the other's: "gc_frequency" and "gc_freq", "num_proc" and "num_processes".
+bool shortened_words(std::string_view a, std::string_view b) {
+  const auto x = words_of(a);
+  const auto y = words_of(b);
+  if (x.size() != y.size() || x.empty()) return false;
+  bool shortened = false;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (x[i] == y[i]) continue;
+    const auto& shorter = x[i].size() < y[i].size() ? x[i] : y[i];
+    const auto& longer = x[i].size() < y[i].size() ? y[i] : x[i];
+    if (shorter.size() < 3 || longer.rfind(shorter, 0) != 0) return false;
+    shortened = true;
+  }
+  return shortened;
+}
+
+struct split_key {
+  std::string_view section;  // "fsdp_config." with its dot, "" at the top level
+  std::string_view leaf;     // the last part, without a command-line option's dashes
+};
+
+split_key split(std::string_view key) {
+  const auto dot = key.rfind('.');
+  split_key out{dot == std::string_view::npos ? std::string_view() : key.substr(0, dot + 1),
+                dot == std::string_view::npos ? key : key.substr(dot + 1)};
+  while (out.leaf.starts_with('-')) out.leaf.remove_prefix(1);
+  return out;
+}
+
+// "Megatron-LM" for the importers' format names, as users know the frameworks.
+std::string framework_name(const std::string& format) {
+  if (format == "deepspeed") return "DeepSpeed";
+  if (format == "megatron") return "Megatron-LM";
+  return format;
 }
 
 }  // namespace
+
+std::string near_option(const std::string& key, const std::vector<std::string>& names) {
+  const split_key k = split(key);
+  const std::string flat = squeezed(key);
+  std::string best;
+  std::size_t best_cost = std::numeric_limits<std::size_t>::max();
+  const auto consider = [&](const std::string& name, std::size_t cost) {
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = name;
+    }
+  };
+  std::vector<const std::string*> same_leaf;
+  for (const auto& name : names) {
+    if (name == key || name.find('*') != std::string::npos) continue;
+    if (squeezed(name) == flat) {
+      consider(name, 0);
+      continue;
+    }
+    const split_key n = split(name);
+    if (n.section == k.section) {
+      const std::size_t d = misspelling_edits(lower_case(k.leaf), lower_case(n.leaf));
+      if (d != none) consider(name, d);
+      else if (shortened_words(k.leaf, n.leaf)) consider(name, 4);
+    } else if (n.leaf == k.leaf) {
+      // The same last part under a misspelt section ("bp16.enabled" of "bf16.enabled").
+      const std::size_t d = misspelling_edits(lower_case(k.section), lower_case(n.section));
+      if (d != none && !k.section.empty() && !n.section.empty()) consider(name, d);
+      else if (k.leaf.size() >= 6) same_leaf.push_back(&name);
+    }
+  }
+  // A key under a section no option has is a fork's own layout ([data], [dataset]), not an
+  // option put in the wrong section.
+  const bool known_section =
+      k.section.empty() || std::any_of(names.begin(), names.end(), [&](const std::string& name) {
+        return name.size() > k.section.size() && name.starts_with(k.section);
+      });
+  if (best.empty() && same_leaf.size() == 1 && known_section) best = *same_leaf.front();
+  return best;
+}
+
+void report_unclaimed(import_context& ctx, const entry& e, const std::vector<option>& table) {
+  std::vector<std::string> names = ctx.own_names;
+  for (const auto& row : table) names.push_back(row.key);
+  if (const std::string near = near_option(e.key, names); !near.empty()) {
+    ctx.note(e, fmt::format("unknown option \"{}\" (did you mean \"{}\"?); ignored", e.key, near));
+    return;
+  }
+  ctx.note(e, fmt::format("\"{}\" is not among the options of the {} releases vramscope knows, "
+                          "nor near one (a fork's, a branch's or a newer release's option, or a "
+                          "typo); ignored, so what it does to memory is not planned",
+                          e.key, framework_name(ctx.out.format)));
+}
 
 bool option_matches(const std::string& pattern, const std::string& key) {
   return matches(pattern, key);
@@ -188,7 +329,7 @@ std::optional<diagnostic> apply_options(import_context& ctx, const std::vector<o
     const auto o = std::find_if(table.begin(), table.end(),
                                 [&](const option& row) { return matches(row.key, e.key); });
     if (o == table.end()) {
-      report_unknown(ctx, e, table);
+      report_unclaimed(ctx, e, table);
       continue;
     }
     if (o->act.kind == action_kind::mapped && e.is_string && lower_case(e.value.text) == "auto") {

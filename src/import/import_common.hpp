@@ -2,7 +2,8 @@
 // Shared machinery of the three importers. Each importer flattens its file into entries
 // ("fsdp_config.fsdp_sharding_strategy" = "FULL_SHARD", with the line it came from) and runs
 // them through a table of options: what each one becomes, or why it is ignored. An entry that
-// no table row claims is reported as unknown, with a did-you-mean. Private to the job module.
+// no table row claims is reported by report_unclaimed: as an unknown option when a real option
+// is near (naming it), else as a name of no release vramscope knows. Private to the job module.
 
 #include <functional>
 #include <initializer_list>
@@ -58,6 +59,9 @@ class import_context {
   /// Shell variables a launch script sets only in branches its own arguments choose: each name
   /// with where that conditional is written and a message saying so (shell_launch.hpp).
   std::vector<std::pair<std::string, diagnostic>> chosen_by_arguments;
+  /// Names the file itself defines and reads (torchtune's OmegaConf variables, `${name}`): a key
+  /// near one of them is a misspelling of it, as of an option.
+  std::vector<std::string> own_names;
 };
 
 /// What to do with one option. Returns "" or the problem (an error of the import).
@@ -114,6 +118,27 @@ inline constexpr const char* syntax_remedy =
 
 /// Whether the row `pattern` claims `key`: the same key, or "section.*" for any key under it.
 bool option_matches(const std::string& pattern, const std::string& key);
+
+/// The name among `names` that the file's `key` is near enough to be a misspelling of, or "".
+/// Near is: the same name but for letter case and the separators '.', '_' and '-'
+/// ("fsdp.cpu_offload" of "fsdp_cpu_offload", "--use_flash_attn" of "--use-flash-attn"); in the
+/// same section, a last part within a few edits (Damerau: a letter added, dropped, changed, or
+/// two neighbours swapped; one edit up to 7 letters, two up to 15, three beyond, none under 3;
+/// as few for the part where the two differ, so that "..._dtype" is not "..._steps"), or made
+/// of the same words, some shortened ("gc_frequency" of "gc_freq"); the same last part in a
+/// section whose name is as near ("bp16.enabled" of "bf16.enabled"); or, when no other
+/// name has it, the same last part of 6 letters or more in another section, for a key at the
+/// top level or in a section the names have (a section none has is a fork's own layout, as
+/// torchtitan forks' [data] and [dataset]). Names with '*'
+/// (a table's wildcard rows) are no candidates. Of several, the closest comes first.
+std::string near_option(const std::string& key, const std::vector<std::string>& names);
+
+/// What apply_options says of an entry no row of `table` claims. With a real option near it
+/// (near_option over the table's names and ctx.own_names): `unknown option "KEY" (did you mean
+/// "NEAR"?); ignored`. Otherwise the name may be a fork's, a branch's or a newer release's
+/// option as much as a typo, and "unknown" would claim the framework lacks it: the note says it
+/// is not among the options of the framework's releases vramscope knows and is ignored.
+void report_unclaimed(import_context& ctx, const entry& e, const std::vector<option>& table);
 
 /// One no_effect() row per key of `section` ("" for top-level keys).
 std::vector<option> ignored(const std::string& section, std::initializer_list<const char*> keys);

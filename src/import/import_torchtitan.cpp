@@ -86,12 +86,45 @@ constexpr refused_flavor refused_flavors[] = {
      "untied); set model to the checkpoint's Hugging Face id or a vramscope preset"},
 };
 
+// Flavor suffixes of torchtitan branches that change how a flavor runs, not its tensors: the
+// flavor without the suffix is planned, with the note. pull/2078 (torchtitan/models/qwen3/
+// __init__.py at 8703ffce): "30B-A3B-deepep" is 30B-A3B's shapes with use_deepep (and
+// _debug_force_load_balance, an even routing of the tokens).
+struct dispatch_suffix {
+  std::string_view suffix, what;
+};
+constexpr dispatch_suffix dispatch_suffixes[] = {
+    {"-deepep", "DeepEP's all-to-all for the experts' tokens (use_deepep), whose communication "
+                "buffers are not planned"},
+    {"_deepep", "DeepEP's all-to-all for the experts' tokens (use_deepep), whose communication "
+                "buffers are not planned"},
+};
+
+// The preset of a branch's flavor that is a release flavor with a dispatch suffix, noted.
+std::optional<std::string> preset_of_suffixed(import_context& ctx, const entry& flavor,
+                                              const std::string& name) {
+  const std::string& f = flavor.value.text;
+  for (const auto& [suffix, what] : dispatch_suffixes) {
+    if (f.size() <= suffix.size() || lower_case(f).substr(f.size() - suffix.size()) != suffix)
+      continue;
+    const std::string base = f.substr(0, f.size() - suffix.size());
+    auto preset = model::preset_named(name + " " + base);
+    if (!preset) return std::nullopt;
+    ctx.note(flavor, fmt::format("flavor {} is a branch's: flavor {}'s shapes with {}; planned "
+                                 "as {}", f, base, what, *preset));
+    return preset;
+  }
+  return std::nullopt;
+}
+
 // torchtitan model names and flavors -> vramscope presets, by model::preset_named on
 // "<name> <flavor>" ("llama3 8B" -> llama-3.1-8b, "qwen3 30B-A3B" -> qwen3-30b-a3b), on a flavor
 // that is a Hugging Face id (the deepseek_v2 experiment's "deepseek-ai/DeepSeek-V2-Lite"), and
 // on [hf_transformers] model, the checkpoint the transformers modeling backend builds
 // (torchtitan/experiments/transformers_modeling_backend, v0.2.2). A name with no preset is kept
-// as written, so that planning refuses it at the model's line, listing the presets of its family.
+// as written, so that planning refuses it, listing the presets of its family: at the flavor's
+// line when the family has presets (the flavor is a branch's or fork's own, its shapes in its
+// source), else at the name's.
 maybe_error read_model(import_context& ctx) {
   const entry* name = ctx.find("model.name");
   const entry* flavor = ctx.find("model.flavor");
@@ -120,6 +153,8 @@ maybe_error read_model(import_context& ctx) {
       preset = model::preset_named("llama2 " + flavor->value.text);
     if (!preset && flavor != nullptr && f.find('/') != std::string::npos)
       preset = model::preset_named(flavor->value.text);
+    if (!preset && flavor != nullptr && name != nullptr)
+      preset = preset_of_suffixed(ctx, *flavor, name->value.text);
   }
   // A name that is none of torchtitan's models (nor, after a '.', an experiment's model) and
   // no preset is a fork's own model: refused at its line, before the file's other options,
@@ -142,9 +177,98 @@ maybe_error read_model(import_context& ctx) {
                           "model=PATH/config.json (a Hugging Face config of the same shapes)",
                           name->value.text));
   if (hf != nullptr && name != nullptr) ctx.mapped_to(*name, "model");
-  if (flavor != nullptr) ctx.mapped_to(*flavor, "model");
+  if (!preset && hf == nullptr && flavor != nullptr &&
+      !model::presets_of_family(written).empty()) {
+    // A family with presets: the flavor is what none of them has.
+    ctx.mapped_to(*name, "model");
+    from = flavor;
+  } else if (flavor != nullptr) {
+    ctx.mapped_to(*flavor, "model");
+  }
   const std::string problem = ctx.set("model", preset.value_or(written), *from);
   return problem.empty() ? std::nullopt : maybe_error(at(from->where, problem));
+}
+
+// A [peft] switch's value, false when absent; the problem located at the switch.
+maybe_error peft_switch(const import_context& ctx, const char* key, bool& on) {
+  on = false;
+  const entry* e = ctx.find(std::string("peft.") + key);
+  if (e == nullptr) return std::nullopt;
+  if (auto problem = parse_bool_text(e->value.text, on); !problem.empty())
+    return at(e->where, fmt::format("{}: {}", e->key, problem));
+  return std::nullopt;
+}
+
+// [peft] of pull/2247's branch (torchtitan/config/job_config.py at 65add622, class PEFT;
+// components/peft/lora.py, lora_or_linear): with enable_peft and use_lora every attention
+// projection (wq, wk, wv, wo) and every dense or shared-expert MLP projection (w1, w2, w3) is a
+// Lora linear of lora_rank (default 8), lora_alpha (default 1.0) and lora_dropout over a frozen
+// base; routed experts keep plain weights. The embedding, the output and the norms are frozen
+// unless train_embeddings, train_output_layer or lora_train_norm say otherwise
+// (models/qwen3/model/model.py), and layers_to_train keeps the adapters to the listed layers.
+// Runs after read_model: a model with routed experts gets the attention's adapters only, since
+// the plan's MLP targets would put adapters on every expert.
+maybe_error read_peft(import_context& ctx) {
+  bool enabled = false;
+  bool lora = false;
+  if (auto bad = peft_switch(ctx, "enable_peft", enabled)) return bad;
+  if (auto bad = peft_switch(ctx, "use_lora", lora)) return bad;
+  const entry* enable = ctx.find("peft.enable_peft");
+  std::vector<const entry*> section;
+  for (const auto& e : ctx.entries)
+    if (e.key.starts_with("peft.")) section.push_back(&e);
+  if (!enabled || !lora) {
+    if (enabled)
+      ctx.note(*enable, "peft.enable_peft without use_lora adds no adapters; the branch then "
+                        "freezes the embedding and output only: planned as full training");
+    for (const entry* e : section)
+      if (!(enabled && e == enable)) ctx.ignore(*e);
+    return std::nullopt;
+  }
+  bool dense = true;
+  if (auto spec = model::load_preset(ctx.out.job.model); spec) dense = spec->text.experts == 0;
+  std::vector<std::string> targets{"q_proj", "k_proj", "v_proj", "o_proj"};
+  if (dense) {
+    targets.insert(targets.end(), {"gate_proj", "up_proj", "down_proj"});
+  } else {
+    ctx.note(*enable, "peft: the branch's adapters go on the attention and on dense and shared-"
+                      "expert MLPs, not on routed experts: planned on the attention projections");
+  }
+  const entry* rank = ctx.find("peft.lora_rank");
+  const entry* alpha = ctx.find("peft.lora_alpha");
+  const entry* dropout = ctx.find("peft.lora_dropout");
+  std::string problem = ctx.set("lora.enabled", "true", *enable);
+  if (problem.empty()) problem = ctx.set("lora.method", "lora", *enable);
+  if (problem.empty()) problem = ctx.set("lora.targets", join(targets, ","), *enable);
+  if (problem.empty())
+    problem = rank != nullptr ? ctx.set("lora.rank", rank->value.text, *rank)
+                              : ctx.set("lora.rank", "8", *enable);
+  if (problem.empty())
+    problem = alpha != nullptr ? ctx.set("lora.alpha", alpha->value.text, *alpha)
+                               : ctx.set("lora.alpha", "1.0", *enable);
+  if (problem.empty() && dropout != nullptr)
+    problem = ctx.set("lora.dropout", dropout->value.text, *dropout);
+  if (!problem.empty()) return at(enable->where, problem);
+  static constexpr std::pair<const char*, const char*> trained[] = {
+      {"peft.train_embeddings", "the embedding trained beside the adapters (its gradient and "
+                                "optimizer state)"},
+      {"peft.train_output_layer", "the output layer trained beside the adapters (its gradient "
+                                  "and optimizer state)"},
+      {"peft.lora_train_norm", "the norms trained beside the adapters"}};
+  for (const auto& [key, what] : trained)
+    if (const entry* e = ctx.find(key)) {
+      if (auto bad = not_modelled(what).apply(ctx, *e); !bad.empty()) return at(e->where, bad);
+    }
+  if (const entry* layers = ctx.find("peft.layers_to_train"); layers != nullptr) {
+    if (layers->value.is_list || (!layers->value.text.empty() &&
+                                  lower_case(layers->value.text) != "none"))
+      not_modelled("adapters on the listed layers only, the others frozen (planned on every "
+                   "layer)").apply(ctx, *layers);
+    else
+      ctx.ignore(*layers);
+  }
+  ctx.mapped_to(*ctx.find("peft.use_lora"), "lora.enabled");
+  return std::nullopt;
 }
 
 // Older torchtitan configs (2024 to early 2025) kept the parallel degrees under [training] and
@@ -157,6 +281,16 @@ void read_legacy_layout(import_context& ctx) {
       "pipeline_parallel_microbatch_size", "pipeline_parallel_split_points",
       "context_parallel_degree", "context_parallel_rotate_method", "expert_parallel_degree"};
   for (auto& e : ctx.entries) {
+    // February to March 2024 (e28832e7c renamed it): the tensor-parallel degree, with sequence
+    // parallelism.
+    if (e.key == "training.sequence_parallel_degree" &&
+        ctx.find("parallelism.tensor_parallel_degree") == nullptr &&
+        ctx.find("training.tensor_parallel_degree") == nullptr) {
+      ctx.note(e, "training.sequence_parallel_degree is the older name of "
+                  "parallelism.tensor_parallel_degree: read as such");
+      e.key = "parallelism.tensor_parallel_degree";
+      continue;
+    }
     // April to August 2024: one data-parallel degree, FSDP's (-1: every rank left over).
     if (e.key == "training.data_parallel_degree" &&
         ctx.find("parallelism.data_parallel_shard_degree") == nullptr) {
@@ -446,7 +580,7 @@ std::string read_converters(import_context& ctx, const entry& e) {
 // amax histories of a few floats a weight, planned as the tensorwise recipe.
 std::string read_legacy_fp8_linear(import_context& ctx, const entry& e) {
   std::string v = lower_case(e.value.text);
-  if (e.key == "training.enable_fp8_linear") {
+  if (e.key == "training.enable_fp8_linear" || e.key == "training.enable_float8_linear") {
     bool on = false;
     if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
       return e.key + ": " + problem;
@@ -460,6 +594,59 @@ std::string read_legacy_fp8_linear(import_context& ctx, const entry& e) {
     ctx.note(e, "training.fp8_linear delayed: planned as the tensorwise recipe (the amax "
                 "histories are a few floats a weight)");
   return ctx.set("precision.float8", "tensorwise", e);
+}
+
+// Whether a 2024 [training] switch turns torchao's float8 linears on (read_legacy_fp8_linear).
+bool legacy_float8_on(const import_context& ctx) {
+  for (const char* key : {"training.enable_fp8_linear", "training.enable_float8_linear"}) {
+    bool on = false;
+    if (const entry* e = ctx.find(key); e != nullptr && parse_bool_text(e->value.text, on).empty() && on)
+      return true;
+  }
+  const entry* fp8 = ctx.find("training.fp8_linear");
+  return fp8 != nullptr && !fp8->value.text.empty();
+}
+
+// 2024's training.enable_fsdp_fp8_all_gather (June) / enable_fsdp_float8_all_gather (July):
+// FSDP2 all-gathers the float8 weights, with the float8 linears on; off or without them, nothing.
+std::string read_legacy_float8_all_gather(import_context& ctx, const entry& e) {
+  bool on = false;
+  if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
+    return e.key + ": " + problem;
+  const entry* type = ctx.find("training.data_parallel_type");
+  if (!on || !legacy_float8_on(ctx) || (type != nullptr && lower_case(type->value.text) == "ddp")) {
+    ctx.ignore(e);  // FSDP2's all-gather: nothing to gather under DDP
+    return "";
+  }
+  return ctx.set("parallel.float8_all_gather", "true", e);
+}
+
+// training.enable_selective_ac (torchtrain, 2024-02-28 to 0d415d782, 2024-03-14): every block is
+// checkpointed, true with the per-operator policy (saves compute ops but every second matmul),
+// false whole (parallelize_llama.py at 55ec314c7, checkpoint_wrapper).
+std::string read_enable_selective_ac(import_context& ctx, const entry& e) {
+  bool on = false;
+  if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
+    return e.key + ": " + problem;
+  if (ctx.find("activation_checkpoint.mode") != nullptr) {
+    ctx.ignore(e);
+    return "";
+  }
+  return ctx.set("training.activation_checkpointing", on ? "op" : "full", e);
+}
+
+// training.data_parallel_type (2024-07, b795534ca): "fsdp" (the default) or "ddp".
+std::string read_data_parallel_type(import_context& ctx, const entry& e) {
+  const std::string v = lower_case(e.value.text);
+  if (v == "fsdp") {
+    ctx.ignore(e);
+    return "";
+  }
+  if (v != "ddp")
+    return fmt::format("{}: invalid value \"{}\" (expected one of: fsdp, ddp)", e.key, e.value.text);
+  ctx.note(e, "training.data_parallel_type ddp: torchtitan replicates the model over the "
+              "data-parallel ranks: planned as ddp");
+  return ctx.set("parallel.strategy", "ddp", e);
 }
 
 // The options of the float8 converter: consumed by read_float8 when it is on, nothing when off.
@@ -745,6 +932,22 @@ const std::vector<option>& torchtitan_table() {
         // "delayed" scaling) and later training.enable_fp8_linear.
         {"training.fp8_linear", custom(read_legacy_fp8_linear)},
         {"training.enable_fp8_linear", custom(read_legacy_fp8_linear)},
+        {"training.enable_float8_linear", custom(read_legacy_fp8_linear)},
+        {"training.enable_fsdp_fp8_all_gather", custom(read_legacy_float8_all_gather)},
+        {"training.enable_fsdp_float8_all_gather", custom(read_legacy_float8_all_gather)},
+        // Other 2024 [training] and [model] options (torchtrain/config_manager.py and
+        // torchtitan/config_manager.py, 2024-02 to 2025-04).
+        {"training.enable_selective_ac", custom(read_enable_selective_ac)},
+        {"training.data_parallel_type", custom(read_data_parallel_type)},
+        {"training.disable_loss_parallel",
+         maps_with("parallel.loss_parallel", {{"true", "false"}, {"false", "default"}})},
+        {"training.fsdp_reshard_after_forward",
+         maps_with("parallel.reshard_after_forward",
+                   {{"default", "true"}, {"always", "true"}, {"never", "false"}})},
+        {"optimizer.fused", maps_to("optimizer.fused")},
+        {"parallelism.pipeline_parallel_microbatches",
+         not_modelled("a pipeline micro-batch count given directly")},
+        {"model.use_flex_attn", not_modelled_if_true("FlexAttention")},
         {"parallelism.data_parallel_shard_degree", handled()},
         {"parallelism.data_parallel_replicate_degree", handled()},
         {"parallelism.tensor_parallel_degree", handled()},
@@ -802,6 +1005,16 @@ const std::vector<option>& torchtitan_table() {
         // The 2024 layout's [training] degrees, read as their [parallelism] names by
         // read_legacy_layout (a file that has both keeps the [parallelism] one).
         {"training.data_parallel_degree", no_effect()},
+        {"training.sequence_parallel_degree", no_effect()},
+        {"training.data_parallel_shard_degree", no_effect()},
+        {"training.data_parallel_replicate_degree", no_effect()},
+        {"training.enable_async_tensor_parallel", no_effect()},
+        {"training.pipeline_parallel_schedule", no_effect()},
+        {"training.pipeline_parallel_microbatch_size", no_effect()},
+        {"training.pipeline_parallel_split_points", no_effect()},
+        {"training.context_parallel_degree", no_effect()},
+        {"training.context_parallel_rotate_method", no_effect()},
+        {"training.expert_parallel_degree", no_effect()},
         {"training.tensor_parallel_degree", no_effect()},
         {"training.pipeline_parallel_degree", no_effect()},
         {"training.enable_loss_parallel", maps_to("parallel.loss_parallel")},
@@ -813,6 +1026,9 @@ const std::vector<option>& torchtitan_table() {
         {"parallelism.expert_parallel_comm_backend",
          not_modelled("the all-to-all library's buffers (DeepEP)")},
         {"debug.moe_force_load_balance", not_modelled("tokens routed to experts evenly")},
+        // pull/2078's name for it (torchtitan/config/job_config.py at 8703ffce, [training]).
+        {"training.debug_moe_force_load_balance",
+         not_modelled_if_true("tokens routed to experts evenly")},
         {"debug.*", no_effect()},
         // Options of branches and forks (tests/data/options/torchtitan_options.txt names them).
         {"training.skip_optimizer_step",
@@ -846,6 +1062,16 @@ const std::vector<option>& torchtitan_table() {
          not_modelled("the sequence length under its newer name; set training.seq_len")},
         {"training.data_stages", not_modelled("data stages, each with its own sequence length")},
         {"training.data_stages.*", not_modelled("data stages, each with its own sequence length")},
+        // pull/2247's [peft] (read_peft); another fork's peft options stay not modelled.
+        {"peft.enable_peft", handled()},
+        {"peft.use_lora", handled()},
+        {"peft.lora_rank", handled()},
+        {"peft.lora_alpha", handled()},
+        {"peft.lora_dropout", handled()},
+        {"peft.lora_train_norm", handled()},
+        {"peft.train_embeddings", handled()},
+        {"peft.train_output_layer", handled()},
+        {"peft.layers_to_train", handled()},
         {"peft.*", not_modelled("the fork's LoRA fine-tuning (peft)")},
         {"grpo.*", not_modelled("GRPO training (a reference model and rollouts)")},
         {"deepep.*", not_modelled("the all-to-all library's buffers (DeepEP)")},
@@ -875,7 +1101,15 @@ const std::vector<option>& torchtitan_table() {
                                "dataset_random_seed", "epochs", "target_tokens",
                                "enable_detailed_memory_tracking", "aggressive_memory_verbose",
                                "num_tokens_per_train_step", "disable_cuda_graphs"}),
-          ignored("parallelism", {"spmd_backend", "context_parallel_ptrr_mask_key"})})
+          ignored("parallelism", {"spmd_backend", "context_parallel_ptrr_mask_key"}),
+          // 2024's: checkpoints and the learning rate under [training], delayed or dynamic
+          // float8 scaling (an amax history of a few floats a weight), the memory estimator.
+          ignored("training", {"checkpoint_folder", "checkpoint_interval",
+                               "checkpoint_interval_type", "warmup_pct",
+                               "precompute_float8_dynamic_scale_for_fsdp",
+                               "float8_scaling_type_input", "float8_scaling_type_weight",
+                               "float8_scaling_type_grad_output"}),
+          ignored("model", {"attn_mask_type"}), ignored("estimate", {"memory", "mode"})})
       rows.insert(rows.end(), more.begin(), more.end());
     for (const char* section : {"checkpoint.*", "job.*", "lr_scheduler.*", "metrics.*",
                                 "profiling.*", "comm.*", "memory_estimation.*"})
@@ -897,16 +1131,18 @@ result<imported_job> import_torchtitan(std::string_view text, const std::string&
     root = toml::parse(text, std::string_view(source));
   } catch (const toml::parse_error& e) {
     const auto begin = e.source().begin;
-    return detail::at(detail::location(source, text, static_cast<int>(begin.line),
-                                       static_cast<int>(begin.column)),
-                      "toml syntax error: " + std::string(e.description()) + "; " +
-                          detail::syntax_remedy);
+    return detail::with_remedy(
+        detail::at(detail::location(source, text, static_cast<int>(begin.line),
+                                    static_cast<int>(begin.column)),
+                   "toml syntax error: " + std::string(e.description())),
+        detail::syntax_remedy);
   }
   detail::import_context ctx("torchtitan", source);
   detail::flatten(root, "", ctx, text);
   detail::read_legacy_layout(ctx);
   bool has_world_size = false;
   if (auto err = detail::read_model(ctx)) return *err;
+  if (auto err = detail::read_peft(ctx)) return *err;
   if (auto err = detail::read_parallelism(ctx, has_world_size)) return *err;
   if (auto err = detail::read_checkpointing(ctx)) return *err;
   if (auto err = detail::read_float8(ctx)) return *err;

@@ -16,7 +16,6 @@
 #include <array>
 #include <cctype>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 
 #include <vramscope/model/catalog.hpp>
@@ -154,7 +153,7 @@ maybe_error read_tune_model(import_context& ctx) {
     });
     if (found == ctx.entries.end()) continue;
     const entry* other = &*found;
-    const std::string key = other->key.substr(0, other->key.size() - tail.size() + strlen(name));
+    const std::string key = other->key.substr(0, other->key.size() - tail.size() + tail.find('.'));
     diagnostic where = other->where;
     for (const auto& [section, at_section] : ctx.sections)
       if (section == key) where = at_section;
@@ -498,6 +497,56 @@ const std::vector<option>& torchtune_table() {
         {"profiler.*", no_effect()},
         {"optimizer.*", no_effect()},  // lr, weight_decay, betas, eps
         {"clip_grad_norm", no_effect()},
+        // dev/early_exit_finetune_distributed (torchtune 0.5, f8563ddc7 "Support Early Exit Loss
+        // and/or Layer Dropout"): the hidden states of the chosen layers go through
+        // the output projection and the loss as well as the last one's.
+        {"early_exit_loss.*", not_modelled("the output projection and loss on the hidden states "
+                                           "of the layers early_exit_loss.layers chooses")},
+        // The same recipe's layer dropout skips blocks for part of the batch: fewer
+        // activations than planned, never more.
+        {"layer_dropout.*", not_modelled("blocks skipped for part of the batch (planned with "
+                                         "every block's activations)")},
+        // Keys recipes of v0.1.0 to v0.6.1 and main read (cfg.get / cfg.<key> in recipes/*.py)
+        // beside the ones above. full_finetune_distributed v0.2's embedding and output wrapped
+        // as FSDP units of their own:
+        {"memory_efficient_fsdp_wrap",
+         not_modelled("the embedding and output wrapped as FSDP units of their own")},
+        // qat_distributed v0.4 (FSDP1): FULL_SHARD is the plan's.
+        {"fsdp_sharding_strategy", custom([](import_context& ctx, const entry& e) {
+           if (lower_case(e.value.text) == "full_shard") {
+             ctx.ignore(e);
+             return std::string();
+           }
+           return not_modelled("an FSDP1 sharding strategy other than FULL_SHARD").apply(ctx, e);
+         })},
+        // Offloaded activations copied on a second stream, overlapping the compute.
+        {"activation_offloading_use_streams",
+         not_modelled("offloaded activations copied on a second stream (a few in flight)")},
+        {"tensor_parallel_plan.*", no_effect()},
+        {"use_flex", not_modelled("FlexAttention")},
+        {"enable_expandable_segments", not_modelled("the caching allocator's expandable "
+                                                    "segments, set by the recipe")},
+        // The recipes before v0.1.0 (2024-01 to 2024-04, full_finetune.py and lora_finetune.py):
+        // top-level switches later releases moved or dropped.
+        {"cpu_offload", not_modelled("the pre-0.1 recipes' FSDP CPU offload; set "
+                                     "parallel.cpu_offload")},
+        {"enable_fsdp", not_modelled("the pre-0.1 recipes' FSDP switch; set parallel.strategy")},
+        {"full_bf16", not_modelled("the pre-0.1 recipes' all-bf16 training; set precision")},
+        {"lora_rank", maps_to("lora.rank")},
+        {"lora_alpha", maps_to("lora.alpha")},
+        {"lora_attn_modules", not_modelled("the pre-0.1 LoRA recipe's targets; set lora.targets")},
+        // Recipes of several models, refused at their other model: their own options.
+        {"kd_loss.*", no_effect()},
+        {"teacher_checkpointer.*", no_effect()},
+        {"ref_policy_checkpointer.*", no_effect()},
+        {"reward_checkpointer.*", no_effect()},
+        {"value_checkpointer.*", no_effect()},
+        {"orchestration.*", no_effect()},
+        {"inference.*", no_effect()},
+        {"training.*", no_effect()},
+        {"datasets", no_effect()},
+        {"datasets.*", no_effect()},
+        {"dataloader.*", no_effect()},
     };
     for (auto&& more : {ignored("", {"output_dir", "resume_from_checkpoint",
                                      "save_adapter_weights_only", "seed", "shuffle", "epochs",
@@ -505,7 +554,24 @@ const std::vector<option>& torchtune_table() {
                                      "log_peak_memory_stats", "log_level", "run_val_every_n_steps",
                                      "batch_size_val", "cudnn_deterministic_mode", "collate_fn",
                                      "enable_async_checkpointing", "fake_quant_after_n_steps",
-                                     "profile_memory", "save_every_n_steps"})})
+                                     "profile_memory", "save_every_n_steps"}),
+                        // Generation, evaluation and RL recipes' options, and v0.1's dataset
+                        // formatting keys: no effect on a training step's memory.
+                        ignored("", {"chat_format", "instruct_template", "chat_template",
+                                     "max_seq_length", "enable_kv_cache", "max_new_tokens",
+                                     "max_generated_tokens", "temperature", "top_k", "prompt",
+                                     "stop_token_ids", "forward_batch_size", "grpo_samples",
+                                     "include_path", "tasks", "limit", "save_every_n_epochs",
+                                     "use_distributed_state_dict", "context_parallel_rotate_method",
+                                     "kd_ratio", "num_steps", "gamma", "lmbda", "kl_coeff",
+                                     "ppo_batch_size", "ppo_epochs", "whiten_rewards",
+                                     "reward_penalty", "penalise_no_eos",
+                                     "min_response_length", "lr", "weight_decay",
+                                     "num_warmup_steps", "project", "metric_logger_type",
+                                     "model_checkpoint", "tokenizer_checkpoint",
+                                     "lora_checkpoint", "run_generation", "max_gen_len",
+                                     "use_clean", "train_on_input",
+                                     "save_merged_final_checkpoint"})})
       rows.insert(rows.end(), more.begin(), more.end());
     return rows;
   }();
@@ -716,6 +782,7 @@ result<imported_job> import_torchtune(std::string_view text, const std::string& 
                       [&](const detail::option& row) { return row.key == e.key; }))
         return false;
       ctx.ignore(e);
+      ctx.own_names.push_back(e.key);
       return true;
     });
   }

@@ -98,14 +98,14 @@ TEST(PlanOptimizerState, ExplicitStateChangesThePlanAndThePrintedStateIsThePlann
 
 TEST(PlanCommand, AModelThatIsNoPresetIsPointedAtWhereItWasChosen) {
   // A torchtitan config naming a flavour vramscope has no preset for: the error names the file
-  // and line of the model name and says how to give the model instead.
+  // and line of the flavor (its family has presets) and says how to give the model instead.
   // (torchtitan's deepseek_v3 flavours include 236B, which has no preset.)
   job_file config("[model]\nname = \"deepseek_v3\"\nflavor = \"236B\"\n");
   const auto toml = config.path() + ".toml";
   std::filesystem::copy_file(config.path(), toml);
   const auto r = testing::invoke({"plan", "--from", toml});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find(toml + ":2:1: model \"deepseek_v3 236B\": no preset for this model; "
+  EXPECT_NE(r.err.find(toml + ":3:1: model \"deepseek_v3 236B\": no preset for this model; "
                               "presets of its family: deepseek-v3, deepseek-v3-16b, "
                               "deepseek-v3-debugmodel"),
             std::string::npos)

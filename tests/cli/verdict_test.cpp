@@ -360,6 +360,21 @@ TEST(VerdictFit, TryListsRefusedRowsWithWhy) {
 
 // ---- noise ----
 
+// Names of no release vramscope knows (a fork's options) take one line between them, as
+// unknown options do.
+TEST(VerdictNotes, OptionsOfNoKnownReleaseAreGrouped) {
+  job_file config("[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\n"
+                  "pack_samples = true\nmask_non_assistant = true\n");
+  const auto toml = config.path() + ".toml";
+  std::filesystem::copy_file(config.path(), toml);
+  const auto r = invoke({"plan", "--from", toml});
+  EXPECT_NE(r.err.find("warning: 2 options of no release vramscope knows, ignored: "
+                       "training.pack_samples, training.mask_non_assistant"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("unknown option"), std::string::npos) << r.err;
+}
+
 TEST(VerdictNotes, SetSettlesAnAssumptionAndLikeWarningsAreGrouped) {
   const std::string zero3 =
       source + "/tests/data/realworld/deepspeed/llamafactory_ds_z3_config.json";
@@ -380,11 +395,15 @@ TEST(VerdictNotes, SetSettlesAnAssumptionAndLikeWarningsAreGrouped) {
                 .err.find("does not name the model"),
             std::string::npos);
   // One line per kind: the seven "auto" options take one line (the DeepSpeed option list knows
-  // the monitor sections, so only comms_config.verbose is left unknown: one, said in full).
+  // the monitor sections, so only comms_config.verbose, near no DeepSpeed option, is left: one,
+  // said in full).
   EXPECT_NE(set.err.find("warning: 7 options are \"auto\" (filled in at launch): train_batch_size, "),
             std::string::npos)
       << set.err;
-  EXPECT_NE(set.err.find("unknown option \"comms_config.verbose\"; ignored"), std::string::npos) << set.err;
+  EXPECT_NE(set.err.find("\"comms_config.verbose\" is not among the options of the DeepSpeed "
+                         "releases vramscope knows"),
+            std::string::npos)
+      << set.err;
   // --verbose prints each warning on its own line with its place; without it, like warnings
   // take one line with their count.
   const auto verbose =

@@ -43,7 +43,8 @@ TEST(ImportTorchtitan, ReportsUnknownAndUnmodelledOptions) {
   const imported_job imported = import_ok("torchtitan_llama3_8b.toml");
   EXPECT_EQ(find_note(imported.notes, "gc_frequency"),
             sample("torchtitan_llama3_8b.toml") +
-                ":37:1: unknown option \"training.gc_frequency\"; ignored\n"
+                ":37:1: unknown option \"training.gc_frequency\" (did you mean "
+                "\"training.gc_freq\"?); ignored\n"
                 "gc_frequency = 50  # mistyped gc_freq: the importer must report it\n"
                 "^ near here");
   // Switches that are off have no effect, nor do the options of a section switched off.
@@ -585,6 +586,122 @@ TEST(ImportTorchtitan, AForksOwnModelIsRefusedAtItsName) {
   const auto experiment =
       import_config_text("[model]\nname = \"simple_fsdp.llama3\"\nflavor = \"8B\"\n", "exp.toml");
   EXPECT_TRUE(experiment) << experiment.error().to_string();
+}
+
+// A branch's flavor that is a release flavor with a dispatch suffix is that flavor's preset,
+// noted (pull/2078's "30B-A3B-deepep"); a flavor no preset has is located at its own line, where
+// planning refuses it, when its family has presets.
+TEST(ImportTorchtitan, BranchFlavorsArePlannedOrRefusedAtTheFlavor) {
+  auto deepep = import_torchtitan(
+      "[model]\nname = \"qwen3\"\nflavor = \"30B-A3B-deepep\"\n[training]\n"
+      "debug_moe_force_load_balance = true\n", "deepep.toml");
+  ASSERT_TRUE(deepep) << deepep.error().to_string();
+  EXPECT_EQ(deepep->job.model, "qwen3-30b-a3b");
+  EXPECT_NE(find_note(deepep->notes, "flavor 30B-A3B-deepep is a branch's: flavor 30B-A3B's "
+                                     "shapes with DeepEP's all-to-all")
+                .find("deepep.toml:3:1: "),
+            std::string::npos);
+  EXPECT_NE(find_note(deepep->notes, "\"training.debug_moe_force_load_balance\" changes memory"),
+            "");
+  auto lora = import_torchtitan(
+      "[model]\nname = \"deepseek_v3\"\nflavor = \"671B_lora\"\n", "lora.toml");
+  ASSERT_TRUE(lora) << lora.error().to_string();
+  EXPECT_EQ(lora->job.model, "deepseek_v3 671B_lora");
+  EXPECT_EQ(lora->job.provenance.set_at.at("model").line, 3);
+  // A family with no preset at all: the name is what is missing.
+  auto flux = import_torchtitan("[model]\nname = \"flux\"\nflavor = \"flux-dev\"\n", "f.toml");
+  ASSERT_TRUE(flux) << flux.error().to_string();
+  EXPECT_EQ(flux->job.provenance.set_at.at("model").line, 2);
+}
+
+// pull/2247's [peft] (torchtitan/config/job_config.py at 65add622, class PEFT): LoRA of
+// lora_rank and lora_alpha (defaults 8 and 1.0) on the attention, and on the MLP of a dense
+// model; the embedding and output trained beside the adapters are noted.
+TEST(ImportTorchtitan, ThePeftSectionOfABranchIsLora) {
+  const std::string moe = "[model]\nname = \"qwen3\"\nflavor = \"30B-A3B\"\n[peft]\n"
+                          "enable_peft = true\nuse_lora = true\nlora_rank = 64\n"
+                          "train_embeddings = true\n";
+  auto imported = import_torchtitan(moe, "peft.toml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  const auto& lora = imported->job.lora;
+  EXPECT_TRUE(lora.enabled);
+  EXPECT_EQ(lora.rank, 64);
+  EXPECT_DOUBLE_EQ(lora.alpha, 1.0);
+  EXPECT_EQ(lora.targets, (std::vector<std::string>{"q_proj", "k_proj", "v_proj", "o_proj"}));
+  EXPECT_NE(find_note(imported->notes, "\"peft.train_embeddings\" changes memory"), "");
+  EXPECT_EQ(find_note(imported->notes, "unknown option"), "");
+  auto dense = import_torchtitan(
+      "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[peft]\nenable_peft = true\n"
+      "use_lora = true\nlora_alpha = 16.0\n", "dense.toml");
+  ASSERT_TRUE(dense) << dense.error().to_string();
+  EXPECT_EQ(dense->job.lora.rank, 8);
+  EXPECT_DOUBLE_EQ(dense->job.lora.alpha, 16.0);
+  EXPECT_EQ(dense->job.lora.targets.size(), 7u);
+  // Switched off (the branch's default), the section changes nothing.
+  auto off = import_torchtitan("[model]\nname = \"llama3\"\nflavor = \"8B\"\n[peft]\n"
+                               "enable_peft = false\nuse_lora = true\nlora_rank = 64\n",
+                               "off.toml");
+  ASSERT_TRUE(off) << off.error().to_string();
+  EXPECT_FALSE(off->job.lora.enabled);
+  EXPECT_NE(find_note(off->no_effect, "\"peft.lora_rank\" does not affect GPU memory"), "");
+  auto bad = import_torchtitan("[peft]\nenable_peft = \"maybe\"\n", "bad.toml");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().to_string().rfind("bad.toml:2:1: peft.enable_peft: ", 0), 0u)
+      << bad.error().to_string();
+}
+
+// torchtitan's 2024 argparse options (torchtrain/config_manager.py from 2024-02): the
+// sequence-parallel degree that became the tensor-parallel one, enable_selective_ac (every
+// block checkpointed, per operator when true), the float8 switches under [training].
+TEST(ImportTorchtitan, OptionsOfTheFirstReleasesAreRead) {
+  auto feb = import_torchtitan(
+      "[model]\nname = \"llama\"\nflavor = \"7B\"\n[training]\nsequence_parallel_degree = 2\n"
+      "data_parallel_degree = 4\nenable_selective_ac = false\nwarmup_pct = 0.2\n",
+      "feb.toml");
+  ASSERT_TRUE(feb) << feb.error().to_string();
+  EXPECT_EQ(feb->job.parallel.tp, 2);
+  EXPECT_EQ(feb->job.training.activation_checkpointing, checkpointing::full);
+  EXPECT_EQ(find_note(feb->notes, "unknown option"), "");
+  EXPECT_EQ(find_note(feb->notes, "is not among the options"), "");
+  auto jul = import_torchtitan(
+      "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\nenable_float8_linear = true\n"
+      "enable_fsdp_float8_all_gather = true\nenable_selective_ac = true\n"
+      "data_parallel_type = \"ddp\"\n", "jul.toml");
+  ASSERT_TRUE(jul) << jul.error().to_string();
+  EXPECT_EQ(jul->job.precision.float8, float8_recipe::tensorwise);
+  EXPECT_FALSE(jul->job.parallel.float8_all_gather);  // FSDP's, and the file asks for DDP
+  EXPECT_EQ(jul->job.training.activation_checkpointing, checkpointing::op);
+  EXPECT_EQ(jul->job.parallel.kind, strategy::ddp);
+  auto fsdp = import_torchtitan(
+      "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\nenable_float8_linear = true\n"
+      "enable_fsdp_float8_all_gather = true\n", "fsdp.toml");
+  ASSERT_TRUE(fsdp) << fsdp.error().to_string();
+  EXPECT_TRUE(fsdp->job.parallel.float8_all_gather);
+}
+
+// A TOML syntax error says what would make the file plannable.
+TEST(ImportTorchtitan, ASyntaxErrorSaysHowToPlanTheFile) {
+  auto bad = import_torchtitan("[model\nname = 1\n", "s.toml");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("toml syntax error: "), std::string::npos);
+  EXPECT_NE(bad.error().message.find("; fix the file's syntax"), std::string::npos)
+      << bad.error().message;
+}
+
+// A name of no torchtitan release and near none is not called unknown: it is ignored with a note
+// that it may be a fork's or a newer release's option.
+TEST(ImportTorchtitan, AnOptionOfNoReleaseIsNotCalledUnknown) {
+  auto imported = import_torchtitan(
+      "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\npack_samples = true\n",
+      "fork.toml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(find_note(imported->notes, "unknown option"), "");
+  EXPECT_EQ(find_note(imported->notes, "\"training.pack_samples\""),
+            "fork.toml:5:1: \"training.pack_samples\" is not among the options of the torchtitan "
+            "releases vramscope knows, nor near one (a fork's, a branch's or a newer release's "
+            "option, or a typo); ignored, so what it does to memory is not planned\n"
+            "pack_samples = true\n"
+            "^ near here");
 }
 
 }  // namespace

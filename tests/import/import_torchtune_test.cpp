@@ -186,6 +186,10 @@ TEST(ImportTorchtune, BuildersResolveToPresetsAndUnknownOptionsAreNoted) {
       "model:\n  _component_: torchtune.models.qwen2_5.qwen2_5_32b_instruct\n", "t.yaml");
   ASSERT_TRUE(qwen32) << qwen32.error().to_string();
   EXPECT_EQ(qwen32->job.model, "qwen2.5-32b");
+  auto llama2_reward = import_config_text(
+      "model:\n  _component_: torchtune.models.llama2.llama2_reward_7b\n", "t.yaml");
+  ASSERT_TRUE(llama2_reward) << llama2_reward.error().to_string();
+  EXPECT_EQ(llama2_reward->job.model, "llama2_reward_7b");  // no preset: kept as written
   auto three = import_config_text(
       "model:\n  _component_: torchtune.models.qwen2_5.lora_qwen2_5_3b\n", "t.yaml");
   ASSERT_TRUE(three) << three.error().to_string();
@@ -285,7 +289,9 @@ TEST(ImportTorchtune, ReleasesOfTorchtuneUtilsShardWithFsdp1) {
       "unread.yaml");
   ASSERT_TRUE(unread) << unread.error().to_string();
   EXPECT_FALSE(unread->job.parallel.cpu_offload);
-  EXPECT_NE(find_note(unread->notes, "unknown option \"fsdp.cpu_offload\""), "");
+  EXPECT_NE(find_note(unread->notes,
+                      "unknown option \"fsdp.cpu_offload\" (did you mean \"fsdp_cpu_offload\"?)"),
+            "");
 }
 
 // dataset.max_seq_len (torchtune 0.2's datasets) is the sequence length without
@@ -354,7 +360,26 @@ TEST(ImportTorchtune, AKeyTheFileInterpolatesIsItsVariable) {
   ASSERT_TRUE(imported) << imported.error().to_string();
   EXPECT_EQ(find_note(imported->notes, "unknown option \"name\""), "");
   EXPECT_NE(find_note(imported->no_effect, "\"name\" does not affect GPU memory"), "");
-  EXPECT_NE(find_note(imported->notes, "unknown option \"nmae\""), "");
+  EXPECT_NE(find_note(imported->notes, "unknown option \"nmae\" (did you mean \"name\"?)"), "");
+}
+
+// The early-exit recipe's sections (dev/early_exit_finetune_distributed) are options of
+// torchtune; a fork's own keys (dangbert's val_split) are not called unknown, only noted.
+TEST(ImportTorchtune, EarlyExitSectionsAndForkKeys) {
+  auto imported = import_torchtune(
+      "#   tune run --nproc_per_node 4 dev/early_exit_finetune_distributed --config x\n"
+      "model:\n  _component_: torchtune.models.llama2.llama2_7b\nbatch_size: 8\n"
+      "val_split: 0.1\nearly_exit_loss:\n  layers: \"0::4\"\n  scale: 1.0\n"
+      "layer_dropout:\n  prob: 0.2\n",
+      "ee.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(find_note(imported->notes, "unknown option"), "");
+  EXPECT_NE(find_note(imported->notes, "\"early_exit_loss.layers\" changes memory"), "");
+  EXPECT_NE(find_note(imported->notes, "\"layer_dropout.prob\" changes memory"), "");
+  EXPECT_NE(find_note(imported->notes, "\"val_split\" is not among the options of the torchtune "
+                                       "releases vramscope knows")
+                .find("ee.yaml:5:1: "),
+            std::string::npos);
 }
 
 // A component builder called with a model's shape (torchtune's llama2 with TinyLlama's

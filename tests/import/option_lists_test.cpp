@@ -93,5 +93,72 @@ TEST(OptionLists, EveryTorchtuneRecipeOptionIsClassified) {
   expect_every_option_classified("torchtune", detail::torchtune_options(), 70);
 }
 
+std::vector<std::string> names_of(const std::vector<detail::option>& table) {
+  std::vector<std::string> names;
+  for (const auto& row : table) names.push_back(row.key);
+  return names;
+}
+
+// A misspelt option is near the real one: a letter changed, dropped or added, two swapped, the
+// separators or the section moved, words shortened.
+TEST(OptionLists, AMisspeltOptionIsNearTheRealOne) {
+  const auto titan = names_of(detail::torchtitan_options());
+  const auto tune = names_of(detail::torchtune_options());
+  const auto speed = names_of(detail::deepspeed_options());
+  const auto megatron = names_of(detail::megatron_options());
+  const auto accelerate = names_of(detail::accelerate_options());
+  EXPECT_EQ(detail::near_option("training.gc_frequency", titan), "training.gc_freq");
+  EXPECT_EQ(detail::near_option("training.sed", titan), "training.seed");
+  EXPECT_EQ(detail::near_option("parallelism.tensor_paralel_degree", titan),
+            "parallelism.tensor_parallel_degree");
+  EXPECT_EQ(detail::near_option("batch_sise", tune), "batch_size");
+  EXPECT_EQ(detail::near_option("fsdp.cpu_offload", tune), "fsdp_cpu_offload");
+  EXPECT_EQ(detail::near_option("Batch_Size", tune), "batch_size");
+  EXPECT_EQ(detail::near_option("nmae", {"name"}), "name");
+  EXPECT_EQ(detail::near_option("zero_optimization.allgather_bucket_sizes", speed),
+            "zero_optimization.allgather_bucket_size");
+  EXPECT_EQ(detail::near_option("zero_optimization.stage3_max_live_paramters", speed),
+            "zero_optimization.stage3_max_live_parameters");
+  EXPECT_EQ(detail::near_option("--num-layer", megatron), "--num-layers");
+  EXPECT_EQ(detail::near_option("--num_layers", megatron), "--num-layers");
+  EXPECT_EQ(detail::near_option("fsdp_config.fsdp_offlaod_parms", accelerate),
+            "fsdp_config.fsdp_offload_params");
+  EXPECT_EQ(detail::near_option("fsdp_config.fsdp_sharding_stratgy", accelerate),
+            "fsdp_config.fsdp_sharding_strategy");
+  EXPECT_EQ(detail::near_option("bp16.enabled", speed), "bf16.enabled");
+  // The same last part in another section, when one option has it.
+  EXPECT_EQ(detail::near_option("training.selective_ac_option", titan),
+            "activation_checkpoint.selective_ac_option");
+}
+
+// Options of forks, branches and newer releases are not near a real one, so they are never
+// called unknown (tests/data/realworld/fresh8-expected.json: each is an option of its fork's
+// or branch's source).
+TEST(OptionLists, ForkOptionsAreNotNearARealOne) {
+  const auto titan = names_of(detail::torchtitan_options());
+  const auto tune = names_of(detail::torchtune_options());
+  const auto megatron = names_of(detail::megatron_options());
+  const auto accelerate = names_of(detail::accelerate_options());
+  for (const char* key : {"val_split", "vals_per_epoch", "max_samples", "dataset_val_split"})
+    EXPECT_EQ(detail::near_option(key, tune), "") << key;
+  for (const char* key : {"lora.rank", "lora.alpha", "training.debug_moe_force_balance",
+                          "grpo_trainer.num_generations", "training.pack_samples"})
+    EXPECT_EQ(detail::near_option(key, titan), "") << key;
+  for (const char* key : {"--use-mpi", "--batch-invariant-mode", "--padded-vocab-size"})
+    EXPECT_EQ(detail::near_option(key, megatron), "") << key;
+  // accelerate's FSDP plugin has limit_all_gathers, but no config key sets it.
+  EXPECT_EQ(detail::near_option("fsdp_config.fsdp_limit_all_gather", accelerate), "");
+  // Three edits in a name of 27 letters, but all in its last word: another name.
+  EXPECT_EQ(detail::near_option("gradient_accumulation_dtype",
+                                names_of(detail::deepspeed_options())),
+            "");
+  // A fork's own section holding a name an option has elsewhere: the fork's layout.
+  EXPECT_EQ(detail::near_option("dataset.dataset_path", titan), "");
+  // Two options with the same last part: no guess between them.
+  EXPECT_EQ(detail::near_option("x.enabled", {"a.enabled", "b.enabled"}), "");
+  // Too short to tell a typo from another name.
+  EXPECT_EQ(detail::near_option("tp", {"pp"}), "");
+}
+
 }  // namespace
 }  // namespace vramscope::job

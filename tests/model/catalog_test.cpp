@@ -31,9 +31,9 @@ const std::map<std::string, std::uint64_t> published = {
     {"qwen2.5-1.5b", 1'543'714'304},  // the modules' total, within the card's 1.54B
     {"qwen2.5-3b", 3'085'938'688},
     {"qwen2.5-7b", 7'615'616'512},
+    {"qwen2.5-14b", 14'770'033'664},  // safetensors index: 29,540,067,328 bytes
+    {"qwen2.5-32b", 32'763'876'352},  // safetensors index: 65,527,752,704 bytes
     {"qwen2.5-72b", 72'706'203'648},
-    {"qwen2.5-14b", 14'770'033'664},
-    {"qwen2.5-32b", 32'763'876'352},
     {"qwen2-0.5b", 494'032'768},
     {"qwen2-1.5b", 1'543'714'304},
     {"qwen2-7b", 7'615'616'512},
