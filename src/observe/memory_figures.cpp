@@ -287,6 +287,35 @@ void read_table(const std::vector<text_line>& rows, const std::string& source, m
   }
 }
 
+// "N / SIZE": a number without unit before the slash, in the total's unit.
+std::optional<bytes> unitless_before(std::string_view t, const size_at& total) {
+  std::size_t i = total.start;
+  while (i > 0 && t[i - 1] == ' ') --i;
+  if (i == 0 || t[i - 1] != '/') return std::nullopt;
+  --i;
+  while (i > 0 && t[i - 1] == ' ') --i;
+  const std::size_t end = i;
+  while (i > 0 && (is_digit(t[i - 1]) || t[i - 1] == '.')) --i;
+  if (i == end || (i > 0 && (is_alnum(t[i - 1]) || t[i - 1] == ','))) return std::nullopt;
+  const auto used = parse_decimal(t.substr(i, end - i));
+  std::string total_digits;  // the total's number without its thousands separators
+  for (std::size_t k = total.start; k < total.end && (is_digit(t[k]) || t[k] == '.' || t[k] == ','); ++k)
+    if (t[k] != ',') total_digits += t[k];
+  const auto total_number = parse_decimal(total_digits);
+  if (!used || !total_number || *total_number <= 0 || *used > *total_number) return std::nullopt;
+  return static_cast<bytes>(*used / *total_number * static_cast<double>(total.value));
+}
+
+// gpustat's "[0] NVIDIA A100-SXM4-80GB | ...": the GPU's index at the line's start.
+std::optional<int> bracketed_index(std::string_view t) {
+  if (t.size() < 3 || t.front() != '[') return std::nullopt;
+  const std::size_t close = t.find(']');
+  if (close == std::string_view::npos || close > 4) return std::nullopt;
+  const auto v = parse_uint(t.substr(1, close - 1));
+  if (!v) return std::nullopt;
+  return static_cast<int>(*v);
+}
+
 }  // namespace
 
 memory_figures find_memory_figures(std::string_view text, const std::string& source) {
@@ -299,6 +328,8 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
   };
   std::vector<text_line> table;
   std::string previous_label;
+  std::optional<torch_stats> half;  // a line's allocated or reserved figures alone
+  int half_line = 0;
   for (std::size_t i = 0; i <= lines.size(); ++i) {
     const std::string_view t = i < lines.size() ? trim(lines[i].text) : std::string_view{};
     // Tables: a run of lines that start with '|'.
@@ -346,7 +377,8 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
       previous_label = t.size() <= 60 ? cut_label(t) : std::string();
       continue;
     }
-    // Allocator figures: a size after each label.
+    // Allocator figures: a size after each label. A script that prints allocated and reserved
+    // on two lines gives half on each: the halves of consecutive lines are joined.
     torch_stats s;
     s.origin = stats_origin::log_figures;
     s.source = source;
@@ -355,27 +387,54 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
       put(s, classify(t.substr(from, z.start - from)), z.value);
       from = z.end;
     }
-    if (has_both(s)) {
+    const bool any = s.allocated.current || s.allocated.peak || s.reserved.current || s.reserved.peak;
+    if (any && !has_both(s) && half && half_line + 1 == lines[i].number) {
+      for (const figure_label what : {figure_label{figure_kind::allocated, false}, figure_label{figure_kind::allocated, true},
+                                      figure_label{figure_kind::reserved, false}, figure_label{figure_kind::reserved, true}}) {
+        const auto& level = what.kind == figure_kind::allocated ? half->allocated : half->reserved;
+        if (const auto& v = what.peak ? level.peak : level.current) put(s, what, *v);
+      }
+      if (has_both(s)) {
+        if (!out.unread.empty() && out.unread.back().starts_with(fmt::format("{}: ", half_line))) out.unread.pop_back();
+        s.label = half->label;
+        s.raw["line"] = static_cast<std::uint64_t>(half_line);
+      }
+    } else if (has_both(s)) {
       s.label = previous_label;
       s.raw["line"] = static_cast<std::uint64_t>(lines[i].number);
+    }
+    half.reset();
+    if (has_both(s)) {
       out.stats.push_back(std::move(s));
       previous_label.clear();
       continue;
     }
-    // nvidia-smi's usage cell quoted in prose: "USED / TOTAL", used no more than total.
+    if (any) {
+      s.label = previous_label;
+      half = std::move(s);
+      half_line = lines[i].number;
+    }
+    // nvidia-smi's usage cell quoted in prose: "USED / TOTAL", used no more than total. The
+    // used figure may leave its unit to the total ("61352 / 81920 MB", gpustat; "7.8/8.0 GB").
     bool read = false;
-    for (std::size_t k = 0; k + 1 < sizes.size(); ++k) {
-      const std::string_view between = trim(t.substr(sizes[k].end, sizes[k + 1].start - sizes[k].end));
-      if (between != "/" || sizes[k].value > sizes[k + 1].value || sizes[k + 1].value < 256_MiB) continue;
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      std::optional<bytes> used;
+      if (k > 0 && trim(t.substr(sizes[k - 1].end, sizes[k].start - sizes[k - 1].end)) == "/")
+        used = sizes[k - 1].value;
+      else
+        used = unitless_before(t, sizes[k]);
+      if (!used || *used > sizes[k].value || sizes[k].value < 256_MiB) continue;
       const auto words = words_of(t);
       if (std::any_of(words.begin(), words.end(), [](const std::string& w) {
             return w == "cpu" || w == "ram" || w == "host" || w == "swap" || w == "disk" || w == "kv" ||
-                   w == "cache" || w == "shared";
+                   w == "cache" || w == "shared" || w.starts_with("download") || w.starts_with("upload") ||
+                   w == "safetensors" || w == "bin" || w == "file" || w == "files";
           }))
         break;
       gpu_observation g;
-      g.used = sizes[k].value;
-      g.total = sizes[k + 1].value;
+      g.index = bracketed_index(t);
+      g.used = used;
+      g.total = sizes[k].value;
       out.gpus.push_back(std::move(g));
       read = true;
       break;

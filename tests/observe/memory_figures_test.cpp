@@ -90,6 +90,32 @@ TEST(MemoryFigures, ReadsUsageQuotedInProse) {
   EXPECT_TRUE(find_memory_figures("CPU RAM: 12 GiB / 64 GiB\n", "x").gpus.empty());
 }
 
+// gpustat's row gives its GPU's index and leaves the used figure's unit to the total; a
+// download's progress in the same shape is no GPU's.
+TEST(MemoryFigures, ReadsGpustatsRowAndUnitlessUsage) {
+  const auto f = find_memory_figures(
+      "[1] NVIDIA A100-SXM4-80GB | 34'C,   0 % | 61352 / 81920 MB | alice(61000M)\n"
+      "Task manager: dedicated GPU memory 7.5/8.0 GB\n"
+      "model.safetensors: 100%|##########| 4.9GB/4.9GB\n",
+      "gpustat.txt");
+  ASSERT_EQ(f.gpus.size(), 2u);
+  EXPECT_EQ(f.gpus[0].index, 1);
+  EXPECT_EQ(f.gpus[0].used, 61352_MiB);
+  EXPECT_EQ(f.gpus[0].total, 81920_MiB);
+  EXPECT_FALSE(f.gpus[1].index);
+  EXPECT_EQ(f.gpus[1].used, 7680_MiB);
+}
+
+// A script printing allocated and reserved on two lines: one entry of both.
+TEST(MemoryFigures, JoinsAllocatedAndReservedPrintedOnConsecutiveLines) {
+  const auto f = find_memory_figures("after step 3\nmemory allocated: 10.5 GiB\nmemory reserved: 14.0 GiB\n", "x");
+  ASSERT_EQ(f.stats.size(), 1u);
+  EXPECT_EQ(f.stats[0].allocated.current, 10_GiB + 512_MiB);
+  EXPECT_EQ(f.stats[0].reserved.current, 14_GiB);
+  EXPECT_EQ(f.stats[0].label, "after step 3");
+  EXPECT_TRUE(f.unread.empty());
+}
+
 // vLLM's start-up profile (worker.py), then the error it ends in (TRL #2688).
 TEST(MemoryFigures, ReadsVllmsProfile) {
   const auto f = find_memory_figures(
