@@ -47,7 +47,8 @@ constexpr std::array catalogue{
     rule{"CKPT001", "out of memory while saving a checkpoint",
          "an out-of-memory message whose traceback is in a checkpoint save", &rules::checkpoint_save},
     rule{"CKPT002", "out of memory while loading a checkpoint",
-         "an out-of-memory message whose traceback is in torch.load or load_state_dict",
+         "an out-of-memory message whose traceback is in torch.load or load_state_dict, or memory figures "
+         "the paste labels as taken after a load",
          &rules::checkpoint_resume},
     rule{"EVAL001", "out of memory in evaluation",
          "an out-of-memory message whose traceback is in an evaluation or validation loop or "

@@ -328,6 +328,10 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
   };
   std::vector<text_line> table;
   std::string previous_label;
+  struct tf_device {
+    std::optional<int> index;
+    std::optional<bytes> total, free;
+  } tf;
   std::optional<torch_stats> half;  // a line's allocated or reserved figures alone
   int half_line = 0;
   for (std::size_t i = 0; i <= lines.size(); ++i) {
@@ -370,6 +374,36 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
     }
     if (message_line(t)) {
       previous_label.clear();
+      continue;
+    }
+    // TensorFlow's device at its start.
+    if (const std::size_t found = t.find("Found device "); found != std::string_view::npos) {
+      std::size_t end = found + 13;
+      while (end < t.size() && is_digit(t[end])) ++end;
+      tf = tf_device{};
+      if (const auto v = parse_uint(t.substr(found + 13, end - found - 13)); v && *v < 4096)
+        tf.index = static_cast<int>(*v);
+    }
+    bool tf_line = false;
+    for (std::string_view label : {"Total memory:", "totalMemory:"})
+      if (const auto v = size_after(t, label)) {
+        tf.total = v;
+        tf_line = true;
+      }
+    for (std::string_view label : {"Free memory:", "freeMemory:"})
+      if (const auto v = size_after(t, label)) {
+        tf.free = v;
+        tf_line = true;
+      }
+    if (tf_line) {
+      if (tf.total && tf.free && *tf.free <= *tf.total) {
+        gpu_observation g;
+        g.index = tf.index;
+        g.total = tf.total;
+        g.used = *tf.total - *tf.free;
+        out.devices_at_start.push_back(std::move(g));
+        tf = tf_device{};
+      }
       continue;
     }
     const auto sizes = sizes_in(t);

@@ -20,6 +20,9 @@
 //   "Free memory on device (2.6/121.63 GiB) on startup is less than desired GPU memory
 //    utilization (0.08, 9.73 GiB)"
 //                        vLLM's start-up memory profile (observation.hpp, vllm_profile)
+//   "Found device 0 with properties: ... Total memory: 7.92GiB / Free memory: 190.31MiB"
+//                        TensorFlow's device at its start (gpu_device.cc; later "totalMemory:
+//                        ... freeMemory: ..." on one line): what others held before it
 //
 // A line of allocator figures becomes a torch_stats only when it names both an allocated and a
 // reserved figure (one alone says nothing of the cache); a line of an out-of-memory message is
@@ -39,10 +42,14 @@ struct memory_figures {
   std::vector<torch_stats> stats;    // origin log_figures
   std::vector<gpu_observation> gpus; // usage quoted in prose: used and total, no index
   std::vector<vllm_profile> vllm;
+  /// TensorFlow's devices as found at its start: used is total - free, memory held before
+  /// TensorFlow made its pool (other processes, a context). A log with an out-of-memory message
+  /// has its reader weigh these lines instead (oom_report.hpp), so the caller keeps them apart.
+  std::vector<gpu_observation> devices_at_start;
   /// Lines that hold a size but gave no figure above, as "LINE: text" (at most a few): what a
   /// refusal quotes so the user sees what was found.
   std::vector<std::string> unread;
-  bool empty() const { return stats.empty() && gpus.empty() && vllm.empty(); }
+  bool empty() const { return stats.empty() && gpus.empty() && vllm.empty() && devices_at_start.empty(); }
 };
 
 memory_figures find_memory_figures(std::string_view text, const std::string& source);

@@ -57,6 +57,8 @@ result<observation> parse_log(std::string_view text, const std::string& source) 
                    std::make_move_iterator(figures.stats.end()));
   out.gpus = std::move(figures.gpus);
   out.vllm = std::move(figures.vllm);
+  if (out.ooms.empty())  // else the out-of-memory reader weighs TensorFlow's device lines
+    out.gpus.insert(out.gpus.end(), figures.devices_at_start.begin(), figures.devices_at_start.end());
   return out;
 }
 

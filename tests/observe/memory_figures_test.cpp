@@ -116,6 +116,24 @@ TEST(MemoryFigures, JoinsAllocatedAndReservedPrintedOnConsecutiveLines) {
   EXPECT_TRUE(f.unread.empty());
 }
 
+// TensorFlow 1's device at its start, over several lines, and the later one-line form.
+TEST(MemoryFigures, ReadsTensorflowsDeviceAtItsStart) {
+  const auto f = find_memory_figures(
+      "I tensorflow/core/common_runtime/gpu/gpu_device.cc:885] Found device 1 with properties: \n"
+      "name: GeForce GTX 1080\nmajor: 6 minor: 1 memoryClockRate (GHz) 1.7335\npciBusID 0000:01:00.0\n"
+      "Total memory: 7.92GiB\nFree memory: 190.31MiB\n"
+      "2018-01-01 I gpu_device.cc:1030] Found device 0 with properties: name: Tesla K80 major: 3 minor: 7 "
+      "memoryClockRate(GHz): 0.8235 pciBusID: 0000:00:04.0 totalMemory: 11.17GiB freeMemory: 11.10GiB\n",
+      "tf.log");
+  ASSERT_EQ(f.devices_at_start.size(), 2u);
+  EXPECT_EQ(f.devices_at_start[0].index, 1);
+  EXPECT_EQ(f.devices_at_start[0].total, static_cast<bytes>(7.92 * 1024 * 1024 * 1024 + 0.5));
+  EXPECT_EQ(f.devices_at_start[0].used, static_cast<bytes>(7.92 * 1024 * 1024 * 1024 + 0.5) -
+                                            static_cast<bytes>(190.31 * 1024 * 1024 + 0.5));
+  EXPECT_EQ(f.devices_at_start[1].index, 0);
+  EXPECT_TRUE(f.gpus.empty());
+}
+
 // vLLM's start-up profile (worker.py), then the error it ends in (TRL #2688).
 TEST(MemoryFigures, ReadsVllmsProfile) {
   const auto f = find_memory_figures(
