@@ -376,6 +376,28 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
       previous_label.clear();
       continue;
     }
+    // XLA's pool at its creation.
+    for (const auto& [anchor, preallocated] : {std::pair<std::string_view, bool>{"XLA backend allocating ", true},
+                                               std::pair<std::string_view, bool>{"XLA backend will use up to ", false}})
+      if (const std::size_t at = t.find(anchor); at != std::string_view::npos) {
+        if (at + anchor.size() >= t.size() || !is_digit(t[at + anchor.size()])) continue;
+        const auto size = size_starting(t, at + anchor.size());
+        if (!size) continue;
+        observation::xla_pool pool;
+        pool.size = size->value;
+        pool.preallocated = preallocated;
+        pool.line = lines[i].number;
+        pool.source = source;
+        if (const std::size_t dev = t.find("on device ", size->end); dev != std::string_view::npos) {
+          std::size_t end = dev + 10;
+          while (end < t.size() && is_digit(t[end])) ++end;
+          if (const auto v = parse_uint(t.substr(dev + 10, end - dev - 10)); v && *v < 4096)
+            pool.device = static_cast<int>(*v);
+        }
+        out.xla_pools.push_back(std::move(pool));
+        break;
+      }
+    if (!out.xla_pools.empty() && out.xla_pools.back().line == lines[i].number) continue;
     // TensorFlow's device at its start.
     if (const std::size_t found = t.find("Found device "); found != std::string_view::npos) {
       std::size_t end = found + 13;

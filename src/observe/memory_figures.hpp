@@ -20,6 +20,8 @@
 //   "Free memory on device (2.6/121.63 GiB) on startup is less than desired GPU memory
 //    utilization (0.08, 9.73 GiB)"
 //                        vLLM's start-up memory profile (observation.hpp, vllm_profile)
+//   "XLA backend allocating 12060000000 bytes on device 0 for BFCAllocator."
+//                        XLA's pool at its creation (observation::xla_pool)
 //   "Found device 0 with properties: ... Total memory: 7.92GiB / Free memory: 190.31MiB"
 //                        TensorFlow's device at its start (gpu_device.cc; later "totalMemory:
 //                        ... freeMemory: ..." on one line): what others held before it
@@ -46,10 +48,12 @@ struct memory_figures {
   /// TensorFlow made its pool (other processes, a context). A log with an out-of-memory message
   /// has its reader weigh these lines instead (oom_report.hpp), so the caller keeps them apart.
   std::vector<gpu_observation> devices_at_start;
+  std::vector<observation::xla_pool> xla_pools;
   /// Lines that hold a size but gave no figure above, as "LINE: text" (at most a few): what a
   /// refusal quotes so the user sees what was found.
   std::vector<std::string> unread;
-  bool empty() const { return stats.empty() && gpus.empty() && vllm.empty() && devices_at_start.empty(); }
+  bool empty() const { return stats.empty() && gpus.empty() && vllm.empty() && devices_at_start.empty() &&
+                                xla_pools.empty(); }
 };
 
 memory_figures find_memory_figures(std::string_view text, const std::string& source);

@@ -39,6 +39,7 @@ std::string what_to_paste(const detail::memory_figures& found) {
     out = fmt::format("; found sizes without a label this reader knows (allocated / reserved, MA / CA, "
                       "used / total) on line {}",
                       fmt::join(found.unread, "; line "));
+  while (!out.empty() && out.back() == '.') out.pop_back();
   return out + ". Paste nvidia-smi's whole output, torch.cuda.memory_summary(), or the log lines from the "
                "traceback through the out-of-memory error";
 }
@@ -57,6 +58,7 @@ result<observation> parse_log(std::string_view text, const std::string& source) 
                    std::make_move_iterator(figures.stats.end()));
   out.gpus = std::move(figures.gpus);
   out.vllm = std::move(figures.vllm);
+  out.xla_pools = std::move(figures.xla_pools);
   if (out.ooms.empty())  // else the out-of-memory reader weighs TensorFlow's device lines
     out.gpus.insert(out.gpus.end(), figures.devices_at_start.begin(), figures.devices_at_start.end());
   return out;

@@ -145,5 +145,25 @@ TEST(Jax001, OneGpuWeighsByWhetherItCanBeTheWholeMachine) {
   EXPECT_DOUBLE_EQ(rules::jax_preallocation(in)[0].likelihood, 0.4);
 }
 
+// XLA's client logs its pool's creation: taken up front, the pool is JAX's preallocation; grown
+// on demand, it is not.
+TEST(Jax001, TheClientsLogLineSaysWhetherThePoolWasTakenUpFront) {
+  const auto o = read("I0412 10:00:00.123 gpu_helpers.cc:95] XLA backend allocating 12060000000 bytes on device 0 "
+                      "for BFCAllocator.\n");
+  ASSERT_EQ(o.xla_pools.size(), 1u);
+  doctor_input in;
+  in.observed = &o;
+  auto found = rules::jax_preallocation(in);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_DOUBLE_EQ(found[0].likelihood, 0.7);
+  EXPECT_EQ(found[0].evidence[0], "paste.txt line 1: XLA's pool of 11.23 GiB on device 0 allocated at creation");
+  const auto grown = read("XLA backend will use up to 12060000000 bytes on device 0 for BFCAllocator.\n"
+                          "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4294967296 bytes.\n");
+  in.observed = &grown;
+  found = rules::jax_preallocation(in);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_LE(found[0].likelihood, 0.3);
+}
+
 }  // namespace
 }  // namespace vramscope::doctor

@@ -182,6 +182,17 @@ struct observation {
   std::vector<torch_stats> stats;
   std::vector<oom_report> ooms;
   std::vector<vllm_profile> vllm;
+  /// XLA's pool as its client logs it at creation (xla/pjrt/gpu/gpu_helpers.cc, reference/jax.md
+  /// 2.1): "XLA backend allocating N bytes on device d for BFCAllocator." (preallocated) or "XLA
+  /// backend will use up to N bytes on device d for BFCAllocator." (grown on demand).
+  struct xla_pool {
+    std::optional<int> device;
+    bytes size = 0;
+    bool preallocated = false;
+    int line = 0;
+    std::string source;
+  };
+  std::vector<xla_pool> xla_pools;
   /// The nvidia-smi output had its process list (a "Processes:" table, even one saying "No
   /// running processes found"): a GPU with memory in use and no process listed is then held by
   /// processes nvidia-smi cannot see (another container, a zombie). False when the paste had

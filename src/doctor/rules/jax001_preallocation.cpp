@@ -161,6 +161,25 @@ std::vector<finding> jax_preallocation(const doctor_input& in) {
       }
     }
   }
+  // The client's own log line at the pool's creation says whether it was taken up front.
+  if (in.observed) {
+    bool up_front = false, on_demand = false;
+    for (const auto& p : in.observed->xla_pools) {
+      (p.preallocated ? up_front : on_demand) = true;
+      f.evidence.push_back(fmt::format("{} line {}: XLA's pool of {} on device {} {}", p.source, p.line,
+                                       format_bytes(p.size), p.device ? std::to_string(*p.device) : "?",
+                                       p.preallocated ? "allocated at creation" : "to grow on demand"));
+    }
+    if (up_front) {
+      f.likelihood = std::max(f.likelihood, lk::likely) + (f.evidence.size() > 1 ? lk::step : 0);
+      f.support.push_back("the log shows the client preallocating its pool: nvidia-smi shows the pool whatever "
+                          "the program uses, and whatever runs outside it has only the rest");
+    } else if (on_demand) {
+      f.likelihood = std::min(f.likelihood, lk::weak);
+      f.against.push_back("the log shows the pool grown on demand (XLA_PYTHON_CLIENT_PREALLOCATE=false): no "
+                          "fraction is taken up front");
+    }
+  }
   if (jax_job) {
     f.likelihood = std::max(f.likelihood, lk::likely) + (held ? lk::step : 0);
     f.support.push_back("the job runs JAX, whose client preallocates its pool");
