@@ -40,10 +40,15 @@ constexpr std::array catalogue{
          "an out-of-memory message whose GPU holds memory this process does not (capacity - free - "
          "its own use), or nvidia-smi with processes or memory that belong to no rank",
          &rules::memory_outside_process},
+    rule{"VLLM001", "a vLLM engine claims a fixed share of the GPU",
+         "vLLM's start-up memory profile in a log (total x gpu_memory_utilization), or its refusal to start "
+         "with less free",
+         &rules::vllm_engine_claim},
     rule{"CKPT001", "out of memory while saving a checkpoint",
          "an out-of-memory message whose traceback is in a checkpoint save", &rules::checkpoint_save},
     rule{"CKPT002", "out of memory while loading a checkpoint",
-         "an out-of-memory message whose traceback is in torch.load or load_state_dict",
+         "an out-of-memory message whose traceback is in torch.load or load_state_dict, or memory figures "
+         "the paste labels as taken after a load",
          &rules::checkpoint_resume},
     rule{"EVAL001", "out of memory in evaluation",
          "an out-of-memory message whose traceback is in an evaluation or validation loop or "

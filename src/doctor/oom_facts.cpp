@@ -234,6 +234,32 @@ void place(oom_facts& f) {
 
 }  // namespace
 
+oom_phase phase_of_label(std::string_view label) {
+  std::string word;
+  oom_phase found = oom_phase::unknown;
+  const auto judge = [&found](const std::string& w) {
+    if (found != oom_phase::unknown || w.empty()) return;
+    if (w == "load" || w == "loaded" || w == "loading" || w == "resume" || w == "resumed" || w == "resuming" ||
+        w == "restore" || w == "restored" || w == "restoring")
+      found = oom_phase::checkpoint_resume;
+    else if (w == "save" || w == "saved" || w == "saving")
+      found = oom_phase::checkpoint_save;
+    else if (w == "eval" || w == "evaluation" || w == "evaluating" || w == "validation" || w == "validating" ||
+             w == "inference" || w == "testing" || w == "predict" || w == "prediction")
+      found = oom_phase::eval;
+  };
+  for (const char c : label) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else {
+      judge(word);
+      word.clear();
+    }
+  }
+  judge(word);
+  return found;
+}
+
 bool oom_facts::cache_covers() const {
   return requested && cached && free.value_or(0) + *cached >= *requested;
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <vramscope/observe/observation.hpp>
@@ -69,6 +70,11 @@ struct oom_facts {
   /// The other processes the message names are all context-sized (other ranks' contexts).
   bool others_are_contexts() const;
 };
+
+/// The phase a pasted figure's own words name ("Reserved after load", "- after resume", "eval
+/// peak"): loading or resuming a checkpoint, saving one, or evaluating; unknown otherwise. Whole
+/// words only, so "download" or "workload" name nothing.
+oom_phase phase_of_label(std::string_view label);
 
 /// The facts of one message (torch or XLA; an XLA report has no outside/own figures).
 oom_facts facts_of(const observe::oom_report& report);

@@ -55,7 +55,9 @@ json to_json(const torch_stats::level& l) {
 }
 
 json to_json(const torch_stats& s) {
-  json j = {{"origin", s.origin == stats_origin::memory_stats_json ? "memory_stats" : "memory_summary"},
+  json j = {{"origin", s.origin == stats_origin::memory_stats_json   ? "memory_stats"
+                       : s.origin == stats_origin::memory_summary_text ? "memory_summary"
+                                                                       : "log_figures"},
             {"allocated", to_json(s.allocated)}, {"active", to_json(s.active)},
             {"reserved", to_json(s.reserved)}, {"requested", to_json(s.requested)},
             {"inactive_split", to_json(s.inactive_split)}, {"raw", s.raw}};
@@ -68,6 +70,22 @@ json to_json(const torch_stats& s) {
   if (!s.missing.empty()) j["missing"] = s.missing;
   put(j, "cut_at_line", s.cut_at_line);
   if (s.cut) j["cut"] = true;
+  if (!s.label.empty()) j["label"] = s.label;
+  if (s.after_change) j["after_change"] = true;
+  return j;
+}
+
+json to_json(const vllm_profile& v) {
+  json j = {{"line", v.line}, {"source", v.source}};
+  put(j, "total", v.total);
+  put(j, "utilization", v.utilization);
+  put(j, "claimed", v.claimed);
+  put(j, "weights", v.weights);
+  put(j, "non_torch", v.non_torch);
+  put(j, "activation_peak", v.activation_peak);
+  put(j, "kv_cache", v.kv_cache);
+  put(j, "free_at_start", v.free_at_start);
+  if (v.error_after) j["error_after"] = true;
   return j;
 }
 
@@ -178,6 +196,7 @@ json to_json(const device_snapshot& d) {
 nlohmann::json to_json(const observation& o) {
   json j = {{"gpus", list(o.gpus)}, {"processes", list(o.processes)}, {"stats", list(o.stats)},
             {"ooms", list(o.ooms)}, {"warnings", warnings_json(o.warnings)}};
+  if (!o.vllm.empty()) j["vllm"] = list(o.vllm);
   put(j, "driver_version", o.driver_version);
   put(j, "cuda_version", o.cuda_version);
   return j;

@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
+
+#include "observe/memory_figures.hpp"
 #include "observe/python_repr.hpp"
 #include "observe/text_util.hpp"
 
@@ -28,14 +31,36 @@ bool has_log_markers(std::string_view text) {
   return !find_oom_reports(text, "", ignored).empty();
 }
 
+// What a text that no reader took holds, and what would make it readable: quoted in the refusal
+// so the user sees what was found instead of only the formats expected.
+std::string what_to_paste(const detail::memory_figures& found) {
+  std::string out;
+  if (!found.unread.empty())
+    out = fmt::format("; found sizes without a label this reader knows (allocated / reserved, MA / CA, "
+                      "used / total) on line {}",
+                      fmt::join(found.unread, "; line "));
+  while (!out.empty() && out.back() == '.') out.pop_back();
+  return out + ". Paste nvidia-smi's whole output, torch.cuda.memory_summary(), or the log lines from the "
+               "traceback through the out-of-memory error";
+}
+
 result<observation> parse_log(std::string_view text, const std::string& source) {
   observation out;
   auto stats = parse_memory_summary(text, source, out.warnings);
   if (!stats) return stats.error();
   out.stats = std::move(*stats);
   out.ooms = find_oom_reports(text, source, out.warnings);
-  if (out.stats.empty() && out.ooms.empty())
-    return error_at(source, "no memory_summary() table and no out-of-memory message found");
+  auto figures = detail::find_memory_figures(text, source);
+  if (out.stats.empty() && out.ooms.empty() && figures.empty())
+    return error_at(source, "no memory_summary() table, out-of-memory message or memory figures found" +
+                                what_to_paste(figures));
+  out.stats.insert(out.stats.end(), std::make_move_iterator(figures.stats.begin()),
+                   std::make_move_iterator(figures.stats.end()));
+  out.gpus = std::move(figures.gpus);
+  out.vllm = std::move(figures.vllm);
+  out.xla_pools = std::move(figures.xla_pools);
+  if (out.ooms.empty())  // else the out-of-memory reader weighs TensorFlow's device lines
+    out.gpus.insert(out.gpus.end(), figures.devices_at_start.begin(), figures.devices_at_start.end());
   return out;
 }
 
@@ -59,10 +84,12 @@ std::optional<observation_format> detect_observation_format(std::string_view tex
   if (detect_smi_format(text) == smi_format::text) return observation_format::smi_text;
   if (detail::contains(head, "NVIDIA-SMI")) return observation_format::smi_table;
   if (has_log_markers(text)) return observation_format::log;
-  if (const auto smi = detect_smi_format(text)) {
-    if (*smi == smi_format::table) return observation_format::smi_table;
-    if (*smi == smi_format::csv) return observation_format::smi_csv;
-  }
+  const auto smi = detect_smi_format(text);
+  if (smi == smi_format::table) return observation_format::smi_table;
+  // A log or a note with memory figures of its own (observe/memory_figures.hpp), before the CSV
+  // reader, which takes any text with commas for a header-less CSV.
+  if (!detail::find_memory_figures(text, "").empty()) return observation_format::log;
+  if (smi == smi_format::csv) return observation_format::smi_csv;
   return std::nullopt;
 }
 
@@ -92,8 +119,9 @@ result<observation> parse_observation(std::string_view text, const std::string& 
   const auto format = detect_observation_format(text);
   if (!format)
     return error_at(source, "could not tell the format: expected nvidia-smi output (table, CSV, -q text or XML), "
-                            "torch.cuda.memory_stats() JSON, a memory_summary() table or a log with an "
-                            "out-of-memory message");
+                            "torch.cuda.memory_stats() JSON, a memory_summary() table, a log with an "
+                            "out-of-memory message or memory figures (allocated / reserved, used / total)" +
+                                what_to_paste(detail::find_memory_figures(text, source)));
   switch (*format) {
     case observation_format::smi_table: return parse_nvidia_smi_table(text, source);
     case observation_format::smi_csv: return parse_nvidia_smi_csv(text, source, options);

@@ -401,12 +401,14 @@ TEST(Differential, ALibraryFailingBesideXlasPoolIsPreallocationFirst) {
     }
 }
 
-// One GPU at XLA's fraction and no sign of JAX: any holder reads the same, so the screen's
-// default reading (memory held by some process) comes first and JAX001 stays in the running;
-// the same fraction on two GPUs is a JAX process.
+// One GPU at XLA's fraction and no sign of JAX. GPU 7 alone leaves its machine's other GPUs
+// unseen (a JAX process would hold a pool on each), so the screen's default reading (memory
+// held by some process) comes first and JAX001 stays in the running; GPU 0 alone may be all of
+// a one-GPU machine, where the mechanism's figure (context + 0.75 x total) ranks a step above
+// that generic reading; the same fraction on two GPUs is a JAX process.
 TEST(Differential, OneGpuAtXlasFractionIsAHolderTwoArePreallocation) {
   observe::gpu_observation g;
-  g.index = 0;
+  g.index = 7;
   g.total = 11019_MiB;
   g.used = 8525_MiB;
   observe::observation one;
@@ -417,6 +419,13 @@ TEST(Differential, OneGpuAtXlasFractionIsAHolderTwoArePreallocation) {
   ASSERT_GE(findings.size(), 2u);
   EXPECT_EQ(findings[0].cause_class, "other_process");
   EXPECT_EQ(findings[1].cause_class, "jax_preallocation");
+  observe::observation zero = one;
+  zero.gpus[0].index = 0;
+  in.observed = &zero;
+  findings = diagnose(in);
+  ASSERT_GE(findings.size(), 2u);
+  EXPECT_EQ(findings[0].cause_class, "jax_preallocation");
+  EXPECT_EQ(findings[1].cause_class, "other_process");
   observe::observation two = one;
   g.index = 1;
   two.gpus.push_back(g);

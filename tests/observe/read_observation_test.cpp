@@ -52,7 +52,19 @@ TEST(ReadObservation, RejectsTextOfNoKnownFormat) {
   ASSERT_FALSE(o);
   EXPECT_EQ(o.error().to_string(),
             "notes.txt: could not tell the format: expected nvidia-smi output (table, CSV, -q text or XML), "
-            "torch.cuda.memory_stats() JSON, a memory_summary() table or a log with an out-of-memory message");
+            "torch.cuda.memory_stats() JSON, a memory_summary() table, a log with an out-of-memory message or "
+            "memory figures (allocated / reserved, used / total). Paste nvidia-smi's whole output, "
+            "torch.cuda.memory_summary(), or the log lines from the traceback through the out-of-memory error");
+}
+
+// A paste with sizes but no label a reader knows: the refusal quotes the lines it found them on.
+TEST(ReadObservation, ARefusalQuotesTheSizesItFound) {
+  auto o = parse_observation("step 40 done\nit peaked at 11.2 GB then died\n", "notes.txt");
+  ASSERT_FALSE(o);
+  EXPECT_NE(o.error().to_string().find("found sizes without a label this reader knows (allocated / reserved, "
+                                       "MA / CA, used / total) on line 2: it peaked at 11.2 GB then died."),
+            std::string::npos)
+      << o.error().to_string();
 }
 
 TEST(ReadObservation, MissingFileIsNamed) {

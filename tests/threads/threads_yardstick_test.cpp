@@ -228,7 +228,7 @@ void expect_at_least(const tally& all, floors f) {
   EXPECT_GE(all.top3, f.top3);
 }
 
-TEST(ThreadsYardstick, FromTheObservationAlone) { expect_at_least(score_all("1", false), {21, 31}); }
+TEST(ThreadsYardstick, FromTheObservationAlone) { expect_at_least(score_all("1", false), {22, 31}); }
 
 TEST(ThreadsYardstick, WithAJobSpec) { expect_at_least(score_all("1", true), {2, 2}); }
 
@@ -302,24 +302,28 @@ TEST(ThreadsYardstick, EighthBatchAtFirstSight) {
 
 // Batch 9, collected sealed (four collectors, owners a-m with the forums and n-z, two passes
 // each) while the round's explain fixes were being made, and scored once on the merged tree
-// before anything was changed for it: the round's first-sight measure (bench/README.md). The
-// floors are that score.
+// before anything was changed for it: the round's first-sight measure (bench/README.md): 7 of 16
+// top-1, 10 of 16 top-3. Its misses were then fixed by class where the paste holds evidence (memory
+// figures in a log or in prose: vLLM's profile, a training log's allocated and reserved, a
+// before/after table, nvidia-smi's usage quoted in a sentence); the floors keep what that reached.
 TEST(ThreadsYardstick, NinthBatchAtFirstSight) {
   const tally fresh = score_all("9", false);
   ASSERT_GE(fresh.n, 15);
-  expect_at_least(fresh, {7, 10});
+  expect_at_least(fresh, {12, 14});
 }
 
 // The saving a finding states, against the threads that report what the confirmed fix saved
 // (`saving:` in thread.yaml, before minus after as the thread gives it), over every thread of
 // every batch, from the observation alone (a batch holds one or two such threads, too few to
 // judge alone). The aim is three of four within 15 %; the floor is what the rules reach today
-// (bench/README.md): the savings of other processes and of contexts on GPU 0 are read from the
-// paste, those of evaluation without no_grad and of the allocator's cache are not yet.
+// (bench/README.md): the savings of other processes, of contexts on GPU 0 and of what a load left
+// cached are read from the paste, evaluation's is bounded by what PyTorch had allocated; the
+// allocator's cache (851: the cache expandable segments keep is not in a current-figures paste)
+// and an evaluation far below its allocation (804) are not reached.
 TEST(ThreadsYardstick, SavingsWhereTheThreadReportsOne) {
   const tally all = score_all("", false);
   ASSERT_GE(all.savings, 7);
-  EXPECT_GE(all.savings_right, 3) << all.savings_right << " of " << all.savings;
+  EXPECT_GE(all.savings_right, 5) << all.savings_right << " of " << all.savings;
 }
 
 }  // namespace

@@ -50,7 +50,10 @@ struct process_observation {
 };
 
 /// Where a torch_stats came from; memory_summary figures are rounded down to the unit shown.
-enum class stats_origin { memory_stats_json, memory_summary_text };
+/// log_figures: a log's or a paste's own memory lines (a training script's "Allocated: X GB
+/// Reserved: Y GB", DeepSpeed's see_memory_usage "MA ... Max_MA ... CA ... Max_CA", a markdown
+/// table of figures), read by observe/memory_figures.hpp; rounded as printed.
+enum class stats_origin { memory_stats_json, memory_summary_text, log_figures };
 
 /// torch.cuda.memory_stats() of one rank (or the same figures read off memory_summary()).
 struct torch_stats {
@@ -84,6 +87,33 @@ struct torch_stats {
   /// a reader of files being written (watch's stats folder) can tell a file caught mid-write
   /// without reading the warnings. False for a whole table or file.
   bool cut = false;
+  /// What the paste calls the moment the figures were taken (log_figures only): a table's
+  /// column ("Before") and its rows' own words ("Reserved after load"), or the short line above
+  /// a log's figures ("- Before"). Empty when the paste names none.
+  std::string label;
+  /// A later column of a before/after table ("After", "with the fix"): what a change achieved,
+  /// not the state being explained. Rules that diagnose skip it.
+  bool after_change = false;
+};
+
+/// vLLM's start-up memory profile, read from its log (vllm/worker/worker.py
+/// determine_num_available_blocks; v1 gpu_worker.py): the engine sizes itself to
+/// gpu_memory_utilization x the GPU's total, for its weights, activations and KV cache, whatever
+/// else uses that GPU; the v1 engine refuses to start when less than that is free ("Free memory
+/// on device (F/T GiB) on startup is less than desired GPU memory utilization (U, C GiB)").
+struct vllm_profile {
+  std::optional<bytes> total;            // total_gpu_memory, or T of the start-up check
+  std::optional<double> utilization;     // gpu_memory_utilization
+  std::optional<bytes> claimed;          // total x utilization, as printed
+  std::optional<bytes> weights;          // "model weights take" / "Model loading took"
+  std::optional<bytes> non_torch;        // "non_torch_memory takes"
+  std::optional<bytes> activation_peak;  // "PyTorch activation peak memory takes"
+  std::optional<bytes> kv_cache;         // "the rest of the memory reserved for KV Cache is"
+  std::optional<bytes> free_at_start;    // F of the start-up check
+  /// A traceback or an error follows the profile in the paste: the engine's start failed.
+  bool error_after = false;
+  int line = 0;                          // 1-based line of the first profile line
+  std::string source;
 };
 
 /// Whose message: PyTorch's caching allocator, XLA's (JAX, TensorFlow's XLA runtime), or the CUDA
@@ -151,6 +181,18 @@ struct observation {
   std::vector<process_observation> processes;
   std::vector<torch_stats> stats;
   std::vector<oom_report> ooms;
+  std::vector<vllm_profile> vllm;
+  /// XLA's pool as its client logs it at creation (xla/pjrt/gpu/gpu_helpers.cc, reference/jax.md
+  /// 2.1): "XLA backend allocating N bytes on device d for BFCAllocator." (preallocated) or "XLA
+  /// backend will use up to N bytes on device d for BFCAllocator." (grown on demand).
+  struct xla_pool {
+    std::optional<int> device;
+    bytes size = 0;
+    bool preallocated = false;
+    int line = 0;
+    std::string source;
+  };
+  std::vector<xla_pool> xla_pools;
   /// The nvidia-smi output had its process list (a "Processes:" table, even one saying "No
   /// running processes found"): a GPU with memory in use and no process listed is then held by
   /// processes nvidia-smi cannot see (another container, a zombie). False when the paste had

@@ -67,21 +67,30 @@ void weigh_message(const oom_facts& o, finding& f, bytes& wasted) {
 }
 
 // memory_stats / memory_summary / snapshot peaks: reserved far above allocated.
+// A log's own figures may give only the current pair ("Allocated: X  Reserved: Y"): then the
+// gap between them now is the cache the allocator keeps, read the same way.
 void weigh_stats(const observe::torch_stats& s, finding& f, bytes& wasted) {
-  if (!s.reserved.peak || !s.allocated.peak) return;
-  const bytes gap = *s.reserved.peak > *s.allocated.peak ? *s.reserved.peak - *s.allocated.peak : 0;
-  if (gap < 1_GiB || static_cast<double>(gap) < lk::cached_share_large * 2 * static_cast<double>(*s.reserved.peak))
+  if (s.after_change) return;  // a before/after table's later column: the outcome of a change
+  const bool peaks = s.reserved.peak && s.allocated.peak;
+  const bool currents = s.origin == observe::stats_origin::log_figures && s.reserved.current && s.allocated.current;
+  if (!peaks && !currents) return;
+  const bytes reserved = peaks ? *s.reserved.peak : *s.reserved.current;
+  const bytes allocated = peaks ? *s.allocated.peak : *s.allocated.current;
+  const bytes gap = reserved > allocated ? reserved - allocated : 0;
+  if (gap < 1_GiB || static_cast<double>(gap) < lk::cached_share_large * 2 * static_cast<double>(reserved))
     return;
   // Active well above allocated points at record_stream (NCCL001), not fragmentation.
-  if (s.active.peak && *s.active.peak > *s.allocated.peak + gap / 2) return;
+  if (s.active.peak && *s.active.peak > allocated + gap / 2) return;
   wasted = std::max(wasted, gap);
-  f.evidence.push_back(fmt::format("{}: reserved peak {} vs allocated peak {}{}", s.source,
-                                   format_bytes(*s.reserved.peak), format_bytes(*s.allocated.peak),
+  f.evidence.push_back(fmt::format("{}: reserved{} {} vs allocated{} {}{}", s.source, peaks ? " peak" : "",
+                                   format_bytes(reserved), peaks ? " peak" : "", format_bytes(allocated),
                                    s.inactive_split.current
                                        ? fmt::format(", {} in inactive split blocks",
                                                      format_bytes(*s.inactive_split.current))
                                        : ""));
-  f.support.push_back(fmt::format("{}: the allocator reserved {} more than its tensors ever needed at once",
+  f.support.push_back(fmt::format(fmt::runtime(peaks ? "{}: the allocator reserved {} more than its tensors ever "
+                                                      "needed at once"
+                                                    : "{}: the allocator holds {} more than its live tensors"),
                                   s.source, format_bytes(gap)));
   double level = lk::likely;
   if (s.num_alloc_retries && *s.num_alloc_retries > 0) {

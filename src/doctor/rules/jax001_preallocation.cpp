@@ -5,6 +5,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <iterator>
+#include <map>
+#include <set>
+#include <utility>
 
 #include "doctor/likelihood.hpp"
 #include "doctor/replan.hpp"
@@ -54,20 +57,43 @@ std::vector<pool_fraction> fractions_of(const doctor_input& in) {
   return out;
 }
 
-// Returns how many GPUs hold a pool.
-std::size_t observed_evidence(const doctor_input& in, finding& f) {
-  if (!in.observed) return 0;
-  std::size_t held = 0;
+// What the screens show of a pool. A GPU is told by its index; readings without one (usage
+// quoted in prose) of the same total are taken as one GPU read several times.
+struct screens {
+  std::size_t held = 0;   // GPUs holding a context plus a pool
+  std::size_t shown = 0;  // GPUs shown
+  bool from_zero = true;  // every GPU shown is GPU 0 or unnumbered: all of a one-GPU machine
+  std::optional<bytes> context_before;  // an earlier reading of a held GPU: a context, no pool
+};
+
+screens observed_evidence(const doctor_input& in, finding& f) {
+  screens out;
+  if (!in.observed) return out;
   const auto fractions = fractions_of(in);
-  for (const auto& g : in.observed->gpus)
-    if (auto fraction = preallocated_fraction(g, fractions)) {
-      ++held;
-      f.evidence.push_back(fmt::format("GPU {}: {} of {} used ({:.0f} %, XLA's {:.2f} pool plus a context)",
-                                       g.index.value_or(-1), format_bytes(*g.used), format_bytes(*g.total),
-                                       100.0 * static_cast<double>(*g.used) / static_cast<double>(*g.total),
-                                       *fraction));
+  std::set<std::pair<int, bytes>> shown, held;
+  std::map<std::pair<int, bytes>, bytes> smallest;
+  for (const auto& g : in.observed->gpus) {
+    if (!g.used || !g.total) continue;
+    const std::pair<int, bytes> key{g.index.value_or(-1), *g.total};
+    shown.insert(key);
+    if (g.index && *g.index != 0) out.from_zero = false;
+    const auto fraction = preallocated_fraction(g, fractions);
+    if (!fraction) {
+      if (const auto s = smallest.find(key); s == smallest.end() || *g.used < s->second) smallest[key] = *g.used;
+      continue;
     }
-  return held;
+    if (!held.insert(key).second) continue;
+    f.evidence.push_back(fmt::format("{}: {} of {} used ({:.0f} %, XLA's {:.2f} pool plus a context)",
+                                     g.index ? fmt::format("GPU {}", *g.index) : std::string("the GPU"),
+                                     format_bytes(*g.used), format_bytes(*g.total),
+                                     100.0 * static_cast<double>(*g.used) / static_cast<double>(*g.total), *fraction));
+  }
+  for (const auto& key : held)
+    if (const auto s = smallest.find(key); s != smallest.end() && s->second <= lk::context_max)
+      out.context_before = s->second;
+  out.held = held.size();
+  out.shown = shown.size();
+  return out;
 }
 
 }  // namespace
@@ -75,20 +101,33 @@ std::size_t observed_evidence(const doctor_input& in, finding& f) {
 std::vector<finding> jax_preallocation(const doctor_input& in) {
   const bool jax_job = in.job && (in.job->framework.name == "jax" || in.job->parallel.kind == job::strategy::jax);
   finding f{"JAX001", {}, severity::warning, {}, {}, {}, {}, {}, "jax_preallocation", lk::possible, {}, {}};
-  const std::size_t held = observed_evidence(in, f);
+  const screens seen = observed_evidence(in, f);
+  const std::size_t held = seen.held;
   if (held > 1) {
     f.likelihood = lk::strong;
     f.support.push_back(fmt::format("{} GPUs each hold a context plus the same fraction of their memory", held));
   } else if (held == 1) {
     f.support.push_back("the GPU holds a context plus one of XLA's fractions of its memory");
     // A JAX process takes its pool on every GPU it sees, so the mark of one is the same
-    // fraction on several GPUs; one GPU at a fraction is what any holder of that much shows.
-    if (!jax_job) {
+    // fraction on every GPU shown. GPU 0 alone (or a GPU the paste does not number) is all a
+    // one-GPU machine has; another GPU alone leaves the rest of its machine unseen.
+    if (!jax_job && (seen.shown > 1 || !seen.from_zero)) {
       f.likelihood -= lk::step;
-      f.against.push_back(in.observed->gpus.size() > 1
+      f.against.push_back(seen.shown > 1
                               ? "only one GPU is at the fraction: a JAX process takes its pool on every GPU it sees"
-                              : "one GPU is shown: a pool at the fraction on every GPU would mark a JAX process; on "
-                                "one, any process holding this much reads the same");
+                              : "one GPU other than GPU 0 is shown: a pool at the fraction on every GPU would mark a "
+                                "JAX process; on one, any process holding this much reads the same");
+    } else if (!jax_job) {
+      f.likelihood += lk::step;
+      f.support.push_back("every GPU the paste shows holds it, as a JAX process's pool on each visible GPU does, "
+                          "and the used figure is the mechanism's (context + fraction x total), not any figure");
+      f.against.push_back("without a process list any process holding this much reads the same");
+    }
+    if (seen.context_before) {
+      f.likelihood += lk::step;
+      f.support.push_back(fmt::format("another reading of the same GPU holds {}, a context only: the pool came at "
+                                      "once, as preallocation takes it at the first operation",
+                                      format_bytes(*seen.context_before)));
     }
     if (in.observed && in.observed->process_table && !in.observed->processes_cut_from_gpu &&
         in.observed->processes.empty()) {
@@ -120,6 +159,25 @@ std::vector<finding> jax_preallocation(const doctor_input& in) {
                             "GPU, and whatever runs outside it (cuDNN / cuBLAS workspaces, another process) "
                             "has only the rest");
       }
+    }
+  }
+  // The client's own log line at the pool's creation says whether it was taken up front.
+  if (in.observed) {
+    bool up_front = false, on_demand = false;
+    for (const auto& p : in.observed->xla_pools) {
+      (p.preallocated ? up_front : on_demand) = true;
+      f.evidence.push_back(fmt::format("{} line {}: XLA's pool of {} on device {} {}", p.source, p.line,
+                                       format_bytes(p.size), p.device ? std::to_string(*p.device) : "?",
+                                       p.preallocated ? "allocated at creation" : "to grow on demand"));
+    }
+    if (up_front) {
+      f.likelihood = std::max(f.likelihood, lk::likely) + (f.evidence.size() > 1 ? lk::step : 0);
+      f.support.push_back("the log shows the client preallocating its pool: nvidia-smi shows the pool whatever "
+                          "the program uses, and whatever runs outside it has only the rest");
+    } else if (on_demand) {
+      f.likelihood = std::min(f.likelihood, lk::weak);
+      f.against.push_back("the log shows the pool grown on demand (XLA_PYTHON_CLIENT_PREALLOCATE=false): no "
+                          "fraction is taken up front");
     }
   }
   if (jax_job) {

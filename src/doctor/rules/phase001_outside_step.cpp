@@ -94,10 +94,12 @@ std::vector<finding> phase_findings(const doctor_input& in, oom_phase phase) {
     if (r.phase == phase) rule = &r;
   finding f{rule->id, {}, severity::error, {}, rule->cause, rule->fix, {}, {},
             rule->cause_class, likelihood::decisive, {}, {}};
+  const observe::oom_report* failed = nullptr;  // the message the finding reads
   if (in.observed)
     for (const auto& o : in.observed->ooms) {
       const auto facts = facts_of(o);
       if (facts.phase != phase) continue;
+      failed = &o;
       const std::string line = facts.phase_line.substr(0, facts.phase_line.find(':'));
       f.evidence.push_back(fmt::format("{}: tried to allocate {}", where(o), size_or_unknown(o.requested)));
       switch (facts.placed_by) {
@@ -146,6 +148,30 @@ std::vector<finding> phase_findings(const doctor_input& in, oom_phase phase) {
       }
       break;
     }
+  // Figures the paste itself measured in the phase ("Reserved after load: 14,362 MB"): what the
+  // phase left on the GPU, read as the paste names it. Reserved far above allocated there is the
+  // phase's own memory, freed into the cache (or still referenced) instead of returned: the fix of
+  // the phase gives it back.
+  if (f.evidence.empty() && in.observed)
+    for (const auto& s : in.observed->stats) {
+      if (s.origin != observe::stats_origin::log_figures || s.after_change || phase_of_label(s.label) != phase)
+        continue;
+      const auto reserved = s.reserved.current ? s.reserved.current : s.reserved.peak;
+      const auto allocated = s.allocated.current ? s.allocated.current : s.allocated.peak;
+      if (!reserved || !allocated || *reserved <= *allocated) continue;
+      const bytes left = *reserved - *allocated;
+      f.likelihood = likelihood::strong;
+      f.evidence.push_back(fmt::format("{} line {}: \"{}\": {} reserved, {} allocated", s.source,
+                                       s.raw.count("line") ? s.raw.at("line") : 0, s.label, format_bytes(*reserved),
+                                       format_bytes(*allocated)));
+      f.support.push_back(fmt::format("the paste measured these figures in the phase ({}): {} held beyond the "
+                                      "live tensors is what the phase left on the GPU",
+                                      s.label, format_bytes(left)));
+      f.against.push_back("no out-of-memory traceback places a failure there: the paste's own label does");
+      f.saving = static_cast<std::int64_t>(left);
+      f.saving_basis = "the reserved - allocated the paste measured in the phase: what the phase left on the GPU";
+      break;
+    }
   // Evaluation with nothing to place the message: an evaluation that keeps its graphs (no
   // no_grad) or runs a larger batch fills the GPU as a step that does not fit does; the paste
   // cannot tell, and the finding says so below the job's size. A traceback through autograd's
@@ -157,6 +183,7 @@ std::vector<finding> phase_findings(const doctor_input& in, oom_phase phase) {
       if (facts.phase != oom_phase::unknown || facts.in_backward) continue;
       f.likelihood = likelihood::weak - likelihood::step;
       f.level = severity::warning;
+      failed = &o;
       f.evidence.push_back(fmt::format("{}: tried to allocate {}", where(o), size_or_unknown(o.requested)));
       f.against.push_back("no traceback frame places it in an evaluation: nothing in the paste tells it from a step "
                           "that does not fit; the traceback above the message decides (a frame in evaluate, "
@@ -182,6 +209,17 @@ std::vector<finding> phase_findings(const doctor_input& in, oom_phase phase) {
       if (f.evidence.size() == 1) f.likelihood = likelihood::strong;  // the job alone, not a traceback
     }
   if (f.evidence.empty()) return {};
+  // Without a job to re-plan, an evaluation's saving is bounded by the message: torch.no_grad()
+  // frees the activations kept for a backward that never comes, which are part of what PyTorch
+  // had allocated when it failed (the weights, also part of it, stay).
+  if (phase == oom_phase::eval && !f.saving && failed && failed->allocated_by_pytorch) {
+    f.saving = static_cast<std::int64_t>(*failed->allocated_by_pytorch);
+    f.saving_basis = "at most what PyTorch had allocated at the failure: no_grad frees the activations kept "
+                     "for backward, the weights stay";
+  }
+  if (phase == oom_phase::checkpoint_resume && f.saving)
+    f.fix += "; if the optimizer state is offloaded to the CPU after loading, drop the loaded state dict's GPU "
+             "copies and call torch.cuda.empty_cache()";
   if (in.job)
     if (const auto settings = plan_fix(phase, *in.job); !settings.empty())
       if (auto after = replan(in, settings); after && after->saving > 0) {

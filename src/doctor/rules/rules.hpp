@@ -22,5 +22,6 @@ std::vector<finding> checkpoint_resume(const doctor_input& in);       // CKPT002
 std::vector<finding> evaluation(const doctor_input& in);              // EVAL001
 std::vector<finding> first_optimizer_step(const doctor_input& in);    // OPTIM001
 std::vector<finding> kept_across_iterations(const doctor_input& in);  // LEAK001
+std::vector<finding> vllm_engine_claim(const doctor_input& in);       // VLLM001
 
 }  // namespace vramscope::doctor::rules

@@ -1,0 +1,29 @@
+// Fuzzes the reader of memory figures pasted in a log or in prose (observe/memory_figures.hpp):
+// any text, never a crash, every figure one the text could hold.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "observe/memory_figures.hpp"
+
+namespace {
+
+void check(bool condition) {
+  if (!condition) __builtin_trap();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const auto found = vramscope::observe::detail::find_memory_figures(text, "fuzz.log");
+  for (const auto& s : found.stats)
+    check((s.allocated.current || s.allocated.peak) && (s.reserved.current || s.reserved.peak));
+  for (const auto& g : found.gpus) check(g.used && g.total && *g.used <= *g.total);
+  for (const auto& v : found.vllm) {
+    check(v.line >= 1);
+    if (v.free_at_start && v.total) check(*v.free_at_start <= *v.total + 1);
+  }
+  check(found.unread.size() <= 4);
+  return 0;
+}

@@ -1,0 +1,505 @@
+#include "observe/memory_figures.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+#include "observe/text_util.hpp"
+
+namespace vramscope::observe::detail {
+
+namespace {
+
+bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// One size in a line: where its number starts and ends (unit included).
+struct size_at {
+  std::size_t start = 0, end = 0;
+  bytes value = 0;
+};
+
+// The size whose number starts at `at` ("14,362 MB", "0.90GiB", "61352MiB"): digits with
+// thousands separators between groups of three and an optional fraction, then a unit.
+std::optional<size_at> size_starting(std::string_view line, std::size_t at) {
+  std::string number;
+  std::size_t i = at;
+  while (i < line.size()) {
+    if (is_digit(line[i])) {
+      number += line[i++];
+    } else if (line[i] == ',' && i + 3 < line.size() && is_digit(line[i + 1]) && is_digit(line[i + 2]) &&
+               is_digit(line[i + 3]) && (i + 4 == line.size() || !is_digit(line[i + 4]))) {
+      ++i;  // a thousands separator: exactly three digits follow
+    } else {
+      break;
+    }
+  }
+  if (i < line.size() && line[i] == '.' && i + 1 < line.size() && is_digit(line[i + 1])) {
+    number += line[i++];
+    while (i < line.size() && is_digit(line[i])) number += line[i++];
+  }
+  if (number.empty() || number.size() > 24) return std::nullopt;
+  const std::size_t digits = number.size();
+  std::string candidate = number + std::string(line.substr(i, 8));
+  std::size_t used = 0;
+  const auto value = parse_size_prefix(candidate, used);
+  if (!value || used <= digits) return std::nullopt;
+  return size_at{at, i + (used - digits), *value};
+}
+
+// Every size in `line`, left to right.
+std::vector<size_at> sizes_in(std::string_view line) {
+  std::vector<size_at> out;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    const bool starts = is_digit(line[i]) && (i == 0 || (!is_alnum(line[i - 1]) && line[i - 1] != '.' &&
+                                                         line[i - 1] != ',' && line[i - 1] != '_'));
+    if (starts)
+      if (const auto s = size_starting(line, i)) {
+        out.push_back(*s);
+        i = s->end;
+        continue;
+      }
+    ++i;
+  }
+  return out;
+}
+
+// The words of a label, lower case, split at anything but letters and digits ("Max_MA" -> max, ma).
+std::vector<std::string> words_of(std::string_view label) {
+  std::vector<std::string> out;
+  std::string w;
+  for (const char c : label) {
+    if (is_alnum(c)) {
+      w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!w.empty()) {
+      out.push_back(std::move(w));
+      w.clear();
+    }
+  }
+  if (!w.empty()) out.push_back(std::move(w));
+  return out;
+}
+
+enum class figure_kind { none, allocated, reserved };
+
+struct figure_label {
+  figure_kind kind = figure_kind::none;
+  bool peak = false;
+};
+
+// What a label names: torch's allocated figure ("Allocated", "memory_allocated", DeepSpeed's
+// "MA") or its reserved one ("Reserved", "cached", "CA"), current or peak ("Max", "peak"). A
+// label naming both is a difference ("reserved - allocated"), and one naming what is free, a
+// change or a total, none of them.
+figure_label classify(std::string_view label) {
+  bool allocated = false, reserved = false, peak = false, other = false;
+  for (const auto& w : words_of(label)) {
+    if (w == "ma" || w.starts_with("alloc")) allocated = true;
+    else if (w == "ca" || w.starts_with("reserv") || w.starts_with("cache")) reserved = true;
+    else if (w == "max" || w == "peak" || w == "maximum" || w == "highest") peak = true;
+    else if (w == "free" || w == "wasted" || w == "spike" || w == "delta" || w == "diff" || w == "difference" ||
+             w == "total" || w == "unallocated" || w == "saved" || w == "saving" || w == "increase" ||
+             w == "growth" || w == "cpu" || w == "ram" || w == "host")
+      other = true;
+  }
+  if (other || allocated == reserved) return {};
+  return {allocated ? figure_kind::allocated : figure_kind::reserved, peak};
+}
+
+// Sets the figure a label names; false when it names none or the entry has it already.
+bool put(torch_stats& s, figure_label what, bytes value) {
+  if (what.kind == figure_kind::none) return false;
+  auto& level = what.kind == figure_kind::allocated ? s.allocated : s.reserved;
+  auto& slot = what.peak ? level.peak : level.current;
+  if (slot) return false;
+  slot = value;
+  return true;
+}
+
+bool has_both(const torch_stats& s) {
+  return (s.allocated.current || s.allocated.peak) && (s.reserved.current || s.reserved.peak);
+}
+
+// A line of an out-of-memory message or an allocator dump: oom_report.hpp reads those.
+bool message_line(std::string_view t) {
+  for (std::string_view m : {"out of memory", "Tried to allocate", "allocated by PyTorch", "total capacity",
+                             "total capacty", "already allocated", "reserved in total", "InUse", "Limit:",
+                             "memory summary", "would exceed allowed memory", "Out of memory"})
+    if (contains(t, m)) return true;
+  return false;
+}
+
+std::string cut_label(std::string_view t) {
+  t = trim(t);
+  while (!t.empty() && (t.front() == '-' || t.front() == '*' || t.front() == '#' || t.front() == '>' ||
+                        t.front() == ' '))
+    t.remove_prefix(1);
+  while (!t.empty() && (t.back() == ':' || t.back() == ' ')) t.remove_suffix(1);
+  return std::string(t.substr(0, 60));
+}
+
+// ---- vLLM's profile.
+
+std::optional<bytes> size_after(std::string_view t, std::string_view label) {
+  const std::size_t at = t.find(label);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::size_t i = at + label.size();
+  while (i < t.size() && (t[i] == ' ' || t[i] == '(' || t[i] == ':')) ++i;
+  if (i >= t.size() || !is_digit(t[i])) return std::nullopt;
+  if (const auto s = size_starting(t, i)) return s->value;
+  return std::nullopt;
+}
+
+std::optional<double> decimal_after(std::string_view t, std::string_view label) {
+  const std::size_t at = t.find(label);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::size_t i = at + label.size();
+  while (i < t.size() && (t[i] == ' ' || t[i] == '(' || t[i] == '=')) ++i;
+  std::size_t end = i;
+  while (end < t.size() && (is_digit(t[end]) || t[end] == '.')) ++end;
+  return parse_decimal(t.substr(i, end - i));
+}
+
+// "(2.6/121.63 GiB)": F takes T's unit.
+void read_startup_check(std::string_view t, vllm_profile& v) {
+  const std::size_t open = t.find('(', t.find("Free memory on device"));
+  const std::size_t slash = open == std::string_view::npos ? open : t.find('/', open);
+  if (slash == std::string_view::npos) return;
+  const auto free = parse_decimal(trim(t.substr(open + 1, slash - open - 1)));
+  const std::size_t close = t.find(')', slash);
+  if (!free || close == std::string_view::npos) return;
+  // T with its unit; F is in the same unit.
+  const std::string_view total_text = trim(t.substr(slash + 1, close - slash - 1));
+  const auto total = total_text.empty() || !is_digit(total_text.front()) ? std::nullopt : size_starting(total_text, 0);
+  const std::size_t digits = total_text.find_first_not_of("0123456789.");
+  const auto total_number = parse_decimal(total_text.substr(0, digits));
+  if (!total || !total_number || *total_number <= 0 || *free > *total_number) return;  // free above total: misread
+  v.total = total->value;
+  v.free_at_start = static_cast<bytes>(*free / *total_number * static_cast<double>(total->value));
+  // "... utilization (0.9, 14.39 GiB)"
+  const std::size_t util = t.find("utilization (", close);
+  if (util == std::string_view::npos) return;
+  v.utilization = decimal_after(t.substr(util), "utilization (");
+  const std::size_t comma = t.find(',', util);
+  if (comma != std::string_view::npos) {
+    std::size_t i = comma + 1;
+    while (i < t.size() && t[i] == ' ') ++i;
+    if (const auto c = size_starting(t, i)) v.claimed = c->value;
+  }
+}
+
+// Reads vLLM's figures off `t` into `v`; true when the line held one.
+bool read_vllm(std::string_view t, vllm_profile& v) {
+  bool any = false;
+  const auto set = [&any](auto& slot, auto value) {
+    if (value && !slot) {
+      slot = value;
+      any = true;
+    }
+  };
+  if (contains(t, "total_gpu_memory")) {
+    set(v.total, size_after(t, "total_gpu_memory"));
+    set(v.utilization, decimal_after(t, "gpu_memory_utilization ("));
+    if (const std::size_t eq = t.rfind("= "); eq != std::string_view::npos && eq + 2 < t.size() && is_digit(t[eq + 2]))
+      if (const auto c = size_starting(t, eq + 2)) set(v.claimed, std::optional<bytes>(c->value));
+  }
+  set(v.weights, size_after(t, "model weights take"));
+  set(v.weights, size_after(t, "Model loading took"));
+  set(v.weights, size_after(t, "Loading model weights took"));
+  set(v.non_torch, size_after(t, "non_torch_memory takes"));
+  set(v.activation_peak, size_after(t, "activation peak memory takes"));
+  set(v.kv_cache, size_after(t, "reserved for KV Cache is"));
+  set(v.kv_cache, size_after(t, "Available KV cache memory"));
+  if (contains(t, "No available memory for the cache blocks")) set(v.kv_cache, std::optional<bytes>(0));
+  if (contains(t, "Free memory on device") && contains(t, "on startup")) {
+    const bool had = v.free_at_start.has_value();
+    read_startup_check(t, v);
+    any = any || (!had && v.free_at_start);
+  }
+  return any;
+}
+
+// ---- A markdown table of figures.
+
+std::vector<std::string_view> cells_of(std::string_view row) {
+  row = trim(row);
+  if (!row.empty() && row.front() == '|') row.remove_prefix(1);
+  if (!row.empty() && row.back() == '|') row.remove_suffix(1);
+  std::vector<std::string_view> out;
+  for (auto c : split(row, '|')) out.push_back(trim(c));
+  return out;
+}
+
+bool separator_row(std::string_view row) {
+  const auto cells = cells_of(row);
+  return !cells.empty() && std::all_of(cells.begin(), cells.end(), [](std::string_view c) {
+    return !c.empty() && c.find_first_not_of("-: ") == std::string_view::npos && c.find('-') != std::string_view::npos;
+  });
+}
+
+// The one size a cell holds ("**11,478 MB**", "2,942 MB"), or none.
+std::optional<bytes> cell_size(std::string_view cell) {
+  while (!cell.empty() && (cell.front() == '*' || cell.front() == '`' || cell.front() == ' ')) cell.remove_prefix(1);
+  while (!cell.empty() && (cell.back() == '*' || cell.back() == '`' || cell.back() == ' ')) cell.remove_suffix(1);
+  if (cell.empty() || !is_digit(cell.front())) return std::nullopt;
+  const auto s = size_starting(cell, 0);
+  if (!s || trim(cell.substr(s->end)).size() > 0) return std::nullopt;
+  return s->value;
+}
+
+// Headers that put a state before a change ("Before", "without", "baseline") or after it.
+bool names_before(std::string_view header) {
+  for (const auto& w : words_of(header))
+    if (w == "before" || w == "without" || w == "baseline" || w == "old" || w == "main") return true;
+  return false;
+}
+
+// Reads the table of `rows` (header, separator, body) into one torch_stats per value column.
+void read_table(const std::vector<text_line>& rows, const std::string& source, memory_figures& out) {
+  if (rows.size() < 3 || !separator_row(rows[1].text)) return;
+  for (const auto& r : rows)
+    if (contains(r.text, "Cur Usage") || contains(r.text, "memory summary")) return;  // memory_summary's
+  const auto header = cells_of(rows[0].text);
+  if (header.size() < 2) return;
+  const bool comparison = names_before(header[1]);
+  for (std::size_t col = 1; col < header.size(); ++col) {
+    torch_stats s;
+    s.origin = stats_origin::log_figures;
+    s.source = source;
+    std::vector<std::string> rows_read;
+    for (std::size_t r = 2; r < rows.size(); ++r) {
+      const auto cells = cells_of(rows[r].text);
+      if (cells.size() <= col) continue;
+      const auto value = cell_size(cells[col]);
+      if (!value) continue;
+      if (put(s, classify(cells[0]), *value)) rows_read.push_back(cut_label(cells[0]));
+    }
+    if (!has_both(s)) continue;
+    s.label = cut_label(header[col]);
+    if (!rows_read.empty()) s.label += fmt::format(" ({})", fmt::join(rows_read, "; "));
+    s.after_change = comparison && col > 1;
+    s.cut_at_line = std::nullopt;
+    s.raw["line"] = static_cast<std::uint64_t>(rows[0].number);
+    out.stats.push_back(std::move(s));
+  }
+}
+
+// "N / SIZE": a number without unit before the slash, in the total's unit.
+std::optional<bytes> unitless_before(std::string_view t, const size_at& total) {
+  std::size_t i = total.start;
+  while (i > 0 && t[i - 1] == ' ') --i;
+  if (i == 0 || t[i - 1] != '/') return std::nullopt;
+  --i;
+  while (i > 0 && t[i - 1] == ' ') --i;
+  const std::size_t end = i;
+  while (i > 0 && (is_digit(t[i - 1]) || t[i - 1] == '.')) --i;
+  if (i == end || (i > 0 && (is_alnum(t[i - 1]) || t[i - 1] == ','))) return std::nullopt;
+  const auto used = parse_decimal(t.substr(i, end - i));
+  std::string total_digits;  // the total's number without its thousands separators
+  for (std::size_t k = total.start; k < total.end && (is_digit(t[k]) || t[k] == '.' || t[k] == ','); ++k)
+    if (t[k] != ',') total_digits += t[k];
+  const auto total_number = parse_decimal(total_digits);
+  if (!used || !total_number || *total_number <= 0 || *used > *total_number) return std::nullopt;
+  return static_cast<bytes>(*used / *total_number * static_cast<double>(total.value));
+}
+
+// gpustat's "[0] NVIDIA A100-SXM4-80GB | ...": the GPU's index at the line's start.
+std::optional<int> bracketed_index(std::string_view t) {
+  if (t.size() < 3 || t.front() != '[') return std::nullopt;
+  const std::size_t close = t.find(']');
+  if (close == std::string_view::npos || close > 4) return std::nullopt;
+  const auto v = parse_uint(t.substr(1, close - 1));
+  if (!v) return std::nullopt;
+  return static_cast<int>(*v);
+}
+
+}  // namespace
+
+memory_figures find_memory_figures(std::string_view text, const std::string& source) {
+  memory_figures out;
+  const auto lines = split_lines(text);
+  std::optional<vllm_profile> profile;
+  const auto close_profile = [&] {
+    if (profile) out.vllm.push_back(std::move(*profile));
+    profile.reset();
+  };
+  std::vector<text_line> table;
+  std::string previous_label;
+  struct tf_device {
+    std::optional<int> index;
+    std::optional<bytes> total, free;
+  } tf;
+  std::optional<torch_stats> half;  // a line's allocated or reserved figures alone
+  int half_line = 0;
+  for (std::size_t i = 0; i <= lines.size(); ++i) {
+    const std::string_view t = i < lines.size() ? trim(lines[i].text) : std::string_view{};
+    // Tables: a run of lines that start with '|'.
+    if (i < lines.size() && !t.empty() && t.front() == '|') {
+      table.push_back(lines[i]);
+      continue;
+    }
+    if (!table.empty()) {
+      read_table(table, source, out);
+      table.clear();
+    }
+    if (i == lines.size()) break;
+    if (t.empty()) continue;
+    // vLLM's profile: figures over several lines, one profile until a figure repeats.
+    {
+      vllm_profile probe;
+      if (read_vllm(t, probe)) {
+        if (!profile) {
+          profile = vllm_profile{};
+          profile->line = lines[i].number;
+          profile->source = source;
+        }
+        vllm_profile merged = *profile;
+        if (!read_vllm(t, merged)) {  // every figure of this line was set already: a new profile
+          close_profile();
+          profile = vllm_profile{};
+          profile->line = lines[i].number;
+          profile->source = source;
+          read_vllm(t, *profile);
+        } else {
+          *profile = merged;
+        }
+        continue;
+      }
+      if (profile && (contains(t, "Traceback") || contains(t, "Error:") || contains(t, "Error ") ||
+                      contains(t, "error:")))
+        profile->error_after = true;
+    }
+    if (message_line(t)) {
+      previous_label.clear();
+      continue;
+    }
+    // XLA's pool at its creation.
+    for (const auto& [anchor, preallocated] : {std::pair<std::string_view, bool>{"XLA backend allocating ", true},
+                                               std::pair<std::string_view, bool>{"XLA backend will use up to ", false}})
+      if (const std::size_t at = t.find(anchor); at != std::string_view::npos) {
+        if (at + anchor.size() >= t.size() || !is_digit(t[at + anchor.size()])) continue;
+        const auto size = size_starting(t, at + anchor.size());
+        if (!size) continue;
+        observation::xla_pool pool;
+        pool.size = size->value;
+        pool.preallocated = preallocated;
+        pool.line = lines[i].number;
+        pool.source = source;
+        if (const std::size_t dev = t.find("on device ", size->end); dev != std::string_view::npos) {
+          std::size_t end = dev + 10;
+          while (end < t.size() && is_digit(t[end])) ++end;
+          if (const auto v = parse_uint(t.substr(dev + 10, end - dev - 10)); v && *v < 4096)
+            pool.device = static_cast<int>(*v);
+        }
+        out.xla_pools.push_back(std::move(pool));
+        break;
+      }
+    if (!out.xla_pools.empty() && out.xla_pools.back().line == lines[i].number) continue;
+    // TensorFlow's device at its start.
+    if (const std::size_t found = t.find("Found device "); found != std::string_view::npos) {
+      std::size_t end = found + 13;
+      while (end < t.size() && is_digit(t[end])) ++end;
+      tf = tf_device{};
+      if (const auto v = parse_uint(t.substr(found + 13, end - found - 13)); v && *v < 4096)
+        tf.index = static_cast<int>(*v);
+    }
+    bool tf_line = false;
+    for (std::string_view label : {"Total memory:", "totalMemory:"})
+      if (const auto v = size_after(t, label)) {
+        tf.total = v;
+        tf_line = true;
+      }
+    for (std::string_view label : {"Free memory:", "freeMemory:"})
+      if (const auto v = size_after(t, label)) {
+        tf.free = v;
+        tf_line = true;
+      }
+    if (tf_line) {
+      if (tf.total && tf.free && *tf.free <= *tf.total) {
+        gpu_observation g;
+        g.index = tf.index;
+        g.total = tf.total;
+        g.used = *tf.total - *tf.free;
+        out.devices_at_start.push_back(std::move(g));
+        tf = tf_device{};
+      }
+      continue;
+    }
+    const auto sizes = sizes_in(t);
+    if (sizes.empty()) {
+      previous_label = t.size() <= 60 ? cut_label(t) : std::string();
+      continue;
+    }
+    // Allocator figures: a size after each label. A script that prints allocated and reserved
+    // on two lines gives half on each: the halves of consecutive lines are joined.
+    torch_stats s;
+    s.origin = stats_origin::log_figures;
+    s.source = source;
+    std::size_t from = 0;
+    for (const auto& z : sizes) {
+      put(s, classify(t.substr(from, z.start - from)), z.value);
+      from = z.end;
+    }
+    const bool any = s.allocated.current || s.allocated.peak || s.reserved.current || s.reserved.peak;
+    if (any && !has_both(s) && half && half_line + 1 == lines[i].number) {
+      for (const figure_label what : {figure_label{figure_kind::allocated, false}, figure_label{figure_kind::allocated, true},
+                                      figure_label{figure_kind::reserved, false}, figure_label{figure_kind::reserved, true}}) {
+        const auto& level = what.kind == figure_kind::allocated ? half->allocated : half->reserved;
+        if (const auto& v = what.peak ? level.peak : level.current) put(s, what, *v);
+      }
+      if (has_both(s)) {
+        if (!out.unread.empty() && out.unread.back().starts_with(fmt::format("{}: ", half_line))) out.unread.pop_back();
+        s.label = half->label;
+        s.raw["line"] = static_cast<std::uint64_t>(half_line);
+      }
+    } else if (has_both(s)) {
+      s.label = previous_label;
+      s.raw["line"] = static_cast<std::uint64_t>(lines[i].number);
+    }
+    half.reset();
+    if (has_both(s)) {
+      out.stats.push_back(std::move(s));
+      previous_label.clear();
+      continue;
+    }
+    if (any) {
+      s.label = previous_label;
+      half = std::move(s);
+      half_line = lines[i].number;
+    }
+    // nvidia-smi's usage cell quoted in prose: "USED / TOTAL", used no more than total. The
+    // used figure may leave its unit to the total ("61352 / 81920 MB", gpustat; "7.8/8.0 GB").
+    bool read = false;
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      std::optional<bytes> used;
+      if (k > 0 && trim(t.substr(sizes[k - 1].end, sizes[k].start - sizes[k - 1].end)) == "/")
+        used = sizes[k - 1].value;
+      else
+        used = unitless_before(t, sizes[k]);
+      if (!used || *used > sizes[k].value || sizes[k].value < 256_MiB) continue;
+      const auto words = words_of(t);
+      if (std::any_of(words.begin(), words.end(), [](const std::string& w) {
+            return w == "cpu" || w == "ram" || w == "host" || w == "swap" || w == "disk" || w == "kv" ||
+                   w == "cache" || w == "shared" || w.starts_with("download") || w.starts_with("upload") ||
+                   w == "safetensors" || w == "bin" || w == "file" || w == "files";
+          }))
+        break;
+      gpu_observation g;
+      g.index = bracketed_index(t);
+      g.used = used;
+      g.total = sizes[k].value;
+      out.gpus.push_back(std::move(g));
+      read = true;
+      break;
+    }
+    if (!read && out.unread.size() < 4) out.unread.push_back(fmt::format("{}: {}", lines[i].number, t.substr(0, 120)));
+    previous_label.clear();
+  }
+  close_profile();
+  return out;
+}
+
+}  // namespace vramscope::observe::detail

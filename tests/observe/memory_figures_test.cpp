@@ -1,0 +1,200 @@
+// Memory figures pasted in a log or in prose (observe/memory_figures.hpp): each form read to
+// the figures it gives, and lines that give none left alone.
+#include <gtest/gtest.h>
+
+#include <vramscope/observe/read_observation.hpp>
+
+#include "observe/memory_figures.hpp"
+
+namespace vramscope::observe {
+namespace {
+
+using detail::find_memory_figures;
+
+// A training script's own line, as cosmos-rl's pull request #388 pasted it.
+TEST(MemoryFigures, ReadsATrainingLogsAllocatedAndReservedLine) {
+  const auto f = find_memory_figures(
+      "  - Before\n"
+      "  Allocated (real tensor memory): 60.93 GB     Reserved  (cached by PyTorch): 126.97 GB     Max reserved "
+      "this process ever: 126.97 GB\n"
+      "  pynvml info: (pid 752970: 128.88 GiB)\n",
+      "stats.txt");
+  ASSERT_EQ(f.stats.size(), 1u);
+  const auto& s = f.stats[0];
+  EXPECT_EQ(s.origin, stats_origin::log_figures);
+  EXPECT_EQ(s.allocated.current, static_cast<bytes>(60.93 * 1024 * 1024 * 1024 + 0.5));
+  EXPECT_EQ(s.reserved.current, static_cast<bytes>(126.97 * 1024 * 1024 * 1024 + 0.5));
+  EXPECT_EQ(s.reserved.peak, s.reserved.current);
+  EXPECT_FALSE(s.allocated.peak);
+  EXPECT_EQ(s.label, "Before");
+  EXPECT_TRUE(f.gpus.empty());
+}
+
+// deepspeed/runtime/utils.py see_memory_usage: MA, Max_MA, CA in GB to two decimals, Max_CA whole.
+TEST(MemoryFigures, ReadsDeepSpeedsSeeMemoryUsage) {
+  const auto f = find_memory_figures(
+      "[2024-05-01 10:00:00,000] [INFO] [utils.py:791:see_memory_usage] After forward\n"
+      "[2024-05-01 10:00:00,001] [INFO] [utils.py:792:see_memory_usage] MA 1.5 GB         Max_MA 2.25 GB         "
+      "CA 3.0 GB         Max_CA 4 GB \n"
+      "[2024-05-01 10:00:00,002] [INFO] [utils.py:799:see_memory_usage] CPU Virtual Memory:  used = 22.5 GB, "
+      "percent = 18.0%\n",
+      "ds.log");
+  ASSERT_EQ(f.stats.size(), 1u);
+  EXPECT_EQ(f.stats[0].allocated.current, 1536_MiB);
+  EXPECT_EQ(f.stats[0].allocated.peak, 2304_MiB);
+  EXPECT_EQ(f.stats[0].reserved.current, 3_GiB);
+  EXPECT_EQ(f.stats[0].reserved.peak, 4_GiB);
+  EXPECT_TRUE(f.gpus.empty());  // the CPU line is no GPU's
+}
+
+// A pull request's before/after table (prime-rl #2154): one entry per column, the later one the
+// outcome of the change; rows of differences and deltas name no figure.
+TEST(MemoryFigures, ReadsABeforeAfterTable) {
+  const auto f = find_memory_figures(
+      "| Metric | Before | After |\n"
+      "|---|---|---|\n"
+      "| Reserved after load | 14,362 MB | 2,942 MB |\n"
+      "| Allocated after load | 2,884 MB | 2,884 MB |\n"
+      "| **Wasted (reserved − allocated)** | **11,478 MB** | **58 MB** |\n"
+      "| Spike from baseline | 11,420 MB | 0 MB |\n",
+      "table.md");
+  ASSERT_EQ(f.stats.size(), 2u);
+  EXPECT_EQ(f.stats[0].reserved.current, 14362_MiB);
+  EXPECT_EQ(f.stats[0].allocated.current, 2884_MiB);
+  EXPECT_FALSE(f.stats[0].after_change);
+  EXPECT_EQ(f.stats[0].label, "Before (Reserved after load; Allocated after load)");
+  EXPECT_EQ(f.stats[1].reserved.current, 2942_MiB);
+  EXPECT_TRUE(f.stats[1].after_change);
+}
+
+// Columns that are not a before/after comparison (one per rank) are each an observation.
+TEST(MemoryFigures, ATableOfRanksIsNoComparison) {
+  const auto f = find_memory_figures(
+      "| | rank 0 | rank 1 |\n|:--|--:|--:|\n| max allocated | 10 GiB | 9 GiB |\n| max reserved | 12 GiB | 11 GiB |\n",
+      "t.md");
+  ASSERT_EQ(f.stats.size(), 2u);
+  EXPECT_FALSE(f.stats[1].after_change);
+  EXPECT_EQ(f.stats[1].allocated.peak, 9_GiB);
+}
+
+// nvidia-smi's usage cell quoted in a sentence (neural-tangents #204): a GPU reading without index.
+TEST(MemoryFigures, ReadsUsageQuotedInProse) {
+  const auto f = find_memory_figures(
+      "Usage from first SMI call: 426MiB /  81920MiB\nUsage from second SMI call: 61352MiB /  81920MiB\n", "smi.txt");
+  ASSERT_EQ(f.gpus.size(), 2u);
+  EXPECT_EQ(f.gpus[0].used, 426_MiB);
+  EXPECT_EQ(f.gpus[1].used, 61352_MiB);
+  EXPECT_EQ(f.gpus[1].total, 81920_MiB);
+  EXPECT_FALSE(f.gpus[1].index);
+  // A host's memory in the same shape is no GPU's.
+  EXPECT_TRUE(find_memory_figures("CPU RAM: 12 GiB / 64 GiB\n", "x").gpus.empty());
+}
+
+// gpustat's row gives its GPU's index and leaves the used figure's unit to the total; a
+// download's progress in the same shape is no GPU's.
+TEST(MemoryFigures, ReadsGpustatsRowAndUnitlessUsage) {
+  const auto f = find_memory_figures(
+      "[1] NVIDIA A100-SXM4-80GB | 34'C,   0 % | 61352 / 81920 MB | alice(61000M)\n"
+      "Task manager: dedicated GPU memory 7.5/8.0 GB\n"
+      "model.safetensors: 100%|##########| 4.9GB/4.9GB\n",
+      "gpustat.txt");
+  ASSERT_EQ(f.gpus.size(), 2u);
+  EXPECT_EQ(f.gpus[0].index, 1);
+  EXPECT_EQ(f.gpus[0].used, 61352_MiB);
+  EXPECT_EQ(f.gpus[0].total, 81920_MiB);
+  EXPECT_FALSE(f.gpus[1].index);
+  EXPECT_EQ(f.gpus[1].used, 7680_MiB);
+}
+
+// A script printing allocated and reserved on two lines: one entry of both.
+TEST(MemoryFigures, JoinsAllocatedAndReservedPrintedOnConsecutiveLines) {
+  const auto f = find_memory_figures("after step 3\nmemory allocated: 10.5 GiB\nmemory reserved: 14.0 GiB\n", "x");
+  ASSERT_EQ(f.stats.size(), 1u);
+  EXPECT_EQ(f.stats[0].allocated.current, 10_GiB + 512_MiB);
+  EXPECT_EQ(f.stats[0].reserved.current, 14_GiB);
+  EXPECT_EQ(f.stats[0].label, "after step 3");
+  EXPECT_TRUE(f.unread.empty());
+}
+
+// TensorFlow 1's device at its start, over several lines, and the later one-line form.
+TEST(MemoryFigures, ReadsTensorflowsDeviceAtItsStart) {
+  const auto f = find_memory_figures(
+      "I tensorflow/core/common_runtime/gpu/gpu_device.cc:885] Found device 1 with properties: \n"
+      "name: GeForce GTX 1080\nmajor: 6 minor: 1 memoryClockRate (GHz) 1.7335\npciBusID 0000:01:00.0\n"
+      "Total memory: 7.92GiB\nFree memory: 190.31MiB\n"
+      "2018-01-01 I gpu_device.cc:1030] Found device 0 with properties: name: Tesla K80 major: 3 minor: 7 "
+      "memoryClockRate(GHz): 0.8235 pciBusID: 0000:00:04.0 totalMemory: 11.17GiB freeMemory: 11.10GiB\n",
+      "tf.log");
+  ASSERT_EQ(f.devices_at_start.size(), 2u);
+  EXPECT_EQ(f.devices_at_start[0].index, 1);
+  EXPECT_EQ(f.devices_at_start[0].total, static_cast<bytes>(7.92 * 1024 * 1024 * 1024 + 0.5));
+  EXPECT_EQ(f.devices_at_start[0].used, static_cast<bytes>(7.92 * 1024 * 1024 * 1024 + 0.5) -
+                                            static_cast<bytes>(190.31 * 1024 * 1024 + 0.5));
+  EXPECT_EQ(f.devices_at_start[1].index, 0);
+  EXPECT_TRUE(f.gpus.empty());
+}
+
+// vLLM's start-up profile (worker.py), then the error it ends in (TRL #2688).
+TEST(MemoryFigures, ReadsVllmsProfile) {
+  const auto f = find_memory_figures(
+      "INFO 01-30 05:50:16 worker.py:266] Memory profiling takes 3.26 seconds\n"
+      "INFO 01-30 05:50:16 worker.py:266] the current vLLM instance can use total_gpu_memory (79.10GiB) x "
+      "gpu_memory_utilization (0.90) = 71.19GiB\n"
+      "INFO 01-30 05:50:16 worker.py:266] model weights take 12.50GiB; non_torch_memory takes 0.20GiB; PyTorch "
+      "activation peak memory takes 1.25GiB; the rest of the memory reserved for KV Cache is 57.24GiB.\n"
+      "[rank0]: Traceback (most recent call last):\n",
+      "vllm.log");
+  ASSERT_EQ(f.vllm.size(), 1u);
+  const auto& v = f.vllm[0];
+  EXPECT_EQ(v.line, 2);
+  EXPECT_EQ(v.total, static_cast<bytes>(79.10 * 1024 * 1024 * 1024 + 0.5));
+  ASSERT_TRUE(v.utilization);
+  EXPECT_DOUBLE_EQ(*v.utilization, 0.90);
+  EXPECT_EQ(v.claimed, static_cast<bytes>(71.19 * 1024 * 1024 * 1024 + 0.5));
+  EXPECT_EQ(v.weights, static_cast<bytes>(12.5 * 1024 * 1024 * 1024));
+  EXPECT_EQ(v.activation_peak, static_cast<bytes>(1.25 * 1024 * 1024 * 1024));
+  EXPECT_EQ(v.kv_cache, static_cast<bytes>(57.24 * 1024 * 1024 * 1024 + 0.5));
+  EXPECT_TRUE(v.error_after);
+  EXPECT_TRUE(f.stats.empty());
+}
+
+// The v1 engine's start-up check (gpu_worker.py): free and total share the unit printed once.
+TEST(MemoryFigures, ReadsVllmsStartupRefusal) {
+  const auto f = find_memory_figures(
+      "ValueError: Free memory on device cuda:0 (7.34/15.49 GiB) on startup is less than desired GPU memory "
+      "utilization (0.8, 12.39 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.\n",
+      "v.log");
+  ASSERT_EQ(f.vllm.size(), 1u);
+  const auto& v = f.vllm[0];
+  EXPECT_EQ(v.total, static_cast<bytes>(15.49 * 1024 * 1024 * 1024 + 0.5));
+  ASSERT_TRUE(v.free_at_start);
+  EXPECT_NEAR(static_cast<double>(*v.free_at_start), 7.34 * 1024 * 1024 * 1024, 1024.0);
+  EXPECT_DOUBLE_EQ(v.utilization.value_or(0), 0.8);
+  EXPECT_EQ(v.claimed, static_cast<bytes>(12.39 * 1024 * 1024 * 1024 + 0.5));
+}
+
+// An out-of-memory message's figures are its reader's; one figure alone says nothing of the cache.
+TEST(MemoryFigures, LeavesMessagesAndLoneFiguresAlone) {
+  const auto f = find_memory_figures(
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 12.00 MiB. GPU 0 has a total capacity of "
+      "8.00 GiB of which 0 bytes is free.\n"
+      "Of the allocated memory 14.33 GiB is allocated by PyTorch, and 162.40 MiB is reserved by PyTorch but "
+      "unallocated.\n"
+      "Allocated: 3 GB\n",
+      "x.log");
+  EXPECT_TRUE(f.empty());
+  ASSERT_EQ(f.unread.size(), 1u);
+  EXPECT_EQ(f.unread[0], "3: Allocated: 3 GB");
+}
+
+// Read through the entry point: a log of figures is a log, and its figures reach the observation.
+TEST(MemoryFigures, AFileOfFiguresIsReadAsALog) {
+  const std::string text = "MA 1.5 GB  Max_MA 2.25 GB  CA 3.0 GB  Max_CA 4 GB\n";
+  EXPECT_EQ(detect_observation_format(text), observation_format::log);
+  auto o = parse_observation(text, "ds.log");
+  ASSERT_TRUE(o) << o.error().to_string();
+  EXPECT_EQ(o->stats.size(), 1u);
+}
+
+}  // namespace
+}  // namespace vramscope::observe
