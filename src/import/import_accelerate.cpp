@@ -71,6 +71,19 @@ std::string read_ram_efficient(import_context& ctx, const entry& e) {
   return ctx.set("init.load", "rank0", e);
 }
 
+// gradient_accumulation_steps: a number, or "auto": accelerate's DeepSpeedPlugin then takes the
+// accumulation the training script gives the Accelerator (utils/dataclasses.py __post_init__:
+// ACCELERATE_GRADIENT_ACCUMULATION_STEPS, "auto" when unset), which the file does not say.
+std::string read_ds_accumulation(import_context& ctx, const entry& e) {
+  if (e.value.text == "auto") {
+    ctx.note(e, "gradient_accumulation_steps auto: the training script's accumulation "
+                "(Accelerator(gradient_accumulation_steps=...)) is used, which the file does not "
+                "give; planned with vramscope's (--set training.gradient_accumulation=N)");
+    return "";
+  }
+  return ctx.set("training.gradient_accumulation", e.value.text, e);
+}
+
 std::string read_zero3_init(import_context& ctx, const entry& e) {
   bool on = false;
   if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
@@ -235,7 +248,7 @@ const std::vector<option>& accelerate_table() {
       // which only the stage-3 optimizer reads (utils/dataclasses.py, DeepSpeedPlugin).
       {ds + "offload_param_device",
        stage3_only(maps_offload_device("parallel.offload_param"))},
-      {ds + "gradient_accumulation_steps", maps_to("training.gradient_accumulation")},
+      {ds + "gradient_accumulation_steps", custom(read_ds_accumulation)},
       {ds + "zero3_init_flag", custom(read_zero3_init)},
       {ds + "zero3_save_16bit_model",
        maps_gathered_save()},

@@ -770,6 +770,23 @@ result<imported_job> import_torchtune(std::string_view text, const std::string& 
     for (auto& e : ctx.entries)
       if (e.key == "fsdp.cpu_offload" && ctx.find("fsdp_cpu_offload") == nullptr)
         e.key = "fsdp_cpu_offload";
+  // OmegaConf resolves a value that is one reference, ${key}, to that key's value before a recipe
+  // reads it (dataset.max_seq_len: ${max_tokens}); references to references resolve in turn.
+  for (int pass = 0; pass < 8; ++pass) {
+    bool changed = false;
+    for (auto& e : ctx.entries) {
+      const std::string& v = e.value.text;
+      if (v.size() < 4 || !v.starts_with("${") || !v.ends_with("}")) continue;
+      const std::string name = v.substr(2, v.size() - 3);
+      if (name.find_first_of("${}: ") != std::string::npos || name == e.key) continue;
+      const detail::entry* target = ctx.find(name);
+      if (target == nullptr || !target->value.items.empty() || target->value.text == v) continue;
+      const std::string resolved = target->value.text;
+      e.value.text = resolved;
+      changed = true;
+    }
+    if (!changed) break;
+  }
   // torchtune loads configs with OmegaConf, so a top-level key the file interpolates elsewhere
   // (dev/3B_sft_for_grpo.yaml: `name: ...`, `output_dir: /tmp/${name}`) is the file's own
   // variable, read by no recipe: it has no effect, and is not an unknown option.

@@ -64,6 +64,14 @@ constexpr std::size_t max_async_lines = 8;  // the figures' lines after the anch
 constexpr std::string_view tf_tensor_anchor = "OOM when allocating tensor";
 constexpr std::string_view tf_region_anchor = "from device: CUDA_ERROR_OUT_OF_MEMORY";
 constexpr std::string_view anchors[] = {torch_anchor, xla_anchor, xla_pjrt_anchor, bfc_anchor};
+// The caching allocator's warning when an expandable segment cannot map more memory
+// (CUDACachingAllocator.cpp, ExpandableSegment::map): "expandable_segments: memory mapping
+// failed with OOM on device D while trying to map N bytes (free: F, total: T)". The error that
+// follows it, when pasted, is read as any torch message.
+constexpr std::string_view expandable_map_anchor = "memory mapping failed with OOM on device ";
+// PaddlePaddle's allocator (paddle/fluid/memory/allocation): "Out of memory error on GPU 0.
+// Cannot allocate X memory on GPU 0, Y memory has been allocated and available memory is only Z."
+constexpr std::string_view paddle_anchor = "Out of memory error on GPU ";
 constexpr std::string_view bare_anchors[] = {"CUDA error: out of memory", "runtime error (2) : out of memory"};
 // The driver's and the libraries' names for the error; a runtime call's own wording
 // ("cudaFuncSetAttribute(...): out of memory") is found by runtime_call_oom.
@@ -484,6 +492,49 @@ struct oom_scanner {
     if (seen_torch.insert({-1, r.raw}).second) out.push_back(std::move(r));
   }
 
+  // The caching allocator's expandable-segment warning: the request, the device's free and total
+  // bytes, as the driver gave them when the mapping failed.
+  void expandable_map(std::size_t i, std::size_t at) {
+    xla.close(out);
+    const std::string_view t = lines[i].text;
+    oom_report r;
+    r.kind = oom_kind::torch;
+    r.line = lines[i].number;
+    r.rank = rank_before(t, at);
+    r.gpu = number_at(t, at + expandable_map_anchor.size());
+    r.raw = std::string(detail::trim(t.substr(at)));
+    std::size_t pos = at;
+    r.requested = size_after(t, "trying to map ", pos);
+    r.free = size_after(t, "free: ", pos);
+    r.capacity = size_after(t, "total: ", pos);
+    r.context = context_before(i);
+    if (seen_torch.insert({r.rank.value_or(-1), r.raw}).second) out.push_back(std::move(r));
+  }
+
+  // PaddlePaddle's message: the request and what the device had free; its "has been allocated"
+  // figure is the allocator's own count (it can read as petabytes when the count is corrupt), so
+  // it is not taken as what the framework held.
+  void paddle(std::size_t i, std::size_t at) {
+    xla.close(out);
+    const std::string_view t = lines[i].text;
+    oom_report r;
+    r.kind = oom_kind::cuda;
+    r.line = lines[i].number;
+    r.gpu = number_at(t, at + paddle_anchor.size());
+    r.raw = std::string(detail::trim(t.substr(at)));
+    std::size_t pos = at;
+    r.requested = size_after(t, "Cannot allocate ", pos);
+    r.free = size_after(t, "available memory is only ", pos);
+    r.context = context_before(i);
+    warns.push_back(detail::error_on_line(
+        source, lines[i], 1,
+        fmt::format("PaddlePaddle's out-of-memory message: read its request ({}) and the memory "
+                    "the device had free ({}); what Paddle itself held is not in it",
+                    r.requested ? fmt::format("{} bytes", *r.requested) : "not given",
+                    r.free ? fmt::format("{} bytes", *r.free) : "not given")));
+    if (seen_torch.insert({-1, r.raw}).second) out.push_back(std::move(r));
+  }
+
   // The lines before line i, back to the previous message: the traceback of this one.
   std::vector<std::string> context_before(std::size_t i) {
     std::vector<std::string> context;
@@ -634,6 +685,10 @@ struct oom_scanner {
       xla_error(i, p);
     } else if (const std::size_t q = t.find(xla_request_anchor); q != std::string_view::npos) {
       xla_error(i, q);
+    } else if (const std::size_t em = t.find(expandable_map_anchor); em != std::string_view::npos) {
+      expandable_map(i, em);
+    } else if (const std::size_t pd = t.find(paddle_anchor); pd != std::string_view::npos) {
+      paddle(i, pd);
     } else if (const auto bare = bare_torch(t)) {
       torch_bare(i, *bare);
     } else if (const auto driver = cuda_error(t)) {

@@ -495,5 +495,23 @@ TEST(ImportAccelerate, TheProcessCountFillsTheDeepSpeedBatchArithmetic) {
   std::filesystem::remove_all(dir);
 }
 
+// deepspeed_config.gradient_accumulation_steps auto: the Accelerator's own accumulation is used
+// (DeepSpeedPlugin.__post_init__), which the file does not give: noted, not refused.
+TEST(ImportAccelerate, DeepSpeedAccumulationAutoIsTheScriptsAndNoted) {
+  auto imported = import_config_text(
+      "distributed_type: DEEPSPEED\nnum_processes: 8\ndeepspeed_config:\n"
+      "  gradient_accumulation_steps: auto\n  zero_stage: 3\n",
+      "a.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.training.gradient_accumulation, 1);
+  EXPECT_NE(find_note(imported->notes, "gradient_accumulation_steps auto"), "");
+  auto four = import_config_text(
+      "distributed_type: DEEPSPEED\nnum_processes: 8\ndeepspeed_config:\n"
+      "  gradient_accumulation_steps: 4\n  zero_stage: 3\n",
+      "a.yaml");
+  ASSERT_TRUE(four) << four.error().to_string();
+  EXPECT_EQ(four->job.training.gradient_accumulation, 4);
+}
+
 }  // namespace
 }  // namespace vramscope::job

@@ -471,5 +471,21 @@ TEST(ImportTorchtune, LoraTargetsOfSplitProjectionsGoOnThePresetsFusedLinears) {
   EXPECT_EQ(llama->job.lora.targets, (std::vector<std::string>{"q_proj", "v_proj"}));
 }
 
+// OmegaConf resolves a value that is one ${key} reference before a recipe reads it.
+TEST(ImportTorchtune, AReferenceToATopLevelKeyTakesItsValue) {
+  auto imported = import_config_text(
+      "max_tokens: 850\nlength: ${max_tokens}\n"
+      "model:\n  _component_: torchtune.models.llama2.lora_llama2_7b\n"
+      "dataset:\n  max_seq_len: ${length}\n",
+      "t.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.training.seq_len, 850u);
+  auto dangling = import_config_text(
+      "model:\n  _component_: torchtune.models.llama2.lora_llama2_7b\n"
+      "dataset:\n  max_seq_len: ${nowhere}\n",
+      "t.yaml");
+  EXPECT_FALSE(dangling);  // a reference to no key is still an error at its line
+}
+
 }  // namespace
 }  // namespace vramscope::job
