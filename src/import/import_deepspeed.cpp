@@ -309,6 +309,17 @@ std::string read_max_live(import_context& ctx, const entry& e) {
   return ctx.set("parallel.max_live_parameters", e.value.text, e);
 }
 
+// bf16's optimizer options (runtime/precision_config.py): bf16_master_weights_and_grads keeps
+// no fp32 master copy, the weights the optimizer steps and their gradients are bf16;
+// bf16_optimizer_states keeps Adam's moments in bf16 too (DeepSpeed accepts it only beside the
+// first, runtime/config.py). Only a true value changes the plan.
+std::string read_bf16_flag(import_context& ctx, const entry& e, const char* path) {
+  bool on = false;
+  if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
+    return fmt::format("{}: {}", e.key, problem);
+  return on ? ctx.set(path, "bf16", e) : "";
+}
+
 }  // namespace
 
 namespace {
@@ -392,9 +403,13 @@ const std::vector<option>& deepspeed_table() {
       {"bf16.enabled", handled()},
       {"fp16.enabled", handled()},
       {"bf16.bf16_master_weights_and_grads",
-       not_modelled("bf16 master weights and gradients; planned in fp32, an upper bound")},
+       custom([](import_context& ctx, const entry& e) {
+         return read_bf16_flag(ctx, e, "precision.master");
+       })},
       {"bf16.bf16_optimizer_states",
-       not_modelled("bf16 optimizer states; planned in fp32, an upper bound")},
+       custom([](import_context& ctx, const entry& e) {
+         return read_bf16_flag(ctx, e, "optimizer.state");
+       })},
       {"bf16.*", no_effect()},
       {"fp16.auto_cast", not_modelled("fp16 autocast of inputs")},
       {"fp16.*", no_effect()},

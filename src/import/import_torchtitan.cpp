@@ -41,6 +41,9 @@ void flatten(const toml::table& table, const std::string& prefix, import_context
   for (const auto& [k, v] : table) {
     const std::string key = prefix + std::string(k.str());
     if (const auto* sub = v.as_table()) {
+      const auto at_table = sub->source().begin;
+      ctx.sections.emplace_back(key, location(ctx.source, text, static_cast<int>(at_table.line),
+                                              static_cast<int>(at_table.column)));
       flatten(*sub, key + ".", ctx, text);
       continue;
     }
@@ -1140,6 +1143,14 @@ result<imported_job> import_torchtitan(std::string_view text, const std::string&
   detail::import_context ctx("torchtitan", source);
   detail::flatten(root, "", ctx, text);
   detail::read_legacy_layout(ctx);
+  // The GRPO branch's [grpo] table: reinforcement learning, rollouts served by inference
+  // engines elsewhere and a reference policy kept beside the trained one (ref_model_ema), more
+  // than one model's state on the GPUs, which one plan does not hold.
+  for (const auto& [key, where] : ctx.sections)
+    if (key == "grpo")
+      return detail::at(where, "[grpo]: GRPO training keeps a reference policy beside the one it "
+                               "trains; remove the [grpo] table to plan the policy's training "
+                               "alone, and add the reference policy's weights");
   bool has_world_size = false;
   if (auto err = detail::read_model(ctx)) return *err;
   if (auto err = detail::read_peft(ctx)) return *err;

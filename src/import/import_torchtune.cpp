@@ -128,6 +128,8 @@ maybe_error read_component_model(import_context& ctx, const entry& e, const std:
   job.provenance.set_at["model"] = e.where;
   for (const char* k : shape_arguments)
     if (const entry* a = ctx.find(k)) ctx.mapped_to(*a, "model");
+  if (const std::string problem = ctx.set("training.model_code", "torchtune", e); !problem.empty())
+    return at(e.where, problem);
   return std::nullopt;
 }
 
@@ -182,6 +184,9 @@ maybe_error read_tune_model(import_context& ctx) {
   if (!lora && ctx.find("model.num_layers") != nullptr) return read_component_model(ctx, *e, base);
   const std::string preset = model::preset_named(base).value_or(base);
   std::string problem = ctx.set("model", preset, *e);
+  // Every builder makes torchtune's own TransformerDecoder, whose attention copies grouped keys
+  // and values to every head (docs/schedule.md, "torchtune's model").
+  if (problem.empty()) problem = ctx.set("training.model_code", "torchtune", *e);
   if (problem.empty() && lora) problem = ctx.set("lora.enabled", "true", *e);
   // The QLoRA builders quantise the LoRA-targeted linears to torchao's NF4Tensor.
   if (problem.empty() && qlora) problem = ctx.set("lora.base_quantization", "nf4", *e);

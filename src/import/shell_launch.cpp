@@ -68,18 +68,8 @@ class lexer {
   /// the fallback of ${NAME:-fallback} (its $NAME, ${NAME}, ${NAME:-...}, $(...) and $((...))
   /// expand; blanks and quotes stay text). Fails on an unterminated `${` or `$(`.
   maybe_error read_quoted_text(raw_word& w) {
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_];
-      if (c == '\\' && (peek(1) == '"' || peek(1) == '\\' || peek(1) == '$' || peek(1) == '`')) {
-        literal(w, peek(1), true);
-        advance(2);
-      } else if (c == '$') {
-        if (auto err = read_dollar(w, true)) return err;
-      } else {
-        literal(w, c, true);
-        advance();
-      }
-    }
+    while (pos_ < text_.size())
+      if (auto err = read_quoted_char(w)) return err;
     return std::nullopt;
   }
 
@@ -224,22 +214,28 @@ class lexer {
     const int line = line_, column = column_;
     advance();
     w.parts.push_back(part{part_kind::text, "", true, std::nullopt, {}});
-    while (pos_ < text_.size() && text_[pos_] != '"') {
-      const char c = text_[pos_];
-      if (c == '\\' && (peek(1) == '"' || peek(1) == '\\' || peek(1) == '$' || peek(1) == '`')) {
-        literal(w, peek(1), true);
-        advance(2);
-      } else if (c == '\\' && peek(1) == '\n') {
-        advance(2);
-      } else if (c == '$') {
-        if (auto err = read_dollar(w, true)) return err;
-      } else {
-        literal(w, c, true);
-        advance();
-      }
-    }
+    while (pos_ < text_.size() && text_[pos_] != '"')
+      if (auto err = read_quoted_char(w)) return err;
     if (pos_ >= text_.size()) return here(line, column, "quote (\") opened here is never closed");
     advance();
+    return std::nullopt;
+  }
+
+  // One character of double-quoted text at pos_, as bash reads it there: \", \\, \$ and \` are
+  // the character, a backslash-newline is removed, $ starts an expansion, anything else is itself.
+  maybe_error read_quoted_char(raw_word& w) {
+    const char c = text_[pos_];
+    if (c == '\\' && (peek(1) == '"' || peek(1) == '\\' || peek(1) == '$' || peek(1) == '`')) {
+      literal(w, peek(1), true);
+      advance(2);
+    } else if (c == '\\' && peek(1) == '\n') {
+      advance(2);
+    } else if (c == '$') {
+      return read_dollar(w, true);
+    } else {
+      literal(w, c, true);
+      advance();
+    }
     return std::nullopt;
   }
 

@@ -495,44 +495,52 @@ struct oom_scanner {
   // The caching allocator's expandable-segment warning: the request, the device's free and total
   // bytes, as the driver gave them when the mapping failed.
   void expandable_map(std::size_t i, std::size_t at) {
-    xla.close(out);
     const std::string_view t = lines[i].text;
-    oom_report r;
-    r.kind = oom_kind::torch;
-    r.line = lines[i].number;
-    r.rank = rank_before(t, at);
+    oom_report r = started(i, at, oom_kind::torch);
     r.gpu = number_at(t, at + expandable_map_anchor.size());
-    r.raw = std::string(detail::trim(t.substr(at)));
     std::size_t pos = at;
     r.requested = size_after(t, "trying to map ", pos);
     r.free = size_after(t, "free: ", pos);
     r.capacity = size_after(t, "total: ", pos);
-    r.context = context_before(i);
-    if (seen_torch.insert({r.rank.value_or(-1), r.raw}).second) out.push_back(std::move(r));
+    keep(std::move(r));
   }
 
   // PaddlePaddle's message: the request and what the device had free; its "has been allocated"
   // figure is the allocator's own count (it can read as petabytes when the count is corrupt), so
   // it is not taken as what the framework held.
   void paddle(std::size_t i, std::size_t at) {
-    xla.close(out);
     const std::string_view t = lines[i].text;
-    oom_report r;
-    r.kind = oom_kind::cuda;
-    r.line = lines[i].number;
+    oom_report r = started(i, at, oom_kind::cuda);
     r.gpu = number_at(t, at + paddle_anchor.size());
-    r.raw = std::string(detail::trim(t.substr(at)));
     std::size_t pos = at;
     r.requested = size_after(t, "Cannot allocate ", pos);
     r.free = size_after(t, "available memory is only ", pos);
-    r.context = context_before(i);
     warns.push_back(detail::error_on_line(
         source, lines[i], 1,
         fmt::format("PaddlePaddle's out-of-memory message: read its request ({}) and the memory "
                     "the device had free ({}); what Paddle itself held is not in it",
                     r.requested ? fmt::format("{} bytes", *r.requested) : "not given",
                     r.free ? fmt::format("{} bytes", *r.free) : "not given")));
-    if (seen_torch.insert({-1, r.raw}).second) out.push_back(std::move(r));
+    keep(std::move(r));
+  }
+
+  // A report of the message at `at` on line i: its kind, line, rank prefix and text, and the
+  // traceback before it; an open XLA dump ends here.
+  oom_report started(std::size_t i, std::size_t at, oom_kind kind) {
+    xla.close(out);
+    oom_report r;
+    r.kind = kind;
+    r.line = lines[i].number;
+    r.rank = rank_before(lines[i].text, at);
+    r.raw = std::string(detail::trim(lines[i].text.substr(at)));
+    r.context = context_before(i);
+    return r;
+  }
+
+  // Keeps a report unless this rank's same message was kept already (one failure printed again
+  // by each layer it passes).
+  void keep(oom_report r) {
+    if (seen_torch.insert({r.rank.value_or(-1), r.raw}).second) out.push_back(std::move(r));
   }
 
   // The lines before line i, back to the previous message: the traceback of this one.
@@ -608,29 +616,21 @@ struct oom_scanner {
 
   // A figure-less message: one report per line, its text as raw.
   void torch_bare(std::size_t i, std::size_t at) {
-    xla.close(out);
-    oom_report r;
-    r.kind = oom_kind::torch;
-    r.line = lines[i].number;
-    r.rank = rank_before(lines[i].text, at);
-    r.raw = std::string(detail::trim(lines[i].text.substr(at)));
+    oom_report r = started(i, at, oom_kind::torch);
     // "CUDA error: out of memory" is a runtime call's error, not the caching allocator's.
     if (r.raw.starts_with(bare_anchors[0])) r.origin = oom_origin::outside_allocator;
-    r.context = context_before(i);
-    if (seen_torch.insert({r.rank.value_or(-1), r.raw}).second) out.push_back(std::move(r));
+    keep(std::move(r));
   }
 
   // A driver's or library's error: no figures; a context's creation when the line or the stack
   // printed after it names the call; XLA's when raised through jaxlib (XlaRuntimeError).
   void cuda_report(std::size_t i, std::size_t at) {
-    xla.close(out);
     const std::string_view t = lines[i].text;
-    oom_report r;
-    r.kind = detail::contains(t, "XlaRuntimeError") || detail::contains(t, "jaxlib") ? oom_kind::xla : oom_kind::cuda;
+    oom_report r = started(i, at,
+                           detail::contains(t, "XlaRuntimeError") || detail::contains(t, "jaxlib")
+                               ? oom_kind::xla
+                               : oom_kind::cuda);
     r.origin = oom_origin::outside_allocator;
-    r.line = lines[i].number;
-    r.rank = rank_before(t, at);
-    r.raw = std::string(detail::trim(t.substr(at)));
     for (std::size_t k = i; k < lines.size() && k <= i + stack_lines_after; ++k)
       for (std::string_view call : context_calls)
         if (detail::contains(lines[k].text, call) && (k == i || !cuda_error(lines[k].text)))
@@ -642,9 +642,7 @@ struct oom_scanner {
       digits = digits.substr(0, std::min(digits.size(), digits.find_first_not_of("0123456789")));
       r.capacity = detail::parse_size(digits, 1);
     }
-    r.context = context_before(i);
-    // One failure, printed again by each layer it passes (JCuda's exception, then its cause).
-    if (seen_torch.insert({r.rank.value_or(-1), r.raw}).second) out.push_back(std::move(r));
+    keep(std::move(r));  // JCuda prints one failure twice: its exception, then its cause
   }
 
   void xla_error(std::size_t i, std::size_t at) {

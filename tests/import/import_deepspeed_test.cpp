@@ -350,5 +350,25 @@ TEST(ImportDeepSpeed, AnotherStagesOptionsAreIgnoredAsDeepSpeedDoes) {
             "");
 }
 
+// bf16_master_weights_and_grads keeps no fp32 master copy; bf16_optimizer_states keeps the
+// moments in bf16 too (runtime/precision_config.py). False, or absent, leaves fp32.
+TEST(ImportDeepSpeed, Bf16MasterWeightsAndOptimizerStatesAreBf16) {
+  auto both = import_config_text(
+      "{\"train_micro_batch_size_per_gpu\": 1, \"bf16\": {\"enabled\": true, "
+      "\"bf16_master_weights_and_grads\": true, \"bf16_optimizer_states\": true},\n"
+      " \"zero_optimization\": {\"stage\": 3}}",
+      "ds.json");
+  ASSERT_TRUE(both) << both.error().to_string();
+  EXPECT_EQ(both->job.precision.master, dtype::bf16);
+  EXPECT_EQ(both->job.optimizer.state, dtype::bf16);
+  auto off = import_config_text(
+      "{\"train_micro_batch_size_per_gpu\": 1, \"bf16\": {\"enabled\": true, "
+      "\"bf16_master_weights_and_grads\": false},\n \"zero_optimization\": {\"stage\": 3}}",
+      "ds.json");
+  ASSERT_TRUE(off) << off.error().to_string();
+  EXPECT_EQ(off->job.precision.master, dtype::f32);
+  EXPECT_EQ(off->job.optimizer.state, dtype::f32);
+}
+
 }  // namespace
 }  // namespace vramscope::job

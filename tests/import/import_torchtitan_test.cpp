@@ -704,5 +704,16 @@ TEST(ImportTorchtitan, AnOptionOfNoReleaseIsNotCalledUnknown) {
             "^ near here");
 }
 
+// The GRPO branch's [grpo] table trains a policy beside a reference one: refused at the table's
+// line, saying how to plan the policy's training alone.
+TEST(ImportTorchtitan, AGrpoTableIsRefusedAtItsLine) {
+  auto grpo = import_config_text(
+      "[model]\nname = \"llama3\"\nflavor = \"8B\"\n\n[grpo]\nsglang_tp = 1\n", "g.toml");
+  ASSERT_FALSE(grpo);
+  EXPECT_EQ(grpo.error().line, 5);
+  EXPECT_NE(grpo.error().message.find("remove the [grpo] table"), std::string::npos)
+      << grpo.error().message;
+}
+
 }  // namespace
 }  // namespace vramscope::job

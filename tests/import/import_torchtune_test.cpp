@@ -458,6 +458,8 @@ TEST(ImportTorchtune, LoraTargetsOfSplitProjectionsGoOnThePresetsFusedLinears) {
       "t.yaml");
   ASSERT_TRUE(phi) << phi.error().to_string();
   EXPECT_EQ(phi->job.model, "phi-4");
+  // A torchtune builder makes torchtune's own model code (its attention's repeated keys/values).
+  EXPECT_EQ(phi->job.training.model_code, model_impl::torchtune);
   EXPECT_EQ(phi->job.lora.targets,
             (std::vector<std::string>{"qkv_proj", "o_proj", "gate_up_proj", "down_proj"}));
   EXPECT_NE(find_note(phi->notes, "q_proj, v_proj, gate_proj, up_proj: phi-4 model holds them fused"),
