@@ -10,6 +10,7 @@
 #include "doctor/planned_job.hpp"
 #include "doctor/likelihood.hpp"
 #include "doctor/rules/rules.hpp"
+#include <vramscope/observe/read_observation.hpp>
 
 namespace vramscope::doctor {
 namespace {
@@ -132,6 +133,33 @@ TEST(Gpu001, ContextSizedCompanionsOrOneProcessOnTwoGpus) {
 
 // pytorch/pytorch#2409's screen: GPU 0 holding 275 MiB at 0 % utilisation while the model runs on
 // GPU 2: a context and nothing running, possible only (where the work runs is not shown).
+// A message on GPU 0 naming three or more processes of the same size beyond a context: the
+// ranks of one data-parallel job, all on GPU 0. Sizes far apart (test workers sharing a GPU) are
+// not that reading.
+TEST(Gpu001, EqualProcessesInAMessageOnGpuZeroAreOneJobsRanks) {
+  const auto message = [](const std::string& sizes) {
+    return "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 260.00 MiB. GPU 0 has a "
+           "total capacity of 79.10 GiB of which 57.06 MiB is free. " + sizes;
+  };
+  auto ranks = observe::parse_observation(
+      message("Process 11 has 9.94 GiB memory in use. Process 12 has 9.68 GiB memory in use. "
+              "Process 13 has 9.94 GiB memory in use. Process 14 has 9.90 GiB memory in use."),
+      "oom.txt", {});
+  ASSERT_TRUE(ranks) << ranks.error().to_string();
+  auto found = check(*ranks);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].likelihood, likelihood::likely);
+  // All but the largest: 9.68 + 9.94 + 9.90 GiB.
+  ASSERT_TRUE(found[0].saving);
+  EXPECT_NEAR(static_cast<double>(*found[0].saving), 29.52 * 1073741824.0, 0.01 * 1073741824.0);
+  auto workers = observe::parse_observation(
+      message("Process 11 has 3.56 GiB memory in use. Process 12 has 9.17 GiB memory in use. "
+              "Process 13 has 1.00 GiB memory in use."),
+      "oom.txt", {});
+  ASSERT_TRUE(workers) << workers.error().to_string();
+  EXPECT_TRUE(check(*workers).empty());
+}
+
 TEST(Gpu001, AnIdleContextOnGpuZeroAlone) {
   observe::observation o;
   observe::gpu_observation g;

@@ -149,6 +149,37 @@ std::optional<bytes> contexts_in_message(const observe::observation& o, std::vec
   return held;
 }
 
+// An out-of-memory message on GPU 0 that names three or more other processes of the same size
+// (within equal_ranks_spread), each larger than a context: the ranks of one data-parallel job,
+// which hold the same model and state, all placed on GPU 0 (a model moved to "cuda" or cuda:0
+// in every rank). Processes that share a GPU for other reasons (test workers, other users' jobs)
+// differ in size. The saving is what all but one of them hold there.
+std::optional<bytes> equal_ranks_in_message(const observe::observation& o,
+                                            std::vector<std::string>& evidence) {
+  std::optional<bytes> extra;
+  for (const auto& r : o.ooms) {
+    if (r.kind != observe::oom_kind::torch || r.gpu.value_or(0) != 0) continue;
+    const auto facts = facts_of(r);
+    if (facts.others.size() < 3) continue;
+    bytes least = facts.others.front().used, most = least, sum = 0;
+    for (const auto& p : facts.others) {
+      least = std::min(least, p.used);
+      most = std::max(most, p.used);
+      sum += p.used;
+    }
+    if (least <= likelihood::context_max ||
+        static_cast<double>(most) > static_cast<double>(least) * likelihood::equal_ranks_spread)
+      continue;
+    evidence.push_back(fmt::format("{} names {} other processes on GPU 0 holding {} to {} each: "
+                                   "the same state in every one, as the ranks of one data-parallel "
+                                   "job hold",
+                                   where(r), facts.others.size(), format_bytes(least),
+                                   format_bytes(most)));
+    extra = std::max(extra.value_or(0), sum - most);
+  }
+  return extra;
+}
+
 bool crowds_gpu0(const job::job_spec& j) {
   return j.world_size() > 1 &&
          (!j.init.set_device_first || (j.init.load == job::weight_load::all_ranks && j.init.map_location != "cpu"));
@@ -161,7 +192,8 @@ std::vector<finding> gpu0_crowding(const doctor_input& in) {
   // A lone idle context on GPU 0 is a weaker reading: what else runs, and where, is not shown.
   const auto idle = in.observed && !observed ? idle_context_on_gpu0(*in.observed) : std::nullopt;
   std::vector<std::string> message_evidence;
-  const auto in_message = in.observed ? contexts_in_message(*in.observed, message_evidence) : std::nullopt;
+  auto in_message = in.observed ? contexts_in_message(*in.observed, message_evidence) : std::nullopt;
+  if (!in_message && in.observed) in_message = equal_ranks_in_message(*in.observed, message_evidence);
   const bool job_risk = in.job && crowds_gpu0(*in.job);
   if (!observed && !job_risk && !in_message && !idle) return {};
   if (idle && !observed && !in_message && !job_risk) {
@@ -182,7 +214,9 @@ std::vector<finding> gpu0_crowding(const doctor_input& in) {
             observed ? likelihood::strong : in_message ? likelihood::likely : likelihood::possible, {}, {}};
   for (auto& e : message_evidence) f.evidence.push_back(std::move(e));
   if (observed) f.support.push_back("nvidia-smi: GPU 0 lists processes whose own GPU is another");
-  if (in_message) f.support.push_back("the out-of-memory message on GPU 0 names context-sized processes");
+  if (in_message)
+    f.support.push_back("the out-of-memory message on GPU 0 names other ranks' contexts or their "
+                        "whole state");
   if (job_risk) {
     f.support.push_back("the job touches CUDA before set_device or loads checkpoints without map_location");
     if (observed || in_message) f.likelihood += likelihood::step;
