@@ -128,8 +128,6 @@ maybe_error read_component_model(import_context& ctx, const entry& e, const std:
   job.provenance.set_at["model"] = e.where;
   for (const char* k : shape_arguments)
     if (const entry* a = ctx.find(k)) ctx.mapped_to(*a, "model");
-  if (const std::string problem = ctx.set("training.model_code", "torchtune", e); !problem.empty())
-    return at(e.where, problem);
   return std::nullopt;
 }
 
@@ -181,12 +179,14 @@ maybe_error read_tune_model(import_context& ctx) {
   // "llama3_3_70b" is llama-3.1-70b's shapes, "gemma2_2b" is gemma-2-2b). A builder with no
   // preset keeps its own name, so that planning refuses it at this line, listing the presets of
   // its family; --set model=PATH/config.json plans it.
+  // Every builder, named or a component called with a shape, makes torchtune's own
+  // TransformerDecoder, whose attention copies grouped keys and values to every head
+  // (docs/schedule.md, "torchtune's model").
+  if (std::string problem = ctx.set("training.model_code", "torchtune", *e); !problem.empty())
+    return at(e->where, problem);
   if (!lora && ctx.find("model.num_layers") != nullptr) return read_component_model(ctx, *e, base);
   const std::string preset = model::preset_named(base).value_or(base);
   std::string problem = ctx.set("model", preset, *e);
-  // Every builder makes torchtune's own TransformerDecoder, whose attention copies grouped keys
-  // and values to every head (docs/schedule.md, "torchtune's model").
-  if (problem.empty()) problem = ctx.set("training.model_code", "torchtune", *e);
   if (problem.empty() && lora) problem = ctx.set("lora.enabled", "true", *e);
   // The QLoRA builders quantise the LoRA-targeted linears to torchao's NF4Tensor.
   if (problem.empty() && qlora) problem = ctx.set("lora.base_quantization", "nf4", *e);
@@ -207,13 +207,15 @@ void fuse_split_targets(import_context& ctx, const entry& where, std::vector<std
   const auto has = [&](const char* name) {
     return static_cast<bool>(model::lora_targets(*spec, {name}));
   };
+  const bool fused_qkv = !has("q_proj") && has("qkv_proj");
+  const bool fused_gate_up = !has("gate_proj") && has("gate_up_proj");
   std::vector<std::string> fused;
   std::vector<std::string> merged;
   for (const auto& t : targets) {
     std::string to = t;
-    if ((t == "q_proj" || t == "k_proj" || t == "v_proj") && !has("q_proj") && has("qkv_proj"))
+    if (fused_qkv && (t == "q_proj" || t == "k_proj" || t == "v_proj"))
       to = "qkv_proj";
-    else if ((t == "gate_proj" || t == "up_proj") && !has("gate_proj") && has("gate_up_proj"))
+    else if (fused_gate_up && (t == "gate_proj" || t == "up_proj"))
       to = "gate_up_proj";
     if (to != t) merged.push_back(t);
     if (std::find(fused.begin(), fused.end(), to) == fused.end()) fused.push_back(to);
