@@ -322,6 +322,17 @@ TEST(ThreadsYardstick, TenthBatchAtFirstSight) {
   expect_at_least(fresh, {3, 7});
 }
 
+// Batch 11, collected sealed (GitHub owners a-m and n-z, any owner for the causes other than
+// does_not_fit and other_process, and any owner in other languages, domains and paste forms)
+// while the round's explain fixes were being made, and scored once on the merged tree before
+// anything was changed for it: the round's first-sight measure (bench/README.md). The floors are
+// that score.
+TEST(ThreadsYardstick, EleventhBatchAtFirstSight) {
+  const tally fresh = score_all("11", false);
+  ASSERT_GE(fresh.n, 15);
+  expect_at_least(fresh, {7, 12});
+}
+
 // The saving a finding states, against the threads that report what the confirmed fix saved
 // (`saving:` in thread.yaml, before minus after as the thread gives it), over every thread of
 // every batch, from the observation alone (a batch holds one or two such threads, too few to
