@@ -203,9 +203,74 @@ action fsdp1_only(action inner) {
   });
 }
 
+// accelerate's Megatron-LM plugin (distributed_type MEGATRON_LM): the config's megatron_lm_config
+// keys are `accelerate launch` arguments (commands/launch.py, "--megatron_lm_*"), handed to
+// MegatronLMPlugin (utils/dataclasses.py) through MEGATRON_LM_* variables; the plugin passes them
+// to Megatron-LM's own arguments (megatron_lm_default_args: tensor_model_parallel_size,
+// pipeline_model_parallel_size, sequence_parallel, use_distributed_optimizer, clip_grad, ...).
+// huggingface/accelerate 16cb6eb8, and v0.16.0 to v1.12.0 for the seven keys those had.
+
+// megatron_lm_sequence_parallelism: Megatron turns sequence parallelism off without tensor
+// parallelism (validate_args), so it acts only with megatron_lm_tp_degree > 1.
+std::string read_megatron_sequence_parallel(import_context& ctx, const entry& e) {
+  // accelerate config writes the keys sorted, this one before megatron_lm_tp_degree.
+  const entry* tp = ctx.find("megatron_lm_config.megatron_lm_tp_degree");
+  if (tp != nullptr && tp->value.text != "1")
+    return ctx.set("parallel.sequence_parallel", e.value.text, e);
+  bool on = false;
+  if (!parse_bool_text(e.value.text, on).empty())
+    return fmt::format("{}: invalid value \"{}\" (expected true or false)", e.key, e.value.text);
+  if (on)
+    ctx.note(e, "sequence parallelism without tensor parallelism (megatron_lm_tp_degree 1): "
+                "Megatron turns it off");
+  else
+    ctx.ignore(e);
+  return "";
+}
+
+// Megatron's selective recompute is core attention's (scores, softmax, dropout): planned as no
+// checkpointing with flash attention, as the Megatron-LM importer plans --recompute-activations.
+std::string plan_selective_recompute(import_context& ctx, const entry& e) {
+  for (const auto& [path, value] : {std::pair{"training.activation_checkpointing", "none"},
+                                    std::pair{"training.attention", "flash"}})
+    if (auto problem = ctx.set(path, value, e); !problem.empty()) return problem;
+  ctx.note(e, "Megatron's selective recompute of core attention is planned as no checkpointing "
+              "with flash attention, which keeps none of the attention's sequence x sequence "
+              "tensors either");
+  return "";
+}
+
+// megatron_lm_recompute_activations: up to accelerate 1.12 true sets Megatron's
+// recompute_granularity "selective" (MegatronLMPlugin.__post_init__); from 1.13 (7e384699) the
+// plugin no longer reads it and megatron_lm_recompute_granularity decides.
+std::string read_megatron_recompute_activations(import_context& ctx, const entry& e) {
+  bool on = false;
+  if (!parse_bool_text(e.value.text, on).empty())
+    return fmt::format("{}: invalid value \"{}\" (expected true or false)", e.key, e.value.text);
+  if (!on) return ctx.set("training.activation_checkpointing", "none", e);
+  return plan_selective_recompute(ctx, e);
+}
+
+// megatron_lm_recompute_granularity (accelerate >= 1.13): Megatron's --recompute-granularity.
+// full recomputes whole layers (megatron_lm_recompute_method uniform, groups of
+// megatron_lm_recompute_num_layers, the plugin's defaults uniform and 1).
+std::string read_megatron_recompute_granularity(import_context& ctx, const entry& e) {
+  const std::string g = lower_case(e.value.text);
+  if (g == "selective") return plan_selective_recompute(ctx, e);
+  if (g != "full")
+    return fmt::format("{}: invalid value \"{}\" (expected one of: full, selective)", e.key,
+                       e.value.text);
+  if (const entry* method = ctx.find("megatron_lm_config.megatron_lm_recompute_method");
+      method != nullptr && lower_case(method->value.text) == "block")
+    ctx.note(*method, "block recompute (the first megatron_lm_recompute_num_layers layers of "
+                      "each stage) is planned as every layer recomputed");
+  return ctx.set("training.activation_checkpointing", "full", e);
+}
+
 const std::vector<option>& accelerate_table() {
   const std::string fsdp = "fsdp_config.";
   const std::string ds = "deepspeed_config.";
+  const std::string mg = "megatron_lm_config.megatron_lm_";
   static const std::vector<option> table{
       {"distributed_type", handled()},
       {"num_processes", handled()},
@@ -284,7 +349,40 @@ const std::vector<option>& accelerate_table() {
       {"dynamo_config.dynamo_use_dynamic", no_effect()},
       {"dynamo_config.dynamo_use_regional_compilation", no_effect()},
       {"dynamo_config.*", not_modelled("a torch.compile option vramscope does not know")},
-      {"megatron_lm_config.*", not_modelled("Megatron-LM parallelism")},
+      // MegatronLMPlugin's launch arguments (the seven of accelerate 0.16 to 1.12 first).
+      {mg + "tp_degree", maps_to("parallel.tp")},
+      {mg + "pp_degree", maps_to("parallel.pp")},
+      // set_training_args: global batch = micro batch x data-parallel size x num_micro_batches.
+      {mg + "num_micro_batches", maps_to("training.gradient_accumulation")},
+      {mg + "sequence_parallelism", custom(read_megatron_sequence_parallel)},
+      {mg + "recompute_activations", custom(read_megatron_recompute_activations)},
+      {mg + "use_distributed_optimizer", maps_to("parallel.distributed_optimizer")},
+      {mg + "gradient_clipping", no_effect()},
+      {mg + "recompute_granularity", custom(read_megatron_recompute_granularity)},
+      {mg + "recompute_method", handled()},  // read with recompute_granularity
+      {mg + "recompute_num_layers",
+       not_modelled("groups of layers recomputed together; planned as every layer on its own")},
+      {mg + "context_parallel_size", maps_to("parallel.cp")},
+      {mg + "expert_model_parallel_size", maps_to("parallel.ep")},
+      {mg + "expert_tensor_parallel_size",
+       not_modelled("expert tensor parallelism other than the tensor-parallel size")},
+      {mg + "use_custom_fsdp",
+       not_modelled("Megatron's FSDP; planned as its DDP with the distributed optimizer")},
+      {mg + "optimizer_cpu_offload", not_modelled("the optimizer's state kept on the CPU")},
+      {mg + "use_precision_aware_optimizer",
+       not_modelled("optimizer state in lower-precision dtypes")},
+      {mg + "decoder_last_pipeline_num_layers",
+       not_modelled("an uneven split of layers over pipeline stages")},
+      {mg + "overlap_cpu_optimizer_d2h_h2d", no_effect()},
+      {mg + "no_load_optim", no_effect()},
+      {mg + "no_save_optim", no_effect()},
+      {mg + "eod_mask_loss", no_effect()},
+      {mg + "attention_backend", no_effect()},
+      {mg + "attention_dropout", not_modelled("the dropout masks of the plugin's rate")},
+      {mg + "hidden_dropout", not_modelled("the dropout masks of the plugin's rate")},
+      {mg + "attention_softmax_in_fp32", no_effect()},
+      {mg + "calculate_per_token_loss", no_effect()},
+      {mg + "use_rotary_position_embeddings", no_effect()},
       {"fp8_config.*", not_modelled("fp8 training")},
       {"compute_environment", no_effect()}, {"debug", no_effect()},
       {"downcast_bf16", no_effect()},       {"enable_cpu_affinity", no_effect()},
@@ -298,6 +396,26 @@ const std::vector<option>& accelerate_table() {
       {"ipex_config.*", no_effect()},       {"mpirun_config.*", no_effect()},
   };
   return table;
+}
+
+// The devices of accelerate's other distributed types (utils/dataclasses.py, DistributedType, at
+// 16cb6eb8; TPU is XLA's name before accelerate 0.28), or "" for a type that is not one.
+std::string other_device(const std::string& type) {
+  static const std::vector<std::pair<std::string, std::string>> devices{
+      {"XLA", "TPUs through torch_xla"},
+      {"TPU", "TPUs through torch_xla"},
+      {"MULTI_CPU", "CPUs"},
+      {"MULTI_NPU", "Ascend NPUs"},
+      {"MULTI_MLU", "Cambricon MLUs"},
+      {"MULTI_SDAA", "SDAA accelerators"},
+      {"MULTI_MUSA", "Moore Threads MUSA GPUs"},
+      {"MULTI_XPU", "Intel XPUs"},
+      {"MULTI_HPU", "Intel Gaudi HPUs"},
+      {"MULTI_NEURON", "AWS Neuron cores"},
+  };
+  for (const auto& [name, device] : devices)
+    if (type == name) return device;
+  return "";
 }
 
 maybe_error read_strategy(import_context& ctx) {
@@ -347,12 +465,76 @@ maybe_error read_strategy(import_context& ctx) {
                "stage 2");
     }
   }
+  // MegatronLMPlugin trains through Megatron-LM's model, DDP and optimizer.
+  if (type == "MEGATRON_LM") kind = "megatron";
+  if (const std::string device = other_device(type); kind.empty() && !device.empty())
+    return at(e->where, fmt::format("distributed_type: {} trains on {}, whose memory vramscope "
+                                    "does not plan (it plans CUDA GPUs); set distributed_type: "
+                                    "MULTI_GPU (or FSDP, DEEPSPEED, MEGATRON_LM) to plan the same "
+                                    "training on GPUs",
+                                    e->value.text, device));
   if (kind.empty())
     return at(e->where, fmt::format("distributed_type: {} is not a GPU training setup vramscope "
-                                    "plans (expected one of: NO, MULTI_GPU, FSDP, DEEPSPEED)",
+                                    "plans (expected one of: NO, MULTI_GPU, FSDP, DEEPSPEED, "
+                                    "MEGATRON_LM)",
                                     e->value.text));
   const std::string problem = ctx.set("parallel.strategy", kind, *e);
   return problem.empty() ? std::nullopt : maybe_error(at(e->where, problem));
+}
+
+// MegatronLMPlugin's defaults for what megatron_lm_config leaves out. Its launch arguments of
+// accelerate 0.16 to 1.12 (tp and pp degree 1, one micro-batch, no sequence parallelism, no
+// recompute, no distributed optimizer) are those `accelerate config` writes; from 1.13 (7e384699)
+// the plugin also takes context_parallel_size (default 2) and recompute_granularity (default
+// "full", every layer), and no longer reads recompute_activations. A file with a key only 1.13
+// has is read with 1.13's defaults; any other with 1.12's, noted.
+maybe_error read_megatron_lm_defaults(import_context& ctx) {
+  if (ctx.out.job.parallel.kind != strategy::megatron) return std::nullopt;
+  const std::string mg = "megatron_lm_config.megatron_lm_";
+  const entry* type = ctx.find("distributed_type");
+  const diagnostic type_at = type->where;  // the entries may be erased below
+  const entry* newer = nullptr;
+  for (const char* key :
+       {"recompute_granularity", "recompute_method", "recompute_num_layers",
+        "context_parallel_size", "expert_model_parallel_size", "expert_tensor_parallel_size",
+        "use_custom_fsdp", "optimizer_cpu_offload", "use_precision_aware_optimizer",
+        "decoder_last_pipeline_num_layers", "overlap_cpu_optimizer_d2h_h2d", "no_load_optim",
+        "no_save_optim", "eod_mask_loss", "attention_backend", "attention_dropout",
+        "hidden_dropout", "attention_softmax_in_fp32", "calculate_per_token_loss",
+        "use_rotary_position_embeddings"})
+    if (newer == nullptr) newer = ctx.find(mg + key);
+  std::string problem;
+  if (newer == nullptr) {
+    ctx.note(*type, "MEGATRON_LM: read with accelerate 0.16 to 1.12's plugin defaults (tensor and "
+                    "pipeline parallel sizes 1, no recompute); accelerate 1.13 and later default "
+                    "to context parallel size 2 and full recompute of every layer, and ignore "
+                    "megatron_lm_recompute_activations");
+    if (ctx.find(mg + "recompute_activations") == nullptr)
+      problem = ctx.set("training.activation_checkpointing", "none", *type);
+  } else {
+    if (ctx.find(mg + "context_parallel_size") == nullptr) {
+      ctx.note(*newer, fmt::format("{} is a key of accelerate 1.13 or later, whose plugin "
+                                   "defaults context_parallel_size to 2: planned with context "
+                                   "parallelism 2",
+                                   newer->key));
+      problem = ctx.set("parallel.cp", "2", *newer);
+    }
+    if (problem.empty() && ctx.find(mg + "recompute_granularity") == nullptr) {
+      ctx.note(*newer, fmt::format("{} is a key of accelerate 1.13 or later, whose plugin "
+                                   "defaults recompute_granularity to full: every layer "
+                                   "recomputed",
+                                   newer->key));
+      problem = ctx.set("training.activation_checkpointing", "full", *newer);
+    }
+    if (const entry* old = ctx.find(mg + "recompute_activations")) {
+      ctx.note(*old, fmt::format("{} is a key of accelerate 1.13 or later, whose plugin no "
+                                 "longer reads megatron_lm_recompute_activations",
+                                 newer->key));
+      const std::string key = old->key;
+      std::erase_if(ctx.entries, [&](const entry& x) { return x.key == key; });
+    }
+  }
+  return problem.empty() ? std::nullopt : maybe_error(at(type_at, problem));
 }
 
 // num_processes counts every process of the job; num_machines the nodes.
@@ -403,6 +585,14 @@ maybe_error read_mixed_precision(import_context& ctx) {
   std::string problem;
   if (mp == "no") {
     problem = ctx.set("precision", "fp32", *e);
+  } else if (kind == strategy::megatron) {
+    // MegatronLMPlugin.set_mixed_precision: Megatron's --fp16 / --bf16, 16-bit weights with fp32
+    // main parameters in the optimizer; gradients reduced in fp32 under bf16 (validate_args'
+    // accumulate_allreduce_grads_in_fp32), in fp16 under fp16.
+    for (const auto& [path, value] :
+         {std::pair{"precision.params", mp}, std::pair{"precision.master", std::string("fp32")},
+          std::pair{"precision.reduce", mp == "bf16" ? std::string("fp32") : mp}})
+      if (problem.empty()) problem = ctx.set(path, value, *e);
   } else if (kind == strategy::ddp || kind == strategy::single) {
     problem = ctx.set("precision", mp + "-mixed", *e);
   } else {
@@ -621,7 +811,8 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
     const auto& table = detail::accelerate_table();
     using section_owner = std::pair<std::string, std::string>;
     for (const section_owner& pair :
-         {section_owner{"fsdp_config.", "FSDP"}, section_owner{"deepspeed_config.", "DEEPSPEED"}}) {
+         {section_owner{"fsdp_config.", "FSDP"}, section_owner{"deepspeed_config.", "DEEPSPEED"},
+          section_owner{"megatron_lm_config.", "MEGATRON_LM"}}) {
       // Named, not a structured binding: the lambdas below capture them (clang 14 cannot).
       const std::string& section = pair.first;
       const std::string& owner = pair.second;
@@ -652,6 +843,7 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
   if (auto err = detail::read_processes(ctx, has_world_size)) return *err;
   if (auto err = detail::read_deepspeed_file(ctx, base_dir, has_world_size)) return *err;
   if (auto err = detail::read_mixed_precision(ctx)) return *err;
+  if (auto err = detail::read_megatron_lm_defaults(ctx)) return *err;
   if (auto err = detail::read_fsdp1_defaults(ctx, unprefixed ? &*unprefixed : nullptr))
     return *err;
   if (auto err = detail::read_fsdp_wrap_default(ctx)) return *err;

@@ -137,6 +137,30 @@ std::optional<diagnostic> read_precision(import_context& ctx) {
   return std::nullopt;
 }
 
+// tensor_parallel.autotp_size N > 1: DeepSpeed's AutoTP training splits the model's linear layers
+// over N ranks (engine.py, _configure_tensor_parallel) and ZeRO runs over the remaining
+// data-parallel ranks; 0 (the default) and 1 are off.
+std::optional<diagnostic> read_autotp(import_context& ctx) {
+  const entry* e = ctx.find("tensor_parallel.autotp_size");
+  if (e == nullptr) return std::nullopt;
+  std::uint64_t n = 0;
+  if (auto problem = parse_count_text(e->value.text, 0, 4096, n); !problem.empty())
+    return at(e->where, fmt::format("{}: {}", e->key, problem));
+  if (n <= 1) {
+    ctx.ignore(*e);
+    return std::nullopt;
+  }
+  const std::string problem = ctx.set("parallel.tp", std::to_string(n), *e);
+  return problem.empty() ? std::nullopt : std::optional(at(e->where, problem));
+}
+
+// The tensor-parallel degree AutoTP gives (1 without it): DeepSpeed's batch sizes count
+// data-parallel ranks, the world over it (runtime/config.py, world_size from the mpu's data
+// parallel group).
+std::uint64_t tp_degree(const import_context& ctx) {
+  return static_cast<std::uint64_t>(std::max(1, static_cast<int>(ctx.out.job.parallel.tp)));
+}
+
 // Without train_micro_batch_size_per_gpu DeepSpeed derives it from train_batch_size, gradient
 // accumulation and the world size (deepspeed/runtime/config.py, _set_batch_related_parameters);
 // the file does not give the world size, so the assumed one is used, and said.
@@ -147,7 +171,7 @@ std::string derive_micro_batch(import_context& ctx, const entry& total, const en
       (accumulation != nullptr && !parse_count_text(accumulation->value.text, 1, 1ULL << 40, a).empty()))
     return "";  // "auto": the other rows note it
   const auto world = static_cast<std::uint64_t>(ctx.out.job.hardware.gpus_per_node) *
-                     static_cast<std::uint64_t>(ctx.out.job.hardware.nodes);
+                     static_cast<std::uint64_t>(ctx.out.job.hardware.nodes) / tp_degree(ctx);
   const char* whose = launch_gives_world ? "the launch's" : "the assumed";
   if (world == 0 || t % (a * world) != 0) {
     if (launch_gives_world)
@@ -189,7 +213,7 @@ std::string read_world(import_context& ctx, bool& has_world_size) {
                        "micro batch x accumulation x data-parallel size to plan it",
                        t, m, a);
   const auto world = static_cast<std::uint64_t>(ctx.out.job.hardware.gpus_per_node) *
-                     static_cast<std::uint64_t>(ctx.out.job.hardware.nodes);
+                     static_cast<std::uint64_t>(ctx.out.job.hardware.nodes) / tp_degree(ctx);
   if (launch_gives_world && accumulation == nullptr && world > 0 && t % (m * world) == 0) {
     // DeepSpeed derives the accumulation from the world size (_set_batch_related_parameters).
     ctx.note(*total, fmt::format("no gradient_accumulation_steps: train_batch_size {} / (micro "
@@ -215,7 +239,7 @@ std::string read_world(import_context& ctx, bool& has_world_size) {
     return "";
   }
   has_world_size = true;
-  return set_world(ctx, static_cast<long long>(t / (m * a)), *total);
+  return set_world(ctx, static_cast<long long>(t / (m * a) * tp_degree(ctx)), *total);
 }
 
 bool nonzero(const entry* e) {
@@ -454,7 +478,22 @@ const std::vector<option>& deepspeed_table() {
       {"compile.*", not_modelled("DeepSpeed's torch.compile of the engine")},
       {"hybrid_engine.*", not_modelled("the RLHF hybrid engine")},
       {"weight_quantization.*", not_modelled("weight quantization")},
-      {"tensor_parallel.*", not_modelled("DeepSpeed AutoTP")},
+      // AutoTP training (deepspeed/runtime/tensor_parallel/config.py, TPTrainingConfig, since
+      // f04649d2, 2025-02): autotp_size is the tensor-parallel degree (engine.py, autotp_size()
+      // and _configure_tensor_parallel; read by read_autotp); the rest say which layers split
+      // and how, or are inference AutoTP's (the nested tp / tensor_parallel config, whose tp_size
+      // the training engine replaces with autotp_size).
+      {"tensor_parallel.autotp_size", handled()},
+      {"tensor_parallel.dtype", no_effect()},  // the engine's dtype is bf16 / fp16 / fp32's
+      {"tensor_parallel.tp_overlap_comm", no_effect()},
+      {"tensor_parallel.tp.*", no_effect()},
+      {"tensor_parallel.tensor_parallel.*", no_effect()},
+      {"tensor_parallel.injection_policy_tuple", no_effect()},
+      {"tensor_parallel.partition_config.*", no_effect()},
+      {"tensor_parallel.preset_model", no_effect()},
+      {"tensor_parallel.keep_module_on_host", no_effect()},
+      {"tensor_parallel.replace_with_kernel_inject", no_effect()},
+      {"tensor_parallel.kernel_inject", no_effect()},
       {"sequence_parallel_size", not_modelled("Ulysses sequence parallelism")},
       {"seq_parallel_communication_data_type", no_effect()},
       {"graph_harvesting", no_effect()},
@@ -571,6 +610,7 @@ std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view t
   resolve_trainer_autos(ctx);
   error = read_stage(ctx);
   if (!error) error = read_precision(ctx);
+  if (!error) error = read_autotp(ctx);
   if (!error)
     if (std::string problem = read_world(ctx, has_world_size); !problem.empty())
       error = at(ctx.find("train_batch_size")->where, problem);

@@ -716,6 +716,7 @@ class interpreter {
                          w.text));
     }
     out.chosen_by_arguments = chosen_;
+    out.run_time_values = run_time_;
     out.notes.insert(out.notes.end(), notes_.begin(), notes_.end());
     return std::nullopt;
   }
@@ -1141,6 +1142,15 @@ class interpreter {
       from_arguments_.insert(name);
     else if (!append)
       from_arguments_.erase(name);
+    // A value the script computes when it runs (a command's output, arithmetic of one, the
+    // environment): recorded where it is set. The script's own arguments ($1) are reported where
+    // they are used, which is where a reader of the file writes the number.
+    if (slot[0].unresolved && !slot[0].text.empty() && !reads_arguments)
+      run_time_.emplace_back(slot[0].text,
+                             at(location(source_, text_, w.line, w.column),
+                                fmt::format("{} is set here to {}, known only when the script "
+                                            "runs",
+                                            name, slot[0].text)));
     return name;
   }
 
@@ -1293,6 +1303,7 @@ class interpreter {
   std::vector<diagnostic> notes_;
   std::vector<shell_word> other_commands_;  // first words of commands that are not arguments
   std::vector<std::pair<std::string, shell_word>> assigned_;  // variables set, first place each
+  std::vector<std::pair<std::string, diagnostic>> run_time_;  // shell_launch::run_time_values
   bool name_is_assignment_ = false;  // the command being read is named by an expanded NAME=...
   std::size_t count_ = 0;
   std::size_t left_;     // expanded bytes still allowed

@@ -62,6 +62,11 @@ struct shell_launch {
   /// in`, `while [[ $# -gt 0 ]]`, `if [ $ENV = dsw ]` after `ENV=$1`): each name with where the
   /// conditional is written, its message saying so. Their value is left unresolved ("$NAME").
   std::vector<std::pair<std::string, diagnostic>> chosen_by_arguments;
+  /// Values known only when the script runs, where they are set: each assignment whose value
+  /// stays unresolved (`GPUS=$(nvidia-smi -L | wc -l)`, `TP=$7`, `LAYERS=$((PP * 4))` after such
+  /// a PP) with its value as expanded and a message at the assignment's line. A word that holds
+  /// one of these texts got it from that line (or a later assignment of the same text).
+  std::vector<std::pair<std::string, diagnostic>> run_time_values;
   std::vector<diagnostic> notes;  // branches read as if all were taken, other launches ignored
 };
 

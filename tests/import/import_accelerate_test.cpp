@@ -77,6 +77,101 @@ TEST(ImportAccelerate, DynamoInductorIsTorchCompile) {
   EXPECT_FALSE(off->job.training.compile);
 }
 
+// distributed_type MEGATRON_LM: accelerate's MegatronLMPlugin trains through Megatron-LM, planned
+// as strategy megatron from its launch arguments (accelerate config writes them sorted, so
+// sequence parallelism comes before the tensor-parallel degree it needs).
+TEST(ImportAccelerate, MegatronLmIsPlannedAsMegatron) {
+  auto imported = import_config_text(
+      "distributed_type: MEGATRON_LM\nnum_processes: 8\nmixed_precision: bf16\n"
+      "megatron_lm_config:\n  megatron_lm_gradient_clipping: 1.0\n"
+      "  megatron_lm_num_micro_batches: 4\n  megatron_lm_pp_degree: 2\n"
+      "  megatron_lm_recompute_activations: true\n  megatron_lm_sequence_parallelism: true\n"
+      "  megatron_lm_tp_degree: 2\n  megatron_lm_use_distributed_optimizer: true\n",
+      "cfg.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  const job_spec& job = imported->job;
+  EXPECT_EQ(job.parallel.kind, strategy::megatron);
+  EXPECT_EQ(job.parallel.tp, 2);
+  EXPECT_EQ(job.parallel.pp, 2);
+  EXPECT_TRUE(job.parallel.sequence_parallel);
+  EXPECT_TRUE(job.parallel.distributed_optimizer);
+  EXPECT_EQ(job.training.gradient_accumulation, 4);
+  EXPECT_EQ(job.hardware.gpus_per_node, 8);
+  // Megatron's --bf16: bf16 weights, fp32 main parameters and gradient reduction.
+  EXPECT_EQ(job.precision.params, dtype::bf16);
+  EXPECT_EQ(job.precision.master, dtype::f32);
+  EXPECT_EQ(job.precision.reduce, dtype::f32);
+  // recompute_activations (accelerate up to 1.12): Megatron's selective recompute.
+  EXPECT_EQ(job.training.activation_checkpointing, checkpointing::none);
+  EXPECT_NE(find_note(imported->notes, "selective recompute of core attention"), "");
+  EXPECT_NE(find_note(imported->notes, "accelerate 1.13 and later"), "");
+  EXPECT_EQ(find_note(imported->notes, "not among the options"), "");
+}
+
+TEST(ImportAccelerate, MegatronLmDefaultsAreThePlugins) {
+  // No megatron_lm_config: degrees 1, no recompute, no mixed precision (fp32).
+  auto plain = import_config_text("distributed_type: MEGATRON_LM\nnum_processes: 1\n", "cfg.yaml");
+  ASSERT_TRUE(plain) << plain.error().to_string();
+  EXPECT_EQ(plain->job.parallel.kind, strategy::megatron);
+  EXPECT_EQ(plain->job.parallel.tp, 1);
+  EXPECT_EQ(plain->job.parallel.pp, 1);
+  EXPECT_EQ(plain->job.training.activation_checkpointing, checkpointing::none);
+  EXPECT_EQ(plain->job.precision.params, dtype::f32);
+  // Without tensor parallelism Megatron turns sequence parallelism off.
+  auto sp = import_config_text(
+      "distributed_type: MEGATRON_LM\nnum_processes: 2\nmegatron_lm_config:\n"
+      "  megatron_lm_sequence_parallelism: true\n",
+      "cfg.yaml");
+  ASSERT_TRUE(sp) << sp.error().to_string();
+  EXPECT_FALSE(sp->job.parallel.sequence_parallel);
+  // A key of accelerate 1.13: its plugin's defaults, context parallel size 2 and full
+  // recompute; recompute_activations no longer read.
+  auto newer = import_config_text(
+      "distributed_type: MEGATRON_LM\nnum_processes: 4\nmegatron_lm_config:\n"
+      "  megatron_lm_recompute_activations: true\n  megatron_lm_expert_model_parallel_size: 1\n",
+      "cfg.yaml");
+  ASSERT_TRUE(newer) << newer.error().to_string();
+  EXPECT_EQ(newer->job.parallel.cp, 2);
+  EXPECT_EQ(newer->job.training.activation_checkpointing, checkpointing::full);
+  EXPECT_NE(find_note(newer->notes, "no longer reads megatron_lm_recompute_activations"), "");
+  auto granular = import_config_text(
+      "distributed_type: MEGATRON_LM\nnum_processes: 4\nmegatron_lm_config:\n"
+      "  megatron_lm_context_parallel_size: 1\n  megatron_lm_recompute_granularity: selective\n",
+      "cfg.yaml");
+  ASSERT_TRUE(granular) << granular.error().to_string();
+  EXPECT_EQ(granular->job.parallel.cp, 1);
+  EXPECT_EQ(granular->job.training.activation_checkpointing, checkpointing::none);
+  // Another type's section has no effect.
+  auto ddp = import_config_text(
+      "distributed_type: MULTI_GPU\nnum_processes: 2\nmegatron_lm_config:\n"
+      "  megatron_lm_tp_degree: 2\n",
+      "cfg.yaml");
+  ASSERT_TRUE(ddp) << ddp.error().to_string();
+  EXPECT_EQ(ddp->job.parallel.tp, 1);
+  EXPECT_NE(find_note(ddp->notes, "reads megatron_lm_config only under"), "");
+}
+
+TEST(ImportAccelerate, OtherDevicesAreRefusedNamingThem) {
+  for (const auto& [type, device] :
+       {std::pair{"XLA", "TPUs"}, std::pair{"TPU", "TPUs"}, std::pair{"MULTI_CPU", "CPUs"},
+        std::pair{"MULTI_NPU", "Ascend NPUs"}, std::pair{"MULTI_XPU", "Intel XPUs"},
+        std::pair{"MULTI_HPU", "Gaudi"}, std::pair{"MULTI_MLU", "MLUs"},
+        std::pair{"MULTI_MUSA", "MUSA"}, std::pair{"MULTI_SDAA", "SDAA"},
+        std::pair{"MULTI_NEURON", "Neuron"}}) {
+    auto refused = import_config_text(
+        fmt::format("compute_environment: LOCAL_MACHINE\ndistributed_type: {}\n", type),
+        "cfg.yaml");
+    ASSERT_FALSE(refused) << type;
+    const std::string message = refused.error().to_string();
+    EXPECT_NE(message.find("cfg.yaml:2:1:"), std::string::npos) << message;
+    EXPECT_NE(message.find(device), std::string::npos) << message;
+    EXPECT_NE(message.find("set distributed_type: MULTI_GPU"), std::string::npos) << message;
+  }
+  auto unknown = import_config_text("distributed_type: GPU_CLUSTER\n", "cfg.yaml");
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().to_string().find("MEGATRON_LM)"), std::string::npos);
+}
+
 TEST(ImportAccelerate, ASectionThatIsNotAMapIsAnError) {
   // Written as a value, or an alias to one: a broken config, not unknown options to skip.
   for (const char* text : {"distributed_type: FSDP\nfsdp_config: true\n",
@@ -144,8 +239,10 @@ TEST(ImportAccelerate, MissingDeepSpeedFileIsAnError) {
 TEST(ImportAccelerate, RejectsValuesItCannotMap) {
   auto tpu = import_config_text("distributed_type: TPU\n", "acc.yaml");
   ASSERT_FALSE(tpu);
-  EXPECT_EQ(tpu.error().message, "distributed_type: TPU is not a GPU training setup vramscope "
-                                 "plans (expected one of: NO, MULTI_GPU, FSDP, DEEPSPEED)");
+  EXPECT_EQ(tpu.error().message, "distributed_type: TPU trains on TPUs through torch_xla, whose "
+                                 "memory vramscope does not plan (it plans CUDA GPUs); set "
+                                 "distributed_type: MULTI_GPU (or FSDP, DEEPSPEED, MEGATRON_LM) "
+                                 "to plan the same training on GPUs");
   auto sharding = import_config_text(
       "distributed_type: FSDP\nfsdp_config:\n  fsdp_sharding_strategy: HALF_SHARD\n", "acc.yaml");
   ASSERT_FALSE(sharding);

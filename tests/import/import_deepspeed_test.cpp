@@ -33,6 +33,34 @@ TEST(ImportDeepSpeed, MapsAZero3Config) {
   EXPECT_EQ(job.precision.master, dtype::f32);
 }
 
+// tensor_parallel.autotp_size: DeepSpeed's AutoTP training, the tensor-parallel degree, with ZeRO
+// over the remaining data-parallel ranks; the batch sizes count those ranks.
+TEST(ImportDeepSpeed, AutoTpSizeIsTensorParallelism) {
+  auto imported = import_config_text(
+      "{\"zero_optimization\": {\"stage\": 2},\n \"tensor_parallel\": {\"autotp_size\": 4,\n"
+      "  \"partition_config\": {\"use_default_specs\": true}, \"preset_model\": \"llama\"},\n"
+      " \"train_batch_size\": 32, \"train_micro_batch_size_per_gpu\": 2,\n"
+      " \"gradient_accumulation_steps\": 4}\n",
+      "ds.json");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.parallel.kind, strategy::zero2);
+  EXPECT_EQ(imported->job.parallel.tp, 4);
+  // 32 = micro 2 x accumulation 4 x 4 data-parallel ranks, each of 4 tensor-parallel GPUs.
+  EXPECT_EQ(imported->job.world_size(), 16);
+  EXPECT_EQ(find_note(imported->notes, "not among the options"), "");
+  auto off = import_config_text(
+      "{\"zero_optimization\": {\"stage\": 3}, \"tensor_parallel\": {\"autotp_size\": 0}}",
+      "ds.json");
+  ASSERT_TRUE(off) << off.error().to_string();
+  EXPECT_EQ(off->job.parallel.tp, 1);
+  auto bad = import_config_text(
+      "{\"zero_optimization\": {\"stage\": 1},\n \"tensor_parallel\": {\"autotp_size\": -2}}",
+      "ds.json");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().to_string().find("ds.json:2:"), std::string::npos)
+      << bad.error().to_string();
+}
+
 TEST(ImportDeepSpeed, AutoPrecisionFollowsTheTrainerArguments) {
   trainer_args bf16;
   bf16.bf16 = true;

@@ -63,6 +63,69 @@ TEST(ImportMegatron, DetectsArgumentListsAndLaunchScripts) {
   EXPECT_EQ(detect_format("distributed_type: FSDP\n"), config_format::accelerate);
 }
 
+// NullTokenizer --vocab-size N: N + 1 ids (the end-of-document token after them) up to
+// Megatron-LM core_v0.17, N from core_v0.18 (c9dfe347), whose --null-tokenizer-eod-id and
+// --null-tokenizer-pad-id mark the era; then padded to 128 x TP.
+TEST(ImportMegatron, NullTokenizerCountsItsEndOfDocumentTokenByRelease) {
+  const std::string model =
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n"
+      "--seq-length 128 --tokenizer-type NullTokenizer --tensor-model-parallel-size 2\n";
+  const auto older = import_ok(launch(model + "--vocab-size 32000\n"));
+  EXPECT_EQ(key_of(older.job, "vocab_size"), "32256");  // 32001 padded to 256
+  EXPECT_NE(find_note(older.notes, "adds an end-of-document token"), "");
+  const auto newer = import_ok(launch(model + "--vocab-size 32000 --null-tokenizer-pad-id 0\n"));
+  EXPECT_EQ(key_of(newer.job, "vocab_size"), "32000");
+  const auto exact = import_ok(launch(model + "--vocab-size 128256\n"));
+  EXPECT_EQ(key_of(exact.job, "vocab_size"), "128512");
+}
+
+// GPT2BPETokenizer (named or pretrain_gpt.py's default) is as long as its vocabulary file:
+// another family's files are refused where they are given, GPT-2's are 50,257 tokens.
+TEST(ImportMegatron, AnotherFamilysBpeFilesAreRefusedAtTheirLine) {
+  const std::string model =
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n"
+      "--seq-length 128\n";
+  const std::string error =
+      import_error(launch(model + "--vocab-file /data/gpt-neox-20b/vocab.json\n"
+                                  "--merge-file /data/gpt-neox-20b/merges.txt\n"));
+  EXPECT_NE(error.find("args.txt:4:"), std::string::npos) << error;
+  EXPECT_NE(error.find("neox's tokenizer"), std::string::npos) << error;
+  EXPECT_NE(error.find("add --padded-vocab-size N"), std::string::npos) << error;
+  const auto gpt2 = import_ok(launch(model + "--vocab-file /data/gpt2-vocab.json\n"
+                                             "--merge-file /data/gpt2-merges.txt\n"));
+  EXPECT_EQ(key_of(gpt2.job, "vocab_size"), "50304");
+  const auto padded =
+      import_ok(launch(model + "--vocab-file /data/llama/vocab.json --padded-vocab-size 32000\n"));
+  EXPECT_EQ(key_of(padded.job, "vocab_size"), "32000");
+}
+
+// A value the script computes when it runs is refused where it is set (and what derives from it
+// there), not where the launch uses it; the script's own arguments where they are used.
+TEST(ImportMegatron, RunTimeValuesAreRefusedWhereTheyAreSet) {
+  const std::string script =
+      "GPUS=$(nvidia-smi --list-gpus | wc -l)\n"
+      "PP=$(( $GPUS * 1 ))\n"
+      "LAYERS=$(( $PP * 4 ))\n"
+      "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers $LAYERS --hidden-size 64 \\\n"
+      "  --num-attention-heads 4 --max-position-embeddings 128 --seq-length 128\n";
+  const std::string error = import_error(script);
+  EXPECT_EQ(error.rfind("args.txt:3:1: --num-layers (line 4):", 0), 0u) << error;
+  EXPECT_NE(error.find("LAYERS is set here to"), std::string::npos) << error;
+  EXPECT_NE(error.find("write the number into the script"), std::string::npos) << error;
+  const std::string gpus = import_error(
+      "GPUS=$(nvidia-smi --list-gpus | wc -l)\n"
+      "torchrun --nproc_per_node $GPUS pretrain_gpt.py --num-layers 2 --hidden-size 64 \\\n"
+      "  --num-attention-heads 4 --max-position-embeddings 128 --seq-length 128\n");
+  EXPECT_EQ(gpus.rfind("args.txt:1:1: torchrun --nproc_per_node (line 2):", 0), 0u) << gpus;
+  const std::string argument = import_error(
+      "TP=$2\n"
+      "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 2 --hidden-size 64 \\\n"
+      "  --num-attention-heads 4 --max-position-embeddings 128 --seq-length 128 \\\n"
+      "  --tensor-model-parallel-size $TP\n");
+  EXPECT_EQ(argument.rfind("args.txt:4:", 0), 0u) << argument;
+  EXPECT_NE(argument.find("argument given to the script"), std::string::npos) << argument;
+}
+
 TEST(ImportMegatron, MapsTheGpt3Example) {
   auto imported = import_config(example("megatron-gpt3-175b.sh"));
   ASSERT_TRUE(imported) << imported.error().to_string();
@@ -433,14 +496,15 @@ TEST(ImportMegatron, SharedExpertsAndDenseLayersAreQwensMoeLayouts) {
 
 // Multi-latent attention (--multi-latent-attention and its ranks and head widths) is planned as
 // DeepSeek's layout; with DeepSeek-V3's shapes, 256 routed experts, the shared one and the
-// first 3 layers dense, the model is DeepSeek-V3's published count.
+// first 3 layers dense, the model is DeepSeek-V3's published count (its 129,280 embedding rows
+// given by --padded-vocab-size: the NullTokenizer of releases up to core_v0.17 would add one).
 TEST(ImportMegatron, LatentAttentionIsDeepSeeksLayout) {
   const std::string v3 =
       "--num-layers 61 --hidden-size 7168 --ffn-hidden-size 18432 --num-attention-heads 128 "
       "--max-position-embeddings 4096 --swiglu --normalization RMSNorm "
       "--position-embedding-type rope --disable-bias-linear --untie-embeddings-and-output-weights "
-      "--vocab-size 129280 --tokenizer-type NullTokenizer --hidden-dropout 0 "
-      "--multi-latent-attention --q-lora-rank 1536 --kv-lora-rank 512 --qk-head-dim 128 "
+      "--vocab-size 129280 --padded-vocab-size 129280 --tokenizer-type NullTokenizer "
+      "--hidden-dropout 0 --multi-latent-attention --q-lora-rank 1536 --kv-lora-rank 512 --qk-head-dim 128 "
       "--qk-pos-emb-head-dim 64 --v-head-dim 128\n";
   const auto moe = import_ok(v3 + "--num-experts 256 --moe-router-topk 8 --moe-ffn-hidden-size "
                                   "2048 --moe-shared-expert-intermediate-size 2048 "
@@ -883,7 +947,7 @@ TEST(ImportMegatron, VocabSizeBesideTheDefaultTokenizerChangesNothing) {
   const auto null = import_ok("torchrun --nproc_per_node 2 pretrain_gpt.py" +
                               model.substr(0, model.size() - 1) +
                               " --tokenizer-type NullTokenizer\n");
-  EXPECT_EQ(key_of(null.job, "vocab_size"), "51200");
+  EXPECT_EQ(key_of(null.job, "vocab_size"), "51456");  // 51,200 + its end-of-document token
 }
 
 // --padded-vocab-size N (Megatron-LM's TokenizerConfig) is the embedding's row count whatever the

@@ -1020,6 +1020,9 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   detail::import_context ctx("megatron", source);
   ctx.out.notes = launch->notes;
   ctx.chosen_by_arguments = launch->chosen_by_arguments;
+  // Values set at run time are refused where they are set, as those the arguments choose.
+  for (const auto& [value, where] : launch->run_time_values)
+    ctx.chosen_by_arguments.emplace_back(detail::run_time_marker + value, where);
   detail::read_flags(ctx, text, launch->args);
   if (auto err = detail::read_other_names(ctx)) return *err;
   // Where a refusal of the whole launch points: the script's word, else (a plain argument list)

@@ -14,6 +14,7 @@ bool flag_given(const import_context& ctx, const std::string& flag) {
 
 const diagnostic* chosen_by_arguments(const import_context& ctx, const std::string& text) {
   for (const auto& [name, where] : ctx.chosen_by_arguments) {
+    if (name.starts_with(run_time_marker)) continue;
     for (auto at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
       const bool dollar = (at >= 1 && text[at - 1] == '$') ||
                           (at >= 2 && text[at - 1] == '{' && text[at - 2] == '$');
@@ -22,6 +23,15 @@ const diagnostic* chosen_by_arguments(const import_context& ctx, const std::stri
         return &where;
     }
   }
+  return nullptr;
+}
+
+const diagnostic* run_time_value(const import_context& ctx, const std::string& text) {
+  // The last assignment of the text is where the word took it.
+  for (auto it = ctx.chosen_by_arguments.rbegin(); it != ctx.chosen_by_arguments.rend(); ++it)
+    if (it->first.starts_with(run_time_marker) &&
+        text.find(it->first.substr(1)) != std::string::npos)
+      return &it->second;
   return nullptr;
 }
 
@@ -51,6 +61,9 @@ long long flag_int(const import_context& ctx, const std::string& flag, long long
   else if (const diagnostic* chosen = chosen_by_arguments(ctx, text))
     error = at(*chosen, fmt::format("{}: \"{}\": {}; write the number into the script", flag, text,
                                     chosen->message));
+  else if (const diagnostic* origin = run_time_value(ctx, text))
+    error = at(*origin, fmt::format("{} (line {}): \"{}\": {}; write the number into the script",
+                                    flag, e->where.line, text, origin->message));
   else if (positional(text))
     error = at(e->where, fmt::format("{}: \"{}\" is an argument given to the script when it is "
                                      "run, which a file does not have; write the number",

@@ -29,9 +29,17 @@ long long flag_int(const import_context& ctx, const std::string& flag, long long
 /// enough that products of three of them cannot overflow.
 constexpr long long max_megatron_degree = 1LL << 20;
 
+/// Marks an entry of ctx.chosen_by_arguments that is a value set at run time
+/// (shell_launch::run_time_values): the marker, then the value's text.
+constexpr char run_time_marker = '=';
+
 /// The variable of ctx.chosen_by_arguments that `text` expands ("$NAME", "${NAME}"), as its
 /// location and message, or nullptr.
 const diagnostic* chosen_by_arguments(const import_context& ctx, const std::string& text);
+
+/// The value set at run time (an entry of ctx.chosen_by_arguments marked run_time_marker) that
+/// `text` holds, the last assignment of it, as its location and message, or nullptr.
+const diagnostic* run_time_value(const import_context& ctx, const std::string& text);
 /// Whether `text` holds a positional parameter of the script ("$1", "${12}").
 bool positional(const std::string& text);
 

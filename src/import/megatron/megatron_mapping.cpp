@@ -83,11 +83,12 @@ maybe_error read_megatron_parallelism(import_context& ctx, long long world, mega
                                 ctx.find("--model-parallel-size") != nullptr
                             ? "--model-parallel-size"
                             : "--tensor-model-parallel-size";
+  // The model's depth first: a refusal names what decides the model before its layout.
+  m.layers = flag_int(ctx, "--num-layers", 1, 1, error);
   m.tp = flag_int(ctx, tp_flag, 1, 1, error, max_megatron_degree);
   m.pp = flag_int(ctx, "--pipeline-model-parallel-size", 1, 1, error, max_megatron_degree);
   m.cp = flag_int(ctx, "--context-parallel-size", 1, 1, error, max_megatron_degree);
   m.ep = flag_int(ctx, "--expert-model-parallel-size", 1, 1, error, max_megatron_degree);
-  m.layers = flag_int(ctx, "--num-layers", 1, 1, error);
   if (error) return error;
   if (world == 0) world = assume_world(ctx, m.tp * m.pp * m.cp);
   if (m.nodes_open) {

@@ -51,10 +51,63 @@ struct megatron_shape {
   bool swiglu = false, tied = true, bias = true, qkv_bias = false;
 };
 
+// GPT2BPETokenizer (named, or pretrain_gpt.py's default since 152aab30, 2021-01) builds GPT-2's
+// byte-level BPE from --vocab-file and --merge-file, and its vocabulary is as long as the
+// vocabulary file (megatron/training/tokenizer/gpt2_tokenization.py, GPT2Tokenizer: len(encoder)):
+// 50,257 with GPT-2's gpt2-vocab.json. Files whose path names another model family's tokenizer
+// (GPT-NeoX's vocab.json has 50,277 entries) give another size, which is in the file only.
+maybe_error other_bpe_files(const import_context& ctx) {
+  static const char* const families[] = {
+      "neox",      "pythia", "llama",    "mistral", "mixtral", "qwen",    "bloom",
+      "falcon",    "gemma",  "deepseek", "baichuan", "chatglm", "roberta", "starcoder"};
+  for (const char* flag : {"--vocab-file", "--merge-file"}) {
+    const entry* e = ctx.find(flag);
+    if (e == nullptr) continue;
+    const std::string path = lower_case(e->value.text);
+    if (path.find("gpt2") != std::string::npos || path.find('$') != std::string::npos) continue;
+    for (const char* family : families)
+      if (path.find(family) != std::string::npos)
+        return at(e->where,
+                  fmt::format("{} {}: GPT2BPETokenizer (pretrain_gpt.py's default without "
+                              "--tokenizer-type) reads its vocabulary from this file, which is "
+                              "{}'s tokenizer, not GPT-2's 50,257 tokens, and its size is in the "
+                              "file only; add --padded-vocab-size N (the file's tokens padded "
+                              "to --make-vocab-size-divisible-by x tensor parallel size; newer "
+                              "Megatron-LM's argument, which vramscope reads for any release) "
+                              "to plan it",
+                              flag, e->value.text, family));
+  }
+  return std::nullopt;
+}
+
+// The NullTokenizer's vocabulary for --vocab-size N. From its start (2e9a3fbc, 2023-04) to
+// core_v0.17 it adds an end-of-document token after the N ids: vocab_size N + 1, EOD N (legacy
+// megatron/training/tokenizer/tokenizer.py _NullTokenizer; megatron/core/tokenizers/text/
+// libraries/null_tokenizer.py until c9dfe347, 2026-04-22). Since c9dfe347 (core_v0.18) the EOD is
+// within the N ids (vocab_size N, EOD N - 1), and --null-tokenizer-eod-id /
+// --null-tokenizer-pad-id exist: a launch that passes either is of that era; any other is read
+// as the longer-lived N + 1, noted with the other reading.
+long long null_tokenizer_vocab(import_context& ctx, const entry& size, long long n) {
+  const entry* newer = ctx.find("--null-tokenizer-eod-id");
+  if (newer == nullptr) newer = ctx.find("--null-tokenizer-pad-id");
+  if (newer != nullptr) {
+    ctx.note(size, fmt::format("NullTokenizer --vocab-size {}: {} exists from Megatron-LM "
+                               "core_v0.18 (c9dfe347), whose NullTokenizer counts the "
+                               "end-of-document token within the {} ids",
+                               n, newer->key, n));
+    return n;
+  }
+  ctx.note(size, fmt::format("NullTokenizer --vocab-size {}: Megatron-LM up to core_v0.17 adds "
+                             "an end-of-document token, {} ids before padding; core_v0.18 and "
+                             "later (c9dfe347, 2026-04-22) count it within the {}",
+                             n, n + 1, n));
+  return n + 1;
+}
+
 // Tokenizers whose vocabulary vramscope knows without reading files: GPT-2's BPE vocabulary
 // (gpt2-vocab.json, 50257 entries); NullTokenizer and TikTokenizer take --vocab-size
 // (build_tokenizer.py). The others read their vocabulary from --tokenizer-model / --vocab-file.
-maybe_error read_vocab(const import_context& ctx, megatron_shape& s, long long tp,
+maybe_error read_vocab(import_context& ctx, megatron_shape& s, long long tp,
                        maybe_error& error) {
   const std::string tokenizer = flag_text(ctx, "--tokenizer-type", "");
   const entry* size = ctx.find("--vocab-size");
@@ -75,9 +128,11 @@ maybe_error read_vocab(const import_context& ctx, megatron_shape& s, long long t
     return std::nullopt;
   }
   if (tokenizer == "GPT2BPETokenizer") {
+    if (auto err = other_bpe_files(ctx)) return err;
     vocab = 50257;
   } else if (size != nullptr) {
     vocab = flag_int(ctx, "--vocab-size", 0, 1, error);
+    if (tokenizer == "NullTokenizer" && !error) vocab = null_tokenizer_vocab(ctx, *size, vocab);
   } else {
     const entry* where = ctx.find("--tokenizer-type");
     if (where == nullptr) where = ctx.find("--num-layers");  // the model's arguments
@@ -266,7 +321,7 @@ maybe_error read_layer_freq(const import_context& ctx, megatron_shape& s) {
   return std::nullopt;
 }
 
-maybe_error read_shape(const import_context& ctx, megatron_shape& s, long long tp) {
+maybe_error read_shape(import_context& ctx, megatron_shape& s, long long tp) {
   maybe_error error;
   for (const char* required :
        {"--num-layers", "--hidden-size", "--num-attention-heads", "--max-position-embeddings"})
