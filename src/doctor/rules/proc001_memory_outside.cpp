@@ -52,6 +52,12 @@ std::optional<finding> from_message(const oom_facts& o) {
     f.against.push_back(fmt::format("the message does not say what the process holds outside its allocator: a "
                                     "distributed job's NCCL buffers (up to {}) would account for it",
                                     format_bytes(lk::nccl_buffers_max)));
+  } else if (!o.others.empty() && o.requested && *o.outside + o.free.value_or(0) >= *o.requested) {
+    // Below the floor, but measured: the processes the message names hold it, no estimate.
+    f.likelihood = lk::possible;
+    f.support.push_back(fmt::format("the processes the message names hold {}, which with the free memory would "
+                                    "have served the request ({})",
+                                    format_bytes(*o.outside), format_bytes(*o.requested)));
   } else {
     f.against.push_back("even freed, the memory outside this process would not have served the request");
   }
