@@ -333,8 +333,8 @@ TEST(ThreadsYardstick, TenthBatchAtFirstSight) {
 // (bench/README.md): the savings of other processes, of contexts on GPU 0 and of what a load left
 // cached are read from the paste, evaluation's is bounded by what PyTorch had allocated; the
 // allocator's cache (851: the cache expandable segments keep is not in a current-figures paste)
-// and an evaluation far below its allocation (804) are not reached; GPU 0 above equal ranks and
-// contexts are read from the paste too (904, 985).
+// and an evaluation far below its allocation (804) are not reached; what GPU 0 holds above equal
+// ranks is read from the paste too (904, 985).
 TEST(ThreadsYardstick, SavingsWhereTheThreadReportsOne) {
   const tally all = score_all("", false);
   ASSERT_GE(all.savings, 7);
