@@ -52,6 +52,12 @@ inline constexpr double cached_share_large = 0.10;
 // that the tensors are most of what the process holds, and a cache that covers one request
 // moves the failure a few allocations on: the job's size comes first, fragmentation second.
 inline constexpr double reserved_over_allocated_fragmented = 2.0;
+// A cache worth weighing in itself: memory statistics whose reserved - allocated gap is below it
+// are not read as fragmentation (FRAG001's weigh_stats), and an out-of-memory message whose cache
+// is below it and a small share of the reserve ranks fragmentation below the readings the message
+// is silent on. A gigabyte is the order of the headroom kept for fragmentation in practice
+// (tests/data/threads 755: a flat 1 GB reserve that 1.83 GiB of fragments outgrew).
+inline constexpr bytes cache_sizeable_min = 1_GiB;
 
 // What live blocks can pin (reference/allocator-torch.md 3, 5): at an out-of-memory error the
 // allocator has freed every whole cached segment, so what stays cached sits in segments that hold
@@ -90,6 +96,16 @@ inline constexpr bytes active_gap_min = 1_GiB;
 // 32). Feeding the whole test array at once (TensorFlow 1's `accuracy.eval(feed_dict={x:
 // mnist.test.images})`, a Keras model called on the whole array) is the usual way to build one.
 inline constexpr std::int64_t whole_split_min = 10'000;
+
+// ---- A load's copy in memory statistics. A training step frees and allocates its activations
+// every iteration, so the allocator's total allocated (memory_summary's "Tot Alloc") grows far
+// beyond its peak within a few steps; a program that only built a model and loaded its weights
+// allocated little beyond its peak (load_total_over_peak_max). When it also freed, after that
+// peak, at least half of what it still holds (load_copy_min), a copy of the tensors it kept
+// existed once and was dropped: the state dict torch.load restored onto the GPU beside the
+// model's own parameters (tests/data/threads 984: 7762 MB peak and total, 3881 MB kept and freed).
+inline constexpr double load_total_over_peak_max = 1.05;
+inline constexpr double load_copy_min = 0.5;
 
 // ---- Plans and observations: beyond this relative gap the plan is not trusted for the job
 // (PRED001), and a plan this far under capacity argues against "the job does not fit".

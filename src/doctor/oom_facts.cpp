@@ -41,7 +41,11 @@ oom_phase phase_of_function(std::string_view name) {
   if (has_any(name, {"save", "consolidat", "gather_16bit", "full_state_dict", "get_model_state_dict"}) ||
       (name.find("state_dict") != std::string_view::npos && name.find("load") == std::string_view::npos))
     return oom_phase::checkpoint_save;
-  if (has_any(name, {"_init_group", "init_state", "initialize_optimizer_states"})) return oom_phase::optimizer_state_init;
+  // torch.distributed.checkpoint's _init_optim_state runs optim.step() with zero gradients to
+  // create a state that does not exist yet (torch/distributed/checkpoint/state_dict.py): the first
+  // step's allocation, even when a save called it.
+  if (has_any(name, {"_init_group", "init_state", "initialize_optimizer_states", "_init_optim_state"}))
+    return oom_phase::optimizer_state_init;
   if (starts_any(name, {"eval", "_eval", "run_eval", "valid", "_valid", "val_", "_val_", "run_valid", "test",
                         "_test", "run_test", "predict", "_predict", "infer", "_infer"}) ||
       has_any(name, {"evaluat", "validat", "_eval_", "prediction_"}))
@@ -182,7 +186,7 @@ void place(oom_facts& f) {
   f.in_backward = std::any_of(context.begin(), context.end(), [](const std::string& line) {
     return has_any(line, {"run_backward", "autograd.backward(", ".backward(", "in backward"});
   });
-  bool training_frame = false;
+  bool training_frame = false, constructing = false;
   for (auto line = context.rbegin(); line != context.rend(); ++line) {
     const std::string text = lower(*line);
     oom_phase phase = oom_phase::unknown;
@@ -196,8 +200,13 @@ void place(oom_facts& f) {
       const std::string_view frame_file =
           close == std::string::npos ? std::string_view() : std::string_view(text).substr(path, close - path);
       phase = phase_of_function(function);
+      // A frame that builds an object (a constructor, a framework's create_predictor /
+      // build_model) below the script: the program was still being set up when it failed, so
+      // the script's name says what it would have run, not what ran.
+      if (phase == oom_phase::unknown && starts_any(function, {"__init__", "create_", "build_"}))
+        constructing = true;
       if (phase == oom_phase::unknown && function.starts_with("<module>") && !training_frame &&
-          !f.in_backward) {
+          !f.in_backward && !constructing) {
         phase = phase_of_script(frame_file);
         source = phase_source::script;
       } else if (phase == oom_phase::unknown && trains(function)) {

@@ -107,6 +107,8 @@ std::optional<int> number_at(std::string_view s, std::size_t at) {
 std::optional<int> rank_before(std::string_view line, std::size_t anchor) {
   const std::string_view head = line.substr(0, anchor);
   if (const std::size_t at = head.find("[rank"); at != std::string_view::npos) return number_at(head, at + 5);
+  // TensorRT-LLM's logger: "[TRT-LLM] [RANK 1] [E] ...".
+  if (const std::size_t at = head.find("[RANK "); at != std::string_view::npos) return number_at(head, at + 6);
   if (const std::size_t at = head.find("rank="); at != std::string_view::npos) return number_at(head, at + 5);
   return std::nullopt;
 }
@@ -514,6 +516,19 @@ struct oom_scanner {
     r.gpu = number_at(t, at + paddle_anchor.size());
     std::size_t pos = at;
     r.requested = size_after(t, "Cannot allocate ", pos);
+    // Paddle writes a small request in "kB", the one unit the shared size reader does not take;
+    // it is read as 1024 bytes, as the reader takes KB (either base leaves a few kB far below
+    // the megabytes any rule weighs).
+    if (!r.requested)
+      if (const std::size_t c = t.find("Cannot allocate ", at); c != std::string_view::npos) {
+        const std::string_view v = t.substr(c + 16);
+        std::size_t n = 0;
+        while (n < v.size() && (std::isdigit(static_cast<unsigned char>(v[n])) || v[n] == '.')) ++n;
+        if (n > 0 && v.substr(n, 2) == "kB")
+          if (const auto kib = detail::parse_decimal(v.substr(0, n)))
+            r.requested = static_cast<bytes>(*kib * 1024.0);
+        pos = c + 16 + n;
+      }
     r.free = size_after(t, "available memory is only ", pos);
     warns.push_back(detail::error_on_line(
         source, lines[i], 1,
@@ -749,6 +764,25 @@ std::vector<oom_report> find_oom_reports(std::string_view text, const std::strin
   oom_scanner scan{source, lines, found_warnings, {}, {}, {}, {}, {}, {}};
   for (std::size_t i = 0; i < lines.size(); ++i) scan.line(i);
   scan.xla.close(scan.out);
+  // A traceback pasted below its message (an issue's summary puts the error first and the frames
+  // after it): where the last message has no Python frame above it and frame lines follow it,
+  // they are its traceback, innermost last as Python prints them.
+  const auto frame = [](std::string_view t) {
+    return t.find("File \"") != std::string_view::npos && t.find(", line ") != std::string_view::npos &&
+           t.find(", in ") != std::string_view::npos;
+  };
+  if (!scan.out.empty()) {
+    auto& last = scan.out.back();
+    const bool framed = std::any_of(last.context.begin(), last.context.end(),
+                                    [&](const std::string& c) { return frame(c); });
+    const auto after = [&](const text_line& l) { return l.number > last.line; };
+    const bool follows =
+        std::any_of(lines.begin(), lines.end(), [&](const text_line& l) { return after(l) && frame(l.text); });
+    if (!framed && follows)
+      for (const auto& l : lines)
+        if (const std::string_view t = detail::trim(l.text); after(l) && !t.empty())
+          last.context.push_back(fmt::format("{}: {}", l.number, t.substr(0, 300)));
+  }
   return std::move(scan.out);
 }
 

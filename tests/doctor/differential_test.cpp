@@ -2,9 +2,15 @@
 // and the findings ranked so that the cause its figures support best comes first.
 #include <vramscope/doctor/finding.hpp>
 #include <vramscope/observe/oom_report.hpp>
+#include <vramscope/observe/read_observation.hpp>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "doctor/likelihood.hpp"
 #include "doctor/oom_facts.hpp"
@@ -185,7 +191,8 @@ TEST(Differential, AnEvaluationScriptPutsEvaluationFirstBelowAFrame) {
 
 // TensorFlow names the tensor it failed to allocate: a batch of a whole evaluation split at
 // rank 3 or more is an evaluation fed in one batch; a tall 2-D tensor is an embedding table or
-// its optimizer slot, and a training-sized batch is the step.
+// its optimizer slot, and a training-sized batch is the step first, with an evaluation that
+// nothing places (one keeping every batch's outputs) only below it.
 TEST(Differential, ATensorFlowBatchOfAWholeSplitIsEvaluationFirst) {
   const auto whole = diagnose_log(
       "ResourceExhaustedError: OOM when allocating tensor with shape[10000,32,28,28]\n");
@@ -210,7 +217,14 @@ TEST(Differential, ATensorFlowBatchOfAWholeSplitIsEvaluationFirst) {
                     shape));
     ASSERT_FALSE(step.empty()) << shape;
     EXPECT_EQ(step[0].cause_class, "does_not_fit") << shape;
-    for (const auto& f : step) EXPECT_NE(f.rule, "EVAL001") << shape;
+    // Evaluation stays in the differential only as the reading nothing places, below the step.
+    for (const auto& f : step)
+      if (f.rule == "EVAL001") {
+        EXPECT_LT(f.likelihood, likelihood::weak) << shape;
+        EXPECT_LT(f.likelihood, step[0].likelihood) << shape;
+        ASSERT_FALSE(f.against.empty()) << shape;
+        EXPECT_NE(f.against[0].find("no traceback frame places it"), std::string::npos) << shape;
+      }
   }
 }
 
@@ -450,6 +464,81 @@ TEST(Differential, CausesAreTheCataloguesAndComeFirst) {
     const auto causes = cause_classes();
     EXPECT_NE(std::find(causes.begin(), causes.end(), f.cause_class), causes.end()) << f.cause_class;
   }
+}
+
+}  // namespace
+}  // namespace vramscope::doctor
+
+namespace vramscope::doctor {
+namespace {
+
+std::vector<finding> diagnose_message(const std::string& text) {
+  static std::optional<observe::observation> kept;  // the findings point into it
+  auto o = observe::parse_observation(text, "oom.txt", {});
+  EXPECT_TRUE(o) << o.error().to_string();
+  if (!o) return {};
+  kept = std::move(*o);
+  doctor_input in;
+  in.observed = &*kept;
+  return diagnose(in);
+}
+
+std::vector<std::string> first_three(const std::vector<finding>& found) {
+  std::vector<std::string> out;
+  for (const auto& f : found)
+    if (!f.cause_class.empty() && out.size() < 3) out.push_back(f.cause_class);
+  return out;
+}
+
+// A bare message whose small cache covers a small request: the job's size first, then the readings
+// the message is silent on (an evaluation, kept tensors), and fragmentation below them.
+TEST(Differential, ASmallCacheRanksFragmentationBelowTheUnplacedReadings) {
+  const auto found = diagnose_message(
+      "RuntimeError: CUDA out of memory. Tried to allocate 144.00 MiB. GPU 0 has a total capacty of 14.75 GiB "
+      "of which 101.06 MiB is free. Process 20868 has 14.65 GiB memory in use. Of the allocated memory 14.32 GiB "
+      "is allocated by PyTorch, and 191.06 MiB is reserved by PyTorch but unallocated.\n");
+  EXPECT_EQ(first_three(found), (std::vector<std::string>{"does_not_fit", "eval", "leak"}));
+  // A cache of a gigabyte or more stays above them.
+  const auto headroom = diagnose_message(
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB. GPU 0 has a total capacity of "
+      "79.18 GiB of which 1.08 GiB is free. Including non-PyTorch memory, this process has 78.09 GiB memory in "
+      "use. Of the allocated memory 75.31 GiB is allocated by PyTorch, and 1.83 GiB is reserved by PyTorch but "
+      "unallocated.\n");
+  const auto three = first_three(headroom);
+  EXPECT_NE(std::find(three.begin(), three.end(), "fragmentation"), three.end());
+}
+
+// Processes a message names, each the size of a context, read as other ranks first and as other
+// processes after, where what they hold would have served the request.
+TEST(Differential, NamedContextSizedProcessesStayARunnerUp) {
+  const auto found = diagnose_message(
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 594.00 MiB.\n"
+      "GPU 0 has a total capacity of 22.03 GiB of which 582.00 MiB is free.\n"
+      "Process 29529 has 796.00 MiB memory in use. ... this process has 20.67 GiB in use.\n");
+  const auto three = first_three(found);
+  ASSERT_FALSE(three.empty());
+  EXPECT_EQ(three[0], "gpu0_crowding");
+  EXPECT_NE(std::find(three.begin(), three.end(), "other_process"), three.end());
+}
+
+// PaddlePaddle refusing a few kilobytes with nothing available, as a predictor is created: memory
+// held by others, not the script's evaluation.
+TEST(Differential, AFewKilobytesRefusedAtStartUpIsMemoryHeldByOthers) {
+  const auto found = diagnose_message(
+      "Traceback (most recent call last):\n"
+      "  File \"tools/infer/predict_det.py\", line 258, in <module>\n"
+      "    text_detector = TextDetector(args)\n"
+      "  File \"tools/infer/predict_det.py\", line 107, in __init__\n"
+      "    args, 'det', logger)\n"
+      "  File \"/PaddleOCR/tools/infer/utility.py\", line 307, in create_predictor\n"
+      "    predictor = inference.create_predictor(config)\n"
+      "RuntimeError: ResourceExhaustedError:\n\n"
+      "Out of memory error on GPU 0. Cannot allocate 2.250000kB memory on GPU 0, 127.994262TB memory has been "
+      "allocated and available memory is only 0.000000B.\n");
+  const auto three = first_three(found);
+  ASSERT_FALSE(three.empty());
+  EXPECT_EQ(three[0], "other_process");
+  EXPECT_EQ(std::find(three.begin(), three.end(), "eval"), three.end());
 }
 
 }  // namespace

@@ -227,3 +227,61 @@ TEST(Gpu001, SilentOnTheFixedJobOrASingleGpu) {
 
 }  // namespace
 }  // namespace vramscope::doctor
+
+namespace vramscope::doctor {
+namespace {
+
+observe::gpu_observation gpu_row(int index, bytes used) {
+  observe::gpu_observation g;
+  g.index = index;
+  g.name = "Tesla V100-SXM2-32GB";
+  g.total = 32510_MiB;
+  g.used = used;
+  return g;
+}
+
+TEST(Gpu001, GpuZeroAboveOtherwiseEqualRanksWithoutAProcessList) {
+  observe::observation o;
+  o.gpus = {gpu_row(0, 12269_MiB), gpu_row(1, 10714_MiB), gpu_row(2, 10700_MiB)};
+  auto found = check(o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].likelihood, likelihood::likely);
+  EXPECT_NE(found[0].fix.find("map_location"), std::string::npos);
+  EXPECT_EQ(found[0].saving, static_cast<std::int64_t>(12269_MiB - 10714_MiB));
+  // Within a context of the others, or above them by more than another rank's share: not this.
+  o.gpus[0].used = 10900_MiB;
+  EXPECT_TRUE(check(o).empty());
+  o.gpus[0].used = 22000_MiB;
+  EXPECT_TRUE(check(o).empty());
+  // The other GPUs unequal, or idle: no one job's ranks.
+  o.gpus = {gpu_row(0, 12269_MiB), gpu_row(1, 10714_MiB), gpu_row(2, 6000_MiB)};
+  EXPECT_TRUE(check(o).empty());
+  o.gpus = {gpu_row(0, 12269_MiB), gpu_row(1, 5_MiB), gpu_row(2, 5_MiB)};
+  EXPECT_TRUE(check(o).empty());
+}
+
+TEST(Gpu001, ARankOtherThanZeroFailingOnGpuZeroBesideOthers) {
+  const std::string message =
+      "[TRT-LLM] [RANK 1] [E] Error executing load_single_module: CUDA out of memory. Tried to allocate "
+      "126.00 MiB. GPU 0 has a total capacity of 23.53 GiB of which 43.00 MiB is free. Process 32689 has "
+      "404.00 MiB memory in use. Process 33095 has 19.44 GiB memory in use. Process 33096 has 3.63 GiB "
+      "memory in use.\n";
+  auto o = observe::parse_observation(message, "oom.txt", {});
+  ASSERT_TRUE(o) << o.error().to_string();
+  ASSERT_EQ(o->ooms.size(), 1u);
+  EXPECT_EQ(o->ooms[0].rank, 1);
+  auto found = check(*o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].likelihood, likelihood::likely);
+  ASSERT_TRUE(found[0].saving);
+  EXPECT_NEAR(static_cast<double>(*found[0].saving), 19.44 * 1073741824.0, 1024.0);
+  // Rank 0 on GPU 0 is where it belongs.
+  std::string rank0 = message;
+  rank0.replace(rank0.find("[RANK 1]"), 8, "[RANK 0]");
+  auto own = observe::parse_observation(rank0, "oom.txt", {});
+  ASSERT_TRUE(own) << own.error().to_string();
+  EXPECT_TRUE(check(*own).empty());
+}
+
+}  // namespace
+}  // namespace vramscope::doctor

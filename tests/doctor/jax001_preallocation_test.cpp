@@ -182,3 +182,22 @@ TEST(Jax001, AJaxJobWithoutAPlanGetsTheGeneralFix) {
 
 }  // namespace
 }  // namespace vramscope::doctor
+
+namespace vramscope::doctor {
+namespace {
+
+// Four 11439 MiB GPUs each at 11283 MiB: inside the 0.9 window with a 1 GiB context, but with
+// less than a context free each is full, as TensorFlow's default pool or any job leaves it.
+TEST(Jax001, AFullGpuIsNoMarkOfXlasFraction) {
+  observe::observation o;
+  for (int i = 0; i < 4; ++i) o.gpus.push_back(gpu(i, 11439_MiB, 11283_MiB));
+  doctor_input in;
+  in.observed = &o;
+  EXPECT_TRUE(rules::jax_preallocation(in).empty());
+  // The same GPUs with a context's worth free are read.
+  for (auto& g : o.gpus) g.used = 11439_MiB - 300_MiB;
+  EXPECT_EQ(rules::jax_preallocation(in).size(), 1u);
+}
+
+}  // namespace
+}  // namespace vramscope::doctor

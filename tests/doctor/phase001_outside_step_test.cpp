@@ -1,9 +1,16 @@
 // CKPT001 and the other phase rules from a plan: a job whose training step fits but whose
 // checkpoint save does not is told so first, with the fix priced by re-planning it.
+#include <vramscope/core/units.hpp>
+#include <vramscope/observe/read_observation.hpp>
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "doctor/likelihood.hpp"
 #include "doctor/planned_job.hpp"
 #include "doctor/rules/rules.hpp"
 
@@ -37,6 +44,63 @@ TEST(Ckpt001, ASaveThePlanRunsOutOfMemoryInComesFirstWithItsFixPriced) {
   const auto fixed = plan_yaml(fsdp1_save("{ save: full, offload_to_cpu: true, rank0_only: true }"));
   ASSERT_TRUE(fixed);
   EXPECT_TRUE(rules::checkpoint_save(fixed->input()).empty());
+}
+
+}  // namespace
+}  // namespace vramscope::doctor
+
+namespace vramscope::doctor {
+namespace {
+
+std::vector<finding> diagnose_paste(const std::string& text, const std::string& name) {
+  static std::optional<observe::observation> kept;  // the findings point into it
+  auto o = observe::parse_observation(text, name, {});
+  EXPECT_TRUE(o) << o.error().to_string();
+  if (!o) return {};
+  kept = std::move(*o);
+  doctor_input in;
+  in.observed = &*kept;
+  return diagnose(in);
+}
+
+TEST(Optim001, ATracebackPastedBelowItsMessagePlacesTheOptimizersFirstStep) {
+  const auto found = diagnose_paste(
+      "OutOfMemoryError: CUDA out of memory. Tried to allocate 96.00 MiB. GPU 0 has a total capacity of "
+      "79.19 GiB of which 20.00 MiB is free. Of the allocated memory 77.93 GiB is allocated by PyTorch, and "
+      "100.00 MiB is reserved by PyTorch but unallocated.\n"
+      "  File \".../train/callbacks/checkpointer.py\", line 239, in pre_train\n"
+      "  ...\n"
+      "  File \"torch/distributed/checkpoint/state_dict.py\", line 648, in _init_optim_state\n"
+      "    optim.step(closure=None)\n",
+      "oom.txt");
+  ASSERT_FALSE(found.empty());
+  EXPECT_EQ(found[0].rule, "OPTIM001");
+  EXPECT_EQ(found[0].cause_class, "first_optimizer_step");
+}
+
+TEST(Ckpt002, AMemorySummaryOfALoadThatHeldACopyOfTheModel) {
+  const std::string head =
+      "|===========================================================================|\n"
+      "|                  PyTorch CUDA memory summary, device ID 0                 |\n"
+      "|---------------------------------------------------------------------------|\n"
+      "|            CUDA OOMs: 0            |        cudaMalloc retries: 0         |\n"
+      "|===========================================================================|\n"
+      "|        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  |\n"
+      "|---------------------------------------------------------------------------|\n";
+  const auto load = diagnose_paste(head + "| Allocated memory      |    3881 MB |    7762 MB |    7762 MB |    3881 MB |\n",
+                                   "stats.txt");
+  const auto resume = std::find_if(load.begin(), load.end(), [](const finding& f) { return f.rule == "CKPT002"; });
+  ASSERT_NE(resume, load.end());
+  EXPECT_EQ(resume->likelihood, likelihood::likely);
+  EXPECT_EQ(resume->saving, static_cast<std::int64_t>(3881_MiB));
+  EXPECT_NE(resume->fix.find("map_location"), std::string::npos);
+  // Steps ran (allocated far beyond the peak in all), or little was freed: not a load's copy.
+  for (const std::string row : {"| Allocated memory      |    3881 MB |    7762 MB |   2142 GiB |   2138 GiB |\n",
+                                "| Allocated memory      |    3881 MB |    4100 MB |    4100 MB |     219 MB |\n"}) {
+    const auto other = diagnose_paste(head + row, "stats.txt");
+    EXPECT_TRUE(std::none_of(other.begin(), other.end(), [](const finding& f) { return f.rule == "CKPT002"; }))
+        << row;
+  }
 }
 
 }  // namespace

@@ -238,7 +238,7 @@ TEST(ThreadsYardstick, WithAJobSpec) { expect_at_least(score_all("1", true), {2,
 TEST(ThreadsYardstick, SecondBatchCollectedAfterTheRules) {
   const tally fresh = score_all("2", false);
   ASSERT_GE(fresh.n, 15);
-  expect_at_least(fresh, {12, 13});
+  expect_at_least(fresh, {12, 14});
 }
 
 // Collected after the rules were changed (batch 3): scored at first sight on the rules of the
@@ -285,7 +285,7 @@ TEST(ThreadsYardstick, SixthBatchAtFirstSight) {
 TEST(ThreadsYardstick, SeventhBatchScoredAfterTheFifthAndSixthsFixes) {
   const tally fresh = score_all("7", false);
   ASSERT_GE(fresh.n, 16);
-  expect_at_least(fresh, {10, 13});
+  expect_at_least(fresh, {10, 15});
 }
 
 // Batch 8, collected sealed (four collectors, owners a-m with the forums and n-z, two passes
@@ -297,7 +297,7 @@ TEST(ThreadsYardstick, SeventhBatchScoredAfterTheFifthAndSixthsFixes) {
 TEST(ThreadsYardstick, EighthBatchAtFirstSight) {
   const tally fresh = score_all("8", false);
   ASSERT_GE(fresh.n, 22);
-  expect_at_least(fresh, {14, 19});
+  expect_at_least(fresh, {14, 20});
 }
 
 // Batch 9, collected sealed (four collectors, owners a-m with the forums and n-z, two passes
@@ -309,17 +309,21 @@ TEST(ThreadsYardstick, EighthBatchAtFirstSight) {
 TEST(ThreadsYardstick, NinthBatchAtFirstSight) {
   const tally fresh = score_all("9", false);
   ASSERT_GE(fresh.n, 15);
-  expect_at_least(fresh, {12, 14});
+  expect_at_least(fresh, {12, 15});
 }
 
 // Batch 10, collected sealed (GitHub owners a-m and n-z, and any owner for the causes other than
 // does_not_fit, eval, leak and other_process; a forum pass found none) while the round's explain
 // fixes were being made, and scored once on the merged tree before anything was changed for it:
-// the round's first-sight measure (bench/README.md). The floors are that score.
+// the round's first-sight measure (bench/README.md): 3 of 16 top-1, 7 of 16 top-3. Its misses were
+// then fixed by class where the paste holds evidence (GPU 0 above otherwise equal ranks, a rank
+// other than 0 failing on GPU 0, a traceback pasted below its message, a load's memory summary, a
+// full GPU that is no mark of XLA's fraction, a few kilobytes refused with nothing available);
+// the floors keep what that reached.
 TEST(ThreadsYardstick, TenthBatchAtFirstSight) {
   const tally fresh = score_all("10", false);
   ASSERT_GE(fresh.n, 15);
-  expect_at_least(fresh, {3, 7});
+  expect_at_least(fresh, {12, 15});
 }
 
 // Batch 11, collected sealed (GitHub owners a-m and n-z, any owner for the causes other than
@@ -340,11 +344,12 @@ TEST(ThreadsYardstick, EleventhBatchAtFirstSight) {
 // (bench/README.md): the savings of other processes, of contexts on GPU 0 and of what a load left
 // cached are read from the paste, evaluation's is bounded by what PyTorch had allocated; the
 // allocator's cache (851: the cache expandable segments keep is not in a current-figures paste)
-// and an evaluation far below its allocation (804) are not reached.
+// and an evaluation far below its allocation (804) are not reached; what GPU 0 holds above equal
+// ranks is read from the paste too (904, 985).
 TEST(ThreadsYardstick, SavingsWhereTheThreadReportsOne) {
   const tally all = score_all("", false);
   ASSERT_GE(all.savings, 7);
-  EXPECT_GE(all.savings_right, 5) << all.savings_right << " of " << all.savings;
+  EXPECT_GE(all.savings_right, 7) << all.savings_right << " of " << all.savings;
 }
 
 }  // namespace

@@ -19,7 +19,8 @@ namespace lk = likelihood;
 // whole cached segment and retried first, reference/allocator-torch.md 5), and by PyTorch's own
 // test reserved is far above allocated (likelihood.hpp). A cache that covers the request, is a
 // sizeable share of the reserve but smaller than the live tensors leaves fragmentation possible,
-// second to the job's size; a cache of a few per cent of the reserve, weak.
+// second to the job's size; a cache of a few per cent of the reserve, below the readings the
+// message is silent on.
 void weigh_message(const oom_facts& o, finding& f, bytes& wasted) {
   if (!o.cached || !o.requested || *o.cached == 0) return;
   const bytes covered = o.free.value_or(0) + *o.cached;
@@ -55,6 +56,15 @@ void weigh_message(const oom_facts& o, finding& f, bytes& wasted) {
                                     "later unless it was near its peak; the message does not say which",
                                     size_or_unknown(o.allocated), size_or_unknown(o.reserved)));
   } else {
+    // A cache that is a small share of the reserve and small in itself (below cache_sizeable_min),
+    // for a request the free memory alone could not have served either: the facts argue against
+    // it twice, which ranks it below the readings the message is merely silent on (an unplaced
+    // evaluation or kept tensors, weak - step), which the traceback or a second message can still
+    // decide. A request the free memory alone covered failed for something other than room, a
+    // cache far above the live tensors is PyTorch's own test, and a cache of a gigabyte or more
+    // is what fragmentation headroom is sized for: those stay weak.
+    if (!large_share && !far_above && o.free.value_or(0) < *o.requested && *o.cached < lk::cache_sizeable_min)
+      level = lk::weak - 2 * lk::step;
     f.against.push_back(fmt::format("the cache ({}) is small beside what the process holds ({} reserved): "
                                     "defragmenting would not leave room for the step",
                                     format_bytes(*o.cached), size_or_unknown(o.reserved)));
@@ -77,7 +87,7 @@ void weigh_stats(const observe::torch_stats& s, finding& f, bytes& wasted) {
   const bytes reserved = peaks ? *s.reserved.peak : *s.reserved.current;
   const bytes allocated = peaks ? *s.allocated.peak : *s.allocated.current;
   const bytes gap = reserved > allocated ? reserved - allocated : 0;
-  if (gap < 1_GiB || static_cast<double>(gap) < lk::cached_share_large * 2 * static_cast<double>(reserved))
+  if (gap < lk::cache_sizeable_min || static_cast<double>(gap) < lk::cached_share_large * 2 * static_cast<double>(reserved))
     return;
   // Active well above allocated points at record_stream (NCCL001), not fragmentation.
   if (s.active.peak && *s.active.peak > allocated + gap / 2) return;

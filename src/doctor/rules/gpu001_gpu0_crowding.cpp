@@ -117,6 +117,38 @@ std::optional<crowding> idle_context_on_gpu0(const observe::observation& o) {
   return std::nullopt;
 }
 
+// GPU rows without a process list, where every GPU of one machine (same model and size) holds a
+// workload, the GPUs other than 0 within equal_ranks_spread of each other, and GPU 0 above all of
+// them by more than a context but by less than one more rank's share: the ranks of one
+// data-parallel job, each on its GPU, with what they also left on GPU 0 (contexts created before
+// set_device, a checkpoint restored to cuda:0). Another job on GPU 0 would not be bounded so.
+std::optional<crowding> gpu0_above_equal_ranks(const observe::observation& o) {
+  if (!o.processes.empty()) return std::nullopt;
+  for (const auto& g0 : o.gpus) {
+    if (g0.index != 0 || !g0.used || !g0.total) continue;
+    std::size_t others = 0;
+    bytes least = 0, most = 0;
+    bool same_job = true;
+    for (const auto& g : o.gpus) {
+      if (&g == &g0 || g.host != g0.host || !g.index || *g.index == 0 || !g.used) continue;
+      same_job &= g.total == g0.total && g.name == g0.name && *g.used > likelihood::context_max;
+      least = others ? std::min(least, *g.used) : *g.used;
+      most = std::max(most, *g.used);
+      ++others;
+    }
+    if (!others || !same_job ||
+        static_cast<double>(most) > static_cast<double>(least) * likelihood::equal_ranks_spread)
+      continue;
+    if (*g0.used < most + likelihood::context_min || *g0.used - most >= least) continue;
+    return crowding{g0.host, 1, 1, *g0.used - most,
+                    fmt::format("GPU 0 holds {}, {} more than the {} other GPU(s) of the machine, which hold {} "
+                                "to {} each: ranks of one job, with {} more on GPU 0",
+                                format_bytes(*g0.used), format_bytes(*g0.used - most), others,
+                                format_bytes(least), format_bytes(most), format_bytes(*g0.used - most))};
+  }
+  return std::nullopt;
+}
+
 // Machines are told apart by host (GPU 0 of one node is not GPU 0 of another): the machine
 // whose GPU 0 carries the most memory of other ranks.
 std::optional<crowding> observed_crowding(const observe::observation& o) {
@@ -180,6 +212,27 @@ std::optional<bytes> equal_ranks_in_message(const observe::observation& o,
   return extra;
 }
 
+// An out-of-memory message of a rank other than 0 that failed on GPU 0 beside other processes:
+// rank N's tensors belong on GPU N, so its allocation on GPU 0 is one made before (or without)
+// set_device, where the processes the message names already are. A rank that sees only its own
+// GPU (CUDA_VISIBLE_DEVICES per rank) calls it GPU 0 as well; the finding says so.
+std::optional<bytes> rank_on_gpu0_in_message(const observe::observation& o, std::vector<std::string>& evidence) {
+  for (const auto& r : o.ooms) {
+    if (r.kind != observe::oom_kind::torch || r.gpu.value_or(-1) != 0 || r.rank.value_or(0) == 0) continue;
+    const auto facts = facts_of(r);
+    if (facts.others.empty()) continue;
+    bytes sum = 0, largest = 0;
+    for (const auto& p : facts.others) {
+      sum += p.used;
+      largest = std::max(largest, p.used);
+    }
+    evidence.push_back(fmt::format("{}: rank {} failed allocating on GPU 0, which {} other process(es) hold {} "
+                                   "of", where(r), *r.rank, facts.others.size(), format_bytes(sum)));
+    return largest;
+  }
+  return std::nullopt;
+}
+
 bool crowds_gpu0(const job::job_spec& j) {
   return j.world_size() > 1 &&
          (!j.init.set_device_first || (j.init.load == job::weight_load::all_ranks && j.init.map_location != "cpu"));
@@ -190,33 +243,56 @@ bool crowds_gpu0(const job::job_spec& j) {
 std::vector<finding> gpu0_crowding(const doctor_input& in) {
   auto observed = in.observed ? observed_crowding(*in.observed) : std::nullopt;
   // A lone idle context on GPU 0 is a weaker reading: what else runs, and where, is not shown.
-  const auto idle = in.observed && !observed ? idle_context_on_gpu0(*in.observed) : std::nullopt;
+  auto idle = in.observed && !observed ? idle_context_on_gpu0(*in.observed) : std::nullopt;
+  // GPU 0 above equal ranks: likely, not strong, as no process list says whose memory it is.
+  bool above_ranks = false;
+  if (in.observed && !observed && !idle)
+    if ((idle = gpu0_above_equal_ranks(*in.observed))) above_ranks = true;
   std::vector<std::string> message_evidence;
   auto in_message = in.observed ? contexts_in_message(*in.observed, message_evidence) : std::nullopt;
   if (!in_message && in.observed) in_message = equal_ranks_in_message(*in.observed, message_evidence);
+  const bool rank_elsewhere = !in_message && in.observed &&
+                              (in_message = rank_on_gpu0_in_message(*in.observed, message_evidence));
   const bool job_risk = in.job && crowds_gpu0(*in.job);
   if (!observed && !job_risk && !in_message && !idle) return {};
   if (idle && !observed && !in_message && !job_risk) {
-    finding f{"GPU001", {}, severity::warning, {idle->note}, {}, {}, {}, {}, "gpu0_crowding", likelihood::possible,
-              {}, {}};
-    f.support.push_back("a context on GPU 0 with nothing running is what a process working on another GPU leaves "
-                        "on the default device");
-    f.against.push_back("the paste does not show where the process's work runs");
+    finding f{"GPU001", {}, severity::warning, {idle->note}, {}, {}, {}, {}, "gpu0_crowding",
+              above_ranks ? likelihood::likely : likelihood::possible, {}, {}};
+    if (above_ranks) {
+      f.support.push_back("the other GPUs hold the same, as ranks of one job do; GPU 0 holds more, but less than "
+                          "another rank's share: what the ranks also put on the default device");
+      f.against.push_back("the paste lists no processes: a small job of someone else's on GPU 0 reads the same");
+    } else {
+      f.support.push_back("a context on GPU 0 with nothing running is what a process working on another GPU "
+                          "leaves on the default device");
+      f.against.push_back("the paste does not show where the process's work runs");
+    }
     f.cause = "a process whose work runs on another GPU initialised CUDA on GPU 0, the default device (a tensor, "
               "a cuDNN or cuBLAS handle created before the device was chosen), and its context stays there";
     f.fix = "torch.cuda.set_device(N) (or CUDA_VISIBLE_DEVICES=N) before any CUDA work, so that nothing runs on "
             "the default GPU";
+    if (above_ranks) {
+      f.cause = "the ranks put more on GPU 0 than on their own GPUs: contexts of ranks that touch CUDA before "
+                "torch.cuda.set_device(local_rank), or a checkpoint torch.load restores to cuda:0 in every rank";
+      f.fix = "torch.cuda.set_device(local_rank) (or CUDA_VISIBLE_DEVICES per rank) before any CUDA work; "
+              "torch.load(path, map_location=\"cpu\")";
+    }
     f.saving = static_cast<std::int64_t>(idle->extra);
-    f.saving_basis = "the context on GPU 0";
+    f.saving_basis = above_ranks ? "what GPU 0 holds beyond the other GPUs" : "the context on GPU 0";
     return {f};
   }
   finding f{"GPU001", {}, severity::warning, {}, {}, {}, {}, {}, "gpu0_crowding",
             observed ? likelihood::strong : in_message ? likelihood::likely : likelihood::possible, {}, {}};
   for (auto& e : message_evidence) f.evidence.push_back(std::move(e));
   if (observed) f.support.push_back("nvidia-smi: GPU 0 lists processes whose own GPU is another");
-  if (in_message)
+  if (rank_elsewhere) {
+    f.support.push_back("a rank other than 0 allocating on GPU 0: its work belongs on its own GPU");
+    f.against.push_back("a rank that sees only its own GPU (CUDA_VISIBLE_DEVICES per rank) calls it GPU 0 too; "
+                        "the message does not say which");
+  } else if (in_message) {
     f.support.push_back("the out-of-memory message on GPU 0 names other ranks' contexts or their "
                         "whole state");
+  }
   if (job_risk) {
     f.support.push_back("the job touches CUDA before set_device or loads checkpoints without map_location");
     if (observed || in_message) f.likelihood += likelihood::step;
@@ -249,7 +325,8 @@ std::vector<finding> gpu0_crowding(const doctor_input& in) {
     f.saving_basis = "observed memory of the extra processes on GPU 0";
   } else if (in_message) {
     f.saving = static_cast<std::int64_t>(*in_message);
-    f.saving_basis = "memory of the other processes the message names on GPU 0";
+    f.saving_basis = rank_elsewhere ? "what the largest other process the message names holds on GPU 0"
+                                    : "memory of the other processes the message names on GPU 0";
   }
   return {f};
 }

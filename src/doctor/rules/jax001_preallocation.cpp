@@ -36,6 +36,10 @@ std::optional<double> preallocated_fraction(const observe::gpu_observation& g, c
   if (!g.used || !g.total || *g.total == 0) return std::nullopt;
   const auto used = static_cast<double>(*g.used), total = static_cast<double>(*g.total);
   const auto ctx_min = static_cast<double>(lk::context_min), ctx_max = static_cast<double>(lk::context_max);
+  // A GPU with less than a context free is full: TensorFlow's default pool (the free memory at
+  // its start) and any job that filled it leave it so, and on a small GPU the 0.9 window with a
+  // large context reaches it too. Full, it is no mark of XLA's fraction.
+  if (total - used < ctx_min) return std::nullopt;
   for (const auto& f : fractions) {
     const double seen = total - static_cast<double>(lk::driver_reserve_max);
     const double low = f.of_free_memory_too ? (1 - f.value) * ctx_min + f.value * seen : ctx_min + f.value * seen;

@@ -172,13 +172,52 @@ std::vector<finding> phase_findings(const doctor_input& in, oom_phase phase) {
       f.saving_basis = "the reserved - allocated the paste measured in the phase: what the phase left on the GPU";
       break;
     }
+  // A memory summary of a load: nothing allocated beyond the peak (no step ran) and a copy of
+  // at least half the tensors kept freed after it (likelihood.hpp): the loaded state dict on
+  // the GPU beside the model. A finding of its own figures, no message needed.
+  if (phase == oom_phase::checkpoint_resume && f.evidence.empty() && in.observed)
+    for (const auto& s : in.observed->stats) {
+      if (s.after_change || !s.allocated.current || !s.allocated.peak) continue;
+      const auto total = s.raw.find("allocated_bytes.all.allocated");
+      const auto freed = s.raw.find("allocated_bytes.all.freed");
+      if (total == s.raw.end() || freed == s.raw.end()) continue;
+      const bytes kept = *s.allocated.current, peak = *s.allocated.peak;
+      if (kept == 0 || freed->second == 0 ||
+          static_cast<double>(total->second) > likelihood::load_total_over_peak_max * static_cast<double>(peak) ||
+          static_cast<double>(freed->second) < likelihood::load_copy_min * static_cast<double>(kept))
+        continue;
+      f.likelihood = likelihood::likely;
+      f.level = severity::warning;
+      f.evidence.push_back(fmt::format("{}: allocated {} now, {} at peak, {} allocated in all and {} freed",
+                                       s.source, format_bytes(kept), format_bytes(peak),
+                                       format_bytes(total->second), format_bytes(freed->second)));
+      f.support.push_back(fmt::format("nothing was allocated beyond the peak, so no training step ran; {} was "
+                                      "freed after it, a copy of {} of the {} kept: the loaded state dict "
+                                      "beside the model's own tensors",
+                                      format_bytes(freed->second),
+                                      fmt::format("{:.0f} %", 100.0 * static_cast<double>(freed->second) /
+                                                                  static_cast<double>(kept)),
+                                      format_bytes(kept)));
+      f.against.push_back("the paste does not name the load: a model built on the GPU from a copy made there "
+                          "(a .to() of a GPU copy, a conversion) peaks the same way");
+      f.cause = "the checkpoint was loaded onto the GPU (torch.load without map_location), so its tensors and the "
+                "model's parameters were both on the GPU while load_state_dict copied one into the other: the "
+                "load's peak is twice the model";
+      f.saving = static_cast<std::int64_t>(freed->second);
+      f.saving_basis = "the copy freed after the load's peak";
+      break;
+    }
   // Evaluation with nothing to place the message: an evaluation that keeps its graphs (no
   // no_grad) or runs a larger batch fills the GPU as a step that does not fit does; the paste
   // cannot tell, and the finding says so below the job's size. A traceback through autograd's
   // backward is a training step, which no evaluation runs.
   if (phase == oom_phase::eval && f.evidence.empty() && in.observed)
     for (const auto& o : in.observed->ooms) {
-      if (o.kind != observe::oom_kind::torch || o.origin != observe::oom_origin::allocator) continue;
+      // TensorFlow's pool runs out the same way in an evaluation or prediction that keeps every
+      // batch's outputs on the GPU or feeds a larger batch than training's.
+      const bool tensorflow = o.kind == observe::oom_kind::xla && o.tensorflow;
+      if ((o.kind != observe::oom_kind::torch && !tensorflow) || o.origin != observe::oom_origin::allocator)
+        continue;
       const auto facts = facts_of(o);
       if (facts.phase != oom_phase::unknown || facts.in_backward) continue;
       f.likelihood = likelihood::weak - likelihood::step;
@@ -188,8 +227,15 @@ std::vector<finding> phase_findings(const doctor_input& in, oom_phase phase) {
       f.against.push_back("no traceback frame places it in an evaluation: nothing in the paste tells it from a step "
                           "that does not fit; the traceback above the message decides (a frame in evaluate, "
                           "validation_step or predict, an evaluation script at its root)");
-      f.cause = "an evaluation without torch.no_grad() keeps activations for a backward that never comes";
-      f.fix = "evaluate under torch.no_grad() (or torch.inference_mode()), with a batch no larger than training's";
+      if (tensorflow) {
+        f.cause = "an evaluation or prediction that keeps every batch's outputs on the GPU, or feeds a larger "
+                  "batch than training's, fills TensorFlow's pool as a step that does not fit does";
+        f.fix = "evaluate in batches no larger than training's and move each batch's outputs off the GPU "
+                "(.numpy(), or the batch_size of evaluate / predict)";
+      } else {
+        f.cause = "an evaluation without torch.no_grad() keeps activations for a backward that never comes";
+        f.fix = "evaluate under torch.no_grad() (or torch.inference_mode()), with a batch no larger than training's";
+      }
       break;
     }
   if (const auto planned = planned_failure(in, *rule)) {

@@ -25,7 +25,10 @@ constexpr const char* fix_listed =
     "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv";
 
 std::optional<finding> from_message(const oom_facts& o) {
-  if (!o.outside || (*o.outside <= o.outside_floor() && !o.outside_within_nccl())) return std::nullopt;
+  // Processes the message names are other processes, whatever their size: a context's worth is
+  // read as other ranks' (GPU001) first, and as this reading after it.
+  if (!o.outside || (*o.outside <= o.outside_floor() && !o.outside_within_nccl() && o.others.empty()))
+    return std::nullopt;
   finding f{"PROC001", {}, severity::warning, {}, {}, {}, {}, {}, "other_process", lk::weak, {}, {}};
   const bytes used = *o.capacity - std::min(*o.capacity, o.free.value_or(0));
   const char* own_basis = !o.own_estimated              ? "as the message says"
@@ -49,6 +52,12 @@ std::optional<finding> from_message(const oom_facts& o) {
     f.against.push_back(fmt::format("the message does not say what the process holds outside its allocator: a "
                                     "distributed job's NCCL buffers (up to {}) would account for it",
                                     format_bytes(lk::nccl_buffers_max)));
+  } else if (!o.others.empty() && o.requested && *o.outside + o.free.value_or(0) >= *o.requested) {
+    // Below the floor, but measured: the processes the message names hold it, no estimate.
+    f.likelihood = lk::possible;
+    f.support.push_back(fmt::format("the processes the message names hold {}, which with the free memory would "
+                                    "have served the request ({})",
+                                    format_bytes(*o.outside), format_bytes(*o.requested)));
   } else {
     f.against.push_back("even freed, the memory outside this process would not have served the request");
   }
@@ -97,6 +106,31 @@ std::optional<finding> from_failed_call(const observe::oom_report& r) {
   }
   f.cause = "memory on this GPU is held by other processes (another user's job, a stale or zombie run, a "
             "notebook kernel), so not even the CUDA context or library workspace this process needs fits";
+  f.fix = fix_listed;
+  return f;
+}
+
+// Another framework's allocator (PaddlePaddle's "Cannot allocate X ... available memory is only
+// Z") refusing a request of the small pool's size (below small_request_max, likelihood.hpp) with
+// less than that available: a program that filled the GPU itself would fail on a sizeable request
+// first, and its next tiny one would find the pieces its own frees left. A
+// GPU with nothing left for a few kilobytes was full before, held by other processes; the
+// figure the message gives for what the process allocated is read only where the GPU could hold
+// it (PaddlePaddle prints an underflowed counter, 127.99 TB, at start-up).
+std::optional<finding> from_tiny_refusal(const observe::oom_report& r) {
+  if (r.kind != observe::oom_kind::cuda || r.origin != observe::oom_origin::allocator || !r.requested ||
+      !r.free || *r.requested >= lk::small_request_max || *r.free >= lk::small_request_max)
+    return std::nullopt;
+  finding f{"PROC001", {}, severity::warning, {}, {}, {}, {}, {}, "other_process", lk::likely, {}, {}};
+  f.evidence.push_back(fmt::format("{}: tried to allocate {} with {} available", where(r),
+                                   format_bytes(*r.requested), format_bytes(*r.free)));
+  f.support.push_back(fmt::format("a request of {} refused: less than a small-pool request ({}) was left, which a "
+                                  "job that filled the GPU itself does not reach before a sizeable request fails",
+                                  format_bytes(*r.requested), format_bytes(lk::small_request_max)));
+  f.against.push_back("the message does not say what this process held: a job near its own limit may end on a "
+                      "tiny request too");
+  f.cause = "memory on this GPU is held by other processes (a hidden or stale run of the same program, another "
+            "user's job), so not even a few kilobytes were left for this process";
   f.fix = fix_listed;
   return f;
 }
@@ -242,6 +276,7 @@ std::vector<finding> memory_outside_process(const doctor_input& in) {
     if (o.kind == observe::oom_kind::torch)
       if (auto f = from_message(facts_of(o))) out.push_back(std::move(*f));
     if (auto f = from_failed_call(o)) out.push_back(std::move(*f));
+    if (auto f = from_tiny_refusal(o)) out.push_back(std::move(*f));
     if (auto f = from_tensorflow_pool(o)) out.push_back(std::move(*f));
   }
   if (out.empty())
