@@ -123,6 +123,23 @@ std::optional<bytes> size_after(std::string_view m, std::string_view label, std:
   return size;
 }
 
+// Where "GPU N has S capacity" (the sentence with its size before the word, as an abridged or
+// reworded message gives it: "GPU 0 has 14.56 GiB capacity, of which 768.81 MiB is free") starts
+// in `t`, and the size's offset; nullopt when `t` has no such sentence.
+std::optional<std::pair<std::size_t, std::size_t>> sized_capacity(std::string_view t) {
+  for (std::size_t gpu = t.find("GPU "); gpu != std::string_view::npos; gpu = t.find("GPU ", gpu + 4)) {
+    const std::size_t has = t.find(" has ", gpu);
+    if (has == std::string_view::npos || has > gpu + 8) continue;
+    std::size_t used = 0;
+    const std::string_view rest = t.substr(has + 5);
+    if (!detail::parse_size_prefix(rest, used)) continue;
+    const std::string_view after = detail::trim(rest.substr(used));
+    if (after.substr(0, 8) == "capacity" || after.substr(0, 14) == "total capacity")
+      return std::pair{gpu, has + 5};
+  }
+  return std::nullopt;
+}
+
 void read_sentences(std::string_view m, oom_report& r) {
   std::size_t at = 0;
   if (const std::size_t gpu = m.find("GPU "); gpu != std::string_view::npos &&
@@ -131,6 +148,11 @@ void read_sentences(std::string_view m, oom_report& r) {
   std::size_t pos = 0;
   r.capacity = size_after(m, "total capacity of ", pos);
   if (!r.capacity) r.capacity = size_after(m, "total capacty of ", pos);
+  if (const auto sized = sized_capacity(m); !r.capacity && sized) {
+    r.gpu = number_at(m, sized->first + 4);
+    pos = sized->second;
+    r.capacity = size_after(m, "", pos);
+  }
   r.free = size_after(m, " of which ", pos);
   while ((at = m.find("Process ", pos)) != std::string_view::npos) {
     std::size_t p = at + 8, end = p;
@@ -234,8 +256,9 @@ std::optional<std::size_t> headless_torch(std::string_view line, std::string_vie
     }
   if (t.substr(0, 18) != "Tried to allocate ") return std::nullopt;
   const std::string_view n = detail::trim(without_rank_prefix(next));
-  const bool wrapped = n.substr(0, 4) == "GPU " && detail::contains(n, " has a total capac");
-  if (!detail::contains(t, "(GPU ") && !detail::contains(t, " has a total capac") && !wrapped)
+  const bool wrapped = n.substr(0, 4) == "GPU " && (detail::contains(n, " has a total capac") || sized_capacity(n));
+  if (!detail::contains(t, "(GPU ") && !detail::contains(t, " has a total capac") && !sized_capacity(t) &&
+      !wrapped)
     return std::nullopt;
   return static_cast<std::size_t>(t.data() - line.data());
 }

@@ -98,6 +98,21 @@ TEST(OomReport, ReadsAMessageWithTheExceptionNameAndNoHeadline) {
   EXPECT_TRUE(find("torch.OutOfMemoryError: Tried to allocate 4.64 GiB.\nsomething else\n").empty());
 }
 
+// An abridged message that puts the capacity's size before the word ("GPU 0 has 14.56 GiB
+// capacity, of which 768.81 MiB is free") gives the same figures as torch's own sentence.
+TEST(OomReport, ReadsACapacitySentenceWithItsSizeFirst) {
+  const auto r = find(
+      "OutOfMemoryError: Tried to allocate 1002.00 MiB.\n"
+      "GPU 1 has 14.56 GiB capacity, of which 768.81 MiB is free.\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].gpu, 1);
+  EXPECT_EQ(r[0].requested, 1002 * MiB);
+  EXPECT_EQ(r[0].capacity, approx(14.56, GiB));
+  EXPECT_EQ(r[0].free, approx(768.81, MiB));
+  // A size before "capacity" that no GPU has is not the sentence.
+  EXPECT_TRUE(find("OutOfMemoryError: Tried to allocate 1002.00 MiB.\nthe disk has 2 GiB capacity\n").empty());
+}
+
 TEST(OomReport, KeepsOneReportPerRank) {
   const std::string m = "CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of 8.00 GiB "
                         "of which 0 bytes is free.";
