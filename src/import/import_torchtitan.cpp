@@ -69,12 +69,6 @@ struct refused_flavor {
   std::string_view name, flavor, why;
 };
 constexpr refused_flavor refused_flavors[] = {
-    {"llama4", "17bx16e_irope",
-     "the irope flavors attend through FlexAttention with block-causal masks, which vramscope "
-     "does not plan; flavor 17bx16e has the same parameters"},
-    {"llama4", "17bx128e_irope",
-     "the irope flavors attend through FlexAttention with block-causal masks, which vramscope "
-     "does not plan; flavor 17bx128e has the same parameters"},
     // No torchtitan that read TOML had these flavors: the 1B / 3B names a TOML file gives are a
     // fork's (torchtitan's own are Llama 3.2's shapes, tied, MLP 8192; a fork's 1B differs).
     {"llama3", "1b",
@@ -96,7 +90,23 @@ constexpr refused_flavor refused_flavors[] = {
 struct dispatch_suffix {
   std::string_view suffix, what;
 };
+// Release flavors that are another flavor's tensors with attention computed otherwise
+// (torchtitan/models/*/__init__.py): "_flex"/"_flex_attn" FlexAttention (use_flex_attn, a block
+// mask), "_varlen"/"_varlen_attn" variable-length attention over packed documents, "_irope"
+// (llama4) chunked attention with every fourth layer without rotary positions, and
+// "_non_fused_qkv" (qwen3) separate wq, wk, wv where the base fuses them (the same elements).
 constexpr dispatch_suffix dispatch_suffixes[] = {
+    {"_flex_attn", "FlexAttention (use_flex_attn, a block-causal mask), not the SDPA kernels the "
+                   "plan's attention assumes"},
+    {"_varlen_attn", "variable-length attention over packed documents, not the SDPA kernels the "
+                     "plan's attention assumes"},
+    {"_flex", "FlexAttention (use_flex_attn, a block-causal mask), not the SDPA kernels the "
+              "plan's attention assumes"},
+    {"_varlen", "variable-length attention over packed documents, not the SDPA kernels the "
+                "plan's attention assumes"},
+    {"_irope", "chunked FlexAttention and every fourth layer without rotary positions (iRoPE), "
+               "not the SDPA kernels the plan's attention assumes"},
+    {"_non_fused_qkv", "wq, wk and wv apart where the base fuses them (the same elements)"},
     {"-deepep", "DeepEP's all-to-all for the experts' tokens (use_deepep), whose communication "
                 "buffers are not planned"},
     {"_deepep", "DeepEP's all-to-all for the experts' tokens (use_deepep), whose communication "
@@ -113,8 +123,8 @@ std::optional<std::string> preset_of_suffixed(import_context& ctx, const entry& 
     const std::string base = f.substr(0, f.size() - suffix.size());
     auto preset = model::preset_named(name + " " + base);
     if (!preset) return std::nullopt;
-    ctx.note(flavor, fmt::format("flavor {} is a branch's: flavor {}'s shapes with {}; planned "
-                                 "as {}", f, base, what, *preset));
+    ctx.note(flavor, fmt::format("flavor {} is flavor {}'s shapes with {}; planned as {}", f,
+                                 base, what, *preset));
     return preset;
   }
   return std::nullopt;
@@ -190,6 +200,27 @@ maybe_error read_model(import_context& ctx) {
   }
   const std::string problem = ctx.set("model", preset.value_or(written), *from);
   return problem.empty() ? std::nullopt : maybe_error(at(from->where, problem));
+}
+
+// The refusal `plan --from` gives a [model] name and flavour that is no preset
+// (job::load_model_of), made here for a check of the file's layout or options that would refuse
+// it first: whether the model can be known comes before any check that depends on its shapes.
+// nullopt for a preset, a path or Hub id, or a model given by [hf_transformers].
+std::optional<diagnostic> unknown_model(const import_context& ctx) {
+  const auto& job = ctx.out.job;
+  if (job.model.empty() || job.model.find('/') != std::string::npos) return std::nullopt;
+  if (ctx.find("model.name") == nullptr || ctx.find("hf_transformers.model") != nullptr)
+    return std::nullopt;
+  const auto spec = model::load_preset(job.model);
+  if (spec) return std::nullopt;
+  const auto set = std::find_if(ctx.out.mapped.rbegin(), ctx.out.mapped.rend(),
+                                [](const import_mapping& m) { return m.field == "model"; });
+  if (set == ctx.out.mapped.rend()) return std::nullopt;
+  diagnostic d = set->where;
+  d.message = fmt::format("model \"{}\": {}; for a model that is not a preset give its "
+                          "config.json with --set model=PATH/config.json",
+                          job.model, spec.error().message);
+  return d;
 }
 
 // A [peft] switch's value, false when absent; the problem located at the switch.
@@ -314,6 +345,102 @@ void read_legacy_layout(import_context& ctx) {
   }
 }
 
+// torchtitan's JobConfig by release era, from its history (pytorch/torchtitan):
+//   until 2025-06-05 [training] batch_size is the per-rank batch (default 8);
+//   8570415c3 (pull/1238, 2025-06-05) renamed it local_batch_size (default 8) with no alias;
+//   from then ConfigManager._dict_to_dataclass copied only the fields a dataclass has and dropped
+//   the rest without a word, until eadca4835 (pull/1644, 2025-08-28) made it raise ValueError
+//   ("Invalid field names ...") on a field the dataclass lacks.
+// A file's era shows in the fields it writes that no JobConfig before the rename had, and those
+// that none before pull/1644 had (tests/data/options/torchtitan_fields.py over job_config.py at
+// 8570415c3^, eadca4835 and 9810191bb^). Fields a branch may add on its own (expert parallelism,
+// fault tolerance, the MoE float8 prototypes) tell nothing and are not listed.
+struct era_mark {
+  const char* key;  // a field, or "section." for every field of a section
+  bool strict;      // true: only JobConfigs since pull/1644 have it
+};
+constexpr era_mark era_marks[] = {
+    {"training.local_batch_size", false},
+    {"training.global_batch_size", false},
+    {"checkpoint.enable", false},
+    {"checkpoint.enable_first_step_checkpoint", false},
+    {"checkpoint.initial_load_in_hf", false},
+    {"checkpoint.initial_load_model_only", false},
+    {"checkpoint.initial_load_path", false},
+    {"checkpoint.last_save_in_hf", false},
+    {"checkpoint.last_save_model_only", false},
+    {"compile.", false},
+    {"validation.", false},
+    {"lr_scheduler.min_lr_factor", false},
+    {"memory_estimation.enable", false},
+    {"model.hf_assets_path", false},
+    {"optimizer.beta1", false},
+    {"optimizer.beta2", false},
+    {"optimizer.weight_decay", false},
+    {"parallelism.pipeline_parallel_first_stage_less_layers", false},
+    {"parallelism.pipeline_parallel_last_stage_less_layers", false},
+    {"activation_checkpoint.memory_budget", true},
+    {"activation_checkpoint.preserve_rng_state", true},
+    {"activation_checkpoint.early_stop", true},
+    {"checkpoint.load_only", true},
+    {"checkpoint.enable_ft_dataloader_checkpoints", true},
+    {"comm.mode", true},
+    {"debug.", true},
+    {"job.custom_config_module", true},
+    {"job.print_config", true},
+    {"lr_scheduler.total_steps", true},
+    {"parallelism.context_parallel_load_balancer", true},
+    {"profiling.profiler_active", true},
+    {"profiling.profiler_warmup", true},
+    {"quantize.", true},
+    {"training.dataloader.", true},
+    {"training.dtype", true},
+};
+
+// The first entry of the file that only a JobConfig since the rename has (since pull/1644 when
+// `strict`), or nullptr when the file does not tell.
+const entry* era_evidence(const import_context& ctx, bool strict) {
+  for (const auto& e : ctx.entries)
+    for (const auto& mark : era_marks) {
+      if (strict && !mark.strict) continue;
+      const std::string_view key = mark.key;
+      if (key.ends_with('.') ? e.key.starts_with(key) : e.key == key) return &e;
+    }
+  return nullptr;
+}
+
+// [training] batch_size: read where the file's era read it. Where the file is of a later era,
+// torchtitan dropped it (and used local_batch_size, default 8) or refused it; said so. Where
+// the era cannot be told, it is the per-rank batch as the releases that had it read it.
+maybe_error read_batch_size(import_context& ctx) {
+  const entry* old = ctx.find("training.batch_size");
+  if (old == nullptr) return std::nullopt;
+  const auto line_of = [](const entry& e) { return e.where.line; };
+  if (const entry* strict = era_evidence(ctx, true); strict != nullptr)
+    return at(old->where,
+              fmt::format("training.batch_size was renamed local_batch_size (pull/1238, "
+                          "2025-06-05), and {} (line {}) is of a release since pull/1644 "
+                          "(2025-08-28), whose ConfigManager raises ValueError on a field its "
+                          "JobConfig lacks; write local_batch_size to plan it",
+                          strict->key, line_of(*strict)));
+  const entry* later = era_evidence(ctx, false);
+  if (later == nullptr) {
+    const std::string problem = ctx.set("training.micro_batch", old->value.text, *old);
+    return problem.empty() ? std::nullopt : maybe_error(at(old->where, problem));
+  }
+  const entry* local = ctx.find("training.local_batch_size");
+  ctx.note(*old, fmt::format("training.batch_size was renamed local_batch_size (pull/1238, "
+                             "2025-06-05) and {} (line {}) is of a later release, whose "
+                             "ConfigManager drops a field its JobConfig lacks without a word "
+                             "(until pull/1644, 2025-08-28): the run uses {}",
+                             later->key, line_of(*later),
+                             local != nullptr ? "local_batch_size"
+                                              : "local_batch_size's default, 8"));
+  if (local != nullptr) return std::nullopt;  // the table maps it
+  const std::string problem = ctx.set("training.micro_batch", "8", *old);
+  return problem.empty() ? std::nullopt : maybe_error(at(old->where, problem));
+}
+
 long long degree(const import_context& ctx, const std::string& key, long long fallback,
                  std::string& problem) {
   const entry* e = ctx.find("parallelism." + key);
@@ -396,10 +523,6 @@ maybe_error read_pipeline(import_context& ctx) {
       if (const entry* e = ctx.find(key)) ctx.ignore(*e);
     return std::nullopt;
   }
-  if (const entry* e = ctx.find("parallelism.pipeline_parallel_schedule")) {
-    if (auto problem = ctx.set("parallel.pp_schedule", e->value.text, *e); !problem.empty())
-      return at(e->where, problem);
-  }
   long long micro = 1;
   const entry* size = ctx.find("parallelism.pipeline_parallel_microbatch_size");
   if (size != nullptr) {
@@ -409,6 +532,26 @@ maybe_error read_pipeline(import_context& ctx) {
                                          "a positive integer, got \"{}\"", size->value.text));
   }
   const long long local = static_cast<long long>(job.training.micro_batch);
+  if (const entry* e = ctx.find("parallelism.pipeline_parallel_schedule")) {
+    if (auto problem = ctx.set("parallel.pp_schedule", e->value.text, *e); !problem.empty()) {
+      // A schedule of a branch that no release has ("zb", read from a CSV on gh/H-Huang/13). With
+      // no more micro-batches than stages' ranks every schedule has all of them in flight at
+      // its peak (warm-up runs each one's forward before the first backward), so the peak
+      // does not depend on the order it picks: planned under the default, said in a note.
+      // With more, or a batch the file does not give, the schedule decides how many are in
+      // flight: refused as before.
+      const bool given = ctx.find("training.local_batch_size") != nullptr ||
+                         ctx.find("training.batch_size") != nullptr;
+      const long long batches = micro > 0 ? local / micro : 0;
+      if (!given || batches < 1 || batches > job.parallel.pp) return at(e->where, problem);
+      ctx.note(*e, fmt::format("pipeline_parallel_schedule \"{}\" is no torchtitan release's "
+                               "schedule (a branch's own); its {} micro-batch{} of {} per step "
+                               "are all in flight at the peak of any schedule with {} pipeline "
+                               "ranks: planned under torchtitan's default, 1F1B",
+                               e->value.text, batches, batches == 1 ? "" : "es", micro,
+                               job.parallel.pp));
+    }
+  }
   if (local % micro != 0)
     return at(size != nullptr ? size->where : diagnostic{ctx.source, 0, 0, "", ""},
               fmt::format("training.local_batch_size {} is not a multiple of "
@@ -923,11 +1066,27 @@ const std::vector<option>& torchtitan_table() {
         {"hf_transformers.model", handled()},
         {"model.converters", custom(read_converters)},
         {"training.local_batch_size", maps_to("training.micro_batch")},
-        {"training.batch_size", maps_to("training.micro_batch")},
+        {"training.batch_size", handled()},  // read_batch_size
         {"training.seq_len", maps_to("training.seq_len")},
         {"training.mixed_precision_param", maps_to("precision.params")},
         {"training.mixed_precision_reduce", maps_to("precision.reduce")},
         {"training.enable_cpu_offload", maps_to("parallel.cpu_offload")},
+        // Saved activations to host memory in forward, back before backward: ActivationCheckpoint
+        // cpu_offload (pull/2261's job_config.py; configs.py at 54eee3878, 2026-03-05) and
+        // TrainingConfig enable_activation_offload (configs.py at 2fe658bad, 2026-03-15).
+        {"activation_checkpoint.cpu_offload", maps_to("training.activation_offloading")},
+        {"training.enable_activation_offload", maps_to("training.activation_offloading")},
+        // A branch's partial offload (73b15ab3b, 2025-08-26: offloading.mode "multistream"
+        // offloads offload_ratio of each block's saved tensors).
+        {"offloading.mode", custom([](import_context& c, const entry& e) {
+           if (lower_case(e.value.text) != "multistream") {  // the only mode the blocks read
+             c.ignore(e);
+             return std::string();
+           }
+           return not_modelled("activation offload of a fraction (offloading.offload_ratio) of "
+                               "each block's saved tensors").apply(c, e);
+         })},
+        {"offloading.offload_ratio", handled()},
         {"training.global_batch_size", not_modelled("gradient accumulation; set "
                                                     "training.gradient_accumulation")},
         {"training.compile", custom(read_compile)},
@@ -1154,18 +1313,26 @@ result<imported_job> import_torchtitan(std::string_view text, const std::string&
   bool has_world_size = false;
   if (auto err = detail::read_model(ctx)) return *err;
   if (auto err = detail::read_peft(ctx)) return *err;
-  if (auto err = detail::read_parallelism(ctx, has_world_size)) return *err;
-  if (auto err = detail::read_checkpointing(ctx)) return *err;
-  if (auto err = detail::read_float8(ctx)) return *err;
-  if (auto err = detail::apply_options(ctx, detail::torchtitan_table())) return *err;
-  if (auto err = detail::read_pipeline(ctx)) return *err;
+  // A model no preset has is refused at its lines before any check of the layout or of an
+  // option whose answer would not matter without the model.
+  const auto model_first = [&](const diagnostic& err) {
+    return detail::unknown_model(ctx).value_or(err);
+  };
+  if (auto err = detail::read_parallelism(ctx, has_world_size)) return model_first(*err);
+  if (auto err = detail::read_checkpointing(ctx)) return model_first(*err);
+  if (auto err = detail::read_float8(ctx)) return model_first(*err);
+  if (auto err = detail::read_batch_size(ctx)) return model_first(*err);
+  if (auto err = detail::apply_options(ctx, detail::torchtitan_table())) return model_first(*err);
+  if (auto err = detail::read_pipeline(ctx)) return model_first(*err);
   ctx.out.job.training.loss = loss_impl::torchtitan;  // torchtitan's own training step
   // torchtitan's collectives never record streams: its init_distributed set
   // TORCH_NCCL_AVOID_RECORD_STREAMS=1 from 2024-04 (torchtitan/utils.py at 9dec370) until
   // torchtitan#1088 (2025-04) removed it because torch had made stashing the default (2.8).
   if (detail::version_key(ctx.out.job.framework.version) < 208)
     ctx.out.job.env.emplace("TORCH_NCCL_AVOID_RECORD_STREAMS", "1");
-  return detail::finish(ctx, has_world_size);
+  auto job = detail::finish(ctx, has_world_size);
+  if (!job) return model_first(job.error());  // the job's own checks (the layout's degrees)
+  return job;
 }
 
 }  // namespace vramscope::job

@@ -198,27 +198,20 @@ maybe_error read_tune_model(import_context& ctx) {
 // its Phi-3 converter (models/phi3/_convert_weights.py, phi3_hf_to_tune) chunks the checkpoint's
 // qkv_proj into q_proj, k_proj and v_proj and gate_up_proj into w1 and w3, and phi4_14b is built
 // by the same phi3 component builder. The model readers know the Hugging Face layout, so on a
-// preset that fuses them (no q_proj, a qkv_proj) the adapters are planned on the fused linear,
-// one adapter where torchtune makes one per named projection; said in a note. Adapters are a
-// rank's width, so the difference is a few A matrices (rank x hidden each).
-void fuse_split_targets(import_context& ctx, const entry& where, std::vector<std::string>& targets) {
+// preset that fuses them (no q_proj, a qkv_proj) the plan puts one adapter on the fused linear
+// (model::fused_module_name), where torchtune makes one per named projection; said in a note.
+// Adapters are a rank's width, so the difference is a few A matrices (rank x hidden each).
+void note_fused_targets(import_context& ctx, const entry& where,
+                        const std::vector<std::string>& targets) {
   const auto spec = model::load_preset(ctx.out.job.model);
   if (!spec) return;  // not a preset: planning resolves (or refuses) the targets as they are
-  const auto has = [&](const char* name) {
-    return static_cast<bool>(model::lora_targets(*spec, {name}));
-  };
-  const bool fused_qkv = !has("q_proj") && has("qkv_proj");
-  const bool fused_gate_up = !has("gate_proj") && has("gate_up_proj");
-  std::vector<std::string> fused;
   std::vector<std::string> merged;
   for (const auto& t : targets) {
-    std::string to = t;
-    if (fused_qkv && (t == "q_proj" || t == "k_proj" || t == "v_proj"))
-      to = "qkv_proj";
-    else if (fused_gate_up && (t == "gate_proj" || t == "up_proj"))
-      to = "gate_up_proj";
-    if (to != t) merged.push_back(t);
-    if (std::find(fused.begin(), fused.end(), to) == fused.end()) fused.push_back(to);
+    const std::string fused = model::fused_module_name(model::hf_module_name(t));
+    if (fused.empty()) continue;
+    const auto resolved = model::lora_targets(*spec, {t});
+    if (resolved && !resolved->modules.empty() && resolved->modules.front().ends_with("." + fused))
+      merged.push_back(t);
   }
   if (merged.empty()) return;
   ctx.note(where, fmt::format("{}: {} model holds them fused (qkv_proj, gate_up_proj), which "
@@ -226,11 +219,12 @@ void fuse_split_targets(import_context& ctx, const entry& where, std::vector<std
                               "own adapter; planned as one adapter on each fused linear (a few "
                               "rank x hidden A matrices fewer than torchtune makes)",
                               join(merged, ", "), ctx.out.job.model));
-  targets = std::move(fused);
 }
 
 // lora_attn_modules (q_proj, k_proj, v_proj, output_proj), apply_lora_to_mlp (w1, w2, w3) and
-// apply_lora_to_output -> lora.targets in the Hugging Face names the model readers use.
+// apply_lora_to_output (output) -> lora.targets, in torchtune's own module names as the file and
+// torchtune's get_lora_module_names (modules/peft/_utils.py) list them: the plan finds each
+// module under its Hugging Face name (model::hf_module_name; docs/job-spec.md#lora-targets).
 maybe_error read_targets(import_context& ctx) {
   const entry* attn = ctx.find("model.lora_attn_modules");
   const entry* mlp = ctx.find("model.apply_lora_to_mlp");
@@ -243,25 +237,25 @@ maybe_error read_targets(import_context& ctx) {
       if (name != "q_proj" && name != "k_proj" && name != "v_proj" && name != "output_proj")
         return at(attn->where, fmt::format("model.lora_attn_modules: unknown module \"{}\" "
                                            "(expected q_proj, k_proj, v_proj, output_proj)", m));
-      targets.push_back(name == "output_proj" ? "o_proj" : name);
+      targets.push_back(name);
     }
   }
   bool on = false;
   if (mlp != nullptr) {
     if (auto problem = parse_bool_text(mlp->value.text, on); !problem.empty())
       return at(mlp->where, "model.apply_lora_to_mlp: " + problem);
-    if (on) targets.insert(targets.end(), {"gate_proj", "up_proj", "down_proj"});
+    if (on) targets.insert(targets.end(), {"w1", "w2", "w3"});
   }
   if (out != nullptr) {
     if (auto problem = parse_bool_text(out->value.text, on); !problem.empty())
       return at(out->where, "model.apply_lora_to_output: " + problem);
-    if (on) targets.push_back("lm_head");
+    if (on) targets.push_back("output");
   }
   const entry& where = attn != nullptr ? *attn : mlp != nullptr ? *mlp : *out;
   if (targets.empty())
     return at(where.where, "no LoRA target: lora_attn_modules is empty and neither "
                            "apply_lora_to_mlp nor apply_lora_to_output is on");
-  fuse_split_targets(ctx, where, targets);
+  note_fused_targets(ctx, where, targets);
   for (const entry* e : {attn, mlp, out})
     if (e != nullptr) ctx.mapped_to(*e, "lora.targets");
   const std::string problem = ctx.set("lora.targets", join(targets, ","), where);

@@ -142,6 +142,40 @@ diagnostic unknown_preset(const std::string& name) {
   return error_at(name, std::move(message));
 }
 
+// The digits that start `t` and the rest ("17b" -> 17, "b"); an empty count when none.
+std::pair<std::string, std::string> count_and_unit(const std::string& t) {
+  std::size_t n = 0;
+  while (n < t.size() && std::isdigit(static_cast<unsigned char>(t[n])) != 0) ++n;
+  return {t.substr(0, n), t.substr(n)};
+}
+
+// A size of active parameters times routed experts written as one: "17bx16e". Llama 4's are
+// spelt 17B-16E (the Hub), llama4_scout_17b_16e, 17Bx16E (torchtitan's flavour) and
+// llama4_17bx16 (a torchtune branch's builder); all give "17bx16e".
+std::vector<std::string> experts_as_one(std::vector<std::string> tokens) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const auto [size, unit] = count_and_unit(tokens[i]);
+    if (!size.empty() && unit.starts_with("bx")) {  // "17bx16" or "17bx16e"
+      const auto [experts, tail] = count_and_unit(unit.substr(2));
+      if (!experts.empty() && (tail.empty() || tail == "e")) {
+        out.push_back(size + "bx" + experts + "e");
+        continue;
+      }
+    }
+    if (!size.empty() && unit == "b" && i + 1 < tokens.size()) {  // "17b" then "16e"
+      const auto [experts, tail] = count_and_unit(tokens[i + 1]);
+      if (!experts.empty() && tail == "e") {
+        out.push_back(size + "bx" + experts + "e");
+        ++i;
+        continue;
+      }
+    }
+    out.push_back(tokens[i]);
+  }
+  return out;
+}
+
 bool is_version_tail(const std::string& token) {
   static constexpr std::string_view tails[] = {"instruct", "base", "chat", "hf", "it"};
   if (std::find(std::begin(tails), std::end(tails), token) != std::end(tails)) return true;
@@ -202,6 +236,7 @@ std::string model_name_key(std::string_view name) {
   }
   if (tokens.back().empty()) tokens.pop_back();
   while (tokens.size() > 1 && is_version_tail(tokens.back())) tokens.pop_back();
+  tokens = experts_as_one(std::move(tokens));
   std::string key;
   for (const auto& t : tokens) key += t;
   return key;

@@ -160,6 +160,27 @@ module_kind kind_of(const model_spec& model, const tensor& t) {
   return kind_of(t, u == nullptr ? unit_kind::other : u->kind);
 }
 
+std::string hf_module_name(const std::string& name) {
+  // torchtune: models/convert_weights.py, _FROM_HF (self_attn.o_proj -> attn.output_proj,
+  // mlp.gate_proj -> mlp.w1, mlp.up_proj -> mlp.w3, mlp.down_proj -> mlp.w2, lm_head -> output,
+  // embed_tokens -> tok_embeddings); torchtitan: models/llama3/model/state_dict_adapter.py,
+  // from_hf_map (attention.wq/wk/wv/wo, feed_forward.w1/w3/w2, output, tok_embeddings).
+  static const std::map<std::string, std::string, std::less<>> names{
+      {"output_proj", "o_proj"}, {"w1", "gate_proj"},   {"w3", "up_proj"},
+      {"w2", "down_proj"},       {"output", "lm_head"}, {"tok_embeddings", "embed_tokens"},
+      {"wq", "q_proj"},          {"wk", "k_proj"},      {"wv", "v_proj"},
+      {"wo", "o_proj"},
+  };
+  const auto it = names.find(name);
+  return it == names.end() ? name : it->second;
+}
+
+std::string fused_module_name(const std::string& hf_name) {
+  if (hf_name == "q_proj" || hf_name == "k_proj" || hf_name == "v_proj") return "qkv_proj";
+  if (hf_name == "gate_proj" || hf_name == "up_proj") return "gate_up_proj";
+  return "";
+}
+
 result<lora_target_set> lora_targets(const model_spec& model,
                                      const std::vector<std::string>& targets) {
   if (targets.empty()) return error_at("", "expected at least one module name");
@@ -168,6 +189,11 @@ result<lora_target_set> lora_targets(const model_spec& model,
   for (const auto& target : targets) {
     auto hits = select(modules, target);
     if (!hits) return hits.error();
+    // A framework's own name of the module, then the fused linear it is a slice of.
+    const std::string hf = hf_module_name(target);
+    if (hits->empty() && hf != target) hits = select(modules, hf);
+    if (const std::string fused = fused_module_name(hf); hits->empty() && !fused.empty())
+      hits = select(modules, fused);
     if (hits->empty()) {
       if (is_all_linear(target)) return error_at("", fmt::format("{} has no Linear modules", model.name));
       return no_match(model, modules, target);

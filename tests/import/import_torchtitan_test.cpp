@@ -164,7 +164,8 @@ TEST(ImportTorchtitan, ZeroBubbleSchedulesKeepTorchtitansSpellings) {
 
 TEST(ImportTorchtitan, PipelineErrorsAreLocated) {
   auto schedule = import_config_text(
-      "[parallelism]\npipeline_parallel_degree = 2\npipeline_parallel_schedule = \"LoopedBFS\"\n",
+      "[parallelism]\npipeline_parallel_degree = 2\npipeline_parallel_schedule = \"LoopedBFS\"\n"
+      "[training]\nlocal_batch_size = 8\n",
       "t.toml");
   ASSERT_FALSE(schedule);
   EXPECT_NE(schedule.error().to_string().find("t.toml:3:1"), std::string::npos) << schedule.error().to_string();
@@ -361,16 +362,15 @@ TEST(ImportTorchtitan, FlavorsNamedExactlyAreNotNoted) {
   EXPECT_EQ(find_note(imported->notes, "check it against"), "");
 }
 
-TEST(ImportTorchtitan, IropeFlavorsAreRefusedWithTheReason) {
+// An irope flavor is its base flavor's parameters, with the attention said in a note.
+TEST(ImportTorchtitan, IropeFlavorsArePlannedAsTheirBaseWithTheAttentionNoted) {
   auto imported =
       import_config_text("[model]\nname = \"llama4\"\nflavor = \"17bx128e_irope\"\n", "t.toml");
-  ASSERT_FALSE(imported);
-  EXPECT_EQ(imported.error().to_string(),
-            "t.toml:3:1: model llama4 17bx128e_irope: the irope flavors attend through "
-            "FlexAttention with block-causal masks, which vramscope does not plan; flavor "
-            "17bx128e has the same parameters\n"
-            "flavor = \"17bx128e_irope\"\n"
-            "^ near here");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.model, "llama-4-maverick");
+  EXPECT_NE(find_note(imported->notes, "flavor 17bx128e_irope is flavor 17bx128e's shapes with "
+                                       "chunked FlexAttention"),
+            "");
 }
 
 TEST(ImportTorchtitan, ExpertTensorParallelismActsOnlyBesideExpertParallelism) {
@@ -597,7 +597,7 @@ TEST(ImportTorchtitan, BranchFlavorsArePlannedOrRefusedAtTheFlavor) {
       "debug_moe_force_load_balance = true\n", "deepep.toml");
   ASSERT_TRUE(deepep) << deepep.error().to_string();
   EXPECT_EQ(deepep->job.model, "qwen3-30b-a3b");
-  EXPECT_NE(find_note(deepep->notes, "flavor 30B-A3B-deepep is a branch's: flavor 30B-A3B's "
+  EXPECT_NE(find_note(deepep->notes, "flavor 30B-A3B-deepep is flavor 30B-A3B's "
                                      "shapes with DeepEP's all-to-all")
                 .find("deepep.toml:3:1: "),
             std::string::npos);
@@ -713,6 +713,109 @@ TEST(ImportTorchtitan, AGrpoTableIsRefusedAtItsLine) {
   EXPECT_EQ(grpo.error().line, 5);
   EXPECT_NE(grpo.error().message.find("remove the [grpo] table"), std::string::npos)
       << grpo.error().message;
+}
+
+// training.batch_size by the era the file's other fields show (torchtitan pull/1238 renamed it
+// local_batch_size; until pull/1644 an unknown field was dropped, since then it raises).
+TEST(ImportTorchtitan, BatchSizeIsReadAsTheFilesEraReadIt) {
+  // No field tells the era: the releases that had batch_size read it.
+  auto old = import_config_text("[training]\nbatch_size = 2\nseq_len = 1024\n", "t.toml");
+  ASSERT_TRUE(old) << old.error().to_string();
+  EXPECT_EQ(old->job.training.micro_batch, 2u);
+  EXPECT_EQ(find_note(old->notes, "renamed"), "");
+  // A field only later JobConfigs have: batch_size was dropped, local_batch_size's default used.
+  auto later = import_config_text(
+      "[training]\nbatch_size = 1\n[checkpoint]\nlast_save_model_only = true\n", "t.toml");
+  ASSERT_TRUE(later) << later.error().to_string();
+  EXPECT_EQ(later->job.training.micro_batch, 8u);
+  EXPECT_NE(find_note(later->notes, "checkpoint.last_save_model_only (line 4) is of a later "
+                                    "release"), "");
+  EXPECT_EQ(find_note(later->notes, "unknown option"), "");
+  // Beside local_batch_size, that one counts.
+  auto both = import_config_text(
+      "[training]\nbatch_size = 1\nlocal_batch_size = 3\n", "t.toml");
+  ASSERT_TRUE(both) << both.error().to_string();
+  EXPECT_EQ(both->job.training.micro_batch, 3u);
+  // A field of a release that raises on unknown fields: refused at batch_size's line.
+  auto strict = import_config_text("[training]\nbatch_size = 1\ndtype = \"bfloat16\"\n", "t.toml");
+  ASSERT_FALSE(strict);
+  EXPECT_NE(strict.error().to_string().find("t.toml:2:1: training.batch_size was renamed"),
+            std::string::npos) << strict.error().to_string();
+  EXPECT_NE(strict.error().message.find("write local_batch_size"), std::string::npos);
+}
+
+// Activation offload of later releases and branches: [activation_checkpoint] cpu_offload and
+// [training] enable_activation_offload put the saved activations in host memory.
+TEST(ImportTorchtitan, ActivationOffloadSwitchesOfLaterReleasesAreRead) {
+  for (const char* text : {"[activation_checkpoint]\nmode = \"full\"\ncpu_offload = true\n",
+                           "[training]\nenable_activation_offload = true\n"}) {
+    auto imported = import_config_text(text, "t.toml");
+    ASSERT_TRUE(imported) << imported.error().to_string();
+    EXPECT_TRUE(imported->job.training.activation_offloading) << text;
+    EXPECT_EQ(find_note(imported->notes, "unknown option"), "") << text;
+  }
+  auto off = import_config_text("[activation_checkpoint]\ncpu_offload = false\n", "t.toml");
+  ASSERT_TRUE(off) << off.error().to_string();
+  EXPECT_FALSE(off->job.training.activation_offloading);
+  auto partial = import_config_text(
+      "[training]\nseq_len = 1024\n[offloading]\nmode = \"multistream\"\noffload_ratio = 0.5\n",
+      "t.toml");
+  ASSERT_TRUE(partial) << partial.error().to_string();
+  EXPECT_NE(find_note(partial->notes, "\"offloading.mode\" changes memory"), "");
+}
+
+// A branch's schedule name: planned under the default when every micro-batch is in flight at
+// the peak whatever the order (no more of them than pipeline ranks), refused otherwise.
+TEST(ImportTorchtitan, AnUnknownScheduleFallsBackOnlyWhereMemoryDoesNotDependOnIt) {
+  auto few = import_config_text(
+      "[training]\nbatch_size = 4\n[experimental]\npipeline_parallel_degree = 4\n"
+      "pipeline_parallel_schedule = \"zb\"\n", "t.toml");
+  ASSERT_TRUE(few) << few.error().to_string();
+  EXPECT_EQ(few->job.parallel.pp, 4);
+  EXPECT_EQ(few->job.parallel.pp_sched, pp_schedule::one_f_one_b);
+  EXPECT_NE(find_note(few->notes, "\"zb\" is no torchtitan release's schedule"), "");
+  auto many = import_config_text(
+      "[training]\nlocal_batch_size = 16\n[parallelism]\npipeline_parallel_degree = 4\n"
+      "pipeline_parallel_schedule = \"zb\"\n", "t.toml");
+  ASSERT_FALSE(many);
+  EXPECT_NE(many.error().to_string().find("t.toml:5:1"), std::string::npos)
+      << many.error().to_string();
+}
+
+// Whether the model can be known comes first: a flavour no preset has is refused at its line
+// even where a layout check would fail too.
+TEST(ImportTorchtitan, AnUnknownModelIsRefusedBeforeTheLayout) {
+  auto imported = import_config_text(
+      "[model]\nname = \"deepseek_v3\"\nflavor = \"kimi_k2\"\n[parallelism]\n"
+      "data_parallel_shard_degree = 4\nexpert_parallel_degree = 32\n", "t.toml");
+  ASSERT_FALSE(imported);
+  EXPECT_NE(imported.error().to_string().find("t.toml:3:1: model \"deepseek_v3 kimi_k2\""),
+            std::string::npos) << imported.error().to_string();
+  EXPECT_NE(imported.error().message.find("--set model=PATH/config.json"), std::string::npos);
+  // A preset with the same layout still gets the layout's refusal.
+  auto known = import_config_text(
+      "[model]\nname = \"deepseek_v3\"\nflavor = \"671B\"\n[parallelism]\n"
+      "data_parallel_shard_degree = 4\nexpert_parallel_degree = 32\n", "t.toml");
+  ASSERT_FALSE(known);
+  EXPECT_NE(known.error().message.find("parallel.ep"), std::string::npos)
+      << known.error().to_string();
+}
+
+// Attention-variant flavors of the releases are their base flavor's tensors: planned as its
+// preset, with the attention named in a note.
+TEST(ImportTorchtitan, AttentionVariantFlavorsArePlannedAsTheirBaseFlavor) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"[model]\nname = \"llama3\"\nflavor = \"8B_flex\"\n", "llama-3.1-8b"},
+      {"[model]\nname = \"llama3\"\nflavor = \"8B_varlen\"\n", "llama-3.1-8b"},
+      {"[model]\nname = \"llama3\"\nflavor = \"debugmodel_flex_attn\"\n", "llama3-debugmodel"},
+      {"[model]\nname = \"llama4\"\nflavor = \"17bx16e_irope\"\n", "llama-4-scout"},
+      {"[model]\nname = \"qwen3\"\nflavor = \"debugmodel_non_fused_qkv\"\n", "qwen3-debugmodel"}};
+  for (const auto& [text, preset] : cases) {
+    auto imported = import_config_text(text, "t.toml");
+    ASSERT_TRUE(imported) << imported.error().to_string();
+    EXPECT_EQ(imported->job.model, preset) << text;
+    EXPECT_NE(find_note(imported->notes, "shapes with"), "") << text;
+  }
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 // ones for the options the shipped files leave at their defaults.
 #include <vramscope/import/importers.hpp>
 #include <vramscope/job/job_loading.hpp>
+#include <vramscope/model/catalog.hpp>
 #include <vramscope/model/model_spec.hpp>
+#include <vramscope/model/modules.hpp>
 
 #include <gtest/gtest.h>
 
@@ -30,8 +32,9 @@ TEST(ImportTorchtune, MapsTheShippedQloraSingleDeviceConfig) {
   EXPECT_EQ(job.lora.quantizer, "torchao");
   EXPECT_EQ(job.lora.rank, 64);
   EXPECT_DOUBLE_EQ(job.lora.alpha, 128);
-  EXPECT_EQ(job.lora.targets, (std::vector<std::string>{"q_proj", "v_proj", "o_proj", "gate_proj",
-                                                        "up_proj", "down_proj"}));
+  // torchtune's own module names, as the file writes them (docs/job-spec.md#lora-targets).
+  EXPECT_EQ(job.lora.targets,
+            (std::vector<std::string>{"q_proj", "v_proj", "output_proj", "w1", "w2", "w3"}));
   EXPECT_EQ(job.training.micro_batch, 4u);
   EXPECT_EQ(job.training.gradient_accumulation, 4u);
   EXPECT_EQ(job.training.loss, loss_impl::chunked);
@@ -448,8 +451,8 @@ TEST(ImportTorchtune, ThePreReleaseLaunchLineNamesTheRecipe) {
 }
 
 // torchtune splits the Phi-3 layout's fused projections when it loads the checkpoint, so its
-// lora_attn_modules name q_proj and v_proj; on the phi-4 preset (qkv_proj, gate_up_proj) the
-// adapters go on the fused linears, said in a note, and the plan resolves them.
+// lora_attn_modules name q_proj and v_proj; the job keeps torchtune's names, and on the phi-4
+// preset (qkv_proj, gate_up_proj) the plan puts the adapters on the fused linears, said in a note.
 TEST(ImportTorchtune, LoraTargetsOfSplitProjectionsGoOnThePresetsFusedLinears) {
   auto phi = import_config_text(
       "model:\n  _component_: torchtune.models.phi4.lora_phi4_14b\n"
@@ -461,9 +464,17 @@ TEST(ImportTorchtune, LoraTargetsOfSplitProjectionsGoOnThePresetsFusedLinears) {
   // A torchtune builder makes torchtune's own model code (its attention's repeated keys/values).
   EXPECT_EQ(phi->job.training.model_code, model_impl::torchtune);
   EXPECT_EQ(phi->job.lora.targets,
-            (std::vector<std::string>{"qkv_proj", "o_proj", "gate_up_proj", "down_proj"}));
-  EXPECT_NE(find_note(phi->notes, "q_proj, v_proj, gate_proj, up_proj: phi-4 model holds them fused"),
-            "");
+            (std::vector<std::string>{"q_proj", "v_proj", "output_proj", "w1", "w2", "w3"}));
+  EXPECT_NE(find_note(phi->notes, "q_proj, v_proj, w1, w3: phi-4 model holds them fused"), "");
+  // The plan finds the same modules as the Hugging Face names of the fused layout.
+  const auto spec = model::load_preset("phi-4");
+  ASSERT_TRUE(spec) << spec.error().to_string();
+  const auto kept = model::lora_targets(*spec, phi->job.lora.targets);
+  const auto hf = model::lora_targets(*spec, {"qkv_proj", "o_proj", "gate_up_proj", "down_proj"});
+  ASSERT_TRUE(kept) << kept.error().to_string();
+  ASSERT_TRUE(hf) << hf.error().to_string();
+  EXPECT_EQ(kept->modules, hf->modules);
+  EXPECT_EQ(kept->adapters, hf->adapters);
   // A model that keeps them apart keeps the names.
   auto llama = import_config_text(
       "model:\n  _component_: torchtune.models.llama3_2.lora_llama3_2_1b\n"
@@ -487,6 +498,20 @@ TEST(ImportTorchtune, AReferenceToATopLevelKeyTakesItsValue) {
       "dataset:\n  max_seq_len: ${nowhere}\n",
       "t.yaml");
   EXPECT_FALSE(dangling);  // a reference to no key is still an error at its line
+}
+
+// A builder that writes a size times an expert count in its own way resolves like the Hub's
+// spelling (pull/2583's lora_llama4_17bx16 is Llama 4 Scout 17B-16E).
+TEST(ImportTorchtune, ExpertCountBuilderNamesResolveToTheirPreset) {
+  for (const char* builder : {"torchtune.models.llama4.lora_llama4_17bx16",
+                              "torchtune.models.llama4.llama4_scout_17b_16e",
+                              "torchtune.models.llama4.lora_llama4_17Bx16E"}) {
+    auto imported = import_config_text(
+        std::string("model:\n  _component_: ") + builder + "\n  lora_attn_modules: ['q_proj']\n",
+        "t.yaml");
+    ASSERT_TRUE(imported) << imported.error().to_string();
+    EXPECT_EQ(imported->job.model, "llama-4-scout") << builder;
+  }
 }
 
 }  // namespace

@@ -51,6 +51,28 @@ TEST(LoraTargets, AllLinearSkipsHeadEmbeddingAndNorms) {
   EXPECT_EQ(s->adapters[index_of(m, "model.embed_tokens.weight")], 0);
 }
 
+// torchtune's and torchtitan's names of the same modules select what the Hugging Face names do.
+TEST(LoraTargets, FrameworkModuleNamesSelectTheHuggingFaceModules) {
+  const auto m = tiny_llama(32000, 1024, 4096, 2);
+  const auto hf = lora_targets(m, {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj",
+                                   "down_proj", "lm_head", "embed_tokens"});
+  const auto tune = lora_targets(m, {"q_proj", "k_proj", "v_proj", "output_proj", "w1", "w3", "w2",
+                                     "output", "tok_embeddings"});
+  const auto titan = lora_targets(m, {"wq", "wk", "wv", "wo", "w1", "w3", "w2", "output",
+                                      "tok_embeddings"});
+  ASSERT_TRUE(hf) << hf.error().to_string();
+  ASSERT_TRUE(tune) << tune.error().to_string();
+  ASSERT_TRUE(titan) << titan.error().to_string();
+  EXPECT_EQ(tune->adapters, hf->adapters);
+  EXPECT_EQ(titan->adapters, hf->adapters);
+  EXPECT_EQ(tune->modules, hf->modules);
+  EXPECT_EQ(hf_module_name("output_proj"), "o_proj");
+  EXPECT_EQ(hf_module_name("w2"), "down_proj");
+  EXPECT_EQ(hf_module_name("q_proj"), "q_proj");  // a Hugging Face name is its own
+  // A misspelling of either naming still fails with the closest module.
+  EXPECT_FALSE(lora_targets(m, {"output_prj"}));
+}
+
 TEST(LoraTargets, HeadAndEmbeddingCanBeNamed) {
   const auto m = tiny_llama(32000, 1024, 4096, 1);
   const auto s = lora_targets(m, {"lm_head", "embed_tokens"});

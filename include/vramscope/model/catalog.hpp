@@ -37,6 +37,8 @@ result<std::vector<preset>> presets();
 /// spaces dropped, and trailing release words dropped ("Instruct", "Base", "chat", "hf", "it",
 /// a four-digit date such as "2507"). "llama3_3_70b", "Llama-3.3-70B-Instruct" and
 /// "llama3.3 70B" all give "llama3370b"; "gemma-2-2b" gives "gemma22b" and "gemma-2b" "gemma2b".
+/// A size times an expert count is one part, whichever way it is spelt: "17B-16E", "17b_16e",
+/// "17Bx16E" and "17bx16" all give "17bx16e".
 std::string model_name_key(std::string_view name);
 
 /// The presets of the family `name` belongs to (the leading letters of its key: "gemma2_27b"

@@ -37,12 +37,29 @@ struct lora_target_set {
 /// The "all-linear" shorthand of PEFT's LoraConfig (compared ignoring case).
 inline constexpr const char* all_linear_targets = "all-linear";
 
+/// The Hugging Face name of a decoder module that torchtune or torchtitan names otherwise, or
+/// `name` itself: torchtune's output_proj, w1, w3, w2, output and tok_embeddings are o_proj,
+/// gate_proj, up_proj, down_proj, lm_head and embed_tokens (torchtune
+/// models/convert_weights.py, _FROM_HF); torchtitan's wq, wk, wv, wo likewise q_proj, k_proj,
+/// v_proj, o_proj (models/llama3/model/state_dict_adapter.py, from_hf_map). One name, no dots.
+/// docs/job-spec.md#lora-targets lists the mapping. Pure.
+std::string hf_module_name(const std::string& name);
+
+/// The fused Hugging Face linear a split projection is a slice of ("qkv_proj" for q_proj,
+/// k_proj and v_proj; "gate_up_proj" for gate_proj and up_proj: Phi-3's checkpoint layout,
+/// which torchtune splits on load), or "" for any other name. Pure.
+std::string fused_module_name(const std::string& hf_name);
+
 /// Resolves LoRA `targets` against the model's modules the way PEFT's
 /// check_target_module_exists does: a target names the modules whose full name equals it or
 /// ends with "." + target; a target with regular-expression characters (any of `*+?()[]{}|^$\`)
 /// is a regex that must match a whole module name (PEFT's string form, re.fullmatch);
 /// "all-linear" selects every Linear except the output head. On a model with tied embeddings
 /// "lm_head" is a module too (it shares the embedding's weight).
+/// A one-part name that matches no module is tried under its Hugging Face name
+/// (hf_module_name: torchtune's output_proj, w1, ... and torchtitan's wq, ...), and then, on a
+/// model that fuses it, as the fused linear (fused_module_name: q_proj selects qkv_proj), so a
+/// job may keep the names a framework's file wrote.
 /// Fails, with a message meant to follow "lora.targets: ", when `targets` is empty, when a
 /// target matches no module (with the closest module-name suffix as a did-you-mean and the
 /// names that can be targeted), when it matches only modules LoRA cannot adapt (norms,
