@@ -1325,6 +1325,20 @@ result<imported_job> import_torchtitan(std::string_view text, const std::string&
   if (auto err = detail::apply_options(ctx, detail::torchtitan_table())) return model_first(*err);
   if (auto err = detail::read_pipeline(ctx)) return model_first(*err);
   ctx.out.job.training.loss = loss_impl::torchtitan;  // torchtitan's own training step
+  // Async TP is applied inside parallelize's `if parallel_dims.tp_enabled:` in every release
+  // (torchtitan/parallelisms/parallelize_llama.py at 2024-10, maybe_enable_async_tp later): with
+  // one tensor-parallel rank the flag changes nothing.
+  if (ctx.out.job.parallel.async_tp && ctx.out.job.parallel.tp <= 1) {
+    ctx.out.job.parallel.async_tp = false;
+    const std::string why = "async tensor parallelism with one tensor-parallel rank: torchtitan applies it "
+                            "only where tensor parallelism is on, so it changes nothing here";
+    const detail::entry* e = ctx.find("parallelism.enable_async_tensor_parallel");
+    if (e == nullptr) e = ctx.find("compile.enable_async_tensor_parallel");
+    if (e != nullptr)
+      ctx.note(*e, why);
+    else
+      ctx.note(why);
+  }
   // torchtitan's collectives never record streams: its init_distributed set
   // TORCH_NCCL_AVOID_RECORD_STREAMS=1 from 2024-04 (torchtitan/utils.py at 9dec370) until
   // torchtitan#1088 (2025-04) removed it because torch had made stashing the default (2.8).

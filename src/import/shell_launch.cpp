@@ -187,6 +187,8 @@ class lexer {
         if (auto err = read_double(w)) return err;
       } else if (c == '$') {
         if (auto err = read_dollar(w, false)) return err;
+      } else if (c == '`') {
+        if (auto err = read_backquote(w, false)) return err;
       } else {
         literal(w, c, false);
         advance();
@@ -232,11 +234,31 @@ class lexer {
       advance(2);
     } else if (c == '$') {
       return read_dollar(w, true);
+    } else if (c == '`') {
+      return read_backquote(w, true);
     } else {
       literal(w, c, true);
       advance();
     }
     return std::nullopt;
+  }
+
+  // `command`: the older form of $(command), not run either; it ends at the next backquote that
+  // no backslash escapes.
+  maybe_error read_backquote(raw_word& w, bool quoted) {
+    const int line = line_, column = column_;
+    for (std::size_t i = pos_ + 1; i < text_.size(); ++i) {
+      if (text_[i] == '\\') {
+        ++i;
+        continue;
+      }
+      if (text_[i] != '`') continue;
+      const std::string raw(text_.substr(pos_, i + 1 - pos_));
+      advance(i + 1 - pos_);
+      w.parts.push_back(part{part_kind::unresolved, raw, quoted, std::nullopt, {}});
+      return std::nullopt;
+    }
+    return here(line, column, "backquote (`) opened here is never closed");
   }
 
   // The text from pos_ to the bracket closing the one at pos_ + skip - 1, as written.
@@ -476,6 +498,14 @@ class expander {
     std::size_t i = 0;
     int depth = 0;
     while (i < value.size()) {
+      if (depth == 0 && value[i] == '`') {  // `command`, the older form: one word as well
+        const std::size_t close = value.find('`', i + 1);
+        const std::size_t end = close == std::string::npos ? value.size() : close + 1;
+        if (from != nullptr && !started_) cur_.line = from->line, cur_.column = from->column;
+        append(value.substr(i, end - i), true);
+        i = end;
+        continue;
+      }
       if (value[i] == '$' && i + 1 < value.size() && value[i + 1] == '(') {
         ++depth;
         if (from != nullptr && !started_) cur_.line = from->line, cur_.column = from->column;

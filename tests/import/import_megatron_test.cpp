@@ -124,6 +124,19 @@ TEST(ImportMegatron, RunTimeValuesAreRefusedWhereTheyAreSet) {
       "  --tensor-model-parallel-size $TP\n");
   EXPECT_EQ(argument.rfind("args.txt:4:", 0), 0u) << argument;
   EXPECT_NE(argument.find("argument given to the script"), std::string::npos) << argument;
+  // The older form of a command's output, `command`, with blanks and quotes inside it, is one
+  // run-time value as well, set where it is assigned (whether or not the assignment is quoted).
+  for (const std::string assignment : {"GPUS=`python3 -c \"import torch; print(1)\"`\n",
+                                       "GPUS=\"`nproc`\"\n"}) {
+    const std::string backquoted = import_error(
+        assignment +
+        "torchrun --nproc_per_node $GPUS pretrain_gpt.py --num-layers 2 --hidden-size 64 \\\n"
+        "  --num-attention-heads 4 --max-position-embeddings 128 --seq-length 128\n");
+    EXPECT_EQ(backquoted.rfind("args.txt:1:1: torchrun --nproc_per_node (line 2):", 0), 0u) << backquoted;
+    EXPECT_NE(backquoted.find("known only when the script runs"), std::string::npos) << backquoted;
+  }
+  const std::string open = import_error("X=`nproc\ntorchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 2\n");
+  EXPECT_NE(open.find("args.txt:1:3: backquote (`) opened here is never closed"), std::string::npos) << open;
 }
 
 TEST(ImportMegatron, MapsTheGpt3Example) {

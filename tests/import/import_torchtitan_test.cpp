@@ -479,6 +479,21 @@ TEST(ImportTorchtitan, TrainingDtypeBfloat16KeepsNoFp32Copy) {
             std::string::npos) << bad.error().to_string();
 }
 
+// Async TP is applied only where tensor parallelism is on (parallelize's tp_enabled branch): with
+// one tensor-parallel rank the flag is planned as off, with a note at its line, not refused.
+TEST(ImportTorchtitan, AsyncTpWithoutTensorParallelismChangesNothing) {
+  const std::string head = "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[compile]\nenable = true\n";
+  auto off = import_torchtitan(head + "[parallelism]\nenable_async_tensor_parallel = true\n", "a.toml");
+  ASSERT_TRUE(off) << off.error().to_string();
+  EXPECT_FALSE(off->job.parallel.async_tp);
+  EXPECT_NE(find_note(off->notes, "changes nothing here").find("a.toml:7:1: "), std::string::npos);
+  auto on = import_torchtitan(
+      head + "[parallelism]\ntensor_parallel_degree = 2\nenable_async_tensor_parallel = true\n", "b.toml");
+  ASSERT_TRUE(on) << on.error().to_string();
+  EXPECT_TRUE(on->job.parallel.async_tp);
+  EXPECT_EQ(find_note(on->notes, "changes nothing here"), "");
+}
+
 // Every optimizer a torchtitan release or branch builds is planned by the state its source keeps
 // (Dion as AdamW's two buffers, Muon as one momentum buffer), and any other name as AdamW, noted:
 // never refused as an invalid value.
