@@ -236,6 +236,15 @@ std::string model_name_key(std::string_view name) {
   }
   if (tokens.back().empty()) tokens.pop_back();
   while (tokens.size() > 1 && is_version_tail(tokens.back())) tokens.pop_back();
+  // "moe" beside an active-parameter size ("qwen3_moe_30b_a3b", torchtune's builder of
+  // Qwen3-30B-A3B) marks what the "a3b" already says: the same model as "qwen3-30b-a3b".
+  const auto active_size = [](const std::string& t) {
+    return t.size() >= 3 && t.front() == 'a' && t.back() == 'b' &&
+           std::isdigit(static_cast<unsigned char>(t[1])) != 0;
+  };
+  if (std::any_of(tokens.begin(), tokens.end(), active_size))
+    tokens.erase(std::remove_if(tokens.begin() + 1, tokens.end(), [](const std::string& t) { return t == "moe"; }),
+                 tokens.end());
   tokens = experts_as_one(std::move(tokens));
   std::string key;
   for (const auto& t : tokens) key += t;

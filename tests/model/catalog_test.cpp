@@ -206,6 +206,11 @@ TEST(Catalog, FrameworkAndHubSpellingsNameTheirPreset) {
   EXPECT_EQ(preset_named("llama2_reward_7b"), std::nullopt);
   // A size times an expert count, however spelt (a torchtune branch's llama4_17bx16).
   EXPECT_EQ(preset_named("llama4_17bx16"), "llama-4-scout");
+  // "moe" beside an active-parameter size says nothing more (torchtune's qwen3_moe builders);
+  // without one it stays part of the name.
+  EXPECT_EQ(preset_named("qwen3_moe_30b_a3b_instruct"), "qwen3-30b-a3b");
+  EXPECT_EQ(model_name_key("qwen3_moe_30b_a3b"), model_name_key("qwen3-30b-a3b"));
+  EXPECT_NE(model_name_key("deepseek-moe-16b"), model_name_key("deepseek-16b"));
   EXPECT_EQ(preset_named("llama4_17Bx16E"), "llama-4-scout");
   EXPECT_EQ(preset_named("llama4_scout_17b_16e"), "llama-4-scout");
   EXPECT_EQ(preset_named("Llama-4-Scout-17B-16E-Instruct"), "llama-4-scout");
