@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <optional>
 
 #include "observe/text_util.hpp"
@@ -334,6 +335,7 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
   } tf;
   std::optional<torch_stats> half;  // a line's allocated or reserved figures alone
   int half_line = 0;
+  std::map<std::string, observation::figure_series> runs;  // by label, numbers aside
   for (std::size_t i = 0; i <= lines.size(); ++i) {
     const std::string_view t = i < lines.size() ? trim(lines[i].text) : std::string_view{};
     // Tables: a run of lines that start with '|'.
@@ -433,6 +435,26 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
       previous_label = t.size() <= 60 ? cut_label(t) : std::string();
       continue;
     }
+    // One size after a label: a point of the label's series (its numbers aside, so that "Step 1:"
+    // and "Step 5:" are one label).
+    if (sizes.size() == 1 && sizes[0].start > 0 && sizes[0].start <= 80) {
+      std::string key;
+      for (char c : t.substr(0, sizes[0].start)) {
+        if (is_digit(c) || c == '.') {
+          if (key.empty() || key.back() != '#') key += '#';
+        } else if (c != '~' && c != ' ' && c != '\t' && c != '=') {
+          key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        }
+      }
+      if (std::any_of(key.begin(), key.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; })) {
+        auto& run = runs[key];
+        if (run.points.empty()) {
+          run.label = std::string(trim(t.substr(0, sizes[0].start)));
+          run.source = source;
+        }
+        run.points.emplace_back(lines[i].number, sizes[0].value);
+      }
+    }
     // Allocator figures: a size after each label. A script that prints allocated and reserved
     // on two lines gives half on each: the halves of consecutive lines are joined.
     torch_stats s;
@@ -499,6 +521,10 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
     previous_label.clear();
   }
   close_profile();
+  for (auto& [key, run] : runs)
+    if (run.points.size() >= 3) out.series.push_back(std::move(run));
+  std::sort(out.series.begin(), out.series.end(),
+            [](const auto& a, const auto& b) { return a.points.front().first < b.points.front().first; });
   return out;
 }
 

@@ -49,11 +49,13 @@ struct memory_figures {
   /// has its reader weigh these lines instead (oom_report.hpp), so the caller keeps them apart.
   std::vector<gpu_observation> devices_at_start;
   std::vector<observation::xla_pool> xla_pools;
+  /// A figure printed under one label on three or more lines (observation::figure_series).
+  std::vector<observation::figure_series> series;
   /// Lines that hold a size but gave no figure above, as "LINE: text" (at most a few): what a
   /// refusal quotes so the user sees what was found.
   std::vector<std::string> unread;
   bool empty() const { return stats.empty() && gpus.empty() && vllm.empty() && devices_at_start.empty() &&
-                                xla_pools.empty(); }
+                                xla_pools.empty() && series.empty(); }
 };
 
 memory_figures find_memory_figures(std::string_view text, const std::string& source);

@@ -14,6 +14,7 @@ void append(observation& into, observation&& from) {
   move_all(into.ooms, from.ooms);
   move_all(into.vllm, from.vllm);
   move_all(into.xla_pools, from.xla_pools);
+  move_all(into.series, from.series);
   move_all(into.warnings, from.warnings);
   into.process_table = into.process_table || from.process_table;
   // The lowest GPU from which some paste's process list may lack rows.

@@ -59,6 +59,7 @@ result<observation> parse_log(std::string_view text, const std::string& source) 
   out.gpus = std::move(figures.gpus);
   out.vllm = std::move(figures.vllm);
   out.xla_pools = std::move(figures.xla_pools);
+  out.series = std::move(figures.series);
   if (out.ooms.empty())  // else the out-of-memory reader weighs TensorFlow's device lines
     out.gpus.insert(out.gpus.end(), figures.devices_at_start.begin(), figures.devices_at_start.end());
   return out;

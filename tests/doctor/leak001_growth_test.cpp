@@ -30,6 +30,31 @@ std::vector<finding> check(const observe::observation& o) {
   return rules::kept_across_iterations(in);
 }
 
+observe::observation::figure_series series(std::vector<double> gib) {
+  observe::observation::figure_series s{"GPU max memory allocated:", {}, "log.txt"};
+  for (std::size_t k = 0; k < gib.size(); ++k)
+    s.points.emplace_back(static_cast<int>(k) + 1, static_cast<bytes>(gib[k] * 1024 * 1024 * 1024));
+  return s;
+}
+
+// A figure a log prints each step that rises steadily by more than a context is kept memory
+// (Project-MONAI/MONAI#7480's per-step maximum allocated); one that stays level, or falls and
+// rises in turn, is not.
+TEST(Leak001, AFigureRisingFromPrintToPrintIsKeptMemory) {
+  observe::observation o;
+  o.series = {series({0.5, 0.9, 1.0, 1.5, 2.6})};
+  const auto found = check(o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].cause_class, "leak");
+  EXPECT_EQ(found[0].likelihood, likelihood::possible);
+  EXPECT_EQ(found[0].saving, static_cast<std::int64_t>(2.1 * 1024 * 1024 * 1024));
+  EXPECT_NE(found[0].evidence[0].find("log.txt lines 1 to 5"), std::string::npos) << found[0].evidence[0];
+  o.series = {series({2.0, 2.0, 2.0, 2.1})};
+  EXPECT_TRUE(check(o).empty());
+  o.series = {series({1.0, 6.0, 1.0, 6.0, 1.0, 7.0})};
+  EXPECT_TRUE(check(o).empty());
+}
+
 // pytorch/pytorch#4661's two screens of one idle GPU, 2417 then 4417 MiB.
 TEST(Leak001, TheSameIdleGpuHoldingMoreInTheLaterPasteIsKeptMemory) {
   observe::observation o;

@@ -30,6 +30,27 @@ TEST(MemoryFigures, ReadsATrainingLogsAllocatedAndReservedLine) {
   EXPECT_TRUE(f.gpus.empty());
 }
 
+// A figure printed under one label each step is a series, a step number in the label aside;
+// figures under different labels, and a label seen twice, are not.
+TEST(MemoryFigures, ReadsAFigurePrintedEachStepAsASeries) {
+  const auto f = find_memory_figures(
+      "epoch 1 GPU max memory allocated: 0.5 GB\n"
+      "loss 0.31\n"
+      "epoch 2 GPU max memory allocated: 1.5 GB\n"
+      "Step 7: 2.0 GiB\n"
+      "epoch 3 GPU max memory allocated: 2.5 GB\n"
+      "Step 8: 2.0 GiB\n",
+      "log.txt");
+  ASSERT_EQ(f.series.size(), 1u);
+  const auto& s = f.series[0];
+  EXPECT_EQ(s.label, "epoch 1 GPU max memory allocated:");
+  ASSERT_EQ(s.points.size(), 3u);
+  EXPECT_EQ(s.points[0], (std::pair<int, bytes>{1, 512_MiB}));
+  EXPECT_EQ(s.points[2], (std::pair<int, bytes>{5, 2560_MiB}));
+  EXPECT_EQ(s.source, "log.txt");
+  EXPECT_FALSE(f.empty());
+}
+
 // deepspeed/runtime/utils.py see_memory_usage: MA, Max_MA, CA in GB to two decimals, Max_CA whole.
 TEST(MemoryFigures, ReadsDeepSpeedsSeeMemoryUsage) {
   const auto f = find_memory_figures(

@@ -329,12 +329,14 @@ TEST(ThreadsYardstick, TenthBatchAtFirstSight) {
 // Batch 11, collected sealed (GitHub owners a-m and n-z, any owner for the causes other than
 // does_not_fit and other_process, and any owner in other languages, domains and paste forms)
 // while the round's explain fixes were being made, and scored once on the merged tree before
-// anything was changed for it: the round's first-sight measure (bench/README.md). The floors are
-// that score.
+// anything was changed for it: the round's first-sight measure (bench/README.md): 7 of 19 top-1,
+// 12 of 19 top-3. Its misses were then fixed by class where the paste holds evidence (an abridged
+// message that puts the capacity's size first, a figure printed each step that rises); the floors
+// keep what that reached.
 TEST(ThreadsYardstick, EleventhBatchAtFirstSight) {
   const tally fresh = score_all("11", false);
   ASSERT_GE(fresh.n, 15);
-  expect_at_least(fresh, {7, 12});
+  expect_at_least(fresh, {9, 14});
 }
 
 // The saving a finding states, against the threads that report what the confirmed fix saved

@@ -193,6 +193,15 @@ struct observation {
     std::string source;
   };
   std::vector<xla_pool> xla_pools;
+  /// One figure a log prints again and again under the same label, a number in the label aside
+  /// ("GPU max memory allocated: 0.58 GB" each step, "Step 5: ~34.0 GiB"), in the order of its
+  /// lines: at least three points. What it measures is the label's; its growth is what it says.
+  struct figure_series {
+    std::string label;  // the first line's label, as written
+    std::vector<std::pair<int, bytes>> points;  // (line, size)
+    std::string source;
+  };
+  std::vector<figure_series> series;
   /// The nvidia-smi output had its process list (a "Processes:" table, even one saying "No
   /// running processes found"): a GPU with memory in use and no process listed is then held by
   /// processes nvidia-smi cannot see (another container, a zombie). False when the paste had

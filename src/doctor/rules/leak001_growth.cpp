@@ -6,7 +6,8 @@
 //   - an out-of-memory message that nothing places (no traceback frame): a leak ends on an
 //     ordinary allocation once the kept tensors fill the GPU, which reads exactly like a step
 //     that does not fit. The finding says so: it ranks below the job's size (weak), and names
-//     what tells the two apart (memory_allocated() per iteration).
+//     what tells the two apart (memory_allocated() per iteration);
+//   - a log's figure printed each step under one label, rising from print to print.
 #include <fmt/format.h>
 
 #include <map>
@@ -82,6 +83,36 @@ std::optional<finding> from_snapshots(const observe::observation& obs) {
   return f;
 }
 
+// A figure a log prints under one label, step after step, that grows: more than a CUDA context
+// from its first point to its last and rising at most of its steps. A job of fixed shapes holds
+// the same memory each iteration after the first; what rises from one to the next was kept.
+std::optional<finding> from_series(const observe::observation& obs) {
+  for (const auto& s : obs.series) {
+    const auto& p = s.points;
+    const bytes first = p.front().second, last = p.back().second;
+    if (last <= first + lk::context_max) continue;
+    std::size_t rises = 0, falls = 0;
+    for (std::size_t k = 1; k < p.size(); ++k) {
+      if (p[k].second > p[k - 1].second) ++rises;
+      if (p[k].second < p[k - 1].second) ++falls;
+    }
+    if (falls * 3 > p.size() - 1 || rises * 2 < p.size() - 1) continue;  // not a steady rise
+    finding f{"LEAK001", {}, severity::warning, {}, cause_text, fix_text, {}, {}, "leak", lk::possible, {}, {}};
+    f.evidence.push_back(fmt::format("{} lines {} to {}: \"{}\" from {} to {} over {} prints", s.source,
+                                     p.front().first, p.back().first, s.label, format_bytes(first),
+                                     format_bytes(last), p.size()));
+    f.support.push_back(fmt::format("it rises at {} of {} steps, by {} in all: a step of fixed shapes holds the "
+                                    "same memory each time, so what rises was kept",
+                                    rises, p.size() - 1, format_bytes(last - first)));
+    f.against.push_back("a run whose inputs grow (longer sequences, a cache filling up to its limit) rises the "
+                        "same way; the allocator's cache alone (reserved) may also rise while allocated does not");
+    f.saving = static_cast<std::int64_t>(last - first);
+    f.saving_basis = "the growth from the first print to the last";
+    return f;
+  }
+  return std::nullopt;
+}
+
 // An allocator's message with nothing to place it (oom_facts' phase unknown). A leak fails on an
 // ordinary allocation: a request of half the GPU or more is one tensor too large, not this.
 std::optional<finding> from_unplaced_message(const observe::oom_report& r) {
@@ -104,6 +135,7 @@ std::optional<finding> from_unplaced_message(const observe::oom_report& r) {
 std::vector<finding> kept_across_iterations(const doctor_input& in) {
   if (!in.observed) return {};
   if (auto f = from_snapshots(*in.observed)) return {std::move(*f)};
+  if (auto f = from_series(*in.observed)) return {std::move(*f)};
   for (const auto& r : in.observed->ooms)
     if (auto f = from_unplaced_message(r)) return {std::move(*f)};
   return {};
