@@ -228,18 +228,6 @@ std::string read_megatron_sequence_parallel(import_context& ctx, const entry& e)
   return "";
 }
 
-// Megatron's selective recompute is core attention's (scores, softmax, dropout): planned as no
-// checkpointing with flash attention, as the Megatron-LM importer plans --recompute-activations.
-std::string plan_selective_recompute(import_context& ctx, const entry& e) {
-  for (const auto& [path, value] : {std::pair{"training.activation_checkpointing", "none"},
-                                    std::pair{"training.attention", "flash"}})
-    if (auto problem = ctx.set(path, value, e); !problem.empty()) return problem;
-  ctx.note(e, "Megatron's selective recompute of core attention is planned as no checkpointing "
-              "with flash attention, which keeps none of the attention's sequence x sequence "
-              "tensors either");
-  return "";
-}
-
 // megatron_lm_recompute_activations: up to accelerate 1.12 true sets Megatron's
 // recompute_granularity "selective" (MegatronLMPlugin.__post_init__); from 1.13 (7e384699) the
 // plugin no longer reads it and megatron_lm_recompute_granularity decides.
@@ -248,7 +236,7 @@ std::string read_megatron_recompute_activations(import_context& ctx, const entry
   if (!parse_bool_text(e.value.text, on).empty())
     return fmt::format("{}: invalid value \"{}\" (expected true or false)", e.key, e.value.text);
   if (!on) return ctx.set("training.activation_checkpointing", "none", e);
-  return plan_selective_recompute(ctx, e);
+  return plan_core_attention_recompute(ctx, e);
 }
 
 // megatron_lm_recompute_granularity (accelerate >= 1.13): Megatron's --recompute-granularity.
@@ -256,7 +244,7 @@ std::string read_megatron_recompute_activations(import_context& ctx, const entry
 // megatron_lm_recompute_num_layers, the plugin's defaults uniform and 1).
 std::string read_megatron_recompute_granularity(import_context& ctx, const entry& e) {
   const std::string g = lower_case(e.value.text);
-  if (g == "selective") return plan_selective_recompute(ctx, e);
+  if (g == "selective") return plan_core_attention_recompute(ctx, e);
   if (g != "full")
     return fmt::format("{}: invalid value \"{}\" (expected one of: full, selective)", e.key,
                        e.value.text);

@@ -49,13 +49,8 @@ void set_from(import_context& ctx, const std::string& flag, const std::string& p
 // scores, s x s a head) is what flash attention avoids keeping in the first place: planned as
 // no checkpointing with flash attention. --recompute-modules other than core_attn are noted.
 maybe_error read_selective(import_context& ctx, const entry& from) {
-  for (const auto& [path, value] : {std::pair{"training.activation_checkpointing", "none"},
-                                    std::pair{"training.attention", "flash"}})
-    if (auto problem = ctx.set(path, value, from); !problem.empty()) return at(from.where, problem);
-  ctx.note(from,
-           "selective recompute of core attention is planned as no checkpointing with "
-           "flash attention, which keeps none of the attention's sequence x sequence "
-           "tensors either");
+  if (auto problem = plan_core_attention_recompute(ctx, from); !problem.empty())
+    return at(from.where, problem);
   const entry* modules = ctx.find("--recompute-modules");
   if (modules == nullptr) return std::nullopt;
   std::vector<std::string> others;
