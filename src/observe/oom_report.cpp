@@ -150,8 +150,9 @@ void read_sentences(std::string_view m, oom_report& r) {
   if (!r.capacity) r.capacity = size_after(m, "total capacty of ", pos);
   if (const auto sized = sized_capacity(m); !r.capacity && sized) {
     r.gpu = number_at(m, sized->first + 4);
-    pos = sized->second;
-    r.capacity = size_after(m, "", pos);
+    std::size_t used = 0;
+    r.capacity = detail::parse_size_prefix(m.substr(sized->second), used);
+    pos = sized->second + used;
   }
   r.free = size_after(m, " of which ", pos);
   while ((at = m.find("Process ", pos)) != std::string_view::npos) {
@@ -538,20 +539,7 @@ struct oom_scanner {
     oom_report r = started(i, at, oom_kind::cuda);
     r.gpu = number_at(t, at + paddle_anchor.size());
     std::size_t pos = at;
-    r.requested = size_after(t, "Cannot allocate ", pos);
-    // Paddle writes a small request in "kB", the one unit the shared size reader does not take;
-    // it is read as 1024 bytes, as the reader takes KB (either base leaves a few kB far below
-    // the megabytes any rule weighs).
-    if (!r.requested)
-      if (const std::size_t c = t.find("Cannot allocate ", at); c != std::string_view::npos) {
-        const std::string_view v = t.substr(c + 16);
-        std::size_t n = 0;
-        while (n < v.size() && (std::isdigit(static_cast<unsigned char>(v[n])) || v[n] == '.')) ++n;
-        if (n > 0 && v.substr(n, 2) == "kB")
-          if (const auto kib = detail::parse_decimal(v.substr(0, n)))
-            r.requested = static_cast<bytes>(*kib * 1024.0);
-        pos = c + 16 + n;
-      }
+    r.requested = size_after(t, "Cannot allocate ", pos);  // a small request in "kB"
     r.free = size_after(t, "available memory is only ", pos);
     warns.push_back(detail::error_on_line(
         source, lines[i], 1,

@@ -25,7 +25,8 @@ struct unit_entry {
 constexpr unit_entry units[] = {
     {"bytes", 1},        {"B", 1},           {"KiB", KiB},       {"MiB", MiB},
     {"GiB", GiB},        {"TiB", 1024 * GiB}, {"PiB", 1024 * 1024 * GiB},
-    {"KB", KiB},         {"MB", MiB},        {"GB", GiB},        {"TB", 1024 * GiB},
+    {"KB", KiB},         {"kB", KiB},        {"MB", MiB},        {"GB", GiB},
+    {"TB", 1024 * GiB},
     {"PB", 1024 * 1024 * GiB},
 };
 

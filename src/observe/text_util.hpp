@@ -43,8 +43,8 @@ std::optional<std::int64_t> parse_int(std::string_view s);
 std::optional<double> parse_decimal(std::string_view s);
 
 /// A size as observation formats print it: a decimal number, optional spaces, then a unit among
-/// B, bytes, KiB, MiB, GiB, TiB, PiB and KB, MB, GB, TB, PB (the latter are powers of 1024 in
-/// every format read here: nvidia-smi, torch, XLA). Without a unit `default_unit` applies; a
+/// B, bytes, KiB, MiB, GiB, TiB, PiB and KB, kB, MB, GB, TB, PB (the latter are powers of 1024 in
+/// every format read here: nvidia-smi, torch, XLA; PaddlePaddle writes a small request in kB). Without a unit `default_unit` applies; a
 /// default_unit of 0 makes the unit required. Rounded to whole bytes; empty when not a size or
 /// above 2^63.
 std::optional<bytes> parse_size(std::string_view s, bytes default_unit);
