@@ -339,6 +339,16 @@ TEST(ThreadsYardstick, EleventhBatchAtFirstSight) {
   expect_at_least(fresh, {9, 14});
 }
 
+// Batch 12, collected sealed (GitHub owners a-m and n-z, and any owner searched by other query
+// families: other languages, domains outside LLM training, pastes other than the OOM line) while
+// the round's explain fixes were being made, and scored once on the merged tree before anything
+// was changed for it: the round's first-sight measure (bench/README.md).
+TEST(ThreadsYardstick, TwelfthBatchAtFirstSight) {
+  const tally fresh = score_all("12", false);
+  ASSERT_GE(fresh.n, 15);
+  expect_at_least(fresh, {0, 0});
+}
+
 // The saving a finding states, against the threads that report what the confirmed fix saved
 // (`saving:` in thread.yaml, before minus after as the thread gives it), over every thread of
 // every batch, from the observation alone (a batch holds one or two such threads, too few to
