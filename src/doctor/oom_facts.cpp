@@ -27,6 +27,46 @@ bool has_any(std::string_view text, std::initializer_list<std::string_view> part
                      [&](std::string_view p) { return text.find(p) != std::string_view::npos; });
 }
 
+// One "n/total" pair read as progress (progress_of): tqdm's bar puts " [" after it and "%|"
+// before it; mmcv's ProgressBar follows it with ", x task/s"
+// (mmcv/utils/progressbar.py: "[{}] {}/{}, {:.1f} task/s, elapsed: {}s, ETA: {:5}s"); a trainer's
+// counter names it "iter" or "step". `text` is lower case.
+std::optional<progress_mark> read_progress(std::string_view text) {
+  const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  std::optional<progress_mark> last;
+  for (std::size_t slash = text.find('/'); slash != std::string_view::npos; slash = text.find('/', slash + 1)) {
+    std::size_t a = slash;
+    while (a > 0 && digit(text[a - 1])) --a;
+    std::size_t b = slash + 1;
+    while (b < text.size() && digit(text[b])) ++b;
+    if (a == slash || b == slash + 1 || slash - a > 12 || b - slash - 1 > 12) continue;
+    if (a > 0 && (std::isalnum(static_cast<unsigned char>(text[a - 1])) || text[a - 1] == '/' || text[a - 1] == '.'))
+      continue;  // part of a path, a version or a word
+    const std::string_view after = text.substr(b), before = text.substr(0, a);
+    const bool tqdm = after.starts_with(" [") && before.find("%|") != std::string_view::npos;
+    bool per_task = false;
+    if (after.starts_with(", ")) {
+      std::size_t k = 2;
+      while (k < after.size() && (digit(after[k]) || after[k] == '.')) ++k;
+      per_task = k > 2 && after.substr(k).starts_with(" task/s");
+    }
+    const auto named = [&](std::string_view word) {
+      std::string_view head = before;
+      while (!head.empty() && (head.back() == ' ' || head.back() == ':' || head.back() == '=')) head.remove_suffix(1);
+      return head.ends_with(word) &&
+             (head.size() == word.size() || !std::isalpha(static_cast<unsigned char>(head[head.size() - word.size() - 1])));
+    };
+    if (!tqdm && !per_task && !named("iter") && !named("step") && !named("iteration")) continue;
+    progress_mark m;
+    m.done = std::stoll(std::string(text.substr(a, slash - a)));
+    m.total = std::stoll(std::string(text.substr(slash + 1, b - slash - 1)));
+    m.per_task = per_task;
+    if (m.total == 0 || m.done > m.total) continue;
+    last = m;
+  }
+  return last;
+}
+
 // The phase a Python traceback frame's function names, as the frameworks and the usual training
 // scripts name them: transformers' Trainer (_save_checkpoint, evaluation_loop, prediction_step,
 // _load_from_checkpoint), Lightning (validation_step, test_step), DeepSpeed (save_16bit_model,
@@ -186,6 +226,13 @@ void place(oom_facts& f) {
   f.in_backward = std::any_of(context.begin(), context.end(), [](const std::string& line) {
     return has_any(line, {"run_backward", "autograd.backward(", ".backward(", "in backward"});
   });
+  for (auto line = context.rbegin(); line != context.rend() && !f.progress; ++line) {
+    const std::size_t colon = line->find(": ");
+    if (auto mark = read_progress(lower(colon == std::string::npos ? *line : line->substr(colon + 2)))) {
+      mark->line = *line;
+      f.progress = std::move(mark);
+    }
+  }
   bool training_frame = false, constructing = false;
   for (auto line = context.rbegin(); line != context.rend(); ++line) {
     const std::string text = lower(*line);
@@ -234,6 +281,15 @@ void place(oom_facts& f) {
       return;
     }
   }
+  // mmcv's ProgressBar as the last progress before the error, with no training frame or backward
+  // below it: mmcv's test loops (single_gpu_test, multi_gpu_test) print it per sample, where its
+  // training loop logs "Epoch [e][i/n]" through its logger instead.
+  if (f.progress && f.progress->per_task && !training_frame && !f.in_backward) {
+    f.phase = oom_phase::eval;
+    f.placed_by = phase_source::progress;
+    f.phase_line = f.progress->line;
+    return;
+  }
   if (f.tensor_shape.size() >= 3 && f.tensor_shape.front() >= likelihood::whole_split_min) {
     f.phase = oom_phase::eval;
     f.placed_by = phase_source::batch_shape;
@@ -268,6 +324,10 @@ oom_phase phase_of_label(std::string_view label) {
   judge(word);
   return found;
 }
+
+std::optional<progress_mark> progress_of(std::string_view line) { return read_progress(lower(line)); }
+
+bool oom_facts::at_first_iteration() const { return progress && progress->total > 1 && progress->done <= 1; }
 
 bool oom_facts::cache_covers() const {
   return requested && cached && free.value_or(0) + *cached >= *requested;

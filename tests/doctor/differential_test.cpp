@@ -541,5 +541,65 @@ TEST(Differential, AFewKilobytesRefusedAtStartUpIsMemoryHeldByOthers) {
   EXPECT_EQ(std::find(three.begin(), three.end(), "eval"), three.end());
 }
 
+TEST(OomFacts, ProgressIsReadFromABarOrANamedCounterOnly) {
+  const auto mark = [](const std::string& line) { return progress_of(line); };
+  const auto tqdm = mark("  0%|          | 1/9565 [00:19<50:33:46, 19.03s/it]");
+  ASSERT_TRUE(tqdm);
+  EXPECT_EQ(tqdm->done, 1);
+  EXPECT_EQ(tqdm->total, 9565);
+  EXPECT_FALSE(tqdm->per_task);
+  const auto mmcv = mark("[>>>>>>>>>>>>>                     ] 20/76, 0.3 task/s, elapsed: 59s, ETA:   165s");
+  ASSERT_TRUE(mmcv);
+  EXPECT_TRUE(mmcv->per_task);
+  EXPECT_EQ(mmcv->done, 20);
+  const auto counter = mark("[INFO] Epoch 1/40, iter 420/20642, loss: 2.751");
+  ASSERT_TRUE(counter);
+  EXPECT_EQ(counter->done, 420);  // the iteration, not the epoch
+  // Dates, paths, versions and bare fractions are not progress.
+  EXPECT_FALSE(mark("ERROR 04-01 23:46:56 [engine.py:160] 04/01 failed"));
+  EXPECT_FALSE(mark("  File \"/usr/lib/python3.8/site-packages/torch/nn/modules/module.py\", line 1, in f"));
+  EXPECT_FALSE(mark("ratio 3/4 of the batch"));
+  EXPECT_FALSE(mark("  50%|#####     | 7/3 [00:01<00:00]"));  // more done than the total
+}
+
+const std::string small_request_old_message =
+    "RuntimeError: CUDA out of memory. Tried to allocate 3.30 GiB (GPU 0; 8.00 GiB total capacity; 973.14 MiB "
+    "already allocated; 2.13 GiB free; 3.74 GiB reserved in total by PyTorch)\n";
+
+// mmcv's ProgressBar before the error is its test loop's; a training frame below it is not.
+TEST(Differential, MmcvsProgressBarBeforeTheErrorPlacesItInTheTestLoop) {
+  const std::string bar = "[>>>>>>>>>>>>>                                     ] 20/76, 0.3 task/s, elapsed: 59s, "
+                          "ETA:   165s\nTraceback (most recent call last):\n...\n";
+  const auto findings = diagnose_log(bar + small_request_old_message);
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings.front().cause_class, "eval");
+  EXPECT_EQ(findings.front().likelihood, likelihood::strong);
+  EXPECT_FALSE(findings.front().against.empty());  // only the bar's format says it
+  const auto trained = observed(bar + "  File \"train.py\", line 3, in train_epoch\n    loss.backward()\n" +
+                                small_request_old_message);
+  EXPECT_EQ(facts_of(trained.ooms.at(0)).phase, oom_phase::unknown);
+  // tqdm's bar names no loop.
+  const auto tqdm = observed("  5%|#         | 20/400 [00:59<18:45,  2.96s/it]\n" + small_request_old_message);
+  EXPECT_EQ(facts_of(tqdm.ooms.at(0)).phase, oom_phase::unknown);
+}
+
+// A training loop that fails in backward at its first iteration never fit: the job's size gains a
+// step and kept tensors lose one; at a later iteration neither moves.
+TEST(Differential, AFirstIterationInBackwardWeighsForTheJobsSizeAndAgainstKeptTensors) {
+  const std::string message =
+      "  File \"torch/autograd/__init__.py\", line 132, in backward\n    allow_unreachable=True)\n"
+      "RuntimeError: CUDA out of memory. Tried to allocate 844.00 MiB (GPU 0; 14.76 GiB total capacity; 13.20 "
+      "GiB already allocated; 98.75 MiB free; 13.40 GiB reserved in total by PyTorch)\n";
+  const auto level = [](const std::vector<finding>& fs, const std::string& rule) {
+    const auto f = std::find_if(fs.begin(), fs.end(), [&](const finding& x) { return x.rule == rule; });
+    return f == fs.end() ? -1.0 : f->likelihood;
+  };
+  const auto first = diagnose_log("  0%|          | 1/9565 [00:19<50:33:46, 19.03s/it]\n" + message);
+  const auto later = diagnose_log(" 33%|###       | 3200/9565 [00:19<50:33:46, 19.03s/it]\n" + message);
+  EXPECT_GT(level(first, "OOM001"), level(later, "OOM001"));
+  EXPECT_LT(level(first, "LEAK001"), level(later, "LEAK001"));
+  EXPECT_EQ(first.front().cause_class, "does_not_fit");
+}
+
 }  // namespace
 }  // namespace vramscope::doctor

@@ -88,6 +88,15 @@ finding explain_torch(const oom_facts& o, const doctor_input& in) {
     f.likelihood -= lk::step;
     f.against.push_back(fmt::format("{} of the GPU is held outside this process", format_bytes(*o.outside)));
   }
+  // A training loop's first iteration that fails in backward: the step never fit once, where
+  // kept tensors or a phase after the loop fail only after iterations that ran.
+  if (o.at_first_iteration() && o.in_backward) {
+    f.likelihood += lk::step;
+    f.support.push_back(fmt::format("the progress before the error ({}) is at the loop's first iteration ({}/{}) "
+                                    "and the traceback runs backward: the training step failed the first time it "
+                                    "ran",
+                                    o.progress->line, o.progress->done, o.progress->total));
+  }
   // With a job: the plan's verdict for the step weighs for or against.
   if (in.prediction) {
     if (!in.prediction->fits) {
