@@ -67,6 +67,83 @@ std::optional<progress_mark> read_progress(std::string_view text) {
   return last;
 }
 
+// The phase a progress bar's description names (tqdm's "desc: 35%|", Lightning's "Validation
+// DataLoader 0:", "Sanity Checking DataLoader 0:", which runs validation_step): whole words only.
+oom_phase phase_of_description(std::string_view desc) {
+  oom_phase found = oom_phase::unknown;
+  std::string word;
+  const auto judge = [&](const std::string& w) {
+    if (found == oom_phase::unknown &&
+        (w == "eval" || w == "evaluating" || w == "evaluation" || w == "evaluate" || w == "validation" ||
+         w == "validating" || w == "validate" || w == "valid" || w == "val" || w == "test" || w == "testing" ||
+         w == "predict" || w == "predicting" || w == "prediction" || w == "inference" || w == "sanity"))
+      found = oom_phase::eval;
+  };
+  for (const char c : desc) {
+    if (std::isalpha(static_cast<unsigned char>(c))) {
+      word += c;
+    } else {
+      judge(word);
+      word.clear();
+    }
+  }
+  judge(word);
+  return found;
+}
+
+// A log line that announces a phase in the words of the frameworks' own status lines:
+// transformers' Trainer ("***** Running Evaluation *****", "***** Running Prediction *****",
+// "Saving model checkpoint to ..."), and a script's "Saving checkpoint" or "Resuming from
+// checkpoint". `text` is lower case. Loading a pretrained model ("Loading checkpoint shards") is
+// not a resume and names nothing.
+oom_phase phase_announced(std::string_view text) {
+  if (has_any(text, {"running evaluation", "running validation", "running prediction", "running test",
+                     "running inference", "start evaluation", "starting evaluation", "start validation",
+                     "starting validation", "start testing", "start inference", "starting inference"}))
+    return oom_phase::eval;
+  if (has_any(text, {"saving model checkpoint", "saving checkpoint", "saving model", "saving the model",
+                     "saving state dict"}))
+    return oom_phase::checkpoint_save;
+  if (has_any(text, {"resuming from", "resuming training", "resume from checkpoint", "resume training from"}))
+    return oom_phase::checkpoint_resume;
+  return oom_phase::unknown;
+}
+
+// The phase the log's last status before the error names: the last progress bar's description,
+// or a line announcing the phase with no progress bar printed after it (a bar that names nothing,
+// a training loop's, ends the search: the phase announced before it was over). Frames and code
+// lines between the status and the error are skipped.
+std::optional<std::pair<oom_phase, std::string>> last_status(const std::vector<std::string>& context) {
+  for (auto line = context.rbegin(); line != context.rend(); ++line) {
+    const std::size_t colon = line->find(": ");
+    const std::string text = lower(colon == std::string::npos ? *line : line->substr(colon + 2));
+    if (text.find("file \"") != std::string::npos || text.starts_with("traceback") || text == "...") continue;
+    // A training step logged after the announcement ("{'loss': 0.51, ...}", "loss: 2.751"): the
+    // announced phase was over.
+    if (const std::size_t loss = text.find("loss"); loss != std::string::npos &&
+        (loss == 0 || !std::isalpha(static_cast<unsigned char>(text[loss - 1]))))
+      return std::nullopt;
+    if (const auto mark = read_progress(text)) {
+      // The description: what precedes the bar's percentage (tqdm) or count.
+      const std::size_t bar = text.find("%|");
+      std::string_view desc(text);
+      if (bar != std::string::npos) {
+        std::size_t start = bar;
+        while (start > 0 && (std::isdigit(static_cast<unsigned char>(text[start - 1])) || text[start - 1] == '.'))
+          --start;
+        desc = desc.substr(0, start);
+      } else {
+        desc = {};
+      }
+      const oom_phase phase = phase_of_description(desc);
+      if (phase == oom_phase::unknown) return std::nullopt;
+      return std::pair{phase, *line};
+    }
+    if (const oom_phase phase = phase_announced(text); phase != oom_phase::unknown) return std::pair{phase, *line};
+  }
+  return std::nullopt;
+}
+
 // The phase a Python traceback frame's function names, as the frameworks and the usual training
 // scripts name them: transformers' Trainer (_save_checkpoint, evaluation_loop, prediction_step,
 // _load_from_checkpoint), Lightning (validation_step, test_step), DeepSpeed (save_16bit_model,
@@ -278,6 +355,18 @@ void place(oom_facts& f) {
       f.phase = phase;
       f.placed_by = source;
       f.phase_line = *line;
+      return;
+    }
+  }
+  // The log's last status line names the phase (a progress bar's description, a framework's
+  // announcement), with no training frame or backward below it for an evaluation and no
+  // backward for a save.
+  if (const auto status = last_status(context)) {
+    const bool eval = status->first == oom_phase::eval;
+    if (!f.in_backward && !(eval && training_frame)) {
+      f.phase = status->first;
+      f.placed_by = phase_source::status;
+      f.phase_line = status->second;
       return;
     }
   }

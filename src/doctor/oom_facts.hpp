@@ -25,7 +25,11 @@ enum class oom_phase { unknown, checkpoint_save, checkpoint_resume, eval, optimi
 /// `evaluation/` package, `evaluator.py`), with no training frame or backward below it.
 /// `progress`: the log's last progress line before the error is mmcv's ProgressBar ("20/76, 0.3
 /// task/s"), which mmcv's test loops print per sample, with no training frame or backward below.
-enum class phase_source { none, frame, script, module, batch_shape, progress };
+/// `status`: the log's last status line before the error names the phase: a progress bar's
+/// description ("Validation DataLoader 0:  35%|"), or a framework's announcement with no bar
+/// after it ("***** Running Evaluation *****", "Saving model checkpoint to ...", "Resuming from
+/// checkpoint"); no backward below it (nor a training frame, for an evaluation).
+enum class phase_source { none, frame, script, module, batch_shape, progress, status };
 
 /// The last progress indicator the log printed before the message: tqdm's bar ("  0%|   | 1/9565
 /// [00:19<50:33:46, 19.03s/it]"), mmcv's ProgressBar ("[>>>   ] 20/76, 0.3 task/s, elapsed: 59s"),

@@ -601,5 +601,42 @@ TEST(Differential, AFirstIterationInBackwardWeighsForTheJobsSizeAndAgainstKeptTe
   EXPECT_EQ(first.front().cause_class, "does_not_fit");
 }
 
+// The log's last status before the error names the phase: a progress bar's description or a
+// framework's announcement, unless a training step was logged after it or backward ran.
+TEST(OomFacts, TheLogsLastStatusLineNamesThePhase) {
+  const auto placed = [](const std::string& log) {
+    const auto o = observed(log + small_request_old_message);
+    const auto f = facts_of(o.ooms.at(0));
+    return std::pair{f.phase, f.placed_by};
+  };
+  const auto status = [](oom_phase p) { return std::pair{p, phase_source::status}; };
+  EXPECT_EQ(placed("***** Running Evaluation *****\n  Num examples = 1000\n  Batch size = 8\n"),
+            status(oom_phase::eval));
+  EXPECT_EQ(placed("Validation DataLoader 0:  35%|###5      | 7/20 [00:01<00:02,  4.10it/s]\n"),
+            status(oom_phase::eval));
+  EXPECT_EQ(placed("Saving model checkpoint to out/checkpoint-500\nTraceback (most recent call last):\n"),
+            status(oom_phase::checkpoint_save));
+  EXPECT_EQ(placed("Resuming from checkpoint out/checkpoint-500\n"), status(oom_phase::checkpoint_resume));
+  const auto nothing = std::pair{oom_phase::unknown, phase_source::none};
+  // A training step logged, or a bar that names no phase, after the announcement: it was over.
+  EXPECT_EQ(placed("Saving model checkpoint to x\n{'loss': 0.51, 'learning_rate': 1e-05, 'epoch': 0.5}\n"), nothing);
+  EXPECT_EQ(placed("***** Running Evaluation *****\n  5%|5         | 50/1000 [00:10<03:00,  5.2it/s]\n"), nothing);
+  EXPECT_EQ(placed("Epoch 0:  35%|###5      | 7/20 [00:01<00:02,  4.10it/s]\n"), nothing);
+  // Loading a pretrained model is not a resume.
+  EXPECT_EQ(placed("Loading checkpoint shards: 100%|##########| 2/2 [00:05<00:00,  2.51s/it]\n"), nothing);
+  // Backward below the status: a training step, whatever the log announced.
+  EXPECT_EQ(placed("Validation DataLoader 0:  35%|###5      | 7/20 [00:01<00:02,  4.10it/s]\n  File "
+                   "\"torch/autograd/__init__.py\", line 132, in backward\n"),
+            nothing);
+}
+
+TEST(Differential, AStatusLineRanksItsPhaseFirstAndSaysOnlyTheLogNamesIt) {
+  const auto findings = diagnose_log("Saving model checkpoint to out/checkpoint-500\n" + small_request_old_message);
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings.front().cause_class, "checkpoint_save");
+  EXPECT_EQ(findings.front().likelihood, likelihood::strong);
+  EXPECT_NE(findings.front().against.at(0).find("only the log's status line"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace vramscope::doctor

@@ -88,6 +88,13 @@ finding explain_torch(const oom_facts& o, const doctor_input& in) {
     f.likelihood -= lk::step;
     f.against.push_back(fmt::format("{} of the GPU is held outside this process", format_bytes(*o.outside)));
   }
+  // The paste places the failure outside the training step (a frame, the script, a status line
+  // naming a save, a load or an evaluation): the step's own size is one reading less likely.
+  if (o.phase != oom_phase::unknown) {
+    f.likelihood -= lk::step;
+    f.against.push_back(fmt::format("the paste places the failure outside the training step ({})",
+                                    o.phase_line.substr(0, 120)));
+  }
   // A training loop's first iteration that fails in backward: the step never fit once, where
   // kept tensors or a phase after the loop fail only after iterations that ran.
   if (o.at_first_iteration() && o.in_backward) {

@@ -141,6 +141,16 @@ std::vector<finding> phase_findings(const doctor_input& in, oom_phase phase) {
           f.against.push_back("only the bar's format says it evaluates: mmcv's track_progress prints the same bar "
                               "for data preparation");
           break;
+        case phase_source::status:
+          // The log's words for the phase it was in, not the call that failed.
+          f.likelihood = likelihood::strong;
+          f.evidence.push_back(fmt::format("status line {}", facts.phase_line));
+          f.support.push_back(fmt::format("the log's last status before the error (line {}) names the phase, and no "
+                                          "frame below it runs backward",
+                                          line));
+          f.against.push_back("only the log's status line names the phase: no traceback frame shows the call that "
+                              "failed");
+          break;
         case phase_source::batch_shape: {
           f.likelihood = likelihood::likely;
           f.evidence.push_back(fmt::format("line {}: the failed tensor's shape {}", line,
