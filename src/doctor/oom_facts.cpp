@@ -165,9 +165,21 @@ oom_phase phase_of_function(std::string_view name) {
     return oom_phase::optimizer_state_init;
   if (starts_any(name, {"eval", "_eval", "run_eval", "valid", "_valid", "val_", "_val_", "run_valid", "test",
                         "_test", "run_test", "predict", "_predict", "infer", "_infer"}) ||
-      has_any(name, {"evaluat", "validat", "_eval_", "prediction_"}))
+      has_any(name, {"evaluat", "validat", "_eval_", "prediction_", "_inference", "inference_"}))
     return oom_phase::eval;
   return oom_phase::unknown;
+}
+
+// A frame that generates or samples outputs: transformers' generate() and its decoding loops
+// (_sample, _greedy_search, _beam_search), a diffusion model's sampling loop (sample,
+// p_sample_loop, ddim_sample), a GAN's or a script's sample_images. They run outside a training
+// step in an inference script or a periodic sample grid, and inside one in an RL rollout or
+// where the step samples, so place() takes them only with no training frame anywhere in the
+// traceback. A diffusion step's q_sample (adding noise to the batch) is not sampling.
+bool generates(std::string_view name) {
+  return starts_any(name, {"generate", "_generate", "sample", "_sample", "greedy_search", "_greedy_search",
+                           "beam_search", "_beam_search", "sampling", "_sampling"}) ||
+         has_any(name, {"sample_loop", "ddim_sample", "plms_sample", "dpm_sample"});
 }
 
 // The phase a traceback's code line shows by the call it makes.
@@ -358,6 +370,26 @@ void place(oom_facts& f) {
       return;
     }
   }
+  // A frame that generates or samples (generates()), with no training frame anywhere in the
+  // traceback and no backward: an inference script's or a sample grid's generation.
+  const auto function_of = [](const std::string& text) -> std::optional<std::string_view> {
+    const std::size_t in = text.rfind(", in ");
+    if (in == std::string::npos || text.find("file \"") == std::string::npos) return std::nullopt;
+    return std::string_view(text).substr(in + 5);
+  };
+  bool any_training_frame = false;
+  for (const auto& line : context)
+    if (const std::string text = lower(line); const auto function = function_of(text))
+      any_training_frame = any_training_frame || trains(*function);
+  if (!any_training_frame && !f.in_backward)
+    for (auto line = context.rbegin(); line != context.rend(); ++line)
+      if (const std::string text = lower(*line); const auto function = function_of(text))
+        if (generates(*function)) {
+          f.phase = oom_phase::eval;
+          f.placed_by = phase_source::generation;
+          f.phase_line = *line;
+          return;
+        }
   // The log's last status line names the phase (a progress bar's description, a framework's
   // announcement), with no training frame or backward below it for an evaluation and no
   // backward for a save.

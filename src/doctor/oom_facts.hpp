@@ -29,7 +29,9 @@ enum class oom_phase { unknown, checkpoint_save, checkpoint_resume, eval, optimi
 /// description ("Validation DataLoader 0:  35%|"), or a framework's announcement with no bar
 /// after it ("***** Running Evaluation *****", "Saving model checkpoint to ...", "Resuming from
 /// checkpoint"); no backward below it (nor a training frame, for an evaluation).
-enum class phase_source { none, frame, script, module, batch_shape, progress, status };
+/// `generation`: a frame that generates or samples (generate, _sample, sample_loop,
+/// sample_images), with no training frame anywhere in the traceback and no backward.
+enum class phase_source { none, frame, script, module, batch_shape, progress, status, generation };
 
 /// The last progress indicator the log printed before the message: tqdm's bar ("  0%|   | 1/9565
 /// [00:19<50:33:46, 19.03s/it]"), mmcv's ProgressBar ("[>>>   ] 20/76, 0.3 task/s, elapsed: 59s"),

@@ -638,5 +638,29 @@ TEST(Differential, AStatusLineRanksItsPhaseFirstAndSaysOnlyTheLogNamesIt) {
   EXPECT_NE(findings.front().against.at(0).find("only the log's status line"), std::string::npos);
 }
 
+// Generation and sampling frames place an evaluation only with no training frame anywhere in the
+// traceback (an RL rollout generates inside training), and a diffusion step's q_sample is not
+// sampling; a function named for inference places it as any evaluation frame does.
+TEST(OomFacts, GenerationFramesPlaceAnEvaluationOnlyOutsideTraining) {
+  const auto placed = [](const std::string& traceback) {
+    const auto o = observed(traceback + small_request_old_message);
+    const auto f = facts_of(o.ooms.at(0));
+    return std::pair{f.phase, f.placed_by};
+  };
+  const std::string generate = "  File \"transformers/generation/utils.py\", line 1, in generate\n  File "
+                               "\"transformers/generation/utils.py\", line 2, in _sample\n";
+  EXPECT_EQ(placed("  File \"chat.py\", line 9, in main\n" + generate),
+            std::pair(oom_phase::eval, phase_source::generation));
+  EXPECT_EQ(placed("  File \"grpo.py\", line 9, in train\n  File \"grpo.py\", line 20, in rollout\n" + generate),
+            std::pair(oom_phase::unknown, phase_source::none));
+  EXPECT_EQ(placed("  File \"ddpm.py\", line 9, in forward\n  File \"ddpm.py\", line 20, in q_sample\n"),
+            std::pair(oom_phase::unknown, phase_source::none));
+  EXPECT_EQ(placed("  File \"beam.py\", line 9, in run_inference\n"), std::pair(oom_phase::eval, phase_source::frame));
+  const auto findings = diagnose_log("  File \"chat.py\", line 9, in main\n" + generate + small_request_old_message);
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings.front().cause_class, "eval");
+  EXPECT_EQ(findings.front().likelihood, likelihood::strong);
+}
+
 }  // namespace
 }  // namespace vramscope::doctor

@@ -141,6 +141,16 @@ std::vector<finding> phase_findings(const doctor_input& in, oom_phase phase) {
           f.against.push_back("only the bar's format says it evaluates: mmcv's track_progress prints the same bar "
                               "for data preparation");
           break;
+        case phase_source::generation:
+          // Generation is inference's, but a training loop may generate too (an RL rollout).
+          f.likelihood = likelihood::strong;
+          f.evidence.push_back(fmt::format("traceback line {}", facts.phase_line));
+          f.support.push_back(fmt::format("the traceback fails while generating or sampling outputs (line {}), and "
+                                          "no frame in it trains or runs backward",
+                                          line));
+          f.against.push_back("a training loop that generates (an RL rollout, a periodic sample grid) fails in "
+                              "the same frames; only the missing training frames say it is inference");
+          break;
         case phase_source::status:
           // The log's words for the phase it was in, not the call that failed.
           f.likelihood = likelihood::strong;
