@@ -144,6 +144,39 @@ std::optional<std::pair<oom_phase, std::string>> last_status(const std::vector<s
   return std::nullopt;
 }
 
+// One traceback frame of a context line (lower case, "LINE: text"): Python's `File "x.py", line
+// 12, in evaluate`, or IPython's and Jupyter's `/path/x.py in evaluate(model, loader)` /
+// `<ipython-input-5-1f2e> in <module>`, which print the function with its arguments. The function
+// runs to the end of the line (Python's form) or to its "(" (IPython's).
+struct frame_line {
+  std::string_view function, file;
+};
+std::optional<frame_line> frame_of(std::string_view text) {
+  const std::size_t in = text.rfind(", in ");
+  const std::size_t file = text.find("file \"");
+  if (in != std::string_view::npos && file != std::string_view::npos) {
+    const std::size_t path = file + 6, close = text.find('"', path);
+    return frame_line{text.substr(in + 5),
+                      close == std::string_view::npos ? std::string_view() : text.substr(path, close - path)};
+  }
+  // IPython: the text after "LINE: " starts with a path or "<...>", then " in name(".
+  const std::size_t colon = text.find(": ");
+  const std::string_view body = colon == std::string_view::npos ? text : text.substr(colon + 2);
+  if (body.empty() || (body.front() != '/' && body.front() != '<' && body.front() != '~' &&
+                       !(body.size() > 2 && body[1] == ':' && (body[2] == '\\' || body[2] == '/'))))
+    return std::nullopt;
+  const std::size_t at = body.find(" in ");
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::string_view head = body.substr(0, at);
+  if (head.find(' ') != std::string_view::npos && head.front() != '<') return std::nullopt;  // prose
+  std::string_view function = body.substr(at + 4);
+  const std::size_t paren = function.find('(');
+  if (paren == std::string_view::npos && !function.starts_with("<module>")) return std::nullopt;
+  if (paren != std::string_view::npos) function = function.substr(0, paren);
+  if (function.empty()) return std::nullopt;
+  return frame_line{function, head};
+}
+
 // The phase a Python traceback frame's function names, as the frameworks and the usual training
 // scripts name them: transformers' Trainer (_save_checkpoint, evaluation_loop, prediction_step,
 // _load_from_checkpoint), Lightning (validation_step, test_step), DeepSpeed (save_16bit_model,
@@ -327,14 +360,8 @@ void place(oom_facts& f) {
     const std::string text = lower(*line);
     oom_phase phase = oom_phase::unknown;
     phase_source source = phase_source::frame;
-    const std::size_t in = text.rfind(", in ");
-    const std::size_t file = text.find("file \"");
-    if (in != std::string::npos && file != std::string::npos) {
-      const std::string_view function = std::string_view(text).substr(in + 5);
-      // The frame's file, between `file "` and its closing quote ("" when it has none).
-      const std::size_t path = file + 6, close = text.find('"', path);
-      const std::string_view frame_file =
-          close == std::string::npos ? std::string_view() : std::string_view(text).substr(path, close - path);
+    if (const auto frame = frame_of(text)) {
+      const std::string_view function = frame->function, frame_file = frame->file;
       phase = phase_of_function(function);
       // A frame that builds an object (a constructor, a framework's create_predictor /
       // build_model) below the script: the program was still being set up when it failed, so
@@ -373,9 +400,8 @@ void place(oom_facts& f) {
   // A frame that generates or samples (generates()), with no training frame anywhere in the
   // traceback and no backward: an inference script's or a sample grid's generation.
   const auto function_of = [](const std::string& text) -> std::optional<std::string_view> {
-    const std::size_t in = text.rfind(", in ");
-    if (in == std::string::npos || text.find("file \"") == std::string::npos) return std::nullopt;
-    return std::string_view(text).substr(in + 5);
+    if (const auto frame = frame_of(text)) return frame->function;
+    return std::nullopt;
   };
   bool any_training_frame = false;
   for (const auto& line : context)

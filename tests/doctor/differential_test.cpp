@@ -662,5 +662,24 @@ TEST(OomFacts, GenerationFramesPlaceAnEvaluationOnlyOutsideTraining) {
   EXPECT_EQ(findings.front().likelihood, likelihood::strong);
 }
 
+// IPython and Jupyter print a frame as "path in function(arguments)": read as Python's frames are.
+TEST(OomFacts, IPythonFramesPlaceTheFailureAsPythonsDo) {
+  const auto placed = [](const std::string& traceback) {
+    const auto o = observed(traceback + small_request_old_message);
+    return facts_of(o.ooms.at(0)).phase;
+  };
+  EXPECT_EQ(placed("<ipython-input-7-3f2a1b> in <module>\n----> 3 validate(model, loader)\n"
+                   "/content/utils.py in validate(model, loader)\n     12     for x, y in loader:\n"),
+            oom_phase::eval);
+  EXPECT_EQ(placed("~/project/ckpt.py in save_model(model, path)\n"), oom_phase::checkpoint_save);
+  EXPECT_EQ(placed("C:\\Users\\me\\run.py in evaluate(net)\n"), oom_phase::eval);
+  // Prose that says "in" is not a frame.
+  EXPECT_EQ(placed("We ran the model in eval(mode) as the README says\n"), oom_phase::unknown);
+  // The backward of a Jupyter traceback is read as backward: no script name places it then.
+  const auto o = observed("/opt/conda/lib/python3.8/site-packages/torch/tensor.py in backward(self, gradient)\n" +
+                          small_request_old_message);
+  EXPECT_TRUE(facts_of(o.ooms.at(0)).in_backward);
+}
+
 }  // namespace
 }  // namespace vramscope::doctor
