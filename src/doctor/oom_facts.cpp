@@ -58,6 +58,12 @@ std::optional<progress_mark> read_progress(std::string_view text) {
     };
     if (!tqdm && !per_task && !named("iter") && !named("step") && !named("iteration")) continue;
     progress_mark m;
+    // The work a bar's description names, when it is not a step: the usual descriptions of the
+    // frameworks' other bars (transformers' "Loading checkpoint shards", datasets' "Map",
+    // "Downloading", "Tokenizing", "Saving", "Converting", "Processing", "Compiling").
+    if (tqdm)
+      m.other_work = has_any(before, {"load", "download", "fetch", "saving", "writing", "prepar", "process", "convert",
+                                      "map", "filter", "token", "shard", "build", "compil", "index"});
     m.done = std::stoll(std::string(text.substr(a, slash - a)));
     m.total = std::stoll(std::string(text.substr(slash + 1, b - slash - 1)));
     m.per_task = per_task;
@@ -474,7 +480,14 @@ oom_phase phase_of_label(std::string_view label) {
 
 std::optional<progress_mark> progress_of(std::string_view line) { return read_progress(lower(line)); }
 
-bool oom_facts::at_first_iteration() const { return progress && progress->total > 1 && progress->done <= 1; }
+bool oom_facts::at_first_iteration() const {
+  return progress && !progress->other_work && progress->total > 1 && progress->done <= 1;
+}
+
+bool oom_facts::after_iterations() const {
+  return progress && !progress->per_task && !progress->other_work && phase == oom_phase::unknown &&
+         progress->done > 1 && progress->done < progress->total;
+}
 
 bool oom_facts::cache_covers() const {
   return requested && cached && free.value_or(0) + *cached >= *requested;

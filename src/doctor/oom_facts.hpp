@@ -39,6 +39,10 @@ enum class phase_source { none, frame, script, module, batch_shape, progress, st
 struct progress_mark {
   std::int64_t done = 0, total = 0;
   bool per_task = false;
+  /// A bar whose description names work other than a step (loading or downloading weights,
+  /// saving, preparing or tokenizing data: "Loading checkpoint shards", datasets' "Map"): its
+  /// count is not the training loop's.
+  bool other_work = false;
   std::string line;  // "LINE: text" as the report's context keeps it
 };
 
@@ -90,6 +94,10 @@ struct oom_facts {
   /// The progress before the message is at its loop's first iteration (at most 1 of more): the
   /// loop failed before anything could be kept from one iteration to the next.
   bool at_first_iteration() const;
+  /// The progress before the message counts iterations completed (more than 1, short of the
+  /// total) in a loop no log line or frame places outside the step: the same step ran that many
+  /// times before it failed.
+  bool after_iterations() const;
 };
 
 /// The progress indicator one log line shows (progress_mark), if any. Dates ("04/01") and

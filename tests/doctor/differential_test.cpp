@@ -552,6 +552,10 @@ TEST(OomFacts, ProgressIsReadFromABarOrANamedCounterOnly) {
   ASSERT_TRUE(mmcv);
   EXPECT_TRUE(mmcv->per_task);
   EXPECT_EQ(mmcv->done, 20);
+  EXPECT_FALSE(tqdm->other_work);
+  const auto loading = mark("Loading weights concurrently:  47%|####7     | 667/1417 [00:03<00:05, 139.82it/s]");
+  ASSERT_TRUE(loading);
+  EXPECT_TRUE(loading->other_work);  // its count is not the training loop's
   const auto counter = mark("[INFO] Epoch 1/40, iter 420/20642, loss: 2.751");
   ASSERT_TRUE(counter);
   EXPECT_EQ(counter->done, 420);  // the iteration, not the epoch
@@ -584,7 +588,7 @@ TEST(Differential, MmcvsProgressBarBeforeTheErrorPlacesItInTheTestLoop) {
 }
 
 // A training loop that fails in backward at its first iteration never fit: the job's size gains a
-// step and kept tensors lose one; at a later iteration neither moves.
+// step and kept tensors lose one; after iterations that completed, the reverse.
 TEST(Differential, AFirstIterationInBackwardWeighsForTheJobsSizeAndAgainstKeptTensors) {
   const std::string message =
       "  File \"torch/autograd/__init__.py\", line 132, in backward\n    allow_unreachable=True)\n"
@@ -599,6 +603,11 @@ TEST(Differential, AFirstIterationInBackwardWeighsForTheJobsSizeAndAgainstKeptTe
   EXPECT_GT(level(first, "OOM001"), level(later, "OOM001"));
   EXPECT_LT(level(first, "LEAK001"), level(later, "LEAK001"));
   EXPECT_EQ(first.front().cause_class, "does_not_fit");
+  // Without a bar neither moves; after 3200 completed iterations the step's size is a step lower
+  // and kept tensors a step higher than that.
+  const auto bare = diagnose_log(message);
+  EXPECT_EQ(level(later, "OOM001"), level(bare, "OOM001") - likelihood::step);
+  EXPECT_EQ(level(later, "LEAK001"), level(bare, "LEAK001") + likelihood::step);
 }
 
 // The log's last status before the error names the phase: a progress bar's description or a

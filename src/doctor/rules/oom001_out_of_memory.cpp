@@ -104,6 +104,15 @@ finding explain_torch(const oom_facts& o, const doctor_input& in) {
                                     "ran",
                                     o.progress->line, o.progress->done, o.progress->total));
   }
+  // A loop that completed iterations before failing ran the same step that many times: something
+  // grew since (inputs of another size, tensors kept across iterations).
+  if (o.after_iterations()) {
+    f.likelihood -= lk::step;
+    f.against.push_back(fmt::format("the progress before the error ({}) counts {} iterations that completed: the "
+                                    "step fit that many times, so something grew since (a larger input, tensors "
+                                    "kept across iterations)",
+                                    o.progress->line, o.progress->done));
+  }
   // With a job: the plan's verdict for the step weighs for or against.
   if (in.prediction) {
     if (!in.prediction->fits) {
