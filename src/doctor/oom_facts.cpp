@@ -27,6 +27,162 @@ bool has_any(std::string_view text, std::initializer_list<std::string_view> part
                      [&](std::string_view p) { return text.find(p) != std::string_view::npos; });
 }
 
+// One "n/total" pair read as progress (progress_of): tqdm's bar puts " [" after it and "%|"
+// before it; mmcv's ProgressBar follows it with ", x task/s"
+// (mmcv/utils/progressbar.py: "[{}] {}/{}, {:.1f} task/s, elapsed: {}s, ETA: {:5}s"); a trainer's
+// counter names it "iter" or "step". `text` is lower case.
+std::optional<progress_mark> read_progress(std::string_view text) {
+  const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  std::optional<progress_mark> last;
+  for (std::size_t slash = text.find('/'); slash != std::string_view::npos; slash = text.find('/', slash + 1)) {
+    std::size_t a = slash;
+    while (a > 0 && digit(text[a - 1])) --a;
+    std::size_t b = slash + 1;
+    while (b < text.size() && digit(text[b])) ++b;
+    if (a == slash || b == slash + 1 || slash - a > 12 || b - slash - 1 > 12) continue;
+    if (a > 0 && (std::isalnum(static_cast<unsigned char>(text[a - 1])) || text[a - 1] == '/' || text[a - 1] == '.'))
+      continue;  // part of a path, a version or a word
+    const std::string_view after = text.substr(b), before = text.substr(0, a);
+    const bool tqdm = after.starts_with(" [") && before.find("%|") != std::string_view::npos;
+    bool per_task = false;
+    if (after.starts_with(", ")) {
+      std::size_t k = 2;
+      while (k < after.size() && (digit(after[k]) || after[k] == '.')) ++k;
+      per_task = k > 2 && after.substr(k).starts_with(" task/s");
+    }
+    const auto named = [&](std::string_view word) {
+      std::string_view head = before;
+      while (!head.empty() && (head.back() == ' ' || head.back() == ':' || head.back() == '=')) head.remove_suffix(1);
+      return head.ends_with(word) &&
+             (head.size() == word.size() || !std::isalpha(static_cast<unsigned char>(head[head.size() - word.size() - 1])));
+    };
+    if (!tqdm && !per_task && !named("iter") && !named("step") && !named("iteration")) continue;
+    progress_mark m;
+    // The work a bar's description names, when it is not a step: the usual descriptions of the
+    // frameworks' other bars (transformers' "Loading checkpoint shards", datasets' "Map",
+    // "Downloading", "Tokenizing", "Saving", "Converting", "Processing", "Compiling").
+    if (tqdm)
+      m.other_work = has_any(before, {"load", "download", "fetch", "saving", "writing", "prepar", "process", "convert",
+                                      "map", "filter", "token", "shard", "build", "compil", "index"});
+    m.done = std::stoll(std::string(text.substr(a, slash - a)));
+    m.total = std::stoll(std::string(text.substr(slash + 1, b - slash - 1)));
+    m.per_task = per_task;
+    if (m.total == 0 || m.done > m.total) continue;
+    last = m;
+  }
+  return last;
+}
+
+// The phase a progress bar's description names (tqdm's "desc: 35%|", Lightning's "Validation
+// DataLoader 0:", "Sanity Checking DataLoader 0:", which runs validation_step): whole words only.
+oom_phase phase_of_description(std::string_view desc) {
+  oom_phase found = oom_phase::unknown;
+  std::string word;
+  const auto judge = [&](const std::string& w) {
+    if (found == oom_phase::unknown &&
+        (w == "eval" || w == "evaluating" || w == "evaluation" || w == "evaluate" || w == "validation" ||
+         w == "validating" || w == "validate" || w == "valid" || w == "val" || w == "test" || w == "testing" ||
+         w == "predict" || w == "predicting" || w == "prediction" || w == "inference" || w == "sanity"))
+      found = oom_phase::eval;
+  };
+  for (const char c : desc) {
+    if (std::isalpha(static_cast<unsigned char>(c))) {
+      word += c;
+    } else {
+      judge(word);
+      word.clear();
+    }
+  }
+  judge(word);
+  return found;
+}
+
+// A log line that announces a phase in the words of the frameworks' own status lines:
+// transformers' Trainer ("***** Running Evaluation *****", "***** Running Prediction *****",
+// "Saving model checkpoint to ..."), and a script's "Saving checkpoint" or "Resuming from
+// checkpoint". `text` is lower case. Loading a pretrained model ("Loading checkpoint shards") is
+// not a resume and names nothing.
+oom_phase phase_announced(std::string_view text) {
+  if (has_any(text, {"running evaluation", "running validation", "running prediction", "running test",
+                     "running inference", "start evaluation", "starting evaluation", "start validation",
+                     "starting validation", "start testing", "start inference", "starting inference"}))
+    return oom_phase::eval;
+  if (has_any(text, {"saving model checkpoint", "saving checkpoint", "saving model", "saving the model",
+                     "saving state dict"}))
+    return oom_phase::checkpoint_save;
+  if (has_any(text, {"resuming from", "resuming training", "resume from checkpoint", "resume training from"}))
+    return oom_phase::checkpoint_resume;
+  return oom_phase::unknown;
+}
+
+// The phase the log's last status before the error names: the last progress bar's description,
+// or a line announcing the phase with no progress bar printed after it (a bar that names nothing,
+// a training loop's, ends the search: the phase announced before it was over). Frames and code
+// lines between the status and the error are skipped.
+std::optional<std::pair<oom_phase, std::string>> last_status(const std::vector<std::string>& context) {
+  for (auto line = context.rbegin(); line != context.rend(); ++line) {
+    const std::size_t colon = line->find(": ");
+    const std::string text = lower(colon == std::string::npos ? *line : line->substr(colon + 2));
+    if (text.find("file \"") != std::string::npos || text.starts_with("traceback") || text == "...") continue;
+    // A training step logged after the announcement ("{'loss': 0.51, ...}", "loss: 2.751"): the
+    // announced phase was over.
+    if (const std::size_t loss = text.find("loss"); loss != std::string::npos &&
+        (loss == 0 || !std::isalpha(static_cast<unsigned char>(text[loss - 1]))))
+      return std::nullopt;
+    if (const auto mark = read_progress(text)) {
+      // The description: what precedes the bar's percentage (tqdm) or count.
+      const std::size_t bar = text.find("%|");
+      std::string_view desc(text);
+      if (bar != std::string::npos) {
+        std::size_t start = bar;
+        while (start > 0 && (std::isdigit(static_cast<unsigned char>(text[start - 1])) || text[start - 1] == '.'))
+          --start;
+        desc = desc.substr(0, start);
+      } else {
+        desc = {};
+      }
+      const oom_phase phase = phase_of_description(desc);
+      if (phase == oom_phase::unknown) return std::nullopt;
+      return std::pair{phase, *line};
+    }
+    if (const oom_phase phase = phase_announced(text); phase != oom_phase::unknown) return std::pair{phase, *line};
+  }
+  return std::nullopt;
+}
+
+// One traceback frame of a context line (lower case, "LINE: text"): Python's `File "x.py", line
+// 12, in evaluate`, or IPython's and Jupyter's `/path/x.py in evaluate(model, loader)` /
+// `<ipython-input-5-1f2e> in <module>`, which print the function with its arguments. The function
+// runs to the end of the line (Python's form) or to its "(" (IPython's).
+struct frame_line {
+  std::string_view function, file;
+};
+std::optional<frame_line> frame_of(std::string_view text) {
+  const std::size_t in = text.rfind(", in ");
+  const std::size_t file = text.find("file \"");
+  if (in != std::string_view::npos && file != std::string_view::npos) {
+    const std::size_t path = file + 6, close = text.find('"', path);
+    return frame_line{text.substr(in + 5),
+                      close == std::string_view::npos ? std::string_view() : text.substr(path, close - path)};
+  }
+  // IPython: the text after "LINE: " starts with a path or "<...>", then " in name(".
+  const std::size_t colon = text.find(": ");
+  const std::string_view body = colon == std::string_view::npos ? text : text.substr(colon + 2);
+  if (body.empty() || (body.front() != '/' && body.front() != '<' && body.front() != '~' &&
+                       !(body.size() > 2 && body[1] == ':' && (body[2] == '\\' || body[2] == '/'))))
+    return std::nullopt;
+  const std::size_t at = body.find(" in ");
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::string_view head = body.substr(0, at);
+  if (head.find(' ') != std::string_view::npos && head.front() != '<') return std::nullopt;  // prose
+  std::string_view function = body.substr(at + 4);
+  const std::size_t paren = function.find('(');
+  if (paren == std::string_view::npos && !function.starts_with("<module>")) return std::nullopt;
+  if (paren != std::string_view::npos) function = function.substr(0, paren);
+  if (function.empty()) return std::nullopt;
+  return frame_line{function, head};
+}
+
 // The phase a Python traceback frame's function names, as the frameworks and the usual training
 // scripts name them: transformers' Trainer (_save_checkpoint, evaluation_loop, prediction_step,
 // _load_from_checkpoint), Lightning (validation_step, test_step), DeepSpeed (save_16bit_model,
@@ -48,9 +204,21 @@ oom_phase phase_of_function(std::string_view name) {
     return oom_phase::optimizer_state_init;
   if (starts_any(name, {"eval", "_eval", "run_eval", "valid", "_valid", "val_", "_val_", "run_valid", "test",
                         "_test", "run_test", "predict", "_predict", "infer", "_infer"}) ||
-      has_any(name, {"evaluat", "validat", "_eval_", "prediction_"}))
+      has_any(name, {"evaluat", "validat", "_eval_", "prediction_", "_inference", "inference_"}))
     return oom_phase::eval;
   return oom_phase::unknown;
+}
+
+// A frame that generates or samples outputs: transformers' generate() and its decoding loops
+// (_sample, _greedy_search, _beam_search), a diffusion model's sampling loop (sample,
+// p_sample_loop, ddim_sample), a GAN's or a script's sample_images. They run outside a training
+// step in an inference script or a periodic sample grid, and inside one in an RL rollout or
+// where the step samples, so place() takes them only with no training frame anywhere in the
+// traceback. A diffusion step's q_sample (adding noise to the batch) is not sampling.
+bool generates(std::string_view name) {
+  return starts_any(name, {"generate", "_generate", "sample", "_sample", "greedy_search", "_greedy_search",
+                           "beam_search", "_beam_search", "sampling", "_sampling"}) ||
+         has_any(name, {"sample_loop", "ddim_sample", "plms_sample", "dpm_sample"});
 }
 
 // The phase a traceback's code line shows by the call it makes.
@@ -186,19 +354,20 @@ void place(oom_facts& f) {
   f.in_backward = std::any_of(context.begin(), context.end(), [](const std::string& line) {
     return has_any(line, {"run_backward", "autograd.backward(", ".backward(", "in backward"});
   });
+  for (auto line = context.rbegin(); line != context.rend() && !f.progress; ++line) {
+    const std::size_t colon = line->find(": ");
+    if (auto mark = read_progress(lower(colon == std::string::npos ? *line : line->substr(colon + 2)))) {
+      mark->line = *line;
+      f.progress = std::move(mark);
+    }
+  }
   bool training_frame = false, constructing = false;
   for (auto line = context.rbegin(); line != context.rend(); ++line) {
     const std::string text = lower(*line);
     oom_phase phase = oom_phase::unknown;
     phase_source source = phase_source::frame;
-    const std::size_t in = text.rfind(", in ");
-    const std::size_t file = text.find("file \"");
-    if (in != std::string::npos && file != std::string::npos) {
-      const std::string_view function = std::string_view(text).substr(in + 5);
-      // The frame's file, between `file "` and its closing quote ("" when it has none).
-      const std::size_t path = file + 6, close = text.find('"', path);
-      const std::string_view frame_file =
-          close == std::string::npos ? std::string_view() : std::string_view(text).substr(path, close - path);
+    if (const auto frame = frame_of(text)) {
+      const std::string_view function = frame->function, frame_file = frame->file;
       phase = phase_of_function(function);
       // A frame that builds an object (a constructor, a framework's create_predictor /
       // build_model) below the script: the program was still being set up when it failed, so
@@ -234,6 +403,46 @@ void place(oom_facts& f) {
       return;
     }
   }
+  // A frame that generates or samples (generates()), with no training frame anywhere in the
+  // traceback and no backward: an inference script's or a sample grid's generation.
+  const auto function_of = [](const std::string& text) -> std::optional<std::string_view> {
+    if (const auto frame = frame_of(text)) return frame->function;
+    return std::nullopt;
+  };
+  bool any_training_frame = false;
+  for (const auto& line : context)
+    if (const std::string text = lower(line); const auto function = function_of(text))
+      any_training_frame = any_training_frame || trains(*function);
+  if (!any_training_frame && !f.in_backward)
+    for (auto line = context.rbegin(); line != context.rend(); ++line)
+      if (const std::string text = lower(*line); const auto function = function_of(text))
+        if (generates(*function)) {
+          f.phase = oom_phase::eval;
+          f.placed_by = phase_source::generation;
+          f.phase_line = *line;
+          return;
+        }
+  // The log's last status line names the phase (a progress bar's description, a framework's
+  // announcement), with no training frame or backward below it for an evaluation and no
+  // backward for a save.
+  if (const auto status = last_status(context)) {
+    const bool eval = status->first == oom_phase::eval;
+    if (!f.in_backward && !(eval && training_frame)) {
+      f.phase = status->first;
+      f.placed_by = phase_source::status;
+      f.phase_line = status->second;
+      return;
+    }
+  }
+  // mmcv's ProgressBar as the last progress before the error, with no training frame or backward
+  // below it: mmcv's test loops (single_gpu_test, multi_gpu_test) print it per sample, where its
+  // training loop logs "Epoch [e][i/n]" through its logger instead.
+  if (f.progress && f.progress->per_task && !training_frame && !f.in_backward) {
+    f.phase = oom_phase::eval;
+    f.placed_by = phase_source::progress;
+    f.phase_line = f.progress->line;
+    return;
+  }
   if (f.tensor_shape.size() >= 3 && f.tensor_shape.front() >= likelihood::whole_split_min) {
     f.phase = oom_phase::eval;
     f.placed_by = phase_source::batch_shape;
@@ -267,6 +476,17 @@ oom_phase phase_of_label(std::string_view label) {
   }
   judge(word);
   return found;
+}
+
+std::optional<progress_mark> progress_of(std::string_view line) { return read_progress(lower(line)); }
+
+bool oom_facts::at_first_iteration() const {
+  return progress && !progress->other_work && progress->total > 1 && progress->done <= 1;
+}
+
+bool oom_facts::after_iterations() const {
+  return progress && !progress->per_task && !progress->other_work && phase == oom_phase::unknown &&
+         progress->done > 1 && progress->done < progress->total;
 }
 
 bool oom_facts::cache_covers() const {

@@ -23,7 +23,28 @@ enum class oom_phase { unknown, checkpoint_save, checkpoint_resume, eval, optimi
 /// or runs backward; the failed tensor's shape (TensorFlow names it), whose batch is a whole
 /// evaluation split. `module`: a frame's file lies in the program's evaluation code (an
 /// `evaluation/` package, `evaluator.py`), with no training frame or backward below it.
-enum class phase_source { none, frame, script, module, batch_shape };
+/// `progress`: the log's last progress line before the error is mmcv's ProgressBar ("20/76, 0.3
+/// task/s"), which mmcv's test loops print per sample, with no training frame or backward below.
+/// `status`: the log's last status line before the error names the phase: a progress bar's
+/// description ("Validation DataLoader 0:  35%|"), or a framework's announcement with no bar
+/// after it ("***** Running Evaluation *****", "Saving model checkpoint to ...", "Resuming from
+/// checkpoint"); no backward below it (nor a training frame, for an evaluation).
+/// `generation`: a frame that generates or samples (generate, _sample, sample_loop,
+/// sample_images), with no training frame anywhere in the traceback and no backward.
+enum class phase_source { none, frame, script, module, batch_shape, progress, status, generation };
+
+/// The last progress indicator the log printed before the message: tqdm's bar ("  0%|   | 1/9565
+/// [00:19<50:33:46, 19.03s/it]"), mmcv's ProgressBar ("[>>>   ] 20/76, 0.3 task/s, elapsed: 59s"),
+/// or a trainer's counter ("iter 420/20642", "step 3/100"). `per_task`: mmcv's form.
+struct progress_mark {
+  std::int64_t done = 0, total = 0;
+  bool per_task = false;
+  /// A bar whose description names work other than a step (loading or downloading weights,
+  /// saving, preparing or tokenizing data: "Loading checkpoint shards", datasets' "Map"): its
+  /// count is not the training loop's.
+  bool other_work = false;
+  std::string line;  // "LINE: text" as the report's context keeps it
+};
 
 struct oom_facts {
   const observe::oom_report* report = nullptr;
@@ -47,6 +68,7 @@ struct oom_facts {
   /// The lines before the message show autograd's backward (a frame or a call): the failure is in
   /// a training step, never in an evaluation, which runs no backward.
   bool in_backward = false;
+  std::optional<progress_mark> progress;
 
   /// free + cached >= requested: a perfect allocator had the bytes.
   bool cache_covers() const;
@@ -69,7 +91,19 @@ struct oom_facts {
   bool outside_within_nccl() const;
   /// The other processes the message names are all context-sized (other ranks' contexts).
   bool others_are_contexts() const;
+  /// The progress before the message is at its loop's first iteration (at most 1 of more): the
+  /// loop failed before anything could be kept from one iteration to the next.
+  bool at_first_iteration() const;
+  /// The progress before the message counts iterations completed (more than 1, short of the
+  /// total) in a loop no log line or frame places outside the step: the same step ran that many
+  /// times before it failed.
+  bool after_iterations() const;
 };
+
+/// The progress indicator one log line shows (progress_mark), if any. Dates ("04/01") and
+/// ratios are not read: only tqdm's "n/total [", mmcv's "n/total, x task/s" and a counter
+/// named "iter" or "step" before it.
+std::optional<progress_mark> progress_of(std::string_view line);
 
 /// The phase a pasted figure's own words name ("Reserved after load", "- after resume", "eval
 /// peak"): loading or resuming a checkpoint, saving one, or evaluating; unknown otherwise. Whole

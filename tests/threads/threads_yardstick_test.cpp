@@ -292,12 +292,12 @@ TEST(ThreadsYardstick, SeventhBatchScoredAfterTheFifthAndSixthsFixes) {
 // each) while the round's explain fixes were being made, and scored once on the merged tree
 // before anything was changed for it: the round's second first-sight measure (bench/README.md):
 // 12 of 22 top-1, 19 of 22 top-3. Its misses were then fixed where the paste holds evidence (a
-// frame in the program's evaluation package, a screen without its process list); the floors
-// keep what that reached.
+// frame in the program's evaluation package, a screen without its process list, mmcv's test
+// progress bar before the error); the floors keep what that reached.
 TEST(ThreadsYardstick, EighthBatchAtFirstSight) {
   const tally fresh = score_all("8", false);
   ASSERT_GE(fresh.n, 22);
-  expect_at_least(fresh, {14, 20});
+  expect_at_least(fresh, {15, 20});
 }
 
 // Batch 9, collected sealed (four collectors, owners a-m with the forums and n-z, two passes

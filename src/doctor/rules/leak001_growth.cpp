@@ -127,6 +127,18 @@ std::optional<finding> from_unplaced_message(const observe::oom_report& r) {
   f.against.push_back("one message shows no growth: nothing in the paste tells kept tensors from a step that does "
                       "not fit; the message (or nvidia-smi) at two iterations decides: memory grown between them "
                       "was kept");
+  if (o.after_iterations()) {
+    f.likelihood += lk::step;
+    f.support.push_back(fmt::format("the progress before the error ({}) counts {} iterations that completed: the "
+                                    "same step fit that many times before it failed",
+                                    o.progress->line, o.progress->done));
+  }
+  if (o.at_first_iteration()) {
+    f.likelihood -= lk::step;
+    f.against.push_back(fmt::format("the progress before the error ({}) is at its loop's first iteration ({}/{}): "
+                                    "nothing had been kept from one iteration to the next yet",
+                                    o.progress->line, o.progress->done, o.progress->total));
+  }
   return f;
 }
 
