@@ -175,11 +175,11 @@ std::uint64_t tp_split(const model::tensor& t, model::unit_kind kind, const job:
 // weight: LoRALinear where it is a target, FrozenNF4Linear where it is not
 // (torchtune/models/llama3_2/_component_builders.py at 1814feb1: lora_llama3_2_self_attention's
 // q/k/v/output projections and llama3_mlp; the Llama 2, 3 and 3.1, Mistral, Gemma, Gemma 2 and
-// Phi-3 builders alike). Qwen2's builder leaves its untargeted linears nn.Linear in the model
-// dtype (torchtune/models/qwen2/_component_builders.py). The output head is quantised only as a
-// target (apply_lora_to_output).
+// Phi-3 builders alike). The Qwen2 (Qwen2.5) and Qwen3 builders leave their untargeted linears
+// nn.Linear in the model dtype (torchtune/models/qwen2 and qwen3/_component_builders.py). The
+// output head is quantised only as a target (apply_lora_to_output).
 bool torchao_quantises_untargeted(const model::model_spec& model) {
-  return model.text.family != "qwen2";
+  return model.text.family.rfind("qwen", 0) != 0;
 }
 
 // `torchao_untargeted`: torchtune's builder makes this model's untargeted block linears NF4

@@ -191,9 +191,9 @@ TEST(Layout, QuantisationCoversTheLinearLayersOnly) {
 
 // torchtune's QLoRA builders give every linear of the blocks an NF4 weight, FrozenNF4Linear
 // where LoRA does not target it (torchtune/models/llama3_2/_component_builders.py at 1814feb1,
-// lora_llama3_2_self_attention and llama3_mlp); Qwen2's builder leaves those nn.Linear; an
-// untargeted head stays in the model dtype either way.
-TEST(Layout, TorchtuneQuantisesTheUntargetedBlockLinearsExceptQwen2s) {
+// lora_llama3_2_self_attention and llama3_mlp); the Qwen2 and Qwen3 builders leave those
+// nn.Linear; an untargeted head stays in the model dtype either way.
+TEST(Layout, TorchtuneQuantisesTheUntargetedBlockLinearsExceptQwens) {
   auto j = qlora_job();
   j.parallel.kind = job::strategy::single;
   j.hardware.gpus_per_node = 1;
@@ -220,14 +220,20 @@ TEST(Layout, TorchtuneQuantisesTheUntargetedBlockLinearsExceptQwen2s) {
     }
     const auto q = quantised_bytes(dtype::nf4, t.shape, true);  // NF4Tensor double-quantises
     all_nf4 += q.packed + q.state;
-    const bool target = t.name.find("q_proj") != std::string::npos ||
-                        t.name.find("v_proj") != std::string::npos;
-    (target ? targets_nf4 : untargeted) += target ? q.packed + q.state : t.numel();
+    const bool target =
+        t.name.find("q_proj") != std::string::npos || t.name.find("v_proj") != std::string::npos;
+    if (target)
+      targets_nf4 += q.packed + q.state;
+    else
+      untargeted += t.numel();
   }
   EXPECT_EQ(frozen_of(llama, model::unit_kind::block), all_nf4 + 2 * norms);
   EXPECT_EQ(frozen_of(qwen2, model::unit_kind::block), targets_nf4 + 2 * untargeted + 2 * norms);
   EXPECT_EQ(frozen_of(llama, model::unit_kind::head), 2 * head);
   EXPECT_EQ(frozen_of(qwen2, model::unit_kind::head), 2 * head);
+  auto qwen3 = llama;
+  qwen3.text.family = "qwen3";
+  EXPECT_EQ(frozen_of(qwen3, model::unit_kind::block), frozen_of(qwen2, model::unit_kind::block));
 }
 
 TEST(Layout, QuantizeSkipDecidesWhetherTheHeadIsQuantised) {
