@@ -171,13 +171,29 @@ std::uint64_t tp_split(const model::tensor& t, model::unit_kind kind, const job:
 }
 
 // A frozen tensor of `numel` elements (after the TP split) as this rank stores it.
+// torchtune's QLoRA builders (quantize_base=True) give every linear of the blocks an NF4
+// weight: LoRALinear where it is a target, FrozenNF4Linear where it is not
+// (torchtune/models/llama3_2/_component_builders.py at 1814feb1: lora_llama3_2_self_attention's
+// q/k/v/output projections and llama3_mlp; the Llama 2, 3 and 3.1, Mistral, Gemma, Gemma 2 and
+// Phi-3 builders alike). The Qwen2 (Qwen2.5) and Qwen3 builders leave their untargeted linears
+// nn.Linear in the model dtype (torchtune/models/qwen2 and qwen3/_component_builders.py). The
+// output head is quantised only as a target (apply_lora_to_output).
+bool torchao_quantises_untargeted(const model::model_spec& model) {
+  return model.text.family.rfind("qwen", 0) != 0;
+}
+
+// `torchao_untargeted`: torchtune's builder makes this model's untargeted block linears NF4
+// too (torchao_quantises_untargeted).
 frozen_tensor make_frozen(const model::tensor& t, model::unit_kind kind, std::uint64_t numel,
-                          const job::job_spec& job, const state_dtypes& d, bool target) {
+                          const job::job_spec& job, const state_dtypes& d, bool target,
+                          bool torchao_untargeted) {
   const auto& lora = job.lora;
-  // torchtune quantises the base of the LoRA-targeted linears only (LoRALinear's
-  // quantize_base); transformers quantises every linear but the head.
+  // transformers quantises every linear but the head; torchtune (torchao) the LoRA targets
+  // and, where its builder says so, the other linears of the blocks, never an untargeted head.
   const bool torchao = lora.quantizer == "torchao";
-  if (lora.base_quantization && quantisable(t, kind, lora.quantize_skip) && (!torchao || target)) {
+  const bool quantised_here =
+      !torchao || target || (torchao_untargeted && kind != model::unit_kind::head);
+  if (lora.base_quantization && quantisable(t, kind, lora.quantize_skip) && quantised_here) {
     // The TP split divides the rows of the matrix; the packing is per value, so split the
     // full matrix's figures in the same proportion.
     frozen_tensor f;
@@ -540,6 +556,7 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
   std::vector<litgpt_qkv> qkv_rows(litgpt ? out.units.size() : 0);
   std::vector<ctx_inputs> ctx_rows(out.units.size());
   const auto& facts = name_facts_of(model);
+  const bool torchao_untargeted = torchao_quantises_untargeted(model);
   for (std::size_t ti = 0; ti < model.tensors.size(); ++ti) {
     const auto& t = model.tensors[ti];
     unit_layout* ul = unit_of_tensor[ti];
@@ -575,7 +592,7 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
     // Adapter pairs on this tensor (two where a tied head and embedding share it).
     const int pairs = per_target ? targets->adapters[static_cast<std::size_t>(&t - model.tensors.data())] : 0;
     const bool target = pairs > 0;
-    const auto f = make_frozen(t, ul->kind, n, job, out.dtypes, target);
+    const auto f = make_frozen(t, ul->kind, n, job, out.dtypes, target, torchao_untargeted);
     // With lora_dropout each adapted module drops its own copy of the input (nn.Dropout, one
     // per module): A keeps that copy instead of the input itself, and the dropout keeps its
     // bool mask for the input's gradient.

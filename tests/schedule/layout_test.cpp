@@ -189,6 +189,53 @@ TEST(Layout, QuantisationCoversTheLinearLayersOnly) {
   EXPECT_GT(dq_state, linear / 64);
 }
 
+// torchtune's QLoRA builders give every linear of the blocks an NF4 weight, FrozenNF4Linear
+// where LoRA does not target it (torchtune/models/llama3_2/_component_builders.py at 1814feb1,
+// lora_llama3_2_self_attention and llama3_mlp); the Qwen2 and Qwen3 builders leave those
+// nn.Linear; an untargeted head stays in the model dtype either way.
+TEST(Layout, TorchtuneQuantisesTheUntargetedBlockLinearsExceptQwens) {
+  auto j = qlora_job();
+  j.parallel.kind = job::strategy::single;
+  j.hardware.gpus_per_node = 1;
+  j.precision.params = j.precision.master = j.precision.reduce = j.precision.buffers = dtype::bf16;
+  j.lora.quantizer = "torchao";
+  j.lora.targets = {"q_proj", "v_proj"};
+  const auto frozen_of = [&](const model::model_spec& m, model::unit_kind kind) {
+    bytes sum = 0;
+    for (const auto& u : make_layout(m, j, make_rank_info(j, 0)).units)
+      if (u.kind == kind) sum += u.frozen_bytes;
+    return sum;
+  };
+  const auto llama = testing::tiny_llama();
+  auto qwen2 = llama;
+  qwen2.text.family = "qwen2";
+  bytes all_nf4 = 0, targets_nf4 = 0;
+  std::uint64_t untargeted = 0, norms = 0, head = 0;
+  for (const auto& t : llama.tensors) {
+    if (t.unit == "lm_head") head += t.numel();
+    if (t.unit.rfind("layers.", 0) != 0) continue;
+    if (t.shape.size() != 2) {
+      norms += t.numel();
+      continue;
+    }
+    const auto q = quantised_bytes(dtype::nf4, t.shape, true);  // NF4Tensor double-quantises
+    all_nf4 += q.packed + q.state;
+    const bool target =
+        t.name.find("q_proj") != std::string::npos || t.name.find("v_proj") != std::string::npos;
+    if (target)
+      targets_nf4 += q.packed + q.state;
+    else
+      untargeted += t.numel();
+  }
+  EXPECT_EQ(frozen_of(llama, model::unit_kind::block), all_nf4 + 2 * norms);
+  EXPECT_EQ(frozen_of(qwen2, model::unit_kind::block), targets_nf4 + 2 * untargeted + 2 * norms);
+  EXPECT_EQ(frozen_of(llama, model::unit_kind::head), 2 * head);
+  EXPECT_EQ(frozen_of(qwen2, model::unit_kind::head), 2 * head);
+  auto qwen3 = llama;
+  qwen3.text.family = "qwen3";
+  EXPECT_EQ(frozen_of(qwen3, model::unit_kind::block), frozen_of(qwen2, model::unit_kind::block));
+}
+
 TEST(Layout, QuantizeSkipDecidesWhetherTheHeadIsQuantised) {
   const auto m = testing::tiny_llama();
   auto j = qlora_job();
