@@ -382,9 +382,20 @@ TEST(ImportMegatron, RecomputeGranularities) {
   EXPECT_EQ(block_one.job.training.checkpoint_every, 8);
   const auto selective =
       import_ok(small_model + "--recompute-activations --attention-backend unfused\n");
-  EXPECT_EQ(selective.job.training.activation_checkpointing, checkpointing::none);
-  EXPECT_EQ(selective.job.training.attention, attention_impl::flash);
-  EXPECT_NE(find_note(selective.notes, "selective recompute of core attention"), "");
+  // Selective recompute is of core attention, over the kernel the script chose.
+  EXPECT_EQ(selective.job.training.activation_checkpointing, checkpointing::core_attention);
+  EXPECT_EQ(selective.job.training.attention, attention_impl::math);
+  const auto granular = import_ok(small_model + "--recompute-granularity selective\n");
+  EXPECT_EQ(granular.job.training.activation_checkpointing, checkpointing::core_attention);
+  EXPECT_EQ(granular.job.training.attention, attention_impl::flash);
+  // --recompute-modules without core_attn leaves the attention whole.
+  const auto modules = import_ok(small_model +
+                                 "--recompute-granularity selective --recompute-modules mlp\n");
+  EXPECT_EQ(modules.job.training.activation_checkpointing, checkpointing::none);
+  EXPECT_NE(find_note(modules.notes, "recomputing mlp is not modelled"), "");
+  const auto with_core = import_ok(
+      small_model + "--recompute-granularity selective --recompute-modules core_attn moe_act\n");
+  EXPECT_EQ(with_core.job.training.activation_checkpointing, checkpointing::core_attention);
   const auto unfused = import_ok(small_model + "--attention-backend unfused\n");
   EXPECT_EQ(unfused.job.training.attention, attention_impl::math);
   const std::string bad = import_error(small_model + "--recompute-granularity some\n");
