@@ -122,7 +122,7 @@ _ENUMS = {
     "parallel.wrap": ["block", "none"],
     "optimizer.name": ["adamw", "adam", "sgd", "sgd_momentum", "adafactor", "adamw_8bit",
                        "paged_adamw", "paged_adamw_8bit"],
-    "training.activation_checkpointing": ["none", "full", "selective", "op"],
+    "training.activation_checkpointing": ["none", "full", "selective", "op", "core_attention"],
     "training.attention": ["flash", "efficient", "math", "eager"],
     "training.loss": ["hf", "liger_fused", "torchtitan", "litgpt", "chunked"],
     "training.model_code": ["hf", "litgpt", "torchtune"],

@@ -355,13 +355,7 @@ std::string other_compile_backend(import_context& ctx, const entry& e) {
 }
 
 std::string plan_core_attention_recompute(import_context& ctx, const entry& e) {
-  for (const auto& [path, value] : {std::pair{"training.activation_checkpointing", "none"},
-                                    std::pair{"training.attention", "flash"}})
-    if (auto problem = ctx.set(path, value, e); !problem.empty()) return problem;
-  ctx.note(e, "Megatron's selective recompute of core attention is planned as no checkpointing "
-              "with flash attention, which keeps none of the attention's sequence x sequence "
-              "tensors either");
-  return "";
+  return ctx.set("training.activation_checkpointing", "core_attention", e);
 }
 
 std::string set_world(import_context& ctx, long long world, const entry& e) {

@@ -154,9 +154,9 @@ std::string set_compile(import_context& ctx, const entry& e, const std::string& 
 std::string other_compile_backend(import_context& ctx, const entry& e);
 
 /// Megatron-LM's selective recompute (core attention's scores, softmax and dropout, recomputed in
-/// backward), as both the Megatron-LM and the accelerate MEGATRON_LM importers read it: planned
-/// as no block checkpointing with flash attention, which keeps none of those tensors either; noted
-/// at `e`. Returns "" or the problem.
+/// backward), as both the Megatron-LM and the accelerate MEGATRON_LM importers read it:
+/// training.activation_checkpointing core_attention, set at `e` (with a fused attention kernel,
+/// which keeps none of those tensors, it plans as none). Returns "" or the problem.
 std::string plan_core_attention_recompute(import_context& ctx, const entry& e);
 
 /// Sets the job's GPU count from a world size the file implies: one node up to 8 GPUs, else

@@ -557,6 +557,40 @@ std::optional<diagnostic> not_a_deepspeed_config(const import_context& ctx,
   first = by_line.front();
   for (const entry* e : by_line)
     if (is_training_argument(e->key)) arguments.push_back(e->key);
+  // A run file of its own program that names the DeepSpeed config in a key (DeepSpeed's
+  // examples/opsd config.py: "deepspeed_config": "configs/ds_zero3.json") beside the models it
+  // runs: refused at that key, saying which other models and engines it holds.
+  const auto last_part = [](const std::string& key) {
+    const auto dot = key.rfind('.');
+    return dot == std::string::npos ? key : key.substr(dot + 1);
+  };
+  const entry* named_config = nullptr;
+  std::vector<std::string> others;
+  for (const entry* e : by_line) {
+    const std::string leaf = last_part(e->key);
+    if (named_config == nullptr && e->is_string && e->value.text.ends_with(".json") &&
+        (leaf == "deepspeed_config" || leaf == "ds_config" || leaf == "deepspeed_config_file"))
+      named_config = e;
+    const std::string head = e->key.substr(0, e->key.find('.'));
+    const bool second_model = head == "teacher" || head == "teacher_model" ||
+                              head == "ref_model" || head == "reference_model" ||
+                              head == "reward_model" || head == "critic";
+    if ((second_model && (leaf == "model_name_or_path" || leaf == "model" || leaf == "path")) ||
+        (leaf == "engine" && e->is_string))
+      others.push_back(fmt::format("{} {} (line {})", e->key, e->value.text, e->where.line));
+  }
+  if (arguments.empty() && named_config != nullptr)
+    return at(named_config->where,
+              fmt::format("not a DeepSpeed config: its program's own run file, whose \"{}\" key "
+                          "names the DeepSpeed config, {}{}; vramscope plans one trained model's "
+                          "step: give that file to plan it{}",
+                          named_config->key, named_config->value.text,
+                          others.empty() ? ""
+                                         : fmt::format(", beside {}", join(others, ", ")),
+                          others.empty() ? ""
+                                         : ", and plan each other model (a teacher's weights "
+                                           "and forward, an inference engine's share of the "
+                                           "GPU) on its own"));
   if (arguments.empty())
     return at(first->where, "not a DeepSpeed config: none of its keys is a DeepSpeed option "
                             "(zero_optimization, train_micro_batch_size_per_gpu, bf16, "

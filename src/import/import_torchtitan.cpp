@@ -1305,11 +1305,29 @@ result<imported_job> import_torchtitan(std::string_view text, const std::string&
   // The GRPO branch's [grpo] table: reinforcement learning, rollouts served by inference
   // engines elsewhere and a reference policy kept beside the trained one (ref_model_ema), more
   // than one model's state on the GPUs, which one plan does not hold.
-  for (const auto& [key, where] : ctx.sections)
+  for (const auto& [key, where] : ctx.sections) {
     if (key == "grpo")
       return detail::at(where, "[grpo]: GRPO training keeps a reference policy beside the one it "
                                "trains; remove the [grpo] table to plan the policy's training "
                                "alone, and add the reference policy's weights");
+    // torchtitan's RL experiment (experiments/rl/unified/job_config.py, Generate; pull/2395):
+    // [generation] configures a vLLM generator that simple_grpo.py puts on the trainer's own
+    // GPUs, a second copy of the model and its KV cache in gpu_memory_utilization of each GPU.
+    if (key == "generation") {
+      const detail::entry* share = ctx.find("generation.gpu_memory_utilization");
+      return detail::at(
+          where, fmt::format("[generation]: a vLLM generator beside the trainer on the same GPUs "
+                             "(a second copy of the model and its KV cache{}), two models in one "
+                             "job; vramscope plans one trained model: remove the [generation] "
+                             "table to plan the trainer alone, with --set hardware.gpu_memory= "
+                             "the memory the generator leaves it",
+                             share != nullptr
+                                 ? fmt::format(", in gpu_memory_utilization {} of each GPU, "
+                                               "line {}",
+                                               share->value.text, share->where.line)
+                                 : std::string()));
+    }
+  }
   bool has_world_size = false;
   if (auto err = detail::read_model(ctx)) return *err;
   if (auto err = detail::read_peft(ctx)) return *err;

@@ -638,11 +638,14 @@ launch_line find_launch(std::string_view text) {
   return {};
 }
 
-// Distributed (FSDP2) when the file has the distributed recipes' fsdp_* keys or its `tune run`
-// line names a distributed recipe; otherwise one GPU.
+// Distributed (FSDP2) when the file has the distributed recipes' fsdp_* keys (or
+// memory_efficient_fsdp_wrap, the FSDP wrap policy's switch that only full_finetune_distributed
+// reads: training.get_full_finetune_fsdp_wrap_policy) or its `tune run` line names a distributed
+// recipe; otherwise one GPU.
 maybe_error read_strategy(import_context& ctx, std::string_view text, bool& has_world_size) {
   const entry* fsdp = ctx.find("fsdp_cpu_offload");
   if (fsdp == nullptr) fsdp = ctx.find("fsdp_reshard_after_forward");
+  if (fsdp == nullptr) fsdp = ctx.find("memory_efficient_fsdp_wrap");
   const launch_line launch = find_launch(text);
   entry at_launch;
   at_launch.key = "tune run";

@@ -747,6 +747,7 @@ class interpreter {
     }
     out.chosen_by_arguments = chosen_;
     out.run_time_values = run_time_;
+    out.set_from_arguments = set_from_arguments_;
     out.notes.insert(out.notes.end(), notes_.begin(), notes_.end());
     return std::nullopt;
   }
@@ -1168,9 +1169,14 @@ class interpreter {
       slot = {joined};
     }
     // `X=$1` is the script's argument; `X=${1:-MOCK}` is MOCK when run without arguments.
-    if (reads_arguments && slot[0].unresolved)
+    if (reads_arguments && slot[0].unresolved) {
       from_arguments_.insert(name);
-    else if (!append)
+      set_from_arguments_.emplace_back(
+          name, at(location(source_, text_, w.line, w.column),
+                   fmt::format("{} is set here to {}, an argument the script is given when it "
+                               "runs",
+                               name, slot[0].text)));
+    } else if (!append)
       from_arguments_.erase(name);
     // A value the script computes when it runs (a command's output, arithmetic of one, the
     // environment): recorded where it is set. The script's own arguments ($1) are reported where
@@ -1334,6 +1340,7 @@ class interpreter {
   std::vector<shell_word> other_commands_;  // first words of commands that are not arguments
   std::vector<std::pair<std::string, shell_word>> assigned_;  // variables set, first place each
   std::vector<std::pair<std::string, diagnostic>> run_time_;  // shell_launch::run_time_values
+  std::vector<std::pair<std::string, diagnostic>> set_from_arguments_;
   bool name_is_assignment_ = false;  // the command being read is named by an expanded NAME=...
   std::size_t count_ = 0;
   std::size_t left_;     // expanded bytes still allowed

@@ -67,6 +67,10 @@ struct shell_launch {
   /// a PP) with its value as expanded and a message at the assignment's line. A word that holds
   /// one of these texts got it from that line (or a later assignment of the same text).
   std::vector<std::pair<std::string, diagnostic>> run_time_values;
+  /// Variables set from the script's own arguments (`MODEL_SIZE=$2`, not `X=${2:-7}`), each name
+  /// with the assignment's line, in file order: what a conditional on one of them tests is chosen
+  /// when the script runs.
+  std::vector<std::pair<std::string, diagnostic>> set_from_arguments;
   std::vector<diagnostic> notes;  // branches read as if all were taken, other launches ignored
 };
 

@@ -46,6 +46,7 @@ constexpr spelling<checkpointing> checkpointing_names[] = {
     {checkpointing::selective, "selective"}, {checkpointing::none, "false"},
     {checkpointing::full, "true"},    {checkpointing::op, "op"},
     {checkpointing::op, "selective_op"}, {checkpointing::op, "per_op"},
+    {checkpointing::core_attention, "core_attention"},
 };
 constexpr spelling<attention_impl> attention_names[] = {
     {attention_impl::flash, "flash"},           {attention_impl::efficient, "efficient"},

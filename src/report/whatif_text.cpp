@@ -11,7 +11,8 @@ namespace vramscope::report {
 
 const char* const cost_proxy_text =
     "cost proxy: recompute = share of a step's FLOPs spent re-running the forward pass for "
-    "activation checkpointing (none 0 %, full 33 %, selective 33 %/checkpoint_every, op 17 %); "
+    "activation checkpointing (none 0 %, full 33 %, selective 33 %/checkpoint_every, op 17 %, "
+    "core_attention s/(18h+3s)); "
     "network = bytes all ranks send in their collectives per token trained (a step's bytes "
     "over its tokens, so a larger micro-batch is cheaper per token; docs/fit.md); "
     "host = host memory of offloaded state per rank";

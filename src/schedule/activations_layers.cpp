@@ -103,36 +103,12 @@ void add_ring_buffers(unit_activations& a, const dims& d, std::uint64_t kv) {
   a.backward_temps.insert(a.backward_temps.end(), {2 * kv, 2 * kv, 2 * kv32, 2 * kv32});
 }
 
-}  // namespace
-
-// Saved by attention, per implementation (see docs/schedule.md, "Activations").
-void add_attention(unit_activations& a, const dims& d, const model::stack_shape& s,
-                   const job::job_spec& job, bool o_input) {
+// What the kernel keeps of the attention's sequence x sequence scores (its output and
+// log-sum-exp for the fused kernels), per implementation, and its backward's temporaries.
+void add_core_attention(unit_activations& a, const dims& d, const model::stack_shape& s,
+                        attention_impl kernel, std::uint64_t scores) {
   const std::uint64_t q = d.c * d.n * d.h / d.tp;
-  const std::uint64_t kv = d.c * d.n * d.kv / d.tp;
   const std::uint64_t heads = std::max<std::uint64_t>(1, d.heads / d.tp);
-  const std::uint64_t scores = d.batch * heads * d.seq * d.seq;
-  const attention_impl kernel = kernel_for(d, s, job);
-  // Only flash takes K and V with fewer heads; the math path repeats them inside SDPA and the
-  // others get them repeated by transformers. LitGPT repeats them itself for grouped queries
-  // (expand + reshape) and hands SDPA a single shared head as it is (torch 2.1's fused kernels
-  // refuse it; the math path broadcasts it into copies). torchtune's MultiHeadAttention.forward
-  // repeats them whatever the kernel: `k.unsqueeze(2).expand(expand_shape).flatten(1, 2)`, and
-  // the same for v, whenever num_heads != num_kv_heads (torchtune/modules/attention.py at
-  // 1814feb1); flatten of the expanded view is a copy, the tensor the kernel saves.
-  const bool repeat_kv = d.litgpt || d.torchtune
-                             ? d.kv < d.h
-                             : job.training.padding_mask || kernel != attention_impl::flash;
-  const std::uint64_t k_saved = repeat_kv ? q : kv;
-  a.saved.push_back(q);            // rotated query
-  a.saved.push_back(k_saved);      // rotated key (repeated to all heads without native GQA)
-  // LitGPT's CausalSelfAttention.forward (lit_gpt/model.py) splits its fused qkv output by
-  // views (view, permute, split, reshape) and ropes q and k into new tensors (torch.cat of the
-  // roped part and the rest), but hands SDPA v as it is: with one key/value head per query head
-  // v.reshape is a view, so the value SDPA saves keeps the whole fused output,
-  // q, k and v rows together, alive. With fewer key/value heads v is repeated into a copy.
-  const bool fused_view = d.litgpt && !repeat_kv;
-  a.saved.push_back(fused_view ? q + 2 * kv : k_saved);  // value (or the qkv output it views)
   switch (kernel) {
     case attention_impl::flash:
     case attention_impl::efficient:
@@ -174,6 +150,80 @@ void add_attention(unit_activations& a, const dims& d, const model::stack_shape&
       a.backward_temps.push_back(4 * scores);
       a.backward_temps.push_back(4 * scores);
       break;
+  }
+}
+
+// Core attention recomputed in backward (training.activation_checkpointing core_attention):
+// Megatron-LM's --recompute-granularity selective runs core attention under
+// tensor_parallel.checkpoint (TransformerBlock/_checkpointed_attention_forward in
+// megatron/core/transformer/attention.py), which keeps its inputs, q, k and v, already saved
+// above, and hands its output to the projection after it, which keeps that as its input. What the
+// kernel would keep of the scores' shape (the softmax output, the dropout's output and its bool
+// mask; Korthikanti et al. 2022, section 4.1's 5 bytes a score) is not kept: forward holds it
+// beside the raw scores while the kernel runs, and backward makes it again and holds it beside
+// the kernel's own gradient temporaries until the attention's backward ends. Only the math and
+// eager kernels keep such tensors; with a fused kernel this is no checkpointing at all.
+void add_recomputed_core_attention(unit_activations& a, const dims& d,
+                                   const model::stack_shape& s, attention_impl kernel,
+                                   std::uint64_t scores) {
+  unit_activations kept;
+  add_core_attention(kept, d, s, kernel, scores);
+  if (kept.saved_steps.empty()) {  // all of it at once: the kept tensors and the transients
+    a.forward_temps.insert(a.forward_temps.end(), kept.saved.begin(), kept.saved.end());
+    for (const auto* part : {&kept.saved_from, &kept.saved_after, &kept.forward_temps})
+      a.forward_temps.insert(a.forward_temps.end(), part->begin(), part->end());
+  } else {  // the most the steps (eager attention in op order) hold at once
+    std::vector<bytes> sizes(kept.saved_steps_at, 0);
+    bytes now = 0, peak = 0;
+    for (const auto& st : kept.saved_steps) {
+      sizes.push_back(st.alloc);
+      if (st.alloc > 0) now += st.alloc;
+      else if (!st.gemm && st.index < sizes.size()) now -= sizes[st.index];
+      peak = std::max(peak, now);
+    }
+    a.forward_temps.push_back(peak);
+  }
+  a.backward_temps.insert(a.backward_temps.end(), kept.saved.begin(), kept.saved.end());
+  a.backward_temps.insert(a.backward_temps.end(), kept.backward_temps.begin(),
+                          kept.backward_temps.end());
+}
+
+}  // namespace
+
+// Saved by attention, per implementation (see docs/schedule.md, "Activations").
+void add_attention(unit_activations& a, const dims& d, const model::stack_shape& s,
+                   const job::job_spec& job, bool o_input) {
+  const std::uint64_t q = d.c * d.n * d.h / d.tp;
+  const std::uint64_t kv = d.c * d.n * d.kv / d.tp;
+  const std::uint64_t heads = std::max<std::uint64_t>(1, d.heads / d.tp);
+  const std::uint64_t scores = d.batch * heads * d.seq * d.seq;
+  const attention_impl kernel = kernel_for(d, s, job);
+  // Only flash takes K and V with fewer heads; the math path repeats them inside SDPA and the
+  // others get them repeated by transformers. LitGPT repeats them itself for grouped queries
+  // (expand + reshape) and hands SDPA a single shared head as it is (torch 2.1's fused kernels
+  // refuse it; the math path broadcasts it into copies). torchtune's MultiHeadAttention.forward
+  // repeats them whatever the kernel: `k.unsqueeze(2).expand(expand_shape).flatten(1, 2)`, and
+  // the same for v, whenever num_heads != num_kv_heads (torchtune/modules/attention.py at
+  // 1814feb1); flatten of the expanded view is a copy, the tensor the kernel saves.
+  const bool repeat_kv = d.litgpt || d.torchtune
+                             ? d.kv < d.h
+                             : job.training.padding_mask || kernel != attention_impl::flash;
+  const std::uint64_t k_saved = repeat_kv ? q : kv;
+  a.saved.push_back(q);            // rotated query
+  a.saved.push_back(k_saved);      // rotated key (repeated to all heads without native GQA)
+  // LitGPT's CausalSelfAttention.forward (lit_gpt/model.py) splits its fused qkv output by
+  // views (view, permute, split, reshape) and ropes q and k into new tensors (torch.cat of the
+  // roped part and the rest), but hands SDPA v as it is: with one key/value head per query head
+  // v.reshape is a view, so the value SDPA saves keeps the whole fused output,
+  // q, k and v rows together, alive. With fewer key/value heads v is repeated into a copy.
+  const bool fused_view = d.litgpt && !repeat_kv;
+  a.saved.push_back(fused_view ? q + 2 * kv : k_saved);  // value (or the qkv output it views)
+  const bool scores_kept = kernel == attention_impl::math || kernel == attention_impl::eager;
+  if (scores_kept &&
+      job.training.activation_checkpointing == job::checkpointing::core_attention) {
+    add_recomputed_core_attention(a, d, s, kernel, scores);
+  } else {
+    add_core_attention(a, d, s, kernel, scores);
   }
   // transformers and torchtitan hand o_proj `out.transpose(1, 2).contiguous()`. The flash and
   // memory-efficient kernels write their output as (batch, seq, heads, dim) and return it

@@ -44,13 +44,18 @@ void keep_freed_memory() {
 
 }  // namespace
 
-double recompute_share(const job::job_spec& job) {
+double recompute_share(const job::job_spec& job, const model::model_spec& model) {
   switch (job.training.activation_checkpointing) {
     case job::checkpointing::none: return 0;
     case job::checkpointing::full: return 1.0 / 3;
     case job::checkpointing::selective:
       return 1.0 / (3.0 * std::max(1, job.training.checkpoint_every));
     case job::checkpointing::op: return 1.0 / 6;
+    case job::checkpointing::core_attention: {
+      const auto s = static_cast<double>(job.training.seq_len);
+      const auto h = static_cast<double>(model.text.hidden);
+      return s / (18 * h + 3 * s);
+    }
   }
   return 0;
 }
@@ -117,7 +122,10 @@ bytes network_per_step(const model::model_spec& model, const job::job_spec& job,
     const auto& s = model.text;
     const double act = static_cast<double>(
         bytes_of(job.precision.params, job.training.micro_batch * job.training.seq_len * s.hidden));
-    const int forwards = job.training.activation_checkpointing == job::checkpointing::none ? 1 : 2;
+    // Recomputing core attention runs no projection again, so no collective either.
+    const auto ac = job.training.activation_checkpointing;
+    const int forwards =
+        ac == job::checkpointing::none || ac == job::checkpointing::core_attention ? 1 : 2;
     total += micros * static_cast<double>(s.layers) * 2 * (forwards + 1) * 2 * ring(tp) * act;
   }
   return static_cast<bytes>(total);
@@ -217,7 +225,7 @@ result<row_outcome> what_if::evaluate(const std::vector<std::string>& settings,
   out.reserved = busiest.peak.reserved;
   out.device = busiest.peak.device;
   out.host = p->cpu_memory;
-  out.recompute = recompute_share(r->job);
+  out.recompute = recompute_share(r->job, *r->model);
   out.network = p->parameters_split ? network_per_step(*r->model, r->job, *p->parameters_split)
                                     : network_per_step(*r->model, r->job);
   out.tokens = tokens_per_step(r->job);

@@ -101,9 +101,10 @@ TEST(ImportAccelerate, MegatronLmIsPlannedAsMegatron) {
   EXPECT_EQ(job.precision.params, dtype::bf16);
   EXPECT_EQ(job.precision.master, dtype::f32);
   EXPECT_EQ(job.precision.reduce, dtype::f32);
-  // recompute_activations (accelerate up to 1.12): Megatron's selective recompute.
-  EXPECT_EQ(job.training.activation_checkpointing, checkpointing::none);
-  EXPECT_NE(find_note(imported->notes, "selective recompute of core attention"), "");
+  // recompute_activations (accelerate up to 1.12): Megatron's selective recompute, of core
+  // attention only; the attention kernel stays what it was.
+  EXPECT_EQ(job.training.activation_checkpointing, checkpointing::core_attention);
+  EXPECT_EQ(job.training.attention, attention_impl::flash);
   EXPECT_NE(find_note(imported->notes, "accelerate 1.13 and later"), "");
   EXPECT_EQ(find_note(imported->notes, "not among the options"), "");
 }
@@ -140,7 +141,7 @@ TEST(ImportAccelerate, MegatronLmDefaultsAreThePlugins) {
       "cfg.yaml");
   ASSERT_TRUE(granular) << granular.error().to_string();
   EXPECT_EQ(granular->job.parallel.cp, 1);
-  EXPECT_EQ(granular->job.training.activation_checkpointing, checkpointing::none);
+  EXPECT_EQ(granular->job.training.activation_checkpointing, checkpointing::core_attention);
   // Another type's section has no effect.
   auto ddp = import_config_text(
       "distributed_type: MULTI_GPU\nnum_processes: 2\nmegatron_lm_config:\n"

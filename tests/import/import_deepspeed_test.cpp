@@ -400,3 +400,26 @@ TEST(ImportDeepSpeed, Bf16MasterWeightsAndOptimizerStatesAreBf16) {
 
 }  // namespace
 }  // namespace vramscope::job
+
+namespace vramscope::job {
+namespace {
+
+// A program's own run file that names its DeepSpeed config in a key, beside a teacher model and
+// an inference engine: refused at that key, naming the file to give and the other models.
+TEST(ImportDeepSpeed, ARunFileOfSeveralModelsIsRefusedWhereItNamesTheConfig) {
+  auto run = import_config_text(
+      "{\n  \"student\": {\"model_name_or_path\": \"org/small\"},\n"
+      "  \"teacher\": {\n    \"model_name_or_path\": \"org/large\"\n  },\n"
+      "  \"rollout\": {\"engine\": \"vllm\"},\n"
+      "  \"deepspeed_config\": \"configs/zero3.json\"\n}\n",
+      "run.json");
+  ASSERT_FALSE(run);
+  EXPECT_EQ(run.error().line, 7);
+  const std::string& m = run.error().message;
+  EXPECT_NE(m.find("names the DeepSpeed config, configs/zero3.json"), std::string::npos) << m;
+  EXPECT_NE(m.find("teacher.model_name_or_path org/large (line 4)"), std::string::npos) << m;
+  EXPECT_NE(m.find("rollout.engine vllm (line 6)"), std::string::npos) << m;
+}
+
+}  // namespace
+}  // namespace vramscope::job

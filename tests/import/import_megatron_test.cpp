@@ -382,9 +382,20 @@ TEST(ImportMegatron, RecomputeGranularities) {
   EXPECT_EQ(block_one.job.training.checkpoint_every, 8);
   const auto selective =
       import_ok(small_model + "--recompute-activations --attention-backend unfused\n");
-  EXPECT_EQ(selective.job.training.activation_checkpointing, checkpointing::none);
-  EXPECT_EQ(selective.job.training.attention, attention_impl::flash);
-  EXPECT_NE(find_note(selective.notes, "selective recompute of core attention"), "");
+  // Selective recompute is of core attention, over the kernel the script chose.
+  EXPECT_EQ(selective.job.training.activation_checkpointing, checkpointing::core_attention);
+  EXPECT_EQ(selective.job.training.attention, attention_impl::math);
+  const auto granular = import_ok(small_model + "--recompute-granularity selective\n");
+  EXPECT_EQ(granular.job.training.activation_checkpointing, checkpointing::core_attention);
+  EXPECT_EQ(granular.job.training.attention, attention_impl::flash);
+  // --recompute-modules without core_attn leaves the attention whole.
+  const auto modules = import_ok(small_model +
+                                 "--recompute-granularity selective --recompute-modules mlp\n");
+  EXPECT_EQ(modules.job.training.activation_checkpointing, checkpointing::none);
+  EXPECT_NE(find_note(modules.notes, "recomputing mlp is not modelled"), "");
+  const auto with_core = import_ok(
+      small_model + "--recompute-granularity selective --recompute-modules core_attn moe_act\n");
+  EXPECT_EQ(with_core.job.training.activation_checkpointing, checkpointing::core_attention);
   const auto unfused = import_ok(small_model + "--attention-backend unfused\n");
   EXPECT_EQ(unfused.job.training.attention, attention_impl::math);
   const std::string bad = import_error(small_model + "--recompute-granularity some\n");
@@ -1041,6 +1052,74 @@ TEST(ImportMegatron, AnUnsetVariableAfterAValueIsNoValue) {
   EXPECT_EQ(imported.job.parallel.pp, 2);
   EXPECT_NE(find_note(imported.notes, "\"$MAYBE_VIRTUAL\" is a variable the script does not set"),
             "");
+}
+
+}  // namespace
+}  // namespace vramscope::job
+
+namespace vramscope::job {
+namespace {
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// A launch that several facts keep from a plan is refused at the most fundamental (which model,
+// then its shape and vocabulary, then the GPU count and launch details), with the others listed
+// after it by line, whatever their order in the file.
+TEST(ImportMegatronRefusals, TheMostFundamentalFactFirstAndTheOthersListed) {
+  // The GPU count known only at run time (line 1), the vocabulary in a tokenizer's files
+  // (line 4): the vocabulary first.
+  const std::string e = first_line(import_error(
+      "GPUS=$(nvidia-smi -L | wc -l)\n"
+      "torchrun --nproc_per_node $GPUS pretrain_gpt.py \\\n"
+      "  --num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128 \\\n"
+      "  --seq-length 128 --tokenizer-type HuggingFaceTokenizer --tokenizer-model org/name\n"));
+  EXPECT_TRUE(e.starts_with("args.txt:4:")) << e;
+  EXPECT_NE(e.find("--tokenizer-type HuggingFaceTokenizer"), std::string::npos) << e;
+  EXPECT_NE(e.find("1 more keeps it from a plan after that: line 1: "), std::string::npos) << e;
+  EXPECT_NE(e.find("GPUS is set here to"), std::string::npos) << e;
+}
+
+// Megatron-LM's vision-language training scripts are refused at the option that chooses the
+// model, before the tokenizer beside it; without the option, at the script.
+TEST(ImportMegatronRefusals, VisionLanguageScriptsAtTheOptionThatChoosesTheModel) {
+  const std::string shape =
+      "  --num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128 \\\n"
+      "  --seq-length 128 --tokenizer-type MultimodalTokenizer --tokenizer-model org/name \\\n";
+  const std::string llava = first_line(import_error(
+      "torchrun --nproc_per_node 8 examples/multimodal/train.py \\\n" + shape +
+      "  --language-model-type=mistral_7b\n"));
+  EXPECT_TRUE(llava.starts_with("args.txt:4:")) << llava;
+  EXPECT_NE(llava.find("--language-model-type mistral_7b: the launch trains "
+                       "examples/multimodal/train.py's vision-language model"),
+            std::string::npos)
+      << llava;
+  EXPECT_NE(llava.find("line 3: --tokenizer-type MultimodalTokenizer"), std::string::npos)
+      << llava;
+  const std::string mimo = first_line(import_error(
+      "torchrun --nproc_per_node 2 examples/mimo/train.py \\\n  --model-provider mock \\\n" +
+      shape + "  --micro-batch-size 1\n"));
+  EXPECT_TRUE(mimo.starts_with("args.txt:2:")) << mimo;
+  EXPECT_NE(mimo.find("examples/mimo/train.py's multimodal model"), std::string::npos) << mimo;
+  const std::string bare = first_line(import_error(
+      "torchrun --nproc_per_node 2 examples/mimo/train.py \\\n" + shape + "  --bf16\n"));
+  EXPECT_TRUE(bare.starts_with("args.txt:1:")) << bare;
+  EXPECT_NE(bare.find("examples/mimo/train.py: the launch trains"), std::string::npos) << bare;
+}
+
+// The shape chosen among a conditional's branches by a variable the script's arguments set is
+// which model the launch trains: refused where that variable is set, before the GPU count.
+TEST(ImportMegatronRefusals, ShapeChosenByTheScriptsArgumentsAtTheAssignment) {
+  const std::string e = first_line(import_error(
+      "ENV=$1\n"
+      "if [ $ENV = local ]; then\n  GPUS=8\nfi\n"
+      "SIZE=$2\n"
+      "if [ $SIZE = small ]; then\n  LAYERS=2\nelif [ $SIZE = large ]; then\n  LAYERS=48\nfi\n"
+      "torchrun --nproc_per_node $GPUS pretrain_gpt.py \\\n"
+      "  --num-layers $LAYERS --hidden-size 64 --num-attention-heads 4 \\\n"
+      "  --max-position-embeddings 128 --seq-length 128 --tokenizer-type GPT2BPETokenizer\n"));
+  EXPECT_TRUE(e.starts_with("args.txt:5:1: SIZE is set here to $2")) << e;
+  EXPECT_NE(e.find("it chooses the model: --num-layers \"$LAYERS\""), std::string::npos) << e;
+  EXPECT_NE(e.find("line 2: torchrun --nproc_per_node"), std::string::npos) << e;
 }
 
 }  // namespace

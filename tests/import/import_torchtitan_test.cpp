@@ -730,6 +730,20 @@ TEST(ImportTorchtitan, AGrpoTableIsRefusedAtItsLine) {
       << grpo.error().message;
 }
 
+// A [generation] table (torchtitan's RL experiment) puts a vLLM generator on the trainer's GPUs:
+// two models in one job, refused at the table's line with the share it takes.
+TEST(ImportTorchtitan, AGeneratorBesideTheTrainerIsRefusedAtItsTable) {
+  auto rl = import_config_text("[model]\nname = \"qwen3\"\nflavor = \"0.6B\"\n\n"
+                               "[generation]\ndtype = \"bfloat16\"\ngpu_memory_utilization = 0.4\n",
+                               "rl.toml");
+  ASSERT_FALSE(rl);
+  EXPECT_EQ(rl.error().line, 5);
+  EXPECT_NE(rl.error().message.find("gpu_memory_utilization 0.4 of each GPU, line 7"),
+            std::string::npos)
+      << rl.error().message;
+  EXPECT_NE(rl.error().message.find("remove the [generation] table"), std::string::npos);
+}
+
 // training.batch_size by the era the file's other fields show (torchtitan pull/1238 renamed it
 // local_batch_size; until pull/1644 an unknown field was dropped, since then it raises).
 TEST(ImportTorchtitan, BatchSizeIsReadAsTheFilesEraReadIt) {

@@ -516,3 +516,26 @@ TEST(ImportTorchtune, ExpertCountBuilderNamesResolveToTheirPreset) {
 
 }  // namespace
 }  // namespace vramscope::job
+
+namespace vramscope::job {
+namespace {
+
+// A fork's builder named by its family alone (torchtune.models.llama2.tinyllama, TinyLlama's one
+// size) resolves to that preset; memory_efficient_fsdp_wrap, which only full_finetune_distributed
+// reads, makes the config distributed, and a torchtune 0.2 checkpointer makes that FSDP1.
+TEST(ImportTorchtune, AForkBuilderAndTheFsdpWrapKeyOfTheDistributedRecipe) {
+  const std::string body =
+      "model:\n  _component_: torchtune.models.llama2.tinyllama\n"
+      "checkpointer:\n  _component_: torchtune.utils.FullModelHFCheckpointer\n"
+      "batch_size: 2\n";
+  auto distributed = import_config_text(body + "memory_efficient_fsdp_wrap: False\n", "t.yaml");
+  ASSERT_TRUE(distributed) << distributed.error().to_string();
+  EXPECT_EQ(distributed->job.model, "tinyllama-1.1b");
+  EXPECT_EQ(distributed->job.parallel.kind, strategy::fsdp1);
+  auto single = import_config_text(body, "t.yaml");
+  ASSERT_TRUE(single) << single.error().to_string();
+  EXPECT_EQ(single->job.parallel.kind, strategy::single);
+}
+
+}  // namespace
+}  // namespace vramscope::job

@@ -775,14 +775,13 @@ TEST(Activations, KorthikantiTable2HoldsForEveryTensorSequenceAndRecomputeCombin
         job.parallel.kind = job::strategy::megatron;
         job.parallel.tp = t;
         job.parallel.sequence_parallel = sp;
-        // Megatron's selective recomputation recomputes the core attention: what is kept is
-        // what a fused kernel keeps (the importer maps --recompute-activations so).
-        job.training.attention = recompute == job::checkpointing::selective
-                                     ? job::attention_impl::flash
-                                     : job::attention_impl::math;
-        job.training.activation_checkpointing = recompute == job::checkpointing::full
-                                                    ? job::checkpointing::full
-                                                    : job::checkpointing::none;
+        // Megatron's selective recomputation recomputes the core attention (the importers
+        // map --recompute-granularity selective to core_attention), over the math kernel,
+        // which without it keeps the paper's 5as/h bytes of scores a token and layer.
+        job.training.attention = job::attention_impl::math;
+        job.training.activation_checkpointing = recompute == job::checkpointing::selective
+                                                    ? job::checkpointing::core_attention
+                                                    : recompute;
         const auto acts = activations_for(model::unit_kind::block, gpt, job,
                                           {static_cast<std::uint64_t>(b),
                                            static_cast<std::uint64_t>(s)},
@@ -808,6 +807,77 @@ TEST(Activations, KorthikantiTable2HoldsForEveryTensorSequenceAndRecomputeCombin
       }
     }
   }
+}
+
+}  // namespace
+}  // namespace vramscope::schedule
+
+namespace vramscope::schedule {
+namespace {
+
+bytes sum_of(const std::vector<bytes>& v) { return std::accumulate(v.begin(), v.end(), bytes{0}); }
+
+// A GPT-style block with attention dropout: 16 heads of 64, hidden 1024, MLP 4096.
+model::stack_shape dropout_stack() {
+  model::stack_shape s;
+  s.family = "test";
+  s.hidden = 1024;
+  s.intermediate = 4096;
+  s.layers = 2;
+  s.heads = 16;
+  s.kv_heads = 16;
+  s.head_dim = 64;
+  s.vocab = 50000;
+  s.gated_mlp = false;
+  s.attention_dropout = true;
+  return s;
+}
+
+// Recomputing core attention (Megatron's selective recompute) keeps q, k, v and the output as
+// no checkpointing does, but none of the scores' shape: with the math kernel the softmax output,
+// its dropout and the bool mask (2 + 2 + 1 bytes a score in bf16) move from what the block keeps
+// to what its backward makes again; with a fused kernel, which keeps none of them, nothing
+// changes at all.
+TEST(Activations, CoreAttentionRecomputeDropsOnlyTheScoresKept) {
+  const auto s = dropout_stack();
+  const std::uint64_t n = 1000, scores = 16 * n * n;
+  for (const auto kernel : {job::attention_impl::flash, job::attention_impl::math}) {
+    job::job_spec none;
+    none.training.attention = kernel;
+    auto core = none;
+    core.training.activation_checkpointing = job::checkpointing::core_attention;
+    const auto kept = activations_for(model::unit_kind::block, s, none, {1, n}, 1, {});
+    const auto recomputed = activations_for(model::unit_kind::block, s, core, {1, n}, 1, {});
+    if (kernel == job::attention_impl::flash) {
+      EXPECT_EQ(recomputed.saved, kept.saved);
+      EXPECT_EQ(recomputed.forward_temps, kept.forward_temps);
+      EXPECT_EQ(recomputed.backward_temps, kept.backward_temps);
+      continue;
+    }
+    EXPECT_EQ(sum_of(kept.saved) - sum_of(recomputed.saved), 5 * scores);
+    EXPECT_EQ(sum_of(recomputed.backward_temps) - sum_of(kept.backward_temps), 5 * scores);
+    EXPECT_TRUE(recomputed.saved_from.empty());  // the scores are a forward transient now
+    EXPECT_GE(sum_of(recomputed.forward_temps) - sum_of(kept.forward_temps), 5 * scores);
+  }
+}
+
+// The same for eager attention in op order (transformers' eager_attention_forward, no dropout):
+// the fp32 softmax output and its bf16 cast are not kept, and forward holds at most what the
+// op-order steps hold at once.
+TEST(Activations, CoreAttentionRecomputeOfEagerAttention) {
+  auto s = dropout_stack();
+  s.attention_dropout = false;
+  s.eager_attention = true;
+  const std::uint64_t n = 1000, scores = 16 * n * n;
+  job::job_spec none;
+  auto core = none;
+  core.training.activation_checkpointing = job::checkpointing::core_attention;
+  const auto kept = activations_for(model::unit_kind::block, s, none, {1, n}, 1, {});
+  const auto recomputed = activations_for(model::unit_kind::block, s, core, {1, n}, 1, {});
+  EXPECT_EQ(sum_of(kept.saved) - sum_of(recomputed.saved), (4 + 2) * scores);
+  EXPECT_TRUE(recomputed.saved_steps.empty());
+  // raw and scaled (2 + 2), then masked, the fp32 upcast and the softmax (2 + 4 + 4)
+  EXPECT_EQ(sum_of(recomputed.forward_temps) - sum_of(kept.forward_temps), 10 * scores);
 }
 
 }  // namespace

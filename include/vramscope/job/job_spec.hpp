@@ -21,7 +21,9 @@ enum class sharding { full_shard, shard_grad_op, no_shard, hybrid_shard };  // F
 enum class prefetch { pre, post, none };                                    // FSDP1 backward
 // adamw_8bit, paged_adamw, paged_adamw_8bit: bitsandbytes AdamW8bit, PagedAdamW(32bit), PagedAdamW8bit
 enum class optimizer_kind { adamw, adam, sgd, sgd_momentum, adafactor, adamw_8bit, paged_adamw, paged_adamw_8bit };
-enum class checkpointing { none, full, selective, op };  // op: per-operator selective (torchtitan)
+// op: per-operator selective (torchtitan); core_attention: Megatron-LM's selective recompute, the
+// attention's scores, softmax and dropout recomputed in backward (--recompute-granularity selective)
+enum class checkpointing { none, full, selective, op, core_attention };
 enum class attention_impl { flash, efficient, math, eager };
 // torchao float8 training recipes (Float8LinearConfig.from_recipe_name; torchtitan's
 // float8.recipe_name): nn.Linear layers run their matmuls in float8 with dynamic scales per

@@ -60,8 +60,11 @@ struct row_outcome {
 /// The share of a step's FLOPs spent recomputing the forward pass for activation checkpointing:
 /// a step is about 3 forwards (forward 1, backward 2); full checkpointing adds one forward of
 /// every block (1/3), selective every Nth block (1/(3N)), torchtitan's per-op policy about half
-/// of the matmuls (1/6, it saves every second one). 0 without checkpointing.
-double recompute_share(const job::job_spec& job);
+/// of the matmuls (1/6, it saves every second one). Recomputing core attention
+/// (core_attention) repeats its two sequence x sequence matmuls, 4 b s^2 h FLOPs of a layer's
+/// 72 b s h^2 + 12 b s^2 h a step (Korthikanti et al. 2022, section 5's counts): s / (18 h + 3 s)
+/// for `model`'s hidden size h. 0 without checkpointing.
+double recompute_share(const job::job_spec& job, const model::model_spec& model);
 
 /// Tokens the whole job trains per optimizer step: micro-batch x sequence length x
 /// micro-batches per step x data-parallel groups (world / (tp x pp x cp); tensor, pipeline and

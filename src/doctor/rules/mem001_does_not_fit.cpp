@@ -40,7 +40,8 @@ std::vector<candidate> candidates_for(const job::job_spec& j) {
                                "(smaller kernels)", samples / mb)});
   if (j.training.loss == job::loss_impl::hf)
     out.push_back({{"training.loss=liger_fused"}, "needs Liger-Kernel; about as fast"});
-  if (j.training.activation_checkpointing == job::checkpointing::none)
+  if (j.training.activation_checkpointing == job::checkpointing::none ||
+      j.training.activation_checkpointing == job::checkpointing::core_attention)
     out.push_back({{"training.activation_checkpointing=selective"}, "recomputes part of each block: ~10-20 % "
                                                                     "more compute"});
   if (j.training.activation_checkpointing != job::checkpointing::full)

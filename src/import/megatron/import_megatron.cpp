@@ -1008,6 +1008,94 @@ std::string other_model_script(const std::string& script) {
   return "";
 }
 
+// How fundamental a fact that keeps a launch from a plan is, in the order a user settles them:
+// which model the launch trains (and which training script builds it), then that model's shape
+// and vocabulary, then the GPU count and the launch's other details.
+enum class blocking { model, shape, launch };
+
+struct blocking_fact {
+  blocking rank = blocking::launch;
+  diagnostic where;
+};
+
+// The refusal of a launch that `facts` (at least one) block: the most fundamental first (file
+// order within a rank) is where it points; the others are listed after its message, each with
+// its line, so that one reading shows all that must change.
+diagnostic refuse(std::vector<blocking_fact> facts) {
+  std::stable_sort(facts.begin(), facts.end(), [](const auto& a, const auto& b) {
+    return a.rank != b.rank ? a.rank < b.rank : a.where.line < b.where.line;
+  });
+  diagnostic first = facts.front().where;
+  std::vector<std::string> others;
+  for (std::size_t i = 1; i < facts.size(); ++i)
+    if (facts[i].where.message != first.message)
+      others.push_back(fmt::format("line {}: {}", facts[i].where.line, facts[i].where.message));
+  if (!others.empty())
+    first.message += fmt::format(". {} more keep{} it from a plan after that: {}", others.size(),
+                                 others.size() == 1 ? "s" : "", join(others, "; "));
+  return first;
+}
+
+// Megatron-LM's training scripts of vision-language models, which take the language model as
+// one of their parts: examples/multimodal/train.py (LLaVA-style: a vision encoder and a
+// projection before the language model --language-model-type names) and examples/mimo/train.py
+// (MIMO: --model-provider builds the modality encoders and the language model). Refused at the
+// option that chooses the model, else at the script.
+std::optional<diagnostic> vision_language_script(const import_context& ctx,
+                                                 const std::string& script_path,
+                                                 const diagnostic& script_at) {
+  const auto ends_with = [&](std::string_view tail) { return script_path.ends_with(tail); };
+  const entry* language = ctx.find("--language-model-type");
+  const entry* provider = ctx.find("--model-provider");
+  std::string what;
+  if (language != nullptr || ends_with("multimodal/train.py"))
+    what = "examples/multimodal/train.py's vision-language model (a vision encoder and "
+           "projection beside the language model)";
+  else if (provider != nullptr || ends_with("mimo/train.py"))
+    what = "examples/mimo/train.py's multimodal model (modality encoders beside the language "
+           "model)";
+  else
+    return std::nullopt;
+  const entry* chooser = language != nullptr ? language : provider;
+  const std::string head =
+      chooser != nullptr ? fmt::format("{} {}", chooser->key, chooser->value.text) : script_path;
+  return at(chooser != nullptr ? chooser->where : script_at,
+            fmt::format("{}: the launch trains {}, which vramscope does not plan from Megatron-LM "
+                        "arguments (it plans pretrain_gpt.py's GPT models); to plan the language "
+                        "model alone, give its pretrain_gpt.py arguments, or write a job spec "
+                        "with its config.json (docs/job-spec.md)",
+                        head, what));
+}
+
+// The model's shape chosen by the script's own arguments: a shape flag whose value is set only
+// in branches of a conditional on a variable the arguments set (`MODEL_SIZE=$2` and then `if [
+// $MODEL_SIZE = 7B ]`). Refused where that variable is set (else at the conditional): which
+// model the launch trains is decided there.
+std::optional<diagnostic> shape_chosen_by_arguments(const import_context& ctx,
+                                                    const shell_launch& launch) {
+  for (const char* flag : {"--num-layers", "--hidden-size", "--num-attention-heads"}) {
+    const entry* e = ctx.find(flag);
+    if (e == nullptr) continue;
+    const diagnostic* chosen = chosen_by_arguments(ctx, e->value.text);
+    if (chosen == nullptr) continue;
+    const std::string fix = fmt::format(
+        "write the model's shape (--num-layers, --hidden-size, --num-attention-heads, ...) into "
+        "the script to plan it");
+    for (const auto& [name, where] : launch.set_from_arguments) {
+      const bool tested = chosen->context.find("$" + name) != std::string::npos ||
+                          chosen->context.find("${" + name + "}") != std::string::npos;
+      if (tested)
+        return at(where, fmt::format("{}, and it chooses the model: {} \"{}\" is set only in "
+                                     "branches of \"{}\" (line {}); {}",
+                                     where.message, flag, e->value.text, chosen->context,
+                                     chosen->line, fix));
+    }
+    return at(*chosen, fmt::format("{} \"{}\": {}, so they choose the model; {}", flag,
+                                   e->value.text, chosen->message, fix));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 const std::vector<option>& megatron_options() { return megatron_table(); }
@@ -1034,50 +1122,61 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                                    ? detail::location(source, text, anchor->line, anchor->column)
                                    : detail::location(source, text, 1, 1);
   const std::string script = detail::script_name(launch->script.text);
+  // What keeps the launch from a plan, gathered so that the refusal names the most fundamental
+  // (detail::refuse) and lists the rest.
+  std::vector<detail::blocking_fact> facts;
+  const auto refused = [&](detail::blocking rank, diagnostic d) {
+    facts.push_back({rank, std::move(d)});
+    return detail::refuse(facts);
+  };
+  if (auto d = detail::vision_language_script(ctx, launch->script.text, script_at))
+    facts.push_back({detail::blocking::model, *d});
+  if (auto d = detail::shape_chosen_by_arguments(ctx, *launch))
+    facts.push_back({detail::blocking::model, *d});
   if (launch->name_is_assignment && !launch->launcher.empty()) {
     const auto& name = launch->launcher.front();
     const std::string word = name.text.substr(0, name.text.find('='));
-    return detail::at(
+    facts.push_back({detail::blocking::launch, detail::at(
         detail::location(source, text, name.line, name.column),
         fmt::format("the launch of {} starts with {}, which an expansion produces: bash takes "
                     "NAME=value as an assignment only where it is written before the command, so "
                     "it runs \"{}\" as the command's name, which fails, and {} never starts; "
                     "write the assignments themselves before the launcher (or export {} "
                     "beforehand) to plan it",
-                    script, name.text, name.text, script, word));
+                    script, name.text, name.text, script, word))});
   }
   if (const auto other = detail::other_model_script(script); !other.empty())
-    return detail::at(script_at,
+    return refused(detail::blocking::model, detail::at(script_at,
                       fmt::format("{} builds {}, which vramscope does not plan from Megatron-LM "
                                   "arguments (it plans pretrain_gpt.py's GPT models); to plan it, "
                                   "write a job spec with the model's config.json "
                                   "(docs/job-spec.md)",
-                                  script, other));
+                                  script, other)));
   // --yaml-cfg: Megatron-LM replaces the parsed arguments with the YAML file's
   // (megatron/training/arguments.py, parse_args: `args = load_yaml(args.yaml_cfg)`), so the
   // model, batch, precision and parallel sizes are in that file, whatever the command line says.
   if (const detail::entry* yaml = ctx.find("--yaml-cfg"))
-    return detail::at(
+    return refused(detail::blocking::model, detail::at(
         yaml->where,
         fmt::format("--yaml-cfg {}: Megatron-LM takes every argument from that YAML file instead "
                     "of the command line (parse_args: args = load_yaml(args.yaml_cfg)), so the "
                     "model, batch, precision and parallel sizes are in it, and vramscope does not "
                     "read it; write them as Megatron-LM arguments in place of --yaml-cfg to plan "
                     "it",
-                    yaml->value.text.empty() ? "(no file)" : yaml->value.text));
+                    yaml->value.text.empty() ? "(no file)" : yaml->value.text)));
   // Knowledge distillation (Megatron-DeepSpeed): --kd and --mos build a teacher model beside the
   // student on every GPU (megatron/training.py, pretrain: `if args.mos or args.kd:
   // args.teacher_model = setup_teacher_model(args, model_provider)`).
   for (const char* flag : {"--kd", "--mos"})
     if (const detail::entry* kd = ctx.find(flag))
-      return detail::at(
+      return refused(detail::blocking::model, detail::at(
           kd->where,
           fmt::format("{}: Megatron-DeepSpeed builds a teacher model (--num-layers-teacher, "
                       "--hidden-size-teacher, --load-teacher) beside the student on every GPU, "
                       "two models in one job, which a plan of one model cannot hold; plan the "
                       "student without {} and the teacher's flags, and add the teacher's "
                       "weights and forward activations to it",
-                      flag, flag));
+                      flag, flag)));
   if (ctx.find("--num-layers") == nullptr) {
     // The arguments the script leaves unresolved: one set only in branches its own arguments
     // choose, standing where a flag would (not a flag's value: `$EXTRA_ARGS`, not `--save
@@ -1095,7 +1194,7 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
       }
       if (unset.empty()) unset = w.text;
     }
-    return detail::at(
+    return refused(detail::blocking::shape, detail::at(
         script_at,
         "no --num-layers among the Megatron-LM arguments (Megatron requires "
         "--num-layers, --hidden-size, --num-attention-heads and "
@@ -1108,7 +1207,7 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                                unset)
                  : fmt::format("; the arguments include {}: {}; write the arguments into the "
                                "script",
-                               unset, why)));
+                               unset, why))));
   }
   // pretrain_gpt.py's tokenizer when none is named: GPT-2's BPE (args_defaults
   // {'tokenizer_type': 'GPT2BPETokenizer'}, from 2021's pretrain_gpt.py to today's). It reads
@@ -1135,13 +1234,13 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
       ctx.find("--pad-vocab-size-to") == nullptr && ctx.find("--padded-vocab-size") == nullptr &&
       !script.empty() &&
       script.rfind("pretrain_", 0) != 0 && script.rfind("finetune_gpt", 0) != 0)
-    return detail::at(script_at,
+    return refused(detail::blocking::shape, detail::at(script_at,
                       fmt::format("the arguments give neither --tokenizer-type nor --vocab-size, "
                                   "and {} is not Megatron-LM's pretrain_gpt.py, whose default "
                                   "tokenizer (GPT2BPETokenizer) is known: its own default is in "
                                   "the script; add --vocab-size N (the tokenizer's vocabulary "
                                   "before Megatron pads it) or --tokenizer-type",
-                                  script));
+                                  script)));
   for (const auto& [name, value] : launch->exports) {
     // Exported variables reach the training processes: the job's environment.
     const detail::entry e{"export " + name,
@@ -1149,17 +1248,29 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                           true,
                           detail::location(source, text, value.line, value.column)};
     if (auto problem = ctx.set("env." + name, value.text, e); !problem.empty())
-      return detail::at(e.where, problem);
+      return refused(detail::blocking::launch, detail::at(e.where, problem));
   }
   std::optional<diagnostic> error;
   detail::megatron_mesh mesh;
-  const long long world = launch->script.text.empty()
-                              ? 0
-                              : detail::read_launcher(ctx, text, *launch, mesh.nodes_open, error);
-  if (error) return *error;
-  if (auto err = detail::read_megatron_parallelism(ctx, world, mesh)) return *err;
-  if (auto err = detail::read_pipeline_split(ctx, mesh)) return *err;
-  if (auto err = detail::read_megatron_model(ctx, mesh)) return *err;
+  long long world = launch->script.text.empty()
+                        ? 0
+                        : detail::read_launcher(ctx, text, *launch, mesh.nodes_open, error);
+  if (error) {  // the GPU count unknown: the model is read still, for what else blocks it
+    facts.push_back({detail::blocking::launch, *error});
+    world = 0;
+  }
+  if (auto err = detail::read_megatron_parallelism(ctx, world, mesh)) {
+    if (!facts.empty()) return refused(detail::blocking::launch, *err);
+    facts.push_back({detail::blocking::launch, *err});
+  } else if (auto split = detail::read_pipeline_split(ctx, mesh)) {
+    facts.push_back({detail::blocking::launch, *split});
+  }
+  if (auto err = detail::read_megatron_model(ctx, mesh)) {
+    // A shape fact with no line of its own (a flag missing) is named first only when nothing
+    // else blocks: a refusal points at a line where one is known.
+    if (facts.empty() || err->line > 0) return refused(detail::blocking::shape, *err);
+  }
+  if (!facts.empty()) return detail::refuse(facts);
   if (auto err = detail::read_megatron_batch(ctx, mesh)) return *err;
   if (auto err = detail::read_megatron_interleaving(ctx, mesh)) return *err;
   if (auto err = detail::read_megatron_precision(ctx)) return *err;

@@ -46,18 +46,27 @@ void set_from(import_context& ctx, const std::string& flag, const std::string& p
 }
 
 // Selective recompute of core attention (the attention's softmax, its dropout and the
-// scores, s x s a head) is what flash attention avoids keeping in the first place: planned as
-// no checkpointing with flash attention. --recompute-modules other than core_attn are noted.
+// scores, s x s a head): activation_checkpointing core_attention. --recompute-modules (default
+// core_attn, megatron/training/arguments.py) chooses the modules: without core_attn the
+// attention is kept whole (none); modules other than core_attn are noted.
 maybe_error read_selective(import_context& ctx, const entry& from) {
-  if (auto problem = plan_core_attention_recompute(ctx, from); !problem.empty())
-    return at(from.where, problem);
   const entry* modules = ctx.find("--recompute-modules");
-  if (modules == nullptr) return std::nullopt;
   std::vector<std::string> others;
-  for (const auto& m : modules->value.items)
-    if (m != "core_attn") others.push_back(m);
+  bool core = modules == nullptr;
+  if (modules != nullptr)
+    for (const auto& m : modules->value.items) {
+      if (m == "core_attn")
+        core = true;
+      else
+        others.push_back(m);
+    }
+  const std::string problem =
+      core ? plan_core_attention_recompute(ctx, from)
+           : ctx.set("training.activation_checkpointing", "none", *modules);
+  if (!problem.empty()) return at(from.where, problem);
+  if (modules == nullptr) return std::nullopt;
   if (others.empty())
-    ctx.mapped_to(*modules, "training.attention");
+    ctx.mapped_to(*modules, "training.activation_checkpointing");
   else
     ctx.note(*modules,
              fmt::format("recomputing {} is not modelled: planned as kept", join(others, ", ")));
@@ -371,16 +380,14 @@ maybe_error read_megatron_capacity(import_context& ctx) {
 
 // --attention-backend: flash, fused (cuDNN) and auto keep what flash attention keeps; unfused and
 // local run the softmax in PyTorch and keep the s x s scores and probabilities (planned as SDPA's
-// math backend), unless selective recompute recomputes them.
+// math backend; selective recompute, core_attention, recomputes them instead).
 std::string read_megatron_attention(import_context& ctx, const entry& e) {
   const std::string v = lower_case(e.value.text);
-  const bool selective = flag_text(ctx, "--recompute-granularity", "") == "selective" ||
-                         flag_given(ctx, "--recompute-activations");
   // --use-flash-attn, and Megatron-DeepSpeed's --use-flash-attn-v2 / -triton / -builder
   if (v == "flash" || v == "fused" || v == "auto" || e.key.rfind("--use-flash-attn", 0) == 0)
     return ctx.set("training.attention", "flash", e);
   if (v == "unfused" || v == "local")
-    return ctx.set("training.attention", selective ? "flash" : "math", e);
+    return ctx.set("training.attention", "math", e);
   return fmt::format(
       "{}: invalid value \"{}\" (expected one of: flash, fused, unfused, local, "
       "auto)",
