@@ -6,7 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+
 #include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
 #include <string_view>
 
 namespace vramscope::job {
@@ -48,6 +53,67 @@ bool is_torchtune_component(std::string_view line) {
   return value.substr(0, 10) == "torchtune.";
 }
 
+
+// The script a shell line hands the launch to: `sh run.sh ...`, `bash x.sh`, `exec "$DIR/train.sh"
+// "$@"`, `./launch.sh` (the word's path, unquoted); empty when the line runs no other script.
+std::string called_script(std::string_view line) {
+  line = trim(line.substr(0, line.find('#')));
+  std::vector<std::string_view> words;
+  for (std::string_view rest = line; !rest.empty();) {
+    const auto start = rest.find_first_not_of(" \t");
+    if (start == std::string_view::npos) break;
+    rest.remove_prefix(start);
+    const auto end = rest.find_first_of(" \t");
+    words.push_back(rest.substr(0, end));
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
+  }
+  std::size_t i = 0;
+  if (i < words.size() && words[i] == "exec") ++i;
+  while (i < words.size() && words[i].find('=') != std::string_view::npos &&
+         words[i].front() != '"' && words[i].front() != '$')
+    ++i;  // VAR=value before the command
+  if (i < words.size() && (words[i] == "sh" || words[i] == "bash")) ++i;
+  if (i >= words.size()) return {};
+  std::string word(words[i]);
+  std::erase(word, '"');
+  std::erase(word, '\'');
+  if (word.size() < 4 || word.substr(word.size() - 3) != ".sh") return {};
+  return word;
+}
+
+// A shell script with no training command that runs another script: the launch is in that
+// script. Points at the call outside any if/case/for/while block (the path a plain run takes),
+// else at the first call.
+std::optional<diagnostic> wrapper_refusal(std::string_view text, const std::string& source) {
+  int depth = 0, first_line = 0, plain_line = 0;
+  std::string first_name, plain_name;
+  int number = 0;
+  for (std::string_view rest = text; !rest.empty();) {
+    const auto end = rest.find('\n');
+    const std::string_view line = trim(rest.substr(0, end));
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    ++number;
+    const std::string_view word = line.substr(0, line.find_first_of(" \t;"));
+    if (word == "if" || word == "case" || word == "for" || word == "while" || word == "until")
+      ++depth;
+    if ((word == "fi" || word == "esac" || word == "done") && depth > 0) --depth;
+    const std::string name = called_script(line);
+    if (name.empty()) continue;
+    if (first_line == 0) first_line = number, first_name = name;
+    if (depth == 0 && plain_line == 0) plain_line = number, plain_name = name;
+  }
+  if (first_line == 0) return std::nullopt;
+  const int line = plain_line != 0 ? plain_line : first_line;
+  const std::string& name = plain_line != 0 ? plain_name : first_name;
+  return error_at(source,
+                  fmt::format("a wrapper: the training is launched by {}, another script this file "
+                              "runs with its arguments, and its model and launch are there; give "
+                              "that script (with the arguments written into it), or the "
+                              "Megatron-LM arguments it runs, to plan it",
+                              name),
+                  line, 1);
+}
+
 }  // namespace
 
 config_format detect_format(std::string_view text) {
@@ -85,8 +151,10 @@ result<imported_job> import_config_text(std::string_view text, const std::string
     case config_format::megatron: return import_megatron(text, source);
     case config_format::unknown: break;
   }
+  if (auto wrapper = wrapper_refusal(text, source)) return *wrapper;
   return error_at(source, "not an accelerate YAML, DeepSpeed JSON, torchtitan TOML, torchtune YAML "
-                          "config or Megatron-LM arguments");
+                          "config or Megatron-LM arguments; give the framework's own config file, "
+                          "or the script that launches the training, to plan it");
 }
 
 result<imported_job> import_config(const std::string& path, const trainer_args& trainer) {

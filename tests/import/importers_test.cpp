@@ -28,10 +28,43 @@ TEST(Importers, UnknownFormatIsAnError) {
   ASSERT_FALSE(imported);
   EXPECT_EQ(imported.error().to_string(),
             "x.yaml: not an accelerate YAML, DeepSpeed JSON, torchtitan TOML, torchtune YAML "
-            "config or Megatron-LM arguments");
+            "config or Megatron-LM arguments; give the framework's own config file, or the script "
+            "that launches the training, to plan it");
   auto missing = import_config(testing::sample("nope.yaml"));
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("no such file"), std::string::npos);
+}
+
+// A script that only hands its arguments to another script is refused at the call a plain run
+// takes (outside the branches an argument chooses), naming the script that holds the launch.
+TEST(Importers, AWrapperScriptIsRefusedAtItsCall) {
+  const char* wrapper =
+      "#!/bin/bash\n"
+      "set -e\n"
+      "for a in \"$@\"; do\n"
+      "  case \"$a\" in\n"
+      "    --custom) exec \"${ROOT}/scripts/custom.sh\" \"$@\" ;;\n"
+      "  esac\n"
+      "done\n"
+      "exec \"${ROOT}/scripts/train.sh\" \\\n"
+      "    --model big \"$@\"\n";
+  auto refused = import_config_text(wrapper, "w.sh");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().line, 8) << refused.error().to_string();
+  EXPECT_NE(refused.error().message.find("${ROOT}/scripts/train.sh"), std::string::npos)
+      << refused.error().to_string();
+  EXPECT_NE(refused.error().message.find("to plan it"), std::string::npos);
+
+  auto positional = import_config_text("cd examples/x\nsh run_pretrain.sh dsw 7B 1 8 \\\n  bf16\n",
+                                       "p.sh");
+  ASSERT_FALSE(positional);
+  EXPECT_EQ(positional.error().line, 2) << positional.error().to_string();
+  EXPECT_NE(positional.error().message.find("run_pretrain.sh"), std::string::npos);
+
+  // A script word that only mentions a .sh file (an echo, an argument) is no call.
+  auto mention = import_config_text("echo see run.sh\ncp a.sh b.sh\n", "m.sh");
+  ASSERT_FALSE(mention);
+  EXPECT_EQ(mention.error().line, 0) << mention.error().to_string();
 }
 
 TEST(Importers, EveryOptionOfTheSamplesIsAccountedFor) {
