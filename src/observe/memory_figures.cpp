@@ -317,6 +317,52 @@ std::optional<int> bracketed_index(std::string_view t) {
   return static_cast<int>(*v);
 }
 
+// A device named at a line's start ("GPU 0", "GPU:1", "gpu 2", "cuda:0", "Device 3", after a
+// list mark): its index and where the rest of the line starts.
+struct device_at {
+  int index = 0;
+  std::size_t end = 0;
+};
+
+std::optional<device_at> device_designator(std::string_view t) {
+  std::size_t i = 0;
+  while (i < t.size() && (t[i] == '-' || t[i] == '*' || t[i] == ' ')) ++i;
+  const std::string low = to_lower(t.substr(i, 12));
+  for (std::string_view name : {"gpu", "cuda", "device"}) {
+    if (low.substr(0, name.size()) != name) continue;
+    std::size_t k = i + name.size();
+    if (k < t.size() && (t[k] == ' ' || t[k] == ':' || t[k] == '#')) ++k;
+    const std::size_t digits = k;
+    while (k < t.size() && is_digit(t[k]) && k - digits < 4) ++k;
+    if (k == digits || (k < t.size() && is_alnum(t[k]))) return std::nullopt;
+    const auto v = parse_uint(t.substr(digits, k - digits));
+    if (!v) return std::nullopt;
+    return device_at{static_cast<int>(*v), k};
+  }
+  return std::nullopt;
+}
+
+// What a device row's label says its one size is: used (memory used, in use, utilization,
+// usage), free or total; none for the allocator's own figures (allocated, reserved: a
+// torch_stats line), a peak, or memory that is not the GPU's.
+enum class device_figure { none, used, free, total };
+
+device_figure device_figure_of(std::string_view label) {
+  bool memory = false, used = false, free = false, total = false;
+  for (const auto& w : words_of(label)) {
+    if (w.starts_with("alloc") || w.starts_with("reserv") || w.starts_with("cache") || w == "max" ||
+        w == "peak" || w == "cpu" || w == "ram" || w == "host" || w == "swap" || w == "ma" || w == "ca")
+      return device_figure::none;
+    if (w == "memory" || w == "mem" || w == "vram") memory = true;
+    else if (w == "used" || w == "use" || w == "usage" || w.starts_with("utili")) used = true;
+    else if (w == "free" || w == "available") free = true;
+    else if (w == "total" || w == "capacity") total = true;
+  }
+  if (!memory && !used) return device_figure::none;
+  if (free + total + used > 1) return device_figure::none;
+  return free ? device_figure::free : total ? device_figure::total : device_figure::used;
+}
+
 }  // namespace
 
 memory_figures find_memory_figures(std::string_view text, const std::string& source) {
@@ -336,6 +382,10 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
   std::optional<torch_stats> half;  // a line's allocated or reserved figures alone
   int half_line = 0;
   std::map<std::string, observation::figure_series> runs;  // by label, numbers aside
+  // Per-device rows ("GPU 0 Memory Utilization: 44708986880 bytes"), the latest reading of each
+  // device: a row whose figure that device has already starts a new reading.
+  std::map<int, gpu_observation> device_rows;
+  std::map<int, int> device_readings;
   for (std::size_t i = 0; i <= lines.size(); ++i) {
     const std::string_view t = i < lines.size() ? trim(lines[i].text) : std::string_view{};
     // Tables: a run of lines that start with '|'.
@@ -437,7 +487,11 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
     }
     // One size after a label: a point of the label's series (its numbers aside, so that "Step 1:"
     // and "Step 5:" are one label).
-    if (sizes.size() == 1 && sizes[0].start > 0 && sizes[0].start <= 80) {
+    // A line that goes on past its figure to a failure ("Step 9: 38.2 GiB -> OOM (attempted 970
+    // MiB, ...)") gives its first size as the point.
+    const bool failure_after =
+        sizes.size() > 1 && names_memory_failure(to_lower(t.substr(sizes[0].end)));
+    if ((sizes.size() == 1 || failure_after) && sizes[0].start > 0 && sizes[0].start <= 80) {
       std::string key;
       for (char c : t.substr(0, sizes[0].start)) {
         if (is_digit(c) || c == '.') {
@@ -449,7 +503,9 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
       if (std::any_of(key.begin(), key.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; })) {
         auto& run = runs[key];
         if (run.points.empty()) {
-          run.label = std::string(trim(t.substr(0, sizes[0].start)));
+          std::string_view label = trim(t.substr(0, sizes[0].start));
+          while (!label.empty() && (label.back() == '~' || label.back() == ' ')) label.remove_suffix(1);
+          run.label = std::string(label);
           run.source = source;
         }
         run.points.emplace_back(lines[i].number, sizes[0].value);
@@ -492,6 +548,22 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
       half = std::move(s);
       half_line = lines[i].number;
     }
+    // A device's row with one figure of its own.
+    if (const auto dev = device_designator(t); dev && !any && sizes.size() == 1 && sizes[0].start >= dev->end) {
+      const auto what = device_figure_of(t.substr(dev->end, sizes[0].start - dev->end));
+      if (what != device_figure::none) {
+        auto& g = device_rows[dev->index];
+        auto& slot = what == device_figure::used ? g.used : what == device_figure::free ? g.free : g.total;
+        if (slot || device_readings[dev->index] == 0) {
+          g = gpu_observation{};
+          g.index = dev->index;
+          ++device_readings[dev->index];
+        }
+        (what == device_figure::used ? g.used : what == device_figure::free ? g.free : g.total) = sizes[0].value;
+        previous_label.clear();
+        continue;
+      }
+    }
     // nvidia-smi's usage cell quoted in prose: "USED / TOTAL", used no more than total. The
     // used figure may leave its unit to the total ("61352 / 81920 MB", gpustat; "7.8/8.0 GB").
     bool read = false;
@@ -511,6 +583,7 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
         break;
       gpu_observation g;
       g.index = bracketed_index(t);
+      if (const auto dev = device_designator(t); !g.index && dev && dev->end <= sizes[0].start) g.index = dev->index;
       g.used = used;
       g.total = sizes[k].value;
       out.gpus.push_back(std::move(g));
@@ -521,6 +594,11 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
     previous_label.clear();
   }
   close_profile();
+  for (auto& [index, g] : device_rows) {
+    if (g.used && g.free && !g.total) g.total = *g.used + *g.free;
+    if (g.total && g.free && !g.used && *g.free <= *g.total) g.used = *g.total - *g.free;
+    if (g.used || g.total) out.gpus.push_back(std::move(g));
+  }
   for (auto& [key, run] : runs)
     if (run.points.size() >= 3) out.series.push_back(std::move(run));
   std::sort(out.series.begin(), out.series.end(),
