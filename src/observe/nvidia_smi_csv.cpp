@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <ranges>
 
 #include "observe/nvidia_smi_csv.hpp"
 #include "observe/text_util.hpp"
@@ -251,7 +250,11 @@ result<std::vector<column>> infer_columns(const std::vector<std::vector<std::str
     else if (!numbers.empty())
       return refuse(fmt::format("columns {} hold whole numbers: which is the pid and which the used memory (nounits) "
                                 "cannot be told from their values",
-                                fmt::join(numbers | std::views::transform([](std::size_t c) { return c + 1; }), ", ")));
+                                [&] {
+                                  std::vector<std::size_t> shown;  // 1-based, as a spreadsheet counts
+                                  for (const std::size_t c : numbers) shown.push_back(c + 1);
+                                  return fmt::format("{}", fmt::join(shown, ", "));
+                                }()));
   } else {
     for (const std::size_t c : numbers) {
       if (c == 0 && kinds[c] == csv_value::small_int) {
@@ -446,10 +449,11 @@ result<observation> parse_nvidia_smi_csv(std::string_view text, const std::strin
     auto inferred = infer_columns(rows, source, header);
     if (!inferred) return inferred.error();
     columns = std::move(*inferred);
+    std::vector<std::string> names;
+    for (const auto& c : columns) names.push_back(c.name);
     out.warnings.push_back(detail::error_on_line(
         source, header, 0,
-        fmt::format("CSV without a header row: columns named from their values ({})",
-                    fmt::join(columns | std::views::transform([](const column& c) { return c.name; }), ", "))));
+        fmt::format("CSV without a header row: columns named from their values ({})", fmt::join(names, ", "))));
   }
   const csv_layout layout =
       layout_from(std::move(columns), out.warnings, source, has_header ? header.number : 0);

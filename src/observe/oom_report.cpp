@@ -39,6 +39,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <deque>
 #include <set>
 #include <utility>
@@ -307,27 +308,43 @@ bytes tf_dtype_size(std::string_view type) {
 }
 
 // "OOM when allocating tensor with shape[64,372,32,32] and type float": the tensor's bytes.
-std::optional<bytes> tf_tensor_bytes(std::string_view t) {
-  // TensorFlow 1.x wrote "tensor of shape [1024]", later releases "tensor with shape[1024]".
+// TensorFlow 1.x wrote "tensor of shape [1024]", and its early releases gave no type: the type
+// is then read as float, TensorFlow's default (float32, 4 bytes), and `type_assumed` says so.
+// Dimensions are separated by commas (or spaces, where a paste lost them).
+struct tf_tensor_size {
+  bytes size = 0;
+  bool type_assumed = false;
+};
+
+std::optional<tf_tensor_size> tf_tensor_bytes(std::string_view t) {
   std::size_t open = t.find("shape[");
   std::size_t dims = open + 6;
   if (open == std::string_view::npos && (open = t.find("shape [")) != std::string_view::npos) dims = open + 7;
   if (open == std::string_view::npos) return std::nullopt;
   const std::size_t close = t.find(']', dims);
   if (close == std::string_view::npos) return std::nullopt;
+  std::string list(t.substr(dims, close - dims));
+  std::replace(list.begin(), list.end(), ' ', ',');
   bytes n = 1;
-  for (auto dim : detail::split(t.substr(dims, close - dims), ',')) {
-    const auto v = detail::parse_uint(detail::trim(dim));
-    if (!v) return std::nullopt;
+  std::size_t count = 0;
+  for (auto dim : detail::split(list, ',')) {
+    if (dim.empty()) continue;
+    const auto v = detail::parse_uint(dim);
+    if (!v || (*v != 0 && n > UINT64_MAX / *v)) return std::nullopt;
     n *= *v;
+    ++count;
   }
+  if (count == 0) return std::nullopt;
   const std::size_t type = t.find(" type ", close);
-  if (type == std::string_view::npos) return std::nullopt;
+  if (type == std::string_view::npos) {
+    if (n > UINT64_MAX / 4) return std::nullopt;
+    return tf_tensor_size{n * 4, true};
+  }
   std::string_view name = t.substr(type + 6);
   name = name.substr(0, std::min(name.size(), name.find(' ')));
   const bytes size = tf_dtype_size(name);
-  if (size == 0) return std::nullopt;
-  return n * size;
+  if (size == 0 || n > UINT64_MAX / size) return std::nullopt;
+  return tf_tensor_size{n * size, false};
 }
 
 // Another framework's allocator: "out of memory" (any case) and "allocat..." with a byte count.
@@ -543,7 +560,14 @@ struct oom_scanner {
     const std::string_view t = lines[i].text;
     open_for_error(i);
     xla.report.tensorflow = true;
-    if (auto size = tf_tensor_bytes(t)) xla.report.requested = size;
+    const auto size = tf_tensor_bytes(t);
+    if (size) xla.report.requested = size->size;
+    if (size && size->type_assumed)
+      warns.push_back(detail::error_on_line(
+          source, lines[i], static_cast<int>(at) + 1,
+          fmt::format("tensor message without its type: read as float (4 bytes an element, TensorFlow's "
+                      "default), {} bytes; half that for a float16 tensor",
+                      size->size)));
     if (const std::size_t g = t.find("GPU_"); g != std::string_view::npos && !xla.report.gpu)
       xla.report.gpu = number_at(t, g + 4);
     else if (const std::size_t d = t.find("device:GPU:"); d != std::string_view::npos && !xla.report.gpu)

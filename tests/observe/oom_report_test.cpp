@@ -508,5 +508,20 @@ TEST(OomReport, ReadsTensorFlowOnesShapeWithASpace) {
   EXPECT_EQ(r[0].requested, 256u * 1024 * 4);
 }
 
+// Early TensorFlow 1.x printed no type: float, its default, is assumed and said; dimensions a
+// paste left separated by spaces are read too.
+TEST(OomReport, ReadsATensorMessageWithoutItsTypeAsFloatSayingSo) {
+  warnings w;
+  const auto r = find("ResourceExhaustedError: OOM when allocating tensor with shape[100,32,28,28]\n"
+                      "OOM when allocating tensor with shape [1 16 32] by allocator GPU_0_bfc\n", &w);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].requested, 100u * 32 * 28 * 28 * 4);
+  EXPECT_EQ(r[1].requested, 16u * 32 * 4);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_NE(w[0].message.find("tensor message without its type: read as float"), std::string::npos) << w[0].message;
+  EXPECT_TRUE(find("OOM when allocating tensor with shape[99999999999,99999999999,99999999999]\n")[0].requested ==
+              std::nullopt);  // overflows: not read
+}
+
 }  // namespace
 }  // namespace vramscope::observe
