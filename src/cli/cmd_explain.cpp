@@ -204,7 +204,8 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
   app.add_option("job", a.job_path,
                  "job spec (YAML); fixes are priced by re-planning it. An nvidia-smi output, "
                  "memory_stats() JSON, memory_summary() table, OOM log or snapshot pickle given "
-                 "here is read as if given with its option");
+                 "here is read as if given with its option, and so is any text that is no "
+                 "mapping of job sections (a pasted log)");
   app.add_option("--from", a.from, from_option_help);
   app.add_option("--smi", a.smi, "nvidia-smi output: table, --query CSV or -q -x XML");
   app.add_option("--stats", a.stats, "torch.cuda.memory_stats() JSON or memory_summary() text, per rank");

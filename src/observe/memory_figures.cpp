@@ -363,6 +363,32 @@ device_figure device_figure_of(std::string_view label) {
   return free ? device_figure::free : total ? device_figure::total : device_figure::used;
 }
 
+// "LABEL [a, b, c, d]": the label and two or more whole numbers (each below 100,000), or nothing.
+std::optional<observation::process_count> counted_list(std::string_view t) {
+  const std::size_t open = t.find('[');
+  if (open == std::string_view::npos || open == 0) return std::nullopt;
+  const std::size_t close = t.find(']', open);
+  if (close == std::string_view::npos) return std::nullopt;
+  observation::process_count c;
+  for (auto item : split(t.substr(open + 1, close - open - 1), ',')) {
+    const auto v = parse_uint(trim(item));
+    if (!v || *v >= 100'000) return std::nullopt;
+    c.per_gpu.push_back(static_cast<int>(*v));
+  }
+  if (c.per_gpu.size() < 2) return std::nullopt;
+  c.label = cut_label(t.substr(0, open));
+  if (c.label.empty()) return std::nullopt;
+  return c;
+}
+
+// Whether the paste speaks of processes (a count of them is what its lists are).
+bool speaks_of_processes(std::string_view text) {
+  const std::string low = to_lower(text.substr(0, 64 * 1024));
+  for (std::string_view w : {"process", "client", "context", "procs", "compute-apps", "compute apps"})
+    if (low.find(w) != std::string::npos) return true;
+  return false;
+}
+
 }  // namespace
 
 memory_figures find_memory_figures(std::string_view text, const std::string& source) {
@@ -386,6 +412,7 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
   // device: a row whose figure that device has already starts a new reading.
   std::map<int, gpu_observation> device_rows;
   std::map<int, int> device_readings;
+  std::vector<observation::process_count> counts;  // kept when all are as long and the paste names processes
   for (std::size_t i = 0; i <= lines.size(); ++i) {
     const std::string_view t = i < lines.size() ? trim(lines[i].text) : std::string_view{};
     // Tables: a run of lines that start with '|'.
@@ -481,6 +508,13 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
       continue;
     }
     const auto sizes = sizes_in(t);
+    if (sizes.empty())
+      if (auto c = counted_list(t)) {
+        c->line = lines[i].number;
+        c->source = source;
+        counts.push_back(std::move(*c));
+        continue;
+      }
     if (sizes.empty()) {
       previous_label = t.size() <= 60 ? cut_label(t) : std::string();
       continue;
@@ -599,6 +633,10 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
     if (g.total && g.free && !g.used && *g.free <= *g.total) g.used = *g.total - *g.free;
     if (g.used || g.total) out.gpus.push_back(std::move(g));
   }
+  if (!counts.empty() && speaks_of_processes(text) &&
+      std::all_of(counts.begin(), counts.end(),
+                  [&](const auto& c) { return c.per_gpu.size() == counts.front().per_gpu.size(); }))
+    out.process_counts = std::move(counts);
   for (auto& [key, run] : runs)
     if (run.points.size() >= 3) out.series.push_back(std::move(run));
   std::sort(out.series.begin(), out.series.end(),

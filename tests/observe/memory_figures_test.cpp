@@ -250,5 +250,21 @@ TEST(MemoryFigures, AFailureAfterAStepsFigureKeepsItInTheSeries) {
   EXPECT_EQ(f.series[0].points[2].second, static_cast<bytes>(24.5 * 1024 * 1024 * 1024));
 }
 
+// Processes counted per GPU by a script, one list a line: read where the paste speaks of
+// processes; lists of other things (no such word) and lists of unequal length are not.
+TEST(MemoryFigures, ReadsProcessesCountedPerGpu) {
+  const auto f = find_memory_figures("nvidia-smi compute apps per GPU\n"
+                                     "at start        [1, 1, 1]\n"
+                                     "after warmup    [3, 3, 3]   <- two more on each\n",
+                                     "counts.txt");
+  ASSERT_EQ(f.process_counts.size(), 2u);
+  EXPECT_EQ(f.process_counts[1].label, "after warmup");
+  EXPECT_EQ(f.process_counts[1].per_gpu, (std::vector<int>{3, 3, 3}));
+  EXPECT_EQ(f.process_counts[1].line, 3);
+  EXPECT_FALSE(f.empty());
+  EXPECT_TRUE(find_memory_figures("epochs [1, 2, 3]\nlosses [4, 5, 6]\n", "x.txt").process_counts.empty());
+  EXPECT_TRUE(find_memory_figures("processes\na [1, 2]\nb [1, 2, 3]\n", "x.txt").process_counts.empty());
+}
+
 }  // namespace
 }  // namespace vramscope::observe

@@ -210,6 +210,17 @@ struct observation {
     std::string source;
   };
   std::vector<figure_series> series;
+  /// How many processes each GPU lists, as a paste counts them without naming them (a script's
+  /// "after import [6, 6, 6, 6]" of nvidia-smi's compute apps per GPU): one entry per line, the
+  /// counts in GPU order. More processes on a GPU than the job runs there are contexts of the
+  /// others (each rank touching every visible device).
+  struct process_count {
+    std::string label;        // the line's words before the list ("after import cucim")
+    std::vector<int> per_gpu; // index i: GPU i
+    int line = 0;
+    std::string source;
+  };
+  std::vector<process_count> process_counts;
   /// The nvidia-smi output had its process list (a "Processes:" table, even one saying "No
   /// running processes found"): a GPU with memory in use and no process listed is then held by
   /// processes nvidia-smi cannot see (another container, a zombie). False when the paste had
