@@ -236,17 +236,36 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
   std::optional<predict::prediction> prediction;
   doctor::doctor_input in;
   in.observed = &*obs;
+  // A job that cannot be loaded or planned beside observations that were read: named in a
+  // warning, and the observations explained without it (they stand on their own).
+  const observe::observation& o = *obs;
+  const bool observed = !o.gpus.empty() || !o.processes.empty() || !o.stats.empty() || !o.ooms.empty() ||
+                        !o.vllm.empty() || !o.xla_pools.empty() || !o.series.empty() ||
+                        !o.process_counts.empty();
+  const auto without_job = [&](const diagnostic& d) {
+    print_notes(err, {diagnostic{d.source, d.line, d.column,
+                                 "job not read, explained from the observations without it: " + d.message,
+                                 d.context}});
+  };
   if (!a.job_path.empty() || !a.from.empty()) {
     auto l = job::load_job_and_model(a.job_path, a.overrides, a.from);
-    if (!l) return report_bad_input(err, "explain", l.error());
-    print_notes(err, l->notes);
-    loaded = std::move(*l);
-    auto p = predict::plan(loaded->model, loaded->job);
-    if (!p) return report_bad_input(err, "explain", p.error());
-    prediction = std::move(*p);
-    in.job = &loaded->job;
-    in.model = &loaded->model;
-    in.prediction = &*prediction;
+    if (!l && !observed) return report_bad_input(err, "explain", l.error());
+    if (l) {
+      print_notes(err, l->notes);
+      loaded = std::move(*l);
+      auto p = predict::plan(loaded->model, loaded->job);
+      if (!p && !observed) return report_bad_input(err, "explain", p.error());
+      if (p) {
+        prediction = std::move(*p);
+        in.job = &loaded->job;
+        in.model = &loaded->model;
+        in.prediction = &*prediction;
+      } else {
+        without_job(p.error());
+      }
+    } else {
+      without_job(l.error());
+    }
   } else if (a.smi.empty() && a.stats.empty() && a.oom.empty() && a.snapshot.empty() && a.trace.empty()) {
     err << "vramscope explain: nothing to explain: give a job spec (or --from CONFIG) and/or "
            "--smi, --stats, --oom, --snapshot, --trace\n";

@@ -286,6 +286,29 @@ TEST(ExplainPositional, APastedLogIsAnObservationWhateverItsName) {
   std::filesystem::remove_all(dir);
 }
 
+// A job that cannot be loaded beside an observation that was read: named in a warning, the
+// observation explained without it; alone it is refused as before.
+TEST(Explain, AnUnreadableJobBesideAnObservationIsNamedAndLeftOut) {
+  const auto dir = std::filesystem::temp_directory_path() / ("vramscope_badjob_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const auto job = (dir / "job.yaml").string();
+  {
+    std::ofstream f(job);
+    f << "model: llama-3-8b\nhardwre: h100\n";
+  }
+  const std::string oom = std::string(VRAMSCOPE_SOURCE_DIR) + "/tests/data/realworld/oom/vramscope_h100_torch211_filled.txt";
+  auto e = explain({job, "--oom", oom});
+  ASSERT_LE(e.code, 1) << e.err;
+  EXPECT_NE(e.err.find("job.yaml:2:1: job not read, explained from the observations without it: unknown section "
+                       "\"hardwre\""),
+            std::string::npos)
+      << e.err;
+  EXPECT_NE(find_rule(e.findings, "OOM001"), nullptr);
+  auto alone = explain({job});
+  EXPECT_EQ(alone.code, 2);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ExplainPositional, AJobSpecIsStillAJob) {
   auto e = explain({cases + "5-ddp-gpu0/job.yaml"});
   ASSERT_LE(e.code, 1) << e.err;
