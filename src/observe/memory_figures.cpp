@@ -631,7 +631,9 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
   for (auto& [index, g] : device_rows) {
     if (g.used && g.free && !g.total) g.total = *g.used + *g.free;
     if (g.total && g.free && !g.used && *g.free <= *g.total) g.used = *g.total - *g.free;
-    if (g.used || g.total) out.gpus.push_back(std::move(g));
+    // A reading whose used exceeds its total contradicts itself (rows of two GPUs numbered
+    // alike): not read.
+    if ((g.used || g.total) && !(g.used && g.total && *g.used > *g.total)) out.gpus.push_back(std::move(g));
   }
   if (!counts.empty() && speaks_of_processes(text) &&
       std::all_of(counts.begin(), counts.end(),
