@@ -30,7 +30,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   check_observation(vramscope::observe::parse_nvidia_smi_table(text, "fuzz.txt"));
   check_observation(vramscope::observe::parse_nvidia_smi_text(text, "fuzz.txt"));
   check_observation(vramscope::observe::parse_nvidia_smi(text, "fuzz.txt"));
-  check_observation(vramscope::observe::parse_nvidia_smi_csv(text, "fuzz.csv"));
+  // Without a header and without fields the columns are named from their values, or refused.
+  const auto inferred = vramscope::observe::parse_nvidia_smi_csv(text, "fuzz.csv");
+  check_observation(inferred);
+  if (!inferred) check(inferred.error().source == "fuzz.csv");
   vramscope::observe::smi_options fields;
   fields.csv_fields = {"index", "name", "memory.total", "memory.used", "memory.free"};
   check_observation(vramscope::observe::parse_nvidia_smi_csv(text, "fuzz.csv", fields));

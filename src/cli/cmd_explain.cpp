@@ -11,10 +11,12 @@
 #include <vramscope/report/trace_report.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <optional>
 
 #include "cli/args.hpp"
+#include "job/field_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/messages.hpp"
 
@@ -71,12 +73,42 @@ status add_recorded(const std::string& dir, explain_args& a) {
   return ok();
 }
 
+// Whether `text` is a YAML job spec: a mapping whose top-level keys are mostly job sections
+// (model, hardware, parallel, ...; a misspelt one among them is still the job's, for its loader
+// to name). A log's "Step 1: 30.1 GiB" or "WARNING: ..." lines are not: their keys are no
+// sections.
+bool yaml_job_mapping(std::string_view text) {
+  const auto& sections = job::detail::section_names();
+  std::size_t known = 0, other = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || line.front() == ' ' || line.front() == '\t' || line.front() == '#' ||
+        line.starts_with("---") || line.starts_with("..."))
+      continue;
+    const std::size_t colon = line.find(':');
+    const std::string_view key = line.substr(0, colon);
+    const bool named = colon != std::string_view::npos && !key.empty() &&
+                       std::all_of(key.begin(), key.end(), [](char c) {
+                         return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+                       });
+    if (named && std::find(sections.begin(), sections.end(), key) != sections.end()) ++known;
+    else ++other;
+  }
+  return known > 0 && known >= other;
+}
+
 // `explain FILE` with a file that is no job spec: what a user has at hand after a run (a
-// snapshot pickle, torch.cuda.memory_stats() JSON, a memory_summary() table, nvidia-smi output
-// or an OOM log) is read as if given with its option. A job spec (YAML or JSON) stays the job.
+// snapshot pickle, torch.cuda.memory_stats() JSON, a memory_summary() table, nvidia-smi output,
+// an OOM log or a few lines of one pasted into a file) is read as if given with its option,
+// whatever the file is called. A job spec (a YAML mapping of job sections, or JSON) stays the
+// job; a TOML file is one.
 void route_positional(explain_args& a) {
   const std::string ext = std::filesystem::path(a.job_path).extension().string();
-  if (ext == ".yaml" || ext == ".yml" || ext == ".toml") return;  // a job, whatever it quotes
+  if (ext == ".toml") return;
   const auto size = file_size(a.job_path);
   if (!size || *size == 0) return;  // the job loader reports what is wrong with it
   const auto head = read_file_range(a.job_path, 0, std::min<std::uint64_t>(*size, 64 * 1024));
@@ -86,8 +118,19 @@ void route_positional(explain_args& a) {
     a.job_path.clear();
     return;
   }
+  if (yaml_job_mapping(*head)) return;
   const auto format = observe::detect_observation_format(*head);
-  if (!format) return;
+  if (!format) {
+    // No reader recognises it and it is no job: an observation none could read (a note, a
+    // log cut short). read_all names it in a warning, and in its error when nothing else is given.
+    const std::string_view start = *head;
+    if (start.find_first_not_of(" \t\r\n") != std::string_view::npos &&
+        start[start.find_first_not_of(" \t\r\n")] == '{')
+      return;  // JSON: a job, for its loader to read
+    a.oom.push_back(a.job_path);
+    a.job_path.clear();
+    return;
+  }
   // Any text with commas can pass for a header-less CSV: only a .csv file is taken for one.
   if (*format == observe::observation_format::smi_csv && ext != ".csv") return;
   const bool stats_keys = head->find("\"allocated_bytes.") != std::string::npos ||
@@ -119,19 +162,37 @@ result<observe::observation> read_all(const explain_args& a, std::string& trace_
       ++read;
       observe::append(obs, std::move(*one));
     }
-  if (given > 0 && read == 0 && a.snapshot.empty() && a.trace.empty() && a.job_path.empty() && a.from.empty())
-    return *first_failure;
+  // A snapshot or trace folder that cannot be read is skipped the same way where anything else
+  // (another file, the job) remains to explain.
+  const bool job = !a.job_path.empty() || !a.from.empty();
+  const auto skipped = [&](const diagnostic& d) {
+    obs.warnings.push_back(diagnostic{d.source, d.line, d.column, "not read, explained without it: " + d.message,
+                                      d.context});
+  };
   if (!a.snapshot.empty()) {
     auto s = observe::analyze_snapshot(a.snapshot);
-    if (!s) return s.error();
-    add_snapshot(obs, *s);
+    if (s) {
+      add_snapshot(obs, *s);
+      ++read;
+    } else if (read == 0 && a.trace.empty() && !job) {
+      return s.error();
+    } else {
+      skipped(s.error());
+    }
   }
   if (!a.trace.empty()) {  // per-process trace files merged by GPU: peaks as nvidia-smi would show
     auto t = trace::read_trace_folder(a.trace);
-    if (!t) return t.error();
-    trace_text = report::render_trace_text(*t, a.trace);
-    observe::append(obs, trace::to_observation(*t));
+    if (t) {
+      trace_text = report::render_trace_text(*t, a.trace);
+      observe::append(obs, trace::to_observation(*t));
+      ++read;
+    } else if (read == 0 && !job) {
+      return t.error();
+    } else {
+      skipped(t.error());
+    }
   }
+  if (given > 0 && read == 0 && !job) return *first_failure;
   return obs;
 }
 
@@ -143,7 +204,8 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
   app.add_option("job", a.job_path,
                  "job spec (YAML); fixes are priced by re-planning it. An nvidia-smi output, "
                  "memory_stats() JSON, memory_summary() table, OOM log or snapshot pickle given "
-                 "here is read as if given with its option");
+                 "here is read as if given with its option, and so is any text that is no "
+                 "mapping of job sections (a pasted log)");
   app.add_option("--from", a.from, from_option_help);
   app.add_option("--smi", a.smi, "nvidia-smi output: table, --query CSV or -q -x XML");
   app.add_option("--stats", a.stats, "torch.cuda.memory_stats() JSON or memory_summary() text, per rank");
@@ -174,17 +236,36 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
   std::optional<predict::prediction> prediction;
   doctor::doctor_input in;
   in.observed = &*obs;
+  // A job that cannot be loaded or planned beside observations that were read: named in a
+  // warning, and the observations explained without it (they stand on their own).
+  const observe::observation& o = *obs;
+  const bool observed = !o.gpus.empty() || !o.processes.empty() || !o.stats.empty() || !o.ooms.empty() ||
+                        !o.vllm.empty() || !o.xla_pools.empty() || !o.series.empty() ||
+                        !o.process_counts.empty();
+  const auto without_job = [&](const diagnostic& d) {
+    print_notes(err, {diagnostic{d.source, d.line, d.column,
+                                 "job not read, explained from the observations without it: " + d.message,
+                                 d.context}});
+  };
   if (!a.job_path.empty() || !a.from.empty()) {
     auto l = job::load_job_and_model(a.job_path, a.overrides, a.from);
-    if (!l) return report_bad_input(err, "explain", l.error());
-    print_notes(err, l->notes);
-    loaded = std::move(*l);
-    auto p = predict::plan(loaded->model, loaded->job);
-    if (!p) return report_bad_input(err, "explain", p.error());
-    prediction = std::move(*p);
-    in.job = &loaded->job;
-    in.model = &loaded->model;
-    in.prediction = &*prediction;
+    if (!l && !observed) return report_bad_input(err, "explain", l.error());
+    if (l) {
+      print_notes(err, l->notes);
+      loaded = std::move(*l);
+      auto p = predict::plan(loaded->model, loaded->job);
+      if (!p && !observed) return report_bad_input(err, "explain", p.error());
+      if (p) {
+        prediction = std::move(*p);
+        in.job = &loaded->job;
+        in.model = &loaded->model;
+        in.prediction = &*prediction;
+      } else {
+        without_job(p.error());
+      }
+    } else {
+      without_job(l.error());
+    }
   } else if (a.smi.empty() && a.stats.empty() && a.oom.empty() && a.snapshot.empty() && a.trace.empty()) {
     err << "vramscope explain: nothing to explain: give a job spec (or --from CONFIG) and/or "
            "--smi, --stats, --oom, --snapshot, --trace\n";

@@ -317,6 +317,78 @@ std::optional<int> bracketed_index(std::string_view t) {
   return static_cast<int>(*v);
 }
 
+// A device named at a line's start ("GPU 0", "GPU:1", "gpu 2", "cuda:0", "Device 3", after a
+// list mark): its index and where the rest of the line starts.
+struct device_at {
+  int index = 0;
+  std::size_t end = 0;
+};
+
+std::optional<device_at> device_designator(std::string_view t) {
+  std::size_t i = 0;
+  while (i < t.size() && (t[i] == '-' || t[i] == '*' || t[i] == ' ')) ++i;
+  const std::string low = to_lower(t.substr(i, 12));
+  for (std::string_view name : {"gpu", "cuda", "device"}) {
+    if (low.substr(0, name.size()) != name) continue;
+    std::size_t k = i + name.size();
+    if (k < t.size() && (t[k] == ' ' || t[k] == ':' || t[k] == '#')) ++k;
+    const std::size_t digits = k;
+    while (k < t.size() && is_digit(t[k]) && k - digits < 4) ++k;
+    if (k == digits || (k < t.size() && is_alnum(t[k]))) return std::nullopt;
+    const auto v = parse_uint(t.substr(digits, k - digits));
+    if (!v) return std::nullopt;
+    return device_at{static_cast<int>(*v), k};
+  }
+  return std::nullopt;
+}
+
+// What a device row's label says its one size is: used (memory used, in use, utilization,
+// usage), free or total; none for the allocator's own figures (allocated, reserved: a
+// torch_stats line), a peak, or memory that is not the GPU's.
+enum class device_figure { none, used, free, total };
+
+device_figure device_figure_of(std::string_view label) {
+  bool memory = false, used = false, free = false, total = false;
+  for (const auto& w : words_of(label)) {
+    if (w.starts_with("alloc") || w.starts_with("reserv") || w.starts_with("cache") || w == "max" ||
+        w == "peak" || w == "cpu" || w == "ram" || w == "host" || w == "swap" || w == "ma" || w == "ca")
+      return device_figure::none;
+    if (w == "memory" || w == "mem" || w == "vram") memory = true;
+    else if (w == "used" || w == "use" || w == "usage" || w.starts_with("utili")) used = true;
+    else if (w == "free" || w == "available") free = true;
+    else if (w == "total" || w == "capacity") total = true;
+  }
+  if (!memory && !used) return device_figure::none;
+  if (free + total + used > 1) return device_figure::none;
+  return free ? device_figure::free : total ? device_figure::total : device_figure::used;
+}
+
+// "LABEL [a, b, c, d]": the label and two or more whole numbers (each below 100,000), or nothing.
+std::optional<observation::process_count> counted_list(std::string_view t) {
+  const std::size_t open = t.find('[');
+  if (open == std::string_view::npos || open == 0) return std::nullopt;
+  const std::size_t close = t.find(']', open);
+  if (close == std::string_view::npos) return std::nullopt;
+  observation::process_count c;
+  for (auto item : split(t.substr(open + 1, close - open - 1), ',')) {
+    const auto v = parse_uint(trim(item));
+    if (!v || *v >= 100'000) return std::nullopt;
+    c.per_gpu.push_back(static_cast<int>(*v));
+  }
+  if (c.per_gpu.size() < 2) return std::nullopt;
+  c.label = cut_label(t.substr(0, open));
+  if (c.label.empty()) return std::nullopt;
+  return c;
+}
+
+// Whether the paste speaks of processes (a count of them is what its lists are).
+bool speaks_of_processes(std::string_view text) {
+  const std::string low = to_lower(text.substr(0, 64 * 1024));
+  for (std::string_view w : {"process", "client", "context", "procs", "compute-apps", "compute apps"})
+    if (low.find(w) != std::string::npos) return true;
+  return false;
+}
+
 }  // namespace
 
 memory_figures find_memory_figures(std::string_view text, const std::string& source) {
@@ -336,6 +408,11 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
   std::optional<torch_stats> half;  // a line's allocated or reserved figures alone
   int half_line = 0;
   std::map<std::string, observation::figure_series> runs;  // by label, numbers aside
+  // Per-device rows ("GPU 0 Memory Utilization: 44708986880 bytes"), the latest reading of each
+  // device: a row whose figure that device has already starts a new reading.
+  std::map<int, gpu_observation> device_rows;
+  std::map<int, int> device_readings;
+  std::vector<observation::process_count> counts;  // kept when all are as long and the paste names processes
   for (std::size_t i = 0; i <= lines.size(); ++i) {
     const std::string_view t = i < lines.size() ? trim(lines[i].text) : std::string_view{};
     // Tables: a run of lines that start with '|'.
@@ -431,13 +508,24 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
       continue;
     }
     const auto sizes = sizes_in(t);
+    if (sizes.empty())
+      if (auto c = counted_list(t)) {
+        c->line = lines[i].number;
+        c->source = source;
+        counts.push_back(std::move(*c));
+        continue;
+      }
     if (sizes.empty()) {
       previous_label = t.size() <= 60 ? cut_label(t) : std::string();
       continue;
     }
     // One size after a label: a point of the label's series (its numbers aside, so that "Step 1:"
     // and "Step 5:" are one label).
-    if (sizes.size() == 1 && sizes[0].start > 0 && sizes[0].start <= 80) {
+    // A line that goes on past its figure to a failure ("Step 9: 38.2 GiB -> OOM (attempted 970
+    // MiB, ...)") gives its first size as the point.
+    const bool failure_after =
+        sizes.size() > 1 && names_memory_failure(to_lower(t.substr(sizes[0].end)));
+    if ((sizes.size() == 1 || failure_after) && sizes[0].start > 0 && sizes[0].start <= 80) {
       std::string key;
       for (char c : t.substr(0, sizes[0].start)) {
         if (is_digit(c) || c == '.') {
@@ -449,7 +537,9 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
       if (std::any_of(key.begin(), key.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; })) {
         auto& run = runs[key];
         if (run.points.empty()) {
-          run.label = std::string(trim(t.substr(0, sizes[0].start)));
+          std::string_view label = trim(t.substr(0, sizes[0].start));
+          while (!label.empty() && (label.back() == '~' || label.back() == ' ')) label.remove_suffix(1);
+          run.label = std::string(label);
           run.source = source;
         }
         run.points.emplace_back(lines[i].number, sizes[0].value);
@@ -492,6 +582,22 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
       half = std::move(s);
       half_line = lines[i].number;
     }
+    // A device's row with one figure of its own.
+    if (const auto dev = device_designator(t); dev && !any && sizes.size() == 1 && sizes[0].start >= dev->end) {
+      const auto what = device_figure_of(t.substr(dev->end, sizes[0].start - dev->end));
+      if (what != device_figure::none) {
+        auto& g = device_rows[dev->index];
+        auto& slot = what == device_figure::used ? g.used : what == device_figure::free ? g.free : g.total;
+        if (slot || device_readings[dev->index] == 0) {
+          g = gpu_observation{};
+          g.index = dev->index;
+          ++device_readings[dev->index];
+        }
+        (what == device_figure::used ? g.used : what == device_figure::free ? g.free : g.total) = sizes[0].value;
+        previous_label.clear();
+        continue;
+      }
+    }
     // nvidia-smi's usage cell quoted in prose: "USED / TOTAL", used no more than total. The
     // used figure may leave its unit to the total ("61352 / 81920 MB", gpustat; "7.8/8.0 GB").
     bool read = false;
@@ -511,6 +617,7 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
         break;
       gpu_observation g;
       g.index = bracketed_index(t);
+      if (const auto dev = device_designator(t); !g.index && dev && dev->end <= sizes[0].start) g.index = dev->index;
       g.used = used;
       g.total = sizes[k].value;
       out.gpus.push_back(std::move(g));
@@ -521,6 +628,17 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
     previous_label.clear();
   }
   close_profile();
+  for (auto& [index, g] : device_rows) {
+    if (g.used && g.free && !g.total) g.total = *g.used + *g.free;
+    if (g.total && g.free && !g.used && *g.free <= *g.total) g.used = *g.total - *g.free;
+    // A reading whose used exceeds its total contradicts itself (rows of two GPUs numbered
+    // alike): not read.
+    if ((g.used || g.total) && !(g.used && g.total && *g.used > *g.total)) out.gpus.push_back(std::move(g));
+  }
+  if (!counts.empty() && speaks_of_processes(text) &&
+      std::all_of(counts.begin(), counts.end(),
+                  [&](const auto& c) { return c.per_gpu.size() == counts.front().per_gpu.size(); }))
+    out.process_counts = std::move(counts);
   for (auto& [key, run] : runs)
     if (run.points.size() >= 3) out.series.push_back(std::move(run));
   std::sort(out.series.begin(), out.series.end(),

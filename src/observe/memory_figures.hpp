@@ -22,6 +22,11 @@
 //                        vLLM's start-up memory profile (observation.hpp, vllm_profile)
 //   "XLA backend allocating 12060000000 bytes on device 0 for BFCAllocator."
 //                        XLA's pool at its creation (observation::xla_pool)
+//   "GPU 0 Memory Utilization: 44708986880 bytes", "cuda:1 free memory: 4 GiB"
+//                        a device's row with one figure: used, free or total of that GPU; the
+//                        latest reading of each (a log printing before and after a change)
+//   "after import cucim       [6, 6, 6, 6]   <- one new client on all four GPUs"
+//                        processes counted per GPU (observation::process_count)
 //   "Found device 0 with properties: ... Total memory: 7.92GiB / Free memory: 190.31MiB"
 //                        TensorFlow's device at its start (gpu_device.cc; later "totalMemory:
 //                        ... freeMemory: ..." on one line): what others held before it
@@ -51,11 +56,15 @@ struct memory_figures {
   std::vector<observation::xla_pool> xla_pools;
   /// A figure printed under one label on three or more lines (observation::figure_series).
   std::vector<observation::figure_series> series;
+  /// Processes counted per GPU: lines "LABEL [a, b, c, d]" (two or more whole numbers, every
+  /// such line of the paste as long), where the paste speaks of processes, clients or contexts.
+  std::vector<observation::process_count> process_counts;
   /// Lines that hold a size but gave no figure above, as "LINE: text" (at most a few): what a
   /// refusal quotes so the user sees what was found.
   std::vector<std::string> unread;
   bool empty() const { return stats.empty() && gpus.empty() && vllm.empty() && devices_at_start.empty() &&
-                                xla_pools.empty() && series.empty(); }
+                                xla_pools.empty() && series.empty() &&
+                                process_counts.empty(); }
 };
 
 memory_figures find_memory_figures(std::string_view text, const std::string& source);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "observe/nvidia_smi_csv.hpp"
 #include "observe/text_util.hpp"
 
 namespace vramscope::observe {
@@ -65,7 +66,7 @@ std::optional<smi_format> detect_smi_format(std::string_view text) {
   if (detail::contains(text.substr(0, 64 * 1024), "NVIDIA-SMI") || has_table_borders(text) ||
       only_process_rows(text) || only_gpu_rows(text))
     return smi_format::table;
-  if (detail::contains(first, ",")) return smi_format::csv;
+  if (detail::contains(first, ",") && detail::looks_like_smi_csv(text)) return smi_format::csv;
   return std::nullopt;
 }
 

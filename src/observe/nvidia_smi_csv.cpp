@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "observe/nvidia_smi_csv.hpp"
 #include "observe/text_util.hpp"
 
 namespace vramscope::observe {
@@ -135,6 +136,139 @@ std::vector<std::string_view> fit_cells(std::vector<std::string_view> cells, con
 
 bool is_missing(std::string_view v) { return v.size() >= 2 && v.front() == '[' && v.back() == ']'; }
 
+// ---- A CSV without its header row: columns named from their values.
+//
+// What a value says of its column: an nvidia-smi GPU UUID ("GPU-5a3e...", "MIG-..."), a PCI bus
+// id ("00000000:01:00.0"), a percentage, a size with its unit, a whole number (an index below
+// 64, else a pid or, with `nounits`, a size in MiB), a GPU's name ("NVIDIA ...", "Tesla ...") or
+// other text (a process's name or path).
+enum class csv_value { missing, uuid, bus_id, percent, size, small_int, large_int, gpu_name, text, other };
+
+bool csv_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+bool csv_bus_id(std::string_view v) {
+  // domain:bus:device.function, hex: "00000000:01:00.0" (or the 4-digit domain of older drivers)
+  const auto parts = detail::split(v, ':');
+  if (parts.size() != 3 || parts[2].size() < 3 || parts[2][parts[2].size() - 2] != '.') return false;
+  for (const char c : v)
+    if (!csv_hex(c) && c != ':' && c != '.') return false;
+  return true;
+}
+
+bool csv_gpu_name(std::string_view v) {
+  for (std::string_view p : {"NVIDIA", "Tesla", "Quadro", "GeForce", "TITAN", "GRID", "A100", "H100", "H200", "A10",
+                             "L4", "L40", "RTX", "GH200", "GB200", "B200"})
+    if (v.substr(0, p.size()) == p) return true;
+  return false;
+}
+
+csv_value csv_kind_of(std::string_view v) {
+  if (v.empty() || is_missing(v)) return csv_value::missing;
+  if (v.substr(0, 4) == "GPU-" || v.substr(0, 4) == "MIG-") return csv_value::uuid;
+  if (csv_bus_id(v)) return csv_value::bus_id;
+  if (v.back() == '%') return detail::parse_uint(detail::trim(v.substr(0, v.size() - 1))) ? csv_value::percent
+                                                                                           : csv_value::other;
+  if (const auto n = detail::parse_uint(v)) return *n < 64 ? csv_value::small_int : csv_value::large_int;
+  if (v.front() >= '0' && v.front() <= '9')
+    return detail::parse_size(v, 0) ? csv_value::size : csv_value::other;  // "70.21 W", "1410 MHz"
+  if (csv_gpu_name(v)) return csv_value::gpu_name;
+  return csv_value::text;
+}
+
+// One row's values, each of a shape nvidia-smi prints: what tells a header-less CSV from prose
+// with commas ("2024-02-19 15:14:56: W ...", "before import [5, 5, 5, 5]").
+bool csv_value_shaped(std::string_view v) {
+  if (v.empty() || is_missing(v)) return true;
+  if (v.size() > 100 || detail::contains(v, ": ") || v.find('[') != std::string_view::npos ||
+      v.find(']') != std::string_view::npos || v.find('(') != std::string_view::npos)
+    return false;
+  return std::count(v.begin(), v.end(), ' ') <= 6;
+}
+
+// The column meanings a header-less CSV's values leave one reading of, or the reason they do not.
+result<std::vector<column>> infer_columns(const std::vector<std::vector<std::string_view>>& rows,
+                                          const std::string& source, const text_line& first) {
+  const std::size_t n = rows.front().size();
+  std::vector<csv_value> kinds(n, csv_value::missing);
+  for (std::size_t c = 0; c < n; ++c)
+    for (const auto& row : rows) {
+      if (row.size() != n) continue;
+      const csv_value k = csv_kind_of(row[c]);
+      if (k == csv_value::missing) continue;
+      csv_value& have = kinds[c];
+      if (have == csv_value::missing) have = k;
+      else if (have == csv_value::small_int && k == csv_value::large_int) have = k;
+      else if (have == csv_value::large_int && k == csv_value::small_int) continue;
+      else if ((have == csv_value::text && k == csv_value::gpu_name) || (have == csv_value::gpu_name && k == csv_value::text)) have = csv_value::text;
+      else if (have != k) have = csv_value::other;
+    }
+  const auto count = [&](csv_value k) { return static_cast<std::size_t>(std::count(kinds.begin(), kinds.end(), k)); };
+  const auto refuse = [&](std::string why) -> result<std::vector<column>> {
+    return detail::error_on_line(
+        source, first, 0,
+        fmt::format("CSV without a header row (nvidia-smi --format=csv,noheader): {}; paste the header line "
+                    "nvidia-smi prints without noheader (e.g. \"index, memory.used [MiB], memory.total [MiB]\") "
+                    "above the rows",
+                    why));
+  };
+  // A process list names processes, or gives a GPU's id, a pid and a size and nothing of a GPU's
+  // own (--query-compute-apps=gpu_uuid,pid,used_memory); a GPU list names GPUs or starts with an
+  // index.
+  const bool processes =
+      count(csv_value::gpu_name) == 0 &&
+      (count(csv_value::text) > 0 || (count(csv_value::uuid) + count(csv_value::bus_id) > 0 &&
+                                       count(csv_value::large_int) == 1 && count(csv_value::size) == 1 &&
+                                       count(csv_value::small_int) == 0));
+  std::vector<column> columns(n);
+  const auto name = [&](std::size_t c, std::string_view field) { columns[c].name = std::string(field); };
+  std::vector<std::size_t> numbers;  // whole-number columns not yet named
+  for (std::size_t c = 0; c < n; ++c) {
+    switch (kinds[c]) {
+      case csv_value::uuid: name(c, processes ? "gpu_uuid" : "uuid"); break;
+      case csv_value::bus_id: name(c, processes ? "gpu_bus_id" : "pci.bus_id"); break;
+      case csv_value::gpu_name: name(c, "name"); break;
+      case csv_value::text: name(c, processes ? "process_name" : "unnamed text"); break;
+      case csv_value::percent: name(c, "unnamed percentage"); break;
+      case csv_value::small_int: case csv_value::large_int: numbers.push_back(c); break;
+      case csv_value::size:
+        if (!processes) return refuse(fmt::format("column {} holds memory figures, and which of memory.used, "
+                                                  "memory.free and memory.total it is cannot be told from its values",
+                                                  c + 1));
+        if (count(csv_value::size) > 1) return refuse("a process list with more than one memory column");
+        name(c, "used_memory");
+        break;
+      default: name(c, "unnamed"); break;
+    }
+  }
+  if (processes) {
+    // pid, and with nounits the used memory in MiB: two whole-number columns are not told apart.
+    const std::size_t sizes = count(csv_value::size);
+    if (numbers.size() == 1 && sizes == 1) name(numbers[0], "pid");
+    else if (numbers.size() == 1 && sizes == 0)
+      return refuse(fmt::format("column {} holds whole numbers, a pid or (with nounits) the used memory in MiB",
+                                numbers[0] + 1));
+    else if (!numbers.empty())
+      return refuse(fmt::format("columns {} hold whole numbers: which is the pid and which the used memory (nounits) "
+                                "cannot be told from their values",
+                                [&] {
+                                  std::vector<std::size_t> shown;  // 1-based, as a spreadsheet counts
+                                  for (const std::size_t c : numbers) shown.push_back(c + 1);
+                                  return fmt::format("{}", fmt::join(shown, ", "));
+                                }()));
+  } else {
+    for (const std::size_t c : numbers) {
+      if (c == 0 && kinds[c] == csv_value::small_int) {
+        name(c, "index");
+        continue;
+      }
+      return refuse(fmt::format("column {} holds whole numbers ({}): with nounits a memory figure, and which of "
+                                "memory.used, memory.free and memory.total cannot be told from its values",
+                                c + 1, kinds[c] == csv_value::small_int ? "an index or a size in MiB" : "sizes in MiB"));
+    }
+  }
+  return columns;
+}
+
 struct row_reader {
   const std::string& source;
   const text_line& line;
@@ -251,6 +385,26 @@ constexpr std::size_t max_csv_rows = 100'000;
 
 }  // namespace
 
+namespace detail {
+
+bool looks_like_smi_csv(std::string_view text) {
+  std::size_t seen = 0;
+  std::size_t at = 0;
+  while (at < text.size() && seen < 8) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = trim(text.substr(at, end - at));
+    at = end + 1;
+    if (line.empty()) continue;
+    if (seen++ == 0 && looks_like_header(line)) return true;
+    const auto cells = cells_of(line);
+    if (cells.size() < 2 || !std::all_of(cells.begin(), cells.end(), csv_value_shaped)) return false;
+  }
+  return seen > 0;
+}
+
+}  // namespace detail
+
 result<observation> parse_nvidia_smi_csv(std::string_view text, const std::string& source,
                                          const smi_options& options) {
   // Lines are found one at a time (no index of them all: on a file of short rows it would be
@@ -281,10 +435,25 @@ result<observation> parse_nvidia_smi_csv(std::string_view text, const std::strin
   } else if (!options.csv_fields.empty()) {
     for (const auto& f : options.csv_fields) columns.push_back(column_from(detail::trim(f)));
   } else {
-    return detail::error_on_line(
+    // The first rows (at most 64) name the columns by their values.
+    std::vector<std::vector<std::string_view>> rows;
+    std::size_t at = header.offset;
+    for (std::size_t k = 0; k < 64 && at < text.size(); ++k) {
+      std::size_t end = text.find('\n', at);
+      if (end == std::string_view::npos) end = text.size();
+      std::string_view t = text.substr(at, end - at);
+      if (!t.empty() && t.back() == '\r') t.remove_suffix(1);
+      if (!detail::trim(t).empty()) rows.push_back(cells_of(t));
+      at = end + 1;
+    }
+    auto inferred = infer_columns(rows, source, header);
+    if (!inferred) return inferred.error();
+    columns = std::move(*inferred);
+    std::vector<std::string> names;
+    for (const auto& c : columns) names.push_back(c.name);
+    out.warnings.push_back(detail::error_on_line(
         source, header, 0,
-        "CSV without a header row (nvidia-smi --format=csv,noheader): give the queried fields, "
-        "e.g. index,memory.used, so its columns can be named");
+        fmt::format("CSV without a header row: columns named from their values ({})", fmt::join(names, ", "))));
   }
   const csv_layout layout =
       layout_from(std::move(columns), out.warnings, source, has_header ? header.number : 0);

@@ -39,6 +39,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <deque>
 #include <set>
 #include <utility>
@@ -307,24 +308,43 @@ bytes tf_dtype_size(std::string_view type) {
 }
 
 // "OOM when allocating tensor with shape[64,372,32,32] and type float": the tensor's bytes.
-std::optional<bytes> tf_tensor_bytes(std::string_view t) {
-  const std::size_t open = t.find("shape[");
+// TensorFlow 1.x wrote "tensor of shape [1024]", and its early releases gave no type: the type
+// is then read as float, TensorFlow's default (float32, 4 bytes), and `type_assumed` says so.
+// Dimensions are separated by commas (or spaces, where a paste lost them).
+struct tf_tensor_size {
+  bytes size = 0;
+  bool type_assumed = false;
+};
+
+std::optional<tf_tensor_size> tf_tensor_bytes(std::string_view t) {
+  std::size_t open = t.find("shape[");
+  std::size_t dims = open + 6;
+  if (open == std::string_view::npos && (open = t.find("shape [")) != std::string_view::npos) dims = open + 7;
   if (open == std::string_view::npos) return std::nullopt;
-  const std::size_t close = t.find(']', open);
+  const std::size_t close = t.find(']', dims);
   if (close == std::string_view::npos) return std::nullopt;
+  std::string list(t.substr(dims, close - dims));
+  std::replace(list.begin(), list.end(), ' ', ',');
   bytes n = 1;
-  for (auto dim : detail::split(t.substr(open + 6, close - open - 6), ',')) {
-    const auto v = detail::parse_uint(detail::trim(dim));
-    if (!v) return std::nullopt;
+  std::size_t count = 0;
+  for (auto dim : detail::split(list, ',')) {
+    if (dim.empty()) continue;
+    const auto v = detail::parse_uint(dim);
+    if (!v || (*v != 0 && n > UINT64_MAX / *v)) return std::nullopt;
     n *= *v;
+    ++count;
   }
+  if (count == 0) return std::nullopt;
   const std::size_t type = t.find(" type ", close);
-  if (type == std::string_view::npos) return std::nullopt;
+  if (type == std::string_view::npos) {
+    if (n > UINT64_MAX / 4) return std::nullopt;
+    return tf_tensor_size{n * 4, true};
+  }
   std::string_view name = t.substr(type + 6);
   name = name.substr(0, std::min(name.size(), name.find(' ')));
   const bytes size = tf_dtype_size(name);
-  if (size == 0) return std::nullopt;
-  return n * size;
+  if (size == 0 || n > UINT64_MAX / size) return std::nullopt;
+  return tf_tensor_size{n * size, false};
 }
 
 // Another framework's allocator: "out of memory" (any case) and "allocat..." with a byte count.
@@ -333,6 +353,97 @@ bool other_framework_oom(std::string_view t) {
   std::transform(low.begin(), low.end(), low.begin(), [](unsigned char c) { return std::tolower(c); });
   return low.find("out of memory") != std::string::npos && low.find("allocat") != std::string::npos &&
          low.find(" bytes") != std::string::npos;
+}
+
+// A failure line in words, of a tool or framework no reader knows by name: "OOM during weight
+// sync (attempted 970 MiB, only 758 MiB available)", "out of memory: requested 2.10 GiB but only
+// 1.30 GiB is free", "not enough GPU memory: need 3 GB, 1.2 GB free". A failure word ("OOM" as a
+// word, "out of memory", "not enough (GPU) memory", "insufficient (GPU) memory"), a size after a
+// word of asking (attempted, requested, need, require, tried/trying to allocate) and, where the
+// line gives one, a size next to a word of what was left (available, free, remaining, left).
+struct worded_failure {
+  bytes requested = 0;
+  std::optional<bytes> available;
+};
+
+std::optional<worded_failure> worded_failure_of(std::string_view t) {
+  const std::string low = detail::to_lower(t);
+  if (!detail::names_memory_failure(low)) return std::nullopt;
+  struct sized {
+    std::size_t start, end;
+    bytes value;
+  };
+  std::vector<sized> sizes;
+  for (std::size_t i = 0; i < t.size() && sizes.size() < 16; ++i) {
+    const bool starts = t[i] >= '0' && t[i] <= '9' &&
+                        (i == 0 || (!std::isalnum(static_cast<unsigned char>(t[i - 1])) && t[i - 1] != '.'));
+    if (!starts) continue;
+    std::size_t used = 0;
+    if (const auto v = detail::parse_size_prefix(t.substr(i), used); v && used > 0) {
+      sizes.push_back({i, i + used, *v});
+      i += used - 1;
+    }
+  }
+  worded_failure out;
+  bool requested = false;
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    const std::size_t from = k == 0 ? 0 : sizes[k - 1].end;
+    std::string_view before = std::string_view(low).substr(from, sizes[k].start - from);
+    if (before.size() > 40) before = before.substr(before.size() - 40);
+    const std::size_t to = k + 1 < sizes.size() ? sizes[k + 1].start : low.size();
+    std::string_view after = detail::trim(std::string_view(low).substr(sizes[k].end, to - sizes[k].end));
+    for (std::string_view filler : {"is ", "are ", "of memory ", "memory ", "still "})
+      if (after.substr(0, filler.size()) == filler) after.remove_prefix(filler.size());
+    const auto any_of = [](std::string_view text, std::initializer_list<std::string_view> words) {
+      for (auto w : words)
+        if (detail::contains(text, w)) return true;
+      return false;
+    };
+    const bool left_after = any_of(after.substr(0, 12), {"available", "free", "remaining", "left"});
+    const bool left_before = any_of(before, {"available:", "free:", "remaining:", "available memory", "free memory"});
+    if (!requested && !left_after &&
+        any_of(before, {"attempt", "request", "need", "require", "tried to allocate", "trying to allocate",
+                        "asked for"})) {
+      out.requested = sizes[k].value;
+      requested = true;
+    } else if (!out.available && (left_after || left_before)) {
+      out.available = sizes[k].value;
+    }
+  }
+  if (!requested) return std::nullopt;
+  return out;
+}
+
+// XLA's rematerialization warning: "Can't reduce memory use below -30.29GiB (-32529110990 bytes)
+// by rematerialization; only reduced to 49.62GiB (53280000080 bytes), down from ...". The byte
+// counts in parentheses are read (the limit may be negative); the human-readable sizes where
+// they are missing.
+constexpr std::string_view remat_anchor = "Can't reduce memory use below ";
+
+struct remat_figures {
+  std::optional<std::int64_t> limit;
+  std::optional<bytes> peak;
+};
+
+// The signed byte count of "X (N bytes)" starting at `at`, or X itself when non-negative.
+std::optional<std::int64_t> remat_figure(std::string_view t, std::size_t at) {
+  const std::size_t open = t.find('(', at);
+  const std::size_t close = open == std::string_view::npos ? open : t.find(" bytes)", open);
+  if (close != std::string_view::npos && close - open < 24)
+    if (const auto v = detail::parse_int(t.substr(open + 1, close - open - 1))) return *v;
+  std::size_t used = 0;
+  if (const auto v = detail::parse_size_prefix(t.substr(at), used);
+      v && *v <= static_cast<bytes>(INT64_MAX))
+    return static_cast<std::int64_t>(*v);
+  return std::nullopt;
+}
+
+remat_figures remat_of(std::string_view t, std::size_t at) {
+  remat_figures r;
+  r.limit = remat_figure(t, at + remat_anchor.size());
+  if (const std::size_t to = t.find("only reduced to ", at); to != std::string_view::npos)
+    if (const auto v = remat_figure(t, to + 16); v && *v > 0) r.peak = static_cast<bytes>(*v);
+  return r;
 }
 
 oom_report read_torch(const std::vector<text_line>& lines, std::size_t i, std::size_t anchor) {
@@ -449,7 +560,14 @@ struct oom_scanner {
     const std::string_view t = lines[i].text;
     open_for_error(i);
     xla.report.tensorflow = true;
-    if (auto size = tf_tensor_bytes(t)) xla.report.requested = size;
+    const auto size = tf_tensor_bytes(t);
+    if (size) xla.report.requested = size->size;
+    if (size && size->type_assumed)
+      warns.push_back(detail::error_on_line(
+          source, lines[i], static_cast<int>(at) + 1,
+          fmt::format("tensor message without its type: read as float (4 bytes an element, TensorFlow's "
+                      "default), {} bytes; half that for a float16 tensor",
+                      size->size)));
     if (const std::size_t g = t.find("GPU_"); g != std::string_view::npos && !xla.report.gpu)
       xla.report.gpu = number_at(t, g + 4);
     else if (const std::size_t d = t.find("device:GPU:"); d != std::string_view::npos && !xla.report.gpu)
@@ -516,6 +634,37 @@ struct oom_scanner {
                     r.free ? fmt::format("{} bytes", *r.free) : "not given",
                     r.capacity ? fmt::format("{} bytes", *r.capacity) : "not given")));
     if (seen_torch.insert({-1, r.raw}).second) out.push_back(std::move(r));
+  }
+
+  // A failure line in words (worded_failure_of): the request and what was left, with a warning
+  // naming what the line does not give.
+  void worded(std::size_t i, const worded_failure& w) {
+    oom_report r = started(i, 0, oom_kind::cuda);
+    r.requested = w.requested;
+    r.free = w.available;
+    warns.push_back(detail::error_on_line(
+        source, lines[i], 1,
+        fmt::format("out-of-memory line in words, of no framework this reader knows: read the request ({} "
+                    "bytes) and {}; the device's capacity and what this process held are not in it",
+                    w.requested,
+                    w.available ? fmt::format("what was available ({} bytes)", *w.available)
+                                : std::string("no figure of what was available"))));
+    keep(std::move(r));
+  }
+
+  // XLA's rematerialization warning: what the compiled program needs at its peak against the
+  // compiler's limit, before anything was allocated.
+  void remat(std::size_t i, std::size_t at) {
+    const std::string_view t = lines[i].text;
+    const auto figures = remat_of(t, at);
+    oom_report r = started(i, at, oom_kind::xla);
+    r.compile_estimate = true;
+    r.requested = figures.peak;
+    r.compile_limit = figures.limit;
+    if (!r.requested)
+      warns.push_back(detail::error_on_line(source, lines[i], static_cast<int>(at) + 1,
+                                            "rematerialization warning without a readable \"only reduced to\" size"));
+    keep(std::move(r));
   }
 
   // The caching allocator's expandable-segment warning: the request, the device's free and total
@@ -719,6 +868,10 @@ struct oom_scanner {
       cuda_report(i, *driver);
     } else if (other_framework_oom(t)) {
       other_framework(i);
+    } else if (const std::size_t rm = t.find(remat_anchor); rm != std::string_view::npos) {
+      remat(i, rm);
+    } else if (const auto w = worded_failure_of(t)) {
+      worded(i, *w);
     } else if (xla.open && !xla.has_error && i - xla.started <= max_dump_lines) {
       xla.read_dump_line(t);
     } else {
@@ -775,6 +928,20 @@ std::vector<oom_report> find_oom_reports(std::string_view text, const std::strin
   oom_scanner scan{source, lines, found_warnings, {}, {}, {}, {}, {}, {}};
   for (std::size_t i = 0; i < lines.size(); ++i) scan.line(i);
   scan.xla.close(scan.out);
+  // The compiler's estimate stands for a failure only where no allocator's message is pasted:
+  // beside one, the message says what failed and the estimate is what led to it.
+  if (std::any_of(scan.out.begin(), scan.out.end(), [](const oom_report& r) { return !r.compile_estimate; }))
+    std::erase_if(scan.out, [](const oom_report& r) { return r.compile_estimate; });
+  for (const auto& r : scan.out)
+    if (r.compile_estimate && r.requested)
+      found_warnings.push_back(error_at(
+          source,
+          fmt::format("XLA's compiler could not bring the program's peak ({} bytes) under its limit ({}: 80 % "
+                      "of the device less the program's inputs and outputs): read as what the program needs; "
+                      "the allocator's own message, which would say what failed and what the device held, is "
+                      "not in the paste",
+                      *r.requested, r.compile_limit ? fmt::format("{} bytes", *r.compile_limit) : "not read"),
+          r.line));
   // A traceback pasted below its message (an issue's summary puts the error first and the frames
   // after it): where the last message has no Python frame above it and frame lines follow it,
   // they are its traceback, innermost last as Python prints them.

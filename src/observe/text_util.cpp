@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 
@@ -79,6 +80,18 @@ std::string_view skip_bom_and_space(std::string_view text) {
 
 bool contains(std::string_view haystack, std::string_view needle) {
   return haystack.find(needle) != std::string_view::npos;
+}
+
+bool names_memory_failure(std::string_view low) {
+  for (std::string_view w : {"out of memory", "not enough memory", "not enough gpu memory", "insufficient memory",
+                             "insufficient gpu memory", "not enough vram", "insufficient vram"})
+    if (contains(low, w)) return true;
+  for (std::size_t at = low.find("oom"); at != std::string_view::npos; at = low.find("oom", at + 1)) {
+    const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(low[at - 1]));
+    const bool ends = at + 3 >= low.size() || !std::isalpha(static_cast<unsigned char>(low[at + 3]));
+    if (starts && ends) return true;
+  }
+  return false;
 }
 
 std::size_t ifind(std::string_view haystack, std::string_view needle, std::size_t from) {

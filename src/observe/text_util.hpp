@@ -27,6 +27,10 @@ std::string_view trim(std::string_view s);
 /// first character is, for telling its format.
 std::string_view skip_bom_and_space(std::string_view text);
 bool contains(std::string_view haystack, std::string_view needle);
+/// Whether lower-case `low` says memory ran out in words: "out of memory", "not enough (GPU)
+/// memory", "insufficient (GPU) memory", "not enough VRAM", or "oom" as a word ("OOM during
+/// ...", not "room").
+bool names_memory_failure(std::string_view low);
 /// ASCII case-insensitive search; npos when absent.
 std::size_t ifind(std::string_view haystack, std::string_view needle, std::size_t from = 0);
 std::string to_lower(std::string_view s);

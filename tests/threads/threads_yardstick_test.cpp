@@ -331,12 +331,12 @@ TEST(ThreadsYardstick, TenthBatchAtFirstSight) {
 // while the round's explain fixes were being made, and scored once on the merged tree before
 // anything was changed for it: the round's first-sight measure (bench/README.md): 7 of 19 top-1,
 // 12 of 19 top-3. Its misses were then fixed by class where the paste holds evidence (an abridged
-// message that puts the capacity's size first, a figure printed each step that rises); the floors
-// keep what that reached.
+// message that puts the capacity's size first, a figure printed each step that rises, XLA's
+// rematerialization warning read as the program's need); the floors keep what that reached.
 TEST(ThreadsYardstick, EleventhBatchAtFirstSight) {
   const tally fresh = score_all("11", false);
   ASSERT_GE(fresh.n, 15);
-  expect_at_least(fresh, {9, 14});
+  expect_at_least(fresh, {10, 15});
 }
 
 // Batch 12, collected sealed (GitHub owners a-m and n-z, and any owner searched by other query

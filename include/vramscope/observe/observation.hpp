@@ -164,6 +164,14 @@ struct oom_report {
   /// (torch.cuda.set_per_process_memory_fraction), when it is below the total.
   bool malloc_async = false;
   std::optional<bytes> fraction_limit;
+  /// XLA's compiler before the program ran, not an allocation that failed: rematerialization
+  /// could not bring the program's peak under its limit ("Can't reduce memory use below L by
+  /// rematerialization; only reduced to P", xla/service/hlo_rematerialization.cc). `requested`
+  /// is P, what the program needs at its peak; `compile_limit` is L, device memory x 80 % less
+  /// the program's inputs and outputs (gpu_hlo_schedule.cc, GetSchedulerMemoryLimit), negative
+  /// when those alone exceed it. Kept only where the log has no allocator's message of its own.
+  bool compile_estimate = false;
+  std::optional<std::int64_t> compile_limit;
   int line = 0;                             // 1-based line of the message in the log
   std::string raw;                          // the message text as found (joined lines)
   /// The log's lines before the message, back to the previous message or at most
@@ -202,6 +210,17 @@ struct observation {
     std::string source;
   };
   std::vector<figure_series> series;
+  /// How many processes each GPU lists, as a paste counts them without naming them (a script's
+  /// "after import [6, 6, 6, 6]" of nvidia-smi's compute apps per GPU): one entry per line, the
+  /// counts in GPU order. More processes on a GPU than the job runs there are contexts of the
+  /// others (each rank touching every visible device).
+  struct process_count {
+    std::string label;        // the line's words before the list ("after import cucim")
+    std::vector<int> per_gpu; // index i: GPU i
+    int line = 0;
+    std::string source;
+  };
+  std::vector<process_count> process_counts;
   /// The nvidia-smi output had its process list (a "Processes:" table, even one saying "No
   /// running processes found"): a GPU with memory in use and no process listed is then held by
   /// processes nvidia-smi cannot see (another container, a zombie). False when the paste had
