@@ -342,11 +342,14 @@ TEST(ThreadsYardstick, EleventhBatchAtFirstSight) {
 // Batch 12, collected sealed (GitHub owners a-m and n-z, and any owner searched by other query
 // families: other languages, domains outside LLM training, pastes other than the OOM line) while
 // the round's explain fixes were being made, and scored once on the merged tree before anything
-// was changed for it: the round's first-sight measure (bench/README.md).
+// was changed for it: the round's first-sight measure (bench/README.md): 5 of 24 top-1, 8 of 24
+// top-3, the same as on the round's starting code. Most of its misses are pastes of other
+// allocators (CuPy's pool, TensorFlow's BFC, XLA) and measured tables no reader takes; the floors
+// keep what first sight reached.
 TEST(ThreadsYardstick, TwelfthBatchAtFirstSight) {
   const tally fresh = score_all("12", false);
   ASSERT_GE(fresh.n, 15);
-  expect_at_least(fresh, {0, 0});
+  expect_at_least(fresh, {5, 8});
 }
 
 // The saving a finding states, against the threads that report what the confirmed fix saved
