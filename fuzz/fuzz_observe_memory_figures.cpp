@@ -20,7 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& s : found.stats)
     check((s.allocated.current || s.allocated.peak) && (s.reserved.current || s.reserved.peak));
   // Usage quoted in prose gives used and total; a device's row one of used, free or total.
-  for (const auto& g : found.gpus) check((g.used || g.total) && (!g.used || !g.total || *g.used <= *g.total));
+  for (const auto& g : found.gpus)
+    check((g.used || g.total) && (!g.used || !g.total || *g.used <= *g.total));
   for (const auto& v : found.vllm) {
     check(v.line >= 1);
     if (v.free_at_start && v.total) check(*v.free_at_start <= *v.total + 1);

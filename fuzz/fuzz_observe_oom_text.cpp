@@ -21,7 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& r : reports) {
     check(r.line >= 1 && r.line >= last_line);
     check(r.raw.size() <= size * 6 + 16);  // joined wrapped lines, never more than the log
-    check(!r.compile_estimate || r.kind == vramscope::observe::oom_kind::xla);  // the compiler's is XLA's
+    check(!r.compile_estimate ||
+          r.kind == vramscope::observe::oom_kind::xla);  // the compiler's is XLA's
     last_line = r.line;
   }
   // The compiler's estimate stands only where no allocator's message does: all or none.

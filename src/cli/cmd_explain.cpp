@@ -16,9 +16,9 @@
 #include <optional>
 
 #include "cli/args.hpp"
-#include "job/field_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/messages.hpp"
+#include "job/field_table.hpp"
 
 namespace vramscope::cli {
 
@@ -91,12 +91,15 @@ bool yaml_job_mapping(std::string_view text) {
       continue;
     const std::size_t colon = line.find(':');
     const std::string_view key = line.substr(0, colon);
-    const bool named = colon != std::string_view::npos && !key.empty() &&
-                       std::all_of(key.begin(), key.end(), [](char c) {
-                         return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
-                       });
-    if (named && std::find(sections.begin(), sections.end(), key) != sections.end()) ++known;
-    else ++other;
+    const bool named =
+        colon != std::string_view::npos && !key.empty() &&
+        std::all_of(key.begin(), key.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+        });
+    if (named && std::find(sections.begin(), sections.end(), key) != sections.end())
+      ++known;
+    else
+      ++other;
   }
   return known > 0 && known >= other;
 }
@@ -166,8 +169,8 @@ result<observe::observation> read_all(const explain_args& a, std::string& trace_
   // (another file, the job) remains to explain.
   const bool job = !a.job_path.empty() || !a.from.empty();
   const auto skipped = [&](const diagnostic& d) {
-    obs.warnings.push_back(diagnostic{d.source, d.line, d.column, "not read, explained without it: " + d.message,
-                                      d.context});
+    obs.warnings.push_back(diagnostic{d.source, d.line, d.column,
+                                      "not read, explained without it: " + d.message, d.context});
   };
   if (!a.snapshot.empty()) {
     auto s = observe::analyze_snapshot(a.snapshot);
@@ -239,13 +242,14 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
   // A job that cannot be loaded or planned beside observations that were read: named in a
   // warning, and the observations explained without it (they stand on their own).
   const observe::observation& o = *obs;
-  const bool observed = !o.gpus.empty() || !o.processes.empty() || !o.stats.empty() || !o.ooms.empty() ||
-                        !o.vllm.empty() || !o.xla_pools.empty() || !o.series.empty() ||
-                        !o.process_counts.empty();
+  const bool observed = !o.gpus.empty() || !o.processes.empty() || !o.stats.empty() ||
+                        !o.ooms.empty() || !o.vllm.empty() || !o.xla_pools.empty() ||
+                        !o.series.empty() || !o.process_counts.empty();
   const auto without_job = [&](const diagnostic& d) {
-    print_notes(err, {diagnostic{d.source, d.line, d.column,
-                                 "job not read, explained from the observations without it: " + d.message,
-                                 d.context}});
+    print_notes(
+        err, {diagnostic{d.source, d.line, d.column,
+                         "job not read, explained from the observations without it: " + d.message,
+                         d.context}});
   };
   if (!a.job_path.empty() || !a.from.empty()) {
     auto l = job::load_job_and_model(a.job_path, a.overrides, a.from);

@@ -34,13 +34,15 @@ bool has_any(std::string_view text, std::initializer_list<std::string_view> part
 std::optional<progress_mark> read_progress(std::string_view text) {
   const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
   std::optional<progress_mark> last;
-  for (std::size_t slash = text.find('/'); slash != std::string_view::npos; slash = text.find('/', slash + 1)) {
+  for (std::size_t slash = text.find('/'); slash != std::string_view::npos;
+       slash = text.find('/', slash + 1)) {
     std::size_t a = slash;
     while (a > 0 && digit(text[a - 1])) --a;
     std::size_t b = slash + 1;
     while (b < text.size() && digit(text[b])) ++b;
     if (a == slash || b == slash + 1 || slash - a > 12 || b - slash - 1 > 12) continue;
-    if (a > 0 && (std::isalnum(static_cast<unsigned char>(text[a - 1])) || text[a - 1] == '/' || text[a - 1] == '.'))
+    if (a > 0 && (std::isalnum(static_cast<unsigned char>(text[a - 1])) || text[a - 1] == '/' ||
+                  text[a - 1] == '.'))
       continue;  // part of a path, a version or a word
     const std::string_view after = text.substr(b), before = text.substr(0, a);
     const bool tqdm = after.starts_with(" [") && before.find("%|") != std::string_view::npos;
@@ -52,9 +54,11 @@ std::optional<progress_mark> read_progress(std::string_view text) {
     }
     const auto named = [&](std::string_view word) {
       std::string_view head = before;
-      while (!head.empty() && (head.back() == ' ' || head.back() == ':' || head.back() == '=')) head.remove_suffix(1);
+      while (!head.empty() && (head.back() == ' ' || head.back() == ':' || head.back() == '='))
+        head.remove_suffix(1);
       return head.ends_with(word) &&
-             (head.size() == word.size() || !std::isalpha(static_cast<unsigned char>(head[head.size() - word.size() - 1])));
+             (head.size() == word.size() ||
+              !std::isalpha(static_cast<unsigned char>(head[head.size() - word.size() - 1])));
     };
     if (!tqdm && !per_task && !named("iter") && !named("step") && !named("iteration")) continue;
     progress_mark m;
@@ -62,8 +66,9 @@ std::optional<progress_mark> read_progress(std::string_view text) {
     // frameworks' other bars (transformers' "Loading checkpoint shards", datasets' "Map",
     // "Downloading", "Tokenizing", "Saving", "Converting", "Processing", "Compiling").
     if (tqdm)
-      m.other_work = has_any(before, {"load", "download", "fetch", "saving", "writing", "prepar", "process", "convert",
-                                      "map", "filter", "token", "shard", "build", "compil", "index"});
+      m.other_work = has_any(
+          before, {"load", "download", "fetch", "saving", "writing", "prepar", "process", "convert",
+                   "map", "filter", "token", "shard", "build", "compil", "index"});
     m.done = std::stoll(std::string(text.substr(a, slash - a)));
     m.total = std::stoll(std::string(text.substr(slash + 1, b - slash - 1)));
     m.per_task = per_task;
@@ -80,9 +85,10 @@ oom_phase phase_of_description(std::string_view desc) {
   std::string word;
   const auto judge = [&](const std::string& w) {
     if (found == oom_phase::unknown &&
-        (w == "eval" || w == "evaluating" || w == "evaluation" || w == "evaluate" || w == "validation" ||
-         w == "validating" || w == "validate" || w == "valid" || w == "val" || w == "test" || w == "testing" ||
-         w == "predict" || w == "predicting" || w == "prediction" || w == "inference" || w == "sanity"))
+        (w == "eval" || w == "evaluating" || w == "evaluation" || w == "evaluate" ||
+         w == "validation" || w == "validating" || w == "validate" || w == "valid" || w == "val" ||
+         w == "test" || w == "testing" || w == "predict" || w == "predicting" ||
+         w == "prediction" || w == "inference" || w == "sanity"))
       found = oom_phase::eval;
   };
   for (const char c : desc) {
@@ -103,14 +109,16 @@ oom_phase phase_of_description(std::string_view desc) {
 // checkpoint". `text` is lower case. Loading a pretrained model ("Loading checkpoint shards") is
 // not a resume and names nothing.
 oom_phase phase_announced(std::string_view text) {
-  if (has_any(text, {"running evaluation", "running validation", "running prediction", "running test",
-                     "running inference", "start evaluation", "starting evaluation", "start validation",
-                     "starting validation", "start testing", "start inference", "starting inference"}))
+  if (has_any(text,
+              {"running evaluation", "running validation", "running prediction", "running test",
+               "running inference", "start evaluation", "starting evaluation", "start validation",
+               "starting validation", "start testing", "start inference", "starting inference"}))
     return oom_phase::eval;
-  if (has_any(text, {"saving model checkpoint", "saving checkpoint", "saving model", "saving the model",
-                     "saving state dict"}))
+  if (has_any(text, {"saving model checkpoint", "saving checkpoint", "saving model",
+                     "saving the model", "saving state dict"}))
     return oom_phase::checkpoint_save;
-  if (has_any(text, {"resuming from", "resuming training", "resume from checkpoint", "resume training from"}))
+  if (has_any(text, {"resuming from", "resuming training", "resume from checkpoint",
+                     "resume training from"}))
     return oom_phase::checkpoint_resume;
   return oom_phase::unknown;
 }
@@ -119,14 +127,17 @@ oom_phase phase_announced(std::string_view text) {
 // or a line announcing the phase with no progress bar printed after it (a bar that names nothing,
 // a training loop's, ends the search: the phase announced before it was over). Frames and code
 // lines between the status and the error are skipped.
-std::optional<std::pair<oom_phase, std::string>> last_status(const std::vector<std::string>& context) {
+std::optional<std::pair<oom_phase, std::string>> last_status(
+    const std::vector<std::string>& context) {
   for (auto line = context.rbegin(); line != context.rend(); ++line) {
     const std::size_t colon = line->find(": ");
     const std::string text = lower(colon == std::string::npos ? *line : line->substr(colon + 2));
-    if (text.find("file \"") != std::string::npos || text.starts_with("traceback") || text == "...") continue;
+    if (text.find("file \"") != std::string::npos || text.starts_with("traceback") || text == "...")
+      continue;
     // A training step logged after the announcement ("{'loss': 0.51, ...}", "loss: 2.751"): the
     // announced phase was over.
-    if (const std::size_t loss = text.find("loss"); loss != std::string::npos &&
+    if (const std::size_t loss = text.find("loss");
+        loss != std::string::npos &&
         (loss == 0 || !std::isalpha(static_cast<unsigned char>(text[loss - 1]))))
       return std::nullopt;
     if (const auto mark = read_progress(text)) {
@@ -135,7 +146,8 @@ std::optional<std::pair<oom_phase, std::string>> last_status(const std::vector<s
       std::string_view desc(text);
       if (bar != std::string::npos) {
         std::size_t start = bar;
-        while (start > 0 && (std::isdigit(static_cast<unsigned char>(text[start - 1])) || text[start - 1] == '.'))
+        while (start > 0 && (std::isdigit(static_cast<unsigned char>(text[start - 1])) ||
+                             text[start - 1] == '.'))
           --start;
         desc = desc.substr(0, start);
       } else {
@@ -145,7 +157,8 @@ std::optional<std::pair<oom_phase, std::string>> last_status(const std::vector<s
       if (phase == oom_phase::unknown) return std::nullopt;
       return std::pair{phase, *line};
     }
-    if (const oom_phase phase = phase_announced(text); phase != oom_phase::unknown) return std::pair{phase, *line};
+    if (const oom_phase phase = phase_announced(text); phase != oom_phase::unknown)
+      return std::pair{phase, *line};
   }
   return std::nullopt;
 }
@@ -162,8 +175,9 @@ std::optional<frame_line> frame_of(std::string_view text) {
   const std::size_t file = text.find("file \"");
   if (in != std::string_view::npos && file != std::string_view::npos) {
     const std::size_t path = file + 6, close = text.find('"', path);
-    return frame_line{text.substr(in + 5),
-                      close == std::string_view::npos ? std::string_view() : text.substr(path, close - path)};
+    return frame_line{text.substr(in + 5), close == std::string_view::npos
+                                               ? std::string_view()
+                                               : text.substr(path, close - path)};
   }
   // IPython: the text after "LINE: " starts with a path or "<...>", then " in name(".
   const std::size_t colon = text.find(": ");
@@ -174,7 +188,8 @@ std::optional<frame_line> frame_of(std::string_view text) {
   const std::size_t at = body.find(" in ");
   if (at == std::string_view::npos) return std::nullopt;
   const std::string_view head = body.substr(0, at);
-  if (head.find(' ') != std::string_view::npos && head.front() != '<') return std::nullopt;  // prose
+  if (head.find(' ') != std::string_view::npos && head.front() != '<')
+    return std::nullopt;  // prose
   std::string_view function = body.substr(at + 4);
   const std::size_t paren = function.find('(');
   if (paren == std::string_view::npos && !function.starts_with("<module>")) return std::nullopt;
@@ -202,8 +217,9 @@ oom_phase phase_of_function(std::string_view name) {
   // step's allocation, even when a save called it.
   if (has_any(name, {"_init_group", "init_state", "initialize_optimizer_states", "_init_optim_state"}))
     return oom_phase::optimizer_state_init;
-  if (starts_any(name, {"eval", "_eval", "run_eval", "valid", "_valid", "val_", "_val_", "run_valid", "test",
-                        "_test", "run_test", "predict", "_predict", "infer", "_infer"}) ||
+  if (starts_any(name,
+                 {"eval", "_eval", "run_eval", "valid", "_valid", "val_", "_val_", "run_valid",
+                  "test", "_test", "run_test", "predict", "_predict", "infer", "_infer"}) ||
       has_any(name, {"evaluat", "validat", "_eval_", "prediction_", "_inference", "inference_"}))
     return oom_phase::eval;
   return oom_phase::unknown;
@@ -216,8 +232,9 @@ oom_phase phase_of_function(std::string_view name) {
 // where the step samples, so place() takes them only with no training frame anywhere in the
 // traceback. A diffusion step's q_sample (adding noise to the batch) is not sampling.
 bool generates(std::string_view name) {
-  return starts_any(name, {"generate", "_generate", "sample", "_sample", "greedy_search", "_greedy_search",
-                           "beam_search", "_beam_search", "sampling", "_sampling"}) ||
+  return starts_any(
+             name, {"generate", "_generate", "sample", "_sample", "greedy_search", "_greedy_search",
+                    "beam_search", "_beam_search", "sampling", "_sampling"}) ||
          has_any(name, {"sample_loop", "ddim_sample", "plms_sample", "dpm_sample"});
 }
 
@@ -356,7 +373,8 @@ void place(oom_facts& f) {
   });
   for (auto line = context.rbegin(); line != context.rend() && !f.progress; ++line) {
     const std::size_t colon = line->find(": ");
-    if (auto mark = read_progress(lower(colon == std::string::npos ? *line : line->substr(colon + 2)))) {
+    if (auto mark =
+            read_progress(lower(colon == std::string::npos ? *line : line->substr(colon + 2)))) {
       mark->line = *line;
       f.progress = std::move(mark);
     }
@@ -478,7 +496,9 @@ oom_phase phase_of_label(std::string_view label) {
   return found;
 }
 
-std::optional<progress_mark> progress_of(std::string_view line) { return read_progress(lower(line)); }
+std::optional<progress_mark> progress_of(std::string_view line) {
+  return read_progress(lower(line));
+}
 
 bool oom_facts::at_first_iteration() const {
   return progress && !progress->other_work && progress->total > 1 && progress->done <= 1;

@@ -572,9 +572,9 @@ std::optional<diagnostic> not_a_deepspeed_config(const import_context& ctx,
         (leaf == "deepspeed_config" || leaf == "ds_config" || leaf == "deepspeed_config_file"))
       named_config = e;
     const std::string head = e->key.substr(0, e->key.find('.'));
-    const bool second_model = head == "teacher" || head == "teacher_model" ||
-                              head == "ref_model" || head == "reference_model" ||
-                              head == "reward_model" || head == "critic";
+    const bool second_model = head == "teacher" || head == "teacher_model" || head == "ref_model" ||
+                              head == "reference_model" || head == "reward_model" ||
+                              head == "critic";
     if ((second_model && (leaf == "model_name_or_path" || leaf == "model" || leaf == "path")) ||
         (leaf == "engine" && e->is_string))
       others.push_back(fmt::format("{} {} (line {})", e->key, e->value.text, e->where.line));
@@ -585,8 +585,7 @@ std::optional<diagnostic> not_a_deepspeed_config(const import_context& ctx,
                           "names the DeepSpeed config, {}{}; vramscope plans one trained model's "
                           "step: give that file to plan it{}",
                           named_config->key, named_config->value.text,
-                          others.empty() ? ""
-                                         : fmt::format(", beside {}", join(others, ", ")),
+                          others.empty() ? "" : fmt::format(", beside {}", join(others, ", ")),
                           others.empty() ? ""
                                          : ", and plan each other model (a teacher's weights "
                                            "and forward, an inference engine's share of the "

@@ -1316,16 +1316,16 @@ result<imported_job> import_torchtitan(std::string_view text, const std::string&
     if (key == "generation") {
       const detail::entry* share = ctx.find("generation.gpu_memory_utilization");
       return detail::at(
-          where, fmt::format("[generation]: a vLLM generator beside the trainer on the same GPUs "
-                             "(a second copy of the model and its KV cache{}), two models in one "
-                             "job; vramscope plans one trained model: remove the [generation] "
-                             "table to plan the trainer alone, with --set hardware.gpu_memory= "
-                             "the memory the generator leaves it",
-                             share != nullptr
-                                 ? fmt::format(", in gpu_memory_utilization {} of each GPU, "
-                                               "line {}",
-                                               share->value.text, share->where.line)
-                                 : std::string()));
+          where,
+          fmt::format("[generation]: a vLLM generator beside the trainer on the same GPUs "
+                      "(a second copy of the model and its KV cache{}), two models in one "
+                      "job; vramscope plans one trained model: remove the [generation] "
+                      "table to plan the trainer alone, with --set hardware.gpu_memory= "
+                      "the memory the generator leaves it",
+                      share != nullptr ? fmt::format(", in gpu_memory_utilization {} of each GPU, "
+                                                     "line {}",
+                                                     share->value.text, share->where.line)
+                                       : std::string()));
     }
   }
   bool has_world_size = false;

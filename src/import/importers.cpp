@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 namespace vramscope::job {
 
@@ -52,7 +52,6 @@ bool is_torchtune_component(std::string_view line) {
   if (!value.empty() && (value.front() == '"' || value.front() == '\'')) value.remove_prefix(1);
   return value.substr(0, 10) == "torchtune.";
 }
-
 
 // The script a shell line hands the launch to: `sh run.sh ...`, `bash x.sh`, `exec "$DIR/train.sh"
 // "$@"`, `./launch.sh` (the word's path, unquoted); empty when the line runs no other script.
@@ -152,9 +151,10 @@ result<imported_job> import_config_text(std::string_view text, const std::string
     case config_format::unknown: break;
   }
   if (auto wrapper = wrapper_refusal(text, source)) return *wrapper;
-  return error_at(source, "not an accelerate YAML, DeepSpeed JSON, torchtitan TOML, torchtune YAML "
-                          "config or Megatron-LM arguments; give the framework's own config file, "
-                          "or the script that launches the training, to plan it");
+  return error_at(source,
+                  "not an accelerate YAML, DeepSpeed JSON, torchtitan TOML, torchtune YAML "
+                  "config or Megatron-LM arguments; give the framework's own config file, "
+                  "or the script that launches the training, to plan it");
 }
 
 result<imported_job> import_config(const std::string& path, const trainer_args& trainer) {

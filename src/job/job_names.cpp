@@ -42,10 +42,14 @@ constexpr spelling<optimizer_kind> optimizer_names[] = {
     {optimizer_kind::paged_adamw, "paged_adamw_32bit"},
 };
 constexpr spelling<checkpointing> checkpointing_names[] = {
-    {checkpointing::none, "none"},    {checkpointing::full, "full"},
-    {checkpointing::selective, "selective"}, {checkpointing::none, "false"},
-    {checkpointing::full, "true"},    {checkpointing::op, "op"},
-    {checkpointing::op, "selective_op"}, {checkpointing::op, "per_op"},
+    {checkpointing::none, "none"},
+    {checkpointing::full, "full"},
+    {checkpointing::selective, "selective"},
+    {checkpointing::none, "false"},
+    {checkpointing::full, "true"},
+    {checkpointing::op, "op"},
+    {checkpointing::op, "selective_op"},
+    {checkpointing::op, "per_op"},
     {checkpointing::core_attention, "core_attention"},
 };
 constexpr spelling<attention_impl> attention_names[] = {

@@ -351,12 +351,17 @@ device_figure device_figure_of(std::string_view label) {
   bool memory = false, used = false, free = false, total = false;
   for (const auto& w : words_of(label)) {
     if (w.starts_with("alloc") || w.starts_with("reserv") || w.starts_with("cache") || w == "max" ||
-        w == "peak" || w == "cpu" || w == "ram" || w == "host" || w == "swap" || w == "ma" || w == "ca")
+        w == "peak" || w == "cpu" || w == "ram" || w == "host" || w == "swap" || w == "ma" ||
+        w == "ca")
       return device_figure::none;
-    if (w == "memory" || w == "mem" || w == "vram") memory = true;
-    else if (w == "used" || w == "use" || w == "usage" || w.starts_with("utili")) used = true;
-    else if (w == "free" || w == "available") free = true;
-    else if (w == "total" || w == "capacity") total = true;
+    if (w == "memory" || w == "mem" || w == "vram")
+      memory = true;
+    else if (w == "used" || w == "use" || w == "usage" || w.starts_with("utili"))
+      used = true;
+    else if (w == "free" || w == "available")
+      free = true;
+    else if (w == "total" || w == "capacity")
+      total = true;
   }
   if (!memory && !used) return device_figure::none;
   if (free + total + used > 1) return device_figure::none;
@@ -384,7 +389,8 @@ std::optional<observation::process_count> counted_list(std::string_view t) {
 // Whether the paste speaks of processes (a count of them is what its lists are).
 bool speaks_of_processes(std::string_view text) {
   const std::string low = to_lower(text.substr(0, 64 * 1024));
-  for (std::string_view w : {"process", "client", "context", "procs", "compute-apps", "compute apps"})
+  for (std::string_view w :
+       {"process", "client", "context", "procs", "compute-apps", "compute apps"})
     if (low.find(w) != std::string::npos) return true;
   return false;
 }
@@ -412,7 +418,8 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
   // device: a row whose figure that device has already starts a new reading.
   std::map<int, gpu_observation> device_rows;
   std::map<int, int> device_readings;
-  std::vector<observation::process_count> counts;  // kept when all are as long and the paste names processes
+  std::vector<observation::process_count>
+      counts;  // kept when all are as long and the paste names processes
   for (std::size_t i = 0; i <= lines.size(); ++i) {
     const std::string_view t = i < lines.size() ? trim(lines[i].text) : std::string_view{};
     // Tables: a run of lines that start with '|'.
@@ -538,7 +545,8 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
         auto& run = runs[key];
         if (run.points.empty()) {
           std::string_view label = trim(t.substr(0, sizes[0].start));
-          while (!label.empty() && (label.back() == '~' || label.back() == ' ')) label.remove_suffix(1);
+          while (!label.empty() && (label.back() == '~' || label.back() == ' '))
+            label.remove_suffix(1);
           run.label = std::string(label);
           run.source = source;
         }
@@ -583,17 +591,22 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
       half_line = lines[i].number;
     }
     // A device's row with one figure of its own.
-    if (const auto dev = device_designator(t); dev && !any && sizes.size() == 1 && sizes[0].start >= dev->end) {
+    if (const auto dev = device_designator(t);
+        dev && !any && sizes.size() == 1 && sizes[0].start >= dev->end) {
       const auto what = device_figure_of(t.substr(dev->end, sizes[0].start - dev->end));
       if (what != device_figure::none) {
         auto& g = device_rows[dev->index];
-        auto& slot = what == device_figure::used ? g.used : what == device_figure::free ? g.free : g.total;
+        auto& slot = what == device_figure::used   ? g.used
+                     : what == device_figure::free ? g.free
+                                                   : g.total;
         if (slot || device_readings[dev->index] == 0) {
           g = gpu_observation{};
           g.index = dev->index;
           ++device_readings[dev->index];
         }
-        (what == device_figure::used ? g.used : what == device_figure::free ? g.free : g.total) = sizes[0].value;
+        (what == device_figure::used   ? g.used
+         : what == device_figure::free ? g.free
+                                       : g.total) = sizes[0].value;
         previous_label.clear();
         continue;
       }
@@ -617,7 +630,8 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
         break;
       gpu_observation g;
       g.index = bracketed_index(t);
-      if (const auto dev = device_designator(t); !g.index && dev && dev->end <= sizes[0].start) g.index = dev->index;
+      if (const auto dev = device_designator(t); !g.index && dev && dev->end <= sizes[0].start)
+        g.index = dev->index;
       g.used = used;
       g.total = sizes[k].value;
       out.gpus.push_back(std::move(g));
@@ -633,7 +647,8 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
     if (g.total && g.free && !g.used && *g.free <= *g.total) g.used = *g.total - *g.free;
     // A reading whose used exceeds its total contradicts itself (rows of two GPUs numbered
     // alike): not read.
-    if ((g.used || g.total) && !(g.used && g.total && *g.used > *g.total)) out.gpus.push_back(std::move(g));
+    if ((g.used || g.total) && !(g.used && g.total && *g.used > *g.total))
+      out.gpus.push_back(std::move(g));
   }
   if (!counts.empty() && speaks_of_processes(text) &&
       std::all_of(counts.begin(), counts.end(),

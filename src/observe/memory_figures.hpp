@@ -62,9 +62,10 @@ struct memory_figures {
   /// Lines that hold a size but gave no figure above, as "LINE: text" (at most a few): what a
   /// refusal quotes so the user sees what was found.
   std::vector<std::string> unread;
-  bool empty() const { return stats.empty() && gpus.empty() && vllm.empty() && devices_at_start.empty() &&
-                                xla_pools.empty() && series.empty() &&
-                                process_counts.empty(); }
+  bool empty() const {
+    return stats.empty() && gpus.empty() && vllm.empty() && devices_at_start.empty() &&
+           xla_pools.empty() && series.empty() && process_counts.empty();
+  }
 };
 
 memory_figures find_memory_figures(std::string_view text, const std::string& source);

@@ -142,22 +142,36 @@ bool is_missing(std::string_view v) { return v.size() >= 2 && v.front() == '[' &
 // id ("00000000:01:00.0"), a percentage, a size with its unit, a whole number (an index below
 // 64, else a pid or, with `nounits`, a size in MiB), a GPU's name ("NVIDIA ...", "Tesla ...") or
 // other text (a process's name or path).
-enum class csv_value { missing, uuid, bus_id, percent, size, small_int, large_int, gpu_name, text, other };
+enum class csv_value {
+  missing,
+  uuid,
+  bus_id,
+  percent,
+  size,
+  small_int,
+  large_int,
+  gpu_name,
+  text,
+  other
+};
 
-bool csv_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool csv_hex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
 bool csv_bus_id(std::string_view v) {
   // domain:bus:device.function, hex: "00000000:01:00.0" (or the 4-digit domain of older drivers)
   const auto parts = detail::split(v, ':');
-  if (parts.size() != 3 || parts[2].size() < 3 || parts[2][parts[2].size() - 2] != '.') return false;
+  if (parts.size() != 3 || parts[2].size() < 3 || parts[2][parts[2].size() - 2] != '.')
+    return false;
   for (const char c : v)
     if (!csv_hex(c) && c != ':' && c != '.') return false;
   return true;
 }
 
 bool csv_gpu_name(std::string_view v) {
-  for (std::string_view p : {"NVIDIA", "Tesla", "Quadro", "GeForce", "TITAN", "GRID", "A100", "H100", "H200", "A10",
-                             "L4", "L40", "RTX", "GH200", "GB200", "B200"})
+  for (std::string_view p : {"NVIDIA", "Tesla", "Quadro", "GeForce", "TITAN", "GRID", "A100",
+                             "H100", "H200", "A10", "L4", "L40", "RTX", "GH200", "GB200", "B200"})
     if (v.substr(0, p.size()) == p) return true;
   return false;
 }
@@ -166,9 +180,11 @@ csv_value csv_kind_of(std::string_view v) {
   if (v.empty() || is_missing(v)) return csv_value::missing;
   if (v.substr(0, 4) == "GPU-" || v.substr(0, 4) == "MIG-") return csv_value::uuid;
   if (csv_bus_id(v)) return csv_value::bus_id;
-  if (v.back() == '%') return detail::parse_uint(detail::trim(v.substr(0, v.size() - 1))) ? csv_value::percent
-                                                                                           : csv_value::other;
-  if (const auto n = detail::parse_uint(v)) return *n < 64 ? csv_value::small_int : csv_value::large_int;
+  if (v.back() == '%')
+    return detail::parse_uint(detail::trim(v.substr(0, v.size() - 1))) ? csv_value::percent
+                                                                       : csv_value::other;
+  if (const auto n = detail::parse_uint(v))
+    return *n < 64 ? csv_value::small_int : csv_value::large_int;
   if (v.front() >= '0' && v.front() <= '9')
     return detail::parse_size(v, 0) ? csv_value::size : csv_value::other;  // "70.21 W", "1410 MHz"
   if (csv_gpu_name(v)) return csv_value::gpu_name;
@@ -196,74 +212,107 @@ result<std::vector<column>> infer_columns(const std::vector<std::vector<std::str
       const csv_value k = csv_kind_of(row[c]);
       if (k == csv_value::missing) continue;
       csv_value& have = kinds[c];
-      if (have == csv_value::missing) have = k;
-      else if (have == csv_value::small_int && k == csv_value::large_int) have = k;
-      else if (have == csv_value::large_int && k == csv_value::small_int) continue;
-      else if ((have == csv_value::text && k == csv_value::gpu_name) || (have == csv_value::gpu_name && k == csv_value::text)) have = csv_value::text;
-      else if (have != k) have = csv_value::other;
+      if (have == csv_value::missing)
+        have = k;
+      else if (have == csv_value::small_int && k == csv_value::large_int)
+        have = k;
+      else if (have == csv_value::large_int && k == csv_value::small_int)
+        continue;
+      else if ((have == csv_value::text && k == csv_value::gpu_name) ||
+               (have == csv_value::gpu_name && k == csv_value::text))
+        have = csv_value::text;
+      else if (have != k)
+        have = csv_value::other;
     }
-  const auto count = [&](csv_value k) { return static_cast<std::size_t>(std::count(kinds.begin(), kinds.end(), k)); };
+  const auto count = [&](csv_value k) {
+    return static_cast<std::size_t>(std::count(kinds.begin(), kinds.end(), k));
+  };
   const auto refuse = [&](std::string why) -> result<std::vector<column>> {
-    return detail::error_on_line(
-        source, first, 0,
-        fmt::format("CSV without a header row (nvidia-smi --format=csv,noheader): {}; paste the header line "
-                    "nvidia-smi prints without noheader (e.g. \"index, memory.used [MiB], memory.total [MiB]\") "
-                    "above the rows",
-                    why));
+    return detail::error_on_line(source, first, 0,
+                                 fmt::format("CSV without a header row (nvidia-smi "
+                                             "--format=csv,noheader): {}; paste the header line "
+                                             "nvidia-smi prints without noheader (e.g. \"index, "
+                                             "memory.used [MiB], memory.total [MiB]\") "
+                                             "above the rows",
+                                             why));
   };
   // A process list names processes, or gives a GPU's id, a pid and a size and nothing of a GPU's
   // own (--query-compute-apps=gpu_uuid,pid,used_memory); a GPU list names GPUs or starts with an
   // index.
   const bool processes =
       count(csv_value::gpu_name) == 0 &&
-      (count(csv_value::text) > 0 || (count(csv_value::uuid) + count(csv_value::bus_id) > 0 &&
-                                       count(csv_value::large_int) == 1 && count(csv_value::size) == 1 &&
-                                       count(csv_value::small_int) == 0));
+      (count(csv_value::text) > 0 ||
+       (count(csv_value::uuid) + count(csv_value::bus_id) > 0 && count(csv_value::large_int) == 1 &&
+        count(csv_value::size) == 1 && count(csv_value::small_int) == 0));
   std::vector<column> columns(n);
-  const auto name = [&](std::size_t c, std::string_view field) { columns[c].name = std::string(field); };
+  const auto name = [&](std::size_t c, std::string_view field) {
+    columns[c].name = std::string(field);
+  };
   std::vector<std::size_t> numbers;  // whole-number columns not yet named
   for (std::size_t c = 0; c < n; ++c) {
     switch (kinds[c]) {
-      case csv_value::uuid: name(c, processes ? "gpu_uuid" : "uuid"); break;
-      case csv_value::bus_id: name(c, processes ? "gpu_bus_id" : "pci.bus_id"); break;
-      case csv_value::gpu_name: name(c, "name"); break;
-      case csv_value::text: name(c, processes ? "process_name" : "unnamed text"); break;
-      case csv_value::percent: name(c, "unnamed percentage"); break;
-      case csv_value::small_int: case csv_value::large_int: numbers.push_back(c); break;
+      case csv_value::uuid:
+        name(c, processes ? "gpu_uuid" : "uuid");
+        break;
+      case csv_value::bus_id:
+        name(c, processes ? "gpu_bus_id" : "pci.bus_id");
+        break;
+      case csv_value::gpu_name:
+        name(c, "name");
+        break;
+      case csv_value::text:
+        name(c, processes ? "process_name" : "unnamed text");
+        break;
+      case csv_value::percent:
+        name(c, "unnamed percentage");
+        break;
+      case csv_value::small_int:
+      case csv_value::large_int:
+        numbers.push_back(c);
+        break;
       case csv_value::size:
-        if (!processes) return refuse(fmt::format("column {} holds memory figures, and which of memory.used, "
-                                                  "memory.free and memory.total it is cannot be told from its values",
-                                                  c + 1));
-        if (count(csv_value::size) > 1) return refuse("a process list with more than one memory column");
+        if (!processes)
+          return refuse(
+              fmt::format("column {} holds memory figures, and which of memory.used, "
+                          "memory.free and memory.total it is cannot be told from its values",
+                          c + 1));
+        if (count(csv_value::size) > 1)
+          return refuse("a process list with more than one memory column");
         name(c, "used_memory");
         break;
-      default: name(c, "unnamed"); break;
+      default:
+        name(c, "unnamed");
+        break;
     }
   }
   if (processes) {
     // pid, and with nounits the used memory in MiB: two whole-number columns are not told apart.
     const std::size_t sizes = count(csv_value::size);
-    if (numbers.size() == 1 && sizes == 1) name(numbers[0], "pid");
+    if (numbers.size() == 1 && sizes == 1)
+      name(numbers[0], "pid");
     else if (numbers.size() == 1 && sizes == 0)
-      return refuse(fmt::format("column {} holds whole numbers, a pid or (with nounits) the used memory in MiB",
-                                numbers[0] + 1));
+      return refuse(fmt::format(
+          "column {} holds whole numbers, a pid or (with nounits) the used memory in MiB",
+          numbers[0] + 1));
     else if (!numbers.empty())
-      return refuse(fmt::format("columns {} hold whole numbers: which is the pid and which the used memory (nounits) "
-                                "cannot be told from their values",
-                                [&] {
-                                  std::vector<std::size_t> shown;  // 1-based, as a spreadsheet counts
-                                  for (const std::size_t c : numbers) shown.push_back(c + 1);
-                                  return fmt::format("{}", fmt::join(shown, ", "));
-                                }()));
+      return refuse(fmt::format(
+          "columns {} hold whole numbers: which is the pid and which the used memory (nounits) "
+          "cannot be told from their values",
+          [&] {
+            std::vector<std::size_t> shown;  // 1-based, as a spreadsheet counts
+            for (const std::size_t c : numbers) shown.push_back(c + 1);
+            return fmt::format("{}", fmt::join(shown, ", "));
+          }()));
   } else {
     for (const std::size_t c : numbers) {
       if (c == 0 && kinds[c] == csv_value::small_int) {
         name(c, "index");
         continue;
       }
-      return refuse(fmt::format("column {} holds whole numbers ({}): with nounits a memory figure, and which of "
-                                "memory.used, memory.free and memory.total cannot be told from its values",
-                                c + 1, kinds[c] == csv_value::small_int ? "an index or a size in MiB" : "sizes in MiB"));
+      return refuse(fmt::format(
+          "column {} holds whole numbers ({}): with nounits a memory figure, and which of "
+          "memory.used, memory.free and memory.total cannot be told from its values",
+          c + 1, kinds[c] == csv_value::small_int ? "an index or a size in MiB" : "sizes in MiB"));
     }
   }
   return columns;
@@ -398,7 +447,8 @@ bool looks_like_smi_csv(std::string_view text) {
     if (line.empty()) continue;
     if (seen++ == 0 && looks_like_header(line)) return true;
     const auto cells = cells_of(line);
-    if (cells.size() < 2 || !std::all_of(cells.begin(), cells.end(), csv_value_shaped)) return false;
+    if (cells.size() < 2 || !std::all_of(cells.begin(), cells.end(), csv_value_shaped))
+      return false;
   }
   return seen > 0;
 }
@@ -453,7 +503,8 @@ result<observation> parse_nvidia_smi_csv(std::string_view text, const std::strin
     for (const auto& c : columns) names.push_back(c.name);
     out.warnings.push_back(detail::error_on_line(
         source, header, 0,
-        fmt::format("CSV without a header row: columns named from their values ({})", fmt::join(names, ", "))));
+        fmt::format("CSV without a header row: columns named from their values ({})",
+                    fmt::join(names, ", "))));
   }
   const csv_layout layout =
       layout_from(std::move(columns), out.warnings, source, has_header ? header.number : 0);

@@ -319,7 +319,8 @@ struct tf_tensor_size {
 std::optional<tf_tensor_size> tf_tensor_bytes(std::string_view t) {
   std::size_t open = t.find("shape[");
   std::size_t dims = open + 6;
-  if (open == std::string_view::npos && (open = t.find("shape [")) != std::string_view::npos) dims = open + 7;
+  if (open == std::string_view::npos && (open = t.find("shape [")) != std::string_view::npos)
+    dims = open + 7;
   if (open == std::string_view::npos) return std::nullopt;
   const std::size_t close = t.find(']', dims);
   if (close == std::string_view::npos) return std::nullopt;
@@ -375,8 +376,9 @@ std::optional<worded_failure> worded_failure_of(std::string_view t) {
   };
   std::vector<sized> sizes;
   for (std::size_t i = 0; i < t.size() && sizes.size() < 16; ++i) {
-    const bool starts = t[i] >= '0' && t[i] <= '9' &&
-                        (i == 0 || (!std::isalnum(static_cast<unsigned char>(t[i - 1])) && t[i - 1] != '.'));
+    const bool starts =
+        t[i] >= '0' && t[i] <= '9' &&
+        (i == 0 || (!std::isalnum(static_cast<unsigned char>(t[i - 1])) && t[i - 1] != '.'));
     if (!starts) continue;
     std::size_t used = 0;
     if (const auto v = detail::parse_size_prefix(t.substr(i), used); v && used > 0) {
@@ -391,7 +393,8 @@ std::optional<worded_failure> worded_failure_of(std::string_view t) {
     std::string_view before = std::string_view(low).substr(from, sizes[k].start - from);
     if (before.size() > 40) before = before.substr(before.size() - 40);
     const std::size_t to = k + 1 < sizes.size() ? sizes[k + 1].start : low.size();
-    std::string_view after = detail::trim(std::string_view(low).substr(sizes[k].end, to - sizes[k].end));
+    std::string_view after =
+        detail::trim(std::string_view(low).substr(sizes[k].end, to - sizes[k].end));
     for (std::string_view filler : {"is ", "are ", "of memory ", "memory ", "still "})
       if (after.substr(0, filler.size()) == filler) after.remove_prefix(filler.size());
     const auto any_of = [](std::string_view text, std::initializer_list<std::string_view> words) {
@@ -400,10 +403,11 @@ std::optional<worded_failure> worded_failure_of(std::string_view t) {
       return false;
     };
     const bool left_after = any_of(after.substr(0, 12), {"available", "free", "remaining", "left"});
-    const bool left_before = any_of(before, {"available:", "free:", "remaining:", "available memory", "free memory"});
+    const bool left_before =
+        any_of(before, {"available:", "free:", "remaining:", "available memory", "free memory"});
     if (!requested && !left_after &&
-        any_of(before, {"attempt", "request", "need", "require", "tried to allocate", "trying to allocate",
-                        "asked for"})) {
+        any_of(before, {"attempt", "request", "need", "require", "tried to allocate",
+                        "trying to allocate", "asked for"})) {
       out.requested = sizes[k].value;
       requested = true;
     } else if (!out.available && (left_after || left_before)) {
@@ -565,9 +569,10 @@ struct oom_scanner {
     if (size && size->type_assumed)
       warns.push_back(detail::error_on_line(
           source, lines[i], static_cast<int>(at) + 1,
-          fmt::format("tensor message without its type: read as float (4 bytes an element, TensorFlow's "
-                      "default), {} bytes; half that for a float16 tensor",
-                      size->size)));
+          fmt::format(
+              "tensor message without its type: read as float (4 bytes an element, TensorFlow's "
+              "default), {} bytes; half that for a float16 tensor",
+              size->size)));
     if (const std::size_t g = t.find("GPU_"); g != std::string_view::npos && !xla.report.gpu)
       xla.report.gpu = number_at(t, g + 4);
     else if (const std::size_t d = t.find("device:GPU:"); d != std::string_view::npos && !xla.report.gpu)
@@ -644,11 +649,12 @@ struct oom_scanner {
     r.free = w.available;
     warns.push_back(detail::error_on_line(
         source, lines[i], 1,
-        fmt::format("out-of-memory line in words, of no framework this reader knows: read the request ({} "
-                    "bytes) and {}; the device's capacity and what this process held are not in it",
-                    w.requested,
-                    w.available ? fmt::format("what was available ({} bytes)", *w.available)
-                                : std::string("no figure of what was available"))));
+        fmt::format(
+            "out-of-memory line in words, of no framework this reader knows: read the request ({} "
+            "bytes) and {}; the device's capacity and what this process held are not in it",
+            w.requested,
+            w.available ? fmt::format("what was available ({} bytes)", *w.available)
+                        : std::string("no figure of what was available"))));
     keep(std::move(r));
   }
 
@@ -662,8 +668,9 @@ struct oom_scanner {
     r.requested = figures.peak;
     r.compile_limit = figures.limit;
     if (!r.requested)
-      warns.push_back(detail::error_on_line(source, lines[i], static_cast<int>(at) + 1,
-                                            "rematerialization warning without a readable \"only reduced to\" size"));
+      warns.push_back(detail::error_on_line(
+          source, lines[i], static_cast<int>(at) + 1,
+          "rematerialization warning without a readable \"only reduced to\" size"));
     keep(std::move(r));
   }
 
@@ -930,17 +937,22 @@ std::vector<oom_report> find_oom_reports(std::string_view text, const std::strin
   scan.xla.close(scan.out);
   // The compiler's estimate stands for a failure only where no allocator's message is pasted:
   // beside one, the message says what failed and the estimate is what led to it.
-  if (std::any_of(scan.out.begin(), scan.out.end(), [](const oom_report& r) { return !r.compile_estimate; }))
+  if (std::any_of(scan.out.begin(), scan.out.end(),
+                  [](const oom_report& r) { return !r.compile_estimate; }))
     std::erase_if(scan.out, [](const oom_report& r) { return r.compile_estimate; });
   for (const auto& r : scan.out)
     if (r.compile_estimate && r.requested)
       found_warnings.push_back(error_at(
           source,
-          fmt::format("XLA's compiler could not bring the program's peak ({} bytes) under its limit ({}: 80 % "
-                      "of the device less the program's inputs and outputs): read as what the program needs; "
-                      "the allocator's own message, which would say what failed and what the device held, is "
+          fmt::format("XLA's compiler could not bring the program's peak ({} bytes) under its "
+                      "limit ({}: 80 % "
+                      "of the device less the program's inputs and outputs): read as what the "
+                      "program needs; "
+                      "the allocator's own message, which would say what failed and what the "
+                      "device held, is "
                       "not in the paste",
-                      *r.requested, r.compile_limit ? fmt::format("{} bytes", *r.compile_limit) : "not read"),
+                      *r.requested,
+                      r.compile_limit ? fmt::format("{} bytes", *r.compile_limit) : "not read"),
           r.line));
   // A traceback pasted below its message (an issue's summary puts the error first and the frames
   // after it): where the last message has no Python frame above it and frame lines follow it,

@@ -62,12 +62,14 @@ result<observation> parse_log(std::string_view text, const std::string& source) 
   out.series = std::move(figures.series);
   out.process_counts = std::move(figures.process_counts);
   if (!out.process_counts.empty())
-    out.warnings.push_back(error_at(
-        source,
-        fmt::format("processes counted per GPU on {} line(s) ({} GPUs): read as counts only; which processes "
-                    "they are and what each holds are not in the paste (nvidia-smi's process list gives both)",
-                    out.process_counts.size(), out.process_counts.front().per_gpu.size()),
-        out.process_counts.front().line));
+    out.warnings.push_back(
+        error_at(source,
+                 fmt::format("processes counted per GPU on {} line(s) ({} GPUs): read as counts "
+                             "only; which processes "
+                             "they are and what each holds are not in the paste (nvidia-smi's "
+                             "process list gives both)",
+                             out.process_counts.size(), out.process_counts.front().per_gpu.size()),
+                 out.process_counts.front().line));
   if (out.ooms.empty())  // else the out-of-memory reader weighs TensorFlow's device lines
     out.gpus.insert(out.gpus.end(), figures.devices_at_start.begin(), figures.devices_at_start.end());
   return out;

@@ -83,12 +83,15 @@ bool contains(std::string_view haystack, std::string_view needle) {
 }
 
 bool names_memory_failure(std::string_view low) {
-  for (std::string_view w : {"out of memory", "not enough memory", "not enough gpu memory", "insufficient memory",
-                             "insufficient gpu memory", "not enough vram", "insufficient vram"})
+  for (std::string_view w :
+       {"out of memory", "not enough memory", "not enough gpu memory", "insufficient memory",
+        "insufficient gpu memory", "not enough vram", "insufficient vram"})
     if (contains(low, w)) return true;
-  for (std::size_t at = low.find("oom"); at != std::string_view::npos; at = low.find("oom", at + 1)) {
+  for (std::size_t at = low.find("oom"); at != std::string_view::npos;
+       at = low.find("oom", at + 1)) {
     const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(low[at - 1]));
-    const bool ends = at + 3 >= low.size() || !std::isalpha(static_cast<unsigned char>(low[at + 3]));
+    const bool ends =
+        at + 3 >= low.size() || !std::isalpha(static_cast<unsigned char>(low[at + 3]));
     if (starts && ends) return true;
   }
   return false;

@@ -163,9 +163,8 @@ void add_core_attention(unit_activations& a, const dims& d, const model::stack_s
 // beside the raw scores while the kernel runs, and backward makes it again and holds it beside
 // the kernel's own gradient temporaries until the attention's backward ends. Only the math and
 // eager kernels keep such tensors; with a fused kernel this is no checkpointing at all.
-void add_recomputed_core_attention(unit_activations& a, const dims& d,
-                                   const model::stack_shape& s, attention_impl kernel,
-                                   std::uint64_t scores) {
+void add_recomputed_core_attention(unit_activations& a, const dims& d, const model::stack_shape& s,
+                                   attention_impl kernel, std::uint64_t scores) {
   unit_activations kept;
   add_core_attention(kept, d, s, kernel, scores);
   if (kept.saved_steps.empty()) {  // all of it at once: the kept tensors and the transients
@@ -177,8 +176,10 @@ void add_recomputed_core_attention(unit_activations& a, const dims& d,
     bytes now = 0, peak = 0;
     for (const auto& st : kept.saved_steps) {
       sizes.push_back(st.alloc);
-      if (st.alloc > 0) now += st.alloc;
-      else if (!st.gemm && st.index < sizes.size()) now -= sizes[st.index];
+      if (st.alloc > 0)
+        now += st.alloc;
+      else if (!st.gemm && st.index < sizes.size())
+        now -= sizes[st.index];
       peak = std::max(peak, now);
     }
     a.forward_temps.push_back(peak);
@@ -209,8 +210,8 @@ void add_attention(unit_activations& a, const dims& d, const model::stack_shape&
                              ? d.kv < d.h
                              : job.training.padding_mask || kernel != attention_impl::flash;
   const std::uint64_t k_saved = repeat_kv ? q : kv;
-  a.saved.push_back(q);            // rotated query
-  a.saved.push_back(k_saved);      // rotated key (repeated to all heads without native GQA)
+  a.saved.push_back(q);        // rotated query
+  a.saved.push_back(k_saved);  // rotated key (repeated to all heads without native GQA)
   // LitGPT's CausalSelfAttention.forward (lit_gpt/model.py) splits its fused qkv output by
   // views (view, permute, split, reshape) and ropes q and k into new tensors (torch.cat of the
   // roped part and the rest), but hands SDPA v as it is: with one key/value head per query head
@@ -219,8 +220,7 @@ void add_attention(unit_activations& a, const dims& d, const model::stack_shape&
   const bool fused_view = d.litgpt && !repeat_kv;
   a.saved.push_back(fused_view ? q + 2 * kv : k_saved);  // value (or the qkv output it views)
   const bool scores_kept = kernel == attention_impl::math || kernel == attention_impl::eager;
-  if (scores_kept &&
-      job.training.activation_checkpointing == job::checkpointing::core_attention) {
+  if (scores_kept && job.training.activation_checkpointing == job::checkpointing::core_attention) {
     add_recomputed_core_attention(a, d, s, kernel, scores);
   } else {
     add_core_attention(a, d, s, kernel, scores);

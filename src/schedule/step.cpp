@@ -49,7 +49,8 @@ token_shape tokens_of(const model::stack_shape& s, const job::job_spec& job, boo
 bool checkpointed(const job::job_spec& job, std::size_t block_index) {
   switch (job.training.activation_checkpointing) {
     case job::checkpointing::none:
-    case job::checkpointing::core_attention: return false;  // inside the block: add_attention
+    case job::checkpointing::core_attention:
+      return false;  // inside the block: add_attention
     case job::checkpointing::full:
     case job::checkpointing::op: return true;
     case job::checkpointing::selective:

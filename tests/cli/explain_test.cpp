@@ -255,19 +255,22 @@ TEST(ExplainPositional, ReadsObservedFilesAsIfGivenWithTheirOption) {
 // A few lines of a log in a file of any name, even .yaml: an observation, not a job whose
 // sections are unknown. Its failure line in words is read and the finding names it.
 TEST(ExplainPositional, APastedLogIsAnObservationWhateverItsName) {
-  const auto dir = std::filesystem::temp_directory_path() / ("vramscope_positional_" + std::to_string(getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("vramscope_positional_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const auto path = (dir / "paste.yaml").string();
   {
     std::ofstream f(path);
-    f << "Step 1: 20.0 GiB\nStep 2: 22.0 GiB\nStep 3: 24.0 GiB -> OOM in sync (attempted 900 MiB, only 300 MiB "
+    f << "Step 1: 20.0 GiB\nStep 2: 22.0 GiB\nStep 3: 24.0 GiB -> OOM in sync (attempted 900 MiB, "
+         "only 300 MiB "
          "available)\n";
   }
   auto e = explain({path});
   ASSERT_LE(e.code, 1) << e.err;
   const auto* oom = find_rule(e.findings, "OOM001");
   ASSERT_NE(oom, nullptr) << e.findings.dump(2);
-  EXPECT_NE((*oom)["evidence"][0].get<std::string>().find("900.0 MiB"), std::string::npos) << (*oom)["evidence"];
+  EXPECT_NE((*oom)["evidence"][0].get<std::string>().find("900.0 MiB"), std::string::npos)
+      << (*oom)["evidence"];
   // Text nothing reads beside one that is read: a warning names it, the other is explained.
   const auto notes = (dir / "notes.txt").string();
   {
@@ -276,7 +279,8 @@ TEST(ExplainPositional, APastedLogIsAnObservationWhateverItsName) {
   }
   auto both = explain({"--oom", notes, "--oom", path});
   ASSERT_LE(both.code, 1) << both.err;
-  EXPECT_NE(both.err.find("notes.txt: not read, explained without it: could not tell the format"), std::string::npos)
+  EXPECT_NE(both.err.find("notes.txt: not read, explained without it: could not tell the format"),
+            std::string::npos)
       << both.err;
   EXPECT_NE(find_rule(both.findings, "OOM001"), nullptr);
   // Alone, it is refused naming the file.
@@ -289,19 +293,23 @@ TEST(ExplainPositional, APastedLogIsAnObservationWhateverItsName) {
 // A job that cannot be loaded beside an observation that was read: named in a warning, the
 // observation explained without it; alone it is refused as before.
 TEST(Explain, AnUnreadableJobBesideAnObservationIsNamedAndLeftOut) {
-  const auto dir = std::filesystem::temp_directory_path() / ("vramscope_badjob_" + std::to_string(getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("vramscope_badjob_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const auto job = (dir / "job.yaml").string();
   {
     std::ofstream f(job);
     f << "model: llama-3-8b\nhardwre: h100\n";
   }
-  const std::string oom = std::string(VRAMSCOPE_SOURCE_DIR) + "/tests/data/realworld/oom/vramscope_h100_torch211_filled.txt";
+  const std::string oom = std::string(VRAMSCOPE_SOURCE_DIR) +
+                          "/tests/data/realworld/oom/vramscope_h100_torch211_filled.txt";
   auto e = explain({job, "--oom", oom});
   ASSERT_LE(e.code, 1) << e.err;
-  EXPECT_NE(e.err.find("job.yaml:2:1: job not read, explained from the observations without it: unknown section "
-                       "\"hardwre\""),
-            std::string::npos)
+  EXPECT_NE(
+      e.err.find(
+          "job.yaml:2:1: job not read, explained from the observations without it: unknown section "
+          "\"hardwre\""),
+      std::string::npos)
       << e.err;
   EXPECT_NE(find_rule(e.findings, "OOM001"), nullptr);
   auto alone = explain({job});

@@ -548,12 +548,14 @@ TEST(OomFacts, ProgressIsReadFromABarOrANamedCounterOnly) {
   EXPECT_EQ(tqdm->done, 1);
   EXPECT_EQ(tqdm->total, 9565);
   EXPECT_FALSE(tqdm->per_task);
-  const auto mmcv = mark("[>>>>>>>>>>>>>                     ] 20/76, 0.3 task/s, elapsed: 59s, ETA:   165s");
+  const auto mmcv =
+      mark("[>>>>>>>>>>>>>                     ] 20/76, 0.3 task/s, elapsed: 59s, ETA:   165s");
   ASSERT_TRUE(mmcv);
   EXPECT_TRUE(mmcv->per_task);
   EXPECT_EQ(mmcv->done, 20);
   EXPECT_FALSE(tqdm->other_work);
-  const auto loading = mark("Loading weights concurrently:  47%|####7     | 667/1417 [00:03<00:05, 139.82it/s]");
+  const auto loading =
+      mark("Loading weights concurrently:  47%|####7     | 667/1417 [00:03<00:05, 139.82it/s]");
   ASSERT_TRUE(loading);
   EXPECT_TRUE(loading->other_work);  // its count is not the training loop's
   const auto counter = mark("[INFO] Epoch 1/40, iter 420/20642, loss: 2.751");
@@ -561,29 +563,34 @@ TEST(OomFacts, ProgressIsReadFromABarOrANamedCounterOnly) {
   EXPECT_EQ(counter->done, 420);  // the iteration, not the epoch
   // Dates, paths, versions and bare fractions are not progress.
   EXPECT_FALSE(mark("ERROR 04-01 23:46:56 [engine.py:160] 04/01 failed"));
-  EXPECT_FALSE(mark("  File \"/usr/lib/python3.8/site-packages/torch/nn/modules/module.py\", line 1, in f"));
+  EXPECT_FALSE(
+      mark("  File \"/usr/lib/python3.8/site-packages/torch/nn/modules/module.py\", line 1, in f"));
   EXPECT_FALSE(mark("ratio 3/4 of the batch"));
   EXPECT_FALSE(mark("  50%|#####     | 7/3 [00:01<00:00]"));  // more done than the total
 }
 
 const std::string small_request_old_message =
-    "RuntimeError: CUDA out of memory. Tried to allocate 3.30 GiB (GPU 0; 8.00 GiB total capacity; 973.14 MiB "
+    "RuntimeError: CUDA out of memory. Tried to allocate 3.30 GiB (GPU 0; 8.00 GiB total capacity; "
+    "973.14 MiB "
     "already allocated; 2.13 GiB free; 3.74 GiB reserved in total by PyTorch)\n";
 
 // mmcv's ProgressBar before the error is its test loop's; a training frame below it is not.
 TEST(Differential, MmcvsProgressBarBeforeTheErrorPlacesItInTheTestLoop) {
-  const std::string bar = "[>>>>>>>>>>>>>                                     ] 20/76, 0.3 task/s, elapsed: 59s, "
-                          "ETA:   165s\nTraceback (most recent call last):\n...\n";
+  const std::string bar =
+      "[>>>>>>>>>>>>>                                     ] 20/76, 0.3 task/s, elapsed: 59s, "
+      "ETA:   165s\nTraceback (most recent call last):\n...\n";
   const auto findings = diagnose_log(bar + small_request_old_message);
   ASSERT_FALSE(findings.empty());
   EXPECT_EQ(findings.front().cause_class, "eval");
   EXPECT_EQ(findings.front().likelihood, likelihood::strong);
   EXPECT_FALSE(findings.front().against.empty());  // only the bar's format says it
-  const auto trained = observed(bar + "  File \"train.py\", line 3, in train_epoch\n    loss.backward()\n" +
-                                small_request_old_message);
+  const auto trained =
+      observed(bar + "  File \"train.py\", line 3, in train_epoch\n    loss.backward()\n" +
+               small_request_old_message);
   EXPECT_EQ(facts_of(trained.ooms.at(0)).phase, oom_phase::unknown);
   // tqdm's bar names no loop.
-  const auto tqdm = observed("  5%|#         | 20/400 [00:59<18:45,  2.96s/it]\n" + small_request_old_message);
+  const auto tqdm =
+      observed("  5%|#         | 20/400 [00:59<18:45,  2.96s/it]\n" + small_request_old_message);
   EXPECT_EQ(facts_of(tqdm.ooms.at(0)).phase, oom_phase::unknown);
 }
 
@@ -592,14 +599,18 @@ TEST(Differential, MmcvsProgressBarBeforeTheErrorPlacesItInTheTestLoop) {
 TEST(Differential, AFirstIterationInBackwardWeighsForTheJobsSizeAndAgainstKeptTensors) {
   const std::string message =
       "  File \"torch/autograd/__init__.py\", line 132, in backward\n    allow_unreachable=True)\n"
-      "RuntimeError: CUDA out of memory. Tried to allocate 844.00 MiB (GPU 0; 14.76 GiB total capacity; 13.20 "
+      "RuntimeError: CUDA out of memory. Tried to allocate 844.00 MiB (GPU 0; 14.76 GiB total "
+      "capacity; 13.20 "
       "GiB already allocated; 98.75 MiB free; 13.40 GiB reserved in total by PyTorch)\n";
   const auto level = [](const std::vector<finding>& fs, const std::string& rule) {
-    const auto f = std::find_if(fs.begin(), fs.end(), [&](const finding& x) { return x.rule == rule; });
+    const auto f =
+        std::find_if(fs.begin(), fs.end(), [&](const finding& x) { return x.rule == rule; });
     return f == fs.end() ? -1.0 : f->likelihood;
   };
-  const auto first = diagnose_log("  0%|          | 1/9565 [00:19<50:33:46, 19.03s/it]\n" + message);
-  const auto later = diagnose_log(" 33%|###       | 3200/9565 [00:19<50:33:46, 19.03s/it]\n" + message);
+  const auto first =
+      diagnose_log("  0%|          | 1/9565 [00:19<50:33:46, 19.03s/it]\n" + message);
+  const auto later =
+      diagnose_log(" 33%|###       | 3200/9565 [00:19<50:33:46, 19.03s/it]\n" + message);
   EXPECT_GT(level(first, "OOM001"), level(later, "OOM001"));
   EXPECT_LT(level(first, "LEAK001"), level(later, "LEAK001"));
   EXPECT_EQ(first.front().cause_class, "does_not_fit");
@@ -623,24 +634,34 @@ TEST(OomFacts, TheLogsLastStatusLineNamesThePhase) {
             status(oom_phase::eval));
   EXPECT_EQ(placed("Validation DataLoader 0:  35%|###5      | 7/20 [00:01<00:02,  4.10it/s]\n"),
             status(oom_phase::eval));
-  EXPECT_EQ(placed("Saving model checkpoint to out/checkpoint-500\nTraceback (most recent call last):\n"),
-            status(oom_phase::checkpoint_save));
-  EXPECT_EQ(placed("Resuming from checkpoint out/checkpoint-500\n"), status(oom_phase::checkpoint_resume));
+  EXPECT_EQ(
+      placed("Saving model checkpoint to out/checkpoint-500\nTraceback (most recent call last):\n"),
+      status(oom_phase::checkpoint_save));
+  EXPECT_EQ(placed("Resuming from checkpoint out/checkpoint-500\n"),
+            status(oom_phase::checkpoint_resume));
   const auto nothing = std::pair{oom_phase::unknown, phase_source::none};
   // A training step logged, or a bar that names no phase, after the announcement: it was over.
-  EXPECT_EQ(placed("Saving model checkpoint to x\n{'loss': 0.51, 'learning_rate': 1e-05, 'epoch': 0.5}\n"), nothing);
-  EXPECT_EQ(placed("***** Running Evaluation *****\n  5%|5         | 50/1000 [00:10<03:00,  5.2it/s]\n"), nothing);
+  EXPECT_EQ(
+      placed(
+          "Saving model checkpoint to x\n{'loss': 0.51, 'learning_rate': 1e-05, 'epoch': 0.5}\n"),
+      nothing);
+  EXPECT_EQ(
+      placed("***** Running Evaluation *****\n  5%|5         | 50/1000 [00:10<03:00,  5.2it/s]\n"),
+      nothing);
   EXPECT_EQ(placed("Epoch 0:  35%|###5      | 7/20 [00:01<00:02,  4.10it/s]\n"), nothing);
   // Loading a pretrained model is not a resume.
-  EXPECT_EQ(placed("Loading checkpoint shards: 100%|##########| 2/2 [00:05<00:00,  2.51s/it]\n"), nothing);
-  // Backward below the status: a training step, whatever the log announced.
-  EXPECT_EQ(placed("Validation DataLoader 0:  35%|###5      | 7/20 [00:01<00:02,  4.10it/s]\n  File "
-                   "\"torch/autograd/__init__.py\", line 132, in backward\n"),
+  EXPECT_EQ(placed("Loading checkpoint shards: 100%|##########| 2/2 [00:05<00:00,  2.51s/it]\n"),
             nothing);
+  // Backward below the status: a training step, whatever the log announced.
+  EXPECT_EQ(
+      placed("Validation DataLoader 0:  35%|###5      | 7/20 [00:01<00:02,  4.10it/s]\n  File "
+             "\"torch/autograd/__init__.py\", line 132, in backward\n"),
+      nothing);
 }
 
 TEST(Differential, AStatusLineRanksItsPhaseFirstAndSaysOnlyTheLogNamesIt) {
-  const auto findings = diagnose_log("Saving model checkpoint to out/checkpoint-500\n" + small_request_old_message);
+  const auto findings =
+      diagnose_log("Saving model checkpoint to out/checkpoint-500\n" + small_request_old_message);
   ASSERT_FALSE(findings.empty());
   EXPECT_EQ(findings.front().cause_class, "checkpoint_save");
   EXPECT_EQ(findings.front().likelihood, likelihood::strong);
@@ -656,16 +677,22 @@ TEST(OomFacts, GenerationFramesPlaceAnEvaluationOnlyOutsideTraining) {
     const auto f = facts_of(o.ooms.at(0));
     return std::pair{f.phase, f.placed_by};
   };
-  const std::string generate = "  File \"transformers/generation/utils.py\", line 1, in generate\n  File "
-                               "\"transformers/generation/utils.py\", line 2, in _sample\n";
+  const std::string generate =
+      "  File \"transformers/generation/utils.py\", line 1, in generate\n  File "
+      "\"transformers/generation/utils.py\", line 2, in _sample\n";
   EXPECT_EQ(placed("  File \"chat.py\", line 9, in main\n" + generate),
             std::pair(oom_phase::eval, phase_source::generation));
-  EXPECT_EQ(placed("  File \"grpo.py\", line 9, in train\n  File \"grpo.py\", line 20, in rollout\n" + generate),
-            std::pair(oom_phase::unknown, phase_source::none));
-  EXPECT_EQ(placed("  File \"ddpm.py\", line 9, in forward\n  File \"ddpm.py\", line 20, in q_sample\n"),
-            std::pair(oom_phase::unknown, phase_source::none));
-  EXPECT_EQ(placed("  File \"beam.py\", line 9, in run_inference\n"), std::pair(oom_phase::eval, phase_source::frame));
-  const auto findings = diagnose_log("  File \"chat.py\", line 9, in main\n" + generate + small_request_old_message);
+  EXPECT_EQ(
+      placed("  File \"grpo.py\", line 9, in train\n  File \"grpo.py\", line 20, in rollout\n" +
+             generate),
+      std::pair(oom_phase::unknown, phase_source::none));
+  EXPECT_EQ(
+      placed("  File \"ddpm.py\", line 9, in forward\n  File \"ddpm.py\", line 20, in q_sample\n"),
+      std::pair(oom_phase::unknown, phase_source::none));
+  EXPECT_EQ(placed("  File \"beam.py\", line 9, in run_inference\n"),
+            std::pair(oom_phase::eval, phase_source::frame));
+  const auto findings =
+      diagnose_log("  File \"chat.py\", line 9, in main\n" + generate + small_request_old_message);
   ASSERT_FALSE(findings.empty());
   EXPECT_EQ(findings.front().cause_class, "eval");
   EXPECT_EQ(findings.front().likelihood, likelihood::strong);
@@ -677,16 +704,18 @@ TEST(OomFacts, IPythonFramesPlaceTheFailureAsPythonsDo) {
     const auto o = observed(traceback + small_request_old_message);
     return facts_of(o.ooms.at(0)).phase;
   };
-  EXPECT_EQ(placed("<ipython-input-7-3f2a1b> in <module>\n----> 3 validate(model, loader)\n"
-                   "/content/utils.py in validate(model, loader)\n     12     for x, y in loader:\n"),
-            oom_phase::eval);
+  EXPECT_EQ(
+      placed("<ipython-input-7-3f2a1b> in <module>\n----> 3 validate(model, loader)\n"
+             "/content/utils.py in validate(model, loader)\n     12     for x, y in loader:\n"),
+      oom_phase::eval);
   EXPECT_EQ(placed("~/project/ckpt.py in save_model(model, path)\n"), oom_phase::checkpoint_save);
   EXPECT_EQ(placed("C:\\Users\\me\\run.py in evaluate(net)\n"), oom_phase::eval);
   // Prose that says "in" is not a frame.
   EXPECT_EQ(placed("We ran the model in eval(mode) as the README says\n"), oom_phase::unknown);
   // The backward of a Jupyter traceback is read as backward: no script name places it then.
-  const auto o = observed("/opt/conda/lib/python3.8/site-packages/torch/tensor.py in backward(self, gradient)\n" +
-                          small_request_old_message);
+  const auto o = observed(
+      "/opt/conda/lib/python3.8/site-packages/torch/tensor.py in backward(self, gradient)\n" +
+      small_request_old_message);
   EXPECT_TRUE(facts_of(o.ooms.at(0)).in_backward);
 }
 

@@ -389,8 +389,8 @@ TEST(ImportMegatron, RecomputeGranularities) {
   EXPECT_EQ(granular.job.training.activation_checkpointing, checkpointing::core_attention);
   EXPECT_EQ(granular.job.training.attention, attention_impl::flash);
   // --recompute-modules without core_attn leaves the attention whole.
-  const auto modules = import_ok(small_model +
-                                 "--recompute-granularity selective --recompute-modules mlp\n");
+  const auto modules =
+      import_ok(small_model + "--recompute-granularity selective --recompute-modules mlp\n");
   EXPECT_EQ(modules.job.training.activation_checkpointing, checkpointing::none);
   EXPECT_NE(find_note(modules.notes, "recomputing mlp is not modelled"), "");
   const auto with_core = import_ok(
@@ -1085,16 +1085,15 @@ TEST(ImportMegatronRefusals, VisionLanguageScriptsAtTheOptionThatChoosesTheModel
   const std::string shape =
       "  --num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128 \\\n"
       "  --seq-length 128 --tokenizer-type MultimodalTokenizer --tokenizer-model org/name \\\n";
-  const std::string llava = first_line(import_error(
-      "torchrun --nproc_per_node 8 examples/multimodal/train.py \\\n" + shape +
-      "  --language-model-type=mistral_7b\n"));
+  const std::string llava =
+      first_line(import_error("torchrun --nproc_per_node 8 examples/multimodal/train.py \\\n" +
+                              shape + "  --language-model-type=mistral_7b\n"));
   EXPECT_TRUE(llava.starts_with("args.txt:4:")) << llava;
   EXPECT_NE(llava.find("--language-model-type mistral_7b: the launch trains "
                        "examples/multimodal/train.py's vision-language model"),
             std::string::npos)
       << llava;
-  EXPECT_NE(llava.find("line 3: --tokenizer-type MultimodalTokenizer"), std::string::npos)
-      << llava;
+  EXPECT_NE(llava.find("line 3: --tokenizer-type MultimodalTokenizer"), std::string::npos) << llava;
   const std::string mimo = first_line(import_error(
       "torchrun --nproc_per_node 2 examples/mimo/train.py \\\n  --model-provider mock \\\n" +
       shape + "  --micro-batch-size 1\n"));

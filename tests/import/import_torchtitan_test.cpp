@@ -733,9 +733,10 @@ TEST(ImportTorchtitan, AGrpoTableIsRefusedAtItsLine) {
 // A [generation] table (torchtitan's RL experiment) puts a vLLM generator on the trainer's GPUs:
 // two models in one job, refused at the table's line with the share it takes.
 TEST(ImportTorchtitan, AGeneratorBesideTheTrainerIsRefusedAtItsTable) {
-  auto rl = import_config_text("[model]\nname = \"qwen3\"\nflavor = \"0.6B\"\n\n"
-                               "[generation]\ndtype = \"bfloat16\"\ngpu_memory_utilization = 0.4\n",
-                               "rl.toml");
+  auto rl = import_config_text(
+      "[model]\nname = \"qwen3\"\nflavor = \"0.6B\"\n\n"
+      "[generation]\ndtype = \"bfloat16\"\ngpu_memory_utilization = 0.4\n",
+      "rl.toml");
   ASSERT_FALSE(rl);
   EXPECT_EQ(rl.error().line, 5);
   EXPECT_NE(rl.error().message.find("gpu_memory_utilization 0.4 of each GPU, line 7"),

@@ -55,8 +55,8 @@ TEST(Importers, AWrapperScriptIsRefusedAtItsCall) {
       << refused.error().to_string();
   EXPECT_NE(refused.error().message.find("to plan it"), std::string::npos);
 
-  auto positional = import_config_text("cd examples/x\nsh run_pretrain.sh dsw 7B 1 8 \\\n  bf16\n",
-                                       "p.sh");
+  auto positional =
+      import_config_text("cd examples/x\nsh run_pretrain.sh dsw 7B 1 8 \\\n  bf16\n", "p.sh");
   ASSERT_FALSE(positional);
   EXPECT_EQ(positional.error().line, 2) << positional.error().to_string();
   EXPECT_NE(positional.error().message.find("run_pretrain.sh"), std::string::npos);

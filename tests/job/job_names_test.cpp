@@ -12,7 +12,8 @@ TEST(JobNames, CanonicalNamesRoundTrip) {
     EXPECT_EQ(name_of(*parse_enum<optimizer_kind>(name)), name);
   EXPECT_EQ(enum_names<sharding>(),
             (std::vector<std::string>{"full_shard", "shard_grad_op", "no_shard", "hybrid_shard"}));
-  EXPECT_EQ(enum_names<checkpointing>(), (std::vector<std::string>{"none", "full", "selective", "op", "core_attention"}));
+  EXPECT_EQ(enum_names<checkpointing>(),
+            (std::vector<std::string>{"none", "full", "selective", "op", "core_attention"}));
 }
 
 TEST(JobNames, ParsingForgivesCaseSeparatorsAndAliases) {

@@ -220,16 +220,17 @@ TEST(MemoryFigures, AFileOfFiguresIsReadAsALog) {
 // Rows of one figure per device, in plain bytes, before and after a change: the latest reading
 // of each GPU.
 TEST(MemoryFigures, ReadsPerDeviceRowsTheLatestReadingOfEach) {
-  const auto f = find_memory_figures("=== before ===\n"
-                                     "GPU 0 memory used: 1000000000 bytes\n"
-                                     "GPU 1 memory used: 1000000000 bytes\n"
-                                     "=== after ===\n"
-                                     "GPU 0 memory used: 30000000000 bytes\n"
-                                     "GPU 1 memory used: 2000000000 bytes\n"
-                                     "cuda:2 free memory: 4 GiB\n"
-                                     "cuda:2 total memory: 16 GiB\n"
-                                     "GPU 3 max allocated: 5 GiB\n",
-                                     "rows.txt");
+  const auto f = find_memory_figures(
+      "=== before ===\n"
+      "GPU 0 memory used: 1000000000 bytes\n"
+      "GPU 1 memory used: 1000000000 bytes\n"
+      "=== after ===\n"
+      "GPU 0 memory used: 30000000000 bytes\n"
+      "GPU 1 memory used: 2000000000 bytes\n"
+      "cuda:2 free memory: 4 GiB\n"
+      "cuda:2 total memory: 16 GiB\n"
+      "GPU 3 max allocated: 5 GiB\n",
+      "rows.txt");
   ASSERT_EQ(f.gpus.size(), 3u);
   EXPECT_EQ(f.gpus[0].index, 0);
   EXPECT_EQ(f.gpus[0].used, 30000000000u);
@@ -241,10 +242,11 @@ TEST(MemoryFigures, ReadsPerDeviceRowsTheLatestReadingOfEach) {
 
 // A step's figure on a line that goes on to the failure is the series' last point.
 TEST(MemoryFigures, AFailureAfterAStepsFigureKeepsItInTheSeries) {
-  const auto f = find_memory_figures("iter 10: 20.0 GiB\n"
-                                     "iter 20: 22.0 GiB\n"
-                                     "iter 30: 24.5 GiB, then OOM (requested 2 GiB, 1 GiB free)\n",
-                                     "steps.txt");
+  const auto f = find_memory_figures(
+      "iter 10: 20.0 GiB\n"
+      "iter 20: 22.0 GiB\n"
+      "iter 30: 24.5 GiB, then OOM (requested 2 GiB, 1 GiB free)\n",
+      "steps.txt");
   ASSERT_EQ(f.series.size(), 1u);
   ASSERT_EQ(f.series[0].points.size(), 3u);
   EXPECT_EQ(f.series[0].points[2].second, static_cast<bytes>(24.5 * 1024 * 1024 * 1024));
@@ -253,17 +255,20 @@ TEST(MemoryFigures, AFailureAfterAStepsFigureKeepsItInTheSeries) {
 // Processes counted per GPU by a script, one list a line: read where the paste speaks of
 // processes; lists of other things (no such word) and lists of unequal length are not.
 TEST(MemoryFigures, ReadsProcessesCountedPerGpu) {
-  const auto f = find_memory_figures("nvidia-smi compute apps per GPU\n"
-                                     "at start        [1, 1, 1]\n"
-                                     "after warmup    [3, 3, 3]   <- two more on each\n",
-                                     "counts.txt");
+  const auto f = find_memory_figures(
+      "nvidia-smi compute apps per GPU\n"
+      "at start        [1, 1, 1]\n"
+      "after warmup    [3, 3, 3]   <- two more on each\n",
+      "counts.txt");
   ASSERT_EQ(f.process_counts.size(), 2u);
   EXPECT_EQ(f.process_counts[1].label, "after warmup");
   EXPECT_EQ(f.process_counts[1].per_gpu, (std::vector<int>{3, 3, 3}));
   EXPECT_EQ(f.process_counts[1].line, 3);
   EXPECT_FALSE(f.empty());
-  EXPECT_TRUE(find_memory_figures("epochs [1, 2, 3]\nlosses [4, 5, 6]\n", "x.txt").process_counts.empty());
-  EXPECT_TRUE(find_memory_figures("processes\na [1, 2]\nb [1, 2, 3]\n", "x.txt").process_counts.empty());
+  EXPECT_TRUE(
+      find_memory_figures("epochs [1, 2, 3]\nlosses [4, 5, 6]\n", "x.txt").process_counts.empty());
+  EXPECT_TRUE(
+      find_memory_figures("processes\na [1, 2]\nb [1, 2, 3]\n", "x.txt").process_counts.empty());
 }
 
 }  // namespace

@@ -142,9 +142,12 @@ TEST(NvidiaSmiCsv, RejectsNoHeaderWithoutFields) {
   ASSERT_FALSE(parsed);
   // index and name are told by their values; the three nounits memory figures are not.
   EXPECT_EQ(parsed.error().message,
-            "CSV without a header row (nvidia-smi --format=csv,noheader): column 3 holds whole numbers (sizes "
-            "in MiB): with nounits a memory figure, and which of memory.used, memory.free and memory.total "
-            "cannot be told from its values; paste the header line nvidia-smi prints without noheader (e.g. "
+            "CSV without a header row (nvidia-smi --format=csv,noheader): column 3 holds whole "
+            "numbers (sizes "
+            "in MiB): with nounits a memory figure, and which of memory.used, memory.free and "
+            "memory.total "
+            "cannot be told from its values; paste the header line nvidia-smi prints without "
+            "noheader (e.g. "
             "\"index, memory.used [MiB], memory.total [MiB]\") above the rows");
   EXPECT_EQ(parsed.error().line, 1);
 }
@@ -152,7 +155,8 @@ TEST(NvidiaSmiCsv, RejectsNoHeaderWithoutFields) {
 // --query-compute-apps=pid,process_name,used_memory --format=csv,noheader: a pid, a path and
 // the one size a process list has are named from their values.
 TEST(NvidiaSmiCsv, NamesAHeaderlessProcessListsColumnsFromTheirValues) {
-  auto parsed = parse_nvidia_smi_csv("4021, /usr/bin/python3, 10240 MiB\n4188, python, 512 MiB\n", "apps.csv");
+  auto parsed = parse_nvidia_smi_csv("4021, /usr/bin/python3, 10240 MiB\n4188, python, 512 MiB\n",
+                                     "apps.csv");
   ASSERT_TRUE(parsed) << parsed.error().to_string();
   ASSERT_EQ(parsed->processes.size(), 2u);
   EXPECT_EQ(parsed->processes[0].pid, 4021);
@@ -160,13 +164,15 @@ TEST(NvidiaSmiCsv, NamesAHeaderlessProcessListsColumnsFromTheirValues) {
   EXPECT_EQ(parsed->processes[0].used, 10240 * MiB);
   EXPECT_EQ(parsed->processes[1].used, 512 * MiB);
   ASSERT_FALSE(parsed->warnings.empty());
-  EXPECT_EQ(parsed->warnings.back().message,
-            "CSV without a header row: columns named from their values (pid, process_name, used_memory)");
+  EXPECT_EQ(
+      parsed->warnings.back().message,
+      "CSV without a header row: columns named from their values (pid, process_name, used_memory)");
 }
 
 // --query-compute-apps=gpu_uuid,pid,used_memory: no name, still a process list.
 TEST(NvidiaSmiCsv, NamesAHeaderlessProcessListWithoutNames) {
-  auto parsed = parse_nvidia_smi_csv("GPU-5a3e2c10-aaaa-bbbb-cccc-0123456789ab, 7311, 2048 MiB\n", "apps.csv");
+  auto parsed = parse_nvidia_smi_csv("GPU-5a3e2c10-aaaa-bbbb-cccc-0123456789ab, 7311, 2048 MiB\n",
+                                     "apps.csv");
   ASSERT_TRUE(parsed) << parsed.error().to_string();
   ASSERT_EQ(parsed->processes.size(), 1u);
   EXPECT_EQ(parsed->processes[0].gpu_uuid, "GPU-5a3e2c10-aaaa-bbbb-cccc-0123456789ab");
@@ -177,8 +183,10 @@ TEST(NvidiaSmiCsv, NamesAHeaderlessProcessListWithoutNames) {
 // --query-gpu=index,name,pci.bus_id: every column told by its values; a percentage is left
 // unnamed (utilization.gpu or .memory), said in a warning.
 TEST(NvidiaSmiCsv, NamesAHeaderlessGpuListAndLeavesAPercentageUnnamed) {
-  auto parsed = parse_nvidia_smi_csv("0, NVIDIA H100 80GB HBM3, 00000000:18:00.0, 35 %\n"
-                                     "1, NVIDIA H100 80GB HBM3, 00000000:2A:00.0, 0 %\n", "gpus.csv");
+  auto parsed = parse_nvidia_smi_csv(
+      "0, NVIDIA H100 80GB HBM3, 00000000:18:00.0, 35 %\n"
+      "1, NVIDIA H100 80GB HBM3, 00000000:2A:00.0, 0 %\n",
+      "gpus.csv");
   ASSERT_TRUE(parsed) << parsed.error().to_string();
   ASSERT_EQ(parsed->gpus.size(), 2u);
   EXPECT_EQ(parsed->gpus[1].index, 1);
@@ -186,7 +194,8 @@ TEST(NvidiaSmiCsv, NamesAHeaderlessGpuListAndLeavesAPercentageUnnamed) {
   EXPECT_EQ(parsed->gpus[1].bus_id, "00000000:2A:00.0");
   EXPECT_FALSE(parsed->gpus[0].utilization_gpu);
   bool said = false;
-  for (const auto& w : parsed->warnings) said |= w.message == "column \"unnamed percentage\" is not used";
+  for (const auto& w : parsed->warnings)
+    said |= w.message == "column \"unnamed percentage\" is not used";
   EXPECT_TRUE(said);
 }
 
@@ -195,8 +204,9 @@ TEST(NvidiaSmiCsv, RefusesHeaderlessMemoryColumnsNamingTheColumn) {
   auto parsed = parse_nvidia_smi_csv("0, NVIDIA A100-SXM4-80GB, 81920 MiB, 1024 MiB\n", "gpus.csv");
   ASSERT_FALSE(parsed);
   EXPECT_EQ(parsed.error().line, 1);
-  EXPECT_NE(parsed.error().message.find("column 3 holds memory figures, and which of memory.used, memory.free "
-                                        "and memory.total it is cannot be told from its values"),
+  EXPECT_NE(parsed.error().message.find(
+                "column 3 holds memory figures, and which of memory.used, memory.free "
+                "and memory.total it is cannot be told from its values"),
             std::string::npos)
       << parsed.error().message;
 }
@@ -211,8 +221,9 @@ TEST(NvidiaSmiCsv, RefusesHeaderlessProcessListWithTwoWholeNumberColumns) {
 
 // Text with commas that is no CSV: a log line, a note with a list.
 TEST(NvidiaSmiCsv, ProseWithCommasIsNoCsv) {
-  EXPECT_NE(detect_smi_format("2024-02-19 15:14:56: W hlo.cc] Can't reduce, only reduced to 4 GiB\n"),
-            smi_format::csv);
+  EXPECT_NE(
+      detect_smi_format("2024-02-19 15:14:56: W hlo.cc] Can't reduce, only reduced to 4 GiB\n"),
+      smi_format::csv);
   EXPECT_NE(detect_smi_format("before import            [5, 5, 5, 5]\n"), smi_format::csv);
   EXPECT_EQ(detect_smi_format("4021, python, 10240 MiB\n"), smi_format::csv);
 }

@@ -458,8 +458,10 @@ TEST(OomReport, ReadsTensorflow1sPoolLine) {
 // A failure in words, of a tool no reader knows by name: the request and what was left.
 TEST(OomReport, ReadsAFailureLineInWordsWithItsRequestAndWhatWasLeft) {
   warnings w;
-  const auto r = find("12:01:07 sync step 40\n"
-                      "12:01:09 OOM while loading shard 3 (requested 2.50 GiB, only 1.25 GiB free)\n", &w);
+  const auto r = find(
+      "12:01:07 sync step 40\n"
+      "12:01:09 OOM while loading shard 3 (requested 2.50 GiB, only 1.25 GiB free)\n",
+      &w);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].kind, oom_kind::cuda);
   EXPECT_EQ(r[0].line, 2);
@@ -468,7 +470,8 @@ TEST(OomReport, ReadsAFailureLineInWordsWithItsRequestAndWhatWasLeft) {
   EXPECT_FALSE(r[0].capacity);
   ASSERT_EQ(w.size(), 1u);
   EXPECT_EQ(w[0].line, 2);
-  EXPECT_NE(w[0].message.find("the device's capacity and what this process held are not in it"), std::string::npos);
+  EXPECT_NE(w[0].message.find("the device's capacity and what this process held are not in it"),
+            std::string::npos);
   // "need X, Y available" the other way round, and a word that only contains "oom" is no failure.
   const auto other = find("not enough GPU memory: need 3 GB, 1.5 GB available\n");
   ASSERT_EQ(other.size(), 1u);
@@ -482,8 +485,10 @@ TEST(OomReport, ReadsAFailureLineInWordsWithItsRequestAndWhatWasLeft) {
 // signed; dropped beside the allocator's own message.
 TEST(OomReport, ReadsXlasRematerializationWarningWhereNoMessageFollows) {
   const std::string warning =
-      "2031-01-02 10:00:00.000001: W external/xla/xla/service/hlo_rematerialization.cc:3005] Can't reduce "
-      "memory use below -2.00GiB (-2147483648 bytes) by rematerialization; only reduced to 12.50GiB "
+      "2031-01-02 10:00:00.000001: W external/xla/xla/service/hlo_rematerialization.cc:3005] Can't "
+      "reduce "
+      "memory use below -2.00GiB (-2147483648 bytes) by rematerialization; only reduced to "
+      "12.50GiB "
       "(13421772800 bytes), down from 13.00GiB (13958643712 bytes) originally\n";
   warnings w;
   const auto r = find(warning, &w);
@@ -494,8 +499,10 @@ TEST(OomReport, ReadsXlasRematerializationWarningWhereNoMessageFollows) {
   EXPECT_EQ(r[0].compile_limit, -2147483648LL);
   ASSERT_EQ(w.size(), 1u);
   EXPECT_NE(w[0].message.find("read as what the program needs"), std::string::npos);
-  const auto both = find(warning + "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while "
-                                   "trying to allocate 13421772800 bytes.\n");
+  const auto both =
+      find(warning +
+           "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while "
+           "trying to allocate 13421772800 bytes.\n");
   ASSERT_EQ(both.size(), 1u);
   EXPECT_FALSE(both[0].compile_estimate);
   EXPECT_EQ(both[0].line, 2);
@@ -503,7 +510,8 @@ TEST(OomReport, ReadsXlasRematerializationWarningWhereNoMessageFollows) {
 
 // TensorFlow 1.x: "tensor of shape [N]" with a space, as later "with shape[N]".
 TEST(OomReport, ReadsTensorFlowOnesShapeWithASpace) {
-  const auto r = find("ResourceExhaustedError: OOM when allocating tensor of shape [256,1024] and type float\n");
+  const auto r = find(
+      "ResourceExhaustedError: OOM when allocating tensor of shape [256,1024] and type float\n");
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].requested, 256u * 1024 * 4);
 }
@@ -512,15 +520,19 @@ TEST(OomReport, ReadsTensorFlowOnesShapeWithASpace) {
 // paste left separated by spaces are read too.
 TEST(OomReport, ReadsATensorMessageWithoutItsTypeAsFloatSayingSo) {
   warnings w;
-  const auto r = find("ResourceExhaustedError: OOM when allocating tensor with shape[100,32,28,28]\n"
-                      "OOM when allocating tensor with shape [1 16 32] by allocator GPU_0_bfc\n", &w);
+  const auto r = find(
+      "ResourceExhaustedError: OOM when allocating tensor with shape[100,32,28,28]\n"
+      "OOM when allocating tensor with shape [1 16 32] by allocator GPU_0_bfc\n",
+      &w);
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[0].requested, 100u * 32 * 28 * 28 * 4);
   EXPECT_EQ(r[1].requested, 16u * 32 * 4);
   ASSERT_EQ(w.size(), 2u);
-  EXPECT_NE(w[0].message.find("tensor message without its type: read as float"), std::string::npos) << w[0].message;
-  EXPECT_TRUE(find("OOM when allocating tensor with shape[99999999999,99999999999,99999999999]\n")[0].requested ==
-              std::nullopt);  // overflows: not read
+  EXPECT_NE(w[0].message.find("tensor message without its type: read as float"), std::string::npos)
+      << w[0].message;
+  EXPECT_TRUE(
+      find("OOM when allocating tensor with shape[99999999999,99999999999,99999999999]\n")[0]
+          .requested == std::nullopt);  // overflows: not read
 }
 
 }  // namespace

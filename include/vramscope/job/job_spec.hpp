@@ -22,7 +22,8 @@ enum class prefetch { pre, post, none };                                    // F
 // adamw_8bit, paged_adamw, paged_adamw_8bit: bitsandbytes AdamW8bit, PagedAdamW(32bit), PagedAdamW8bit
 enum class optimizer_kind { adamw, adam, sgd, sgd_momentum, adafactor, adamw_8bit, paged_adamw, paged_adamw_8bit };
 // op: per-operator selective (torchtitan); core_attention: Megatron-LM's selective recompute, the
-// attention's scores, softmax and dropout recomputed in backward (--recompute-granularity selective)
+// attention's scores, softmax and dropout recomputed in backward (--recompute-granularity
+// selective)
 enum class checkpointing { none, full, selective, op, core_attention };
 enum class attention_impl { flash, efficient, math, eager };
 // torchao float8 training recipes (Float8LinearConfig.from_recipe_name; torchtitan's

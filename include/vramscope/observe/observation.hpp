@@ -215,8 +215,8 @@ struct observation {
   /// counts in GPU order. More processes on a GPU than the job runs there are contexts of the
   /// others (each rank touching every visible device).
   struct process_count {
-    std::string label;        // the line's words before the list ("after import cucim")
-    std::vector<int> per_gpu; // index i: GPU i
+    std::string label;         // the line's words before the list ("after import cucim")
+    std::vector<int> per_gpu;  // index i: GPU i
     int line = 0;
     std::string source;
   };

@@ -129,15 +129,17 @@ std::optional<finding> from_unplaced_message(const observe::oom_report& r) {
                       "was kept");
   if (o.after_iterations()) {
     f.likelihood += lk::step;
-    f.support.push_back(fmt::format("the progress before the error ({}) counts {} iterations that completed: the "
-                                    "same step fit that many times before it failed",
-                                    o.progress->line, o.progress->done));
+    f.support.push_back(
+        fmt::format("the progress before the error ({}) counts {} iterations that completed: the "
+                    "same step fit that many times before it failed",
+                    o.progress->line, o.progress->done));
   }
   if (o.at_first_iteration()) {
     f.likelihood -= lk::step;
-    f.against.push_back(fmt::format("the progress before the error ({}) is at its loop's first iteration ({}/{}): "
-                                    "nothing had been kept from one iteration to the next yet",
-                                    o.progress->line, o.progress->done, o.progress->total));
+    f.against.push_back(
+        fmt::format("the progress before the error ({}) is at its loop's first iteration ({}/{}): "
+                    "nothing had been kept from one iteration to the next yet",
+                    o.progress->line, o.progress->done, o.progress->total));
   }
   return f;
 }

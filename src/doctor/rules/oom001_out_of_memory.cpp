@@ -99,19 +99,21 @@ finding explain_torch(const oom_facts& o, const doctor_input& in) {
   // kept tensors or a phase after the loop fail only after iterations that ran.
   if (o.at_first_iteration() && o.in_backward) {
     f.likelihood += lk::step;
-    f.support.push_back(fmt::format("the progress before the error ({}) is at the loop's first iteration ({}/{}) "
-                                    "and the traceback runs backward: the training step failed the first time it "
-                                    "ran",
-                                    o.progress->line, o.progress->done, o.progress->total));
+    f.support.push_back(
+        fmt::format("the progress before the error ({}) is at the loop's first iteration ({}/{}) "
+                    "and the traceback runs backward: the training step failed the first time it "
+                    "ran",
+                    o.progress->line, o.progress->done, o.progress->total));
   }
   // A loop that completed iterations before failing ran the same step that many times: something
   // grew since (inputs of another size, tensors kept across iterations).
   if (o.after_iterations()) {
     f.likelihood -= lk::step;
-    f.against.push_back(fmt::format("the progress before the error ({}) counts {} iterations that completed: the "
-                                    "step fit that many times, so something grew since (a larger input, tensors "
-                                    "kept across iterations)",
-                                    o.progress->line, o.progress->done));
+    f.against.push_back(
+        fmt::format("the progress before the error ({}) counts {} iterations that completed: the "
+                    "step fit that many times, so something grew since (a larger input, tensors "
+                    "kept across iterations)",
+                    o.progress->line, o.progress->done));
   }
   // With a job: the plan's verdict for the step weighs for or against.
   if (in.prediction) {

@@ -133,33 +133,39 @@ std::vector<finding> phase_findings(const doctor_input& in, oom_phase phase) {
           // The bar's format names the loop that printed it, not the call that failed.
           f.likelihood = likelihood::strong;
           f.evidence.push_back(fmt::format("progress line {}", facts.phase_line));
-          f.support.push_back(
-              fmt::format("the last progress before the error (line {}) is mmcv's ProgressBar ({}/{}, task/s), "
-                          "which mmcv's test loops print per sample; its training loop logs through its logger, "
-                          "and no frame below it trains or runs backward",
-                          line, facts.progress->done, facts.progress->total));
-          f.against.push_back("only the bar's format says it evaluates: mmcv's track_progress prints the same bar "
-                              "for data preparation");
+          f.support.push_back(fmt::format(
+              "the last progress before the error (line {}) is mmcv's ProgressBar ({}/{}, task/s), "
+              "which mmcv's test loops print per sample; its training loop logs through its "
+              "logger, "
+              "and no frame below it trains or runs backward",
+              line, facts.progress->done, facts.progress->total));
+          f.against.push_back(
+              "only the bar's format says it evaluates: mmcv's track_progress prints the same bar "
+              "for data preparation");
           break;
         case phase_source::generation:
           // Generation is inference's, but a training loop may generate too (an RL rollout).
           f.likelihood = likelihood::strong;
           f.evidence.push_back(fmt::format("traceback line {}", facts.phase_line));
-          f.support.push_back(fmt::format("the traceback fails while generating or sampling outputs (line {}), and "
-                                          "no frame in it trains or runs backward",
-                                          line));
-          f.against.push_back("a training loop that generates (an RL rollout, a periodic sample grid) fails in "
-                              "the same frames; only the missing training frames say it is inference");
+          f.support.push_back(
+              fmt::format("the traceback fails while generating or sampling outputs (line {}), and "
+                          "no frame in it trains or runs backward",
+                          line));
+          f.against.push_back(
+              "a training loop that generates (an RL rollout, a periodic sample grid) fails in "
+              "the same frames; only the missing training frames say it is inference");
           break;
         case phase_source::status:
           // The log's words for the phase it was in, not the call that failed.
           f.likelihood = likelihood::strong;
           f.evidence.push_back(fmt::format("status line {}", facts.phase_line));
-          f.support.push_back(fmt::format("the log's last status before the error (line {}) names the phase, and no "
-                                          "frame below it runs backward",
-                                          line));
-          f.against.push_back("only the log's status line names the phase: no traceback frame shows the call that "
-                              "failed");
+          f.support.push_back(fmt::format(
+              "the log's last status before the error (line {}) names the phase, and no "
+              "frame below it runs backward",
+              line));
+          f.against.push_back(
+              "only the log's status line names the phase: no traceback frame shows the call that "
+              "failed");
           break;
         case phase_source::batch_shape: {
           f.likelihood = likelihood::likely;

@@ -1049,11 +1049,13 @@ std::optional<diagnostic> vision_language_script(const import_context& ctx,
   const entry* provider = ctx.find("--model-provider");
   std::string what;
   if (language != nullptr || ends_with("multimodal/train.py"))
-    what = "examples/multimodal/train.py's vision-language model (a vision encoder and "
-           "projection beside the language model)";
+    what =
+        "examples/multimodal/train.py's vision-language model (a vision encoder and "
+        "projection beside the language model)";
   else if (provider != nullptr || ends_with("mimo/train.py"))
-    what = "examples/mimo/train.py's multimodal model (modality encoders beside the language "
-           "model)";
+    what =
+        "examples/mimo/train.py's multimodal model (modality encoders beside the language "
+        "model)";
   else
     return std::nullopt;
   const entry* chooser = language != nullptr ? language : provider;
@@ -1136,47 +1138,57 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   if (launch->name_is_assignment && !launch->launcher.empty()) {
     const auto& name = launch->launcher.front();
     const std::string word = name.text.substr(0, name.text.find('='));
-    facts.push_back({detail::blocking::launch, detail::at(
-        detail::location(source, text, name.line, name.column),
-        fmt::format("the launch of {} starts with {}, which an expansion produces: bash takes "
-                    "NAME=value as an assignment only where it is written before the command, so "
-                    "it runs \"{}\" as the command's name, which fails, and {} never starts; "
-                    "write the assignments themselves before the launcher (or export {} "
-                    "beforehand) to plan it",
-                    script, name.text, name.text, script, word))});
+    facts.push_back(
+        {detail::blocking::launch,
+         detail::at(
+             detail::location(source, text, name.line, name.column),
+             fmt::format(
+                 "the launch of {} starts with {}, which an expansion produces: bash takes "
+                 "NAME=value as an assignment only where it is written before the command, so "
+                 "it runs \"{}\" as the command's name, which fails, and {} never starts; "
+                 "write the assignments themselves before the launcher (or export {} "
+                 "beforehand) to plan it",
+                 script, name.text, name.text, script, word))});
   }
   if (const auto other = detail::other_model_script(script); !other.empty())
-    return refused(detail::blocking::model, detail::at(script_at,
-                      fmt::format("{} builds {}, which vramscope does not plan from Megatron-LM "
-                                  "arguments (it plans pretrain_gpt.py's GPT models); to plan it, "
-                                  "write a job spec with the model's config.json "
-                                  "(docs/job-spec.md)",
-                                  script, other)));
+    return refused(
+        detail::blocking::model,
+        detail::at(script_at,
+                   fmt::format("{} builds {}, which vramscope does not plan from Megatron-LM "
+                               "arguments (it plans pretrain_gpt.py's GPT models); to plan it, "
+                               "write a job spec with the model's config.json "
+                               "(docs/job-spec.md)",
+                               script, other)));
   // --yaml-cfg: Megatron-LM replaces the parsed arguments with the YAML file's
   // (megatron/training/arguments.py, parse_args: `args = load_yaml(args.yaml_cfg)`), so the
   // model, batch, precision and parallel sizes are in that file, whatever the command line says.
   if (const detail::entry* yaml = ctx.find("--yaml-cfg"))
-    return refused(detail::blocking::model, detail::at(
-        yaml->where,
-        fmt::format("--yaml-cfg {}: Megatron-LM takes every argument from that YAML file instead "
-                    "of the command line (parse_args: args = load_yaml(args.yaml_cfg)), so the "
-                    "model, batch, precision and parallel sizes are in it, and vramscope does not "
-                    "read it; write them as Megatron-LM arguments in place of --yaml-cfg to plan "
-                    "it",
-                    yaml->value.text.empty() ? "(no file)" : yaml->value.text)));
+    return refused(
+        detail::blocking::model,
+        detail::at(
+            yaml->where,
+            fmt::format(
+                "--yaml-cfg {}: Megatron-LM takes every argument from that YAML file instead "
+                "of the command line (parse_args: args = load_yaml(args.yaml_cfg)), so the "
+                "model, batch, precision and parallel sizes are in it, and vramscope does not "
+                "read it; write them as Megatron-LM arguments in place of --yaml-cfg to plan "
+                "it",
+                yaml->value.text.empty() ? "(no file)" : yaml->value.text)));
   // Knowledge distillation (Megatron-DeepSpeed): --kd and --mos build a teacher model beside the
   // student on every GPU (megatron/training.py, pretrain: `if args.mos or args.kd:
   // args.teacher_model = setup_teacher_model(args, model_provider)`).
   for (const char* flag : {"--kd", "--mos"})
     if (const detail::entry* kd = ctx.find(flag))
-      return refused(detail::blocking::model, detail::at(
-          kd->where,
-          fmt::format("{}: Megatron-DeepSpeed builds a teacher model (--num-layers-teacher, "
-                      "--hidden-size-teacher, --load-teacher) beside the student on every GPU, "
-                      "two models in one job, which a plan of one model cannot hold; plan the "
-                      "student without {} and the teacher's flags, and add the teacher's "
-                      "weights and forward activations to it",
-                      flag, flag)));
+      return refused(
+          detail::blocking::model,
+          detail::at(
+              kd->where,
+              fmt::format("{}: Megatron-DeepSpeed builds a teacher model (--num-layers-teacher, "
+                          "--hidden-size-teacher, --load-teacher) beside the student on every GPU, "
+                          "two models in one job, which a plan of one model cannot hold; plan the "
+                          "student without {} and the teacher's flags, and add the teacher's "
+                          "weights and forward activations to it",
+                          flag, flag)));
   if (ctx.find("--num-layers") == nullptr) {
     // The arguments the script leaves unresolved: one set only in branches its own arguments
     // choose, standing where a flag would (not a flag's value: `$EXTRA_ARGS`, not `--save
@@ -1194,20 +1206,23 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
       }
       if (unset.empty()) unset = w.text;
     }
-    return refused(detail::blocking::shape, detail::at(
-        script_at,
-        "no --num-layers among the Megatron-LM arguments (Megatron requires "
-        "--num-layers, --hidden-size, --num-attention-heads and "
-        "--max-position-embeddings)" +
-            (unset.empty() ? std::string("; add them to the training command, or give the model with "
-                                         "--set model=NAME or a config.json")
-             : why.empty()
-                 ? fmt::format("; the arguments include {}, which the script does not set: "
-                               "write the arguments into the script",
-                               unset)
-                 : fmt::format("; the arguments include {}: {}; write the arguments into the "
-                               "script",
-                               unset, why))));
+    return refused(
+        detail::blocking::shape,
+        detail::at(
+            script_at,
+            "no --num-layers among the Megatron-LM arguments (Megatron requires "
+            "--num-layers, --hidden-size, --num-attention-heads and "
+            "--max-position-embeddings)" +
+                (unset.empty()
+                     ? std::string("; add them to the training command, or give the model with "
+                                   "--set model=NAME or a config.json")
+                 : why.empty()
+                     ? fmt::format("; the arguments include {}, which the script does not set: "
+                                   "write the arguments into the script",
+                                   unset)
+                     : fmt::format("; the arguments include {}: {}; write the arguments into the "
+                                   "script",
+                                   unset, why))));
   }
   // pretrain_gpt.py's tokenizer when none is named: GPT-2's BPE (args_defaults
   // {'tokenizer_type': 'GPT2BPETokenizer'}, from 2021's pretrain_gpt.py to today's). It reads
@@ -1234,13 +1249,15 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
       ctx.find("--pad-vocab-size-to") == nullptr && ctx.find("--padded-vocab-size") == nullptr &&
       !script.empty() &&
       script.rfind("pretrain_", 0) != 0 && script.rfind("finetune_gpt", 0) != 0)
-    return refused(detail::blocking::shape, detail::at(script_at,
-                      fmt::format("the arguments give neither --tokenizer-type nor --vocab-size, "
-                                  "and {} is not Megatron-LM's pretrain_gpt.py, whose default "
-                                  "tokenizer (GPT2BPETokenizer) is known: its own default is in "
-                                  "the script; add --vocab-size N (the tokenizer's vocabulary "
-                                  "before Megatron pads it) or --tokenizer-type",
-                                  script)));
+    return refused(
+        detail::blocking::shape,
+        detail::at(script_at,
+                   fmt::format("the arguments give neither --tokenizer-type nor --vocab-size, "
+                               "and {} is not Megatron-LM's pretrain_gpt.py, whose default "
+                               "tokenizer (GPT2BPETokenizer) is known: its own default is in "
+                               "the script; add --vocab-size N (the tokenizer's vocabulary "
+                               "before Megatron pads it) or --tokenizer-type",
+                               script)));
   for (const auto& [name, value] : launch->exports) {
     // Exported variables reach the training processes: the job's environment.
     const detail::entry e{"export " + name,

@@ -60,9 +60,8 @@ maybe_error read_selective(import_context& ctx, const entry& from) {
       else
         others.push_back(m);
     }
-  const std::string problem =
-      core ? plan_core_attention_recompute(ctx, from)
-           : ctx.set("training.activation_checkpointing", "none", *modules);
+  const std::string problem = core ? plan_core_attention_recompute(ctx, from)
+                                   : ctx.set("training.activation_checkpointing", "none", *modules);
   if (!problem.empty()) return at(from.where, problem);
   if (modules == nullptr) return std::nullopt;
   if (others.empty())
@@ -386,8 +385,7 @@ std::string read_megatron_attention(import_context& ctx, const entry& e) {
   // --use-flash-attn, and Megatron-DeepSpeed's --use-flash-attn-v2 / -triton / -builder
   if (v == "flash" || v == "fused" || v == "auto" || e.key.rfind("--use-flash-attn", 0) == 0)
     return ctx.set("training.attention", "flash", e);
-  if (v == "unfused" || v == "local")
-    return ctx.set("training.attention", "math", e);
+  if (v == "unfused" || v == "local") return ctx.set("training.attention", "math", e);
   return fmt::format(
       "{}: invalid value \"{}\" (expected one of: flash, fused, unfused, local, "
       "auto)",
