@@ -241,10 +241,7 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
   in.observed = &*obs;
   // A job that cannot be loaded or planned beside observations that were read: named in a
   // warning, and the observations explained without it (they stand on their own).
-  const observe::observation& o = *obs;
-  const bool observed = !o.gpus.empty() || !o.processes.empty() || !o.stats.empty() ||
-                        !o.ooms.empty() || !o.vllm.empty() || !o.xla_pools.empty() ||
-                        !o.series.empty() || !o.process_counts.empty();
+  const bool observed = obs->has_facts();
   const auto without_job = [&](const diagnostic& d) {
     print_notes(
         err, {diagnostic{d.source, d.line, d.column,

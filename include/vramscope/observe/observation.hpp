@@ -234,6 +234,14 @@ struct observation {
   std::string driver_version;               // when nvidia-smi printed it
   std::string cuda_version;
   vramscope::warnings warnings;             // recoverable oddities (unknown columns, ...)
+
+  /// Whether anything was read that a finding can stand on: GPUs, processes, stats, OOM
+  /// messages, vLLM profiles, XLA pools, figure series or process counts (versions and warnings
+  /// alone are not).
+  bool has_facts() const {
+    return !gpus.empty() || !processes.empty() || !stats.empty() || !ooms.empty() ||
+           !vllm.empty() || !xla_pools.empty() || !series.empty() || !process_counts.empty();
+  }
 };
 
 /// Moves everything from `from` into `into` (vectors appended; versions kept if `into` has none).
