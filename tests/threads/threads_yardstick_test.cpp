@@ -355,9 +355,10 @@ TEST(ThreadsYardstick, TwelfthBatchAtFirstSight) {
 // Batch 13, collected sealed (GitHub owners a-m with a look at Q&A pages; owners n-z with merged
 // fix PRs) while the next round's explain fixes were being made, and scored once on the round's
 // starting code before anything was changed for it (bench/README.md). Eleven of its 18 threads
-// come from frameworks other than PyTorch. First sight: 5 of 18 top-1, 8 of 18 top-3; four of
-// its pastes (Caffe's and the RAPIDS plugin's failure lines, a cut PyTorch traceback, two
-// figures typed into a REPL) were refused as no known format.
+// come from frameworks other than PyTorch. First sight: 5 of 18 top-1, 8 of 18 top-3; six of its
+// pastes (two of Caffe's failure lines, the RAPIDS plugin's Java trace, a PyTorch traceback cut
+// before its error line, one with its byte counts elided, two figures typed into a REPL) were
+// refused as no known format.
 TEST(ThreadsYardstick, ThirteenthBatchAtFirstSight) {
   const tally fresh = score_all("13", false);
   ASSERT_GE(fresh.n, 15);
