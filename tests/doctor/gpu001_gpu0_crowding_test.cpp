@@ -313,6 +313,27 @@ TEST(Gpu001, AContextCountedOnEveryGpuAtOnce) {
   EXPECT_TRUE(check(o).empty());
 }
 
+TEST(Gpu001, ACallOutsideTheAllocatorBesideAFullGpuZeroIsAWeakReading) {
+  observe::observation o;
+  o.gpus = {gpu_row(0, 32510_MiB - 900_MiB)};
+  observe::oom_report r;
+  r.kind = observe::oom_kind::cuda;
+  r.origin = observe::oom_origin::outside_allocator;
+  r.line = 2;
+  o.ooms = {r};
+  auto found = check(o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].likelihood, likelihood::weak);
+  EXPECT_NE(found[0].fix.find("set_device"), std::string::npos);
+  EXPECT_FALSE(found[0].against.empty());
+  // GPU 0 with room for a context, or the allocator's own error: not this reading.
+  o.gpus = {gpu_row(0, 32510_MiB - 2_GiB)};
+  EXPECT_TRUE(check(o).empty());
+  o.gpus = {gpu_row(0, 32510_MiB - 900_MiB)};
+  o.ooms[0].origin = observe::oom_origin::allocator;
+  EXPECT_TRUE(check(o).empty());
+}
+
 TEST(Gpu001, ARankOtherThanZeroFailingOnGpuZeroBesideOthers) {
   const std::string message =
       "[TRT-LLM] [RANK 1] [E] Error executing load_single_module: CUDA out of memory. Tried to allocate "

@@ -230,6 +230,30 @@ std::optional<crowding> contexts_counted_on_every_gpu(const observe::observation
   return std::nullopt;
 }
 
+// A CUDA error raised outside every allocator (a library handle or workspace, a context) while
+// the paste shows GPU 0 with less free than one context needs (context_max, likelihood.hpp): such
+// calls run on the current device, which is GPU 0 until the program chooses another, so a job
+// meant for another GPU fails there when someone else fills GPU 0 (pytorch #15308's serialisation,
+// a library called without torch.cuda.device). The paste does not say which GPU the job chose:
+// weak, a reading beside other processes (PROC001), not above it.
+std::optional<crowding> library_call_on_full_gpu0(const observe::observation& o) {
+  bool outside = false;
+  for (const auto& r : o.ooms) outside |= r.origin == observe::oom_origin::outside_allocator;
+  if (!outside) return std::nullopt;
+  for (const auto& g : o.gpus) {
+    if (g.index != 0 || !g.used || !g.total || *g.total < *g.used) continue;
+    const bytes free = *g.total - *g.used;
+    if (free >= likelihood::context_max) continue;
+    return crowding{
+        g.host, 1, 0, 0,
+        fmt::format("a CUDA error outside the allocator while nvidia-smi shows GPU 0 with {} free "
+                    "of {}: less than a CUDA context or a library's workspace takes ({} at most)",
+                    format_bytes(free), format_bytes(*g.total),
+                    format_bytes(likelihood::context_max))};
+  }
+  return std::nullopt;
+}
+
 // Machines are told apart by host (GPU 0 of one node is not GPU 0 of another): the machine
 // whose GPU 0 carries the most memory of other ranks.
 std::optional<crowding> observed_crowding(const observe::observation& o) {
@@ -376,6 +400,26 @@ std::vector<finding> gpu0_crowding(const doctor_input& in) {
       return {f};
     }
   }
+  if (in.observed && !observed && !idle)
+    if (auto full = library_call_on_full_gpu0(*in.observed)) {
+      finding f{"GPU001", {}, severity::warning, {full->note},     {}, {},
+                {},       {}, "gpu0_crowding",   likelihood::weak, {}, {}};
+      f.support.push_back(
+          "a library call or context creation runs on the current device, GPU 0 until the "
+          "program sets another");
+      f.against.push_back(
+          "the paste does not say which GPU the job chose: on GPU 0 itself, other processes "
+          "filling it (PROC001) read the same");
+      f.cause =
+          "a call outside the allocator (a cuBLAS / cuDNN handle, a library's workspace, a "
+          "context) ran on "
+          "GPU 0, the default device, which another job fills, while the job works on another GPU";
+      f.fix =
+          "torch.cuda.set_device(N) (or a torch.cuda.device(N) context around the library call), "
+          "or "
+          "CUDA_VISIBLE_DEVICES=N so that GPU 0 is not visible";
+      return {f};
+    }
   std::vector<std::string> message_evidence;
   auto in_message = in.observed ? contexts_in_message(*in.observed, message_evidence) : std::nullopt;
   if (!in_message && in.observed) in_message = equal_ranks_in_message(*in.observed, message_evidence);
