@@ -26,7 +26,8 @@ constexpr std::array catalogue{
          "memory_stats with active peak far above allocated peak, or a plan whose gap goes "
          "without record_stream", &rules::record_stream_inflation},
     rule{"GPU001", "GPU 0 carries memory of other ranks",
-         "several processes on GPU 0 and one on the others, or a job that touches cuda:0 early",
+         "several processes on GPU 0 and one on the others, GPU 0 working while the other GPUs "
+         "hold only contexts, contexts counted on every GPU, or a job that touches cuda:0 early",
          &rules::gpu0_crowding},
     rule{"DEV001", "nvidia-smi shows more than PyTorch reserved",
          "nvidia-smi used and memory_stats reserved of the same GPU", &rules::device_above_reserved},

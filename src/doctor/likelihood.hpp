@@ -59,6 +59,16 @@ inline constexpr double reserved_over_allocated_fragmented = 2.0;
 // (tests/data/threads 755: a flat 1 GB reserve that 1.83 GiB of fragments outgrew).
 inline constexpr bytes cache_sizeable_min = 1_GiB;
 
+// A request split between the device and the cache: the device's free memory is short of the
+// request, and the shortfall is small beside a sizeable cache (cache_sizeable_min). With
+// expandable segments a free block followed by unmapped address space counts, for best fit, as
+// its own size plus that range (reference/allocator-torch.md 3.1), so a cached piece at a
+// segment's end joins the free memory; without them neither alone serves the request. Read as
+// such when the device had at least this share of the request free: it supplies the greater
+// part, and the cache only the rest. A GPU the process has filled (a few per cent free) leaves
+// the whole request to the cache's pieces: the job is at the wall, defragmented or not.
+inline constexpr double free_share_of_split_request = 0.5;
+
 // What live blocks can pin (reference/allocator-torch.md 3, 5): at an out-of-memory error the
 // allocator has freed every whole cached segment, so what stays cached sits in segments that hold
 // a live block (or in blocks still waiting on another stream's events). Requests of at most

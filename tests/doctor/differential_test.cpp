@@ -312,6 +312,24 @@ TEST(Differential, TensorFlowsPoolRunningOutIsTheJobThenOthersWhoShrankIt) {
   EXPECT_FALSE(findings[1].against.empty());
 }
 
+// The same pool refusing a tensor of the small pool's size (4 KiB): a program that filled the
+// pool itself fails on a sizeable request first, so the pool was small from the start (others
+// held the GPU when it was made); a sizeable request keeps the job's size first.
+TEST(Differential, TensorFlowsPoolRefusingATinyTensorIsOthersFirst) {
+  const auto tiny = diagnose_log(
+      "ResourceExhaustedError (see above for traceback): OOM when allocating tensor of "
+      "shape [1024] and type float\n");
+  ASSERT_GE(tiny.size(), 2u);
+  EXPECT_EQ(tiny[0].rule, "PROC001");
+  EXPECT_EQ(tiny[0].likelihood, likelihood::likely);
+  EXPECT_EQ(tiny[1].cause_class, "does_not_fit");
+  const auto sizeable = diagnose_log(
+      "ResourceExhaustedError (see above for traceback): OOM when allocating tensor "
+      "of shape [1024,1024] and type float\n");
+  ASSERT_GE(sizeable.size(), 2u);
+  EXPECT_EQ(sizeable[0].cause_class, "does_not_fit");
+}
+
 // cudaMallocAsync's message: 21.55 GiB of tensors and a 952 MiB request on a 24 GiB GPU with
 // nothing free; 1.45 GiB is held beyond the tensors and a context, no more than a distributed
 // job's NCCL buffers, so other processes are possible (first, as the job's size is argued

@@ -127,6 +127,30 @@ TEST(Frag001, OutOfMemoryMessageWhoseCacheCouldServeTheRequest) {
   EXPECT_TRUE(check(o).empty());
 }
 
+// The device had most of the request free and the cache the rest: neither alone served it,
+// together they could (expandable segments join a segment's free tail with free memory).
+TEST(Frag001, ARequestSplitBetweenTheDeviceAndASizeableCache) {
+  const auto level = [](bytes free, bytes cached) {
+    observe::observation o;
+    o.ooms = {oom(cached)};
+    o.ooms[0].free = free;
+    o.ooms[0].capacity = 32_GiB;
+    o.ooms[0].allocated_by_pytorch = 26_GiB;
+    o.ooms[0].reserved_by_pytorch = 26_GiB + cached;
+    const auto found = check(o);
+    return found.empty() ? 0.0 : found[0].likelihood;
+  };
+  EXPECT_EQ(level(1200_MiB, 1536_MiB), likelihood::strong);
+  EXPECT_EQ(level(1_GiB, 1536_MiB), likelihood::strong);  // exactly half the request free
+  // A GPU the process filled: the cache's pieces were all there was.
+  EXPECT_LT(level(900_MiB, 1536_MiB), likelihood::likely);
+  EXPECT_LT(level(10_MiB, 3_GiB), likelihood::likely);
+  // A cache below a gigabyte is not weighed in itself; free memory that covers the request as
+  // printed shows no split.
+  EXPECT_LT(level(1200_MiB, 900_MiB), likelihood::likely);
+  EXPECT_LT(level(2_GiB, 1536_MiB), likelihood::likely);
+}
+
 TEST(Frag001, TheLargestWasteIsTheSaving) {
   observe::observation o;
   o.stats = {peaks(30_GiB, 20_GiB), peaks(12_GiB, 8_GiB)};

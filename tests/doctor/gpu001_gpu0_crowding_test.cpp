@@ -260,6 +260,80 @@ TEST(Gpu001, GpuZeroAboveOtherwiseEqualRanksWithoutAProcessList) {
   EXPECT_TRUE(check(o).empty());
 }
 
+TEST(Gpu001, WorkOnGpuZeroWhileTheOtherGpusHoldOnlyContexts) {
+  observe::observation o;
+  o.gpus = {gpu_row(0, 30000_MiB), gpu_row(1, 834_MiB)};
+  auto found = check(o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].cause_class, "gpu0_crowding");
+  EXPECT_EQ(found[0].likelihood, likelihood::likely);
+  EXPECT_NE(found[0].fix.find("CUDA_VISIBLE_DEVICES"), std::string::npos);
+  EXPECT_EQ(found[0].saving, static_cast<std::int64_t>(30000_MiB - (30000_MiB + 834_MiB) / 2));
+  // The same GPUs pasted before a load: the last reading of each counts.
+  o.gpus = {gpu_row(0, 1300_MiB), gpu_row(1, 1300_MiB), gpu_row(0, 30000_MiB),
+            gpu_row(1, 1700_MiB)};
+  EXPECT_EQ(check(o).size(), 1u);
+  // The other GPU idle (no context): another job's reading (PROC001), not this one.
+  o.gpus = {gpu_row(0, 30000_MiB), gpu_row(1, 5_MiB)};
+  EXPECT_TRUE(check(o).empty());
+  // More on the other GPU than one context per process: a workload there too.
+  o.gpus = {gpu_row(0, 30000_MiB), gpu_row(1, 2049_MiB)};
+  EXPECT_TRUE(check(o).empty());
+  // A process list decides whose memory it is: the other readings apply.
+  o.gpus = {gpu_row(0, 30000_MiB), gpu_row(1, 834_MiB)};
+  observe::process_observation p;
+  p.gpu_index = 0;
+  p.pid = 1;
+  p.used = 29000_MiB;
+  o.processes = {p};
+  EXPECT_TRUE(check(o).empty());
+}
+
+TEST(Gpu001, AContextCountedOnEveryGpuAtOnce) {
+  observe::observation o;
+  const auto count = [](std::string label, std::vector<int> per_gpu, int line) {
+    observe::observation::process_count c;
+    c.label = std::move(label);
+    c.per_gpu = std::move(per_gpu);
+    c.line = line;
+    c.source = "smi.txt";
+    return c;
+  };
+  o.process_counts = {count("before import", {5, 5, 5, 5}, 1),
+                      count("after import", {6, 6, 6, 6}, 2)};
+  auto found = check(o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].likelihood, likelihood::likely);
+  EXPECT_NE(found[0].evidence[0].find("after import"), std::string::npos);
+  EXPECT_EQ(found[0].saving, static_cast<std::int64_t>(3 * likelihood::context_min));
+  // A rise on some GPUs only, or none: a process started on its own GPU.
+  o.process_counts = {count("a", {5, 5, 5, 5}, 1), count("b", {6, 5, 5, 5}, 2)};
+  EXPECT_TRUE(check(o).empty());
+  o.process_counts = {count("a", {5, 5}, 1), count("b", {5, 5}, 2)};
+  EXPECT_TRUE(check(o).empty());
+}
+
+TEST(Gpu001, ACallOutsideTheAllocatorBesideAFullGpuZeroIsAWeakReading) {
+  observe::observation o;
+  o.gpus = {gpu_row(0, 32510_MiB - 900_MiB)};
+  observe::oom_report r;
+  r.kind = observe::oom_kind::cuda;
+  r.origin = observe::oom_origin::outside_allocator;
+  r.line = 2;
+  o.ooms = {r};
+  auto found = check(o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].likelihood, likelihood::weak);
+  EXPECT_NE(found[0].fix.find("set_device"), std::string::npos);
+  EXPECT_FALSE(found[0].against.empty());
+  // GPU 0 with room for a context, or the allocator's own error: not this reading.
+  o.gpus = {gpu_row(0, 32510_MiB - 2_GiB)};
+  EXPECT_TRUE(check(o).empty());
+  o.gpus = {gpu_row(0, 32510_MiB - 900_MiB)};
+  o.ooms[0].origin = observe::oom_origin::allocator;
+  EXPECT_TRUE(check(o).empty());
+}
+
 TEST(Gpu001, ARankOtherThanZeroFailingOnGpuZeroBesideOthers) {
   const std::string message =
       "[TRT-LLM] [RANK 1] [E] Error executing load_single_module: CUDA out of memory. Tried to allocate "

@@ -76,10 +76,20 @@ TEST(Oom001, TheJobsOwnMemoryFillsTheGpu) {
     for (const auto& f : diagnose(in)) order.push_back(f.cause_class);
     return order;
   };
-  auto order = rank(torch_oom(3_GiB));
+  // With the GPU filled (little free beside the cache), the cache's pieces are all there is.
+  auto filled = torch_oom(3_GiB);
+  filled.free = 200_MiB;
+  filled.processes = {{std::nullopt, *filled.capacity - *filled.free - 256_MiB}};
+  auto order = rank(filled);
   ASSERT_GE(order.size(), 2u);
   EXPECT_EQ(order[0], "does_not_fit");
   EXPECT_EQ(order[1], "fragmentation");
+  // With most of the request free on the device (1.50 of 2 GiB) and the rest in the cache, the
+  // request was split between the two (FRAG001's reading): fragmentation first.
+  order = rank(torch_oom(3_GiB));
+  ASSERT_GE(order.size(), 2u);
+  EXPECT_EQ(order[0], "fragmentation");
+  EXPECT_EQ(order[1], "does_not_fit");
   // 20 GiB cached beside 4 GiB of tensors: reserved >> allocated, the allocator failed.
   auto spread = torch_oom(20_GiB);
   spread.allocated_by_pytorch = 4_GiB;

@@ -41,8 +41,33 @@ void weigh_message(const oom_facts& o, finding& f, bytes& wasted) {
   }
   const bool large_share = o.reserved && *o.cached >= static_cast<bytes>(lk::cached_share_large *
                                                                         static_cast<double>(*o.reserved));
+  // The device had most of the request free and the cache holds the rest several times over in
+  // pieces (likelihood.hpp, free_share_of_split_request): the memory was there, split between
+  // the device and the cache, which is what expandable segments join. The free memory alone
+  // covering the request (as printed) shows no split, and the message's rounding hides how
+  // short it was.
+  const bytes free_now = o.free.value_or(0);
+  const bool split_with_device =
+      free_now < *o.requested && *o.cached >= lk::cache_sizeable_min &&
+      static_cast<double>(free_now) >=
+          lk::free_share_of_split_request * static_cast<double>(*o.requested);
   double level = lk::weak;
-  if (room_for_next && far_above) {
+  if (split_with_device) {
+    level = lk::strong;
+    f.support.push_back(
+        fmt::format("the GPU had {} free for a request of {}, and the cache holds the {} short of "
+                    "it in {}: neither alone could serve it, together they could; expandable "
+                    "segments let a cached piece at a segment's end grow into free memory",
+                    format_bytes(free_now), format_bytes(*o.requested),
+                    format_bytes(*o.requested - free_now), format_bytes(*o.cached)));
+    // A phase the paste names (an evaluation, a save) has its own finding for a one-off large
+    // request: fragmentation stays a reading, second to it.
+    if (o.phase != oom_phase::unknown) {
+      level -= lk::step;
+      f.against.push_back(fmt::format("the paste places the failure outside the training step ({})",
+                                      o.phase_line.substr(0, 120)));
+    }
+  } else if (room_for_next && far_above) {
     level = lk::strong;
     f.support.push_back(fmt::format("the cache could have served this request and the next of its size, and "
                                     "holds {} beside {} of live tensors: reserved >> allocated, PyTorch's own test",

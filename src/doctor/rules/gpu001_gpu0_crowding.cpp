@@ -149,6 +149,111 @@ std::optional<crowding> gpu0_above_equal_ranks(const observe::observation& o) {
   return std::nullopt;
 }
 
+// GPU rows without a process list, one machine: GPU 0 holds a workload while every other GPU
+// holds no more than contexts. A job of n processes, one per GPU, leaves at most one context
+// (context_max, likelihood.hpp) per process on a GPU it touched but does not work on, so at
+// most n x context_max there, n the machine's GPUs in the paste; something on each other GPU
+// (context_min or more) says the job's processes did touch it. The work they should have spread
+// over the GPUs all landed on GPU 0, the default device (ranks or instances that never chose
+// theirs). Another job filling GPU 0 beside GPUs that hold nothing is PROC001's reading. Where
+// the same GPU is pasted more than once (before and after a load), its last reading counts.
+std::optional<crowding> work_on_gpu0_contexts_elsewhere(const observe::observation& o) {
+  if (!o.processes.empty()) return std::nullopt;
+  std::map<std::pair<std::string, int>, const observe::gpu_observation*> last;
+  for (const auto& g : o.gpus)
+    if (g.index && g.used) last[{g.host, *g.index}] = &g;
+  std::set<std::string> hosts;
+  for (const auto& [key, g] : last) hosts.insert(key.first);
+  for (const auto& host : hosts) {
+    const auto zero = last.find({host, 0});
+    if (zero == last.end()) continue;
+    const auto& g0 = *zero->second;
+    std::size_t n = 0;
+    for (const auto& [key, g] : last) n += key.first == host;
+    if (n < 2) continue;
+    const bytes contexts_max = static_cast<bytes>(n) * likelihood::context_max;
+    if (*g0.used <= contexts_max) continue;
+    bool contexts_only = true;
+    bytes elsewhere = 0, most = 0;
+    for (const auto& [key, g] : last) {
+      if (key.first != host || key.second == 0) continue;
+      contexts_only &= g->name == g0.name && g->total == g0.total &&
+                       *g->used >= likelihood::context_min && *g->used <= contexts_max;
+      elsewhere += *g->used;
+      most = std::max(most, *g->used);
+    }
+    if (!contexts_only) continue;
+    // What GPU 0 holds beyond an even share of the machine's memory in use.
+    const bytes even = (*g0.used + elsewhere) / static_cast<bytes>(n);
+    return crowding{
+        host, 1, 0, *g0.used - even,
+        fmt::format(
+            "GPU 0 holds {} while the other {} GPU(s) of the machine hold {} at most: no more "
+            "than one CUDA context ({} to {}) for each of {} processes",
+            format_bytes(*g0.used), n - 1, format_bytes(most),
+            format_bytes(likelihood::context_min), format_bytes(likelihood::context_max), n)};
+  }
+  return std::nullopt;
+}
+
+// A paste that counts the processes on each GPU (observation::process_count): a line where every
+// GPU lists more processes than the line before, by the same number, says that what ran between
+// them (an import, a library's initialisation) opened a CUDA context on every visible device; a
+// process of a one-GPU-per-process job needs one on its own only (reference/fsdp-ddp.md 5: "every
+// process takes memory on every GPU", pytorch #64130). The saving is one context
+// (context_min, the lazy-loading size) on each GPU but the process's own, per process added.
+std::optional<crowding> contexts_counted_on_every_gpu(const observe::observation& o) {
+  const observe::observation::process_count* before = nullptr;
+  for (const auto& c : o.process_counts) {
+    const bool same_list =
+        before && before->source == c.source && before->per_gpu.size() == c.per_gpu.size();
+    if (same_list && c.per_gpu.size() >= 2) {
+      const int rise = c.per_gpu.front() - before->per_gpu.front();
+      bool all_rose = rise > 0;
+      for (std::size_t i = 0; i < c.per_gpu.size(); ++i)
+        all_rose &= c.per_gpu[i] - before->per_gpu[i] == rise;
+      if (all_rose) {
+        const std::size_t gpus = c.per_gpu.size();
+        return crowding{
+            {},
+            static_cast<std::size_t>(c.per_gpu.front()),
+            1,
+            static_cast<bytes>(rise) * static_cast<bytes>(gpus - 1) * likelihood::context_min,
+            fmt::format(
+                "{} line {}: \"{}\" counts {} more process(es) on each of the {} GPUs than the "
+                "line before: a context opened on every visible device",
+                c.source, c.line, c.label, rise, gpus)};
+      }
+    }
+    before = &c;
+  }
+  return std::nullopt;
+}
+
+// A CUDA error raised outside every allocator (a library handle or workspace, a context) while
+// the paste shows GPU 0 with less free than one context needs (context_max, likelihood.hpp): such
+// calls run on the current device, which is GPU 0 until the program chooses another, so a job
+// meant for another GPU fails there when someone else fills GPU 0 (pytorch #15308's serialisation,
+// a library called without torch.cuda.device). The paste does not say which GPU the job chose:
+// weak, a reading beside other processes (PROC001), not above it.
+std::optional<crowding> library_call_on_full_gpu0(const observe::observation& o) {
+  bool outside = false;
+  for (const auto& r : o.ooms) outside |= r.origin == observe::oom_origin::outside_allocator;
+  if (!outside) return std::nullopt;
+  for (const auto& g : o.gpus) {
+    if (g.index != 0 || !g.used || !g.total || *g.total < *g.used) continue;
+    const bytes free = *g.total - *g.used;
+    if (free >= likelihood::context_max) continue;
+    return crowding{
+        g.host, 1, 0, 0,
+        fmt::format("a CUDA error outside the allocator while nvidia-smi shows GPU 0 with {} free "
+                    "of {}: less than a CUDA context or a library's workspace takes ({} at most)",
+                    format_bytes(free), format_bytes(*g.total),
+                    format_bytes(likelihood::context_max))};
+  }
+  return std::nullopt;
+}
+
 // Machines are told apart by host (GPU 0 of one node is not GPU 0 of another): the machine
 // whose GPU 0 carries the most memory of other ranks.
 std::optional<crowding> observed_crowding(const observe::observation& o) {
@@ -248,6 +353,73 @@ std::vector<finding> gpu0_crowding(const doctor_input& in) {
   bool above_ranks = false;
   if (in.observed && !observed && !idle)
     if ((idle = gpu0_above_equal_ranks(*in.observed))) above_ranks = true;
+  // GPU 0 working while the other GPUs hold contexts, or contexts counted on every GPU: likely,
+  // as above; the paste does not name the processes.
+  if (in.observed && !observed && !idle) {
+    auto seen = work_on_gpu0_contexts_elsewhere(*in.observed);
+    const bool counted = !seen;
+    if (counted) seen = contexts_counted_on_every_gpu(*in.observed);
+    if (seen) {
+      finding f{"GPU001", {}, severity::warning, {seen->note},       {}, {},
+                {},       {}, "gpu0_crowding",   likelihood::likely, {}, {}};
+      if (counted) {
+        f.support.push_back(
+            "a process of a one-GPU-per-process job needs a context on its own GPU only; one on "
+            "every GPU is a device touched before the process chose its own");
+        f.against.push_back(
+            "counts only: which processes they are and what each holds are not in the paste");
+        f.cause =
+            "a step of every process (an import, a library's initialisation) opened a CUDA context "
+            "on every "
+            "visible GPU before the process was pinned to its own";
+        f.fix =
+            "pin each process to its GPU before CUDA starts: CUDA_VISIBLE_DEVICES=<local rank> set "
+            "before the "
+            "imports, or torch.cuda.set_device(local_rank) first thing";
+        f.saving_basis = "one CUDA context per added process on each GPU but its own";
+      } else {
+        f.support.push_back(
+            "the other GPUs hold what the job's processes leave on a GPU they touched but do not "
+            "work on; the work meant for them is on GPU 0");
+        f.against.push_back(
+            "the paste lists no processes: a single-GPU job beside idle contexts of another "
+            "program reads the same");
+        f.cause =
+            "the job's processes (ranks, model instances) all put their work on GPU 0, the default "
+            "device, "
+            "because none chose its own GPU before its first CUDA call; the other GPUs only got "
+            "their "
+            "contexts";
+        f.fix =
+            "give each process its own GPU: CUDA_VISIBLE_DEVICES=<rank> per process, or "
+            "torch.cuda.set_device(local_rank) before any CUDA work";
+        f.saving_basis =
+            "what GPU 0 holds beyond an even share of the memory in use on the machine's GPUs";
+      }
+      f.saving = static_cast<std::int64_t>(seen->extra);
+      return {f};
+    }
+  }
+  if (in.observed && !observed && !idle)
+    if (auto full = library_call_on_full_gpu0(*in.observed)) {
+      finding f{"GPU001", {}, severity::warning, {full->note},     {}, {},
+                {},       {}, "gpu0_crowding",   likelihood::weak, {}, {}};
+      f.support.push_back(
+          "a library call or context creation runs on the current device, GPU 0 until the "
+          "program sets another");
+      f.against.push_back(
+          "the paste does not say which GPU the job chose: on GPU 0 itself, other processes "
+          "filling it (PROC001) read the same");
+      f.cause =
+          "a call outside the allocator (a cuBLAS / cuDNN handle, a library's workspace, a "
+          "context) ran on "
+          "GPU 0, the default device, which another job fills, while the job works on another GPU";
+      f.fix =
+          "torch.cuda.set_device(N) (or a torch.cuda.device(N) context around the library call), "
+          "or "
+          "CUDA_VISIBLE_DEVICES=N so that GPU 0 is not visible";
+      return {f};
+    }
   std::vector<std::string> message_evidence;
   auto in_message = in.observed ? contexts_in_message(*in.observed, message_evidence) : std::nullopt;
   if (!in_message && in.observed) in_message = equal_ranks_in_message(*in.observed, message_evidence);

@@ -172,6 +172,14 @@ finding explain_xla(const oom_facts& o) {
                     o.tensor_shape.front()));
   }
   if (r.tensorflow) {
+    // A request of the small pool's size refused (PROC001's from_tensorflow_pool reads why).
+    if (r.requested && *r.requested < lk::small_request_max && !r.free) {
+      f.likelihood -= lk::step;
+      f.against.push_back(
+          fmt::format("a request of {} refused: a pool the program filled itself fails on a "
+                      "sizeable request first",
+                      format_bytes(*r.requested)));
+    }
     f.title = "TensorFlow out of memory (BFC allocator)";
     f.cause = "the model's tensors at this point need more than TensorFlow's BFC pool holds (by default the "
               "GPU's free memory when the device was created)";

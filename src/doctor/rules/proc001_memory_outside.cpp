@@ -154,6 +154,17 @@ std::optional<finding> from_tensorflow_pool(const observe::oom_report& r) {
                       "processes held then leaves the pool that much smaller");
   f.against.push_back("the paste does not show what was free when the device was created (TensorFlow's \"Found "
                       "device\" lines), so neither this nor the job's own size is shown");
+  // A request of the small pool's size (below small_request_max, likelihood.hpp) refused: as
+  // from_tiny_refusal reads another framework's allocator, a program that filled the pool itself
+  // fails on a sizeable request first; a pool with not even this left was small from the start.
+  if (r.requested && *r.requested < lk::small_request_max) {
+    f.likelihood = lk::likely;
+    f.support.push_back(
+        fmt::format("a request of {} refused: the pool had less than a small-pool request ({}) "
+                    "left, which a program that filled it itself does not reach before a sizeable "
+                    "request fails",
+                    format_bytes(*r.requested), format_bytes(lk::small_request_max)));
+  }
   f.cause = "memory held by other processes (another notebook's kernel, a stale run) when TensorFlow created the "
             "device left its pool too small";
   f.fix = fix_listed;
