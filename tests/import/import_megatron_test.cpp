@@ -92,6 +92,18 @@ TEST(ImportMegatron, AnUnderscoreFlagInADashedLaunchIsUnknown) {
   EXPECT_EQ(dashed.job.training.activation_checkpointing, checkpointing::full);
 }
 
+// A variable the script never sets, taken by several arguments, is refused where it is first
+// used: --seq-length $SEQ on the line before --max-position-embeddings $SEQ.
+TEST(ImportMegatron, AnUnsetVariableIsRefusedWhereItIsFirstUsed) {
+  const std::string message = import_error(
+      launch("--num-layers 2 --hidden-size 64 --num-attention-heads 4\n--seq-length $SEQ\n"
+             "--max-position-embeddings $SEQ --tokenizer-type GPT2BPETokenizer\n"));
+  EXPECT_EQ(message.rfind("args.txt:3:1: --seq-length: \"$SEQ\" uses a variable", 0), 0u)
+      << message;
+  EXPECT_NE(message.find("--max-position-embeddings (line 4) takes it too"), std::string::npos)
+      << message;
+}
+
 TEST(ImportMegatron, DetectsArgumentListsAndLaunchScripts) {
   EXPECT_EQ(detect_format("--num-layers 2 --hidden-size 8\n"), config_format::megatron);
   EXPECT_EQ(detect_format("torchrun pretrain_gpt.py ${ARGS[@]}\n"), config_format::megatron);
