@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <set>
 
 #include "import/import_common.hpp"
 #include "job/source_text.hpp"
@@ -695,6 +696,81 @@ maybe_error read_deepspeed_file(import_context& ctx, const std::string& base_dir
   return read_deepspeed(ctx, *text, path, has_world_size);
 }
 
+// accelerate launch loads the file with ClusterConfig.from_yaml_file (SageMakerConfig's under
+// compute_environment AMAZON_SAGEMAKER; commands/config/config_args.py), which first runs
+// process_config: `if "distributed_type" not in config_dict: raise ValueError("A
+// `distributed_type` must be specified in the config file.")` (since huggingface/accelerate
+// #3029, 2024-08), and then rejects every top-level key that is no field of the dataclass
+// ("had unknown keys", the extra_keys check). The fields of both dataclasses over the releases
+// (0.12 to 1.12: tp_config and parallelism_config came and went; fp16 and dynamo_backend are
+// converted by process_config before the check; use_mps_device was a field before 0.20).
+std::optional<diagnostic> cluster_config_keys(const YAML::Node& root, const std::string& source,
+                                              std::string_view text) {
+  static const std::set<std::string> fields{
+      // BaseConfig
+      "compute_environment", "distributed_type", "mixed_precision", "use_cpu", "debug",
+      "use_mps_device", "fp16", "dynamo_backend",
+      // ClusterConfig
+      "num_processes", "machine_rank", "num_machines", "gpu_ids", "main_process_ip",
+      "main_process_port", "rdzv_backend", "same_network", "main_training_function",
+      "enable_cpu_affinity", "fp8_config", "deepspeed_config", "fsdp_config", "tp_config",
+      "megatron_lm_config", "ipex_config", "mpirun_config", "parallelism_config", "downcast_bf16",
+      "tpu_name", "tpu_zone", "tpu_use_cluster", "tpu_use_sudo", "command_file", "commands",
+      "tpu_vm", "tpu_env", "dynamo_config",
+      // SageMakerConfig
+      "ec2_instance_type", "iam_role_name", "image_uri", "profile", "region", "base_job_name",
+      "pytorch_version", "transformers_version", "py_version", "sagemaker_inputs_file",
+      "sagemaker_metrics_file", "additional_args"};
+  const diagnostic none{source, 0, 0, "", ""};
+  if (!root["distributed_type"]) {
+    // Where it was meant to be: a commented-out `distributed_type:` line, else the first line.
+    int line = 1;
+    int number = 0;
+    for (std::size_t start = 0; start <= text.size();) {
+      const auto end = std::min(text.find('\n', start), text.size());
+      const std::string_view row = text.substr(start, end - start);
+      start = end + 1;
+      ++number;
+      const auto hash = row.find_first_not_of(" \t");
+      if (hash == std::string_view::npos || row[hash] != '#') continue;
+      const auto name = row.find_first_not_of(" \t#", hash);
+      if (name != std::string_view::npos && row.substr(name).starts_with("distributed_type")) {
+        line = number;
+        break;
+      }
+    }
+    return at(location(source, text, line, 1),
+              line > 1 ? "distributed_type is commented out: accelerate launch refuses a config "
+                         "file without it (\"A `distributed_type` must be specified in the "
+                         "config file.\", config_args.py, process_config); write "
+                         "distributed_type: (NO, MULTI_GPU, FSDP, DEEPSPEED or MEGATRON_LM) to "
+                         "plan it"
+                       : "the file has no distributed_type: accelerate launch refuses a config "
+                         "file without it (\"A `distributed_type` must be specified in the "
+                         "config file.\", config_args.py, process_config); write "
+                         "distributed_type: (NO, MULTI_GPU, FSDP, DEEPSPEED or MEGATRON_LM) to "
+                         "plan it");
+  }
+  for (const auto& item : root) {
+    const std::string key = item.first.IsScalar() ? item.first.Scalar() : "";
+    if (fields.contains(key)) continue;
+    std::string where_instead;
+    if (key.starts_with("deepspeed"))
+      where_instead = " (DeepSpeed's options go under deepspeed_config:)";
+    else if (key.starts_with("fsdp"))
+      where_instead = " (FSDP's options go under fsdp_config:)";
+    else if (key.starts_with("megatron_lm"))
+      where_instead = " (Megatron-LM's options go under megatron_lm_config:)";
+    return at(location(source, text, item.first, none),
+              fmt::format("{}: accelerate launch refuses a config file with a top-level key that "
+                          "is no field of its ClusterConfig (\"had unknown keys\", "
+                          "config_args.py, from_yaml_file){}; remove the key or move it into its "
+                          "section to plan it",
+                          key, where_instead));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 const std::vector<option>& accelerate_options() { return accelerate_table(); }
@@ -739,6 +815,7 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
     return error_at(source, fmt::format("more than {} options or {} levels of nesting: not an "
                                         "accelerate config", detail::max_yaml_entries,
                                         detail::max_yaml_depth));
+  if (auto err = detail::cluster_config_keys(root, source, text)) return *err;
   // A key written twice: accelerate reads the file with PyYAML (yaml.safe_load), which keeps the
   // last one.
   for (std::size_t i = ctx.entries.size(); i-- > 0;) {

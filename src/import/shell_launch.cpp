@@ -1252,6 +1252,14 @@ class interpreter {
   // noted. Commands that start with an option are a plain argument list.
   void command(std::vector<shell_word>& fields, shell_launch& out, std::vector<shell_word>& loose) {
     if (inner_command(fields, out, loose)) return;
+    // `source FILE` / `. FILE` before the launch: the file's assignments are not read.
+    if ((fields[0].text == "source" || fields[0].text == ".") && fields.size() > 1 &&
+        out.script.text.empty()) {
+      shell_word file = fields[1];
+      file.line = fields[0].line;
+      file.column = fields[0].column;
+      out.sourced.push_back(std::move(file));
+    }
     const auto script = runs_nothing(fields[0].text)
                             ? fields.end()
                             : std::find_if(fields.begin(), fields.end(),

@@ -71,6 +71,9 @@ struct shell_launch {
   /// with the assignment's line, in file order: what a conditional on one of them tests is chosen
   /// when the script runs.
   std::vector<std::pair<std::string, diagnostic>> set_from_arguments;
+  /// Files the script reads into itself before its launch (`source FILE`, `. FILE`), each the
+  /// file's word as expanded, located at the command: what they set is not in the script.
+  std::vector<shell_word> sourced;
   std::vector<diagnostic> notes;  // branches read as if all were taken, other launches ignored
 };
 

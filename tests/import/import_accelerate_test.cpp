@@ -152,6 +152,40 @@ TEST(ImportAccelerate, MegatronLmDefaultsAreThePlugins) {
   EXPECT_NE(find_note(ddp->notes, "reads megatron_lm_config only under"), "");
 }
 
+// accelerate launch loads the file with ClusterConfig.from_yaml_file: process_config raises
+// without distributed_type, and a top-level key that is no dataclass field is "unknown keys".
+TEST(ImportAccelerate, RefusesWhatClusterConfigCannotLoad) {
+  auto commented = import_config_text(
+      "compute_environment: LOCAL_MACHINE\n# distributed_type: FSDP\nnum_processes: 2\n",
+      "cfg.yaml");
+  ASSERT_FALSE(commented);
+  EXPECT_NE(commented.error().to_string().find("cfg.yaml:2:1: distributed_type is commented out"),
+            std::string::npos)
+      << commented.error().to_string();
+  auto absent =
+      import_config_text("compute_environment: LOCAL_MACHINE\nnum_processes: 2\n", "cfg.yaml");
+  ASSERT_FALSE(absent);
+  EXPECT_NE(absent.error().to_string().find("cfg.yaml:1:1: the file has no distributed_type"),
+            std::string::npos)
+      << absent.error().to_string();
+  auto top_level = import_config_text(
+      "compute_environment: LOCAL_MACHINE\ndeepspeed_config_file: ds.json\n"
+      "distributed_type: DEEPSPEED\nnum_processes: 8\n",
+      "cfg.yaml");
+  ASSERT_FALSE(top_level);
+  const std::string message = top_level.error().to_string();
+  EXPECT_NE(message.find("cfg.yaml:2:1: deepspeed_config_file:"), std::string::npos) << message;
+  EXPECT_NE(message.find("under deepspeed_config:"), std::string::npos) << message;
+  // Every field of ClusterConfig loads, the sections' own keys are not top-level keys.
+  auto fields = import_config_text(
+      "compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nnum_processes: 2\n"
+      "machine_rank: 0\nmain_training_function: main\ndowncast_bf16: 'no'\n"
+      "rdzv_backend: static\nsame_network: true\ntpu_env: []\nenable_cpu_affinity: false\n"
+      "deepspeed_config: {}\nfsdp_config: {}\nmegatron_lm_config: {}\n",
+      "cfg.yaml");
+  EXPECT_TRUE(fields) << fields.error().to_string();
+}
+
 TEST(ImportAccelerate, OtherDevicesAreRefusedNamingThem) {
   for (const auto& [type, device] :
        {std::pair{"XLA", "TPUs"}, std::pair{"TPU", "TPUs"}, std::pair{"MULTI_CPU", "CPUs"},

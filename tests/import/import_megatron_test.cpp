@@ -55,6 +55,55 @@ std::uint64_t parameters_of(const job_spec& job) {
   return model ? model->parameters() : 0;
 }
 
+// A launch whose model arguments come from a file it sources is refused at that `source` line
+// (a virtualenv's activate is passed over), not for a missing --num-layers at the command.
+TEST(ImportMegatron, ModelFromASourcedFileIsRefusedWhereItIsSourced) {
+  const std::string message = import_error(
+      "source venv/bin/activate\nsource configs/model.sh\n. ./configs/train.sh\n"
+      "torchrun --nproc_per_node 8 pretrain_gpt.py ${MODEL_ARGS[@]} ${TRAIN_ARGS[@]} "
+      "--seq-length 2048\n");
+  EXPECT_EQ(message.rfind("args.txt:3:1: source ./configs/train.sh:", 0), 0u) << message;
+  EXPECT_NE(message.find("configs/model.sh (line 2)"), std::string::npos) << message;
+  EXPECT_EQ(message.find("venv/bin/activate"), std::string::npos) << message;
+  // With the model's arguments in the script, a sourced file is no reason to refuse.
+  import_ok("source configs/env.sh\n" + launch(small_model));
+}
+
+// --spec of a module other than Megatron-LM's GPT layer specs builds other layers.
+TEST(ImportMegatron, ALayerSpecOutsideTheGptSpecsIsRefusedThere) {
+  const std::string message =
+      import_error(launch(small_model + "--spec megatron.core.models.samba.specs samba_spec\n"));
+  EXPECT_NE(message.find("args.txt:4:1: --spec megatron.core.models.samba.specs samba_spec:"),
+            std::string::npos)
+      << message;
+  import_ok(launch(small_model + "--spec megatron.core.models.gpt.gpt_layer_specs "
+                                 "get_gpt_layer_local_spec\n"));
+}
+
+// An underscore flag among dashed ones is not Megatron-LLM's spelling: argparse matches option
+// strings as written, so --checkpoint_activations is no --checkpoint-activations.
+TEST(ImportMegatron, AnUnderscoreFlagInADashedLaunchIsUnknown) {
+  const auto job =
+      import_ok(launch(small_model + "--micro-batch-size 1 --checkpoint_activations\n"));
+  EXPECT_EQ(job.job.training.activation_checkpointing, checkpointing::none);
+  EXPECT_NE(find_note(job.notes, "unknown option \"--checkpoint_activations\""), "");
+  const auto dashed =
+      import_ok(launch(small_model + "--micro-batch-size 1 --checkpoint-activations\n"));
+  EXPECT_EQ(dashed.job.training.activation_checkpointing, checkpointing::full);
+}
+
+// A variable the script never sets, taken by several arguments, is refused where it is first
+// used: --seq-length $SEQ on the line before --max-position-embeddings $SEQ.
+TEST(ImportMegatron, AnUnsetVariableIsRefusedWhereItIsFirstUsed) {
+  const std::string message = import_error(
+      launch("--num-layers 2 --hidden-size 64 --num-attention-heads 4\n--seq-length $SEQ\n"
+             "--max-position-embeddings $SEQ --tokenizer-type GPT2BPETokenizer\n"));
+  EXPECT_EQ(message.rfind("args.txt:3:1: --seq-length: \"$SEQ\" uses a variable", 0), 0u)
+      << message;
+  EXPECT_NE(message.find("--max-position-embeddings (line 4) takes it too"), std::string::npos)
+      << message;
+}
+
 TEST(ImportMegatron, DetectsArgumentListsAndLaunchScripts) {
   EXPECT_EQ(detect_format("--num-layers 2 --hidden-size 8\n"), config_format::megatron);
   EXPECT_EQ(detect_format("torchrun pretrain_gpt.py ${ARGS[@]}\n"), config_format::megatron);

@@ -89,6 +89,21 @@ bool standalone_variable(const shell_word& w) {
 
 void read_flags(import_context& ctx, std::string_view text, const std::vector<shell_word>& words) {
   bool underscores = false;
+  // Megatron-LLM spells every argument with underscores; Megatron-LM and its forks with dashes,
+  // and argparse matches an option string as written (no '_' for '-'). In a launch whose
+  // multi-word flags are mostly dashed, an underscore flag that is no argument under its own
+  // spelling (--checkpoint_activations beside --num-layers) is not Megatron-LLM's either: it is
+  // kept as written and reported unknown, with the dashed name as the closest.
+  std::size_t dashed_flags = 0, underscore_flags = 0;
+  for (const auto& w : words) {
+    if (!is_flag(w.text)) continue;
+    const std::string name = w.text.substr(2, w.text.find('=') - 2);
+    if (name.find('-') != std::string::npos)
+      ++dashed_flags;
+    else if (name.find('_') != std::string::npos && !has_row("--" + name))
+      ++underscore_flags;
+  }
+  const bool dashed_launch = dashed_flags > underscore_flags;
   for (std::size_t i = 0; i < words.size(); ++i) {
     const shell_word& w = words[i];
     diagnostic where = location(ctx.source, text, w.line, w.column);
@@ -110,7 +125,7 @@ void read_flags(import_context& ctx, std::string_view text, const std::vector<sh
     entry e;
     e.where = where;
     const auto equals = w.text.find('=');
-    e.key = dashed(w.text.substr(0, equals));
+    e.key = dashed_launch ? w.text.substr(0, equals) : dashed(w.text.substr(0, equals));
     if (e.key != w.text.substr(0, equals) && !underscores) {
       underscores = true;
       ctx.note(e, fmt::format("{} and the flags after it are spelled with underscores, as "
@@ -1098,6 +1113,29 @@ std::optional<diagnostic> shape_chosen_by_arguments(const import_context& ctx,
   return std::nullopt;
 }
 
+// The refusal of a launch whose model arguments come from a file it sources (see the caller).
+std::optional<diagnostic> sourced_model(const import_context& ctx, const shell_launch& launch,
+                                        std::string_view text) {
+  std::vector<const shell_word*> files;
+  for (const auto& f : launch.sourced) {
+    const auto slash = f.text.find_last_of('/');
+    const std::string name = slash == std::string::npos ? f.text : f.text.substr(slash + 1);
+    if (name == "activate" || f.text.rfind("/etc/", 0) == 0) continue;
+    files.push_back(&f);
+  }
+  if (files.empty()) return std::nullopt;
+  std::vector<std::string> named;
+  for (const auto* f : files) named.push_back(fmt::format("{} (line {})", f->text, f->line));
+  const shell_word& last = *files.back();
+  return at(location(ctx.source, text, last.line, last.column),
+            fmt::format("source {}: the launch's Megatron-LM arguments hold no --num-layers, so "
+                        "the model's shape comes from the file{} the script sources ({}), "
+                        "which vramscope does not read; write the model's arguments "
+                        "(--num-layers, --hidden-size, --num-attention-heads, ...) and the "
+                        "batch and parallel sizes they set into the script to plan it",
+                        last.text, files.size() == 1 ? "" : "s", join(named, ", ")));
+}
+
 }  // namespace
 
 const std::vector<option>& megatron_options() { return megatron_table(); }
@@ -1190,6 +1228,12 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                           "weights and forward activations to it",
                           flag, flag)));
   if (ctx.find("--num-layers") == nullptr) {
+    // The model's arguments in a file the script sources before its launch (`source
+    // configs/model.sh`, `. ./params.sh`): they are chosen there, in a file vramscope does not
+    // read. A virtualenv's or conda's `activate` and the system's /etc files set the environment,
+    // not arguments, and are passed over; of the others, the last before the launch is named.
+    if (auto d = detail::sourced_model(ctx, *launch, text))
+      return refused(detail::blocking::model, *d);
     // The arguments the script leaves unresolved: one set only in branches its own arguments
     // choose, standing where a flag would (not a flag's value: `$EXTRA_ARGS`, not `--save
     // $OUT`), says most, then any other.
@@ -1224,6 +1268,21 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                                    "script",
                                    unset, why))));
   }
+  // --spec MODULE FUNCTION: the training script builds its layers from that function instead of
+  // its own (pretrain_gpt.py, model_provider: `if args.spec is not None: transformer_layer_spec
+  // = import_module(args.spec)`). Megatron-LM's GPT layer specs (megatron.core.models.gpt.*) are
+  // the GPT layers planned here; any other module's layers (a hybrid, a fork's own) are not.
+  if (const detail::entry* spec = ctx.find("--spec");
+      spec != nullptr && !spec->value.text.starts_with("megatron.core.models.gpt."))
+    facts.push_back(
+        {detail::blocking::model,
+         detail::at(spec->where,
+                    fmt::format("--spec {}: the model's layers come from that module's spec "
+                                "function, not from Megatron-LM's GPT layer specs "
+                                "(megatron.core.models.gpt), so they are not the GPT layers "
+                                "vramscope plans from the arguments; to plan it, write a job "
+                                "spec with the model's config.json (docs/job-spec.md)",
+                                spec->value.text))});
   // pretrain_gpt.py's tokenizer when none is named: GPT-2's BPE (args_defaults
   // {'tokenizer_type': 'GPT2BPETokenizer'}, from 2021's pretrain_gpt.py to today's). It reads
   // its vocabulary from --vocab-file; --vocab-size is read only by the NullTokenizer and

@@ -68,11 +68,22 @@ long long flag_int(const import_context& ctx, const std::string& flag, long long
     error = at(e->where, fmt::format("{}: \"{}\" is an argument given to the script when it is "
                                      "run, which a file does not have; write the number",
                                      flag, text));
-  else if (text.find('$') != std::string::npos)
-    error = at(e->where, fmt::format("{}: \"{}\" uses a variable or command the script does not "
-                                     "set; write the number",
-                                     flag, text));
-  else if (whole && value > max)
+  else if (text.find('$') != std::string::npos) {
+    // Pointed at the first argument holding the same unset text (`--seq-length $SEQ` before
+    // `--max-position-embeddings $SEQ`): where a reader of the file first meets it.
+    const entry* first = e;
+    for (const auto& other : ctx.entries)
+      if (other.value.text == text && other.where.line > 0 && other.where.line < first->where.line)
+        first = &other;
+    error = first == e
+                ? at(e->where, fmt::format("{}: \"{}\" uses a variable or command the script does "
+                                           "not set; write the number",
+                                           flag, text))
+                : at(first->where,
+                     fmt::format("{}: \"{}\" uses a variable or command the script does not set, "
+                                 "and {} (line {}) takes it too; write the number",
+                                 first->key, text, flag, e->where.line));
+  } else if (whole && value > max)
     error = at(e->where, fmt::format("{}: {} is more than {}", flag, value, max));
   else
     error = at(e->where, fmt::format("{}: expected a whole number of at least {}, got \"{}\"", flag,
