@@ -297,6 +297,12 @@ TEST(Differential, TensorFlowsPoolGrowingIsTheJobItsCreationWithLittleFreeIsOthe
   ASSERT_FALSE(created.empty());
   EXPECT_EQ(created[0].rule, "PROC001");
   EXPECT_EQ(created[0].cause_class, "other_process");
+  // The others held what was in use when the device was made, less this process's context
+  // (at most context_max); the growing pool's message measures nothing of theirs.
+  ASSERT_TRUE(created[0].saving.has_value());
+  EXPECT_NEAR(static_cast<double>(*created[0].saving),
+              7.92 * GiB - 190.31 * MiB - static_cast<double>(likelihood::context_max), 1.0 * MiB);
+  for (const auto& f : grown) EXPECT_FALSE(f.rule == "PROC001" && f.saving) << f.saving_basis;
 }
 
 // TensorFlow's pool running out is its own size first; what was free when the device was made

@@ -107,6 +107,18 @@ std::optional<finding> from_failed_call(const observe::oom_report& r) {
   f.cause = "memory on this GPU is held by other processes (another user's job, a stale or zombie run, a "
             "notebook kernel), so not even the CUDA context or library workspace this process needs fits";
   f.fix = fix_listed;
+  // What the device's creation measured (TensorFlow's "Total memory" / "Free memory", read after
+  // its own context was made): in use then was the other processes' memory and this process's
+  // context, which holds at most context_max (likelihood.hpp), the bound from_message takes for
+  // its own context too. Stopping the others releases the rest; a message without the two
+  // figures has no basis for a number and states none.
+  if (context && r.capacity && r.free && *r.capacity > *r.free + lk::context_max) {
+    f.saving = static_cast<std::int64_t>(*r.capacity - *r.free - lk::context_max);
+    f.saving_basis = fmt::format(
+        "memory in use when the device was created (total - free) less this process's "
+        "own context (at most {}): what the other processes held",
+        format_bytes(lk::context_max));
+  }
   return f;
 }
 
