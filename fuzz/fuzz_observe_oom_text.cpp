@@ -23,6 +23,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check(r.raw.size() <= size * 6 + 16);  // joined wrapped lines, never more than the log
     check(!r.compile_estimate ||
           r.kind == vramscope::observe::oom_kind::xla);  // the compiler's is XLA's
+    // A CuPy or MPS pool's free figure is what its limit leaves (never more than the limit, never
+    // without it), and its report is an allocator's own (kind cuda, neither torch's nor XLA's).
+    const bool pool = r.allocator == vramscope::observe::oom_allocator::cupy_pool ||
+                      r.allocator == vramscope::observe::oom_allocator::torch_mps;
+    check(!pool || !r.free || (r.capacity && *r.free <= *r.capacity));
+    check((r.allocator != vramscope::observe::oom_allocator::cupy_pool &&
+           r.allocator != vramscope::observe::oom_allocator::torch_mps) ||
+          r.kind == vramscope::observe::oom_kind::cuda);
     last_line = r.line;
   }
   // The compiler's estimate stands only where no allocator's message does: all or none.

@@ -521,6 +521,8 @@ bool oom_facts::reserved_far_above_allocated() const {
 
 bool oom_facts::cache_beyond_what_live_blocks_pin() const {
   namespace lk = likelihood;
+  // PyTorch's small pool only (kSmallSize, kSmallBuffer); other allocators have none.
+  if (allocator != observe::oom_allocator::torch_caching) return false;
   if (!allocated || !cached || *allocated >= lk::small_request_max) return false;
   const bytes blocks = std::max<bytes>(1, *allocated / lk::min_block);
   return *cached > blocks * lk::small_segment;
@@ -539,6 +541,121 @@ bool oom_facts::outside_within_nccl() const {
          *outside <= outside_floor() && *outside + free.value_or(0) >= *requested;
 }
 
+bool oom_facts::pool_limit_counts_cache() const {
+  return allocator == observe::oom_allocator::cupy_pool && capacity && reserved && requested &&
+         *requested <= *capacity && *reserved + *requested > *capacity && *reserved > 0;
+}
+
+bool oom_facts::retry_kept_collected_blocks() const {
+  // The reader keeps the message from its anchor on: CuPy 5's begins with its own words.
+  return allocator == observe::oom_allocator::cupy_pool && report &&
+         report->raw.starts_with("out of memory to allocate") && reserved && requested &&
+         *reserved > *requested;
+}
+
+bool oom_facts::cache_figures() const {
+  using observe::oom_allocator;
+  switch (allocator) {
+    case oom_allocator::torch_caching:
+      return true;
+    case oom_allocator::tf_bfc:
+    case oom_allocator::xla_bfc:
+      return cached.has_value();
+    default:
+      return false;
+  }
+}
+
+std::string runtime_fix(observe::oom_allocator allocator, fix_kind kind) {
+  using observe::oom_allocator;
+  switch (allocator) {
+    case oom_allocator::cupy_pool:
+      // CuPy's user guide, "Memory Management" (docs.cupy.dev/en/stable/user_guide/memory.html):
+      // MemoryPool.free_all_blocks() releases the unused cached blocks; set_limit(size=...) or
+      // CUPY_GPU_MEMORY_LIMIT caps the pool; each process has its own pool on each device.
+      switch (kind) {
+        case fix_kind::release_cache:
+          return "release the pool's cached free blocks before the large allocation "
+                 "(cupy.get_default_memory_pool().free_all_blocks()), or raise the pool's limit "
+                 "(set_limit / CUPY_GPU_MEMORY_LIMIT); a CuPy with cupy#1984 and cupy#7679 "
+                 "releases "
+                 "them itself before failing, also under a limit";
+        case fix_kind::does_not_fit:
+          return "smaller arrays at once (process the data in chunks) or a GPU with more memory; "
+                 "drop "
+                 "references to arrays no longer needed so the pool can reuse their blocks";
+        case fix_kind::other_processes:
+          return "one CuPy process per GPU (each holds its own pool and context on every device it "
+                 "touches): select each process's device (cupy.cuda.Device(i).use() or "
+                 "CUDA_VISIBLE_DEVICES per rank), or cap each pool with set_limit / "
+                 "CUPY_GPU_MEMORY_LIMIT";
+      }
+      break;
+    case oom_allocator::tf_bfc:
+      // TensorFlow's GPU guide (tensorflow.org/guide/gpu, "Limiting GPU memory growth") and the
+      // hint bfc_allocator.cc prints with its error: TF_GPU_ALLOCATOR=cuda_malloc_async for
+      // fragmentation; tf.config.experimental.set_memory_growth or a logical device's
+      // memory_limit so a process takes only what it needs.
+      switch (kind) {
+        case fix_kind::release_cache:
+          return "TF_GPU_ALLOCATOR=cuda_malloc_async (the allocator TensorFlow's own message "
+                 "suggests "
+                 "for fragmentation of its BFC pool)";
+        case fix_kind::does_not_fit:
+          return "a smaller batch or input size (or a smaller model); set_memory_growth does not "
+                 "add "
+                 "memory, it only grows the pool on demand";
+        case fix_kind::other_processes:
+          return "stop the other processes holding the GPU, or make each TensorFlow process take "
+                 "only "
+                 "what it needs: tf.config.experimental.set_memory_growth(gpu, True) or a "
+                 "memory_limit (tf.config.set_logical_device_configuration)";
+      }
+      break;
+    case oom_allocator::xla_bfc:
+    case oom_allocator::xla_client:
+      // JAX's "GPU memory allocation" page
+      // (jax.readthedocs.io/en/latest/gpu_memory_allocation.html):
+      // XLA_PYTHON_CLIENT_PREALLOCATE=false / XLA_PYTHON_CLIENT_MEM_FRACTION size the pool, and
+      // disabling preallocation can cause fragmentation; XLA_PYTHON_CLIENT_ALLOCATOR=platform
+      // allocates exactly what is needed (slow, but no pool to fragment).
+      switch (kind) {
+        case fix_kind::release_cache:
+          return "keep the preallocated pool (XLA_PYTHON_CLIENT_PREALLOCATE left on, a larger "
+                 "XLA_PYTHON_CLIENT_MEM_FRACTION), or XLA_PYTHON_CLIENT_ALLOCATOR=platform, which "
+                 "allocates exactly what is needed (slower) and leaves no pool to fragment";
+        case fix_kind::does_not_fit:
+          return "less memory per step (jax.checkpoint / remat, a smaller batch), or a larger "
+                 "XLA_PYTHON_CLIENT_MEM_FRACTION when nothing else shares the GPU";
+        case fix_kind::other_processes:
+          return "one process per GPU (CUDA_VISIBLE_DEVICES per process), or "
+                 "XLA_PYTHON_CLIENT_PREALLOCATE=false / a smaller XLA_PYTHON_CLIENT_MEM_FRACTION "
+                 "in "
+                 "every process sharing it";
+      }
+      break;
+    case oom_allocator::torch_mps:
+      // PyTorch's MPS environment variables
+      // (pytorch.org/docs/stable/mps_environment_variables.html): PYTORCH_MPS_HIGH_WATERMARK_RATIO
+      // is the hard limit's ratio of the device's recommended working set, 0.0 disabling it (the
+      // message says so itself).
+      switch (kind) {
+        case fix_kind::release_cache:
+          return "torch.mps.empty_cache() before the large allocation";
+        case fix_kind::does_not_fit:
+          return "a smaller batch or input, or a higher PYTORCH_MPS_HIGH_WATERMARK_RATIO (0.0 "
+                 "lifts the "
+                 "limit, at the risk of the whole system running out of memory)";
+        case fix_kind::other_processes:
+          return "close other applications using the GPU's unified memory";
+      }
+      break;
+    default:
+      break;
+  }
+  return {};
+}
+
 bool oom_facts::others_are_contexts() const {
   return !others.empty() && std::all_of(others.begin(), others.end(), [](const observe::oom_process& p) {
     return p.used <= likelihood::context_max;
@@ -554,9 +671,21 @@ oom_facts facts_of(const observe::oom_report& report) {
   f.allocated = report.allocated_by_pytorch;
   f.reserved = report.reserved_by_pytorch;
   f.cached = report.reserved_unallocated;
+  f.allocator = report.allocator;
   if (report.tensorflow) f.tensor_shape = tensor_shape(report.raw);
   place(f);
-  if (report.kind != observe::oom_kind::torch) return f;
+  if (report.kind != observe::oom_kind::torch) {
+    // Other pools, in the same terms: live buffers (BFC's InUse), what the pool holds from the
+    // driver (BFC's regions, CuPy's total), its cache (the difference, where both are given) and
+    // the room its limit leaves (BFC's "available bytes": limit less regions).
+    if (!f.allocated) f.allocated = report.in_use;
+    if (!f.reserved) f.reserved = report.pool_held;
+    if (!f.cached && f.reserved && report.in_use && *f.reserved >= *report.in_use)
+      f.cached = *f.reserved - *report.in_use;
+    if (!f.free && f.capacity && f.reserved && f.allocator != observe::oom_allocator::cupy_pool)
+      f.free = *f.capacity > *f.reserved ? *f.capacity - *f.reserved : 0;
+    return f;
+  }
   // torch >= 2.1 lists the GPU's processes from NVML: others as "Process P has X memory in use"
   // and itself as "this process has X" (c10/cuda/CUDACachingAllocator.cpp,
   // reportProcessMemoryInfo). Inside a container NVML's pids are the host's, so the process finds

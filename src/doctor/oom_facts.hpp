@@ -46,10 +46,20 @@ struct progress_mark {
   std::string line;  // "LINE: text" as the report's context keeps it
 };
 
+/// What a rule proposes, to be worded in the allocator's own terms (runtime_fix).
+enum class fix_kind { release_cache, does_not_fit, other_processes };
+
 struct oom_facts {
   const observe::oom_report* report = nullptr;
+  /// Whose figures these are: the same fields below hold the same kind of figure for every
+  /// allocator (a pool's limit as capacity, its live buffers as allocated, what it holds from the
+  /// driver as reserved), and a rule words its cause and fix for this one (runtime_fix).
+  observe::oom_allocator allocator = observe::oom_allocator::torch_caching;
   std::optional<bytes> capacity, free, requested, allocated, reserved;
-  std::optional<bytes> cached;  // reserved but unallocated: split segments the request missed
+  /// Reserved but unallocated: split segments the request missed (PyTorch); a BFC pool's regions
+  /// less its chunks in use, free chunks none of which held the request (bfc_allocator.cc looks
+  /// for one free chunk at least the request's size and cannot join chunks of two regions).
+  std::optional<bytes> cached;
   /// What this process holds on the GPU, PyTorch's cache and the rest (context, libraries):
   /// torch >= 2.1 says it ("this process has X memory in use"); older messages give only the
   /// cache, so own_estimated is set and own is the cache plus one context at most.
@@ -91,6 +101,22 @@ struct oom_facts {
   bool outside_within_nccl() const;
   /// The other processes the message names are all context-sized (other ranks' contexts).
   bool others_are_contexts() const;
+  /// CuPy's pool with a limit refused a request that fits under the limit alone: the pool's
+  /// total, cached free blocks included, plus the request passed the limit. CuPy compares the
+  /// limit with the pool's total before it releases any cached block (cupy/cuda/memory.pyx,
+  /// _try_malloc: the limit check comes first and raises; free_all_blocks() and gc.collect() are
+  /// tried only when cudaMalloc itself fails, up to cupy#7679, 2023), so cached blocks may be what
+  /// filled the limit.
+  bool pool_limit_counts_cache() const;
+  /// CuPy 5 and older (the "out of memory to allocate N bytes (total T bytes)" wording): on a
+  /// failed cudaMalloc the pool released its cache, then ran gc.collect() and retried without
+  /// releasing what the collection had just returned to it (memory.pyx, _malloc; cupy#1984, 2019,
+  /// added the second free_all_blocks, "for Python 2", where arrays in reference cycles are freed
+  /// only by the collector). Arrays freed that way stay cached when the error is raised.
+  bool retry_kept_collected_blocks() const;
+  /// The figures come from an allocator with a cache of its own whose share of what it held is
+  /// known (PyTorch's caching allocator, a BFC pool with its dump): the cache rules can weigh it.
+  bool cache_figures() const;
   /// The progress before the message is at its loop's first iteration (at most 1 of more): the
   /// loop failed before anything could be kept from one iteration to the next.
   bool at_first_iteration() const;
@@ -109,6 +135,10 @@ std::optional<progress_mark> progress_of(std::string_view line);
 /// peak"): loading or resuming a checkpoint, saving one, or evaluating; unknown otherwise. Whole
 /// words only, so "download" or "workload" name nothing.
 oom_phase phase_of_label(std::string_view label);
+
+/// The fix for `kind` in the allocator's own terms, from its documentation (sources in
+/// oom_facts.cpp); empty where the runtime has none of its own (PyTorch's: the rules' own text).
+std::string runtime_fix(observe::oom_allocator allocator, fix_kind kind);
 
 /// The facts of one message (torch or XLA; an XLA report has no outside/own figures).
 oom_facts facts_of(const observe::oom_report& report);

@@ -4,6 +4,32 @@
 
 namespace vramscope::observe {
 
+std::string_view allocator_name(oom_allocator a) {
+  switch (a) {
+    case oom_allocator::torch_caching:
+      return "torch_caching";
+    case oom_allocator::torch_async:
+      return "torch_cuda_malloc_async";
+    case oom_allocator::torch_mps:
+      return "torch_mps";
+    case oom_allocator::cupy_pool:
+      return "cupy_pool";
+    case oom_allocator::tf_bfc:
+      return "tensorflow_bfc";
+    case oom_allocator::xla_bfc:
+      return "xla_bfc";
+    case oom_allocator::xla_client:
+      return "xla_client";
+    case oom_allocator::paddle:
+      return "paddle";
+    case oom_allocator::cuda:
+      return "cuda";
+    case oom_allocator::other:
+      return "other";
+  }
+  return "other";
+}
+
 void append(observation& into, observation&& from) {
   const auto move_all = [](auto& to, auto& src) {
     to.insert(to.end(), std::make_move_iterator(src.begin()), std::make_move_iterator(src.end()));

@@ -90,10 +90,13 @@ json to_json(const vllm_profile& v) {
 }
 
 json to_json(const oom_report& r) {
-  json j = {{"kind", r.kind == oom_kind::torch ? "torch" : r.kind == oom_kind::xla ? "xla" : "cuda"},
-            {"origin", r.origin == oom_origin::allocator           ? "allocator"
+  json j = {{"kind", r.kind == oom_kind::torch ? "torch"
+                     : r.kind == oom_kind::xla ? "xla"
+                                               : "cuda"},
+            {"origin", r.origin == oom_origin::allocator          ? "allocator"
                        : r.origin == oom_origin::context_creation ? "context_creation"
-                                                                   : "outside_allocator"},
+                                                                  : "outside_allocator"},
+            {"allocator", std::string(allocator_name(r.allocator))},
             {"line", r.line},
             {"raw", r.raw}};
   put(j, "rank", r.rank);
@@ -107,6 +110,9 @@ json to_json(const oom_report& r) {
   put(j, "in_use", r.in_use);
   put(j, "peak_in_use", r.peak_in_use);
   put(j, "largest_free_block", r.largest_free_block);
+  put(j, "pool_held", r.pool_held);
+  put(j, "other_allocations", r.other_allocations);
+  if (!r.missing.empty()) j["missing"] = r.missing;
   json processes = json::array();
   for (const auto& p : r.processes) {
     json e = {{"used", p.used}};

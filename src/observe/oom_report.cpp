@@ -30,6 +30,16 @@
 // user-supplied memory fraction)" with its value on the next line (UINT64_MAX unless a fraction
 // was set). TensorFlow 1.0's pool said "Ran out of memory trying to allocate 392.00MiB. See logs
 // for memory state." (bfc_allocator.cc), capitalised, with no allocator name.
+// CuPy's memory pool (cupy/cuda/memory.pyx, OutOfMemoryError, raised unchanged under Chainer)
+// says "Out of memory allocating 805,306,368 bytes (allocated so far: 536,870,912 bytes, limit set
+// to: 1,073,741,824 bytes)." (Python's "{:,}" grouping; no limit clause when no limit was set):
+// the request and the pool's total_bytes() when it came, its live arrays and cached free blocks
+// together. CuPy 5 and older wrote "out of memory to allocate N bytes (total T bytes)", T being
+// the request plus the pool's total. PyTorch's MPS allocator (aten/src/ATen/mps/MPSAllocator.mm)
+// says "MPS backend out of memory (MPS allocated: A, other allocations: O, max allowed: M). Tried
+// to allocate R on private pool.", M being the high-watermark limit. ROCm builds of PyTorch print
+// the caching allocator's message with "HIP" for "CUDA" (c10/hip is generated from c10/cuda) and
+// are read as PyTorch's.
 // Other frameworks' allocators (Theano's "Error allocating 45158400 bytes of device memory (out of
 // memory). Driver report 44666880 bytes free and 536543232 bytes total") are read by their shape:
 // "out of memory" with a byte count on the line, no other anchor; kind cuda, from an allocator.
@@ -73,6 +83,13 @@ constexpr std::string_view expandable_map_anchor = "memory mapping failed with O
 // PaddlePaddle's allocator (paddle/fluid/memory/allocation): "Out of memory error on GPU 0.
 // Cannot allocate X memory on GPU 0, Y memory has been allocated and available memory is only Z."
 constexpr std::string_view paddle_anchor = "Out of memory error on GPU ";
+// CuPy: the message since CuPy 6 (it shares its first words with XLA's PjRt client, so it is told
+// apart by its "(allocated so far: " clause, grouped counts or the exception's module) and the
+// message of CuPy 5 and older.
+constexpr std::string_view cupy_so_far = "(allocated so far: ";
+constexpr std::string_view cupy_limit = "limit set to: ";
+constexpr std::string_view cupy_old_anchor = "out of memory to allocate ";
+constexpr std::string_view mps_anchor = "MPS backend out of memory";
 constexpr std::string_view bare_anchors[] = {"CUDA error: out of memory", "runtime error (2) : out of memory"};
 // The driver's and the libraries' names for the error; a runtime call's own wording
 // ("cudaFuncSetAttribute(...): out of memory") is found by runtime_call_oom.
@@ -356,6 +373,61 @@ bool other_framework_oom(std::string_view t) {
          low.find(" bytes") != std::string::npos;
 }
 
+// A byte count as Python's "{:,}" prints it ("805,306,368") or plain ("205520896"); `used` is how
+// many characters it took. Groups after the first must be three digits.
+std::optional<bytes> grouped_count(std::string_view s, std::size_t& used) {
+  const auto digit = [&](std::size_t k) { return k < s.size() && s[k] >= '0' && s[k] <= '9'; };
+  std::string digits;
+  std::size_t i = 0;
+  while (digit(i)) digits += s[i++];
+  if (digits.empty()) return std::nullopt;
+  while (i < s.size() && s[i] == ',' && digit(i + 1) && digit(i + 2) && digit(i + 3) &&
+         !digit(i + 4)) {
+    digits.append(s.substr(i + 1, 3));
+    i += 4;
+  }
+  // A group cut short (",2" at the end of a cut line) leaves the count unknown, not smaller.
+  if (digits.size() > 19 || (i < s.size() && s[i] == ',' && digit(i + 1))) return std::nullopt;
+  used = i;
+  return detail::parse_uint(digits);
+}
+
+// The names a cut line lacks, as the message would print them: a", "b.
+std::string joined_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : "\", \"") + n;
+  return out;
+}
+
+// The count right after `label` in `t` at or after `from`, followed by its word "bytes"; nullopt
+// when absent or when the line ends inside it (a count at the end of a cut line may lack digits).
+std::optional<bytes> count_after(std::string_view t, std::string_view label, std::size_t from = 0) {
+  const std::size_t at = t.find(label, from);
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::string_view rest = detail::trim(t.substr(at + label.size()));
+  std::size_t used = 0;
+  const auto v = grouped_count(rest, used);
+  if (!v || !detail::trim(rest.substr(used)).starts_with("byte")) return std::nullopt;
+  return v;
+}
+
+// Where CuPy's message starts on the line, or npos: "Out of memory allocating N bytes" with
+// CuPy's own marks, or CuPy 5's "out of memory to allocate N bytes (total".
+std::size_t cupy_message_at(std::string_view t) {
+  if (const std::size_t at = t.find(xla_pjrt_anchor); at != std::string_view::npos) {
+    const std::string_view rest = t.substr(at + xla_pjrt_anchor.size());
+    std::size_t used = 0;
+    const bool grouped = grouped_count(rest, used).has_value() &&
+                         rest.substr(0, used).find(',') != std::string_view::npos;
+    if (grouped || detail::contains(rest, cupy_so_far) || detail::contains(t.substr(0, at), "cupy"))
+      return at;
+  }
+  if (const std::size_t at = t.find(cupy_old_anchor);
+      at != std::string_view::npos && detail::contains(t.substr(at), "(total "))
+    return at;
+  return std::string_view::npos;
+}
+
 // A failure line in words, of a tool or framework no reader knows by name: "OOM during weight
 // sync (attempted 970 MiB, only 758 MiB available)", "out of memory: requested 2.10 GiB but only
 // 1.30 GiB is free", "not enough GPU memory: need 3 GB, 1.2 GB free". A failure word ("OOM" as a
@@ -463,10 +535,31 @@ oom_report read_torch(const std::vector<text_line>& lines, std::size_t i, std::s
   return r;
 }
 
+// The plain byte count after `label` ("total_region_allocated_bytes_: 1074790400 ..."), or nullopt.
+std::optional<bytes> digits_after(std::string_view t, std::string_view label) {
+  const std::size_t at = t.find(label);
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::string_view rest = t.substr(at + label.size());
+  return detail::parse_uint(
+      rest.substr(0, std::min(rest.size(), rest.find_first_not_of("0123456789"))));
+}
+
+// A line only a BFC allocator's dump prints (bfc_allocator.cc, DumpMemoryLog): a paste may begin
+// there, its "ran out of memory" line cut off above it.
+bool bfc_dump_line(std::string_view t) {
+  return detail::contains(t, "total_region_allocated_bytes_: ") ||
+         detail::contains(t, "Sum Total of in-use chunks: ") ||
+         (detail::contains(t, "bfc_allocator.cc") && detail::trim(t).ends_with("Stats:"));
+}
+
 // The XLA report being assembled: the BFC dump lines come before the error that ends it.
 struct xla_reader {
   bool open = false;
   bool has_error = false;
+  bool bfc_line = false;     // the report began with the BFC allocator's own line
+  bool bfc_figures = false;  // a figure of its dump was read
+  bool dump_only = false;    // begun at a dump line, no allocator's line above it: kept only if an
+                             // error ends it
   std::size_t started = 0;
   std::size_t last_error = 0;
   oom_report report;
@@ -484,6 +577,15 @@ struct xla_reader {
     if (auto v = stat_value(line, "LargestFreeBlock:")) report.largest_free_block = v;
     std::size_t pos = 0;
     if (!report.capacity) report.capacity = size_after(line, "memory_limit_: ", pos);
+    // "total_region_allocated_bytes_: N memory_limit_: L available bytes: A" (bfc_allocator.cc,
+    // DumpMemoryLog): the regions the pool holds from the driver; "Sum Total of in-use chunks:
+    // 3.08GiB", the live chunks, where a paste lacks the Stats block's InUse.
+    if (auto v = digits_after(line, "total_region_allocated_bytes_: ")) report.pool_held = v;
+    if (!report.capacity) report.capacity = digits_after(line, "memory_limit_: ");
+    pos = 0;
+    if (auto v = size_after(line, "Sum Total of in-use chunks: ", pos); v && !report.in_use)
+      report.in_use = v;
+    bfc_figures = bfc_figures || report.capacity || report.in_use || report.pool_held;
   }
 
   void start(const text_line& line, std::size_t i) {
@@ -491,6 +593,9 @@ struct xla_reader {
     has_error = false;
     started = i;
     report = oom_report{};
+    bfc_line = false;
+    bfc_figures = false;
+    dump_only = false;
     report.kind = oom_kind::xla;
     report.line = line.number;
   }
@@ -498,6 +603,7 @@ struct xla_reader {
   // "Allocator (GPU_0_bfc) ran out of memory trying to allocate 16.00GiB (rounded to 17179869184)"
   void start_bfc(const text_line& line, std::size_t i) {
     start(line, i);
+    bfc_line = true;
     report.raw = std::string(detail::trim(line.text));
     const std::string_view t = line.text;
     // TensorFlow's own build logs its path from the source root; jaxlib's from its vendored copy
@@ -505,14 +611,28 @@ struct xla_reader {
     report.tensorflow = detail::contains(t, "tensorflow/core/common_runtime/bfc_allocator") &&
                         !detail::contains(t, "org_tensorflow");
     if (const std::size_t at = t.find("(GPU_"); at != std::string_view::npos) report.gpu = number_at(t, at + 5);
+    // "(rounded to 35758080)": the exact bytes the pool looked for, a plain count.
+    report.requested = digits_after(t, "(rounded to ");
     std::size_t pos = 0;
-    report.requested = size_after(t, "(rounded to ", pos);
-    pos = 0;
     if (!report.requested) report.requested = size_after(t, "trying to allocate ", pos);
   }
 
+  // The allocator named: TensorFlow's or XLA's BFC pool where its line or figures were read,
+  // else XLA's client. A BFC line without the dump's figures names what the paste lacks.
   void close(std::vector<oom_report>& out) {
-    if (open) out.push_back(std::move(report));
+    if (!open) return;
+    if (dump_only && !has_error) {  // statistics with no failure after them
+      open = false;
+      return;
+    }
+    if (report.tensorflow)
+      report.allocator = oom_allocator::tf_bfc;
+    else
+      report.allocator =
+          bfc_line || bfc_figures ? oom_allocator::xla_bfc : oom_allocator::xla_client;
+    if (bfc_line && !bfc_figures)
+      report.missing = {"Stats: Limit", "InUse", "total_region_allocated_bytes_"};
+    out.push_back(std::move(report));
     open = false;
   }
 };
@@ -550,6 +670,8 @@ struct oom_scanner {
   // Line i, from `at`, as the open pool report's error line; `without` warns when no request
   // size was read from it or before it.
   void error_line(std::size_t i, std::size_t at, const char* without) {
+    if (xla.dump_only && !xla.has_error)
+      xla.report.line = lines[i].number;  // the error's, not the dump's
     xla.has_error = true;
     xla.last_error = i;
     if (!xla.report.raw.empty()) xla.report.raw += '\n';
@@ -590,6 +712,7 @@ struct oom_scanner {
     oom_report r;
     r.kind = oom_kind::xla;
     r.tensorflow = true;
+    r.allocator = oom_allocator::tf_bfc;
     r.line = lines[i].number;
     r.raw = std::string(detail::trim(t.substr(t.find("failed to allocate") == std::string_view::npos
                                                   ? at : t.find("failed to allocate"))));
@@ -613,6 +736,7 @@ struct oom_scanner {
     const std::string_view t = lines[i].text;
     oom_report r;
     r.kind = oom_kind::cuda;
+    r.allocator = oom_allocator::other;
     r.line = lines[i].number;
     r.raw = std::string(detail::trim(t));
     std::size_t pos = 0;
@@ -645,6 +769,7 @@ struct oom_scanner {
   // naming what the line does not give.
   void worded(std::size_t i, const worded_failure& w) {
     oom_report r = started(i, 0, oom_kind::cuda);
+    r.allocator = oom_allocator::other;
     r.requested = w.requested;
     r.free = w.available;
     warns.push_back(detail::error_on_line(
@@ -664,6 +789,7 @@ struct oom_scanner {
     const std::string_view t = lines[i].text;
     const auto figures = remat_of(t, at);
     oom_report r = started(i, at, oom_kind::xla);
+    r.allocator = oom_allocator::xla_client;
     r.compile_estimate = true;
     r.requested = figures.peak;
     r.compile_limit = figures.limit;
@@ -693,6 +819,7 @@ struct oom_scanner {
   void paddle(std::size_t i, std::size_t at) {
     const std::string_view t = lines[i].text;
     oom_report r = started(i, at, oom_kind::cuda);
+    r.allocator = oom_allocator::paddle;
     r.gpu = number_at(t, at + paddle_anchor.size());
     std::size_t pos = at;
     r.requested = size_after(t, "Cannot allocate ", pos);  // a small request in "kB"
@@ -759,6 +886,7 @@ struct oom_scanner {
     oom_report r;
     r.kind = oom_kind::torch;
     r.malloc_async = true;
+    r.allocator = oom_allocator::torch_async;
     r.line = lines[i].number;
     r.rank = rank_before(t, at);
     const std::size_t start = t.rfind("Allocation on device", at);
@@ -813,6 +941,7 @@ struct oom_scanner {
                                ? oom_kind::xla
                                : oom_kind::cuda);
     r.origin = oom_origin::outside_allocator;
+    r.allocator = oom_allocator::cuda;
     for (std::size_t k = i; k < lines.size() && k <= i + stack_lines_after; ++k)
       for (std::string_view call : context_calls)
         if (detail::contains(lines[k].text, call) && (k == i || !cuda_error(lines[k].text)))
@@ -825,6 +954,83 @@ struct oom_scanner {
       r.capacity = detail::parse_size(digits, 1);
     }
     keep(std::move(r));  // JCuda prints one failure twice: its exception, then its cause
+  }
+
+  // CuPy's pool: the request, what the pool held (pool_held) and the limit set on it, which is
+  // then the capacity it may fill; free is what the limit left. Without a limit the device's
+  // capacity is not in the message, and the figures a cut line lacks are named.
+  void cupy(std::size_t i, std::size_t at) {
+    const std::string_view t = lines[i].text;
+    oom_report r = started(i, at, oom_kind::cuda);
+    r.allocator = oom_allocator::cupy_pool;
+    r.rank = r.rank ? r.rank : rank_before(t, at);
+    const bool old = t.substr(at, cupy_old_anchor.size()) == cupy_old_anchor;
+    r.requested = count_after(t, old ? cupy_old_anchor : xla_pjrt_anchor, at);
+    if (old) {
+      // CuPy <= 5: "(total T bytes)", T = the request + the pool's total_bytes() (memory.pyx).
+      const auto total = count_after(t, "(total ", at);
+      if (total && r.requested && *total >= *r.requested) r.pool_held = *total - *r.requested;
+      if (!total) r.missing.push_back("total");
+    } else {
+      r.pool_held = count_after(t, cupy_so_far, at);
+      if (!r.pool_held) r.missing.push_back("allocated so far");
+      const std::size_t limit_at = t.find(cupy_limit, at);
+      if (limit_at != std::string_view::npos) {
+        r.capacity = count_after(t, cupy_limit, limit_at);
+        if (!r.capacity) r.missing.push_back("limit set to");
+      } else if (r.pool_held && !detail::contains(t.substr(at), "bytes)")) {
+        // Cut after the pool's figure, before its closing parenthesis: a limit clause may follow.
+        r.missing.push_back("limit set to");
+      }
+      if (r.capacity && r.pool_held && *r.capacity >= *r.pool_held)
+        r.free = *r.capacity - *r.pool_held;
+    }
+    if (!r.requested) r.missing.insert(r.missing.begin(), "Out of memory allocating");
+    std::string note =
+        r.capacity ? fmt::format("a limit of {} bytes set on the pool (set_limit)", *r.capacity)
+                   : std::string(
+                         "no limit set on the pool, and the device's capacity and free memory are "
+                         "not in CuPy's message");
+    warns.push_back(detail::error_on_line(
+        source, lines[i], static_cast<int>(at) + 1,
+        fmt::format(
+            "CuPy memory pool out of memory: read the request ({}) and what the pool held, live "
+            "arrays and cached free blocks together ({}); {}{}",
+            r.requested ? fmt::format("{} bytes", *r.requested) : "not given",
+            r.pool_held ? fmt::format("{} bytes", *r.pool_held) : "not given", note,
+            r.missing.empty()
+                ? std::string()
+                : fmt::format("; the line is cut: it lacks \"{}\"", joined_names(r.missing)))));
+    keep(std::move(r));
+  }
+
+  // PyTorch's MPS allocator: its live tensors, the process's other allocations on the device,
+  // the high-watermark limit and the request.
+  void mps(std::size_t i, std::size_t at) {
+    const std::string_view t = lines[i].text;
+    oom_report r = started(i, at, oom_kind::cuda);
+    r.allocator = oom_allocator::torch_mps;
+    std::size_t pos = at;
+    r.allocated_by_pytorch = size_after(t, "MPS allocated: ", pos);
+    if (!r.allocated_by_pytorch) r.missing.push_back("MPS allocated");
+    pos = at;
+    r.other_allocations = size_after(t, "other allocations: ", pos);
+    if (!r.other_allocations) r.missing.push_back("other allocations");
+    pos = at;
+    r.capacity = size_after(t, "max allowed: ", pos);
+    if (!r.capacity) r.missing.push_back("max allowed");
+    pos = at;
+    r.requested = size_after(t, "Tried to allocate ", pos);
+    if (!r.requested) r.missing.push_back("Tried to allocate");
+    if (r.capacity && r.allocated_by_pytorch) {
+      const bytes held = *r.allocated_by_pytorch + r.other_allocations.value_or(0);
+      r.free = *r.capacity > held ? *r.capacity - held : 0;
+    }
+    if (!r.missing.empty())
+      warns.push_back(detail::error_on_line(
+          source, lines[i], static_cast<int>(at) + 1,
+          fmt::format("MPS out-of-memory message cut: it lacks \"{}\"", joined_names(r.missing))));
+    keep(std::move(r));
   }
 
   void xla_error(std::size_t i, std::size_t at) {
@@ -859,6 +1065,10 @@ struct oom_scanner {
       tf_tensor(i, tt);
     } else if (const std::size_t tr = t.find(tf_region_anchor); tr != std::string_view::npos) {
       tf_region(i, tr);
+    } else if (const std::size_t cp = cupy_message_at(t); cp != std::string_view::npos) {
+      cupy(i, cp);
+    } else if (const std::size_t mp = t.find(mps_anchor); mp != std::string_view::npos) {
+      mps(i, mp);
     } else if (const std::size_t x = t.find(xla_anchor); x != std::string_view::npos) {
       xla_error(i, x);
     } else if (const std::size_t p = t.find(xla_pjrt_anchor); p != std::string_view::npos) {
@@ -880,6 +1090,13 @@ struct oom_scanner {
     } else if (const auto w = worded_failure_of(t)) {
       worded(i, *w);
     } else if (xla.open && !xla.has_error && i - xla.started <= max_dump_lines) {
+      xla.read_dump_line(t);
+    } else if (bfc_dump_line(t)) {
+      // A dump whose allocator's line the paste lacks: its figures wait for the error after it.
+      xla.close(out);
+      xla.start(lines[i], i);
+      xla.dump_only = true;
+      xla.report.context = context_before(i);
       xla.read_dump_line(t);
     } else {
       tf_device_line(t);
@@ -953,6 +1170,19 @@ std::vector<oom_report> find_oom_reports(std::string_view text, const std::strin
                       "not in the paste",
                       *r.requested,
                       r.compile_limit ? fmt::format("{} bytes", *r.compile_limit) : "not read"),
+          r.line));
+  // A BFC allocator's line without its dump: whether the pool's free chunks covered the request
+  // (fragmentation) or it was full cannot be told; say what to paste.
+  for (const auto& r : scan.out)
+    if ((r.allocator == oom_allocator::tf_bfc || r.allocator == oom_allocator::xla_bfc) &&
+        !r.missing.empty())
+      found_warnings.push_back(error_at(
+          source,
+          fmt::format(
+              "the BFC allocator's out-of-memory line without the memory dump it prints after it "
+              "(\"{}\"): what the pool held and had in use is unknown; paste the log from the "
+              "allocator's line through the error",
+              joined_names(r.missing)),
           r.line));
   // A traceback pasted below its message (an issue's summary puts the error first and the frames
   // after it): where the last message has no Python frame above it and frame lines follow it,

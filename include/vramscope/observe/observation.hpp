@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <vramscope/core/diagnostic.hpp>
@@ -129,6 +130,34 @@ enum class oom_kind { torch, xla, cuda };
 /// and when a preallocated pool crowds the device, so it does not tell the two apart.
 enum class oom_origin { allocator, outside_allocator, context_creation };
 
+/// Which allocator's message a report was read from, so that a rule can word its cause and fix
+/// in that runtime's own terms. The report's figures mean the same on every allocator (see
+/// oom_report): capacity is what the allocator may hold, pool_held what it holds, in_use or
+/// allocated_by_pytorch its live buffers, requested the failed request.
+///  torch_caching: PyTorch's caching allocator (CUDA or ROCm/HIP: "HIP out of memory" is the same
+///    allocator, c10/hip is generated from c10/cuda); torch_async: its cudaMallocAsync backend;
+///  torch_mps: PyTorch's MPS allocator on Apple GPUs (aten/src/ATen/mps/MPSAllocator.mm);
+///  cupy_pool: CuPy's memory pool (cupy/cuda/memory.pyx, also under Chainer);
+///  tf_bfc / xla_bfc: the BFC allocator of TensorFlow / of XLA's runtime (JAX), and what raises
+///    through it; xla_client: XLA's client outside a BFC dump ("Failed to allocate request for",
+///    PjRt's "Out of memory allocating"); paddle: PaddlePaddle's allocator; cuda: the driver or a
+///    CUDA library directly; other: another framework's allocator read by the shape of its line.
+enum class oom_allocator {
+  torch_caching,
+  torch_async,
+  torch_mps,
+  cupy_pool,
+  tf_bfc,
+  xla_bfc,
+  xla_client,
+  paddle,
+  cuda,
+  other
+};
+
+/// The allocator's name as the report and `--json` print it ("cupy_pool").
+std::string_view allocator_name(oom_allocator a);
+
 /// A process named in an out-of-memory message; pid is empty for "this process".
 struct oom_process {
   std::optional<std::int64_t> pid;
@@ -140,10 +169,12 @@ struct oom_process {
 struct oom_report {
   oom_kind kind = oom_kind::torch;
   oom_origin origin = oom_origin::allocator;
+  oom_allocator allocator = oom_allocator::torch_caching;
   std::optional<int> rank;                  // "[rank3]:" prefix or "rank=3" before the message
   std::optional<int> gpu;                   // "GPU 0 ..." (torch) or allocator "GPU_0_bfc" (xla)
   std::optional<bytes> requested;           // "Tried to allocate X" / "trying to allocate N bytes"
-  std::optional<bytes> capacity;            // torch: total capacity; xla: BFC memory limit
+  std::optional<bytes> capacity;            // torch: total capacity; xla: BFC memory limit;
+                                            // cupy: the pool's set_limit; mps: max allowed
   std::optional<bytes> free;                // torch: free on the device when it failed
   std::vector<oom_process> processes;       // torch: "Process P has M memory in use", in order
   std::optional<bytes> allocated_by_pytorch;    // "A is allocated by PyTorch" / "A already allocated"
@@ -152,6 +183,18 @@ struct oom_report {
   std::optional<bytes> in_use;              // xla BFC "InUse"
   std::optional<bytes> peak_in_use;         // xla BFC "MaxInUse"
   std::optional<bytes> largest_free_block;  // xla BFC "LargestFreeBlock"
+  /// What a pool allocator other than PyTorch's holds from the driver, its live buffers and its
+  /// cached free blocks together: BFC's "total_region_allocated_bytes_" (bfc_allocator.cc,
+  /// DumpMemoryLog); CuPy's "allocated so far" (the pool's total_bytes() when the request came,
+  /// memory.pyx _try_malloc; the old "(total T bytes)" wording counts the request too, so T less
+  /// the request). Empty when the message does not give it.
+  std::optional<bytes> pool_held;
+  /// Memory other allocations of the same process hold beside this allocator's: MPS's "other
+  /// allocations" (MPSAllocator.mm, the driver's allocated size less the heap's).
+  std::optional<bytes> other_allocations;
+  /// The figures the message's own format has and the paste lacks (a line cut before "limit set
+  /// to", a BFC dump without its "Stats:" block): named as the format prints them.
+  std::vector<std::string> missing;
   std::optional<bytes> private_pools;       // torch >= 2.6: "... allocated in private pools (e.g.,
                                             // CUDA Graphs)", part of allocated_by_pytorch
   /// TensorFlow's BFC allocator or its StreamExecutor (kind xla): "OOM when allocating tensor

@@ -25,8 +25,11 @@ void weigh_message(const oom_facts& o, finding& f, bytes& wasted) {
   if (!o.cached || !o.requested || *o.cached == 0) return;
   const bytes covered = o.free.value_or(0) + *o.cached;
   if (covered < *o.requested) return;  // even a perfect allocator lacked the bytes: not this
-  f.evidence.push_back(fmt::format("{}: {} reserved by PyTorch but unallocated, {} requested", where(*o.report),
-                                   format_bytes(*o.cached), format_bytes(*o.requested)));
+  f.evidence.push_back(
+      fmt::format(fmt::runtime(o.allocator == observe::oom_allocator::torch_caching
+                                   ? "{}: {} reserved by PyTorch but unallocated, {} requested"
+                                   : "{}: {} held by the pool but not in use, {} requested"),
+                  where(*o.report), format_bytes(*o.cached), format_bytes(*o.requested)));
   wasted = std::max(wasted, *o.cached);
   const bool room_for_next = covered >= 2 * *o.requested;
   const bool far_above = o.reserved_far_above_allocated();
@@ -101,6 +104,30 @@ void weigh_message(const oom_facts& o, finding& f, bytes& wasted) {
   f.likelihood = std::max(f.likelihood, level);
 }
 
+// CuPy's pool: under a limit, its total, cached blocks included, plus the request passed the limit
+// the request alone fits under (oom_facts::pool_limit_counts_cache); in CuPy 5 and older, the last
+// retry kept the blocks gc.collect() returned (oom_facts::retry_kept_collected_blocks). The
+// message does not split the pool's total into live arrays and cache: likely under a limit, which
+// never released anything, possible for the old retry.
+void weigh_pool(const oom_facts& o, finding& f, bytes& wasted) {
+  const bool limit = o.pool_limit_counts_cache();
+  f.evidence.push_back(
+      fmt::format("{}: the CuPy pool held {} (live arrays and cached free blocks){}; {} requested",
+                  where(*o.report), format_bytes(*o.reserved),
+                  limit ? fmt::format(" under its limit of {}", format_bytes(*o.capacity)) : "",
+                  format_bytes(*o.requested)));
+  f.support.push_back(
+      limit ? "CuPy compares its limit with the pool's total, cached free blocks included, before "
+              "it releases any of them; the request alone fits under the limit"
+            : "this CuPy's last retry ran gc.collect() without releasing the blocks it returned "
+              "to the pool (fixed by cupy#1984): arrays freed by the collector stayed cached");
+  f.against.push_back(
+      "the message does not split the pool's total into live arrays and cached blocks: if the "
+      "arrays alone fill it, releasing the cache changes nothing");
+  wasted = std::max(wasted, *o.reserved);
+  f.likelihood = std::max(f.likelihood, limit ? lk::likely : lk::possible);
+}
+
 // memory_stats / memory_summary / snapshot peaks: reserved far above allocated.
 // A log's own figures may give only the current pair ("Allocated: X  Reserved: Y"): then the
 // gap between them now is the cache the allocator keeps, read the same way.
@@ -165,8 +192,18 @@ std::vector<finding> fragmentation(const doctor_input& in) {
   bytes wasted = 0;
   finding f{"FRAG001", {}, severity::warning, {}, {}, {}, {}, {}, "fragmentation", 0, {}, {}};
   for (const auto& s : in.observed->stats) weigh_stats(s, f, wasted);
-  for (const auto& o : in.observed->ooms)
-    if (o.kind == observe::oom_kind::torch) weigh_message(facts_of(o), f, wasted);
+  auto runtime =
+      observe::oom_allocator::torch_caching;  // whose figures decided, for the fix's words
+  for (const auto& o : in.observed->ooms) {
+    const auto facts = facts_of(o);
+    const std::size_t before = f.evidence.size();
+    if (o.kind == observe::oom_kind::torch || facts.cache_figures())
+      weigh_message(facts, f, wasted);
+    else if (facts.pool_limit_counts_cache() || facts.retry_kept_collected_blocks())
+      weigh_pool(facts, f, wasted);
+    if (f.evidence.size() > before && runtime == observe::oom_allocator::torch_caching)
+      runtime = facts.allocator;
+  }
   if (f.evidence.empty()) {
     if (auto undecided = cut_before_the_deciding_rows(*in.observed)) return {std::move(*undecided)};
     return {};
@@ -180,6 +217,18 @@ std::vector<finding> fragmentation(const doctor_input& in) {
   f.cause = "freed blocks are split pieces of larger segments, or belong to another stream; they cannot "
             "serve the sizes being requested, so the allocator asks the driver for new segments";
   f.fix = "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True";
+  if (auto own = runtime_fix(runtime, fix_kind::release_cache); !own.empty()) {
+    // Another runtime's pool: its own fix; PyTorch's setting would change nothing there.
+    f.cause =
+        "the pool holds free blocks that cannot serve the size being requested (split, or cached "
+        "and "
+        "counted against its limit), so the allocation fails although the pool's memory would "
+        "cover it";
+    f.fix = std::move(own);
+    f.saving = static_cast<std::int64_t>(wasted);
+    f.saving_basis = "at most what the pool held beyond its live buffers";
+    return {f};
+  }
   const std::string setting = "env.PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True";
   if (auto after = replan(in, {setting}); after && after->saving > 0) {
     f.saving = after->saving;

@@ -207,10 +207,27 @@ finding explain_cuda(const oom_facts& o) {
     f.evidence.back() = fmt::format("line {}: tried to allocate {}, {} free of {}", r.line,
                                     size_or_unknown(r.requested), size_or_unknown(r.free),
                                     size_or_unknown(r.capacity));
-    f.against.push_back("the message does not say how much the framework itself held: other processes may "
-                        "hold the rest");
+    // A pool that says what it held (CuPy's "allocated so far", MPS's "MPS allocated") leaves
+    // out only the device's other users, and a limit it was held to.
+    if (o.reserved || o.allocated)
+      f.evidence.push_back(fmt::format(
+          "the {} held {}{}", observe::allocator_name(o.allocator),
+          format_bytes(o.reserved ? *o.reserved : *o.allocated),
+          r.capacity ? fmt::format(" under its limit of {}", format_bytes(*r.capacity)) : ""));
+    if (!(o.reserved || o.allocated))
+      f.against.push_back(
+          "the message does not say how much the framework itself held: other processes may "
+          "hold the rest");
+    else if (!r.capacity)
+      f.against.push_back(
+          "the message gives what the pool held but not the device's capacity: other processes "
+          "may hold the rest");
     f.cause = "the job needs more than the GPU has at this point";
     f.fix = "a smaller batch or input, or a GPU with more memory (or running on the CPU)";
+    if (auto own = runtime_fix(o.allocator, fix_kind::does_not_fit); !own.empty()) {
+      f.title = fmt::format("{} out of memory", observe::allocator_name(o.allocator));
+      f.fix = std::move(own);
+    }
     return f;
   }
   f.against.push_back(context ? "creating a CUDA context failed: the process had allocated nothing of its own yet"
