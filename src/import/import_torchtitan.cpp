@@ -204,6 +204,18 @@ maybe_error read_model(import_context& ctx) {
     return at(flavor->where,
               fmt::format("model {} {}: {}", name->value.text, flavor->value.text, p.why));
   }
+  // [model] name is the name a train spec is registered under (llama3, qwen3, ...); a Hugging
+  // Face id there is a fork's or branch's own loader (torchtitan's Hugging Face backend reads the
+  // id from [hf_transformers] model), which may change what it loads: pull/2048's flavors shrink
+  // the model, llm-jp/llama-mimi resizes its vocabulary for audio tokens.
+  if (name != nullptr && hf == nullptr && name->value.text.find('/') != std::string::npos)
+    return at(name->where,
+              fmt::format("model.name {} is a Hugging Face id, which no torchtitan release reads "
+                          "there (its Hugging Face backend reads [hf_transformers] model): a "
+                          "fork's or branch's loader, which may change the model it loads; if "
+                          "it trains that checkpoint as published, move the id to "
+                          "[hf_transformers] model (or plan with --set model={})",
+                          name->value.text, name->value.text));
   const entry* from = name != nullptr ? name : hf;
   std::string written = name == nullptr ? "" : name->value.text;
   if (flavor != nullptr) written += " " + flavor->value.text;

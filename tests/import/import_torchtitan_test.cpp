@@ -866,5 +866,22 @@ TEST(ImportTorchtitan, AttentionVariantFlavorsArePlannedAsTheirBaseFlavor) {
   }
 }
 
+// A Hugging Face id in [model] name is a fork's or branch's loader: refused at the name, saying
+// where torchtitan reads an id.
+TEST(ImportTorchtitan, AHubIdAsModelNameIsAForksLoader) {
+  auto hub = import_torchtitan("[model]\nname = \"meta-llama/Llama-3.2-1B\"\nnum_quantizers = 4\n",
+                               "hub.toml");
+  ASSERT_FALSE(hub);
+  EXPECT_EQ(hub.error().to_string().rfind("hub.toml:2:1: model.name meta-llama/Llama-3.2-1B is a "
+                                          "Hugging Face id",
+                                          0),
+            0u)
+      << hub.error().to_string();
+  auto backend =
+      import_torchtitan("[hf_transformers]\nmodel = \"meta-llama/Llama-3.2-1B\"\n", "backend.toml");
+  ASSERT_TRUE(backend) << backend.error().to_string();
+  EXPECT_EQ(backend->job.model, "llama-3.2-1b");
+}
+
 }  // namespace
 }  // namespace vramscope::job
