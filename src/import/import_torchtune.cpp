@@ -602,6 +602,20 @@ const std::vector<option>& torchtune_table() {
         {"quantizer._component_",
          not_modelled("quantization-aware training: fake-quantized linears")},
         {"quantizer.*", no_effect()},  // groupsize and the quantizer's other arguments
+        // `quantizer: null` (the shipped evaluation and generation configs): no quantization.
+        {"quantizer", custom([](import_context& ctx, const entry& e) {
+           const std::string v = lower_case(e.value.text);
+           if (v.empty() || v == "null" || v == "~") {
+             ctx.ignore(e);
+             return std::string();
+           }
+           return not_modelled("a quantizer given as a value, not a component").apply(ctx, e);
+         })},
+        // `fsdp: {cpu_offload: ...}`: read by torchtune 0.2's recipes/dev/lora_finetune_fsdp2
+        // only (renamed fsdp_cpu_offload above for it); the qlora configs kept the section after
+        // #1517 (6deeda92c) moved lora_finetune_distributed to FSDP2 and fsdp_cpu_offload, and no
+        // recipe since reads it.
+        {"fsdp.cpu_offload", no_effect()},
         {"low_cpu_ram", no_effect()},
         {"dataset", no_effect()},  // a list of datasets
         {"dataset.*", no_effect()},
@@ -664,30 +678,59 @@ const std::vector<option>& torchtune_table() {
         {"datasets.*", no_effect()},
         {"dataloader.*", no_effect()},
     };
-    for (auto&& more : {ignored("", {"output_dir", "resume_from_checkpoint",
-                                     "save_adapter_weights_only", "seed", "shuffle", "epochs",
-                                     "max_steps_per_epoch", "device", "log_every_n_steps",
-                                     "log_peak_memory_stats", "log_level", "run_val_every_n_steps",
-                                     "batch_size_val", "cudnn_deterministic_mode", "collate_fn",
-                                     "enable_async_checkpointing", "fake_quant_after_n_steps",
-                                     "profile_memory", "save_every_n_steps"}),
-                        // Generation, evaluation and RL recipes' options, and v0.1's dataset
-                        // formatting keys: no effect on a training step's memory.
-                        ignored("", {"chat_format", "instruct_template", "chat_template",
-                                     "max_seq_length", "enable_kv_cache", "max_new_tokens",
-                                     "max_generated_tokens", "temperature", "top_k", "prompt",
-                                     "stop_token_ids", "forward_batch_size", "grpo_samples",
-                                     "include_path", "tasks", "limit", "save_every_n_epochs",
-                                     "use_distributed_state_dict", "context_parallel_rotate_method",
-                                     "kd_ratio", "num_steps", "gamma", "lmbda", "kl_coeff",
-                                     "ppo_batch_size", "ppo_epochs", "whiten_rewards",
-                                     "reward_penalty", "penalise_no_eos",
-                                     "min_response_length", "lr", "weight_decay",
-                                     "num_warmup_steps", "project", "metric_logger_type",
-                                     "model_checkpoint", "tokenizer_checkpoint",
-                                     "lora_checkpoint", "run_generation", "max_gen_len",
-                                     "use_clean", "train_on_input",
-                                     "save_merged_final_checkpoint"})})
+    for (auto&& more :
+         {ignored("",
+                  {"output_dir", "resume_from_checkpoint", "save_adapter_weights_only", "seed",
+                   "shuffle", "epochs", "max_steps_per_epoch", "device", "log_every_n_steps",
+                   "log_peak_memory_stats", "log_level", "run_val_every_n_steps", "batch_size_val",
+                   "cudnn_deterministic_mode", "collate_fn", "enable_async_checkpointing",
+                   "fake_quant_after_n_steps", "profile_memory", "save_every_n_steps"}),
+          // Generation, evaluation and RL recipes' options, and v0.1's dataset
+          // formatting keys: no effect on a training step's memory.
+          ignored("", {"chat_format",
+                       "instruct_template",
+                       "chat_template",
+                       "max_seq_length",
+                       "apply_chat_template",
+                       "enable_kv_cache",
+                       "max_new_tokens",
+                       "max_generated_tokens",
+                       "temperature",
+                       "top_k",
+                       "prompt",
+                       "stop_token_ids",
+                       "forward_batch_size",
+                       "grpo_samples",
+                       "include_path",
+                       "tasks",
+                       "limit",
+                       "save_every_n_epochs",
+                       "use_distributed_state_dict",
+                       "context_parallel_rotate_method",
+                       "kd_ratio",
+                       "num_steps",
+                       "gamma",
+                       "lmbda",
+                       "kl_coeff",
+                       "ppo_batch_size",
+                       "ppo_epochs",
+                       "whiten_rewards",
+                       "reward_penalty",
+                       "penalise_no_eos",
+                       "min_response_length",
+                       "lr",
+                       "weight_decay",
+                       "num_warmup_steps",
+                       "project",
+                       "metric_logger_type",
+                       "model_checkpoint",
+                       "tokenizer_checkpoint",
+                       "lora_checkpoint",
+                       "run_generation",
+                       "max_gen_len",
+                       "use_clean",
+                       "train_on_input",
+                       "save_merged_final_checkpoint"})})
       rows.insert(rows.end(), more.begin(), more.end());
     return rows;
   }();
