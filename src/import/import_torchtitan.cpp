@@ -89,6 +89,11 @@ constexpr refused_flavor refused_flavors[] = {
 // _debug_force_load_balance, an even routing of the tokens).
 struct dispatch_suffix {
   std::string_view suffix, what;
+  // A branch's suffix names only the flavors that branch defines: pull/2078 has 30B-A3B-deepep
+  // alone, and a fork that adds the suffix to another flavor gives that one its own shapes (a
+  // "debugmodel_moe_deepep" of 4 layers and 128 experts where debugmodel_moe has 8 and 64).
+  // Empty: a release's suffix, on any flavor.
+  std::string_view only_base = {};
 };
 // Release flavors that are another flavor's tensors with attention computed otherwise
 // (torchtitan/models/*/__init__.py): "_flex"/"_flex_attn" FlexAttention (use_flex_attn, a block
@@ -96,32 +101,42 @@ struct dispatch_suffix {
 // (llama4) chunked attention with every fourth layer without rotary positions, and
 // "_non_fused_qkv" (qwen3) separate wq, wk, wv where the base fuses them (the same elements).
 constexpr dispatch_suffix dispatch_suffixes[] = {
-    {"_flex_attn", "FlexAttention (use_flex_attn, a block-causal mask), not the SDPA kernels the "
-                   "plan's attention assumes"},
-    {"_varlen_attn", "variable-length attention over packed documents, not the SDPA kernels the "
-                     "plan's attention assumes"},
-    {"_flex", "FlexAttention (use_flex_attn, a block-causal mask), not the SDPA kernels the "
-              "plan's attention assumes"},
-    {"_varlen", "variable-length attention over packed documents, not the SDPA kernels the "
-                "plan's attention assumes"},
-    {"_irope", "chunked FlexAttention and every fourth layer without rotary positions (iRoPE), "
-               "not the SDPA kernels the plan's attention assumes"},
+    {"_flex_attn",
+     "FlexAttention (use_flex_attn, a block-causal mask), not the SDPA kernels the "
+     "plan's attention assumes"},
+    {"_varlen_attn",
+     "variable-length attention over packed documents, not the SDPA kernels the "
+     "plan's attention assumes"},
+    {"_flex",
+     "FlexAttention (use_flex_attn, a block-causal mask), not the SDPA kernels the "
+     "plan's attention assumes"},
+    {"_varlen",
+     "variable-length attention over packed documents, not the SDPA kernels the "
+     "plan's attention assumes"},
+    {"_irope",
+     "chunked FlexAttention and every fourth layer without rotary positions (iRoPE), "
+     "not the SDPA kernels the plan's attention assumes"},
     {"_non_fused_qkv", "wq, wk and wv apart where the base fuses them (the same elements)"},
-    {"-deepep", "DeepEP's all-to-all for the experts' tokens (use_deepep), whose communication "
-                "buffers are not planned"},
-    {"_deepep", "DeepEP's all-to-all for the experts' tokens (use_deepep), whose communication "
-                "buffers are not planned"},
+    {"-deepep",
+     "DeepEP's all-to-all for the experts' tokens (use_deepep), whose communication buffers are "
+     "not planned",
+     "30b-a3b"},
+    {"_deepep",
+     "DeepEP's all-to-all for the experts' tokens (use_deepep), whose communication buffers are "
+     "not planned",
+     "30b-a3b"},
 };
 
 // The preset of a branch's flavor that is a release flavor with a dispatch suffix, noted.
 std::optional<std::string> preset_of_suffixed(import_context& ctx, const entry& flavor,
                                               const std::string& name) {
   const std::string& f = flavor.value.text;
-  for (const auto& [suffix, what] : dispatch_suffixes) {
+  for (const auto& [suffix, what, only_base] : dispatch_suffixes) {
     if (f.size() <= suffix.size() || lower_case(f).substr(f.size() - suffix.size()) != suffix)
       continue;
     const std::string base = f.substr(0, f.size() - suffix.size());
-    auto preset = model::preset_named(name + " " + base);
+    if (!only_base.empty() && lower_case(base) != only_base) return std::nullopt;
+    auto preset = model::framework_preset("torchtitan", name + " " + base);
     if (!preset) return std::nullopt;
     ctx.note(flavor, fmt::format("flavor {} is flavor {}'s shapes with {}; planned as {}", f,
                                  base, what, *preset));
@@ -130,7 +145,41 @@ std::optional<std::string> preset_of_suffixed(import_context& ctx, const entry& 
   return std::nullopt;
 }
 
-// torchtitan model names and flavors -> vramscope presets, by model::preset_named on
+// A fork's llama3 1B / 3B flavor (refused_flavors) whose tokenizer is Llama 3.2's of the same
+// size (tokenizer_path or hf_assets_path naming Llama-3.2-1B, Llama3.2-3B-Instruct, ...): the
+// forks that pair the two copy Llama 3.2's shapes (dim 2048, 16 layers, 32/8 heads, MLP 8192 for
+// 1B; dim 3072, 28 layers, 24/8 heads, MLP 8192 for 3B: the 1B and 3B flavors torchtitan's own
+// later llama3 has, 8953d2e39), so the file says which model it is. torchtitan's Transformer
+// keeps the output projection apart from the token embedding until that commit's weight tying,
+// where the Llama 3.2 presets share one matrix: noted.
+std::optional<std::string> llama32_of_tokenizer(import_context& ctx, const entry& flavor) {
+  const std::string size = lower_case(flavor.value.text);
+  for (const char* key : {"model.tokenizer_path", "model.hf_assets_path"}) {
+    const entry* path = ctx.find(key);
+    if (path == nullptr) continue;
+    std::string_view rest = path->value.text;
+    while (!rest.empty()) {
+      const auto slash = rest.find('/');
+      const std::string part(rest.substr(0, slash));
+      rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
+      const auto preset = model::preset_named(part);
+      if (!preset || *preset != "llama-3.2-" + size) continue;
+      ctx.note(flavor, fmt::format("llama3 {}: a fork's flavor (torchtitan had none of this size "
+                                   "while it read TOML files) beside a Llama 3.2 {} tokenizer "
+                                   "({}, line {}): planned as {}, whose shapes the forks that "
+                                   "pair them copy; torchtitan's model keeps its output "
+                                   "projection apart from the embedding, a 128256 x {} matrix "
+                                   "(with its gradient and optimizer state) that the tied "
+                                   "preset does not count",
+                                   flavor.value.text, flavor.value.text, key, path->where.line,
+                                   *preset, size == "1b" ? 2048 : 3072));
+      return preset;
+    }
+  }
+  return std::nullopt;
+}
+
+// torchtitan model names and flavors -> vramscope presets, by model::framework_preset on
 // "<name> <flavor>" ("llama3 8B" -> llama-3.1-8b, "qwen3 30B-A3B" -> qwen3-30b-a3b), on a flavor
 // that is a Hugging Face id (the deepseek_v2 experiment's "deepseek-ai/DeepSeek-V2-Lite"), and
 // on [hf_transformers] model, the checkpoint the transformers modeling backend builds
@@ -145,10 +194,28 @@ maybe_error read_model(import_context& ctx) {
   if (name == nullptr && hf == nullptr) return std::nullopt;
   const std::string f = flavor == nullptr ? "" : lower_case(flavor->value.text);
   const std::string n = name == nullptr ? "" : lower_case(name->value.text);
-  for (const auto& p : refused_flavors)
-    if (p.name == n && p.flavor == f)
-      return at(flavor->where, fmt::format("model {} {}: {}", name->value.text,
-                                           flavor->value.text, p.why));
+  for (const auto& p : refused_flavors) {
+    if (p.name != n || p.flavor != f) continue;
+    if (auto preset = llama32_of_tokenizer(ctx, *flavor)) {
+      ctx.mapped_to(*name, "model");
+      const std::string problem = ctx.set("model", *preset, *flavor);
+      return problem.empty() ? std::nullopt : maybe_error(at(flavor->where, problem));
+    }
+    return at(flavor->where,
+              fmt::format("model {} {}: {}", name->value.text, flavor->value.text, p.why));
+  }
+  // [model] name is the name a train spec is registered under (llama3, qwen3, ...); a Hugging
+  // Face id there is a fork's or branch's own loader (torchtitan's Hugging Face backend reads the
+  // id from [hf_transformers] model), which may change what it loads: pull/2048's flavors shrink
+  // the model, llm-jp/llama-mimi resizes its vocabulary for audio tokens.
+  if (name != nullptr && hf == nullptr && name->value.text.find('/') != std::string::npos)
+    return at(name->where,
+              fmt::format("model.name {} is a Hugging Face id, which no torchtitan release reads "
+                          "there (its Hugging Face backend reads [hf_transformers] model): a "
+                          "fork's or branch's loader, which may change the model it loads; if "
+                          "it trains that checkpoint as published, move the id to "
+                          "[hf_transformers] model (or plan with --set model={})",
+                          name->value.text, name->value.text));
   const entry* from = name != nullptr ? name : hf;
   std::string written = name == nullptr ? "" : name->value.text;
   if (flavor != nullptr) written += " " + flavor->value.text;
@@ -158,7 +225,7 @@ maybe_error read_model(import_context& ctx) {
     from = hf;
     written = hf->value.text;
   } else {
-    preset = model::preset_named(written);
+    preset = model::framework_preset("torchtitan", written);
     // Until df2dcc7 (2024-04-19, "Support Llama3 8b/70b") torchtitan had one model name, "llama",
     // whose flavors were Llama 2's shapes (models/llama/__init__.py, llama_configs: 7B, 13B,
     // 70B, ...); the commit renamed them llama2_configs under the name "llama2".

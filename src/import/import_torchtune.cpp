@@ -131,6 +131,47 @@ maybe_error read_component_model(import_context& ctx, const entry& e, const std:
   return std::nullopt;
 }
 
+// The checkpointer's model_type names the weight converter torchtune loads the checkpoint with
+// (torchtune/training/checkpointing/_checkpointer.py: GEMMA2 -> gemma2_hf_to_tune, QWEN2 ->
+// qwen2_hf_to_tune, LLAMA2/LLAMA3/LLAMA3_2/MISTRAL -> the Llama key mapping, ...; the ModelType
+// enum of training/checkpointing/_utils.py), and so the family of the checkpoint's tensors. A
+// builder of another family (models/<family>/) cannot take that state dict: load_state_dict
+// fails on the keys or shapes, and which model the run means is not in the file. Families
+// whose checkpoints share one layout are one class (torchtune's own qwen3 configs loaded
+// Qwen3 checkpoints as QWEN2 before QWEN3 was added); REWARD and types not listed here are not
+// compared.
+maybe_error builder_against_checkpoint(import_context& ctx, const entry& builder) {
+  const entry* type = ctx.find("checkpointer.model_type");
+  const std::string& component = builder.value.text;
+  if (type == nullptr || !component.starts_with("torchtune.models.")) return std::nullopt;
+  const std::string rest = component.substr(std::string_view("torchtune.models.").size());
+  const std::string family = rest.substr(0, rest.find('.'));
+  static constexpr std::pair<std::string_view, std::string_view> builder_class[] = {
+      {"llama2", "llama"},   {"llama3", "llama"},      {"llama3_1", "llama"}, {"llama3_2", "llama"},
+      {"llama3_3", "llama"}, {"code_llama2", "llama"}, {"mistral", "llama"},  {"gemma", "gemma"},
+      {"gemma2", "gemma2"},  {"qwen2", "qwen2"},       {"qwen2_5", "qwen2"},  {"qwen3", "qwen2"},
+      {"phi3", "phi"},       {"phi4", "phi"}};
+  static constexpr std::pair<std::string_view, std::string_view> type_class[] = {
+      {"LLAMA2", "llama"},  {"LLAMA3", "llama"},  {"LLAMA3_2", "llama"}, {"MISTRAL", "llama"},
+      {"GEMMA", "gemma"},   {"GEMMA2", "gemma2"}, {"QWEN2", "qwen2"},    {"QWEN3", "qwen2"},
+      {"PHI3_MINI", "phi"}, {"PHI4", "phi"}};
+  const auto class_of = [](const auto& table, std::string_view name) -> std::string_view {
+    for (const auto& [key, value] : table)
+      if (key == name) return value;
+    return {};
+  };
+  const std::string_view of_builder = class_of(builder_class, family);
+  const std::string_view of_type = class_of(type_class, type->value.text);
+  if (of_builder.empty() || of_type.empty() || of_builder == of_type) return std::nullopt;
+  const auto line = [](const entry& x) { return x.where.line; };
+  return at(builder.where,
+            fmt::format("model._component_ {} is a {} builder, while checkpointer.model_type {} "
+                        "(line {}) loads a {} checkpoint, which that model cannot take: which "
+                        "model the run trains is not in the file; make the builder and the "
+                        "checkpoint one family (or plan with --set model=NAME)",
+                        component, family, type->value.text, line(*type), of_type));
+}
+
 // model._component_: the preset, and LoRA / QLoRA from the builder's prefix.
 maybe_error read_tune_model(import_context& ctx) {
   // Recipes that hold more than one model: knowledge distillation's frozen teacher
@@ -165,8 +206,42 @@ maybe_error read_tune_model(import_context& ctx) {
                           "JOB.yaml, or --from a config of one model) and add them up",
                           key));
   }
+  // Any section whose _component_ is one of torchtune's model builders
+  // (torchtune.models.<family>.<builder>) is a model the recipe instantiates: PPO's `policy`,
+  // `value_model` and `reward_model` of the recipe's first drafts, a distillation's
+  // `student_model` beside `model`. torchtune.models also holds the families' tokenizers,
+  // transforms, token managers and tensor-parallel plans (llama3_tokenizer,
+  // llama3_2_vision_transform, chameleon_token_manager, _parallelism.base_llama_tp_plan), which
+  // are no model.
+  std::vector<const entry*> models;
+  for (const auto& x : ctx.entries) {
+    if (!x.key.ends_with("._component_") || !x.value.text.starts_with("torchtune.models.") ||
+        (x.key.starts_with("model.") && x.key != "model._component_"))
+      continue;
+    const std::string leaf = lower_case(x.value.text.substr(x.value.text.rfind('.') + 1));
+    if (leaf.find("token") == std::string::npos && leaf.find("transform") == std::string::npos &&
+        leaf.find("tp_plan") == std::string::npos &&
+        x.value.text.find("._parallelism.") == std::string::npos &&
+        x.value.text.find("._convert") == std::string::npos)
+      models.push_back(&x);
+  }
+  if (models.size() > 1) {
+    std::vector<std::string> names;
+    for (const entry* m : models) names.push_back(m->key.substr(0, m->key.rfind('.')));
+    const entry* other = models.front()->key == "model._component_" ? models[1] : models.front();
+    const std::string key = other->key.substr(0, other->key.rfind('.'));
+    diagnostic where = other->where;
+    for (const auto& [section, at_section] : ctx.sections)
+      if (section == key) where = at_section;
+    return at(where, fmt::format("{}: {} is one of the {} models this recipe builds ({}), and "
+                                 "vramscope plans one; plan each with its own job file "
+                                 "(vramscope plan JOB.yaml, or --from a config of one model) "
+                                 "and add them up",
+                                 key, other->value.text, models.size(), join(names, ", ")));
+  }
   const entry* e = ctx.find("model._component_");
   if (e == nullptr) return std::nullopt;
+  if (auto contradiction = builder_against_checkpoint(ctx, *e)) return contradiction;
   std::string builder = e->value.text;
   if (const auto dot = builder.rfind('.'); dot != std::string::npos) builder = builder.substr(dot + 1);
   builder = lower_case(builder);
@@ -184,9 +259,14 @@ maybe_error read_tune_model(import_context& ctx) {
   // (docs/schedule.md, "torchtune's model").
   if (std::string problem = ctx.set("training.model_code", "torchtune", *e); !problem.empty())
     return at(e->where, problem);
-  if (!lora && ctx.find("model.num_layers") != nullptr) return read_component_model(ctx, *e, base);
-  const std::string preset = model::preset_named(base).value_or(base);
-  std::string problem = ctx.set("model", preset, *e);
+  // A component builder called with a model's shape, plain (llama2) or with LoRA (lora_llama2:
+  // models/llama2/_component_builders.py takes the same shape arguments beside the LoRA ones).
+  std::string problem;
+  if (ctx.find("model.num_layers") != nullptr) {
+    if (auto err = read_component_model(ctx, *e, base)) return err;
+  } else {
+    problem = ctx.set("model", model::preset_named(base).value_or(base), *e);
+  }
   if (problem.empty() && lora) problem = ctx.set("lora.enabled", "true", *e);
   // The QLoRA builders quantise the LoRA-targeted linears to torchao's NF4Tensor.
   if (problem.empty() && qlora) problem = ctx.set("lora.base_quantization", "nf4", *e);
@@ -232,13 +312,24 @@ maybe_error read_targets(import_context& ctx) {
   if (attn == nullptr && mlp == nullptr && out == nullptr) return std::nullopt;
   std::vector<std::string> targets;
   if (attn != nullptr) {
+    // The LoRA self-attention builders test each projection's name for membership ("q_proj" in
+    // lora_modules, models/llama3/_component_builders.py lora_llama3_self_attention, the same
+    // since v0.1.0) and never look at the others, so another name in the list (gate_proj, a
+    // Hugging Face MLP name; w1) puts no adapter anywhere: the MLP's come from apply_lora_to_mlp.
+    std::vector<std::string> unused;
     for (const auto& m : attn->value.items) {
       const std::string name = lower_case(m);
       if (name != "q_proj" && name != "k_proj" && name != "v_proj" && name != "output_proj")
-        return at(attn->where, fmt::format("model.lora_attn_modules: unknown module \"{}\" "
-                                           "(expected q_proj, k_proj, v_proj, output_proj)", m));
-      targets.push_back(name);
+        unused.push_back(m);
+      else if (std::find(targets.begin(), targets.end(), name) == targets.end())
+        targets.push_back(name);
     }
+    if (!unused.empty())
+      ctx.note(*attn, fmt::format("model.lora_attn_modules: {} not among the attention's "
+                                  "q_proj, k_proj, v_proj, output_proj, which torchtune's "
+                                  "builders test for and the only ones they read: no adapter "
+                                  "for {} (apply_lora_to_mlp puts them on the MLP's w1, w2, w3)",
+                                  join(unused, ", "), unused.size() == 1 ? "it" : "them"));
   }
   bool on = false;
   if (mlp != nullptr) {
@@ -421,6 +512,25 @@ std::string read_tune_compile(import_context& ctx, const entry& e) {
   return set_compile(ctx, e, e.value.text, e.value.text);
 }
 
+// compile as a map (full_finetune_distributed of torchtune 0.6 and later): `compile: {model,
+// loss, optimizer_step, scale_grads}`, where a missing part takes the recipe's default (model
+// True, loss True, optimizer_step False, scale_grads True: `compile.get("model", True)`, ...).
+// scale_grads and optimizer_step compile a few element-wise steps over the gradients and
+// parameters, no tensor of their own to plan.
+std::string read_tune_compile_part(import_context& ctx, const entry& e) {
+  bool on = false;
+  if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
+    return e.key + ": " + problem;
+  for (const auto& [part, path] : {std::pair{"compile.model", "training.compile"},
+                                   std::pair{"compile.loss", "training.compile_loss"}}) {
+    // This part, or the default of a part the map leaves out.
+    if (e.key != part && ctx.find(part) != nullptr) continue;
+    if (auto problem = ctx.set(path, e.key == part && !on ? "false" : "true", e); !problem.empty())
+      return problem;
+  }
+  return "";
+}
+
 const std::vector<option>& torchtune_table() {
   static const std::vector<option> table = [] {
     std::vector<option> rows{
@@ -463,6 +573,11 @@ const std::vector<option>& torchtune_table() {
         {"fsdp_cpu_offload", maps_to("parallel.cpu_offload")},
         {"fsdp_reshard_after_forward", maps_to("parallel.reshard_after_forward")},
         {"compile", custom(read_tune_compile)},
+        {"compile.model", custom(read_tune_compile_part)},
+        {"compile.loss", custom(read_tune_compile_part)},
+        {"compile.optimizer_step", custom(read_tune_compile_part)},
+        {"compile.scale_grads", custom(read_tune_compile_part)},
+        {"compile_dynamic", no_effect()},  // dynamic shapes for torch.compile on XPU
         {"custom_sharded_layers", custom(read_sharded_layers)},
         // full_finetune_distributed's device mesh (torchtune/training/_distributed.py,
         // ParallelDims): tp, then FSDP over dp_shard (-1: the ranks left) within dp_replicate.
@@ -487,6 +602,20 @@ const std::vector<option>& torchtune_table() {
         {"quantizer._component_",
          not_modelled("quantization-aware training: fake-quantized linears")},
         {"quantizer.*", no_effect()},  // groupsize and the quantizer's other arguments
+        // `quantizer: null` (the shipped evaluation and generation configs): no quantization.
+        {"quantizer", custom([](import_context& ctx, const entry& e) {
+           const std::string v = lower_case(e.value.text);
+           if (v.empty() || v == "null" || v == "~") {
+             ctx.ignore(e);
+             return std::string();
+           }
+           return not_modelled("a quantizer given as a value, not a component").apply(ctx, e);
+         })},
+        // `fsdp: {cpu_offload: ...}`: read by torchtune 0.2's recipes/dev/lora_finetune_fsdp2
+        // only (renamed fsdp_cpu_offload above for it); the qlora configs kept the section after
+        // #1517 (6deeda92c) moved lora_finetune_distributed to FSDP2 and fsdp_cpu_offload, and no
+        // recipe since reads it.
+        {"fsdp.cpu_offload", no_effect()},
         {"low_cpu_ram", no_effect()},
         {"dataset", no_effect()},  // a list of datasets
         {"dataset.*", no_effect()},
@@ -549,30 +678,59 @@ const std::vector<option>& torchtune_table() {
         {"datasets.*", no_effect()},
         {"dataloader.*", no_effect()},
     };
-    for (auto&& more : {ignored("", {"output_dir", "resume_from_checkpoint",
-                                     "save_adapter_weights_only", "seed", "shuffle", "epochs",
-                                     "max_steps_per_epoch", "device", "log_every_n_steps",
-                                     "log_peak_memory_stats", "log_level", "run_val_every_n_steps",
-                                     "batch_size_val", "cudnn_deterministic_mode", "collate_fn",
-                                     "enable_async_checkpointing", "fake_quant_after_n_steps",
-                                     "profile_memory", "save_every_n_steps"}),
-                        // Generation, evaluation and RL recipes' options, and v0.1's dataset
-                        // formatting keys: no effect on a training step's memory.
-                        ignored("", {"chat_format", "instruct_template", "chat_template",
-                                     "max_seq_length", "enable_kv_cache", "max_new_tokens",
-                                     "max_generated_tokens", "temperature", "top_k", "prompt",
-                                     "stop_token_ids", "forward_batch_size", "grpo_samples",
-                                     "include_path", "tasks", "limit", "save_every_n_epochs",
-                                     "use_distributed_state_dict", "context_parallel_rotate_method",
-                                     "kd_ratio", "num_steps", "gamma", "lmbda", "kl_coeff",
-                                     "ppo_batch_size", "ppo_epochs", "whiten_rewards",
-                                     "reward_penalty", "penalise_no_eos",
-                                     "min_response_length", "lr", "weight_decay",
-                                     "num_warmup_steps", "project", "metric_logger_type",
-                                     "model_checkpoint", "tokenizer_checkpoint",
-                                     "lora_checkpoint", "run_generation", "max_gen_len",
-                                     "use_clean", "train_on_input",
-                                     "save_merged_final_checkpoint"})})
+    for (auto&& more :
+         {ignored("",
+                  {"output_dir", "resume_from_checkpoint", "save_adapter_weights_only", "seed",
+                   "shuffle", "epochs", "max_steps_per_epoch", "device", "log_every_n_steps",
+                   "log_peak_memory_stats", "log_level", "run_val_every_n_steps", "batch_size_val",
+                   "cudnn_deterministic_mode", "collate_fn", "enable_async_checkpointing",
+                   "fake_quant_after_n_steps", "profile_memory", "save_every_n_steps"}),
+          // Generation, evaluation and RL recipes' options, and v0.1's dataset
+          // formatting keys: no effect on a training step's memory.
+          ignored("", {"chat_format",
+                       "instruct_template",
+                       "chat_template",
+                       "max_seq_length",
+                       "apply_chat_template",
+                       "enable_kv_cache",
+                       "max_new_tokens",
+                       "max_generated_tokens",
+                       "temperature",
+                       "top_k",
+                       "prompt",
+                       "stop_token_ids",
+                       "forward_batch_size",
+                       "grpo_samples",
+                       "include_path",
+                       "tasks",
+                       "limit",
+                       "save_every_n_epochs",
+                       "use_distributed_state_dict",
+                       "context_parallel_rotate_method",
+                       "kd_ratio",
+                       "num_steps",
+                       "gamma",
+                       "lmbda",
+                       "kl_coeff",
+                       "ppo_batch_size",
+                       "ppo_epochs",
+                       "whiten_rewards",
+                       "reward_penalty",
+                       "penalise_no_eos",
+                       "min_response_length",
+                       "lr",
+                       "weight_decay",
+                       "num_warmup_steps",
+                       "project",
+                       "metric_logger_type",
+                       "model_checkpoint",
+                       "tokenizer_checkpoint",
+                       "lora_checkpoint",
+                       "run_generation",
+                       "max_gen_len",
+                       "use_clean",
+                       "train_on_input",
+                       "save_merged_final_checkpoint"})})
       rows.insert(rows.end(), more.begin(), more.end());
     return rows;
   }();
@@ -635,7 +793,53 @@ launch_line find_launch(std::string_view text) {
     }
     return out;
   }
-  return {};
+  // No `tune run` line. The header every shipped config opens with names the recipe file
+  // ("# Config for multi-device full finetuning in full_finetune_distributed.py"); else a
+  // commented-out line of an option only the distributed recipes read (the distributed configs
+  // ship `# custom_sharded_layers: ['tok_embeddings', 'output']`; no single-device config has
+  // it) says the file is a copy of a distributed config.
+  number = 0;
+  launch_line commented;
+  for (std::string_view rest = text; !rest.empty();) {
+    const auto end = rest.find('\n');
+    std::string_view line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    ++number;
+    const auto hash = line.find('#');
+    if (hash == std::string_view::npos) continue;
+    const std::string_view comment = line.substr(hash + 1);
+    for (const std::string_view tail : {"_distributed.py", "_single_device.py"}) {
+      const auto at = comment.find(tail);
+      if (at == std::string_view::npos) continue;
+      std::size_t begin = at;
+      while (begin > 0 && (std::isalnum(static_cast<unsigned char>(comment[begin - 1])) != 0 ||
+                           comment[begin - 1] == '_'))
+        --begin;
+      if (begin == at) continue;
+      launch_line out;
+      out.line = number;
+      out.distributed = tail == "_distributed.py";
+      const std::string_view recipe = comment.substr(begin, at - begin);
+      for (const std::string_view r : {"full_finetune", "qat", "early_exit_finetune"})
+        out.reads_ac_mode = out.reads_ac_mode || (out.distributed && recipe == r);
+      return out;
+    }
+    if (commented.line == 0 &&
+        line.substr(0, hash).find_first_not_of(" \t") == std::string_view::npos) {
+      const auto key_start = comment.find_first_not_of(' ');
+      if (key_start == std::string_view::npos) continue;
+      const std::string_view key = comment.substr(key_start);
+      for (const std::string_view option :
+           {"custom_sharded_layers:", "fsdp_cpu_offload:", "fsdp_reshard_after_forward:",
+            "tensor_parallel_dim:", "data_parallel_shard_dim:", "data_parallel_replicate_dim:",
+            "context_parallel_dim:"})
+        if (key.starts_with(option)) {
+          commented.line = number;
+          commented.distributed = true;
+        }
+    }
+  }
+  return commented;
 }
 
 // Distributed (FSDP2) when the file has the distributed recipes' fsdp_* keys (or
@@ -807,11 +1011,55 @@ result<imported_job> import_torchtune(std::string_view text, const std::string& 
       return true;
     });
   }
+  // A top-level key that is the last part of an option of a section (max_seq_len of
+  // tokenizer.max_seq_len, packed of dataset.packed): a name torchtune has, in a place where no
+  // recipe of a release reads it (the recipes take it from the component's section: the
+  // tokenizer's and dataset's builders get it as an argument). A fork's own recipe may read it
+  // there; vramscope plans from the section's.
+  {
+    const auto& table = detail::torchtune_table();
+    std::erase_if(ctx.entries, [&](const detail::entry& e) {
+      if (e.key.find('.') != std::string::npos ||
+          std::any_of(table.begin(), table.end(),
+                      [&](const detail::option& row) { return row.key == e.key; }))
+        return false;
+      std::vector<std::string> homes;
+      for (const auto& row : table)
+        if (row.key.ends_with("." + e.key) && row.key.find('*') == std::string::npos)
+          homes.push_back(row.key);
+      if (homes.empty()) return false;
+      ctx.note(e, fmt::format("{} at the top level: torchtune's recipes read it as {}, not here "
+                              "(a fork's recipe may); not planned from this line",
+                              e.key, detail::join(homes, " or ")));
+      ctx.ignore(e);
+      return true;
+    });
+  }
   bool has_world_size = false;
   if (auto err = detail::read_strategy(ctx, text, has_world_size)) return *err;
   if (auto err = detail::read_tune_model(ctx)) return *err;
   if (auto err = detail::read_targets(ctx)) return *err;
-  if (auto err = detail::apply_options(ctx, detail::torchtune_table())) return *err;
+  if (auto err = detail::apply_options(ctx, detail::torchtune_table())) {
+    // A builder of no preset (a fork's, with its own arguments) is the more fundamental reason:
+    // what its other arguments mean is the fork's, and planning would refuse the model first.
+    const detail::entry* builder = ctx.find("model._component_");
+    if (builder != nullptr && ctx.out.job.model_config.empty() &&
+        !model::preset_named(ctx.out.job.model)) {
+      const auto family = model::presets_of_family(ctx.out.job.model);
+      return detail::at(
+          builder->where,
+          fmt::format("model._component_ {} is no torchtune builder vramscope has a preset "
+                      "for{} (a fork's or a newer release's), so the model's shape and what its "
+                      "other arguments mean are not known (line {}: {}); plan it with --set "
+                      "model=PATH/config.json, a Hugging Face config of the same model",
+                      builder->value.text,
+                      family.empty()
+                          ? std::string()
+                          : fmt::format(" (presets of its family: {})", detail::join(family, ", ")),
+                      err->line, err->message));
+    }
+    return *err;
+  }
   if (auto err = detail::read_ac_mode(ctx, text)) return *err;
   return detail::finish(ctx, has_world_size);
 }

@@ -339,6 +339,17 @@ std::optional<std::string> preset_named(const std::string& name) {
   return std::nullopt;
 }
 
+std::optional<std::string> framework_preset(std::string_view framework, const std::string& name) {
+  if (framework == "torchtitan") {
+    // "llama3 8B" -> "llama3.1 8B" first; the flavors Llama 3.1 has no size of (1B, 3B, forks'
+    // own) resolve as written.
+    const auto space = name.find(' ');
+    if (space != std::string::npos && lower_case(name.substr(0, space)) == "llama3")
+      if (auto preset = preset_named("llama3.1" + name.substr(space))) return preset;
+  }
+  return preset_named(name);
+}
+
 result<std::string> preset_config(const std::string& name) {
   auto found = find_preset(preset_named(name).value_or(name));
   if (!found) return found.error();

@@ -582,6 +582,24 @@ TEST(ImportTorchtitan, Llama3SmallFlavorsOfATomlFileAreAForksOwn) {
   auto eight = import_torchtitan("[model]\nname = \"llama3\"\nflavor = \"8B\"\n", "8.toml");
   ASSERT_TRUE(eight) << eight.error().to_string();
   EXPECT_EQ(eight->job.model, "llama-3.1-8b");
+  // Beside the tokenizer of the Llama 3.2 model of its size, the fork's flavor is that model's
+  // shapes (planned, noted); beside another tokenizer it stays refused.
+  auto paired = import_torchtitan(
+      "[model]\nname = \"llama3\"\nflavor = \"3B\"\n"
+      "tokenizer_path = \"models/Llama3.2-3B-Instruct/tokenizer.model\"\n",
+      "paired.toml");
+  ASSERT_TRUE(paired) << paired.error().to_string();
+  EXPECT_EQ(paired->job.model, "llama-3.2-3b");
+  EXPECT_EQ(find_note(paired->notes, "llama3 3B: a fork's flavor").rfind("paired.toml:3:1:", 0),
+            0u);
+  for (const char* tokenizer :
+       {"./assets/tokenizer/Llama-3.1-8B", "./assets/tokenizer/Llama-3.2-3B"}) {
+    auto other = import_torchtitan(std::string("[model]\nname = \"llama3\"\nflavor = \"1B\"\n"
+                                               "tokenizer_path = \"") +
+                                       tokenizer + "\"\n",
+                                   "other.toml");
+    EXPECT_FALSE(other) << tokenizer;
+  }
 }
 
 // A model name none of torchtitan's releases has (a fork's model) and no preset is refused at
@@ -846,6 +864,23 @@ TEST(ImportTorchtitan, AttentionVariantFlavorsArePlannedAsTheirBaseFlavor) {
     EXPECT_EQ(imported->job.model, preset) << text;
     EXPECT_NE(find_note(imported->notes, "shapes with"), "") << text;
   }
+}
+
+// A Hugging Face id in [model] name is a fork's or branch's loader: refused at the name, saying
+// where torchtitan reads an id.
+TEST(ImportTorchtitan, AHubIdAsModelNameIsAForksLoader) {
+  auto hub = import_torchtitan("[model]\nname = \"meta-llama/Llama-3.2-1B\"\nnum_quantizers = 4\n",
+                               "hub.toml");
+  ASSERT_FALSE(hub);
+  EXPECT_EQ(hub.error().to_string().rfind("hub.toml:2:1: model.name meta-llama/Llama-3.2-1B is a "
+                                          "Hugging Face id",
+                                          0),
+            0u)
+      << hub.error().to_string();
+  auto backend =
+      import_torchtitan("[hf_transformers]\nmodel = \"meta-llama/Llama-3.2-1B\"\n", "backend.toml");
+  ASSERT_TRUE(backend) << backend.error().to_string();
+  EXPECT_EQ(backend->job.model, "llama-3.2-1b");
 }
 
 }  // namespace

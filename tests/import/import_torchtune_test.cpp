@@ -149,12 +149,13 @@ TEST(ImportTorchtune, BadValuesAreErrorsAtTheirLine) {
       "model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n"
       "  lora_attn_modules: [q_proj, w1]\n",
       "t.yaml");
-  ASSERT_FALSE(module);
-  EXPECT_EQ(module.error().to_string().rfind("t.yaml:3:3: model.lora_attn_modules: unknown module "
-                                             "\"w1\" (expected q_proj, k_proj, v_proj, output_proj)",
-                                             0),
-            0u)
-      << module.error().to_string();
+  // torchtune's LoRA self-attention builders test each projection's name for membership and
+  // read no other: w1 there puts no adapter anywhere (noted), it is no error.
+  ASSERT_TRUE(module) << module.error().to_string();
+  EXPECT_EQ(module->job.lora.targets, (std::vector<std::string>{"q_proj"}));
+  EXPECT_EQ(
+      find_note(module->notes, "model.lora_attn_modules: w1 not among").rfind("t.yaml:3:3:", 0),
+      0u);
   auto dtype = import_config_text(
       "model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\ndtype: fp16\n", "t.yaml");
   ASSERT_FALSE(dtype);
@@ -292,9 +293,10 @@ TEST(ImportTorchtune, ReleasesOfTorchtuneUtilsShardWithFsdp1) {
       "unread.yaml");
   ASSERT_TRUE(unread) << unread.error().to_string();
   EXPECT_FALSE(unread->job.parallel.cpu_offload);
-  EXPECT_NE(find_note(unread->notes,
-                      "unknown option \"fsdp.cpu_offload\" (did you mean \"fsdp_cpu_offload\"?)"),
-            "");
+  // torchtune's own qlora configs keep the section (llama2/70B_qlora.yaml at bd2a0fc7c): a name
+  // torchtune has, read by no recipe since 0.3, never an unknown option.
+  EXPECT_EQ(find_note(unread->notes, "unknown option"), "");
+  EXPECT_NE(find_note(unread->no_effect, "\"fsdp.cpu_offload\" does not affect GPU memory"), "");
 }
 
 // dataset.max_seq_len (torchtune 0.2's datasets) is the sequence length without
@@ -535,6 +537,89 @@ TEST(ImportTorchtune, AForkBuilderAndTheFsdpWrapKeyOfTheDistributedRecipe) {
   auto single = import_config_text(body, "t.yaml");
   ASSERT_TRUE(single) << single.error().to_string();
   EXPECT_EQ(single->job.parallel.kind, strategy::single);
+}
+
+// What torchtune's recipes read that earlier readings missed: a component builder with LoRA
+// called with a model's shape, the compile map, a name of a section's option written at the top
+// level, a second model in another section, a builder of another family than the checkpoint,
+// and a distributed config known only by its commented-out distributed options.
+TEST(ImportTorchtune, RecipeFormsOfLaterAndOlderReleases) {
+  auto shapes = import_config_text(
+      "model:\n  _component_: torchtune.models.llama2.lora_llama2\n  vocab_size: 102400\n"
+      "  num_layers: 30\n  num_heads: 32\n  num_kv_heads: 32\n  embed_dim: 4096\n"
+      "  lora_attn_modules: ['q_proj', 'v_proj']\n  lora_rank: 8\n  lora_alpha: 16\n",
+      "shapes.yaml");
+  ASSERT_TRUE(shapes) << shapes.error().to_string();
+  EXPECT_TRUE(shapes->job.lora.enabled);
+  EXPECT_FALSE(shapes->job.model_config.empty());
+
+  auto compile = import_config_text(
+      "model:\n  _component_: torchtune.models.qwen2.qwen2_0_5b\n"
+      "compile:\n  model: False\n  scale_grads: True\n",
+      "compile.yaml");
+  ASSERT_TRUE(compile) << compile.error().to_string();
+  EXPECT_FALSE(compile->job.training.compile);
+  EXPECT_TRUE(compile->job.training.compile_loss);  // the recipe's default for a missing part
+
+  auto top = import_config_text(
+      "model:\n  _component_: torchtune.models.qwen2.qwen2_0_5b\npacked: False\n"
+      "max_seq_len: 2048\n",
+      "top.yaml");
+  ASSERT_TRUE(top) << top.error().to_string();
+  EXPECT_EQ(find_note(top->notes, "unknown option"), "");
+  EXPECT_EQ(find_note(top->notes,
+                      "packed at the top level: torchtune's recipes read it as "
+                      "dataset.packed")
+                .rfind("top.yaml:3:1:", 0),
+            0u);
+
+  auto ppo = import_config_text(
+      "policy:\n  _component_: torchtune.models.llama2.testing.llama2\n"
+      "value_model:\n  _component_: torchtune.models.llama2.testing.llama2_classifier\n"
+      "tokenizer:\n  _component_: torchtune.models.llama2.llama2_tokenizer\n",
+      "ppo.yaml");
+  ASSERT_FALSE(ppo);
+  EXPECT_EQ(ppo.error().to_string().rfind("ppo.yaml:1:1: policy: ", 0), 0u)
+      << ppo.error().to_string();
+
+  auto mixed = import_config_text(
+      "model:\n  _component_: torchtune.models.gemma.qlora_gemma_7b\n"
+      "checkpointer:\n  model_type: GEMMA2\n",
+      "mixed.yaml");
+  ASSERT_FALSE(mixed);
+  EXPECT_EQ(mixed.error().to_string().rfind("mixed.yaml:2:3: model._component_ ", 0), 0u)
+      << mixed.error().to_string();
+  auto same = import_config_text(
+      "model:\n  _component_: torchtune.models.qwen3.qwen3_4b_instruct\n"
+      "checkpointer:\n  model_type: QWEN2\n",
+      "same.yaml");
+  EXPECT_TRUE(same) << same.error().to_string();
+
+  auto copied = import_config_text(
+      "model:\n  _component_: torchtune.models.qwen2_5.qwen2_5_7b_instruct\n"
+      "# custom_sharded_layers: ['tok_embeddings']\n",
+      "copied.yaml");
+  ASSERT_TRUE(copied) << copied.error().to_string();
+  EXPECT_EQ(copied->job.parallel.kind, strategy::fsdp2);
+  auto single = import_config_text(
+      "# Config for single device full finetuning in full_finetune_single_device.py\n"
+      "model:\n  _component_: torchtune.models.qwen2_5.qwen2_5_7b_instruct\n",
+      "single.yaml");
+  ASSERT_TRUE(single) << single.error().to_string();
+  EXPECT_EQ(single->job.parallel.kind, strategy::single);
+}
+
+// torchtune's llama3 builders are Llama 3 (8192 positions), its llama3_1 builders Llama 3.1.
+TEST(ImportTorchtune, Llama3BuildersAreLlama3) {
+  for (const auto& [builder, preset] : {std::pair{"llama3.llama3_8b", "llama-3-8b"},
+                                        std::pair{"llama3.lora_llama3_70b", "llama-3-70b"},
+                                        std::pair{"llama3_1.llama3_1_8b", "llama-3.1-8b"}}) {
+    auto got = import_config_text(std::string("model:\n  _component_: torchtune.models.") +
+                                      builder + "\n  lora_attn_modules: [q_proj]\n",
+                                  "b.yaml");
+    ASSERT_TRUE(got) << got.error().to_string();
+    EXPECT_EQ(got->job.model, preset) << builder;
+  }
 }
 
 }  // namespace

@@ -20,6 +20,8 @@ namespace {
 const std::map<std::string, std::uint64_t> published = {
     {"llama-3.1-8b", 8'030'261'248},
     {"llama-3.1-70b", 70'553'706'496},
+    {"llama-3-8b", 8'030'261'248},
+    {"llama-3-70b", 70'553'706'496},
     {"llama-3.1-405b", 405'853'388'800},
     {"llama-3.2-1b", 1'235'814'400},
     {"llama-3.2-3b", 3'212'749'824},
@@ -61,7 +63,7 @@ const std::map<std::string, std::uint64_t> published = {
     {"qwen3-0.6b", 596'049'920},
     {"deepseek-v3", 671'026'404'352},
     {"deepseek-v3-16b", 15'706'484'224},  // torchtitan's flavor: derived, see catalog.json
-    {"llama-4-scout", 107'769'861'120},  // the text model only
+    {"llama-4-scout", 107'769'861'120},   // the text model only
     {"llama3-debugmodel", 6'163'712},
     {"gemma-2-2b", 2'614'341'888},
     // Falcon: the safetensors hold lm_head beside word_embeddings although FalconForCausalLM
@@ -184,7 +186,14 @@ TEST(Catalog, FrameworkAndHubSpellingsNameTheirPreset) {
   EXPECT_EQ(preset_named("llama3_1_8b"), "llama-3.1-8b");
   EXPECT_EQ(preset_named("llama3_3_70b"), "llama-3.1-70b");
   EXPECT_EQ(preset_named("meta-llama/Llama-3.3-70B-Instruct"), "llama-3.1-70b");
-  EXPECT_EQ(preset_named("llama3 8B"), "llama-3.1-8b");
+  // Llama 3 and Llama 3.1 are one shape with different positions and RoPE: torchtune's llama3_8b
+  // and Meta-Llama-3-8B are Llama 3; torchtitan's model llama3 is Llama 3.1.
+  EXPECT_EQ(preset_named("llama3_8b"), "llama-3-8b");
+  EXPECT_EQ(preset_named("meta-llama/Meta-Llama-3-70B-Instruct"), "llama-3-70b");
+  EXPECT_EQ(framework_preset("torchtune", "llama3_70b"), "llama-3-70b");
+  EXPECT_EQ(framework_preset("torchtitan", "llama3 8B"), "llama-3.1-8b");
+  EXPECT_EQ(framework_preset("torchtitan", "llama3 405B"), "llama-3.1-405b");
+  EXPECT_EQ(framework_preset("torchtitan", "llama3 1B"), "llama-3.2-1b");
   EXPECT_EQ(preset_named("llama4_scout_17b_16e"), "llama-4-scout");
   EXPECT_EQ(preset_named("llama4 17bx128e"), "llama-4-maverick");
   EXPECT_EQ(preset_named("qwen3_4b_instruct"), "qwen3-4b");
@@ -221,7 +230,7 @@ TEST(Catalog, FrameworkAndHubSpellingsNameTheirPreset) {
 
 // docs/models.md's table of framework model names has a row for every torchtune builder and
 // torchtitan flavor of the lists read from those projects (tests/data/options/), and every row
-// says what preset_named resolves the name to ("none": no preset).
+// says what framework_preset resolves the name to ("none": no preset).
 TEST(Catalog, FrameworkNameTableMatchesTheBuilderLists) {
   const std::string dir = std::string(VRAMSCOPE_SOURCE_DIR);
   auto doc = read_file(dir + "/docs/models.md");
@@ -266,10 +275,12 @@ TEST(Catalog, FrameworkNameTableMatchesTheBuilderLists) {
             base.erase(base.size() - suffix.size());
             break;
           }
-        EXPECT_EQ(preset_named(base).value_or("none"), want) << framework << " " << name;
+        EXPECT_EQ(framework_preset(framework, base).value_or("none"), want)
+            << framework << " " << name;
         continue;
       }
-      EXPECT_EQ(preset_named(name).value_or("none"), want) << framework << " " << name;
+      EXPECT_EQ(framework_preset(framework, name).value_or("none"), want)
+          << framework << " " << name;
     }
   }
   EXPECT_GT(listed, 150u);

@@ -53,6 +53,15 @@ std::vector<std::string> presets_of_family(std::string_view name);
 /// part ("Qwen/Qwen3-4B-Instruct-2507" -> qwen3-4b). Returns the preset's own name, or nothing.
 std::optional<std::string> preset_named(const std::string& name);
 
+/// The preset a framework's model name means: torchtune's builder names and torchtitan's
+/// "<name> <flavor>" resolve through preset_named, except where the framework's family word means
+/// another release than it does elsewhere. torchtitan's model `llama3` is Llama 3.1 (its README:
+/// "supports training Llama 3.1 (8B, 70B, 405B)", the tokenizer it downloads is
+/// meta-llama/Llama-3.1-8B's), where torchtune's llama3_8b is Llama 3 (models/llama3/
+/// _model_builders.py: max_seq_len 8192, no RoPE scaling; llama3_1_8b is 3.1's). `framework` is
+/// "torchtune" or "torchtitan"; any other resolves as preset_named.
+std::optional<std::string> framework_preset(std::string_view framework, const std::string& name);
+
 /// The config.json text of preset `name` (any name preset_named accepts). Fails with a message listing the presets (and a
 /// did-you-mean) when there is no such preset.
 result<std::string> preset_config(const std::string& name);
