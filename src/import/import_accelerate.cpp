@@ -533,11 +533,22 @@ maybe_error read_processes(import_context& ctx, bool& has_world_size) {
   if (procs == nullptr) return std::nullopt;
   std::uint64_t p = 0;
   std::uint64_t m = 1;
+  // accelerate copies num_processes onto the launch unchecked (ClusterConfig annotates it int but
+  // does not validate it), and torchrun reads `--nproc_per_node auto` as one process per GPU
+  // visible when the job starts: a count the file does not fix.
   if (auto problem = parse_count_text(procs->value.text, 1, 1 << 24, p); !problem.empty())
-    return at(procs->where, "num_processes: " + problem);
+    return at(procs->where,
+              procs->value.text == "auto"
+                  ? std::string("num_processes: auto is torchrun's one process per GPU visible "
+                                "when the job starts, which the file does not fix; write the "
+                                "job's number of processes there (or --set "
+                                "hardware.gpus_per_node=N) to plan it")
+                  : "num_processes: " + problem + "; write the job's number of processes there "
+                                                  "to plan it");
   if (machines != nullptr)
     if (auto problem = parse_count_text(machines->value.text, 1, 100000, m); !problem.empty())
-      return at(machines->where, "num_machines: " + problem);
+      return at(machines->where,
+                "num_machines: " + problem + "; write the number of machines there to plan it");
   if (p % m != 0)
     return at(procs->where, fmt::format("num_processes {} is not a multiple of num_machines {}",
                                         p, m));

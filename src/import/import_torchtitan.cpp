@@ -179,6 +179,25 @@ std::optional<std::string> llama32_of_tokenizer(import_context& ctx, const entry
   return std::nullopt;
 }
 
+// The entry of a path the file loads from (the tokenizer, the Hugging Face assets, a fork's
+// initial weights) one of whose folder names is the preset `preset`, or nullptr.
+const entry* path_naming(const import_context& ctx, const std::string& preset) {
+  for (const char* key : {"model.tokenizer_path", "model.hf_assets_path", "model.init_path",
+                          "checkpoint.initial_load_path"}) {
+    const entry* path = ctx.find(key);
+    if (path == nullptr) continue;
+    std::string_view rest = path->value.text;
+    while (!rest.empty()) {
+      const auto slash = rest.find('/');
+      const std::string part(rest.substr(0, slash));
+      rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
+      if (part.empty()) continue;
+      if (const auto named = model::preset_named(part); named && *named == preset) return path;
+    }
+  }
+  return nullptr;
+}
+
 // torchtitan model names and flavors -> vramscope presets, by model::framework_preset on
 // "<name> <flavor>" ("llama3 8B" -> llama-3.1-8b, "qwen3 30B-A3B" -> qwen3-30b-a3b), on a flavor
 // that is a Hugging Face id (the deepseek_v2 experiment's "deepseek-ai/DeepSeek-V2-Lite"), and
@@ -247,15 +266,29 @@ maybe_error read_model(import_context& ctx) {
       "gpt_oss",     "flux",
       "kimi_k2_7",   "muse_glimmer",
       "vlm",         "transformers_modeling_backend"};
+  // A name that matches a preset by its words ("qwen2 7B") is still the fork's registration,
+  // built by the fork's code: planned as that preset only when the file's tokenizer or weights
+  // path names the same model (pull/1470's "llama3.2" "1b" beside .../Llama-3.2-1B), else
+  // refused with the preset offered, not assumed.
   const std::string base = n.substr(n.rfind('.') == std::string::npos ? 0 : n.rfind('.') + 1);
-  if (!preset && hf == nullptr && name != nullptr &&
+  const entry* named_by = preset ? path_naming(ctx, *preset) : nullptr;
+  if (named_by != nullptr && name != nullptr &&
+      std::find(std::begin(titan_models), std::end(titan_models), base) == std::end(titan_models))
+    ctx.note(*name, fmt::format("model.name {} is no torchtitan model: a fork's or branch's own, "
+                                "planned as {} because {} (line {}) names that model",
+                                name->value.text, *preset, named_by->key, named_by->where.line));
+  else if (hf == nullptr && name != nullptr &&
       std::find(std::begin(titan_models), std::end(titan_models), base) == std::end(titan_models))
     return at(name->where,
               fmt::format("model.name {} is no torchtitan model (torchtitan's: llama2, llama3, "
                           "llama4, deepseek_v3, qwen3, qwen3_5, gpt_oss, flux, ...): a fork's "
-                          "own model, whose shape is in the fork's source; plan it with --set "
+                          "own model, whose shape is in the fork's source; plan it with {}--set "
                           "model=PATH/config.json (a Hugging Face config of the same shapes)",
-                          name->value.text));
+                          name->value.text,
+                          preset ? fmt::format("--set model={} if the fork builds that model's "
+                                               "published shapes, else ",
+                                               *preset)
+                                 : std::string()));
   if (hf != nullptr && name != nullptr) ctx.mapped_to(*name, "model");
   if (!preset && hf == nullptr && flavor != nullptr &&
       !model::presets_of_family(written).empty()) {
@@ -552,7 +585,10 @@ maybe_error read_parallelism(import_context& ctx, bool& has_world_size) {
     if (const entry* e = ctx.find(std::string("parallelism.") + key); e != nullptr && value <= 1)
       ctx.ignore(*e);
   }
-  if (shard == 1 && rep > 1) {
+  // torchtitan's ParallelDims: fsdp_enabled is `dp_shard_enabled or cp_enabled`, so with context
+  // parallelism the weights are sharded over the context-parallel ranks (mesh dp_shard_cp) even
+  // at a shard degree of 1, and replicas make it HSDP; only without CP is it DDP.
+  if (shard == 1 && rep > 1 && cp <= 1) {
     ctx.note(*ctx.find("parallelism.data_parallel_replicate_degree"),
              "a shard degree of 1 with replicas is DDP in torchtitan: planned as ddp");
     ctx.out.job.parallel.kind = strategy::ddp;

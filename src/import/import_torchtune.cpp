@@ -962,11 +962,85 @@ const std::vector<option>& torchtune_options() { return torchtune_table(); }
 
 }  // namespace detail
 
+namespace detail {
+
+// The recipes torchtune ships that run a model without training it (recipes/generate.py,
+// eleuther_eval.py, quantize.py, dev/generate_v2.py and its distributed twin): their configs
+// have a model and a checkpointer but no optimizer, loss or training batch. The header comment
+// every shipped config opens with names the recipe, as `tune run RECIPE` or as the recipe's
+// file; only the comment lines before the first option are read, where a training config's
+// header could not name one of these.
+struct recipe_mention {
+  int line = 0;  // 0: none
+  std::string recipe;
+};
+
+recipe_mention non_training_recipe(std::string_view text) {
+  static const std::vector<std::string_view> recipes{"generate", "eleuther_eval", "quantize",
+                                                     "dev/generate_v2", "generate_v2",
+                                                     "dev/generate_v2_distributed"};
+  const auto is_word = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '/';
+  };
+  int number = 0;
+  for (std::string_view rest = text; !rest.empty();) {
+    const auto end = rest.find('\n');
+    const std::string_view line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    ++number;
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos) continue;
+    if (line[first] != '#') break;  // the header ends at the first option
+    const std::string_view comment = line.substr(first + 1);
+    for (const std::string_view recipe : recipes) {
+      // `tune run [torchrun options] RECIPE`
+      if (const auto run = comment.find("tune run "); run != std::string_view::npos) {
+        std::string_view rest_of = comment.substr(run + 9);
+        while (true) {
+          const auto start = rest_of.find_first_not_of(' ');
+          if (start == std::string_view::npos) break;
+          rest_of = rest_of.substr(start);
+          const std::string_view word = rest_of.substr(0, rest_of.find(' '));
+          if (!word.starts_with("--")) {
+            if (word == recipe) return {number, std::string(recipe)};
+            break;
+          }
+          // an option and, when it is not `--opt=value`, its value
+          rest_of = rest_of.substr(word.size());
+          if (word.find('=') == std::string_view::npos) {
+            const auto v = rest_of.find_first_not_of(' ');
+            if (v == std::string_view::npos) break;
+            rest_of = rest_of.substr(v);
+            rest_of = rest_of.substr(std::min(rest_of.size(), rest_of.find(' ')));
+          }
+        }
+      }
+      // "... in generate.py"
+      const std::string file = std::string(recipe) + ".py";
+      for (auto at = comment.find(file); at != std::string_view::npos;
+           at = comment.find(file, at + 1))
+        if ((at == 0 || !is_word(comment[at - 1])) &&
+            (at + file.size() == comment.size() || !is_word(comment[at + file.size()])))
+          return {number, std::string(recipe)};
+    }
+  }
+  return {};
+}
+
+}  // namespace detail
+
 result<imported_job> import_torchtune(std::string_view text, const std::string& source) {
   auto parsed = detail::parse_yaml(source, text);
   if (!parsed) return detail::with_remedy(parsed.error(), detail::syntax_remedy);
   const YAML::Node& root = *parsed;
   if (!root.IsMap()) return error_at(source, "expected a YAML map of torchtune options");
+  if (const auto other = detail::non_training_recipe(text); other.line > 0)
+    return detail::at(diagnostic{source, other.line, 1, "", ""},
+                      fmt::format("this is the config of torchtune's {} recipe, which runs the "
+                                  "model without training it: there is no training step to plan; "
+                                  "give the config of a training recipe (full_finetune_*, "
+                                  "lora_finetune_*, ...) of the same model to plan it",
+                                  other.recipe));
   detail::import_context ctx("torchtune", source);
   if (!detail::flatten_yaml(root, "", ctx, text))
     return error_at(source, fmt::format("more than {} options or {} levels of nesting: not a "

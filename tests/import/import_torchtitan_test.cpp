@@ -194,6 +194,41 @@ TEST(ImportTorchtitan, ContextParallelismSharesEachSequence) {
   ASSERT_TRUE(ddp) << ddp.error().to_string();
   EXPECT_EQ(ddp->job.parallel.kind, strategy::ddp);
   EXPECT_EQ(ddp->job.parallel.dp_shard, 8);
+  // With context parallelism torchtitan shards the weights over the context-parallel ranks even
+  // at a shard degree of 1: replicas of them are HSDP, not DDP.
+  auto hsdp = import_config_text(
+      "[training]\nseq_len = 256\n[parallelism]\ndata_parallel_shard_degree = 1\n"
+      "data_parallel_replicate_degree = 2\ncontext_parallel_degree = 2\n", "t.toml");
+  ASSERT_TRUE(hsdp) << hsdp.error().to_string();
+  EXPECT_EQ(hsdp->job.parallel.kind, strategy::fsdp2);
+  EXPECT_EQ(hsdp->job.parallel.dp_replicate, 2);
+  EXPECT_EQ(hsdp->job.parallel.dp_shard, 1);
+  EXPECT_EQ(hsdp->job.parallel.cp, 2);
+  EXPECT_EQ(hsdp->job.world_size(), 4);
+}
+
+// A [model] name that is none of torchtitan's train specs is a fork's registration, built by the
+// fork's code: refused at the name, offering the preset its words match (if any) as an option.
+TEST(ImportTorchtitan, AForksModelNameIsRefusedEvenWhenItsWordsMatchAPreset) {
+  auto qwen2 = import_config_text("[model]\nname = \"qwen2\"\nflavor = \"7B\"\n", "t.toml");
+  ASSERT_FALSE(qwen2);
+  EXPECT_EQ(qwen2.error().line, 2);
+  EXPECT_NE(qwen2.error().message.find("no torchtitan model"), std::string::npos)
+      << qwen2.error().to_string();
+  EXPECT_NE(qwen2.error().message.find("--set model=qwen2-7b if the fork builds"), std::string::npos)
+      << qwen2.error().to_string();
+  auto own = import_config_text("[model]\nname = \"blendcorpus\"\nflavor = \"X-7B\"\n", "t.toml");
+  ASSERT_FALSE(own);
+  EXPECT_EQ(own.error().message.find("if the fork builds"), std::string::npos) << own.error().to_string();
+  // The same words beside a tokenizer of that model: the fork builds the published shapes.
+  auto named = import_config_text("[model]\nname = \"llama3.2\"\nflavor = \"1b\"\n"
+                                  "tokenizer_path = \"./assets/tokenizer/Llama-3.2-1B\"\n",
+                                  "t.toml");
+  ASSERT_TRUE(named) << named.error().to_string();
+  EXPECT_EQ(named->job.model, "llama-3.2-1b");
+  EXPECT_NE(find_note(named->notes, "because model.tokenizer_path (line 4) names that model"), "");
+  auto upstream = import_config_text("[model]\nname = \"llama3\"\nflavor = \"8B\"\n", "t.toml");
+  ASSERT_TRUE(upstream) << upstream.error().to_string();
 }
 
 TEST(ImportTorchtitan, ExpertParallelismBorrowsDataParallelRanks) {

@@ -119,6 +119,33 @@ TEST(ImportTorchtune, CustomShardedLayersAreUnitsOfTheirOwnUnderFsdp2Only) {
   EXPECT_NE(find_note(single->notes, "read only by the FSDP2 recipes"), "");
 }
 
+// The configs of torchtune's generation, evaluation and quantization recipes load a model but
+// train nothing: refused where their header names the recipe, by command or by file; a training
+// config whose later comments mention generation is planned.
+TEST(ImportTorchtune, ConfigsOfRecipesThatDoNotTrainAreRefusedAtTheirHeader) {
+  const std::string model = "model:\n  _component_: torchtune.models.llama2.llama2_7b\n";
+  auto generate = import_config_text("# Config for running the InferenceRecipe in generate.py\n#\n"
+                                     "#    tune run generate --config generation\n\n" + model,
+                                     "g.yaml");
+  ASSERT_FALSE(generate);
+  EXPECT_EQ(generate.error().line, 1);
+  EXPECT_NE(generate.error().message.find("generate recipe"), std::string::npos)
+      << generate.error().to_string();
+  EXPECT_NE(generate.error().to_string().find("to plan it"), std::string::npos);
+  auto eval = import_config_text("# tune run --nproc_per_node 1 eleuther_eval --config c.yaml\n" +
+                                     model, "e.yaml");
+  ASSERT_FALSE(eval);
+  EXPECT_EQ(eval.error().line, 1);
+  EXPECT_NE(eval.error().message.find("eleuther_eval"), std::string::npos);
+  auto train = import_config_text("# tune run lora_finetune_single_device --config c.yaml\n" +
+                                      model + "# afterwards: tune run generate --config g.yaml\n",
+                                  "t.yaml");
+  ASSERT_TRUE(train) << train.error().to_string();
+  auto regenerate = import_config_text("# tune run full_finetune_single_device\n# uses "
+                                       "my_generate.py for samples\n" + model, "r.yaml");
+  ASSERT_TRUE(regenerate) << regenerate.error().to_string();
+}
+
 // Full DPO and GRPO load a frozen reference copy of the model from ref_checkpointer: two models,
 // refused at the section that
 // names it, as the other several-model recipes are; the LoRA DPO recipe disables its
