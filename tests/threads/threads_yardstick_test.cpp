@@ -297,7 +297,7 @@ TEST(ThreadsYardstick, SeventhBatchScoredAfterTheFifthAndSixthsFixes) {
 TEST(ThreadsYardstick, EighthBatchAtFirstSight) {
   const tally fresh = score_all("8", false);
   ASSERT_GE(fresh.n, 22);
-  expect_at_least(fresh, {15, 20});
+  expect_at_least(fresh, {16, 20});
 }
 
 // Batch 9, collected sealed (four collectors, owners a-m with the forums and n-z, two passes
@@ -323,7 +323,7 @@ TEST(ThreadsYardstick, NinthBatchAtFirstSight) {
 TEST(ThreadsYardstick, TenthBatchAtFirstSight) {
   const tally fresh = score_all("10", false);
   ASSERT_GE(fresh.n, 15);
-  expect_at_least(fresh, {12, 15});
+  expect_at_least(fresh, {13, 15});
 }
 
 // Batch 11, collected sealed (GitHub owners a-m and n-z, any owner for the causes other than
@@ -336,7 +336,7 @@ TEST(ThreadsYardstick, TenthBatchAtFirstSight) {
 TEST(ThreadsYardstick, EleventhBatchAtFirstSight) {
   const tally fresh = score_all("11", false);
   ASSERT_GE(fresh.n, 15);
-  expect_at_least(fresh, {10, 15});
+  expect_at_least(fresh, {14, 17});
 }
 
 // Batch 12, collected sealed (GitHub owners a-m and n-z, and any owner searched by other query
@@ -344,12 +344,12 @@ TEST(ThreadsYardstick, EleventhBatchAtFirstSight) {
 // the round's explain fixes were being made, and scored once on the merged tree before anything
 // was changed for it: the round's first-sight measure (bench/README.md): 5 of 24 top-1, 8 of 24
 // top-3, the same as on the round's starting code. Most of its misses are pastes of other
-// allocators (CuPy's pool, TensorFlow's BFC, XLA) and measured tables no reader takes; the floors
-// keep what first sight reached.
+// allocators (CuPy's pool, TensorFlow's BFC, XLA) and measured tables no reader takes. The floors
+// keep what the rules reach after the next round's readers of those pools and ranking (9 and 12).
 TEST(ThreadsYardstick, TwelfthBatchAtFirstSight) {
   const tally fresh = score_all("12", false);
   ASSERT_GE(fresh.n, 15);
-  expect_at_least(fresh, {5, 8});
+  expect_at_least(fresh, {9, 12});
 }
 
 // Batch 13, collected sealed (GitHub owners a-m with a look at Q&A pages; owners n-z with merged
