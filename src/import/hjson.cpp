@@ -312,7 +312,10 @@ class hjson_parser {
           at_ += 2;
           continue;
         }
-        if (at_ + 1 >= text_.size()) break;
+        if (at_ + 1 >= text_.size()) {
+          at_ = text_.size();  // a backslash at the end of input: the string is not closed
+          break;
+        }
         body += c;
         body += peek(1);
         at_ += 2;

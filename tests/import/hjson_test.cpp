@@ -174,6 +174,9 @@ TEST(Hjson, BadInputIsLocatedAndSaysWhatWasExpected) {
   EXPECT_NE(trailing.message.find("expected the end of the file"), std::string::npos);
 
   EXPECT_NE(refusal("  // nothing\n").message.find("empty input"), std::string::npos);
+  EXPECT_NE(refusal("{\"a\": \"x\\").message.find("string not closed"), std::string::npos);
+  EXPECT_NE(refusal("{\"a\": '''\n x").message.find("multi-line string not closed"),
+            std::string::npos);
   EXPECT_NE(refusal("{\"a\": \"\\q\"}").message.find("invalid string"), std::string::npos);
   EXPECT_NE(refusal("{\"a\": \"\xff\"}").message.find("invalid string"), std::string::npos);
   EXPECT_NE(refusal(std::string(600, '[')).message.find("nested more than 512"), std::string::npos);
