@@ -209,5 +209,39 @@ TEST(Hjson, DeepSpeedErrorsPointAtTheHjsonKey) {
   EXPECT_NE(duplicate.error().message.find("duplicate key"), std::string::npos);
 }
 
+// The HF Trainer and accelerate read the file with json.load: a file whose batch sizes are "auto"
+// (theirs to fill) must be strict JSON, and is refused where json.load stops.
+TEST(Hjson, AutoBatchSizesNeedStrictJson) {
+  auto bad = import_config_text(
+      "{\n  \"train_micro_batch_size_per_gpu\": \"auto\",\n  \"zero_optimization\": {\n"
+      "    \"stage\": 2,\n  },\n}\n",
+      "ds.json");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().line, 5);
+  EXPECT_NE(bad.error().message.find("json.load"), std::string::npos) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("train_micro_batch_size_per_gpu, line 2"), std::string::npos)
+      << bad.error().message;
+  // Other "auto" values are no evidence of the Trainer: DeepSpeed's Hjson reading stands.
+  auto good = import_config_text(
+      "{\n  // one GPU\n  \"train_batch_size\": 1,\n  \"zero_optimization\": {\n    \"stage\": 3,\n"
+      "    \"stage3_prefetch_bucket_size\": \"auto\",\n  },\n}\n",
+      "ds.json");
+  ASSERT_TRUE(good) << good.error().to_string();
+  EXPECT_EQ(good->job.parallel.kind, strategy::zero3);
+}
+
+TEST(Hjson, BatchSizePlaceholderIsRefusedAtItsKey) {
+  auto bad = import_config_text(
+      "{\n  \"train_batch_size\" : GB_SIZE,\n  \"train_micro_batch_size_per_gpu\": MB_SIZE,\n}\n",
+      "ds.json");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().line, 2);
+  EXPECT_EQ(bad.error().column, 3);
+  EXPECT_NE(bad.error().message.find("train_batch_size: expected a whole number"),
+            std::string::npos)
+      << bad.error().message;
+  EXPECT_NE(bad.error().message.find("got \"GB_SIZE,\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace vramscope::job::detail
