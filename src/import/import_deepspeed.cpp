@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "import/hjson.hpp"
 #include "import/import_common.hpp"
 #include "job/source_text.hpp"
 
@@ -31,12 +32,12 @@ std::string text_of(const nlohmann::json& v) {
 constexpr std::size_t max_depth = 32;
 
 bool flatten(const nlohmann::json& object, std::vector<std::string>& path, import_context& ctx,
-             std::string_view text, const std::string& source) {
+             const hjson_document& doc, std::string_view text, const std::string& source) {
   if (path.size() > max_depth) return false;
   for (const auto& [key, value] : object.items()) {
     path.push_back(key);
     if (value.is_object() && !value.empty()) {
-      if (!flatten(value, path, ctx, text, source)) return false;
+      if (!flatten(value, path, ctx, doc, text, source)) return false;
     } else {
       entry e;
       e.key = join(path, ".");
@@ -45,34 +46,16 @@ bool flatten(const nlohmann::json& object, std::vector<std::string>& path, impor
       if (value.is_array())
         for (const auto& item : value) e.value.items.push_back(text_of(item));
       e.value.text = value.is_array() ? join(e.value.items, ",") : text_of(value);
-      e.where = locate_json_key(source, text, path);
+      // Where the parser found the key (every key of an object outside arrays is recorded).
+      const auto where = doc.keys.find(path);
+      e.where = where == doc.keys.end()
+                    ? diagnostic{source, 0, 0, "", ""}
+                    : location(source, text, where->second.first, where->second.second);
       ctx.entries.push_back(std::move(e));
     }
     path.pop_back();
   }
   return true;
-}
-
-result<nlohmann::json> parse_json(std::string_view text, const std::string& source) {
-  try {
-    return nlohmann::json::parse(text, nullptr, true, /*ignore_comments=*/true);
-  } catch (const nlohmann::json::parse_error& e) {
-    const std::string_view before = text.substr(0, std::min(e.byte > 0 ? e.byte - 1 : 0, text.size()));
-    const int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
-    const auto start = before.rfind('\n');
-    const auto column = before.size() - (start == std::string_view::npos ? 0 : start + 1) + 1;
-    std::string what = e.what();
-    if (const auto colon = what.find(": ", what.find("column")); colon != std::string::npos)
-      what = what.substr(colon + 2);
-    return with_remedy(
-        at(location(source, text, line, static_cast<int>(column)), "json syntax error: " + what),
-        syntax_remedy);
-  } catch (const nlohmann::json::exception& e) {
-    // Number overflow ("2e777...") is reported as out_of_range, without a position.
-    std::string what = e.what();
-    if (const auto bracket = what.find("] "); bracket != std::string::npos) what = what.substr(bracket + 2);
-    return diagnostic{source, 0, 0, "json error: " + what, ""};
-  }
 }
 
 // bf16.enabled / fp16.enabled: an explicit value, or for "auto" what fills it at launch: the
@@ -617,25 +600,104 @@ std::optional<diagnostic> not_a_deepspeed_config(const import_context& ctx,
                         join(arguments, ", "), named));
 }
 
+// The Hugging Face Trainer (--deepspeed, through transformers' HfTrainerDeepSpeedConfig) and
+// accelerate (deepspeed_config_file) read a DeepSpeed config file with Python's json.load
+// (accelerate/utils/deepspeed.py, HfDeepSpeedConfig.__init__) and hand DeepSpeed the dict, so
+// the file must be strict JSON there: no comments, trailing commas, quoteless text or root
+// without braces. A config read that way is refused where strict JSON fails, as json.load
+// refuses it: accelerate's, and one whose batch sizes are "auto". DeepSpeed itself cannot run
+// those (runtime/config.py, _batch_assertion compares them with 0), so only the Trainer or
+// accelerate, which fill them, launch such a file. Other "auto" values are no evidence: a file
+// for DeepSpeed alone may carry them for a program of its own to fill.
+std::optional<diagnostic> json_load_refusal(const import_context& ctx, std::string_view text,
+                                            const std::string& source) {
+  const entry* auto_value = nullptr;
+  for (const char* name :
+       {"train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"})
+    if (const entry* e = ctx.find(name);
+        e != nullptr && e->is_string && e->value.text == "auto" &&
+        (auto_value == nullptr || e->where.line < auto_value->where.line))
+      auto_value = e;
+  const bool accelerate = ctx.out.format == "accelerate";
+  if (!accelerate && auto_value == nullptr) return std::nullopt;
+  try {
+    const nlohmann::json strict = nlohmann::json::parse(text);
+    (void)strict;
+    return std::nullopt;
+  } catch (const nlohmann::json::parse_error& e) {
+    const std::string_view before =
+        text.substr(0, std::min(e.byte > 0 ? e.byte - 1 : 0, text.size()));
+    const int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+    const auto start = before.rfind('\n');
+    const auto column = before.size() - (start == std::string_view::npos ? 0 : start + 1) + 1;
+    std::string what = e.what();
+    if (const auto colon = what.find(": ", what.find("column")); colon != std::string::npos)
+      what = what.substr(colon + 2);
+    const std::string reader =
+        accelerate ? "accelerate reads its deepspeed_config_file"
+                   : fmt::format(
+                         "its \"auto\" batch size ({}, line {}) is filled by the Hugging "
+                         "Face Trainer or accelerate, which read the file",
+                         auto_value->key, auto_value->where.line);
+    return with_remedy(
+        at(location(source, text, line, static_cast<int>(column)),
+           fmt::format("json syntax error: {}: {} with Python's json.load (accelerate's "
+                       "HfDeepSpeedConfig), which takes strict JSON only (no comments, trailing "
+                       "commas or unquoted text; DeepSpeed's own Hjson reader would take them)",
+                       what, reader)),
+        syntax_remedy);
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;  // a number too large: json.load reads it as inf
+  }
+}
+
+// DeepSpeed's batch sizes are whole numbers; a string other than "auto" (which the Hugging Face
+// Trainer and accelerate fill) stops DeepSpeed's batch assertion (runtime/config.py,
+// _batch_assertion compares it with 0). The first such value in the file is refused, so a
+// template's placeholder ("train_batch_size": GB_SIZE, a quoteless Hjson string) is named.
+std::optional<diagnostic> batch_size_placeholder(const import_context& ctx) {
+  const entry* first = nullptr;
+  for (const char* name :
+       {"train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"}) {
+    const entry* e = ctx.find(name);
+    std::uint64_t n = 0;
+    if (e == nullptr || !e->is_string || e->value.text == "auto" ||
+        parse_count_text(e->value.text, 1, 1ULL << 40, n).empty())
+      continue;
+    if (first == nullptr || e->where.line < first->where.line) first = e;
+  }
+  if (first == nullptr) return std::nullopt;
+  return at(first->where,
+            fmt::format("{}: expected a whole number (or \"auto\", which the Hugging Face Trainer "
+                        "and accelerate fill), got \"{}\", which DeepSpeed's batch assertion "
+                        "cannot compare; put the number there (a template's placeholder filled "
+                        "in) to plan it",
+                        first->key, first->value.text));
+}
+
 }  // namespace
 
 std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view text,
                                          const std::string& source, bool& has_world_size) {
-  auto parsed = parse_json(text, source);
+  // DeepSpeed reads its config file as Hjson (import/hjson.hpp says where), comments, quoteless
+  // keys and values and a root without braces included, and refuses a repeated key.
+  auto parsed = parse_hjson(text, source);
   if (!parsed) return parsed.error();
-  if (!parsed->is_object())
+  if (!parsed->value.is_object())
     return diagnostic{source, 1, 1, "expected a JSON object of DeepSpeed options",
                       line_at(text, 1)};
   std::vector<entry> outer = std::move(ctx.entries);
   ctx.entries.clear();
   std::vector<std::string> path;
-  if (!flatten(*parsed, path, ctx, text, source)) {
+  if (!flatten(parsed->value, path, ctx, *parsed, text, source)) {
     ctx.entries = std::move(outer);
     return diagnostic{source, 0, 0,
                       fmt::format("options nested more than {} levels deep: not a DeepSpeed "
                                   "config", max_depth), ""};
   }
   std::optional<diagnostic> error = not_a_deepspeed_config(ctx, deepspeed_table());
+  if (!error) error = json_load_refusal(ctx, text, source);
+  if (!error) error = batch_size_placeholder(ctx);
   if (error) {
     ctx.entries = std::move(outer);
     return error;

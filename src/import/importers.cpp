@@ -2,6 +2,8 @@
 
 #include <vramscope/core/io.hpp>
 
+#include "import/hjson.hpp"
+#include "import/import_common.hpp"
 #include "import/shell_launch.hpp"
 
 #include <nlohmann/json.hpp>
@@ -113,20 +115,57 @@ std::optional<diagnostic> wrapper_refusal(std::string_view text, const std::stri
                   line, 1);
 }
 
+// The first character that is neither a blank nor inside a comment of one of the kinds DeepSpeed's
+// Hjson reader skips (#, // and /* */); npos when there is none.
+std::size_t first_significant(std::string_view text) {
+  std::size_t at = 0;
+  for (;;) {
+    at = text.find_first_not_of(" \t\r\n", at);
+    if (at == std::string_view::npos) return at;
+    if (text[at] == '#' || text.substr(at, 2) == "//") {
+      at = text.find('\n', at);
+    } else if (text.substr(at, 2) == "/*") {
+      at = text.find("*/", at + 2);
+      if (at != std::string_view::npos) at += 2;
+    } else {
+      return at;
+    }
+    if (at == std::string_view::npos) return at;
+  }
+}
+
+// Whether `key` is a top-level DeepSpeed option or the section of one ("zero_optimization").
+bool is_deepspeed_section(const std::string& key) {
+  for (const auto& row : detail::deepspeed_options())
+    if (row.key == key || row.key.starts_with(key + ".")) return true;
+  return false;
+}
+
 }  // namespace
 
 config_format detect_format(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
+  const auto first = first_significant(text);
+  const auto is_accelerate_object = [](const nlohmann::json& json) {
+    return json.is_object() &&
+           (json.contains("distributed_type") || json.contains("compute_environment"));
+  };
   if (first != std::string_view::npos && text[first] == '{') {
     // JSON is YAML too: accelerate's config (read with yaml.safe_load) may be written in JSON
     // syntax. The keys decide: accelerate's ClusterConfig writes distributed_type and
     // compute_environment (commands/config/config_args.py), which DeepSpeed's config has not.
-    const auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (json.is_object() && (json.contains("distributed_type") ||
-                             json.contains("compute_environment")))
-      return config_format::accelerate;
+    auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (json.is_discarded())
+      if (auto doc = detail::parse_hjson(text, ""); doc) json = std::move(doc->value);
+    if (is_accelerate_object(json)) return config_format::accelerate;
     return config_format::deepspeed;
   }
+  // DeepSpeed reads Hjson, whose root object may go without its braces: members written as
+  // JSON ("key": value, ...) from the first line are such a root when one of its keys is a
+  // DeepSpeed option.
+  if (first != std::string_view::npos && text[first] == '"')
+    if (auto doc = detail::parse_hjson(text, ""); doc && !is_accelerate_object(doc->value))
+      for (const auto& [key, value] : doc->value.items())
+        if (is_deepspeed_section(key)) return config_format::deepspeed;
   bool accelerate = false;
   for (std::string_view rest = text; !rest.empty();) {
     const auto end = rest.find('\n');

@@ -81,21 +81,6 @@ diagnostic at(diagnostic where, std::string message) {
   return where;
 }
 
-diagnostic locate_json_key(const std::string& source, std::string_view text,
-                           const std::vector<std::string>& path) {
-  std::size_t pos = 0;
-  for (const auto& key : path) {
-    pos = text.find("\"" + key + "\"", pos);
-    if (pos == std::string_view::npos) return diagnostic{source, 0, 0, "", ""};
-    if (&key != &path.back()) pos += key.size() + 2;
-  }
-  const std::string_view before = text.substr(0, pos);
-  const int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
-  const auto line_start = before.rfind('\n');
-  const auto column = pos - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
-  return location(source, text, line, static_cast<int>(column));
-}
-
 result<YAML::Node> parse_yaml(const std::string& source, std::string_view text) {
   try {
     return YAML::Load(std::string(text));

@@ -52,9 +52,4 @@ result<YAML::Node> parse_yaml(const std::string& source, std::string_view text);
 /// `where` with `message` filled in.
 diagnostic at(diagnostic where, std::string message);
 
-/// The location of `"key"` inside the JSON text, searching for each key of `path` in turn after
-/// the previous one (nlohmann::json keeps no positions). Line 0 when not found.
-diagnostic locate_json_key(const std::string& source, std::string_view text,
-                           const std::vector<std::string>& path);
-
 }  // namespace vramscope::job::detail
