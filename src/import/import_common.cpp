@@ -291,6 +291,13 @@ action zero12_only(action inner) {
                           "read by the stage 1 and 2 optimizer only", std::move(inner));
 }
 
+// The gradient reduction buckets belong to the ZeRO optimizers (stages 1 to 3); without ZeRO
+// (stage 0) DeepSpeed's engine all-reduces with its own buffer and the key is unused.
+action zero_stages_1_to_3(action inner) {
+  return zero_stages_only({strategy::zero1, strategy::zero2, strategy::zero3},
+                          "read by the ZeRO optimizers only", std::move(inner));
+}
+
 action zero3_engine_only(action inner) {
   return zero_stages_only({strategy::zero3}, "read by the ZeRO-3 engine only", std::move(inner));
 }

@@ -94,6 +94,7 @@ action stage3_only(action inner);
 /// at another stage they note that DeepSpeed ignores it there and set nothing.
 /// DeepSpeedZeroConfig accepts every ZeRO option at every stage.
 action zero12_only(action inner);
+action zero_stages_1_to_3(action inner);
 action zero3_engine_only(action inner);
 
 struct option {

@@ -153,6 +153,15 @@ std::string derive_micro_batch(import_context& ctx, const entry& total, const en
   if (!parse_count_text(total.value.text, 1, 1ULL << 40, t).empty() ||
       (accumulation != nullptr && !parse_count_text(accumulation->value.text, 1, 1ULL << 40, a).empty()))
     return "";  // "auto": the other rows note it
+  // DeepSpeed's derived micro batch is train_batch_size // (accumulation x world): below one
+  // on any GPU count when the total is smaller than the accumulation, and _batch_assertion stops
+  // ("Micro batch size per gpu: 0 has to be greater than 0").
+  if (t < a)
+    return fmt::format("train_batch_size {} is smaller than gradient_accumulation_steps {}: "
+                       "DeepSpeed derives a micro batch of {} // ({} x GPUs) = 0 on any GPU count "
+                       "and stops; make train_batch_size micro batch x accumulation x GPUs (or "
+                       "give train_micro_batch_size_per_gpu) to plan it",
+                       t, a, t, a);
   const auto world = static_cast<std::uint64_t>(ctx.out.job.hardware.gpus_per_node) *
                      static_cast<std::uint64_t>(ctx.out.job.hardware.nodes) / tp_degree(ctx);
   const char* whose = launch_gives_world ? "the launch's" : "the assumed";
@@ -343,7 +352,7 @@ const std::vector<option>& deepspeed_table() {
       {zero + "offload_optimizer.*", no_effect()},
       {zero + "offload_param.*", no_effect()},
       {zero + "cpu_offload", maps_to("parallel.offload_optimizer")},
-      {zero + "reduce_bucket_size", maps_to("parallel.reduce_bucket_size")},
+      {zero + "reduce_bucket_size", zero_stages_1_to_3(maps_to("parallel.reduce_bucket_size"))},
       {zero + "allgather_bucket_size",
        zero12_only(maps_to("parallel.allgather_bucket_size"))},
       // DeepSpeedZeroConfig (deepspeed/runtime/zero/config.py) takes each ZeRO-3 option under

@@ -457,7 +457,9 @@ std::string read_shard_dim(import_context& ctx, const entry& e) {
 }
 
 std::string read_tune_optimizer(import_context& ctx, const entry& e) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 8> names{{
+  // torchao's low-bit optimizers lived in torchao.prototype.low_bit_optim until they moved to
+  // torchao.optim (torchao 0.11); configs of both eras name the same class.
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 9> names{{
       {"torch.optim.AdamW", "adamw"},
       {"torch.optim.Adam", "adam"},
       {"torch.optim.SGD", "sgd"},
@@ -466,6 +468,7 @@ std::string read_tune_optimizer(import_context& ctx, const entry& e) {
       {"bitsandbytes.optim.PagedAdamW32bit", "paged_adamw"},
       {"bitsandbytes.optim.AdamW8bit", "adamw_8bit"},
       {"torchao.optim.AdamW8bit", "adamw_8bit"},
+      {"torchao.prototype.low_bit_optim.AdamW8bit", "adamw_8bit"},
   }};
   for (const auto& [component, name] : names) {
     if (e.value.text != component) continue;
@@ -476,7 +479,8 @@ std::string read_tune_optimizer(import_context& ctx, const entry& e) {
   }
   return fmt::format("optimizer._component_: {} is not an optimizer vramscope models (known: "
                      "torch.optim.AdamW, Adam, SGD; bitsandbytes.optim.AdamW8bit, PagedAdamW, "
-                     "PagedAdamW8bit; torchao.optim.AdamW8bit)",
+                     "PagedAdamW8bit; torchao.optim.AdamW8bit); give the nearest of these "
+                     "(or --set optimizer.name=...) to plan it",
                      e.value.text);
 }
 

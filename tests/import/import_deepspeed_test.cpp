@@ -61,6 +61,30 @@ TEST(ImportDeepSpeed, AutoTpSizeIsTensorParallelism) {
       << bad.error().to_string();
 }
 
+// A train_batch_size below the accumulation derives a micro batch of 0 on any GPU count, which
+// DeepSpeed's batch assertion stops; the reduction bucket is the ZeRO optimizers' and is unused
+// (noted, not refused) without ZeRO.
+TEST(ImportDeepSpeed, BatchesThatDeriveNoMicroBatchAndStageZeroBuckets) {
+  auto zero_micro = import_config_text(
+      "{\"train_batch_size\": 4,\n \"gradient_accumulation_steps\": 8,\n"
+      " \"zero_optimization\": {\"stage\": 1}}\n",
+      "ds.json");
+  ASSERT_FALSE(zero_micro);
+  EXPECT_EQ(zero_micro.error().line, 1);
+  EXPECT_NE(zero_micro.error().message.find("smaller than gradient_accumulation_steps 8"),
+            std::string::npos)
+      << zero_micro.error().to_string();
+  EXPECT_NE(zero_micro.error().message.find("to plan it"), std::string::npos);
+  auto stage0 = import_config_text(
+      "{\"train_micro_batch_size_per_gpu\": 2,\n \"bf16\": {\"enabled\": true},\n"
+      " \"zero_optimization\": {\"stage\": 0, \"reduce_bucket_size\": 5e8}}\n",
+      "ds.json");
+  ASSERT_TRUE(stage0) << stage0.error().to_string();
+  EXPECT_EQ(stage0->job.parallel.kind, strategy::ddp);
+  EXPECT_NE(find_note(stage0->notes, "read by the ZeRO optimizers only; DeepSpeed ignores it at stage 0"),
+            "");
+}
+
 TEST(ImportDeepSpeed, AutoPrecisionFollowsTheTrainerArguments) {
   trainer_args bf16;
   bf16.bf16 = true;

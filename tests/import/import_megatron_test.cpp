@@ -264,6 +264,19 @@ TEST(ImportMegatron, Gpt3ShapesGiveAbout175BParameters) {
   EXPECT_EQ(parameters_of(imported.job), 174'615'846'912u);
 }
 
+// A launch that names its entry script only by a variable gives no default tokenizer, but a
+// --merge-file beside --vocab-file is GPT-2's BPE, the one tokenizer that reads merges.
+TEST(ImportMegatron, MergesFileOfAnUnnamedScriptIsGpt2Bpe) {
+  const std::string model =
+      "S=$2\nARGS=(\n  --num-layers 2 --hidden-size 64 --num-attention-heads 4\n"
+      "  --max-position-embeddings 128 --seq-length 128 --vocab-file v.json";
+  const std::string run = "\n)\ntorchrun --nproc_per_node 8 ${S} ${ARGS[@]}\n";
+  const imported_job merged = import_ok(model + " --merge-file m.txt" + run);
+  EXPECT_NE(find_note(merged.notes, "GPT-2's BPE files, read only by GPT2BPETokenizer"), "");
+  const std::string without = import_error(model + run);
+  EXPECT_NE(without.find("neither --tokenizer-type nor --vocab-size"), std::string::npos) << without;
+}
+
 TEST(ImportMegatron, ErrorsNameTheLineAndFlag) {
   EXPECT_EQ(import_error(small_model + "--micro-batch-size two\n"),
             "args.txt:3:1: --micro-batch-size: expected a whole number of at least 1, got \"two\"; write the number there to plan it\n"

@@ -119,6 +119,20 @@ TEST(ImportTorchtune, CustomShardedLayersAreUnitsOfTheirOwnUnderFsdp2Only) {
   EXPECT_NE(find_note(single->notes, "read only by the FSDP2 recipes"), "");
 }
 
+// torchao's AdamW8bit under its old home (torchao.prototype.low_bit_optim, before torchao 0.11)
+// is the same optimizer as torchao.optim's; an optimizer vramscope does not model is refused
+// saying what to give instead.
+TEST(ImportTorchtune, TorchaosLowBitOptimizerUnderItsOldModule) {
+  const std::string model = "model:\n  _component_: torchtune.models.llama2.llama2_7b\n";
+  auto old = import_config_text(
+      model + "optimizer:\n  _component_: torchao.prototype.low_bit_optim.AdamW8bit\n", "o.yaml");
+  ASSERT_TRUE(old) << old.error().to_string();
+  EXPECT_EQ(old->job.optimizer.kind, optimizer_kind::adamw_8bit);
+  auto other = import_config_text(model + "optimizer:\n  _component_: my.optim.Lion\n", "o.yaml");
+  ASSERT_FALSE(other);
+  EXPECT_NE(other.error().message.find("to plan it"), std::string::npos) << other.error().to_string();
+}
+
 // The configs of torchtune's generation, evaluation and quantization recipes load a model but
 // train nothing: refused where their header names the recipe, by command or by file; a training
 // config whose later comments mention generation is planned.

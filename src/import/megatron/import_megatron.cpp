@@ -1287,13 +1287,23 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   // {'tokenizer_type': 'GPT2BPETokenizer'}, from 2021's pretrain_gpt.py to today's). It reads
   // its vocabulary from --vocab-file; --vocab-size is read only by the NullTokenizer and
   // TikTokenizer (build_tokenizer.py), so beside this default it changes nothing.
+  // A script the launch names only by a variable ($2, ${PRETRAIN_PY_FILE}) with a --merge-file:
+  // GPT2BPETokenizer is the one tokenizer of build_tokenizer that reads a merges file, so the
+  // files given are GPT-2's BPE whatever the script's default.
+  const bool script_unknown = script.empty() || script.find('$') != std::string::npos;
+  const bool bpe_files = script_unknown && ctx.find("--merge-file") != nullptr;
   if (ctx.find("--tokenizer-type") == nullptr &&
-      (script.rfind("pretrain_gpt", 0) == 0 || script.rfind("finetune_gpt", 0) == 0)) {
+      (script.rfind("pretrain_gpt", 0) == 0 || script.rfind("finetune_gpt", 0) == 0 || bpe_files)) {
     detail::entry gpt2{"--tokenizer-type", {"GPT2BPETokenizer", {}, false}, false, script_at};
-    ctx.note(gpt2, fmt::format("no --tokenizer-type: {}'s default, GPT2BPETokenizer (50,257 "
-                               "tokens, padded to --make-vocab-size-divisible-by x tensor "
-                               "parallel size)",
-                               script));
+    ctx.note(gpt2, bpe_files
+                       ? std::string("no --tokenizer-type and a --merge-file beside --vocab-file: "
+                                     "GPT-2's BPE files, read only by GPT2BPETokenizer (50,257 "
+                                     "tokens, padded to --make-vocab-size-divisible-by x tensor "
+                                     "parallel size)")
+                       : fmt::format("no --tokenizer-type: {}'s default, GPT2BPETokenizer (50,257 "
+                                     "tokens, padded to --make-vocab-size-divisible-by x tensor "
+                                     "parallel size)",
+                                     script));
     if (const detail::entry* size = ctx.find("--vocab-size"))
       ctx.note(*size, fmt::format("--vocab-size {} is read only by the NullTokenizer and "
                                   "TikTokenizer; {}'s default GPT2BPETokenizer takes its 50,257 "
