@@ -145,40 +145,6 @@ std::optional<std::string> preset_of_suffixed(import_context& ctx, const entry& 
   return std::nullopt;
 }
 
-// A fork's llama3 1B / 3B flavor (refused_flavors) whose tokenizer is Llama 3.2's of the same
-// size (tokenizer_path or hf_assets_path naming Llama-3.2-1B, Llama3.2-3B-Instruct, ...): the
-// forks that pair the two copy Llama 3.2's shapes (dim 2048, 16 layers, 32/8 heads, MLP 8192 for
-// 1B; dim 3072, 28 layers, 24/8 heads, MLP 8192 for 3B: the 1B and 3B flavors torchtitan's own
-// later llama3 has, 8953d2e39), so the file says which model it is. torchtitan's Transformer
-// keeps the output projection apart from the token embedding until that commit's weight tying,
-// where the Llama 3.2 presets share one matrix: noted.
-std::optional<std::string> llama32_of_tokenizer(import_context& ctx, const entry& flavor) {
-  const std::string size = lower_case(flavor.value.text);
-  for (const char* key : {"model.tokenizer_path", "model.hf_assets_path"}) {
-    const entry* path = ctx.find(key);
-    if (path == nullptr) continue;
-    std::string_view rest = path->value.text;
-    while (!rest.empty()) {
-      const auto slash = rest.find('/');
-      const std::string part(rest.substr(0, slash));
-      rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
-      const auto preset = model::preset_named(part);
-      if (!preset || *preset != "llama-3.2-" + size) continue;
-      ctx.note(flavor, fmt::format("llama3 {}: a fork's flavor (torchtitan had none of this size "
-                                   "while it read TOML files) beside a Llama 3.2 {} tokenizer "
-                                   "({}, line {}): planned as {}, whose shapes the forks that "
-                                   "pair them copy; torchtitan's model keeps its output "
-                                   "projection apart from the embedding, a 128256 x {} matrix "
-                                   "(with its gradient and optimizer state) that the tied "
-                                   "preset does not count",
-                                   flavor.value.text, flavor.value.text, key, path->where.line,
-                                   *preset, size == "1b" ? 2048 : 3072));
-      return preset;
-    }
-  }
-  return std::nullopt;
-}
-
 // The entry of a path the file loads from (the tokenizer, the Hugging Face assets, a fork's
 // initial weights) one of whose folder names is the preset `preset`, or nullptr.
 const entry* path_naming(const import_context& ctx, const std::string& preset) {
@@ -196,6 +162,30 @@ const entry* path_naming(const import_context& ctx, const std::string& preset) {
     }
   }
   return nullptr;
+}
+
+// A fork's llama3 1B / 3B flavor (refused_flavors) whose tokenizer is Llama 3.2's of the same
+// size (tokenizer_path or hf_assets_path naming Llama-3.2-1B, Llama3.2-3B-Instruct, ...): the
+// forks that pair the two copy Llama 3.2's shapes (dim 2048, 16 layers, 32/8 heads, MLP 8192 for
+// 1B; dim 3072, 28 layers, 24/8 heads, MLP 8192 for 3B: the 1B and 3B flavors torchtitan's own
+// later llama3 has, 8953d2e39), so the file says which model it is. torchtitan's Transformer
+// keeps the output projection apart from the token embedding until that commit's weight tying,
+// where the Llama 3.2 presets share one matrix: noted.
+std::optional<std::string> llama32_of_tokenizer(import_context& ctx, const entry& flavor) {
+  const std::string size = lower_case(flavor.value.text);
+  const std::string preset = "llama-3.2-" + size;
+  const entry* path = path_naming(ctx, preset);
+  if (path == nullptr) return std::nullopt;
+  ctx.note(flavor, fmt::format("llama3 {}: a fork's flavor (torchtitan had none of this size "
+                               "while it read TOML files) beside a Llama 3.2 {} tokenizer "
+                               "({}, line {}): planned as {}, whose shapes the forks that "
+                               "pair them copy; torchtitan's model keeps its output "
+                               "projection apart from the embedding, a 128256 x {} matrix "
+                               "(with its gradient and optimizer state) that the tied "
+                               "preset does not count",
+                               flavor.value.text, flavor.value.text, path->key, path->where.line,
+                               preset, size == "1b" ? 2048 : 3072));
+  return preset;
 }
 
 // torchtitan model names and flavors -> vramscope presets, by model::framework_preset on
