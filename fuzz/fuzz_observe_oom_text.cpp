@@ -31,6 +31,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check((r.allocator != vramscope::observe::oom_allocator::cupy_pool &&
            r.allocator != vramscope::observe::oom_allocator::torch_mps) ||
           r.kind == vramscope::observe::oom_kind::cuda);
+    // A cut message names what it lacks; a status that names no memory is a library's.
+    check(!r.message_cut || !r.missing.empty());
+    check(!r.status_not_memory || !r.library.empty());
     last_line = r.line;
   }
   // The compiler's estimate stands only where no allocator's message does: all or none.

@@ -672,6 +672,13 @@ oom_facts facts_of(const observe::oom_report& report) {
   f.reserved = report.reserved_by_pytorch;
   f.cached = report.reserved_unallocated;
   f.allocator = report.allocator;
+  f.failure = report.origin == observe::oom_origin::context_creation
+                  ? failure_kind::context_creation
+              : !report.library.empty() ? failure_kind::library_workspace
+                                        : failure_kind::device_allocation;
+  f.library = report.library;
+  f.runtime = report.runtime;
+  f.message_cut = report.message_cut;
   if (report.tensorflow) f.tensor_shape = tensor_shape(report.raw);
   place(f);
   if (report.kind != observe::oom_kind::torch) {

@@ -46,6 +46,11 @@ struct progress_mark {
   std::string line;  // "LINE: text" as the report's context keeps it
 };
 
+/// Where the failed allocation was made, as the failure's own words tell it: by the runtime or a
+/// framework's allocator for the device (cudaMalloc, a pool growing), by a CUDA library for its
+/// own buffers (cuDNN's or cuBLAS's workspace), or by the creation of a context.
+enum class failure_kind { device_allocation, library_workspace, context_creation };
+
 /// What a rule proposes, to be worded in the allocator's own terms (runtime_fix).
 enum class fix_kind { release_cache, does_not_fit, other_processes };
 
@@ -79,6 +84,15 @@ struct oom_facts {
   /// a training step, never in an evaluation, which runs no backward.
   bool in_backward = false;
   std::optional<progress_mark> progress;
+  /// The failure's kind, the library whose allocation failed ("cudnn", "cublas"; empty for the
+  /// runtime's or an allocator's) and the runtime the paste names ("caffe", "rapids", "torch";
+  /// empty when none): what a rule of another runtime's reservations or a library's workspace
+  /// weighs when the message has no figures.
+  failure_kind failure = failure_kind::device_allocation;
+  std::string library, runtime;
+  /// The paste lacks the message or its figures (a traceback cut before its error line, counts
+  /// elided as "..."): what is read stands, what is missing is undecided.
+  bool message_cut = false;
 
   /// free + cached >= requested: a perfect allocator had the bytes.
   bool cache_covers() const;

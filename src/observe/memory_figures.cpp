@@ -397,6 +397,40 @@ bool speaks_of_processes(std::string_view text) {
 
 }  // namespace
 
+// Figures typed into Python's interactive prompt: ">>> torch.cuda.memory_reserved(0)" and the
+// count it printed on the next line ("2097152"), bytes as torch.cuda's functions return them
+// (torch/cuda/memory.py: memory_allocated, memory_reserved and their max_ forms; memory_cached
+// is memory_reserved's old name). The first answer of each is kept; a torch_stats when both an
+// allocated and a reserved figure are given, as for a log's lines.
+std::optional<torch_stats> repl_figures(const std::vector<text_line>& lines, const std::string& source) {
+  static constexpr std::pair<std::string_view, figure_label> calls[] = {
+      {"max_memory_allocated(", figure_label{figure_kind::allocated, true}},
+      {"max_memory_reserved(", figure_label{figure_kind::reserved, true}},
+      {"max_memory_cached(", figure_label{figure_kind::reserved, true}},
+      {"memory_allocated(", figure_label{figure_kind::allocated, false}},
+      {"memory_reserved(", figure_label{figure_kind::reserved, false}},
+      {"memory_cached(", figure_label{figure_kind::reserved, false}}};
+  torch_stats s;
+  s.origin = stats_origin::log_figures;
+  s.source = source;
+  s.label = "typed at the Python prompt";
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+    const std::string_view t = trim(lines[i].text);
+    if (!t.starts_with(">>> ") || !contains(t, "cuda.")) continue;
+    const std::string_view answer = trim(lines[i + 1].text);
+    const auto value = parse_uint(answer);
+    if (!value || answer.starts_with(">>>")) continue;
+    for (const auto& [call, what] : calls)
+      if (const std::size_t at = t.find(call);
+          at != std::string_view::npos && (at == 0 || t[at - 1] == '.' || t[at - 1] == ' ')) {
+        put(s, what, *value);
+        break;
+      }
+  }
+  if (!has_both(s)) return std::nullopt;
+  return s;
+}
+
 memory_figures find_memory_figures(std::string_view text, const std::string& source) {
   memory_figures out;
   const auto lines = split_lines(text);
@@ -658,6 +692,7 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
     if (run.points.size() >= 3) out.series.push_back(std::move(run));
   std::sort(out.series.begin(), out.series.end(),
             [](const auto& a, const auto& b) { return a.points.front().first < b.points.front().first; });
+  if (auto repl = repl_figures(lines, source)) out.stats.push_back(std::move(*repl));
   return out;
 }
 

@@ -54,6 +54,7 @@
 #include <set>
 #include <utility>
 
+#include "observe/failure_line.hpp"
 #include "observe/text_util.hpp"
 
 namespace vramscope::observe {
@@ -78,8 +79,10 @@ constexpr std::string_view anchors[] = {torch_anchor, xla_anchor, xla_pjrt_ancho
 // The caching allocator's warning when an expandable segment cannot map more memory
 // (CUDACachingAllocator.cpp, ExpandableSegment::map): "expandable_segments: memory mapping
 // failed with OOM on device D while trying to map N bytes (free: F, total: T)". The error that
-// follows it, when pasted, is read as any torch message.
-constexpr std::string_view expandable_map_anchor = "memory mapping failed with OOM on device ";
+// follows it, when pasted, is read as any torch message. The same wording for an allocation
+// ("memory allocation failed with OOM on device D while trying to allocate N bytes (free: F,
+// total: T)") is read by the same reader: the anchor is what the two share.
+constexpr std::string_view device_oom_anchor = "failed with OOM on device ";
 // PaddlePaddle's allocator (paddle/fluid/memory/allocation): "Out of memory error on GPU 0.
 // Cannot allocate X memory on GPU 0, Y memory has been allocated and available memory is only Z."
 constexpr std::string_view paddle_anchor = "Out of memory error on GPU ";
@@ -805,11 +808,19 @@ struct oom_scanner {
   void expandable_map(std::size_t i, std::size_t at) {
     const std::string_view t = lines[i].text;
     oom_report r = started(i, at, oom_kind::torch);
-    r.gpu = number_at(t, at + expandable_map_anchor.size());
+    r.gpu = number_at(t, t.find(device_oom_anchor, at) + device_oom_anchor.size());
     std::size_t pos = at;
     r.requested = size_after(t, "trying to map ", pos);
+    pos = at;
+    if (!r.requested) r.requested = size_after(t, "trying to allocate ", pos);
     r.free = size_after(t, "free: ", pos);
     r.capacity = size_after(t, "total: ", pos);
+    // A paste that elides the counts ("... bytes (free: ..., total: ...)"): the figures are named
+    // as missing, never read as 0.
+    if (!r.requested) r.missing.push_back("trying to allocate");
+    if (!r.free) r.missing.push_back("free");
+    if (!r.capacity) r.missing.push_back("total");
+    r.message_cut = !r.missing.empty();
     keep(std::move(r));
   }
 
@@ -942,6 +953,10 @@ struct oom_scanner {
                                : oom_kind::cuda);
     r.origin = oom_origin::outside_allocator;
     r.allocator = oom_allocator::cuda;
+    for (std::string_view anchor : cuda_anchors)
+      if (t.substr(at, anchor.size()) == anchor) r.status = std::string(anchor);
+    if (r.status.starts_with("CUDNN")) r.library = "cudnn";
+    if (r.status.starts_with("CUBLAS")) r.library = "cublas";
     for (std::size_t k = i; k < lines.size() && k <= i + stack_lines_after; ++k)
       for (std::string_view call : context_calls)
         if (detail::contains(lines[k].text, call) && (k == i || !cuda_error(lines[k].text)))
@@ -954,6 +969,21 @@ struct oom_scanner {
       r.capacity = detail::parse_size(digits, 1);
     }
     keep(std::move(r));  // JCuda prints one failure twice: its exception, then its cause
+  }
+
+  // A failure the runtime or a library names (failure_line.hpp): no figures; a device
+  // allocation of the runtime's, or a library's own (its workspace).
+  void failure(std::size_t i, const detail::failure_line& f) {
+    oom_report r = started(i, f.at, oom_kind::cuda);
+    r.origin = f.origin;
+    r.allocator = oom_allocator::cuda;
+    r.library = f.library;
+    r.status = f.status;
+    r.status_not_memory = !f.names_memory;
+    for (std::size_t k = i; k < lines.size() && k <= i + stack_lines_after; ++k)
+      for (std::string_view call : context_calls)
+        if (detail::contains(lines[k].text, call)) r.origin = oom_origin::context_creation;
+    keep(std::move(r));
   }
 
   // CuPy's pool: the request, what the pool held (pool_held) and the limit set on it, which is
@@ -1075,14 +1105,17 @@ struct oom_scanner {
       xla_error(i, p);
     } else if (const std::size_t q = t.find(xla_request_anchor); q != std::string_view::npos) {
       xla_error(i, q);
-    } else if (const std::size_t em = t.find(expandable_map_anchor); em != std::string_view::npos) {
-      expandable_map(i, em);
+    } else if (const std::size_t em = t.find(device_oom_anchor); em != std::string_view::npos) {
+      const std::size_t memory = t.rfind("memory ", em);  // "memory mapping " / "memory allocation "
+      expandable_map(i, memory != std::string_view::npos && em - memory <= 20 ? memory : em);
     } else if (const std::size_t pd = t.find(paddle_anchor); pd != std::string_view::npos) {
       paddle(i, pd);
     } else if (const auto bare = bare_torch(t)) {
       torch_bare(i, *bare);
     } else if (const auto driver = cuda_error(t)) {
       cuda_report(i, *driver);
+    } else if (const auto failed = detail::failure_line_of(t)) {
+      failure(i, *failed);
     } else if (other_framework_oom(t)) {
       other_framework(i);
     } else if (const std::size_t rm = t.find(remat_anchor); rm != std::string_view::npos) {
@@ -1143,6 +1176,43 @@ std::vector<text_line> unwrap(std::vector<text_line> lines, std::deque<std::stri
   return out;
 }
 
+// A Python traceback at the paste's end with no error line after its frames (a paste cut
+// short): a failure whose message is missing, its frames kept as the context that places it.
+// Every non-blank line after "Traceback (most recent call last):" is a frame ("File ...") or
+// indented (a frame's code line); a line at the margin is the error, and then it is not cut.
+std::optional<oom_report> cut_traceback(const std::vector<text_line>& lines) {
+  std::size_t start = lines.size();
+  for (std::size_t k = lines.size(); k-- > 0;)
+    if (detail::trim(without_rank_prefix(lines[k].text)).starts_with("Traceback (most recent call last)")) {
+      start = k;
+      break;
+    }
+  if (start == lines.size()) return std::nullopt;
+  oom_report r;
+  bool torch = false;
+  std::size_t frames = 0;
+  for (std::size_t k = start + 1; k < lines.size(); ++k) {
+    const std::string_view t = lines[k].text;
+    const std::string_view trimmed = detail::trim(t);
+    if (trimmed.empty()) continue;
+    const bool frame = trimmed.starts_with("File \"");
+    if (!frame && !(t.front() == ' ' || t.front() == '\t')) return std::nullopt;
+    frames += frame;
+    torch = torch || (frame && detail::contains(trimmed, "torch"));
+    r.line = lines[k].number;
+    r.raw = std::string(trimmed.substr(0, 300));
+  }
+  if (frames == 0) return std::nullopt;
+  for (std::size_t k = start; k < lines.size(); ++k)
+    if (const std::string_view t = detail::trim(lines[k].text); !t.empty())
+      r.context.push_back(fmt::format("{}: {}", lines[k].number, t.substr(0, 300)));
+  r.kind = torch ? oom_kind::torch : oom_kind::cuda;
+  r.allocator = torch ? oom_allocator::torch_caching : oom_allocator::other;
+  r.message_cut = true;
+  r.missing.push_back("the error line");
+  return r;
+}
+
 }  // namespace
 
 std::vector<oom_report> find_oom_reports(std::string_view text, const std::string& source,
@@ -1191,6 +1261,42 @@ std::vector<oom_report> find_oom_reports(std::string_view text, const std::strin
     return t.find("File \"") != std::string_view::npos && t.find(", line ") != std::string_view::npos &&
            t.find(", in ") != std::string_view::npos;
   };
+  if (scan.out.empty())
+    if (auto cut = cut_traceback(lines)) {
+      found_warnings.push_back(error_at(
+          source,
+          "a traceback cut before its error line: what failed and its figures are not in the "
+          "paste, so only where it failed is read (its frames); paste the traceback's last lines, "
+          "the error and its message, to decide",
+          cut->line));
+      scan.out.push_back(std::move(*cut));
+    }
+  const std::string runtime = detail::runtime_named(text);
+  for (auto& r : scan.out) {
+    if (r.runtime.empty()) r.runtime = runtime;
+    if (r.message_cut && !r.missing.empty() && r.raw.find("failed with OOM on device") != std::string::npos)
+      found_warnings.push_back(error_at(
+          source,
+          fmt::format("an out-of-memory line whose figures are elided or cut (\"{}\" not given): "
+                      "read as a device allocation that failed, its sizes unknown; paste the "
+                      "line as printed to weigh them",
+                      joined_names(r.missing)),
+          r.line));
+    if (!r.status.empty() && r.allocator == oom_allocator::cuda && !r.requested && !r.capacity)
+      found_warnings.push_back(error_at(
+          source,
+          fmt::format("{}{}: {} without figures{}; what was asked and what the device held are not "
+                      "in the paste: nvidia-smi's output taken as it fails (or the log's memory "
+                      "lines before it) would tell whether the job or others filled the device",
+                      r.status, r.runtime.empty() ? "" : fmt::format(" ({})", r.runtime),
+                      r.origin == oom_origin::context_creation ? "a context's creation that failed"
+                      : r.library.empty() ? "a device allocation that failed"
+                                          : fmt::format("{}'s own allocation (its workspace) that failed", r.library),
+                      r.status_not_memory ? "; the status names no lack of memory, so it is read "
+                                            "as the library's failure, not proof of one"
+                                          : ""),
+          r.line));
+  }
   if (!scan.out.empty()) {
     auto& last = scan.out.back();
     const bool framed = std::any_of(last.context.begin(), last.context.end(),

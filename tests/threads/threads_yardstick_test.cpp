@@ -358,11 +358,14 @@ TEST(ThreadsYardstick, TwelfthBatchAtFirstSight) {
 // come from frameworks other than PyTorch. First sight: 5 of 18 top-1, 8 of 18 top-3; six of its
 // pastes (two of Caffe's failure lines, the RAPIDS plugin's Java trace, a PyTorch traceback cut
 // before its error line, one with its byte counts elided, two figures typed into a REPL) were
-// refused as no known format.
+// refused as no known format. Read since by the failure-line reader (observe/failure_line.hpp),
+// the cut traceback's frames and the prompt's figures: 7 of 18 top-1, 10 of 18 top-3 (two
+// Caffe lines, RAPIDS and the elided counts now get findings; 631's Caffe line and 637's cut
+// traceback rank their cause first, the REPL figures read but no rule weighs them alone).
 TEST(ThreadsYardstick, ThirteenthBatchAtFirstSight) {
   const tally fresh = score_all("13", false);
   ASSERT_GE(fresh.n, 15);
-  expect_at_least(fresh, {5, 8});
+  expect_at_least(fresh, {7, 10});
 }
 
 // The saving a finding states, against the threads that report what the confirmed fix saved

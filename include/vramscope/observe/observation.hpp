@@ -215,6 +215,21 @@ struct oom_report {
   /// when those alone exceed it. Kept only where the log has no allocator's message of its own.
   bool compile_estimate = false;
   std::optional<std::int64_t> compile_limit;
+  /// The CUDA library whose own allocation failed ("cudnn", "cublas": a workspace or a handle's
+  /// buffers, origin outside_allocator); empty for the runtime's or an allocator's.
+  std::string library;
+  /// The runtime or framework the paste names by its own marks (failure_line.hpp,
+  /// runtime_named: "caffe", "rapids", "torch"); empty when it names none.
+  std::string runtime;
+  /// The status as the line names it ("cudaErrorMemoryAllocation", "CUDNN_STATUS_ALLOC_FAILED
+  /// (2)"); empty for an allocator's own message.
+  std::string status;
+  /// The status names no lack of memory (cuDNN's EXECUTION_FAILED in a convolution, pasted as
+  /// the memory failure): read as the library's failure, not as proof of one.
+  bool status_not_memory = false;
+  /// The paste lacks the message itself: a traceback cut before its error line, or a line whose
+  /// figures are elided ("..."). What is missing is named in `missing`.
+  bool message_cut = false;
   int line = 0;                             // 1-based line of the message in the log
   std::string raw;                          // the message text as found (joined lines)
   /// The log's lines before the message, back to the previous message or at most

@@ -1,0 +1,126 @@
+// Failure lines named by the CUDA runtime or a CUDA library (failure_line.hpp). Status numbers:
+// cuda_runtime_api.h / driver_types.h (cudaErrorMemoryAllocation = 2), cudnn.h
+// (CUDNN_STATUS_ALLOC_FAILED = 2, CUDNN_STATUS_EXECUTION_FAILED = 8), cublas_api.h
+// (CUBLAS_STATUS_ALLOC_FAILED = 3). glog's CHECK_EQ prints "Check failed: a == b (x vs. y)"
+// (Caffe's CUDA_CHECK, CUDNN_CHECK and CUBLAS_CHECK, include/caffe/util/device_alternate.hpp and
+// cudnn.hpp), the status's number first.
+#include "observe/failure_line.hpp"
+
+#include <array>
+
+#include "observe/text_util.hpp"
+
+namespace vramscope::observe::detail {
+
+namespace {
+
+// The number x of "NAME (x vs. y)" after `name` on the line, or nullopt.
+std::optional<std::uint64_t> checked_status(std::string_view line, std::string_view name,
+                                            std::size_t& at) {
+  at = line.find(name);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = line.substr(at + name.size());
+  if (!rest.starts_with(" (")) return std::nullopt;
+  rest.remove_prefix(2);
+  const std::size_t end = rest.find(" vs.");
+  if (end == std::string_view::npos || end == 0 || end > 6) return std::nullopt;
+  return parse_uint(rest.substr(0, end));
+}
+
+// Where glog's "Check failed:" starts before `at`, or `at`.
+std::size_t check_start(std::string_view line, std::size_t at) {
+  const std::size_t c = line.rfind("Check failed:", at);
+  return c == std::string_view::npos ? at : c;
+}
+
+}  // namespace
+
+std::optional<failure_line> failure_line_of(std::string_view line) {
+  failure_line f;
+  if (const std::size_t at = line.find("cudaErrorMemoryAllocation"); at != std::string_view::npos) {
+    f.at = at;
+    f.status = "cudaErrorMemoryAllocation";
+    return f;
+  }
+  std::size_t at = 0;
+  if (const auto s = checked_status(line, "cudaSuccess", at); s && *s == 2) {
+    f.at = check_start(line, at);
+    f.status = "cudaErrorMemoryAllocation (2)";
+    return f;
+  }
+  if (const auto s = checked_status(line, "CUDNN_STATUS_SUCCESS", at); s && (*s == 2 || *s == 8)) {
+    f.at = check_start(line, at);
+    f.origin = oom_origin::outside_allocator;
+    f.library = "cudnn";
+    f.status = *s == 2 ? "CUDNN_STATUS_ALLOC_FAILED (2)" : "CUDNN_STATUS_EXECUTION_FAILED (8)";
+    f.names_memory = *s == 2;
+    // An execution failure is a memory failure's stand-in only in a convolution, the call whose
+    // workspace the library sizes by the algorithm it picks.
+    if (!f.names_memory && !contains(to_lower(line), "conv")) return std::nullopt;
+    return f;
+  }
+  if (const auto s = checked_status(line, "CUBLAS_STATUS_SUCCESS", at); s && *s == 3) {
+    f.at = check_start(line, at);
+    f.origin = oom_origin::outside_allocator;
+    f.library = "cublas";
+    f.status = "CUBLAS_STATUS_ALLOC_FAILED (3)";
+    return f;
+  }
+  if (const std::size_t w = line.find("NOT_ENOUGH_WORKSPACE"); w != std::string_view::npos) {
+    f.at = w;
+    f.origin = oom_origin::outside_allocator;
+    const std::size_t word = line.find_last_of(" :(", w);
+    f.at = word == std::string_view::npos ? 0 : word + 1;
+    f.library = to_lower(line.substr(f.at, 5)) == "cudnn" ? "cudnn" : "";
+    f.status = std::string(line.substr(f.at, w + 20 - f.at));
+    return f;
+  }
+  if (const std::size_t e = line.find("CUDNN_STATUS_EXECUTION_FAILED");
+      e != std::string_view::npos && contains(to_lower(line), "conv")) {
+    f.at = check_start(line, e);
+    f.origin = oom_origin::outside_allocator;
+    f.library = "cudnn";
+    f.status = "CUDNN_STATUS_EXECUTION_FAILED";
+    f.names_memory = false;
+    return f;
+  }
+  // "cudaMalloc failed", "cudaMalloc(&p, n) failed: out of memory"; not cudaMallocHost (pinned
+  // host memory) nor cudaMallocManaged's other names.
+  for (std::size_t m = line.find("cudaMalloc"); m != std::string_view::npos;
+       m = line.find("cudaMalloc", m + 1)) {
+    const std::string_view rest = line.substr(m + 10);
+    if (!rest.empty() && (std::isalpha(static_cast<unsigned char>(rest.front())) != 0)) continue;
+    const std::size_t failed = rest.find("failed");
+    if (failed != std::string_view::npos && failed <= 60) {
+      f.at = m;
+      f.status = "cudaMalloc failed";
+      return f;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string runtime_named(std::string_view text) {
+  struct mark {
+    std::string_view runtime;
+    std::array<std::string_view, 3> words;  // any one, as printed
+  };
+  static constexpr mark marks[] = {
+      {"caffe", {"caffe::", "syncedmem.cpp", "_layer.cu:"}},
+      {"rapids", {"ai.rapids", "spark.rapids", "rmm::"}},
+      {"cntk", {"CNTK", "cntk", "Microsoft.MSR"}},
+      {"knet", {"Knet", "Knet.", "Knet"}},
+      {"mxnet", {"mxnet", "MXNet", "mxnet"}},
+      {"paddle", {"paddle", "Paddle", "paddle"}},
+      {"tensorflow", {"tensorflow", "TensorFlow", "tensorflow"}},
+      {"jax", {"jaxlib", "XlaRuntimeError", "jax/"}},
+      {"torch", {"torch/", "torch.", "PyTorch"}},
+  };
+  // Caffe by its namespace and source files, not its name: PyTorch's paths hold "caffe2".
+  for (const auto& m : marks)
+    for (std::string_view w : m.words)
+      if (contains(text, w)) return std::string(m.runtime);
+  return {};
+}
+
+}  // namespace vramscope::observe::detail
