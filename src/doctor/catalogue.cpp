@@ -16,7 +16,10 @@ constexpr std::array catalogue{
          "(warning)",
          &rules::does_not_fit},
     rule{"JAX001", "JAX preallocates its pool on every visible GPU",
-         "a JAX job, or GPUs held at 75 % / 90 % of their memory", &rules::jax_preallocation},
+         "a JAX job, GPUs held at 75 % / 90 % of their memory, or another runtime's up-front pool "
+         "(TensorFlow, Theano, the RAPIDS plugin named in the log; PaddlePaddle's older pool) "
+         "beside a failure outside it",
+         &rules::jax_preallocation},
     rule{"FSDP001", "FSDP1 meta-device init without sync_module_states / device_id",
          "an FSDP1 job with meta-device ranks, or rank 0 peaking apart from the others",
          &rules::fsdp1_meta_init},
@@ -30,7 +33,9 @@ constexpr std::array catalogue{
          "hold only contexts, contexts counted on every GPU, or a job that touches cuda:0 early",
          &rules::gpu0_crowding},
     rule{"DEV001", "nvidia-smi shows more than PyTorch reserved",
-         "nvidia-smi used and memory_stats reserved of the same GPU", &rules::device_above_reserved},
+         "nvidia-smi used and memory_stats reserved of the same GPU, or a CUDA library's own "
+         "allocation failure (CUDNN_STATUS_ALLOC_FAILED, CUBLAS_STATUS_ALLOC_FAILED) with no "
+         "allocator's figures", &rules::device_above_reserved},
     rule{"FRAG001", "fragmentation: reserved far above allocated",
          "memory_stats or an OOM message with a large reserved-but-unallocated share",
          &rules::fragmentation},
