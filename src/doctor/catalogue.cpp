@@ -15,7 +15,7 @@ constexpr std::array catalogue{
          "a job spec whose plan runs out of memory (error) or fits inside the safety margin "
          "(warning)",
          &rules::does_not_fit},
-    rule{"JAX001", "JAX preallocates its pool on every visible GPU",
+    rule{"JAX001", "a runtime reserves its pool up front (JAX: on every visible GPU)",
          "a JAX job, GPUs held at 75 % / 90 % of their memory, or another runtime's up-front pool "
          "(TensorFlow, Theano, the RAPIDS plugin named in the log; PaddlePaddle's older pool) "
          "beside a failure outside it",
