@@ -32,7 +32,7 @@ constexpr std::array catalogue{
          "several processes on GPU 0 and one on the others, GPU 0 working while the other GPUs "
          "hold only contexts, contexts counted on every GPU, or a job that touches cuda:0 early",
          &rules::gpu0_crowding},
-    rule{"DEV001", "nvidia-smi shows more than PyTorch reserved",
+    rule{"DEV001", "memory outside the framework's pool (context, library workspace)",
          "nvidia-smi used and memory_stats reserved of the same GPU, or a CUDA library's own "
          "allocation failure (CUDNN_STATUS_ALLOC_FAILED, CUBLAS_STATUS_ALLOC_FAILED) with no "
          "allocator's figures", &rules::device_above_reserved},
