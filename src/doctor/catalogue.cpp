@@ -15,8 +15,11 @@ constexpr std::array catalogue{
          "a job spec whose plan runs out of memory (error) or fits inside the safety margin "
          "(warning)",
          &rules::does_not_fit},
-    rule{"JAX001", "JAX preallocates its pool on every visible GPU",
-         "a JAX job, or GPUs held at 75 % / 90 % of their memory", &rules::jax_preallocation},
+    rule{"JAX001", "a runtime reserves its pool up front (JAX: on every visible GPU)",
+         "a JAX job, GPUs held at 75 % / 90 % of their memory, or another runtime's up-front pool "
+         "(TensorFlow, Theano, the RAPIDS plugin named in the log; PaddlePaddle's older pool) "
+         "beside a failure outside it",
+         &rules::jax_preallocation},
     rule{"FSDP001", "FSDP1 meta-device init without sync_module_states / device_id",
          "an FSDP1 job with meta-device ranks, or rank 0 peaking apart from the others",
          &rules::fsdp1_meta_init},
@@ -29,8 +32,10 @@ constexpr std::array catalogue{
          "several processes on GPU 0 and one on the others, GPU 0 working while the other GPUs "
          "hold only contexts, contexts counted on every GPU, or a job that touches cuda:0 early",
          &rules::gpu0_crowding},
-    rule{"DEV001", "nvidia-smi shows more than PyTorch reserved",
-         "nvidia-smi used and memory_stats reserved of the same GPU", &rules::device_above_reserved},
+    rule{"DEV001", "memory outside the framework's pool (context, library workspace)",
+         "nvidia-smi used and memory_stats reserved of the same GPU, or a CUDA library's own "
+         "allocation failure (CUDNN_STATUS_ALLOC_FAILED, CUBLAS_STATUS_ALLOC_FAILED) with no "
+         "allocator's figures", &rules::device_above_reserved},
     rule{"FRAG001", "fragmentation: reserved far above allocated",
          "memory_stats or an OOM message with a large reserved-but-unallocated share",
          &rules::fragmentation},

@@ -92,6 +92,17 @@ inline constexpr bytes small_segment = 2_MiB;              // kSmallBuffer
 inline constexpr bytes driver_reserve_max = 512_MiB;
 inline constexpr double jax_default_fractions[] = {0.75, 0.9};  // since jaxlib 0.4.14; before
 
+// ---- Other runtimes' up-front pools (JAX001 names them too). PaddlePaddle's naive_best_fit
+// strategy, the default before Paddle 2.0 (auto_growth since), takes
+// FLAGS_fraction_of_gpu_memory_to_use of the free memory as its first chunk (0.92 on Linux, 0.5
+// on Windows: paddle/fluid/platform/gpu_info.cc), and Paddle Inference's
+// enable_use_gpu(memory_pool_init_size_mb) sets that fraction from the size it is given; a
+// request above the buddy allocator's largest chunk goes to cudaMalloc directly
+// (buddy_allocator.cc, "more than max chunk size": the system allocator), so it has only what the
+// pool left. Its error message then lacked the "X memory has been allocated" figure the auto_growth
+// era added.
+inline constexpr double paddle_default_fractions[] = {0.92, 0.5};
+
 // ---- record_stream: active 30 % and 1 GiB above allocated is more than the few in-flight
 // buffers of a step (NCCL001).
 inline constexpr double active_over_allocated = 1.3;

@@ -152,3 +152,68 @@ TEST(Dev001, SilentWithoutTheSameGpuOrAReservedFigure) {
 
 }  // namespace
 }  // namespace vramscope::doctor
+
+namespace vramscope::doctor {
+namespace {
+
+observe::oom_report library_failure(std::string raw, observe::oom_origin origin) {
+  observe::oom_report r;
+  r.kind = observe::oom_kind::cuda;
+  r.origin = origin;
+  r.allocator = observe::oom_allocator::cuda;
+  r.line = 1;
+  r.raw = std::move(raw);
+  return r;
+}
+
+// A library's own allocation failed with no allocator's figures in the paste: memory outside the
+// framework's pool, ranked above a reading that has no figures either; cuDNN's algorithm search
+// (which allocates its candidates' workspaces itself) a step higher, with its own fix.
+TEST(Dev001, ALibrarysOwnAllocationFailure) {
+  observe::observation o;
+  o.ooms = {library_failure("cudnnFindConvolutionForwardAlgorithm: 2: CUDNN_STATUS_ALLOC_FAILED",
+                            observe::oom_origin::outside_allocator)};
+  doctor_input in;
+  in.observed = &o;
+  auto found = rules::device_above_reserved(in);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].cause_class, "device_overhead");
+  EXPECT_GT(found[0].likelihood, 0.75);
+  EXPECT_NE(found[0].fix.find("cudnn.benchmark = False"), std::string::npos) << found[0].fix;
+
+  o.ooms = {library_failure(
+      "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`",
+      observe::oom_origin::outside_allocator)};
+  found = rules::device_above_reserved(in);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_LT(found[0].likelihood, 0.75);
+  EXPECT_NE(found[0].fix.find("CUBLAS_WORKSPACE_CONFIG=:4096:8"), std::string::npos)
+      << found[0].fix;
+
+  // An allocator's own message beside it gives figures: the library's status alone is not read.
+  auto torch = library_failure("CUDA out of memory. Tried to allocate 392.00 MiB",
+                               observe::oom_origin::allocator);
+  torch.kind = observe::oom_kind::torch;
+  o.ooms.push_back(torch);
+  EXPECT_TRUE(rules::device_above_reserved(in).empty());
+  // Another status of the library in a message read as out of memory: the library's, a step less
+  // sure; its success named in a check is no status of failure.
+  o.ooms = {library_failure(
+      "Check failed: status == CUDNN_STATUS_SUCCESS (8 vs. 0) CUDNN_STATUS_EXECUTION_FAILED",
+      observe::oom_origin::outside_allocator)};
+  found = rules::device_above_reserved(in);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_LT(found[0].likelihood, 0.7);
+  EXPECT_GT(found[0].likelihood, 0.5);
+  EXPECT_NE(found[0].evidence[0].find("CUDNN_STATUS_EXECUTION_FAILED"), std::string::npos)
+      << found[0].evidence[0];
+  o.ooms = {library_failure("Check failed: status == CUDNN_STATUS_SUCCESS",
+                            observe::oom_origin::outside_allocator)};
+  EXPECT_TRUE(rules::device_above_reserved(in).empty());
+  // A runtime's error with no library status is not a library's.
+  o.ooms = {library_failure("CUDA error: out of memory", observe::oom_origin::outside_allocator)};
+  EXPECT_TRUE(rules::device_above_reserved(in).empty());
+}
+
+}  // namespace
+}  // namespace vramscope::doctor

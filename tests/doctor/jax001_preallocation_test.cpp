@@ -201,3 +201,98 @@ TEST(Jax001, AFullGpuIsNoMarkOfXlasFraction) {
 
 }  // namespace
 }  // namespace vramscope::doctor
+
+namespace vramscope::doctor {
+namespace {
+
+observe::oom_report failed_call(std::string raw, std::vector<std::string> context = {}) {
+  observe::oom_report r;
+  r.kind = observe::oom_kind::cuda;
+  r.origin = observe::oom_origin::outside_allocator;
+  r.allocator = observe::oom_allocator::cuda;
+  r.line = 12;
+  r.raw = std::move(raw);
+  r.context = std::move(context);
+  return r;
+}
+
+// Another runtime's up-front pool named in the log (its banner or its own frames) and a failure
+// outside that pool: the reservation ranks strong, with the runtime's own fix.
+TEST(Jax001, AnotherRuntimesBannerBesideAFailureOutsideItsPool) {
+  observe::observation o;
+  o.ooms = {failed_call(
+      "CUDA error: out of memory",
+      {"3: Created TensorFlow device (/job:localhost/replica:0/task:0/device:GPU:0 with 14760 MB "
+       "memory) -> physical GPU (device: 0, name: Tesla T4)"})};
+  doctor_input in;
+  in.observed = &o;
+  auto found = rules::jax_preallocation(in);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].cause_class, "jax_preallocation");
+  EXPECT_GE(found[0].likelihood, 0.85);
+  EXPECT_NE(found[0].fix.find("TF_FORCE_GPU_ALLOW_GROWTH=true"), std::string::npos) << found[0].fix;
+
+  o.ooms = {
+      failed_call("ai.rapids.cudf.CudfException: parallel_for failed: cudaErrorMemoryAllocation: "
+                  "out of memory")};
+  found = rules::jax_preallocation(in);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].fix.find("spark.rapids.memory.gpu.allocFraction"), std::string::npos)
+      << found[0].fix;
+
+  o.ooms = {failed_call(
+      "CUDNN_STATUS_ALLOC_FAILED",
+      {"1: Using gpu device 0: GeForce GTX 1080 (CNMeM is enabled with initial size: 95.0% of "
+       "memory, cuDNN 5105)"})};
+  found = rules::jax_preallocation(in);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].fix.find("lib.cnmem"), std::string::npos) << found[0].fix;
+
+  // "Preallocating" alone is not libgpuarray's banner; TensorFlow's own pool refusing is the job
+  // not fitting in it, not a reservation beside it.
+  o.ooms = {failed_call("CUDA error: out of memory", {"2: Preallocating KV cache blocks"})};
+  EXPECT_TRUE(rules::jax_preallocation(in).empty());
+  o.ooms = {failed_call("OOM when allocating tensor with shape[64,512,512]",
+                        {"3: Created TensorFlow device (/device:GPU:0 with 14760 MB memory)"})};
+  o.ooms[0].tensorflow = true;
+  EXPECT_TRUE(rules::jax_preallocation(in).empty());
+}
+
+observe::oom_report paddle(bytes requested, bytes available, std::string raw) {
+  observe::oom_report r;
+  r.kind = observe::oom_kind::cuda;
+  r.allocator = observe::oom_allocator::paddle;
+  r.requested = requested;
+  r.free = available;
+  r.raw = std::move(raw);
+  return r;
+}
+
+// PaddlePaddle's older message (no allocated figure) refusing a request larger than what the
+// device still had, with more than a context left: the pool taken up front ranks above the job
+// not fitting; a device with less than a context left, or the newer wording, is not read so.
+TEST(Jax001, PaddlesUpFrontPoolLeavesALargeRequestTheRest) {
+  observe::observation o;
+  o.ooms = {paddle(2_GiB, 1_GiB + 200_MiB,
+                   "Out of memory error on GPU 0. Cannot allocate 2.000000GB memory on GPU 0, "
+                   "available memory is only 1.195312GB.")};
+  doctor_input in;
+  in.observed = &o;
+  auto found = rules::jax_preallocation(in);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_GT(found[0].likelihood, 0.5);
+  EXPECT_NE(found[0].fix.find("FLAGS_allocator_strategy=auto_growth"), std::string::npos)
+      << found[0].fix;
+
+  o.ooms = {paddle(25_MiB, 15_MiB,
+                   "Out of memory error on GPU 0. Cannot allocate 25.002197MB memory on GPU 0, "
+                   "available memory is only 15.187500MB.")};
+  EXPECT_TRUE(rules::jax_preallocation(in).empty());
+  o.ooms = {paddle(2_GiB, 1_GiB + 200_MiB,
+                   "Out of memory error on GPU 0. Cannot allocate 2.000000GB memory on GPU 0, "
+                   "13.2GB memory has been allocated and available memory is only 1.195312GB.")};
+  EXPECT_TRUE(rules::jax_preallocation(in).empty());
+}
+
+}  // namespace
+}  // namespace vramscope::doctor

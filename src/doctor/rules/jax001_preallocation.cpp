@@ -6,10 +6,14 @@
 #include <cstdlib>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "doctor/likelihood.hpp"
+#include "doctor/oom_facts.hpp"
 #include "doctor/replan.hpp"
 #include "doctor/rules/rules.hpp"
 
@@ -100,9 +104,156 @@ screens observed_evidence(const doctor_input& in, finding& f) {
   return out;
 }
 
+// Runtimes other than JAX that reserve a pool at start, each told by what it prints in the log
+// (its banner, or its own frames in the trace) and its documented default:
+//  - TensorFlow maps nearly all the memory free at start into its BFC pool unless memory growth
+//    is on (TensorFlow guide "Use a GPU", limiting GPU memory growth:
+//    per_process_gpu_memory_fraction, TF_FORCE_GPU_ALLOW_GROWTH); it logs "Created TensorFlow
+//    device ... with N MB memory".
+//  - Theano's CNMeM pool takes lib.cnmem of the memory at start and says so ("CNMeM is enabled
+//    with initial size: 95.0% of memory"); libgpuarray's takes gpuarray.preallocate ("Preallocating
+//    N/M Mb (f) on cuda") (Theano's config documentation).
+//  - The RAPIDS Accelerator for Apache Spark builds an RMM pool of
+//  spark.rapids.memory.gpu.allocFraction
+//    of the GPU at executor start (0.9 of the total in its early releases, of the free memory
+//    since; the plugin's configuration docs); its classes (com.nvidia.spark.rapids, ai.rapids.cudf)
+//    are in the trace of whatever fails under it.
+// A failure the banner's own runtime did not raise from inside its pool (a CUDA call's error, a
+// library's status, another runtime's allocator in the same process) is memory the pool left no
+// room for.
+struct up_front_runtime {
+  std::string_view marker;  // the runtime's own words in the log
+  std::string_view also;    // words the same line has too (none when empty)
+  std::string_view name;
+  std::string_view fix;
+};
+
+constexpr up_front_runtime up_front_runtimes[] = {
+    {"Created TensorFlow device", "", "TensorFlow",
+     "TF_FORCE_GPU_ALLOW_GROWTH=true (or tf.config.experimental.set_memory_growth) so TensorFlow "
+     "grows its pool "
+     "on demand, or cap it with per_process_gpu_memory_fraction / a logical device's memory_limit"},
+    {"CNMeM is enabled with initial size", "", "Theano's CNMeM pool",
+     "a smaller lib.cnmem in THEANO_FLAGS (lib.cnmem=0 turns the pool off), leaving room outside "
+     "it"},
+    {"Preallocating ", ") on cuda", "libgpuarray's pool (Theano)",
+     "a smaller gpuarray.preallocate in THEANO_FLAGS (0 or below turns preallocation off)"},
+    {"com.nvidia.spark.rapids", "", "the RAPIDS Accelerator's RMM pool",
+     "a lower spark.rapids.memory.gpu.allocFraction (e.g. 0.8) so the pool leaves what other "
+     "processes and "
+     "kernels outside it hold, or a larger spark.rapids.memory.gpu.reserve"},
+    {"ai.rapids.cudf", "", "the RAPIDS Accelerator's RMM pool",
+     "a lower spark.rapids.memory.gpu.allocFraction (e.g. 0.8) so the pool leaves what other "
+     "processes and "
+     "kernels outside it hold, or a larger spark.rapids.memory.gpu.reserve"},
+};
+
+// The line of the report (its text or the log before it) that names the runtime, if any.
+std::optional<std::string> runtime_line(const observe::oom_report& r, const up_front_runtime& rt) {
+  const auto names = [&rt](std::string_view text) {
+    const auto at = text.find(rt.marker);
+    return at != std::string_view::npos &&
+           (rt.also.empty() || text.find(rt.also, at) != std::string_view::npos);
+  };
+  if (names(r.raw)) return fmt::format("line {}: {}", r.line, r.raw.substr(0, 160));
+  for (const auto& c : r.context)
+    if (names(c)) return c.substr(0, 200);
+  return std::nullopt;
+}
+
+std::optional<finding> banner_reservation(const observe::observation& o) {
+  for (const auto& r : o.ooms) {
+    // The pool's own refusal is the job not fitting in it (OOM001, FRAG001 weigh that).
+    if (r.tensorflow || r.kind == observe::oom_kind::xla) continue;
+    for (const auto& rt : up_front_runtimes) {
+      const auto line = runtime_line(r, rt);
+      if (!line) continue;
+      // Another runtime's pool and this allocator's message: both in the process, TensorFlow's
+      // taken first. The runtime's own frames over an allocator's message are its pool's.
+      if (r.origin == observe::oom_origin::allocator &&
+          rt.name.find("RAPIDS") != std::string_view::npos)
+        continue;
+      finding f{"JAX001", {}, severity::warning,   {},         {}, {},
+                {},       {}, "jax_preallocation", lk::strong, {}, {}};
+      f.evidence.push_back(fmt::format("{} in the log: {}", rt.name, *line));
+      f.evidence.push_back(fmt::format("{}: {}", where(r), r.raw.substr(0, 160)));
+      f.support.push_back(
+          fmt::format("{} reserves its pool at start; the failed allocation was not made from "
+                      "that pool, so it had only what the pool left",
+                      rt.name));
+      f.cause = fmt::format(
+          "{} reserved most of the GPU up front; what runs outside its pool (another runtime in "
+          "the process, a library's workspace, a CUDA call, another process) has only the rest",
+          rt.name);
+      f.fix = std::string(rt.fix);
+      return f;
+    }
+  }
+  return std::nullopt;
+}
+
+// A runtime other than JAX that reserves its pool up front, told by its own message: PaddlePaddle
+// (likelihood.hpp, paddle_default_fractions). Its message without the allocated figure
+// ("Cannot allocate X memory on GPU N, available memory is only Z.") is an older release's, from
+// the years its default allocator (naive_best_fit) or Paddle Inference's initial pool took a fixed
+// share up front; a request above what is available while the device still had more than a
+// context free is one the pool's chunks did not serve: it went to the device beside a pool that
+// holds the share it took at start, idle or not. Less than a context left is a device full for
+// any reason (PROC001, GPU001 weigh that).
+std::optional<finding> runtime_reservation(const observe::observation& o) {
+  for (const auto& r : o.ooms) {
+    if (r.allocator != observe::oom_allocator::paddle || !r.requested || !r.free) continue;
+    if (r.raw.find("has been allocated") != std::string::npos) continue;  // auto_growth-era wording
+    if (*r.free < lk::context_min || *r.requested <= *r.free) continue;
+    finding f{"JAX001",
+              {},
+              severity::warning,
+              {},
+              {},
+              {},
+              {},
+              {},
+              "jax_preallocation",
+              lk::possible + lk::step,
+              {},
+              {}};
+    f.evidence.push_back(
+        fmt::format("{}: PaddlePaddle could not allocate {} with {} still available on the "
+                    "device",
+                    where(r), format_bytes(*r.requested), format_bytes(*r.free)));
+    f.support.push_back(
+        fmt::format("the message's wording (no allocated figure) is an older PaddlePaddle's, whose "
+                    "default allocator before 2.0 "
+                    "took FLAGS_fraction_of_gpu_memory_to_use ({:.2f} on Linux, {:.2f} on Windows) "
+                    "of the free memory up "
+                    "front, as Paddle Inference's initial pool does; a request larger than its "
+                    "chunks goes to the device and "
+                    "finds only what the pool left",
+                    lk::paddle_default_fractions[0], lk::paddle_default_fractions[1]));
+    f.against.push_back(
+        "the message does not say how much of the pool was in use: the job may need it all");
+    f.cause =
+        "the runtime reserved most of the GPU as a fixed pool at start (PaddlePaddle's "
+        "FLAGS_fraction_of_gpu_memory_to_use, or Paddle Inference's initial pool size), so a large "
+        "request "
+        "outside its chunks has only the rest";
+    f.fix =
+        "export FLAGS_allocator_strategy=auto_growth (or FLAGS_fraction_of_gpu_memory_to_use=0) so "
+        "the pool "
+        "grows on demand, and give Paddle Inference a small initial pool "
+        "(enable_use_gpu(memory_pool_init_size_mb))";
+    return f;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<finding> jax_preallocation(const doctor_input& in) {
+  if (!in.job && in.observed) {
+    if (auto f = banner_reservation(*in.observed)) return {std::move(*f)};
+    if (auto f = runtime_reservation(*in.observed)) return {std::move(*f)};
+  }
   const bool jax_job = in.job && (in.job->framework.name == "jax" || in.job->parallel.kind == job::strategy::jax);
   finding f{"JAX001", {}, severity::warning, {}, {}, {}, {}, {}, "jax_preallocation", lk::possible, {}, {}};
   const screens seen = observed_evidence(in, f);
