@@ -361,11 +361,24 @@ TEST(ThreadsYardstick, TwelfthBatchAtFirstSight) {
 // refused as no known format. Read since by the failure-line reader (observe/failure_line.hpp),
 // the cut traceback's frames and the prompt's figures: 7 of 18 top-1, 10 of 18 top-3 (two
 // Caffe lines, RAPIDS and the elided counts now get findings; 631's Caffe line and 637's cut
-// traceback rank their cause first, the REPL figures read but no rule weighs them alone).
+// traceback rank their cause first, the REPL figures read but no rule weighs them alone); with
+// the rules for libraries' own failures (DEV001) and other runtimes' up-front pools (JAX001) as
+// well, 10 of 18 top-1, 12 of 18 top-3.
 TEST(ThreadsYardstick, ThirteenthBatchAtFirstSight) {
   const tally fresh = score_all("13", false);
   ASSERT_GE(fresh.n, 15);
-  expect_at_least(fresh, {7, 10});
+  expect_at_least(fresh, {10, 12});
+}
+
+// Batch 14, collected sealed (runtimes other than PyTorch, any owner; PyTorch projects outside
+// LLM fine-tuning by domain) while this round's explain fixes were being made, and scored once
+// on the round's final rules before anything was changed for it (bench/README.md): 4 of 19
+// top-1, 12 of 19 top-3. Seven of its eight evaluation and inference threads have evaluation
+// among the first three, none first; three single error lines of Theano and CNTK are refused.
+TEST(ThreadsYardstick, FourteenthBatchAtFirstSight) {
+  const tally fresh = score_all("14", false);
+  ASSERT_GE(fresh.n, 15);
+  expect_at_least(fresh, {4, 12});
 }
 
 // The saving a finding states, against the threads that report what the confirmed fix saved
