@@ -543,8 +543,9 @@ maybe_error read_processes(import_context& ctx, bool& has_world_size) {
                                 "when the job starts, which the file does not fix; write the "
                                 "job's number of processes there (or --set "
                                 "hardware.gpus_per_node=N) to plan it")
-                  : "num_processes: " + problem + "; write the job's number of processes there "
-                                                  "to plan it");
+                  : "num_processes: " + problem +
+                        "; write the job's number of processes there "
+                        "to plan it");
   if (machines != nullptr)
     if (auto problem = parse_count_text(machines->value.text, 1, 100000, m); !problem.empty())
       return at(machines->where,

@@ -157,11 +157,12 @@ std::string derive_micro_batch(import_context& ctx, const entry& total, const en
   // on any GPU count when the total is smaller than the accumulation, and _batch_assertion stops
   // ("Micro batch size per gpu: 0 has to be greater than 0").
   if (t < a)
-    return fmt::format("train_batch_size {} is smaller than gradient_accumulation_steps {}: "
-                       "DeepSpeed derives a micro batch of {} // ({} x GPUs) = 0 on any GPU count "
-                       "and stops; make train_batch_size micro batch x accumulation x GPUs (or "
-                       "give train_micro_batch_size_per_gpu) to plan it",
-                       t, a, t, a);
+    return fmt::format(
+        "train_batch_size {} is smaller than gradient_accumulation_steps {}: "
+        "DeepSpeed derives a micro batch of {} // ({} x GPUs) = 0 on any GPU count "
+        "and stops; make train_batch_size micro batch x accumulation x GPUs (or "
+        "give train_micro_batch_size_per_gpu) to plan it",
+        t, a, t, a);
   const auto world = static_cast<std::uint64_t>(ctx.out.job.hardware.gpus_per_node) *
                      static_cast<std::uint64_t>(ctx.out.job.hardware.nodes) / tp_degree(ctx);
   const char* whose = launch_gives_world ? "the launch's" : "the assumed";
@@ -344,44 +345,35 @@ const std::vector<option>& deepspeed_table() {
   const std::string zero = "zero_optimization.";
   static const std::vector<option> table{
       {zero + "stage", handled()},
-      {zero + "offload_optimizer.device",
-       maps_offload_device("parallel.offload_optimizer")},
-      {zero + "offload_param.device",
-       stage3_only(maps_offload_device("parallel.offload_param"))},
+      {zero + "offload_optimizer.device", maps_offload_device("parallel.offload_optimizer")},
+      {zero + "offload_param.device", stage3_only(maps_offload_device("parallel.offload_param"))},
       {zero + "offload_optimizer.ratio", not_modelled("partial optimizer offload")},
       {zero + "offload_optimizer.*", no_effect()},
       {zero + "offload_param.*", no_effect()},
       {zero + "cpu_offload", maps_to("parallel.offload_optimizer")},
       {zero + "reduce_bucket_size", zero_stages_1_to_3(maps_to("parallel.reduce_bucket_size"))},
-      {zero + "allgather_bucket_size",
-       zero12_only(maps_to("parallel.allgather_bucket_size"))},
+      {zero + "allgather_bucket_size", zero12_only(maps_to("parallel.allgather_bucket_size"))},
       // DeepSpeedZeroConfig (deepspeed/runtime/zero/config.py) takes each ZeRO-3 option under
       // its own name and under the stage3_-prefixed alias; both spellings are rows here.
       {zero + "stage3_prefetch_bucket_size",
        zero3_engine_only(maps_to("parallel.prefetch_bucket_size"))},
-      {zero + "prefetch_bucket_size",
-       zero3_engine_only(maps_to("parallel.prefetch_bucket_size"))},
+      {zero + "prefetch_bucket_size", zero3_engine_only(maps_to("parallel.prefetch_bucket_size"))},
       {zero + "stage3_max_live_parameters", zero3_engine_only(custom(read_max_live))},
       {zero + "max_live_parameters", zero3_engine_only(custom(read_max_live))},
       {zero + "contiguous_gradients", maps_to("parallel.contiguous_gradients")},
-      {zero + "stage3_gather_16bit_weights_on_model_save",
-       maps_gathered_save()},
-      {zero + "gather_16bit_weights_on_model_save",
-       maps_gathered_save()},
+      {zero + "stage3_gather_16bit_weights_on_model_save", maps_gathered_save()},
+      {zero + "gather_16bit_weights_on_model_save", maps_gathered_save()},
       // The deprecated name of the same switch (config.py: stage3_gather_fp16_weights_...).
-      {zero + "stage3_gather_fp16_weights_on_model_save",
-       maps_gathered_save()},
+      {zero + "stage3_gather_fp16_weights_on_model_save", maps_gathered_save()},
       {zero + "overlap_comm", not_modelled("overlapped reduction keeps extra gradient buckets")},
       {zero + "stage3_max_reuse_distance", not_modelled("gathered parameters kept for reuse")},
       {zero + "max_reuse_distance", not_modelled("gathered parameters kept for reuse")},
       {zero + "stage3_param_persistence_threshold",
        not_modelled("small parameters stay unsharded")},
       {zero + "param_persistence_threshold", not_modelled("small parameters stay unsharded")},
-      {zero + "stage3_model_persistence_threshold",
-       not_modelled("small models stay unsharded")},
+      {zero + "stage3_model_persistence_threshold", not_modelled("small models stay unsharded")},
       {zero + "model_persistence_threshold", not_modelled("small models stay unsharded")},
-      {zero + "stage3_module_granularity_threshold",
-       not_modelled("small modules fetched as one")},
+      {zero + "stage3_module_granularity_threshold", not_modelled("small modules fetched as one")},
       {zero + "module_granularity_threshold", not_modelled("small modules fetched as one")},
       {zero + "stage3_use_all_reduce_for_fetch_params", no_effect()},
       {zero + "use_all_reduce_for_fetch_params", no_effect()},
@@ -418,12 +410,10 @@ const std::vector<option>& deepspeed_table() {
       {zero + "zenflow.*", not_modelled("ZenFlow's offloaded, delayed optimizer updates")},
       {"bf16.enabled", handled()},
       {"fp16.enabled", handled()},
-      {"bf16.bf16_master_weights_and_grads",
-       custom([](import_context& ctx, const entry& e) {
+      {"bf16.bf16_master_weights_and_grads", custom([](import_context& ctx, const entry& e) {
          return read_bf16_flag(ctx, e, "precision.master");
        })},
-      {"bf16.bf16_optimizer_states",
-       custom([](import_context& ctx, const entry& e) {
+      {"bf16.bf16_optimizer_states", custom([](import_context& ctx, const entry& e) {
          return read_bf16_flag(ctx, e, "optimizer.state");
        })},
       {"bf16.*", no_effect()},

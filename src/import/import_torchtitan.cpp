@@ -268,7 +268,8 @@ maybe_error read_model(import_context& ctx) {
                                 "planned as {} because {} (line {}) names that model",
                                 name->value.text, *preset, named_by->key, named_by->where.line));
   else if (hf == nullptr && name != nullptr &&
-      std::find(std::begin(titan_models), std::end(titan_models), base) == std::end(titan_models))
+           std::find(std::begin(titan_models), std::end(titan_models), base) ==
+               std::end(titan_models))
     return at(name->where,
               fmt::format("model.name {} is no torchtitan model (torchtitan's: llama2, llama3, "
                           "llama4, deepseek_v3, qwen3, qwen3_5, gpt_oss, flux, ...): a fork's "

@@ -477,11 +477,12 @@ std::string read_tune_optimizer(import_context& ctx, const entry& e) {
                   "blocks of 256 values)");
     return ctx.set("optimizer.name", std::string(name), e);
   }
-  return fmt::format("optimizer._component_: {} is not an optimizer vramscope models (known: "
-                     "torch.optim.AdamW, Adam, SGD; bitsandbytes.optim.AdamW8bit, PagedAdamW, "
-                     "PagedAdamW8bit; torchao.optim.AdamW8bit); give the nearest of these "
-                     "(or --set optimizer.name=...) to plan it",
-                     e.value.text);
+  return fmt::format(
+      "optimizer._component_: {} is not an optimizer vramscope models (known: "
+      "torch.optim.AdamW, Adam, SGD; bitsandbytes.optim.AdamW8bit, PagedAdamW, "
+      "PagedAdamW8bit; torchao.optim.AdamW8bit); give the nearest of these "
+      "(or --set optimizer.name=...) to plan it",
+      e.value.text);
 }
 
 // custom_sharded_layers: the distributed recipes pass these module names to
@@ -980,9 +981,9 @@ struct recipe_mention {
 };
 
 recipe_mention non_training_recipe(std::string_view text) {
-  static const std::vector<std::string_view> recipes{"generate", "eleuther_eval", "quantize",
-                                                     "dev/generate_v2", "generate_v2",
-                                                     "dev/generate_v2_distributed"};
+  static const std::vector<std::string_view> recipes{"generate",    "eleuther_eval",
+                                                     "quantize",    "dev/generate_v2",
+                                                     "generate_v2", "dev/generate_v2_distributed"};
   const auto is_word = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '/';
   };

@@ -402,7 +402,8 @@ bool speaks_of_processes(std::string_view text) {
 // (torch/cuda/memory.py: memory_allocated, memory_reserved and their max_ forms; memory_cached
 // is memory_reserved's old name). The first answer of each is kept; a torch_stats when both an
 // allocated and a reserved figure are given, as for a log's lines.
-std::optional<torch_stats> repl_figures(const std::vector<text_line>& lines, const std::string& source) {
+std::optional<torch_stats> repl_figures(const std::vector<text_line>& lines,
+                                        const std::string& source) {
   static constexpr std::pair<std::string_view, figure_label> calls[] = {
       {"max_memory_allocated(", figure_label{figure_kind::allocated, true}},
       {"max_memory_reserved(", figure_label{figure_kind::reserved, true}},

@@ -1106,7 +1106,8 @@ struct oom_scanner {
     } else if (const std::size_t q = t.find(xla_request_anchor); q != std::string_view::npos) {
       xla_error(i, q);
     } else if (const std::size_t em = t.find(device_oom_anchor); em != std::string_view::npos) {
-      const std::size_t memory = t.rfind("memory ", em);  // "memory mapping " / "memory allocation "
+      const std::size_t memory =
+          t.rfind("memory ", em);  // "memory mapping " / "memory allocation "
       expandable_map(i, memory != std::string_view::npos && em - memory <= 20 ? memory : em);
     } else if (const std::size_t pd = t.find(paddle_anchor); pd != std::string_view::npos) {
       paddle(i, pd);
@@ -1183,7 +1184,8 @@ std::vector<text_line> unwrap(std::vector<text_line> lines, std::deque<std::stri
 std::optional<oom_report> cut_traceback(const std::vector<text_line>& lines) {
   std::size_t start = lines.size();
   for (std::size_t k = lines.size(); k-- > 0;)
-    if (detail::trim(without_rank_prefix(lines[k].text)).starts_with("Traceback (most recent call last)")) {
+    if (detail::trim(without_rank_prefix(lines[k].text))
+            .starts_with("Traceback (most recent call last)")) {
       start = k;
       break;
     }
@@ -1274,7 +1276,8 @@ std::vector<oom_report> find_oom_reports(std::string_view text, const std::strin
   const std::string runtime = detail::runtime_named(text);
   for (auto& r : scan.out) {
     if (r.runtime.empty()) r.runtime = runtime;
-    if (r.message_cut && !r.missing.empty() && r.raw.find("failed with OOM on device") != std::string::npos)
+    if (r.message_cut && !r.missing.empty() &&
+        r.raw.find("failed with OOM on device") != std::string::npos)
       found_warnings.push_back(error_at(
           source,
           fmt::format("an out-of-memory line whose figures are elided or cut (\"{}\" not given): "
@@ -1285,16 +1288,18 @@ std::vector<oom_report> find_oom_reports(std::string_view text, const std::strin
     if (!r.status.empty() && r.allocator == oom_allocator::cuda && !r.requested && !r.capacity)
       found_warnings.push_back(error_at(
           source,
-          fmt::format("{}{}: {} without figures{}; what was asked and what the device held are not "
-                      "in the paste: nvidia-smi's output taken as it fails (or the log's memory "
-                      "lines before it) would tell whether the job or others filled the device",
-                      r.status, r.runtime.empty() ? "" : fmt::format(" ({})", r.runtime),
-                      r.origin == oom_origin::context_creation ? "a context's creation that failed"
-                      : r.library.empty() ? "a device allocation that failed"
-                                          : fmt::format("{}'s own allocation (its workspace) that failed", r.library),
-                      r.status_not_memory ? "; the status names no lack of memory, so it is read "
-                                            "as the library's failure, not proof of one"
-                                          : ""),
+          fmt::format(
+              "{}{}: {} without figures{}; what was asked and what the device held are not "
+              "in the paste: nvidia-smi's output taken as it fails (or the log's memory "
+              "lines before it) would tell whether the job or others filled the device",
+              r.status, r.runtime.empty() ? "" : fmt::format(" ({})", r.runtime),
+              r.origin == oom_origin::context_creation ? "a context's creation that failed"
+              : r.library.empty()
+                  ? "a device allocation that failed"
+                  : fmt::format("{}'s own allocation (its workspace) that failed", r.library),
+              r.status_not_memory ? "; the status names no lack of memory, so it is read "
+                                    "as the library's failure, not proof of one"
+                                  : ""),
           r.line));
   }
   if (!scan.out.empty()) {

@@ -81,8 +81,9 @@ TEST(ImportDeepSpeed, BatchesThatDeriveNoMicroBatchAndStageZeroBuckets) {
       "ds.json");
   ASSERT_TRUE(stage0) << stage0.error().to_string();
   EXPECT_EQ(stage0->job.parallel.kind, strategy::ddp);
-  EXPECT_NE(find_note(stage0->notes, "read by the ZeRO optimizers only; DeepSpeed ignores it at stage 0"),
-            "");
+  EXPECT_NE(
+      find_note(stage0->notes, "read by the ZeRO optimizers only; DeepSpeed ignores it at stage 0"),
+      "");
 }
 
 TEST(ImportDeepSpeed, AutoPrecisionFollowsTheTrainerArguments) {

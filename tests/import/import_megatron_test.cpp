@@ -274,12 +274,14 @@ TEST(ImportMegatron, MergesFileOfAnUnnamedScriptIsGpt2Bpe) {
   const imported_job merged = import_ok(model + " --merge-file m.txt" + run);
   EXPECT_NE(find_note(merged.notes, "GPT-2's BPE files, read only by GPT2BPETokenizer"), "");
   const std::string without = import_error(model + run);
-  EXPECT_NE(without.find("neither --tokenizer-type nor --vocab-size"), std::string::npos) << without;
+  EXPECT_NE(without.find("neither --tokenizer-type nor --vocab-size"), std::string::npos)
+      << without;
 }
 
 TEST(ImportMegatron, ErrorsNameTheLineAndFlag) {
   EXPECT_EQ(import_error(small_model + "--micro-batch-size two\n"),
-            "args.txt:3:1: --micro-batch-size: expected a whole number of at least 1, got \"two\"; write the number there to plan it\n"
+            "args.txt:3:1: --micro-batch-size: expected a whole number of at least 1, got \"two\"; "
+            "write the number there to plan it\n"
             "--micro-batch-size two\n"
             "^ near here");
   EXPECT_EQ(
@@ -289,7 +291,8 @@ TEST(ImportMegatron, ErrorsNameTheLineAndFlag) {
       "  --num-layers $LAYERS\n"
       "  ^ near here");
   EXPECT_EQ(import_error("torchrun --nnodes x pretrain_gpt.py --num-layers 1\n"),
-            "args.txt:1:10: torchrun --nnodes: expected a whole number of at least 1, got \"x\"; write the number there to plan it\n"
+            "args.txt:1:10: torchrun --nnodes: expected a whole number of at least 1, got \"x\"; "
+            "write the number there to plan it\n"
             "torchrun --nnodes x pretrain_gpt.py --num-layers 1\n"
             "         ^ near here");
 }
@@ -328,7 +331,8 @@ TEST(ImportMegatron, ReadsTheFlagNamesOf2020) {
   EXPECT_NE(find_note(both.notes, "--batch-size is Megatron-LM's name"), "");
   const std::string zero = import_error(launch(small_model + "--batch-size 0\n"));
   EXPECT_EQ(zero.substr(0, zero.find('\n')),
-            "args.txt:4:1: --batch-size: expected a whole number of at least 1, got \"0\"; write the number there to plan it");
+            "args.txt:4:1: --batch-size: expected a whole number of at least 1, got \"0\"; write "
+            "the number there to plan it");
 }
 
 // Megatron-LM 2.6 (2021-08) named --recompute-method and --recompute-num-layers

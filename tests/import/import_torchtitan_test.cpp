@@ -198,7 +198,8 @@ TEST(ImportTorchtitan, ContextParallelismSharesEachSequence) {
   // at a shard degree of 1: replicas of them are HSDP, not DDP.
   auto hsdp = import_config_text(
       "[training]\nseq_len = 256\n[parallelism]\ndata_parallel_shard_degree = 1\n"
-      "data_parallel_replicate_degree = 2\ncontext_parallel_degree = 2\n", "t.toml");
+      "data_parallel_replicate_degree = 2\ncontext_parallel_degree = 2\n",
+      "t.toml");
   ASSERT_TRUE(hsdp) << hsdp.error().to_string();
   EXPECT_EQ(hsdp->job.parallel.kind, strategy::fsdp2);
   EXPECT_EQ(hsdp->job.parallel.dp_replicate, 2);
@@ -215,15 +216,18 @@ TEST(ImportTorchtitan, AForksModelNameIsRefusedEvenWhenItsWordsMatchAPreset) {
   EXPECT_EQ(qwen2.error().line, 2);
   EXPECT_NE(qwen2.error().message.find("no torchtitan model"), std::string::npos)
       << qwen2.error().to_string();
-  EXPECT_NE(qwen2.error().message.find("--set model=qwen2-7b if the fork builds"), std::string::npos)
+  EXPECT_NE(qwen2.error().message.find("--set model=qwen2-7b if the fork builds"),
+            std::string::npos)
       << qwen2.error().to_string();
   auto own = import_config_text("[model]\nname = \"blendcorpus\"\nflavor = \"X-7B\"\n", "t.toml");
   ASSERT_FALSE(own);
-  EXPECT_EQ(own.error().message.find("if the fork builds"), std::string::npos) << own.error().to_string();
+  EXPECT_EQ(own.error().message.find("if the fork builds"), std::string::npos)
+      << own.error().to_string();
   // The same words beside a tokenizer of that model: the fork builds the published shapes.
-  auto named = import_config_text("[model]\nname = \"llama3.2\"\nflavor = \"1b\"\n"
-                                  "tokenizer_path = \"./assets/tokenizer/Llama-3.2-1B\"\n",
-                                  "t.toml");
+  auto named = import_config_text(
+      "[model]\nname = \"llama3.2\"\nflavor = \"1b\"\n"
+      "tokenizer_path = \"./assets/tokenizer/Llama-3.2-1B\"\n",
+      "t.toml");
   ASSERT_TRUE(named) << named.error().to_string();
   EXPECT_EQ(named->job.model, "llama-3.2-1b");
   EXPECT_NE(find_note(named->notes, "because model.tokenizer_path (line 4) names that model"), "");

@@ -130,7 +130,8 @@ TEST(ImportTorchtune, TorchaosLowBitOptimizerUnderItsOldModule) {
   EXPECT_EQ(old->job.optimizer.kind, optimizer_kind::adamw_8bit);
   auto other = import_config_text(model + "optimizer:\n  _component_: my.optim.Lion\n", "o.yaml");
   ASSERT_FALSE(other);
-  EXPECT_NE(other.error().message.find("to plan it"), std::string::npos) << other.error().to_string();
+  EXPECT_NE(other.error().message.find("to plan it"), std::string::npos)
+      << other.error().to_string();
 }
 
 // The configs of torchtune's generation, evaluation and quantization recipes load a model but
@@ -138,16 +139,18 @@ TEST(ImportTorchtune, TorchaosLowBitOptimizerUnderItsOldModule) {
 // config whose later comments mention generation is planned.
 TEST(ImportTorchtune, ConfigsOfRecipesThatDoNotTrainAreRefusedAtTheirHeader) {
   const std::string model = "model:\n  _component_: torchtune.models.llama2.llama2_7b\n";
-  auto generate = import_config_text("# Config for running the InferenceRecipe in generate.py\n#\n"
-                                     "#    tune run generate --config generation\n\n" + model,
-                                     "g.yaml");
+  auto generate = import_config_text(
+      "# Config for running the InferenceRecipe in generate.py\n#\n"
+      "#    tune run generate --config generation\n\n" +
+          model,
+      "g.yaml");
   ASSERT_FALSE(generate);
   EXPECT_EQ(generate.error().line, 1);
   EXPECT_NE(generate.error().message.find("generate recipe"), std::string::npos)
       << generate.error().to_string();
   EXPECT_NE(generate.error().to_string().find("to plan it"), std::string::npos);
-  auto eval = import_config_text("# tune run --nproc_per_node 1 eleuther_eval --config c.yaml\n" +
-                                     model, "e.yaml");
+  auto eval = import_config_text(
+      "# tune run --nproc_per_node 1 eleuther_eval --config c.yaml\n" + model, "e.yaml");
   ASSERT_FALSE(eval);
   EXPECT_EQ(eval.error().line, 1);
   EXPECT_NE(eval.error().message.find("eleuther_eval"), std::string::npos);
@@ -155,8 +158,11 @@ TEST(ImportTorchtune, ConfigsOfRecipesThatDoNotTrainAreRefusedAtTheirHeader) {
                                       model + "# afterwards: tune run generate --config g.yaml\n",
                                   "t.yaml");
   ASSERT_TRUE(train) << train.error().to_string();
-  auto regenerate = import_config_text("# tune run full_finetune_single_device\n# uses "
-                                       "my_generate.py for samples\n" + model, "r.yaml");
+  auto regenerate = import_config_text(
+      "# tune run full_finetune_single_device\n# uses "
+      "my_generate.py for samples\n" +
+          model,
+      "r.yaml");
   ASSERT_TRUE(regenerate) << regenerate.error().to_string();
 }
 

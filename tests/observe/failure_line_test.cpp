@@ -178,8 +178,9 @@ TEST(FailureLine, RuntimeNamedByItsMarks) {
   EXPECT_EQ(detail::runtime_named("ERROR: LoadError ... /Knet/src/gpu.jl:33"), "knet");
   EXPECT_EQ(detail::runtime_named("no marks here"), "");
   // PyTorch's own sources hold "caffe2": not Caffe.
-  EXPECT_EQ(detail::runtime_named("Exception raised from alloc at /pytorch/caffe2/core/x.cc (torch/lib)"),
-            "torch");
+  EXPECT_EQ(
+      detail::runtime_named("Exception raised from alloc at /pytorch/caffe2/core/x.cc (torch/lib)"),
+      "torch");
 }
 
 }  // namespace

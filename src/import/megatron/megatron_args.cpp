@@ -84,12 +84,13 @@ long long flag_int(const import_context& ctx, const std::string& flag, long long
                                  "and {} (line {}) takes it too; write the number",
                                  first->key, text, flag, e->where.line));
   } else if (whole && value > max)
-    error = at(e->where,
-               fmt::format("{}: {} is more than {}; write at most {} to plan it", flag, value, max, max));
+    error = at(e->where, fmt::format("{}: {} is more than {}; write at most {} to plan it", flag,
+                                     value, max, max));
   else
-    error = at(e->where, fmt::format("{}: expected a whole number of at least {}, got \"{}\"; write "
-                                     "the number there to plan it",
-                                     flag, min, text));
+    error =
+        at(e->where, fmt::format("{}: expected a whole number of at least {}, got \"{}\"; write "
+                                 "the number there to plan it",
+                                 flag, min, text));
   return fallback;
 }
 
