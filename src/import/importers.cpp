@@ -115,6 +115,43 @@ std::optional<diagnostic> wrapper_refusal(std::string_view text, const std::stri
                   line, 1);
 }
 
+// accelerate's keys one level down, under a top-level key of the project's own
+// ("accelerate_config:\n  distributed_type: FSDP"): accelerate reads a config's top-level keys
+// only, and ClusterConfig.from_yaml_file refuses the unknown ones, so the file is not one
+// accelerate launches as written. Points at the enclosing key.
+std::optional<diagnostic> nested_accelerate_refusal(std::string_view text,
+                                                    const std::string& source) {
+  int number = 0, parent_line = 0;
+  std::string parent;
+  for (std::string_view rest = text; !rest.empty();) {
+    const auto end = rest.find('\n');
+    const std::string_view raw = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    ++number;
+    const std::string_view line = trim(raw);
+    if (line.empty() || line.front() == '#') continue;
+    const bool indented = raw.front() == ' ' || raw.front() == '\t';
+    if (!indented) {
+      const auto colon = line.find(':');
+      if (colon != std::string_view::npos && trim(line.substr(colon + 1)).empty())
+        parent = std::string(line.substr(0, colon)), parent_line = number;
+      else
+        parent.clear(), parent_line = 0;
+      continue;
+    }
+    if (parent_line != 0 && is_accelerate_key(line))
+      return error_at(source,
+                      fmt::format("accelerate's options are nested under {}: (line {}), but "
+                                  "accelerate reads a config's top-level keys only (its "
+                                  "ClusterConfig refuses the unknown key {}), so this is not a "
+                                  "file accelerate launches as written; move the keys under {} "
+                                  "to the top level to plan it",
+                                  parent, parent_line, parent, parent),
+                      parent_line, 1);
+  }
+  return std::nullopt;
+}
+
 // The first character that is neither a blank nor inside a comment of one of the kinds DeepSpeed's
 // Hjson reader skips (#, // and /* */); npos when there is none.
 std::size_t first_significant(std::string_view text) {
@@ -190,6 +227,7 @@ result<imported_job> import_config_text(std::string_view text, const std::string
     case config_format::unknown: break;
   }
   if (auto wrapper = wrapper_refusal(text, source)) return *wrapper;
+  if (auto nested = nested_accelerate_refusal(text, source)) return *nested;
   return error_at(source,
                   "not an accelerate YAML, DeepSpeed JSON, torchtitan TOML, torchtune YAML "
                   "config or Megatron-LM arguments; give the framework's own config file, "

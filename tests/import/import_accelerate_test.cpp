@@ -154,6 +154,23 @@ TEST(ImportAccelerate, MegatronLmDefaultsAreThePlugins) {
 
 // accelerate launch loads the file with ClusterConfig.from_yaml_file: process_config raises
 // without distributed_type, and a top-level key that is no dataclass field is "unknown keys".
+// accelerate's keys nested under a key of the project's own are not a file accelerate launches:
+// refused at the enclosing key, saying to move them up.
+TEST(ImportAccelerate, KeysNestedUnderAProjectKeyAreRefusedThere) {
+  auto nested = import_config_text(
+      "# tiers\n\naccelerate_config:\n  distributed_type: FSDP\n  num_processes: 2\n"
+      "hardware_tiers:\n  edge:\n    quant: 4bit\n",
+      "c.yaml");
+  ASSERT_FALSE(nested);
+  EXPECT_EQ(nested.error().line, 3);
+  EXPECT_NE(nested.error().message.find("nested under accelerate_config:"), std::string::npos)
+      << nested.error().to_string();
+  EXPECT_NE(nested.error().message.find("to plan it"), std::string::npos);
+  auto other = import_config_text("settings:\n  lr: 0.1\n", "c.yaml");
+  ASSERT_FALSE(other);
+  EXPECT_EQ(other.error().message.find("nested under"), std::string::npos);
+}
+
 TEST(ImportAccelerate, RefusesWhatClusterConfigCannotLoad) {
   auto commented = import_config_text(
       "compute_environment: LOCAL_MACHINE\n# distributed_type: FSDP\nnum_processes: 2\n",
