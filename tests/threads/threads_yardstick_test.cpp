@@ -381,6 +381,16 @@ TEST(ThreadsYardstick, FourteenthBatchAtFirstSight) {
   expect_at_least(fresh, {4, 12});
 }
 
+// Batch 15, collected sealed at the start of the round (forums and the issues of LLM training
+// libraries; runtimes other than PyTorch, serving engines and non-English threads) and scored
+// once on the round's starting rules before anything was changed for it: 2 of 11 top-1, 5 of 11
+// top-3 (bench/README.md). The floors keep what the round's fixes reached.
+TEST(ThreadsYardstick, FifteenthBatchAtFirstSight) {
+  const tally fresh = score_all("15", false);
+  ASSERT_GE(fresh.n, 11);
+  expect_at_least(fresh, {2, 5});
+}
+
 // The saving a finding states, against the threads that report what the confirmed fix saved
 // (`saving:` in thread.yaml, before minus after as the thread gives it), over every thread of
 // every batch, from the observation alone (a batch holds one or two such threads, too few to
