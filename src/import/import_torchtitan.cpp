@@ -5,6 +5,7 @@
 #include <vramscope/import/importers.hpp>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -188,6 +189,86 @@ std::optional<std::string> llama32_of_tokenizer(import_context& ctx, const entry
   return preset;
 }
 
+// torchtitan's llama2 flavors that are no published model (torchtitan/models/llama/__init__.py,
+// llama2_configs, from df2dcc7 of 2024-04-19 until torchtitan dropped Llama 2; before it the same
+// table was llama_configs under the name "llama"): ModelArgs(dim, n_layers, n_heads) with the
+// defaults n_kv_heads = n_heads, multiple_of 256, no ffn_dim_multiplier, max_seq_len 2048, an
+// output projection apart from the embedding, and the vocabulary of the tokenizer. The feed-forward
+// width is FeedForward's: 2/3 of 4 x dim, rounded up to a multiple of 256. (debugmodel changed
+// its layer count between commits, so it is not read.)
+struct llama2_flavor {
+  std::string_view flavor;
+  int dim, layers, heads;
+};
+constexpr llama2_flavor llama2_flavors[] = {{"271m", 1024, 16, 8}, {"1b", 2048, 18, 16}, {"26b", 5120, 80, 40}};
+
+// Llama 2's SentencePiece tokenizer (32,000 pieces) is the one the llama2 train configs of those
+// commits name (tokenizer_path "./torchtitan/datasets/tokenizer/tokenizer.model", fetched by
+// torchtitan/datasets/download_tokenizer.py from meta-llama/Llama-2-*-hf). Another tokenizer's
+// size is not in the file: nullopt.
+std::optional<int> llama2_tokenizer_vocab(const import_context& ctx) {
+  const entry* path = ctx.find("model.tokenizer_path");
+  if (path == nullptr) return std::nullopt;
+  const std::string p = lower_case(path->value.text);
+  if (!p.ends_with("/tokenizer.model") && p != "tokenizer.model") return std::nullopt;
+  for (const char* other : {"llama3", "llama-3", "tiktoken", "test", "mistral", "gemma"})
+    if (p.find(other) != std::string::npos) return std::nullopt;
+  return 32000;
+}
+
+// The inline model of a llama2 flavor above, or nullopt when the flavor or the vocabulary is
+// not one of them.
+maybe_error read_llama2_flavor(import_context& ctx, const entry& name, const entry& flavor, bool& done) {
+  done = false;
+  const std::string f = lower_case(flavor.value.text);
+  const auto* shape = std::find_if(std::begin(llama2_flavors), std::end(llama2_flavors),
+                                   [&](const llama2_flavor& l) { return l.flavor == f; });
+  if (shape == std::end(llama2_flavors)) return std::nullopt;
+  const auto vocab = llama2_tokenizer_vocab(ctx);
+  if (!vocab) return std::nullopt;
+  // The table's shapes are torchtitan's; a fork that adds options of its own runs its own code,
+  // whose table may give the flavor other shapes (forks cut layers from these flavors to profile):
+  // refused, saying where the shapes must come from.
+  const auto& table = torchtitan_options();
+  for (const auto& e : ctx.entries) {
+    const bool known = std::any_of(table.begin(), table.end(),
+                                   [&](const option& o) { return option_matches(o.key, e.key); });
+    if (known) continue;
+    return at(flavor.where,
+              fmt::format("model {} {}: a flavor of torchtitan's own table, no published model, in a file "
+                          "with options of no torchtitan release ({}, line {}): a fork's code, which may "
+                          "define the flavor otherwise; plan it with --set model=PATH/config.json (a "
+                          "Hugging Face config of the fork's shapes)",
+                          name.value.text, flavor.value.text, e.key, e.where.line));
+  }
+  const int hidden = 2 * (4 * shape->dim) / 3;
+  const int ffn = 256 * ((hidden + 255) / 256);
+  const std::string model_name = fmt::format("torchtitan llama2 {}", flavor.value.text);
+  auto& job = ctx.out.job;
+  job.model = model_name;
+  job.model_config = {{"_name_or_path", nlohmann::json(model_name).dump(), flavor.where},
+                      {"model_type", "\"llama\"", flavor.where},
+                      {"vocab_size", std::to_string(*vocab), ctx.find("model.tokenizer_path")->where},
+                      {"hidden_size", std::to_string(shape->dim), flavor.where},
+                      {"intermediate_size", std::to_string(ffn), flavor.where},
+                      {"num_hidden_layers", std::to_string(shape->layers), flavor.where},
+                      {"num_attention_heads", std::to_string(shape->heads), flavor.where},
+                      {"num_key_value_heads", std::to_string(shape->heads), flavor.where},
+                      {"max_position_embeddings", "2048", flavor.where},
+                      {"rms_norm_eps", "1e-05", flavor.where},
+                      {"tie_word_embeddings", "false", flavor.where}};
+  job.provenance.set_at["model"] = flavor.where;
+  ctx.mapped_to(name, "model");
+  ctx.mapped_to(flavor, "model");
+  ctx.note(flavor, fmt::format("{} {}: torchtitan's own flavor (dim {}, {} layers, {} heads, feed-forward {}, "
+                               "output apart from the embedding), no published model; the vocabulary is "
+                               "Llama 2's tokenizer's ({}) that model.tokenizer_path names",
+                               name.value.text, flavor.value.text, shape->dim, shape->layers, shape->heads,
+                               ffn, *vocab));
+  done = true;
+  return std::nullopt;
+}
+
 // torchtitan model names and flavors -> vramscope presets, by model::framework_preset on
 // "<name> <flavor>" ("llama3 8B" -> llama-3.1-8b, "qwen3 30B-A3B" -> qwen3-30b-a3b), on a flavor
 // that is a Hugging Face id (the deepseek_v2 experiment's "deepseek-ai/DeepSeek-V2-Lite"), and
@@ -281,6 +362,10 @@ maybe_error read_model(import_context& ctx) {
                                                *preset)
                                  : std::string()));
   if (hf != nullptr && name != nullptr) ctx.mapped_to(*name, "model");
+  if (!preset && hf == nullptr && flavor != nullptr && name != nullptr && (n == "llama2" || n == "llama")) {
+    bool done = false;
+    if (auto err = read_llama2_flavor(ctx, *name, *flavor, done); err || done) return err;
+  }
   if (!preset && hf == nullptr && flavor != nullptr &&
       !model::presets_of_family(written).empty()) {
     // A family with presets: the flavor is what none of them has.

@@ -387,10 +387,26 @@ std::string read_quantize_base(import_context& ctx, const entry& e) {
   return problem;
 }
 
+// dataset.packed: samples packed into sequences of tokenizer.max_seq_len. From torchtune 0.3 the
+// dataset builders take the length from the tokenizer and raise "PackedDataset requires a
+// max_seq_len to be set on the tokenizer." when it is None (datasets/_instruct.py, _chat.py,
+// _text_completion.py, ...): an explicit null there stops the recipe before training. (0.2's
+// builders had max_seq_len arguments of their own, so a file without tokenizer.max_seq_len is
+// not refused.)
 std::string read_packed(import_context& ctx, const entry& e) {
   bool on = false;
   if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
     return "dataset.packed: " + problem;
+  const entry* length = ctx.find("tokenizer.max_seq_len");
+  if (on && length != nullptr) {
+    const std::string v = lower_case(length->value.text);
+    if (v.empty() || v == "null" || v == "~")
+      return fmt::format("dataset.packed: true with tokenizer.max_seq_len null (line {}): torchtune's "
+                         "dataset builders refuse to pack without a length (\"PackedDataset requires a "
+                         "max_seq_len to be set on the tokenizer\"), so the recipe stops before training; "
+                         "set tokenizer.max_seq_len (or packed: false) to plan it",
+                         length->where.line);
+  }
   if (on)
     ctx.note(e, "dataset.packed: every sequence is packed to tokenizer.max_seq_len, so "
                 "training.seq_len is exact");
@@ -415,8 +431,29 @@ std::string read_tune_checkpointing(import_context& ctx, const entry& e) {
   return ctx.set("training.activation_checkpointing", on ? "full" : "none", e);
 }
 
+// Every loss class torchtune has defined on any branch (pytorch/torchtune, `git log --all -G
+// "^class \w+Loss" -- torchtune` to bd2a0fc7c, the wind-down commit). A loss `_component_` in
+// torchtune's namespace naming another class fails when the recipe instantiates it
+// (config._utils._get_component_from_path raises InstantiationError): the run never trains.
+constexpr std::string_view torchtune_losses[] = {
+    "CELoss", "CEWithChunkedOutputLoss", "ChunkedCEAutogradLoss", "ChunkedCrossEntropyLoss",
+    "ChunkedCrossEntropywithAutogradLoss", "DPOLoss", "ForwardKLLoss", "ForwardKLWithChunkedOutputLoss",
+    "GRPOCompletionLoss", "GRPOLoss", "GRPOSimpleLoss", "GRPOTaperLoss", "GRPOWithChunkedOutputLoss",
+    "IPOLoss", "KTOLoss", "LigerFusedCrossEntropyLoss", "LinearCrossEntropyLoss", "LinearGRPOLoss",
+    "OnlineReinforcementLearningLinearLoss", "PPOLoss", "PreferenceLoss", "RLLinearLoss", "RLLoss",
+    "RSOLoss", "ReverseKLLoss", "ReverseKLWithChunkedOutputLoss", "SFTLinearLoss", "SFTLoss",
+    "SFTLossWithProjection", "SimPOLoss", "SymmetricKLLoss", "SymmetricKLWithChunkedOutputLoss"};
+
 std::string read_loss(import_context& ctx, const entry& e) {
   const std::string v = e.value.text;
+  if (v.starts_with("torchtune.")) {
+    const std::string name = v.substr(v.rfind('.') + 1);
+    if (std::find(std::begin(torchtune_losses), std::end(torchtune_losses), name) == std::end(torchtune_losses))
+      return fmt::format("loss {}: torchtune has no loss class {} in any release, so the recipe fails when it "
+                         "builds the loss, before training; name one of torchtune's losses (e.g. "
+                         "torchtune.modules.loss.LinearCrossEntropyLoss, torchtune.rlhf.loss.DPOLoss) to plan it",
+                         v, name);
+  }
   if (v.ends_with("CEWithChunkedOutputLoss")) return ctx.set("training.loss", "chunked", e);
   // torchtune.modules.loss.LinearCrossEntropyLoss (every shipped recipe config since 0.6): the
   // model skips its output layer and the loss applies it to num_output_chunks (8) chunks of the

@@ -312,7 +312,9 @@ class lexer {
     return std::nullopt;
   }
 
-  // ${NAME}, ${NAME[@]}, ${NAME:-fallback}, ${1:-fallback}; anything else stays as written.
+  // ${NAME}, ${NAME[@]}, ${NAME:-fallback}, ${1:-fallback}, and ${NAME:=fallback}, which expands the
+  // same (bash also assigns the fallback to NAME then; a later bare $NAME is not given that value
+  // here and stays unset, so it is refused, never misread); anything else stays as written.
   static part braced(const std::string& inner, const std::string& raw, bool quoted) {
     std::size_t i = 0;
     while (i < inner.size() && (is_name_char(inner[i]))) ++i;
@@ -323,7 +325,7 @@ class lexer {
     if (!named) return part{part_kind::unresolved, raw, quoted, std::nullopt, {}};
     if (rest.empty()) return part{part_kind::variable, name, quoted, std::nullopt, raw};
     if (rest == "[@]" || rest == "[*]") return part{part_kind::array, name, quoted, std::nullopt, {}};
-    for (std::string_view op : {":-", "-"}) {
+    for (std::string_view op : {":-", "-", ":=", "="}) {
       if (rest.rfind(op, 0) != 0) continue;
       std::string fallback = rest.substr(op.size());
       const bool single = fallback.size() >= 2 && fallback[0] == '\'' && fallback.back() == '\'';

@@ -37,10 +37,27 @@ bool first_lines_all(std::string_view text, std::size_t most, Line&& each) {
   return lines > 0;
 }
 
-// The process rows of the table pasted without its header: every non-empty line of the first
-// few reads as "[|] GPU [GI CI] PID TYPE NAME MEMORY |".
+// A line of the process list's own header: its title ("| Processes: ... |"), the column names
+// ("GPU   GI   CI   PID   Type   Process name   GPU Memory", "ID   ID   Usage") or the "|====|"
+// rule under them.
+// Only the table's bordered form: a list retyped without borders is read as a log.
+bool is_process_list_header(std::string_view line) {
+  if (!line.starts_with("|") && !line.starts_with("+")) return false;
+  return detail::contains(line, "Processes:") || detail::contains(line, "PID") ||
+         detail::contains(line, "Usage") || line.starts_with("|==") || line.starts_with("+--");
+}
+
+// The process list of the table pasted without the GPU rows above it: every non-empty line of
+// the first few reads as "[|] GPU [GI CI] PID TYPE NAME MEMORY |" or as the list's own header,
+// and one at least is a process row.
 bool only_process_rows(std::string_view text) {
-  return first_lines_all(text, 8, [](std::string_view line) { return looks_like_process_row(line); });
+  bool row = false;
+  const bool all = first_lines_all(text, 12, [&](std::string_view line) {
+    const bool process = looks_like_process_row(line);
+    row |= process;
+    return process || is_process_list_header(line);
+  });
+  return all && row;
 }
 
 // The GPU rows of the table pasted without its header and borders: every non-empty line of the

@@ -307,6 +307,12 @@ struct table_reader {
                                               "the memory is not in the paste",
                                       lines.empty() ? 0 : lines.back().number));
     }
+    if (out.process_table && out.gpus.empty() && !out.processes.empty())
+      out.warnings.push_back(
+          error_at(source,
+                   "nvidia-smi's process list without the GPU rows above it: what "
+                   "each GPU uses in all and its size are missing from the paste",
+                   lines.front().number));
     return ok();
   }
 

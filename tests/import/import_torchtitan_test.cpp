@@ -922,5 +922,45 @@ TEST(ImportTorchtitan, AHubIdAsModelNameIsAForksLoader) {
   EXPECT_EQ(backend->job.model, "llama-3.2-1b");
 }
 
+// torchtitan's llama2 flavors that are no published model (271M, 1B, 26B) are planned from their
+// ModelArgs with Llama 2's tokenizer's vocabulary; with another tokenizer (whose size the file
+// does not give) they are refused as before.
+TEST(ImportTorchtitan, Llama2FlavorsOfNoPublishedModelArePlannedFromTheirShapes) {
+  auto small = import_torchtitan(
+      "[model]\nname = \"llama2\"\nflavor = \"271M\"\n"
+      "tokenizer_path = \"./torchtitan/datasets/tokenizer/tokenizer.model\"\n",
+      "small.toml");
+  ASSERT_TRUE(small) << small.error().to_string();
+  const auto key = [&](const std::string& k) {
+    for (const auto& m : small->job.model_config)
+      if (m.key == k) return m.json;
+    return std::string();
+  };
+  EXPECT_EQ(key("hidden_size"), "1024");
+  EXPECT_EQ(key("num_hidden_layers"), "16");
+  EXPECT_EQ(key("num_attention_heads"), "8");
+  EXPECT_EQ(key("num_key_value_heads"), "8");
+  EXPECT_EQ(key("intermediate_size"), "2816");  // 2/3 of 4 x 1024, up to a multiple of 256
+  EXPECT_EQ(key("vocab_size"), "32000");
+  EXPECT_EQ(key("tie_word_embeddings"), "false");
+  EXPECT_NE(find_note(small->notes, "torchtitan's own flavor"), "");
+  auto big = import_torchtitan("[model]\nname = \"llama\"\nflavor = \"26B\"\n"
+                               "tokenizer_path = \"tokenizer.model\"\n", "big.toml");
+  ASSERT_TRUE(big) << big.error().to_string();
+  EXPECT_EQ(big->job.model, "torchtitan llama2 26B");
+  auto other = import_torchtitan(
+      "[model]\nname = \"llama2\"\nflavor = \"1B\"\ntokenizer_path = \"./assets/test_tiktoken.model\"\n",
+      "other.toml");
+  EXPECT_TRUE(!other || other->job.model_config.empty());
+  // Beside an option of no torchtitan release (a fork's code runs it) the flavor is refused.
+  auto fork = import_torchtitan("[model]\nname = \"llama2\"\nflavor = \"1B\"\n"
+                                "tokenizer_path = \"tokenizer.model\"\n[training]\ngrad_accum_steps = 8\n",
+                                "fork.toml");
+  ASSERT_FALSE(fork);
+  EXPECT_EQ(fork.error().to_string().rfind("fork.toml:3:1: model llama2 1B: a flavor of torchtitan's own table", 0),
+            0u)
+      << fork.error().to_string();
+}
+
 }  // namespace
 }  // namespace vramscope::job

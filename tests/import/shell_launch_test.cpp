@@ -313,6 +313,19 @@ TEST(ShellLaunch, AFallbackThatNamesVariablesIsExpanded) {
   EXPECT_TRUE(l.args[5].unresolved);
 }
 
+// ${NAME:=fallback} (bash's "assign default") expands as ${NAME:-fallback} does; its assignment is
+// not followed, so a later bare use of a name set only that way stays unresolved.
+TEST(ShellLaunch, AnAssignDefaultExpandsAsAFallback) {
+  const auto l = read_ok(
+      "NLS=${NLS:=24}\n"
+      "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers $NLS --hidden-size ${HS:=1024} "
+      "--seq-length $HS\n");
+  EXPECT_EQ(texts(l.args), (words{"--num-layers", "24", "--hidden-size", "1024", "--seq-length", "$HS"}));
+  EXPECT_FALSE(l.args[1].unresolved);
+  EXPECT_FALSE(l.args[3].unresolved);
+  EXPECT_TRUE(l.args[5].unresolved);
+}
+
 // The fallback is lexed as a double-quoted string's content: arithmetic, arrays and nested
 // fallbacks in it expand as bash expands them; an escaped dollar is text.
 TEST(ShellLaunch, AFallbackIsLexedAsAQuotedString) {

@@ -249,6 +249,32 @@ TEST(NvidiaSmiTable, ReadsGpuRowsPastedWithoutTheHeader) {
   EXPECT_FALSE(detect_smi_format("| a | b | c |\n| d | e | f |\n"));
 }
 
+// The process list pasted with its own header ("Processes:", the column names, the "|===|" rule)
+// but without the GPU rows above it: read as the process list, with a warning that the GPUs' use
+// and size are missing. A header alone, without a process row, is not a table.
+TEST(NvidiaSmiTable, ReadsAProcessListPastedWithoutTheGpuRows) {
+  const std::string list =
+      "| Processes:                                                       GPU Memory |\n"
+      "|  GPU       PID  Type  Process name                               Usage      |\n"
+      "|=============================================================================|\n"
+      "|    0     21515    C   python                                       20747MiB |\n"
+      "|    1     21515    C   python                                       17149MiB |\n";
+  EXPECT_EQ(detect_smi_format(list), smi_format::table);
+  auto o = parse_nvidia_smi(list, "smi.txt");
+  ASSERT_TRUE(o) << o.error().to_string();
+  EXPECT_TRUE(o->gpus.empty());
+  ASSERT_EQ(o->processes.size(), 2u);
+  EXPECT_EQ(o->processes[0].gpu_index, 0);
+  EXPECT_EQ(o->processes[0].used, 20747 * MiB);
+  EXPECT_EQ(o->processes[1].gpu_index, 1);
+  ASSERT_FALSE(o->warnings.empty());
+  EXPECT_NE(o->warnings.back().message.find("without the GPU rows above it"), std::string::npos)
+      << o->warnings.back().message;
+  EXPECT_FALSE(
+      detect_smi_format("| Processes:                                  GPU Memory |\n"
+                        "|  GPU       PID  Type  Process name            Usage      |\n"));
+}
+
 TEST(NvidiaSmiTable, WindowsTablesEndTheNameWithTheDriverModel) {
   const std::string text =
       "| NVIDIA-SMI 610.62                 KMD Version: 610.62        CUDA UMD Version: 13.3     |\n"
