@@ -5,8 +5,8 @@
 #include <vramscope/import/importers.hpp>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <toml++/toml.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -200,7 +200,8 @@ struct llama2_flavor {
   std::string_view flavor;
   int dim, layers, heads;
 };
-constexpr llama2_flavor llama2_flavors[] = {{"271m", 1024, 16, 8}, {"1b", 2048, 18, 16}, {"26b", 5120, 80, 40}};
+constexpr llama2_flavor llama2_flavors[] = {
+    {"271m", 1024, 16, 8}, {"1b", 2048, 18, 16}, {"26b", 5120, 80, 40}};
 
 // Llama 2's SentencePiece tokenizer (32,000 pieces) is the one the llama2 train configs of those
 // commits name (tokenizer_path "./torchtitan/datasets/tokenizer/tokenizer.model", fetched by
@@ -218,7 +219,8 @@ std::optional<int> llama2_tokenizer_vocab(const import_context& ctx) {
 
 // The inline model of a llama2 flavor above, or nullopt when the flavor or the vocabulary is
 // not one of them.
-maybe_error read_llama2_flavor(import_context& ctx, const entry& name, const entry& flavor, bool& done) {
+maybe_error read_llama2_flavor(import_context& ctx, const entry& name, const entry& flavor,
+                               bool& done) {
   done = false;
   const std::string f = lower_case(flavor.value.text);
   const auto* shape = std::find_if(std::begin(llama2_flavors), std::end(llama2_flavors),
@@ -235,36 +237,40 @@ maybe_error read_llama2_flavor(import_context& ctx, const entry& name, const ent
                                    [&](const option& o) { return option_matches(o.key, e.key); });
     if (known) continue;
     return at(flavor.where,
-              fmt::format("model {} {}: a flavor of torchtitan's own table, no published model, in a file "
-                          "with options of no torchtitan release ({}, line {}): a fork's code, which may "
-                          "define the flavor otherwise; plan it with --set model=PATH/config.json (a "
-                          "Hugging Face config of the fork's shapes)",
-                          name.value.text, flavor.value.text, e.key, e.where.line));
+              fmt::format(
+                  "model {} {}: a flavor of torchtitan's own table, no published model, in a file "
+                  "with options of no torchtitan release ({}, line {}): a fork's code, which may "
+                  "define the flavor otherwise; plan it with --set model=PATH/config.json (a "
+                  "Hugging Face config of the fork's shapes)",
+                  name.value.text, flavor.value.text, e.key, e.where.line));
   }
   const int hidden = 2 * (4 * shape->dim) / 3;
   const int ffn = 256 * ((hidden + 255) / 256);
   const std::string model_name = fmt::format("torchtitan llama2 {}", flavor.value.text);
   auto& job = ctx.out.job;
   job.model = model_name;
-  job.model_config = {{"_name_or_path", nlohmann::json(model_name).dump(), flavor.where},
-                      {"model_type", "\"llama\"", flavor.where},
-                      {"vocab_size", std::to_string(*vocab), ctx.find("model.tokenizer_path")->where},
-                      {"hidden_size", std::to_string(shape->dim), flavor.where},
-                      {"intermediate_size", std::to_string(ffn), flavor.where},
-                      {"num_hidden_layers", std::to_string(shape->layers), flavor.where},
-                      {"num_attention_heads", std::to_string(shape->heads), flavor.where},
-                      {"num_key_value_heads", std::to_string(shape->heads), flavor.where},
-                      {"max_position_embeddings", "2048", flavor.where},
-                      {"rms_norm_eps", "1e-05", flavor.where},
-                      {"tie_word_embeddings", "false", flavor.where}};
+  job.model_config = {
+      {"_name_or_path", nlohmann::json(model_name).dump(), flavor.where},
+      {"model_type", "\"llama\"", flavor.where},
+      {"vocab_size", std::to_string(*vocab), ctx.find("model.tokenizer_path")->where},
+      {"hidden_size", std::to_string(shape->dim), flavor.where},
+      {"intermediate_size", std::to_string(ffn), flavor.where},
+      {"num_hidden_layers", std::to_string(shape->layers), flavor.where},
+      {"num_attention_heads", std::to_string(shape->heads), flavor.where},
+      {"num_key_value_heads", std::to_string(shape->heads), flavor.where},
+      {"max_position_embeddings", "2048", flavor.where},
+      {"rms_norm_eps", "1e-05", flavor.where},
+      {"tie_word_embeddings", "false", flavor.where}};
   job.provenance.set_at["model"] = flavor.where;
   ctx.mapped_to(name, "model");
   ctx.mapped_to(flavor, "model");
-  ctx.note(flavor, fmt::format("{} {}: torchtitan's own flavor (dim {}, {} layers, {} heads, feed-forward {}, "
-                               "output apart from the embedding), no published model; the vocabulary is "
-                               "Llama 2's tokenizer's ({}) that model.tokenizer_path names",
-                               name.value.text, flavor.value.text, shape->dim, shape->layers, shape->heads,
-                               ffn, *vocab));
+  ctx.note(
+      flavor,
+      fmt::format("{} {}: torchtitan's own flavor (dim {}, {} layers, {} heads, feed-forward {}, "
+                  "output apart from the embedding), no published model; the vocabulary is "
+                  "Llama 2's tokenizer's ({}) that model.tokenizer_path names",
+                  name.value.text, flavor.value.text, shape->dim, shape->layers, shape->heads, ffn,
+                  *vocab));
   done = true;
   return std::nullopt;
 }
@@ -362,7 +368,8 @@ maybe_error read_model(import_context& ctx) {
                                                *preset)
                                  : std::string()));
   if (hf != nullptr && name != nullptr) ctx.mapped_to(*name, "model");
-  if (!preset && hf == nullptr && flavor != nullptr && name != nullptr && (n == "llama2" || n == "llama")) {
+  if (!preset && hf == nullptr && flavor != nullptr && name != nullptr &&
+      (n == "llama2" || n == "llama")) {
     bool done = false;
     if (auto err = read_llama2_flavor(ctx, *name, *flavor, done); err || done) return err;
   }

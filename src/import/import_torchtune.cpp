@@ -401,11 +401,12 @@ std::string read_packed(import_context& ctx, const entry& e) {
   if (on && length != nullptr) {
     const std::string v = lower_case(length->value.text);
     if (v.empty() || v == "null" || v == "~")
-      return fmt::format("dataset.packed: true with tokenizer.max_seq_len null (line {}): torchtune's "
-                         "dataset builders refuse to pack without a length (\"PackedDataset requires a "
-                         "max_seq_len to be set on the tokenizer\"), so the recipe stops before training; "
-                         "set tokenizer.max_seq_len (or packed: false) to plan it",
-                         length->where.line);
+      return fmt::format(
+          "dataset.packed: true with tokenizer.max_seq_len null (line {}): torchtune's "
+          "dataset builders refuse to pack without a length (\"PackedDataset requires a "
+          "max_seq_len to be set on the tokenizer\"), so the recipe stops before training; "
+          "set tokenizer.max_seq_len (or packed: false) to plan it",
+          length->where.line);
   }
   if (on)
     ctx.note(e, "dataset.packed: every sequence is packed to tokenizer.max_seq_len, so "
@@ -435,24 +436,50 @@ std::string read_tune_checkpointing(import_context& ctx, const entry& e) {
 // "^class \w+Loss" -- torchtune` to bd2a0fc7c, the wind-down commit). A loss `_component_` in
 // torchtune's namespace naming another class fails when the recipe instantiates it
 // (config._utils._get_component_from_path raises InstantiationError): the run never trains.
-constexpr std::string_view torchtune_losses[] = {
-    "CELoss", "CEWithChunkedOutputLoss", "ChunkedCEAutogradLoss", "ChunkedCrossEntropyLoss",
-    "ChunkedCrossEntropywithAutogradLoss", "DPOLoss", "ForwardKLLoss", "ForwardKLWithChunkedOutputLoss",
-    "GRPOCompletionLoss", "GRPOLoss", "GRPOSimpleLoss", "GRPOTaperLoss", "GRPOWithChunkedOutputLoss",
-    "IPOLoss", "KTOLoss", "LigerFusedCrossEntropyLoss", "LinearCrossEntropyLoss", "LinearGRPOLoss",
-    "OnlineReinforcementLearningLinearLoss", "PPOLoss", "PreferenceLoss", "RLLinearLoss", "RLLoss",
-    "RSOLoss", "ReverseKLLoss", "ReverseKLWithChunkedOutputLoss", "SFTLinearLoss", "SFTLoss",
-    "SFTLossWithProjection", "SimPOLoss", "SymmetricKLLoss", "SymmetricKLWithChunkedOutputLoss"};
+constexpr std::string_view torchtune_losses[] = {"CELoss",
+                                                 "CEWithChunkedOutputLoss",
+                                                 "ChunkedCEAutogradLoss",
+                                                 "ChunkedCrossEntropyLoss",
+                                                 "ChunkedCrossEntropywithAutogradLoss",
+                                                 "DPOLoss",
+                                                 "ForwardKLLoss",
+                                                 "ForwardKLWithChunkedOutputLoss",
+                                                 "GRPOCompletionLoss",
+                                                 "GRPOLoss",
+                                                 "GRPOSimpleLoss",
+                                                 "GRPOTaperLoss",
+                                                 "GRPOWithChunkedOutputLoss",
+                                                 "IPOLoss",
+                                                 "KTOLoss",
+                                                 "LigerFusedCrossEntropyLoss",
+                                                 "LinearCrossEntropyLoss",
+                                                 "LinearGRPOLoss",
+                                                 "OnlineReinforcementLearningLinearLoss",
+                                                 "PPOLoss",
+                                                 "PreferenceLoss",
+                                                 "RLLinearLoss",
+                                                 "RLLoss",
+                                                 "RSOLoss",
+                                                 "ReverseKLLoss",
+                                                 "ReverseKLWithChunkedOutputLoss",
+                                                 "SFTLinearLoss",
+                                                 "SFTLoss",
+                                                 "SFTLossWithProjection",
+                                                 "SimPOLoss",
+                                                 "SymmetricKLLoss",
+                                                 "SymmetricKLWithChunkedOutputLoss"};
 
 std::string read_loss(import_context& ctx, const entry& e) {
   const std::string v = e.value.text;
   if (v.starts_with("torchtune.")) {
     const std::string name = v.substr(v.rfind('.') + 1);
-    if (std::find(std::begin(torchtune_losses), std::end(torchtune_losses), name) == std::end(torchtune_losses))
-      return fmt::format("loss {}: torchtune has no loss class {} in any release, so the recipe fails when it "
-                         "builds the loss, before training; name one of torchtune's losses (e.g. "
-                         "torchtune.modules.loss.LinearCrossEntropyLoss, torchtune.rlhf.loss.DPOLoss) to plan it",
-                         v, name);
+    if (std::find(std::begin(torchtune_losses), std::end(torchtune_losses), name) ==
+        std::end(torchtune_losses))
+      return fmt::format(
+          "loss {}: torchtune has no loss class {} in any release, so the recipe fails when it "
+          "builds the loss, before training; name one of torchtune's losses (e.g. "
+          "torchtune.modules.loss.LinearCrossEntropyLoss, torchtune.rlhf.loss.DPOLoss) to plan it",
+          v, name);
   }
   if (v.ends_with("CEWithChunkedOutputLoss")) return ctx.set("training.loss", "chunked", e);
   // torchtune.modules.loss.LinearCrossEntropyLoss (every shipped recipe config since 0.6): the

@@ -312,9 +312,9 @@ class lexer {
     return std::nullopt;
   }
 
-  // ${NAME}, ${NAME[@]}, ${NAME:-fallback}, ${1:-fallback}, and ${NAME:=fallback}, which expands the
-  // same (bash also assigns the fallback to NAME then; a later bare $NAME is not given that value
-  // here and stays unset, so it is refused, never misread); anything else stays as written.
+  // ${NAME}, ${NAME[@]}, ${NAME:-fallback}, ${1:-fallback}, and ${NAME:=fallback}, which expands
+  // the same (bash also assigns the fallback to NAME then; a later bare $NAME is not given that
+  // value here and stays unset, so it is refused, never misread); anything else stays as written.
   static part braced(const std::string& inner, const std::string& raw, bool quoted) {
     std::size_t i = 0;
     while (i < inner.size() && (is_name_char(inner[i]))) ++i;

@@ -944,20 +944,25 @@ TEST(ImportTorchtitan, Llama2FlavorsOfNoPublishedModelArePlannedFromTheirShapes)
   EXPECT_EQ(key("vocab_size"), "32000");
   EXPECT_EQ(key("tie_word_embeddings"), "false");
   EXPECT_NE(find_note(small->notes, "torchtitan's own flavor"), "");
-  auto big = import_torchtitan("[model]\nname = \"llama\"\nflavor = \"26B\"\n"
-                               "tokenizer_path = \"tokenizer.model\"\n", "big.toml");
+  auto big = import_torchtitan(
+      "[model]\nname = \"llama\"\nflavor = \"26B\"\n"
+      "tokenizer_path = \"tokenizer.model\"\n",
+      "big.toml");
   ASSERT_TRUE(big) << big.error().to_string();
   EXPECT_EQ(big->job.model, "torchtitan llama2 26B");
   auto other = import_torchtitan(
-      "[model]\nname = \"llama2\"\nflavor = \"1B\"\ntokenizer_path = \"./assets/test_tiktoken.model\"\n",
+      "[model]\nname = \"llama2\"\nflavor = \"1B\"\ntokenizer_path = "
+      "\"./assets/test_tiktoken.model\"\n",
       "other.toml");
   EXPECT_TRUE(!other || other->job.model_config.empty());
   // Beside an option of no torchtitan release (a fork's code runs it) the flavor is refused.
-  auto fork = import_torchtitan("[model]\nname = \"llama2\"\nflavor = \"1B\"\n"
-                                "tokenizer_path = \"tokenizer.model\"\n[training]\ngrad_accum_steps = 8\n",
-                                "fork.toml");
+  auto fork = import_torchtitan(
+      "[model]\nname = \"llama2\"\nflavor = \"1B\"\n"
+      "tokenizer_path = \"tokenizer.model\"\n[training]\ngrad_accum_steps = 8\n",
+      "fork.toml");
   ASSERT_FALSE(fork);
-  EXPECT_EQ(fork.error().to_string().rfind("fork.toml:3:1: model llama2 1B: a flavor of torchtitan's own table", 0),
+  EXPECT_EQ(fork.error().to_string().rfind(
+                "fork.toml:3:1: model llama2 1B: a flavor of torchtitan's own table", 0),
             0u)
       << fork.error().to_string();
 }

@@ -567,31 +567,37 @@ TEST(ImportTorchtune, ExpertCountBuilderNamesResolveToTheirPreset) {
 // without a length stops torchtune's dataset builders: refused at dataset.packed.
 TEST(ImportTorchtune, ALossTorchtuneLacksAndPackingWithoutALengthAreRefused) {
   const std::string model = "model:\n  _component_: torchtune.models.llama2.lora_llama2_7b\n";
-  auto orpo = import_config_text(model + "loss:\n  _component_: torchtune.modules.loss.ORPOLoss\n", "orpo.yaml");
+  auto orpo = import_config_text(model + "loss:\n  _component_: torchtune.modules.loss.ORPOLoss\n",
+                                 "orpo.yaml");
   ASSERT_FALSE(orpo);
-  EXPECT_EQ(orpo.error().to_string().rfind("orpo.yaml:4:3: loss torchtune.modules.loss.ORPOLoss: torchtune has "
-                                           "no loss class ORPOLoss",
-                                           0),
+  EXPECT_EQ(orpo.error().to_string().rfind(
+                "orpo.yaml:4:3: loss torchtune.modules.loss.ORPOLoss: torchtune has "
+                "no loss class ORPOLoss",
+                0),
             0u)
       << orpo.error().to_string();
   EXPECT_NE(orpo.error().message.find("to plan it"), std::string::npos);
-  auto dpo = import_config_text(model + "loss:\n  _component_: torchtune.rlhf.loss.DPOLoss\n", "dpo.yaml");
+  auto dpo =
+      import_config_text(model + "loss:\n  _component_: torchtune.rlhf.loss.DPOLoss\n", "dpo.yaml");
   EXPECT_TRUE(dpo) << dpo.error().to_string();
 
-  auto packed = import_config_text(model +
-                                       "tokenizer:\n  _component_: torchtune.models.llama2.llama2_tokenizer\n"
-                                       "  max_seq_len: null\ndataset:\n  packed: True\n",
-                                   "packed.yaml");
+  auto packed =
+      import_config_text(model +
+                             "tokenizer:\n  _component_: torchtune.models.llama2.llama2_tokenizer\n"
+                             "  max_seq_len: null\ndataset:\n  packed: True\n",
+                         "packed.yaml");
   ASSERT_FALSE(packed);
-  EXPECT_EQ(packed.error().to_string().rfind("packed.yaml:7:3: dataset.packed: true with tokenizer.max_seq_len "
-                                             "null (line 5)",
-                                             0),
+  EXPECT_EQ(packed.error().to_string().rfind(
+                "packed.yaml:7:3: dataset.packed: true with tokenizer.max_seq_len "
+                "null (line 5)",
+                0),
             0u)
       << packed.error().to_string();
-  auto sized = import_config_text(model +
-                                      "tokenizer:\n  _component_: torchtune.models.llama2.llama2_tokenizer\n"
-                                      "  max_seq_len: 2048\ndataset:\n  packed: True\n",
-                                  "sized.yaml");
+  auto sized =
+      import_config_text(model +
+                             "tokenizer:\n  _component_: torchtune.models.llama2.llama2_tokenizer\n"
+                             "  max_seq_len: 2048\ndataset:\n  packed: True\n",
+                         "sized.yaml");
   ASSERT_TRUE(sized) << sized.error().to_string();
   EXPECT_EQ(sized->job.training.seq_len, 2048);
 }

@@ -320,7 +320,8 @@ TEST(ShellLaunch, AnAssignDefaultExpandsAsAFallback) {
       "NLS=${NLS:=24}\n"
       "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers $NLS --hidden-size ${HS:=1024} "
       "--seq-length $HS\n");
-  EXPECT_EQ(texts(l.args), (words{"--num-layers", "24", "--hidden-size", "1024", "--seq-length", "$HS"}));
+  EXPECT_EQ(texts(l.args),
+            (words{"--num-layers", "24", "--hidden-size", "1024", "--seq-length", "$HS"}));
   EXPECT_FALSE(l.args[1].unresolved);
   EXPECT_FALSE(l.args[3].unresolved);
   EXPECT_TRUE(l.args[5].unresolved);
