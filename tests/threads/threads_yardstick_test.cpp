@@ -230,7 +230,13 @@ void expect_at_least(const tally& all, floors f) {
 
 TEST(ThreadsYardstick, FromTheObservationAlone) { expect_at_least(score_all("1", false), {22, 31}); }
 
-TEST(ThreadsYardstick, WithAJobSpec) { expect_at_least(score_all("1", true), {2, 2}); }
+// Every thread with a job spec written from the thread (the setup as the user ran it, each value's
+// place in the thread in the spec's comments; 13 threads of several batches): 12 top-1 and top-3.
+TEST(ThreadsYardstick, WithAJobSpec) {
+  const tally with_job = score_all("", true);
+  ASSERT_GE(with_job.n, 13);
+  expect_at_least(with_job, {12, 12});
+}
 
 // Collected after the rules were changed (batch 2): scored at first sight before any later
 // change (9 of 16, bench/README.md), then used to fix the classes it missed, so it is a "fixed
