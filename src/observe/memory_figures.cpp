@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <map>
 #include <optional>
 
@@ -48,6 +49,44 @@ std::optional<size_at> size_starting(std::string_view line, std::size_t at) {
   const auto value = parse_size_prefix(candidate, used);
   if (!value || used <= digits) return std::nullopt;
   return size_at{at, i + (used - digits), *value};
+}
+
+// The figure after a name of torch.cuda's memory API printed without a unit ("iter: 3
+// memory_allocated: 1.0093", "torch.cuda.max_memory_reserved() 2147483648"). The functions
+// return bytes, so an integer of a mebibyte or more is bytes; a smaller or fractional number was
+// divided by the script: GiB below 256 (a GPU's memory in GiB is below that), MiB from there.
+// Only a point of a series (three or more prints under one label), whose rise does not depend on
+// the unit; one such figure alone is not read.
+std::vector<size_at> unitless_api_figure(std::string_view line, double& raw) {
+  static constexpr std::string_view names[] = {"max_memory_allocated", "max_memory_reserved",
+                                               "memory_allocated",     "memory_reserved",
+                                               "max_memory_cached",    "memory_cached"};
+  for (std::string_view name : names) {
+    const std::size_t at = line.find(name);
+    if (at == std::string_view::npos) continue;
+    std::size_t i = at + name.size();
+    if (i < line.size() && (is_alnum(line[i]) || line[i] == '_')) continue;
+    while (i < line.size() && (line[i] == '(' || line[i] == ')' || line[i] == ':' ||
+                               line[i] == '=' || line[i] == ' ' || line[i] == '\t'))
+      ++i;
+    const std::size_t start = i;
+    while (i < line.size() && is_digit(line[i])) ++i;
+    bool fraction = false;
+    if (i + 1 < line.size() && line[i] == '.' && is_digit(line[i + 1])) {
+      fraction = true;
+      ++i;
+      while (i < line.size() && is_digit(line[i])) ++i;
+    }
+    if (i == start || i - start > 24) return {};
+    if (i < line.size() && !(line[i] == ' ' || line[i] == ',' || line[i] == ';' || line[i] == '\t'))
+      return {};
+    const std::string number(line.substr(start, i - start));
+    raw = std::strtod(number.c_str(), nullptr);
+    if (!(raw >= 0) || raw > 1e15) return {};
+    return {
+        size_at{start, i, fraction ? bytes{0} : bytes{1}}};  // value: 1 when the number was whole
+  }
+  return {};
 }
 
 // Every size in `line`, left to right.
@@ -449,6 +488,8 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
   std::optional<torch_stats> half;  // a line's allocated or reserved figures alone
   int half_line = 0;
   std::map<std::string, observation::figure_series> runs;  // by label, numbers aside
+  // Runs of unitless API figures: each print's number, and whether it was whole.
+  std::map<std::string, std::vector<std::pair<double, bool>>> unitless_raw;
   // Per-device rows ("GPU 0 Memory Utilization: 44708986880 bytes"), the latest reading of each
   // device: a row whose figure that device has already starts a new reading.
   std::map<int, gpu_observation> device_rows;
@@ -549,7 +590,10 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
       }
       continue;
     }
-    const auto sizes = sizes_in(t);
+    auto sizes = sizes_in(t);
+    // A figure of torch.cuda's memory API without a unit: a series point only (below).
+    double raw = 0;
+    const bool unitless = sizes.empty() && (sizes = unitless_api_figure(t, raw)).size() == 1;
     if (sizes.empty())
       if (auto c = counted_list(t)) {
         c->line = lines[i].number;
@@ -584,10 +628,16 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
             label.remove_suffix(1);
           run.label = std::string(label);
           run.source = source;
+          if (unitless) unitless_raw[key];  // its unit is chosen from all its prints, below
         }
-        run.points.emplace_back(lines[i].number, sizes[0].value);
+        const auto raws = unitless_raw.find(key);
+        if (unitless != (raws != unitless_raw.end()))
+          continue;  // a series is all unitless or all sized
+        if (unitless) raws->second.push_back({raw, sizes[0].value == 1});
+        run.points.emplace_back(lines[i].number, unitless ? 0 : sizes[0].value);
       }
     }
+    if (unitless) continue;
     // Allocator figures: a size after each label. A script that prints allocated and reserved
     // on two lines gives half on each: the halves of consecutive lines are joined.
     torch_stats s;
@@ -689,8 +739,24 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
       std::all_of(counts.begin(), counts.end(),
                   [&](const auto& c) { return c.per_gpu.size() == counts.front().per_gpu.size(); }))
     out.process_counts = std::move(counts);
-  for (auto& [key, run] : runs)
-    if (run.points.size() >= 3) out.series.push_back(std::move(run));
+  for (auto& [key, run] : runs) {
+    if (run.points.size() < 3) continue;
+    if (const auto raws = unitless_raw.find(key); raws != unitless_raw.end()) {
+      // One unit for the series (unitless_api_figure): bytes when every print is a whole number
+      // of a mebibyte or more, else GiB when every print is below 256, else MiB.
+      const auto& r = raws->second;
+      const bool bytes_each = std::all_of(
+          r.begin(), r.end(), [](const auto& p) { return p.second && p.first >= double(MiB); });
+      const bool gib = std::all_of(r.begin(), r.end(), [](const auto& p) { return p.first < 256; });
+      const double scale = bytes_each ? 1.0 : gib ? double(GiB) : double(MiB);
+      for (std::size_t k = 0; k < r.size(); ++k)
+        run.points[k].second = static_cast<bytes>(r[k].first * scale);
+      run.label += bytes_each ? " [no unit: read as bytes]"
+                   : gib      ? " [no unit: read as GiB]"
+                              : " [no unit: read as MiB]";
+    }
+    out.series.push_back(std::move(run));
+  }
   std::sort(out.series.begin(), out.series.end(),
             [](const auto& a, const auto& b) { return a.points.front().first < b.points.front().first; });
   if (auto repl = repl_figures(lines, source)) out.stats.push_back(std::move(*repl));

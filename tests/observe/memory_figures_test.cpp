@@ -254,6 +254,39 @@ TEST(MemoryFigures, AFailureAfterAStepsFigureKeepsItInTheSeries) {
 
 // Processes counted per GPU by a script, one list a line: read where the paste speaks of
 // processes; lists of other things (no such word) and lists of unequal length are not.
+// torch.cuda's memory API printed without a unit: a series when printed three times or more,
+// one unit for the whole series (whole numbers of a mebibyte or more: bytes; all below 256: GiB;
+// else MiB), the unit read named in the label; one or two prints are not read, nor are they
+// allocator figures.
+TEST(MemoryFigures, ReadsTheMemoryApisUnitlessPrintsAsASeries) {
+  const auto gib = find_memory_figures(
+      "iter: 0 memory_allocated: 0.25\niter: 1 memory_allocated: 0.5\n"
+      "iter: 2 memory_allocated: 1.0\n",
+      "log.txt");
+  ASSERT_EQ(gib.series.size(), 1u);
+  EXPECT_EQ(gib.series[0].points.front().second, GiB / 4);
+  EXPECT_EQ(gib.series[0].points.back().second, GiB);
+  EXPECT_NE(gib.series[0].label.find("[no unit: read as GiB]"), std::string::npos)
+      << gib.series[0].label;
+  EXPECT_TRUE(gib.stats.empty());
+  const auto mib = find_memory_figures(
+      "step 1 torch.cuda.max_memory_reserved() 100\nstep 2 torch.cuda.max_memory_reserved() "
+      "200\nstep 3 torch.cuda.max_memory_reserved() 300\n",
+      "log.txt");
+  ASSERT_EQ(mib.series.size(), 1u);
+  EXPECT_EQ(mib.series[0].points.back().second, 300 * MiB);
+  const auto raw = find_memory_figures(
+      "memory_reserved=2097152\nmemory_reserved=4194304\nmemory_reserved=6291456\n", "log.txt");
+  ASSERT_EQ(raw.series.size(), 1u);
+  EXPECT_EQ(raw.series[0].points.back().second, 6 * MiB);
+  EXPECT_TRUE(find_memory_figures("memory_allocated: 0.5\nmemory_allocated: 0.7\n", "log.txt")
+                  .series.empty());
+  EXPECT_TRUE(
+      find_memory_figures(
+          "memory_allocated_mb: 1\nmemory_allocated_mb: 2\nmemory_allocated_mb: 3\n", "log.txt")
+          .series.empty());
+}
+
 TEST(MemoryFigures, ReadsProcessesCountedPerGpu) {
   const auto f = find_memory_figures(
       "nvidia-smi compute apps per GPU\n"
