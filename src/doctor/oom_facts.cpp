@@ -379,6 +379,17 @@ void place(oom_facts& f) {
       f.progress = std::move(mark);
     }
   }
+  // The innermost frame: Module._apply's convert (Module.to / .cuda() / .half() of a whole model).
+  for (auto line = context.rbegin(); line != context.rend(); ++line) {
+    const std::string text = lower(*line);
+    const auto frame = frame_of(text);
+    if (!frame) continue;
+    const std::string_view file = frame->file;
+    if ((file.ends_with("nn/modules/module.py") || file.ends_with("nn\\modules\\module.py")) &&
+        (frame->function == "convert" || frame->function == "_apply"))
+      f.placing_model = *line;
+    break;
+  }
   bool training_frame = false, constructing = false;
   for (auto line = context.rbegin(); line != context.rend(); ++line) {
     const std::string text = lower(*line);

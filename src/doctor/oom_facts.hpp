@@ -83,6 +83,10 @@ struct oom_facts {
   /// The lines before the message show autograd's backward (a frame or a call): the failure is in
   /// a training step, never in an evaluation, which runs no backward.
   bool in_backward = false;
+  /// The innermost frames are torch.nn.Module's move of its tensors to the device (Module.to /
+  /// .cuda() run _apply(convert), torch/nn/modules/module.py): the failure is in placing a model's
+  /// weights, before any step. The frame line, empty when not.
+  std::string placing_model;
   std::optional<progress_mark> progress;
   /// The failure's kind, the library whose allocation failed ("cudnn", "cublas"; empty for the
   /// runtime's or an allocator's) and the runtime the paste names ("caffe", "rapids", "torch";

@@ -2,12 +2,16 @@
 // job spec or from rank 0's reserved peak standing apart in memory_stats, each case with its
 // own evidence.
 #include <vramscope/core/units.hpp>
+#include <vramscope/observe/read_observation.hpp>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "doctor/likelihood.hpp"
 #include "doctor/planned_job.hpp"
 #include "doctor/rules/rules.hpp"
 
@@ -147,6 +151,43 @@ TEST(Fsdp001, UnevenRanksCountOnlyForAnFsdp1Job) {
   const auto fsdp2 = plan_yaml(fsdp1_job(false, false, true, "fsdp2"));
   ASSERT_TRUE(fsdp2);
   EXPECT_TRUE(rules::fsdp1_meta_init(fsdp2->input(&o)).empty());
+}
+
+// An out-of-memory error raised while torch.nn.Module moves a model's tensors to the GPU: on a
+// GPU other than 0 (a job of several GPUs) the whole model placed on each before sharding, as
+// likely as the job's size; on GPU 0 only possible. Another innermost frame says nothing of it.
+TEST(Fsdp001, AnErrorWhileTheModelMovesToAnotherGpuIsTheWholeModelOnEach) {
+  const auto frames = [](int gpu, const char* function) {
+    return fmt::format(
+        "  File \"/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module.py\", line 987, "
+        "in {}\n"
+        "    return t.to(device, dtype if t.is_floating_point() or t.is_complex() else None, "
+        "non_blocking)\n"
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 250.00 MiB (GPU {}; "
+        "31.75 GiB total "
+        "capacity; 30.95 GiB already allocated; 21.75 MiB free; 30.98 GiB reserved in total by "
+        "PyTorch)\n",
+        function, gpu);
+  };
+  const auto found = [](const std::string& text) {
+    static std::optional<observe::observation> kept;
+    auto o = observe::parse_observation(text, "oom.txt", {});
+    EXPECT_TRUE(o) << o.error().to_string();
+    kept = std::move(*o);
+    doctor_input in;
+    in.observed = &*kept;
+    return rules::fsdp1_meta_init(in);
+  };
+  const auto other = found(frames(6, "convert"));
+  ASSERT_EQ(other.size(), 1u);
+  EXPECT_EQ(other[0].cause_class, "meta_init");
+  EXPECT_EQ(other[0].likelihood, likelihood::likely);
+  EXPECT_NE(other[0].evidence[0].find("(GPU 6) is raised in"), std::string::npos)
+      << other[0].evidence[0];
+  const auto first = found(frames(0, "convert"));
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].likelihood, likelihood::possible);
+  EXPECT_TRUE(found(frames(6, "forward")).empty());
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "doctor/likelihood.hpp"
+#include "doctor/oom_facts.hpp"
 #include "doctor/replan.hpp"
 #include "doctor/rules/rules.hpp"
 
@@ -36,9 +37,65 @@ std::optional<std::string> uneven_ranks(const observe::observation& o) {
                      format_bytes(median));
 }
 
+// An out-of-memory error raised while a whole model's tensors move to the GPU (oom_facts'
+// placing_model: Module.to / .cuda()). On a GPU other than 0 the job runs on several GPUs, and a
+// job that shards its model (FSDP, ZeRO-3) must never hold all of it on one: each rank placed the
+// whole model before sharding it (likely). On GPU 0 alone the model may just not fit one GPU
+// (possible, below MEM001's reading).
+std::optional<finding> placing_whole_model(const observe::observation& o) {
+  for (const auto& r : o.ooms) {
+    const oom_facts facts = facts_of(r);
+    if (facts.placing_model.empty()) continue;
+    const bool other_gpu = r.gpu && *r.gpu > 0;
+    finding f{"FSDP001",
+              "the whole model placed on a GPU before it is sharded",
+              severity::warning,
+              {},
+              {},
+              {},
+              {},
+              {},
+              "meta_init",
+              other_gpu ? likelihood::likely : likelihood::possible,
+              {},
+              {}};
+    f.evidence.push_back(
+        fmt::format("the out-of-memory message at line {}{} is raised in {}", r.line,
+                    r.gpu ? fmt::format(" (GPU {})", *r.gpu) : std::string(), facts.placing_model));
+    f.support.push_back(
+        "the innermost frame is torch.nn.Module moving its tensors to the device (Module.to / "
+        ".cuda()): the model's weights were being placed, before any step ran");
+    if (other_gpu)
+      f.support.push_back(
+          fmt::format("the failing device is GPU {}: the job runs on several GPUs, where a sharded "
+                      "model (FSDP, ZeRO-3) should never be whole on one",
+                      *r.gpu));
+    else
+      f.against.push_back(
+          "on GPU 0 alone the model may simply be larger than one GPU, sharded or not");
+    f.cause =
+        "the whole model is placed on each GPU (model.to(device) / .cuda(), or a checkpoint loaded "
+        "onto it) "
+        "before it is sharded: every rank first holds all of the weights, so the peak at start is "
+        "the "
+        "full model, not its shard";
+    f.fix =
+        "build or load the model without a whole copy per GPU: FSDP from the meta device (rank 0 "
+        "loads on the "
+        "CPU, sync_module_states=True, device_id), DeepSpeed's zero.Init (HfDeepSpeedConfig before "
+        "from_pretrained) for ZeRO-3, or load the checkpoint with map_location='cpu' and let the "
+        "wrapper "
+        "move each shard";
+    return f;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<finding> fsdp1_meta_init(const doctor_input& in) {
+  if (in.observed && !(in.job && risky_init_job(*in.job)))
+    if (auto placed = placing_whole_model(*in.observed)) return {std::move(*placed)};
   const bool job_risk = in.job && risky_init_job(*in.job);
   const auto observed = in.observed ? uneven_ranks(*in.observed) : std::nullopt;
   if (!job_risk && !(observed && (!in.job || in.job->parallel.kind == job::strategy::fsdp1))) return {};

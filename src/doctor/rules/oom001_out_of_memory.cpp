@@ -95,6 +95,16 @@ finding explain_torch(const oom_facts& o, const doctor_input& in) {
     f.against.push_back(fmt::format("the paste places the failure outside the training step ({})",
                                     o.phase_line.substr(0, 120)));
   }
+  // Raised while torch.nn.Module moved a model's tensors to the GPU (oom_facts' placing_model):
+  // before any step; on a GPU other than 0, in a job of several GPUs whose ranks each placed it
+  // whole (FSDP001 weighs that reading).
+  if (!o.placing_model.empty() && r.gpu && *r.gpu > 0) {
+    f.likelihood -= lk::step;
+    f.against.push_back(
+        fmt::format("the error is raised while a model's tensors move to GPU {} ({}), before any "
+                    "step: a job of several GPUs placing its whole model on each",
+                    *r.gpu, o.placing_model.substr(0, 120)));
+  }
   // A training loop's first iteration that fails in backward: the step never fit once, where
   // kept tensors or a phase after the loop fail only after iterations that ran.
   if (o.at_first_iteration() && o.in_backward) {
