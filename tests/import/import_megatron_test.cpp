@@ -62,9 +62,19 @@ TEST(ImportMegatron, ModelFromASourcedFileIsRefusedWhereItIsSourced) {
       "source venv/bin/activate\nsource configs/model.sh\n. ./configs/train.sh\n"
       "torchrun --nproc_per_node 8 pretrain_gpt.py ${MODEL_ARGS[@]} ${TRAIN_ARGS[@]} "
       "--seq-length 2048\n");
-  EXPECT_EQ(message.rfind("args.txt:3:1: source ./configs/train.sh:", 0), 0u) << message;
-  EXPECT_NE(message.find("configs/model.sh (line 2)"), std::string::npos) << message;
+  // Pointed at the file whose name says it holds the model's arguments; the others are named.
+  EXPECT_EQ(message.rfind("args.txt:2:1: source configs/model.sh:", 0), 0u) << message;
+  EXPECT_NE(message.find("./configs/train.sh (line 3)"), std::string::npos) << message;
   EXPECT_EQ(message.find("venv/bin/activate"), std::string::npos) << message;
+  // No name says so: the first not named for the data, else the first.
+  const std::string data_first = import_error(
+      "source ./data_blend.sh\nsource ./setup.sh\n"
+      "torchrun --nproc_per_node 8 pretrain_gpt.py ${ARGS[@]} --seq-length 2048\n");
+  EXPECT_EQ(data_first.rfind("args.txt:2:1: source ./setup.sh:", 0), 0u) << data_first;
+  const std::string plain = import_error(
+      "source ./a.sh\nsource ./b.sh\n"
+      "torchrun --nproc_per_node 8 pretrain_gpt.py ${ARGS[@]} --seq-length 2048\n");
+  EXPECT_EQ(plain.rfind("args.txt:1:1: source ./a.sh:", 0), 0u) << plain;
   // With the model's arguments in the script, a sourced file is no reason to refuse.
   import_ok("source configs/env.sh\n" + launch(small_model));
 }
@@ -770,6 +780,47 @@ TEST(ImportMegatron, SrunRunsAPythonCommandOncePerTask) {
   const auto own = import_ok("#SBATCH --nodes=2 --ntasks-per-node=4\n" + options +
                              "srun --ntasks-per-node=2 sh -c \"python pretrain_gpt.py ${options}\"\n");
   EXPECT_EQ(own.job.hardware.gpus_per_node, 2);
+}
+
+// A binding wrapper before the interpreter (`numactl ... python`, a site's bind.sh) execs the
+// rest: still one Python process a task. An MPI launcher there is not one process.
+TEST(ImportMegatron, SrunThroughABindingWrapperIsStillOneProcessATask) {
+  const std::string options = "options=\" \\\n" + small_model + "  --micro-batch-size 1\"\n";
+  const auto wrapped = import_ok(
+      "#SBATCH -p part -t 00:05:00 --nodes=32 --exclusive --ntasks-per-node=8\n" + options +
+      "run_cmd=\"/opt/bind.sh --cpu=map.sh python -u pretrain_gpt.py ${options}\"\n"
+      "srun -l sh -c \"${run_cmd}\"\n");
+  EXPECT_EQ(wrapped.job.hardware.gpus_per_node, 8);
+  EXPECT_EQ(wrapped.job.hardware.nodes, 32);
+  EXPECT_NE(find_note(wrapped.notes, "srun starts python (through /opt/bind.sh) once per task"),
+            "");
+  const auto mpi = import_ok("#SBATCH --nodes=2 --ntasks-per-node=4\n" + options +
+                             "srun sh -c \"mpirun -np 8 python pretrain_gpt.py ${options}\"\n");
+  EXPECT_EQ(find_note(mpi.notes, "srun starts"), "");
+}
+
+// --use-mpi: the ranks come from an MPI launcher the file does not hold, so a plain `python`
+// launch is not one GPU; the count is assumed, noted, and no world-size contradiction is made.
+TEST(ImportMegatron, UseMpiLeavesThePythonLaunchsGpuCountOpen) {
+  const auto imported = import_ok(
+      "python pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 4 "
+      "--max-position-embeddings 128 --seq-length 128 --tokenizer-type GPT2BPETokenizer "
+      "--tensor-model-parallel-size 2 --micro-batch-size 1 --use-mpi\n");
+  EXPECT_NE(find_note(imported.notes, "--use-mpi: python takes its rank and world size"), "");
+  EXPECT_EQ(imported.job.parallel.tp, 2);
+}
+
+// A contradiction Megatron itself refuses at start (the world not divisible by tp x pp x cp)
+// comes before what vramscope cannot read (a tokenizer's vocabulary): the launch fails as
+// written whatever vramscope reads. The other is listed after it.
+TEST(ImportMegatron, AContradictionMegatronRefusesComesBeforeWhatVramscopeCannotRead) {
+  const std::string e = import_error(
+      "python pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 4 \\\n"
+      "  --max-position-embeddings 128 --seq-length 128 \\\n"
+      "  --tokenizer-type Llama2Tokenizer \\\n"
+      "  --tensor-model-parallel-size 2 --micro-batch-size 1\n");
+  EXPECT_EQ(e.rfind("args.txt:4:3: the world of 1 GPUs", 0), 0u) << e;
+  EXPECT_NE(e.find("line 3: --tokenizer-type Llama2Tokenizer"), std::string::npos) << e;
 }
 
 TEST(ImportMegatron, AnOptionFromAStringVariableIsLocatedWhereItIsWritten) {

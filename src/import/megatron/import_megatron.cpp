@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <set>
 
 #include "import/megatron/megatron_args.hpp"
 #include "import/shell_launch.hpp"
@@ -336,7 +337,31 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
   const auto srun = std::find_if(launch.outer.begin(), launch.outer.end(), [](const shell_word& w) {
     return w.text == "srun" || w.text.ends_with("/srun");
   });
-  if (!torchrun && plain_python && srun != launch.outer.end()) {
+  // Under srun a task's command may put a binding wrapper before the interpreter (`numactl
+  // --cpunodebind=0 python ...`, a site's bind.sh): the wrapper execs the rest, one Python
+  // process a task. A wrapper that is itself a process launcher (MPI's) is not one process.
+  const auto base_name = [](const std::string& text) {
+    const auto slash = text.rfind('/');
+    return slash == std::string::npos ? text : text.substr(slash + 1);
+  };
+  std::size_t python_at = words.size();
+  for (std::size_t i = words.size(); i-- > 0;)
+    if (base_name(words[i].text).rfind("python", 0) == 0) {
+      python_at = i;
+      break;
+    }
+  const bool wrapped_python =
+      srun != launch.outer.end() && python_at > 0 && python_at < words.size() &&
+      std::all_of(
+          words.begin() + static_cast<std::ptrdiff_t>(python_at) + 1, words.end(),
+          [](const shell_word& w) { return w.text.rfind('-', 0) == 0 && w.text != "-m"; }) &&
+      std::none_of(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(python_at),
+                   [&](const shell_word& w) {
+                     const std::string name = base_name(w.text);
+                     return name == "mpirun" || name == "mpiexec" || name == "orterun" ||
+                            name == "srun" || name == "deepspeed" || name == "accelerate";
+                   });
+  if (!torchrun && (plain_python || wrapped_python) && srun != launch.outer.end()) {
     shell_word per_node = launch.sbatch_tasks_per_node, nodes = launch.sbatch_nodes;
     for (auto w = srun; w != launch.outer.end(); ++w) {
       std::string key = w->text, value;
@@ -370,8 +395,25 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
     }
     ctx.note(entry{"srun", {}, false, where(*srun)},
              fmt::format("srun starts {} once per task: {} task(s) a node x {} node(s), a GPU "
-                         "each", words[0].text, counts[0], counts[1]));
+                         "each",
+                         plain_python
+                             ? words[0].text
+                             : fmt::format("{} (through {})", words[python_at].text, words[0].text),
+                         counts[0], counts[1]));
     return counts[0] * counts[1];
+  }
+  // --use-mpi (the Megatron-DeepSpeed fork of ABCI's jobs, kojimano/Megatron-DeepSpeed-ABCI
+  // arguments.py): the process takes its rank and the world from Open MPI's environment, so the
+  // script itself is started by an mpirun that is not in the file, one process a GPU. The GPU
+  // count is then unknown, not one.
+  if (!torchrun && plain_python) {
+    if (const entry* mpi = ctx.find("--use-mpi")) {
+      ctx.note(*mpi, fmt::format("--use-mpi: {} takes its rank and world size from the MPI "
+                                 "launcher that starts the script (mpirun -np N), which the file "
+                                 "does not hold: the number of GPUs is not read from it",
+                                 words[0].text));
+      return 0;
+    }
   }
   if (!torchrun && plain_python) {
     const entry e{words[0].text, {"1", {}, false}, false, where(words[0])};
@@ -1024,9 +1066,11 @@ std::string other_model_script(const std::string& script) {
 }
 
 // How fundamental a fact that keeps a launch from a plan is, in the order a user settles them:
-// which model the launch trains (and which training script builds it), then that model's shape
-// and vocabulary, then the GPU count and the launch's other details.
-enum class blocking { model, shape, launch };
+// first a contradiction Megatron-LM itself refuses when it starts (the launch fails as written,
+// whatever vramscope reads, and the fix may change the rest), then which model the launch
+// trains (and which training script builds it), then that model's shape and vocabulary, then
+// the GPU count and the launch's other details.
+enum class blocking { fails, model, shape, launch };
 
 struct blocking_fact {
   blocking rank = blocking::launch;
@@ -1126,14 +1170,39 @@ std::optional<diagnostic> sourced_model(const import_context& ctx, const shell_l
   if (files.empty()) return std::nullopt;
   std::vector<std::string> named;
   for (const auto* f : files) named.push_back(fmt::format("{} (line {})", f->text, f->line));
-  const shell_word& last = *files.back();
-  return at(location(ctx.source, text, last.line, last.column),
+  // Pointed at the one most likely to hold the arguments: the first whose name says so (a word
+  // of it is args, params, config, model, ...), else the first not named for the data (data,
+  // blend, corpus), else the first; the script reads them in order, and all are named.
+  const auto tier = [](const shell_word* f) {
+    const auto slash = f->text.find_last_of('/');
+    std::string name = lower_case(slash == std::string::npos ? f->text : f->text.substr(slash + 1));
+    if (name.ends_with(".sh")) name.resize(name.size() - 3);
+    static const std::set<std::string> arguments{
+        "arg",     "args",   "arguments", "param", "params", "parameters",
+        "hparams", "config", "configs",   "cfg",   "model",  "hyperparams"};
+    static const std::set<std::string> data{"data", "dataset", "datasets", "blend", "corpus"};
+    int best = 1;
+    for (std::size_t start = 0; start <= name.size();) {
+      std::size_t end = start;
+      while (end < name.size() && std::isalnum(static_cast<unsigned char>(name[end])) != 0) ++end;
+      const std::string word = name.substr(start, end - start);
+      if (arguments.contains(word)) return 2;
+      if (data.contains(word)) best = 0;
+      start = end + 1;
+    }
+    return best;
+  };
+  const shell_word* chosen = files.front();
+  for (const auto* f : files)
+    if (tier(f) > tier(chosen)) chosen = f;
+  const shell_word& first = *chosen;
+  return at(location(ctx.source, text, first.line, first.column),
             fmt::format("source {}: the launch's Megatron-LM arguments hold no --num-layers, so "
                         "the model's shape comes from the file{} the script sources ({}), "
                         "which vramscope does not read; write the model's arguments "
                         "(--num-layers, --hidden-size, --num-attention-heads, ...) and the "
                         "batch and parallel sizes they set into the script to plan it",
-                        last.text, files.size() == 1 ? "" : "s", join(named, ", ")));
+                        first.text, files.size() == 1 ? "" : "s", join(named, ", ")));
 }
 
 }  // namespace
@@ -1231,7 +1300,8 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
     // The model's arguments in a file the script sources before its launch (`source
     // configs/model.sh`, `. ./params.sh`): they are chosen there, in a file vramscope does not
     // read. A virtualenv's or conda's `activate` and the system's /etc files set the environment,
-    // not arguments, and are passed over; of the others, the last before the launch is named.
+    // not arguments, and are passed over; the others are named (sourced_model says which is
+    // pointed at).
     if (auto d = detail::sourced_model(ctx, *launch, text))
       return refused(detail::blocking::model, *d);
     // The arguments the script leaves unresolved: one set only in branches its own arguments
@@ -1346,8 +1416,9 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
     world = 0;
   }
   if (auto err = detail::read_megatron_parallelism(ctx, world, mesh)) {
-    if (!facts.empty()) return refused(detail::blocking::launch, *err);
-    facts.push_back({detail::blocking::launch, *err});
+    const auto rank = mesh.megatron_refuses ? detail::blocking::fails : detail::blocking::launch;
+    if (!facts.empty()) return refused(rank, *err);
+    facts.push_back({rank, *err});
   } else if (auto split = detail::read_pipeline_split(ctx, mesh)) {
     facts.push_back({detail::blocking::launch, *split});
   }

@@ -54,6 +54,9 @@ struct megatron_mesh {
   /// The launch gives the GPUs a node but not the node count (`--nnodes $SLURM_NNODES`,
   /// `mpirun -np $WORLD_SIZE -npernode 4`): the world passed is one node's.
   bool nodes_open = false;
+  /// Set with the error read_megatron_parallelism returns when Megatron itself refuses the
+  /// launch at start (the world not divisible by tp x pp x cp), not merely vramscope.
+  bool megatron_refuses = false;
 };
 
 /// strategy megatron, tp, pp, sequence parallelism, the distributed optimizer; context and expert
