@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -23,6 +24,20 @@ class Node;
 }
 
 namespace vramscope::job::detail {
+
+/// Calls `visit(line, number)` for each line of `text`, numbered from 1 and without its '\n',
+/// until `visit` returns false; a '\n' that ends the text starts no further line. The line walk
+/// of the importers' scans of raw text (format detection, header comments, shell lines).
+template <class Visit>
+void for_each_line(std::string_view text, Visit&& visit) {
+  int number = 0;
+  for (std::string_view rest = text; !rest.empty();) {
+    const auto end = rest.find('\n');
+    const std::string_view line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    if (!visit(line, ++number)) return;
+  }
+}
 
 /// One option of the imported file, flattened: nested keys joined with '.'.
 struct entry {
