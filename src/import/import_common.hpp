@@ -77,6 +77,11 @@ class import_context {
   /// Names the file itself defines and reads (torchtune's OmegaConf variables, `${name}`): a key
   /// near one of them is a misspelling of it, as of an option.
   std::vector<std::string> own_names;
+  /// Set with an error that the framework itself raises when the run starts (a contradiction in
+  /// the file, such as Megatron's world not divisible by tp x pp x cp), not one of what vramscope
+  /// cannot read: every importer names such an error before an unreadable fact (an unknown
+  /// model, a tokenizer's vocabulary), since the launch fails as written whatever vramscope reads.
+  bool framework_refuses = false;
 };
 
 /// What to do with one option. Returns "" or the problem (an error of the import).

@@ -1416,7 +1416,7 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
     world = 0;
   }
   if (auto err = detail::read_megatron_parallelism(ctx, world, mesh)) {
-    const auto rank = mesh.megatron_refuses ? detail::blocking::fails : detail::blocking::launch;
+    const auto rank = ctx.framework_refuses ? detail::blocking::fails : detail::blocking::launch;
     if (!facts.empty()) return refused(rank, *err);
     facts.push_back({rank, *err});
   } else if (auto split = detail::read_pipeline_split(ctx, mesh)) {

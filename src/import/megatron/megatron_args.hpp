@@ -54,15 +54,13 @@ struct megatron_mesh {
   /// The launch gives the GPUs a node but not the node count (`--nnodes $SLURM_NNODES`,
   /// `mpirun -np $WORLD_SIZE -npernode 4`): the world passed is one node's.
   bool nodes_open = false;
-  /// Set with the error read_megatron_parallelism returns when Megatron itself refuses the
-  /// launch at start (the world not divisible by tp x pp x cp), not merely vramscope.
-  bool megatron_refuses = false;
 };
 
 /// strategy megatron, tp, pp, sequence parallelism, the distributed optimizer; context and expert
 /// parallelism noted. `world` is torchrun's GPU count, 0 when unknown (then assumed, noted); with
 /// `m.nodes_open` one node's, planned on the fewest nodes whose GPUs tp x pp x cp divides
-/// (noted). Fails when tp x pp x cp does not divide the world. Fills `m`.
+/// (noted). Fails when tp x pp x cp does not divide the world (ctx.framework_refuses: Megatron
+/// refuses it at start). Fills `m`.
 std::optional<diagnostic> read_megatron_parallelism(import_context& ctx, long long world,
                                                     megatron_mesh& m);
 /// Micro batch, gradient accumulation (--global-batch-size / (micro x dp)) and sequence

@@ -106,7 +106,7 @@ maybe_error read_megatron_parallelism(import_context& ctx, long long world, mega
     world *= nodes;
   }
   if (world % (m.tp * m.pp * m.cp) != 0) {
-    m.megatron_refuses = true;
+    ctx.framework_refuses = true;
     const entry* e = ctx.find(tp_flag);
     return at(e != nullptr ? e->where : file_entry(ctx).where,
               fmt::format("the world of {} GPUs (torchrun --nproc_per_node x --nnodes) is not "
