@@ -823,6 +823,20 @@ TEST(ImportMegatron, AContradictionMegatronRefusesComesBeforeWhatVramscopeCannot
   EXPECT_NE(e.find("line 3: --tokenizer-type Llama2Tokenizer"), std::string::npos) << e;
 }
 
+// The Holmes fork's heterogeneous training: each GPU type its own micro-batch (dp) or stages
+// (pp), one job over several GPU kinds; refused at --hetero-mode.
+TEST(ImportMegatron, HolmesHeterogeneousTrainingIsRefusedAtItsMode) {
+  const std::string e = import_error(
+      launch(small_model + "--hetero-mode dp --hetero-current-device-type t4\n"
+                           "--hetero-device-types t4 a100 --hetero-micro-batch-sizes 8 1 2 2\n"
+                           "--global-batch-size 12\n",
+             8));
+  EXPECT_EQ(e.rfind("args.txt:4:1: --hetero-mode dp: the Holmes fork's heterogeneous", 0), 0u) << e;
+  // Without the mode the group is read by nothing and said of nothing.
+  const auto plain = import_ok(launch(small_model + "--micro-batch-size 1 --use-hetnet\n"));
+  EXPECT_EQ(find_note(plain.notes, "--use-hetnet"), "");
+}
+
 TEST(ImportMegatron, AnOptionFromAStringVariableIsLocatedWhereItIsWritten) {
   const std::string text =
       "OPTS=\" \\\n  --num-layers 2 --hidden-size 64 --num-attention-heads 4\n"

@@ -1296,6 +1296,31 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                           "student without {} and the teacher's flags, and add the teacher's "
                           "weights and forward activations to it",
                           flag, flag)));
+  // Heterogeneous training of the Holmes fork (CodexDive/Holmes, megatron/training/arguments.py,
+  // _add_hetero_args and validate_args): --hetero-mode dp gives each device type of
+  // --hetero-device-types its own data-parallel ranks and micro-batch (--hetero-micro-batch-sizes
+  // n0 mbs0 n1 mbs1 ..., micro_batch_size taken from --hetero-current-device-type's pair; it
+  // asserts --micro-batch-size unset), pp its own pipeline stages of its own layer counts
+  // (--hetero-pipeline-stages). The GPUs of one job then hold different activations or layers.
+  if (const detail::entry* hetero = ctx.find("--hetero-mode");
+      hetero != nullptr && !hetero->value.text.empty() && hetero->value.text != "None")
+    return refused(
+        detail::blocking::model,
+        detail::at(hetero->where,
+                   fmt::format("--hetero-mode {}: the Holmes fork's heterogeneous training gives "
+                               "each device type (--hetero-device-types) its own {}, so the "
+                               "GPUs of one job hold different {}, which a plan of one GPU kind "
+                               "cannot; plan each device type's ranks as a job of their own "
+                               "(without the --hetero-* flags, with {}) to plan it",
+                               hetero->value.text,
+                               hetero->value.text == "pp"
+                                   ? "pipeline stages and layer counts (--hetero-pipeline-stages)"
+                                   : "data-parallel ranks and micro-batch "
+                                     "(--hetero-micro-batch-sizes, pairs of ranks and micro-batch)",
+                               hetero->value.text == "pp" ? "layers" : "activations",
+                               hetero->value.text == "pp"
+                                   ? "that type's --pipeline-model-parallel-size and layers"
+                                   : "that type's --micro-batch-size and GPU count")));
   if (ctx.find("--num-layers") == nullptr) {
     // The model's arguments in a file the script sources before its launch (`source
     // configs/model.sh`, `. ./params.sh`): they are chosen there, in a file vramscope does not
