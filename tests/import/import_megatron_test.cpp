@@ -837,6 +837,18 @@ TEST(ImportMegatron, HolmesHeterogeneousTrainingIsRefusedAtItsMode) {
   EXPECT_EQ(find_note(plain.notes, "--use-hetnet"), "");
 }
 
+// MegatronApp's forward-backward disaggregation: forward-only and backward-only ranks; refused
+// at the flag, before the world it reshapes is checked.
+TEST(ImportMegatron, ForwardBackwardDisaggregationIsRefusedAtItsFlag) {
+  const std::string e = import_error(
+      launch(small_model + "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2\n"
+                           "--forward-backward-disaggregating --ignore-forward-tensor-parallel\n",
+             6));
+  EXPECT_EQ(e.rfind("args.txt:5:1: --forward-backward-disaggregating: MegatronApp's MegaFBD", 0),
+            0u)
+      << e;
+}
+
 TEST(ImportMegatron, AnOptionFromAStringVariableIsLocatedWhereItIsWritten) {
   const std::string text =
       "OPTS=\" \\\n  --num-layers 2 --hidden-size 64 --num-attention-heads 4\n"

@@ -1296,6 +1296,19 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                           "student without {} and the teacher's flags, and add the teacher's "
                           "weights and forward activations to it",
                           flag, flag)));
+  // MegatronApp's MegaFBD (OpenSQZ/MegatronApp at 99c64dad, megatron/training/arguments.py and
+  // core/parallel_state.py): --forward-backward-disaggregating makes every other tensor-parallel
+  // group of ranks forward-only and the rest backward-only (`(rank // tp) & 1`; it asserts an even
+  // data-parallel size), so the ranks hold different parts of a step: not one rank's plan.
+  if (const detail::entry* fbd = ctx.find("--forward-backward-disaggregating"))
+    return refused(
+        detail::blocking::model,
+        detail::at(fbd->where,
+                   "--forward-backward-disaggregating: MegatronApp's MegaFBD runs the forward "
+                   "passes on ranks of their own and the backward passes on the others (every "
+                   "other tensor-parallel group), so the ranks hold different parts of a training "
+                   "step, which a plan of Megatron's data-parallel grid cannot; remove the flag "
+                   "(and --ignore-forward-tensor-parallel) to plan a rank that runs both"));
   // Heterogeneous training of the Holmes fork (CodexDive/Holmes, megatron/training/arguments.py,
   // _add_hetero_args and validate_args): --hetero-mode dp gives each device type of
   // --hetero-device-types its own data-parallel ranks and micro-batch (--hetero-micro-batch-sizes
