@@ -849,6 +849,14 @@ TEST(ImportMegatron, ForwardBackwardDisaggregationIsRefusedAtItsFlag) {
       << e;
 }
 
+// A fork's xformers attention (ZhangDY-6483/Megatron-LM's --use-memory-attn) keeps no score
+// matrix: memory-efficient attention, not an unknown option.
+TEST(ImportMegatron, AForksMemoryEfficientAttentionFlagIsRead) {
+  const auto imported = import_ok(launch(small_model + "--micro-batch-size 1 --use-memory-attn\n"));
+  EXPECT_EQ(imported.job.training.attention, attention_impl::efficient);
+  EXPECT_EQ(find_note(imported.notes, "--use-memory-attn"), "");
+}
+
 TEST(ImportMegatron, AnOptionFromAStringVariableIsLocatedWhereItIsWritten) {
   const std::string text =
       "OPTS=\" \\\n  --num-layers 2 --hidden-size 64 --num-attention-heads 4\n"

@@ -1024,6 +1024,7 @@ const std::vector<option>& megatron_table() {
   static const std::vector<option> table = [] {
     std::vector<option> rows{{"--attention-backend", custom(read_megatron_attention)},
                              {"--use-flash-attn", custom(read_megatron_attention)},
+                             {"--use-memory-attn", custom(read_megatron_attention)},
                              {"--optimizer", custom(read_megatron_optimizer)}};
     for (const char* f : read_by_code) rows.push_back({f, handled()});
     for (const char* f : megatron_model_flags) rows.push_back({f, handled()});

@@ -387,6 +387,9 @@ std::string read_megatron_attention(import_context& ctx, const entry& e) {
   if (v == "flash" || v == "fused" || v == "auto" || e.key.rfind("--use-flash-attn", 0) == 0)
     return ctx.set("training.attention", "flash", e);
   if (v == "unfused" || v == "local") return ctx.set("training.attention", "math", e);
+  // A fork's --use-memory-attn (ZhangDY-6483/Megatron-LM at 0a59063d, megatron/model/
+  // transformer.py: xformers.ops.memory_efficient_attention), a kernel that keeps no score matrix.
+  if (e.key == "--use-memory-attn") return ctx.set("training.attention", "efficient", e);
   return fmt::format(
       "{}: invalid value \"{}\" (expected one of: flash, fused, unfused, local, "
       "auto)",
