@@ -780,6 +780,16 @@ TEST(ImportMegatron, SrunRunsAPythonCommandOncePerTask) {
   const auto own = import_ok("#SBATCH --nodes=2 --ntasks-per-node=4\n" + options +
                              "srun --ntasks-per-node=2 sh -c \"python pretrain_gpt.py ${options}\"\n");
   EXPECT_EQ(own.job.hardware.gpus_per_node, 2);
+  // Written directly, `srun [flags] python ...`: srun's words are those before the interpreter.
+  const auto direct = import_ok("#SBATCH --nodes=4 --ntasks-per-node=8\n" + options +
+                                "srun -l python -u pretrain_gpt.py ${options}\n");
+  EXPECT_EQ(direct.job.hardware.gpus_per_node, 8);
+  EXPECT_EQ(direct.job.hardware.nodes, 4);
+  const auto flags = import_ok("#SBATCH --nodes=4 --ntasks-per-node=8\n" + options +
+                               "srun -N 2 --ntasks-per-node 4 numactl -l python pretrain_gpt.py "
+                               "${options}\n");
+  EXPECT_EQ(flags.job.hardware.gpus_per_node, 4);
+  EXPECT_EQ(flags.job.hardware.nodes, 2);
 }
 
 // A binding wrapper before the interpreter (`numactl ... python`, a site's bind.sh) execs the

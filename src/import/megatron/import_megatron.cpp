@@ -325,49 +325,57 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
     return w.text == "torchrun" || w.text.ends_with("/torchrun") ||
            w.text == "torch.distributed.run" || w.text == "torch.distributed.launch";
   });
-  // `python pretrain_gpt.py ...` (Megatron's single-GPU examples): one process, one GPU.
-  const bool plain_python =
-      !words.empty() && std::all_of(words.begin(), words.end(), [](const shell_word& w) {
-        const auto slash = w.text.rfind('/');
-        const std::string name = slash == std::string::npos ? w.text : w.text.substr(slash + 1);
-        return name.rfind("python", 0) == 0 || (w.text.rfind('-', 0) == 0 && w.text != "-m");
-      });
-  // `srun [flags] sh -c "python pretrain_*.py ..."`: srun starts the command once per task, a
-  // task a GPU (srun(1): --ntasks-per-node, -N/--nodes; without them the #SBATCH allocation's).
-  const auto srun = std::find_if(launch.outer.begin(), launch.outer.end(), [](const shell_word& w) {
-    return w.text == "srun" || w.text.ends_with("/srun");
-  });
-  // Under srun a task's command may put a binding wrapper before the interpreter (`numactl
-  // --cpunodebind=0 python ...`, a site's bind.sh): the wrapper execs the rest, one Python
-  // process a task. A wrapper that is itself a process launcher (MPI's) is not one process.
   const auto base_name = [](const std::string& text) {
     const auto slash = text.rfind('/');
     return slash == std::string::npos ? text : text.substr(slash + 1);
   };
-  std::size_t python_at = words.size();
-  for (std::size_t i = words.size(); i-- > 0;)
-    if (base_name(words[i].text).rfind("python", 0) == 0) {
-      python_at = i;
-      break;
+  const auto last_python = [&](const std::vector<shell_word>& list) {
+    for (std::size_t i = list.size(); i-- > 0;)
+      if (base_name(list[i].text).rfind("python", 0) == 0) return i;
+    return list.size();
+  };
+  // `srun [flags] sh -c "python pretrain_*.py ..."`: srun starts the command once per task, a
+  // task a GPU (srun(1): --ntasks-per-node, -N/--nodes; without them the #SBATCH allocation's).
+  // `srun [flags] python pretrain_*.py ...` written directly: srun's words are those before the
+  // interpreter, the task's the rest.
+  std::vector<shell_word> srun_words = launch.outer;
+  std::vector<shell_word> task = words;
+  if (!words.empty() && base_name(words[0].text) == "srun")
+    if (const auto p = last_python(words); p < words.size()) {
+      srun_words.assign(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(p));
+      task.assign(words.begin() + static_cast<std::ptrdiff_t>(p), words.end());
     }
+  const auto srun = std::find_if(srun_words.begin(), srun_words.end(),
+                                 [&](const shell_word& w) { return base_name(w.text) == "srun"; });
+  // `python pretrain_gpt.py ...` (Megatron's single-GPU examples): one process, one GPU.
+  const bool plain_python =
+      !task.empty() && std::all_of(task.begin(), task.end(), [&](const shell_word& w) {
+        return base_name(w.text).rfind("python", 0) == 0 ||
+               (w.text.rfind('-', 0) == 0 && w.text != "-m");
+      });
+  // Under srun a task's command may put a binding wrapper before the interpreter (`numactl
+  // --cpunodebind=0 python ...`, a site's bind.sh): the wrapper execs the rest, one Python
+  // process a task. A wrapper that is itself a process launcher (MPI's) is not one process.
+  const std::size_t python_at = last_python(task);
   const bool wrapped_python =
-      srun != launch.outer.end() && python_at > 0 && python_at < words.size() &&
+      srun != srun_words.end() && python_at > 0 && python_at < task.size() &&
       std::all_of(
-          words.begin() + static_cast<std::ptrdiff_t>(python_at) + 1, words.end(),
+          task.begin() + static_cast<std::ptrdiff_t>(python_at) + 1, task.end(),
           [](const shell_word& w) { return w.text.rfind('-', 0) == 0 && w.text != "-m"; }) &&
-      std::none_of(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(python_at),
+      std::none_of(task.begin(), task.begin() + static_cast<std::ptrdiff_t>(python_at),
                    [&](const shell_word& w) {
                      const std::string name = base_name(w.text);
                      return name == "mpirun" || name == "mpiexec" || name == "orterun" ||
                             name == "srun" || name == "deepspeed" || name == "accelerate";
                    });
-  if (!torchrun && (plain_python || wrapped_python) && srun != launch.outer.end()) {
+  if (!torchrun && (plain_python || wrapped_python) && srun != srun_words.end()) {
     shell_word per_node = launch.sbatch_tasks_per_node, nodes = launch.sbatch_nodes;
-    for (auto w = srun; w != launch.outer.end(); ++w) {
+    for (auto w = srun; w != srun_words.end(); ++w) {
       std::string key = w->text, value;
       const auto eq = key.find('=');
       if (eq != std::string::npos) value = key.substr(eq + 1), key.resize(eq);
-      else if (w + 1 != launch.outer.end()) value = (w + 1)->text;
+      else if (w + 1 != srun_words.end())
+        value = (w + 1)->text;
       if (key == "--ntasks-per-node") per_node = shell_word{value, w->line, w->column, false};
       if (key == "--nodes" || key == "-N") nodes = shell_word{value, w->line, w->column, false};
     }
@@ -397,8 +405,8 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
              fmt::format("srun starts {} once per task: {} task(s) a node x {} node(s), a GPU "
                          "each",
                          plain_python
-                             ? words[0].text
-                             : fmt::format("{} (through {})", words[python_at].text, words[0].text),
+                             ? task[0].text
+                             : fmt::format("{} (through {})", task[python_at].text, task[0].text),
                          counts[0], counts[1]));
     return counts[0] * counts[1];
   }
