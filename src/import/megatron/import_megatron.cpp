@@ -1204,14 +1204,13 @@ std::optional<diagnostic> sourced_model(const import_context& ctx, const shell_l
   const shell_word* chosen = files.front();
   for (const auto* f : files)
     if (tier(f) > tier(chosen)) chosen = f;
-  const shell_word& first = *chosen;
-  return at(location(ctx.source, text, first.line, first.column),
+  return at(location(ctx.source, text, chosen->line, chosen->column),
             fmt::format("source {}: the launch's Megatron-LM arguments hold no --num-layers, so "
                         "the model's shape comes from the file{} the script sources ({}), "
                         "which vramscope does not read; write the model's arguments "
                         "(--num-layers, --hidden-size, --num-attention-heads, ...) and the "
                         "batch and parallel sizes they set into the script to plan it",
-                        first.text, files.size() == 1 ? "" : "s", join(named, ", ")));
+                        chosen->text, files.size() == 1 ? "" : "s", join(named, ", ")));
 }
 
 }  // namespace

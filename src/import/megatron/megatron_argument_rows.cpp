@@ -473,12 +473,12 @@ std::vector<option> build_rows() {
   // Holmes: --hetero-mode is refused by the importer (one job over several GPU types); the rest
   // of its group is read only under it.
   read({"--hetero-mode"});
+  quiet({"--hetero-device-types", "--hetero-current-device-type", "--hetero-micro-batch-sizes",
+         "--hetero-pipeline-stages", "--use-hetnet"});
   // MegatronApp (MegaFBD): --forward-backward-disaggregating is refused by the importer (forward
   // and backward passes on separate ranks); --ignore-forward-tensor-parallel acts only with it.
   read({"--forward-backward-disaggregating"});
   quiet({"--ignore-forward-tensor-parallel"});
-  quiet({"--hetero-device-types", "--hetero-current-device-type", "--hetero-micro-batch-sizes",
-         "--hetero-pipeline-stages", "--use-hetnet"});
 
   // The groups classified whole.
   for (const auto& argument : megatron_arguments) {
