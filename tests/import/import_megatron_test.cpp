@@ -422,7 +422,8 @@ TEST(ImportMegatron, PrecisionAndGradientBuffer) {
   EXPECT_EQ(fp32.precision.reduce, dtype::f32);
   const std::string both = import_error(small_model + "--bf16 --fp16\n");
   EXPECT_EQ(both.substr(0, both.find('\n')),
-            "args.txt:3:8: --fp16 and --bf16 are both given (Megatron refuses that)");
+            "args.txt:3:8: --fp16 and --bf16 are both given (Megatron refuses that); keep one of "
+            "them to plan it");
 }
 
 TEST(ImportMegatron, InterleavedPipeline) {
@@ -831,6 +832,12 @@ TEST(ImportMegatron, AContradictionMegatronRefusesComesBeforeWhatVramscopeCannot
       "  --tensor-model-parallel-size 2 --micro-batch-size 1\n");
   EXPECT_EQ(e.rfind("args.txt:4:3: the world of 1 GPUs", 0), 0u) << e;
   EXPECT_NE(e.find("line 3: --tokenizer-type Llama2Tokenizer"), std::string::npos) << e;
+  // --fp16 beside --bf16, which Megatron refuses whatever the world, comes first too.
+  const std::string both = import_error(launch(
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n"
+      "--seq-length 128 --tokenizer-type Llama2Tokenizer\n--micro-batch-size 1 --bf16 --fp16\n"));
+  EXPECT_EQ(both.rfind("args.txt:4:29: --fp16 and --bf16 are both given", 0), 0u) << both;
+  EXPECT_NE(both.find("line 3: --tokenizer-type Llama2Tokenizer"), std::string::npos) << both;
 }
 
 // The Holmes fork's heterogeneous training: each GPU type its own micro-batch (dp) or stages

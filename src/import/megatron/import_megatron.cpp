@@ -1471,9 +1471,18 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   if (auto err = detail::read_megatron_model(ctx, mesh)) {
     // A shape fact with no line of its own (a flag missing) is named first only when nothing
     // else blocks: a refusal points at a line where one is known.
-    if (facts.empty() || err->line > 0) return refused(detail::blocking::shape, *err);
+    if (facts.empty() || err->line > 0) facts.push_back({detail::blocking::shape, *err});
   }
-  if (!facts.empty()) return detail::refuse(facts);
+  if (!facts.empty()) {
+    // A contradiction Megatron refuses at start whatever the world, found by a reader below, is
+    // named before those facts (blocking::fails): --fp16 beside --bf16 (validate_args). The
+    // global batch against the world is not: a SLURM script's world is the allocation's, which
+    // sbatch's own options override.
+    ctx.framework_refuses = false;
+    if (auto err = detail::read_megatron_precision(ctx); err && ctx.framework_refuses)
+      facts.push_back({detail::blocking::fails, *err});
+    return detail::refuse(facts);
+  }
   if (auto err = detail::read_megatron_batch(ctx, mesh)) return *err;
   if (auto err = detail::read_megatron_interleaving(ctx, mesh)) return *err;
   if (auto err = detail::read_megatron_precision(ctx)) return *err;

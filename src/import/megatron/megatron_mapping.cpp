@@ -271,8 +271,12 @@ maybe_error read_megatron_interleaving(import_context& ctx, const megatron_mesh&
 maybe_error read_megatron_precision(import_context& ctx) {
   const entry* bf16 = ctx.find("--bf16");
   const entry* fp16 = ctx.find("--fp16");
-  if (bf16 != nullptr && fp16 != nullptr)
-    return at(fp16->where, "--fp16 and --bf16 are both given (Megatron refuses that)");
+  if (bf16 != nullptr && fp16 != nullptr) {
+    ctx.framework_refuses = true;
+    return at(fp16->where,
+              "--fp16 and --bf16 are both given (Megatron refuses that); keep one of "
+              "them to plan it");
+  }
   maybe_error error;
   if (bf16 == nullptr && fp16 == nullptr) {
     set_from(ctx, "--accumulate-allreduce-grads-in-fp32", "precision.reduce", "fp32", error);
