@@ -874,6 +874,26 @@ TEST(ImportMegatron, AForksMemoryEfficientAttentionFlagIsRead) {
   EXPECT_EQ(find_note(imported.notes, "--use-memory-attn"), "");
 }
 
+// A command that counts the job's nodes from SLURM's variables is SLURM's node count: the
+// #SBATCH --nodes of the script when it has one, else open (planned on the fewest nodes, noted).
+TEST(ImportMegatron, ANodeCountFromSlurmsNodeListIsTheAllocations) {
+  const std::string count =
+      "NUM_NODES=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | wc -l)\n";
+  const std::string run = "torchrun --nproc_per_node 4 --nnodes $NUM_NODES pretrain_gpt.py \\\n";
+  const std::string args =
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128 \\\n"
+      "--seq-length 128 --tokenizer-type GPT2BPETokenizer --micro-batch-size 1\n";
+  const auto sbatch = import_ok("#SBATCH --nodes=3\n" + count + run + args);
+  EXPECT_EQ(sbatch.job.hardware.nodes, 3);
+  EXPECT_EQ(sbatch.job.hardware.gpus_per_node, 4);
+  const auto open = import_ok(count + run + args);
+  EXPECT_EQ(open.job.hardware.nodes, 1);
+  EXPECT_NE(find_note(open.notes, "is set when the job runs"), "");
+  // Any other command's count stays a value known only when the script runs.
+  const std::string other = import_error("NUM_NODES=$(wc -l < hosts.txt)\n" + run + args);
+  EXPECT_NE(other.find("known only when the script runs"), std::string::npos) << other;
+}
+
 TEST(ImportMegatron, AnOptionFromAStringVariableIsLocatedWhereItIsWritten) {
   const std::string text =
       "OPTS=\" \\\n  --num-layers 2 --hidden-size 64 --num-attention-heads 4\n"

@@ -313,6 +313,10 @@ long long read_mpirun(import_context& ctx, std::string_view text,
   return a_node * nodes;
 }
 
+// SLURM's names for the job's nodes (sbatch(1), OUTPUT ENVIRONMENT VARIABLES).
+constexpr const char* slurm_node_names[] = {"SLURM_JOB_NODELIST", "SLURM_NODELIST",
+                                            "SLURM_JOB_NUM_NODES", "SLURM_NNODES"};
+
 // torchrun (or python -m torch.distributed.run / launch): --nproc_per_node x --nnodes GPUs.
 // torchrun's own defaults are one process on one node. Returns the world size, 0 when unknown.
 long long read_launcher(import_context& ctx, std::string_view text, const shell_launch& launch,
@@ -556,7 +560,23 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
     std::replace(canonical.begin() + 2, canonical.end(), '-', '_');  // --nproc-per-node too
     std::size_t k = 0;
     while (k < 2 && canonical != fields[k].first) ++k;
-    if (k == 1 && value.find('$') != std::string::npos && !value.starts_with("$(")) {
+    // `--nnodes $(scontrol show hostnames "$SLURM_JOB_NODELIST" | wc -l)`: a command that counts
+    // the job's nodes from SLURM's own variables is SLURM_JOB_NUM_NODES by another spelling, the
+    // #SBATCH --nodes the script asks for when it has one (sbatch(1)), else set when it runs.
+    const bool slurm_count =
+        k == 1 && value.starts_with("$(") &&
+        std::any_of(std::begin(slurm_node_names), std::end(slurm_node_names),
+                    [&](const char* name) { return value.find(name) != std::string::npos; });
+    if (slurm_count && !launch.sbatch_nodes.text.empty()) {
+      ctx.note(ctx.entries.back(),
+               fmt::format("torchrun --nnodes \"{}\" counts the job's nodes: #SBATCH --nodes {} "
+                           "(line {})",
+                           value, launch.sbatch_nodes.text, launch.sbatch_nodes.line));
+      value = launch.sbatch_nodes.text;
+      ctx.entries.back().value.text = value;
+    }
+    if (k == 1 && value.find('$') != std::string::npos &&
+        (!value.starts_with("$(") || slurm_count)) {
       // `--nnodes $SLURM_NNODES`, `--nnodes $NHOSTS`: the scheduler's count, set when the job
       // runs. The GPUs a node stay the file's; the node count is not in it.
       nodes_open = true;
