@@ -768,20 +768,15 @@ std::optional<diagnostic> cluster_config_keys(const YAML::Node& root, const std:
   if (!root["distributed_type"]) {
     // Where it was meant to be: a commented-out `distributed_type:` line, else the first line.
     int line = 1;
-    int number = 0;
-    for (std::size_t start = 0; start <= text.size();) {
-      const auto end = std::min(text.find('\n', start), text.size());
-      const std::string_view row = text.substr(start, end - start);
-      start = end + 1;
-      ++number;
+    for_each_line(text, [&](std::string_view row, int number) {
       const auto hash = row.find_first_not_of(" \t");
-      if (hash == std::string_view::npos || row[hash] != '#') continue;
+      if (hash == std::string_view::npos || row[hash] != '#') return true;
       const auto name = row.find_first_not_of(" \t#", hash);
-      if (name != std::string_view::npos && row.substr(name).starts_with("distributed_type")) {
-        line = number;
-        break;
-      }
-    }
+      if (name == std::string_view::npos || !row.substr(name).starts_with("distributed_type"))
+        return true;
+      line = number;
+      return false;
+    });
     return at(location(source, text, line, 1),
               line > 1 ? "distributed_type is commented out: accelerate launch refuses a config "
                          "file without it (\"A `distributed_type` must be specified in the "

@@ -32,28 +32,25 @@ bool is_flag(const std::string& word) { return word.size() > 2 && word.rfind("--
 // line rather than at the command's. {0, 0} when it is written more than once, or not at all.
 std::pair<int, int> sole_occurrence(std::string_view text, std::string_view flag) {
   std::pair<int, int> found{0, 0};
-  int line = 1;
-  for (std::size_t start = 0; start < text.size();) {
-    const auto end = std::min(text.find('\n', start), text.size());
-    const std::string_view row = text.substr(start, end - start);
+  bool again = false;
+  for_each_line(text, [&](std::string_view row, int line) {
     const auto first = row.find_first_not_of(" \t");
-    if (first != std::string_view::npos && row[first] != '#') {
-      for (auto at = row.find(flag); at != std::string_view::npos; at = row.find(flag, at + 1)) {
-        const char before = at == 0 ? ' ' : row[at - 1];
-        const char after = at + flag.size() < row.size() ? row[at + flag.size()] : ' ';
-        const bool word_start = before == ' ' || before == '\t' || before == '"' ||
-                                before == '\'' || before == '(';
-        const bool word_end = after == ' ' || after == '\t' || after == '=' || after == '"' ||
-                              after == '\'' || after == '\\' || after == ')' || after == '\r';
-        if (!word_start || !word_end) continue;
-        if (found.first != 0) return {0, 0};
-        found = {line, static_cast<int>(at) + 1};
-      }
+    if (first == std::string_view::npos || row[first] == '#') return true;
+    for (auto at = row.find(flag); at != std::string_view::npos; at = row.find(flag, at + 1)) {
+      const char before = at == 0 ? ' ' : row[at - 1];
+      const char after = at + flag.size() < row.size() ? row[at + flag.size()] : ' ';
+      const bool word_start =
+          before == ' ' || before == '\t' || before == '"' || before == '\'' || before == '(';
+      const bool word_end = after == ' ' || after == '\t' || after == '=' || after == '"' ||
+                            after == '\'' || after == '\\' || after == ')' || after == '\r';
+      if (!word_start || !word_end) continue;
+      again = found.first != 0;
+      if (again) return false;
+      found = {line, static_cast<int>(at) + 1};
     }
-    start = end + 1;
-    ++line;
-  }
-  return found;
+    return true;
+  });
+  return again ? std::pair<int, int>{0, 0} : found;
 }
 
 const std::vector<option>& megatron_table();
