@@ -204,6 +204,37 @@ action fsdp1_only(action inner) {
   });
 }
 
+// fsdp_backward_prefetch_policy is the name `accelerate config` wrote from 0.12 to 0.25; launch
+// read it up to 0.34 (from 0.26 with a FutureWarning, huggingface/accelerate 848ed800) and 1.0
+// dropped it ("The Great Deprecation", 79a84264), reading only fsdp_backward_prefetch, so the
+// plugin's backward_prefetch stays None. The writer that wrote the old name numbered the
+// sharding strategy; 848ed800 made it write names, and the plugin before it parsed the strategy
+// with int(), so a named strategy cannot have run there. A file holding a spelling of 0.26 or
+// later (a named fsdp_sharding_strategy, fsdp_backward_prefetch, fsdp_activation_checkpointing
+// of 0.31, fsdp_version of 1.6) is planned at the current release, which ignores the old key;
+// anything else as the release whose writer wrote it read it.
+std::string read_old_backward_prefetch(import_context& ctx, const entry& e) {
+  const std::string fsdp = "fsdp_config.";
+  const entry* newer = nullptr;
+  if (const entry* s = ctx.find(fsdp + "fsdp_sharding_strategy");
+      s != nullptr && !s->value.text.empty() &&
+      !std::all_of(s->value.text.begin(), s->value.text.end(),
+                   [](unsigned char c) { return std::isdigit(c) != 0; }))
+    newer = s;
+  for (const char* key :
+       {"fsdp_backward_prefetch", "fsdp_activation_checkpointing", "fsdp_version"})
+    if (newer == nullptr) newer = ctx.find(fsdp + key);
+  if (newer == nullptr) return ctx.set("parallel.backward_prefetch", e.value.text, e);
+  ctx.note(e, fmt::format("{} is the name accelerate read only before 1.0 (79a84264); the file "
+                          "also has {} {} (line {}), a spelling of 0.26 or later, so it is planned "
+                          "at the current release, which ignores the old name: no backward "
+                          "prefetch (0.26 to 0.34 still applied it); write "
+                          "fsdp_backward_prefetch: {} to plan the prefetch",
+                          e.key, newer->key, newer->value.text, newer->where.line, e.value.text));
+  if (ctx.find(fsdp + "fsdp_backward_prefetch") != nullptr) return "";
+  return ctx.set("parallel.backward_prefetch", "none", e);
+}
+
 // accelerate's Megatron-LM plugin (distributed_type MEGATRON_LM): the config's megatron_lm_config
 // keys are `accelerate launch` arguments (commands/launch.py, "--megatron_lm_*"), handed to
 // MegatronLMPlugin (utils/dataclasses.py) through MEGATRON_LM_* variables; the plugin passes them
@@ -283,7 +314,7 @@ const std::vector<option>& accelerate_table() {
        })},
       {fsdp + "fsdp_min_num_params", not_modelled("size-based wrapping")},
       {fsdp + "fsdp_backward_prefetch", fsdp1_only(maps_to("parallel.backward_prefetch"))},
-      {fsdp + "fsdp_backward_prefetch_policy", fsdp1_only(maps_to("parallel.backward_prefetch"))},
+      {fsdp + "fsdp_backward_prefetch_policy", fsdp1_only(custom(read_old_backward_prefetch))},
       {fsdp + "fsdp_forward_prefetch", fsdp1_only(maps_to("parallel.forward_prefetch"))},
       {fsdp + "fsdp_sync_module_states", fsdp1_only(maps_to("parallel.sync_module_states"))},
       {fsdp + "fsdp_use_orig_params", fsdp1_only(maps_to("parallel.use_orig_params"))},
@@ -737,20 +768,15 @@ std::optional<diagnostic> cluster_config_keys(const YAML::Node& root, const std:
   if (!root["distributed_type"]) {
     // Where it was meant to be: a commented-out `distributed_type:` line, else the first line.
     int line = 1;
-    int number = 0;
-    for (std::size_t start = 0; start <= text.size();) {
-      const auto end = std::min(text.find('\n', start), text.size());
-      const std::string_view row = text.substr(start, end - start);
-      start = end + 1;
-      ++number;
+    for_each_line(text, [&](std::string_view row, int number) {
       const auto hash = row.find_first_not_of(" \t");
-      if (hash == std::string_view::npos || row[hash] != '#') continue;
+      if (hash == std::string_view::npos || row[hash] != '#') return true;
       const auto name = row.find_first_not_of(" \t#", hash);
-      if (name != std::string_view::npos && row.substr(name).starts_with("distributed_type")) {
-        line = number;
-        break;
-      }
-    }
+      if (name == std::string_view::npos || !row.substr(name).starts_with("distributed_type"))
+        return true;
+      line = number;
+      return false;
+    });
     return at(location(source, text, line, 1),
               line > 1 ? "distributed_type is commented out: accelerate launch refuses a config "
                          "file without it (\"A `distributed_type` must be specified in the "

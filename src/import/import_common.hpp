@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -23,6 +24,20 @@ class Node;
 }
 
 namespace vramscope::job::detail {
+
+/// Calls `visit(line, number)` for each line of `text`, numbered from 1 and without its '\n',
+/// until `visit` returns false; a '\n' that ends the text starts no further line. The line walk
+/// of the importers' scans of raw text (format detection, header comments, shell lines).
+template <class Visit>
+void for_each_line(std::string_view text, Visit&& visit) {
+  int number = 0;
+  for (std::string_view rest = text; !rest.empty();) {
+    const auto end = rest.find('\n');
+    const std::string_view line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    if (!visit(line, ++number)) return;
+  }
+}
 
 /// One option of the imported file, flattened: nested keys joined with '.'.
 struct entry {
@@ -62,6 +77,11 @@ class import_context {
   /// Names the file itself defines and reads (torchtune's OmegaConf variables, `${name}`): a key
   /// near one of them is a misspelling of it, as of an option.
   std::vector<std::string> own_names;
+  /// Set with an error that the framework itself raises when the run starts (a contradiction in
+  /// the file, such as Megatron's world not divisible by tp x pp x cp), not one of what vramscope
+  /// cannot read: every importer names such an error before an unreadable fact (an unknown
+  /// model, a tokenizer's vocabulary), since the launch fails as written whatever vramscope reads.
+  bool framework_refuses = false;
 };
 
 /// What to do with one option. Returns "" or the problem (an error of the import).

@@ -599,13 +599,15 @@ maybe_error read_batch_size(import_context& ctx) {
   const entry* old = ctx.find("training.batch_size");
   if (old == nullptr) return std::nullopt;
   const auto line_of = [](const entry& e) { return e.where.line; };
-  if (const entry* strict = era_evidence(ctx, true); strict != nullptr)
+  if (const entry* strict = era_evidence(ctx, true); strict != nullptr) {
+    ctx.framework_refuses = true;
     return at(old->where,
               fmt::format("training.batch_size was renamed local_batch_size (pull/1238, "
                           "2025-06-05), and {} (line {}) is of a release since pull/1644 "
                           "(2025-08-28), whose ConfigManager raises ValueError on a field its "
                           "JobConfig lacks; write local_batch_size to plan it",
                           strict->key, line_of(*strict)));
+  }
   const entry* later = era_evidence(ctx, false);
   if (later == nullptr) {
     const std::string problem = ctx.set("training.micro_batch", old->value.text, *old);
@@ -1518,8 +1520,10 @@ result<imported_job> import_torchtitan(std::string_view text, const std::string&
   if (auto err = detail::read_model(ctx)) return *err;
   if (auto err = detail::read_peft(ctx)) return *err;
   // A model no preset has is refused at its lines before any check of the layout or of an
-  // option whose answer would not matter without the model.
+  // option whose answer would not matter without the model; but not before a contradiction
+  // torchtitan itself raises at start (ctx.framework_refuses), which fails the run as written.
   const auto model_first = [&](const diagnostic& err) {
+    if (ctx.framework_refuses) return err;
     return detail::unknown_model(ctx).value_or(err);
   };
   if (auto err = detail::read_parallelism(ctx, has_world_size)) return model_first(*err);

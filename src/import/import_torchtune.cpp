@@ -806,6 +806,29 @@ const std::vector<option>& torchtune_table() {
   return table;
 }
 
+// The recipe a `tune run [torchrun options] RECIPE` command in `comment` names (at its first
+// "tune run "), or "" when it names none.
+std::string tune_run_recipe(std::string_view comment) {
+  const auto run = comment.find("tune run ");
+  if (run == std::string_view::npos) return {};
+  std::string_view rest = comment.substr(run + 9);
+  while (true) {
+    const auto start = rest.find_first_not_of(' ');
+    if (start == std::string_view::npos) return {};
+    rest = rest.substr(start);
+    const std::string_view word = rest.substr(0, rest.find(' '));
+    if (!word.starts_with("--")) return std::string(word);
+    // an option and, when it is not `--opt=value`, its value
+    rest = rest.substr(word.size());
+    if (word.find('=') == std::string_view::npos) {
+      const auto v = rest.find_first_not_of(' ');
+      if (v == std::string_view::npos) return {};
+      rest = rest.substr(v);
+      rest = rest.substr(std::min(rest.size(), rest.find(' ')));
+    }
+  }
+}
+
 // The `tune run` command every shipped config shows in its header comment:
 // "tune run --nproc_per_node 8 lora_finetune_distributed --config llama3_1/70B_lora".
 struct launch_line {
@@ -814,15 +837,24 @@ struct launch_line {
   bool dev_fsdp2 = false;  // recipes/dev/lora_finetune_fsdp2 (torchtune 0.2)
   bool reads_ac_mode = false;  // a recipe that applies ac_mode / ac_option (read_ac_mode)
   long long processes = 0;  // --nproc_per_node, 0 when not given
+  // Each `tune run` line of the header (the comment lines before the first option, blank lines
+  // passed over): its number and the recipe it names.
+  std::vector<std::pair<int, std::string>> header_recipes;
 };
 
 launch_line find_launch(std::string_view text) {
-  int number = 0;
-  for (std::string_view rest = text; !rest.empty();) {
-    const auto end = rest.find('\n');
-    const std::string_view line = rest.substr(0, end);
-    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
-    ++number;
+  std::optional<launch_line> found;
+  std::vector<std::pair<int, std::string>> header_recipes;
+  bool in_header = true;
+  for_each_line(text, [&](std::string_view line, int number) {
+    if (const auto first = line.find_first_not_of(" \t\r");
+        in_header && first != std::string_view::npos) {
+      in_header = line[first] == '#';
+      if (in_header)
+        if (auto recipe = tune_run_recipe(line.substr(first + 1)); !recipe.empty())
+          header_recipes.emplace_back(number, std::move(recipe));
+    }
+    if (found) return in_header;
     // `tune run RECIPE`, or before torchtune 0.1 (80a2114b1, 2024-03) `tune [torchrun
     // options] RECIPE` (`tune --nnodes 1 --nproc_per_node 1 full_finetune_distributed`).
     std::size_t run = std::string_view::npos;
@@ -841,7 +873,7 @@ launch_line find_launch(std::string_view text) {
         break;
       }
     }
-    if (run == std::string_view::npos || line.find('#') == std::string_view::npos) continue;
+    if (run == std::string_view::npos || line.find('#') == std::string_view::npos) return true;
     launch_line out;
     const std::string_view command = line.substr(run);
     // torchtune 0.2's recipes/dev/lora_finetune_fsdp2.py (June to September 2024, when #1517
@@ -851,7 +883,7 @@ launch_line find_launch(std::string_view text) {
     for (const std::string_view recipe :
          {"full_finetune_distributed", "qat_distributed", "early_exit_finetune_distributed"})
       out.reads_ac_mode = out.reads_ac_mode || command.find(recipe) != std::string_view::npos;
-    if (!out.distributed && command.find("_single_device") == std::string_view::npos) continue;
+    if (!out.distributed && command.find("_single_device") == std::string_view::npos) return true;
     out.line = number;
     if (const auto n = command.find("--nproc_per_node"); n != std::string_view::npos) {
       std::size_t i = n + std::string_view("--nproc_per_node").size();
@@ -860,22 +892,23 @@ launch_line find_launch(std::string_view text) {
              out.processes < 1'000'000)
         out.processes = out.processes * 10 + (command[i++] - '0');
     }
-    return out;
+    found = out;
+    return in_header;
+  });
+  if (found) {
+    found->header_recipes = std::move(header_recipes);
+    return *found;
   }
   // No `tune run` line. The header every shipped config opens with names the recipe file
   // ("# Config for multi-device full finetuning in full_finetune_distributed.py"); else a
   // commented-out line of an option only the distributed recipes read (the distributed configs
   // ship `# custom_sharded_layers: ['tok_embeddings', 'output']`; no single-device config has
   // it) says the file is a copy of a distributed config.
-  number = 0;
   launch_line commented;
-  for (std::string_view rest = text; !rest.empty();) {
-    const auto end = rest.find('\n');
-    std::string_view line = rest.substr(0, end);
-    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
-    ++number;
+  std::optional<launch_line> named;
+  for_each_line(text, [&](std::string_view line, int number) {
     const auto hash = line.find('#');
-    if (hash == std::string_view::npos) continue;
+    if (hash == std::string_view::npos) return true;
     const std::string_view comment = line.substr(hash + 1);
     for (const std::string_view tail : {"_distributed.py", "_single_device.py"}) {
       const auto at = comment.find(tail);
@@ -891,12 +924,13 @@ launch_line find_launch(std::string_view text) {
       const std::string_view recipe = comment.substr(begin, at - begin);
       for (const std::string_view r : {"full_finetune", "qat", "early_exit_finetune"})
         out.reads_ac_mode = out.reads_ac_mode || (out.distributed && recipe == r);
-      return out;
+      named = out;
+      return false;
     }
     if (commented.line == 0 &&
         line.substr(0, hash).find_first_not_of(" \t") == std::string_view::npos) {
       const auto key_start = comment.find_first_not_of(' ');
-      if (key_start == std::string_view::npos) continue;
+      if (key_start == std::string_view::npos) return true;
       const std::string_view key = comment.substr(key_start);
       for (const std::string_view option :
            {"custom_sharded_layers:", "fsdp_cpu_offload:", "fsdp_reshard_after_forward:",
@@ -907,8 +941,11 @@ launch_line find_launch(std::string_view text) {
           commented.distributed = true;
         }
     }
-  }
-  return commented;
+    return true;
+  });
+  launch_line out = named ? *named : commented;
+  out.header_recipes = std::move(header_recipes);
+  return out;
 }
 
 // Distributed (FSDP2) when the file has the distributed recipes' fsdp_* keys (or
@@ -1051,49 +1088,30 @@ recipe_mention non_training_recipe(std::string_view text) {
   const auto is_word = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '/';
   };
-  int number = 0;
-  for (std::string_view rest = text; !rest.empty();) {
-    const auto end = rest.find('\n');
-    const std::string_view line = rest.substr(0, end);
-    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
-    ++number;
+  const auto header_recipes = find_launch(text).header_recipes;
+  recipe_mention found;
+  for_each_line(text, [&](std::string_view line, int number) {
     const auto first = line.find_first_not_of(" \t\r");
-    if (first == std::string_view::npos) continue;
-    if (line[first] != '#') break;  // the header ends at the first option
+    if (first == std::string_view::npos) return true;
+    if (line[first] != '#') return false;  // the header ends at the first option
     const std::string_view comment = line.substr(first + 1);
+    std::string_view run;  // the recipe this line's `tune run` names
+    for (const auto& [at, recipe] : header_recipes)
+      if (at == number) run = recipe;
     for (const std::string_view recipe : recipes) {
-      // `tune run [torchrun options] RECIPE`
-      if (const auto run = comment.find("tune run "); run != std::string_view::npos) {
-        std::string_view rest_of = comment.substr(run + 9);
-        while (true) {
-          const auto start = rest_of.find_first_not_of(' ');
-          if (start == std::string_view::npos) break;
-          rest_of = rest_of.substr(start);
-          const std::string_view word = rest_of.substr(0, rest_of.find(' '));
-          if (!word.starts_with("--")) {
-            if (word == recipe) return {number, std::string(recipe)};
-            break;
-          }
-          // an option and, when it is not `--opt=value`, its value
-          rest_of = rest_of.substr(word.size());
-          if (word.find('=') == std::string_view::npos) {
-            const auto v = rest_of.find_first_not_of(' ');
-            if (v == std::string_view::npos) break;
-            rest_of = rest_of.substr(v);
-            rest_of = rest_of.substr(std::min(rest_of.size(), rest_of.find(' ')));
-          }
-        }
-      }
+      if (!run.empty() && run == recipe) found = {number, std::string(recipe)};
       // "... in generate.py"
       const std::string file = std::string(recipe) + ".py";
-      for (auto at = comment.find(file); at != std::string_view::npos;
+      for (auto at = comment.find(file); found.line == 0 && at != std::string_view::npos;
            at = comment.find(file, at + 1))
         if ((at == 0 || !is_word(comment[at - 1])) &&
             (at + file.size() == comment.size() || !is_word(comment[at + file.size()])))
-          return {number, std::string(recipe)};
+          found = {number, std::string(recipe)};
+      if (found.line > 0) return false;
     }
-  }
-  return {};
+    return true;
+  });
+  return found;
 }
 
 }  // namespace detail

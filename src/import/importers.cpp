@@ -88,21 +88,18 @@ std::string called_script(std::string_view line) {
 std::optional<diagnostic> wrapper_refusal(std::string_view text, const std::string& source) {
   int depth = 0, first_line = 0, plain_line = 0;
   std::string first_name, plain_name;
-  int number = 0;
-  for (std::string_view rest = text; !rest.empty();) {
-    const auto end = rest.find('\n');
-    const std::string_view line = trim(rest.substr(0, end));
-    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
-    ++number;
+  detail::for_each_line(text, [&](std::string_view raw, int number) {
+    const std::string_view line = trim(raw);
     const std::string_view word = line.substr(0, line.find_first_of(" \t;"));
     if (word == "if" || word == "case" || word == "for" || word == "while" || word == "until")
       ++depth;
     if ((word == "fi" || word == "esac" || word == "done") && depth > 0) --depth;
     const std::string name = called_script(line);
-    if (name.empty()) continue;
+    if (name.empty()) return true;
     if (first_line == 0) first_line = number, first_name = name;
     if (depth == 0 && plain_line == 0) plain_line = number, plain_name = name;
-  }
+    return true;
+  });
   if (first_line == 0) return std::nullopt;
   const int line = plain_line != 0 ? plain_line : first_line;
   const std::string& name = plain_line != 0 ? plain_name : first_name;
@@ -121,15 +118,12 @@ std::optional<diagnostic> wrapper_refusal(std::string_view text, const std::stri
 // accelerate launches as written. Points at the enclosing key.
 std::optional<diagnostic> nested_accelerate_refusal(std::string_view text,
                                                     const std::string& source) {
-  int number = 0, parent_line = 0;
+  int parent_line = 0;
   std::string parent;
-  for (std::string_view rest = text; !rest.empty();) {
-    const auto end = rest.find('\n');
-    const std::string_view raw = rest.substr(0, end);
-    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
-    ++number;
+  bool nested = false;
+  detail::for_each_line(text, [&](std::string_view raw, int number) {
     const std::string_view line = trim(raw);
-    if (line.empty() || line.front() == '#') continue;
+    if (line.empty() || line.front() == '#') return true;
     const bool indented = raw.front() == ' ' || raw.front() == '\t';
     if (!indented) {
       const auto colon = line.find(':');
@@ -137,19 +131,20 @@ std::optional<diagnostic> nested_accelerate_refusal(std::string_view text,
         parent = std::string(line.substr(0, colon)), parent_line = number;
       else
         parent.clear(), parent_line = 0;
-      continue;
+      return true;
     }
-    if (parent_line != 0 && is_accelerate_key(line))
-      return error_at(source,
-                      fmt::format("accelerate's options are nested under {}: (line {}), but "
-                                  "accelerate reads a config's top-level keys only (its "
-                                  "ClusterConfig refuses the unknown key {}), so this is not a "
-                                  "file accelerate launches as written; move the keys under {} "
-                                  "to the top level to plan it",
-                                  parent, parent_line, parent, parent),
-                      parent_line, 1);
-  }
-  return std::nullopt;
+    nested = parent_line != 0 && is_accelerate_key(line);
+    return !nested;
+  });
+  if (!nested) return std::nullopt;
+  return error_at(source,
+                  fmt::format("accelerate's options are nested under {}: (line {}), but "
+                              "accelerate reads a config's top-level keys only (its "
+                              "ClusterConfig refuses the unknown key {}), so this is not a "
+                              "file accelerate launches as written; move the keys under {} "
+                              "to the top level to plan it",
+                              parent, parent_line, parent, parent),
+                  parent_line, 1);
 }
 
 // The first character that is neither a blank nor inside a comment of one of the kinds DeepSpeed's
@@ -204,14 +199,14 @@ config_format detect_format(std::string_view text) {
       for (const auto& [key, value] : doc->value.items())
         if (is_deepspeed_section(key)) return config_format::deepspeed;
   bool accelerate = false;
-  for (std::string_view rest = text; !rest.empty();) {
-    const auto end = rest.find('\n');
-    const std::string_view line = rest.substr(0, end);
-    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
-    if (is_torchtitan_table(line)) return config_format::torchtitan;
-    if (is_torchtune_component(line)) return config_format::torchtune;
+  std::optional<config_format> found;
+  detail::for_each_line(text, [&](std::string_view line, int) {
+    if (is_torchtitan_table(line)) found = config_format::torchtitan;
+    if (!found && is_torchtune_component(line)) found = config_format::torchtune;
     accelerate = accelerate || is_accelerate_key(line);
-  }
+    return !found;
+  });
+  if (found) return *found;
   if (accelerate) return config_format::accelerate;
   return detail::looks_like_megatron(text) ? config_format::megatron : config_format::unknown;
 }

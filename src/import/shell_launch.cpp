@@ -1,5 +1,7 @@
 #include "import/shell_launch.hpp"
 
+#include "import/import_common.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -760,13 +762,9 @@ class interpreter {
   // "OUTPUT ENVIRONMENT VARIABLES"): the script's own values for those names, located at the
   // #SBATCH line. A script that sets the name itself wins, as it would in bash.
   void seed_slurm(shell_launch& out) {
-    int line = 1;
-    for (std::size_t start = 0; start < text_.size(); ++line) {
-      const auto end = std::min(text_.find('\n', start), text_.size());
-      std::string_view row = text_.substr(start, end - start);
-      start = end + 1;
+    for_each_line(text_, [&](std::string_view row, int line) {
       const auto first = row.find_first_not_of(" \t");
-      if (first == std::string_view::npos || row.substr(first, 7) != "#SBATCH") continue;
+      if (first == std::string_view::npos || row.substr(first, 7) != "#SBATCH") return true;
       std::vector<std::pair<std::string, int>> words;  // each word with its column
       for (std::size_t i = first + 7; i < row.size();) {
         while (i < row.size() && is_blank(row[i])) ++i;
@@ -803,7 +801,8 @@ class interpreter {
         if (key == "-N" || key == "--nodes") out.sbatch_nodes = word;
         if (key == "--ntasks-per-node") out.sbatch_tasks_per_node = word;
       }
-    }
+      return true;
+    });
   }
 
   // The GPU count of a --gres value ("gpu:4", "gpu:a100:8,nvme:1", "gpu" for one), or "".

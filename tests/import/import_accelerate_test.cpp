@@ -419,6 +419,29 @@ TEST(ImportAccelerate, FsdpWithoutAnAutoWrapPolicyWrapsTheWholeModel) {
 
 // use_orig_params and sync_module_states left out take the defaults of the release the file's
 // keys imply: none before 0.21 (FSDP's False), launch's "true" since 0.22 / 0.25.
+// fsdp_backward_prefetch_policy: read by accelerate up to 0.34, dropped in 1.0 (79a84264). As
+// the 0.12 to 0.25 writer wrote it (a numbered sharding strategy) it is that release's prefetch;
+// beside a spelling of 0.26 or later (a named strategy, which the older plugin's int() could
+// not parse) the file is planned at the current release, which ignores it.
+TEST(ImportAccelerate, TheOldBackwardPrefetchNameIsReadOnlyInAFileOfItsRelease) {
+  const std::string head =
+      "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n"
+      "  fsdp_backward_prefetch_policy: BACKWARD_PRE\n";
+  auto old = import_accelerate(head + "  fsdp_sharding_strategy: 1\n", "old.yaml");
+  ASSERT_TRUE(old) << old.error().to_string();
+  EXPECT_EQ(old->job.parallel.backward_prefetch, prefetch::pre);
+  auto named = import_accelerate(head + "  fsdp_sharding_strategy: FULL_SHARD\n", "named.yaml");
+  ASSERT_TRUE(named) << named.error().to_string();
+  EXPECT_EQ(named->job.parallel.backward_prefetch, prefetch::none);
+  const std::string said = find_note(named->notes, "accelerate read only before 1.0");
+  EXPECT_NE(said.find("named.yaml:4:"), std::string::npos) << said;
+  EXPECT_NE(said.find("fsdp_sharding_strategy FULL_SHARD (line 5)"), std::string::npos) << said;
+  // Both names: the new one is what the current release reads.
+  auto both = import_accelerate(head + "  fsdp_backward_prefetch: BACKWARD_POST\n", "both.yaml");
+  ASSERT_TRUE(both) << both.error().to_string();
+  EXPECT_EQ(both->job.parallel.backward_prefetch, prefetch::post);
+}
+
 TEST(ImportAccelerate, FsdpSwitchesLeftOutTakeTheDefaultsOfTheFilesRelease) {
   const std::string old_keys =
       "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n"

@@ -62,9 +62,19 @@ TEST(ImportMegatron, ModelFromASourcedFileIsRefusedWhereItIsSourced) {
       "source venv/bin/activate\nsource configs/model.sh\n. ./configs/train.sh\n"
       "torchrun --nproc_per_node 8 pretrain_gpt.py ${MODEL_ARGS[@]} ${TRAIN_ARGS[@]} "
       "--seq-length 2048\n");
-  EXPECT_EQ(message.rfind("args.txt:3:1: source ./configs/train.sh:", 0), 0u) << message;
-  EXPECT_NE(message.find("configs/model.sh (line 2)"), std::string::npos) << message;
+  // Pointed at the file whose name says it holds the model's arguments; the others are named.
+  EXPECT_EQ(message.rfind("args.txt:2:1: source configs/model.sh:", 0), 0u) << message;
+  EXPECT_NE(message.find("./configs/train.sh (line 3)"), std::string::npos) << message;
   EXPECT_EQ(message.find("venv/bin/activate"), std::string::npos) << message;
+  // No name says so: the first not named for the data, else the first.
+  const std::string data_first = import_error(
+      "source ./data_blend.sh\nsource ./setup.sh\n"
+      "torchrun --nproc_per_node 8 pretrain_gpt.py ${ARGS[@]} --seq-length 2048\n");
+  EXPECT_EQ(data_first.rfind("args.txt:2:1: source ./setup.sh:", 0), 0u) << data_first;
+  const std::string plain = import_error(
+      "source ./a.sh\nsource ./b.sh\n"
+      "torchrun --nproc_per_node 8 pretrain_gpt.py ${ARGS[@]} --seq-length 2048\n");
+  EXPECT_EQ(plain.rfind("args.txt:1:1: source ./a.sh:", 0), 0u) << plain;
   // With the model's arguments in the script, a sourced file is no reason to refuse.
   import_ok("source configs/env.sh\n" + launch(small_model));
 }
@@ -412,7 +422,8 @@ TEST(ImportMegatron, PrecisionAndGradientBuffer) {
   EXPECT_EQ(fp32.precision.reduce, dtype::f32);
   const std::string both = import_error(small_model + "--bf16 --fp16\n");
   EXPECT_EQ(both.substr(0, both.find('\n')),
-            "args.txt:3:8: --fp16 and --bf16 are both given (Megatron refuses that)");
+            "args.txt:3:8: --fp16 and --bf16 are both given (Megatron refuses that); keep one of "
+            "them to plan it");
 }
 
 TEST(ImportMegatron, InterleavedPipeline) {
@@ -770,6 +781,117 @@ TEST(ImportMegatron, SrunRunsAPythonCommandOncePerTask) {
   const auto own = import_ok("#SBATCH --nodes=2 --ntasks-per-node=4\n" + options +
                              "srun --ntasks-per-node=2 sh -c \"python pretrain_gpt.py ${options}\"\n");
   EXPECT_EQ(own.job.hardware.gpus_per_node, 2);
+  // Written directly, `srun [flags] python ...`: srun's words are those before the interpreter.
+  const auto direct = import_ok("#SBATCH --nodes=4 --ntasks-per-node=8\n" + options +
+                                "srun -l python -u pretrain_gpt.py ${options}\n");
+  EXPECT_EQ(direct.job.hardware.gpus_per_node, 8);
+  EXPECT_EQ(direct.job.hardware.nodes, 4);
+  const auto flags = import_ok("#SBATCH --nodes=4 --ntasks-per-node=8\n" + options +
+                               "srun -N 2 --ntasks-per-node 4 numactl -l python pretrain_gpt.py "
+                               "${options}\n");
+  EXPECT_EQ(flags.job.hardware.gpus_per_node, 4);
+  EXPECT_EQ(flags.job.hardware.nodes, 2);
+}
+
+// A binding wrapper before the interpreter (`numactl ... python`, a site's bind.sh) execs the
+// rest: still one Python process a task. An MPI launcher there is not one process.
+TEST(ImportMegatron, SrunThroughABindingWrapperIsStillOneProcessATask) {
+  const std::string options = "options=\" \\\n" + small_model + "  --micro-batch-size 1\"\n";
+  const auto wrapped = import_ok(
+      "#SBATCH -p part -t 00:05:00 --nodes=32 --exclusive --ntasks-per-node=8\n" + options +
+      "run_cmd=\"/opt/bind.sh --cpu=map.sh python -u pretrain_gpt.py ${options}\"\n"
+      "srun -l sh -c \"${run_cmd}\"\n");
+  EXPECT_EQ(wrapped.job.hardware.gpus_per_node, 8);
+  EXPECT_EQ(wrapped.job.hardware.nodes, 32);
+  EXPECT_NE(find_note(wrapped.notes, "srun starts python (through /opt/bind.sh) once per task"),
+            "");
+  const auto mpi = import_ok("#SBATCH --nodes=2 --ntasks-per-node=4\n" + options +
+                             "srun sh -c \"mpirun -np 8 python pretrain_gpt.py ${options}\"\n");
+  EXPECT_EQ(find_note(mpi.notes, "srun starts"), "");
+}
+
+// --use-mpi: the ranks come from an MPI launcher the file does not hold, so a plain `python`
+// launch is not one GPU; the count is assumed, noted, and no world-size contradiction is made.
+TEST(ImportMegatron, UseMpiLeavesThePythonLaunchsGpuCountOpen) {
+  const auto imported = import_ok(
+      "python pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 4 "
+      "--max-position-embeddings 128 --seq-length 128 --tokenizer-type GPT2BPETokenizer "
+      "--tensor-model-parallel-size 2 --micro-batch-size 1 --use-mpi\n");
+  EXPECT_NE(find_note(imported.notes, "--use-mpi: python takes its rank and world size"), "");
+  EXPECT_EQ(imported.job.parallel.tp, 2);
+}
+
+// A contradiction Megatron itself refuses at start (the world not divisible by tp x pp x cp)
+// comes before what vramscope cannot read (a tokenizer's vocabulary): the launch fails as
+// written whatever vramscope reads. The other is listed after it.
+TEST(ImportMegatron, AContradictionMegatronRefusesComesBeforeWhatVramscopeCannotRead) {
+  const std::string e = import_error(
+      "python pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 4 \\\n"
+      "  --max-position-embeddings 128 --seq-length 128 \\\n"
+      "  --tokenizer-type Llama2Tokenizer \\\n"
+      "  --tensor-model-parallel-size 2 --micro-batch-size 1\n");
+  EXPECT_EQ(e.rfind("args.txt:4:3: the world of 1 GPUs", 0), 0u) << e;
+  EXPECT_NE(e.find("line 3: --tokenizer-type Llama2Tokenizer"), std::string::npos) << e;
+  // --fp16 beside --bf16, which Megatron refuses whatever the world, comes first too.
+  const std::string both = import_error(launch(
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n"
+      "--seq-length 128 --tokenizer-type Llama2Tokenizer\n--micro-batch-size 1 --bf16 --fp16\n"));
+  EXPECT_EQ(both.rfind("args.txt:4:29: --fp16 and --bf16 are both given", 0), 0u) << both;
+  EXPECT_NE(both.find("line 3: --tokenizer-type Llama2Tokenizer"), std::string::npos) << both;
+}
+
+// The Holmes fork's heterogeneous training: each GPU type its own micro-batch (dp) or stages
+// (pp), one job over several GPU kinds; refused at --hetero-mode.
+TEST(ImportMegatron, HolmesHeterogeneousTrainingIsRefusedAtItsMode) {
+  const std::string e = import_error(
+      launch(small_model + "--hetero-mode dp --hetero-current-device-type t4\n"
+                           "--hetero-device-types t4 a100 --hetero-micro-batch-sizes 8 1 2 2\n"
+                           "--global-batch-size 12\n",
+             8));
+  EXPECT_EQ(e.rfind("args.txt:4:1: --hetero-mode dp: the Holmes fork's heterogeneous", 0), 0u) << e;
+  // Without the mode the group is read by nothing and said of nothing.
+  const auto plain = import_ok(launch(small_model + "--micro-batch-size 1 --use-hetnet\n"));
+  EXPECT_EQ(find_note(plain.notes, "--use-hetnet"), "");
+}
+
+// MegatronApp's forward-backward disaggregation: forward-only and backward-only ranks; refused
+// at the flag, before the world it reshapes is checked.
+TEST(ImportMegatron, ForwardBackwardDisaggregationIsRefusedAtItsFlag) {
+  const std::string e = import_error(
+      launch(small_model + "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2\n"
+                           "--forward-backward-disaggregating --ignore-forward-tensor-parallel\n",
+             6));
+  EXPECT_EQ(e.rfind("args.txt:5:1: --forward-backward-disaggregating: MegatronApp's MegaFBD", 0),
+            0u)
+      << e;
+}
+
+// A fork's xformers attention (ZhangDY-6483/Megatron-LM's --use-memory-attn) keeps no score
+// matrix: memory-efficient attention, not an unknown option.
+TEST(ImportMegatron, AForksMemoryEfficientAttentionFlagIsRead) {
+  const auto imported = import_ok(launch(small_model + "--micro-batch-size 1 --use-memory-attn\n"));
+  EXPECT_EQ(imported.job.training.attention, attention_impl::efficient);
+  EXPECT_EQ(find_note(imported.notes, "--use-memory-attn"), "");
+}
+
+// A command that counts the job's nodes from SLURM's variables is SLURM's node count: the
+// #SBATCH --nodes of the script when it has one, else open (planned on the fewest nodes, noted).
+TEST(ImportMegatron, ANodeCountFromSlurmsNodeListIsTheAllocations) {
+  const std::string count =
+      "NUM_NODES=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | wc -l)\n";
+  const std::string run = "torchrun --nproc_per_node 4 --nnodes $NUM_NODES pretrain_gpt.py \\\n";
+  const std::string args =
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128 \\\n"
+      "--seq-length 128 --tokenizer-type GPT2BPETokenizer --micro-batch-size 1\n";
+  const auto sbatch = import_ok("#SBATCH --nodes=3\n" + count + run + args);
+  EXPECT_EQ(sbatch.job.hardware.nodes, 3);
+  EXPECT_EQ(sbatch.job.hardware.gpus_per_node, 4);
+  const auto open = import_ok(count + run + args);
+  EXPECT_EQ(open.job.hardware.nodes, 1);
+  EXPECT_NE(find_note(open.notes, "is set when the job runs"), "");
+  // Any other command's count stays a value known only when the script runs.
+  const std::string other = import_error("NUM_NODES=$(wc -l < hosts.txt)\n" + run + args);
+  EXPECT_NE(other.find("known only when the script runs"), std::string::npos) << other;
 }
 
 TEST(ImportMegatron, AnOptionFromAStringVariableIsLocatedWhereItIsWritten) {

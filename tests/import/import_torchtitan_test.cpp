@@ -829,6 +829,14 @@ TEST(ImportTorchtitan, BatchSizeIsReadAsTheFilesEraReadIt) {
   EXPECT_NE(strict.error().to_string().find("t.toml:2:1: training.batch_size was renamed"),
             std::string::npos) << strict.error().to_string();
   EXPECT_NE(strict.error().message.find("write local_batch_size"), std::string::npos);
+  // torchtitan's own refusal comes before a model no preset has: the run fails as written.
+  auto unknown = import_config_text(
+      "[model]\nname = \"llama3\"\nflavor = \"5B\"\n[training]\nbatch_size = 1\n"
+      "dtype = \"bfloat16\"\n",
+      "t.toml");
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().to_string().rfind("t.toml:5:1: training.batch_size was renamed", 0), 0u)
+      << unknown.error().to_string();
 }
 
 // Activation offload of later releases and branches: [activation_checkpoint] cpu_offload and

@@ -6,10 +6,33 @@
 #include <fstream>
 #include <set>
 
+#include "import/import_common.hpp"
 #include "import/import_test_support.hpp"
 
 namespace vramscope::job {
 namespace {
+
+// The importers' one line walk: numbered from 1, blank lines kept, a final '\n' starting no
+// further line, and stopped when the visitor says so.
+TEST(Importers, ForEachLineNumbersLinesAndStopsWhenAsked) {
+  std::vector<std::pair<int, std::string>> seen;
+  detail::for_each_line("a\n\nc\n", [&](std::string_view line, int number) {
+    seen.emplace_back(number, std::string(line));
+    return true;
+  });
+  const std::vector<std::pair<int, std::string>> all{{1, "a"}, {2, ""}, {3, "c"}};
+  EXPECT_EQ(seen, all);
+  seen.clear();
+  detail::for_each_line("a\nstop\nc", [&](std::string_view line, int number) {
+    seen.emplace_back(number, std::string(line));
+    return line != "stop";
+  });
+  const std::vector<std::pair<int, std::string>> stopped{{1, "a"}, {2, "stop"}};
+  EXPECT_EQ(seen, stopped);
+  int calls = 0;
+  detail::for_each_line("", [&](std::string_view, int) { return ++calls > 0; });
+  EXPECT_EQ(calls, 0);
+}
 
 TEST(Importers, DetectFormatFromContent) {
   EXPECT_EQ(detect_format("  {\"zero_optimization\": {}}"), config_format::deepspeed);

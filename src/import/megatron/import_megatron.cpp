@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <set>
 
 #include "import/megatron/megatron_args.hpp"
 #include "import/shell_launch.hpp"
@@ -31,28 +32,25 @@ bool is_flag(const std::string& word) { return word.size() > 2 && word.rfind("--
 // line rather than at the command's. {0, 0} when it is written more than once, or not at all.
 std::pair<int, int> sole_occurrence(std::string_view text, std::string_view flag) {
   std::pair<int, int> found{0, 0};
-  int line = 1;
-  for (std::size_t start = 0; start < text.size();) {
-    const auto end = std::min(text.find('\n', start), text.size());
-    const std::string_view row = text.substr(start, end - start);
+  bool again = false;
+  for_each_line(text, [&](std::string_view row, int line) {
     const auto first = row.find_first_not_of(" \t");
-    if (first != std::string_view::npos && row[first] != '#') {
-      for (auto at = row.find(flag); at != std::string_view::npos; at = row.find(flag, at + 1)) {
-        const char before = at == 0 ? ' ' : row[at - 1];
-        const char after = at + flag.size() < row.size() ? row[at + flag.size()] : ' ';
-        const bool word_start = before == ' ' || before == '\t' || before == '"' ||
-                                before == '\'' || before == '(';
-        const bool word_end = after == ' ' || after == '\t' || after == '=' || after == '"' ||
-                              after == '\'' || after == '\\' || after == ')' || after == '\r';
-        if (!word_start || !word_end) continue;
-        if (found.first != 0) return {0, 0};
-        found = {line, static_cast<int>(at) + 1};
-      }
+    if (first == std::string_view::npos || row[first] == '#') return true;
+    for (auto at = row.find(flag); at != std::string_view::npos; at = row.find(flag, at + 1)) {
+      const char before = at == 0 ? ' ' : row[at - 1];
+      const char after = at + flag.size() < row.size() ? row[at + flag.size()] : ' ';
+      const bool word_start =
+          before == ' ' || before == '\t' || before == '"' || before == '\'' || before == '(';
+      const bool word_end = after == ' ' || after == '\t' || after == '=' || after == '"' ||
+                            after == '\'' || after == '\\' || after == ')' || after == '\r';
+      if (!word_start || !word_end) continue;
+      again = found.first != 0;
+      if (again) return false;
+      found = {line, static_cast<int>(at) + 1};
     }
-    start = end + 1;
-    ++line;
-  }
-  return found;
+    return true;
+  });
+  return again ? std::pair<int, int>{0, 0} : found;
 }
 
 const std::vector<option>& megatron_table();
@@ -312,6 +310,10 @@ long long read_mpirun(import_context& ctx, std::string_view text,
   return a_node * nodes;
 }
 
+// SLURM's names for the job's nodes (sbatch(1), OUTPUT ENVIRONMENT VARIABLES).
+constexpr const char* slurm_node_names[] = {"SLURM_JOB_NODELIST", "SLURM_NODELIST",
+                                            "SLURM_JOB_NUM_NODES", "SLURM_NNODES"};
+
 // torchrun (or python -m torch.distributed.run / launch): --nproc_per_node x --nnodes GPUs.
 // torchrun's own defaults are one process on one node. Returns the world size, 0 when unknown.
 long long read_launcher(import_context& ctx, std::string_view text, const shell_launch& launch,
@@ -324,25 +326,57 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
     return w.text == "torchrun" || w.text.ends_with("/torchrun") ||
            w.text == "torch.distributed.run" || w.text == "torch.distributed.launch";
   });
-  // `python pretrain_gpt.py ...` (Megatron's single-GPU examples): one process, one GPU.
-  const bool plain_python =
-      !words.empty() && std::all_of(words.begin(), words.end(), [](const shell_word& w) {
-        const auto slash = w.text.rfind('/');
-        const std::string name = slash == std::string::npos ? w.text : w.text.substr(slash + 1);
-        return name.rfind("python", 0) == 0 || (w.text.rfind('-', 0) == 0 && w.text != "-m");
-      });
+  const auto base_name = [](const std::string& text) {
+    const auto slash = text.rfind('/');
+    return slash == std::string::npos ? text : text.substr(slash + 1);
+  };
+  const auto last_python = [&](const std::vector<shell_word>& list) {
+    for (std::size_t i = list.size(); i-- > 0;)
+      if (base_name(list[i].text).rfind("python", 0) == 0) return i;
+    return list.size();
+  };
   // `srun [flags] sh -c "python pretrain_*.py ..."`: srun starts the command once per task, a
   // task a GPU (srun(1): --ntasks-per-node, -N/--nodes; without them the #SBATCH allocation's).
-  const auto srun = std::find_if(launch.outer.begin(), launch.outer.end(), [](const shell_word& w) {
-    return w.text == "srun" || w.text.ends_with("/srun");
-  });
-  if (!torchrun && plain_python && srun != launch.outer.end()) {
+  // `srun [flags] python pretrain_*.py ...` written directly: srun's words are those before the
+  // interpreter, the task's the rest.
+  std::vector<shell_word> srun_words = launch.outer;
+  std::vector<shell_word> task = words;
+  if (!words.empty() && base_name(words[0].text) == "srun")
+    if (const auto p = last_python(words); p < words.size()) {
+      srun_words.assign(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(p));
+      task.assign(words.begin() + static_cast<std::ptrdiff_t>(p), words.end());
+    }
+  const auto srun = std::find_if(srun_words.begin(), srun_words.end(),
+                                 [&](const shell_word& w) { return base_name(w.text) == "srun"; });
+  // `python pretrain_gpt.py ...` (Megatron's single-GPU examples): one process, one GPU.
+  const bool plain_python =
+      !task.empty() && std::all_of(task.begin(), task.end(), [&](const shell_word& w) {
+        return base_name(w.text).rfind("python", 0) == 0 ||
+               (w.text.rfind('-', 0) == 0 && w.text != "-m");
+      });
+  // Under srun a task's command may put a binding wrapper before the interpreter (`numactl
+  // --cpunodebind=0 python ...`, a site's bind.sh): the wrapper execs the rest, one Python
+  // process a task. A wrapper that is itself a process launcher (MPI's) is not one process.
+  const std::size_t python_at = last_python(task);
+  const bool wrapped_python =
+      srun != srun_words.end() && python_at > 0 && python_at < task.size() &&
+      std::all_of(
+          task.begin() + static_cast<std::ptrdiff_t>(python_at) + 1, task.end(),
+          [](const shell_word& w) { return w.text.rfind('-', 0) == 0 && w.text != "-m"; }) &&
+      std::none_of(task.begin(), task.begin() + static_cast<std::ptrdiff_t>(python_at),
+                   [&](const shell_word& w) {
+                     const std::string name = base_name(w.text);
+                     return name == "mpirun" || name == "mpiexec" || name == "orterun" ||
+                            name == "srun" || name == "deepspeed" || name == "accelerate";
+                   });
+  if (!torchrun && (plain_python || wrapped_python) && srun != srun_words.end()) {
     shell_word per_node = launch.sbatch_tasks_per_node, nodes = launch.sbatch_nodes;
-    for (auto w = srun; w != launch.outer.end(); ++w) {
+    for (auto w = srun; w != srun_words.end(); ++w) {
       std::string key = w->text, value;
       const auto eq = key.find('=');
       if (eq != std::string::npos) value = key.substr(eq + 1), key.resize(eq);
-      else if (w + 1 != launch.outer.end()) value = (w + 1)->text;
+      else if (w + 1 != srun_words.end())
+        value = (w + 1)->text;
       if (key == "--ntasks-per-node") per_node = shell_word{value, w->line, w->column, false};
       if (key == "--nodes" || key == "-N") nodes = shell_word{value, w->line, w->column, false};
     }
@@ -370,8 +404,25 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
     }
     ctx.note(entry{"srun", {}, false, where(*srun)},
              fmt::format("srun starts {} once per task: {} task(s) a node x {} node(s), a GPU "
-                         "each", words[0].text, counts[0], counts[1]));
+                         "each",
+                         plain_python
+                             ? task[0].text
+                             : fmt::format("{} (through {})", task[python_at].text, task[0].text),
+                         counts[0], counts[1]));
     return counts[0] * counts[1];
+  }
+  // --use-mpi (the Megatron-DeepSpeed fork of ABCI's jobs, kojimano/Megatron-DeepSpeed-ABCI
+  // arguments.py): the process takes its rank and the world from Open MPI's environment, so the
+  // script itself is started by an mpirun that is not in the file, one process a GPU. The GPU
+  // count is then unknown, not one.
+  if (!torchrun && plain_python) {
+    if (const entry* mpi = ctx.find("--use-mpi")) {
+      ctx.note(*mpi, fmt::format("--use-mpi: {} takes its rank and world size from the MPI "
+                                 "launcher that starts the script (mpirun -np N), which the file "
+                                 "does not hold: the number of GPUs is not read from it",
+                                 words[0].text));
+      return 0;
+    }
   }
   if (!torchrun && plain_python) {
     const entry e{words[0].text, {"1", {}, false}, false, where(words[0])};
@@ -506,7 +557,23 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
     std::replace(canonical.begin() + 2, canonical.end(), '-', '_');  // --nproc-per-node too
     std::size_t k = 0;
     while (k < 2 && canonical != fields[k].first) ++k;
-    if (k == 1 && value.find('$') != std::string::npos && !value.starts_with("$(")) {
+    // `--nnodes $(scontrol show hostnames "$SLURM_JOB_NODELIST" | wc -l)`: a command that counts
+    // the job's nodes from SLURM's own variables is SLURM_JOB_NUM_NODES by another spelling, the
+    // #SBATCH --nodes the script asks for when it has one (sbatch(1)), else set when it runs.
+    const bool slurm_count =
+        k == 1 && value.starts_with("$(") &&
+        std::any_of(std::begin(slurm_node_names), std::end(slurm_node_names),
+                    [&](const char* name) { return value.find(name) != std::string::npos; });
+    if (slurm_count && !launch.sbatch_nodes.text.empty()) {
+      ctx.note(ctx.entries.back(),
+               fmt::format("torchrun --nnodes \"{}\" counts the job's nodes: #SBATCH --nodes {} "
+                           "(line {})",
+                           value, launch.sbatch_nodes.text, launch.sbatch_nodes.line));
+      value = launch.sbatch_nodes.text;
+      ctx.entries.back().value.text = value;
+    }
+    if (k == 1 && value.find('$') != std::string::npos &&
+        (!value.starts_with("$(") || slurm_count)) {
       // `--nnodes $SLURM_NNODES`, `--nnodes $NHOSTS`: the scheduler's count, set when the job
       // runs. The GPUs a node stay the file's; the node count is not in it.
       nodes_open = true;
@@ -982,6 +1049,7 @@ const std::vector<option>& megatron_table() {
   static const std::vector<option> table = [] {
     std::vector<option> rows{{"--attention-backend", custom(read_megatron_attention)},
                              {"--use-flash-attn", custom(read_megatron_attention)},
+                             {"--use-memory-attn", custom(read_megatron_attention)},
                              {"--optimizer", custom(read_megatron_optimizer)}};
     for (const char* f : read_by_code) rows.push_back({f, handled()});
     for (const char* f : megatron_model_flags) rows.push_back({f, handled()});
@@ -1024,9 +1092,11 @@ std::string other_model_script(const std::string& script) {
 }
 
 // How fundamental a fact that keeps a launch from a plan is, in the order a user settles them:
-// which model the launch trains (and which training script builds it), then that model's shape
-// and vocabulary, then the GPU count and the launch's other details.
-enum class blocking { model, shape, launch };
+// first a contradiction Megatron-LM itself refuses when it starts (the launch fails as written,
+// whatever vramscope reads, and the fix may change the rest), then which model the launch
+// trains (and which training script builds it), then that model's shape and vocabulary, then
+// the GPU count and the launch's other details.
+enum class blocking { fails, model, shape, launch };
 
 struct blocking_fact {
   blocking rank = blocking::launch;
@@ -1126,14 +1196,38 @@ std::optional<diagnostic> sourced_model(const import_context& ctx, const shell_l
   if (files.empty()) return std::nullopt;
   std::vector<std::string> named;
   for (const auto* f : files) named.push_back(fmt::format("{} (line {})", f->text, f->line));
-  const shell_word& last = *files.back();
-  return at(location(ctx.source, text, last.line, last.column),
+  // Pointed at the one most likely to hold the arguments: the first whose name says so (a word
+  // of it is args, params, config, model, ...), else the first not named for the data (data,
+  // blend, corpus), else the first; the script reads them in order, and all are named.
+  const auto tier = [](const shell_word* f) {
+    const auto slash = f->text.find_last_of('/');
+    std::string name = lower_case(slash == std::string::npos ? f->text : f->text.substr(slash + 1));
+    if (name.ends_with(".sh")) name.resize(name.size() - 3);
+    static const std::set<std::string> arguments{
+        "arg",     "args",   "arguments", "param", "params", "parameters",
+        "hparams", "config", "configs",   "cfg",   "model",  "hyperparams"};
+    static const std::set<std::string> data{"data", "dataset", "datasets", "blend", "corpus"};
+    int best = 1;
+    for (std::size_t start = 0; start <= name.size();) {
+      std::size_t end = start;
+      while (end < name.size() && std::isalnum(static_cast<unsigned char>(name[end])) != 0) ++end;
+      const std::string word = name.substr(start, end - start);
+      if (arguments.contains(word)) return 2;
+      if (data.contains(word)) best = 0;
+      start = end + 1;
+    }
+    return best;
+  };
+  const shell_word* chosen = files.front();
+  for (const auto* f : files)
+    if (tier(f) > tier(chosen)) chosen = f;
+  return at(location(ctx.source, text, chosen->line, chosen->column),
             fmt::format("source {}: the launch's Megatron-LM arguments hold no --num-layers, so "
                         "the model's shape comes from the file{} the script sources ({}), "
                         "which vramscope does not read; write the model's arguments "
                         "(--num-layers, --hidden-size, --num-attention-heads, ...) and the "
                         "batch and parallel sizes they set into the script to plan it",
-                        last.text, files.size() == 1 ? "" : "s", join(named, ", ")));
+                        chosen->text, files.size() == 1 ? "" : "s", join(named, ", ")));
 }
 
 }  // namespace
@@ -1227,11 +1321,50 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                           "student without {} and the teacher's flags, and add the teacher's "
                           "weights and forward activations to it",
                           flag, flag)));
+  // MegatronApp's MegaFBD (OpenSQZ/MegatronApp at 99c64dad, megatron/training/arguments.py and
+  // core/parallel_state.py): --forward-backward-disaggregating makes every other tensor-parallel
+  // group of ranks forward-only and the rest backward-only (`(rank // tp) & 1`; it asserts an even
+  // data-parallel size), so the ranks hold different parts of a step: not one rank's plan.
+  if (const detail::entry* fbd = ctx.find("--forward-backward-disaggregating"))
+    return refused(
+        detail::blocking::model,
+        detail::at(fbd->where,
+                   "--forward-backward-disaggregating: MegatronApp's MegaFBD runs the forward "
+                   "passes on ranks of their own and the backward passes on the others (every "
+                   "other tensor-parallel group), so the ranks hold different parts of a training "
+                   "step, which a plan of Megatron's data-parallel grid cannot; remove the flag "
+                   "(and --ignore-forward-tensor-parallel) to plan a rank that runs both"));
+  // Heterogeneous training of the Holmes fork (CodexDive/Holmes, megatron/training/arguments.py,
+  // _add_hetero_args and validate_args): --hetero-mode dp gives each device type of
+  // --hetero-device-types its own data-parallel ranks and micro-batch (--hetero-micro-batch-sizes
+  // n0 mbs0 n1 mbs1 ..., micro_batch_size taken from --hetero-current-device-type's pair; it
+  // asserts --micro-batch-size unset), pp its own pipeline stages of its own layer counts
+  // (--hetero-pipeline-stages). The GPUs of one job then hold different activations or layers.
+  if (const detail::entry* hetero = ctx.find("--hetero-mode");
+      hetero != nullptr && !hetero->value.text.empty() && hetero->value.text != "None")
+    return refused(
+        detail::blocking::model,
+        detail::at(hetero->where,
+                   fmt::format("--hetero-mode {}: the Holmes fork's heterogeneous training gives "
+                               "each device type (--hetero-device-types) its own {}, so the "
+                               "GPUs of one job hold different {}, which a plan of one GPU kind "
+                               "cannot; plan each device type's ranks as a job of their own "
+                               "(without the --hetero-* flags, with {}) to plan it",
+                               hetero->value.text,
+                               hetero->value.text == "pp"
+                                   ? "pipeline stages and layer counts (--hetero-pipeline-stages)"
+                                   : "data-parallel ranks and micro-batch "
+                                     "(--hetero-micro-batch-sizes, pairs of ranks and micro-batch)",
+                               hetero->value.text == "pp" ? "layers" : "activations",
+                               hetero->value.text == "pp"
+                                   ? "that type's --pipeline-model-parallel-size and layers"
+                                   : "that type's --micro-batch-size and GPU count")));
   if (ctx.find("--num-layers") == nullptr) {
     // The model's arguments in a file the script sources before its launch (`source
     // configs/model.sh`, `. ./params.sh`): they are chosen there, in a file vramscope does not
     // read. A virtualenv's or conda's `activate` and the system's /etc files set the environment,
-    // not arguments, and are passed over; of the others, the last before the launch is named.
+    // not arguments, and are passed over; the others are named (sourced_model says which is
+    // pointed at).
     if (auto d = detail::sourced_model(ctx, *launch, text))
       return refused(detail::blocking::model, *d);
     // The arguments the script leaves unresolved: one set only in branches its own arguments
@@ -1346,17 +1479,27 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
     world = 0;
   }
   if (auto err = detail::read_megatron_parallelism(ctx, world, mesh)) {
-    if (!facts.empty()) return refused(detail::blocking::launch, *err);
-    facts.push_back({detail::blocking::launch, *err});
+    const auto rank = ctx.framework_refuses ? detail::blocking::fails : detail::blocking::launch;
+    if (!facts.empty()) return refused(rank, *err);
+    facts.push_back({rank, *err});
   } else if (auto split = detail::read_pipeline_split(ctx, mesh)) {
     facts.push_back({detail::blocking::launch, *split});
   }
   if (auto err = detail::read_megatron_model(ctx, mesh)) {
     // A shape fact with no line of its own (a flag missing) is named first only when nothing
     // else blocks: a refusal points at a line where one is known.
-    if (facts.empty() || err->line > 0) return refused(detail::blocking::shape, *err);
+    if (facts.empty() || err->line > 0) facts.push_back({detail::blocking::shape, *err});
   }
-  if (!facts.empty()) return detail::refuse(facts);
+  if (!facts.empty()) {
+    // A contradiction Megatron refuses at start whatever the world, found by a reader below, is
+    // named before those facts (blocking::fails): --fp16 beside --bf16 (validate_args). The
+    // global batch against the world is not: a SLURM script's world is the allocation's, which
+    // sbatch's own options override.
+    ctx.framework_refuses = false;
+    if (auto err = detail::read_megatron_precision(ctx); err && ctx.framework_refuses)
+      facts.push_back({detail::blocking::fails, *err});
+    return detail::refuse(facts);
+  }
   if (auto err = detail::read_megatron_batch(ctx, mesh)) return *err;
   if (auto err = detail::read_megatron_interleaving(ctx, mesh)) return *err;
   if (auto err = detail::read_megatron_precision(ctx)) return *err;

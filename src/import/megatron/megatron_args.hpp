@@ -59,7 +59,8 @@ struct megatron_mesh {
 /// strategy megatron, tp, pp, sequence parallelism, the distributed optimizer; context and expert
 /// parallelism noted. `world` is torchrun's GPU count, 0 when unknown (then assumed, noted); with
 /// `m.nodes_open` one node's, planned on the fewest nodes whose GPUs tp x pp x cp divides
-/// (noted). Fails when tp x pp x cp does not divide the world. Fills `m`.
+/// (noted). Fails when tp x pp x cp does not divide the world (ctx.framework_refuses: Megatron
+/// refuses it at start). Fills `m`.
 std::optional<diagnostic> read_megatron_parallelism(import_context& ctx, long long world,
                                                     megatron_mesh& m);
 /// Micro batch, gradient accumulation (--global-batch-size / (micro x dp)) and sequence

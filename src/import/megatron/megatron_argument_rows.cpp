@@ -470,6 +470,15 @@ std::vector<option> build_rows() {
   unplanned({"--partition_vector", "--hetpipe", "--sprecompute"},
             "HetPipe's own split of the layers over uneven pipeline stages and its recompute; "
             "planned as --num-layers / pp on every stage");
+  // Holmes: --hetero-mode is refused by the importer (one job over several GPU types); the rest
+  // of its group is read only under it.
+  read({"--hetero-mode"});
+  quiet({"--hetero-device-types", "--hetero-current-device-type", "--hetero-micro-batch-sizes",
+         "--hetero-pipeline-stages", "--use-hetnet"});
+  // MegatronApp (MegaFBD): --forward-backward-disaggregating is refused by the importer (forward
+  // and backward passes on separate ranks); --ignore-forward-tensor-parallel acts only with it.
+  read({"--forward-backward-disaggregating"});
+  quiet({"--ignore-forward-tensor-parallel"});
 
   // The groups classified whole.
   for (const auto& argument : megatron_arguments) {

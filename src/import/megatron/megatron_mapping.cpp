@@ -106,6 +106,7 @@ maybe_error read_megatron_parallelism(import_context& ctx, long long world, mega
     world *= nodes;
   }
   if (world % (m.tp * m.pp * m.cp) != 0) {
+    ctx.framework_refuses = true;
     const entry* e = ctx.find(tp_flag);
     return at(e != nullptr ? e->where : file_entry(ctx).where,
               fmt::format("the world of {} GPUs (torchrun --nproc_per_node x --nnodes) is not "
@@ -270,8 +271,12 @@ maybe_error read_megatron_interleaving(import_context& ctx, const megatron_mesh&
 maybe_error read_megatron_precision(import_context& ctx) {
   const entry* bf16 = ctx.find("--bf16");
   const entry* fp16 = ctx.find("--fp16");
-  if (bf16 != nullptr && fp16 != nullptr)
-    return at(fp16->where, "--fp16 and --bf16 are both given (Megatron refuses that)");
+  if (bf16 != nullptr && fp16 != nullptr) {
+    ctx.framework_refuses = true;
+    return at(fp16->where,
+              "--fp16 and --bf16 are both given (Megatron refuses that); keep one of "
+              "them to plan it");
+  }
   maybe_error error;
   if (bf16 == nullptr && fp16 == nullptr) {
     set_from(ctx, "--accumulate-allreduce-grads-in-fp32", "precision.reduce", "fp32", error);
@@ -386,6 +391,9 @@ std::string read_megatron_attention(import_context& ctx, const entry& e) {
   if (v == "flash" || v == "fused" || v == "auto" || e.key.rfind("--use-flash-attn", 0) == 0)
     return ctx.set("training.attention", "flash", e);
   if (v == "unfused" || v == "local") return ctx.set("training.attention", "math", e);
+  // A fork's --use-memory-attn (ZhangDY-6483/Megatron-LM at 0a59063d, megatron/model/
+  // transformer.py: xformers.ops.memory_efficient_attention), a kernel that keeps no score matrix.
+  if (e.key == "--use-memory-attn") return ctx.set("training.attention", "efficient", e);
   return fmt::format(
       "{}: invalid value \"{}\" (expected one of: flash, fused, unfused, local, "
       "auto)",
