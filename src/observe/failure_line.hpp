@@ -49,9 +49,9 @@ struct failure_line {
 std::optional<failure_line> failure_line_of(std::string_view line);
 
 /// The runtime or framework a paste names by its own marks (a Java package, a log's source
-/// file, a frame's module): "caffe", "rapids", "cntk", "knet", "mxnet", "paddle", "tensorflow",
-/// "jax", "torch"; empty when none. The first framework in this order wins, so a framework over
-/// another's library (Caffe over cuDNN, RAPIDS over RMM) is named by itself.
+/// file, a frame's module): "caffe", "rapids", "cntk", "theano", "knet", "mxnet", "paddle",
+/// "tensorflow", "jax", "torch"; empty when none. The first framework in this order wins, so a
+/// framework over another's library (Caffe over cuDNN, RAPIDS over RMM) is named by itself.
 std::string runtime_named(std::string_view text);
 
 }  // namespace vramscope::observe::detail

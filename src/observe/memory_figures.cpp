@@ -258,7 +258,8 @@ bool names_before(std::string_view header) {
   return false;
 }
 
-// Reads the table of `rows` (header, separator, body) into one torch_stats per value column.
+// Reads the table of `rows` (header, separator, body) into one torch_stats per value column, or
+// per row when the header names the figures.
 void read_table(const std::vector<text_line>& rows, const std::string& source, memory_figures& out) {
   if (rows.size() < 3 || !separator_row(rows[1].text)) return;
   for (const auto& r : rows)
@@ -266,6 +267,7 @@ void read_table(const std::vector<text_line>& rows, const std::string& source, m
   const auto header = cells_of(rows[0].text);
   if (header.size() < 2) return;
   const bool comparison = names_before(header[1]);
+  bool read_any = false;
   for (std::size_t col = 1; col < header.size(); ++col) {
     torch_stats s;
     s.origin = stats_origin::log_figures;
@@ -284,6 +286,32 @@ void read_table(const std::vector<text_line>& rows, const std::string& source, m
     s.after_change = comparison && col > 1;
     s.cut_at_line = std::nullopt;
     s.raw["line"] = static_cast<std::uint64_t>(rows[0].number);
+    out.stats.push_back(std::move(s));
+    read_any = true;
+  }
+  if (read_any) return;
+  // The same figures laid the other way, as benchmarks in pull requests print them: the header
+  // names a figure in each column ("Peak allocated | Peak reserved"), each row is one variant
+  // ("One-shot side stream", "Current stream"). The first row is the state being compared; the
+  // later rows are what a change gave when the first one's label names a before state.
+  const auto first_row = cells_of(rows[2].text);
+  const bool first_before =
+      rows.size() > 3 && !first_row.empty() && names_before(first_row.front());
+  for (std::size_t r = 2; r < rows.size(); ++r) {
+    const auto cells = cells_of(rows[r].text);
+    if (cells.empty()) continue;
+    torch_stats s;
+    s.origin = stats_origin::log_figures;
+    s.source = source;
+    std::vector<std::string> columns_read;
+    for (std::size_t col = 1; col < header.size() && col < cells.size(); ++col)
+      if (const auto value = cell_size(cells[col]); value && put(s, classify(header[col]), *value))
+        columns_read.push_back(cut_label(header[col]));
+    if (!has_both(s)) continue;
+    s.label = cut_label(cells[0]);
+    if (!columns_read.empty()) s.label += fmt::format(" ({})", fmt::join(columns_read, "; "));
+    s.after_change = first_before && r > 2;
+    s.raw["line"] = static_cast<std::uint64_t>(rows[r].number);
     out.stats.push_back(std::move(s));
   }
 }
@@ -395,6 +423,42 @@ bool speaks_of_processes(std::string_view text) {
   return false;
 }
 
+// The whole number right after `key` at `at` in `low` (lower case) when `key` starts a word
+// ("comm.rank", "local_rank" and "[rank" count; "ranking" does not) and one of `seps` (or none,
+// when `bare`) stands between them: "rank=3", "rank: 3", "[rank3]", "cuda:0".
+std::optional<int> number_after(std::string_view low, std::string_view key, std::string_view seps,
+                                bool bare) {
+  for (std::size_t at = low.find(key); at != std::string_view::npos; at = low.find(key, at + 1)) {
+    if (at > 0 && is_alnum(low[at - 1])) continue;
+    std::size_t k = at + key.size();
+    const std::size_t sep = k;
+    while (k < low.size() && k - sep < 2 && seps.find(low[k]) != std::string_view::npos) ++k;
+    if (k == sep && !bare) continue;
+    const std::size_t digits = k;
+    while (k < low.size() && is_digit(low[k]) && k - digits < 5) ++k;
+    if (k == digits || (k < low.size() && is_alnum(low[k]))) continue;
+    if (const auto v = parse_uint(low.substr(digits, k - digits))) return static_cast<int>(*v);
+  }
+  return std::nullopt;
+}
+
+// A line naming a process's rank and the GPU it uses: "rank" (also comm.rank, local_rank,
+// "[rankN]") with its number, and a device as a distributed program names it ("device_id=0",
+// "device=0", "gpu_id=0", "gpu=0", "cuda:0"). The separators are required for the device so
+// that words ("device 0 has ...") are not read as a selection.
+std::optional<observation::rank_device> rank_device_of(std::string_view t) {
+  if (t.size() > 400) return std::nullopt;
+  const std::string low = to_lower(t);
+  const auto rank = number_after(low, "rank", "=: ", true);
+  if (!rank) return std::nullopt;
+  std::optional<int> device;
+  for (std::string_view key : {"device_id", "deviceid", "device", "gpu_id", "gpu"})
+    if ((device = number_after(low, key, "=:", false))) break;
+  if (!device) device = number_after(low, "cuda:", "", true);
+  if (!device || *device >= 4096 || *rank >= 1'000'000) return std::nullopt;
+  return observation::rank_device{*rank, *device, 0, {}};
+}
+
 }  // namespace
 
 // Figures typed into Python's interactive prompt: ">>> torch.cuda.memory_reserved(0)" and the
@@ -447,6 +511,7 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
     std::optional<bytes> total, free;
   } tf;
   std::optional<torch_stats> half;  // a line's allocated or reserved figures alone
+  std::vector<torch_stats> allocated_only;  // a line's allocated peak and current, no reserved
   int half_line = 0;
   std::map<std::string, observation::figure_series> runs;  // by label, numbers aside
   // Per-device rows ("GPU 0 Memory Utilization: 44708986880 bytes"), the latest reading of each
@@ -496,6 +561,12 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
     if (message_line(t)) {
       previous_label.clear();
       continue;
+    }
+    if (auto rd = rank_device_of(t)) {
+      rd->line = lines[i].number;
+      rd->source = source;
+      std::erase_if(out.rank_devices, [&](const auto& r) { return r.rank == rd->rank; });
+      out.rank_devices.push_back(std::move(*rd));
     }
     // XLA's pool at its creation.
     for (const auto& [anchor, preallocated] : {std::pair<std::string_view, bool>{"XLA backend allocating ", true},
@@ -622,6 +693,18 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
     }
     if (any) {
       s.label = previous_label;
+      // A line with the live tensors' peak and their figure at another moment and no reserved
+      // figure ("peak_alloc = 35.575 GiB, final_alloc = 35.575 GiB", a benchmark's line): what
+      // the tensors held at their peak and after it, kept aside in case the paste has no
+      // allocator figures of its own. What would say where the rest went is named as missing.
+      if (s.allocated.peak && s.allocated.current && !s.reserved.current && !s.reserved.peak &&
+          allocated_only.size() < 4) {
+        torch_stats a = s;
+        a.raw["line"] = static_cast<std::uint64_t>(lines[i].number);
+        if (a.label.empty()) a.label = cut_label(t.substr(0, sizes[0].start));
+        a.missing = {"reserved_bytes.all.peak", "active_bytes.all.peak"};
+        allocated_only.push_back(std::move(a));
+      }
       half = std::move(s);
       half_line = lines[i].number;
     }
@@ -694,6 +777,13 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
   std::sort(out.series.begin(), out.series.end(),
             [](const auto& a, const auto& b) { return a.points.front().first < b.points.front().first; });
   if (auto repl = repl_figures(lines, source)) out.stats.push_back(std::move(*repl));
+  if (out.stats.empty() && !allocated_only.empty()) {
+    for (const auto& a : allocated_only) {
+      const std::string prefix = fmt::format("{}: ", a.raw.at("line"));
+      std::erase_if(out.unread, [&](const std::string& u) { return u.starts_with(prefix); });
+    }
+    out.stats = std::move(allocated_only);
+  }
   return out;
 }
 

@@ -1294,6 +1294,8 @@ std::vector<oom_report> find_oom_reports(std::string_view text, const std::strin
               "lines before it) would tell whether the job or others filled the device",
               r.status, r.runtime.empty() ? "" : fmt::format(" ({})", r.runtime),
               r.origin == oom_origin::context_creation ? "a context's creation that failed"
+              : r.library == "cnmem"
+                  ? "CNMeM's pool (Theano's lib.cnmem) that could not take its memory"
               : r.library.empty()
                   ? "a device allocation that failed"
                   : fmt::format("{}'s own allocation (its workspace) that failed", r.library),

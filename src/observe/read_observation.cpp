@@ -61,6 +61,16 @@ result<observation> parse_log(std::string_view text, const std::string& source) 
   out.xla_pools = std::move(figures.xla_pools);
   out.series = std::move(figures.series);
   out.process_counts = std::move(figures.process_counts);
+  out.rank_devices = std::move(figures.rank_devices);
+  if (!out.rank_devices.empty())
+    out.warnings.push_back(error_at(
+        source,
+        fmt::format(
+            "{} rank(s) name the GPU they use: read as which GPU each rank runs on; "
+            "what each holds there is not read (its figures have no unit or label): "
+            "nvidia-smi's process list, or torch.cuda.memory_stats() of each rank, gives it",
+            out.rank_devices.size()),
+        out.rank_devices.front().line));
   if (!out.process_counts.empty())
     out.warnings.push_back(
         error_at(source,

@@ -1,0 +1,107 @@
+// Rules over the runtime and benchmark pastes of observe/memory_figures.hpp and failure_line.hpp:
+// a pool that could not be made or left no room for cuDNN's handle (JAX001), variants with the
+// same live tensors and different reserves (FRAG001), allocated figures alone (FRAG001 says what
+// to paste), and ranks that all report device 0 (GPU001).
+#include <vramscope/core/units.hpp>
+#include <vramscope/observe/read_observation.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "doctor/rules/rules.hpp"
+
+namespace vramscope::doctor {
+namespace {
+
+observe::observation read(const std::string& text) {
+  auto o = observe::parse_observation(text, "paste.txt");
+  EXPECT_TRUE(o) << o.error().to_string();
+  return o ? std::move(*o) : observe::observation{};
+}
+
+TEST(RuntimePastesRules, CnmemPoolThatCouldNotBeCreatedIsPreallocation) {
+  const auto o =
+      read("initCnmem: cnmemInit call failed! Reason=CNMEM_STATUS_OUT_OF_MEMORY. numdev=1\n");
+  doctor_input in;
+  in.observed = &o;
+  const auto found = rules::jax_preallocation(in);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].cause_class, "jax_preallocation");
+  EXPECT_DOUBLE_EQ(found[0].likelihood, 0.85);
+  EXPECT_NE(found[0].fix.find("lib.cnmem"), std::string::npos);
+}
+
+TEST(RuntimePastesRules, CudnnHandleUnderARuntimesPoolWeighsItsDefault) {
+  const std::string handle = "could not create cuDNN handle: CUDNN_STATUS_INTERNAL_ERROR\n";
+  doctor_input in;
+  // TensorFlow preallocates by default: likely.
+  const auto tf = read("E tensorflow/stream_executor/cuda/cuda_dnn.cc:329] " + handle);
+  in.observed = &tf;
+  auto found = rules::jax_preallocation(in);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_DOUBLE_EQ(found[0].likelihood, 0.7);
+  EXPECT_NE(found[0].fix.find("TF_FORCE_GPU_ALLOW_GROWTH"), std::string::npos);
+  // Theano only when asked: possible.
+  const auto theano =
+      read("('The following error happened while compiling the node', x, '\\n', '" + handle);
+  in.observed = &theano;
+  found = rules::jax_preallocation(in);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_DOUBLE_EQ(found[0].likelihood, 0.5);
+  EXPECT_NE(found[0].fix.find("gpuarray.preallocate"), std::string::npos);
+  // No runtime with a pool named: nothing of this rule.
+  const auto bare = read(handle);
+  in.observed = &bare;
+  EXPECT_TRUE(rules::jax_preallocation(in).empty());
+}
+
+TEST(RuntimePastesRules, VariantsWithTheSameTensorsAndDifferentReservesAreTheCache) {
+  const auto o = read(
+      "| Variant | Peak allocated | Peak reserved |\n| --- | ---: | ---: |\n"
+      "| A | 100,000 MiB | 120,000 MiB |\n| B | 100,000 MiB | 110,000 MiB |\n");
+  doctor_input in;
+  in.observed = &o;
+  const auto found = rules::fragmentation(in);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].cause_class, "fragmentation");
+  EXPECT_DOUBLE_EQ(found[0].likelihood, 0.7);
+  ASSERT_TRUE(found[0].saving);
+  EXPECT_EQ(*found[0].saving, static_cast<std::int64_t>(10'000_MiB));
+  // Live tensors that differ by more than rounding: the change moved tensors, not cache.
+  const auto other = read(
+      "| Variant | Peak allocated | Peak reserved |\n| --- | ---: | ---: |\n"
+      "| A | 100,000 MiB | 120,000 MiB |\n| B | 90,000 MiB | 110,000 MiB |\n");
+  in.observed = &other;
+  EXPECT_TRUE(rules::fragmentation(in).empty());
+}
+
+TEST(RuntimePastesRules, AllocatedFiguresAloneSayWhatToPaste) {
+  const auto o = read("peak_alloc = 35.5 GiB, final_alloc = 35.5 GiB\n");
+  doctor_input in;
+  in.observed = &o;
+  const auto found = rules::fragmentation(in);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].level, severity::info);
+  EXPECT_TRUE(found[0].cause_class.empty());
+  EXPECT_NE(found[0].fix.find("memory_summary"), std::string::npos);
+}
+
+TEST(RuntimePastesRules, RanksAllOnDeviceZeroCrowdGpu0) {
+  const auto o = read(
+      "comm.rank=0 device_id=0 1 2\ncomm.rank=1 device_id=0 1 2\ncomm.rank=2 device_id=0 3 4\n");
+  doctor_input in;
+  in.observed = &o;
+  const auto found = rules::gpu0_crowding(in);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].cause_class, "gpu0_crowding");
+  EXPECT_DOUBLE_EQ(found[0].likelihood, 0.7);
+  EXPECT_NE(found[0].fix.find("set_device"), std::string::npos);
+  // Ranks on their own GPUs: nothing.
+  const auto spread = read("comm.rank=0 device_id=0 1\ncomm.rank=1 device_id=1 1\n");
+  in.observed = &spread;
+  EXPECT_TRUE(rules::gpu0_crowding(in).empty());
+}
+
+}  // namespace
+}  // namespace vramscope::doctor

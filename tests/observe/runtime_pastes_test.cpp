@@ -1,0 +1,174 @@
+// Pastes of runtimes and benchmarks that hold figures or failures a maintainer reads, each in its
+// documented format: CNTK's CUDA_CALL check, Theano's CNMeM pool and cuDNN handle, a benchmark
+// table laid with one variant per row, a line of allocated figures alone, and the rank and GPU a
+// distributed program's processes print. What is read, and what the reader says is missing.
+#include <vramscope/observe/oom_report.hpp>
+#include <vramscope/observe/read_observation.hpp>
+
+#include <gtest/gtest.h>
+
+#include "observe/failure_line.hpp"
+#include "observe/memory_figures.hpp"
+
+namespace vramscope::observe {
+namespace {
+
+std::vector<oom_report> find(const std::string& text, warnings& w) {
+  return find_oom_reports(text, "app.log", w);
+}
+
+bool any_warning_has(const warnings& w, std::string_view part) {
+  for (const auto& d : w)
+    if (d.to_string().find(part) != std::string::npos) return true;
+  return false;
+}
+
+// CNTK's CudaCall: "LIB failure N: TEXT ; GPU=G ; hostname=H ; expr=CALL".
+TEST(RuntimePastes, CntkCudaFailureTwoIsADeviceAllocation) {
+  warnings w;
+  const auto r = find(
+      "CUDA failure 2: out of memory ; GPU=0 ; hostname=node1 ; expr=cudaMalloc((void**) &p, n)\n",
+      w);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].allocator, oom_allocator::cuda);
+  EXPECT_EQ(r[0].origin, oom_origin::allocator);
+  EXPECT_EQ(r[0].status, "cudaErrorMemoryAllocation (2)");
+  EXPECT_EQ(r[0].runtime, "cntk");
+  EXPECT_TRUE(any_warning_has(w, "without figures"));
+}
+
+TEST(RuntimePastes, CntkLibraryFailuresNameTheirLibrary) {
+  const auto cublas = detail::failure_line_of(
+      "CUBLAS failure 3: CUBLAS_STATUS_ALLOC_FAILED ; GPU=1 ; hostname=h ; expr=cublasCreate(&h)");
+  ASSERT_TRUE(cublas);
+  EXPECT_EQ(cublas->library, "cublas");
+  EXPECT_EQ(cublas->origin, oom_origin::outside_allocator);
+  const auto cudnn = detail::failure_line_of(
+      "cuDNN failure 2: CUDNN_STATUS_ALLOC_FAILED ; GPU=0 ; hostname=h ; expr=x");
+  ASSERT_TRUE(cudnn);
+  EXPECT_EQ(cudnn->library, "cudnn");
+  // Other statuses are not memory failures: an illegal address, a launch failure.
+  EXPECT_FALSE(detail::failure_line_of(
+      "CUDA failure 700: an illegal memory access ; GPU=0 ; hostname=h ; expr=x"));
+  EXPECT_FALSE(
+      detail::failure_line_of("CUBLAS failure 13: CUBLAS_STATUS_EXECUTION_FAILED ; GPU=0"));
+}
+
+// Theano's old back-end at import with lib.cnmem=1: the pool could not be created.
+TEST(RuntimePastes, CnmemInitFailureIsThePoolsCreation) {
+  warnings w;
+  const auto r = find(
+      "ERROR (theano.sandbox.cuda): ERROR: Not using GPU. Initialisation of device gpu failed:\n"
+      "initCnmem: cnmemInit call failed! Reason=CNMEM_STATUS_OUT_OF_MEMORY. numdev=1\n",
+      w);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].library, "cnmem");
+  EXPECT_EQ(r[0].status, "cnmemInit: CNMEM_STATUS_OUT_OF_MEMORY");
+  EXPECT_EQ(r[0].runtime, "theano");
+  EXPECT_EQ(r[0].line, 2);
+  EXPECT_TRUE(any_warning_has(w, "CNMeM's pool"));
+  // The same status from a later allocation out of the pool is not its creation.
+  const auto later = detail::failure_line_of("MemoryError: CNMEM_STATUS_OUT_OF_MEMORY");
+  ASSERT_TRUE(later);
+  EXPECT_EQ(later->status, "CNMEM_STATUS_OUT_OF_MEMORY");
+}
+
+// cuDNN's handle not created, in Theano's and TensorFlow's wording: the library's failure, its
+// status naming no lack of memory.
+TEST(RuntimePastes, CudnnHandleCreationIsTheLibrarysFailure) {
+  warnings w;
+  const auto r = find(
+      "RuntimeError: ('The following error happened while compiling the node', "
+      "GpuDnnConv{algo='small'}(x), "
+      "'\\n', 'could not create cuDNN handle: CUDNN_STATUS_INTERNAL_ERROR')\n",
+      w);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].library, "cudnn");
+  EXPECT_EQ(r[0].origin, oom_origin::outside_allocator);
+  EXPECT_EQ(r[0].status, "cudnnCreate: CUDNN_STATUS_INTERNAL_ERROR");
+  EXPECT_TRUE(r[0].status_not_memory);
+  EXPECT_EQ(r[0].runtime, "theano");
+  const auto tf = detail::failure_line_of(
+      "E tensorflow/stream_executor/cuda/cuda_dnn.cc:329] Could not create cudnn handle: "
+      "CUDNN_STATUS_ALLOC_FAILED");
+  ASSERT_TRUE(tf);
+  EXPECT_TRUE(tf->names_memory);
+  EXPECT_EQ(detail::runtime_named("E tensorflow/stream_executor/cuda/cuda_dnn.cc:329] x"),
+            "tensorflow");
+}
+
+// A pull request's benchmark: the header names the figures, one row per variant.
+TEST(RuntimePastes, ReadsATableWithOneVariantPerRow) {
+  const auto o = parse_observation(
+      "| Initialization | Peak allocated | Peak reserved | Peak device used |\n"
+      "| --- | ---: | ---: | ---: |\n"
+      "| Side stream | 1,000.5 MiB | 3,000 MiB | 3,200 MiB |\n"
+      "| Current stream | 1,000.5 MiB | 1,500 MiB | 1,700 MiB |\n",
+      "bench.md");
+  ASSERT_TRUE(o) << o.error().to_string();
+  ASSERT_EQ(o->stats.size(), 2u);
+  EXPECT_EQ(o->stats[0].allocated.peak, static_cast<bytes>(1000.5 * 1024 * 1024));
+  EXPECT_EQ(o->stats[0].reserved.peak, 3000_MiB);
+  EXPECT_EQ(o->stats[1].reserved.peak, 1500_MiB);
+  EXPECT_EQ(o->stats[0].label, "Side stream (Peak allocated; Peak reserved)");
+  EXPECT_EQ(o->stats[0].origin, stats_origin::log_figures);
+  // No row names a before state: every row is a state the paste compares, none an outcome.
+  EXPECT_FALSE(o->stats[1].after_change);
+  const auto before = parse_observation(
+      "| Run | Peak allocated | Peak reserved |\n|---|---|---|\n| Before | 10 GiB | 30 GiB |\n| "
+      "After | 10 GiB | 12 GiB |\n",
+      "bench.md");
+  ASSERT_TRUE(before);
+  ASSERT_EQ(before->stats.size(), 2u);
+  EXPECT_FALSE(before->stats[0].after_change);
+  EXPECT_TRUE(before->stats[1].after_change);
+}
+
+// A line with the live tensors' peak and their figure after it, and no reserved figure: read,
+// its reserved and active figures named as missing.
+TEST(RuntimePastes, ReadsAllocatedFiguresAloneAndNamesWhatIsMissing) {
+  const auto o = parse_observation("- stock build: peak_alloc = 35.5 GiB, final_alloc = 35.5 GiB\n",
+                                   "notes.txt");
+  ASSERT_TRUE(o) << o.error().to_string();
+  ASSERT_EQ(o->stats.size(), 1u);
+  EXPECT_EQ(o->stats[0].allocated.peak, static_cast<bytes>(35.5 * 1024 * 1024 * 1024));
+  EXPECT_EQ(o->stats[0].allocated.current, o->stats[0].allocated.peak);
+  EXPECT_FALSE(o->stats[0].reserved.peak);
+  EXPECT_EQ(o->stats[0].missing,
+            (std::vector<std::string>{"reserved_bytes.all.peak", "active_bytes.all.peak"}));
+  // Beside a line with both allocated and reserved, the lone allocated line adds nothing.
+  const auto both = parse_observation(
+      "peak_alloc = 3 GiB, final_alloc = 2 GiB\nAllocated: 2 GiB Reserved: 4 GiB\n", "notes.txt");
+  ASSERT_TRUE(both);
+  ASSERT_EQ(both->stats.size(), 1u);
+  EXPECT_EQ(both->stats[0].reserved.current, 4_GiB);
+  // One allocated figure alone is still no figure to read.
+  EXPECT_FALSE(parse_observation("allocated = 3 GiB\n", "notes.txt"));
+}
+
+// MPI or torch.distributed ranks that print the GPU they selected.
+TEST(RuntimePastes, ReadsTheDeviceEachRankReports) {
+  const auto o = parse_observation(
+      "INFO:proc.py:186:main: comm.rank=0 device_id=0 0 540156928\n"
+      "INFO:proc.py:186:main: comm.rank=1 device_id=0 0 0\n"
+      "INFO:proc.py:186:main: comm.rank=2 device_id=0 466432 5992921600\n",
+      "run.log");
+  ASSERT_TRUE(o) << o.error().to_string();
+  ASSERT_EQ(o->rank_devices.size(), 3u);
+  EXPECT_EQ(o->rank_devices[2].rank, 2);
+  EXPECT_EQ(o->rank_devices[2].device, 0);
+  EXPECT_EQ(o->rank_devices[2].line, 3);
+  EXPECT_TRUE(any_warning_has(o->warnings, "what each holds there is not read"));
+  const auto torch = parse_observation(
+      "[rank1]: model on cuda:1\n[rank0]: model on cuda:0\n[rank1]: again cuda:1\n", "run.log");
+  ASSERT_TRUE(torch) << torch.error().to_string();
+  ASSERT_EQ(torch->rank_devices.size(), 2u);  // the last line of each rank
+  EXPECT_EQ(torch->rank_devices[1].rank, 1);
+  EXPECT_EQ(torch->rank_devices[1].line, 3);
+  // Words are not a selection: "ranking", "device 0 has".
+  EXPECT_TRUE(detail::find_memory_figures("ranking 3 on device 0 has 2 GiB free\n", "x")
+                  .rank_devices.empty());
+}
+
+}  // namespace
+}  // namespace vramscope::observe
