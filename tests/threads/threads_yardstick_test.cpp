@@ -379,11 +379,12 @@ TEST(ThreadsYardstick, ThirteenthBatchAtFirstSight) {
 // top-1, 12 of 19 top-3. Seven of its eight evaluation and inference threads have evaluation
 // among the first three, none first; three single error lines of Theano and CNTK are refused.
 // Read since (CNTK's CUDA_CALL line, CNMeM's failed creation, cuDNN's handle), with JAX001
-// weighing a pool that could not be made or left no room for the handle: 5 and 14.
+// weighing a pool that could not be made or left no room for the handle: 5 and 14; with the
+// program's entry file read behind a console script (and a pasted command line): 6 and 14.
 TEST(ThreadsYardstick, FourteenthBatchAtFirstSight) {
   const tally fresh = score_all("14", false);
   ASSERT_GE(fresh.n, 15);
-  expect_at_least(fresh, {5, 14});
+  expect_at_least(fresh, {6, 14});
 }
 
 // The saving a finding states, against the threads that report what the confirmed fix saved
