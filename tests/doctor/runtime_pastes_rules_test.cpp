@@ -103,5 +103,38 @@ TEST(RuntimePastesRules, RanksAllOnDeviceZeroCrowdGpu0) {
   EXPECT_TRUE(rules::gpu0_crowding(in).empty());
 }
 
+// A launch that starts more processes on a node than it gives GPUs: they share each GPU.
+TEST(RuntimePastesRules, ALaunchWithMoreRanksThanGpusIsOtherProcesses) {
+  const std::string cupy =
+      "Proc 3: cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 333,274,112 bytes "
+      "(allocated so far: "
+      "1,974,255,616 bytes).\n";
+  doctor_input in;
+  for (const char* command : {"$> srun -n 64 -c 2 --gpu-bind=map_gpu:3,2,1,0 prog --gpu",
+                              "srun --nodes=2 --ntasks=16 --gpus-per-node=4 prog",
+                              "CUDA_VISIBLE_DEVICES=0,1 mpirun -np 8 python run.py",
+                              "torchrun --nproc_per_node 4 --gres=gpu:2 x.py"}) {
+    const auto o = read(std::string(command) + "\n" + cupy);
+    in.observed = &o;
+    const auto found = rules::memory_outside_process(in);
+    ASSERT_EQ(found.size(), 1u) << command;
+    EXPECT_EQ(found[0].cause_class, "other_process");
+    EXPECT_DOUBLE_EQ(found[0].likelihood, 0.7);
+  }
+  const auto o = read("srun -n 64 --gpu-bind=map_gpu:3,2,1,0 prog\n" + cupy);
+  in.observed = &o;
+  EXPECT_NE(rules::memory_outside_process(in).at(0).support.at(0).find("up to 16 share each GPU"),
+            std::string::npos);
+  // One process per GPU, or no launcher: nothing of this kind.
+  for (const char* command :
+       {"srun -n 4 --gpu-bind=map_gpu:3,2,1,0 prog",
+        "srun --nodes=4 --ntasks=16 --gpus-per-node=4 prog",
+        "CUDA_VISIBLE_DEVICES=0,1 python run.py -n 8", "mpirun -np 8 python run.py"}) {
+    const auto none = read(std::string(command) + "\n" + cupy);
+    in.observed = &none;
+    EXPECT_TRUE(rules::memory_outside_process(in).empty()) << command;
+  }
+}
+
 }  // namespace
 }  // namespace vramscope::doctor

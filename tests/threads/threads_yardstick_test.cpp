@@ -348,11 +348,12 @@ TEST(ThreadsYardstick, EleventhBatchAtFirstSight) {
 // keep what the rules reach after the next round's readers of those pools and ranking (9 and 12),
 // then with the readers of a benchmark table laid one variant per row (FRAG001 weighs variants
 // with the same live tensors and different reserves) and of the GPU each MPI rank reports
-// (GPU001): 11 and 14.
+// (GPU001): 11 and 14; with PROC001 reading a pasted launch that puts more processes on a node
+// than it gives GPUs: 12 and 15.
 TEST(ThreadsYardstick, TwelfthBatchAtFirstSight) {
   const tally fresh = score_all("12", false);
   ASSERT_GE(fresh.n, 15);
-  expect_at_least(fresh, {11, 14});
+  expect_at_least(fresh, {12, 15});
 }
 
 // Batch 13, collected sealed (GitHub owners a-m with a look at Q&A pages; owners n-z with merged
