@@ -41,6 +41,15 @@ std::optional<failure_line> failure_line_of(std::string_view line) {
   if (const std::size_t at = line.find("cudaErrorMemoryAllocation"); at != std::string_view::npos) {
     f.at = at;
     f.status = "cudaErrorMemoryAllocation";
+    // Thrust reports a kernel launch of its parallel_for that failed as "parallel_for failed:
+    // STATUS" (thrust/system/cuda/detail/parallel_for.h, throw_on_error): the launch, not an
+    // allocator's request, found no memory (its local memory, the driver's launch resources).
+    if (const std::size_t p = line.find("parallel_for failed");
+        p != std::string_view::npos && p < at) {
+      f.at = p;
+      f.origin = oom_origin::outside_allocator;
+      f.status = "cudaErrorMemoryAllocation (a Thrust kernel launch)";
+    }
     return f;
   }
   std::size_t at = 0;

@@ -1257,9 +1257,15 @@ std::vector<oom_report> find_oom_reports(std::string_view text, const std::strin
               joined_names(r.missing)),
           r.line));
   // A traceback pasted below its message (an issue's summary puts the error first and the frames
-  // after it): where the last message has no Python frame above it and frame lines follow it,
-  // they are its traceback, innermost last as Python prints them.
+  // after it): where the last message has no frame above it and frame lines follow it, they are
+  // its traceback (innermost last as Python prints them, first as a JVM does: "\tat
+  // pkg.Class.method(File.java:N)", "(Native Method)", where a Spark job's trace names the plugin
+  // whose pool it ran under).
   const auto frame = [](std::string_view t) {
+    const std::string_view jvm = detail::trim(t);
+    if (jvm.starts_with("at ") && jvm.ends_with(")") && jvm.find('(') != std::string_view::npos &&
+        jvm.find('.') < jvm.find('('))
+      return true;
     return t.find("File \"") != std::string_view::npos && t.find(", line ") != std::string_view::npos &&
            t.find(", in ") != std::string_view::npos;
   };

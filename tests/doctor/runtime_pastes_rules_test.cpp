@@ -56,6 +56,40 @@ TEST(RuntimePastesRules, CudnnHandleUnderARuntimesPoolWeighsItsDefault) {
   EXPECT_TRUE(rules::jax_preallocation(in).empty());
 }
 
+// TensorFlow's first device allocation right after it created the device: its pool's region.
+TEST(RuntimePastesRules, TensorflowsPoolFailingAtTheDevicesCreationIsItsSize) {
+  const std::string created =
+      "I tensorflow/core/common_runtime/gpu/gpu_device.cc:1030] Creating TensorFlow device "
+      "(/gpu:0) -> "
+      "(device: 0, name: GeForce GTX 1060 6GB, pci bus id: 0000:01:00.0)\n";
+  const std::string failed =
+      "E tensorflow/stream_executor/cuda/cuda_driver.cc:924] failed to allocate 5.93G (6365773824 "
+      "bytes) from "
+      "device: CUDA_ERROR_OUT_OF_MEMORY\n";
+  const auto o = read(created + failed);
+  doctor_input in;
+  in.observed = &o;
+  auto found = rules::jax_preallocation(in);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].cause_class, "jax_preallocation");
+  EXPECT_DOUBLE_EQ(found[0].likelihood, 0.7);
+  EXPECT_NE(found[0].fix.find("per_process_gpu_memory_fraction"), std::string::npos);
+  // A line between them: the pool was made, a later allocation failed.
+  const auto later = read(created + "I step 1 loss 0.3\n" + failed);
+  in.observed = &later;
+  EXPECT_TRUE(rules::jax_preallocation(in).empty());
+  // The request within what was free at the device's start: the GPU was full before (PROC001).
+  const auto full = read(
+      "I tensorflow/core/common_runtime/gpu/gpu_device.cc:885] Found device 0 with properties:\n"
+      "name: GeForce GTX 1080\ntotalMemory: 7.92GiB freeMemory: 190.31MiB\n" +
+      created +
+      "E tensorflow/stream_executor/cuda/cuda_driver.cc:1002] failed to allocate 190.31M "
+      "(199557120 bytes) from "
+      "device: CUDA_ERROR_OUT_OF_MEMORY\n");
+  in.observed = &full;
+  EXPECT_TRUE(rules::jax_preallocation(in).empty());
+}
+
 TEST(RuntimePastesRules, VariantsWithTheSameTensorsAndDifferentReservesAreTheCache) {
   const auto o = read(
       "| Variant | Peak allocated | Peak reserved |\n| --- | ---: | ---: |\n"

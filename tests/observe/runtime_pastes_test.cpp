@@ -97,6 +97,28 @@ TEST(RuntimePastes, CudnnHandleCreationIsTheLibrarysFailure) {
             "tensorflow");
 }
 
+// Thrust's kernel launch that found no memory, under the RAPIDS Accelerator: outside the pool,
+// and the JVM frames below the exception kept as its traceback.
+TEST(RuntimePastes, ThrustLaunchFailureWithJvmFramesBelowIt) {
+  warnings w;
+  const auto r = find(
+      "WARN TaskSetManager: Lost task 8.0: ai.rapids.cudf.CudfException: parallel_for failed: "
+      "cudaErrorMemoryAllocation: out of memory\n"
+      "\tat ai.rapids.cudf.ColumnView.matchesRe(Native Method)\n"
+      "\tat com.nvidia.spark.rapids.GpuCast.doColumnar(GpuCast.scala:326)\n",
+      w);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].origin, oom_origin::outside_allocator);
+  EXPECT_EQ(r[0].runtime, "rapids");
+  ASSERT_EQ(r[0].context.size(), 2u);
+  EXPECT_NE(r[0].context[1].find("com.nvidia.spark.rapids.GpuCast"), std::string::npos);
+  // The same status from an allocation is the allocator's.
+  const auto alloc =
+      detail::failure_line_of("RMM failure: cudaErrorMemoryAllocation out of memory");
+  ASSERT_TRUE(alloc);
+  EXPECT_EQ(alloc->origin, oom_origin::allocator);
+}
+
 // A pull request's benchmark: the header names the figures, one row per variant.
 TEST(RuntimePastes, ReadsATableWithOneVariantPerRow) {
   const auto o = parse_observation(

@@ -367,11 +367,13 @@ TEST(ThreadsYardstick, TwelfthBatchAtFirstSight) {
 // Caffe lines, RAPIDS and the elided counts now get findings; 631's Caffe line and 637's cut
 // traceback rank their cause first, the REPL figures read but no rule weighs them alone); with
 // the rules for libraries' own failures (DEV001) and other runtimes' up-front pools (JAX001) as
-// well, 10 of 18 top-1, 12 of 18 top-3.
+// well, 10 of 18 top-1, 12 of 18 top-3; with Thrust's failed kernel launch read as outside the
+// pool and a JVM's frames below their exception kept (the RAPIDS plugin's pool then weighed by
+// JAX001), 11 and 13.
 TEST(ThreadsYardstick, ThirteenthBatchAtFirstSight) {
   const tally fresh = score_all("13", false);
   ASSERT_GE(fresh.n, 15);
-  expect_at_least(fresh, {10, 12});
+  expect_at_least(fresh, {11, 13});
 }
 
 // Batch 14, collected sealed (runtimes other than PyTorch, any owner; PyTorch projects outside
@@ -381,11 +383,12 @@ TEST(ThreadsYardstick, ThirteenthBatchAtFirstSight) {
 // among the first three, none first; three single error lines of Theano and CNTK are refused.
 // Read since (CNTK's CUDA_CALL line, CNMeM's failed creation, cuDNN's handle), with JAX001
 // weighing a pool that could not be made or left no room for the handle: 5 and 14; with the
-// program's entry file read behind a console script (and a pasted command line): 6 and 14.
+// program's entry file read behind a console script (and a pasted command line): 6 and 14; with
+// TensorFlow's pool failing at the device's creation weighed by JAX001: 7 and 15.
 TEST(ThreadsYardstick, FourteenthBatchAtFirstSight) {
   const tally fresh = score_all("14", false);
   ASSERT_GE(fresh.n, 15);
-  expect_at_least(fresh, {6, 14});
+  expect_at_least(fresh, {7, 15});
 }
 
 // The saving a finding states, against the threads that report what the confirmed fix saved

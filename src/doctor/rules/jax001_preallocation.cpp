@@ -259,7 +259,48 @@ std::optional<finding> runtime_reservation(const observe::observation& o) {
 //    (lib.cnmem, gpuarray.preallocate). The handle is created at the first convolution, after
 //    the pool: with TensorFlow's or JAX's default a pool leaving no room is likely; with Theano's
 //    an option the paste does not show, possible.
+//  - TensorFlow's pool asking for its first region right at the device's creation: with memory
+//    growth off, the BFC allocator maps its whole limit (per_process_gpu_memory_fraction of the
+//    memory, nearly all that is free by default) as one region at its first allocation (TensorFlow
+//    guide "Use a GPU"; bfc_allocator.cc, Extend), so a device allocation that fails on the line
+//    after "Creating TensorFlow device" is the pool's own size, not a tensor. Where the log gives
+//    the memory free at the device's start and the request fits in it, the GPU was full before
+//    (PROC001 weighs that); a request above it is a fraction set above what others left: likely.
+std::optional<finding> tensorflow_pool_at_creation(const observe::observation& o) {
+  for (const auto& r : o.ooms) {
+    if (!r.tensorflow || r.raw.find("from device") == std::string::npos || r.context.empty() ||
+        !r.requested || r.origin == observe::oom_origin::context_creation)
+      continue;
+    if (r.context.back().find("Creating TensorFlow device") == std::string::npos) continue;
+    if (r.free && *r.requested <= *r.free) continue;
+    finding f{"JAX001", {}, severity::warning,   {},         {}, {},
+              {},       {}, "jax_preallocation", lk::likely, {}, {}};
+    f.evidence.push_back(fmt::format("line {}", r.context.back().substr(0, 160)));
+    f.evidence.push_back(fmt::format("{}: {}", where(r), r.raw.substr(0, 160)));
+    f.support.push_back(fmt::format(
+        "the first device allocation after TensorFlow created the device failed, asking {} at "
+        "once: with memory "
+        "growth off that is its pool's whole region, sized by per_process_gpu_memory_fraction{}",
+        format_bytes(*r.requested),
+        r.free
+            ? fmt::format(", above the {} free when the device was created", format_bytes(*r.free))
+            : ""));
+    f.against.push_back("the paste does not show the fraction set or what else held the GPU");
+    f.cause =
+        "TensorFlow's pool asked at start for more of the GPU than was free (a memory fraction "
+        "near 1 on a GPU a "
+        "display or another process also uses)";
+    f.fix =
+        "a per_process_gpu_memory_fraction below 1 (e.g. 0.8), or TF_FORCE_GPU_ALLOW_GROWTH=true "
+        "(allow_growth) "
+        "so the pool grows on demand";
+    return f;
+  }
+  return std::nullopt;
+}
+
 std::optional<finding> pool_left_no_room(const observe::observation& o) {
+  if (auto f = tensorflow_pool_at_creation(o)) return f;
   for (const auto& r : o.ooms) {
     const bool cnmem_init = r.library == "cnmem" && r.status.starts_with("cnmemInit");
     const bool handle = r.library == "cudnn" && r.status.starts_with("cudnnCreate");
