@@ -94,9 +94,24 @@ std::optional<failure_line> failure_line_of(std::string_view line) {
     f.names_memory = false;
     return f;
   }
-  // CNTK's CUDA_CALL check (Source/Math/GPUMatrix.cu, CudaCall): "LIB failure N: TEXT ; GPU=G ;
-  // hostname=H ; expr=CALL", LIB one of CUDA, CUBLAS, cuDNN with the library's own status number:
-  // CUDA 2 is cudaErrorMemoryAllocation, CUBLAS 3 CUBLAS_STATUS_ALLOC_FAILED, cuDNN 2
+  // ONNX Runtime's BFC arena refusing a request (onnxruntime/core/framework/bfc_arena.cc,
+  // AllocateRawInternal): "Failed to allocate memory for requested buffer of size N", N in bytes.
+  constexpr std::string_view arena = "Failed to allocate memory for requested buffer of size ";
+  if (const std::size_t a = line.find(arena); a != std::string_view::npos) {
+    const std::string_view rest = line.substr(a + arena.size());
+    std::size_t digits = 0;
+    while (digits < rest.size() && digits < 20 && rest[digits] >= '0' && rest[digits] <= '9')
+      ++digits;
+    f.at = a;
+    f.status = "BFCArena: failed to allocate";
+    f.framework_pool = true;
+    if (digits > 0) f.requested = parse_uint(rest.substr(0, digits));
+    return f;
+  }
+  // CNTK's CUDA_CALL check (Source/Math/GPUMatrix.cu, CudaCall), kept by ONNX Runtime
+  // (core/providers/cuda/cuda_call.cc, with "; file=F ; line=L" added): "LIB failure N: TEXT ;
+  // GPU=G ; hostname=H ; expr=CALL", LIB one of CUDA, CUBLAS, cuDNN with the library's own status
+  // number: CUDA 2 is cudaErrorMemoryAllocation, CUBLAS 3 CUBLAS_STATUS_ALLOC_FAILED, cuDNN 2
   // CUDNN_STATUS_ALLOC_FAILED (the headers named above).
   for (const auto& [name, number, library, status] :
        {std::tuple<std::string_view, std::uint64_t, std::string_view, std::string_view>{
@@ -171,6 +186,8 @@ std::string runtime_named(std::string_view text) {
   static constexpr mark marks[] = {
       {"caffe", {"caffe::", "syncedmem.cpp", "_layer.cu:", "caffe::"}},
       {"rapids", {"ai.rapids", "spark.rapids", "rmm::", "rmm::"}},
+      // ONNX Runtime's CudaCall, CNTK's descendant, adds "; file=F ; line=L" to CNTK's format.
+      {"onnxruntime", {"onnxruntime", "ONNXRuntime", "; file=", "OrtRun"}},
       // CNTK's CudaCall prints "; GPU=G ; hostname=H ; expr=CALL" after the status.
       {"cntk", {"CNTK", "cntk", "Microsoft.MSR", "; hostname="}},
       // Theano names itself in its frames and config; a node it could not compile is reported

@@ -980,6 +980,13 @@ struct oom_scanner {
     r.library = f.library;
     r.status = f.status;
     r.status_not_memory = !f.names_memory;
+    if (f.requested) r.requested = *f.requested;
+    if (f.framework_pool) {
+      r.allocator = oom_allocator::other;
+      if (!r.requested) r.missing.push_back("requested buffer of size");
+      keep(std::move(r));
+      return;
+    }
     for (std::size_t k = i; k < lines.size() && k <= i + stack_lines_after; ++k)
       for (std::string_view call : context_calls)
         if (detail::contains(lines[k].text, call)) r.origin = oom_origin::context_creation;
@@ -1290,6 +1297,16 @@ std::vector<oom_report> find_oom_reports(std::string_view text, const std::strin
                       "read as a device allocation that failed, its sizes unknown; paste the "
                       "line as printed to weigh them",
                       joined_names(r.missing)),
+          r.line));
+    if (!r.status.empty() && r.allocator == oom_allocator::other)
+      found_warnings.push_back(error_at(
+          source,
+          fmt::format(
+              "{}{}: the framework's memory arena refused {}; what the arena held, its limit "
+              "and what the device had free are not in the message: nvidia-smi's output "
+              "taken as it fails would tell whether the job or others filled the device",
+              r.status, r.runtime.empty() ? "" : fmt::format(" ({})", r.runtime),
+              r.requested ? fmt::format("{} bytes", *r.requested) : "a request of unread size"),
           r.line));
     if (!r.status.empty() && r.allocator == oom_allocator::cuda && !r.requested && !r.capacity)
       found_warnings.push_back(error_at(

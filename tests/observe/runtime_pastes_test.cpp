@@ -54,6 +54,40 @@ TEST(RuntimePastes, CntkLibraryFailuresNameTheirLibrary) {
       detail::failure_line_of("CUBLAS failure 13: CUBLAS_STATUS_EXECUTION_FAILED ; GPU=0"));
 }
 
+// ONNX Runtime keeps CNTK's check with "; file=F ; line=L" added, and its BFC arena names the
+// request it refused.
+TEST(RuntimePastes, OnnxRuntimesCheckAndArena) {
+  warnings w;
+  const auto check = find(
+      "[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : CUDA failure 2: out of memory ; GPU=0 ; "
+      "hostname=h ; "
+      "file=/src/onnxruntime/core/providers/cuda/cuda_allocator.cc ; line=47 ; "
+      "expr=cudaMalloc((void**)&p, size);\n",
+      w);
+  ASSERT_EQ(check.size(), 1u);
+  EXPECT_EQ(check[0].runtime, "onnxruntime");
+  EXPECT_EQ(check[0].status, "cudaErrorMemoryAllocation (2)");
+  warnings arena_w;
+  const auto arena = find(
+      "[E:onnxruntime:, sequential_executor.cc:494 ExecuteKernel] Non-zero status code returned "
+      "while running "
+      "Conv node. Status Message: bfc_arena.cc:368 void* "
+      "onnxruntime::BFCArena::AllocateRawInternal(size_t, bool) "
+      "Failed to allocate memory for requested buffer of size 2147483648\n",
+      arena_w);
+  ASSERT_EQ(arena.size(), 1u);
+  EXPECT_EQ(arena[0].allocator, oom_allocator::other);
+  EXPECT_EQ(arena[0].origin, oom_origin::allocator);
+  EXPECT_EQ(arena[0].requested, 2147483648u);
+  EXPECT_EQ(arena[0].runtime, "onnxruntime");
+  EXPECT_TRUE(any_warning_has(arena_w, "what the arena held, its limit"));
+  // Cut before its size: read, the size named as missing.
+  const auto cut = find("Failed to allocate memory for requested buffer of size \n", arena_w);
+  ASSERT_EQ(cut.size(), 1u);
+  EXPECT_FALSE(cut[0].requested);
+  EXPECT_EQ(cut[0].missing, (std::vector<std::string>{"requested buffer of size"}));
+}
+
 // Theano's old back-end at import with lib.cnmem=1: the pool could not be created.
 TEST(RuntimePastes, CnmemInitFailureIsThePoolsCreation) {
   warnings w;
