@@ -46,6 +46,15 @@ std::optional<size_at> size_starting(std::string_view line, std::size_t at) {
   std::string candidate = number + std::string(line.substr(i, 8));
   std::size_t used = 0;
   const auto value = parse_size_prefix(candidate, used);
+  // "21.1G": the suffix GNU's human-readable sizes print (coreutils' -h: powers of 1024), as
+  // users quote a GPU's memory ("vram usage 21.1G", "A100-80G"); only right after the number and
+  // not the start of a word.
+  if ((!value || used <= digits) && i < line.size() && line[i] == 'G' &&
+      (i + 1 == line.size() || !is_alnum(line[i + 1]))) {
+    const auto gib = parse_decimal(number);
+    if (!gib || *gib > 1e9) return std::nullopt;
+    return size_at{at, i + 1, static_cast<bytes>(*gib * static_cast<double>(1_GiB))};
+  }
   if (!value || used <= digits) return std::nullopt;
   return size_at{at, i + (used - digits), *value};
 }
@@ -290,6 +299,7 @@ void read_table(const std::vector<text_line>& rows, const std::string& source, m
     read_any = true;
   }
   if (read_any) return;
+  const std::size_t stats_before = out.stats.size();
   // The same figures laid the other way, as benchmarks in pull requests print them: the header
   // names a figure in each column ("Peak allocated | Peak reserved"), each row is one variant
   // ("One-shot side stream", "Current stream"). The first row is the state being compared; the
@@ -314,6 +324,12 @@ void read_table(const std::vector<text_line>& rows, const std::string& source, m
     s.raw["line"] = static_cast<std::uint64_t>(rows[r].number);
     out.stats.push_back(std::move(s));
   }
+  if (out.stats.size() > stats_before) return;
+  // Nothing read: the rows that hold sizes are what a refusal quotes.
+  for (std::size_t r = 2; r < rows.size() && out.unread.size() < 4; ++r)
+    if (!sizes_in(rows[r].text).empty())
+      out.unread.push_back(
+          fmt::format("{}: {}", rows[r].number, trim(rows[r].text).substr(0, 120)));
 }
 
 // "N / SIZE": a number without unit before the slash, in the total's unit.

@@ -202,6 +202,34 @@ TEST(RuntimePastes, ReadsAllocatedFiguresAloneAndNamesWhatIsMissing) {
   EXPECT_FALSE(parse_observation("allocated = 3 GiB\n", "notes.txt"));
 }
 
+// A table whose figures no label names, and sizes with GNU's "G" suffix: the refusal quotes the
+// rows that hold sizes, so the user sees what was found.
+TEST(RuntimePastes, ARefusedTableQuotesItsRowsWithSizes) {
+  const auto table = parse_observation(
+      "| | Before | After |\n|---|---|---|\n| Peak VRAM | 335 GB -> OOM | **24 GB** |\n| Step time "
+      "| 35 s | 0.5 s |\n",
+      "pr.md");
+  ASSERT_FALSE(table);
+  EXPECT_NE(table.error().to_string().find("line 3: | Peak VRAM | 335 GB -> OOM | **24 GB** |"),
+            std::string::npos)
+      << table.error().to_string();
+  EXPECT_EQ(table.error().to_string().find("line 4"), std::string::npos);
+  const auto usage =
+      parse_observation("seq     vram usage\n512     21.1G\n900     22.3G\n", "notes.txt");
+  ASSERT_FALSE(usage);
+  EXPECT_NE(usage.error().to_string().find("line 2: 512     21.1G; line 3: 900     22.3G"),
+            std::string::npos)
+      << usage.error().to_string();
+  // The suffix read where a label names the figure.
+  const auto g = parse_observation("Allocated: 2.5G Reserved: 4G\n", "notes.txt");
+  ASSERT_TRUE(g) << g.error().to_string();
+  ASSERT_EQ(g->stats.size(), 1u);
+  EXPECT_EQ(g->stats[0].allocated.current, static_cast<bytes>(2.5 * 1024 * 1024 * 1024));
+  EXPECT_EQ(g->stats[0].reserved.current, 4_GiB);
+  // Not the start of a word.
+  EXPECT_TRUE(detail::find_memory_figures("Allocated: 2Gx Reserved: 4Gy\n", "x").stats.empty());
+}
+
 // MPI or torch.distributed ranks that print the GPU they selected.
 TEST(RuntimePastes, ReadsTheDeviceEachRankReports) {
   const auto o = parse_observation(
