@@ -957,6 +957,14 @@ struct oom_scanner {
       if (t.substr(at, anchor.size()) == anchor) r.status = std::string(anchor);
     if (r.status.starts_with("CUDNN")) r.library = "cudnn";
     if (r.status.starts_with("CUBLAS")) r.library = "cublas";
+    // The driver's device allocation named as the failed call: a framework's own allocator that
+    // calls the driver directly (libgpuarray's "cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY", Numba's
+    // "Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY"), not a call beside a pool. Not
+    // cuMemAllocHost (pinned host memory).
+    for (std::size_t m = t.find("cuMemAlloc"); m != std::string_view::npos;
+         m = t.find("cuMemAlloc", m + 1))
+      if (!t.substr(m + 10).starts_with("Host") && r.library.empty())
+        r.origin = oom_origin::allocator;
     for (std::size_t k = i; k < lines.size() && k <= i + stack_lines_after; ++k)
       for (std::string_view call : context_calls)
         if (detail::contains(lines[k].text, call) && (k == i || !cuda_error(lines[k].text)))

@@ -88,6 +88,27 @@ TEST(RuntimePastes, OnnxRuntimesCheckAndArena) {
   EXPECT_EQ(cut[0].missing, (std::vector<std::string>{"requested buffer of size"}));
 }
 
+// The driver's allocation named as the failed call is the framework's own allocator calling the
+// driver (libgpuarray, Numba), not a call beside a pool; pinned host memory is not it.
+TEST(RuntimePastes, CuMemAllocNamedIsTheFrameworksAllocation) {
+  warnings w;
+  const auto gpuarray = find(
+      "pygpu.gpuarray.GpuArrayException: b'cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY: out of memory'\n",
+      w);
+  ASSERT_EQ(gpuarray.size(), 1u);
+  EXPECT_EQ(gpuarray[0].origin, oom_origin::allocator);
+  EXPECT_EQ(gpuarray[0].runtime, "theano");
+  const auto numba = find(
+      "numba.cuda.cudadrv.driver.CudaAPIError: [2] Call to cuMemAlloc results in "
+      "CUDA_ERROR_OUT_OF_MEMORY\n",
+      w);
+  ASSERT_EQ(numba.size(), 1u);
+  EXPECT_EQ(numba[0].origin, oom_origin::allocator);
+  const auto host = find("Call to cuMemAllocHost results in CUDA_ERROR_OUT_OF_MEMORY\n", w);
+  ASSERT_EQ(host.size(), 1u);
+  EXPECT_EQ(host[0].origin, oom_origin::outside_allocator);
+}
+
 // Theano's old back-end at import with lib.cnmem=1: the pool could not be created.
 TEST(RuntimePastes, CnmemInitFailureIsThePoolsCreation) {
   warnings w;
