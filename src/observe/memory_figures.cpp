@@ -232,6 +232,31 @@ bool read_vllm(std::string_view t, vllm_profile& v) {
   return any;
 }
 
+// A device named at a line's start ("GPU 0", "GPU:1", "gpu 2", "cuda:0", "Device 3", after a
+// list mark): its index and where the rest of the line starts.
+struct device_at {
+  int index = 0;
+  std::size_t end = 0;
+};
+
+std::optional<device_at> device_designator(std::string_view t) {
+  std::size_t i = 0;
+  while (i < t.size() && (t[i] == '-' || t[i] == '*' || t[i] == ' ')) ++i;
+  const std::string low = to_lower(t.substr(i, 12));
+  for (std::string_view name : {"gpu", "cuda", "device"}) {
+    if (low.substr(0, name.size()) != name) continue;
+    std::size_t k = i + name.size();
+    if (k < t.size() && (t[k] == ' ' || t[k] == ':' || t[k] == '#')) ++k;
+    const std::size_t digits = k;
+    while (k < t.size() && is_digit(t[k]) && k - digits < 4) ++k;
+    if (k == digits || (k < t.size() && is_alnum(t[k]))) return std::nullopt;
+    const auto v = parse_uint(t.substr(digits, k - digits));
+    if (!v) return std::nullopt;
+    return device_at{static_cast<int>(*v), k};
+  }
+  return std::nullopt;
+}
+
 // ---- A markdown table of figures.
 
 std::vector<std::string_view> cells_of(std::string_view row) {
@@ -319,6 +344,18 @@ void read_table(const std::vector<text_line>& rows, const std::string& source, m
         columns_read.push_back(cut_label(header[col]));
     if (!has_both(s)) continue;
     s.label = cut_label(cells[0]);
+    // A row per rank or per GPU ("rank 3", "GPU 1", "cuda:0", a bare index) is a reading of that
+    // rank or device, not a variant.
+    const std::string low = to_lower(trim(cells[0]));
+    if (const auto index = parse_uint(low); index && *index < 100'000) {
+      s.rank = static_cast<int>(*index);
+    } else if (const auto dev = device_designator(cells[0])) {
+      if (trim(cells[0].substr(dev->end)).empty()) s.device = dev->index;
+    } else if (low.starts_with("rank") && low.size() > 4) {
+      const std::string_view n =
+          trim(std::string_view(low).substr(low[4] == ' ' || low[4] == ':' ? 5 : 4));
+      if (const auto r = parse_uint(n); r && *r < 100'000) s.rank = static_cast<int>(*r);
+    }
     if (!columns_read.empty()) s.label += fmt::format(" ({})", fmt::join(columns_read, "; "));
     s.after_change = first_before && r > 2;
     s.raw["line"] = static_cast<std::uint64_t>(rows[r].number);
@@ -359,31 +396,6 @@ std::optional<int> bracketed_index(std::string_view t) {
   const auto v = parse_uint(t.substr(1, close - 1));
   if (!v) return std::nullopt;
   return static_cast<int>(*v);
-}
-
-// A device named at a line's start ("GPU 0", "GPU:1", "gpu 2", "cuda:0", "Device 3", after a
-// list mark): its index and where the rest of the line starts.
-struct device_at {
-  int index = 0;
-  std::size_t end = 0;
-};
-
-std::optional<device_at> device_designator(std::string_view t) {
-  std::size_t i = 0;
-  while (i < t.size() && (t[i] == '-' || t[i] == '*' || t[i] == ' ')) ++i;
-  const std::string low = to_lower(t.substr(i, 12));
-  for (std::string_view name : {"gpu", "cuda", "device"}) {
-    if (low.substr(0, name.size()) != name) continue;
-    std::size_t k = i + name.size();
-    if (k < t.size() && (t[k] == ' ' || t[k] == ':' || t[k] == '#')) ++k;
-    const std::size_t digits = k;
-    while (k < t.size() && is_digit(t[k]) && k - digits < 4) ++k;
-    if (k == digits || (k < t.size() && is_alnum(t[k]))) return std::nullopt;
-    const auto v = parse_uint(t.substr(digits, k - digits));
-    if (!v) return std::nullopt;
-    return device_at{static_cast<int>(*v), k};
-  }
-  return std::nullopt;
 }
 
 // What a device row's label says its one size is: used (memory used, in use, utilization,

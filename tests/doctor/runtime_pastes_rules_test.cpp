@@ -108,6 +108,12 @@ TEST(RuntimePastesRules, VariantsWithTheSameTensorsAndDifferentReservesAreTheCac
       "| A | 100,000 MiB | 120,000 MiB |\n| B | 90,000 MiB | 110,000 MiB |\n");
   in.observed = &other;
   EXPECT_TRUE(rules::fragmentation(in).empty());
+  // Rows of ranks are not variants of a change.
+  const auto ranks = read(
+      "| Rank | Peak allocated | Peak reserved |\n| --- | ---: | ---: |\n"
+      "| 0 | 100,000 MiB | 120,000 MiB |\n| 1 | 100,000 MiB | 110,000 MiB |\n");
+  in.observed = &ranks;
+  EXPECT_TRUE(rules::fragmentation(in).empty());
 }
 
 TEST(RuntimePastesRules, AllocatedFiguresAloneSayWhatToPaste) {

@@ -199,6 +199,18 @@ TEST(RuntimePastes, ReadsATableWithOneVariantPerRow) {
   ASSERT_EQ(before->stats.size(), 2u);
   EXPECT_FALSE(before->stats[0].after_change);
   EXPECT_TRUE(before->stats[1].after_change);
+  // A row per rank or GPU: readings of that rank or device.
+  const auto ranks = parse_observation(
+      "| Rank | Peak allocated | Peak reserved |\n|---|---|---|\n| rank 0 | 10 GiB | 12 GiB |\n| 1 "
+      "| 10 GiB | 14 GiB |\n"
+      "| GPU 2 | 10 GiB | 11 GiB |\n",
+      "bench.md");
+  ASSERT_TRUE(ranks);
+  ASSERT_EQ(ranks->stats.size(), 3u);
+  EXPECT_EQ(ranks->stats[0].rank, 0);
+  EXPECT_EQ(ranks->stats[1].rank, 1);
+  EXPECT_EQ(ranks->stats[2].device, 2);
+  EXPECT_FALSE(ranks->stats[2].rank);
 }
 
 // A line with the live tensors' peak and their figure after it, and no reserved figure: read,

@@ -163,7 +163,8 @@ void weigh_stats(const observe::torch_stats& s, finding& f, bytes& wasted) {
   f.likelihood = std::max(f.likelihood, level);
 }
 
-// Two readings of the same paste (a benchmark's variants, a before/after table) with the same
+// Two readings of the same paste (a benchmark's variants, a before/after table; not readings of
+// different ranks or devices) with the same
 // peak of live tensors and peaks of reserved memory apart by at least cache_sizeable_min: what
 // one variant reserved beyond the other is cache, not tensors, so the allocator's cache is what
 // the change moved (split segments, or blocks stranded on another stream). The difference is
@@ -175,8 +176,9 @@ void weigh_variants(const std::vector<observe::torch_stats>& stats, finding& f, 
       const auto& hi = stats[a];
       const auto& lo = stats[b];
       if (a == b || hi.origin != observe::stats_origin::log_figures || lo.origin != hi.origin ||
-          hi.source != lo.source || !hi.allocated.peak || !lo.allocated.peak || !hi.reserved.peak ||
-          !lo.reserved.peak || *hi.reserved.peak <= *lo.reserved.peak + lk::cache_sizeable_min ||
+          hi.source != lo.source || hi.rank || lo.rank || hi.device || lo.device ||
+          !hi.allocated.peak || !lo.allocated.peak || !hi.reserved.peak || !lo.reserved.peak ||
+          *hi.reserved.peak <= *lo.reserved.peak + lk::cache_sizeable_min ||
           *hi.reserved.peak <= *hi.allocated.peak)
         continue;
       const auto x = static_cast<double>(std::max(*hi.allocated.peak, *lo.allocated.peak));
