@@ -27,6 +27,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::size_t i = 0; i < found.rank_devices.size(); ++i) {
     check(found.rank_devices[i].line >= 1 && found.rank_devices[i].device >= 0 &&
           found.rank_devices[i].device < 4096 && found.rank_devices[i].rank >= 0);
+    // A pool's counts come in pairs, its arrays in use within what it holds.
+    check(found.rank_devices[i].pool_used.has_value() ==
+          found.rank_devices[i].pool_held.has_value());
+    check(!found.rank_devices[i].pool_used ||
+          *found.rank_devices[i].pool_used <= *found.rank_devices[i].pool_held);
     for (std::size_t k = 0; k < i; ++k)
       check(found.rank_devices[k].rank != found.rank_devices[i].rank);
   }

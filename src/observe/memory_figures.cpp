@@ -484,7 +484,36 @@ std::optional<observation::rank_device> rank_device_of(std::string_view t) {
     if ((device = number_after(low, key, "=:", false))) break;
   if (!device) device = number_after(low, "cuda:", "", true);
   if (!device || *device >= 4096 || *rank >= 1'000'000) return std::nullopt;
-  return observation::rank_device{*rank, *device, 0, {}};
+  observation::rank_device out;
+  out.rank = *rank;
+  out.device = *device;
+  return out;
+}
+
+// The count right after `key` in `low` (lower case), separated by "=", ":", "()" or spaces and
+// followed by no letter: a byte count as a Python method returns it.
+std::optional<bytes> count_after_key(std::string_view low, std::string_view key) {
+  const std::size_t at = low.find(key);
+  if (at == std::string_view::npos || (at > 0 && (is_alnum(low[at - 1]) || low[at - 1] == '_')))
+    return std::nullopt;
+  std::size_t k = at + key.size();
+  while (k < low.size() && k - at - key.size() < 6 &&
+         (low[k] == '=' || low[k] == ':' || low[k] == '(' || low[k] == ')' || low[k] == ' '))
+    ++k;
+  const std::size_t digits = k;
+  while (k < low.size() && is_digit(low[k]) && k - digits < 20) ++k;
+  if (k == digits || (k < low.size() && (is_alnum(low[k]) || low[k] == '.'))) return std::nullopt;
+  return parse_uint(low.substr(digits, k - digits));
+}
+
+// (used_bytes, total_bytes) of a CuPy pool named on the line, the first no more than the second.
+std::optional<std::pair<bytes, bytes>> cupy_pool_counts(std::string_view t) {
+  if (t.size() > 400) return std::nullopt;
+  const std::string low = to_lower(t);
+  const auto used = count_after_key(low, "used_bytes");
+  const auto total = count_after_key(low, "total_bytes");
+  if (!used || !total || *used > *total) return std::nullopt;
+  return std::pair{*used, *total};
 }
 
 }  // namespace
@@ -593,8 +622,16 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
     if (auto rd = rank_device_of(t)) {
       rd->line = lines[i].number;
       rd->source = source;
+      // A CuPy pool's own counts on the rank's line, in bytes as its methods return them:
+      // used_bytes() (the arrays in use) and total_bytes() (all the pool holds, cached blocks
+      // included; cupy/cuda/memory.pyx, MemoryPool), printed under those names.
+      if (const auto pool = cupy_pool_counts(t)) {
+        rd->pool_used = pool->first;
+        rd->pool_held = pool->second;
+      }
       std::erase_if(out.rank_devices, [&](const auto& r) { return r.rank == rd->rank; });
       out.rank_devices.push_back(std::move(*rd));
+      if (rd->pool_held) continue;
     }
     // XLA's pool at its creation.
     for (const auto& [anchor, preallocated] : {std::pair<std::string_view, bool>{"XLA backend allocating ", true},

@@ -32,7 +32,8 @@
 //                        processes counted per GPU (observation::process_count)
 //   "INFO:proc.py:186:main: comm.rank=3 device_id=0 0 540156928"
 //                        a distributed program's rank and the GPU it selected on one line
-//                        (observation::rank_device); the other numbers are not read
+//                        (observation::rank_device); numbers without a name are not read, a
+//                        CuPy pool's "used_bytes=N total_bytes=M" are
 //   "Found device 0 with properties: ... Total memory: 7.92GiB / Free memory: 190.31MiB"
 //                        TensorFlow's device at its start (gpu_device.cc; later "totalMemory:
 //                        ... freeMemory: ..." on one line): what others held before it

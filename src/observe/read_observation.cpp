@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iterator>
 
 #include "observe/memory_figures.hpp"
@@ -62,7 +63,9 @@ result<observation> parse_log(std::string_view text, const std::string& source) 
   out.series = std::move(figures.series);
   out.process_counts = std::move(figures.process_counts);
   out.rank_devices = std::move(figures.rank_devices);
-  if (!out.rank_devices.empty())
+  if (!out.rank_devices.empty() &&
+      std::none_of(out.rank_devices.begin(), out.rank_devices.end(),
+                   [](const auto& r) { return r.pool_held.has_value(); }))
     out.warnings.push_back(error_at(
         source,
         fmt::format(

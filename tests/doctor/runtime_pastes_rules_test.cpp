@@ -137,6 +137,17 @@ TEST(RuntimePastesRules, RanksAllOnDeviceZeroCrowdGpu0) {
   EXPECT_EQ(found[0].cause_class, "gpu0_crowding");
   EXPECT_DOUBLE_EQ(found[0].likelihood, 0.7);
   EXPECT_NE(found[0].fix.find("set_device"), std::string::npos);
+  // With each rank's CuPy pool: what all but the largest hold on GPU 0 is the saving.
+  const auto pools = read(
+      "comm.rank=0 device_id=0 used_bytes=1 total_bytes=1073741824\ncomm.rank=1 device_id=0 "
+      "used_bytes=1 "
+      "total_bytes=3221225472\ncomm.rank=2 device_id=0 used_bytes=1 total_bytes=2147483648\n");
+  in.observed = &pools;
+  const auto priced = rules::gpu0_crowding(in);
+  ASSERT_EQ(priced.size(), 1u);
+  ASSERT_TRUE(priced[0].saving);
+  EXPECT_EQ(*priced[0].saving, static_cast<std::int64_t>(3_GiB));
+  EXPECT_EQ(priced[0].against[0].find("nor what each rank holds"), std::string::npos);
   // Ranks on their own GPUs: nothing.
   const auto spread = read("comm.rank=0 device_id=0 1\ncomm.rank=1 device_id=1 1\n");
   in.observed = &spread;

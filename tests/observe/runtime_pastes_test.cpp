@@ -282,6 +282,22 @@ TEST(RuntimePastes, ReadsTheDeviceEachRankReports) {
   ASSERT_EQ(torch->rank_devices.size(), 2u);  // the last line of each rank
   EXPECT_EQ(torch->rank_devices[1].rank, 1);
   EXPECT_EQ(torch->rank_devices[1].line, 3);
+  // A CuPy pool's counts named on a rank's line are read with it; the warning is then not given.
+  const auto pools = parse_observation(
+      "comm.rank=0 device_id=0 used_bytes=540156928 total_bytes=1000000000\n"
+      "comm.rank=1 device_id=0 used_bytes(): 0 total_bytes(): 5992921600\n",
+      "run.log");
+  ASSERT_TRUE(pools) << pools.error().to_string();
+  ASSERT_EQ(pools->rank_devices.size(), 2u);
+  EXPECT_EQ(pools->rank_devices[0].pool_used, 540156928u);
+  EXPECT_EQ(pools->rank_devices[0].pool_held, 1000000000u);
+  EXPECT_EQ(pools->rank_devices[1].pool_held, 5992921600u);
+  EXPECT_TRUE(pools->stats.empty());
+  EXPECT_FALSE(any_warning_has(pools->warnings, "what each holds there is not read"));
+  // Used above total is no pool's reading.
+  EXPECT_FALSE(detail::find_memory_figures("rank=0 gpu=0 used_bytes=9 total_bytes=5\n", "x")
+                   .rank_devices.at(0)
+                   .pool_held);
   // Words are not a selection: "ranking", "device 0 has".
   EXPECT_TRUE(detail::find_memory_figures("ranking 3 on device 0 has 2 GiB free\n", "x")
                   .rank_devices.empty());

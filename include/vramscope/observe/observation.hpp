@@ -281,10 +281,15 @@ struct observation {
   std::vector<process_count> process_counts;
   /// The GPU each process of a distributed program says it uses, as its log prints rank and
   /// device on one line ("comm.rank=3 device_id=0", "[rank1] cuda:1", "rank: 2 gpu_id=2"): one
-  /// entry per rank, its last such line. Whatever else those lines print is not read.
+  /// entry per rank, its last such line. Of what else those lines print, only a CuPy pool's
+  /// used_bytes / total_bytes named as such is read.
   struct rank_device {
     int rank = 0;
     int device = 0;
+    /// The rank's CuPy pool as the same line prints it (MemoryPool.used_bytes() and
+    /// total_bytes(), cupy/cuda/memory.pyx): its arrays in use, and all it holds with its cached
+    /// blocks. Empty when the line does not name them.
+    std::optional<bytes> pool_used, pool_held;
     int line = 0;
     std::string source;
   };

@@ -360,14 +360,27 @@ std::optional<finding> ranks_all_on_device0(const observe::observation& o) {
       {},       {}};
   f.evidence.push_back(fmt::format("{} line {} on: {} ranks each report device 0", first.source,
                                    first.line, o.rank_devices.size()));
+  // The ranks' own pools on device 0, where their lines give them (a CuPy pool's total_bytes):
+  // what all but the largest hold there is what giving each rank its own GPU moves off GPU 0.
+  std::vector<bytes> pools;
+  for (const auto& r : o.rank_devices)
+    if (r.pool_held) pools.push_back(*r.pool_held);
+  if (pools.size() >= 2) {
+    bytes sum = 0;
+    for (const bytes p : pools) sum += p;
+    const bytes largest = *std::max_element(pools.begin(), pools.end());
+    f.evidence.push_back(fmt::format("their pools on device 0 hold {} together ({} ranks)",
+                                     format_bytes(sum), pools.size()));
+    f.saving = static_cast<std::int64_t>(sum - largest);
+    f.saving_basis = "what the ranks' pools hold on GPU 0 but the largest one";
+  }
   f.support.push_back(
       "device 0 is the current device of every process that does not choose one: ranks that never "
-      "set "
-      "their device all allocate on GPU 0");
+      "set their device all allocate on GPU 0");
   f.against.push_back(
-      "the lines do not say how many GPUs the machine has nor what each rank holds: on a one-GPU "
-      "machine "
-      "sharing it is the only choice, and then the job does not fit");
+      fmt::format("the lines do not say how many GPUs the machine has{}: on a one-GPU "
+                  "machine sharing it is the only choice, and then the job does not fit",
+                  pools.size() >= 2 ? "" : " nor what each rank holds"));
   f.cause =
       "every rank runs on GPU 0, the default device, because none selected its own GPU before its "
       "first "
