@@ -411,6 +411,14 @@ void place(oom_facts& f) {
         // A frame in the program's evaluation code, below any training frame.
         phase = phase_of_module(frame_file);
         source = phase_source::module;
+        // A diffusers autoencoder decoding latents to images: what a pipeline does at its end
+        // to give its output; diffusers' training scripts only encode (vae.encode) and decode in
+        // their validation pipelines.
+        if (phase == oom_phase::unknown &&
+            (frame_file.find("diffusers/models/") != std::string_view::npos ||
+             frame_file.find("diffusers\\models\\") != std::string_view::npos) &&
+            (function == "decode" || function == "_decode" || function == "tiled_decode"))
+          phase = oom_phase::eval;
       }
     } else {
       phase = phase_of_code(text);

@@ -247,6 +247,18 @@ TEST(OomFacts, AnInferencePipelinesFramePlacesIt) {
     EXPECT_EQ(f.placed_by, phase_source::module) << file;
   }
   EXPECT_EQ(facts_after(inner).phase, oom_phase::unknown);
+  // Its autoencoder decoding latents (a pipeline's last step), not encoding them (training's).
+  const auto decode = facts_after(
+      "  File \"/sp/diffusers/models/autoencoders/autoencoder_kl.py\", line 9, in decode\n" +
+      inner);
+  EXPECT_EQ(decode.phase, oom_phase::eval);
+  EXPECT_EQ(decode.placed_by, phase_source::module);
+  EXPECT_EQ(
+      facts_after(
+          "  File \"/sp/diffusers/models/autoencoders/autoencoder_kl.py\", line 9, in encode\n" +
+          inner)
+          .phase,
+      oom_phase::unknown);
   EXPECT_EQ(facts_after("  File \"/repo/pipelines/run.py\", line 9, in __call__\n" + inner).phase,
             oom_phase::unknown);
   // A training loop that runs the pipeline (a validation image each epoch) fails in it; a
