@@ -955,6 +955,9 @@ struct oom_scanner {
     r.allocator = oom_allocator::cuda;
     for (std::string_view anchor : cuda_anchors)
       if (t.substr(at, anchor.size()) == anchor) r.status = std::string(anchor);
+    if (!out.empty() && out.back().status == r.status && out.back().kind == r.kind &&
+        lines[i].number > out.back().line && lines[i].number - out.back().line <= repeat_lines)
+      return;  // the same failure printed again (repeats_last)
     if (r.status.starts_with("CUDNN")) r.library = "cudnn";
     if (r.status.starts_with("CUBLAS")) r.library = "cublas";
     // The driver's device allocation named as the failed call: a framework's own allocator that
@@ -981,7 +984,20 @@ struct oom_scanner {
 
   // A failure the runtime or a library names (failure_line.hpp): no figures; a device
   // allocation of the runtime's, or a library's own (its workspace).
+  // The runtime's log line and the exception that repeats it ("cuDNN failure 2: ..." then
+  // "EXCEPTION occurred: cuDNN failure 2: ...", CNTK; the error logged, then raised again in a
+  // RuntimeError's text, Theano): the same status again within a traceback's length of the
+  // last report, with no other report between, is that failure printed twice.
+  static constexpr int repeat_lines = 20;
+  bool repeats_last(std::size_t i, const detail::failure_line& f) const {
+    if (out.empty()) return false;
+    const oom_report& last = out.back();
+    return last.status == f.status && last.library == f.library && lines[i].number > last.line &&
+           lines[i].number - last.line <= repeat_lines;
+  }
+
   void failure(std::size_t i, const detail::failure_line& f) {
+    if (repeats_last(i, f)) return;
     oom_report r = started(i, f.at, oom_kind::cuda);
     r.origin = f.origin;
     r.allocator = oom_allocator::cuda;

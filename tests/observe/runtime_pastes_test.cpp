@@ -37,6 +37,39 @@ TEST(RuntimePastes, CntkCudaFailureTwoIsADeviceAllocation) {
   EXPECT_TRUE(any_warning_has(w, "without figures"));
 }
 
+// The runtime's log line and the exception that repeats it are one failure; a failure of another
+// status, or the same status far later, is another.
+TEST(RuntimePastes, AFailurePrintedAgainIsOneReport) {
+  warnings w;
+  const auto cntk = find(
+      "About to throw exception 'cuDNN failure 2: CUDNN_STATUS_ALLOC_FAILED ; GPU=0 ; hostname=h ; "
+      "expr=finder(c, a)'\n"
+      "cuDNN failure 2: CUDNN_STATUS_ALLOC_FAILED ; GPU=0 ; hostname=h ; expr=finder(c, a)\n\n"
+      "EXCEPTION occurred: cuDNN failure 2: CUDNN_STATUS_ALLOC_FAILED ; GPU=0 ; hostname=h ; "
+      "expr=finder(c, a)\n",
+      w);
+  EXPECT_EQ(cntk.size(), 1u);
+  const auto theano = find(
+      "initCnmem: cnmemInit call failed! Reason=CNMEM_STATUS_OUT_OF_MEMORY. numdev=1\n\nTraceback "
+      "(most recent "
+      "call last):\n  File \"enhance.py\", line 106, in <module>\n    import theano\nRuntimeError: "
+      "('initCnmem: "
+      "cnmemInit call failed! Reason=CNMEM_STATUS_OUT_OF_MEMORY. numdev=1\\n', 'You asked to force "
+      "this device')\n",
+      w);
+  EXPECT_EQ(theano.size(), 1u);
+  std::string far = "CUDA failure 2: out of memory ; GPU=0 ; hostname=h ; expr=cudaMalloc(p)\n";
+  for (int k = 0; k < 25; ++k) far += "epoch " + std::to_string(k) + "\n";
+  far += "CUDA failure 2: out of memory ; GPU=0 ; hostname=h ; expr=cudaMalloc(q)\n";
+  EXPECT_EQ(find(far, w).size(), 2u);
+  EXPECT_EQ(find("CUDA failure 2: out of memory ; GPU=0 ; hostname=h ; expr=cudaMalloc(p)\n"
+                 "CUBLAS failure 3: CUBLAS_STATUS_ALLOC_FAILED ; GPU=0 ; hostname=h ; "
+                 "expr=cublasCreate(&h)\n",
+                 w)
+                .size(),
+            2u);
+}
+
 TEST(RuntimePastes, CntkLibraryFailuresNameTheirLibrary) {
   const auto cublas = detail::failure_line_of(
       "CUBLAS failure 3: CUBLAS_STATUS_ALLOC_FAILED ; GPU=1 ; hostname=h ; expr=cublasCreate(&h)");

@@ -369,11 +369,12 @@ TEST(ThreadsYardstick, TwelfthBatchAtFirstSight) {
 // the rules for libraries' own failures (DEV001) and other runtimes' up-front pools (JAX001) as
 // well, 10 of 18 top-1, 12 of 18 top-3; with Thrust's failed kernel launch read as outside the
 // pool and a JVM's frames below their exception kept (the RAPIDS plugin's pool then weighed by
-// JAX001), 11 and 13.
+// JAX001), 11 and 13; with a failure printed again by its exception read once (604's CNTK line no
+// longer fills the first three with copies), 11 and 14.
 TEST(ThreadsYardstick, ThirteenthBatchAtFirstSight) {
   const tally fresh = score_all("13", false);
   ASSERT_GE(fresh.n, 15);
-  expect_at_least(fresh, {11, 13});
+  expect_at_least(fresh, {11, 14});
 }
 
 // Batch 14, collected sealed (runtimes other than PyTorch, any owner; PyTorch projects outside
