@@ -135,7 +135,7 @@ TEST(RuntimePastesRules, RanksAllOnDeviceZeroCrowdGpu0) {
   const auto found = rules::gpu0_crowding(in);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].cause_class, "gpu0_crowding");
-  EXPECT_DOUBLE_EQ(found[0].likelihood, 0.7);
+  EXPECT_DOUBLE_EQ(found[0].likelihood, 0.6);  // a rank seeing only its own GPU calls it 0 too
   EXPECT_NE(found[0].fix.find("set_device"), std::string::npos);
   // With each rank's CuPy pool: what all but the largest hold on GPU 0 is the saving.
   const auto pools = read(

@@ -348,16 +348,27 @@ bool crowds_gpu0(const job::job_spec& j) {
 // Two or more ranks of a distributed program whose own lines say they all use device 0
 // (observation::rank_device): device 0 is CUDA's current device until a process sets another
 // (CUDA Runtime API, cudaSetDevice; CuPy's cupy.cuda.Device, torch.cuda.current_device), so
-// ranks that never chose theirs all put their pools and contexts on GPU 0. Likely: the lines
-// say where each rank runs, not what it holds there, nor how many GPUs the machine has.
+// ranks that never chose theirs all put their pools and contexts on GPU 0. One step above
+// possible, not likely: a rank that sees only its own GPU (CUDA_VISIBLE_DEVICES set per rank, a
+// scheduler's per-worker GPU) calls it device 0 as well, and the lines say neither which nor how
+// many GPUs the machine has.
 std::optional<finding> ranks_all_on_device0(const observe::observation& o) {
   if (o.rank_devices.size() < 2) return std::nullopt;
   for (const auto& r : o.rank_devices)
     if (r.device != 0) return std::nullopt;
   const auto& first = o.rank_devices.front();
-  finding f{
-      "GPU001", {}, severity::warning, {}, {}, {}, {}, {}, "gpu0_crowding", likelihood::likely,
-      {},       {}};
+  finding f{"GPU001",
+            {},
+            severity::warning,
+            {},
+            {},
+            {},
+            {},
+            {},
+            "gpu0_crowding",
+            likelihood::possible + likelihood::step,
+            {},
+            {}};
   f.evidence.push_back(fmt::format("{} line {} on: {} ranks each report device 0", first.source,
                                    first.line, o.rank_devices.size()));
   // The ranks' own pools on device 0, where their lines give them (a CuPy pool's total_bytes):
@@ -381,6 +392,10 @@ std::optional<finding> ranks_all_on_device0(const observe::observation& o) {
       fmt::format("the lines do not say how many GPUs the machine has{}: on a one-GPU "
                   "machine sharing it is the only choice, and then the job does not fit",
                   pools.size() >= 2 ? "" : " nor what each rank holds"));
+  f.against.push_back(
+      "a rank that sees only its own GPU (CUDA_VISIBLE_DEVICES set per rank, a scheduler's "
+      "per-worker "
+      "GPU) calls it device 0 as well: the lines do not say which physical GPU each rank has");
   f.cause =
       "every rank runs on GPU 0, the default device, because none selected its own GPU before its "
       "first "
