@@ -17,8 +17,24 @@ void check(bool condition) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const auto found = vramscope::observe::detail::find_memory_figures(text, "fuzz.log");
+  // Allocated and reserved both, or (a paste without such a line) the allocated peak and its
+  // other reading, the reserved figure named as missing.
   for (const auto& s : found.stats)
-    check((s.allocated.current || s.allocated.peak) && (s.reserved.current || s.reserved.peak));
+    check(((s.allocated.current || s.allocated.peak) && (s.reserved.current || s.reserved.peak)) ||
+          (s.allocated.peak && s.allocated.current && !s.reserved.current && !s.reserved.peak &&
+           !s.missing.empty()));
+  // One entry per rank, each with its line and a device number a machine can have.
+  for (std::size_t i = 0; i < found.rank_devices.size(); ++i) {
+    check(found.rank_devices[i].line >= 1 && found.rank_devices[i].device >= 0 &&
+          found.rank_devices[i].device < 4096 && found.rank_devices[i].rank >= 0);
+    // A pool's counts come in pairs, its arrays in use within what it holds.
+    check(found.rank_devices[i].pool_used.has_value() ==
+          found.rank_devices[i].pool_held.has_value());
+    check(!found.rank_devices[i].pool_used ||
+          *found.rank_devices[i].pool_used <= *found.rank_devices[i].pool_held);
+    for (std::size_t k = 0; k < i; ++k)
+      check(found.rank_devices[k].rank != found.rank_devices[i].rank);
+  }
   // Usage quoted in prose gives used and total; a device's row one of used, free or total.
   for (const auto& g : found.gpus)
     check((g.used || g.total) && (!g.used || !g.total || *g.used <= *g.total));

@@ -35,6 +35,10 @@ inline constexpr bytes nccl_buffers_max = 1638_MiB;
 // of each other's size are read as such ranks (GPU001); test workers or other users' jobs that
 // share a GPU differ far more (tests/data/threads 611 and 731: 0.3 to 9.2 GiB).
 inline constexpr double equal_ranks_spread = 1.05;
+// Two readings of one figure that a paste prints for two variants of a run (a benchmark table)
+// are the same figure when within 1 % of each other: the tables print three to six digits, so
+// rounding alone moves them well under that, and a change in the live tensors moves them more.
+inline constexpr double same_reading_spread = 1.01;
 
 // ---- Fragmentation. At an out-of-memory error the caching allocator has already released every
 // cached segment it could and retried (CUDACachingAllocator's release_cached_blocks before the

@@ -254,14 +254,15 @@ oom_phase phase_of_code(std::string_view code) {
 // its train.py: evaluate.py / eval.py (mmsegmentation, pytorch-hair-segmentation), test.py
 // (mmdetection's and mmsegmentation's tools/test.py, CRAFT), val.py and detect.py (YOLOv5),
 // predict.py, infer.py / inference.py, demo.py (DSFD, detectron2's demo/demo.py), sample.py
-// (nanoGPT) and generate.py (StyleGAN2, LLaMA's example scripts). Only the script's stem is read.
+// (nanoGPT), generate.py (StyleGAN2, LLaMA's example scripts) and separate.py (a source-separation
+// model's inference: Demucs's and Spleeter's `separate` command). Only the script's stem is read.
 oom_phase phase_of_script(std::string_view path) {
   const std::size_t slash = path.find_last_of("/\\");
   std::string_view stem = slash == std::string_view::npos ? path : path.substr(slash + 1);
   if (!stem.ends_with(".py")) return oom_phase::unknown;
   stem.remove_suffix(3);
   if (stem == "val" || starts_any(stem, {"eval", "test", "val_", "valid", "predict", "infer",
-                                         "demo", "detect", "sample", "generate"}))
+                                         "demo", "detect", "sample", "generate", "separate"}))
     return oom_phase::eval;
   return oom_phase::unknown;
 }
@@ -269,9 +270,11 @@ oom_phase phase_of_script(std::string_view path) {
 // The phase a frame's file names by the package it lies in: a directory of the program's
 // evaluation code (detectron2's and mmdet's `evaluation/` packages, rf-detr's
 // `rfdetr/evaluation/`, a repository's `eval/` or `validation/`), or a module of its own
-// (`evaluator.py`, `eval_utils.py`). Its functions (matching, metrics) need not name the phase.
+// (`evaluator.py`, `eval_utils.py`), or an inference library's pipelines (diffusers/pipelines/,
+// transformers/pipelines/). Its functions (matching, metrics) need not name the phase.
 oom_phase phase_of_module(std::string_view path) {
   std::size_t start = 0;
+  std::string_view parent;
   while (start < path.size()) {
     const std::size_t slash = path.find_first_of("/\\", start);
     const std::size_t end = slash == std::string_view::npos ? path.size() : slash;
@@ -281,6 +284,12 @@ oom_phase phase_of_module(std::string_view path) {
       if (part == "evaluation" || part == "eval" || part == "evaluator" || part == "evaluators" ||
           part == "validation")
         return oom_phase::eval;
+      // The pipelines of diffusers and transformers run a trained model for inference (their
+      // documentation: DiffusionPipeline "for inference", transformers' pipeline() "for
+      // inference"); training uses the models, not the pipelines.
+      if (part == "pipelines" && (parent == "diffusers" || parent == "transformers"))
+        return oom_phase::eval;
+      parent = part;
       continue;
     }
     if (!part.ends_with(".py")) break;
@@ -413,6 +422,14 @@ void place(oom_facts& f) {
         // A frame in the program's evaluation code, below any training frame.
         phase = phase_of_module(frame_file);
         source = phase_source::module;
+        // A diffusers autoencoder decoding latents to images: what a pipeline does at its end
+        // to give its output; diffusers' training scripts only encode (vae.encode) and decode in
+        // their validation pipelines.
+        if (phase == oom_phase::unknown &&
+            (frame_file.find("diffusers/models/") != std::string_view::npos ||
+             frame_file.find("diffusers\\models\\") != std::string_view::npos) &&
+            (function == "decode" || function == "_decode" || function == "tiled_decode"))
+          phase = oom_phase::eval;
       }
     } else {
       phase = phase_of_code(text);
@@ -430,6 +447,81 @@ void place(oom_facts& f) {
       f.placed_by = source;
       f.phase_line = *line;
       return;
+    }
+  }
+  // The program's entry file when the traceback's outermost frame is a console script (pip's
+  // wrapper for an entry point: a file without .py, "bin/NAME" or "Scripts/NAME", at
+  // `<module>`), which only calls the function its package names: the next frame's file is the
+  // script the user ran. And a command line pasted above the traceback ("$ python predict.py
+  // ...", "python -m pkg.infer", "torchrun ... test.py"), the script it runs. Both name the
+  // phase as phase_of_script reads a script's name, under the same guard: no training frame
+  // and no backward anywhere in the traceback.
+  bool trained = f.in_backward, script_framed = false;
+  for (const auto& line : context)
+    if (const std::string text = lower(line); const auto frame = frame_of(text)) {
+      trained = trained || trains(frame->function);
+      // The traceback's own script outranks a command pasted beside it.
+      script_framed = script_framed ||
+                      (frame->function.starts_with("<module>") && frame->file.ends_with(".py"));
+    }
+  if (!trained) {
+    for (std::size_t k = 0; k + 1 < context.size(); ++k) {
+      const std::string outer = lower(context[k]);
+      const auto wrapper = frame_of(outer);
+      if (!wrapper || !wrapper->function.starts_with("<module>") ||
+          wrapper->file.ends_with(".py") || wrapper->file.empty())
+        continue;
+      for (std::size_t n = k + 1; n < context.size(); ++n) {
+        const std::string inner = lower(context[n]);
+        const auto entry = frame_of(inner);
+        if (!entry) continue;
+        if (phase_of_script(entry->file) == oom_phase::eval) {
+          f.phase = oom_phase::eval;
+          f.placed_by = phase_source::script;
+          f.phase_line = context[n];
+          return;
+        }
+        break;
+      }
+    }
+    for (const auto& line : script_framed ? std::vector<std::string>{} : context) {
+      const std::string text = lower(line);
+      const std::size_t colon = text.find(": ");
+      std::string_view body = colon == std::string::npos ? std::string_view(text)
+                                                         : std::string_view(text).substr(colon + 2);
+      if (body.starts_with("$ ") || body.starts_with("# ") || body.starts_with("> "))
+        body.remove_prefix(2);
+      if (!starts_any(body, {"python ", "python3 ", "torchrun ", "accelerate launch ", "deepspeed ",
+                             "srun python", "cuda_visible_devices="}))
+        continue;
+      std::string script;
+      std::size_t at = 0;
+      bool module_next = false;
+      while (at < body.size() && script.empty()) {
+        while (at < body.size() && body[at] == ' ') ++at;
+        std::size_t end = body.find(' ', at);
+        if (end == std::string_view::npos) end = body.size();
+        const std::string_view token = body.substr(at, end - at);
+        at = end;
+        if (module_next) {
+          module_next = false;
+          // A launcher's module (torch.distributed.run / launch) runs the script after it.
+          if (!token.starts_with("torch.distributed"))
+            script = std::string(token.substr(
+                         token.rfind('.') == std::string_view::npos ? 0 : token.rfind('.') + 1)) +
+                     ".py";
+        } else if (token == "-m") {
+          module_next = true;
+        } else if (token.ends_with(".py")) {
+          script = std::string(token);
+        }
+      }
+      if (!script.empty() && phase_of_script(script) == oom_phase::eval) {
+        f.phase = oom_phase::eval;
+        f.placed_by = phase_source::script;
+        f.phase_line = line;
+        return;
+      }
     }
   }
   // A frame that generates or samples (generates()), with no training frame anywhere in the

@@ -7,6 +7,7 @@
 #include "observe/failure_line.hpp"
 
 #include <array>
+#include <tuple>
 
 #include "observe/text_util.hpp"
 
@@ -40,6 +41,15 @@ std::optional<failure_line> failure_line_of(std::string_view line) {
   if (const std::size_t at = line.find("cudaErrorMemoryAllocation"); at != std::string_view::npos) {
     f.at = at;
     f.status = "cudaErrorMemoryAllocation";
+    // Thrust reports a kernel launch of its parallel_for that failed as "parallel_for failed:
+    // STATUS" (thrust/system/cuda/detail/parallel_for.h, throw_on_error): the launch, not an
+    // allocator's request, found no memory (its local memory, the driver's launch resources).
+    if (const std::size_t p = line.find("parallel_for failed");
+        p != std::string_view::npos && p < at) {
+      f.at = p;
+      f.origin = oom_origin::outside_allocator;
+      f.status = "cudaErrorMemoryAllocation (a Thrust kernel launch)";
+    }
     return f;
   }
   std::size_t at = 0;
@@ -84,6 +94,74 @@ std::optional<failure_line> failure_line_of(std::string_view line) {
     f.names_memory = false;
     return f;
   }
+  // ONNX Runtime's BFC arena refusing a request (onnxruntime/core/framework/bfc_arena.cc,
+  // AllocateRawInternal): "Failed to allocate memory for requested buffer of size N", N in bytes.
+  constexpr std::string_view arena = "Failed to allocate memory for requested buffer of size ";
+  if (const std::size_t a = line.find(arena); a != std::string_view::npos) {
+    const std::string_view rest = line.substr(a + arena.size());
+    std::size_t digits = 0;
+    while (digits < rest.size() && digits < 20 && rest[digits] >= '0' && rest[digits] <= '9')
+      ++digits;
+    f.at = a;
+    f.status = "BFCArena: failed to allocate";
+    f.framework_pool = true;
+    if (digits > 0) f.requested = parse_uint(rest.substr(0, digits));
+    return f;
+  }
+  // CNTK's CUDA_CALL check (Source/Math/GPUMatrix.cu, CudaCall), kept by ONNX Runtime
+  // (core/providers/cuda/cuda_call.cc, with "; file=F ; line=L" added): "LIB failure N: TEXT ;
+  // GPU=G ; hostname=H ; expr=CALL", LIB one of CUDA, CUBLAS, cuDNN with the library's own status
+  // number: CUDA 2 is cudaErrorMemoryAllocation, CUBLAS 3 CUBLAS_STATUS_ALLOC_FAILED, cuDNN 2
+  // CUDNN_STATUS_ALLOC_FAILED (the headers named above).
+  for (const auto& [name, number, library, status] :
+       {std::tuple<std::string_view, std::uint64_t, std::string_view, std::string_view>{
+            "CUDA failure ", 2, "", "cudaErrorMemoryAllocation (2)"},
+        {"CUBLAS failure ", 3, "cublas", "CUBLAS_STATUS_ALLOC_FAILED (3)"},
+        {"cuDNN failure ", 2, "cudnn", "CUDNN_STATUS_ALLOC_FAILED (2)"}}) {
+    const std::size_t c = line.find(name);
+    if (c == std::string_view::npos) continue;
+    const std::string_view rest = line.substr(c + name.size());
+    const std::size_t colon = rest.find(':');
+    if (colon == std::string_view::npos || colon == 0 || colon > 6) continue;
+    if (parse_uint(rest.substr(0, colon)) != number) continue;
+    f.at = c;
+    f.library = std::string(library);
+    f.origin = library.empty() ? oom_origin::allocator : oom_origin::outside_allocator;
+    f.status = std::string(status);
+    return f;
+  }
+  // CNMeM, the pool Theano's old back-end creates at start with lib.cnmem of the GPU (cnmem.h:
+  // CNMEM_STATUS_OUT_OF_MEMORY; Theano's config documentation, lib.cnmem): "initCnmem:
+  // cnmemInit call failed! Reason=CNMEM_STATUS_OUT_OF_MEMORY" when the pool could not be made,
+  // the same status from a later allocation out of it.
+  if (const std::size_t c = line.find("CNMEM_STATUS_OUT_OF_MEMORY"); c != std::string_view::npos) {
+    const std::size_t init = line.find("cnmemInit");
+    f.at = init != std::string_view::npos && init < c ? line.rfind("initCnmem", init) : c;
+    if (f.at == std::string_view::npos) f.at = init;
+    f.library = "cnmem";
+    f.status = init != std::string_view::npos && init < c ? "cnmemInit: CNMEM_STATUS_OUT_OF_MEMORY"
+                                                          : "CNMEM_STATUS_OUT_OF_MEMORY";
+    return f;
+  }
+  // cuDNN's handle could not be created ("could not create cuDNN handle:
+  // CUDNN_STATUS_INTERNAL_ERROR" in Theano's and TensorFlow's wording, "Could not create cudnn
+  // handle"): cudnnCreate allocates the handle's device resources (cuDNN API reference,
+  // cudnnCreate), and fails so on a device with no memory left. The status names no lack of
+  // memory unless it is ALLOC_FAILED, so it is read as the library's failure, not proof of one.
+  if (const std::string low = to_lower(line); contains(low, "create cudnn handle")) {
+    const std::size_t c = low.find("create cudnn handle");
+    const std::size_t start = low.rfind("could not", c);
+    f.at = start == std::string::npos ? c : start;
+    f.origin = oom_origin::outside_allocator;
+    f.library = "cudnn";
+    f.names_memory = contains(line, "ALLOC_FAILED");
+    const std::size_t st = line.find("CUDNN_STATUS_", c);
+    f.status = st == std::string_view::npos
+                   ? std::string("cudnnCreate failed")
+                   : "cudnnCreate: " +
+                         std::string(line.substr(st, line.find_first_of(" '\\\")\n", st) - st));
+    return f;
+  }
   // "cudaMalloc failed", "cudaMalloc(&p, n) failed: out of memory"; not cudaMallocHost (pinned
   // host memory) nor cudaMallocManaged's other names.
   for (std::size_t m = line.find("cudaMalloc"); m != std::string_view::npos;
@@ -103,18 +181,26 @@ std::optional<failure_line> failure_line_of(std::string_view line) {
 std::string runtime_named(std::string_view text) {
   struct mark {
     std::string_view runtime;
-    std::array<std::string_view, 3> words;  // any one, as printed
+    std::array<std::string_view, 4> words;  // any one, as printed
   };
   static constexpr mark marks[] = {
-      {"caffe", {"caffe::", "syncedmem.cpp", "_layer.cu:"}},
-      {"rapids", {"ai.rapids", "spark.rapids", "rmm::"}},
-      {"cntk", {"CNTK", "cntk", "Microsoft.MSR"}},
-      {"knet", {"Knet", "Knet.", "Knet"}},
-      {"mxnet", {"mxnet", "MXNet", "mxnet"}},
-      {"paddle", {"paddle", "Paddle", "paddle"}},
-      {"tensorflow", {"tensorflow", "TensorFlow", "tensorflow"}},
-      {"jax", {"jaxlib", "XlaRuntimeError", "jax/"}},
-      {"torch", {"torch/", "torch.", "PyTorch"}},
+      {"caffe", {"caffe::", "syncedmem.cpp", "_layer.cu:", "caffe::"}},
+      {"rapids", {"ai.rapids", "spark.rapids", "rmm::", "rmm::"}},
+      // ONNX Runtime's CudaCall, CNTK's descendant, adds "; file=F ; line=L" to CNTK's format.
+      {"onnxruntime", {"onnxruntime", "ONNXRuntime", "; file=", "OrtRun"}},
+      // CNTK's CudaCall prints "; GPU=G ; hostname=H ; expr=CALL" after the status.
+      {"cntk", {"CNTK", "cntk", "Microsoft.MSR", "; hostname="}},
+      // Theano names itself in its frames and config; a node it could not compile is reported
+      // as "('The following error happened while compiling the node', NODE, ...)", the tuple
+      // Theano raises when building a node's thunk fails; pygpu is libgpuarray's Python module,
+      // its new back-end.
+      {"theano", {"theano", "Theano", "while compiling the node", "pygpu"}},
+      {"knet", {"Knet", "Knet.", "Knet", "Knet"}},
+      {"mxnet", {"mxnet", "MXNet", "mxnet", "mxnet"}},
+      {"paddle", {"paddle", "Paddle", "paddle", "paddle"}},
+      {"tensorflow", {"tensorflow", "TensorFlow", "tensorflow", "tensorflow"}},
+      {"jax", {"jaxlib", "XlaRuntimeError", "jax/", "jax/"}},
+      {"torch", {"torch/", "torch.", "PyTorch", "PyTorch"}},
   };
   // Caffe by its namespace and source files, not its name: PyTorch's paths hold "caffe2".
   for (const auto& m : marks)

@@ -20,6 +20,14 @@
 //                                                  second names no memory and is read as a
 //                                                  library's failure only beside a cuDNN call
 //   "cudaMalloc failed", "cudaMalloc(...) failed"  a framework's own check of cudaMalloc
+//   "CUDA failure 2: out of memory ; GPU=0 ; hostname=H ; expr=cudaMalloc(...)"
+//                                                  CNTK's and ONNX Runtime's CUDA_CALL check
+//   "initCnmem: cnmemInit call failed! Reason=CNMEM_STATUS_OUT_OF_MEMORY"
+//                                                  Theano's CNMeM pool
+//   "could not create cuDNN handle: CUDNN_STATUS_INTERNAL_ERROR"
+//                                                  cuDNN's handle not created (Theano, TensorFlow)
+//   "BFCArena::AllocateRawInternal(...) Failed to allocate memory for requested buffer of size N"
+//                                                  ONNX Runtime's arena refusing a request
 //
 // CUDA_ERROR_OUT_OF_MEMORY (the driver), CUDNN_STATUS_ALLOC_FAILED and CUBLAS_STATUS_ALLOC_FAILED
 // as plain names are read by oom_report.cpp's driver reader; this reader takes the forms it
@@ -43,15 +51,20 @@ struct failure_line {
   /// The status names a lack of memory. False for a library's execution failure pasted as the
   /// memory failure (cuDNN v2 reported a workspace it could not allocate that way).
   bool names_memory = true;
+  /// The request the line names, in bytes, when it gives one (ONNX Runtime's arena).
+  std::optional<std::uint64_t> requested;
+  /// The failure is a framework's own pool refusing the request (ONNX Runtime's BFC arena), not
+  /// the CUDA runtime or a library: read as that allocator's message.
+  bool framework_pool = false;
 };
 
 /// The failure one line names, if any.
 std::optional<failure_line> failure_line_of(std::string_view line);
 
 /// The runtime or framework a paste names by its own marks (a Java package, a log's source
-/// file, a frame's module): "caffe", "rapids", "cntk", "knet", "mxnet", "paddle", "tensorflow",
-/// "jax", "torch"; empty when none. The first framework in this order wins, so a framework over
-/// another's library (Caffe over cuDNN, RAPIDS over RMM) is named by itself.
+/// file, a frame's module): "caffe", "rapids", "onnxruntime", "cntk", "theano", "knet", "mxnet",
+/// "paddle", "tensorflow", "jax", "torch"; empty when none. The first framework in this order wins,
+/// so a framework over another's library (Caffe over cuDNN, RAPIDS over RMM) is named by itself.
 std::string runtime_named(std::string_view text);
 
 }  // namespace vramscope::observe::detail

@@ -47,6 +47,15 @@ std::optional<size_at> size_starting(std::string_view line, std::size_t at) {
   std::string candidate = number + std::string(line.substr(i, 8));
   std::size_t used = 0;
   const auto value = parse_size_prefix(candidate, used);
+  // "21.1G": the suffix GNU's human-readable sizes print (coreutils' -h: powers of 1024), as
+  // users quote a GPU's memory ("vram usage 21.1G", "A100-80G"); only right after the number and
+  // not the start of a word.
+  if ((!value || used <= digits) && i < line.size() && line[i] == 'G' &&
+      (i + 1 == line.size() || !is_alnum(line[i + 1]))) {
+    const auto gib = parse_decimal(number);
+    if (!gib || *gib > 1e9) return std::nullopt;
+    return size_at{at, i + 1, static_cast<bytes>(*gib * static_cast<double>(1_GiB))};
+  }
   if (!value || used <= digits) return std::nullopt;
   return size_at{at, i + (used - digits), *value};
 }
@@ -262,6 +271,31 @@ bool read_vllm(std::string_view t, vllm_profile& v) {
   return any;
 }
 
+// A device named at a line's start ("GPU 0", "GPU:1", "gpu 2", "cuda:0", "Device 3", after a
+// list mark): its index and where the rest of the line starts.
+struct device_at {
+  int index = 0;
+  std::size_t end = 0;
+};
+
+std::optional<device_at> device_designator(std::string_view t) {
+  std::size_t i = 0;
+  while (i < t.size() && (t[i] == '-' || t[i] == '*' || t[i] == ' ')) ++i;
+  const std::string low = to_lower(t.substr(i, 12));
+  for (std::string_view name : {"gpu", "cuda", "device"}) {
+    if (low.substr(0, name.size()) != name) continue;
+    std::size_t k = i + name.size();
+    if (k < t.size() && (t[k] == ' ' || t[k] == ':' || t[k] == '#')) ++k;
+    const std::size_t digits = k;
+    while (k < t.size() && is_digit(t[k]) && k - digits < 4) ++k;
+    if (k == digits || (k < t.size() && is_alnum(t[k]))) return std::nullopt;
+    const auto v = parse_uint(t.substr(digits, k - digits));
+    if (!v) return std::nullopt;
+    return device_at{static_cast<int>(*v), k};
+  }
+  return std::nullopt;
+}
+
 // ---- A markdown table of figures.
 
 std::vector<std::string_view> cells_of(std::string_view row) {
@@ -297,7 +331,8 @@ bool names_before(std::string_view header) {
   return false;
 }
 
-// Reads the table of `rows` (header, separator, body) into one torch_stats per value column.
+// Reads the table of `rows` (header, separator, body) into one torch_stats per value column, or
+// per row when the header names the figures.
 void read_table(const std::vector<text_line>& rows, const std::string& source, memory_figures& out) {
   if (rows.size() < 3 || !separator_row(rows[1].text)) return;
   for (const auto& r : rows)
@@ -305,6 +340,7 @@ void read_table(const std::vector<text_line>& rows, const std::string& source, m
   const auto header = cells_of(rows[0].text);
   if (header.size() < 2) return;
   const bool comparison = names_before(header[1]);
+  bool read_any = false;
   for (std::size_t col = 1; col < header.size(); ++col) {
     torch_stats s;
     s.origin = stats_origin::log_figures;
@@ -324,7 +360,52 @@ void read_table(const std::vector<text_line>& rows, const std::string& source, m
     s.cut_at_line = std::nullopt;
     s.raw["line"] = static_cast<std::uint64_t>(rows[0].number);
     out.stats.push_back(std::move(s));
+    read_any = true;
   }
+  if (read_any) return;
+  const std::size_t stats_before = out.stats.size();
+  // The same figures laid the other way, as benchmarks in pull requests print them: the header
+  // names a figure in each column ("Peak allocated | Peak reserved"), each row is one variant
+  // ("One-shot side stream", "Current stream"). The first row is the state being compared; the
+  // later rows are what a change gave when the first one's label names a before state.
+  const auto first_row = cells_of(rows[2].text);
+  const bool first_before =
+      rows.size() > 3 && !first_row.empty() && names_before(first_row.front());
+  for (std::size_t r = 2; r < rows.size(); ++r) {
+    const auto cells = cells_of(rows[r].text);
+    if (cells.empty()) continue;
+    torch_stats s;
+    s.origin = stats_origin::log_figures;
+    s.source = source;
+    std::vector<std::string> columns_read;
+    for (std::size_t col = 1; col < header.size() && col < cells.size(); ++col)
+      if (const auto value = cell_size(cells[col]); value && put(s, classify(header[col]), *value))
+        columns_read.push_back(cut_label(header[col]));
+    if (!has_both(s)) continue;
+    s.label = cut_label(cells[0]);
+    // A row per rank or per GPU ("rank 3", "GPU 1", "cuda:0", a bare index) is a reading of that
+    // rank or device, not a variant.
+    const std::string low = to_lower(trim(cells[0]));
+    if (const auto index = parse_uint(low); index && *index < 100'000) {
+      s.rank = static_cast<int>(*index);
+    } else if (const auto dev = device_designator(cells[0])) {
+      if (trim(cells[0].substr(dev->end)).empty()) s.device = dev->index;
+    } else if (low.starts_with("rank") && low.size() > 4) {
+      const std::string_view n =
+          trim(std::string_view(low).substr(low[4] == ' ' || low[4] == ':' ? 5 : 4));
+      if (const auto r = parse_uint(n); r && *r < 100'000) s.rank = static_cast<int>(*r);
+    }
+    if (!columns_read.empty()) s.label += fmt::format(" ({})", fmt::join(columns_read, "; "));
+    s.after_change = first_before && r > 2;
+    s.raw["line"] = static_cast<std::uint64_t>(rows[r].number);
+    out.stats.push_back(std::move(s));
+  }
+  if (out.stats.size() > stats_before) return;
+  // Nothing read: the rows that hold sizes are what a refusal quotes.
+  for (std::size_t r = 2; r < rows.size() && out.unread.size() < 4; ++r)
+    if (!sizes_in(rows[r].text).empty())
+      out.unread.push_back(
+          fmt::format("{}: {}", rows[r].number, trim(rows[r].text).substr(0, 120)));
 }
 
 // "N / SIZE": a number without unit before the slash, in the total's unit.
@@ -354,31 +435,6 @@ std::optional<int> bracketed_index(std::string_view t) {
   const auto v = parse_uint(t.substr(1, close - 1));
   if (!v) return std::nullopt;
   return static_cast<int>(*v);
-}
-
-// A device named at a line's start ("GPU 0", "GPU:1", "gpu 2", "cuda:0", "Device 3", after a
-// list mark): its index and where the rest of the line starts.
-struct device_at {
-  int index = 0;
-  std::size_t end = 0;
-};
-
-std::optional<device_at> device_designator(std::string_view t) {
-  std::size_t i = 0;
-  while (i < t.size() && (t[i] == '-' || t[i] == '*' || t[i] == ' ')) ++i;
-  const std::string low = to_lower(t.substr(i, 12));
-  for (std::string_view name : {"gpu", "cuda", "device"}) {
-    if (low.substr(0, name.size()) != name) continue;
-    std::size_t k = i + name.size();
-    if (k < t.size() && (t[k] == ' ' || t[k] == ':' || t[k] == '#')) ++k;
-    const std::size_t digits = k;
-    while (k < t.size() && is_digit(t[k]) && k - digits < 4) ++k;
-    if (k == digits || (k < t.size() && is_alnum(t[k]))) return std::nullopt;
-    const auto v = parse_uint(t.substr(digits, k - digits));
-    if (!v) return std::nullopt;
-    return device_at{static_cast<int>(*v), k};
-  }
-  return std::nullopt;
 }
 
 // What a device row's label says its one size is: used (memory used, in use, utilization,
@@ -434,6 +490,71 @@ bool speaks_of_processes(std::string_view text) {
   return false;
 }
 
+// The whole number right after `key` at `at` in `low` (lower case) when `key` starts a word
+// ("comm.rank", "local_rank" and "[rank" count; "ranking" does not) and one of `seps` (or none,
+// when `bare`) stands between them: "rank=3", "rank: 3", "[rank3]", "cuda:0".
+std::optional<int> number_after(std::string_view low, std::string_view key, std::string_view seps,
+                                bool bare) {
+  for (std::size_t at = low.find(key); at != std::string_view::npos; at = low.find(key, at + 1)) {
+    if (at > 0 && is_alnum(low[at - 1])) continue;
+    std::size_t k = at + key.size();
+    const std::size_t sep = k;
+    while (k < low.size() && k - sep < 2 && seps.find(low[k]) != std::string_view::npos) ++k;
+    if (k == sep && !bare) continue;
+    const std::size_t digits = k;
+    while (k < low.size() && is_digit(low[k]) && k - digits < 5) ++k;
+    if (k == digits || (k < low.size() && is_alnum(low[k]))) continue;
+    if (const auto v = parse_uint(low.substr(digits, k - digits))) return static_cast<int>(*v);
+  }
+  return std::nullopt;
+}
+
+// A line naming a process's rank and the GPU it uses: "rank" (also comm.rank, local_rank,
+// "[rankN]") with its number, and a device as a distributed program names it ("device_id=0",
+// "device=0", "gpu_id=0", "gpu=0", "cuda:0"). The separators are required for the device so
+// that words ("device 0 has ...") are not read as a selection.
+std::optional<observation::rank_device> rank_device_of(std::string_view t) {
+  if (t.size() > 400) return std::nullopt;
+  const std::string low = to_lower(t);
+  const auto rank = number_after(low, "rank", "=: ", true);
+  if (!rank) return std::nullopt;
+  std::optional<int> device;
+  for (std::string_view key : {"device_id", "deviceid", "device", "gpu_id", "gpu"})
+    if ((device = number_after(low, key, "=:", false))) break;
+  if (!device) device = number_after(low, "cuda:", "", true);
+  if (!device || *device >= 4096 || *rank >= 1'000'000) return std::nullopt;
+  observation::rank_device out;
+  out.rank = *rank;
+  out.device = *device;
+  return out;
+}
+
+// The count right after `key` in `low` (lower case), separated by "=", ":", "()" or spaces and
+// followed by no letter: a byte count as a Python method returns it.
+std::optional<bytes> count_after_key(std::string_view low, std::string_view key) {
+  const std::size_t at = low.find(key);
+  if (at == std::string_view::npos || (at > 0 && (is_alnum(low[at - 1]) || low[at - 1] == '_')))
+    return std::nullopt;
+  std::size_t k = at + key.size();
+  while (k < low.size() && k - at - key.size() < 6 &&
+         (low[k] == '=' || low[k] == ':' || low[k] == '(' || low[k] == ')' || low[k] == ' '))
+    ++k;
+  const std::size_t digits = k;
+  while (k < low.size() && is_digit(low[k]) && k - digits < 20) ++k;
+  if (k == digits || (k < low.size() && (is_alnum(low[k]) || low[k] == '.'))) return std::nullopt;
+  return parse_uint(low.substr(digits, k - digits));
+}
+
+// (used_bytes, total_bytes) of a CuPy pool named on the line, the first no more than the second.
+std::optional<std::pair<bytes, bytes>> cupy_pool_counts(std::string_view t) {
+  if (t.size() > 400) return std::nullopt;
+  const std::string low = to_lower(t);
+  const auto used = count_after_key(low, "used_bytes");
+  const auto total = count_after_key(low, "total_bytes");
+  if (!used || !total || *used > *total) return std::nullopt;
+  return std::pair{*used, *total};
+}
+
 }  // namespace
 
 // Figures typed into Python's interactive prompt: ">>> torch.cuda.memory_reserved(0)" and the
@@ -486,6 +607,7 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
     std::optional<bytes> total, free;
   } tf;
   std::optional<torch_stats> half;  // a line's allocated or reserved figures alone
+  std::vector<torch_stats> allocated_only;  // a line's allocated peak and current, no reserved
   int half_line = 0;
   std::map<std::string, observation::figure_series> runs;  // by label, numbers aside
   // Runs of unitless API figures: each print's number, and whether it was whole.
@@ -537,6 +659,20 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
     if (message_line(t)) {
       previous_label.clear();
       continue;
+    }
+    if (auto rd = rank_device_of(t)) {
+      rd->line = lines[i].number;
+      rd->source = source;
+      // A CuPy pool's own counts on the rank's line, in bytes as its methods return them:
+      // used_bytes() (the arrays in use) and total_bytes() (all the pool holds, cached blocks
+      // included; cupy/cuda/memory.pyx, MemoryPool), printed under those names.
+      if (const auto pool = cupy_pool_counts(t)) {
+        rd->pool_used = pool->first;
+        rd->pool_held = pool->second;
+      }
+      std::erase_if(out.rank_devices, [&](const auto& r) { return r.rank == rd->rank; });
+      out.rank_devices.push_back(std::move(*rd));
+      if (rd->pool_held) continue;
     }
     // XLA's pool at its creation.
     for (const auto& [anchor, preallocated] : {std::pair<std::string_view, bool>{"XLA backend allocating ", true},
@@ -672,6 +808,18 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
     }
     if (any) {
       s.label = previous_label;
+      // A line with the live tensors' peak and their figure at another moment and no reserved
+      // figure ("peak_alloc = 35.575 GiB, final_alloc = 35.575 GiB", a benchmark's line): what
+      // the tensors held at their peak and after it, kept aside in case the paste has no
+      // allocator figures of its own. What would say where the rest went is named as missing.
+      if (s.allocated.peak && s.allocated.current && !s.reserved.current && !s.reserved.peak &&
+          allocated_only.size() < 4) {
+        torch_stats a = s;
+        a.raw["line"] = static_cast<std::uint64_t>(lines[i].number);
+        if (a.label.empty()) a.label = cut_label(t.substr(0, sizes[0].start));
+        a.missing = {"reserved_bytes.all.peak", "active_bytes.all.peak"};
+        allocated_only.push_back(std::move(a));
+      }
       half = std::move(s);
       half_line = lines[i].number;
     }
@@ -760,6 +908,13 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
   std::sort(out.series.begin(), out.series.end(),
             [](const auto& a, const auto& b) { return a.points.front().first < b.points.front().first; });
   if (auto repl = repl_figures(lines, source)) out.stats.push_back(std::move(*repl));
+  if (out.stats.empty() && !allocated_only.empty()) {
+    for (const auto& a : allocated_only) {
+      const std::string prefix = fmt::format("{}: ", a.raw.at("line"));
+      std::erase_if(out.unread, [&](const std::string& u) { return u.starts_with(prefix); });
+    }
+    out.stats = std::move(allocated_only);
+  }
   return out;
 }
 

@@ -12,6 +12,9 @@
 //   "| Reserved after load | 14,362 MB | 2,942 MB |"
 //                        a markdown table with a label column and one column per state
 //                        ("Before", "After"); thousands separators and bold marks allowed
+//   "| One-shot side stream | 203,503.89 MiB | 242,670 MiB |"
+//                        the same laid the other way: the header names the figures ("Peak
+//                        allocated | Peak reserved"), a row per variant
 //   "61352MiB /  81920MiB"
 //                        nvidia-smi's memory-usage cell quoted in prose: used / total of a
 //                        GPU the paste does not number
@@ -27,12 +30,19 @@
 //                        latest reading of each (a log printing before and after a change)
 //   "after import cucim       [6, 6, 6, 6]   <- one new client on all four GPUs"
 //                        processes counted per GPU (observation::process_count)
+//   "INFO:proc.py:186:main: comm.rank=3 device_id=0 0 540156928"
+//                        a distributed program's rank and the GPU it selected on one line
+//                        (observation::rank_device); numbers without a name are not read, a
+//                        CuPy pool's "used_bytes=N total_bytes=M" are
 //   "Found device 0 with properties: ... Total memory: 7.92GiB / Free memory: 190.31MiB"
 //                        TensorFlow's device at its start (gpu_device.cc; later "totalMemory:
 //                        ... freeMemory: ..." on one line): what others held before it
 //
 // A line of allocator figures becomes a torch_stats only when it names both an allocated and a
-// reserved figure (one alone says nothing of the cache); a line of an out-of-memory message is
+// reserved figure (one alone says nothing of the cache), or, in a paste with no such line, the
+// allocated peak and the allocated figure at another moment ("peak_alloc = 35.575 GiB,
+// final_alloc = 35.575 GiB"), its reserved and active figures named as missing; a line of an
+// out-of-memory message is
 // left to oom_report.hpp. Sizes follow text_util's units (GB as a power of 1024, as torch and
 // DeepSpeed print it). Pure function; linear in the text.
 
@@ -59,12 +69,14 @@ struct memory_figures {
   /// Processes counted per GPU: lines "LABEL [a, b, c, d]" (two or more whole numbers, every
   /// such line of the paste as long), where the paste speaks of processes, clients or contexts.
   std::vector<observation::process_count> process_counts;
+  /// Lines naming a rank and the GPU it uses (observation::rank_device), the last of each rank.
+  std::vector<observation::rank_device> rank_devices;
   /// Lines that hold a size but gave no figure above, as "LINE: text" (at most a few): what a
   /// refusal quotes so the user sees what was found.
   std::vector<std::string> unread;
   bool empty() const {
     return stats.empty() && gpus.empty() && vllm.empty() && devices_at_start.empty() &&
-           xla_pools.empty() && series.empty() && process_counts.empty();
+           xla_pools.empty() && series.empty() && process_counts.empty() && rank_devices.empty();
   }
 };
 

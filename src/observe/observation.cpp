@@ -42,6 +42,7 @@ void append(observation& into, observation&& from) {
   move_all(into.xla_pools, from.xla_pools);
   move_all(into.series, from.series);
   move_all(into.process_counts, from.process_counts);
+  move_all(into.rank_devices, from.rank_devices);
   move_all(into.warnings, from.warnings);
   into.process_table = into.process_table || from.process_table;
   // The lowest GPU from which some paste's process list may lack rows.

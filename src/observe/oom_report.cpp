@@ -955,8 +955,19 @@ struct oom_scanner {
     r.allocator = oom_allocator::cuda;
     for (std::string_view anchor : cuda_anchors)
       if (t.substr(at, anchor.size()) == anchor) r.status = std::string(anchor);
+    if (!out.empty() && out.back().status == r.status && out.back().kind == r.kind &&
+        lines[i].number > out.back().line && lines[i].number - out.back().line <= repeat_lines)
+      return;  // the same failure printed again (repeats_last)
     if (r.status.starts_with("CUDNN")) r.library = "cudnn";
     if (r.status.starts_with("CUBLAS")) r.library = "cublas";
+    // The driver's device allocation named as the failed call: a framework's own allocator that
+    // calls the driver directly (libgpuarray's "cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY", Numba's
+    // "Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY"), not a call beside a pool. Not
+    // cuMemAllocHost (pinned host memory).
+    for (std::size_t m = t.find("cuMemAlloc"); m != std::string_view::npos;
+         m = t.find("cuMemAlloc", m + 1))
+      if (!t.substr(m + 10).starts_with("Host") && r.library.empty())
+        r.origin = oom_origin::allocator;
     for (std::size_t k = i; k < lines.size() && k <= i + stack_lines_after; ++k)
       for (std::string_view call : context_calls)
         if (detail::contains(lines[k].text, call) && (k == i || !cuda_error(lines[k].text)))
@@ -973,13 +984,33 @@ struct oom_scanner {
 
   // A failure the runtime or a library names (failure_line.hpp): no figures; a device
   // allocation of the runtime's, or a library's own (its workspace).
+  // The runtime's log line and the exception that repeats it ("cuDNN failure 2: ..." then
+  // "EXCEPTION occurred: cuDNN failure 2: ...", CNTK; the error logged, then raised again in a
+  // RuntimeError's text, Theano): the same status again within a traceback's length of the
+  // last report, with no other report between, is that failure printed twice.
+  static constexpr int repeat_lines = 20;
+  bool repeats_last(std::size_t i, const detail::failure_line& f) const {
+    if (out.empty()) return false;
+    const oom_report& last = out.back();
+    return last.status == f.status && last.library == f.library && lines[i].number > last.line &&
+           lines[i].number - last.line <= repeat_lines;
+  }
+
   void failure(std::size_t i, const detail::failure_line& f) {
+    if (repeats_last(i, f)) return;
     oom_report r = started(i, f.at, oom_kind::cuda);
     r.origin = f.origin;
     r.allocator = oom_allocator::cuda;
     r.library = f.library;
     r.status = f.status;
     r.status_not_memory = !f.names_memory;
+    if (f.requested) r.requested = *f.requested;
+    if (f.framework_pool) {
+      r.allocator = oom_allocator::other;
+      if (!r.requested) r.missing.push_back("requested buffer of size");
+      keep(std::move(r));
+      return;
+    }
     for (std::size_t k = i; k < lines.size() && k <= i + stack_lines_after; ++k)
       for (std::string_view call : context_calls)
         if (detail::contains(lines[k].text, call)) r.origin = oom_origin::context_creation;
@@ -1257,9 +1288,15 @@ std::vector<oom_report> find_oom_reports(std::string_view text, const std::strin
               joined_names(r.missing)),
           r.line));
   // A traceback pasted below its message (an issue's summary puts the error first and the frames
-  // after it): where the last message has no Python frame above it and frame lines follow it,
-  // they are its traceback, innermost last as Python prints them.
+  // after it): where the last message has no frame above it and frame lines follow it, they are
+  // its traceback (innermost last as Python prints them, first as a JVM does: "\tat
+  // pkg.Class.method(File.java:N)", "(Native Method)", where a Spark job's trace names the plugin
+  // whose pool it ran under).
   const auto frame = [](std::string_view t) {
+    const std::string_view jvm = detail::trim(t);
+    if (jvm.starts_with("at ") && jvm.ends_with(")") && jvm.find('(') != std::string_view::npos &&
+        jvm.find('.') < jvm.find('('))
+      return true;
     return t.find("File \"") != std::string_view::npos && t.find(", line ") != std::string_view::npos &&
            t.find(", in ") != std::string_view::npos;
   };
@@ -1285,6 +1322,16 @@ std::vector<oom_report> find_oom_reports(std::string_view text, const std::strin
                       "line as printed to weigh them",
                       joined_names(r.missing)),
           r.line));
+    if (!r.status.empty() && r.allocator == oom_allocator::other)
+      found_warnings.push_back(error_at(
+          source,
+          fmt::format(
+              "{}{}: the framework's memory arena refused {}; what the arena held, its limit "
+              "and what the device had free are not in the message: nvidia-smi's output "
+              "taken as it fails would tell whether the job or others filled the device",
+              r.status, r.runtime.empty() ? "" : fmt::format(" ({})", r.runtime),
+              r.requested ? fmt::format("{} bytes", *r.requested) : "a request of unread size"),
+          r.line));
     if (!r.status.empty() && r.allocator == oom_allocator::cuda && !r.requested && !r.capacity)
       found_warnings.push_back(error_at(
           source,
@@ -1294,6 +1341,8 @@ std::vector<oom_report> find_oom_reports(std::string_view text, const std::strin
               "lines before it) would tell whether the job or others filled the device",
               r.status, r.runtime.empty() ? "" : fmt::format(" ({})", r.runtime),
               r.origin == oom_origin::context_creation ? "a context's creation that failed"
+              : r.library == "cnmem"
+                  ? "CNMeM's pool (Theano's lib.cnmem) that could not take its memory"
               : r.library.empty()
                   ? "a device allocation that failed"
                   : fmt::format("{}'s own allocation (its workspace) that failed", r.library),

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iterator>
 
 #include "observe/memory_figures.hpp"
@@ -61,6 +62,18 @@ result<observation> parse_log(std::string_view text, const std::string& source) 
   out.xla_pools = std::move(figures.xla_pools);
   out.series = std::move(figures.series);
   out.process_counts = std::move(figures.process_counts);
+  out.rank_devices = std::move(figures.rank_devices);
+  if (!out.rank_devices.empty() &&
+      std::none_of(out.rank_devices.begin(), out.rank_devices.end(),
+                   [](const auto& r) { return r.pool_held.has_value(); }))
+    out.warnings.push_back(error_at(
+        source,
+        fmt::format(
+            "{} rank(s) name the GPU they use: read as which GPU each rank runs on; "
+            "what each holds there is not read (its figures have no unit or label): "
+            "nvidia-smi's process list, or torch.cuda.memory_stats() of each rank, gives it",
+            out.rank_devices.size()),
+        out.rank_devices.front().line));
   if (!out.process_counts.empty())
     out.warnings.push_back(
         error_at(source,

@@ -140,6 +140,62 @@ TEST(OomFacts, AnEvaluationScriptPlacesAForwardThatNoFrameTrains) {
   EXPECT_EQ(framed.placed_by, phase_source::frame);
 }
 
+// A console script (pip's entry-point wrapper, a file without .py at `<module>`) hands over to the
+// function its package names: that frame's file is the script the user ran. A command line
+// pasted above the traceback names it too. Both under the same guard as the script's name.
+TEST(OomFacts, AConsoleScriptsEntryFileOrAPastedCommandPlacesIt) {
+  const auto facts_after = [](const std::string& before) {
+    const auto o = observed(before +
+                            "RuntimeError: CUDA out of memory. Tried to allocate 5.71 GiB (GPU 0; "
+                            "14.76 GiB total capacity; 9.12 GiB already allocated; 4.33 GiB free; "
+                            "9.15 GiB reserved in total by PyTorch)\n");
+    return facts_of(o.ooms.at(0));
+  };
+  const std::string wrapped =
+      "Traceback (most recent call last):\n"
+      "  File \"/home/u/.local/bin/tool\", line 8, in <module>\n"
+      "    sys.exit(main())\n"
+      "  File \"/site-packages/tool/{}.py\", line 120, in main\n"
+      "  File \"/site-packages/tool/apply.py\", line 147, in apply_model\n"
+      "    out = model(x)\n";
+  for (const char* entry : {"separate", "predict", "inference"}) {
+    const auto f = facts_after(fmt::format(fmt::runtime(wrapped), entry));
+    EXPECT_EQ(f.phase, oom_phase::eval) << entry;
+    EXPECT_EQ(f.placed_by, phase_source::script) << entry;
+  }
+  EXPECT_EQ(facts_after(fmt::format(fmt::runtime(wrapped), "cli")).phase, oom_phase::unknown);
+  // A training frame below the entry wins.
+  EXPECT_EQ(facts_after(fmt::format(fmt::runtime(wrapped), "predict") +
+                        "  File \"/site-packages/tool/loop.py\", line 3, in train_epoch\n")
+                .phase,
+            oom_phase::unknown);
+  const std::string frames =
+      "Traceback (most recent call last):\n  File \"m.py\", line 9, in forward\n";
+  for (const char* command :
+       {"$ python tools/test.py cfg.py ckpt.pth", "python3 -m pkg.infer --input a.wav",
+        "torchrun --nproc_per_node 2 eval.py --bs 8",
+        "python -m torch.distributed.run --nproc_per_node 2 predict.py"}) {
+    const auto f = facts_after(std::string(command) + "\n" + frames);
+    EXPECT_EQ(f.phase, oom_phase::eval) << command;
+    EXPECT_EQ(f.placed_by, phase_source::script) << command;
+  }
+  for (const char* command :
+       {"$ python train.py --do_eval", "python -m torch.distributed.run train.py",
+        "python3 main.py --mode test"})
+    EXPECT_EQ(facts_after(std::string(command) + "\n" + frames).phase, oom_phase::unknown)
+        << command;
+  // The traceback's own script outranks the command pasted beside it.
+  EXPECT_EQ(
+      facts_after(
+          "$ python eval.py\nTraceback (most recent call last):\n  File \"main.py\", line 3, in "
+          "<module>\n  File \"m.py\", line 9, in forward\n")
+          .phase,
+      oom_phase::unknown);
+  // The command of an evaluation script whose traceback runs backward is not the phase.
+  EXPECT_EQ(facts_after("$ python eval.py\n" + frames + "    loss.backward()\n").phase,
+            oom_phase::unknown);
+}
+
 // A frame whose file lies in the program's evaluation code (an `evaluation/` package, an
 // evaluator module) places the failure in evaluation, unless a frame below it trains or the
 // traceback runs backward; a frame that names the phase is stronger.
@@ -170,6 +226,52 @@ TEST(OomFacts, AFrameInTheProgramsEvaluationCodePlacesIt) {
   const auto framed =
       facts_after("File \"x/evaluation/loop.py\", line 3, in run_validation\nFile \"x/m.py\", line 9, in forward\n");
   EXPECT_EQ(framed.placed_by, phase_source::frame);
+}
+
+// A frame in an inference library's pipelines (diffusers', transformers') places the failure in
+// inference, below no training frame; the libraries' models are not the phase.
+TEST(OomFacts, AnInferencePipelinesFramePlacesIt) {
+  const auto facts_after = [](const std::string& traceback) {
+    const auto o =
+        observed("Traceback (most recent call last):\n" + traceback +
+                 "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.22 GiB.\n"
+                 "GPU 0 has a total capacity of 23.56 GiB of which 1.61 GiB is free.\n");
+    return facts_of(o.ooms.at(0));
+  };
+  const std::string inner =
+      "  File \"/sp/diffusers/models/autoencoders/vae.py\", line 44, in forward\n";
+  for (const char* file : {"/sp/diffusers/pipelines/stable_diffusion/pipeline_stable_diffusion.py",
+                           "C:\\sp\\transformers\\pipelines\\text_generation.py"}) {
+    const auto f = facts_after(fmt::format("  File \"{}\", line 90, in __call__\n{}", file, inner));
+    EXPECT_EQ(f.phase, oom_phase::eval) << file;
+    EXPECT_EQ(f.placed_by, phase_source::module) << file;
+  }
+  EXPECT_EQ(facts_after(inner).phase, oom_phase::unknown);
+  // Its autoencoder decoding latents (a pipeline's last step), not encoding them (training's).
+  const auto decode = facts_after(
+      "  File \"/sp/diffusers/models/autoencoders/autoencoder_kl.py\", line 9, in decode\n" +
+      inner);
+  EXPECT_EQ(decode.phase, oom_phase::eval);
+  EXPECT_EQ(decode.placed_by, phase_source::module);
+  EXPECT_EQ(
+      facts_after(
+          "  File \"/sp/diffusers/models/autoencoders/autoencoder_kl.py\", line 9, in encode\n" +
+          inner)
+          .phase,
+      oom_phase::unknown);
+  EXPECT_EQ(facts_after("  File \"/repo/pipelines/run.py\", line 9, in __call__\n" + inner).phase,
+            oom_phase::unknown);
+  // A training loop that runs the pipeline (a validation image each epoch) fails in it; a
+  // pipeline whose traceback runs backward does not.
+  EXPECT_EQ(facts_after("  File \"/repo/train.py\", line 9, in train_loop\n  File "
+                        "\"/sp/diffusers/pipelines/p.py\", line 90, in __call__\n" +
+                        inner)
+                .phase,
+            oom_phase::eval);
+  EXPECT_EQ(facts_after("  File \"/sp/diffusers/pipelines/p.py\", line 90, in __call__\n" + inner +
+                        "    loss.backward()\n")
+                .phase,
+            oom_phase::unknown);
 }
 
 TEST(Differential, AnEvaluationScriptPutsEvaluationFirstBelowAFrame) {

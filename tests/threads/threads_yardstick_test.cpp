@@ -351,11 +351,15 @@ TEST(ThreadsYardstick, EleventhBatchAtFirstSight) {
 // was changed for it: the round's first-sight measure (bench/README.md): 5 of 24 top-1, 8 of 24
 // top-3, the same as on the round's starting code. Most of its misses are pastes of other
 // allocators (CuPy's pool, TensorFlow's BFC, XLA) and measured tables no reader takes. The floors
-// keep what the rules reach after the next round's readers of those pools and ranking (9 and 12).
+// keep what the rules reach after the next round's readers of those pools and ranking (9 and 12),
+// then with the readers of a benchmark table laid one variant per row (FRAG001 weighs variants
+// with the same live tensors and different reserves) and of the GPU each MPI rank reports
+// (GPU001): 11 and 14; with PROC001 reading a pasted launch that puts more processes on a node
+// than it gives GPUs: 12 and 15.
 TEST(ThreadsYardstick, TwelfthBatchAtFirstSight) {
   const tally fresh = score_all("12", false);
   ASSERT_GE(fresh.n, 15);
-  expect_at_least(fresh, {9, 12});
+  expect_at_least(fresh, {12, 15});
 }
 
 // Batch 13, collected sealed (GitHub owners a-m with a look at Q&A pages; owners n-z with merged
@@ -369,11 +373,14 @@ TEST(ThreadsYardstick, TwelfthBatchAtFirstSight) {
 // Caffe lines, RAPIDS and the elided counts now get findings; 631's Caffe line and 637's cut
 // traceback rank their cause first, the REPL figures read but no rule weighs them alone); with
 // the rules for libraries' own failures (DEV001) and other runtimes' up-front pools (JAX001) as
-// well, 10 of 18 top-1, 12 of 18 top-3.
+// well, 10 of 18 top-1, 12 of 18 top-3; with Thrust's failed kernel launch read as outside the
+// pool and a JVM's frames below their exception kept (the RAPIDS plugin's pool then weighed by
+// JAX001), 11 and 13; with a failure printed again by its exception read once (604's CNTK line no
+// longer fills the first three with copies), 11 and 14.
 TEST(ThreadsYardstick, ThirteenthBatchAtFirstSight) {
   const tally fresh = score_all("13", false);
   ASSERT_GE(fresh.n, 15);
-  expect_at_least(fresh, {10, 12});
+  expect_at_least(fresh, {11, 14});
 }
 
 // Batch 14, collected sealed (runtimes other than PyTorch, any owner; PyTorch projects outside
@@ -381,10 +388,14 @@ TEST(ThreadsYardstick, ThirteenthBatchAtFirstSight) {
 // on the round's final rules before anything was changed for it (bench/README.md): 4 of 19
 // top-1, 12 of 19 top-3. Seven of its eight evaluation and inference threads have evaluation
 // among the first three, none first; three single error lines of Theano and CNTK are refused.
+// Read since (CNTK's CUDA_CALL line, CNMeM's failed creation, cuDNN's handle), with JAX001
+// weighing a pool that could not be made or left no room for the handle: 5 and 14; with the
+// program's entry file read behind a console script (and a pasted command line): 6 and 14; with
+// TensorFlow's pool failing at the device's creation weighed by JAX001: 7 and 15.
 TEST(ThreadsYardstick, FourteenthBatchAtFirstSight) {
   const tally fresh = score_all("14", false);
   ASSERT_GE(fresh.n, 15);
-  expect_at_least(fresh, {4, 12});
+  expect_at_least(fresh, {7, 15});
 }
 
 // Batch 15, collected sealed at the start of the round (forums and the issues of LLM training

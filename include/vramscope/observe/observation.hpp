@@ -279,6 +279,21 @@ struct observation {
     std::string source;
   };
   std::vector<process_count> process_counts;
+  /// The GPU each process of a distributed program says it uses, as its log prints rank and
+  /// device on one line ("comm.rank=3 device_id=0", "[rank1] cuda:1", "rank: 2 gpu_id=2"): one
+  /// entry per rank, its last such line. Of what else those lines print, only a CuPy pool's
+  /// used_bytes / total_bytes named as such is read.
+  struct rank_device {
+    int rank = 0;
+    int device = 0;
+    /// The rank's CuPy pool as the same line prints it (MemoryPool.used_bytes() and
+    /// total_bytes(), cupy/cuda/memory.pyx): its arrays in use, and all it holds with its cached
+    /// blocks. Empty when the line does not name them.
+    std::optional<bytes> pool_used, pool_held;
+    int line = 0;
+    std::string source;
+  };
+  std::vector<rank_device> rank_devices;
   /// The nvidia-smi output had its process list (a "Processes:" table, even one saying "No
   /// running processes found"): a GPU with memory in use and no process listed is then held by
   /// processes nvidia-smi cannot see (another container, a zombie). False when the paste had
@@ -294,11 +309,12 @@ struct observation {
   vramscope::warnings warnings;             // recoverable oddities (unknown columns, ...)
 
   /// Whether anything was read that a finding can stand on: GPUs, processes, stats, OOM
-  /// messages, vLLM profiles, XLA pools, figure series or process counts (versions and warnings
-  /// alone are not).
+  /// messages, vLLM profiles, XLA pools, figure series, process counts or ranks' devices (versions
+  /// and warnings alone are not).
   bool has_facts() const {
     return !gpus.empty() || !processes.empty() || !stats.empty() || !ooms.empty() ||
-           !vllm.empty() || !xla_pools.empty() || !series.empty() || !process_counts.empty();
+           !vllm.empty() || !xla_pools.empty() || !series.empty() || !process_counts.empty() ||
+           !rank_devices.empty();
   }
 };
 

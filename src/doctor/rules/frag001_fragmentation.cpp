@@ -163,18 +163,77 @@ void weigh_stats(const observe::torch_stats& s, finding& f, bytes& wasted) {
   f.likelihood = std::max(f.likelihood, level);
 }
 
+// Two readings of the same paste (a benchmark's variants, a before/after table; not readings of
+// different ranks or devices) with the same
+// peak of live tensors and peaks of reserved memory apart by at least cache_sizeable_min: what
+// one variant reserved beyond the other is cache, not tensors, so the allocator's cache is what
+// the change moved (split segments, or blocks stranded on another stream). The difference is
+// the waste the other variant shows is avoidable. Equal means within rounding
+// (lk::same_reading_spread).
+void weigh_variants(const std::vector<observe::torch_stats>& stats, finding& f, bytes& wasted) {
+  for (std::size_t a = 0; a < stats.size(); ++a)
+    for (std::size_t b = 0; b < stats.size(); ++b) {
+      const auto& hi = stats[a];
+      const auto& lo = stats[b];
+      if (a == b || hi.origin != observe::stats_origin::log_figures || lo.origin != hi.origin ||
+          hi.source != lo.source || hi.rank || lo.rank || hi.device || lo.device ||
+          !hi.allocated.peak || !lo.allocated.peak || !hi.reserved.peak || !lo.reserved.peak ||
+          *hi.reserved.peak <= *lo.reserved.peak + lk::cache_sizeable_min ||
+          *hi.reserved.peak <= *hi.allocated.peak)
+        continue;
+      const auto x = static_cast<double>(std::max(*hi.allocated.peak, *lo.allocated.peak));
+      const auto y = static_cast<double>(std::min(*hi.allocated.peak, *lo.allocated.peak));
+      if (y <= 0 || x / y > lk::same_reading_spread) continue;
+      const bytes moved = *hi.reserved.peak - *lo.reserved.peak;
+      wasted = std::max(wasted, moved);
+      f.evidence.push_back(fmt::format(
+          "{}: \"{}\" reserved peak {} and \"{}\" {}, with the same allocated peak {}", hi.source,
+          hi.label.substr(0, 60), format_bytes(*hi.reserved.peak), lo.label.substr(0, 60),
+          format_bytes(*lo.reserved.peak), format_bytes(*hi.allocated.peak)));
+      f.support.push_back(fmt::format(
+          "the live tensors peak alike in both, yet one reserves {} more: the difference is memory "
+          "the allocator held beyond its tensors (split or stranded cached blocks), which is what "
+          "the change moved",
+          format_bytes(moved)));
+      f.likelihood = std::max(f.likelihood, lk::likely);
+      return;
+    }
+}
+
 // Statistics cut short before both "Active memory" and "GPU reserved memory": what the
 // allocator holds beyond its live tensors, and why (blocks waiting on another stream: active -
 // allocated; split segments: reserved - allocated), is not in the paste. The finding names no
 // cause and says what to paste, where "no findings" would read as "nothing is wrong".
 std::optional<finding> cut_before_the_deciding_rows(const observe::observation& o) {
   for (const auto& s : o.stats) {
-    if (!s.cut || s.reserved.peak || s.active.peak || !s.allocated.peak) continue;
-    finding f{"FRAG001", "memory statistics cut before the rows that decide", severity::info, {}, {}, {}, {},
-              {}, {}, 0, {}, {}};
-    f.evidence.push_back(fmt::format("{}: allocated peak {}, cut at line {} before its active and reserved "
-                                     "figures",
-                                     s.source, format_bytes(*s.allocated.peak), s.cut_at_line.value_or(0)));
+    // Cut short, or a log's line that gave the allocated figures alone (memory_figures.hpp).
+    if ((!s.cut && s.missing.empty()) || s.reserved.peak || s.active.peak || !s.allocated.peak)
+      continue;
+    finding f{"FRAG001",
+              s.cut ? "memory statistics cut before the rows that decide"
+                    : "allocated figures without the active and reserved figures that decide",
+              severity::info,
+              {},
+              {},
+              {},
+              {},
+              {},
+              {},
+              0,
+              {},
+              {}};
+    if (s.cut)
+      f.evidence.push_back(
+          fmt::format("{}: allocated peak {}, cut at line {} before its active and reserved "
+                      "figures",
+                      s.source, format_bytes(*s.allocated.peak), s.cut_at_line.value_or(0)));
+    else
+      f.evidence.push_back(fmt::format(
+          "{} line {}: allocated peak {}{}, no active or reserved figure", s.source,
+          s.raw.contains("line") ? s.raw.at("line") : 0, format_bytes(*s.allocated.peak),
+          s.allocated.current ? fmt::format(" and {} at the line's other moment",
+                                            format_bytes(*s.allocated.current))
+                              : ""));
     f.cause = "without active and reserved the paste cannot tell freed blocks waiting on another stream "
               "(record_stream: active - allocated) from a fragmented cache (reserved - allocated) or a job "
               "that simply holds this much";
@@ -192,6 +251,7 @@ std::vector<finding> fragmentation(const doctor_input& in) {
   bytes wasted = 0;
   finding f{"FRAG001", {}, severity::warning, {}, {}, {}, {}, {}, "fragmentation", 0, {}, {}};
   for (const auto& s : in.observed->stats) weigh_stats(s, f, wasted);
+  weigh_variants(in.observed->stats, f, wasted);
   auto runtime =
       observe::oom_allocator::torch_caching;  // whose figures decided, for the fix's words
   for (const auto& o : in.observed->ooms) {

@@ -345,7 +345,73 @@ bool crowds_gpu0(const job::job_spec& j) {
 
 }  // namespace
 
+// Two or more ranks of a distributed program whose own lines say they all use device 0
+// (observation::rank_device): device 0 is CUDA's current device until a process sets another
+// (CUDA Runtime API, cudaSetDevice; CuPy's cupy.cuda.Device, torch.cuda.current_device), so
+// ranks that never chose theirs all put their pools and contexts on GPU 0. One step above
+// possible, not likely: a rank that sees only its own GPU (CUDA_VISIBLE_DEVICES set per rank, a
+// scheduler's per-worker GPU) calls it device 0 as well, and the lines say neither which nor how
+// many GPUs the machine has.
+std::optional<finding> ranks_all_on_device0(const observe::observation& o) {
+  if (o.rank_devices.size() < 2) return std::nullopt;
+  for (const auto& r : o.rank_devices)
+    if (r.device != 0) return std::nullopt;
+  const auto& first = o.rank_devices.front();
+  finding f{"GPU001",
+            {},
+            severity::warning,
+            {},
+            {},
+            {},
+            {},
+            {},
+            "gpu0_crowding",
+            likelihood::possible + likelihood::step,
+            {},
+            {}};
+  f.evidence.push_back(fmt::format("{} line {} on: {} ranks each report device 0", first.source,
+                                   first.line, o.rank_devices.size()));
+  // The ranks' own pools on device 0, where their lines give them (a CuPy pool's total_bytes):
+  // what all but the largest hold there is what giving each rank its own GPU moves off GPU 0.
+  std::vector<bytes> pools;
+  for (const auto& r : o.rank_devices)
+    if (r.pool_held) pools.push_back(*r.pool_held);
+  if (pools.size() >= 2) {
+    bytes sum = 0;
+    for (const bytes p : pools) sum += p;
+    const bytes largest = *std::max_element(pools.begin(), pools.end());
+    f.evidence.push_back(fmt::format("their pools on device 0 hold {} together ({} ranks)",
+                                     format_bytes(sum), pools.size()));
+    f.saving = static_cast<std::int64_t>(sum - largest);
+    f.saving_basis = "what the ranks' pools hold on GPU 0 but the largest one";
+  }
+  f.support.push_back(
+      "device 0 is the current device of every process that does not choose one: ranks that never "
+      "set their device all allocate on GPU 0");
+  f.against.push_back(
+      fmt::format("the lines do not say how many GPUs the machine has{}: on a one-GPU "
+                  "machine sharing it is the only choice, and then the job does not fit",
+                  pools.size() >= 2 ? "" : " nor what each rank holds"));
+  f.against.push_back(
+      "a rank that sees only its own GPU (CUDA_VISIBLE_DEVICES set per rank, a scheduler's "
+      "per-worker "
+      "GPU) calls it device 0 as well: the lines do not say which physical GPU each rank has");
+  f.cause =
+      "every rank runs on GPU 0, the default device, because none selected its own GPU before its "
+      "first "
+      "CUDA allocation; their pools and contexts crowd that one GPU while the others stay idle";
+  f.fix =
+      "give each rank its own GPU before any CUDA work: its device from the rank "
+      "(cupy.cuda.Device(rank % "
+      "n).use(), torch.cuda.set_device(local_rank)) or CUDA_VISIBLE_DEVICES per rank; free each "
+      "rank's "
+      "unused pool memory between steps (CuPy: mempool.free_all_blocks())";
+  return f;
+}
+
 std::vector<finding> gpu0_crowding(const doctor_input& in) {
+  if (!in.job && in.observed)
+    if (auto f = ranks_all_on_device0(*in.observed)) return {std::move(*f)};
   auto observed = in.observed ? observed_crowding(*in.observed) : std::nullopt;
   // A lone idle context on GPU 0 is a weaker reading: what else runs, and where, is not shown.
   auto idle = in.observed && !observed ? idle_context_on_gpu0(*in.observed) : std::nullopt;

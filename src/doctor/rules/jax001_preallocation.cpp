@@ -247,10 +247,122 @@ std::optional<finding> runtime_reservation(const observe::observation& o) {
   return std::nullopt;
 }
 
+// A pool that could not be made at start, or a library that found no room beside one:
+//  - CNMeM's creation failing ("cnmemInit call failed! Reason=CNMEM_STATUS_OUT_OF_MEMORY",
+//    observe/failure_line.hpp): Theano's old back-end asks for lib.cnmem of the GPU's total at
+//    start (Theano's config documentation: a fraction up to 1, clipped to 0.95 for the driver),
+//    and anything already on the GPU (a display, another process) leaves less than that. The
+//    pool's size, not the job, failed: strong.
+//  - cuDNN's handle not created (cudnnCreate allocates device memory, cuDNN API reference) under
+//    a runtime whose pool is taken at start: TensorFlow maps nearly all free memory by default
+//    (TensorFlow guide "Use a GPU"), JAX 0.75 of it (reference/jax.md 2.1), Theano on request
+//    (lib.cnmem, gpuarray.preallocate). The handle is created at the first convolution, after
+//    the pool: with TensorFlow's or JAX's default a pool leaving no room is likely; with Theano's
+//    an option the paste does not show, possible.
+//  - TensorFlow's pool asking for its first region right at the device's creation: with memory
+//    growth off, the BFC allocator maps its whole limit (per_process_gpu_memory_fraction of the
+//    memory, nearly all that is free by default) as one region at its first allocation (TensorFlow
+//    guide "Use a GPU"; bfc_allocator.cc, Extend), so a device allocation that fails on the line
+//    after "Creating TensorFlow device" is the pool's own size, not a tensor. Where the log gives
+//    the memory free at the device's start and the request fits in it, the GPU was full before
+//    (PROC001 weighs that); a request above it is a fraction set above what others left: likely.
+std::optional<finding> tensorflow_pool_at_creation(const observe::observation& o) {
+  for (const auto& r : o.ooms) {
+    if (!r.tensorflow || r.raw.find("from device") == std::string::npos || r.context.empty() ||
+        !r.requested || r.origin == observe::oom_origin::context_creation)
+      continue;
+    if (r.context.back().find("Creating TensorFlow device") == std::string::npos) continue;
+    if (r.free && *r.requested <= *r.free) continue;
+    finding f{"JAX001", {}, severity::warning,   {},         {}, {},
+              {},       {}, "jax_preallocation", lk::likely, {}, {}};
+    f.evidence.push_back(fmt::format("line {}", r.context.back().substr(0, 160)));
+    f.evidence.push_back(fmt::format("{}: {}", where(r), r.raw.substr(0, 160)));
+    f.support.push_back(fmt::format(
+        "the first device allocation after TensorFlow created the device failed, asking {} at "
+        "once: with memory "
+        "growth off that is its pool's whole region, sized by per_process_gpu_memory_fraction{}",
+        format_bytes(*r.requested),
+        r.free
+            ? fmt::format(", above the {} free when the device was created", format_bytes(*r.free))
+            : ""));
+    f.against.push_back("the paste does not show the fraction set or what else held the GPU");
+    f.cause =
+        "TensorFlow's pool asked at start for more of the GPU than was free (a memory fraction "
+        "near 1 on a GPU a "
+        "display or another process also uses)";
+    f.fix =
+        "a per_process_gpu_memory_fraction below 1 (e.g. 0.8), or TF_FORCE_GPU_ALLOW_GROWTH=true "
+        "(allow_growth) "
+        "so the pool grows on demand";
+    return f;
+  }
+  return std::nullopt;
+}
+
+std::optional<finding> pool_left_no_room(const observe::observation& o) {
+  if (auto f = tensorflow_pool_at_creation(o)) return f;
+  for (const auto& r : o.ooms) {
+    const bool cnmem_init = r.library == "cnmem" && r.status.starts_with("cnmemInit");
+    const bool handle = r.library == "cudnn" && r.status.starts_with("cudnnCreate");
+    if (!cnmem_init &&
+        !(handle && (r.runtime == "tensorflow" || r.runtime == "jax" || r.runtime == "theano")))
+      continue;
+    const double likelihood = cnmem_init              ? lk::strong
+                              : r.runtime == "theano" ? lk::possible
+                                                      : lk::likely;
+    finding f{"JAX001", {}, severity::warning,   {},         {}, {},
+              {},       {}, "jax_preallocation", likelihood, {}, {}};
+    f.evidence.push_back(fmt::format("{}: {}", where(r), r.raw.substr(0, 160)));
+    if (cnmem_init) {
+      f.support.push_back(
+          "CNMeM's pool could not be created: Theano asks for lib.cnmem of the GPU's memory at "
+          "start "
+          "(1 means all of it, clipped to 95 %), so whatever else holds memory on that GPU (a "
+          "display, "
+          "another process) makes the request fail before the job allocates anything");
+      f.cause =
+          "Theano's CNMeM pool asked for more of the GPU than was free at start (lib.cnmem near 1 "
+          "on a GPU that also holds a display or another process)";
+      f.fix =
+          "a smaller lib.cnmem in THEANO_FLAGS (e.g. 0.8), or lib.cnmem=0 to allocate on demand";
+      return f;
+    }
+    f.support.push_back(
+        fmt::format("cuDNN could not create its handle, which allocates device memory at the first "
+                    "convolution; "
+                    "{} takes its pool at start, so the handle has only what the pool left",
+                    r.runtime == "tensorflow"
+                        ? "TensorFlow by default maps nearly all free memory into its pool"
+                    : r.runtime == "jax" ? "JAX by default preallocates 75 % of the GPU"
+                                         : "Theano with lib.cnmem or gpuarray.preallocate set"));
+    f.against.push_back(
+        "the status names no lack of memory and the paste gives no figures: a full device for "
+        "another "
+        "reason (another process, the job itself) or a cuDNN / driver mismatch reads the same");
+    if (r.runtime == "theano")
+      f.against.push_back(
+          "Theano preallocates only when lib.cnmem or gpuarray.preallocate is set, which the "
+          "paste does not show");
+    f.cause = "the runtime's pool, taken at start, left no room for cuDNN's handle";
+    f.fix = r.runtime == "tensorflow"
+                ? "TF_FORCE_GPU_ALLOW_GROWTH=true (or tf.config.experimental.set_memory_growth) so "
+                  "TensorFlow "
+                  "grows its pool on demand, or cap it with a logical device's memory_limit"
+            : r.runtime == "jax" ? "a lower XLA_PYTHON_CLIENT_MEM_FRACTION (e.g. 0.7), or "
+                                   "XLA_PYTHON_CLIENT_PREALLOCATE=false"
+                                 : "a smaller gpuarray.preallocate or lib.cnmem in THEANO_FLAGS "
+                                   "(e.g. 0.8), leaving room for "
+                                   "cuDNN's handle and workspaces";
+    return f;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<finding> jax_preallocation(const doctor_input& in) {
   if (!in.job && in.observed) {
+    if (auto f = pool_left_no_room(*in.observed)) return {std::move(*f)};
     if (auto f = banner_reservation(*in.observed)) return {std::move(*f)};
     if (auto f = runtime_reservation(*in.observed)) return {std::move(*f)};
   }

@@ -290,6 +290,116 @@ std::optional<finding> from_screen(const observe::observation& obs) {
   return f;
 }
 
+// A launch command pasted above the message that starts more processes on a node than it gives
+// GPUs: Slurm's srun ("-n N" / "--ntasks=N", "-N nodes", "--gpu-bind=map_gpu:a,b,..." whose list
+// is reused from its start when the tasks outnumber it, "--gpus-per-node=G", "--gres=gpu:G";
+// srun's documentation), mpirun / mpiexec ("-np N"), torchrun ("--nproc_per_node N") beside
+// CUDA_VISIBLE_DEVICES=a,b. Every process then has its own context and pool on a GPU it shares
+// with the others its launch put there: memory this process does not hold.
+struct launch {
+  int per_gpu = 0;  // processes each GPU gets, at most
+  int ranks = 0, gpus = 0;
+  std::string line;
+};
+
+std::optional<int> whole(std::string_view s) {
+  if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string_view::npos)
+    return std::nullopt;
+  return std::stoi(std::string(s));
+}
+
+// The number of items of a comma list ("3,2,1,0" -> 4 distinct).
+int distinct_items(std::string_view list) {
+  std::set<std::string_view> items;
+  std::size_t at = 0;
+  while (at <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', at), list.size());
+    if (comma > at) items.insert(list.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return static_cast<int>(items.size());
+}
+
+std::optional<launch> launch_in(const std::vector<std::string>& context) {
+  for (const auto& line : context) {
+    const std::size_t colon = line.find(": ");
+    const std::string_view text = colon == std::string::npos
+                                      ? std::string_view(line)
+                                      : std::string_view(line).substr(colon + 2);
+    std::vector<std::string_view> tokens;
+    for (std::size_t at = 0; at < text.size();) {
+      const std::size_t end = std::min(text.find(' ', at), text.size());
+      if (end > at) tokens.push_back(text.substr(at, end - at));
+      at = end + 1;
+    }
+    const auto value = [&](std::size_t k, std::string_view flag) -> std::optional<int> {
+      if (tokens[k] == flag && k + 1 < tokens.size()) return whole(tokens[k + 1]);
+      if (tokens[k].starts_with(flag) && tokens[k].size() > flag.size() &&
+          tokens[k][flag.size()] == '=')
+        return whole(tokens[k].substr(flag.size() + 1));
+      return std::nullopt;
+    };
+    std::optional<int> ranks, nodes, gpus;
+    bool launcher = false;
+    for (std::size_t k = 0; k < tokens.size(); ++k) {
+      const std::string_view t = tokens[k];
+      if (t == "srun" || t == "mpirun" || t == "mpiexec" || t == "torchrun" ||
+          t.ends_with("/torchrun"))
+        launcher = true;
+      if (t.starts_with("CUDA_VISIBLE_DEVICES=")) gpus = distinct_items(t.substr(21));
+      if (!launcher) continue;
+      for (std::string_view flag :
+           {"-n", "-np", "--np", "--ntasks", "--nproc_per_node", "--nproc-per-node"})
+        if (const auto v = value(k, flag)) ranks = v;
+      for (std::string_view flag : {"-N", "--nodes"})
+        if (const auto v = value(k, flag)) nodes = v;
+      for (std::string_view flag : {"--gpus-per-node", "--gpus"})
+        if (const auto v = value(k, flag)) gpus = v;
+      if (t.starts_with("--gres=gpu:")) {
+        const std::string_view g = t.substr(t.rfind(':') + 1);
+        if (const auto v = whole(g)) gpus = v;
+      }
+      if (const std::size_t m = t.find("map_gpu:");
+          t.starts_with("--gpu-bind=") && m != std::string_view::npos)
+        gpus = distinct_items(t.substr(m + 8));
+    }
+    if (!launcher || !ranks || !gpus || *gpus <= 0 || *ranks <= 0) continue;
+    const int per_node =
+        (*ranks + std::max(1, nodes.value_or(1)) - 1) / std::max(1, nodes.value_or(1));
+    if (per_node <= *gpus) continue;
+    return launch{(per_node + *gpus - 1) / *gpus, per_node, *gpus, line};
+  }
+  return std::nullopt;
+}
+
+std::optional<finding> from_launch(const observe::oom_report& r) {
+  const auto l = launch_in(r.context);
+  if (!l) return std::nullopt;
+  finding f{"PROC001", {}, severity::warning, {},         {}, {},
+            {},        {}, "other_process",   lk::likely, {}, {}};
+  f.evidence.push_back(fmt::format("line {}", l->line.substr(0, 200)));
+  f.evidence.push_back(fmt::format("{}: {}", where(r), r.raw.substr(0, 160)));
+  f.support.push_back(fmt::format(
+      "the launch starts {} processes on a node with {} GPU(s) for them: up to {} share each GPU, "
+      "each with "
+      "its own context and memory pool, so this process had only what the others on its GPU left{}",
+      l->ranks, l->gpus, l->per_gpu,
+      r.pool_held
+          ? fmt::format(" (its own pool held {} when it failed)", format_bytes(*r.pool_held))
+          : ""));
+  f.against.push_back("the paste does not show what the other processes on the GPU held");
+  f.cause = fmt::format(
+      "the job's own processes share each GPU, up to {} a GPU, and together exhaust its memory",
+      l->per_gpu);
+  f.fix =
+      "let no more ranks use the GPU than the number of GPUs (one process per GPU: fewer ranks, or "
+      "a limit on "
+      "the ranks that use the GPU, the others on the CPU), or give each process a memory limit "
+      "that leaves room for "
+      "the rest (CuPy: set_limit; PyTorch: set_per_process_memory_fraction)";
+  return f;
+}
+
 }  // namespace
 
 std::vector<finding> memory_outside_process(const doctor_input& in) {
@@ -301,6 +411,7 @@ std::vector<finding> memory_outside_process(const doctor_input& in) {
     if (auto f = from_failed_call(o)) out.push_back(std::move(*f));
     if (auto f = from_tiny_refusal(o)) out.push_back(std::move(*f));
     if (auto f = from_tensorflow_pool(o)) out.push_back(std::move(*f));
+    if (auto f = from_launch(o)) out.push_back(std::move(*f));
   }
   if (out.empty())
     if (auto f = from_screen(*in.observed)) out.push_back(std::move(*f));
