@@ -408,6 +408,15 @@ TEST(ThreadsYardstick, FifteenthBatchAtFirstSight) {
   expect_at_least(fresh, {2, 5});
 }
 
+// Batch 16, collected sealed while the round's fixes were made (PyTorch projects by domain; the
+// newest threads; merged fix pull requests; pastes other than an OOM message) and scored once on
+// the round's final rules before anything was changed for it (bench/README.md).
+TEST(ThreadsYardstick, SixteenthBatchScoredAfterTheFifteenthsFixes) {
+  const tally fresh = score_all("16", false);
+  ASSERT_GE(fresh.n, 14);
+  expect_at_least(fresh, {3, 9});
+}
+
 // The saving a finding states, against the threads that report what the confirmed fix saved
 // (`saving:` in thread.yaml, before minus after as the thread gives it), over every thread of
 // every batch, from the observation alone (a batch holds one or two such threads, too few to
