@@ -109,8 +109,9 @@ std::optional<diagnostic> read_torch_autocast(import_context& ctx) {
   if (on == nullptr || on->value.text != "true") return std::nullopt;
   const entry* type = ctx.find("torch_autocast.dtype");
   if (type == nullptr) {
-    ctx.note(*on, "torch_autocast without a dtype: the forward's autocast dtype is not planned "
-                  "(fp32); set precision=bf16-mixed or fp16-mixed to give it");
+    ctx.note(*on,
+             "torch_autocast without a dtype: the forward's autocast dtype is not planned "
+             "(fp32); set precision=bf16-mixed or fp16-mixed to give it");
     return std::nullopt;
   }
   const std::string t = lower_case(type->value.text);
@@ -222,11 +223,12 @@ std::optional<std::string> only_world_one(import_context& ctx, const entry& tota
       (factor != nullptr && !parse_count_text(factor->value.text, 1, 1ULL << 40, f).empty()) ||
       t != f)
     return std::nullopt;
-  ctx.note(total, fmt::format("train_batch_size {}{}: DeepSpeed derives the missing batch "
-                              "factor as {} // GPUs{}, which is 0 on more than one data-parallel "
-                              "rank, so the file runs on one",
-                              t, factor == nullptr ? " alone" : fmt::format(" = {} {}", factor->key, f),
-                              t, factor == nullptr ? "" : fmt::format(" // {}", f)));
+  ctx.note(total,
+           fmt::format("train_batch_size {}{}: DeepSpeed derives the missing batch "
+                       "factor as {} // GPUs{}, which is 0 on more than one data-parallel "
+                       "rank, so the file runs on one",
+                       t, factor == nullptr ? " alone" : fmt::format(" = {} {}", factor->key, f), t,
+                       factor == nullptr ? "" : fmt::format(" // {}", f)));
   return set_world(ctx, static_cast<long long>(tp_degree(ctx)), total);
 }
 

@@ -246,7 +246,10 @@ maybe_error read_tune_model(import_context& ctx) {
   if (const auto dot = builder.rfind('.'); dot != std::string::npos) builder = builder.substr(dot + 1);
   builder = lower_case(builder);
   const bool qlora = builder.rfind("qlora_", 0) == 0;
-  const bool lora = qlora || builder.rfind("lora_", 0) == 0;
+  // A dora_ builder (forks of torchtune 0.2, before DoRA became the LoRA builders' use_dora in
+  // 0.3: dora_llama3_8b = partial(lora_llama3_8b, use_dora=True)) is the LoRA builder with DoRA.
+  const bool dora = builder.rfind("dora_", 0) == 0;
+  const bool lora = qlora || dora || builder.rfind("lora_", 0) == 0;
   std::string base = builder.substr(qlora ? 6 : lora ? 5 : 0);
   for (std::string_view tail : {"_base", "_instruct"})
     if (base.ends_with(tail)) base.resize(base.size() - tail.size());
@@ -268,6 +271,8 @@ maybe_error read_tune_model(import_context& ctx) {
     problem = ctx.set("model", model::preset_named(base).value_or(base), *e);
   }
   if (problem.empty() && lora) problem = ctx.set("lora.enabled", "true", *e);
+  if (problem.empty() && dora && ctx.find("model.use_dora") == nullptr)
+    problem = ctx.set("lora.method", "dora", *e);
   // The QLoRA builders quantise the LoRA-targeted linears to torchao's NF4Tensor.
   if (problem.empty() && qlora) problem = ctx.set("lora.base_quantization", "nf4", *e);
   if (problem.empty() && qlora) problem = ctx.set("lora.quantizer", "torchao", *e);

@@ -327,12 +327,12 @@ TEST(ImportDeepSpeed, TorchAutocastWithoutAHalfSectionIsMixedPrecision) {
   EXPECT_EQ(fp16->job.precision.params, dtype::f16);
   EXPECT_EQ(fp16->job.precision.master, dtype::f32);
   EXPECT_TRUE(fp16->job.precision.autocast);
-  auto off = import_config_text(
-      R"({"torch_autocast": {"enabled": false, "dtype": "bfloat16"}})", "ds.json");
+  auto off = import_config_text(R"({"torch_autocast": {"enabled": false, "dtype": "bfloat16"}})",
+                                "ds.json");
   ASSERT_TRUE(off) << off.error().to_string();
   EXPECT_EQ(off->job.precision.params, dtype::f32);
-  auto bad = import_config_text(R"({"torch_autocast": {"enabled": true, "dtype": "int8"}})",
-                                "ds.json");
+  auto bad =
+      import_config_text(R"({"torch_autocast": {"enabled": true, "dtype": "int8"}})", "ds.json");
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().to_string().find("torch_autocast.dtype"), std::string::npos);
 }

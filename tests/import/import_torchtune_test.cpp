@@ -367,6 +367,13 @@ TEST(ImportTorchtune, DatasetSequenceCapAndQuantizedBase) {
   EXPECT_EQ(qdora->job.lora.method, "dora");
   EXPECT_EQ(qdora->job.lora.base_quantization, dtype::nf4);
   EXPECT_EQ(qdora->job.lora.quantizer, "torchao");
+  // A fork's dora_ builder is the LoRA builder with use_dora.
+  auto dora = import_torchtune("model:\n  _component_: torchtune.models.llama3.dora_llama3_8b\n",
+                               "dora.yaml");
+  ASSERT_TRUE(dora) << dora.error().to_string();
+  EXPECT_EQ(dora->job.model, "llama-3-8b");
+  EXPECT_TRUE(dora->job.lora.enabled);
+  EXPECT_EQ(dora->job.lora.method, "dora");
   auto plain = import_torchtune("model:\n  _component_: torchtune.models.llama3.lora_llama3_8b\n"
                                 "  quantize_base: False\n",
                                 "plain.yaml");
