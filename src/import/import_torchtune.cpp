@@ -172,6 +172,41 @@ maybe_error builder_against_checkpoint(import_context& ctx, const entry& builder
                         component, family, type->value.text, line(*type), of_type));
 }
 
+// A checkpoint folder that names an AWQ or GPTQ export (AutoAWQ's and AutoGPTQ's folders and
+// Hub ids carry the method's name: "...-AWQ-4bit-g128-gemm", "...-GPTQ-Int4") holds packed
+// integer tensors (qweight, qzeros, scales per linear). torchtune's HF checkpointer maps every key
+// through convert_weights.hf_to_tune, whose get_mapped_key raises "Found unexpected key" on a
+// name outside the bf16 model's map, and its builders have no such linears: the weights the run
+// would train, and their dtype, are not what the model component says.
+maybe_error quantized_checkpoint(import_context& ctx) {
+  const entry* checkpointer = ctx.find("checkpointer._component_");
+  const entry* dir = ctx.find("checkpointer.checkpoint_dir");
+  if (checkpointer == nullptr || dir == nullptr ||
+      !checkpointer->value.text.ends_with("HFCheckpointer"))
+    return std::nullopt;
+  std::string word;
+  std::string method;
+  for (const char c : dir->value.text + "/") {
+    if (std::isalnum(static_cast<unsigned char>(c)) != 0) {
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      continue;
+    }
+    if (word == "awq" || word == "gptq") method = word;
+    word.clear();
+  }
+  if (method.empty()) return std::nullopt;
+  return at(dir->where,
+            fmt::format("checkpointer.checkpoint_dir names a {} export ({}), whose packed "
+                        "integer tensors (qweight, qzeros, scales) torchtune's {} cannot map "
+                        "onto {} (hf_to_tune stops at the first such key); give the checkpoint "
+                        "in the model's own dtype (the export's unquantized source) to plan it",
+                        method == "awq" ? "AWQ" : "GPTQ", dir->value.text,
+                        checkpointer->value.text.substr(checkpointer->value.text.rfind('.') + 1),
+                        ctx.find("model._component_") != nullptr
+                            ? ctx.find("model._component_")->value.text
+                            : std::string("the model's builder")));
+}
+
 // model._component_: the preset, and LoRA / QLoRA from the builder's prefix.
 maybe_error read_tune_model(import_context& ctx) {
   // Recipes that hold more than one model: knowledge distillation's frozen teacher
@@ -242,6 +277,7 @@ maybe_error read_tune_model(import_context& ctx) {
   const entry* e = ctx.find("model._component_");
   if (e == nullptr) return std::nullopt;
   if (auto contradiction = builder_against_checkpoint(ctx, *e)) return contradiction;
+  if (auto quantized = quantized_checkpoint(ctx)) return quantized;
   std::string builder = e->value.text;
   if (const auto dot = builder.rfind('.'); dot != std::string::npos) builder = builder.substr(dot + 1);
   builder = lower_case(builder);
