@@ -492,12 +492,18 @@ maybe_error read_peft(import_context& ctx) {
 // the pipeline and context options under [experimental]; they mean what [parallelism] means now.
 // Each such key is read as its [parallelism] name unless the file also has that one.
 void read_legacy_layout(import_context& ctx) {
-  static const char* const moved[] = {
-      "data_parallel_shard_degree", "data_parallel_replicate_degree", "tensor_parallel_degree",
-      "enable_async_tensor_parallel", "pipeline_parallel_degree", "pipeline_parallel_schedule",
-      "pipeline_parallel_microbatch_size", "pipeline_parallel_split_points",
-      "context_parallel_degree", "context_parallel_rotate_method", "expert_parallel_degree",
-      "pipeline_parallel_microbatches"};
+  static const char* const moved[] = {"data_parallel_shard_degree",
+                                      "data_parallel_replicate_degree",
+                                      "tensor_parallel_degree",
+                                      "enable_async_tensor_parallel",
+                                      "pipeline_parallel_degree",
+                                      "pipeline_parallel_schedule",
+                                      "pipeline_parallel_microbatch_size",
+                                      "pipeline_parallel_split_points",
+                                      "context_parallel_degree",
+                                      "context_parallel_rotate_method",
+                                      "expert_parallel_degree",
+                                      "pipeline_parallel_microbatches"};
   for (auto& e : ctx.entries) {
     // February to March 2024 (e28832e7c renamed it): the tensor-parallel degree, with sequence
     // parallelism.
@@ -1516,6 +1522,49 @@ const std::vector<option>& torchtitan_table() {
 
 const std::vector<option>& torchtitan_options() { return torchtitan_table(); }
 
+// torchtitan takes the model's shapes from the flavor's ModelArgs and the vocabulary from the
+// tokenizer (train.py: model_args.update_from_config(job_config, tokenizer)); no release has an
+// option for them. A key of no release whose last part names one of those dimensions
+// (gpt-neuro's [training] vocab_size, which its train.py writes into model_config) is a fork's
+// code resizing the model: the flavor's shapes are not the model trained.
+std::optional<diagnostic> fork_shape_option(import_context& ctx) {
+  static constexpr std::string_view dimensions[] = {"vocab_size",
+                                                    "n_layers",
+                                                    "num_layers",
+                                                    "dim",
+                                                    "n_heads",
+                                                    "n_kv_heads",
+                                                    "hidden_dim",
+                                                    "multiple_of",
+                                                    "ffn_dim_multiplier",
+                                                    "hidden_size",
+                                                    "num_attention_heads",
+                                                    "intermediate_size",
+                                                    "num_hidden_layers"};
+  const auto& table = torchtitan_options();
+  const entry* first = nullptr;  // the first in the file
+  for (const auto& e : ctx.entries) {
+    const std::string leaf = e.key.substr(e.key.rfind('.') + 1);
+    if (std::find(std::begin(dimensions), std::end(dimensions), leaf) == std::end(dimensions))
+      continue;
+    if (std::any_of(table.begin(), table.end(),
+                    [&](const option& o) { return option_matches(o.key, e.key); }))
+      continue;
+    if (first == nullptr || e.where.line < first->where.line) first = &e;
+  }
+  if (first != nullptr) {
+    const entry& e = *first;
+    return at(e.where,
+              fmt::format("{} is no option of any torchtitan release (the flavor gives the "
+                          "model's shapes, the tokenizer its vocabulary): a fork's, whose code "
+                          "sets that dimension of the model, so the model trained is not the "
+                          "flavor's; plan it with --set model=PATH/config.json (a Hugging Face "
+                          "config of the fork's shapes)",
+                          e.key));
+  }
+  return std::nullopt;
+}
+
 }  // namespace detail
 
 result<imported_job> import_torchtitan(std::string_view text, const std::string& source) {
@@ -1560,6 +1609,7 @@ result<imported_job> import_torchtitan(std::string_view text, const std::string&
     }
   }
   bool has_world_size = false;
+  if (auto err = detail::fork_shape_option(ctx)) return *err;
   if (auto err = detail::read_model(ctx)) return *err;
   if (auto err = detail::read_peft(ctx)) return *err;
   // A model no preset has is refused at its lines before any check of the layout or of an

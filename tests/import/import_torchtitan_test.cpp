@@ -175,6 +175,18 @@ TEST(ImportTorchtitan, PipelineMicrobatchCountOfOlderReleases) {
   EXPECT_EQ(now->job.training.gradient_accumulation, 8);
 }
 
+// A key of no torchtitan release that names a model dimension is a fork resizing the model.
+TEST(ImportTorchtitan, AForksShapeOptionIsRefusedAtItsLine) {
+  auto fork = import_config_text(
+      "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\nseq_len = 4096\n"
+      "vocab_size = 256\n",
+      "t.toml");
+  ASSERT_FALSE(fork);
+  EXPECT_EQ(fork.error().line, 6) << fork.error().to_string();
+  EXPECT_NE(fork.error().message.find("training.vocab_size"), std::string::npos);
+  EXPECT_NE(fork.error().message.find("plan it with --set model="), std::string::npos);
+}
+
 TEST(ImportTorchtitan, ZeroBubbleSchedulesKeepTorchtitansSpellings) {
   const std::pair<const char*, pp_schedule> cases[] = {
       {"InterleavedZeroBubble", pp_schedule::interleaved_zero_bubble},
