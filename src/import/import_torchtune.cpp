@@ -1237,6 +1237,19 @@ result<imported_job> import_torchtune(std::string_view text, const std::string& 
       return true;
     });
   }
+  // The LoRA builders take one int lora_rank and one float lora_alpha for every adapter
+  // (models/llama3/_component_builders.py, lora_llama3(lora_rank: int, lora_alpha: float, ...)):
+  // a map of values per module there is a fork's per-layer LoRA, whose modules left out get
+  // values that only the fork's code knows.
+  for (const auto& [section, at_section] : ctx.sections)
+    if (section == "model.lora_rank" || section == "model.lora_alpha")
+      return detail::at(at_section,
+                        fmt::format("{}: a map of values per module, where torchtune's LoRA "
+                                    "builders take one value for every adapter (a fork's "
+                                    "per-layer LoRA, whose modules not listed get the fork's "
+                                    "own default); give one {} (the largest listed bounds the "
+                                    "adapters' memory) to plan it",
+                                    section, section.substr(6)));
   bool has_world_size = false;
   if (auto err = detail::read_strategy(ctx, text, has_world_size)) return *err;
   if (auto err = detail::read_tune_model(ctx)) return *err;

@@ -380,6 +380,14 @@ TEST(ImportTorchtune, DatasetSequenceCapAndQuantizedBase) {
   ASSERT_TRUE(plain_dir) << plain_dir.error().to_string();
   auto awkward = import_torchtune(model + "/m/awkward-llama\n", "hf.yaml");
   ASSERT_TRUE(awkward) << awkward.error().to_string();
+  // lora_rank as a map per module: a fork's per-layer LoRA.
+  auto per_layer = import_torchtune(
+      "model:\n  _component_: torchtune.models.llama3.lora_llama3_8b\n  lora_rank:\n"
+      "    layers.0.attn.q_proj: 16\n    layers.1.attn.q_proj: 8\n",
+      "map.yaml");
+  ASSERT_FALSE(per_layer);
+  EXPECT_EQ(per_layer.error().line, 3) << per_layer.error().to_string();
+  EXPECT_NE(per_layer.error().message.find("to plan it"), std::string::npos);
   // A fork's dora_ builder is the LoRA builder with use_dora.
   auto dora = import_torchtune("model:\n  _component_: torchtune.models.llama3.dora_llama3_8b\n",
                                "dora.yaml");
