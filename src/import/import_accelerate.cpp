@@ -39,6 +39,17 @@ std::string read_sharding(import_context& ctx, const entry& e) {
     ctx.note(e, fmt::format("{} with FSDP2 is not modelled; ignored", e.value.text));
     return "";
   }
+  // _HYBRID_SHARD_ZERO2 is SHARD_GRAD_OP inside each shard group and replication across them;
+  // FSDP's default groups (torch/distributed/fsdp/_init_utils.py, _init_intra_and_inter_node_
+  // groups) shard within a node. On one machine that is one group of every rank: SHARD_GRAD_OP.
+  const entry* machines = ctx.find("num_machines");
+  if ((v == "HYBRID_SHARD_ZERO2" || v == "5") && machines != nullptr &&
+      machines->value.text == "1") {
+    ctx.note(e,
+             "HYBRID_SHARD_ZERO2 on one machine: its shard group is every rank, so it shards "
+             "as SHARD_GRAD_OP");
+    return ctx.set("parallel.fsdp_sharding", "shard_grad_op", e);
+  }
   if (v == "HYBRID_SHARD_ZERO2" || v == "5") {
     ctx.note(e, "HYBRID_SHARD_ZERO2 is modelled as HYBRID_SHARD, which frees parameters after "
                 "forward: the prediction is low");

@@ -99,6 +99,33 @@ std::optional<diagnostic> read_stage(import_context& ctx) {
   return problem.empty() ? std::nullopt : std::optional(at(e->where, problem));
 }
 
+// torch_autocast (DeepSpeed >= 0.17.2, runtime/torch_autocast.py and the TorchAutocastConfig of
+// runtime/config.py): with neither the bf16 nor the fp16 section on, the engine keeps the model
+// and its optimizer in fp32 and runs the forward under torch.autocast(dtype): fp32 weights,
+// matmuls in the 16-bit dtype, as the job spec's bf16-mixed / fp16-mixed. A dtype left out is
+// noted and the forward planned in fp32.
+std::optional<diagnostic> read_torch_autocast(import_context& ctx) {
+  const entry* on = ctx.find("torch_autocast.enabled");
+  if (on == nullptr || on->value.text != "true") return std::nullopt;
+  const entry* type = ctx.find("torch_autocast.dtype");
+  if (type == nullptr) {
+    ctx.note(*on,
+             "torch_autocast without a dtype: the forward's autocast dtype is not planned "
+             "(fp32); set precision=bf16-mixed or fp16-mixed to give it");
+    return std::nullopt;
+  }
+  const std::string t = lower_case(type->value.text);
+  std::string mixed;
+  if (t == "float16" || t == "fp16" || t == "half" || t == "torch.float16") mixed = "fp16-mixed";
+  if (t == "bfloat16" || t == "bf16" || t == "torch.bfloat16") mixed = "bf16-mixed";
+  if (mixed.empty())
+    return at(type->where, fmt::format("torch_autocast.dtype: invalid value \"{}\" (expected one "
+                                       "of: bfloat16, float16)",
+                                       type->value.text));
+  const std::string problem = ctx.set("precision", mixed, *type);
+  return problem.empty() ? std::nullopt : std::optional(at(type->where, problem));
+}
+
 // bf16 / fp16: the model is held in 16 bits with an fp32 master copy in the optimizer, and
 // gradients are reduced in the 16-bit dtype unless communication_data_type says otherwise.
 // Without either section DeepSpeed trains in fp32.
@@ -110,7 +137,7 @@ std::optional<diagnostic> read_precision(import_context& ctx) {
                                         "takes one");
   if (!bf16 && !fp16) {
     ctx.out.job.precision = {dtype::f32, dtype::f32, dtype::f32, dtype::f32, false};
-    return std::nullopt;
+    return read_torch_autocast(ctx);
   }
   const std::string half = bf16 ? "bf16" : "fp16";
   for (const auto& [path, value] : {std::pair{"precision.params", half}, {"precision.reduce", half},
@@ -183,6 +210,28 @@ std::string derive_micro_batch(import_context& ctx, const entry& total, const en
   return ctx.set("training.micro_batch", std::to_string(t / (a * world)), total);
 }
 
+// With one of micro batch and accumulation left out, DeepSpeed derives it as train_batch_size //
+// world // the other one given (1 when neither is: the accumulation is then set to 1), and
+// _batch_assertion (runtime/config.py, _set_batch_related_parameters) requires the derived value
+// above 0 and train_batch_size = micro x accumulation x world. When train_batch_size equals the
+// factor given (or is 1 with none), any world above 1 derives 0: the file runs on one data-
+// parallel rank only. Returns nullopt when the batch sizes allow more, else "" or the problem.
+std::optional<std::string> only_world_one(import_context& ctx, const entry& total,
+                                          const entry* factor) {
+  std::uint64_t t = 0, f = 1;
+  if (!parse_count_text(total.value.text, 1, 1ULL << 40, t).empty() ||
+      (factor != nullptr && !parse_count_text(factor->value.text, 1, 1ULL << 40, f).empty()) ||
+      t != f)
+    return std::nullopt;
+  ctx.note(total,
+           fmt::format("train_batch_size {}{}: DeepSpeed derives the missing batch "
+                       "factor as {} // GPUs{}, which is 0 on more than one data-parallel "
+                       "rank, so the file runs on one",
+                       t, factor == nullptr ? " alone" : fmt::format(" = {} {}", factor->key, f), t,
+                       factor == nullptr ? "" : fmt::format(" // {}", f)));
+  return set_world(ctx, static_cast<long long>(tp_degree(ctx)), total);
+}
+
 // train_batch_size = micro batch x gradient accumulation x data-parallel ranks.
 std::string read_world(import_context& ctx, bool& has_world_size) {
   const entry* total = ctx.find("train_batch_size");
@@ -191,6 +240,16 @@ std::string read_world(import_context& ctx, bool& has_world_size) {
   // has_world_size on entry: the launch gave the GPU count (accelerate's num_processes), which
   // DeepSpeed's world size is; the file's batch sizes are then checked against it.
   const bool launch_gives_world = has_world_size;
+  if (!launch_gives_world && total != nullptr && (micro == nullptr || accumulation == nullptr))
+    if (auto only = only_world_one(ctx, *total, micro != nullptr ? micro : accumulation); only) {
+      if (!only->empty()) return *only;
+      has_world_size = true;
+      std::string problem;
+      if (micro == nullptr) problem = ctx.set("training.micro_batch", "1", *total);
+      if (problem.empty() && accumulation == nullptr)
+        problem = ctx.set("training.gradient_accumulation", "1", *total);
+      return problem;
+    }
   if (total != nullptr && micro == nullptr)
     return derive_micro_batch(ctx, *total, accumulation, launch_gives_world);
   if (total == nullptr || micro == nullptr) return "";
@@ -495,6 +554,8 @@ const std::vector<option>& deepspeed_table() {
       {"managed_gradient_accumulation", no_effect()},  // who calls the step, not what it keeps
       {"gradient_allreduce_op", no_effect()},
       {"log_level", no_effect()},
+      {"torch_autocast.enabled", handled()},  // read_torch_autocast
+      {"torch_autocast.dtype", handled()},
       {"torch_autocast.*", not_modelled("torch.autocast of the engine's forward")},
       {"expert_parallel.*", not_modelled("DeepSpeed AutoEP expert parallelism")},
   };

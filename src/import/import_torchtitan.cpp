@@ -492,11 +492,18 @@ maybe_error read_peft(import_context& ctx) {
 // the pipeline and context options under [experimental]; they mean what [parallelism] means now.
 // Each such key is read as its [parallelism] name unless the file also has that one.
 void read_legacy_layout(import_context& ctx) {
-  static const char* const moved[] = {
-      "data_parallel_shard_degree", "data_parallel_replicate_degree", "tensor_parallel_degree",
-      "enable_async_tensor_parallel", "pipeline_parallel_degree", "pipeline_parallel_schedule",
-      "pipeline_parallel_microbatch_size", "pipeline_parallel_split_points",
-      "context_parallel_degree", "context_parallel_rotate_method", "expert_parallel_degree"};
+  static const char* const moved[] = {"data_parallel_shard_degree",
+                                      "data_parallel_replicate_degree",
+                                      "tensor_parallel_degree",
+                                      "enable_async_tensor_parallel",
+                                      "pipeline_parallel_degree",
+                                      "pipeline_parallel_schedule",
+                                      "pipeline_parallel_microbatch_size",
+                                      "pipeline_parallel_split_points",
+                                      "context_parallel_degree",
+                                      "context_parallel_rotate_method",
+                                      "expert_parallel_degree",
+                                      "pipeline_parallel_microbatches"};
   for (auto& e : ctx.entries) {
     // February to March 2024 (e28832e7c renamed it): the tensor-parallel degree, with sequence
     // parallelism.
@@ -706,8 +713,9 @@ maybe_error read_parallelism(import_context& ctx, bool& has_world_size) {
 maybe_error read_pipeline(import_context& ctx) {
   auto& job = ctx.out.job;
   if (job.parallel.pp <= 1) {
-    for (const char* key : {"parallelism.pipeline_parallel_schedule",
-                            "parallelism.pipeline_parallel_microbatch_size"})
+    for (const char* key :
+         {"parallelism.pipeline_parallel_schedule", "parallelism.pipeline_parallel_microbatch_size",
+          "parallelism.pipeline_parallel_microbatches"})
       if (const entry* e = ctx.find(key)) ctx.ignore(*e);
     return std::nullopt;
   }
@@ -740,6 +748,45 @@ maybe_error read_pipeline(import_context& ctx) {
                                job.parallel.pp));
     }
   }
+  // Before 5e2033c75 (pull/1073, 2025-04-07) the option was the number of micro-batches,
+  // pipeline_parallel_microbatches, whose default None became the number of stages
+  // (build_pipeline_schedule: n_microbatches = num_total_stages), the pipeline degree under a
+  // single-stage schedule (1F1B, the default, or GPipe); the local batch is split into that
+  // many. A file of that era: the count written, or the pipeline degree under [experimental] /
+  // [training] (no [parallelism] table, which came in 785c34c99, 2025-03-18).
+  const entry* count = ctx.find("parallelism.pipeline_parallel_microbatches");
+  const bool parallelism_table =
+      std::any_of(ctx.sections.begin(), ctx.sections.end(),
+                  [](const auto& section) { return section.first == "parallelism"; });
+  const entry* schedule = ctx.find("parallelism.pipeline_parallel_schedule");
+  const bool single_stage = schedule == nullptr || lower_case(schedule->value.text) == "1f1b" ||
+                            lower_case(schedule->value.text) == "gpipe";
+  const bool batch_given = ctx.find("training.local_batch_size") != nullptr ||
+                           ctx.find("training.batch_size") != nullptr;
+  if (size == nullptr && batch_given &&
+      (count != nullptr || (!parallelism_table && single_stage))) {
+    long long n = job.parallel.pp;
+    if (count != nullptr) {
+      std::istringstream in(count->value.text);
+      if (!(in >> n) || !in.eof() || n < 1)
+        return at(count->where, fmt::format("{}: expected a positive integer, got \"{}\"",
+                                            count->key, count->value.text));
+    }
+    const entry& at_count =
+        count != nullptr ? *count : *ctx.find("parallelism.pipeline_parallel_degree");
+    if (local % n != 0)
+      return at(at_count.where,
+                fmt::format("the local batch {} is not a multiple of the {} pipeline micro-batches "
+                            "(torchtitan: \"Batch size must be divisible by number of "
+                            "microbatches\"); make it one to plan it",
+                            local, n));
+    if (count == nullptr)
+      ctx.note(at_count, fmt::format("no pipeline_parallel_microbatches: torchtitan of this "
+                                     "layout splits the local batch into one micro-batch per "
+                                     "stage, {} of {}",
+                                     n, local / n));
+    micro = local / n;
+  }
   if (local % micro != 0)
     return at(size != nullptr ? size->where : diagnostic{ctx.source, 0, 0, "", ""},
               fmt::format("training.local_batch_size {} is not a multiple of "
@@ -748,8 +795,11 @@ maybe_error read_pipeline(import_context& ctx) {
   std::string problem = ctx.set("training.micro_batch", std::to_string(micro), where);
   if (problem.empty())
     problem = ctx.set("training.gradient_accumulation", std::to_string(local / micro), where);
+  // Under DDP (replicas with a shard degree of 1) no FSDP wraps the model and the reshard policy
+  // acts on nothing (parallelize_llama applies it in apply_fsdp only).
   const entry* reshard = ctx.find("parallelism.fsdp_reshard_after_forward");
-  if (problem.empty() && (reshard == nullptr || lower_case(reshard->value.text) == "default"))
+  if (problem.empty() && job.parallel.kind != strategy::ddp &&
+      (reshard == nullptr || lower_case(reshard->value.text) == "default"))
     problem = ctx.set("parallel.reshard_after_forward", "false", reshard != nullptr ? *reshard : where);
   return problem.empty() ? std::nullopt : maybe_error(at(where.where, problem));
 }
@@ -1295,8 +1345,7 @@ const std::vector<option>& torchtitan_table() {
          maps_with("parallel.reshard_after_forward",
                    {{"default", "true"}, {"always", "true"}, {"never", "false"}})},
         {"optimizer.fused", maps_to("optimizer.fused")},
-        {"parallelism.pipeline_parallel_microbatches",
-         not_modelled("a pipeline micro-batch count given directly")},
+        {"parallelism.pipeline_parallel_microbatches", handled()},  // read_pipeline
         {"model.use_flex_attn", not_modelled_if_true("FlexAttention")},
         {"parallelism.data_parallel_shard_degree", handled()},
         {"parallelism.data_parallel_replicate_degree", handled()},
@@ -1473,6 +1522,49 @@ const std::vector<option>& torchtitan_table() {
 
 const std::vector<option>& torchtitan_options() { return torchtitan_table(); }
 
+// torchtitan takes the model's shapes from the flavor's ModelArgs and the vocabulary from the
+// tokenizer (train.py: model_args.update_from_config(job_config, tokenizer)); no release has an
+// option for them. A key of no release whose last part names one of those dimensions
+// (gpt-neuro's [training] vocab_size, which its train.py writes into model_config) is a fork's
+// code resizing the model: the flavor's shapes are not the model trained.
+std::optional<diagnostic> fork_shape_option(import_context& ctx) {
+  static constexpr std::string_view dimensions[] = {"vocab_size",
+                                                    "n_layers",
+                                                    "num_layers",
+                                                    "dim",
+                                                    "n_heads",
+                                                    "n_kv_heads",
+                                                    "hidden_dim",
+                                                    "multiple_of",
+                                                    "ffn_dim_multiplier",
+                                                    "hidden_size",
+                                                    "num_attention_heads",
+                                                    "intermediate_size",
+                                                    "num_hidden_layers"};
+  const auto& table = torchtitan_options();
+  const entry* first = nullptr;  // the first in the file
+  for (const auto& e : ctx.entries) {
+    const std::string leaf = e.key.substr(e.key.rfind('.') + 1);
+    if (std::find(std::begin(dimensions), std::end(dimensions), leaf) == std::end(dimensions))
+      continue;
+    if (std::any_of(table.begin(), table.end(),
+                    [&](const option& o) { return option_matches(o.key, e.key); }))
+      continue;
+    if (first == nullptr || e.where.line < first->where.line) first = &e;
+  }
+  if (first != nullptr) {
+    const entry& e = *first;
+    return at(e.where,
+              fmt::format("{} is no option of any torchtitan release (the flavor gives the "
+                          "model's shapes, the tokenizer its vocabulary): a fork's, whose code "
+                          "sets that dimension of the model, so the model trained is not the "
+                          "flavor's; plan it with --set model=PATH/config.json (a Hugging Face "
+                          "config of the fork's shapes)",
+                          e.key));
+  }
+  return std::nullopt;
+}
+
 }  // namespace detail
 
 result<imported_job> import_torchtitan(std::string_view text, const std::string& source) {
@@ -1517,6 +1609,7 @@ result<imported_job> import_torchtitan(std::string_view text, const std::string&
     }
   }
   bool has_world_size = false;
+  if (auto err = detail::fork_shape_option(ctx)) return *err;
   if (auto err = detail::read_model(ctx)) return *err;
   if (auto err = detail::read_peft(ctx)) return *err;
   // A model no preset has is refused at its lines before any check of the layout or of an

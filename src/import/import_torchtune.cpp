@@ -172,6 +172,41 @@ maybe_error builder_against_checkpoint(import_context& ctx, const entry& builder
                         component, family, type->value.text, line(*type), of_type));
 }
 
+// A checkpoint folder that names an AWQ or GPTQ export (AutoAWQ's and AutoGPTQ's folders and
+// Hub ids carry the method's name: "...-AWQ-4bit-g128-gemm", "...-GPTQ-Int4") holds packed
+// integer tensors (qweight, qzeros, scales per linear). torchtune's HF checkpointer maps every key
+// through convert_weights.hf_to_tune, whose get_mapped_key raises "Found unexpected key" on a
+// name outside the bf16 model's map, and its builders have no such linears: the weights the run
+// would train, and their dtype, are not what the model component says.
+maybe_error quantized_checkpoint(import_context& ctx) {
+  const entry* checkpointer = ctx.find("checkpointer._component_");
+  const entry* dir = ctx.find("checkpointer.checkpoint_dir");
+  if (checkpointer == nullptr || dir == nullptr ||
+      !checkpointer->value.text.ends_with("HFCheckpointer"))
+    return std::nullopt;
+  std::string word;
+  std::string method;
+  for (const char c : dir->value.text + "/") {
+    if (std::isalnum(static_cast<unsigned char>(c)) != 0) {
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      continue;
+    }
+    if (word == "awq" || word == "gptq") method = word;
+    word.clear();
+  }
+  if (method.empty()) return std::nullopt;
+  return at(dir->where,
+            fmt::format("checkpointer.checkpoint_dir names a {} export ({}), whose packed "
+                        "integer tensors (qweight, qzeros, scales) torchtune's {} cannot map "
+                        "onto {} (hf_to_tune stops at the first such key); give the checkpoint "
+                        "in the model's own dtype (the export's unquantized source) to plan it",
+                        method == "awq" ? "AWQ" : "GPTQ", dir->value.text,
+                        checkpointer->value.text.substr(checkpointer->value.text.rfind('.') + 1),
+                        ctx.find("model._component_") != nullptr
+                            ? ctx.find("model._component_")->value.text
+                            : std::string("the model's builder")));
+}
+
 // model._component_: the preset, and LoRA / QLoRA from the builder's prefix.
 maybe_error read_tune_model(import_context& ctx) {
   // Recipes that hold more than one model: knowledge distillation's frozen teacher
@@ -242,11 +277,15 @@ maybe_error read_tune_model(import_context& ctx) {
   const entry* e = ctx.find("model._component_");
   if (e == nullptr) return std::nullopt;
   if (auto contradiction = builder_against_checkpoint(ctx, *e)) return contradiction;
+  if (auto quantized = quantized_checkpoint(ctx)) return quantized;
   std::string builder = e->value.text;
   if (const auto dot = builder.rfind('.'); dot != std::string::npos) builder = builder.substr(dot + 1);
   builder = lower_case(builder);
   const bool qlora = builder.rfind("qlora_", 0) == 0;
-  const bool lora = qlora || builder.rfind("lora_", 0) == 0;
+  // A dora_ builder (forks of torchtune 0.2, before DoRA became the LoRA builders' use_dora in
+  // 0.3: dora_llama3_8b = partial(lora_llama3_8b, use_dora=True)) is the LoRA builder with DoRA.
+  const bool dora = builder.rfind("dora_", 0) == 0;
+  const bool lora = qlora || dora || builder.rfind("lora_", 0) == 0;
   std::string base = builder.substr(qlora ? 6 : lora ? 5 : 0);
   for (std::string_view tail : {"_base", "_instruct"})
     if (base.ends_with(tail)) base.resize(base.size() - tail.size());
@@ -268,6 +307,8 @@ maybe_error read_tune_model(import_context& ctx) {
     problem = ctx.set("model", model::preset_named(base).value_or(base), *e);
   }
   if (problem.empty() && lora) problem = ctx.set("lora.enabled", "true", *e);
+  if (problem.empty() && dora && ctx.find("model.use_dora") == nullptr)
+    problem = ctx.set("lora.method", "dora", *e);
   // The QLoRA builders quantise the LoRA-targeted linears to torchao's NF4Tensor.
   if (problem.empty() && qlora) problem = ctx.set("lora.base_quantization", "nf4", *e);
   if (problem.empty() && qlora) problem = ctx.set("lora.quantizer", "torchao", *e);
@@ -1196,6 +1237,19 @@ result<imported_job> import_torchtune(std::string_view text, const std::string& 
       return true;
     });
   }
+  // The LoRA builders take one int lora_rank and one float lora_alpha for every adapter
+  // (models/llama3/_component_builders.py, lora_llama3(lora_rank: int, lora_alpha: float, ...)):
+  // a map of values per module there is a fork's per-layer LoRA, whose modules left out get
+  // values that only the fork's code knows.
+  for (const auto& [section, at_section] : ctx.sections)
+    if (section == "model.lora_rank" || section == "model.lora_alpha")
+      return detail::at(at_section,
+                        fmt::format("{}: a map of values per module, where torchtune's LoRA "
+                                    "builders take one value for every adapter (a fork's "
+                                    "per-layer LoRA, whose modules not listed get the fork's "
+                                    "own default); give one {} (the largest listed bounds the "
+                                    "adapters' memory) to plan it",
+                                    section, section.substr(6)));
   bool has_world_size = false;
   if (auto err = detail::read_strategy(ctx, text, has_world_size)) return *err;
   if (auto err = detail::read_tune_model(ctx)) return *err;

@@ -74,11 +74,19 @@ std::string called_script(std::string_view line) {
          words[i].front() != '"' && words[i].front() != '$')
     ++i;  // VAR=value before the command
   if (i < words.size() && (words[i] == "sh" || words[i] == "bash")) ++i;
+  // `python x.py ...` / `python3 -u x.py ...`: a Python program of the project's own, which
+  // builds the launch from its arguments (a file with Megatron's own arguments, pretrain_gpt.py
+  // included, is read as Megatron before this runs).
+  if (i < words.size() && words[i].starts_with("python")) {
+    ++i;
+    while (i < words.size() && words[i].starts_with("-") && words[i] != "-m") ++i;
+  }
   if (i >= words.size()) return {};
   std::string word(words[i]);
   std::erase(word, '"');
   std::erase(word, '\'');
-  if (word.size() < 4 || word.substr(word.size() - 3) != ".sh") return {};
+  if (!word.ends_with(".sh") && !word.ends_with(".py")) return {};
+  if (word.size() < 4) return {};
   return word;
 }
 

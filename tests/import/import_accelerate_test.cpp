@@ -310,6 +310,21 @@ TEST(ImportAccelerate, RejectsValuesItCannotMap) {
   EXPECT_EQ(procs.error().message, "num_processes 6 is not a multiple of num_machines 4");
 }
 
+// HYBRID_SHARD_ZERO2 shards as SHARD_GRAD_OP inside FSDP's default shard group, the node: on one
+// machine that is every rank.
+TEST(ImportAccelerate, HybridShardZero2OnOneMachineIsShardGradOp) {
+  const auto sharding_of = [](const std::string& machines) {
+    auto imported =
+        import_config_text("distributed_type: FSDP\nnum_processes: 8\nnum_machines: " + machines +
+                               "\nfsdp_config:\n  fsdp_sharding_strategy: HYBRID_SHARD_ZERO2\n",
+                           "acc.yaml");
+    EXPECT_TRUE(imported) << imported.error().to_string();
+    return imported ? imported->job.parallel.fsdp_sharding : sharding::no_shard;
+  };
+  EXPECT_EQ(sharding_of("1"), sharding::shard_grad_op);
+  EXPECT_EQ(sharding_of("2"), sharding::hybrid_shard);
+}
+
 TEST(ImportAccelerate, MultiGpuMixedPrecisionIsAutocast) {
   auto imported = import_config_text(
       "distributed_type: MULTI_GPU\nmixed_precision: fp16\nnum_processes: 2\n"

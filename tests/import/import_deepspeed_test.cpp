@@ -293,6 +293,50 @@ TEST(ImportDeepSpeed, TrainBatchSizeWithoutAccumulationFixesNoGpuCount) {
   EXPECT_NE(find_note(imported->notes, "without gradient_accumulation_steps"), "");
 }
 
+// DeepSpeed derives a missing micro batch or accumulation as train_batch_size // world // the
+// other factor, and its batch assertion wants it above 0: a total equal to the factor given (or
+// 1 alone) runs on one data-parallel rank only.
+TEST(ImportDeepSpeed, ATotalEqualToTheGivenFactorRunsOnOneGpu) {
+  auto alone = import_config_text(
+      "{\"train_batch_size\": 1, \"zero_optimization\": {\"stage\": 2}}", "ds.json");
+  ASSERT_TRUE(alone) << alone.error().to_string();
+  EXPECT_EQ(alone->job.hardware.gpus_per_node, 1);
+  EXPECT_EQ(alone->job.training.micro_batch, 1);
+  EXPECT_EQ(alone->job.training.gradient_accumulation, 1);
+  auto with_accumulation = import_config_text(
+      "{\"train_batch_size\": 4, \"gradient_accumulation_steps\": 4}", "ds.json");
+  ASSERT_TRUE(with_accumulation) << with_accumulation.error().to_string();
+  EXPECT_EQ(with_accumulation->job.hardware.gpus_per_node, 1);
+  EXPECT_EQ(with_accumulation->job.training.micro_batch, 1);
+  EXPECT_EQ(with_accumulation->job.training.gradient_accumulation, 4);
+  // 24 = 3 x accumulation x world leaves the world open: the old note stays.
+  auto open = import_config_text(
+      "{\"train_batch_size\": 24, \"train_micro_batch_size_per_gpu\": 3}", "ds.json");
+  ASSERT_TRUE(open) << open.error().to_string();
+  EXPECT_EQ(find_note(open->notes, "runs on one"), "");
+}
+
+// torch_autocast with neither bf16 nor fp16 on: fp32 weights and optimizer, the forward under
+// torch.autocast(dtype), which is the spec's fp16-mixed / bf16-mixed.
+TEST(ImportDeepSpeed, TorchAutocastWithoutAHalfSectionIsMixedPrecision) {
+  auto fp16 = import_config_text(
+      R"({"zero_optimization": {"stage": 2}, "bf16": {"enabled": false},
+          "torch_autocast": {"enabled": true, "dtype": "float16"}})",
+      "ds.json");
+  ASSERT_TRUE(fp16) << fp16.error().to_string();
+  EXPECT_EQ(fp16->job.precision.params, dtype::f16);
+  EXPECT_EQ(fp16->job.precision.master, dtype::f32);
+  EXPECT_TRUE(fp16->job.precision.autocast);
+  auto off = import_config_text(R"({"torch_autocast": {"enabled": false, "dtype": "bfloat16"}})",
+                                "ds.json");
+  ASSERT_TRUE(off) << off.error().to_string();
+  EXPECT_EQ(off->job.precision.params, dtype::f32);
+  auto bad =
+      import_config_text(R"({"torch_autocast": {"enabled": true, "dtype": "int8"}})", "ds.json");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().to_string().find("torch_autocast.dtype"), std::string::npos);
+}
+
 // optimizer.type: DeepSpeed's own names in any case, torch.optim classes as spelled; the plan keeps
 // the number of parameter-sized states. Type Adam is AdamW unless adam_w_mode is false.
 TEST(ImportDeepSpeed, OptimizerTypesPlanTheStatesDeepSpeedBuilds) {

@@ -144,6 +144,49 @@ TEST(ImportTorchtitan, PipelineParallelismCutsTheLocalBatchIntoMicroBatches) {
   EXPECT_EQ(auto_shard->job.parallel.dp_shard, 1);
 }
 
+// Before pull/1073 (2025-04-07) torchtitan split the local batch into
+// pipeline_parallel_microbatches, by default one per stage; a file of that era writes the degree
+// under [experimental] (or the count itself).
+TEST(ImportTorchtitan, PipelineMicrobatchCountOfOlderReleases) {
+  auto legacy = import_config_text(
+      "[training]\nbatch_size = 8\ndata_parallel_replicate_degree = 6\n"
+      "data_parallel_shard_degree = 1\n[experimental]\npipeline_parallel_degree = 2\n",
+      "t.toml");
+  ASSERT_TRUE(legacy) << legacy.error().to_string();
+  EXPECT_EQ(legacy->job.parallel.kind, strategy::ddp);
+  EXPECT_EQ(legacy->job.training.micro_batch, 4);
+  EXPECT_EQ(legacy->job.training.gradient_accumulation, 2);
+  auto counted = import_config_text(
+      "[training]\nbatch_size = 8\n[experimental]\npipeline_parallel_degree = 2\n"
+      "pipeline_parallel_microbatches = 8\n",
+      "t.toml");
+  ASSERT_TRUE(counted) << counted.error().to_string();
+  EXPECT_EQ(counted->job.training.micro_batch, 1);
+  EXPECT_EQ(counted->job.training.gradient_accumulation, 8);
+  auto uneven = import_config_text(
+      "[training]\nbatch_size = 6\n[experimental]\npipeline_parallel_degree = 4\n", "t.toml");
+  ASSERT_FALSE(uneven);
+  EXPECT_EQ(uneven.error().line, 4) << uneven.error().to_string();
+  // The [parallelism] layout of today: micro-batches of pipeline_parallel_microbatch_size 1.
+  auto now = import_config_text(
+      "[training]\nlocal_batch_size = 8\n[parallelism]\npipeline_parallel_degree = 2\n", "t.toml");
+  ASSERT_TRUE(now) << now.error().to_string();
+  EXPECT_EQ(now->job.training.micro_batch, 1);
+  EXPECT_EQ(now->job.training.gradient_accumulation, 8);
+}
+
+// A key of no torchtitan release that names a model dimension is a fork resizing the model.
+TEST(ImportTorchtitan, AForksShapeOptionIsRefusedAtItsLine) {
+  auto fork = import_config_text(
+      "[model]\nname = \"llama3\"\nflavor = \"8B\"\n[training]\nseq_len = 4096\n"
+      "vocab_size = 256\n",
+      "t.toml");
+  ASSERT_FALSE(fork);
+  EXPECT_EQ(fork.error().line, 6) << fork.error().to_string();
+  EXPECT_NE(fork.error().message.find("training.vocab_size"), std::string::npos);
+  EXPECT_NE(fork.error().message.find("plan it with --set model="), std::string::npos);
+}
+
 TEST(ImportTorchtitan, ZeroBubbleSchedulesKeepTorchtitansSpellings) {
   const std::pair<const char*, pp_schedule> cases[] = {
       {"InterleavedZeroBubble", pp_schedule::interleaved_zero_bubble},

@@ -367,6 +367,34 @@ TEST(ImportTorchtune, DatasetSequenceCapAndQuantizedBase) {
   EXPECT_EQ(qdora->job.lora.method, "dora");
   EXPECT_EQ(qdora->job.lora.base_quantization, dtype::nf4);
   EXPECT_EQ(qdora->job.lora.quantizer, "torchao");
+  // An AWQ / GPTQ export as the HF checkpoint: torchtune cannot load its packed tensors.
+  const std::string model =
+      "model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\n"
+      "checkpointer:\n  _component_: torchtune.training.FullModelHFCheckpointer\n"
+      "  checkpoint_dir: ";
+  auto awq = import_torchtune(model + "/m/Llama-3.1-8b-AWQ-4bit-g128-gemm\n", "awq.yaml");
+  ASSERT_FALSE(awq);
+  EXPECT_EQ(awq.error().line, 5) << awq.error().to_string();
+  EXPECT_NE(awq.error().message.find("to plan it"), std::string::npos);
+  auto plain_dir = import_torchtune(model + "/m/Llama-3.1-8B-Instruct\n", "hf.yaml");
+  ASSERT_TRUE(plain_dir) << plain_dir.error().to_string();
+  auto awkward = import_torchtune(model + "/m/awkward-llama\n", "hf.yaml");
+  ASSERT_TRUE(awkward) << awkward.error().to_string();
+  // lora_rank as a map per module: a fork's per-layer LoRA.
+  auto per_layer = import_torchtune(
+      "model:\n  _component_: torchtune.models.llama3.lora_llama3_8b\n  lora_rank:\n"
+      "    layers.0.attn.q_proj: 16\n    layers.1.attn.q_proj: 8\n",
+      "map.yaml");
+  ASSERT_FALSE(per_layer);
+  EXPECT_EQ(per_layer.error().line, 3) << per_layer.error().to_string();
+  EXPECT_NE(per_layer.error().message.find("to plan it"), std::string::npos);
+  // A fork's dora_ builder is the LoRA builder with use_dora.
+  auto dora = import_torchtune("model:\n  _component_: torchtune.models.llama3.dora_llama3_8b\n",
+                               "dora.yaml");
+  ASSERT_TRUE(dora) << dora.error().to_string();
+  EXPECT_EQ(dora->job.model, "llama-3-8b");
+  EXPECT_TRUE(dora->job.lora.enabled);
+  EXPECT_EQ(dora->job.lora.method, "dora");
   auto plain = import_torchtune("model:\n  _component_: torchtune.models.llama3.lora_llama3_8b\n"
                                 "  quantize_base: False\n",
                                 "plain.yaml");

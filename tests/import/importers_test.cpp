@@ -78,6 +78,15 @@ TEST(Importers, AWrapperScriptIsRefusedAtItsCall) {
       << refused.error().to_string();
   EXPECT_NE(refused.error().message.find("to plan it"), std::string::npos);
 
+  // A Python launcher of the project's own builds the arguments itself.
+  auto python = import_config_text(
+      "#!/usr/bin/env bash\nsource .venv/bin/activate\n\npython3 -u examples/x/speedrun.py \\\n"
+      "  --tp-size 2 \\\n  --nproc-per-node 8\n",
+      "py.sh");
+  ASSERT_FALSE(python);
+  EXPECT_EQ(python.error().line, 4) << python.error().to_string();
+  EXPECT_NE(python.error().message.find("examples/x/speedrun.py"), std::string::npos);
+
   auto positional =
       import_config_text("cd examples/x\nsh run_pretrain.sh dsw 7B 1 8 \\\n  bf16\n", "p.sh");
   ASSERT_FALSE(positional);
