@@ -29,6 +29,9 @@ bool is_json_list(std::string_view text) {
 bool has_log_markers(std::string_view text) {
   if (detail::contains(text, "memory summary, device ID ")) return true;
   warnings ignored;
+  // A table cut above its title (memory_summary.cpp reads its rows).
+  if (const auto untitled = parse_memory_summary(text, "", ignored); untitled && !untitled->empty())
+    return true;
   return !find_oom_reports(text, "", ignored).empty();
 }
 
