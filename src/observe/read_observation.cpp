@@ -66,6 +66,7 @@ result<observation> parse_log(std::string_view text, const std::string& source) 
   out.series = std::move(figures.series);
   out.process_counts = std::move(figures.process_counts);
   out.rank_devices = std::move(figures.rank_devices);
+  out.allocated_checks = std::move(figures.allocated_checks);
   if (!out.rank_devices.empty() &&
       std::none_of(out.rank_devices.begin(), out.rank_devices.end(),
                    [](const auto& r) { return r.pool_held.has_value(); }))
