@@ -648,6 +648,27 @@ std::optional<observation::allocated_check> allocated_check_of(std::string_view 
   return std::nullopt;
 }
 
+// TensorFlow.js's tf.memory() as console.log or JSON.stringify prints it: "{unreliable: false,
+// numTensors: 32, numDataBuffers: 22, numBytes: 9605380}" (MemoryInfo, tfjs-core engine.ts:
+// numBytes the bytes of all live tensors, numTensors their count). The two figures, or none.
+std::optional<std::pair<bytes, bytes>> tfjs_memory(std::string_view t) {
+  const auto after = [&](std::string_view key) -> std::optional<bytes> {
+    const std::size_t at = t.find(key);
+    if (at == std::string_view::npos) return std::nullopt;
+    std::size_t i = at + key.size();
+    if (i < t.size() && t[i] == '"') ++i;
+    while (i < t.size() && (t[i] == ':' || t[i] == ' ')) ++i;
+    std::size_t end = i;
+    while (end < t.size() && is_digit(t[end])) ++end;
+    if (end == i || end - i > 18) return std::nullopt;
+    return parse_uint(t.substr(i, end - i));
+  };
+  const auto tensors = after("numTensors");
+  const auto bytes_held = after("numBytes");
+  if (!tensors || !bytes_held) return std::nullopt;
+  return std::pair{*bytes_held, *tensors};
+}
+
 memory_figures find_memory_figures(std::string_view text, const std::string& source) {
   memory_figures out;
   const auto lines = split_lines(text);
@@ -687,6 +708,16 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
     }
     if (i == lines.size()) break;
     if (t.empty()) continue;
+    if (const auto tfjs = tfjs_memory(t)) {
+      for (const bool count : {false, true}) {
+        auto& run = runs[count ? "tf.memory() numTensors" : "tf.memory() numBytes"];
+        run.label = count ? "tf.memory() numTensors" : "tf.memory() numBytes";
+        run.source = source;
+        run.tensor_count = count;
+        run.points.emplace_back(lines[i].number, count ? tfjs->second : tfjs->first);
+      }
+      continue;
+    }
     if (i > 0)
       if (auto check = allocated_check_of(trim(lines[i - 1].text), t)) {
         check->line = lines[i].number;

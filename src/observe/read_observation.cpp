@@ -106,6 +106,11 @@ std::optional<observation_format> detect_observation_format(std::string_view tex
   const std::string_view start = detail::skip_bom_and_space(text);
   if (start.empty()) return std::nullopt;
   if (start.front() == '<') return observation_format::smi_xml;
+  // TensorFlow.js's tf.memory() printed as objects (memory_figures.hpp): a log, not
+  // torch.cuda.memory_stats() JSON.
+  if (const std::string_view first = start.substr(0, start.find('\n'));
+      detail::contains(first, "numTensors") && detail::contains(first, "numBytes"))
+    return observation_format::log;
   if (start.front() == '{' || (start.front() == '[' && is_json_list(start)) || detail::looks_like_python_repr(start))
     return observation_format::memory_stats;
   const std::string_view head = text.substr(0, sniff_bytes);

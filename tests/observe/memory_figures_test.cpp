@@ -358,5 +358,26 @@ TEST(MemoryFigures, ReadsAPeakLabelledOnlyMaxAsThePeakOfTheFigureBeforeIt) {
   EXPECT_FALSE(f.stats[0].reserved.peak);
 }
 
+// TensorFlow.js's tf.memory() printed each call (console.log's object, JSON.stringify's): a series
+// of its bytes and one of its tensor count.
+TEST(MemoryFigures, ReadsTensorFlowJsMemoryInfoAsTwoSeries) {
+  const auto f = find_memory_figures(
+      "{unreliable: false, numTensors: 10, numDataBuffers: 8, numBytes: 4000}\n"
+      "{unreliable: false, numTensors: 14, numDataBuffers: 10, numBytes: 4400}\n"
+      "{\"unreliable\":false,\"numTensors\":18,\"numDataBuffers\":12,\"numBytes\":4800}\n",
+      "stats.txt");
+  ASSERT_EQ(f.series.size(), 2u);
+  const auto& count = f.series[0].tensor_count ? f.series[0] : f.series[1];
+  const auto& held = f.series[0].tensor_count ? f.series[1] : f.series[0];
+  EXPECT_TRUE(count.tensor_count);
+  EXPECT_FALSE(held.tensor_count);
+  ASSERT_EQ(count.points.size(), 3u);
+  EXPECT_EQ(count.points[2].second, 18u);
+  EXPECT_EQ(held.points[2].second, 4800u);
+  EXPECT_EQ(held.points[2].first, 3);
+  EXPECT_TRUE(find_memory_figures("{numTensors: 10}\n{numTensors: 12}\n{numTensors: 14}\n", "s")
+                  .series.empty());
+}
+
 }  // namespace
 }  // namespace vramscope::observe

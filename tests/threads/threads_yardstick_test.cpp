@@ -401,11 +401,12 @@ TEST(ThreadsYardstick, FourteenthBatchAtFirstSight) {
 // Batch 15, collected sealed at the start of the round (forums and the issues of LLM training
 // libraries; runtimes other than PyTorch, serving engines and non-English threads) and scored
 // once on the round's starting rules before anything was changed for it: 2 of 11 top-1, 5 of 11
-// top-3 (bench/README.md). The floors keep what the round's fixes reached.
+// top-3 (bench/README.md). The floors keep what the round's fixes reached: 3 and 7; with
+// TensorFlow.js's tf.memory() read (a live-tensor count rising at every call, LEAK001): 4 and 8.
 TEST(ThreadsYardstick, FifteenthBatchAtFirstSight) {
   const tally fresh = score_all("15", false);
   ASSERT_GE(fresh.n, 11);
-  expect_at_least(fresh, {2, 5});
+  expect_at_least(fresh, {4, 8});
 }
 
 // Batch 16, collected sealed while the round's fixes were made (PyTorch projects by domain; the

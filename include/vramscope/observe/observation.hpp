@@ -266,6 +266,8 @@ struct observation {
     std::string label;  // the first line's label, as written
     std::vector<std::pair<int, bytes>> points;  // (line, size)
     std::string source;
+    /// The points count live tensors, not bytes (TensorFlow.js's tf.memory().numTensors).
+    bool tensor_count = false;
   };
   std::vector<figure_series> series;
   /// How many processes each GPU lists, as a paste counts them without naming them (a script's
