@@ -402,11 +402,12 @@ TEST(ThreadsYardstick, FourteenthBatchAtFirstSight) {
 // libraries; runtimes other than PyTorch, serving engines and non-English threads) and scored
 // once on the round's starting rules before anything was changed for it: 2 of 11 top-1, 5 of 11
 // top-3 (bench/README.md). The floors keep what the round's fixes reached: 3 and 7; with
-// TensorFlow.js's tf.memory() read (a live-tensor count rising at every call, LEAK001): 4 and 8.
+// TensorFlow.js's tf.memory() read (a live-tensor count rising at every call, LEAK001): 4 and 8;
+// with DyNet's failed cudaMalloc read as its pools' up-front size (JAX001): 5 and 9.
 TEST(ThreadsYardstick, FifteenthBatchAtFirstSight) {
   const tally fresh = score_all("15", false);
   ASSERT_GE(fresh.n, 11);
-  expect_at_least(fresh, {4, 8});
+  expect_at_least(fresh, {5, 9});
 }
 
 // Batch 16, collected sealed while the round's fixes were made (PyTorch projects by domain; the
