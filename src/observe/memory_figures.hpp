@@ -41,6 +41,9 @@
 //   "AssertionError: (8519680, 0)"
 //                        a test's check of the allocated bytes before and after some work
 //                        (observation::allocated_check), when the assert's names speak of memory
+//   "{unreliable: false, numTensors: 32, numDataBuffers: 22, numBytes: 9605380}"
+//                        TensorFlow.js's tf.memory() printed each call: a series of its bytes and
+//                        one of its live-tensor count (figure_series::tensor_count)
 //
 // A line of allocator figures becomes a torch_stats only when it names both an allocated and a
 // reserved figure (one alone says nothing of the cache), or, in a paste with no such line, the
