@@ -42,6 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check(v.line >= 1);
     if (v.free_at_start && v.total) check(*v.free_at_start <= *v.total + 1);
   }
+  // An assertion's check: its line, and the assert it was read from.
+  for (const auto& c : found.allocated_checks) check(c.line >= 2 && !c.assertion.empty());
   check(found.unread.size() <= 4);
   return 0;
 }

@@ -130,6 +130,13 @@ std::optional<failure_line> failure_line_of(std::string_view line) {
     f.status = std::string(status);
     return f;
   }
+  // DyNet's CUDA_CHECK (dynet/cuda.h): "CUDA failure in STMT" with the CUDA error's text on the
+  // next line; a STMT of cudaMalloc is a device allocation that failed.
+  if (const std::size_t c = line.find("CUDA failure in cudaMalloc("); c != std::string_view::npos) {
+    f.at = c;
+    f.status = "cudaMalloc failed";
+    return f;
+  }
   // CNMeM, the pool Theano's old back-end creates at start with lib.cnmem of the GPU (cnmem.h:
   // CNMEM_STATUS_OUT_OF_MEMORY; Theano's config documentation, lib.cnmem): "initCnmem:
   // cnmemInit call failed! Reason=CNMEM_STATUS_OUT_OF_MEMORY" when the pool could not be made,
@@ -196,6 +203,8 @@ std::string runtime_named(std::string_view text) {
       // its new back-end.
       {"theano", {"theano", "Theano", "while compiling the node", "pygpu"}},
       {"knet", {"Knet", "Knet.", "Knet", "Knet"}},
+      // DyNet by its name, its memory option, or its CUDA_CHECK's words (dynet/cuda.h).
+      {"dynet", {"dynet", "DyNet", "--dynet-mem", "CUDA failure in "}},
       {"mxnet", {"mxnet", "MXNet", "mxnet", "mxnet"}},
       {"paddle", {"paddle", "Paddle", "paddle", "paddle"}},
       {"tensorflow", {"tensorflow", "TensorFlow", "tensorflow", "tensorflow"}},

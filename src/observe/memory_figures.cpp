@@ -158,6 +158,14 @@ figure_label classify(std::string_view label) {
   return {allocated ? figure_kind::allocated : figure_kind::reserved, peak};
 }
 
+// Whether a label's only words name a peak ("max=", "(peak:").
+bool names_only_a_peak(std::string_view label) {
+  const auto words = words_of(label);
+  return !words.empty() && std::all_of(words.begin(), words.end(), [](const std::string& w) {
+    return w == "max" || w == "peak" || w == "maximum" || w == "highest";
+  });
+}
+
 // Sets the figure a label names; false when it names none or the entry has it already.
 bool put(torch_stats& s, figure_label what, bytes value) {
   if (what.kind == figure_kind::none) return false;
@@ -592,6 +600,75 @@ std::optional<torch_stats> repl_figures(const std::vector<text_line>& lines,
   return s;
 }
 
+// A test's check of torch.cuda.memory_allocated() before and after some work: the traceback's
+// source line "assert A <= B, (X, Y)" (also "<" and "=="), whose names speak of memory, and the
+// AssertionError under it printing the tuple "(N, M)". Python prints an assertion's message
+// with str(), so a tuple of two ints is "(N, M)"; torch.cuda.memory_allocated() returns bytes
+// (torch/cuda/memory.py). The tuple's names are matched to the comparison's sides, so the figure
+// bounded (A) is `after` and its bound (B) `before`, whatever order the tuple gives.
+std::optional<observation::allocated_check> allocated_check_of(std::string_view assert_line,
+                                                               std::string_view error_line) {
+  constexpr std::string_view error_anchor = "AssertionError: (";
+  if (!error_line.starts_with(error_anchor) || !error_line.ends_with(")")) return std::nullopt;
+  const auto values = split(
+      error_line.substr(error_anchor.size(), error_line.size() - error_anchor.size() - 1), ',');
+  if (values.size() != 2) return std::nullopt;
+  const auto first = parse_uint(trim(values[0]));
+  const auto second = parse_uint(trim(values[1]));
+  if (!first || !second) return std::nullopt;
+  if (!assert_line.starts_with("assert ")) return std::nullopt;
+  const std::string low = to_lower(assert_line);
+  if (!contains(low, "memory") && !contains(low, "alloc")) return std::nullopt;
+  std::string_view rest = assert_line.substr(7);
+  const std::size_t comma = rest.find(',');
+  if (comma == std::string_view::npos) return std::nullopt;
+  const std::string_view comparison = rest.substr(0, comma);
+  std::string_view tuple = trim(rest.substr(comma + 1));
+  if (tuple.size() < 2 || tuple.front() != '(' || tuple.back() != ')') return std::nullopt;
+  const auto names = split(tuple.substr(1, tuple.size() - 2), ',');
+  if (names.size() != 2) return std::nullopt;
+  for (std::string_view op : {"<=", "==", "<"}) {
+    const std::size_t at = comparison.find(op);
+    if (at == std::string_view::npos) continue;
+    const std::string_view bounded = trim(comparison.substr(0, at));
+    const std::string_view bound = trim(comparison.substr(at + op.size()));
+    observation::allocated_check c;
+    if (trim(names[0]) == bounded && trim(names[1]) == bound) {
+      c.after = *first;
+      c.before = *second;
+    } else if (trim(names[0]) == bound && trim(names[1]) == bounded) {
+      c.after = *second;
+      c.before = *first;
+    } else {
+      return std::nullopt;
+    }
+    c.assertion = std::string(assert_line.substr(0, 200));
+    return c;
+  }
+  return std::nullopt;
+}
+
+// TensorFlow.js's tf.memory() as console.log or JSON.stringify prints it: "{unreliable: false,
+// numTensors: 32, numDataBuffers: 22, numBytes: 9605380}" (MemoryInfo, tfjs-core engine.ts:
+// numBytes the bytes of all live tensors, numTensors their count). The two figures, or none.
+std::optional<std::pair<bytes, bytes>> tfjs_memory(std::string_view t) {
+  const auto after = [&](std::string_view key) -> std::optional<bytes> {
+    const std::size_t at = t.find(key);
+    if (at == std::string_view::npos) return std::nullopt;
+    std::size_t i = at + key.size();
+    if (i < t.size() && t[i] == '"') ++i;
+    while (i < t.size() && (t[i] == ':' || t[i] == ' ')) ++i;
+    std::size_t end = i;
+    while (end < t.size() && is_digit(t[end])) ++end;
+    if (end == i || end - i > 18) return std::nullopt;
+    return parse_uint(t.substr(i, end - i));
+  };
+  const auto tensors = after("numTensors");
+  const auto bytes_held = after("numBytes");
+  if (!tensors || !bytes_held) return std::nullopt;
+  return std::pair{*bytes_held, *tensors};
+}
+
 memory_figures find_memory_figures(std::string_view text, const std::string& source) {
   memory_figures out;
   const auto lines = split_lines(text);
@@ -631,6 +708,23 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
     }
     if (i == lines.size()) break;
     if (t.empty()) continue;
+    if (const auto tfjs = tfjs_memory(t)) {
+      for (const bool count : {false, true}) {
+        auto& run = runs[count ? "tf.memory() numTensors" : "tf.memory() numBytes"];
+        run.label = count ? "tf.memory() numTensors" : "tf.memory() numBytes";
+        run.source = source;
+        run.tensor_count = count;
+        run.points.emplace_back(lines[i].number, count ? tfjs->second : tfjs->first);
+      }
+      continue;
+    }
+    if (i > 0)
+      if (auto check = allocated_check_of(trim(lines[i - 1].text), t)) {
+        check->line = lines[i].number;
+        check->source = source;
+        out.allocated_checks.push_back(std::move(*check));
+        continue;
+      }
     // vLLM's profile: figures over several lines, one profile until a figure repeats.
     {
       vllm_profile probe;
@@ -780,8 +874,19 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
     s.origin = stats_origin::log_figures;
     s.source = source;
     std::size_t from = 0;
+    // A label that names only a peak ("max=") is the peak of the figure labelled before it on the
+    // line: DeepSpeed's memory_status (deepspeed/runtime/utils.py) prints "current alloc=XGB
+    // (delta=YGB max=ZGB) current cache=XGB (delta=YGB max=ZGB)", max_memory_allocated and
+    // max_memory_reserved after their current figures.
+    figure_kind line_kind = figure_kind::none;
     for (const auto& z : sizes) {
-      put(s, classify(t.substr(from, z.start - from)), z.value);
+      const std::string_view label = t.substr(from, z.start - from);
+      figure_label what = classify(label);
+      if (what.kind == figure_kind::none && line_kind != figure_kind::none &&
+          names_only_a_peak(label))
+        what = {line_kind, true};
+      if (what.kind != figure_kind::none) line_kind = what.kind;
+      put(s, what, z.value);
       from = z.end;
     }
     const bool any = s.allocated.current || s.allocated.peak || s.reserved.current || s.reserved.peak;

@@ -37,6 +37,13 @@
 //   "Found device 0 with properties: ... Total memory: 7.92GiB / Free memory: 190.31MiB"
 //                        TensorFlow's device at its start (gpu_device.cc; later "totalMemory:
 //                        ... freeMemory: ..." on one line): what others held before it
+//   "assert cuda_memory <= start_cuda_memory, (cuda_memory, start_cuda_memory)" then
+//   "AssertionError: (8519680, 0)"
+//                        a test's check of the allocated bytes before and after some work
+//                        (observation::allocated_check), when the assert's names speak of memory
+//   "{unreliable: false, numTensors: 32, numDataBuffers: 22, numBytes: 9605380}"
+//                        TensorFlow.js's tf.memory() printed each call: a series of its bytes and
+//                        one of its live-tensor count (figure_series::tensor_count)
 //
 // A line of allocator figures becomes a torch_stats only when it names both an allocated and a
 // reserved figure (one alone says nothing of the cache), or, in a paste with no such line, the
@@ -71,12 +78,16 @@ struct memory_figures {
   std::vector<observation::process_count> process_counts;
   /// Lines naming a rank and the GPU it uses (observation::rank_device), the last of each rank.
   std::vector<observation::rank_device> rank_devices;
+  /// A test's assertion on torch.cuda.memory_allocated() before and after some work, with the
+  /// AssertionError printing both counts (observation::allocated_check).
+  std::vector<observation::allocated_check> allocated_checks;
   /// Lines that hold a size but gave no figure above, as "LINE: text" (at most a few): what a
   /// refusal quotes so the user sees what was found.
   std::vector<std::string> unread;
   bool empty() const {
     return stats.empty() && gpus.empty() && vllm.empty() && devices_at_start.empty() &&
-           xla_pools.empty() && series.empty() && process_counts.empty() && rank_devices.empty();
+           xla_pools.empty() && series.empty() && process_counts.empty() && rank_devices.empty() &&
+           allocated_checks.empty();
   }
 };
 

@@ -171,9 +171,13 @@ struct table_parser {
   }
 
   // Returns the index of the line after the table.
-  result<std::size_t> read(std::size_t title) {
+  result<std::size_t> read(std::size_t title) { return read_rows(title, next_line(title)); }
+
+  // Reads the table's lines from `first`; `title` is the line before them (the title's, or for a
+  // table cut above its title, its first row's).
+  result<std::size_t> read_rows(std::size_t title, std::size_t first) {
     last_read = title;
-    std::size_t i = next_line(title);
+    std::size_t i = first;
     for (; i < lines.size(); i = next_line(i)) {
       const text_line& line = lines[i];
       const std::size_t bar = line.text.find('|');
@@ -261,6 +265,51 @@ torch_stats start_stats(const text_line& title, const std::string& source) {
   return s;
 }
 
+// A row as memory_summary() prints it: a label it prints (or a pool's) and four figures.
+bool is_summary_row(std::string_view line) {
+  const std::string_view content = detail::trim(line);
+  if (content.size() < 2 || content.front() != '|' || content.back() != '|') return false;
+  const auto cells = detail::split(content.substr(1, content.size() - 2), '|');
+  if (cells.size() != 5) return false;
+  const std::string_view label = detail::trim(cells[0]);
+  if (label == "from large pool" || label == "from small pool") return true;
+  return std::any_of(std::begin(row_kinds), std::end(row_kinds),
+                     [&](const row_kind& k) { return k.printed == label; });
+}
+
+// A table pasted without its title and counters (cut above them, or quoted in part): its first
+// rows, two or more of them, are rows memory_summary() prints. The device is then unknown and
+// the rows above the cut are named as missing like those below one.
+result<std::optional<torch_stats>> read_untitled(const std::vector<text_line>& lines,
+                                                 const std::string& source, warnings& warns) {
+  const auto is_border = [](std::string_view line) {
+    line = detail::trim(line);
+    return line.size() >= 2 && line[0] == '|' && (line[1] == '-' || line[1] == '=');
+  };
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+    if (!is_summary_row(lines[i].text)) continue;
+    std::size_t next = i + 1;
+    while (next < lines.size() && is_border(lines[next].text)) ++next;
+    if (next == lines.size() || !is_summary_row(lines[next].text)) continue;
+    torch_stats s;
+    s.source = source;
+    s.origin = stats_origin::memory_summary_text;
+    table_parser parser{source, lines, warns, std::move(s), {}};
+    auto end = parser.read_rows(i, i);
+    if (!end) return end.error();
+    if (!parser.saw_rows) return std::optional<torch_stats>{};
+    warns.push_back(detail::error_on_line(
+        source, lines[i], 0,
+        "memory summary starts here, without its title: the device and the rows above this one are "
+        "not in the paste"));
+    parser.note_missing();
+    parser.stats.cut = true;
+    detail::fill_from_raw(parser.stats);
+    return std::optional<torch_stats>{std::move(parser.stats)};
+  }
+  return std::optional<torch_stats>{};
+}
+
 }  // namespace
 
 result<std::vector<torch_stats>> parse_memory_summary(std::string_view text, const std::string& source,
@@ -276,6 +325,11 @@ result<std::vector<torch_stats>> parse_memory_summary(std::string_view text, con
     detail::fill_from_raw(parser.stats);
     out.push_back(std::move(parser.stats));
     i = *end - 1;
+  }
+  if (out.empty()) {
+    auto untitled = read_untitled(lines, source, found_warnings);
+    if (!untitled) return untitled.error();
+    if (*untitled) out.push_back(std::move(**untitled));
   }
   return out;
 }

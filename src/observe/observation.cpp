@@ -43,6 +43,7 @@ void append(observation& into, observation&& from) {
   move_all(into.series, from.series);
   move_all(into.process_counts, from.process_counts);
   move_all(into.rank_devices, from.rank_devices);
+  move_all(into.allocated_checks, from.allocated_checks);
   move_all(into.warnings, from.warnings);
   into.process_table = into.process_table || from.process_table;
   // The lowest GPU from which some paste's process list may lack rows.

@@ -29,6 +29,9 @@ bool is_json_list(std::string_view text) {
 bool has_log_markers(std::string_view text) {
   if (detail::contains(text, "memory summary, device ID ")) return true;
   warnings ignored;
+  // A table cut above its title (memory_summary.cpp reads its rows).
+  if (const auto untitled = parse_memory_summary(text, "", ignored); untitled && !untitled->empty())
+    return true;
   return !find_oom_reports(text, "", ignored).empty();
 }
 
@@ -63,6 +66,7 @@ result<observation> parse_log(std::string_view text, const std::string& source) 
   out.series = std::move(figures.series);
   out.process_counts = std::move(figures.process_counts);
   out.rank_devices = std::move(figures.rank_devices);
+  out.allocated_checks = std::move(figures.allocated_checks);
   if (!out.rank_devices.empty() &&
       std::none_of(out.rank_devices.begin(), out.rank_devices.end(),
                    [](const auto& r) { return r.pool_held.has_value(); }))
@@ -102,6 +106,11 @@ std::optional<observation_format> detect_observation_format(std::string_view tex
   const std::string_view start = detail::skip_bom_and_space(text);
   if (start.empty()) return std::nullopt;
   if (start.front() == '<') return observation_format::smi_xml;
+  // TensorFlow.js's tf.memory() printed as objects (memory_figures.hpp): a log, not
+  // torch.cuda.memory_stats() JSON.
+  if (const std::string_view first = start.substr(0, start.find('\n'));
+      detail::contains(first, "numTensors") && detail::contains(first, "numBytes"))
+    return observation_format::log;
   if (start.front() == '{' || (start.front() == '[' && is_json_list(start)) || detail::looks_like_python_repr(start))
     return observation_format::memory_stats;
   const std::string_view head = text.substr(0, sniff_bytes);

@@ -215,5 +215,37 @@ TEST(Dev001, ALibrarysOwnAllocationFailure) {
   EXPECT_TRUE(rules::device_above_reserved(in).empty());
 }
 
+// A test's assertion that memory_allocated() came back to its baseline, failing by cuBLAS's
+// workspace (PyTorch's per-(handle, stream) size, reference/overheads.md 3): fixed overhead, not
+// a tensor kept. Left bytes of no workspace size, or more of them than a few streams hold, and a
+// figure that came back below its baseline, give no such finding.
+TEST(Dev001, WorkspaceLeftAllocatedAfterAMatrixMultiply) {
+  observe::observation o;
+  observe::observation::allocated_check c;
+  c.before = 0;
+  c.after = 8'519'680;  // ":4096:2:16:8": 4096 KiB x 2 + 16 KiB x 8
+  c.assertion = "assert mem <= start_mem, (mem, start_mem)";
+  c.line = 3;
+  c.source = "oom.txt";
+  o.allocated_checks = {c};
+  doctor_input in;
+  in.observed = &o;
+  auto found = rules::device_above_reserved(in);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].cause_class, "device_overhead");
+  EXPECT_NE(found[0].fix.find("_cuda_clearCublasWorkspaces"), std::string::npos) << found[0].fix;
+  EXPECT_NE(found[0].evidence[0].find("oom.txt:3"), std::string::npos) << found[0].evidence[0];
+
+  o.allocated_checks[0].before = 1_GiB;
+  o.allocated_checks[0].after = 1_GiB + 2 * 32_MiB;  // two streams on Hopper
+  EXPECT_EQ(rules::device_above_reserved(in).size(), 1u);
+  o.allocated_checks[0].after = 1_GiB + 8'519'680 + 512;  // a tensor beside it
+  EXPECT_TRUE(rules::device_above_reserved(in).empty());
+  o.allocated_checks[0].after = 1_GiB + 64 * 4_MiB;  // more workspaces than streams
+  EXPECT_TRUE(rules::device_above_reserved(in).empty());
+  o.allocated_checks[0].after = 1_GiB - 8'519'680;
+  EXPECT_TRUE(rules::device_above_reserved(in).empty());
+}
+
 }  // namespace
 }  // namespace vramscope::doctor

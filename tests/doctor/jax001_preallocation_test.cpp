@@ -248,6 +248,18 @@ TEST(Jax001, AnotherRuntimesBannerBesideAFailureOutsideItsPool) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].fix.find("lib.cnmem"), std::string::npos) << found[0].fix;
 
+  // DyNet's pools' cudaMalloc failing: the pools' up-front size, with --dynet-mem as the fix; the
+  // same status under another runtime is not DyNet's.
+  o.ooms = {failed_call("CUDA failure in cudaMalloc(&ptr, n)")};
+  o.ooms[0].runtime = "dynet";
+  o.ooms[0].status = "cudaMalloc failed";
+  found = rules::jax_preallocation(in);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].cause_class, "jax_preallocation");
+  EXPECT_NE(found[0].fix.find("--dynet-mem"), std::string::npos) << found[0].fix;
+  o.ooms[0].runtime = "caffe";
+  EXPECT_TRUE(rules::jax_preallocation(in).empty());
+
   // "Preallocating" alone is not libgpuarray's banner; TensorFlow's own pool refusing is the job
   // not fitting in it, not a reservation beside it.
   o.ooms = {failed_call("CUDA error: out of memory", {"2: Preallocating KV cache blocks"})};

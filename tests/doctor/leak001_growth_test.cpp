@@ -55,6 +55,24 @@ TEST(Leak001, AFigureRisingFromPrintToPrintIsKeptMemory) {
   EXPECT_TRUE(check(o).empty());
 }
 
+// TensorFlow.js's count of live tensors rising at every print is kept memory whatever its bytes;
+// a count that stays level or falls once is not.
+TEST(Leak001, ATensorCountRisingAtEveryPrintIsKeptMemory) {
+  observe::observation::figure_series count{"tf.memory() numTensors", {}, "stats.txt"};
+  for (int k = 0; k < 5; ++k) count.points.emplace_back(k + 1, static_cast<bytes>(20 + 4 * k));
+  count.tensor_count = true;
+  observe::observation o;
+  o.series = {count};
+  const auto found = check(o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].cause_class, "leak");
+  EXPECT_NE(found[0].fix.find("tf.tidy"), std::string::npos) << found[0].fix;
+  EXPECT_NE(found[0].evidence[0].find("from 20 to 36 over 5 prints"), std::string::npos)
+      << found[0].evidence[0];
+  o.series[0].points[3].second = o.series[0].points[2].second;
+  EXPECT_TRUE(check(o).empty());
+}
+
 // pytorch/pytorch#4661's two screens of one idle GPU, 2417 then 4417 MiB.
 TEST(Leak001, TheSameIdleGpuHoldingMoreInTheLaterPasteIsKeptMemory) {
   observe::observation o;

@@ -40,6 +40,17 @@ TEST(FailureLine, CaffeCheckOnCudaRuntimeStatusTwo) {
   EXPECT_TRUE(any_warning_has(w, "nvidia-smi"));
 }
 
+// DyNet's CUDA_CHECK (dynet/cuda.h) on its pools' cudaMalloc: the statement on the line, the
+// CUDA error's text on the next; another statement failing is no allocation.
+TEST(FailureLine, DynetCudaCheckOnCudaMalloc) {
+  const auto r = find("CUDA failure in cudaMalloc(&ptr, n)\nout of memory\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].origin, oom_origin::allocator);
+  EXPECT_EQ(r[0].runtime, "dynet");
+  EXPECT_EQ(r[0].status, "cudaMalloc failed");
+  EXPECT_TRUE(find("CUDA failure in cudaMemcpy(dst, src, n, kind)\ninvalid argument\n").empty());
+}
+
 // A CHECK on another CUDA status (an invalid argument, 1) names no lack of memory.
 TEST(FailureLine, OtherRuntimeStatusIsNoMemoryFailure) {
   EXPECT_FALSE(

@@ -304,5 +304,80 @@ TEST(MemoryFigures, ReadsProcessesCountedPerGpu) {
       find_memory_figures("processes\na [1, 2]\nb [1, 2, 3]\n", "x.txt").process_counts.empty());
 }
 
+// A test's assertion on memory_allocated() and the AssertionError printing its tuple: the
+// tuple's names matched to the comparison's sides, whatever their order; an assertion that does
+// not speak of memory, a tuple naming other things, or a message of other than two whole numbers
+// gives no check.
+TEST(MemoryFigures, ReadsAnAssertionOfAllocatedBytesBeforeAndAfter) {
+  auto f = find_memory_figures(
+      "  File \"repro.py\", line 16, in <module>\n"
+      "    assert cuda_memory <= start_cuda_memory, (cuda_memory, start_cuda_memory)\n"
+      "AssertionError: (8519680, 0)\n",
+      "oom.txt");
+  ASSERT_EQ(f.allocated_checks.size(), 1u);
+  EXPECT_EQ(f.allocated_checks[0].after, 8519680u);
+  EXPECT_EQ(f.allocated_checks[0].before, 0u);
+  EXPECT_EQ(f.allocated_checks[0].line, 3);
+  EXPECT_EQ(f.allocated_checks[0].source, "oom.txt");
+  EXPECT_FALSE(f.empty());
+
+  f = find_memory_figures(
+      "    assert torch.cuda.memory_allocated() == base, (base, torch.cuda.memory_allocated())\n"
+      "AssertionError: (1024, 4096)\n",
+      "oom.txt");
+  ASSERT_EQ(f.allocated_checks.size(), 1u);
+  EXPECT_EQ(f.allocated_checks[0].after, 4096u);
+  EXPECT_EQ(f.allocated_checks[0].before, 1024u);
+
+  for (const char* text :
+       {"    assert loss <= best, (loss, best)\nAssertionError: (3, 2)\n",
+        "    assert mem <= start_mem, (a, b)\nAssertionError: (3, 2)\n",
+        "    assert mem <= start_mem, (mem, start_mem)\nAssertionError: (3, 2, 1)\n",
+        "    assert mem <= start_mem, (mem, start_mem)\nAssertionError: (3.5, 2)\n",
+        "AssertionError: (8519680, 0)\n"})
+    EXPECT_TRUE(find_memory_figures(text, "oom.txt").allocated_checks.empty()) << text;
+}
+
+// DeepSpeed's memory_status line (deepspeed/runtime/utils.py): each "max=" inside the brackets is
+// the peak of the figure labelled before it; a "max" with no figure labelled before it names none.
+TEST(MemoryFigures, ReadsAPeakLabelledOnlyMaxAsThePeakOfTheFigureBeforeIt) {
+  auto f = find_memory_figures(
+      "RANK=1 MEMSTATS after step device=cuda:1 current alloc=25.5GB (delta=0.0000GB max=56.0GB) "
+      "current "
+      "cache=69.0GB (delta=0.0000GB max=70.0GB)\n",
+      "stats.txt");
+  ASSERT_EQ(f.stats.size(), 1u);
+  EXPECT_EQ(f.stats[0].allocated.current, static_cast<bytes>(25.5 * 1024 * 1024 * 1024));
+  EXPECT_EQ(f.stats[0].allocated.peak, 56_GiB);
+  EXPECT_EQ(f.stats[0].reserved.current, 69_GiB);
+  EXPECT_EQ(f.stats[0].reserved.peak, 70_GiB);
+
+  f = find_memory_figures("max=56.0GB allocated=25.5GB reserved=69.0GB\n", "stats.txt");
+  ASSERT_EQ(f.stats.size(), 1u);
+  EXPECT_FALSE(f.stats[0].allocated.peak);
+  EXPECT_FALSE(f.stats[0].reserved.peak);
+}
+
+// TensorFlow.js's tf.memory() printed each call (console.log's object, JSON.stringify's): a series
+// of its bytes and one of its tensor count.
+TEST(MemoryFigures, ReadsTensorFlowJsMemoryInfoAsTwoSeries) {
+  const auto f = find_memory_figures(
+      "{unreliable: false, numTensors: 10, numDataBuffers: 8, numBytes: 4000}\n"
+      "{unreliable: false, numTensors: 14, numDataBuffers: 10, numBytes: 4400}\n"
+      "{\"unreliable\":false,\"numTensors\":18,\"numDataBuffers\":12,\"numBytes\":4800}\n",
+      "stats.txt");
+  ASSERT_EQ(f.series.size(), 2u);
+  const auto& count = f.series[0].tensor_count ? f.series[0] : f.series[1];
+  const auto& held = f.series[0].tensor_count ? f.series[1] : f.series[0];
+  EXPECT_TRUE(count.tensor_count);
+  EXPECT_FALSE(held.tensor_count);
+  ASSERT_EQ(count.points.size(), 3u);
+  EXPECT_EQ(count.points[2].second, 18u);
+  EXPECT_EQ(held.points[2].second, 4800u);
+  EXPECT_EQ(held.points[2].first, 3);
+  EXPECT_TRUE(find_memory_figures("{numTensors: 10}\n{numTensors: 12}\n{numTensors: 14}\n", "s")
+                  .series.empty());
+}
+
 }  // namespace
 }  // namespace vramscope::observe

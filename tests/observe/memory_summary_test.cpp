@@ -246,5 +246,46 @@ TEST(MemorySummary, RejectsARowWithTheWrongNumberOfCells) {
   EXPECT_EQ(s.error().message, "memory summary row has 3 cells, expected 5 (a label and 4 figures)");
 }
 
+// A table pasted without its title (cut above it, or quoted in part): its rows read from the
+// first, the device unknown, the rows above and below the paste named as missing; a markdown
+// table of other labels, or a single row, is not a summary.
+TEST(MemorySummary, ReadsATableCutAboveItsTitle) {
+  warnings w;
+  auto s = parse(
+      "|       from small pool |     100 MB |     101 MB |    1200 MB |    1100 MB |\n"
+      "|---------------------------------------------------------------------------|\n"
+      "| Active memory         |     100 MB |     101 MB |    1200 MB |    1100 MB |\n"
+      "|       from large pool |       0 MB |       0 MB |       0 MB |       0 MB |\n"
+      "|       from small pool |     100 MB |     101 MB |    1200 MB |    1100 MB |\n"
+      "|---------------------------------------------------------------------------|\n"
+      "| GPU reserved memory   |     102 MB |     102 MB |     102 MB |       0 B  |\n"
+      "|       from large pool |       0 MB |       0 MB |       0 MB |       0 B  |\n"
+      "|       from small pool |     102 MB |     102 MB |     102 MB |       0 B  |\n",
+      w);
+  ASSERT_TRUE(s) << s.error().to_string();
+  ASSERT_EQ(s->size(), 1u);
+  const torch_stats& t = (*s)[0];
+  EXPECT_FALSE(t.device);
+  EXPECT_EQ(t.active.current, 100 * MiB);
+  EXPECT_EQ(t.reserved.current, 102 * MiB);
+  EXPECT_FALSE(t.allocated.current);  // its row is above the paste: unknown, not 0
+  EXPECT_TRUE(t.cut);
+  ASSERT_FALSE(t.missing.empty());
+  EXPECT_EQ(t.missing.front(), "Allocated memory");
+  ASSERT_GE(w.size(), 2u);
+  EXPECT_EQ(w[0].line, 1);
+  EXPECT_NE(w[0].message.find("without its title"), std::string::npos) << w[0].message;
+
+  warnings none;
+  auto other = parse(
+      "| Model | Allocated | Reserved | Peak | Freed |\n| a | 1 MB | 2 MB | 3 MB | 4 MB |\n", none);
+  ASSERT_TRUE(other);
+  EXPECT_TRUE(other->empty());
+  auto one_row = parse(
+      "| Active memory         |     100 MB |     101 MB |    1200 MB |    1100 MB |\n", none);
+  ASSERT_TRUE(one_row);
+  EXPECT_TRUE(one_row->empty());
+}
+
 }  // namespace
 }  // namespace vramscope::observe

@@ -24,6 +24,10 @@ TEST(ReadObservation, DetectsEveryFormat) {
   EXPECT_EQ(detect_observation_format(data("torchrun_oom_rank0.log")), observation_format::log);
   EXPECT_EQ(detect_observation_format(data("oom_xla_bfc.log")), observation_format::log);
   EXPECT_FALSE(detect_observation_format("just some words\n"));
+  // TensorFlow.js's tf.memory() objects start with a brace but are no memory_stats() JSON.
+  EXPECT_EQ(detect_observation_format(
+                "{unreliable: false, numTensors: 3, numDataBuffers: 2, numBytes: 64}\n"),
+            observation_format::log);
 }
 
 TEST(ReadObservation, ReadsStatsWithTheRankFromTheFileName) {

@@ -266,6 +266,8 @@ struct observation {
     std::string label;  // the first line's label, as written
     std::vector<std::pair<int, bytes>> points;  // (line, size)
     std::string source;
+    /// The points count live tensors, not bytes (TensorFlow.js's tf.memory().numTensors).
+    bool tensor_count = false;
   };
   std::vector<figure_series> series;
   /// How many processes each GPU lists, as a paste counts them without naming them (a script's
@@ -294,6 +296,17 @@ struct observation {
     std::string source;
   };
   std::vector<rank_device> rank_devices;
+  /// A check of the allocator's figure before and after some work, as a test asserts it
+  /// ("assert mem <= start_mem, (mem, start_mem)" and the AssertionError printing the tuple):
+  /// torch.cuda.memory_allocated() returns bytes, so the tuple's whole numbers are bytes. `after`
+  /// is the figure the assertion bounds (the left of "<=", "<" or "=="), `before` its bound.
+  struct allocated_check {
+    bytes before = 0, after = 0;
+    std::string assertion;  // the assert line, as written
+    int line = 0;           // the AssertionError's line
+    std::string source;
+  };
+  std::vector<allocated_check> allocated_checks;
   /// The nvidia-smi output had its process list (a "Processes:" table, even one saying "No
   /// running processes found"): a GPU with memory in use and no process listed is then held by
   /// processes nvidia-smi cannot see (another container, a zombie). False when the paste had
@@ -309,12 +322,12 @@ struct observation {
   vramscope::warnings warnings;             // recoverable oddities (unknown columns, ...)
 
   /// Whether anything was read that a finding can stand on: GPUs, processes, stats, OOM
-  /// messages, vLLM profiles, XLA pools, figure series, process counts or ranks' devices (versions
-  /// and warnings alone are not).
+  /// messages, vLLM profiles, XLA pools, figure series, process counts, ranks' devices or allocated
+  /// checks (versions and warnings alone are not).
   bool has_facts() const {
     return !gpus.empty() || !processes.empty() || !stats.empty() || !ooms.empty() ||
            !vllm.empty() || !xla_pools.empty() || !series.empty() || !process_counts.empty() ||
-           !rank_devices.empty();
+           !rank_devices.empty() || !allocated_checks.empty();
   }
 };
 

@@ -147,12 +147,63 @@ std::optional<finding> library_allocation(const observe::observation& o) {
   return f;
 }
 
+// cuBLAS's workspace, which PyTorch allocates through its caching allocator once per (handle,
+// stream) that runs a GEMM and keeps until torch._C._cuda_clearCublasWorkspaces() (pytorch
+// aten/src/ATen/cuda/CublasHandlePool.cpp; reference/overheads.md 3): 4 MiB before about 2.1,
+// then 8,519,680 B (":4096:2:16:8") before Hopper and 32 MiB on Hopper and later. A test's
+// allocated bytes that stay above their baseline by a whole number of one of these sizes (a
+// stream or two each) are the workspace, not a tensor kept: fixed per-process overhead.
+constexpr bytes cublas_workspaces[] = {4_MiB, 8'519'680, 32_MiB};
+constexpr bytes cublas_workspace_streams_max = 4;  // the compute stream and a few side streams
+
+std::optional<finding> workspace_left_allocated(const observe::observation& o) {
+  for (const auto& c : o.allocated_checks) {
+    if (c.after <= c.before) continue;
+    const bytes left = c.after - c.before;
+    for (const bytes w : cublas_workspaces) {
+      if (left % w != 0 || left / w > cublas_workspace_streams_max) continue;
+      finding f{"DEV001",
+                "cuBLAS's workspace counted by memory_allocated()",
+                severity::info,
+                {},
+                {},
+                {},
+                {},
+                {},
+                "device_overhead",
+                likelihood::likely,
+                {},
+                {}};
+      f.evidence.push_back(fmt::format("{}:{}: memory_allocated() {} B after, {} B before ({})",
+                                       c.source, c.line, c.after, c.before, c.assertion));
+      f.support.push_back(
+          fmt::format("the {} B left allocated are {} cuBLAS workspace{} of {} B, the size "
+                      "PyTorch gives each (handle, stream) that runs a matrix multiply",
+                      left, left / w, left / w == 1 ? "" : "s", w));
+      f.against.push_back(
+          "a tensor of exactly that size kept alive would read the same; the figure alone "
+          "cannot tell them apart");
+      f.cause =
+          "PyTorch allocates cuBLAS's workspace through its caching allocator on the first matrix "
+          "multiply of each stream and keeps it for the process: memory_allocated() counts it "
+          "although no tensor of the program holds it";
+      f.fix =
+          "count the workspace as fixed overhead: call torch._C._cuda_clearCublasWorkspaces() "
+          "(then torch.cuda.empty_cache()) before measuring, or set CUBLAS_WORKSPACE_CONFIG to a "
+          "smaller size";
+      return f;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<finding> device_above_reserved(const doctor_input& in) {
   if (!in.observed) return {};
   std::vector<finding> out;
   if (auto f = library_allocation(*in.observed)) out.push_back(std::move(*f));
+  if (auto f = workspace_left_allocated(*in.observed)) out.push_back(std::move(*f));
   for (const auto& s : in.observed->stats) {
     if (!s.reserved.current) continue;
     const int gpu = gpu_of(s, in);

@@ -299,8 +299,36 @@ std::optional<finding> tensorflow_pool_at_creation(const observe::observation& o
   return std::nullopt;
 }
 
+// DyNet allocates device memory only through its memory pools (dynet/mem.cc, GPUAllocator): the
+// forward, backward, parameter and scratch pools, sized at start by --dynet-mem (512 MB by
+// default, split among the four, or one size per pool; DyNet's command-line options
+// documentation), each grown by a new block when full. A failed cudaMalloc under DyNet is a pool
+// taking its size at once: its start size or a whole block, not a tensor.
+std::optional<finding> dynet_pool(const observe::observation& o) {
+  for (const auto& r : o.ooms) {
+    if (r.runtime != "dynet" || r.status != "cudaMalloc failed") continue;
+    finding f{"JAX001", {}, severity::warning,   {},         {}, {},
+              {},       {}, "jax_preallocation", lk::likely, {}, {}};
+    f.title = "DyNet's memory pools reserved up front";
+    f.evidence.push_back(fmt::format("{}: {}", where(r), r.raw.substr(0, 160)));
+    f.support.push_back(
+        "DyNet's cudaMalloc is its memory pools' own (forward, backward, parameters, scratch): "
+        "each takes its share of --dynet-mem at start and grows by whole blocks");
+    f.against.push_back("the paste does not show --dynet-mem or the size asked");
+    f.cause =
+        "DyNet's memory pools asked the GPU for more than was free: --dynet-mem split into fixed "
+        "pools reserves their sizes up front, whether the computation needs them or not";
+    f.fix =
+        "a small --dynet-mem (e.g. --dynet-mem 4) so each pool starts small and grows on demand, "
+        "or one size per pool (--dynet-mem FOR,BACK,PARAM[,SCRATCH]) fitted to what each needs";
+    return f;
+  }
+  return std::nullopt;
+}
+
 std::optional<finding> pool_left_no_room(const observe::observation& o) {
   if (auto f = tensorflow_pool_at_creation(o)) return f;
+  if (auto f = dynet_pool(o)) return f;
   for (const auto& r : o.ooms) {
     const bool cnmem_init = r.library == "cnmem" && r.status.starts_with("cnmemInit");
     const bool handle = r.library == "cudnn" && r.status.starts_with("cudnnCreate");

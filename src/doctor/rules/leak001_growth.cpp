@@ -83,6 +83,34 @@ std::optional<finding> from_snapshots(const observe::observation& obs) {
   return f;
 }
 
+// The count of live tensors printed after each call of the same work (TensorFlow.js's
+// tf.memory().numTensors) that rises at every print: tensors each call makes and nothing
+// disposes. TensorFlow.js frees a tensor's GPU memory only when it is disposed (tf.dispose, or
+// tf.tidy around the call; the memory-management section of its tensors guide), so a count that
+// grows with each call is memory kept, whatever its bytes.
+std::optional<finding> from_tensor_count(const observe::observation::figure_series& s) {
+  const auto& p = s.points;
+  for (std::size_t k = 1; k < p.size(); ++k)
+    if (p[k].second <= p[k - 1].second) return std::nullopt;
+  finding f{"LEAK001", {}, severity::warning, {}, {}, {}, {}, {}, "leak", lk::possible, {}, {}};
+  f.evidence.push_back(fmt::format("{} lines {} to {}: \"{}\" from {} to {} over {} prints",
+                                   s.source, p.front().first, p.back().first, s.label,
+                                   p.front().second, p.back().second, p.size()));
+  f.support.push_back(
+      fmt::format("the live tensors rise at every one of {} prints, by {} in all: each call "
+                  "leaves tensors that nothing disposes",
+                  p.size() - 1, p.back().second - p.front().second));
+  f.against.push_back(
+      "a cache or state the program keeps on purpose grows the same way until it is full");
+  f.cause =
+      "tensors made by each call are never disposed: TensorFlow.js frees a tensor's memory only "
+      "when it is disposed, so every call leaves its intermediates behind";
+  f.fix =
+      "wrap the call in tf.tidy(() => ...) and dispose what it returns once used (tf.dispose / "
+      "tensor.dispose()); tf.memory().numTensors stays flat when nothing leaks";
+  return f;
+}
+
 // A figure a log prints under one label, step after step, that grows: more than a CUDA context
 // from its first point to its last and rising at most of its steps. A job of fixed shapes holds
 // the same memory each iteration after the first; what rises from one to the next was kept.
@@ -90,6 +118,10 @@ std::optional<finding> from_series(const observe::observation& obs) {
   for (const auto& s : obs.series) {
     const auto& p = s.points;
     const bytes first = p.front().second, last = p.back().second;
+    if (s.tensor_count) {
+      if (auto f = from_tensor_count(s)) return f;
+      continue;
+    }
     if (last <= first + lk::context_max) continue;
     std::size_t rises = 0, falls = 0;
     for (std::size_t k = 1; k < p.size(); ++k) {
