@@ -12,22 +12,10 @@
 namespace vramscope::observe {
 namespace {
 
+using testing::any_warning_has;
+using testing::approx;
 using testing::data;
-
-bytes approx(double value, bytes unit) {
-  return static_cast<bytes>(std::llround(value * static_cast<double>(unit)));
-}
-
-std::vector<oom_report> find(const std::string& text, warnings* w = nullptr) {
-  warnings local;
-  return find_oom_reports(text, "app.log", w ? *w : local);
-}
-
-bool any_warning_has(const warnings& w, std::string_view part) {
-  for (const auto& d : w)
-    if (d.to_string().find(part) != std::string::npos) return true;
-  return false;
-}
+using testing::find;
 
 // cupy/cupy#7678: a pool with set_limit(1 GiB) refuses 768 MiB while it holds 512 MiB.
 TEST(AllocatorOom, CupyPoolWithItsLimit) {

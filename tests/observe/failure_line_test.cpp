@@ -7,20 +7,13 @@
 #include <gtest/gtest.h>
 
 #include "observe/failure_line.hpp"
+#include "observe/observe_data.hpp"
 
 namespace vramscope::observe {
 namespace {
 
-std::vector<oom_report> find(const std::string& text, warnings* w = nullptr) {
-  warnings local;
-  return find_oom_reports(text, "app.log", w ? *w : local);
-}
-
-bool any_warning_has(const warnings& w, std::string_view part) {
-  for (const auto& d : w)
-    if (d.to_string().find(part) != std::string::npos) return true;
-  return false;
-}
+using testing::any_warning_has;
+using testing::find;
 
 // peteanderson80/bottom-up-attention#3: Caffe's CUDA_CHECK on cudaMalloc (syncedmem.cpp).
 TEST(FailureLine, CaffeCheckOnCudaRuntimeStatusTwo) {

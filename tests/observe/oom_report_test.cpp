@@ -9,14 +9,9 @@
 namespace vramscope::observe {
 namespace {
 
+using testing::approx;
 using testing::data;
-
-bytes approx(double value, bytes unit) { return static_cast<bytes>(std::llround(value * static_cast<double>(unit))); }
-
-std::vector<oom_report> find(const std::string& text, warnings* w = nullptr) {
-  warnings local;
-  return find_oom_reports(text, "train.log", w ? *w : local);
-}
+using testing::find;
 
 TEST(OomReport, ReadsTheCurrentTorchMessage) {
   const auto r = find(data("torchrun_oom_rank0.log"));

@@ -8,10 +8,12 @@
 #include <cmath>
 #include <string>
 
+#include "observe/observe_data.hpp"
+
 namespace vramscope::observe {
 namespace {
 
-bytes approx(double value, bytes unit) { return static_cast<bytes>(std::llround(value * static_cast<double>(unit))); }
+using testing::approx;
 
 oom_report only_report(const std::string& name) {
   const std::string path = std::string(VRAMSCOPE_SOURCE_DIR) + "/tests/data/realworld/oom/" + name;

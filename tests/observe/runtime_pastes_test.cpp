@@ -9,19 +9,13 @@
 
 #include "observe/failure_line.hpp"
 #include "observe/memory_figures.hpp"
+#include "observe/observe_data.hpp"
 
 namespace vramscope::observe {
 namespace {
 
-std::vector<oom_report> find(const std::string& text, warnings& w) {
-  return find_oom_reports(text, "app.log", w);
-}
-
-bool any_warning_has(const warnings& w, std::string_view part) {
-  for (const auto& d : w)
-    if (d.to_string().find(part) != std::string::npos) return true;
-  return false;
-}
+using testing::any_warning_has;
+using testing::find;
 
 // CNTK's CudaCall: "LIB failure N: TEXT ; GPU=G ; hostname=H ; expr=CALL".
 TEST(RuntimePastes, CntkCudaFailureTwoIsADeviceAllocation) {
