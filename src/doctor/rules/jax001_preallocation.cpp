@@ -126,7 +126,15 @@ struct up_front_runtime {
   std::string_view also;    // words the same line has too (none when empty)
   std::string_view name;
   std::string_view fix;
+  // The marker is the runtime's frames in a trace, not a banner: over an allocator's own message
+  // they are that allocator's pool refusing, not a pool beside it.
+  bool frames = false;
 };
+
+constexpr std::string_view rapids_name = "the RAPIDS Accelerator's RMM pool";
+constexpr std::string_view rapids_fix =
+    "a lower spark.rapids.memory.gpu.allocFraction (e.g. 0.8) so the pool leaves what other "
+    "processes and kernels outside it hold, or a larger spark.rapids.memory.gpu.reserve";
 
 constexpr up_front_runtime up_front_runtimes[] = {
     {"Created TensorFlow device", "", "TensorFlow",
@@ -138,14 +146,8 @@ constexpr up_front_runtime up_front_runtimes[] = {
      "it"},
     {"Preallocating ", ") on cuda", "libgpuarray's pool (Theano)",
      "a smaller gpuarray.preallocate in THEANO_FLAGS (0 or below turns preallocation off)"},
-    {"com.nvidia.spark.rapids", "", "the RAPIDS Accelerator's RMM pool",
-     "a lower spark.rapids.memory.gpu.allocFraction (e.g. 0.8) so the pool leaves what other "
-     "processes and "
-     "kernels outside it hold, or a larger spark.rapids.memory.gpu.reserve"},
-    {"ai.rapids.cudf", "", "the RAPIDS Accelerator's RMM pool",
-     "a lower spark.rapids.memory.gpu.allocFraction (e.g. 0.8) so the pool leaves what other "
-     "processes and "
-     "kernels outside it hold, or a larger spark.rapids.memory.gpu.reserve"},
+    {"com.nvidia.spark.rapids", "", rapids_name, rapids_fix, true},
+    {"ai.rapids.cudf", "", rapids_name, rapids_fix, true},
 };
 
 // The line of the report (its text or the log before it) that names the runtime, if any.
@@ -170,9 +172,7 @@ std::optional<finding> banner_reservation(const observe::observation& o) {
       if (!line) continue;
       // Another runtime's pool and this allocator's message: both in the process, TensorFlow's
       // taken first. The runtime's own frames over an allocator's message are its pool's.
-      if (r.origin == observe::oom_origin::allocator &&
-          rt.name.find("RAPIDS") != std::string_view::npos)
-        continue;
+      if (r.origin == observe::oom_origin::allocator && rt.frames) continue;
       finding f{"JAX001", {}, severity::warning,   {},         {}, {},
                 {},       {}, "jax_preallocation", lk::strong, {}, {}};
       f.evidence.push_back(fmt::format("{} in the log: {}", rt.name, *line));
