@@ -109,6 +109,33 @@ oom_phase phase_of_description(std::string_view desc) {
 // checkpoint". `text` is lower case. Loading a pretrained model ("Loading checkpoint shards") is
 // not a resume and names nothing.
 oom_phase phase_announced(std::string_view text) {
+  // A status that opens with the phase's verb, as a program prints before its work
+  // ("Predicting part 1 of 5 ...", "Evaluating...", "Validating on 500 images"): the line's
+  // first word once a log record's level or bracketed prefix is set aside; prose that only
+  // mentions the word later does not count.
+  std::string_view head = text;
+  for (bool stripped = true; stripped;) {
+    stripped = false;
+    while (!head.empty() && (head.front() == ' ' || head.front() == '\t')) head.remove_prefix(1);
+    if (head.starts_with("[")) {
+      if (const std::size_t close = head.find(']'); close != std::string_view::npos) {
+        head.remove_prefix(close + 1);
+        stripped = true;
+      }
+    }
+    for (const std::string_view level : {"info:", "info -", "info ", "debug:", "debug "})
+      if (head.starts_with(level)) {
+        head.remove_prefix(level.size());
+        stripped = true;
+      }
+  }
+  std::size_t word_end = 0;
+  while (word_end < head.size() && std::isalpha(static_cast<unsigned char>(head[word_end])))
+    ++word_end;
+  const std::string_view verb = head.substr(0, word_end);
+  if (verb == "predicting" || verb == "evaluating" || verb == "validating" || verb == "testing" ||
+      verb == "inferring")
+    return oom_phase::eval;
   if (has_any(text,
               {"running evaluation", "running validation", "running prediction", "running test",
                "running inference", "start evaluation", "starting evaluation", "start validation",

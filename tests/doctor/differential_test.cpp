@@ -765,7 +765,14 @@ TEST(OomFacts, TheLogsLastStatusLineNamesThePhase) {
       status(oom_phase::checkpoint_save));
   EXPECT_EQ(placed("Resuming from checkpoint out/checkpoint-500\n"),
             status(oom_phase::checkpoint_resume));
+  // A status that opens with the phase's verb, behind a log level or a bracketed prefix.
+  EXPECT_EQ(placed("Resampling...\n  Resampled in 18.83s\nPredicting part 1 of 5 ...\n"),
+            status(oom_phase::eval));
+  EXPECT_EQ(placed("[2024-05-01 10:00:02] INFO: Evaluating on 500 images\n"),
+            status(oom_phase::eval));
   const auto nothing = std::pair{oom_phase::unknown, phase_source::none};
+  // Prose that mentions the phase later in the line names nothing.
+  EXPECT_EQ(placed("I was only predicting a few images when it failed\n"), nothing);
   // A training step logged, or a bar that names no phase, after the announcement: it was over.
   EXPECT_EQ(
       placed(
