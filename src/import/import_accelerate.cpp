@@ -22,8 +22,6 @@ namespace detail {
 
 namespace {
 
-using maybe_error = std::optional<diagnostic>;
-
 std::string upper(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });

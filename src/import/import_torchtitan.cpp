@@ -25,8 +25,6 @@ namespace detail {
 
 namespace {
 
-using maybe_error = std::optional<diagnostic>;
-
 std::string text_of(const toml::node& v) {
   if (const auto* s = v.as_string()) return s->get();
   if (const auto* b = v.as_boolean()) return b->get() ? "true" : "false";
@@ -217,17 +215,18 @@ std::optional<int> llama2_tokenizer_vocab(const import_context& ctx) {
   return 32000;
 }
 
-// The inline model of a llama2 flavor above, or nullopt when the flavor or the vocabulary is
-// not one of them.
-maybe_error read_llama2_flavor(import_context& ctx, const entry& name, const entry& flavor,
-                               bool& done) {
-  done = false;
+// The flavor's row of the table above, or nullptr when it has none.
+const llama2_flavor* llama2_flavor_of(const entry& flavor) {
   const std::string f = lower_case(flavor.value.text);
   const auto* shape = std::find_if(std::begin(llama2_flavors), std::end(llama2_flavors),
                                    [&](const llama2_flavor& l) { return l.flavor == f; });
-  if (shape == std::end(llama2_flavors)) return std::nullopt;
-  const auto vocab = llama2_tokenizer_vocab(ctx);
-  if (!vocab) return std::nullopt;
+  return shape == std::end(llama2_flavors) ? nullptr : shape;
+}
+
+// Sets the inline model of a llama2 flavor of the table with Llama 2's tokenizer, or refuses the
+// flavor in a fork's file.
+maybe_error read_llama2_flavor(import_context& ctx, const entry& name, const entry& flavor,
+                               const llama2_flavor& shape, int vocab) {
   // The table's shapes are torchtitan's; a fork that adds options of its own runs its own code,
   // whose table may give the flavor other shapes (forks cut layers from these flavors to profile):
   // refused, saying where the shapes must come from.
@@ -244,7 +243,7 @@ maybe_error read_llama2_flavor(import_context& ctx, const entry& name, const ent
                   "Hugging Face config of the fork's shapes)",
                   name.value.text, flavor.value.text, e.key, e.where.line));
   }
-  const int hidden = 2 * (4 * shape->dim) / 3;
+  const int hidden = 2 * (4 * shape.dim) / 3;
   const int ffn = 256 * ((hidden + 255) / 256);
   const std::string model_name = fmt::format("torchtitan llama2 {}", flavor.value.text);
   auto& job = ctx.out.job;
@@ -252,12 +251,12 @@ maybe_error read_llama2_flavor(import_context& ctx, const entry& name, const ent
   job.model_config = {
       {"_name_or_path", nlohmann::json(model_name).dump(), flavor.where},
       {"model_type", "\"llama\"", flavor.where},
-      {"vocab_size", std::to_string(*vocab), ctx.find("model.tokenizer_path")->where},
-      {"hidden_size", std::to_string(shape->dim), flavor.where},
+      {"vocab_size", std::to_string(vocab), ctx.find("model.tokenizer_path")->where},
+      {"hidden_size", std::to_string(shape.dim), flavor.where},
       {"intermediate_size", std::to_string(ffn), flavor.where},
-      {"num_hidden_layers", std::to_string(shape->layers), flavor.where},
-      {"num_attention_heads", std::to_string(shape->heads), flavor.where},
-      {"num_key_value_heads", std::to_string(shape->heads), flavor.where},
+      {"num_hidden_layers", std::to_string(shape.layers), flavor.where},
+      {"num_attention_heads", std::to_string(shape.heads), flavor.where},
+      {"num_key_value_heads", std::to_string(shape.heads), flavor.where},
       {"max_position_embeddings", "2048", flavor.where},
       {"rms_norm_eps", "1e-05", flavor.where},
       {"tie_word_embeddings", "false", flavor.where}};
@@ -269,9 +268,8 @@ maybe_error read_llama2_flavor(import_context& ctx, const entry& name, const ent
       fmt::format("{} {}: torchtitan's own flavor (dim {}, {} layers, {} heads, feed-forward {}, "
                   "output apart from the embedding), no published model; the vocabulary is "
                   "Llama 2's tokenizer's ({}) that model.tokenizer_path names",
-                  name.value.text, flavor.value.text, shape->dim, shape->layers, shape->heads, ffn,
-                  *vocab));
-  done = true;
+                  name.value.text, flavor.value.text, shape.dim, shape.layers, shape.heads, ffn,
+                  vocab));
   return std::nullopt;
 }
 
@@ -370,8 +368,9 @@ maybe_error read_model(import_context& ctx) {
   if (hf != nullptr && name != nullptr) ctx.mapped_to(*name, "model");
   if (!preset && hf == nullptr && flavor != nullptr && name != nullptr &&
       (n == "llama2" || n == "llama")) {
-    bool done = false;
-    if (auto err = read_llama2_flavor(ctx, *name, *flavor, done); err || done) return err;
+    if (const auto* shape = llama2_flavor_of(*flavor))
+      if (const auto vocab = llama2_tokenizer_vocab(ctx))
+        return read_llama2_flavor(ctx, *name, *flavor, *shape, *vocab);
   }
   if (!preset && hf == nullptr && flavor != nullptr &&
       !model::presets_of_family(written).empty()) {
@@ -644,7 +643,6 @@ long long degree(const import_context& ctx, const std::string& key, long long fa
                           e->value.text);
   return value;
 }
-
 
 // Sets a parallel field from its [parallelism] entry, or from the file as a whole.
 std::string put(import_context& ctx, const std::string& key, const std::string& path,

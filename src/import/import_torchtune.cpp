@@ -30,8 +30,6 @@ namespace detail {
 
 namespace {
 
-using maybe_error = std::optional<diagnostic>;
-
 // The arguments of torchtune's component builders (models/<family>/_component_builders.py:
 // llama2, llama3, llama3_1, mistral, qwen2 ...), which a config may call with a model's shape.
 constexpr const char* shape_arguments[] = {

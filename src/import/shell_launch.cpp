@@ -21,8 +21,6 @@ namespace vramscope::job::detail {
 
 namespace {
 
-using maybe_error = std::optional<diagnostic>;
-
 // A word as written: literal text, variables and arrays to expand, and text left as written.
 enum class part_kind { text, variable, array, unresolved };
 struct part {

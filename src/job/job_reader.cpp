@@ -24,7 +24,6 @@ namespace {
 
 using detail::at;
 using detail::raw_value;
-using maybe_error = std::optional<diagnostic>;
 
 std::string kind_of(const YAML::Node& node) {
   switch (node.Type()) {

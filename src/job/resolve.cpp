@@ -23,7 +23,6 @@ using detail::mark_derived;
 
 using detail::field_error;
 using detail::is_set;
-using detail::maybe_error;
 
 // The jax version assumed when a jax job names none (memory defaults change at 0.4.14).
 constexpr const char* default_jax_version = "0.5.0";

@@ -11,8 +11,6 @@
 
 namespace vramscope::job::detail {
 
-using maybe_error = std::optional<diagnostic>;
-
 /// Where `path` was set (YAML line or --set), else where its section or shorthand was set,
 /// else the job's source file without a line. Message empty.
 diagnostic where_set(const job_spec& job, const std::string& path);

@@ -6,6 +6,7 @@
 //   optimiser: adamw
 //   ^ near here
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,9 @@ struct diagnostic {
 
   friend bool operator==(const diagnostic&, const diagnostic&) = default;
 };
+
+/// A step that either passes or stops at what is wrong with its input.
+using maybe_error = std::optional<diagnostic>;
 
 /// Recoverable oddities found while reading input (an unknown column, a skipped record).
 using warnings = std::vector<diagnostic>;

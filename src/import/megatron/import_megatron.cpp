@@ -22,8 +22,6 @@ namespace detail {
 
 namespace {
 
-using maybe_error = std::optional<diagnostic>;
-
 bool is_flag(const std::string& word) { return word.size() > 2 && word.rfind("--", 0) == 0; }
 
 // Where `flag` is written when the script writes it exactly once, outside comments, as a word

@@ -13,8 +13,6 @@ namespace vramscope::job::detail {
 
 namespace {
 
-using maybe_error = std::optional<diagnostic>;
-
 // The file as a whole, for values no one flag sets (the strategy, a derived precision).
 entry file_entry(const import_context& ctx) {
   return entry{"", {}, false, diagnostic{ctx.source, 0, 0, "", ""}};

@@ -30,8 +30,6 @@ namespace vramscope::job::detail {
 
 namespace {
 
-using maybe_error = std::optional<diagnostic>;
-
 // The arguments that shape the model, read with Megatron's defaults.
 struct megatron_shape {
   long long layers = 0, hidden = 0, heads = 0, ffn = 0, kv_channels = 0, groups = 0;
