@@ -108,9 +108,12 @@ bool settled_by_set(const diagnostic& d, const std::vector<std::string>& overrid
 }  // namespace
 
 void print_notes(std::ostream& err, const warnings& notes, const note_options& options) {
+  // A note said twice (a check run on the job as imported and again as planned) is printed once.
   warnings left;
   for (const auto& n : notes)
-    if (!settled_by_set(n, options.overrides)) left.push_back(n);
+    if (!settled_by_set(n, options.overrides) &&
+        std::find(left.begin(), left.end(), n) == left.end())
+      left.push_back(n);
   if (options.verbose) return print_notes(err, left);
   std::vector<std::vector<const diagnostic*>> by_kind(std::size(note_kinds));
   for (const auto& n : left)

@@ -646,6 +646,35 @@ bool runs_nothing(const std::string& command) {
   return false;
 }
 
+// Words a command line may start with that run the rest of the line as the command itself:
+// bash's `time [-p]` and `exec`, `command`, `nohup`, `env [-i] [-u NAME] [NAME=value ...]`,
+// coreutils' `stdbuf -oL -eL` (bash(1) SHELL GRAMMAR, Pipelines; env(1), nohup(1), stdbuf(1)).
+// Removes them, so that the launcher or the interpreter after them is the command's first word.
+void drop_command_prefixes(std::vector<shell_word>& fields) {
+  std::size_t at = 0;
+  for (bool dropped = true; dropped && at < fields.size();) {
+    dropped = false;
+    const std::string& word = fields[at].text;
+    if (word == "time" || word == "exec" || word == "command" || word == "nohup" ||
+        word == "stdbuf" || word == "env") {
+      ++at;
+      dropped = true;
+      while (at < fields.size()) {
+        const std::string& next = fields[at].text;
+        const bool option = next.size() > 1 && next[0] == '-';
+        const std::size_t eq = next.find('=');
+        const bool assignment =
+            word == "env" && eq != std::string::npos && eq > 0 && next.find_first_of("/ ") > eq;
+        if (!option && !assignment) break;
+        // env -u NAME: the name is the option's value.
+        at += word == "env" && (next == "-u" || next == "--unset") ? 2u : 1u;
+      }
+    }
+  }
+  if (at > 0 && at < fields.size())
+    fields.erase(fields.begin(), fields.begin() + static_cast<std::ptrdiff_t>(at));
+}
+
 // An open conditional or loop: whether the script's arguments choose it, and where it opens.
 struct region {
   bool chosen = false;
@@ -1250,6 +1279,8 @@ class interpreter {
   // The first command running a `pretrain_*.py` (else any `.py`) is the launch; later ones are
   // noted. Commands that start with an option are a plain argument list.
   void command(std::vector<shell_word>& fields, shell_launch& out, std::vector<shell_word>& loose) {
+    drop_command_prefixes(fields);
+    if (fields[0].text == "sed") substitutions(fields, out);
     if (inner_command(fields, out, loose)) return;
     // `source FILE` / `. FILE` before the launch: the file's assignments are not read.
     if ((fields[0].text == "source" || fields[0].text == ".") && fields.size() > 1 &&
@@ -1285,6 +1316,25 @@ class interpreter {
     out.outer = outer_;
     out.script = *script;
     out.args.assign(script + 1, fields.end());
+  }
+
+  // The `s/PLACEHOLDER/value/[flags]` scripts of a sed command (any delimiter, given alone or
+  // after -e; sed(1)), with the replacement as the script's variables expanded it.
+  static void substitutions(const std::vector<shell_word>& fields, shell_launch& out) {
+    for (std::size_t i = 1; i < fields.size(); ++i) {
+      const std::string& w = fields[i].text;
+      if (w.size() < 4 || w[0] != 's' || std::isalnum(static_cast<unsigned char>(w[1])) ||
+          w[1] == '\\' || w[1] == '\n')
+        continue;
+      const char delimiter = w[1];
+      const std::size_t middle = w.find(delimiter, 2);
+      if (middle == std::string::npos || middle == 2) continue;
+      const std::size_t end = w.find(delimiter, middle + 1);
+      if (end == std::string::npos) continue;
+      shell_word value = fields[i];
+      value.text = w.substr(middle + 1, end - middle - 1);
+      out.sed_substitutions.push_back({w.substr(2, middle - 2), std::move(value)});
+    }
   }
 
   // `bash -c "..."` and `sh -c '...'`, alone or after a launcher (`srun ... sh -c "${CMD}"`):

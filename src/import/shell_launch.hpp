@@ -58,6 +58,9 @@ struct shell_launch {
   /// Variables the script exports (`export NAME=value`, or `export NAME` after setting it), in
   /// order, each with its value where the export is written; the last export of a name wins.
   std::vector<std::pair<std::string, shell_word>> exports;
+  /// `sed "s/PLACEHOLDER/value/"` commands the script runs (to fill a config template), in order:
+  /// each placeholder with its replacement as expanded, located at the sed script word.
+  std::vector<std::pair<std::string, shell_word>> sed_substitutions;
   /// Variables set only inside a conditional that the script's own arguments choose (`case $1
   /// in`, `while [[ $# -gt 0 ]]`, `if [ $ENV = dsw ]` after `ENV=$1`): each name with where the
   /// conditional is written, its message saying so. Their value is left unresolved ("$NAME").

@@ -375,6 +375,18 @@ TEST(VerdictNotes, OptionsOfNoKnownReleaseAreGrouped) {
   EXPECT_EQ(r.err.find("unknown option"), std::string::npos) << r.err;
 }
 
+// A check run on the job as imported and again as planned says its note once.
+TEST(VerdictNotes, ANoteIsSaidOnce) {
+  job_file config(
+      "model: llama-3.2-1b\nhardware: {gpu: H100-80GB, gpus_per_node: 4, nodes: 2}\n"
+      "parallel: {strategy: megatron, tp: 8}\n");
+  const auto r = invoke({"plan", config.path(), "--verbose"});
+  const std::string note = "tensor-parallel collectives cross nodes";
+  const auto first = r.err.find(note);
+  ASSERT_NE(first, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(note, first + 1), std::string::npos) << r.err;
+}
+
 TEST(VerdictNotes, SetSettlesAnAssumptionAndLikeWarningsAreGrouped) {
   const std::string zero3 =
       source + "/tests/data/realworld/deepspeed/llamafactory_ds_z3_config.json";

@@ -1096,6 +1096,47 @@ TEST(ImportMegatron, MegatronDeepSpeedsZeroStageAndPaddedVocabulary) {
   EXPECT_FALSE(plain.job.parallel.distributed_optimizer);
   const auto json_only = import_ok(launch(model + "--fp16 --deepspeed\n"));
   EXPECT_NE(find_note(json_only.notes, "the ZeRO stage is the DeepSpeed JSON's"), "");
+  // Megatron-DeepSpeed's examples fill the JSON's "stage": ZERO_STAGE placeholder with sed: that
+  // is the stage, read where sed writes it; a stage sed takes from a value set when the job runs
+  // is not.
+  const std::string filled =
+      "STAGE=2\nsed \"s/CONFIG_MBSIZE/1/\" t.json | sed \"s/ZERO_STAGE/${STAGE}/\" > ds.json\n" +
+      launch(model + "--fp16 --deepspeed --deepspeed_config ds.json\n");
+  const auto sed = import_ok(filled);
+  EXPECT_TRUE(sed.job.parallel.distributed_optimizer);
+  EXPECT_EQ(find_note(sed.notes,
+                      "the DeepSpeed JSON is written from a template whose ZeRO stage "
+                      "sed fills with 2")
+                .rfind("args.txt:2:", 0),
+            0u)
+      << find_note(sed.notes, "template");
+  const auto unknown = import_ok("STAGE=$1\nsed -e \"s/ZERO_STAGE/${STAGE}/\" t.json > ds.json\n" +
+                                 launch(model + "--fp16 --deepspeed --deepspeed_config ds.json\n"));
+  EXPECT_FALSE(unknown.job.parallel.distributed_optimizer);
+  EXPECT_NE(find_note(unknown.notes, "the ZeRO stage is the DeepSpeed JSON's"), "");
+}
+
+// IBM LSF's jsrun: resource sets (--nrs / -n) of --tasks_per_rs processes, --rs_per_host a node;
+// bash's `time` and other command prefixes before the launcher do not hide it.
+TEST(ImportMegatron, JsrunsResourceSetsGiveTheGpusAndTheNodes) {
+  const std::string args = " python pretrain_gpt.py --tensor-model-parallel-size 6 " +
+                           small_model.substr(0, small_model.size() - 1) + "\n";
+  const auto summit =
+      import_ok("time jsrun --nrs 48 --tasks_per_rs 1 --gpu_per_rs 1 --rs_per_host 6" + args);
+  EXPECT_EQ(summit.job.hardware.gpus_per_node, 6);
+  EXPECT_EQ(summit.job.hardware.nodes, 8);
+  EXPECT_NE(find_note(summit.notes, "jsrun starts 48 resource set(s) of 1 process(es), 6 a node"),
+            "");
+  const auto attached = import_ok("nohup jsrun -n12 -a6 -g6 -r1" + args);
+  EXPECT_EQ(attached.job.hardware.gpus_per_node, 6);
+  EXPECT_EQ(attached.job.hardware.nodes, 12);
+  const auto no_host = import_ok("jsrun -n 12 -a 1 -g 1" + args);
+  EXPECT_NE(find_note(no_host.notes, "jsrun without --rs_per_host"), "");
+  EXPECT_NE(
+      import_error("jsrun --nrs 15 --rs_per_host 6 -g 1" + args).find("does not fill whole nodes"),
+      std::string::npos);
+  EXPECT_NE(import_error("jsrun --nrs x --rs_per_host 6" + args).find("jsrun --nrs"),
+            std::string::npos);
 }
 
 // bash takes NAME=value as an assignment only where it is written before the command: one that

@@ -33,6 +33,31 @@ TEST(ShellLaunch, PlainListOneOrManyFlagsALine) {
   EXPECT_EQ(l.args[2].column, 16);
 }
 
+// Words that run the rest of the line as the command (`time`, `nohup`, `exec`, `env A=1`,
+// `stdbuf -oL`) are not its launcher.
+TEST(ShellLaunch, CommandPrefixesAreNotTheLauncher) {
+  const auto timed = read_ok("time torchrun --nproc_per_node 4 pretrain_gpt.py --bf16\n");
+  EXPECT_EQ(texts(timed.launcher), (words{"torchrun", "--nproc_per_node", "4"}));
+  const auto env = read_ok("nohup env -u X CUDA_VISIBLE_DEVICES=0,1 stdbuf -oL python train.py\n");
+  EXPECT_EQ(texts(env.launcher), (words{"python"}));
+  EXPECT_EQ(env.script.text, "train.py");
+  // `time` alone runs nothing.
+  EXPECT_EQ(read_ok("time\n--bf16\n").script.text, "");
+}
+
+// sed's s/PLACEHOLDER/value/ scripts, expanded, with where each is written.
+TEST(ShellLaunch, SedSubstitutionsAreKept) {
+  const auto l = read_ok(
+      "Z=3\nsed \"s/ZERO_STAGE/${Z}/\" t.json | sed -e 's|A|b c|g' > o.json\n"
+      "python train.py\n");
+  ASSERT_EQ(l.sed_substitutions.size(), 2u);
+  EXPECT_EQ(l.sed_substitutions[0].first, "ZERO_STAGE");
+  EXPECT_EQ(l.sed_substitutions[0].second.text, "3");
+  EXPECT_EQ(l.sed_substitutions[0].second.line, 2);
+  EXPECT_EQ(l.sed_substitutions[1].first, "A");
+  EXPECT_EQ(l.sed_substitutions[1].second.text, "b c");
+}
+
 TEST(ShellLaunch, ArraysExpandToTheirElementsWithTheirLines) {
   const auto l = read_ok(
       "GPUS=8\n"

@@ -308,6 +308,85 @@ long long read_mpirun(import_context& ctx, std::string_view text,
   return a_node * nodes;
 }
 
+// IBM Spectrum LSF's jsrun (Summit, Sierra, Lassen) starts resource sets: -n/--nrs of them,
+// -a/--tasks_per_rs processes each (default 1), -r/--rs_per_host a node, -g/--gpu_per_rs GPUs
+// each (jsrun(1)). The processes a node are rs_per_host x tasks_per_rs; nodes = the total / that.
+// Values may follow the flag, be attached (`-n48`) or given with `=`. Without -r the count a node
+// is jsrun's packing onto the allocation, which the file does not fix: not read, noted.
+long long read_jsrun(import_context& ctx, std::string_view text,
+                     const std::vector<shell_word>& words, maybe_error& error) {
+  const auto where = [&](const shell_word& w) {
+    return location(ctx.source, text, w.line, w.column);
+  };
+  struct flag {
+    const char *shorter, *longer;
+    const shell_word* word = nullptr;
+    std::string value;
+  };
+  flag sets{"-n", "--nrs", nullptr, {}}, tasks{"-a", "--tasks_per_rs", nullptr, {}},
+      a_node{"-r", "--rs_per_host", nullptr, {}}, gpus{"-g", "--gpu_per_rs", nullptr, {}};
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    const std::string& w = words[i].text;
+    for (flag* f : {&sets, &tasks, &a_node, &gpus}) {
+      const std::string longer = f->longer, shorter = f->shorter;
+      if (w == longer || w == shorter) {
+        if (i + 1 < words.size()) f->word = &words[i + 1], f->value = words[i + 1].text;
+      } else if (w.rfind(longer + "=", 0) == 0) {
+        f->word = &words[i], f->value = w.substr(longer.size() + 1);
+      } else if (w.size() > 2 && w.rfind(shorter, 0) == 0 &&
+                 std::isdigit(static_cast<unsigned char>(w[2]))) {
+        f->word = &words[i], f->value = w.substr(2);
+      }
+    }
+  }
+  const entry jsrun{words[0].text, {}, false, where(words[0])};
+  const auto count = [&](const flag& f, long long fallback) -> long long {
+    if (f.word == nullptr || error) return fallback;
+    const entry e{
+        fmt::format("{} {}", words[0].text, f.longer), {f.value, {}, false}, false, where(*f.word)};
+    ctx.entries.push_back(e);
+    const long long n = flag_int(ctx, e.key, fallback, 1, error, max_megatron_degree * 1024);
+    ctx.entries.pop_back();
+    return n;
+  };
+  const long long total_sets = count(sets, 0), per_set = count(tasks, 1),
+                  sets_a_node = count(a_node, 0), gpus_a_set = count(gpus, 0);
+  if (error) return 0;
+  if (total_sets == 0 || sets_a_node == 0) {
+    ctx.note(jsrun, fmt::format("{} without {}: the number of GPUs is not read from it",
+                                words[0].text, total_sets == 0 ? "--nrs" : "--rs_per_host"));
+    return 0;
+  }
+  if (gpus_a_set != per_set)
+    ctx.note(jsrun, fmt::format("{} gives each resource set {} GPU(s) for {} process(es): planned "
+                                "as one GPU a process",
+                                words[0].text, gpus_a_set, per_set));
+  const long long ranks = total_sets * per_set, a_host = sets_a_node * per_set;
+  if (ranks % a_host != 0 && ranks > a_host) {
+    error = at(where(*sets.word),
+               fmt::format("{} --nrs {} does not fill whole nodes of {} resource sets; make it a "
+                           "multiple to plan it",
+                           words[0].text, total_sets, sets_a_node));
+    return 0;
+  }
+  const long long nodes = ranks <= a_host ? 1 : ranks / a_host;
+  const long long per_node = ranks <= a_host ? ranks : a_host;
+  const entry e{words[0].text + " --rs_per_host",
+                {std::to_string(per_node), {}, false},
+                false,
+                where(*a_node.word)};
+  for (const auto& [field, value] :
+       {std::pair{"hardware.gpus_per_node", per_node}, std::pair{"hardware.nodes", nodes}})
+    if (auto problem = ctx.set(field, std::to_string(value), e); !problem.empty()) {
+      error = at(e.where, problem);
+      return 0;
+    }
+  ctx.note(e, fmt::format("{} starts {} resource set(s) of {} process(es), {} a node: {} a node x "
+                          "{} node(s)",
+                          words[0].text, total_sets, per_set, sets_a_node, per_node, nodes));
+  return ranks;
+}
+
 // SLURM's names for the job's nodes (sbatch(1), OUTPUT ENVIRONMENT VARIABLES).
 constexpr const char* slurm_node_names[] = {"SLURM_JOB_NODELIST", "SLURM_NODELIST",
                                             "SLURM_JOB_NUM_NODES", "SLURM_NNODES"};
@@ -525,6 +604,8 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
   }
   if (!torchrun && !words.empty() && is_mpirun(words[0].text))
     return read_mpirun(ctx, text, words, nodes_open, error);
+  if (!torchrun && !words.empty() && base_name(words[0].text) == "jsrun")
+    return read_jsrun(ctx, text, words, error);
   if (!torchrun) {
     const std::string name = words.empty() ? launch.script.text : words[0].text;
     ctx.note(entry{name, {}, false, where(words.empty() ? launch.script : words[0])},
@@ -1467,6 +1548,25 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
     if (auto problem = ctx.set("env." + name, value.text, e); !problem.empty())
       return refused(detail::blocking::launch, detail::at(e.where, problem));
   }
+  // Megatron-DeepSpeed's example scripts write the DeepSpeed JSON from a template whose ZeRO
+  // stage is the placeholder ZERO_STAGE (examples_deepspeed/*/ds_config_*_TEMPLATE.json:
+  // `"stage": ZERO_STAGE`), filled by `sed "s/ZERO_STAGE/N/"`; without --zero-stage that N is the
+  // stage DeepSpeed runs, read as --zero-stage is.
+  if (ctx.find("--deepspeed") != nullptr && ctx.find("--zero-stage") == nullptr)
+    for (const auto& [placeholder, value] : launch->sed_substitutions) {
+      if (placeholder != "ZERO_STAGE" || value.text.empty() ||
+          !std::all_of(value.text.begin(), value.text.end(),
+                       [](unsigned char c) { return std::isdigit(c) != 0; }))
+        continue;
+      const detail::entry stage{"--zero-stage",
+                                {value.text, {}, false},
+                                false,
+                                detail::location(source, text, value.line, value.column)};
+      ctx.entries.push_back(stage);
+      ctx.note(stage, fmt::format("the DeepSpeed JSON is written from a template whose ZeRO stage "
+                                  "sed fills with {}: planned as --zero-stage {}",
+                                  value.text, value.text));
+    }
   std::optional<diagnostic> error;
   detail::megatron_mesh mesh;
   long long world = launch->script.text.empty()
