@@ -377,10 +377,11 @@ TEST(VerdictNotes, OptionsOfNoKnownReleaseAreGrouped) {
 
 // A check run on the job as imported and again as planned says its note once.
 TEST(VerdictNotes, ANoteIsSaidOnce) {
-  job_file config(
-      "model: llama-3.2-1b\nhardware: {gpu: H100-80GB, gpus_per_node: 4, nodes: 2}\n"
-      "parallel: {strategy: megatron, tp: 8}\n");
-  const auto r = invoke({"plan", config.path(), "--verbose"});
+  // Tensor parallelism of 8 on nodes of 6 GPUs (jsrun's resource sets).
+  const auto r = invoke({"plan", "--from",
+                         source + "/tests/data/realworld/megatron/"
+                                  "sajalvt_2024_mds_gpt3_6_7b_moe2_ep2_summit_jsrun_96gpu_tp8.sh",
+                         "--verbose"});
   const std::string note = "tensor-parallel collectives cross nodes";
   const auto first = r.err.find(note);
   ASSERT_NE(first, std::string::npos) << r.err;
