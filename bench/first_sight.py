@@ -13,8 +13,16 @@ A file is read right when every expected fact matches, it is refused exactly whe
 expected (at one of the lines listed: by the importer, or by `plan --from` when the model is
 loaded, without guessing another model), and no note calls an option "unknown" unless the entry
 allows that name (a name the framework does not have). Prints the rate per kind and every miss.
+
+With --baseline FILE in place of the batch, every batch of tests/data/realworld is scored and the
+run fails when a file that FILE lists as read right is not any more ("nothing got worse"), or
+when FILE lists a batch that no longer exists; --write-baseline FILE writes the files read right
+now (after a change that reads more of them right):
+
+    python3 bench/first_sight.py --baseline bench/data/first_sight_baseline.json /tmp/got.json
 """
 import json
+import os
 import re
 import sys
 from collections import defaultdict
@@ -128,7 +136,58 @@ def check(rel, want, got):
     return misses
 
 
+BATCHES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data",
+                       "realworld")
+
+
+def batches():
+    """Every first-sight batch: its file name -> its entries."""
+    out = {}
+    for name in sorted(os.listdir(BATCHES)):
+        if re.fullmatch(r"fresh\d+(-[a-z_]+)?-expected\.json", name):
+            with open(os.path.join(BATCHES, name)) as f:
+                out[name] = json.load(f)
+    return out
+
+
+def read_right(expected, got):
+    return sorted(rel for rel, want in expected.items() if not check(rel, want, got.get(rel)))
+
+
+def against_baseline(mode, baseline_path, got):
+    now = {name: read_right(entries, got) for name, entries in batches().items()}
+    if mode == "--write-baseline":
+        text = json.dumps(now, indent=1) + "\n"
+        tmp = baseline_path + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, baseline_path)  # written whole or not at all
+        print(f"first_sight.py: wrote {baseline_path}: "
+              f"{sum(len(v) for v in now.values())} files read right in {len(now)} batches")
+        return 0
+    with open(baseline_path) as f:
+        before = json.load(f)
+    worse = []
+    for name, files in sorted(before.items()):
+        if name not in now:
+            worse.append(f"{name}: the baseline's batch is gone")
+            continue
+        worse.extend(f"{name}: {rel} was read right and is not any more"
+                     for rel in files if rel not in now[name])
+    for name, files in sorted(now.items()):
+        print(f"{name}: {len(files)} read right (baseline {len(before.get(name, []))})")
+    if worse:
+        print("\n".join(worse), file=sys.stderr)
+        print("first_sight.py: first-sight readings got worse", file=sys.stderr)
+        return 1
+    print("first_sight.py: nothing got worse")
+    return 0
+
+
 def main(argv):
+    if len(argv) == 4 and argv[1] in ("--baseline", "--write-baseline"):
+        with open(argv[3]) as f:
+            return against_baseline(argv[1], argv[2], json.load(f))
     if len(argv) != 3:
         print(__doc__)
         return 2

@@ -5,7 +5,8 @@
 # bench/data/published/baseline.json. Also checks the
 # harness, which cannot run here (no GPU): every Python file compiles, the scripts answer
 # --help without torch or jax, and every case of bench/matrices plans and is resolved by
-# bench/groundtruth/jobspec.py exactly as the job module resolves it.
+# bench/groundtruth/jobspec.py exactly as the job module resolves it; and no file of the
+# first-sight batches that bench/data/first_sight_baseline.json lists as read right is read wrong.
 # Usage: scripts/accuracy.sh            (BUILD=build-dir to use another build folder)
 set -euo pipefail
 export PYTHONDONTWRITEBYTECODE=1  # leave no __pycache__ in the source tree
@@ -40,3 +41,10 @@ echo "accuracy.sh: every matrix case plans and resolves as the harness resolves 
 
 "$scorer" --published bench/data/published --unexpressed bench/published/UNEXPRESSED.md \
   --baseline bench/data/published/baseline.json
+
+# The first-sight batches of real framework files (tests/data/realworld/fresh*-expected.json): no
+# file read right in bench/data/first_sight_baseline.json may be read wrong now.
+cmake --build "$build" --target vramscope_realworld_tests
+VRAMSCOPE_FIRST_SIGHT_OUT="$tmp/first_sight.json" "$build/tests/realworld/vramscope_realworld_tests" \
+  --gtest_filter='RealworldFirstSight.*' > /dev/null
+python3 bench/first_sight.py --baseline bench/data/first_sight_baseline.json "$tmp/first_sight.json"
