@@ -1116,16 +1116,17 @@ TEST(ImportMegatron, MegatronDeepSpeedsZeroStageAndPaddedVocabulary) {
   EXPECT_NE(find_note(unknown.notes, "the ZeRO stage is the DeepSpeed JSON's"), "");
 }
 
-// IBM LSF's jsrun: resource sets (--nrs / -n) of --tasks_per_rs processes, --rs_per_host a node;
-// bash's `time` and other command prefixes before the launcher do not hide it.
-TEST(ImportMegatron, JsrunsResourceSetsGiveTheGpusAndTheNodes) {
+// HPC sites' launchers: IBM LSF's jsrun (resource sets, --nrs / -n, of --tasks_per_rs processes,
+// --rs_per_host a node), Cray's aprun, Flux's run, Cray PALS's mpiexec --ppn; bash's `time` and
+// other command prefixes before the launcher do not hide it.
+TEST(ImportMegatron, SiteLaunchersGiveTheGpusAndTheNodes) {
   const std::string args = " python pretrain_gpt.py --tensor-model-parallel-size 6 " +
                            small_model.substr(0, small_model.size() - 1) + "\n";
   const auto summit =
       import_ok("time jsrun --nrs 48 --tasks_per_rs 1 --gpu_per_rs 1 --rs_per_host 6" + args);
   EXPECT_EQ(summit.job.hardware.gpus_per_node, 6);
   EXPECT_EQ(summit.job.hardware.nodes, 8);
-  EXPECT_NE(find_note(summit.notes, "jsrun starts 48 resource set(s) of 1 process(es), 6 a node"),
+  EXPECT_NE(find_note(summit.notes, "jsrun starts 48 process(es), one a GPU: 6 a node x 8 node(s)"),
             "");
   const auto attached = import_ok("nohup jsrun -n12 -a6 -g6 -r1" + args);
   EXPECT_EQ(attached.job.hardware.gpus_per_node, 6);
@@ -1137,6 +1138,19 @@ TEST(ImportMegatron, JsrunsResourceSetsGiveTheGpusAndTheNodes) {
       std::string::npos);
   EXPECT_NE(import_error("jsrun --nrs x --rs_per_host 6" + args).find("jsrun --nrs"),
             std::string::npos);
+  const auto aprun = import_ok("aprun -n 24 -N 6 -d 8" + args);
+  EXPECT_EQ(aprun.job.hardware.gpus_per_node, 6);
+  EXPECT_EQ(aprun.job.hardware.nodes, 4);
+  const auto flux = import_ok("flux run -N 2 -n 12 -g 1" + args);
+  EXPECT_EQ(flux.job.hardware.gpus_per_node, 6);
+  EXPECT_EQ(flux.job.hardware.nodes, 2);
+  const auto mini = import_ok("flux mini run --ntasks=12 --tasks-per-node=6" + args);
+  EXPECT_EQ(mini.job.hardware.nodes, 2);
+  EXPECT_NE(import_error("flux run -N 5 -n 12" + args).find("do not split evenly over 5 nodes"),
+            std::string::npos);
+  const auto pals = import_ok("mpiexec -n 12 --ppn 6 --depth 8" + args);
+  EXPECT_EQ(pals.job.hardware.gpus_per_node, 6);
+  EXPECT_EQ(pals.job.hardware.nodes, 2);
 }
 
 // bash takes NAME=value as an assignment only where it is written before the command: one that

@@ -230,8 +230,9 @@ bool is_mpirun(const std::string& word) {
 }
 
 // mpirun / mpiexec starting one process a GPU: the processes a node from Open MPI's -npernode /
-// --npernode / -N / --map-by ppr:N:node (mpirun(1)) or MPICH / Intel MPI's -ppn / -perhost,
-// and the total from -np / -n / --np; nodes = total / a node. A total the file does not give
+// --npernode / -N / --map-by ppr:N:node (mpirun(1)) or MPICH / Intel MPI's -ppn / -perhost (and
+// Cray PALS's --ppn), and the total from -np / -n / --np; nodes = total / a node. A total the file
+// does not give
 // (`-np $WORLD_SIZE` of the scheduler's host count) plans one node, noted.
 long long read_mpirun(import_context& ctx, std::string_view text,
                       const std::vector<shell_word>& words, bool& nodes_open,
@@ -246,7 +247,7 @@ long long read_mpirun(import_context& ctx, std::string_view text,
     const std::string& key = words[i].text;
     std::string value = words[i + 1].text;
     if (key == "-npernode" || key == "--npernode" || key == "-N" || key == "-ppn" ||
-        key == "-perhost" || key == "--map-by" || key == "-map-by") {
+        key == "--ppn" || key == "-perhost" || key == "--map-by" || key == "-map-by") {
       if (key.ends_with("map-by")) {  // ppr:N:node
         if (!value.starts_with("ppr:") || !value.ends_with(":node")) continue;
         value = value.substr(4, value.size() - 9);
@@ -308,83 +309,130 @@ long long read_mpirun(import_context& ctx, std::string_view text,
   return a_node * nodes;
 }
 
-// IBM Spectrum LSF's jsrun (Summit, Sierra, Lassen) starts resource sets: -n/--nrs of them,
-// -a/--tasks_per_rs processes each (default 1), -r/--rs_per_host a node, -g/--gpu_per_rs GPUs
-// each (jsrun(1)). The processes a node are rs_per_host x tasks_per_rs; nodes = the total / that.
-// Values may follow the flag, be attached (`-n48`) or given with `=`. Without -r the count a node
-// is jsrun's packing onto the allocation, which the file does not fix: not read, noted.
-long long read_jsrun(import_context& ctx, std::string_view text,
-                     const std::vector<shell_word>& words, maybe_error& error) {
+// HPC sites' own launchers, each starting one process a GPU: the total from one flag, and the
+// processes a node or the nodes from another (whichever the line gives; nodes = total / a node).
+// `unit` flags multiply both (jsrun starts resource sets of --tasks_per_rs processes each).
+//  - IBM Spectrum LSF's jsrun (Summit, Sierra, Lassen; jsrun(1)): -n/--nrs resource sets,
+//    -a/--tasks_per_rs processes a set (default 1), -r/--rs_per_host sets a node.
+//  - Cray ALPS's aprun (aprun(1)): -n/--pes processes, -N/--pes-per-node a node.
+//  - Flux's `flux run` / `flux submit` / `flux mini run` (flux-run(1)): -n/--ntasks,
+//    -N/--nodes, --tasks-per-node.
+// Values may follow the flag, be attached (`-n48`) or given with `=`.
+struct site_launcher {
+  const char* name;  // the command ("jsrun"), or "flux run"
+  std::pair<const char*, const char*> total, unit, a_node, nodes;  // {short, long}; "" = none
+};
+constexpr site_launcher site_launchers[] = {
+    {"jsrun", {"-n", "--nrs"}, {"-a", "--tasks_per_rs"}, {"-r", "--rs_per_host"}, {"", ""}},
+    {"aprun", {"-n", "--pes"}, {"", ""}, {"-N", "--pes-per-node"}, {"", ""}},
+    {"flux run", {"-n", "--ntasks"}, {"", ""}, {"", "--tasks-per-node"}, {"-N", "--nodes"}},
+};
+
+// The site launcher `words` start with, and how many words name it; nullptr when none.
+const site_launcher* site_launcher_of(const std::vector<shell_word>& words, std::size_t& named) {
+  if (words.empty()) return nullptr;
+  const auto slash = words[0].text.rfind('/');
+  const std::string first =
+      slash == std::string::npos ? words[0].text : words[0].text.substr(slash + 1);
+  named = 1;
+  if (first == "flux") {
+    // `flux run`, `flux submit` and the older `flux mini run` / `flux mini submit`.
+    std::size_t at = words.size() > 1 && words[1].text == "mini" ? 2 : 1;
+    if (at >= words.size() || (words[at].text != "run" && words[at].text != "submit"))
+      return nullptr;
+    named = at + 1;
+    return &site_launchers[2];
+  }
+  for (const auto& l : site_launchers)
+    if (first == l.name) return &l;
+  return nullptr;
+}
+
+long long read_site_launcher(import_context& ctx, std::string_view text,
+                             const std::vector<shell_word>& words, const site_launcher& launcher,
+                             std::size_t named, maybe_error& error) {
   const auto where = [&](const shell_word& w) {
     return location(ctx.source, text, w.line, w.column);
   };
   struct flag {
-    const char *shorter, *longer;
+    std::pair<const char*, const char*> names;
     const shell_word* word = nullptr;
     std::string value;
   };
-  flag sets{"-n", "--nrs", nullptr, {}}, tasks{"-a", "--tasks_per_rs", nullptr, {}},
-      a_node{"-r", "--rs_per_host", nullptr, {}}, gpus{"-g", "--gpu_per_rs", nullptr, {}};
-  for (std::size_t i = 1; i < words.size(); ++i) {
+  flag total{launcher.total, nullptr, {}}, unit{launcher.unit, nullptr, {}},
+      a_node{launcher.a_node, nullptr, {}}, nodes{launcher.nodes, nullptr, {}};
+  for (std::size_t i = named; i < words.size(); ++i) {
     const std::string& w = words[i].text;
-    for (flag* f : {&sets, &tasks, &a_node, &gpus}) {
-      const std::string longer = f->longer, shorter = f->shorter;
-      if (w == longer || w == shorter) {
+    for (flag* f : {&total, &unit, &a_node, &nodes}) {
+      const std::string shorter = f->names.first, longer = f->names.second;
+      if ((!longer.empty() && w == longer) || (!shorter.empty() && w == shorter)) {
         if (i + 1 < words.size()) f->word = &words[i + 1], f->value = words[i + 1].text;
-      } else if (w.rfind(longer + "=", 0) == 0) {
+      } else if (!longer.empty() && w.rfind(longer + "=", 0) == 0) {
         f->word = &words[i], f->value = w.substr(longer.size() + 1);
-      } else if (w.size() > 2 && w.rfind(shorter, 0) == 0 &&
+      } else if (!shorter.empty() && w.size() > 2 && w.rfind(shorter, 0) == 0 &&
                  std::isdigit(static_cast<unsigned char>(w[2]))) {
         f->word = &words[i], f->value = w.substr(2);
       }
     }
   }
-  const entry jsrun{words[0].text, {}, false, where(words[0])};
+  const std::string name = launcher.name;
   const auto count = [&](const flag& f, long long fallback) -> long long {
     if (f.word == nullptr || error) return fallback;
     const entry e{
-        fmt::format("{} {}", words[0].text, f.longer), {f.value, {}, false}, false, where(*f.word)};
+        fmt::format("{} {}", name, f.names.second), {f.value, {}, false}, false, where(*f.word)};
     ctx.entries.push_back(e);
     const long long n = flag_int(ctx, e.key, fallback, 1, error, max_megatron_degree * 1024);
     ctx.entries.pop_back();
     return n;
   };
-  const long long total_sets = count(sets, 0), per_set = count(tasks, 1),
-                  sets_a_node = count(a_node, 0), gpus_a_set = count(gpus, 0);
+  const long long per_unit = count(unit, 1), all = count(total, 0) * per_unit,
+                  per_node_given = count(a_node, 0) * per_unit, nodes_given = count(nodes, 0);
   if (error) return 0;
-  if (total_sets == 0 || sets_a_node == 0) {
-    ctx.note(jsrun, fmt::format("{} without {}: the number of GPUs is not read from it",
-                                words[0].text, total_sets == 0 ? "--nrs" : "--rs_per_host"));
+  const entry said{name, {}, false, where(words[0])};
+  const flag& divisor = per_node_given > 0 ? a_node : nodes;
+  if (all == 0 || (per_node_given == 0 && nodes_given == 0)) {
+    ctx.note(said, fmt::format("{} without {}: the number of GPUs is not read from it", name,
+                               all == 0 ? launcher.total.second
+                                        : (std::string(launcher.a_node.second) +
+                                           (launcher.nodes.second[0] != '\0'
+                                                ? std::string(" or ") + launcher.nodes.second
+                                                : std::string()))));
     return 0;
   }
-  if (gpus_a_set != per_set)
-    ctx.note(jsrun, fmt::format("{} gives each resource set {} GPU(s) for {} process(es): planned "
-                                "as one GPU a process",
-                                words[0].text, gpus_a_set, per_set));
-  const long long ranks = total_sets * per_set, a_host = sets_a_node * per_set;
-  if (ranks % a_host != 0 && ranks > a_host) {
-    error = at(where(*sets.word),
-               fmt::format("{} --nrs {} does not fill whole nodes of {} resource sets; make it a "
-                           "multiple to plan it",
-                           words[0].text, total_sets, sets_a_node));
-    return 0;
+  long long per_node = per_node_given, node_count = nodes_given;
+  if (per_node_given > 0) {
+    node_count = all <= per_node_given ? 1 : all / per_node_given;
+    per_node = all <= per_node_given ? all : per_node_given;
+    if (all > per_node_given && all % per_node_given != 0) {
+      error = at(where(*total.word),
+                 fmt::format("{} {} {} does not fill whole nodes of {} processes; make it a "
+                             "multiple to plan it",
+                             name, launcher.total.second, total.value, per_node_given));
+      return 0;
+    }
+  } else {
+    per_node = all / nodes_given;
+    if (all % nodes_given != 0) {
+      error = at(where(*total.word),
+                 fmt::format("{} {} {} processes do not split evenly over {} nodes; make it a "
+                             "multiple to plan it",
+                             name, launcher.total.second, total.value, nodes_given));
+      return 0;
+    }
   }
-  const long long nodes = ranks <= a_host ? 1 : ranks / a_host;
-  const long long per_node = ranks <= a_host ? ranks : a_host;
-  const entry e{words[0].text + " --rs_per_host",
+  const entry e{name + " " + divisor.names.second,
                 {std::to_string(per_node), {}, false},
                 false,
-                where(*a_node.word)};
+                where(*divisor.word)};
   for (const auto& [field, value] :
-       {std::pair{"hardware.gpus_per_node", per_node}, std::pair{"hardware.nodes", nodes}})
+       {std::pair{"hardware.gpus_per_node", per_node}, std::pair{"hardware.nodes", node_count}})
     if (auto problem = ctx.set(field, std::to_string(value), e); !problem.empty()) {
       error = at(e.where, problem);
       return 0;
     }
-  ctx.note(e, fmt::format("{} starts {} resource set(s) of {} process(es), {} a node: {} a node x "
-                          "{} node(s)",
-                          words[0].text, total_sets, per_set, sets_a_node, per_node, nodes));
-  return ranks;
+  ctx.note(e, fmt::format("{} starts {} process(es), one a GPU: {} a node x {} node(s)", name, all,
+                          per_node, node_count));
+  return all;
 }
 
 // SLURM's names for the job's nodes (sbatch(1), OUTPUT ENVIRONMENT VARIABLES).
@@ -604,8 +652,9 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
   }
   if (!torchrun && !words.empty() && is_mpirun(words[0].text))
     return read_mpirun(ctx, text, words, nodes_open, error);
-  if (!torchrun && !words.empty() && base_name(words[0].text) == "jsrun")
-    return read_jsrun(ctx, text, words, error);
+  std::size_t named = 0;
+  if (const auto* site = torchrun ? nullptr : site_launcher_of(words, named))
+    return read_site_launcher(ctx, text, words, *site, named, error);
   if (!torchrun) {
     const std::string name = words.empty() ? launch.script.text : words[0].text;
     ctx.note(entry{name, {}, false, where(words.empty() ? launch.script : words[0])},
