@@ -67,7 +67,11 @@ TEST(Frag001, ReservedFarAboveAllocatedInMemoryStats) {
             (std::vector<std::string>{"rank0.json: reserved peak 30.00 GiB vs allocated "
                                       "peak 20.00 GiB, 3.00 GiB in inactive split "
                                       "blocks"}));
-  EXPECT_EQ(f.fix, "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+  EXPECT_EQ(f.fix.rfind("export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True; or "
+                        "torch.cuda.empty_cache() between phases",
+                        0),
+            0u)
+      << f.fix;
   EXPECT_EQ(f.saving, static_cast<std::int64_t>(10_GiB));
   EXPECT_EQ(f.saving_basis, "at most the observed reserved - allocated");
 }
@@ -125,6 +129,35 @@ TEST(Frag001, OutOfMemoryMessageWhoseCacheCouldServeTheRequest) {
   // Free + cached below the request: the allocator had no bytes to place, so not fragmentation.
   o.ooms = {oom(2_GiB - 1_MiB)};
   EXPECT_TRUE(check(o).empty());
+}
+
+// The fix is the setting the failing message's release has, told by its wording: torch 2.1's
+// "reserved by PyTorch but unallocated" (expandable_segments), 1.5 to 2.0's "reserved in total by
+// PyTorch" (max_split_size_mb), and before 1.5 "cached" (only empty_cache).
+TEST(Frag001, TheFixIsTheSettingTheMessagesReleaseHas) {
+  const auto fix_for = [](const std::string& raw) {
+    observe::observation o;
+    o.ooms = {oom(5_GiB)};
+    o.ooms[0].allocated_by_pytorch = 5_GiB;
+    o.ooms[0].reserved_by_pytorch = 10_GiB;
+    o.ooms[0].raw = raw;
+    const auto found = check(o);
+    return found.empty() ? std::string() : found[0].fix;
+  };
+  EXPECT_EQ(
+      fix_for("Of the allocated memory 5 GiB is allocated by PyTorch, and 5 GiB is reserved by "
+              "PyTorch but unallocated.")
+          .find("expandable_segments:True; or torch.cuda.empty_cache()"),
+      std::string("export PYTORCH_CUDA_ALLOC_CONF=").size());
+  const std::string middle = fix_for(
+      "(GPU 0; 23.65 GiB total capacity; 5 GiB already allocated; "
+      "1 GiB free; 10 GiB reserved in total by PyTorch)");
+  EXPECT_EQ(middle.rfind("export PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:N", 0), 0u) << middle;
+  EXPECT_NE(middle.find("torch.cuda.empty_cache() between phases"), std::string::npos);
+  EXPECT_EQ(fix_for("(GPU 0; 31.72 GiB total capacity; 5 GiB already allocated; 1 GiB free; 10 "
+                    "GiB cached)")
+                .rfind("torch.cuda.empty_cache() where the sizes change", 0),
+            0u);
 }
 
 // The device had most of the request free and the cache the rest: neither alone served it,

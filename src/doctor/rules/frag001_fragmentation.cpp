@@ -244,6 +244,39 @@ std::optional<finding> cut_before_the_deciding_rows(const observe::observation& 
   return std::nullopt;
 }
 
+// PyTorch's allocator settings against fragmentation, as the failing message's release has them.
+// Its wording tells the release: "... cached)" before 1.5; "... reserved in total by PyTorch)"
+// from 1.5 to 2.0, whose hint names max_split_size_mb (added in 1.10); "... reserved by PyTorch
+// but unallocated" from 2.1, whose hint names expandable_segments from 2.2 (c10/cuda/
+// CUDACachingAllocator.cpp's message in each release). Without a message (memory_stats), the
+// current setting. Each ends with emptying the cache between phases, which every release has.
+std::string torch_fragmentation_fix(const std::vector<observe::oom_report>& deciding) {
+  const std::string between =
+      "; or torch.cuda.empty_cache() between phases whose tensors differ in size, so that one "
+      "phase's cached blocks do not split under the next";
+  std::string setting = "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True";
+  for (const auto& o : deciding) {
+    if (o.kind != observe::oom_kind::torch) continue;
+    const auto says = [&](std::string_view words) {
+      return o.raw.find(words) != std::string::npos;
+    };
+    if (says("expandable_segments") || says("but unallocated")) break;
+    if (says("reserved in total") || says("max_split_size_mb")) {
+      setting =
+          "export PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:N (N in MiB, e.g. 128 or 512: "
+          "cached blocks above it are never split, so large requests find whole blocks; "
+          "torch 1.10 and later, and from 2.1 expandable_segments:True instead)";
+      break;
+    }
+    if (says(" cached)") || says(" cached;") || says(" cache)")) {
+      return "torch.cuda.empty_cache() where the sizes change (this release predates the "
+             "allocator's settings: max_split_size_mb came in torch 1.10, "
+             "expandable_segments:True in 2.1)";
+    }
+  }
+  return setting + between;
+}
+
 }  // namespace
 
 std::vector<finding> fragmentation(const doctor_input& in) {
@@ -254,6 +287,7 @@ std::vector<finding> fragmentation(const doctor_input& in) {
   weigh_variants(in.observed->stats, f, wasted);
   auto runtime =
       observe::oom_allocator::torch_caching;  // whose figures decided, for the fix's words
+  std::vector<observe::oom_report> deciding;  // the messages that gave evidence
   for (const auto& o : in.observed->ooms) {
     const auto facts = facts_of(o);
     const std::size_t before = f.evidence.size();
@@ -261,8 +295,10 @@ std::vector<finding> fragmentation(const doctor_input& in) {
       weigh_message(facts, f, wasted);
     else if (facts.pool_limit_counts_cache() || facts.retry_kept_collected_blocks())
       weigh_pool(facts, f, wasted);
-    if (f.evidence.size() > before && runtime == observe::oom_allocator::torch_caching)
-      runtime = facts.allocator;
+    if (f.evidence.size() > before) {
+      deciding.push_back(o);
+      if (runtime == observe::oom_allocator::torch_caching) runtime = facts.allocator;
+    }
   }
   if (f.evidence.empty()) {
     if (auto undecided = cut_before_the_deciding_rows(*in.observed)) return {std::move(*undecided)};
@@ -276,7 +312,7 @@ std::vector<finding> fragmentation(const doctor_input& in) {
                                       s.source, *s.cut_at_line));
   f.cause = "freed blocks are split pieces of larger segments, or belong to another stream; they cannot "
             "serve the sizes being requested, so the allocator asks the driver for new segments";
-  f.fix = "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True";
+  f.fix = torch_fragmentation_fix(deciding);
   if (auto own = runtime_fix(runtime, fix_kind::release_cache); !own.empty()) {
     // Another runtime's pool: its own fix; PyTorch's setting would change nothing there.
     f.cause =

@@ -28,30 +28,42 @@ struct phase_rule {
 
 constexpr phase_rule phase_rules[] = {
     {oom_phase::checkpoint_save, "CKPT001", "checkpoint_save", "checkpoint_save",
-     "saving gathers what training keeps sharded or on the CPU: FSDP's full state dict materialises every "
-     "unit's full parameters (and keeps a copy on rank 0 unless offloaded), DeepSpeed ZeRO-3 gathers the "
+     "saving gathers what training keeps sharded or on the CPU: FSDP's full state dict "
+     "materialises every "
+     "unit's full parameters (and keeps a copy on rank 0 unless offloaded), DeepSpeed ZeRO-3 "
+     "gathers the "
      "16-bit weights; on top of what the step left cached this needs memory the step never did",
-     "gather off the GPU: FSDP FullStateDictConfig(offload_to_cpu=True, rank0_only=True), or save a sharded "
+     "gather off the GPU: FSDP FullStateDictConfig(offload_to_cpu=True, rank0_only=True), or save "
+     "a sharded "
      "state dict (SHARDED_STATE_DICT, torch.distributed.checkpoint); DeepSpeed: "
      "stage3_gather_16bit_weights_on_model_save=false and convert with zero_to_fp32.py afterwards"},
     {oom_phase::checkpoint_resume, "CKPT002", "checkpoint_resume", "resume",
-     "torch.load restores each tensor to the device it was saved from (cuda:0 for a checkpoint saved "
+     "torch.load restores each tensor to the device it was saved from (cuda:0 for a checkpoint "
+     "saved "
      "there), and the loaded dict stays alive beside the model's own copy while training starts",
-     "torch.load(path, map_location=\"cpu\"), load_state_dict, then drop the loaded dict (del checkpoint) "
+     "torch.load(path, map_location=\"cpu\"), load_state_dict, then drop the loaded dict (del "
+     "checkpoint) "
      "before the first step"},
     {oom_phase::eval, "EVAL001", "eval", "eval",
-     "evaluation runs a forward the step's memory plan did not: without torch.no_grad() it keeps every "
-     "activation for a backward that never comes, an evaluation batch larger than the training one needs "
+     "evaluation runs a forward the step's memory plan did not: without torch.no_grad() it keeps "
+     "every "
+     "activation for a backward that never comes, an evaluation batch larger than the training one "
+     "needs "
      "more, and predictions or logits kept on the GPU grow with every evaluation step",
-     "evaluate under torch.no_grad() (or torch.inference_mode(); model.eval() alone keeps the graph), "
+     "evaluate under torch.no_grad() (or torch.inference_mode(); model.eval() alone keeps the "
+     "graph), "
      "with an evaluation batch no larger than the training one, moving predictions to the CPU "
-     "(Trainer: eval_accumulation_steps, per_device_eval_batch_size)"},
+     "(Trainer: eval_accumulation_steps, per_device_eval_batch_size); split inputs larger than "
+     "training's (tiles or crops of large images, chunks of long audio, volumes or sequences)"},
     {oom_phase::optimizer_state_init, "OPTIM001", "first_optimizer_step", "first_optimizer_step",
-     "the optimizer creates its state at its first step (Adam: exp_avg and exp_avg_sq, two tensors the "
-     "size of the parameters), on top of the gradients that are still alive: the first step needs more "
+     "the optimizer creates its state at its first step (Adam: exp_avg and exp_avg_sq, two tensors "
+     "the "
+     "size of the parameters), on top of the gradients that are still alive: the first step needs "
+     "more "
      "than the forward and backward did",
      "leave room for the optimizer's state: shard it (ZeRO / FSDP), an 8-bit or paged optimizer "
-     "(bitsandbytes AdamW8bit, PagedAdamW), or a smaller micro-batch; foreach=False lowers the step's "
+     "(bitsandbytes AdamW8bit, PagedAdamW), or a smaller micro-batch; foreach=False lowers the "
+     "step's "
      "temporaries"},
 };
 
@@ -271,8 +283,16 @@ std::vector<finding> phase_findings(const doctor_input& in, oom_phase phase) {
         f.fix = "evaluate in batches no larger than training's and move each batch's outputs off the GPU "
                 "(.numpy(), or the batch_size of evaluate / predict)";
       } else {
-        f.cause = "an evaluation without torch.no_grad() keeps activations for a backward that never comes";
-        f.fix = "evaluate under torch.no_grad() (or torch.inference_mode()), with a batch no larger than training's";
+        f.cause =
+            "an evaluation without torch.no_grad() keeps activations for a backward that never "
+            "comes, or "
+            "runs inputs larger than training's (whole images, volumes or long audio) at once";
+        f.fix =
+            "evaluate under torch.no_grad() (or torch.inference_mode()), with a batch no larger "
+            "than training's; "
+            "split inputs larger than training's (tiles or crops of large images, chunks of long "
+            "audio, "
+            "volumes or sequences) and move each batch's outputs to the CPU";
       }
       break;
     }
