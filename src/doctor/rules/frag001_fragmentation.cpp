@@ -251,9 +251,7 @@ std::optional<finding> cut_before_the_deciding_rows(const observe::observation& 
 // CUDACachingAllocator.cpp's message in each release). Without a message (memory_stats), the
 // current setting. Each ends with emptying the cache between phases, which every release has.
 std::string torch_fragmentation_fix(const std::vector<observe::oom_report>& deciding) {
-  const std::string between =
-      "; or torch.cuda.empty_cache() between phases whose tensors differ in size, so that one "
-      "phase's cached blocks do not split under the next";
+  const std::string between = ", or torch.cuda.empty_cache() where tensor sizes change";
   std::string setting = "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True";
   for (const auto& o : deciding) {
     if (o.kind != observe::oom_kind::torch) continue;

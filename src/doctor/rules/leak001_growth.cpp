@@ -29,17 +29,22 @@ constexpr const char* cause_text =
     "metric that stores every batch, a parameter-gradient cycle from backward(create_graph=True)) grow until "
     "an ordinary allocation fails";
 constexpr const char* fix_text =
-    "keep numbers, not graphs: loss.item() / tensor.detach() for what is accumulated or logged, metrics "
+    "keep numbers, not graphs: loss.item() / tensor.detach() for what is accumulated or logged, "
+    "metrics "
     "computed per batch (or their stored states moved to the CPU), torch.autograd.grad instead of "
-    "backward(create_graph=True) (or param.grad = None after it); torch.cuda.memory_allocated() printed each "
-    "iteration shows the growth";
+    "backward(create_graph=True) (or param.grad = None after it), and drop what is kept across "
+    "iterations "
+    "(del the references, clear lists and caches, gc.collect() for reference cycles); "
+    "torch.cuda.memory_allocated() printed each iteration shows the growth";
 
 // The same, short, for a reading the message only allows (one screen holds the differential).
 // Failing after many iterations that ran is a leak's mark, failing at the first the job's size.
 constexpr const char* short_cause =
     "tensors kept across iterations (a loss summed with its graph, a metric storing every batch) fill the GPU";
 constexpr const char* short_fix =
-    "loss.item() / .detach() for what is kept; watch torch.cuda.memory_allocated() grow per iteration";
+    "loss.item() / .detach() / del for what is kept across iterations; watch memory_allocated() "
+    "per "
+    "iteration";
 
 // Two pastes of one GPU (same machine, index, name and size), the later one holding more by
 // more than a CUDA context could add (likelihood.hpp): what was kept grew.

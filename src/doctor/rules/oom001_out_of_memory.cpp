@@ -143,18 +143,13 @@ finding explain_torch(const oom_facts& o, const doctor_input& in) {
                "iterations, or a checkpoint save or load: the traceback above the message decides (paste it), "
                "and the message at two iterations shows growth";
   f.fix =
-      "the smallest change that makes the step fit: a smaller batch size (a smaller micro-batch, "
-      "with gradient accumulation to keep the global batch) or smaller inputs (a shorter sequence, "
-      "smaller images or crops), activation checkpointing, bf16/fp16 mixed precision where the job "
-      "runs in fp32, sharding the state (FSDP / ZeRO-3) or CPU offload; `vramscope explain "
-      "JOB.yaml` "
-      "prices each";
-  // Without a job, the GPU it would take as it is: what it held and asked for, beside a context.
-  if (!in.job && o.allocated && o.requested && o.capacity)
-    f.fix += fmt::format(
-        "; or a GPU with more memory: this step asked for {} beside the {} its "
-        "tensors held, more than this {} GPU",
-        format_bytes(*o.requested), format_bytes(*o.allocated), format_bytes(*o.capacity));
+      "a smaller batch (with gradient accumulation) or inputs, activation checkpointing, "
+      "bf16/fp16, "
+      "FSDP / ZeRO-3 or CPU offload: the smallest that fits (`vramscope explain JOB.yaml` prices "
+      "each)";
+  // Without a job, the GPU it would take as it is: its tensors and the request alone.
+  if (!in.job && o.allocated && o.requested)
+    f.fix += fmt::format("; else a GPU with over {}", format_bytes(*o.allocated + *o.requested));
   return f;
 }
 

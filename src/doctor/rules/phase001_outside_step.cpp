@@ -284,15 +284,12 @@ std::vector<finding> phase_findings(const doctor_input& in, oom_phase phase) {
                 "(.numpy(), or the batch_size of evaluate / predict)";
       } else {
         f.cause =
-            "an evaluation without torch.no_grad() keeps activations for a backward that never "
-            "comes, or "
-            "runs inputs larger than training's (whole images, volumes or long audio) at once";
+            "evaluation without no_grad() keeps activations no backward uses, or runs whole large "
+            "inputs at once";
         f.fix =
-            "evaluate under torch.no_grad() (or torch.inference_mode()), with a batch no larger "
-            "than training's; "
-            "split inputs larger than training's (tiles or crops of large images, chunks of long "
-            "audio, "
-            "volumes or sequences) and move each batch's outputs to the CPU";
+            "no_grad() / inference_mode(); batches no larger than training's; tile or chunk large "
+            "inputs; "
+            "outputs to the CPU";
       }
       break;
     }
