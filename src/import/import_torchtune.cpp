@@ -17,6 +17,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 
 #include <vramscope/model/catalog.hpp>
 #include <vramscope/model/modules.hpp>
@@ -1172,6 +1173,24 @@ result<imported_job> import_torchtune(std::string_view text, const std::string& 
     return error_at(source, fmt::format("more than {} options or {} levels of nesting: not a "
                                         "torchtune config", detail::max_yaml_entries,
                                         detail::max_yaml_depth));
+  // A key written twice in one mapping: torchtune loads its config with OmegaConf, whose YAML
+  // loader refuses it ("found duplicate key", omegaconf/_utils.py, OmegaConfLoader's
+  // construct_mapping, from OmegaConf 2.1), so the recipe never starts.
+  {
+    std::vector<std::pair<std::string, diagnostic>> seen;
+    for (const auto& e : ctx.entries) seen.emplace_back(e.key, e.where);
+    for (const auto& [key, where] : ctx.sections) seen.emplace_back(key, where);
+    std::stable_sort(seen.begin(), seen.end(),
+                     [](const auto& a, const auto& b) { return a.second.line < b.second.line; });
+    std::map<std::string, int> first_line;
+    for (const auto& [key, where] : seen)
+      if (const auto [at, fresh] = first_line.emplace(key, where.line); !fresh)
+        return detail::at(where,
+                          fmt::format("{} is written twice (lines {} and {}): torchtune loads "
+                                      "its config with OmegaConf, which refuses a duplicate key "
+                                      "(\"found duplicate key\"); keep one of them to plan it",
+                                      key, at->second, where.line));
+  }
   // lora_finetune_fsdp2 read `fsdp: {cpu_offload: ...}` (cfg.fsdp.cpu_offload: CPUOffloadPolicy),
   // what the later recipes read as fsdp_cpu_offload; no other recipe reads fsdp.cpu_offload.
   if (detail::find_launch(text).dev_fsdp2)

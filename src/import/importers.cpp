@@ -219,8 +219,40 @@ config_format detect_format(std::string_view text) {
   return detail::looks_like_megatron(text) ? config_format::megatron : config_format::unknown;
 }
 
+// git's marker of an unresolved merge conflict, `<<<<<<< ours` at the start of a line
+// (git-merge(1), "HOW CONFLICTS ARE PRESENTED"): the file holds both sides and no framework loads
+// it as written. The marker's line, or 0.
+int conflict_marker_line(std::string_view text) {
+  int found = 0;
+  detail::for_each_line(text, [&](std::string_view line, int number) {
+    if (line.starts_with("<<<<<<<") && (line.size() == 7 || line[7] == ' ' || line[7] == '\r')) {
+      found = number;
+      return false;
+    }
+    return true;
+  });
+  return found;
+}
+
+// The first line that is not blank or a comment (#, //): where a file that is no config starts.
+int first_significant_line(std::string_view text) {
+  int found = 0;
+  detail::for_each_line(text, [&](std::string_view raw, int number) {
+    const std::string_view line = trim(raw);
+    if (line.empty() || line.starts_with("#") || line.starts_with("//")) return true;
+    found = number;
+    return false;
+  });
+  return found;
+}
+
 result<imported_job> import_config_text(std::string_view text, const std::string& source,
                                         const std::string& base_dir, const trainer_args& trainer) {
+  if (const int marker = conflict_marker_line(text); marker > 0)
+    return error_at(source,
+                    "an unresolved merge conflict (git's <<<<<<< marker): the file holds both "
+                    "sides, and no framework loads it as written; resolve the conflict to plan it",
+                    marker, 1);
   switch (detect_format(text)) {
     case config_format::accelerate: return import_accelerate(text, source, base_dir, trainer);
     case config_format::deepspeed: return import_deepspeed(text, source, trainer);
@@ -231,10 +263,12 @@ result<imported_job> import_config_text(std::string_view text, const std::string
   }
   if (auto wrapper = wrapper_refusal(text, source)) return *wrapper;
   if (auto nested = nested_accelerate_refusal(text, source)) return *nested;
+  const int start = first_significant_line(text);
   return error_at(source,
                   "not an accelerate YAML, DeepSpeed JSON, torchtitan TOML, torchtune YAML "
                   "config or Megatron-LM arguments; give the framework's own config file, "
-                  "or the script that launches the training, to plan it");
+                  "or the script that launches the training, to plan it",
+                  start, start > 0 ? 1 : 0);
 }
 
 result<imported_job> import_config(const std::string& path, const trainer_args& trainer) {

@@ -647,7 +647,8 @@ bool runs_nothing(const std::string& command) {
 }
 
 // Words a command line may start with that run the rest of the line as the command itself:
-// bash's `time [-p]` and `exec`, `command`, `nohup`, `env [-i] [-u NAME] [NAME=value ...]`,
+// bash's `time [-p]`, `exec`, `command` and `eval` (its words, already split, are the command),
+// `nohup`, `env [-i] [-u NAME] [NAME=value ...]`,
 // coreutils' `stdbuf -oL -eL` (bash(1) SHELL GRAMMAR, Pipelines; env(1), nohup(1), stdbuf(1)).
 // Removes them, so that the launcher or the interpreter after them is the command's first word.
 void drop_command_prefixes(std::vector<shell_word>& fields) {
@@ -656,7 +657,7 @@ void drop_command_prefixes(std::vector<shell_word>& fields) {
     dropped = false;
     const std::string& word = fields[at].text;
     if (word == "time" || word == "exec" || word == "command" || word == "nohup" ||
-        word == "stdbuf" || word == "env") {
+        word == "stdbuf" || word == "env" || word == "eval") {
       ++at;
       dropped = true;
       while (at < fields.size()) {
@@ -763,8 +764,22 @@ class interpreter {
       // command; one that an expansion produces (`$ENV_ARGS deepspeed ...` with ENV_ARGS="A=1")
       // is the command's name, which no program has (bash(1), "SIMPLE COMMAND EXPANSION").
       name_is_assignment_ = !fields.empty() && assignment_like(fields[0].text);
+      const shell_word launch_before = out.script;
       if (!fields.empty()) command(fields, out, loose);  // "${EMPTY[@]}" alone is no command
       name_is_assignment_ = false;
+      // Assignments written before a command are in that command's environment (bash(1),
+      // "SIMPLE COMMAND EXPANSION"): `CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun ...` exports it to
+      // the launch.
+      const bool launched_here = out.script.line != launch_before.line ||
+                                 out.script.column != launch_before.column ||
+                                 out.script.text != launch_before.text;
+      if (launched_here && !exported)
+        for (const auto& [name, at] : set_here) {
+          raw_word where;
+          where.line = at.line;
+          where.column = at.column;
+          export_variable(name, where, out);
+        }
     }
     if (out.script.text.empty() && loose.empty()) sourced_arguments(loose);
     if (out.script.text.empty()) {
@@ -1435,7 +1450,11 @@ bool looks_like_megatron(std::string_view text) {
       const std::string_view word = line.substr(i, j - i);
       const auto slash = word.rfind('/');
       const std::string_view base = slash == std::string_view::npos ? word : word.substr(slash + 1);
+      // Megatron's own flag names: the model's layers, or its tensor-parallel size where the
+      // model's arguments come from a sourced file.
       if (word == "--num-layers" || word.rfind("--num-layers=", 0) == 0 ||
+          word == "--tensor-model-parallel-size" ||
+          word.rfind("--tensor-model-parallel-size=", 0) == 0 ||
           // Megatron-LLM spells its flags with underscores
           word == "--num_layers" || word == "--tensor_model_parallel_size" ||
           (base.rfind("pretrain_", 0) == 0 && base.size() > 12 &&

@@ -75,6 +75,18 @@ TEST(ImportMegatron, ModelFromASourcedFileIsRefusedWhereItIsSourced) {
       "source ./a.sh\nsource ./b.sh\n"
       "torchrun --nproc_per_node 8 pretrain_gpt.py ${ARGS[@]} --seq-length 2048\n");
   EXPECT_EQ(plain.rfind("args.txt:1:1: source ./a.sh:", 0), 0u) << plain;
+  // A name for the model or its arguments before one for settings in general (config, cfg).
+  const std::string settings = import_error(
+      "source ./config_local_path.sh\nsource ./config_model.sh\n"
+      "torchrun --nproc_per_node 8 pretrain_gpt.py ${ARGS[@]} --seq-length 2048\n");
+  EXPECT_EQ(settings.rfind("args.txt:2:1: source ./config_model.sh:", 0), 0u) << settings;
+  // A launch whose Megatron arguments all come from a sourced file is still read as Megatron's
+  // (its --tensor-model-parallel-size says so) and refused at that file.
+  const std::string sourced_only = import_error(
+      "source scripts/models/qwen3-4B.sh\n"
+      "python3 train.py ${MODEL_ARGS[@]} --tensor-model-parallel-size 1 --seq-length 2048\n");
+  EXPECT_EQ(sourced_only.rfind("args.txt:1:1: source scripts/models/qwen3-4B.sh:", 0), 0u)
+      << sourced_only;
   // With the model's arguments in the script, a sourced file is no reason to refuse.
   import_ok("source configs/env.sh\n" + launch(small_model));
 }
@@ -1114,6 +1126,34 @@ TEST(ImportMegatron, MegatronDeepSpeedsZeroStageAndPaddedVocabulary) {
                                  launch(model + "--fp16 --deepspeed --deepspeed_config ds.json\n"));
   EXPECT_FALSE(unknown.job.parallel.distributed_optimizer);
   EXPECT_NE(find_note(unknown.notes, "the ZeRO stage is the DeepSpeed JSON's"), "");
+}
+
+// Assignments written before the launcher are its environment; `eval` runs its words as the
+// command.
+TEST(ImportMegatron, AssignmentsBeforeTheLaunchAreItsEnvironment) {
+  const auto prefixed =
+      import_ok("CUDA_DEVICE_MAX_CONNECTIONS=1 NCCL_DEBUG=WARN " + launch(small_model));
+  EXPECT_EQ(prefixed.job.env.at("CUDA_DEVICE_MAX_CONNECTIONS"), "1");
+  EXPECT_EQ(prefixed.job.env.at("NCCL_DEBUG"), "WARN");
+  const auto evaluated =
+      import_ok("GPUS=\"--num_nodes 1 --num_gpus 2\"\nrun_cmd=\"deepspeed $GPUS pretrain_gpt.py " +
+                small_model.substr(0, small_model.size() - 1) + "\"\neval ${run_cmd}\n");
+  EXPECT_EQ(evaluated.job.hardware.gpus_per_node, 2);
+}
+
+// An entry script named for a training with a second model (DPO, PPO, a reward model, a
+// distillation) is refused at the script: the plan holds one model.
+TEST(ImportMegatron, AnEntryScriptOfPreferenceOrDistillationTrainingIsRefused) {
+  for (const std::string script :
+       {"dpo_training.py", "train_ppo.py", "pretrain_reward_model.py", "distill-gpt.py"}) {
+    const std::string message =
+        import_error("torchrun --nproc_per_node 8 " + script + " " + small_model);
+    EXPECT_NE(message.find(script + " builds a"), std::string::npos) << message;
+    EXPECT_NE(message.find("beside a reference, reward, value or teacher model"), std::string::npos)
+        << message;
+  }
+  // A word that only contains one of those names is no such script.
+  import_ok("torchrun --nproc_per_node 8 pretrain_gpt_kdd.py " + small_model);
 }
 
 // HPC sites' launchers: IBM LSF's jsrun (resource sets, --nrs / -n, of --tasks_per_rs processes,

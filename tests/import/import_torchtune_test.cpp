@@ -134,6 +134,29 @@ TEST(ImportTorchtune, TorchaosLowBitOptimizerUnderItsOldModule) {
       << other.error().to_string();
 }
 
+// OmegaConf refuses a key written twice in one mapping, so torchtune never starts: refused at
+// the second, naming both lines; the same key in two sections is no duplicate.
+TEST(ImportTorchtune, AKeyWrittenTwiceIsRefusedAsOmegaConfRefusesIt) {
+  const std::string model = "model:\n  _component_: torchtune.models.llama2.llama2_7b\n";
+  auto twice =
+      import_config_text("output_dir: /tmp/a\n" + model + "output_dir: /tmp/b\n", "d.yaml");
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error().line, 4);
+  EXPECT_NE(twice.error().message.find("output_dir is written twice (lines 1 and 4)"),
+            std::string::npos)
+      << twice.error().to_string();
+  auto section = import_config_text(model + "model:\n  _component_: x\n", "s.yaml");
+  ASSERT_FALSE(section);
+  EXPECT_NE(section.error().message.find("written twice"), std::string::npos);
+  auto apart =
+      import_config_text(model +
+                             "optimizer:\n  _component_: torch.optim.AdamW\n  lr: 1e-5\n"
+                             "lr_scheduler:\n  _component_: "
+                             "torchtune.training.lr_schedulers.get_cosine_schedule_with_warmup\n",
+                         "a.yaml");
+  ASSERT_TRUE(apart) << apart.error().to_string();
+}
+
 // The configs of torchtune's generation, evaluation and quantization recipes load a model but
 // train nothing: refused where their header names the recipe, by command or by file; a training
 // config whose later comments mention generation is planned.

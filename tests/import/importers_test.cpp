@@ -46,13 +46,34 @@ TEST(Importers, DetectFormatFromContent) {
   EXPECT_EQ(detect_format("model:\n  _component_: mylib.build\n"), config_format::unknown);
 }
 
+// git's conflict markers: the file holds both sides of a merge and loads in no framework; refused
+// at the first marker, whatever the format.
+TEST(Importers, AnUnresolvedMergeConflictIsRefusedAtItsMarker) {
+  const std::string conflicted =
+      "model:\n  _component_: torchtune.models.llama3_2.llama3_2_1b\n<<<<<<< HEAD\ndevice: cuda\n"
+      "=======\ndevice: cpu\n>>>>>>> main\n";
+  auto imported = import_config_text(conflicted, "c.yaml");
+  ASSERT_FALSE(imported);
+  EXPECT_EQ(imported.error().line, 3);
+  EXPECT_NE(imported.error().message.find("an unresolved merge conflict"), std::string::npos);
+  EXPECT_NE(imported.error().message.find("resolve the conflict to plan it"), std::string::npos);
+  // Seven '<' that start a longer word are no marker.
+  auto heredoc = import_config_text("<<<<<<<<EOF\n", "h.sh");
+  ASSERT_FALSE(heredoc);
+  EXPECT_EQ(heredoc.error().message.find("merge conflict"), std::string::npos);
+}
+
 TEST(Importers, UnknownFormatIsAnError) {
   auto imported = import_config_text("model: llama\n", "x.yaml");
   ASSERT_FALSE(imported);
   EXPECT_EQ(imported.error().to_string(),
-            "x.yaml: not an accelerate YAML, DeepSpeed JSON, torchtitan TOML, torchtune YAML "
+            "x.yaml:1:1: not an accelerate YAML, DeepSpeed JSON, torchtitan TOML, torchtune YAML "
             "config or Megatron-LM arguments; give the framework's own config file, or the script "
             "that launches the training, to plan it");
+  // Pointed at the file's first line that is not a comment.
+  auto commented = import_config_text("# a Lightning strategy's arguments\n\nstage: 2\n", "s.yaml");
+  ASSERT_FALSE(commented);
+  EXPECT_EQ(commented.error().line, 3);
   auto missing = import_config(testing::sample("nope.yaml"));
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("no such file"), std::string::npos);
@@ -96,7 +117,9 @@ TEST(Importers, AWrapperScriptIsRefusedAtItsCall) {
   // A script word that only mentions a .sh file (an echo, an argument) is no call.
   auto mention = import_config_text("echo see run.sh\ncp a.sh b.sh\n", "m.sh");
   ASSERT_FALSE(mention);
-  EXPECT_EQ(mention.error().line, 0) << mention.error().to_string();
+  EXPECT_EQ(mention.error().message.find("a wrapper"), std::string::npos)
+      << mention.error().to_string();
+  EXPECT_NE(mention.error().message.find("not an accelerate YAML"), std::string::npos);
 }
 
 TEST(Importers, EveryOptionOfTheSamplesIsAccountedFor) {

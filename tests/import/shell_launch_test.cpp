@@ -41,6 +41,9 @@ TEST(ShellLaunch, CommandPrefixesAreNotTheLauncher) {
   const auto env = read_ok("nohup env -u X CUDA_VISIBLE_DEVICES=0,1 stdbuf -oL python train.py\n");
   EXPECT_EQ(texts(env.launcher), (words{"python"}));
   EXPECT_EQ(env.script.text, "train.py");
+  const auto evaluated =
+      read_ok("CMD=\"torchrun --nproc_per_node 2 pretrain_gpt.py\"\neval $CMD\n");
+  EXPECT_EQ(texts(evaluated.launcher), (words{"torchrun", "--nproc_per_node", "2"}));
   // `time` alone runs nothing.
   EXPECT_EQ(read_ok("time\n--bf16\n").script.text, "");
 }

@@ -1216,6 +1216,32 @@ std::string other_model_script(const std::string& script) {
   };
   for (const auto& [name, what] : others)
     if (script == name) return std::string(what);
+  // An entry script named for a training that runs a second model beside the trained one: a
+  // preference or reinforcement-learning trainer (dpo_training.py, train_ppo.py: a frozen
+  // reference model, a reward or value model) or a distillation (a teacher). Words of the name
+  // between '_', '-' and '.'.
+  static constexpr std::pair<std::string_view, std::string_view> second_model[] = {
+      {"dpo", "a DPO training"},     {"ppo", "a PPO training"},
+      {"grpo", "a GRPO training"},   {"rlhf", "an RLHF training"},
+      {"orpo", "an ORPO training"},  {"kto", "a KTO training"},
+      {"simpo", "a SimPO training"}, {"reward", "a reward-model training"},
+      {"distill", "a distillation"}, {"distillation", "a distillation"},
+      {"kd", "a distillation"}};
+  std::string word;
+  for (std::size_t i = 0; i <= script.size(); ++i) {
+    const unsigned char c = i < script.size() ? static_cast<unsigned char>(script[i]) : '_';
+    if (std::isalnum(c)) {
+      word += static_cast<char>(std::tolower(c));
+      continue;
+    }
+    for (const auto& [name, what] : second_model)
+      if (word == name)
+        return fmt::format(
+            "{} (the trained model beside a reference, reward, value or teacher "
+            "model it also runs every step)",
+            what);
+    word.clear();
+  }
   return "";
 }
 
@@ -1325,22 +1351,25 @@ std::optional<diagnostic> sourced_model(const import_context& ctx, const shell_l
   std::vector<std::string> named;
   for (const auto* f : files) named.push_back(fmt::format("{} (line {})", f->text, f->line));
   // Pointed at the one most likely to hold the arguments: the first whose name says so (a word
-  // of it is args, params, config, model, ...), else the first not named for the data (data,
-  // blend, corpus), else the first; the script reads them in order, and all are named.
+  // of it is model, args, params, ...; before that, config or cfg, which name any setting), else
+  // the first not named for the data (data, blend, corpus), else the first; the script reads
+  // them in order, and all are named.
   const auto tier = [](const shell_word* f) {
     const auto slash = f->text.find_last_of('/');
     std::string name = lower_case(slash == std::string::npos ? f->text : f->text.substr(slash + 1));
     if (name.ends_with(".sh")) name.resize(name.size() - 3);
-    static const std::set<std::string> arguments{
-        "arg",     "args",   "arguments", "param", "params", "parameters",
-        "hparams", "config", "configs",   "cfg",   "model",  "hyperparams"};
+    static const std::set<std::string> arguments{"arg",         "args",       "arguments", "param",
+                                                 "params",      "parameters", "hparams",   "model",
+                                                 "hyperparams", "models"};
+    static const std::set<std::string> settings{"config", "configs", "cfg"};
     static const std::set<std::string> data{"data", "dataset", "datasets", "blend", "corpus"};
     int best = 1;
     for (std::size_t start = 0; start <= name.size();) {
       std::size_t end = start;
       while (end < name.size() && std::isalnum(static_cast<unsigned char>(name[end])) != 0) ++end;
       const std::string word = name.substr(start, end - start);
-      if (arguments.contains(word)) return 2;
+      if (arguments.contains(word)) return 3;
+      if (settings.contains(word) && best > 0) best = 2;
       if (data.contains(word)) best = 0;
       start = end + 1;
     }
