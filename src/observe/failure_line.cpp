@@ -169,6 +169,48 @@ std::optional<failure_line> failure_line_of(std::string_view line) {
                          std::string(line.substr(st, line.find_first_of(" '\\\")\n", st) - st));
     return f;
   }
+  // The other CUDA libraries' own allocation statuses: a plan, handle or workspace the library
+  // allocates itself with cudaMalloc (cufft.h: CUFFT_ALLOC_FAILED; cusolver_common.h:
+  // CUSOLVER_STATUS_ALLOC_FAILED; cusparse.h: CUSPARSE_STATUS_ALLOC_FAILED; curand.h:
+  // CURAND_STATUS_ALLOCATION_FAILED), wherever the line prints it (CuPy's CuFftError,
+  // a framework's check).
+  for (const auto& [name, library] :
+       {std::pair<std::string_view, std::string_view>{"CUFFT_ALLOC_FAILED", "cufft"},
+        {"CUSOLVER_STATUS_ALLOC_FAILED", "cusolver"},
+        {"CUSPARSE_STATUS_ALLOC_FAILED", "cusparse"},
+        {"CURAND_STATUS_ALLOCATION_FAILED", "curand"}}) {
+    const std::size_t c = line.find(name);
+    if (c == std::string_view::npos) continue;
+    f.at = check_start(line, c);
+    f.origin = oom_origin::outside_allocator;
+    f.library = std::string(library);
+    f.status = std::string(name);
+    return f;
+  }
+  // A library handle that could not be created: cusolverDnCreate, cublasCreate, cusparseCreate
+  // allocate the handle's device state (each library's API reference, the Create function), so
+  // they fail this way on a device with no memory left (TensorFlow's "Failed to create
+  // cuSolverDN instance", PyTorch's "CUBLAS_STATUS_NOT_INITIALIZED when calling
+  // cublasCreate(handle)"). Unless its status is ALLOC_FAILED, the status names no lack of memory:
+  // read as the library's failure, not proof of one.
+  for (const auto& [call, library] :
+       {std::pair<std::string_view, std::string_view>{"cusolverDnCreate", "cusolver"},
+        {"cublasCreate", "cublas"},
+        {"cublasLtCreate", "cublas"},
+        {"cusparseCreate", "cusparse"}}) {
+    const std::size_t c = line.find(call);
+    if (c == std::string_view::npos) continue;
+    const std::string low = to_lower(line);
+    const bool failed = contains(low, "fail") || contains(low, "not_initialized") ||
+                        contains(low, "error") || contains(low, "check failed");
+    if (!failed || contains(low, "success:")) continue;
+    f.at = check_start(line, c);
+    f.origin = oom_origin::outside_allocator;
+    f.library = std::string(library);
+    f.names_memory = contains(line, "ALLOC_FAILED");
+    f.status = std::string(call) + " failed";
+    return f;
+  }
   // "cudaMalloc failed", "cudaMalloc(&p, n) failed: out of memory"; not cudaMallocHost (pinned
   // host memory) nor cudaMallocManaged's other names.
   for (std::size_t m = line.find("cudaMalloc"); m != std::string_view::npos;
@@ -208,6 +250,8 @@ std::string runtime_named(std::string_view text) {
       {"mxnet", {"mxnet", "MXNet", "mxnet", "mxnet"}},
       {"paddle", {"paddle", "Paddle", "paddle", "paddle"}},
       {"tensorflow", {"tensorflow", "TensorFlow", "tensorflow", "tensorflow"}},
+      // CuPy by its package's frames and modules (cupy/cuda/..., cupy.cuda.memory).
+      {"cupy", {"cupy/", "cupy.", "CuPy", "cupy_backends"}},
       {"jax", {"jaxlib", "XlaRuntimeError", "jax/", "jax/"}},
       {"torch", {"torch/", "torch.", "PyTorch", "PyTorch"}},
   };

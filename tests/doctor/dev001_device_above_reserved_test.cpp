@@ -213,6 +213,24 @@ TEST(Dev001, ALibrarysOwnAllocationFailure) {
   // A runtime's error with no library status is not a library's.
   o.ooms = {library_failure("CUDA error: out of memory", observe::oom_origin::outside_allocator)};
   EXPECT_TRUE(rules::device_above_reserved(in).empty());
+  // In a CuPy process the pool's cached blocks are as likely what the library lacked: a step
+  // lower, and FRAG001 reads the pool first (the library allocates outside it, the pool caches).
+  auto fft = library_failure("cupy.cuda.cufft.CuFftError: CUFFT_ALLOC_FAILED",
+                             observe::oom_origin::outside_allocator);
+  fft.library = "cufft";
+  fft.status = "CUFFT_ALLOC_FAILED";
+  fft.runtime = "cupy";
+  o.ooms = {fft};
+  found = rules::device_above_reserved(in);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_LT(found[0].likelihood, 0.7);
+  const auto pool = rules::fragmentation(in);
+  ASSERT_EQ(pool.size(), 1u);
+  EXPECT_GT(pool[0].likelihood, found[0].likelihood);
+  EXPECT_NE(pool[0].fix.find("free_all_blocks()"), std::string::npos) << pool[0].fix;
+  // The same failure in a process of no pooling runtime is not the pool's.
+  o.ooms[0].runtime = "torch";
+  EXPECT_TRUE(rules::fragmentation(in).empty());
 }
 
 // A test's assertion that memory_allocated() came back to its baseline, failing by cuBLAS's

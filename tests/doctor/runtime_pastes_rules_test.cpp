@@ -54,6 +54,19 @@ TEST(RuntimePastesRules, CudnnHandleUnderARuntimesPoolWeighsItsDefault) {
   const auto bare = read(handle);
   in.observed = &bare;
   EXPECT_TRUE(rules::jax_preallocation(in).empty());
+  // Another library's handle (cuSOLVER's, under TensorFlow's check) is read the same way.
+  const auto solver = read(
+      "F tensorflow/core/util/cuda_solvers.cc:115] Check failed: "
+      "cusolverDnCreate(&cusolver_dn_handle) == CUSOLVER_STATUS_SUCCESS Failed to create "
+      "cuSolverDN instance.\n");
+  in.observed = &solver;
+  found = rules::jax_preallocation(in);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_DOUBLE_EQ(found[0].likelihood, 0.7);
+  EXPECT_NE(found[0].cause.find("cusolver's handle"), std::string::npos) << found[0].cause;
+  EXPECT_NE(found[0].support[0].find("cusolverDnCreate could not create its handle"),
+            std::string::npos)
+      << found[0].support[0];
 }
 
 // TensorFlow's first device allocation right after it created the device: its pool's region.

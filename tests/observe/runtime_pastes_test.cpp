@@ -179,6 +179,49 @@ TEST(RuntimePastes, CudnnHandleCreationIsTheLibrarysFailure) {
             "tensorflow");
 }
 
+// The other CUDA libraries' allocation statuses (cuFFT, cuSOLVER, cuSPARSE, cuRAND) and their
+// handles' creation failing: each the library's own failure, outside the framework's pool; the
+// runtime named by its frames (CuPy's package, TensorFlow's sources).
+TEST(RuntimePastes, OtherCudaLibrariesFailuresNameTheirLibrary) {
+  warnings w;
+  const auto fft = find(
+      "  File \"cupy/cuda/cufft.pyx\", line 73, in cupy.cuda.cufft.check_result\n"
+      "cupy.cuda.cufft.CuFftError: CUFFT_ALLOC_FAILED\n",
+      w);
+  ASSERT_EQ(fft.size(), 1u);
+  EXPECT_EQ(fft[0].library, "cufft");
+  EXPECT_EQ(fft[0].origin, oom_origin::outside_allocator);
+  EXPECT_EQ(fft[0].runtime, "cupy");
+  EXPECT_FALSE(fft[0].status_not_memory);
+  for (const auto& [line, library] :
+       {std::pair<std::string, std::string>{"status: CUSOLVER_STATUS_ALLOC_FAILED", "cusolver"},
+        {"CUSPARSE_STATUS_ALLOC_FAILED in spmm", "cusparse"},
+        {"curandCreateGenerator: CURAND_STATUS_ALLOCATION_FAILED", "curand"}}) {
+    const auto f = detail::failure_line_of(line);
+    ASSERT_TRUE(f) << line;
+    EXPECT_EQ(f->library, library);
+    EXPECT_TRUE(f->names_memory);
+  }
+  const auto solver = find(
+      "F tensorflow/core/util/cuda_solvers.cc:115] Check failed: "
+      "cusolverDnCreate(&cusolver_dn_handle) == CUSOLVER_STATUS_SUCCESS Failed to create "
+      "cuSolverDN instance.\n",
+      w);
+  ASSERT_EQ(solver.size(), 1u);
+  EXPECT_EQ(solver[0].library, "cusolver");
+  EXPECT_EQ(solver[0].status, "cusolverDnCreate failed");
+  EXPECT_TRUE(solver[0].status_not_memory);
+  EXPECT_EQ(solver[0].runtime, "tensorflow");
+  const auto blas = detail::failure_line_of(
+      "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling "
+      "`cublasCreate(handle)`");
+  ASSERT_TRUE(blas);
+  EXPECT_EQ(blas->library, "cublas");
+  EXPECT_FALSE(blas->names_memory);
+  // A handle created without a failure is no failure line.
+  EXPECT_FALSE(detail::failure_line_of("cublasCreate(&handle); // one handle per stream"));
+}
+
 // Thrust's kernel launch that found no memory, under the RAPIDS Accelerator: outside the pool,
 // and the JVM frames below the exception kept as its traceback.
 TEST(RuntimePastes, ThrustLaunchFailureWithJvmFramesBelowIt) {

@@ -106,11 +106,17 @@ std::optional<finding> library_allocation(const observe::observation& o) {
   const bool search = names_algorithm_search(upper(failed->raw));
   double weight = search ? likelihood::likely + likelihood::step : likelihood::likely;
   if (!allocation) weight -= likelihood::step;
+  // In a CuPy process the pool's cached blocks are as likely what the library lacked (FRAG001).
+  if (failed->runtime == "cupy") weight -= likelihood::step;
   finding f{"DEV001", {}, severity::warning, {}, {}, {}, {}, {}, "device_overhead", weight, {}, {}};
   if (!allocation)
     f.against.push_back(
         "the library's status does not name an allocation: it is read as one because the "
         "message was read as out of memory");
+  if (failed->runtime == "cupy")
+    f.against.push_back(
+        "CuPy's pool keeps freed arrays' blocks cached: the memory the library "
+        "lacked may be the pool's (FRAG001)");
   f.evidence.push_back(
       fmt::format("{}: {} ({})", where(*failed), status, failed->raw.substr(0, 160)));
   f.support.push_back(

@@ -128,6 +128,22 @@ void weigh_pool(const oom_facts& o, finding& f, bytes& wasted) {
   f.likelihood = std::max(f.likelihood, limit ? lk::likely : lk::possible);
 }
 
+// A CUDA library's own allocation (a cuFFT plan, a cuBLAS or cuSOLVER handle's workspace) failed
+// in a CuPy process: the library allocates with cudaMalloc, outside CuPy's pool, and the pool
+// keeps the blocks of freed arrays cached rather than returning them to the device (CuPy's user
+// guide, "Memory Management": free_all_blocks releases them), so the memory the library lacks
+// may be the pool's cache (cupy#1219 retries a failed cuFFT plan after free_all_blocks). No
+// figure in the paste says how much the pool held, but the pool caches by design: likely, above
+// the library's own workspace reading (DEV001, a step lower in a CuPy process).
+void weigh_library_beside_pool(const observe::oom_report& r, finding& f) {
+  f.evidence.push_back(fmt::format("{}: {} in a CuPy process", where(r), r.status));
+  f.support.push_back(
+      "the library allocates with cudaMalloc, outside CuPy's pool, and the pool keeps freed "
+      "arrays' blocks cached: the memory the library lacks may be the pool's");
+  f.against.push_back("the paste does not say how much the pool held");
+  f.likelihood = std::max(f.likelihood, lk::likely);
+}
+
 // memory_stats / memory_summary / snapshot peaks: reserved far above allocated.
 // A log's own figures may give only the current pair ("Allocated: X  Reserved: Y"): then the
 // gap between them now is the cache the allocator keeps, read the same way.
@@ -293,6 +309,15 @@ std::vector<finding> fragmentation(const doctor_input& in) {
       weigh_message(facts, f, wasted);
     else if (facts.pool_limit_counts_cache() || facts.retry_kept_collected_blocks())
       weigh_pool(facts, f, wasted);
+    else if (o.origin == observe::oom_origin::outside_allocator && !o.library.empty() &&
+             o.runtime == "cupy") {
+      weigh_library_beside_pool(o, f);
+      if (f.evidence.size() > before) {
+        deciding.push_back(o);
+        runtime = observe::oom_allocator::cupy_pool;
+      }
+      continue;
+    }
     if (f.evidence.size() > before) {
       deciding.push_back(o);
       if (runtime == observe::oom_allocator::torch_caching) runtime = facts.allocator;

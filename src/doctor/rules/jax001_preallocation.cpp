@@ -253,10 +253,11 @@ std::optional<finding> runtime_reservation(const observe::observation& o) {
 //    start (Theano's config documentation: a fraction up to 1, clipped to 0.95 for the driver),
 //    and anything already on the GPU (a display, another process) leaves less than that. The
 //    pool's size, not the job, failed: strong.
-//  - cuDNN's handle not created (cudnnCreate allocates device memory, cuDNN API reference) under
+//  - a CUDA library's handle not created (cudnnCreate, cusolverDnCreate, cublasCreate allocate
+//    device memory, each library's API reference) under
 //    a runtime whose pool is taken at start: TensorFlow maps nearly all free memory by default
 //    (TensorFlow guide "Use a GPU"), JAX 0.75 of it (reference/jax.md 2.1), Theano on request
-//    (lib.cnmem, gpuarray.preallocate). The handle is created at the first convolution, after
+//    (lib.cnmem, gpuarray.preallocate). The handle is created at the library's first use, after
 //    the pool: with TensorFlow's or JAX's default a pool leaving no room is likely; with Theano's
 //    an option the paste does not show, possible.
 //  - TensorFlow's pool asking for its first region right at the device's creation: with memory
@@ -331,7 +332,10 @@ std::optional<finding> pool_left_no_room(const observe::observation& o) {
   if (auto f = dynet_pool(o)) return f;
   for (const auto& r : o.ooms) {
     const bool cnmem_init = r.library == "cnmem" && r.status.starts_with("cnmemInit");
-    const bool handle = r.library == "cudnn" && r.status.starts_with("cudnnCreate");
+    // A CUDA library's handle (cuDNN's, cuSOLVER's, cuBLAS's, cuSPARSE's): its Create call
+    // allocates device memory when the runtime first uses the library (observe/failure_line).
+    const bool handle = !r.library.empty() && (r.status.starts_with("cudnnCreate") ||
+                                               r.status.ends_with("Create failed"));
     if (!cnmem_init &&
         !(handle && (r.runtime == "tensorflow" || r.runtime == "jax" || r.runtime == "theano")))
       continue;
@@ -356,9 +360,10 @@ std::optional<finding> pool_left_no_room(const observe::observation& o) {
       return f;
     }
     f.support.push_back(
-        fmt::format("cuDNN could not create its handle, which allocates device memory at the first "
-                    "convolution; "
+        fmt::format("{} could not create its handle, which allocates device memory when the "
+                    "runtime first calls the library; "
                     "{} takes its pool at start, so the handle has only what the pool left",
+                    r.status.substr(0, r.status.find(' ')),
                     r.runtime == "tensorflow"
                         ? "TensorFlow by default maps nearly all free memory into its pool"
                     : r.runtime == "jax" ? "JAX by default preallocates 75 % of the GPU"
@@ -371,7 +376,8 @@ std::optional<finding> pool_left_no_room(const observe::observation& o) {
       f.against.push_back(
           "Theano preallocates only when lib.cnmem or gpuarray.preallocate is set, which the "
           "paste does not show");
-    f.cause = "the runtime's pool, taken at start, left no room for cuDNN's handle";
+    f.cause = fmt::format("the runtime's pool, taken at start, left no room for {}'s handle",
+                          r.library == "cudnn" ? std::string("cuDNN") : r.library);
     f.fix = r.runtime == "tensorflow"
                 ? "TF_FORCE_GPU_ALLOW_GROWTH=true (or tf.config.experimental.set_memory_growth) so "
                   "TensorFlow "
