@@ -171,6 +171,21 @@ void report_unclaimed(import_context& ctx, const entry& e, const std::vector<opt
   std::vector<std::string> names = ctx.own_names;
   for (const auto& row : table) names.push_back(row.key);
   if (const std::string near = near_option(e.key, names); !near.empty()) {
+    // The framework's own option written in another section it has (a ZeRO key at DeepSpeed's top
+    // level): not unknown, misplaced; a misspelt name or section is unknown, with the real one.
+    const split_key k = split(e.key), n = split(near);
+    const bool section_known =
+        k.section.empty() || std::any_of(names.begin(), names.end(), [&](const std::string& name) {
+          return name.size() > k.section.size() && name.starts_with(k.section);
+        });
+    if (k.leaf == n.leaf && k.section != n.section && section_known) {
+      ctx.note(e, fmt::format("\"{}\" is {} option in the wrong place: {} reads it as \"{}\", so "
+                              "here it is ignored",
+                              e.key,
+                              framework_name(ctx.out.format) == "DeepSpeed" ? "a DeepSpeed" : "an",
+                              framework_name(ctx.out.format), near));
+      return;
+    }
     ctx.note(e, fmt::format("unknown option \"{}\" (did you mean \"{}\"?); ignored", e.key, near));
     return;
   }

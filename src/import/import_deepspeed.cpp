@@ -84,6 +84,20 @@ bool enabled(import_context& ctx, const std::string& key, bool trainer_value) {
 // Strategy from zero_optimization.stage; DeepSpeed's default stage is 0 (plain data parallel).
 std::optional<diagnostic> read_stage(import_context& ctx) {
   const entry* e = ctx.find("zero_optimization.stage");
+  // The first releases' boolean form, still read (runtime/zero/config.py, get_zero_config ->
+  // read_zero_config_deprecated at 38327e07f: stage 1 if true else 0, with a deprecation warning).
+  if (const entry* flag = ctx.find("zero_optimization"); e == nullptr && flag != nullptr) {
+    const std::string v = lower_case(flag->value.text);
+    if (v != "true" && v != "false")
+      return at(flag->where, fmt::format("zero_optimization: invalid value \"{}\" (expected a "
+                                         "section, or true / false in the old boolean form)",
+                                         flag->value.text));
+    ctx.note(*flag, fmt::format("\"zero_optimization\": {} is DeepSpeed's deprecated boolean "
+                                "form, read as stage {}",
+                                v, v == "true" ? 1 : 0));
+    const std::string problem = ctx.set("parallel.strategy", v == "true" ? "zero1" : "ddp", *flag);
+    return problem.empty() ? std::nullopt : std::optional(at(flag->where, problem));
+  }
   if (e == nullptr) {
     ctx.note("no zero_optimization.stage: DeepSpeed's default stage 0 (plain data parallel), "
              "modelled as ddp");
@@ -404,6 +418,7 @@ const std::vector<option>& deepspeed_table() {
   const std::string zero = "zero_optimization.";
   static const std::vector<option> table{
       {zero + "stage", handled()},
+      {"zero_optimization", handled()},  // the old boolean form (read_stage)
       {zero + "offload_optimizer.device", maps_offload_device("parallel.offload_optimizer")},
       {zero + "offload_param.device", stage3_only(maps_offload_device("parallel.offload_param"))},
       {zero + "offload_optimizer.ratio", not_modelled("partial optimizer offload")},

@@ -285,7 +285,26 @@ maybe_error read_model(import_context& ctx) {
   const entry* name = ctx.find("model.name");
   const entry* flavor = ctx.find("model.flavor");
   const entry* hf = ctx.find("hf_transformers.model");
-  if (name == nullptr && hf == nullptr) return std::nullopt;
+  if (name == nullptr && hf == nullptr) {
+    // No model named, but [model] holds keys no torchtitan release has (a backbone, a head, a
+    // number of classes): the fork's own model, which torchtitan's default (llama3 debugmodel)
+    // is not. Refused at the first of them.
+    const auto& table = torchtitan_options();
+    for (const auto& e : ctx.entries) {
+      if (!e.key.starts_with("model.")) continue;
+      const bool known = std::any_of(table.begin(), table.end(),
+                                     [&](const option& o) { return option_matches(o.key, e.key); });
+      if (known) continue;
+      return at(e.where,
+                fmt::format("[model] names no model (no name or flavor) and holds {}, which no "
+                            "torchtitan release has: a fork's own model, whose shape is in the "
+                            "fork's source, not torchtitan's default (llama3 debugmodel); plan it "
+                            "with --set model=PATH/config.json (a Hugging Face config of the same "
+                            "shapes)",
+                            e.key));
+    }
+    return std::nullopt;
+  }
   const std::string f = flavor == nullptr ? "" : lower_case(flavor->value.text);
   const std::string n = name == nullptr ? "" : lower_case(name->value.text);
   for (const auto& p : refused_flavors) {

@@ -96,7 +96,13 @@ std::string called_script(std::string_view line) {
 std::optional<diagnostic> wrapper_refusal(std::string_view text, const std::string& source) {
   int depth = 0, first_line = 0, plain_line = 0;
   std::string first_name, plain_name;
+  // The line a command starts on: a line after one ending in '\' continues that command, and a
+  // refusal points where the command is written, not where its script's name falls.
+  int command_start = 0;
+  bool continued = false;
   detail::for_each_line(text, [&](std::string_view raw, int number) {
+    if (!continued) command_start = number;
+    continued = trim(raw).ends_with('\\');
     const std::string_view line = trim(raw);
     const std::string_view word = line.substr(0, line.find_first_of(" \t;"));
     if (word == "if" || word == "case" || word == "for" || word == "while" || word == "until")
@@ -104,8 +110,8 @@ std::optional<diagnostic> wrapper_refusal(std::string_view text, const std::stri
     if ((word == "fi" || word == "esac" || word == "done") && depth > 0) --depth;
     const std::string name = called_script(line);
     if (name.empty()) return true;
-    if (first_line == 0) first_line = number, first_name = name;
-    if (depth == 0 && plain_line == 0) plain_line = number, plain_name = name;
+    if (first_line == 0) first_line = command_start, first_name = name;
+    if (depth == 0 && plain_line == 0) plain_line = command_start, plain_name = name;
     return true;
   });
   if (first_line == 0) return std::nullopt;
@@ -219,6 +225,63 @@ config_format detect_format(std::string_view text) {
   return detail::looks_like_megatron(text) ? config_format::megatron : config_format::unknown;
 }
 
+// A Kubernetes resource (a Job, a Kubeflow TrainJob or training runtime, a Vertex AI job spec:
+// top-level `apiVersion` and `kind`, Kubernetes API conventions): the training is its
+// container's command, whose framework config is another file (or the framework's built-in
+// one). Refused at the `command` (or `args`) whose items run a launcher (tune run, torchrun,
+// deepspeed, accelerate launch, python), else at `kind`.
+std::optional<diagnostic> kubernetes_refusal(std::string_view text, const std::string& source) {
+  int api_line = 0, kind_line = 0, launch_line = 0, command_line = 0;
+  std::string kind;
+  bool in_command = false;
+  std::size_t command_indent = 0;
+  detail::for_each_line(text, [&](std::string_view raw, int number) {
+    const std::string_view line = trim(raw);
+    const std::size_t indent = raw.find_first_not_of(' ');
+    if (raw.starts_with("apiVersion:")) api_line = number;
+    if (raw.starts_with("kind:")) {
+      kind_line = number;
+      kind = std::string(trim(line.substr(5)));
+    }
+    if (line.empty() || line.starts_with('#')) return true;
+    if (in_command && indent != std::string_view::npos && indent <= command_indent &&
+        !line.starts_with('-'))
+      in_command = false;
+    if (line == "command:" || line == "args:" || line.starts_with("command: ") ||
+        line.starts_with("args: ") || line.starts_with("- command:")) {
+      in_command = true;
+      command_indent = indent == std::string_view::npos ? 0 : indent;
+      command_line = number;
+    }
+    if (in_command && launch_line == 0)
+      for (const std::string_view launcher :
+           {"tune", "torchrun", "deepspeed", "accelerate", "python", "python3", "srun", "mpirun"}) {
+        const std::size_t at = line.find(launcher);
+        if (at == std::string_view::npos) continue;
+        const std::size_t end = at + launcher.size();
+        const bool word =
+            (at == 0 || !std::isalnum(static_cast<unsigned char>(line[at - 1]))) &&
+            (end == line.size() || !std::isalnum(static_cast<unsigned char>(line[end])));
+        if (word) {
+          launch_line = command_line;
+          break;
+        }
+      }
+    return true;
+  });
+  if (api_line == 0 || kind_line == 0) return std::nullopt;
+  const int line = launch_line > 0 ? launch_line : kind_line;
+  return error_at(source,
+                  fmt::format("a Kubernetes {} (apiVersion and kind): the training runs {}, whose "
+                              "framework config is not in this file; give the config file (or the "
+                              "launch script) the container runs to plan it",
+                              kind.empty() ? "resource" : kind,
+                              launch_line > 0 ? "from its container's command here"
+                                              : "from a command this resource does not hold (the "
+                                                "job that uses it gives it)"),
+                  line, 1);
+}
+
 // git's marker of an unresolved merge conflict, `<<<<<<< ours` at the start of a line
 // (git-merge(1), "HOW CONFLICTS ARE PRESENTED"): the file holds both sides and no framework loads
 // it as written. The marker's line, or 0.
@@ -261,6 +324,7 @@ result<imported_job> import_config_text(std::string_view text, const std::string
     case config_format::megatron: return import_megatron(text, source);
     case config_format::unknown: break;
   }
+  if (auto resource = kubernetes_refusal(text, source)) return *resource;
   if (auto wrapper = wrapper_refusal(text, source)) return *wrapper;
   if (auto nested = nested_accelerate_refusal(text, source)) return *nested;
   const int start = first_significant_line(text);

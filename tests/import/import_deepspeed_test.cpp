@@ -490,5 +490,36 @@ TEST(ImportDeepSpeed, ARunFileOfSeveralModelsIsRefusedWhereItNamesTheConfig) {
   EXPECT_NE(m.find("rollout.engine vllm (line 6)"), std::string::npos) << m;
 }
 
+// DeepSpeed's first releases wrote ZeRO as a boolean, which it still reads: true is stage 1.
+TEST(ImportDeepSpeed, TheOldBooleanZeroOptimizationIsStageOne) {
+  auto on = import_deepspeed("{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": true}",
+                             "ds.json");
+  ASSERT_TRUE(on) << on.error().to_string();
+  EXPECT_EQ(on->job.parallel.kind, strategy::zero1);
+  EXPECT_NE(find_note(on->notes, "deprecated boolean form, read as stage 1"), "");
+  EXPECT_EQ(find_note(on->notes, "is not among the options"), "");
+  auto off = import_deepspeed(
+      "{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": false}", "ds.json");
+  ASSERT_TRUE(off) << off.error().to_string();
+  EXPECT_EQ(off->job.parallel.kind, strategy::ddp);
+  auto odd = import_deepspeed("{\"zero_optimization\": 2}", "ds.json");
+  ASSERT_FALSE(odd);
+  EXPECT_NE(odd.error().message.find("expected a section, or true / false"), std::string::npos);
+}
+
+// A ZeRO option written at the top level is DeepSpeed's own option in the wrong place: said so,
+// with where DeepSpeed reads it, not called unknown.
+TEST(ImportDeepSpeed, AnOptionInTheWrongSectionIsSaidToBeMisplaced) {
+  auto imported = import_deepspeed(
+      "{\"zero_optimization\": {\"stage\": 2}, \"memory_efficient_linear\": false}", "ds.json");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_NE(find_note(imported->notes,
+                      "\"memory_efficient_linear\" is a DeepSpeed option in the "
+                      "wrong place: DeepSpeed reads it as "
+                      "\"zero_optimization.memory_efficient_linear\""),
+            "");
+  EXPECT_EQ(find_note(imported->notes, "unknown option"), "");
+}
+
 }  // namespace
 }  // namespace vramscope::job

@@ -778,7 +778,8 @@ TEST(ImportMegatron, FindsTheTrainingCommandInsideBashDashC) {
   EXPECT_EQ(imported.job.training.micro_batch, 1);
   EXPECT_EQ(imported.job.provenance.set_at.at("training.micro_batch").line, 4);
   const auto unset = import_error("srun -l sh -c \"python -u pretrain_gpt.py ${PARAMS}\"\n");
-  EXPECT_NE(unset.find("args.txt:1:15: no --num-layers"), std::string::npos) << unset;
+  // At the script's name inside the string, written once.
+  EXPECT_NE(unset.find("args.txt:1:26: no --num-layers"), std::string::npos) << unset;
   EXPECT_NE(unset.find("$PARAMS, which the script does not set"), std::string::npos) << unset;
 }
 
@@ -1154,6 +1155,13 @@ TEST(ImportMegatron, AnEntryScriptOfPreferenceOrDistillationTrainingIsRefused) {
   }
   // A word that only contains one of those names is no such script.
   import_ok("torchrun --nproc_per_node 8 pretrain_gpt_kdd.py " + small_model);
+  // A script that runs a trained model trains nothing; named through a string variable, it is
+  // refused where its name is written.
+  const std::string generation = import_error("PROGRAM=\"tools/generate_samples_gpt.py " +
+                                              small_model.substr(0, small_model.size() - 1) +
+                                              "\"\ndeepspeed --num_gpus 2 $PROGRAM\n");
+  EXPECT_EQ(generation.rfind("args.txt:1:10: generate_samples_gpt.py runs a trained model", 0), 0u)
+      << generation;
 }
 
 // HPC sites' launchers: IBM LSF's jsrun (resource sets, --nrs / -n, of --tasks_per_rs processes,

@@ -1018,5 +1018,23 @@ TEST(ImportTorchtitan, Llama2FlavorsOfNoPublishedModelArePlannedFromTheirShapes)
       << fork.error().to_string();
 }
 
+// A [model] that names no model but holds keys no torchtitan release has is a fork's model, not
+// torchtitan's default: refused at the first such key; a [model] of torchtitan's own keys alone
+// (a tokenizer path) plans the default as torchtitan would.
+TEST(ImportTorchtitan, AnUnnamedModelWithAForksKeysIsRefused) {
+  auto fork = import_torchtitan(
+      "[model]\nbackbone = \"dinov3_vit7b16_3D\"\nhead = \"linear\"\n[training]\nbatch_size = 1\n",
+      "vit.toml");
+  ASSERT_FALSE(fork);
+  EXPECT_EQ(
+      fork.error().to_string().rfind(
+          "vit.toml:2:1: [model] names no model (no name or flavor) and holds model.backbone", 0),
+      0u)
+      << fork.error().to_string();
+  auto plain = import_torchtitan(
+      "[model]\ntokenizer_path = \"t.model\"\n[training]\nbatch_size = 1\n", "plain.toml");
+  EXPECT_TRUE(plain) << plain.error().to_string();
+}
+
 }  // namespace
 }  // namespace vramscope::job

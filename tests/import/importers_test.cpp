@@ -63,6 +63,23 @@ TEST(Importers, AnUnresolvedMergeConflictIsRefusedAtItsMarker) {
   EXPECT_EQ(heredoc.error().message.find("merge conflict"), std::string::npos);
 }
 
+// A Kubernetes resource holds the container's command, not the framework's config: refused at
+// the command that runs a launcher, else at its kind.
+TEST(Importers, AKubernetesResourceIsRefusedAtItsCommand) {
+  const std::string runtime =
+      "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: ClusterTrainingRuntime\nspec:\n"
+      "  template:\n    spec:\n      containers:\n        - name: node\n          command:\n"
+      "            - tune\n            - run\n            - full_finetune_distributed\n";
+  auto tune = import_config_text(runtime, "rt.yaml");
+  ASSERT_FALSE(tune);
+  EXPECT_EQ(tune.error().line, 8);
+  EXPECT_NE(tune.error().message.find("a Kubernetes ClusterTrainingRuntime"), std::string::npos);
+  auto bare = import_config_text("apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: x\n",
+                                 "pod.yaml");
+  ASSERT_FALSE(bare);
+  EXPECT_EQ(bare.error().line, 2);
+}
+
 TEST(Importers, UnknownFormatIsAnError) {
   auto imported = import_config_text("model: llama\n", "x.yaml");
   ASSERT_FALSE(imported);
@@ -110,6 +127,11 @@ TEST(Importers, AWrapperScriptIsRefusedAtItsCall) {
 
   auto positional =
       import_config_text("cd examples/x\nsh run_pretrain.sh dsw 7B 1 8 \\\n  bf16\n", "p.sh");
+  // A command continued over lines is refused where it starts, not where its script's name falls.
+  auto continued =
+      import_config_text("deepspeed --num_gpus 2 \\\n   main.py \\\n   --zero_stage 3\n", "c.sh");
+  ASSERT_FALSE(continued);
+  EXPECT_EQ(continued.error().line, 1) << continued.error().to_string();
   ASSERT_FALSE(positional);
   EXPECT_EQ(positional.error().line, 2) << positional.error().to_string();
   EXPECT_NE(positional.error().message.find("run_pretrain.sh"), std::string::npos);

@@ -1245,6 +1245,26 @@ std::string other_model_script(const std::string& script) {
   return "";
 }
 
+// An entry script named for running a trained model rather than training it (Megatron's
+// tools/generate_samples_gpt.py, tools/run_text_generation_server.py, an evaluation script):
+// words of its name between '_', '-' and '.'.
+bool not_training_script(const std::string& script) {
+  static constexpr std::string_view words[] = {"generate", "generation", "samples",   "inference",
+                                               "infer",    "eval",       "evaluate",  "evaluation",
+                                               "server",   "serve",      "benchmark", "bench"};
+  std::string word;
+  for (std::size_t i = 0; i <= script.size(); ++i) {
+    const unsigned char c = i < script.size() ? static_cast<unsigned char>(script[i]) : '_';
+    if (std::isalnum(c)) {
+      word += static_cast<char>(std::tolower(c));
+      continue;
+    }
+    if (std::find(std::begin(words), std::end(words), word) != std::end(words)) return true;
+    word.clear();
+  }
+  return false;
+}
+
 // How fundamental a fact that keeps a launch from a plan is, in the order a user settles them:
 // first a contradiction Megatron-LM itself refuses when it starts (the launch fails as written,
 // whatever vramscope reads, and the fix may change the rest), then which model the launch
@@ -1409,9 +1429,16 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   const detail::shell_word* anchor = !launch->script.text.empty() ? &launch->script
                                      : !launch->args.empty()      ? &launch->args.front()
                                                                   : nullptr;
-  const diagnostic script_at = anchor != nullptr
-                                   ? detail::location(source, text, anchor->line, anchor->column)
-                                   : detail::location(source, text, 1, 1);
+  // A script named through a string variable (`PROGRAM_CMD="tools/x.py ..."`, then
+  // `$LAUNCHER $PROGRAM_CMD`) is located where its name is written, when written once.
+  std::pair<int, int> script_written{0, 0};
+  if (!launch->script.text.empty())
+    script_written = detail::sole_occurrence(text, launch->script.text);
+  const diagnostic script_at =
+      script_written.first > 0
+          ? detail::location(source, text, script_written.first, script_written.second)
+      : anchor != nullptr ? detail::location(source, text, anchor->line, anchor->column)
+                          : detail::location(source, text, 1, 1);
   const std::string script = detail::script_name(launch->script.text);
   // What keeps the launch from a plan, gathered so that the refusal names the most fundamental
   // (detail::refuse) and lists the rest.
@@ -1439,6 +1466,15 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                  "beforehand) to plan it",
                  script, name.text, name.text, script, word))});
   }
+  if (detail::not_training_script(script))
+    return refused(
+        detail::blocking::model,
+        detail::at(script_at,
+                   fmt::format("{} runs a trained model (text generation, evaluation or "
+                               "serving): there are no gradients, optimizer state or "
+                               "training batch to plan; give the training launch of the "
+                               "same model (pretrain_gpt.py and its arguments) to plan it",
+                               script)));
   if (const auto other = detail::other_model_script(script); !other.empty())
     return refused(
         detail::blocking::model,
