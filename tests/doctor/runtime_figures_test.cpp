@@ -3,12 +3,14 @@
 // readings worded with that runtime's own fixes. Snippets are real messages; each test names its
 // source.
 #include <vramscope/observe/oom_report.hpp>
+#include <vramscope/observe/read_observation.hpp>
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "doctor/likelihood.hpp"
 #include "doctor/oom_facts.hpp"
 #include "doctor/rules/rules.hpp"
 
@@ -226,6 +228,53 @@ TEST(RuntimeFigures, CudaJlMemoryHeldOutsideTheProcess) {
   EXPECT_EQ(p[0].fix.find("set_per_process_memory_fraction"), std::string::npos) << p[0].fix;
   // The pool's reserve covers nothing here: 1 GiB cached and 0.247 GiB free are short of 2 GiB.
   EXPECT_TRUE(frag(o).empty());
+}
+
+// A cap on the pool (CUDA.jl 1.x's "capped at", JULIA_CUDA_MEMORY_LIMIT) that the pool and the
+// request exceed while the device has memory free: the limit, not the GPU, in OOM001.
+TEST(RuntimeFigures, CudaJlPoolAtItsLimit) {
+  const auto o = read(
+      "Out of GPU memory trying to allocate 300.000 MiB\n"
+      "Effective GPU memory usage: 45.00% (3.543 GiB/7.874 GiB)\n"
+      "CUDA allocator usage: 3.900 GiB (capped at 4.000 GiB)\n"
+      "SplittingPool usage: 3.900 GiB (3.500 GiB allocated, 409.600 MiB cached)\n");
+  const auto m = oom(o);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_NE(m[0].cause.find("memory limit"), std::string::npos) << m[0].cause;
+  EXPECT_NE(m[0].fix.find("JULIA_CUDA_HARD_MEMORY_LIMIT"), std::string::npos) << m[0].fix;
+  EXPECT_NE(m[0].evidence.back().find("of the device's"), std::string::npos)
+      << m[0].evidence.back();
+  // The same figures under a limit the request fits in: the GPU's reading, no limit named.
+  const auto under = read(
+      "Out of GPU memory trying to allocate 300.000 MiB\n"
+      "Effective GPU memory usage: 45.00% (3.543 GiB/7.874 GiB)\n"
+      "CUDA allocator usage: 3.900 GiB (capped at 6.000 GiB)\n"
+      "SplittingPool usage: 3.900 GiB (3.500 GiB allocated, 409.600 MiB cached)\n");
+  const auto n = oom(under);
+  ASSERT_EQ(n.size(), 1u);
+  EXPECT_EQ(n[0].cause.find("memory limit"), std::string::npos) << n[0].cause;
+  EXPECT_LT(n[0].likelihood, m[0].likelihood);
+}
+
+// A device at 75 % of its total reads like XLA's default fraction, but CUDA.jl's message says its
+// own pool holds most of it: JAX001 is weak and said why.
+TEST(RuntimeFigures, CudaJlPoolIsNotJaxsFraction) {
+  const std::string text =
+      "ERROR: Out of GPU memory trying to allocate 6.000 GiB\n"
+      "Effective GPU memory usage: 75.00% (11.808 GiB/15.744 GiB)\n"
+      "Memory pool usage: 10.500 GiB (10.750 GiB reserved)\n";
+  auto o = observe::parse_observation(text, "oom.txt", {});
+  ASSERT_TRUE(o) << o.error().to_string();
+  doctor_input in;
+  in.observed = &*o;
+  const auto found = rules::jax_preallocation(in);
+  ASSERT_FALSE(found.empty());  // the device's line alone is at XLA's fraction
+  for (const auto& f : found) {
+    EXPECT_LE(f.likelihood, likelihood::weak);
+    bool said = false;
+    for (const auto& a : f.against) said = said || a.find("cudajl_pool") != std::string::npos;
+    EXPECT_TRUE(said);
+  }
 }
 
 }  // namespace
