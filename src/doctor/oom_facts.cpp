@@ -690,6 +690,7 @@ bool oom_facts::cache_figures() const {
       return true;
     case oom_allocator::tf_bfc:
     case oom_allocator::xla_bfc:
+    case oom_allocator::cudajl_pool:  // its reserve beyond live buffers, after a GC and a trim
       return cached.has_value();
     default:
       return false;
@@ -719,6 +720,32 @@ std::string runtime_fix(observe::oom_allocator allocator, fix_kind kind) {
                  "touches): select each process's device (cupy.cuda.Device(i).use() or "
                  "CUDA_VISIBLE_DEVICES per rank), or cap each pool with set_limit / "
                  "CUPY_GPU_MEMORY_LIMIT";
+      }
+      break;
+    case oom_allocator::cudajl_pool:
+      // CUDA.jl's "Memory management" page (cuda.juliagpu.org/stable/usage/memory/;
+      // docs/src/usage/memory.md at JuliaGPU/CUDA.jl fd1008df7add): arrays are freed by Julia's
+      // garbage collector once unreachable; the pool caches freed memory, CUDA.reclaim() returns
+      // all of it; CUDA.unsafe_free!(a) frees an array at once without waiting for the collector;
+      // CuIterator uploads data batch by batch and frees each batch; JULIA_CUDA_SOFT_MEMORY_LIMIT
+      // / JULIA_CUDA_HARD_MEMORY_LIMIT bound what a process's pool takes when the GPU is shared.
+      switch (kind) {
+        case fix_kind::release_cache:
+          return "free arrays as soon as they are done with (CUDA.unsafe_free!(a)) instead of "
+                 "leaving them to Julia's garbage collector, and run GC.gc(true) then "
+                 "CUDA.reclaim() where array sizes change so the pool gives back what it cached; "
+                 "CUDA.jl collects and trims its pool once itself before it raises, so what stays "
+                 "reserved is still referenced or could not be released";
+        case fix_kind::does_not_fit:
+          return "smaller arrays at once (a smaller batch, or the data fed in batches through "
+                 "CuIterator, which frees each batch after use) or a GPU with more memory; drop "
+                 "references to arrays no longer needed (or CUDA.unsafe_free! them) so the pool "
+                 "can reuse their memory";
+        case fix_kind::other_processes:
+          return "one Julia process per GPU (CUDA.device!(i) or CUDA_VISIBLE_DEVICES per "
+                 "process), or bound each process's pool with JULIA_CUDA_HARD_MEMORY_LIMIT (or "
+                 "JULIA_CUDA_SOFT_MEMORY_LIMIT, which makes the pool release cached memory above "
+                 "it)";
       }
       break;
     case oom_allocator::tf_bfc:
@@ -821,6 +848,14 @@ oom_facts facts_of(const observe::oom_report& report) {
       f.cached = *f.reserved - *report.in_use;
     if (!f.free && f.capacity && f.reserved && f.allocator != observe::oom_allocator::cupy_pool)
       f.free = *f.capacity > *f.reserved ? *f.capacity - *f.reserved : 0;
+    // CUDA.jl gives the device's total and what is in use on it, every process's together: this
+    // process holds its pool's reserve plus one context at most, and the rest is held outside it.
+    if (f.allocator == observe::oom_allocator::cudajl_pool && f.capacity && f.free && f.reserved) {
+      f.own = *f.reserved + likelihood::context_max;
+      f.own_estimated = true;
+      const bytes used = *f.capacity - std::min(*f.capacity, *f.free);
+      f.outside = used > *f.own ? used - *f.own : 0;
+    }
     return f;
   }
   // torch >= 2.1 lists the GPU's processes from NVML: others as "Process P has X memory in use"

@@ -14,6 +14,8 @@ std::string_view allocator_name(oom_allocator a) {
       return "torch_mps";
     case oom_allocator::cupy_pool:
       return "cupy_pool";
+    case oom_allocator::cudajl_pool:
+      return "cudajl_pool";
     case oom_allocator::tf_bfc:
       return "tensorflow_bfc";
     case oom_allocator::xla_bfc:

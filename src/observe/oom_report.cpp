@@ -93,6 +93,35 @@ constexpr std::string_view cupy_so_far = "(allocated so far: ";
 constexpr std::string_view cupy_limit = "limit set to: ";
 constexpr std::string_view cupy_old_anchor = "out of memory to allocate ";
 constexpr std::string_view mps_anchor = "MPS backend out of memory";
+// Julia's CUDA.jl: OutOfGPUMemoryError's Base.showerror (JuliaGPU/CUDA.jl, CUDACore/src/memory.jl
+// at fd1008df7add, src/pool.jl from 3.0, src/memory.jl in 1.x/2.x) prints "Out of GPU memory",
+// " trying to allocate S" when the size is known (always before 3.0), then the device's status
+// on the lines after it (pool_status, memory_status before 4.0), sizes as Base.format_bytes
+// writes them ("653.794 MiB", "8 bytes"):
+//   "Effective GPU memory usage: P% (U/T)": the device's total T and what is in use on it, U =
+//     T less cuMemGetInfo's free, every process's memory together;
+//   from 3.4 (c3dbe3bad, the driver's stream-ordered pool): "Memory pool usage: A (R reserved)",
+//     A its live buffers (MEMPOOL_ATTR_USED_MEM_CURRENT), R what it holds from the driver
+//     (MEMPOOL_ATTR_RESERVED_MEM_CURRENT, A included), or "No memory pool is in use."
+//     (JULIA_CUDA_MEMORY_POOL=none), or "Memory pool statistics require CUDA 11.3.";
+//     from 4.0 (f9822e3af) "Memory limit: soft = S, hard = H" when a limit is set;
+//   1.0 to 3.3 (6485df512, adb929dd1): "CUDA allocator usage: H[ (capped at C)]", what the
+//     allocator holds from CUDA and JULIA_CUDA_MEMORY_LIMIT, then "NAME usage: H (A allocated, C
+//     cached)", NAME the pool's ("BinnedPool", "SplittingPool") or, from 3.0, "Memory pool";
+//   CuArrays.jl before it (ae3fa0443) logged "Error: Out of GPU memory trying to allocate S" and
+//     the same lines with "CuArrays GPU memory usage: H" for the allocator's.
+// The pool has run a full garbage collection and trimmed itself before it raises (memory.jl,
+// retry_reclaim: RECLAIM_GC), so what it still reserves beyond its live buffers is what it could
+// not release.
+constexpr std::string_view cudajl_anchor = "Out of GPU memory";
+constexpr std::string_view cudajl_request = " trying to allocate ";
+constexpr std::string_view cudajl_device = "Effective GPU memory usage: ";
+constexpr std::string_view cudajl_allocator_labels[] = {"CUDA allocator usage: ",
+                                                        "CuArrays GPU memory usage: "};
+constexpr std::string_view cudajl_no_pool[] = {"No memory pool is in use",
+                                               "Memory pool statistics require"};
+// The status lines after the first, CuArrays' pool dump among them.
+constexpr std::size_t max_cudajl_lines = 12;
 constexpr std::string_view bare_anchors[] = {"CUDA error: out of memory", "runtime error (2) : out of memory"};
 // The driver's and the libraries' names for the error; a runtime call's own wording
 // ("cudaFuncSetAttribute(...): out of memory") is found by runtime_call_oom.
@@ -429,6 +458,34 @@ std::size_t cupy_message_at(std::string_view t) {
       at != std::string_view::npos && detail::contains(t.substr(at), "(total "))
     return at;
   return std::string_view::npos;
+}
+
+// Where CUDA.jl's message starts on line `t`, or npos: "Out of GPU memory" followed by its
+// request, or standing alone as an error's text (after "ERROR: " or at the line's start) or
+// with the device's status on the next line.
+std::size_t cudajl_message_at(std::string_view t, std::string_view next) {
+  const std::size_t at = t.find(cudajl_anchor);
+  if (at == std::string_view::npos) return std::string_view::npos;
+  const std::string_view rest = t.substr(at + cudajl_anchor.size());
+  if (rest.starts_with(cudajl_request.substr(0, cudajl_request.size() - 1))) return at;
+  if (!detail::trim(rest).empty()) return std::string_view::npos;
+  const std::string_view head = detail::trim(t.substr(0, at));
+  if (head.empty() || head.ends_with(':') || detail::contains(next, cudajl_device)) return at;
+  return std::string_view::npos;
+}
+
+// "P% (U/T)" after CUDA.jl's device label: U and T; nullopt unless both read.
+std::optional<std::pair<bytes, bytes>> cudajl_device_usage(std::string_view t, std::size_t at) {
+  const std::size_t open = t.find('(', at);
+  if (open == std::string_view::npos) return std::nullopt;
+  std::size_t used = 0;
+  const std::string_view rest = t.substr(open + 1);
+  const auto in_use = detail::parse_size_prefix(rest, used);
+  if (!in_use || used >= rest.size() || rest[used] != '/') return std::nullopt;
+  std::size_t total_used = 0;
+  const auto total = detail::parse_size_prefix(rest.substr(used + 1), total_used);
+  if (!total) return std::nullopt;
+  return std::pair{*in_use, *total};
 }
 
 // A failure line in words, of a tool or framework no reader knows by name: "OOM during weight
@@ -1065,6 +1122,112 @@ struct oom_scanner {
     keep(std::move(r));
   }
 
+  // CUDA.jl's pool (cudajl_anchor above): the request on the first line, the device's total and
+  // use and the pool's figures on the status lines after it, up to a stack trace, another
+  // message or max_cudajl_lines; each figure from its first line. Free is the total less what
+  // is in use; the lines a cut paste lacks are named.
+  void cudajl(std::size_t i, std::size_t at) {
+    const std::string_view t = lines[i].text;
+    oom_report r = started(i, at, oom_kind::cuda);
+    r.allocator = oom_allocator::cudajl_pool;
+    std::string m(detail::trim(t.substr(at)));
+    const std::string_view rest = t.substr(at + cudajl_anchor.size());
+    const bool asks = rest.starts_with(cudajl_request.substr(0, cudajl_request.size() - 1));
+    if (asks) {
+      std::size_t pos = 0;
+      r.requested = size_after(rest, cudajl_request, pos);
+      if (!r.requested) r.missing.push_back("trying to allocate");
+    }
+    bool device = false, pool = false, no_pool = false;
+    std::optional<bytes> allocator_held;
+    for (std::size_t k = i + 1; k < lines.size() && k <= i + max_cudajl_lines; ++k) {
+      const std::string_view next = detail::trim(without_rank_prefix(lines[k].text));
+      if (next.starts_with("Stacktrace") || detail::contains(next, cudajl_anchor) ||
+          detail::contains(next, torch_anchor))
+        break;
+      bool read = false;
+      if (const std::size_t d = next.find(cudajl_device); d != std::string_view::npos && !device) {
+        device = read = true;
+        if (const auto usage = cudajl_device_usage(next, d + cudajl_device.size());
+            usage && usage->second >= usage->first) {
+          r.capacity = usage->second;
+          r.free = usage->second - usage->first;
+        } else {
+          r.missing.push_back("Effective GPU memory usage");
+        }
+      }
+      for (std::string_view label : cudajl_allocator_labels)
+        if (const std::size_t a = next.find(label);
+            a != std::string_view::npos && !allocator_held) {
+          read = true;
+          std::size_t pos = a;
+          allocator_held = size_after(next, label, pos);
+          if (const std::size_t cap = next.find("(capped at ", pos);
+              cap != std::string_view::npos) {
+            std::size_t cpos = cap;
+            r.fraction_limit = size_after(next, "(capped at ", cpos);
+          }
+        }
+      for (std::string_view words : cudajl_no_pool)
+        if (detail::contains(next, words)) no_pool = read = true;
+      // "NAME usage: A (R reserved)" / "NAME usage: H (A allocated, C cached)"; not the device's
+      // or the allocator's line.
+      if (const std::size_t u = next.find(" usage: ");
+          u != std::string_view::npos && !pool &&
+          !detail::contains(next.substr(0, u), "GPU memory") &&
+          !detail::contains(next.substr(0, u), "allocator")) {
+        pool = read = true;
+        std::size_t pos = u;
+        const auto first = size_after(next, " usage: ", pos);
+        const std::size_t open = next.find('(', pos);
+        std::size_t used = 0;
+        const auto second = open == std::string_view::npos
+                                ? std::nullopt
+                                : detail::parse_size_prefix(next.substr(open + 1), used);
+        const std::string_view word =
+            second ? detail::trim(next.substr(open + 1 + used)) : std::string_view{};
+        if (first && second && word.starts_with("reserved")) {
+          r.in_use = first;
+          r.pool_held = second;
+        } else if (first && second && word.starts_with("allocated")) {
+          r.pool_held = first;
+          r.in_use = second;
+        } else {
+          r.missing.push_back("Memory pool usage");
+        }
+      }
+      if (const std::size_t l = next.find("Memory limit: "); l != std::string_view::npos) {
+        read = true;
+        std::size_t pos = l;
+        if (const auto hard = size_after(next, "hard = ", pos)) r.fraction_limit = hard;
+      }
+      if (read) {
+        m += '\n';
+        m += next;
+      }
+    }
+    if (!r.pool_held && allocator_held) r.pool_held = allocator_held;
+    if (!device) r.missing.push_back("Effective GPU memory usage");
+    if (!pool && !no_pool && !allocator_held) r.missing.push_back("Memory pool usage");
+    r.raw = m;
+    warns.push_back(detail::error_on_line(
+        source, lines[i], static_cast<int>(at) + 1,
+        fmt::format(
+            "CUDA.jl out of GPU memory: read the request ({}), the device's total ({}) and free "
+            "memory ({}), and the pool's live buffers ({}) and what it held ({}){}{}",
+            r.requested ? fmt::format("{} bytes", *r.requested)
+            : asks      ? "not readable"
+                        : "not given: CUDA.jl printed no size",
+            r.capacity ? fmt::format("{} bytes", *r.capacity) : "not given",
+            r.free ? fmt::format("{} bytes", *r.free) : "not given",
+            r.in_use ? fmt::format("{} bytes", *r.in_use) : "not given",
+            r.pool_held ? fmt::format("{} bytes", *r.pool_held) : "not given",
+            no_pool ? "; no pool in use" : "",
+            r.missing.empty() ? std::string()
+                              : fmt::format("; the paste lacks \"{}\"", joined_names(r.missing)))));
+    keep(std::move(r));
+  }
+
   // PyTorch's MPS allocator: its live tensors, the process's other allocations on the device,
   // the high-watermark limit and the request.
   void mps(std::size_t i, std::size_t at) {
@@ -1142,6 +1305,10 @@ struct oom_scanner {
       expandable_map(i, memory != std::string_view::npos && em - memory <= 20 ? memory : em);
     } else if (const std::size_t pd = t.find(paddle_anchor); pd != std::string_view::npos) {
       paddle(i, pd);
+    } else if (const std::size_t jl = cudajl_message_at(
+                   t, i + 1 < lines.size() ? lines[i + 1].text : std::string_view{});
+               jl != std::string_view::npos) {
+      cudajl(i, jl);
     } else if (const auto bare = bare_torch(t)) {
       torch_bare(i, *bare);
     } else if (const auto driver = cuda_error(t)) {

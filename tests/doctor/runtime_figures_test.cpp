@@ -3,12 +3,14 @@
 // readings worded with that runtime's own fixes. Snippets are real messages; each test names its
 // source.
 #include <vramscope/observe/oom_report.hpp>
+#include <vramscope/observe/read_observation.hpp>
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "doctor/likelihood.hpp"
 #include "doctor/oom_facts.hpp"
 #include "doctor/rules/rules.hpp"
 
@@ -144,7 +146,7 @@ TEST(RuntimeFigures, BfcFreeChunksCoveringTheRequestAreItsFragmentation) {
 TEST(RuntimeFigures, EachRuntimeHasItsOwnFixes) {
   using observe::oom_allocator;
   for (auto a : {oom_allocator::cupy_pool, oom_allocator::tf_bfc, oom_allocator::xla_bfc,
-                 oom_allocator::torch_mps})
+                 oom_allocator::torch_mps, oom_allocator::cudajl_pool})
     for (auto k : {fix_kind::release_cache, fix_kind::does_not_fit, fix_kind::other_processes})
       EXPECT_FALSE(runtime_fix(a, k).empty()) << observe::allocator_name(a);
   // PyTorch's caching allocator keeps the rules' own wording (and their re-planned savings).
@@ -154,6 +156,125 @@ TEST(RuntimeFigures, EachRuntimeHasItsOwnFixes) {
   EXPECT_NE(runtime_fix(oom_allocator::torch_mps, fix_kind::does_not_fit)
                 .find("PYTORCH_MPS_HIGH_WATERMARK_RATIO"),
             std::string::npos);
+}
+
+// CUDA.jl's pool (its "Memory management" page): the garbage collector, CUDA.reclaim and
+// unsafe_free! for its cache, CuIterator for data that does not fit, the memory-limit variables
+// for a shared GPU; none of PyTorch's settings.
+TEST(RuntimeFigures, CudaJlFixesAreJuliasOwn) {
+  using observe::oom_allocator;
+  const auto cache = runtime_fix(oom_allocator::cudajl_pool, fix_kind::release_cache);
+  EXPECT_NE(cache.find("CUDA.reclaim()"), std::string::npos) << cache;
+  EXPECT_NE(cache.find("GC.gc(true)"), std::string::npos) << cache;
+  EXPECT_NE(cache.find("CUDA.unsafe_free!"), std::string::npos) << cache;
+  const auto fit = runtime_fix(oom_allocator::cudajl_pool, fix_kind::does_not_fit);
+  EXPECT_NE(fit.find("CuIterator"), std::string::npos) << fit;
+  const auto others = runtime_fix(oom_allocator::cudajl_pool, fix_kind::other_processes);
+  EXPECT_NE(others.find("JULIA_CUDA_HARD_MEMORY_LIMIT"), std::string::npos) << others;
+  for (const auto& words : {cache, fit, others}) {
+    EXPECT_EQ(words.find("torch"), std::string::npos) << words;
+    EXPECT_EQ(words.find("PYTORCH"), std::string::npos) << words;
+  }
+}
+
+std::vector<finding> outside(const observe::observation& o) {
+  doctor_input in;
+  in.observed = &o;
+  return rules::memory_outside_process(in);
+}
+
+// A pool whose reserve beyond its live buffers, with the free memory, covers the request: the
+// cache reading in CUDA.jl's words, the does-not-fit one too, nothing of PyTorch's.
+TEST(RuntimeFigures, CudaJlCacheCoveringTheRequest) {
+  const auto o = read(
+      "ERROR: Out of GPU memory trying to allocate 1.000 GiB\n"
+      "Effective GPU memory usage: 99.50% (7.748 GiB/7.787 GiB)\n"
+      "Memory pool usage: 4.000 GiB (6.500 GiB reserved)\n");
+  ASSERT_EQ(o.ooms.size(), 1u);
+  const auto facts = facts_of(o.ooms[0]);
+  EXPECT_EQ(facts.allocator, observe::oom_allocator::cudajl_pool);
+  EXPECT_EQ(facts.allocated, 4 * GiB);
+  EXPECT_EQ(facts.cached, 13 * GiB / 2 - 4 * GiB);
+  EXPECT_TRUE(facts.cache_figures());
+  const auto f = frag(o);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].fix.find("CUDA.reclaim()"), std::string::npos) << f[0].fix;
+  EXPECT_EQ(f[0].fix.find("PYTORCH_CUDA_ALLOC_CONF"), std::string::npos) << f[0].fix;
+  EXPECT_EQ(f[0].fix.find("empty_cache"), std::string::npos) << f[0].fix;
+  const auto m = oom(o);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_NE(m[0].title.find("cudajl_pool"), std::string::npos) << m[0].title;
+  EXPECT_NE(m[0].fix.find("CuIterator"), std::string::npos) << m[0].fix;
+  // 7.748 GiB in use, the pool's 6.5 GiB and a context account for it: no one else's.
+  EXPECT_TRUE(outside(o).empty());
+}
+
+// Most of the device in use outside the pool's reserve and a context: other processes, with
+// CUDA.jl's limit variables beside the general fix.
+TEST(RuntimeFigures, CudaJlMemoryHeldOutsideTheProcess) {
+  const auto o = read(
+      "Out of GPU memory trying to allocate 2.000 GiB\n"
+      "Effective GPU memory usage: 98.43% (15.497 GiB/15.744 GiB)\n"
+      "Memory pool usage: 3.000 GiB (4.000 GiB reserved)\n");
+  ASSERT_EQ(o.ooms.size(), 1u);
+  const auto facts = facts_of(o.ooms[0]);
+  ASSERT_TRUE(facts.outside);
+  EXPECT_GT(*facts.outside, 10 * GiB);
+  EXPECT_TRUE(facts.outside_covers());
+  const auto p = outside(o);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].rule, "PROC001");
+  EXPECT_NE(p[0].fix.find("JULIA_CUDA_HARD_MEMORY_LIMIT"), std::string::npos) << p[0].fix;
+  EXPECT_EQ(p[0].fix.find("set_per_process_memory_fraction"), std::string::npos) << p[0].fix;
+  // The pool's reserve covers nothing here: 1 GiB cached and 0.247 GiB free are short of 2 GiB.
+  EXPECT_TRUE(frag(o).empty());
+}
+
+// A cap on the pool (CUDA.jl 1.x's "capped at", JULIA_CUDA_MEMORY_LIMIT) that the pool and the
+// request exceed while the device has memory free: the limit, not the GPU, in OOM001.
+TEST(RuntimeFigures, CudaJlPoolAtItsLimit) {
+  const auto o = read(
+      "Out of GPU memory trying to allocate 300.000 MiB\n"
+      "Effective GPU memory usage: 45.00% (3.543 GiB/7.874 GiB)\n"
+      "CUDA allocator usage: 3.900 GiB (capped at 4.000 GiB)\n"
+      "SplittingPool usage: 3.900 GiB (3.500 GiB allocated, 409.600 MiB cached)\n");
+  const auto m = oom(o);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_NE(m[0].cause.find("memory limit"), std::string::npos) << m[0].cause;
+  EXPECT_NE(m[0].fix.find("JULIA_CUDA_HARD_MEMORY_LIMIT"), std::string::npos) << m[0].fix;
+  EXPECT_NE(m[0].evidence.back().find("of the device's"), std::string::npos)
+      << m[0].evidence.back();
+  // The same figures under a limit the request fits in: the GPU's reading, no limit named.
+  const auto under = read(
+      "Out of GPU memory trying to allocate 300.000 MiB\n"
+      "Effective GPU memory usage: 45.00% (3.543 GiB/7.874 GiB)\n"
+      "CUDA allocator usage: 3.900 GiB (capped at 6.000 GiB)\n"
+      "SplittingPool usage: 3.900 GiB (3.500 GiB allocated, 409.600 MiB cached)\n");
+  const auto n = oom(under);
+  ASSERT_EQ(n.size(), 1u);
+  EXPECT_EQ(n[0].cause.find("memory limit"), std::string::npos) << n[0].cause;
+  EXPECT_LT(n[0].likelihood, m[0].likelihood);
+}
+
+// A device at 75 % of its total reads like XLA's default fraction, but CUDA.jl's message says its
+// own pool holds most of it: JAX001 is weak and said why.
+TEST(RuntimeFigures, CudaJlPoolIsNotJaxsFraction) {
+  const std::string text =
+      "ERROR: Out of GPU memory trying to allocate 6.000 GiB\n"
+      "Effective GPU memory usage: 75.00% (11.808 GiB/15.744 GiB)\n"
+      "Memory pool usage: 10.500 GiB (10.750 GiB reserved)\n";
+  auto o = observe::parse_observation(text, "oom.txt", {});
+  ASSERT_TRUE(o) << o.error().to_string();
+  doctor_input in;
+  in.observed = &*o;
+  const auto found = rules::jax_preallocation(in);
+  ASSERT_FALSE(found.empty());  // the device's line alone is at XLA's fraction
+  for (const auto& f : found) {
+    EXPECT_LE(f.likelihood, likelihood::weak);
+    bool said = false;
+    for (const auto& a : f.against) said = said || a.find("cudajl_pool") != std::string::npos;
+    EXPECT_TRUE(said);
+  }
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "observe/observe_data.hpp"
 
@@ -220,6 +222,172 @@ TEST(AllocatorOom, HipMessageIsTheCachingAllocators) {
   EXPECT_EQ(r[0].requested, approx(4.5, GiB));
   EXPECT_EQ(r[0].capacity, approx(15.98, GiB));
   EXPECT_EQ(r[0].reserved_unallocated, approx(152.5, MiB));
+}
+
+// Julia's CUDA.jl: OutOfGPUMemoryError as Base.showerror prints it (JuliaGPU/CUDA.jl,
+// CUDACore/src/memory.jl; each release's lines as its memory_status / pool_status writes them).
+// The figures are constructed in that format, Base.format_bytes's three decimals.
+
+// CUDA.jl 3.4 and later: the driver's stream-ordered pool, its live buffers and its reserve.
+TEST(AllocatorOom, CudaJlStreamOrderedPool) {
+  warnings w;
+  const auto r = find(
+      "ERROR: LoadError: Out of GPU memory trying to allocate 2.000 GiB\n"
+      "Effective GPU memory usage: 97.53% (15.355 GiB/15.744 GiB)\n"
+      "Memory pool usage: 12.000 GiB (14.031 GiB reserved)\n"
+      "Stacktrace:\n"
+      "  [1] throw_api_error(res::CUDA.cudaError_enum)\n"
+      "Effective GPU memory usage: 10.00% (1.000 GiB/15.744 GiB)\n",
+      &w);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].allocator, oom_allocator::cudajl_pool);
+  EXPECT_EQ(allocator_name(r[0].allocator), "cudajl_pool");
+  EXPECT_EQ(r[0].kind, oom_kind::cuda);
+  EXPECT_EQ(r[0].origin, oom_origin::allocator);
+  EXPECT_EQ(r[0].line, 1);
+  EXPECT_EQ(r[0].requested, 2 * GiB);
+  EXPECT_EQ(r[0].capacity, approx(15.744, GiB));
+  // Free is the total less what is in use on the device; the later status line is not read.
+  EXPECT_EQ(r[0].free, approx(15.744, GiB) - approx(15.355, GiB));
+  EXPECT_EQ(r[0].in_use, 12 * GiB);
+  EXPECT_EQ(r[0].pool_held, approx(14.031, GiB));
+  EXPECT_FALSE(r[0].fraction_limit);
+  EXPECT_TRUE(r[0].missing.empty());
+  EXPECT_NE(r[0].raw.find("Memory pool usage"), std::string::npos) << r[0].raw;
+  EXPECT_EQ(r[0].raw.find("Stacktrace"), std::string::npos) << r[0].raw;
+  EXPECT_TRUE(any_warning_has(w, "CUDA.jl out of GPU memory"));
+}
+
+// CUDA.jl 4.0 and later with JULIA_CUDA_HARD_MEMORY_LIMIT set: the limit's line after the pool's.
+TEST(AllocatorOom, CudaJlHardLimit) {
+  const auto r = find(
+      "Out of GPU memory trying to allocate 512.000 MiB\n"
+      "Effective GPU memory usage: 60.10% (4.680 GiB/7.787 GiB)\n"
+      "Memory pool usage: 3.750 GiB (4.000 GiB reserved)\n"
+      "Memory limit: soft = 3.000 GiB, hard = 4.000 GiB\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].requested, 512 * MiB);
+  EXPECT_EQ(r[0].fraction_limit, 4 * GiB);
+  EXPECT_EQ(r[0].pool_held, 4 * GiB);
+  EXPECT_TRUE(r[0].missing.empty());
+}
+
+// CUDA.jl 3.0 to 3.3: the allocator's total, then the pool's "(A allocated, C cached)".
+TEST(AllocatorOom, CudaJlAllocatedAndCached) {
+  const auto r = find(
+      "ERROR: Out of GPU memory trying to allocate 1.500 GiB\n"
+      "Effective GPU memory usage: 99.10% (7.722 GiB/7.793 GiB)\n"
+      "CUDA allocator usage: 6.812 GiB\n"
+      "Memory pool usage: 6.812 GiB (5.250 GiB allocated, 1.562 GiB cached)\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].requested, approx(1.5, GiB));
+  EXPECT_EQ(r[0].pool_held, approx(6.812, GiB));
+  EXPECT_EQ(r[0].in_use, approx(5.25, GiB));
+  EXPECT_EQ(r[0].capacity, approx(7.793, GiB));
+  EXPECT_TRUE(r[0].missing.empty());
+}
+
+// CUDA.jl 1.x/2.x: the pool named by its module, the allocator's cap (JULIA_CUDA_MEMORY_LIMIT).
+TEST(AllocatorOom, CudaJlNamedPoolWithCap) {
+  const auto r = find(
+      "Out of GPU memory trying to allocate 300.000 MiB\n"
+      "Effective GPU memory usage: 45.00% (3.543 GiB/7.874 GiB)\n"
+      "CUDA allocator usage: 3.900 GiB (capped at 4.000 GiB)\n"
+      "SplittingPool usage: 3.900 GiB (3.500 GiB allocated, 409.600 MiB cached)\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].fraction_limit, 4 * GiB);
+  EXPECT_EQ(r[0].pool_held, approx(3.9, GiB));
+  EXPECT_EQ(r[0].in_use, approx(3.5, GiB));
+  EXPECT_TRUE(r[0].missing.empty());
+}
+
+// CuArrays.jl before CUDA.jl: a logged error, its source line and the pool's dump before the
+// status lines.
+TEST(AllocatorOom, CuArraysLoggedError) {
+  const auto r = find(
+      "┌ Error: Out of GPU memory trying to allocate 256.000 MiB\n"
+      "└ @ CuArrays ~/.julia/packages/CuArrays/7z7MV/src/memory.jl:106\n"
+      "Effective GPU memory usage: 98.00% (10.780 GiB/11.000 GiB)\n"
+      "CuArrays GPU memory usage: 9.500 GiB\n"
+      "BinnedPool usage: 9.500 GiB (9.000 GiB allocated, 512.000 MiB cached)\n"
+      "BinnedPool efficiency: 90.00% (8.100 GiB requested, 9.000 GiB allocated)\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].allocator, oom_allocator::cudajl_pool);
+  EXPECT_EQ(r[0].requested, 256 * MiB);
+  EXPECT_EQ(r[0].pool_held, approx(9.5, GiB));
+  EXPECT_EQ(r[0].in_use, 9 * GiB);
+  EXPECT_EQ(r[0].free, approx(11.0, GiB) - approx(10.78, GiB));
+  EXPECT_TRUE(r[0].missing.empty());
+}
+
+// Without a pool (JULIA_CUDA_MEMORY_POOL=none) and with no size (CUDA.jl 3.0 on prints none for
+// a request of unknown size): nothing is missing, and nothing is made up.
+TEST(AllocatorOom, CudaJlNoPoolNoSize) {
+  warnings w;
+  const auto r = find(
+      "ERROR: Out of GPU memory\n"
+      "Effective GPU memory usage: 99.90% (23.620 GiB/23.643 GiB)\n"
+      "No memory pool is in use.\n",
+      &w);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_FALSE(r[0].requested);
+  EXPECT_FALSE(r[0].pool_held);
+  EXPECT_FALSE(r[0].in_use);
+  EXPECT_EQ(r[0].capacity, approx(23.643, GiB));
+  EXPECT_TRUE(r[0].missing.empty());
+  EXPECT_TRUE(any_warning_has(w, "CUDA.jl printed no size"));
+}
+
+// A paste cut after the first line, or inside the device's line: what it lacks is named.
+TEST(AllocatorOom, CudaJlCutPaste) {
+  auto r = find("ERROR: Out of GPU memory trying to allocate 653.794 MiB\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].requested, approx(653.794, MiB));
+  EXPECT_FALSE(r[0].capacity);
+  EXPECT_EQ(r[0].missing,
+            (std::vector<std::string>{"Effective GPU memory usage", "Memory pool usage"}));
+  r = find(
+      "Out of GPU memory trying to allocate 653.794 MiB\n"
+      "Effective GPU memory usage: 99.32% (7.734 GiB/7.7\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_FALSE(r[0].capacity);
+  EXPECT_FALSE(r[0].free);
+  EXPECT_EQ(r[0].missing,
+            (std::vector<std::string>{"Effective GPU memory usage", "Memory pool usage"}));
+  r = find(
+      "Out of GPU memory trying to allocate 653.794 MiB\n"
+      "Effective GPU memory usage: 99.32% (7.734 GiB/7.787 GiB)\n"
+      "Memory pool usage: 5.630 GiB (6.344 G\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_TRUE(r[0].capacity);
+  EXPECT_FALSE(r[0].in_use);
+  EXPECT_FALSE(r[0].pool_held);
+  EXPECT_EQ(r[0].missing, std::vector<std::string>{"Memory pool usage"});
+}
+
+// Garbage in the figures' places: no figure is read from it, each is named missing, and a line
+// that only mentions the words in passing is not CUDA.jl's message.
+TEST(AllocatorOom, CudaJlGarbage) {
+  auto r = find(
+      "Out of GPU memory trying to allocate lots\n"
+      "Effective GPU memory usage: many% (x/y)\n"
+      "Memory pool usage: ??? (!!! reserved)\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_FALSE(r[0].requested);
+  EXPECT_FALSE(r[0].capacity);
+  EXPECT_FALSE(r[0].pool_held);
+  EXPECT_EQ(r[0].missing,
+            (std::vector<std::string>{"trying to allocate", "Effective GPU memory usage",
+                                      "Memory pool usage"}));
+  // More used than the total: not a free figure.
+  r = find(
+      "Out of GPU memory trying to allocate 1.000 GiB\n"
+      "Effective GPU memory usage: 120.00% (9.000 GiB/7.500 GiB)\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_FALSE(r[0].free);
+  EXPECT_FALSE(r[0].capacity);
+  for (const auto& o : find("We ran Out of GPU memory yesterday, see the notes\n"))
+    EXPECT_NE(o.allocator, oom_allocator::cudajl_pool);
 }
 
 }  // namespace

@@ -138,6 +138,8 @@ enum class oom_origin { allocator, outside_allocator, context_creation };
 ///    allocator, c10/hip is generated from c10/cuda); torch_async: its cudaMallocAsync backend;
 ///  torch_mps: PyTorch's MPS allocator on Apple GPUs (aten/src/ATen/mps/MPSAllocator.mm);
 ///  cupy_pool: CuPy's memory pool (cupy/cuda/memory.pyx, also under Chainer);
+///  cudajl_pool: Julia's CUDA.jl (and CuArrays.jl before it): its memory pool, the driver's
+///    stream-ordered pool since CUDA.jl 3.4, its own binned/splitting pools before;
 ///  tf_bfc / xla_bfc: the BFC allocator of TensorFlow / of XLA's runtime (JAX), and what raises
 ///    through it; xla_client: XLA's client outside a BFC dump ("Failed to allocate request for",
 ///    PjRt's "Out of memory allocating"); paddle: PaddlePaddle's allocator; cuda: the driver or a
@@ -147,6 +149,7 @@ enum class oom_allocator {
   torch_async,
   torch_mps,
   cupy_pool,
+  cudajl_pool,
   tf_bfc,
   xla_bfc,
   xla_client,
@@ -204,7 +207,10 @@ struct oom_report {
   /// "Allocation on device N would exceed allowed memory" gives what PyTorch has allocated, the
   /// request, the device's total and free, and no reserved figure (the driver's pool keeps freed
   /// memory the message does not count). fraction_limit: the limit a memory fraction set
-  /// (torch.cuda.set_per_process_memory_fraction), when it is below the total.
+  /// (torch.cuda.set_per_process_memory_fraction), when it is below the total. CUDA.jl's
+  /// cap on its pool takes the same field: "Memory limit: ... hard = H"
+  /// (JULIA_CUDA_HARD_MEMORY_LIMIT) or, before 3.4, "CUDA allocator usage: A (capped at C)"
+  /// (JULIA_CUDA_MEMORY_LIMIT).
   bool malloc_async = false;
   std::optional<bytes> fraction_limit;
   /// XLA's compiler before the program ran, not an allocation that failed: rematerialization

@@ -436,6 +436,17 @@ std::vector<finding> jax_preallocation(const doctor_input& in) {
       f.against.push_back("nvidia-smi lists no process holding it: a JAX process would be listed");
     }
   }
+  // A pool of another runtime whose own message says what it held (CuPy's total, CUDA.jl's
+  // reserve): the GPU's use is that pool's, whatever fraction of the total it comes to.
+  if (held > 0 && in.observed)
+    for (const auto& o : in.observed->ooms) {
+      if (o.kind != observe::oom_kind::cuda || !o.pool_held) continue;
+      f.likelihood = lk::weak;
+      f.against.push_back(fmt::format(
+          "{} is {}'s, whose own pool held {}: the GPU's memory is that runtime's pool, not XLA's",
+          where(o), observe::allocator_name(o.allocator), format_bytes(*o.pool_held)));
+      break;
+    }
   bool outside_pool = false;
   if (in.observed) {
     for (const auto& o : in.observed->ooms) {

@@ -224,11 +224,16 @@ finding explain_cuda(const oom_facts& o) {
                                     size_or_unknown(r.capacity));
     // A pool that says what it held (CuPy's "allocated so far", MPS's "MPS allocated") leaves
     // out only the device's other users, and a limit it was held to.
+    // CUDA.jl's capacity is the device's total, the others' the limit set on their pool.
+    const bool device_total = o.allocator == observe::oom_allocator::cudajl_pool;
     if (o.reserved || o.allocated)
       f.evidence.push_back(fmt::format(
           "the {} held {}{}", observe::allocator_name(o.allocator),
           format_bytes(o.reserved ? *o.reserved : *o.allocated),
-          r.capacity ? fmt::format(" under its limit of {}", format_bytes(*r.capacity)) : ""));
+          r.capacity ? fmt::format(fmt::runtime(device_total ? " of the device's {}"
+                                                             : " under its limit of {}"),
+                                   format_bytes(*r.capacity))
+                     : ""));
     if (!(o.reserved || o.allocated))
       f.against.push_back(
           "the message does not say how much the framework itself held: other processes may "
@@ -242,6 +247,27 @@ finding explain_cuda(const oom_facts& o) {
     if (auto own = runtime_fix(o.allocator, fix_kind::does_not_fit); !own.empty()) {
       f.title = fmt::format("{} out of memory", observe::allocator_name(o.allocator));
       f.fix = std::move(own);
+    }
+    // CUDA.jl's cap on its pool (JULIA_CUDA_HARD_MEMORY_LIMIT, before 3.4 JULIA_CUDA_MEMORY_LIMIT)
+    // is checked before each allocation (memory.jl, memory_limit_exceeded): what the pool holds
+    // and the request above it fail however much the device has free.
+    if (device_total && r.fraction_limit && o.reserved && o.requested &&
+        *o.reserved + *o.requested > *r.fraction_limit) {
+      f.likelihood = lk::likely;
+      f.support.push_back(fmt::format(
+          "the pool's {} and the request's {} exceed the memory limit of {} set "
+          "on it{}",
+          format_bytes(*o.reserved), format_bytes(*o.requested), format_bytes(*r.fraction_limit),
+          o.free ? fmt::format(", with {} free on the device", format_bytes(*o.free)) : ""));
+      f.cause =
+          "the pool reached the memory limit set on it (JULIA_CUDA_HARD_MEMORY_LIMIT), not the "
+          "GPU's "
+          "capacity";
+      f.fix =
+          "a higher JULIA_CUDA_HARD_MEMORY_LIMIT (JULIA_CUDA_MEMORY_LIMIT before CUDA.jl 3.4) "
+          "where the "
+          "GPU is not shared, or " +
+          f.fix;
     }
     return f;
   }

@@ -74,6 +74,8 @@ std::optional<finding> from_message(const oom_facts& o) {
                   "notebook kernel): the message counts it as neither free nor this process's"
                 : "other processes on this GPU hold memory this process needs";
   f.fix = fix_listed;
+  if (auto own = runtime_fix(o.allocator, fix_kind::other_processes); !own.empty())
+    f.fix += "; or " + own;
   f.saving = static_cast<std::int64_t>(*o.outside);
   f.saving_basis = "memory held outside this process at the failure (capacity - free - this process's use)";
   return f;
@@ -406,7 +408,7 @@ std::vector<finding> memory_outside_process(const doctor_input& in) {
   if (!in.observed) return {};
   std::vector<finding> out;
   for (const auto& o : in.observed->ooms) {
-    if (o.kind == observe::oom_kind::torch)
+    if (o.kind == observe::oom_kind::torch || o.allocator == observe::oom_allocator::cudajl_pool)
       if (auto f = from_message(facts_of(o))) out.push_back(std::move(*f));
     if (auto f = from_failed_call(o)) out.push_back(std::move(*f));
     if (auto f = from_tiny_refusal(o)) out.push_back(std::move(*f));
