@@ -452,6 +452,9 @@ const std::vector<option>& deepspeed_table() {
       {zero + "stage3_use_all_reduce_for_fetch_params", no_effect()},
       {zero + "use_all_reduce_for_fetch_params", no_effect()},
       {zero + "cpu_offload_param", stage3_only(maps_to("parallel.offload_param"))},
+      // ZeRO-3's first releases (deepspeed/runtime/zero/constants.py from 599258f97, 2021-03,
+      // until 0c1802cc8, 2021-06): the same switch, named with an s.
+      {zero + "cpu_offload_params", stage3_only(maps_to("parallel.offload_param"))},
       {zero + "cpu_offload_use_pin_memory", no_effect()},
       {zero + "zero_quantized_nontrainable_weights", not_modelled("ZeRO++ quantized weights")},
       {zero + "zeropp_loco_param.*", not_modelled("ZeRO++ LoCo error feedback")},

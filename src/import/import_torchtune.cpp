@@ -384,8 +384,12 @@ maybe_error read_targets(import_context& ctx) {
   }
   const entry& where = attn != nullptr ? *attn : mlp != nullptr ? *mlp : *out;
   if (targets.empty())
-    return at(where.where, "no LoRA target: lora_attn_modules is empty and neither "
-                           "apply_lora_to_mlp nor apply_lora_to_output is on");
+    return at(where.where,
+              "no LoRA target: lora_attn_modules is empty and neither "
+              "apply_lora_to_mlp nor apply_lora_to_output is on (torchtune's LoRA "
+              "builders then have no adapter to train); list modules in "
+              "lora_attn_modules (q_proj, v_proj, ...) or set apply_lora_to_mlp to "
+              "plan it");
   note_fused_targets(ctx, where, targets);
   for (const entry* e : {attn, mlp, out})
     if (e != nullptr) ctx.mapped_to(*e, "lora.targets");

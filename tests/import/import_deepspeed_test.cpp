@@ -507,6 +507,18 @@ TEST(ImportDeepSpeed, TheOldBooleanZeroOptimizationIsStageOne) {
   EXPECT_NE(odd.error().message.find("expected a section, or true / false"), std::string::npos);
 }
 
+// ZeRO-3's first releases named the parameters' CPU offload cpu_offload_params (2021).
+TEST(ImportDeepSpeed, TheFirstZeroThreeReleasesOffloadSwitch) {
+  auto imported = import_deepspeed(
+      "{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": {\"stage\": 3, "
+      "\"cpu_offload\": true, \"cpu_offload_params\": true}}",
+      "ds.json");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_TRUE(imported->job.parallel.offload_param);
+  EXPECT_TRUE(imported->job.parallel.offload_optimizer);
+  EXPECT_EQ(find_note(imported->notes, "unknown option"), "");
+}
+
 // A ZeRO option written at the top level is DeepSpeed's own option in the wrong place: said so,
 // with where DeepSpeed reads it, not called unknown.
 TEST(ImportDeepSpeed, AnOptionInTheWrongSectionIsSaidToBeMisplaced) {

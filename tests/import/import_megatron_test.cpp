@@ -1153,6 +1153,10 @@ TEST(ImportMegatron, AnEntryScriptOfPreferenceOrDistillationTrainingIsRefused) {
     EXPECT_NE(message.find("beside a reference, reward, value or teacher model"), std::string::npos)
         << message;
   }
+  // MS-AMP's --msamp (FP8 weights, LBAdamW's 8-bit moments) is refused at the flag.
+  const std::string msamp = import_error(launch(small_model + "--msamp\n"));
+  EXPECT_NE(msamp.find("--msamp: MS-AMP's FP8 training"), std::string::npos) << msamp;
+  EXPECT_NE(msamp.find("remove --msamp to plan"), std::string::npos) << msamp;
   // A word that only contains one of those names is no such script.
   import_ok("torchrun --nproc_per_node 8 pretrain_gpt_kdd.py " + small_model);
   // A script that runs a trained model trains nothing; named through a string variable, it is

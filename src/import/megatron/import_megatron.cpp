@@ -1527,6 +1527,19 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                    "other tensor-parallel group), so the ranks hold different parts of a training "
                    "step, which a plan of Megatron's data-parallel grid cannot; remove the flag "
                    "(and --ignore-forward-tensor-parallel) to plan a rank that runs both"));
+  // Microsoft MS-AMP's patch of Megatron-LM (tocean/Megatron-LM msamp_patch, megatron/training.py
+  // and optimizer/__init__.py): --msamp replaces every linear with MS-AMP's, whose weights are
+  // scaled FP8 tensors, reduces gradients in FP8 and builds LBAdamW with its first moment in uint8
+  // and its second in fp16: weights, gradients and optimizer state of other sizes than any plan of
+  // Megatron's precisions.
+  if (const detail::entry* msamp = ctx.find("--msamp"))
+    return refused(
+        detail::blocking::model,
+        detail::at(msamp->where,
+                   "--msamp: MS-AMP's FP8 training stores the linears' weights as scaled FP8 "
+                   "tensors, reduces gradients in FP8 and keeps LBAdamW's moments in uint8 and "
+                   "fp16, which vramscope does not plan; remove --msamp to plan the same job in "
+                   "Megatron's own precision"));
   // Heterogeneous training of the Holmes fork (CodexDive/Holmes, megatron/training/arguments.py,
   // _add_hetero_args and validate_args): --hetero-mode dp gives each device type of
   // --hetero-device-types its own data-parallel ranks and micro-batch (--hetero-micro-batch-sizes

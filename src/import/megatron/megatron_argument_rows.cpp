@@ -479,6 +479,8 @@ std::vector<option> build_rows() {
   // and backward passes on separate ranks); --ignore-forward-tensor-parallel acts only with it.
   read({"--forward-backward-disaggregating"});
   quiet({"--ignore-forward-tensor-parallel"});
+  // MS-AMP's patch: --msamp is refused by the importer (FP8 weights, an 8-bit optimizer state).
+  read({"--msamp"});
 
   // The groups classified whole.
   for (const auto& argument : megatron_arguments) {
