@@ -425,11 +425,12 @@ TEST(ThreadsYardstick, SixteenthBatchScoredAfterTheFifteenthsFixes) {
 // Batch 17, collected sealed in the next round (the rarer causes by their fixes; figures over
 // time and tools' screens; frameworks' trackers; failures worded by CUDA libraries) and scored
 // once on that round's rules before anything was changed for it (bench/README.md): 4 of 16
-// top-1, 6 of 16 top-3.
+// top-1, 6 of 16 top-3. With cuFFT's and cuSOLVER's failures read (FRAG001 beside CuPy's pool,
+// JAX001 for a handle TensorFlow's pool left no room for): 6 and 8.
 TEST(ThreadsYardstick, SeventeenthBatchScoredAfterTheSixteenthsFixes) {
   const tally fresh = score_all("17", false);
   ASSERT_GE(fresh.n, 16);
-  expect_at_least(fresh, {4, 6});
+  expect_at_least(fresh, {6, 8});
 }
 
 // The saving a finding states, against the threads that report what the confirmed fix saved
