@@ -1514,32 +1514,30 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                           "student without {} and the teacher's flags, and add the teacher's "
                           "weights and forward activations to it",
                           flag, flag)));
-  // MegatronApp's MegaFBD (OpenSQZ/MegatronApp at 99c64dad, megatron/training/arguments.py and
-  // core/parallel_state.py): --forward-backward-disaggregating makes every other tensor-parallel
-  // group of ranks forward-only and the rest backward-only (`(rank // tp) & 1`; it asserts an even
-  // data-parallel size), so the ranks hold different parts of a step: not one rank's plan.
-  if (const detail::entry* fbd = ctx.find("--forward-backward-disaggregating"))
-    return refused(
-        detail::blocking::model,
-        detail::at(fbd->where,
-                   "--forward-backward-disaggregating: MegatronApp's MegaFBD runs the forward "
-                   "passes on ranks of their own and the backward passes on the others (every "
-                   "other tensor-parallel group), so the ranks hold different parts of a training "
-                   "step, which a plan of Megatron's data-parallel grid cannot; remove the flag "
-                   "(and --ignore-forward-tensor-parallel) to plan a rank that runs both"));
-  // Microsoft MS-AMP's patch of Megatron-LM (tocean/Megatron-LM msamp_patch, megatron/training.py
-  // and optimizer/__init__.py): --msamp replaces every linear with MS-AMP's, whose weights are
-  // scaled FP8 tensors, reduces gradients in FP8 and builds LBAdamW with its first moment in uint8
-  // and its second in fp16: weights, gradients and optimizer state of other sizes than any plan of
-  // Megatron's precisions.
-  if (const detail::entry* msamp = ctx.find("--msamp"))
-    return refused(
-        detail::blocking::model,
-        detail::at(msamp->where,
-                   "--msamp: MS-AMP's FP8 training stores the linears' weights as scaled FP8 "
-                   "tensors, reduces gradients in FP8 and keeps LBAdamW's moments in uint8 and "
-                   "fp16, which vramscope does not plan; remove --msamp to plan the same job in "
-                   "Megatron's own precision"));
+  // Forks' flags that change what every rank holds beyond any plan of Megatron's grid, refused at
+  // the flag, each with its source:
+  //  - MegatronApp's MegaFBD (OpenSQZ/MegatronApp at 99c64dad, megatron/training/arguments.py and
+  //    core/parallel_state.py): --forward-backward-disaggregating makes every other
+  //    tensor-parallel group of ranks forward-only and the rest backward-only (`(rank // tp) &
+  //    1`; it asserts an even data-parallel size), so the ranks hold different parts of a step.
+  //  - Microsoft MS-AMP's patch (tocean/Megatron-LM msamp_patch, megatron/training.py and
+  //    optimizer/__init__.py): --msamp replaces every linear with MS-AMP's, whose weights are
+  //    scaled FP8 tensors, reduces gradients in FP8 and builds LBAdamW with its first moment in
+  //    uint8 and its second in fp16.
+  static constexpr std::pair<std::string_view, std::string_view> refused_fork_flags[] = {
+      {"--forward-backward-disaggregating",
+       "--forward-backward-disaggregating: MegatronApp's MegaFBD runs the forward passes on ranks "
+       "of their own and the backward passes on the others (every other tensor-parallel group), "
+       "so the ranks hold different parts of a training step, which a plan of Megatron's "
+       "data-parallel grid cannot; remove the flag (and --ignore-forward-tensor-parallel) to plan "
+       "a rank that runs both"},
+      {"--msamp",
+       "--msamp: MS-AMP's FP8 training stores the linears' weights as scaled FP8 tensors, reduces "
+       "gradients in FP8 and keeps LBAdamW's moments in uint8 and fp16, which vramscope does not "
+       "plan; remove --msamp to plan the same job in Megatron's own precision"}};
+  for (const auto& [flag, why] : refused_fork_flags)
+    if (const detail::entry* e = ctx.find(std::string(flag)))
+      return refused(detail::blocking::model, detail::at(e->where, std::string(why)));
   // Heterogeneous training of the Holmes fork (CodexDive/Holmes, megatron/training/arguments.py,
   // _add_hetero_args and validate_args): --hetero-mode dp gives each device type of
   // --hetero-device-types its own data-parallel ranks and micro-batch (--hetero-micro-batch-sizes
