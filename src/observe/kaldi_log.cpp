@@ -134,6 +134,11 @@ std::optional<pool_usage> pool_usage_in(std::string_view message) {
 }  // namespace
 }  // namespace kaldi
 
+bool is_kaldi_cuda_line(std::string_view line) {
+  const auto k = kaldi::header_of(line);
+  return k && (k->file == "cu-device.cc" || k->file == "cu-allocator.cc");
+}
+
 kaldi_log find_kaldi_lines(std::string_view text, const std::string& source) {
   using namespace kaldi;
   kaldi_log out;
@@ -148,8 +153,8 @@ kaldi_log find_kaldi_lines(std::string_view text, const std::string& source) {
     growth = observation::figure_series{};
   };
   for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (!is_kaldi_cuda_line(lines[i].text)) continue;
     const auto k = header_of(lines[i].text);
-    if (!k || (k->file != "cu-device.cc" && k->file != "cu-allocator.cc")) continue;
     const std::string_view m = k->message;
     const int number = lines[i].number;
     if (k->file == "cu-device.cc") {

@@ -67,4 +67,8 @@ struct kaldi_log {
 
 kaldi_log find_kaldi_lines(std::string_view text, const std::string& source);
 
+/// Whether `line` is a Kaldi log line of cu-device.cc or cu-allocator.cc: this reader's, so the
+/// reader of figures in prose (memory_figures.hpp) leaves it alone.
+bool is_kaldi_cuda_line(std::string_view line);
+
 }  // namespace vramscope::observe::detail

@@ -49,18 +49,14 @@ std::string what_to_paste(const detail::memory_figures& found) {
                "traceback through the out-of-memory error";
 }
 
-// Kaldi's GPU lines (kaldi_log.hpp). Its failure line is read there with the figures of the
-// lines before it, so a generic reading of the same line is replaced; the growth lines are read
-// there as the pool's series, so the generic series of the same lines is dropped.
+// Kaldi's GPU lines (kaldi_log.hpp; the figures reader leaves them alone). Its failure line is
+// read there with the figures of the lines before it, so the out-of-memory reader's reading of
+// the same line, and its warning, are replaced.
 void add_kaldi(observation& out, detail::kaldi_log&& kaldi) {
   for (const auto& k : kaldi.ooms) {
     std::erase_if(out.ooms, [&](const oom_report& r) { return r.line == k.line; });
     std::erase_if(out.warnings, [&](const diagnostic& d) { return d.line == k.line; });
   }
-  for (const auto& k : kaldi.series)
-    std::erase_if(out.series, [&](const observation::figure_series& s) {
-      return !s.pool_growth && s.points.front().first == k.points.front().first;
-    });
   const auto move_all = [](auto& to, auto& from) {
     to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
   };

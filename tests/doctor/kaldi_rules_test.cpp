@@ -74,7 +74,9 @@ TEST(KaldiRules, RegionRefusedOnASharedGpuIsOthersFirst) {
   // 9976 MiB in use less the regions (3609 MiB) and one context.
   EXPECT_EQ(found.front().saving, static_cast<std::int64_t>(9976_MiB - 3609_MiB - lk::context_max));
   for (const auto& f : found)
-    if (f.rule == "OOM001") EXPECT_LT(f.likelihood, lk::possible);
+    if (f.rule == "OOM001") {
+      EXPECT_LT(f.likelihood, lk::possible);
+    }
 }
 
 TEST(KaldiRules, RegionRefusedOnAGpuTheJobFilledDoesNotFit) {

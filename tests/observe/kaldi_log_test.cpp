@@ -33,6 +33,8 @@ TEST(KaldiLog, SelectionReadsEachGpuBeforeItsOwnUse) {
   EXPECT_TRUE(o.gpus[0].before_own_use);
   EXPECT_EQ(o.gpus[1].index, 1);
   EXPECT_EQ(o.gpus[1].used, 6267_MiB);
+  EXPECT_TRUE(o.stats.empty());  // the Memory usage line is the allocator's, read with the failure
+  EXPECT_TRUE(o.warnings.empty());
   ASSERT_EQ(o.compute_modes.size(), 1u);
   EXPECT_TRUE(o.compute_modes[0].shared);
   EXPECT_EQ(o.compute_modes[0].gpu, 0);
