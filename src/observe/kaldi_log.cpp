@@ -78,7 +78,8 @@ std::optional<memory_info> memory_info_in(std::string_view s) {
   const auto used = number_after(s, "M, used:", at);
   const auto total = number_after(s, "M, total:", at);
   constexpr std::uint64_t most_mib = std::uint64_t{1} << 40;  // keeps the bytes below 2^60
-  if (!free || !used || !total || *total == 0 || *total >= most_mib || *free > *total)
+  if (!free || !used || !total || *total == 0 || *total >= most_mib || *free > *total ||
+      *used > *total)
     return std::nullopt;
   return memory_info{*free * MiB, *used * MiB, *total * MiB};
 }

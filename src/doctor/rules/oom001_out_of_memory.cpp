@@ -220,7 +220,7 @@ void explain_kaldi(const observe::oom_report& r, finding& f) {
                                     format_bytes(*r.pool_held), size_or_unknown(r.in_use));
     if (r.capacity && r.free) {
       const bytes used = *r.capacity - std::min(*r.capacity, *r.free);
-      if (used <= *r.pool_held + lk::context_max) {
+      if (used <= *r.pool_held || used - *r.pool_held <= lk::context_max) {
         f.likelihood = lk::likely;
         f.support.push_back(fmt::format(
             "its regions and one context ({} at most) account for all {} in use of "

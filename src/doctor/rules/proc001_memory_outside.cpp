@@ -243,12 +243,13 @@ std::optional<finding> from_growing_pool(const observe::oom_report& r,
     return std::nullopt;
   const bytes used = *r.capacity - std::min(*r.capacity, *r.free);
   std::optional<bytes> outside;
-  if (r.pool_held) {
-    const bytes own = *r.pool_held + lk::context_max;
-    outside = used > own ? used - own : 0;
-  }
+  if (r.pool_held)  // used less the regions and one context, 0 when they account for it all
+    outside = used > *r.pool_held && used - *r.pool_held > lk::context_max
+                  ? used - *r.pool_held - lk::context_max
+                  : 0;
   const auto start = others_at_start(obs, r.gpu);
-  const bool raced = r.requested && *r.requested + lk::small_segment <= *r.free;
+  const bool raced =
+      r.requested && *r.free >= lk::small_segment && *r.requested <= *r.free - lk::small_segment;
   const bytes held = outside.value_or(start ? start->others : 0);
   if (held < lk::context_min && !raced) return std::nullopt;
   finding f{"PROC001", {}, severity::warning, {},           {}, {},
