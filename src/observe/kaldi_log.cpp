@@ -237,9 +237,15 @@ kaldi_log find_kaldi_lines(std::string_view text, const std::string& source) {
     out.ooms.push_back(std::move(r));
   }
   flush_growth();
-  for (auto& [index, g] : selected) out.gpus.push_back(std::move(g));
+  for (auto& [index, g] : selected) {
+    g.selected = active.contains(index);
+    out.gpus.push_back(std::move(g));
+  }
   for (auto& [index, g] : active)
-    if (!selected.contains(index)) out.gpus.push_back(std::move(g));
+    if (!selected.contains(index)) {
+      g.selected = true;
+      out.gpus.push_back(std::move(g));
+    }
   return out;
 }
 

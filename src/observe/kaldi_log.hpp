@@ -54,7 +54,8 @@
 namespace vramscope::observe::detail {
 
 struct kaldi_log {
-  /// One reading per GPU: SelectGpuIdAuto's line, else the active GPU's line.
+  /// One reading per GPU: SelectGpuIdAuto's line, else the active GPU's line; the active GPU's
+  /// is `selected`.
   std::vector<gpu_observation> gpus;
   std::optional<int> active_gpu;  // "The active GPU is [N]"
   std::vector<observation::compute_mode> compute_modes;

@@ -55,6 +55,27 @@ TEST(KaldiRules, MemoryUsedBeforeTheProgramAllocatedIsOthers) {
   EXPECT_TRUE(rules::kept_across_iterations(in).empty());
 }
 
+// SelectGpuIdAuto makes its own context on every GPU it reads: the GPUs it left hold that
+// context, and another job's memory on a GPU it did not choose is not where it runs.
+TEST(KaldiRules, GpusLookedAtAndLeftAreNoCrowdingAndNoOthersOnItsGpu) {
+  std::string log;
+  for (int n = 0; n < 4; ++n)
+    log += "LOG (nnet3-train[5.5]:SelectGpuIdAuto():cu-device.cc:464) cudaSetDevice(" +
+           std::to_string(n) + "): Tesla V100-SXM2-16GB\t" +
+           (n == 0 ? "free:7125M, used:9035M" : "free:15853M, used:307M") +
+           ", total:16160M, free/total:0.5\n";
+  log +=
+      "LOG (nnet3-train[5.5]:FinalizeActiveGpu():cu-device.cc:349) The active GPU is [1]: Tesla "
+      "V100-SXM2-16GB\t"
+      "free:15549M, used:611M, total:16160M, free/total:0.962191 version 7.0\n";
+  const auto o = read(log);
+  ASSERT_EQ(o.gpus.size(), 4u);
+  doctor_input in;
+  in.observed = &o;
+  EXPECT_TRUE(rules::gpu0_crowding(in).empty());
+  EXPECT_TRUE(rules::memory_outside_process(in).empty());
+}
+
 TEST(KaldiRules, ContextAloneAtStartIsNoOtherProcess) {
   const auto o = read(
       "LOG (nnet3-train[5.5]:SelectGpuIdAuto():cu-device.cc:423) cudaSetDevice(0): GeForce RTX "

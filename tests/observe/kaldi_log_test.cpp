@@ -31,6 +31,8 @@ TEST(KaldiLog, SelectionReadsEachGpuBeforeItsOwnUse) {
   EXPECT_EQ(o.gpus[0].used, 6205_MiB);
   EXPECT_EQ(o.gpus[0].free, 4973_MiB);
   EXPECT_TRUE(o.gpus[0].before_own_use);
+  EXPECT_TRUE(o.gpus[0].selected);  // "The active GPU is [0]"
+  EXPECT_FALSE(o.gpus[1].selected);
   EXPECT_EQ(o.gpus[1].index, 1);
   EXPECT_EQ(o.gpus[1].used, 6267_MiB);
   EXPECT_TRUE(o.stats.empty());  // the Memory usage line is the allocator's, read with the failure

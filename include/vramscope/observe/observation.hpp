@@ -38,6 +38,9 @@ struct gpu_observation {
   /// kaldi_log.hpp): `used` is the other processes' memory plus this process's own CUDA context
   /// (likelihood::context_max at most), none of its own data. False for nvidia-smi.
   bool before_own_use = false;
+  /// The GPU the program then chose to run on (Kaldi's "The active GPU is [N]"); its other
+  /// readings are GPUs it looked at and left.
+  bool selected = false;
 };
 
 /// One process on one GPU as nvidia-smi lists it. PIDs are host PIDs even inside containers.

@@ -5,6 +5,7 @@
 // memory no listed process accounts for (processes of other containers).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -185,8 +186,9 @@ std::optional<finding> from_tensorflow_pool(const observe::oom_report& r) {
 
 // The GPU as the program read it before it allocated anything (gpu_observation::before_own_use:
 // Kaldi's SelectGpuIdAuto, with only its own context made, at most context_max): in use beyond
-// that context was other processes'. Of a failure's GPU when the paste has one, else of each GPU
-// so read.
+// that context was other processes'. Of a failure's GPU when the paste has one, else of the GPU
+// the program chose (gpu_observation::selected), else of each GPU so read: a GPU it looked at and
+// left is not where it runs.
 struct held_at_start {
   const observe::gpu_observation* gpu = nullptr;
   bytes others = 0;  // used - context_max
@@ -195,8 +197,12 @@ struct held_at_start {
 std::optional<held_at_start> others_at_start(const observe::observation& obs,
                                              std::optional<int> gpu) {
   std::optional<held_at_start> out;
+  const bool chosen = std::any_of(obs.gpus.begin(), obs.gpus.end(),
+                                  [](const auto& g) { return g.before_own_use && g.selected; });
   for (const auto& g : obs.gpus) {
-    if (!g.before_own_use || !g.index || !g.used || (gpu && *g.index != *gpu)) continue;
+    if (!g.before_own_use || !g.index || !g.used || (gpu && *g.index != *gpu) ||
+        (!gpu && chosen && !g.selected))
+      continue;
     if (*g.used < lk::context_max + lk::context_min) continue;  // not another context's worth
     const bytes others = *g.used - lk::context_max;
     if (!out || others > out->others) out = held_at_start{&g, others};
