@@ -61,9 +61,8 @@ struct kaldi_log {
   std::vector<observation::compute_mode> compute_modes;
   std::vector<observation::figure_series> series;  // the allocator's growth, 3 lines or more
   std::vector<oom_report> ooms;
-  bool empty() const {
-    return gpus.empty() && compute_modes.empty() && series.empty() && ooms.empty();
-  }
+  /// No figure read: the compute mode alone is no fact to explain (observation::compute_mode).
+  bool empty() const { return gpus.empty() && series.empty() && ooms.empty(); }
 };
 
 kaldi_log find_kaldi_lines(std::string_view text, const std::string& source);

@@ -163,6 +163,15 @@ TEST(KaldiLog, UncachedAllocationFailureAndTheOldWording) {
   EXPECT_EQ(k.ooms[0].requested, 4096000u);
 }
 
+TEST(KaldiLog, TheComputeModeWarningAloneIsRefused) {
+  const auto o = parse_observation(
+      "WARNING (nnet3-train[5.5]:SelectGpuId():cu-device.cc:228) Not in compute-exclusive "
+      "mode.  Suggestion: use 'nvidia-smi -c 3' to set compute exclusive mode\n",
+      "train.log");
+  ASSERT_FALSE(o);
+  EXPECT_NE(o.error().to_string().find("train.log"), std::string::npos);
+}
+
 TEST(KaldiLog, ALogOfKaldisGpuLinesAloneIsALog) {
   const std::string log =
       header +
