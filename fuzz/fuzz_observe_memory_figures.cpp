@@ -1,9 +1,11 @@
-// Fuzzes the reader of memory figures pasted in a log or in prose (observe/memory_figures.hpp):
-// any text, never a crash, every figure one the text could hold.
+// Fuzzes the reader of memory figures pasted in a log or in prose (observe/memory_figures.hpp)
+// and the reader of Kaldi's GPU lines (observe/kaldi_log.hpp): any text, never a crash, every
+// figure one the text could hold.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
+#include "observe/kaldi_log.hpp"
 #include "observe/memory_figures.hpp"
 
 namespace {
@@ -45,5 +47,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // An assertion's check: its line, and the assert it was read from.
   for (const auto& c : found.allocated_checks) check(c.line >= 2 && !c.assertion.empty());
   check(found.unread.size() <= 4);
+  // Kaldi: a GPU's reading has its index, total, used and free, used and free within the total;
+  // a growth series has three points or more; failures come in line order, the device's free
+  // within its total.
+  const auto kaldi = vramscope::observe::detail::find_kaldi_lines(text, "fuzz.log");
+  for (const auto& g : kaldi.gpus)
+    check(g.index && *g.index >= 0 && *g.index < 4096 && g.total && g.used && g.free &&
+          *g.used <= *g.total && *g.free <= *g.total && g.before_own_use);
+  for (const auto& s : kaldi.series) check(s.pool_growth && s.points.size() >= 3);
+  int last = 0;
+  for (const auto& r : kaldi.ooms) {
+    check(r.line > last && r.runtime == "kaldi");
+    check(!r.free || (r.capacity && *r.free <= *r.capacity));
+    last = r.line;
+  }
   return 0;
 }

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 
+#include "observe/kaldi_log.hpp"
 #include "observe/text_util.hpp"
 
 namespace vramscope::observe::detail {
@@ -707,7 +708,7 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
       table.clear();
     }
     if (i == lines.size()) break;
-    if (t.empty()) continue;
+    if (t.empty() || is_kaldi_cuda_line(t)) continue;  // Kaldi's own reader's (kaldi_log.hpp)
     if (const auto tfjs = tfjs_memory(t)) {
       for (const bool count : {false, true}) {
         auto& run = runs[count ? "tf.memory() numTensors" : "tf.memory() numBytes"];

@@ -24,6 +24,8 @@ std::string_view allocator_name(oom_allocator a) {
       return "xla_client";
     case oom_allocator::paddle:
       return "paddle";
+    case oom_allocator::kaldi:
+      return "kaldi_cu_allocator";
     case oom_allocator::cuda:
       return "cuda";
     case oom_allocator::other:
@@ -46,6 +48,7 @@ void append(observation& into, observation&& from) {
   move_all(into.process_counts, from.process_counts);
   move_all(into.rank_devices, from.rank_devices);
   move_all(into.allocated_checks, from.allocated_checks);
+  move_all(into.compute_modes, from.compute_modes);
   move_all(into.warnings, from.warnings);
   into.process_table = into.process_table || from.process_table;
   // The lowest GPU from which some paste's process list may lack rows.

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "observe/kaldi_log.hpp"
 #include "observe/memory_figures.hpp"
 #include "observe/python_repr.hpp"
 #include "observe/text_util.hpp"
@@ -48,6 +49,25 @@ std::string what_to_paste(const detail::memory_figures& found) {
                "traceback through the out-of-memory error";
 }
 
+// Kaldi's GPU lines (kaldi_log.hpp; the figures reader leaves them alone). Its failure line is
+// read there with the figures of the lines before it, so the out-of-memory reader's reading of
+// the same line, and its warning, are replaced.
+void add_kaldi(observation& out, detail::kaldi_log&& kaldi) {
+  for (const auto& k : kaldi.ooms) {
+    std::erase_if(out.ooms, [&](const oom_report& r) { return r.line == k.line; });
+    std::erase_if(out.warnings, [&](const diagnostic& d) { return d.line == k.line; });
+  }
+  const auto move_all = [](auto& to, auto& from) {
+    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+  };
+  move_all(out.ooms, kaldi.ooms);
+  std::sort(out.ooms.begin(), out.ooms.end(),
+            [](const auto& a, const auto& b) { return a.line < b.line; });
+  move_all(out.gpus, kaldi.gpus);
+  move_all(out.series, kaldi.series);
+  move_all(out.compute_modes, kaldi.compute_modes);
+}
+
 result<observation> parse_log(std::string_view text, const std::string& source) {
   observation out;
   auto stats = parse_memory_summary(text, source, out.warnings);
@@ -55,7 +75,8 @@ result<observation> parse_log(std::string_view text, const std::string& source) 
   out.stats = std::move(*stats);
   out.ooms = find_oom_reports(text, source, out.warnings);
   auto figures = detail::find_memory_figures(text, source);
-  if (out.stats.empty() && out.ooms.empty() && figures.empty())
+  auto kaldi = detail::find_kaldi_lines(text, source);
+  if (out.stats.empty() && out.ooms.empty() && figures.empty() && kaldi.empty())
     return error_at(source, "no memory_summary() table, out-of-memory message or memory figures found" +
                                 what_to_paste(figures));
   out.stats.insert(out.stats.end(), std::make_move_iterator(figures.stats.begin()),
@@ -89,6 +110,7 @@ result<observation> parse_log(std::string_view text, const std::string& source) 
                  out.process_counts.front().line));
   if (out.ooms.empty())  // else the out-of-memory reader weighs TensorFlow's device lines
     out.gpus.insert(out.gpus.end(), figures.devices_at_start.begin(), figures.devices_at_start.end());
+  add_kaldi(out, std::move(kaldi));
   return out;
 }
 
@@ -117,6 +139,7 @@ std::optional<observation_format> detect_observation_format(std::string_view tex
   if (detect_smi_format(text) == smi_format::text) return observation_format::smi_text;
   if (detail::contains(head, "NVIDIA-SMI")) return observation_format::smi_table;
   if (has_log_markers(text)) return observation_format::log;
+  if (!detail::find_kaldi_lines(text, "").empty()) return observation_format::log;
   const auto smi = detect_smi_format(text);
   if (smi == smi_format::table) return observation_format::smi_table;
   // A log or a note with memory figures of its own (observe/memory_figures.hpp), before the CSV

@@ -34,6 +34,13 @@ struct gpu_observation {
   std::optional<int> utilization_memory;  // percent of time memory was read or written
   std::string host;                // the machine, when files of several are read together
                                    // (vramscope trace across nodes); empty otherwise
+  /// Read by the program itself on its GPU before it allocated anything (Kaldi's GPU selection,
+  /// kaldi_log.hpp): `used` is the other processes' memory plus this process's own CUDA context
+  /// (likelihood::context_max at most), none of its own data. False for nvidia-smi.
+  bool before_own_use = false;
+  /// The GPU the program then chose to run on (Kaldi's "The active GPU is [N]"); its other
+  /// readings are GPUs it looked at and left.
+  bool selected = false;
 };
 
 /// One process on one GPU as nvidia-smi lists it. PIDs are host PIDs even inside containers.
@@ -142,7 +149,9 @@ enum class oom_origin { allocator, outside_allocator, context_creation };
 ///    stream-ordered pool since CUDA.jl 3.4, its own binned/splitting pools before;
 ///  tf_bfc / xla_bfc: the BFC allocator of TensorFlow / of XLA's runtime (JAX), and what raises
 ///    through it; xla_client: XLA's client outside a BFC dump ("Failed to allocate request for",
-///    PjRt's "Out of memory allocating"); paddle: PaddlePaddle's allocator; cuda: the driver or a
+///    PjRt's "Out of memory allocating"); paddle: PaddlePaddle's allocator; kaldi: Kaldi's
+///    CuMemoryAllocator (src/cudamatrix/cu-allocator.cc; its capacity and free are the device's,
+///    measured just before the failed cudaMalloc, not a pool limit); cuda: the driver or a
 ///    CUDA library directly; other: another framework's allocator read by the shape of its line.
 enum class oom_allocator {
   torch_caching,
@@ -154,6 +163,7 @@ enum class oom_allocator {
   xla_bfc,
   xla_client,
   paddle,
+  kaldi,
   cuda,
   other
 };
@@ -274,6 +284,11 @@ struct observation {
     std::string source;
     /// The points count live tensors, not bytes (TensorFlow.js's tf.memory().numTensors).
     bool tensor_count = false;
+    /// The points are the device's used memory each time a caching pool grew by a region
+    /// (Kaldi's "About to allocate new memory region", kaldi_log.hpp): the pool keeps every
+    /// region until the process ends, so the series rises with the largest demand so far, and
+    /// says nothing of what is live between growths.
+    bool pool_growth = false;
   };
   std::vector<figure_series> series;
   /// How many processes each GPU lists, as a paste counts them without naming them (a script's
@@ -313,6 +328,17 @@ struct observation {
     std::string source;
   };
   std::vector<allocated_check> allocated_checks;
+  /// The compute mode a program found its GPU in, as its log says (Kaldi's SelectGpuId,
+  /// cu-device.cc: the warning "Not in compute-exclusive mode" or "operating under Compute
+  /// Exclusive Mode"). `shared`: the Default mode, where other processes may make contexts and
+  /// allocate on the same GPU; exclusive mode lets one process hold it. Not a fact alone.
+  struct compute_mode {
+    std::optional<int> gpu;  // the GPU chosen after it, when the log names it
+    bool shared = false;
+    int line = 0;
+    std::string source;
+  };
+  std::vector<compute_mode> compute_modes;
   /// The nvidia-smi output had its process list (a "Processes:" table, even one saying "No
   /// running processes found"): a GPU with memory in use and no process listed is then held by
   /// processes nvidia-smi cannot see (another container, a zombie). False when the paste had

@@ -95,14 +95,18 @@ std::optional<crowding> process_on_several_gpus(const observe::observation& o) {
   return std::nullopt;
 }
 
+// The GPU readings below are nvidia-smi's screens of the job's processes; a program's own reading
+// of a GPU before it allocated anything (gpu_observation::before_own_use: Kaldi's GPU selection,
+// which makes its own context on every GPU it looks at) shows no rank's work and is skipped.
+
 // GPU 0 holding a CUDA context's worth (likelihood.hpp) at 0 % utilisation, with no process list
 // that shows a workload there: a context and nothing else, which is what a process whose work runs
 // on another GPU leaves on the default device (cuda:0) when something initialises CUDA there
 // first (a library handle, a tensor created before set_device).
 std::optional<crowding> idle_context_on_gpu0(const observe::observation& o) {
   for (const auto& g : o.gpus) {
-    if (g.index != 0 || !g.used || *g.used < likelihood::context_min || *g.used > likelihood::context_max ||
-        g.utilization_gpu != 0)
+    if (g.index != 0 || !g.used || *g.used < likelihood::context_min ||
+        *g.used > likelihood::context_max || g.utilization_gpu != 0 || g.before_own_use)
       continue;
     bool workload = false;
     for (const auto& p : o.processes)
@@ -125,7 +129,7 @@ std::optional<crowding> idle_context_on_gpu0(const observe::observation& o) {
 std::optional<crowding> gpu0_above_equal_ranks(const observe::observation& o) {
   if (!o.processes.empty()) return std::nullopt;
   for (const auto& g0 : o.gpus) {
-    if (g0.index != 0 || !g0.used || !g0.total) continue;
+    if (g0.index != 0 || !g0.used || !g0.total || g0.before_own_use) continue;
     std::size_t others = 0;
     bytes least = 0, most = 0;
     bool same_job = true;
@@ -161,7 +165,7 @@ std::optional<crowding> work_on_gpu0_contexts_elsewhere(const observe::observati
   if (!o.processes.empty()) return std::nullopt;
   std::map<std::pair<std::string, int>, const observe::gpu_observation*> last;
   for (const auto& g : o.gpus)
-    if (g.index && g.used) last[{g.host, *g.index}] = &g;
+    if (g.index && g.used && !g.before_own_use) last[{g.host, *g.index}] = &g;
   std::set<std::string> hosts;
   for (const auto& [key, g] : last) hosts.insert(key.first);
   for (const auto& host : hosts) {
@@ -241,7 +245,7 @@ std::optional<crowding> library_call_on_full_gpu0(const observe::observation& o)
   for (const auto& r : o.ooms) outside |= r.origin == observe::oom_origin::outside_allocator;
   if (!outside) return std::nullopt;
   for (const auto& g : o.gpus) {
-    if (g.index != 0 || !g.used || !g.total || *g.total < *g.used) continue;
+    if (g.index != 0 || !g.used || !g.total || *g.total < *g.used || g.before_own_use) continue;
     const bytes free = *g.total - *g.used;
     if (free >= likelihood::context_max) continue;
     return crowding{

@@ -54,7 +54,9 @@ std::optional<finding> from_snapshots(const observe::observation& obs) {
   finding f{"LEAK001", {}, severity::warning, {}, cause_text, fix_text, {}, {}, "leak", 0, {}, {}};
   bytes grown = 0;
   for (const auto& g : obs.gpus) {
-    if (!g.index || !g.used || !g.total) continue;
+    // A program's reading before its own allocations (Kaldi's GPU selection) is no paste of a
+    // run's memory: what it held later is its own use, not memory kept.
+    if (!g.index || !g.used || !g.total || g.before_own_use) continue;
     const key k{g.host, *g.index, g.name, *g.total};
     const auto [at, inserted] = first.emplace(k, &g);
     if (inserted) continue;
@@ -127,6 +129,10 @@ std::optional<finding> from_series(const observe::observation& obs) {
       if (auto f = from_tensor_count(s)) return f;
       continue;
     }
+    // A pool's growths (Kaldi's new regions, figure_series::pool_growth): its regions are kept
+    // until the process ends (cu-allocator.cc frees them only in ~CuMemoryAllocator), so the
+    // series rises with the largest demand so far whether or not anything is kept.
+    if (s.pool_growth) continue;
     if (last <= first + lk::context_max) continue;
     std::size_t rises = 0, falls = 0;
     for (std::size_t k = 1; k < p.size(); ++k) {

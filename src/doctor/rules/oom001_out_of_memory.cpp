@@ -204,6 +204,53 @@ finding explain_xla(const oom_facts& o) {
   return f;
 }
 
+// Kaldi's allocator failing to grow (observe/kaldi_log.hpp): the message's total and free are
+// the device's, read just before the failed cudaMalloc (cu-allocator.cc, AllocateNewRegion), and
+// the Memory usage line before it gives what the allocator's regions held. Regions and one
+// context (context_max) that account for all the device had in use leave no one else: the job
+// filled the GPU itself. Memory beyond them is other processes' (PROC001 weighs it). Kaldi's own
+// message for an exclusive GPU proposes a smaller minibatch; its training scripts set it
+// (steps/nnet3/chain/train.py --trainer.num-chunk-per-minibatch, steps/nnet3/train_dnn.py
+// --trainer.optimization.minibatch-size).
+void explain_kaldi(const observe::oom_report& r, finding& f) {
+  namespace lk = likelihood;
+  f.title = "Kaldi allocator out of memory";
+  if (r.pool_held) {
+    f.evidence.back() = fmt::format("its allocator held {} in regions, {} of them in use",
+                                    format_bytes(*r.pool_held), size_or_unknown(r.in_use));
+    if (r.capacity && r.free) {
+      const bytes used = *r.capacity - std::min(*r.capacity, *r.free);
+      if (used <= *r.pool_held || used - *r.pool_held <= lk::context_max) {
+        f.likelihood = lk::likely;
+        f.support.push_back(fmt::format(
+            "its regions and one context ({} at most) account for all {} in use of "
+            "the GPU's {}: nothing else held it",
+            format_bytes(lk::context_max), format_bytes(used), format_bytes(*r.capacity)));
+      } else {
+        f.likelihood = lk::weak;
+        f.against.push_back(
+            fmt::format("{} in use beyond its regions and one context: other processes hold part "
+                        "of the GPU",
+                        format_bytes(used - *r.pool_held - lk::context_max)));
+      }
+    }
+  } else {
+    f.evidence.pop_back();
+    f.against.push_back(
+        "the paste lacks the allocator's Memory usage line: what the job itself held is not "
+        "shown, other processes may hold the rest");
+  }
+  f.cause =
+      "the job's matrices at this point need more than the GPU has: Kaldi's allocator could not "
+      "add the "
+      "region it needed";
+  f.fix =
+      "a smaller minibatch (steps/nnet3/chain/train.py --trainer.num-chunk-per-minibatch, "
+      "steps/nnet3/train_dnn.py --trainer.optimization.minibatch-size) or shorter chunks, or a GPU "
+      "with "
+      "more memory";
+}
+
 // The driver or a CUDA library ran out, under no allocator's message: the figures that would
 // tell the job's own share are missing, and the call that failed says where the memory went.
 finding explain_cuda(const oom_facts& o) {
@@ -244,6 +291,10 @@ finding explain_cuda(const oom_facts& o) {
           "may hold the rest");
     f.cause = "the job needs more than the GPU has at this point";
     f.fix = "a smaller batch or input, or a GPU with more memory (or running on the CPU)";
+    if (o.allocator == observe::oom_allocator::kaldi) {
+      explain_kaldi(r, f);
+      return f;
+    }
     if (auto own = runtime_fix(o.allocator, fix_kind::does_not_fit); !own.empty()) {
       f.title = fmt::format("{} out of memory", observe::allocator_name(o.allocator));
       f.fix = std::move(own);

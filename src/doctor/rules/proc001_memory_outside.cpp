@@ -5,6 +5,7 @@
 // memory no listed process accounts for (processes of other containers).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -185,6 +186,165 @@ std::optional<finding> from_tensorflow_pool(const observe::oom_report& r) {
   return f;
 }
 
+// The GPU as the program read it before it allocated anything (gpu_observation::before_own_use:
+// Kaldi's SelectGpuIdAuto, with only its own context made, at most context_max): in use beyond
+// that context was other processes'. Of a failure's GPU when the paste has one, else of the GPU
+// the program chose (gpu_observation::selected), else of each GPU so read: a GPU it looked at and
+// left is not where it runs.
+struct held_at_start {
+  const observe::gpu_observation* gpu = nullptr;
+  bytes others = 0;  // used - context_max
+};
+
+std::optional<held_at_start> others_at_start(const observe::observation& obs,
+                                             std::optional<int> gpu) {
+  std::optional<held_at_start> out;
+  const bool chosen = std::any_of(obs.gpus.begin(), obs.gpus.end(),
+                                  [](const auto& g) { return g.before_own_use && g.selected; });
+  for (const auto& g : obs.gpus) {
+    if (!g.before_own_use || !g.index || !g.used || (gpu && *g.index != *gpu) ||
+        (!gpu && chosen && !g.selected))
+      continue;
+    if (*g.used < lk::context_max + lk::context_min) continue;  // not another context's worth
+    const bytes others = *g.used - lk::context_max;
+    if (!out || others > out->others) out = held_at_start{&g, others};
+  }
+  return out;
+}
+
+std::string reading_at_start(const held_at_start& h) {
+  const auto& g = *h.gpu;
+  return fmt::format(
+      "GPU {}{}: {} of {} in use when the program chose it, before it allocated anything (its "
+      "own context, at most {}, aside: {} held by others)",
+      *g.index, g.name.empty() ? "" : " (" + g.name + ")", format_bytes(*g.used),
+      size_or_unknown(g.total), format_bytes(lk::context_max), format_bytes(h.others));
+}
+
+// The log's warning that the GPU is in the Default compute mode (observation::compute_mode).
+const observe::observation::compute_mode* shared_mode(const observe::observation& obs) {
+  for (const auto& c : obs.compute_modes)
+    if (c.shared) return &c;
+  return nullptr;
+}
+
+// Kaldi asks, in its own failure message, for compute-exclusive mode and --use-gpu=wait
+// (cu-allocator.cc, AllocateNewRegion; cu-device.cc, SelectGpuId waits for a GPU no other process
+// holds only in that mode).
+constexpr const char* fix_kaldi =
+    "run alone on the GPU: stop the other process (list them with nvidia-smi "
+    "--query-compute-apps=pid,process_name,used_memory --format=csv), or set the GPUs to "
+    "compute-exclusive mode (nvidia-smi -c 3) and pass --use-gpu=wait (steps/nnet3/chain/train.py "
+    "takes it) so that each job waits for a GPU of its own";
+
+// Kaldi's allocator failing to grow (kaldi_log.hpp): its message gives the device's total and
+// free as measured just before the failed cudaMalloc and, on the line before, what its regions
+// hold. The device's used memory beyond those regions and one context is held outside the
+// process; the reading at the program's start says the same from before it allocated. The region
+// asked for is max(free x 0.5, the request) (cu-allocator.cc, AllocateNewRegion): a region no
+// larger than the free memory measured just before its cudaMalloc failed because that memory was
+// taken in between, by another process.
+std::optional<finding> from_growing_pool(const observe::oom_report& r,
+                                         const observe::observation& obs) {
+  if (r.allocator != observe::oom_allocator::kaldi || r.origin != observe::oom_origin::allocator ||
+      !r.capacity || !r.free)
+    return std::nullopt;
+  const bytes used = *r.capacity - std::min(*r.capacity, *r.free);
+  std::optional<bytes> outside;
+  if (r.pool_held)  // used less the regions and one context, 0 when they account for it all
+    outside = used > *r.pool_held && used - *r.pool_held > lk::context_max
+                  ? used - *r.pool_held - lk::context_max
+                  : 0;
+  const auto start = others_at_start(obs, r.gpu);
+  const bool raced =
+      r.requested && *r.free >= lk::small_segment && *r.requested <= *r.free - lk::small_segment;
+  const bytes held = outside.value_or(start ? start->others : 0);
+  if (held < lk::context_min && !raced) return std::nullopt;
+  finding f{"PROC001", {}, severity::warning, {},           {}, {},
+            {},        {}, "other_process",   lk::possible, {}, {}};
+  f.evidence.push_back(fmt::format("{}: {} of {} in use, tried to allocate a region of {}",
+                                   where(r), format_bytes(used), format_bytes(*r.capacity),
+                                   size_or_unknown(r.requested)));
+  if (r.pool_held)
+    f.evidence.push_back(fmt::format(
+        "its allocator held {} in regions (the Memory usage line before it): {} in "
+        "use beyond them and one context ({} at most)",
+        format_bytes(*r.pool_held), format_bytes(*outside), format_bytes(lk::context_max)));
+  if (start) f.evidence.push_back(reading_at_start(*start));
+  if (r.requested && held + *r.free >= *r.requested && held >= lk::context_min) {
+    f.likelihood = lk::likely;
+    f.support.push_back(
+        fmt::format("the memory held outside this process ({}) would have served the request "
+                    "({})",
+                    format_bytes(held), format_bytes(*r.requested)));
+  } else if (held >= lk::context_min) {
+    f.against.push_back(
+        "even freed, the memory outside this process would not have served the request");
+  }
+  if (!r.pool_held && start)
+    f.against.push_back(
+        "what others held is read at the program's start: they may have freed or taken more since");
+  if (raced) {
+    f.likelihood += lk::step;
+    f.support.push_back(
+        fmt::format("the region ({}) was smaller than the free memory measured just before its "
+                    "cudaMalloc ({}): that memory was taken in between",
+                    size_or_unknown(r.requested), format_bytes(*r.free)));
+  }
+  if (const auto* c = shared_mode(obs)) {
+    f.likelihood += lk::step;
+    f.support.push_back(
+        fmt::format("line {}: the GPU is not in compute-exclusive mode, so other processes may "
+                    "allocate on it beside this one",
+                    c->line));
+  }
+  if (start && r.pool_held && start->others + lk::context_min <= *outside)
+    f.support.push_back(
+        "others hold more now than at the program's start: another job grew beside this one");
+  f.cause =
+      "another process on this GPU holds the memory Kaldi's allocator needed to grow (a second "
+      "training "
+      "job, a decoding run): the GPU is shared";
+  f.fix = fix_kaldi;
+  f.saving = static_cast<std::int64_t>(held);
+  f.saving_basis =
+      "memory held outside this process (device in use less the allocator's regions and one "
+      "context, or what was in use at its start less its context)";
+  return f;
+}
+
+// Without a failure: the reading at the program's start alone. Memory others held then leaves
+// Kaldi's allocator, which takes half of what is free for its first region (memory_proportion
+// 0.5, cu-allocator.h), that much smaller, and the Default compute mode lets them grow beside it.
+std::optional<finding> from_reading_at_start(const observe::observation& obs) {
+  const auto start = others_at_start(obs, std::nullopt);
+  if (!start) return std::nullopt;
+  finding f{"PROC001", {}, severity::warning, {},           {}, {},
+            {},        {}, "other_process",   lk::possible, {}, {}};
+  f.evidence.push_back(reading_at_start(*start));
+  f.support.push_back(
+      "memory beyond the program's own context was in use before it allocated anything: another "
+      "process held it");
+  if (const auto* c = shared_mode(obs)) {
+    f.likelihood += lk::step;
+    f.support.push_back(
+        fmt::format("line {}: the GPU is not in compute-exclusive mode, so other processes may "
+                    "allocate on it beside this one",
+                    c->line));
+  }
+  f.against.push_back(
+      "the paste has no failure: whether the memory others held mattered is not shown");
+  f.cause =
+      "memory on this GPU was held by another process before this one started (a second job, a "
+      "stale "
+      "run): the GPU is shared";
+  f.fix = fix_kaldi;
+  f.saving = static_cast<std::int64_t>(start->others);
+  f.saving_basis =
+      "memory in use when the program chose the GPU, less its own context (at most 1 GiB)";
+  return f;
+}
+
 // nvidia-smi alone: per GPU, used memory beyond the listed processes (other containers), and
 // large processes that appear on no other GPU beside another large one.
 std::optional<finding> from_screen(const observe::observation& obs) {
@@ -198,7 +358,8 @@ std::optional<finding> from_screen(const observe::observation& obs) {
   finding f{"PROC001", {}, severity::warning, {}, {}, {}, {}, {}, "other_process", 0, {}, {}};
   bytes held = 0;
   for (const auto& g : obs.gpus) {
-    if (!g.index || !g.used) continue;
+    if (!g.index || !g.used || g.before_own_use)
+      continue;  // a program's own reading: from_reading_at_start
     const auto procs = by_gpu.find({g.host, *g.index});
     bytes listed = 0;
     std::size_t large = 0;
@@ -237,9 +398,12 @@ std::optional<finding> from_screen(const observe::observation& obs) {
   // GPU another one occupies, while others are free.
   std::vector<int> empty;
   for (const auto& g : obs.gpus)
-    if (g.index && g.used && *g.used < lk::context_min) empty.push_back(*g.index);
+    if (g.index && g.used && *g.used < lk::context_min && !g.before_own_use)
+      empty.push_back(*g.index);
   for (const auto& g : obs.gpus) {
-    if (!g.index || !g.used || !g.total || empty.empty() || f.likelihood >= lk::likely) continue;
+    if (!g.index || !g.used || !g.total || empty.empty() || f.likelihood >= lk::likely ||
+        g.before_own_use)
+      continue;
     if (static_cast<double>(*g.used) < 0.9 * static_cast<double>(*g.total)) continue;
     held = std::max(held, *g.used);
     f.evidence.push_back(fmt::format("GPU {}: {} of {} used while GPU {} holds nothing", *g.index,
@@ -253,7 +417,7 @@ std::optional<finding> from_screen(const observe::observation& obs) {
   // GPU that shows more than expected).
   if (f.evidence.empty() && obs.processes.empty() && !obs.process_table) {
     for (const auto& g : obs.gpus) {
-      if (!g.index || !g.used || *g.used <= lk::context_max) continue;
+      if (!g.index || !g.used || *g.used <= lk::context_max || g.before_own_use) continue;
       held = std::max(held, *g.used);
       f.evidence.push_back(fmt::format("GPU {}: {} of {} used{}", *g.index, format_bytes(*g.used),
                                        size_or_unknown(g.total),
@@ -414,9 +578,12 @@ std::vector<finding> memory_outside_process(const doctor_input& in) {
     if (auto f = from_tiny_refusal(o)) out.push_back(std::move(*f));
     if (auto f = from_tensorflow_pool(o)) out.push_back(std::move(*f));
     if (auto f = from_launch(o)) out.push_back(std::move(*f));
+    if (auto f = from_growing_pool(o, *in.observed)) out.push_back(std::move(*f));
   }
   if (out.empty())
     if (auto f = from_screen(*in.observed)) out.push_back(std::move(*f));
+  if (out.empty())
+    if (auto f = from_reading_at_start(*in.observed)) out.push_back(std::move(*f));
   return out;
 }
 
