@@ -228,6 +228,17 @@ const observe::observation::compute_mode* shared_mode(const observe::observation
   return nullptr;
 }
 
+// Kaldi's warning that the GPU is not in compute-exclusive mode: others may allocate beside it.
+void weigh_shared_mode(const observe::observation& obs, finding& f) {
+  if (const auto* c = shared_mode(obs)) {
+    f.likelihood += lk::step;
+    f.support.push_back(
+        fmt::format("line {}: the GPU is not in compute-exclusive mode, so other processes may "
+                    "allocate on it beside this one",
+                    c->line));
+  }
+}
+
 // Kaldi asks, in its own failure message, for compute-exclusive mode and --use-gpu=wait
 // (cu-allocator.cc, AllocateNewRegion; cu-device.cc, SelectGpuId waits for a GPU no other process
 // holds only in that mode).
@@ -291,13 +302,7 @@ std::optional<finding> from_growing_pool(const observe::oom_report& r,
                     "cudaMalloc ({}): that memory was taken in between",
                     size_or_unknown(r.requested), format_bytes(*r.free)));
   }
-  if (const auto* c = shared_mode(obs)) {
-    f.likelihood += lk::step;
-    f.support.push_back(
-        fmt::format("line {}: the GPU is not in compute-exclusive mode, so other processes may "
-                    "allocate on it beside this one",
-                    c->line));
-  }
+  weigh_shared_mode(obs, f);
   if (start && r.pool_held && start->others + lk::context_min <= *outside)
     f.support.push_back(
         "others hold more now than at the program's start: another job grew beside this one");
@@ -325,13 +330,7 @@ std::optional<finding> from_reading_at_start(const observe::observation& obs) {
   f.support.push_back(
       "memory beyond the program's own context was in use before it allocated anything: another "
       "process held it");
-  if (const auto* c = shared_mode(obs)) {
-    f.likelihood += lk::step;
-    f.support.push_back(
-        fmt::format("line {}: the GPU is not in compute-exclusive mode, so other processes may "
-                    "allocate on it beside this one",
-                    c->line));
-  }
+  weigh_shared_mode(obs, f);
   f.against.push_back(
       "the paste has no failure: whether the memory others held mattered is not shown");
   f.cause =

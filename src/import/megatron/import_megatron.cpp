@@ -1198,6 +1198,23 @@ std::string script_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// The words of a script's name, lower case, between the characters that are not letters or
+// digits ('_', '-', '.', '/'): "dpo_training.py" -> dpo, training, py.
+std::vector<std::string> name_words(const std::string& script) {
+  std::vector<std::string> words;
+  std::string word;
+  for (const char ch : script + "_") {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c)) {
+      word += static_cast<char>(std::tolower(c));
+    } else if (!word.empty()) {
+      words.push_back(std::move(word));
+      word.clear();
+    }
+  }
+  return words;
+}
+
 // Megatron-LM's pretraining scripts that build other models than GPT, and what they build.
 std::string other_model_script(const std::string& script) {
   static constexpr std::pair<std::string_view, std::string_view> others[] = {
@@ -1218,8 +1235,8 @@ std::string other_model_script(const std::string& script) {
     if (script == name) return std::string(what);
   // An entry script named for a training that runs a second model beside the trained one: a
   // preference or reinforcement-learning trainer (dpo_training.py, train_ppo.py: a frozen
-  // reference model, a reward or value model) or a distillation (a teacher). Words of the name
-  // between '_', '-' and '.'.
+  // reference model, a reward or value model) or a distillation (a teacher), by a word of its
+  // name.
   static constexpr std::pair<std::string_view, std::string_view> second_model[] = {
       {"dpo", "a DPO training"},     {"ppo", "a PPO training"},
       {"grpo", "a GRPO training"},   {"rlhf", "an RLHF training"},
@@ -1227,41 +1244,25 @@ std::string other_model_script(const std::string& script) {
       {"simpo", "a SimPO training"}, {"reward", "a reward-model training"},
       {"distill", "a distillation"}, {"distillation", "a distillation"},
       {"kd", "a distillation"}};
-  std::string word;
-  for (std::size_t i = 0; i <= script.size(); ++i) {
-    const unsigned char c = i < script.size() ? static_cast<unsigned char>(script[i]) : '_';
-    if (std::isalnum(c)) {
-      word += static_cast<char>(std::tolower(c));
-      continue;
-    }
+  for (const std::string& word : name_words(script))
     for (const auto& [name, what] : second_model)
       if (word == name)
         return fmt::format(
             "{} (the trained model beside a reference, reward, value or teacher "
             "model it also runs every step)",
             what);
-    word.clear();
-  }
   return "";
 }
 
 // An entry script named for running a trained model rather than training it (Megatron's
-// tools/generate_samples_gpt.py, tools/run_text_generation_server.py, an evaluation script):
-// words of its name between '_', '-' and '.'.
+// tools/generate_samples_gpt.py, tools/run_text_generation_server.py, an evaluation script), by
+// a word of its name.
 bool not_training_script(const std::string& script) {
   static constexpr std::string_view words[] = {"generate", "generation", "samples",   "inference",
                                                "infer",    "eval",       "evaluate",  "evaluation",
                                                "server",   "serve",      "benchmark", "bench"};
-  std::string word;
-  for (std::size_t i = 0; i <= script.size(); ++i) {
-    const unsigned char c = i < script.size() ? static_cast<unsigned char>(script[i]) : '_';
-    if (std::isalnum(c)) {
-      word += static_cast<char>(std::tolower(c));
-      continue;
-    }
+  for (const std::string& word : name_words(script))
     if (std::find(std::begin(words), std::end(words), word) != std::end(words)) return true;
-    word.clear();
-  }
   return false;
 }
 
