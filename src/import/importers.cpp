@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -101,9 +102,9 @@ std::optional<diagnostic> wrapper_refusal(std::string_view text, const std::stri
   int command_start = 0;
   bool continued = false;
   detail::for_each_line(text, [&](std::string_view raw, int number) {
-    if (!continued) command_start = number;
-    continued = trim(raw).ends_with('\\');
     const std::string_view line = trim(raw);
+    if (!continued) command_start = number;
+    continued = line.ends_with('\\');
     const std::string_view word = line.substr(0, line.find_first_of(" \t;"));
     if (word == "if" || word == "case" || word == "for" || word == "while" || word == "until")
       ++depth;
@@ -297,16 +298,13 @@ int conflict_marker_line(std::string_view text) {
   return found;
 }
 
-// The first line that is not blank or a comment (#, //): where a file that is no config starts.
+// The line of the first character outside blanks and comments (first_significant): where a file
+// that is no config starts; 0 when there is none.
 int first_significant_line(std::string_view text) {
-  int found = 0;
-  detail::for_each_line(text, [&](std::string_view raw, int number) {
-    const std::string_view line = trim(raw);
-    if (line.empty() || line.starts_with("#") || line.starts_with("//")) return true;
-    found = number;
-    return false;
-  });
-  return found;
+  const std::size_t at = first_significant(text);
+  if (at == std::string_view::npos) return 0;
+  return 1 + static_cast<int>(
+                 std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
 }
 
 result<imported_job> import_config_text(std::string_view text, const std::string& source,

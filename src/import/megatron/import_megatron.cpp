@@ -24,6 +24,29 @@ namespace {
 
 bool is_flag(const std::string& word) { return word.size() > 2 && word.rfind("--", 0) == 0; }
 
+// The last part of a path ("tools/generate_samples_gpt.py" -> generate_samples_gpt.py).
+std::string script_name(const std::string& path) {
+  const auto slash = path.find_last_of("/\\");
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The words of a script's name, lower case, between the characters that are not letters or
+// digits ('_', '-', '.', '/'): "dpo_training.py" -> dpo, training, py.
+std::vector<std::string> name_words(const std::string& script) {
+  std::vector<std::string> words;
+  std::string word;
+  for (const char ch : script + "_") {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c)) {
+      word += static_cast<char>(std::tolower(c));
+    } else if (!word.empty()) {
+      words.push_back(std::move(word));
+      word.clear();
+    }
+  }
+  return words;
+}
+
 // Where `flag` is written when the script writes it exactly once, outside comments, as a word
 // of its own ("--flag", "--flag=..."): a flag that reached the command through a string variable
 // (`options="... --tokenizer-type X ..."`, then `torchrun ... ${options}`) is located at its own
@@ -224,8 +247,7 @@ maybe_error read_other_names(import_context& ctx) {
 }
 
 bool is_mpirun(const std::string& word) {
-  const auto slash = word.rfind('/');
-  const std::string name = slash == std::string::npos ? word : word.substr(slash + 1);
+  const std::string name = script_name(word);
   return name == "mpirun" || name == "mpiexec" || name == "mpiexec.hydra";
 }
 
@@ -331,9 +353,7 @@ constexpr site_launcher site_launchers[] = {
 // The site launcher `words` start with, and how many words name it; nullptr when none.
 const site_launcher* site_launcher_of(const std::vector<shell_word>& words, std::size_t& named) {
   if (words.empty()) return nullptr;
-  const auto slash = words[0].text.rfind('/');
-  const std::string first =
-      slash == std::string::npos ? words[0].text : words[0].text.substr(slash + 1);
+  const std::string first = script_name(words[0].text);
   named = 1;
   if (first == "flux") {
     // `flux run`, `flux submit` and the older `flux mini run` / `flux mini submit`.
@@ -451,13 +471,9 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
     return w.text == "torchrun" || w.text.ends_with("/torchrun") ||
            w.text == "torch.distributed.run" || w.text == "torch.distributed.launch";
   });
-  const auto base_name = [](const std::string& text) {
-    const auto slash = text.rfind('/');
-    return slash == std::string::npos ? text : text.substr(slash + 1);
-  };
   const auto last_python = [&](const std::vector<shell_word>& list) {
     for (std::size_t i = list.size(); i-- > 0;)
-      if (base_name(list[i].text).rfind("python", 0) == 0) return i;
+      if (script_name(list[i].text).rfind("python", 0) == 0) return i;
     return list.size();
   };
   // `srun [flags] sh -c "python pretrain_*.py ..."`: srun starts the command once per task, a
@@ -466,17 +482,18 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
   // interpreter, the task's the rest.
   std::vector<shell_word> srun_words = launch.outer;
   std::vector<shell_word> task = words;
-  if (!words.empty() && base_name(words[0].text) == "srun")
+  if (!words.empty() && script_name(words[0].text) == "srun")
     if (const auto p = last_python(words); p < words.size()) {
       srun_words.assign(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(p));
       task.assign(words.begin() + static_cast<std::ptrdiff_t>(p), words.end());
     }
-  const auto srun = std::find_if(srun_words.begin(), srun_words.end(),
-                                 [&](const shell_word& w) { return base_name(w.text) == "srun"; });
+  const auto srun = std::find_if(srun_words.begin(), srun_words.end(), [&](const shell_word& w) {
+    return script_name(w.text) == "srun";
+  });
   // `python pretrain_gpt.py ...` (Megatron's single-GPU examples): one process, one GPU.
   const bool plain_python =
       !task.empty() && std::all_of(task.begin(), task.end(), [&](const shell_word& w) {
-        return base_name(w.text).rfind("python", 0) == 0 ||
+        return script_name(w.text).rfind("python", 0) == 0 ||
                (w.text.rfind('-', 0) == 0 && w.text != "-m");
       });
   // Under srun a task's command may put a binding wrapper before the interpreter (`numactl
@@ -490,7 +507,7 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
           [](const shell_word& w) { return w.text.rfind('-', 0) == 0 && w.text != "-m"; }) &&
       std::none_of(task.begin(), task.begin() + static_cast<std::ptrdiff_t>(python_at),
                    [&](const shell_word& w) {
-                     const std::string name = base_name(w.text);
+                     const std::string name = script_name(w.text);
                      return name == "mpirun" || name == "mpiexec" || name == "orterun" ||
                             name == "srun" || name == "deepspeed" || name == "accelerate";
                    });
@@ -1193,28 +1210,6 @@ const std::vector<option>& megatron_table() {
   return table;
 }
 
-std::string script_name(const std::string& path) {
-  const auto slash = path.find_last_of("/\\");
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// The words of a script's name, lower case, between the characters that are not letters or
-// digits ('_', '-', '.', '/'): "dpo_training.py" -> dpo, training, py.
-std::vector<std::string> name_words(const std::string& script) {
-  std::vector<std::string> words;
-  std::string word;
-  for (const char ch : script + "_") {
-    const auto c = static_cast<unsigned char>(ch);
-    if (std::isalnum(c)) {
-      word += static_cast<char>(std::tolower(c));
-    } else if (!word.empty()) {
-      words.push_back(std::move(word));
-      word.clear();
-    }
-  }
-  return words;
-}
-
 // Megatron-LM's pretraining scripts that build other models than GPT, and what they build.
 std::string other_model_script(const std::string& script) {
   static constexpr std::pair<std::string_view, std::string_view> others[] = {
@@ -1376,23 +1371,16 @@ std::optional<diagnostic> sourced_model(const import_context& ctx, const shell_l
   // the first not named for the data (data, blend, corpus), else the first; the script reads
   // them in order, and all are named.
   const auto tier = [](const shell_word* f) {
-    const auto slash = f->text.find_last_of('/');
-    std::string name = lower_case(slash == std::string::npos ? f->text : f->text.substr(slash + 1));
-    if (name.ends_with(".sh")) name.resize(name.size() - 3);
     static const std::set<std::string> arguments{"arg",         "args",       "arguments", "param",
                                                  "params",      "parameters", "hparams",   "model",
                                                  "hyperparams", "models"};
     static const std::set<std::string> settings{"config", "configs", "cfg"};
     static const std::set<std::string> data{"data", "dataset", "datasets", "blend", "corpus"};
     int best = 1;
-    for (std::size_t start = 0; start <= name.size();) {
-      std::size_t end = start;
-      while (end < name.size() && std::isalnum(static_cast<unsigned char>(name[end])) != 0) ++end;
-      const std::string word = name.substr(start, end - start);
+    for (const std::string& word : name_words(script_name(f->text))) {
       if (arguments.contains(word)) return 3;
       if (settings.contains(word) && best > 0) best = 2;
       if (data.contains(word)) best = 0;
-      start = end + 1;
     }
     return best;
   };
