@@ -266,13 +266,13 @@ std::optional<finding> cut_before_the_deciding_rows(const observe::observation& 
 // but unallocated" from 2.1, whose hint names expandable_segments from 2.2 (c10/cuda/
 // CUDACachingAllocator.cpp's message in each release). Without a message (memory_stats), the
 // current setting. Each ends with emptying the cache between phases, which every release has.
-std::string torch_fragmentation_fix(const std::vector<observe::oom_report>& deciding) {
+std::string torch_fragmentation_fix(const std::vector<const observe::oom_report*>& deciding) {
   const std::string between = ", or torch.cuda.empty_cache() where tensor sizes change";
   std::string setting = "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True";
-  for (const auto& o : deciding) {
-    if (o.kind != observe::oom_kind::torch) continue;
+  for (const auto* o : deciding) {
+    if (o->kind != observe::oom_kind::torch) continue;
     const auto says = [&](std::string_view words) {
-      return o.raw.find(words) != std::string::npos;
+      return o->raw.find(words) != std::string::npos;
     };
     if (says("expandable_segments") || says("but unallocated")) break;
     if (says("reserved in total") || says("max_split_size_mb")) {
@@ -301,26 +301,26 @@ std::vector<finding> fragmentation(const doctor_input& in) {
   weigh_variants(in.observed->stats, f, wasted);
   auto runtime =
       observe::oom_allocator::torch_caching;  // whose figures decided, for the fix's words
-  std::vector<observe::oom_report> deciding;  // the messages that gave evidence
+  std::vector<const observe::oom_report*> deciding;  // the messages that gave evidence
   for (const auto& o : in.observed->ooms) {
     const auto facts = facts_of(o);
     const std::size_t before = f.evidence.size();
-    if (o.kind == observe::oom_kind::torch || facts.cache_figures())
+    bool beside_pool = false;  // a library's failure read as CuPy's pool's: its fix is CuPy's
+    if (o.kind == observe::oom_kind::torch || facts.cache_figures()) {
       weigh_message(facts, f, wasted);
-    else if (facts.pool_limit_counts_cache() || facts.retry_kept_collected_blocks())
+    } else if (facts.pool_limit_counts_cache() || facts.retry_kept_collected_blocks()) {
       weigh_pool(facts, f, wasted);
-    else if (o.origin == observe::oom_origin::outside_allocator && !o.library.empty() &&
-             o.runtime == "cupy") {
+    } else if (o.origin == observe::oom_origin::outside_allocator && !o.library.empty() &&
+               o.runtime == "cupy") {
       weigh_library_beside_pool(o, f);
-      if (f.evidence.size() > before) {
-        deciding.push_back(o);
-        runtime = observe::oom_allocator::cupy_pool;
-      }
-      continue;
+      beside_pool = true;
     }
     if (f.evidence.size() > before) {
-      deciding.push_back(o);
-      if (runtime == observe::oom_allocator::torch_caching) runtime = facts.allocator;
+      deciding.push_back(&o);
+      if (beside_pool)
+        runtime = observe::oom_allocator::cupy_pool;
+      else if (runtime == observe::oom_allocator::torch_caching)
+        runtime = facts.allocator;
     }
   }
   if (f.evidence.empty()) {
