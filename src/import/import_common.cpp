@@ -480,4 +480,23 @@ bool flatten_yaml(const YAML::Node& map, const std::string& prefix, import_conte
   return true;
 }
 
+// The words of `text`, lower case, between the characters that are not letters or digits:
+// "dpo_training.py" -> dpo, training, py; "- python3 -m torch.distributed.run" -> python3, m,
+// torch, distributed, run.
+std::vector<std::string> name_words(std::string_view text) {
+  std::vector<std::string> words;
+  std::string word;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c)) {
+      word += static_cast<char>(std::tolower(c));
+    } else if (!word.empty()) {
+      words.push_back(std::move(word));
+      word.clear();
+    }
+  }
+  if (!word.empty()) words.push_back(std::move(word));
+  return words;
+}
+
 }  // namespace vramscope::job::detail

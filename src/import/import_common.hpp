@@ -39,6 +39,10 @@ void for_each_line(std::string_view text, Visit&& visit) {
   }
 }
 
+/// The words of `text`, lower case, split at every character that is not a letter or a digit
+/// ("dpo_training.py" -> dpo, training, py): a script's name or a command line read word by word.
+std::vector<std::string> name_words(std::string_view text);
+
 /// One option of the imported file, flattened: nested keys joined with '.'.
 struct entry {
   std::string key;     // "zero_optimization.offload_optimizer.device"

@@ -255,19 +255,12 @@ std::optional<diagnostic> kubernetes_refusal(std::string_view text, const std::s
       command_line = number;
     }
     if (in_command && launch_line == 0)
-      for (const std::string_view launcher :
-           {"tune", "torchrun", "deepspeed", "accelerate", "python", "python3", "srun", "mpirun"}) {
-        const std::size_t at = line.find(launcher);
-        if (at == std::string_view::npos) continue;
-        const std::size_t end = at + launcher.size();
-        const bool word =
-            (at == 0 || !std::isalnum(static_cast<unsigned char>(line[at - 1]))) &&
-            (end == line.size() || !std::isalnum(static_cast<unsigned char>(line[end])));
-        if (word) {
+      for (const std::string& word : detail::name_words(line))
+        if (word == "tune" || word == "torchrun" || word == "deepspeed" || word == "accelerate" ||
+            word == "python" || word == "python3" || word == "srun" || word == "mpirun") {
           launch_line = command_line;
           break;
         }
-      }
     return true;
   });
   if (api_line == 0 || kind_line == 0) return std::nullopt;

@@ -355,10 +355,14 @@ std::optional<finding> from_screen(const observe::observation& obs) {
       gpus_of[p.pid].insert(*p.gpu_index);
     }
   finding f{"PROC001", {}, severity::warning, {}, {}, {}, {}, {}, "other_process", 0, {}, {}};
+  // The screen's GPU rows with an index and a used figure; a program's own reading before it
+  // allocated anything is from_reading_at_start's.
+  std::vector<const observe::gpu_observation*> screen;
+  for (const auto& g : obs.gpus)
+    if (g.index && g.used && !g.before_own_use) screen.push_back(&g);
   bytes held = 0;
-  for (const auto& g : obs.gpus) {
-    if (!g.index || !g.used || g.before_own_use)
-      continue;  // a program's own reading: from_reading_at_start
+  for (const auto* gp : screen) {
+    const auto& g = *gp;
     const auto procs = by_gpu.find({g.host, *g.index});
     bytes listed = 0;
     std::size_t large = 0;
@@ -396,13 +400,11 @@ std::optional<finding> from_screen(const observe::observation& obs) {
   // A GPU nearly full beside GPUs of the same machine that hold nothing: a workload landed on a
   // GPU another one occupies, while others are free.
   std::vector<int> empty;
-  for (const auto& g : obs.gpus)
-    if (g.index && g.used && *g.used < lk::context_min && !g.before_own_use)
-      empty.push_back(*g.index);
-  for (const auto& g : obs.gpus) {
-    if (!g.index || !g.used || !g.total || empty.empty() || f.likelihood >= lk::likely ||
-        g.before_own_use)
-      continue;
+  for (const auto* g : screen)
+    if (*g->used < lk::context_min) empty.push_back(*g->index);
+  for (const auto* gp : screen) {
+    const auto& g = *gp;
+    if (!g.total || empty.empty() || f.likelihood >= lk::likely) continue;
     if (static_cast<double>(*g.used) < 0.9 * static_cast<double>(*g.total)) continue;
     held = std::max(held, *g.used);
     f.evidence.push_back(fmt::format("GPU {}: {} of {} used while GPU {} holds nothing", *g.index,
@@ -415,8 +417,9 @@ std::optional<finding> from_screen(const observe::observation& obs) {
   // process, and the paste does not say whose (possible, the differential's default reading of a
   // GPU that shows more than expected).
   if (f.evidence.empty() && obs.processes.empty() && !obs.process_table) {
-    for (const auto& g : obs.gpus) {
-      if (!g.index || !g.used || *g.used <= lk::context_max || g.before_own_use) continue;
+    for (const auto* gp : screen) {
+      const auto& g = *gp;
+      if (*g.used <= lk::context_max) continue;
       held = std::max(held, *g.used);
       f.evidence.push_back(fmt::format("GPU {}: {} of {} used{}", *g.index, format_bytes(*g.used),
                                        size_or_unknown(g.total),

@@ -30,23 +30,6 @@ std::string script_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// The words of a script's name, lower case, between the characters that are not letters or
-// digits ('_', '-', '.', '/'): "dpo_training.py" -> dpo, training, py.
-std::vector<std::string> name_words(const std::string& script) {
-  std::vector<std::string> words;
-  std::string word;
-  for (const char ch : script + "_") {
-    const auto c = static_cast<unsigned char>(ch);
-    if (std::isalnum(c)) {
-      word += static_cast<char>(std::tolower(c));
-    } else if (!word.empty()) {
-      words.push_back(std::move(word));
-      word.clear();
-    }
-  }
-  return words;
-}
-
 // Where `flag` is written when the script writes it exactly once, outside comments, as a word
 // of its own ("--flag", "--flag=..."): a flag that reached the command through a string variable
 // (`options="... --tokenizer-type X ..."`, then `torchrun ... ${options}`) is located at its own
