@@ -125,8 +125,11 @@ constexpr std::size_t max_cudajl_lines = 12;
 constexpr std::string_view bare_anchors[] = {"CUDA error: out of memory", "runtime error (2) : out of memory"};
 // The driver's and the libraries' names for the error; a runtime call's own wording
 // ("cudaFuncSetAttribute(...): out of memory") is found by runtime_call_oom.
-constexpr std::string_view cuda_anchors[] = {"CUDA_ERROR_OUT_OF_MEMORY", "CUDNN_STATUS_ALLOC_FAILED",
-                                             "CUBLAS_STATUS_ALLOC_FAILED"};
+// Darknet's check_error prints the runtime's error string after "CUDA Error: " (src/cuda.c:
+// printf("CUDA Error: %s\n", cudaGetErrorString(status)) before assert(0)).
+constexpr std::string_view cuda_anchors[] = {
+    "CUDA_ERROR_OUT_OF_MEMORY", "CUDNN_STATUS_ALLOC_FAILED", "CUBLAS_STATUS_ALLOC_FAILED",
+    "CUDA Error: out of memory"};
 // The driver calls that create a context, and StreamExecutor's wording when creating one failed
 // (TensorFlow and XLA: "failed initializing StreamExecutor for CUDA device ordinal N").
 constexpr std::string_view context_calls[] = {"cuCtxCreate", "cuDevicePrimaryCtxRetain",
@@ -397,11 +400,15 @@ std::optional<tf_tensor_size> tf_tensor_bytes(std::string_view t) {
   return tf_tensor_size{n * size, false};
 }
 
-// Another framework's allocator: "out of memory" (any case) and "allocat..." with a byte count.
+// Another framework's allocator: "out of memory" (any case) and "allocat..." or a runtime
+// allocation call by name with a byte count. Faiss's GPU resources: "Failed to cudaMalloc N bytes
+// on device D (error 2 out of memory" (faiss/gpu/StandardGpuResources.cpp, allocMemory).
 bool other_framework_oom(std::string_view t) {
   std::string low(t);
   std::transform(low.begin(), low.end(), low.begin(), [](unsigned char c) { return std::tolower(c); });
-  return low.find("out of memory") != std::string::npos && low.find("allocat") != std::string::npos &&
+  return low.find("out of memory") != std::string::npos &&
+         (low.find("allocat") != std::string::npos || low.find("cudamalloc") != std::string::npos ||
+          low.find("cumemalloc") != std::string::npos) &&
          low.find(" bytes") != std::string::npos;
 }
 
@@ -800,9 +807,17 @@ struct oom_scanner {
     r.line = lines[i].number;
     r.raw = std::string(detail::trim(t));
     std::size_t pos = 0;
-    for (std::string_view word : {"allocating ", "allocate ", "Allocating ", "Allocate "}) {
+    for (std::string_view word :
+         {"allocating ", "allocate ", "Allocating ", "Allocate ", "cudaMalloc ", "cuMemAlloc "}) {
       pos = 0;
       if ((r.requested = size_after(t, word, pos))) break;
+    }
+    // "... bytes on device 0": the GPU the request was for.
+    if (const std::size_t dev = t.find(" on device "); dev != std::string_view::npos) {
+      const std::string_view rest = t.substr(dev + 11);
+      const std::string_view digits =
+          rest.substr(0, std::min(rest.find_first_not_of("0123456789"), std::size_t{4}));
+      if (const auto n = detail::parse_uint(digits)) r.gpu = static_cast<int>(*n);
     }
     // "Driver report F bytes free and T bytes total"
     if (const std::size_t rep = t.find("report "); rep != std::string_view::npos) {

@@ -339,6 +339,32 @@ TEST(OomReport, ReadsAnotherFrameworksOutOfMemoryLineByItsByteCounts) {
   EXPECT_TRUE(find("allocating 1024 bytes for the cache\n").empty());
 }
 
+// Faiss's GPU resources name the runtime call and the device: the request and the GPU are read.
+TEST(OomReport, ReadsFaisssFailedCudaMallocWithItsDevice) {
+  const auto r = find(
+      "RuntimeError: Error in virtual void* faiss::gpu::StandardGpuResourcesImpl::allocMemory("
+      "const faiss::gpu::AllocRequest&) at faiss/gpu/StandardGpuResources.cpp:443: Error: "
+      "'err == cudaSuccess' failed: Failed to cudaMalloc 1610612736 bytes on device 1 (error 2 "
+      "out of memory\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].kind, oom_kind::cuda);
+  EXPECT_EQ(r[0].requested, 1610612736u);
+  EXPECT_EQ(r[0].gpu, 1);
+  // A log line naming the call and a byte count without a failure is no report.
+  EXPECT_TRUE(find("cudaMalloc 1024 bytes for the workspace on device 0\n").empty());
+}
+
+// Darknet's check_error: the runtime's error string after "CUDA Error: ", no figures, a CUDA call's
+// failure rather than an allocator's.
+TEST(OomReport, ReadsDarknetsCudaErrorLine) {
+  const auto r = find(
+      "102 CUDA Error: out of memory\npython3: ./src/cuda.c:36: check_error: Assertion `0' "
+      "failed.\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].kind, oom_kind::cuda);
+  EXPECT_FALSE(r[0].requested.has_value());
+}
+
 // torch >= 2.6 names the memory of private pools (CUDA graphs) between the two figures.
 TEST(OomReport, ReadsTheMessageWithPrivatePools) {
   const auto r = find("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a "

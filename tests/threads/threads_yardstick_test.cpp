@@ -436,11 +436,12 @@ TEST(ThreadsYardstick, SeventeenthBatchScoredAfterTheSixteenthsFixes) {
 // Batch 18, collected sealed in the round after (the rarer causes by their fixes' words;
 // evaluation and growth over steps; trackers of runtimes beside Python's PyTorch) and scored
 // once on that round's starting rules before anything was changed for it (bench/README.md): 8 of
-// 14 top-1, 10 of 14 top-3.
+// 14 top-1, 10 of 14 top-3. With Darknet's "CUDA Error: out of memory" and Faiss's failed
+// cudaMalloc read instead of refused: 9 and 11.
 TEST(ThreadsYardstick, EighteenthBatchScoredAfterTheSeventeenthsFixes) {
   const tally fresh = score_all("18", false);
   ASSERT_GE(fresh.n, 14);
-  expect_at_least(fresh, {8, 10});
+  expect_at_least(fresh, {9, 11});
 }
 
 // The saving a finding states, against the threads that report what the confirmed fix saved
