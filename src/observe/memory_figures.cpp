@@ -167,6 +167,62 @@ bool names_only_a_peak(std::string_view label) {
   });
 }
 
+// Figures that share one unit written after the last ("alloc=10.33 peak=68.03 GiB", a training
+// loop's own print): a bare number after "LABEL=" (or "LABEL: "), followed by the next
+// "LABEL=SIZE" of the line, takes that size's unit when its label names an allocator figure or a
+// peak. Read right to left, so a chain of such numbers takes the last unit.
+void add_shared_unit_figures(std::string_view line, std::vector<size_at>& sizes) {
+  if (sizes.empty()) return;
+  std::vector<size_at> found;
+  size_at next = sizes.front();
+  while (true) {
+    // "LABEL=" right before `next`.
+    std::size_t k = next.start;
+    if (k == 0 || (line[k - 1] != '=' && line[k - 1] != ':')) break;
+    std::size_t label_start = k - 1;
+    while (label_start > 0 && (is_alnum(line[label_start - 1]) || line[label_start - 1] == '_'))
+      --label_start;
+    if (label_start == k - 1 || label_start == 0 || line[label_start - 1] != ' ') break;
+    // A bare number before the spaces ahead of that label.
+    std::size_t number_end = label_start;
+    while (number_end > 0 && line[number_end - 1] == ' ') --number_end;
+    std::size_t number_start = number_end;
+    while (number_start > 0 && (is_digit(line[number_start - 1]) || line[number_start - 1] == '.'))
+      --number_start;
+    if (number_start == number_end || !is_digit(line[number_start]) || number_start == 0 ||
+        (line[number_start - 1] != '=' && line[number_start - 1] != ':' &&
+         line[number_start - 1] != ' '))
+      break;
+    std::size_t own_label_end = number_start;
+    while (own_label_end > 0 && (line[own_label_end - 1] == ' ' || line[own_label_end - 1] == '=' ||
+                                 line[own_label_end - 1] == ':'))
+      --own_label_end;
+    std::size_t own_label_start = own_label_end;
+    while (own_label_start > 0 &&
+           (is_alnum(line[own_label_start - 1]) || line[own_label_start - 1] == '_'))
+      --own_label_start;
+    const std::string_view own_label =
+        line.substr(own_label_start, own_label_end - own_label_start);
+    if (own_label.empty() ||
+        (classify(own_label).kind == figure_kind::none && !names_only_a_peak(own_label)))
+      break;
+    // The unit as `next` writes it: what follows its number.
+    std::size_t unit_at = next.start;
+    while (unit_at < next.end &&
+           (is_digit(line[unit_at]) || line[unit_at] == '.' || line[unit_at] == ','))
+      ++unit_at;
+    const std::string candidate =
+        std::string(line.substr(number_start, number_end - number_start)) +
+        std::string(line.substr(unit_at, next.end - unit_at));
+    std::size_t used = 0;
+    const auto value = parse_size_prefix(candidate, used);
+    if (!value || used != candidate.size()) break;
+    next = size_at{number_start, number_end, *value};
+    found.push_back(next);
+  }
+  sizes.insert(sizes.begin(), found.rbegin(), found.rend());
+}
+
 // Sets the figure a label names; false when it names none or the entry has it already.
 bool put(torch_stats& s, figure_label what, bytes value) {
   if (what.kind == figure_kind::none) return false;
@@ -822,6 +878,7 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
       continue;
     }
     auto sizes = sizes_in(t);
+    add_shared_unit_figures(t, sizes);
     // A figure of torch.cuda's memory API without a unit: a series point only (below).
     double raw = 0;
     const bool unitless = sizes.empty() && (sizes = unitless_api_figure(t, raw)).size() == 1;

@@ -5,6 +5,9 @@
 //   "Allocated: 60.93 GB   Reserved (cached): 126.97 GB   Max reserved: 126.97 GB"
 //                        a training script's own line: a size after each label naming the
 //                        allocator's figure (allocated / reserved or cached, max or peak)
+//   "step=1 TRAIN alloc=10.33 peak=73.94 GiB"
+//                        the same with the unit written once, after the last figure: a bare
+//                        number after an allocator figure's label takes the next figure's unit
 //   "MA 12.5 GB  Max_MA 14.2 GB  CA 15.0 GB  Max_CA 15 GB"
 //                        DeepSpeed's see_memory_usage (deepspeed/runtime/utils.py: torch's
 //                        memory_allocated, max_memory_allocated, memory_reserved and

@@ -305,6 +305,24 @@ TEST(RuntimePastes, ReadsAllocatedFiguresAloneAndNamesWhatIsMissing) {
   EXPECT_FALSE(parse_observation("allocated = 3 GiB\n", "notes.txt"));
 }
 
+// A loop's own print that writes the unit once, after the last figure: the bare number before
+// takes it when its label names an allocator figure; a step counter or a loss does not.
+TEST(RuntimePastes, ReadsFiguresSharingTheUnitWrittenAfterTheLast) {
+  const auto o = parse_observation(
+      "step=0 TRAIN alloc=10.5 peak=68 GiB\nstep=1 TRAIN alloc=10.5 peak=74 GiB\n", "steps.txt");
+  ASSERT_TRUE(o) << o.error().to_string();
+  ASSERT_FALSE(o->stats.empty());
+  EXPECT_EQ(o->stats[0].allocated.current, static_cast<bytes>(10.5 * 1024 * 1024 * 1024));
+  EXPECT_EQ(o->stats[0].allocated.peak, 68_GiB);
+  // "loss=0.25" before a sized figure is no memory figure: the line keeps its one size.
+  const auto f =
+      detail::find_memory_figures("iter=3 loss=0.25 reserved=4 GiB allocated=2 GiB\n", "log.txt");
+  ASSERT_EQ(f.stats.size(), 1u);
+  EXPECT_EQ(f.stats[0].reserved.current, 4_GiB);
+  EXPECT_EQ(f.stats[0].allocated.current, 2_GiB);
+  EXPECT_FALSE(f.stats[0].allocated.peak);
+}
+
 // A table whose figures no label names, and sizes with GNU's "G" suffix: the refusal quotes the
 // rows that hold sizes, so the user sees what was found.
 TEST(RuntimePastes, ARefusedTableQuotesItsRowsWithSizes) {
