@@ -13,7 +13,7 @@ namespace {
 constexpr std::array catalogue{
     rule{"MEM001", "the job does not fit, or only inside the safety margin",
          "a job spec whose plan runs out of memory (error) or fits inside the safety margin "
-         "(warning)",
+         "(warning); without one, a log's per-step peaks far above a level allocation",
          &rules::does_not_fit},
     rule{"JAX001", "a runtime reserves its pool up front (JAX: on every visible GPU)",
          "a JAX job, GPUs held at 75 % / 90 % of their memory, or another runtime's up-front pool "
@@ -23,11 +23,12 @@ constexpr std::array catalogue{
     rule{"FSDP001", "FSDP1 meta-device init without sync_module_states / device_id",
          "an FSDP1 job with meta-device ranks, or rank 0 peaking apart from the others",
          &rules::fsdp1_meta_init},
-    rule{"OPT001", "options that save nothing for this job", "a job spec: each memory option re-planned",
-         &rules::options_without_effect},
+    rule{"OPT001", "options that save nothing for this job",
+         "a job spec: each memory option re-planned", &rules::options_without_effect},
     rule{"NCCL001", "record_stream keeps collective buffers alive",
          "memory_stats with active peak far above allocated peak, or a plan whose gap goes "
-         "without record_stream", &rules::record_stream_inflation},
+         "without record_stream",
+         &rules::record_stream_inflation},
     rule{"GPU001", "GPU 0 carries memory of other ranks",
          "several processes on GPU 0 and one on the others, GPU 0 working while the other GPUs "
          "hold only contexts, contexts counted on every GPU, or a job that touches cuda:0 early",
@@ -35,25 +36,31 @@ constexpr std::array catalogue{
     rule{"DEV001", "memory outside the framework's pool (context, library workspace)",
          "nvidia-smi used and memory_stats reserved of the same GPU, or a CUDA library's own "
          "allocation failure (CUDNN_STATUS_ALLOC_FAILED, CUBLAS_STATUS_ALLOC_FAILED) with no "
-         "allocator's figures", &rules::device_above_reserved},
+         "allocator's figures",
+         &rules::device_above_reserved},
     rule{"FRAG001", "fragmentation: reserved far above allocated",
          "memory_stats or an OOM message with a large reserved-but-unallocated share",
          &rules::fragmentation},
-    rule{"OOM001", "out of memory", "an out-of-memory message in a log", &rules::out_of_memory_message},
+    rule{"OOM001", "out of memory", "an out-of-memory message in a log",
+         &rules::out_of_memory_message},
     rule{"OOM002", "out-of-memory message checked against nvidia-smi",
-         "a PyTorch out-of-memory message and nvidia-smi output together", &rules::oom_against_nvidia_smi},
+         "a PyTorch out-of-memory message and nvidia-smi output together",
+         &rules::oom_against_nvidia_smi},
     rule{"PROC001", "memory held outside this process",
          "an out-of-memory message whose GPU holds memory this process does not (capacity - free - "
          "its own use), or nvidia-smi with processes or memory that belong to no rank",
          &rules::memory_outside_process},
     rule{"VLLM001", "a vLLM engine claims a fixed share of the GPU",
-         "vLLM's start-up memory profile in a log (total x gpu_memory_utilization), or its refusal to start "
+         "vLLM's start-up memory profile in a log (total x gpu_memory_utilization), or its refusal "
+         "to start "
          "with less free",
          &rules::vllm_engine_claim},
     rule{"CKPT001", "out of memory while saving a checkpoint",
-         "an out-of-memory message whose traceback is in a checkpoint save", &rules::checkpoint_save},
+         "an out-of-memory message whose traceback is in a checkpoint save",
+         &rules::checkpoint_save},
     rule{"CKPT002", "out of memory while loading a checkpoint",
-         "an out-of-memory message whose traceback is in torch.load or load_state_dict, or memory figures "
+         "an out-of-memory message whose traceback is in torch.load or load_state_dict, or memory "
+         "figures "
          "the paste labels as taken after a load",
          &rules::checkpoint_resume},
     rule{"EVAL001", "out of memory in evaluation",
@@ -65,7 +72,8 @@ constexpr std::array catalogue{
          "an out-of-memory message whose traceback is in the optimizer's state initialisation",
          &rules::first_optimizer_step},
     rule{"LEAK001", "memory kept from one iteration to the next",
-         "the same GPU pasted twice with its memory grown, or an out-of-memory message that no traceback "
+         "the same GPU pasted twice with its memory grown, or an out-of-memory message that no "
+         "traceback "
          "places (then below the job's size)",
          &rules::kept_across_iterations},
     rule{"PRED001", "observation disagrees with the prediction",

@@ -165,5 +165,25 @@ TEST(Jax001, TheClientsLogLineSaysWhetherThePoolWasTakenUpFront) {
   EXPECT_LE(found[0].likelihood, 0.3);
 }
 
+// A loop's prints of what stays allocated and each step's peak: level between steps and peaking
+// far above it is the step's own working memory (MEM001 without a job); a print of another phase
+// that peaks lower does not count, and a level that rises is no such reading.
+TEST(Mem001, AStepsOwnPeakOverALevelAllocationIsTheStepsWorkingMemory) {
+  const auto o = read(
+      "step=0 TRAIN alloc=10 peak=68 GiB\nstep=1 TRAIN alloc=10 peak=74 GiB\n"
+      "step=4 VAL   alloc=13 peak=15 GiB\n");
+  doctor_input in;
+  in.observed = &o;
+  const auto found = rules::does_not_fit(in);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].cause_class, "does_not_fit");
+  EXPECT_EQ(found[0].evidence[0],
+            "paste.txt line 2: 10.00 GiB stays allocated, the step peaks at 74.00 GiB");
+  EXPECT_NE(found[0].fix.find("activation checkpointing"), std::string::npos);
+  const auto rising = read("step=0 alloc=10 peak=68 GiB\nstep=1 alloc=14 peak=74 GiB\n");
+  in.observed = &rising;
+  EXPECT_TRUE(rules::does_not_fit(in).empty());
+}
+
 }  // namespace
 }  // namespace vramscope::doctor

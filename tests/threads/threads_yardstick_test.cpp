@@ -426,11 +426,12 @@ TEST(ThreadsYardstick, SixteenthBatchScoredAfterTheFifteenthsFixes) {
 // time and tools' screens; frameworks' trackers; failures worded by CUDA libraries) and scored
 // once on that round's rules before anything was changed for it (bench/README.md): 4 of 16
 // top-1, 6 of 16 top-3. With cuFFT's and cuSOLVER's failures read (FRAG001 beside CuPy's pool,
-// JAX001 for a handle TensorFlow's pool left no room for): 6 and 8.
+// JAX001 for a handle TensorFlow's pool left no room for): 6 and 8. With a loop's per-step peaks
+// read (MEM001 without a job: the step's own working memory over a level allocation): 7 and 9.
 TEST(ThreadsYardstick, SeventeenthBatchScoredAfterTheSixteenthsFixes) {
   const tally fresh = score_all("17", false);
   ASSERT_GE(fresh.n, 16);
-  expect_at_least(fresh, {6, 8});
+  expect_at_least(fresh, {7, 9});
 }
 
 // Batch 18, collected sealed in the round after (the rarer causes by their fixes' words;

@@ -14,6 +14,8 @@ namespace vramscope::doctor::rules {
 
 namespace {
 
+namespace lk = likelihood;
+
 // A change a maintainer would suggest, with what it costs in words: the step-time estimates are
 // stated, not measured (recomputing a block's forward is about a third of its step's FLOPs;
 // offloaded state crosses PCIe every step).
@@ -144,10 +146,79 @@ finding out_of_memory_finding(const doctor_input& in, const predict::prediction&
   return f;
 }
 
+// A loop's own prints of what stays allocated and each step's peak, without a job: in the steps
+// that peak at least twice as high as what stays, what stays is level (no growth, so nothing is
+// kept from step to step). The difference is the step's own working memory (activations kept for
+// backward, temporaries), which is what a step that runs out needs cut: recompute or a smaller
+// batch. Levels within lk::same_reading_spread of each other, or a context's worth apart, are
+// one level; prints of another phase (an evaluation that peaks lower) do not count.
+std::optional<finding> from_step_peaks(const observe::observation& obs) {
+  std::vector<const observe::torch_stats*> steps;
+  for (const auto& s : obs.stats)
+    if (s.origin == observe::stats_origin::log_figures && s.allocated.current && s.allocated.peak &&
+        !s.reserved.current && !s.reserved.peak && *s.allocated.peak >= 2 * *s.allocated.current)
+      steps.push_back(&s);
+  if (steps.size() < 2) return std::nullopt;
+  bytes low = UINT64_MAX, high = 0, peak = 0;
+  const observe::torch_stats* highest = steps.front();
+  for (const auto* s : steps) {
+    low = std::min(low, *s->allocated.current);
+    high = std::max(high, *s->allocated.current);
+    if (*s->allocated.peak > peak) {
+      peak = *s->allocated.peak;
+      highest = s;
+    }
+  }
+  const bool level =
+      static_cast<double>(high) <= lk::same_reading_spread * static_cast<double>(low) ||
+      high - low <= lk::context_min;
+  if (!level) return std::nullopt;
+  const auto line_of = [](const observe::torch_stats& s) {
+    const auto l = s.raw.find("line");
+    return l == s.raw.end() ? std::string("?") : std::to_string(l->second);
+  };
+  finding f{"MEM001",
+            "a step's own peak is what does not fit",
+            severity::warning,
+            {},
+            {},
+            {},
+            {},
+            {},
+            "does_not_fit",
+            lk::possible,
+            {},
+            {}};
+  f.evidence.push_back(fmt::format("{} line {}: {} stays allocated, the step peaks at {}",
+                                   highest->source, line_of(*highest),
+                                   format_bytes(*highest->allocated.current), format_bytes(peak)));
+  f.support.push_back(
+      fmt::format("{} prints: what stays allocated is level ({} to {}), so nothing is kept "
+                  "from step to step",
+                  steps.size(), format_bytes(low), format_bytes(high)));
+  f.support.push_back(
+      fmt::format("each step's peak is {} above what stays: its activations and temporaries",
+                  format_bytes(peak - high)));
+  f.against.push_back("the paste gives no capacity: whether the peak passes the GPU is not in it");
+  f.cause =
+      "a step's working memory (activations kept for backward, temporaries) peaks far above what "
+      "stays "
+      "allocated; the longest batches push it past the GPU";
+  f.fix =
+      "activation checkpointing (recomputes each block's forward: ~33 % more compute), or a "
+      "smaller "
+      "micro-batch / shorter sequences with gradient accumulation";
+  return f;
+}
+
 }  // namespace
 
 std::vector<finding> does_not_fit(const doctor_input& in) {
-  if (!in.prediction) return {};
+  if (!in.prediction) {
+    if (in.observed)
+      if (auto f = from_step_peaks(*in.observed)) return {std::move(*f)};
+    return {};
+  }
   const auto state = predict::state_of(*in.prediction);
   if (state == predict::fit_state::fits) return {};
   const auto& p = *in.prediction;
