@@ -718,6 +718,7 @@ class interpreter {
 
   maybe_error run(const std::vector<statement>& statements, shell_launch& out) {
     seed_slurm(out);
+    seed_grid_engine();
     std::vector<shell_word> loose;  // words of commands that start with an option
     for (const auto& s : statements) {
       if (s.array) {
@@ -842,6 +843,42 @@ class interpreter {
         for (const char* name : names) vars_[name] = {word};
         if (key == "-N" || key == "--nodes") out.sbatch_nodes = word;
         if (key == "--ntasks-per-node") out.sbatch_tasks_per_node = word;
+        if (key == "--gpus-per-node" || key == "--gres") out.sbatch_gpus_per_node = word;
+      }
+      return true;
+    });
+  }
+
+  // A Grid Engine job script's `#$ -l NAME=N` resource requests. ABCI's full-node resource types
+  // (rt_F: a node of four V100, rt_AF: eight A100, rt_HF: eight H100; ABCI user guide, "Job
+  // Execution Resource") take the node count as N, and the job's environment then has
+  // SGE_RESOURCE_TYPE (the type) and Grid Engine's NHOSTS (the hosts granted, sge_conf(5)'s job
+  // environment). A script that sets either name itself wins, as it would in bash.
+  void seed_grid_engine() {
+    for_each_line(text_, [&](std::string_view row, int line) {
+      const auto first = row.find_first_not_of(" \t");
+      if (first == std::string_view::npos || row.substr(first, 2) != "#$") return true;
+      std::size_t at = row.find("-l ", first + 2);
+      if (at == std::string_view::npos) return true;
+      at += 3;
+      while (at < row.size() && is_blank(row[at])) ++at;
+      std::size_t end = at;
+      while (end < row.size() && !is_blank(row[end])) ++end;
+      const std::string_view requests = row.substr(at, end - at);
+      for (std::size_t start = 0; start < requests.size();) {
+        const std::size_t comma = std::min(requests.find(',', start), requests.size());
+        const std::string_view item = requests.substr(start, comma - start);
+        const std::size_t eq = item.find('=');
+        const std::size_t column = at + start + 1;
+        start = comma + 1;
+        if (eq == std::string_view::npos) continue;
+        const std::string name(item.substr(0, eq)), count(item.substr(eq + 1));
+        if (name != "rt_F" && name != "rt_AF" && name != "rt_HF") continue;
+        if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos) continue;
+        if (!vars_.count("SGE_RESOURCE_TYPE"))
+          vars_["SGE_RESOURCE_TYPE"] = {shell_word{name, line, static_cast<int>(column), false}};
+        if (!vars_.count("NHOSTS"))
+          vars_["NHOSTS"] = {shell_word{count, line, static_cast<int>(column + eq + 1), false}};
       }
       return true;
     });

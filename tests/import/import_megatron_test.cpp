@@ -150,6 +150,106 @@ TEST(ImportMegatron, NullTokenizerCountsItsEndOfDocumentTokenByRelease) {
   EXPECT_EQ(key_of(exact.job, "vocab_size"), "128512");
 }
 
+// A tokenizer whose path names its family: LLaMA 1 / Llama 2's SentencePiece model (32,000 pieces)
+// for the types that count pieces or Hugging Face entries, Llama 3's 128,256 for Megatron's
+// Llama3Tokenizer only (Hugging Face's count of it changed between releases), BLOOM's 250,680 for
+// the Hugging Face types; a path that names no family, or a type that adds tokens of its own, is
+// still refused. A BPE file named for its size gives that size.
+TEST(ImportMegatron, ATokenizerNamedForItsFamilyHasThatFamilysVocabulary) {
+  const std::string model =
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n"
+      "--seq-length 128 --tensor-model-parallel-size 2\n";
+  const auto llama2 = import_ok(launch(
+      model +
+      "--tokenizer-type Llama2Tokenizer --tokenizer-model /ckpt/Llama-2-13b-hf/tokenizer.model\n"));
+  EXPECT_EQ(key_of(llama2.job, "vocab_size"), "32000");
+  EXPECT_NE(find_note(llama2.notes, "that family's tokenizer, 32000 entries"), "");
+  const auto llama1 =
+      import_ok(launch(model + "--tokenizer-type GPTSentencePieceTokenizer --tokenizer-model "
+                               "dataset/llama-7b/tokenizer.model\n"));
+  EXPECT_EQ(key_of(llama1.job, "vocab_size"), "32000");
+  const auto llama3 = import_ok(launch(model + "--tokenizer-type Llama3Tokenizer --tokenizer-model "
+                                               "/m/Meta-Llama-3-8B/original/tokenizer.model\n"));
+  EXPECT_EQ(key_of(llama3.job, "vocab_size"), "128256");
+  const auto bloom = import_ok(launch(
+      model + "--tokenizer-type PretrainedFromHF --tokenizer-name-or-path bigscience/bloomz\n"));
+  EXPECT_EQ(key_of(bloom.job, "vocab_size"), "250880");  // 250,680 padded to 128 x 2
+  EXPECT_NE(import_error(launch(model + "--tokenizer-type HuggingFaceTokenizer --tokenizer-model "
+                                        "meta-llama/Meta-Llama-3-8B\n"))
+                .find("its vocabulary size is in the tokenizer's files"),
+            std::string::npos);
+  EXPECT_NE(
+      import_error(
+          launch(
+              model +
+              "--tokenizer-type Llama2Tokenizer --tokenizer-model llm-jp-tokenizer-100k.model\n"))
+          .find("its vocabulary size is in the tokenizer's files"),
+      std::string::npos);
+  EXPECT_NE(
+      import_error(
+          launch(
+              model +
+              "--tokenizer-type SentencePieceTokenizer --tokenizer-model llama2/tokenizer.model\n"))
+          .find("its vocabulary size is in the tokenizer's files"),
+      std::string::npos);
+  const auto sized = import_ok(
+      launch(model + "--vocab-file /t/nordic_tokenizer_131072/vocab.json --merge-file /t/m.txt\n"));
+  EXPECT_EQ(key_of(sized.job, "vocab_size"), "131072");
+  const auto gpt2 = import_ok(
+      launch(model + "--vocab-file /t/gpt2-vocab.json --merge-file /t/gpt2-merges.txt\n"));
+  EXPECT_EQ(key_of(gpt2.job, "vocab_size"), "50432");
+}
+
+// Grid Engine's `#$ -l rt_AF=N` (ABCI's full-node resource) is the job's NHOSTS and
+// SGE_RESOURCE_TYPE; Open MPI's `mpirun -x NAME=VALUE` is the processes' environment.
+TEST(ImportMegatron, GridEngineNodesAndMpirunsEnvironment) {
+  const auto job = import_ok(
+      "#!/bin/bash\n#$ -l rt_AF=4\n#$ -l h_rt=1:00:00\n"
+      "if [[ \"$SGE_RESOURCE_TYPE\" == \"rt_AF\" ]]; then\n  GPUS_A_NODE=8\nelse\n  "
+      "GPUS_A_NODE=4\nfi\n"
+      "NUM_GPUS=$((NHOSTS * GPUS_A_NODE))\n"
+      "mpirun -np $NUM_GPUS -npernode $GPUS_A_NODE -x CUDA_DEVICE_MAX_CONNECTIONS=1 -x PATH "
+      "python pretrain_gpt.py " +
+      small_model.substr(0, small_model.size() - 1) + "\n");
+  EXPECT_EQ(job.job.hardware.gpus_per_node, 8);
+  EXPECT_EQ(job.job.hardware.nodes, 4);
+  EXPECT_EQ(job.job.env.at("CUDA_DEVICE_MAX_CONNECTIONS"), "1");
+  EXPECT_EQ(job.job.env.count("PATH"), 0u);
+}
+
+// DeepSpeedExamples' 3D example (2021): --pipe-parallel-size (0 without pipelining) and --gas,
+// the micro-batches a pipelined step runs.
+TEST(ImportMegatron, DeepSpeedExamplesPipeParallelSizeAndGas) {
+  const std::string model =
+      "--num-layers 4 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n"
+      "--seq-length 128 --model-parallel-size 2 --batch-size 2 --gas 8\n";
+  const auto piped = import_ok(launch(model + "--pipe-parallel-size 2\n"));
+  EXPECT_EQ(piped.job.parallel.pp, 2);
+  EXPECT_EQ(piped.job.training.gradient_accumulation, 8);
+  const auto flat = import_ok(launch(model + "--pipe-parallel-size 0\n"));
+  EXPECT_EQ(flat.job.parallel.pp, 1);
+  EXPECT_EQ(flat.job.training.gradient_accumulation, 1);  // --gas is read by the pipeline only
+}
+
+// srun starting a wrapper (a container's launch script) once per task, each task a GPU of the
+// allocation: the GPUs are #SBATCH's tasks a node x nodes. Without a task a GPU it is not read.
+TEST(ImportMegatron, SrunTasksThatEachHoldAGpuThroughAWrapper) {
+  const std::string body = "CMD=\"pretrain_gpt.py " +
+                           small_model.substr(0, small_model.size() - 1) +
+                           "\"\nsrun --label singularity exec -B /w image.sif ./launch.sh $CMD\n";
+  const auto job = import_ok(
+      "#!/bin/bash\n#SBATCH --nodes=16\n#SBATCH --ntasks-per-node=8\n"
+      "#SBATCH --gpus-per-node=mi250:8\n" +
+      body);
+  EXPECT_EQ(job.job.hardware.gpus_per_node, 8);
+  EXPECT_EQ(job.job.hardware.nodes, 16);
+  const auto one_task = import_ok(
+      "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\n"
+      "#SBATCH --gpus-per-node=8\n" +
+      body);
+  EXPECT_NE(find_note(one_task.notes, "srun is not torchrun"), "");
+}
+
 // GPT2BPETokenizer (named or pretrain_gpt.py's default) is as long as its vocabulary file:
 // another family's files are refused where they are given, GPT-2's are 50,257 tokens.
 TEST(ImportMegatron, AnotherFamilysBpeFilesAreRefusedAtTheirLine) {
@@ -1156,6 +1256,12 @@ TEST(ImportMegatron, AnEntryScriptOfPreferenceOrDistillationTrainingIsRefused) {
   // MS-AMP's --msamp (FP8 weights, LBAdamW's 8-bit moments) is refused at the flag.
   const std::string msamp = import_error(launch(small_model + "--msamp\n"));
   EXPECT_NE(msamp.find("--msamp: MS-AMP's FP8 training"), std::string::npos) << msamp;
+  // pull/3689's Engram n-gram memory is refused at its flag.
+  const std::string engram =
+      import_error(launch(small_model + "--use-engram --engram-layer-ids 1\n"));
+  EXPECT_NE(engram.find("--use-engram: Engram (pull/3689) adds hashed n-gram embedding tables"),
+            std::string::npos)
+      << engram;
   EXPECT_NE(msamp.find("remove --msamp to plan"), std::string::npos) << msamp;
   // A word that only contains one of those names is no such script.
   import_ok("torchrun --nproc_per_node 8 pretrain_gpt_kdd.py " + small_model);

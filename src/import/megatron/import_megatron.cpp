@@ -265,6 +265,34 @@ long long read_mpirun(import_context& ctx, std::string_view text,
       total_text = value;
     }
   }
+  // The environment mpirun hands the processes: Open MPI's `-x NAME=VALUE` (mpirun(1), "-x
+  // <env>") and MPICH / Intel MPI's `-genv NAME VALUE` (mpiexec(1)); `-x NAME` alone passes the
+  // launching shell's value, which the exports already give.
+  for (std::size_t i = 1; i + 1 < words.size(); ++i) {
+    std::string name, value;
+    const shell_word* at_word = &words[i + 1];
+    if (words[i].text == "-x") {
+      const auto eq = words[i + 1].text.find('=');
+      if (eq == std::string::npos || eq == 0) continue;
+      name = words[i + 1].text.substr(0, eq);
+      value = words[i + 1].text.substr(eq + 1);
+    } else if (words[i].text == "-genv" && i + 2 < words.size()) {
+      name = words[i + 1].text;
+      value = words[i + 2].text;
+      at_word = &words[i + 2];
+    } else {
+      continue;
+    }
+    if (value.find('$') != std::string::npos) continue;
+    const entry env{words[0].text + " " + words[i].text + " " + name,
+                    {value, {}, false},
+                    true,
+                    where(*at_word)};
+    if (auto problem = ctx.set("env." + name, value, env); !problem.empty()) {
+      error = at(env.where, problem);
+      return 0;
+    }
+  }
   const entry mpirun{words[0].text, {}, false, where(words[0])};
   if (per_node == nullptr) {
     ctx.note(mpirun, fmt::format("{} without a processes-a-node option (-npernode, -ppn, --map-by "
@@ -465,11 +493,15 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
   // interpreter, the task's the rest.
   std::vector<shell_word> srun_words = launch.outer;
   std::vector<shell_word> task = words;
-  if (!words.empty() && script_name(words[0].text) == "srun")
+  // Without an interpreter word (a wrapper runs it), srun's words and the task's are read as one.
+  if (!words.empty() && script_name(words[0].text) == "srun") {
     if (const auto p = last_python(words); p < words.size()) {
       srun_words.assign(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(p));
       task.assign(words.begin() + static_cast<std::ptrdiff_t>(p), words.end());
+    } else if (srun_words.empty()) {
+      srun_words = words;
     }
+  }
   const auto srun = std::find_if(srun_words.begin(), srun_words.end(), [&](const shell_word& w) {
     return script_name(w.text) == "srun";
   });
@@ -494,7 +526,22 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
                      return name == "mpirun" || name == "mpiexec" || name == "orterun" ||
                             name == "srun" || name == "deepspeed" || name == "accelerate";
                    });
-  if (!torchrun && (plain_python || wrapped_python) && srun != srun_words.end()) {
+  // A task command without an interpreter word (`srun singularity exec IMAGE ./launch.sh
+  // pretrain_gpt.py ...`, a site's launch script that runs Python with the task's rank): one
+  // process a task when the allocation gives each task a GPU, #SBATCH --ntasks-per-node equal to
+  // the GPUs a node (--gpus-per-node / --gres), and no process launcher is among the task's words.
+  const bool task_a_gpu = srun != srun_words.end() && python_at == task.size() &&
+                          !launch.sbatch_tasks_per_node.text.empty() &&
+                          launch.sbatch_tasks_per_node.text == launch.sbatch_gpus_per_node.text &&
+                          launch.sbatch_tasks_per_node.text != "1" &&
+                          std::none_of(task.begin(), task.end(), [&](const shell_word& w) {
+                            const std::string name = script_name(w.text);
+                            return name == "mpirun" || name == "mpiexec" || name == "orterun" ||
+                                   name == "torchrun" || name == "deepspeed" ||
+                                   name == "accelerate" || name == "torch.distributed.run" ||
+                                   name == "torch.distributed.launch";
+                          });
+  if (!torchrun && (plain_python || wrapped_python || task_a_gpu) && srun != srun_words.end()) {
     shell_word per_node = launch.sbatch_tasks_per_node, nodes = launch.sbatch_nodes;
     for (auto w = srun; w != srun_words.end(); ++w) {
       std::string key = w->text, value;
@@ -530,8 +577,12 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
     ctx.note(entry{"srun", {}, false, where(*srun)},
              fmt::format("srun starts {} once per task: {} task(s) a node x {} node(s), a GPU "
                          "each",
-                         plain_python
-                             ? task[0].text
+                         plain_python ? task[0].text
+                         : task_a_gpu && python_at == task.size()
+                             ? fmt::format("{} (a task a GPU: #SBATCH --ntasks-per-node {} and "
+                                           "--gpus-per-node {})",
+                                           task[0].text, launch.sbatch_tasks_per_node.text,
+                                           launch.sbatch_gpus_per_node.text)
                              : fmt::format("{} (through {})", task[python_at].text, task[0].text),
                          counts[0], counts[1]));
     return counts[0] * counts[1];
@@ -729,46 +780,28 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
 
 // Flags the importer's own code reads (parallelism, batch, precision, recompute); the model's
 // are megatron_model_flags.
-constexpr const char* read_by_code[] = {"--tensor-model-parallel-size",
-                                        "--pipeline-model-parallel-size",
-                                        "--context-parallel-size",
-                                        "--cp-comm-type",
-                                        "--expert-model-parallel-size",
-                                        "--sequence-parallel",
-                                        "--use-distributed-optimizer",
-                                        "--num-layers-per-virtual-pipeline-stage",
-                                        "--virtual-pipeline-model-parallel-size",
-                                        "--num-virtual-stages-per-pipeline-rank",
-                                        "--micro-batch-size",
-                                        "--global-batch-size",
-                                        "--batch-size",  // the micro batch, to 2020-12
-                                        "--model-parallel-size",  // tp, to 2020-10
-                                        "--num-microbatches-in-minibatch",  // to 2020-12
-                                        // 2.6's --recompute-method / --recompute-num-layers
-                                        "--activations-checkpoint-method",
-                                        "--activations-checkpoint-num-layers",
-                                        "--seq-length",
-                                        "--bf16",
-                                        "--fp16",
-                                        "--grad-reduce-in-bf16",
-                                        "--accumulate-allreduce-grads-in-fp32",
-                                        "--recompute-granularity",
-                                        "--recompute-activations",
-                                        "--checkpoint-activations",
-                                        "--checkpoint-num-layers",
-                                        "--recompute-method",
-                                        "--recompute-num-layers",
-                                        "--recompute-modules",
-                                        "--moe-expert-capacity-factor",
-                                        "--moe-pad-expert-input-to-capacity",
-                                        "--sgd-momentum",
-                                        // read_pipeline_split
-                                        "--decoder-first-pipeline-num-layers",
-                                        "--decoder-last-pipeline-num-layers",
-                                        "--account-for-embedding-in-pipeline-split",
-                                        "--account-for-loss-in-pipeline-split",
-                                        "--pipeline-model-parallel-layout",
-                                        "--pp-partition-method"};
+constexpr const char* read_by_code[] = {
+    "--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--context-parallel-size",
+    "--cp-comm-type", "--expert-model-parallel-size", "--sequence-parallel",
+    "--use-distributed-optimizer", "--num-layers-per-virtual-pipeline-stage",
+    "--virtual-pipeline-model-parallel-size", "--num-virtual-stages-per-pipeline-rank",
+    "--micro-batch-size", "--global-batch-size",
+    "--batch-size",                     // the micro batch, to 2020-12
+    "--model-parallel-size",            // tp, to 2020-10
+    "--num-microbatches-in-minibatch",  // to 2020-12
+    "--pipe-parallel-size",             // DeepSpeedExamples' 3D example
+    "--gas",
+    // 2.6's --recompute-method / --recompute-num-layers
+    "--activations-checkpoint-method", "--activations-checkpoint-num-layers", "--seq-length",
+    "--bf16", "--fp16", "--grad-reduce-in-bf16", "--accumulate-allreduce-grads-in-fp32",
+    "--recompute-granularity", "--recompute-activations", "--checkpoint-activations",
+    "--checkpoint-num-layers", "--recompute-method", "--recompute-num-layers",
+    "--recompute-modules", "--moe-expert-capacity-factor", "--moe-pad-expert-input-to-capacity",
+    "--sgd-momentum",
+    // read_pipeline_split
+    "--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers",
+    "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split",
+    "--pipeline-model-parallel-layout", "--pp-partition-method"};
 
 // Megatron flags that do not change GPU memory: learning-rate schedule, data, checkpoint paths,
 // logging, profiling, kernel fusions that keep the same tensors, communication overlap.
@@ -1496,7 +1529,14 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   //    optimizer/__init__.py): --msamp replaces every linear with MS-AMP's, whose weights are
   //    scaled FP8 tensors, reduces gradients in FP8 and builds LBAdamW with its first moment in
   //    uint8 and its second in fp16.
+  //  - NVIDIA/Megatron-LM pull/3689 (megatron/core/models/engram/, 2026-03): --use-engram adds
+  //    Engram's hashed n-gram embedding tables (--engram-vocab-size, --engram-n-embed-per-ngram)
+  //    and their heads to the layers of --engram-layer-ids.
   static constexpr std::pair<std::string_view, std::string_view> refused_fork_flags[] = {
+      {"--use-engram",
+       "--use-engram: Engram (pull/3689) adds hashed n-gram embedding tables and their heads to "
+       "the layers of --engram-layer-ids, weights and activations no GPT plan holds; remove "
+       "--use-engram and its --engram-* arguments to plan the plain GPT"},
       {"--forward-backward-disaggregating",
        "--forward-backward-disaggregating: MegatronApp's MegaFBD runs the forward passes on ranks "
        "of their own and the backward passes on the others (every other tensor-parallel group), "

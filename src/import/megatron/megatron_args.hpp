@@ -54,6 +54,9 @@ struct megatron_mesh {
   /// The launch gives the GPUs a node but not the node count (`--nnodes $SLURM_NNODES`,
   /// `mpirun -np $WORLD_SIZE -npernode 4`): the world passed is one node's.
   bool nodes_open = false;
+  /// The flag the pipeline degree was read from: --pipeline-model-parallel-size, or the 2021
+  /// DeepSpeedExamples 3D example's --pipe-parallel-size.
+  const char* pp_flag = "--pipeline-model-parallel-size";
 };
 
 /// strategy megatron, tp, pp, sequence parallelism, the distributed optimizer; context and expert

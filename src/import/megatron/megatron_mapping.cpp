@@ -87,7 +87,14 @@ maybe_error read_megatron_parallelism(import_context& ctx, long long world, mega
   // The model's depth first: a refusal names what decides the model before its layout.
   m.layers = flag_int(ctx, "--num-layers", 1, 1, error);
   m.tp = flag_int(ctx, tp_flag, 1, 1, error, max_megatron_degree);
-  m.pp = flag_int(ctx, "--pipeline-model-parallel-size", 1, 1, error, max_megatron_degree);
+  // DeepSpeedExamples' Megatron-LM-v1.1.5-3D_parallelism names the pipeline degree
+  // --pipe-parallel-size, 0 (its default) without pipelining (arguments.py at ed2f9c56;
+  // initialize.py builds the pipeline topology only when it is above 0).
+  const bool pipe_size = ctx.find("--pipeline-model-parallel-size") == nullptr &&
+                         ctx.find("--pipe-parallel-size") != nullptr;
+  if (pipe_size) m.pp_flag = "--pipe-parallel-size";
+  const char* pp_flag = m.pp_flag;
+  m.pp = std::max(1LL, flag_int(ctx, pp_flag, 1, pipe_size ? 0 : 1, error, max_megatron_degree));
   m.cp = flag_int(ctx, "--context-parallel-size", 1, 1, error, max_megatron_degree);
   m.ep = flag_int(ctx, "--expert-model-parallel-size", 1, 1, error, max_megatron_degree);
   if (error) return error;
@@ -117,7 +124,7 @@ maybe_error read_megatron_parallelism(import_context& ctx, long long world, mega
   if (auto problem = ctx.set("parallel.strategy", "megatron", file_entry(ctx)); !problem.empty())
     return at(file_entry(ctx).where, problem);
   set_from(ctx, tp_flag, "parallel.tp", std::to_string(m.tp), error);
-  set_from(ctx, "--pipeline-model-parallel-size", "parallel.pp", std::to_string(m.pp), error);
+  set_from(ctx, pp_flag, "parallel.pp", std::to_string(m.pp), error);
   // Megatron turns sequence parallelism off without tensor parallelism (validate_args).
   if (m.tp > 1)
     set_from(ctx, "--sequence-parallel", "parallel.sequence_parallel", "true", error);
@@ -207,12 +214,18 @@ maybe_error read_megatron_batch(import_context& ctx, const megatron_mesh& m) {
                                    ctx.find("--batch-size") != nullptr
                                ? "--batch-size"
                                : "--micro-batch-size";
-  const bool old_count = ctx.find("--global-batch-size") == nullptr &&
-                         ctx.find("--num-microbatches-in-minibatch") != nullptr;
+  // The same era's DeepSpeedExamples 3D example runs --gas micro-batches a pipelined step
+  // (training.py: the global batch is --batch-size x data-parallel size x --gas; "pipeline
+  // parallelism only", its help says), read where --pipe-parallel-size pipelines.
+  const char* count_flag = "--num-microbatches-in-minibatch";
+  if (ctx.find(count_flag) == nullptr && ctx.find("--gas") != nullptr && m.pp > 1 &&
+      ctx.find("--pipe-parallel-size") != nullptr)
+    count_flag = "--gas";
+  const bool old_count =
+      ctx.find("--global-batch-size") == nullptr && ctx.find(count_flag) != nullptr;
   const long long micro = flag_int(ctx, micro_flag, 1, 1, error, max_megatron_degree);
   const long long count =
-      old_count ? flag_int(ctx, "--num-microbatches-in-minibatch", 1, 1, error, max_megatron_degree)
-                : 1;
+      old_count ? flag_int(ctx, count_flag, 1, 1, error, max_megatron_degree) : 1;
   const long long global = flag_int(ctx, "--global-batch-size", micro * m.dp * count, 1, error);
   if (error) return error;
   if (const entry* old = ctx.find("--batch-size"); old != nullptr && micro_flag != old->key)
@@ -226,8 +239,8 @@ maybe_error read_megatron_batch(import_context& ctx, const megatron_mesh& m) {
                           "plan it",
                           global, micro, m.dp, m.tp, m.pp, m.cp, micro * m.dp));
   set_from(ctx, micro_flag, "training.micro_batch", std::to_string(micro), error);
-  set_from(ctx, old_count ? "--num-microbatches-in-minibatch" : "--global-batch-size",
-           "training.gradient_accumulation", std::to_string(global / (micro * m.dp)), error);
+  set_from(ctx, old_count ? count_flag : "--global-batch-size", "training.gradient_accumulation",
+           std::to_string(global / (micro * m.dp)), error);
   set_from(ctx, "--seq-length", "training.seq_len", flag_text(ctx, "--seq-length", ""), error);
   return error;
 }

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -102,6 +103,95 @@ long long null_tokenizer_vocab(import_context& ctx, const entry& size, long long
   return n + 1;
 }
 
+// A BPE vocabulary file whose path names its size beside the word tokenizer, vocab or bpe
+// ("nordic_tokenizer_131072/vocab.json", "bpe-32768/vocab.json"), as users name the tokenizers
+// they train: the size is that number (GPT2BPETokenizer counts the file's entries). Numbers
+// below 1,000 are not sizes (versions, years in two digits).
+std::optional<std::pair<const entry*, long long>> sized_vocabulary_file(const import_context& ctx) {
+  const entry* e = ctx.find("--vocab-file");
+  if (e == nullptr || e->value.text.find('$') != std::string::npos ||
+      lower_case(e->value.text).find("gpt2") != std::string::npos)
+    return std::nullopt;
+  const auto words = name_words(e->value.text);
+  const auto is_size = [](const std::string& w) {
+    return w.size() >= 4 && w.size() <= 7 &&
+           std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  const auto names_vocabulary = [](const std::string& w) {
+    return w == "tokenizer" || w == "vocab" || w == "bpe" || w == "tok";
+  };
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (!is_size(words[i])) continue;
+    const bool beside = (i > 0 && names_vocabulary(words[i - 1])) ||
+                        (i + 1 < words.size() && names_vocabulary(words[i + 1]));
+    if (beside) return std::pair{e, std::stoll(words[i])};
+  }
+  return std::nullopt;
+}
+
+// A tokenizer file (or Hugging Face model folder or Hub id) whose path names the model family
+// it belongs to, and the size of that family's vocabulary as the tokenizer type counts it. The
+// families' own files:
+//   LLaMA 1 and Llama 2: a SentencePiece model of 32,000 pieces (meta-llama/Llama-2-7b-hf
+//     tokenizer.model; the Hugging Face tokenizer has the same 32,000 entries);
+//   Llama 3: a tiktoken BPE of 128,000 ranks and 256 reserved special tokens, 128,256
+//     (meta-llama/llama3 llama/tokenizer.py, num_reserved_special_tokens = 256), which
+//     Megatron's Llama3Tokenizer counts whole; Hugging Face's vocab_size says 128,000 and its
+//     len() 128,256, which Megatron releases used in turn, so a Hugging Face type is not read;
+//   BLOOM: a byte-level BPE of 250,680 entries (bigscience/bloom tokenizer.json);
+//   GPT-2: 50,257 (gpt2-vocab.json; the Hub's gpt2 / openai-community/gpt2).
+// Megatron's Llama2Tokenizer and GPTSentencePieceTokenizer count the SentencePiece model's
+// pieces (sp_model.vocab_size()); its Hugging Face types (HuggingFaceTokenizer, Megatron-
+// DeepSpeed's HFTokenizer and PretrainedFromHF) the Hugging Face tokenizer's entries.
+// SentencePieceTokenizer adds special tokens of its own and TikTokenizer its
+// --tiktoken-num-special-tokens, so neither is read here. 0 when the path names no family.
+long long named_tokenizer_vocab(const std::string& tokenizer, const std::string& path) {
+  if (path.empty() || path.find('$') != std::string::npos) return 0;
+  const auto words = name_words(path);
+  enum class family { none, llama2, llama3, bloom, gpt2 } named = family::none;
+  for (std::size_t i = 0; i < words.size() && named == family::none; ++i) {
+    const std::string& w = words[i];
+    const std::string next = i + 1 < words.size() ? words[i + 1] : "";
+    const bool size_word =
+        next.size() >= 2 && next.back() == 'b' &&
+        std::all_of(next.begin(), next.end() - 1, [](char c) { return c >= '0' && c <= '9'; });
+    if (w == "llama2" || (w == "llama" && (next == "2" || size_word)))
+      named = family::llama2;
+    else if (w == "llama3" || (w == "llama" && next == "3"))
+      named = family::llama3;
+    else if (w == "bloom" || w == "bloomz")
+      named = family::bloom;
+    else if (w == "gpt2" && (path == "gpt2" || path == "openai-community/gpt2"))
+      named = family::gpt2;
+  }
+  const bool pieces = tokenizer == "Llama2Tokenizer" || tokenizer == "GPTSentencePieceTokenizer";
+  const bool hugging_face = tokenizer == "HuggingFaceTokenizer" || tokenizer == "HFTokenizer" ||
+                            tokenizer == "PretrainedFromHF" ||
+                            tokenizer == "HFPretrainedTokenizer" ||
+                            tokenizer == "HuggingFacePretrainedTokenizer";
+  switch (named) {
+    case family::llama2:
+      return pieces || hugging_face ? 32000 : 0;
+    case family::llama3:
+      return tokenizer == "Llama3Tokenizer" ? 128256 : 0;
+    case family::bloom:
+      return hugging_face ? 250680 : 0;
+    case family::gpt2:
+      return hugging_face ? 50257 : 0;
+    case family::none:
+      return 0;
+  }
+  return 0;
+}
+
+// The argument that names the tokenizer's files: --tokenizer-model (Megatron-LM), or Megatron-
+// DeepSpeed's --tokenizer-name-or-path for its Hugging Face types.
+const entry* named_tokenizer_file(const import_context& ctx) {
+  for (const char* flag : {"--tokenizer-model", "--tokenizer-name-or-path"})
+    if (const entry* e = ctx.find(flag)) return e;
+  return nullptr;
+}
+
 // Tokenizers whose vocabulary vramscope knows without reading files: GPT-2's BPE vocabulary
 // (gpt2-vocab.json, 50257 entries); NullTokenizer and TikTokenizer take --vocab-size
 // (build_tokenizer.py). The others read their vocabulary from --tokenizer-model / --vocab-file.
@@ -128,9 +218,23 @@ maybe_error read_vocab(import_context& ctx, megatron_shape& s, long long tp,
   if (tokenizer == "GPT2BPETokenizer") {
     if (auto err = other_bpe_files(ctx)) return err;
     vocab = 50257;
+    if (const auto sized = sized_vocabulary_file(ctx)) {
+      vocab = sized->second;
+      ctx.note(*sized->first,
+               fmt::format("{} {}: a tokenizer named for its size, {} entries, not GPT-2's 50,257 "
+                           "(give --vocab-size N if it holds another number)",
+                           sized->first->key, sized->first->value.text, vocab));
+    }
   } else if (size != nullptr) {
     vocab = flag_int(ctx, "--vocab-size", 0, 1, error);
     if (tokenizer == "NullTokenizer" && !error) vocab = null_tokenizer_vocab(ctx, *size, vocab);
+  } else if (const entry* file = named_tokenizer_file(ctx);
+             file != nullptr && (vocab = named_tokenizer_vocab(tokenizer, file->value.text)) > 0) {
+    ctx.note(*file,
+             fmt::format("--tokenizer-type {} with {}: that family's tokenizer, {} entries "
+                         "before Megatron pads them (vramscope knows the families' own files; "
+                         "give --vocab-size N for another one)",
+                         tokenizer, file->value.text, vocab));
   } else {
     const entry* where = ctx.find("--tokenizer-type");
     if (where == nullptr) where = ctx.find("--num-layers");  // the model's arguments
@@ -609,7 +713,7 @@ maybe_error read_megatron_model(import_context& ctx, const megatron_mesh& m) {
     // kept equal by an all-reduce of their gradients (LanguageModule,
     // setup_embeddings_and_output_layer): in memory, an untied head.
     s.tied = false;
-    ctx.note(*ctx.find("--pipeline-model-parallel-size"),
+    ctx.note(*ctx.find(m.pp_flag),
              "tied embeddings under pipeline parallelism: the last stage keeps its own copy as the "
              "output layer, planned as an untied head");
   }
