@@ -127,6 +127,97 @@ std::optional<diagnostic> wrapper_refusal(std::string_view text, const std::stri
                   line, 1);
 }
 
+// An unfilled template placeholder as a shell assignment's value (`MODEL_PATH=<your_model_path>`,
+// as launch-script templates ship them): bash reads the unquoted `<word>` as a redirection and
+// stops with a syntax error, so the script does not run as written. The first such line.
+std::optional<diagnostic> placeholder_refusal(std::string_view text, const std::string& source) {
+  std::optional<diagnostic> found;
+  detail::for_each_line(text, [&](std::string_view raw, int number) {
+    std::string_view line = trim(raw);
+    if (line.starts_with("export ")) line = trim(line.substr(7));
+    const std::size_t eq = line.find('=');
+    if (eq == std::string_view::npos || eq == 0) return true;
+    const std::string_view name = line.substr(0, eq);
+    const bool identifier =
+        std::all_of(
+            name.begin(), name.end(),
+            [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }) &&
+        std::isdigit(static_cast<unsigned char>(name.front())) == 0;
+    std::string_view value = line.substr(eq + 1);
+    value = value.substr(0, value.find_first_of(" \t#"));
+    if (!identifier || value.size() < 3 || value.front() != '<' || value.back() != '>' ||
+        value.substr(1, value.size() - 2).find_first_of("<>") != std::string_view::npos)
+      return true;
+    const auto column = static_cast<int>(raw.find(value)) + 1;
+    found = error_at(source,
+                     fmt::format("{}={}: an unfilled template placeholder (bash reads the unquoted "
+                                 "<...> as a redirection and stops with a syntax error); write the "
+                                 "value into the script to plan it",
+                                 name, value),
+                     number, column);
+    return false;
+  });
+  return found;
+}
+
+// A shell script that launches a training program of its own (`deepspeed main.py ...`,
+// `torchrun train.py ...`, `accelerate launch sft.py ...`, also inside `ssh host '...'`), not
+// Megatron-LM's: the program builds its model, batch and sharding from its own arguments and the
+// config files they name. Refused at the first such command, naming the program.
+std::optional<diagnostic> launch_refusal(std::string_view text, const std::string& source) {
+  int command_start = 0, found_line = 0;
+  bool continued = false;
+  std::string launcher, program;
+  detail::for_each_line(text, [&](std::string_view raw, int number) {
+    const std::string_view line = trim(raw);
+    const bool same_command = continued;
+    if (!continued) command_start = number;
+    continued = line.ends_with('\\');
+    if (found_line != 0 && !same_command) return false;  // the launch's command has ended
+    if (line.empty() || line.front() == '#') return true;
+    // The command's words, split at blanks and quotes (a launch inside `ssh host '...'` counts).
+    std::vector<std::string_view> words;
+    for (std::string_view rest = line; !rest.empty();) {
+      const auto start = rest.find_first_not_of(" \t'\";");
+      if (start == std::string_view::npos) break;
+      rest.remove_prefix(start);
+      const auto end = rest.find_first_of(" \t'\";");
+      words.push_back(rest.substr(0, end));
+      rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
+    }
+    const auto command = [](std::string_view w) { return w.substr(w.rfind('/') + 1); };
+    std::size_t from = 0;
+    if (found_line == 0) {
+      for (std::size_t i = 0; i < words.size() && launcher.empty(); ++i) {
+        const std::string_view w = command(words[i]);
+        const std::string_view next = i + 1 < words.size() ? words[i + 1] : std::string_view();
+        if (w == "deepspeed" || w == "torchrun") launcher = std::string(w);
+        if (w == "accelerate" && next == "launch") launcher = "accelerate launch";
+        if (words[i] == "-m" &&
+            (next == "torch.distributed.launch" || next == "torch.distributed.run"))
+          launcher = std::string(next);
+        from = i + 1;
+      }
+      if (launcher.empty()) return true;
+      found_line = command_start;
+    }
+    // The program: the launch's first word that names a Python file, on its line or the lines
+    // that continue it.
+    for (std::size_t i = from; i < words.size() && program.empty(); ++i)
+      if (words[i].ends_with(".py")) program = std::string(words[i]);
+    return program.empty() && continued;
+  });
+  if (found_line == 0) return std::nullopt;
+  return error_at(source,
+                  fmt::format("{} starts {}, a training program that is not Megatron-LM's: it "
+                              "builds its model, batch and sharding from its own arguments and the "
+                              "config files they name, which vramscope does not run; give the "
+                              "framework config it reads (a DeepSpeed JSON, an accelerate YAML) "
+                              "or write the job spec (docs/job-spec.md) to plan it",
+                              launcher, program.empty() ? "a program" : program),
+                  found_line, 1);
+}
+
 // accelerate's keys one level down, under a top-level key of the project's own
 // ("accelerate_config:\n  distributed_type: FSDP"): accelerate reads a config's top-level keys
 // only, and ClusterConfig.from_yaml_file refuses the unknown ones, so the file is not one
@@ -316,6 +407,10 @@ result<imported_job> import_config_text(std::string_view text, const std::string
     case config_format::unknown: break;
   }
   if (auto resource = kubernetes_refusal(text, source)) return *resource;
+  // A template's placeholder first: the script stops there before any launch. (In a Megatron
+  // launch it is read as the text it is, and the refusals that decide memory come first.)
+  if (auto placeholder = placeholder_refusal(text, source)) return *placeholder;
+  if (auto launch = launch_refusal(text, source)) return *launch;
   if (auto wrapper = wrapper_refusal(text, source)) return *wrapper;
   if (auto nested = nested_accelerate_refusal(text, source)) return *nested;
   const int start = first_significant_line(text);

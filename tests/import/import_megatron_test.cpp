@@ -217,6 +217,19 @@ TEST(ImportMegatron, GridEngineNodesAndMpirunsEnvironment) {
   EXPECT_EQ(job.job.env.count("PATH"), 0u);
 }
 
+// Megatron-DeepSpeed with the DeepSpeed JSON chosen by the caller (`--deepspeed_config $1`) and no
+// --zero-stage: the ZeRO stage and offload are that file's, refused where the path is set.
+TEST(ImportMegatron, ADeepSpeedConfigChosenWhenTheScriptRunsIsRefused) {
+  const std::string error =
+      import_error("cfg_path=\"$1\"\nds_args=\"--deepspeed --deepspeed_config ${cfg_path}\"\n" +
+                   launch(small_model + "${ds_args}\n"));
+  EXPECT_NE(error.find("--deepspeed_config \"$1\" is chosen when the script runs"),
+            std::string::npos)
+      << error;
+  // With --zero-stage the stage is the launch's.
+  import_ok(launch(small_model + "--deepspeed --deepspeed_config $1 --zero-stage 1\n"));
+}
+
 // DeepSpeedExamples' 3D example (2021): --pipe-parallel-size (0 without pipelining) and --gas,
 // the micro-batches a pipelined step runs.
 TEST(ImportMegatron, DeepSpeedExamplesPipeParallelSizeAndGas) {

@@ -136,6 +136,37 @@ TEST(Importers, AWrapperScriptIsRefusedAtItsCall) {
   EXPECT_EQ(positional.error().line, 2) << positional.error().to_string();
   EXPECT_NE(positional.error().message.find("run_pretrain.sh"), std::string::npos);
 
+  EXPECT_NE(continued.error().message.find("deepspeed starts main.py"), std::string::npos)
+      << continued.error().to_string();
+
+  // A launch of a program of the project's own, also inside ssh's quoted command; a launcher's
+  // name inside a path is no launch.
+  auto remote = import_config_text(
+      "scp hostfile w1:/home/u/distributed-training-and-deepspeed/hostfile\n"
+      "ssh w1 'cd x && deepspeed --hostfile=./hostfile zero_dp_training.py --stage=2'\n",
+      "r.sh");
+  ASSERT_FALSE(remote);
+  EXPECT_EQ(remote.error().line, 2) << remote.error().to_string();
+  EXPECT_NE(remote.error().message.find("zero_dp_training.py, a training program that is not "
+                                        "Megatron-LM's"),
+            std::string::npos)
+      << remote.error().to_string();
+  auto accelerate =
+      import_config_text("accelerate launch --num_processes 8 sft.py --lr 1e-5\n", "a.sh");
+  ASSERT_FALSE(accelerate);
+  EXPECT_NE(accelerate.error().message.find("accelerate launch starts sft.py"), std::string::npos)
+      << accelerate.error().to_string();
+
+  // A template's placeholder stops bash before the launch: refused where it is.
+  auto placeholder = import_config_text(
+      "MODEL_PATH=<your_model_path>\nZERO=<zero_stage>\ndeepspeed main.py --model $MODEL_PATH\n",
+      "t.sh");
+  ASSERT_FALSE(placeholder);
+  EXPECT_EQ(placeholder.error().line, 1) << placeholder.error().to_string();
+  EXPECT_EQ(placeholder.error().column, 12) << placeholder.error().to_string();
+  EXPECT_NE(placeholder.error().message.find("an unfilled template placeholder"),
+            std::string::npos);
+
   // A script word that only mentions a .sh file (an echo, an argument) is no call.
   auto mention = import_config_text("echo see run.sh\ncp a.sh b.sh\n", "m.sh");
   ASSERT_FALSE(mention);

@@ -172,6 +172,22 @@ maybe_error read_megatron_deepspeed(import_context& ctx) {
     return std::nullopt;
   }
   ctx.ignore(*ds);
+  // The JSON chosen when the script runs (`--deepspeed_config $1`, a caller's argument): the ZeRO
+  // stage and any offload of parameters or optimizer states are that file's, so nothing here says
+  // what a GPU holds.
+  if (const entry* json = ctx.find("--deepspeed_config");
+      json != nullptr && stage_flag == nullptr) {
+    const diagnostic* chosen = chosen_by_arguments(ctx, json->value.text);
+    if (chosen == nullptr) chosen = run_time_value(ctx, json->value.text);
+    if (chosen != nullptr || positional(json->value.text))
+      return at(
+          chosen != nullptr ? *chosen : json->where,
+          fmt::format("--deepspeed_config \"{}\" is chosen when the script runs{}; the "
+                      "DeepSpeed JSON it names sets the ZeRO stage and any offload, and the "
+                      "launch gives no --zero-stage: write the config's path (or --zero-stage "
+                      "N) into the script to plan it",
+                      json->value.text, chosen != nullptr ? " (" + chosen->message + ")" : ""));
+  }
   if (stage_flag == nullptr) {
     ctx.note(*ds, "--deepspeed without --zero-stage: the ZeRO stage is the DeepSpeed JSON's "
                   "(--deepspeed_config), which is not read; planned without ZeRO sharding "
