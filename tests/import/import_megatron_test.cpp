@@ -171,6 +171,11 @@ TEST(ImportMegatron, ATokenizerNamedForItsFamilyHasThatFamilysVocabulary) {
   const auto llama3 = import_ok(launch(model + "--tokenizer-type Llama3Tokenizer --tokenizer-model "
                                                "/m/Meta-Llama-3-8B/original/tokenizer.model\n"));
   EXPECT_EQ(key_of(llama3.job, "vocab_size"), "128256");
+  // A word the script leaves unset after the path does not hide it.
+  const auto trailing =
+      import_ok(launch(model + "--tokenizer-type Llama3Tokenizer --tokenizer-model "
+                               "/w/llama3-8b/original/tokenizer.model $MOE_ARGS\n"));
+  EXPECT_EQ(key_of(trailing.job, "vocab_size"), "128256");
   const auto bloom = import_ok(launch(
       model + "--tokenizer-type PretrainedFromHF --tokenizer-name-or-path bigscience/bloomz\n"));
   EXPECT_EQ(key_of(bloom.job, "vocab_size"), "250880");  // 250,680 padded to 128 x 2

@@ -184,6 +184,13 @@ long long named_tokenizer_vocab(const std::string& tokenizer, const std::string&
   return 0;
 }
 
+// A flag's first value: a path flag followed by a word the script leaves unset (`--tokenizer-model
+// $P $MOE_ARGS`) reads its path alone.
+std::string first_value(const raw_value& v) {
+  if (v.is_list && !v.items.empty()) return v.items.front();
+  return v.text.substr(0, v.text.find(' '));
+}
+
 // The argument that names the tokenizer's files: --tokenizer-model (Megatron-LM), or Megatron-
 // DeepSpeed's --tokenizer-name-or-path for its Hugging Face types.
 const entry* named_tokenizer_file(const import_context& ctx) {
@@ -229,12 +236,13 @@ maybe_error read_vocab(import_context& ctx, megatron_shape& s, long long tp,
     vocab = flag_int(ctx, "--vocab-size", 0, 1, error);
     if (tokenizer == "NullTokenizer" && !error) vocab = null_tokenizer_vocab(ctx, *size, vocab);
   } else if (const entry* file = named_tokenizer_file(ctx);
-             file != nullptr && (vocab = named_tokenizer_vocab(tokenizer, file->value.text)) > 0) {
+             file != nullptr &&
+             (vocab = named_tokenizer_vocab(tokenizer, first_value(file->value))) > 0) {
     ctx.note(*file,
              fmt::format("--tokenizer-type {} with {}: that family's tokenizer, {} entries "
                          "before Megatron pads them (vramscope knows the families' own files; "
                          "give --vocab-size N for another one)",
-                         tokenizer, file->value.text, vocab));
+                         tokenizer, first_value(file->value), vocab));
   } else {
     const entry* where = ctx.find("--tokenizer-type");
     if (where == nullptr) where = ctx.find("--num-layers");  // the model's arguments
