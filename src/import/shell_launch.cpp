@@ -672,8 +672,34 @@ void drop_command_prefixes(std::vector<shell_word>& fields) {
       }
     }
   }
+  const bool evaluated =
+      std::any_of(fields.begin(), fields.begin() + static_cast<std::ptrdiff_t>(at),
+                  [](const shell_word& w) { return w.text == "eval"; });
   if (at > 0 && at < fields.size())
     fields.erase(fields.begin(), fields.begin() + static_cast<std::ptrdiff_t>(at));
+  // `eval "$CMD"`: eval joins its words and reads them again as a command (bash(1), eval), so a
+  // quoted command line is its words, split at blanks, each at the word it came from.
+  if (evaluated) {
+    std::vector<shell_word> words;
+    for (const auto& f : fields) {
+      std::string_view rest = f.text;
+      while (!rest.empty()) {
+        const auto start = rest.find_first_not_of(" \t\n");
+        if (start == std::string_view::npos) break;
+        rest.remove_prefix(start);
+        const auto end = std::min(rest.find_first_of(" \t\n"), rest.size());
+        std::string_view piece = rest.substr(0, end);
+        if (piece.size() >= 2 && (piece.front() == '"' || piece.front() == '\'') &&
+            piece.back() == piece.front())
+          piece = piece.substr(1, piece.size() - 2);
+        shell_word w = f;
+        w.text = std::string(piece);
+        words.push_back(std::move(w));
+        rest.remove_prefix(end);
+      }
+    }
+    fields = std::move(words);
+  }
 }
 
 // An open conditional or loop: whether the script's arguments choose it, and where it opens.

@@ -44,6 +44,12 @@ TEST(ShellLaunch, CommandPrefixesAreNotTheLauncher) {
   const auto evaluated =
       read_ok("CMD=\"torchrun --nproc_per_node 2 pretrain_gpt.py\"\neval $CMD\n");
   EXPECT_EQ(texts(evaluated.launcher), (words{"torchrun", "--nproc_per_node", "2"}));
+  // Quoted, eval reads its one word again as a command line: the same words.
+  const auto quoted = read_ok(
+      "A=\"srun python pretrain_gpt.py\"\nB=\"--num-layers 2\"\nC=\"$A $B\"\neval \"$C\"\n");
+  EXPECT_EQ(texts(quoted.launcher), (words{"srun", "python"}));
+  EXPECT_EQ(quoted.script.text, "pretrain_gpt.py");
+  EXPECT_EQ(texts(quoted.args), (words{"--num-layers", "2"}));
   // `time` alone runs nothing.
   EXPECT_EQ(read_ok("time\n--bf16\n").script.text, "");
 }
