@@ -235,6 +235,27 @@ TEST(ImportMegatron, ADeepSpeedConfigChosenWhenTheScriptRunsIsRefused) {
   import_ok(launch(small_model + "--deepspeed --deepspeed_config $1 --zero-stage 1\n"));
 }
 
+// Megatron-DeepSpeed's DeepSpeed-MoE: experts in every --expert-interval-th layer (default 2),
+// its gate's --topk (default 1), GeLU experts planned as SwiGLU ones of two thirds the width (the
+// same weights); PR-MoE's residual MLP is refused at --mlp-type.
+TEST(ImportMegatron, DeepSpeedMoeLayersGateAndResidualMlp) {
+  const std::string model =
+      "--num-layers 4 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n"
+      "--seq-length 128 --tokenizer-type GPT2BPETokenizer --num-experts 4 "
+      "--moe-expert-parallel-size 2\n";
+  const auto moe = import_ok(launch(model + "--deepspeed --zero-stage 1\n"));
+  EXPECT_EQ(key_of(moe.job, "mlp_only_layers"), "[0,2]");
+  EXPECT_EQ(key_of(moe.job, "num_experts_per_tok"), "1");
+  EXPECT_EQ(key_of(moe.job, "moe_intermediate_size"), "171");  // 4 x 64 x 2/3
+  EXPECT_NE(find_note(moe.notes, "every second layer (2 of 4"), "");
+  const auto every = import_ok(launch(model + "--deepspeed --expert-interval 1 --topk 2\n"));
+  EXPECT_EQ(key_of(every.job, "mlp_only_layers"), "");
+  EXPECT_EQ(key_of(every.job, "num_experts_per_tok"), "2");
+  const std::string residual = import_error(launch(model + "--deepspeed --mlp-type residual\n"));
+  EXPECT_NE(residual.find("--mlp-type residual: PR-MoE's residual MLP"), std::string::npos)
+      << residual;
+}
+
 // DeepSpeedExamples' 3D example (2021): --pipe-parallel-size (0 without pipelining) and --gas,
 // the micro-batches a pipelined step runs.
 TEST(ImportMegatron, DeepSpeedExamplesPipeParallelSizeAndGas) {

@@ -1057,12 +1057,13 @@ const std::vector<option>& megatron_deepspeed_rows() {
       out.push_back({f, custom(read_megatron_attention)});
     unplanned({"--fp8-e4m3", "--fp8-hybrid"},
               "Transformer Engine FP8/FP4 training: float8 weight copies and activations");
-    unplanned({"--mlp-type"}, "residual MoE MLPs (a dense MLP beside the experts)");
-    unplanned({"--topk", "--expert-interval", "--num-experts-switch",
-               "--disable-moe-token-dropping", "--moe-train-capacity-factor",
-               "--moe-eval-capacity-factor", "--moe-min-capacity",
-               "--enable-expert-tensor-parallelism"},
-              "DeepSpeed-MoE's routing and expert capacity");
+    out.push_back({"--mlp-type", handled()});  // residual refused (read_shape)
+    out.push_back({"--topk", handled()});
+    out.push_back({"--expert-interval", handled()});
+    unplanned(
+        {"--num-experts-switch", "--disable-moe-token-dropping", "--moe-train-capacity-factor",
+         "--moe-eval-capacity-factor", "--moe-min-capacity", "--enable-expert-tensor-parallelism"},
+        "DeepSpeed-MoE's routing and expert capacity");
     unplanned({"--embedding-weights-in-fp32"}, "fp32 embedding weights");
     unplanned({"--random-ltd"}, "random layer-token drop: fewer tokens through the middle layers");
     unplanned({"--ds-sequence-parallel-fpdt", "--ds-sequence-parallel-fpdt-chunk-size",

@@ -392,8 +392,31 @@ class pattern_parser {
 // The layers without experts: --moe-layer-freq N makes layer i an expert layer when
 // i % N == 0 (gpt_layer_specs.py, get_gpt_decoder_block_spec); a list pattern gives 1 for each
 // expert layer and 0 for each dense one, one entry a layer.
-maybe_error read_layer_freq(const import_context& ctx, megatron_shape& s) {
+maybe_error read_layer_freq(import_context& ctx, megatron_shape& s) {
   const entry* e = ctx.find("--moe-layer-freq");
+  // Megatron-DeepSpeed's DeepSpeed-MoE (microsoft/Megatron-DeepSpeed at f4157bea, arguments.py
+  // --expert-interval, default 2; transformer.py get_num_experts_per_layer): layer l (from 1)
+  // has experts when l % interval == 0, the others a dense MLP. Its launches run the DeepSpeed
+  // engine (--deepspeed) or name the interval.
+  if (e == nullptr && s.experts > 0 &&
+      (ctx.find("--deepspeed") != nullptr || ctx.find("--expert-interval") != nullptr)) {
+    maybe_error error;
+    const long long interval = flag_int(ctx, "--expert-interval", 2, 1, error);
+    if (error) return error;
+    s.dense_layers.clear();
+    for (long long l = 1; l <= s.layers; ++l)
+      if (l % interval != 0) s.dense_layers.push_back(l - 1);
+    s.moe_freq = interval;
+    const entry* at_entry = ctx.find("--expert-interval");
+    if (at_entry == nullptr) at_entry = ctx.find("--num-experts");
+    ctx.note(*at_entry, fmt::format("DeepSpeed-MoE puts the experts in every {} layer ({} of {}; "
+                                    "Megatron-DeepSpeed's --expert-interval{}), a dense MLP in "
+                                    "the others",
+                                    interval == 2 ? "second" : fmt::format("{}th", interval),
+                                    s.layers / interval, s.layers,
+                                    ctx.find("--expert-interval") == nullptr ? ", default 2" : ""));
+    return std::nullopt;
+  }
   if (e == nullptr || s.experts == 0) return std::nullopt;
   // The value as messages quote it: a long one cut after 40 characters.
   const std::string text =
@@ -458,6 +481,19 @@ maybe_error read_shape(import_context& ctx, megatron_shape& s, long long tp) {
                  : s.heads;
   s.experts = flag_int(ctx, "--num-experts", 0, 0, error);
   s.topk = flag_int(ctx, "--moe-router-topk", 2, 1, error);
+  // DeepSpeed-MoE's gate (Megatron-DeepSpeed's --topk, default 1: arguments.py at f4157bea) and
+  // its residual MoE (--mlp-type residual: PR-MoE's dense MLP beside the experts of every expert
+  // layer, mixed by a learned coefficient; transformer.py), which no planned layer holds.
+  const bool deepspeed_moe = s.experts > 0 && (ctx.find("--deepspeed") != nullptr ||
+                                               ctx.find("--expert-interval") != nullptr);
+  if (deepspeed_moe && ctx.find("--moe-router-topk") == nullptr)
+    s.topk = flag_int(ctx, "--topk", 1, 1, error);
+  if (const entry* mlp = ctx.find("--mlp-type");
+      deepspeed_moe && mlp != nullptr && lower_case(mlp->value.text) == "residual")
+    return at(mlp->where,
+              "--mlp-type residual: PR-MoE's residual MLP, a dense MLP beside the experts "
+              "of every expert layer, which vramscope's MoE layers do not hold; "
+              "remove it (--mlp-type standard) to plan the experts alone");
   s.moe_ffn = flag_int(ctx, "--moe-ffn-hidden-size", s.ffn, 1, error);
   s.shared = flag_int(ctx, "--moe-shared-expert-intermediate-size", 0, 1, error);
   s.mla = flag_given(ctx, "--multi-latent-attention");
@@ -732,8 +768,19 @@ maybe_error read_megatron_model(import_context& ctx, const megatron_mesh& m) {
              fmt::format("--position-embedding-type {} is planned as learned absolute positions "
                          "(gpt2)",
                          s.position_type));
-  if (s.experts > 0 && !s.swiglu)
-    ctx.note(*ctx.find("--num-experts"), "experts without --swiglu are planned as SwiGLU experts");
+  // The families that hold experts have SwiGLU MLPs (three matrices of F' a layer); a GeLU MLP of
+  // F (two matrices) is the same weights as a SwiGLU MLP of F' = 2F/3, and about the same
+  // activations (GeLU keeps its F-wide input and output a token, SwiGLU three F'-wide tensors).
+  if (s.experts > 0 && !s.swiglu) {
+    const long long ffn = s.ffn, moe_ffn = s.moe_ffn;
+    s.ffn = (2 * ffn + 1) / 3;
+    s.moe_ffn = (2 * moe_ffn + 1) / 3;
+    ctx.note(*ctx.find("--num-experts"),
+             fmt::format("experts without --swiglu: GeLU MLPs of {} (experts {}) planned as "
+                         "SwiGLU MLPs of {} (experts {}), the same weights and about the same "
+                         "activations",
+                         ffn, moe_ffn, s.ffn, s.moe_ffn));
+  }
   note_departures(ctx, s, type);
   const keys k = type == "gpt2"       ? gpt2_keys(s)
                  : type == "gpt_neox" ? neox_keys(s)
