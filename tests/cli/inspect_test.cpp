@@ -110,7 +110,7 @@ TEST(CliModels, JsonCarriesComputedAndPublishedCounts) {
   auto r = invoke({"models", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
-  ASSERT_EQ(doc["presets"].size(), 62u);
+  ASSERT_EQ(doc["presets"].size(), 63u);
   for (const auto& p : doc["presets"]) {
     EXPECT_EQ(p["parameters"], p["published_parameters"]) << p["name"];
     EXPECT_FALSE(p["hf_id"].get<std::string>().empty());

@@ -29,6 +29,7 @@ const std::map<std::string, std::uint64_t> published = {
     {"llama-2-13b", 13'015'864'320},
     {"mistral-7b", 7'241'732'096},
     {"mixtral-8x7b", 46'702'792'704},
+    {"mistral-nemo-12b", 12'247'782'400},  // the modules' total, the card's 12B
     {"qwen2.5-0.5b", 494'032'768},
     {"qwen2.5-1.5b", 1'543'714'304},  // the modules' total, within the card's 1.54B
     {"qwen2.5-3b", 3'085'938'688},

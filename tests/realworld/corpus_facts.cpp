@@ -1,6 +1,7 @@
 #include "corpus_facts.hpp"
 
 #include <vramscope/job/job_writer.hpp>
+#include <vramscope/model/catalog.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -104,6 +105,14 @@ nlohmann::json job_facts(const job::imported_job& imported) {
   json f = json::object();
   flatten(job::to_json(imported.job), "", f);
   f["format"] = imported.format;
+  // A model named by a preset: its config's keys as the facts of a model the file writes inline
+  // ("model.hidden_size"), so that a batch written either way is compared with the same values.
+  if (f.contains("model") && f["model"].is_string() && !f.contains("model.hidden_size") &&
+      !f.contains("model.n_embd"))
+    if (auto config = model::preset_config(f["model"].get<std::string>()))
+      if (const json parsed = json::parse(*config, nullptr, false); parsed.is_object())
+        for (const auto& [key, value] : parsed.items())
+          if (value.is_primitive() && !f.contains("model." + key)) f["model." + key] = value;
   f["notes"] = imported.notes.size();
   f["hidden_size_autos"] = imported.hidden_size_autos.size();
   // The first line of every note, so that a first-sight check can tell an "unknown option" said
