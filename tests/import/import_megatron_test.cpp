@@ -179,10 +179,15 @@ TEST(ImportMegatron, ATokenizerNamedForItsFamilyHasThatFamilysVocabulary) {
   const auto bloom = import_ok(launch(
       model + "--tokenizer-type PretrainedFromHF --tokenizer-name-or-path bigscience/bloomz\n"));
   EXPECT_EQ(key_of(bloom.job, "vocab_size"), "250880");  // 250,680 padded to 128 x 2
-  EXPECT_NE(import_error(launch(model + "--tokenizer-type HuggingFaceTokenizer --tokenizer-model "
-                                        "meta-llama/Meta-Llama-3-8B\n"))
-                .find("its vocabulary size is in the tokenizer's files"),
-            std::string::npos);
+  // Megatron-LM's HuggingFaceTokenizer counts len(tokenizer), Megatron-DeepSpeed's HFTokenizer
+  // the Hugging Face vocab_size (Llama 3: 128,000 without its 256 special tokens).
+  const auto hf = import_ok(launch(
+      model +
+      "--tokenizer-type HuggingFaceTokenizer --tokenizer-model meta-llama/Meta-Llama-3-8B\n"));
+  EXPECT_EQ(key_of(hf.job, "vocab_size"), "128256");
+  const auto mds =
+      import_ok(launch(model + "--tokenizer-type HFTokenizer --tokenizer-model /m/llama31-8b\n"));
+  EXPECT_EQ(key_of(mds.job, "vocab_size"), "128000");
   EXPECT_NE(
       import_error(
           launch(
@@ -552,7 +557,9 @@ TEST(ImportMegatron, UnknownVocabularyAsksForVocabSize) {
 TEST(ImportMegatron, MissingRequiredArgument) {
   EXPECT_EQ(import_error("--num-layers 2 --hidden-size 64 --num-attention-heads 4\n"),
             "args.txt: --max-position-embeddings is missing: Megatron requires --num-layers, "
-            "--hidden-size, --num-attention-heads and --max-position-embeddings");
+            "--hidden-size, --num-attention-heads and --max-position-embeddings (a fork that reads "
+            "them from elsewhere gives them there); add --max-position-embeddings N to the "
+            "training command to plan it");
 }
 
 TEST(ImportMegatron, PrecisionAndGradientBuffer) {

@@ -136,8 +136,11 @@ std::optional<std::pair<const entry*, long long>> sized_vocabulary_file(const im
 //     tokenizer.model; the Hugging Face tokenizer has the same 32,000 entries);
 //   Llama 3: a tiktoken BPE of 128,000 ranks and 256 reserved special tokens, 128,256
 //     (meta-llama/llama3 llama/tokenizer.py, num_reserved_special_tokens = 256), which
-//     Megatron's Llama3Tokenizer counts whole; Hugging Face's vocab_size says 128,000 and its
-//     len() 128,256, which Megatron releases used in turn, so a Hugging Face type is not read;
+//     Megatron's Llama3Tokenizer counts whole, as Megatron-LM's HuggingFaceTokenizer does
+//     (len(tokenizer): megatron/training/tokenizer/tokenizer.py 2025,
+//     core/tokenizers/text/libraries/huggingface_tokenizer.py 2026); Megatron-DeepSpeed's
+//     HFTokenizer counts the Hugging Face tokenizer's vocab_size, the 128,000 without the special
+//     tokens (microsoft/Megatron-DeepSpeed megatron/tokenizer/tokenizer.py, _HFTokenizer);
 //   BLOOM: a byte-level BPE of 250,680 entries (bigscience/bloom tokenizer.json);
 //   GPT-2: 50,257 (gpt2-vocab.json; the Hub's gpt2 / openai-community/gpt2).
 // Megatron's Llama2Tokenizer and GPTSentencePieceTokenizer count the SentencePiece model's
@@ -155,9 +158,10 @@ long long named_tokenizer_vocab(const std::string& tokenizer, const std::string&
     const bool size_word =
         next.size() >= 2 && next.back() == 'b' &&
         std::all_of(next.begin(), next.end() - 1, [](char c) { return c >= '0' && c <= '9'; });
-    if (w == "llama2" || (w == "llama" && (next == "2" || size_word)))
+    // "llama31-8b", "llama3.2": the release's digits run on after the family's.
+    if (w.starts_with("llama2") || (w == "llama" && (next == "2" || size_word)))
       named = family::llama2;
-    else if (w == "llama3" || (w == "llama" && next == "3"))
+    else if (w.starts_with("llama3") || (w == "llama" && next == "3"))
       named = family::llama3;
     else if (w == "bloom" || w == "bloomz")
       named = family::bloom;
@@ -173,7 +177,12 @@ long long named_tokenizer_vocab(const std::string& tokenizer, const std::string&
     case family::llama2:
       return pieces || hugging_face ? 32000 : 0;
     case family::llama3:
-      return tokenizer == "Llama3Tokenizer" ? 128256 : 0;
+      if (tokenizer == "HFTokenizer") return 128000;
+      return tokenizer == "Llama3Tokenizer" || tokenizer == "HuggingFaceTokenizer" ||
+                     tokenizer == "HFPretrainedTokenizer" ||
+                     tokenizer == "HuggingFacePretrainedTokenizer"
+                 ? 128256
+                 : 0;
     case family::bloom:
       return hugging_face ? 250680 : 0;
     case family::gpt2:
@@ -194,7 +203,8 @@ std::string first_value(const raw_value& v) {
 // The argument that names the tokenizer's files: --tokenizer-model (Megatron-LM), or Megatron-
 // DeepSpeed's --tokenizer-name-or-path for its Hugging Face types.
 const entry* named_tokenizer_file(const import_context& ctx) {
-  for (const char* flag : {"--tokenizer-model", "--tokenizer-name-or-path"})
+  // (--hf_tokenizer_path: the LUMI fork's HFPretrainedTokenizer, rakseli/Megatron-LM-lumi.)
+  for (const char* flag : {"--tokenizer-model", "--tokenizer-name-or-path", "--hf_tokenizer_path"})
     if (const entry* e = ctx.find(flag)) return e;
   return nullptr;
 }
@@ -461,8 +471,10 @@ maybe_error read_shape(import_context& ctx, megatron_shape& s, long long tp) {
     if (ctx.find(required) == nullptr)
       return at(diagnostic{ctx.source, 0, 0, "", ""},
                 fmt::format("{} is missing: Megatron requires --num-layers, --hidden-size, "
-                            "--num-attention-heads and --max-position-embeddings",
-                            required));
+                            "--num-attention-heads and --max-position-embeddings (a fork that "
+                            "reads them from elsewhere gives them there); add {} N to the "
+                            "training command to plan it",
+                            required, required));
   s.layers = flag_int(ctx, "--num-layers", 0, 1, error);
   s.hidden = flag_int(ctx, "--hidden-size", 0, 1, error);
   s.heads = flag_int(ctx, "--num-attention-heads", 0, 1, error);
