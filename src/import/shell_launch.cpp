@@ -1071,7 +1071,16 @@ class interpreter {
   // with = == != -eq -ne -lt -le -gt -ge, `-z A`, `-n A`, of words the script sets. nullopt for
   // anything else (a compound test ending the statement at && or ||, a command, a pattern).
   std::optional<bool> test_value(const std::vector<raw_word>& words, char end) {
-    if (end == '&' || end == '|' || words.size() < 3) return std::nullopt;
+    if (end == '&' || end == '|') return std::nullopt;
+    // `if $USE_FP16; then`, `if ! $FLAG`: a variable holding the name of the builtin `true` or
+    // `false` (or `:`), run as the condition's command (bash(1), true and false).
+    if (words.size() == 2 || (words.size() == 3 && literal_text(words[1]) == "!")) {
+      const auto t = resolved_texts(words, words.size() - 1, words.size());
+      if (!t || ((*t)[0] != "true" && (*t)[0] != "false" && (*t)[0] != ":")) return std::nullopt;
+      const bool value = (*t)[0] != "false";
+      return words.size() == 3 ? !value : value;
+    }
+    if (words.size() < 3) return std::nullopt;
     const std::string open = literal_text(words[1]);
     const std::string close = literal_text(words.back());
     std::size_t to = words.size();

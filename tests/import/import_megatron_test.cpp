@@ -1302,6 +1302,10 @@ TEST(ImportMegatron, AnEntryScriptOfPreferenceOrDistillationTrainingIsRefused) {
   // MS-AMP's --msamp (FP8 weights, LBAdamW's 8-bit moments) is refused at the flag.
   const std::string msamp = import_error(launch(small_model + "--msamp\n"));
   EXPECT_NE(msamp.find("--msamp: MS-AMP's FP8 training"), std::string::npos) << msamp;
+  // A fork's CPU training is refused at its flag.
+  EXPECT_NE(import_error(launch(small_model + "--no-cuda\n"))
+                .find("--no-cuda: a fork's flag that trains on the CPU"),
+            std::string::npos);
   // pull/3689's Engram n-gram memory is refused at its flag.
   const std::string engram =
       import_error(launch(small_model + "--use-engram --engram-layer-ids 1\n"));

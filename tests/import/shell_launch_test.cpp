@@ -390,6 +390,11 @@ TEST(ShellLaunch, TestsOfTheScriptsOwnValuesPickTheirBranch) {
   EXPECT_TRUE(l.args[2].unresolved);  // X is set only in the branch not taken
   for (const auto& n : l.notes)
     EXPECT_EQ(n.message.find("reads every branch"), std::string::npos) << n.to_string();
+  // A variable naming the builtin true or false is the condition's command.
+  const auto builtin = read_ok(
+      "USE_FP16=${7:-false}\nON=true\nA=\"\"\nif $USE_FP16; then\n  A=\"--fp16\"\nfi\n"
+      "if ! $ON; then\n  A=\"$A --bf16\"\nfi\ntorchrun pretrain_gpt.py --num-layers 2 $A\n");
+  EXPECT_EQ(texts(builtin.args), (words{"--num-layers", "2"}));
   // A test of something the script does not set is read as before: every branch, noted.
   const auto unknown = read_ok(
       "if [ \"$FLAG\" = on ]; then\n  L=2\nelse\n  L=3\nfi\npython pretrain_gpt.py --num-layers "

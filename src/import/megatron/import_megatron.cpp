@@ -1533,7 +1533,13 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   //  - NVIDIA/Megatron-LM pull/3689 (megatron/core/models/engram/, 2026-03): --use-engram adds
   //    Engram's hashed n-gram embedding tables (--engram-vocab-size, --engram-n-embed-per-ngram)
   //    and their heads to the layers of --engram-layer-ids.
+  //  - Forks that train on the CPU (the Fugaku ports of Megatron-DeepSpeed for A64FX nodes):
+  //    --no-cuda keeps every tensor in host memory, with --distributed-backend gloo.
   static constexpr std::pair<std::string_view, std::string_view> refused_fork_flags[] = {
+      {"--no-cuda",
+       "--no-cuda: a fork's flag that trains on the CPU (its tensors in host memory, gloo "
+       "between ranks), so the job holds no GPU memory to plan; remove it to plan the same job "
+       "on GPUs"},
       {"--use-engram",
        "--use-engram: Engram (pull/3689) adds hashed n-gram embedding tables and their heads to "
        "the layers of --engram-layer-ids, weights and activations no GPT plan holds; remove "
