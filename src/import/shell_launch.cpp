@@ -95,8 +95,22 @@ class lexer {
         raw_word w;
         if (auto err = read_word(w, false)) return err;
         const std::size_t prefix = assignment_prefix(w);
-        if (current.words.empty() && prefix > 0 && w.parts.size() == 1 &&
+        // `declare -a NAME=( ... )` (also typeset, local, export, readonly, with their options):
+        // the same array.
+        const bool declared =
+            !current.words.empty() &&
+            std::all_of(current.words.begin(), current.words.end(), [&](const raw_word& d) {
+              const std::string t = d.parts.size() == 1 && d.parts[0].kind == part_kind::text
+                                        ? d.parts[0].value
+                                        : std::string();
+              return &d == &current.words.front()
+                         ? t == "declare" || t == "typeset" || t == "local" || t == "export" ||
+                               t == "readonly"
+                         : t.size() > 1 && t[0] == '-';
+            });
+        if ((current.words.empty() || declared) && prefix > 0 && w.parts.size() == 1 &&
             w.parts[0].value.size() == prefix && peek(0) == '(') {
+          current.words.clear();
           current.array = true;
           current.append = w.parts[0].value[prefix - 2] == '+';
           current.name = w.parts[0].value.substr(0, prefix - (current.append ? 2 : 1));
@@ -313,8 +327,8 @@ class lexer {
   }
 
   // ${NAME}, ${NAME[@]}, ${NAME:-fallback}, ${1:-fallback}, and ${NAME:=fallback}, which expands
-  // the same (bash also assigns the fallback to NAME then; a later bare $NAME is not given that
-  // value here and stays unset, so it is refused, never misread); anything else stays as written.
+  // the same and also assigns the fallback to NAME (interpreter::assign_defaults); anything else
+  // stays as written.
   static part braced(const std::string& inner, const std::string& raw, bool quoted) {
     std::size_t i = 0;
     while (i < inner.size() && (is_name_char(inner[i]))) ++i;
@@ -783,6 +797,7 @@ class interpreter {
         for (const auto& [name, at] : set_here) assigned(name, at.line, at.column);
         continue;
       }
+      assign_defaults(words);
       std::vector<shell_word> fields;
       for (const auto& w : words)
         for (auto& f : expand(w, true)) fields.push_back(std::move(f));
@@ -1263,6 +1278,31 @@ class interpreter {
   }
 
   // Returns the variable's name.
+  // `${NAME:=default}` (and `${NAME=default}`) in a command's words assigns the default to an
+  // unset (or, with the colon, empty) NAME as it expands (bash(1), Parameter Expansion), which
+  // scripts use as `: "${SEQ_LENGTH:=4096}"`: the script's own value from there on.
+  void assign_defaults(const std::vector<raw_word>& words) {
+    for (const auto& w : words)
+      for (const auto& p : w.parts) {
+        if (p.kind != part_kind::variable || !p.fallback || p.raw.size() < p.value.size() + 3)
+          continue;
+        const std::string_view op = std::string_view(p.raw).substr(2 + p.value.size());
+        const bool colon = op.starts_with(":=");
+        if (!colon && !op.starts_with("=")) continue;
+        const auto it = vars_.find(p.value);
+        const bool set = it != vars_.end();
+        if (set && !(colon && (it->second.empty() || it->second[0].text.empty()))) continue;
+        if (not_taken(p.value, w.line, w.column)) continue;
+        shell_word joined{"", w.line, w.column, false};
+        for (const auto& f : expand(raw_word{{p}, w.line, w.column}, false)) {
+          joined.text += f.text;
+          joined.unresolved = joined.unresolved || f.unresolved;
+        }
+        vars_[p.value] = {joined};
+        assigned(p.value, w.line, w.column);
+      }
+  }
+
   std::string assign(const raw_word& w) {
     const std::size_t prefix = assignment_prefix(w);
     raw_word value = w;

@@ -84,6 +84,14 @@ TEST(ShellLaunch, ArraysExpandToTheirElementsWithTheirLines) {
   EXPECT_EQ(l.launcher[2].line, 3);
 }
 
+// `declare -a NAME=( ... )` (and local, typeset, export, readonly with options) is the same array.
+TEST(ShellLaunch, DeclaredArraysAreArrays) {
+  const auto l = read_ok(
+      "declare -a A=(\n  --num-layers 2\n)\nlocal -r B=( --bf16 )\nA+=( --swiglu )\n"
+      "python pretrain_gpt.py \"${A[@]}\" \"${B[@]}\"\n");
+  EXPECT_EQ(texts(l.args), (words{"--num-layers", "2", "--swiglu", "--bf16"}));
+}
+
 TEST(ShellLaunch, QuotedArrayExpansionKeepsElementsWhole) {
   const auto l = read_ok("A=(\"--x 1\" '--y')\npython pretrain_gpt.py \"${A[@]}\" '$HOME'\n");
   EXPECT_EQ(texts(l.launcher), (words{"python"}));
@@ -347,18 +355,18 @@ TEST(ShellLaunch, AFallbackThatNamesVariablesIsExpanded) {
   EXPECT_TRUE(l.args[5].unresolved);
 }
 
-// ${NAME:=fallback} (bash's "assign default") expands as ${NAME:-fallback} does; its assignment is
-// not followed, so a later bare use of a name set only that way stays unresolved.
-TEST(ShellLaunch, AnAssignDefaultExpandsAsAFallback) {
+// ${NAME:=fallback} (bash's "assign default") expands as ${NAME:-fallback} does and assigns the
+// fallback to an unset or empty NAME, also in the words of the null command `:`; a name already
+// set keeps its value, and ${NAME=fallback} assigns only an unset one.
+TEST(ShellLaunch, AnAssignDefaultExpandsAndAssigns) {
   const auto l = read_ok(
-      "NLS=${NLS:=24}\n"
+      "NLS=${NLS:=24}\n: \"${SEQ:=2048}\"\nSET=8\n: \"${SET:=16}\"\nEMPTY=\n: \"${EMPTY=5}\"\n"
       "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers $NLS --hidden-size ${HS:=1024} "
-      "--seq-length $HS\n");
+      "--seq-length $HS --max-position-embeddings $SEQ --micro-batch-size $SET --x \"$EMPTY\"\n");
   EXPECT_EQ(texts(l.args),
-            (words{"--num-layers", "24", "--hidden-size", "1024", "--seq-length", "$HS"}));
-  EXPECT_FALSE(l.args[1].unresolved);
-  EXPECT_FALSE(l.args[3].unresolved);
-  EXPECT_TRUE(l.args[5].unresolved);
+            (words{"--num-layers", "24", "--hidden-size", "1024", "--seq-length", "1024",
+                   "--max-position-embeddings", "2048", "--micro-batch-size", "8", "--x", ""}));
+  EXPECT_FALSE(l.args[5].unresolved);
 }
 
 // The fallback is lexed as a double-quoted string's content: arithmetic, arrays and nested
