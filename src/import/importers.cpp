@@ -56,19 +56,25 @@ bool is_torchtune_component(std::string_view line) {
   return value.substr(0, 10) == "torchtune.";
 }
 
+// The pieces of `line` between runs of the characters of `separators`.
+std::vector<std::string_view> split_at(std::string_view line, std::string_view separators) {
+  std::vector<std::string_view> pieces;
+  for (std::string_view rest = line; !rest.empty();) {
+    const auto start = rest.find_first_not_of(separators);
+    if (start == std::string_view::npos) break;
+    rest.remove_prefix(start);
+    const auto end = rest.find_first_of(separators);
+    pieces.push_back(rest.substr(0, end));
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
+  }
+  return pieces;
+}
+
 // The script a shell line hands the launch to: `sh run.sh ...`, `bash x.sh`, `exec "$DIR/train.sh"
 // "$@"`, `./launch.sh` (the word's path, unquoted); empty when the line runs no other script.
 std::string called_script(std::string_view line) {
   line = trim(line.substr(0, line.find('#')));
-  std::vector<std::string_view> words;
-  for (std::string_view rest = line; !rest.empty();) {
-    const auto start = rest.find_first_not_of(" \t");
-    if (start == std::string_view::npos) break;
-    rest.remove_prefix(start);
-    const auto end = rest.find_first_of(" \t");
-    words.push_back(rest.substr(0, end));
-    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
-  }
+  const std::vector<std::string_view> words = split_at(line, " \t");
   std::size_t i = 0;
   if (i < words.size() && words[i] == "exec") ++i;
   while (i < words.size() && words[i].find('=') != std::string_view::npos &&
@@ -176,15 +182,7 @@ std::optional<diagnostic> launch_refusal(std::string_view text, const std::strin
     if (found_line != 0 && !same_command) return false;  // the launch's command has ended
     if (line.empty() || line.front() == '#') return true;
     // The command's words, split at blanks and quotes (a launch inside `ssh host '...'` counts).
-    std::vector<std::string_view> words;
-    for (std::string_view rest = line; !rest.empty();) {
-      const auto start = rest.find_first_not_of(" \t'\";");
-      if (start == std::string_view::npos) break;
-      rest.remove_prefix(start);
-      const auto end = rest.find_first_of(" \t'\";");
-      words.push_back(rest.substr(0, end));
-      rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
-    }
+    const std::vector<std::string_view> words = split_at(line, " \t'\";");
     const auto command = [](std::string_view w) { return w.substr(w.rfind('/') + 1); };
     std::size_t from = 0;
     if (found_line == 0) {
