@@ -239,7 +239,8 @@ maybe_error read_vocab(import_context& ctx, megatron_shape& s, long long tp,
       vocab = sized->second;
       ctx.note(*sized->first,
                fmt::format("{} {}: a tokenizer named for its size, {} entries, not GPT-2's 50,257 "
-                           "(give --vocab-size N if it holds another number)",
+                           "(give --padded-vocab-size N, the padded size, if it holds another "
+                           "number)",
                            sized->first->key, sized->first->value.text, vocab));
     }
   } else if (size != nullptr) {
