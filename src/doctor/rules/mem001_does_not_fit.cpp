@@ -177,37 +177,29 @@ std::optional<finding> from_step_peaks(const observe::observation& obs) {
     const auto l = s.raw.find("line");
     return l == s.raw.end() ? std::string("?") : std::to_string(l->second);
   };
-  finding f{"MEM001",
-            "a step's own peak is what does not fit",
-            severity::warning,
-            {},
-            {},
-            {},
-            {},
-            {},
-            "does_not_fit",
-            lk::possible,
-            {},
-            {}};
+  finding f;
+  f.rule = "MEM001";
+  f.title = "a step's own peak is what does not fit";
+  f.cause_class = "does_not_fit";
+  f.likelihood = lk::possible;
   f.evidence.push_back(fmt::format("{} line {}: {} stays allocated, the step peaks at {}",
                                    highest->source, line_of(*highest),
                                    format_bytes(*highest->allocated.current), format_bytes(peak)));
   f.support.push_back(
-      fmt::format("{} prints: what stays allocated is level ({} to {}), so nothing is kept "
-                  "from step to step",
+      fmt::format("{} prints: what stays allocated is level ({} to {}), so nothing "
+                  "is kept from step to step",
                   steps.size(), format_bytes(low), format_bytes(high)));
   f.support.push_back(
-      fmt::format("each step's peak is {} above what stays: its activations and temporaries",
+      fmt::format("each step's peak is {} above what stays: its activations and "
+                  "temporaries",
                   format_bytes(peak - high)));
   f.against.push_back("the paste gives no capacity: whether the peak passes the GPU is not in it");
   f.cause =
-      "a step's working memory (activations kept for backward, temporaries) peaks far above what "
-      "stays "
-      "allocated; the longest batches push it past the GPU";
+      "a step's working memory (activations kept for backward, temporaries) peaks far above "
+      "what stays allocated; the longest batches push it past the GPU";
   f.fix =
       "activation checkpointing (recomputes each block's forward: ~33 % more compute), or a "
-      "smaller "
-      "micro-batch / shorter sequences with gradient accumulation";
+      "smaller micro-batch / shorter sequences with gradient accumulation";
   return f;
 }
 
