@@ -234,6 +234,15 @@ bool is_mpirun(const std::string& word) {
   return name == "mpirun" || name == "mpiexec" || name == "mpiexec.hydra";
 }
 
+// A launcher that starts processes of its own (MPI's, torchrun and python -m
+// torch.distributed.*, DeepSpeed's, accelerate's): a command that runs one is no single process.
+bool starts_processes(const std::string& word) {
+  const std::string name = script_name(word);
+  return is_mpirun(word) || name == "orterun" || name == "torchrun" || name == "deepspeed" ||
+         name == "accelerate" || name == "torch.distributed.run" ||
+         name == "torch.distributed.launch";
+}
+
 // mpirun / mpiexec starting one process a GPU: the processes a node from Open MPI's -npernode /
 // --npernode / -N / --map-by ppr:N:node (mpirun(1)) or MPICH / Intel MPI's -ppn / -perhost (and
 // Cray PALS's --ppn), and the total from -np / -n / --np; nodes = total / a node. A total the file
@@ -522,9 +531,7 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
           [](const shell_word& w) { return w.text.rfind('-', 0) == 0 && w.text != "-m"; }) &&
       std::none_of(task.begin(), task.begin() + static_cast<std::ptrdiff_t>(python_at),
                    [&](const shell_word& w) {
-                     const std::string name = script_name(w.text);
-                     return name == "mpirun" || name == "mpiexec" || name == "orterun" ||
-                            name == "srun" || name == "deepspeed" || name == "accelerate";
+                     return starts_processes(w.text) || script_name(w.text) == "srun";
                    });
   // A task command without an interpreter word (`srun singularity exec IMAGE ./launch.sh
   // pretrain_gpt.py ...`, a site's launch script that runs Python with the task's rank): one
@@ -535,11 +542,7 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
                           launch.sbatch_tasks_per_node.text == launch.sbatch_gpus_per_node.text &&
                           launch.sbatch_tasks_per_node.text != "1" &&
                           std::none_of(task.begin(), task.end(), [&](const shell_word& w) {
-                            const std::string name = script_name(w.text);
-                            return name == "mpirun" || name == "mpiexec" || name == "orterun" ||
-                                   name == "torchrun" || name == "deepspeed" ||
-                                   name == "accelerate" || name == "torch.distributed.run" ||
-                                   name == "torch.distributed.launch";
+                            return starts_processes(w.text);
                           });
   if (!torchrun && (plain_python || wrapped_python || task_a_gpu) && srun != srun_words.end()) {
     shell_word per_node = launch.sbatch_tasks_per_node, nodes = launch.sbatch_nodes;

@@ -37,6 +37,9 @@ struct megatron_shape {
   long long positions = 0, vocab = 0, experts = 0, topk = 2, moe_ffn = 0, shared = 0;
   std::vector<long long> dense_layers;  // layers without experts (--moe-layer-freq)
   long long moe_freq = 1;                // --moe-layer-freq as an integer (1 for a pattern)
+  // Megatron-DeepSpeed's DeepSpeed-MoE (experts, and --deepspeed or --expert-interval): its
+  // expert interval, gate and MLP type apply.
+  bool deepspeed_moe = false;
   // --multi-latent-attention and its shapes (Megatron's defaults: no query bottleneck, a
   // key/value latent of 32, query/key heads of 128 + 64 rotary, value heads of 128)
   bool mla = false;
@@ -409,8 +412,7 @@ maybe_error read_layer_freq(import_context& ctx, megatron_shape& s) {
   // --expert-interval, default 2; transformer.py get_num_experts_per_layer): layer l (from 1)
   // has experts when l % interval == 0, the others a dense MLP. Its launches run the DeepSpeed
   // engine (--deepspeed) or name the interval.
-  if (e == nullptr && s.experts > 0 &&
-      (ctx.find("--deepspeed") != nullptr || ctx.find("--expert-interval") != nullptr)) {
+  if (e == nullptr && s.deepspeed_moe) {
     maybe_error error;
     const long long interval = flag_int(ctx, "--expert-interval", 2, 1, error);
     if (error) return error;
@@ -497,12 +499,12 @@ maybe_error read_shape(import_context& ctx, megatron_shape& s, long long tp) {
   // DeepSpeed-MoE's gate (Megatron-DeepSpeed's --topk, default 1: arguments.py at f4157bea) and
   // its residual MoE (--mlp-type residual: PR-MoE's dense MLP beside the experts of every expert
   // layer, mixed by a learned coefficient; transformer.py), which no planned layer holds.
-  const bool deepspeed_moe = s.experts > 0 && (ctx.find("--deepspeed") != nullptr ||
-                                               ctx.find("--expert-interval") != nullptr);
-  if (deepspeed_moe && ctx.find("--moe-router-topk") == nullptr)
+  s.deepspeed_moe = s.experts > 0 && (ctx.find("--deepspeed") != nullptr ||
+                                      ctx.find("--expert-interval") != nullptr);
+  if (s.deepspeed_moe && ctx.find("--moe-router-topk") == nullptr)
     s.topk = flag_int(ctx, "--topk", 1, 1, error);
   if (const entry* mlp = ctx.find("--mlp-type");
-      deepspeed_moe && mlp != nullptr && lower_case(mlp->value.text) == "residual")
+      s.deepspeed_moe && mlp != nullptr && lower_case(mlp->value.text) == "residual")
     return at(mlp->where,
               "--mlp-type residual: PR-MoE's residual MLP, a dense MLP beside the experts "
               "of every expert layer, which vramscope's MoE layers do not hold; "
