@@ -660,6 +660,37 @@ bool runs_nothing(const std::string& command) {
   return false;
 }
 
+// Where the word that `text` starts with ends when eval reads it again: at a blank outside quotes,
+// a command substitution (`$(python3 -c '...')`, backquotes) and the parentheses in it.
+std::size_t evaluated_word_end(std::string_view text) {
+  int depth = 0;
+  char quote = 0;
+  bool backquoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quote == '\'') {
+      if (c == '\'') quote = 0;
+    } else if (c == '\\') {
+      ++i;
+    } else if (c == '`') {
+      backquoted = !backquoted;
+    } else if (c == '$' && i + 1 < text.size() && text[i + 1] == '(') {
+      ++depth, ++i;
+    } else if (depth > 0 && c == '(') {
+      ++depth;
+    } else if (depth > 0 && c == ')') {
+      --depth;
+    } else if (c == '"' && depth == 0 && !backquoted) {
+      quote = quote == '"' ? 0 : '"';
+    } else if (c == '\'' && quote == 0 && depth == 0 && !backquoted) {
+      quote = '\'';
+    } else if ((c == ' ' || c == '\t' || c == '\n') && quote == 0 && depth == 0 && !backquoted) {
+      return i;
+    }
+  }
+  return text.size();
+}
+
 // Words a command line may start with that run the rest of the line as the command itself:
 // bash's `time [-p]`, `exec`, `command` and `eval` (its words, already split, are the command),
 // `nohup`, `env [-i] [-u NAME] [NAME=value ...]`,
@@ -692,24 +723,42 @@ void drop_command_prefixes(std::vector<shell_word>& fields) {
   if (at > 0 && at < fields.size())
     fields.erase(fields.begin(), fields.begin() + static_cast<std::ptrdiff_t>(at));
   // `eval "$CMD"`: eval joins its words and reads them again as a command (bash(1), eval), so a
-  // quoted command line is its words, split at blanks, each at the word it came from.
+  // quoted command line is its words, split at blanks, each at the word it came from. Read again,
+  // a control operator in them (`| tee log`, `; echo done`, `&& ...`) ends the command, and a
+  // redirection (`> log`, `2>&1`) is not one of its words.
   if (evaluated) {
     std::vector<shell_word> words;
+    bool ended = false, target = false;
     for (const auto& f : fields) {
       std::string_view rest = f.text;
-      while (!rest.empty()) {
+      while (!rest.empty() && !ended) {
         const auto start = rest.find_first_not_of(" \t\n");
         if (start == std::string_view::npos) break;
         rest.remove_prefix(start);
-        const auto end = std::min(rest.find_first_of(" \t\n"), rest.size());
+        const std::size_t end = evaluated_word_end(rest);
         std::string_view piece = rest.substr(0, end);
         if (piece.size() >= 2 && (piece.front() == '"' || piece.front() == '\'') &&
             piece.back() == piece.front())
           piece = piece.substr(1, piece.size() - 2);
+        rest.remove_prefix(end);
+        if (piece == "|" || piece == "|&" || piece == "||" || piece == "&&" || piece == ";" ||
+            piece == "&") {
+          ended = true;
+          break;
+        }
+        if (target) {  // the file of a redirection written apart from its operator
+          target = false;
+          continue;
+        }
+        const std::size_t digits = std::min(piece.find_first_not_of("0123456789"), piece.size());
+        const std::string_view op = piece.substr(digits);
+        if (op.starts_with(">") || op.starts_with("&>")) {
+          target = op.find_first_not_of(">&|") == std::string_view::npos;
+          continue;
+        }
         shell_word w = f;
         w.text = std::string(piece);
         words.push_back(std::move(w));
-        rest.remove_prefix(end);
       }
     }
     fields = std::move(words);

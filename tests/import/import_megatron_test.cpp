@@ -1288,6 +1288,25 @@ TEST(ImportMegatron, AssignmentsBeforeTheLaunchAreItsEnvironment) {
   EXPECT_EQ(evaluated.job.hardware.gpus_per_node, 2);
 }
 
+// The interpreter running a launcher's own script (`python /opt/ds/bin/deepspeed`, `python -m
+// deepspeed.launcher.runner`, `python $(which torchrun)`) launches as the launcher does.
+TEST(ImportMegatron, ALauncherRunByPythonIsTheLauncher) {
+  for (const std::string launcher : {"python /opt/ds/bin/deepspeed --num_gpus 2",
+                                     "python3 -u -m deepspeed.launcher.runner "
+                                     "--num_gpus 2",
+                                     "python $(which torchrun) --nproc_per_node 2"}) {
+    const auto imported = import_ok(launcher + " pretrain_gpt.py " + small_model);
+    EXPECT_EQ(imported.job.hardware.gpus_per_node, 2) << launcher;
+  }
+  // A number of GPUs computed when the script runs and copied on is refused where it is computed.
+  const std::string message = import_error(
+      "N=$(nvidia-smi -L | wc -l)\nGPUS=$N\npython /opt/ds/bin/deepspeed --num_gpus=$GPUS "
+      "pretrain_gpt.py " +
+      small_model);
+  EXPECT_NE(message.find("args.txt:1:"), std::string::npos) << message;
+  EXPECT_NE(message.find("known only when the script runs"), std::string::npos) << message;
+}
+
 // An entry script named for a training with a second model (DPO, PPO, a reward model, a
 // distillation) is refused at the script: the plan holds one model.
 TEST(ImportMegatron, AnEntryScriptOfPreferenceOrDistillationTrainingIsRefused) {

@@ -54,6 +54,22 @@ TEST(ShellLaunch, CommandPrefixesAreNotTheLauncher) {
   EXPECT_EQ(read_ok("time\n--bf16\n").script.text, "");
 }
 
+// Read again by eval, a command line ends at its first control operator, its output redirections
+// are not its words, and a command substitution with blanks in it stays one word.
+TEST(ShellLaunch, AnEvaluatedCommandEndsAtItsOperators) {
+  const auto piped = read_ok(
+      "N=$(python3 -c 'import torch; print(1)')\n"
+      "CMD=\"torchrun --nproc_per_node $N pretrain_gpt.py --num-layers 2 2>&1 | tee log.txt\"\n"
+      "eval $CMD\n");
+  EXPECT_EQ(texts(piped.launcher),
+            (words{"torchrun", "--nproc_per_node", "$(python3 -c 'import torch; print(1)')"}));
+  EXPECT_EQ(texts(piped.args), (words{"--num-layers", "2"}));
+  for (const std::string rest : {"; echo done", "&& echo done", "> out.log", ">> out.log 2>&1"}) {
+    const auto l = read_ok("CMD=\"python pretrain_gpt.py --bf16 " + rest + "\"\neval \"$CMD\"\n");
+    EXPECT_EQ(texts(l.args), (words{"--bf16"})) << rest;
+  }
+}
+
 // sed's s/PLACEHOLDER/value/ scripts, expanded, with where each is written.
 TEST(ShellLaunch, SedSubstitutionsAreKept) {
   const auto l = read_ok(

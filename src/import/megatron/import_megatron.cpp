@@ -479,11 +479,36 @@ long long read_site_launcher(import_context& ctx, std::string_view text,
 constexpr const char* slurm_node_names[] = {"SLURM_JOB_NODELIST", "SLURM_NODELIST",
                                             "SLURM_JOB_NUM_NODES", "SLURM_NNODES"};
 
+// `python [-u] /path/bin/deepspeed ...`, `python $(which torchrun) ...` or `python -m
+// deepspeed.launcher.runner ...`: the interpreter runs the launcher's own script (the console
+// scripts of DeepSpeed's and torch's setup.py), so the launcher's words are the command's.
+std::vector<shell_word> launcher_run_by_python(const std::vector<shell_word>& words) {
+  if (words.empty() || script_name(words[0].text).rfind("python", 0) != 0) return words;
+  std::size_t at = 1;
+  while (at < words.size() && words[at].text.size() > 1 && words[at].text[0] == '-' &&
+         words[at].text != "-m")
+    ++at;
+  if (at >= words.size()) return words;
+  std::vector<shell_word> out(words.begin() + static_cast<std::ptrdiff_t>(at), words.end());
+  if (out[0].text == "-m" && out.size() > 1 && out[1].text == "deepspeed.launcher.runner") {
+    out.erase(out.begin());
+    out[0].text = "deepspeed";
+    return out;
+  }
+  std::string launcher = out[0].text;
+  if (launcher.starts_with("$(which ") && launcher.ends_with(")"))
+    launcher = launcher.substr(8, launcher.size() - 9);
+  const std::string name = script_name(launcher);
+  if (name != "deepspeed" && name != "torchrun") return words;
+  out[0].text = name;
+  return out;
+}
+
 // torchrun (or python -m torch.distributed.run / launch): --nproc_per_node x --nnodes GPUs.
 // torchrun's own defaults are one process on one node. Returns the world size, 0 when unknown.
 long long read_launcher(import_context& ctx, std::string_view text, const shell_launch& launch,
                         bool& nodes_open, maybe_error& error) {
-  const auto& words = launch.launcher;
+  const std::vector<shell_word> words = launcher_run_by_python(launch.launcher);
   const auto where = [&](const shell_word& w) {
     return location(ctx.source, text, w.line, w.column);
   };
