@@ -5,10 +5,13 @@
 #include "import/hjson.hpp"
 #include "import/import_common.hpp"
 #include "import/shell_launch.hpp"
+#include "job/source_text.hpp"
 
+#include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -365,6 +368,101 @@ std::optional<diagnostic> kubernetes_refusal(std::string_view text, const std::s
                   line, 1);
 }
 
+// A word of a container's command line, where the manifest writes it (0-based, as yaml-cpp's
+// marks are).
+struct placed_word {
+  std::string text;
+  int line = 0, column = 0;
+};
+
+// The command lines of a Kubernetes manifest's containers (every document of the file): a
+// container's `command` items, then its `args` items, each one word (Kubernetes API, Container:
+// command replaces the image's entrypoint, args are its arguments).
+void container_command_lines(const YAML::Node& node, std::vector<std::vector<placed_word>>& out) {
+  if (node.IsSequence()) {
+    for (const auto& item : node) container_command_lines(item, out);
+    return;
+  }
+  if (!node.IsMap()) return;
+  std::vector<placed_word> words;
+  for (const char* key : {"command", "args"}) {
+    const YAML::Node list = node[key];
+    if (!list || !list.IsSequence()) continue;
+    for (const auto& item : list)
+      if (item.IsScalar()) words.push_back({item.Scalar(), item.Mark().line, item.Mark().column});
+  }
+  if (!words.empty()) out.push_back(std::move(words));
+  for (const auto& entry : node) container_command_lines(entry.second, out);
+}
+
+// A Kubernetes resource whose container runs a Megatron-LM launch (a Kubeflow PyTorchJob's
+// `command: ["torchrun", "--nproc_per_node=8"]` with `args: [pretrain_gpt.py, --num-layers=24,
+// ...]`, or `command: [bash, -c, "..."]` with the launch in the script): that command line,
+// written as a shell script whose words stand on the manifest's lines (and, for items, at their
+// columns), so that what is read from it points into the manifest. nullopt otherwise.
+std::optional<std::string> kubernetes_megatron_launch(std::string_view text) {
+  std::vector<std::vector<placed_word>> commands;
+  try {
+    for (const auto& doc : YAML::LoadAll(std::string(text))) container_command_lines(doc, commands);
+  } catch (const YAML::Exception&) {
+    return std::nullopt;
+  }
+  std::vector<std::string> rows;
+  detail::for_each_line(text, [&](std::string_view row, int) {
+    rows.emplace_back(row);
+    return true;
+  });
+  std::vector<std::string> lines(rows.size());
+  for (const auto& words : commands) {
+    // `sh -c SCRIPT` / `bash -lc SCRIPT`: the script is the command, put on the lines where the
+    // manifest writes it (a block scalar starts on the line after its mark).
+    if (words.size() >= 3 && words[0].text.ends_with("sh") && words[1].text.starts_with("-") &&
+        words[1].text.find('c') != std::string::npos) {
+      const std::string& script = words[2].text;
+      if (!detail::looks_like_megatron(script)) continue;
+      const std::string first(trim(std::string_view(script).substr(0, script.find('\n'))));
+      std::size_t at = static_cast<std::size_t>(std::max(words[2].line, 0));
+      for (std::size_t l = at; l < rows.size() && !first.empty(); ++l)
+        if (rows[l].find(first) != std::string::npos) {
+          at = l;
+          break;
+        }
+      std::size_t start = 0;
+      for (std::size_t l = at; start <= script.size() && l < lines.size(); ++l) {
+        const std::size_t end = std::min(script.find('\n', start), script.size());
+        lines[l] = script.substr(start, end - start);
+        start = end + 1;
+      }
+      return fmt::format("{}", fmt::join(lines, "\n"));
+    }
+    std::string joined;
+    for (const auto& w : words) joined += w.text + " ";
+    if (!detail::looks_like_megatron(joined)) continue;
+    for (const auto& w : words) {
+      if (w.line < 0 || static_cast<std::size_t>(w.line) >= lines.size()) return std::nullopt;
+      std::string& line = lines[static_cast<std::size_t>(w.line)];
+      if (!line.empty()) line += ' ';
+      if (line.size() < static_cast<std::size_t>(w.column))
+        line.resize(static_cast<std::size_t>(w.column), ' ');
+      // An item holding shell syntax is quoted as the one word it is; `${VAR}` stays a variable.
+      if (w.text.find_first_of(" \t\"'\\`;&|<>()") == std::string::npos) {
+        line += w.text;
+      } else {
+        line += '"';
+        for (char c : w.text) {
+          if (c == '"' || c == '\\' || c == '`') line += '\\';
+          line += c;
+        }
+        line += '"';
+      }
+    }
+    for (int l = words.front().line; l < words.back().line; ++l)
+      lines[static_cast<std::size_t>(l)] += " \\";
+    return fmt::format("{}", fmt::join(lines, "\n"));
+  }
+  return std::nullopt;
+}
+
 // git's marker of an unresolved merge conflict, `<<<<<<< ours` at the start of a line
 // (git-merge(1), "HOW CONFLICTS ARE PRESENTED"): the file holds both sides and no framework loads
 // it as written. The marker's line, or 0.
@@ -396,6 +494,22 @@ result<imported_job> import_config_text(std::string_view text, const std::string
                     "an unresolved merge conflict (git's <<<<<<< marker): the file holds both "
                     "sides, and no framework loads it as written; resolve the conflict to plan it",
                     marker, 1);
+  // A Kubernetes manifest whose container runs a Megatron-LM launch is read as that launch.
+  if (text.starts_with("apiVersion:") || text.find("\napiVersion:") != std::string_view::npos)
+    if (const auto launch = kubernetes_megatron_launch(text)) {
+      // What is located shows the manifest's own line.
+      const auto restore = [&](diagnostic& d) {
+        if (d.source == source && d.line > 0) d.context = detail::line_at(text, d.line);
+      };
+      auto imported = import_megatron(*launch, source);
+      if (!imported) {
+        diagnostic error = imported.error();
+        restore(error);
+        return error;
+      }
+      for (auto& note : imported->notes) restore(note);
+      return imported;
+    }
   switch (detect_format(text)) {
     case config_format::accelerate: return import_accelerate(text, source, base_dir, trainer);
     case config_format::deepspeed: return import_deepspeed(text, source, trainer);

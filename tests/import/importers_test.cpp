@@ -80,6 +80,56 @@ TEST(Importers, AKubernetesResourceIsRefusedAtItsCommand) {
   EXPECT_EQ(bare.error().line, 2);
 }
 
+// A Kubernetes manifest whose container runs a Megatron-LM launch is read as that launch: its
+// command's items then its args', each one word, located on the manifest's lines.
+TEST(Importers, AKubernetesContainerRunningMegatronIsItsLaunch) {
+  const std::string head =
+      "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nspec:\n  pytorchReplicaSpecs:\n"
+      "    Worker:\n      replicas: 2\n      template:\n        spec:\n          containers:\n"
+      "            - name: pytorch\n";
+  const std::string args =
+      "                - --num-layers=2\n                - --hidden-size=64\n"
+      "                - --num-attention-heads=4\n                - --seq-length=128\n"
+      "                - --max-position-embeddings=128\n                - --micro-batch-size=3\n"
+      "                - --tokenizer-type=GPT2BPETokenizer\n                - --bf16\n";
+  auto planned = import_config_text(
+      head +
+          "              command: [\"torchrun\", \"--nproc_per_node=4\", \"--nnodes=1\"]\n"
+          "              args:\n                - /workspace/Megatron-LM/pretrain_gpt.py\n" +
+          args,
+      "job.yaml");
+  ASSERT_TRUE(planned) << planned.error().to_string();
+  EXPECT_EQ(planned->job.hardware.gpus_per_node, 4);
+  EXPECT_EQ(planned->job.training.micro_batch, 3u);
+  // Placeholders an envsubst fills are refused at the item that holds one, with the manifest's
+  // line shown.
+  auto placeholder =
+      import_config_text(head +
+                             "              command: [\"torchrun\", \"--nproc_per_node=${GPUS}\"]\n"
+                             "              args:\n                - pretrain_gpt.py\n" +
+                             args,
+                         "job.yaml");
+  ASSERT_FALSE(placeholder);
+  EXPECT_EQ(placeholder.error().line, 11);
+  EXPECT_NE(placeholder.error().context.find("command: [\"torchrun\""), std::string::npos)
+      << placeholder.error().to_string();
+  // `bash -c` with the launch in a block scalar: the script, on its own lines.
+  std::string script =
+      "              command: [\"bash\", \"-c\"]\n              args:\n"
+      "                - |\n                  cd /workspace\n"
+      "                  torchrun --nproc_per_node=2 pretrain_gpt.py \\\n";
+  for (std::string_view rest = args; !rest.empty();) {
+    const auto end = rest.find('\n');
+    std::string line(rest.substr(0, end));
+    line.replace(line.find("- "), 2, "  ");
+    script += line + (end + 1 < rest.size() ? " \\\n" : "\n");
+    rest.remove_prefix(end + 1);
+  }
+  auto scripted = import_config_text(head + script, "job.yaml");
+  ASSERT_TRUE(scripted) << scripted.error().to_string();
+  EXPECT_EQ(scripted->job.hardware.gpus_per_node, 2);
+}
+
 TEST(Importers, UnknownFormatIsAnError) {
   auto imported = import_config_text("model: llama\n", "x.yaml");
   ASSERT_FALSE(imported);
