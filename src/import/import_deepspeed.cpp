@@ -4,6 +4,7 @@
 #include <vramscope/import/importers.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -729,6 +730,50 @@ std::optional<diagnostic> json_load_refusal(const import_context& ctx, std::stri
   }
 }
 
+// DeepSpeed's zero_optimization section is a pydantic model that forbids fields it does not
+// have (DeepSpeedZeroConfig, deepspeed/runtime/zero/config.py, on DeepSpeedConfigModel whose
+// extra is "forbid", runtime/config_utils.py; every release since 0.7, 2022): deepspeed.initialize
+// stops at such a key. The first one in the file is refused, with the field it is near. A file
+// that writes a spelling only the DeepSpeed of before that model read (ZeRO-3's first
+// `cpu_offload_params`, 2021-03 to 2021-06) was written for a release that ignored unknown keys:
+// there they are noted, not refused.
+std::optional<diagnostic> zero_field_refusal(const import_context& ctx,
+                                             const std::vector<option>& table) {
+  const std::string zero = "zero_optimization.";
+  if (ctx.find(zero + "cpu_offload_params") != nullptr) return std::nullopt;
+  std::vector<std::string> names;
+  for (const auto& row : table) names.push_back(row.key);
+  for (const auto& e : ctx.entries) {
+    if (!e.key.starts_with(zero) || e.key.find('.', zero.size()) != std::string::npos) continue;
+    if (std::any_of(table.begin(), table.end(),
+                    [&](const option& row) { return option_matches(row.key, e.key); }))
+      continue;
+    const std::string near = near_option(e.key, names);
+    const std::string field = e.key.substr(zero.size());
+    // A field of the offload sections written one level up ("device" beside "stage").
+    std::vector<std::string> sections;
+    for (const auto& name : names)
+      if (name.starts_with(zero) && name.ends_with("." + field) &&
+          name.size() > zero.size() + field.size() + 1)
+        sections.push_back(name.substr(0, name.size() - field.size() - 1));
+    std::string hint;
+    if (!sections.empty())
+      hint = fmt::format("move it into {} to plan it", fmt::join(sections, " or "));
+    else if (!near.empty())
+      hint =
+          fmt::format("write \"{}\" (the field it is near) to plan it", near.substr(zero.size()));
+    else
+      hint = "remove it to plan it (a field added after 2025-02 needs that newer DeepSpeed)";
+    return with_remedy(
+        at(e.where, fmt::format("\"{}\" is not a field of DeepSpeed's ZeRO config, which refuses "
+                                "fields it does not have (DeepSpeedZeroConfig forbids extra "
+                                "fields since DeepSpeed 0.7): deepspeed.initialize stops here",
+                                e.key)),
+        hint);
+  }
+  return std::nullopt;
+}
+
 // DeepSpeed's batch sizes are whole numbers; a string other than "auto" (which the Hugging Face
 // Trainer and accelerate fill) stops DeepSpeed's batch assertion (runtime/config.py,
 // _batch_assertion compares it with 0). The first such value in the file is refused, so a
@@ -775,6 +820,7 @@ std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view t
   }
   std::optional<diagnostic> error = not_a_deepspeed_config(ctx, deepspeed_table());
   if (!error) error = json_load_refusal(ctx, text, source);
+  if (!error) error = zero_field_refusal(ctx, deepspeed_table());
   if (!error) error = batch_size_placeholder(ctx);
   if (error) {
     ctx.entries = std::move(outer);

@@ -183,14 +183,48 @@ TEST(ImportDeepSpeed, TrainerArgumentsFromSet) {
   EXPECT_FALSE(take_trainer_args({"trainer.per_device_train_batch_size=0"}, bad, rest));
 }
 
+// zero_optimization is a pydantic model that forbids fields it does not have (DeepSpeed 0.7 on):
+// a key it lacks is refused with the field it is near; a file of the releases before, which
+// ignored such keys, has it noted.
+TEST(ImportDeepSpeed, AZeroFieldDeepSpeedDoesNotHaveIsRefused) {
+  auto typo = import_config_text(
+      "{\"train_batch_size\": 8,\n \"zero_optimization\": {\"stage\": 2,\n"
+      "  \"allgather_bucket_sizes\": 2e8}}\n",
+      "ds.json");
+  ASSERT_FALSE(typo);
+  EXPECT_EQ(typo.error().line, 3);
+  EXPECT_NE(typo.error().message.find("deepspeed.initialize stops here; write "
+                                      "\"allgather_bucket_size\" (the field it is near)"),
+            std::string::npos)
+      << typo.error().to_string();
+  auto misplaced = import_config_text(
+      "{\"train_batch_size\": 8,\n \"zero_optimization\": {\"stage\": 3,\n  \"device\": "
+      "\"cpu\"}}\n",
+      "ds.json");
+  ASSERT_FALSE(misplaced);
+  EXPECT_NE(misplaced.error().message.find("move it into zero_optimization.offload_optimizer or"),
+            std::string::npos)
+      << misplaced.error().to_string();
+  auto old = import_config_text(
+      "{\"train_batch_size\": 8,\n \"zero_optimization\": {\"stage\": 3,\n"
+      "  \"cpu_offload_params\": true,\n  \"stage3_param_persitance_threshold\": 1e5}}\n",
+      "ds.json");
+  ASSERT_TRUE(old) << old.error().to_string();
+  EXPECT_NE(find_note(old->notes, "stage3_param_persitance_threshold"), "");
+}
+
 TEST(ImportDeepSpeed, ReportsUnknownUnmodelledAndAutoOptions) {
   const imported_job imported = import_ok("deepspeed_zero3.json");
   const std::string file = sample("deepspeed_zero3.json");
-  EXPECT_EQ(find_note(imported.notes, "allgather_bucket_sizes"),
-            file + ":37:5: unknown option \"zero_optimization.allgather_bucket_sizes\" (did you "
-                   "mean \"zero_optimization.allgather_bucket_size\"?); ignored\n"
-                   "    \"allgather_bucket_sizes\": 2e8,\n"
-                   "    ^ near here");
+  // A misspelt top-level key: DeepSpeedConfig reads the keys it knows and ignores the rest.
+  auto typo =
+      import_config_text("{\"train_batch_size\": 8,\n \"gradient_clippng\": 1.0}\n", "ds.json");
+  ASSERT_TRUE(typo) << typo.error().to_string();
+  EXPECT_EQ(find_note(typo->notes, "gradient_clippng"),
+            "ds.json:2:2: unknown option \"gradient_clippng\" (did you mean "
+            "\"gradient_clipping\"?); ignored\n"
+            " \"gradient_clippng\": 1.0}\n"
+            " ^ near here");
   EXPECT_EQ(find_note(imported.notes, "overlap_comm"),
             file + ":33:5: \"zero_optimization.overlap_comm\" changes memory but vramscope does "
                    "not model it (overlapped reduction keeps extra gradient buckets); ignored\n"
