@@ -34,8 +34,18 @@ struct raw_word {
   std::vector<part> parts;
   int line = 0, column = 0;
 };
+// The text a here-document gives its command (`cat <<EOT > ds.json`, bash(1) Here Documents):
+// its lines as written, from line `line`; `quoted` when the delimiter was quoted, so that
+// nothing in it is expanded.
+struct heredoc {
+  std::string body;
+  int line = 0;
+  bool quoted = false;
+};
+
 struct statement {
   std::vector<raw_word> words;
+  std::vector<heredoc> heredocs;       // in the order of their operators
   bool array = false, append = false;  // NAME=( ... ) or NAME+=( ... )
   std::string name;
   int line = 0;
@@ -76,7 +86,10 @@ class lexer {
   maybe_error run(std::vector<statement>& out) {
     statement current;
     const auto finish = [&] {
-      if (!current.words.empty()) out.push_back(std::move(current));
+      if (!current.words.empty()) {
+        note_heredocs(current, out.size());
+        out.push_back(std::move(current));
+      }
       current = statement{};
     };
     while (pos_ < text_.size()) {
@@ -91,6 +104,7 @@ class lexer {
         current.end = c == ';' && peek(1) == ';' ? 'c' : c;
         advance(current.end == 'c' ? 2 : 1);
         finish();
+        if (c == '\n') read_heredoc_bodies(out);
       } else {
         raw_word w;
         if (auto err = read_word(w, false)) return err;
@@ -129,6 +143,57 @@ class lexer {
   }
 
  private:
+  // A here-document operator of a statement (`<<EOT`, `<<-EOT`, `<< 'EOF'`): its delimiter,
+  // read with the body that starts on the next line.
+  struct pending_heredoc {
+    std::string delimiter;
+    bool strip_tabs = false, quoted = false;
+    std::size_t index = 0;  // of the statement
+  };
+  std::vector<pending_heredoc> pending_;
+
+  void note_heredocs(const statement& s, std::size_t index) {
+    for (std::size_t i = 0; i < s.words.size(); ++i) {
+      const auto& parts = s.words[i].parts;
+      if (parts.empty() || parts[0].kind != part_kind::text || parts[0].quoted) continue;
+      const std::string& head = parts[0].value;
+      if (!head.starts_with("<<") || head.starts_with("<<<")) continue;
+      pending_heredoc p;
+      p.strip_tabs = head.size() > 2 && head[2] == '-';
+      p.index = index;
+      p.delimiter = head.substr(p.strip_tabs ? 3 : 2);
+      for (std::size_t k = 1; k < parts.size(); ++k) {
+        p.delimiter += parts[k].kind == part_kind::text ? parts[k].value : parts[k].raw;
+        p.quoted = p.quoted || parts[k].quoted;
+      }
+      if (p.delimiter.empty() && parts.size() == 1 && i + 1 < s.words.size())
+        for (const auto& part : s.words[i + 1].parts) {
+          p.delimiter += part.kind == part_kind::text ? part.value : part.raw;
+          p.quoted = p.quoted || part.quoted;
+        }
+      if (!p.delimiter.empty()) pending_.push_back(std::move(p));
+    }
+  }
+
+  // The bodies of the here-documents opened on the line just ended, each to the line that is
+  // its delimiter (after leading tabs, for `<<-`), or to the end of the text.
+  void read_heredoc_bodies(std::vector<statement>& out) {
+    for (const auto& p : pending_) {
+      heredoc h{"", line_, p.quoted};
+      while (pos_ < text_.size()) {
+        const std::size_t end = std::min(text_.find('\n', pos_), text_.size());
+        std::string_view row = text_.substr(pos_, end - pos_);
+        if (row.ends_with('\r')) row.remove_suffix(1);
+        if (p.strip_tabs) row.remove_prefix(std::min(row.find_first_not_of('\t'), row.size()));
+        advance(end - pos_ + 1);
+        if (row == p.delimiter) break;
+        h.body += std::string(row) + "\n";
+      }
+      if (p.index < out.size()) out[p.index].heredocs.push_back(std::move(h));
+    }
+    pending_.clear();
+  }
+
   // '&' of a redirection (`2>&1`, `&>> log`), not a statement's end.
   bool redirecting(char c) const {
     return c == '&' && (peek(1) == '>' || (pos_ > 0 && text_[pos_ - 1] == '>'));
@@ -404,6 +469,40 @@ class expander {
   // "ARITHMETIC EVALUATION"). Anything else (a variable the script does not set, a command, an
   // operator outside those, overflow, division by zero) leaves the word unresolved.
   std::optional<long long> arithmetic(const std::string& raw) const {
+    // `$(expr $NNODES \* 8)` (or in backquotes): coreutils' expr(1) on whole numbers, each
+    // operand and operator its own word, `*` escaped from the shell; the same arithmetic.
+    for (const auto& [open, close] :
+         {std::pair<std::string_view, std::string_view>{"$(", ")"}, {"`", "`"}}) {
+      if (raw.size() <= open.size() + close.size() || !raw.starts_with(open) ||
+          !raw.ends_with(close) || raw.starts_with("$(("))
+        continue;
+      std::string_view body(raw);
+      body = body.substr(open.size(), body.size() - open.size() - close.size());
+      const auto start = body.find_first_not_of(" \t");
+      if (start == std::string_view::npos || body.substr(start).rfind("expr ", 0) != 0)
+        return std::nullopt;
+      std::string sum;
+      for (std::string_view rest = body.substr(start + 5); !rest.empty();) {
+        const auto word_start = rest.find_first_not_of(" \t");
+        if (word_start == std::string_view::npos) break;
+        rest.remove_prefix(word_start);
+        const auto end = std::min(rest.find_first_of(" \t"), rest.size());
+        std::string word(rest.substr(0, end));
+        rest.remove_prefix(end);
+        if (word == "\\*" || word == "'*'" || word == "\"*\"") word = "*";
+        if (word == "\\(" || word == "\\)") word = word.substr(1);
+        const bool op = word == "+" || word == "-" || word == "*" || word == "/" || word == "%" ||
+                        word == "(" || word == ")";
+        const bool operand =
+            !word.empty() &&
+            word.find_first_not_of(
+                "0123456789$_{}abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") ==
+                std::string::npos;
+        if (!op && !operand) return std::nullopt;
+        sum += word + " ";
+      }
+      return sum.empty() ? std::nullopt : arithmetic("$((" + sum + "))");
+    }
     if (raw.size() < 5 || raw.rfind("$((", 0) != 0 || !raw.ends_with("))")) return std::nullopt;
     const std::string expr = raw.substr(3, raw.size() - 5);
     std::size_t i = 0;
@@ -824,6 +923,11 @@ class interpreter {
       }
       if (arm_ends) awaiting_pattern_ = true;
       if (skipping()) continue;
+      if (!s.heredocs.empty() && literal_text(words[0]) == "read") {
+        read_heredoc(words, s);
+        continue;
+      }
+      if (!s.heredocs.empty()) written_file(words, s, out);
       strip_redirections(words);
       bool exported = false;
       while (!words.empty() && std::find(declarators.begin(), declarators.end(),
@@ -1091,6 +1195,73 @@ class interpreter {
   }
 
   // Redirections (`2>&1`, `> log`, `&>> ${LOG}`, `<input`) are not words of the command.
+  // A file the script writes from a here-document (`cat <<EOT > $DS_CONFIG`, `cat > f <<EOF`):
+  // the output redirection's target as expanded, with the (first) body, expanded unless its
+  // delimiter was quoted.
+  void written_file(const std::vector<raw_word>& words, const statement& s, shell_launch& out) {
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      const auto& parts = words[i].parts;
+      if (parts.empty() || parts[0].kind != part_kind::text || parts[0].quoted) continue;
+      std::string head = parts[0].value;
+      if (head.starts_with("1")) head.erase(0, 1);
+      if (!head.starts_with(">") || head.starts_with(">&")) continue;
+      const std::size_t op = head.starts_with(">>") || head.starts_with(">|") ? 2 : 1;
+      raw_word target = words[i];
+      if (head.size() == op && parts.size() == 1) {
+        if (i + 1 >= words.size()) return;
+        target = words[i + 1];
+      } else {
+        target.parts[0].value.erase(0, parts[0].value.size() - head.size() + op);
+      }
+      written_file_entry file;
+      for (const auto& f : expand(target, false)) file.path.text += f.text;
+      file.path.line = s.line;
+      file.path.column = words[i].column;
+      file.line = s.heredocs.front().line;
+      file.text = heredoc_text(s.heredocs.front()).text;
+      out.written_files.push_back(std::move(file));
+      return;
+    }
+  }
+
+  // A here-document's body as its command reads it: expanded as a double-quoted string is,
+  // unless its delimiter was quoted.
+  shell_word heredoc_text(const heredoc& h) {
+    shell_word out{"", h.line, 1, false};
+    raw_word body;
+    if (h.quoted || lexer(h.body, source_).read_quoted_text(body)) {
+      out.text = h.body;
+      return out;
+    }
+    for (const auto& f : expand(body, false)) {
+      out.text += f.text;
+      out.unresolved = out.unresolved || f.unresolved;
+    }
+    return out;
+  }
+
+  // `read -r -d '' NAME <<EOF ... EOF` (bash(1), read): NAME holds the body, a command line the
+  // script runs later (`bash -c "$NAME"`).
+  void read_heredoc(const std::vector<raw_word>& words, const statement& s) {
+    std::string name;
+    for (std::size_t i = 1; i < words.size(); ++i) {
+      const std::string word = literal_text(words[i]);
+      if (word == "-d" || word == "-p" || word == "-t" || word == "-n" || word == "-N" ||
+          word == "-u" || word == "-i") {
+        ++i;  // the option's value
+        continue;
+      }
+      if (word.empty() || word[0] == '-' || word[0] == '<' || !is_name_start(word[0]) ||
+          !std::all_of(word.begin(), word.end(), is_name_char))
+        continue;
+      name = word;
+      break;
+    }
+    if (name.empty() || not_taken(name, s.line, 1)) return;
+    vars_[name] = {heredoc_text(s.heredocs.front())};
+    assigned(name, s.line, 1);
+  }
+
   static void strip_redirections(std::vector<raw_word>& words) {
     for (std::size_t i = 0; i < words.size();) {
       const auto& parts = words[i].parts;
@@ -1543,6 +1714,18 @@ class interpreter {
     if (shell >= 1)
       outer_.assign(fields.begin(), fields.begin() + static_cast<std::ptrdiff_t>(shell));
     for (auto& st : statements) {
+      // `export NAME=value` in the string: the launch's environment, as in the script, located
+      // at the string.
+      if (!st.words.empty() && literal_text(st.words[0]) == "export") {
+        for (std::size_t k = 1; k < st.words.size(); ++k) {
+          raw_word w = st.words[k];
+          if (assignment_prefix(w) == 0) continue;
+          w.line = string.line;
+          w.column = string.column;
+          export_variable(assign(w), w, out);
+        }
+        continue;
+      }
       std::vector<shell_word> inner;
       for (auto w : st.words) {
         for (auto& f : expand(w, true)) {

@@ -41,6 +41,13 @@ struct shell_word {
   bool unresolved = false;  // holds $(...), $((...)) or a variable the script does not set
 };
 
+/// A file a script writes from a here-document (`cat <<EOT > $DS_CONFIG`).
+struct written_file_entry {
+  shell_word path;   // the redirection's target as expanded, located at the command
+  std::string text;  // the body, its variables expanded (unless the delimiter was quoted)
+  int line = 0;      // the body's first line in the script
+};
+
 /// The launch a script describes.
 struct shell_launch {
   std::vector<shell_word> launcher;  // the words before the script: torchrun, --nproc_per_node, 8
@@ -62,6 +69,8 @@ struct shell_launch {
   /// `sed "s/PLACEHOLDER/value/"` commands the script runs (to fill a config template), in order:
   /// each placeholder with its replacement as expanded, located at the sed script word.
   std::vector<std::pair<std::string, shell_word>> sed_substitutions;
+  /// Files the script writes from here-documents, in order.
+  std::vector<written_file_entry> written_files;
   /// Variables set only inside a conditional that the script's own arguments choose (`case $1
   /// in`, `while [[ $# -gt 0 ]]`, `if [ $ENV = dsw ]` after `ENV=$1`): each name with where the
   /// conditional is written, its message saying so. Their value is left unresolved ("$NAME").

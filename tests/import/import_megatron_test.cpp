@@ -1288,6 +1288,34 @@ TEST(ImportMegatron, AssignmentsBeforeTheLaunchAreItsEnvironment) {
   EXPECT_EQ(evaluated.job.hardware.gpus_per_node, 2);
 }
 
+// The DeepSpeed config a Megatron-DeepSpeed script writes from a here-document gives the ZeRO
+// stage DeepSpeed runs, and its precision must be the model's; a template filled by sed too.
+TEST(ImportMegatron, TheDeepSpeedConfigTheScriptWritesIsRead) {
+  const std::string head =
+      "DS=ds.json\nZ=2\ncat <<EOT > $DS\n{\n  \"zero_optimization\": {\"stage\": $Z},\n";
+  std::string model = small_model.substr(0, small_model.size() - 1);
+  std::replace(model.begin(), model.end(), '\n', ' ');
+  const std::string run = "EOT\ndeepspeed --num_gpus 2 pretrain_gpt.py " + model +
+                          " --deepspeed --deepspeed_config $DS ";
+  const auto staged =
+      import_ok(head + "  \"bf16\": {\"enabled\": true}\n}\n" + run + "--bf16 --zero-stage 1\n");
+  EXPECT_EQ(staged.job.parallel.kind, strategy::megatron);
+  EXPECT_NE(find_note(staged.notes, "says ZeRO stage 2, which DeepSpeed runs; --zero-stage 1"), "");
+  const std::string off =
+      import_error(head + "  \"bf16\": {\"enabled\": false}\n}\n" + run + "--bf16\n");
+  EXPECT_NE(off.find("args.txt:6:"), std::string::npos) << off;
+  EXPECT_NE(off.find("turns bf16 off here while --bf16"), std::string::npos) << off;
+  const std::string mixed =
+      import_error(head + "  \"bf16\": {\"enabled\": true}\n}\n" + run + "--fp16\n");
+  EXPECT_NE(mixed.find("turns bf16 on here while --fp16"), std::string::npos) << mixed;
+  const std::string templated = import_error(
+      "sed \"s/CONFIG_FP16_ENABLED/false/\" t.json | sed \"s/CONFIG_BF16_ENABLED/true/\" > "
+      "ds.json\ndeepspeed --num_gpus 2 pretrain_gpt.py " +
+      model + " --deepspeed --deepspeed_config ds.json --fp16\n");
+  EXPECT_NE(templated.find("args.txt:1:"), std::string::npos) << templated;
+  EXPECT_NE(templated.find("turns bf16 on here while --fp16"), std::string::npos) << templated;
+}
+
 // The interpreter running a launcher's own script (`python /opt/ds/bin/deepspeed`, `python -m
 // deepspeed.launcher.runner`, `python $(which torchrun)`) launches as the launcher does.
 TEST(ImportMegatron, ALauncherRunByPythonIsTheLauncher) {

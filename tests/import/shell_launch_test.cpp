@@ -70,6 +70,46 @@ TEST(ShellLaunch, AnEvaluatedCommandEndsAtItsOperators) {
   }
 }
 
+// A here-document is the text its command reads, not commands: a file written from one is kept
+// with its body expanded (unless the delimiter is quoted), `<<-` strips the body's leading tabs,
+// and `read -d '' NAME` holds the body in NAME.
+TEST(ShellLaunch, HereDocumentsAreTextNotCommands) {
+  const auto written = read_ok(
+      "S=2\nOUT=ds.json\ncat <<EOT > $OUT\n{\"zero_optimization\": {\"stage\": $S}}\n"
+      "torchrun --nproc_per_node 4 pretrain_bert.py\nEOT\n"
+      "cat > raw.txt << 'EOF'\nkeep $S\nEOF\n"
+      "cat <<-END >>tabs.txt\n\t\tindented\n\tEND\n"
+      "python pretrain_gpt.py --num-layers $S\n");
+  EXPECT_EQ(written.script.text, "pretrain_gpt.py");
+  ASSERT_EQ(written.written_files.size(), 3u);
+  EXPECT_EQ(written.written_files[0].path.text, "ds.json");
+  EXPECT_EQ(written.written_files[0].text,
+            "{\"zero_optimization\": {\"stage\": 2}}\n"
+            "torchrun --nproc_per_node 4 pretrain_bert.py\n");
+  EXPECT_EQ(written.written_files[0].line, 4);
+  EXPECT_EQ(written.written_files[1].path.text, "raw.txt");
+  EXPECT_EQ(written.written_files[1].text, "keep $S\n");
+  EXPECT_EQ(written.written_files[2].path.text, "tabs.txt");
+  EXPECT_EQ(written.written_files[2].text, "indented\n");
+  const auto held = read_ok(
+      "N=2\nread -r -d '' CMD <<- SCRIPT\nexport CUDA_DEVICE_MAX_CONNECTIONS=1\n"
+      "torchrun --nproc_per_node $N pretrain_gpt.py --bf16\nSCRIPT\n"
+      "docker run --gpus all image bash -c \"$CMD\"\n");
+  EXPECT_EQ(held.script.text, "pretrain_gpt.py");
+  EXPECT_EQ(texts(held.launcher), (words{"torchrun", "--nproc_per_node", "2"}));
+  ASSERT_EQ(held.exports.size(), 1u);
+  EXPECT_EQ(held.exports[0].first, "CUDA_DEVICE_MAX_CONNECTIONS");
+  EXPECT_EQ(held.exports[0].second.text, "1");
+}
+
+// `$(expr A \* B)` is arithmetic of the script's own values.
+TEST(ShellLaunch, ExprIsArithmetic) {
+  const auto l = read_ok(
+      "NODES=2\nGPUS=8\nWORLD=$(expr $NODES \\* $GPUS)\nHALF=`expr $WORLD / 2`\n"
+      "python pretrain_gpt.py --a $WORLD --b $HALF --c $(expr length abc)\n");
+  EXPECT_EQ(texts(l.args), (words{"--a", "16", "--b", "8", "--c", "$(expr length abc)"}));
+}
+
 // sed's s/PLACEHOLDER/value/ scripts, expanded, with where each is written.
 TEST(ShellLaunch, SedSubstitutionsAreKept) {
   const auto l = read_ok(

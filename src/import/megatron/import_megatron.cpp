@@ -12,6 +12,7 @@
 #include <functional>
 #include <set>
 
+#include "import/hjson.hpp"
 #include "import/megatron/megatron_args.hpp"
 #include "import/shell_launch.hpp"
 #include "job/source_text.hpp"
@@ -502,6 +503,123 @@ std::vector<shell_word> launcher_run_by_python(const std::vector<shell_word>& wo
   if (name != "deepspeed" && name != "torchrun") return words;
   out[0].text = name;
   return out;
+}
+
+// A DeepSpeed config's precision switches as a Megatron-DeepSpeed script decides them: each
+// section's "enabled" and where it is written.
+struct config_precision {
+  std::optional<bool> fp16, bf16;
+  diagnostic fp16_at, bf16_at;
+};
+
+// Megatron builds the model in the precision of --fp16 / --bf16, and DeepSpeed steps it in the
+// one its config enables: a config that turns the model's off steps the half-precision weights
+// without DeepSpeed's mixed-precision optimizer, and one that turns the other on mixes two,
+// neither of which a plan describes. The refusal of such a contradiction, at the config's switch.
+maybe_error precision_contradiction(const import_context& ctx, const config_precision& config,
+                                    const std::string& config_name) {
+  const entry* fp16 = ctx.find("--fp16");
+  const entry* bf16 = ctx.find("--bf16");
+  if ((fp16 == nullptr) == (bf16 == nullptr)) return std::nullopt;
+  const entry& flag = fp16 != nullptr ? *fp16 : *bf16;
+  const bool is_fp16 = fp16 != nullptr;
+  const std::string mine = is_fp16 ? "fp16" : "bf16", other = is_fp16 ? "bf16" : "fp16";
+  const std::optional<bool> own = is_fp16 ? config.fp16 : config.bf16;
+  const bool other_on = (is_fp16 ? config.bf16 : config.fp16).value_or(false);
+  if (!other_on && !(own.has_value() && !*own)) return std::nullopt;
+  const diagnostic& switch_at = other_on == is_fp16 ? config.bf16_at : config.fp16_at;
+  const std::string what =
+      other_on ? fmt::format("turns {} on", other) : fmt::format("turns {} off", mine);
+  const std::string effect =
+      other_on ? fmt::format("would cast it to {} as well", other)
+               : std::string(
+                     "steps the half-precision weights without its mixed-precision "
+                     "optimizer (no fp32 master weights, no loss scaling)");
+  return with_remedy(
+      at(switch_at, fmt::format("the DeepSpeed config ({}) {} here while {} (line {}) builds the "
+                                "model in {}: DeepSpeed {}, a run no plan describes",
+                                config_name, what, flag.key, flag.where.line, mine, effect)),
+      fmt::format("make the config's {}.enabled true (and the other off) to plan it", mine));
+}
+
+// The DeepSpeed config of a Megatron-DeepSpeed launch (--deepspeed with --deepspeed_config), as
+// the script makes it: written whole from a here-document (`cat <<EOT > $DS_CONFIG`,
+// examples_deepspeed/*/ds_pretrain_*.sh), or filled from Megatron-DeepSpeed's
+// ds_config_gpt_TEMPLATE.json by sed (`"enabled": CONFIG_FP16_ENABLED`, `"enabled":
+// CONFIG_BF16_ENABLED`). DeepSpeed runs that file's ZeRO stage (it overrides --zero-stage, which
+// only Megatron's side reads) and its precision (precision_contradiction). Returns the refusal of
+// a contradiction.
+maybe_error read_written_deepspeed_config(import_context& ctx, std::string_view text,
+                                          const shell_launch& launch) {
+  const entry* named = ctx.find("--deepspeed_config");
+  if (named == nullptr) named = ctx.find("--deepspeed-config");
+  if (named == nullptr || ctx.find("--deepspeed") == nullptr || named->value.text.empty())
+    return std::nullopt;
+  const written_file_entry* file = nullptr;
+  for (const auto& f : launch.written_files)
+    if (f.path.text == named->value.text) file = &f;
+  if (file == nullptr) {
+    config_precision template_switches;
+    for (const auto& [placeholder, value] : launch.sed_substitutions) {
+      if (value.text != "true" && value.text != "false") continue;
+      const diagnostic at_sed = location(ctx.source, text, value.line, value.column);
+      if (placeholder == "CONFIG_FP16_ENABLED")
+        template_switches.fp16 = value.text == "true", template_switches.fp16_at = at_sed;
+      if (placeholder == "CONFIG_BF16_ENABLED")
+        template_switches.bf16 = value.text == "true", template_switches.bf16_at = at_sed;
+    }
+    return precision_contradiction(ctx, template_switches, named->value.text);
+  }
+  auto doc = parse_hjson(file->text, ctx.source);
+  if (!doc || !doc->value.is_object()) {
+    ctx.note(*named, fmt::format("the DeepSpeed config {} is written on line {} but is not read "
+                                 "as JSON{}",
+                                 named->value.text, file->line,
+                                 doc ? std::string() : " (" + doc.error().message + ")"));
+    return std::nullopt;
+  }
+  const auto where = [&](const std::vector<std::string>& path) {
+    const auto it = doc->keys.find(path);
+    return it == doc->keys.end()
+               ? location(ctx.source, text, file->line, 1)
+               : location(ctx.source, text, file->line + it->second.first - 1, it->second.second);
+  };
+  const nlohmann::json& json = doc->value;
+  const auto enabled = [&](const char* section) -> std::optional<bool> {
+    if (!json.contains(section) || !json[section].is_object()) return std::nullopt;
+    const auto& on = json[section].value("enabled", nlohmann::json());
+    if (on.is_boolean()) return on.get<bool>();
+    return std::nullopt;
+  };
+  const config_precision written{enabled("fp16"), enabled("bf16"), where({"fp16", "enabled"}),
+                                 where({"bf16", "enabled"})};
+  if (auto d = precision_contradiction(ctx, written, named->value.text)) return d;
+  if (json.contains("zero_optimization") && json["zero_optimization"].is_object()) {
+    const auto& stage = json["zero_optimization"].value("stage", nlohmann::json());
+    if (stage.is_number_integer()) {
+      const std::string value = std::to_string(stage.get<long long>());
+      const entry from_config{
+          "--zero-stage", {value, {}, false}, false, where({"zero_optimization", "stage"})};
+      auto given = std::find_if(ctx.entries.begin(), ctx.entries.end(),
+                                [](const entry& e) { return e.key == "--zero-stage"; });
+      if (given == ctx.entries.end()) {
+        ctx.entries.push_back(from_config);
+        ctx.note(from_config,
+                 fmt::format("the DeepSpeed config the script writes ({}) says ZeRO stage {}: "
+                             "planned as --zero-stage {}",
+                             named->value.text, value, value));
+      } else if (given->value.text != value) {
+        ctx.note(
+            from_config,
+            fmt::format("the DeepSpeed config the script writes ({}) says ZeRO stage {}, "
+                        "which DeepSpeed runs; --zero-stage {} (line {}) is only Megatron's: "
+                        "planned as stage {}",
+                        named->value.text, value, given->value.text, given->where.line, value));
+        given->value = from_config.value;
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 // torchrun (or python -m torch.distributed.run / launch): --nproc_per_node x --nnodes GPUs.
@@ -1739,6 +1857,8 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                                   "sed fills with {}: planned as --zero-stage {}",
                                   value.text, value.text));
     }
+  if (auto d = detail::read_written_deepspeed_config(ctx, text, *launch))
+    return refused(detail::blocking::fails, *d);
   std::optional<diagnostic> error;
   detail::megatron_mesh mesh;
   long long world = launch->script.text.empty()
