@@ -445,6 +445,15 @@ TEST(ThreadsYardstick, EighteenthBatchScoredAfterTheSeventeenthsFixes) {
   expect_at_least(fresh, {9, 11});
 }
 
+// Batch 19, collected sealed in the round after (forum pages, the long tail of GitHub, other
+// runtimes and languages) and scored once on that round's rules before anything was changed for
+// it (bench/README.md): 6 of 15 top-1, 9 of 15 top-3.
+TEST(ThreadsYardstick, NineteenthBatchScoredAtFirstSight) {
+  const tally fresh = score_all("19", false);
+  ASSERT_GE(fresh.n, 15);
+  expect_at_least(fresh, {6, 9});
+}
+
 // The saving a finding states, against the threads that report what the confirmed fix saved
 // (`saving:` in thread.yaml, before minus after as the thread gives it), over every thread of
 // every batch, from the observation alone (a batch holds one or two such threads, too few to
