@@ -169,6 +169,34 @@ std::optional<failure_line> failure_line_of(std::string_view line) {
                          std::string(line.substr(st, line.find_first_of(" '\\\")\n", st) - st));
     return f;
   }
+  // TensorFlow's and XLA's StreamExecutor log a cuBLAS handle that cublasCreate could not make
+  // as "failed to create cublas handle: CUBLAS_STATUS_..." (stream_executor/cuda/cuda_blas.cc,
+  // CUDABlas::Init): the same failure as the call's own.
+  if (const std::string low = to_lower(line); contains(low, "failed to create cublas handle")) {
+    f.at = low.find("failed to create cublas handle");
+    f.origin = oom_origin::outside_allocator;
+    f.library = "cublas";
+    f.names_memory = contains(line, "ALLOC_FAILED");
+    const std::size_t st = line.find("CUBLAS_STATUS_", f.at);
+    f.status = st == std::string_view::npos
+                   ? std::string("cublasCreate failed")
+                   : "cublasCreate failed: " +
+                         std::string(line.substr(st, line.find_first_of(" '\\\")\n", st) - st));
+    return f;
+  }
+  // TensorFlow's convolution kernels raise "Failed to get convolution algorithm. This is probably
+  // because cuDNN failed to initialize" when no cuDNN handle could be made for the stream
+  // (tensorflow/core/kernels/conv_ops*.cc): cudnnCreate's failure as the Python error shows it.
+  if (contains(line, "Failed to get convolution algorithm") &&
+      contains(line, "cuDNN failed to initialize")) {
+    f.at = line.find("Failed to get convolution algorithm");
+    f.origin = oom_origin::outside_allocator;
+    f.library = "cudnn";
+    f.status =
+        "cudnnCreate failed (Failed to get convolution algorithm: cuDNN failed to "
+        "initialize)";
+    return f;
+  }
   // The other CUDA libraries' own allocation statuses: a plan, handle or workspace the library
   // allocates itself with cudaMalloc (cufft.h: CUFFT_ALLOC_FAILED; cusolver_common.h:
   // CUSOLVER_STATUS_ALLOC_FAILED; cusparse.h: CUSPARSE_STATUS_ALLOC_FAILED; curand.h:
@@ -249,7 +277,9 @@ std::string runtime_named(std::string_view text) {
       {"dynet", {"dynet", "DyNet", "--dynet-mem", "CUDA failure in "}},
       {"mxnet", {"mxnet", "MXNet", "mxnet", "mxnet"}},
       {"paddle", {"paddle", "Paddle", "paddle", "paddle"}},
-      {"tensorflow", {"tensorflow", "TensorFlow", "tensorflow", "tensorflow"}},
+      // TensorFlow by name, or by its convolution kernels' error (tensorflow/core/kernels).
+      {"tensorflow",
+       {"tensorflow", "TensorFlow", "Failed to get convolution algorithm", "tensorflow"}},
       // CuPy by its package's frames and modules (cupy/cuda/..., cupy.cuda.memory).
       {"cupy", {"cupy/", "cupy.", "CuPy", "cupy_backends"}},
       {"jax", {"jaxlib", "XlaRuntimeError", "jax/", "jax/"}},

@@ -1032,6 +1032,12 @@ struct oom_scanner {
       return;  // the same failure printed again (repeats_last)
     if (r.status.starts_with("CUDNN")) r.library = "cudnn";
     if (r.status.starts_with("CUBLAS")) r.library = "cublas";
+    // The status of a handle the library could not create ("failed to create cublas handle:
+    // CUBLAS_STATUS_ALLOC_FAILED", failure_line.cpp): that Create call's failure.
+    if (const auto named = detail::failure_line_of(t);
+        named && named->library == r.library &&
+        named->status.find("Create failed") != std::string::npos)
+      r.status = named->status;
     // The driver's device allocation named as the failed call: a framework's own allocator that
     // calls the driver directly (libgpuarray's "cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY", Numba's
     // "Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY"), not a call beside a pool. Not

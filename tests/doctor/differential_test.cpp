@@ -541,6 +541,24 @@ TEST(Differential, ALibraryFailingBesideXlasPoolIsPreallocationFirst) {
     }
 }
 
+// TensorFlow's handles made beside its pool: "failed to create cublas handle:
+// CUBLAS_STATUS_ALLOC_FAILED" (StreamExecutor) and the convolution kernels' "Failed to get
+// convolution algorithm ... cuDNN failed to initialize" are the pool crowding the library out,
+// fixed by memory growth.
+TEST(Differential, TensorFlowsHandleFailuresArePreallocationFirst) {
+  for (const std::string log :
+       {"E tensorflow/stream_executor/cuda/cuda_blas.cc:372] failed to create cublas handle: "
+        "CUBLAS_STATUS_ALLOC_FAILED\n",
+        "UnknownError: Failed to get convolution algorithm. This is probably because cuDNN failed "
+        "to initialize, so try looking to see if a warning log message was printed above. "
+        "[Op:Conv2D]\n"}) {
+    const auto findings = diagnose_log(log);
+    ASSERT_FALSE(findings.empty()) << log;
+    EXPECT_EQ(findings[0].rule, "JAX001") << log;
+    EXPECT_NE(findings[0].fix.find("GROWTH"), std::string::npos) << findings[0].fix;
+  }
+}
+
 // One GPU at XLA's fraction and no sign of JAX. GPU 7 alone leaves its machine's other GPUs
 // unseen (a JAX process would hold a pool on each), so the screen's default reading (memory
 // held by some process) comes first and JAX001 stays in the running; GPU 0 alone may be all of

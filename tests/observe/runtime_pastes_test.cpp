@@ -177,6 +177,22 @@ TEST(RuntimePastes, CudnnHandleCreationIsTheLibrarysFailure) {
   EXPECT_TRUE(tf->names_memory);
   EXPECT_EQ(detail::runtime_named("E tensorflow/stream_executor/cuda/cuda_dnn.cc:329] x"),
             "tensorflow");
+  // TensorFlow's convolution kernels say it without naming cuDNN's call or TensorFlow.
+  const auto conv = detail::failure_line_of(
+      "UnknownError: Failed to get convolution algorithm. This is probably because cuDNN failed "
+      "to initialize, so try looking to see if a warning log message was printed above.");
+  ASSERT_TRUE(conv);
+  EXPECT_EQ(conv->library, "cudnn");
+  EXPECT_EQ(detail::runtime_named("UnknownError: Failed to get convolution algorithm."),
+            "tensorflow");
+  // StreamExecutor's cuBLAS handle: the Create call's failure, with its status.
+  const auto blas = find(
+      "E c:\\tf\\tensorflow\\stream_executor\\cuda\\cuda_blas.cc:372] failed to create cublas "
+      "handle: CUBLAS_STATUS_ALLOC_FAILED\n",
+      w);
+  ASSERT_EQ(blas.size(), 1u);
+  EXPECT_EQ(blas[0].library, "cublas");
+  EXPECT_EQ(blas[0].status, "cublasCreate failed: CUBLAS_STATUS_ALLOC_FAILED");
 }
 
 // The other CUDA libraries' allocation statuses (cuFFT, cuSOLVER, cuSPARSE, cuRAND) and their

@@ -335,7 +335,7 @@ std::optional<finding> pool_left_no_room(const observe::observation& o) {
     // A CUDA library's handle (cuDNN's, cuSOLVER's, cuBLAS's, cuSPARSE's): its Create call
     // allocates device memory when the runtime first uses the library (observe/failure_line).
     const bool handle = !r.library.empty() && (r.status.starts_with("cudnnCreate") ||
-                                               r.status.ends_with("Create failed"));
+                                               r.status.find("Create failed") != std::string::npos);
     if (!cnmem_init &&
         !(handle && (r.runtime == "tensorflow" || r.runtime == "jax" || r.runtime == "theano")))
       continue;
