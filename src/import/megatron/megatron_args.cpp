@@ -27,11 +27,12 @@ const diagnostic* chosen_by_arguments(const import_context& ctx, const std::stri
 }
 
 const diagnostic* run_time_value(const import_context& ctx, const std::string& text) {
-  // A value computed when the script runs and copied to other variables (`NUM_GPUS=$(...)`, then
-  // `EP_SIZE=$NUM_GPUS`) is the first assignment of exactly that text, where it is computed.
-  for (const auto& [value, where] : ctx.chosen_by_arguments)
-    if (value.starts_with(run_time_marker) && value.size() > 1 && value.substr(1) == text)
-      return &where;
+  // A command's output copied to other variables (`NUM_GPUS=$(...)`, then `EP_SIZE=$NUM_GPUS`)
+  // is the first assignment of exactly that text, where the command runs.
+  if (text.find("$(") != std::string::npos || text.find('`') != std::string::npos)
+    for (const auto& [value, where] : ctx.chosen_by_arguments)
+      if (value.starts_with(run_time_marker) && value.size() > 1 && value.substr(1) == text)
+        return &where;
   // Otherwise the last assignment of the text is where the word took it.
   for (auto it = ctx.chosen_by_arguments.rbegin(); it != ctx.chosen_by_arguments.rend(); ++it)
     if (it->first.starts_with(run_time_marker) &&
