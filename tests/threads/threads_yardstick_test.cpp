@@ -456,6 +456,15 @@ TEST(ThreadsYardstick, NineteenthBatchScoredAtFirstSight) {
   expect_at_least(fresh, {11, 14});
 }
 
+// Batch 20, collected sealed while batch 19's classes were fixed (runtimes and applications
+// beyond PyTorch training; domain and research repositories) and scored once after those fixes
+// (bench/README.md): 3 of 11 top-1, 6 of 11 top-3.
+TEST(ThreadsYardstick, TwentiethBatchScoredAfterTheNineteenthsFixes) {
+  const tally fresh = score_all("20", false);
+  ASSERT_GE(fresh.n, 11);
+  expect_at_least(fresh, {3, 6});
+}
+
 // The saving a finding states, against the threads that report what the confirmed fix saved
 // (`saving:` in thread.yaml, before minus after as the thread gives it), over every thread of
 // every batch, from the observation alone (a batch holds one or two such threads, too few to
