@@ -191,6 +191,11 @@ std::string set_world(import_context& ctx, long long world, const entry& e);
 /// The DeepSpeed JSON importer's work on an existing context (used for accelerate's
 /// deepspeed_config_file too): parses `text`, applies the DeepSpeed table. Sets
 /// `has_world_size` when train_batch_size implies the data-parallel size.
+/// Whether `text` is a YAML mapping of DeepSpeed options (zero_optimization and at least one
+/// other of DeepSpeed's sections at its top): a Hydra or Lightning config group that a script
+/// hands to deepspeed.initialize as a dict. read_deepspeed reads it as that dict.
+bool deepspeed_yaml(std::string_view text);
+
 std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view text,
                                          const std::string& source, bool& has_world_size);
 

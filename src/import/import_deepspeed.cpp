@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -798,13 +799,104 @@ std::optional<diagnostic> batch_size_placeholder(const import_context& ctx) {
                         first->key, first->value.text));
 }
 
+// A plain YAML scalar as YAML 1.2's core schema resolves it (null, booleans, integers, floats
+// such as 2.0e+8); a quoted one stays a string ('auto').
+nlohmann::json yaml_scalar(const YAML::Node& node) {
+  const std::string& text = node.Scalar();
+  if (node.Tag() == "!") return text;  // quoted
+  if (text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL")
+    return nullptr;
+  if (text == "true" || text == "True" || text == "TRUE") return true;
+  if (text == "false" || text == "False" || text == "FALSE") return false;
+  const auto whole = [&](auto parse) {
+    std::size_t used = 0;
+    try {
+      const auto value = parse(text, &used);
+      return used == text.size() ? std::optional(value) : std::nullopt;
+    } catch (const std::exception&) {
+      return decltype(std::optional(parse(text, &used)))();
+    }
+  };
+  if (text.find_first_of(".eE") == std::string::npos)
+    if (const auto v = whole([](const std::string& t, std::size_t* n) { return std::stoll(t, n); }))
+      return *v;
+  if (text.find_first_not_of("+-0123456789.eE") == std::string::npos)
+    if (const auto v = whole([](const std::string& t, std::size_t* n) { return std::stod(t, n); }))
+      return *v;
+  return text;
+}
+
+nlohmann::json yaml_value(const YAML::Node& node, std::vector<std::string>& path,
+                          hjson_document& doc, int depth) {
+  if (depth > max_hjson_depth) throw YAML::Exception(node.Mark(), "nested too deep");
+  if (node.IsMap()) {
+    nlohmann::json object = nlohmann::json::object();
+    for (const auto& item : node) {
+      const std::string key = item.first.Scalar();
+      path.push_back(key);
+      doc.keys[path] = {item.first.Mark().line + 1, item.first.Mark().column + 1};
+      object[key] = yaml_value(item.second, path, doc, depth + 1);
+      path.pop_back();
+    }
+    return object;
+  }
+  if (node.IsSequence()) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& item : node) list.push_back(yaml_value(item, path, doc, depth + 1));
+    return list;
+  }
+  if (node.IsScalar()) return yaml_scalar(node);
+  return nullptr;
+}
+
+// The DeepSpeed options of a YAML mapping, with where each key is written.
+result<hjson_document> parse_yaml_options(std::string_view text, const std::string& source) {
+  try {
+    const YAML::Node root = YAML::Load(std::string(text));
+    hjson_document doc;
+    std::vector<std::string> path;
+    doc.value = yaml_value(root, path, doc, 0);
+    return doc;
+  } catch (const YAML::Exception& e) {
+    const bool placed = !e.mark.is_null();
+    return at(location(source, text, placed ? e.mark.line + 1 : 0, placed ? e.mark.column + 1 : 0),
+              "yaml syntax error: " + e.msg);
+  }
+}
+
 }  // namespace
+
+bool deepspeed_yaml(std::string_view text) {
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || text[first] == '{' || text[first] == '"') return false;
+  // Comments first are YAML's and Hjson's alike; a YAML mapping's keys are what tell.
+  try {
+    const YAML::Node root = YAML::Load(std::string(text));
+    if (!root.IsMap()) return false;
+    int sections = 0;
+    for (const auto& item : root) {
+      if (!item.first.IsScalar()) return false;
+      const std::string key = item.first.Scalar();
+      for (const auto& row : deepspeed_table())
+        if (row.key == key || row.key.starts_with(key + ".")) {
+          ++sections;
+          break;
+        }
+    }
+    return sections >= 2 && root["zero_optimization"].IsDefined();
+  } catch (const YAML::Exception&) {
+    return false;
+  }
+}
 
 std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view text,
                                          const std::string& source, bool& has_world_size) {
   // DeepSpeed reads its config file as Hjson (import/hjson.hpp says where), comments, quoteless
-  // keys and values and a root without braces included, and refuses a repeated key.
-  auto parsed = parse_hjson(text, source);
+  // keys and values and a root without braces included, and refuses a repeated key. A config
+  // written as a YAML mapping (a Hydra or Lightning config group that the script hands to
+  // deepspeed.initialize(config=dict)) is read as the dict it becomes.
+  const bool yaml = deepspeed_yaml(text);
+  auto parsed = yaml ? parse_yaml_options(text, source) : parse_hjson(text, source);
   if (!parsed) return parsed.error();
   if (!parsed->value.is_object())
     return diagnostic{source, 1, 1, "expected a JSON object of DeepSpeed options",
@@ -819,7 +911,7 @@ std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view t
                                   "config", max_depth), ""};
   }
   std::optional<diagnostic> error = not_a_deepspeed_config(ctx, deepspeed_table());
-  if (!error) error = json_load_refusal(ctx, text, source);
+  if (!error && !yaml) error = json_load_refusal(ctx, text, source);
   if (!error) error = zero_field_refusal(ctx, deepspeed_table());
   if (!error) error = batch_size_placeholder(ctx);
   if (error) {

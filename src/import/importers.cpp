@@ -315,6 +315,7 @@ config_format detect_format(std::string_view text) {
   });
   if (found) return *found;
   if (accelerate) return config_format::accelerate;
+  if (detail::deepspeed_yaml(text)) return config_format::deepspeed;
   return detail::looks_like_megatron(text) ? config_format::megatron : config_format::unknown;
 }
 

@@ -213,6 +213,32 @@ TEST(ImportDeepSpeed, AZeroFieldDeepSpeedDoesNotHaveIsRefused) {
   EXPECT_NE(find_note(old->notes, "stage3_param_persitance_threshold"), "");
 }
 
+// A DeepSpeed config written as a YAML mapping (a Hydra or Lightning config group the script
+// hands to deepspeed.initialize as a dict) is read as that dict: plain scalars as YAML resolves
+// them (2.0e+8 a number, true a boolean), quoted ones as strings ('auto'), each key located.
+TEST(ImportDeepSpeed, AConfigWrittenAsYamlIsReadAsItsDict) {
+  auto yaml = import_config_text(
+      "# deepspeed group\ntrain_micro_batch_size_per_gpu: 'auto'\nzero_optimization:\n  stage: 2\n"
+      "  reduce_bucket_size: 2.0e+8\n  contiguous_gradients: true\n  offload_optimizer:\n"
+      "    device: cpu\nbf16:\n  enabled: true\n",
+      "stage2.yaml");
+  ASSERT_TRUE(yaml) << yaml.error().to_string();
+  EXPECT_EQ(yaml->job.parallel.kind, strategy::zero2);
+  EXPECT_EQ(yaml->job.parallel.reduce_bucket_size, 200000000u);
+  EXPECT_TRUE(yaml->job.parallel.offload_optimizer);
+  EXPECT_EQ(yaml->job.precision.params, dtype::bf16);
+  EXPECT_EQ(find_note(yaml->notes, "\"train_micro_batch_size_per_gpu\" is \"auto\"")
+                .rfind("stage2.yaml:2:1:", 0),
+            0u);
+  // A key DeepSpeed's ZeRO model does not have is refused at its line, as in JSON.
+  auto typo = import_config_text(
+      "train_batch_size: 8\nzero_optimization:\n  stage: 1\n  reduce_bucket: 5\n", "z.yaml");
+  ASSERT_FALSE(typo);
+  EXPECT_EQ(typo.error().line, 4);
+  // A YAML mapping without a ZeRO section is not read as DeepSpeed's.
+  EXPECT_FALSE(import_config_text("train_batch_size: 8\nfp16:\n  enabled: true\n", "x.yaml"));
+}
+
 TEST(ImportDeepSpeed, ReportsUnknownUnmodelledAndAutoOptions) {
   const imported_job imported = import_ok("deepspeed_zero3.json");
   const std::string file = sample("deepspeed_zero3.json");
