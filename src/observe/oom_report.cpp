@@ -320,6 +320,13 @@ std::optional<std::size_t> headless_torch(std::string_view line, std::string_vie
 std::optional<std::size_t> bare_torch(std::string_view line) {
   for (std::string_view anchor : bare_anchors)
     if (const std::size_t at = line.find(anchor); at != std::string_view::npos) return at;
+  // PyTorch's message cut after its first sentence ("RuntimeError: CUDA out of memory",
+  // "torch.OutOfMemoryError: CUDA out of memory."; c10/cuda/CUDACachingAllocator.cpp starts it
+  // so): the allocator's failure, its figures not pasted.
+  std::string_view rest = detail::trim(line);
+  while (!rest.empty() && (rest.back() == '.' || rest.back() == ' ')) rest.remove_suffix(1);
+  constexpr std::string_view cut = "Error: CUDA out of memory";
+  if (rest.ends_with(cut)) return line.find(cut) + 7;
   return std::nullopt;
 }
 

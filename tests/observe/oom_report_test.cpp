@@ -222,6 +222,15 @@ TEST(OomReport, AMessageWithoutFiguresIsStillAReport) {
   EXPECT_EQ(r[0].raw, "CUDA error: out of memory");
   EXPECT_FALSE(r[0].requested);
   EXPECT_EQ(r[1].line, 2);
+  // PyTorch's message cut after its first sentence is the allocator's failure too; prose that
+  // only mentions it is not.
+  const auto cut = find(
+      "RuntimeError: CUDA out of memory\n"
+      "torch.OutOfMemoryError: CUDA out of memory.\n");
+  ASSERT_EQ(cut.size(), 2u);
+  EXPECT_EQ(cut[0].kind, oom_kind::torch);
+  EXPECT_EQ(cut[1].line, 2);
+  EXPECT_TRUE(find("I keep getting CUDA out of memory errors at step 3\n").empty());
 }
 
 // Pasted without the parentheses around the figures, and wrapped after the request.
