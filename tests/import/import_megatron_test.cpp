@@ -1335,6 +1335,20 @@ TEST(ImportMegatron, ALauncherRunByPythonIsTheLauncher) {
   EXPECT_NE(message.find("known only when the script runs"), std::string::npos) << message;
 }
 
+// A fork's own pretraining script named for no model family a Megatron GPT covers builds the
+// fork's model: refused at the script; one named for a GPT-style family is planned.
+TEST(ImportMegatron, AForksPretrainingScriptNamedForNoKnownFamilyIsRefused) {
+  std::string model = small_model;
+  std::replace(model.begin(), model.end() - 1, '\n', ' ');
+  for (const std::string script : {"pretrain_witch_real.py", "pretrain_glm.py"}) {
+    const std::string message = import_error("torchrun --nproc_per_node 8 " + script + " " + model);
+    EXPECT_NE(message.find(script + " builds the fork's own model"), std::string::npos) << message;
+  }
+  for (const std::string script : {"pretrain_llama.py", "pretrain_gpt_owt.py", "pretrain_qwen2.py"})
+    EXPECT_EQ(import_error("torchrun --nproc_per_node 8 " + script + " " + model), "(imported)")
+        << script;
+}
+
 // An entry script named for a training with a second model (DPO, PPO, a reward model, a
 // distillation) is refused at the script: the plan holds one model.
 TEST(ImportMegatron, AnEntryScriptOfPreferenceOrDistillationTrainingIsRefused) {

@@ -1409,6 +1409,25 @@ std::string other_model_script(const std::string& script) {
             "{} (the trained model beside a reference, reward, value or teacher "
             "model it also runs every step)",
             what);
+  // A fork's own pretraining script (`pretrain_<name>.py`) whose name is no model family a
+  // Megatron GPT covers: its model_provider builds the fork's model, which the arguments do not
+  // describe (pretrain_gpt.py's GPT, and the LLaMA-style, Mistral, Qwen, DeepSeek or BLOOM
+  // models forks launch through scripts named for them, are planned).
+  if (script.starts_with("pretrain_")) {
+    static constexpr std::string_view families[] = {
+        "gpt",   "llama",  "mistral", "mixtral",  "qwen",     "deepseek",
+        "bloom", "falcon", "gemma",   "phi",      "baichuan", "internlm",
+        "yi",    "aquila", "moe",     "megatron", "core",     "hybrid"};
+    const auto words = name_words(script.substr(0, script.size() - 3));
+    const bool named = std::any_of(words.begin() + 1, words.end(), [&](const std::string& w) {
+      return std::any_of(std::begin(families), std::end(families),
+                         [&](std::string_view f) { return w.starts_with(f); });
+    });
+    if (words.size() > 1 && !named)
+      return "the fork's own model (its name is none of the model families Megatron's GPT "
+             "covers; the script's model_provider decides the layers, which the arguments do not "
+             "describe)";
+  }
   return "";
 }
 
