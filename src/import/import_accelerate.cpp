@@ -122,11 +122,26 @@ std::string read_wrap_policy(import_context& ctx, const entry& e) {
                      "SIZE_BASED_WRAP, NO_WRAP)", e.key, e.value.text);
 }
 
+// An offload device written as YAML's null: accelerate's DeepSpeedPlugin takes its default,
+// none (utils/dataclasses.py, DeepSpeedPlugin.__post_init__: the
+// ACCELERATE_DEEPSPEED_OFFLOAD_*_DEVICE variable, else "none").
+action null_offload_is_none(action inner) {
+  return custom([inner](import_context& ctx, const entry& e) -> std::string {
+    if (!e.value.is_list && e.value.text.empty()) {
+      ctx.ignore(e);
+      return "";
+    }
+    return inner.apply(ctx, e);
+  });
+}
+
 std::string read_use_cpu(import_context& ctx, const entry& e) {
   bool on = false;
   if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
     return fmt::format("{}: {}", e.key, problem);
-  if (on) return "use_cpu: true trains on the CPU, which uses no GPU memory";
+  if (on)
+    return "use_cpu: true trains on the CPU, which uses no GPU memory; set use_cpu: false to plan "
+           "the job on GPUs";
   ctx.ignore(e);
   return "";
 }
@@ -337,15 +352,14 @@ const std::vector<option>& accelerate_table() {
       {ds + "zero_stage", handled()},
       {ds + "deepspeed_config_file", handled()},
       {ds + "offload_optimizer_device",
-       maps_offload_device("parallel.offload_optimizer")},
+       null_offload_is_none(maps_offload_device("parallel.offload_optimizer"))},
       // accelerate hands offload_param_device to DeepSpeed as zero_optimization.offload_param,
       // which only the stage-3 optimizer reads (utils/dataclasses.py, DeepSpeedPlugin).
       {ds + "offload_param_device",
-       stage3_only(maps_offload_device("parallel.offload_param"))},
+       null_offload_is_none(stage3_only(maps_offload_device("parallel.offload_param")))},
       {ds + "gradient_accumulation_steps", custom(read_ds_accumulation)},
       {ds + "zero3_init_flag", custom(read_zero3_init)},
-      {ds + "zero3_save_16bit_model",
-       maps_gathered_save()},
+      {ds + "zero3_save_16bit_model", maps_gathered_save()},
       {ds + "deepspeed_moe_layer_cls_names", not_modelled("mixture-of-experts layers")},
       {ds + "gradient_clipping", no_effect()},
       {ds + "deepspeed_multinode_launcher", no_effect()},
@@ -413,16 +427,27 @@ const std::vector<option>& accelerate_table() {
       {mg + "calculate_per_token_loss", no_effect()},
       {mg + "use_rotary_position_embeddings", no_effect()},
       {"fp8_config.*", not_modelled("fp8 training")},
-      {"compute_environment", no_effect()}, {"debug", no_effect()},
-      {"downcast_bf16", no_effect()},       {"enable_cpu_affinity", no_effect()},
-      {"machine_rank", no_effect()},        {"main_process_ip", no_effect()},
-      {"main_process_port", no_effect()},   {"main_training_function", no_effect()},
-      {"rdzv_backend", no_effect()},        {"same_network", no_effect()},
-      {"gpu_ids", no_effect()},             {"tpu_env", no_effect()},
-      {"tpu_use_cluster", no_effect()},     {"tpu_use_sudo", no_effect()},
-      {"tpu_name", no_effect()},            {"tpu_vm", no_effect()},            {"tpu_zone", no_effect()},
-      {"commands", no_effect()},            {"command_file", no_effect()},
-      {"ipex_config.*", no_effect()},       {"mpirun_config.*", no_effect()},
+      {"compute_environment", no_effect()},
+      {"debug", no_effect()},
+      {"downcast_bf16", no_effect()},
+      {"enable_cpu_affinity", no_effect()},
+      {"machine_rank", no_effect()},
+      {"main_process_ip", no_effect()},
+      {"main_process_port", no_effect()},
+      {"main_training_function", no_effect()},
+      {"rdzv_backend", no_effect()},
+      {"same_network", no_effect()},
+      {"gpu_ids", no_effect()},
+      {"tpu_env", no_effect()},
+      {"tpu_use_cluster", no_effect()},
+      {"tpu_use_sudo", no_effect()},
+      {"tpu_name", no_effect()},
+      {"tpu_vm", no_effect()},
+      {"tpu_zone", no_effect()},
+      {"commands", no_effect()},
+      {"command_file", no_effect()},
+      {"ipex_config.*", no_effect()},
+      {"mpirun_config.*", no_effect()},
   };
   return table;
 }

@@ -262,6 +262,22 @@ TEST(ImportAccelerate, MapsAnFsdp2Config) {
             "");
 }
 
+// An offload device written as YAML's null is accelerate's default, none; use_cpu: true is
+// refused with what would make the file plannable.
+TEST(ImportAccelerate, ANullOffloadDeviceIsNone) {
+  const std::string head =
+      "compute_environment: LOCAL_MACHINE\ndistributed_type: DEEPSPEED\ndeepspeed_config:\n"
+      "  zero_stage: 3\n  offload_optimizer_device: null\n  offload_param_device: null\n"
+      "num_processes: 8\nnum_machines: 1\nmixed_precision: fp16\n";
+  auto imported = import_config_text(head, "sft.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_FALSE(imported->job.parallel.offload_optimizer);
+  EXPECT_FALSE(imported->job.parallel.offload_param);
+  auto cpu = import_config_text(head + "use_cpu: true\n", "sft.yaml");
+  ASSERT_FALSE(cpu);
+  EXPECT_NE(cpu.error().message.find("set use_cpu: false to plan"), std::string::npos);
+}
+
 TEST(ImportAccelerate, ReadsTheDeepSpeedConfigFileItNames) {
   const imported_job imported = import_ok("accelerate_deepspeed.yaml");
   const job_spec& job = imported.job;

@@ -179,6 +179,11 @@ TEST(ImportMegatron, ATokenizerNamedForItsFamilyHasThatFamilysVocabulary) {
   const auto bloom = import_ok(launch(
       model + "--tokenizer-type PretrainedFromHF --tokenizer-name-or-path bigscience/bloomz\n"));
   EXPECT_EQ(key_of(bloom.job, "vocab_size"), "250880");  // 250,680 padded to 128 x 2
+  // The BigCode fork's TokenizerFromFile with the StarCoder tokenizer: 49,152.
+  const auto starcoder =
+      import_ok(launch(model + "--tokenizer-type TokenizerFromFile --tokenizer-file "
+                               "/fsx/starcoder-tokenizer/15b/tokenizer.json\n"));
+  EXPECT_EQ(key_of(starcoder.job, "vocab_size"), "49152");
   // Megatron-LM's HuggingFaceTokenizer counts len(tokenizer), Megatron-DeepSpeed's HFTokenizer
   // the Hugging Face vocab_size (Llama 3: 128,000 without its 256 special tokens).
   const auto hf = import_ok(launch(

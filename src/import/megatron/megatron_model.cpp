@@ -145,7 +145,10 @@ std::optional<std::pair<const entry*, long long>> sized_vocabulary_file(const im
 //     HFTokenizer counts the Hugging Face tokenizer's vocab_size, the 128,000 without the special
 //     tokens (microsoft/Megatron-DeepSpeed megatron/tokenizer/tokenizer.py, _HFTokenizer);
 //   BLOOM: a byte-level BPE of 250,680 entries (bigscience/bloom tokenizer.json);
-//   GPT-2: 50,257 (gpt2-vocab.json; the Hub's gpt2 / openai-community/gpt2).
+//   GPT-2: 50,257 (gpt2-vocab.json; the Hub's gpt2 / openai-community/gpt2);
+//   StarCoder and StarCoder2: a byte-level BPE of 49,152 entries (bigcode/starcoderbase and
+//     bigcode/starcoder2-15b tokenizer.json, vocab_size 49152), which the BigCode fork's
+//     TokenizerFromFile (--tokenizer-file) counts whole, as a Hugging Face tokenizer.
 // Megatron's Llama2Tokenizer and GPTSentencePieceTokenizer count the SentencePiece model's
 // pieces (sp_model.vocab_size()); its Hugging Face types (HuggingFaceTokenizer, Megatron-
 // DeepSpeed's HFTokenizer and PretrainedFromHF) the Hugging Face tokenizer's entries.
@@ -154,7 +157,7 @@ std::optional<std::pair<const entry*, long long>> sized_vocabulary_file(const im
 long long named_tokenizer_vocab(const std::string& tokenizer, const std::string& path) {
   if (path.empty() || path.find('$') != std::string::npos) return 0;
   const auto words = name_words(path);
-  enum class family { none, llama2, llama3, bloom, gpt2 } named = family::none;
+  enum class family { none, llama2, llama3, bloom, gpt2, starcoder } named = family::none;
   for (std::size_t i = 0; i < words.size() && named == family::none; ++i) {
     const std::string& w = words[i];
     const std::string next = i + 1 < words.size() ? words[i + 1] : "";
@@ -168,14 +171,16 @@ long long named_tokenizer_vocab(const std::string& tokenizer, const std::string&
       named = family::llama3;
     else if (w == "bloom" || w == "bloomz")
       named = family::bloom;
+    else if (w == "starcoder" || w == "starcoderbase" || w == "starcoder2")
+      named = family::starcoder;
     else if (w == "gpt2" && (path == "gpt2" || path == "openai-community/gpt2"))
       named = family::gpt2;
   }
   const bool pieces = tokenizer == "Llama2Tokenizer" || tokenizer == "GPTSentencePieceTokenizer";
-  const bool hugging_face = tokenizer == "HuggingFaceTokenizer" || tokenizer == "HFTokenizer" ||
-                            tokenizer == "PretrainedFromHF" ||
-                            tokenizer == "HFPretrainedTokenizer" ||
-                            tokenizer == "HuggingFacePretrainedTokenizer";
+  const bool hugging_face =
+      tokenizer == "HuggingFaceTokenizer" || tokenizer == "HFTokenizer" ||
+      tokenizer == "PretrainedFromHF" || tokenizer == "HFPretrainedTokenizer" ||
+      tokenizer == "HuggingFacePretrainedTokenizer" || tokenizer == "TokenizerFromFile";
   switch (named) {
     case family::llama2:
       return pieces || hugging_face ? 32000 : 0;
@@ -190,6 +195,8 @@ long long named_tokenizer_vocab(const std::string& tokenizer, const std::string&
       return hugging_face ? 250680 : 0;
     case family::gpt2:
       return hugging_face ? 50257 : 0;
+    case family::starcoder:
+      return hugging_face ? 49152 : 0;
     case family::none:
       return 0;
   }
@@ -206,8 +213,10 @@ std::string first_value(const raw_value& v) {
 // The argument that names the tokenizer's files: --tokenizer-model (Megatron-LM), or Megatron-
 // DeepSpeed's --tokenizer-name-or-path for its Hugging Face types.
 const entry* named_tokenizer_file(const import_context& ctx) {
-  // (--hf_tokenizer_path: the LUMI fork's HFPretrainedTokenizer, rakseli/Megatron-LM-lumi.)
-  for (const char* flag : {"--tokenizer-model", "--tokenizer-name-or-path", "--hf_tokenizer_path"})
+  // (--hf_tokenizer_path: the LUMI fork's HFPretrainedTokenizer, rakseli/Megatron-LM-lumi;
+  // --tokenizer-file: the BigCode fork's TokenizerFromFile, bigcode-project/Megatron-LM.)
+  for (const char* flag :
+       {"--tokenizer-model", "--tokenizer-name-or-path", "--hf_tokenizer_path", "--tokenizer-file"})
     if (const entry* e = ctx.find(flag)) return e;
   return nullptr;
 }
