@@ -222,4 +222,10 @@ std::optional<diagnostic> apply_options(import_context& ctx, const std::vector<o
 /// returned as they are, located at the option that set the field.
 result<imported_job> finish(import_context& ctx, bool has_world_size);
 
+/// A shell script launching DeepSpeed-Chat's trainer (`deepspeed .../main.py --model_name_or_path
+/// M --zero_stage N --per_device_train_batch_size B ...`), read from the trainer's arguments;
+/// nullopt when the script launches no such trainer.
+std::optional<result<imported_job>> import_deepspeed_chat(std::string_view text,
+                                                          const std::string& source);
+
 }  // namespace vramscope::job::detail

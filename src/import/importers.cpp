@@ -523,6 +523,7 @@ result<imported_job> import_config_text(std::string_view text, const std::string
   // A template's placeholder first: the script stops there before any launch. (In a Megatron
   // launch it is read as the text it is, and the refusals that decide memory come first.)
   if (auto placeholder = placeholder_refusal(text, source)) return *placeholder;
+  if (auto chat = detail::import_deepspeed_chat(text, source)) return std::move(*chat);
   if (auto launch = launch_refusal(text, source)) return *launch;
   if (auto wrapper = wrapper_refusal(text, source)) return *wrapper;
   if (auto nested = nested_accelerate_refusal(text, source)) return *nested;

@@ -1627,6 +1627,7 @@ class interpreter {
   // noted. Commands that start with an option are a plain argument list.
   void command(std::vector<shell_word>& fields, shell_launch& out, std::vector<shell_word>& loose) {
     drop_command_prefixes(fields);
+    if (fields.empty()) return;  // `eval ""`, `eval "${UNSET[*]}"`: no command at all
     if (fields[0].text == "sed") substitutions(fields, out);
     if (inner_command(fields, out, loose)) return;
     // `source FILE` / `. FILE` before the launch: the file's assignments are not read.

@@ -239,6 +239,43 @@ TEST(ImportDeepSpeed, AConfigWrittenAsYamlIsReadAsItsDict) {
   EXPECT_FALSE(import_config_text("train_batch_size: 8\nfp16:\n  enabled: true\n", "x.yaml"));
 }
 
+// A script launching DeepSpeed-Chat's trainer is read from the trainer's arguments: the model,
+// the ZeRO stage and dtype of the config it builds, the batch, LoRA only with the base frozen.
+TEST(ImportDeepSpeed, ADeepSpeedChatLaunchIsReadFromItsTrainersArguments) {
+  const std::string run =
+      "deepspeed --include localhost:0,1 training/step1_supervised_finetuning/main.py \\\n"
+      "  --model_name_or_path meta-llama/Llama-2-7b-hf --per_device_train_batch_size 4 \\\n"
+      "  --max_seq_len 1024 --gradient_accumulation_steps 2 --zero_stage 3 --offload \\\n"
+      "  --dtype bf16 --gradient_checkpointing --deepspeed";
+  auto full = import_config_text(run + "\n", "sft.sh");
+  ASSERT_TRUE(full) << full.error().to_string();
+  EXPECT_EQ(full->job.model, "llama-2-7b");
+  EXPECT_EQ(full->job.parallel.kind, strategy::zero3);
+  EXPECT_TRUE(full->job.parallel.offload_optimizer);
+  EXPECT_TRUE(full->job.parallel.offload_param);
+  EXPECT_EQ(full->job.training.micro_batch, 4u);
+  EXPECT_EQ(full->job.training.seq_len, 1024u);
+  EXPECT_EQ(full->job.precision.params, dtype::bf16);
+  EXPECT_EQ(full->job.hardware.gpus_per_node, 2);
+  EXPECT_FALSE(full->job.lora.enabled);
+  auto lora = import_config_text(
+      run + " --lora_dim 64 --lora_module_name layers. --only_optimize_lora\n", "sft.sh");
+  ASSERT_TRUE(lora) << lora.error().to_string();
+  EXPECT_TRUE(lora->job.lora.enabled);
+  EXPECT_EQ(lora->job.lora.rank, 64);
+  auto trainable = import_config_text(run + " --lora_dim 64\n", "sft.sh");
+  ASSERT_TRUE(trainable) << trainable.error().to_string();
+  EXPECT_FALSE(trainable->job.lora.enabled);
+  EXPECT_NE(find_note(trainable->notes, "without --only_optimize_lora"), "");
+  // A stage chosen by the script's argument is refused where the script chooses it.
+  auto chosen = import_config_text(
+      "STAGE=$1\n" +
+          std::string(run).replace(run.find("--zero_stage 3"), 14, "--zero_stage $STAGE") + "\n",
+      "sft.sh");
+  ASSERT_FALSE(chosen);
+  EXPECT_NE(chosen.error().message.find("--zero_stage"), std::string::npos);
+}
+
 TEST(ImportDeepSpeed, ReportsUnknownUnmodelledAndAutoOptions) {
   const imported_job imported = import_ok("deepspeed_zero3.json");
   const std::string file = sample("deepspeed_zero3.json");

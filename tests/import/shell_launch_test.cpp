@@ -54,6 +54,13 @@ TEST(ShellLaunch, CommandPrefixesAreNotTheLauncher) {
   EXPECT_EQ(read_ok("time\n--bf16\n").script.text, "");
 }
 
+// `eval` of nothing (an empty string, an unset array) runs no command.
+TEST(ShellLaunch, EvalOfNothingIsNoCommand) {
+  const auto l =
+      read_ok("eval \"${RUN[*]}\" |& tee log\neval \"\"\npython pretrain_gpt.py --bf16\n");
+  EXPECT_EQ(l.script.text, "pretrain_gpt.py");
+}
+
 // Read again by eval, a command line ends at its first control operator, its output redirections
 // are not its words, and a command substitution with blanks in it stays one word.
 TEST(ShellLaunch, AnEvaluatedCommandEndsAtItsOperators) {

@@ -1582,6 +1582,12 @@ std::optional<diagnostic> sourced_model(const import_context& ctx, const shell_l
 
 const std::vector<option>& megatron_options() { return megatron_table(); }
 
+long long launch_world(import_context& ctx, std::string_view text, const shell_launch& launch,
+                       maybe_error& error) {
+  bool nodes_open = false;
+  return read_launcher(ctx, text, launch, nodes_open, error);
+}
+
 }  // namespace detail
 
 result<imported_job> import_megatron(std::string_view text, const std::string& source) {

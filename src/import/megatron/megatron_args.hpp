@@ -16,6 +16,14 @@
 
 namespace vramscope::job::detail {
 
+struct shell_launch;
+
+/// The GPUs a launch starts (torchrun, DeepSpeed's launcher, srun, mpirun words before the
+/// script), hardware.gpus_per_node and hardware.nodes set in `ctx` from them; 0 when unknown
+/// (noted, or `error` set).
+long long launch_world(import_context& ctx, std::string_view text, const shell_launch& launch,
+                       maybe_error& error);
+
 /// True when switch `flag` (a store_true argument) is among the arguments.
 bool flag_given(const import_context& ctx, const std::string& flag);
 
