@@ -281,7 +281,8 @@ TEST(ImportMegatron, DeepSpeedExamplesPipeParallelSizeAndGas) {
 }
 
 // srun starting a wrapper (a container's launch script) once per task, each task a GPU of the
-// allocation: the GPUs are #SBATCH's tasks a node x nodes. Without a task a GPU it is not read.
+// allocation: the GPUs are #SBATCH's tasks a node x nodes (one task of the node's one GPU
+// included). Without a task a GPU it is not read.
 TEST(ImportMegatron, SrunTasksThatEachHoldAGpuThroughAWrapper) {
   const std::string body = "CMD=\"pretrain_gpt.py " +
                            small_model.substr(0, small_model.size() - 1) +
@@ -297,6 +298,13 @@ TEST(ImportMegatron, SrunTasksThatEachHoldAGpuThroughAWrapper) {
       "#SBATCH --gpus-per-node=8\n" +
       body);
   EXPECT_NE(find_note(one_task.notes, "srun is not torchrun"), "");
+  // One task holding the node's one GPU: one GPU a node.
+  const auto one_gpu = import_ok(
+      "#!/bin/bash\n#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=1   #4\n"
+      "#SBATCH --gpus-per-node=1\n" +
+      body);
+  EXPECT_EQ(one_gpu.job.hardware.gpus_per_node, 1);
+  EXPECT_EQ(one_gpu.job.hardware.nodes, 1);
 }
 
 // GPT2BPETokenizer (named or pretrain_gpt.py's default) is as long as its vocabulary file:

@@ -683,7 +683,6 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
   const bool task_a_gpu = srun != srun_words.end() && python_at == task.size() &&
                           !launch.sbatch_tasks_per_node.text.empty() &&
                           launch.sbatch_tasks_per_node.text == launch.sbatch_gpus_per_node.text &&
-                          launch.sbatch_tasks_per_node.text != "1" &&
                           std::none_of(task.begin(), task.end(), [&](const shell_word& w) {
                             return starts_processes(w.text);
                           });
@@ -720,17 +719,20 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
         return 0;
       }
     }
-    ctx.note(entry{"srun", {}, false, where(*srun)},
-             fmt::format("srun starts {} once per task: {} task(s) a node x {} node(s), a GPU "
-                         "each",
-                         plain_python ? task[0].text
-                         : task_a_gpu && python_at == task.size()
-                             ? fmt::format("{} (a task a GPU: #SBATCH --ntasks-per-node {} and "
-                                           "--gpus-per-node {})",
-                                           task[0].text, launch.sbatch_tasks_per_node.text,
-                                           launch.sbatch_gpus_per_node.text)
-                             : fmt::format("{} (through {})", task[python_at].text, task[0].text),
-                         counts[0], counts[1]));
+    ctx.note(
+        entry{"srun", {}, false, where(*srun)},
+        fmt::format(
+            "srun starts {} once per task: {} task(s) a node x {} node(s), a GPU "
+            "each",
+            plain_python ? task[0].text
+            : task_a_gpu && python_at == task.size()
+                ? fmt::format("{} (a task a GPU: #SBATCH --ntasks-per-node {} and "
+                              "--gpus-per-node {})",
+                              script_name(task[0].text) == "srun" ? std::string("its command")
+                                                                  : task[0].text,
+                              launch.sbatch_tasks_per_node.text, launch.sbatch_gpus_per_node.text)
+                : fmt::format("{} (through {})", task[python_at].text, task[0].text),
+            counts[0], counts[1]));
     return counts[0] * counts[1];
   }
   // --use-mpi (the Megatron-DeepSpeed fork of ABCI's jobs, kojimano/Megatron-DeepSpeed-ABCI
