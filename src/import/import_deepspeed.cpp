@@ -869,6 +869,9 @@ result<hjson_document> parse_yaml_options(std::string_view text, const std::stri
 bool deepspeed_yaml(std::string_view text) {
   const std::size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos || text[first] == '{' || text[first] == '"') return false;
+  // Without the section's name anywhere the mapping cannot have it: most files (every shell
+  // script detect_format asks about) are not parsed as YAML at all.
+  if (text.find("zero_optimization") == std::string_view::npos) return false;
   // Comments first are YAML's and Hjson's alike; a YAML mapping's keys are what tell.
   try {
     const YAML::Node root = YAML::Load(std::string(text));
