@@ -775,6 +775,32 @@ std::optional<diagnostic> zero_field_refusal(const import_context& ctx,
   return std::nullopt;
 }
 
+// No DeepSpeed release has a section of adapters: deepspeed.initialize trains the parameters of
+// the model it is handed (runtime/config.py reads no "lora" or "peft" key). A config that carries
+// one is read by the training program around DeepSpeed, which builds the adapters and freezes the
+// base itself; which weights train is then that program's, so the plan of a full fine-tune would
+// be wrong, and the section's first field is refused with what would make it plannable.
+std::optional<diagnostic> adapter_section_refusal(const import_context& ctx) {
+  const entry* first = nullptr;
+  for (const auto& e : ctx.entries) {
+    const std::string section = e.key.substr(0, e.key.find('.'));
+    if (section == e.key) continue;
+    if (section != "lora" && section != "peft" && section != "lora_config" &&
+        section != "peft_config" && section != "adapter" && section != "adapters")
+      continue;
+    if (first == nullptr || e.where.line < first->where.line) first = &e;
+  }
+  if (first == nullptr) return std::nullopt;
+  const std::string section = first->key.substr(0, first->key.find('.'));
+  return with_remedy(
+      at(first->where, fmt::format("\"{}\" is not a DeepSpeed section (no release reads adapters "
+                                   "from its config): the training program that reads this "
+                                   "file builds them and chooses which weights train",
+                                   section)),
+      "write the job spec with lora.enabled, lora.rank and lora.targets (docs/job-spec.md) to "
+      "plan it");
+}
+
 // DeepSpeed's batch sizes are whole numbers; a string other than "auto" (which the Hugging Face
 // Trainer and accelerate fill) stops DeepSpeed's batch assertion (runtime/config.py,
 // _batch_assertion compares it with 0). The first such value in the file is refused, so a
@@ -916,6 +942,7 @@ std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view t
   std::optional<diagnostic> error = not_a_deepspeed_config(ctx, deepspeed_table());
   if (!error && !yaml) error = json_load_refusal(ctx, text, source);
   if (!error) error = zero_field_refusal(ctx, deepspeed_table());
+  if (!error) error = adapter_section_refusal(ctx);
   if (!error) error = batch_size_placeholder(ctx);
   if (error) {
     ctx.entries = std::move(outer);

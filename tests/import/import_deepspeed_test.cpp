@@ -213,6 +213,25 @@ TEST(ImportDeepSpeed, AZeroFieldDeepSpeedDoesNotHaveIsRefused) {
   EXPECT_NE(find_note(old->notes, "stage3_param_persitance_threshold"), "");
 }
 
+// No DeepSpeed release reads adapters from its config: a "lora" section belongs to the program
+// around DeepSpeed, which decides which weights train, so the file is refused at the section's
+// first field instead of planned as a full fine-tune.
+TEST(ImportDeepSpeed, AnAdapterSectionDeepSpeedDoesNotHaveIsRefused) {
+  auto lora = import_config_text(
+      "{\"train_micro_batch_size_per_gpu\": 8,\n \"bf16\": {\"enabled\": true},\n"
+      " \"lora\": {\n  \"r\": 8,\n  \"lora_alpha\": 1}}\n",
+      "ds.json");
+  ASSERT_FALSE(lora);
+  EXPECT_EQ(lora.error().line, 4);
+  EXPECT_NE(lora.error().message.find("\"lora\" is not a DeepSpeed section"), std::string::npos)
+      << lora.error().to_string();
+  EXPECT_NE(lora.error().message.find("lora.enabled, lora.rank and lora.targets"),
+            std::string::npos);
+  auto plain = import_config_text(
+      "{\"train_micro_batch_size_per_gpu\": 8,\n \"bf16\": {\"enabled\": true}}\n", "ds.json");
+  EXPECT_TRUE(plain) << plain.error().to_string();
+}
+
 // A DeepSpeed config written as a YAML mapping (a Hydra or Lightning config group the script
 // hands to deepspeed.initialize as a dict) is read as that dict: plain scalars as YAML resolves
 // them (2.0e+8 a number, true a boolean), quoted ones as strings ('auto'), each key located.
