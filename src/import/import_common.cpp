@@ -483,6 +483,86 @@ bool flatten_yaml(const YAML::Node& map, const std::string& prefix, import_conte
 // The words of `text`, lower case, between the characters that are not letters or digits:
 // "dpo_training.py" -> dpo, training, py; "- python3 -m torch.distributed.run" -> python3, m,
 // torch, distributed, run.
+namespace {
+
+// A line of shell split where bash would: the code before a comment (a `#` that starts a word
+// outside quotes, bash(1) COMMENTS) and whether a backslash escapes its newline (the code's last
+// character, no blank after it).
+struct shell_line {
+  std::string_view code;
+  bool continues = false;
+};
+
+shell_line split_shell_line(std::string_view raw) {
+  if (raw.ends_with('\r')) raw.remove_suffix(1);
+  char quote = 0;
+  std::size_t end = raw.size();
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    const char c = raw[i];
+    if (quote != 0) {
+      if (c == quote)
+        quote = 0;
+      else if (c == '\\' && quote == '"')
+        ++i;
+    } else if (c == '\\') {
+      ++i;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '#' && (i == 0 || raw[i - 1] == ' ' || raw[i - 1] == '\t')) {
+      end = i;
+      break;
+    }
+  }
+  const std::string_view code = raw.substr(0, end);
+  return {code, end == raw.size() && code.ends_with('\\')};
+}
+
+}  // namespace
+
+std::optional<diagnostic> cut_continuation(std::string_view text, const std::string& source,
+                                           int first_line) {
+  std::optional<diagnostic> found;
+  int cut_line = 0;
+  std::string why;
+  for_each_line(text, [&](std::string_view raw, int number) {
+    if (number < first_line) return true;
+    if (cut_line > 0) {
+      std::string_view next = raw;
+      next.remove_prefix(std::min(next.size(), next.find_first_not_of(" \t")));
+      const std::string_view word = next.substr(0, next.find_first_of(" \t"));
+      // An option word (not a `case` arm's pattern such as `--zero)`).
+      if (word.size() > 1 && word[0] == '-' && word.find(')') == std::string_view::npos)
+        found = at(location(source, text, cut_line, 1),
+                   fmt::format("the command ends on this line: {}, so bash runs line {} ({} ...) "
+                               "as a command of its own, which fails, and the options from there "
+                               "on never reach the program; {} to plan it",
+                               why, number, word,
+                               why.starts_with("its last") ? "delete what follows the backslash"
+                                                           : "delete the commented line"));
+      return false;
+    }
+    const shell_line line = split_shell_line(raw);
+    if (line.continues) return true;
+    std::string_view code = line.code;
+    while (!code.empty() && (code.back() == ' ' || code.back() == '\t')) code.remove_suffix(1);
+    std::string_view comment = raw.substr(line.code.size());
+    while (!comment.empty() &&
+           (comment.back() == ' ' || comment.back() == '\t' || comment.back() == '\r'))
+      comment.remove_suffix(1);
+    if (code.ends_with('\\'))
+      why = "its last backslash escapes the blank after it, not the line's end";
+    else if (comment.ends_with('\\'))
+      why =
+          "a comment runs to the end of the line, and the backslash inside it continues "
+          "nothing";
+    else
+      return false;  // the command ends as written
+    cut_line = number;
+    return true;
+  });
+  return found;
+}
+
 std::vector<std::string> name_words(std::string_view text) {
   std::vector<std::string> words;
   std::string word;

@@ -39,6 +39,17 @@ void for_each_line(std::string_view text, Visit&& visit) {
   }
 }
 
+/// A shell command that starts on line `first_line` of `text` and is cut where its writer meant
+/// it to go on: a backslash that escapes a blank instead of the line's end (`--seed 1 \  # x`), or
+/// a commented-out line inside it (`# --fp16 \`: the comment runs to the line's end, its
+/// backslash continues nothing). bash ends the command there, and when the next line starts with
+/// an option (`--deepspeed ds.json`) it runs as a command of its own, which fails, so the options
+/// after the cut never reach the program. The diagnostic is located at the cut line; nullopt
+/// when the command's lines continue properly or it ends as written.
+/// Line-based (a quoted string spanning lines is not followed); for launches.
+std::optional<diagnostic> cut_continuation(std::string_view text, const std::string& source,
+                                           int first_line);
+
 /// The words of `text`, lower case, split at every character that is not a letter or a digit
 /// ("dpo_training.py" -> dpo, training, py): a script's name or a command line read word by word.
 std::vector<std::string> name_words(std::string_view text);

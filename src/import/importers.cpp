@@ -209,6 +209,8 @@ std::optional<diagnostic> launch_refusal(std::string_view text, const std::strin
     return program.empty() && continued;
   });
   if (found_line == 0) return std::nullopt;
+  // A launch cut short by a backslash before a blank fails before its program runs.
+  if (auto cut = detail::cut_continuation(text, source, found_line)) return cut;
   return error_at(source,
                   fmt::format("{} starts {}, a training program that is not Megatron-LM's: it "
                               "builds its model, batch and sharding from its own arguments and the "

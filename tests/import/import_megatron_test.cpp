@@ -91,6 +91,31 @@ TEST(ImportMegatron, ModelFromASourcedFileIsRefusedWhereItIsSourced) {
   import_ok("source configs/env.sh\n" + launch(small_model));
 }
 
+// A launch cut short where a line ends the command: a backslash that escapes the blank after it,
+// a commented-out line inside the command (the backslash in the comment continues nothing), a
+// backslash forgotten. bash runs the next line, an option, as a command of its own, which fails.
+TEST(ImportMegatron, ALaunchCutShortBeforeAnOptionLineIsRefusedAtTheCut) {
+  const std::string escaped = import_error(
+      "torchrun --nproc_per_node 8 pretrain_gpt.py \\\n  --num-layers 2 \\ \n"
+      "  --hidden-size 64\n");
+  EXPECT_EQ(escaped.rfind("args.txt:2:1: the command ends on this line: its last backslash "
+                          "escapes the blank after it",
+                          0),
+            0u)
+      << escaped;
+  EXPECT_NE(escaped.find("bash runs line 3 (--hidden-size ...)"), std::string::npos) << escaped;
+  const std::string commented = import_error(
+      "torchrun --nproc_per_node 8 pretrain_gpt.py \\\n  --num-layers 2 \\\n"
+      "  # --fp16 \\\n  --hidden-size 64\n");
+  EXPECT_EQ(commented.rfind("args.txt:3:1: the command ends on this line: a comment runs to the "
+                            "end of the line",
+                            0),
+            0u)
+      << commented;
+  // A launch that ends before a command that is not an option is no cut.
+  import_ok(launch(small_model) + "echo done  # --fp16 \\\n--fp16\n");
+}
+
 // --spec of a module other than Megatron-LM's GPT layer specs builds other layers.
 TEST(ImportMegatron, ALayerSpecOutsideTheGptSpecsIsRefusedThere) {
   const std::string message =

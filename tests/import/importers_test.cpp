@@ -201,6 +201,16 @@ TEST(Importers, AWrapperScriptIsRefusedAtItsCall) {
                                         "Megatron-LM's"),
             std::string::npos)
       << remote.error().to_string();
+  // Cut short before its config: the backslash escapes a blank, the next line runs alone.
+  auto cut = import_config_text(
+      "deepspeed --num_gpus 2 train.py \\\n  --seed 1 \\   # --report_to wandb \\\n"
+      "  --deepspeed ds.json\n",
+      "c.sh");
+  ASSERT_FALSE(cut);
+  EXPECT_EQ(cut.error().line, 2) << cut.error().to_string();
+  EXPECT_NE(cut.error().message.find("bash runs line 3 (--deepspeed ...) as a command of its own"),
+            std::string::npos)
+      << cut.error().to_string();
   auto accelerate =
       import_config_text("accelerate launch --num_processes 8 sft.py --lr 1e-5\n", "a.sh");
   ASSERT_FALSE(accelerate);

@@ -1630,6 +1630,12 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
     facts.push_back({detail::blocking::model, *d});
   if (auto d = detail::shape_chosen_by_arguments(ctx, *launch))
     facts.push_back({detail::blocking::model, *d});
+  if (!launch->launcher.empty() || !launch->script.text.empty()) {
+    const int first =
+        !launch->launcher.empty() ? launch->launcher.front().line : launch->script.line;
+    if (auto cut = detail::cut_continuation(text, source, first))
+      facts.push_back({detail::blocking::fails, *cut});
+  }
   if (launch->name_is_assignment && !launch->launcher.empty()) {
     const auto& name = launch->launcher.front();
     const std::string word = name.text.substr(0, name.text.find('='));
