@@ -602,7 +602,8 @@ bool is_training_argument(const std::string& key) {
 // config: planning it would plan DeepSpeed's defaults, not the job. Keys both have
 // (gradient_accumulation_steps, dataloader_drop_last) are no evidence either way.
 std::optional<diagnostic> not_a_deepspeed_config(const import_context& ctx,
-                                                 const std::vector<option>& table) {
+                                                 const std::vector<option>& table,
+                                                 std::string_view text) {
   if (ctx.entries.empty()) return std::nullopt;
   const entry* first = nullptr;
   std::vector<std::string> arguments;
@@ -653,10 +654,22 @@ std::optional<diagnostic> not_a_deepspeed_config(const import_context& ctx,
                                          : ", and plan each other model (a teacher's weights "
                                            "and forward, an inference engine's share of the "
                                            "GPU) on its own"));
+  // Pointed at the key the file starts with (a section's own line, not its first field's).
+  diagnostic start = first->where;
+  const std::string head = first->key.substr(0, first->key.find('.'));
+  if (head != first->key)
+    for_each_line(text, [&](std::string_view line, int number) {
+      if (number >= start.line) return false;
+      const auto quoted = line.find('"' + head + '"');
+      if (quoted == std::string_view::npos) return true;
+      start = location(ctx.source, text, number, static_cast<int>(quoted) + 1);
+      return false;
+    });
   if (arguments.empty())
-    return at(first->where, "not a DeepSpeed config: none of its keys is a DeepSpeed option "
-                            "(zero_optimization, train_micro_batch_size_per_gpu, bf16, "
-                            "optimizer, ...); give the DeepSpeed JSON the launch reads to plan it");
+    return at(start,
+              "not a DeepSpeed config: none of its keys is a DeepSpeed option "
+              "(zero_optimization, train_micro_batch_size_per_gpu, bf16, "
+              "optimizer, ...); give the DeepSpeed JSON the launch reads to plan it");
   std::string named;
   if (const entry* ds = ctx.find("deepspeed"); ds != nullptr && ds->is_string)
     named = fmt::format("its \"deepspeed\" key names the DeepSpeed config, {} (line {}): give "
@@ -939,7 +952,7 @@ std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view t
                       fmt::format("options nested more than {} levels deep: not a DeepSpeed "
                                   "config", max_depth), ""};
   }
-  std::optional<diagnostic> error = not_a_deepspeed_config(ctx, deepspeed_table());
+  std::optional<diagnostic> error = not_a_deepspeed_config(ctx, deepspeed_table(), text);
   if (!error && !yaml) error = json_load_refusal(ctx, text, source);
   if (!error) error = zero_field_refusal(ctx, deepspeed_table());
   if (!error) error = adapter_section_refusal(ctx);

@@ -514,6 +514,11 @@ TEST(ImportDeepSpeed, ATrainingArgumentsJsonIsNotADeepSpeedConfig) {
   ASSERT_FALSE(other);
   EXPECT_NE(other.error().message.find("none of its keys is a DeepSpeed option"),
             std::string::npos);
+  // Sections of another program's settings: pointed at the section's own key.
+  auto sections =
+      import_deepspeed("{\n  \"gpt_125M\": {\n    \"dump_iter_interval\": 5}}\n", "d.json");
+  ASSERT_FALSE(sections);
+  EXPECT_EQ(sections.error().line, 2) << sections.error().to_string();
   // One DeepSpeed key among unknown ones is a DeepSpeed config with unknown options.
   auto mixed = import_deepspeed("{\"a\": 1, \"train_micro_batch_size_per_gpu\": 2}", "m.json");
   ASSERT_TRUE(mixed) << mixed.error().to_string();

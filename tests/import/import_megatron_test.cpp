@@ -177,7 +177,7 @@ TEST(ImportMegatron, NullTokenizerCountsItsEndOfDocumentTokenByRelease) {
 
 // A tokenizer whose path names its family: LLaMA 1 / Llama 2's SentencePiece model (32,000 pieces)
 // for the types that count pieces or Hugging Face entries, Llama 3's 128,256 for Megatron's
-// Llama3Tokenizer only (Hugging Face's count of it changed between releases), BLOOM's 250,680 for
+// Llama3Tokenizer and the types that count len(tokenizer), BLOOM's 250,680 for
 // the Hugging Face types; a path that names no family, or a type that adds tokens of its own, is
 // still refused. A BPE file named for its size gives that size.
 TEST(ImportMegatron, ATokenizerNamedForItsFamilyHasThatFamilysVocabulary) {
@@ -209,6 +209,17 @@ TEST(ImportMegatron, ATokenizerNamedForItsFamilyHasThatFamilysVocabulary) {
       import_ok(launch(model + "--tokenizer-type TokenizerFromFile --tokenizer-file "
                                "/fsx/starcoder-tokenizer/15b/tokenizer.json\n"));
   EXPECT_EQ(key_of(starcoder.job, "vocab_size"), "49152");
+  // BigScience's PretrainedFromHF counts len(tokenizer): Llama 3's special tokens included; a
+  // folder named for GPT-2 (any of its sizes) holds GPT-2's 50,257 entries.
+  const auto auto_llama3 =
+      import_ok(launch(model + "--tokenizer-type PretrainedFromHF --tokenizer-name-or-path "
+                               "/data/models/Meta-Llama-3.1-8B\n"));
+  EXPECT_EQ(key_of(auto_llama3.job, "vocab_size"), "128256");
+  const auto gpt2_folder = import_ok(launch(
+      model + "--tokenizer-type PretrainedFromHF --tokenizer-name-or-path /data/models/GPT2\n"));
+  EXPECT_EQ(key_of(gpt2_folder.job, "vocab_size"), "50432");  // 50,257 padded to 128 x 2
+  import_error(launch(model + "--tokenizer-type PretrainedFromHF --tokenizer-name-or-path "
+                              "/data/gpt2-runs/my-tokenizer\n"));
   // Megatron-LM's HuggingFaceTokenizer counts len(tokenizer), Megatron-DeepSpeed's HFTokenizer
   // the Hugging Face vocab_size (Llama 3: 128,000 without its 256 special tokens).
   const auto hf = import_ok(launch(
@@ -1421,6 +1432,12 @@ TEST(ImportMegatron, AnEntryScriptOfPreferenceOrDistillationTrainingIsRefused) {
                                               "\"\ndeepspeed --num_gpus 2 $PROGRAM\n");
   EXPECT_EQ(generation.rfind("args.txt:1:10: generate_samples_gpt.py runs a trained model", 0), 0u)
       << generation;
+  // A checkpoint converter (or a data preparation tool) trains nothing either.
+  const std::string converter = import_error(
+      "torchrun --nproc_per_node 1 tools/hf2megads_weight_converter.py " + small_model);
+  EXPECT_NE(converter.find("hf2megads_weight_converter.py converts a checkpoint or prepares data"),
+            std::string::npos)
+      << converter;
 }
 
 // HPC sites' launchers: IBM LSF's jsrun (resource sets, --nrs / -n, of --tasks_per_rs processes,

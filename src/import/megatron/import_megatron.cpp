@@ -1445,6 +1445,16 @@ bool not_training_script(const std::string& script) {
   return false;
 }
 
+// An entry script named for converting a checkpoint between layouts (Megatron-DeepSpeed's
+// tools/hf2megads_weight_converter.py, Megatron-LM's tools/checkpoint/convert.py) or for
+// preparing data (tools/preprocess_data.py): it loads weights or tokens and trains nothing.
+bool conversion_script(const std::string& script) {
+  for (const std::string& word : name_words(script))
+    if (word == "convert" || word == "converter" || word == "conversion" || word == "preprocess")
+      return true;
+  return false;
+}
+
 // How fundamental a fact that keeps a launch from a plan is, in the order a user settles them:
 // first a contradiction Megatron-LM itself refuses when it starts (the launch fails as written,
 // whatever vramscope reads, and the fix may change the rest), then which model the launch
@@ -1659,6 +1669,15 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                                "serving): there are no gradients, optimizer state or "
                                "training batch to plan; give the training launch of the "
                                "same model (pretrain_gpt.py and its arguments) to plan it",
+                               script)));
+  if (detail::conversion_script(script))
+    return refused(
+        detail::blocking::model,
+        detail::at(script_at,
+                   fmt::format("{} converts a checkpoint or prepares data: it trains nothing, so "
+                               "there are no gradients, optimizer state or training batch to "
+                               "plan; give the training launch that uses its output "
+                               "(pretrain_gpt.py and its arguments) to plan it",
                                script)));
   if (const auto other = detail::other_model_script(script); !other.empty())
     return refused(

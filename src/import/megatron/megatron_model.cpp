@@ -149,6 +149,8 @@ std::optional<std::pair<const entry*, long long>> sized_vocabulary_file(const im
 //   StarCoder and StarCoder2: a byte-level BPE of 49,152 entries (bigcode/starcoderbase and
 //     bigcode/starcoder2-15b tokenizer.json, vocab_size 49152), which the BigCode fork's
 //     TokenizerFromFile (--tokenizer-file) counts whole, as a Hugging Face tokenizer.
+// BigScience's PretrainedFromHF (_AutoTokenizer, bigscience-workshop/Megatron-DeepSpeed
+// megatron/tokenizer/tokenizer.py) counts len(tokenizer), the special tokens included.
 // Megatron's Llama2Tokenizer and GPTSentencePieceTokenizer count the SentencePiece model's
 // pieces (sp_model.vocab_size()); its Hugging Face types (HuggingFaceTokenizer, Megatron-
 // DeepSpeed's HFTokenizer and PretrainedFromHF) the Hugging Face tokenizer's entries.
@@ -173,9 +175,14 @@ long long named_tokenizer_vocab(const std::string& tokenizer, const std::string&
       named = family::bloom;
     else if (w == "starcoder" || w == "starcoderbase" || w == "starcoder2")
       named = family::starcoder;
-    else if (w == "gpt2" && (path == "gpt2" || path == "openai-community/gpt2"))
-      named = family::gpt2;
   }
+  // GPT-2 by the folder's (or Hub id's) own name, "gpt2", "GPT2", "gpt2-medium": its sizes share
+  // one tokenizer. A word "gpt2" elsewhere in a path names no tokenizer (gpt2-vocab.json sits
+  // beside other models' files).
+  const std::string last = path.substr(path.find_last_of('/', path.size() - 2) + 1);
+  if (named == family::none && !name_words(last).empty() && name_words(last).front() == "gpt2" &&
+      last.find('.') == std::string::npos)
+    named = family::gpt2;
   const bool pieces = tokenizer == "Llama2Tokenizer" || tokenizer == "GPTSentencePieceTokenizer";
   const bool hugging_face =
       tokenizer == "HuggingFaceTokenizer" || tokenizer == "HFTokenizer" ||
@@ -187,7 +194,7 @@ long long named_tokenizer_vocab(const std::string& tokenizer, const std::string&
     case family::llama3:
       if (tokenizer == "HFTokenizer") return 128000;
       return tokenizer == "Llama3Tokenizer" || tokenizer == "HuggingFaceTokenizer" ||
-                     tokenizer == "HFPretrainedTokenizer" ||
+                     tokenizer == "HFPretrainedTokenizer" || tokenizer == "PretrainedFromHF" ||
                      tokenizer == "HuggingFacePretrainedTokenizer"
                  ? 128256
                  : 0;
