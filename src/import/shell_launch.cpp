@@ -19,6 +19,22 @@
 
 namespace vramscope::job::detail {
 
+bool not_training_script(const std::string& script) {
+  static constexpr std::string_view words[] = {"generate", "generation", "samples",   "inference",
+                                               "infer",    "eval",       "evaluate",  "evaluation",
+                                               "server",   "serve",      "benchmark", "bench"};
+  for (const std::string& word : name_words(script))
+    if (std::find(std::begin(words), std::end(words), word) != std::end(words)) return true;
+  return false;
+}
+
+bool conversion_script(const std::string& script) {
+  for (const std::string& word : name_words(script))
+    if (word == "convert" || word == "converter" || word == "conversion" || word == "preprocess")
+      return true;
+  return false;
+}
+
 namespace {
 
 // A word as written: literal text, variables and arrays to expand, and text left as written.
@@ -58,6 +74,26 @@ bool is_name_char(char c) {
 }
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 bool ends_statement(char c) { return c == '\n' || c == ';' || c == '&' || c == '|'; }
+
+// A line that opens a shell function (`name() {`, `function name {`; bash(1), Shell Function
+// Definitions).
+bool defines_function(std::string_view text) {
+  bool found = false;
+  for_each_line(text, [&](std::string_view line, int) {
+    line.remove_prefix(std::min(line.size(), line.find_first_not_of(" \t")));
+    if (line.starts_with("function ")) {
+      found = true;
+    } else {
+      std::size_t i = 0;
+      while (i < line.size() && is_name_char(line[i])) ++i;
+      std::string_view rest = line.substr(i);
+      rest.remove_prefix(std::min(rest.size(), rest.find_first_not_of(" \t")));
+      found = i > 0 && rest.starts_with("()");
+    }
+    return !found;
+  });
+  return found;
+}
 
 // "NAME=" or "NAME+=" at the start of an unquoted word: the length of the prefix, or 0.
 std::size_t assignment_prefix(const raw_word& w) {
@@ -432,8 +468,8 @@ using variables = std::map<std::string, std::vector<shell_word>>;
 class expander {
  public:
   expander(const variables& vars, const raw_word& w, bool split, std::vector<std::string>& missing,
-           std::size_t& left, bool& over)
-      : vars_(vars), split_(split), missing_(missing), left_(left), over_(over) {
+           std::vector<std::string>& unset, std::size_t& left, bool& over)
+      : vars_(vars), split_(split), missing_(missing), unset_(unset), left_(left), over_(over) {
     cur_ = shell_word{"", w.line, w.column, false};
   }
 
@@ -701,6 +737,7 @@ class expander {
     if (it == vars_.end()) {
       append("$" + p.value, true);
       cur_.unresolved = true;
+      unset_.push_back(p.value);
       return;
     }
     if (it->second.empty()) return;
@@ -728,6 +765,7 @@ class expander {
   const variables& vars_;
   bool split_;
   std::vector<std::string>& missing_;
+  std::vector<std::string>& unset_;  // scalar variables expanded while unset
   std::size_t& left_;
   bool& over_;
   std::vector<shell_word> fields_;
@@ -987,6 +1025,10 @@ class interpreter {
                          w.text));
     }
     out.chosen_by_arguments = chosen_;
+    // A function's body runs when it is called, with what is set by then, but is read here
+    // where it is written: in a script that defines one, an expansion above an assignment is no
+    // evidence.
+    if (!defines_function(text_)) out.expanded_before_set = expanded_before_set_;
     out.run_time_values = run_time_;
     out.set_from_arguments = set_from_arguments_;
     out.notes.insert(out.notes.end(), notes_.begin(), notes_.end());
@@ -1094,8 +1136,11 @@ class interpreter {
 
   std::vector<shell_word> expand(const raw_word& w, bool split) {
     if (count_ > max_shell_words || over_) return {};  // the caller reports it
-    std::vector<std::string> missing;
-    auto fields = expander(vars_, w, split, missing, left_, over_).run(w);
+    std::vector<std::string> missing, unset;
+    auto fields = expander(vars_, w, split, missing, unset, left_, over_).run(w);
+    if (w.line > 0)
+      for (const auto& name : unset)
+        if (!unset_uses_.contains(name)) unset_uses_.emplace(name, written_at(name, w.line));
     for (const auto& name : missing)
       note(w.line, w.column,
            fmt::format("${{{}[@]}}: the script sets no array {}; it expands to "
@@ -1103,6 +1148,27 @@ class interpreter {
                        name, name));
     count_ += fields.size();
     return fields;
+  }
+
+  // Where `$NAME` or `${NAME...` is first written at or after line `from` (a word spanning
+  // lines, such as a double-quoted argument string, holds it on one of its own): line and
+  // column, or `from` and column 1 when not found.
+  std::pair<int, int> written_at(const std::string& name, int from) const {
+    std::pair<int, int> found{from, 1};
+    for_each_line(text_, [&](std::string_view line, int number) {
+      if (number < from) return true;
+      for (auto at = line.find('$'); at != std::string_view::npos; at = line.find('$', at + 1)) {
+        std::string_view rest = line.substr(at + 1);
+        if (rest.starts_with('{')) rest.remove_prefix(1);
+        if (!rest.starts_with(name) ||
+            (rest.size() > name.size() && is_name_char(rest[name.size()])))
+          continue;
+        found = {number, static_cast<int>(at) + 1};
+        return false;
+      }
+      return true;
+    });
+    return found;
   }
 
   // The word count or expanded text past its bound, reported at `line`.
@@ -1536,6 +1602,16 @@ class interpreter {
       joined.text += f.text;
       joined.unresolved = joined.unresolved || f.unresolved;
     }
+    // A variable expanded (as nothing) before this first assignment: the lines before it took
+    // no value from it.
+    // (Not `X=$X`, which takes the environment's value: only a use on an earlier line.)
+    if (const auto use = unset_uses_.find(name);
+        use != unset_uses_.end() && vars_.find(name) == vars_.end() && use->second.first < w.line)
+      expanded_before_set_.emplace_back(
+          name, at(location(source_, text_, use->second.first, use->second.second),
+                   fmt::format("{} is expanded here, before the script sets it (line {}), so "
+                               "bash expands it to nothing",
+                               name, w.line)));
     auto& slot = vars_[name];
     if (append && !slot.empty()) {
       slot[0].text += joined.text;
@@ -1652,7 +1728,15 @@ class interpreter {
     const bool pretrain = script->text.find("pretrain_") != std::string::npos;
     const bool have = !out.script.text.empty();
     const bool have_pretrain = have && out.script.text.find("pretrain_") != std::string::npos;
-    if (have && (have_pretrain || !pretrain)) {
+    // A training launch after a checkpoint conversion or a generation run is the one to plan.
+    const auto trains = [](const std::string& name) {
+      return !not_training_script(name) && !conversion_script(name);
+    };
+    if (have && !trains(out.script.text) && trains(script->text)) {
+      note(out.script.line, out.script.column,
+           fmt::format("{} trains nothing: the launch of {} after it is read", out.script.text,
+                       script->text));
+    } else if (have && (have_pretrain || !pretrain)) {
       note(script->line, script->column,
            fmt::format("another launch ({}) is ignored: the "
                        "arguments of {} are read",
@@ -1769,6 +1853,10 @@ class interpreter {
   std::set<std::string> from_arguments_;              // variables set from the script's arguments
   std::set<int> noted_regions_;                       // lines of chosen regions already noted
   std::vector<std::pair<std::string, diagnostic>> chosen_;
+  // Scalar variables expanded while unset, each with where first: an assignment after it is
+  // one the expansion missed.
+  std::map<std::string, std::pair<int, int>> unset_uses_;
+  std::vector<std::pair<std::string, diagnostic>> expanded_before_set_;
 };
 
 }  // namespace

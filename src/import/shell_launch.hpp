@@ -75,6 +75,10 @@ struct shell_launch {
   /// in`, `while [[ $# -gt 0 ]]`, `if [ $ENV = dsw ]` after `ENV=$1`): each name with where the
   /// conditional is written, its message saying so. Their value is left unresolved ("$NAME").
   std::vector<std::pair<std::string, diagnostic>> chosen_by_arguments;
+  /// Variables expanded before the script first sets them (a double-quoted argument string
+  /// built above the assignments it uses): each name with where it is first expanded, its
+  /// message saying where it is set. bash expands it to nothing there.
+  std::vector<std::pair<std::string, diagnostic>> expanded_before_set;
   /// Values known only when the script runs, where they are set: each assignment whose value
   /// stays unresolved (`GPUS=$(nvidia-smi -L | wc -l)`, `TP=$7`, `LAYERS=$((PP * 4))` after such
   /// a PP) with its value as expanded and a message at the assignment's line. A word that holds
@@ -104,6 +108,16 @@ constexpr std::size_t max_shell_expanded_bytes = std::size_t{16} << 20;
 /// opened), on more than max_shell_words words and on expansions past max_shell_word_bytes or
 /// max_shell_expanded_bytes (naming the line that expands past them).
 result<shell_launch> read_shell_launch(std::string_view text, const std::string& source);
+
+/// An entry script named for running a trained model rather than training it (Megatron's
+/// tools/generate_samples_gpt.py, tools/run_text_generation_server.py, an evaluation script), by
+/// a word of its name.
+bool not_training_script(const std::string& script);
+
+/// An entry script named for converting a checkpoint between layouts (Megatron-DeepSpeed's
+/// tools/hf2megads_weight_converter.py, Megatron-LM's tools/checkpoint/convert.py) or for
+/// preparing data (tools/preprocess_data.py): it loads weights or tokens and trains nothing.
+bool conversion_script(const std::string& script);
 
 /// True when some line of `text` has, outside a comment, a word ending in `pretrain_gpt.py` /
 /// `pretrain_mamba.py` (any `pretrain_*.py`) or the word `--num-layers` (or Megatron-LLM's

@@ -116,6 +116,30 @@ TEST(ImportMegatron, ALaunchCutShortBeforeAnOptionLineIsRefusedAtTheCut) {
   import_ok(launch(small_model) + "echo done  # --fp16 \\\n--fp16\n");
 }
 
+// An argument string built before the variables it uses are set: bash expands them to nothing
+// there, the flag is left without its value and Megatron's parser stops. Refused where the
+// variable is written in the string; `X=$X` (the environment's value) and a function's body
+// (run when called) are no such use.
+TEST(ImportMegatron, AVariableExpandedBeforeTheScriptSetsItIsRefusedWhereItIsExpanded) {
+  const std::string early = import_error(
+      "ARGS=\"--num-layers 2 \\\n --hidden-size ${HIDDEN} --num-attention-heads 4\"\n"
+      "HIDDEN=64\n"
+      "torchrun --nproc_per_node 8 pretrain_gpt.py $ARGS --max-position-embeddings 128 "
+      "--seq-length 128 --tokenizer-type GPT2BPETokenizer\n");
+  EXPECT_EQ(early.rfind("args.txt:2:16: --hidden-size (line 2) takes $HIDDEN: HIDDEN is expanded "
+                        "here, before the script sets it (line 3)",
+                        0),
+            0u)
+      << early;
+  const std::string environment =
+      import_error("HIDDEN=$HIDDEN\n" + launch("--num-layers 2 --hidden-size $HIDDEN\n"));
+  EXPECT_EQ(environment.find("before the script sets it"), std::string::npos) << environment;
+  const std::string function = import_error(
+      "run() {\n  torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 2 --hidden-size $H\n}\n"
+      "H=64\nrun\n");
+  EXPECT_EQ(function.find("before the script sets it"), std::string::npos) << function;
+}
+
 // --spec of a module other than Megatron-LM's GPT layer specs builds other layers.
 TEST(ImportMegatron, ALayerSpecOutsideTheGptSpecsIsRefusedThere) {
   const std::string message =

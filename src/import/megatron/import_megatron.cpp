@@ -1433,28 +1433,6 @@ std::string other_model_script(const std::string& script) {
   return "";
 }
 
-// An entry script named for running a trained model rather than training it (Megatron's
-// tools/generate_samples_gpt.py, tools/run_text_generation_server.py, an evaluation script), by
-// a word of its name.
-bool not_training_script(const std::string& script) {
-  static constexpr std::string_view words[] = {"generate", "generation", "samples",   "inference",
-                                               "infer",    "eval",       "evaluate",  "evaluation",
-                                               "server",   "serve",      "benchmark", "bench"};
-  for (const std::string& word : name_words(script))
-    if (std::find(std::begin(words), std::end(words), word) != std::end(words)) return true;
-  return false;
-}
-
-// An entry script named for converting a checkpoint between layouts (Megatron-DeepSpeed's
-// tools/hf2megads_weight_converter.py, Megatron-LM's tools/checkpoint/convert.py) or for
-// preparing data (tools/preprocess_data.py): it loads weights or tokens and trains nothing.
-bool conversion_script(const std::string& script) {
-  for (const std::string& word : name_words(script))
-    if (word == "convert" || word == "converter" || word == "conversion" || word == "preprocess")
-      return true;
-  return false;
-}
-
 // How fundamental a fact that keeps a launch from a plan is, in the order a user settles them:
 // first a contradiction Megatron-LM itself refuses when it starts (the launch fails as written,
 // whatever vramscope reads, and the fix may change the rest), then which model the launch
@@ -1645,6 +1623,24 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
         !launch->launcher.empty() ? launch->launcher.front().line : launch->script.line;
     if (auto cut = detail::cut_continuation(text, source, first))
       facts.push_back({detail::blocking::fails, *cut});
+  }
+  // An argument whose variable was expanded before the script set it gets nothing in its place:
+  // Megatron's parser stops on the flag left without its value (argparse: expected one argument).
+  {
+    std::optional<diagnostic> earliest;
+    for (const auto& [name, where] : launch->expanded_before_set) {
+      const auto takes = std::find_if(ctx.entries.begin(), ctx.entries.end(), [&](const auto& e) {
+        return e.key.starts_with("--") &&
+               (e.value.text == "$" + name || e.value.text == "${" + name + "}");
+      });
+      if (takes == ctx.entries.end() || (earliest && earliest->line <= where.line)) continue;
+      earliest = detail::at(
+          where, fmt::format("{} (line {}) takes ${}: {}; the flag is left without its value and "
+                             "Megatron's argument parser stops; set {} before this line to plan "
+                             "it",
+                             takes->key, takes->where.line, name, where.message, name));
+    }
+    if (earliest) facts.push_back({detail::blocking::fails, *earliest});
   }
   if (launch->name_is_assignment && !launch->launcher.empty()) {
     const auto& name = launch->launcher.front();
