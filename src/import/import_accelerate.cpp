@@ -135,13 +135,26 @@ action null_offload_is_none(action inner) {
   });
 }
 
+// use_cpu reaches the training only through the simple launcher, which exports it as
+// ACCELERATE_USE_CPU (utils/launch.py, prepare_simple_launcher_cmd_env: `args.cpu or
+// args.use_cpu`). accelerate launch picks the DeepSpeed, FSDP, Megatron-LM and multi-GPU launchers
+// by `not args.cpu`, the --cpu flag, which the config's use_cpu does not set (commands/launch.py,
+// launch_command; _validate_launch_command copies config keys by name, use_cpu to args.use_cpu),
+// and those launchers do not export it: with one of those distributed types the key is ignored.
 std::string read_use_cpu(import_context& ctx, const entry& e) {
   bool on = false;
   if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
     return fmt::format("{}: {}", e.key, problem);
-  if (on)
+  const entry* type = ctx.find("distributed_type");
+  const std::string launcher = type == nullptr ? "" : upper(type->value.text);
+  if (on && (launcher == "NO" || launcher.empty()))
     return "use_cpu: true trains on the CPU, which uses no GPU memory; set use_cpu: false to plan "
            "the job on GPUs";
+  if (on)
+    ctx.note(e, fmt::format("use_cpu: true is read only by accelerate's single-process launcher; "
+                            "distributed_type {} starts its own launcher, which does not pass "
+                            "it on (the --cpu flag would): the job trains on the GPUs",
+                            type->value.text));
   ctx.ignore(e);
   return "";
 }
@@ -481,7 +494,21 @@ maybe_error read_strategy(import_context& ctx) {
   }
   const std::string type = upper(e->value.text);
   std::string kind;
-  if (type == "NO") kind = "single";
+  if (type == "NO") {
+    kind = "single";
+    // distributed_type NO sends accelerate launch to its simple launcher, one process whatever
+    // num_processes says (commands/launch.py, launch_command; multi_gpu and use_fsdp come from
+    // distributed_type alone when a config file is given); its other sections are noted above.
+    const entry* procs = ctx.find("num_processes");
+    std::uint64_t n = 0;
+    if (procs != nullptr && parse_count_text(procs->value.text, 1, 1ULL << 20, n).empty() && n > 1)
+      return at(e->where,
+                fmt::format("distributed_type: {} starts one process (accelerate's single-process "
+                            "launcher), but num_processes is {} (line {}): accelerate launch "
+                            "ignores it; set distributed_type to MULTI_GPU, FSDP or DEEPSPEED for "
+                            "{} processes, or num_processes to 1, to plan it",
+                            e->value.text, n, procs->where.line, n));
+  }
   if (type == "MULTI_GPU") {
     // accelerate wraps the model in DistributedDataParallel only when the state has more than
     // one process (accelerator.py, Accelerator.multi_device: use_distributed and MULTI_GPU;
@@ -616,8 +643,12 @@ maybe_error read_processes(import_context& ctx, bool& has_world_size) {
       return at(machines->where,
                 "num_machines: " + problem + "; write the number of machines there to plan it");
   if (p % m != 0)
-    return at(procs->where, fmt::format("num_processes {} is not a multiple of num_machines {}",
-                                        p, m));
+    return at(procs->where,
+              fmt::format("num_processes {} is not a multiple of num_machines {}: num_processes "
+                          "counts the processes of all machines, and each machine starts an "
+                          "equal share of them; write the total over all machines (a multiple "
+                          "of {}) to plan it",
+                          p, m, m));
   has_world_size = true;
   std::string problem = ctx.set("hardware.gpus_per_node", std::to_string(p / m), *procs);
   if (problem.empty() && machines != nullptr)

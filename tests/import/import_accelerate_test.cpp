@@ -262,8 +262,9 @@ TEST(ImportAccelerate, MapsAnFsdp2Config) {
             "");
 }
 
-// An offload device written as YAML's null is accelerate's default, none; use_cpu: true is
-// refused with what would make the file plannable.
+// An offload device written as YAML's null is accelerate's default, none. use_cpu: true reaches
+// the training only through the single-process launcher (distributed_type NO), where it is
+// refused with what would make the file plannable; DeepSpeed's launcher does not pass it on.
 TEST(ImportAccelerate, ANullOffloadDeviceIsNone) {
   const std::string head =
       "compute_environment: LOCAL_MACHINE\ndistributed_type: DEEPSPEED\ndeepspeed_config:\n"
@@ -273,7 +274,17 @@ TEST(ImportAccelerate, ANullOffloadDeviceIsNone) {
   ASSERT_TRUE(imported) << imported.error().to_string();
   EXPECT_FALSE(imported->job.parallel.offload_optimizer);
   EXPECT_FALSE(imported->job.parallel.offload_param);
-  auto cpu = import_config_text(head + "use_cpu: true\n", "sft.yaml");
+  auto deepspeed = import_config_text(head + "use_cpu: true\n", "sft.yaml");
+  ASSERT_TRUE(deepspeed) << deepspeed.error().to_string();
+  EXPECT_EQ(deepspeed->job.parallel.kind, strategy::zero3);
+  EXPECT_NE(find_note(deepspeed->notes,
+                      "use_cpu: true is read only by accelerate's "
+                      "single-process launcher; distributed_type DEEPSPEED"),
+            "");
+  auto cpu = import_config_text(
+      "compute_environment: LOCAL_MACHINE\ndistributed_type: 'NO'\nnum_processes: 1\n"
+      "use_cpu: true\n",
+      "cpu.yaml");
   ASSERT_FALSE(cpu);
   EXPECT_NE(cpu.error().message.find("set use_cpu: false to plan"), std::string::npos);
 }
@@ -323,7 +334,20 @@ TEST(ImportAccelerate, RejectsValuesItCannotMap) {
   auto procs = import_config_text(
       "distributed_type: MULTI_GPU\nnum_processes: 6\nnum_machines: 4\n", "acc.yaml");
   ASSERT_FALSE(procs);
-  EXPECT_EQ(procs.error().message, "num_processes 6 is not a multiple of num_machines 4");
+  // distributed_type NO is one process, whatever num_processes says.
+  auto single =
+      import_config_text("distributed_type: 'NO'\nnum_processes: 4\nnum_machines: 1\n", "no.yaml");
+  ASSERT_FALSE(single);
+  EXPECT_EQ(single.error().line, 1) << single.error().to_string();
+  EXPECT_NE(single.error().message.find("starts one process (accelerate's single-process "
+                                        "launcher), but num_processes is 4 (line 2)"),
+            std::string::npos)
+      << single.error().to_string();
+  EXPECT_TRUE(import_config_text("distributed_type: 'NO'\nnum_processes: 1\n", "one.yaml"));
+  EXPECT_EQ(procs.error().message,
+            "num_processes 6 is not a multiple of num_machines 4: num_processes counts the "
+            "processes of all machines, and each machine starts an equal share of them; write the "
+            "total over all machines (a multiple of 4) to plan it");
 }
 
 // HYBRID_SHARD_ZERO2 shards as SHARD_GRAD_OP inside FSDP's default shard group, the node: on one
