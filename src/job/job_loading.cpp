@@ -99,15 +99,20 @@ result<model::model_spec> load_model_of(const job_spec& job, const std::string& 
       std::filesystem::exists(beside))
     model_ref = beside.string();
   auto model = model::load_model(model_ref);
-  if (!model && model_ref.find('/') == std::string::npos) {
-    // A name that is no preset: point at the option that chose it (a job's `model:` line, or
-    // the torchtitan name/flavour it was derived from) and say how to give the model instead.
+  // A name that is no preset, or a path that is not here (a template's placeholder, another
+  // machine's folder): point at the option that chose it (a job's `model:` line, a launch's
+  // --model_name_or_path, the torchtitan name/flavour it was derived from) and say how to give
+  // the model instead.
+  if (!model) {
     const auto set = job.provenance.set_at.find("model");
     if (set != job.provenance.set_at.end() && !set->second.source.empty()) {
       diagnostic d = set->second;
       d.message = "model \"" + job.model + "\": " + model.error().message +
-                  "; for a model that is not a preset give its config.json with --set "
-                  "model=PATH/config.json";
+                  (model_ref.find('/') == std::string::npos
+                       ? "; for a model that is not a preset give its config.json with --set "
+                         "model=PATH/config.json"
+                       : "; to plan it, give the preset of the same shapes or a readable "
+                         "config.json with --set model=...");
       return d;
     }
   }

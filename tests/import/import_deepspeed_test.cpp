@@ -1,4 +1,5 @@
 #include <vramscope/import/importers.hpp>
+#include <vramscope/job/job_loading.hpp>
 #include <vramscope/job/resolve.hpp>
 
 #include <gtest/gtest.h>
@@ -293,6 +294,17 @@ TEST(ImportDeepSpeed, ADeepSpeedChatLaunchIsReadFromItsTrainersArguments) {
       "sft.sh");
   ASSERT_FALSE(chosen);
   EXPECT_NE(chosen.error().message.find("--zero_stage"), std::string::npos);
+  // A model folder that is not here (a template's placeholder) is refused, when the model is
+  // loaded, at the line that names it.
+  auto placeholder = import_config_text(
+      std::string(run).replace(run.find("meta-llama/Llama-2-7b-hf"), 24, "/MODEL_PATH/") + "\n",
+      "sft.sh");
+  ASSERT_TRUE(placeholder) << placeholder.error().to_string();
+  const auto model = load_model_of(placeholder->job, "sft.sh");
+  ASSERT_FALSE(model);
+  EXPECT_EQ(model.error().line, 2) << model.error().to_string();
+  EXPECT_EQ(model.error().message.rfind("model \"/MODEL_PATH/\": no such file or folder", 0), 0u)
+      << model.error().to_string();
 }
 
 TEST(ImportDeepSpeed, ReportsUnknownUnmodelledAndAutoOptions) {
