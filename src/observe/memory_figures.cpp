@@ -753,7 +753,7 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
   std::vector<observation::process_count>
       counts;  // kept when all are as long and the paste names processes
   for (std::size_t i = 0; i <= lines.size(); ++i) {
-    const std::string_view t = i < lines.size() ? trim(lines[i].text) : std::string_view{};
+    std::string_view t = i < lines.size() ? trim(lines[i].text) : std::string_view{};
     // Tables: a run of lines that start with '|'.
     if (i < lines.size() && !t.empty() && t.front() == '|') {
       table.push_back(lines[i]);
@@ -782,8 +782,16 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
         out.allocated_checks.push_back(std::move(*check));
         continue;
       }
+    // The vLLM start-up check's message wrapped over two lines (a terminal's or a CI log's
+    // width): read as the one line vLLM printed.
+    std::string joined;
     // vLLM's profile: figures over several lines, one profile until a figure repeats.
     {
+      if (contains(t, "Free memory on device") && !contains(t, "utilization (") &&
+          i + 1 < lines.size() && contains(lines[i + 1].text, "utilization (")) {
+        joined = std::string(t) + " " + std::string(trim(lines[i + 1].text));
+        t = joined;
+      }
       vllm_profile probe;
       if (read_vllm(t, probe)) {
         if (!profile) {

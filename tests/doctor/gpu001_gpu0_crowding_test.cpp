@@ -357,5 +357,28 @@ TEST(Gpu001, ARankOtherThanZeroFailingOnGpuZeroBesideOthers) {
   EXPECT_TRUE(check(*own).empty());
 }
 
+// torch.nn.DataParallel's frames (or its gather warning) before a failure on GPU 0: one process
+// whose master GPU holds the model state and the gathered outputs. Not on another GPU.
+TEST(Gpu001, DataParallelBeforeAFailureOnGpuZero) {
+  const std::string message =
+      "  File \"/usr/lib/python3/site-packages/torch/nn/parallel/data_parallel.py\", line 185, in "
+      "forward\n"
+      "    outputs = self.parallel_apply(replicas, inputs, module_kwargs)\n"
+      "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 108.00 MiB. GPU 0 has a total "
+      "capacity of 44.35 GiB of which 61.00 MiB is free. Including non-PyTorch memory, this "
+      "process has 44.28 GiB memory in use.\n";
+  auto o = observe::parse_observation(message, "oom.txt", {});
+  ASSERT_TRUE(o) << o.error().to_string();
+  auto found = check(*o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].likelihood, likelihood::likely);
+  EXPECT_NE(found[0].fix.find("DistributedDataParallel"), std::string::npos);
+  std::string other = message;
+  other.replace(other.find("GPU 0 has"), 9, "GPU 3 has");
+  auto elsewhere = observe::parse_observation(other, "oom.txt", {});
+  ASSERT_TRUE(elsewhere) << elsewhere.error().to_string();
+  EXPECT_TRUE(check(*elsewhere).empty());
+}
+
 }  // namespace
 }  // namespace vramscope::doctor

@@ -194,6 +194,20 @@ TEST(MemoryFigures, ReadsVllmsStartupRefusal) {
   EXPECT_EQ(v.claimed, static_cast<bytes>(12.39 * 1024 * 1024 * 1024 + 0.5));
 }
 
+// The same check wrapped over two lines (a CI log's width) is read as the one line vLLM printed.
+TEST(MemoryFigures, ReadsVllmsStartupRefusalWrappedOverTwoLines) {
+  const auto f = find_memory_figures(
+      "ValueError: Free memory on device cuda:0 (24.68/255.98 GiB) on startup is less than\n"
+      "desired GPU memory utilization (0.9, 230.39 GiB).\n",
+      "v.log");
+  ASSERT_EQ(f.vllm.size(), 1u);
+  const auto& v = f.vllm[0];
+  ASSERT_TRUE(v.free_at_start);
+  EXPECT_NEAR(static_cast<double>(*v.free_at_start), 24.68 * 1024 * 1024 * 1024, 1024.0);
+  EXPECT_DOUBLE_EQ(v.utilization.value_or(0), 0.9);
+  EXPECT_EQ(v.claimed, static_cast<bytes>(230.39 * 1024 * 1024 * 1024 + 0.5));
+}
+
 // An out-of-memory message's figures are its reader's; one figure alone says nothing of the cache.
 TEST(MemoryFigures, LeavesMessagesAndLoneFiguresAlone) {
   const auto f = find_memory_figures(

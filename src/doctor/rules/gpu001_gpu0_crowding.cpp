@@ -342,6 +342,23 @@ std::optional<bytes> rank_on_gpu0_in_message(const observe::observation& o, std:
   return std::nullopt;
 }
 
+// torch.nn.DataParallel at work in the lines before a message on GPU 0 (or on a GPU the cut
+// message does not number): a frame of torch/nn/parallel's data_parallel, parallel_apply,
+// scatter_gather or _functions, or the warning its Gather prints when a replica returns a scalar
+// loss. DataParallel keeps the module, its gradients and optimizer state on its first device,
+// copies the module to every other GPU at each forward and gathers every replica's outputs back
+// onto the first (torch/nn/parallel/data_parallel.py, output_device defaults to device_ids[0]):
+// GPU 0 holds more than the others. The line that shows it, empty when none.
+std::string data_parallel_before(const observe::oom_report& r) {
+  if (r.kind != observe::oom_kind::torch || r.gpu.value_or(0) != 0) return "";
+  for (const auto& line : r.context)
+    for (const char* mark : {"nn/parallel/data_parallel.py", "nn/parallel/parallel_apply.py",
+                             "nn/parallel/scatter_gather.py", "nn/parallel/_functions.py",
+                             "Was asked to gather along dimension 0"})
+      if (line.find(mark) != std::string::npos) return line;
+  return "";
+}
+
 bool crowds_gpu0(const job::job_spec& j) {
   return j.world_size() > 1 &&
          (!j.init.set_device_first || (j.init.load == job::weight_load::all_ranks && j.init.map_location != "cpu"));
@@ -488,6 +505,31 @@ std::vector<finding> gpu0_crowding(const doctor_input& in) {
           "torch.cuda.set_device(N) (or a torch.cuda.device(N) context around the library call), "
           "or "
           "CUDA_VISIBLE_DEVICES=N so that GPU 0 is not visible";
+      return {f};
+    }
+  if (in.observed && !observed && !idle)
+    for (const auto& r : in.observed->ooms) {
+      const std::string shown = data_parallel_before(r);
+      if (shown.empty()) continue;
+      finding f{
+          "GPU001", {}, severity::warning, {}, {}, {}, {}, {}, "gpu0_crowding", likelihood::likely,
+          {},       {}};
+      f.evidence.push_back(
+          fmt::format("{}: torch.nn.DataParallel before the failure ({})", where(r), shown));
+      f.support.push_back(
+          "DataParallel keeps the model, its gradients and the optimizer's state on the first GPU "
+          "and gathers every replica's outputs there: GPU 0 fills before the others");
+      f.against.push_back(
+          "the message shows GPU 0 only: how much less the other GPUs hold is not in the paste, "
+          "and a model too large for one GPU fails there as well");
+      f.cause =
+          "torch.nn.DataParallel (a Trainer or script that sees several GPUs in one process uses "
+          "it) runs one process over all visible GPUs with GPU 0 as the master: the full model "
+          "state and the gathered outputs crowd GPU 0";
+      f.fix =
+          "one process per GPU with DistributedDataParallel (torchrun --nproc_per_node N, or "
+          "accelerate launch), which holds an equal share on each GPU; or CUDA_VISIBLE_DEVICES "
+          "to a single GPU when one is enough";
       return {f};
     }
   std::vector<std::string> message_evidence;
