@@ -942,78 +942,84 @@ class interpreter {
   interpreter(std::string_view text, const std::string& source)
       : text_(text), source_(source), left_(max_shell_expanded_bytes + 4 * text.size()) {}
 
+  // One statement of the script (or of a `bash -c` string inside it): an array, an assignment,
+  // a declaration or a command, read in order.
+  maybe_error one_statement(const statement& s, shell_launch& out, std::vector<shell_word>& loose) {
+    if (s.array) {
+      if (skipping()) return std::nullopt;
+      if (auto err = assign_array(s)) return err;
+      return std::nullopt;
+    }
+    std::vector<raw_word> words = s.words;
+    const bool arm_ends = s.end == 'c';
+    if (!strip_pattern(words, s)) return std::nullopt;
+    if (!strip_keywords(words, s)) {
+      if (arm_ends) awaiting_pattern_ = true;
+      return std::nullopt;
+    }
+    if (arm_ends) awaiting_pattern_ = true;
+    if (skipping()) return std::nullopt;
+    if (!s.heredocs.empty() && literal_text(words[0]) == "read") {
+      read_heredoc(words, s);
+      return std::nullopt;
+    }
+    if (!s.heredocs.empty()) written_file(words, s, out);
+    strip_redirections(words);
+    bool exported = false;
+    while (!words.empty() && std::find(declarators.begin(), declarators.end(),
+                                       literal_text(words[0])) != declarators.end()) {
+      exported = exported || literal_text(words[0]) == "export";
+      words.erase(words.begin());
+      while (!words.empty() && literal_text(words[0]).rfind('-', 0) == 0)
+        words.erase(words.begin());
+    }
+    std::vector<std::pair<std::string, shell_word>> set_here;
+    while (!words.empty() && (assignment_prefix(words[0]) > 0 || exported)) {
+      const std::string name =
+          assignment_prefix(words[0]) > 0 ? assign(words[0]) : literal_text(words[0]);
+      if (auto err = over_budget(words[0].line)) return err;
+      if (exported) export_variable(name, words[0], out);
+      set_here.push_back({name, shell_word{"", words[0].line, words[0].column, false}});
+      words.erase(words.begin());
+    }
+    if (words.empty()) {
+      for (const auto& [name, at] : set_here) assigned(name, at.line, at.column);
+      return std::nullopt;
+    }
+    assign_defaults(words);
+    std::vector<shell_word> fields;
+    for (const auto& w : words)
+      for (auto& f : expand(w, true)) fields.push_back(std::move(f));
+    if (auto err = over_budget(s.line)) return err;
+    // bash recognises `NAME=value` as an assignment only where it is written before the
+    // command; one that an expansion produces (`$ENV_ARGS deepspeed ...` with ENV_ARGS="A=1")
+    // is the command's name, which no program has (bash(1), "SIMPLE COMMAND EXPANSION").
+    name_is_assignment_ = !fields.empty() && assignment_like(fields[0].text);
+    const shell_word launch_before = out.script;
+    if (!fields.empty()) command(fields, out, loose);  // "${EMPTY[@]}" alone is no command
+    name_is_assignment_ = false;
+    // Assignments written before a command are in that command's environment (bash(1),
+    // "SIMPLE COMMAND EXPANSION"): `CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun ...` exports it to
+    // the launch.
+    const bool launched_here = out.script.line != launch_before.line ||
+                               out.script.column != launch_before.column ||
+                               out.script.text != launch_before.text;
+    if (launched_here && !exported)
+      for (const auto& [name, at] : set_here) {
+        raw_word where;
+        where.line = at.line;
+        where.column = at.column;
+        export_variable(name, where, out);
+      }
+    return std::nullopt;
+  }
+
   maybe_error run(const std::vector<statement>& statements, shell_launch& out) {
     seed_slurm(out);
     seed_grid_engine();
     std::vector<shell_word> loose;  // words of commands that start with an option
-    for (const auto& s : statements) {
-      if (s.array) {
-        if (skipping()) continue;
-        if (auto err = assign_array(s)) return err;
-        continue;
-      }
-      std::vector<raw_word> words = s.words;
-      const bool arm_ends = s.end == 'c';
-      if (!strip_pattern(words, s)) continue;
-      if (!strip_keywords(words, s)) {
-        if (arm_ends) awaiting_pattern_ = true;
-        continue;
-      }
-      if (arm_ends) awaiting_pattern_ = true;
-      if (skipping()) continue;
-      if (!s.heredocs.empty() && literal_text(words[0]) == "read") {
-        read_heredoc(words, s);
-        continue;
-      }
-      if (!s.heredocs.empty()) written_file(words, s, out);
-      strip_redirections(words);
-      bool exported = false;
-      while (!words.empty() && std::find(declarators.begin(), declarators.end(),
-                                         literal_text(words[0])) != declarators.end()) {
-        exported = exported || literal_text(words[0]) == "export";
-        words.erase(words.begin());
-        while (!words.empty() && literal_text(words[0]).rfind('-', 0) == 0)
-          words.erase(words.begin());
-      }
-      std::vector<std::pair<std::string, shell_word>> set_here;
-      while (!words.empty() && (assignment_prefix(words[0]) > 0 || exported)) {
-        const std::string name =
-            assignment_prefix(words[0]) > 0 ? assign(words[0]) : literal_text(words[0]);
-        if (auto err = over_budget(words[0].line)) return err;
-        if (exported) export_variable(name, words[0], out);
-        set_here.push_back({name, shell_word{"", words[0].line, words[0].column, false}});
-        words.erase(words.begin());
-      }
-      if (words.empty()) {
-        for (const auto& [name, at] : set_here) assigned(name, at.line, at.column);
-        continue;
-      }
-      assign_defaults(words);
-      std::vector<shell_word> fields;
-      for (const auto& w : words)
-        for (auto& f : expand(w, true)) fields.push_back(std::move(f));
-      if (auto err = over_budget(s.line)) return err;
-      // bash recognises `NAME=value` as an assignment only where it is written before the
-      // command; one that an expansion produces (`$ENV_ARGS deepspeed ...` with ENV_ARGS="A=1")
-      // is the command's name, which no program has (bash(1), "SIMPLE COMMAND EXPANSION").
-      name_is_assignment_ = !fields.empty() && assignment_like(fields[0].text);
-      const shell_word launch_before = out.script;
-      if (!fields.empty()) command(fields, out, loose);  // "${EMPTY[@]}" alone is no command
-      name_is_assignment_ = false;
-      // Assignments written before a command are in that command's environment (bash(1),
-      // "SIMPLE COMMAND EXPANSION"): `CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun ...` exports it to
-      // the launch.
-      const bool launched_here = out.script.line != launch_before.line ||
-                                 out.script.column != launch_before.column ||
-                                 out.script.text != launch_before.text;
-      if (launched_here && !exported)
-        for (const auto& [name, at] : set_here) {
-          raw_word where;
-          where.line = at.line;
-          where.column = at.column;
-          export_variable(name, where, out);
-        }
-    }
+    for (const auto& s : statements)
+      if (auto err = one_statement(s, out, loose)) return err;
     if (out.script.text.empty() && loose.empty()) sourced_arguments(loose);
     if (out.script.text.empty()) {
       // A plain argument list: a line that is neither arguments nor shell plumbing of a launch.
@@ -1725,6 +1731,13 @@ class interpreter {
         other_commands_.push_back(fields[0]);
       return;
     }
+    // `pretrain_gpt.py --help` prints the usage and exits (argparse): no launch.
+    if (std::any_of(script + 1, fields.end(),
+                    [](const shell_word& f) { return f.text == "--help" || f.text == "-h"; })) {
+      note(script->line, script->column,
+           fmt::format("{} --help prints its usage and exits; it is no launch", script->text));
+      return;
+    }
     const bool pretrain = script->text.find("pretrain_") != std::string::npos;
     const bool have = !out.script.text.empty();
     const bool have_pretrain = have && out.script.text.find("pretrain_") != std::string::npos;
@@ -1772,6 +1785,22 @@ class interpreter {
   // `bash -c "..."` and `sh -c '...'`, alone or after a launcher (`srun ... sh -c "${CMD}"`):
   // the string is a command line of its own, read as one, every word of it located at the
   // string. Returns false when `fields` has no such shell.
+  // `w` (a -c string) is written as it reads at its place in the script: a quote there, then
+  // its first line.
+  bool written_literally(const shell_word& w) const {
+    bool found = false;
+    for_each_line(text_, [&](std::string_view line, int number) {
+      if (number < w.line) return true;
+      const auto at = static_cast<std::size_t>(std::max(w.column, 1) - 1);
+      if (at < line.size() && (line[at] == '\'' || line[at] == '"')) {
+        const std::string_view first = std::string_view(w.text).substr(0, w.text.find('\n'));
+        found = line.substr(at + 1).starts_with(first);
+      }
+      return false;
+    });
+    return found;
+  }
+
   bool inner_command(const std::vector<shell_word>& fields, shell_launch& out,
                      std::vector<shell_word>& loose) {
     // The shell's own options may come before -c (`bash -x -c "..."`, `bash -lc` is not read).
@@ -1798,28 +1827,31 @@ class interpreter {
     const std::vector<shell_word> enclosing = outer_;
     if (shell >= 1)
       outer_.assign(fields.begin(), fields.begin() + static_cast<std::ptrdiff_t>(shell));
-    for (auto& st : statements) {
-      // `export NAME=value` in the string: the launch's environment, as in the script, located
-      // at the string.
-      if (!st.words.empty() && literal_text(st.words[0]) == "export") {
-        for (std::size_t k = 1; k < st.words.size(); ++k) {
-          raw_word w = st.words[k];
-          if (assignment_prefix(w) == 0) continue;
-          w.line = string.line;
-          w.column = string.column;
-          export_variable(assign(w), w, out);
-        }
-        continue;
+    // Where the string's words are written: a string written in the script itself ('...' or
+    // "..." spanning lines) holds them on its own lines; one that an expansion produced is
+    // located at the string.
+    const bool literal = written_literally(string);
+    const auto relocate = [&](raw_word& w) {
+      if (!literal) {
+        w.line = string.line, w.column = string.column;
+        return;
       }
-      std::vector<shell_word> inner;
-      for (auto w : st.words) {
-        for (auto& f : expand(w, true)) {
-          f.line = string.line;
-          f.column = string.column;
-          inner.push_back(std::move(f));
-        }
+      w.column = w.line == 1 ? string.column + w.column : w.column;
+      w.line = string.line + w.line - 1;
+    };
+    for (auto st : statements) {
+      for (auto& w : st.words) relocate(w);
+      raw_word at;
+      at.line = st.line;
+      at.column = 1;
+      relocate(at);
+      st.line = at.line;
+      if (auto err = one_statement(st, out, loose)) {
+        note(string.line, string.column,
+             fmt::format("{} -c: the command string is not read ({})", fields[shell].text,
+                         err->message));
+        break;
       }
-      if (!inner.empty()) command(inner, out, loose);
     }
     --depth_;
     outer_ = enclosing;

@@ -92,8 +92,9 @@ TEST(ImportMegatron, ModelFromASourcedFileIsRefusedWhereItIsSourced) {
 }
 
 // A launch cut short where a line ends the command: a backslash that escapes the blank after it,
-// a commented-out line inside the command (the backslash in the comment continues nothing), a
-// backslash forgotten. bash runs the next line, an option, as a command of its own, which fails.
+// a commented-out line inside the command (the backslash in the comment continues nothing). bash
+// runs the next line, an option, as a command of its own, which fails; a command that simply ends
+// is no cut.
 TEST(ImportMegatron, ALaunchCutShortBeforeAnOptionLineIsRefusedAtTheCut) {
   const std::string escaped = import_error(
       "torchrun --nproc_per_node 8 pretrain_gpt.py \\\n  --num-layers 2 \\ \n"
@@ -149,6 +150,14 @@ TEST(ImportMegatron, ALayerSpecOutsideTheGptSpecsIsRefusedThere) {
       << message;
   import_ok(launch(small_model + "--spec megatron.core.models.gpt.gpt_layer_specs "
                                  "get_gpt_layer_local_spec\n"));
+  // A function of that module named for a layer of a fork's own.
+  const std::string fork = import_error(
+      launch(small_model +
+             "--spec megatron.core.models.gpt.gpt_layer_specs get_gpt_layer_semigroup_spec\n"));
+  EXPECT_NE(fork.find("args.txt:4:1: --spec megatron.core.models.gpt.gpt_layer_specs "
+                      "get_gpt_layer_semigroup_spec:"),
+            std::string::npos)
+      << fork;
 }
 
 // An underscore flag among dashed ones is not Megatron-LLM's spelling: argparse matches option
@@ -233,6 +242,12 @@ TEST(ImportMegatron, ATokenizerNamedForItsFamilyHasThatFamilysVocabulary) {
       import_ok(launch(model + "--tokenizer-type TokenizerFromFile --tokenizer-file "
                                "/fsx/starcoder-tokenizer/15b/tokenizer.json\n"));
   EXPECT_EQ(key_of(starcoder.job, "vocab_size"), "49152");
+  // Mistral 7B's first releases and Mixtral 8x7B: 32,000 pieces; v0.3's larger one is not guessed.
+  const auto mistral = import_ok(
+      launch(model + "--tokenizer-type HuggingFaceTokenizer --tokenizer-model /tok/mistral-7b\n"));
+  EXPECT_EQ(key_of(mistral.job, "vocab_size"), "32000");
+  import_error(launch(model + "--tokenizer-type HuggingFaceTokenizer --tokenizer-model "
+                              "/tok/Mistral-7B-v0.3\n"));
   // BigScience's PretrainedFromHF counts len(tokenizer): Llama 3's special tokens included; a
   // folder named for GPT-2 (any of its sizes) holds GPT-2's 50,257 entries.
   const auto auto_llama3 =
@@ -1000,6 +1015,18 @@ TEST(ImportMegatron, FindsTheTrainingCommandInsideBashDashC) {
   // At the script's name inside the string, written once.
   EXPECT_NE(unset.find("args.txt:1:26: no --num-layers"), std::string::npos) << unset;
   EXPECT_NE(unset.find("$PARAMS, which the script does not set"), std::string::npos) << unset;
+  // A whole script in a single-quoted string: its assignments are read in order, and its words
+  // are located on their own lines; `pretrain_gpt.py --help` before the launch is no launch.
+  const auto inner = import_ok(
+      "srun shifter bash -c '\n  set -e\n  LAYERS=2\n  MBS=3\n"
+      "  python pretrain_gpt.py --help | grep window || true\n"
+      "  torchrun --nproc_per_node 4 pretrain_gpt.py --num-layers \"$LAYERS\" \\\n"
+      "    --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128 \\\n"
+      "    --seq-length 128 --micro-batch-size \"${MBS}\" --vocab-size 1000\n'\n");
+  EXPECT_EQ(inner.job.hardware.gpus_per_node, 4);
+  EXPECT_EQ(inner.job.training.micro_batch, 3);
+  EXPECT_EQ(inner.job.provenance.set_at.at("training.micro_batch").line, 8);
+  EXPECT_NE(find_note(inner.notes, "pretrain_gpt.py --help prints its usage and exits"), "");
 }
 
 TEST(ImportMegatron, SrunRunsAPythonCommandOncePerTask) {

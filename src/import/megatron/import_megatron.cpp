@@ -1822,12 +1822,29 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   // its own (pretrain_gpt.py, model_provider: `if args.spec is not None: transformer_layer_spec
   // = import_module(args.spec)`). Megatron-LM's GPT layer specs (megatron.core.models.gpt.*) are
   // the GPT layers planned here; any other module's layers (a hybrid, a fork's own) are not.
+  // Within that module, a function named with a word none of Megatron-LM's spec functions has
+  // (get_gpt_layer_with_transformer_engine_spec, get_gpt_layer_local_spec,
+  // get_gpt_decoder_block_spec, get_gpt_mtp_block_spec, get_gpt_layer_with_inference_spec, the
+  // 2023 releases' gpt_layer_with_transformer_engine_spec objects, the heterogeneous and MoE
+  // ones) is a fork's own layer (`get_gpt_layer_semigroup_spec`).
+  const auto fork_spec_function = [](const std::string& value) {
+    const auto blank = value.find(' ');
+    if (blank == std::string::npos) return false;
+    static constexpr std::string_view known[] = {
+        "get",    "gpt",   "layer",         "with",     "transformer", "engine",       "local",
+        "spec",   "specs", "decoder",       "block",    "inference",   "mtp",          "moe",
+        "module", "te",    "heterogeneous", "modelopt", "submodules",  "experimental", "hybrid"};
+    for (const std::string& word : detail::name_words(value.substr(blank + 1)))
+      if (std::find(std::begin(known), std::end(known), word) == std::end(known)) return true;
+    return false;
+  };
   if (const detail::entry* spec = ctx.find("--spec");
-      spec != nullptr && !spec->value.text.starts_with("megatron.core.models.gpt."))
+      spec != nullptr && (!spec->value.text.starts_with("megatron.core.models.gpt.") ||
+                          fork_spec_function(spec->value.text)))
     facts.push_back(
         {detail::blocking::model,
          detail::at(spec->where,
-                    fmt::format("--spec {}: the model's layers come from that module's spec "
+                    fmt::format("--spec {}: the model's layers come from that spec "
                                 "function, not from Megatron-LM's GPT layer specs "
                                 "(megatron.core.models.gpt), so they are not the GPT layers "
                                 "vramscope plans from the arguments; to plan it, write a job "

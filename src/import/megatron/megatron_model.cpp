@@ -146,6 +146,8 @@ std::optional<std::pair<const entry*, long long>> sized_vocabulary_file(const im
 //     tokens (microsoft/Megatron-DeepSpeed megatron/tokenizer/tokenizer.py, _HFTokenizer);
 //   BLOOM: a byte-level BPE of 250,680 entries (bigscience/bloom tokenizer.json);
 //   GPT-2: 50,257 (gpt2-vocab.json; the Hub's gpt2 / openai-community/gpt2);
+//   Mistral 7B (v0.1, v0.2) and Mixtral 8x7B: a SentencePiece model of 32,000 pieces, none added
+//     (mistralai/Mistral-7B-v0.1 tokenizer.model and tokenizer.json); v0.3 grew it to 32,768;
 //   StarCoder and StarCoder2: a byte-level BPE of 49,152 entries (bigcode/starcoderbase and
 //     bigcode/starcoder2-15b tokenizer.json, vocab_size 49152), which the BigCode fork's
 //     TokenizerFromFile (--tokenizer-file) counts whole, as a Hugging Face tokenizer.
@@ -159,7 +161,7 @@ std::optional<std::pair<const entry*, long long>> sized_vocabulary_file(const im
 long long named_tokenizer_vocab(const std::string& tokenizer, const std::string& path) {
   if (path.empty() || path.find('$') != std::string::npos) return 0;
   const auto words = name_words(path);
-  enum class family { none, llama2, llama3, bloom, gpt2, starcoder } named = family::none;
+  enum class family { none, llama2, llama3, bloom, gpt2, starcoder, mistral } named = family::none;
   for (std::size_t i = 0; i < words.size() && named == family::none; ++i) {
     const std::string& w = words[i];
     const std::string next = i + 1 < words.size() ? words[i + 1] : "";
@@ -175,6 +177,13 @@ long long named_tokenizer_vocab(const std::string& tokenizer, const std::string&
       named = family::bloom;
     else if (w == "starcoder" || w == "starcoderbase" || w == "starcoder2")
       named = family::starcoder;
+    // Mistral 7B v0.1 / v0.2 and Mixtral 8x7B: 32,000; v0.3's vocabulary (32,768) is named by
+    // its version, which is then left to --vocab-size.
+    else if ((w == "mistral" && size_word && next == "7b") || (w == "mixtral" && next == "8x7b"))
+      named = path.find("v0.3") == std::string::npos && path.find("v0_3") == std::string::npos &&
+                      path.find("v03") == std::string::npos
+                  ? family::mistral
+                  : family::none;
   }
   // GPT-2 by the folder's (or Hub id's) own name, "gpt2", "GPT2", "gpt2-medium": its sizes share
   // one tokenizer. A word "gpt2" elsewhere in a path names no tokenizer (gpt2-vocab.json sits
@@ -204,6 +213,8 @@ long long named_tokenizer_vocab(const std::string& tokenizer, const std::string&
       return hugging_face ? 50257 : 0;
     case family::starcoder:
       return hugging_face ? 49152 : 0;
+    case family::mistral:
+      return pieces || hugging_face ? 32000 : 0;
     case family::none:
       return 0;
   }
