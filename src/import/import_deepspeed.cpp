@@ -390,15 +390,20 @@ std::string read_optimizer(import_context& ctx, const entry& e) {
                               "script passes its own optimizer; two states per parameter");
 }
 
-// max_live_parameters 0 (axolotl's ZeRO-3 configs) keeps no gathered parameter beyond the ones
-// in use: planned as one, the field's least.
-std::string read_max_live(import_context& ctx, const entry& e) {
-  if (e.value.text == "0") {
-    ctx.note(e, fmt::format("{} 0: no gathered parameters kept beyond the module in use; planned "
-                            "as 1", e.key));
-    return ctx.set("parallel.max_live_parameters", "1", e);
-  }
-  return ctx.set("parallel.max_live_parameters", e.value.text, e);
+// ZeRO-3's element counts written 0 (axolotl's and DeepSpeed's own ZeRO-3 templates):
+// max_live_parameters 0 keeps no gathered parameter beyond the ones in use; prefetch_bucket_size
+// 0 prefetches nothing ahead (PartitionedParameterCoordinator fetches while the bucket has
+// room); sub_group_size 0 closes a sub-group after every parameter (stage3.py,
+// _create_fp16_sub_groups: `local_sub_group_size >= sub_group_size`), as 1 does. Each is planned
+// as 1, the field's least, which holds the same.
+action zero_as_least(std::string path, std::string meaning) {
+  return custom([path, meaning](import_context& ctx, const entry& e) -> std::string {
+    if (e.value.text == "0") {
+      ctx.note(e, fmt::format("{} 0: {}; planned as 1", e.key, meaning));
+      return ctx.set(path, "1", e);
+    }
+    return ctx.set(path, e.value.text, e);
+  });
 }
 
 // bf16's optimizer options (runtime/precision_config.py): bf16_master_weights_and_grads keeps
@@ -418,6 +423,10 @@ namespace {
 
 const std::vector<option>& deepspeed_table() {
   const std::string zero = "zero_optimization.";
+  const action prefetch = zero_as_least("parallel.prefetch_bucket_size",
+                                        "nothing is prefetched ahead of the module in use");
+  const action max_live = zero_as_least("parallel.max_live_parameters",
+                                        "no gathered parameters kept beyond the module in use");
   static const std::vector<option> table{
       {zero + "stage", handled()},
       {"zero_optimization", handled()},  // the old boolean form (read_stage)
@@ -431,11 +440,10 @@ const std::vector<option>& deepspeed_table() {
       {zero + "allgather_bucket_size", zero12_only(maps_to("parallel.allgather_bucket_size"))},
       // DeepSpeedZeroConfig (deepspeed/runtime/zero/config.py) takes each ZeRO-3 option under
       // its own name and under the stage3_-prefixed alias; both spellings are rows here.
-      {zero + "stage3_prefetch_bucket_size",
-       zero3_engine_only(maps_to("parallel.prefetch_bucket_size"))},
-      {zero + "prefetch_bucket_size", zero3_engine_only(maps_to("parallel.prefetch_bucket_size"))},
-      {zero + "stage3_max_live_parameters", zero3_engine_only(custom(read_max_live))},
-      {zero + "max_live_parameters", zero3_engine_only(custom(read_max_live))},
+      {zero + "stage3_prefetch_bucket_size", zero3_engine_only(prefetch)},
+      {zero + "prefetch_bucket_size", zero3_engine_only(prefetch)},
+      {zero + "stage3_max_live_parameters", zero3_engine_only(max_live)},
+      {zero + "max_live_parameters", zero3_engine_only(max_live)},
       {zero + "contiguous_gradients", maps_to("parallel.contiguous_gradients")},
       {zero + "stage3_gather_16bit_weights_on_model_save", maps_gathered_save()},
       {zero + "gather_16bit_weights_on_model_save", maps_gathered_save()},
@@ -463,7 +471,8 @@ const std::vector<option>& deepspeed_table() {
       {zero + "pipeline_loading_checkpoint", no_effect()},
       {zero + "override_module_apply", no_effect()},
       {zero + "log_trace_cache_warnings", no_effect()},
-      {zero + "sub_group_size", maps_to("parallel.sub_group_size")},
+      {zero + "sub_group_size",
+       zero_as_least("parallel.sub_group_size", "every parameter is a sub-group of its own")},
       {zero + "reduce_scatter", not_modelled("choice of gradient reduction collective")},
       {zero + "allgather_partitions", not_modelled("choice of parameter gather collective")},
       {zero + "zero_hpz_partition_size", not_modelled("ZeRO++ secondary partition")},

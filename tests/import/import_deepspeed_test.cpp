@@ -411,6 +411,21 @@ TEST(ImportDeepSpeed, UnprefixedZero3NamesAreTheSameOptions) {
   EXPECT_EQ(find_note(imported->notes, "unknown option"), "");
 }
 
+// ZeRO-3's counts written 0 (the zero-valued templates): no gathered parameter kept, nothing
+// prefetched, a sub-group per parameter; each planned as the field's least, 1, with a note.
+TEST(ImportDeepSpeed, ZeroThreeCountsWrittenZeroAreTheLeast) {
+  auto imported = import_config_text(
+      "{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": {\"stage\": 3, "
+      "\"sub_group_size\": 0, \"stage3_prefetch_bucket_size\": 0, "
+      "\"stage3_max_live_parameters\": 0}}",
+      "ds.json");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.parallel.sub_group_size, 1u);
+  EXPECT_EQ(imported->job.parallel.prefetch_bucket_size, 1u);
+  EXPECT_EQ(imported->job.parallel.max_live_parameters, 1u);
+  EXPECT_NE(find_note(imported->notes, "prefetch_bucket_size 0: nothing is prefetched"), "");
+}
+
 // train_batch_size with the micro batch and no accumulation: DeepSpeed infers the accumulation
 // from the launcher's world size, so the file gives no GPU count.
 TEST(ImportDeepSpeed, TrainBatchSizeWithoutAccumulationFixesNoGpuCount) {
