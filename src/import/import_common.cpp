@@ -563,6 +563,30 @@ std::optional<diagnostic> cut_continuation(std::string_view text, const std::str
   return found;
 }
 
+std::optional<diagnostic> then_without_separator(std::string_view text, const std::string& source) {
+  std::optional<diagnostic> found;
+  for_each_line(text, [&](std::string_view raw, int number) {
+    std::string_view code = split_shell_line(raw).code;
+    code.remove_prefix(std::min(code.size(), code.find_first_not_of(" \t")));
+    while (!code.empty() && (code.back() == ' ' || code.back() == '\t')) code.remove_suffix(1);
+    const bool opens = code.starts_with("if ") || code.starts_with("elif ");
+    if (!opens || !code.ends_with(" then")) return true;
+    std::string_view before = code.substr(0, code.size() - 5);
+    while (!before.empty() && (before.back() == ' ' || before.back() == '\t'))
+      before.remove_suffix(1);
+    if (before.ends_with(';')) return true;
+    const std::string_view keyword = code.substr(0, code.find(' '));
+    found = at(location(source, text, number, 1),
+               fmt::format("{} ... then without a \";\" before then: bash reads this then as a "
+                           "word of the condition's command and stops at the block's end with a "
+                           "syntax error, before the script runs anything; write \"; then\" to "
+                           "plan it",
+                           keyword));
+    return false;
+  });
+  return found;
+}
+
 std::vector<std::string> name_words(std::string_view text) {
   std::vector<std::string> words;
   std::string word;

@@ -50,6 +50,12 @@ void for_each_line(std::string_view text, Visit&& visit) {
 std::optional<diagnostic> cut_continuation(std::string_view text, const std::string& source,
                                            int first_line);
 
+/// A line of `text` that opens `if` or `elif` and ends in `then` with no `;` (or newline) before
+/// it: bash reads that `then` as a word of the condition's command, meets `fi` (or `else`)
+/// still waiting for the keyword, and stops with a syntax error before the script runs any
+/// command. Located at that line; nullopt when there is none. Line-based, like cut_continuation.
+std::optional<diagnostic> then_without_separator(std::string_view text, const std::string& source);
+
 /// The words of `text`, lower case, split at every character that is not a letter or a digit
 /// ("dpo_training.py" -> dpo, training, py): a script's name or a command line read word by word.
 std::vector<std::string> name_words(std::string_view text);

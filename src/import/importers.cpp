@@ -209,7 +209,9 @@ std::optional<diagnostic> launch_refusal(std::string_view text, const std::strin
     return program.empty() && continued;
   });
   if (found_line == 0) return std::nullopt;
-  // A launch cut short by a backslash before a blank fails before its program runs.
+  // A script bash cannot parse, or a launch cut short by a backslash before a blank, fails
+  // before its program runs.
+  if (auto syntax = detail::then_without_separator(text, source)) return syntax;
   if (auto cut = detail::cut_continuation(text, source, found_line)) return cut;
   return error_at(source,
                   fmt::format("{} starts {}, a training program that is not Megatron-LM's: it "

@@ -113,6 +113,12 @@ TEST(ImportMegatron, ALaunchCutShortBeforeAnOptionLineIsRefusedAtTheCut) {
                             0),
             0u)
       << commented;
+  // `elif [ ... ] then` without its ";": bash stops with a syntax error before anything runs.
+  const std::string then = import_error(
+      "if [ $SIZE -eq 1 ]; then\n  L=2\nelif [ $SIZE -eq 2 ] then\n"
+      "  L=4\nfi\n" +
+      launch(small_model));
+  EXPECT_EQ(then.rfind("args.txt:3:1: elif ... then without a \";\" before then", 0), 0u) << then;
   // A launch that ends before a command that is not an option is no cut.
   import_ok(launch(small_model) + "echo done  # --fp16 \\\n--fp16\n");
 }

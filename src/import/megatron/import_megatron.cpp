@@ -1618,6 +1618,8 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
     facts.push_back({detail::blocking::model, *d});
   if (auto d = detail::shape_chosen_by_arguments(ctx, *launch))
     facts.push_back({detail::blocking::model, *d});
+  if (auto syntax = detail::then_without_separator(text, source))
+    facts.push_back({detail::blocking::fails, *syntax});
   if (!launch->launcher.empty() || !launch->script.text.empty()) {
     const int first =
         !launch->launcher.empty() ? launch->launcher.front().line : launch->script.line;
