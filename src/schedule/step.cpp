@@ -206,6 +206,14 @@ class driver {
     for (int step = 0; step < steps && !out_.stopped(); ++step) {
       if (!lengths_.empty()) use_length(lengths_[static_cast<std::size_t>(step)]);
       for (int micro = 0; micro < micros && !out_.stopped(); ++micro) {
+        // Tensor-parallel collectives' buffers freed through record_stream wait for the NCCL
+        // stream's event, which the allocator finds complete at a malloc after the GPU has run
+        // the collective. A micro-batch launches far more kernels than CUDA's launch queue
+        // holds (about a thousand pending launches), so the CPU is never a whole micro-batch
+        // ahead of the GPU: when the next one starts, the last one's collectives are done.
+        // (Within a micro-batch, and from the last one into the optimizer step, they stay
+        // pending, as the CPU runs ahead.)
+        if (micro > 0 && record_stream_ && job_.parallel.tp > 1) out_.sync(streams::nccl);
         s->begin_micro_batch(micro + 1 == micros);
         forward(step == 0 && micro == 0);
         backward();
