@@ -1659,24 +1659,22 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                  "beforehand) to plan it",
                  script, name.text, name.text, script, word))});
   }
-  if (detail::not_training_script(script))
+  // A script that runs a trained model, or converts a checkpoint or prepares data, trains
+  // nothing.
+  if (const bool serves = detail::not_training_script(script);
+      serves || detail::conversion_script(script))
     return refused(
         detail::blocking::model,
         detail::at(script_at,
-                   fmt::format("{} runs a trained model (text generation, evaluation or "
-                               "serving): there are no gradients, optimizer state or "
-                               "training batch to plan; give the training launch of the "
-                               "same model (pretrain_gpt.py and its arguments) to plan it",
-                               script)));
-  if (detail::conversion_script(script))
-    return refused(
-        detail::blocking::model,
-        detail::at(script_at,
-                   fmt::format("{} converts a checkpoint or prepares data: it trains nothing, so "
-                               "there are no gradients, optimizer state or training batch to "
-                               "plan; give the training launch that uses its output "
-                               "(pretrain_gpt.py and its arguments) to plan it",
-                               script)));
+                   fmt::format("{} {}: there are no gradients, optimizer state or training "
+                               "batch to plan; give the training launch {} (pretrain_gpt.py "
+                               "and its arguments) to plan it",
+                               script,
+                               serves ? "runs a trained model (text generation, evaluation or "
+                                        "serving)"
+                                      : "converts a checkpoint or prepares data, and trains "
+                                        "nothing",
+                               serves ? "of the same model" : "that uses its output")));
   if (const auto other = detail::other_model_script(script); !other.empty())
     return refused(
         detail::blocking::model,
