@@ -480,9 +480,6 @@ bool flatten_yaml(const YAML::Node& map, const std::string& prefix, import_conte
   return true;
 }
 
-// The words of `text`, lower case, between the characters that are not letters or digits:
-// "dpo_training.py" -> dpo, training, py; "- python3 -m torch.distributed.run" -> python3, m,
-// torch, distributed, run.
 namespace {
 
 // A line of shell split where bash would: the code before a comment (a `#` that starts a word
@@ -587,6 +584,9 @@ std::optional<diagnostic> then_without_separator(std::string_view text, const st
   return found;
 }
 
+// The words of `text`, lower case, between the characters that are not letters or digits:
+// "dpo_training.py" -> dpo, training, py; "- python3 -m torch.distributed.run" -> python3, m,
+// torch, distributed, run.
 std::vector<std::string> name_words(std::string_view text) {
   std::vector<std::string> words;
   std::string word;
