@@ -1077,6 +1077,30 @@ TEST(ImportMegatron, SrunThroughABindingWrapperIsStillOneProcessATask) {
 
 // --use-mpi: the ranks come from an MPI launcher the file does not hold, so a plain `python`
 // launch is not one GPU; the count is assumed, noted, and no world-size contradiction is made.
+// --use-precision-aware-optimizer keeps the main parameters and moments in the dtypes its flags
+// give; two different moments are planned at the wider; without it the flags are not read.
+TEST(ImportMegatron, ThePrecisionAwareOptimizersDtypesAreTheMastersAndTheStates) {
+  const auto aware =
+      import_ok(launch(small_model +
+                       "--bf16 --use-distributed-optimizer --use-precision-aware-optimizer\n"
+                       "--main-params-dtype fp16 --exp-avg-dtype bf16 --exp-avg-sq-dtype fp32\n"));
+  EXPECT_EQ(aware.job.precision.master, dtype::f16);
+  EXPECT_EQ(aware.job.optimizer.state, dtype::f32);
+  EXPECT_NE(find_note(aware.notes, "both moments planned as fp32, the wider"), "");
+  const auto plain =
+      import_ok(launch(small_model + "--bf16 --main-params-dtype fp16 --exp-avg-dtype fp16\n"));
+  EXPECT_EQ(plain.job.precision.master, dtype::f32);
+  EXPECT_NE(find_note(plain.notes,
+                      "--main-params-dtype is read only with "
+                      "--use-precision-aware-optimizer"),
+            "");
+  const std::string bad = import_error(
+      launch(small_model + "--bf16 --use-precision-aware-optimizer --main-params-dtype bf16\n"));
+  EXPECT_NE(bad.find("--main-params-dtype: expected one of fp32, fp16, got \"bf16\""),
+            std::string::npos)
+      << bad;
+}
+
 TEST(ImportMegatron, UseMpiLeavesThePythonLaunchsGpuCountOpen) {
   const auto imported = import_ok(
       "python pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 4 "

@@ -942,10 +942,12 @@ constexpr const char* read_by_code[] = {
     // 2.6's --recompute-method / --recompute-num-layers
     "--activations-checkpoint-method", "--activations-checkpoint-num-layers", "--seq-length",
     "--bf16", "--fp16", "--grad-reduce-in-bf16", "--accumulate-allreduce-grads-in-fp32",
-    "--recompute-granularity", "--recompute-activations", "--checkpoint-activations",
-    "--checkpoint-num-layers", "--recompute-method", "--recompute-num-layers",
-    "--recompute-modules", "--moe-expert-capacity-factor", "--moe-pad-expert-input-to-capacity",
-    "--sgd-momentum",
+    // read_megatron_precision: the precision-aware optimizer's dtypes
+    "--use-precision-aware-optimizer", "--main-grads-dtype", "--main-params-dtype",
+    "--exp-avg-dtype", "--exp-avg-sq-dtype", "--recompute-granularity", "--recompute-activations",
+    "--checkpoint-activations", "--checkpoint-num-layers", "--recompute-method",
+    "--recompute-num-layers", "--recompute-modules", "--moe-expert-capacity-factor",
+    "--moe-pad-expert-input-to-capacity", "--sgd-momentum",
     // read_pipeline_split
     "--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers",
     "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split",
@@ -1117,10 +1119,8 @@ const std::vector<option>& not_modelled_rows() {
     add({"--cpu-offloading", "--cpu-offloading-num-layers", "--cpu-offloading-activations",
          "--cpu-offloading-weights"},
         "activation and weight offloading to the CPU");
-    add({"--optimizer-cpu-offload", "--optimizer-offload-fraction",
-         "--use-precision-aware-optimizer", "--main-grads-dtype", "--main-params-dtype",
-         "--exp-avg-dtype", "--exp-avg-sq-dtype"},
-        "optimizer state placement and dtypes");
+    add({"--optimizer-cpu-offload", "--optimizer-offload-fraction"},
+        "optimizer state placed on the CPU");
     add({"--distribute-saved-activations"}, "saved activations split over tensor-parallel ranks");
     add({"--expert-tensor-parallel-size"},
         "expert tensor parallelism other than the tensor-parallel size");

@@ -291,6 +291,63 @@ maybe_error read_megatron_interleaving(import_context& ctx, const megatron_mesh&
   return error;
 }
 
+// --use-precision-aware-optimizer: Transformer Engine's FusedAdam keeps the main parameters in
+// --main-params-dtype (fp32 or fp16), the moments in --exp-avg-dtype / --exp-avg-sq-dtype (fp32,
+// fp16, bf16 or fp8) and reads the gradients in --main-grads-dtype (fp32 or bf16), each fp32 by
+// default (megatron/training/arguments.py, _add_training_args and validate_args; the optimizer's
+// state in megatron/core/optimizer/__init__.py). Without the flag they are not read. The job
+// spec holds one dtype for both moments: two different ones are planned at the wider, noted;
+// fp8 moments are planned at 16 bits, noted.
+maybe_error read_precision_aware_optimizer(import_context& ctx) {
+  const entry* aware = ctx.find("--use-precision-aware-optimizer");
+  const char* dtype_flags[] = {"--main-params-dtype", "--exp-avg-dtype", "--exp-avg-sq-dtype",
+                               "--main-grads-dtype"};
+  if (aware == nullptr) {
+    for (const char* flag : dtype_flags)
+      if (const entry* e = ctx.find(flag)) {
+        ctx.note(*e, fmt::format("{} is read only with --use-precision-aware-optimizer, which the "
+                                 "launch does not give: the optimizer keeps fp32",
+                                 flag));
+        ctx.ignore(*e);
+      }
+    return std::nullopt;
+  }
+  const auto value = [&](const char* flag, std::initializer_list<std::string_view> allowed,
+                         std::string& out) -> maybe_error {
+    out = flag_text(ctx, flag, "fp32");
+    if (std::find(allowed.begin(), allowed.end(), out) != allowed.end()) return std::nullopt;
+    const entry* e = ctx.find(flag);
+    return at(e->where, fmt::format("{}: expected one of {}, got \"{}\"", flag,
+                                    fmt::join(allowed, ", "), out));
+  };
+  std::string main, avg, sq, grads;
+  if (auto err = value("--main-params-dtype", {"fp32", "fp16"}, main)) return err;
+  if (auto err = value("--exp-avg-dtype", {"fp32", "fp16", "bf16", "fp8"}, avg)) return err;
+  if (auto err = value("--exp-avg-sq-dtype", {"fp32", "fp16", "bf16", "fp8"}, sq)) return err;
+  if (auto err = value("--main-grads-dtype", {"fp32", "bf16"}, grads)) return err;
+  const auto bits = [](const std::string& d) { return d == "fp32" ? 32 : d == "fp8" ? 8 : 16; };
+  std::string state = bits(avg) >= bits(sq) ? avg : sq;
+  if (avg != sq)
+    ctx.note(*aware, fmt::format("--exp-avg-dtype {} and --exp-avg-sq-dtype {}: both moments "
+                                 "planned as {}, the wider",
+                                 avg, sq, state));
+  if (state == "fp8") {
+    state = "fp16";
+    ctx.note(*aware, "fp8 moments are planned at 16 bits (the job spec's narrowest state)");
+  }
+  const entry* main_at = ctx.find("--main-params-dtype");
+  const entry* state_at =
+      ctx.find(avg == state || sq != state ? "--exp-avg-dtype" : "--exp-avg-sq-dtype");
+  const entry* grads_at = ctx.find("--main-grads-dtype");
+  for (const auto& [path, v, from] : {std::tuple{"precision.master", main, main_at},
+                                      std::tuple{"optimizer.state", state, state_at},
+                                      std::tuple{"precision.reduce", grads, grads_at}})
+    if (from != nullptr || path != std::string_view("precision.reduce"))
+      if (auto problem = ctx.set(path, v, from != nullptr ? *from : *aware); !problem.empty())
+        return at((from != nullptr ? from : aware)->where, problem);
+  return std::nullopt;
+}
+
 // --bf16 / --fp16 cast the model (Float16Module). The main_grad buffer is fp32 under bf16
 // (validate_args turns accumulate_allreduce_grads_in_fp32 on) unless --grad-reduce-in-bf16; under
 // fp16 it is fp16 unless --accumulate-allreduce-grads-in-fp32. The optimizer keeps fp32 main
@@ -321,6 +378,7 @@ maybe_error read_megatron_precision(import_context& ctx) {
     if (auto problem = ctx.set(path, value, on); !problem.empty()) return at(on.where, problem);
   set_from(ctx, "--grad-reduce-in-bf16", "precision.reduce", dtype, error);
   set_from(ctx, "--accumulate-allreduce-grads-in-fp32", "precision.reduce", "fp32", error);
+  if (!error) error = read_precision_aware_optimizer(ctx);
   return error;
 }
 
