@@ -1630,7 +1630,10 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   // Megatron's parser stops on the flag left without its value (argparse: expected one argument).
   {
     std::optional<diagnostic> earliest;
-    for (const auto& [name, where] : launch->expanded_before_set) {
+    for (const auto& use : launch->expanded_before_set) {
+      // Named, not a structured binding: the lambda below captures it (clang 14 cannot).
+      const std::string& name = use.first;
+      const diagnostic& where = use.second;
       const auto takes = std::find_if(ctx.entries.begin(), ctx.entries.end(), [&](const auto& e) {
         return e.key.starts_with("--") &&
                (e.value.text == "$" + name || e.value.text == "${" + name + "}");
