@@ -1821,6 +1821,15 @@ class interpreter {
       note(string.line, string.column,
            fmt::format("{} -c: the command string is not read ({})", fields[shell].text,
                        err->message));
+      // A quote the string never closes is bash's own syntax error ("unexpected EOF while
+      // looking for matching quote"): the shell runs nothing of it.
+      if (err->message.find("is never closed") != std::string::npos &&
+          err->message.starts_with("quote"))
+        out.failing_strings.push_back(at(
+            location(source_, text_, string.line, string.column),
+            fmt::format("the {} -c string stops that shell with a syntax error before it runs "
+                        "anything in it: a {} it opens is never closed; close it to plan it",
+                        fields[shell].text, err->message.substr(0, err->message.find(" opened")))));
       return true;
     }
     ++depth_;

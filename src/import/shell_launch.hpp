@@ -75,6 +75,9 @@ struct shell_launch {
   /// in`, `while [[ $# -gt 0 ]]`, `if [ $ENV = dsw ]` after `ENV=$1`): each name with where the
   /// conditional is written, its message saying so. Their value is left unresolved ("$NAME").
   std::vector<std::pair<std::string, diagnostic>> chosen_by_arguments;
+  /// `bash -c` strings the shell cannot parse (a quote never closed), each located at the
+  /// string: nothing in them runs.
+  std::vector<diagnostic> failing_strings;
   /// Variables expanded before the script first sets them (a double-quoted argument string
   /// built above the assignments it uses): each name with where it is first expanded, its
   /// message saying where it is set. bash expands it to nothing there.

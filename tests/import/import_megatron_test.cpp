@@ -1021,6 +1021,15 @@ TEST(ImportMegatron, FindsTheTrainingCommandInsideBashDashC) {
   // At the script's name inside the string, written once.
   EXPECT_NE(unset.find("args.txt:1:26: no --num-layers"), std::string::npos) << unset;
   EXPECT_NE(unset.find("$PARAMS, which the script does not set"), std::string::npos) << unset;
+  // A quote the string never closes stops the inner shell before it runs anything.
+  const auto open_quote = import_error(
+      "srun bash -c \"torchrun --nproc_per_node 2 pretrain_gpt.py --num-layers \\\"2\"\n");
+  EXPECT_EQ(open_quote.rfind("args.txt:1:14: the bash -c string stops that shell with a syntax "
+                             "error before it runs anything in it: a quote (\") it opens is never "
+                             "closed",
+                             0),
+            0u)
+      << open_quote;
   // A whole script in a single-quoted string: its assignments are read in order, and its words
   // are located on their own lines; `pretrain_gpt.py --help` before the launch is no launch.
   const auto inner = import_ok(

@@ -1620,6 +1620,8 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
     facts.push_back({detail::blocking::model, *d});
   if (auto syntax = detail::then_without_separator(text, source))
     facts.push_back({detail::blocking::fails, *syntax});
+  for (const auto& failing : launch->failing_strings)
+    facts.push_back({detail::blocking::fails, failing});
   if (!launch->launcher.empty() || !launch->script.text.empty()) {
     const int first =
         !launch->launcher.empty() ? launch->launcher.front().line : launch->script.line;
