@@ -102,8 +102,9 @@ result<model::model_spec> load_model_of(const job_spec& job, const std::string& 
   // A name that is no preset, or a path that is not here (a template's placeholder, another
   // machine's folder): point at the option that chose it (a job's `model:` line, a launch's
   // --model_name_or_path, the torchtitan name/flavour it was derived from) and say how to give
-  // the model instead.
-  if (!model) {
+  // the model instead. A file that is there but unreadable keeps its own line.
+  std::error_code ec;
+  if (!model && !std::filesystem::exists(model_ref, ec)) {
     const auto set = job.provenance.set_at.find("model");
     if (set != job.provenance.set_at.end() && !set->second.source.empty()) {
       diagnostic d = set->second;

@@ -6,6 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace vramscope::job {
@@ -112,6 +116,29 @@ TEST(InlineModel, RefusesAnEmptyMapAndDuplicateKeys) {
   auto twice = parse_job_yaml("model:\n  a: 1\n  a: 2\n", "job.yaml");
   ASSERT_FALSE(twice);
   EXPECT_EQ(twice.error().line, 3);
+}
+
+// A model path that is not there is refused at the job's `model:` line; a config.json that is
+// there but unreadable keeps its own line and column.
+TEST(InlineModel, AnUnreadableConfigFileIsLocatedInItself) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("vramscope_inline_model_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string config = (dir / "config.json").string();
+  {
+    std::ofstream out(config);
+    out << "{\"model_type\": \"llama\",\n \"num_hidden_layers\": oops}\n";
+  }
+  auto bad = load_model_of(parse_ok("model: " + config + "\n"), "job.yaml");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().source, config) << bad.error().to_string();
+  EXPECT_EQ(bad.error().line, 2) << bad.error().to_string();
+  auto missing = load_model_of(parse_ok("model: " + (dir / "gone" / "config.json").string() + "\n"),
+                               "job.yaml");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().source, "job.yaml") << missing.error().to_string();
+  EXPECT_EQ(missing.error().line, 1) << missing.error().to_string();
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
