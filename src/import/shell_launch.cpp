@@ -19,20 +19,28 @@
 
 namespace vramscope::job::detail {
 
-bool not_training_script(const std::string& script) {
-  static constexpr std::string_view words[] = {"generate", "generation", "samples",   "inference",
-                                               "infer",    "eval",       "evaluate",  "evaluation",
-                                               "server",   "serve",      "benchmark", "bench"};
+namespace {
+
+// `script`'s name has one of `words` among its words.
+template <std::size_t N>
+bool named_with(const std::string& script, const std::string_view (&words)[N]) {
   for (const std::string& word : name_words(script))
     if (std::find(std::begin(words), std::end(words), word) != std::end(words)) return true;
   return false;
 }
 
+}  // namespace
+
+bool not_training_script(const std::string& script) {
+  static constexpr std::string_view words[] = {"generate", "generation", "samples",   "inference",
+                                               "infer",    "eval",       "evaluate",  "evaluation",
+                                               "server",   "serve",      "benchmark", "bench"};
+  return named_with(script, words);
+}
+
 bool conversion_script(const std::string& script) {
-  for (const std::string& word : name_words(script))
-    if (word == "convert" || word == "converter" || word == "conversion" || word == "preprocess")
-      return true;
-  return false;
+  static constexpr std::string_view words[] = {"convert", "converter", "conversion", "preprocess"};
+  return named_with(script, words);
 }
 
 namespace {
@@ -178,6 +186,10 @@ class lexer {
     return std::nullopt;
   }
 
+  /// After run() failed: the quote (' or ") that was never closed, or 0 when the failure was
+  /// another (a `${`, `$(`, backquote or array left open).
+  [[nodiscard]] char unclosed_quote() const { return unclosed_quote_; }
+
  private:
   // A here-document operator of a statement (`<<EOT`, `<<-EOT`, `<< 'EOF'`): its delimiter,
   // read with the body that starts on the next line.
@@ -322,7 +334,10 @@ class lexer {
       w.parts.back().value += text_[pos_];
       advance();
     }
-    if (pos_ >= text_.size()) return here(line, column, "quote (') opened here is never closed");
+    if (pos_ >= text_.size()) {
+      unclosed_quote_ = '\'';
+      return here(line, column, "quote (') opened here is never closed");
+    }
     advance();
     return std::nullopt;
   }
@@ -333,7 +348,10 @@ class lexer {
     w.parts.push_back(part{part_kind::text, "", true, std::nullopt, {}});
     while (pos_ < text_.size() && text_[pos_] != '"')
       if (auto err = read_quoted_char(w)) return err;
-    if (pos_ >= text_.size()) return here(line, column, "quote (\") opened here is never closed");
+    if (pos_ >= text_.size()) {
+      unclosed_quote_ = '"';
+      return here(line, column, "quote (\") opened here is never closed");
+    }
     advance();
     return std::nullopt;
   }
@@ -458,6 +476,7 @@ class lexer {
   const std::string& source_;
   std::size_t pos_ = 0;
   int line_ = 1, column_ = 1;
+  char unclosed_quote_ = 0;
 };
 
 using variables = std::map<std::string, std::vector<shell_word>>;
@@ -1145,8 +1164,7 @@ class interpreter {
     std::vector<std::string> missing, unset;
     auto fields = expander(vars_, w, split, missing, unset, left_, over_).run(w);
     if (w.line > 0)
-      for (const auto& name : unset)
-        if (!unset_uses_.contains(name)) unset_uses_.emplace(name, written_at(name, w.line));
+      for (const auto& name : unset) unset_uses_.emplace(name, w.line);
     for (const auto& name : missing)
       note(w.line, w.column,
            fmt::format("${{{}[@]}}: the script sets no array {}; it expands to "
@@ -1612,12 +1630,14 @@ class interpreter {
     // no value from it.
     // (Not `X=$X`, which takes the environment's value: only a use on an earlier line.)
     if (const auto use = unset_uses_.find(name);
-        use != unset_uses_.end() && vars_.find(name) == vars_.end() && use->second.first < w.line)
+        use != unset_uses_.end() && vars_.find(name) == vars_.end() && use->second < w.line) {
+      const auto [line, column] = written_at(name, use->second);
       expanded_before_set_.emplace_back(
-          name, at(location(source_, text_, use->second.first, use->second.second),
+          name, at(location(source_, text_, line, column),
                    fmt::format("{} is expanded here, before the script sets it (line {}), so "
                                "bash expands it to nothing",
                                name, w.line)));
+    }
     auto& slot = vars_[name];
     if (append && !slot.empty()) {
       slot[0].text += joined.text;
@@ -1817,19 +1837,20 @@ class interpreter {
     const std::size_t shell = shell_before(c);
     const shell_word& string = fields[c + 1];
     std::vector<statement> statements;
-    if (auto err = lexer(string.text, source_).run(statements)) {
+    lexer strings(string.text, source_);
+    if (auto err = strings.run(statements)) {
       note(string.line, string.column,
            fmt::format("{} -c: the command string is not read ({})", fields[shell].text,
                        err->message));
       // A quote the string never closes is bash's own syntax error ("unexpected EOF while
       // looking for matching quote"): the shell runs nothing of it.
-      if (err->message.find("is never closed") != std::string::npos &&
-          err->message.starts_with("quote"))
-        out.failing_strings.push_back(at(
-            location(source_, text_, string.line, string.column),
-            fmt::format("the {} -c string stops that shell with a syntax error before it runs "
-                        "anything in it: a {} it opens is never closed; close it to plan it",
-                        fields[shell].text, err->message.substr(0, err->message.find(" opened")))));
+      if (const char quote = strings.unclosed_quote(); quote != 0)
+        out.failing_strings.push_back(
+            at(location(source_, text_, string.line, string.column),
+               fmt::format("the {} -c string stops that shell with a syntax error before it runs "
+                           "anything in it: a quote ({}) it opens is never closed; close it to "
+                           "plan it",
+                           fields[shell].text, quote)));
       return true;
     }
     ++depth_;
@@ -1850,11 +1871,7 @@ class interpreter {
     };
     for (auto st : statements) {
       for (auto& w : st.words) relocate(w);
-      raw_word at;
-      at.line = st.line;
-      at.column = 1;
-      relocate(at);
-      st.line = at.line;
+      st.line = literal ? string.line + st.line - 1 : string.line;
       if (auto err = one_statement(st, out, loose)) {
         note(string.line, string.column,
              fmt::format("{} -c: the command string is not read ({})", fields[shell].text,
@@ -1894,9 +1911,9 @@ class interpreter {
   std::set<std::string> from_arguments_;              // variables set from the script's arguments
   std::set<int> noted_regions_;                       // lines of chosen regions already noted
   std::vector<std::pair<std::string, diagnostic>> chosen_;
-  // Scalar variables expanded while unset, each with where first: an assignment after it is
-  // one the expansion missed.
-  std::map<std::string, std::pair<int, int>> unset_uses_;
+  // Scalar variables expanded while unset, each with the line of the first word that expanded
+  // it (where in that word is found only when an assignment after it is reported).
+  std::map<std::string, int> unset_uses_;
   std::vector<std::pair<std::string, diagnostic>> expanded_before_set_;
 };
 

@@ -326,7 +326,8 @@ maybe_error read_precision_aware_optimizer(import_context& ctx) {
   if (auto err = value("--exp-avg-sq-dtype", {"fp32", "fp16", "bf16", "fp8"}, sq)) return err;
   if (auto err = value("--main-grads-dtype", {"fp32", "bf16"}, grads)) return err;
   const auto bits = [](const std::string& d) { return d == "fp32" ? 32 : d == "fp8" ? 8 : 16; };
-  std::string state = bits(avg) >= bits(sq) ? avg : sq;
+  const bool wider_avg = bits(avg) >= bits(sq);
+  std::string state = wider_avg ? avg : sq;
   if (avg != sq)
     ctx.note(*aware, fmt::format("--exp-avg-dtype {} and --exp-avg-sq-dtype {}: both moments "
                                  "planned as {}, the wider",
@@ -336,8 +337,7 @@ maybe_error read_precision_aware_optimizer(import_context& ctx) {
     ctx.note(*aware, "fp8 moments are planned at 16 bits (the job spec's narrowest state)");
   }
   const entry* main_at = ctx.find("--main-params-dtype");
-  const entry* state_at =
-      ctx.find(avg == state || sq != state ? "--exp-avg-dtype" : "--exp-avg-sq-dtype");
+  const entry* state_at = ctx.find(wider_avg ? "--exp-avg-dtype" : "--exp-avg-sq-dtype");
   const entry* grads_at = ctx.find("--main-grads-dtype");
   for (const auto& [path, v, from] : {std::tuple{"precision.master", main, main_at},
                                       std::tuple{"optimizer.state", state, state_at},

@@ -189,9 +189,9 @@ long long named_tokenizer_vocab(const std::string& tokenizer, const std::string&
   // one tokenizer. A word "gpt2" elsewhere in a path names no tokenizer (gpt2-vocab.json sits
   // beside other models' files).
   const std::string last = path.substr(path.find_last_of('/', path.size() - 2) + 1);
-  if (named == family::none && !name_words(last).empty() && name_words(last).front() == "gpt2" &&
-      last.find('.') == std::string::npos)
-    named = family::gpt2;
+  if (named == family::none && last.find('.') == std::string::npos)
+    if (const auto own = name_words(last); !own.empty() && own.front() == "gpt2")
+      named = family::gpt2;
   const bool pieces = tokenizer == "Llama2Tokenizer" || tokenizer == "GPTSentencePieceTokenizer";
   const bool hugging_face =
       tokenizer == "HuggingFaceTokenizer" || tokenizer == "HFTokenizer" ||
