@@ -520,7 +520,7 @@ std::optional<diagnostic> cut_continuation(std::string_view text, const std::str
                                            int first_line) {
   std::optional<diagnostic> found;
   int cut_line = 0;
-  std::string why;
+  bool escaped = false;  // the cut is a backslash before a blank (else a comment's backslash)
   for_each_line(text, [&](std::string_view raw, int number) {
     if (number < first_line) return true;
     if (cut_line > 0) {
@@ -533,9 +533,13 @@ std::optional<diagnostic> cut_continuation(std::string_view text, const std::str
                    fmt::format("the command ends on this line: {}, so bash runs line {} ({} ...) "
                                "as a command of its own, which fails, and the options from there "
                                "on never reach the program; {} to plan it",
-                               why, number, word,
-                               why.starts_with("its last") ? "delete what follows the backslash"
-                                                           : "delete the commented line"));
+                               escaped ? "its last backslash escapes the blank after it, not "
+                                         "the line's end"
+                                       : "a comment runs to the end of the line, and the "
+                                         "backslash inside it continues nothing",
+                               number, word,
+                               escaped ? "delete what follows the backslash"
+                                       : "delete the commented line"));
       return false;
     }
     const shell_line line = split_shell_line(raw);
@@ -546,14 +550,8 @@ std::optional<diagnostic> cut_continuation(std::string_view text, const std::str
     while (!comment.empty() &&
            (comment.back() == ' ' || comment.back() == '\t' || comment.back() == '\r'))
       comment.remove_suffix(1);
-    if (code.ends_with('\\'))
-      why = "its last backslash escapes the blank after it, not the line's end";
-    else if (comment.ends_with('\\'))
-      why =
-          "a comment runs to the end of the line, and the backslash inside it continues "
-          "nothing";
-    else
-      return false;  // the command ends as written
+    escaped = code.ends_with('\\');
+    if (!escaped && !comment.ends_with('\\')) return false;  // the command ends as written
     cut_line = number;
     return true;
   });
