@@ -92,6 +92,17 @@ DEFAULTS = {
     "init.map_location": "cpu",
     "init.set_device_first": True,
     "checkpoint.save": "none",
+    "checkpoint.offload_to_cpu": True,
+    "checkpoint.rank0_only": True,
+    "checkpoint.resume": False,
+    "checkpoint.resume_map_location": "cpu",
+    "checkpoint.resume_kept": True,
+    "eval.enabled": False,
+    "eval.micro_batch": 0,
+    "eval.steps": 1,
+    "eval.no_grad": True,
+    "eval.accumulate_logits": False,
+    "eval.accumulation_steps": 0,
     "framework.name": "torch",
     "framework.version": "2.6",
     "framework.cuda": "12.4",
@@ -129,6 +140,8 @@ _ENUMS = {
     "precision.float8": ["none", "tensorwise", "rowwise", "rowwise_with_gw_hp"],
     "init.load": ["all_ranks", "rank0", "random", "none"],
     "init.map_location": ["cpu", "cuda", "none"],
+    "checkpoint.save": ["none", "full", "sharded"],
+    "checkpoint.resume_map_location": ["cpu", "cuda", "none"],
     "framework.name": ["torch", "jax"],
 }
 _DTYPES = {"fp32": "fp32", "f32": "fp32", "float32": "fp32", "float": "fp32", "torchfloat32": "fp32",
@@ -347,7 +360,7 @@ def vocab_parallel_loss(s):
 # The paths written to `harness.applied` and checked by bench/accuracy.
 APPLIED_PATHS = [p for p in DEFAULTS if p not in ("hardware.gpu", "lora.base_quantization",
                                                   "lora.quantizer", "lora.double_quant", "lora.quantize_skip",
-                                                  "lora.quant_storage", "checkpoint.save")]
+                                                  "lora.quant_storage")]
 
 
 def applied(s):

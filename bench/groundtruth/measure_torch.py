@@ -8,7 +8,9 @@ A rank of an N-rank job runs alone on this machine's first GPU, inside PyTorch's
 group (backend "fake", FakeStore): every collective returns at once without moving data, so
 each rank allocates what it would allocate in the real job, minus NCCL's own buffers (see
 bench/README.md, "What the fake process group can and cannot show"). Phases: init.model,
-init.wrap, init.optimizer, then per step forward / backward (per micro-step) and optimizer.
+init.wrap, init.optimizer, resume (checkpoint.resume), then per step forward / backward (per
+micro-step) and optimizer, then eval1, eval2, ... (eval.enabled) and checkpoint_save
+(checkpoint.save).
 An out-of-memory error is a measurement (`"oom": true` and the phase); any other failure
 writes nothing and exits 3; a job the harness cannot run exits 4 with the reason.
 
@@ -178,10 +180,118 @@ def run_phases(s, rank, rec, notes):
         model = torch_wrap.wrap(s, model, where, notes)
     with rec.phase("init.optimizer"):
         optimizer = torch_build.optimizer_for(s, model)
+    resumed = resume(s, model, optimizer, rec) if s["checkpoint.resume"] else None
     vocab = torch_build.model_config(s).vocab_size
     for step in range(1, s["training.steps"] + 1):
         train_step(s, step, model, optimizer, vocab, rec, notes)
+    if s["eval.enabled"]:
+        evaluate(s, model, vocab, rec, notes)
+    if s["checkpoint.save"] != "none":
+        save_checkpoint(s, model, rec)
+    del resumed
     return where
+
+
+def resume(s, model, optimizer, rec):
+    """checkpoint.resume: a training checkpoint of this model (its state dict and an optimizer
+    state of the same shapes, as a first step makes it) is serialised to host memory with
+    torch.save; phase "resume" is torch.load(map_location=...), model.load_state_dict and
+    optimizer.load_state_dict. Returns the loaded dict when the job keeps it referenced
+    (checkpoint.resume_kept), else None."""
+    import io
+    import torch
+    inner = getattr(model, "module", model)
+    params = [p for group in optimizer.param_groups for p in group["params"]]
+    state = {}
+    for index, p in enumerate(params):
+        if s["optimizer.name"] in ("adamw", "adam"):
+            state[index] = {"step": torch.tensor(1.0), "exp_avg": torch.zeros(p.shape, dtype=p.dtype),
+                            "exp_avg_sq": torch.zeros(p.shape, dtype=p.dtype)}
+        elif s["optimizer.name"] == "sgd_momentum":
+            state[index] = {"momentum_buffer": torch.zeros(p.shape, dtype=p.dtype)}
+    groups = optimizer.state_dict()["param_groups"]
+    weights = {k: v.detach().to("cpu", copy=True) for k, v in inner.state_dict().items()}
+    buffer = io.BytesIO()
+    torch.save({"model": weights, "optimizer": {"state": state, "param_groups": groups}}, buffer)
+    del weights, state
+    buffer.seek(0)
+    location = {"cpu": "cpu", "cuda": f"cuda:{torch.cuda.current_device()}"}[
+        s["checkpoint.resume_map_location"]]
+    with rec.phase("resume"):
+        checkpoint = torch.load(buffer, map_location=location, weights_only=True)
+        inner.load_state_dict(checkpoint["model"])
+        optimizer.load_state_dict(checkpoint["optimizer"])
+        if not s["checkpoint.resume_kept"]:
+            checkpoint = None
+    return checkpoint
+
+
+def evaluate(s, model, vocab, rec, notes):
+    """eval.enabled: eval.steps batches of eval.micro_batch through the model in eval mode, as a
+    transformers Trainer's evaluation loop runs them: the forward with labels under
+    torch.no_grad (eval.no_grad), the logits kept to the end of the step, and with
+    eval.accumulate_logits gathered from every data-parallel rank and concatenated onto what
+    the earlier steps kept (torch.cat, as nested_concat does), dropped to the host every
+    eval.accumulation_steps steps."""
+    import contextlib
+    import torch
+    import torch_wrap
+    model.eval()
+    micro_batch = s["eval.micro_batch"] or s["training.micro_batch"]
+    dp = jobspec.world_size(s) // s["parallel.tp"]
+    held = None
+    for step in range(1, s["eval.steps"] + 1):
+        batch = make_batch(s, vocab, micro_batch)
+        grad = torch.no_grad() if s["eval.no_grad"] else contextlib.nullcontext()
+        with rec.phase(f"eval{step}"), grad, torch_wrap.attention_context(s, notes), \
+                torch_wrap.loss_context(s):
+            with torch_wrap.autocast_context(s):
+                outputs = model(**batch)
+            logits = outputs.logits
+            del outputs
+            if s["eval.accumulate_logits"]:
+                if dp > 1:
+                    import torch.distributed as dist
+                    gathered = logits.new_empty((dp * logits.shape[0],) + tuple(logits.shape[1:]))
+                    dist.all_gather_into_tensor(gathered, logits.contiguous())
+                    logits = gathered
+                held = logits if held is None else torch.cat((held, logits), dim=0)
+                every = s["eval.accumulation_steps"]
+                if every and step % every == 0:
+                    held = None  # to host memory (the Trainer's to_cpu_and_numpy)
+            del logits
+    del held
+    model.train()
+
+
+def save_checkpoint(s, model, rec):
+    """checkpoint.save after the steps: the state dict a save takes, dropped when written.
+    FSDP1: FULL_STATE_DICT with FullStateDictConfig(offload_to_cpu, rank0_only) or
+    SHARDED_STATE_DICT; FSDP2: get_model_state_dict(full_state_dict, cpu_offload) or the
+    sharded one; DDP and single: the module's own state dict (references, nothing copied)."""
+    strategy = s["parallel.strategy"]
+    with rec.phase("checkpoint_save"):
+        if strategy == "fsdp1":
+            from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+            from torch.distributed.fsdp import FullStateDictConfig, StateDictType
+            if s["checkpoint.save"] == "full":
+                config = FullStateDictConfig(offload_to_cpu=s["checkpoint.offload_to_cpu"],
+                                             rank0_only=s["checkpoint.rank0_only"])
+                with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT, config):
+                    state = model.state_dict()
+            else:
+                with FSDP.state_dict_type(model, StateDictType.SHARDED_STATE_DICT):
+                    state = model.state_dict()
+        elif strategy == "fsdp2":
+            from torch.distributed.checkpoint.state_dict import (StateDictOptions,
+                                                                 get_model_state_dict)
+            full = s["checkpoint.save"] == "full"
+            options = StateDictOptions(full_state_dict=full,
+                                       cpu_offload=full and s["checkpoint.offload_to_cpu"])
+            state = get_model_state_dict(model, options=options)
+        else:
+            state = getattr(model, "module", model).state_dict()
+        del state
 
 
 def train_step(s, step, model, optimizer, vocab, rec, notes):
@@ -202,9 +312,9 @@ def train_step(s, step, model, optimizer, vocab, rec, notes):
         optimizer.zero_grad(set_to_none=True)
 
 
-def make_batch(s, vocab):
+def make_batch(s, vocab, micro_batch=None):
     import torch
-    shape = (s["training.micro_batch"], s["training.seq_len"])
+    shape = (micro_batch or s["training.micro_batch"], s["training.seq_len"])
     ids = torch.randint(0, vocab, shape, device="cuda")
     batch = {"input_ids": ids, "labels": ids}
     if s["training.padding_mask"]:

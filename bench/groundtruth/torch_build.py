@@ -423,8 +423,22 @@ def check_supported(s, notes):
     if s["optimizer.state"] != s["precision.master"] and s["optimizer.name"] != "adamw_8bit":
         notes.not_applied.append("optimizer.state: torch optimizers keep state in the "
                                  "parameter dtype")
-    if s["checkpoint.save"] != "none":
-        notes.not_applied.append("checkpoint.save: no checkpoint is written")
+    if s["checkpoint.save"] == "sharded" and strategy in ("fsdp1", "fsdp2"):
+        notes.remarks.append("checkpoint.save=sharded: the sharded state dict is taken, not "
+                             "written (torch.distributed.checkpoint adds no GPU memory)")
+    elif s["checkpoint.save"] != "none" and strategy in ("ddp", "single"):
+        notes.remarks.append("checkpoint.save: the state dict is taken, not written")
+    if s["checkpoint.resume"]:
+        if strategy not in ("ddp", "single"):
+            raise Skip("checkpoint.resume is measured with ddp and single only (a whole-model "
+                       "checkpoint)")
+        if s["checkpoint.resume_map_location"] == "none":
+            raise Skip("checkpoint.resume_map_location=none needs a file saved on another GPU")
+        if s["optimizer.name"] not in ("adamw", "adam", "sgd", "sgd_momentum") or \
+                s["optimizer.in_backward"]:
+            raise Skip("checkpoint.resume is measured with torch's Adam, AdamW and SGD only")
+    if s["eval.enabled"] and s["eval.accumulate_logits"] and s["training.loss"] == "torchtitan":
+        raise Skip("eval.accumulate_logits is measured with the transformers loss only")
     if not s["init.set_device_first"]:
         notes.not_applied.append("init.set_device_first: one GPU cannot show a context on "
                                  "another GPU")
