@@ -210,7 +210,15 @@ def resume(s, model, optimizer, rec):
         elif s["optimizer.name"] == "sgd_momentum":
             state[index] = {"momentum_buffer": torch.zeros(p.shape, dtype=p.dtype)}
     groups = optimizer.state_dict()["param_groups"]
-    weights = {k: v.detach().to("cpu", copy=True) for k, v in inner.state_dict().items()}
+    # Host copies that keep the state dict's sharing (a head tied to the embedding is one
+    # tensor under two names, saved once by torch.save as a GPU state dict would be).
+    copies, weights = {}, {}
+    for name, value in inner.state_dict().items():
+        key = (value.untyped_storage().data_ptr(), value.storage_offset(), tuple(value.shape))
+        if key not in copies:
+            copies[key] = value.detach().to("cpu", copy=True)
+        weights[name] = copies[key]
+    del copies
     buffer = io.BytesIO()
     torch.save({"model": weights, "optimizer": {"state": state, "param_groups": groups}}, buffer)
     del weights, state

@@ -92,10 +92,14 @@ class ddp_strategy final : public strategy {
       opt_.created = true;
       return;
     }
-    std::vector<std::uint64_t> trainable;
-    for (const auto& u : lay().units) trainable.insert(trainable.end(), u.trainable.begin(), u.trainable.end());
-    optimizer_first_step(out(), job(), trainable, lay().dtypes.state, lay().dtypes.master, opt_);
-    optimizer_step_transient(out(), job(), trainable, lay().dtypes.state);
+    create_optimizer_state();
+    optimizer_step_transient(out(), job(), trainable(), lay().dtypes.state);
+  }
+
+  bool create_optimizer_state() override {
+    if (job().optimizer.in_backward) return false;
+    optimizer_first_step(out(), job(), trainable(), lay().dtypes.state, lay().dtypes.master, opt_);
+    return true;
   }
 
   void pre_forward(std::size_t unit) override {
@@ -126,6 +130,12 @@ class ddp_strategy final : public strategy {
   }
 
  private:
+  std::vector<std::uint64_t> trainable() const {
+    std::vector<std::uint64_t> out;
+    for (const auto& u : lay().units) out.insert(out.end(), u.trainable.begin(), u.trainable.end());
+    return out;
+  }
+
   // The module states' broadcast from rank 0 at construction (_sync_module_states ->
   // dist._broadcast_coalesced, torch/csrc/distributed/c10d/comm.cpp broadcast_coalesced): the
   // tensors in module order go into buckets of 250 MiB by compute_bucket_assignment_by_size (a

@@ -146,11 +146,14 @@ class fsdp1_strategy final : public strategy {
   void optimizer_step(int) override {
     out().phase("optimizer");
     if (job().parallel.cpu_offload) return;  // the step runs on the CPU
-    std::vector<std::uint64_t> shards;
-    for (std::size_t g = 0; g < wrap_.groups.size(); ++g)
-      shards.push_back(sharded_ ? ceil_div(trainable_[g], world_) : trainable_[g]);
-    optimizer_first_step(out(), job(), shards, lay().dtypes.state, 0, opt_);
-    optimizer_step_transient(out(), job(), shards, lay().dtypes.state);
+    create_optimizer_state();
+    optimizer_step_transient(out(), job(), shards(), lay().dtypes.state);
+  }
+
+  bool create_optimizer_state() override {
+    if (!job().parallel.cpu_offload)  // else the state is made beside the host's shards
+      optimizer_first_step(out(), job(), shards(), lay().dtypes.state, 0, opt_);
+    return true;
   }
 
   void zero_grad() override {
@@ -158,24 +161,40 @@ class fsdp1_strategy final : public strategy {
   }
 
   void save_checkpoint() override {
-    // FULL_STATE_DICT (torch/distributed/fsdp/_state_dict_utils.py): each FSDP unit's pre-hook
-    // unshards its flat parameter in full precision (_unshard_params), the post-hook clones
-    // every original parameter into the state dict (_full_post_state_dict_hook) and the
-    // reshard frees the full one. offload_to_cpu moves the unsharded parameter to the host
-    // before the clones (FlatParamHandle.to_cpu), so they are host tensors; rank0_only reshards
-    // every other rank at once, which then keeps no clone. The clones live until the state
-    // dict has been written and dropped, at the end of the save.
+    // FULL_STATE_DICT (torch/distributed/fsdp/_state_dict_utils.py): module.state_dict() runs
+    // an FSDP unit's pre-hook before its children's state dicts and its post-hook after them.
+    // The pre-hook unshards the unit's flat parameter in full precision (_unshard_params), the
+    // post-hook clones every original parameter into the state dict
+    // (_full_post_state_dict_hook) and the reshard frees the full one: the root's stays
+    // unsharded while every other unit is saved, and its clones are made last. offload_to_cpu
+    // moves the parameters to the host before the clones (FlatParamHandle.to_cpu), the padded
+    // unsharded buffer staying on the GPU, so the clones are host tensors; rank0_only reshards
+    // every other rank at once, which then keeps nothing. A head tied to the embedding has a
+    // name of its own in the state dict: the matrix is cloned twice and one clone is dropped at
+    // once (the H200 history of fsdp1-save-full-gpu: the root's 1002 MiB flat parameter held
+    // through the blocks' 232 MiB ones, then two 1002 MiB clones, one freed with the root's).
+    // The clones live until the state dict has been written and dropped, at the end.
     if (job().checkpoint.save != job::state_dict_kind::full) return;
     out().phase("checkpoint_save");
     const auto& c = job().checkpoint;
-    const bool keeps = !c.offload_to_cpu && (!c.rank0_only || ctx_.rank.rank() == 0);
+    const bool holds = !c.rank0_only || ctx_.rank.rank() == 0;
+    const bool keeps = !c.offload_to_cpu && holds;
+    const auto stored = static_cast<bytes>(lay().dtypes.stored);
     std::vector<tensor_id> clones;
-    for (std::size_t g = 0; g < wrap_.groups.size(); ++g) {
-      const bytes full_bytes = padded_[g] * static_cast<bytes>(lay().dtypes.stored);
-      auto full = out().alloc(full_bytes, category::parameters);
-      if (keeps) clones.push_back(out().alloc(full_bytes, category::parameters));
+    const auto unshard = [&](std::size_t g) { return out().alloc(padded_[g] * stored, category::parameters); };
+    tensor_id root = holds ? unshard(0) : 0;
+    for (std::size_t g = holds ? 1 : 0; g < wrap_.groups.size(); ++g) {
+      auto full = unshard(g);
+      if (keeps) clones.push_back(out().alloc(padded_[g] * stored, category::parameters));
       out().free(full);
     }
+    tensor_id second = 0;
+    if (keeps) {
+      clones.push_back(out().alloc(padded_[0] * stored, category::parameters));
+      if (tied_numel_ > 0 && !untied_) second = out().alloc(tied_numel_ * stored, category::parameters);
+    }
+    out().free(root);
+    out().free(second);
     free_all(out(), clones);
   }
 
@@ -186,6 +205,12 @@ class fsdp1_strategy final : public strategy {
   };
 
   bytes compute() const { return static_cast<bytes>(lay().dtypes.compute); }
+  std::vector<std::uint64_t> shards() const {
+    std::vector<std::uint64_t> out;
+    for (std::size_t g = 0; g < wrap_.groups.size(); ++g)
+      out.push_back(sharded_ ? ceil_div(trainable_[g], world_) : trainable_[g]);
+    return out;
+  }
   std::uint64_t shard_numel(std::size_t g) const { return sharded_ ? padded_[g] / world_ : padded_[g]; }
   std::uint64_t grad_shard_numel(std::size_t g) const {
     return sharded_ ? grad_padded_[g] / world_ : grad_padded_[g];

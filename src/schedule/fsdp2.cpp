@@ -4,6 +4,7 @@
 // post-backward) and output on the reduce-scatter stream. No record_stream anywhere.
 // Facts: torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py, _fsdp_param_group.py.
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 
 #include <vramscope/core/version.hpp>
@@ -37,6 +38,10 @@ class fsdp2_strategy final : public strategy {
     }
     root_first_.back() = next;
     root_unit_grads_.assign(lay().units.size(), false);
+    for (std::size_t u = 0; u < lay().units.size(); ++u)
+      if (ctx.model.text.tied_embeddings && torch_hooks() && lay().units[u].kind == model::unit_kind::embedding &&
+          wrap_.group_of_unit[u] == 0 && !lay().units[u].trainable.empty())
+        tied_index_ = root_first_[u];
     head_ = wrap_.head_group();
     embedding_own_ = torch_hooks() && !lay().units.empty() &&
                      lay().units[0].kind == model::unit_kind::embedding &&
@@ -136,6 +141,11 @@ class fsdp2_strategy final : public strategy {
   }
   void post_loss_backward() override {
     if (head_ != 0) reduce_gradients(head_);
+    // A tied head is part of the loss stage (the model has no head unit): its gradient of the
+    // embedding's matrix exists from the end of the loss's backward (root_unit_gradients).
+    if (head_ == 0 && tied_index_ < padded_numels(0).size() && tied_grad_ == 0)
+      tied_grad_ = out().alloc(padded_numels(0)[tied_index_] * static_cast<bytes>(lay().dtypes.compute),
+                               category::gradients);
   }
 
   void pre_backward(std::size_t unit) override {
@@ -210,13 +220,28 @@ class fsdp2_strategy final : public strategy {
   // parameter runs (AccumulateGrad): the root's units are far apart in backward (the head's
   // gradient comes with the loss's backward, the embedding's last of all), so each gets its
   // own at its backward.
+  //
+  // A head tied to the embedding uses the embedding's unsharded parameter: the head's backward
+  // gives it a gradient first, with the loss's (post_loss_backward), and the embedding's backward, last of all, a
+  // second one, which AccumulateGrad adds to the first out of place; the two summands go (the
+  // H200 history of fsdp2-save-full-offload, Llama 3.2 1B: a 501 MiB bf16 gradient right
+  // after the root's unshard in the loss's backward, kept to the end, then the embedding's
+  // 501 MiB and a 501 MiB sum before both are freed).
   void root_unit_gradients(std::size_t unit) {
     if (root_unit_grads_[unit]) return;
     root_unit_grads_[unit] = true;
+    const auto compute = static_cast<bytes>(lay().dtypes.compute);
     const auto& padded = padded_numels(0);
-    for (std::size_t i = root_first_[unit]; i < root_first_[unit + 1]; ++i)
-      state_[0].grads.push_back(
-          out().alloc(padded[i] * static_cast<bytes>(lay().dtypes.compute), category::gradients));
+    for (std::size_t i = root_first_[unit]; i < root_first_[unit + 1]; ++i) {
+      auto grad = out().alloc(padded[i] * compute, category::gradients);
+      if (i == tied_index_ && tied_grad_ != 0) {
+        auto sum = out().alloc(padded[i] * compute, category::gradients);
+        out().free(tied_grad_);
+        out().free(grad);
+        grad = sum;
+      }
+      state_[0].grads.push_back(grad);
+    }
   }
 
   // reshard_after_forward for a group whose forward has finished.
@@ -297,11 +322,22 @@ class fsdp2_strategy final : public strategy {
       opt_.created = true;
       return;
     }
-    std::vector<std::uint64_t> shards;
+    create_optimizer_state();
+    optimizer_step_transient(out(), job(), shards(), lay().dtypes.state);
+  }
+
+  bool create_optimizer_state() override {
+    if (job().optimizer.in_backward) return false;
+    if (!job().parallel.cpu_offload)  // else the state is made beside the host's shards
+      optimizer_first_step(out(), job(), shards(), lay().dtypes.state, 0, opt_);
+    return true;
+  }
+
+  std::vector<std::uint64_t> shards() const {
+    std::vector<std::uint64_t> out;
     for (std::size_t g = 0; g < wrap_.groups.size(); ++g)
-      for (auto n : shard_numels(g)) shards.push_back(n);
-    optimizer_first_step(out(), job(), shards, lay().dtypes.state, 0, opt_);
-    optimizer_step_transient(out(), job(), shards, lay().dtypes.state);
+      for (auto n : shard_numels(g)) out.push_back(n);
+    return out;
   }
 
   void zero_grad() override {
@@ -330,6 +366,13 @@ class fsdp2_strategy final : public strategy {
       for (auto n : wrap_.groups[g].tensors) gather(n * stored);
     for (const auto& u : lay().units)  // a frozen base is saved too, in its own dtype
       for (const auto& f : u.frozen) gather(f.stored);
+    // A head tied to the embedding is gathered again under its own name, lm_head.weight, the
+    // state dict's last (get_model_state_dict gathers name by name; the H200 history of
+    // fsdp2-save-full-gpu: a second 1002 MiB gather of Llama 3.2 1B's matrix at the end).
+    if (ctx_.model.text.tied_embeddings)
+      for (std::size_t u = 0; u < lay().units.size(); ++u)
+        if (lay().units[u].kind == model::unit_kind::embedding && !lay().units[u].trainable.empty())
+          gather(lay().units[u].trainable.front() * stored);
     free_all(out(), kept);
   }
 
@@ -452,6 +495,8 @@ class fsdp2_strategy final : public strategy {
   std::vector<std::vector<std::uint64_t>> padded_;  // padded_numels, per group
   std::vector<std::size_t> root_first_;             // per unit: its first tensor in the root group
   std::vector<bool> root_unit_grads_;               // per unit: its root gradients exist
+  std::size_t tied_index_ = SIZE_MAX;  // the root's tensor a tied head shares, else none
+  tensor_id tied_grad_ = 0;            // the head's gradient of it in this backward
   std::vector<group_state> state_;
   optimizer_state opt_;
   tensor_id forward_output_ = 0, pending_input_ = 0;

@@ -551,28 +551,38 @@ class driver {
   // it on the rank's GPU; none restores each tensor to the device it was saved from: the
   // rank's own for a sharded save (each rank wrote its file), cuda:0 for a file rank 0 wrote,
   // which lands on GPU 0 for the other ranks of a node (predict counts it there, gpus.cpp).
-  // model.load_state_dict copies into the parameters in place; optimizer.load_state_dict keeps
-  // a state tensor that is on its parameter's device and dtype as it is
-  // (Optimizer._process_value_according_to_param_policy), so the optimizer's part becomes the
-  // optimizer's state, planned where the first step creates it. The weights' copy stays while
-  // the loaded dict is referenced (checkpoint.resume_kept), else goes back to the cache.
+  // model.load_state_dict copies into the parameters in place. optimizer.load_state_dict
+  // gives each parameter its state on the parameter's device and dtype
+  // (Optimizer._process_value_according_to_param_policy: a loaded tensor already there is
+  // kept, a host one is copied), whatever the map_location: the state is on the GPU from the
+  // resume on, before the first forward (the H200 lines ddp-resume-cpu and
+  // ddp-resume-cuda-kept), made by the strategy as its first step would make it. Where the
+  // strategy cannot, the loaded part is planned and dropped, and the first step makes it. The
+  // weights' copy stays while the loaded dict is referenced (checkpoint.resume_kept), else
+  // goes back to the cache.
   void resume() {
     const auto& c = job_.checkpoint;
     if (!c.resume) return;
     out_.phase("resume");
-    if (c.resume_map_location == "cpu") return;
     const bool sharded = c.save == job::state_dict_kind::sharded && shards_parameters(job_);
-    if (c.resume_map_location == "none" && !sharded && ctx_.rank.local_rank() != 0) return;
+    const bool here = c.resume_map_location == "cuda" ||
+                      (c.resume_map_location == "none" && (sharded || ctx_.rank.local_rank() == 0));
     const auto world = static_cast<std::uint64_t>(sharded ? std::max(1, ctx_.rank.dp_shard) : 1);
     const auto& d = ctx_.lay.dtypes;
     std::vector<tensor_id> weights, optimizer;
     for (const auto& u : ctx_.lay.units) {
+      if (!here) break;
       const std::uint64_t n = ceil_div(u.trainable_numel, world);
-      const bytes stored = n * static_cast<bytes>(d.stored) + ceil_div(u.frozen_bytes, world);
-      weights.push_back(out_.alloc(stored, category::parameters));
-      const bytes state = optimizer_state_bytes(job_.optimizer.kind, n, d.state) +
-                          n * static_cast<bytes>(d.master);
-      optimizer.push_back(out_.alloc(state, category::optimizer));
+      weights.push_back(out_.alloc(n * static_cast<bytes>(d.stored) + ceil_div(u.frozen_bytes, world),
+                                   category::parameters));
+    }
+    if (!strategy_->create_optimizer_state() && here) {
+      for (const auto& u : ctx_.lay.units) {
+        const std::uint64_t n = ceil_div(u.trainable_numel, world);
+        optimizer.push_back(out_.alloc(
+            optimizer_state_bytes(job_.optimizer.kind, n, d.state) + n * static_cast<bytes>(d.master),
+            category::optimizer));
+      }
     }
     free_all(out_, optimizer);
     if (!c.resume_kept) free_all(out_, weights);

@@ -51,6 +51,10 @@ class strategy {
   virtual void post_backward(std::size_t unit) = 0;
   virtual void end_backward() {}
   virtual void optimizer_step(int step) = 0;
+  /// Resuming: optimizer.load_state_dict gives every parameter its state now, as the first
+  /// step would make it, and the first step then makes none. Returns false where the strategy
+  /// cannot (the state is made in backward, tensor by tensor).
+  virtual bool create_optimizer_state() { return false; }
   virtual void zero_grad() = 0;
   /// Saving a checkpoint (checkpoint.save).
   virtual void save_checkpoint() {}
