@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -74,8 +75,11 @@ std::vector<std::string_view> split_at(std::string_view line, std::string_view s
 }
 
 // The script a shell line hands the launch to: `sh run.sh ...`, `bash x.sh`, `exec "$DIR/train.sh"
-// "$@"`, `./launch.sh` (the word's path, unquoted); empty when the line runs no other script.
-std::string called_script(std::string_view line) {
+// "$@"`, `./launch.sh` (the word's path, unquoted), or a variable the file set to such a path
+// (`ds_script=$DIR/pretrain.sh` then `bash $ds_script`, through `variables`); empty when the line
+// runs no other script.
+std::string called_script(std::string_view line,
+                          const std::map<std::string, std::string, std::less<>>& variables = {}) {
   line = trim(line.substr(0, line.find('#')));
   const std::vector<std::string_view> words = split_at(line, " \t");
   std::size_t i = 0;
@@ -95,6 +99,11 @@ std::string called_script(std::string_view line) {
   std::string word(words[i]);
   std::erase(word, '"');
   std::erase(word, '\'');
+  if (word.starts_with('$')) {  // $NAME or ${NAME}, the whole word
+    std::string name = word.substr(1);
+    if (name.starts_with('{') && name.ends_with('}')) name = name.substr(1, name.size() - 2);
+    if (const auto it = variables.find(name); it != variables.end()) word = it->second;
+  }
   if (!word.ends_with(".sh") && !word.ends_with(".py")) return {};
   if (word.size() < 4) return {};
   return word;
@@ -104,8 +113,11 @@ std::string called_script(std::string_view line) {
 // script. Points at the call outside any if/case/for/while block (the path a plain run takes),
 // else at the first call.
 std::optional<diagnostic> wrapper_refusal(std::string_view text, const std::string& source) {
-  int depth = 0, first_line = 0, plain_line = 0;
+  int depth = 0, first_line = 0, plain_line = 0, calls = 0, last_line = 0;
   std::string first_name, plain_name;
+  // Plain `NAME=value` lines (the value unquoted), the last one of a name kept: enough to follow
+  // `bash $script` to the path the file set.
+  std::map<std::string, std::string, std::less<>> variables;
   // The line a command starts on: a line after one ending in '\' continues that command, and a
   // refusal points where the command is written, not where its script's name falls.
   int command_start = 0;
@@ -118,8 +130,20 @@ std::optional<diagnostic> wrapper_refusal(std::string_view text, const std::stri
     if (word == "if" || word == "case" || word == "for" || word == "while" || word == "until")
       ++depth;
     if ((word == "fi" || word == "esac" || word == "done") && depth > 0) --depth;
-    const std::string name = called_script(line);
+    std::string_view assignment = line;
+    if (assignment.starts_with("export ")) assignment = trim(assignment.substr(7));
+    if (const std::size_t eq = assignment.find('=');
+        eq != std::string_view::npos && eq > 0 &&
+        assignment.substr(0, eq).find_first_of(" \t\"'$") == std::string_view::npos) {
+      std::string value(trim(assignment.substr(eq + 1)));
+      std::erase(value, '"');
+      std::erase(value, '\'');
+      variables[std::string(assignment.substr(0, eq))] = value;
+    }
+    const std::string name = called_script(line, variables);
     if (name.empty()) return true;
+    ++calls;
+    last_line = command_start;
     if (first_line == 0) first_line = command_start, first_name = name;
     if (depth == 0 && plain_line == 0) plain_line = command_start, plain_name = name;
     return true;
@@ -127,12 +151,16 @@ std::optional<diagnostic> wrapper_refusal(std::string_view text, const std::stri
   if (first_line == 0) return std::nullopt;
   const int line = plain_line != 0 ? plain_line : first_line;
   const std::string& name = plain_line != 0 ? plain_name : first_name;
+  const std::string times =
+      calls > 1 ? fmt::format(" ({} runs of other scripts, lines {} to {}, each a job of its own)",
+                              calls, first_line, last_line)
+                : "";
   return error_at(source,
                   fmt::format("a wrapper: the training is launched by {}, another script this file "
-                              "runs with its arguments, and its model and launch are there; give "
+                              "runs with its arguments{}, and its model and launch are there; give "
                               "that script (with the arguments written into it), or the "
                               "Megatron-LM arguments it runs, to plan it",
-                              name),
+                              name, times),
                   line, 1);
 }
 

@@ -146,6 +146,33 @@ TEST(Importers, UnknownFormatIsAnError) {
   EXPECT_NE(missing.error().message.find("no such file"), std::string::npos);
 }
 
+// A driver that runs another script through a variable the file sets (`bash $ds_script`), once
+// per layout it compares: refused at the first run, naming the script and how many runs the
+// file makes, each a job of its own.
+TEST(Importers, ADriverRunningAScriptHeldInAVariableIsAWrapper) {
+  const char* driver =
+      "DIR=/data/examples\n"
+      "ds_script=$DIR/ds_pretrain_gpt.sh\n"
+      "MP=4\n"
+      "sp_size=1 zero_stage=0 bash $ds_script |& tee a.log\n"
+      "tp_size=$MP zero_stage=0 bash ${ds_script} |& tee b.log\n"
+      "pp_size=$MP zero_stage=0 bash \"$ds_script\" |& tee c.log\n";
+  auto refused = import_config_text(driver, "d.sh");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().line, 4) << refused.error().to_string();
+  EXPECT_NE(refused.error().message.find("$DIR/ds_pretrain_gpt.sh"), std::string::npos)
+      << refused.error().to_string();
+  EXPECT_NE(refused.error().message.find("3 runs of other scripts, lines 4 to 6"),
+            std::string::npos)
+      << refused.error().to_string();
+
+  // A variable the file never sets names no script: not a wrapper.
+  auto unknown = import_config_text("bash $SOMETHING\n", "u.sh");
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().message.find("a wrapper"), std::string::npos)
+      << unknown.error().to_string();
+}
+
 // A script that only hands its arguments to another script is refused at the call a plain run
 // takes (outside the branches an argument chooses), naming the script that holds the launch.
 TEST(Importers, AWrapperScriptIsRefusedAtItsCall) {
