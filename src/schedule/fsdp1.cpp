@@ -181,7 +181,9 @@ class fsdp1_strategy final : public strategy {
     const bool keeps = !c.offload_to_cpu && holds;
     const auto stored = static_cast<bytes>(lay().dtypes.stored);
     std::vector<tensor_id> clones;
-    const auto unshard = [&](std::size_t g) { return out().alloc(padded_[g] * stored, category::parameters); };
+    const auto unshard = [&](std::size_t g) {
+      return out().alloc(padded_[g] * stored, category::parameters);
+    };
     tensor_id root = holds ? unshard(0) : 0;
     for (std::size_t g = holds ? 1 : 0; g < wrap_.groups.size(); ++g) {
       auto full = unshard(g);
@@ -191,7 +193,8 @@ class fsdp1_strategy final : public strategy {
     tensor_id second = 0;
     if (keeps) {
       clones.push_back(out().alloc(padded_[0] * stored, category::parameters));
-      if (tied_numel_ > 0 && !untied_) second = out().alloc(tied_numel_ * stored, category::parameters);
+      if (tied_numel_ > 0 && !untied_)
+        second = out().alloc(tied_numel_ * stored, category::parameters);
     }
     out().free(root);
     out().free(second);

@@ -39,8 +39,9 @@ class fsdp2_strategy final : public strategy {
     root_first_.back() = next;
     root_unit_grads_.assign(lay().units.size(), false);
     for (std::size_t u = 0; u < lay().units.size(); ++u)
-      if (ctx.model.text.tied_embeddings && torch_hooks() && lay().units[u].kind == model::unit_kind::embedding &&
-          wrap_.group_of_unit[u] == 0 && !lay().units[u].trainable.empty())
+      if (ctx.model.text.tied_embeddings && torch_hooks() &&
+          lay().units[u].kind == model::unit_kind::embedding && wrap_.group_of_unit[u] == 0 &&
+          !lay().units[u].trainable.empty())
         tied_index_ = root_first_[u];
     head_ = wrap_.head_group();
     embedding_own_ = torch_hooks() && !lay().units.empty() &&
@@ -144,8 +145,9 @@ class fsdp2_strategy final : public strategy {
     // A tied head is part of the loss stage (the model has no head unit): its gradient of the
     // embedding's matrix exists from the end of the loss's backward (root_unit_gradients).
     if (head_ == 0 && tied_index_ < padded_numels(0).size() && tied_grad_ == 0)
-      tied_grad_ = out().alloc(padded_numels(0)[tied_index_] * static_cast<bytes>(lay().dtypes.compute),
-                               category::gradients);
+      tied_grad_ =
+          out().alloc(padded_numels(0)[tied_index_] * static_cast<bytes>(lay().dtypes.compute),
+                      category::gradients);
   }
 
   void pre_backward(std::size_t unit) override {
@@ -222,10 +224,10 @@ class fsdp2_strategy final : public strategy {
   // own at its backward.
   //
   // A head tied to the embedding uses the embedding's unsharded parameter: the head's backward
-  // gives it a gradient first, with the loss's (post_loss_backward), and the embedding's backward, last of all, a
-  // second one, which AccumulateGrad adds to the first out of place; the two summands go (the
-  // H200 history of fsdp2-save-full-offload, Llama 3.2 1B: a 501 MiB bf16 gradient right
-  // after the root's unshard in the loss's backward, kept to the end, then the embedding's
+  // gives it a gradient first, with the loss's (post_loss_backward), and the embedding's backward,
+  // last of all, a second one, which AccumulateGrad adds to the first out of place; the two
+  // summands go (the H200 history of fsdp2-save-full-offload, Llama 3.2 1B: a 501 MiB bf16 gradient
+  // right after the root's unshard in the loss's backward, kept to the end, then the embedding's
   // 501 MiB and a 501 MiB sum before both are freed).
   void root_unit_gradients(std::size_t unit) {
     if (root_unit_grads_[unit]) return;

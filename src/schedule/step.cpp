@@ -573,15 +573,16 @@ class driver {
     for (const auto& u : ctx_.lay.units) {
       if (!here) break;
       const std::uint64_t n = ceil_div(u.trainable_numel, world);
-      weights.push_back(out_.alloc(n * static_cast<bytes>(d.stored) + ceil_div(u.frozen_bytes, world),
-                                   category::parameters));
+      weights.push_back(
+          out_.alloc(n * static_cast<bytes>(d.stored) + ceil_div(u.frozen_bytes, world),
+                     category::parameters));
     }
     if (!strategy_->create_optimizer_state() && here) {
       for (const auto& u : ctx_.lay.units) {
         const std::uint64_t n = ceil_div(u.trainable_numel, world);
-        optimizer.push_back(out_.alloc(
-            optimizer_state_bytes(job_.optimizer.kind, n, d.state) + n * static_cast<bytes>(d.master),
-            category::optimizer));
+        optimizer.push_back(out_.alloc(optimizer_state_bytes(job_.optimizer.kind, n, d.state) +
+                                           n * static_cast<bytes>(d.master),
+                                       category::optimizer));
       }
     }
     free_all(out_, optimizer);
