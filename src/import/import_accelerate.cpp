@@ -6,11 +6,13 @@
 #include <vramscope/core/io.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "import/import_common.hpp"
@@ -920,7 +922,37 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
                                         detail::max_yaml_depth));
   if (auto err = detail::cluster_config_keys(root, source, text)) return *err;
   // A key written twice: accelerate reads the file with PyYAML (yaml.safe_load), which keeps the
-  // last one.
+  // last one. A section written twice is replaced whole by the later mapping: the earlier one's
+  // keys are not read, also those the later one does not repeat.
+  {
+    std::map<std::string, std::vector<int>, std::less<>> lines;
+    for (const auto& item : root)
+      if (item.first.IsScalar() && item.second.IsMap())
+        lines[item.first.Scalar()].push_back(item.first.Mark().line + 1);
+    for (const auto& [key, at] : lines) {
+      if (at.size() < 2) continue;
+      const int last = at.back();
+      std::vector<std::string> dropped;
+      std::erase_if(ctx.entries, [&](const detail::entry& e) {
+        const bool earlier = e.key.starts_with(key + ".") && e.where.line < last;
+        if (earlier) dropped.push_back(e.key.substr(key.size() + 1));
+        return earlier;
+      });
+      std::vector<std::string> only;  // keys the later mapping does not write again
+      for (const auto& d : dropped)
+        if (std::none_of(ctx.entries.begin(), ctx.entries.end(),
+                         [&](const detail::entry& e) { return e.key == key + "." + d; }))
+          only.push_back(d);
+      const auto later = std::find_if(ctx.entries.begin(), ctx.entries.end(),
+                                      [&](const auto& e) { return e.key.starts_with(key + "."); });
+      if (!only.empty() && later != ctx.entries.end())
+        ctx.note(*later,
+                 fmt::format("{} is written twice (lines {} and {}): PyYAML keeps the later "
+                             "mapping whole, so {} of the earlier one {} not read",
+                             key, at.front(), last, fmt::join(only, ", "),
+                             only.size() == 1 ? "is" : "are"));
+    }
+  }
   for (std::size_t i = ctx.entries.size(); i-- > 0;) {
     const auto& later = ctx.entries[i];
     for (std::size_t j = 0; j < i; ++j) {

@@ -68,9 +68,16 @@ maybe_error read_component_model(import_context& ctx, const entry& e, const std:
     }
     char* end = nullptr;
     const long long v = std::strtoll(a->value.text.c_str(), &end, 10);
+    // A null (empty) value is what the recipe sets when it runs (a vocabulary grown by added
+    // tokens): the builder needs the number.
     if ((a->value.text.empty() || *end != '\0' || v < 1 || v > (1LL << 32)) && !error)
-      error =
-          at(a->where, fmt::format("{}: expected a whole number, got \"{}\"", key, a->value.text));
+      error = at(a->where,
+                 a->value.text.empty()
+                     ? fmt::format("{} is null: the builder needs the number, which the file "
+                                   "leaves to the code that runs it; write it to plan it",
+                                   key)
+                     : fmt::format("{}: expected a whole number, got \"{}\"; write one to plan it",
+                                   key, a->value.text));
     return v;
   };
   const long long layers = number("model.num_layers", std::nullopt);

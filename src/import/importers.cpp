@@ -316,9 +316,18 @@ bool is_deepspeed_section(const std::string& key) {
 
 config_format detect_format(std::string_view text) {
   const auto first = first_significant(text);
+  // An object with DeepSpeed's own sections beside a stray accelerate key (LLaMA-Factory's ZeRO
+  // file with "distributed_type" added) is DeepSpeed's: accelerate's loader refuses the
+  // unknown keys (ClusterConfig.from_json_file, "had unknown keys"), DeepSpeed reads the keys it
+  // has and passes over the others.
   const auto is_accelerate_object = [](const nlohmann::json& json) {
-    return json.is_object() &&
-           (json.contains("distributed_type") || json.contains("compute_environment"));
+    if (!json.is_object() ||
+        !(json.contains("distributed_type") || json.contains("compute_environment")))
+      return false;
+    for (const char* key :
+         {"zero_optimization", "train_batch_size", "train_micro_batch_size_per_gpu"})
+      if (json.contains(key)) return false;
+    return true;
   };
   if (first != std::string_view::npos && text[first] == '{') {
     // JSON is YAML too: accelerate's config (read with yaml.safe_load) may be written in JSON

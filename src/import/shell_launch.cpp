@@ -1656,14 +1656,18 @@ class interpreter {
     } else if (!append)
       from_arguments_.erase(name);
     // A value the script computes when it runs (a command's output, arithmetic of one, the
-    // environment): recorded where it is set. The script's own arguments ($1) are reported where
-    // they are used, which is where a reader of the file writes the number.
-    if (slot[0].unresolved && !slot[0].text.empty() && !reads_arguments)
-      run_time_.emplace_back(slot[0].text,
-                             at(location(source_, text_, w.line, w.column),
-                                fmt::format("{} is set here to {}, known only when the script "
-                                            "runs",
-                                            name, slot[0].text)));
+    // environment) or is given when it runs (`TP=$1`): recorded where it is set, which is where a
+    // reader of the file writes the number. An argument written into the launch itself
+    // (`--tensor-model-parallel-size $1`) is reported where it is written.
+    if (slot[0].unresolved && !slot[0].text.empty())
+      run_time_.emplace_back(
+          slot[0].text,
+          at(location(source_, text_, w.line, w.column),
+             reads_arguments ? fmt::format("{} is set here to {}, an argument the script is given "
+                                           "when it runs",
+                                           name, slot[0].text)
+                             : fmt::format("{} is set here to {}, known only when the script runs",
+                                           name, slot[0].text)));
     return name;
   }
 

@@ -628,6 +628,24 @@ TEST(ImportAccelerate, AKeyWrittenTwiceKeepsTheLast) {
             "^ near here");
 }
 
+// Two configs pasted into one file: PyYAML replaces the earlier fsdp_config mapping whole, so a
+// key only the earlier one writes is not read (and is said to be dropped).
+TEST(ImportAccelerate, ASectionWrittenTwiceIsTheLaterMappingWhole) {
+  auto imported = import_config_text(
+      "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_offload_params: true\n"
+      "  fsdp_sharding_strategy: FULL_SHARD\n"
+      "distributed_type: FSDP\nfsdp_config:\n  fsdp_sharding_strategy: SHARD_GRAD_OP\n",
+      "pasted.yaml");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_FALSE(imported->job.parallel.cpu_offload);
+  EXPECT_EQ(imported->job.parallel.fsdp_sharding, sharding::shard_grad_op);
+  EXPECT_NE(find_note(imported->notes, "mapping whole")
+                .find("fsdp_config is written twice (lines 3 and 7): PyYAML keeps the later "
+                      "mapping whole, so fsdp_offload_params of the earlier one is not read"),
+            std::string::npos)
+      << find_note(imported->notes, "mapping whole");
+}
+
 TEST(ImportAccelerate, AConfigWrittenInJsonIsReadByItsKeys) {
   // JSON is YAML: accelerate reads a .yaml written in JSON syntax with yaml.safe_load. Its keys,
   // not its braces, make it accelerate's rather than DeepSpeed's.

@@ -55,6 +55,26 @@ std::uint64_t parameters_of(const job_spec& job) {
   return model ? model->parameters() : 0;
 }
 
+// Training counted in iterations and in samples at once: validate_args asserts before any step
+// (Megatron-LM's own 2024 GPT-3 175B example passes --rampup-batch-size with --train-iters).
+TEST(ImportMegatron, IterationAndSampleCountsTogetherAreRefusedAsValidateArgsDoes) {
+  const std::string base = small_model + "--micro-batch-size 1\n--global-batch-size 8\n";
+  const std::string ramp =
+      import_error(launch(base + "--rampup-batch-size 2 2 1000\n--train-iters 10\n"));
+  EXPECT_NE(ramp.find("--rampup-batch-size 2 2 1000 counts training in samples, and --train-iters"),
+            std::string::npos)
+      << ramp;
+  EXPECT_NE(ramp.find("to plan it"), std::string::npos) << ramp;
+  const std::string decay =
+      import_error(launch(base + "--train-samples 1000\n--lr-decay-iters 5\n"));
+  EXPECT_NE(decay.find("--lr-decay-iters 5 counts training in iterations"), std::string::npos)
+      << decay;
+  // Warm-ups are compared with their default 0; --skip-train skips the checks (newer releases).
+  import_ok(launch(base + "--train-iters 10\n--lr-warmup-samples 0\n"));
+  import_ok(launch(base + "--train-samples 1000\n--lr-warmup-iters 0\n"));
+  import_ok(launch(base + "--train-iters 10\n--train-samples 1000\n--skip-train\n"));
+}
+
 // A launch whose model arguments come from a file it sources is refused at that `source` line
 // (a virtualenv's activate is passed over), not for a missing --num-layers at the command.
 TEST(ImportMegatron, ModelFromASourcedFileIsRefusedWhereItIsSourced) {
@@ -409,7 +429,8 @@ TEST(ImportMegatron, AnotherFamilysBpeFilesAreRefusedAtTheirLine) {
 }
 
 // A value the script computes when it runs is refused where it is set (and what derives from it
-// there), not where the launch uses it; the script's own arguments where they are used.
+// there), not where the launch uses it; so is an argument the script is given (`TP=$2`), where
+// the script takes it.
 TEST(ImportMegatron, RunTimeValuesAreRefusedWhereTheyAreSet) {
   const std::string script =
       "GPUS=$(nvidia-smi --list-gpus | wc -l)\n"
@@ -431,8 +452,10 @@ TEST(ImportMegatron, RunTimeValuesAreRefusedWhereTheyAreSet) {
       "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 2 --hidden-size 64 \\\n"
       "  --num-attention-heads 4 --max-position-embeddings 128 --seq-length 128 \\\n"
       "  --tensor-model-parallel-size $TP\n");
-  EXPECT_EQ(argument.rfind("args.txt:4:", 0), 0u) << argument;
-  EXPECT_NE(argument.find("argument given to the script"), std::string::npos) << argument;
+  EXPECT_EQ(argument.rfind("args.txt:1:1: --tensor-model-parallel-size (line 4):", 0), 0u)
+      << argument;
+  EXPECT_NE(argument.find("an argument the script is given when it runs"), std::string::npos)
+      << argument;
   // The older form of a command's output, `command`, with blanks and quotes inside it, is one
   // run-time value as well, set where it is assigned (whether or not the assignment is quoted).
   for (const std::string assignment : {"GPUS=`python3 -c \"import torch; print(1)\"`\n",
@@ -1334,6 +1357,16 @@ TEST(ImportMegatron, ValuesChosenByTheScriptsArgumentsAreRefusedAtTheirBranch) {
   EXPECT_NE(positional.find("\"$3\" is an argument given to the script when it is run"),
             std::string::npos)
       << positional;
+  // Through a variable (`MBS=$3`), the argument is refused where the script takes it, as a value
+  // computed when it runs is, naming the flag's own line.
+  const std::string through =
+      import_error("MBS=$3\n" + launch(small_model + "--micro-batch-size $MBS\n"));
+  EXPECT_EQ(through.rfind("args.txt:1:1: --micro-batch-size (line 5): \"$3\": MBS is set here to "
+                          "$3, an argument the script is given when it runs; write the number "
+                          "into the script",
+                          0),
+            0u)
+      << through;
 }
 
 // microsoft/Megatron-DeepSpeed: DeepSpeed-Ulysses takes its ranks from the data-parallel size

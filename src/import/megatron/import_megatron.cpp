@@ -156,6 +156,45 @@ void read_flags(import_context& ctx, std::string_view text, const std::vector<sh
   }
 }
 
+// Training counted in iterations or in samples, never both: validate_args asserts, before any
+// model is built, that with --train-iters the sample-based options are off (--train-samples,
+// --lr-decay-samples, a non-zero --lr-warmup-samples, and --rampup-batch-size: "expected no
+// batch-size rampup for iteration-based training"), and with --train-samples the iteration-based
+// ones (--lr-decay-iters, a non-zero --lr-warmup-iters). Megatron-LM from 22ab91bb (2020-12-08)
+// to core_v0.17 and Megatron-DeepSpeed (megatron/arguments.py at f4157bea); later Megatron-LM
+// drops --rampup-batch-size, which its parser then refuses, and skips the checks under
+// --skip-train.
+maybe_error training_length_refusal(const import_context& ctx) {
+  if (ctx.find("--skip-train") != nullptr) return std::nullopt;
+  // A flag set: the warm-ups are compared with 0 (their default), the others with None; a
+  // --train-iters of 0 counts nothing (`if args.train_iters:`).
+  const auto given = [&](const char* flag) -> const entry* {
+    const entry* e = ctx.find(flag);
+    if (e == nullptr || e->value.text == "None") return nullptr;
+    const bool zero_is_unset = std::string_view(flag).find("warmup") != std::string_view::npos ||
+                               std::string_view(flag) == "--train-iters";
+    return zero_is_unset && e->value.text == "0" ? nullptr : e;
+  };
+  const auto refuse = [](const entry& counted, const entry& other, const char* kind,
+                         const char* other_kind) {
+    return at(other.where,
+              fmt::format("{} {} counts training in {}, and {} (line {}) in {}: Megatron's "
+                          "validate_args stops the launch before any step (training is counted "
+                          "one way); remove one of them to plan it",
+                          other.key, other.value.text, other_kind, counted.key, counted.where.line,
+                          kind));
+  };
+  if (const entry* iters = given("--train-iters"))
+    for (const char* flag :
+         {"--train-samples", "--lr-decay-samples", "--lr-warmup-samples", "--rampup-batch-size"})
+      if (const entry* other = given(flag)) return refuse(*iters, *other, "iterations", "samples");
+  if (const entry* samples = given("--train-samples"))
+    for (const char* flag : {"--lr-decay-iters", "--lr-warmup-iters"})
+      if (const entry* other = given(flag))
+        return refuse(*samples, *other, "samples", "iterations");
+  return std::nullopt;
+}
+
 // Megatron's other names for three arguments, read as validate_args reads them:
 // --encoder-num-layers is --num-layers and --encoder-seq-length is --seq-length when those are
 // absent (both given: Megatron asserts), and --use-rotary-position-embeddings sets
@@ -1968,6 +2007,8 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   if (ctx.find("--optimizer") == nullptr)  // Megatron's default: Adam (FusedAdam)
     (void)ctx.set("optimizer.name", "adam", detail::entry{"", {}, false, {source, 0, 0, "", ""}});
   if (auto err = detail::apply_options(ctx, detail::megatron_table())) return *err;
+  // After the layout and batch checks, as validate_args asserts them.
+  if (auto err = detail::training_length_refusal(ctx)) return *err;
   return detail::finish(ctx, true);  // a GPU count not given was assumed and noted above
 }
 
