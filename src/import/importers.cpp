@@ -87,6 +87,18 @@ std::string called_script(std::string_view line,
   while (i < words.size() && words[i].find('=') != std::string_view::npos &&
          words[i].front() != '"' && words[i].front() != '$')
     ++i;  // VAR=value before the command
+  // A job launcher before it (`srun --mpi=pmix --container-image=... python train.py`, mpirun's
+  // options): its options are passed over to the program it starts.
+  if (i < words.size()) {
+    const std::string_view launcher = words[i].substr(words[i].find_last_of('/') + 1);
+    if (launcher == "srun" || launcher == "mpirun" || launcher == "mpiexec")
+      for (++i; i < words.size(); ++i) {
+        const std::string_view w = words[i];
+        if (w == "sh" || w == "bash" || w.starts_with("python") || w.ends_with(".sh") ||
+            w.ends_with(".py"))
+          break;
+      }
+  }
   if (i < words.size() && (words[i] == "sh" || words[i] == "bash")) ++i;
   // `python x.py ...` / `python3 -u x.py ...`: a Python program of the project's own, which
   // builds the launch from its arguments (a file with Megatron's own arguments, pretrain_gpt.py
@@ -118,14 +130,24 @@ std::optional<diagnostic> wrapper_refusal(std::string_view text, const std::stri
   // Plain `NAME=value` lines (the value unquoted), the last one of a name kept: enough to follow
   // `bash $script` to the path the file set.
   std::map<std::string, std::string, std::less<>> variables;
-  // The line a command starts on: a line after one ending in '\' continues that command, and a
-  // refusal points where the command is written, not where its script's name falls.
+  // The line a command starts on: a line after one ending in '\' continues that command (a
+  // comment's backslash continues nothing), and a refusal points where the command is written,
+  // not where its script's name falls; after lines of environment assignments alone
+  // (`HL_TP=4 \` ... then the script), where the script is named.
   int command_start = 0;
-  bool continued = false;
+  bool continued = false, assignments_only = false;
   detail::for_each_line(text, [&](std::string_view raw, int number) {
     const std::string_view line = trim(raw);
-    if (!continued) command_start = number;
-    continued = line.ends_with('\\');
+    if (!continued) command_start = number, assignments_only = true;
+    continued = line.ends_with('\\') && !line.starts_with('#');
+    // Every word of the line NAME=value (the continuation's backslash aside).
+    bool sets_only = !line.empty() && !line.starts_with('#');
+    for (std::string_view w : split_at(line, " \t"))
+      if (w != "\\") {
+        const std::size_t eq = w.find('=');
+        sets_only = sets_only && eq != std::string_view::npos && eq > 0 &&
+                    w.substr(0, eq).find_first_of("\"'$-/") == std::string_view::npos;
+      }
     const std::string_view word = line.substr(0, line.find_first_of(" \t;"));
     if (word == "if" || word == "case" || word == "for" || word == "while" || word == "until")
       ++depth;
@@ -141,11 +163,13 @@ std::optional<diagnostic> wrapper_refusal(std::string_view text, const std::stri
       variables[std::string(assignment.substr(0, eq))] = value;
     }
     const std::string name = called_script(line, variables);
+    const int start = assignments_only && number > command_start ? number : command_start;
+    assignments_only = assignments_only && sets_only;
     if (name.empty()) return true;
     ++calls;
-    last_line = command_start;
-    if (first_line == 0) first_line = command_start, first_name = name;
-    if (depth == 0 && plain_line == 0) plain_line = command_start, plain_name = name;
+    last_line = start;
+    if (first_line == 0) first_line = start, first_name = name;
+    if (depth == 0 && plain_line == 0) plain_line = start, plain_name = name;
     return true;
   });
   if (first_line == 0) return std::nullopt;

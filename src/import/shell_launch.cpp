@@ -803,9 +803,27 @@ std::string literal_text(const raw_word& w) {
   return w.parts[0].value;
 }
 
+// A word naming a Python program: ending in .py, without blanks but those inside a command
+// substitution left as written (`$(dirname "$SCRIPT_DIR")/tools/pretrain_x.py`, a directory the
+// script finds when it runs).
 bool is_script(const std::string& word) {
-  return word.size() > 3 && word.compare(word.size() - 3, 3, ".py") == 0 &&
-         word.find_first_of(" \t\n") == std::string::npos;
+  if (word.size() <= 3 || word.compare(word.size() - 3, 3, ".py") != 0) return false;
+  int depth = 0;
+  bool backquoted = false;
+  for (std::size_t i = 0; i < word.size(); ++i) {
+    const char c = word[i];
+    if (c == '`')
+      backquoted = !backquoted;
+    else if (c == '$' && i + 1 < word.size() && word[i + 1] == '(')
+      ++depth, ++i;
+    else if (c == '(' && depth > 0)
+      ++depth;
+    else if (c == ')' && depth > 0)
+      --depth;
+    else if ((c == ' ' || c == '\t' || c == '\n') && depth == 0 && !backquoted)
+      return false;
+  }
+  return true;
 }
 
 // Commands that name a script without running it.

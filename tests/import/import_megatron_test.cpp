@@ -75,6 +75,18 @@ TEST(ImportMegatron, IterationAndSampleCountsTogetherAreRefusedAsValidateArgsDoe
   import_ok(launch(base + "--train-iters 10\n--train-samples 1000\n--skip-train\n"));
 }
 
+// A program named through a directory the script finds when it runs
+// (`MAIN_DIR=$(dirname "$SCRIPT_DIR")`, then `$MAIN_DIR/tools/pretrain_x.py`) is still the launch:
+// the blanks of the command substitution left as written do not split its name.
+TEST(ImportMegatron, AProgramUnderADirectoryFoundAtRunTimeIsTheLaunch) {
+  std::string text = launch(small_model + "--micro-batch-size 1\n");
+  text.replace(text.find("pretrain_gpt.py"), 15, "$MAIN_DIR/pretrain_gpt.py");
+  text =
+      "SCRIPT_DIR=$(dirname \"$(realpath \"$0\")\")\nMAIN_DIR=$(dirname \"$SCRIPT_DIR\")\n" + text;
+  const auto imported = import_ok(text);
+  EXPECT_EQ(imported.job.hardware.gpus_per_node, 8);
+}
+
 // A launch whose model arguments come from a file it sources is refused at that `source` line
 // (a virtualenv's activate is passed over), not for a missing --num-layers at the command.
 TEST(ImportMegatron, ModelFromASourcedFileIsRefusedWhereItIsSourced) {

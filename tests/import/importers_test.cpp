@@ -173,6 +173,25 @@ TEST(Importers, ADriverRunningAScriptHeldInAVariableIsAWrapper) {
       << unknown.error().to_string();
 }
 
+// A wrapper whose call is prefixed by lines of environment assignments (some commented out,
+// whose backslashes continue nothing) is refused where the script is named; one started by
+// srun with its options too.
+TEST(Importers, AWrapperAfterEnvironmentLinesIsRefusedWhereTheScriptIsNamed) {
+  auto env = import_config_text(
+      "# config\n#HL_FP8=1 \\\nHL_TP=4 \\\nHL_PP=1 \\\n/opt/x/examples/sft_llama.sh\n", "e.sh");
+  ASSERT_FALSE(env);
+  EXPECT_EQ(env.error().line, 5) << env.error().to_string();
+  EXPECT_NE(env.error().message.find("/opt/x/examples/sft_llama.sh"), std::string::npos);
+  auto srun = import_config_text(
+      "#SBATCH --nodes=2\nexport NCCL_DEBUG=INFO\n"
+      "/opt/slurm/bin/srun --mpi=pmix --container-image=/c.sqsh python /w/train.py\n",
+      "s.sh");
+  ASSERT_FALSE(srun);
+  EXPECT_EQ(srun.error().line, 3) << srun.error().to_string();
+  EXPECT_NE(srun.error().message.find("/w/train.py"), std::string::npos)
+      << srun.error().to_string();
+}
+
 // A script that only hands its arguments to another script is refused at the call a plain run
 // takes (outside the branches an argument chooses), naming the script that holds the launch.
 TEST(Importers, AWrapperScriptIsRefusedAtItsCall) {
