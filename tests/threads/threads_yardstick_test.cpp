@@ -475,6 +475,18 @@ TEST(ThreadsYardstick, TwentyFirstBatchScoredAtFirstSight) {
   expect_at_least(fresh, {3, 6});
 }
 
+// Batch 22, collected sealed from forums, Q&A sites and a last pass over trackers: the stored
+// forum and Q&A pages hold a paste or its answer, rarely both, and almost every tracker candidate
+// was already in the set, so only two threads came in. Scored once on the round's rules, which
+// no change touched before: 1 of 2 top-1 (the fp32 weights that do not fit), 2 of 2 top-3: the
+// evaluation pass without no_grad is second to a step that does not fit (one OOM line, nothing
+// of the loop that ran out).
+TEST(ThreadsYardstick, TwentySecondBatchScoredAtFirstSight) {
+  const tally fresh = score_all("22", false);
+  ASSERT_GE(fresh.n, 2);
+  expect_at_least(fresh, {1, 2});
+}
+
 // The saving a finding states, against the threads that report what the confirmed fix saved
 // (`saving:` in thread.yaml, before minus after as the thread gives it), over every thread of
 // every batch, from the observation alone (a batch holds one or two such threads, too few to
