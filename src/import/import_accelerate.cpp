@@ -929,7 +929,10 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
     for (const auto& item : root)
       if (item.first.IsScalar() && item.second.IsMap())
         lines[item.first.Scalar()].push_back(item.first.Mark().line + 1);
-    for (const auto& [key, at] : lines) {
+    for (const auto& written : lines) {
+      // Named, not a structured binding: the lambdas below capture it (clang 14 cannot).
+      const std::string& key = written.first;
+      const std::vector<int>& at = written.second;
       if (at.size() < 2) continue;
       const int last = at.back();
       std::vector<std::string> dropped;
