@@ -727,14 +727,22 @@ std::optional<diagnostic> json_load_refusal(const import_context& ctx, std::stri
     (void)strict;
     return std::nullopt;
   } catch (const nlohmann::json::parse_error& e) {
-    const std::string_view before =
-        text.substr(0, std::min(e.byte > 0 ? e.byte - 1 : 0, text.size()));
-    const int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
-    const auto start = before.rfind('\n');
-    const auto column = before.size() - (start == std::string_view::npos ? 0 : start + 1) + 1;
+    std::string_view before = text.substr(0, std::min(e.byte > 0 ? e.byte - 1 : 0, text.size()));
     std::string what = e.what();
     if (const auto colon = what.find(": ", what.find("column")); colon != std::string::npos)
       what = what.substr(colon + 2);
+    // A trailing comma: the parser stops at the closing brace or bracket after it, where the
+    // comma is the fault; pointed at the comma.
+    const std::size_t last = before.find_last_not_of(" \t\r\n");
+    if (e.byte > 0 && e.byte - 1 < text.size() &&
+        (text[e.byte - 1] == '}' || text[e.byte - 1] == ']') && last != std::string_view::npos &&
+        before[last] == ',') {
+      before = before.substr(0, last);
+      what = fmt::format("a trailing comma before the closing '{}'", text[e.byte - 1]);
+    }
+    const int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+    const auto start = before.rfind('\n');
+    const auto column = before.size() - (start == std::string_view::npos ? 0 : start + 1) + 1;
     const std::string reader =
         accelerate ? "accelerate reads its deepspeed_config_file"
                    : fmt::format(

@@ -210,14 +210,18 @@ TEST(Hjson, DeepSpeedErrorsPointAtTheHjsonKey) {
 }
 
 // The HF Trainer and accelerate read the file with json.load: a file whose batch sizes are "auto"
-// (theirs to fill) must be strict JSON, and is refused where json.load stops.
+// (theirs to fill) must be strict JSON, and is refused where json.load stops; a trailing comma at
+// the comma, not at the closing brace where the parser notices it.
 TEST(Hjson, AutoBatchSizesNeedStrictJson) {
   auto bad = import_config_text(
       "{\n  \"train_micro_batch_size_per_gpu\": \"auto\",\n  \"zero_optimization\": {\n"
       "    \"stage\": 2,\n  },\n}\n",
       "ds.json");
   ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error().line, 5);
+  EXPECT_EQ(bad.error().line, 4);
+  EXPECT_EQ(bad.error().column, 15);
+  EXPECT_NE(bad.error().message.find("a trailing comma before the closing '}'"), std::string::npos)
+      << bad.error().message;
   EXPECT_NE(bad.error().message.find("json.load"), std::string::npos) << bad.error().message;
   EXPECT_NE(bad.error().message.find("train_micro_batch_size_per_gpu, line 2"), std::string::npos)
       << bad.error().message;

@@ -1381,6 +1381,17 @@ TEST(ImportMegatron, ValuesChosenByTheScriptsArgumentsAreRefusedAtTheirBranch) {
       << through;
 }
 
+// The argument that chooses the model is the one the branch tests by its whole name: $MODE is not
+// $MODEL_SIZE.
+TEST(ImportMegatron, TheArgumentThatChoosesTheModelIsMatchedByItsWholeName) {
+  const std::string text =
+      "MODE=$1\nMODEL_SIZE=$3\nif [ $MODEL_SIZE = 1B ]; then\nNUM_LAYERS=24\nfi\n"
+      "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers $NUM_LAYERS --hidden-size 64 \\\n"
+      "  --num-attention-heads 4 --max-position-embeddings 128 --seq-length 128\n";
+  const std::string error = import_error(text);
+  EXPECT_EQ(error.rfind("args.txt:2:1: MODEL_SIZE is set here to $3", 0), 0u) << error;
+}
+
 // microsoft/Megatron-DeepSpeed: DeepSpeed-Ulysses takes its ranks from the data-parallel size
 // (arguments.py: data_parallel_size = world // (pp x tp x ds_sequence_parallel_size)); its MoE
 // and GQA flags are Megatron-LM's under other names; the deepspeed launcher's counts are read.
