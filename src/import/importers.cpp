@@ -125,6 +125,8 @@ std::string called_script(std::string_view line,
 // script. Points at the call outside any if/case/for/while block (the path a plain run takes),
 // else at the first call.
 std::optional<diagnostic> wrapper_refusal(std::string_view text, const std::string& source) {
+  // Calls outside any block (each runs on a plain run, one after the other), counted with the
+  // last one's line.
   int depth = 0, first_line = 0, plain_line = 0, calls = 0, last_line = 0;
   std::string first_name, plain_name;
   // Plain `NAME=value` lines (the value unquoted), the last one of a name kept: enough to follow
@@ -166,8 +168,7 @@ std::optional<diagnostic> wrapper_refusal(std::string_view text, const std::stri
     const int start = assignments_only && number > command_start ? number : command_start;
     assignments_only = assignments_only && sets_only;
     if (name.empty()) return true;
-    ++calls;
-    last_line = start;
+    if (depth == 0) ++calls, last_line = start;
     if (first_line == 0) first_line = start, first_name = name;
     if (depth == 0 && plain_line == 0) plain_line = start, plain_name = name;
     return true;
@@ -177,7 +178,7 @@ std::optional<diagnostic> wrapper_refusal(std::string_view text, const std::stri
   const std::string& name = plain_line != 0 ? plain_name : first_name;
   const std::string times =
       calls > 1 ? fmt::format(" ({} runs of other scripts, lines {} to {}, each a job of its own)",
-                              calls, first_line, last_line)
+                              calls, plain_line, last_line)
                 : "";
   return error_at(source,
                   fmt::format("a wrapper: the training is launched by {}, another script this file "

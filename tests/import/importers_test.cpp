@@ -166,6 +166,13 @@ TEST(Importers, ADriverRunningAScriptHeldInAVariableIsAWrapper) {
             std::string::npos)
       << refused.error().to_string();
 
+  // Calls in the branches of an `if` are alternatives, not runs one after the other.
+  auto branches = import_config_text(
+      "if [ -n \"$FAST\" ]; then\n  bash fast.sh\nelse\n  bash slow.sh\nfi\n", "b.sh");
+  ASSERT_FALSE(branches);
+  EXPECT_EQ(branches.error().message.find("runs of other scripts"), std::string::npos)
+      << branches.error().to_string();
+
   // A variable the file never sets names no script: not a wrapper.
   auto unknown = import_config_text("bash $SOMETHING\n", "u.sh");
   ASSERT_FALSE(unknown);
