@@ -3,6 +3,7 @@
 #include "import/import_common.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -1260,6 +1261,7 @@ class interpreter {
             r.evaluated = true, r.taking = false, r.subject = std::move(*subject);
         }
         if (first == "case") awaiting_pattern_ = true;
+        if (first == "for" && !dead) loop_variable(words, line);
         if (!dead && !r.evaluated && !r.chosen && !noted_branches_) {
           note(line, words[0].column,
                fmt::format("\"{}\": vramscope does not run the script; it reads every branch and "
@@ -1300,6 +1302,37 @@ class interpreter {
       words.erase(words.begin());
     }
     return false;
+  }
+
+  // `for NAME in WORDS`: the body runs once per word, so a launch that takes $NAME is one job
+  // per value (a sweep over micro-batch sizes or layouts). NAME is left unset, as the script
+  // gives it no single value, and recorded as known only when the script runs, at the loop's
+  // line, with the values as written.
+  void loop_variable(const std::vector<raw_word>& words, int line) {
+    if (words.size() < 3 || literal_text(words[2]) != "in") return;
+    const std::string name = literal_text(words[1]);
+    if (name.empty() || !is_name_start(name[0]) ||
+        !std::all_of(name.begin(), name.end(), [](char c) { return is_name_char(c); }))
+      return;
+    std::vector<std::string> values;
+    bool all_literal = true;
+    for (std::size_t i = 3; i < words.size(); ++i) {
+      const std::string w = literal_text(words[i]);
+      if (w == "do" || w == ";") break;
+      if (w.empty())
+        all_literal = false;
+      else
+        values.push_back(w);
+    }
+    const std::string list = all_literal && !values.empty()
+                                 ? fmt::format("{}", fmt::join(values, " "))
+                                 : std::string("the values its list gives when it runs");
+    run_time_.emplace_back(
+        "$" + name,
+        at(location(source_, text_, line, words[0].column),
+           fmt::format("{} takes each value of this for loop ({}), the loop body running once per "
+                       "value: each a job of its own",
+                       name, list)));
   }
 
   // Redirections (`2>&1`, `> log`, `&>> ${LOG}`, `<input`) are not words of the command.

@@ -1381,6 +1381,18 @@ TEST(ImportMegatron, ValuesChosenByTheScriptsArgumentsAreRefusedAtTheirBranch) {
       << through;
 }
 
+// A launch inside `for NAME in ...` that takes $NAME is one job per value (a sweep): refused at
+// the loop, with its values, not as a variable the script does not set.
+TEST(ImportMegatron, ALaunchInsideAForLoopIsOneJobPerValue) {
+  std::string text = launch(small_model + "--micro-batch-size $mbs\n");
+  text = "for mbs in 1 2 4; do\n" + text + "done\n";
+  const std::string error = import_error(text);
+  EXPECT_EQ(error.rfind("args.txt:1:1: --micro-batch-size (line ", 0), 0u) << error;
+  EXPECT_NE(error.find("mbs takes each value of this for loop (1 2 4)"), std::string::npos)
+      << error;
+  EXPECT_EQ(error.find("does not set"), std::string::npos) << error;
+}
+
 // The argument that chooses the model is the one the branch tests by its whole name: $MODE is not
 // $MODEL_SIZE.
 TEST(ImportMegatron, TheArgumentThatChoosesTheModelIsMatchedByItsWholeName) {
