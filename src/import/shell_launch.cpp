@@ -1200,16 +1200,10 @@ class interpreter {
     std::pair<int, int> found{from, 1};
     for_each_line(text_, [&](std::string_view line, int number) {
       if (number < from) return true;
-      for (auto at = line.find('$'); at != std::string_view::npos; at = line.find('$', at + 1)) {
-        std::string_view rest = line.substr(at + 1);
-        if (rest.starts_with('{')) rest.remove_prefix(1);
-        if (!rest.starts_with(name) ||
-            (rest.size() > name.size() && is_name_char(rest[name.size()])))
-          continue;
-        found = {number, static_cast<int>(at) + 1};
-        return false;
-      }
-      return true;
+      const std::size_t at = find_expansion(line, name);
+      if (at == std::string_view::npos) return true;
+      found = {number, static_cast<int>(at) + 1};
+      return false;
     });
     return found;
   }
@@ -1973,6 +1967,16 @@ class interpreter {
 };
 
 }  // namespace
+
+std::size_t find_expansion(std::string_view text, std::string_view name) {
+  for (auto at = text.find('$'); at != std::string_view::npos; at = text.find('$', at + 1)) {
+    std::string_view rest = text.substr(at + 1);
+    if (rest.starts_with('{')) rest.remove_prefix(1);
+    if (rest.starts_with(name) && (rest.size() == name.size() || !is_name_char(rest[name.size()])))
+      return at;
+  }
+  return std::string_view::npos;
+}
 
 result<shell_launch> read_shell_launch(std::string_view text, const std::string& source) {
   std::vector<statement> statements;

@@ -117,6 +117,10 @@ result<shell_launch> read_shell_launch(std::string_view text, const std::string&
 /// a word of its name.
 bool not_training_script(const std::string& script);
 
+/// Where `text` first expands the variable `name` (`$NAME`, `${NAME}`, `${NAME:-...}`), the name
+/// whole ($MODE is not $MODEL_SIZE): the index of its `$`, or npos.
+std::size_t find_expansion(std::string_view text, std::string_view name);
+
 /// An entry script named for converting a checkpoint between layouts (Megatron-DeepSpeed's
 /// tools/hf2megads_weight_converter.py, Megatron-LM's tools/checkpoint/convert.py) or for
 /// preparing data (tools/preprocess_data.py): it loads weights or tokens and trains nothing.

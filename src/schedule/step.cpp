@@ -570,21 +570,20 @@ class driver {
     const auto world = static_cast<std::uint64_t>(sharded ? std::max(1, ctx_.rank.dp_shard) : 1);
     const auto& d = ctx_.lay.dtypes;
     std::vector<tensor_id> weights, optimizer;
-    for (const auto& u : ctx_.lay.units) {
-      if (!here) break;
-      const std::uint64_t n = ceil_div(u.trainable_numel, world);
-      weights.push_back(
-          out_.alloc(n * static_cast<bytes>(d.stored) + ceil_div(u.frozen_bytes, world),
-                     category::parameters));
-    }
-    if (!strategy_->create_optimizer_state() && here) {
+    if (here)
+      for (const auto& u : ctx_.lay.units) {
+        const std::uint64_t n = ceil_div(u.trainable_numel, world);
+        weights.push_back(
+            out_.alloc(n * static_cast<bytes>(d.stored) + ceil_div(u.frozen_bytes, world),
+                       category::parameters));
+      }
+    if (!strategy_->create_optimizer_state() && here)
       for (const auto& u : ctx_.lay.units) {
         const std::uint64_t n = ceil_div(u.trainable_numel, world);
         optimizer.push_back(out_.alloc(optimizer_state_bytes(job_.optimizer.kind, n, d.state) +
                                            n * static_cast<bytes>(d.master),
                                        category::optimizer));
       }
-    }
     free_all(out_, optimizer);
     if (!c.resume_kept) free_all(out_, weights);
     resumed_ = std::move(weights);

@@ -1550,15 +1550,7 @@ std::optional<diagnostic> shape_chosen_by_arguments(const import_context& ctx,
         "write the model's shape (--num-layers, --hidden-size, --num-attention-heads, ...) into "
         "the script to plan it");
     for (const auto& [name, where] : launch.set_from_arguments) {
-      // $NAME as a whole name ($MODE is not $MODEL_SIZE), or ${NAME}.
-      bool tested = chosen->context.find("${" + name + "}") != std::string::npos;
-      for (std::size_t at = chosen->context.find("$" + name); !tested && at != std::string::npos;
-           at = chosen->context.find("$" + name, at + 1)) {
-        const std::size_t end = at + 1 + name.size();
-        const char next = end < chosen->context.size() ? chosen->context[end] : ' ';
-        tested = !(std::isalnum(static_cast<unsigned char>(next)) != 0 || next == '_');
-      }
-      if (tested)
+      if (detail::find_expansion(chosen->context, name) != std::string_view::npos)
         return at(where, fmt::format("{}, and it chooses the model: {} \"{}\" is set only in "
                                      "branches of \"{}\" (line {}); {}",
                                      where.message, flag, e->value.text, chosen->context,
