@@ -114,4 +114,12 @@ std::vector<tensor_id> gather_frozen(program_builder& out, const unit_layout& u,
   return ids;
 }
 
+std::size_t tied_embedding_unit(const model::model_spec& model, const layout& lay) {
+  if (!model.text.tied_embeddings) return lay.units.size();
+  for (std::size_t u = 0; u < lay.units.size(); ++u)
+    if (lay.units[u].kind == model::unit_kind::embedding)
+      return lay.units[u].trainable.empty() ? lay.units.size() : u;
+  return lay.units.size();
+}
+
 }  // namespace vramscope::schedule

@@ -35,10 +35,9 @@ class fsdp1_strategy final : public strategy {
     // fsdp1-meta-init-sync rank 1: two 1002 MiB fp32 originals, a 2004 MiB flat parameter).
     const auto& in = job().init;
     meta_rank_ = in.meta_device && in.load == job::weight_load::rank0 && ctx.rank.rank() != 0;
-    for (std::size_t u = 0; u < lay().units.size(); ++u)
-      if (ctx.model.text.tied_embeddings && lay().units[u].kind == model::unit_kind::embedding &&
-          wrap_.group_of_unit[u] == 0 && !lay().units[u].trainable.empty())
-        tied_numel_ = lay().units[u].trainable.front();
+    if (const std::size_t u = tied_embedding_unit(ctx.model, lay());
+        u < lay().units.size() && wrap_.group_of_unit[u] == 0)
+      tied_numel_ = lay().units[u].trainable.front();
     untied_ = meta_rank_ && tied_numel_ > 0;
     for (const auto& g : wrap_.groups) {
       // use_orig_params pads each original parameter to 16 bytes; the flat tensor is padded to

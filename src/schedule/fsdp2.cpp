@@ -38,11 +38,9 @@ class fsdp2_strategy final : public strategy {
     }
     root_first_.back() = next;
     root_unit_grads_.assign(lay().units.size(), false);
-    for (std::size_t u = 0; u < lay().units.size(); ++u)
-      if (ctx.model.text.tied_embeddings && torch_hooks() &&
-          lay().units[u].kind == model::unit_kind::embedding && wrap_.group_of_unit[u] == 0 &&
-          !lay().units[u].trainable.empty())
-        tied_index_ = root_first_[u];
+    if (const std::size_t u = tied_embedding_unit(ctx.model, lay());
+        torch_hooks() && u < lay().units.size() && wrap_.group_of_unit[u] == 0)
+      tied_index_ = root_first_[u];
     head_ = wrap_.head_group();
     embedding_own_ = torch_hooks() && !lay().units.empty() &&
                      lay().units[0].kind == model::unit_kind::embedding &&
@@ -371,10 +369,8 @@ class fsdp2_strategy final : public strategy {
     // A head tied to the embedding is gathered again under its own name, lm_head.weight, the
     // state dict's last (get_model_state_dict gathers name by name; the H200 history of
     // fsdp2-save-full-gpu: a second 1002 MiB gather of Llama 3.2 1B's matrix at the end).
-    if (ctx_.model.text.tied_embeddings)
-      for (std::size_t u = 0; u < lay().units.size(); ++u)
-        if (lay().units[u].kind == model::unit_kind::embedding && !lay().units[u].trainable.empty())
-          gather(lay().units[u].trainable.front() * stored);
+    if (const std::size_t u = tied_embedding_unit(ctx_.model, lay()); u < lay().units.size())
+      gather(lay().units[u].trainable.front() * stored);
     free_all(out(), kept);
   }
 

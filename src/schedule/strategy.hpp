@@ -105,6 +105,11 @@ void optimizer_step_in_backward(program_builder& out, const job::job_spec& job, 
 /// (world 1), or sharded `world` ways per tensor as ZeRO-3 shards frozen parameters like any
 /// other. Quantisation constants are module attributes, not parameters, and always stay whole.
 std::vector<tensor_id> alloc_frozen(program_builder& out, const layout& lay, std::uint64_t world = 1);
+
+/// The unit holding the token embedding a tied output head shares (the model's first embedding
+/// unit with trainable tensors: GPT-2's wte, not its wpe), or the number of units when the head
+/// is not tied or the embedding is frozen.
+std::size_t tied_embedding_unit(const model::model_spec& model, const layout& lay);
 /// The quantisation constants of every unit, whole: what a rank keeps on the GPU of a quantised
 /// base whose packed weights are flattened (FSDP1) or offloaded (ZeRO-3 offload_param).
 std::vector<tensor_id> alloc_quant_states(program_builder& out, const layout& lay);
