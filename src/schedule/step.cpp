@@ -602,6 +602,13 @@ class driver {
   // later one by nested_concat, whose torch.cat makes the larger tensor before the old one
   // goes), moving it all to the host every eval.accumulation_steps steps (never, for 0)
   // (transformers/trainer.py, evaluation_loop; trainer_pt_utils.py).
+  // Under torch.autocast over fp32 weights the forward casts every weight a matmul reads and
+  // caches the cast while the autocast region lasts (aten/src/ATen/autocast_mode.cpp,
+  // cached_cast: a leaf that requires grad, whatever the grad mode); the region is the model's
+  // forward and its loss, so in evaluation, with no backward to free them unit by unit, all the
+  // casts are alive at the loss (a tied head casts the embedding's weight there). Measured
+  // (ddp-eval-nograd-mb16, Qwen2.5-0.5B, bench/data/snapshots/h200-2026-11-30.tgz): at the
+  // eval peak 24 x (3 x 8.3 + 2 x 1.5 + 2 x 0.2) MiB of bf16 weights and the tied head's 260 MiB.
   void evaluate() {
     if (!job_.eval.enabled || out_.stopped()) return;
     const auto& e = job_.eval;
@@ -613,23 +620,41 @@ class driver {
         tokens_of(model_.text, *eval_job_, false).tokens() * model_.text.vocab * compute;
     tensor_id held = 0;  // predictions accumulated on the GPU
     bytes held_bytes = 0;
+    // The weights whose casts autocast caches: the trainable ones the rank holds whole (a
+    // sharded strategy gathers them in the compute dtype already), the embedding's lookup aside.
+    const bool casts = job_.precision.autocast && !gathers;
+    const std::size_t tied = tied_embedding_unit(model_, ctx_.lay);
     for (int step = 0; step < e.steps && !out_.stopped(); ++step) {
       out_.phase("eval");
       std::vector<tensor_id> kept;  // what autograd keeps without no_grad
+      std::vector<tensor_id> cached;  // autocast's weight casts, to the end of the loss
       for (std::size_t u = 0; u < model_.units.size(); ++u) {
         tensor_id params = 0;
-        if (gathers) {
-          const auto& lu = ctx_.lay.units[u];
+        const auto& lu = ctx_.lay.units[u];
+        if (gathers)
           params = out_.alloc(lu.trainable_numel * compute + lu.frozen_gathered_bytes,
                               category::parameters);
-        }
+        if (casts && lu.kind != model::unit_kind::embedding)
+          for (auto id :
+               alloc_each(out_, lu.trainable, ctx_.lay.dtypes.compute, category::parameters))
+            cached.push_back(id);
         eval_forward(eval_acts_[u], kept, e.no_grad);
         out_.free(params);
+      }
+      if (casts && tied < ctx_.lay.units.size()) {
+        const auto& t = ctx_.lay.units[tied].trainable;
+        cached.push_back(
+            out_.alloc(*std::max_element(t.begin(), t.end()) * compute, category::parameters));
       }
       keep_logits_ = true;
       stage_logits_ = 0;
       eval_forward(eval_loss_, kept, e.no_grad);
       keep_logits_ = false;
+      // Without no_grad the saved matmuls keep the casts with the rest of the graph.
+      if (e.no_grad)
+        free_all(out_, cached);
+      else
+        kept.insert(kept.end(), cached.begin(), cached.end());
       tensor_id output = stage_logits_;  // the model's returned logits
       stage_logits_ = 0;
       if (e.accumulate_logits) {

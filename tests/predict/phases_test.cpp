@@ -232,6 +232,33 @@ TEST(Evaluation, AccumulatedLogitsStayUntilMovedToTheHost) {
   EXPECT_GE(m, phase_of(plain.ranks[0], "eval")->peak.allocated);
 }
 
+TEST(Evaluation, UnderAutocastEveryWeightsCastIsAliveAtTheLoss) {
+  // bf16-mixed on one GPU: fp32 weights under torch.autocast. An evaluation forward caches the
+  // bf16 cast of every weight a matmul reads until its autocast region ends, after the loss
+  // (measured, ddp-eval-nograd-mb16 and single-llama1b-eval-accumulate); Llama-3.2-1B's tied
+  // head casts the embedding's weight, which the lookup read as it is. At the evaluation's peak
+  // the weights are there twice: 4 + 2 bytes a parameter.
+  const std::string yaml =
+      "model: llama-3.2-1b\nhardware: { gpu: H100-80GB, gpus_per_node: 1 }\n"
+      "parallel: { strategy: single }\nprecision: bf16-mixed\noptimizer: adamw\n"
+      "training: { micro_batch: 1, seq_len: 2048 }\neval: { enabled: true, micro_batch: 8 }\n";
+  const auto p = planned(yaml);
+  ASSERT_FALSE(p.ranks.empty());
+  const auto& r = p.ranks[0];
+  ASSERT_EQ(r.peak_phase, "eval");
+  const auto m = model::load_model("llama-3.2-1b");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(r.parts.parameters, 6 * m->parameters());
+  // Without autocast (bf16 weights) nothing is cast: the weights are there once (and no
+  // second copy of any unit: a cast of the smallest block would add 2 x 60 M bytes).
+  auto bf16 = yaml;
+  bf16.replace(bf16.find("bf16-mixed"), 10, "bf16-true");
+  const auto q = planned(bf16);
+  ASSERT_FALSE(q.ranks.empty());
+  EXPECT_GE(q.ranks[0].parts.parameters, 2 * m->parameters());
+  EXPECT_LT(q.ranks[0].parts.parameters, 2 * m->parameters() + (bytes{4} << 20));
+}
+
 TEST(Resume, OntoTheGpuKeepsTheWeightsCopyAndMapLocationCpuOnlyTheOptimizersState) {
   const auto none = planned(one_gpu(""));
   const auto cpu = planned(one_gpu("checkpoint: { resume: true }\n"));
