@@ -594,6 +594,15 @@ result<imported_job> import_config_text(std::string_view text, const std::string
   if (auto wrapper = wrapper_refusal(text, source)) return *wrapper;
   if (auto nested = nested_accelerate_refusal(text, source)) return *nested;
   const int start = first_significant_line(text);
+  // An empty file (or blanks and comments alone): no framework has anything to load from it
+  // (json.load fails at line 1, "Expecting value"; yaml.safe_load returns None, which
+  // accelerate's and torchtune's loaders index; a script runs nothing).
+  if (start == 0)
+    return error_at(source,
+                    "the file holds no settings (it is empty, or blanks and comments only); give "
+                    "the config file with its settings written in, or the script that launches "
+                    "the training, to plan it",
+                    1, 1);
   return error_at(source,
                   "not an accelerate YAML, DeepSpeed JSON, torchtitan TOML, torchtune YAML "
                   "config or Megatron-LM arguments; give the framework's own config file, "

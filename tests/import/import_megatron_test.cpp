@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "import/import_test_support.hpp"
@@ -1739,6 +1740,53 @@ TEST(ImportMegatron, YamlConfigsAndTeachersAreRefusedAtTheirLine) {
             std::string::npos)
       << kd;
   EXPECT_NE(kd.find("plan the student without --kd"), std::string::npos);
+}
+
+// --ckpt-convert-format makes the launch save its checkpoint in another format and exit before
+// the first step (training.py, setup_model_and_optimizer): refused at the flag, even where an
+// if branch the script takes adds it.
+TEST(ImportMegatron, ACheckpointConversionIsRefusedAtItsFlag) {
+  std::string model = small_model;
+  std::replace(model.begin(), model.end(), '\n', ' ');
+  const std::string text =
+      "MODE=convert\nEXTRA=\"\"\nif [ $MODE = convert ]; then\n"
+      "  EXTRA=\"--ckpt-convert-format torch --ckpt-convert-save out\"\nfi\n"
+      "torchrun --nproc_per_node 8 pretrain_gpt.py " +
+      model + "$EXTRA\n";
+  const std::string convert = import_error(text);
+  EXPECT_NE(convert.find(":4:10: --ckpt-convert-format torch: Megatron-LM loads the checkpoint, "
+                         "saves it in that format and exits before the first training step"),
+            std::string::npos)
+      << convert;
+  EXPECT_NE(convert.find("remove --ckpt-convert-format and --ckpt-convert-save"),
+            std::string::npos);
+  // The same launch training (the branch not taken) plans.
+  auto trains = text;
+  trains.replace(0, 12, "MODE=train\n");
+  import_ok(trains);
+}
+
+// A launch whose model comes only from a variable the script sets from its own argument
+// (`CONF=$1`, then `--config "$CONF"`, also inside a string srun's shell runs) is refused where
+// the argument is taken, as other values known only when the script runs are.
+TEST(ImportMegatron, AModelGivenOnlyByTheScriptsArgumentIsRefusedWhereItIsTaken) {
+  const std::string plain = import_error(
+      "#!/bin/bash\nexport CONF=$1\ntorchrun --nproc_per_node 4 pretrain_gpt.py "
+      "--config \"${CONF}\"\n");
+  EXPECT_NE(plain.find("args.txt:2:8: no --num-layers among the Megatron-LM arguments of "
+                       "pretrain_gpt.py (line 3)"),
+            std::string::npos)
+      << plain;
+  EXPECT_NE(plain.find("CONF is set here to $1, an argument the script is given when it runs"),
+            std::string::npos);
+  const std::string quoted = import_error(
+      "#!/bin/bash\nexport CONF=$1\nsrun bash -c \"\n  python -m torch.distributed.run "
+      "--nnodes=2 --nproc-per-node=4 pretrain_gpt.py \\\n    --config \\\"${CONF}\\\"\n\"\n");
+  EXPECT_NE(quoted.find("args.txt:2:8: no --num-layers"), std::string::npos) << quoted;
+  // A variable the script never sets is still said to be one.
+  const std::string unset =
+      import_error("torchrun --nproc_per_node 4 pretrain_gpt.py --config \"${CONF}\"\n");
+  EXPECT_NE(unset.find("which the script does not set"), std::string::npos) << unset;
 }
 
 // The GPUs a node from mpirun's -npernode (or -ppn, --map-by ppr:N:node) and the nodes from -np;

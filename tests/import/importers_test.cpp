@@ -63,6 +63,25 @@ TEST(Importers, AnUnresolvedMergeConflictIsRefusedAtItsMarker) {
   EXPECT_EQ(heredoc.error().message.find("merge conflict"), std::string::npos);
 }
 
+// A file with nothing but blanks and comments is refused at its first line as one that holds no
+// settings, whatever its name says it is.
+TEST(Importers, AFileWithNoSettingsIsRefusedAtItsFirstLine) {
+  for (const char* name : {"ds_stage1.json", "accelerate.yaml", "run.sh"})
+    for (const std::string& text :
+         {std::string(), std::string("\n  \n"), std::string("# stage 1, to be filled in\n\n")}) {
+      auto imported = import_config_text(text, name);
+      ASSERT_FALSE(imported) << name;
+      EXPECT_EQ(imported.error().line, 1) << name;
+      EXPECT_NE(imported.error().message.find("the file holds no settings"), std::string::npos)
+          << imported.error().message;
+    }
+  // One setting is enough not to be called empty.
+  auto one = import_config_text("# ZeRO\n{\"zero_optimization\": {\"stage\": 1}}\n", "z.json");
+  if (!one) {
+    EXPECT_EQ(one.error().message.find("holds no settings"), std::string::npos);
+  }
+}
+
 // A Kubernetes resource holds the container's command, not the framework's config: refused at
 // the command that runs a launcher, else at its kind.
 TEST(Importers, AKubernetesResourceIsRefusedAtItsCommand) {

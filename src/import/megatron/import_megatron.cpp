@@ -1741,6 +1741,20 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                 "read it; write them as Megatron-LM arguments in place of --yaml-cfg to plan "
                 "it",
                 yaml->value.text.empty() ? "(no file)" : yaml->value.text)));
+  // --ckpt-convert-format: the launch loads its checkpoint, saves it again in that format under
+  // --ckpt-convert-save and exits before the first step (megatron/training/training.py,
+  // setup_model_and_optimizer, "Convert checkpoint format": save_checkpoint, then exit(); since
+  // Megatron-LM core_r0.8, and in forks built on it). It converts; it does not train.
+  if (const detail::entry* convert = ctx.find("--ckpt-convert-format"))
+    return refused(
+        detail::blocking::model,
+        detail::at(convert->where,
+                   fmt::format("--ckpt-convert-format {}: Megatron-LM loads the checkpoint, "
+                               "saves it in that format and exits before the first training "
+                               "step, so this launch converts a checkpoint and trains nothing; "
+                               "remove --ckpt-convert-format and --ckpt-convert-save (the "
+                               "training it converts for) to plan it",
+                               convert->value.text.empty() ? "(no format)" : convert->value.text)));
   // Knowledge distillation (Megatron-DeepSpeed): --kd and --mos build a teacher model beside the
   // student on every GPU (megatron/training.py, pretrain: `if args.mos or args.kd:
   // args.teacher_model = setup_teacher_model(args, model_provider)`).
@@ -1828,8 +1842,12 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
       return refused(detail::blocking::model, *d);
     // The arguments the script leaves unresolved: one set only in branches its own arguments
     // choose, standing where a flag would (not a flag's value: `$EXTRA_ARGS`, not `--save
-    // $OUT`), says most, then any other.
+    // $OUT`), says most, then one the script takes from its own arguments or computes when it
+    // runs (`CONF=$1`, then `--config "$CONF"`), refused where it is set, as such values are
+    // (shell_launch::run_time_values), then any other.
     std::string unset, why;
+    const diagnostic* set_at_run_time = nullptr;
+    std::string run_time_word;
     for (std::size_t i = 0; i < launch->args.size(); ++i) {
       const auto& w = launch->args[i];
       if (!w.unresolved) continue;
@@ -1840,8 +1858,23 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
         unset = w.text;
         why = fmt::format("{} (line {})", chosen->message, chosen->line);
       }
+      if (set_at_run_time == nullptr && (set_at_run_time = detail::run_time_value(ctx, w.text)))
+        run_time_word = w.text;
+      // A word left as the variable itself (`${CONF}` in a string another shell runs) that the
+      // script set from its own argument.
+      for (const auto& [name, where] : launch->set_from_arguments)
+        if (set_at_run_time == nullptr && (w.text == "$" + name || w.text == "${" + name + "}"))
+          set_at_run_time = &where, run_time_word = w.text;
       if (unset.empty()) unset = w.text;
     }
+    if (why.empty() && set_at_run_time != nullptr)
+      return refused(
+          detail::blocking::shape,
+          detail::at(*set_at_run_time,
+                     fmt::format("no --num-layers among the Megatron-LM arguments of {} (line "
+                                 "{}), which include {}: {}; write the model's arguments into "
+                                 "the script to plan it",
+                                 script, script_at.line, run_time_word, set_at_run_time->message)));
     return refused(
         detail::blocking::shape,
         detail::at(
