@@ -2017,7 +2017,10 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   }
   if (auto err = detail::read_megatron_model(ctx, mesh)) {
     // A shape fact with no line of its own (a flag missing) is named first only when nothing
-    // else blocks: a refusal points at a line where one is known.
+    // else blocks: a refusal points at a line where one is known. Alone, it points at the
+    // arguments' first (the launch's, or in a file of arguments the variable that holds them).
+    if (err->line == 0 && facts.empty() && !ctx.entries.empty())
+      *err = detail::at(ctx.entries.front().where, err->message);
     if (facts.empty() || err->line > 0) facts.push_back({detail::blocking::shape, *err});
   }
   if (!facts.empty()) {
