@@ -95,6 +95,9 @@ class import_context {
   /// Shell variables a launch script sets only in branches its own arguments choose: each name
   /// with where that conditional is written and a message saying so (shell_launch.hpp).
   std::vector<std::pair<std::string, diagnostic>> chosen_by_arguments;
+  /// Variables a launch script sets from its own arguments (`NUM_GPUS=$3`), each with where
+  /// (shell_launch::set_from_arguments): a conditional on one of them is chosen there.
+  std::vector<std::pair<std::string, diagnostic>> set_from_arguments;
   /// Names the file itself defines and reads (torchtune's OmegaConf variables, `${name}`): a key
   /// near one of them is a misspelling of it, as of an option.
   std::vector<std::string> own_names;

@@ -827,6 +827,16 @@ bool is_script(const std::string& word) {
   return true;
 }
 
+// A command's first word that starts a training launch: a distributed launcher, a job
+// launcher, or Python itself (python, python3, /usr/bin/python3.10).
+bool starts_a_launch(const std::string& word) {
+  const std::string name = word.substr(word.find_last_of('/') + 1);
+  for (std::string_view c :
+       {"torchrun", "deepspeed", "accelerate", "srun", "mpirun", "mpiexec", "jsrun"})
+    if (name == c) return true;
+  return name.starts_with("python");
+}
+
 // Commands that name a script without running it.
 bool runs_nothing(const std::string& command) {
   for (std::string_view c : {"echo", "printf", "test", "[", "[[", "ls", "cat", "cp", "mv", "rm",
@@ -1075,6 +1085,7 @@ class interpreter {
     if (!defines_function(text_)) out.expanded_before_set = expanded_before_set_;
     out.run_time_values = run_time_;
     out.set_from_arguments = set_from_arguments_;
+    out.unrun_launches = unrun_launches_;
     out.notes.insert(out.notes.end(), notes_.begin(), notes_.end());
     return std::nullopt;
   }
@@ -1738,21 +1749,37 @@ class interpreter {
   void sourced_arguments(std::vector<shell_word>& loose) {
     std::string names;
     const shell_word* first = nullptr;
-    for (const auto& [name, at] : assigned_) {
+    for (const auto& [name, set_at] : assigned_) {
       const auto it = vars_.find(name);
       if (it == vars_.end() || it->second.empty()) continue;
       raw_word use;
-      use.line = at.line;
-      use.column = at.column;
+      use.line = set_at.line;
+      use.column = set_at.column;
       use.parts.push_back(part{it->second.size() > 1 ? part_kind::array : part_kind::variable,
                                name, false, std::nullopt, {}});
       std::vector<shell_word> words = expand(use, true);
       if (std::none_of(words.begin(), words.end(),
                        [](const shell_word& w) { return w.text.rfind("--", 0) == 0; }))
         continue;
+      // A variable holding a whole launch (`run_cmd="deepspeed ... pretrain_gpt.py ..."`) that
+      // nothing in the file expands: the file builds its launch and never starts it.
+      if (!words.empty() && starts_a_launch(words.front().text) &&
+          find_expansion(text_, name) == std::string_view::npos) {
+        const auto script = std::find_if(words.begin(), words.end(),
+                                         [](const shell_word& w) { return is_script(w.text); });
+        if (script != words.end()) {
+          unrun_launches_.push_back(
+              at(location(source_, text_, set_at.line, set_at.column),
+                 fmt::format("{} is set to a launch of {} ({} ...) that the file never runs (no "
+                             "command expands ${}): running the file starts no training; run it "
+                             "(eval \"${}\") to plan it",
+                             name, script->text, words.front().text, name, name, name)));
+          continue;
+        }
+      }
       loose.insert(loose.end(), words.begin(), words.end());
       names += (names.empty() ? "" : ", ") + name;
-      if (first == nullptr) first = &at;
+      if (first == nullptr) first = &set_at;
     }
     if (first != nullptr)
       note(first->line, first->column,
@@ -1788,6 +1815,20 @@ class interpreter {
       file.line = fields[0].line;
       file.column = fields[0].column;
       out.sourced.push_back(std::move(file));
+    }
+    // `echo torchrun ... pretrain_gpt.py ...`: the launch written out after echo, word by word,
+    // printed and not run (not `echo $CMD`, which shows a command the script may run too).
+    if ((fields[0].text == "echo" || fields[0].text == "printf") && fields.size() > 2 &&
+        starts_a_launch(fields[1].text) &&
+        detail::line_at(text_, fields[1].line).find(fields[1].text) != std::string::npos) {
+      const auto printed = std::find_if(fields.begin() + 1, fields.end(),
+                                        [](const shell_word& f) { return is_script(f.text); });
+      if (printed != fields.end())
+        unrun_launches_.push_back(
+            at(location(source_, text_, fields[0].line, fields[0].column),
+               fmt::format("the launch of {} is only printed ({} {} ...), not run: running the "
+                           "file starts no training; remove the {} to plan it",
+                           printed->text, fields[0].text, fields[1].text, fields[0].text)));
     }
     const auto script = runs_nothing(fields[0].text)
                             ? fields.end()
@@ -1949,6 +1990,7 @@ class interpreter {
   std::vector<std::pair<std::string, shell_word>> assigned_;  // variables set, first place each
   std::vector<std::pair<std::string, diagnostic>> run_time_;  // shell_launch::run_time_values
   std::vector<std::pair<std::string, diagnostic>> set_from_arguments_;
+  std::vector<diagnostic> unrun_launches_;  // shell_launch::unrun_launches
   bool name_is_assignment_ = false;  // the command being read is named by an expanded NAME=...
   std::size_t count_ = 0;
   std::size_t left_;     // expanded bytes still allowed

@@ -94,6 +94,11 @@ struct shell_launch {
   /// Files the script reads into itself before its launch (`source FILE`, `. FILE`), each the
   /// file's word as expanded, located at the command: what they set is not in the script.
   std::vector<shell_word> sourced;
+  /// Launches the file writes but does not run, in file order: a command only printed (`echo
+  /// torchrun ... pretrain_gpt.py ...`), or held in a variable that no command expands
+  /// (`run_cmd="deepspeed ... pretrain_gpt.py ..."` and no `eval $run_cmd`), each located where
+  /// it is written. A file whose only launches are these starts no training.
+  std::vector<diagnostic> unrun_launches;
   std::vector<diagnostic> notes;  // branches read as if all were taken, other launches ignored
 };
 

@@ -1337,7 +1337,7 @@ TEST(ImportMegatron, UnevenPipelineSplitsAreRefusedAtTheirFlag) {
 }
 
 // Megatron-LLM's finetune.py spells its flags with underscores: read as Megatron-LM's, and a
-// model chosen by the script's own first argument is refused naming the branch.
+// model chosen by the script's own first argument is refused where it takes it, naming the branch.
 TEST(ImportMegatron, MegatronLlmUnderscoreFlags) {
   const auto imported = import_ok(
       "torchrun --nproc_per_node 2 finetune.py --num_layers 2 --hidden_size 64 \\\n"
@@ -1354,26 +1354,45 @@ TEST(ImportMegatron, MegatronLlmUnderscoreFlags) {
       "  EXTRA=\"--num_layers 4 --hidden_size 512 --num_attention_heads 8\"\n"
       "fi\n"
       "torchrun --nproc_per_node 8 finetune.py --model_name $MODEL $EXTRA --seq_length 2048\n");
-  EXPECT_EQ(chosen.rfind("args.txt:5:29: no --num-layers among the Megatron-LM arguments", 0), 0u)
+  // Refused where the argument that chooses the model is taken, naming the launch and branch.
+  EXPECT_EQ(chosen.rfind("args.txt:1:1: MODEL is set here to $1, an argument the script is given "
+                         "when it runs, and it chooses the model: no --num-layers among the "
+                         "Megatron-LM arguments of finetune.py (line 5)",
+                         0),
+            0u)
       << chosen;
-  EXPECT_NE(chosen.find("the arguments include $EXTRA: EXTRA is set only in branches of \"if [[ "
+  EXPECT_NE(chosen.find("which include $EXTRA: EXTRA is set only in branches of \"if [[ "
                         "$MODEL = gpt ]]\""),
             std::string::npos)
       << chosen;
 }
 
-// A GPU count set only in a branch the script's first argument chooses is refused at that
-// branch; a positional parameter is named as one.
-TEST(ImportMegatron, ValuesChosenByTheScriptsArgumentsAreRefusedAtTheirBranch) {
+// A GPU count set only in a branch the script's first argument chooses is refused where the
+// script takes that argument (as a shape chosen so is), naming the branch; one chosen by a
+// conditional on no argument of the script is refused at the branch; a positional parameter is
+// named as one.
+TEST(ImportMegatron, ValuesChosenByTheScriptsArgumentsAreRefusedWhereTheArgumentIsTaken) {
   const std::string gpus = import_error(
       "ENV=$1\nif [ $ENV = dsw ]; then\nGPUS=8\nelif [ $ENV = dlc ]; then\nGPUS=$K8S_GPUS\nfi\n"
       "torchrun --nproc_per_node $GPUS pretrain_gpt.py " +
       small_model.substr(0, small_model.size() - 1) + "\n");
-  EXPECT_EQ(gpus.rfind("args.txt:2:1: torchrun --nproc_per_node: \"$GPUS\": GPUS is set only in "
-                       "branches of \"if [ $ENV = dsw ]\", which the script's arguments choose",
+  EXPECT_EQ(gpus.rfind("args.txt:1:1: ENV is set here to $1, an argument the script is given when "
+                       "it runs, and it chooses torchrun --nproc_per_node (line 7): \"$GPUS\": "
+                       "GPUS is set only in branches of \"if [ $ENV = dsw ]\", which the "
+                       "script's arguments choose",
                        0),
             0u)
       << gpus;
+  EXPECT_NE(gpus.find("(line 2); write the number into the script"), std::string::npos) << gpus;
+  const std::string by_case = import_error(
+      "X=1\ncase $1 in\n  dsw) GPUS=8 ;;\n  dlc) GPUS=4 ;;\nesac\n"
+      "torchrun --nproc_per_node $GPUS pretrain_gpt.py " +
+      small_model.substr(0, small_model.size() - 1) + "\n");
+  EXPECT_EQ(by_case.rfind("args.txt:2:1: torchrun --nproc_per_node: \"$GPUS\": GPUS is set only "
+                          "in branches of \"case $1 in\"",
+                          0),
+            0u)
+      << by_case;
   const std::string positional = import_error(launch(small_model + "--micro-batch-size $3\n"));
   EXPECT_NE(positional.find("\"$3\" is an argument given to the script when it is run"),
             std::string::npos)
@@ -1774,6 +1793,56 @@ TEST(ImportMegatron, ACheckpointConversionIsRefusedAtItsFlag) {
   import_ok(trains);
 }
 
+// A launch the file only writes out starts no training: printed by echo word by word, or held
+// in a variable nothing expands, each refused where it is written. A command shown by `echo
+// $CMD` and run by another line, and a variable another expands (a branch's `task=$cmd`, then
+// `eval "$task $args"`), are no such thing.
+TEST(ImportMegatron, ALaunchOnlyPrintedOrHeldInAVariableIsRefusedWhereItIsWritten) {
+  std::string model = small_model;
+  std::replace(model.begin(), model.end(), '\n', ' ');
+  const std::string printed = import_error(
+      "GPUS=4\necho torchrun --nproc_per_node $GPUS \\\n  pretrain_gpt.py " + model + "\n");
+  EXPECT_EQ(printed.rfind("args.txt:2:1: the launch of pretrain_gpt.py is only printed (echo "
+                          "torchrun ...), not run",
+                          0),
+            0u)
+      << printed;
+  EXPECT_NE(printed.find("remove the echo to plan it"), std::string::npos);
+  const std::string held = import_error(
+      "ARGS=\"" + model + "\"\nrun_cmd=\"deepspeed --num_gpus 4 pretrain_gpt.py $ARGS\"\n");
+  EXPECT_EQ(held.rfind("args.txt:2:1: run_cmd is set to a launch of pretrain_gpt.py (deepspeed "
+                       "...) that the file never runs",
+                       0),
+            0u)
+      << held;
+  EXPECT_NE(held.find("run it (eval \"$run_cmd\") to plan it"), std::string::npos);
+  // Shown, then run: the run is the launch.
+  const auto shown = import_ok("CMD=\"torchrun --nproc_per_node 4 pretrain_gpt.py " + model +
+                               "\"\necho $CMD\neval $CMD\n");
+  EXPECT_EQ(shown.job.hardware.gpus_per_node, 4);
+  // Expanded by another variable that a later line runs: not refused as never run.
+  const std::string indirect = import_error(
+      "train=\"deepspeed --num_gpus 4 pretrain_gpt.py\"\nif [ \"$1\" = x ]; then\n  "
+      "task=\"$other\"\n"
+      "else\n  task=\"$train\"\nfi\nargs=\"" +
+      model + "\"\neval \"$task $args\"\n");
+  EXPECT_EQ(indirect.find("never runs"), std::string::npos) << indirect;
+}
+
+// A world the model-parallel sizes do not divide is refused at the size the world does not
+// hold, as written (not at a tensor-parallel flag the launch does not give).
+TEST(ImportMegatron, AWorldNotDivisibleIsRefusedAtTheSizeItDoesNotHold) {
+  std::string model = small_model;
+  std::replace(model.begin(), model.end(), '\n', ' ');
+  const std::string pp = import_error("torchrun --nproc_per_node 1 pretrain_gpt.py " + model +
+                                      "\\\n  --pipeline-model-parallel-size 4\n");
+  EXPECT_EQ(pp.rfind("args.txt:2:3: the world of 1 GPUs", 0), 0u) << pp;
+  const std::string tp = import_error("torchrun --nproc_per_node 8 pretrain_gpt.py " + model +
+                                      "\\\n  --tensor-model-parallel-size 2 \\\n"
+                                      "  --pipeline-model-parallel-size 16\n");
+  EXPECT_EQ(tp.rfind("args.txt:3:3: the world of 8 GPUs", 0), 0u) << tp;
+}
+
 // A launch whose model comes only from a variable the script sets from its own argument
 // (`CONF=$1`, then `--config "$CONF"`, also inside a string srun's shell runs) is refused where
 // the argument is taken, as other values known only when the script runs are.
@@ -1899,7 +1968,11 @@ TEST(ImportMegatronRefusals, ShapeChosenByTheScriptsArgumentsAtTheAssignment) {
       "  --max-position-embeddings 128 --seq-length 128 --tokenizer-type GPT2BPETokenizer\n"));
   EXPECT_TRUE(e.starts_with("args.txt:5:1: SIZE is set here to $2")) << e;
   EXPECT_NE(e.find("it chooses the model: --num-layers \"$LAYERS\""), std::string::npos) << e;
-  EXPECT_NE(e.find("line 2: torchrun --nproc_per_node"), std::string::npos) << e;
+  // The GPU count its first argument chooses comes after, where that argument is taken.
+  EXPECT_NE(e.find("line 1: ENV is set here to $1, an argument the script is given when it runs, "
+                   "and it chooses torchrun --nproc_per_node (line 11)"),
+            std::string::npos)
+      << e;
 }
 
 }  // namespace

@@ -1623,6 +1623,7 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   detail::import_context ctx("megatron", source);
   ctx.out.notes = launch->notes;
   ctx.chosen_by_arguments = launch->chosen_by_arguments;
+  ctx.set_from_arguments = launch->set_from_arguments;
   // Values set at run time are refused where they are set, as those the arguments choose.
   for (const auto& [value, where] : launch->run_time_values)
     ctx.chosen_by_arguments.emplace_back(detail::run_time_marker + value, where);
@@ -1651,6 +1652,10 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
     facts.push_back({rank, std::move(d)});
     return detail::refuse(facts);
   };
+  // A file whose launches are only written (printed, or held in a variable nothing runs)
+  // trains nothing when it runs.
+  if (launch->script.text.empty() && !launch->unrun_launches.empty())
+    return refused(detail::blocking::model, launch->unrun_launches.front());
   if (auto d = detail::vision_language_script(ctx, launch->script.text, script_at))
     facts.push_back({detail::blocking::model, *d});
   if (auto d = detail::shape_chosen_by_arguments(ctx, *launch))
@@ -1846,6 +1851,12 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
     // runs (`CONF=$1`, then `--config "$CONF"`), refused where it is set, as such values are
     // (shell_launch::run_time_values), then any other.
     std::string unset, why;
+    // Where the script takes what chooses them: the argument a conditional choosing them tests
+    // (`MODEL=$1`, then `if [[ $MODEL = falcon ]]`, as shape_chosen_by_arguments refuses a shape
+    // flag chosen so), else a value the script takes from its arguments or computes when it
+    // runs (`CONF=$1`, then `--config "$CONF"`, also as the variable itself in a string
+    // another shell runs), refused where it is set as such values are (run_time_values).
+    const diagnostic* chosen_from = nullptr;
     const diagnostic* set_at_run_time = nullptr;
     std::string run_time_word;
     for (std::size_t i = 0; i < launch->args.size(); ++i) {
@@ -1857,16 +1868,27 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
           chosen != nullptr && why.empty() && standalone) {
         unset = w.text;
         why = fmt::format("{} (line {})", chosen->message, chosen->line);
+        for (const auto& [name, where] : launch->set_from_arguments)
+          if (chosen_from == nullptr &&
+              detail::find_expansion(chosen->context, name) != std::string_view::npos)
+            chosen_from = &where;
       }
-      if (set_at_run_time == nullptr && (set_at_run_time = detail::run_time_value(ctx, w.text)))
-        run_time_word = w.text;
-      // A word left as the variable itself (`${CONF}` in a string another shell runs) that the
-      // script set from its own argument.
+      const diagnostic* taken = detail::run_time_value(ctx, w.text);
       for (const auto& [name, where] : launch->set_from_arguments)
-        if (set_at_run_time == nullptr && (w.text == "$" + name || w.text == "${" + name + "}"))
-          set_at_run_time = &where, run_time_word = w.text;
+        if (taken == nullptr && (w.text == "$" + name || w.text == "${" + name + "}"))
+          taken = &where;
+      if (set_at_run_time == nullptr && taken != nullptr)
+        set_at_run_time = taken, run_time_word = w.text;
       if (unset.empty()) unset = w.text;
     }
+    if (chosen_from != nullptr)
+      return refused(
+          detail::blocking::shape,
+          detail::at(*chosen_from,
+                     fmt::format("{}, and it chooses the model: no --num-layers among the "
+                                 "Megatron-LM arguments of {} (line {}), which include {}: {}; "
+                                 "write the model's arguments into the script to plan it",
+                                 chosen_from->message, script, script_at.line, unset, why)));
     if (why.empty() && set_at_run_time != nullptr)
       return refused(
           detail::blocking::shape,

@@ -112,7 +112,13 @@ maybe_error read_megatron_parallelism(import_context& ctx, long long world, mega
   }
   if (world % (m.tp * m.pp * m.cp) != 0) {
     ctx.framework_refuses = true;
-    const entry* e = ctx.find(tp_flag);
+    // Pointed at the size the world does not hold (else any above 1), as written.
+    const entry* e = nullptr;
+    for (const bool dividing : {false, true})
+      for (const auto& [flag, size] : {std::pair<const char*, long long>{tp_flag, m.tp},
+                                       {pp_flag, m.pp},
+                                       {"--context-parallel-size", m.cp}})
+        if (e == nullptr && size > 1 && (dividing || world % size != 0)) e = ctx.find(flag);
     return at(e != nullptr ? e->where : file_entry(ctx).where,
               fmt::format("the world of {} GPUs (torchrun --nproc_per_node x --nnodes) is not "
                           "divisible by tensor x pipeline x context parallel sizes {} x {} x {}, "
