@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -856,6 +857,19 @@ std::optional<diagnostic> cluster_config_keys(const YAML::Node& root, const std:
                          "distributed_type: (NO, MULTI_GPU, FSDP, DEEPSPEED or MEGATRON_LM) to "
                          "plan it");
   }
+  // load_config_from_file reads a compute_environment other than LOCAL_MACHINE as a
+  // SageMakerConfig, whose ComputeEnvironment (utils/dataclasses.py: LOCAL_MACHINE,
+  // AMAZON_SAGEMAKER) refuses any other value and whose required fields (ec2_instance_type,
+  // iam_role_name) a cluster file lacks: the launch fails there.
+  if (const YAML::Node env = root["compute_environment"]; env && env.IsScalar() &&
+                                                          env.Scalar() != "LOCAL_MACHINE" &&
+                                                          env.Scalar() != "AMAZON_SAGEMAKER")
+    return at(location(source, text, env, none),
+              fmt::format("compute_environment: {} is none of accelerate's (LOCAL_MACHINE, "
+                          "AMAZON_SAGEMAKER; ComputeEnvironment): accelerate launch reads the "
+                          "file as a SageMaker config and fails; write LOCAL_MACHINE (a cluster "
+                          "job on its machines is one) to plan it",
+                          env.Scalar()));
   for (const auto& item : root) {
     const std::string key = item.first.IsScalar() ? item.first.Scalar() : "";
     if (fields.contains(key)) continue;
@@ -872,6 +886,32 @@ std::optional<diagnostic> cluster_config_keys(const YAML::Node& root, const std:
                           "config_args.py, from_yaml_file){}; remove the key or move it into its "
                           "section to plan it",
                           key, where_instead));
+  }
+  // gpu_ids on one machine becomes CUDA_VISIBLE_DEVICES (utils/launch.py, prepare_multi_gpu_env
+  // and prepare_deepspeed_cmd_env), and each of num_processes processes takes the device of its
+  // local rank: with fewer GPUs listed than processes, a process finds no device (torch's
+  // "invalid device ordinal") and the launch fails.
+  const YAML::Node ids = root["gpu_ids"];
+  const YAML::Node processes = root["num_processes"];
+  const YAML::Node machines = root["num_machines"];
+  if (ids && ids.IsScalar() && processes && processes.IsScalar() &&
+      (!machines || (machines.IsScalar() && machines.Scalar() == "1"))) {
+    const std::string list = ids.Scalar();
+    long long count = list.empty() || list == "all" ? 0 : 1;
+    for (const char c : list) {
+      if (c == ',') ++count;
+      if (c != ',' && c != ' ' && std::isdigit(static_cast<unsigned char>(c)) == 0) count = 0;
+      if (count == 0) break;
+    }
+    char* end = nullptr;
+    const long long n = std::strtoll(processes.Scalar().c_str(), &end, 10);
+    if (count > 0 && end != nullptr && *end == '\0' && n > count)
+      return at(location(source, text, ids, none),
+                fmt::format("gpu_ids {} lists {} GPU(s) for num_processes {} (line {}): "
+                            "accelerate makes them CUDA_VISIBLE_DEVICES, and the processes past "
+                            "the {} listed find no GPU, so the launch fails; list a GPU for "
+                            "every process, or lower num_processes, to plan it",
+                            list, count, n, processes.Mark().line + 1, count));
   }
   return std::nullopt;
 }

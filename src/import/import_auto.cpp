@@ -38,10 +38,28 @@ void fill(import_context& ctx, entry& e, std::uint64_t value, const char* argume
 void resolve_trainer_autos(import_context& ctx) {
   const bool zero3 = ctx.find("zero_optimization.stage") != nullptr &&
                      ctx.find("zero_optimization.stage")->value.text == "3";
+  // A fixed train_batch_size beside an "auto" micro batch or accumulation: the Trainer fills
+  // those from its arguments and stops unless the total is GPUs x micro x accumulation
+  // (fill_match: "Please correct the following DeepSpeed config values that mismatch
+  // TrainingArguments values"), so a run that starts has arguments that make the total. Not
+  // given them, the factors are left for DeepSpeed's derivation from the total (read_world), not
+  // taken from TrainingArguments' defaults, which the total may contradict.
+  const entry* total = ctx.find("train_batch_size");
+  const bool fixed_total = total != nullptr && !is_auto(*total) && !ctx.trainer.batch_given;
   std::vector<entry> kept;
   for (auto& e : ctx.entries) {
     if (!is_auto(e)) {
       kept.push_back(std::move(e));
+      continue;
+    }
+    if (fixed_total &&
+        (e.key == "train_micro_batch_size_per_gpu" || e.key == "gradient_accumulation_steps")) {
+      ctx.note(e, fmt::format("\"{}\" is \"auto\" beside train_batch_size {}: the HF Trainer "
+                              "fills it from its arguments and stops unless they make that "
+                              "total, so it is derived from the total (--set "
+                              "trainer.per_device_train_batch_size and "
+                              "trainer.gradient_accumulation_steps give the arguments)",
+                              e.key, total->value.text));
       continue;
     }
     if (e.key == "train_micro_batch_size_per_gpu") {
@@ -105,6 +123,7 @@ status take_trainer_args(const std::vector<std::string>& overrides, trainer_args
       problem = detail::parse_count_text(value, 1, 1ULL << 40, n);
       (name == "per_device_train_batch_size" ? args.per_device_train_batch_size
                                              : args.gradient_accumulation_steps) = n;
+      args.batch_given = true;
     } else {
       problem = "unknown trainer argument (known: bf16, fp16, per_device_train_batch_size, "
                 "gradient_accumulation_steps)";

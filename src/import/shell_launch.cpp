@@ -1068,7 +1068,7 @@ class interpreter {
     std::vector<shell_word> loose;  // words of commands that start with an option
     for (const auto& s : statements)
       if (auto err = one_statement(s, out, loose)) return err;
-    if (out.script.text.empty() && loose.empty()) sourced_arguments(loose);
+    if (out.script.text.empty() && loose.empty()) sourced_arguments(loose, out);
     if (out.script.text.empty()) {
       // A plain argument list: a line that is neither arguments nor shell plumbing of a launch.
       out.args = std::move(loose);
@@ -1746,7 +1746,7 @@ class interpreter {
   // arguments (`MODEL_ARGS="--num-layers 27 ..."`, NVIDIA's model-argument files that launch
   // scripts source): its arguments are what those variables hold, in the order they are first
   // set, as the sourcing script passes them.
-  void sourced_arguments(std::vector<shell_word>& loose) {
+  void sourced_arguments(std::vector<shell_word>& loose, shell_launch& out) {
     std::string names;
     const shell_word* first = nullptr;
     for (const auto& [name, set_at] : assigned_) {
@@ -1781,6 +1781,9 @@ class interpreter {
       names += (names.empty() ? "" : ", ") + name;
       if (first == nullptr) first = &set_at;
     }
+    if (first != nullptr)
+      out.arguments_from =
+          shell_word{names.substr(0, names.find(',')), first->line, first->column, false};
     if (first != nullptr)
       note(first->line, first->column,
            fmt::format("the file runs no command: read as the arguments its variables hold ({}), "

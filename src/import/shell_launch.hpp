@@ -99,6 +99,10 @@ struct shell_launch {
   /// (`run_cmd="deepspeed ... pretrain_gpt.py ..."` and no `eval $run_cmd`), each located where
   /// it is written. A file whose only launches are these starts no training.
   std::vector<diagnostic> unrun_launches;
+  /// In a file that runs no command, read as the arguments its variables hold (NVIDIA's model-
+  /// argument files that launch scripts source): the first such variable, where it is set;
+  /// empty text otherwise.
+  shell_word arguments_from;
   std::vector<diagnostic> notes;  // branches read as if all were taken, other launches ignored
 };
 

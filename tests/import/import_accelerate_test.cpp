@@ -203,6 +203,43 @@ TEST(ImportAccelerate, RefusesWhatClusterConfigCannotLoad) {
   EXPECT_TRUE(fields) << fields.error().to_string();
 }
 
+// A compute_environment accelerate does not have sends launch to SageMaker's config, which
+// fails; fewer gpu_ids than processes on one machine leaves a process without a GPU. Both are
+// refused at their line; as many IDs as processes (or more, or "all") plan.
+TEST(ImportAccelerate, RefusesWhatLaunchCannotStart) {
+  auto slurm = import_config_text(
+      "compute_environment: SLURM\ndistributed_type: MULTI_GPU\nmixed_precision: bf16\n"
+      "num_processes: 4\n",
+      "cfg.yaml");
+  ASSERT_FALSE(slurm);
+  EXPECT_EQ(slurm.error().to_string().rfind("cfg.yaml:1:22: compute_environment: SLURM is none of "
+                                            "accelerate's (LOCAL_MACHINE, AMAZON_SAGEMAKER",
+                                            0),
+            0u)
+      << slurm.error().to_string();
+  EXPECT_NE(slurm.error().to_string().find("write LOCAL_MACHINE"), std::string::npos);
+  const std::string six =
+      "compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\n"
+      "gpu_ids: 0,1,2,4,5\nnum_machines: 1\nnum_processes: 6\n";
+  auto short_list = import_config_text(six, "cfg.yaml");
+  ASSERT_FALSE(short_list);
+  EXPECT_EQ(short_list.error().to_string().rfind("cfg.yaml:3:10: gpu_ids 0,1,2,4,5 lists 5 GPU(s) "
+                                                 "for num_processes 6 (line 5)",
+                                                 0),
+            0u)
+      << short_list.error().to_string();
+  for (const std::string ids : {"0,1,2,3,4,5", "0,1,2,3,4,5,6,7", "all"}) {
+    std::string text = six;
+    text.replace(text.find("0,1,2,4,5"), 9, ids);
+    auto fine = import_config_text(text, "cfg.yaml");
+    EXPECT_TRUE(fine) << ids << ": " << fine.error().to_string();
+  }
+  // On several machines gpu_ids is each machine's, num_processes the total: not compared.
+  std::string machines = six;
+  machines.replace(machines.find("num_machines: 1"), 15, "num_machines: 2");
+  EXPECT_TRUE(import_config_text(machines, "cfg.yaml"));
+}
+
 TEST(ImportAccelerate, OtherDevicesAreRefusedNamingThem) {
   for (const auto& [type, device] :
        {std::pair{"XLA", "TPUs"}, std::pair{"TPU", "TPUs"}, std::pair{"MULTI_CPU", "CPUs"},

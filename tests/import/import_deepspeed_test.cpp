@@ -142,6 +142,31 @@ TEST(ImportDeepSpeed, BothPrecisionsAutoAreNotBothOn) {
   EXPECT_NE(both.error().to_string().find("both on"), std::string::npos);
 }
 
+// A fixed train_batch_size beside an "auto" micro batch: the Trainer's arguments must make
+// that total (it stops otherwise), so TrainingArguments' defaults (8 x 1) are not assumed
+// against it; given with --set trainer.*, they are used and checked.
+TEST(ImportDeepSpeed, AFixedTotalIsNotContradictedByAssumedTrainerArguments) {
+  const std::string text = R"({
+  "train_batch_size": 4,
+  "train_micro_batch_size_per_gpu": "auto",
+  "gradient_accumulation_steps": "auto",
+  "zero_optimization": {"stage": 2}
+})";
+  auto assumed = import_config_text(text, "ds.json");
+  ASSERT_TRUE(assumed) << assumed.error().to_string();
+  EXPECT_NE(find_note(assumed->notes, "is \"auto\" beside train_batch_size 4"), "");
+  EXPECT_LE(assumed->job.training.micro_batch, 4u);
+  trainer_args args;
+  args.per_device_train_batch_size = 8;
+  args.batch_given = true;
+  auto given = import_config_text(text, "ds.json", "", args);
+  ASSERT_FALSE(given);
+  EXPECT_NE(given.error().to_string().find("train_batch_size 4 is not a multiple of "
+                                           "train_micro_batch_size_per_gpu 8"),
+            std::string::npos)
+      << given.error().to_string();
+}
+
 TEST(ImportDeepSpeed, HiddenSizeAutosAreFilledFromTheModel) {
   auto imported = import_config_text(
       "{\"zero_optimization\": {\"stage\": 3, \"reduce_bucket_size\": \"auto\", "

@@ -684,8 +684,8 @@ TEST(ImportMegatron, UnknownVocabularyAsksForVocabSize) {
   EXPECT_EQ(key_of(padded.job, "vocab_size"), "1024");  // a multiple of 128 x 2
 }
 
-// A flag Megatron requires, missing, is named at the arguments' first when nothing else keeps
-// the launch from a plan (in a file of arguments, the first the variable holding them gives).
+// A flag Megatron requires, missing, is named at the launch's first argument when nothing else
+// keeps the launch from a plan (in a file of arguments, where the variable holding them is set).
 TEST(ImportMegatron, MissingRequiredArgument) {
   const std::string e = import_error("--num-layers 2 --hidden-size 64 --num-attention-heads 4\n");
   EXPECT_EQ(e.substr(0, e.find('\n')),
@@ -696,7 +696,7 @@ TEST(ImportMegatron, MissingRequiredArgument) {
   const std::string sourced = import_error(
       "LAYERS=2\n\nMODEL_ARGS=(\n   --num-layers ${LAYERS}\n   --hidden-size 64\n"
       "   --num-attention-heads 4\n)\n");
-  EXPECT_NE(sourced.find("args.txt:4:4: --max-position-embeddings is missing"), std::string::npos)
+  EXPECT_NE(sourced.find("args.txt:3:1: --max-position-embeddings is missing"), std::string::npos)
       << sourced;
 }
 
@@ -1827,6 +1827,15 @@ TEST(ImportMegatron, ALaunchOnlyPrintedOrHeldInAVariableIsRefusedWhereItIsWritte
       "else\n  task=\"$train\"\nfi\nargs=\"" +
       model + "\"\neval \"$task $args\"\n");
   EXPECT_EQ(indirect.find("never runs"), std::string::npos) << indirect;
+}
+
+// A script named through a string variable, its path expanded from another
+// (`${DIR}/pretrain_t5.py`), is located where its file name is written, at the path's start.
+TEST(ImportMegatron, AScriptNamedInAStringIsLocatedWhereItsNameIsWritten) {
+  const std::string e = import_error(
+      "DIR=~/Megatron-LM\nrun_cmd=\"python -m torch.distributed.launch ${DIR}/pretrain_t5.py "
+      "--num-layers 2\"\n\neval $run_cmd\n");
+  EXPECT_EQ(e.rfind("args.txt:2:45: pretrain_t5.py builds T5", 0), 0u) << e;
 }
 
 // A world the model-parallel sizes do not divide is refused at the size the world does not

@@ -44,6 +44,7 @@ struct trainer_args {
   bool fp16 = false;                                // --fp16: fills fp16.enabled
   std::uint64_t per_device_train_batch_size = 8;    // fills train_micro_batch_size_per_gpu
   std::uint64_t gradient_accumulation_steps = 1;    // fills gradient_accumulation_steps
+  bool batch_given = false;  // either batch argument given (--set trainer.NAME), not defaulted
 };
 
 /// Reads the `trainer.NAME=VALUE` items of `overrides` into `args` and moves every other item

@@ -44,8 +44,9 @@ std::pair<int, int> sole_occurrence(std::string_view text, std::string_view flag
     for (auto at = row.find(flag); at != std::string_view::npos; at = row.find(flag, at + 1)) {
       const char before = at == 0 ? ' ' : row[at - 1];
       const char after = at + flag.size() < row.size() ? row[at + flag.size()] : ' ';
-      const bool word_start =
-          before == ' ' || before == '\t' || before == '"' || before == '\'' || before == '(';
+      // (A file name ends a path: `${DIR}/pretrain_t5.py`.)
+      const bool word_start = before == ' ' || before == '\t' || before == '"' || before == '\'' ||
+                              before == '(' || before == '/';
       const bool word_end = after == ' ' || after == '\t' || after == '=' || after == '"' ||
                             after == '\'' || after == '\\' || after == ')' || after == '\r';
       if (!word_start || !word_end) continue;
@@ -1636,9 +1637,22 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                                                                   : nullptr;
   // A script named through a string variable (`PROGRAM_CMD="tools/x.py ..."`, then
   // `$LAUNCHER $PROGRAM_CMD`) is located where its name is written, when written once.
+  // Expanded (`${SCRIPT_PATH}/pretrain_t5.py`), the path is not in the file: its file name is,
+  // when written once.
   std::pair<int, int> script_written{0, 0};
   if (!launch->script.text.empty())
     script_written = detail::sole_occurrence(text, launch->script.text);
+  if (script_written.first == 0 && !launch->script.text.empty()) {
+    script_written = detail::sole_occurrence(text, detail::script_name(launch->script.text));
+    // At the start of the path that ends in it.
+    const std::string row =
+        script_written.first > 0 ? detail::line_at(text, script_written.first) : std::string();
+    while (script_written.second > 1 &&
+           std::string_view(" \t\"'(=")
+                   .find(row[static_cast<std::size_t>(script_written.second - 2)]) ==
+               std::string_view::npos)
+      --script_written.second;
+  }
   const diagnostic script_at =
       script_written.first > 0
           ? detail::location(source, text, script_written.first, script_written.second)
@@ -2040,8 +2054,12 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   if (auto err = detail::read_megatron_model(ctx, mesh)) {
     // A shape fact with no line of its own (a flag missing) is named first only when nothing
     // else blocks: a refusal points at a line where one is known. Alone, it points at the
-    // arguments' first (the launch's, or in a file of arguments the variable that holds them).
-    if (err->line == 0 && facts.empty() && !ctx.entries.empty())
+    // variable a file of arguments sets, else at the launch's first argument.
+    if (err->line == 0 && facts.empty() && launch->arguments_from.line > 0)
+      *err = detail::at(detail::location(source, text, launch->arguments_from.line,
+                                         launch->arguments_from.column),
+                        err->message);
+    else if (err->line == 0 && facts.empty() && !ctx.entries.empty())
       *err = detail::at(ctx.entries.front().where, err->message);
     if (facts.empty() || err->line > 0) facts.push_back({detail::blocking::shape, *err});
   }
