@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -250,6 +251,20 @@ std::optional<diagnostic> launch_refusal(std::string_view text, const std::strin
         if (words[i] == "-m" &&
             (next == "torch.distributed.launch" || next == "torch.distributed.run"))
           launcher = std::string(next);
+        // `python3 -m verl.trainer.main_ppo ...`: a training program run as a module, named for
+        // training (not `python -m pip install ...`).
+        if (words[i] == "-m" && i > 0 && command(words[i - 1]).starts_with("python") &&
+            launcher.empty() && !next.starts_with("torch.distributed.")) {
+          static const std::set<std::string> training{
+              "train", "trainer", "training", "sft",      "ppo",       "dpo",
+              "grpo",  "rlhf",    "finetune", "pretrain", "fine_tune", "finetuning"};
+          const auto parts = detail::name_words(next);
+          if (std::any_of(parts.begin(), parts.end(),
+                          [&](const std::string& w) { return training.contains(w); })) {
+            launcher = std::string(command(words[i - 1]));
+            program = "the module " + std::string(next);
+          }
+        }
         from = i + 1;
       }
       if (launcher.empty()) return true;

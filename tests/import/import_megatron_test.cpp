@@ -1838,6 +1838,34 @@ TEST(ImportMegatron, AScriptNamedInAStringIsLocatedWhereItsNameIsWritten) {
   EXPECT_EQ(e.rfind("args.txt:2:45: pretrain_t5.py builds T5", 0), 0u) << e;
 }
 
+// A flag written in two variables (two branches' options) is located in the one the launch
+// expands, the last assignment of that name above it.
+TEST(ImportMegatron, AFlagWrittenTwiceIsLocatedInTheVariableTheLaunchExpands) {
+  std::string model = small_model;
+  std::replace(model.begin(), model.end(), '\n', ' ');
+  model.erase(model.find("--tokenizer-type"));
+  const std::string e = import_error(
+      "other_options=\" \\\n    --tokenizer-type SentencePieceTokenizer \\\n    --seq-length 64\"\n"
+      "data_options=\" \\\n    --tokenizer-type SentencePieceTokenizer \\\n"
+      "    --tokenizer-model ${TOK}\"\n"
+      "torchrun --nproc_per_node 2 pretrain_gpt.py " +
+      model + "\\\n    ${data_options}\n");
+  EXPECT_EQ(e.rfind("args.txt:5:5: --tokenizer-type SentencePieceTokenizer", 0), 0u) << e;
+}
+
+// A fork's --config naming a file of arguments holds the model: refused at it when the launch
+// gives no --num-layers.
+TEST(ImportMegatron, AForksConfigFileOfArgumentsIsRefusedAtIt) {
+  const std::string e = import_error(
+      "python -m torch.distributed.launch --nproc_per_node 2 pretrain_gpt2.py \\\n"
+      "    --config configs/pretrain_gpt2.yaml\n");
+  EXPECT_EQ(e.rfind("args.txt:2:5: --config configs/pretrain_gpt2.yaml: no --num-layers among the "
+                    "Megatron-LM arguments of pretrain_gpt2.py (line 1)",
+                    0),
+            0u)
+      << e;
+}
+
 // A world the model-parallel sizes do not divide is refused at the size the world does not
 // hold, as written (not at a tensor-parallel flag the launch does not give).
 TEST(ImportMegatron, AWorldNotDivisibleIsRefusedAtTheSizeItDoesNotHold) {

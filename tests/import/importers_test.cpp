@@ -261,6 +261,19 @@ TEST(Importers, AWrapperScriptIsRefusedAtItsCall) {
   EXPECT_NE(continued.error().message.find("deepspeed starts main.py"), std::string::npos)
       << continued.error().to_string();
 
+  // A training program run as a module (verl's PPO trainer); a module that trains nothing (pip)
+  // is no launch.
+  auto module = import_config_text(
+      "set -x\npython3 -m pip install -r requirements.txt\npython3 -m verl.trainer.main_ppo \\\n"
+      "    --config-name=ppo_megatron_trainer.yaml \\\n    actor.megatron.tp=2\n",
+      "m.sh");
+  ASSERT_FALSE(module);
+  EXPECT_EQ(module.error().line, 3) << module.error().to_string();
+  EXPECT_NE(module.error().message.find("python3 starts the module verl.trainer.main_ppo, a "
+                                        "training program that is not Megatron-LM's"),
+            std::string::npos)
+      << module.error().to_string();
+
   // A launch of a program of the project's own, also inside ssh's quoted command; a launcher's
   // name inside a path is no launch.
   auto remote = import_config_text(

@@ -11,6 +11,7 @@
 #include <cctype>
 #include <functional>
 #include <set>
+#include <tuple>
 
 #include "import/hjson.hpp"
 #include "import/megatron/megatron_args.hpp"
@@ -57,6 +58,52 @@ std::pair<int, int> sole_occurrence(std::string_view text, std::string_view flag
     return true;
   });
   return again ? std::pair<int, int>{0, 0} : found;
+}
+
+// Where `flag` is written in the assignment of a variable that line `use` expands (`options="...
+// --tokenizer-type X ..."` and the launch's `${options}`), when the script writes the flag more
+// than once (in another variable, another branch): the assignment the launch takes, the last of
+// that name above the use, read to its closing quote or the end of its continued lines. {0, 0}
+// when none holds it.
+std::pair<int, int> occurrence_in_expanded(std::string_view text, std::string_view flag, int use) {
+  std::vector<std::string> rows;
+  for_each_line(text, [&](std::string_view row, int) {
+    rows.emplace_back(row);
+    return true;
+  });
+  if (use < 1 || static_cast<std::size_t>(use) > rows.size()) return {0, 0};
+  const std::string& at_use = rows[static_cast<std::size_t>(use - 1)];
+  for (std::size_t d = at_use.find('$'); d != std::string::npos; d = at_use.find('$', d + 1)) {
+    std::size_t from = d + 1 + (d + 1 < at_use.size() && at_use[d + 1] == '{' ? 1 : 0);
+    std::size_t to = from;
+    while (to < at_use.size() &&
+           (std::isalnum(static_cast<unsigned char>(at_use[to])) != 0 || at_use[to] == '_'))
+      ++to;
+    if (to == from) continue;
+    const std::string name = at_use.substr(from, to - from);
+    for (int line = use - 1; line >= 1; --line) {
+      std::string_view row = rows[static_cast<std::size_t>(line - 1)];
+      const auto first = row.find_first_not_of(" \t");
+      if (first == std::string_view::npos) continue;
+      row.remove_prefix(first);
+      if (row.starts_with("export ")) row.remove_prefix(7);
+      if (!row.starts_with(name + "=")) continue;
+      // The assignment's lines: an array's to its `)`, a string's to the line that closes its
+      // quote, else to the line that continues nothing.
+      const bool array = row.substr(name.size() + 1).starts_with("(");
+      for (int l = line; l < use; ++l) {
+        const std::string& r = rows[static_cast<std::size_t>(l - 1)];
+        if (const auto [hit, column] = sole_occurrence(r, flag); hit != 0) return {l, column};
+        const bool continued = !r.empty() && r.back() == '\\';
+        const bool ends = array      ? r.find(')') != std::string::npos
+                          : l > line ? r.find('"') != std::string::npos || !continued
+                                     : !continued && std::count(r.begin(), r.end(), '"') != 1;
+        if (ends) break;
+      }
+      break;  // the last assignment of the name is the one the use takes
+    }
+  }
+  return {0, 0};
 }
 
 const std::vector<option>& megatron_table();
@@ -112,7 +159,9 @@ void read_flags(import_context& ctx, std::string_view text, const std::vector<sh
     const shell_word& w = words[i];
     diagnostic where = location(ctx.source, text, w.line, w.column);
     if (is_flag(w.text)) {
-      const auto [line, column] = sole_occurrence(text, w.text.substr(0, w.text.find('=')));
+      const std::string flag = w.text.substr(0, w.text.find('='));
+      auto [line, column] = sole_occurrence(text, flag);
+      if (line == 0) std::tie(line, column) = occurrence_in_expanded(text, flag, w.line);
       if (line != 0 && line != w.line) where = location(ctx.source, text, line, column);
     }
     if (!is_flag(w.text)) {
@@ -1903,6 +1952,23 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                                  "Megatron-LM arguments of {} (line {}), which include {}: {}; "
                                  "write the model's arguments into the script to plan it",
                                  chosen_from->message, script, script_at.line, unset, why)));
+    // A fork's option naming a file of arguments (`--config configs/gpt2.yaml`, read by the
+    // fork's parser as Megatron-LM's --yaml-cfg is): the model is in that file.
+    if (why.empty() && set_at_run_time == nullptr)
+      for (const char* flag : {"--config", "--config-file", "--config_file", "--cfg"})
+        if (const detail::entry* file = ctx.find(flag);
+            file != nullptr &&
+            (file->value.text.ends_with(".yaml") || file->value.text.ends_with(".yml") ||
+             file->value.text.ends_with(".json")))
+          return refused(
+              detail::blocking::shape,
+              detail::at(file->where,
+                         fmt::format("{} {}: no --num-layers among the Megatron-LM arguments of "
+                                     "{} (line {}), which take the model from that file (a "
+                                     "fork's parser reads it, as Megatron-LM's --yaml-cfg), and "
+                                     "vramscope does not read it; write the model's arguments "
+                                     "into the launch to plan it",
+                                     flag, file->value.text, script, script_at.line)));
     if (why.empty() && set_at_run_time != nullptr)
       return refused(
           detail::blocking::shape,
