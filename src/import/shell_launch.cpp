@@ -1781,14 +1781,13 @@ class interpreter {
       names += (names.empty() ? "" : ", ") + name;
       if (first == nullptr) first = &set_at;
     }
-    if (first != nullptr)
-      out.arguments_from =
-          shell_word{names.substr(0, names.find(',')), first->line, first->column, false};
-    if (first != nullptr)
-      note(first->line, first->column,
-           fmt::format("the file runs no command: read as the arguments its variables hold ({}), "
-                       "as a script that sources it passes them",
-                       names));
+    if (first == nullptr) return;
+    out.arguments_from =
+        shell_word{names.substr(0, names.find(',')), first->line, first->column, false};
+    note(first->line, first->column,
+         fmt::format("the file runs no command: read as the arguments its variables hold ({}), "
+                     "as a script that sources it passes them",
+                     names));
   }
 
   maybe_error assign_array(const statement& s) {

@@ -1908,17 +1908,15 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
     // pointed at).
     if (auto d = detail::sourced_model(ctx, *launch, text))
       return refused(detail::blocking::model, *d);
-    // The arguments the script leaves unresolved: one set only in branches its own arguments
-    // choose, standing where a flag would (not a flag's value: `$EXTRA_ARGS`, not `--save
-    // $OUT`), says most, then one the script takes from its own arguments or computes when it
-    // runs (`CONF=$1`, then `--config "$CONF"`), refused where it is set, as such values are
-    // (shell_launch::run_time_values), then any other.
-    std::string unset, why;
-    // Where the script takes what chooses them: the argument a conditional choosing them tests
+    // The arguments the script leaves unresolved, in the order they say most: one set only in
+    // branches its own arguments choose, standing where a flag would (not a flag's value:
+    // `$EXTRA_ARGS`, not `--save $OUT`), refused where the argument the branch tests is taken
     // (`MODEL=$1`, then `if [[ $MODEL = falcon ]]`, as shape_chosen_by_arguments refuses a shape
-    // flag chosen so), else a value the script takes from its arguments or computes when it
-    // runs (`CONF=$1`, then `--config "$CONF"`, also as the variable itself in a string
-    // another shell runs), refused where it is set as such values are (run_time_values).
+    // flag chosen so); a fork's --config file of arguments, at it; a value the script takes from
+    // its arguments or computes when it runs (`CONF=$1`, then `--config "$CONF"`, also as the
+    // bare variable in a string another shell runs), where it is set, as such values are
+    // (shell_launch::run_time_values); then any other.
+    std::string unset, why;
     const diagnostic* chosen_from = nullptr;
     const diagnostic* set_at_run_time = nullptr;
     std::string run_time_word;
@@ -1954,7 +1952,7 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                                  chosen_from->message, script, script_at.line, unset, why)));
     // A fork's option naming a file of arguments (`--config configs/gpt2.yaml`, read by the
     // fork's parser as Megatron-LM's --yaml-cfg is): the model is in that file.
-    if (why.empty() && set_at_run_time == nullptr)
+    if (why.empty())
       for (const char* flag : {"--config", "--config-file", "--config_file", "--cfg"})
         if (const detail::entry* file = ctx.find(flag);
             file != nullptr &&
