@@ -1589,8 +1589,7 @@ std::optional<diagnostic> vision_language_script(const import_context& ctx,
 // in branches of a conditional on a variable the arguments set (`MODEL_SIZE=$2` and then `if [
 // $MODEL_SIZE = 7B ]`). Refused where that variable is set (else at the conditional): which
 // model the launch trains is decided there.
-std::optional<diagnostic> shape_chosen_by_arguments(const import_context& ctx,
-                                                    const shell_launch& launch) {
+std::optional<diagnostic> shape_chosen_by_arguments(const import_context& ctx) {
   for (const char* flag : {"--num-layers", "--hidden-size", "--num-attention-heads"}) {
     const entry* e = ctx.find(flag);
     if (e == nullptr) continue;
@@ -1599,13 +1598,11 @@ std::optional<diagnostic> shape_chosen_by_arguments(const import_context& ctx,
     const std::string fix = fmt::format(
         "write the model's shape (--num-layers, --hidden-size, --num-attention-heads, ...) into "
         "the script to plan it");
-    for (const auto& [name, where] : launch.set_from_arguments) {
-      if (detail::find_expansion(chosen->context, name) != std::string_view::npos)
-        return at(where, fmt::format("{}, and it chooses the model: {} \"{}\" is set only in "
-                                     "branches of \"{}\" (line {}); {}",
-                                     where.message, flag, e->value.text, chosen->context,
-                                     chosen->line, fix));
-    }
+    if (const diagnostic* where = argument_choosing(ctx, *chosen))
+      return at(*where, fmt::format("{}, and it chooses the model: {} \"{}\" is set only in "
+                                    "branches of \"{}\" (line {}); {}",
+                                    where->message, flag, e->value.text, chosen->context,
+                                    chosen->line, fix));
     return at(*chosen, fmt::format("{} \"{}\": {}, so they choose the model; {}", flag,
                                    e->value.text, chosen->message, fix));
   }
@@ -1721,7 +1718,7 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
     return refused(detail::blocking::model, launch->unrun_launches.front());
   if (auto d = detail::vision_language_script(ctx, launch->script.text, script_at))
     facts.push_back({detail::blocking::model, *d});
-  if (auto d = detail::shape_chosen_by_arguments(ctx, *launch))
+  if (auto d = detail::shape_chosen_by_arguments(ctx))
     facts.push_back({detail::blocking::model, *d});
   if (auto syntax = detail::then_without_separator(text, source))
     facts.push_back({detail::blocking::fails, *syntax});
@@ -1929,10 +1926,7 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
           chosen != nullptr && why.empty() && standalone) {
         unset = w.text;
         why = fmt::format("{} (line {})", chosen->message, chosen->line);
-        for (const auto& [name, where] : launch->set_from_arguments)
-          if (chosen_from == nullptr &&
-              detail::find_expansion(chosen->context, name) != std::string_view::npos)
-            chosen_from = &where;
+        chosen_from = detail::argument_choosing(ctx, *chosen);
       }
       const diagnostic* taken = detail::run_time_value(ctx, w.text);
       for (const auto& [name, where] : launch->set_from_arguments)

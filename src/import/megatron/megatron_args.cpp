@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -26,6 +25,12 @@ const diagnostic* chosen_by_arguments(const import_context& ctx, const std::stri
         return &where;
     }
   }
+  return nullptr;
+}
+
+const diagnostic* argument_choosing(const import_context& ctx, const diagnostic& chosen) {
+  for (const auto& [name, where] : ctx.set_from_arguments)
+    if (find_expansion(chosen.context, name) != std::string_view::npos) return &where;
   return nullptr;
 }
 
@@ -68,19 +73,16 @@ long long flag_int(const import_context& ctx, const std::string& flag, long long
     error = at(e->where,
                fmt::format("{}: expected a value (a whole number of at least {})", flag, min));
   else if (const diagnostic* chosen = chosen_by_arguments(ctx, text)) {
-    // A conditional on a variable the script sets from its own argument (`NUM_GPUS=$3`, then
-    // `if [[ $EP_SIZE -gt $NUM_GPUS ]]`) is chosen where that argument is taken.
-    const auto from = std::find_if(
-        ctx.set_from_arguments.begin(), ctx.set_from_arguments.end(), [&](const auto& set) {
-          return find_expansion(chosen->context, set.first) != std::string_view::npos;
-        });
-    error = from == ctx.set_from_arguments.end()
+    // A conditional on a variable the script sets from its own argument is chosen where that
+    // argument is taken.
+    const diagnostic* from = argument_choosing(ctx, *chosen);
+    error = from == nullptr
                 ? at(*chosen, fmt::format("{}: \"{}\": {}; write the number into the script", flag,
                                           text, chosen->message))
-                : at(from->second, fmt::format("{}, and it chooses {} (line {}): \"{}\": {} (line "
-                                               "{}); write the number into the script",
-                                               from->second.message, flag, e->where.line, text,
-                                               chosen->message, chosen->line));
+                : at(*from, fmt::format("{}, and it chooses {} (line {}): \"{}\": {} (line {}); "
+                                        "write the number into the script",
+                                        from->message, flag, e->where.line, text, chosen->message,
+                                        chosen->line));
   } else if (const diagnostic* origin = run_time_value(ctx, text))
     error = at(*origin, fmt::format("{} (line {}): \"{}\": {}; write the number into the script",
                                     flag, e->where.line, text, origin->message));

@@ -45,6 +45,11 @@ constexpr char run_time_marker = '=';
 /// location and message, or nullptr.
 const diagnostic* chosen_by_arguments(const import_context& ctx, const std::string& text);
 
+/// Where the script takes the argument that the conditional `chosen` tests (`NUM_GPUS=$3`, then
+/// `if [[ $EP_SIZE -gt $NUM_GPUS ]]`): the assignment of the first variable of
+/// ctx.set_from_arguments the conditional expands; nullptr when it tests none.
+const diagnostic* argument_choosing(const import_context& ctx, const diagnostic& chosen);
+
 /// The value set at run time (an entry of ctx.chosen_by_arguments marked run_time_marker) that
 /// `text` holds, the last assignment of it, as its location and message, or nullptr.
 const diagnostic* run_time_value(const import_context& ctx, const std::string& text);
