@@ -394,14 +394,11 @@ std::string read_optimizer(import_context& ctx, const entry& e) {
 // max_live_parameters 0 keeps no gathered parameter beyond the ones in use; prefetch_bucket_size
 // 0 prefetches nothing ahead (PartitionedParameterCoordinator fetches while the bucket has
 // room); sub_group_size 0 closes a sub-group after every parameter (stage3.py,
-// _create_fp16_sub_groups: `local_sub_group_size >= sub_group_size`), as 1 does. Each is planned
-// as 1, the field's least, which holds the same.
-action zero_as_least(std::string path, std::string meaning) {
+// _create_fp16_sub_groups: `local_sub_group_size >= sub_group_size`). The job spec holds the 0 as
+// written; the note says what it means.
+action zero_noted(std::string path, std::string meaning) {
   return custom([path, meaning](import_context& ctx, const entry& e) -> std::string {
-    if (e.value.text == "0") {
-      ctx.note(e, fmt::format("{} 0: {}; planned as 1", e.key, meaning));
-      return ctx.set(path, "1", e);
-    }
+    if (e.value.text == "0") ctx.note(e, fmt::format("{} 0: {}", e.key, meaning));
     return ctx.set(path, e.value.text, e);
   });
 }
@@ -423,10 +420,10 @@ namespace {
 
 const std::vector<option>& deepspeed_table() {
   const std::string zero = "zero_optimization.";
-  const action prefetch = zero_as_least("parallel.prefetch_bucket_size",
-                                        "nothing is prefetched ahead of the module in use");
-  const action max_live = zero_as_least("parallel.max_live_parameters",
-                                        "no gathered parameters kept beyond the module in use");
+  const action prefetch = zero_noted("parallel.prefetch_bucket_size",
+                                     "nothing is prefetched ahead of the module in use");
+  const action max_live = zero_noted("parallel.max_live_parameters",
+                                     "no gathered parameters kept beyond the module in use");
   static const std::vector<option> table{
       {zero + "stage", handled()},
       {"zero_optimization", handled()},  // the old boolean form (read_stage)
@@ -472,7 +469,7 @@ const std::vector<option>& deepspeed_table() {
       {zero + "override_module_apply", no_effect()},
       {zero + "log_trace_cache_warnings", no_effect()},
       {zero + "sub_group_size",
-       zero_as_least("parallel.sub_group_size", "every parameter is a sub-group of its own")},
+       zero_noted("parallel.sub_group_size", "every parameter is a sub-group of its own")},
       {zero + "reduce_scatter", not_modelled("choice of gradient reduction collective")},
       {zero + "allgather_partitions", not_modelled("choice of parameter gather collective")},
       {zero + "zero_hpz_partition_size", not_modelled("ZeRO++ secondary partition")},

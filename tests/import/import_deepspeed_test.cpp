@@ -437,17 +437,17 @@ TEST(ImportDeepSpeed, UnprefixedZero3NamesAreTheSameOptions) {
 }
 
 // ZeRO-3's counts written 0 (the zero-valued templates): no gathered parameter kept, nothing
-// prefetched, a sub-group per parameter; each planned as the field's least, 1, with a note.
-TEST(ImportDeepSpeed, ZeroThreeCountsWrittenZeroAreTheLeast) {
+// prefetched, a sub-group per parameter; each held as written, with a note saying what it means.
+TEST(ImportDeepSpeed, ZeroThreeCountsWrittenZeroAreHeldAsWritten) {
   auto imported = import_config_text(
       "{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": {\"stage\": 3, "
       "\"sub_group_size\": 0, \"stage3_prefetch_bucket_size\": 0, "
       "\"stage3_max_live_parameters\": 0}}",
       "ds.json");
   ASSERT_TRUE(imported) << imported.error().to_string();
-  EXPECT_EQ(imported->job.parallel.sub_group_size, 1u);
-  EXPECT_EQ(imported->job.parallel.prefetch_bucket_size, 1u);
-  EXPECT_EQ(imported->job.parallel.max_live_parameters, 1u);
+  EXPECT_EQ(imported->job.parallel.sub_group_size, 0u);
+  EXPECT_EQ(imported->job.parallel.prefetch_bucket_size, 0u);
+  EXPECT_EQ(imported->job.parallel.max_live_parameters, 0u);
   EXPECT_NE(find_note(imported->notes, "prefetch_bucket_size 0: nothing is prefetched"), "");
 }
 
