@@ -961,6 +961,7 @@ struct region {
   bool taking = true;
   bool taken = false;
   std::string subject;  // a case's word
+  int arm = 0;  // the branch being read: 0 for the first, one more at each elif, else or case arm
 };
 
 // `text` matches the case pattern `pattern` (`*` any run, `?` one character); nullopt for
@@ -1279,6 +1280,7 @@ class interpreter {
       }
       if (first == "elif" && !regions_.empty()) {
         region& r = regions_.back();
+        ++r.arm;
         if (!r.chosen && by_arguments(words)) {
           r = region{};
           r.chosen = true;
@@ -1295,6 +1297,7 @@ class interpreter {
         }
         return false;
       }
+      if (first == "else" && !regions_.empty()) ++regions_.back().arm;
       if (first == "else" && !regions_.empty() && regions_.back().evaluated &&
           !regions_.back().is_case) {
         regions_.back().taking = !regions_.back().taken;
@@ -1547,6 +1550,7 @@ class interpreter {
     }
     patterns_.clear();
     awaiting_pattern_ = false;
+    ++r.arm;
     words.erase(words.begin());
     return !words.empty();
   }
@@ -1862,6 +1866,7 @@ class interpreter {
            fmt::format("{} trains nothing: the launch of {} after it is read", out.script.text,
                        script->text));
     } else if (have && (have_pretrain || !pretrain)) {
+      if (!out.launch_chosen) out.launch_chosen = launch_chosen(script, fields);
       note(script->line, script->column,
            fmt::format("another launch ({}) is ignored: the "
                        "arguments of {} are read",
@@ -1869,10 +1874,62 @@ class interpreter {
       return;
     }
     out.launcher.assign(fields.begin(), script);
+    first_launch_ = {};
+    if (in_chosen_above()) {
+      first_launch_.region_line = choosing_region().line;
+      first_launch_.arm = choosing_region().arm;
+      first_launch_.line = script->line;
+      first_launch_.words = memory_words(script + 1, fields.end());
+    }
     out.name_is_assignment = name_is_assignment_ && depth_ == 0;
     out.outer = outer_;
     out.script = *script;
     out.args.assign(script + 1, fields.end());
+  }
+
+  // A launch's words that can change what it trains: all but paths (a checkpoint or data folder,
+  // a log file), which launches in the branches of one conditional commonly vary by the branch.
+  static std::vector<std::string> memory_words(std::vector<shell_word>::const_iterator from,
+                                               std::vector<shell_word>::const_iterator to) {
+    std::vector<std::string> words;
+    for (; from != to; ++from)
+      if (from->text.find('/') == std::string::npos) words.push_back(from->text);
+    return words;
+  }
+
+  // A launch in another branch of the conditional the script's arguments choose than the first
+  // launch's (`if [ "$FP_TYPE" = bf16 ]; then torchrun ...; elif ...; then torchrun ...
+  // --fp8-hybrid` with FP_TYPE=$1): which of them runs is decided by an argument the file does not
+  // have, and when they differ in more than paths they are different jobs. Located where the script
+  // takes the argument the conditional tests, else at the conditional.
+  std::optional<diagnostic> launch_chosen(std::vector<shell_word>::const_iterator script,
+                                          const std::vector<shell_word>& fields) const {
+    if (first_launch_.region_line == 0 || !in_chosen_above()) return std::nullopt;
+    const region& r = choosing_region();
+    if (r.line != first_launch_.region_line || r.arm == first_launch_.arm) return std::nullopt;
+    const auto words = memory_words(script + 1, fields.end());
+    if (words == first_launch_.words) return std::nullopt;
+    // The first word that only one of the two launches has.
+    std::string differs;
+    for (const auto& w : words)
+      if (std::find(first_launch_.words.begin(), first_launch_.words.end(), w) ==
+          first_launch_.words.end()) {
+        differs = w;
+        break;
+      }
+    for (const auto& w : first_launch_.words)
+      if (differs.empty() && std::find(words.begin(), words.end(), w) == words.end()) differs = w;
+    const std::string conditional = line_text(r.line);
+    const std::string what = fmt::format(
+        "\"{}\" (line {}) chooses which of its launches runs (lines {} and {}), and they are "
+        "different jobs{}; write the one to plan into the file without the choice",
+        conditional, r.line, first_launch_.line, script->line,
+        differs.empty() ? "" : fmt::format(" (\"{}\" is in one only)", differs));
+    for (const auto& [name, where] : set_from_arguments_)
+      if (find_expansion(conditional, name) != std::string_view::npos)
+        return at(where, fmt::format("{}, and {}", where.message, what));
+    return at(location(source_, text_, r.line, r.column),
+              fmt::format("the script's arguments choose {}", what));
   }
 
   // The `s/PLACEHOLDER/value/[flags]` scripts of a sed command (any delimiter, given alone or
@@ -1993,6 +2050,12 @@ class interpreter {
   std::vector<std::pair<std::string, diagnostic>> run_time_;  // shell_launch::run_time_values
   std::vector<std::pair<std::string, diagnostic>> set_from_arguments_;
   std::vector<diagnostic> unrun_launches_;  // shell_launch::unrun_launches
+  // The launch read, when a conditional the script's arguments choose encloses it: that
+  // conditional's line, the branch, the launch's line and its words but paths (launch_chosen).
+  struct {
+    int region_line = 0, arm = 0, line = 0;
+    std::vector<std::string> words;
+  } first_launch_;
   bool name_is_assignment_ = false;  // the command being read is named by an expanded NAME=...
   std::size_t count_ = 0;
   std::size_t left_;     // expanded bytes still allowed

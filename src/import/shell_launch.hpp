@@ -22,6 +22,7 @@
 // variables hold (a file of `MODEL_ARGS="..."` that launch scripts source). Private to the job
 // module; pure functions, thread-safe.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -99,6 +100,12 @@ struct shell_launch {
   /// (`run_cmd="deepspeed ... pretrain_gpt.py ..."` and no `eval $run_cmd`), each located where
   /// it is written. A file whose only launches are these starts no training.
   std::vector<diagnostic> unrun_launches;
+  /// The read launch and another one stand in different branches of a conditional the script's
+  /// arguments choose (`FP_TYPE=$1`, then `if [ "$FP_TYPE" = bf16 ]; then torchrun ...; elif
+  /// ...`) and differ in more than paths: which job runs is decided when the script is given its
+  /// arguments. Located where the script takes the argument the conditional tests, else at the
+  /// conditional.
+  std::optional<diagnostic> launch_chosen;
   /// In a file that runs no command, read as the arguments its variables hold (NVIDIA's model-
   /// argument files that launch scripts source): the first such variable, where it is set;
   /// empty text otherwise.

@@ -554,5 +554,33 @@ TEST(ShellLaunch, ShellOptionsBeforeDashCAreSkipped) {
   EXPECT_EQ(texts(l.outer), (words{"srun", "--mpi=pmix", "-l"}));
 }
 
+// Launches in the branches of a conditional the script's argument chooses (a number format
+// taken as $1, one launch per format) are different jobs when they differ in more than paths:
+// which runs is not in the file, so the reader says where the argument is taken. Launches that
+// differ only in their checkpoint folders are one job, and one launch in such a branch is read.
+TEST(ShellLaunch, LaunchesChosenByAnArgumentAreDifferentJobs) {
+  const auto l = read_ok(
+      "FP=$1\nARGS=\"--num-layers 2\"\n"
+      "if [ \"$FP\" = bf16 ]; then\n  torchrun pretrain_gpt.py $ARGS --save /c/bf16\n"
+      "elif [ \"$FP\" = te ]; then\n  torchrun pretrain_gpt.py $ARGS --save /c/te --fp8-hybrid\n"
+      "fi\n");
+  ASSERT_TRUE(l.launch_chosen.has_value());
+  EXPECT_EQ(l.launch_chosen->line, 1);
+  EXPECT_NE(l.launch_chosen->message.find("(lines 4 and 6)"), std::string::npos)
+      << l.launch_chosen->message;
+  EXPECT_NE(l.launch_chosen->message.find("\"--fp8-hybrid\" is in one only"), std::string::npos)
+      << l.launch_chosen->message;
+
+  const auto paths = read_ok(
+      "case $1 in\n  a) torchrun pretrain_gpt.py --bf16 --save /c/a ;;\n"
+      "  b) torchrun pretrain_gpt.py --bf16 --save /c/b ;;\nesac\n");
+  EXPECT_FALSE(paths.launch_chosen.has_value()) << paths.launch_chosen->message;
+
+  const auto one = read_ok(
+      "if [ \"$1\" = run ]; then\n  torchrun pretrain_gpt.py --bf16\nfi\n"
+      "torchrun pretrain_gpt.py --fp16\n");
+  EXPECT_FALSE(one.launch_chosen.has_value()) << one.launch_chosen->message;
+}
+
 }  // namespace
 }  // namespace vramscope::job::detail

@@ -1720,6 +1720,7 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
     facts.push_back({detail::blocking::model, *d});
   if (auto d = detail::shape_chosen_by_arguments(ctx))
     facts.push_back({detail::blocking::model, *d});
+  if (launch->launch_chosen) facts.push_back({detail::blocking::model, *launch->launch_chosen});
   if (auto syntax = detail::then_without_separator(text, source))
     facts.push_back({detail::blocking::fails, *syntax});
   for (const auto& failing : launch->failing_strings)
