@@ -45,8 +45,14 @@ bool is_first_sight_manifest(const std::string& rel) {
   return rel.rfind("fresh", 0) == 0 && rel.ends_with("-expected.json");
 }
 
+// A file a config names beside it (an accelerate YAML's deepspeed_config_file), kept in a folder
+// under the kind's at the relative path the config names: read through that config, not a
+// corpus file of its own.
+bool is_companion(const std::string& rel) { return std::count(rel.begin(), rel.end(), '/') >= 2; }
+
 bool is_bookkeeping(const std::string& rel) {
-  return rel == "SOURCES.md" || rel == "expected.json" || is_first_sight_manifest(rel);
+  return rel == "SOURCES.md" || rel == "expected.json" || is_first_sight_manifest(rel) ||
+         is_companion(rel);
 }
 
 std::vector<std::string> corpus_files() {
