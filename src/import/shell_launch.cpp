@@ -920,6 +920,17 @@ void drop_command_prefixes(std::vector<shell_word>& fields) {
         const auto start = rest.find_first_not_of(" \t\n");
         if (start == std::string_view::npos) break;
         rest.remove_prefix(start);
+        // `#` starting a word comments out the rest of its line; eval joins its words with
+        // blanks, so without a newline after it that is the rest of the command.
+        if (rest.front() == '#') {
+          const auto newline = rest.find('\n');
+          if (newline == std::string_view::npos) {
+            ended = true;
+            break;
+          }
+          rest.remove_prefix(newline);
+          continue;
+        }
         const std::size_t end = evaluated_word_end(rest);
         std::string_view piece = rest.substr(0, end);
         if (piece.size() >= 2 && (piece.front() == '"' || piece.front() == '\'') &&

@@ -199,6 +199,38 @@ TEST(ImportMegatron, ALayerSpecOutsideTheGptSpecsIsRefusedThere) {
       << fork;
 }
 
+// MindSpeed-LLM's qwen3_spec builds Megatron-LM's own TransformerLayer (SelfAttention, q/k norms
+// from --qk-layernorm, the MLP of _get_mlp_module_spec): the GPT layer of the arguments. Its
+// deepseek_spec builds multi-latent attention, another layer.
+TEST(ImportMegatron, AForkSpecOfMegatronsOwnGptLayerIsPlanned) {
+  const auto job = import_ok(
+      launch(small_model + "--spec mindspeed_llm.tasks.models.spec.qwen3_spec layer_spec\n"));
+  EXPECT_EQ(key_of(job.job, "n_layer"), "2");
+  const std::string mla = import_error(
+      launch(small_model + "--spec mindspeed_llm.tasks.models.spec.deepseek_spec layer_spec\n"));
+  EXPECT_NE(mla.find("args.txt:4:1: --spec mindspeed_llm.tasks.models.spec.deepseek_spec"),
+            std::string::npos)
+      << mla;
+}
+
+// A comment inside a double-quoted argument string is text: its words reach pretrain_gpt.py,
+// whose parser stops at them. Located where the comment is written, inside the string.
+TEST(ImportMegatron, ACommentInsideAQuotedArgumentStringIsAnArgument) {
+  const std::string message = import_error(
+      "ARGS=\"--num-layers 2 --hidden-size 64 \\\n\n    # the heads\n    --num-attention-heads "
+      "4\"\n"
+      "torchrun pretrain_gpt.py $ARGS --max-position-embeddings 128 --seq-length 128 "
+      "--tokenizer-type GPT2BPETokenizer\n");
+  EXPECT_NE(message.find("args.txt:3:5: \"#\" reaches pretrain_gpt.py as an argument"),
+            std::string::npos)
+      << message;
+  // Outside the string it is a comment.
+  import_ok(
+      "ARGS=\"--num-layers 2 --hidden-size 64 --num-attention-heads 4\"\n# the heads\n"
+      "torchrun pretrain_gpt.py $ARGS --max-position-embeddings 128 --seq-length 128 "
+      "--tokenizer-type GPT2BPETokenizer\n");
+}
+
 // An underscore flag among dashed ones is not Megatron-LLM's spelling: argparse matches option
 // strings as written, so --checkpoint_activations is no --checkpoint-activations.
 TEST(ImportMegatron, AnUnderscoreFlagInADashedLaunchIsUnknown) {

@@ -582,5 +582,14 @@ TEST(ShellLaunch, LaunchesChosenByAnArgumentAreDifferentJobs) {
   EXPECT_FALSE(one.launch_chosen.has_value()) << one.launch_chosen->message;
 }
 
+// eval reads its joined words as a command line again, so a `#` starting a word there is a
+// comment: with the words split by an unquoted `eval $CMD`, it runs to the end of the command.
+TEST(ShellLaunch, ACommentInAnEvaluatedStringIsAComment) {
+  const auto l = read_ok(
+      "OPTS=\"--bf16 --seed 1\n   # --fp16 --seed 2\"\n"
+      "CMD=\"torchrun pretrain_gpt.py ${OPTS}\"\neval $CMD\n");
+  EXPECT_EQ(texts(l.args), (words{"--bf16", "--seed", "1"}));
+}
+
 }  // namespace
 }  // namespace vramscope::job::detail

@@ -90,14 +90,26 @@ std::pair<int, int> occurrence_in_expanded(std::string_view text, std::string_vi
       if (!row.starts_with(name + "=")) continue;
       // The assignment's lines: an array's to its `)`, a string's to the line that closes its
       // quote, else to the line that continues nothing.
+      // A double-quoted string spans lines until its quotes pair up, blank lines and lines
+      // without a continuation included.
       const bool array = row.substr(name.size() + 1).starts_with("(");
+      std::ptrdiff_t quotes = 0;
       for (int l = line; l < use; ++l) {
         const std::string& r = rows[static_cast<std::size_t>(l - 1)];
         if (const auto [hit, column] = sole_occurrence(r, flag); hit != 0) return {l, column};
+        // Inside the open string a line starting with `#` is text, which sole_occurrence skips
+        // as a comment.
+        if (const auto first = r.find_first_not_of(" \t");
+            !array && quotes % 2 == 1 && first != std::string::npos &&
+            std::string_view(r).substr(first).starts_with(flag) &&
+            (first + flag.size() == r.size() || r[first + flag.size()] == ' ' ||
+             r[first + flag.size()] == '\t'))
+          return {l, static_cast<int>(first) + 1};
         const bool continued = !r.empty() && r.back() == '\\';
-        const bool ends = array      ? r.find(')') != std::string::npos
-                          : l > line ? r.find('"') != std::string::npos || !continued
-                                     : !continued && std::count(r.begin(), r.end(), '"') != 1;
+        quotes += std::count(r.begin(), r.end(), '"');
+        const bool ends = array
+                              ? r.find(')') != std::string::npos
+                              : quotes % 2 == 0 && (!continued || r.find('"') != std::string::npos);
         if (ends) break;
       }
       break;  // the last assignment of the name is the one the use takes
@@ -1725,6 +1737,24 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
     facts.push_back({detail::blocking::fails, *syntax});
   for (const auto& failing : launch->failing_strings)
     facts.push_back({detail::blocking::fails, failing});
+  // A comment written inside a quoted argument string (`GPT_ARGS="... \` then `#
+  // PLE flags` on a line of its own) is text: expanded, its words reach the script, whose
+  // argparse parser has no positional arguments and stops at words no option takes
+  // ("unrecognized arguments"; Megatron-LM's parse_args with ignore_unknown_args False).
+  for (const auto& w : launch->args)
+    if (w.text.starts_with('#')) {
+      auto [line, column] = detail::occurrence_in_expanded(text, w.text, w.line);
+      if (line == 0) line = w.line, column = w.column;
+      facts.push_back(
+          {detail::blocking::fails,
+           detail::at(detail::location(source, text, line, column),
+                      fmt::format("\"{}\" reaches {} as an argument: a comment inside a quoted "
+                                  "string is text once the string is expanded, and "
+                                  "argparse stops at words no option takes (\"unrecognized "
+                                  "arguments\"); move the comment out of the string to plan it",
+                                  w.text, script))});
+      break;
+    }
   if (!launch->launcher.empty() || !launch->script.text.empty()) {
     const int first =
         !launch->launcher.empty() ? launch->launcher.front().line : launch->script.line;
@@ -2008,9 +2038,23 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
       if (std::find(std::begin(known), std::end(known), word) == std::end(known)) return true;
     return false;
   };
+  // MindSpeed-LLM's (earlier ModelLink's) layer_spec objects that build Megatron-LM's own
+  // TransformerLayer from Megatron's SelfAttention (q/k norms when --qk-layernorm) and
+  // _get_mlp_module_spec MLP or MoELayer (experts when --num-experts): the GPT layer the
+  // arguments describe (mindspeed_llm/tasks/models/spec/qwen3_spec.py, bailing_spec.py,
+  // qwen2_moe_spec.py at Ascend/MindSpeed-LLM 2026-08). Its other specs build other layers
+  // (multi-latent attention, post-norm layers, gated delta nets) and stay refused.
+  const auto gpt_layer_of_fork = [](const std::string& value) {
+    const std::string module = value.substr(0, value.find(' '));
+    for (const char* package : {"mindspeed_llm.tasks.models.spec.", "modellink.tasks.models.spec."})
+      for (const char* name : {"qwen3_spec", "bailing_spec", "qwen2_moe_spec"})
+        if (module == std::string(package) + name) return true;
+    return false;
+  };
   if (const detail::entry* spec = ctx.find("--spec");
-      spec != nullptr && (!spec->value.text.starts_with("megatron.core.models.gpt.") ||
-                          fork_spec_function(spec->value.text)))
+      spec != nullptr && !gpt_layer_of_fork(spec->value.text) &&
+      (!spec->value.text.starts_with("megatron.core.models.gpt.") ||
+       fork_spec_function(spec->value.text)))
     facts.push_back(
         {detail::blocking::model,
          detail::at(spec->where,

@@ -118,7 +118,7 @@ std::vector<option> build_rows() {
 
   // --- _add_experimental_args.
   quiet({"--enable-experimental"});  // a switch other flags check; nothing by itself
-  unplanned({"--spec"}, "a custom layer spec: the layers may not be GPT's");
+  unplanned({"--spec"}, "which spec builds the GPT layers: fused or separate norms and linears");
   read({"--yaml-cfg"});  // refused at its line (import_megatron.cpp)
   unplanned({"--megatron-fsdp-main-params-dtype", "--megatron-fsdp-main-grads-dtype",
              "--megatron-fsdp-enable-fine-grained-param-gather"},
