@@ -1500,6 +1500,31 @@ TEST(ImportMegatron, MicrosoftMegatronDeepSpeedNamesAndLauncher) {
   EXPECT_NE(find_note(all.notes, "deepspeed without --num_gpus"), "");
 }
 
+// A global batch that the assumed GPU count does not divide: what is missing is the count, at the
+// line where the script counts its GPUs when it runs, else at the global batch.
+TEST(ImportMegatron, ABatchAnAssumedGpuCountDoesNotDivideAsksForTheCount) {
+  const std::string model =
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 256 "
+      "--seq-length 256 --tokenizer-type GPT2BPETokenizer --micro-batch-size 1";
+  const std::string counted = import_error(
+      "num_gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)\n"
+      "deepspeed pretrain_gpt.py --global-batch-size 2 " +
+      model + "\n");
+  EXPECT_NE(counted.find("args.txt:1:1: --global-batch-size 2 is not divisible by "
+                         "--micro-batch-size 1 x data-parallel size 8 on the 8 GPUs assumed"),
+            std::string::npos)
+      << counted;
+  const std::string plain =
+      import_error("deepspeed pretrain_gpt.py --global-batch-size 2 " + model + "\n");
+  EXPECT_NE(plain.find("args.txt:1:27: --global-batch-size 2 is not divisible"), std::string::npos)
+      << plain;
+  EXPECT_NE(plain.find("the file does not give the number of GPUs"), std::string::npos) << plain;
+  // A count the launch gives is the file's contradiction, as before.
+  const std::string given =
+      import_error("deepspeed --num_gpus 8 pretrain_gpt.py --global-batch-size 2 " + model + "\n");
+  EXPECT_EQ(given.find("assumed"), std::string::npos) << given;
+}
+
 TEST(ImportMegatron, MegatronDeepSpeedsZeroStageAndPaddedVocabulary) {
   const std::string model =
       "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n"

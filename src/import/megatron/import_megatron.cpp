@@ -726,7 +726,7 @@ maybe_error read_written_deepspeed_config(import_context& ctx, std::string_view 
 // torchrun (or python -m torch.distributed.run / launch): --nproc_per_node x --nnodes GPUs.
 // torchrun's own defaults are one process on one node. Returns the world size, 0 when unknown.
 long long read_launcher(import_context& ctx, std::string_view text, const shell_launch& launch,
-                        bool& nodes_open, maybe_error& error) {
+                        bool& nodes_open, bool& gpus_assumed, maybe_error& error) {
   const std::vector<shell_word> words = launcher_run_by_python(launch.launcher);
   const auto where = [&](const shell_word& w) {
     return location(ctx.source, text, w.line, w.column);
@@ -941,6 +941,7 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
     }
     if (!given[0]) {
       counts[0] = 8;
+      gpus_assumed = true;
       (void)ctx.set("hardware.gpus_per_node", "8", entry{"", {}, false, where(words[0])});
       ctx.note(entry{"deepspeed", {}, false, where(words[0])},
                fmt::format("deepspeed without --num_gpus runs on every GPU of each node, which the "
@@ -1670,8 +1671,8 @@ const std::vector<option>& megatron_options() { return megatron_table(); }
 
 long long launch_world(import_context& ctx, std::string_view text, const shell_launch& launch,
                        maybe_error& error) {
-  bool nodes_open = false;
-  return read_launcher(ctx, text, launch, nodes_open, error);
+  bool nodes_open = false, gpus_assumed = false;
+  return read_launcher(ctx, text, launch, nodes_open, gpus_assumed, error);
 }
 
 }  // namespace detail
@@ -2140,9 +2141,10 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
     return refused(detail::blocking::fails, *d);
   std::optional<diagnostic> error;
   detail::megatron_mesh mesh;
-  long long world = launch->script.text.empty()
-                        ? 0
-                        : detail::read_launcher(ctx, text, *launch, mesh.nodes_open, error);
+  long long world =
+      launch->script.text.empty()
+          ? 0
+          : detail::read_launcher(ctx, text, *launch, mesh.nodes_open, mesh.gpus_assumed, error);
   if (error) {  // the GPU count unknown: the model is read still, for what else blocks it
     facts.push_back({detail::blocking::launch, *error});
     world = 0;

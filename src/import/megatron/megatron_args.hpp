@@ -67,6 +67,9 @@ struct megatron_mesh {
   /// The launch gives the GPUs a node but not the node count (`--nnodes $SLURM_NNODES`,
   /// `mpirun -np $WORLD_SIZE -npernode 4`): the world passed is one node's.
   bool nodes_open = false;
+  /// The launch does not give the GPU count (torchrun without --nproc_per_node's ranks, deepspeed
+  /// without --num_gpus): assumed, noted.
+  bool gpus_assumed = false;
   /// The flag the pipeline degree was read from: --pipeline-model-parallel-size, or the 2021
   /// DeepSpeedExamples 3D example's --pipe-parallel-size.
   const char* pp_flag = "--pipeline-model-parallel-size";

@@ -98,7 +98,10 @@ maybe_error read_megatron_parallelism(import_context& ctx, long long world, mega
   m.cp = flag_int(ctx, "--context-parallel-size", 1, 1, error, max_megatron_degree);
   m.ep = flag_int(ctx, "--expert-model-parallel-size", 1, 1, error, max_megatron_degree);
   if (error) return error;
-  if (world == 0) world = assume_world(ctx, m.tp * m.pp * m.cp);
+  if (world == 0) {
+    world = assume_world(ctx, m.tp * m.pp * m.cp);
+    m.gpus_assumed = true;
+  }
   if (m.nodes_open) {
     // The fewest nodes of `world` GPUs that hold whole model-parallel groups.
     const long long nodes = m.tp * m.pp * m.cp / std::gcd(m.tp * m.pp * m.cp, world);
@@ -253,6 +256,26 @@ maybe_error read_megatron_batch(import_context& ctx, const megatron_mesh& m) {
   if (const entry* old = ctx.find("--batch-size"); old != nullptr && micro_flag != old->key)
     ctx.note(*old, "--batch-size is Megatron-LM's name for the micro batch before December 2020; "
                    "with --micro-batch-size newer releases refuse it: --micro-batch-size is read");
+  // With a GPU count the file does not give, the global batch is checked against an assumed
+  // data-parallel size: what is missing is the count, located where the script counts its GPUs
+  // when it runs (`num_gpus=$(nvidia-smi ... | wc -l)`), if it does.
+  if (global % (micro * m.dp) != 0 && (m.gpus_assumed || m.nodes_open)) {
+    const diagnostic* counted = nullptr;
+    for (const auto& [value, where] : ctx.chosen_by_arguments)
+      if (value.starts_with(run_time_marker) && value.find("nvidia-smi") != std::string::npos) {
+        counted = &where;
+        break;
+      }
+    const std::string what = fmt::format(
+        "--global-batch-size {} is not divisible by --micro-batch-size {} x data-parallel size {} "
+        "on the {} GPUs assumed, and the file does not give the number of GPUs",
+        global, micro, m.dp, m.dp * m.tp * m.pp * m.cp);
+    const std::string remedy = "give the launcher the GPU and node counts the run has to plan it";
+    return counted != nullptr
+               ? at(*counted, fmt::format("{}: the script counts them when it runs ({}); {}", what,
+                                          counted->message, remedy))
+               : at(ctx.find("--global-batch-size")->where, fmt::format("{}; {}", what, remedy));
+  }
   if (global % (micro * m.dp) != 0)
     return at(ctx.find("--global-batch-size")->where,
               fmt::format("--global-batch-size {} is not divisible by --micro-batch-size {} x "
