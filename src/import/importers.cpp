@@ -163,7 +163,9 @@ std::optional<diagnostic> wrapper_refusal(std::string_view text, const std::stri
       std::string value(trim(assignment.substr(eq + 1)));
       std::erase(value, '"');
       std::erase(value, '\'');
-      variables[std::string(assignment.substr(0, eq))] = value;
+      // Inside a block (a branch that may not run) a value replaces none set on the plain path.
+      const std::string name(assignment.substr(0, eq));
+      if (depth == 0 || !variables.contains(name)) variables[name] = value;
     }
     const std::string name = called_script(line, variables);
     const int start = assignments_only && number > command_start ? number : command_start;
@@ -281,6 +283,16 @@ std::optional<diagnostic> launch_refusal(std::string_view text, const std::strin
   // before its program runs.
   if (auto syntax = detail::then_without_separator(text, source)) return syntax;
   if (auto cut = detail::cut_continuation(text, source, found_line)) return cut;
+  // A program the launch's own lines do not name (a command line built in a variable, `CMD="$CMD
+  // $SCRIPT_PATH"`, then `srun bash -c "$CMD"`): the shell reader's, where the command runs.
+  int column = 1;
+  if (program.empty())
+    if (const auto read = detail::read_shell_launch(text, source);
+        read && read->script.text.ends_with(".py") && read->script.line > 0) {
+      program = read->script.text.substr(read->script.text.find_last_of('/') + 1);
+      found_line = read->script.line;
+      column = read->script.column;
+    }
   return error_at(source,
                   fmt::format("{} starts {}, a training program that is not Megatron-LM's: it "
                               "builds its model, batch and sharding from its own arguments and the "
@@ -288,7 +300,7 @@ std::optional<diagnostic> launch_refusal(std::string_view text, const std::strin
                               "framework config it reads (a DeepSpeed JSON, an accelerate YAML) "
                               "or write the job spec (docs/job-spec.md) to plan it",
                               launcher, program.empty() ? "a program" : program),
-                  found_line, 1);
+                  found_line, column);
 }
 
 // accelerate's keys one level down, under a top-level key of the project's own

@@ -199,6 +199,35 @@ TEST(Importers, ADriverRunningAScriptHeldInAVariableIsAWrapper) {
       << unknown.error().to_string();
 }
 
+// A variable set on the plain path keeps its value through a branch that may not run: the
+// wrapper's script is the one the plain run calls, not a smoke test's copy set in an `if`.
+TEST(Importers, AWrappersScriptVariableIsThePlainPathsValue) {
+  auto refused = import_config_text(
+      "TRAIN_SCRIPT=\"$DIR/scripts/train_8p.sh\"\n"
+      "if [ \"$MODE\" = smoke ]; then\n  TRAIN_SCRIPT=\"$SMOKE\"\nfi\n"
+      "bash \"$TRAIN_SCRIPT\" \"$IPS\"\n",
+      "w.sh");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().line, 5) << refused.error().to_string();
+  EXPECT_NE(refused.error().message.find("a wrapper: the training is launched by "
+                                         "$DIR/scripts/train_8p.sh"),
+            std::string::npos)
+      << refused.error().to_string();
+}
+
+// A launch whose command line is built in a variable and run through `bash -c`: the program is
+// named from the command the shell runs, located there.
+TEST(Importers, AProgramLaunchedThroughABuiltCommandLineIsNamed) {
+  auto refused = import_config_text(
+      "SCRIPT=run_recipe.py\nCMD=\"torchrun\"\nCMD=\"$CMD --nproc_per_node=8\"\n"
+      "CMD=\"$CMD $SCRIPT --recipe llama\"\nsrun bash -c \"$CMD\"\n",
+      "r.sh");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().line, 5) << refused.error().to_string();
+  EXPECT_NE(refused.error().message.find("torchrun starts run_recipe.py"), std::string::npos)
+      << refused.error().to_string();
+}
+
 // A wrapper whose call is prefixed by lines of environment assignments (some commented out,
 // whose backslashes continue nothing) is refused where the script is named; one started by
 // srun with its options too.
