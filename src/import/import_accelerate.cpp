@@ -791,6 +791,15 @@ maybe_error read_fsdp_wrap_default(import_context& ctx) {
 maybe_error read_deepspeed_file(import_context& ctx, const std::string& base_dir,
                                 bool& has_world_size) {
   const entry* e = ctx.find("deepspeed_config.deepspeed_config_file");
+  // The empty string (not YAML's null): launch passes it on (ACCELERATE_DEEPSPEED_CONFIG_FILE=""),
+  // and DeepSpeedPlugin reads every value but "none" as a config (utils/dataclasses.py,
+  // __post_init__), which HfDeepSpeedConfig("") finds neither as a file nor as base64 JSON.
+  if (e != nullptr && e->value.text.empty() && e->is_string)
+    return at(e->where,
+              "deepspeed_config_file is the empty string: accelerate passes it to DeepSpeed's "
+              "plugin, which reads any value but \"none\" as a config and stops (\"Expected a "
+              "string path to an existing deepspeed config\"); write the DeepSpeed JSON's path, "
+              "or remove the key, to plan it");
   if (e == nullptr || e->value.text.empty()) return std::nullopt;
   const std::filesystem::path given(e->value.text);
   std::string path = e->value.text;

@@ -722,6 +722,22 @@ TEST(ImportAccelerate, AnotherDistributedTypesSectionHasNoEffect) {
   EXPECT_EQ(fsdp->job.parallel.fsdp_sharding, sharding::shard_grad_op);
 }
 
+// deepspeed_config_file: "" is a value accelerate passes on, which DeepSpeed's plugin cannot
+// read; left empty (YAML's null) it is no value, and the config's own keys are read.
+TEST(ImportAccelerate, AnEmptyDeepSpeedConfigFileIsRefusedANullOneIsAbsent) {
+  const std::string rest = "  zero_stage: 2\ndistributed_type: DEEPSPEED\nnum_processes: 2\n";
+  auto empty =
+      import_config_text("deepspeed_config:\n  deepspeed_config_file: \"\"\n" + rest, "a.yaml");
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error().line, 2);
+  EXPECT_NE(empty.error().message.find("deepspeed_config_file is the empty string"),
+            std::string::npos)
+      << empty.error().to_string();
+  auto null = import_config_text("deepspeed_config:\n  deepspeed_config_file:\n" + rest, "a.yaml");
+  ASSERT_TRUE(null) << null.error().to_string();
+  EXPECT_EQ(null->job.parallel.kind, strategy::zero2);
+}
+
 TEST(ImportAccelerate, DeepSpeedConfigWrittenAsAPathIsNotRead) {
   // accelerate launch copies only a map-valued deepspeed_config onto its arguments; under
   // DEEPSPEED it then calls .keys() on the string and fails.

@@ -469,7 +469,8 @@ TEST(ImportMegatron, AnotherFamilysBpeFilesAreRefusedAtTheirLine) {
                                              "--merge-file /data/gpt2-merges.txt\n"));
   EXPECT_EQ(key_of(gpt2.job, "vocab_size"), "50304");
   const auto padded =
-      import_ok(launch(model + "--vocab-file /data/llama/vocab.json --padded-vocab-size 32000\n"));
+      import_ok(launch(model + "--vocab-file /data/llama/vocab.json --merge-file "
+                               "/data/llama/merges.txt --padded-vocab-size 32000\n"));
   EXPECT_EQ(key_of(padded.job, "vocab_size"), "32000");
 }
 
@@ -675,6 +676,28 @@ TEST(ImportMegatron, ReadsTheRecomputeNamesOf2021) {
   EXPECT_NE(find_note(imported.notes, "Megatron-LM 2.6's name of --recompute-method"), "");
   EXPECT_NE(find_note(imported.notes, "\"--fp32-allreduce\" changes memory"), "");
   EXPECT_EQ(find_note(imported.notes, "unknown option"), "");
+  // Without --checkpoint-activations a method alone recomputes too (those releases checkpoint
+  // whenever activations_checkpoint_method is set): uniform is full recompute.
+  const imported_job uniform =
+      import_ok(launch(small_model + "--activations-checkpoint-method uniform\n"));
+  EXPECT_EQ(uniform.job.training.activation_checkpointing, checkpointing::full);
+}
+
+// GPT2BPETokenizer, named or pretrain_gpt.py's default, stops without a merges file.
+TEST(ImportMegatron, AVocabularyWithoutMergesStopsGpt2sTokenizer) {
+  const std::string model =
+      "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n"
+      "--seq-length 128\n";
+  const std::string fallback = import_error(launch(model + "--vocab-file /data/ja_bpe.txt\n"));
+  EXPECT_NE(fallback.find("args.txt:4:1: --vocab-file without --merge-file: pretrain_gpt.py's "
+                          "default tokenizer is GPT2BPETokenizer"),
+            std::string::npos)
+      << fallback;
+  const std::string named = import_error(
+      launch(model + "--tokenizer-type GPT2BPETokenizer\n--vocab-file /data/gpt2-vocab.json\n"));
+  EXPECT_NE(named.find("args.txt:5:1: --vocab-file without --merge-file: the tokenizer is"),
+            std::string::npos)
+      << named;
 }
 
 // torchrun's flags that reach the command through a string run by `bash -c` are located where

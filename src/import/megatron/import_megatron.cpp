@@ -290,6 +290,17 @@ maybe_error read_other_names(import_context& ctx) {
     if (it == ctx.entries.end() || ctx.find(name) != nullptr) continue;
     ctx.note(*it, fmt::format("{} is Megatron-LM 2.6's name of {}: read as such", older, name));
     it->key = name;
+    // Those releases recompute whenever a method is given (validate_args turns
+    // --checkpoint-activations into method uniform; ParallelTransformer checkpoints when
+    // activations_checkpoint_method is not None): full recompute, the later granularity's name.
+    if (std::string(older) == "--activations-checkpoint-method" &&
+        ctx.find("--recompute-granularity") == nullptr &&
+        ctx.find("--recompute-activations") == nullptr) {
+      entry full = *it;
+      full.key = "--recompute-granularity";
+      full.value = raw_value{"full", {}, false};
+      ctx.entries.push_back(std::move(full));
+    }
   }
   // microsoft/Megatron-DeepSpeed's names (megatron/arguments.py at f4157bea): DeepSpeed-MoE's
   // --moe-expert-parallel-size, and --num-key-value-heads (grouped-query attention when fewer
@@ -2093,6 +2104,24 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                                   size->value.text, script));
     ctx.entries.push_back(std::move(gpt2));
   }
+  // GPT2BPETokenizer (named, or pretrain_gpt.py's default) reads a vocabulary and a merges file:
+  // build_tokenizer asserts both (`assert args.merge_file is not None`, megatron/tokenizer in every
+  // release), so a launch that gives the vocabulary without the merges stops before the model.
+  if (const detail::entry* type = ctx.find("--tokenizer-type");
+      type != nullptr && type->value.text == "GPT2BPETokenizer" &&
+      ctx.find("--merge-file") == nullptr)
+    if (const detail::entry* vocab = ctx.find("--vocab-file"))
+      facts.push_back(
+          {detail::blocking::fails,
+           detail::at(vocab->where,
+                      fmt::format("--vocab-file without --merge-file: {} GPT2BPETokenizer, which "
+                                  "reads both and stops without the merges (build_tokenizer: "
+                                  "\"assert args.merge_file is not None\"); add --merge-file, or "
+                                  "the --tokenizer-type the vocabulary is for, to plan it",
+                                  type->where.line == script_at.line &&
+                                          type->where.column == script_at.column
+                                      ? fmt::format("{}'s default tokenizer is", script)
+                                      : std::string("the tokenizer is")))});
   // Another entry script (a fork's own train.py) sets its own defaults, which the launch does
   // not show: without --tokenizer-type or --vocab-size its vocabulary is unknown, and the
   // refusal points at the script that decides it.
