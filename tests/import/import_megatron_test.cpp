@@ -1518,6 +1518,10 @@ TEST(ImportMegatron, MicrosoftMegatronDeepSpeedNamesAndLauncher) {
   EXPECT_EQ(include.job.hardware.nodes, 2);
   EXPECT_EQ(include.job.hardware.gpus_per_node, 2);
   EXPECT_EQ(find_note(include.notes, "deepspeed without --num_gpus"), "");
+  // The runner's short option -i is --include.
+  const auto short_include = import_ok("deepspeed -i worker-0:0,1 pretrain_gpt.py " + model + "\n");
+  EXPECT_EQ(short_include.job.hardware.gpus_per_node, 2);
+  EXPECT_EQ(short_include.job.hardware.nodes, 1);
   // A host without slots runs on all of its GPUs: not read from the file.
   const auto all = import_ok("deepspeed --include a pretrain_gpt.py " + model + "\n");
   EXPECT_NE(find_note(all.notes, "deepspeed without --num_gpus"), "");

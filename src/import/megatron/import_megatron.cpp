@@ -882,7 +882,9 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
     bool hostfile = false;
     for (std::size_t i = 1; i < words.size(); ++i) {
       std::string key = words[i].text, value;
-      if (!is_flag(key)) continue;
+      // The runner's short options: -H (--hostfile), -i (--include), -e (--exclude).
+      const bool short_option = key == "-H" || key == "-i" || key == "-e";
+      if (!is_flag(key) && !short_option) continue;
       if (const auto eq = key.find('='); eq != std::string::npos)
         value = key.substr(eq + 1), key.resize(eq);
       else if (i + 1 < words.size() && !is_flag(words[i + 1].text))
