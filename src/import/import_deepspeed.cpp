@@ -802,6 +802,64 @@ std::optional<diagnostic> zero_field_refusal(const import_context& ctx,
   return std::nullopt;
 }
 
+// scheduler.type: DeepSpeed builds the schedule a config names when the caller passes none of
+// its own (the HF Trainer passes none when the config has a scheduler; engine.py,
+// _configure_lr_scheduler), from its own schedules (runtime/lr_schedules.py,
+// VALID_LR_SCHEDULES) or a class of torch.optim.lr_scheduler, each as spelled
+// (_scheduler_from_config: hasattr, then `assert ..., "DeepSpeed does not recognize LR scheduler
+// ..."`). Another name stops deepspeed.initialize unless the script passes its own schedule; a
+// schedule holds no GPU memory, so the plan goes on, and the note names the nearest real one (as
+// an optimizer type DeepSpeed cannot build is noted, read_optimizer).
+void note_unknown_scheduler(import_context& ctx) {
+  const entry* e = ctx.find("scheduler.type");
+  if (e == nullptr || e->value.text.empty()) return;
+  static const std::vector<std::string> schedules{
+      // DeepSpeed's (deepspeedai/DeepSpeed edaa7221, 2026-08; WarmupCosineLR since 0.8.1).
+      "LRRangeTest", "OneCycle", "WarmupLR", "WarmupDecayLR", "WarmupCosineLR",
+      // torch.optim.lr_scheduler's classes (torch 2.x).
+      "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
+      "ExponentialLR", "SequentialLR", "CosineAnnealingLR", "ChainedScheduler", "ReduceLROnPlateau",
+      "CyclicLR", "CosineAnnealingWarmRestarts", "OneCycleLR", "PolynomialLR", "LRScheduler"};
+  if (std::find(schedules.begin(), schedules.end(), e->value.text) != schedules.end()) return;
+  // The nearest, for the hint: the one whose words (split where a capital starts) hold all of
+  // the name's ("CosineWarmup" of WarmupCosineLR), else the longest common start of at least 4
+  // letters, case aside.
+  const auto words = [](const std::string& name) {
+    std::vector<std::string> out;
+    for (char c : name) {
+      if (out.empty() || std::isupper(static_cast<unsigned char>(c)) != 0) out.emplace_back();
+      out.back() += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return out;
+  };
+  std::string near;
+  std::size_t best = std::string::npos;
+  const std::string wrote = lower_case(e->value.text);
+  const auto wrote_words = words(e->value.text);
+  for (const auto& name : schedules) {
+    const auto have = words(name);
+    if (std::all_of(wrote_words.begin(), wrote_words.end(), [&](const std::string& w) {
+          return std::find(have.begin(), have.end(), w) != have.end();
+        })) {
+      near = name;
+      break;
+    }
+    const std::string l = lower_case(name);
+    std::size_t common = 0;
+    while (common < l.size() && common < wrote.size() && l[common] == wrote[common]) ++common;
+    const std::size_t distance = l.size() + wrote.size() - 2 * common;
+    if (common >= 4 && distance < best) best = distance, near = name;
+  }
+  ctx.note(
+      *e, fmt::format("scheduler type \"{}\" is neither one of DeepSpeed's schedules "
+                      "(LRRangeTest, OneCycle, WarmupLR, WarmupDecayLR, WarmupCosineLR) nor "
+                      "a class of torch.optim.lr_scheduler, as spelled: deepspeed.initialize "
+                      "stops at it (\"DeepSpeed does not recognize LR scheduler\") unless the "
+                      "script passes a schedule of its own{}; a schedule holds no GPU memory",
+                      e->value.text,
+                      near.empty() ? std::string() : fmt::format(" (did you mean \"{}\"?)", near)));
+}
+
 // No DeepSpeed release has a section of adapters: deepspeed.initialize trains the parameters of
 // the model it is handed (runtime/config.py reads no "lora" or "peft" key). A config that carries
 // one is read by the training program around DeepSpeed, which builds the adapters and freezes the
@@ -976,6 +1034,7 @@ std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view t
     return error;
   }
   resolve_trainer_autos(ctx);
+  note_unknown_scheduler(ctx);
   error = read_stage(ctx);
   if (!error) error = read_precision(ctx);
   if (!error) error = read_autotp(ctx);

@@ -694,6 +694,20 @@ TEST(ImportDeepSpeed, TheFirstZeroThreeReleasesOffloadSwitch) {
 
 // A ZeRO option written at the top level is DeepSpeed's own option in the wrong place: said so,
 // with where DeepSpeed reads it, not called unknown.
+// A scheduler type DeepSpeed cannot build stops deepspeed.initialize unless the script passes its
+// own; it holds no memory, so the plan goes on with a note naming the nearest real schedule.
+TEST(ImportDeepSpeed, AnUnknownSchedulerIsNotedWithTheNearest) {
+  auto swapped = import_config_text(
+      R"({"train_micro_batch_size_per_gpu": 1, "scheduler": {"type": "CosineWarmup"}})", "ds.json");
+  ASSERT_TRUE(swapped) << swapped.error().to_string();
+  const std::string note = find_note(swapped->notes, "scheduler type \"CosineWarmup\"");
+  EXPECT_NE(note.find("did you mean \"WarmupCosineLR\"?"), std::string::npos) << note;
+  auto torch = import_config_text(
+      R"({"train_micro_batch_size_per_gpu": 1, "scheduler": {"type": "StepLR"}})", "ds.json");
+  ASSERT_TRUE(torch) << torch.error().to_string();
+  EXPECT_EQ(find_note(torch->notes, "scheduler type"), "");
+}
+
 TEST(ImportDeepSpeed, AnOptionInTheWrongSectionIsSaidToBeMisplaced) {
   auto imported = import_deepspeed(
       "{\"zero_optimization\": {\"stage\": 2}, \"memory_efficient_linear\": false}", "ds.json");

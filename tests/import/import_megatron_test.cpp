@@ -1527,6 +1527,15 @@ TEST(ImportMegatron, MicrosoftMegatronDeepSpeedNamesAndLauncher) {
   EXPECT_NE(find_note(all.notes, "deepspeed without --num_gpus"), "");
 }
 
+// Megatron-LLaMA's overlapped distributed optimizer shards the optimizer states as the
+// distributed optimizer does.
+TEST(ImportMegatron, MegatronLlamasOverlappedOptimizerIsTheDistributedOne) {
+  const auto job = import_ok(launch(small_model + "--overlapped-distributed-optimizer\n"));
+  EXPECT_TRUE(job.job.parallel.distributed_optimizer);
+  EXPECT_NE(find_note(job.notes, "overlapped distributed optimizer"), "");
+  EXPECT_EQ(find_note(job.notes, "not among the options"), "");
+}
+
 // A global batch that the assumed GPU count does not divide: what is missing is the count, at the
 // line where the script counts its GPUs when it runs, else at the global batch.
 TEST(ImportMegatron, ABatchAnAssumedGpuCountDoesNotDivideAsksForTheCount) {

@@ -1047,6 +1047,7 @@ constexpr const char* read_by_code[] = {
     "--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--context-parallel-size",
     "--cp-comm-type", "--expert-model-parallel-size", "--sequence-parallel",
     "--use-distributed-optimizer", "--num-layers-per-virtual-pipeline-stage",
+    "--overlapped-distributed-optimizer",  // Megatron-LLaMA's
     "--virtual-pipeline-model-parallel-size", "--num-virtual-stages-per-pipeline-rank",
     "--micro-batch-size", "--global-batch-size",
     "--batch-size",                     // the micro batch, to 2020-12

@@ -140,6 +140,18 @@ maybe_error read_megatron_parallelism(import_context& ctx, long long world, mega
   else if (const entry* e = ctx.find("--sequence-parallel"))
     ctx.ignore(*e);
   set_from(ctx, "--use-distributed-optimizer", "parallel.distributed_optimizer", "true", error);
+  // Megatron-LLaMA's (alibaba, 2023) --overlapped-distributed-optimizer: its
+  // OverlappedDistributedOptimizer shards the fp32 main weights and Adam's moments over the
+  // data-parallel ranks as the distributed optimizer does, reducing gradients in its own buckets
+  // (megatron/optimizer/__init__.py; arguments.py turns the contiguous DDP buffer off for it).
+  if (const entry* e = ctx.find("--overlapped-distributed-optimizer");
+      e != nullptr && ctx.find("--use-distributed-optimizer") == nullptr) {
+    set_from(ctx, e->key, "parallel.distributed_optimizer", "true", error);
+    ctx.note(*e,
+             "Megatron-LLaMA's overlapped distributed optimizer shards the main weights and "
+             "optimizer states over the data-parallel ranks: planned as the distributed "
+             "optimizer (its gradient buckets as the distributed optimizer's buffer)");
+  }
   if (!error) error = read_megatron_deepspeed(ctx);
   // Context parallelism: each rank holds 2 of the sequence's 2 x cp chunks
   // (get_batch_on_this_cp_rank) and Transformer Engine's attention passes the keys and values
