@@ -1527,6 +1527,16 @@ TEST(ImportMegatron, MicrosoftMegatronDeepSpeedNamesAndLauncher) {
   EXPECT_NE(find_note(all.notes, "deepspeed without --num_gpus"), "");
 }
 
+// A program of the repository's own takes the arguments it defines: a Megatron flag it is not
+// given is located at the program, not at its first argument.
+TEST(ImportMegatron, AFlagAProgramOfItsOwnIsNotGivenIsLocatedAtIt) {
+  const std::string message = import_error(
+      "torchrun --nproc_per_node=4 \\\n    train.py \\\n    --num_layers 2 \\\n"
+      "    --hidden_size 64 --vocab_size 100 --seq_length 128 --max_position_embeddings 128\n");
+  EXPECT_NE(message.find("args.txt:2:5: --num-attention-heads is missing"), std::string::npos)
+      << message;
+}
+
 // Megatron-LLaMA's overlapped distributed optimizer shards the optimizer states as the
 // distributed optimizer does.
 TEST(ImportMegatron, MegatronLlamasOverlappedOptimizerIsTheDistributedOne) {

@@ -2196,6 +2196,11 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
       *err = detail::at(detail::location(source, text, launch->arguments_from.line,
                                          launch->arguments_from.column),
                         err->message);
+    else if (err->line == 0 && facts.empty() && !script.empty() &&
+             script.rfind("pretrain_", 0) != 0 && script.rfind("finetune_gpt", 0) != 0)
+      // A program of the repository's own (`train.py`) takes the arguments it defines: what it
+      // is not given is located at the program.
+      *err = detail::at(script_at, err->message);
     else if (err->line == 0 && facts.empty() && !ctx.entries.empty())
       *err = detail::at(ctx.entries.front().where, err->message);
     if (facts.empty() || err->line > 0) facts.push_back({detail::blocking::shape, *err});
