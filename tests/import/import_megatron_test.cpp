@@ -683,6 +683,17 @@ TEST(ImportMegatron, ReadsTheRecomputeNamesOf2021) {
   EXPECT_EQ(uniform.job.training.activation_checkpointing, checkpointing::full);
 }
 
+// The commit that renamed the 2.6 flags added --sequence-parallel: no release takes both.
+TEST(ImportMegatron, TheRecomputeNamesOf2021BesideSequenceParallelAreNoRelease) {
+  const std::string message =
+      import_error(launch(small_model + "--tensor-model-parallel-size 2 --sequence-parallel\n"
+                                        "--activations-checkpoint-method uniform\n"));
+  EXPECT_NE(message.find("args.txt:5:1: --activations-checkpoint-method is Megatron-LM 2.6's, "
+                         "renamed --recompute-method when --sequence-parallel (line 4) came"),
+            std::string::npos)
+      << message;
+}
+
 // GPT2BPETokenizer, named or pretrain_gpt.py's default, stops without a merges file.
 TEST(ImportMegatron, AVocabularyWithoutMergesStopsGpt2sTokenizer) {
   const std::string model =

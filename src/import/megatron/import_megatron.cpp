@@ -288,6 +288,14 @@ maybe_error read_other_names(import_context& ctx) {
     auto it = std::find_if(ctx.entries.begin(), ctx.entries.end(),
                            [&](const entry& e) { return e.key == older; });
     if (it == ctx.entries.end() || ctx.find(name) != nullptr) continue;
+    // The commit that renamed them added --sequence-parallel (cfd2e21607, 2022-04-28): no
+    // release takes both, and argparse stops at the one it lacks.
+    if (const entry* sp = ctx.find("--sequence-parallel"))
+      return at(it->where,
+                fmt::format("{} is Megatron-LM 2.6's, renamed {} when --sequence-parallel (line "
+                            "{}) came (2022-04): no release takes both, and its argument parser "
+                            "stops at the one it lacks; write {} to plan it",
+                            older, name, sp->where.line, name));
     ctx.note(*it, fmt::format("{} is Megatron-LM 2.6's name of {}: read as such", older, name));
     it->key = name;
     // Those releases recompute whenever a method is given (validate_args turns
