@@ -813,6 +813,30 @@ maybe_error read_deepspeed_file(import_context& ctx, const std::string& base_dir
                                     "relative path is read from the config's folder, then the "
                                     "working directory) to plan it",
                                     text.error().to_string()));
+  // Beside a deepspeed_config_file, accelerate launch lists the deepspeed_config keys the YAML
+  // also sets, and mixed_precision when the YAML gives one, in ACCELERATE_CONFIG_DS_FIELDS
+  // (commands/launch.py), and DeepSpeedPlugin, once it has read the file, raises "When using
+  // `deepspeed_config_file`, the following accelerate config variables will be ignored" for any
+  // of these (utils/dataclasses.py, _deepspeed_config_checks; since huggingface/accelerate
+  // e60f3cab, 0.16, 2022-12).
+  const entry* twice = nullptr;
+  for (const char* key :
+       {"mixed_precision", "deepspeed_config.gradient_accumulation_steps",
+        "deepspeed_config.gradient_clipping", "deepspeed_config.zero_stage",
+        "deepspeed_config.offload_optimizer_device", "deepspeed_config.offload_param_device",
+        "deepspeed_config.offload_param_nvme_path", "deepspeed_config.offload_optimizer_nvme_path",
+        "deepspeed_config.zero3_save_16bit_model"}) {
+    const entry* x = ctx.find(key);
+    if (x == nullptr || (x->key == "mixed_precision" && x->value.text.empty())) continue;
+    if (twice == nullptr || x->where.line < twice->where.line) twice = x;
+  }
+  if (twice != nullptr)
+    return at(twice->where,
+              fmt::format("{} beside deepspeed_config_file (line {}): accelerate's DeepSpeed "
+                          "plugin stops (\"When using `deepspeed_config_file`, the following "
+                          "accelerate config variables will be ignored\"); write it in the "
+                          "DeepSpeed JSON and remove it here to plan it",
+                          twice->key, e->where.line));
   return read_deepspeed(ctx, *text, path, has_world_size);
 }
 

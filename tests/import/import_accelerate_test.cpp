@@ -333,10 +333,33 @@ TEST(ImportAccelerate, ReadsTheDeepSpeedConfigFileItNames) {
   EXPECT_TRUE(job.parallel.offload_optimizer);
   EXPECT_TRUE(job.init.meta_device);  // zero3_init_flag
   EXPECT_EQ(job.training.micro_batch, 2u);
-  EXPECT_EQ(job.precision.params, dtype::bf16);
+  // The JSON's bf16 "auto" takes accelerate's mixed precision, "no" when the YAML gives none (it
+  // may not beside a deepspeed_config_file): fp32.
+  EXPECT_EQ(job.precision.params, dtype::f32);
   EXPECT_NE(find_note(imported.notes, "zero_optimization.overlap_comm"), "");
   EXPECT_EQ(job.provenance.set_at.at("parallel.strategy").source,
             sample("deepspeed_zero3.json"));
+}
+
+// accelerate stops when the YAML sets beside its deepspeed_config_file what the file holds
+// (mixed_precision, zero_stage, offload devices, ...): refused at the first such key.
+TEST(ImportAccelerate, AcceleratesDeepSpeedKeysBesideAConfigFileAreRefused) {
+  const std::string dir = std::filesystem::path(sample("deepspeed_zero3.json")).parent_path();
+  auto mixed = import_config_text(
+      "distributed_type: DEEPSPEED\ndeepspeed_config:\n  deepspeed_config_file: "
+      "deepspeed_zero3.json\nmixed_precision: bf16\nnum_processes: 8\n",
+      "acc.yaml", dir);
+  ASSERT_FALSE(mixed);
+  EXPECT_EQ(mixed.error().line, 4);
+  EXPECT_NE(mixed.error().message.find("mixed_precision beside deepspeed_config_file (line 3)"),
+            std::string::npos)
+      << mixed.error().to_string();
+  auto stage = import_config_text(
+      "distributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 2\n  deepspeed_config_file: "
+      "deepspeed_zero3.json\nnum_processes: 8\n",
+      "acc.yaml", dir);
+  ASSERT_FALSE(stage);
+  EXPECT_EQ(stage.error().line, 3) << stage.error().to_string();
 }
 
 TEST(ImportAccelerate, MissingDeepSpeedFileIsAnError) {
