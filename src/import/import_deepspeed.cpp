@@ -822,8 +822,7 @@ void note_unknown_scheduler(import_context& ctx) {
       "CyclicLR", "CosineAnnealingWarmRestarts", "OneCycleLR", "PolynomialLR", "LRScheduler"};
   if (std::find(schedules.begin(), schedules.end(), e->value.text) != schedules.end()) return;
   // The nearest, for the hint: the one whose words (split where a capital starts) hold all of
-  // the name's ("CosineWarmup" of WarmupCosineLR), else the longest common start of at least 4
-  // letters, case aside.
+  // the name's ("CosineWarmup" of WarmupCosineLR), else one the name misspells (near_option).
   const auto words = [](const std::string& name) {
     std::vector<std::string> out;
     for (char c : name) {
@@ -832,24 +831,16 @@ void note_unknown_scheduler(import_context& ctx) {
     }
     return out;
   };
-  std::string near;
-  std::size_t best = std::string::npos;
-  const std::string wrote = lower_case(e->value.text);
   const auto wrote_words = words(e->value.text);
-  for (const auto& name : schedules) {
+  const auto holds_them = [&](const std::string& name) {
     const auto have = words(name);
-    if (std::all_of(wrote_words.begin(), wrote_words.end(), [&](const std::string& w) {
-          return std::find(have.begin(), have.end(), w) != have.end();
-        })) {
-      near = name;
-      break;
-    }
-    const std::string l = lower_case(name);
-    std::size_t common = 0;
-    while (common < l.size() && common < wrote.size() && l[common] == wrote[common]) ++common;
-    const std::size_t distance = l.size() + wrote.size() - 2 * common;
-    if (common >= 4 && distance < best) best = distance, near = name;
-  }
+    return std::all_of(wrote_words.begin(), wrote_words.end(), [&](const std::string& w) {
+      return std::find(have.begin(), have.end(), w) != have.end();
+    });
+  };
+  const auto by_words = std::find_if(schedules.begin(), schedules.end(), holds_them);
+  const std::string near =
+      by_words != schedules.end() ? *by_words : near_option(e->value.text, schedules);
   ctx.note(
       *e, fmt::format("scheduler type \"{}\" is neither one of DeepSpeed's schedules "
                       "(LRRangeTest, OneCycle, WarmupLR, WarmupDecayLR, WarmupCosineLR) nor "

@@ -88,10 +88,9 @@ std::pair<int, int> occurrence_in_expanded(std::string_view text, std::string_vi
       row.remove_prefix(first);
       if (row.starts_with("export ")) row.remove_prefix(7);
       if (!row.starts_with(name + "=")) continue;
-      // The assignment's lines: an array's to its `)`, a string's to the line that closes its
-      // quote, else to the line that continues nothing.
-      // A double-quoted string spans lines until its quotes pair up, blank lines and lines
-      // without a continuation included.
+      // The assignment's lines: an array's to its `)`, a double-quoted string's until its quotes
+      // pair up (blank lines and lines without a continuation included), else to the line that
+      // continues nothing.
       const bool array = row.substr(name.size() + 1).starts_with("(");
       std::ptrdiff_t quotes = 0;
       for (int l = line; l < use; ++l) {
@@ -2096,8 +2095,10 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   // files given are GPT-2's BPE whatever the script's default.
   const bool script_unknown = script.empty() || script.find('$') != std::string::npos;
   const bool bpe_files = script_unknown && ctx.find("--merge-file") != nullptr;
-  if (ctx.find("--tokenizer-type") == nullptr &&
-      (script.rfind("pretrain_gpt", 0) == 0 || script.rfind("finetune_gpt", 0) == 0 || bpe_files)) {
+  const bool tokenizer_defaulted =
+      ctx.find("--tokenizer-type") == nullptr &&
+      (script.rfind("pretrain_gpt", 0) == 0 || script.rfind("finetune_gpt", 0) == 0 || bpe_files);
+  if (tokenizer_defaulted) {
     detail::entry gpt2{"--tokenizer-type", {"GPT2BPETokenizer", {}, false}, false, script_at};
     ctx.note(gpt2, bpe_files
                        ? std::string("no --tokenizer-type and a --merge-file beside --vocab-file: "
@@ -2124,15 +2125,14 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
     if (const detail::entry* vocab = ctx.find("--vocab-file"))
       facts.push_back(
           {detail::blocking::fails,
-           detail::at(vocab->where,
-                      fmt::format("--vocab-file without --merge-file: {} GPT2BPETokenizer, which "
-                                  "reads both and stops without the merges (build_tokenizer: "
-                                  "\"assert args.merge_file is not None\"); add --merge-file, or "
-                                  "the --tokenizer-type the vocabulary is for, to plan it",
-                                  type->where.line == script_at.line &&
-                                          type->where.column == script_at.column
-                                      ? fmt::format("{}'s default tokenizer is", script)
-                                      : std::string("the tokenizer is")))});
+           detail::at(
+               vocab->where,
+               fmt::format("--vocab-file without --merge-file: {} GPT2BPETokenizer, which "
+                           "reads both and stops without the merges (build_tokenizer: "
+                           "\"assert args.merge_file is not None\"); add --merge-file, or "
+                           "the --tokenizer-type the vocabulary is for, to plan it",
+                           tokenizer_defaulted ? fmt::format("{}'s default tokenizer is", script)
+                                               : std::string("the tokenizer is")))});
   // Another entry script (a fork's own train.py) sets its own defaults, which the launch does
   // not show: without --tokenizer-type or --vocab-size its vocabulary is unknown, and the
   // refusal points at the script that decides it.
