@@ -49,6 +49,12 @@ diagnostic inline_location(const job_spec& job, const model_key* key) {
 // finds on line n is the key written (n - 1)th. A key the family never reads is an error when it
 // is close to one it reads (a misspelling), else a note (a key with no memory effect).
 result<model::model_spec> load_inline_model(const job_spec& job) {
+  for (const auto& k : job.model_config)
+    if (!k.unknown.empty()) {
+      diagnostic d = inline_location(job, &k);
+      d.message = k.unknown;
+      return d;
+    }
   std::string text = "{\n";
   for (std::size_t i = 0; i < job.model_config.size(); ++i)
     text += fmt::format("{}: {}{}\n", nlohmann::json(job.model_config[i].key).dump(),

@@ -44,6 +44,15 @@ std::string import_error(const std::string& text) {
   return imported ? std::string("(imported)") : imported.error().to_string();
 }
 
+// What keeps `text` from a plan: the import's refusal, else the model's when the plan loads it
+// (a vocabulary only in the tokenizer's files: job::model_key::unknown), else "(planned)".
+std::string refusal(const std::string& text) {
+  auto imported = import_config_text(text, "args.txt");
+  if (!imported) return imported.error().to_string();
+  auto model = load_model_of(imported->job, "args.txt");
+  return model ? std::string("(planned)") : model.error().to_string();
+}
+
 std::string key_of(const job_spec& job, const std::string& key) {
   for (const auto& k : job.model_config)
     if (k.key == key) return k.json;
@@ -340,14 +349,14 @@ TEST(ImportMegatron, ATokenizerNamedForItsFamilyHasThatFamilysVocabulary) {
       import_ok(launch(model + "--tokenizer-type HFTokenizer --tokenizer-model /m/llama31-8b\n"));
   EXPECT_EQ(key_of(mds.job, "vocab_size"), "128000");
   EXPECT_NE(
-      import_error(
+      refusal(
           launch(
               model +
               "--tokenizer-type Llama2Tokenizer --tokenizer-model llm-jp-tokenizer-100k.model\n"))
           .find("its vocabulary size is in the tokenizer's files"),
       std::string::npos);
   EXPECT_NE(
-      import_error(
+      refusal(
           launch(
               model +
               "--tokenizer-type SentencePieceTokenizer --tokenizer-model llama2/tokenizer.model\n"))
@@ -602,7 +611,7 @@ TEST(ImportMegatron, MergesFileOfAnUnnamedScriptIsGpt2Bpe) {
   const std::string run = "\n)\ntorchrun --nproc_per_node 8 ${S} ${ARGS[@]}\n";
   const imported_job merged = import_ok(model + " --merge-file m.txt" + run);
   EXPECT_NE(find_note(merged.notes, "GPT-2's BPE files, read only by GPT2BPETokenizer"), "");
-  const std::string without = import_error(model + run);
+  const std::string without = refusal(model + run);
   EXPECT_NE(without.find("neither --tokenizer-type nor --vocab-size"), std::string::npos)
       << without;
 }
@@ -735,13 +744,30 @@ TEST(ImportMegatron, WorldMustHoldTheModelParallelism) {
 TEST(ImportMegatron, UnknownVocabularyAsksForVocabSize) {
   const std::string base =
       "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n";
-  EXPECT_EQ(import_error(base + "--tokenizer-type HuggingFaceTokenizer --tokenizer-model x\n"),
+  EXPECT_EQ(refusal(base + "--tokenizer-type HuggingFaceTokenizer --tokenizer-model x\n"),
             "args.txt:2:1: --tokenizer-type HuggingFaceTokenizer: its vocabulary size is in the "
             "tokenizer's files, which vramscope does not read; add --vocab-size N (the vocabulary "
             "before Megatron pads it)\n"
             "--tokenizer-type HuggingFaceTokenizer --tokenizer-model x\n"
             "^ near here");
-  EXPECT_EQ(import_error(base).substr(0, import_error(base).find('\n')),
+  // The import keeps what the file fixes; only loading the model for a plan stops, at the
+  // tokenizer, and a preset given instead plans the file's layout.
+  imported_job kept = import_ok(base +
+                                "--tokenizer-type HuggingFaceTokenizer --tokenizer-model x\n"
+                                "--tensor-model-parallel-size 2\n");
+  EXPECT_EQ(kept.job.parallel.tp, 2);
+  EXPECT_EQ(key_of(kept.job, "vocab_size"), "null");
+  EXPECT_EQ(key_of(kept.job, "num_hidden_layers").empty() && key_of(kept.job, "n_layer").empty(),
+            false);
+  kept.job.model_config.clear();
+  kept.job.model = "llama-3.2-1b";
+  EXPECT_TRUE(load_model_of(kept.job, "args.txt").has_value());
+  // Beside another fact that blocks, the tokenizer is named in the import's refusal, by rank.
+  const std::string two = import_error(launch(base + "--tokenizer-type HuggingFaceTokenizer\n"
+                                                     "--tensor-model-parallel-size 3\n"));
+  EXPECT_NE(two.find("--tokenizer-type HuggingFaceTokenizer: its vocabulary"), std::string::npos)
+      << two;
+  EXPECT_EQ(refusal(base).substr(0, refusal(base).find('\n')),
             "args.txt:1:1: the arguments give neither --tokenizer-type nor --vocab-size: add "
             "--vocab-size N (the tokenizer's vocabulary before Megatron pads it)");
   const auto padded = import_ok(base +
@@ -919,6 +945,17 @@ TEST(ImportMegatron, SharedExpertsAndDenseLayersAreQwensMoeLayouts) {
   EXPECT_EQ(key_of(every_other.job, "model_type"), "\"qwen3_moe\"");
   EXPECT_EQ(key_of(every_other.job, "mlp_only_layers"), "[1,3,5]");  // i % 2 == 0 has experts
   EXPECT_EQ(key_of(import_ok(base + "--moe-layer-freq 1\n").job, "model_type"), "\"mixtral\"");
+  // argparse takes any int and Python's i % N == 0 holds where N divides i: -1 is every layer
+  // (noted), -2 every other one; 0 divides by zero.
+  const auto minus_one = import_ok(base + "--moe-layer-freq -1\n");
+  EXPECT_EQ(key_of(minus_one.job, "model_type"), "\"mixtral\"");
+  EXPECT_NE(find_note(minus_one.notes, "as for 1"), "");
+  EXPECT_EQ(key_of(import_ok(base + "--moe-layer-freq -2\n").job, "mlp_only_layers"), "[1,3,5]");
+  for (const char* bad : {"0", "x", "-9223372036854775808", "99999999999999999999"})
+    EXPECT_NE(import_error(base + "--moe-layer-freq " + bad + "\n")
+                  .find("(expected a whole number other than 0"),
+              std::string::npos)
+        << bad;
   // A whole launch (also a fuzzing seed): the gate is Megatron's too, so it is not noted.
   auto seed = import_config(std::string(VRAMSCOPE_SOURCE_DIR) +
                             "/tests/data/job/megatron_moe_layouts.sh");
@@ -1308,7 +1345,7 @@ TEST(ImportMegatron, AnOptionFromAStringVariableIsLocatedWhereItIsWritten) {
       "  --max-position-embeddings 128 --seq-length 128\n"
       "  --tokenizer-type HuggingFaceTokenizer\"\n"
       "torchrun --nproc_per_node 1 pretrain_gpt.py ${OPTS}\n";
-  const std::string error = import_error(text);
+  const std::string error = refusal(text);
   EXPECT_EQ(error.rfind("args.txt:4:3: --tokenizer-type HuggingFaceTokenizer: its vocabulary", 0), 0u)
       << error;
 }
@@ -1857,8 +1894,8 @@ TEST(ImportMegatron, PaddedVocabSizeIsTheEmbeddingsRows) {
                             " --tokenizer-type HuggingFaceTokenizer --tokenizer-model org/name"
                             " --padded-vocab-size 128256\n");
   EXPECT_EQ(key_of(hf.job, "vocab_size"), "128256");
-  EXPECT_NE(import_error("torchrun --nproc_per_node 2 pretrain_gpt.py" + model +
-                         " --tokenizer-type HuggingFaceTokenizer --tokenizer-model org/name\n")
+  EXPECT_NE(refusal("torchrun --nproc_per_node 2 pretrain_gpt.py" + model +
+                    " --tokenizer-type HuggingFaceTokenizer --tokenizer-model org/name\n")
                 .find("add --vocab-size N"),
             std::string::npos);
 }
@@ -1958,7 +1995,7 @@ TEST(ImportMegatron, AFlagWrittenTwiceIsLocatedInTheVariableTheLaunchExpands) {
   std::string model = small_model;
   std::replace(model.begin(), model.end(), '\n', ' ');
   model.erase(model.find("--tokenizer-type"));
-  const std::string e = import_error(
+  const std::string e = refusal(
       "other_options=\" \\\n    --tokenizer-type SentencePieceTokenizer \\\n    --seq-length 64\"\n"
       "data_options=\" \\\n    --tokenizer-type SentencePieceTokenizer \\\n"
       "    --tokenizer-model ${TOK}\"\n"

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <vramscope/core/diagnostic.hpp>
@@ -364,9 +365,20 @@ struct job_provenance {
 /// Face config.json keys, or a model an importer built from a framework's arguments (Megatron-LM's
 /// --num-layers, --hidden-size, ...). The keys go to model::parse_config_json in this order.
 struct model_key {
+  model_key() = default;
+  model_key(std::string k, std::string j, diagnostic w, std::string why_unknown = {})
+      : key(std::move(k)),
+        json(std::move(j)),
+        where(std::move(w)),
+        unknown(std::move(why_unknown)) {}
+
   std::string key;   // "hidden_size"
   std::string json;  // the value as JSON text: "4096", "\"llama\"", "true", "{\"type\": \"yarn\"}"
   diagnostic where;  // the line that wrote it (message empty; empty source when built in code)
+  /// Why an importer could not read the value from its file (json "null"), with what to give:
+  /// a Megatron tokenizer whose vocabulary is only in its files. The job keeps every other fact
+  /// the file fixes; loading the model for a plan refuses at `where` with this message.
+  std::string unknown;
 
   friend bool operator==(const model_key&, const model_key&) = default;
 };

@@ -2213,6 +2213,13 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
       *err = detail::at(ctx.entries.front().where, err->message);
     if (facts.empty() || err->line > 0) facts.push_back({detail::blocking::shape, *err});
   }
+  // A vocabulary only in the tokenizer's files blocks a plan, not the reading: alone, the job
+  // keeps what the file fixes and the plan refuses at the tokenizer (job::model_key::unknown);
+  // beside anything else that blocks, it is one of the facts, where a shape fact ranks.
+  std::optional<diagnostic> vocab;
+  for (const auto& k : ctx.out.job.model_config)
+    if (!k.unknown.empty()) vocab = detail::at(k.where, k.unknown);
+  if (vocab && !facts.empty()) facts.push_back({detail::blocking::shape, *vocab});
   if (!facts.empty()) {
     // A contradiction Megatron refuses at start whatever the world, found by a reader below, is
     // named before those facts (blocking::fails): --fp16 beside --bf16 (validate_args). The
@@ -2223,17 +2230,33 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
       facts.push_back({detail::blocking::fails, *err});
     return detail::refuse(facts);
   }
-  if (auto err = detail::read_megatron_batch(ctx, mesh)) return *err;
-  if (auto err = detail::read_megatron_interleaving(ctx, mesh)) return *err;
-  if (auto err = detail::read_megatron_precision(ctx)) return *err;
-  if (auto err = detail::read_megatron_recompute(ctx, mesh)) return *err;
-  if (auto err = detail::read_megatron_capacity(ctx)) return *err;
-  if (ctx.find("--optimizer") == nullptr)  // Megatron's default: Adam (FusedAdam)
-    (void)ctx.set("optimizer.name", "adam", detail::entry{"", {}, false, {source, 0, 0, "", ""}});
-  if (auto err = detail::apply_options(ctx, detail::megatron_table())) return *err;
-  // After the layout and batch checks, as validate_args asserts them.
-  if (auto err = detail::training_length_refusal(ctx)) return *err;
-  return detail::finish(ctx, true);  // a GPU count not given was assumed and noted above
+  const auto checks = [&]() -> maybe_error {
+    if (auto err = detail::read_megatron_batch(ctx, mesh)) return err;
+    if (auto err = detail::read_megatron_interleaving(ctx, mesh)) return err;
+    if (auto err = detail::read_megatron_precision(ctx)) return err;
+    if (auto err = detail::read_megatron_recompute(ctx, mesh)) return err;
+    if (auto err = detail::read_megatron_capacity(ctx)) return err;
+    if (ctx.find("--optimizer") == nullptr)  // Megatron's default: Adam (FusedAdam)
+      (void)ctx.set("optimizer.name", "adam", detail::entry{"", {}, false, {source, 0, 0, "", ""}});
+    if (auto err = detail::apply_options(ctx, detail::megatron_table())) return err;
+    // After the layout and batch checks, as validate_args asserts them.
+    return detail::training_length_refusal(ctx);
+  };
+  ctx.framework_refuses = false;
+  if (auto err = checks()) {
+    if (!vocab) return *err;
+    // As among the facts above: what Megatron itself refuses (--fp16 beside --bf16) first.
+    return detail::refuse(
+        {{detail::blocking::shape, *vocab},
+         {ctx.framework_refuses ? detail::blocking::fails : detail::blocking::launch, *err}});
+  }
+  auto done = detail::finish(ctx, true);  // a GPU count not given was assumed and noted above
+  // Sizes that do not divide (experts over the data-parallel ranks): Megatron's
+  // initialize_model_parallel raises on them, so they come first.
+  if (!done && vocab)
+    return detail::refuse(
+        {{detail::blocking::shape, *vocab}, {detail::blocking::fails, done.error()}});
+  return done;
 }
 
 }  // namespace vramscope::job

@@ -19,8 +19,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -51,6 +53,9 @@ struct megatron_shape {
   double attention_dropout = 0.1;
   std::string position_type, norm;
   bool swiglu = false, tied = true, bias = true, qkv_bias = false;
+  // The vocabulary is only in the tokenizer's files: where and why, for the plan to refuse
+  // there (job::model_key::unknown) while the import keeps the rest of the file.
+  std::optional<diagnostic> vocab_unknown;
 };
 
 // GPT2BPETokenizer (named, or pretrain_gpt.py's default since 152aab30, 2021-01) builds GPT-2's
@@ -288,13 +293,15 @@ maybe_error read_vocab(import_context& ctx, megatron_shape& s, long long tp,
     const entry* where = ctx.find("--tokenizer-type");
     if (where == nullptr) where = ctx.find("--num-layers");  // the model's arguments
     const diagnostic d = where != nullptr ? where->where : diagnostic{ctx.source, 0, 0, "", ""};
-    return at(d, tokenizer.empty()
-                     ? "the arguments give neither --tokenizer-type nor --vocab-size: add "
-                       "--vocab-size N (the tokenizer's vocabulary before Megatron pads it)"
-                     : fmt::format("--tokenizer-type {}: its vocabulary size is in the tokenizer's "
-                                   "files, which vramscope does not read; add --vocab-size N (the "
-                                   "vocabulary before Megatron pads it)",
-                                   tokenizer));
+    s.vocab_unknown =
+        at(d, tokenizer.empty()
+                  ? "the arguments give neither --tokenizer-type nor --vocab-size: add "
+                    "--vocab-size N (the tokenizer's vocabulary before Megatron pads it)"
+                  : fmt::format("--tokenizer-type {}: its vocabulary size is in the tokenizer's "
+                                "files, which vramscope does not read; add --vocab-size N (the "
+                                "vocabulary before Megatron pads it)",
+                                tokenizer));
+    return std::nullopt;
   }
   const long long divisible = flag_int(ctx, "--make-vocab-size-divisible-by", 128, 1, error);
   const long long multiple = divisible * tp;
@@ -473,12 +480,23 @@ maybe_error read_layer_freq(import_context& ctx, megatron_shape& s) {
                                       "a layer, as Megatron requires)",
                                       text, pattern.size(), s.layers));
   } else {
+    // argparse's moe_freq_type takes int(x), any sign; Python's i % N == 0 holds exactly where N
+    // divides i, so a negative N is |N| (-1: experts in every layer) and 0 divides by zero.
     char* end = nullptr;
-    const long long n = std::strtoll(e->value.text.c_str(), &end, 10);
-    if (e->value.text.empty() || *end != '\0' || n < 1)
-      return at(e->where, fmt::format("--moe-layer-freq: expected a positive integer or a list "
-                                      "pattern such as ([0]*3+[1]*58), got \"{}\"",
+    errno = 0;
+    long long n = std::strtoll(e->value.text.c_str(), &end, 10);
+    if (e->value.text.empty() || *end != '\0' || n == 0 || errno == ERANGE ||
+        n == std::numeric_limits<long long>::min())
+      return at(e->where, fmt::format("--moe-layer-freq \"{}\": Megatron puts experts in layer i "
+                                      "when i % N == 0 (expected a whole number other than 0, or "
+                                      "a list pattern such as ([0]*3+[1]*58))",
                                       text));
+    if (n < 0) {
+      n = -n;
+      ctx.note(*e, fmt::format("--moe-layer-freq {}: layer i has experts when i % {} == 0, as "
+                               "for {}",
+                               e->value.text, e->value.text, n));
+    }
     for (long long i = 0; i < s.layers; ++i) pattern.push_back(i % n == 0 ? 1 : 0);
     s.moe_freq = n;
   }
@@ -838,6 +856,12 @@ maybe_error read_megatron_model(import_context& ctx, const megatron_mesh& m) {
   for (const auto& [key, value] : k) {
     const entry* from = ctx.find(flag_of_key(key));
     job.model_config.push_back({key, value.dump(), from != nullptr ? from->where : anchor->where});
+    if (key == "vocab_size" && s.vocab_unknown) {
+      job.model_config.back().json = "null";
+      job.model_config.back().unknown = s.vocab_unknown->message;
+      job.model_config.back().where = *s.vocab_unknown;
+      job.model_config.back().where.message.clear();
+    }
   }
   job.provenance.set_at["model"] = anchor->where;
   for (const char* flag : megatron_model_flags)
