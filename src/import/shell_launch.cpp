@@ -1103,8 +1103,9 @@ class interpreter {
   }
 
  private:
-  // A SLURM batch script's `#SBATCH --nodes=N` and `--ntasks-per-node=N` set, in the job's
-  // environment, SLURM_JOB_NUM_NODES (and SLURM_NNODES) and SLURM_NTASKS_PER_NODE (sbatch(1),
+  // A SLURM batch script's `#SBATCH --nodes=N`, `--ntasks-per-node=N`, `--ntasks=N` and
+  // `--gpus-per-task=N` set, in the job's environment, SLURM_JOB_NUM_NODES (and SLURM_NNODES),
+  // SLURM_NTASKS_PER_NODE, SLURM_NTASKS (and SLURM_NPROCS) and SLURM_GPUS_PER_TASK (sbatch(1),
   // "OUTPUT ENVIRONMENT VARIABLES"): the script's own values for those names, located at the
   // #SBATCH line. A script that sets the name itself wins, as it would in bash.
   void seed_slurm(shell_launch& out) {
@@ -1126,14 +1127,17 @@ class interpreter {
           value = key.substr(eq + 1);
           key.resize(eq);
         } else if (key == "-N" || key == "--nodes" || key == "--ntasks-per-node" ||
-                   key == "--gpus-per-node" || key == "--gres") {
+                   key == "--gpus-per-node" || key == "--gres" || key == "--gpus-per-task" ||
+                   key == "--ntasks" || key == "-n") {
           if (k + 1 < words.size()) value = words[k + 1].first;
-        } else if (key.size() > 2 && key.rfind("-N", 0) == 0) {
+        } else if (key.size() > 2 && (key.rfind("-N", 0) == 0 || key.rfind("-n", 0) == 0)) {
           value = key.substr(2);
-          key = "-N";
+          key.resize(2);
         }
-        // --gpus-per-node=[type:]N; --gres=gpu[:type][:N][,other...] (a GPU when N is absent).
-        if (key == "--gpus-per-node") value = value.substr(value.rfind(':') + 1);
+        // --gpus-per-node=[type:]N, --gpus-per-task=[type:]N; --gres=gpu[:type][:N][,other...]
+        // (a GPU when N is absent).
+        if (key == "--gpus-per-node" || key == "--gpus-per-task")
+          value = value.substr(value.rfind(':') + 1);
         if (key == "--gres") value = gres_gpus(value);
         if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos) continue;
         std::vector<const char*> names;
@@ -1141,12 +1145,15 @@ class interpreter {
         if (key == "--ntasks-per-node") names = {"SLURM_NTASKS_PER_NODE"};
         if (key == "--gpus-per-node") names = {"SLURM_GPUS_PER_NODE", "SLURM_GPUS_ON_NODE"};
         if (key == "--gres") names = {"SLURM_GPUS_ON_NODE"};
+        if (key == "--gpus-per-task") names = {"SLURM_GPUS_PER_TASK"};
+        if (key == "--ntasks" || key == "-n") names = {"SLURM_NTASKS", "SLURM_NPROCS"};
         if (names.empty()) continue;
         const shell_word word{value, line, words[k].second, false};
         for (const char* name : names) vars_[name] = {word};
         if (key == "-N" || key == "--nodes") out.sbatch_nodes = word;
         if (key == "--ntasks-per-node") out.sbatch_tasks_per_node = word;
         if (key == "--gpus-per-node" || key == "--gres") out.sbatch_gpus_per_node = word;
+        if (key == "--gpus-per-task") out.sbatch_gpus_per_task = word;
       }
       return true;
     });
@@ -1993,15 +2000,40 @@ class interpreter {
     };
     std::size_t c = 1;
     while (c + 1 < fields.size() && !(fields[c].text == "-c" && shell_before(c) < c)) ++c;
-    if (c + 1 >= fields.size() || depth_ >= 4) return false;
-    const std::size_t shell = shell_before(c);
-    const shell_word& string = fields[c + 1];
+    std::size_t shell = c + 1 < fields.size() ? shell_before(c) : fields.size();
+    std::size_t at_string = c + 1;
+    if (shell == fields.size()) {
+      // A command line that srun hands whole, as one argument, to a wrapper that runs it on each
+      // node (`srun run_pt_on_node.sh "$TRAINING_CMD"`, the command a string of words whose
+      // first names the Python script): read as a -c string is, srun and the wrapper before it.
+      at_string = fields.size();
+      const std::string& first_word = fields[0].text;
+      if ((first_word == "srun" || first_word.ends_with("/srun")) &&
+          std::none_of(fields.begin(), fields.end(),
+                       [](const shell_word& f) { return is_script(f.text); }))
+        for (std::size_t i = 1; i < fields.size(); ++i) {
+          const std::string& t = fields[i].text;
+          const auto first = t.find_first_not_of(" \t\n");
+          const auto end = t.find_first_of(" \t\n", first);
+          if (first == std::string::npos || end == std::string::npos ||
+              !is_script(t.substr(first, end - first)))
+            continue;
+          at_string = i;
+          shell = i;
+          break;
+        }
+    }
+    if (at_string >= fields.size() || depth_ >= 4) return false;
+    const bool wrapper = shell == at_string;
+    const std::string what =
+        wrapper ? fields[0].text + "'s command argument" : fields[shell].text + " -c";
+    const shell_word& string = fields[at_string];
     std::vector<statement> statements;
     lexer strings(string.text, source_);
     if (auto err = strings.run(statements)) {
+      if (wrapper) return false;  // words that are no command line: an argument like others
       note(string.line, string.column,
-           fmt::format("{} -c: the command string is not read ({})", fields[shell].text,
-                       err->message));
+           fmt::format("{}: the command string is not read ({})", what, err->message));
       // A quote the string never closes is bash's own syntax error ("unexpected EOF while
       // looking for matching quote"): the shell runs nothing of it.
       if (const char quote = strings.unclosed_quote(); quote != 0)
@@ -2034,8 +2066,7 @@ class interpreter {
       st.line = literal ? string.line + st.line - 1 : string.line;
       if (auto err = one_statement(st, out, loose)) {
         note(string.line, string.column,
-             fmt::format("{} -c: the command string is not read ({})", fields[shell].text,
-                         err->message));
+             fmt::format("{}: the command string is not read ({})", what, err->message));
         break;
       }
     }

@@ -62,6 +62,7 @@ struct shell_launch {
   shell_word sbatch_nodes;           // `#SBATCH --nodes N` / `-N N`; empty text when absent
   shell_word sbatch_tasks_per_node;  // `#SBATCH --ntasks-per-node N`; empty text when absent
   shell_word sbatch_gpus_per_node;   // `#SBATCH --gpus-per-node [type:]N` / `--gres=gpu:N`
+  shell_word sbatch_gpus_per_task;   // `#SBATCH --gpus-per-task [type:]N`
   shell_word script;                 // "pretrain_gpt.py"; empty text for a plain argument list
   std::vector<shell_word> args;      // the script's arguments, in order
   /// Variables the script exports (`export NAME=value`, or `export NAME` after setting it), in

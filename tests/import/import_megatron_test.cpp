@@ -741,6 +741,29 @@ TEST(ImportMegatron, WorldMustHoldTheModelParallelism) {
             "refuses; launch a multiple of 4 GPUs (or give smaller sizes) to plan it");
 }
 
+// srun running a per-node wrapper that is handed the training command: each task starts a
+// process for each of its #SBATCH --gpus-per-task GPUs.
+TEST(ImportMegatron, ASrunTaskWithItsOwnGpusStartsAProcessForEach) {
+  const std::string script =
+      "#SBATCH --nodes=16\n#SBATCH --ntasks-per-node=1\n#SBATCH --gpus-per-task=8\n"
+      "CMD=\"x/pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 4 "
+      "--max-position-embeddings 128 --seq-length 128 --micro-batch-size 2 "
+      "--global-batch-size $((SLURM_JOB_NUM_NODES * SLURM_GPUS_PER_TASK * 2))\"\n"
+      "srun \"$(realpath run_pt_on_node.sh)\" \"$CMD\" \"$PYTHON_PATH\"\n";
+  const auto j = import_ok(script);
+  EXPECT_EQ(j.job.hardware.gpus_per_node, 8);
+  EXPECT_EQ(j.job.hardware.nodes, 16);
+  EXPECT_EQ(j.job.training.gradient_accumulation, 1);
+  EXPECT_NE(find_note(j.notes, "a process for each of its 8 GPUs"), "");
+  // Without --gpus-per-task the wrapper's process count is not in the file: not a GPU a node.
+  std::string untold = script;
+  untold.erase(untold.find("#SBATCH --gpus-per-task=8\n"), 26);
+  const auto u = import_config_text(untold, "args.txt");
+  if (u) {
+    EXPECT_NE(u->job.hardware.nodes * u->job.hardware.gpus_per_node, 16);
+  }
+}
+
 TEST(ImportMegatron, UnknownVocabularyAsksForVocabSize) {
   const std::string base =
       "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n";

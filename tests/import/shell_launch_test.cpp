@@ -323,6 +323,28 @@ TEST(ShellLaunch, SbatchHeadersSetSlurmsNodeAndTaskCounts) {
   EXPECT_TRUE(range.launcher[2].unresolved);
 }
 
+// --gpus-per-task and --ntasks (-n) set SLURM_GPUS_PER_TASK and SLURM_NTASKS / SLURM_NPROCS;
+// a command line srun hands whole to a per-node wrapper is read as a -c string is.
+TEST(ShellLaunch, SbatchTaskRequestsAndACommandHandedToASrunWrapper) {
+  const auto l = read_ok(
+      "#SBATCH --nodes=16\n#SBATCH --ntasks-per-node=1\n#SBATCH --gpus-per-task=a100:8\n"
+      "#SBATCH -n16\n"
+      "GBS=$((SLURM_JOB_NUM_NODES * SLURM_GPUS_PER_TASK * 2 / SLURM_NTASKS))\n"
+      "CMD=\"x/pretrain_gpt.py --global-batch-size $GBS --micro-batch-size 2\"\n"
+      "srun \"$(realpath run_on_node.sh)\" \"$CMD\" \"$PYTHON\"\n");
+  EXPECT_EQ(l.script.text, "x/pretrain_gpt.py");
+  EXPECT_EQ(texts(l.args), (words{"--global-batch-size", "16", "--micro-batch-size", "2"}));
+  EXPECT_EQ(l.outer.size(), 2u);
+  EXPECT_EQ(l.outer[0].text, "srun");
+  EXPECT_EQ(l.sbatch_gpus_per_task.text, "8");
+  EXPECT_EQ(l.sbatch_gpus_per_task.line, 3);
+  // Only srun's: a string echoed, or handed to another command, is no launch.
+  const auto echoed = read_ok("CMD=\"pretrain_gpt.py --bf16\"\necho \"$CMD\"\n");
+  EXPECT_TRUE(echoed.script.text.empty());
+  const auto logged = read_ok("CMD=\"pretrain_gpt.py --bf16\"\nlogger -t run \"$CMD\"\n");
+  EXPECT_TRUE(logged.script.text.empty());
+}
+
 TEST(ShellLaunch, SbatchGpuRequestsSetSlurmsGpuCounts) {
   const auto per_node = read_ok(
       "#SBATCH --gpus-per-node=4\n"

@@ -805,7 +805,28 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
                           std::none_of(task.begin(), task.end(), [&](const shell_word& w) {
                             return starts_processes(w.text);
                           });
-  if (!torchrun && (plain_python || wrapped_python || task_a_gpu) && srun != srun_words.end()) {
+  // A task command without an interpreter word given its own GPUs (#SBATCH --gpus-per-task G,
+  // sbatch(1)): a site's per-node launch script (`srun run_pt_on_node.sh "$TRAINING_CMD"`) that
+  // starts a process a GPU of its task, torch.distributed.launch --nproc_per_node
+  // $SLURM_GPUS_PER_TASK; G processes a task.
+  long long per_task = 1;
+  const bool task_gpus =
+      srun != srun_words.end() && python_at == task.size() && !task_a_gpu &&
+      !launch.sbatch_gpus_per_task.text.empty() && !launch.sbatch_tasks_per_node.text.empty() &&
+      std::none_of(task.begin(), task.end(),
+                   [&](const shell_word& w) { return starts_processes(w.text); });
+  if (task_gpus) {
+    const entry e{"#SBATCH --gpus-per-task",
+                  {launch.sbatch_gpus_per_task.text, {}, false},
+                  false,
+                  where(launch.sbatch_gpus_per_task)};
+    ctx.entries.push_back(e);
+    per_task = flag_int(ctx, e.key, 1, 1, error, max_megatron_degree);
+    ctx.entries.pop_back();
+    if (error) return 0;
+  }
+  if (!torchrun && (plain_python || wrapped_python || task_a_gpu || task_gpus) &&
+      srun != srun_words.end()) {
     shell_word per_node = launch.sbatch_tasks_per_node, nodes = launch.sbatch_nodes;
     for (auto w = srun; w != srun_words.end(); ++w) {
       std::string key = w->text, value;
@@ -833,6 +854,7 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
       counts[k] = flag_int(ctx, e.key, 1, 1, error, max_megatron_degree);
       ctx.entries.pop_back();
       if (error) return 0;
+      if (k == 0) counts[k] *= per_task;
       if (auto problem = ctx.set(fields[k], std::to_string(counts[k]), e); !problem.empty()) {
         error = at(e.where, problem);
         return 0;
@@ -843,7 +865,11 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
         fmt::format(
             "srun starts {} once per task: {} task(s) a node x {} node(s), a GPU "
             "each",
-            plain_python ? task[0].text
+            task_gpus ? fmt::format("{} (a task's own launcher: a process for each of its {} GPUs, "
+                                    "#SBATCH --gpus-per-task {})",
+                                    task.empty() ? std::string("its command") : task[0].text,
+                                    per_task, per_task)
+            : plain_python ? task[0].text
             : task_a_gpu && python_at == task.size()
                 ? fmt::format("{} (a task a GPU: #SBATCH --ntasks-per-node {} and "
                               "--gpus-per-node {})",
