@@ -788,8 +788,16 @@ maybe_error read_fsdp_wrap_default(import_context& ctx) {
   return std::nullopt;
 }
 
-maybe_error read_deepspeed_file(import_context& ctx, const std::string& base_dir,
-                                bool& has_world_size) {
+// The DeepSpeed JSON a deepspeed_config_file names, read and checked as DeepSpeedPlugin does
+// when the training script builds it (the file, then the YAML keys it makes void): a failure
+// of the launch itself, so it is looked at before the process count. No file named: nullopt.
+struct deepspeed_file {
+  std::string text;
+  std::string path;
+};
+
+result<std::optional<deepspeed_file>> load_deepspeed_file(import_context& ctx,
+                                                          const std::string& base_dir) {
   const entry* e = ctx.find("deepspeed_config.deepspeed_config_file");
   // The empty string (not YAML's null): launch passes it on (ACCELERATE_DEEPSPEED_CONFIG_FILE=""),
   // and DeepSpeedPlugin reads every value but "none" as a config (utils/dataclasses.py,
@@ -800,7 +808,7 @@ maybe_error read_deepspeed_file(import_context& ctx, const std::string& base_dir
               "plugin, which reads any value but \"none\" as a config and stops (\"Expected a "
               "string path to an existing deepspeed config\"); write the DeepSpeed JSON's path, "
               "or remove the key, to plan it");
-  if (e == nullptr || e->value.text.empty()) return std::nullopt;
+  if (e == nullptr || e->value.text.empty()) return std::optional<deepspeed_file>();
   const std::filesystem::path given(e->value.text);
   std::string path = e->value.text;
   std::error_code unreadable;  // the non-throwing overload: a bad path is read_file's to report
@@ -837,7 +845,7 @@ maybe_error read_deepspeed_file(import_context& ctx, const std::string& base_dir
                           "accelerate config variables will be ignored\"); write it in the "
                           "DeepSpeed JSON and remove it here to plan it",
                           twice->key, e->where.line));
-  return read_deepspeed(ctx, *text, path, has_world_size);
+  return std::optional<deepspeed_file>(deepspeed_file{std::move(*text), path});
 }
 
 // accelerate launch loads the file with ClusterConfig.from_yaml_file (SageMakerConfig's under
@@ -1114,10 +1122,14 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
   }
   bool has_world_size = false;
   if (auto err = detail::read_strategy(ctx)) return *err;
-  // The launch's process count first: DeepSpeed's world size, from which it derives what the
-  // JSON leaves out of train_batch_size = micro batch x accumulation x world.
+  auto ds_file = detail::load_deepspeed_file(ctx, base_dir);
+  if (!ds_file) return ds_file.error();
+  // The launch's process count before the JSON is read: DeepSpeed's world size, from which it
+  // derives what the JSON leaves out of train_batch_size = micro batch x accumulation x world.
   if (auto err = detail::read_processes(ctx, has_world_size)) return *err;
-  if (auto err = detail::read_deepspeed_file(ctx, base_dir, has_world_size)) return *err;
+  if (*ds_file)
+    if (auto err = detail::read_deepspeed(ctx, (*ds_file)->text, (*ds_file)->path, has_world_size))
+      return *err;
   if (auto err = detail::read_mixed_precision(ctx)) return *err;
   if (auto err = detail::read_megatron_lm_defaults(ctx)) return *err;
   if (auto err = detail::read_fsdp1_defaults(ctx, unprefixed ? &*unprefixed : nullptr))

@@ -360,6 +360,20 @@ TEST(ImportAccelerate, AcceleratesDeepSpeedKeysBesideAConfigFileAreRefused) {
       "acc.yaml", dir);
   ASSERT_FALSE(stage);
   EXPECT_EQ(stage.error().line, 3) << stage.error().to_string();
+  // The plugin's failure comes before a process count the file leaves to the launch
+  // (num_processes: auto): the launch fails whatever the count.
+  auto counted_later = import_config_text(
+      "distributed_type: DEEPSPEED\ndeepspeed_config:\n  deepspeed_config_file: "
+      "deepspeed_zero3.json\nmixed_precision: fp16\nnum_processes: auto\n",
+      "acc.yaml", dir);
+  ASSERT_FALSE(counted_later);
+  EXPECT_EQ(counted_later.error().line, 4) << counted_later.error().to_string();
+  auto missing_first = import_config_text(
+      "distributed_type: DEEPSPEED\ndeepspeed_config:\n  deepspeed_config_file: /nowhere/ds.json\n"
+      "num_processes: auto\n",
+      "acc.yaml");
+  ASSERT_FALSE(missing_first);
+  EXPECT_EQ(missing_first.error().line, 3) << missing_first.error().to_string();
 }
 
 TEST(ImportAccelerate, MissingDeepSpeedFileIsAnError) {
