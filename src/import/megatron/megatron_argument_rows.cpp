@@ -481,6 +481,85 @@ std::vector<option> build_rows() {
   quiet({"--ignore-forward-tensor-parallel"});
   // MS-AMP's patch: --msamp is refused by the importer (FP8 weights, an 8-bit optimizer state).
   read({"--msamp"});
+  // Pai-Megatron-Patch's "patch" group (megatron_patch/arguments.py): data, evaluation,
+  // generation and multimodal data options; then what changes the model or its memory, which
+  // the patch's own model builders read.
+  quiet({"--max-padding-length",
+         "--dataset",
+         "--epochs",
+         "--keep-last",
+         "--data-dir",
+         "--train-data",
+         "--valid-data",
+         "--patch-tokenizer-type",
+         "--transformer-timers",
+         "--text-generate-input-file",
+         "--text-generate-output-file",
+         "--text-generate-gt-file",
+         "--time",
+         "--eval-dev",
+         "--input-len",
+         "--generation-length",
+         "--top-p",
+         "--top-k",
+         "--out-seq-length",
+         "--temperature",
+         "--repetition_penalty",
+         "--repetition-penalty",
+         "--mm-use-im-start-end",
+         "--mm-use-im-patch-token",
+         "--image-folder",
+         "--image-aspect-ratio",
+         "--version",
+         "--cvcuda-image-processing",
+         "--task-list",
+         "--verbosity",
+         "--adaptive-seq-len",
+         "--eval-fp32",
+         "--num-fewshot",
+         "--convert-checkpoint-from-megatron-to-transformers",
+         "--train-mode",
+         "--dataset-config",
+         "--prompt-path",
+         "--allow-missing-vision-projection-checkpoint",
+         "--dataloader-save",
+         "--online-evaluation-config",
+         "--tokenizer-prompt-format",
+         "--special-tokens",
+         "--image-tag-type",
+         "--use-llama2-rotary-position-embeddings",
+         "--use-mistral-rotary-position-embeddings",
+         "--rotary-scale-factor",
+         "--use-te"});
+  unplanned({"--n-head-kv", "--transformer-type", "--intermediate-size", "--use-alibi-mask",
+             "--use-normhead", "--attention-head-type", "--position-encoding-2d", "--z-loss-weight",
+             "--sliding-window", "--disable-bias-linear-fc", "--disable-bias-attn-fc",
+             "--source-seq-len", "--target-seq-len"},
+            "a model option of Pai-Megatron-Patch's own model builders; planned as the "
+            "arguments Megatron-LM reads describe the model");
+  unplanned({"--extra-vocab-size"},
+            "tokens Pai-Megatron-Patch adds to the tokenizer's vocabulary, beyond the "
+            "vocabulary planned");
+  unplanned({"--disable-parallel-output"},
+            "the output layer's logits gathered over the tensor-parallel ranks, a vocabulary-"
+            "wide buffer not planned");
+  unplanned(
+      {"--expert-tensor-parallelism", "--moe", "--moe-topk", "--router-type",
+       "--moe-input-feature-slicing", "--shared-moe-ffn-hidden-size", "--enable-shared-expert",
+       "--num-shared-experts", "--qk-nope-head-dim", "--qk-rope-head-dim"},
+      "Pai-Megatron-Patch's own mixture-of-experts or attention layout; planned as the "
+      "Megatron-LM options describe the layers");
+  unplanned({"--optimizer-offload-policy", "--optimizer-offload-auto-threshold",
+             "--optimizer-offload-chunk-size"},
+            "Pai-Megatron-Patch's optimizer offload (HybridAdam), whose states in host memory "
+            "are not planned");
+  unplanned({"--tune-mm-mlp-adapter", "--freeze-clip-vision-tower", "--freeze-llm", "--freeze-LM",
+             "--freeze-ViT", "--mm-vision-select-layer", "--vision-tower", "--mm-projector-type",
+             "--image-size", "--spatial-merge-size", "--temporal-patch-size", "--patch-size",
+             "--num-frames", "--use-tiling", "--max-num-tiles", "--use-thumbnail",
+             "--vision-model-type", "--disable-vision-class-token", "--dataloader-seq-length"},
+            "a vision-language model's vision side (its encoder, projection, image tiles and "
+            "which parts train), which the language model's plan does not hold");
 
   // The groups classified whole.
   for (const auto& argument : megatron_arguments) {
