@@ -1269,7 +1269,10 @@ class interpreter {
       if (first == "if" || first == "while" || first == "until" || first == "for" ||
           first == "case") {
         const bool dead = skipping();
-        const bool chosen = !dead && by_arguments(words);
+        const auto absent = !dead && first == "if" && s.end != '&' && s.end != '|'
+                                ? argument_absent_test(words)
+                                : std::nullopt;
+        const bool chosen = !dead && !absent && by_arguments(words);
         region r;
         r.chosen = chosen || in_chosen();
         r.is_case = first == "case";
@@ -1277,6 +1280,8 @@ class interpreter {
         r.column = words[0].column;
         if (dead) {
           r.evaluated = true, r.taking = false, r.taken = true;
+        } else if (absent && !r.chosen) {
+          r.evaluated = true, r.taking = *absent, r.taken = *absent;
         } else if (!r.chosen && first == "if") {
           if (const auto v = test_value(words, s.end))
             r.evaluated = true, r.taking = *v, r.taken = *v;
@@ -1516,6 +1521,37 @@ class interpreter {
     if (op == "-gt") return *x > *y;
     if (op == "-ge") return *x >= *y;
     return std::nullopt;
+  }
+
+  // `X=$1; if [ -z "$X" ]; then X=default; fi`, the default ${1:-default} also writes: read as
+  // run without arguments (as ${1:-default} is), a positional argument is empty, so the `-z`
+  // branch is taken. nullopt for any other test (an `-n` branch does something only with the
+  // argument: which it does is chosen when the script runs), as for all the arguments choose.
+  std::optional<bool> argument_absent_test(const std::vector<raw_word>& words) {
+    if (words.size() != 5 && !(words.size() == 4 && literal_text(words[1]) == "test"))
+      return std::nullopt;
+    const std::string open = literal_text(words[1]);
+    if (words.size() == 5 && !((open == "[" && literal_text(words[4]) == "]") ||
+                               (open == "[[" && literal_text(words[4]) == "]]")))
+      return std::nullopt;
+    if (literal_text(words[2]) != "-z") return std::nullopt;
+    const auto operand = expand(words[3], false);
+    if (operand.size() != 1 || !operand[0].unresolved || !positional(operand[0].text))
+      return std::nullopt;
+    return true;
+  }
+
+  // A positional argument as it stays after expansion: `$1`, `${2}`, `${10}`.
+  static bool positional(std::string_view text) {
+    if (!text.starts_with('$')) return false;
+    text.remove_prefix(1);
+    const bool braced = text.starts_with('{');
+    if (braced) {
+      if (!text.ends_with('}')) return false;
+      text = text.substr(1, text.size() - 2);
+    }
+    return !text.empty() && (braced || text.size() == 1) && text[0] != '0' &&
+           text.find_first_not_of("0123456789") == std::string_view::npos;
   }
 
   // The word of `case WORD in` when the script sets it.

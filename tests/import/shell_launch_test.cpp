@@ -423,6 +423,25 @@ TEST(ShellLaunch, AnIfOnAVariableSetFromAnArgumentIsChosenByIt) {
   EXPECT_EQ(l.chosen_by_arguments[0].second.line, 3);
 }
 
+// `X=$1; if [ -z "$X" ]; then X=default; fi` is ${1:-default} written out: read as run without
+// arguments, the default holds. An -n test, or any other test of the argument, stays chosen.
+TEST(ShellLaunch, AnEmptyArgumentsDefaultIsReadAsRunWithoutArguments) {
+  const auto l = read_ok(
+      "SEQ=\"$1\"\nif [ -z \"$SEQ\"  ]\nthen\n    SEQ=16384\nfi\n"
+      "DATA_SEQ=\"$2\"\nif [[ -z $DATA_SEQ ]]; then DATA_SEQ=${SEQ}; fi\n"
+      "DEV=$3\nif [ -n \"$DEV\" ]; then\n  GPUS=2\nfi\n"
+      "torchrun --nproc_per_node $GPUS pretrain_gpt.py --seq-length $SEQ --data-seq $DATA_SEQ\n");
+  EXPECT_EQ(texts(l.args), (words{"--seq-length", "16384", "--data-seq", "16384"}));
+  EXPECT_FALSE(l.args[1].unresolved);
+  ASSERT_EQ(l.chosen_by_arguments.size(), 1u);
+  EXPECT_EQ(l.chosen_by_arguments[0].first, "GPUS");
+  // A test of something else than the empty argument stays chosen by it.
+  const auto other = read_ok(
+      "N=$1\nif [ -z \"$N\" ] && true; then L=2; fi\n"
+      "torchrun pretrain_gpt.py --num-layers $L\n");
+  EXPECT_TRUE(other.args[1].unresolved);
+}
+
 // ${NAME:-fallback} whose fallback names other variables: each expanded as bash does, one the
 // script does not set left as written (the word unresolved).
 TEST(ShellLaunch, AFallbackThatNamesVariablesIsExpanded) {
