@@ -754,7 +754,10 @@ TEST(ImportMegatron, ASrunTaskWithItsOwnGpusStartsAProcessForEach) {
   EXPECT_EQ(j.job.hardware.gpus_per_node, 8);
   EXPECT_EQ(j.job.hardware.nodes, 16);
   EXPECT_EQ(j.job.training.gradient_accumulation, 1);
-  EXPECT_NE(find_note(j.notes, "a process for each of its 8 GPUs"), "");
+  EXPECT_NE(find_note(j.notes,
+                      "1 task(s) a node x 16 node(s), each a launcher of a process for "
+                      "each of its 8 GPUs"),
+            "");
   // Without --gpus-per-task the wrapper's process count is not in the file: not a GPU a node.
   std::string untold = script;
   untold.erase(untold.find("#SBATCH --gpus-per-task=8\n"), 26);

@@ -854,22 +854,27 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
       counts[k] = flag_int(ctx, e.key, 1, 1, error, max_megatron_degree);
       ctx.entries.pop_back();
       if (error) return 0;
-      if (k == 0) counts[k] *= per_task;
-      if (auto problem = ctx.set(fields[k], std::to_string(counts[k]), e); !problem.empty()) {
+      const long long value = k == 0 ? counts[k] * per_task : counts[k];
+      if (auto problem = ctx.set(fields[k], std::to_string(value), e); !problem.empty()) {
         error = at(e.where, problem);
         return 0;
       }
+    }
+    if (task_gpus) {
+      ctx.note(entry{"srun", {}, false, where(*srun)},
+               fmt::format("srun starts {} once per task: {} task(s) a node x {} node(s), each "
+                           "a launcher of a process for each of its {} GPUs (#SBATCH "
+                           "--gpus-per-task): {} GPUs a node",
+                           task.empty() ? std::string("its command") : task[0].text, counts[0],
+                           counts[1], per_task, counts[0] * per_task));
+      return counts[0] * per_task * counts[1];
     }
     ctx.note(
         entry{"srun", {}, false, where(*srun)},
         fmt::format(
             "srun starts {} once per task: {} task(s) a node x {} node(s), a GPU "
             "each",
-            task_gpus ? fmt::format("{} (a task's own launcher: a process for each of its {} GPUs, "
-                                    "#SBATCH --gpus-per-task {})",
-                                    task.empty() ? std::string("its command") : task[0].text,
-                                    per_task, per_task)
-            : plain_python ? task[0].text
+            plain_python ? task[0].text
             : task_a_gpu && python_at == task.size()
                 ? fmt::format("{} (a task a GPU: #SBATCH --ntasks-per-node {} and "
                               "--gpus-per-node {})",
