@@ -1068,6 +1068,13 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
           r.begin(), r.end(), [](const auto& p) { return p.second && p.first >= double(MiB); });
       const bool gib = std::all_of(r.begin(), r.end(), [](const auto& p) { return p.first < 256; });
       const double scale = bytes_each ? 1.0 : gib ? double(GiB) : double(MiB);
+      // A print that scales past 2^63 bytes is no memory figure: the series is not read (the
+      // cast would be undefined behaviour).
+      const bool representable = std::all_of(r.begin(), r.end(), [&](const auto& p) {
+        const double v = p.first * scale;
+        return v >= 0 && v < 9.2e18;
+      });
+      if (!representable) continue;
       for (std::size_t k = 0; k < r.size(); ++k)
         run.points[k].second = static_cast<bytes>(r[k].first * scale);
       run.label += bytes_each ? " [no unit: read as bytes]"

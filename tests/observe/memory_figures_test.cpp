@@ -289,6 +289,12 @@ TEST(MemoryFigures, ReadsTheMemoryApisUnitlessPrintsAsASeries) {
       "log.txt");
   ASSERT_EQ(mib.series.size(), 1u);
   EXPECT_EQ(mib.series[0].points.back().second, 300 * MiB);
+  // A print that would scale past what a byte count holds is no memory figure (found by fuzzing:
+  // a whole number of 6e14 read as MiB): the series is not read.
+  EXPECT_TRUE(find_memory_figures("iter: 0 memory_reserved: 0.5\niter: 1 memory_reserved: 0.7\n"
+                                  "iter: 2 memory_reserved: 610128301953124.5\n",
+                                  "log.txt")
+                  .series.empty());
   const auto raw = find_memory_figures(
       "memory_reserved=2097152\nmemory_reserved=4194304\nmemory_reserved=6291456\n", "log.txt");
   ASSERT_EQ(raw.series.size(), 1u);
