@@ -22,6 +22,12 @@ namespace vramscope::job::detail {
 
 namespace {
 
+// A command word's program, without its folders: `/usr/bin/srun` -> `srun`.
+std::string_view program_name(std::string_view word) {
+  const auto slash = word.rfind('/');
+  return slash == std::string_view::npos ? word : word.substr(slash + 1);
+}
+
 // `script`'s name has one of `words` among its words.
 template <std::size_t N>
 bool named_with(const std::string& script, const std::string_view (&words)[N]) {
@@ -830,7 +836,7 @@ bool is_script(const std::string& word) {
 // A command's first word that starts a training launch: a distributed launcher, a job
 // launcher, or Python itself (python, python3, /usr/bin/python3.10).
 bool starts_a_launch(const std::string& word) {
-  const std::string name = word.substr(word.find_last_of('/') + 1);
+  const std::string_view name = program_name(word);
   for (std::string_view c :
        {"torchrun", "deepspeed", "accelerate", "srun", "mpirun", "mpiexec", "jsrun"})
     if (name == c) return true;
@@ -1536,13 +1542,14 @@ class interpreter {
       return std::nullopt;
     if (literal_text(words[2]) != "-z") return std::nullopt;
     const auto operand = expand(words[3], false);
-    if (operand.size() != 1 || !operand[0].unresolved || !positional(operand[0].text))
+    if (operand.size() != 1 || !operand[0].unresolved || !only_an_argument(operand[0].text))
       return std::nullopt;
     return true;
   }
 
-  // A positional argument as it stays after expansion: `$1`, `${2}`, `${10}`.
-  static bool positional(std::string_view text) {
+  // A word that is one positional argument whole, as it stays after expansion: `$1`, `${2}`,
+  // `${10}` (megatron_args' positional() asks whether a text holds one anywhere).
+  static bool only_an_argument(std::string_view text) {
     if (!text.starts_with('$')) return false;
     text.remove_prefix(1);
     const bool braced = text.starts_with('{');
@@ -2043,8 +2050,7 @@ class interpreter {
       // node (`srun run_pt_on_node.sh "$TRAINING_CMD"`, the command a string of words whose
       // first names the Python script): read as a -c string is, srun and the wrapper before it.
       at_string = fields.size();
-      const std::string& first_word = fields[0].text;
-      if ((first_word == "srun" || first_word.ends_with("/srun")) &&
+      if (program_name(fields[0].text) == "srun" &&
           std::none_of(fields.begin(), fields.end(),
                        [](const shell_word& f) { return is_script(f.text); }))
         for (std::size_t i = 1; i < fields.size(); ++i) {
@@ -2112,8 +2118,7 @@ class interpreter {
   }
 
   static bool is_shell(const std::string& word) {
-    const auto slash = word.rfind('/');
-    const std::string name = slash == std::string::npos ? word : word.substr(slash + 1);
+    const std::string_view name = program_name(word);
     return name == "sh" || name == "bash" || name == "zsh" || name == "dash";
   }
 
@@ -2183,8 +2188,7 @@ bool looks_like_megatron(std::string_view text) {
       std::size_t j = i;
       while (j < line.size() && !is_blank(line[j]) && line[j] != '"' && line[j] != '\'') ++j;
       const std::string_view word = line.substr(i, j - i);
-      const auto slash = word.rfind('/');
-      const std::string_view base = slash == std::string_view::npos ? word : word.substr(slash + 1);
+      const std::string_view base = program_name(word);
       // Megatron's own flag names: the model's layers, or its tensor-parallel size where the
       // model's arguments come from a sourced file.
       if (word == "--num-layers" || word.rfind("--num-layers=", 0) == 0 ||

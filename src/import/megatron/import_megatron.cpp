@@ -799,30 +799,29 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
   // pretrain_gpt.py ...`, a site's launch script that runs Python with the task's rank): one
   // process a task when the allocation gives each task a GPU, #SBATCH --ntasks-per-node equal to
   // the GPUs a node (--gpus-per-node / --gres), and no process launcher is among the task's words.
-  const bool task_a_gpu = srun != srun_words.end() && python_at == task.size() &&
-                          !launch.sbatch_tasks_per_node.text.empty() &&
-                          launch.sbatch_tasks_per_node.text == launch.sbatch_gpus_per_node.text &&
-                          std::none_of(task.begin(), task.end(), [&](const shell_word& w) {
-                            return starts_processes(w.text);
-                          });
+  const bool task_without_python = srun != srun_words.end() && python_at == task.size() &&
+                                   !launch.sbatch_tasks_per_node.text.empty() &&
+                                   std::none_of(task.begin(), task.end(), [&](const shell_word& w) {
+                                     return starts_processes(w.text);
+                                   });
+  const bool task_a_gpu =
+      task_without_python && launch.sbatch_tasks_per_node.text == launch.sbatch_gpus_per_node.text;
   // A task command without an interpreter word given its own GPUs (#SBATCH --gpus-per-task G,
   // sbatch(1)): a site's per-node launch script (`srun run_pt_on_node.sh "$TRAINING_CMD"`) that
   // starts a process a GPU of its task, torch.distributed.launch --nproc_per_node
   // $SLURM_GPUS_PER_TASK; G processes a task.
-  long long per_task = 1;
   const bool task_gpus =
-      srun != srun_words.end() && python_at == task.size() && !task_a_gpu &&
-      !launch.sbatch_gpus_per_task.text.empty() && !launch.sbatch_tasks_per_node.text.empty() &&
-      std::none_of(task.begin(), task.end(),
-                   [&](const shell_word& w) { return starts_processes(w.text); });
-  if (task_gpus) {
-    const entry e{"#SBATCH --gpus-per-task",
-                  {launch.sbatch_gpus_per_task.text, {}, false},
-                  false,
-                  where(launch.sbatch_gpus_per_task)};
-    ctx.entries.push_back(e);
-    per_task = flag_int(ctx, e.key, 1, 1, error, max_megatron_degree);
+      task_without_python && !task_a_gpu && !launch.sbatch_gpus_per_task.text.empty();
+  // A count written on srun's or #SBATCH's line, read as a flag of that name is.
+  const auto count = [&](const char* key, const shell_word& w) {
+    ctx.entries.push_back(entry{key, {w.text, {}, false}, false, where(w)});
+    const long long n = flag_int(ctx, key, 1, 1, error, max_megatron_degree);
     ctx.entries.pop_back();
+    return n;
+  };
+  long long per_task = 1;
+  if (task_gpus) {
+    per_task = count("#SBATCH --gpus-per-task", launch.sbatch_gpus_per_task);
     if (error) return 0;
   }
   if (!torchrun && (plain_python || wrapped_python || task_a_gpu || task_gpus) &&
@@ -848,12 +847,10 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
     static const char* fields[] = {"hardware.gpus_per_node", "hardware.nodes"};
     for (int k = 0; k < 2; ++k) {
       if (given[k]->text.empty()) continue;
-      const entry e{k == 0 ? "srun --ntasks-per-node" : "srun --nodes",
-                    {given[k]->text, {}, false}, false, where(*given[k])};
-      ctx.entries.push_back(e);
-      counts[k] = flag_int(ctx, e.key, 1, 1, error, max_megatron_degree);
-      ctx.entries.pop_back();
+      const char* key = k == 0 ? "srun --ntasks-per-node" : "srun --nodes";
+      counts[k] = count(key, *given[k]);
       if (error) return 0;
+      const entry e{key, {given[k]->text, {}, false}, false, where(*given[k])};
       const long long value = k == 0 ? counts[k] * per_task : counts[k];
       if (auto problem = ctx.set(fields[k], std::to_string(value), e); !problem.empty()) {
         error = at(e.where, problem);
