@@ -625,19 +625,60 @@ maybe_error read_megatron_lm_defaults(import_context& ctx) {
 maybe_error read_processes(import_context& ctx, bool& has_world_size) {
   const entry* procs = ctx.find("num_processes");
   const entry* machines = ctx.find("num_machines");
-  if (procs == nullptr) return std::nullopt;
+  if (procs == nullptr) {
+    // accelerate launch fills what the command line leaves out from the config file, and
+    // ClusterConfig's num_processes defaults to -1, on which it stops: "You need to manually
+    // pass in `--num_processes` using this config yaml." (commands/launch.py,
+    // _validate_launch_command; older releases, where the field had no default, stop building
+    // ClusterConfig). Only distributed_type NO gets 1 (config_args.py, load_config_from_file),
+    // and only a LOCAL_MACHINE config is copied onto the launch. Such a file is made for
+    // `accelerate launch --num_processes N`: the import keeps its facts and the plan asks for N.
+    const entry* type = ctx.find("distributed_type");
+    const entry* environment = ctx.find("compute_environment");
+    const bool local = environment == nullptr || upper(environment->value.text) == "LOCAL_MACHINE";
+    if (type != nullptr && upper(type->value.text) != "NO" && local)
+      ctx.out.unsettled.push_back(
+          {"hardware.gpus_per_node",
+           at(type->where,
+              fmt::format("distributed_type {} with no num_processes: accelerate launch stops "
+                          "on this file unless its command line gives --num_processes (\"You "
+                          "need to manually pass in `--num_processes` using this config "
+                          "yaml.\", commands/launch.py), so the job's size is not in it; write "
+                          "num_processes: N in the file, or give --set "
+                          "hardware.gpus_per_node=N (the processes of one machine{}), to plan it",
+                          type->value.text,
+                          machines != nullptr ? ", with num_machines of them" : ""))});
+    return std::nullopt;
+  }
   std::uint64_t p = 0;
   std::uint64_t m = 1;
+  if (machines != nullptr)
+    if (auto problem = parse_count_text(machines->value.text, 1, 100000, m); !problem.empty())
+      return at(machines->where,
+                "num_machines: " + problem + "; write the number of machines there to plan it");
   // accelerate copies num_processes onto the launch unchecked (ClusterConfig annotates it int but
-  // does not validate it), and torchrun reads `--nproc_per_node auto` as one process per GPU
-  // visible when the job starts: a count the file does not fix.
+  // does not validate it). On one machine it becomes torchrun's --nproc_per_node as written
+  // (utils/launch.py, prepare_multi_gpu_env and prepare_deepspeed_cmd_env: str(num_processes)),
+  // and torchrun reads `auto` as one process per GPU visible when the job starts, a count the
+  // file does not fix: the import keeps the file's facts and the plan asks for the count. On
+  // several machines it is divided by num_machines first, which a word cannot be (a TypeError).
+  if (procs->value.text == "auto" && m == 1) {
+    ctx.out.unsettled.push_back(
+        {"hardware.gpus_per_node",
+         at(procs->where,
+            "num_processes: auto is torchrun's one process per GPU visible when "
+            "the job starts, which the file does not fix; write the job's number "
+            "of processes there (or --set hardware.gpus_per_node=N) to plan it")});
+    return std::nullopt;
+  }
   if (auto problem = parse_count_text(procs->value.text, 1, 1 << 24, p); !problem.empty())
     return at(procs->where,
               procs->value.text == "auto"
-                  ? std::string("num_processes: auto is torchrun's one process per GPU visible "
-                                "when the job starts, which the file does not fix; write the "
-                                "job's number of processes there (or --set "
-                                "hardware.gpus_per_node=N) to plan it")
+                  ? fmt::format("num_processes: auto on {} machines: accelerate divides it by "
+                                "num_machines for each machine's share, which a word cannot be "
+                                "(Python stops with a TypeError); write the job's number of "
+                                "processes there to plan it",
+                                m)
                   : "num_processes: " + problem +
                         "; write the job's number of processes there "
                         "to plan it");

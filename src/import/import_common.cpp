@@ -406,7 +406,11 @@ void note_assumptions(import_context& ctx, bool has_world_size) {
   if (!given("hardware.gpu"))
     ctx.note(fmt::format("the config does not name the GPU: assumed {}; set it with "
                          "--set hardware.gpu=NAME", job.hardware.gpu));
-  if (!has_world_size)
+  // A count the file leaves to the launch is not assumed: the plan refuses until --set gives it.
+  const bool left_to_launch = std::any_of(
+      ctx.out.unsettled.begin(), ctx.out.unsettled.end(),
+      [](const unsettled_value& u) { return u.settled_by == "hardware.gpus_per_node"; });
+  if (!has_world_size && !left_to_launch)
     ctx.note(fmt::format("the config does not give the number of GPUs: assumed {} node(s) of {}; "
                          "set hardware.nodes and hardware.gpus_per_node",
                          job.hardware.nodes, job.hardware.gpus_per_node));

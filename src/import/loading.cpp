@@ -23,6 +23,11 @@ result<job_spec> import_job(const std::string& from, const std::vector<std::stri
   autos = std::move(imported->hidden_size_autos);
   job_spec j = std::move(imported->job);
   if (auto applied = apply_overrides(j, rest, &notes); !applied) return applied.error();
+  // What the file leaves to the launch's command line stops the plan unless --set gives it.
+  for (const unsettled_value& u : imported->unsettled)
+    if (const auto set = j.provenance.set_at.find(u.settled_by);
+        set == j.provenance.set_at.end() || set->second.source != "--set")
+      return u.refusal;
   if (auto resolved = resolve_job(j, &notes); !resolved) return resolved.error();
   return j;
 }

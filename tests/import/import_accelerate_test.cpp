@@ -1,4 +1,5 @@
 #include <vramscope/import/importers.hpp>
+#include <vramscope/import/loading.hpp>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -846,6 +847,56 @@ TEST(ImportAccelerate, DeepSpeedAccumulationAutoIsTheScriptsAndNoted) {
       "a.yaml");
   ASSERT_TRUE(four) << four.error().to_string();
   EXPECT_EQ(four->job.training.gradient_accumulation, 4);
+}
+
+// A config without num_processes is made for `accelerate launch --num_processes N`, and
+// accelerate stops on it without one: the import keeps the file's facts, the plan refuses at
+// distributed_type, and --set hardware.gpus_per_node plans it.
+TEST(ImportAccelerate, NoNumProcessesIsLeftToTheLaunchAndSetByTheUser) {
+  const auto dir = std::filesystem::temp_directory_path() / "vramscope_accelerate_nproc_test";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "fsdp.yaml").string();
+  std::ofstream(path) << "compute_environment: LOCAL_MACHINE\ndistributed_type: FSDP\n"
+                         "fsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\nmachine_rank: 0\n";
+  auto imported = import_config(path);
+  ASSERT_TRUE(imported) << imported.error().message;
+  EXPECT_EQ(imported->job.parallel.kind, strategy::fsdp1);
+  ASSERT_EQ(imported->unsettled.size(), 1U);
+  // The count is asked for, not assumed.
+  for (const auto& n : imported->notes)
+    EXPECT_EQ(n.message.find("does not give the number of GPUs"), std::string::npos) << n.message;
+  auto refused = load_job_and_model("", {}, path);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().line, 2);
+  EXPECT_NE(refused.error().message.find("--set hardware.gpus_per_node=N"), std::string::npos)
+      << refused.error().message;
+  auto planned = load_job_and_model("", {"hardware.gpus_per_node=4"}, path);
+  ASSERT_TRUE(planned) << planned.error().message;
+  EXPECT_EQ(planned->job.hardware.gpus_per_node, 4);
+  // Another field set does not settle it.
+  EXPECT_FALSE(load_job_and_model("", {"hardware.nodes=2"}, path));
+  // distributed_type NO is one process without num_processes (load_config_from_file).
+  std::ofstream(path) << "distributed_type: 'NO'\n";
+  auto single = import_config(path);
+  ASSERT_TRUE(single) << single.error().message;
+  EXPECT_TRUE(single->unsettled.empty());
+  std::filesystem::remove_all(dir);
+}
+
+// num_processes: auto is torchrun's one process per visible GPU on one machine, a count the file
+// does not fix: left to the plan's --set, like a missing one; on several machines accelerate
+// divides it by num_machines, which stops.
+TEST(ImportAccelerate, NumProcessesAutoIsLeftToTheUserOnOneMachine) {
+  auto one = import_config_text("distributed_type: FSDP\nnum_processes: auto\n", "cfg.yaml");
+  ASSERT_TRUE(one) << one.error().message;
+  ASSERT_EQ(one->unsettled.size(), 1U);
+  EXPECT_EQ(one->unsettled[0].refusal.line, 2);
+  EXPECT_EQ(one->unsettled[0].settled_by, "hardware.gpus_per_node");
+  auto several = import_config_text(
+      "distributed_type: FSDP\nnum_machines: 2\nnum_processes: auto\n", "cfg.yaml");
+  ASSERT_FALSE(several);
+  EXPECT_EQ(several.error().line, 3);
+  EXPECT_NE(several.error().message.find("on 2 machines"), std::string::npos);
 }
 
 }  // namespace

@@ -62,6 +62,15 @@ struct hidden_size_auto {
   diagnostic where;
 };
 
+/// A value the framework needs that the file leaves to the launch's command line: accelerate's
+/// num_processes, which a config may leave to `accelerate launch --num_processes N`. The import
+/// keeps every fact the file fixes; planning refuses with `refusal` unless --set gives
+/// `settled_by`.
+struct unsettled_value {
+  std::string settled_by;  // the job field whose --set settles it: "hardware.gpus_per_node"
+  diagnostic refusal;      // where the file needed it, what stops without it, what to give
+};
+
 /// A resolved job built from a framework config, with everything the import had to say.
 struct imported_job {
   job_spec job;
@@ -70,6 +79,7 @@ struct imported_job {
   warnings notes;      // unknown and unmodelled options, "auto" values, assumptions, warnings
   warnings no_effect;  // options read and ignored because they do not affect GPU memory
   std::vector<hidden_size_auto> hidden_size_autos;  // filled by fill_hidden_size_autos
+  std::vector<unsettled_value> unsettled;           // refused by a plan unless --set gives them
 };
 
 /// Fills the hidden-size "auto" values as the Trainer does, from the model's hidden size
