@@ -75,10 +75,16 @@ std::string read_reshard(import_context& ctx, const entry& e) {
   return read_sharding(ctx, e);
 }
 
+// A switch accelerate reads with str_to_bool (utils/environment.py), which raises on any other
+// word: the problem, naming the key and what it takes, or "" with `on` set.
+std::string read_switch(const entry& e, bool& on) {
+  if (parse_bool_text(e.value.text, on).empty()) return "";
+  return fmt::format("{}: invalid value \"{}\" (expected true or false)", e.key, e.value.text);
+}
+
 std::string read_ram_efficient(import_context& ctx, const entry& e) {
   bool on = false;
-  if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
-    return fmt::format("{}: {}", e.key, problem);
+  if (auto problem = read_switch(e, on); !problem.empty()) return problem;
   if (!on) return "";
   if (auto problem = ctx.set("init.meta_device", "true", e); !problem.empty()) return problem;
   return ctx.set("init.load", "rank0", e);
@@ -99,8 +105,7 @@ std::string read_ds_accumulation(import_context& ctx, const entry& e) {
 
 std::string read_zero3_init(import_context& ctx, const entry& e) {
   bool on = false;
-  if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
-    return fmt::format("{}: {}", e.key, problem);
+  if (auto problem = read_switch(e, on); !problem.empty()) return problem;
   if (!on) return "";
   // DeepSpeedPlugin.__post_init__ (accelerate utils/dataclasses.py): "zero3_init_flag=True is
   // only applicable for ZeRO Stage-3. Setting it to False."
@@ -146,8 +151,7 @@ action null_offload_is_none(action inner) {
 // and those launchers do not export it: with one of those distributed types the key is ignored.
 std::string read_use_cpu(import_context& ctx, const entry& e) {
   bool on = false;
-  if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
-    return fmt::format("{}: {}", e.key, problem);
+  if (auto problem = read_switch(e, on); !problem.empty()) return problem;
   const entry* type = ctx.find("distributed_type");
   const std::string launcher = type == nullptr ? "" : upper(type->value.text);
   if (on && (launcher == "NO" || launcher.empty()))
@@ -290,8 +294,7 @@ std::string read_megatron_sequence_parallel(import_context& ctx, const entry& e)
   if (tp != nullptr && tp->value.text != "1")
     return ctx.set("parallel.sequence_parallel", e.value.text, e);
   bool on = false;
-  if (!parse_bool_text(e.value.text, on).empty())
-    return fmt::format("{}: invalid value \"{}\" (expected true or false)", e.key, e.value.text);
+  if (auto problem = read_switch(e, on); !problem.empty()) return problem;
   if (on)
     ctx.note(e, "sequence parallelism without tensor parallelism (megatron_lm_tp_degree 1): "
                 "Megatron turns it off");
@@ -305,8 +308,7 @@ std::string read_megatron_sequence_parallel(import_context& ctx, const entry& e)
 // plugin no longer reads it and megatron_lm_recompute_granularity decides.
 std::string read_megatron_recompute_activations(import_context& ctx, const entry& e) {
   bool on = false;
-  if (!parse_bool_text(e.value.text, on).empty())
-    return fmt::format("{}: invalid value \"{}\" (expected true or false)", e.key, e.value.text);
+  if (auto problem = read_switch(e, on); !problem.empty()) return problem;
   if (!on) return ctx.set("training.activation_checkpointing", "none", e);
   return plan_core_attention_recompute(ctx, e);
 }
@@ -744,6 +746,27 @@ maybe_error read_mixed_precision(import_context& ctx) {
   return problem.empty() ? std::nullopt : maybe_error(at(e->where, problem));
 }
 
+// The evidence that an accelerate release before 0.21 wrote the file (see read_fsdp1_defaults):
+// a key only older writers wrote, and none of a later release; nullptr when there is none.
+const entry* written_before_0_21(const import_context& ctx, const entry* old_spelling) {
+  const std::string fsdp = "fsdp_config.";
+  static const char* const since_0_21[] = {
+      "fsdp_use_orig_params",   "fsdp_sync_module_states",
+      "fsdp_forward_prefetch",  "fsdp_cpu_ram_efficient_loading",
+      "fsdp_backward_prefetch", "fsdp_activation_checkpointing",
+      "fsdp_version",           "fsdp_reshard_after_forward"};
+  bool newer = false;
+  for (const char* key : since_0_21) newer = newer || ctx.find(fsdp + key) != nullptr;
+  for (const auto& e : ctx.entries)
+    newer = newer || e.key.starts_with("parallelism_config.") || e.key.starts_with("fp8_config.") ||
+            e.key.starts_with("dynamo_config.") || e.key == "enable_cpu_affinity";
+  if (newer) return nullptr;
+  const entry* evidence = old_spelling;
+  if (evidence == nullptr) evidence = ctx.find(fsdp + "fsdp_backward_prefetch_policy");
+  if (evidence == nullptr) evidence = ctx.find("dynamo_backend");
+  return evidence;
+}
+
 // The FSDP1 switches a config leaves out take the defaults of the accelerate release that wrote
 // it (huggingface/accelerate history): before 0.21 neither `accelerate config` nor `accelerate
 // launch` had use_orig_params or sync_module_states (FullyShardedDataParallelPlugin's field of
@@ -773,19 +796,8 @@ maybe_error read_fsdp1_defaults(import_context& ctx, const entry* old_spelling) 
   const entry* orig = ctx.find(fsdp + "fsdp_use_orig_params");
   const entry* sync = ctx.find(fsdp + "fsdp_sync_module_states");
   if (orig != nullptr && sync != nullptr) return std::nullopt;
-  static const char* const since_0_21[] = {
-      "fsdp_use_orig_params", "fsdp_sync_module_states", "fsdp_forward_prefetch",
-      "fsdp_cpu_ram_efficient_loading", "fsdp_backward_prefetch", "fsdp_activation_checkpointing",
-      "fsdp_version", "fsdp_reshard_after_forward"};
-  bool newer = false;
-  for (const char* key : since_0_21) newer = newer || ctx.find(fsdp + key) != nullptr;
-  for (const auto& e : ctx.entries)
-    newer = newer || e.key.starts_with("parallelism_config.") || e.key.starts_with("fp8_config.") ||
-            e.key.starts_with("dynamo_config.") || e.key == "enable_cpu_affinity";
-  const entry* evidence = old_spelling;
-  if (evidence == nullptr) evidence = ctx.find(fsdp + "fsdp_backward_prefetch_policy");
-  if (evidence == nullptr) evidence = ctx.find("dynamo_backend");
-  const bool old = !newer && evidence != nullptr;
+  const entry* evidence = written_before_0_21(ctx, old_spelling);
+  const bool old = evidence != nullptr;
   entry absent{"fsdp_config", {}, true, diagnostic{ctx.source, 0, 0, "", ""}};
   if (old) absent.where = evidence->where;
   const std::string value = old ? "false" : "true";
@@ -807,6 +819,54 @@ maybe_error read_fsdp1_defaults(import_context& ctx, const entry* old_spelling) 
   else
     ctx.note(fmt::format("fsdp_config has no {}: planned true, accelerate launch's default "
                          "(sync_module_states from 0.22, use_orig_params from 0.25)", names));
+  return std::nullopt;
+}
+
+// fsdp_cpu_ram_efficient_loading: from 0.24 (pull/2037) `accelerate launch` passes
+// --fsdp_cpu_ram_efficient_loading, default "true", on as FSDP_CPU_RAM_EFFICIENT_LOADING whatever
+// the config leaves out (commands/launch.py; utils/launch.py, prepare_multi_gpu_env), so a file
+// without the key loads the weights on rank 0 and builds the others on the meta device, as one
+// with `true` does. Launch then raises "When using `--fsdp_cpu_ram_efficient_loading` set
+// `--fsdp_sync_module_states` to `True`" when that value is truthy in Python and
+// fsdp_sync_module_states is false: a YAML boolean false, not the quoted string, which Python
+// reads as true. A file an older release wrote (before 0.21, written_before_0_21) gets neither.
+maybe_error read_ram_efficient_default(import_context& ctx, const entry* old_spelling) {
+  const auto kind = ctx.out.job.parallel.kind;
+  if (kind != strategy::fsdp1 && kind != strategy::fsdp2) return std::nullopt;
+  if (written_before_0_21(ctx, old_spelling) != nullptr) return std::nullopt;
+  const entry* efficient = ctx.find("fsdp_config.fsdp_cpu_ram_efficient_loading");
+  bool on = true;
+  if (efficient != nullptr) {
+    if (efficient->is_string)
+      on = !efficient->value.text.empty();
+    else if (!parse_bool_text(efficient->value.text, on).empty())
+      return std::nullopt;
+  }
+  if (const entry* sync = ctx.find("fsdp_config.fsdp_sync_module_states"); sync != nullptr && on) {
+    bool synced = true;
+    if (!sync->is_string && parse_bool_text(sync->value.text, synced).empty() && !synced)
+      return at(sync->where,
+                fmt::format("fsdp_sync_module_states false beside {}: accelerate launch stops "
+                            "(\"When using `--fsdp_cpu_ram_efficient_loading` set "
+                            "`--fsdp_sync_module_states` to `True`\", utils/launch.py), as rank "
+                            "0's weights reach the other ranks only by that broadcast; write "
+                            "fsdp_sync_module_states: true, or fsdp_cpu_ram_efficient_loading: "
+                            "false, to plan it",
+                            efficient == nullptr
+                                ? "no fsdp_cpu_ram_efficient_loading (launch's default true)"
+                                : "fsdp_cpu_ram_efficient_loading " + efficient->value.text));
+  }
+  if (efficient != nullptr) return std::nullopt;
+  entry absent{"fsdp_config", {}, true, diagnostic{ctx.source, 0, 0, "", ""}};
+  absent.value.text = "true";
+  if (auto problem = ctx.set("init.meta_device", "true", absent); !problem.empty())
+    return at(absent.where, problem);
+  if (auto problem = ctx.set("init.load", "rank0", absent); !problem.empty())
+    return at(absent.where, problem);
+  ctx.note(
+      "fsdp_config has no fsdp_cpu_ram_efficient_loading: accelerate launch's default true "
+      "(from 0.24): rank 0 loads the weights and the other ranks start on the meta device "
+      "(planned with init.load rank0)");
   return std::nullopt;
 }
 
@@ -1174,6 +1234,8 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
   if (auto err = detail::read_mixed_precision(ctx)) return *err;
   if (auto err = detail::read_megatron_lm_defaults(ctx)) return *err;
   if (auto err = detail::read_fsdp1_defaults(ctx, unprefixed ? &*unprefixed : nullptr))
+    return *err;
+  if (auto err = detail::read_ram_efficient_default(ctx, unprefixed ? &*unprefixed : nullptr))
     return *err;
   if (auto err = detail::read_fsdp_wrap_default(ctx)) return *err;
   if (auto err = detail::apply_options(ctx, detail::accelerate_table())) return *err;

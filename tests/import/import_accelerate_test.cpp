@@ -688,6 +688,47 @@ TEST(ImportAccelerate, DeepSpeedPluginDefaults) {
   EXPECT_TRUE(three->job.init.meta_device);
 }
 
+// No fsdp_cpu_ram_efficient_loading: launch's default "true" (0.24 on) loads on rank 0 and builds
+// the other ranks on the meta device; beside a boolean fsdp_sync_module_states false launch
+// stops, and a file an accelerate before 0.21 wrote has neither.
+TEST(ImportAccelerate, RamEfficientLoadingLeftOutIsLaunchsDefault) {
+  auto left_out = import_config_text(
+      "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n"
+      "  fsdp_sharding_strategy: FULL_SHARD\n  fsdp_sync_module_states: true\n",
+      "cfg.yaml");
+  ASSERT_TRUE(left_out) << left_out.error().to_string();
+  EXPECT_TRUE(left_out->job.init.meta_device);
+  EXPECT_EQ(left_out->job.init.load, weight_load::rank0);
+  EXPECT_NE(find_note(left_out->notes, "no fsdp_cpu_ram_efficient_loading"), "");
+  auto off = import_config_text(
+      "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n"
+      "  fsdp_cpu_ram_efficient_loading: false\n  fsdp_sync_module_states: false\n",
+      "cfg.yaml");
+  ASSERT_TRUE(off) << off.error().to_string();
+  EXPECT_FALSE(off->job.init.meta_device);
+  EXPECT_EQ(off->job.init.load, weight_load::all_ranks);
+  auto stops = import_config_text(
+      "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n"
+      "  fsdp_sharding_strategy: FULL_SHARD\n  fsdp_sync_module_states: false\n",
+      "cfg.yaml");
+  ASSERT_FALSE(stops);
+  EXPECT_EQ(stops.error().line, 5);
+  EXPECT_NE(stops.error().message.find("set `--fsdp_sync_module_states` to `True`"),
+            std::string::npos)
+      << stops.error().message;
+  // A quoted 'false' is a non-empty string, true to launch's check: no stop.
+  EXPECT_TRUE(
+      import_config_text("distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n"
+                         "  fsdp_sync_module_states: 'false'\n",
+                         "cfg.yaml"));
+  auto old = import_config_text(
+      "distributed_type: FSDP\nnum_processes: 2\nfsdp_config:\n"
+      "  fsdp_sharding_strategy: 1\n  fsdp_backward_prefetch_policy: BACKWARD_PRE\n",
+      "cfg.yaml");
+  ASSERT_TRUE(old) << old.error().to_string();
+  EXPECT_FALSE(old->job.init.meta_device);
+}
+
 // PyYAML keeps the last of a key written twice; unquoted NO is accelerate's NO.
 TEST(ImportAccelerate, AKeyWrittenTwiceKeepsTheLast) {
   auto imported = import_config_text(

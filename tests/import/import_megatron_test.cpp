@@ -2043,6 +2043,19 @@ TEST(ImportMegatron, AForksConfigFileOfArgumentsIsRefusedAtIt) {
       << e;
 }
 
+// --use-checkpoint-args takes the model's arguments from the checkpoint --load names, which the
+// launch may then leave out: refused at that flag, saying where the model is.
+TEST(ImportMegatron, AModelTakenFromTheCheckpointIsRefusedAtUseCheckpointArgs) {
+  const std::string e = import_error(
+      "torchrun --nproc_per_node 8 pretrain_gpt.py --micro-batch-size 1 \\\n"
+      "    --use-checkpoint-args --load ckpt/llama --bf16\n");
+  EXPECT_EQ(e.rfind("args.txt:2:5: --use-checkpoint-args: no --num-layers among the Megatron-LM "
+                    "arguments of pretrain_gpt.py (line 1)",
+                    0),
+            0u)
+      << e;
+}
+
 // A world the model-parallel sizes do not divide is refused at the size the world does not
 // hold, as written (not at a tensor-parallel flag the launch does not give).
 TEST(ImportMegatron, AWorldNotDivisibleIsRefusedAtTheSizeItDoesNotHold) {

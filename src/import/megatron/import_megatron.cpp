@@ -2025,6 +2025,22 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
                                  "Megatron-LM arguments of {} (line {}), which include {}: {}; "
                                  "write the model's arguments into the script to plan it",
                                  chosen_from->message, script, script_at.line, unset, why)));
+    // --use-checkpoint-args: Megatron-LM takes the model's arguments from the checkpoint --load
+    // names before it checks them (training/initialize.py calls load_args_from_checkpoint,
+    // training/checkpointing.py, ahead of validate_args), so a launch may leave them out; the
+    // checkpoint is not in the file.
+    if (const detail::entry* from_checkpoint = ctx.find("--use-checkpoint-args");
+        why.empty() && from_checkpoint != nullptr)
+      return refused(
+          detail::blocking::shape,
+          detail::at(from_checkpoint->where,
+                     fmt::format("--use-checkpoint-args: no --num-layers among the Megatron-LM "
+                                 "arguments of {} (line {}), which take the model's arguments "
+                                 "from the checkpoint --load names (load_args_from_checkpoint, "
+                                 "training/checkpointing.py), not in the file; give the model "
+                                 "with --set model=NAME or a config.json, or write its arguments "
+                                 "into the launch, to plan it",
+                                 script, script_at.line)));
     // A fork's option naming a file of arguments (`--config configs/gpt2.yaml`, read by the
     // fork's parser as Megatron-LM's --yaml-cfg is): the model is in that file.
     if (why.empty())
