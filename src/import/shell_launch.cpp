@@ -140,6 +140,9 @@ class lexer {
       if (!current.words.empty()) {
         note_heredocs(current, out.size());
         out.push_back(std::move(current));
+      } else if (current.end == 'c' && !out.empty()) {
+        // A case arm's `;;` on a line of its own ends the arm of the statement before it.
+        out.back().end = 'c';
       }
       current = statement{};
     };
@@ -1011,14 +1014,18 @@ class interpreter {
   // One statement of the script (or of a `bash -c` string inside it): an array, an assignment,
   // a declaration or a command, read in order.
   maybe_error one_statement(const statement& s, shell_launch& out, std::vector<shell_word>& loose) {
+    const bool arm_ends = s.end == 'c';
     if (s.array) {
-      if (skipping()) return std::nullopt;
-      if (auto err = assign_array(s)) return err;
+      if (!skipping())
+        if (auto err = assign_array(s)) return err;
+      if (arm_ends) awaiting_pattern_ = true;
       return std::nullopt;
     }
     std::vector<raw_word> words = s.words;
-    const bool arm_ends = s.end == 'c';
-    if (!strip_pattern(words, s)) return std::nullopt;
+    if (!strip_pattern(words, s)) {
+      if (arm_ends) awaiting_pattern_ = true;  // an empty arm: `two) ;;`
+      return std::nullopt;
+    }
     if (!strip_keywords(words, s)) {
       if (arm_ends) awaiting_pattern_ = true;
       return std::nullopt;

@@ -488,6 +488,21 @@ TEST(ShellLaunch, AFallbackIsLexedAsAQuotedString) {
   EXPECT_FALSE(l.args[1].unresolved);
 }
 
+// A case arm written over several lines, its `;;` on a line of its own (and an arm with no
+// commands), ends where that `;;` is, so the next pattern is read as one.
+TEST(ShellLaunch, ACaseArmsSemicolonsOnTheirOwnLineEndTheArm) {
+  const auto l = read_ok(
+      "MODE=${1:-two}\n"
+      "case \"${MODE}\" in\n"
+      "    one)\n        GBS=${GBS:-32}\n        ;;\n"
+      "    empty)\n        ;;\n"
+      "    two)\n        GBS=${GBS:-16}\n        ARR=(--bf16)\n        ;;\n"
+      "    *)\n        exit 2\n        ;;\n"
+      "esac\n"
+      "torchrun pretrain_gpt.py --global-batch-size \"${GBS}\" \"${ARR[@]}\"\n");
+  EXPECT_EQ(texts(l.args), (words{"--global-batch-size", "16", "--bf16"}));
+}
+
 // A test of the script's own values is evaluated: only the branch it takes is read.
 TEST(ShellLaunch, TestsOfTheScriptsOwnValuesPickTheirBranch) {
   const auto l = read_ok(
