@@ -999,6 +999,42 @@ launch_line find_launch(std::string_view text) {
   return out;
 }
 
+// A component torchtune up to 0.2 named under torchtune.utils (its checkpointers and loggers;
+// 0.3 moved them to torchtune.training, and its torchtune.utils exports none of them): the
+// file's release is 0.2 or older. nullptr when the file names none.
+const entry* component_of_release_0_2(const import_context& ctx) {
+  for (const auto& e : ctx.entries)
+    if (e.key.ends_with("._component_") && e.value.text.starts_with("torchtune.utils.")) return &e;
+  return nullptr;
+}
+
+// torchtune up to 0.2 capped the length in the dataset builder, whose own default applies
+// where the file gives no max_seq_len (v0.2.1 and v0.1.1 datasets/: alpaca_dataset and
+// alpaca_cleaned_dataset, a partial of it, 512; slimorca_dataset and
+// stack_exchanged_paired_dataset 1024; the others none, the data's own length). From 0.3 the
+// builders take no max_seq_len and the tokenizer's decides (read_seq_len).
+maybe_error read_release_0_2_dataset_length(import_context& ctx) {
+  const entry* release = component_of_release_0_2(ctx);
+  const entry* dataset = ctx.find("dataset._component_");
+  if (release == nullptr || dataset == nullptr || ctx.find("tokenizer.max_seq_len") != nullptr ||
+      ctx.find("dataset.max_seq_len") != nullptr)
+    return std::nullopt;
+  static constexpr std::pair<std::string_view, std::string_view> defaults[] = {
+      {"torchtune.datasets.alpaca_dataset", "512"},
+      {"torchtune.datasets.alpaca_cleaned_dataset", "512"},
+      {"torchtune.datasets.slimorca_dataset", "1024"},
+      {"torchtune.datasets.stack_exchanged_paired_dataset", "1024"}};
+  for (const auto& [builder, length] : defaults) {
+    if (dataset->value.text != builder) continue;
+    if (auto problem = ctx.set("training.seq_len", std::string(length), *dataset); !problem.empty())
+      return at(dataset->where, problem);
+    ctx.note(*dataset, fmt::format("{} of torchtune 0.2 or older ({} names the release) caps "
+                                   "samples at its own max_seq_len default, {} tokens",
+                                   dataset->value.text, release->value.text, length));
+  }
+  return std::nullopt;
+}
+
 // Distributed (FSDP2) when the file has the distributed recipes' fsdp_* keys (or
 // memory_efficient_fsdp_wrap, the FSDP wrap policy's switch that only full_finetune_distributed
 // reads: training.get_full_finetune_fsdp_wrap_policy) or its `tune run` line names a distributed
@@ -1018,12 +1054,7 @@ maybe_error read_strategy(import_context& ctx, std::string_view text, bool& has_
   // them to torchtune.training; its torchtune.utils exports none of them), and its distributed
   // recipes wrapped the model in FSDP1: FullyShardedDataParallel(FULL_SHARD,
   // sync_module_states=True) (v0.2.1 recipes/*_distributed.py). 0.3's recipes shard with FSDP2.
-  const entry* release_0_2 = nullptr;
-  for (const auto& e : ctx.entries)
-    if (e.key.ends_with("._component_") && e.value.text.starts_with("torchtune.utils.")) {
-      release_0_2 = &e;
-      break;
-    }
+  const entry* release_0_2 = component_of_release_0_2(ctx);
   if ((fsdp != nullptr || launch.distributed) && release_0_2 != nullptr && !launch.dev_fsdp2) {
     for (const auto& [path, value] :
          {std::pair{"parallel.strategy", "fsdp1"}, std::pair{"parallel.fsdp_sharding", "full_shard"},
@@ -1304,6 +1335,7 @@ result<imported_job> import_torchtune(std::string_view text, const std::string& 
     return *err;
   }
   if (auto err = detail::read_ac_mode(ctx, text)) return *err;
+  if (auto err = detail::read_release_0_2_dataset_length(ctx)) return *err;
   return detail::finish(ctx, has_world_size);
 }
 

@@ -320,6 +320,36 @@ TEST(ImportTorchtune, RefusesRecipesThatHoldSeveralModelsAtTheirLine) {
       << grpo.error().to_string();
 }
 
+// torchtune 0.2 and older capped the length in the dataset builder: alpaca's default 512 (and
+// slimorca's 1024) holds where the file gives no max_seq_len; 0.3's builders take none.
+TEST(ImportTorchtune, ReleasesOfTorchtuneUtilsTakeTheDatasetBuildersLength) {
+  const std::string head =
+      "model:\n  _component_: torchtune.models.llama2.lora_llama2_7b\n"
+      "checkpointer:\n  _component_: torchtune.utils.FullModelHFCheckpointer\n";
+  auto alpaca = import_torchtune(
+      head + "dataset:\n  _component_: torchtune.datasets.alpaca_cleaned_dataset\n", "a.yaml");
+  ASSERT_TRUE(alpaca) << alpaca.error().to_string();
+  EXPECT_EQ(alpaca->job.training.seq_len, 512);
+  EXPECT_EQ(alpaca->job.provenance.set_at.at("training.seq_len").line, 6);
+  auto slimorca = import_torchtune(
+      head + "dataset:\n  _component_: torchtune.datasets.slimorca_dataset\n", "s.yaml");
+  ASSERT_TRUE(slimorca) << slimorca.error().to_string();
+  EXPECT_EQ(slimorca->job.training.seq_len, 1024);
+  // The file's own cap wins; and 0.3's component names leave the length to the tokenizer.
+  auto capped = import_torchtune(head +
+                                     "dataset:\n  _component_: "
+                                     "torchtune.datasets.alpaca_dataset\n  max_seq_len: 256\n",
+                                 "c.yaml");
+  ASSERT_TRUE(capped) << capped.error().to_string();
+  EXPECT_EQ(capped->job.training.seq_len, 256);
+  std::string renamed = head;
+  renamed.replace(renamed.find("torchtune.utils."), 16, "torchtune.training.");
+  auto now = import_torchtune(
+      renamed + "dataset:\n  _component_: torchtune.datasets.alpaca_cleaned_dataset\n", "n.yaml");
+  ASSERT_TRUE(now) << now.error().to_string();
+  EXPECT_EQ(now->job.provenance.set_at.count("training.seq_len"), 0U);
+}
+
 // torchtune 0.2 and older: components under torchtune.utils (0.3 moved them to
 // torchtune.training) and distributed recipes wrapping in FSDP1; recipes/dev/lora_finetune_fsdp2
 // of 0.2 is FSDP2 and reads fsdp.cpu_offload, which no other recipe reads.
