@@ -508,8 +508,11 @@ maybe_error read_peft(import_context& ctx) {
 
 // Older torchtitan configs (2024 to early 2025) kept the parallel degrees under [training] and
 // the pipeline and context options under [experimental]; they mean what [parallelism] means now.
-// Each such key is read as its [parallelism] name unless the file also has that one.
-void read_legacy_layout(import_context& ctx) {
+// Each such key is read as its [parallelism] name unless the file also has that one. Returns
+// whether the file has one of them: a JobConfig older than the [parallelism] table (785c34c99,
+// 2025-03-18).
+bool read_legacy_layout(import_context& ctx) {
+  bool legacy = false;
   static const char* const moved[] = {"data_parallel_shard_degree",
                                       "data_parallel_replicate_degree",
                                       "tensor_parallel_degree",
@@ -548,9 +551,39 @@ void read_legacy_layout(import_context& ctx) {
         if (ctx.find(now) != nullptr) continue;
         ctx.note(e, fmt::format("{} is the older place of {}: read as such", e.key, now));
         e.key = now;
+        legacy = true;
       }
     }
   }
+  return legacy;
+}
+
+// Until 0b44d4c43 (pull/1303, 2025-06-16, "support AMP for DDP / single-device training")
+// torchtitan passed training.mixed_precision_param only to apply_fsdp ("only takes effect when
+// data_parallel_shard_degree > 1", config_manager.py): a job without FSDP (DDP over replicas, or
+// one rank) trained in fp32, with no autocast. A file older than the [parallelism] table (2025-03)
+// or with 2024's training.data_parallel_type is of that time; a newer one is planned as the
+// current release runs it, under autocast in that dtype.
+void read_precision_without_fsdp(import_context& ctx, bool legacy) {
+  const auto kind = ctx.out.job.parallel.kind;
+  if (kind != strategy::ddp && kind != strategy::single) return;
+  const entry* type = ctx.find("training.data_parallel_type");
+  if (!legacy && type == nullptr) return;
+  const entry* replicas = ctx.find("parallelism.data_parallel_replicate_degree");
+  entry at{"", {"fp32", {}, false}, false, diagnostic{ctx.source, 0, 0, "", ""}};
+  if (const entry* e = type != nullptr ? type : replicas) at.where = e->where;
+  (void)ctx.set("precision.params", "fp32", at);
+  const entry* dtype = ctx.find("training.mixed_precision_param");
+  ctx.note(at, fmt::format("{} without FSDP in a torchtitan config of before June 2025 (its "
+                           "parallel degrees under [training] or [experimental]): that "
+                           "torchtitan gave mixed_precision_param only to FSDP and ran DDP and "
+                           "one rank without autocast (pull/1303 added it), so the job trains in "
+                           "fp32{}",
+                           kind == strategy::ddp ? "DDP" : "one rank",
+                           dtype != nullptr ? fmt::format("; mixed_precision_param (line {}) has "
+                                                          "no effect",
+                                                          dtype->where.line)
+                                            : std::string()));
 }
 
 // torchtitan's JobConfig by release era, from its history (pytorch/torchtitan):
@@ -1598,7 +1631,7 @@ result<imported_job> import_torchtitan(std::string_view text, const std::string&
   }
   detail::import_context ctx("torchtitan", source);
   detail::flatten(root, "", ctx, text);
-  detail::read_legacy_layout(ctx);
+  const bool legacy_layout = detail::read_legacy_layout(ctx);
   // The GRPO branch's [grpo] table: reinforcement learning, rollouts served by inference
   // engines elsewhere and a reference policy kept beside the trained one (ref_model_ema), more
   // than one model's state on the GPUs, which one plan does not hold.
@@ -1642,6 +1675,7 @@ result<imported_job> import_torchtitan(std::string_view text, const std::string&
   if (auto err = detail::read_batch_size(ctx)) return model_first(*err);
   if (auto err = detail::apply_options(ctx, detail::torchtitan_table())) return model_first(*err);
   if (auto err = detail::read_pipeline(ctx)) return model_first(*err);
+  detail::read_precision_without_fsdp(ctx, legacy_layout);
   ctx.out.job.training.loss = loss_impl::torchtitan;  // torchtitan's own training step
   // Async TP is applied inside parallelize's `if parallel_dims.tp_enabled:` in every release
   // (torchtitan/parallelisms/parallelize_llama.py at 2024-10, maybe_enable_async_tp later): with

@@ -144,6 +144,32 @@ TEST(ImportTorchtitan, PipelineParallelismCutsTheLocalBatchIntoMicroBatches) {
   EXPECT_EQ(auto_shard->job.parallel.dp_shard, 1);
 }
 
+// Before pull/1303 (2025-06-16) torchtitan gave mixed_precision_param to FSDP only: DDP and one
+// rank trained in fp32. A file of that time (degrees under [training]) plans fp32; a file with
+// the [parallelism] table plans today's autocast in that dtype.
+TEST(ImportTorchtitan, DdpOfReleasesBeforeAmpTrainsInFp32) {
+  auto old = import_config_text(
+      "[training]\nmixed_precision_param = \"bfloat16\"\ndata_parallel_replicate_degree = 8\n"
+      "data_parallel_shard_degree = 1\n",
+      "t.toml");
+  ASSERT_TRUE(old) << old.error().to_string();
+  EXPECT_EQ(old->job.parallel.kind, strategy::ddp);
+  EXPECT_EQ(old->job.precision.params, dtype::f32);
+  EXPECT_NE(find_note(old->notes, "mixed_precision_param (line 2) has no effect"), "");
+  auto now = import_config_text(
+      "[parallelism]\ndata_parallel_shard_degree = 1\ndata_parallel_replicate_degree = 8\n",
+      "t.toml");
+  ASSERT_TRUE(now) << now.error().to_string();
+  EXPECT_EQ(now->job.parallel.kind, strategy::ddp);
+  EXPECT_EQ(now->job.precision.params, dtype::bf16);
+  // FSDP of the same era takes the dtype.
+  auto sharded = import_config_text(
+      "[training]\nmixed_precision_param = \"bfloat16\"\ndata_parallel_shard_degree = 8\n",
+      "t.toml");
+  ASSERT_TRUE(sharded) << sharded.error().to_string();
+  EXPECT_EQ(sharded->job.precision.params, dtype::bf16);
+}
+
 // Before pull/1073 (2025-04-07) torchtitan split the local batch into
 // pipeline_parallel_microbatches, by default one per stage; a file of that era writes the degree
 // under [experimental] (or the count itself).
