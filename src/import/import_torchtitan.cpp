@@ -558,32 +558,52 @@ bool read_legacy_layout(import_context& ctx) {
   return legacy;
 }
 
-// Until 0b44d4c43 (pull/1303, 2025-06-16, "support AMP for DDP / single-device training")
-// torchtitan passed training.mixed_precision_param only to apply_fsdp ("only takes effect when
-// data_parallel_shard_degree > 1", config_manager.py): a job without FSDP (DDP over replicas, or
-// one rank) trained in fp32, with no autocast. A file older than the [parallelism] table (2025-03)
-// or with 2024's training.data_parallel_type is of that time; a newer one is planned as the
-// current release runs it, under autocast in that dtype.
+// torchtitan gives training.mixed_precision_param to fully_shard only. Without FSDP (torchtitan's
+// fsdp_enabled: a shard degree above 1, or context parallelism) it depends on the release: until
+// 0b44d4c43 (pull/1303, 2025-06-16) the dtype went to apply_fsdp alone ("only takes effect when
+// data_parallel_shard_degree > 1", config_manager.py), and since then maybe_enable_amp
+// (distributed/utils.py) autocasts DDP and one rank but not tensor or pipeline parallelism
+// ("Mixed precision training with TP or PP is only supported when FSDP/HSDP/CP is enabled.").
+// So TP or PP without FSDP trains in fp32 in every release, and DDP or one rank in a file of
+// before June 2025 (parallel degrees under [training] or [experimental], before the [parallelism]
+// table of 2025-03-18, or 2024's training.data_parallel_type); a newer DDP file is planned under
+// today's autocast in that dtype.
 void read_precision_without_fsdp(import_context& ctx, bool legacy) {
-  const auto kind = ctx.out.job.parallel.kind;
-  if (kind != strategy::ddp && kind != strategy::single) return;
+  // A shard degree of -1 (the default: every rank the others leave) takes a world the file may
+  // not fix, so only a shard degree of 1 the file writes is read as no FSDP.
+  const auto& p = ctx.out.job.parallel;
+  if (p.kind != strategy::ddp && p.kind != strategy::single &&
+      !(p.kind == strategy::fsdp2 && p.dp_shard == 1 && p.cp <= 1))
+    return;
+  const bool model_parallel = p.tp > 1 || p.pp > 1;
   const entry* type = ctx.find("training.data_parallel_type");
-  if (!legacy && type == nullptr) return;
-  const entry* replicas = ctx.find("parallelism.data_parallel_replicate_degree");
+  if (!model_parallel && !legacy && type == nullptr) return;
+  const entry* anchor = type;
+  for (const char* key :
+       {"parallelism.data_parallel_replicate_degree", "parallelism.tensor_parallel_degree",
+        "parallelism.pipeline_parallel_degree"})
+    if (anchor == nullptr) anchor = ctx.find(key);
   entry at{"", {"fp32", {}, false}, false, diagnostic{ctx.source, 0, 0, "", ""}};
-  if (const entry* e = type != nullptr ? type : replicas) at.where = e->where;
+  if (anchor != nullptr) at.where = anchor->where;
   (void)ctx.set("precision.params", "fp32", at);
   const entry* dtype = ctx.find("training.mixed_precision_param");
-  ctx.note(at, fmt::format("{} without FSDP in a torchtitan config of before June 2025 (its "
-                           "parallel degrees under [training] or [experimental]): that "
-                           "torchtitan gave mixed_precision_param only to FSDP and ran DDP and "
-                           "one rank without autocast (pull/1303 added it), so the job trains in "
-                           "fp32{}",
-                           kind == strategy::ddp ? "DDP" : "one rank",
-                           dtype != nullptr ? fmt::format("; mixed_precision_param (line {}) has "
-                                                          "no effect",
-                                                          dtype->where.line)
-                                            : std::string()));
+  const std::string ignored =
+      dtype != nullptr
+          ? fmt::format("; mixed_precision_param (line {}) has no effect", dtype->where.line)
+          : std::string();
+  if (model_parallel)
+    ctx.note(at, fmt::format("tensor or pipeline parallelism without FSDP (a shard degree of 1, "
+                             "no context parallelism): torchtitan gives mixed_precision_param "
+                             "only to fully_shard and does not autocast TP or PP, so the job "
+                             "trains in fp32{}",
+                             ignored));
+  else
+    ctx.note(at, fmt::format("{} without FSDP in a torchtitan config of before June 2025 (its "
+                             "parallel degrees under [training] or [experimental]): that "
+                             "torchtitan gave mixed_precision_param only to FSDP and ran DDP and "
+                             "one rank without autocast (pull/1303 added it), so the job trains "
+                             "in fp32{}",
+                             p.kind == strategy::ddp ? "DDP" : "one rank", ignored));
 }
 
 // torchtitan's JobConfig by release era, from its history (pytorch/torchtitan):

@@ -162,6 +162,17 @@ TEST(ImportTorchtitan, DdpOfReleasesBeforeAmpTrainsInFp32) {
   ASSERT_TRUE(now) << now.error().to_string();
   EXPECT_EQ(now->job.parallel.kind, strategy::ddp);
   EXPECT_EQ(now->job.precision.params, dtype::bf16);
+  // Tensor parallelism without FSDP is not autocast in any release; with a shard degree of -1
+  // (the rest of a world the file does not fix) FSDP is taken to be on.
+  auto tp_only = import_config_text(
+      "[parallelism]\ndata_parallel_shard_degree = 1\ntensor_parallel_degree = 4\n", "t.toml");
+  ASSERT_TRUE(tp_only) << tp_only.error().to_string();
+  EXPECT_EQ(tp_only->job.precision.params, dtype::f32);
+  EXPECT_NE(find_note(tp_only->notes, "does not autocast TP or PP"), "");
+  auto tp_rest = import_config_text(
+      "[parallelism]\ndata_parallel_shard_degree = -1\ntensor_parallel_degree = 8\n", "t.toml");
+  ASSERT_TRUE(tp_rest) << tp_rest.error().to_string();
+  EXPECT_EQ(tp_rest->job.precision.params, dtype::bf16);
   // FSDP of the same era takes the dtype.
   auto sharded = import_config_text(
       "[training]\nmixed_precision_param = \"bfloat16\"\ndata_parallel_shard_degree = 8\n",
