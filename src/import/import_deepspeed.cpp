@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "import/hjson.hpp"
 #include "import/import_common.hpp"
@@ -315,6 +316,47 @@ bool nonzero(const entry* e) {
          e->value.text != "false";
 }
 
+// optimizer.params: when DeepSpeed builds the optimizer from this section (no client optimizer
+// passed to deepspeed.initialize: the Hugging Face Trainer's and accelerate's way with such a
+// section; Megatron-DeepSpeed passes its own, and the section is not read), it hands them to the
+// constructor as keyword arguments (engine.py, _configure_basic_optimizer), after refusing
+// max_grad_norm ("'max_grad_norm' is not supported as an optimizer parameter", since 0.3.0). For
+// Adam and AdamW it takes torch_adam and adam_w_mode out first, then builds FusedAdam,
+// DeepSpeedCPUAdam (ZeRO's CPU offload) or torch's Adam/AdamW: a name none of them takes (a
+// misspelt "weight-decay") is a TypeError there. Which program passes the file is not in it, so
+// such a name is noted, not refused. The values do not change GPU memory.
+action optimizer_param() {
+  return {action_kind::no_effect, [](import_context& ctx, const entry& e) {
+            ctx.ignore(e);
+            const std::string name = e.key.substr(std::string("optimizer.params.").size());
+            const entry* type = ctx.find("optimizer.type");
+            const std::string kind = type != nullptr ? lower_case(type->value.text) : "";
+            static const std::set<std::string> adam_keywords = {
+                // FusedAdam, DeepSpeedCPUAdam and torch.optim.Adam/AdamW, and the two DeepSpeed
+                // takes out first.
+                "lr",           "bias_correction", "betas",         "eps",
+                "weight_decay", "amsgrad",         "set_grad_none", "fp32_optimizer_states",
+                "maximize",     "foreach",         "capturable",    "differentiable",
+                "fused",        "torch_adam",      "adam_w_mode"};
+            if (name == "max_grad_norm")
+              ctx.note(e,
+                       "optimizer.params.max_grad_norm: DeepSpeed stops on it when it builds "
+                       "the optimizer from this section (\"'max_grad_norm' is not supported as "
+                       "an optimizer parameter\", engine.py); a program that passes its own "
+                       "optimizer (Megatron-DeepSpeed) never reads it. gradient_clipping is "
+                       "DeepSpeed's name");
+            else if ((kind == "adam" || kind == "adamw") && name.find('.') == std::string::npos &&
+                     !adam_keywords.contains(name))
+              ctx.note(e, fmt::format("optimizer.params.{}: none of the {} constructors DeepSpeed "
+                                      "builds from this section (FusedAdam, DeepSpeedCPUAdam, "
+                                      "torch's) takes {}, so it stops with a TypeError when it "
+                                      "builds the optimizer itself; a program that passes its "
+                                      "own never reads it",
+                                      name, type->value.text, name));
+            return std::string();
+          }};
+}
+
 // optimizer.type: one of DeepSpeed's own optimizers, in any case (runtime/config.py,
 // DEEPSPEED_OPTIMIZERS, lower-cased), else a torch.optim class looked up as written
 // (engine.py, _configure_basic_optimizer: getattr(torch.optim, name)); deepspeedai/DeepSpeed
@@ -510,7 +552,7 @@ const std::vector<option>& deepspeed_table() {
       {"train_micro_batch_size_per_gpu", maps_to("training.micro_batch")},
       {"gradient_accumulation_steps", maps_to("training.gradient_accumulation")},
       {"optimizer.type", custom(read_optimizer)},
-      {"optimizer.params.*", no_effect()},
+      {"optimizer.params.*", optimizer_param()},
       {"zero_allow_untested_optimizer", no_effect()},
       {"zero_force_ds_cpu_optimizer", no_effect()},
       {"activation_checkpointing.*",

@@ -36,6 +36,23 @@ TEST(ImportDeepSpeed, MapsAZero3Config) {
 
 // tensor_parallel.autotp_size: DeepSpeed's AutoTP training, the tensor-parallel degree, with ZeRO
 // over the remaining data-parallel ranks; the batch sizes count those ranks.
+// An Adam param no constructor DeepSpeed builds takes, and max_grad_norm, stop DeepSpeed only
+// when it builds the optimizer from the section (not when the program passes its own): noted
+// at their lines, the file planned.
+TEST(ImportDeepSpeed, OptimizerParamsTheConstructorsDoNotTakeAreNoted) {
+  auto imported = import_config_text(
+      "{\"zero_optimization\": {\"stage\": 2},\n \"optimizer\": {\"type\": \"AdamW\",\n"
+      "  \"params\": {\"lr\": 1e-4, \"weight-decay\": 0.01,\n   \"max_grad_norm\": 1.0}},\n"
+      " \"train_micro_batch_size_per_gpu\": 2}\n",
+      "ds.json");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  const auto typo = find_note(imported->notes, "optimizer.params.weight-decay: none of");
+  EXPECT_NE(typo, "");
+  EXPECT_NE(typo.find("ds.json:3:"), std::string::npos) << typo;
+  EXPECT_NE(find_note(imported->notes, "optimizer.params.max_grad_norm: DeepSpeed stops"), "");
+  EXPECT_EQ(find_note(imported->notes, "optimizer.params.lr"), "");
+}
+
 TEST(ImportDeepSpeed, AutoTpSizeIsTensorParallelism) {
   auto imported = import_config_text(
       "{\"zero_optimization\": {\"stage\": 2},\n \"tensor_parallel\": {\"autotp_size\": 4,\n"
