@@ -75,6 +75,14 @@ std::string read_reshard(import_context& ctx, const entry& e) {
   return read_sharding(ctx, e);
 }
 
+// What a key the file leaves out stands for, as accelerate reads it: its default `value`, from
+// the file as a whole (no line of its own).
+entry left_out(const import_context& ctx, const char* key, const char* value) {
+  entry e{key, {}, true, diagnostic{ctx.source, 0, 0, "", ""}};
+  e.value.text = value;
+  return e;
+}
+
 // A switch accelerate reads with str_to_bool (utils/environment.py), which raises on any other
 // word: the problem, naming the key and what it takes, or "" with `on` set.
 std::string read_switch(const entry& e, bool& on) {
@@ -711,8 +719,7 @@ maybe_error read_mixed_precision(import_context& ctx) {
     // accelerate's own default (commands/config/config_args.py, BaseConfig.mixed_precision "no";
     // `accelerate launch` without --mixed_precision takes the config's): fp32 throughout.
     ctx.note("no mixed_precision: accelerate's default \"no\", planned in fp32");
-    entry absent{"mixed_precision", {}, true, diagnostic{ctx.source, 0, 0, "", ""}};
-    absent.value.text = "no";
+    const entry absent = left_out(ctx, "mixed_precision", "no");
     const std::string problem = ctx.set("precision", "fp32", absent);
     return problem.empty() ? std::nullopt : maybe_error(error_at(ctx.source, problem));
   }
@@ -747,7 +754,8 @@ maybe_error read_mixed_precision(import_context& ctx) {
 }
 
 // The evidence that an accelerate release before 0.21 wrote the file (see read_fsdp1_defaults):
-// a key only older writers wrote, and none of a later release; nullptr when there is none.
+// a key only older writers wrote (`old_spelling`: an unprefixed key the import renamed, or
+// nullptr), and none of a later release; nullptr when there is none.
 const entry* written_before_0_21(const import_context& ctx, const entry* old_spelling) {
   const std::string fsdp = "fsdp_config.";
   static const char* const since_0_21[] = {
@@ -776,9 +784,8 @@ const entry* written_before_0_21(const import_context& ctx, const entry* old_spe
 // it has no key of 0.21 or later and one only older writers wrote: an fsdp_config key without
 // the fsdp_ prefix (0.10 and 0.11), fsdp_backward_prefetch_policy (0.12 to 0.25, which from 0.21
 // also wrote use_orig_params) or a top-level dynamo_backend. Anything else plans the current
-// launch defaults, both true. `old_spelling` is the evidence of an old writer the import saw
-// (an unprefixed key it renamed), or nullptr.
-maybe_error read_fsdp1_defaults(import_context& ctx, const entry* old_spelling) {
+// launch defaults, both true. `old_writer` is that evidence (written_before_0_21), or nullptr.
+maybe_error read_fsdp1_defaults(import_context& ctx, const entry* old_writer) {
   if (ctx.out.job.parallel.kind != strategy::fsdp1) return std::nullopt;
   const std::string fsdp = "fsdp_config.";
   // No backward prefetch key: in every release launch sets no FSDP_BACKWARD_PREFETCH, the
@@ -786,8 +793,7 @@ maybe_error read_fsdp1_defaults(import_context& ctx, const entry* old_spelling) 
   // None (accelerator.py, "backward_prefetch": fsdp_plugin.backward_prefetch): no prefetch.
   if (ctx.find(fsdp + "fsdp_backward_prefetch") == nullptr &&
       ctx.find(fsdp + "fsdp_backward_prefetch_policy") == nullptr) {
-    entry none{"fsdp_config", {}, true, diagnostic{ctx.source, 0, 0, "", ""}};
-    none.value.text = "none";
+    const entry none = left_out(ctx, "fsdp_config", "none");
     if (auto problem = ctx.set("parallel.backward_prefetch", "none", none); !problem.empty())
       return at(none.where, problem);
     ctx.note("fsdp_config has no fsdp_backward_prefetch: accelerate then gives FSDP none "
@@ -796,9 +802,9 @@ maybe_error read_fsdp1_defaults(import_context& ctx, const entry* old_spelling) 
   const entry* orig = ctx.find(fsdp + "fsdp_use_orig_params");
   const entry* sync = ctx.find(fsdp + "fsdp_sync_module_states");
   if (orig != nullptr && sync != nullptr) return std::nullopt;
-  const entry* evidence = written_before_0_21(ctx, old_spelling);
+  const entry* evidence = old_writer;
   const bool old = evidence != nullptr;
-  entry absent{"fsdp_config", {}, true, diagnostic{ctx.source, 0, 0, "", ""}};
+  entry absent = left_out(ctx, "fsdp_config", "");
   if (old) absent.where = evidence->where;
   const std::string value = old ? "false" : "true";
   std::vector<std::string> set;
@@ -830,10 +836,10 @@ maybe_error read_fsdp1_defaults(import_context& ctx, const entry* old_spelling) 
 // `--fsdp_sync_module_states` to `True`" when that value is truthy in Python and
 // fsdp_sync_module_states is false: a YAML boolean false, not the quoted string, which Python
 // reads as true. A file an older release wrote (before 0.21, written_before_0_21) gets neither.
-maybe_error read_ram_efficient_default(import_context& ctx, const entry* old_spelling) {
+maybe_error read_ram_efficient_default(import_context& ctx, const entry* old_writer) {
   const auto kind = ctx.out.job.parallel.kind;
   if (kind != strategy::fsdp1 && kind != strategy::fsdp2) return std::nullopt;
-  if (written_before_0_21(ctx, old_spelling) != nullptr) return std::nullopt;
+  if (old_writer != nullptr) return std::nullopt;
   const entry* efficient = ctx.find("fsdp_config.fsdp_cpu_ram_efficient_loading");
   bool on = true;
   if (efficient != nullptr) {
@@ -857,8 +863,7 @@ maybe_error read_ram_efficient_default(import_context& ctx, const entry* old_spe
                                 : "fsdp_cpu_ram_efficient_loading " + efficient->value.text));
   }
   if (efficient != nullptr) return std::nullopt;
-  entry absent{"fsdp_config", {}, true, diagnostic{ctx.source, 0, 0, "", ""}};
-  absent.value.text = "true";
+  const entry absent = left_out(ctx, "fsdp_config", "true");
   if (auto problem = ctx.set("init.meta_device", "true", absent); !problem.empty())
     return at(absent.where, problem);
   if (auto problem = ctx.set("init.load", "rank0", absent); !problem.empty())
@@ -879,8 +884,7 @@ maybe_error read_fsdp_wrap_default(import_context& ctx) {
   const auto kind = ctx.out.job.parallel.kind;
   if (kind != strategy::fsdp1 && kind != strategy::fsdp2) return std::nullopt;
   if (ctx.find("fsdp_config.fsdp_auto_wrap_policy") != nullptr) return std::nullopt;
-  entry absent{"fsdp_config", {}, true, diagnostic{ctx.source, 0, 0, "", ""}};
-  absent.value.text = "NO_WRAP";
+  const entry absent = left_out(ctx, "fsdp_config", "NO_WRAP");
   if (auto problem = ctx.set("parallel.wrap", "none", absent); !problem.empty())
     return at(absent.where, problem);
   ctx.note("no fsdp_config.fsdp_auto_wrap_policy: accelerate's FSDP plugin then takes NO_WRAP, "
@@ -1233,10 +1237,11 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
       return *err;
   if (auto err = detail::read_mixed_precision(ctx)) return *err;
   if (auto err = detail::read_megatron_lm_defaults(ctx)) return *err;
-  if (auto err = detail::read_fsdp1_defaults(ctx, unprefixed ? &*unprefixed : nullptr))
-    return *err;
-  if (auto err = detail::read_ram_efficient_default(ctx, unprefixed ? &*unprefixed : nullptr))
-    return *err;
+  // The evidence of a writer before 0.21, whose defaults the FSDP keys it leaves out take.
+  const detail::entry* old_writer =
+      detail::written_before_0_21(ctx, unprefixed ? &*unprefixed : nullptr);
+  if (auto err = detail::read_fsdp1_defaults(ctx, old_writer)) return *err;
+  if (auto err = detail::read_ram_efficient_default(ctx, old_writer)) return *err;
   if (auto err = detail::read_fsdp_wrap_default(ctx)) return *err;
   if (auto err = detail::apply_options(ctx, detail::accelerate_table())) return *err;
   return detail::finish(ctx, has_world_size);

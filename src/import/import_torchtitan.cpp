@@ -583,27 +583,29 @@ void read_precision_without_fsdp(import_context& ctx, bool legacy) {
        {"parallelism.data_parallel_replicate_degree", "parallelism.tensor_parallel_degree",
         "parallelism.pipeline_parallel_degree"})
     if (anchor == nullptr) anchor = ctx.find(key);
-  entry at{"", {"fp32", {}, false}, false, diagnostic{ctx.source, 0, 0, "", ""}};
-  if (anchor != nullptr) at.where = anchor->where;
-  (void)ctx.set("precision.params", "fp32", at);
+  entry origin{"", {"fp32", {}, false}, false, diagnostic{ctx.source, 0, 0, "", ""}};
+  if (anchor != nullptr) origin.where = anchor->where;
+  (void)ctx.set("precision.params", "fp32", origin);
   const entry* dtype = ctx.find("training.mixed_precision_param");
   const std::string ignored =
       dtype != nullptr
           ? fmt::format("; mixed_precision_param (line {}) has no effect", dtype->where.line)
           : std::string();
   if (model_parallel)
-    ctx.note(at, fmt::format("tensor or pipeline parallelism without FSDP (a shard degree of 1, "
-                             "no context parallelism): torchtitan gives mixed_precision_param "
-                             "only to fully_shard and does not autocast TP or PP, so the job "
-                             "trains in fp32{}",
-                             ignored));
+    ctx.note(origin,
+             fmt::format("tensor or pipeline parallelism without FSDP (a shard degree of 1, "
+                         "no context parallelism): torchtitan gives mixed_precision_param "
+                         "only to fully_shard and does not autocast TP or PP, so the job "
+                         "trains in fp32{}",
+                         ignored));
   else
-    ctx.note(at, fmt::format("{} without FSDP in a torchtitan config of before June 2025 (its "
-                             "parallel degrees under [training] or [experimental]): that "
-                             "torchtitan gave mixed_precision_param only to FSDP and ran DDP and "
-                             "one rank without autocast (pull/1303 added it), so the job trains "
-                             "in fp32{}",
-                             p.kind == strategy::ddp ? "DDP" : "one rank", ignored));
+    ctx.note(origin,
+             fmt::format("{} without FSDP in a torchtitan config of before June 2025 (its "
+                         "parallel degrees under [training] or [experimental]): that "
+                         "torchtitan gave mixed_precision_param only to FSDP and ran DDP and "
+                         "one rank without autocast (pull/1303 added it), so the job trains "
+                         "in fp32{}",
+                         p.kind == strategy::ddp ? "DDP" : "one rank", ignored));
 }
 
 // torchtitan's JobConfig by release era, from its history (pytorch/torchtitan):
