@@ -509,8 +509,8 @@ maybe_error read_peft(import_context& ctx) {
 // Older torchtitan configs (2024 to early 2025) kept the parallel degrees under [training] and
 // the pipeline and context options under [experimental]; they mean what [parallelism] means now.
 // Each such key is read as its [parallelism] name unless the file also has that one. Returns
-// whether the file has one of them: a JobConfig older than the [parallelism] table (785c34c99,
-// 2025-03-18).
+// whether the file has one of them, or one of 2024's two renamed degrees: a JobConfig older than
+// the [parallelism] table (785c34c99, 2025-03-18).
 bool read_legacy_layout(import_context& ctx) {
   bool legacy = false;
   static const char* const moved[] = {"data_parallel_shard_degree",
@@ -534,6 +534,7 @@ bool read_legacy_layout(import_context& ctx) {
       ctx.note(e, "training.sequence_parallel_degree is the older name of "
                   "parallelism.tensor_parallel_degree: read as such");
       e.key = "parallelism.tensor_parallel_degree";
+      legacy = true;
       continue;
     }
     // April to August 2024: one data-parallel degree, FSDP's (-1: every rank left over).
@@ -542,6 +543,7 @@ bool read_legacy_layout(import_context& ctx) {
       ctx.note(e, "training.data_parallel_degree is the older place of "
                   "parallelism.data_parallel_shard_degree: read as such");
       e.key = "parallelism.data_parallel_shard_degree";
+      legacy = true;
       continue;
     }
     for (const char* key : moved) {

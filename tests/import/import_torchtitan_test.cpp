@@ -173,6 +173,13 @@ TEST(ImportTorchtitan, DdpOfReleasesBeforeAmpTrainsInFp32) {
       "[parallelism]\ndata_parallel_shard_degree = -1\ntensor_parallel_degree = 8\n", "t.toml");
   ASSERT_TRUE(tp_rest) << tp_rest.error().to_string();
   EXPECT_EQ(tp_rest->job.precision.params, dtype::bf16);
+  // 2024's data_parallel_degree (FSDP's degree, renamed data_parallel_shard_degree) is of the
+  // same era: one rank of such a file trains in fp32 too.
+  auto renamed = import_config_text(
+      "[training]\nmixed_precision_param = \"bfloat16\"\ndata_parallel_degree = 1\n", "t.toml");
+  ASSERT_TRUE(renamed) << renamed.error().to_string();
+  EXPECT_NE(find_note(renamed->notes, "mixed_precision_param (line 2) has no effect"), "");
+  EXPECT_EQ(renamed->job.precision.params, dtype::f32);
   // FSDP of the same era takes the dtype.
   auto sharded = import_config_text(
       "[training]\nmixed_precision_param = \"bfloat16\"\ndata_parallel_shard_degree = 8\n",
