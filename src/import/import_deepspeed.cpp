@@ -164,6 +164,32 @@ std::optional<diagnostic> read_precision(import_context& ctx) {
   return std::nullopt;
 }
 
+// "bfloat16" is DeepSpeed's older name of the bf16 section, still read where the file has no
+// "bf16" (constants.py BFLOAT16_OLD, "keeping for backwards compatibility"; get_bfloat16_enabled
+// in runtime/config.py, get_bfloat16_config in precision_config.py since): each of its keys is
+// read as bf16's. Beside a "bf16" section DeepSpeed never looks at it.
+void read_old_bf16_name(import_context& ctx) {
+  const auto in_section = [](const entry& e, std::string_view name) {
+    return e.key.size() > name.size() && e.key.compare(0, name.size(), name) == 0 &&
+           e.key[name.size()] == '.';
+  };
+  bool has_bf16 = false;
+  for (const auto& e : ctx.entries) has_bf16 = has_bf16 || in_section(e, "bf16");
+  for (auto& e : ctx.entries) {
+    if (!in_section(e, "bfloat16")) continue;
+    if (has_bf16) {
+      ctx.note(e, fmt::format("{}: the older name of the bf16 section, which DeepSpeed does not "
+                              "read beside bf16; ignored",
+                              e.key));
+      ctx.ignore(e);
+      continue;
+    }
+    const std::string now = "bf16" + e.key.substr(std::string_view("bfloat16").size());
+    ctx.note(e, fmt::format("{} is DeepSpeed's older name of {}: read as such", e.key, now));
+    e.key = now;
+  }
+}
+
 // tensor_parallel.autotp_size N > 1: DeepSpeed's AutoTP training splits the model's linear layers
 // over N ranks (engine.py, _configure_tensor_parallel) and ZeRO runs over the remaining
 // data-parallel ranks; 0 (the default) and 1 are off.
@@ -544,6 +570,7 @@ const std::vector<option>& deepspeed_table() {
          return read_bf16_flag(ctx, e, "optimizer.state");
        })},
       {"bf16.*", no_effect()},
+      {"bfloat16.*", handled()},  // read_old_bf16_name: renamed to bf16's, or ignored beside it
       {"fp16.auto_cast", not_modelled("fp16 autocast of inputs")},
       {"fp16.*", no_effect()},
       {"communication_data_type", maps_to("precision.reduce")},
@@ -1066,6 +1093,7 @@ std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view t
     ctx.entries = std::move(outer);
     return error;
   }
+  read_old_bf16_name(ctx);
   resolve_trainer_autos(ctx);
   note_unknown_scheduler(ctx);
   error = read_stage(ctx);

@@ -53,6 +53,27 @@ TEST(ImportDeepSpeed, OptimizerParamsTheConstructorsDoNotTakeAreNoted) {
   EXPECT_EQ(find_note(imported->notes, "optimizer.params.lr"), "");
 }
 
+// "bfloat16" is the bf16 section's older name (constants.py BFLOAT16_OLD), which DeepSpeed
+// still reads where there is no "bf16"; beside one it is never looked at.
+TEST(ImportDeepSpeed, TheOlderBfloat16SectionIsBf16) {
+  auto old = import_config_text(
+      "{\"zero_optimization\": {\"stage\": 2},\n \"bfloat16\": {\"enabled\": true},\n"
+      " \"train_micro_batch_size_per_gpu\": 1}\n",
+      "ds.json");
+  ASSERT_TRUE(old) << old.error().to_string();
+  EXPECT_EQ(old->job.precision.params, dtype::bf16);
+  EXPECT_EQ(old->job.precision.master, dtype::f32);
+  EXPECT_NE(find_note(old->notes, "bfloat16.enabled is DeepSpeed's older name of bf16.enabled"),
+            "");
+  auto both = import_config_text(
+      "{\"zero_optimization\": {\"stage\": 2},\n \"bf16\": {\"enabled\": false},\n"
+      " \"bfloat16\": {\"enabled\": true}}\n",
+      "ds.json");
+  ASSERT_TRUE(both) << both.error().to_string();
+  EXPECT_EQ(both->job.precision.params, dtype::f32);
+  EXPECT_NE(find_note(both->notes, "does not read beside bf16"), "");
+}
+
 TEST(ImportDeepSpeed, AutoTpSizeIsTensorParallelism) {
   auto imported = import_config_text(
       "{\"zero_optimization\": {\"stage\": 2},\n \"tensor_parallel\": {\"autotp_size\": 4,\n"
