@@ -626,9 +626,35 @@ std::string read_sharded_layers(import_context& ctx, const entry& e) {
   return ctx.set("parallel.shard_separately", join(roles, ","), e);
 }
 
+// The recipe a LoRA model trained with a preference loss on several GPUs runs:
+// lora_dpo_distributed (the DPO family of torchtune/rlhf/loss: DPOLoss, RSOLoss, IPOLoss,
+// SimPOLoss). The recipe is chosen on the command line, and such a file's header often still
+// names the LoRA fine-tuning recipe it was copied from; the loss and the builder are the file's
+// own.
+bool lora_dpo_distributed(const import_context& ctx) {
+  const entry* loss = ctx.find("loss._component_");
+  const entry* model = ctx.find("model._component_");
+  if (loss == nullptr || model == nullptr) return false;
+  const std::string_view name = loss->value.text;
+  const bool preference = name.ends_with("DPOLoss") || name.ends_with("RSOLoss") ||
+                          name.ends_with("IPOLoss") || name.ends_with("SimPOLoss");
+  const bool lora = model->value.text.find(".lora_") != std::string::npos ||
+                    model->value.text.find(".qlora_") != std::string::npos;
+  const auto kind = ctx.out.job.parallel.kind;
+  return preference && lora && (kind == strategy::fsdp1 || kind == strategy::fsdp2);
+}
+
 // compile: torchtune's recipes compile each layer (training.compile_model) and the loss
-// (training.compile_loss).
+// (training.compile_loss); lora_dpo_distributed never reads the key (v0.1 to main: no
+// cfg.compile in recipes/lora_dpo_distributed.py).
 std::string read_tune_compile(import_context& ctx, const entry& e) {
+  if (lora_dpo_distributed(ctx)) {
+    ctx.note(e, fmt::format("compile {}: a LoRA model with a preference loss on several GPUs runs "
+                            "lora_dpo_distributed, which never reads compile; nothing is "
+                            "compiled",
+                            e.value.text));
+    return "";
+  }
   return set_compile(ctx, e, e.value.text, e.value.text);
 }
 
@@ -638,6 +664,7 @@ std::string read_tune_compile(import_context& ctx, const entry& e) {
 // scale_grads and optimizer_step compile a few element-wise steps over the gradients and
 // parameters, no tensor of their own to plan.
 std::string read_tune_compile_part(import_context& ctx, const entry& e) {
+  if (lora_dpo_distributed(ctx)) return read_tune_compile(ctx, e);
   bool on = false;
   if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
     return e.key + ": " + problem;

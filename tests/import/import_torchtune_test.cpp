@@ -789,5 +789,32 @@ TEST(ImportTorchtune, Llama3BuildersAreLlama3) {
   }
 }
 
+// lora_dpo_distributed never reads compile: a LoRA model with a preference loss on several GPUs
+// is planned uncompiled, whatever recipe the copied header names; the single-device DPO recipe
+// and the fine-tuning recipes read it.
+TEST(ImportTorchtune, CompileIsNotReadByTheDistributedLoraDpoRecipe) {
+  const std::string header = "# tune run --nproc_per_node 8 lora_finetune_distributed --config x\n";
+  const std::string body =
+      "model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\n"
+      "  lora_attn_modules: ['q_proj', 'v_proj']\n  lora_rank: 8\n  lora_alpha: 16\n"
+      "batch_size: 2\ncompile: True\n";
+  auto dpo = import_config_text(
+      header + body + "loss:\n  _component_: torchtune.rlhf.loss.DPOLoss\n", "t.yaml");
+  ASSERT_TRUE(dpo) << dpo.error().to_string();
+  EXPECT_EQ(dpo->job.parallel.kind, strategy::fsdp2);
+  EXPECT_FALSE(dpo->job.training.compile);
+  EXPECT_NE(find_note(dpo->notes, "runs lora_dpo_distributed, which never reads compile"), "");
+  auto sft = import_config_text(
+      header + body + "loss:\n  _component_: torchtune.modules.loss.CEWithChunkedOutputLoss\n",
+      "t.yaml");
+  ASSERT_TRUE(sft) << sft.error().to_string();
+  EXPECT_TRUE(sft->job.training.compile);
+  auto single = import_config_text("# tune run lora_dpo_single_device --config x\n" + body +
+                                       "loss:\n  _component_: torchtune.rlhf.loss.DPOLoss\n",
+                                   "t.yaml");
+  ASSERT_TRUE(single) << single.error().to_string();
+  EXPECT_TRUE(single->job.training.compile);
+}
+
 }  // namespace
 }  // namespace vramscope::job
