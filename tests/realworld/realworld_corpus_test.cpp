@@ -292,6 +292,7 @@ TEST(RealworldManifest, EveryConfigRefusalNamesItsLine) {
 TEST(RealworldManifest, EveryConfigRefusalSaysWhatWouldMakeItPlannable) {
   const std::regex remedy(
       "to plan (it|them)|plan each|plan the student|plan --|\\(expected |expected one of|"
+      ": expected an? [a-z ]+, got |"
       "[;:] (write|set|add|give|remove|put|make|change|fix|launch|use) |--set ");
   json all = first_sight();
   all.update(manifest());
