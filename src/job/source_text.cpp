@@ -81,7 +81,48 @@ diagnostic at(diagnostic where, std::string message) {
   return where;
 }
 
+namespace {
+
+// The line of a second document's start (`---` at the start of a line after the first
+// document's content), 0 when the text is one document. yaml-cpp's Load reads the first document
+// and drops the rest, where the YAML loaders the frameworks use (Python's yaml.safe_load,
+// OmegaConf.load) stop on the stream: "expected a single document in the stream, but found
+// another document" (PyYAML composer.py, get_single_node).
+int second_document_line(std::string_view text) {
+  bool content = false;
+  int number = 0;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    std::string_view line = text.substr(start, end - start);
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const bool marker =
+        line.starts_with("---") && (line.size() == 3 || line[3] == ' ' || line[3] == '\t');
+    if (marker && content) return number;
+    const auto first = line.find_first_not_of(" \t");
+    if (marker) {
+      // `--- value`: the document's content starts on its marker's line.
+      const auto rest = line.find_first_not_of(" \t", 3);
+      content = rest != std::string_view::npos && line[rest] != '#';
+    } else if (first != std::string_view::npos && line[first] != '#' &&
+               !(first == 0 && line[0] == '%')) {
+      content = true;
+    }
+    if (end == text.size()) break;
+    start = end + 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
 result<YAML::Node> parse_yaml(const std::string& source, std::string_view text) {
+  if (const int line = second_document_line(text); line > 0)
+    return at(location(source, text, line, 1),
+              "yaml syntax error: a second YAML document starts here, and the file is read as "
+              "one (Python's yaml.safe_load and OmegaConf.load stop: \"expected a single "
+              "document in the stream\")");
   try {
     return YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {

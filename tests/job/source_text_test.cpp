@@ -1,5 +1,7 @@
 #include "job/source_text.hpp"
 
+#include <yaml-cpp/yaml.h>
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -29,6 +31,25 @@ TEST(LineIndex, LocatesManyLinesInOnePass) {
   for (int n = 1; n <= 200000; ++n) total += lines.line(n).size();
   EXPECT_EQ(lines.line(200000), "key199999: 1");
   EXPECT_GT(total, 200000u * 8);
+}
+
+// The frameworks' YAML loaders (yaml.safe_load, OmegaConf.load) take one document and stop on a
+// second; yaml-cpp's Load would read the first and drop the rest. A leading `---` (and comments
+// before it) still make one document.
+TEST(ParseYaml, ASecondDocumentIsASyntaxErrorAtItsStart) {
+  auto two = parse_yaml("c.yaml", "a: 1\nb: 2\n\n---\n# notes\nc: 3\n");
+  ASSERT_FALSE(two);
+  EXPECT_EQ(two.error().line, 4);
+  EXPECT_NE(two.error().message.find("a second YAML document starts here"), std::string::npos)
+      << two.error().message;
+  auto empty_after = parse_yaml("c.yaml", "a: 1\n--- \n");
+  ASSERT_FALSE(empty_after);
+  EXPECT_EQ(empty_after.error().line, 2);
+  for (const std::string one : {"---\na: 1\n", "# header\n---\na: 1\n", "%YAML 1.1\n---\na: 1\n",
+                                "a: |\n  ---\n  text\n", "a: '---'\n", "a: 1\n---x: 2\n"}) {
+    auto parsed = parse_yaml("c.yaml", one);
+    EXPECT_TRUE(parsed) << one;
+  }
 }
 
 }  // namespace
