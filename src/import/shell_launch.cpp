@@ -841,7 +841,7 @@ bool is_script(const std::string& word) {
 bool starts_a_launch(const std::string& word) {
   const std::string_view name = program_name(word);
   for (std::string_view c :
-       {"torchrun", "deepspeed", "accelerate", "srun", "mpirun", "mpiexec", "jsrun"})
+       {"torchrun", "dlrover-run", "deepspeed", "accelerate", "srun", "mpirun", "mpiexec", "jsrun"})
     if (name == c) return true;
   return name.starts_with("python");
 }

@@ -1747,6 +1747,19 @@ TEST(ImportMegatron, ALauncherRunByPythonIsTheLauncher) {
   EXPECT_NE(message.find("known only when the script runs"), std::string::npos) << message;
 }
 
+// DLRover's elastic launcher takes torchrun's arguments and starts as many processes a node.
+TEST(ImportMegatron, DlroverRunIsTorchrun) {
+  const auto one = import_ok(
+      "GPUS_PER_NODE=1\ndlrover-run --nproc_per_node $GPUS_PER_NODE "
+      "--nnodes 1 pretrain_gpt.py " +
+      small_model);
+  EXPECT_EQ(one.job.hardware.gpus_per_node, 1);
+  const auto two =
+      import_ok("dlrover-run --nnodes=2 --nproc_per_node=4 pretrain_gpt.py " + small_model);
+  EXPECT_EQ(two.job.hardware.gpus_per_node, 4);
+  EXPECT_EQ(two.job.hardware.nodes, 2);
+}
+
 // A fork's own pretraining script named for no model family a Megatron GPT covers builds the
 // fork's model: refused at the script; one named for a GPT-style family is planned.
 TEST(ImportMegatron, AForksPretrainingScriptNamedForNoKnownFamilyIsRefused) {

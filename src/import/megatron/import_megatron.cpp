@@ -354,13 +354,20 @@ bool is_mpirun(const std::string& word) {
   return name == "mpirun" || name == "mpiexec" || name == "mpiexec.hydra";
 }
 
+// DLRover's elastic launcher (dlrover/trainer/torch/elastic_run.py, the dlrover-run console
+// script) takes torchrun's arguments and starts --nproc_per_node processes a node as torchrun does.
+bool is_torchrun(const std::string& word) {
+  const std::string name = script_name(word);
+  return name == "torchrun" || name == "dlrover-run" || name == "torch.distributed.run" ||
+         name == "torch.distributed.launch";
+}
+
 // A launcher that starts processes of its own (MPI's, torchrun and python -m
 // torch.distributed.*, DeepSpeed's, accelerate's): a command that runs one is no single process.
 bool starts_processes(const std::string& word) {
   const std::string name = script_name(word);
-  return is_mpirun(word) || name == "orterun" || name == "torchrun" || name == "deepspeed" ||
-         name == "accelerate" || name == "torch.distributed.run" ||
-         name == "torch.distributed.launch";
+  return is_mpirun(word) || name == "orterun" || is_torchrun(word) || name == "deepspeed" ||
+         name == "accelerate";
 }
 
 // mpirun / mpiexec starting one process a GPU: the processes a node from Open MPI's -npernode /
@@ -749,10 +756,8 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
   const auto where = [&](const shell_word& w) {
     return location(ctx.source, text, w.line, w.column);
   };
-  const bool torchrun = std::any_of(words.begin(), words.end(), [](const shell_word& w) {
-    return w.text == "torchrun" || w.text.ends_with("/torchrun") ||
-           w.text == "torch.distributed.run" || w.text == "torch.distributed.launch";
-  });
+  const bool torchrun = std::any_of(words.begin(), words.end(),
+                                    [](const shell_word& w) { return is_torchrun(w.text); });
   const auto last_python = [&](const std::vector<shell_word>& list) {
     for (std::size_t i = list.size(); i-- > 0;)
       if (script_name(list[i].text).rfind("python", 0) == 0) return i;
