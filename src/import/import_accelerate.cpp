@@ -174,11 +174,29 @@ std::string read_use_cpu(import_context& ctx, const entry& e) {
   return "";
 }
 
+// Under distributed_type DEEPSPEED the dynamo options never reach the training processes: launch
+// exports ACCELERATE_DYNAMO_* from prepare_simple_launcher_cmd_env and prepare_multi_gpu_env only,
+// not from prepare_deepspeed_cmd_env (utils/launch.py, every release since dynamo came in 0.15),
+// and the Accelerator's TorchDynamoPlugin reads its backend from that variable (default NO).
+bool dynamo_not_passed_on(import_context& ctx, const entry& e) {
+  const entry* type = ctx.find("distributed_type");
+  if (type == nullptr || lower_case(type->value.text) != "deepspeed") return false;
+  const std::string v = lower_case(e.value.text);
+  if (v != "no" && v != "default" && !v.empty())
+    ctx.note(e, fmt::format("{} {}: accelerate launch does not pass the dynamo options on to a "
+                            "DeepSpeed launch, so nothing is compiled unless the script asks "
+                            "Accelerator for it",
+                            e.key, e.value.text));
+  ctx.ignore(e);
+  return true;
+}
+
 // dynamo_config: accelerate wraps the model in torch.compile with this backend (INDUCTOR fuses
 // the pointwise chains, which training.compile plans; NO leaves it eager). The modes that capture
 // CUDA graphs keep a private memory pool, not modelled.
 std::string read_dynamo_backend(import_context& ctx, const entry& e) {
   const std::string v = lower_case(e.value.text);
+  if (dynamo_not_passed_on(ctx, e)) return "";
   if (v == "no") {
     ctx.ignore(e);
     return "";
@@ -189,6 +207,7 @@ std::string read_dynamo_backend(import_context& ctx, const entry& e) {
 
 std::string read_dynamo_mode(import_context& ctx, const entry& e) {
   const std::string v = lower_case(e.value.text);
+  if (dynamo_not_passed_on(ctx, e)) return "";
   if (v == "default" || v.empty()) {
     ctx.ignore(e);
     return "";

@@ -76,6 +76,15 @@ TEST(ImportAccelerate, DynamoInductorIsTorchCompile) {
       "distributed_type: FSDP\nnum_processes: 8\ndynamo_config:\n  dynamo_backend: NO\n", "cfg.yaml");
   ASSERT_TRUE(off) << off.error().to_string();
   EXPECT_FALSE(off->job.training.compile);
+  // A DeepSpeed launch is not given the dynamo options (prepare_deepspeed_cmd_env).
+  auto deepspeed = import_config_text(
+      "distributed_type: DEEPSPEED\nnum_processes: 2\ndeepspeed_config:\n  zero_stage: 2\n"
+      "dynamo_config:\n  dynamo_backend: INDUCTOR\n  dynamo_mode: max-autotune\n",
+      "cfg.yaml");
+  ASSERT_TRUE(deepspeed) << deepspeed.error().to_string();
+  EXPECT_FALSE(deepspeed->job.training.compile);
+  EXPECT_NE(find_note(deepspeed->notes, "does not pass the dynamo options on to a DeepSpeed"), "");
+  EXPECT_EQ(find_note(deepspeed->notes, "captures CUDA graphs"), "");
 }
 
 // distributed_type MEGATRON_LM: accelerate's MegatronLMPlugin trains through Megatron-LM, planned
