@@ -542,15 +542,20 @@ maybe_error read_strategy(import_context& ctx) {
                             e->value.text, n, procs->where.line, n));
   }
   if (type == "MULTI_GPU") {
-    // accelerate wraps the model in DistributedDataParallel only when the state has more than
-    // one process (accelerator.py, Accelerator.multi_device: use_distributed and MULTI_GPU;
-    // state.py, use_distributed: distributed_type != NO and num_processes > 1).
+    // launch runs MULTI_GPU through torchrun (multi_gpu_launcher), one process too, so the state
+    // is MULTI_GPU (state.py: LOCAL_RANK is set). Until accelerate 1.10 (9359a019, pull/3682,
+    // 2025-07-30) prepare_model wrapped every MULTI_GPU model in DistributedDataParallel; since
+    // then only a state of more than one process (Accelerator.multi_device, use_distributed).
+    // One process is planned as the releases before 1.10 run it (DDP's gradient buckets beside
+    // the gradients), the larger of the two, noted.
     const entry* procs = ctx.find("num_processes");
-    const bool one = procs != nullptr && procs->value.text == "1";
-    kind = one ? "single" : "ddp";
-    if (one)
-      ctx.note(*e, "distributed_type MULTI_GPU with num_processes 1: accelerate does not wrap "
-                   "the model in DDP for one process; planned as single");
+    kind = "ddp";
+    if (procs != nullptr && procs->value.text == "1")
+      ctx.note(*e,
+               "distributed_type MULTI_GPU with num_processes 1: accelerate before 1.10 wraps "
+               "the one process in DistributedDataParallel, planned so (its gradient "
+               "buckets); 1.10 and later leave it unwrapped: --set parallel.strategy=single "
+               "plans that");
   }
   if (type == "FSDP") {
     const entry* version = ctx.find("fsdp_config.fsdp_version");
