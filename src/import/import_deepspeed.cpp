@@ -190,6 +190,29 @@ void read_old_bf16_name(import_context& ctx) {
   }
 }
 
+// ZeRO-3 swaps to NVMe in a folder under offload_param.nvme_path / offload_optimizer.nvme_path,
+// whose default is None (runtime/zero/offload_config.py) and which no validator requires: the
+// folder is os.path.join(nvme_path, 'zero_stage_3', ...) (swap_tensor/partitioned_param_swapper.py
+// _configure_aio, zero/stage3.py _configure_tensor_swapping), a TypeError on None before the
+// first step.
+std::optional<diagnostic> nvme_without_path(import_context& ctx) {
+  if (ctx.out.job.parallel.kind != strategy::zero3) return std::nullopt;
+  for (const char* part : {"offload_param", "offload_optimizer"}) {
+    const std::string section = std::string("zero_optimization.") + part;
+    const entry* device = ctx.find(section + ".device");
+    if (device == nullptr || lower_case(device->value.text) != "nvme") continue;
+    const entry* path = ctx.find(section + ".nvme_path");
+    if (path != nullptr && !path->value.text.empty() && path->value.text != "null") continue;
+    return at(device->where,
+              fmt::format("{}.device nvme without {}.nvme_path: ZeRO-3 builds its swap folder "
+                          "from the path (os.path.join(None, ...) raises a TypeError) before "
+                          "the first step; add nvme_path (a folder on a local NVMe drive), or "
+                          "set device to cpu, to plan it",
+                          section, section));
+  }
+  return std::nullopt;
+}
+
 // tensor_parallel.autotp_size N > 1: DeepSpeed's AutoTP training splits the model's linear layers
 // over N ranks (engine.py, _configure_tensor_parallel) and ZeRO runs over the remaining
 // data-parallel ranks; 0 (the default) and 1 are off.
@@ -1097,6 +1120,7 @@ std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view t
   resolve_trainer_autos(ctx);
   note_unknown_scheduler(ctx);
   error = read_stage(ctx);
+  if (!error) error = nvme_without_path(ctx);
   if (!error) error = read_precision(ctx);
   if (!error) error = read_autotp(ctx);
   if (!error)

@@ -74,6 +74,26 @@ TEST(ImportDeepSpeed, TheOlderBfloat16SectionIsBf16) {
   EXPECT_NE(find_note(both->notes, "does not read beside bf16"), "");
 }
 
+// ZeRO-3 joins nvme_path into its swap folder: NVMe offload without one stops DeepSpeed (a
+// TypeError on None); below stage 3 nothing builds that folder.
+TEST(ImportDeepSpeed, NvmeOffloadWithoutAPathIsRefusedAtZero3) {
+  const std::string message =
+      import_config_text(
+          "{\"zero_optimization\": {\"stage\": 3,\n \"offload_optimizer\": {\"device\": \"cpu\"},\n"
+          " \"offload_param\": {\"device\": \"nvme\", \"pin_memory\": true}}}\n",
+          "ds.json")
+          .error()
+          .to_string();
+  EXPECT_NE(message.find("ds.json:3:"), std::string::npos) << message;
+  EXPECT_NE(message.find("offload_param.device nvme without"), std::string::npos) << message;
+  auto with_path = import_config_text(
+      "{\"zero_optimization\": {\"stage\": 3,\n \"offload_param\": {\"device\": \"nvme\",\n"
+      "  \"nvme_path\": \"/local_nvme\"}}}\n",
+      "ds.json");
+  ASSERT_TRUE(with_path) << with_path.error().to_string();
+  EXPECT_TRUE(with_path->job.parallel.offload_param);
+}
+
 TEST(ImportDeepSpeed, AutoTpSizeIsTensorParallelism) {
   auto imported = import_config_text(
       "{\"zero_optimization\": {\"stage\": 2},\n \"tensor_parallel\": {\"autotp_size\": 4,\n"
