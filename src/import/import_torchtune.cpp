@@ -236,6 +236,20 @@ maybe_error read_tune_model(import_context& ctx) {
     if (found == ctx.entries.end()) continue;
     const entry* other = &*found;
     const std::string key = other->key.substr(0, other->key.size() - tail.size() + tail.find('.'));
+    // A reference checkpointer beside a fine-tuning loss (a GRPO or DPO config turned into an SFT
+    // one): the recipes that read ref_checkpointer train with their own losses (DPOLoss,
+    // GRPO's), and the SFT recipes never read it.
+    if (std::string_view(name) == "ref_checkpointer")
+      if (const entry* loss = ctx.find("loss._component_");
+          loss != nullptr && (loss->value.text.ends_with("CEWithChunkedOutputLoss") ||
+                              loss->value.text.ends_with("LinearCrossEntropyLoss") ||
+                              loss->value.text.ends_with("nn.CrossEntropyLoss"))) {
+        ctx.note(*other, fmt::format("{}: beside the fine-tuning loss {} (line {}) the file runs "
+                                     "a fine-tuning recipe, which never reads a reference "
+                                     "model; ignored",
+                                     key, loss->value.text, loss->where.line));
+        continue;
+      }
     diagnostic where = other->where;
     for (const auto& [section, at_section] : ctx.sections)
       if (section == key) where = at_section;

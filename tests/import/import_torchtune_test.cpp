@@ -212,6 +212,17 @@ TEST(ImportTorchtune, AReferenceModelIsASecondModel) {
       "lora_dpo.yaml");
   ASSERT_TRUE(lora_dpo) << lora_dpo.error().to_string();
   EXPECT_EQ(find_note(lora_dpo->notes, "unknown option"), "");
+
+  // A reference checkpointer left in a config whose loss is a fine-tuning one: the SFT recipe
+  // that runs it never reads the reference.
+  auto sft = import_config_text(
+      model +
+          "ref_checkpointer:\n"
+          "  _component_: torchtune.training.FullModelHFCheckpointer\n"
+          "loss:\n  _component_: torchtune.modules.loss.CEWithChunkedOutputLoss\n",
+      "sft.yaml");
+  ASSERT_TRUE(sft) << sft.error().to_string();
+  EXPECT_NE(find_note(sft->notes, "never reads a reference model"), "");
 }
 
 TEST(ImportTorchtune, BadValuesAreErrorsAtTheirLine) {
