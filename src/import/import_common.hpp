@@ -18,26 +18,13 @@
 #include <vramscope/import/importers.hpp>
 
 #include "job/field_codecs.hpp"
+#include "job/source_text.hpp"
 
 namespace YAML {
 class Node;
 }
 
 namespace vramscope::job::detail {
-
-/// Calls `visit(line, number)` for each line of `text`, numbered from 1 and without its '\n',
-/// until `visit` returns false; a '\n' that ends the text starts no further line. The line walk
-/// of the importers' scans of raw text (format detection, header comments, shell lines).
-template <class Visit>
-void for_each_line(std::string_view text, Visit&& visit) {
-  int number = 0;
-  for (std::string_view rest = text; !rest.empty();) {
-    const auto end = rest.find('\n');
-    const std::string_view line = rest.substr(0, end);
-    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
-    if (!visit(line, ++number)) return;
-  }
-}
 
 /// A shell command that starts on line `first_line` of `text` and is cut where its writer meant
 /// it to go on: a backslash that escapes a blank instead of the line's end (`--seed 1 \  # x`), or

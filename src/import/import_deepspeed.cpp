@@ -169,14 +169,10 @@ std::optional<diagnostic> read_precision(import_context& ctx) {
 // in runtime/config.py, get_bfloat16_config in precision_config.py since): each of its keys is
 // read as bf16's. Beside a "bf16" section DeepSpeed never looks at it.
 void read_old_bf16_name(import_context& ctx) {
-  const auto in_section = [](const entry& e, std::string_view name) {
-    return e.key.size() > name.size() && e.key.compare(0, name.size(), name) == 0 &&
-           e.key[name.size()] == '.';
-  };
-  bool has_bf16 = false;
-  for (const auto& e : ctx.entries) has_bf16 = has_bf16 || in_section(e, "bf16");
+  const bool has_bf16 = std::any_of(ctx.entries.begin(), ctx.entries.end(),
+                                    [](const entry& e) { return option_matches("bf16.*", e.key); });
   for (auto& e : ctx.entries) {
-    if (!in_section(e, "bfloat16")) continue;
+    if (!option_matches("bfloat16.*", e.key)) continue;
     if (has_bf16) {
       ctx.note(e, fmt::format("{}: the older name of the bf16 section, which DeepSpeed does not "
                               "read beside bf16; ignored",

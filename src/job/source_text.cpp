@@ -90,16 +90,15 @@ namespace {
 // another document" (PyYAML composer.py, get_single_node).
 int second_document_line(std::string_view text) {
   bool content = false;
-  int number = 0;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t end = std::min(text.find('\n', start), text.size());
-    std::string_view line = text.substr(start, end - start);
-    ++number;
+  int second = 0;
+  for_each_line(text, [&](std::string_view line, int number) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     const bool marker =
         line.starts_with("---") && (line.size() == 3 || line[3] == ' ' || line[3] == '\t');
-    if (marker && content) return number;
+    if (marker && content) {
+      second = number;
+      return false;
+    }
     const auto first = line.find_first_not_of(" \t");
     if (marker) {
       // `--- value`: the document's content starts on its marker's line.
@@ -109,10 +108,9 @@ int second_document_line(std::string_view text) {
                !(first == 0 && line[0] == '%')) {
       content = true;
     }
-    if (end == text.size()) break;
-    start = end + 1;
-  }
-  return 0;
+    return true;
+  });
+  return second;
 }
 
 }  // namespace

@@ -15,6 +15,20 @@ class Node;
 
 namespace vramscope::job::detail {
 
+/// Calls `visit(line, number)` for each line of `text`, numbered from 1 and without its '\n',
+/// until `visit` returns false; a '\n' that ends the text starts no further line. The line walk
+/// of the scans of raw text (format detection, header comments, shell lines, YAML documents).
+template <class Visit>
+void for_each_line(std::string_view text, Visit&& visit) {
+  int number = 0;
+  for (std::string_view rest = text; !rest.empty();) {
+    const auto end = rest.find('\n');
+    const std::string_view line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    if (!visit(line, ++number)) return;
+  }
+}
+
 /// Line `line` (1-based) of `text` without its line break; "" when out of range.
 std::string line_at(std::string_view text, int line);
 
