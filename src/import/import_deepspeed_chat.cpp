@@ -40,7 +40,7 @@ std::map<std::string, chat_flag> chat_flags(const import_context& ctx, std::stri
     if (!w.starts_with("--")) continue;
     chat_flag f;
     f.given = true;
-    f.where = location(ctx.source, text, args[i].line, args[i].column);
+    f.where = word_location(ctx.source, text, args[i]);
     std::string key = w;
     if (const auto eq = w.find('='); eq != std::string::npos) {
       key = w.substr(0, eq);
@@ -75,7 +75,7 @@ std::optional<result<imported_job>> import_deepspeed_chat(std::string_view text,
   ctx.chosen_by_arguments = launch->chosen_by_arguments;
   for (const auto& [value, where] : launch->run_time_values)
     ctx.chosen_by_arguments.emplace_back(run_time_marker + value, where);
-  const diagnostic script_at = location(source, text, launch->script.line, launch->script.column);
+  const diagnostic script_at = word_location(source, text, launch->script);
   ctx.note(entry{script, {}, false, script_at},
            fmt::format("{} is read as DeepSpeed-Chat's trainer: it builds its DeepSpeed config in "
                        "code from --zero_stage, --dtype, --offload and the batch arguments",

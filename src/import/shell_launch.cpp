@@ -8,12 +8,14 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <map>
 #include <optional>
 #include <set>
 
+#include <vramscope/core/io.hpp>
 #include <vramscope/core/units.hpp>
 
 #include "job/source_text.hpp"
@@ -64,6 +66,7 @@ struct part {
 struct raw_word {
   std::vector<part> parts;
   int line = 0, column = 0;
+  std::shared_ptr<const sourced_file> file;  // null: written in the script itself
 };
 // The text a here-document gives its command (`cat <<EOT > ds.json`, bash(1) Here Documents):
 // its lines as written, from line `line`; `quoted` when the delimiter was quoted, so that
@@ -123,7 +126,9 @@ std::size_t assignment_prefix(const raw_word& w) {
 
 class lexer {
  public:
-  lexer(std::string_view text, const std::string& source) : text_(text), source_(source) {}
+  lexer(std::string_view text, const std::string& source,
+        std::shared_ptr<const sourced_file> file = nullptr)
+      : text_(text), source_(source), file_(std::move(file)) {}
 
   /// The whole text as the inside of a double-quoted string, into `w`'s parts: how bash reads
   /// the fallback of ${NAME:-fallback} (its $NAME, ${NAME}, ${NAME:-...}, $(...) and $((...))
@@ -307,6 +312,7 @@ class lexer {
   maybe_error read_word(raw_word& w, bool in_array) {
     w.line = line_;
     w.column = column_;
+    w.file = file_;
     while (pos_ < text_.size()) {
       const char c = text_[pos_];
       if (is_blank(c) || (ends_statement(c) && !redirecting(c)) || (in_array && c == ')')) break;
@@ -484,6 +490,7 @@ class lexer {
 
   std::string_view text_;
   const std::string& source_;
+  std::shared_ptr<const sourced_file> file_;  // what read words are marked written in
   std::size_t pos_ = 0;
   int line_ = 1, column_ = 1;
   char unclosed_quote_ = 0;
@@ -491,15 +498,68 @@ class lexer {
 
 using variables = std::map<std::string, std::vector<shell_word>>;
 
+// The command substitutions scripts write for their own folder, so that they run from anywhere:
+// `$(dirname "$0")`, `$(cd "$(dirname "$0")" && pwd)`, `$(cd -- "$(dirname --
+// "${BASH_SOURCE[0]}")" &> /dev/null && pwd)`, `$(dirname $(realpath $0))`, `$(realpath
+// $(dirname $0))`, ... `$0` is the script bash runs, also inside a file it sources;
+// `${BASH_SOURCE[0]}` is the file being read. What the folder is (folders: the script's, the
+// file's), or nullopt for any other text and when the script is not on disk.
+std::optional<std::string> folder_of(const std::string& raw,
+                                     const std::pair<std::string, std::string>& folders) {
+  if (folders.first.empty() || !raw.starts_with("$(") || raw.find("dirname") == std::string::npos)
+    return std::nullopt;
+  // Quotes, option words and redirections to /dev/null change nothing of the value; then blanks.
+  std::string spaced = " ";
+  for (const char c : raw)
+    if (c != '"' && c != '\'') spaced += is_blank(c) || c == '\n' ? ' ' : c;
+  spaced += ' ';
+  for (const std::string_view drop : {" -- ", " -P ", " -L ", " -f ", " -e ", " -m ", " -s "})
+    for (auto at = spaced.find(drop); at != std::string::npos; at = spaced.find(drop))
+      spaced.replace(at, drop.size(), " ");
+  std::string text;
+  for (const char c : spaced)
+    if (c != ' ') text += c;
+  for (const std::string_view drop : {"&>/dev/null", "2>/dev/null", ">/dev/null", "2>&1"})
+    for (auto at = text.find(drop); at != std::string::npos; at = text.find(drop))
+      text.erase(at, drop.size());
+  static const std::map<std::string, bool> idioms = [] {
+    std::map<std::string, bool> out;  // each form, true when it names the file being read
+    for (const std::string_view self :
+         {"$0", "${0}", "${BASH_SOURCE[0]}", "${BASH_SOURCE}", "$BASH_SOURCE"})
+      for (const std::string_view resolve : {"", "realpath", "readlink"}) {
+        const std::string path =
+            resolve.empty() ? std::string(self) : fmt::format("$({}{})", resolve, self);
+        const std::string dir = fmt::format("$(dirname{})", path);
+        for (const std::string& form :
+             {dir, fmt::format("$(cd{}&&pwd)", dir), fmt::format("$(cd{};pwd)", dir),
+              fmt::format("$(realpath{})", dir), fmt::format("$(readlink{})", dir)})
+          out.emplace(form, self.find("BASH_SOURCE") != std::string_view::npos);
+      }
+    return out;
+  }();
+  const auto it = idioms.find(text);
+  if (it == idioms.end()) return std::nullopt;
+  return it->second ? folders.second : folders.first;
+}
+
 // Expands one word into fields. `split`: unquoted expansions are split on blanks (a command's
 // words and array elements); assignments keep one field. Text past the budget (`left`, counted
 // down, and max_shell_word_bytes a word) is dropped and `over` set: the caller reports it.
 class expander {
  public:
+  // `folders`: what `$(dirname "$0")` and `$(dirname "${BASH_SOURCE[0]}")` expand to (the
+  // script's folder and that of the file being read), empty when the script is not on disk.
   expander(const variables& vars, const raw_word& w, bool split, std::vector<std::string>& missing,
-           std::vector<std::string>& unset, std::size_t& left, bool& over)
-      : vars_(vars), split_(split), missing_(missing), unset_(unset), left_(left), over_(over) {
-    cur_ = shell_word{"", w.line, w.column, false};
+           std::vector<std::string>& unset, std::size_t& left, bool& over,
+           const std::pair<std::string, std::string>& folders)
+      : vars_(vars),
+        split_(split),
+        missing_(missing),
+        unset_(unset),
+        left_(left),
+        over_(over),
+        folders_(folders) {
+    cur_ = shell_word{"", w.line, w.column, false, w.file};
   }
 
   std::vector<shell_word> run(const raw_word& w) {
@@ -511,6 +571,10 @@ class expander {
         case part_kind::unresolved:
           if (const auto value = arithmetic(p.value)) {
             spread(std::to_string(*value), p.quoted, nullptr);
+            break;
+          }
+          if (const auto folder = folder_of(p.value, folders_)) {
+            spread(*folder, true, nullptr);
             break;
           }
           append(p.value, true);
@@ -661,15 +725,20 @@ class expander {
     cur_.text += text;
     started_ = started_ || keep;
   }
+  void locate_at(const shell_word& from) {
+    cur_.line = from.line;
+    cur_.column = from.column;
+    cur_.file = from.file;
+  }
   void push() {
     if (started_) fields_.push_back(cur_);
-    cur_ = shell_word{"", cur_.line, cur_.column, false};
+    cur_ = shell_word{"", cur_.line, cur_.column, false, cur_.file};
     started_ = false;
   }
   // `value` split on blanks into fields unless quoted; `from` locates fields it starts.
   void spread(const std::string& value, bool quoted, const shell_word* from) {
     if (quoted || !split_) {
-      if (from != nullptr && !started_) cur_.line = from->line, cur_.column = from->column;
+      if (from != nullptr && !started_) locate_at(*from);
       append(value, true);
       return;
     }
@@ -681,14 +750,14 @@ class expander {
       if (depth == 0 && value[i] == '`') {  // `command`, the older form: one word as well
         const std::size_t close = value.find('`', i + 1);
         const std::size_t end = close == std::string::npos ? value.size() : close + 1;
-        if (from != nullptr && !started_) cur_.line = from->line, cur_.column = from->column;
+        if (from != nullptr && !started_) locate_at(*from);
         append(value.substr(i, end - i), true);
         i = end;
         continue;
       }
       if (value[i] == '$' && i + 1 < value.size() && value[i + 1] == '(') {
         ++depth;
-        if (from != nullptr && !started_) cur_.line = from->line, cur_.column = from->column;
+        if (from != nullptr && !started_) locate_at(*from);
         append("$(", true);
         i += 2;
         continue;
@@ -700,7 +769,7 @@ class expander {
         while (i < value.size() && (is_blank(value[i]) || value[i] == '\n')) ++i;
         continue;
       }
-      if (from != nullptr && !started_) cur_.line = from->line, cur_.column = from->column;
+      if (from != nullptr && !started_) locate_at(*from);
       append(std::string(1, value[i]), true);
       ++i;
     }
@@ -797,6 +866,7 @@ class expander {
   std::vector<std::string>& unset_;  // scalar variables expanded while unset
   std::size_t& left_;
   bool& over_;
+  const std::pair<std::string, std::string>& folders_;
   std::vector<shell_word> fields_;
   shell_word cur_;
   bool started_ = false;
@@ -1009,7 +1079,19 @@ std::optional<bool> glob_match(std::string_view pattern, std::string_view text) 
 class interpreter {
  public:
   interpreter(std::string_view text, const std::string& source)
-      : text_(text), source_(source), left_(max_shell_expanded_bytes + 4 * text.size()) {}
+      : text_(text),
+        source_(source),
+        script_text_(text),
+        script_source_(source),
+        left_(max_shell_expanded_bytes + 4 * text.size()) {
+    // Sourced files are looked for only beside a script read from disk.
+    std::error_code failed;
+    if (!source.empty() && std::filesystem::is_regular_file(source, failed)) {
+      const auto folder = std::filesystem::absolute(source, failed).parent_path();
+      if (!failed)
+        folders_ = {folder.lexically_normal().string(), folder.lexically_normal().string()};
+    }
+  }
 
   // One statement of the script (or of a `bash -c` string inside it): an array, an assignment,
   // a declaration or a command, read in order.
@@ -1052,7 +1134,8 @@ class interpreter {
           assignment_prefix(words[0]) > 0 ? assign(words[0]) : literal_text(words[0]);
       if (auto err = over_budget(words[0].line)) return err;
       if (exported) export_variable(name, words[0], out);
-      set_here.push_back({name, shell_word{"", words[0].line, words[0].column, false}});
+      set_here.push_back(
+          {name, shell_word{"", words[0].line, words[0].column, false, words[0].file}});
       words.erase(words.begin());
     }
     if (words.empty()) {
@@ -1082,6 +1165,7 @@ class interpreter {
         raw_word where;
         where.line = at.line;
         where.column = at.column;
+        where.file = at.file;
         export_variable(name, where, out);
       }
     return std::nullopt;
@@ -1093,15 +1177,17 @@ class interpreter {
     std::vector<shell_word> loose;  // words of commands that start with an option
     for (const auto& s : statements)
       if (auto err = one_statement(s, out, loose)) return err;
+    // What a sourced file's statements expanded past the budget, when no statement followed it.
+    if (!statements.empty())
+      if (auto err = over_budget(statements.back().line)) return err;
     if (out.script.text.empty() && loose.empty()) sourced_arguments(loose, out);
     if (out.script.text.empty()) {
       // A plain argument list: a line that is neither arguments nor shell plumbing of a launch.
       out.args = std::move(loose);
       for (const auto& w : other_commands_)
-        note(w.line, w.column,
-             fmt::format("\"{}\" starts no argument (--flag) and runs no "
-                         "Python script; the line is ignored",
-                         w.text));
+        note_at(w, fmt::format("\"{}\" starts no argument (--flag) and runs no "
+                               "Python script; the line is ignored",
+                               w.text));
     }
     out.chosen_by_arguments = chosen_;
     // A function's body runs when it is called, with what is set by then, but is read here
@@ -1161,7 +1247,7 @@ class interpreter {
         if (key == "--gpus-per-task") names = {"SLURM_GPUS_PER_TASK"};
         if (key == "--ntasks" || key == "-n") names = {"SLURM_NTASKS", "SLURM_NPROCS"};
         if (names.empty()) continue;
-        const shell_word word{value, line, words[k].second, false};
+        const shell_word word{value, line, words[k].second, false, nullptr};
         for (const char* name : names) vars_[name] = {word};
         if (key == "-N" || key == "--nodes") out.sbatch_nodes = word;
         if (key == "--ntasks-per-node") out.sbatch_tasks_per_node = word;
@@ -1199,9 +1285,11 @@ class interpreter {
         if (name != "rt_F" && name != "rt_AF" && name != "rt_HF") continue;
         if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos) continue;
         if (!vars_.count("SGE_RESOURCE_TYPE"))
-          vars_["SGE_RESOURCE_TYPE"] = {shell_word{name, line, static_cast<int>(column), false}};
+          vars_["SGE_RESOURCE_TYPE"] = {
+              shell_word{name, line, static_cast<int>(column), false, nullptr}};
         if (!vars_.count("NHOSTS"))
-          vars_["NHOSTS"] = {shell_word{count, line, static_cast<int>(column + eq + 1), false}};
+          vars_["NHOSTS"] = {
+              shell_word{count, line, static_cast<int>(column + eq + 1), false, nullptr}};
       }
       return true;
     });
@@ -1224,7 +1312,7 @@ class interpreter {
   std::vector<shell_word> expand(const raw_word& w, bool split) {
     if (count_ > max_shell_words || over_) return {};  // the caller reports it
     std::vector<std::string> missing, unset;
-    auto fields = expander(vars_, w, split, missing, unset, left_, over_).run(w);
+    auto fields = expander(vars_, w, split, missing, unset, left_, over_, folders_).run(w);
     if (w.line > 0)
       for (const auto& name : unset) unset_uses_.emplace(name, w.line);
     for (const auto& name : missing)
@@ -1267,6 +1355,13 @@ class interpreter {
 
   void note(int line, int column, const std::string& message) {
     notes_.push_back(at(location(source_, text_, line, column), message));
+  }
+  // Where a word is written: in the script, or in the sourced file it came from.
+  diagnostic where(const shell_word& w) const {
+    return word_location(script_source_, script_text_, w);
+  }
+  void note_at(const shell_word& w, const std::string& message) {
+    notes_.push_back(at(where(w), message));
   }
 
   // Conditionals and loops: their headers are skipped. An `if`/`elif` test of the script's own
@@ -1402,6 +1497,7 @@ class interpreter {
       for (const auto& f : expand(target, false)) file.path.text += f.text;
       file.path.line = s.line;
       file.path.column = words[i].column;
+      file.path.file = file_;
       file.line = s.heredocs.front().line;
       file.text = heredoc_text(s.heredocs.front()).text;
       out.written_files.push_back(std::move(file));
@@ -1412,7 +1508,7 @@ class interpreter {
   // A here-document's body as its command reads it: expanded as a double-quoted string is,
   // unless its delimiter was quoted.
   shell_word heredoc_text(const heredoc& h) {
-    shell_word out{"", h.line, 1, false};
+    shell_word out{"", h.line, 1, false, nullptr};
     raw_word body;
     if (h.quoted || lexer(h.body, source_).read_quoted_text(body)) {
       out.text = h.body;
@@ -1692,7 +1788,7 @@ class interpreter {
                          line_text(r.line), name, it->second[0].text, it->second[0].line, line));
       return true;
     }
-    vars_[name] = {shell_word{"$" + name, line, column, true}};
+    vars_[name] = {shell_word{"$" + name, line, column, true, file_}};
     from_arguments_.insert(name);
     if (std::none_of(chosen_.begin(), chosen_.end(),
                      [&](const auto& c) { return c.first == name; }))
@@ -1711,6 +1807,7 @@ class interpreter {
     shell_word value = it->second[0];
     value.line = w.line;
     value.column = w.column;
+    value.file = w.file;
     std::erase_if(out.exports, [&](const auto& e) { return e.first == name; });
     out.exports.emplace_back(name, value);
   }
@@ -1731,8 +1828,8 @@ class interpreter {
         const bool set = it != vars_.end();
         if (set && !(colon && (it->second.empty() || it->second[0].text.empty()))) continue;
         if (not_taken(p.value, w.line, w.column)) continue;
-        shell_word joined{"", w.line, w.column, false};
-        for (const auto& f : expand(raw_word{{p}, w.line, w.column}, false)) {
+        shell_word joined{"", w.line, w.column, false, w.file};
+        for (const auto& f : expand(raw_word{{p}, w.line, w.column, w.file}, false)) {
           joined.text += f.text;
           joined.unresolved = joined.unresolved || f.unresolved;
         }
@@ -1749,7 +1846,7 @@ class interpreter {
     value.parts[0].value.erase(0, prefix);
     if (not_taken(name, w.line, w.column)) return name;
     const bool reads_arguments = by_arguments({raw_word{}, value});
-    shell_word joined{"", w.line, w.column, false};
+    shell_word joined{"", w.line, w.column, false, w.file};
     for (const auto& f : expand(value, false)) {
       joined.text += f.text;
       joined.unresolved = joined.unresolved || f.unresolved;
@@ -1811,7 +1908,7 @@ class interpreter {
   void assigned(const std::string& name, int line, int column) {
     if (std::none_of(assigned_.begin(), assigned_.end(),
                      [&](const auto& a) { return a.first == name; }))
-      assigned_.push_back({name, shell_word{"", line, column, false}});
+      assigned_.push_back({name, shell_word{"", line, column, false, file_}});
   }
 
   // A file that runs no command and has no argument lines, but sets variables holding
@@ -1827,6 +1924,7 @@ class interpreter {
       raw_word use;
       use.line = set_at.line;
       use.column = set_at.column;
+      use.file = set_at.file;
       use.parts.push_back(part{it->second.size() > 1 ? part_kind::array : part_kind::variable,
                                name, false, std::nullopt, {}});
       std::vector<shell_word> words = expand(use, true);
@@ -1841,7 +1939,7 @@ class interpreter {
                                          [](const shell_word& w) { return is_script(w.text); });
         if (script != words.end()) {
           unrun_launches_.push_back(
-              at(location(source_, text_, set_at.line, set_at.column),
+              at(where(set_at),
                  fmt::format("{} is set to a launch of {} ({} ...) that the file never runs (no "
                              "command expands ${}): running the file starts no training; run it "
                              "(eval \"${}\") to plan it",
@@ -1854,12 +1952,12 @@ class interpreter {
       if (first == nullptr) first = &set_at;
     }
     if (first == nullptr) return;
-    out.arguments_from =
-        shell_word{names.substr(0, names.find(',')), first->line, first->column, false};
-    note(first->line, first->column,
-         fmt::format("the file runs no command: read as the arguments its variables hold ({}), "
-                     "as a script that sources it passes them",
-                     names));
+    out.arguments_from = shell_word{names.substr(0, names.find(',')), first->line, first->column,
+                                    false, first->file};
+    note_at(*first,
+            fmt::format("the file runs no command: read as the arguments its variables hold ({}), "
+                        "as a script that sources it passes them",
+                        names));
   }
 
   maybe_error assign_array(const statement& s) {
@@ -1875,6 +1973,89 @@ class interpreter {
     return std::nullopt;
   }
 
+  // `source FILE` before the launch, as bash runs it: FILE's statements where the command stands,
+  // with the script's variables and setting them for what follows. Read where the script is on
+  // disk and FILE is a relative path found from its folder (bash reads it from the working
+  // directory: the script's folder, else one or two folders above, where scripts are run from)
+  // or lies inside that folder (the folder idioms, folder_of); not the environment's own files
+  // (a virtualenv's `activate`), not past max_sourced_depth, not a file already being read.
+  // False, with `missing` saying where it was looked for when it was, when not read.
+  bool follow(const shell_word& file, shell_launch& out, std::vector<shell_word>& loose,
+              std::string& missing) {
+    namespace fs = std::filesystem;
+    if (folders_.first.empty() || file.unresolved || file.text.empty() ||
+        file.text.find('$') != std::string::npos)
+      return false;
+    const fs::path given(file.text);
+    if (given.filename() == "activate") return false;
+    const fs::path folder(folders_.first);
+    std::vector<fs::path> candidates;
+    if (given.is_absolute()) {
+      const fs::path normal = given.lexically_normal();
+      const auto [end, unused] =
+          std::mismatch(folder.begin(), folder.end(), normal.begin(), normal.end());
+      if (end != folder.end()) return false;  // outside the script's folder: the machine's own
+      candidates.push_back(normal);
+    } else {
+      fs::path base = folder;
+      for (int up = 0; up < 3 && !base.empty(); ++up, base = base.parent_path()) {
+        candidates.push_back((base / given).lexically_normal());
+        if (base == base.parent_path()) break;
+      }
+    }
+    std::error_code failed;
+    const auto found = std::find_if(candidates.begin(), candidates.end(), [&](const fs::path& c) {
+      return fs::is_regular_file(c, failed);
+    });
+    if (found == candidates.end()) {
+      missing = fmt::format("not found at {}", candidates.front().string());
+      return false;
+    }
+    const std::string path = fs::proximate(*found, failed).string();
+    const auto into = where(file);
+    if (std::find(reading_.begin(), reading_.end(), found->string()) != reading_.end() ||
+        static_cast<int>(reading_.size()) >= max_sourced_depth) {
+      notes_.push_back(at(into, fmt::format("source {}: not read again ({} deep in sourced files)",
+                                            file.text, reading_.size())));
+      missing = "read already";
+      return false;
+    }
+    auto text = read_file(found->string(), bytes{max_sourced_bytes});
+    if (!text) {
+      missing = text.error().to_string();
+      return false;
+    }
+    auto read = std::make_shared<const sourced_file>(sourced_file{path, std::move(*text)});
+    std::vector<statement> statements;
+    if (auto err = lexer(read->text, read->path, read).run(statements)) {
+      notes_.push_back(at(into, fmt::format("source {}: not read, bash stops on it ({}: {})",
+                                            file.text, read->path, err->message)));
+      missing = fmt::format("{} does not parse", read->path);
+      return false;
+    }
+    out.followed.emplace_back(file, read);
+    notes_.push_back(at(into, fmt::format("source {}: {} is read as bash runs it, its settings "
+                                          "part of the launch",
+                                          file.text, read->path)));
+    const auto saved_text = text_;
+    const auto saved_source = source_;
+    const auto saved_file = file_;
+    const auto saved_folders = folders_;
+    text_ = read->text;
+    source_ = read->path;
+    file_ = read;
+    folders_.second = found->parent_path().string();
+    reading_.push_back(found->string());
+    for (const auto& s : statements)
+      if (one_statement(s, out, loose)) break;  // over budget: reported at the next statement
+    reading_.pop_back();
+    text_ = saved_text;
+    source_ = saved_source;
+    file_ = saved_file;
+    folders_ = saved_folders;
+    return true;
+  }
+
   // The first command running a `pretrain_*.py` (else any `.py`) is the launch; later ones are
   // noted. Commands that start with an option are a plain argument list.
   void command(std::vector<shell_word>& fields, shell_launch& out, std::vector<shell_word>& loose) {
@@ -1888,7 +2069,12 @@ class interpreter {
       shell_word file = fields[1];
       file.line = fields[0].line;
       file.column = fields[0].column;
-      out.sourced.push_back(std::move(file));
+      file.file = fields[0].file;
+      std::string missing;
+      if (!follow(file, out, loose, missing)) {
+        out.sourced.push_back(std::move(file));
+        out.source_missing.push_back(std::move(missing));
+      }
     }
     // `echo torchrun ... pretrain_gpt.py ...`: the launch written out after echo, word by word,
     // printed and not run (not `echo $CMD`, which shows a command the script may run too).
@@ -1899,7 +2085,7 @@ class interpreter {
                                         [](const shell_word& f) { return is_script(f.text); });
       if (printed != fields.end())
         unrun_launches_.push_back(
-            at(location(source_, text_, fields[0].line, fields[0].column),
+            at(where(fields[0]),
                fmt::format("the launch of {} is only printed ({} {} ...), not run: running the "
                            "file starts no training; remove the {} to plan it",
                            printed->text, fields[0].text, fields[1].text, fields[0].text)));
@@ -2087,7 +2273,7 @@ class interpreter {
       // looking for matching quote"): the shell runs nothing of it.
       if (const char quote = strings.unclosed_quote(); quote != 0)
         out.failing_strings.push_back(
-            at(location(source_, text_, string.line, string.column),
+            at(where(string),
                fmt::format("the {} -c string stops that shell with a syntax error before it runs "
                            "anything in it: a quote ({}) it opens is never closed; close it to "
                            "plan it",
@@ -2103,6 +2289,7 @@ class interpreter {
     // located at the string.
     const bool literal = written_literally(string);
     const auto relocate = [&](raw_word& w) {
+      w.file = string.file;
       if (!literal) {
         w.line = string.line, w.column = string.column;
         return;
@@ -2130,7 +2317,14 @@ class interpreter {
   }
 
   std::string_view text_;
-  const std::string& source_;
+  std::string source_;            // the file being read: the script, or a file it sources
+  std::string_view script_text_;  // the script itself
+  std::string script_source_;
+  std::shared_ptr<const sourced_file> file_;  // the sourced file being read; null: the script
+  // The script's folder and the folder of the file being read (absolute), empty when the script
+  // is not on disk; and the sourced files being read, outermost first.
+  std::pair<std::string, std::string> folders_;
+  std::vector<std::string> reading_;
   int depth_ = 0;  // nested -c strings being read
   variables vars_;
   std::vector<shell_word> outer_;  // the launcher of the `sh -c` string being read, if any
@@ -2173,6 +2367,16 @@ std::size_t find_expansion(std::string_view text, std::string_view name) {
       return at;
   }
   return std::string_view::npos;
+}
+
+diagnostic word_location(const std::string& source, std::string_view text, const shell_word& w,
+                         int line, int column) {
+  if (w.file != nullptr) return location(w.file->path, w.file->text, line, column);
+  return location(source, text, line, column);
+}
+
+diagnostic word_location(const std::string& source, std::string_view text, const shell_word& w) {
+  return word_location(source, text, w, w.line, w.column);
 }
 
 result<shell_launch> read_shell_launch(std::string_view text, const std::string& source) {

@@ -22,6 +22,7 @@
 // variables hold (a file of `MODEL_ARGS="..."` that launch scripts source). Private to the job
 // module; pure functions, thread-safe.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,14 +34,28 @@
 
 namespace vramscope::job::detail {
 
+/// A file the script reads into itself (`source FILE`, `. FILE`) and that was found beside it:
+/// the path it was read from and its text. bash runs its statements where the command stands.
+struct sourced_file {
+  std::string path;
+  std::string text;
+};
+
 /// One word after expansion, located where it was written (an array element's own line when it
-/// came from `${ARRAY[@]}`).
+/// came from `${ARRAY[@]}`): in the script itself, or (`file` set) in a file it sources.
 struct shell_word {
   std::string text;
   int line = 0;
   int column = 0;
   bool unresolved = false;  // holds $(...), $((...)) or a variable the script does not set
+  std::shared_ptr<const sourced_file> file;  // null: written in the script itself
 };
+
+/// Where `w` (or its `line` and `column`) is written: in the script (`source`, `text`) or in
+/// the sourced file that holds it.
+diagnostic word_location(const std::string& source, std::string_view text, const shell_word& w);
+diagnostic word_location(const std::string& source, std::string_view text, const shell_word& w,
+                         int line, int column);
 
 /// A file a script writes from a here-document (`cat <<EOT > $DS_CONFIG`).
 struct written_file_entry {
@@ -93,9 +108,15 @@ struct shell_launch {
   /// with the assignment's line, in file order: what a conditional on one of them tests is chosen
   /// when the script runs.
   std::vector<std::pair<std::string, diagnostic>> set_from_arguments;
-  /// Files the script reads into itself before its launch (`source FILE`, `. FILE`), each the
-  /// file's word as expanded, located at the command: what they set is not in the script.
+  /// Files the script reads into itself before its launch (`source FILE`, `. FILE`) that were
+  /// not read (not found beside the script, outside its folder, or known only when it runs),
+  /// each the file's word as expanded, located at the command: what they set is not in the
+  /// script. `source_missing` says for each (same order) where it was looked for, or is empty.
   std::vector<shell_word> sourced;
+  std::vector<std::string> source_missing;
+  /// Those that were read, as bash reads them (their statements run where the command stands,
+  /// with the script's variables): each the command's word, its `file` the text read.
+  std::vector<std::pair<shell_word, std::shared_ptr<const sourced_file>>> followed;
   /// Launches the file writes but does not run, in file order: a command only printed (`echo
   /// torchrun ... pretrain_gpt.py ...`), or held in a variable that no command expands
   /// (`run_cmd="deepspeed ... pretrain_gpt.py ..."` and no `eval $run_cmd`), each located where
@@ -123,10 +144,18 @@ constexpr std::size_t max_shell_words = 100'000;
 /// launch, against a variable doubled into itself (`X="$X$X"`) until memory runs out.
 constexpr std::size_t max_shell_word_bytes = std::size_t{1} << 20;
 constexpr std::size_t max_shell_expanded_bytes = std::size_t{16} << 20;
+/// Sourced files read inside sourced files, at most; and the largest one read.
+constexpr int max_sourced_depth = 4;
+constexpr std::size_t max_sourced_bytes = std::size_t{1} << 20;
 
-/// Reads `text`. Fails on an unterminated quote, `${`, `$(` or array (naming the line where it
-/// opened), on more than max_shell_words words and on expansions past max_shell_word_bytes or
-/// max_shell_expanded_bytes (naming the line that expands past them).
+/// Reads `text`. When `source` names a file on disk, a `source FILE` / `. FILE` before the launch
+/// is followed where FILE is a relative path found from the script's folder, or a path inside
+/// that folder (`"$(dirname "$0")/env.sh"`, `"${SCRIPT_DIR}/recipes/x.sh"` after
+/// `SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)`: those idioms expand to the script's folder), up
+/// to max_sourced_depth files deep; a file read twice in one chain is not read again. Fails on an
+/// unterminated quote, `${`, `$(` or array (naming the line where it opened), on more than
+/// max_shell_words words and on expansions past max_shell_word_bytes or max_shell_expanded_bytes
+/// (naming the line that expands past them).
 result<shell_launch> read_shell_launch(std::string_view text, const std::string& source);
 
 /// An entry script named for running a trained model rather than training it (Megatron's

@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "import/import_test_support.hpp"
@@ -131,6 +134,95 @@ TEST(ImportMegatron, ModelFromASourcedFileIsRefusedWhereItIsSourced) {
       << sourced_only;
   // With the model's arguments in the script, a sourced file is no reason to refuse.
   import_ok("source configs/env.sh\n" + launch(small_model));
+}
+
+// A script on disk that sources a file beside it runs that file's statements where `source`
+// stands, as bash does: the model's arguments it sets are the launch's, located in that file.
+// Its own-folder idioms (`$(cd "$(dirname "$0")" && pwd)`) name the script's folder.
+class SourcedFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("vramscope-sourced-" + std::to_string(reinterpret_cast<std::uintptr_t>(this)));
+    std::filesystem::create_directories(dir_ / "recipes");
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    return (dir_ / name).string();
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(SourcedFiles, AFileBesideTheScriptIsReadAsBashRunsIt) {
+  write("recipes/small.sh",
+        "TP_SIZE=${TP_SIZE:-2}\nMODEL_ARGS=\"\n    --num-layers 2\n    --hidden-size 64\n"
+        "    --num-attention-heads 4 --max-position-embeddings 128\n    --seq-length 128\n"
+        "    --tokenizer-type GPT2BPETokenizer\n    --bogus-flag\n\"\n");
+  const std::string script =
+      write("train.sh",
+            "SCRIPT_DIR=\"$(cd \"$(dirname \"$0\")\" && pwd)\"\nRECIPE=${RECIPE:-small}\n"
+            "source \"${SCRIPT_DIR}/recipes/${RECIPE}.sh\"\n"
+            "torchrun --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size ${TP_SIZE} "
+            "${MODEL_ARGS}\n");
+  auto imported = import_config(script);
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.parallel.tp, 2);
+  EXPECT_EQ(imported->job.hardware.gpus_per_node, 8);
+  EXPECT_EQ(key_of(imported->job, "n_layer"), "2");
+  // The recipe's own flag is located in the recipe, at its line; the script says it read it.
+  const std::string unknown = testing::find_note(imported->notes, "--bogus-flag");
+  EXPECT_NE(unknown.find("recipes/small.sh:8:5"), std::string::npos) << unknown;
+  const std::string read = testing::find_note(imported->notes, "is read as bash runs it");
+  EXPECT_NE(read.find("train.sh:3:1"), std::string::npos) << read;
+  // A relative path is looked for from the script's folder (`. ./recipes/small.sh`).
+  auto relative =
+      import_config(write("relative.sh",
+                          ". ./recipes/small.sh\ntorchrun --nproc_per_node 4 pretrain_gpt.py "
+                          "--tensor-model-parallel-size $TP_SIZE $MODEL_ARGS\n"));
+  ASSERT_TRUE(relative) << relative.error().to_string();
+  EXPECT_EQ(relative->job.hardware.gpus_per_node, 4);
+}
+
+TEST_F(SourcedFiles, WhatIsNotReadIsRefusedSayingWhere) {
+  // Not beside the script: the refusal says where it was looked for.
+  auto missing =
+      import_config(write("missing.sh",
+                          "source ./recipes/absent.sh\ntorchrun --nproc_per_node 8 "
+                          "pretrain_gpt.py $MODEL_ARGS --tensor-model-parallel-size 1\n"));
+  ASSERT_FALSE(missing);
+  const std::string message = missing.error().to_string();
+  EXPECT_NE(message.find("missing.sh:1:1: source ./recipes/absent.sh:"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("not found at " + (dir_ / "recipes/absent.sh").string()),
+            std::string::npos)
+      << message;
+  // An absolute path outside the script's folder is the cluster's file, not this machine's.
+  auto outside = import_config(write("outside.sh",
+                                     "source /etc/profile\nsource /opt/site/model.sh\ntorchrun "
+                                     "--nproc_per_node 8 pretrain_gpt.py $MODEL_ARGS "
+                                     "--tensor-model-parallel-size 1\n"));
+  ASSERT_FALSE(outside);
+  EXPECT_NE(outside.error().to_string().find("source /opt/site/model.sh"), std::string::npos)
+      << outside.error().to_string();
+  // A file that sources itself is read once; one bash cannot parse is not read, and noted.
+  write("recipes/loop.sh", "source ./recipes/loop.sh\nMODEL_ARGS=\"--num-layers 2\"\n");
+  write("recipes/broken.sh", "MODEL_ARGS=\"--num-layers 2\n");
+  auto loop =
+      import_config(write("loop.sh",
+                          "source ./recipes/broken.sh\nsource ./recipes/loop.sh\ntorchrun "
+                          "--nproc_per_node 8 pretrain_gpt.py $MODEL_ARGS --hidden-size 64 "
+                          "--num-attention-heads 4 --max-position-embeddings 128 --seq-length 128 "
+                          "--tokenizer-type GPT2BPETokenizer\n"));
+  ASSERT_TRUE(loop) << loop.error().to_string();
+  EXPECT_EQ(key_of(loop->job, "n_layer"), "2");
+  EXPECT_NE(testing::find_note(loop->notes, "not read again"), "");
+  EXPECT_NE(testing::find_note(loop->notes, "source ./recipes/broken.sh: not read"), "");
+  // Read from text (no file on disk), nothing is looked for: refused as before.
+  EXPECT_NE(import_error("source ./recipes/small.sh\ntorchrun --nproc_per_node 8 pretrain_gpt.py "
+                         "$MODEL_ARGS --tensor-model-parallel-size 1\n")
+                .find("its path is known only when the script runs"),
+            std::string::npos);
 }
 
 // A launch cut short where a line ends the command: a backslash that escapes the blank after it,

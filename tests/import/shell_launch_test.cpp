@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -645,6 +647,32 @@ TEST(ShellLaunch, ACommentInAnEvaluatedStringIsAComment) {
       "OPTS=\"--bf16 --seed 1\n   # --fp16 --seed 2\"\n"
       "CMD=\"torchrun pretrain_gpt.py ${OPTS}\"\neval $CMD\n");
   EXPECT_EQ(texts(l.args), (words{"--bf16", "--seed", "1"}));
+}
+
+// The forms scripts write for their own folder expand to it when the script is on disk, and
+// stay run-time values when it is not (read from text); `$(pwd)` is the working directory.
+TEST(ShellLaunch, OwnFolderIdiomsNameTheScriptsFolder) {
+  const auto dir = std::filesystem::temp_directory_path() / "vramscope-shell-folder-test";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "run.sh").string();
+  std::ofstream(path) << "";
+  const std::string folder = std::filesystem::absolute(dir).lexically_normal().string();
+  for (const std::string form :
+       {"$(dirname \"$0\")", "$(dirname $0)", "$(cd \"$(dirname \"$0\")\" && pwd)",
+        "$(cd -- \"$(dirname -- \"${BASH_SOURCE[0]}\")\" &> /dev/null && pwd)",
+        "$(dirname $(realpath $0))", "$(realpath $(dirname $0))",
+        "$(dirname \"$(readlink -f \"$0\")\")", "$(cd $(dirname $0); pwd)"}) {
+    auto on_disk = read_shell_launch("D=" + form + "\npython $D/pretrain_gpt.py --bf16\n", path);
+    ASSERT_TRUE(on_disk) << form;
+    EXPECT_EQ(on_disk->script.text, folder + "/pretrain_gpt.py") << form;
+    auto from_text = read_shell_launch("D=" + form + "\npython $D/pretrain_gpt.py\n", "run.sh");
+    ASSERT_TRUE(from_text) << form;
+    EXPECT_TRUE(from_text->script.unresolved) << form;
+  }
+  auto working = read_shell_launch("D=$(pwd)\npython $D/pretrain_gpt.py\n", path);
+  ASSERT_TRUE(working);
+  EXPECT_TRUE(working->script.unresolved);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -149,7 +149,8 @@ bool standalone_variable(const shell_word& w) {
          });
 }
 
-void read_flags(import_context& ctx, std::string_view text, const std::vector<shell_word>& words) {
+void read_flags(import_context& ctx, std::string_view text, const shell_launch& launch) {
+  const std::vector<shell_word>& words = launch.args;
   bool underscores = false;
   // Megatron-LLM spells every argument with underscores; Megatron-LM and its forks with dashes,
   // and argparse matches an option string as written (no '_' for '-'). In a launch whose
@@ -168,12 +169,22 @@ void read_flags(import_context& ctx, std::string_view text, const std::vector<sh
   const bool dashed_launch = dashed_flags > underscore_flags;
   for (std::size_t i = 0; i < words.size(); ++i) {
     const shell_word& w = words[i];
-    diagnostic where = location(ctx.source, text, w.line, w.column);
+    diagnostic where = word_location(ctx.source, text, w);
     if (is_flag(w.text)) {
+      // In the file the word is written in: the script, or a file it sources.
+      const std::string_view in = w.file != nullptr ? std::string_view(w.file->text) : text;
       const std::string flag = w.text.substr(0, w.text.find('='));
-      auto [line, column] = sole_occurrence(text, flag);
-      if (line == 0) std::tie(line, column) = occurrence_in_expanded(text, flag, w.line);
-      if (line != 0 && line != w.line) where = location(ctx.source, text, line, column);
+      auto [line, column] = sole_occurrence(in, flag);
+      if (line == 0) std::tie(line, column) = occurrence_in_expanded(in, flag, w.line);
+      if (line != 0 && line != w.line) where = word_location(ctx.source, text, w, line, column);
+      // A flag a variable holds that a sourced file sets (`${MODEL_ARGS}` of `source model.sh`):
+      // where that file writes it, when it writes it once.
+      if (line == 0 && w.file == nullptr)
+        for (const auto& [command, file] : launch.followed)
+          if (const auto [l, c] = sole_occurrence(file->text, flag); l != 0) {
+            where = location(file->path, file->text, l, c);
+            break;
+          }
     }
     if (!is_flag(w.text)) {
       ctx.note(entry{w.text, {}, false, where},
@@ -378,9 +389,7 @@ bool starts_processes(const std::string& word) {
 long long read_mpirun(import_context& ctx, std::string_view text,
                       const std::vector<shell_word>& words, bool& nodes_open,
                       maybe_error& error) {
-  const auto where = [&](const shell_word& w) {
-    return location(ctx.source, text, w.line, w.column);
-  };
+  const auto where = [&](const shell_word& w) { return word_location(ctx.source, text, w); };
   const shell_word* per_node = nullptr;
   const shell_word* total = nullptr;
   std::string per_node_text, total_text;
@@ -518,9 +527,7 @@ const site_launcher* site_launcher_of(const std::vector<shell_word>& words, std:
 long long read_site_launcher(import_context& ctx, std::string_view text,
                              const std::vector<shell_word>& words, const site_launcher& launcher,
                              std::size_t named, maybe_error& error) {
-  const auto where = [&](const shell_word& w) {
-    return location(ctx.source, text, w.line, w.column);
-  };
+  const auto where = [&](const shell_word& w) { return word_location(ctx.source, text, w); };
   struct flag {
     std::pair<const char*, const char*> names;
     const shell_word* word = nullptr;
@@ -688,7 +695,7 @@ maybe_error read_written_deepspeed_config(import_context& ctx, std::string_view 
     config_precision template_switches;
     for (const auto& [placeholder, value] : launch.sed_substitutions) {
       if (value.text != "true" && value.text != "false") continue;
-      const diagnostic at_sed = location(ctx.source, text, value.line, value.column);
+      const diagnostic at_sed = word_location(ctx.source, text, value);
       if (placeholder == "CONFIG_FP16_ENABLED")
         template_switches.fp16 = value.text == "true", template_switches.fp16_at = at_sed;
       if (placeholder == "CONFIG_BF16_ENABLED")
@@ -707,8 +714,9 @@ maybe_error read_written_deepspeed_config(import_context& ctx, std::string_view 
   const auto where = [&](const std::vector<std::string>& path) {
     const auto it = doc->keys.find(path);
     return it == doc->keys.end()
-               ? location(ctx.source, text, file->line, 1)
-               : location(ctx.source, text, file->line + it->second.first - 1, it->second.second);
+               ? word_location(ctx.source, text, file->path, file->line, 1)
+               : word_location(ctx.source, text, file->path, file->line + it->second.first - 1,
+                               it->second.second);
   };
   const nlohmann::json& json = doc->value;
   const auto enabled = [&](const char* section) -> std::optional<bool> {
@@ -753,9 +761,7 @@ maybe_error read_written_deepspeed_config(import_context& ctx, std::string_view 
 long long read_launcher(import_context& ctx, std::string_view text, const shell_launch& launch,
                         bool& nodes_open, bool& gpus_assumed, maybe_error& error) {
   const std::vector<shell_word> words = launcher_run_by_python(launch.launcher);
-  const auto where = [&](const shell_word& w) {
-    return location(ctx.source, text, w.line, w.column);
-  };
+  const auto where = [&](const shell_word& w) { return word_location(ctx.source, text, w); };
   const bool torchrun = std::any_of(words.begin(), words.end(),
                                     [](const shell_word& w) { return is_torchrun(w.text); });
   const auto last_python = [&](const std::vector<shell_word>& list) {
@@ -838,8 +844,10 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
       if (eq != std::string::npos) value = key.substr(eq + 1), key.resize(eq);
       else if (w + 1 != srun_words.end())
         value = (w + 1)->text;
-      if (key == "--ntasks-per-node") per_node = shell_word{value, w->line, w->column, false};
-      if (key == "--nodes" || key == "-N") nodes = shell_word{value, w->line, w->column, false};
+      if (key == "--ntasks-per-node")
+        per_node = shell_word{value, w->line, w->column, false, nullptr};
+      if (key == "--nodes" || key == "-N")
+        nodes = shell_word{value, w->line, w->column, false, nullptr};
     }
     if (per_node.text.empty()) {
       ctx.note(entry{"srun", {}, false, where(*srun)},
@@ -1026,7 +1034,7 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
     // A launcher flag that reached the command through a string (`CMD="torchrun ${ARGS[@]} ..."`
     // run by `bash -c "$CMD"`) is located where it is written, as the script's flags are.
     if (const auto [line, column] = sole_occurrence(text, key.substr(0, key.find('=')));
-        line != 0 && line != words[i].line)
+        line != 0 && line != words[i].line && words[i].file == nullptr)
       at_word = location(ctx.source, text, line, column);
     if (const auto eq = key.find('='); eq != std::string::npos) {
       value = key.substr(eq + 1);
@@ -1680,6 +1688,7 @@ std::optional<diagnostic> shape_chosen_by_arguments(const import_context& ctx) {
 std::optional<diagnostic> sourced_model(const import_context& ctx, const shell_launch& launch,
                                         std::string_view text) {
   std::vector<const shell_word*> files;
+  std::string missing;  // where the file pointed at was looked for, when it was
   for (const auto& f : launch.sourced) {
     const auto slash = f.text.find_last_of('/');
     const std::string name = slash == std::string::npos ? f.text : f.text.substr(slash + 1);
@@ -1710,13 +1719,21 @@ std::optional<diagnostic> sourced_model(const import_context& ctx, const shell_l
   const shell_word* chosen = files.front();
   for (const auto* f : files)
     if (tier(f) > tier(chosen)) chosen = f;
-  return at(location(ctx.source, text, chosen->line, chosen->column),
+  const auto index = static_cast<std::size_t>(chosen - launch.sourced.data());
+  if (index < launch.source_missing.size()) missing = launch.source_missing[index];
+  return at(word_location(ctx.source, text, *chosen),
             fmt::format("source {}: the launch's Megatron-LM arguments hold no --num-layers, so "
                         "the model's shape comes from the file{} the script sources ({}), "
-                        "which vramscope does not read; write the model's arguments "
-                        "(--num-layers, --hidden-size, --num-attention-heads, ...) and the "
-                        "batch and parallel sizes they set into the script to plan it",
-                        chosen->text, files.size() == 1 ? "" : "s", join(named, ", ")));
+                        "which vramscope could not read ({}); put {} where the script names it "
+                        "(a relative path is looked for from the script's folder), or write the "
+                        "model's arguments (--num-layers, --hidden-size, --num-attention-heads, "
+                        "...) and the batch and parallel sizes they set into the script, to plan "
+                        "it",
+                        chosen->text, files.size() == 1 ? "" : "s", join(named, ", "),
+                        missing.empty() ? "its path is known only when the script runs, or lies "
+                                          "outside the script's folder"
+                                        : missing,
+                        files.size() == 1 ? "the file" : "the files"));
 }
 
 }  // namespace
@@ -1741,7 +1758,7 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   // Values set at run time are refused where they are set, as those the arguments choose.
   for (const auto& [value, where] : launch->run_time_values)
     ctx.chosen_by_arguments.emplace_back(detail::run_time_marker + value, where);
-  detail::read_flags(ctx, text, launch->args);
+  detail::read_flags(ctx, text, *launch);
   if (auto err = detail::read_other_names(ctx)) return *err;
   // Where a refusal of the whole launch points: the script's word, else (a plain argument list)
   // its first argument, else the first line.
@@ -1753,9 +1770,9 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   // Expanded (`${SCRIPT_PATH}/pretrain_t5.py`), the path is not in the file: its file name is,
   // when written once.
   std::pair<int, int> script_written{0, 0};
-  if (!launch->script.text.empty())
-    script_written = detail::sole_occurrence(text, launch->script.text);
-  if (script_written.first == 0 && !launch->script.text.empty()) {
+  const bool script_in_script = !launch->script.text.empty() && launch->script.file == nullptr;
+  if (script_in_script) script_written = detail::sole_occurrence(text, launch->script.text);
+  if (script_written.first == 0 && script_in_script) {
     script_written = detail::sole_occurrence(text, detail::script_name(launch->script.text));
     // At the start of the path that ends in it.
     const std::string row =
@@ -1769,7 +1786,7 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   const diagnostic script_at =
       script_written.first > 0
           ? detail::location(source, text, script_written.first, script_written.second)
-      : anchor != nullptr ? detail::location(source, text, anchor->line, anchor->column)
+      : anchor != nullptr ? detail::word_location(source, text, *anchor)
                           : detail::location(source, text, 1, 1);
   const std::string script = detail::script_name(launch->script.text);
   // What keeps the launch from a plan, gathered so that the refusal names the most fundamental
@@ -1798,11 +1815,12 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   // ("unrecognized arguments"; Megatron-LM's parse_args with ignore_unknown_args False).
   for (const auto& w : launch->args)
     if (w.text.starts_with('#')) {
-      auto [line, column] = detail::occurrence_in_expanded(text, w.text, w.line);
+      auto [line, column] = w.file == nullptr ? detail::occurrence_in_expanded(text, w.text, w.line)
+                                              : std::pair<int, int>{0, 0};
       if (line == 0) line = w.line, column = w.column;
       facts.push_back(
           {detail::blocking::fails,
-           detail::at(detail::location(source, text, line, column),
+           detail::at(detail::word_location(source, text, w, line, column),
                       fmt::format("\"{}\" reaches {} as an argument: a comment inside a quoted "
                                   "string is text once the string is expanded, and "
                                   "argparse stops at words no option takes (\"unrecognized "
@@ -1843,7 +1861,7 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
     facts.push_back(
         {detail::blocking::launch,
          detail::at(
-             detail::location(source, text, name.line, name.column),
+             detail::word_location(source, text, name),
              fmt::format(
                  "the launch of {} starts with {}, which an expansion produces: bash takes "
                  "NAME=value as an assignment only where it is written before the command, so "
@@ -2203,7 +2221,7 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
     const detail::entry e{"export " + name,
                           {value.text, {}, false},
                           true,
-                          detail::location(source, text, value.line, value.column)};
+                          detail::word_location(source, text, value)};
     if (auto problem = ctx.set("env." + name, value.text, e); !problem.empty())
       return refused(detail::blocking::launch, detail::at(e.where, problem));
   }
@@ -2220,7 +2238,7 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
       const detail::entry stage{"--zero-stage",
                                 {value.text, {}, false},
                                 false,
-                                detail::location(source, text, value.line, value.column)};
+                                detail::word_location(source, text, value)};
       ctx.entries.push_back(stage);
       ctx.note(stage, fmt::format("the DeepSpeed JSON is written from a template whose ZeRO stage "
                                   "sed fills with {}: planned as --zero-stage {}",
@@ -2250,9 +2268,7 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
     // else blocks: a refusal points at a line where one is known. Alone, it points at the
     // variable a file of arguments sets, else at the launch's first argument.
     if (err->line == 0 && facts.empty() && launch->arguments_from.line > 0)
-      *err = detail::at(detail::location(source, text, launch->arguments_from.line,
-                                         launch->arguments_from.column),
-                        err->message);
+      *err = detail::at(detail::word_location(source, text, launch->arguments_from), err->message);
     else if (err->line == 0 && facts.empty() && !script.empty() &&
              script.rfind("pretrain_", 0) != 0 && script.rfind("finetune_gpt", 0) != 0)
       // A program of the repository's own (`train.py`) takes the arguments it defines: what it
