@@ -61,7 +61,7 @@ struct part {
   std::string value;  // the text, or the variable's name
   bool quoted = false;
   std::optional<std::string> fallback;  // ${NAME:-fallback}
-  std::string raw;                       // a variable's expansion as written: "${NAME}"
+  std::string raw;  // a variable's expansion as written ("${NAME}"); an array's "[@]" or "[*]"
 };
 struct raw_word {
   std::vector<part> parts;
@@ -473,7 +473,8 @@ class lexer {
                        (is_name_start(name[0]) || std::all_of(name.begin(), name.end(), ::isdigit));
     if (!named) return part{part_kind::unresolved, raw, quoted, std::nullopt, {}};
     if (rest.empty()) return part{part_kind::variable, name, quoted, std::nullopt, raw};
-    if (rest == "[@]" || rest == "[*]") return part{part_kind::array, name, quoted, std::nullopt, {}};
+    if (rest == "[@]" || rest == "[*]")
+      return part{part_kind::array, name, quoted, std::nullopt, rest};
     for (std::string_view op : {":-", "-", ":=", "="}) {
       if (rest.rfind(op, 0) != 0) continue;
       std::string fallback = rest.substr(op.size());
@@ -848,12 +849,16 @@ class expander {
       missing_.push_back(p.value);
       return;
     }
+    // "${ARGS[*]}" is one word, the elements joined with a space (IFS's first character), where
+    // "${ARGS[@]}" makes a word of each (bash(1), "Arrays"): `bash -c "python x.py ${ARGS[*]}"`
+    // runs them all, `bash -c "python x.py ${ARGS[@]}"` only the first (the others are $0, $1).
+    const bool joined = p.quoted && p.raw == "[*]";
     bool first = true;
     for (const auto& element : it->second) {
       // Where no fields are made (an assignment, VAR="... ${ARGS[@]} ..."), bash joins the
       // elements with a space, as it joins "$@" where no word splitting is done.
-      if (!first && split_) push();
-      if (!first && !split_) append(" ", true);
+      if (!first && split_ && !joined) push();
+      if (!first && (!split_ || joined)) append(" ", true);
       first = false;
       spread(element.text, p.quoted, &element);
       cur_.unresolved = cur_.unresolved || element.unresolved;

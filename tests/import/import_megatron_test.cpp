@@ -1268,6 +1268,11 @@ TEST(ImportMegatron, BertAndT5ScriptsAreRefusedWithWhatTheyBuild) {
                                        + args);
   EXPECT_EQ(vit.rfind("args.txt:1:10: pretrain_vision_classification.py builds a vision "
                       "transformer", 0), 0u) << vit;
+  // pretrain_mamba.py's 2026 name builds the same hybrid, whose layers come from the pattern.
+  const std::string hybrid =
+      import_error("torchrun pretrain_hybrid.py --hybrid-layer-pattern 'MMM*' --hidden-size 64\n");
+  EXPECT_NE(hybrid.find("pretrain_hybrid.py builds a hybrid Mamba model"), std::string::npos)
+      << hybrid;
 }
 
 // A SLURM script that prepares data with Python first, then runs the training under
@@ -2222,6 +2227,17 @@ TEST(ImportMegatron, LauncherCountsSetWhenTheJobRunsPlanTheFewestNodes) {
   EXPECT_NE(find_note(slurm.notes, "is set when the job runs"), "");
   EXPECT_NE(import_error("mpirun -np 10 -npernode 4 python" + args).find("not a multiple of 4"),
             std::string::npos);
+  // An option and its value in one word; mpirun starting a `bash -c` string that runs Python
+  // (the ranks taken from Open MPI's environment) as it starts Python itself.
+  const auto joined = import_ok("mpirun --np=16 -npernode=4 python" + args);
+  EXPECT_EQ(joined.job.hardware.gpus_per_node, 4);
+  EXPECT_EQ(joined.job.hardware.nodes, 4);
+  const auto string = import_ok(
+      "mpirun -np 16 -npernode 4 -x MASTER_ADDR bash -c 'export RANK=$OMPI_COMM_WORLD_RANK; exec "
+      "python" +
+      args.substr(0, args.size() - 1) + "'\n");
+  EXPECT_EQ(string.job.hardware.gpus_per_node, 4);
+  EXPECT_EQ(string.job.hardware.nodes, 4);
 }
 
 // A variable the script never sets standing alone after a flag's value is no second value: bash

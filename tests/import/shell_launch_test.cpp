@@ -649,6 +649,23 @@ TEST(ShellLaunch, ACommentInAnEvaluatedStringIsAComment) {
   EXPECT_EQ(texts(l.args), (words{"--bf16", "--seed", "1"}));
 }
 
+// "${ARGS[*]}" is one word, its elements joined with a space; "${ARGS[@]}" a word each: in a
+// `bash -c` string, the first runs every argument, the second only the first element (bash gives
+// the others to the string as $0, $1, ...).
+TEST(ShellLaunch, AQuotedStarArrayIsOneWord) {
+  const auto star = read_ok(
+      "A=(\n  --num-layers 4\n  --hidden-size 256\n)\n"
+      "bash -c \"python pretrain_gpt.py ${A[*]}\"\n");
+  EXPECT_EQ(texts(star.args), (words{"--num-layers", "4", "--hidden-size", "256"}));
+  const auto at = read_ok(
+      "A=(\n  --num-layers 4\n  --hidden-size 256\n)\n"
+      "bash -c \"python pretrain_gpt.py ${A[@]}\"\n");
+  EXPECT_EQ(texts(at.args), (words{"--num-layers"}));
+  // Unquoted, both are split into words.
+  const auto bare = read_ok("A=(--bf16 --seed 1)\npython pretrain_gpt.py ${A[*]}\n");
+  EXPECT_EQ(texts(bare.args), (words{"--bf16", "--seed", "1"}));
+}
+
 // The forms scripts write for their own folder expand to it when the script is on disk, and
 // stay run-time values when it is not (read from text); `$(pwd)` is the working directory.
 TEST(ShellLaunch, OwnFolderIdiomsNameTheScriptsFolder) {

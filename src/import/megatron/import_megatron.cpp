@@ -393,20 +393,25 @@ long long read_mpirun(import_context& ctx, std::string_view text,
   const shell_word* per_node = nullptr;
   const shell_word* total = nullptr;
   std::string per_node_text, total_text;
-  for (std::size_t i = 1; i + 1 < words.size(); ++i) {
-    const std::string& key = words[i].text;
-    std::string value = words[i + 1].text;
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    // `-npernode 1`, or the option and its value in one word (`-npernode=1`, `--np=8`).
+    const auto eq = words[i].text.find('=');
+    const bool joined = words[i].text.starts_with('-') && eq != std::string::npos;
+    if (!joined && i + 1 >= words.size()) break;
+    const std::string key = joined ? words[i].text.substr(0, eq) : words[i].text;
+    std::string value = joined ? words[i].text.substr(eq + 1) : words[i + 1].text;
+    const shell_word* value_word = joined ? &words[i] : &words[i + 1];
     if (key == "-npernode" || key == "--npernode" || key == "-N" || key == "-ppn" ||
         key == "--ppn" || key == "-perhost" || key == "--map-by" || key == "-map-by") {
       if (key.ends_with("map-by")) {  // ppr:N:node
         if (!value.starts_with("ppr:") || !value.ends_with(":node")) continue;
         value = value.substr(4, value.size() - 9);
       }
-      per_node = &words[i + 1];
+      per_node = value_word;
       per_node_text = value;
     }
     if (key == "-np" || key == "--np" || key == "-n" || key == "-c") {
-      total = &words[i + 1];
+      total = value_word;
       total_text = value;
     }
   }
@@ -899,6 +904,10 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
   // arguments.py): the process takes its rank and the world from Open MPI's environment, so the
   // script itself is started by an mpirun that is not in the file, one process a GPU. The GPU
   // count is then unknown, not one.
+  // `mpirun [flags] bash -c "python pretrain_*.py ..."`: MPI starts the string once per process,
+  // as it starts a Python command written directly.
+  if (!torchrun && !launch.outer.empty() && is_mpirun(launch.outer[0].text))
+    return read_mpirun(ctx, text, launch.outer, nodes_open, error);
   if (!torchrun && plain_python) {
     if (const entry* mpi = ctx.find("--use-mpi")) {
       ctx.note(*mpi, fmt::format("--use-mpi: {} takes its rank and world size from the MPI "
@@ -1547,6 +1556,9 @@ std::string other_model_script(const std::string& script) {
       {"pretrain_ict.py", "an ICT retriever (two BERT encoders)"},
       {"pretrain_retro.py", "RETRO (a GPT with a retrieval encoder)"},
       {"pretrain_mamba.py", "a hybrid Mamba model"},
+      // pretrain_mamba.py's name since 2026 (NVIDIA/Megatron-LM, pretrain_mamba.py now a
+      // deprecated wrapper of it): megatron.core.models.hybrid's Mamba / attention layers.
+      {"pretrain_hybrid.py", "a hybrid Mamba model"},
       {"pretrain_vlm.py", "a vision-language model"},
       {"pretrain_vision_classify.py", "a vision transformer"},
       // The name Megatron-LM's examples/pretrain_vision_classify.sh runs (b49249803e, 2023-09),
