@@ -157,12 +157,25 @@ action null_offload_is_none(action inner) {
 // by `not args.cpu`, the --cpu flag, which the config's use_cpu does not set (commands/launch.py,
 // launch_command; _validate_launch_command copies config keys by name, use_cpu to args.use_cpu),
 // and those launchers do not export it: with one of those distributed types the key is ignored.
+// So its value is checked only where the simple launcher exports it (str_to_bool then raises on
+// a word other than true or false): with another launcher, a value that is no switch (`falsed`)
+// is never read either.
 std::string read_use_cpu(import_context& ctx, const entry& e) {
-  bool on = false;
-  if (auto problem = read_switch(e, on); !problem.empty()) return problem;
   const entry* type = ctx.find("distributed_type");
   const std::string launcher = type == nullptr ? "" : upper(type->value.text);
-  if (on && (launcher == "NO" || launcher.empty()))
+  const bool simple = launcher == "NO" || launcher.empty();
+  bool on = false;
+  if (auto problem = read_switch(e, on); !problem.empty()) {
+    if (simple) return problem;
+    ctx.note(e, fmt::format("use_cpu: \"{}\" is no switch (true or false), but only accelerate's "
+                            "single-process launcher reads it; distributed_type {} starts its own "
+                            "launcher, which does not pass it on: ignored, the job trains on the "
+                            "GPUs",
+                            e.value.text, type->value.text));
+    ctx.ignore(e);
+    return "";
+  }
+  if (on && simple)
     return "use_cpu: true trains on the CPU, which uses no GPU memory; set use_cpu: false to plan "
            "the job on GPUs";
   if (on)

@@ -334,6 +334,18 @@ TEST(ImportAccelerate, ANullOffloadDeviceIsNone) {
       "cpu.yaml");
   ASSERT_FALSE(cpu);
   EXPECT_NE(cpu.error().message.find("set use_cpu: false to plan"), std::string::npos);
+  // A value that is no switch is an error only where the single-process launcher exports it
+  // (str_to_bool raises on it); another launcher never reads it.
+  auto typo = import_config_text(head + "use_cpu: falsed\n", "sft.yaml");
+  ASSERT_TRUE(typo) << typo.error().to_string();
+  EXPECT_NE(find_note(typo->notes, "use_cpu: \"falsed\" is no switch"), "");
+  auto simple_typo = import_config_text(
+      "compute_environment: LOCAL_MACHINE\ndistributed_type: 'NO'\nnum_processes: 1\n"
+      "use_cpu: falsed\n",
+      "cpu.yaml");
+  ASSERT_FALSE(simple_typo);
+  EXPECT_NE(simple_typo.error().message.find("use_cpu: invalid value \"falsed\""),
+            std::string::npos);
 }
 
 TEST(ImportAccelerate, ReadsTheDeepSpeedConfigFileItNames) {
