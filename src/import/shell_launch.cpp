@@ -1778,13 +1778,15 @@ class interpreter {
 
   // An assignment inside a region the arguments choose: read as not taken. The earlier value
   // stays (noted once a region); a variable without one is unresolved, recorded with where the
-  // region opens. Returns true when the assignment was handled so.
-  bool not_taken(const std::string& name, int line, int column) {
+  // region opens. An append (`ARGS+=(--flag)`, `X+=...`) to a variable set before leaves it as it
+  // was, whatever it holds (an array whose first word is known only at run time). Returns true
+  // when the assignment was handled so.
+  bool not_taken(const std::string& name, int line, int column, bool append = false) {
     if (!in_chosen_above()) return false;
     const region& r = choosing_region();
     const auto it = vars_.find(name);
-    if (it != vars_.end() && !it->second.empty() && !it->second[0].text.empty() &&
-        !it->second[0].unresolved) {
+    if (it != vars_.end() && !it->second.empty() &&
+        (append || (!it->second[0].text.empty() && !it->second[0].unresolved))) {
       if (noted_regions_.insert(r.line).second)
         note(r.line, r.column,
              fmt::format("\"{}\" is chosen by the script's arguments, which a file does not "
@@ -1849,7 +1851,7 @@ class interpreter {
     const bool append = value.parts[0].value[prefix - 2] == '+';
     const std::string name = value.parts[0].value.substr(0, prefix - (append ? 2 : 1));
     value.parts[0].value.erase(0, prefix);
-    if (not_taken(name, w.line, w.column)) return name;
+    if (not_taken(name, w.line, w.column, append)) return name;
     const bool reads_arguments = by_arguments({raw_word{}, value});
     shell_word joined{"", w.line, w.column, false, w.file};
     for (const auto& f : expand(value, false)) {
@@ -1966,7 +1968,7 @@ class interpreter {
   }
 
   maybe_error assign_array(const statement& s) {
-    if (not_taken(s.name, s.line, 1)) return std::nullopt;
+    if (not_taken(s.name, s.line, 1, s.append)) return std::nullopt;
     assigned(s.name, s.line, 1);
     std::vector<shell_word> elements;
     for (const auto& w : s.words)

@@ -404,6 +404,21 @@ TEST(ShellLaunch, ACaseOnTheScriptsArgumentsIsReadAsNotTaken) {
   EXPECT_TRUE(noted);
 }
 
+// An append in a branch the arguments choose leaves the variable as it was, also when what it
+// holds is known only at run time (an interpreter path from `$(cd ... && pwd)`).
+TEST(ShellLaunch, AnAppendInABranchTheArgumentsChooseKeepsTheArray) {
+  const auto l = read_ok(
+      "ROOT=\"$(cd \"$BASE\" && pwd)\"\n"
+      "CMD=(\"$ROOT/bin/python\" pretrain_gpt.py --bf16)\n"
+      "MODE=$1\n"
+      "if [[ \"$MODE\" == 1 ]]; then\n"
+      "  CMD+=(--seed 7)\n"
+      "fi\n"
+      "nsys profile \"${CMD[@]}\"\n");
+  EXPECT_EQ(l.script.text, "pretrain_gpt.py");
+  EXPECT_EQ(texts(l.args), (words{"--bf16"}));
+}
+
 TEST(ShellLaunch, AnIfOnAVariableSetFromAnArgumentIsChosenByIt) {
   const auto l = read_ok(
       "ENV=$1\n"
