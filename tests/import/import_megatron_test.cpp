@@ -2240,6 +2240,20 @@ TEST(ImportMegatron, LauncherCountsSetWhenTheJobRunsPlanTheFewestNodes) {
   EXPECT_EQ(string.job.hardware.nodes, 4);
 }
 
+// A dropout the script leaves to a variable it never sets is refused as any such number is,
+// saying to write it; one out of range says what it takes.
+TEST(ImportMegatron, ADropoutFromAnUnsetVariableSaysToWriteIt) {
+  const std::string unset = refusal(launch(small_model + "--hidden-dropout $HID_DROPOUT\n"));
+  EXPECT_NE(unset.find("--hidden-dropout: \"$HID_DROPOUT\" uses a variable or command the script "
+                       "does not set; write the number"),
+            std::string::npos)
+      << unset;
+  const std::string range = refusal(launch(small_model + "--attention-dropout 1.5\n"));
+  EXPECT_NE(range.find("expected a probability from 0 to 1, got \"1.5\"; write one to plan it"),
+            std::string::npos)
+      << range;
+}
+
 // A variable the script never sets standing alone after a flag's value is no second value: bash
 // expands it, unset or empty, to no word.
 TEST(ImportMegatron, AnUnsetVariableAfterAValueIsNoValue) {

@@ -58,6 +58,46 @@ bool positional(const std::string& text) {
   return false;
 }
 
+std::optional<diagnostic> unset_value(const import_context& ctx, const entry& e,
+                                      const std::string& flag) {
+  const std::string& text = e.value.text;
+  if (const diagnostic* chosen = chosen_by_arguments(ctx, text)) {
+    // A conditional on a variable the script sets from its own argument is chosen where that
+    // argument is taken.
+    const diagnostic* from = argument_choosing(ctx, *chosen);
+    return from == nullptr
+               ? at(*chosen, fmt::format("{}: \"{}\": {}; write the number into the script", flag,
+                                         text, chosen->message))
+               : at(*from, fmt::format("{}, and it chooses {} (line {}): \"{}\": {} (line {}); "
+                                       "write the number into the script",
+                                       from->message, flag, e.where.line, text, chosen->message,
+                                       chosen->line));
+  } else if (const diagnostic* origin = run_time_value(ctx, text))
+    return at(*origin, fmt::format("{} (line {}): \"{}\": {}; write the number into the script",
+                                   flag, e.where.line, text, origin->message));
+  else if (positional(text))
+    return at(e.where, fmt::format("{}: \"{}\" is an argument given to the script when it is "
+                                   "run, which a file does not have; write the number",
+                                   flag, text));
+  else if (text.find('$') != std::string::npos) {
+    // Pointed at the first argument holding the same unset text (`--seq-length $SEQ` before
+    // `--max-position-embeddings $SEQ`): where a reader of the file first meets it.
+    const entry* first = &e;
+    for (const auto& other : ctx.entries)
+      if (other.value.text == text && other.where.line > 0 && other.where.line < first->where.line)
+        first = &other;
+    return first == &e
+               ? at(e.where, fmt::format("{}: \"{}\" uses a variable or command the script does "
+                                         "not set; write the number",
+                                         flag, text))
+               : at(first->where,
+                    fmt::format("{}: \"{}\" uses a variable or command the script does not set, "
+                                "and {} (line {}) takes it too; write the number",
+                                first->key, text, flag, e.where.line));
+  }
+  return std::nullopt;
+}
+
 long long flag_int(const import_context& ctx, const std::string& flag, long long fallback,
                    long long min, std::optional<diagnostic>& error, long long max) {
   const entry* e = ctx.find(flag);
@@ -72,40 +112,9 @@ long long flag_int(const import_context& ctx, const std::string& flag, long long
   if (text.empty())
     error = at(e->where,
                fmt::format("{}: expected a value (a whole number of at least {})", flag, min));
-  else if (const diagnostic* chosen = chosen_by_arguments(ctx, text)) {
-    // A conditional on a variable the script sets from its own argument is chosen where that
-    // argument is taken.
-    const diagnostic* from = argument_choosing(ctx, *chosen);
-    error = from == nullptr
-                ? at(*chosen, fmt::format("{}: \"{}\": {}; write the number into the script", flag,
-                                          text, chosen->message))
-                : at(*from, fmt::format("{}, and it chooses {} (line {}): \"{}\": {} (line {}); "
-                                        "write the number into the script",
-                                        from->message, flag, e->where.line, text, chosen->message,
-                                        chosen->line));
-  } else if (const diagnostic* origin = run_time_value(ctx, text))
-    error = at(*origin, fmt::format("{} (line {}): \"{}\": {}; write the number into the script",
-                                    flag, e->where.line, text, origin->message));
-  else if (positional(text))
-    error = at(e->where, fmt::format("{}: \"{}\" is an argument given to the script when it is "
-                                     "run, which a file does not have; write the number",
-                                     flag, text));
-  else if (text.find('$') != std::string::npos) {
-    // Pointed at the first argument holding the same unset text (`--seq-length $SEQ` before
-    // `--max-position-embeddings $SEQ`): where a reader of the file first meets it.
-    const entry* first = e;
-    for (const auto& other : ctx.entries)
-      if (other.value.text == text && other.where.line > 0 && other.where.line < first->where.line)
-        first = &other;
-    error = first == e
-                ? at(e->where, fmt::format("{}: \"{}\" uses a variable or command the script does "
-                                           "not set; write the number",
-                                           flag, text))
-                : at(first->where,
-                     fmt::format("{}: \"{}\" uses a variable or command the script does not set, "
-                                 "and {} (line {}) takes it too; write the number",
-                                 first->key, text, flag, e->where.line));
-  } else if (whole && value > max)
+  else if (auto unset = unset_value(ctx, *e, flag))
+    error = unset;
+  else if (whole && value > max)
     error = at(e->where, fmt::format("{}: {} is more than {}; write at most {} to plan it", flag,
                                      value, max, max));
   else

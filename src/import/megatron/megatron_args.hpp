@@ -27,6 +27,12 @@ long long launch_world(import_context& ctx, std::string_view text, const shell_l
 /// True when switch `flag` (a store_true argument) is among the arguments.
 bool flag_given(const import_context& ctx, const std::string& flag);
 
+/// Where `e`'s value (of `flag`) is one the script leaves unresolved ("$NUM_LAYERS", a value its
+/// arguments choose or set at run time): the refusal, at the line that decides it, saying to
+/// write the number; nullopt for any other text.
+std::optional<diagnostic> unset_value(const import_context& ctx, const entry& e,
+                                      const std::string& flag);
+
 /// The integer value of `flag`, or `fallback` when it is absent. A value that is not a whole
 /// number from `min` to `max` (or one the script leaves unresolved, "$NUM_LAYERS") sets `error`
 /// at the flag's line, naming the flag; later calls keep the first error.

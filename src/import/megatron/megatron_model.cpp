@@ -585,9 +585,12 @@ maybe_error read_shape(import_context& ctx, megatron_shape& s, long long tp) {
     if (e == nullptr) continue;
     char* end = nullptr;
     *value = std::strtod(e->value.text.c_str(), &end);
-    if (e->value.text.empty() || *end != '\0' || !(*value >= 0 && *value <= 1))
-      return at(e->where, fmt::format("{}: expected a probability from 0 to 1, got \"{}\"", flag,
-                                      e->value.text));
+    if (e->value.text.empty() || *end != '\0' || !(*value >= 0 && *value <= 1)) {
+      if (auto unset = unset_value(ctx, *e, flag)) return unset;
+      return at(e->where, fmt::format("{}: expected a probability from 0 to 1, got \"{}\"; "
+                                      "write one to plan it",
+                                      flag, e->value.text));
+    }
   }
   if (auto err = read_vocab(ctx, s, tp, error)) return err;
   if (!error && s.groups > s.heads)
