@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -130,8 +131,27 @@ std::string read_zero3_init(import_context& ctx, const entry& e) {
 
 std::string read_wrap_policy(import_context& ctx, const entry& e) {
   const std::string v = upper(e.value.text);
-  if (v == "SIZE_BASED_WRAP")
+  // The size policy with a minimum of 0 (or less) wraps nothing: the plugin keeps it only `if
+  // self.min_num_params > 0` and otherwise sets auto_wrap_policy None ("If zero, we silently
+  // ignore it"; utils/dataclasses.py, in every release since 0.20), so the whole model is one
+  // FSDP unit. Left out, launch's --fsdp_min_num_params is 1e8.
+  if (v == "SIZE_BASED_WRAP") {
+    const std::string prefix = e.key.substr(0, e.key.rfind('.') + 1);
+    if (const entry* min = ctx.find(prefix + "fsdp_min_num_params")) {
+      long long n = 0;
+      const std::string& t = min->value.text;
+      const auto [end, failed] = std::from_chars(t.data(), t.data() + t.size(), n);
+      if (failed == std::errc() && end == t.data() + t.size() && !t.empty() && n <= 0) {
+        ctx.note(*min, fmt::format("SIZE_BASED_WRAP with fsdp_min_num_params {}: accelerate "
+                                   "then wraps nothing (auto_wrap_policy None), so the whole "
+                                   "model is one FSDP unit, gathered whole for forward and "
+                                   "backward",
+                                   n));
+        return ctx.set("parallel.wrap", "none", e);
+      }
+    }
     ctx.note(e, "SIZE_BASED_WRAP is planned as one FSDP unit per transformer block");
+  }
   if (v == "TRANSFORMER_BASED_WRAP" || v == "SIZE_BASED_WRAP") return ctx.set("parallel.wrap", "block", e);
   if (v == "NO_WRAP") return ctx.set("parallel.wrap", "none", e);
   return fmt::format("{}: invalid value \"{}\" (expected one of: TRANSFORMER_BASED_WRAP, "

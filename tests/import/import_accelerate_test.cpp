@@ -40,6 +40,24 @@ TEST(ImportAccelerate, MapsAnFsdp1Config) {
   EXPECT_FALSE(job.precision.autocast);
 }
 
+// The size policy wraps each block of at least fsdp_min_num_params parameters; with a minimum of
+// 0 accelerate sets no policy at all, and the model is one FSDP unit.
+TEST(ImportAccelerate, SizeBasedWrapWithMinimumZeroWrapsNothing) {
+  const std::string head =
+      "distributed_type: FSDP\nnum_processes: 8\nmixed_precision: bf16\nfsdp_config:\n"
+      "  fsdp_auto_wrap_policy: SIZE_BASED_WRAP\n  fsdp_sharding_strategy: FULL_SHARD\n";
+  auto zero = import_config_text(head + "  fsdp_min_num_params: 0\n", "fsdp.yaml");
+  ASSERT_TRUE(zero) << zero.error().to_string();
+  EXPECT_EQ(zero->job.parallel.wrap, "none");
+  EXPECT_NE(find_note(zero->notes, "wraps nothing"), "");
+  auto sized = import_config_text(head + "  fsdp_min_num_params: 100000000\n", "fsdp.yaml");
+  ASSERT_TRUE(sized) << sized.error().to_string();
+  EXPECT_EQ(sized->job.parallel.wrap, "block");
+  auto absent = import_config_text(head, "fsdp.yaml");  // launch's default, 1e8
+  ASSERT_TRUE(absent) << absent.error().to_string();
+  EXPECT_EQ(absent->job.parallel.wrap, "block");
+}
+
 TEST(ImportAccelerate, ReportsUnknownOptionsAndLocatesThem) {
   const imported_job imported = import_ok("accelerate_fsdp.yaml");
   EXPECT_EQ(find_note(imported.notes, "fsdp_limit_all_gather"),
