@@ -398,6 +398,7 @@ const std::vector<option>& accelerate_table() {
       {"num_processes", handled()},
       {"num_machines", handled()},
       {"mixed_precision", handled()},
+      {"fp16", handled()},  // accelerate's first name of it, read by read_mixed_precision
       {"use_cpu", custom(read_use_cpu)},
       {fsdp + "fsdp_version", handled()},
       {fsdp + "fsdp_sharding_strategy", custom(read_sharding)},
@@ -772,6 +773,24 @@ maybe_error read_processes(import_context& ctx, bool& has_world_size) {
 maybe_error read_mixed_precision(import_context& ctx) {
   const entry* e = ctx.find("mixed_precision");
   if (ctx.precision_from_file) return std::nullopt;
+  // `fp16: true`, what `accelerate config` wrote before mixed_precision came (huggingface/
+  // accelerate 4fc586f5, #247, 2022-02): process_config turns it into mixed_precision "fp16"
+  // where the file has no mixed_precision, and drops it (commands/config/config_args.py).
+  const entry* legacy = ctx.find("fp16");
+  bool legacy_fp16 = false;
+  if (legacy != nullptr) {
+    if (auto problem = read_switch(*legacy, legacy_fp16); !problem.empty())
+      return at(legacy->where, problem);
+    if (e != nullptr) {
+      ctx.note(*legacy, fmt::format("fp16 beside mixed_precision (line {}): accelerate reads "
+                                    "mixed_precision and drops fp16",
+                                    e->where.line));
+      legacy_fp16 = false;
+    } else if (legacy_fp16) {
+      ctx.note(*legacy, "fp16: true is accelerate's older name of mixed_precision: fp16, read so");
+      e = legacy;
+    }
+  }
   if (e == nullptr) {
     // accelerate's own default (commands/config/config_args.py, BaseConfig.mixed_precision "no";
     // `accelerate launch` without --mixed_precision takes the config's): fp32 throughout.
@@ -780,7 +799,7 @@ maybe_error read_mixed_precision(import_context& ctx) {
     const std::string problem = ctx.set("precision", "fp32", absent);
     return problem.empty() ? std::nullopt : maybe_error(error_at(ctx.source, problem));
   }
-  std::string mp = lower_case(e->value.text);
+  std::string mp = legacy_fp16 ? "fp16" : lower_case(e->value.text);
   if (mp == "fp8") {
     ctx.note(*e, "fp8 training is not modelled: planned as bf16");
     mp = "bf16";

@@ -58,6 +58,26 @@ TEST(ImportAccelerate, SizeBasedWrapWithMinimumZeroWrapsNothing) {
   EXPECT_EQ(absent->job.parallel.wrap, "block");
 }
 
+// `fp16: true`, accelerate's first name of mixed_precision: fp16, is read so where the file has
+// no mixed_precision (process_config converts it), and is no unknown option.
+TEST(ImportAccelerate, TheOlderFp16KeyIsMixedPrecisionFp16) {
+  auto legacy = import_config_text(
+      "compute_environment: LOCAL_MACHINE\ndistributed_type: NO\nfp16: true\nnum_processes: 1\n",
+      "old.yaml");
+  ASSERT_TRUE(legacy) << legacy.error().to_string();
+  EXPECT_EQ(legacy->job.precision.params, dtype::f16);
+  EXPECT_EQ(find_note(legacy->notes, "not among the options"), "");
+  EXPECT_NE(find_note(legacy->notes, "older name of mixed_precision"), "");
+  auto both = import_config_text(
+      "distributed_type: NO\nfp16: true\nmixed_precision: bf16\nnum_processes: 1\n", "both.yaml");
+  ASSERT_TRUE(both) << both.error().to_string();
+  EXPECT_EQ(both->job.precision.params, dtype::bf16);
+  auto off =
+      import_config_text("distributed_type: NO\nfp16: false\nnum_processes: 1\n", "off.yaml");
+  ASSERT_TRUE(off) << off.error().to_string();
+  EXPECT_EQ(off->job.precision.params, dtype::f32);
+}
+
 TEST(ImportAccelerate, ReportsUnknownOptionsAndLocatesThem) {
   const imported_job imported = import_ok("accelerate_fsdp.yaml");
   EXPECT_EQ(find_note(imported.notes, "fsdp_limit_all_gather"),
