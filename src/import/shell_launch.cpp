@@ -578,6 +578,14 @@ class expander {
             spread(*folder, true, nullptr);
             break;
           }
+          // `$1` of a script run with arguments (a wrapper's `bash inner.sh 8`, follow_child).
+          if (p.value.size() == 2 && std::isdigit(static_cast<unsigned char>(p.value[1])) != 0)
+            if (const auto it = vars_.find(p.value.substr(1));
+                it != vars_.end() && !it->second.empty()) {
+              spread(it->second[0].text, p.quoted, &it->second[0]);
+              cur_.unresolved = cur_.unresolved || it->second[0].unresolved;
+              break;
+            }
           append(p.value, true);
           cur_.unresolved = true;
           break;
@@ -1987,8 +1995,11 @@ class interpreter {
   // or lies inside that folder (the folder idioms, folder_of); not the environment's own files
   // (a virtualenv's `activate`), not past max_sourced_depth, not a file already being read.
   // False, with `missing` saying where it was looked for when it was, when not read.
+  //
+  // `arguments`: for a child shell run on the file (`bash FILE.sh ARGS`, follow_child), its
+  // arguments, which it reads as $1, $2, ... (nullptr for `source`).
   bool follow(const shell_word& file, shell_launch& out, std::vector<shell_word>& loose,
-              std::string& missing) {
+              std::string& missing, const std::vector<shell_word>* arguments = nullptr) {
     namespace fs = std::filesystem;
     if (folders_.first.empty() || file.unresolved || file.text.empty() ||
         file.text.find('$') != std::string::npos)
@@ -2018,7 +2029,11 @@ class interpreter {
       missing = fmt::format("not found at {}", candidates.front().string());
       return false;
     }
-    const std::string path = fs::proximate(*found, failed).string();
+    // Named as the script is named: its path as given, then the way from its folder.
+    const fs::path way = found->lexically_relative(folder);
+    const std::string path =
+        way.empty() ? fs::proximate(*found, failed).string()
+                    : (fs::path(script_source_).parent_path() / way).lexically_normal().string();
     const auto into = where(file);
     if (std::find(reading_.begin(), reading_.end(), found->string()) != reading_.end() ||
         static_cast<int>(reading_.size()) >= max_sourced_depth) {
@@ -2041,9 +2056,24 @@ class interpreter {
       return false;
     }
     out.followed.emplace_back(file, read);
-    notes_.push_back(at(into, fmt::format("source {}: {} is read as bash runs it, its settings "
-                                          "part of the launch",
-                                          file.text, read->path)));
+    notes_.push_back(at(
+        into, arguments == nullptr
+                  ? fmt::format("source {}: {} is read as bash runs it, its settings part of "
+                                "the launch",
+                                file.text, read->path)
+                  : fmt::format("{} runs {}: read as that shell runs it, with the variables this "
+                                "file gives it{}",
+                                file.text, read->path,
+                                arguments->empty() ? "" : " and its arguments as $1, $2, ...")));
+    // The child's positional parameters, while it is read.
+    std::map<std::string, std::vector<shell_word>> outer_positionals;
+    if (arguments != nullptr)
+      for (std::size_t i = 0; i < arguments->size() && i < 9; ++i) {
+        const std::string name = std::to_string(i + 1);
+        if (const auto it = vars_.find(name); it != vars_.end())
+          outer_positionals[name] = it->second;
+        vars_[name] = {(*arguments)[i]};
+      }
     const auto saved_text = text_;
     const auto saved_source = source_;
     const auto saved_file = file_;
@@ -2060,7 +2090,39 @@ class interpreter {
     source_ = saved_source;
     file_ = saved_file;
     folders_ = saved_folders;
+    if (arguments != nullptr)
+      for (std::size_t i = 0; i < arguments->size() && i < 9; ++i) {
+        const std::string name = std::to_string(i + 1);
+        if (const auto it = outer_positionals.find(name); it != outer_positionals.end())
+          vars_[name] = it->second;
+        else
+          vars_.erase(name);
+      }
     return true;
+  }
+
+  // `bash FILE.sh [ARGS]`, `sh FILE.sh`, `./FILE.sh` before the launch: a wrapper that sets the
+  // job's variables and runs the script holding the launch. The child shell runs FILE with the
+  // variables the command gives it (the assignments before it) and the exported ones; it is read
+  // as a sourced file is (which sees the script's other variables too), its arguments as $1, $2,
+  // .... Returns true when the file was read.
+  bool follow_child(const std::vector<shell_word>& fields, shell_launch& out,
+                    std::vector<shell_word>& loose) {
+    if (fields.empty() || !out.script.text.empty()) return false;
+    std::size_t at = 0;
+    const std::string_view program = program_name(fields[0].text);
+    if (program == "bash" || program == "sh") {
+      at = 1;
+      while (at < fields.size() && fields[at].text.starts_with('-') && fields[at].text != "-c")
+        ++at;
+      if (at < fields.size() && fields[at].text == "-c") return false;
+    }
+    if (at >= fields.size() || !fields[at].text.ends_with(".sh")) return false;
+    shell_word file = fields[at];
+    const std::vector<shell_word> arguments(fields.begin() + static_cast<std::ptrdiff_t>(at) + 1,
+                                            fields.end());
+    std::string missing;
+    return follow(file, out, loose, missing, &arguments);
   }
 
   // The first command running a `pretrain_*.py` (else any `.py`) is the launch; later ones are
@@ -2082,6 +2144,8 @@ class interpreter {
         out.sourced.push_back(std::move(file));
         out.source_missing.push_back(std::move(missing));
       }
+    } else if (follow_child(fields, out, loose)) {
+      return;
     }
     // `echo torchrun ... pretrain_gpt.py ...`: the launch written out after echo, word by word,
     // printed and not run (not `echo $CMD`, which shows a command the script may run too).

@@ -184,6 +184,31 @@ TEST_F(SourcedFiles, AFileBesideTheScriptIsReadAsBashRunsIt) {
   EXPECT_EQ(relative->job.hardware.gpus_per_node, 4);
 }
 
+// A wrapper that sets the job's variables and runs the script holding the launch (`TP=2 bash
+// inner.sh 8`): the child shell is read with the variables the command gives it and its
+// arguments as $1, $2, ...; what it writes is located in it. Without the script beside it, the
+// wrapper is refused as before.
+TEST_F(SourcedFiles, AScriptAWrapperRunsIsReadWithItsVariablesAndArguments) {
+  write("inner.sh",
+        "torchrun --nproc_per_node $1 pretrain_gpt.py --tensor-model-parallel-size $TP_SIZE \\\n"
+        "  --num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128 "
+        "\\\n  --seq-length 128 --tokenizer-type GPT2BPETokenizer --bogus-flag\n");
+  auto imported = import_config(
+      write("wrapper.sh", "cd \"$(dirname \"$0\")\"\nTP_SIZE=2 \\\nbash inner.sh 4\n"));
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.hardware.gpus_per_node, 4);
+  EXPECT_EQ(imported->job.parallel.tp, 2);
+  const std::string unknown = testing::find_note(imported->notes, "--bogus-flag");
+  EXPECT_NE(unknown.find("inner.sh:3:"), std::string::npos) << unknown;
+  EXPECT_NE(testing::find_note(imported->notes, "with the variables this file gives it"), "");
+  auto absent = import_config(write("other.sh", "TP_SIZE=2 bash missing_inner.sh 4\n"));
+  ASSERT_FALSE(absent);
+  EXPECT_NE(absent.error().to_string().find("a wrapper: the training is launched by "
+                                            "missing_inner.sh"),
+            std::string::npos)
+      << absent.error().to_string();
+}
+
 TEST_F(SourcedFiles, WhatIsNotReadIsRefusedSayingWhere) {
   // Not beside the script: the refusal says where it was looked for.
   auto missing =

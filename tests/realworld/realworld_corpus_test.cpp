@@ -305,7 +305,13 @@ TEST(RealworldManifest, EveryConfigRefusalSaysWhatWouldMakeItPlannable) {
     const outcome got = read_as(rel, entry);
     if (got.refusal.empty()) continue;
     ++refused;
-    EXPECT_EQ(got.refusal.rfind(rel + ":", 0), 0u) << got.refusal;
+    // At the file, or at a file beside it that it reads (a recipe it sources, the script a
+    // wrapper runs), where what the refusal names is written.
+    const std::string located = got.refusal.substr(0, got.refusal.find(':'));
+    const std::string folder = rel.substr(0, rel.rfind('/') + 1);
+    EXPECT_TRUE(located == rel || (located != folder && located.rfind(folder, 0) == 0 &&
+                                   std::filesystem::is_regular_file(root() + "/" + located)))
+        << rel << ": " << got.refusal;
     EXPECT_TRUE(std::regex_search(got.refusal, remedy)) << rel << ": " << got.refusal;
   }
   EXPECT_GE(refused, 40u);
