@@ -1521,7 +1521,7 @@ class interpreter {
   // A here-document's body as its command reads it: expanded as a double-quoted string is,
   // unless its delimiter was quoted.
   shell_word heredoc_text(const heredoc& h) {
-    shell_word out{"", h.line, 1, false, nullptr};
+    shell_word out{"", h.line, 1, false, file_};
     raw_word body;
     if (h.quoted || lexer(h.body, source_).read_quoted_text(body)) {
       out.text = h.body;
@@ -2065,15 +2065,14 @@ class interpreter {
                                 "file gives it{}",
                                 file.text, read->path,
                                 arguments->empty() ? "" : " and its arguments as $1, $2, ...")));
-    // The child's positional parameters, while it is read.
-    std::map<std::string, std::vector<shell_word>> outer_positionals;
-    if (arguments != nullptr)
-      for (std::size_t i = 0; i < arguments->size() && i < 9; ++i) {
-        const std::string name = std::to_string(i + 1);
-        if (const auto it = vars_.find(name); it != vars_.end())
-          outer_positionals[name] = it->second;
-        vars_[name] = {(*arguments)[i]};
-      }
+    // A child shell's assignments stay in it: the script's variables are restored after it
+    // (a sourced file's are the script's own). Its positional parameters, while it is read.
+    std::optional<variables> parent;
+    if (arguments != nullptr) {
+      parent = vars_;
+      for (std::size_t i = 0; i < arguments->size() && i < 9; ++i)
+        vars_[std::to_string(i + 1)] = {(*arguments)[i]};
+    }
     const auto saved_text = text_;
     const auto saved_source = source_;
     const auto saved_file = file_;
@@ -2090,22 +2089,15 @@ class interpreter {
     source_ = saved_source;
     file_ = saved_file;
     folders_ = saved_folders;
-    if (arguments != nullptr)
-      for (std::size_t i = 0; i < arguments->size() && i < 9; ++i) {
-        const std::string name = std::to_string(i + 1);
-        if (const auto it = outer_positionals.find(name); it != outer_positionals.end())
-          vars_[name] = it->second;
-        else
-          vars_.erase(name);
-      }
+    if (parent) vars_ = std::move(*parent);
     return true;
   }
 
   // `bash FILE.sh [ARGS]`, `sh FILE.sh`, `./FILE.sh` before the launch: a wrapper that sets the
   // job's variables and runs the script holding the launch. The child shell runs FILE with the
   // variables the command gives it (the assignments before it) and the exported ones; it is read
-  // as a sourced file is (which sees the script's other variables too), its arguments as $1, $2,
-  // .... Returns true when the file was read.
+  // as a sourced file is (so it sees the script's other variables too), its arguments as $1, $2,
+  // ..., and what it sets is dropped after it. Returns true when the file was read.
   bool follow_child(const std::vector<shell_word>& fields, shell_launch& out,
                     std::vector<shell_word>& loose) {
     if (fields.empty() || !out.script.text.empty()) return false;

@@ -201,6 +201,16 @@ TEST_F(SourcedFiles, AScriptAWrapperRunsIsReadWithItsVariablesAndArguments) {
   const std::string unknown = testing::find_note(imported->notes, "--bogus-flag");
   EXPECT_NE(unknown.find("inner.sh:3:"), std::string::npos) << unknown;
   EXPECT_NE(testing::find_note(imported->notes, "with the variables this file gives it"), "");
+  // What the child sets stays in it: a data-preparation script run before the launch.
+  write("prep.sh", "TP_SIZE=4\necho preparing\n");
+  auto after =
+      import_config(write("after.sh",
+                          "TP_SIZE=2\nbash prep.sh\ntorchrun --nproc_per_node 4 pretrain_gpt.py "
+                          "--tensor-model-parallel-size $TP_SIZE --num-layers 2 --hidden-size 64 "
+                          "--num-attention-heads 4 --max-position-embeddings 128 --seq-length 128 "
+                          "--tokenizer-type GPT2BPETokenizer\n"));
+  ASSERT_TRUE(after) << after.error().to_string();
+  EXPECT_EQ(after->job.parallel.tp, 2);
   auto absent = import_config(write("other.sh", "TP_SIZE=2 bash missing_inner.sh 4\n"));
   ASSERT_FALSE(absent);
   EXPECT_NE(absent.error().to_string().find("a wrapper: the training is launched by "
