@@ -777,20 +777,19 @@ maybe_error read_mixed_precision(import_context& ctx) {
   // accelerate 4fc586f5, #247, 2022-02): process_config turns it into mixed_precision "fp16"
   // where the file has no mixed_precision, and drops it (commands/config/config_args.py).
   const entry* legacy = ctx.find("fp16");
-  bool legacy_fp16 = false;
+  bool legacy_on = false;
   if (legacy != nullptr) {
-    if (auto problem = read_switch(*legacy, legacy_fp16); !problem.empty())
+    if (auto problem = read_switch(*legacy, legacy_on); !problem.empty())
       return at(legacy->where, problem);
-    if (e != nullptr) {
+    if (e != nullptr)
       ctx.note(*legacy, fmt::format("fp16 beside mixed_precision (line {}): accelerate reads "
                                     "mixed_precision and drops fp16",
                                     e->where.line));
-      legacy_fp16 = false;
-    } else if (legacy_fp16) {
+    else if (legacy_on)
       ctx.note(*legacy, "fp16: true is accelerate's older name of mixed_precision: fp16, read so");
-      e = legacy;
-    }
   }
+  const bool legacy_fp16 = e == nullptr && legacy_on;
+  if (legacy_fp16) e = legacy;
   if (e == nullptr) {
     // accelerate's own default (commands/config/config_args.py, BaseConfig.mixed_precision "no";
     // `accelerate launch` without --mixed_precision takes the config's): fp32 throughout.

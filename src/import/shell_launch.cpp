@@ -2133,8 +2133,7 @@ class interpreter {
       file.file = fields[0].file;
       std::string missing;
       if (!follow(file, out, loose, missing)) {
-        out.sourced.push_back(std::move(file));
-        out.source_missing.push_back(std::move(missing));
+        out.sourced.push_back({std::move(file), std::move(missing)});
       }
     } else if (follow_child(fields, out, loose)) {
       return;

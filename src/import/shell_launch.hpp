@@ -57,6 +57,14 @@ diagnostic word_location(const std::string& source, std::string_view text, const
 diagnostic word_location(const std::string& source, std::string_view text, const shell_word& w,
                          int line, int column);
 
+/// A file the script sources that was not read: the command's word for it, and where it was
+/// looked for (empty when it was not: a path known only when the script runs, or outside the
+/// script's folder).
+struct unread_source {
+  shell_word file;
+  std::string looked_for;
+};
+
 /// A file a script writes from a here-document (`cat <<EOT > $DS_CONFIG`).
 struct written_file_entry {
   shell_word path;   // the redirection's target as expanded, located at the command
@@ -111,9 +119,8 @@ struct shell_launch {
   /// Files the script reads into itself before its launch (`source FILE`, `. FILE`) that were
   /// not read (not found beside the script, outside its folder, or known only when it runs),
   /// each the file's word as expanded, located at the command: what they set is not in the
-  /// script. `source_missing` says for each (same order) where it was looked for, or is empty.
-  std::vector<shell_word> sourced;
-  std::vector<std::string> source_missing;
+  /// script.
+  std::vector<unread_source> sourced;
   /// Those that were read, as bash reads them (their statements run where the command stands,
   /// with the script's variables): each the command's word, its `file` the text read.
   std::vector<std::pair<shell_word, std::shared_ptr<const sourced_file>>> followed;

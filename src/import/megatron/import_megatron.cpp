@@ -1699,41 +1699,40 @@ std::optional<diagnostic> shape_chosen_by_arguments(const import_context& ctx) {
 // The refusal of a launch whose model arguments come from a file it sources (see the caller).
 std::optional<diagnostic> sourced_model(const import_context& ctx, const shell_launch& launch,
                                         std::string_view text) {
-  std::vector<const shell_word*> files;
-  std::string missing;  // where the file pointed at was looked for, when it was
-  for (const auto& f : launch.sourced) {
+  std::vector<const unread_source*> files;
+  for (const auto& unread : launch.sourced) {
+    const shell_word& f = unread.file;
     const auto slash = f.text.find_last_of('/');
     const std::string name = slash == std::string::npos ? f.text : f.text.substr(slash + 1);
     if (name == "activate" || f.text.rfind("/etc/", 0) == 0) continue;
-    files.push_back(&f);
+    files.push_back(&unread);
   }
   if (files.empty()) return std::nullopt;
   std::vector<std::string> named;
-  for (const auto* f : files) named.push_back(fmt::format("{} (line {})", f->text, f->line));
+  for (const auto* f : files)
+    named.push_back(fmt::format("{} (line {})", f->file.text, f->file.line));
   // Pointed at the one most likely to hold the arguments: the first whose name says so (a word
   // of it is model, args, params, ...; before that, config or cfg, which name any setting), else
   // the first not named for the data (data, blend, corpus), else the first; the script reads
   // them in order, and all are named.
-  const auto tier = [](const shell_word* f) {
+  const auto tier = [](const unread_source* f) {
     static const std::set<std::string> arguments{"arg",         "args",       "arguments", "param",
                                                  "params",      "parameters", "hparams",   "model",
                                                  "hyperparams", "models"};
     static const std::set<std::string> settings{"config", "configs", "cfg"};
     static const std::set<std::string> data{"data", "dataset", "datasets", "blend", "corpus"};
     int best = 1;
-    for (const std::string& word : name_words(script_name(f->text))) {
+    for (const std::string& word : name_words(script_name(f->file.text))) {
       if (arguments.contains(word)) return 3;
       if (settings.contains(word) && best > 0) best = 2;
       if (data.contains(word)) best = 0;
     }
     return best;
   };
-  const shell_word* chosen = files.front();
+  const unread_source* chosen = files.front();
   for (const auto* f : files)
     if (tier(f) > tier(chosen)) chosen = f;
-  const auto index = static_cast<std::size_t>(chosen - launch.sourced.data());
-  if (index < launch.source_missing.size()) missing = launch.source_missing[index];
-  return at(word_location(ctx.source, text, *chosen),
+  return at(word_location(ctx.source, text, chosen->file),
             fmt::format("source {}: the launch's Megatron-LM arguments hold no --num-layers, so "
                         "the model's shape comes from the file{} the script sources ({}), "
                         "which vramscope could not read ({}); put {} where the script names it "
@@ -1741,10 +1740,11 @@ std::optional<diagnostic> sourced_model(const import_context& ctx, const shell_l
                         "model's arguments (--num-layers, --hidden-size, --num-attention-heads, "
                         "...) and the batch and parallel sizes they set into the script, to plan "
                         "it",
-                        chosen->text, files.size() == 1 ? "" : "s", join(named, ", "),
-                        missing.empty() ? "its path is known only when the script runs, or lies "
-                                          "outside the script's folder"
-                                        : missing,
+                        chosen->file.text, files.size() == 1 ? "" : "s", join(named, ", "),
+                        chosen->looked_for.empty()
+                            ? "its path is known only when the script runs, or lies outside the "
+                              "script's folder"
+                            : chosen->looked_for,
                         files.size() == 1 ? "the file" : "the files"));
 }
 
