@@ -1240,6 +1240,33 @@ std::string read_expert_tensor_parallel(import_context& ctx, const entry& e) {
   return ctx.set("parallel.etp", std::to_string(etp), e);
 }
 
+// optimizer.early_step_in_backward: one optimizer per parameter, stepped in its
+// post-accumulate-grad hook, which frees the gradient (torchtitan components/optimizer.py,
+// OptimizersInBackwardContainer), the mechanism of torchtune's optimizer_in_bwd. build_optimizers
+// raises NotImplementedError beside expert or pipeline parallelism.
+std::string read_early_step_in_backward(import_context& ctx, const entry& e) {
+  bool on = false;
+  if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
+    return fmt::format("{}: {}", e.key, problem);
+  if (!on) {
+    ctx.ignore(e);
+    return "";
+  }
+  for (const auto& [key, what] : {std::pair{"parallelism.expert_parallel_degree", "Expert"},
+                                  std::pair{"parallelism.pipeline_parallel_degree", "Pipeline"}}) {
+    const entry* d = ctx.find(key);
+    long long degree = 1;
+    if (d != nullptr) std::istringstream(d->value.text) >> degree;
+    if (degree > 1)
+      return fmt::format(
+          "{}: true with {} {}: torchtitan's build_optimizers raises "
+          "NotImplementedError (\"Optimizers in backward is not supported with {} "
+          "Parallel.\"); set it false or the degree to 1",
+          e.key, key, d->value.text, what);
+  }
+  return ctx.set("optimizer.in_backward", "true", e);
+}
+
 // The weights of the embedding and the output in torchtitan's stage split
 // (pipeline_parallel.py, pipeline_llm and generate_llm_fqn_per_model_part): vramscope's split
 // counts each as one block, torchtitan's default; another weight is not modelled.
@@ -1458,8 +1485,12 @@ const std::vector<option>& torchtitan_table() {
         {"optimizer.head_optimizer", no_effect()},
         {"optimizer.expert_optimizer", no_effect()},
         {"optimizer.routing_optimizer", no_effect()},
-        {"optimizer.early_step_in_backward", not_modelled("optimizer step in backward")},
+        {"optimizer.early_step_in_backward", custom(read_early_step_in_backward)},
+        // [checkpoint] enable (enable_checkpoint before 2025-06): torch.distributed.checkpoint
+        // saves, each rank writing its own shards.
         {"checkpoint.enable_checkpoint",
+         maps_with("checkpoint.save", {{"true", "sharded"}, {"false", "none"}})},
+        {"checkpoint.enable",
          maps_with("checkpoint.save", {{"true", "sharded"}, {"false", "none"}})},
         {"compile.enable", custom(read_compile)},
         {"compile.components", custom(read_compile_components)},

@@ -782,6 +782,7 @@ const std::vector<option>& torchtune_table() {
         {"dataset.*", no_effect()},
         {"dataset_val.*", no_effect()},
         {"tokenizer.*", no_effect()},
+        {"checkpointer._component_", handled()},  // read_tune_save
         {"checkpointer.*", no_effect()},
         {"lr_scheduler.*", no_effect()},
         {"metric_logger.*", no_effect()},
@@ -1127,6 +1128,28 @@ maybe_error read_strategy(import_context& ctx, std::string_view text, bool& has_
   return problem.empty() ? std::nullopt : maybe_error(at(where.where, problem));
 }
 
+// torchtune's recipes save the model as training ends (and at every epoch's end before 2025:
+// recipes/*.py, save_checkpoint). A FullModel*Checkpointer writes one whole state dict: the
+// distributed recipes gather it on rank 0 (training.gather_cpu_state_dict: each sharded parameter's
+// full_tensor() on the GPU, copied to the host by rank 0, the others dropping theirs; 0.2's FSDP1
+// recipes: FULL_STATE_DICT with offload_to_cpu and rank0_only), vramscope's defaults for a full
+// save. A DistributedCheckpointer writes each rank's shards (torch.distributed.checkpoint).
+maybe_error read_tune_save(import_context& ctx) {
+  const entry* checkpointer = ctx.find("checkpointer._component_");
+  entry where{"", {}, false, {ctx.source, 0, 0, "", ""}};
+  if (checkpointer != nullptr) where = *checkpointer;
+  const bool sharded =
+      checkpointer != nullptr && checkpointer->value.text.ends_with("DistributedCheckpointer");
+  if (auto problem = ctx.set("checkpoint.save", sharded ? "sharded" : "full", where);
+      !problem.empty())
+    return at(where.where, problem);
+  if (!sharded)
+    ctx.note(where,
+             "torchtune's recipes save the whole model when training ends (rank 0 "
+             "gathers it tensor by tensor onto the host): planned as checkpoint.save=full");
+  return std::nullopt;
+}
+
 // ac_mode / ac_option: selective checkpointing that full_finetune_distributed (from v0.2.0,
 // 68f253884), qat_distributed and dev/early_exit_finetune_distributed apply, and no other
 // recipe reads. The recipe applies it only when enable_activation_checkpointing is false, and
@@ -1377,6 +1400,7 @@ result<imported_job> import_torchtune(std::string_view text, const std::string& 
   }
   if (auto err = detail::read_ac_mode(ctx, text)) return *err;
   if (auto err = detail::read_release_0_2_dataset_length(ctx)) return *err;
+  if (auto err = detail::read_tune_save(ctx)) return *err;
   return detail::finish(ctx, has_world_size);
 }
 

@@ -718,7 +718,7 @@ TEST(ImportMegatron, MapsTheGpt3Example) {
   EXPECT_EQ(job.precision.params, dtype::bf16);
   EXPECT_EQ(job.precision.reduce, dtype::f32);
   EXPECT_EQ(job.precision.master, dtype::f32);
-  EXPECT_EQ(job.optimizer.kind, optimizer_kind::adam);
+  EXPECT_EQ(job.optimizer.kind, optimizer_kind::adamw);  // Megatron's adam is AdamW (FusedAdam)
   EXPECT_EQ(job.env_value("TORCH_NCCL_AVOID_RECORD_STREAMS"), "1");
   EXPECT_EQ(key_of(job, "model_type"), "\"gpt2\"");
   EXPECT_EQ(key_of(job, "vocab_size"), "51200");           // 50257 padded to a multiple of 128 x 8
@@ -1089,7 +1089,9 @@ TEST(ImportMegatron, RecomputeGranularities) {
 }
 
 TEST(ImportMegatron, OptimizerChoices) {
-  EXPECT_EQ(import_ok(small_model).job.optimizer.kind, optimizer_kind::adam);
+  EXPECT_EQ(import_ok(small_model).job.optimizer.kind, optimizer_kind::adamw);
+  EXPECT_EQ(import_ok(small_model + "--optimizer adam\n").job.optimizer.kind,
+            optimizer_kind::adamw);
   EXPECT_EQ(import_ok(small_model + "--optimizer sgd\n").job.optimizer.kind,
             optimizer_kind::sgd_momentum);
   EXPECT_EQ(import_ok(small_model + "--optimizer sgd --sgd-momentum 0\n").job.optimizer.kind,

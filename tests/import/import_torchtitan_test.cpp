@@ -64,6 +64,30 @@ TEST(ImportTorchtitan, PlansTorchtitansOwnTrainingStep) {
   EXPECT_EQ(imported->job.training.loss, loss_impl::torchtitan);
 }
 
+// optimizer.early_step_in_backward steps each parameter's optimizer in its gradient hook, as
+// torchtune's optimizer_in_bwd does, and torchtitan refuses it beside pipeline or expert
+// parallelism. [checkpoint] enable (enable_checkpoint before June 2025) saves shards.
+TEST(ImportTorchtitan, OptimizerInBackwardAndCheckpointSaves) {
+  auto on = import_config_text(
+      "[optimizer]\nearly_step_in_backward = true\n[checkpoint]\nenable = true\n", "t.toml");
+  ASSERT_TRUE(on) << on.error().to_string();
+  EXPECT_TRUE(on->job.optimizer.in_backward);
+  EXPECT_EQ(on->job.checkpoint.save, state_dict_kind::sharded);
+  auto older = import_config_text(
+      "[training]\nbatch_size = 2\n[checkpoint]\nenable_checkpoint = true\n", "o.toml");
+  ASSERT_TRUE(older) << older.error().to_string();
+  EXPECT_EQ(older->job.checkpoint.save, state_dict_kind::sharded);
+  EXPECT_FALSE(older->job.optimizer.in_backward);
+  auto staged = import_config_text(
+      "[parallelism]\npipeline_parallel_degree = 2\n[optimizer]\nearly_step_in_backward = "
+      "true\n",
+      "p.toml");
+  ASSERT_FALSE(staged);
+  EXPECT_EQ(staged.error().line, 4);
+  EXPECT_NE(staged.error().message.find("not supported with Pipeline Parallel"), std::string::npos)
+      << staged.error().message;
+}
+
 // torchtitan keeps the logits sharded under loss_parallel() unless disable_loss_parallel; the
 // switch is a job field now, not a "not modelled" note.
 TEST(ImportTorchtitan, DisableLossParallelGathersTheLogits) {

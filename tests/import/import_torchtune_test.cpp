@@ -119,6 +119,29 @@ TEST(ImportTorchtune, CustomShardedLayersAreUnitsOfTheirOwnUnderFsdp2Only) {
   EXPECT_NE(find_note(single->notes, "read only by the FSDP2 recipes"), "");
 }
 
+// The recipes save the model as training ends: a FullModel*Checkpointer gathers the whole state
+// dict on rank 0, a DistributedCheckpointer writes each rank's shards.
+TEST(ImportTorchtune, TheRecipesSaveWhenTrainingEnds) {
+  const std::string launch =
+      "# tune run --nproc_per_node 8 full_finetune_distributed --config c.yaml\n"
+      "model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\n";
+  auto full = import_config_text(
+      launch + "checkpointer:\n  _component_: torchtune.training.FullModelHFCheckpointer\n",
+      "f.yaml");
+  ASSERT_TRUE(full) << full.error().to_string();
+  EXPECT_EQ(full->job.checkpoint.save, state_dict_kind::full);
+  EXPECT_TRUE(full->job.checkpoint.offload_to_cpu);
+  EXPECT_NE(find_note(full->notes, "save the whole model when training ends"), "");
+  auto sharded = import_config_text(
+      launch + "checkpointer:\n  _component_: torchtune.training.DistributedCheckpointer\n",
+      "s.yaml");
+  ASSERT_TRUE(sharded) << sharded.error().to_string();
+  EXPECT_EQ(sharded->job.checkpoint.save, state_dict_kind::sharded);
+  auto unnamed = import_config_text(launch, "u.yaml");
+  ASSERT_TRUE(unnamed) << unnamed.error().to_string();
+  EXPECT_EQ(unnamed->job.checkpoint.save, state_dict_kind::full);
+}
+
 // torchao's AdamW8bit under its old home (torchao.prototype.low_bit_optim, before torchao 0.11)
 // is the same optimizer as torchao.optim's; an optimizer vramscope does not model is refused
 // saying what to give instead.

@@ -531,19 +531,22 @@ std::string read_megatron_attention(import_context& ctx, const entry& e) {
       e.key, e.value.text);
 }
 
-// --optimizer adam (Megatron's default; FusedAdam, two fp32 moments) or sgd (momentum 0.9 unless
-// --sgd-momentum 0); other optimizers are planned as adam, noted.
+// --optimizer adam (Megatron's default) or sgd (momentum 0.9 unless --sgd-momentum 0); other
+// optimizers are planned as adamw, noted. Megatron's "adam" is AdamW: megatron/core/optimizer
+// builds Transformer Engine's or apex's FusedAdam (adam_w_mode true by default) or else
+// torch.optim.AdamW, all imported as Adam (Megatron-LM since fda81a21, 2021; the config's
+// decoupled_weight_decay, default true, 03fd0b41b3 2025-09-23, has no command-line flag).
 std::string read_megatron_optimizer(import_context& ctx, const entry& e) {
   const std::string v = lower_case(e.value.text);
-  if (v == "adam") return ctx.set("optimizer.name", "adam", e);
+  if (v == "adam") return ctx.set("optimizer.name", "adamw", e);
   if (v == "sgd") {
     const entry* m = ctx.find("--sgd-momentum");
     const bool plain = m != nullptr && std::strtod(m->value.text.c_str(), nullptr) == 0.0;
     if (m != nullptr) ctx.mapped_to(*m, "optimizer.name");
     return ctx.set("optimizer.name", plain ? "sgd" : "sgd_momentum", e);
   }
-  ctx.note(e, fmt::format("--optimizer {} is not modelled: planned as adam", e.value.text));
-  return ctx.set("optimizer.name", "adam", e);
+  ctx.note(e, fmt::format("--optimizer {} is not modelled: planned as adamw", e.value.text));
+  return ctx.set("optimizer.name", "adamw", e);
 }
 
 }  // namespace vramscope::job::detail
