@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Adds a collector's first-sight batch to the real-world corpus.
+
+    bench/first_sight_merge.py N OUT [OUT...]
+
+Each OUT is a collector's output as bench/first_sight_collectors.md describes it: OUT/files/<kind>/...
+(the copied files), OUT/expected.json (the facts each must yield) and OUT/SOURCES.md (where each
+came from). The files are copied into tests/data/realworld/, the entries written to
+tests/data/realworld/fresh<N>-expected.json and the sources appended to SOURCES.md under a heading
+for batch N. Nothing is written when a file would overwrite one already there, an entry names a
+file the batch does not hold, an entry is listed twice, or the batch exists.
+"""
+import datetime
+import json
+import os
+import shutil
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "realworld")
+
+
+def files_of(out):
+    base = os.path.join(out, "files")
+    for folder, _, names in os.walk(base):
+        for name in names:
+            yield os.path.relpath(os.path.join(folder, name), base)
+
+
+def main(argv):
+    if len(argv) < 3 or not argv[1].isdigit():
+        sys.exit(__doc__)
+    batch, outs = argv[1], argv[2:]
+    manifest = os.path.join(ROOT, f"fresh{batch}-expected.json")
+    if os.path.exists(manifest):
+        sys.exit(f"{manifest}: batch {batch} exists")
+    entries, sources, copies = {}, [], []
+    for out in outs:
+        with open(os.path.join(out, "expected.json"), encoding="utf-8") as f:
+            expected = json.load(f)
+        held = set(files_of(out))
+        for rel in held:
+            if os.path.exists(os.path.join(ROOT, rel)):
+                sys.exit(f"{out}: {rel} is already in tests/data/realworld")
+            copies.append((os.path.join(out, "files", rel), os.path.join(ROOT, rel)))
+        for rel in expected:
+            if rel not in held:
+                sys.exit(f"{out}/expected.json: {rel} names no file of the batch")
+            if rel in entries:
+                sys.exit(f"{out}/expected.json: {rel} is listed twice")
+        entries.update(expected)
+        with open(os.path.join(out, "SOURCES.md"), encoding="utf-8") as f:
+            lines = [l for l in f.read().splitlines() if l.startswith("- ")]
+        sources.append(f"# Sources (batch {os.path.basename(os.path.normpath(out))})")
+        sources += lines
+    for src, dest in copies:
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        shutil.copyfile(src, dest)
+    tmp = manifest + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(entries, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+    os.replace(tmp, manifest)  # written whole or not at all
+    with open(os.path.join(ROOT, "SOURCES.md"), "a", encoding="utf-8") as f:
+        f.write(f"\n### Batch {batch} (first-sight, collected {datetime.date.today()})\n\n")
+        f.write("\n".join(sources) + "\n")
+    print(f"{manifest}: {len(entries)} entries, {len(copies)} files")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
