@@ -1168,14 +1168,17 @@ std::string set_compile_components(import_context& ctx, const entry& e) {
                      compiles(ctx, "loss") ? "true" : "false");
 }
 
-std::string read_compile(import_context& ctx, const entry& e) {
-  bool on = false;
+// A switch's value into `on`: "" or the problem. A switch that is off has no effect (ignored).
+std::string read_switch_on(import_context& ctx, const entry& e, bool& on) {
   if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
     return fmt::format("{}: {}", e.key, problem);
-  if (!on) {
-    ctx.ignore(e);
-    return "";
-  }
+  if (!on) ctx.ignore(e);
+  return "";
+}
+
+std::string read_compile(import_context& ctx, const entry& e) {
+  bool on = false;
+  if (auto problem = read_switch_on(ctx, e, on); !problem.empty() || !on) return problem;
   if (e.key == "training.compile")
     ctx.note(e, "training.compile: torchtitan compiles the loss with the blocks since early 2025, "
                 "before that only the blocks (then set training.compile_loss=false)");
@@ -1246,12 +1249,7 @@ std::string read_expert_tensor_parallel(import_context& ctx, const entry& e) {
 // raises NotImplementedError beside expert or pipeline parallelism.
 std::string read_early_step_in_backward(import_context& ctx, const entry& e) {
   bool on = false;
-  if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
-    return fmt::format("{}: {}", e.key, problem);
-  if (!on) {
-    ctx.ignore(e);
-    return "";
-  }
+  if (auto problem = read_switch_on(ctx, e, on); !problem.empty() || !on) return problem;
   for (const auto& [key, what] : {std::pair{"parallelism.expert_parallel_degree", "Expert"},
                                   std::pair{"parallelism.pipeline_parallel_degree", "Pipeline"}}) {
     const entry* d = ctx.find(key);
