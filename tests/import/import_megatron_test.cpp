@@ -1526,6 +1526,29 @@ TEST(ImportMegatron, AContradictionMegatronRefusesComesBeforeWhatVramscopeCannot
   EXPECT_NE(both.find("line 3: --tokenizer-type Llama2Tokenizer"), std::string::npos) << both;
 }
 
+// Megatron-DeepSpeed, and Megatron-LM before 8af3dae72a (2024-08-05), clamp the degrees to the
+// world (tp = min(tp, world), pp = min(pp, world // tp)) where later Megatron-LM refuses: a flag
+// only those releases have marks such a launch, which then runs with the clamped degrees.
+TEST(ImportMegatron, ReleasesThatClampTheDegreesToTheWorldRunWithThem) {
+  const std::string body =
+      "torchrun --nproc_per_node 2 pretrain_gpt.py --num-layers 4 --hidden-size 64 \\\n"
+      "  --num-attention-heads 4 --max-position-embeddings 128 --seq-length 128 \\\n"
+      "  --tokenizer-type GPT2BPETokenizer --micro-batch-size 1 \\\n"
+      "  --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2";
+  const auto old = import_ok(body + " \\\n  --DDP-impl local\n");
+  EXPECT_EQ(old.job.parallel.tp, 2);
+  EXPECT_EQ(old.job.parallel.pp, 1);
+  EXPECT_NE(find_note(old.notes,
+                      "clamps the parallel degrees to the world of 2 GPUs: tensor "
+                      "parallel 2 -> 2, pipeline parallel 2 -> 1"),
+            "");
+  const auto fork = import_ok(body + " --deepspeed\n");
+  EXPECT_EQ(fork.job.parallel.pp, 1);
+  // Without such a flag the launch is read as today's Megatron-LM, which refuses it.
+  const std::string e = import_error(body + "\n");
+  EXPECT_NE(e.find("the world of 2 GPUs"), std::string::npos) << e;
+}
+
 // The Holmes fork's heterogeneous training: each GPU type its own micro-batch (dp) or stages
 // (pp), one job over several GPU kinds; refused at --hetero-mode.
 TEST(ImportMegatron, HolmesHeterogeneousTrainingIsRefusedAtItsMode) {

@@ -70,6 +70,34 @@ maybe_error read_selective(import_context& ctx, const entry& from) {
   return std::nullopt;
 }
 
+// Megatron-LM up to 8af3dae72a (2024-08-05) and Megatron-DeepSpeed at every release (to f4157bea,
+// 2024-12) clamp the parallel degrees to the world before checking it (validate_args:
+// tensor_model_parallel_size = min(tp, world_size), pipeline_model_parallel_size = min(pp,
+// world_size // tp)); since 8af3dae72a Megatron-LM asserts the world divisible instead. A script
+// runs on a clamping release when it passes a flag only those have: one of Megatron-DeepSpeed's
+// own, or one that every Megatron-LM release from 8af3dae72a on refuses as unrecognized
+// (arguments.py at monthly commits from 2020-11 to 2024-08, less those at 8af3dae72a, 2024-10,
+// 2025-01, 2025-06, 2026-01 and d98e8a64dd). The first such flag's entry, or nullptr.
+const entry* clamping_release_flag(const import_context& ctx) {
+  static constexpr std::string_view flags[] = {
+      // Megatron-DeepSpeed's
+      "--deepspeed", "--deepspeed_config", "--zero-stage", "--deepspeed-activation-checkpointing",
+      "--no-pipeline-parallel", "--ds-sequence-parallel-size",
+      // removed from Megatron-LM before 8af3dae72a
+      "--DDP-impl", "--activations-checkpoint-method", "--activations-checkpoint-num-layers",
+      "--bias-dropout-fusion", "--bias-gelu-fusion", "--checkpoint-num-layers", "--data-impl",
+      "--distribute-checkpointed-activations", "--faiss-use-gpu", "--fp32-allreduce", "--fp8-e4m3",
+      "--fp8-hybrid", "--img-dim", "--layernorm-epsilon", "--log-batch-size-to-tensorboard",
+      "--min-scale", "--mmap-warmup", "--multi-query-attention",
+      "--no-contiguous-buffers-in-local-ddp", "--no-query-key-layer-scaling", "--num-unique-layers",
+      "--override-lr-scheduler", "--param-sharing-style", "--report-topk-accuracies",
+      "--retro-workdir", "--scaled-upper-triang-masked-softmax-fusion",
+      "--use-checkpoint-lr-scheduler", "--use-contiguous-buffers-in-ddp"};
+  for (std::string_view flag : flags)
+    if (const entry* e = ctx.find(std::string(flag))) return e;
+  return nullptr;
+}
+
 }  // namespace
 
 maybe_error read_megatron_deepspeed(import_context& ctx);
@@ -112,6 +140,20 @@ maybe_error read_megatron_parallelism(import_context& ctx, long long world, mega
                          "from --global-batch-size: set hardware.nodes to plan more",
                          nodes, world, m.tp * m.pp * m.cp));
     world *= nodes;
+  }
+  if (const entry* old = clamping_release_flag(ctx);
+      old != nullptr && world % (m.tp * m.pp * m.cp) != 0) {
+    const long long tp = std::min(m.tp, world);
+    const long long pp = std::min(m.pp, std::max(1LL, world / tp));
+    if (world % tp == 0 && (tp != m.tp || pp != m.pp)) {
+      ctx.note(*old, fmt::format("{} runs on Megatron-DeepSpeed or a Megatron-LM before 8af3dae72a "
+                                 "(2024-08-05), whose validate_args clamps the parallel degrees to "
+                                 "the world of {} GPUs: tensor parallel {} -> {}, pipeline "
+                                 "parallel {} -> {}",
+                                 old->key, world, m.tp, tp, m.pp, pp));
+      m.tp = tp;
+      m.pp = pp;
+    }
   }
   if (world % (m.tp * m.pp * m.cp) != 0) {
     ctx.framework_refuses = true;
