@@ -7,10 +7,13 @@ Each OUT is a collector's output as bench/first_sight_collectors.md describes it
 (the copied files), OUT/expected.json (the facts each must yield) and OUT/SOURCES.md (where each
 came from). The files are copied into tests/data/realworld/, the entries written to
 tests/data/realworld/fresh<N>-expected.json and the sources appended to SOURCES.md under a heading
-for batch N. Nothing is written when a file would overwrite one already there, an entry names a
-file the batch does not hold, an entry is listed twice, or the batch exists.
+for batch N. An entry whose file is byte for byte one the corpus already holds is left out (with
+its folder's other files, if no other entry uses them) and the copy named: a file the project has
+used is no first sight, whatever its name. Nothing is written when a file would overwrite one already there, an entry names a file
+the batch does not hold, an entry is listed twice, or the batch exists.
 """
 import datetime
+import hashlib
 import json
 import os
 import shutil
@@ -26,6 +29,32 @@ def files_of(out):
             yield os.path.relpath(os.path.join(folder, name), base)
 
 
+def digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def corpus_digests():
+    held = {}
+    for folder, _, names in os.walk(ROOT):
+        for name in names:
+            path = os.path.join(folder, name)
+            rel = os.path.relpath(path, ROOT)
+            if rel in ("SOURCES.md", "expected.json") or rel.endswith("-expected.json"):
+                continue
+            held.setdefault(digest(path), rel)
+    return held
+
+
+def entry_files(rel, held):
+    """The files an entry brings: its own, or every file of its folder (<kind>/<folder>/...)."""
+    parts = rel.split("/")
+    if len(parts) <= 2:
+        return [rel]
+    folder = "/".join(parts[:2]) + "/"
+    return [f for f in held if f.startswith(folder)]
+
+
 def main(argv):
     if len(argv) < 3 or not argv[1].isdigit():
         sys.exit(__doc__)
@@ -33,23 +62,38 @@ def main(argv):
     manifest = os.path.join(ROOT, f"fresh{batch}-expected.json")
     if os.path.exists(manifest):
         sys.exit(f"{manifest}: batch {batch} exists")
+    corpus = corpus_digests()
     entries, sources, copies = {}, [], []
     for out in outs:
         with open(os.path.join(out, "expected.json"), encoding="utf-8") as f:
             expected = json.load(f)
         held = set(files_of(out))
-        for rel in held:
-            if os.path.exists(os.path.join(ROOT, rel)):
-                sys.exit(f"{out}: {rel} is already in tests/data/realworld")
-            copies.append((os.path.join(out, "files", rel), os.path.join(ROOT, rel)))
         for rel in expected:
             if rel not in held:
                 sys.exit(f"{out}/expected.json: {rel} names no file of the batch")
             if rel in entries:
                 sys.exit(f"{out}/expected.json: {rel} is listed twice")
+        dropped = []
+        for rel in expected:
+            known = corpus.get(digest(os.path.join(out, "files", rel)))
+            if known is not None:
+                print(f"left out {rel}: byte for byte the corpus's {known}")
+                dropped.append(rel)
+        kept = [rel for rel in expected if rel not in dropped]
+        used = set(dropped)
+        for rel in dropped:  # its folder's other files, unless a kept entry shares the folder
+            for f in entry_files(rel, held):
+                if not any(f in entry_files(k, held) for k in kept):
+                    used.add(f)
+        expected = {rel: e for rel, e in expected.items() if rel not in dropped}
+        for rel in sorted(held - used):
+            if os.path.exists(os.path.join(ROOT, rel)):
+                sys.exit(f"{out}: {rel} is already in tests/data/realworld")
+            copies.append((os.path.join(out, "files", rel), os.path.join(ROOT, rel)))
         entries.update(expected)
         with open(os.path.join(out, "SOURCES.md"), encoding="utf-8") as f:
-            lines = [l for l in f.read().splitlines() if l.startswith("- ")]
+            lines = [l for l in f.read().splitlines()
+                     if l.startswith("- ") and not any(l.startswith(f"- `{u}`") for u in used)]
         sources.append(f"# Sources (batch {os.path.basename(os.path.normpath(out))})")
         sources += lines
     for src, dest in copies:
