@@ -1143,9 +1143,10 @@ maybe_error read_tune_save(import_context& ctx) {
   if (auto problem = ctx.set("checkpoint.save", sharded ? "sharded" : "full", where);
       !problem.empty())
     return at(where.where, problem);
-  if (!sharded)
+  // One device saves what it holds (nothing more on the GPU): only a gathered save is worth a note.
+  if (!sharded && ctx.out.job.parallel.kind != strategy::single)
     ctx.note(where,
-             "torchtune's recipes save the whole model when training ends (rank 0 "
+             "torchtune's distributed recipes save the whole model when training ends (rank 0 "
              "gathers it tensor by tensor onto the host): planned as checkpoint.save=full");
   return std::nullopt;
 }

@@ -132,6 +132,11 @@ TEST(ImportTorchtune, TheRecipesSaveWhenTrainingEnds) {
   EXPECT_EQ(full->job.checkpoint.save, state_dict_kind::full);
   EXPECT_TRUE(full->job.checkpoint.offload_to_cpu);
   EXPECT_NE(find_note(full->notes, "save the whole model when training ends"), "");
+  auto single = import_config_text("model:\n  _component_: torchtune.models.llama3_1.llama3_1_8b\n",
+                                   "one.yaml");
+  ASSERT_TRUE(single) << single.error().to_string();
+  EXPECT_EQ(single->job.checkpoint.save, state_dict_kind::full);
+  EXPECT_EQ(find_note(single->notes, "save the whole model"), "");  // nothing more on the GPU
   auto sharded = import_config_text(
       launch + "checkpointer:\n  _component_: torchtune.training.DistributedCheckpointer\n",
       "s.yaml");
