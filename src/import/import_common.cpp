@@ -380,6 +380,10 @@ std::string plan_core_attention_recompute(import_context& ctx, const entry& e) {
   return ctx.set("training.activation_checkpointing", "core_attention", e);
 }
 
+entry file_entry(const import_context& ctx) {
+  return entry{"", {}, false, diagnostic{ctx.source, 0, 0, "", ""}};
+}
+
 std::string set_world(import_context& ctx, long long world, const entry& e) {
   if (world < 1 || world > 100'000'000)
     return fmt::format("{}: implies {} GPUs, which is out of range", e.key, world);

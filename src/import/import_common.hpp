@@ -191,6 +191,10 @@ std::string other_compile_backend(import_context& ctx, const entry& e);
 /// which keeps none of those tensors, it plans as none). Returns "" or the problem.
 std::string plan_core_attention_recompute(import_context& ctx, const entry& e);
 
+/// The file as a whole, for a value no one option sets (a framework's default, a derived field):
+/// an entry with no key at no line of the file.
+entry file_entry(const import_context& ctx);
+
 /// Sets the job's GPU count from a world size the file implies: one node up to 8 GPUs, else
 /// nodes of 8 (noted as an assumption), else one node of `world`. Returns "" or the problem.
 std::string set_world(import_context& ctx, long long world, const entry& e);

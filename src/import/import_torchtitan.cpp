@@ -1222,12 +1222,14 @@ action not_modelled_when_on(const std::string& section, const std::string& reaso
 // tensor-parallel ranks as every other block weight, ep taken from dp_shard x cp); and 1 with
 // tp > 1 ("partial dp + all tp -> ep": ep divides dp_shard x cp x tp, each expert whole on its
 // rank), its default. Both are parallel.etp.
+// A parallel degree as the file writes it, 1 when absent.
+long long degree_of(const entry* d) {
+  long long value = 1;
+  if (d != nullptr) std::istringstream(d->value.text) >> value;
+  return value;
+}
+
 std::string read_expert_tensor_parallel(import_context& ctx, const entry& e) {
-  const auto degree_of = [](const entry* d) {
-    long long value = 1;
-    if (d != nullptr) std::istringstream(d->value.text) >> value;
-    return value;
-  };
   const long long etp = degree_of(&e);
   const long long ep = degree_of(ctx.find("parallelism.expert_parallel_degree"));
   const long long tp = degree_of(ctx.find("parallelism.tensor_parallel_degree"));
@@ -1253,9 +1255,7 @@ std::string read_early_step_in_backward(import_context& ctx, const entry& e) {
   for (const auto& [key, what] : {std::pair{"parallelism.expert_parallel_degree", "Expert"},
                                   std::pair{"parallelism.pipeline_parallel_degree", "Pipeline"}}) {
     const entry* d = ctx.find(key);
-    long long degree = 1;
-    if (d != nullptr) std::istringstream(d->value.text) >> degree;
-    if (degree > 1)
+    if (degree_of(d) > 1)
       return fmt::format(
           "{}: true with {} {}: torchtitan's build_optimizers raises "
           "NotImplementedError (\"Optimizers in backward is not supported with {} "

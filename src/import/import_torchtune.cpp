@@ -1136,8 +1136,7 @@ maybe_error read_strategy(import_context& ctx, std::string_view text, bool& has_
 // save. A DistributedCheckpointer writes each rank's shards (torch.distributed.checkpoint).
 maybe_error read_tune_save(import_context& ctx) {
   const entry* checkpointer = ctx.find("checkpointer._component_");
-  entry where{"", {}, false, {ctx.source, 0, 0, "", ""}};
-  if (checkpointer != nullptr) where = *checkpointer;
+  const entry where = checkpointer != nullptr ? *checkpointer : file_entry(ctx);
   const bool sharded =
       checkpointer != nullptr && checkpointer->value.text.ends_with("DistributedCheckpointer");
   if (auto problem = ctx.set("checkpoint.save", sharded ? "sharded" : "full", where);

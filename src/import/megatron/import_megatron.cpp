@@ -2312,8 +2312,7 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
     if (auto err = detail::read_megatron_recompute(ctx, mesh)) return err;
     if (auto err = detail::read_megatron_capacity(ctx)) return err;
     if (ctx.find("--optimizer") == nullptr)  // Megatron's default: adam, AdamW (FusedAdam)
-      (void)ctx.set("optimizer.name", "adamw",
-                    detail::entry{"", {}, false, {source, 0, 0, "", ""}});
+      (void)ctx.set("optimizer.name", "adamw", detail::file_entry(ctx));
     if (auto err = detail::apply_options(ctx, detail::megatron_table())) return err;
     // After the layout and batch checks, as validate_args asserts them.
     return detail::training_length_refusal(ctx);

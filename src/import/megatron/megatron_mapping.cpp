@@ -13,11 +13,6 @@ namespace vramscope::job::detail {
 
 namespace {
 
-// The file as a whole, for values no one flag sets (the strategy, a derived precision).
-entry file_entry(const import_context& ctx) {
-  return entry{"", {}, false, diagnostic{ctx.source, 0, 0, "", ""}};
-}
-
 // A world size the arguments do not give: the smallest that holds one copy of the model
 // parallelism, or one node of 8 GPUs when that holds it.
 long long assume_world(import_context& ctx, long long model_parallel) {
