@@ -65,8 +65,16 @@ def main(argv):
     corpus = corpus_digests()
     entries, sources, copies = {}, [], []
     for out in outs:
-        with open(os.path.join(out, "expected.json"), encoding="utf-8") as f:
-            expected = json.load(f)
+        path = os.path.join(out, "expected.json")
+        try:
+            with open(path, encoding="utf-8") as f:
+                expected = json.load(f)
+        except OSError as e:
+            sys.exit(f"{path}: {e.strerror}")
+        except json.JSONDecodeError as e:
+            sys.exit(f"{path}:{e.lineno}:{e.colno}: not JSON: {e.msg}")
+        if not isinstance(expected, dict):
+            sys.exit(f"{path}: expected a JSON object of entries by file")
         held = set(files_of(out))
         for rel in expected:
             if rel not in held:
@@ -91,6 +99,8 @@ def main(argv):
                 sys.exit(f"{out}: {rel} is already in tests/data/realworld")
             copies.append((os.path.join(out, "files", rel), os.path.join(ROOT, rel)))
         entries.update(expected)
+        if not os.path.isfile(os.path.join(out, "SOURCES.md")):
+            sys.exit(f"{out}/SOURCES.md: missing (a line of sources for every file)")
         with open(os.path.join(out, "SOURCES.md"), encoding="utf-8") as f:
             lines = [l for l in f.read().splitlines()
                      if l.startswith("- ") and not any(l.startswith(f"- `{u}`") for u in used)]
