@@ -55,6 +55,22 @@ def entry_files(rel, held):
     return [f for f in held if f.startswith(folder)]
 
 
+def refusal_lines(where, entry):
+    """`entry` with its refused_at (and its alternatives') as the scorer reads them, a list of line
+    numbers written as strings; collectors also write them as integers."""
+    for alt in entry.get("any_of", []):
+        refusal_lines(where, alt)
+    if "refused_at" not in entry:
+        return
+    lines = entry["refused_at"]
+    if not isinstance(lines, list):
+        lines = [lines]
+    for line in lines:
+        if isinstance(line, bool) or not isinstance(line, (int, str)) or not str(line).isdigit():
+            sys.exit(f"{where}: refused_at {json.dumps(entry['refused_at'])}: expected line numbers")
+    entry["refused_at"] = [str(line) for line in lines]
+
+
 def main(argv):
     if len(argv) < 3 or not argv[1].isdigit():
         sys.exit(__doc__)
@@ -81,6 +97,9 @@ def main(argv):
                 sys.exit(f"{out}/expected.json: {rel} names no file of the batch")
             if rel in entries:
                 sys.exit(f"{out}/expected.json: {rel} is listed twice")
+            if not isinstance(expected[rel], dict):
+                sys.exit(f"{out}/expected.json: {rel}: expected an object of facts")
+            refusal_lines(f"{out}/expected.json: {rel}", expected[rel])
         dropped = []
         for rel in expected:
             known = corpus.get(digest(os.path.join(out, "files", rel)))
