@@ -691,6 +691,25 @@ bool is_training_argument(const std::string& key) {
                      [&](const char* name) { return key == name; });
 }
 
+// Where the top-level key holding `e` is written: `e`'s own place for a key of the top level, else
+// the line before it that opens its section ("zero_optimization": { or zero_optimization:).
+diagnostic section_start(const import_context& ctx, std::string_view text, const entry& e) {
+  diagnostic start = e.where;
+  const std::string head = e.key.substr(0, e.key.find('.'));
+  if (head == e.key) return start;
+  for_each_line(text, [&](std::string_view line, int number) {
+    if (number >= e.where.line) return false;
+    auto at = line.find('"' + head + '"');
+    if (at == std::string_view::npos) {
+      if (!line.starts_with(head + ":")) return true;  // a YAML mapping's top-level key
+      at = 0;
+    }
+    start = location(ctx.source, text, number, static_cast<int>(at) + 1);
+    return false;
+  });
+  return start;
+}
+
 // A JSON object none of whose keys DeepSpeed reads is another program's file, most often the
 // TrainingArguments JSON of a Hugging Face script whose "deepspeed" key names the DeepSpeed
 // config: planning it would plan DeepSpeed's defaults, not the job. Keys both have
@@ -749,16 +768,7 @@ std::optional<diagnostic> not_a_deepspeed_config(const import_context& ctx,
                                            "and forward, an inference engine's share of the "
                                            "GPU) on its own"));
   // Pointed at the key the file starts with (a section's own line, not its first field's).
-  diagnostic start = first->where;
-  const std::string head = first->key.substr(0, first->key.find('.'));
-  if (head != first->key)
-    for_each_line(text, [&](std::string_view line, int number) {
-      if (number >= start.line) return false;
-      const auto quoted = line.find('"' + head + '"');
-      if (quoted == std::string_view::npos) return true;
-      start = location(ctx.source, text, number, static_cast<int>(quoted) + 1);
-      return false;
-    });
+  const diagnostic start = section_start(ctx, text, *first);
   if (arguments.empty())
     return at(start,
               "not a DeepSpeed config: none of its keys is a DeepSpeed option "
@@ -785,6 +795,53 @@ std::optional<diagnostic> not_a_deepspeed_config(const import_context& ctx,
             fmt::format("not a DeepSpeed config: a Hugging Face TrainingArguments JSON ({}, ...), "
                         "none of whose keys DeepSpeed reads; {}",
                         join(arguments, ", "), named));
+}
+
+// A program's own config that carries the DeepSpeed settings as one of its values ("deepspeed":
+// {...}: the dict its script hands to deepspeed.initialize(config=...), or TrainingArguments'
+// deepspeed given as a dict) beside options of its own. DeepSpeed reading the file itself sees
+// none of the nested settings (it would run stage 0 on the top level's train_batch_size, if
+// any), and which of the two the launch reads is the script's choice: refused at the block,
+// which planned as a file of its own is the job.
+std::optional<diagnostic> nested_deepspeed_block(const import_context& ctx,
+                                                 const std::vector<option>& table,
+                                                 std::string_view text) {
+  const entry* nested = nullptr;
+  std::vector<std::string> own;  // the program's own keys, in the file's order
+  std::vector<const entry*> by_line;
+  for (const auto& e : ctx.entries) by_line.push_back(&e);
+  std::stable_sort(by_line.begin(), by_line.end(),
+                   [](const entry* a, const entry* b) { return a->where.line < b->where.line; });
+  for (const entry* p : by_line) {
+    const entry& e = *p;
+    const auto dot = e.key.find('.');
+    const std::string head = e.key.substr(0, dot);
+    if (head == "zero_optimization") return std::nullopt;  // a DeepSpeed config of its own
+    const bool block = head == "deepspeed" || head == "deepspeed_config" || head == "ds_config";
+    if (block && dot != std::string::npos) {
+      const std::string inner = e.key.substr(dot + 1);
+      if (nested == nullptr && std::any_of(table.begin(), table.end(), [&](const option& row) {
+            return option_matches(row.key, inner);
+          }))
+        nested = &e;
+    } else if (!block && std::find(own.begin(), own.end(), head) == own.end()) {
+      own.push_back(head);
+    }
+  }
+  if (nested == nullptr || own.empty()) return std::nullopt;
+  const std::string head = nested->key.substr(0, nested->key.find('.'));
+  const diagnostic block = section_start(ctx, text, *nested);
+  const std::size_t listed = std::min<std::size_t>(own.size(), 4);
+  return at(block,
+            fmt::format("the DeepSpeed settings sit under \"{}\" (line {}) in another program's "
+                        "config ({}{}): DeepSpeed reading this file itself sees none of them, and "
+                        "which of the two the launch reads is its script's choice; give the "
+                        "\"{}\" block as a file of its own to plan it",
+                        head, block.line,
+                        join(std::vector<std::string>(
+                                 own.begin(), own.begin() + static_cast<std::ptrdiff_t>(listed)),
+                             ", "),
+                        own.size() > listed ? ", ..." : "", head));
 }
 
 // The Hugging Face Trainer (--deepspeed, through transformers' HfTrainerDeepSpeedConfig) and
@@ -1076,6 +1133,13 @@ bool deepspeed_yaml(std::string_view text) {
           break;
         }
     }
+    // A script's own YAML config with the DeepSpeed settings as one of its sections
+    // (nested_deepspeed_block refuses it at that section).
+    const YAML::Node& mapping = root;  // the const lookup, which adds no key
+    for (const char* block : {"deepspeed", "deepspeed_config", "ds_config"})
+      if (const YAML::Node section = mapping[block];
+          section.IsDefined() && section.IsMap() && section["zero_optimization"].IsDefined())
+        return true;
     return sections >= 2 && root["zero_optimization"].IsDefined();
   } catch (const YAML::Exception&) {
     return false;
@@ -1103,7 +1167,8 @@ std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view t
                       fmt::format("options nested more than {} levels deep: not a DeepSpeed "
                                   "config", max_depth), ""};
   }
-  std::optional<diagnostic> error = not_a_deepspeed_config(ctx, deepspeed_table(), text);
+  std::optional<diagnostic> error = nested_deepspeed_block(ctx, deepspeed_table(), text);
+  if (!error) error = not_a_deepspeed_config(ctx, deepspeed_table(), text);
   if (!error && !yaml) error = json_load_refusal(ctx, text, source);
   if (!error) error = zero_field_refusal(ctx, deepspeed_table());
   if (!error) error = adapter_section_refusal(ctx);

@@ -2,6 +2,8 @@
 #include <vramscope/job/job_loading.hpp>
 #include <vramscope/job/resolve.hpp>
 
+#include <fmt/format.h>
+
 #include <gtest/gtest.h>
 
 #include "import/import_test_support.hpp"
@@ -633,6 +635,38 @@ TEST(ImportDeepSpeed, ATrainingArgumentsJsonIsNotADeepSpeedConfig) {
   auto mixed = import_deepspeed("{\"a\": 1, \"train_micro_batch_size_per_gpu\": 2}", "m.json");
   ASSERT_TRUE(mixed) << mixed.error().to_string();
   EXPECT_TRUE(import_deepspeed("{}", "e.json"));
+}
+
+// A script's own config with the DeepSpeed settings nested under "deepspeed" beside its own
+// options: DeepSpeed reading the file sees none of them, so it is refused at the block, which is
+// the file to give. A DeepSpeed config of its own (its zero_optimization at the top) is not.
+TEST(ImportDeepSpeed, DeepSpeedSettingsNestedInAScriptsConfigAreRefusedAtTheirBlock) {
+  const std::string wrapped =
+      "{\n  \"model_name_or_path\": \"org/m\",\n  \"train_batch_size\": 1,\n"
+      "  \"deepspeed\": {\n    \"train_batch_size\": 2,\n"
+      "    \"zero_optimization\": {\"stage\": 3}\n  }\n}\n";
+  auto refused = import_deepspeed(wrapped, "run.json");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().line, 4) << refused.error().to_string();
+  const std::string& m = refused.error().message;
+  EXPECT_NE(m.find("under \"deepspeed\" (line 4) in another program's config "
+                   "(model_name_or_path, train_batch_size)"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("give the \"deepspeed\" block as a file of its own"), std::string::npos) << m;
+  // The same block as YAML (a Hydra group) is pointed at its key too.
+  auto yaml =
+      import_deepspeed("lr: 1.0e-5\ndeepspeed:\n  zero_optimization:\n    stage: 2\n", "run.yaml");
+  ASSERT_FALSE(yaml);
+  EXPECT_EQ(yaml.error().line, 2) << yaml.error().to_string();
+  // The nested block alone plans.
+  auto block =
+      import_deepspeed(R"({"train_batch_size": 2, "zero_optimization": {"stage": 3}})", "ds.json");
+  ASSERT_TRUE(block) << block.error().to_string();
+  EXPECT_EQ(block->job.parallel.kind, strategy::zero3);
+  auto own = import_deepspeed(
+      R"({"zero_optimization": {"stage": 2}, "deepspeed": {"train_batch_size": 2}})", "own.json");
+  EXPECT_TRUE(own) << own.error().to_string();
 }
 
 TEST(ImportDeepSpeed, ParameterOffloadBelowStage3IsIgnoredAsDeepSpeedDoes) {
