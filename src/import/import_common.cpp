@@ -263,8 +263,12 @@ action maps_offload_device(std::string path) {
   return maps_with(std::move(path), {{"none", "false"}, {"cpu", "true"}, {"nvme", "true"}});
 }
 
+// Off, a save writes ZeRO's own checkpoint: every rank its partition of the weights and the
+// optimizer (DeepSpeedEngine.save_checkpoint, zero_pp_rank_N files), which is what the Hugging
+// Face Trainer and accelerate's save_model fall back to under ZeRO-3 without the gathered
+// 16-bit weights.
 action maps_gathered_save() {
-  return maps_with("checkpoint.save", {{"true", "full"}, {"false", "none"}});
+  return maps_with("checkpoint.save", {{"true", "full"}, {"false", "sharded"}});
 }
 
 namespace {

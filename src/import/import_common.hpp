@@ -115,7 +115,8 @@ action handled();                          // consumed by the importer's own cod
 /// DeepSpeed's offload device ("none", "cpu" or "nvme") as the job's on/off switch at `path`.
 action maps_offload_device(std::string path);
 /// DeepSpeed's "gather 16-bit weights on model save" switch (under each of its names, and
-/// accelerate's zero3_save_16bit_model) as checkpoint.save: full or none.
+/// accelerate's zero3_save_16bit_model) as checkpoint.save: full (gathered) or sharded (ZeRO's
+/// per-rank checkpoint).
 action maps_gathered_save();
 /// Applies `inner` when the plan's strategy is zero3; below it notes that parameter offload is a
 /// ZeRO-3 feature DeepSpeed ignores and sets nothing. For DeepSpeed JSON and for accelerate's

@@ -669,6 +669,22 @@ TEST(ImportDeepSpeed, DeepSpeedSettingsNestedInAScriptsConfigAreRefusedAtTheirBl
   EXPECT_TRUE(own) << own.error().to_string();
 }
 
+// Without the gathered 16-bit weights a ZeRO save is DeepSpeed's own checkpoint, each rank its
+// partition (save_checkpoint): sharded; with them, rank 0 holds the whole 16-bit model: full.
+TEST(ImportDeepSpeed, AZeroSaveWithoutTheGathered16BitWeightsIsSharded) {
+  for (const char* name :
+       {"gather_16bit_weights_on_model_save", "stage3_gather_16bit_weights_on_model_save"}) {
+    auto off = import_deepspeed(
+        fmt::format(R"({{"zero_optimization": {{"stage": 3, "{}": false}}}})", name), "z3.json");
+    ASSERT_TRUE(off) << off.error().to_string();
+    EXPECT_EQ(off->job.checkpoint.save, state_dict_kind::sharded) << name;
+    auto on = import_deepspeed(
+        fmt::format(R"({{"zero_optimization": {{"stage": 3, "{}": true}}}})", name), "z3.json");
+    ASSERT_TRUE(on) << on.error().to_string();
+    EXPECT_EQ(on->job.checkpoint.save, state_dict_kind::full) << name;
+  }
+}
+
 TEST(ImportDeepSpeed, ParameterOffloadBelowStage3IsIgnoredAsDeepSpeedDoes) {
   const std::string config = R"({"zero_optimization": {"stage": 2,
     "offload_optimizer": {"device": "cpu"}, "offload_param": {"device": "cpu"}}})";
