@@ -1098,6 +1098,16 @@ TEST(ImportMegatron, OptimizerChoices) {
             optimizer_kind::sgd);
 }
 
+// With --save every rank writes what it holds (its model shard, or its share of a torch_dist
+// checkpoint): sharded; without it, nothing is saved.
+TEST(ImportMegatron, SaveWritesEachRanksShard) {
+  EXPECT_EQ(import_ok(small_model).job.checkpoint.save, state_dict_kind::none);
+  EXPECT_EQ(import_ok(small_model + "--save /ckpt --ckpt-format torch_dist\n").job.checkpoint.save,
+            state_dict_kind::sharded);
+  EXPECT_EQ(import_ok(small_model + "--save /ckpt\n").job.checkpoint.save,
+            state_dict_kind::sharded);
+}
+
 TEST(ImportMegatron, ModelFamilies) {
   const std::string base =
       "--num-layers 2 --hidden-size 256 --num-attention-heads 4 --max-position-embeddings 128 "

@@ -177,6 +177,10 @@ maybe_error read_megatron_parallelism(import_context& ctx, long long world, mega
   else if (const entry* e = ctx.find("--sequence-parallel"))
     ctx.ignore(*e);
   set_from(ctx, "--use-distributed-optimizer", "parallel.distributed_optimizer", "true", error);
+  // With --save every rank writes what it holds (checkpointing.py save_checkpoint: its model
+  // shard as mp_rank_XX files, or its share of a torch_dist/fsdp_dtensor distributed
+  // checkpoint); no rank gathers the whole model.
+  set_from(ctx, "--save", "checkpoint.save", "sharded", error);
   // Megatron-LLaMA's (alibaba, 2023) --overlapped-distributed-optimizer: its
   // OverlappedDistributedOptimizer shards the fp32 main weights and Adam's moments over the
   // data-parallel ranks as the distributed optimizer does, reducing gradients in its own buckets
