@@ -551,6 +551,14 @@ std::string other_device(const std::string& type) {
   return "";
 }
 
+// The deepspeed_config_file a config names, or nullptr. "none" is accelerate's word for no file:
+// launch passes it on (ACCELERATE_DEEPSPEED_CONFIG_FILE), and DeepSpeedPlugin, whose default it
+// is, reads every value but "none" as a config (utils/dataclasses.py, __post_init__).
+const entry* named_deepspeed_file(const import_context& ctx) {
+  const entry* e = ctx.find("deepspeed_config.deepspeed_config_file");
+  return e != nullptr && e->value.text == "none" ? nullptr : e;
+}
+
 maybe_error read_strategy(import_context& ctx) {
   const entry* e = ctx.find("distributed_type");
   if (e == nullptr) {
@@ -610,7 +618,7 @@ maybe_error read_strategy(import_context& ctx) {
     // Without zero_stage and without a DeepSpeed JSON, DeepSpeedPlugin takes
     // ACCELERATE_DEEPSPEED_ZERO_STAGE or 2 (utils/dataclasses.py); a DeepSpeed-JSON map nested in
     // deepspeed_config (zero_optimization: stage: 1) is no launch argument and is never read.
-    if (stage == nullptr && ctx.find("deepspeed_config.deepspeed_config_file") == nullptr) {
+    if (stage == nullptr && named_deepspeed_file(ctx) == nullptr) {
       kind = "zero2";
       ctx.note(*e,
                "no deepspeed_config.zero_stage: accelerate's DeepSpeedPlugin default, ZeRO "
@@ -978,7 +986,13 @@ struct deepspeed_file {
 
 result<std::optional<deepspeed_file>> load_deepspeed_file(import_context& ctx,
                                                           const std::string& base_dir) {
-  const entry* e = ctx.find("deepspeed_config.deepspeed_config_file");
+  if (const entry* none = ctx.find("deepspeed_config.deepspeed_config_file");
+      none != nullptr && named_deepspeed_file(ctx) == nullptr)
+    ctx.note(*none,
+             "deepspeed_config_file: none is accelerate's word for no file (DeepSpeed's "
+             "plugin reads any other value as a config): the deepspeed_config keys are "
+             "read");
+  const entry* e = named_deepspeed_file(ctx);
   // The empty string (not YAML's null): launch passes it on (ACCELERATE_DEEPSPEED_CONFIG_FILE=""),
   // and DeepSpeedPlugin reads every value but "none" as a config (utils/dataclasses.py,
   // __post_init__), which HfDeepSpeedConfig("") finds neither as a file nor as base64 JSON.

@@ -449,6 +449,19 @@ TEST(ImportAccelerate, MissingDeepSpeedFileIsAnError) {
             "  ^ near here");
 }
 
+// "none" is accelerate's own word for no DeepSpeed file (DeepSpeedPlugin's default): the YAML's
+// deepspeed_config keys are read, and without a zero_stage the plugin's stage 2 is planned.
+TEST(ImportAccelerate, ADeepSpeedFileOfNoneIsNoFile) {
+  auto none = import_config_text(
+      "distributed_type: DEEPSPEED\ndeepspeed_config:\n  deepspeed_config_file: none\n"
+      "  offload_optimizer_device: cpu\nmixed_precision: bf16\nnum_processes: 2\n",
+      "acc.yaml");
+  ASSERT_TRUE(none) << none.error().to_string();
+  EXPECT_EQ(none->job.parallel.kind, strategy::zero2);
+  EXPECT_TRUE(none->job.parallel.offload_optimizer);
+  EXPECT_NE(find_note(none->notes, "none is accelerate's word for no file"), "");
+}
+
 TEST(ImportAccelerate, RejectsValuesItCannotMap) {
   auto tpu = import_config_text("distributed_type: TPU\n", "acc.yaml");
   ASSERT_FALSE(tpu);
