@@ -844,6 +844,22 @@ std::optional<diagnostic> nested_deepspeed_block(const import_context& ctx,
                         own.size() > listed ? ", ..." : "", head));
 }
 
+// fp16 and bf16 (and bf16's first name, bfloat16) are sections, {"enabled": true, ...}: DeepSpeed
+// reads their switch with get_scalar_param, which calls .get on the value (runtime/config.py,
+// get_fp16_enabled, get_bfloat16_enabled), and so does the Trainer's HfDeepSpeedConfig on
+// "bf16.enabled"; a bare value (true, "auto") stops the launch with an AttributeError.
+std::optional<diagnostic> precision_written_as_value(const import_context& ctx) {
+  for (const auto& e : ctx.entries)
+    if ((e.key == "fp16" || e.key == "bf16" || e.key == "bfloat16") && e.value.text != "{...}")
+      return at(e.where,
+                fmt::format("\"{}\": {}: DeepSpeed reads {} as a section and stops on "
+                            "a bare value (runtime/config.py calls .get on it); write "
+                            "\"{}\": {{\"enabled\": {}}} to plan it",
+                            e.key, e.is_string ? "\"" + e.value.text + "\"" : e.value.text, e.key,
+                            e.key, e.is_string ? "\"" + e.value.text + "\"" : e.value.text));
+  return std::nullopt;
+}
+
 // The Hugging Face Trainer (--deepspeed, through transformers' HfTrainerDeepSpeedConfig) and
 // accelerate (deepspeed_config_file) read a DeepSpeed config file with Python's json.load
 // (accelerate/utils/deepspeed.py, HfDeepSpeedConfig.__init__) and hand DeepSpeed the dict, so
@@ -1172,6 +1188,7 @@ std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view t
   if (!error && !yaml) error = json_load_refusal(ctx, text, source);
   if (!error) error = zero_field_refusal(ctx, deepspeed_table());
   if (!error) error = adapter_section_refusal(ctx);
+  if (!error) error = precision_written_as_value(ctx);
   if (!error) error = batch_size_placeholder(ctx);
   if (error) {
     ctx.entries = std::move(outer);

@@ -685,6 +685,25 @@ TEST(ImportDeepSpeed, AZeroSaveWithoutTheGathered16BitWeightsIsSharded) {
   }
 }
 
+// fp16 and bf16 are sections: DeepSpeed calls .get on the value, so a bare one stops the launch,
+// and is refused at its line with the section to write; an empty section is DeepSpeed's default.
+TEST(ImportDeepSpeed, APrecisionSwitchWrittenAsABareValueIsRefused) {
+  auto bare =
+      import_deepspeed("{\"zero_optimization\": {\"stage\": 2},\n\"bf16\": true}", "b.json");
+  ASSERT_FALSE(bare);
+  EXPECT_EQ(bare.error().line, 2);
+  EXPECT_NE(bare.error().message.find("write \"bf16\": {\"enabled\": true} to plan it"),
+            std::string::npos)
+      << bare.error().to_string();
+  auto automatic =
+      import_deepspeed(R"({"zero_optimization": {"stage": 2}, "fp16": "auto"})", "f.json");
+  ASSERT_FALSE(automatic);
+  EXPECT_NE(automatic.error().message.find("\"fp16\": \"auto\""), std::string::npos)
+      << automatic.error().to_string();
+  auto empty = import_deepspeed(R"({"zero_optimization": {"stage": 2}, "bf16": {}})", "e.json");
+  EXPECT_TRUE(empty) << empty.error().to_string();
+}
+
 TEST(ImportDeepSpeed, ParameterOffloadBelowStage3IsIgnoredAsDeepSpeedDoes) {
   const std::string config = R"({"zero_optimization": {"stage": 2,
     "offload_optimizer": {"device": "cpu"}, "offload_param": {"device": "cpu"}}})";
