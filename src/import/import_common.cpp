@@ -431,6 +431,7 @@ void note_assumptions(import_context& ctx, bool has_world_size) {
 }
 
 diagnostic with_remedy(diagnostic d, const std::string& remedy) {
+  if (d.message.ends_with("to plan the file")) return d;  // it says its own remedy
   d.message += "; " + remedy;
   return d;
 }

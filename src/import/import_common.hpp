@@ -142,7 +142,8 @@ const std::vector<option>& torchtitan_options();
 const std::vector<option>& torchtune_options();
 const std::vector<option>& megatron_options();
 
-/// `d` with "; <remedy>" after its message: what would make the refused file plannable.
+/// `d` with "; <remedy>" after its message: what would make the refused file plannable (unless the
+/// message ends with its own, "... to plan the file").
 diagnostic with_remedy(diagnostic d, const std::string& remedy);
 
 /// What makes a file refused for its syntax plannable.

@@ -1,5 +1,6 @@
 #include "job/source_text.hpp"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -113,6 +114,32 @@ int second_document_line(std::string_view text) {
   return second;
 }
 
+// The file's first content line when it is stray text before a mapping: a line at column 0 with
+// no ':' (no key), not a comment, list item, document marker or flow collection, followed without
+// a blank line by the lines down to `error_line`, where the parser failed on a mapping value.
+// 0 otherwise.
+int stray_first_line(std::string_view text, int error_line) {
+  int first = 0;
+  bool joined = true;  // every line from `first` to error_line - 1 is content
+  for_each_line(text, [&](std::string_view line, int number) {
+    if (number >= error_line) return false;
+    const auto at = line.find_first_not_of(" \t\r");
+    const bool blank = at == std::string_view::npos || line[at] == '#';
+    if (first == 0) {
+      if (blank) return true;
+      const char c = line[at];
+      if (at != 0 || line.find(':') != std::string_view::npos || c == '-' || c == '[' || c == '{' ||
+          c == '%' || c == '"' || c == '\'' || c == '&' || c == '!' || c == '|' || c == '>')
+        return false;
+      first = number;
+      return true;
+    }
+    if (blank) joined = false;
+    return true;
+  });
+  return first > 0 && first < error_line && joined ? first : 0;
+}
+
 }  // namespace
 
 result<YAML::Node> parse_yaml(const std::string& source, std::string_view text) {
@@ -124,6 +151,17 @@ result<YAML::Node> parse_yaml(const std::string& source, std::string_view text) 
   try {
     return YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
+    // yaml-cpp's "illegal map value" is PyYAML's "mapping values are not allowed here".
+    if (const int stray =
+            e.msg == "illegal map value" ? stray_first_line(text, e.mark.line + 1) : 0;
+        stray > 0)
+      return at(location(source, text, stray, 1),
+                fmt::format("yaml syntax error: line {} is no \"key: value\" pair (a pasted "
+                            "command or title?), so YAML reads it and the lines after it as one "
+                            "text, which cannot take the mapping value at line {} (\"mapping "
+                            "values are not allowed here\", as Python's yaml.safe_load says); "
+                            "remove it to plan the file",
+                            stray, e.mark.line + 1));
     return at(location(source, text, e.mark.line + 1, e.mark.column + 1),
               "yaml syntax error: " + e.msg);
   }

@@ -303,6 +303,19 @@ TEST(JobReaderErrors, YamlSyntaxErrorsBecomeDiagnostics) {
             "job.yaml:1:9: yaml syntax error: illegal map value\n"
             "model: a: b\n"
             "        ^ near here");
+  // A stray first line (a pasted command) joins the next into one text, which then fails at the
+  // mapping value: pointed at the stray line, saying so.
+  EXPECT_EQ(parse_error("cat job.yaml\nmodel: gpt2\n"),
+            "job.yaml:1:1: yaml syntax error: line 1 is no \"key: value\" pair (a pasted command "
+            "or title?), so YAML reads it and the lines after it as one text, which cannot take "
+            "the mapping value at line 2 (\"mapping values are not allowed here\", as Python's "
+            "yaml.safe_load says); remove it to plan the file\n"
+            "cat job.yaml\n"
+            "^ near here");
+  // A blank line between them is a mapping error of its own, at its place.
+  EXPECT_NE(parse_error("cat job.yaml\n\nmodel: gpt2\n")
+                .rfind("job.yaml:1:1: yaml syntax error: line 1", 0),
+            0u);
 }
 
 TEST(JobReaderErrors, RegressionMalformedFlowMapEndsQuickly) {
