@@ -986,13 +986,13 @@ struct deepspeed_file {
 
 result<std::optional<deepspeed_file>> load_deepspeed_file(import_context& ctx,
                                                           const std::string& base_dir) {
+  const entry* e = named_deepspeed_file(ctx);
   if (const entry* none = ctx.find("deepspeed_config.deepspeed_config_file");
-      none != nullptr && named_deepspeed_file(ctx) == nullptr)
+      none != nullptr && e == nullptr)
     ctx.note(*none,
              "deepspeed_config_file: none is accelerate's word for no file (DeepSpeed's "
              "plugin reads any other value as a config): the deepspeed_config keys are "
              "read");
-  const entry* e = named_deepspeed_file(ctx);
   // The empty string (not YAML's null): launch passes it on (ACCELERATE_DEEPSPEED_CONFIG_FILE=""),
   // and DeepSpeedPlugin reads every value but "none" as a config (utils/dataclasses.py,
   // __post_init__), which HfDeepSpeedConfig("") finds neither as a file nor as base64 JSON.

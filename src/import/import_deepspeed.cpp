@@ -691,6 +691,19 @@ bool is_training_argument(const std::string& key) {
                      [&](const char* name) { return key == name; });
 }
 
+// The keys of a program's own config under which it carries the DeepSpeed settings
+// (nested_deepspeed_block).
+constexpr std::string_view nested_block_names[] = {"deepspeed", "deepspeed_config", "ds_config"};
+
+// The file's entries in the order it writes them (ctx.entries is ordered by key).
+std::vector<const entry*> entries_by_line(const import_context& ctx) {
+  std::vector<const entry*> by_line;
+  for (const auto& e : ctx.entries) by_line.push_back(&e);
+  std::stable_sort(by_line.begin(), by_line.end(),
+                   [](const entry* a, const entry* b) { return a->where.line < b->where.line; });
+  return by_line;
+}
+
 // Where the top-level key holding `e` is written: `e`'s own place for a key of the top level, else
 // the line before it that opens its section ("zero_optimization": { or zero_optimization:).
 diagnostic section_start(const import_context& ctx, std::string_view text, const entry& e) {
@@ -726,11 +739,7 @@ std::optional<diagnostic> not_a_deepspeed_config(const import_context& ctx,
                     [&](const option& row) { return option_matches(row.key, e.key); }))
       return std::nullopt;
   }
-  std::vector<const entry*> by_line;
-  for (const auto& e : ctx.entries) by_line.push_back(&e);
-  std::stable_sort(by_line.begin(), by_line.end(), [](const entry* a, const entry* b) {
-    return a->where.line < b->where.line;
-  });
+  const std::vector<const entry*> by_line = entries_by_line(ctx);
   first = by_line.front();
   for (const entry* e : by_line)
     if (is_training_argument(e->key)) arguments.push_back(e->key);
@@ -808,16 +817,13 @@ std::optional<diagnostic> nested_deepspeed_block(const import_context& ctx,
                                                  std::string_view text) {
   const entry* nested = nullptr;
   std::vector<std::string> own;  // the program's own keys, in the file's order
-  std::vector<const entry*> by_line;
-  for (const auto& e : ctx.entries) by_line.push_back(&e);
-  std::stable_sort(by_line.begin(), by_line.end(),
-                   [](const entry* a, const entry* b) { return a->where.line < b->where.line; });
-  for (const entry* p : by_line) {
+  for (const entry* p : entries_by_line(ctx)) {
     const entry& e = *p;
     const auto dot = e.key.find('.');
     const std::string head = e.key.substr(0, dot);
     if (head == "zero_optimization") return std::nullopt;  // a DeepSpeed config of its own
-    const bool block = head == "deepspeed" || head == "deepspeed_config" || head == "ds_config";
+    const bool block = std::find(std::begin(nested_block_names), std::end(nested_block_names),
+                                 head) != std::end(nested_block_names);
     if (block && dot != std::string::npos) {
       const std::string inner = e.key.substr(dot + 1);
       if (nested == nullptr && std::any_of(table.begin(), table.end(), [&](const option& row) {
@@ -850,13 +856,13 @@ std::optional<diagnostic> nested_deepspeed_block(const import_context& ctx,
 // "bf16.enabled"; a bare value (true, "auto") stops the launch with an AttributeError.
 std::optional<diagnostic> precision_written_as_value(const import_context& ctx) {
   for (const auto& e : ctx.entries)
-    if ((e.key == "fp16" || e.key == "bf16" || e.key == "bfloat16") && e.value.text != "{...}")
-      return at(e.where,
-                fmt::format("\"{}\": {}: DeepSpeed reads {} as a section and stops on "
-                            "a bare value (runtime/config.py calls .get on it); write "
-                            "\"{}\": {{\"enabled\": {}}} to plan it",
-                            e.key, e.is_string ? "\"" + e.value.text + "\"" : e.value.text, e.key,
-                            e.key, e.is_string ? "\"" + e.value.text + "\"" : e.value.text));
+    if ((e.key == "fp16" || e.key == "bf16" || e.key == "bfloat16") && e.value.text != "{...}") {
+      const std::string value = e.is_string ? "\"" + e.value.text + "\"" : e.value.text;
+      return at(e.where, fmt::format("\"{0}\": {1}: DeepSpeed reads {0} as a section and stops on "
+                                     "a bare value (runtime/config.py calls .get on it); write "
+                                     "\"{0}\": {{\"enabled\": {1}}} to plan it",
+                                     e.key, value));
+    }
   return std::nullopt;
 }
 
@@ -1152,8 +1158,8 @@ bool deepspeed_yaml(std::string_view text) {
     // A script's own YAML config with the DeepSpeed settings as one of its sections
     // (nested_deepspeed_block refuses it at that section).
     const YAML::Node& mapping = root;  // the const lookup, which adds no key
-    for (const char* block : {"deepspeed", "deepspeed_config", "ds_config"})
-      if (const YAML::Node section = mapping[block];
+    for (const std::string_view block : nested_block_names)
+      if (const YAML::Node section = mapping[std::string(block)];
           section.IsDefined() && section.IsMap() && section["zero_optimization"].IsDefined())
         return true;
     return sections >= 2 && root["zero_optimization"].IsDefined();

@@ -1168,8 +1168,7 @@ constexpr const char* without_effect[] = {
     "--use-pytorch-profiler", "--distributed-backend", "--distributed-timeout-minutes",
     "--deterministic-mode", "--log-progress", "--moe-router-load-balancing-type",
     "--moe-aux-loss-coeff", "--moe-z-loss-coeff", "--moe-token-dispatcher-type",
-    // which tokens an expert over capacity drops, not
-    // how many it takes
+    // which tokens an expert over capacity drops, not how many it takes
     "--moe-token-drop-policy", "--moe-grouped-gemm", "--moe-shared-expert-overlap",
     "--moe-permute-fusion", "--moe-router-dtype"};
 
