@@ -222,6 +222,9 @@ def apply_float8(s, model, notes):
     recipe = s["precision.float8"]
     if recipe == "none":
         return
+    if recipe in ("blockwise", "mxfp8"):
+        raise Skip(f"precision.float8 {recipe} is Transformer Engine's (strategy megatron), "
+                   "which measure_torch.py does not run")
     try:
         from torchao.float8 import Float8LinearConfig, convert_to_float8_training
     except ImportError as error:

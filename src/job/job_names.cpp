@@ -63,6 +63,8 @@ constexpr spelling<float8_recipe> float8_names[] = {
     {float8_recipe::tensorwise, "tensorwise"},
     {float8_recipe::rowwise, "rowwise"},
     {float8_recipe::rowwise_with_gw_hp, "rowwise_with_gw_hp"},
+    {float8_recipe::blockwise, "blockwise"},
+    {float8_recipe::mxfp8, "mxfp8"},
     {float8_recipe::none, "false"},
     {float8_recipe::tensorwise, "true"},
 };

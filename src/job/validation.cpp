@@ -39,13 +39,16 @@ constexpr std::array<strategy_option, 25> strategy_options{{
     {"parallel.cpu_offload", [](const parallel_spec& p) { return p.cpu_offload; }, any_fsdp,
      "for ZeRO use parallel.offload_optimizer and parallel.offload_param"},
     {"parallel.float8_all_gather", [](const parallel_spec& p) { return p.float8_all_gather; },
-     bit(strategy::fsdp2), "torchao's float8 all-gather is an FSDP2 (fully_shard) extension"},
+     bit(strategy::fsdp2) | bit(strategy::megatron),
+     "torchao's float8 all-gather is an FSDP2 (fully_shard) extension; Megatron-LM's "
+     "--fp8-param-gather keeps float8 parameters"},
     {"parallel.reshard_after_forward",
      [](const parallel_spec& p) { return p.reshard_after_forward != 1; }, bit(strategy::fsdp2),
      "for fsdp1 use parallel.fsdp_sharding"},
     {"parallel.fsdp_sharding",
      [](const parallel_spec& p) { return p.fsdp_sharding != sharding::full_shard; },
-     bit(strategy::fsdp1), "for fsdp2 use parallel.reshard_after_forward and parallel.dp_replicate"},
+     bit(strategy::fsdp1),
+     "for fsdp2 use parallel.reshard_after_forward and parallel.dp_replicate"},
     {"parallel.backward_prefetch",
      [](const parallel_spec& p) { return p.backward_prefetch != prefetch::pre; },
      bit(strategy::fsdp1), ""},
@@ -65,8 +68,7 @@ constexpr std::array<strategy_option, 25> strategy_options{{
      "torchtune's custom_sharded_layers are fully_shard (FSDP2) calls"},
     {"parallel.no_sync", [](const parallel_spec& p) { return p.no_sync; },
      any_fsdp | bit(strategy::ddp), "ZeRO reduces every micro-batch into its partition"},
-    {"parallel.bucket_cap_mb",
-     [](const parallel_spec& p) { return p.bucket_cap_mb.has_value(); },
+    {"parallel.bucket_cap_mb", [](const parallel_spec& p) { return p.bucket_cap_mb.has_value(); },
      bit(strategy::ddp), "for ZeRO use parallel.reduce_bucket_size"},
     {"parallel.gradient_as_bucket_view",
      [](const parallel_spec& p) { return p.gradient_as_bucket_view; }, bit(strategy::ddp), ""},
@@ -76,7 +78,9 @@ constexpr std::array<strategy_option, 25> strategy_options{{
      [](const parallel_spec& p) { return p.reduce_bucket_size != defaults.reduce_bucket_size; },
      any_zero, "for ddp use parallel.bucket_cap_mb"},
     {"parallel.allgather_bucket_size",
-     [](const parallel_spec& p) { return p.allgather_bucket_size != defaults.allgather_bucket_size; },
+     [](const parallel_spec& p) {
+       return p.allgather_bucket_size != defaults.allgather_bucket_size;
+     },
      bit(strategy::zero1) | bit(strategy::zero2), "for zero3 use parallel.prefetch_bucket_size"},
     {"parallel.prefetch_bucket_size",
      [](const parallel_spec& p) { return p.prefetch_bucket_size != defaults.prefetch_bucket_size; },
@@ -88,8 +92,9 @@ constexpr std::array<strategy_option, 25> strategy_options{{
      [](const parallel_spec& p) { return !p.contiguous_gradients; }, any_zero, ""},
     {"parallel.fsdp_devices", [](const parallel_spec& p) { return p.fsdp_devices != 1; },
      bit(strategy::jax), ""},
-    {"parallel.distributed_optimizer", [](const parallel_spec& p) { return p.distributed_optimizer; },
-     bit(strategy::megatron), "for DeepSpeed's equivalent use parallel.strategy zero1"},
+    {"parallel.distributed_optimizer",
+     [](const parallel_spec& p) { return p.distributed_optimizer; }, bit(strategy::megatron),
+     "for DeepSpeed's equivalent use parallel.strategy zero1"},
 }};
 
 std::string strategies_text(unsigned mask) {
@@ -450,33 +455,60 @@ static maybe_error check_quantisation(const job_spec& job, warnings& notes) {
   return std::nullopt;
 }
 
-// torchao float8 training: Float8Linear swaps the model's nn.Linear layers (torchtitan's
+// Float8 training. torchao's Float8Linear swaps the model's nn.Linear layers (torchtitan's
 // float8 converter, convert_to_float8_training), so it is a full-training PyTorch feature; the
 // FSDP2 float8 all-gather exists for tensorwise scaling only (torchao/float8/fsdp_utils.py:
-// WeightWithDynamicFloat8CastTensor).
+// WeightWithDynamicFloat8CastTensor). Under strategy megatron the linears are Transformer
+// Engine modules, whose recipes are per tensor, per block or MXFP8 (Megatron-LM's
+// --fp8-recipe), and --fp8-param-gather (parallel.float8_all_gather) works with each.
 static maybe_error check_float8(const job_spec& job, warnings& notes) {
   const auto recipe = job.precision.float8;
-  if (job.parallel.float8_all_gather && recipe != float8_recipe::tensorwise)
+  const bool te = job.parallel.kind == strategy::megatron;
+  if (job.parallel.float8_all_gather && recipe == float8_recipe::none)
+    return field_error(job, "parallel.float8_all_gather", "needs precision.float8 (it is none)");
+  if (!te && job.parallel.float8_all_gather && recipe != float8_recipe::tensorwise)
     return field_error(job, "parallel.float8_all_gather",
                        fmt::format("needs precision.float8: tensorwise (torchao all-gathers "
                                    "float8 weights for tensorwise scaling only; it is {})",
                                    name_of(recipe)));
   if (recipe == float8_recipe::none) return std::nullopt;
+  const bool torchao_recipe = recipe == float8_recipe::tensorwise ||
+                              recipe == float8_recipe::rowwise ||
+                              recipe == float8_recipe::rowwise_with_gw_hp;
+  const bool te_recipe = recipe == float8_recipe::tensorwise ||
+                         recipe == float8_recipe::blockwise || recipe == float8_recipe::mxfp8;
+  if (te && !te_recipe)
+    return field_error(job, "precision.float8",
+                       fmt::format("{} is a torchao recipe; under strategy megatron float8 is "
+                                   "Transformer Engine's: tensorwise, blockwise or mxfp8",
+                                   name_of(recipe)));
+  if (!te && !torchao_recipe)
+    return field_error(job, "precision.float8",
+                       fmt::format("{} is a Transformer Engine recipe, planned under strategy "
+                                   "megatron; torchao's are tensorwise, rowwise and "
+                                   "rowwise_with_gw_hp",
+                                   name_of(recipe)));
   if (job.framework.name != "torch")
     return field_error(job, "precision.float8",
-                       fmt::format("is torchao's Float8Linear: it needs framework.name: torch "
-                                   "(framework.name is {})", job.framework.name));
+                       fmt::format("is {}: it needs framework.name: torch (framework.name is {})",
+                                   te ? "Transformer Engine's float8" : "torchao's Float8Linear",
+                                   job.framework.name));
   if (job.lora.enabled)
     return field_error(job, "precision.float8",
                        "float8 training of adapter (LoRA / PEFT) jobs is not modelled: torchao "
                        "converts the nn.Linear layers of a fully trained model");
+  // Float8 matmuls need Ada or Hopper (compute capability 8.9); MXFP8's block scales are a
+  // Blackwell (10.0) tensor-core format (Transformer Engine's check_mxfp8_support).
   const int cc = job.hardware.compute_capability;
-  if (cc > 0 && cc < 89)
+  const int needed = recipe == float8_recipe::mxfp8 ? 100 : 89;
+  if (cc > 0 && cc < needed)
     notes.push_back(field_error(
         job, "precision.float8",
-        fmt::format("float8 matmuls (torch._scaled_mm) need compute capability 8.9 or later "
-                    "(H100, L4, RTX 4090); {} is {}.{}: planned all the same",
-                    job.hardware.gpu, cc / 10, cc % 10)));
+        fmt::format("{} float8 matmuls need compute capability {}.{} or later ({}); {} is {}.{}: "
+                    "planned all the same",
+                    name_of(recipe), needed / 10, needed % 10,
+                    needed == 100 ? "B200, GB200" : "H100, L4, RTX 4090", job.hardware.gpu, cc / 10,
+                    cc % 10)));
   return std::nullopt;
 }
 

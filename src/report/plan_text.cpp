@@ -405,6 +405,9 @@ static std::string pipeline_text(const job::job_spec& j) {
 // ", float8 tensorwise linears (all-gathered in float8)" when torchao float8 training is on.
 std::string float8_text(const job::job_spec& j) {
   if (j.precision.float8 == job::float8_recipe::none) return "";
+  if (j.transformer_engine_float8())
+    return fmt::format(", float8 {} Transformer Engine linears{}", job::name_of(j.precision.float8),
+                       j.parallel.float8_all_gather ? " (float8 parameters)" : "");
   return fmt::format(", float8 {} linears{}", job::name_of(j.precision.float8),
                      j.parallel.float8_all_gather ? " (all-gathered in float8)" : "");
 }

@@ -59,8 +59,9 @@ void add_norm(std::vector<bytes>& saved, const dims& d, const model::stack_shape
   // tensor parallelism (DTensor's SequenceParallel into ColwiseParallel) hands the gathered
   // tensor to the matmul, which keeps it. Megatron-LM's column-parallel linear
   // (LinearWithGradAccumulationAndAsyncCommunication in megatron/core/tensor_parallel/layers.py)
-  // saves its local shard and all-gathers it again in backward into a reused buffer.
-  const std::uint64_t input = d.local_inputs ? d.c * nh : d.c * d.n * d.h;
+  // saves its local shard and all-gathers it again in backward into a reused buffer, as
+  // Transformer Engine's LayerNormLinear does with its float8 copy (linear_input).
+  const bytes input = linear_input(d, d.local_inputs ? nh : d.n * d.h);
   saved.insert(saved.end(), static_cast<std::size_t>(casts), input);
 }
 
@@ -229,9 +230,12 @@ void add_attention(unit_activations& a, const dims& d, const model::stack_shape&
   // memory-efficient kernels write their output as (batch, seq, heads, dim) and return it
   // transposed, so that copy is the output itself; after math or eager attention it is a new
   // tensor. Measured on an H100 (bench/data/full-h100.jsonl: every bf16 flash case was 2 bytes
-  // per hidden unit, token and layer above the plan that counted both).
+  // per hidden unit, token and layer above the plan that counted both). A Transformer Engine
+  // projection in float8 keeps its own quantized copy of the output beside the one the kernel
+  // keeps.
   const bool kernel_layout = kernel == attention_impl::flash || kernel == attention_impl::efficient;
-  if (o_input && !kernel_layout) a.saved.push_back(q);
+  const bool te_copy = d.te_float8 != job::float8_recipe::none;
+  if (o_input && (te_copy || !kernel_layout)) a.saved.push_back(linear_input(d, d.n * d.h / d.tp));
   a.backward_temps.push_back(q);
   a.backward_temps.push_back(2 * kv);
   if (job.parallel.cp > 1) add_ring_buffers(a, d, kv);
@@ -243,18 +247,19 @@ void add_attention(unit_activations& a, const dims& d, const model::stack_shape&
 void add_mlp(unit_activations& a, const dims& d, bool gated, std::uint32_t act_saved, bool liger,
              bool down_input) {
   const std::uint64_t inner = d.c * d.n * d.i / d.tp;
+  const bytes down = linear_input(d, d.n * d.i / d.tp);  // what the second projection keeps
   const std::uint32_t extra = act_saved > 1 ? act_saved - 1 : 0;
   if (gated) {
     a.saved.push_back(inner);               // gate output
     a.saved.push_back(inner);               // up output
     if (!liger) a.saved.push_back(inner);   // SiLU(gate)
     a.saved.insert(a.saved.end(), extra, inner);
-    if (down_input) a.saved.push_back(inner);  // down_proj input
+    if (down_input) a.saved.push_back(down);  // down_proj input
     a.backward_temps.insert(a.backward_temps.end(), {inner, inner, inner});
   } else {
     a.saved.push_back(inner);                  // fc1 output
     a.saved.insert(a.saved.end(), extra, inner);
-    if (down_input) a.saved.push_back(inner);  // activation output: fc2 input
+    if (down_input) a.saved.push_back(down);  // activation output: fc2 input
     a.backward_temps.insert(a.backward_temps.end(), {inner, inner});
   }
 }
@@ -290,8 +295,10 @@ std::uint64_t routed_rows(std::uint64_t tokens, const model::stack_shape& s,
 // backward: a permuted copy and the exchange's output each time.
 void add_routing(unit_activations& a, const dims& d, const model::stack_shape& s,
                  const job::job_spec& job, const saved_inputs& in) {
-  const std::uint64_t routed = d.c * routed_rows(d.n, s, job) * d.h;
-  if (in.mlp) a.saved.insert(a.saved.end(), {routed, routed});  // expert inputs and outputs
+  const std::uint64_t rows = routed_rows(d.n, s, job);
+  const std::uint64_t routed = d.c * rows * d.h;
+  if (in.mlp)
+    a.saved.insert(a.saved.end(), {linear_input(d, rows * d.h), routed});  // inputs, outputs
   if (job.parallel.ep <= 1) return;
   a.forward_temps.insert(a.forward_temps.end(), {routed, routed, routed, routed});
   a.backward_temps.insert(a.backward_temps.end(), {routed, routed});

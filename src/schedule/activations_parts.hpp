@@ -38,7 +38,28 @@ struct dims {
   bool litgpt_bf16_norm = false;  // lit-gpt before 6178c7cc: RMSNorm in the stream's dtype
   bool mean_saves = false;   // torch.mean keeps its input for backward (torch < 2.2)
   bool local_inputs = false; // Megatron-LM under sequence parallelism: linears keep their shard
+  // Transformer Engine's float8 recipe (job_spec::transformer_engine_float8), none otherwise.
+  job::float8_recipe te_float8 = job::float8_recipe::none;
 };
+
+// What a linear keeps of its input of `elements` values for its weight gradient. A Transformer
+// Engine linear in float8 keeps the quantized input it ran the matmul on, only the layout the
+// weight gradient's matmul reads (linear.py: `inputmat.update_usage(rowwise_usage=False,
+// columnwise_usage=True)`): one byte a value, with one e8m0 scale per 32 values (MXFP8) or an
+// fp32 scale per 128 (blockwise); per-tensor scaling has one scale for all. Otherwise the
+// input in the compute dtype.
+inline bytes linear_input(const dims& d, std::uint64_t elements) {
+  switch (d.te_float8) {
+    case job::float8_recipe::none:
+      return d.c * elements;
+    case job::float8_recipe::mxfp8:
+      return elements + ceil_div(elements, std::uint64_t{32});
+    case job::float8_recipe::blockwise:
+      return elements + 4 * ceil_div(elements, std::uint64_t{128});
+    default:
+      return elements;
+  }
+}
 
 // A forward that keeps nothing for backward, as a list of steps (forward_step).
 // Entries are numbered from `base` (a backward's list begins with the unit's saved tensors).

@@ -159,6 +159,7 @@ unit_activations activations_for(model::unit_kind kind, const model::stack_shape
   d.tp = static_cast<std::uint64_t>(std::max(1, tp));
   d.res = activation::tensor_parallel_sequence(job) ? d.tp : 1;
   d.local_inputs = d.res > 1 && job.parallel.kind == job::strategy::megatron;
+  if (job.transformer_engine_float8()) d.te_float8 = job.precision.float8;
   d.litgpt = job.training.model_code == job::model_impl::litgpt;
   d.torchtune = job.training.model_code == job::model_impl::torchtune;
   // lit-gpt 6178c7cc ("Half precision fixes", 2023-10-24) made RMSNorm.forward upcast its input

@@ -576,8 +576,10 @@ layout make_layout(const model::model_spec& model, const job::job_spec& job, con
         ul->expert.resize(ul->trainable.size() - 1, false);
       ul->expert.push_back(e.has_value());
       count_reader(ul->inputs, t, facts[ti].group, e.has_value());
-      const bool f8 = job.precision.float8 != job::float8_recipe::none && !e &&
-                      float8_convertible(t, ul->kind);
+      // torchtitan's MoE experts are not nn.Linear (torchao leaves them); Megatron-LM's are
+      // Transformer Engine grouped linears, which run in float8 like the others.
+      const bool f8 = job.precision.float8 != job::float8_recipe::none &&
+                      (!e || job.transformer_engine_float8()) && float8_convertible(t, ul->kind);
       if (ul->float8.size() != ul->trainable.size() - 1)
         ul->float8.resize(ul->trainable.size() - 1, false);
       ul->float8.push_back(f8);

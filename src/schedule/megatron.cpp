@@ -27,6 +27,19 @@
 // buffers; etp is --expert-tensor-parallel-size, tp by default, which splits each expert;
 // distributed_data_parallel.py expert_parallel_buffers; parallel_state's expert data-parallel
 // group), while the other parameters shard over dp x cp.
+//
+// Float8 training (--fp8-format; precision.float8) runs the block linears as Transformer Engine
+// modules. Megatron passes them `is_first_microbatch` (schedules.py set_is_first_microbatch;
+// transformer_engine.py TELinear.forward, unless --disable-parameter-transpose-cache), so each
+// module quantizes its weight on a step's first micro-batch into a workspace it keeps
+// (TransformerEngineBaseModule._fp8_workspaces, module/base.py quantize_weight) and reuses it
+// after: the layout for the forward matmul and the one for the backward's data gradient (on
+// Hopper the transpose; one layout serves both on Blackwell with per-tensor or per-block scales),
+// one byte a value each, with MXFP8's e8m0 scale per 32 values or the fp32 scale of each
+// 128 x 128 block. The bf16 weights stay. With --fp8-param-gather (parallel.float8_all_gather)
+// the parameters themselves are float8 tensors and no workspace is made (quantize_weight
+// returns them as they are); their storage is planned at the compute dtype's two bytes, which
+// the two float8 layouts take on Hopper.
 #include <algorithm>
 
 #include "schedule/strategy.hpp"
@@ -69,6 +82,16 @@ class megatron_strategy final : public strategy {
           out().alloc(sharded_numel() * static_cast<bytes>(d.master), category::optimizer);
   }
 
+  void pre_forward(std::size_t unit) override {
+    if (!job().transformer_engine_float8() || job().parallel.float8_all_gather) return;
+    if (workspaces_.empty()) workspaces_.resize(lay().units.size(), false);
+    if (unit >= workspaces_.size() || workspaces_[unit]) return;
+    workspaces_[unit] = true;
+    bytes total = 0;
+    for (const auto& l : lay().units[unit].float8_linears) total += weight_workspace(l);
+    if (total > 0) out().alloc(total, category::parameters);
+  }
+
   void post_backward(std::size_t unit) override {
     // Each parameter's gradient reaches main_grad through a bf16 `.grad` the hook adds and frees.
     auto transient = alloc_each(out(), lay().units[unit].trainable, lay().dtypes.compute, category::gradients);
@@ -95,6 +118,23 @@ class megatron_strategy final : public strategy {
     return (dense + dp_ - 1) / dp_ + (expert_numel_ + expert_dp_ - 1) / expert_dp_;
   }
 
+  // One linear's float8 weight workspace: the forward layout and the backward's (see above).
+  bytes weight_workspace(const float8_linear& l) const {
+    const bytes n = l.numel;
+    switch (job().precision.float8) {
+      case job::float8_recipe::mxfp8:
+        return 2 * (n + ceil_div(n, std::uint64_t{32}));
+      case job::float8_recipe::blockwise: {
+        const bytes scales =
+            4 * ceil_div(l.in, std::uint64_t{128}) * ceil_div(l.out, std::uint64_t{128});
+        return (job().hardware.compute_capability >= 100 ? 1 : 2) * (n + scales);
+      }
+      default:
+        return (job().hardware.compute_capability >= 100 ? 1 : 2) * n;
+    }
+  }
+
+  std::vector<bool> workspaces_;  // per unit: its float8 weight workspace is made
   std::uint64_t dp_ = 1, expert_dp_ = 1;
   std::uint64_t expert_numel_ = 0;  // this rank's routed-expert elements
   std::vector<std::vector<tensor_id>> params_;

@@ -844,8 +844,20 @@ class driver {
   // Float8Tensor already: no cast. With rowwise_with_gw_hp the weight gradient's matmul stays
   // in high precision (no second gradient cast, no input cast). The largest linear of a unit
   // sets its transient.
+  //
+  // A Transformer Engine linear (Megatron-LM) reads its weight from the float8 copy the strategy
+  // keeps (megatron.cpp) and keeps its quantized input as the saved activation, so forward
+  // makes no copy of its own; backward quantizes the output gradient in both layouts (one per
+  // matmul).
   void add_float8_casts(const unit_layout& lu, std::uint64_t tokens, unit_activations& a) const {
     if (lu.float8_linears.empty()) return;
+    if (job_.transformer_engine_float8()) {
+      bytes backward = 0;
+      for (const auto& l : lu.float8_linears)
+        backward = std::max<bytes>(backward, 2 * tokens * l.out);
+      a.backward_temps.push_back(backward);
+      return;
+    }
     const bool weight_is_float8 = job_.parallel.float8_all_gather;
     const bool gw_hp = job_.precision.float8 == job::float8_recipe::rowwise_with_gw_hp;
     bytes forward = 0, backward = 0;

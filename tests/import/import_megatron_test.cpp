@@ -668,8 +668,9 @@ TEST(ImportMegatron, RunTimeValuesAreRefusedWhereTheyAreSet) {
   EXPECT_EQ(error.rfind("args.txt:3:1: --num-layers (line 4):", 0), 0u) << error;
   EXPECT_NE(error.find("LAYERS is set here to"), std::string::npos) << error;
   EXPECT_NE(error.find("write the number into the script"), std::string::npos) << error;
+  // A GPU count the script probes is assumed instead (AGpuCountProbedAtRunTimeIsAssumed).
   const std::string gpus = import_error(
-      "GPUS=$(nvidia-smi --list-gpus | wc -l)\n"
+      "GPUS=$(( $(nvidia-smi --list-gpus | wc -l) / 2 ))\n"
       "torchrun --nproc_per_node $GPUS pretrain_gpt.py --num-layers 2 --hidden-size 64 \\\n"
       "  --num-attention-heads 4 --max-position-embeddings 128 --seq-length 128\n");
   EXPECT_EQ(gpus.rfind("args.txt:1:1: torchrun --nproc_per_node (line 2):", 0), 0u) << gpus;
@@ -1108,6 +1109,62 @@ TEST(ImportMegatron, SaveWritesEachRanksShard) {
             state_dict_kind::sharded);
 }
 
+// --fp8-format turns Transformer Engine's float8 on, --fp8-recipe picks its scaling (delayed by
+// default, one scale per tensor), --fp8-param-gather keeps float8 parameters.
+TEST(ImportMegatron, Float8FormatAndRecipeAreTransformerEnginesFloat8) {
+  const std::string base = small_model + "--bf16\n";
+  using job::float8_recipe;
+  EXPECT_EQ(import_ok(launch(base)).job.precision.float8, float8_recipe::none);
+  const auto hybrid = import_ok(launch(base + "--fp8-format hybrid --fp8-amax-history-len 1024\n"));
+  EXPECT_EQ(hybrid.job.precision.float8, float8_recipe::tensorwise);
+  EXPECT_FALSE(hybrid.job.parallel.float8_all_gather);
+  EXPECT_EQ(testing::find_note(hybrid.notes, "not modelled"), "");
+  for (const auto& [recipe, planned] :
+       {std::pair{"delayed", float8_recipe::tensorwise},
+        std::pair{"tensorwise", float8_recipe::tensorwise},
+        std::pair{"blockwise", float8_recipe::blockwise}, std::pair{"mxfp8", float8_recipe::mxfp8}})
+    EXPECT_EQ(import_ok(launch(base + "--fp8-format e4m3 --fp8-recipe " + recipe + "\n"))
+                  .job.precision.float8,
+              planned)
+        << recipe;
+  const auto params = import_ok(launch(base + "--use-distributed-optimizer --fp8-format hybrid "
+                                              "--fp8-recipe mxfp8 --fp8-param-gather\n"));
+  EXPECT_TRUE(params.job.parallel.float8_all_gather);
+  // 2023's switches, before --fp8-format.
+  EXPECT_EQ(import_ok(launch(base + "--fp8-hybrid\n")).job.precision.float8,
+            float8_recipe::tensorwise);
+  // A recipe without a format is read by nothing.
+  const auto alone = import_ok(launch(base + "--fp8-recipe mxfp8\n"));
+  EXPECT_EQ(alone.job.precision.float8, float8_recipe::none);
+  EXPECT_NE(testing::find_note(alone.notes, "takes effect only with --fp8-format"), "");
+  EXPECT_NE(import_error(launch(base + "--fp8-format e5m2\n"))
+                .find("--fp8-format: expected e4m3 or hybrid, got \"e5m2\""),
+            std::string::npos);
+  EXPECT_NE(import_error(launch(base + "--fp8-format hybrid --fp8-recipe fp4\n"))
+                .find("--fp8-recipe: expected delayed, tensorwise, mxfp8, blockwise or custom"),
+            std::string::npos);
+}
+
+// `--nproc_per_node $(nvidia-smi -L | wc -l)`: the node's GPUs, counted when the script runs.
+TEST(ImportMegatron, AGpuCountProbedAtRunTimeIsAssumed) {
+  for (const char* probe : {"$(nvidia-smi -L | wc -l)",
+                            "$(python -c 'import torch; print(torch.cuda.device_count())')"}) {
+    const std::string text =
+        std::string("GPUS=") + probe + "\n" +
+        "torchrun --nproc_per_node ${GPUS} --nnodes 1 pretrain_gpt.py \\\n" +
+        "--num-layers 2 --hidden-size 64 --num-attention-heads 4 \\\n"
+        "--max-position-embeddings 128 --seq-length 128 --micro-batch-size 1 \\\n"
+        "--global-batch-size 16 --tokenizer-type GPT2BPETokenizer\n";
+    const auto imported = import_ok(text);
+    EXPECT_EQ(imported.job.hardware.gpus_per_node, 8) << probe;
+    EXPECT_EQ(imported.job.training.gradient_accumulation, 2) << probe;
+    EXPECT_NE(testing::find_note(imported.notes,
+                                 "counts the node's GPUs when the script runs: assumed 8"),
+              "")
+        << probe;
+  }
+}
+
 TEST(ImportMegatron, ModelFamilies) {
   const std::string base =
       "--num-layers 2 --hidden-size 256 --num-attention-heads 4 --max-position-embeddings 128 "
@@ -1270,14 +1327,14 @@ TEST(ImportMegatron, LatentAttentionIsDeepSeeksLayout) {
 
 TEST(ImportMegatron, NotesUnknownAndUnmodelledFlags) {
   const auto imported = import_ok(small_model +
-                                  "--num-layer 3\n--fp8-format hybrid\n--lr 1e-4\n"
+                                  "--num-layer 3\n--first-last-layers-bf16\n--lr 1e-4\n"
                                   "--tp-comm-overlap\n");
   EXPECT_EQ(
       find_note(imported.notes, "--num-layer\""),
       "args.txt:3:1: unknown option \"--num-layer\" (did you mean \"--num-layers\"?); ignored\n"
       "--num-layer 3\n"
       "^ near here");
-  EXPECT_NE(find_note(imported.notes, "\"--fp8-format\" changes memory"), "");
+  EXPECT_NE(find_note(imported.notes, "\"--first-last-layers-bf16\" changes memory"), "");
   EXPECT_NE(find_note(imported.notes, "\"--tp-comm-overlap\" changes memory"), "");
   EXPECT_NE(find_note(imported.no_effect, "\"--lr\""), "");
   EXPECT_NE(find_note(imported.notes, "do not give the number of GPUs"), "");
@@ -2430,9 +2487,9 @@ std::string first_line(const std::string& s) { return s.substr(0, s.find('\n'));
 // after it by line, whatever their order in the file.
 TEST(ImportMegatronRefusals, TheMostFundamentalFactFirstAndTheOthersListed) {
   // The GPU count known only at run time (line 1), the vocabulary in a tokenizer's files
-  // (line 4): the vocabulary first.
+  // (line 4): the vocabulary first. (A bare probe of the GPUs would be assumed, not refused.)
   const std::string e = first_line(import_error(
-      "GPUS=$(nvidia-smi -L | wc -l)\n"
+      "GPUS=$(( $(nvidia-smi -L | wc -l) / 2 ))\n"
       "torchrun --nproc_per_node $GPUS pretrain_gpt.py \\\n"
       "  --num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128 \\\n"
       "  --seq-length 128 --tokenizer-type HuggingFaceTokenizer --tokenizer-model org/name\n"));

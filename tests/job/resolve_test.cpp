@@ -485,7 +485,7 @@ TEST(ResolveErrors, Float8Combinations) {
             "                               ^ near here");
   EXPECT_NE(float8_error("precision: { float8: tensorwise }\n"
                          "parallel: { strategy: ddp, float8_all_gather: true }\n")
-                .find("parallel.float8_all_gather: applies to fsdp2 only"),
+                .find("parallel.float8_all_gather: applies to fsdp2, megatron only"),
             std::string::npos);
   EXPECT_NE(float8_error("parallel: { strategy: jax }\nframework: { name: jax }\n"
                          "precision: { float8: tensorwise }\n")
@@ -565,6 +565,35 @@ TEST(ResolveErrors, MegatronOptionsAndCombinations) {
   auto job = parse_job_yaml("parallel: { strategy: megatron }\n", "job.yaml");
   ASSERT_TRUE(job) << job.error().to_string();
   EXPECT_EQ(job->optimizer.state, dtype::f32);  // Megatron's optimizer steps fp32 main params
+}
+
+// Under strategy megatron float8 is Transformer Engine's: its recipes there, torchao's elsewhere.
+TEST(ResolveErrors, Float8RecipesBelongToTheirLibrary) {
+  EXPECT_EQ(float8_error("parallel: { strategy: megatron }\nprecision: { float8: mxfp8 }\n"), "");
+  EXPECT_EQ(float8_error("parallel: { strategy: megatron, distributed_optimizer: true, "
+                         "float8_all_gather: true }\nprecision: { float8: blockwise }\n"),
+            "");
+  EXPECT_NE(float8_error("parallel: { strategy: megatron }\nprecision: { float8: rowwise }\n")
+                .find("rowwise is a torchao recipe; under strategy megatron float8 is Transformer "
+                      "Engine's: tensorwise, blockwise or mxfp8"),
+            std::string::npos);
+  EXPECT_NE(float8_error("parallel: { strategy: fsdp2 }\nprecision: { float8: mxfp8 }\n")
+                .find("mxfp8 is a Transformer Engine recipe, planned under strategy megatron"),
+            std::string::npos);
+  EXPECT_NE(float8_error("parallel: { strategy: megatron, float8_all_gather: true }\n")
+                .find("parallel.float8_all_gather: needs precision.float8 (it is none)"),
+            std::string::npos);
+  warnings notes;
+  auto job = parse_job_yaml(
+      "hardware: { gpu: H100-80GB }\nparallel: { strategy: megatron }\n"
+      "precision: { float8: mxfp8 }\n",
+      "job.yaml", &notes);
+  ASSERT_TRUE(job) << job.error().to_string();
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].message.find("need compute capability 10.0 or later (B200, GB200); "
+                                  "H100-80GB is 9.0"),
+            std::string::npos)
+      << notes[0].message;
 }
 
 TEST(ResolveWarnings, Float8BeforeHopperIsPlannedWithAWarning) {

@@ -32,6 +32,35 @@ bytes saved_by(model::unit_kind kind, const model::stack_shape& s, const job::jo
   return std::accumulate(a.saved.begin(), a.saved.end(), bytes{0});
 }
 
+// Transformer Engine's float8 linears (Megatron-LM, --fp8-format) keep the quantized copy of
+// their input for the weight gradient: the q/k/v and fc1 inputs (the norms' outputs) and the fc2
+// input at one byte a value instead of two, and the attention output projection a float8 copy
+// beside the bf16 output the flash kernel keeps. MXFP8 adds an e8m0 scale per 32 values,
+// blockwise an fp32 scale per 128.
+TEST(Activations, TransformerEngineFloat8KeepsQuantizedLinearInputs) {
+  const auto s = plain_stack();
+  job::job_spec job;
+  job.parallel.kind = job::strategy::megatron;
+  const std::uint64_t n = 1000, h = 1024, i = 4096;
+  const auto block = [&] { return saved_by(model::unit_kind::block, s, job, {1, n}); };
+  const bytes bf16 = block();
+  job.precision.float8 = job::float8_recipe::tensorwise;
+  // qkv and fc1 inputs: 2nh -> nh each; o: + nh; fc2 input: 2ni -> ni.
+  EXPECT_EQ(bf16 - block(), 2 * n * h - n * h + n * i);
+  job.precision.float8 = job::float8_recipe::mxfp8;
+  const bytes scales = 2 * (n * h / 32) + n * h / 32 + n * i / 32;
+  EXPECT_EQ(bf16 - block(), 2 * n * h - n * h + n * i - scales);
+  job.precision.float8 = job::float8_recipe::blockwise;
+  const bytes block_scales = 4 * (2 * (n * h / 128) + n * h / 128 + n * i / 128);
+  EXPECT_EQ(bf16 - block(), 2 * n * h - n * h + n * i - block_scales);
+  // torchao's Float8Linear (any other strategy) saves its input in high precision.
+  job.parallel.kind = job::strategy::fsdp2;
+  job.precision.float8 = job::float8_recipe::tensorwise;
+  const bytes torchao = block();
+  job.precision.float8 = job::float8_recipe::none;
+  EXPECT_EQ(torchao, block());
+}
+
 // A mixture of experts: 8 experts, 2 per token, gated. Dropless, the experts take
 // tokens x top-k rows; Megatron's capacity (ceil(tokens x top-k / experts x factor) an expert)
 // drops the rows over it and, padded, fills every expert to it.

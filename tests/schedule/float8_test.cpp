@@ -125,6 +125,42 @@ TEST(Float8, MatmulsHoldFloat8CopiesOfTheirOperands) {
   EXPECT_FALSE(allocates(build(j), 2 * tokens * 4096 + tokens * 1024 + w, category::temporary));
 }
 
+// Megatron-LM's Transformer Engine linears keep a float8 workspace of each weight from a step's
+// first micro-batch on: the forward layout and the backward's, one byte a value each on Hopper
+// (one layout on Blackwell with per-tensor scales), with MXFP8's scale per 32 values. Made once,
+// kept; none when the parameters are float8 themselves (--fp8-param-gather).
+TEST(Float8, TransformerEngineKeepsAFloat8WorkspaceOfEachWeight) {
+  auto j = job_of(job::strategy::megatron, 8);
+  j.parallel.distributed_optimizer = true;
+  j.training.gradient_accumulation = 2;
+  const auto workspaces = [](const program& p) {
+    return std::count_if(p.events.begin(), p.events.end(), [](const auto& e) {
+      return e.kind == event_kind::alloc && e.cat == category::parameters &&
+             (e.size == 2 * block_linear || e.size == block_linear ||
+              e.size == 2 * (block_linear + block_linear / 32));
+    });
+  };
+  EXPECT_EQ(workspaces(build(j)), 0);
+  j.precision.float8 = job::float8_recipe::tensorwise;
+  j.hardware.compute_capability = 90;
+  const auto hopper = build(j);
+  EXPECT_TRUE(allocates(hopper, 2 * block_linear, category::parameters));
+  EXPECT_EQ(workspaces(hopper), 4) << "one a block (4), on the first of 2 micro-batches only";
+  j.hardware.compute_capability = 100;
+  EXPECT_TRUE(allocates(build(j), block_linear, category::parameters));
+  j.precision.float8 = job::float8_recipe::mxfp8;
+  EXPECT_TRUE(allocates(build(j), 2 * (block_linear + block_linear / 32), category::parameters));
+  j.parallel.float8_all_gather = true;
+  EXPECT_EQ(workspaces(build(j)), 0);
+  // No torchao casts: the weight is read from the workspace; backward quantizes the output
+  // gradient in both layouts, the widest (gate / up, 4096 a token) setting the size.
+  j.parallel.float8_all_gather = false;
+  j.precision.float8 = job::float8_recipe::tensorwise;
+  const auto te = build(j);
+  EXPECT_TRUE(allocates(te, 2 * tokens * 4096, category::temporary));
+  EXPECT_FALSE(allocates(te, tokens * 4096 + 4096 * 1024, category::temporary));
+}
+
 TEST(Float8, OffChangesNothing) {
   auto j = job_of(job::strategy::fsdp2, 8);
   const auto before = build(j);

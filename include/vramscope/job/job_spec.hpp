@@ -27,10 +27,13 @@ enum class optimizer_kind { adamw, adam, sgd, sgd_momentum, adafactor, adamw_8bi
 // selective)
 enum class checkpointing { none, full, selective, op, core_attention };
 enum class attention_impl { flash, efficient, math, eager };
-// torchao float8 training recipes (Float8LinearConfig.from_recipe_name; torchtitan's
-// float8.recipe_name): nn.Linear layers run their matmuls in float8 with dynamic scales per
-// tensor, or per row ("rowwise_with_gw_hp" keeps the weight gradient's matmul in high precision).
-enum class float8_recipe { none, tensorwise, rowwise, rowwise_with_gw_hp };
+// Float8 training recipes. Under PyTorch strategies they are torchao's
+// (Float8LinearConfig.from_recipe_name; torchtitan's float8.recipe_name): nn.Linear layers run
+// their matmuls in float8 with dynamic scales per tensor, or per row ("rowwise_with_gw_hp" keeps
+// the weight gradient's matmul in high precision). Under strategy megatron they are Transformer
+// Engine's (Megatron-LM's --fp8-format / --fp8-recipe): one scale per tensor (delayed or current
+// scaling: tensorwise), per 128-value block (blockwise) or per 32 values (mxfp8).
+enum class float8_recipe { none, tensorwise, rowwise, rowwise_with_gw_hp, blockwise, mxfp8 };
 // chunked: torchtune's CEWithChunkedOutputLoss (logits returned in training.loss_chunks chunks);
 // litgpt: LitGPT's head over 128-token slices with a cross-entropy per slice in the logits' dtype
 enum class loss_impl { hf, liger_fused, torchtitan, chunked, litgpt };
@@ -426,6 +429,12 @@ struct job_spec {
     if (tp <= 1 || !parallel.tp_head) return false;
     if (parallel.loss_parallel) return *parallel.loss_parallel;
     return training.loss == loss_impl::torchtitan || parallel.kind == strategy::megatron;
+  }
+
+  /// Whether float8 training runs through Transformer Engine's modules (Megatron-LM's
+  /// --fp8-format builds its linears as TE modules) rather than torchao's Float8Linear.
+  [[nodiscard]] bool transformer_engine_float8() const {
+    return precision.float8 != float8_recipe::none && parallel.kind == strategy::megatron;
   }
 
   /// The value of environment variable `key` in `env`, or "" when unset.

@@ -1071,6 +1071,22 @@ long long read_launcher(import_context& ctx, std::string_view text, const shell_
       value = launch.sbatch_nodes.text;
       ctx.entries.back().value.text = value;
     }
+    // `--nproc_per_node $(nvidia-smi -L | wc -l)` (or `torch.cuda.device_count()`): every GPU of
+    // the node, counted when the script runs, which the file does not say; assumed 8, as for
+    // deepspeed without --num_gpus.
+    if (k == 0 && value.starts_with("$(") && !value.starts_with("$((") &&
+        (value.find("nvidia-smi") != std::string::npos ||
+         value.find("device_count") != std::string::npos)) {
+      counts[0] = 8;
+      given[0] = gpus_assumed = true;
+      (void)ctx.set("hardware.gpus_per_node", "8", ctx.entries.back());
+      ctx.note(ctx.entries.back(),
+               fmt::format("torchrun --nproc_per_node \"{}\" counts the node's GPUs when the "
+                           "script runs: assumed 8; set hardware.gpus_per_node",
+                           value));
+      ctx.entries.pop_back();
+      continue;
+    }
     if (k == 1 && value.find('$') != std::string::npos &&
         (!value.starts_with("$(") || slurm_count)) {
       // `--nnodes $SLURM_NNODES`, `--nnodes $NHOSTS`: the scheduler's count, set when the job
@@ -1117,10 +1133,12 @@ constexpr const char* read_by_code[] = {
     "--bf16", "--fp16", "--grad-reduce-in-bf16", "--accumulate-allreduce-grads-in-fp32",
     // read_megatron_precision: the precision-aware optimizer's dtypes
     "--use-precision-aware-optimizer", "--main-grads-dtype", "--main-params-dtype",
-    "--exp-avg-dtype", "--exp-avg-sq-dtype", "--recompute-granularity", "--recompute-activations",
-    "--checkpoint-activations", "--checkpoint-num-layers", "--recompute-method",
-    "--recompute-num-layers", "--recompute-modules", "--moe-expert-capacity-factor",
-    "--moe-pad-expert-input-to-capacity", "--sgd-momentum",
+    "--exp-avg-dtype", "--exp-avg-sq-dtype",
+    // read_megatron_fp8
+    "--fp8-format", "--fp8-recipe", "--fp8-param-gather", "--recompute-granularity",
+    "--recompute-activations", "--checkpoint-activations", "--checkpoint-num-layers",
+    "--recompute-method", "--recompute-num-layers", "--recompute-modules",
+    "--moe-expert-capacity-factor", "--moe-pad-expert-input-to-capacity", "--sgd-momentum",
     // read_pipeline_split
     "--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers",
     "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split",
@@ -1170,7 +1188,10 @@ constexpr const char* without_effect[] = {
     "--moe-aux-loss-coeff", "--moe-z-loss-coeff", "--moe-token-dispatcher-type",
     // which tokens an expert over capacity drops, not how many it takes
     "--moe-token-drop-policy", "--moe-grouped-gemm", "--moe-shared-expert-overlap",
-    "--moe-permute-fusion", "--moe-router-dtype"};
+    "--moe-permute-fusion", "--moe-router-dtype",
+    // how Transformer Engine picks float8 scales: an amax history of --fp8-amax-history-len
+    // fp32 values a tensor (1 by default), bytes
+    "--fp8-margin", "--fp8-interval", "--fp8-amax-history-len", "--fp8-amax-compute-algo"};
 
 // Flags that change memory in ways strategy megatron does not plan.
 const std::vector<option>& not_modelled_rows() {
@@ -1179,10 +1200,9 @@ const std::vector<option>& not_modelled_rows() {
     const auto add = [&](std::initializer_list<const char*> flags, const char* reason) {
       for (const char* f : flags) out.push_back({f, not_modelled(reason)});
     };
-    add({"--fp8-format", "--fp8-recipe", "--fp8-margin", "--fp8-interval", "--fp8-amax-history-len",
-         "--fp8-amax-compute-algo", "--fp8-param-gather", "--first-last-layers-bf16",
-         "--fp4-format", "--fp4-recipe", "--fp4-param"},
-        "Transformer Engine FP8/FP4 training: float8 weight copies and activations");
+    add({"--first-last-layers-bf16"}, "the first and last layers kept out of float8");
+    add({"--fp4-format", "--fp4-recipe", "--fp4-param"},
+        "Transformer Engine FP4 training: 4-bit weight copies and activations");
     add({"--tp-comm-overlap"},
         "Transformer Engine's userbuffers for overlapped tensor-parallel "
         "communication");
@@ -1273,8 +1293,8 @@ const std::vector<option>& megatron_deepspeed_rows() {
     for (const char* f : {"--use-flash-attn-v2", "--use-flash-attn-triton",
                           "--use-flash-attn-builder"})
       out.push_back({f, custom(read_megatron_attention)});
-    unplanned({"--fp8-e4m3", "--fp8-hybrid"},
-              "Transformer Engine FP8/FP4 training: float8 weight copies and activations");
+    out.push_back({"--fp8-e4m3", handled()});  // read_megatron_fp8
+    out.push_back({"--fp8-hybrid", handled()});
     out.push_back({"--mlp-type", handled()});  // residual refused (read_shape)
     out.push_back({"--topk", handled()});
     out.push_back({"--expert-interval", handled()});

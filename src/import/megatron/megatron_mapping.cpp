@@ -441,6 +441,59 @@ maybe_error read_precision_aware_optimizer(import_context& ctx) {
   return std::nullopt;
 }
 
+// Float8 training through Transformer Engine (megatron/core/transformer/transformer_config.py:
+// fp8, fp8_recipe, fp8_param). --fp8-format e4m3 or hybrid turns it on (before 2023-08 the
+// switches were --fp8-e4m3 and --fp8-hybrid); --fp8-recipe picks the scaling, "delayed" by
+// default: delayed and tensorwise keep one scale per tensor (precision.float8 tensorwise),
+// blockwise and mxfp8 are their own. --fp8-param-gather keeps the weights as float8 tensors
+// (parallel.float8_all_gather). Without a format the recipe and the parameter switch are read
+// by nothing.
+maybe_error read_megatron_fp8(import_context& ctx) {
+  const entry* format = ctx.find("--fp8-format");
+  for (const char* old : {"--fp8-hybrid", "--fp8-e4m3"})
+    if (format == nullptr) format = ctx.find(old);
+  const entry* recipe_at = ctx.find("--fp8-recipe");
+  const entry* params = ctx.find("--fp8-param-gather");
+  if (format == nullptr) {
+    for (const entry* e : {recipe_at, params})
+      if (e != nullptr) {
+        ctx.note(*e, fmt::format("{} takes effect only with --fp8-format, which the launch does "
+                                 "not give: planned without float8",
+                                 e->key));
+        ctx.ignore(*e);
+      }
+    return std::nullopt;
+  }
+  if (format->key == "--fp8-format" && format->value.text != "e4m3" &&
+      format->value.text != "hybrid")
+    return at(format->where,
+              fmt::format("--fp8-format: expected e4m3 or hybrid, got \"{}\"", format->value.text));
+  const std::string recipe = flag_text(ctx, "--fp8-recipe", "delayed");
+  std::string planned;
+  if (recipe == "delayed" || recipe == "tensorwise") {
+    planned = "tensorwise";
+  } else if (recipe == "blockwise" || recipe == "mxfp8") {
+    planned = recipe;
+  } else if (recipe == "custom") {
+    planned = "tensorwise";
+    ctx.note(*recipe_at,
+             "--fp8-recipe custom (a quantizer factory's recipe): planned as one "
+             "float8 scale per tensor");
+  } else {
+    return at(recipe_at->where,
+              fmt::format("--fp8-recipe: expected delayed, tensorwise, mxfp8, blockwise or "
+                          "custom, got \"{}\"",
+                          recipe));
+  }
+  if (auto problem = ctx.set("precision.float8", planned, *format); !problem.empty())
+    return at(format->where, problem);
+  if (recipe_at != nullptr) ctx.mapped_to(*recipe_at, "precision.float8");
+  if (params != nullptr)
+    if (auto problem = ctx.set("parallel.float8_all_gather", "true", *params); !problem.empty())
+      return at(params->where, problem);
+  return std::nullopt;
+}
+
 // --bf16 / --fp16 cast the model (Float16Module). The main_grad buffer is fp32 under bf16
 // (validate_args turns accumulate_allreduce_grads_in_fp32 on) unless --grad-reduce-in-bf16; under
 // fp16 it is fp16 unless --accumulate-allreduce-grads-in-fp32. The optimizer keeps fp32 main
@@ -459,6 +512,7 @@ maybe_error read_megatron_precision(import_context& ctx) {
     set_from(ctx, "--accumulate-allreduce-grads-in-fp32", "precision.reduce", "fp32", error);
     if (auto problem = ctx.set("precision", "fp32", file_entry(ctx)); !problem.empty())
       return at(file_entry(ctx).where, problem);
+    if (!error) error = read_megatron_fp8(ctx);
     return error;
   }
   const entry& on = bf16 != nullptr ? *bf16 : *fp16;
@@ -472,6 +526,7 @@ maybe_error read_megatron_precision(import_context& ctx) {
   set_from(ctx, "--grad-reduce-in-bf16", "precision.reduce", dtype, error);
   set_from(ctx, "--accumulate-allreduce-grads-in-fp32", "precision.reduce", "fp32", error);
   if (!error) error = read_precision_aware_optimizer(ctx);
+  if (!error) error = read_megatron_fp8(ctx);
   return error;
 }
 
