@@ -85,6 +85,10 @@ class import_context {
   /// Variables a launch script sets from its own arguments (`NUM_GPUS=$3`), each with where
   /// (shell_launch::set_from_arguments): a conditional on one of them is chosen there.
   std::vector<std::pair<std::string, diagnostic>> set_from_arguments;
+  /// Files a launch script sources (`source FILE`) that were not read, a virtualenv's
+  /// `activate` and system files aside: each the file's word as expanded and the line of the
+  /// command. A variable the script uses and does not set may be set there.
+  std::vector<std::pair<std::string, int>> unread_sources;
   /// Names the file itself defines and reads (torchtune's OmegaConf variables, `${name}`): a key
   /// near one of them is a misspelling of it, as of an option.
   std::vector<std::string> own_names;

@@ -874,8 +874,10 @@ std::optional<diagnostic> precision_written_as_value(const import_context& ctx) 
 // refuses it: accelerate's, and one whose batch sizes are "auto". DeepSpeed itself cannot run
 // those (runtime/config.py, _batch_assertion compares them with 0), so only the Trainer or
 // accelerate, which fill them, launch such a file. Other "auto" values are no evidence: a file
-// for DeepSpeed alone may carry them for a program of its own to fill.
-std::optional<diagnostic> json_load_refusal(const import_context& ctx, std::string_view text,
+// for DeepSpeed alone may carry them for a program of its own to fill. DeepSpeed reads its
+// config with Hjson since 0.8.1 (4079077c, 2023-02; json.load before), so a file for DeepSpeed
+// alone that is not strict JSON is planned, with a note saying where json.load stops.
+std::optional<diagnostic> json_load_refusal(import_context& ctx, std::string_view text,
                                             const std::string& source) {
   const entry* auto_value = nullptr;
   for (const char* name :
@@ -885,7 +887,6 @@ std::optional<diagnostic> json_load_refusal(const import_context& ctx, std::stri
         (auto_value == nullptr || e->where.line < auto_value->where.line))
       auto_value = e;
   const bool accelerate = ctx.out.format == "accelerate";
-  if (!accelerate && auto_value == nullptr) return std::nullopt;
   try {
     const nlohmann::json strict = nlohmann::json::parse(text);
     (void)strict;
@@ -907,6 +908,16 @@ std::optional<diagnostic> json_load_refusal(const import_context& ctx, std::stri
     const int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
     const auto start = before.rfind('\n');
     const auto column = before.size() - (start == std::string_view::npos ? 0 : start + 1) + 1;
+    const diagnostic where = location(source, text, line, static_cast<int>(column));
+    if (!accelerate && auto_value == nullptr) {
+      ctx.out.notes.push_back(
+          at(where, fmt::format("not strict JSON ({}): DeepSpeed 0.8.1 (2023-02) and later read "
+                                "the file with Hjson, which takes it; DeepSpeed before 0.8.1, "
+                                "and the Hugging Face Trainer or accelerate at every release, "
+                                "read it with Python's json.load, which stops here",
+                                what)));
+      return std::nullopt;
+    }
     const std::string reader =
         accelerate ? "accelerate reads its deepspeed_config_file"
                    : fmt::format(
@@ -914,11 +925,11 @@ std::optional<diagnostic> json_load_refusal(const import_context& ctx, std::stri
                          "Face Trainer or accelerate, which read the file",
                          auto_value->key, auto_value->where.line);
     return with_remedy(
-        at(location(source, text, line, static_cast<int>(column)),
-           fmt::format("json syntax error: {}: {} with Python's json.load (accelerate's "
-                       "HfDeepSpeedConfig), which takes strict JSON only (no comments, trailing "
-                       "commas or unquoted text; DeepSpeed's own Hjson reader would take them)",
-                       what, reader)),
+        at(where, fmt::format("json syntax error: {}: {} with Python's json.load (accelerate's "
+                              "HfDeepSpeedConfig), which takes strict JSON only (no comments, "
+                              "trailing commas or unquoted text; DeepSpeed's own Hjson reader "
+                              "would take them)",
+                              what, reader)),
         syntax_remedy);
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;  // a number too large: json.load reads it as inf

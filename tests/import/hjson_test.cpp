@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -232,6 +233,13 @@ TEST(Hjson, AutoBatchSizesNeedStrictJson) {
       "ds.json");
   ASSERT_TRUE(good) << good.error().to_string();
   EXPECT_EQ(good->job.parallel.kind, strategy::zero3);
+  // Planned, with a note where json.load (DeepSpeed before 0.8.1, the Trainer, accelerate) stops.
+  const auto note = std::find_if(good->notes.begin(), good->notes.end(), [](const auto& n) {
+    return n.message.starts_with("not strict JSON");
+  });
+  ASSERT_NE(note, good->notes.end());
+  EXPECT_EQ(note->line, 2);
+  EXPECT_NE(note->message.find("DeepSpeed before 0.8.1"), std::string::npos) << note->message;
 }
 
 TEST(Hjson, BatchSizePlaceholderIsRefusedAtItsKey) {

@@ -919,6 +919,29 @@ TEST(ImportMegatron, LauncherFlagsInAStringAreLocatedWhereWritten) {
             "command the script does not set; write the number");
 }
 
+// A GPU count in a variable the script never sets, where the script sources a file vramscope
+// could not read (howardchenrv's Megatron-LM scripts source a config_common.sh that sets
+// GPUS_PER_NODE): the refusal names that file and how to give it.
+TEST(ImportMegatron, AnUnsetCountNamesTheUnreadFileTheScriptSources) {
+  const auto first_line = [](const std::string& s) { return s.substr(0, s.find('\n')); };
+  const std::string e = first_line(import_error(
+      "source ./cluster_env_not_here.sh\n"
+      "torchrun --nproc_per_node $GPUS_PER_NODE pretrain_gpt.py \\\n"
+      "  --num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128 \\\n"
+      "  --seq-length 128 --tokenizer-type GPT2BPETokenizer\n"));
+  EXPECT_TRUE(e.starts_with("args.txt:2:")) << e;
+  EXPECT_NE(e.find("the script sources ./cluster_env_not_here.sh (line 1), which vramscope could "
+                   "not read and which may set it: put that file where the script names it"),
+            std::string::npos)
+      << e;
+  // Without a sourced file, the plain message.
+  const std::string plain = first_line(import_error(
+      "torchrun --nproc_per_node $GPUS_PER_NODE pretrain_gpt.py \\\n"
+      "  --num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128 \\\n"
+      "  --seq-length 128 --tokenizer-type GPT2BPETokenizer\n"));
+  EXPECT_NE(plain.find("does not set; write the number"), std::string::npos) << plain;
+}
+
 TEST(ImportMegatron, WorldMustHoldTheModelParallelism) {
   const std::string e = import_error(launch(small_model + "--tensor-model-parallel-size 4\n", 6));
   EXPECT_EQ(e.substr(0, e.find('\n')),

@@ -1613,9 +1613,9 @@ std::optional<diagnostic> shape_chosen_by_arguments(const import_context& ctx) {
   return std::nullopt;
 }
 
-// The refusal of a launch whose model arguments come from a file it sources (see the caller).
-std::optional<diagnostic> sourced_model(const import_context& ctx, const shell_launch& launch,
-                                        std::string_view text) {
+// The files the script sources that were not read, a virtualenv's `activate` and system files
+// (/etc/...) aside: what they set is not in the script.
+std::vector<const unread_source*> unread_sources(const shell_launch& launch) {
   std::vector<const unread_source*> files;
   for (const auto& unread : launch.sourced) {
     const shell_word& f = unread.file;
@@ -1624,6 +1624,13 @@ std::optional<diagnostic> sourced_model(const import_context& ctx, const shell_l
     if (name == "activate" || f.text.rfind("/etc/", 0) == 0) continue;
     files.push_back(&unread);
   }
+  return files;
+}
+
+// The refusal of a launch whose model arguments come from a file it sources (see the caller).
+std::optional<diagnostic> sourced_model(const import_context& ctx, const shell_launch& launch,
+                                        std::string_view text) {
+  std::vector<const unread_source*> files = unread_sources(launch);
   if (files.empty()) return std::nullopt;
   std::vector<std::string> named;
   for (const auto* f : files)
@@ -1687,6 +1694,8 @@ result<imported_job> import_megatron(std::string_view text, const std::string& s
   // Values set at run time are refused where they are set, as those the arguments choose.
   for (const auto& [value, where] : launch->run_time_values)
     ctx.chosen_by_arguments.emplace_back(detail::run_time_marker + value, where);
+  for (const auto* unread : detail::unread_sources(*launch))
+    ctx.unread_sources.emplace_back(unread->file.text, unread->file.line);
   detail::read_flags(ctx, text, *launch);
   if (auto err = detail::read_other_names(ctx)) return *err;
   // Where a refusal of the whole launch points: the script's word, else (a plain argument list)

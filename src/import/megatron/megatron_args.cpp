@@ -112,14 +112,27 @@ std::optional<diagnostic> unset_value(const import_context& ctx, const entry& e,
     for (const auto& other : ctx.entries)
       if (other.value.text == text && other.where.line > 0 && other.where.line < first->where.line)
         first = &other;
+    // A file the script sources and vramscope could not read may set it: named, with how to
+    // give it.
+    std::string fix = "write the number";
+    if (!ctx.unread_sources.empty() && !text.starts_with("$(")) {
+      std::vector<std::string> named;
+      for (const auto& [file, line] : ctx.unread_sources)
+        named.push_back(fmt::format("{} (line {})", file, line));
+      fix = fmt::format(
+          "the script sources {}, which vramscope could not read and which may set "
+          "it: put {} where the script names it (a relative path is looked for "
+          "from the script's folder), or write the number",
+          join(named, ", "), named.size() == 1 ? "that file" : "those files");
+    }
     return first == &e
                ? at(e.where, fmt::format("{}: \"{}\" uses a variable or command the script does "
-                                         "not set; write the number",
-                                         flag, shown))
+                                         "not set; {}",
+                                         flag, shown, fix))
                : at(first->where,
                     fmt::format("{}: \"{}\" uses a variable or command the script does not set, "
-                                "and {} (line {}) takes it too; write the number",
-                                first->key, shown, flag, e.where.line));
+                                "and {} (line {}) takes it too; {}",
+                                first->key, shown, flag, e.where.line, fix));
   }
   return std::nullopt;
 }
