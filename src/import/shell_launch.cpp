@@ -1211,6 +1211,12 @@ struct region {
   bool taken = false;
   std::string subject;  // a case's word
   int arm = 0;  // the branch being read: 0 for the first, one more at each elif, else or case arm
+  // An `if` whose test is a list (`[[ A ]] || [[ B ]]`): the tests after the first are statements
+  // of their own, read into the value so far (unknown: nullopt) until one ends the list; `op` is
+  // the operator before the next.
+  bool header_open = false;
+  std::optional<bool> header_value;
+  char header_op = 0;
 };
 
 // `text` matches the case pattern `pattern` (`*` any run, `?` one character); nullopt for
@@ -1530,6 +1536,10 @@ class interpreter {
   // taken (assign, assign_array).
   bool strip_keywords(std::vector<raw_word>& words, const statement& s) {
     const int line = s.line;
+    if (!regions_.empty() && regions_.back().header_open) {
+      continue_test_list(regions_.back(), words, s.end);
+      return false;
+    }
     while (!words.empty()) {
       const std::string first = literal_text(words[0]);
       if (std::find(keywords.begin(), keywords.end(), first) == keywords.end()) return true;
@@ -1549,6 +1559,10 @@ class interpreter {
           r.evaluated = true, r.taking = false, r.taken = true;
         } else if (absent && !r.chosen) {
           r.evaluated = true, r.taking = *absent, r.taken = *absent;
+        } else if (!r.chosen && first == "if" && (s.end == '&' || s.end == '|')) {
+          r.header_open = true;
+          r.header_value = test_value(words, ';');
+          r.header_op = s.end;
         } else if (!r.chosen && first == "if") {
           if (const auto v = test_value(words, s.end))
             r.evaluated = true, r.taking = *v, r.taken = *v;
@@ -1558,7 +1572,7 @@ class interpreter {
         }
         if (first == "case") awaiting_pattern_ = true;
         if (first == "for" && !dead) loop_variable(words, line);
-        if (!dead && !r.evaluated && !r.chosen && !noted_branches_) {
+        if (!dead && !r.evaluated && !r.chosen && !r.header_open && !noted_branches_) {
           note(line, words[0].column,
                fmt::format("\"{}\": vramscope does not run the script; it reads every branch and "
                            "loop body once, in order (later values win)",
@@ -1759,6 +1773,44 @@ class interpreter {
                         [&](const std::vector<raw_word>& w, std::size_t from, std::size_t to) {
                           return resolved_texts(w, from, to);
                         });
+  }
+
+  // The next test of an `if` whose test is a list, `if [[ A ]] || [[ B ]] && [[ C ]]; then`
+  // (NVIDIA's Llama 3 examples: `[[ "$TOKENIZER_ARG" == "MOCK" ]] || [[ "$DATA_ARG" == "MOCK" ]]`).
+  // bash runs the list left to right, && and || of equal precedence, so the value so far meets
+  // each next test by the operator before it. A test this reader cannot evaluate (a command, a
+  // pattern, a value the arguments choose) is unknown, and leaves the list unknown unless the
+  // value so far decides it (true || x, false && x). Once the list ends, a known value chooses
+  // the branch as a single test does; an unknown one has every branch read.
+  void continue_test_list(region& r, const std::vector<raw_word>& words, char end) {
+    std::optional<bool> next;
+    if (!by_arguments(words))
+      next = bracket_test(words, 0,
+                          [&](const std::vector<raw_word>& w, std::size_t from, std::size_t to) {
+                            return resolved_texts(w, from, to);
+                          });
+    const std::optional<bool> a = r.header_value;
+    if (r.header_op == '|')
+      r.header_value = (a == true || next == true)     ? std::optional<bool>(true)
+                       : (a == false && next == false) ? std::optional<bool>(false)
+                                                       : std::nullopt;
+    else
+      r.header_value = (a == false || next == false) ? std::optional<bool>(false)
+                       : (a == true && next == true) ? std::optional<bool>(true)
+                                                     : std::nullopt;
+    if (end == '&' || end == '|') {
+      r.header_op = end;
+      return;
+    }
+    r.header_open = false;
+    if (r.header_value) {
+      r.evaluated = true, r.taking = *r.header_value, r.taken = *r.header_value;
+    } else if (!noted_branches_) {
+      note(r.line, r.column,
+           "\"if\": vramscope does not run the script; it reads every branch and loop body "
+           "once, in order (later values win)");
+      noted_branches_ = true;
+    }
   }
 
   // `X=$1; if [ -z "$X" ]; then X=default; fi`, the default ${1:-default} also writes: read as

@@ -443,20 +443,20 @@ TEST(ImportMegatron, DetectsArgumentListsAndLaunchScripts) {
   EXPECT_EQ(detect_format("distributed_type: FSDP\n"), config_format::accelerate);
 }
 
-// NullTokenizer --vocab-size N: N + 1 ids (the end-of-document token after them) up to
-// Megatron-LM core_v0.17, N from core_v0.18 (c9dfe347), whose --null-tokenizer-eod-id and
-// --null-tokenizer-pad-id mark the era; then padded to 128 x TP.
+// NullTokenizer --vocab-size N: N ids from Megatron-LM core_v0.18 (c9dfe347), the release the
+// importer reads flags at, noted with the N + 1 (the end-of-document token after them) of
+// releases up to core_v0.17; then padded to 128 x TP.
 TEST(ImportMegatron, NullTokenizerCountsItsEndOfDocumentTokenByRelease) {
   const std::string model =
       "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --max-position-embeddings 128\n"
       "--seq-length 128 --tokenizer-type NullTokenizer --tensor-model-parallel-size 2\n";
-  const auto older = import_ok(launch(model + "--vocab-size 32000\n"));
-  EXPECT_EQ(key_of(older.job, "vocab_size"), "32256");  // 32001 padded to 256
-  EXPECT_NE(find_note(older.notes, "adds an end-of-document token"), "");
+  const auto plain = import_ok(launch(model + "--vocab-size 32000\n"));
+  EXPECT_EQ(key_of(plain.job, "vocab_size"), "32000");
+  EXPECT_NE(find_note(plain.notes, "up to core_v0.17 it added one after them, 32001 ids"), "");
   const auto newer = import_ok(launch(model + "--vocab-size 32000 --null-tokenizer-pad-id 0\n"));
   EXPECT_EQ(key_of(newer.job, "vocab_size"), "32000");
-  const auto exact = import_ok(launch(model + "--vocab-size 128256\n"));
-  EXPECT_EQ(key_of(exact.job, "vocab_size"), "128512");
+  const auto padded = import_ok(launch(model + "--vocab-size 128300\n"));
+  EXPECT_EQ(key_of(padded.job, "vocab_size"), "128512");  // padded to a multiple of 256
 }
 
 // A tokenizer whose path names its family: LLaMA 1 / Llama 2's SentencePiece model (32,000 pieces)
@@ -2242,7 +2242,7 @@ TEST(ImportMegatron, VocabSizeBesideTheDefaultTokenizerChangesNothing) {
   const auto null = import_ok("torchrun --nproc_per_node 2 pretrain_gpt.py" +
                               model.substr(0, model.size() - 1) +
                               " --tokenizer-type NullTokenizer\n");
-  EXPECT_EQ(key_of(null.job, "vocab_size"), "51456");  // 51,200 + its end-of-document token
+  EXPECT_EQ(key_of(null.job, "vocab_size"), "51200");  // the NullTokenizer's own --vocab-size
 }
 
 // --padded-vocab-size N (Megatron-LM's TokenizerConfig) is the embedding's row count whatever the

@@ -185,6 +185,37 @@ TEST(ShellLaunch, ExportsAreCollected) {
   EXPECT_EQ(l.exports[1].second.line, 4);
 }
 
+// An `if` whose test is a list of tests (NVIDIA's Llama 3 examples: `[[ "$TOKENIZER_ARG" ==
+// "MOCK" ]] || [[ "$DATA_ARG" == "MOCK" ]] || [[ -z "$TOKENIZER_ARG" ]]`) takes the branch bash
+// takes, the tests read left to right; a test it cannot read leaves the list unknown unless the
+// value so far decides it, and then every branch is read, noted.
+TEST(ShellLaunch, AnIfOfATestListTakesTheBranchBashTakes) {
+  const std::string tail =
+      "; then\n  A=(--tokenizer-type NullTokenizer)\nelse\n"
+      "  A=(--tokenizer-type HuggingFaceTokenizer)\nfi\ntorchrun pretrain_gpt.py ${A[@]}\n";
+  const std::string mock = "T=${3:-MOCK}\nD=${4:-MOCK}\n";
+  EXPECT_EQ(texts(read_ok(mock +
+                          "if [[ \"$T\" == \"MOCK\" ]] || [[ \"$D\" == \"MOCK\" ]] || "
+                          "[[ -z \"$T\" ]]" +
+                          tail)
+                      .args),
+            (words{"--tokenizer-type", "NullTokenizer"}));
+  // false || false && true: the else branch.
+  EXPECT_EQ(texts(read_ok("T=hf\nD=real\nif [ \"$T\" = MOCK ] || [ \"$D\" = MOCK ] && "
+                          "[ -n \"$T\" ]" +
+                          tail)
+                      .args),
+            (words{"--tokenizer-type", "HuggingFaceTokenizer"}));
+  // true && (a command): unknown; true || (a command): decided.
+  const auto unknown = read_ok("T=MOCK\nif [[ $T == MOCK ]] && grep -q x /etc/hosts" + tail);
+  EXPECT_EQ(texts(unknown.args), (words{"--tokenizer-type", "HuggingFaceTokenizer"}));
+  ASSERT_FALSE(unknown.notes.empty());
+  EXPECT_NE(unknown.notes[0].message.find("reads every branch"), std::string::npos);
+  EXPECT_EQ(unknown.notes[0].line, 2);
+  EXPECT_EQ(texts(read_ok("T=MOCK\nif [[ $T == MOCK ]] || grep -q x /etc/hosts" + tail).args),
+            (words{"--tokenizer-type", "NullTokenizer"}));
+}
+
 TEST(ShellLaunch, BranchesAreReadInOrderAndNoted) {
   const auto l = read_ok(
       "A=(--x 1)\nif [[ \"$D\" == fp8 ]]; then\n  A+=(--fp8-format hybrid)\nfi\n"

@@ -88,12 +88,14 @@ maybe_error other_bpe_files(const import_context& ctx) {
 }
 
 // The NullTokenizer's vocabulary for --vocab-size N. From its start (2e9a3fbc, 2023-04) to
-// core_v0.17 it adds an end-of-document token after the N ids: vocab_size N + 1, EOD N (legacy
+// core_v0.17 it added an end-of-document token after the N ids: vocab_size N + 1, EOD N (legacy
 // megatron/training/tokenizer/tokenizer.py _NullTokenizer; megatron/core/tokenizers/text/
 // libraries/null_tokenizer.py until c9dfe347, 2026-04-22). Since c9dfe347 (core_v0.18) the EOD is
-// within the N ids (vocab_size N, EOD N - 1), and --null-tokenizer-eod-id /
-// --null-tokenizer-pad-id exist: a launch that passes either is of that era; any other is read
-// as the longer-lived N + 1, noted with the other reading.
+// within the N ids (vocab_size N, EOD N - 1). A launch's text rarely dates it (the examples that
+// pass NullTokenizer read the same in 2025 and at d98e8a6), so it is read as the release this
+// importer's flags are pinned to (d98e8a6, docs/importers.md) reads it, N, noted with the older
+// reading; --null-tokenizer-eod-id / --null-tokenizer-pad-id, which exist from c9dfe347, confirm
+// it.
 long long null_tokenizer_vocab(import_context& ctx, const entry& size, long long n) {
   const entry* newer = ctx.find("--null-tokenizer-eod-id");
   if (newer == nullptr) newer = ctx.find("--null-tokenizer-pad-id");
@@ -104,11 +106,12 @@ long long null_tokenizer_vocab(import_context& ctx, const entry& size, long long
                                n, newer->key, n));
     return n;
   }
-  ctx.note(size, fmt::format("NullTokenizer --vocab-size {}: Megatron-LM up to core_v0.17 adds "
-                             "an end-of-document token, {} ids before padding; core_v0.18 and "
-                             "later (c9dfe347, 2026-04-22) count it within the {}",
-                             n, n + 1, n));
-  return n + 1;
+  ctx.note(size, fmt::format("NullTokenizer --vocab-size {}: Megatron-LM core_v0.18 and later "
+                             "(c9dfe347, 2026-04-22) count the end-of-document token within the "
+                             "{} ids, as planned; up to core_v0.17 it added one after them, {} "
+                             "ids before padding",
+                             n, n, n + 1));
+  return n;
 }
 
 // A BPE vocabulary file whose path names its size beside the word tokenizer, vocab or bpe
