@@ -976,6 +976,26 @@ maybe_error read_fsdp_wrap_default(import_context& ctx) {
   return std::nullopt;
 }
 
+// ZeRO stage 3 with no zero3_init_flag: DeepSpeedPlugin.__post_init__ takes it from
+// ACCELERATE_DEEPSPEED_ZERO3_INIT, which accelerate launch exports only for a flag the file (or
+// the command line) gives, else from hf_ds_config.is_zero3(), true at stage 3
+// (utils/dataclasses.py since e60f3cab, 0.16, 2023-01): zero.Init partitions the parameters as
+// the model is built, planned as meta-device initialisation as the flag itself is.
+maybe_error read_zero3_init_default(import_context& ctx) {
+  if (ctx.out.job.parallel.kind != strategy::zero3) return std::nullopt;
+  const entry* type = ctx.find("distributed_type");
+  if (type == nullptr || upper(type->value.text) != "DEEPSPEED") return std::nullopt;
+  if (ctx.find("deepspeed_config.zero3_init_flag") != nullptr) return std::nullopt;
+  const entry absent = left_out(ctx, "deepspeed_config", "true");
+  if (auto problem = ctx.set("init.meta_device", "true", absent); !problem.empty())
+    return at(absent.where, problem);
+  ctx.note(
+      "deepspeed_config has no zero3_init_flag: accelerate's DeepSpeed plugin turns it on at "
+      "ZeRO stage 3 (from 0.16), so zero.Init partitions the parameters as the model is built "
+      "(planned as meta-device initialisation); write zero3_init_flag: false to plan it off");
+  return std::nullopt;
+}
+
 // The DeepSpeed JSON a deepspeed_config_file names, read and checked as DeepSpeedPlugin does
 // when the training script builds it (the file, then the YAML keys it makes void): a failure
 // of the launch itself, so it is looked at before the process count. No file named: nullopt.
@@ -1332,6 +1352,7 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
   if (auto err = detail::read_fsdp1_defaults(ctx, old_writer)) return *err;
   if (auto err = detail::read_ram_efficient_default(ctx, old_writer)) return *err;
   if (auto err = detail::read_fsdp_wrap_default(ctx)) return *err;
+  if (auto err = detail::read_zero3_init_default(ctx)) return *err;
   if (auto err = detail::apply_options(ctx, detail::accelerate_table())) return *err;
   return detail::finish(ctx, has_world_size);
 }

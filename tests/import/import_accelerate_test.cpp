@@ -760,6 +760,19 @@ TEST(ImportAccelerate, DeepSpeedPluginDefaults) {
       "ds.yaml");
   ASSERT_TRUE(three) << three.error().to_string();
   EXPECT_TRUE(three->job.init.meta_device);
+  // Left out at stage 3: DeepSpeedPlugin takes hf_ds_config.is_zero3(), on; written false: off.
+  auto left_out = import_config_text(
+      "distributed_type: DEEPSPEED\nnum_processes: 8\ndeepspeed_config:\n  zero_stage: 3\n",
+      "ds.yaml");
+  ASSERT_TRUE(left_out) << left_out.error().to_string();
+  EXPECT_TRUE(left_out->job.init.meta_device);
+  EXPECT_NE(find_note(left_out->notes, "deepspeed_config has no zero3_init_flag"), "");
+  auto off = import_config_text(
+      "distributed_type: DEEPSPEED\nnum_processes: 8\n"
+      "deepspeed_config:\n  zero_stage: 3\n  zero3_init_flag: false\n",
+      "ds.yaml");
+  ASSERT_TRUE(off) << off.error().to_string();
+  EXPECT_FALSE(off->job.init.meta_device);
 }
 
 // No fsdp_cpu_ram_efficient_loading: launch's default "true" (0.24 on) loads on rank 0 and builds
