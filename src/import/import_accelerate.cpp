@@ -1209,6 +1209,7 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
                         fmt::format("{}: expected a map of options, got {}", key,
                                     value.IsSequence() ? "a list" : "\"" + value.Scalar() + "\""));
   }
+  if (auto d = detail::template_placeholder(root, source, text, "accelerate")) return *d;
   detail::import_context ctx("accelerate", source);
   ctx.trainer = trainer;
   if (!detail::flatten_yaml(root, "", ctx, text))

@@ -495,6 +495,72 @@ bool flatten_yaml(const YAML::Node& map, const std::string& prefix, import_conte
 
 namespace {
 
+// `{NAME}` or `{{ NAME }}` read as YAML: a flow mapping of one key, a name (or, for Jinja's
+// double braces, another such mapping), with no value. The name, or "".
+std::string placeholder_name(const YAML::Node& value) {
+  if (!value.IsMap() || value.Style() != YAML::EmitterStyle::Flow || value.size() != 1) return "";
+  const auto item = *value.begin();
+  if (!item.second.IsNull()) return "";
+  if (item.first.IsMap()) {
+    const std::string inner = placeholder_name(item.first);
+    return inner.empty() ? "" : "{" + inner + "}";
+  }
+  if (!item.first.IsScalar()) return "";
+  const std::string& name = item.first.Scalar();
+  const bool word =
+      !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) != 0 || name[0] == '_') &&
+      std::all_of(name.begin(), name.end(),
+                  [](unsigned char c) { return std::isalnum(c) != 0 || c == '_' || c == '.'; });
+  return word ? name : "";
+}
+
+// The first placeholder under `map` (file order): a value `key: {NAME}`, or one written where a
+// key belongs (`{DATASET_ARGS}` on a line of its own, filled with whole options), with its key.
+void find_placeholder(const YAML::Node& map, const std::string& prefix, int depth,
+                      std::optional<std::pair<std::string, YAML::Node>>& first,
+                      const std::string& source, std::string_view text) {
+  if (depth > max_yaml_depth || !map.IsMap()) return;
+  const auto line_of = [&](const YAML::Node& n) {
+    return location(source, text, n, {source, 0, 0, "", ""}).line;
+  };
+  for (const auto& item : map) {
+    const std::string key = prefix + (item.first.IsScalar() ? item.first.Scalar() : "");
+    std::optional<YAML::Node> found;
+    if (!placeholder_name(item.second).empty())
+      found = item.second;
+    else if (!placeholder_name(item.first).empty())
+      found = item.first;
+    if (found) {
+      if (!first || line_of(*found) < line_of(first->second))
+        first = std::make_pair(key.empty() ? prefix.substr(0, prefix.size() - 1) : key, *found);
+      continue;
+    }
+    if (item.second.IsMap())
+      find_placeholder(item.second, key + ".", depth + 1, first, source, text);
+  }
+}
+
+}  // namespace
+
+std::optional<diagnostic> template_placeholder(const YAML::Node& root, const std::string& source,
+                                               std::string_view text,
+                                               const std::string& framework) {
+  std::optional<std::pair<std::string, YAML::Node>> first;
+  find_placeholder(root, "", 0, first, source, text);
+  if (!first) return std::nullopt;
+  const std::string name = placeholder_name(first->second);
+  const diagnostic where = location(source, text, first->second, {source, 0, 0, "", ""});
+  const std::string written = "{" + name + "}";
+  return at(where,
+            fmt::format("{}{} is a template's placeholder (Python's str.format or a template "
+                        "engine fills it before the file is used), not a value: YAML reads it as "
+                        "a mapping {{{}: null}}, which {} cannot use there; give the file as "
+                        "filled in (or write the value) to plan it",
+                        first->first.empty() ? "" : first->first + ": ", written, name, framework));
+}
+
+namespace {
+
 // A line of shell split where bash would: the code before a comment (a `#` that starts a word
 // outside quotes, bash(1) COMMENTS) and whether a backslash escapes its newline (the code's last
 // character, no blank after it).

@@ -230,6 +230,13 @@ constexpr int max_yaml_depth = 16;
 bool flatten_yaml(const YAML::Node& map, const std::string& prefix, import_context& ctx,
                   std::string_view text, int depth = 0);
 
+/// The first value of a YAML config (in file order) that is a template's placeholder, not a
+/// value: `{NAME}` (Python's str.format) or `{{ NAME }}` (Jinja), which YAML reads as a mapping
+/// whose one key has no value. The framework would get that mapping where a path, a number or a
+/// name belongs. A refusal at it naming `framework`, or nullopt.
+std::optional<diagnostic> template_placeholder(const YAML::Node& root, const std::string& source,
+                                               std::string_view text, const std::string& framework);
+
 /// Runs every entry through `table`. "auto" string values of mapped options are noted and left
 /// at vramscope's default. Returns the first error.
 std::optional<diagnostic> apply_options(import_context& ctx, const std::vector<option>& table);

@@ -1274,6 +1274,7 @@ result<imported_job> import_torchtune(std::string_view text, const std::string& 
                                   "give the config of a training recipe (full_finetune_*, "
                                   "lora_finetune_*, ...) of the same model to plan it",
                                   other.recipe));
+  if (auto d = detail::template_placeholder(root, source, text, "torchtune")) return *d;
   detail::import_context ctx("torchtune", source);
   if (!detail::flatten_yaml(root, "", ctx, text))
     return error_at(source, fmt::format("more than {} options or {} levels of nesting: not a "

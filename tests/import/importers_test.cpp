@@ -63,6 +63,35 @@ TEST(Importers, AnUnresolvedMergeConflictIsRefusedAtItsMarker) {
   EXPECT_EQ(heredoc.error().message.find("merge conflict"), std::string::npos);
 }
 
+// A YAML config that is a template (nearai's torchtune configs: `path: {TOKENIZER}`, filled by
+// Python's str.format; Jinja's `{{ model_dir }}`) is refused at its first placeholder, which YAML
+// reads as a mapping of one key with no value; a real flow mapping is no placeholder.
+TEST(Importers, ATemplatesPlaceholderIsRefusedWhereItIsWritten) {
+  auto tune = import_config_text(
+      "model:\n  _component_: torchtune.models.llama3_2.lora_llama3_2_1b\n"
+      "tokenizer:\n  _component_: torchtune.models.llama3.llama3_tokenizer\n"
+      "  path: {TOKENIZER}\ncheckpointer:\n  checkpoint_dir: {{ model_dir }}\n",
+      "t.yaml");
+  ASSERT_FALSE(tune);
+  EXPECT_EQ(tune.error().line, 5);
+  EXPECT_NE(tune.error().message.find("tokenizer.path: {TOKENIZER} is a template's placeholder"),
+            std::string::npos)
+      << tune.error().message;
+  EXPECT_NE(tune.error().message.find("which torchtune cannot use there"), std::string::npos);
+  auto jinja = import_config_text(
+      "distributed_type: MULTI_GPU\nnum_processes: {{ gpus }}\nmixed_precision: bf16\n", "a.yaml");
+  ASSERT_FALSE(jinja);
+  EXPECT_EQ(jinja.error().line, 2);
+  EXPECT_NE(jinja.error().message.find("num_processes: {{gpus}} is a template's placeholder"),
+            std::string::npos)
+      << jinja.error().message;
+  auto flow = import_config_text(
+      "distributed_type: MULTI_GPU\nnum_processes: 2\nmixed_precision: bf16\n"
+      "dynamo_config: {dynamo_backend: 'NO'}\nfsdp_config: {}\n",
+      "a.yaml");
+  ASSERT_TRUE(flow) << flow.error().to_string();
+}
+
 // A file with nothing but blanks and comments is refused at its first line as one that holds no
 // settings, whatever its name says it is.
 TEST(Importers, AFileWithNoSettingsIsRefusedAtItsFirstLine) {
