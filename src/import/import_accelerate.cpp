@@ -84,6 +84,19 @@ entry left_out(const import_context& ctx, const char* key, const char* value) {
   return e;
 }
 
+// The job fields a key the file leaves out of `section` sets at accelerate's default `written`,
+// with a note saying so; an error names the file.
+maybe_error set_left_out(import_context& ctx, const char* section, const char* written,
+                         std::initializer_list<std::pair<const char*, const char*>> fields,
+                         const std::string& note) {
+  const entry absent = left_out(ctx, section, written);
+  for (const auto& [path, value] : fields)
+    if (auto problem = ctx.set(path, value, absent); !problem.empty())
+      return at(absent.where, problem);
+  ctx.note(note);
+  return std::nullopt;
+}
+
 // A switch accelerate reads with str_to_bool (utils/environment.py), which raises on any other
 // word: the problem, naming the key and what it takes, or "" with `on` set.
 std::string read_switch(const entry& e, bool& on) {
@@ -946,16 +959,11 @@ maybe_error read_ram_efficient_default(import_context& ctx, const entry* old_wri
                                 : "fsdp_cpu_ram_efficient_loading " + efficient->value.text));
   }
   if (efficient != nullptr) return std::nullopt;
-  const entry absent = left_out(ctx, "fsdp_config", "true");
-  if (auto problem = ctx.set("init.meta_device", "true", absent); !problem.empty())
-    return at(absent.where, problem);
-  if (auto problem = ctx.set("init.load", "rank0", absent); !problem.empty())
-    return at(absent.where, problem);
-  ctx.note(
+  return set_left_out(
+      ctx, "fsdp_config", "true", {{"init.meta_device", "true"}, {"init.load", "rank0"}},
       "fsdp_config has no fsdp_cpu_ram_efficient_loading: accelerate launch's default true "
       "(from 0.24): rank 0 loads the weights and the other ranks start on the meta device "
       "(planned with init.load rank0)");
-  return std::nullopt;
 }
 
 // No fsdp_auto_wrap_policy (or no fsdp_config at all): launch's --fsdp_auto_wrap_policy defaults
@@ -967,13 +975,11 @@ maybe_error read_fsdp_wrap_default(import_context& ctx) {
   const auto kind = ctx.out.job.parallel.kind;
   if (kind != strategy::fsdp1 && kind != strategy::fsdp2) return std::nullopt;
   if (ctx.find("fsdp_config.fsdp_auto_wrap_policy") != nullptr) return std::nullopt;
-  const entry absent = left_out(ctx, "fsdp_config", "NO_WRAP");
-  if (auto problem = ctx.set("parallel.wrap", "none", absent); !problem.empty())
-    return at(absent.where, problem);
-  ctx.note("no fsdp_config.fsdp_auto_wrap_policy: accelerate's FSDP plugin then takes NO_WRAP, "
-           "so the whole model is one FSDP unit (planned with parallel.wrap none); write "
-           "fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP for one unit per block");
-  return std::nullopt;
+  return set_left_out(
+      ctx, "fsdp_config", "NO_WRAP", {{"parallel.wrap", "none"}},
+      "no fsdp_config.fsdp_auto_wrap_policy: accelerate's FSDP plugin then takes NO_WRAP, so the "
+      "whole model is one FSDP unit (planned with parallel.wrap none); write "
+      "fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP for one unit per block");
 }
 
 // ZeRO stage 3 with no zero3_init_flag: DeepSpeedPlugin.__post_init__ takes it from
@@ -986,14 +992,11 @@ maybe_error read_zero3_init_default(import_context& ctx) {
   const entry* type = ctx.find("distributed_type");
   if (type == nullptr || upper(type->value.text) != "DEEPSPEED") return std::nullopt;
   if (ctx.find("deepspeed_config.zero3_init_flag") != nullptr) return std::nullopt;
-  const entry absent = left_out(ctx, "deepspeed_config", "true");
-  if (auto problem = ctx.set("init.meta_device", "true", absent); !problem.empty())
-    return at(absent.where, problem);
-  ctx.note(
+  return set_left_out(
+      ctx, "deepspeed_config", "true", {{"init.meta_device", "true"}},
       "deepspeed_config has no zero3_init_flag: accelerate's DeepSpeed plugin turns it on at "
       "ZeRO stage 3 (from 0.16), so zero.Init partitions the parameters as the model is built "
       "(planned as meta-device initialisation); write zero3_init_flag: false to plan it off");
-  return std::nullopt;
 }
 
 // The DeepSpeed JSON a deepspeed_config_file names, read and checked as DeepSpeedPlugin does
