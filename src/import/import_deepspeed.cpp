@@ -164,6 +164,22 @@ std::optional<diagnostic> read_precision(import_context& ctx) {
   return std::nullopt;
 }
 
+// A batch size written as null is one not given: DeepSpeedConfig reads the three with
+// get_scalar_param, dict.get with the default None (runtime/config.py, get_train_batch_size and
+// its siblings), and _set_batch_related_parameters derives what is None from the others.
+void drop_null_batch_sizes(import_context& ctx) {
+  std::erase_if(ctx.entries, [&](const entry& e) {
+    const bool batch = e.key == "train_batch_size" || e.key == "train_micro_batch_size_per_gpu" ||
+                       e.key == "gradient_accumulation_steps";
+    if (!batch || e.is_string || e.value.is_list || e.value.text != "none") return false;
+    ctx.note(e, fmt::format("{}: null is DeepSpeed's \"not given\" (get_scalar_param reads it as "
+                            "None): derived from the other batch sizes",
+                            e.key));
+    ctx.ignore(e);
+    return true;
+  });
+}
+
 // "bfloat16" is DeepSpeed's older name of the bf16 section, still read where the file has no
 // "bf16" (constants.py BFLOAT16_OLD, "keeping for backwards compatibility"; get_bfloat16_enabled
 // in runtime/config.py, get_bfloat16_config in precision_config.py since): each of its keys is
@@ -1212,6 +1228,7 @@ std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view t
     return error;
   }
   read_old_bf16_name(ctx);
+  drop_null_batch_sizes(ctx);
   resolve_trainer_autos(ctx);
   note_unknown_scheduler(ctx);
   error = read_stage(ctx);

@@ -41,6 +41,26 @@ TEST(ImportDeepSpeed, MapsAZero3Config) {
 // An Adam param no constructor DeepSpeed builds takes, and max_grad_norm, stop DeepSpeed only
 // when it builds the optimizer from the section (not when the program passes its own): noted
 // at their lines, the file planned.
+// A batch size written as null is DeepSpeed's "not given" (get_scalar_param's None): derived
+// from the other two (PKU-Alignment's align-anything configs: "gradient_accumulation_steps":
+// null beside train_batch_size 128 and train_micro_batch_size_per_gpu 16).
+TEST(ImportDeepSpeed, ANullBatchSizeIsOneNotGiven) {
+  const auto imported = import_config_text(
+      "{\n  \"train_batch_size\": 128,\n  \"train_micro_batch_size_per_gpu\": 16,\n"
+      "  \"gradient_accumulation_steps\": null,\n  \"zero_optimization\": {\"stage\": 2}\n}\n",
+      "ds.json");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.training.micro_batch, 16u);
+  EXPECT_NE(find_note(imported->notes, "gradient_accumulation_steps: null is DeepSpeed's"), "");
+  // A null micro batch is derived from the total and the accumulation on the assumed 8 GPUs.
+  const auto derived = import_config_text(
+      "{\"train_batch_size\": 64, \"train_micro_batch_size_per_gpu\": null,\n"
+      " \"gradient_accumulation_steps\": 2, \"zero_optimization\": {\"stage\": 1}}\n",
+      "ds.json");
+  ASSERT_TRUE(derived) << derived.error().to_string();
+  EXPECT_EQ(derived->job.training.micro_batch, 4u);
+}
+
 TEST(ImportDeepSpeed, OptimizerParamsTheConstructorsDoNotTakeAreNoted) {
   auto imported = import_config_text(
       "{\"zero_optimization\": {\"stage\": 2},\n \"optimizer\": {\"type\": \"AdamW\",\n"
