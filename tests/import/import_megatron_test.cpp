@@ -154,6 +154,41 @@ class SourcedFiles : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
+// A Megatron-DeepSpeed script whose --deepspeed_config names a JSON beside it (OLCF's Frontier
+// launch: ds_config_4N_22B.json): DeepSpeed runs that file's ZeRO stage, located in the JSON; its
+// precision must be the model's.
+TEST_F(SourcedFiles, TheDeepSpeedConfigBesideTheScriptIsRead) {
+  write("ds.json",
+        "{\n  \"train_micro_batch_size_per_gpu\": 2,\n"
+        "  \"zero_optimization\": {\n    \"stage\": 1\n  },\n"
+        "  \"fp16\": {\"enabled\": true}\n}\n");
+  std::string model = small_model.substr(0, small_model.size() - 1);
+  std::replace(model.begin(), model.end(), '\n', ' ');
+  const std::string script =
+      write("run.sh", "deepspeed --num_gpus 2 pretrain_gpt.py " + model +
+                          " --micro-batch-size 2 --deepspeed --deepspeed_config ds.json --fp16\n");
+  auto imported = import_config(script);
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_TRUE(imported->job.parallel.distributed_optimizer);  // stage 1 shards the optimizer
+  const std::string staged = testing::find_note(imported->notes, "beside the script (ds.json)");
+  EXPECT_NE(staged.find("ds.json:4:5"), std::string::npos) << staged;
+  EXPECT_NE(staged.find("says ZeRO stage 1"), std::string::npos) << staged;
+  // Its precision against the launch's: refused at the JSON's switch.
+  const std::string bf16 =
+      write("run_bf16.sh", "deepspeed --num_gpus 2 pretrain_gpt.py " + model +
+                               " --deepspeed --deepspeed_config ds.json --bf16\n");
+  auto mixed = import_config(bf16);
+  ASSERT_FALSE(mixed);
+  EXPECT_NE(mixed.error().message.find("--bf16"), std::string::npos) << mixed.error().to_string();
+  // Not found beside the script: planned as before, the stage not read.
+  const std::string missing =
+      write("run_missing.sh", "deepspeed --num_gpus 2 pretrain_gpt.py " + model +
+                                  " --deepspeed --deepspeed_config nowhere.json --fp16\n");
+  auto unread = import_config(missing);
+  ASSERT_TRUE(unread) << unread.error().to_string();
+  EXPECT_NE(testing::find_note(unread->notes, "which is not read"), "");
+}
+
 TEST_F(SourcedFiles, AFileBesideTheScriptIsReadAsBashRunsIt) {
   write("recipes/small.sh",
         "TP_SIZE=${TP_SIZE:-2}\nMODEL_ARGS=\"\n    --num-layers 2\n    --hidden-size 64\n"

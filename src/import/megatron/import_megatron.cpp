@@ -3,12 +3,14 @@
 // Flag names and defaults from megatron/training/arguments.py and the TransformerConfig /
 // DistributedDataParallelConfig / OptimizerConfig fields it exposes as flags (NVIDIA/Megatron-LM
 // at d98e8a6); what each one becomes is tabled in docs/importers.md, "Megatron-LM".
+#include <vramscope/core/io.hpp>
 #include <vramscope/import/importers.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <functional>
 #include <set>
 #include <tuple>
@@ -696,6 +698,25 @@ maybe_error read_written_deepspeed_config(import_context& ctx, std::string_view 
   const written_file_entry* file = nullptr;
   for (const auto& f : launch.written_files)
     if (f.path.text == named->value.text) file = &f;
+  // Not written by the script: the JSON beside it (a path relative to the script's folder, or an
+  // absolute one that exists), read as DeepSpeed reads it, located in that file.
+  std::optional<written_file_entry> on_disk;
+  std::string disk_path;
+  if (file == nullptr && named->value.text.find('$') == std::string::npos &&
+      named->value.text.find('`') == std::string::npos) {
+    namespace fs = std::filesystem;
+    const fs::path given(named->value.text);
+    const fs::path path = given.is_absolute() ? given : fs::path(ctx.source).parent_path() / given;
+    std::error_code failed;
+    if (fs::is_regular_file(path, failed))
+      if (auto read = read_file(path.string(), bytes{max_sourced_bytes})) {
+        disk_path = path.string();
+        on_disk = written_file_entry{
+            shell_word{named->value.text, named->where.line, named->where.column, false, nullptr},
+            std::move(*read), 1};
+        file = &*on_disk;
+      }
+  }
   if (file == nullptr) {
     config_precision template_switches;
     for (const auto& [placeholder, value] : launch.sed_substitutions) {
@@ -708,16 +729,22 @@ maybe_error read_written_deepspeed_config(import_context& ctx, std::string_view 
     }
     return precision_contradiction(ctx, template_switches, named->value.text);
   }
-  auto doc = parse_hjson(file->text, ctx.source);
+  const std::string origin = on_disk ? "beside the script" : "the script writes";
+  auto doc = parse_hjson(file->text, on_disk ? disk_path : ctx.source);
   if (!doc || !doc->value.is_object()) {
-    ctx.note(*named, fmt::format("the DeepSpeed config {} is written on line {} but is not read "
-                                 "as JSON{}",
-                                 named->value.text, file->line,
-                                 doc ? std::string() : " (" + doc.error().message + ")"));
+    ctx.note(*named,
+             fmt::format("the DeepSpeed config {} {} but is not read as JSON{}", named->value.text,
+                         on_disk ? std::string("is beside the script")
+                                 : fmt::format("is written on line {}", file->line),
+                         doc ? std::string() : " (" + doc.error().message + ")"));
     return std::nullopt;
   }
   const auto where = [&](const std::vector<std::string>& path) {
     const auto it = doc->keys.find(path);
+    if (on_disk)
+      return it == doc->keys.end()
+                 ? named->where
+                 : location(disk_path, file->text, it->second.first, it->second.second);
     return it == doc->keys.end()
                ? word_location(ctx.source, text, file->path, file->line, 1)
                : word_location(ctx.source, text, file->path, file->line + it->second.first - 1,
@@ -743,17 +770,16 @@ maybe_error read_written_deepspeed_config(import_context& ctx, std::string_view 
                                 [](const entry& e) { return e.key == "--zero-stage"; });
       if (given == ctx.entries.end()) {
         ctx.entries.push_back(from_config);
-        ctx.note(from_config,
-                 fmt::format("the DeepSpeed config the script writes ({}) says ZeRO stage {}: "
-                             "planned as --zero-stage {}",
-                             named->value.text, value, value));
+        ctx.note(from_config, fmt::format("the DeepSpeed config {} ({}) says ZeRO stage {}: "
+                                          "planned as --zero-stage {}",
+                                          origin, named->value.text, value, value));
       } else if (given->value.text != value) {
-        ctx.note(
-            from_config,
-            fmt::format("the DeepSpeed config the script writes ({}) says ZeRO stage {}, "
-                        "which DeepSpeed runs; --zero-stage {} (line {}) is only Megatron's: "
-                        "planned as stage {}",
-                        named->value.text, value, given->value.text, given->where.line, value));
+        ctx.note(from_config,
+                 fmt::format("the DeepSpeed config {} ({}) says ZeRO stage {}, "
+                             "which DeepSpeed runs; --zero-stage {} (line {}) is only Megatron's: "
+                             "planned as stage {}",
+                             origin, named->value.text, value, given->value.text, given->where.line,
+                             value));
         given->value = from_config.value;
       }
     }
