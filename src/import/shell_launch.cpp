@@ -1572,13 +1572,8 @@ class interpreter {
         }
         if (first == "case") awaiting_pattern_ = true;
         if (first == "for" && !dead) loop_variable(words, line);
-        if (!dead && !r.evaluated && !r.chosen && !r.header_open && !noted_branches_) {
-          note(line, words[0].column,
-               fmt::format("\"{}\": vramscope does not run the script; it reads every branch and "
-                           "loop body once, in order (later values win)",
-                           first));
-          noted_branches_ = true;
-        }
+        if (!dead && !r.evaluated && !r.chosen && !r.header_open)
+          note_every_branch(line, words[0].column, first);
         regions_.push_back(std::move(r));
         return false;
       }
@@ -1769,10 +1764,25 @@ class interpreter {
       const bool value = (*t)[0] != "false";
       return words.size() == 3 ? !value : value;
     }
-    return bracket_test(words, 1,
-                        [&](const std::vector<raw_word>& w, std::size_t from, std::size_t to) {
-                          return resolved_texts(w, from, to);
+    return script_test(words, 1);
+  }
+
+  // The bracket test starting at words[from], of words the script sets (bracket_test).
+  std::optional<bool> script_test(const std::vector<raw_word>& words, std::size_t from) {
+    return bracket_test(words, from,
+                        [&](const std::vector<raw_word>& w, std::size_t first, std::size_t to) {
+                          return resolved_texts(w, first, to);
                         });
+  }
+
+  // Once a script: a conditional or loop this reader does not evaluate has every branch read.
+  void note_every_branch(int line, int column, const std::string& keyword) {
+    if (noted_branches_) return;
+    note(line, column,
+         fmt::format("\"{}\": vramscope does not run the script; it reads every branch and loop "
+                     "body once, in order (later values win)",
+                     keyword));
+    noted_branches_ = true;
   }
 
   // The next test of an `if` whose test is a list, `if [[ A ]] || [[ B ]] && [[ C ]]; then`
@@ -1784,11 +1794,7 @@ class interpreter {
   // the branch as a single test does; an unknown one has every branch read.
   void continue_test_list(region& r, const std::vector<raw_word>& words, char end) {
     std::optional<bool> next;
-    if (!by_arguments(words))
-      next = bracket_test(words, 0,
-                          [&](const std::vector<raw_word>& w, std::size_t from, std::size_t to) {
-                            return resolved_texts(w, from, to);
-                          });
+    if (!by_arguments(words)) next = script_test(words, 0);
     const std::optional<bool> a = r.header_value;
     if (r.header_op == '|')
       r.header_value = (a == true || next == true)     ? std::optional<bool>(true)
@@ -1803,14 +1809,10 @@ class interpreter {
       return;
     }
     r.header_open = false;
-    if (r.header_value) {
+    if (r.header_value)
       r.evaluated = true, r.taking = *r.header_value, r.taken = *r.header_value;
-    } else if (!noted_branches_) {
-      note(r.line, r.column,
-           "\"if\": vramscope does not run the script; it reads every branch and loop body "
-           "once, in order (later values win)");
-      noted_branches_ = true;
-    }
+    else
+      note_every_branch(r.line, r.column, "if");
   }
 
   // `X=$1; if [ -z "$X" ]; then X=default; fi`, the default ${1:-default} also writes: read as

@@ -1658,9 +1658,6 @@ std::optional<diagnostic> sourced_model(const import_context& ctx, const shell_l
                                         std::string_view text) {
   std::vector<const unread_source*> files = unread_sources(launch);
   if (files.empty()) return std::nullopt;
-  std::vector<std::string> named;
-  for (const auto* f : files)
-    named.push_back(fmt::format("{} (line {})", f->file.text, f->file.line));
   // Pointed at the one most likely to hold the arguments: the first whose name says so (a word
   // of it is model, args, params, ...; before that, config or cfg, which name any setting), else
   // the first not named for the data (data, blend, corpus), else the first; the script reads
@@ -1690,7 +1687,7 @@ std::optional<diagnostic> sourced_model(const import_context& ctx, const shell_l
                         "model's arguments (--num-layers, --hidden-size, --num-attention-heads, "
                         "...) and the batch and parallel sizes they set into the script, to plan "
                         "it",
-                        chosen->file.text, files.size() == 1 ? "" : "s", join(named, ", "),
+                        chosen->file.text, files.size() == 1 ? "" : "s", unread_sources_named(ctx),
                         chosen->looked_for.empty()
                             ? "its path is known only when the script runs, or lies outside the "
                               "script's folder"

@@ -58,6 +58,13 @@ bool positional(const std::string& text) {
   return false;
 }
 
+std::string unread_sources_named(const import_context& ctx) {
+  std::vector<std::string> named;
+  for (const auto& [file, line] : ctx.unread_sources)
+    named.push_back(fmt::format("{} (line {})", file, line));
+  return join(named, ", ");
+}
+
 namespace {
 
 // A value as a refusal quotes it: on one line (a command substitution spanning lines, its
@@ -115,16 +122,12 @@ std::optional<diagnostic> unset_value(const import_context& ctx, const entry& e,
     // A file the script sources and vramscope could not read may set it: named, with how to
     // give it.
     std::string fix = "write the number";
-    if (!ctx.unread_sources.empty() && !text.starts_with("$(")) {
-      std::vector<std::string> named;
-      for (const auto& [file, line] : ctx.unread_sources)
-        named.push_back(fmt::format("{} (line {})", file, line));
+    if (!ctx.unread_sources.empty() && !text.starts_with("$("))
       fix = fmt::format(
           "the script sources {}, which vramscope could not read and which may set "
           "it: put {} where the script names it (a relative path is looked for "
           "from the script's folder), or write the number",
-          join(named, ", "), named.size() == 1 ? "that file" : "those files");
-    }
+          unread_sources_named(ctx), ctx.unread_sources.size() == 1 ? "that file" : "those files");
     return first == &e
                ? at(e.where, fmt::format("{}: \"{}\" uses a variable or command the script does "
                                          "not set; {}",

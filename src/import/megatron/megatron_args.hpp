@@ -59,6 +59,9 @@ const diagnostic* argument_choosing(const import_context& ctx, const diagnostic&
 /// The value set at run time (an entry of ctx.chosen_by_arguments marked run_time_marker) that
 /// `text` holds, the last assignment of it, as its location and message, or nullptr.
 const diagnostic* run_time_value(const import_context& ctx, const std::string& text);
+/// The files the script sources that were not read (ctx.unread_sources), as a refusal names
+/// them: "FILE (line N)", joined with commas.
+std::string unread_sources_named(const import_context& ctx);
 /// Whether `text` holds a positional parameter of the script ("$1", "${12}").
 bool positional(const std::string& text);
 
