@@ -294,12 +294,25 @@ std::string read_cp_size(import_context& ctx, const entry& e) {
 
 // parallelism_config_sp_size: DeepSpeed's Ulysses sequence parallelism (ALST, sp_backend
 // "deepspeed"). The ranks of the job are dp_replicate x dp_shard x tp x cp x sp
-// (ParallelismConfig.total_size); ZeRO shards over the sequence-parallel ranks too. vramscope
-// does not split the sequence: noted, and the sp ranks planned as data-parallel ranks.
+// (ParallelismConfig.total_size). Under ZeRO it is vramscope's parallel.cp: each rank holds
+// seq_len / sp tokens outside attention, and ZeRO shards over the sequence-data-parallel group,
+// dp x sp (DeepSpeed engine.py, seq_data_parallel_group). Attention's all-to-alls are planned
+// with the ring's buffers, the same tensors' size. Without ZeRO (accelerate accepts sp_backend
+// "deepspeed" only with DeepSpeed) the sp ranks are planned as data-parallel ranks, noted.
 std::string read_sp_size(import_context& ctx, const entry& e) {
   if (e.value.text == "1") {
     ctx.ignore(e);
     return "";
+  }
+  const strategy kind = ctx.out.job.parallel.kind;
+  if ((kind == strategy::zero1 || kind == strategy::zero2 || kind == strategy::zero3) &&
+      ctx.out.job.parallel.cp <= 1) {
+    ctx.note(e, fmt::format("sequence parallelism of {} (Ulysses) is planned as context "
+                            "parallelism of {}: each rank holds the sequence / {} tokens outside "
+                            "attention, and ZeRO shards over the data- and sequence-parallel "
+                            "ranks together",
+                            e.value.text, e.value.text, e.value.text));
+    return ctx.set("parallel.cp", e.value.text, e);
   }
   ctx.note(e, fmt::format("sequence parallelism of {} (Ulysses) is not modelled: planned as {} "
                           "more data-parallel ranks each holding the whole sequence",

@@ -194,14 +194,20 @@ maybe_error check_pipeline(const job_spec& job, warnings& notes) {
 
 // Context and expert parallelism are planned as torchtitan composes them, under FSDP2 and
 // without PEFT adapters, or as Megatron-LM does (which check_parallel refuses adapters for).
+// Context parallelism also as DeepSpeed-Ulysses splits the sequence under ZeRO (`with_zero`):
+// ZeRO shards over the sequence-data-parallel group, dp x sp (engine.py seq_data_parallel_group).
 // `path` is the degree's field, `what` the parallelism's name.
-maybe_error check_dimension_strategy(const job_spec& job, const char* path, const char* what) {
-  if (job.parallel.kind == strategy::megatron) return std::nullopt;
-  if (job.parallel.kind != strategy::fsdp2)
+maybe_error check_dimension_strategy(const job_spec& job, const char* path, const char* what,
+                                     bool with_zero = false) {
+  const strategy kind = job.parallel.kind;
+  if (kind == strategy::megatron) return std::nullopt;
+  const bool zero = kind == strategy::zero1 || kind == strategy::zero2 || kind == strategy::zero3;
+  if (kind != strategy::fsdp2 && !(with_zero && zero))
     return field_error(job, path,
                        fmt::format("{} is planned with strategy fsdp2, as torchtitan combines it, "
-                                   "or megatron (parallel.strategy is {})",
-                                   what, name_of(job.parallel.kind)));
+                                   "{}or megatron (parallel.strategy is {})",
+                                   what, with_zero ? "zero1/zero2/zero3 (DeepSpeed-Ulysses), " : "",
+                                   name_of(kind)));
   if (job.lora.enabled)
     return field_error(job, path, fmt::format("LoRA and other PEFT methods are not planned with {}", what));
   return std::nullopt;
@@ -213,7 +219,8 @@ maybe_error check_dimension_strategy(const job_spec& job, const char* path, cons
 maybe_error check_context(const job_spec& job) {
   const auto& p = job.parallel;
   if (p.cp <= 1) return std::nullopt;
-  if (auto err = check_dimension_strategy(job, "parallel.cp", "context parallelism")) return err;
+  if (auto err = check_dimension_strategy(job, "parallel.cp", "context parallelism", true))
+    return err;
   const auto chunks = static_cast<std::uint64_t>(2 * p.cp);
   if (job.training.seq_len % chunks != 0)
     return field_error(job, "training.seq_len",

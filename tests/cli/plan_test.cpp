@@ -396,8 +396,10 @@ TEST(PlanContextParallel, ShowsEachRanksShareAndRefusesUnevenSequences) {
   const auto ddp = invoke({"plan", job.path(), "--set", "parallel.strategy=ddp"});
   EXPECT_EQ(ddp.code, 2);
   EXPECT_NE(ddp.err.find(":2:34: parallel.cp: context parallelism is planned with strategy fsdp2, "
-                         "as torchtitan combines it, or megatron (parallel.strategy is ddp)"),
-            std::string::npos) << ddp.err;
+                         "as torchtitan combines it, zero1/zero2/zero3 (DeepSpeed-Ulysses), or "
+                         "megatron (parallel.strategy is ddp)"),
+            std::string::npos)
+      << ddp.err;
 }
 
 // --rank -1 was taken as "every rank" (the option's unset value); a negative rank is refused.

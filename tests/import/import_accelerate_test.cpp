@@ -580,7 +580,10 @@ TEST(ImportAccelerate, ContextAndSequenceParallelSizesCountInTheWorld) {
       "a.yaml");
   ASSERT_TRUE(sp) << sp.error().to_string();
   EXPECT_EQ(sp->job.hardware.gpus_per_node, 4);
-  EXPECT_NE(find_note(sp->notes, "sequence parallelism of 2"), "");
+  // Under ZeRO, Ulysses is planned as context parallelism: ZeRO shards over dp x sp.
+  EXPECT_EQ(sp->job.parallel.cp, 2);
+  EXPECT_EQ(sp->job.parallel.dp_shard, 2);
+  EXPECT_NE(find_note(sp->notes, "sequence parallelism of 2 (Ulysses) is planned as context"), "");
   EXPECT_EQ(find_note(sp->notes, "unknown option"), "");
 }
 
