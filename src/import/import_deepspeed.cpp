@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <set>
 
 #include "import/hjson.hpp"
@@ -1095,6 +1096,25 @@ std::optional<diagnostic> batch_size_placeholder(const import_context& ctx) {
                         first->key, first->value.text));
 }
 
+// A batch size written as a number below one: DeepSpeed's _batch_assertion stops ("Train batch
+// size: 0 has to be greater than 0", runtime/config.py), and the Hugging Face Trainer, which fills
+// only "auto", stops first on the mismatch with its own batch size.
+std::optional<diagnostic> batch_size_below_one(const import_context& ctx) {
+  for (const char* name :
+       {"train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps"}) {
+    const entry* e = ctx.find(name);
+    if (e == nullptr || e->is_string || e->value.is_list) continue;
+    char* end = nullptr;
+    const double v = std::strtod(e->value.text.c_str(), &end);
+    if (end == e->value.text.c_str() || *end != '\0' || v >= 1) continue;
+    return at(e->where, fmt::format("{} {}: DeepSpeed's batch assertion stops (\"has to be greater "
+                                    "than 0\"); write a whole number of at least 1, or \"auto\" "
+                                    "under the Hugging Face Trainer or accelerate, to plan it",
+                                    name, e->value.text));
+  }
+  return std::nullopt;
+}
+
 // A plain YAML scalar as YAML 1.2's core schema resolves it (null, booleans, integers, floats
 // such as 2.0e+8); a quoted one stays a string ('auto').
 nlohmann::json yaml_scalar(const YAML::Node& node) {
@@ -1223,6 +1243,7 @@ std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view t
   if (!error) error = adapter_section_refusal(ctx);
   if (!error) error = precision_written_as_value(ctx);
   if (!error) error = batch_size_placeholder(ctx);
+  if (!error) error = batch_size_below_one(ctx);
   if (error) {
     ctx.entries = std::move(outer);
     return error;

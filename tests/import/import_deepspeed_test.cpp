@@ -41,6 +41,26 @@ TEST(ImportDeepSpeed, MapsAZero3Config) {
 // An Adam param no constructor DeepSpeed builds takes, and max_grad_norm, stop DeepSpeed only
 // when it builds the optimizer from the section (not when the program passes its own): noted
 // at their lines, the file planned.
+// A batch size written as 0 (or any number below 1) stops DeepSpeed's batch assertion: refused at
+// its line, never read as "not given" (ericzhang1412's "train_batch_size": 0 beside accumulation
+// 4).
+TEST(ImportDeepSpeed, ABatchSizeBelowOneIsRefusedAtItsLine) {
+  const auto zero = import_config_text(
+      "{\n  \"train_batch_size\": 0,\n  \"gradient_accumulation_steps\": 4,\n"
+      "  \"zero_optimization\": {\"stage\": 2}\n}\n",
+      "ds.json");
+  ASSERT_FALSE(zero);
+  EXPECT_EQ(zero.error().line, 2) << zero.error().to_string();
+  EXPECT_NE(zero.error().message.find("train_batch_size 0: DeepSpeed's batch assertion stops"),
+            std::string::npos)
+      << zero.error().to_string();
+  const auto one = import_config_text(
+      "{\"train_batch_size\": 8, \"train_micro_batch_size_per_gpu\": 1, "
+      "\"gradient_accumulation_steps\": 1, \"zero_optimization\": {\"stage\": 2}}\n",
+      "ds.json");
+  ASSERT_TRUE(one) << one.error().to_string();
+}
+
 // A batch size written as null is DeepSpeed's "not given" (get_scalar_param's None): derived
 // from the other two (PKU-Alignment's align-anything configs: "gradient_accumulation_steps":
 // null beside train_batch_size 128 and train_micro_batch_size_per_gpu 16).
