@@ -592,7 +592,15 @@ maybe_error read_strategy(import_context& ctx) {
     ctx.out.job.parallel.kind = strategy::ddp;
     return std::nullopt;
   }
-  const std::string type = upper(e->value.text);
+  // Written empty (YAML null): ClusterConfig keeps None (__post_init__ converts strings only),
+  // launch's distributed_type comparisons are all false, and the simple launcher runs one process,
+  // as for NO (commands/launch.py, _validate_launch_command).
+  const bool null_type = !e->is_string && (e->value.text.empty() || e->value.text == "none");
+  if (null_type)
+    ctx.note(*e,
+             "distributed_type is empty (null): accelerate launch matches no type and runs "
+             "its single-process launcher, as for NO");
+  const std::string type = null_type ? std::string("NO") : upper(e->value.text);
   std::string kind;
   if (type == "NO") {
     kind = "single";
@@ -1340,6 +1348,18 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
       };
       const auto unused = std::count_if(ctx.entries.begin(), ctx.entries.end(), of_section);
       if (unused == 0) continue;
+      // Written empty (null), the type runs one plain process (read_strategy); a file that fills
+      // a strategy's section beside it meant that strategy, which never runs: refused.
+      if (!type->is_string && (type->value.text.empty() || type->value.text == "none")) {
+        const auto first = std::find_if(ctx.entries.begin(), ctx.entries.end(), of_section);
+        return detail::at(
+            type->where,
+            fmt::format("distributed_type is empty (null), but the file fills {} "
+                        "(line {}): accelerate launch matches no type and runs one "
+                        "plain process, dropping that section; set distributed_type "
+                        "to {} (or NO) to plan it",
+                        section.substr(0, section.size() - 1), first->where.line, owner));
+      }
       ctx.note(*type, fmt::format("distributed_type {}: accelerate reads {} only under "
                                   "distributed_type {}, so its {} option(s) have no effect",
                                   type->value.text, section.substr(0, section.size() - 1), owner,

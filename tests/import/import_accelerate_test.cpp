@@ -587,6 +587,31 @@ TEST(ImportAccelerate, ContextAndSequenceParallelSizesCountInTheWorld) {
   EXPECT_EQ(find_note(sp->notes, "unknown option"), "");
 }
 
+// distributed_type written empty (YAML null, LUN000's 2022 file): accelerate launch matches no
+// type and runs one process, as for NO; more processes than one are refused as for NO.
+TEST(ImportAccelerate, AnEmptyDistributedTypeIsOneProcess) {
+  auto one = import_accelerate(
+      "compute_environment: LOCAL_MACHINE\ndistributed_type: \n"
+      "fp16: false\nnum_machines: 1\nnum_processes: 1\n",
+      "one.yaml");
+  ASSERT_TRUE(one) << one.error().to_string();
+  EXPECT_EQ(one->job.parallel.kind, strategy::single);
+  EXPECT_NE(testing::find_note(one->notes, "distributed_type is empty (null)"), "");
+  auto four = import_accelerate("distributed_type:\nnum_processes: 4\n", "four.yaml");
+  ASSERT_FALSE(four);
+  EXPECT_EQ(four.error().line, 1) << four.error().to_string();
+  EXPECT_NE(four.error().message.find("num_processes is 4"), std::string::npos);
+  // A filled strategy section beside it says the author meant that strategy: refused.
+  auto meant = import_accelerate(
+      "deepspeed_config:\n  zero_stage: 2\ndistributed_type: null\n"
+      "num_processes: 1\n",
+      "meant.yaml");
+  ASSERT_FALSE(meant);
+  EXPECT_EQ(meant.error().line, 3) << meant.error().to_string();
+  EXPECT_NE(meant.error().message.find("fills deepspeed_config (line 2)"), std::string::npos)
+      << meant.error().to_string();
+}
+
 // MULTI_GPU of one process runs through torchrun; accelerate before 1.10 (pull/3682) wrapped it
 // in DDP, later releases do not: planned as DDP, the note giving the later releases' reading.
 TEST(ImportAccelerate, MultiGpuWithOneProcessIsDdpUntilAccelerate110) {
