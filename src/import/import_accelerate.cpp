@@ -320,6 +320,18 @@ std::string read_sp_size(import_context& ctx, const entry& e) {
   return multiply_dp_shard(ctx, e);
 }
 
+// deepspeed_config.zero3_save_16bit_model: launch passes the text on as an environment variable
+// and DeepSpeedPlugin compares it, lower-cased, with "true" (utils/launch.py and
+// utils/dataclasses.py, ACCELERATE_DEEPSPEED_ZERO3_SAVE_16BIT_MODEL): any other text is false.
+std::string read_save_16bit(import_context& ctx, const entry& e) {
+  const std::string text = lower_case(e.value.text);
+  if (text != "true" && text != "false")
+    ctx.note(e, fmt::format("{}: \"{}\" is not true: accelerate compares the text with \"true\", "
+                            "so it is false (each rank saves its shard)",
+                            e.key, e.value.text));
+  return ctx.set("checkpoint.save", text == "true" ? "full" : "sharded", e);
+}
+
 // Options FSDP2 does not have: applied for FSDP1, noted and skipped for FSDP2, whose plugin sets
 // them to None with a warning ("sync_module_states is obsolete in FSDP2", "use_orig_params is
 // obsolete in FSDP2", "backward_prefetch is not supported in FSDP2"; utils/dataclasses.py,
@@ -464,7 +476,7 @@ const std::vector<option>& accelerate_table() {
        null_offload_is_none(stage3_only(maps_offload_device("parallel.offload_param")))},
       {ds + "gradient_accumulation_steps", custom(read_ds_accumulation)},
       {ds + "zero3_init_flag", custom(read_zero3_init)},
-      {ds + "zero3_save_16bit_model", maps_gathered_save()},
+      {ds + "zero3_save_16bit_model", custom(read_save_16bit)},
       {ds + "deepspeed_moe_layer_cls_names", not_modelled("mixture-of-experts layers")},
       {ds + "gradient_clipping", no_effect()},
       {ds + "deepspeed_multinode_launcher", no_effect()},

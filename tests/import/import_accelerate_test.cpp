@@ -612,6 +612,21 @@ TEST(ImportAccelerate, AnEmptyDistributedTypeIsOneProcess) {
       << meant.error().to_string();
 }
 
+// zero3_save_16bit_model is compared, as text, with "true" by DeepSpeedPlugin: "auto" (paritea's
+// 2025 file) is false, noted, never refused.
+TEST(ImportAccelerate, ZeroSave16BitModelIsTrueOnlyWhenItSaysTrue) {
+  const std::string head =
+      "distributed_type: DEEPSPEED\nnum_processes: 2\nmixed_precision: bf16\n"
+      "deepspeed_config:\n  zero_stage: 3\n  zero3_save_16bit_model: ";
+  auto autoed = import_accelerate(head + "auto\n", "auto.yaml");
+  ASSERT_TRUE(autoed) << autoed.error().to_string();
+  EXPECT_EQ(autoed->job.checkpoint.save, state_dict_kind::sharded);
+  EXPECT_NE(testing::find_note(autoed->notes, "\"auto\" is not true"), "");
+  auto yes = import_accelerate(head + "true\n", "yes.yaml");
+  ASSERT_TRUE(yes) << yes.error().to_string();
+  EXPECT_EQ(yes->job.checkpoint.save, state_dict_kind::full);
+}
+
 // MULTI_GPU of one process runs through torchrun; accelerate before 1.10 (pull/3682) wrapped it
 // in DDP, later releases do not: planned as DDP, the note giving the later releases' reading.
 TEST(ImportAccelerate, MultiGpuWithOneProcessIsDdpUntilAccelerate110) {
