@@ -597,6 +597,11 @@ const entry* named_deepspeed_file(const import_context& ctx) {
   return e != nullptr && e->value.text == "none" ? nullptr : e;
 }
 
+// distributed_type written empty (YAML null), which ClusterConfig keeps as None.
+bool null_distributed_type(const entry& e) {
+  return !e.is_string && (e.value.text.empty() || e.value.text == "none");
+}
+
 maybe_error read_strategy(import_context& ctx) {
   const entry* e = ctx.find("distributed_type");
   if (e == nullptr) {
@@ -607,7 +612,7 @@ maybe_error read_strategy(import_context& ctx) {
   // Written empty (YAML null): ClusterConfig keeps None (__post_init__ converts strings only),
   // launch's distributed_type comparisons are all false, and the simple launcher runs one process,
   // as for NO (commands/launch.py, _validate_launch_command).
-  const bool null_type = !e->is_string && (e->value.text.empty() || e->value.text == "none");
+  const bool null_type = null_distributed_type(*e);
   if (null_type)
     ctx.note(*e,
              "distributed_type is empty (null): accelerate launch matches no type and runs "
@@ -1362,7 +1367,7 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
       if (unused == 0) continue;
       // Written empty (null), the type runs one plain process (read_strategy); a file that fills
       // a strategy's section beside it meant that strategy, which never runs: refused.
-      if (!type->is_string && (type->value.text.empty() || type->value.text == "none")) {
+      if (detail::null_distributed_type(*type)) {
         const auto first = std::find_if(ctx.entries.begin(), ctx.entries.end(), of_section);
         return detail::at(
             type->where,
