@@ -273,10 +273,6 @@ action maps_gathered_save() {
 
 namespace {
 
-int zero_stage_of(strategy kind) {
-  return kind == strategy::zero3 ? 3 : kind == strategy::zero2 ? 2 : kind == strategy::zero1 ? 1 : 0;
-}
-
 // At a ZeRO stage in `stages`, `inner`; at another, a note "<key>: <why>; DeepSpeed ignores it at
 // stage N, and so does the plan" and nothing set.
 action zero_stages_only(std::vector<strategy> stages, std::string why, action inner) {
@@ -284,8 +280,9 @@ action zero_stages_only(std::vector<strategy> stages, std::string why, action in
                        apply = std::move(inner.apply)](import_context& ctx, const entry& e) {
             const strategy kind = ctx.out.job.parallel.kind;
             if (std::find(stages.begin(), stages.end(), kind) != stages.end()) return apply(ctx, e);
-            ctx.note(e, fmt::format("{}: {}; DeepSpeed ignores it at stage {}, and so does the plan",
-                                    e.key, why, zero_stage_of(kind)));
+            ctx.note(e,
+                     fmt::format("{}: {}; DeepSpeed ignores it at stage {}, and so does the plan",
+                                 e.key, why, job::zero_stage(kind)));
             return std::string();
           }};
 }

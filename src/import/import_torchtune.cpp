@@ -655,7 +655,7 @@ bool lora_dpo_distributed(const import_context& ctx) {
   const bool lora = model->value.text.find(".lora_") != std::string::npos ||
                     model->value.text.find(".qlora_") != std::string::npos;
   const auto kind = ctx.out.job.parallel.kind;
-  return preference && lora && (kind == strategy::fsdp1 || kind == strategy::fsdp2);
+  return preference && lora && job::is_fsdp(kind);
 }
 
 // compile: torchtune's recipes compile each layer (training.compile_model) and the loss

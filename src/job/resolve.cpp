@@ -134,8 +134,7 @@ void derive_optimizer_state(job_spec& job) {
   if (is_set(job, "optimizer.state")) return;
   const auto kind = job.parallel.kind;
   // Megatron-LM's optimizer steps fp32 main parameters too (megatron/core/optimizer).
-  const bool fp32_main = kind == strategy::zero1 || kind == strategy::zero2 ||
-                         kind == strategy::zero3 || kind == strategy::megatron;
+  const bool fp32_main = is_zero(kind) || kind == strategy::megatron;
   job.optimizer.state = fp32_main ? dtype::f32 : job.precision.master;
   mark_derived(job, "optimizer.state");
 }

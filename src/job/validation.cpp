@@ -201,8 +201,7 @@ maybe_error check_dimension_strategy(const job_spec& job, const char* path, cons
                                      bool with_zero = false) {
   const strategy kind = job.parallel.kind;
   if (kind == strategy::megatron) return std::nullopt;
-  const bool zero = kind == strategy::zero1 || kind == strategy::zero2 || kind == strategy::zero3;
-  if (kind != strategy::fsdp2 && !(with_zero && zero))
+  if (kind != strategy::fsdp2 && !(with_zero && is_zero(kind)))
     return field_error(job, path,
                        fmt::format("{} is planned with strategy fsdp2, as torchtitan combines it, "
                                    "{}or megatron (parallel.strategy is {})",

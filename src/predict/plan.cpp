@@ -179,7 +179,7 @@ bool phase_turned_on(const job::job_spec& job, std::string_view name) {
   if (name == "checkpoint_save") {
     const auto k = job.parallel.kind;
     return job.checkpoint.save == job::state_dict_kind::full &&
-           (k == strategy::fsdp1 || k == strategy::fsdp2 || k == strategy::zero3);
+           (job::is_fsdp(k) || k == strategy::zero3);
   }
   return false;
 }

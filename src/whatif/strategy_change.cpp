@@ -16,10 +16,8 @@ namespace {
 
 using job::strategy;
 
-bool is_fsdp(strategy s) { return s == strategy::fsdp1 || s == strategy::fsdp2; }
-bool is_zero(strategy s) {
-  return s == strategy::zero1 || s == strategy::zero2 || s == strategy::zero3;
-}
+using job::is_fsdp;
+using job::is_zero;
 
 bool row_sets(const std::vector<std::string>& settings, std::string_view key) {
   return std::any_of(settings.begin(), settings.end(), [key](const std::string& s) {

@@ -18,6 +18,12 @@
 namespace vramscope::job {
 
 enum class strategy { ddp, fsdp1, fsdp2, zero1, zero2, zero3, jax, single, megatron };
+// DeepSpeed's ZeRO stages (1 to 3), and 0 for every other strategy.
+constexpr int zero_stage(strategy s) {
+  return s == strategy::zero3 ? 3 : s == strategy::zero2 ? 2 : s == strategy::zero1 ? 1 : 0;
+}
+constexpr bool is_zero(strategy s) { return zero_stage(s) > 0; }
+constexpr bool is_fsdp(strategy s) { return s == strategy::fsdp1 || s == strategy::fsdp2; }
 enum class sharding { full_shard, shard_grad_op, no_shard, hybrid_shard };  // FSDP1
 enum class prefetch { pre, post, none };                                    // FSDP1 backward
 // adamw_8bit, paged_adamw, paged_adamw_8bit: bitsandbytes AdamW8bit, PagedAdamW(32bit), PagedAdamW8bit
