@@ -305,8 +305,7 @@ std::string read_sp_size(import_context& ctx, const entry& e) {
     return "";
   }
   const strategy kind = ctx.out.job.parallel.kind;
-  if ((kind == strategy::zero1 || kind == strategy::zero2 || kind == strategy::zero3) &&
-      ctx.out.job.parallel.cp <= 1) {
+  if (job::is_zero(kind) && ctx.out.job.parallel.cp <= 1) {
     ctx.note(e, fmt::format("sequence parallelism of {} (Ulysses) is planned as context "
                             "parallelism of {}: each rank holds the sequence / {} tokens outside "
                             "attention, and ZeRO shards over the data- and sequence-parallel "
@@ -1020,6 +1019,25 @@ maybe_error read_fsdp_wrap_default(import_context& ctx) {
       "fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP for one unit per block");
 }
 
+// No fsdp_state_dict_type: launch sets no FSDP_STATE_DICT_TYPE and FullyShardedDataParallelPlugin
+// takes FULL_STATE_DICT under FSDP1 and SHARDED_STATE_DICT under FSDP2 (utils/dataclasses.py,
+// __post_init__), the full one with offload_to_cpu and rank0_only on, as checkpoint.save full
+// plans it by default: that is how the plugin's save_state and save_model save.
+maybe_error read_state_dict_default(import_context& ctx) {
+  const auto kind = ctx.out.job.parallel.kind;
+  if (!is_fsdp(kind)) return std::nullopt;
+  if (ctx.find("fsdp_config.fsdp_state_dict_type") != nullptr) return std::nullopt;
+  const bool v1 = kind == strategy::fsdp1;
+  return set_left_out(
+      ctx, "fsdp_config", v1 ? "FULL_STATE_DICT" : "SHARDED_STATE_DICT",
+      {{"checkpoint.save", v1 ? "full" : "sharded"}},
+      v1 ? "no fsdp_config.fsdp_state_dict_type: accelerate's FSDP plugin saves FULL_STATE_DICT "
+           "under FSDP1 (each unit gathered, offloaded to rank 0's host memory), planned with "
+           "checkpoint.save full"
+         : "no fsdp_config.fsdp_state_dict_type: accelerate's FSDP plugin saves "
+           "SHARDED_STATE_DICT under FSDP2, planned with checkpoint.save sharded");
+}
+
 // ZeRO stage 3 with no zero3_init_flag: DeepSpeedPlugin.__post_init__ takes it from
 // ACCELERATE_DEEPSPEED_ZERO3_INIT, which accelerate launch exports only for a flag the file (or
 // the command line) gives, else from hf_ds_config.is_zero3(), true at stage 3
@@ -1406,6 +1424,7 @@ result<imported_job> import_accelerate(std::string_view text, const std::string&
   if (auto err = detail::read_fsdp1_defaults(ctx, old_writer)) return *err;
   if (auto err = detail::read_ram_efficient_default(ctx, old_writer)) return *err;
   if (auto err = detail::read_fsdp_wrap_default(ctx)) return *err;
+  if (auto err = detail::read_state_dict_default(ctx)) return *err;
   if (auto err = detail::read_zero3_init_default(ctx)) return *err;
   if (auto err = detail::apply_options(ctx, detail::accelerate_table())) return *err;
   return detail::finish(ctx, has_world_size);

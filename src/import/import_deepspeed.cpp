@@ -239,6 +239,19 @@ std::optional<diagnostic> read_autotp(import_context& ctx) {
     ctx.ignore(*e);
     return std::nullopt;
   }
+  // engine.py, _configure_tensor_parallel_states: assert zero_optimization_stage() <= 2 (AutoTP
+  // with ZeRO-3 "has not been validated"): such a file stops at initialize.
+  if (ctx.out.job.parallel.kind == strategy::zero3) {
+    const entry* stage = ctx.find("zero_optimization.stage");
+    return at(
+        e->where,
+        fmt::format("{} {} with ZeRO stage 3{}: DeepSpeed's AutoTP training runs with ZeRO "
+                    "stages 0 to 2 only (the engine asserts it at initialize); set "
+                    "zero_optimization.stage 1 or 2, or drop {}, to plan it",
+                    e->key, n,
+                    stage != nullptr ? fmt::format(" (line {})", stage->where.line) : std::string(),
+                    e->key));
+  }
   const std::string problem = ctx.set("parallel.tp", std::to_string(n), *e);
   return problem.empty() ? std::nullopt : std::optional(at(e->where, problem));
 }
@@ -451,7 +464,7 @@ std::string read_optimizer(import_context& ctx, const entry& e) {
     // engine.py: assert not self.zero_optimization(), "1bit-Adam is not compatible with ZeRO"
     // (and 0/1 Adam, 1-bit Lamb).
     const auto kind = ctx.out.job.parallel.kind;
-    if (kind == strategy::zero1 || kind == strategy::zero2 || kind == strategy::zero3)
+    if (job::is_zero(kind))
       return fmt::format("optimizer type \"{}\" is not compatible with ZeRO (DeepSpeed asserts "
                          "it at initialize); set zero_optimization.stage 0, or use type Adam, to "
                          "plan it", e.value.text);

@@ -664,6 +664,29 @@ TEST(ImportAccelerate, FsdpWithoutAnAutoWrapPolicyWrapsTheWholeModel) {
   EXPECT_EQ(find_note(wrapped->notes, "takes NO_WRAP"), "");
 }
 
+// No fsdp_state_dict_type: accelerate's plugin saves FULL_STATE_DICT under FSDP1 and
+// SHARDED_STATE_DICT under FSDP2 (fresh95's danhtran2mind file); a type written is read as it is.
+TEST(ImportAccelerate, FsdpWithoutAStateDictTypeSavesAsThePluginDoes) {
+  auto v1 = import_config_text("distributed_type: FSDP\nnum_processes: 4\n", "a.yaml");
+  ASSERT_TRUE(v1) << v1.error().to_string();
+  EXPECT_EQ(v1->job.checkpoint.save, job::state_dict_kind::full);
+  EXPECT_NE(find_note(v1->notes, "saves FULL_STATE_DICT under FSDP1"), "");
+  auto v2 = import_config_text(
+      "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_version: 2\n", "b.yaml");
+  ASSERT_TRUE(v2) << v2.error().to_string();
+  EXPECT_EQ(v2->job.checkpoint.save, job::state_dict_kind::sharded);
+  auto written = import_config_text(
+      "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n"
+      "  fsdp_state_dict_type: SHARDED_STATE_DICT\n",
+      "c.yaml");
+  ASSERT_TRUE(written) << written.error().to_string();
+  EXPECT_EQ(written->job.checkpoint.save, job::state_dict_kind::sharded);
+  EXPECT_EQ(find_note(written->notes, "no fsdp_config.fsdp_state_dict_type"), "");
+  auto ddp = import_config_text("distributed_type: MULTI_GPU\nnum_processes: 4\n", "d.yaml");
+  ASSERT_TRUE(ddp) << ddp.error().to_string();
+  EXPECT_EQ(ddp->job.checkpoint.save, job::state_dict_kind::none);
+}
+
 // use_orig_params and sync_module_states left out take the defaults of the release the file's
 // keys imply: none before 0.21 (FSDP's False), launch's "true" since 0.22 / 0.25.
 // fsdp_backward_prefetch_policy: read by accelerate up to 0.34, dropped in 1.0 (79a84264). As

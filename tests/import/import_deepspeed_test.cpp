@@ -154,6 +154,17 @@ TEST(ImportDeepSpeed, AutoTpSizeIsTensorParallelism) {
       "ds.json");
   ASSERT_TRUE(off) << off.error().to_string();
   EXPECT_EQ(off->job.parallel.tp, 1);
+  // DeepSpeed's engine asserts ZeRO stage <= 2 under AutoTP (fresh98's xiyang-aads-lilly file).
+  auto stage3 = import_config_text(
+      "{\"zero_optimization\": {\"stage\": 3},\n \"tensor_parallel\": {\"autotp_size\": 4}}",
+      "ds.json");
+  ASSERT_FALSE(stage3);
+  EXPECT_NE(stage3.error().to_string().find("ds.json:2:"), std::string::npos)
+      << stage3.error().to_string();
+  EXPECT_NE(stage3.error().to_string().find("stages 0 to 2 only"), std::string::npos)
+      << stage3.error().to_string();
+  EXPECT_NE(stage3.error().to_string().find("(line 1)"), std::string::npos)
+      << stage3.error().to_string();
   auto bad = import_config_text(
       "{\"zero_optimization\": {\"stage\": 1},\n \"tensor_parallel\": {\"autotp_size\": -2}}",
       "ds.json");
