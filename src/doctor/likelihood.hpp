@@ -132,6 +132,20 @@ inline constexpr std::int64_t whole_split_min = 10'000;
 inline constexpr double load_total_over_peak_max = 1.05;
 inline constexpr double load_copy_min = 0.5;
 
+// ---- A BFC pool's limit set by hand. TensorFlow's pool takes by default the memory free when
+// the device was created less a reserve for the system (225 MiB to 1.5 GiB by compute
+// capability; gpu_device.cc, MinSystemMemory), or per_process_gpu_memory_fraction x the total;
+// JAX's takes XLA_PYTHON_CLIENT_MEM_FRACTION x the total. The driver's free and total figures are
+// not round, so neither are those limits. A logical device's memory_limit is given in MiB
+// (tf.config.LogicalDeviceConfiguration), and people write round sizes (512, 1024, 4096): a limit
+// that is a whole multiple of set_pool_limit_unit is one somebody set.
+inline constexpr bytes set_pool_limit_unit = 256_MiB;
+inline constexpr bool pool_limit_set(bytes limit) {
+  return limit > 0 && limit % set_pool_limit_unit == 0;
+}
+// A pool whose in-use bytes are within this share of its limit is full (InUse of Limit).
+inline constexpr double pool_full_share = 0.99;
+
 // ---- Plans and observations: beyond this relative gap the plan is not trusted for the job
 // (PRED001), and a plan this far under capacity argues against "the job does not fit".
 inline constexpr double plan_tolerance = 0.10;

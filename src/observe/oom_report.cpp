@@ -626,6 +626,20 @@ bool bfc_dump_line(std::string_view t) {
          (detail::contains(t, "bfc_allocator.cc") && detail::trim(t).ends_with("Stats:"));
 }
 
+// The first line of the allocator statistics a BFC dump ends with ("Limit:   536870912",
+// AllocatorStats::DebugString, tsl/framework/allocator.cc): a label and a plain byte count. The
+// pool prints them only when it refuses a request (BFCAllocator::DumpMemoryLog), so a paste of
+// the block alone is the end of an out-of-memory dump.
+bool bfc_stats_first_line(std::string_view t) {
+  t = detail::trim(t);
+  if (!t.starts_with("Limit:")) return false;
+  const std::string_view count = detail::trim(t.substr(6));
+  return !count.empty() && count.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+// What a BFC statistics block pasted alone lacks: the allocator's line with the request.
+constexpr std::string_view stats_alone_missing = "ran out of memory trying to allocate";
+
 // The XLA report being assembled: the BFC dump lines come before the error that ends it.
 struct xla_reader {
   bool open = false;
@@ -633,7 +647,8 @@ struct xla_reader {
   bool bfc_line = false;     // the report began with the BFC allocator's own line
   bool bfc_figures = false;  // a figure of its dump was read
   bool dump_only = false;    // begun at a dump line, no allocator's line above it: kept only if an
-                             // error ends it
+                             // error ends it, or if it is the dump's statistics block
+  bool stats_limit = false, stats_in_use = false;  // the statistics block's Limit and InUse read
   std::size_t started = 0;
   std::size_t last_error = 0;
   oom_report report;
@@ -645,8 +660,14 @@ struct xla_reader {
   }
 
   void read_dump_line(std::string_view line) {
-    if (auto v = stat_value(line, "Limit:")) report.capacity = v;
-    if (auto v = stat_value(line, "InUse:")) report.in_use = v;
+    if (auto v = stat_value(line, "Limit:")) {
+      report.capacity = v;
+      stats_limit = true;
+    }
+    if (auto v = stat_value(line, "InUse:")) {
+      report.in_use = v;
+      stats_in_use = true;
+    }
     if (auto v = stat_value(line, "MaxInUse:")) report.peak_in_use = v;
     if (auto v = stat_value(line, "LargestFreeBlock:")) report.largest_free_block = v;
     std::size_t pos = 0;
@@ -670,6 +691,7 @@ struct xla_reader {
     bfc_line = false;
     bfc_figures = false;
     dump_only = false;
+    stats_limit = stats_in_use = false;
     report.kind = oom_kind::xla;
     report.line = line.number;
   }
@@ -695,7 +717,10 @@ struct xla_reader {
   // else XLA's client. A BFC line without the dump's figures names what the paste lacks.
   void close(std::vector<oom_report>& out) {
     if (!open) return;
-    if (dump_only && !has_error) {  // statistics with no failure after them
+    // A dump with no failure after it is kept only as its statistics block, printed at a
+    // refusal: the pool's limit and what it had in use, the request and the error not pasted.
+    const bool stats_alone = dump_only && !has_error && stats_limit && stats_in_use;
+    if (dump_only && !has_error && !stats_alone) {
       open = false;
       return;
     }
@@ -706,6 +731,10 @@ struct xla_reader {
           bfc_line || bfc_figures ? oom_allocator::xla_bfc : oom_allocator::xla_client;
     if (bfc_line && !bfc_figures)
       report.missing = {"Stats: Limit", "InUse", "total_region_allocated_bytes_"};
+    if (stats_alone) {
+      report.missing = {std::string(stats_alone_missing)};
+      report.message_cut = true;
+    }
     out.push_back(std::move(report));
     open = false;
   }
@@ -1351,7 +1380,7 @@ struct oom_scanner {
       worded(i, *w);
     } else if (xla.open && !xla.has_error && i - xla.started <= max_dump_lines) {
       xla.read_dump_line(t);
-    } else if (bfc_dump_line(t)) {
+    } else if (bfc_dump_line(t) || bfc_stats_first_line(t)) {
       // A dump whose allocator's line the paste lacks: its figures wait for the error after it.
       xla.close(out);
       xla.start(lines[i], i);
@@ -1473,7 +1502,17 @@ std::vector<oom_report> find_oom_reports(std::string_view text, const std::strin
   // (fragmentation) or it was full cannot be told; say what to paste.
   for (const auto& r : scan.out)
     if ((r.allocator == oom_allocator::tf_bfc || r.allocator == oom_allocator::xla_bfc) &&
-        !r.missing.empty())
+        r.missing.size() == 1 && r.missing.front() == stats_alone_missing)
+      found_warnings.push_back(error_at(
+          source,
+          fmt::format("a BFC allocator's statistics block without the dump above it: read as the "
+                      "end of its out-of-memory dump (the pool's limit and what it had in use); "
+                      "the request, the allocator's name and the error (\"{}\") are not in the "
+                      "paste; paste the log from the allocator's line through the error",
+                      stats_alone_missing),
+          r.line));
+    else if ((r.allocator == oom_allocator::tf_bfc || r.allocator == oom_allocator::xla_bfc) &&
+             !r.missing.empty())
       found_warnings.push_back(error_at(
           source,
           fmt::format(

@@ -114,6 +114,51 @@ TEST(RuntimeFigures, TensorflowBfcFactsInTheCommonFigures) {
   EXPECT_TRUE(frag(o).empty());
 }
 
+std::vector<finding> pool(const observe::observation& o) {
+  doctor_input in;
+  in.observed = &o;
+  return rules::jax_preallocation(in);
+}
+
+// The statistics block a BFC dump ends with, pasted alone (tests/data/threads 095: an application
+// that capped TensorFlow's logical device at 512 MiB): a pool full at a limit somebody set, which
+// JAX001 names, and OOM001 holds its "does not fit" a step lower for it.
+const std::string stats_at_set_limit =
+    "Limit:                       536870912\n"
+    "InUse:                       536786944\n"
+    "MaxInUse:                    536800512\n"
+    "NumAllocs:                        4242\n"
+    "MaxAllocSize:                 49288960\n";
+
+TEST(RuntimeFigures, BfcPoolFullAtASetLimitIsTheLimit) {
+  const auto o = read(stats_at_set_limit);
+  ASSERT_EQ(o.ooms.size(), 1u);
+  const auto p = pool(o);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].cause_class, "jax_preallocation");
+  EXPECT_DOUBLE_EQ(p[0].likelihood, likelihood::possible + 2 * likelihood::step);
+  EXPECT_NE(p[0].fix.find("memory_limit"), std::string::npos) << p[0].fix;
+  const auto m = oom(o);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_LT(m[0].likelihood, p[0].likelihood);
+}
+
+// The same pool at a limit the GPU's free memory gave (TensorFlow's default, not a round
+// figure): no set limit to name, and OOM001 keeps its weight.
+TEST(RuntimeFigures, BfcPoolAtItsDefaultLimitIsNotASetLimit) {
+  std::string text = stats_at_set_limit;
+  text.replace(text.find("536870912"), 9, "3059430195");
+  const auto o = read(text);
+  ASSERT_EQ(o.ooms.size(), 1u);
+  for (const auto& f : pool(o)) {
+    EXPECT_EQ(f.title.find("limit that was set"), std::string::npos) << f.title;
+    EXPECT_LT(f.likelihood, likelihood::likely);
+  }
+  const auto m = oom(o);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_DOUBLE_EQ(m[0].likelihood, likelihood::likely);
+}
+
 // A BFC pool whose free chunks add up to the request but hold it in none (the project's fixture
 // oom_xla_bfc.log with its in-use figure lowered by what its LargestFreeBlock line implies is
 // spread over several chunks): FRAG001 in XLA's words.

@@ -172,6 +172,39 @@ TEST(AllocatorOom, TensorflowBfcDumpGivesThePoolsRegions) {
   EXPECT_TRUE(r[0].missing.empty());
 }
 
+// tests/data/threads 095: the statistics block of a BFC dump pasted alone (no allocator line, no
+// error): read as the end of an out-of-memory dump, with what the paste lacks named.
+TEST(AllocatorOom, BfcStatisticsBlockAloneIsTheEndOfItsDump) {
+  warnings w;
+  const auto r = find(
+      "Limit:                       536870912\n"
+      "InUse:                       536786944\n"
+      "MaxInUse:                    536800512\n"
+      "NumAllocs:                        4242\n"
+      "MaxAllocSize:                 49288960\n"
+      "Reserved:                            0\n"
+      "PeakReserved:                        0\n"
+      "LargestFreeBlock:                    0\n",
+      &w);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].kind, oom_kind::xla);
+  EXPECT_EQ(r[0].allocator, oom_allocator::xla_bfc);
+  EXPECT_EQ(r[0].line, 1);
+  EXPECT_EQ(r[0].capacity, 536'870'912u);
+  EXPECT_EQ(r[0].in_use, 536'786'944u);
+  EXPECT_EQ(r[0].peak_in_use, 536'800'512u);
+  EXPECT_FALSE(r[0].requested);
+  ASSERT_EQ(r[0].missing.size(), 1u);
+  EXPECT_EQ(r[0].missing[0], "ran out of memory trying to allocate");
+  EXPECT_TRUE(any_warning_has(w, "statistics block without the dump above it"));
+}
+
+// A Limit line alone, or in words, is not a statistics block: nothing is read from it.
+TEST(AllocatorOom, LimitLineWithoutItsInUseIsNotAStatisticsBlock) {
+  EXPECT_TRUE(find("Limit:                       536870912\n").empty());
+  EXPECT_TRUE(find("Limit: 512 MiB per process\nInUse: 12\n").empty());
+}
+
 // XLA's BFC dump (the project's fixture oom_xla_bfc.log): its regions, its chunks in use.
 TEST(AllocatorOom, XlaBfcDumpGivesThePoolsRegions) {
   const std::string log = data("oom_xla_bfc.log");

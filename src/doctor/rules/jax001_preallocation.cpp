@@ -327,8 +327,52 @@ std::optional<finding> dynet_pool(const observe::observation& o) {
   return std::nullopt;
 }
 
+// A BFC pool (TensorFlow's or XLA's) that ran out at a limit somebody set (likelihood.hpp,
+// pool_limit_set): the pool was allowed that much, whatever the GPU has. A logical device's
+// memory_limit is the usual way (an application capping TensorFlow beside another runtime in the
+// process, a notebook sharing the GPU); raising or removing it is the fix, unless the limit is
+// near the GPU's size already, which the paste does not show.
+std::optional<finding> pool_at_set_limit(const observe::observation& o) {
+  for (const auto& r : o.ooms) {
+    const bool bfc = r.allocator == observe::oom_allocator::tf_bfc ||
+                     r.allocator == observe::oom_allocator::xla_bfc;
+    if (!bfc || !r.capacity || !lk::pool_limit_set(*r.capacity)) continue;
+    finding f{"JAX001", {}, severity::warning,   {},           {}, {},
+              {},       {}, "jax_preallocation", lk::possible, {}, {}};
+    f.title = "the allocator's pool ran out at a limit that was set";
+    f.evidence.push_back(fmt::format("{}: the BFC pool's limit is {} ({} bytes)", where(r),
+                                     format_bytes(*r.capacity), *r.capacity));
+    f.likelihood += lk::step;
+    f.support.push_back(fmt::format(
+        "a limit of exactly {} is a size somebody set (a logical device's memory_limit, in MiB); "
+        "the pool's default, the memory free at start less a reserve, or a fraction of the total, "
+        "is not a round figure",
+        format_bytes(*r.capacity)));
+    if (r.in_use &&
+        static_cast<double>(*r.in_use) >= lk::pool_full_share * static_cast<double>(*r.capacity)) {
+      f.likelihood += lk::step;
+      f.support.push_back(fmt::format("the pool was full: {} in use of its {}",
+                                      format_bytes(*r.in_use), format_bytes(*r.capacity)));
+    }
+    f.against.push_back(
+        "the paste does not show the GPU's size: a limit already near it leaves nothing to raise");
+    f.cause = fmt::format(
+        "the program (or an application around it) capped the allocator's pool at {}; the job "
+        "needs more than that cap, not necessarily more than the GPU has",
+        format_bytes(*r.capacity));
+    f.fix =
+        "raise the cap where it is set (the memory_limit of "
+        "tf.config.set_logical_device_configuration, per_process_gpu_memory_fraction, "
+        "XLA_PYTHON_CLIENT_MEM_FRACTION) or remove it; if the cap is near the GPU's size, "
+        "a smaller batch or input instead";
+    return f;
+  }
+  return std::nullopt;
+}
+
 std::optional<finding> pool_left_no_room(const observe::observation& o) {
   if (auto f = tensorflow_pool_at_creation(o)) return f;
+  if (auto f = pool_at_set_limit(o)) return f;
   if (auto f = dynet_pool(o)) return f;
   for (const auto& r : o.ooms) {
     const bool cnmem_init = r.library == "cnmem" && r.status.starts_with("cnmemInit");

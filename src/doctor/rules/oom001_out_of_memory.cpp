@@ -186,6 +186,15 @@ finding explain_xla(const oom_facts& o) {
                     "batching its input, not a smaller model, is what makes it fit",
                     o.tensor_shape.front()));
   }
+  // A limit somebody set (likelihood.hpp, pool_limit_set): the GPU may hold more than the pool
+  // may take (JAX001 weighs the limit).
+  if (r.capacity && lk::pool_limit_set(*r.capacity)) {
+    f.likelihood -= lk::step;
+    f.against.push_back(fmt::format(
+        "the pool's limit is exactly {}, a size set in the program's configuration, not one the "
+        "GPU's memory gives: the GPU may have more than the pool was allowed",
+        format_bytes(*r.capacity)));
+  }
   if (r.tensorflow) {
     // A request of the small pool's size refused (PROC001's from_tensorflow_pool reads why).
     if (r.requested && *r.requested < lk::small_request_max && !r.free) {
