@@ -524,6 +524,21 @@ action zero_noted(std::string path, std::string meaning) {
 // no fp32 master copy, the weights the optimizer steps and their gradients are bf16;
 // bf16_optimizer_states keeps Adam's moments in bf16 too (DeepSpeed accepts it only beside the
 // first, runtime/config.py). Only a true value changes the plan.
+// zero_optimization.offload_optimizer / offload_param written as null or {}: DeepSpeedZeroConfig
+// types both Optional[...] = None (runtime/zero/config.py), so null is the default, and an empty
+// object validates to an offload config whose device defaults to "none": no offload either way.
+// Any other scalar fails pydantic's validation at initialize.
+std::string read_offload_section(import_context& ctx, const entry& e) {
+  if (!e.is_string && (e.value.text == "none" || e.value.text == "{...}")) {
+    ctx.ignore(e);
+    return "";
+  }
+  return fmt::format(
+      "{}: expected an object (e.g. {{\"device\": \"cpu\"}}), or null for no "
+      "offload; found {}",
+      e.key, e.value.text);
+}
+
 std::string read_bf16_flag(import_context& ctx, const entry& e, const char* path) {
   bool on = false;
   if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())
@@ -546,6 +561,8 @@ const std::vector<option>& deepspeed_table() {
       {"zero_optimization", handled()},  // the old boolean form (read_stage)
       {zero + "offload_optimizer.device", maps_offload_device("parallel.offload_optimizer")},
       {zero + "offload_param.device", stage3_only(maps_offload_device("parallel.offload_param"))},
+      {zero + "offload_optimizer", custom(read_offload_section)},
+      {zero + "offload_param", custom(read_offload_section)},
       {zero + "offload_optimizer.ratio", not_modelled("partial optimizer offload")},
       {zero + "offload_optimizer.*", no_effect()},
       {zero + "offload_param.*", no_effect()},

@@ -136,6 +136,30 @@ TEST(ImportDeepSpeed, NvmeOffloadWithoutAPathIsRefusedAtZero3) {
   EXPECT_TRUE(with_path->job.parallel.offload_param);
 }
 
+// offload_optimizer / offload_param written as null or {} are DeepSpeed's Optional default and an
+// offload config with device "none": no offload (fresh101's nirmal-adhikari-hub file); another
+// scalar fails DeepSpeed's validation and is refused at its line.
+TEST(ImportDeepSpeed, NullOrEmptyOffloadSectionIsNoOffload) {
+  for (const char* value : {"null", "{}"}) {
+    auto imported = import_config_text(
+        fmt::format("{{\"train_micro_batch_size_per_gpu\": 1,\n \"zero_optimization\": "
+                    "{{\"stage\": 3,\n \"offload_param\": {},\n \"offload_optimizer\": {}}}}}\n",
+                    value, value),
+        "ds.json");
+    ASSERT_TRUE(imported) << value << ": " << imported.error().to_string();
+    EXPECT_FALSE(imported->job.parallel.offload_param) << value;
+    EXPECT_FALSE(imported->job.parallel.offload_optimizer) << value;
+    EXPECT_EQ(find_note(imported->notes, "not a field"), "") << value;
+  }
+  auto bad = import_config_text(
+      "{\"zero_optimization\": {\"stage\": 2,\n \"offload_optimizer\": \"cpu\"}}", "ds.json");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().to_string().find("ds.json:2:"), std::string::npos)
+      << bad.error().to_string();
+  EXPECT_NE(bad.error().to_string().find("null for no offload"), std::string::npos)
+      << bad.error().to_string();
+}
+
 TEST(ImportDeepSpeed, AutoTpSizeIsTensorParallelism) {
   auto imported = import_config_text(
       "{\"zero_optimization\": {\"stage\": 2},\n \"tensor_parallel\": {\"autotp_size\": 4,\n"
