@@ -468,7 +468,7 @@ const std::vector<option>& accelerate_table() {
       {ds + "zero_stage", handled()},
       {ds + "deepspeed_config_file", handled()},
       {ds + "offload_optimizer_device",
-       null_offload_is_none(maps_offload_device("parallel.offload_optimizer"))},
+       null_offload_is_none(zero_stages_1_to_3(maps_offload_device("parallel.offload_optimizer")))},
       // accelerate hands offload_param_device to DeepSpeed as zero_optimization.offload_param,
       // which only the stage-3 optimizer reads (utils/dataclasses.py, DeepSpeedPlugin).
       {ds + "offload_param_device",

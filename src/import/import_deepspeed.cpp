@@ -559,14 +559,15 @@ const std::vector<option>& deepspeed_table() {
   static const std::vector<option> table{
       {zero + "stage", handled()},
       {"zero_optimization", handled()},  // the old boolean form (read_stage)
-      {zero + "offload_optimizer.device", maps_offload_device("parallel.offload_optimizer")},
+      {zero + "offload_optimizer.device",
+       zero_stages_1_to_3(maps_offload_device("parallel.offload_optimizer"))},
       {zero + "offload_param.device", stage3_only(maps_offload_device("parallel.offload_param"))},
       {zero + "offload_optimizer", custom(read_offload_section)},
       {zero + "offload_param", custom(read_offload_section)},
       {zero + "offload_optimizer.ratio", not_modelled("partial optimizer offload")},
       {zero + "offload_optimizer.*", no_effect()},
       {zero + "offload_param.*", no_effect()},
-      {zero + "cpu_offload", maps_to("parallel.offload_optimizer")},
+      {zero + "cpu_offload", zero_stages_1_to_3(maps_to("parallel.offload_optimizer"))},
       {zero + "reduce_bucket_size", zero_stages_1_to_3(maps_to("parallel.reduce_bucket_size"))},
       {zero + "allgather_bucket_size", zero12_only(maps_to("parallel.allgather_bucket_size"))},
       // DeepSpeedZeroConfig (deepspeed/runtime/zero/config.py) takes each ZeRO-3 option under
@@ -575,7 +576,7 @@ const std::vector<option>& deepspeed_table() {
       {zero + "prefetch_bucket_size", zero3_engine_only(prefetch)},
       {zero + "stage3_max_live_parameters", zero3_engine_only(max_live)},
       {zero + "max_live_parameters", zero3_engine_only(max_live)},
-      {zero + "contiguous_gradients", maps_to("parallel.contiguous_gradients")},
+      {zero + "contiguous_gradients", zero_stages_1_to_3(maps_to("parallel.contiguous_gradients"))},
       {zero + "stage3_gather_16bit_weights_on_model_save", maps_gathered_save()},
       {zero + "gather_16bit_weights_on_model_save", maps_gathered_save()},
       // The deprecated name of the same switch (config.py: stage3_gather_fp16_weights_...).
