@@ -181,6 +181,33 @@ void drop_null_batch_sizes(import_context& ctx) {
   });
 }
 
+// A JSON boolean in one of the ZeRO config's number fields: DeepSpeedZeroConfig is a pydantic
+// model validated in lax mode, where a bool is a valid int (True is 1, False is 0), so
+// `"reduce_bucket_size": true` runs with a bucket of one element (runtime/zero/config.py; pydantic
+// v1's int validator did the same). Read as DeepSpeed reads it, noted.
+void read_booleans_as_counts(import_context& ctx) {
+  static constexpr std::string_view counts[] = {
+      "reduce_bucket_size",          "allgather_bucket_size",
+      "prefetch_bucket_size",        "param_persistence_threshold",
+      "model_persistence_threshold", "max_live_parameters",
+      "max_reuse_distance",          "sub_group_size",
+      "zero_hpz_partition_size",     "mics_shard_size"};
+  for (auto& e : ctx.entries) {
+    if (e.is_string || e.value.is_list || (e.value.text != "true" && e.value.text != "false"))
+      continue;
+    if (!e.key.starts_with("zero_optimization.")) continue;
+    std::string_view name =
+        std::string_view(e.key).substr(std::string_view("zero_optimization.").size());
+    if (name.starts_with("stage3_")) name.remove_prefix(std::string_view("stage3_").size());
+    if (std::find(std::begin(counts), std::end(counts), name) == std::end(counts)) continue;
+    const std::string as = e.value.text == "true" ? "1" : "0";
+    ctx.note(e, fmt::format("{}: {} in a number field, which DeepSpeed's config model reads as {} "
+                            "(pydantic takes a boolean as an integer); planned as {}",
+                            e.key, e.value.text, as, as));
+    e.value.text = as;
+  }
+}
+
 // "bfloat16" is DeepSpeed's older name of the bf16 section, still read where the file has no
 // "bf16" (constants.py BFLOAT16_OLD, "keeping for backwards compatibility"; get_bfloat16_enabled
 // in runtime/config.py, get_bfloat16_config in precision_config.py since): each of its keys is
@@ -1280,6 +1307,7 @@ std::optional<diagnostic> read_deepspeed(import_context& ctx, std::string_view t
     return error;
   }
   read_old_bf16_name(ctx);
+  read_booleans_as_counts(ctx);
   drop_null_batch_sizes(ctx);
   resolve_trainer_autos(ctx);
   note_unknown_scheduler(ctx);

@@ -178,6 +178,23 @@ TEST(ImportDeepSpeed, ZeroOptimizerOptionsAtStageZeroAreUnused) {
       find_note(imported->notes, "offload_optimizer.device: read by the ZeRO optimizers only"), "");
 }
 
+// A JSON boolean in a number field of the ZeRO config is read as pydantic reads it, 1 or 0, noted
+// (fresh105's mrflogs file: "reduce_bucket_size": true).
+TEST(ImportDeepSpeed, BooleanInAZeroNumberFieldIsOneOrZero) {
+  auto imported = import_config_text(
+      "{\"train_micro_batch_size_per_gpu\": 1,\n \"zero_optimization\": {\"stage\": 2,\n"
+      " \"reduce_bucket_size\": true}}\n",
+      "ds.json");
+  ASSERT_TRUE(imported) << imported.error().to_string();
+  EXPECT_EQ(imported->job.parallel.reduce_bucket_size, 1);
+  EXPECT_NE(find_note(imported->notes, "pydantic takes a boolean as an integer"), "");
+  // A boolean where DeepSpeed wants a word is not a number: refused as before.
+  auto word = import_config_text(
+      "{\"zero_optimization\": {\"stage\": 2,\n \"offload_optimizer\": {\"device\": true}}}",
+      "ds.json");
+  EXPECT_FALSE(word);
+}
+
 TEST(ImportDeepSpeed, AutoTpSizeIsTensorParallelism) {
   auto imported = import_config_text(
       "{\"zero_optimization\": {\"stage\": 2},\n \"tensor_parallel\": {\"autotp_size\": 4,\n"
