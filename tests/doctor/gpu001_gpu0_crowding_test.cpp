@@ -131,6 +131,30 @@ TEST(Gpu001, ContextSizedCompanionsOrOneProcessOnTwoGpus) {
   EXPECT_EQ(found[0].cause_class, "gpu0_crowding");
 }
 
+// One process over four GPUs holding more on GPU 0 than on any other by less than another share
+// (tests/data/threads 707, MXNet with a device kvstore): its master device, one process per GPU
+// the fix. The same process with equal shares (JAX's fraction on every GPU) is no finding, nor is
+// GPU 0 ahead by more than a whole share (another program's work there).
+TEST(Gpu001, OneProcessOverSeveralGpusHeavierOnItsFirst) {
+  observe::observation master;
+  master.processes = {process(0, 21515, 20747_MiB), process(1, 21515, 17149_MiB),
+                      process(2, 21515, 18221_MiB), process(3, 21515, 18385_MiB)};
+  auto found = check(master);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].cause_class, "gpu0_crowding");
+  EXPECT_DOUBLE_EQ(found[0].likelihood, likelihood::likely);
+  EXPECT_EQ(found[0].saving, static_cast<std::int64_t>(20747_MiB - 18385_MiB));
+  EXPECT_NE(found[0].fix.find("one process per GPU"), std::string::npos) << found[0].fix;
+
+  observe::observation even;
+  even.processes = {process(0, 7, 18_GiB), process(1, 7, 18_GiB), process(2, 7, 18_GiB)};
+  EXPECT_TRUE(check(even).empty());
+
+  observe::observation far;
+  far.processes = {process(0, 7, 40_GiB), process(1, 7, 10_GiB), process(2, 7, 10_GiB)};
+  EXPECT_TRUE(check(far).empty());
+}
+
 // pytorch/pytorch#2409's screen: GPU 0 holding 275 MiB at 0 % utilisation while the model runs on
 // GPU 2: a context and nothing running, possible only (where the work runs is not shown).
 // A message on GPU 0 naming three or more processes of the same size beyond a context: the

@@ -121,6 +121,39 @@ std::optional<crowding> idle_context_on_gpu0(const observe::observation& o) {
   return std::nullopt;
 }
 
+// One process holding a workload on GPU 0 and on every other GPU it uses (each share above a
+// context), GPU 0's share above every other by more than a context and by less than one more
+// share: a single process driving several GPUs, which keeps what it does not split on its first
+// device: torch.nn.DataParallel the module, its gradients, optimizer state and the gathered
+// outputs (data_parallel.py, output_device defaults to device_ids[0]); MXNet's module with a
+// device kvstore the aggregated gradients and weights it updates; Keras' multi_gpu_model the
+// template model. JAX's client, which takes the same fraction on each GPU, is not so shaped.
+std::optional<crowding> one_process_heavier_on_gpu0(const observe::observation& o) {
+  std::map<std::pair<std::string, std::int64_t>, std::map<int, bytes>> shares;
+  for (const auto& p : o.processes)
+    if (p.gpu_index && p.pid > 0 && p.used) shares[{p.host, p.pid}][*p.gpu_index] += *p.used;
+  for (const auto& [who, on] : shares) {
+    if (on.size() < 2 || !on.count(0)) continue;
+    const bytes first = on.at(0);
+    bytes least = 0, most = 0;
+    bool workloads = first > likelihood::context_max;
+    for (const auto& [gpu, used] : on) {
+      if (gpu == 0) continue;
+      workloads &= used > likelihood::context_max;
+      least = least == 0 ? used : std::min(least, used);
+      most = std::max(most, used);
+    }
+    if (!workloads || first < most + likelihood::context_min || first - most >= least) continue;
+    return crowding{
+        who.first, on.size(), 1, first - most,
+        fmt::format("nvidia-smi: process {} works on {} GPUs and holds {} on GPU 0, {} more "
+                    "than on any other (those hold {} to {})",
+                    who.second, on.size(), format_bytes(first), format_bytes(first - most),
+                    format_bytes(least), format_bytes(most))};
+  }
+  return std::nullopt;
+}
+
 // GPU rows without a process list, where every GPU of one machine (same model and size) holds a
 // workload, the GPUs other than 0 within equal_ranks_spread of each other, and GPU 0 above all of
 // them by more than a context but by less than one more rank's share: the ranks of one
@@ -505,6 +538,29 @@ std::vector<finding> gpu0_crowding(const doctor_input& in) {
           "torch.cuda.set_device(N) (or a torch.cuda.device(N) context around the library call), "
           "or "
           "CUDA_VISIBLE_DEVICES=N so that GPU 0 is not visible";
+      return {f};
+    }
+  if (in.observed && !observed && !idle)
+    if (auto one = one_process_heavier_on_gpu0(*in.observed)) {
+      finding f{"GPU001", {}, severity::warning, {one->note},        {}, {},
+                {},       {}, "gpu0_crowding",   likelihood::likely, {}, {}};
+      f.support.push_back(
+          "one process over several GPUs keeps on its first GPU what it does not split (the "
+          "model's master copy, the gathered outputs or the reduced gradients): GPU 0 holds more "
+          "than the others by less than another GPU's share");
+      f.against.push_back(
+          "the paste does not name the program: a process that puts a larger part of its work on "
+          "GPU 0 on purpose reads the same");
+      f.cause =
+          "a single process drives every GPU (torch.nn.DataParallel, MXNet's module with a device "
+          "kvstore, Keras' multi_gpu_model) with GPU 0 as its master device, so GPU 0 fills first";
+      f.fix =
+          "one process per GPU (DistributedDataParallel via torchrun --nproc_per_node N; Horovod "
+          "or "
+          "MXNet's dist_device_sync / nccl kvstore), which holds an equal share on each GPU; or "
+          "gather the outputs on another device (DataParallel's output_device)";
+      f.saving = static_cast<std::int64_t>(one->extra);
+      f.saving_basis = "what GPU 0 holds beyond the process's largest share on another GPU";
       return {f};
     }
   if (in.observed && !observed && !idle)
