@@ -561,8 +561,8 @@ std::string read_offload_section(import_context& ctx, const entry& e) {
     return "";
   }
   return fmt::format(
-      "{}: expected an object (e.g. {{\"device\": \"cpu\"}}), or null for no "
-      "offload; found {}",
+      "{}: found {} where DeepSpeed's config model takes an object or null; write "
+      "null for no offload, or {{\"device\": \"cpu\"}}, to plan it",
       e.key, e.value.text);
 }
 

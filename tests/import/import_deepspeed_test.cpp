@@ -156,7 +156,7 @@ TEST(ImportDeepSpeed, NullOrEmptyOffloadSectionIsNoOffload) {
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().to_string().find("ds.json:2:"), std::string::npos)
       << bad.error().to_string();
-  EXPECT_NE(bad.error().to_string().find("null for no offload"), std::string::npos)
+  EXPECT_NE(bad.error().to_string().find("write null for no offload"), std::string::npos)
       << bad.error().to_string();
 }
 
