@@ -547,10 +547,6 @@ action zero_noted(std::string path, std::string meaning) {
   });
 }
 
-// bf16's optimizer options (runtime/precision_config.py): bf16_master_weights_and_grads keeps
-// no fp32 master copy, the weights the optimizer steps and their gradients are bf16;
-// bf16_optimizer_states keeps Adam's moments in bf16 too (DeepSpeed accepts it only beside the
-// first, runtime/config.py). Only a true value changes the plan.
 // zero_optimization.offload_optimizer / offload_param written as null or {}: DeepSpeedZeroConfig
 // types both Optional[...] = None (runtime/zero/config.py), so null is the default, and an empty
 // object validates to an offload config whose device defaults to "none": no offload either way.
@@ -566,6 +562,10 @@ std::string read_offload_section(import_context& ctx, const entry& e) {
       e.key, e.value.text);
 }
 
+// bf16's optimizer options (runtime/precision_config.py): bf16_master_weights_and_grads keeps
+// no fp32 master copy, the weights the optimizer steps and their gradients are bf16;
+// bf16_optimizer_states keeps Adam's moments in bf16 too (DeepSpeed accepts it only beside the
+// first, runtime/config.py). Only a true value changes the plan.
 std::string read_bf16_flag(import_context& ctx, const entry& e, const char* path) {
   bool on = false;
   if (auto problem = parse_bool_text(e.value.text, on); !problem.empty())

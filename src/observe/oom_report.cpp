@@ -1500,9 +1500,11 @@ std::vector<oom_report> find_oom_reports(std::string_view text, const std::strin
           r.line));
   // A BFC allocator's line without its dump: whether the pool's free chunks covered the request
   // (fragmentation) or it was full cannot be told; say what to paste.
-  for (const auto& r : scan.out)
-    if ((r.allocator == oom_allocator::tf_bfc || r.allocator == oom_allocator::xla_bfc) &&
-        r.missing.size() == 1 && r.missing.front() == stats_alone_missing)
+  for (const auto& r : scan.out) {
+    if ((r.allocator != oom_allocator::tf_bfc && r.allocator != oom_allocator::xla_bfc) ||
+        r.missing.empty())
+      continue;
+    if (r.missing.size() == 1 && r.missing.front() == stats_alone_missing)
       found_warnings.push_back(error_at(
           source,
           fmt::format("a BFC allocator's statistics block without the dump above it: read as the "
@@ -1511,8 +1513,7 @@ std::vector<oom_report> find_oom_reports(std::string_view text, const std::strin
                       "paste; paste the log from the allocator's line through the error",
                       stats_alone_missing),
           r.line));
-    else if ((r.allocator == oom_allocator::tf_bfc || r.allocator == oom_allocator::xla_bfc) &&
-             !r.missing.empty())
+    else
       found_warnings.push_back(error_at(
           source,
           fmt::format(
@@ -1521,6 +1522,7 @@ std::vector<oom_report> find_oom_reports(std::string_view text, const std::strin
               "allocator's line through the error",
               joined_names(r.missing)),
           r.line));
+  }
   // A traceback pasted below its message (an issue's summary puts the error first and the frames
   // after it): where the last message has no frame above it and frame lines follow it, they are
   // its traceback (innermost last as Python prints them, first as a JVM does: "\tat

@@ -555,10 +555,9 @@ std::vector<finding> gpu0_crowding(const doctor_input& in) {
           "a single process drives every GPU (torch.nn.DataParallel, MXNet's module with a device "
           "kvstore, Keras' multi_gpu_model) with GPU 0 as its master device, so GPU 0 fills first";
       f.fix =
-          "one process per GPU (DistributedDataParallel via torchrun --nproc_per_node N; Horovod "
-          "or "
-          "MXNet's dist_device_sync / nccl kvstore), which holds an equal share on each GPU; or "
-          "gather the outputs on another device (DataParallel's output_device)";
+          "one process per GPU (DistributedDataParallel via torchrun --nproc_per_node N; "
+          "Horovod or MXNet's dist_device_sync / nccl kvstore), which holds an equal share on "
+          "each GPU; or gather the outputs on another device (DataParallel's output_device)";
       f.saving = static_cast<std::int64_t>(one->extra);
       f.saving_basis = "what GPU 0 holds beyond the process's largest share on another GPU";
       return {f};
