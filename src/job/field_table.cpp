@@ -313,6 +313,7 @@ std::vector<field> build_table() {
       make("framework.transformers", &j::framework, &fw::transformers, version_codec()),
       make("framework.jaxlib", &j::framework, &fw::jaxlib, version_codec(true)),
       make("framework.litgpt", &j::framework, &fw::litgpt, version_codec(true)),
+      make("framework.bitsandbytes", &j::framework, &fw::bitsandbytes, version_codec(true)),
   };
 }
 

@@ -580,6 +580,11 @@ static maybe_error check_outside_phases(const job_spec& job, warnings& notes) {
   unused("checkpoint.rank0_only", full, "checkpoint.save is full");
   unused("checkpoint.resume_map_location", c.resume, "checkpoint.resume is true");
   unused("checkpoint.resume_kept", c.resume, "checkpoint.resume is true");
+  // The plan reads bitsandbytes' version only for an int8 LoRA base it quantises (its save).
+  unused("framework.bitsandbytes",
+         job.lora.enabled && job.lora.base_quantization == dtype::i8 &&
+             job.lora.quantizer == "bitsandbytes",
+         "lora.base_quantization is int8 (quantised by bitsandbytes)");
   for (const char* path : {"eval.micro_batch", "eval.steps", "eval.no_grad",
                            "eval.accumulate_logits", "eval.accumulation_steps"})
     unused(path, e.enabled, "eval.enabled is true");

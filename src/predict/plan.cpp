@@ -178,8 +178,9 @@ bool phase_turned_on(const job::job_spec& job, std::string_view name) {
   if (name == "eval") return job.eval.enabled;
   if (name == "checkpoint_save") {
     const auto k = job.parallel.kind;
-    return job.checkpoint.save == job::state_dict_kind::full &&
-           (job::is_fsdp(k) || k == strategy::zero3);
+    return (job.checkpoint.save == job::state_dict_kind::full &&
+            (job::is_fsdp(k) || k == strategy::zero3)) ||
+           job.saves_int8_copies();
   }
   return false;
 }
@@ -559,6 +560,21 @@ const rank_prediction& busiest_rank(const prediction& p) {
   });
   VRAMSCOPE_EXPECTS(worst != nullptr, "prediction without ranks");
   return *worst;
+}
+
+std::string failing_phase_after_steps(const prediction& p) {
+  std::string phase;
+  bool other = false;
+  for_each_rank(p, [&](const rank_prediction& r) {
+    if (!r.oom) return false;
+    if (r.oom_phase == "checkpoint_save" || r.oom_phase == "eval") {
+      if (phase.empty()) phase = r.oom_phase;
+      return false;
+    }
+    other = true;
+    return true;
+  });
+  return other ? std::string() : phase;
 }
 
 verdict_facts verdict_of(const prediction& p) {

@@ -354,6 +354,15 @@ std::string verdict_line(const predict::verdict_facts& v) {
 std::string whole_step_line(const prediction& p) {
   if (!p.whole_step_need || !predict::has_gpus(p)) return "";
   const bytes usable = predict::first_gpu_capacity(p);
+  // A plan that fails only after its training steps (a checkpoint save, an evaluation): that
+  // phase needs it, and a smaller micro-batch is not what makes it fit.
+  const std::string after_steps = predict::failing_phase_after_steps(p);
+  if (!after_steps.empty())
+    return fmt::format(
+        "the job needs about {} on GPU {} in {}, which has {} (short by {}); its training steps "
+        "fit: `vramscope explain` names what {} holds and the change that makes it fit",
+        format_bytes(*p.whole_step_need), predict::busiest_rank(p).gpu, after_steps,
+        format_bytes(usable), format_bytes(*p.whole_step_need - usable), after_steps);
   return fmt::format(
       "the whole step needs about {} on GPU {}, which has {} (short by {}): `vramscope fit` "
       "finds the largest micro-batch that fits, `vramscope explain` the single changes that make "

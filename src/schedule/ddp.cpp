@@ -129,6 +129,29 @@ class ddp_strategy final : public strategy {
     out().free(tied_grad_);
   }
 
+  // A full state dict holds references to what the rank already has, so saving one allocates
+  // nothing; except under job_spec::saves_int8_copies, where bitsandbytes' Linear8bitLt, for
+  // each int8 weight in turn (bitsandbytes 0.38.0 nn/modules.py, autograd/_functions.py):
+  // clones the weight (the clone becomes the parameter's data and stays, the original staying
+  // referenced by its matmul state), then undo_layout makes the row-major copy the state dict
+  // keeps: an empty tensor the permuted values are scattered into, and its reshape into a
+  // contiguous one, after which the first goes. The copies live until the state dict has been
+  // written and dropped. The quantisation scales are stored by reference.
+  void save_checkpoint() override {
+    if (!job().saves_int8_copies()) return;
+    out().phase("checkpoint_save");
+    std::vector<tensor_id> copies;
+    for (const auto& u : lay().units)
+      for (const auto& f : u.frozen) {
+        if (!f.quantised) continue;
+        clones_.push_back(out().alloc(f.stored, category::parameters));
+        tensor_id scattered = out().alloc(f.stored, category::temporary);
+        copies.push_back(out().alloc(f.stored, category::parameters));
+        out().free(scattered);
+      }
+    free_all(out(), copies);
+  }
+
  private:
   std::vector<std::uint64_t> trainable() const {
     std::vector<std::uint64_t> out;
@@ -232,6 +255,7 @@ class ddp_strategy final : public strategy {
   }
 
   std::vector<tensor_id> frozen_;
+  std::vector<tensor_id> clones_;  // int8 weights' clones made by a save (saves_int8_copies)
   std::vector<std::vector<tensor_id>> params_;
   std::vector<std::vector<tensor_id>> grads_;
   std::vector<tensor_id> buckets_;

@@ -137,6 +137,32 @@ TEST(PlanCommand, AJobThatDoesNotFitSaysWhatTheWholeStepNeeds) {
   EXPECT_EQ(json.out.find("the whole step needs"), std::string::npos);
 }
 
+// A job whose steps fit and whose checkpoint save does not (an int8 LoRA base copied twice by
+// bitsandbytes 0.38.1 while the state dict is built): the report names the save as what needs
+// the memory, not the step, and sends to explain rather than to a smaller micro-batch.
+TEST(PlanCommand, AJobThatRunsOutOnlyInItsSaveSaysTheSaveNeedsIt) {
+  job_file job(
+      "model: llama-2-13b\nhardware: { gpu: RTX-4090, driver_reserved: 0 }\n"
+      "parallel: { strategy: single }\nprecision: fp16-mixed\n"
+      "training: { micro_batch: 4, seq_len: 256, activation_checkpointing: full }\n"
+      "lora: { rank: 32, base_quantization: int8 }\ncheckpoint: { save: full }\n"
+      "framework: { bitsandbytes: \"0.38.1\" }\n");
+  const auto r = testing::invoke({"plan", job.path()});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.out.find("does not fit: rank 0 runs out of memory in checkpoint_save"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("the job needs about "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" in checkpoint_save, which has 23.99 GiB (short by "), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("its training steps fit"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("the whole step needs"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("largest micro-batch"), std::string::npos) << r.out;
+  const auto fixed =
+      testing::invoke({"plan", job.path(), "--set", "framework.bitsandbytes=0.39.1"});
+  EXPECT_EQ(fixed.code, 0) << fixed.err;
+}
+
 // The breakdown of rank 0 when `launch` (a Megatron-LM launch script) is planned with `--set`s.
 nlohmann::json megatron_breakdown(const std::string& launch,
                                   const std::vector<std::string>& sets = {}) {

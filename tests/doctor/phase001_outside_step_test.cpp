@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,9 +41,45 @@ TEST(Ckpt001, ASaveThePlanRunsOutOfMemoryInComesFirstWithItsFixPriced) {
   const auto ranked = diagnose(job->input());
   ASSERT_FALSE(ranked.empty());
   EXPECT_EQ(ranked[0].rule, "CKPT001");
+  // The steps fit: MEM001's step changes (a smaller micro-batch, recompute) would not make the
+  // save fit, and it leaves the failure to CKPT001 rather than contradict its fix.
+  for (const auto& f : ranked) EXPECT_NE(f.rule, "MEM001") << f.fix;
   // The same job saving off the GPU: nothing to say about its save.
   const auto fixed = plan_yaml(fsdp1_save("{ save: full, offload_to_cpu: true, rank0_only: true }"));
   ASSERT_TRUE(fixed);
+  EXPECT_TRUE(rules::checkpoint_save(fixed->input()).empty());
+}
+
+// LLaMA-13B as an int8 LoRA base on a 24 GB RTX 4090 (the periodic adapter save of
+// tests/data/threads/510): the steps fit under recompute; bitsandbytes 0.38.1 copies the int8
+// base twice while PEFT builds the model's state dict, and the save runs out.
+std::string int8_save(const std::string& bitsandbytes) {
+  return "model: llama-2-13b\nhardware: { gpu: RTX-4090, driver_reserved: 0, gpus_per_node: 1 }\n"
+         "parallel: { strategy: single }\nprecision: fp16-mixed\noptimizer: adamw\n"
+         "training: { micro_batch: 4, seq_len: 256, activation_checkpointing: full }\n"
+         "lora: { rank: 32, targets: [q_proj, v_proj], base_quantization: int8 }\n"
+         "checkpoint: { save: full }\nframework: { bitsandbytes: \"" +
+         bitsandbytes + "\" }\n";
+}
+
+TEST(Ckpt001, AnInt8BaseThatBitsandbytes038CopiesOnSaveNamesTheReleaseThatDoesNot) {
+  const auto job = plan_yaml(int8_save("0.38.1"));
+  ASSERT_TRUE(job);
+  ASSERT_FALSE(job->prediction.fits);
+  const auto ranked = diagnose(job->input());
+  ASSERT_FALSE(ranked.empty());
+  EXPECT_EQ(ranked[0].rule, "CKPT001");
+  EXPECT_NE(ranked[0].cause.find("bitsandbytes 0.38.1"), std::string::npos) << ranked[0].cause;
+  EXPECT_NE(ranked[0].fix.find("0.39.1"), std::string::npos) << ranked[0].fix;
+  // Not FSDP's fix: offloading a gather the strategy never makes would save nothing.
+  EXPECT_EQ(ranked[0].fix.find("FullStateDictConfig"), std::string::npos) << ranked[0].fix;
+  ASSERT_TRUE(ranked[0].saving);
+  EXPECT_GT(*ranked[0].saving, static_cast<std::int64_t>(10_GiB));
+  EXPECT_NE(ranked[0].saving_basis.find("framework.bitsandbytes=0.39.1"), std::string::npos);
+  for (const auto& f : ranked) EXPECT_NE(f.rule, "MEM001") << f.fix;
+  const auto fixed = plan_yaml(int8_save("0.39.1"));
+  ASSERT_TRUE(fixed);
+  EXPECT_TRUE(fixed->prediction.fits);
   EXPECT_TRUE(rules::checkpoint_save(fixed->input()).empty());
 }
 

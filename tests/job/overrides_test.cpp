@@ -161,16 +161,16 @@ TEST(OverrideErrors, ValidationErrorsPointAtTheOverride) {
 
 TEST(FieldPaths, ListsEveryFieldOnce) {
   const auto paths = field_paths();
-  for (const char* p : {"model", "hardware.gpu", "hardware.gpu_memory", "parallel.tp",
-                        "parallel.reshard_after_forward", "precision", "precision.params",
-                        "optimizer", "optimizer.name", "training.seq_len", "lora.targets",
-                        "init.early_tensors", "checkpoint.save", "framework.jaxlib",
-                        "framework.litgpt"})
+  for (const char* p :
+       {"model", "hardware.gpu", "hardware.gpu_memory", "parallel.tp",
+        "parallel.reshard_after_forward", "precision", "precision.params", "optimizer",
+        "optimizer.name", "training.seq_len", "lora.targets", "init.early_tensors",
+        "checkpoint.save", "framework.jaxlib", "framework.litgpt", "framework.bitsandbytes"})
     EXPECT_NE(std::find(paths.begin(), paths.end(), p), paths.end()) << p;
   auto sorted = paths;
   std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end());
-  EXPECT_EQ(paths.size(), 121u);
+  EXPECT_EQ(paths.size(), 122u);
 }
 
 TEST(FieldPaths, EveryFieldTakesBackTheValueTheWriterPrints) {

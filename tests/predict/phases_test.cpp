@@ -171,6 +171,47 @@ TEST(CheckpointSave, ATiedHeadIsSavedUnderBothNames) {
   EXPECT_LT(phase_of(f1_kept.ranks[1], "checkpoint_save")->peak.allocated, kept1 - model_fp32);
 }
 
+// Llama-3.1-8B as an int8 LoRA base (bitsandbytes; embedding and head stay in the stored fp32 of
+// bf16-mixed) on one GPU.
+// bitsandbytes 0.38.0 to 0.39.0 copy every int8 weight twice while a state dict is built
+// (job_spec::saves_int8_copies: a clone kept as the parameter, a row-major copy kept in the
+// state dict); 0.37 and 0.39.1 save the weight as it is held, and so does every release on a
+// GPU below compute capability 7.5, whose weights keep their row-major layout.
+std::string int8_lora_save(const std::string& bitsandbytes, const std::string& gpu = "A100-80GB") {
+  return "model: llama-3.1-8b\nhardware: { gpu: " + gpu +
+         ", gpus_per_node: 1 }\n"
+         "parallel: { strategy: single }\nprecision: bf16-mixed\noptimizer: adamw\n"
+         "training: { micro_batch: 1, seq_len: 512, activation_checkpointing: full }\n"
+         "lora: { rank: 16, targets: [q_proj, v_proj], base_quantization: int8 }\n"
+         "checkpoint: { save: full }\nframework: { bitsandbytes: \"" +
+         bitsandbytes + "\" }\n";
+}
+
+TEST(CheckpointSave, AnInt8BaseUnderBitsandbytes038IsCopiedTwiceWhileItsStateDictIsBuilt) {
+  // The int8 weights: q, k, v, o and the three MLP matrices of 32 blocks (hidden 4096, kv 1024,
+  // intermediate 14336), one byte each; embedding and head stay fp32.
+  const bytes int8 = 32ULL * (2 * 4096 * 4096 + 2 * 1024 * 4096 + 3 * 14336 * 4096);
+  const bytes unquantised = 2ULL * 128256 * 4096 * 4;
+  const auto copied = planned(int8_lora_save("0.38.1"));
+  const auto* save = phase_of(copied.ranks[0], "checkpoint_save");
+  ASSERT_NE(save, nullptr);
+  EXPECT_TRUE(save->fits);
+  EXPECT_EQ(copied.ranks[0].peak_phase, "checkpoint_save");
+  // The base, its clone and its row-major copy at once, beside the fp32 tensors; at most the
+  // adapters, their optimizer state and one weight's scatter buffer more.
+  EXPECT_GE(save->peak.allocated, 3 * int8 + unquantised);
+  EXPECT_LE(save->peak.allocated, 3 * int8 + unquantised + (512ULL << 20));
+  for (const char* release : {"0.37.2", "0.39.1", "0.45.0"})
+    EXPECT_EQ(phase_of(planned(int8_lora_save(release)).ranks[0], "checkpoint_save"), nullptr)
+        << release;
+  EXPECT_EQ(phase_of(planned(int8_lora_save("0.38.1", "V100-32GB")).ranks[0], "checkpoint_save"),
+            nullptr);
+  // Unknown (empty): a current release, which copies nothing.
+  std::string unknown = int8_lora_save("0.38.1");
+  unknown.erase(unknown.find("framework:"));
+  EXPECT_EQ(phase_of(planned(unknown).ranks[0], "checkpoint_save"), nullptr);
+}
+
 // Llama-3.2-1B in bf16 on one H100: training micro-batch 2 x 2048 under full checkpointing.
 std::string one_gpu(const std::string& extra) {
   return "model: llama-3.2-1b\nhardware: { gpu: H100-80GB, gpus_per_node: 1 }\n"

@@ -14,6 +14,7 @@
 #include <vramscope/core/diagnostic.hpp>
 #include <vramscope/core/dtype.hpp>
 #include <vramscope/core/units.hpp>
+#include <vramscope/core/version.hpp>
 
 namespace vramscope::job {
 
@@ -367,6 +368,9 @@ struct framework_spec {
   // LitGPT's version where training.model_code is litgpt: "" is the lit-gpt of October 2023
   // (before its RMSNorm computed in fp32, lit-gpt 6178c7cc); any litgpt release (0.1 on) has it
   std::string litgpt;
+  // bitsandbytes' version where a LoRA base is quantised to int8 by it: "" is a current release
+  // (see saves_int8_copies)
+  std::string bitsandbytes;
 
   friend bool operator==(const framework_spec&, const framework_spec&) = default;
 };
@@ -441,6 +445,22 @@ struct job_spec {
   /// --fp8-format builds its linears as TE modules) rather than torchao's Float8Linear.
   [[nodiscard]] bool transformer_engine_float8() const {
     return precision.float8 != float8_recipe::none && parallel.kind == strategy::megatron;
+  }
+
+  /// Whether saving a full state dict copies every int8 weight of a LoRA base twice on the GPU:
+  /// bitsandbytes 0.38.0 to 0.39.0 (its commits cc608c04 to f734076e, fixed in 0.39.1) made
+  /// Linear8bitLt._save_to_state_dict clone the weight and store a row-major copy of it
+  /// (undo_layout) whenever the weight is held in the tiled layout that the first forward on a
+  /// GPU of compute capability 7.5 or more (igemmlt) converts it to. PEFT's adapter save builds
+  /// the whole model's state dict (get_peft_model_state_dict: model.state_dict()), so saving
+  /// only the adapter pays it too. Planned where each rank holds the whole base (single, ddp).
+  [[nodiscard]] bool saves_int8_copies() const {
+    const int bnb = version_number(framework.bitsandbytes);
+    return checkpoint.save == state_dict_kind::full && lora.enabled &&
+           lora.base_quantization == dtype::i8 && lora.quantizer == "bitsandbytes" &&
+           !framework.bitsandbytes.empty() && bnb >= version_number("0.38") &&
+           bnb < version_number("0.39.1") && hardware.compute_capability >= 75 &&
+           (parallel.kind == strategy::single || parallel.kind == strategy::ddp);
   }
 
   /// The value of environment variable `key` in `env`, or "" when unset.

@@ -202,6 +202,12 @@ result<prediction> plan(const model::model_spec& model, const job::job_spec& job
 /// p.classes where p.ranks is empty.
 const rank_prediction& busiest_rank(const prediction& p);
 
+/// The phase after the training steps (checkpoint_save or eval) in which the plan runs out of
+/// memory, when every rank that runs out does so in such a phase: the steps ran, and that
+/// phase, not the step, is what does not fit. Empty otherwise. From p.classes where p.ranks is
+/// empty.
+std::string failing_phase_after_steps(const prediction& p);
+
 /// A verdict in three states. `tight`: the job fits as planned, but its busiest GPU keeps less
 /// headroom than the safety margin (job::safety_margin), inside which run-to-run variation and
 /// allocator behaviour the model cannot see decide whether it runs.

@@ -216,7 +216,12 @@ std::vector<finding> does_not_fit(const doctor_input& in) {
     return {};
   }
   const auto state = predict::state_of(*in.prediction);
-  if (state == predict::fit_state::fits) return {};
+  // A plan that runs out only after its steps (a checkpoint save, an evaluation): that phase's
+  // own rule (CKPT001, EVAL001) names the failure with the change that makes it fit; the step's
+  // changes (a smaller micro-batch, recompute) are not that change.
+  if (state == predict::fit_state::fits ||
+      !predict::failing_phase_after_steps(*in.prediction).empty())
+    return {};
   const auto& p = *in.prediction;
   finding f = state == predict::fit_state::tight ? tight_finding(p) : out_of_memory_finding(in, p);
   std::vector<std::string> fits;

@@ -75,7 +75,9 @@ std::string shape_text(const std::vector<std::int64_t>& dims) {
 // The change that makes the job's own phase fit, as the job spec writes it.
 std::vector<std::string> plan_fix(oom_phase phase, const job::job_spec& j) {
   switch (phase) {
-    case oom_phase::checkpoint_save: return {"checkpoint.offload_to_cpu=true", "checkpoint.rank0_only=true"};
+    case oom_phase::checkpoint_save:
+      if (j.saves_int8_copies()) return {"framework.bitsandbytes=0.39.1"};
+      return {"checkpoint.offload_to_cpu=true", "checkpoint.rank0_only=true"};
     case oom_phase::checkpoint_resume: return {"checkpoint.resume_map_location=cpu", "checkpoint.resume_kept=false"};
     case oom_phase::eval:
       if (!j.eval.no_grad) return {"eval.no_grad=true"};
@@ -106,6 +108,20 @@ std::vector<finding> phase_findings(const doctor_input& in, oom_phase phase) {
     if (r.phase == phase) rule = &r;
   finding f{rule->id, {}, severity::error, {}, rule->cause, rule->fix, {}, {},
             rule->cause_class, likelihood::decisive, {}, {}};
+  // An int8 LoRA base under bitsandbytes 0.38.0 to 0.39.0: the save's copies are the library's
+  // (job_spec::saves_int8_copies), whatever the strategy gathers.
+  if (phase == oom_phase::checkpoint_save && in.job && in.job->saves_int8_copies()) {
+    f.cause = fmt::format(
+        "bitsandbytes {} copies every int8 weight twice while a state dict is built "
+        "(Linear8bitLt._save_to_state_dict clones the weight and keeps a row-major copy of it), "
+        "and a PEFT adapter save builds the whole model's state dict: the save needs twice the "
+        "quantised base on top of what the step holds",
+        in.job->framework.bitsandbytes);
+    f.fix =
+        "upgrade bitsandbytes to 0.39.1 or later (it saves the weights in the layout they are "
+        "held in, without copies); or save only the adapter: pass save_pretrained a state_dict= "
+        "of the LoRA parameters, which never calls the base's state dict";
+  }
   const observe::oom_report* failed = nullptr;  // the message the finding reads
   if (in.observed)
     for (const auto& o : in.observed->ooms) {
