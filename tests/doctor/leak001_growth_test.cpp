@@ -55,6 +55,51 @@ TEST(Leak001, AFigureRisingFromPrintToPrintIsKeptMemory) {
   EXPECT_TRUE(check(o).empty());
 }
 
+// A memory summary's counts: 156,071 live allocations holding 820 MB, all but 2 MB of them in the
+// small pool (tests/data/threads 946), are small tensors kept by the hundred thousand; a training
+// job's own 1,843, or as many allocations held mostly in the large pool (a model's matrices), are
+// not.
+observe::torch_stats summary_counts(std::uint64_t count, bytes small, bytes large) {
+  observe::torch_stats s;
+  s.origin = observe::stats_origin::memory_summary_text;
+  s.source = "summary.txt";
+  s.raw["allocation.all.current"] = count;
+  s.raw["allocated_bytes.all.current"] = small + large;
+  s.raw["allocated_bytes.small_pool.current"] = small;
+  s.raw["allocated_bytes.large_pool.current"] = large;
+  return s;
+}
+
+TEST(Leak001, SmallTensorsByTheHundredThousandAreKeptMemory) {
+  observe::observation o;
+  o.stats = {summary_counts(156'071, 820_MiB, 2_MiB)};
+  const auto found = check(o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].cause_class, "leak");
+  EXPECT_EQ(found[0].likelihood, likelihood::possible);
+  EXPECT_NE(found[0].evidence[0].find(
+                "156071 live allocations, 820.0 MiB of the 822.0 MiB allocated in the "
+                "small pool"),
+            std::string::npos)
+      << found[0].evidence[0];
+  EXPECT_EQ(found[0].saving, static_cast<std::int64_t>(820_MiB));
+  o.stats = {summary_counts(1'843, 102_MiB, 10137_MiB)};
+  EXPECT_TRUE(check(o).empty());
+  o.stats = {summary_counts(156'071, 820_MiB, 40_GiB)};
+  EXPECT_TRUE(check(o).empty());
+  o.stats = {summary_counts(99'000, 820_MiB, 2_MiB)};
+  EXPECT_TRUE(check(o).empty());
+  // A summary cut above its "Allocated memory" rows is read from its active bytes.
+  auto cut = summary_counts(156'071, 820_MiB, 0);
+  cut.raw.erase("allocated_bytes.all.current");
+  cut.raw.erase("allocated_bytes.small_pool.current");
+  cut.raw.erase("allocated_bytes.large_pool.current");
+  cut.raw["active_bytes.all.current"] = 820_MiB;
+  cut.raw["active_bytes.small_pool.current"] = 820_MiB;
+  o.stats = {cut};
+  EXPECT_EQ(check(o).size(), 1u);
+}
+
 // TensorFlow.js's count of live tensors rising at every print is kept memory whatever its bytes;
 // a count that stays level or falls once is not.
 TEST(Leak001, ATensorCountRisingAtEveryPrintIsKeptMemory) {

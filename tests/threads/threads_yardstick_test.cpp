@@ -417,11 +417,12 @@ TEST(ThreadsYardstick, FifteenthBatchAtFirstSight) {
 // the round's final rules before anything was changed for it (bench/README.md): 3 of 14 top-1,
 // 9 of 14 top-3. With a test's assertion on memory_allocated() read (the bytes left are cuBLAS's
 // workspace, DEV001) and a memory_summary() cut above its title read: 4 and 10; with a status
-// line that opens with the phase's verb ("Predicting part 1 of 5 ...") placing an evaluation: 5.
+// line that opens with the phase's verb ("Predicting part 1 of 5 ...") placing an evaluation: 5;
+// with a summary's live allocations read (156,071 small tensors kept, LEAK001): 6 and 11.
 TEST(ThreadsYardstick, SixteenthBatchScoredAfterTheFifteenthsFixes) {
   const tally fresh = score_all("16", false);
   ASSERT_GE(fresh.n, 14);
-  expect_at_least(fresh, {5, 10});
+  expect_at_least(fresh, {6, 11});
 }
 
 // Batch 17, collected sealed in the next round (the rarer causes by their fixes; figures over

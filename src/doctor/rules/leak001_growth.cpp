@@ -7,7 +7,8 @@
 //     ordinary allocation once the kept tensors fill the GPU, which reads exactly like a step
 //     that does not fit. The finding says so: it ranks below the job's size (weak), and names
 //     what tells the two apart (memory_allocated() per iteration);
-//   - a log's figure printed each step under one label, rising from print to print.
+//   - a log's figure printed each step under one label, rising from print to print;
+//   - a memory summary with live allocations by the hundred thousand, nearly all small.
 #include <fmt/format.h>
 
 #include <map>
@@ -156,6 +157,52 @@ std::optional<finding> from_series(const observe::observation& obs) {
   return std::nullopt;
 }
 
+// A memory summary (or memory_stats) whose live allocations number in the hundreds of thousands,
+// nearly all in the small pool: far more tensors than any model's own, each a few KiB
+// (likelihood.hpp, kept_allocations_min). Allocated bytes where the paste has them, else active
+// (a cut summary: active is allocated plus blocks awaiting other streams' events).
+std::optional<finding> from_small_tensor_pile(const observe::observation& obs) {
+  for (const auto& s : obs.stats) {
+    if (s.after_change) continue;
+    const auto raw = [&](const std::string& key) -> std::optional<std::uint64_t> {
+      const auto it = s.raw.find(key);
+      return it == s.raw.end() ? std::nullopt : std::optional<std::uint64_t>(it->second);
+    };
+    const auto bytes_of = [&](const char* pool) {
+      const auto allocated = raw(fmt::format("allocated_bytes.{}.current", pool));
+      return allocated ? allocated : raw(fmt::format("active_bytes.{}.current", pool));
+    };
+    auto count = raw("allocation.all.current");
+    if (!count) count = raw("allocation.small_pool.current");
+    const auto small = bytes_of("small_pool");
+    auto all = bytes_of("all");
+    if (!all) {
+      if (const auto large = bytes_of("large_pool"); large && small) all = *large + *small;
+    }
+    if (!count || !small || !all || *all == 0 || *count < lk::kept_allocations_min ||
+        static_cast<double>(*small) < lk::small_pool_share_min * static_cast<double>(*all))
+      continue;
+    finding f{"LEAK001", {},     severity::warning, {}, cause_text, fix_text, {},
+              {},        "leak", lk::possible,      {}, {}};
+    f.title = "small tensors kept by the hundred thousand";
+    f.evidence.push_back(
+        fmt::format("{}: {} live allocations, {} of the {} allocated in the small pool", s.source,
+                    *count, format_bytes(*small), format_bytes(*all)));
+    f.support.push_back(fmt::format(
+        "{} live tensors of {} on average: at least ten times what the largest models' "
+        "parameters, gradients, optimizer state and one step's activations make together, and "
+        "too small to be weights; tensors made each iteration and kept",
+        *count, format_bytes(*small / *count)));
+    f.against.push_back(
+        "a program that holds many small tensors on purpose (a cache of per-item "
+        "results) reads the same; the summary at two iterations decides");
+    f.saving = static_cast<std::int64_t>(*small);
+    f.saving_basis = "at most what the small pool holds: the small tensors kept";
+    return f;
+  }
+  return std::nullopt;
+}
+
 // An allocator's message with nothing to place it (oom_facts' phase unknown). A leak fails on an
 // ordinary allocation: a request of half the GPU or more is one tensor too large, not this.
 std::optional<finding> from_unplaced_message(const observe::oom_report& r) {
@@ -193,6 +240,7 @@ std::vector<finding> kept_across_iterations(const doctor_input& in) {
   if (!in.observed) return {};
   if (auto f = from_snapshots(*in.observed)) return {std::move(*f)};
   if (auto f = from_series(*in.observed)) return {std::move(*f)};
+  if (auto f = from_small_tensor_pile(*in.observed)) return {std::move(*f)};
   for (const auto& r : in.observed->ooms)
     if (auto f = from_unplaced_message(r)) return {std::move(*f)};
   return {};
