@@ -490,6 +490,19 @@ TEST(ThreadsYardstick, TwentySecondBatchScoredAtFirstSight) {
   expect_at_least(fresh, {1, 2});
 }
 
+// Batch 23, collected sealed after the thirteenth round's changes (bitsandbytes' int8 save,
+// MEM001 after the steps, small tensors kept) by two collectors: newer training stacks (RL
+// post-training, fine-tuning tools, diffusion and video trainers: none qualified, about four in
+// five candidates already used or listed) and quantised or adapter training and serving with
+// classic vision and speech trackers (3). Scored once on those rules before any change for it
+// (bench/README.md): 2 of 3 top-1 and top-3; an FSDP developer's "Peak active / Peak reserved"
+// figures are refused.
+TEST(ThreadsYardstick, TwentyThirdBatchScoredAtFirstSight) {
+  const tally fresh = score_all("23", false);
+  ASSERT_GE(fresh.n, 3);
+  expect_at_least(fresh, {2, 2});
+}
+
 // The saving a finding states, against the threads that report what the confirmed fix saved
 // (`saving:` in thread.yaml, before minus after as the thread gives it), over every thread of
 // every batch, from the observation alone (a batch holds one or two such threads, too few to
