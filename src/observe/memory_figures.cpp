@@ -133,7 +133,7 @@ std::vector<std::string> words_of(std::string_view label) {
   return out;
 }
 
-enum class figure_kind { none, allocated, reserved };
+enum class figure_kind { none, allocated, reserved, active };
 
 struct figure_label {
   figure_kind kind = figure_kind::none;
@@ -141,22 +141,28 @@ struct figure_label {
 };
 
 // What a label names: torch's allocated figure ("Allocated", "memory_allocated", DeepSpeed's
-// "MA") or its reserved one ("Reserved", "cached", "CA"), current or peak ("Max", "peak"). A
-// label naming both is a difference ("reserved - allocated"), and one naming what is free, a
-// change or a total, none of them.
+// "MA"), its reserved one ("Reserved", "cached", "CA") or its active one ("Active", memory_stats'
+// active_bytes: allocated plus freed blocks still awaiting other streams' events), current or
+// peak ("Max", "peak"). A label naming two is a difference ("reserved - allocated"), and one
+// naming what is free, a change or a total, none of them.
 figure_label classify(std::string_view label) {
-  bool allocated = false, reserved = false, peak = false, other = false;
+  bool allocated = false, reserved = false, active = false, peak = false, other = false;
   for (const auto& w : words_of(label)) {
     if (w == "ma" || w.starts_with("alloc")) allocated = true;
     else if (w == "ca" || w.starts_with("reserv") || w.starts_with("cache")) reserved = true;
+    else if (w == "active")
+      active = true;
     else if (w == "max" || w == "peak" || w == "maximum" || w == "highest") peak = true;
     else if (w == "free" || w == "wasted" || w == "spike" || w == "delta" || w == "diff" || w == "difference" ||
              w == "total" || w == "unallocated" || w == "saved" || w == "saving" || w == "increase" ||
              w == "growth" || w == "cpu" || w == "ram" || w == "host")
       other = true;
   }
-  if (other || allocated == reserved) return {};
-  return {allocated ? figure_kind::allocated : figure_kind::reserved, peak};
+  if (other || allocated + reserved + active != 1) return {};
+  return {allocated  ? figure_kind::allocated
+          : reserved ? figure_kind::reserved
+                     : figure_kind::active,
+          peak};
 }
 
 // Whether a label's only words name a peak ("max=", "(peak:").
@@ -226,15 +232,20 @@ void add_shared_unit_figures(std::string_view line, std::vector<size_at>& sizes)
 // Sets the figure a label names; false when it names none or the entry has it already.
 bool put(torch_stats& s, figure_label what, bytes value) {
   if (what.kind == figure_kind::none) return false;
-  auto& level = what.kind == figure_kind::allocated ? s.allocated : s.reserved;
+  auto& level = what.kind == figure_kind::allocated  ? s.allocated
+                : what.kind == figure_kind::reserved ? s.reserved
+                                                     : s.active;
   auto& slot = what.peak ? level.peak : level.current;
   if (slot) return false;
   slot = value;
   return true;
 }
 
+// A reading: what the tensors hold (allocated, or active where the paste gives no allocated
+// figure) and what the allocator reserved.
 bool has_both(const torch_stats& s) {
-  return (s.allocated.current || s.allocated.peak) && (s.reserved.current || s.reserved.peak);
+  return (s.allocated.current || s.allocated.peak || s.active.current || s.active.peak) &&
+         (s.reserved.current || s.reserved.peak);
 }
 
 // A line of an out-of-memory message or an allocator dump: oom_report.hpp reads those.
@@ -955,11 +966,16 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
       put(s, what, z.value);
       from = z.end;
     }
-    const bool any = s.allocated.current || s.allocated.peak || s.reserved.current || s.reserved.peak;
+    const bool any = s.allocated.current || s.allocated.peak || s.reserved.current ||
+                     s.reserved.peak || s.active.current || s.active.peak;
     if (any && !has_both(s) && half && half_line + 1 == lines[i].number) {
-      for (const figure_label what : {figure_label{figure_kind::allocated, false}, figure_label{figure_kind::allocated, true},
-                                      figure_label{figure_kind::reserved, false}, figure_label{figure_kind::reserved, true}}) {
-        const auto& level = what.kind == figure_kind::allocated ? half->allocated : half->reserved;
+      for (const figure_label what :
+           {figure_label{figure_kind::allocated, false}, figure_label{figure_kind::allocated, true},
+            figure_label{figure_kind::reserved, false}, figure_label{figure_kind::reserved, true},
+            figure_label{figure_kind::active, false}, figure_label{figure_kind::active, true}}) {
+        const auto& level = what.kind == figure_kind::allocated  ? half->allocated
+                            : what.kind == figure_kind::reserved ? half->reserved
+                                                                 : half->active;
         if (const auto& v = what.peak ? level.peak : level.current) put(s, what, *v);
       }
       if (has_both(s)) {

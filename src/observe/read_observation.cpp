@@ -41,9 +41,10 @@ bool has_log_markers(std::string_view text) {
 std::string what_to_paste(const detail::memory_figures& found) {
   std::string out;
   if (!found.unread.empty())
-    out = fmt::format("; found sizes without a label this reader knows (allocated / reserved, MA / CA, "
-                      "used / total) on line {}",
-                      fmt::join(found.unread, "; line "));
+    out = fmt::format(
+        "; found sizes without a label this reader knows (allocated / active / reserved, MA / CA, "
+        "used / total) on line {}",
+        fmt::join(found.unread, "; line "));
   while (!out.empty() && out.back() == '.') out.pop_back();
   return out + ". Paste nvidia-smi's whole output, torch.cuda.memory_summary(), or the log lines from the "
                "traceback through the out-of-memory error";

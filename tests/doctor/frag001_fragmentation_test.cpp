@@ -96,6 +96,28 @@ TEST(Frag001, ActiveFarAboveAllocatedIsLeftToNccl001) {
   EXPECT_TRUE(check(o).empty());
 }
 
+// A log's peak active and peak reserved without an allocated figure (tests/data/threads 152):
+// the gap above active is cache no tensor or pending block holds, read as the gap above
+// allocated is; the finding says the paste cannot tell pending blocks from live tensors. A
+// memory_stats reading (not a log's) keeps needing its allocated figures.
+TEST(Frag001, ALogsActiveStandsForAllocatedWhenItGivesNone) {
+  observe::observation o;
+  auto s = peaks(32_GiB, 0);
+  s.allocated.peak.reset();
+  s.active.peak = 25_GiB;
+  s.origin = observe::stats_origin::log_figures;
+  o.stats = {s};
+  const auto found = check(o);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].evidence.front(),
+            "rank0.json: reserved peak 32.00 GiB vs active peak 25.00 GiB");
+  ASSERT_FALSE(found[0].against.empty());
+  EXPECT_NE(found[0].against.front().find("no allocated figure, only active"), std::string::npos);
+  EXPECT_EQ(found[0].saving, static_cast<std::int64_t>(7_GiB));
+  o.stats[0].origin = observe::stats_origin::memory_stats_json;
+  EXPECT_TRUE(check(o).empty());
+}
+
 // The message: the cache could have served the request (free + cached >= requested), strongly
 // when it could serve the next one too and reserved is at least twice allocated (PyTorch's own
 // "reserved >> allocated"); beside live tensors that are most of the reserve, possible.

@@ -30,6 +30,26 @@ TEST(MemoryFigures, ReadsATrainingLogsAllocatedAndReservedLine) {
   EXPECT_TRUE(f.gpus.empty());
 }
 
+// Peak active and peak reserved on two lines, as an FSDP benchmark in a pull request gives them
+// (tests/data/threads 152): active stands where no allocated figure is given; a label naming
+// active beside another figure ("active - allocated") is a difference, no figure.
+TEST(MemoryFigures, ReadsActiveFiguresBesideReserved) {
+  const auto f = find_memory_figures(
+      "For my AWS setup with 4 40 GB A100 GPUs:\n"
+      "- With `limit_all_gathers=False`:\n"
+      "    - Peak active: 25.86 GB\n"
+      "    - Peak reserved: 32.67 GB\n",
+      "stats.txt");
+  ASSERT_EQ(f.stats.size(), 1u);
+  const auto& s = f.stats[0];
+  EXPECT_EQ(s.active.peak, static_cast<bytes>(25.86 * 1024 * 1024 * 1024 + 0.5));
+  EXPECT_EQ(s.reserved.peak, static_cast<bytes>(32.67 * 1024 * 1024 * 1024 + 0.5));
+  EXPECT_FALSE(s.allocated.peak);
+  EXPECT_FALSE(s.allocated.current);
+  const auto diff = find_memory_figures("active - allocated: 2.5 GB\nreserved: 9.0 GB\n", "d.txt");
+  EXPECT_TRUE(diff.stats.empty());
+}
+
 // A figure printed under one label each step is a series, a step number in the label aside;
 // figures under different labels, and a label seen twice, are not.
 TEST(MemoryFigures, ReadsAFigurePrintedEachStepAsASeries) {

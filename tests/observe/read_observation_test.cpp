@@ -65,8 +65,9 @@ TEST(ReadObservation, RejectsTextOfNoKnownFormat) {
 TEST(ReadObservation, ARefusalQuotesTheSizesItFound) {
   auto o = parse_observation("step 40 done\nit peaked at 11.2 GB then died\n", "notes.txt");
   ASSERT_FALSE(o);
-  EXPECT_NE(o.error().to_string().find("found sizes without a label this reader knows (allocated / reserved, "
-                                       "MA / CA, used / total) on line 2: it peaked at 11.2 GB then died."),
+  EXPECT_NE(o.error().to_string().find(
+                "found sizes without a label this reader knows (allocated / active / reserved, "
+                "MA / CA, used / total) on line 2: it peaked at 11.2 GB then died."),
             std::string::npos)
       << o.error().to_string();
 }

@@ -147,29 +147,44 @@ void weigh_library_beside_pool(const observe::oom_report& r, finding& f) {
 // memory_stats / memory_summary / snapshot peaks: reserved far above allocated.
 // A log's own figures may give only the current pair ("Allocated: X  Reserved: Y"): then the
 // gap between them now is the cache the allocator keeps, read the same way.
+// A log's figures without an allocated one but with active ("Peak active: X  Peak reserved: Y"):
+// active (allocated plus freed blocks awaiting other streams' events) stands for it, and the gap
+// above it is cache that neither live tensors nor pending blocks hold; the paste cannot tell the
+// pending blocks (record_stream, NCCL001) from live tensors, and says so.
 void weigh_stats(const observe::torch_stats& s, finding& f, bytes& wasted) {
   if (s.after_change) return;  // a before/after table's later column: the outcome of a change
-  const bool peaks = s.reserved.peak && s.allocated.peak;
-  const bool currents = s.origin == observe::stats_origin::log_figures && s.reserved.current && s.allocated.current;
+  const bool log = s.origin == observe::stats_origin::log_figures;
+  const auto& held = log && !s.allocated.peak && !s.allocated.current ? s.active : s.allocated;
+  const bool by_active = &held == &s.active;
+  const bool peaks = s.reserved.peak && held.peak;
+  const bool currents = log && s.reserved.current && held.current;
   if (!peaks && !currents) return;
   const bytes reserved = peaks ? *s.reserved.peak : *s.reserved.current;
-  const bytes allocated = peaks ? *s.allocated.peak : *s.allocated.current;
+  const bytes allocated = peaks ? *held.peak : *held.current;
   const bytes gap = reserved > allocated ? reserved - allocated : 0;
   if (gap < lk::cache_sizeable_min || static_cast<double>(gap) < lk::cached_share_large * 2 * static_cast<double>(reserved))
     return;
   // Active well above allocated points at record_stream (NCCL001), not fragmentation.
-  if (s.active.peak && *s.active.peak > allocated + gap / 2) return;
+  if (!by_active && s.active.peak && *s.active.peak > allocated + gap / 2) return;
   wasted = std::max(wasted, gap);
-  f.evidence.push_back(fmt::format("{}: reserved{} {} vs allocated{} {}{}", s.source, peaks ? " peak" : "",
-                                   format_bytes(reserved), peaks ? " peak" : "", format_bytes(allocated),
-                                   s.inactive_split.current
-                                       ? fmt::format(", {} in inactive split blocks",
-                                                     format_bytes(*s.inactive_split.current))
-                                       : ""));
-  f.support.push_back(fmt::format(fmt::runtime(peaks ? "{}: the allocator reserved {} more than its tensors ever "
-                                                      "needed at once"
-                                                    : "{}: the allocator holds {} more than its live tensors"),
-                                  s.source, format_bytes(gap)));
+  if (by_active)
+    f.against.push_back(fmt::format(
+        "{}: no allocated figure, only active: blocks freed but awaiting another stream's events "
+        "(record_stream, NCCL001) count as active, so the paste cannot tell them from live tensors",
+        s.source));
+  f.evidence.push_back(fmt::format(
+      "{}: reserved{} {} vs {}{} {}{}", s.source, peaks ? " peak" : "", format_bytes(reserved),
+      by_active ? "active" : "allocated", peaks ? " peak" : "", format_bytes(allocated),
+      s.inactive_split.current
+          ? fmt::format(", {} in inactive split blocks", format_bytes(*s.inactive_split.current))
+          : ""));
+  const char* held_by =
+      by_active ? "its tensors and the blocks awaiting other streams" : "its tensors";
+  f.support.push_back(
+      peaks ? fmt::format("{}: the allocator reserved {} more than {} ever needed at once",
+                          s.source, format_bytes(gap), held_by)
+            : fmt::format("{}: the allocator holds {} more than {}", s.source, format_bytes(gap),
+                          by_active ? "its live tensors and pending blocks" : "its live tensors"));
   double level = lk::likely;
   if (s.num_alloc_retries && *s.num_alloc_retries > 0) {
     level += lk::step;
