@@ -19,10 +19,12 @@ void check(bool condition) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const auto found = vramscope::observe::detail::find_memory_figures(text, "fuzz.log");
-  // Allocated and reserved both, or (a paste without such a line) the allocated peak and its
-  // other reading, the reserved figure named as missing.
+  // Allocated (or active, where no allocated figure is given) and reserved both, or (a paste
+  // without such a line) the allocated peak and its other reading, the reserved figure named as
+  // missing.
   for (const auto& s : found.stats)
-    check(((s.allocated.current || s.allocated.peak) && (s.reserved.current || s.reserved.peak)) ||
+    check(((s.allocated.current || s.allocated.peak || s.active.current || s.active.peak) &&
+           (s.reserved.current || s.reserved.peak)) ||
           (s.allocated.peak && s.allocated.current && !s.reserved.current && !s.reserved.peak &&
            !s.missing.empty()));
   // One entry per rank, each with its line and a device number a machine can have.
