@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "observe/kaldi_log.hpp"
 #include "observe/text_util.hpp"
@@ -229,12 +230,19 @@ void add_shared_unit_figures(std::string_view line, std::vector<size_at>& sizes)
   sizes.insert(sizes.begin(), found.rbegin(), found.rend());
 }
 
+// The level of `s` that a figure of kind `kind` (not none) fills; Stats is torch_stats, const
+// or not.
+template <typename Stats>
+auto& level_of(Stats& s, figure_kind kind) {
+  return kind == figure_kind::allocated  ? s.allocated
+         : kind == figure_kind::reserved ? s.reserved
+                                         : s.active;
+}
+
 // Sets the figure a label names; false when it names none or the entry has it already.
 bool put(torch_stats& s, figure_label what, bytes value) {
   if (what.kind == figure_kind::none) return false;
-  auto& level = what.kind == figure_kind::allocated  ? s.allocated
-                : what.kind == figure_kind::reserved ? s.reserved
-                                                     : s.active;
+  auto& level = level_of(s, what.kind);
   auto& slot = what.peak ? level.peak : level.current;
   if (slot) return false;
   slot = value;
@@ -973,9 +981,7 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
            {figure_label{figure_kind::allocated, false}, figure_label{figure_kind::allocated, true},
             figure_label{figure_kind::reserved, false}, figure_label{figure_kind::reserved, true},
             figure_label{figure_kind::active, false}, figure_label{figure_kind::active, true}}) {
-        const auto& level = what.kind == figure_kind::allocated  ? half->allocated
-                            : what.kind == figure_kind::reserved ? half->reserved
-                                                                 : half->active;
+        const auto& level = level_of(std::as_const(*half), what.kind);
         if (const auto& v = what.peak ? level.peak : level.current) put(s, what, *v);
       }
       if (has_both(s)) {
