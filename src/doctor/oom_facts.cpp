@@ -755,9 +755,12 @@ std::string runtime_fix(observe::oom_allocator allocator, fix_kind kind) {
       // memory_limit so a process takes only what it needs.
       switch (kind) {
         case fix_kind::release_cache:
+          // cudaMallocAsync came in TensorFlow 2.5 (built against CUDA 11.2, which it needs;
+          // tensorflow#48545); before it the BFC pool was the only GPU allocator.
           return "TF_GPU_ALLOCATOR=cuda_malloc_async (the allocator TensorFlow's own message "
-                 "suggests "
-                 "for fragmentation of its BFC pool)";
+                 "suggests for fragmentation of its BFC pool; TensorFlow 2.5 and later); an older "
+                 "release's pool stays fragmented until its process ends: restart from a "
+                 "checkpoint in a fresh process, or leave headroom with a smaller batch";
         case fix_kind::does_not_fit:
           return "a smaller batch or input size (or a smaller model); set_memory_growth does not "
                  "add "

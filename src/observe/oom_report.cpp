@@ -653,10 +653,16 @@ struct xla_reader {
   std::size_t last_error = 0;
   oom_report report;
 
+  // The label stands alone: "MaxInUse:" is not "InUse:". A paste may wrap the block in Markdown
+  // bold ("**Limit:  12049707828"), so any mark but a letter or digit may come before it.
   static std::optional<bytes> stat_value(std::string_view line, std::string_view label) {
     const std::size_t at = line.find(label);
-    if (at == std::string_view::npos || (at > 0 && line[at - 1] != ' ' && line[at - 1] != ']')) return std::nullopt;
-    return detail::parse_size(detail::trim(line.substr(at + label.size())), 1);
+    if (at == std::string_view::npos ||
+        (at > 0 && std::isalnum(static_cast<unsigned char>(line[at - 1]))))
+      return std::nullopt;
+    std::string_view value = detail::trim(line.substr(at + label.size()));
+    while (value.ends_with('*')) value.remove_suffix(1);  // the bold's closing mark
+    return detail::parse_size(detail::trim(value), 1);
   }
 
   void read_dump_line(std::string_view line) {
@@ -699,6 +705,20 @@ struct xla_reader {
   // "Allocator (GPU_0_bfc) ran out of memory trying to allocate 16.00GiB (rounded to 17179869184)"
   void start_bfc(const text_line& line, std::size_t i) {
     start(line, i);
+    read_bfc_line(line);
+  }
+
+  // TensorFlow 1.0's pool dumped its state first and then said "Ran out of memory trying to
+  // allocate 39.81MiB.  See logs for memory state." (bfc_allocator.cc: the dump's lines at
+  // :6xx-7xx, then the occupancy map and this line at :274-275 of one log): the dump open above
+  // it, with no error yet, is this failure's.
+  void end_dump_with_bfc_line(const text_line& line) {
+    dump_only = false;
+    report.line = line.number;
+    read_bfc_line(line);
+  }
+
+  void read_bfc_line(const text_line& line) {
     bfc_line = true;
     report.raw = std::string(detail::trim(line.text));
     const std::string_view t = line.text;
@@ -1339,9 +1359,14 @@ struct oom_scanner {
       torch_async(i, as);
     } else if ((detail::contains(t, bfc_anchor) || detail::contains(t, bfc_anchor_tf1)) &&
                !detail::contains(t, "not a failure")) {
-      xla.close(out);
-      xla.start_bfc(lines[i], i);
-      xla.report.context = context_before(i);
+      if (detail::contains(t, bfc_anchor_tf1) && xla.open && xla.dump_only && !xla.has_error &&
+          i - xla.started <= max_dump_lines) {
+        xla.end_dump_with_bfc_line(lines[i]);
+      } else {
+        xla.close(out);
+        xla.start_bfc(lines[i], i);
+        xla.report.context = context_before(i);
+      }
     } else if (const std::size_t tt = t.find(tf_tensor_anchor); tt != std::string_view::npos) {
       tf_tensor(i, tt);
     } else if (const std::size_t tr = t.find(tf_region_anchor); tr != std::string_view::npos) {

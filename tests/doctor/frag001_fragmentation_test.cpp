@@ -204,6 +204,55 @@ TEST(Frag001, ARequestSplitBetweenTheDeviceAndASizeableCache) {
   EXPECT_LT(level(2_GiB, 1536_MiB), likelihood::likely);
 }
 
+// A cache small in itself and beside the reserve, for a request the free memory did not cover,
+// ranks below the readings the message is silent on. Free printed equal to the request did not
+// cover it: the message rounds both to two decimals, and the request failed.
+TEST(Frag001, ASmallCacheRanksBelowWhatTheMessageIsSilentOn) {
+  const auto level = [](bytes free) {
+    observe::observation o;
+    o.ooms = {oom(563_MiB)};
+    o.ooms[0].requested = 2_MiB;
+    o.ooms[0].free = free;
+    o.ooms[0].capacity = 24_GiB;
+    o.ooms[0].allocated_by_pytorch = 21_GiB;
+    o.ooms[0].reserved_by_pytorch = 21_GiB + 563_MiB;
+    const auto found = check(o);
+    return found.empty() ? 0.0 : found[0].likelihood;
+  };
+  EXPECT_DOUBLE_EQ(level(1_MiB), likelihood::weak - 2 * likelihood::step);
+  EXPECT_DOUBLE_EQ(level(2_MiB), likelihood::weak - 2 * likelihood::step);
+  EXPECT_DOUBLE_EQ(level(3_MiB), likelihood::weak);  // the free memory covered it: not for room
+}
+
+// A BFC pool's statistics without its regions' total: room in its limit beyond what was in use
+// that did not serve the request sat in free chunks too small for it.
+TEST(Frag001, RoomInABfcPoolsLimitThatDidNotServeTheRequest) {
+  const auto bfc = [](bytes limit, bytes in_use, bytes requested) {
+    observe::observation o;
+    observe::oom_report r;
+    r.kind = observe::oom_kind::xla;
+    r.allocator = observe::oom_allocator::tf_bfc;
+    r.tensorflow = true;
+    r.line = 11;
+    r.capacity = limit;
+    r.in_use = in_use;
+    r.requested = requested;
+    o.ooms = {r};
+    return check(o);
+  };
+  auto found = bfc(12049707828, 11984328960, 41746432);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].likelihood, likelihood::possible);
+  EXPECT_EQ(found[0].evidence[0],
+            "the out-of-memory message at line 11: the pool's limit 11.22 GiB, 11.16 GiB in use: "
+            "62.4 MiB of "
+            "the limit not in use, 39.8 MiB requested");
+  EXPECT_NE(found[0].fix.find("TF_GPU_ALLOCATOR=cuda_malloc_async"), std::string::npos);
+  EXPECT_NE(found[0].fix.find("restart from a checkpoint"), std::string::npos);
+  EXPECT_EQ(bfc(12_GiB, 10_GiB, 512_MiB)[0].likelihood, likelihood::likely);  // this and the next
+  EXPECT_TRUE(bfc(12_GiB, 11_GiB + 900_MiB, 512_MiB).empty());  // the limit was reached
+}
+
 TEST(Frag001, TheLargestWasteIsTheSaving) {
   observe::observation o;
   o.stats = {peaks(30_GiB, 20_GiB), peaks(12_GiB, 8_GiB)};

@@ -199,6 +199,25 @@ TEST(Oom001, XlaResourceExhausted) {
   EXPECT_FALSE(found[0].saving);
 }
 
+// The pool's limit left room for the request beyond what was in use: nearly full, but its free
+// chunks too small (FRAG001 weighs it), so the job's size is a step less likely.
+TEST(Oom001, XlaPoolWhoseLimitLeftRoomForTheRequest) {
+  observe::oom_report oom;
+  oom.kind = observe::oom_kind::xla;
+  oom.line = 7;
+  oom.requested = 41746432;    // tests/data/threads 663: TensorFlow 1.0 on a 12 GB Titan X
+  oom.capacity = 12049707828;  // its pool's limit
+  oom.in_use = 11984328960;
+  const auto found = check(oom);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_DOUBLE_EQ(found[0].likelihood, likelihood::likely - likelihood::step);
+  ASSERT_EQ(found[0].against.size(), 1u);
+  EXPECT_EQ(found[0].against[0].rfind("the pool's limit left 62.4 MiB beyond what was in use", 0),
+            0u);
+  oom.pool_held = 12049707828;  // the regions' total given: the pool's own figures decide
+  EXPECT_DOUBLE_EQ(check(oom)[0].likelihood, likelihood::likely);
+}
+
 TEST(Oom001, OneFindingPerMessageInLogOrder) {
   observe::observation o;
   o.ooms = {torch_oom(3_GiB), torch_oom(0)};

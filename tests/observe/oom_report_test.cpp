@@ -485,6 +485,44 @@ TEST(OomReport, ReadsTensorflow1sPoolLine) {
   EXPECT_FALSE(jax[0].tensorflow);
 }
 
+// TensorFlow 1.0 dumped the pool's state before its line ("See logs for memory state"): the dump
+// above is this failure's, its statistics read even where a paste wrapped them in Markdown bold.
+// The later wording comes before its dump, so a dump above it is another failure's.
+TEST(OomReport, ReadsTensorflow1sDumpPrintedBeforeItsLine) {
+  const auto r = find(
+      "I tensorflow/core/common_runtime/bfc_allocator.cc:700] Sum Total of in-use chunks: "
+      "11.16GiB\n"
+      "I tensorflow/core/common_runtime/bfc_allocator.cc:702] Stats: \n"
+      "**Limit:                 12049707828\n"
+      "InUse:                 11984328960\n"
+      "MaxInUse:              12038083584**\n"
+      "\n"
+      "W tensorflow/core/common_runtime/bfc_allocator.cc:274] ******************************_xx\n"
+      "W tensorflow/core/common_runtime/bfc_allocator.cc:275] Ran out of memory trying to allocate "
+      "39.81MiB.  See "
+      "logs for memory state.\n"
+      "W tensorflow/core/framework/op_kernel.cc:968] Resource exhausted: OOM when allocating "
+      "tensor with "
+      "shape[256,832,7,7]\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_TRUE(r[0].tensorflow);
+  EXPECT_EQ(r[0].line, 8);
+  EXPECT_EQ(r[0].capacity, 12049707828u);
+  EXPECT_EQ(r[0].in_use, 11984328960u);
+  EXPECT_EQ(r[0].peak_in_use, 12038083584u);
+  EXPECT_TRUE(r[0].missing.empty());
+  // The newer line opens its own report: the statistics above it stay out of it.
+  const auto later = find(
+      "Limit:                 12049707828\n"
+      "InUse:                 11984328960\n"
+      "W tensorflow/core/common_runtime/bfc_allocator.cc:457] Allocator (GPU_0_bfc) ran out of "
+      "memory trying to "
+      "allocate 1.00GiB (rounded to 1073741824)\n");
+  ASSERT_FALSE(later.empty());
+  EXPECT_FALSE(later.back().capacity);
+  EXPECT_EQ(later.back().requested, 1073741824u);
+}
+
 // A failure in words, of a tool no reader knows by name: the request and what was left.
 TEST(OomReport, ReadsAFailureLineInWordsWithItsRequestAndWhatWasLeft) {
   warnings w;

@@ -184,7 +184,9 @@ tally score_all(const std::string& batch, bool with_job) {
     const score s = run_explain(t, with_job);
     by_cause[t.cause].add(s);
     all.add(s);
-    if (!s.top1) misses << "  miss " << t.id << ": expected " << t.cause << ", first " << s.first << "\n";
+    if (!s.top1)
+      misses << "  miss " << t.id << ": expected " << t.cause << ", first " << s.first
+             << (s.top3 ? "" : " (not in the top 3)") << "\n";
   }
   std::cout << "threads" << (batch.empty() ? "" : " of batch " + batch) << ", "
             << (with_job ? "observation with job" : "observation alone") << ":\n"

@@ -91,7 +91,8 @@ void weigh_message(const oom_facts& o, finding& f, bytes& wasted) {
     // decide. A request the free memory alone covered failed for something other than room, a
     // cache far above the live tensors is PyTorch's own test, and a cache of a gigabyte or more
     // is what fragmentation headroom is sized for: those stay weak.
-    if (!large_share && !far_above && o.free.value_or(0) < *o.requested && *o.cached < lk::cache_sizeable_min)
+    if (!large_share && !far_above && o.free.value_or(0) <= *o.requested &&
+        *o.cached < lk::cache_sizeable_min)
       level = lk::weak - 2 * lk::step;
     f.against.push_back(fmt::format("the cache ({}) is small beside what the process holds ({} reserved): "
                                     "defragmenting would not leave room for the step",
@@ -126,6 +127,38 @@ void weigh_pool(const oom_facts& o, finding& f, bytes& wasted) {
       "arrays alone fill it, releasing the cache changes nothing");
   wasted = std::max(wasted, *o.reserved);
   f.likelihood = std::max(f.likelihood, limit ? lk::likely : lk::possible);
+}
+
+// A BFC pool's statistics without its regions' figure (total_region_allocated_bytes_): its limit
+// and what was in use. The pool grows its regions up to its limit before it refuses
+// (bfc_allocator.cc, Extend: it fails only when the request is above what the limit leaves), and
+// TensorFlow 1.x without allow_growth took its whole limit as one region at the first request:
+// room within the limit that did not serve the request sat in free chunks none of which held it,
+// or, with allow_growth, in a region the driver refused. Room for this request and the next of
+// its size is likely fragmentation; room for this one only, possible: the pool is near full either
+// way.
+bool weigh_bfc_limit(const oom_facts& o, finding& f, bytes& wasted) {
+  const auto& r = *o.report;
+  if ((r.allocator != observe::oom_allocator::tf_bfc &&
+       r.allocator != observe::oom_allocator::xla_bfc) ||
+      r.origin != observe::oom_origin::allocator || r.pool_held || !r.capacity || !r.in_use ||
+      !r.requested || *r.in_use >= *r.capacity)
+    return false;
+  const bytes room = *r.capacity - *r.in_use;
+  if (room < *r.requested) return false;
+  f.evidence.push_back(
+      fmt::format("{}: the pool's limit {}, {} in use: {} of the limit not in use, {} requested",
+                  where(r), format_bytes(*r.capacity), format_bytes(*r.in_use), format_bytes(room),
+                  format_bytes(*r.requested)));
+  f.support.push_back(
+      "the pool grows its regions up to its limit before it refuses a request, so the room "
+      "left in the limit sat in free chunks none of which held the request");
+  f.against.push_back(
+      "the paste lacks the regions' total (total_region_allocated_bytes_): with allow_growth, "
+      "part of the room may be a region the driver refused, memory another process held");
+  wasted = std::max(wasted, room);
+  f.likelihood = std::max(f.likelihood, room >= 2 * *r.requested ? lk::likely : lk::possible);
+  return true;
 }
 
 // A CUDA library's own allocation (a cuFFT plan, a cuBLAS or cuSOLVER handle's workspace) failed
@@ -323,6 +356,7 @@ std::vector<finding> fragmentation(const doctor_input& in) {
     bool beside_pool = false;  // a library's failure read as CuPy's pool's: its fix is CuPy's
     if (o.kind == observe::oom_kind::torch || facts.cache_figures()) {
       weigh_message(facts, f, wasted);
+    } else if (weigh_bfc_limit(facts, f, wasted)) {
     } else if (facts.pool_limit_counts_cache() || facts.retry_kept_collected_blocks()) {
       weigh_pool(facts, f, wasted);
     } else if (o.origin == observe::oom_origin::outside_allocator && !o.library.empty() &&

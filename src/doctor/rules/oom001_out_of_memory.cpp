@@ -171,6 +171,16 @@ finding explain_xla(const oom_facts& o) {
     f.against.push_back(fmt::format("the pool's largest free block {} could hold the request",
                                     format_bytes(*r.largest_free_block)));
   }
+  // The pool's limit left room for the request beyond what was in use, and the paste lacks the
+  // regions' total that would say where that room was: free chunks too small for it (FRAG001).
+  if (r.requested && r.capacity && r.in_use && !r.pool_held && *r.in_use < *r.capacity &&
+      *r.capacity - *r.in_use >= *r.requested) {
+    f.likelihood -= lk::step;
+    f.against.push_back(
+        fmt::format("the pool's limit left {} beyond what was in use, more than the request: "
+                    "the pool was nearly full, but its free chunks were too small for it",
+                    format_bytes(*r.capacity - *r.in_use)));
+  }
   f.cause = "the program's buffers at this point need more than the XLA pool (XLA_PYTHON_CLIENT_MEM_FRACTION "
             "x total) holds";
   f.fix = "less memory per step (jax.checkpoint / remat, a smaller batch), or a larger "
