@@ -89,9 +89,19 @@ result<observation> parse_log(std::string_view text, const std::string& source) 
   out.process_counts = std::move(figures.process_counts);
   out.rank_devices = std::move(figures.rank_devices);
   out.allocated_checks = std::move(figures.allocated_checks);
-  if (!out.rank_devices.empty() &&
-      std::none_of(out.rank_devices.begin(), out.rank_devices.end(),
-                   [](const auto& r) { return r.pool_held.has_value(); }))
+  // Ranks whose line gave no figure of what they hold (a CuPy pool's counts, or labelled sizes
+  // the figures reader read from the same line).
+  const auto figures_on = [&](int line) {
+    return std::any_of(out.stats.begin(), out.stats.end(), [&](const torch_stats& s) {
+      const auto at = s.raw.find("line");
+      return s.source == source && at != s.raw.end() &&
+             at->second == static_cast<std::uint64_t>(line);
+    });
+  };
+  std::vector<const observation::rank_device*> bare_ranks;
+  for (const auto& r : out.rank_devices)
+    if (!r.pool_held && !figures_on(r.line)) bare_ranks.push_back(&r);
+  if (!bare_ranks.empty() && bare_ranks.size() == out.rank_devices.size())
     out.warnings.push_back(error_at(
         source,
         fmt::format(
@@ -99,7 +109,7 @@ result<observation> parse_log(std::string_view text, const std::string& source) 
             "what each holds there is not read (its figures have no unit or label): "
             "nvidia-smi's process list, or torch.cuda.memory_stats() of each rank, gives it",
             out.rank_devices.size()),
-        out.rank_devices.front().line));
+        bare_ranks.front()->line));
   if (!out.process_counts.empty())
     out.warnings.push_back(
         error_at(source,

@@ -161,6 +161,9 @@ TEST(Oom001, FiguresTheMessageLacksAreQuestionMarks) {
                                    "line 3: tried to allocate ? on GPU 1, ? free of ?",
                                    "allocated by PyTorch 18.00 GiB, reserved but unallocated ?"}));
   EXPECT_FALSE(found[0].saving);
+  // A message cut before its GPU names none (tests/data/threads 774).
+  oom.gpu.reset();
+  EXPECT_EQ(check(oom)[0].evidence[0], "line 3: tried to allocate ?, ? free of ?");
 }
 
 // A message with no line above it leaves the phase undecided: the finding names the readings the

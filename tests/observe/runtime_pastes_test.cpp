@@ -398,6 +398,17 @@ TEST(RuntimePastes, ReadsTheDeviceEachRankReports) {
   EXPECT_EQ(pools->rank_devices[1].pool_held, 5992921600u);
   EXPECT_TRUE(pools->stats.empty());
   EXPECT_FALSE(any_warning_has(pools->warnings, "what each holds there is not read"));
+  // Labelled sizes on the ranks' lines are read as what each holds: no warning that they are not
+  // (tests/data/threads 947).
+  const auto figures = parse_observation(
+      "RANK=2 MEMSTATS Memory stats after training step device=cuda:2 current alloc=45.4646GB "
+      "(delta=0.0000GB max=52.3739GB) current cache=57.1406GB (delta=0.0000GB max=57.1406GB)\n",
+      "run.log");
+  ASSERT_TRUE(figures) << figures.error().to_string();
+  ASSERT_EQ(figures->rank_devices.size(), 1u);
+  ASSERT_EQ(figures->stats.size(), 1u);
+  EXPECT_TRUE(figures->stats[0].reserved.peak);
+  EXPECT_FALSE(any_warning_has(figures->warnings, "what each holds there is not read"));
   // Used above total is no pool's reading.
   EXPECT_FALSE(detail::find_memory_figures("rank=0 gpu=0 used_bytes=9 total_bytes=5\n", "x")
                    .rank_devices.at(0)

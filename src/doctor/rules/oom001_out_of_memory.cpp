@@ -19,9 +19,11 @@ finding explain_torch(const oom_facts& o, const doctor_input& in) {
   const auto& r = *o.report;
   finding f{"OOM001", "CUDA out of memory: the job's own memory fills the GPU", severity::error,
             {}, {}, {}, {}, {}, "does_not_fit", lk::possible, {}, {}};
-  f.evidence.push_back(fmt::format("line {}: tried to allocate {} on GPU {}, {} free of {}", r.line,
-                                   size_or_unknown(o.requested), r.gpu.value_or(-1), size_or_unknown(o.free),
-                                   size_or_unknown(o.capacity)));
+  // A message cut before its "(GPU N; ..." names no GPU: none is shown.
+  f.evidence.push_back(fmt::format("line {}: tried to allocate {}{}, {} free of {}", r.line,
+                                   size_or_unknown(o.requested),
+                                   r.gpu ? fmt::format(" on GPU {}", *r.gpu) : "",
+                                   size_or_unknown(o.free), size_or_unknown(o.capacity)));
   if (o.allocated && r.malloc_async)
     f.evidence.push_back(fmt::format("allocated by PyTorch {} (cudaMallocAsync's message gives no reserved figure)",
                                      format_bytes(*o.allocated)));
