@@ -49,6 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // An assertion's check: its line, and the assert it was read from.
   for (const auto& c : found.allocated_checks) check(c.line >= 2 && !c.assertion.empty());
   check(found.unread.size() <= 4);
+  check(found.lone.size() <= 4);
   // Kaldi: a GPU's reading has its index, total, used and free, used and free within the total;
   // a growth series has three points or more; failures come in line order, the device's free
   // within its total.

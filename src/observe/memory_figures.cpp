@@ -985,7 +985,9 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
         if (const auto& v = what.peak ? level.peak : level.current) put(s, what, *v);
       }
       if (has_both(s)) {
-        if (!out.unread.empty() && out.unread.back().starts_with(fmt::format("{}: ", half_line))) out.unread.pop_back();
+        for (auto* quoted : {&out.unread, &out.lone})
+          if (!quoted->empty() && quoted->back().starts_with(fmt::format("{}: ", half_line)))
+            quoted->pop_back();
         s.label = half->label;
         s.raw["line"] = static_cast<std::uint64_t>(half_line);
       }
@@ -999,6 +1001,12 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
       previous_label.clear();
       continue;
     }
+    // What a line of one allocator figure gives and lacks, for a refusal to name.
+    const char* lone_kind = nullptr;
+    if (any)
+      lone_kind = s.reserved.current || s.reserved.peak ? "reserved without allocated or active"
+                  : s.active.current || s.active.peak   ? "active without reserved"
+                                                        : "allocated without reserved";
     if (any) {
       s.label = previous_label;
       // A line with the live tensors' peak and their figure at another moment and no reserved
@@ -1064,7 +1072,10 @@ memory_figures find_memory_figures(std::string_view text, const std::string& sou
       read = true;
       break;
     }
-    if (!read && out.unread.size() < 4) out.unread.push_back(fmt::format("{}: {}", lines[i].number, t.substr(0, 120)));
+    if (!read && lone_kind && out.lone.size() < 4)
+      out.lone.push_back(fmt::format("{}: {} ({})", lines[i].number, t.substr(0, 120), lone_kind));
+    else if (!read && out.unread.size() < 4)
+      out.unread.push_back(fmt::format("{}: {}", lines[i].number, t.substr(0, 120)));
     previous_label.clear();
   }
   close_profile();

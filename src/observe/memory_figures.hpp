@@ -87,6 +87,10 @@ struct memory_figures {
   /// Lines that hold a size but gave no figure above, as "LINE: text" (at most a few): what a
   /// refusal quotes so the user sees what was found.
   std::vector<std::string> unread;
+  /// Lines whose allocator figure was read without its partner (allocated or active without
+  /// reserved, or reserved alone), as "LINE: text (what it gives, what it lacks)" (at most a
+  /// few): a refusal names what the paste lacks instead of calling the label unknown.
+  std::vector<std::string> lone;
   bool empty() const {
     return stats.empty() && gpus.empty() && vllm.empty() && devices_at_start.empty() &&
            xla_pools.empty() && series.empty() && process_counts.empty() && rank_devices.empty() &&

@@ -40,8 +40,15 @@ bool has_log_markers(std::string_view text) {
 // so the user sees what was found instead of only the formats expected.
 std::string what_to_paste(const detail::memory_figures& found) {
   std::string out;
-  if (!found.unread.empty())
+  if (!found.lone.empty())
     out = fmt::format(
+        "; found one allocator figure without its partner on line {}: the cache beside the tensors "
+        "(reserved - allocated) is not in the paste; a line with both "
+        "(torch.cuda.memory_allocated() and "
+        "memory_reserved()) is read",
+        fmt::join(found.lone, "; line "));
+  if (!found.unread.empty())
+    out += fmt::format(
         "; found sizes without a label this reader knows (allocated / active / reserved, MA / CA, "
         "used / total) on line {}",
         fmt::join(found.unread, "; line "));
@@ -184,11 +191,20 @@ result<observation> parse_observation(std::string_view text, const std::string& 
   if (!text.empty() && static_cast<unsigned char>(text.front()) == 0x80)
     return error_at(source, "this is a pickle (a PyTorch memory snapshot?): analyse it with `vramscope snapshot`");
   const auto format = detect_observation_format(text);
-  if (!format)
-    return error_at(source, "could not tell the format: expected nvidia-smi output (table, CSV, -q text or XML), "
-                            "torch.cuda.memory_stats() JSON, a memory_summary() table, a log with an "
-                            "out-of-memory message or memory figures (allocated / reserved, used / total)" +
-                                what_to_paste(detail::find_memory_figures(text, source)));
+  if (!format) {
+    const auto figures = detail::find_memory_figures(text, source);
+    // Figures of a known label whose partner the paste lacks: the format was told, what is
+    // missing is named.
+    if (!figures.lone.empty() && figures.unread.empty())
+      return error_at(source,
+                      "memory figures, but no pair of them to weigh" + what_to_paste(figures));
+    return error_at(
+        source,
+        "could not tell the format: expected nvidia-smi output (table, CSV, -q text or XML), "
+        "torch.cuda.memory_stats() JSON, a memory_summary() table, a log with an "
+        "out-of-memory message or memory figures (allocated / reserved, used / total)" +
+            what_to_paste(figures));
+  }
   switch (*format) {
     case observation_format::smi_table: return parse_nvidia_smi_table(text, source);
     case observation_format::smi_csv: return parse_nvidia_smi_csv(text, source, options);

@@ -238,8 +238,29 @@ TEST(MemoryFigures, LeavesMessagesAndLoneFiguresAlone) {
       "Allocated: 3 GB\n",
       "x.log");
   EXPECT_TRUE(f.empty());
-  ASSERT_EQ(f.unread.size(), 1u);
-  EXPECT_EQ(f.unread[0], "3: Allocated: 3 GB");
+  // A known label alone is quoted with what it lacks, not as a label the reader does not know.
+  EXPECT_TRUE(f.unread.empty());
+  ASSERT_EQ(f.lone.size(), 1u);
+  EXPECT_EQ(f.lone[0], "3: Allocated: 3 GB (allocated without reserved)");
+  EXPECT_EQ(find_memory_figures("Peak reserved: 32.67 GB\n", "x.log").lone,
+            std::vector<std::string>{
+                "1: Peak reserved: 32.67 GB (reserved without allocated or active)"});
+  // Halves on consecutive lines are joined: neither is quoted.
+  const auto joined =
+      find_memory_figures("Peak active: 25.86 GB\nPeak reserved: 32.67 GB\n", "x.log");
+  EXPECT_EQ(joined.stats.size(), 1u);
+  EXPECT_TRUE(joined.lone.empty());
+}
+
+// The refusal of a paste of one figure says which figure it read and what it lacks.
+TEST(MemoryFigures, ARefusalOfOneFigureNamesItsMissingPartner) {
+  const auto o = parse_observation("step 10 Allocated: 20.5 GB\n", "notes.txt");
+  ASSERT_FALSE(o);
+  const std::string m = o.error().to_string();
+  EXPECT_NE(m.find("memory figures, but no pair of them to weigh"), std::string::npos) << m;
+  EXPECT_NE(m.find("(allocated without reserved)"), std::string::npos) << m;
+  EXPECT_EQ(m.find("without a label this reader knows"), std::string::npos) << m;
+  EXPECT_EQ(m.find("could not tell the format"), std::string::npos) << m;
 }
 
 // Read through the entry point: a log of figures is a log, and its figures reach the observation.
