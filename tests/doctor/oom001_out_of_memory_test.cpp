@@ -69,6 +69,16 @@ TEST(Oom001, TheJobsOwnMemoryFillsTheGpu) {
   const auto cached = check(torch_oom(3_GiB));
   ASSERT_EQ(cached.size(), 1u);
   EXPECT_EQ(cached[0].likelihood, likelihood::likely);
+  // A cache of gigabytes is room for more than a few allocations: the finding says how much more,
+  // and that the message does not tell whether the peak was that near.
+  ASSERT_EQ(cached[0].support.size(), 1u);
+  EXPECT_NE(cached[0].support[0].find("the 3.00 GiB of cache would give the step 17 % more room"),
+            std::string::npos)
+      << cached[0].support[0];
+  auto small_cache = torch_oom(512_MiB);
+  small_cache.requested = 256_MiB;
+  EXPECT_NE(check(small_cache)[0].support.at(0).find("moves the wall only a few allocations on"),
+            std::string::npos);
   const auto rank = [](const observe::oom_report& oom) {
     observe::observation o;
     o.ooms = {oom};

@@ -43,11 +43,23 @@ finding explain_torch(const oom_facts& o, const doctor_input& in) {
                                       format_bytes(room)));
     } else if (!o.reserved_far_above_allocated()) {
       f.likelihood = lk::likely;
-      f.support.push_back(fmt::format("the live tensors ({}) are most of what the process reserved ({}): the "
-                                      "job is near what the GPU gives it, and {} of cache moves the wall only a "
-                                      "few allocations on",
-                                      size_or_unknown(o.allocated), size_or_unknown(o.reserved),
-                                      format_bytes(*o.cached)));
+      // A cache of a gigabyte or more is room for more than a few allocations: what it would
+      // give the step is said, and that the message does not tell whether it reaches the peak.
+      if (*o.cached >= lk::cache_sizeable_min && o.allocated && *o.allocated > 0)
+        f.support.push_back(fmt::format(
+            "the live tensors ({}) are most of what the process reserved ({}): the job is near "
+            "what the GPU "
+            "gives it; defragmented, the {} of cache would give the step {:.0f} % more room, and "
+            "the message "
+            "does not say whether its peak was that near",
+            format_bytes(*o.allocated), size_or_unknown(o.reserved), format_bytes(*o.cached),
+            100.0 * static_cast<double>(*o.cached) / static_cast<double>(*o.allocated)));
+      else
+        f.support.push_back(fmt::format(
+            "the live tensors ({}) are most of what the process reserved ({}): the "
+            "job is near what the GPU gives it, and {} of cache moves the wall only a "
+            "few allocations on",
+            size_or_unknown(o.allocated), size_or_unknown(o.reserved), format_bytes(*o.cached)));
     } else {
       f.likelihood = lk::weak;
       f.against.push_back(fmt::format("the cache holds {} unused, room for this request and more: the "
