@@ -4,11 +4,13 @@
 #include <vramscope/job/job_reader.hpp>
 #include <vramscope/job/overrides.hpp>
 
+#include <vramscope/model/catalog.hpp>
 #include <vramscope/model/config_reader.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 namespace vramscope::job {
@@ -77,9 +79,15 @@ result<model::model_spec> load_inline_model(const job_spec& job) {
     d.message = "model: " + model.error().message;
     return d;
   }
+  // A key the family's published configs carry (a preset's config.json of the same model_type)
+  // is a real key the reader leaves alone, noted, never taken for a misspelling of one it reads
+  // (GPT-2's embd_pdrop is three edits from resid_pdrop).
+  const auto published = keys.unread.empty() ? std::vector<std::string>{}
+                                             : model::preset_config_keys(model->model_type);
   for (const auto& name : keys.unread) {
     if (name == "_name_or_path") continue;
-    const std::string near = did_you_mean(name, keys.read);
+    const bool real_key = std::find(published.begin(), published.end(), name) != published.end();
+    const std::string near = real_key ? std::string() : did_you_mean(name, keys.read);
     diagnostic d = inline_location(job, key_named(name));
     if (!near.empty()) {
       d.message = fmt::format("model: key \"{}\" is not one vramscope reads for model_type {} (did "

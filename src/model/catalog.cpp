@@ -350,6 +350,17 @@ std::optional<std::string> framework_preset(std::string_view framework, const st
   return preset_named(name);
 }
 
+std::vector<std::string> preset_config_keys(std::string_view model_type) {
+  std::vector<std::string> keys;
+  for (const auto& f : detail::embedded_presets()) {
+    const auto config = nlohmann::json::parse(f.text, nullptr, false);
+    if (!config.is_object() || config.value("model_type", std::string()) != model_type) continue;
+    for (const auto& item : config.items())
+      if (std::find(keys.begin(), keys.end(), item.key()) == keys.end()) keys.push_back(item.key());
+  }
+  return keys;
+}
+
 result<std::string> preset_config(const std::string& name) {
   auto found = find_preset(preset_named(name).value_or(name));
   if (!found) return found.error();

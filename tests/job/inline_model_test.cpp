@@ -81,6 +81,21 @@ TEST(InlineModel, AMisspeltKeyIsAnErrorAndAnUnreadOneANote) {
   EXPECT_NE(model->notes[0].message.find("\"rope_theta\" is not read"), std::string::npos);
 }
 
+// A key the family's published configs carry is real, however close to one the reader reads:
+// GPT-2's embd_pdrop is three edits from resid_pdrop, and is noted, not refused.
+TEST(InlineModel, AKeyOfTheFamilysPublishedConfigsIsNoMisspelling) {
+  const std::string gpt2 =
+      "model:\n  model_type: gpt2\n  vocab_size: 50257\n  n_positions: 1024\n  n_embd: 768\n"
+      "  n_layer: 12\n  n_head: 12\n";
+  auto model = load_model_of(parse_ok(gpt2 + "  embd_pdrop: 0.0\n"), "job.yaml");
+  ASSERT_TRUE(model) << model.error().to_string();
+  ASSERT_EQ(model->notes.size(), 1u);
+  EXPECT_NE(model->notes[0].message.find("\"embd_pdrop\" is not read"), std::string::npos);
+  // A key no GPT-2 config has, as close, is still taken for a misspelling.
+  EXPECT_NE(load_error(gpt2 + "  n_layers: 12\n").find("(did you mean \"n_layer\"?)"),
+            std::string::npos);
+}
+
 TEST(InlineModel, AMissingFieldPointsAtTheModelLine) {
   const std::string e = load_error("model:\n  model_type: llama\n  hidden_size: 64\n");
   EXPECT_EQ(e.substr(0, e.find('\n')),

@@ -62,6 +62,11 @@ std::optional<std::string> preset_named(const std::string& name);
 /// "torchtune" or "torchtitan"; any other resolves as preset_named.
 std::optional<std::string> framework_preset(std::string_view framework, const std::string& name);
 
+/// The top-level keys of the built-in presets' config.json files whose model_type is
+/// `model_type`: keys the family's published configs carry, read or not (dropout rates, token
+/// ids). A key among them is a real key of that family, never a misspelling of another.
+std::vector<std::string> preset_config_keys(std::string_view model_type);
+
 /// The config.json text of preset `name` (any name preset_named accepts). Fails with a message listing the presets (and a
 /// did-you-mean) when there is no such preset.
 result<std::string> preset_config(const std::string& name);
