@@ -21,7 +21,13 @@ std::optional<bytes> need_of(const model::model_spec& model, job::job_spec job) 
 std::optional<replanned> replan(const doctor_input& in, const std::vector<std::string>& overrides) {
   if (!in.job || !in.model || !in.prediction) return std::nullopt;
   job::job_spec fixed = *in.job;
-  if (!job::apply_overrides(fixed, overrides)) return std::nullopt;
+  for (const auto& o : overrides)
+    if (!job::set_field(fixed, o)) return std::nullopt;
+  // A change of strategy drops the old strategy's own options (a ZeRO-2 config's
+  // allgather_bucket_size), as a user switching does; kept, they would refuse the re-plan.
+  if (std::any_of(overrides.begin(), overrides.end(),
+                  [](const std::string& o) { return o.starts_with("parallel.strategy="); }))
+    job::drop_options_of_other_strategies(fixed);
   if (!job::resolve_job(fixed)) return std::nullopt;
   auto after = predict::plan(*in.model, fixed);
   if (!after) return std::nullopt;

@@ -694,3 +694,21 @@ int version_key(const std::string& version) {
 }
 
 }  // namespace vramscope::job::detail
+
+namespace vramscope::job {
+
+std::vector<std::string> drop_options_of_other_strategies(job_spec& job) {
+  std::vector<std::string> reset;
+  const job_spec fresh{};
+  for (const auto& option : detail::strategy_options) {
+    if ((option.strategies & detail::bit(job.parallel.kind)) != 0 || !option.given(job.parallel))
+      continue;
+    if (const auto* field = detail::find_field(option.path)) {
+      field->copy(job, fresh);
+      reset.emplace_back(option.path);
+    }
+  }
+  return reset;
+}
+
+}  // namespace vramscope::job

@@ -144,6 +144,30 @@ TEST(Mem001, OffersMoreNodesOnlyWhereTheStateIsSharded) {
   EXPECT_EQ(found[0].fix.find("hardware.nodes"), std::string::npos) << found[0].fix;
 }
 
+// A ZeRO-2 job whose bf16 weights fill each GPU as they are placed: the plan fails in init, and
+// ZeRO-3 is tried without the ZeRO-2 config's own allgather_bucket_size, as a user switching drops
+// it (kept, it refused the re-plan and ZeRO-3 was never offered).
+TEST(Mem001, OffersZero3ToAZero2JobWithItsOwnBucketsFailingInInit) {
+  const auto job = plan_yaml(
+      "model: llama-2-13b\n"
+      "hardware: { gpu: RTX-3090, gpus_per_node: 8 }\n"
+      "parallel: { strategy: zero2, allgather_bucket_size: 2e8 }\n"
+      "precision: bf16-mixed\n"
+      "optimizer: adamw\n"
+      "training: { micro_batch: 1, seq_len: 512, activation_checkpointing: full }\n"
+      "lora: { rank: 8, targets: [q_proj, v_proj] }\n");
+  ASSERT_TRUE(job);
+  ASSERT_FALSE(job->prediction.fits);
+  const auto found = rules::does_not_fit(job->input());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].support,
+            (std::vector<std::string>{"the plan of the job runs out of memory in init, while "
+                                      "the weights are placed, before any training step"}));
+  EXPECT_NE(found[0].fix.find("--set parallel.strategy=zero3 (ZeRO-3 shards the parameters too"),
+            std::string::npos)
+      << found[0].fix;
+}
+
 // No change alone is enough at micro-batch 4: the cheapest pair that is, said so.
 TEST(Mem001, SaysSoWhenNoSingleChangeMakesItFit) {
   const auto job = plan_yaml(job_yaml(4));

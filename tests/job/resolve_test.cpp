@@ -224,6 +224,23 @@ TEST(ResolveErrors, DefaultValuesOfOtherStrategiesAreHarmless) {
             "(valid)");
 }
 
+// A switched strategy drops the old one's own options to their defaults, and only those.
+TEST(ResolveErrors, ASwitchedStrategyDropsTheOldOnesOptions) {
+  auto job = parse_job_yaml(
+      "parallel: { strategy: zero2, allgather_bucket_size: 2e8, reduce_bucket_size: 1e8, "
+      "offload_optimizer: true }\n",
+      "job.yaml");
+  ASSERT_TRUE(job) << job.error().to_string();
+  ASSERT_TRUE(set_field(*job, "parallel.strategy=zero3"));
+  EXPECT_FALSE(resolve_job(*job));  // kept, the ZeRO-2 bucket is refused under zero3
+  EXPECT_EQ(drop_options_of_other_strategies(*job),
+            std::vector<std::string>{"parallel.allgather_bucket_size"});
+  ASSERT_TRUE(resolve_job(*job));
+  EXPECT_EQ(job->parallel.allgather_bucket_size, job_spec{}.parallel.allgather_bucket_size);
+  EXPECT_TRUE(job->parallel.offload_optimizer);  // every ZeRO stage has it
+  EXPECT_NE(job->parallel.reduce_bucket_size, job_spec{}.parallel.reduce_bucket_size);
+}
+
 TEST(ResolveErrors, ReplicasNeedHsdp) {
   EXPECT_EQ(first_error("parallel: { strategy: fsdp1, dp_replicate: 2 }\n"),
             "job.yaml:1:44: parallel.dp_replicate: replica groups (HSDP) need strategy fsdp2, or "

@@ -31,6 +31,9 @@
 // without selective checkpointing, environment variables that look like a known one mistyped.
 // The full list is in docs/job-spec.md ("Validation"). Thread-safe: no shared state.
 
+#include <string>
+#include <vector>
+
 #include <vramscope/core/diagnostic.hpp>
 #include <vramscope/core/result.hpp>
 #include <vramscope/job/job_spec.hpp>
@@ -41,5 +44,11 @@ namespace vramscope::job {
 /// partially derived values and should be discarded or fixed and resolved again.
 /// Warnings are appended to `notes` when it is given.
 status resolve_job(job_spec& job, warnings* notes = nullptr);
+
+/// Resets to their defaults the parallel options that belong to strategies other than the job's
+/// (a ZeRO-2 config's allgather_bucket_size under zero3, DDP's bucket_cap_mb under fsdp2), which
+/// resolve_job refuses: what a user drops when switching strategy. For a what-if that switches
+/// the strategy of a job written for another; the returned paths are the options reset.
+std::vector<std::string> drop_options_of_other_strategies(job_spec& job);
 
 }  // namespace vramscope::job

@@ -111,6 +111,13 @@ bool shards_state(const job::parallel_spec& p) {
   }
 }
 
+// The phase the first rank that runs out of memory fails in ("init", "forward:layers.3", ...).
+std::string failing_phase(const predict::prediction& p) {
+  for (const auto& r : p.ranks)
+    if (r.oom) return r.oom_phase;
+  return {};
+}
+
 // A job that fits inside the safety margin (tight): a warning with the same list of changes,
 // each of which leaves the margin free.
 finding tight_finding(const predict::prediction& p) {
@@ -130,7 +137,11 @@ finding tight_finding(const predict::prediction& p) {
 // A job that runs out of memory: where, and what its whole step needs.
 finding out_of_memory_finding(const doctor_input& in, const predict::prediction& p) {
   finding f{"MEM001", {}, severity::error, {}, {}, {}, {}, {}, "does_not_fit", likelihood::strong, {}, {}};
-  f.support.push_back("the plan of the job runs out of memory in its training step");
+  f.support.push_back(
+      failing_phase(p) == "init"
+          ? "the plan of the job runs out of memory in init, while the weights are placed, "
+            "before any training step"
+          : "the plan of the job runs out of memory in its training step");
   for (const auto& r : p.ranks)
     if (r.oom) {
       f.evidence.push_back(fmt::format("rank {} runs out of memory in {}: {}", r.rank, r.oom_phase,
@@ -271,8 +282,21 @@ std::vector<finding> does_not_fit(const doctor_input& in) {
             f.against.push_back("no single change makes it fit; the pair below does");
         }
   }
-  f.fix = fits.empty() ? "no single change or pair of changes makes it fit with the safety margin: add GPUs, "
-                         "shorten seq_len or lower micro_batch"
+  // Weights that do not fit as each rank places them fail before any step: the step's batch and
+  // sequence change nothing there.
+  const std::string nothing_fits =
+      state == predict::fit_state::does_not_fit && failing_phase(p) == "init"
+          ? "no single change or pair of changes makes it fit with the safety margin: the weights "
+            "as each "
+            "rank places them do not fit one GPU, whatever the micro_batch or seq_len; shard them "
+            "as they "
+            "load (ZeRO-3 under zero.Init, FSDP with init.meta_device), quantize them, or use GPUs "
+            "with more "
+            "memory"
+          : "no single change or pair of changes makes it fit with the safety margin: add GPUs, "
+            "shorten "
+            "seq_len or lower micro_batch";
+  f.fix = fits.empty() ? nothing_fits
                        : "any of these makes it fit with the safety margin, cheapest first:\n  " +
                              fmt::format("{}", fmt::join(fits, "\n  "));
   return {f};
