@@ -233,13 +233,16 @@ void expect_at_least(const tally& all, floors f) {
 TEST(ThreadsYardstick, FromTheObservationAlone) { expect_at_least(score_all("1", false), {22, 31}); }
 
 // Every thread with a job spec written from the thread (the setup as the user ran it, each value's
-// place in the thread in the spec's comments; 13 threads of several batches): all 13 top-1 and
-// top-3 since the save of an int8 LoRA base under bitsandbytes 0.38 is planned (thread 510, whose
-// spec was corrected from PEFT's and the program's source: recompute on, bitsandbytes 0.38.1).
+// place in the thread in the spec's comments; 18 threads of several batches). The first 13 are all
+// right since the save of an int8 LoRA base under bitsandbytes 0.38 is planned (thread 510). Five
+// more were written by helpers sealed from the tool (SOURCES.md, "Job specs written for stored
+// threads") and scored at first sight: 3 of 5 top-1. 318's spec was refused (an inline GPT-2
+// config's embd_pdrop taken for a misspelling, a reader fix since), 152 is a miss: the FSDP1
+// rate limiter's run-ahead, which the planner overestimates (bench/README.md).
 TEST(ThreadsYardstick, WithAJobSpec) {
   const tally with_job = score_all("", true);
-  ASSERT_GE(with_job.n, 13);
-  expect_at_least(with_job, {13, 13});
+  ASSERT_GE(with_job.n, 18);
+  expect_at_least(with_job, {17, 17});
 }
 
 // Collected after the rules were changed (batch 2): scored at first sight before any later
