@@ -54,6 +54,15 @@ std::optional<bytes> unbounded_need(const doctor_input& in) {
   return need_of(*in.model, *in.job);
 }
 
+std::string where_fixes_are_priced(const doctor_input& in) {
+  if (!in.job || !in.prediction) return "`vramscope explain JOB.yaml` prices each";
+  if (predict::state_of(*in.prediction) == predict::fit_state::fits)
+    return "the plan of this job fits, so it prices none: check the job spec against the run";
+  if (!predict::failing_phase_after_steps(*in.prediction).empty())
+    return "the finding of the phase the plan fails in prices its fix";
+  return "MEM001 prices each on this job";
+}
+
 std::string replan_basis(const std::vector<std::string>& overrides) {
   std::string out = "re-planned with ";
   for (std::size_t i = 0; i < overrides.size(); ++i) out += (i ? ", " : "") + overrides[i];

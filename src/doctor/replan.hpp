@@ -28,6 +28,12 @@ std::optional<replanned> replan(const doctor_input& in, const std::vector<std::s
 /// job does not plan.
 std::optional<bytes> unbounded_need(const doctor_input& in);
 
+/// Where the changes that make a job fit are priced, for a finding that names them in general:
+/// MEM001 on the job given when its plan does not fit either, the failing phase's own finding
+/// (CKPT001, EVAL001) when the plan fails only after its steps, and without a job the command
+/// that prices them. A job whose plan fits is no help there, and the words say so.
+std::string where_fixes_are_priced(const doctor_input& in);
+
 /// "re-planned with a=b, c=d".
 std::string replan_basis(const std::vector<std::string>& overrides);
 

@@ -7,9 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "doctor/likelihood.hpp"
-#include "doctor/rules/rules.hpp"
 #include <vramscope/doctor/finding.hpp>
+#include "doctor/likelihood.hpp"
+#include "doctor/planned_job.hpp"
+#include "doctor/rules/rules.hpp"
 
 namespace vramscope::doctor {
 namespace {
@@ -179,6 +180,35 @@ TEST(Oom001, FiguresTheMessageLacksAreQuestionMarks) {
 // A message with no line above it leaves the phase undecided: the finding names the readings the
 // message alone cannot tell apart and what decides them; a traceback above it says nothing of
 // the kind.
+// Where the changes are priced: without a job, the command that prices them; with a job whose
+// plan does not fit either, MEM001 on it (the user already gave the job); with one whose plan
+// fits, none, and the words say so.
+TEST(Oom001, TheFixSaysWhereItsChangesArePriced) {
+  observe::observation o;
+  o.ooms = {torch_oom(256_MiB)};
+  doctor_input bare;
+  bare.observed = &o;
+  EXPECT_NE(
+      rules::out_of_memory_message(bare)[0].fix.find("(`vramscope explain JOB.yaml` prices each)"),
+      std::string::npos);
+  const auto job_of = [](int micro_batch) {
+    return plan_yaml(
+        "model: llama-3.2-1b\nhardware: { gpu: RTX-3090 }\nparallel: { strategy: single }\n"
+        "precision: bf16-true\noptimizer: adamw\ntraining: { micro_batch: " +
+        std::to_string(micro_batch) + ", seq_len: 4096 }\n");
+  };
+  const auto big = job_of(8), small = job_of(1);
+  ASSERT_TRUE(big && small);
+  ASSERT_FALSE(big->prediction.fits);
+  ASSERT_TRUE(small->prediction.fits);
+  EXPECT_NE(
+      rules::out_of_memory_message(big->input(&o))[0].fix.find("(MEM001 prices each on this job)"),
+      std::string::npos);
+  EXPECT_NE(rules::out_of_memory_message(small->input(&o))[0].fix.find(
+                "the plan of this job fits, so it prices none"),
+            std::string::npos);
+}
+
 TEST(Oom001, AMessageWithoutItsTracebackSaysWhatWouldDecide) {
   auto oom = torch_oom(256_MiB);
   auto found = check(oom);

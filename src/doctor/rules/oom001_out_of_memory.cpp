@@ -156,11 +156,11 @@ finding explain_torch(const oom_facts& o, const doctor_input& in) {
     f.cause += "; the message alone cannot tell this from an evaluation without no_grad, tensors kept across "
                "iterations, or a checkpoint save or load: the traceback above the message decides (paste it), "
                "and the message at two iterations shows growth";
-  f.fix =
+  f.fix = fmt::format(
       "a smaller batch (with gradient accumulation) or inputs, activation checkpointing, "
-      "bf16/fp16, "
-      "FSDP / ZeRO-3 or CPU offload: the smallest that fits (`vramscope explain JOB.yaml` prices "
-      "each)";
+      "bf16/fp16, FSDP / "
+      "ZeRO-3 or CPU offload: the smallest that fits ({})",
+      where_fixes_are_priced(in));
   // Without a job, the GPU it would take as it is: its tensors and the request alone.
   if (!in.job && o.allocated && o.requested)
     f.fix += fmt::format("; else a GPU with over {}", format_bytes(*o.allocated + *o.requested));
@@ -286,7 +286,7 @@ void explain_kaldi(const observe::oom_report& r, finding& f) {
 
 // The driver or a CUDA library ran out, under no allocator's message: the figures that would
 // tell the job's own share are missing, and the call that failed says where the memory went.
-finding explain_cuda(const oom_facts& o) {
+finding explain_cuda(const oom_facts& o, const doctor_input& in) {
   namespace lk = likelihood;
   const auto& r = *o.report;
   const bool context = r.origin == observe::oom_origin::context_creation;
@@ -359,8 +359,11 @@ finding explain_cuda(const oom_facts& o) {
                               : "raised by a CUDA call outside any framework's allocator: the job's own tensors "
                                 "are not what ran out");
   f.cause = "the job needs more than the GPU has at this point";
-  f.fix = "the smallest change that makes the job fit (a smaller batch, activation checkpointing, sharding "
-          "or offload); `vramscope explain JOB.yaml` prices each";
+  f.fix =
+      "the smallest change that makes the job fit (a smaller batch, activation checkpointing, "
+      "sharding "
+      "or offload); " +
+      where_fixes_are_priced(in);
   return f;
 }
 
@@ -374,7 +377,9 @@ std::vector<finding> out_of_memory_message(const doctor_input& in) {
     switch (o.kind) {
       case observe::oom_kind::torch: out.push_back(explain_torch(facts, in)); break;
       case observe::oom_kind::xla: out.push_back(explain_xla(facts)); break;
-      case observe::oom_kind::cuda: out.push_back(explain_cuda(facts)); break;
+      case observe::oom_kind::cuda:
+        out.push_back(explain_cuda(facts, in));
+        break;
     }
   }
   return out;

@@ -86,7 +86,8 @@ std::optional<finding> capacity_mismatch(const observe::oom_report& o, int gpu, 
 }
 
 finding accounted(const observe::oom_report& o, int gpu, const observe::gpu_observation& g,
-                  const others_on_gpu& others, const observe::observation& obs) {
+                  const others_on_gpu& others, const doctor_input& in) {
+  const auto& obs = *in.observed;
   const auto listed_on = [&](std::int64_t pid, int index) {
     for (const auto& p : obs.processes)
       if (p.pid == pid && p.gpu_index == index) return true;
@@ -135,18 +136,19 @@ finding accounted(const observe::oom_report& o, int gpu, const observe::gpu_obse
     f.likelihood = likelihood::possible;
     f.support.push_back("nvidia-smi shows nothing on that GPU beyond this process");
     f.cause = "the table agrees with the message; the job itself needs more memory at that point";
-    f.fix = "the smallest change that makes the step fit (`vramscope explain JOB.yaml` prices each)";
+    f.fix = "the smallest change that makes the step fit (" + where_fixes_are_priced(in) + ")";
   }
   return f;
 }
 
-std::optional<finding> cross_check(const observe::oom_report& o, const observe::observation& obs) {
+std::optional<finding> cross_check(const observe::oom_report& o, const doctor_input& in) {
+  const auto& obs = *in.observed;
   if (o.kind != observe::oom_kind::torch) return std::nullopt;
   const int gpu = o.gpu.value_or(0);
   const auto* g = gpu_with_index(obs, gpu);
   if (g == nullptr) return missing_gpu(o, gpu, obs);
   if (auto f = capacity_mismatch(o, gpu, *g)) return f;
-  return accounted(o, gpu, *g, processes_on(obs, gpu, o), obs);
+  return accounted(o, gpu, *g, processes_on(obs, gpu, o), in);
 }
 
 }  // namespace
@@ -155,7 +157,7 @@ std::vector<finding> oom_against_nvidia_smi(const doctor_input& in) {
   if (!in.observed || in.observed->gpus.empty()) return {};
   std::vector<finding> out;
   for (const auto& o : in.observed->ooms)
-    if (auto f = cross_check(o, *in.observed)) out.push_back(std::move(*f));
+    if (auto f = cross_check(o, in)) out.push_back(std::move(*f));
   return out;
 }
 
