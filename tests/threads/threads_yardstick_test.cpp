@@ -398,11 +398,13 @@ TEST(ThreadsYardstick, ThirteenthBatchAtFirstSight) {
 // Read since (CNTK's CUDA_CALL line, CNMeM's failed creation, cuDNN's handle), with JAX001
 // weighing a pool that could not be made or left no room for the handle: 5 and 14; with the
 // program's entry file read behind a console script (and a pasted command line): 6 and 14; with
-// TensorFlow's pool failing at the device's creation weighed by JAX001: 7 and 15.
+// TensorFlow's pool failing at the device's creation weighed by JAX001: 7 and 15; with TensorFlow
+// 1.0's pool dump read where it comes before its line, and room in the pool's limit weighed as
+// fragmentation (663): 7 and 16.
 TEST(ThreadsYardstick, FourteenthBatchAtFirstSight) {
   const tally fresh = score_all("14", false);
   ASSERT_GE(fresh.n, 15);
-  expect_at_least(fresh, {7, 15});
+  expect_at_least(fresh, {7, 16});
 }
 
 // Batch 15, collected sealed at the start of the round (forums and the issues of LLM training
@@ -466,11 +468,13 @@ TEST(ThreadsYardstick, NineteenthBatchScoredAtFirstSight) {
 
 // Batch 20, collected sealed while batch 19's classes were fixed (runtimes and applications
 // beyond PyTorch training; domain and research repositories) and scored once after those fixes
-// (bench/README.md): 3 of 11 top-1, 6 of 11 top-3.
+// (bench/README.md): 3 of 11 top-1, 6 of 11 top-3. Since, 4 and 8 (the last: a free figure printed
+// equal to the request no longer covers it, so a small cache ranks fragmentation below an
+// evaluation the message is silent on, 099).
 TEST(ThreadsYardstick, TwentiethBatchScoredAfterTheNineteenthsFixes) {
   const tally fresh = score_all("20", false);
   ASSERT_GE(fresh.n, 11);
-  expect_at_least(fresh, {3, 6});
+  expect_at_least(fresh, {4, 8});
 }
 
 // Batch 21, collected sealed (training libraries' and LLM tools' trackers) in a round that changed
