@@ -317,6 +317,18 @@ std::optional<std::size_t> headless_torch(std::string_view line, std::string_vie
   return static_cast<std::size_t>(t.data() - line.data());
 }
 
+// PyTorch's message with its "Tried to allocate X" cut out and its figures kept ("RuntimeError:
+// CUDA out of memory.(GPU 1; 14.76 GiB total capacity;)", as an issue's title quotes it): where
+// "out of memory" starts, when the parenthesised list follows it.
+std::optional<std::size_t> torch_without_request(std::string_view line) {
+  const std::size_t at = line.find("CUDA out of memory");
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = line.substr(at + 18);
+  while (!rest.empty() && (rest.front() == '.' || rest.front() == ' ')) rest.remove_prefix(1);
+  if (!rest.starts_with("(GPU ") || !parenthesis_start(rest)) return std::nullopt;
+  return at + 5;
+}
+
 std::optional<std::size_t> bare_torch(std::string_view line) {
   for (std::string_view anchor : bare_anchors)
     if (const std::size_t at = line.find(anchor); at != std::string_view::npos) return at;
@@ -1355,6 +1367,8 @@ struct oom_scanner {
       torch(i, at);
     } else if (const auto tried = headless_torch(t, i + 1 < lines.size() ? lines[i + 1].text : std::string_view{})) {
       torch(i, *tried);
+    } else if (const auto cut = torch_without_request(t)) {
+      torch(i, *cut);
     } else if (const std::size_t as = t.find(async_anchor); as != std::string_view::npos) {
       torch_async(i, as);
     } else if ((detail::contains(t, bfc_anchor) || detail::contains(t, bfc_anchor_tf1)) &&

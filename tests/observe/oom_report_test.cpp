@@ -523,6 +523,24 @@ TEST(OomReport, ReadsTensorflow1sDumpPrintedBeforeItsLine) {
   EXPECT_EQ(later.back().requested, 1073741824u);
 }
 
+// PyTorch's message with its request cut out and its figures kept, as an issue's title quotes it
+// (tests/data/threads 156): read with the figures there, and the missing request named.
+TEST(OomReport, ReadsTorchsMessageWithoutItsRequest) {
+  warnings w;
+  const auto r = find("RuntimeError: CUDA out of memory.(GPU 1; 14.76 GiB total capacity;)\n", &w);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].kind, oom_kind::torch);
+  EXPECT_EQ(r[0].gpu, 1);
+  EXPECT_EQ(r[0].capacity, approx(14.76, GiB));
+  EXPECT_FALSE(r[0].requested);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].message.find("without a readable \"Tried to allocate\" size"), std::string::npos);
+  // Cut after its first sentence, with nothing after it: a report without figures, as before.
+  const auto bare = find("RuntimeError: CUDA out of memory.\n");
+  ASSERT_EQ(bare.size(), 1u);
+  EXPECT_FALSE(bare[0].capacity);
+}
+
 // A failure in words, of a tool no reader knows by name: the request and what was left.
 TEST(OomReport, ReadsAFailureLineInWordsWithItsRequestAndWhatWasLeft) {
   warnings w;
