@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -206,6 +207,31 @@ TEST(Oom001, TheFixSaysWhereItsChangesArePriced) {
       std::string::npos);
   EXPECT_NE(rules::out_of_memory_message(small->input(&o))[0].fix.find(
                 "the plan of this job fits, so it prices none"),
+            std::string::npos);
+}
+
+// A plan whose steps fit and which fails only in its save argues against the step's size, where
+// it said "the plan of the job does not fit either" beside CKPT001's finding.
+TEST(Oom001, APlanFailingOnlyAfterItsStepsArguesAgainstTheStep) {
+  observe::observation o;
+  o.ooms = {torch_oom(256_MiB)};
+  const auto save = plan_yaml(
+      "model: llama-3.1-8b\nhardware: { gpu: A100-40GB, gpus_per_node: 8 }\n"
+      "parallel: { strategy: fsdp1, wrap: block }\nprecision: bf16-mixed\noptimizer: adamw\n"
+      "training: { micro_batch: 1, seq_len: 4096, activation_checkpointing: full }\n"
+      "checkpoint: { save: full, offload_to_cpu: false }\n");
+  ASSERT_TRUE(save);
+  ASSERT_FALSE(save->prediction.fits);
+  const auto found = rules::out_of_memory_message(save->input(&o));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].likelihood, likelihood::strong - likelihood::step);
+  EXPECT_NE(
+      std::find(found[0].against.begin(), found[0].against.end(),
+                "the plan of the job fits its training steps and fails only in checkpoint_save"),
+      found[0].against.end());
+  for (const auto& s : found[0].support)
+    EXPECT_EQ(s.find("does not fit either"), std::string::npos) << s;
+  EXPECT_NE(found[0].fix.find("the finding of the phase the plan fails in prices its fix"),
             std::string::npos);
 }
 

@@ -141,7 +141,13 @@ finding explain_torch(const oom_facts& o, const doctor_input& in) {
   }
   // With a job: the plan's verdict for the step weighs for or against.
   if (in.prediction) {
-    if (!in.prediction->fits) {
+    // A plan whose steps fit and which fails only after them (a save, an evaluation) argues for
+    // that phase, not for the step's size.
+    if (const auto after = predict::failing_phase_after_steps(*in.prediction); !after.empty()) {
+      f.likelihood -= lk::step;
+      f.against.push_back(
+          fmt::format("the plan of the job fits its training steps and fails only in {}", after));
+    } else if (!in.prediction->fits) {
       f.likelihood += lk::step;
       f.support.push_back("the plan of the job does not fit either");
     } else {
