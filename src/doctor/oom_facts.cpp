@@ -676,6 +676,16 @@ bool oom_facts::pool_limit_counts_cache() const {
          *requested <= *capacity && *reserved + *requested > *capacity && *reserved > 0;
 }
 
+std::optional<bytes> oom_facts::bfc_room_in_limit() const {
+  if (!report) return std::nullopt;
+  const auto& r = *report;
+  if (r.pool_held || !r.capacity || !r.in_use || !r.requested || *r.in_use >= *r.capacity)
+    return std::nullopt;
+  const bytes room = *r.capacity - *r.in_use;
+  if (room < *r.requested) return std::nullopt;
+  return room;
+}
+
 bool oom_facts::retry_kept_collected_blocks() const {
   // The reader keeps the message from its anchor on: CuPy 5's begins with its own words.
   return allocator == observe::oom_allocator::cupy_pool && report &&

@@ -126,6 +126,13 @@ struct oom_facts {
   /// tried only when cudaMalloc itself fails, up to cupy#7679, 2023), so cached blocks may be what
   /// filled the limit.
   bool pool_limit_counts_cache() const;
+  /// A pool whose figures give its limit and what was in use but not its regions' total
+  /// (total_region_allocated_bytes_; in-use figures come from a BFC dump, TensorFlow's or XLA's),
+  /// and whose limit left at least the request beyond what was in use: that room. The pool grows
+  /// its regions up to its limit before it refuses (bfc_allocator.cc, Extend), so the room sat in
+  /// free chunks too small for the request, or in a region the driver refused (allow_growth).
+  /// Empty otherwise.
+  std::optional<bytes> bfc_room_in_limit() const;
   /// CuPy 5 and older (the "out of memory to allocate N bytes (total T bytes)" wording): on a
   /// failed cudaMalloc the pool released its cache, then ran gc.collect() and retried without
   /// releasing what the collection had just returned to it (memory.pyx, _malloc; cupy#1984, 2019,

@@ -105,10 +105,9 @@ result<observation> parse_log(std::string_view text, const std::string& source) 
              at->second == static_cast<std::uint64_t>(line);
     });
   };
-  std::vector<const observation::rank_device*> bare_ranks;
-  for (const auto& r : out.rank_devices)
-    if (!r.pool_held && !figures_on(r.line)) bare_ranks.push_back(&r);
-  if (!bare_ranks.empty() && bare_ranks.size() == out.rank_devices.size())
+  if (!out.rank_devices.empty() &&
+      std::all_of(out.rank_devices.begin(), out.rank_devices.end(),
+                  [&](const auto& r) { return !r.pool_held && !figures_on(r.line); }))
     out.warnings.push_back(error_at(
         source,
         fmt::format(
@@ -116,7 +115,7 @@ result<observation> parse_log(std::string_view text, const std::string& source) 
             "what each holds there is not read (its figures have no unit or label): "
             "nvidia-smi's process list, or torch.cuda.memory_stats() of each rank, gives it",
             out.rank_devices.size()),
-        bare_ranks.front()->line));
+        out.rank_devices.front().line));
   if (!out.process_counts.empty())
     out.warnings.push_back(
         error_at(source,

@@ -129,23 +129,14 @@ void weigh_pool(const oom_facts& o, finding& f, bytes& wasted) {
   f.likelihood = std::max(f.likelihood, limit ? lk::likely : lk::possible);
 }
 
-// A BFC pool's statistics without its regions' figure (total_region_allocated_bytes_): its limit
-// and what was in use. The pool grows its regions up to its limit before it refuses
-// (bfc_allocator.cc, Extend: it fails only when the request is above what the limit leaves), and
-// TensorFlow 1.x without allow_growth took its whole limit as one region at the first request:
-// room within the limit that did not serve the request sat in free chunks none of which held it,
-// or, with allow_growth, in a region the driver refused. Room for this request and the next of
-// its size is likely fragmentation; room for this one only, possible: the pool is near full either
-// way.
-bool weigh_bfc_limit(const oom_facts& o, finding& f, bytes& wasted) {
+// A BFC pool's statistics without its regions' figure: room in its limit that did not serve the
+// request (oom_facts::bfc_room_in_limit). TensorFlow 1.x without allow_growth took its whole
+// limit as one region at the first request, so the room sat in free chunks none of which held
+// it; with allow_growth, part may be a region the driver refused. Room for this request and the
+// next of its size is likely fragmentation; room for this one only, possible: the pool is near
+// full either way.
+void weigh_bfc_limit(const oom_facts& o, bytes room, finding& f, bytes& wasted) {
   const auto& r = *o.report;
-  if ((r.allocator != observe::oom_allocator::tf_bfc &&
-       r.allocator != observe::oom_allocator::xla_bfc) ||
-      r.origin != observe::oom_origin::allocator || r.pool_held || !r.capacity || !r.in_use ||
-      !r.requested || *r.in_use >= *r.capacity)
-    return false;
-  const bytes room = *r.capacity - *r.in_use;
-  if (room < *r.requested) return false;
   f.evidence.push_back(
       fmt::format("{}: the pool's limit {}, {} in use: {} of the limit not in use, {} requested",
                   where(r), format_bytes(*r.capacity), format_bytes(*r.in_use), format_bytes(room),
@@ -158,7 +149,6 @@ bool weigh_bfc_limit(const oom_facts& o, finding& f, bytes& wasted) {
       "part of the room may be a region the driver refused, memory another process held");
   wasted = std::max(wasted, room);
   f.likelihood = std::max(f.likelihood, room >= 2 * *r.requested ? lk::likely : lk::possible);
-  return true;
 }
 
 // A CUDA library's own allocation (a cuFFT plan, a cuBLAS or cuSOLVER handle's workspace) failed
@@ -356,7 +346,11 @@ std::vector<finding> fragmentation(const doctor_input& in) {
     bool beside_pool = false;  // a library's failure read as CuPy's pool's: its fix is CuPy's
     if (o.kind == observe::oom_kind::torch || facts.cache_figures()) {
       weigh_message(facts, f, wasted);
-    } else if (weigh_bfc_limit(facts, f, wasted)) {
+    } else if (const auto room = facts.bfc_room_in_limit();
+               room && o.origin == observe::oom_origin::allocator &&
+               (o.allocator == observe::oom_allocator::tf_bfc ||
+                o.allocator == observe::oom_allocator::xla_bfc)) {
+      weigh_bfc_limit(facts, *room, f, wasted);
     } else if (facts.pool_limit_counts_cache() || facts.retry_kept_collected_blocks()) {
       weigh_pool(facts, f, wasted);
     } else if (o.origin == observe::oom_origin::outside_allocator && !o.library.empty() &&

@@ -111,11 +111,10 @@ bool shards_state(const job::parallel_spec& p) {
   }
 }
 
-// The phase the first rank that runs out of memory fails in ("init", "forward:layers.3", ...).
-std::string failing_phase(const predict::prediction& p) {
-  for (const auto& r : p.ranks)
-    if (r.oom) return r.oom_phase;
-  return {};
+// The plan's first out-of-memory error is in init, while the weights are placed.
+bool fails_in_init(const predict::prediction& p) {
+  const auto v = predict::verdict_of(p);
+  return v.oom && v.oom->phase == "init";
 }
 
 // A job that fits inside the safety margin (tight): a warning with the same list of changes,
@@ -138,7 +137,7 @@ finding tight_finding(const predict::prediction& p) {
 finding out_of_memory_finding(const doctor_input& in, const predict::prediction& p) {
   finding f{"MEM001", {}, severity::error, {}, {}, {}, {}, {}, "does_not_fit", likelihood::strong, {}, {}};
   f.support.push_back(
-      failing_phase(p) == "init"
+      fails_in_init(p)
           ? "the plan of the job runs out of memory in init, while the weights are placed, "
             "before any training step"
           : "the plan of the job runs out of memory in its training step");
@@ -285,17 +284,13 @@ std::vector<finding> does_not_fit(const doctor_input& in) {
   // Weights that do not fit as each rank places them fail before any step: the step's batch and
   // sequence change nothing there.
   const std::string nothing_fits =
-      state == predict::fit_state::does_not_fit && failing_phase(p) == "init"
+      state == predict::fit_state::does_not_fit && fails_in_init(p)
           ? "no single change or pair of changes makes it fit with the safety margin: the weights "
-            "as each "
-            "rank places them do not fit one GPU, whatever the micro_batch or seq_len; shard them "
-            "as they "
-            "load (ZeRO-3 under zero.Init, FSDP with init.meta_device), quantize them, or use GPUs "
-            "with more "
-            "memory"
+            "as each rank places them do not fit one GPU, whatever the micro_batch or seq_len; "
+            "shard them as they load (ZeRO-3 under zero.Init, FSDP with init.meta_device), "
+            "quantize them, or use GPUs with more memory"
           : "no single change or pair of changes makes it fit with the safety margin: add GPUs, "
-            "shorten "
-            "seq_len or lower micro_batch";
+            "shorten seq_len or lower micro_batch";
   f.fix = fits.empty() ? nothing_fits
                        : "any of these makes it fit with the safety margin, cheapest first:\n  " +
                              fmt::format("{}", fmt::join(fits, "\n  "));

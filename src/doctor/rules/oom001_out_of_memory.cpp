@@ -193,13 +193,12 @@ finding explain_xla(const oom_facts& o) {
   }
   // The pool's limit left room for the request beyond what was in use, and the paste lacks the
   // regions' total that would say where that room was: free chunks too small for it (FRAG001).
-  if (r.requested && r.capacity && r.in_use && !r.pool_held && *r.in_use < *r.capacity &&
-      *r.capacity - *r.in_use >= *r.requested) {
+  if (const auto room = o.bfc_room_in_limit()) {
     f.likelihood -= lk::step;
     f.against.push_back(
         fmt::format("the pool's limit left {} beyond what was in use, more than the request: "
                     "the pool was nearly full, but its free chunks were too small for it",
-                    format_bytes(*r.capacity - *r.in_use)));
+                    format_bytes(*room)));
   }
   f.cause = "the program's buffers at this point need more than the XLA pool (XLA_PYTHON_CLIENT_MEM_FRACTION "
             "x total) holds";
